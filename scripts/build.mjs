@@ -1,0 +1,20 @@
+// Bundles the CLI (and, later, the Action) with esbuild into dist/. Deterministic output:
+// CI rebuilds and fails if the committed dist/ differs.
+import { build } from "esbuild";
+
+const banner = {
+  js: "import { createRequire as __tbCreateRequire } from 'node:module'; const require = __tbCreateRequire(import.meta.url);",
+};
+
+const common = {
+  bundle: true,
+  platform: "node",
+  format: "esm",
+  target: "node20",
+  banner,
+  legalComments: "none",
+  logLevel: "warning",
+  minifySyntax: true,
+};
+
+await build({ ...common, entryPoints: ["src/cli/main.ts"], outfile: "dist/cli.js" });

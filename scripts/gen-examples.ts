@@ -1,0 +1,46 @@
+// Regenerates schema/examples/*.json from real runs against the mock (run by hand: the examples
+// are committed so readers see real documents; tests validate them against schema v1).
+import { start } from "../src/mock/index.ts";
+import { runSweep } from "../src/core/sweep.ts";
+import type { SweepConfig } from "../src/schema/v1.ts";
+
+const mock = await start({ ttftMs: 30, itlMs: 5, capacity: 2 });
+const base: SweepConfig = {
+  mode: "closed",
+  levels: [1, 4],
+  requests_per_level: 4,
+  duration_s: null,
+  warmup_requests: 1,
+  prompt_tokens: 32,
+  max_tokens: 4,
+  prompts: "fixed",
+  ignore_eos: true,
+  seed: 1,
+  arrival: "poisson",
+  burstiness: 1,
+  max_in_flight: null,
+  timeout_s: 30,
+  slo: { ttft_ms: 100, tpot_ms: 20, e2e_ms: null },
+  extra_body: {},
+  metrics_interval_ms: null,
+  header_names: [],
+};
+const conn = {
+  baseUrl: mock.url,
+  api: "chat" as const,
+  model: "mock-model",
+  apiKey: null,
+  headers: {},
+  timeoutS: 30,
+  ignoreEos: true,
+  extraBody: {},
+  records: "inline" as const,
+  resume: false,
+};
+await runSweep({ ...conn, config: base, out: "schema/examples/closed-sweep.json" });
+await runSweep({
+  ...conn,
+  config: { ...base, mode: "open", levels: [5, 20], requests_per_level: 6, warmup_requests: 0 },
+  out: "schema/examples/open-sweep.json",
+});
+await mock.close();

@@ -1,0 +1,62 @@
+/** `tokenbench` entry point: dispatch to a subcommand; usage errors exit 2. */
+
+import { SweepError } from "../core/sweep.ts";
+import { TOOL_VERSION } from "../core/version.ts";
+import { SchemaError } from "../schema/v1.ts";
+import { UsageError } from "./args.ts";
+import { mockCommand } from "./mock-command.ts";
+import { sweepCommand } from "./sweep-command.ts";
+
+const HELP = `tokenbench ${TOOL_VERSION}: measure OpenAI-compatible LLM inference servers
+
+Usage: tokenbench <command> [flags]   (tokenbench <command> --help for flags)
+
+Commands:
+  sweep        closed- or open-loop load sweep: TTFT, ITL, TPOT, E2E, throughput, goodput
+  mockserver   run the OpenAI-compatible mock inference server
+`;
+
+const COMMANDS: Record<string, (argv: string[]) => Promise<number>> = {
+  sweep: sweepCommand,
+  mockserver: mockCommand,
+};
+
+export async function main(argv: string[]): Promise<number> {
+  const [cmd, ...rest] = argv;
+  if (cmd === undefined || cmd === "--help" || cmd === "-h" || cmd === "help") {
+    process.stdout.write(HELP);
+    return cmd === undefined ? 2 : 0;
+  }
+  if (cmd === "--version" || cmd === "-v") {
+    process.stdout.write(`${TOOL_VERSION}\n`);
+    return 0;
+  }
+  const run = COMMANDS[cmd];
+  if (!run) {
+    process.stderr.write(`tokenbench: unknown command "${cmd}"\n\n${HELP}`);
+    return 2;
+  }
+  try {
+    return await run(rest);
+  } catch (err) {
+    if (err instanceof UsageError) {
+      process.stderr.write(`tokenbench ${cmd}: ${err.message}\n(see tokenbench ${cmd} --help)\n`);
+      return 2;
+    }
+    if (err instanceof SweepError || err instanceof SchemaError) {
+      process.stderr.write(`tokenbench ${cmd}: error [${err.code}]: ${err.message}\n`);
+      return 1;
+    }
+    throw err;
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (err: unknown) => {
+    process.stderr.write(`tokenbench: ${(err as Error)?.stack ?? String(err)}\n`);
+    process.exitCode = 1;
+  },
+);

@@ -1,0 +1,67 @@
+/**
+ * Interpretation of one OpenAI-compatible stream chunk (already JSON-parsed). Pure; no I/O.
+ * Content-bearing means non-empty `delta.content`, `delta.reasoning_content`, `delta.reasoning`
+ * (chat) or `text` (completions). Role-only, empty and usage-only chunks carry 0 characters and
+ * so can never be taken for the first token.
+ */
+export interface ChunkInfo {
+  contentChars: number;
+  finishReason: string | null;
+  usage: { prompt: number | null; completion: number | null; cached: number | null } | null;
+  errorMessage: string | null;
+  serverTsMs: number | null;
+}
+
+function strLen(v: unknown): number {
+  return typeof v === "string" ? v.length : 0;
+}
+
+function intOrNull(v: unknown): number | null {
+  return typeof v === "number" && Number.isFinite(v) && v >= 0 ? v : null;
+}
+
+export function interpretChunk(obj: unknown): ChunkInfo {
+  const info: ChunkInfo = {
+    contentChars: 0,
+    finishReason: null,
+    usage: null,
+    errorMessage: null,
+    serverTsMs: null,
+  };
+  if (obj === null || typeof obj !== "object" || Array.isArray(obj)) {
+    info.errorMessage = "chunk is not a JSON object";
+    return info;
+  }
+  const o = obj as Record<string, unknown>;
+  if (o.error !== undefined && o.error !== null) {
+    const e = o.error as Record<string, unknown> | string;
+    info.errorMessage =
+      typeof e === "string" ? e : typeof e.message === "string" ? e.message : JSON.stringify(e).slice(0, 500);
+  }
+  const choices = o.choices;
+  if (Array.isArray(choices)) {
+    for (const c of choices) {
+      if (c === null || typeof c !== "object") continue;
+      const ch = c as Record<string, unknown>;
+      const delta = ch.delta as Record<string, unknown> | undefined;
+      if (delta !== undefined && delta !== null && typeof delta === "object") {
+        info.contentChars +=
+          strLen(delta.content) + strLen(delta.reasoning_content) + strLen(delta.reasoning);
+      }
+      info.contentChars += strLen(ch.text);
+      if (typeof ch.finish_reason === "string") info.finishReason = ch.finish_reason;
+    }
+  }
+  const u = o.usage;
+  if (u !== null && typeof u === "object") {
+    const us = u as Record<string, unknown>;
+    const details = us.prompt_tokens_details as Record<string, unknown> | null | undefined;
+    info.usage = {
+      prompt: intOrNull(us.prompt_tokens),
+      completion: intOrNull(us.completion_tokens),
+      cached: details && typeof details === "object" ? intOrNull(details.cached_tokens) : null,
+    };
+  }
+  if (typeof o.tokenbench_server_ts_ms === "number") info.serverTsMs = o.tokenbench_server_ts_ms;
+  return info;
+}

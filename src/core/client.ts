@@ -1,0 +1,288 @@
+/**
+ * Streaming client for OpenAI-compatible servers, on undici's low-level dispatch API so every
+ * read is timestamped the moment it arrives (no async-iterator or stream buffering in between).
+ * One connection per in-flight stream: the Agent has no connection cap.
+ */
+import { performance } from "node:perf_hooks";
+import { Agent, type Dispatcher } from "undici";
+import type { RequestRecord } from "../schema/v1.ts";
+import { interpretChunk } from "./chunk.ts";
+import { ErrorCode } from "./errors.ts";
+import { SseParser } from "./sse.ts";
+
+export type ApiKind = "chat" | "completions";
+
+export interface ClientConfig {
+  baseUrl: string;
+  api: ApiKind;
+  model: string;
+  apiKey: string | null;
+  headers: Record<string, string>;
+  timeoutS: number;
+  ignoreEos: boolean;
+  extraBody: Record<string, unknown>;
+  /** Monotonic origin (performance.now()) that every recorded timestamp is relative to. */
+  originMs: number;
+}
+
+export interface RequestSpec {
+  id: number;
+  level: number;
+  warmup: boolean;
+  prompt: string;
+  maxTokens: number;
+  promptTokensRequested: number | null;
+  /** Absolute performance.now() time the arrival process intended, or null (closed loop). */
+  intendedSendAbsMs: number | null;
+  /** Per-request body overrides (profile runs). */
+  bodyOverrides?: Record<string, unknown>;
+}
+
+export function buildRequestBody(cfg: ClientConfig, spec: RequestSpec): Record<string, unknown> {
+  const body: Record<string, unknown> = {
+    model: cfg.model,
+    stream: true,
+    stream_options: { include_usage: true },
+    max_tokens: spec.maxTokens,
+    temperature: 0,
+  };
+  if (cfg.api === "chat") body.messages = [{ role: "user", content: spec.prompt }];
+  else body.prompt = spec.prompt;
+  if (cfg.ignoreEos) body.ignore_eos = true;
+  Object.assign(body, cfg.extraBody, spec.bodyOverrides ?? {});
+  return body;
+}
+
+export function apiPath(api: ApiKind): string {
+  return api === "chat" ? "/v1/chat/completions" : "/v1/completions";
+}
+
+function classifyNetworkError(
+  err: Error & { code?: string },
+  timedOut: boolean,
+): { code: string; message: string } {
+  if (timedOut) return { code: ErrorCode.timeout, message: err.message };
+  const code = err.code ?? (err.cause as { code?: string } | undefined)?.code ?? "";
+  if (code === "UND_ERR_HEADERS_TIMEOUT" || code === "UND_ERR_BODY_TIMEOUT") {
+    return { code: ErrorCode.timeout, message: err.message };
+  }
+  if (
+    code === "ECONNREFUSED" ||
+    code === "ENOTFOUND" ||
+    code === "EHOSTUNREACH" ||
+    code === "ENETUNREACH" ||
+    code === "EAI_AGAIN" ||
+    code === "UND_ERR_CONNECT_TIMEOUT"
+  ) {
+    return { code: ErrorCode.connectFailed, message: `${code}: ${err.message}` };
+  }
+  if (code === "ECONNRESET" || code === "UND_ERR_SOCKET" || code === "EPIPE" || code === "UND_ERR_CLOSED") {
+    return { code: ErrorCode.connectionReset, message: `${code}: ${err.message}` };
+  }
+  return { code: ErrorCode.clientError, message: `${code || err.name}: ${err.message}` };
+}
+
+export class StreamClient {
+  readonly agent: Agent;
+  private readonly origin: string;
+  private readonly basePath: string;
+  private readonly headers: Record<string, string>;
+  /** process.hrtime (system CLOCK_MONOTONIC) minus performance.now(), to align server timestamps. */
+  readonly hrtimeOffsetMs: number;
+
+  constructor(readonly cfg: ClientConfig) {
+    const u = new URL(cfg.baseUrl);
+    this.origin = u.origin;
+    this.basePath = u.pathname.replace(/\/+$/, "").replace(/\/v1$/, "");
+    this.agent = new Agent({
+      connections: null,
+      pipelining: 1,
+      keepAliveTimeout: 30_000,
+      headersTimeout: 0,
+      bodyTimeout: 0,
+      connect: { timeout: 10_000 },
+    });
+    this.headers = { "content-type": "application/json", accept: "text/event-stream", ...cfg.headers };
+    if (cfg.apiKey) this.headers.authorization = `Bearer ${cfg.apiKey}`;
+    const hr = Number(process.hrtime.bigint()) / 1e6;
+    this.hrtimeOffsetMs = hr - performance.now();
+  }
+
+  url(path: string): string {
+    return this.origin + this.basePath + path;
+  }
+
+  /** Stream one request; always resolves with a record (errors are data, not exceptions). */
+  stream(spec: RequestSpec, onSent?: () => void): Promise<RequestRecord> {
+    const cfg = this.cfg;
+    const origin = cfg.originMs;
+    const body = JSON.stringify(buildRequestBody(cfg, spec));
+    return new Promise<RequestRecord>((resolve) => {
+      const eventTimes: number[] = [];
+      const eventChars: number[] = [];
+      let serverTimes: number[] | undefined;
+      let eventCount = 0;
+      let now = 0;
+      let headersMs: number | null = null;
+      let status: number | null = null;
+      let finishReason: string | null = null;
+      let usage: RequestRecord["usage"] = null;
+      let error: { code: string; message: string } | null = null;
+      let done = false;
+      let errBody = "";
+      let sse = true;
+      let timedOut = false;
+      let finished = false;
+      let controller: Dispatcher.DispatchController | null = null;
+      const setError = (code: string, message: string) => {
+        if (error === null) error = { code, message: message.slice(0, 1000) };
+      };
+
+      const parser = new SseParser((ev) => {
+        if (ev.data === "[DONE]") {
+          done = true;
+          return;
+        }
+        eventCount++;
+        let obj: unknown;
+        try {
+          obj = JSON.parse(ev.data);
+        } catch {
+          setError(
+            ErrorCode.malformedChunk,
+            `invalid JSON in data event #${eventCount}: ${ev.data.slice(0, 200)}`,
+          );
+          return;
+        }
+        const info = interpretChunk(obj);
+        if (info.errorMessage !== null || ev.event === "error") {
+          setError(ErrorCode.serverErrorEvent, info.errorMessage ?? ev.data.slice(0, 500));
+        }
+        if (info.usage !== null) {
+          usage = {
+            prompt_tokens: info.usage.prompt,
+            completion_tokens: info.usage.completion,
+            cached_tokens: info.usage.cached,
+          };
+        }
+        if (info.finishReason !== null) finishReason = info.finishReason;
+        if (info.contentChars > 0) {
+          eventTimes.push(now - origin);
+          eventChars.push(info.contentChars);
+          if (info.serverTsMs !== null) {
+            serverTimes ??= [];
+            serverTimes.push(info.serverTsMs - this.hrtimeOffsetMs - origin);
+          }
+        }
+      });
+
+      const sendAbs = performance.now();
+      const timer = setTimeout(() => {
+        timedOut = true;
+        controller?.abort(new Error(`request exceeded --timeout-s ${cfg.timeoutS}`));
+      }, cfg.timeoutS * 1000);
+
+      const finish = () => {
+        if (finished) return;
+        finished = true;
+        clearTimeout(timer);
+        const endMs = performance.now() - origin;
+        if (error === null && status !== null && status < 400 && sse) {
+          if (!done) setError(ErrorCode.missingDone, "stream ended without data: [DONE]");
+          else if (
+            usage === null ||
+            (usage as { completion_tokens: number | null }).completion_tokens === null
+          )
+            setError(ErrorCode.missingUsage, "stream finished without usage.completion_tokens");
+          else if (eventTimes.length === 0) setError(ErrorCode.emptyStream, "no content-bearing event");
+        }
+        const rec: RequestRecord = {
+          id: spec.id,
+          level: spec.level,
+          warmup: spec.warmup,
+          intended_send_ms: spec.intendedSendAbsMs === null ? null : spec.intendedSendAbsMs - origin,
+          send_ms: sendAbs - origin,
+          headers_ms: headersMs,
+          first_token_ms: eventTimes.length > 0 ? eventTimes[0]! : null,
+          last_token_ms: eventTimes.length > 0 ? eventTimes[eventTimes.length - 1]! : null,
+          end_ms: endMs,
+          event_times_ms: eventTimes,
+          event_text_chars: eventChars,
+          event_count: eventCount,
+          prompt_tokens_requested: spec.promptTokensRequested,
+          max_tokens: spec.maxTokens,
+          usage,
+          finish_reason: finishReason,
+          http_status: status,
+          error,
+        };
+        if (serverTimes !== undefined) rec.server_event_times_ms = serverTimes;
+        resolve(rec);
+      };
+
+      const handler: Dispatcher.DispatchHandler = {
+        onRequestStart(c) {
+          controller = c;
+        },
+        onResponseStart(_c, statusCode, headers) {
+          now = performance.now();
+          headersMs = now - origin;
+          status = statusCode;
+          if (statusCode >= 400) {
+            sse = false;
+            return;
+          }
+          const ct = String(headers["content-type"] ?? "");
+          if (!ct.includes("text/event-stream")) {
+            sse = false;
+            setError(ErrorCode.notSse, `expected text/event-stream, got content-type "${ct}"`);
+          }
+        },
+        onResponseData(_c, chunk) {
+          now = performance.now();
+          if (sse) parser.push(chunk);
+          else if (errBody.length < 2000) errBody += chunk.toString("utf8");
+        },
+        onResponseEnd() {
+          now = performance.now();
+          if (sse) parser.end();
+          if (status !== null && status >= 400) {
+            setError(ErrorCode.httpError, `HTTP ${status}: ${errBody.slice(0, 500)}`);
+          } else if (!sse && error !== null && errBody) {
+            error = { code: error.code, message: `${error.message}; body: ${errBody.slice(0, 300)}` };
+          }
+          finish();
+        },
+        onResponseError(_c, err) {
+          now = performance.now();
+          if (sse && status !== null) parser.end();
+          const cls = classifyNetworkError(err as Error & { code?: string }, timedOut);
+          // A network failure outranks what the parser inferred so far.
+          error = error !== null && error.code !== ErrorCode.missingDone ? error : cls;
+          if (timedOut) error = cls;
+          finish();
+        },
+      };
+      this.agent.dispatch(
+        {
+          origin: this.origin,
+          path: this.basePath + apiPath(cfg.api),
+          method: "POST",
+          headers: this.headers,
+          body,
+        },
+        handler,
+      );
+      onSent?.();
+    });
+  }
+
+  close(): Promise<void> {
+    return this.agent.close();
+  }
+
+  /** Abort everything in flight (used on SIGINT). */
+  destroy(): Promise<void> {
+    return this.agent.destroy();
+  }
+}

@@ -1,0 +1,26 @@
+/** Stable per-request error codes. They are part of schema v1's vocabulary: never rename one. */
+export const ErrorCode = {
+  /** TCP connect failed (refused, unreachable, DNS). */
+  connectFailed: "connect_failed",
+  /** The server answered with HTTP status >= 400. */
+  httpError: "http_error",
+  /** HTTP 200 but the body is not `text/event-stream`. */
+  notSse: "not_sse",
+  /** A `data:` payload that is not valid JSON. */
+  malformedChunk: "malformed_chunk",
+  /** A JSON `error` object (or `event: error`) inside the stream. */
+  serverErrorEvent: "server_error_event",
+  /** The connection was reset or closed before the stream finished. */
+  connectionReset: "connection_reset",
+  /** The stream finished without a `usage` object (TPOT cannot be computed honestly). */
+  missingUsage: "missing_usage",
+  /** The stream ended without `data: [DONE]`. */
+  missingDone: "missing_done",
+  /** The stream finished without a single content-bearing event. */
+  emptyStream: "empty_stream",
+  /** The request ran past `--timeout-s`. */
+  timeout: "timeout",
+  /** Anything else the HTTP stack raised. */
+  clientError: "client_error",
+} as const;
+export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];

@@ -1,0 +1,62 @@
+/** Small non-streaming HTTP helpers (model discovery, metadata, /metrics). Never throw. */
+import { request } from "undici";
+
+export interface HttpResult {
+  status: number | null;
+  text: string | null;
+  json: unknown;
+  error: string | null;
+  elapsedMs: number;
+}
+
+export async function httpCall(
+  url: string,
+  opts: {
+    method?: "GET" | "POST";
+    body?: unknown;
+    headers?: Record<string, string>;
+    timeoutMs?: number;
+  } = {},
+): Promise<HttpResult> {
+  const t0 = performance.now();
+  try {
+    const res = await request(url, {
+      method: opts.method ?? "GET",
+      headers: {
+        ...(opts.body !== undefined ? { "content-type": "application/json" } : {}),
+        ...opts.headers,
+      },
+      ...(opts.body !== undefined ? { body: JSON.stringify(opts.body) } : {}),
+      headersTimeout: opts.timeoutMs ?? 10_000,
+      bodyTimeout: opts.timeoutMs ?? 10_000,
+    });
+    const text = await res.body.text();
+    let json: unknown = null;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      json = null;
+    }
+    return { status: res.statusCode, text, json, error: null, elapsedMs: performance.now() - t0 };
+  } catch (err) {
+    const e = err as Error & { code?: string };
+    return {
+      status: null,
+      text: null,
+      json: null,
+      error: `${e.code ?? e.name}: ${e.message}`,
+      elapsedMs: performance.now() - t0,
+    };
+  }
+}
+
+/** First model id from `/v1/models`, or null. */
+export async function discoverModel(
+  baseUrl: string,
+  headers: Record<string, string>,
+): Promise<string | null> {
+  const r = await httpCall(`${baseUrl.replace(/\/v1$/, "")}/v1/models`, { headers, timeoutMs: 10_000 });
+  const data = (r.json as { data?: { id?: unknown }[] } | null)?.data;
+  const id = Array.isArray(data) ? data[0]?.id : undefined;
+  return typeof id === "string" ? id : null;
+}

@@ -1,0 +1,142 @@
+/**
+ * Load generators. Closed loop: N users, each sending its next request when the previous one
+ * ends. Open loop: arrivals at precomputed absolute times (Poisson, constant or gamma), sent
+ * whether or not earlier requests finished; latencies are also measured from the intended send
+ * so client-side queueing (e.g. under --max-in-flight) is never hidden (coordinated omission).
+ */
+import { performance } from "node:perf_hooks";
+import { setTimeout as sleep, setImmediate as yieldImmediate } from "node:timers/promises";
+import type { RequestRecord } from "../schema/v1.ts";
+import { type ArrivalKind, arrivalOffsetsMs } from "./arrivals.ts";
+import type { RequestSpec, StreamClient } from "./client.ts";
+
+export type SpecFactory = (index: number, warmup: boolean, intendedSendAbsMs: number | null) => RequestSpec;
+
+export interface LevelRun {
+  records: RequestRecord[];
+  droppedArrivals: number;
+  /** Open loop: time from the last arrival's intended send to the last request's end. */
+  drainTimeS: number | null;
+  targetCount: number;
+}
+
+/** Sleep until an absolute performance.now() time: a coarse timer, then yielding spins. */
+export async function sleepUntil(tAbsMs: number): Promise<void> {
+  const d = tAbsMs - performance.now();
+  if (d > 3) await sleep(d - 2);
+  while (performance.now() < tAbsMs) await yieldImmediate();
+}
+
+export interface ClosedLoopOptions {
+  concurrency: number;
+  requests: number | null;
+  durationS: number | null;
+  onRecord?: (r: RequestRecord) => void;
+  shouldStop?: () => boolean;
+}
+
+export async function runClosedLoop(
+  client: StreamClient,
+  makeSpec: SpecFactory,
+  opts: ClosedLoopOptions,
+): Promise<LevelRun> {
+  const records: RequestRecord[] = [];
+  let next = 0;
+  const deadline =
+    opts.durationS !== null ? performance.now() + opts.durationS * 1000 : Number.POSITIVE_INFINITY;
+  const limit = opts.requests ?? Number.POSITIVE_INFINITY;
+  const user = async () => {
+    for (;;) {
+      if (next >= limit || performance.now() >= deadline || opts.shouldStop?.()) return;
+      const i = next++;
+      const rec = await client.stream(makeSpec(i, false, null));
+      records.push(rec);
+      opts.onRecord?.(rec);
+    }
+  };
+  await Promise.all(Array.from({ length: opts.concurrency }, user));
+  return { records, droppedArrivals: 0, drainTimeS: null, targetCount: opts.requests ?? records.length };
+}
+
+export interface OpenLoopOptions {
+  rateRps: number;
+  arrival: ArrivalKind;
+  burstiness: number;
+  seed: number;
+  requests: number | null;
+  durationS: number | null;
+  maxInFlight: number | null;
+  onRecord?: (r: RequestRecord) => void;
+  shouldStop?: () => boolean;
+}
+
+export async function runOpenLoop(
+  client: StreamClient,
+  makeSpec: SpecFactory,
+  opts: OpenLoopOptions,
+): Promise<LevelRun> {
+  const offsets = arrivalOffsetsMs({
+    kind: opts.arrival,
+    rateRps: opts.rateRps,
+    burstiness: opts.burstiness,
+    seed: opts.seed,
+    ...(opts.requests !== null ? { count: opts.requests } : {}),
+    ...(opts.durationS !== null ? { durationS: opts.durationS } : {}),
+  });
+  const records: RequestRecord[] = [];
+  const pending: Promise<void>[] = [];
+  let inFlight = 0;
+  let slotWaiters: (() => void)[] = [];
+  let dropped = 0;
+  const start = performance.now() + 5; // a few ms to get the first timer armed
+  for (let i = 0; i < offsets.length; i++) {
+    if (opts.shouldStop?.()) {
+      dropped = offsets.length - i;
+      break;
+    }
+    const intended = start + offsets[i]!;
+    await sleepUntil(intended);
+    if (opts.maxInFlight !== null) {
+      while (inFlight >= opts.maxInFlight) await new Promise<void>((res) => slotWaiters.push(res));
+    }
+    inFlight++;
+    const p = client.stream(makeSpec(i, false, intended)).then((rec) => {
+      inFlight--;
+      records.push(rec);
+      opts.onRecord?.(rec);
+      if (slotWaiters.length > 0) {
+        const w = slotWaiters;
+        slotWaiters = [];
+        for (const f of w) f();
+      }
+    });
+    pending.push(p);
+  }
+  await Promise.all(pending);
+  const lastIntended = offsets.length > 0 ? start + offsets[offsets.length - 1]! : start;
+  let lastEnd = Number.NEGATIVE_INFINITY;
+  for (const r of records) if (r.end_ms !== null && r.end_ms > lastEnd) lastEnd = r.end_ms;
+  const origin = client.cfg.originMs;
+  const drain = Number.isFinite(lastEnd) ? Math.max(0, lastEnd - (lastIntended - origin)) / 1000 : null;
+  return { records, droppedArrivals: dropped, drainTimeS: drain, targetCount: offsets.length };
+}
+
+/** Warmup: `count` requests at up to `concurrency` in parallel; records are marked warmup. */
+export async function runWarmup(
+  client: StreamClient,
+  makeSpec: SpecFactory,
+  count: number,
+  concurrency: number,
+): Promise<RequestRecord[]> {
+  if (count <= 0) return [];
+  const out: RequestRecord[] = [];
+  let next = 0;
+  const user = async () => {
+    while (next < count) {
+      const i = next++;
+      out.push(await client.stream(makeSpec(i, true, null)));
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(concurrency, count)) }, user));
+  return out;
+}

@@ -1,0 +1,60 @@
+/**
+ * Deterministic synthetic prompts. Each word of WORDS is a single token (with its leading space)
+ * in the common BPE tokenizers (Llama 3, Qwen 2/3, GPT-4 class), so `n` words give about `n`
+ * prompt tokens; the server's own `usage.prompt_tokens` is what gets recorded, never this estimate.
+ * A per-request nonce at the start keeps requests from sharing a cached prefix unless asked to.
+ */
+import { rng } from "./arrivals.ts";
+import { SAMPLE_LENGTHS } from "./sample-lengths.ts";
+
+export const WORDS: readonly string[] = [
+  ...new Set(
+    (
+      "the of and to in is was for on that with as it by at from his her an be this are or which had " +
+      "not but were have one they all has their been more new who after first also two time other its " +
+      "she there would when into only over some can most city made later up world year out three him " +
+      "may game then about state what season while part between film team under during many well war " +
+      "both where school these known being such since four before through south group last north team " +
+      "work life main five early local west high used east family best long music album name line public " +
+      "series three house club river small great people around until number second left place led own " +
+      "played against each major body old order book home three same king side show party several four " +
+      "general town united three form area near set five land point based power field good water sea"
+    ).split(" "),
+  ),
+];
+
+export function promptWords(tokens: number, seed: number): string {
+  const r = rng(seed);
+  const out: string[] = new Array(tokens);
+  for (let i = 0; i < tokens; i++) out[i] = WORDS[Math.floor(r() * WORDS.length)]!;
+  return out.join(" ");
+}
+
+/** A prompt of about `tokens` tokens; `nonce` makes its start unique (no shared prefix). */
+export function makePrompt(tokens: number, seed: number, nonce: number | null): string {
+  if (nonce === null) return promptWords(tokens, seed);
+  const tag = `req${nonce}`;
+  return `${tag} ${promptWords(Math.max(1, tokens - 1), seed ^ (nonce * 2654435761))}`;
+}
+
+export interface PromptShape {
+  promptTokens: number;
+  maxTokens: number;
+}
+
+/**
+ * Request shapes for a level: `fixed` gives every request the same lengths; `sample` draws
+ * (prompt, output) pairs from the bundled 300-row synthetic distribution, seeded, with
+ * output lengths capped by `maxTokens`.
+ */
+export function shapeFor(
+  kind: "fixed" | "sample",
+  index: number,
+  seed: number,
+  fixed: PromptShape,
+): PromptShape {
+  if (kind === "fixed") return fixed;
+  const r = rng((seed * 1_000_003 + index) >>> 0);
+  const row = SAMPLE_LENGTHS[Math.floor(r() * SAMPLE_LENGTHS.length)]!;
+  return { promptTokens: row[0], maxTokens: Math.min(row[1], fixed.maxTokens) };
+}

@@ -1,0 +1,118 @@
+/** Mock server options, their defaults, and the parser of `--fault` specifications. */
+export type Flavor = "vllm" | "sglang" | "freetoken" | "llamacpp" | "minimal";
+export const FLAVORS: readonly Flavor[] = ["vllm", "sglang", "freetoken", "llamacpp", "minimal"];
+
+export type FaultKind =
+  | "http500"
+  | "http503"
+  | "http429"
+  | "reset"
+  | "stall"
+  | "malformed"
+  | "no_usage"
+  | "no_done"
+  | "slow_first_byte";
+export const FAULT_KINDS: readonly FaultKind[] = [
+  "http500",
+  "http503",
+  "http429",
+  "reset",
+  "stall",
+  "malformed",
+  "no_usage",
+  "no_done",
+  "slow_first_byte",
+];
+
+/** `kind:rate` (probability per request, seeded) or `kind@n` (every n-th request). */
+export interface FaultSpec {
+  kind: FaultKind;
+  rate: number | null;
+  every: number | null;
+}
+
+export function parseFault(s: string): FaultSpec {
+  const m = /^([a-z0-9_]+)(?::([0-9.]+)|@([0-9]+))$/.exec(s.trim());
+  if (!m || !FAULT_KINDS.includes(m[1] as FaultKind)) {
+    throw new Error(
+      `invalid fault "${s}": expected KIND:RATE or KIND@N with KIND one of ${FAULT_KINDS.join(", ")}`,
+    );
+  }
+  const rate = m[2] !== undefined ? Number(m[2]) : null;
+  const every = m[3] !== undefined ? Number(m[3]) : null;
+  if (rate !== null && !(rate >= 0 && rate <= 1))
+    throw new Error(`invalid fault "${s}": rate must be in [0, 1]`);
+  if (every !== null && !(every >= 1)) throw new Error(`invalid fault "${s}": N must be >= 1`);
+  return { kind: m[1] as FaultKind, rate, every };
+}
+
+export interface MockOptions {
+  host: string;
+  port: number;
+  flavor: Flavor;
+  model: string;
+  maxModelLen: number;
+  /** Base time to first token, ms. */
+  ttftMs: number;
+  /** Extra prefill cost per 1,000 uncached prompt tokens, ms. */
+  prefillMsPer1k: number;
+  /** Time between stream events, ms. */
+  itlMs: number;
+  /** Uniform seeded jitter, +/- ms, added to each ITL. */
+  itlJitterMs: number;
+  /** Tokens carried by each content event (speculative decoding imitation). */
+  tokensPerChunk: number;
+  /** Running slots; more requests wait in a FIFO queue. */
+  capacity: number;
+  /** Queue length beyond which requests are rejected; null = unbounded. */
+  maxQueue: number | null;
+  rejectStatus: 429 | 503;
+  /** ITL multiplier growth per running request beyond the first (0.02 = +2 % each). */
+  itlGrowthPerRunning: number;
+  /** KV budget in tokens (0 = unlimited): drives kv usage and preemption. */
+  kvTokens: number;
+  prefixCacheTokens: number;
+  blockTokens: number;
+  /** Mean output length when ignore_eos is off (geometric, capped by max_tokens). */
+  meanOutputTokens: number;
+  defaultMaxTokens: number;
+  seed: number;
+  /** Seconds of "loading" after start: health says so and completions get 503. */
+  loadTimeS: number;
+  /** Put the server's monotonic send time (`tokenbench_server_ts_ms`) into every chunk. */
+  serverTimestamps: boolean;
+  faults: FaultSpec[];
+  stallS: number;
+  slowFirstByteMs: number;
+  /** Server limits to advertise (sglang/freetoken/llamacpp expose them). */
+  cudaGraphMaxBs: number | null;
+}
+
+export const DEFAULT_MOCK_OPTIONS: MockOptions = {
+  host: "127.0.0.1",
+  port: 8001,
+  flavor: "vllm",
+  model: "mock-model",
+  maxModelLen: 32768,
+  ttftMs: 80,
+  prefillMsPer1k: 0,
+  itlMs: 12,
+  itlJitterMs: 0,
+  tokensPerChunk: 1,
+  capacity: 32,
+  maxQueue: null,
+  rejectStatus: 503,
+  itlGrowthPerRunning: 0,
+  kvTokens: 0,
+  prefixCacheTokens: 65536,
+  blockTokens: 16,
+  meanOutputTokens: 128,
+  defaultMaxTokens: 256,
+  seed: 1,
+  loadTimeS: 0,
+  serverTimestamps: false,
+  faults: [],
+  stallS: 2,
+  slowFirstByteMs: 1000,
+  cudaGraphMaxBs: null,
+};

@@ -1,0 +1,321 @@
+/**
+ * Schema v1: the one contract the harness writes, the Action uploads and the results service stores.
+ * This file is the single source: `schema/result-v1.schema.json` is generated from it
+ * (`npm run schema`), and every writer and reader validates with `parseResultDocument`.
+ * Wire names are snake_case and carry their unit.
+ */
+import { z } from "zod";
+
+export const SCHEMA_VERSION = 1 as const;
+
+const num = z.number();
+const nullableNum = z.number().nullable();
+
+/** Summary statistics over raw samples; percentiles by the method named in `formulas.percentile`. */
+export const Stats = z.object({
+  n: z.number().int().nonnegative(),
+  mean: nullableNum,
+  min: nullableNum,
+  max: nullableNum,
+  p50: nullableNum,
+  p90: nullableNum,
+  p95: nullableNum,
+  p99: nullableNum,
+});
+export type Stats = z.infer<typeof Stats>;
+
+export const Usage = z.object({
+  prompt_tokens: z.number().int().nonnegative().nullable(),
+  completion_tokens: z.number().int().nonnegative().nullable(),
+  /** null when the server did not report prompt_tokens_details. */
+  cached_tokens: z.number().int().nonnegative().nullable(),
+});
+export type Usage = z.infer<typeof Usage>;
+
+export const RequestError = z.object({ code: z.string(), message: z.string() });
+
+/**
+ * One request, as measured. All `*_ms` timestamps are milliseconds on the run's monotonic clock
+ * (`clock.origin_*`), so any figure can be recomputed from them.
+ */
+export const RequestRecord = z.object({
+  id: z.number().int().nonnegative(),
+  level: z.number(),
+  warmup: z.boolean(),
+  /** Open loop: when the arrival process wanted this request sent. Null in closed loop. */
+  intended_send_ms: nullableNum,
+  send_ms: num,
+  headers_ms: nullableNum,
+  first_token_ms: nullableNum,
+  last_token_ms: nullableNum,
+  end_ms: nullableNum,
+  /** Receive time of every content-bearing event, in order. */
+  event_times_ms: z.array(num),
+  /** Characters of content (and reasoning) text carried by each content-bearing event. */
+  event_text_chars: z.array(z.number().int().nonnegative()),
+  /** Every SSE data event, content-bearing or not ([DONE] excluded). */
+  event_count: z.number().int().nonnegative(),
+  prompt_tokens_requested: z.number().int().nonnegative().nullable(),
+  max_tokens: z.number().int().nonnegative().nullable(),
+  usage: Usage.nullable(),
+  finish_reason: z.string().nullable(),
+  http_status: z.number().int().nullable(),
+  error: RequestError.nullable(),
+  /** Server-side send timestamps (mock `x-tokenbench-server-ts`), when the server provides them. */
+  server_event_times_ms: z.array(num).optional(),
+});
+export type RequestRecord = z.infer<typeof RequestRecord>;
+
+export const SloConfig = z.object({
+  ttft_ms: nullableNum,
+  tpot_ms: nullableNum,
+  e2e_ms: nullableNum,
+});
+export type SloConfig = z.infer<typeof SloConfig>;
+
+export const OpenLoopSummary = z.object({
+  arrival: z.enum(["poisson", "constant", "gamma"]),
+  burstiness: num,
+  target_rate_rps: num,
+  achieved_rate_rps: nullableNum,
+  schedule_lag_ms: Stats,
+  late_arrivals: z.number().int().nonnegative(),
+  dropped_arrivals: z.number().int().nonnegative(),
+  drain_time_s: nullableNum,
+  ttft_from_intended_ms: Stats,
+  e2e_from_intended_ms: Stats,
+});
+
+export const ClientSelfCheck = z.object({
+  event_loop_delay_ms: z.object({ p50: nullableNum, p99: nullableNum, max: nullableNum }),
+  cpu_user_s: num,
+  cpu_system_s: num,
+  cpu_pct_of_one_core: num,
+  bottleneck_warning: z.string().nullable(),
+});
+
+/** Server `/metrics` gauges sampled during a level (issue #4 fills the timeline). */
+export const MetricsSample = z.object({
+  t_ms: num,
+  running: nullableNum,
+  waiting: nullableNum,
+  kv_cache_usage_pct: nullableNum,
+  raw: z.record(z.string(), num).optional(),
+});
+
+export const AdmissionSummary = z.object({
+  observable: z.boolean(),
+  source: z.enum(["metrics", "server_queue_time", "none"]),
+  offered_concurrency: nullableNum,
+  max_running_requests: nullableNum,
+  cuda_graph_max_bs: nullableNum,
+  admitted_concurrency_max: nullableNum,
+  queued_requests_max: nullableNum,
+  kv_cache_usage_pct_max: nullableNum,
+  metrics_samples: z.number().int().nonnegative(),
+  littles_law: z
+    .object({
+      implied_in_flight: nullableNum,
+      observed_in_flight_mean: nullableNum,
+      server_running_mean: nullableNum,
+    })
+    .nullable(),
+  notes: z.array(z.string()),
+});
+
+export const LevelResult = z.object({
+  level: num,
+  mode: z.enum(["closed", "open"]),
+  /** Closed loop: users. Open loop: null. */
+  concurrency: nullableNum,
+  started_at_ms: num,
+  wall_time_s: num,
+  requests: z.number().int().nonnegative(),
+  ok: z.number().int().nonnegative(),
+  errors: z.number().int().nonnegative(),
+  errors_by_code: z.record(z.string(), z.number().int().nonnegative()),
+  warmup_requests: z.number().int().nonnegative(),
+  prompt_tokens_total: z.number().int().nonnegative(),
+  completion_tokens_total: z.number().int().nonnegative(),
+  ttft_ms: Stats,
+  itl_ms: Stats,
+  tpot_ms: Stats,
+  e2e_ms: Stats,
+  e2e_stream_ms: Stats,
+  decode_tok_s: Stats,
+  tokens_per_chunk: Stats,
+  usage_chunk_mismatches: z.number().int().nonnegative(),
+  output_tok_s: num,
+  total_tok_s: num,
+  req_s: num,
+  goodput_req_s: num,
+  slo_pass_pct: nullableNum,
+  peak_in_flight: z.number().int().nonnegative(),
+  open_loop: OpenLoopSummary.nullable(),
+  client: ClientSelfCheck,
+  admission: AdmissionSummary.nullable().optional(),
+  metrics_timeline: z.array(MetricsSample).optional(),
+  notices: z.array(z.string()),
+});
+export type LevelResult = z.infer<typeof LevelResult>;
+
+export const SweepConfig = z.object({
+  mode: z.enum(["closed", "open"]),
+  levels: z.array(num).min(1),
+  requests_per_level: z.number().int().positive().nullable(),
+  duration_s: z.number().positive().nullable(),
+  warmup_requests: z.number().int().nonnegative(),
+  prompt_tokens: z.number().int().positive(),
+  max_tokens: z.number().int().positive(),
+  prompts: z.enum(["fixed", "sample"]),
+  ignore_eos: z.boolean(),
+  seed: z.number().int(),
+  arrival: z.enum(["poisson", "constant", "gamma"]),
+  burstiness: z.number().positive(),
+  max_in_flight: z.number().int().positive().nullable(),
+  timeout_s: z.number().positive(),
+  slo: SloConfig,
+  extra_body: z.record(z.string(), z.unknown()),
+  metrics_interval_ms: z.number().int().positive().nullable(),
+  /** Header names only; values (API keys) are never written. */
+  header_names: z.array(z.string()),
+});
+export type SweepConfig = z.infer<typeof SweepConfig>;
+
+export const Target = z.object({
+  base_url: z.string(),
+  api: z.enum(["chat", "completions"]),
+  model: z.string(),
+});
+
+export const Environment = z.object({
+  os: z.string(),
+  arch: z.string(),
+  cpu_model: z.string().nullable(),
+  cpu_count: z.number().int().nonnegative(),
+  node_version: z.string(),
+  hostname: z.string().nullable(),
+  gpu: z
+    .object({
+      name: z.string().nullable(),
+      count: z.number().int().nonnegative().nullable(),
+      memory_mib: nullableNum,
+      driver: z.string().nullable(),
+    })
+    .nullable(),
+  runner_name: z.string().nullable().optional(),
+});
+
+export const GitInfo = z.object({
+  sha: z.string().nullable(),
+  ref: z.string().nullable(),
+  branch: z.string().nullable(),
+  base_branch: z.string().nullable(),
+  pr_number: z.number().int().positive().nullable(),
+  workflow_run_id: z.string().nullable(),
+  run_attempt: z.number().int().positive().nullable(),
+});
+
+export const Testbed = z.object({
+  name: z.string().nullable(),
+  gpu: z.string().nullable(),
+  gpu_count: z.number().int().nonnegative().nullable(),
+  engine: z.string().nullable(),
+  engine_version: z.string().nullable(),
+  engine_flags: z.string().nullable(),
+  model: z.string().nullable(),
+});
+
+/** Single-stream serving profile (issue #4). */
+export const ProfileSample = z.object({
+  phase: z.enum(["warmup", "prefill", "decode", "prefix_fresh", "prefix_identical", "prefix_small_suffix"]),
+  target_tokens: z.number().int().nullable(),
+  repetition: z.number().int().nonnegative(),
+  prompt_tokens: z.number().int().nullable(),
+  cached_tokens: z.number().int().nullable(),
+  completion_tokens: z.number().int().nullable(),
+  client_wall_ttft_ms: nullableNum,
+  client_wall_total_ms: nullableNum,
+  client_wall_decode_tps: nullableNum,
+  client_wall_effective_prefill_tps: nullableNum,
+  error: RequestError.nullable(),
+});
+
+export const Profile = z.object({
+  readiness: z.object({ ready: z.boolean(), waited_s: num, probes: z.array(z.string()) }),
+  calibration: z.object({
+    method: z.enum(["count_tokens", "tokenize", "usage_probe"]),
+    tolerance_rule: z.string(),
+    targets: z.array(
+      z.object({
+        target_tokens: z.number().int(),
+        reached_tokens: z.number().int(),
+        within_tolerance: z.boolean(),
+        iterations: z.number().int(),
+      }),
+    ),
+    suffix_tokens: z.number().int().nullable(),
+  }),
+  cached_tokens_reporting: z.enum(["reported", "omitted_when_zero", "not_reported", "unknown"]),
+  samples: z.array(ProfileSample),
+  summary: z.record(z.string(), z.unknown()),
+});
+
+export const ServerSnapshot = z.object({
+  endpoints: z.record(
+    z.string(),
+    z.object({ present: z.boolean(), status: z.number().int().nullable(), body: z.unknown().optional() }),
+  ),
+  extracted: z.record(z.string(), z.unknown()),
+  limits: z.record(z.string(), z.union([z.string(), num])),
+});
+
+export const ResultDocument = z.object({
+  schema_version: z.literal(SCHEMA_VERSION),
+  kind: z.enum(["sweep", "profile"]),
+  tool: z.object({ name: z.literal("tokenbench"), version: z.string() }),
+  created_at: z.string(),
+  repository: z
+    .string()
+    .regex(/^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/)
+    .nullable()
+    .optional(),
+  git: GitInfo.nullable().optional(),
+  testbed: Testbed.nullable().optional(),
+  target: Target,
+  environment: Environment,
+  clock: z.object({
+    source: z.string(),
+    origin_wall_time: z.string(),
+  }),
+  formulas: z.record(z.string(), z.string()),
+  config: SweepConfig,
+  levels: z.array(LevelResult),
+  profile: Profile.nullable().optional(),
+  server: ServerSnapshot.nullable().optional(),
+  /** Per-request records inline, or null when stored in `requests_file` (or stripped by the service). */
+  requests: z.array(RequestRecord).nullable(),
+  requests_file: z.string().nullable().optional(),
+  complete: z.boolean(),
+});
+export type ResultDocument = z.infer<typeof ResultDocument>;
+
+export class SchemaError extends Error {
+  readonly code = "schema_invalid";
+  constructor(readonly issues: { path: string; message: string }[]) {
+    super(
+      `document does not match schema v1: ${issues.map((i) => `${i.path || "(root)"}: ${i.message}`).join("; ")}`,
+    );
+  }
+}
+
+/** The one parser at every boundary. Throws SchemaError with paths on failure. */
+export function parseResultDocument(input: unknown): ResultDocument {
+  const r = ResultDocument.safeParse(input);
+  if (!r.success) {
+    throw new SchemaError(
+      r.error.issues.slice(0, 20).map((i) => ({ path: i.path.join("."), message: i.message })),
+    );
+  }
+  return r.data;
+}
