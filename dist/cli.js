@@ -19056,6 +19056,10 @@ ${captureLines}` : capture.stack;
   }
 });
 
+// src/core/sweep.ts
+import { existsSync, readFileSync } from "node:fs";
+import { performance as performance5 } from "node:perf_hooks";
+
 // node_modules/zod/v4/classic/external.js
 var external_exports = {};
 __export(external_exports, {
@@ -34470,7 +34474,9 @@ var SCHEMA_VERSION = 1, num = external_exports.number(), nullableNum = external_
   complete: external_exports.boolean()
 }), SchemaError = class extends Error {
   constructor(issues) {
-    super(`document does not match schema v1: ${issues.map((i) => `${i.path || "(root)"}: ${i.message}`).join("; ")}`);
+    super(
+      `document does not match schema v1: ${issues.map((i) => `${i.path || "(root)"}: ${i.message}`).join("; ")}`
+    );
     this.issues = issues;
   }
   issues;
@@ -34485,10 +34491,6 @@ function parseResultDocument(input2) {
   return r.data;
 }
 
-// src/core/sweep.ts
-import { existsSync, readFileSync } from "node:fs";
-import { performance as performance5 } from "node:perf_hooks";
-
 // src/core/client.ts
 var import_undici = __toESM(require_undici(), 1);
 import { performance as performance2 } from "node:perf_hooks";
@@ -34501,7 +34503,13 @@ function intOrNull(v) {
   return typeof v == "number" && Number.isFinite(v) && v >= 0 ? v : null;
 }
 function interpretChunk(obj) {
-  let info = { contentChars: 0, finishReason: null, usage: null, errorMessage: null, serverTsMs: null };
+  let info = {
+    contentChars: 0,
+    finishReason: null,
+    usage: null,
+    errorMessage: null,
+    serverTsMs: null
+  };
   if (obj === null || typeof obj != "object" || Array.isArray(obj))
     return info.errorMessage = "chunk is not a JSON object", info;
   let o = obj;
@@ -34679,7 +34687,10 @@ var StreamClient = class {
         try {
           obj = JSON.parse(ev.data);
         } catch {
-          setError(ErrorCode.malformedChunk, `invalid JSON in data event #${eventCount}: ${ev.data.slice(0, 200)}`);
+          setError(
+            ErrorCode.malformedChunk,
+            `invalid JSON in data event #${eventCount}: ${ev.data.slice(0, 200)}`
+          );
           return;
         }
         let info = interpretChunk(obj);
@@ -34801,7 +34812,7 @@ async function captureEnvironment() {
 
 // src/core/load.ts
 import { performance as performance3 } from "node:perf_hooks";
-import { setImmediate as yieldImmediate, setTimeout as sleep } from "node:timers/promises";
+import { setTimeout as sleep, setImmediate as yieldImmediate } from "node:timers/promises";
 
 // src/core/arrivals.ts
 function rng(seed) {
@@ -35043,7 +35054,12 @@ function openLoopStats(records) {
     let d = deriveRequest(r);
     d.scheduleLagMs !== null && (lag.push(d.scheduleLagMs), d.scheduleLagMs > LATE_THRESHOLD_MS && late++), d.ok && (d.ttftFromIntendedMs !== null && ti.push(d.ttftFromIntendedMs), d.e2eFromIntendedMs !== null && ei.push(d.e2eFromIntendedMs));
   }
-  return { lag: summarize(lag), ttftFromIntended: summarize(ti), e2eFromIntended: summarize(ei), lateArrivals: late };
+  return {
+    lag: summarize(lag),
+    ttftFromIntended: summarize(ti),
+    e2eFromIntended: summarize(ei),
+    lateArrivals: late
+  };
 }
 var LATE_THRESHOLD_MS = 1;
 
@@ -35352,7 +35368,11 @@ var SAMPLE_LENGTHS = [
 ];
 
 // src/core/prompts.ts
-var WORDS = [...new Set("the of and to in is was for on that with as it by at from his her an be this are or which had not but were have one they all has their been more new who after first also two time other its she there would when into only over some can most city made later up world year out three him may game then about state what season while part between film team under during many well war both where school these known being such since four before through south group last north team work life main five early local west high used east family best long music album name line public series three house club river small great people around until number second left place led own played against each major body old order book home three same king side show party several four general town united three form area near set five land point based power field good water sea".split(" "))];
+var WORDS = [
+  ...new Set(
+    "the of and to in is was for on that with as it by at from his her an be this are or which had not but were have one they all has their been more new who after first also two time other its she there would when into only over some can most city made later up world year out three him may game then about state what season while part between film team under during many well war both where school these known being such since four before through south group last north team work life main five early local west high used east family best long music album name line public series three house club river small great people around until number second left place led own played against each major body old order book home three same king side show party several four general town united three form area near set five land point based power field good water sea".split(" ")
+  )
+];
 function promptWords(tokens, seed) {
   let r = rng(seed), out = new Array(tokens);
   for (let i = 0; i < tokens; i++) out[i] = WORDS[Math.floor(r() * WORDS.length)];
@@ -35409,7 +35429,13 @@ function csvTable(levels) {
     "completion_tokens_total"
   ];
   for (let f of STAT_FIELDS) for (let k of STAT_KEYS) cols.push(`${f}_${k}`);
-  cols.push("target_rate_rps", "achieved_rate_rps", "schedule_lag_ms_p99", "client_cpu_pct", "bottleneck_warning");
+  cols.push(
+    "target_rate_rps",
+    "achieved_rate_rps",
+    "schedule_lag_ms_p99",
+    "client_cpu_pct",
+    "bottleneck_warning"
+  );
   let cell = (v) => {
     if (v == null) return "";
     let s = String(v);
@@ -35456,9 +35482,12 @@ function outputPaths(jsonPath) {
 }
 function writeResults(doc, jsonPath, records, recordsMode) {
   let paths = outputPaths(jsonPath), out = { ...doc, requests: null, requests_file: null };
-  return recordsMode === "inline" ? out.requests = [...records] : recordsMode === "file" && (out.requests_file = basename(paths.requestsFile), atomicWrite(paths.requestsFile, records.map((r) => JSON.stringify(r)).join(`
+  return recordsMode === "inline" ? out.requests = [...records] : recordsMode === "file" && (out.requests_file = basename(paths.requestsFile), atomicWrite(
+    paths.requestsFile,
+    records.map((r) => JSON.stringify(r)).join(`
 `) + (records.length ? `
-` : ""))), parseResultDocument(out), atomicWrite(paths.json, `${JSON.stringify(out, null, 1)}
+` : "")
+  )), parseResultDocument(out), atomicWrite(paths.json, `${JSON.stringify(out, null, 1)}
 `), atomicWrite(paths.csv, csvTable(out.levels)), atomicWrite(paths.md, `${markdownTable(out.levels)}
 `), paths;
 }
@@ -35514,7 +35543,10 @@ async function runSweep(opts) {
     if (existsSync(opts.out)) {
       let prev = parseResultDocument(JSON.parse(readFileSync(opts.out, "utf8")));
       if (!sameConfig(prev.config, cfg))
-        throw new SweepError("resume_mismatch", `${opts.out} was written with a different configuration; refusing to mix`);
+        throw new SweepError(
+          "resume_mismatch",
+          `${opts.out} was written with a different configuration; refusing to mix`
+        );
       if (levels = prev.levels, prev.requests !== null) records = prev.requests;
       else if (prev.requests_file) {
         let p = siblingPath(opts.out, prev.requests_file);
@@ -35531,7 +35563,10 @@ async function runSweep(opts) {
     created_at: createdAt,
     target: { base_url: opts.baseUrl, api: opts.api, model: opts.model },
     environment,
-    clock: { source: "performance.now() (monotonic), ms from origin", origin_wall_time: new Date(originWall).toISOString() },
+    clock: {
+      source: "performance.now() (monotonic), ms from origin",
+      origin_wall_time: new Date(originWall).toISOString()
+    },
     formulas: FORMULAS,
     config: cfg,
     levels,
@@ -35570,7 +35605,15 @@ async function runSweep(opts) {
       records.push(...warm);
       let selfCheck = new SelfCheck(), levelT0 = performance5.now(), done = 0, report = () => {
         let elapsedS = (performance5.now() - levelT0) / 1e3, total = nReq ?? null, etaS = total !== null && done > 0 ? elapsedS / done * (total - done) : cfg.duration_s !== null ? Math.max(0, cfg.duration_s - elapsedS) : null;
-        opts.onProgress?.({ level, levelIndex: li, levelCount: cfg.levels.length, done, total, elapsedS, etaS });
+        opts.onProgress?.({
+          level,
+          levelIndex: li,
+          levelCount: cfg.levels.length,
+          done,
+          total,
+          elapsedS,
+          etaS
+        });
       }, progressTimer = setInterval(report, 1e3);
       opts.levelHooks?.start(level, originMs), selfCheck.start();
       let run, onRecord = () => {
@@ -35720,7 +35763,8 @@ function httpUrl2(v, name, def) {
   } catch {
     throw new UsageError(`--${name} must be an http(s) URL, got "${s}"`);
   }
-  if (u.protocol !== "http:" && u.protocol !== "https:") throw new UsageError(`--${name} must be http(s), got "${s}"`);
+  if (u.protocol !== "http:" && u.protocol !== "https:")
+    throw new UsageError(`--${name} must be http(s), got "${s}"`);
   return s.replace(/\/+$/, "");
 }
 
@@ -35739,9 +35783,12 @@ var FLAVORS = ["vllm", "sglang", "freetoken", "llamacpp", "minimal"], FAULT_KIND
 function parseFault(s) {
   let m = /^([a-z0-9_]+)(?::([0-9.]+)|@([0-9]+))$/.exec(s.trim());
   if (!m || !FAULT_KINDS.includes(m[1]))
-    throw new Error(`invalid fault "${s}": expected KIND:RATE or KIND@N with KIND one of ${FAULT_KINDS.join(", ")}`);
+    throw new Error(
+      `invalid fault "${s}": expected KIND:RATE or KIND@N with KIND one of ${FAULT_KINDS.join(", ")}`
+    );
   let rate = m[2] !== void 0 ? Number(m[2]) : null, every = m[3] !== void 0 ? Number(m[3]) : null;
-  if (rate !== null && !(rate >= 0 && rate <= 1)) throw new Error(`invalid fault "${s}": rate must be in [0, 1]`);
+  if (rate !== null && !(rate >= 0 && rate <= 1))
+    throw new Error(`invalid fault "${s}": rate must be in [0, 1]`);
   if (every !== null && !(every >= 1)) throw new Error(`invalid fault "${s}": N must be >= 1`);
   return { kind: m[1], rate, every };
 }
@@ -35850,7 +35897,9 @@ var Histogram = class {
     for (let i = 0; i < this.buckets.length; i++) v <= this.buckets[i] && this.counts[i]++;
   }
 }, fmtLabels = (labels) => {
-  let parts = Object.entries(labels).map(([k, v]) => `${k}="${v.replace(/\\/g, "\\\\").replace(/"/g, '\\"')}"`);
+  let parts = Object.entries(labels).map(
+    ([k, v]) => `${k}="${v.replace(/\\/g, "\\\\").replace(/"/g, '\\"')}"`
+  );
   return parts.length ? `{${parts.join(",")}}` : "";
 }, Exposition = class {
   constructor(labels) {
@@ -35868,7 +35917,9 @@ var Histogram = class {
   histogram(name, help, h) {
     this.lines.push(`# HELP ${name} ${help}`, `# TYPE ${name} histogram`);
     for (let i = 0; i < h.buckets.length; i++)
-      this.lines.push(`${name}_bucket${fmtLabels({ ...this.labels, le: String(h.buckets[i]) })} ${h.counts[i]}`);
+      this.lines.push(
+        `${name}_bucket${fmtLabels({ ...this.labels, le: String(h.buckets[i]) })} ${h.counts[i]}`
+      );
     this.lines.push(`${name}_bucket${fmtLabels({ ...this.labels, le: "+Inf" })} ${h.count}`), this.lines.push(`${name}_sum${fmtLabels(this.labels)} ${h.sum}`), this.lines.push(`${name}_count${fmtLabels(this.labels)} ${h.count}`);
   }
   text() {
@@ -36135,7 +36186,10 @@ var Engine = class {
   health(res) {
     let loading = this.loading(), f = this.o.flavor;
     if (f === "freetoken") {
-      let progress = Math.min(1, (performance7.now() - this.startedAt) / 1e3 / Math.max(this.o.loadTimeS, 1e-9));
+      let progress = Math.min(
+        1,
+        (performance7.now() - this.startedAt) / 1e3 / Math.max(this.o.loadTimeS, 1e-9)
+      );
       return this.sendJson(
         res,
         200,
@@ -36216,13 +36270,15 @@ var Engine = class {
   promptOf(body, chat) {
     if (chat) {
       let msgs = body.messages;
-      if (!Array.isArray(msgs) || msgs.length === 0) throw new HttpError(400, "'messages' must be a non-empty array");
+      if (!Array.isArray(msgs) || msgs.length === 0)
+        throw new HttpError(400, "'messages' must be a non-empty array");
       let parts = [];
       for (let m of msgs) {
         let c = m?.content;
         if (typeof c == "string") parts.push(c);
         else if (Array.isArray(c))
-          for (let p2 of c) typeof p2?.text == "string" && parts.push(p2.text);
+          for (let p2 of c)
+            typeof p2?.text == "string" && parts.push(p2.text);
         else throw new HttpError(400, "each message needs a string 'content'");
       }
       return tokenize(parts.join(`
@@ -36242,17 +36298,25 @@ var Engine = class {
   completion(req, res, body, chat) {
     let o = this.o;
     if (typeof body.model != "string") throw new HttpError(400, "'model' is required");
-    if (body.model !== o.model) throw new HttpError(400, `The model \`${body.model}\` does not exist.`, "NotFoundError");
+    if (body.model !== o.model)
+      throw new HttpError(400, `The model \`${body.model}\` does not exist.`, "NotFoundError");
     let promptTokens = this.promptOf(body, chat);
     if (promptTokens.length >= o.maxModelLen)
-      throw new HttpError(400, `prompt of ${promptTokens.length} tokens exceeds max_model_len ${o.maxModelLen}`);
+      throw new HttpError(
+        400,
+        `prompt of ${promptTokens.length} tokens exceeds max_model_len ${o.maxModelLen}`
+      );
     let maxTokens = typeof body.max_tokens == "number" ? body.max_tokens : typeof body.max_completion_tokens == "number" ? body.max_completion_tokens : o.defaultMaxTokens;
-    if (!Number.isInteger(maxTokens) || maxTokens < 1) throw new HttpError(400, "'max_tokens' must be an integer >= 1");
+    if (!Number.isInteger(maxTokens) || maxTokens < 1)
+      throw new HttpError(400, "'max_tokens' must be an integer >= 1");
     if (this.loading()) throw new HttpError(503, "model is still loading", "unavailable_error");
     let seq = ++this.seq, fault = this.pickFault(seq);
-    if (fault !== null && this.countFault(fault), fault === "http500") throw new HttpError(500, "injected fault: internal server error", "internal_error");
-    if (fault === "http503") throw new HttpError(503, "injected fault: service unavailable", "unavailable_error");
-    if (fault === "http429") throw new HttpError(429, "injected fault: too many requests", "rate_limit_error");
+    if (fault !== null && this.countFault(fault), fault === "http500")
+      throw new HttpError(500, "injected fault: internal server error", "internal_error");
+    if (fault === "http503")
+      throw new HttpError(503, "injected fault: service unavailable", "unavailable_error");
+    if (fault === "http429")
+      throw new HttpError(429, "injected fault: too many requests", "rate_limit_error");
     if (o.maxQueue !== null && this.running.size >= o.capacity && this.queue.length >= o.maxQueue)
       throw this.rejected++, new HttpError(o.rejectStatus, "server queue is full", "rate_limit_error");
     let ignoreEos = body.ignore_eos === !0, target = maxTokens;
@@ -36384,10 +36448,11 @@ var Engine = class {
 `);
       if (last && r.fault !== "no_done" && (out += `data: [DONE]
 
-`), res.write(out), r.fault === "reset" && !last && r.emitted >= Math.max(1, Math.floor(r.target / 2))) {
-        this.finish(r, now, !1), res.destroy();
+`), r.fault === "reset" && !last && r.emitted >= Math.max(1, Math.floor(r.target / 2))) {
+        this.finish(r, now, !1), res.write(out, () => res.socket ? res.socket.resetAndDestroy() : res.destroy());
         return;
       }
+      res.write(out);
     }
     if (last) {
       this.finish(r, now, !0);
@@ -36434,20 +36499,107 @@ var Engine = class {
   }
   metrics(res) {
     let f = this.o.flavor, e = new Exposition(f === "llamacpp" ? {} : { model_name: this.o.model }), running = this.running.size, waiting = this.queue.length, kv = this.o.kvTokens > 0 ? this.kvUsed() / this.o.kvTokens : 0;
-    f === "vllm" ? (e.metric("vllm:num_requests_running", "gauge", "Number of requests in model execution batches.", running), e.metric("vllm:num_requests_waiting", "gauge", "Number of requests waiting to be processed.", waiting), e.metric("vllm:kv_cache_usage_perc", "gauge", "KV-cache usage. 1 means 100 percent usage.", kv), e.metric("vllm:prompt_tokens_total", "counter", "Number of prefill tokens processed.", this.promptTotal), e.metric("vllm:generation_tokens_total", "counter", "Number of generation tokens processed.", this.generationTotal), e.metric("vllm:num_preemptions_total", "counter", "Cumulative number of preemption from the engine.", this.preemptions), e.metric("vllm:prefix_cache_queries_total", "counter", "Prefix cache queries, in tokens.", this.cache.queryTokens), e.metric("vllm:prefix_cache_hits_total", "counter", "Prefix cache hits, in tokens.", this.cache.hitTokens), e.metric("vllm:cache_config_info", "gauge", "Information of the LLMEngine CacheConfig", 1, {
+    f === "vllm" ? (e.metric(
+      "vllm:num_requests_running",
+      "gauge",
+      "Number of requests in model execution batches.",
+      running
+    ), e.metric("vllm:num_requests_waiting", "gauge", "Number of requests waiting to be processed.", waiting), e.metric("vllm:kv_cache_usage_perc", "gauge", "KV-cache usage. 1 means 100 percent usage.", kv), e.metric(
+      "vllm:prompt_tokens_total",
+      "counter",
+      "Number of prefill tokens processed.",
+      this.promptTotal
+    ), e.metric(
+      "vllm:generation_tokens_total",
+      "counter",
+      "Number of generation tokens processed.",
+      this.generationTotal
+    ), e.metric(
+      "vllm:num_preemptions_total",
+      "counter",
+      "Cumulative number of preemption from the engine.",
+      this.preemptions
+    ), e.metric(
+      "vllm:prefix_cache_queries_total",
+      "counter",
+      "Prefix cache queries, in tokens.",
+      this.cache.queryTokens
+    ), e.metric(
+      "vllm:prefix_cache_hits_total",
+      "counter",
+      "Prefix cache hits, in tokens.",
+      this.cache.hitTokens
+    ), e.metric("vllm:cache_config_info", "gauge", "Information of the LLMEngine CacheConfig", 1, {
       block_size: String(this.o.blockTokens),
       enable_prefix_caching: String(this.o.prefixCacheTokens > 0)
-    }), e.histogram("vllm:time_to_first_token_seconds", "Histogram of time to first token in seconds.", this.hTtft), e.histogram("vllm:inter_token_latency_seconds", "Histogram of inter-token latency in seconds.", this.hItl), e.histogram("vllm:e2e_request_latency_seconds", "Histogram of e2e request latency in seconds.", this.hE2e), e.histogram("vllm:request_queue_time_seconds", "Histogram of time spent in WAITING phase.", this.hQueue), e.histogram("vllm:request_prefill_time_seconds", "Histogram of time spent in PREFILL phase.", this.hPrefill)) : f === "sglang" ? (e.metric("sglang:num_running_reqs", "gauge", "The number of running requests.", running), e.metric("sglang:num_queue_reqs", "gauge", "The number of requests in the waiting queue.", waiting), e.metric("sglang:token_usage", "gauge", "The token usage.", kv), e.metric("sglang:prompt_tokens_total", "counter", "Number of prefill tokens processed.", this.promptTotal), e.metric("sglang:generation_tokens_total", "counter", "Number of generation tokens processed.", this.generationTotal), e.metric(
+    }), e.histogram(
+      "vllm:time_to_first_token_seconds",
+      "Histogram of time to first token in seconds.",
+      this.hTtft
+    ), e.histogram(
+      "vllm:inter_token_latency_seconds",
+      "Histogram of inter-token latency in seconds.",
+      this.hItl
+    ), e.histogram(
+      "vllm:e2e_request_latency_seconds",
+      "Histogram of e2e request latency in seconds.",
+      this.hE2e
+    ), e.histogram(
+      "vllm:request_queue_time_seconds",
+      "Histogram of time spent in WAITING phase.",
+      this.hQueue
+    ), e.histogram(
+      "vllm:request_prefill_time_seconds",
+      "Histogram of time spent in PREFILL phase.",
+      this.hPrefill
+    )) : f === "sglang" ? (e.metric("sglang:num_running_reqs", "gauge", "The number of running requests.", running), e.metric("sglang:num_queue_reqs", "gauge", "The number of requests in the waiting queue.", waiting), e.metric("sglang:token_usage", "gauge", "The token usage.", kv), e.metric(
+      "sglang:prompt_tokens_total",
+      "counter",
+      "Number of prefill tokens processed.",
+      this.promptTotal
+    ), e.metric(
+      "sglang:generation_tokens_total",
+      "counter",
+      "Number of generation tokens processed.",
+      this.generationTotal
+    ), e.metric(
       "sglang:cache_hit_rate",
       "gauge",
       "The prefix cache hit rate.",
       this.cache.queryTokens ? this.cache.hitTokens / this.cache.queryTokens : 0
-    ), e.histogram("sglang:time_to_first_token_seconds", "Histogram of time to first token in seconds.", this.hTtft), e.histogram("sglang:inter_token_latency_seconds", "Histogram of inter-token latency in seconds.", this.hItl), e.histogram("sglang:e2e_request_latency_seconds", "Histogram of End-to-end request latency in seconds", this.hE2e), e.histogram("sglang:queue_time_seconds", "Histogram of queueing time in seconds.", this.hQueue)) : f === "freetoken" ? (e.metric("freetoken:requests_running", "gauge", "Requests being decoded.", running), e.metric("freetoken:requests_waiting", "gauge", "Requests waiting for a slot.", waiting), e.metric("freetoken:kv_cache_usage_ratio", "gauge", "KV cache usage, 0..1.", kv), e.metric("freetoken:prompt_tokens_total", "counter", "Prompt tokens processed.", this.promptTotal), e.metric("freetoken:generation_tokens_total", "counter", "Tokens generated.", this.generationTotal), e.histogram("freetoken:time_to_first_token_seconds", "Time to first token.", this.hTtft), e.histogram("freetoken:request_queue_time_seconds", "Time spent waiting for a slot.", this.hQueue)) : f === "llamacpp" && (e.metric("llamacpp:requests_processing", "gauge", "Number of requests processing.", running), e.metric("llamacpp:requests_deferred", "gauge", "Number of requests deferred.", waiting), e.metric("llamacpp:kv_cache_usage_ratio", "gauge", "KV-cache usage. 1 means 100 percent usage.", kv), e.metric("llamacpp:kv_cache_tokens", "gauge", "KV-cache tokens.", this.kvUsed()), e.metric("llamacpp:prompt_tokens_total", "counter", "Number of prompt tokens processed.", this.promptTotal), e.metric("llamacpp:tokens_predicted_total", "counter", "Number of generation tokens processed.", this.generationTotal)), e.series(
+    ), e.histogram(
+      "sglang:time_to_first_token_seconds",
+      "Histogram of time to first token in seconds.",
+      this.hTtft
+    ), e.histogram(
+      "sglang:inter_token_latency_seconds",
+      "Histogram of inter-token latency in seconds.",
+      this.hItl
+    ), e.histogram(
+      "sglang:e2e_request_latency_seconds",
+      "Histogram of End-to-end request latency in seconds",
+      this.hE2e
+    ), e.histogram("sglang:queue_time_seconds", "Histogram of queueing time in seconds.", this.hQueue)) : f === "freetoken" ? (e.metric("freetoken:requests_running", "gauge", "Requests being decoded.", running), e.metric("freetoken:requests_waiting", "gauge", "Requests waiting for a slot.", waiting), e.metric("freetoken:kv_cache_usage_ratio", "gauge", "KV cache usage, 0..1.", kv), e.metric("freetoken:prompt_tokens_total", "counter", "Prompt tokens processed.", this.promptTotal), e.metric("freetoken:generation_tokens_total", "counter", "Tokens generated.", this.generationTotal), e.histogram("freetoken:time_to_first_token_seconds", "Time to first token.", this.hTtft), e.histogram("freetoken:request_queue_time_seconds", "Time spent waiting for a slot.", this.hQueue)) : f === "llamacpp" && (e.metric("llamacpp:requests_processing", "gauge", "Number of requests processing.", running), e.metric("llamacpp:requests_deferred", "gauge", "Number of requests deferred.", waiting), e.metric("llamacpp:kv_cache_usage_ratio", "gauge", "KV-cache usage. 1 means 100 percent usage.", kv), e.metric("llamacpp:kv_cache_tokens", "gauge", "KV-cache tokens.", this.kvUsed()), e.metric(
+      "llamacpp:prompt_tokens_total",
+      "counter",
+      "Number of prompt tokens processed.",
+      this.promptTotal
+    ), e.metric(
+      "llamacpp:tokens_predicted_total",
+      "counter",
+      "Number of generation tokens processed.",
+      this.generationTotal
+    )), e.series(
       "tokenbench_mock_faults_total",
       "counter",
       "Faults injected by the mock, by kind.",
       Object.entries(this.faultCounts).map(([kind, n]) => [{ kind }, n])
-    ), e.metric("tokenbench_mock_rejected_total", "counter", "Requests rejected because the queue was full.", this.rejected);
+    ), e.metric(
+      "tokenbench_mock_rejected_total",
+      "counter",
+      "Requests rejected because the queue was full.",
+      this.rejected
+    );
     let s = e.text();
     res.writeHead(200, { "content-type": "text/plain; version=0.0.4; charset=utf-8" }), res.end(s);
   }
@@ -36464,7 +36616,8 @@ async function readJson(req) {
   } catch {
     throw new HttpError(400, "request body is not valid JSON");
   }
-  if (v === null || typeof v != "object" || Array.isArray(v)) throw new HttpError(400, "request body must be a JSON object");
+  if (v === null || typeof v != "object" || Array.isArray(v))
+    throw new HttpError(400, "request body must be a JSON object");
   return v;
 }
 
@@ -36546,9 +36699,21 @@ function mockOptionsFrom(argv) {
     capacity: num2(v, "capacity", d.capacity, positiveInt, "a positive integer"),
     maxQueue: num2(v, "max-queue", d.maxQueue, nonNegInt, "a non-negative integer"),
     rejectStatus: reject,
-    itlGrowthPerRunning: num2(v, "itl-growth-per-running", d.itlGrowthPerRunning, nonNeg, "a non-negative number"),
+    itlGrowthPerRunning: num2(
+      v,
+      "itl-growth-per-running",
+      d.itlGrowthPerRunning,
+      nonNeg,
+      "a non-negative number"
+    ),
     kvTokens: num2(v, "kv-tokens", d.kvTokens, nonNegInt, "a non-negative integer"),
-    prefixCacheTokens: num2(v, "prefix-cache-tokens", d.prefixCacheTokens, nonNegInt, "a non-negative integer"),
+    prefixCacheTokens: num2(
+      v,
+      "prefix-cache-tokens",
+      d.prefixCacheTokens,
+      nonNegInt,
+      "a non-negative integer"
+    ),
     blockTokens: d.blockTokens,
     meanOutputTokens: num2(v, "mean-output-tokens", d.meanOutputTokens, positive, "a positive number"),
     defaultMaxTokens: d.defaultMaxTokens,
@@ -36589,7 +36754,10 @@ async function httpCall(url2, opts = {}) {
   try {
     let res = await (0, import_undici2.request)(url2, {
       method: opts.method ?? "GET",
-      headers: { ...opts.body !== void 0 ? { "content-type": "application/json" } : {}, ...opts.headers },
+      headers: {
+        ...opts.body !== void 0 ? { "content-type": "application/json" } : {},
+        ...opts.headers
+      },
       ...opts.body !== void 0 ? { body: JSON.stringify(opts.body) } : {},
       headersTimeout: opts.timeoutMs ?? 1e4,
       bodyTimeout: opts.timeoutMs ?? 1e4
@@ -36602,7 +36770,13 @@ async function httpCall(url2, opts = {}) {
     return { status: res.statusCode, text, json: json2, error: null, elapsedMs: performance.now() - t0 };
   } catch (err) {
     let e = err;
-    return { status: null, text: null, json: null, error: `${e.code ?? e.name}: ${e.message}`, elapsedMs: performance.now() - t0 };
+    return {
+      status: null,
+      text: null,
+      json: null,
+      error: `${e.code ?? e.name}: ${e.message}`,
+      elapsedMs: performance.now() - t0
+    };
   }
 }
 async function discoverModel(baseUrl, headers) {
@@ -36749,9 +36923,11 @@ async function sweepCommand(argv) {
   if (config2.mode === "open" && config2.requests_per_level === null && config2.duration_s === null)
     throw new UsageError("open loop needs --requests or --duration");
   let model = await resolveModel(conn), stop = !1, onSig = () => {
-    stop && process.exit(130), stop = !0, process.stderr.write(`
+    stop && process.exit(130), stop = !0, process.stderr.write(
+      `
 interrupted: finishing the level in progress is abandoned; finished levels are saved
-`);
+`
+    );
   };
   process.on("SIGINT", onSig), process.on("SIGTERM", onSig);
   let progress = progressPrinter(quiet), doc = await runSweep({
@@ -36772,8 +36948,10 @@ interrupted: finishing the level in progress is abandoned; finished levels are s
   if (process.off("SIGINT", onSig), process.off("SIGTERM", onSig), process.stdout.write(`${markdownTable(doc.levels)}
 `), out !== null) {
     let p = outputPaths(out);
-    process.stderr.write(`wrote ${p.json}, ${p.csv}, ${p.md}${records === "file" ? `, ${p.requestsFile}` : ""}
-`);
+    process.stderr.write(
+      `wrote ${p.json}, ${p.csv}, ${p.md}${records === "file" ? `, ${p.requestsFile}` : ""}
+`
+    );
   }
   if (stop) return 130;
   let measured = doc.levels.reduce((n, l) => n + l.requests, 0), ok = doc.levels.reduce((n, l) => n + l.ok, 0);

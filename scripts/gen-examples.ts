@@ -1,7 +1,8 @@
 // Regenerates schema/examples/*.json from real runs against the mock (run by hand: the examples
 // are committed so readers see real documents; tests validate them against schema v1).
-import { start } from "../src/mock/index.ts";
+
 import { runSweep } from "../src/core/sweep.ts";
+import { start } from "../src/mock/index.ts";
 import type { SweepConfig } from "../src/schema/v1.ts";
 
 const mock = await start({ ttftMs: 30, itlMs: 5, capacity: 2 });

@@ -623,12 +623,13 @@ class Engine {
         }
       }
       if (last && r.fault !== "no_done") out += "data: [DONE]\n\n";
-      res.write(out);
       if (r.fault === "reset" && !last && r.emitted >= Math.max(1, Math.floor(r.target / 2))) {
+        // Flush what was generated so far, then drop the connection with a TCP RST.
         this.finish(r, now, false);
-        res.destroy();
+        res.write(out, () => (res.socket ? res.socket.resetAndDestroy() : res.destroy()));
         return;
       }
+      res.write(out);
     }
     if (last) {
       this.finish(r, now, true);

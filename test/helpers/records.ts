@@ -1,7 +1,9 @@
 import type { RequestRecord } from "../../src/schema/v1.ts";
 
 /** A hand-built request record: events at the given times (ms from origin). */
-export function rec(p: Partial<RequestRecord> & { send_ms: number; events?: number[]; completion?: number }): RequestRecord {
+export function rec(
+  p: Partial<RequestRecord> & { send_ms: number; events?: number[]; completion?: number },
+): RequestRecord {
   const events = p.events ?? [];
   return {
     id: p.id ?? 0,

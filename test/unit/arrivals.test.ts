@@ -11,7 +11,9 @@ describe("arrival processes", () => {
   });
 
   it("constant arrivals are exactly 1000/rate apart, starting at 0", () => {
-    expect(arrivalOffsetsMs({ kind: "constant", rateRps: 4, burstiness: 1, seed: 1, count: 4 })).toEqual([0, 250, 500, 750]);
+    expect(arrivalOffsetsMs({ kind: "constant", rateRps: 4, burstiness: 1, seed: 1, count: 4 })).toEqual([
+      0, 250, 500, 750,
+    ]);
   });
 
   it("poisson and gamma keep the mean rate; gamma < 1 is burstier", () => {

@@ -18,7 +18,8 @@ function files(dir: string): string[] {
 
 function imports(file: string): { spec: string; resolved: string | null }[] {
   const src = readFileSync(file, "utf8");
-  const re = /(?:import|export)\s[^'"]*?from\s*["']([^"']+)["']|import\(\s*["']([^"']+)["']\s*\)|import\s+["']([^"']+)["']/g;
+  const re =
+    /(?:import|export)\s[^'"]*?from\s*["']([^"']+)["']|import\(\s*["']([^"']+)["']\s*\)|import\s+["']([^"']+)["']/g;
   const out: { spec: string; resolved: string | null }[] = [];
   for (let m = re.exec(src); m !== null; m = re.exec(src)) {
     const spec = (m[1] ?? m[2] ?? m[3])!;
@@ -28,15 +29,44 @@ function imports(file: string): { spec: string; resolved: string | null }[] {
 }
 
 const NODE_BUILTINS = new Set([
-  "assert", "buffer", "child_process", "cluster", "crypto", "dgram", "dns", "events", "fs", "http", "http2", "https",
-  "module", "net", "os", "path", "perf_hooks", "process", "querystring", "readline", "stream", "string_decoder",
-  "timers", "tls", "tty", "url", "util", "v8", "vm", "worker_threads", "zlib",
+  "assert",
+  "buffer",
+  "child_process",
+  "cluster",
+  "crypto",
+  "dgram",
+  "dns",
+  "events",
+  "fs",
+  "http",
+  "http2",
+  "https",
+  "module",
+  "net",
+  "os",
+  "path",
+  "perf_hooks",
+  "process",
+  "querystring",
+  "readline",
+  "stream",
+  "string_decoder",
+  "timers",
+  "tls",
+  "tty",
+  "url",
+  "util",
+  "v8",
+  "vm",
+  "worker_threads",
+  "zlib",
 ]);
 
 function violations(dir: string, bad: (spec: string, resolved: string | null) => boolean): string[] {
   const out: string[] = [];
   for (const f of files(dir)) {
-    for (const i of imports(f)) if (bad(i.spec, i.resolved)) out.push(`${relative(ROOT, f)} imports ${i.spec}`);
+    for (const i of imports(f))
+      if (bad(i.spec, i.resolved)) out.push(`${relative(ROOT, f)} imports ${i.spec}`);
   }
   return out;
 }
@@ -47,7 +77,9 @@ describe("import boundaries", () => {
   });
 
   it("src/core never imports @actions/* or hono", () => {
-    expect(violations("src/core", (s) => s.startsWith("@actions/") || s === "hono" || s.startsWith("hono/"))).toEqual([]);
+    expect(
+      violations("src/core", (s) => s.startsWith("@actions/") || s === "hono" || s.startsWith("hono/")),
+    ).toEqual([]);
   });
 
   it("src/core never imports the mock", () => {
@@ -56,12 +88,16 @@ describe("import boundaries", () => {
 
   it("src/mock shares no code with src/core (nor schema, cli)", () => {
     expect(
-      violations("src/mock", (s, r) => (r !== null ? !r.startsWith("src/mock") : !s.startsWith("node:") && !NODE_BUILTINS.has(s))),
+      violations("src/mock", (s, r) =>
+        r !== null ? !r.startsWith("src/mock") : !s.startsWith("node:") && !NODE_BUILTINS.has(s),
+      ),
     ).toEqual([]);
   });
 
   it("src/schema imports nothing but zod", () => {
-    expect(violations("src/schema", (s, r) => (r !== null ? !r.startsWith("src/schema") : s !== "zod"))).toEqual([]);
+    expect(
+      violations("src/schema", (s, r) => (r !== null ? !r.startsWith("src/schema") : s !== "zod")),
+    ).toEqual([]);
   });
 
   it("src/worker (when present) imports no Node built-ins", () => {

@@ -1,5 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { aggregateLevel, deriveRequest, meetsSlo, openLoopStats, peakInFlight } from "../../src/core/metrics.ts";
+import {
+  aggregateLevel,
+  deriveRequest,
+  meetsSlo,
+  openLoopStats,
+  peakInFlight,
+} from "../../src/core/metrics.ts";
 import { percentile, summarize } from "../../src/core/stats.ts";
 import { rec } from "../helpers/records.ts";
 
@@ -23,7 +29,16 @@ describe("percentiles (Hyndman-Fan type 7)", () => {
 
   it("summarize reports n, mean, min, max and nulls for no samples", () => {
     expect(summarize([3, 1, 2])).toMatchObject({ n: 3, mean: 2, min: 1, max: 3, p50: 2 });
-    expect(summarize([])).toEqual({ n: 0, mean: null, min: null, max: null, p50: null, p90: null, p95: null, p99: null });
+    expect(summarize([])).toEqual({
+      n: 0,
+      mean: null,
+      min: null,
+      max: null,
+      p50: null,
+      p90: null,
+      p95: null,
+      p99: null,
+    });
   });
 });
 
@@ -37,7 +52,8 @@ describe("per-request formulas", () => {
     expect(d.e2eMs).toBe(90);
     expect(d.e2eStreamMs).toBe(95);
   });
-  it("TPOT divides by usage.completion_tokens - 1, never by chunks", () => expect(d.tpotMs).toBeCloseTo(40 / 6, 12));
+  it("TPOT divides by usage.completion_tokens - 1, never by chunks", () =>
+    expect(d.tpotMs).toBeCloseTo(40 / 6, 12));
   it("decode tok/s = (completion_tokens - 1) / (last - first) in seconds", () =>
     expect(d.decodeTokS).toBeCloseTo(6 / 0.04, 9));
   it("tokens per chunk = completion_tokens / content events", () => expect(d.tokensPerChunk).toBe(7 / 4));
@@ -76,10 +92,24 @@ describe("level aggregation", () => {
     rec({ id: 1, send_ms: 0, events: [10, 20, 30], end_ms: 31 }),
     rec({ id: 2, send_ms: 0, events: [40, 45, 50], end_ms: 51 }),
     rec({ id: 3, send_ms: 31, events: [41, 51, 61], end_ms: 100 }),
-    rec({ id: 4, send_ms: 60, events: [70], end_ms: 80, error: { code: "missing_usage", message: "x" }, usage: null }),
+    rec({
+      id: 4,
+      send_ms: 60,
+      events: [70],
+      end_ms: 80,
+      error: { code: "missing_usage", message: "x" },
+      usage: null,
+    }),
     rec({ id: 5, send_ms: -50, events: [-40, -30], end_ms: -29, warmup: true }),
   ];
-  const a = aggregateLevel({ level: 2, mode: "closed", concurrency: 2, records, warmupRequests: 1, slo: { ttft_ms: 25, tpot_ms: null, e2e_ms: null } });
+  const a = aggregateLevel({
+    level: 2,
+    mode: "closed",
+    concurrency: 2,
+    records,
+    warmupRequests: 1,
+    slo: { ttft_ms: 25, tpot_ms: null, e2e_ms: null },
+  });
 
   it("excludes warmup, counts errors by code", () => {
     expect(a.requests).toBe(4);

@@ -1,0 +1,56 @@
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { performance } from "node:perf_hooks";
+import type { RequestSpec } from "../../src/core/client.ts";
+import { StreamClient } from "../../src/core/client.ts";
+
+/** A real HTTP server on 127.0.0.1 with a test-supplied handler. */
+export async function rawServer(
+  handler: (req: http.IncomingMessage, res: http.ServerResponse) => void,
+): Promise<{ url: string; close: () => Promise<void> }> {
+  const srv = http.createServer(handler);
+  await new Promise<void>((r) => srv.listen(0, "127.0.0.1", () => r()));
+  const port = (srv.address() as AddressInfo).port;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    close: () =>
+      new Promise<void>((r) => {
+        srv.closeAllConnections();
+        srv.close(() => r());
+      }),
+  };
+}
+
+export function client(baseUrl: string, over: Partial<ConstructorParameters<typeof StreamClient>[0]> = {}) {
+  return new StreamClient({
+    baseUrl,
+    api: "chat",
+    model: "mock-model",
+    apiKey: null,
+    headers: {},
+    timeoutS: 10,
+    ignoreEos: true,
+    extraBody: {},
+    originMs: performance.now(),
+    ...over,
+  });
+}
+
+let ids = 0;
+export function spec(over: Partial<RequestSpec> = {}): RequestSpec {
+  return {
+    id: ids++,
+    level: 1,
+    warmup: false,
+    prompt: "tell me a story about the sea",
+    maxTokens: 8,
+    promptTokensRequested: 7,
+    intendedSendAbsMs: null,
+    ...over,
+  };
+}
+
+export function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)]!;
+}
