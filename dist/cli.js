@@ -34281,7 +34281,9 @@ var SCHEMA_VERSION = 1, num = external_exports.number(), nullableNum = external_
   http_status: external_exports.number().int().nullable(),
   error: RequestError.nullable(),
   /** Server-side send timestamps (mock `x-tokenbench-server-ts`), when the server provides them. */
-  server_event_times_ms: external_exports.array(num).optional()
+  server_event_times_ms: external_exports.array(num).optional(),
+  /** When the server received the request, on the same clock (mock `tokenbench_server_arrival_ts_ms`). */
+  server_arrival_ms: num.optional()
 }), SloConfig = external_exports.object({
   ttft_ms: nullableNum,
   tpot_ms: nullableNum,
@@ -34508,7 +34510,8 @@ function interpretChunk(obj) {
     finishReason: null,
     usage: null,
     errorMessage: null,
-    serverTsMs: null
+    serverTsMs: null,
+    serverArrivalTsMs: null
   };
   if (obj === null || typeof obj != "object" || Array.isArray(obj))
     return info.errorMessage = "chunk is not a JSON object", info;
@@ -34533,7 +34536,7 @@ function interpretChunk(obj) {
       cached: details && typeof details == "object" ? intOrNull(details.cached_tokens) : null
     };
   }
-  return typeof o.tokenbench_server_ts_ms == "number" && (info.serverTsMs = o.tokenbench_server_ts_ms), info;
+  return typeof o.tokenbench_server_ts_ms == "number" && (info.serverTsMs = o.tokenbench_server_ts_ms), typeof o.tokenbench_server_arrival_ts_ms == "number" && (info.serverArrivalTsMs = o.tokenbench_server_arrival_ts_ms), info;
 }
 
 // src/core/errors.ts
@@ -34675,7 +34678,7 @@ var StreamClient = class {
   stream(spec, onSent) {
     let cfg = this.cfg, origin = cfg.originMs, body = JSON.stringify(buildRequestBody(cfg, spec));
     return new Promise((resolve) => {
-      let eventTimes = [], eventChars = [], serverTimes, eventCount = 0, now = 0, headersMs = null, status = null, finishReason = null, usage = null, error62 = null, done = !1, errBody = "", sse = !0, timedOut = !1, finished = !1, controller = null, setError = (code, message) => {
+      let eventTimes = [], eventChars = [], serverTimes, serverArrival, eventCount = 0, now = 0, headersMs = null, status = null, finishReason = null, usage = null, error62 = null, done = !1, errBody = "", sse = !0, timedOut = !1, finished = !1, controller = null, setError = (code, message) => {
         error62 === null && (error62 = { code, message: message.slice(0, 1e3) });
       }, parser = new SseParser((ev) => {
         if (ev.data === "[DONE]") {
@@ -34698,7 +34701,7 @@ var StreamClient = class {
           prompt_tokens: info.usage.prompt,
           completion_tokens: info.usage.completion,
           cached_tokens: info.usage.cached
-        }), info.finishReason !== null && (finishReason = info.finishReason), info.contentChars > 0 && (eventTimes.push(now - origin), eventChars.push(info.contentChars), info.serverTsMs !== null && (serverTimes ??= [], serverTimes.push(info.serverTsMs - this.hrtimeOffsetMs - origin)));
+        }), info.finishReason !== null && (finishReason = info.finishReason), info.contentChars > 0 && (eventTimes.push(now - origin), eventChars.push(info.contentChars), info.serverTsMs !== null && (serverTimes ??= [], serverTimes.push(info.serverTsMs - this.hrtimeOffsetMs - origin)), info.serverArrivalTsMs !== null && (serverArrival = info.serverArrivalTsMs - this.hrtimeOffsetMs - origin));
       }), sendAbs = performance2.now(), timer = setTimeout(() => {
         timedOut = !0, controller?.abort(new Error(`request exceeded --timeout-s ${cfg.timeoutS}`));
       }, cfg.timeoutS * 1e3), finish = () => {
@@ -34726,7 +34729,7 @@ var StreamClient = class {
           http_status: status,
           error: error62
         };
-        serverTimes !== void 0 && (rec.server_event_times_ms = serverTimes), resolve(rec);
+        serverTimes !== void 0 && (rec.server_event_times_ms = serverTimes), serverArrival !== void 0 && (rec.server_arrival_ms = serverArrival), resolve(rec);
       }, handler = {
         onRequestStart(c) {
           controller = c;
@@ -36131,11 +36134,11 @@ var Engine = class {
     this.faultCounts[kind] = (this.faultCounts[kind] ?? 0) + 1;
   }
   async handle(req, res) {
-    let url2 = (req.url ?? "/").split("?")[0], f = this.o.flavor, method = req.method ?? "GET";
+    let arrival = performance7.now(), arrivalHr = hrMs(), url2 = (req.url ?? "/").split("?")[0], f = this.o.flavor, method = req.method ?? "GET";
     try {
       if (method === "POST" && (url2 === "/v1/chat/completions" || url2 === "/v1/completions")) {
         let body = await readJson(req);
-        return this.completion(req, res, body, url2 === "/v1/chat/completions");
+        return this.completion(req, res, body, url2 === "/v1/chat/completions", arrival, arrivalHr);
       }
       if (method === "GET" && url2 === "/mock/stats") return this.sendJson(res, 200, this.stats());
       if (f === "minimal") throw new HttpError(404, `no route ${method} ${url2}`, "not_found_error");
@@ -36295,7 +36298,7 @@ var Engine = class {
       if (f.every !== null && seq % f.every === 0 || f.rate !== null && this.faultRand() < f.rate) return f.kind;
     return null;
   }
-  completion(req, res, body, chat) {
+  completion(req, res, body, chat, arrival, arrivalHr) {
     let o = this.o;
     if (typeof body.model != "string") throw new HttpError(400, "'model' is required");
     if (body.model !== o.model)
@@ -36339,7 +36342,8 @@ var Engine = class {
       maxTokens,
       emitted: 0,
       fault,
-      tArrive: now,
+      tArrive: arrival,
+      tArriveHr: arrivalHr,
       tAdmit: 0,
       tFirst: 0,
       tLast: 0,
@@ -36400,7 +36404,7 @@ var Engine = class {
   }
   contentChunk(r, text, finish, usage, ts) {
     let choice = r.chat ? `{"index":0,"delta":{"content":${JSON.stringify(text)}},"logprobs":null,"finish_reason":${finish === null ? "null" : `"${finish}"`}}` : `{"index":0,"text":${JSON.stringify(text)},"logprobs":null,"finish_reason":${finish === null ? "null" : `"${finish}"`}}`, s = `data: ${this.chunkPrefix(r)}[${choice}]`;
-    return usage !== null && (s += `,"usage":${usage}`), ts !== null && (s += `,"tokenbench_server_ts_ms":${ts}`), `${s}}
+    return usage !== null && (s += `,"usage":${usage}`), ts !== null && (s += `,"tokenbench_server_ts_ms":${ts}`, r.emitted <= this.o.tokensPerChunk && (s += `,"tokenbench_server_arrival_ts_ms":${r.tArriveHr}`)), `${s}}
 
 `;
   }
@@ -36412,55 +36416,70 @@ var Engine = class {
     };
     return (f === "freetoken" || f === "sglang") && r.cachedTokens === 0 || (u.prompt_tokens_details = { cached_tokens: r.cachedTokens }), JSON.stringify(u);
   }
+  /**
+   * Emit the event due at `scheduled`, and every later event of this stream that is already due
+   * (zero or tiny ITL, or after a stall in the event loop), in one socket write.
+   */
   emit(r, scheduled, gen) {
-    if (r.state !== "running" || r.gen !== gen) return;
-    let o = this.o, now = performance7.now();
+    let out = "", t = scheduled;
+    for (; ; ) {
+      let now = performance7.now(), step = this.step(r, t, now);
+      if (out += step.out, step.reset) {
+        let res = r.res;
+        this.finish(r, now, !1), res.write(out, () => res.socket ? res.socket.resetAndDestroy() : res.destroy());
+        return;
+      }
+      if (step.last) {
+        out && r.stream && r.res.write(out), this.finish(r, now, !0);
+        return;
+      }
+      this.enforceKv();
+      let next = t + this.itl() + step.extraDelayMs;
+      if (r.state !== "running" || r.gen !== gen || next > performance7.now()) {
+        out && r.stream && r.res.write(out), r.state === "running" && r.gen === gen && this.timers.at(next, () => this.emit(r, next, gen));
+        return;
+      }
+      t = next;
+    }
+  }
+  /** One stream event: bookkeeping and its SSE text (nothing written here). */
+  step(r, scheduled, now) {
+    let o = this.o;
     this.lateness.length < 1e6 && this.lateness.push(now - scheduled);
     let k = Math.min(o.tokensPerChunk, r.target - r.emitted), text = "";
     for (let i = 0; i < k; i++) text += ` ${VOCAB[(r.emitted + i + r.seq) % VOCAB.length]}`;
     let first = r.emitted === 0;
     r.emitted += k, this.generationTotal += k, this.events++, first ? (r.tFirst = now, this.hTtft.observe((now - r.tArrive) / 1e3)) : this.hItl.observe((now - r.tLast) / 1e3), r.tLast = now;
-    let last = r.emitted >= r.target;
+    let last = r.emitted >= r.target, half = Math.floor(r.target / 2), crossedHalf = r.emitted >= half && r.emitted - k < half, extraDelayMs = r.fault === "stall" && crossedHalf ? o.stallS * 1e3 : 0;
     if (!r.stream)
-      r.text.push(text);
-    else {
-      let res = r.res, ts = r.serverTs ? hrMs() : null, out = "";
-      first && !r.roleSent && (r.roleSent = !0, out += this.roleChunk(r)), r.fault === "malformed" && r.emitted > r.target / 2 && r.emitted - k <= r.target / 2 && (out += `data: {"choices": [{"delta": {"content": "oops"
+      return r.text.push(text), { out: "", last, reset: !1, extraDelayMs };
+    let ts = r.serverTs ? hrMs() : null, out = "";
+    first && !r.roleSent && (r.roleSent = !0, out += this.roleChunk(r)), r.fault === "malformed" && r.emitted > r.target / 2 && r.emitted - k <= r.target / 2 && (out += `data: {"choices": [{"delta": {"content": "oops"
 
 `);
-      let finish = last ? r.target < r.maxTokens ? "stop" : "length" : null, f = o.flavor;
-      if (last && f === "sglang" && r.includeUsage && r.fault !== "no_usage")
-        out += this.contentChunk(r, text, finish, this.usageJson(r), ts);
-      else if (last && f === "llamacpp") {
-        out += this.contentChunk(r, text, null, null, ts);
-        let usage = r.includeUsage && r.fault !== "no_usage" ? this.usageJson(r) : null, timings = JSON.stringify({
-          prompt_n: r.promptTokens.length - r.cachedTokens,
-          prompt_ms: r.tFirst - r.tAdmit,
-          predicted_n: r.emitted,
-          predicted_ms: now - r.tFirst
-        }), fin = `data: ${this.chunkPrefix(r)}[{"index":0,"delta":{},"logprobs":null,"finish_reason":"${finish}"}]`;
-        usage !== null && (fin += `,"usage":${usage}`), out += `${fin},"timings":${timings}}
+    let finish = last ? r.target < r.maxTokens ? "stop" : "length" : null, f = o.flavor;
+    if (last && f === "sglang" && r.includeUsage && r.fault !== "no_usage")
+      out += this.contentChunk(r, text, finish, this.usageJson(r), ts);
+    else if (last && f === "llamacpp") {
+      out += this.contentChunk(r, text, null, null, ts);
+      let usage = r.includeUsage && r.fault !== "no_usage" ? this.usageJson(r) : null, timings = JSON.stringify({
+        prompt_n: r.promptTokens.length - r.cachedTokens,
+        prompt_ms: r.tFirst - r.tAdmit,
+        predicted_n: r.emitted,
+        predicted_ms: now - r.tFirst
+      }), fin = `data: ${this.chunkPrefix(r)}[{"index":0,"delta":{},"logprobs":null,"finish_reason":"${finish}"}]`;
+      usage !== null && (fin += `,"usage":${usage}`), out += `${fin},"timings":${timings}}
 
 `;
-      } else
-        out += this.contentChunk(r, text, finish, null, ts), last && r.includeUsage && r.fault !== "no_usage" && (out += `data: ${this.chunkPrefix(r)}[],"usage":${this.usageJson(r)}}
+    } else
+      out += this.contentChunk(r, text, finish, null, ts), last && r.includeUsage && r.fault !== "no_usage" && (out += `data: ${this.chunkPrefix(r)}[],"usage":${this.usageJson(r)}}
 
 `);
-      if (last && r.fault !== "no_done" && (out += `data: [DONE]
+    last && r.fault !== "no_done" && (out += `data: [DONE]
 
-`), r.fault === "reset" && !last && r.emitted >= Math.max(1, Math.floor(r.target / 2))) {
-        this.finish(r, now, !1), res.write(out, () => res.socket ? res.socket.resetAndDestroy() : res.destroy());
-        return;
-      }
-      res.write(out);
-    }
-    if (last) {
-      this.finish(r, now, !0);
-      return;
-    }
-    if (this.enforceKv(), r.state !== "running" || r.gen !== gen) return;
-    let next = scheduled + this.itl();
-    r.fault === "stall" && r.emitted >= Math.floor(r.target / 2) && r.emitted - k < Math.floor(r.target / 2) && (next += o.stallS * 1e3), this.timers.at(next, () => this.emit(r, next, gen));
+`);
+    let reset = r.fault === "reset" && !last && r.emitted >= Math.max(1, half);
+    return { out, last, reset, extraDelayMs };
   }
   /** Over the KV budget: preempt the most recently admitted request (recompute policy). */
   enforceKv() {

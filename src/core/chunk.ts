@@ -10,6 +10,7 @@ export interface ChunkInfo {
   usage: { prompt: number | null; completion: number | null; cached: number | null } | null;
   errorMessage: string | null;
   serverTsMs: number | null;
+  serverArrivalTsMs: number | null;
 }
 
 function strLen(v: unknown): number {
@@ -27,6 +28,7 @@ export function interpretChunk(obj: unknown): ChunkInfo {
     usage: null,
     errorMessage: null,
     serverTsMs: null,
+    serverArrivalTsMs: null,
   };
   if (obj === null || typeof obj !== "object" || Array.isArray(obj)) {
     info.errorMessage = "chunk is not a JSON object";
@@ -63,5 +65,7 @@ export function interpretChunk(obj: unknown): ChunkInfo {
     };
   }
   if (typeof o.tokenbench_server_ts_ms === "number") info.serverTsMs = o.tokenbench_server_ts_ms;
+  if (typeof o.tokenbench_server_arrival_ts_ms === "number")
+    info.serverArrivalTsMs = o.tokenbench_server_arrival_ts_ms;
   return info;
 }

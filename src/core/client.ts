@@ -121,6 +121,7 @@ export class StreamClient {
       const eventTimes: number[] = [];
       const eventChars: number[] = [];
       let serverTimes: number[] | undefined;
+      let serverArrival: number | undefined;
       let eventCount = 0;
       let now = 0;
       let headersMs: number | null = null;
@@ -173,6 +174,8 @@ export class StreamClient {
             serverTimes ??= [];
             serverTimes.push(info.serverTsMs - this.hrtimeOffsetMs - origin);
           }
+          if (info.serverArrivalTsMs !== null)
+            serverArrival = info.serverArrivalTsMs - this.hrtimeOffsetMs - origin;
         }
       });
 
@@ -217,6 +220,7 @@ export class StreamClient {
           error,
         };
         if (serverTimes !== undefined) rec.server_event_times_ms = serverTimes;
+        if (serverArrival !== undefined) rec.server_arrival_ms = serverArrival;
         resolve(rec);
       };
 

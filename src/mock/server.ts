@@ -45,6 +45,8 @@ interface Req {
   emitted: number;
   fault: FaultKind | null;
   tArrive: number;
+  /** Arrival on the system monotonic clock (process.hrtime), for cross-process comparison. */
+  tArriveHr: number;
   tAdmit: number;
   tFirst: number;
   tLast: number;
@@ -196,13 +198,16 @@ class Engine {
   }
 
   async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    // Arrival = request headers parsed, before the body is read (as a server's own clock sees it).
+    const arrival = performance.now();
+    const arrivalHr = hrMs();
     const url = (req.url ?? "/").split("?")[0]!;
     const f = this.o.flavor;
     const method = req.method ?? "GET";
     try {
       if (method === "POST" && (url === "/v1/chat/completions" || url === "/v1/completions")) {
         const body = await readJson(req);
-        return this.completion(req, res, body, url === "/v1/chat/completions");
+        return this.completion(req, res, body, url === "/v1/chat/completions", arrival, arrivalHr);
       }
       if (method === "GET" && url === "/mock/stats") return this.sendJson(res, 200, this.stats());
       if (f === "minimal") throw new HttpError(404, `no route ${method} ${url}`, "not_found_error");
@@ -386,6 +391,8 @@ class Engine {
     res: ServerResponse,
     body: Record<string, unknown>,
     chat: boolean,
+    arrival: number,
+    arrivalHr: number,
   ): void {
     const o = this.o;
     if (typeof body.model !== "string") throw new HttpError(400, "'model' is required");
@@ -444,7 +451,8 @@ class Engine {
       maxTokens,
       emitted: 0,
       fault,
-      tArrive: now,
+      tArrive: arrival,
+      tArriveHr: arrivalHr,
       tAdmit: 0,
       tFirst: 0,
       tLast: 0,
@@ -549,7 +557,10 @@ class Engine {
       : `{"index":0,"text":${JSON.stringify(text)},"logprobs":null,"finish_reason":${finish === null ? "null" : `"${finish}"`}}`;
     let s = `data: ${this.chunkPrefix(r)}[${choice}]`;
     if (usage !== null) s += `,"usage":${usage}`;
-    if (ts !== null) s += `,"tokenbench_server_ts_ms":${ts}`;
+    if (ts !== null) {
+      s += `,"tokenbench_server_ts_ms":${ts}`;
+      if (r.emitted <= this.o.tokensPerChunk) s += `,"tokenbench_server_arrival_ts_ms":${r.tArriveHr}`;
+    }
     return `${s}}\n\n`;
   }
 
@@ -567,11 +578,48 @@ class Engine {
     return JSON.stringify(u);
   }
 
+  /**
+   * Emit the event due at `scheduled`, and every later event of this stream that is already due
+   * (zero or tiny ITL, or after a stall in the event loop), in one socket write.
+   */
   private emit(r: Req, scheduled: number, gen: number): void {
-    if (r.state !== "running" || r.gen !== gen) return;
+    let out = "";
+    let t = scheduled;
+    for (;;) {
+      const now = performance.now();
+      const step = this.step(r, t, now);
+      out += step.out;
+      if (step.reset) {
+        // Flush what was generated so far, then drop the connection with a TCP RST.
+        const res = r.res;
+        this.finish(r, now, false);
+        res.write(out, () => (res.socket ? res.socket.resetAndDestroy() : res.destroy()));
+        return;
+      }
+      if (step.last) {
+        if (out && r.stream) r.res.write(out);
+        this.finish(r, now, true);
+        return;
+      }
+      this.enforceKv();
+      const next = t + this.itl() + step.extraDelayMs;
+      if (r.state !== "running" || r.gen !== gen || next > performance.now()) {
+        if (out && r.stream) r.res.write(out);
+        if (r.state === "running" && r.gen === gen) this.timers.at(next, () => this.emit(r, next, gen));
+        return;
+      }
+      t = next;
+    }
+  }
+
+  /** One stream event: bookkeeping and its SSE text (nothing written here). */
+  private step(
+    r: Req,
+    scheduled: number,
+    now: number,
+  ): { out: string; last: boolean; reset: boolean; extraDelayMs: number } {
     const o = this.o;
-    const now = performance.now();
-    this.lateness.length < 1_000_000 && this.lateness.push(now - scheduled);
+    if (this.lateness.length < 1_000_000) this.lateness.push(now - scheduled);
     const k = Math.min(o.tokensPerChunk, r.target - r.emitted);
     let text = "";
     for (let i = 0; i < k; i++) text += ` ${VOCAB[(r.emitted + i + r.seq) % VOCAB.length]}`;
@@ -587,65 +635,47 @@ class Engine {
     }
     r.tLast = now;
     const last = r.emitted >= r.target;
+    const half = Math.floor(r.target / 2);
+    const crossedHalf = r.emitted >= half && r.emitted - k < half;
+    const extraDelayMs = r.fault === "stall" && crossedHalf ? o.stallS * 1000 : 0;
     if (!r.stream) {
       r.text.push(text);
+      return { out: "", last, reset: false, extraDelayMs };
+    }
+    const ts = r.serverTs ? hrMs() : null;
+    let out = "";
+    if (first && !r.roleSent) {
+      r.roleSent = true;
+      out += this.roleChunk(r);
+    }
+    if (r.fault === "malformed" && r.emitted > r.target / 2 && r.emitted - k <= r.target / 2) {
+      out += 'data: {"choices": [{"delta": {"content": "oops"\n\n';
+    }
+    const finish = last ? (r.target < r.maxTokens ? "stop" : "length") : null;
+    const f = o.flavor;
+    if (last && f === "sglang" && r.includeUsage && r.fault !== "no_usage") {
+      out += this.contentChunk(r, text, finish, this.usageJson(r), ts);
+    } else if (last && f === "llamacpp") {
+      out += this.contentChunk(r, text, null, null, ts);
+      const usage = r.includeUsage && r.fault !== "no_usage" ? this.usageJson(r) : null;
+      const timings = JSON.stringify({
+        prompt_n: r.promptTokens.length - r.cachedTokens,
+        prompt_ms: r.tFirst - r.tAdmit,
+        predicted_n: r.emitted,
+        predicted_ms: now - r.tFirst,
+      });
+      let fin = `data: ${this.chunkPrefix(r)}[{"index":0,"delta":{},"logprobs":null,"finish_reason":"${finish}"}]`;
+      if (usage !== null) fin += `,"usage":${usage}`;
+      out += `${fin},"timings":${timings}}\n\n`;
     } else {
-      const res = r.res;
-      const ts = r.serverTs ? hrMs() : null;
-      let out = "";
-      if (first && !r.roleSent) {
-        r.roleSent = true;
-        out += this.roleChunk(r);
+      out += this.contentChunk(r, text, finish, null, ts);
+      if (last && r.includeUsage && r.fault !== "no_usage") {
+        out += `data: ${this.chunkPrefix(r)}[],"usage":${this.usageJson(r)}}\n\n`;
       }
-      if (r.fault === "malformed" && r.emitted > r.target / 2 && r.emitted - k <= r.target / 2) {
-        out += 'data: {"choices": [{"delta": {"content": "oops"\n\n';
-      }
-      const finish = last ? (r.target < r.maxTokens ? "stop" : "length") : null;
-      const f = o.flavor;
-      if (last && f === "sglang" && r.includeUsage && r.fault !== "no_usage") {
-        out += this.contentChunk(r, text, finish, this.usageJson(r), ts);
-      } else if (last && f === "llamacpp") {
-        out += this.contentChunk(r, text, null, null, ts);
-        const usage = r.includeUsage && r.fault !== "no_usage" ? this.usageJson(r) : null;
-        const timings = JSON.stringify({
-          prompt_n: r.promptTokens.length - r.cachedTokens,
-          prompt_ms: r.tFirst - r.tAdmit,
-          predicted_n: r.emitted,
-          predicted_ms: now - r.tFirst,
-        });
-        let fin = `data: ${this.chunkPrefix(r)}[{"index":0,"delta":{},"logprobs":null,"finish_reason":"${finish}"}]`;
-        if (usage !== null) fin += `,"usage":${usage}`;
-        out += `${fin},"timings":${timings}}\n\n`;
-      } else {
-        out += this.contentChunk(r, text, finish, null, ts);
-        if (last && r.includeUsage && r.fault !== "no_usage") {
-          out += `data: ${this.chunkPrefix(r)}[],"usage":${this.usageJson(r)}}\n\n`;
-        }
-      }
-      if (last && r.fault !== "no_done") out += "data: [DONE]\n\n";
-      if (r.fault === "reset" && !last && r.emitted >= Math.max(1, Math.floor(r.target / 2))) {
-        // Flush what was generated so far, then drop the connection with a TCP RST.
-        this.finish(r, now, false);
-        res.write(out, () => (res.socket ? res.socket.resetAndDestroy() : res.destroy()));
-        return;
-      }
-      res.write(out);
     }
-    if (last) {
-      this.finish(r, now, true);
-      return;
-    }
-    this.enforceKv();
-    if (r.state !== "running" || r.gen !== gen) return;
-    let next = scheduled + this.itl();
-    if (
-      r.fault === "stall" &&
-      r.emitted >= Math.floor(r.target / 2) &&
-      r.emitted - k < Math.floor(r.target / 2)
-    ) {
-      next += o.stallS * 1000;
-    }
-    this.timers.at(next, () => this.emit(r, next, gen));
+    if (last && r.fault !== "no_done") out += "data: [DONE]\n\n";
+    const reset = r.fault === "reset" && !last && r.emitted >= Math.max(1, half);
+    return { out, last, reset, extraDelayMs };
   }
 
   /** Over the KV budget: preempt the most recently admitted request (recompute policy). */

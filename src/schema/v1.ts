@@ -63,6 +63,8 @@ export const RequestRecord = z.object({
   error: RequestError.nullable(),
   /** Server-side send timestamps (mock `x-tokenbench-server-ts`), when the server provides them. */
   server_event_times_ms: z.array(num).optional(),
+  /** When the server received the request, on the same clock (mock `tokenbench_server_arrival_ts_ms`). */
+  server_arrival_ms: num.optional(),
 });
 export type RequestRecord = z.infer<typeof RequestRecord>;
 

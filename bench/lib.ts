@@ -1,0 +1,57 @@
+// Shared bench helpers: a mock server in its own process (so client and server do not share an
+// event loop), percentiles, and the one-JSON-line convention.
+import { type ChildProcess, spawn } from "node:child_process";
+import { resolve } from "node:path";
+
+export const ROOT = resolve(import.meta.dirname, "..");
+
+export interface Child {
+  url: string;
+  proc: ChildProcess;
+  stop(): Promise<void>;
+}
+
+/** Start `tokenbench mockserver` (dist build) on a free port in a child process. */
+export function spawnMock(args: string[]): Promise<Child> {
+  return new Promise((res, rej) => {
+    const proc = spawn(
+      process.execPath,
+      [resolve(ROOT, "bin/tokenbench.js"), "mockserver", "--port", "0", ...args],
+      {
+        stdio: ["ignore", "inherit", "pipe"],
+      },
+    );
+    let err = "";
+    proc.stderr!.on("data", (d: Buffer) => {
+      err += d.toString();
+      const m = /listening on (http:\/\/\S+): /.exec(err);
+      if (m) {
+        proc.stderr!.removeAllListeners("data");
+        res({
+          url: m[1]!,
+          proc,
+          stop: () =>
+            new Promise((r) => {
+              proc.once("exit", () => r());
+              proc.kill("SIGTERM");
+            }),
+        });
+      }
+    });
+    proc.once("exit", (code) => rej(new Error(`mock exited ${code}: ${err}`)));
+  });
+}
+
+export function pct(values: ArrayLike<number>, q: number): number {
+  const s = Float64Array.from(values as number[]).sort();
+  if (s.length === 0) return Number.NaN;
+  const h = (s.length - 1) * q;
+  const lo = Math.floor(h);
+  return s[lo]! + (h - lo) * ((s[Math.min(lo + 1, s.length - 1)] ?? s[lo]!) - s[lo]!);
+}
+
+export const f = (x: number, d = 3) => (Number.isFinite(x) ? x.toFixed(d) : "n/a");
+
+export function verdict(ok: boolean): string {
+  return ok ? "PASS" : "MISS";
+}
