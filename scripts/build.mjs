@@ -18,3 +18,4 @@ const common = {
 };
 
 await build({ ...common, entryPoints: ["src/cli/main.ts"], outfile: "dist/cli.js" });
+await build({ ...common, entryPoints: ["src/mock/index.ts"], outfile: "dist/mock.js" });
