@@ -9,9 +9,13 @@ const CLI = resolve(ROOT, "bin/tokenbench.js");
 
 function startMock(): Promise<{ url: string; stop: () => void }> {
   return new Promise((res, rej) => {
-    const p = spawn(process.execPath, [CLI, "mockserver", "--port", "0", "--ttft-ms", "60", "--itl-ms", "12", "--capacity", "16"], {
-      stdio: ["ignore", "inherit", "pipe"],
-    });
+    const p = spawn(
+      process.execPath,
+      [CLI, "mockserver", "--port", "0", "--ttft-ms", "60", "--itl-ms", "12", "--capacity", "16"],
+      {
+        stdio: ["ignore", "inherit", "pipe"],
+      },
+    );
     let err = "";
     p.stderr.on("data", (d: Buffer) => {
       err += d;

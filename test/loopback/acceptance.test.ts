@@ -8,7 +8,17 @@ describe("seed demo: closed loop against mockserver --ttft-ms 60 --itl-ms 12 --c
   // and the server do not share an event loop.
   let mock: { url: string; stop: () => void };
   beforeAll(async () => {
-    const p = spawnCli(["mockserver", "--port", "0", "--ttft-ms", "60", "--itl-ms", "12", "--capacity", "16"]);
+    const p = spawnCli([
+      "mockserver",
+      "--port",
+      "0",
+      "--ttft-ms",
+      "60",
+      "--itl-ms",
+      "12",
+      "--capacity",
+      "16",
+    ]);
     const url = await new Promise<string>((res, rej) => {
       let err = "";
       p.stderr!.on("data", (d: Buffer) => {
