@@ -317,6 +317,7 @@ var Engine = class {
   cache;
   startedAt = performance2.now();
   seq = 0;
+  admitPending = !1;
   promptTotal = 0;
   generationTotal = 0;
   completed = 0;
@@ -603,7 +604,21 @@ var Engine = class {
     fault === "slow_first_byte" ? this.timers.at(now + o.slowFirstByteMs, begin) : begin();
   }
   enqueue(r, t) {
-    r.state !== "done" && (this.queue.push(r), this.admitWaiting(t));
+    if (r.state === "done") return;
+    let someoneWaiting = this.queue.length > 0;
+    this.queue.push(r), someoneWaiting || this.admitWaiting(t);
+  }
+  /**
+   * A slot freed while requests wait is filled at the scheduler's next iteration, one decode
+   * step (ITL) later, as continuous-batching servers admit waiting requests between steps.
+   */
+  scheduleAdmission(t) {
+    if (this.queue.length === 0 || this.admitPending) return;
+    this.admitPending = !0;
+    let at = t + this.o.itlMs;
+    this.timers.at(at, () => {
+      this.admitPending = !1, this.admitWaiting(at), this.queue.length > 0 && this.running.size < this.o.capacity && this.scheduleAdmission(at);
+    });
   }
   canAdmit(r) {
     return this.running.size >= this.o.capacity ? !1 : this.o.kvTokens > 0 && this.running.size > 0 ? this.kvUsed() + r.promptTokens.length + r.emitted <= this.o.kvTokens : !0;
@@ -748,7 +763,7 @@ var Engine = class {
           usage: JSON.parse(this.usageJson(r))
         });
       }
-    this.admitWaiting(t);
+    this.scheduleAdmission(t);
   }
   metrics(res) {
     let f = this.o.flavor, e = new Exposition(f === "llamacpp" ? {} : { model_name: this.o.model }), running = this.running.size, waiting = this.queue.length, kv = this.o.kvTokens > 0 ? this.kvUsed() / this.o.kvTokens : 0;

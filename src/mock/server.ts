@@ -131,6 +131,7 @@ class Engine {
   private readonly cache: PrefixCache;
   private readonly startedAt = performance.now();
   private seq = 0;
+  private admitPending = false;
   private promptTotal = 0;
   private generationTotal = 0;
   private completed = 0;
@@ -487,8 +488,25 @@ class Engine {
 
   private enqueue(r: Req, t: number): void {
     if (r.state === "done") return;
+    const someoneWaiting = this.queue.length > 0;
     this.queue.push(r);
-    this.admitWaiting(t);
+    // A free slot takes a new arrival at once; behind a queue it waits its turn (FIFO).
+    if (!someoneWaiting) this.admitWaiting(t);
+  }
+
+  /**
+   * A slot freed while requests wait is filled at the scheduler's next iteration, one decode
+   * step (ITL) later, as continuous-batching servers admit waiting requests between steps.
+   */
+  private scheduleAdmission(t: number): void {
+    if (this.queue.length === 0 || this.admitPending) return;
+    this.admitPending = true;
+    const at = t + this.o.itlMs;
+    this.timers.at(at, () => {
+      this.admitPending = false;
+      this.admitWaiting(at);
+      if (this.queue.length > 0 && this.running.size < this.o.capacity) this.scheduleAdmission(at);
+    });
   }
 
   private canAdmit(r: Req): boolean {
@@ -729,7 +747,7 @@ class Engine {
         });
       }
     }
-    this.admitWaiting(t);
+    this.scheduleAdmission(t);
   }
 
   private metrics(res: ServerResponse): void {
