@@ -834,8 +834,8 @@ var require_util = __commonJS({
         this[kBodyUsed] = !0;
       })), body) : body && typeof body.pipeTo == "function" ? new BodyAsyncIterable(body) : body && isFormDataLike(body) ? body : body && typeof body != "string" && !ArrayBuffer.isView(body) && isIterable(body) ? new BodyAsyncIterable(body) : body;
     }
-    function isStream(obj) {
-      return obj && typeof obj == "object" && typeof obj.pipe == "function" && typeof obj.on == "function";
+    function isStream(obj2) {
+      return obj2 && typeof obj2 == "object" && typeof obj2.pipe == "function" && typeof obj2.on == "function";
     }
     function isBlobLike(object2) {
       if (object2 === null)
@@ -913,18 +913,18 @@ var require_util = __commonJS({
       let servername = getHostname(host);
       return net.isIP(servername) ? "" : servername;
     }
-    function deepClone(obj) {
-      return JSON.parse(JSON.stringify(obj));
+    function deepClone(obj2) {
+      return JSON.parse(JSON.stringify(obj2));
     }
-    function isAsyncIterable(obj) {
-      return obj != null && typeof obj[Symbol.asyncIterator] == "function";
+    function isAsyncIterable(obj2) {
+      return obj2 != null && typeof obj2[Symbol.asyncIterator] == "function";
     }
-    function isIterable(obj) {
-      return obj != null && (typeof obj[Symbol.iterator] == "function" || typeof obj[Symbol.asyncIterator] == "function");
+    function isIterable(obj2) {
+      return obj2 != null && (typeof obj2[Symbol.iterator] == "function" || typeof obj2[Symbol.asyncIterator] == "function");
     }
-    function hasSafeIterator(obj) {
-      let prototype = Object.getPrototypeOf(obj);
-      return Object.prototype.hasOwnProperty.call(obj, Symbol.iterator) || prototype != null && prototype !== Object.prototype && typeof obj[Symbol.iterator] == "function";
+    function hasSafeIterator(obj2) {
+      let prototype = Object.getPrototypeOf(obj2);
+      return Object.prototype.hasOwnProperty.call(obj2, Symbol.iterator) || prototype != null && prototype !== Object.prototype && typeof obj2[Symbol.iterator] == "function";
     }
     function bodyLength(body) {
       if (body == null)
@@ -959,28 +959,28 @@ var require_util = __commonJS({
     function bufferToLowerCasedHeaderName(value) {
       return tree.lookup(value) ?? value.toString("latin1").toLowerCase();
     }
-    function parseHeaders(headers, obj) {
-      obj === void 0 && (obj = {});
+    function parseHeaders(headers, obj2) {
+      obj2 === void 0 && (obj2 = {});
       for (let i = 0; i < headers.length; i += 2) {
-        let key = headerNameToString(headers[i]), val = obj[key];
+        let key = headerNameToString(headers[i]), val = obj2[key];
         if (val !== void 0)
-          if (Object.hasOwn(obj, key))
-            typeof val == "string" && (val = [val], obj[key] = val), val.push(headers[i + 1].toString("latin1"));
+          if (Object.hasOwn(obj2, key))
+            typeof val == "string" && (val = [val], obj2[key] = val), val.push(headers[i + 1].toString("latin1"));
           else {
             let headersValue = typeof headers[i + 1] == "string" ? headers[i + 1] : Array.isArray(headers[i + 1]) ? headers[i + 1].map((x) => x.toString("latin1")) : headers[i + 1].toString("latin1");
-            key === "__proto__" ? Object.defineProperty(obj, key, {
+            key === "__proto__" ? Object.defineProperty(obj2, key, {
               value: headersValue,
               enumerable: !0,
               configurable: !0,
               writable: !0
-            }) : obj[key] = headersValue;
+            }) : obj2[key] = headersValue;
           }
         else {
           let headersValue = typeof headers[i + 1] == "string" ? headers[i + 1] : Array.isArray(headers[i + 1]) ? headers[i + 1].map((x) => x.toString("latin1")) : headers[i + 1].toString("latin1");
-          obj[key] = headersValue;
+          obj2[key] = headersValue;
         }
       }
-      return obj;
+      return obj2;
     }
     function parseRawHeaders(headers) {
       let headersLength = headers.length, ret = new Array(headersLength), key, val;
@@ -1376,16 +1376,16 @@ var require_util = __commonJS({
         size: m[3] ? parseInt(m[3]) : null
       } : null;
     }
-    function addListener(obj, name, listener) {
-      return (obj[kListeners] ??= []).push([name, listener]), obj.on(name, listener), obj;
+    function addListener(obj2, name, listener) {
+      return (obj2[kListeners] ??= []).push([name, listener]), obj2.on(name, listener), obj2;
     }
-    function removeAllListeners(obj) {
-      if (obj[kListeners] != null) {
-        for (let [name, listener] of obj[kListeners])
-          obj.removeListener(name, listener);
-        obj[kListeners] = null;
+    function removeAllListeners(obj2) {
+      if (obj2[kListeners] != null) {
+        for (let [name, listener] of obj2[kListeners])
+          obj2.removeListener(name, listener);
+        obj2[kListeners] = null;
       }
-      return obj;
+      return obj2;
     }
     function errorRequest(client, request2, err) {
       try {
@@ -1935,10 +1935,10 @@ var require_request = __commonJS({
             if (typeof val[i] == "object")
               throw new InvalidArgumentError(`invalid ${key} header`);
             {
-              let str2 = `${val[i]}`;
-              if (!isValidHeaderValue(str2))
+              let str3 = `${val[i]}`;
+              if (!isValidHeaderValue(str3))
                 throw new InvalidArgumentError(`invalid ${key} header`);
-              arr.push(str2);
+              arr.push(str3);
             }
           }
         val = arr;
@@ -2380,9 +2380,9 @@ var require_utils = __commonJS({
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: !0 });
     exports.enumToMap = enumToMap;
-    function enumToMap(obj, filter = [], exceptions = []) {
+    function enumToMap(obj2, filter = [], exceptions = []) {
       let emptyFilter = (filter?.length ?? 0) === 0, emptyExceptions = (exceptions?.length ?? 0) === 0;
-      return Object.fromEntries(Object.entries(obj).filter(([, value]) => typeof value == "number" && (emptyFilter || filter.includes(value)) && (emptyExceptions || !exceptions.includes(value))));
+      return Object.fromEntries(Object.entries(obj2).filter(([, value]) => typeof value == "number" && (emptyFilter || filter.includes(value)) && (emptyExceptions || !exceptions.includes(value))));
     }
   }
 });
@@ -3290,8 +3290,8 @@ var require_infra = __commonJS({
       return idx === -1 ? (position.position = input2.length, input2.slice(start2)) : (position.position = idx, input2.slice(start2, position.position));
     }
     var ASCII_WHITESPACE_REPLACE_REGEX = /[\u0009\u000A\u000C\u000D\u0020]/g, nonASCIIRegex = /[^\x00-\x7F]/;
-    function asciiLowercase(str2) {
-      return nonASCIIRegex.test(str2) ? str2.replace(/[A-Z]+/g, (upper) => upper.toLowerCase()) : str2.toLowerCase();
+    function asciiLowercase(str3) {
+      return nonASCIIRegex.test(str3) ? str3.replace(/[A-Z]+/g, (upper) => upper.toLowerCase()) : str3.toLowerCase();
     }
     function forgivingBase64(data) {
       data = data.replace(ASCII_WHITESPACE_REPLACE_REGEX, "");
@@ -3324,16 +3324,16 @@ var require_infra = __commonJS({
     function parseJSONFromBytes(bytes) {
       return JSON.parse(utf8DecodeBytes(bytes));
     }
-    function removeASCIIWhitespace(str2, leading = !0, trailing = !0) {
-      return removeChars(str2, leading, trailing, isASCIIWhitespace);
+    function removeASCIIWhitespace(str3, leading = !0, trailing = !0) {
+      return removeChars(str3, leading, trailing, isASCIIWhitespace);
     }
-    function removeChars(str2, leading, trailing, predicate) {
-      let lead = 0, trail = str2.length - 1;
+    function removeChars(str3, leading, trailing, predicate) {
+      let lead = 0, trail = str3.length - 1;
       if (leading)
-        for (; lead < str2.length && predicate(str2.charCodeAt(lead)); ) lead++;
+        for (; lead < str3.length && predicate(str3.charCodeAt(lead)); ) lead++;
       if (trailing)
-        for (; trail > 0 && predicate(str2.charCodeAt(trail)); ) trail--;
-      return lead === 0 && trail === str2.length - 1 ? str2 : str2.slice(lead, trail + 1);
+        for (; trail > 0 && predicate(str3.charCodeAt(trail)); ) trail--;
+      return lead === 0 && trail === str3.length - 1 ? str3 : str3.slice(lead, trail + 1);
     }
     function serializeJavascriptValueToJSONString(value) {
       let result = JSON.stringify(value);
@@ -3504,8 +3504,8 @@ var require_data_url = __commonJS({
     function isHTTPWhiteSpace(char) {
       return char === 13 || char === 10 || char === 9 || char === 32;
     }
-    function removeHTTPWhitespace(str2, leading = !0, trailing = !0) {
-      return removeChars(str2, leading, trailing, isHTTPWhiteSpace);
+    function removeHTTPWhitespace(str3, leading = !0, trailing = !0) {
+      return removeChars(str3, leading, trailing, isHTTPWhiteSpace);
     }
     function minimizeSupportedMimeType(mimeType) {
       switch (mimeType.essence) {
@@ -5064,7 +5064,7 @@ var require_body = __commonJS({
       else if (webidl.is.FormData(object2)) {
         let boundary = `----formdata-undici-0${`${random(1e11)}`.padStart(11, "0")}`, prefix = `--${boundary}\r
 Content-Disposition: form-data`;
-        let formdataEscape = (str2) => str2.replace(/\n/g, "%0A").replace(/\r/g, "%0D").replace(/"/g, "%22"), normalizeLinefeeds = (value) => value.replace(/\r?\n|\r/g, `\r
+        let formdataEscape = (str3) => str3.replace(/\n/g, "%0A").replace(/\r/g, "%0D").replace(/"/g, "%22"), normalizeLinefeeds = (value) => value.replace(/\r?\n|\r/g, `\r
 `), blobParts = [], rn = new Uint8Array([13, 10]);
         length = 0;
         let hasUnknownSizeValue = !1;
@@ -9947,7 +9947,7 @@ var require_snapshot_utils = __commonJS({
 var require_snapshot_recorder = __commonJS({
   "node_modules/undici/lib/mock/snapshot-recorder.js"(exports, module) {
     "use strict";
-    var { writeFile, readFile, mkdir } = __require("node:fs/promises"), { dirname: dirname2, resolve } = __require("node:path"), { setTimeout: setTimeout2, clearTimeout: clearTimeout2 } = __require("node:timers"), { InvalidArgumentError, UndiciError } = require_errors(), { hashId, isUrlExcludedFactory, normalizeHeaders, createHeaderFilters } = require_snapshot_utils();
+    var { writeFile, readFile, mkdir } = __require("node:fs/promises"), { dirname: dirname3, resolve } = __require("node:path"), { setTimeout: setTimeout2, clearTimeout: clearTimeout2 } = __require("node:timers"), { InvalidArgumentError, UndiciError } = require_errors(), { hashId, isUrlExcludedFactory, normalizeHeaders, createHeaderFilters } = require_snapshot_utils();
     function formatRequestKey(opts, headerFilters, matchOptions = {}) {
       let url2 = new URL(opts.path, opts.origin), normalized = opts._normalizedHeaders || normalizeHeaders(opts.headers);
       return opts._normalizedHeaders || (opts._normalizedHeaders = normalized), {
@@ -10119,7 +10119,7 @@ var require_snapshot_recorder = __commonJS({
         if (!path)
           throw new InvalidArgumentError("Snapshot path is required");
         let resolvedPath = resolve(path);
-        await mkdir(dirname2(resolvedPath), { recursive: !0 });
+        await mkdir(dirname3(resolvedPath), { recursive: !0 });
         let data = Array.from(this.#snapshots.entries()).map(([hash2, snapshot]) => ({
           hash: hash2,
           snapshot
@@ -16767,8 +16767,8 @@ var require_cookies = __commonJS({
     }
     function setCookie(headers, cookie) {
       webidl.argumentLengthCheck(arguments, 2, "setCookie"), brandChecks(headers), cookie = webidl.converters.Cookie(cookie);
-      let str2 = stringify(cookie);
-      str2 && headers.append("set-cookie", str2, !0);
+      let str3 = stringify(cookie);
+      str3 && headers.append("set-cookie", str3, !0);
     }
     webidl.converters.DeleteCookieAttributes = webidl.dictionaryConverter([
       {
@@ -17203,8 +17203,8 @@ var require_util5 = __commonJS({
         if (byte < 48 || byte > 57)
           return !1;
       }
-      let num3 = Number.parseInt(value, 10);
-      return num3 >= 8 && num3 <= 15;
+      let num4 = Number.parseInt(value, 10);
+      return num4 >= 8 && num4 <= 15;
     }
     function getURLRecord(url2, baseURL) {
       let urlRecord;
@@ -19056,9 +19056,469 @@ ${captureLines}` : capture.stack;
   }
 });
 
-// src/core/sweep.ts
-import { existsSync, readFileSync } from "node:fs";
-import { performance as performance5 } from "node:perf_hooks";
+// src/core/http.ts
+var import_undici = __toESM(require_undici(), 1);
+async function httpCall(url2, opts = {}) {
+  let t0 = performance.now();
+  try {
+    let res = await (0, import_undici.request)(url2, {
+      method: opts.method ?? "GET",
+      headers: {
+        ...opts.body !== void 0 ? { "content-type": "application/json" } : {},
+        ...opts.headers
+      },
+      ...opts.body !== void 0 ? { body: JSON.stringify(opts.body) } : {},
+      headersTimeout: opts.timeoutMs ?? 1e4,
+      bodyTimeout: opts.timeoutMs ?? 1e4
+    }), text = await res.body.text(), json2 = null;
+    try {
+      json2 = JSON.parse(text);
+    } catch {
+      json2 = null;
+    }
+    return { status: res.statusCode, text, json: json2, error: null, elapsedMs: performance.now() - t0 };
+  } catch (err) {
+    let e = err;
+    return {
+      status: null,
+      text: null,
+      json: null,
+      error: `${e.code ?? e.name}: ${e.message}`,
+      elapsedMs: performance.now() - t0
+    };
+  }
+}
+async function discoverModel(baseUrl, headers) {
+  let data = (await httpCall(`${baseUrl.replace(/\/v1$/, "")}/v1/models`, { headers, timeoutMs: 1e4 })).json?.data, id = Array.isArray(data) ? data[0]?.id : void 0;
+  return typeof id == "string" ? id : null;
+}
+
+// src/core/arrivals.ts
+function rng(seed) {
+  let a = seed >>> 0;
+  return () => {
+    a = a + 1831565813 >>> 0;
+    let t = a;
+    return t = Math.imul(t ^ t >>> 15, t | 1), t ^= t + Math.imul(t ^ t >>> 7, t | 61), ((t ^ t >>> 14) >>> 0) / 4294967296;
+  };
+}
+function normal(r) {
+  let u = 1 - r(), v = r();
+  return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * v);
+}
+function gamma(r, k, theta) {
+  if (k < 1) {
+    let u = r();
+    return gamma(r, k + 1, theta) * u ** (1 / k);
+  }
+  let d = k - 1 / 3, c = 1 / Math.sqrt(9 * d);
+  for (; ; ) {
+    let x, v;
+    do
+      x = normal(r), v = 1 + c * x;
+    while (v <= 0);
+    v = v * v * v;
+    let u = r();
+    if (u < 1 - 0.0331 * x * x * x * x || Math.log(u) < 0.5 * x * x + d * (1 - v + Math.log(v))) return d * v * theta;
+  }
+}
+function arrivalOffsetsMs(opts) {
+  let r = rng(opts.seed), meanGapMs = 1e3 / opts.rateRps, out = [], t = 0, limitMs = opts.durationS !== void 0 ? opts.durationS * 1e3 : Number.POSITIVE_INFINITY, maxCount = opts.count ?? Number.POSITIVE_INFINITY;
+  for (; out.length < maxCount && !(t >= limitMs); ) {
+    out.push(t);
+    let gap;
+    opts.kind === "constant" ? gap = meanGapMs : opts.kind === "poisson" ? gap = -Math.log(1 - r()) * meanGapMs : gap = gamma(r, opts.burstiness, meanGapMs / opts.burstiness), t += gap;
+  }
+  return out;
+}
+
+// src/core/sample-lengths.ts
+var SAMPLE_LENGTHS = [
+  [639, 39],
+  [486, 137],
+  [431, 642],
+  [56, 83],
+  [254, 238],
+  [437, 66],
+  [644, 475],
+  [905, 345],
+  [118, 116],
+  [210, 50],
+  [114, 22],
+  [128, 210],
+  [56, 690],
+  [872, 252],
+  [616, 166],
+  [102, 242],
+  [443, 36],
+  [171, 1024],
+  [182, 85],
+  [281, 217],
+  [266, 101],
+  [805, 222],
+  [100, 71],
+  [59, 62],
+  [354, 124],
+  [196, 344],
+  [488, 178],
+  [288, 76],
+  [231, 277],
+  [334, 443],
+  [452, 276],
+  [2033, 62],
+  [4e3, 78],
+  [320, 372],
+  [81, 247],
+  [208, 213],
+  [1163, 53],
+  [507, 402],
+  [230, 260],
+  [210, 181],
+  [243, 89],
+  [300, 81],
+  [498, 166],
+  [3462, 267],
+  [232, 238],
+  [216, 119],
+  [230, 391],
+  [336, 70],
+  [112, 84],
+  [425, 103],
+  [126, 25],
+  [102, 119],
+  [63, 66],
+  [368, 112],
+  [1561, 50],
+  [281, 530],
+  [34, 184],
+  [61, 21],
+  [771, 79],
+  [1045, 166],
+  [220, 171],
+  [299, 185],
+  [727, 176],
+  [356, 380],
+  [222, 137],
+  [634, 154],
+  [273, 207],
+  [598, 467],
+  [688, 1024],
+  [385, 166],
+  [289, 48],
+  [207, 136],
+  [427, 373],
+  [172, 111],
+  [1268, 27],
+  [746, 250],
+  [242, 349],
+  [123, 255],
+  [97, 91],
+  [99, 91],
+  [107, 148],
+  [146, 157],
+  [330, 133],
+  [1019, 162],
+  [393, 124],
+  [1390, 114],
+  [479, 237],
+  [877, 375],
+  [231, 168],
+  [378, 198],
+  [119, 251],
+  [85, 42],
+  [466, 168],
+  [91, 820],
+  [123, 160],
+  [253, 43],
+  [212, 82],
+  [428, 100],
+  [135, 195],
+  [199, 286],
+  [467, 67],
+  [494, 168],
+  [627, 92],
+  [158, 94],
+  [476, 220],
+  [138, 140],
+  [146, 335],
+  [541, 82],
+  [225, 166],
+  [732, 166],
+  [530, 486],
+  [36, 15],
+  [108, 58],
+  [527, 395],
+  [165, 198],
+  [29, 163],
+  [218, 122],
+  [461, 18],
+  [120, 123],
+  [491, 119],
+  [332, 88],
+  [92, 78],
+  [1709, 66],
+  [192, 212],
+  [993, 320],
+  [905, 465],
+  [280, 190],
+  [260, 89],
+  [165, 117],
+  [228, 169],
+  [387, 205],
+  [103, 129],
+  [119, 182],
+  [388, 121],
+  [179, 218],
+  [120, 53],
+  [75, 31],
+  [337, 89],
+  [48, 233],
+  [86, 185],
+  [90, 366],
+  [330, 116],
+  [46, 228],
+  [997, 152],
+  [457, 51],
+  [552, 679],
+  [85, 83],
+  [742, 145],
+  [141, 196],
+  [460, 76],
+  [398, 46],
+  [292, 40],
+  [655, 139],
+  [517, 128],
+  [112, 15],
+  [145, 116],
+  [170, 55],
+  [385, 127],
+  [233, 456],
+  [73, 203],
+  [198, 680],
+  [186, 83],
+  [2021, 150],
+  [56, 45],
+  [273, 86],
+  [180, 32],
+  [184, 65],
+  [209, 143],
+  [290, 388],
+  [34, 126],
+  [943, 110],
+  [167, 149],
+  [684, 47],
+  [104, 124],
+  [137, 261],
+  [1451, 123],
+  [132, 435],
+  [539, 872],
+  [274, 225],
+  [40, 100],
+  [123, 621],
+  [648, 62],
+  [1586, 942],
+  [410, 387],
+  [563, 276],
+  [118, 335],
+  [212, 133],
+  [163, 240],
+  [127, 587],
+  [261, 101],
+  [174, 51],
+  [231, 398],
+  [486, 170],
+  [520, 95],
+  [285, 132],
+  [443, 262],
+  [358, 76],
+  [358, 58],
+  [675, 108],
+  [513, 298],
+  [976, 180],
+  [115, 76],
+  [268, 47],
+  [281, 182],
+  [206, 65],
+  [200, 205],
+  [974, 111],
+  [240, 172],
+  [187, 101],
+  [244, 111],
+  [273, 129],
+  [361, 158],
+  [470, 74],
+  [98, 290],
+  [193, 134],
+  [413, 183],
+  [245, 83],
+  [2363, 71],
+  [706, 100],
+  [406, 127],
+  [109, 150],
+  [326, 388],
+  [941, 582],
+  [225, 39],
+  [372, 57],
+  [748, 151],
+  [475, 90],
+  [724, 461],
+  [622, 228],
+  [146, 94],
+  [282, 81],
+  [146, 348],
+  [204, 764],
+  [151, 211],
+  [387, 92],
+  [102, 39],
+  [594, 165],
+  [606, 53],
+  [497, 127],
+  [148, 194],
+  [84, 31],
+  [392, 37],
+  [309, 171],
+  [289, 149],
+  [333, 618],
+  [371, 53],
+  [176, 93],
+  [175, 178],
+  [330, 57],
+  [1590, 290],
+  [705, 66],
+  [122, 68],
+  [88, 257],
+  [1074, 77],
+  [425, 344],
+  [68, 737],
+  [1968, 624],
+  [81, 221],
+  [579, 74],
+  [210, 197],
+  [224, 281],
+  [52, 82],
+  [127, 420],
+  [238, 71],
+  [744, 187],
+  [511, 631],
+  [645, 196],
+  [573, 63],
+  [244, 172],
+  [705, 47],
+  [103, 155],
+  [207, 171],
+  [244, 25],
+  [135, 113],
+  [444, 47],
+  [392, 51],
+  [335, 285],
+  [1340, 201],
+  [435, 215],
+  [400, 384],
+  [518, 179],
+  [358, 196],
+  [271, 271],
+  [250, 516],
+  [64, 97],
+  [577, 309],
+  [204, 477],
+  [296, 117],
+  [145, 99],
+  [1305, 167],
+  [204, 95],
+  [258, 251],
+  [866, 297],
+  [312, 18],
+  [107, 68],
+  [487, 225],
+  [589, 58],
+  [446, 159],
+  [3458, 331],
+  [172, 64]
+];
+
+// src/core/prompts.ts
+var WORDS = [
+  ...new Set(
+    "the of and to in is was for on that with as it by at from his her an be this are or which had not but were have one they all has their been more new who after first also two time other its she there would when into only over some can most city made later up world year out three him may game then about state what season while part between film team under during many well war both where school these known being such since four before through south group last north team work life main five early local west high used east family best long music album name line public series three house club river small great people around until number second left place led own played against each major body old order book home three same king side show party several four general town united three form area near set five land point based power field good water sea".split(" ")
+  )
+];
+function promptWords(tokens, seed) {
+  let r = rng(seed), out = new Array(tokens);
+  for (let i = 0; i < tokens; i++) out[i] = WORDS[Math.floor(r() * WORDS.length)];
+  return out.join(" ");
+}
+function makePrompt(tokens, seed, nonce) {
+  return nonce === null ? promptWords(tokens, seed) : `${`req${nonce}`} ${promptWords(Math.max(1, tokens - 1), seed ^ nonce * 2654435761)}`;
+}
+function shapeFor(kind, index, seed, fixed) {
+  if (kind === "fixed") return fixed;
+  let r = rng(seed * 1000003 + index >>> 0), row = SAMPLE_LENGTHS[Math.floor(r() * SAMPLE_LENGTHS.length)];
+  return { promptTokens: row[0], maxTokens: Math.min(row[1], fixed.maxTokens) };
+}
+
+// src/core/calibrate.ts
+var CalibrationError = class extends Error {
+  code = "calibration_failed";
+}, tolerance = (target) => Math.max(4, Math.ceil(5e-3 * target)), TOLERANCE_RULE = "|reached - target| <= max(4, ceil(0.5 % of target)) tokens";
+function asCount(v) {
+  return typeof v == "number" && Number.isInteger(v) && v >= 0 ? v : null;
+}
+async function detectCounter(opts) {
+  let base = opts.baseUrl.replace(/\/+$/, "").replace(/\/v1$/, ""), h = opts.headers, viaCountTokens = async (text) => {
+    let r = await httpCall(`${base}/v1/messages/count_tokens`, {
+      method: "POST",
+      headers: h,
+      body: { model: opts.model, messages: [{ role: "user", content: text }] }
+    });
+    return r.status === 200 ? asCount(r.json?.input_tokens) : null;
+  }, viaTokenize = async (text) => {
+    let body = opts.api === "chat" ? { model: opts.model, messages: [{ role: "user", content: text }], content: text } : { model: opts.model, prompt: text, content: text }, r = await httpCall(`${base}/tokenize`, { method: "POST", headers: h, body });
+    if (r.status !== 200) return null;
+    let j = r.json;
+    return asCount(j?.count) ?? (Array.isArray(j?.tokens) ? j.tokens.length : null);
+  }, viaUsage = async (text) => {
+    let path = opts.api === "chat" ? "/v1/chat/completions" : "/v1/completions", body = {
+      model: opts.model,
+      max_tokens: 1,
+      temperature: 0,
+      stream: !1,
+      ...opts.extraBody,
+      ...opts.api === "chat" ? { messages: [{ role: "user", content: text }] } : { prompt: text }
+    }, r = await httpCall(`${base}${path}`, { method: "POST", headers: h, body, timeoutMs: 12e4 });
+    return r.status !== 200 ? null : asCount(r.json?.usage?.prompt_tokens);
+  }, probe = "calibration probe text";
+  if (await viaCountTokens(probe) !== null) return { method: "count_tokens", count: need(viaCountTokens) };
+  if (await viaTokenize(probe) !== null) return { method: "tokenize", count: need(viaTokenize) };
+  if (await viaUsage(probe) !== null) return { method: "usage_probe", count: need(viaUsage) };
+  throw new CalibrationError(
+    `cannot count tokens at ${base}: /v1/messages/count_tokens, /tokenize and a max_tokens=1 usage probe all failed`
+  );
+}
+function need(f) {
+  return async (t) => {
+    let n = await f(t);
+    if (n === null) throw new CalibrationError("token counting stopped working during calibration");
+    return n;
+  };
+}
+async function calibrate(counter, target, build, maxIter = 12) {
+  let tol = tolerance(target), words = Math.max(1, target), best = null, seen = /* @__PURE__ */ new Map();
+  for (let i = 1; i <= maxIter; i++) {
+    let n = seen.get(words) ?? await counter.count(build(words));
+    seen.set(words, n);
+    let cand = { target, words, reached: n, iterations: i, withinTolerance: Math.abs(n - target) <= tol };
+    if ((best === null || Math.abs(n - target) < Math.abs(best.reached - target)) && (best = cand), cand.withinTolerance) return cand;
+    let perWord = n > 0 ? n / words : 1, next = Math.round(words + (target - n) / Math.max(perWord, 0.01));
+    next === words && (next += target > n ? 1 : -1), words = Math.max(1, next);
+  }
+  return { ...best, iterations: maxIter };
+}
+function profilePrompt(nonce, words, seed) {
+  return `[${nonce}] ${promptWords(words, seed)}`;
+}
+
+// src/core/profile.ts
+import { randomBytes } from "node:crypto";
 
 // node_modules/zod/v4/classic/external.js
 var external_exports = {};
@@ -19766,8 +20226,8 @@ function cleanRegex(source) {
   return source.slice(start2, end);
 }
 function floatSafeRemainder(val, step) {
-  let ratio = val / step, roundedRatio = Math.round(ratio), tolerance = 4 * Number.EPSILON * Math.max(Math.abs(ratio), 1);
-  return Math.abs(ratio - roundedRatio) < tolerance ? 0 : ratio - roundedRatio;
+  let ratio = val / step, roundedRatio = Math.round(ratio), tolerance2 = 4 * Number.EPSILON * Math.max(Math.abs(ratio), 1);
+  return Math.abs(ratio - roundedRatio) < tolerance2 ? 0 : ratio - roundedRatio;
 }
 var EVALUATING = /* @__PURE__ */ Symbol("evaluating");
 function defineLazy(object2, key, getter) {
@@ -19786,8 +20246,8 @@ function defineLazy(object2, key, getter) {
     configurable: !0
   });
 }
-function objectClone(obj) {
-  return Object.create(Object.getPrototypeOf(obj), Object.getOwnPropertyDescriptors(obj));
+function objectClone(obj2) {
+  return Object.create(Object.getPrototypeOf(obj2), Object.getOwnPropertyDescriptors(obj2));
 }
 function assignProp(target, prop, value) {
   Object.defineProperty(target, prop, {
@@ -19844,8 +20304,8 @@ function mergeDefs(...defs) {
 function cloneDef(schema) {
   return mergeDefs(schema._zod.def);
 }
-function getElementAtPath(obj, path) {
-  return path ? path.reduce((acc, key) => acc?.[key], obj) : obj;
+function getElementAtPath(obj2, path) {
+  return path ? path.reduce((acc, key) => acc?.[key], obj2) : obj2;
 }
 function promiseAllObject(promisesObj) {
   let keys = Object.keys(promisesObj), promises = keys.map((key) => promisesObj[key]);
@@ -19857,13 +20317,13 @@ function promiseAllObject(promisesObj) {
   });
 }
 function randomString(length = 10) {
-  let chars = "abcdefghijklmnopqrstuvwxyz", str2 = "";
+  let chars = "abcdefghijklmnopqrstuvwxyz", str3 = "";
   for (let i = 0; i < length; i++)
-    str2 += chars[Math.floor(Math.random() * chars.length)];
-  return str2;
+    str3 += chars[Math.floor(Math.random() * chars.length)];
+  return str3;
 }
-function esc(str2) {
-  return JSON.stringify(str2);
+function esc(str3) {
+  return JSON.stringify(str3);
 }
 function slugify(input2) {
   return input2.toLowerCase().trim().replace(/[^\w\s-]/g, "").replace(/[\s_-]+/g, "-").replace(/^-+|-+$/g, "");
@@ -19931,8 +20391,8 @@ var getParsedType = (data) => {
   "symbol",
   "undefined"
 ]);
-function escapeRegex(str2) {
-  return str2.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+function escapeRegex(str3) {
+  return str3.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
 function clone(inst, def, params) {
   let cl = new inst._zod.constr(def ?? inst._zod.def);
@@ -20121,13 +20581,13 @@ function getSizableOrigin(input2) {
   return input2 instanceof Set ? "set" : input2 instanceof Map ? "map" : input2 instanceof File ? "file" : "unknown";
 }
 var highSurrogate = /[\uD800-\uDBFF]/;
-function codePointLength(str2) {
-  let units = str2.length;
-  if (!highSurrogate.test(str2))
+function codePointLength(str3) {
+  let units = str3.length;
+  if (!highSurrogate.test(str3))
     return units;
   let count = units;
   for (let i = 0; i < units - 1; i++)
-    (str2.charCodeAt(i) & 64512) === 55296 && (str2.charCodeAt(i + 1) & 64512) === 56320 && (count--, i++);
+    (str3.charCodeAt(i) & 64512) === 55296 && (str3.charCodeAt(i + 1) & 64512) === 56320 && (count--, i++);
   return count;
 }
 function getLengthableOrigin(input2) {
@@ -20143,9 +20603,9 @@ function parsedType(data) {
         return "null";
       if (Array.isArray(data))
         return "array";
-      let obj = data;
-      if (obj && Object.getPrototypeOf(obj) !== Object.prototype && "constructor" in obj && obj.constructor)
-        return obj.constructor.name;
+      let obj2 = data;
+      if (obj2 && Object.getPrototypeOf(obj2) !== Object.prototype && "constructor" in obj2 && obj2.constructor)
+        return obj2.constructor.name;
     }
   }
   return t;
@@ -20159,8 +20619,8 @@ function issue(...args) {
     inst
   } : { ...iss };
 }
-function cleanEnum(obj) {
-  return Object.entries(obj).filter(([k, _]) => Number.isNaN(Number.parseInt(k, 10))).map((el) => el[1]);
+function cleanEnum(obj2) {
+  return Object.entries(obj2).filter(([k, _]) => Number.isNaN(Number.parseInt(k, 10))).map((el) => el[1]);
 }
 function base64ToUint8Array(base643) {
   let binaryString = atob(base643), bytes = new Uint8Array(binaryString.length);
@@ -20409,8 +20869,8 @@ var _messageDesc = {
 }, $ZodError = $constructor("$ZodError", initializer), $ZodRealError = $constructor("$ZodError", initializer, void 0, {
   Parent: Error
 });
-function node(obj, key, make) {
-  return Object.prototype.hasOwnProperty.call(obj, key) || (key === "__proto__" ? Object.defineProperty(obj, key, { value: make(), writable: !0, enumerable: !0, configurable: !0 }) : obj[key] = make()), obj[key];
+function node(obj2, key, make) {
+  return Object.prototype.hasOwnProperty.call(obj2, key) || (key === "__proto__" ? Object.defineProperty(obj2, key, { value: make(), writable: !0, enumerable: !0, configurable: !0 }) : obj2[key] = make()), obj2[key];
 }
 function flattenError(error62, mapper = (issue2) => issue2.message) {
   let fieldErrors = {}, formErrors = [];
@@ -29343,37 +29803,37 @@ var PATTERN_IS_COMPLETE = /* @__PURE__ */ new Set([
   "xid"
 ]);
 function generateStringFormatCheck(doc, ctx, def, accessor, needsValue = !0) {
-  let fmt2 = def.format;
-  if (fmt2 === "base64") {
+  let fmt3 = def.format;
+  if (fmt3 === "base64") {
     let validator = addConstant(ctx, isValidBase64);
     return doc.write(`if (!${validator}(${accessor})) return INVALID;`), accessor;
   }
-  if (fmt2 === "base64url") {
+  if (fmt3 === "base64url") {
     let validator = addConstant(ctx, isValidBase64URL);
     return doc.write(`if (!${validator}(${accessor})) return INVALID;`), accessor;
   }
-  if (fmt2 === "jwt") {
+  if (fmt3 === "jwt") {
     let validator = addConstant(ctx, isValidJWT), alg = addConstant(ctx, def.alg ?? null);
     return doc.write(`if (!${validator}(${accessor}, ${alg})) return INVALID;`), accessor;
   }
-  if (fmt2 === "ipv6") {
+  if (fmt3 === "ipv6") {
     let validator = addConstant(ctx, isValidIPv6);
     return doc.write(`if (!${validator}(${accessor})) return INVALID;`), accessor;
   }
-  if (fmt2 === "cidrv6") {
+  if (fmt3 === "cidrv6") {
     let validator = addConstant(ctx, isValidCIDRv6);
     return doc.write(`if (!${validator}(${accessor})) return INVALID;`), accessor;
   }
-  if (fmt2 === "credit_card") {
+  if (fmt3 === "credit_card") {
     let validator = addConstant(ctx, isValidCreditCard);
     return doc.write(`if (!${validator}(${accessor})) return INVALID;`), accessor;
   }
-  if (fmt2 === "iban") {
+  if (fmt3 === "iban") {
     let validator = addConstant(ctx, isValidIBAN);
     return doc.write(`if (!${validator}(${accessor})) return INVALID;`), accessor;
   }
   let formatDef = def;
-  if (fmt2 === "url" || fmt2 === "httpurl" || formatDef.normalize || formatDef.hostname !== void 0 || formatDef.protocol !== void 0) {
+  if (fmt3 === "url" || fmt3 === "httpurl" || formatDef.normalize || formatDef.hostname !== void 0 || formatDef.protocol !== void 0) {
     let parseConst = addConstant(ctx, validateURL), defConst = addConstant(ctx, def), trimVar = newVar(ctx), urlVar = newVar(ctx);
     if (doc.write(`const ${trimVar} = ${accessor}.trim();`), doc.write(`const ${urlVar} = ${parseConst}(${trimVar}, ${defConst});`), doc.write(`if (typeof ${urlVar} === "number") return INVALID;`), formatDef.hostname !== void 0) {
       let hostnameConst = addConstant(ctx, urlHostnameOk);
@@ -29391,11 +29851,11 @@ function generateStringFormatCheck(doc, ctx, def, accessor, needsValue = !0) {
   let customFn = def.fn;
   if (customFn) {
     if (isAsyncFunction(customFn))
-      throw new ZodCompileUnsupportedError(`async string format ${fmt2}`);
+      throw new ZodCompileUnsupportedError(`async string format ${fmt3}`);
     let fnConst = addConstant(ctx, customFn);
     return doc.write(`if (!${fnConst}(${accessor})) return INVALID;`), accessor;
   }
-  if (PATTERN_IS_COMPLETE.has(fmt2) && def.pattern) {
+  if (PATTERN_IS_COMPLETE.has(fmt3) && def.pattern) {
     let patternConst = addConstant(ctx, def.pattern);
     return doc.write(`${patternConst}.lastIndex = 0;`), doc.write(`if (!${patternConst}.test(${accessor})) return INVALID;`), accessor;
   }
@@ -31233,8 +31693,8 @@ function encodeJSONPointerSegment(segment) {
   return segment.replace(/~/g, "~0").replace(/\//g, "~1");
 }
 function extractDefs(ctx, schema) {
-  let root = ctx.seen.get(schema);
-  if (!root)
+  let root2 = ctx.seen.get(schema);
+  if (!root2)
     throw new Error("Unprocessed schema. This is a bug in Zod.");
   if (ctx.external && ctx.sharedDefsExtractedFor === ctx.external)
     return;
@@ -31258,7 +31718,7 @@ function extractDefs(ctx, schema) {
       return entry[1].defId = id, { defId: id, ref: `${uriGenerator("__shared")}#/${defsSegment}/${encodeJSONPointerSegment(id)}` };
     }
     let uriPrefix = "#", defUriPrefix = `${uriPrefix}/${defsSegment}/`;
-    if (entry[1] === root && !entry[1].schema.id)
+    if (entry[1] === root2 && !entry[1].schema.id)
       return { ref: uriPrefix };
     let defId = entry[1].schema.id ?? `__schema${ctx.counter++}`;
     return { defId, ref: defUriPrefix + encodeJSONPointerSegment(defId) };
@@ -31392,8 +31852,8 @@ function foldIntersection(json2) {
   folded && (delete json2.allOf, assignProps(json2, folded));
 }
 function finalize(ctx, schema) {
-  let root = ctx.seen.get(schema);
-  if (!root)
+  let root2 = ctx.seen.get(schema);
+  if (!root2)
     throw new Error("Unprocessed schema. This is a bug in Zod.");
   let flattenRef = (zodSchema) => {
     let seen = ctx.seen.get(zodSchema);
@@ -31454,7 +31914,7 @@ function finalize(ctx, schema) {
       throw new Error("Schema is missing an `id` property");
     result.$id = ctx.external.uri(id);
   }
-  assignProps(result, root.defId ? root.schema : root.def ?? root.schema);
+  assignProps(result, root2.defId ? root2.schema : root2.def ?? root2.schema);
   let rootMetaId = ctx.metadataRegistry.get(schema)?.id;
   rootMetaId !== void 0 && result.id === rootMetaId && delete result.id;
   let defs = ctx.external?.defs ?? {};
@@ -34310,8 +34770,10 @@ var SCHEMA_VERSION = 1, num = external_exports.number(), nullableNum = external_
   running: nullableNum,
   waiting: nullableNum,
   kv_cache_usage_pct: nullableNum,
+  /** Metrics tokenbench does not map (histogram series excluded), kept as scraped. */
   raw: external_exports.record(external_exports.string(), num).optional()
 }), AdmissionSummary = external_exports.object({
+  /** Whether the server exposed enough (running/waiting gauges) to tell admitted from queued. */
   observable: external_exports.boolean(),
   source: external_exports.enum(["metrics", "server_queue_time", "none"]),
   offered_concurrency: nullableNum,
@@ -34320,12 +34782,17 @@ var SCHEMA_VERSION = 1, num = external_exports.number(), nullableNum = external_
   admitted_concurrency_max: nullableNum,
   queued_requests_max: nullableNum,
   kv_cache_usage_pct_max: nullableNum,
+  /** Mean per-request server queue time over the level, from the server's queue-time histogram. */
+  server_queue_time_mean_ms: nullableNum,
   metrics_samples: external_exports.number().int().nonnegative(),
   littles_law: external_exports.object({
     implied_in_flight: nullableNum,
     observed_in_flight_mean: nullableNum,
-    server_running_mean: nullableNum
+    server_running_mean: nullableNum,
+    server_waiting_mean: nullableNum
   }).nullable(),
+  /** Why the curve bent at this level, as far as the evidence says. */
+  bend_reasons: external_exports.array(external_exports.enum(["server_queue", "kv_full", "scheduler_cap", "client_queueing"])),
   notes: external_exports.array(external_exports.string())
 }), LevelResult = external_exports.object({
   level: num,
@@ -34426,7 +34893,19 @@ var SCHEMA_VERSION = 1, num = external_exports.number(), nullableNum = external_
   client_wall_decode_tps: nullableNum,
   client_wall_effective_prefill_tps: nullableNum,
   error: RequestError.nullable()
+}), ProfileConfig = external_exports.object({
+  targets: external_exports.array(external_exports.number().int().positive()).min(1),
+  repetitions: external_exports.number().int().positive(),
+  warmup_runs: external_exports.number().int().nonnegative(),
+  decode_tokens: external_exports.number().int().positive(),
+  suffix_tokens: external_exports.number().int().positive(),
+  prefix_target: external_exports.number().int().positive(),
+  thinking: external_exports.enum(["kwargs", "thinking", "both", "none"]),
+  ready_timeout_s: external_exports.number().positive(),
+  extra_body: external_exports.record(external_exports.string(), external_exports.unknown()),
+  header_names: external_exports.array(external_exports.string())
 }), Profile = external_exports.object({
+  config: ProfileConfig,
   readiness: external_exports.object({ ready: external_exports.boolean(), waited_s: num, probes: external_exports.array(external_exports.string()) }),
   calibration: external_exports.object({
     method: external_exports.enum(["count_tokens", "tokenize", "usage_probe"]),
@@ -34445,6 +34924,7 @@ var SCHEMA_VERSION = 1, num = external_exports.number(), nullableNum = external_
   samples: external_exports.array(ProfileSample),
   summary: external_exports.record(external_exports.string(), external_exports.unknown())
 }), ServerSnapshot = external_exports.object({
+  /** Every endpoint tried: present or absent (never fatal), HTTP status, raw body (JSON, or text truncated). */
   endpoints: external_exports.record(
     external_exports.string(),
     external_exports.object({ present: external_exports.boolean(), status: external_exports.number().int().nullable(), body: external_exports.unknown().optional() })
@@ -34466,7 +34946,8 @@ var SCHEMA_VERSION = 1, num = external_exports.number(), nullableNum = external_
     origin_wall_time: external_exports.string()
   }),
   formulas: external_exports.record(external_exports.string(), external_exports.string()),
-  config: SweepConfig,
+  /** The sweep's configuration; null for a profile document (its config is in `profile.config`). */
+  config: SweepConfig.nullable(),
   levels: external_exports.array(LevelResult),
   profile: Profile.nullable().optional(),
   server: ServerSnapshot.nullable().optional(),
@@ -34494,7 +34975,7 @@ function parseResultDocument(input2) {
 }
 
 // src/core/client.ts
-var import_undici = __toESM(require_undici(), 1);
+var import_undici2 = __toESM(require_undici(), 1);
 import { performance as performance2 } from "node:perf_hooks";
 
 // src/core/chunk.ts
@@ -34504,7 +34985,7 @@ function strLen(v) {
 function intOrNull(v) {
   return typeof v == "number" && Number.isFinite(v) && v >= 0 ? v : null;
 }
-function interpretChunk(obj) {
+function interpretChunk(obj2) {
   let info = {
     contentChars: 0,
     finishReason: null,
@@ -34513,9 +34994,9 @@ function interpretChunk(obj) {
     serverTsMs: null,
     serverArrivalTsMs: null
   };
-  if (obj === null || typeof obj != "object" || Array.isArray(obj))
+  if (obj2 === null || typeof obj2 != "object" || Array.isArray(obj2))
     return info.errorMessage = "chunk is not a JSON object", info;
-  let o = obj;
+  let o = obj2;
   if (o.error !== void 0 && o.error !== null) {
     let e = o.error;
     info.errorMessage = typeof e == "string" ? e : typeof e.message == "string" ? e.message : JSON.stringify(e).slice(0, 500);
@@ -34653,7 +35134,7 @@ var StreamClient = class {
   constructor(cfg) {
     this.cfg = cfg;
     let u = new URL(cfg.baseUrl);
-    this.origin = u.origin, this.basePath = u.pathname.replace(/\/+$/, "").replace(/\/v1$/, ""), this.agent = new import_undici.Agent({
+    this.origin = u.origin, this.basePath = u.pathname.replace(/\/+$/, "").replace(/\/v1$/, ""), this.agent = new import_undici2.Agent({
       connections: null,
       pipelining: 1,
       keepAliveTimeout: 3e4,
@@ -34686,9 +35167,9 @@ var StreamClient = class {
           return;
         }
         eventCount++;
-        let obj;
+        let obj2;
         try {
-          obj = JSON.parse(ev.data);
+          obj2 = JSON.parse(ev.data);
         } catch {
           setError(
             ErrorCode.malformedChunk,
@@ -34696,7 +35177,7 @@ var StreamClient = class {
           );
           return;
         }
-        let info = interpretChunk(obj);
+        let info = interpretChunk(obj2);
         (info.errorMessage !== null || ev.event === "error") && setError(ErrorCode.serverErrorEvent, info.errorMessage ?? ev.data.slice(0, 500)), info.usage !== null && (usage = {
           prompt_tokens: info.usage.prompt,
           completion_tokens: info.usage.completion,
@@ -34811,108 +35292,6 @@ async function captureEnvironment() {
     hostname: os.hostname(),
     gpu: await probeGpu()
   };
-}
-
-// src/core/load.ts
-import { performance as performance3 } from "node:perf_hooks";
-import { setTimeout as sleep, setImmediate as yieldImmediate } from "node:timers/promises";
-
-// src/core/arrivals.ts
-function rng(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = a + 1831565813 >>> 0;
-    let t = a;
-    return t = Math.imul(t ^ t >>> 15, t | 1), t ^= t + Math.imul(t ^ t >>> 7, t | 61), ((t ^ t >>> 14) >>> 0) / 4294967296;
-  };
-}
-function normal(r) {
-  let u = 1 - r(), v = r();
-  return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * v);
-}
-function gamma(r, k, theta) {
-  if (k < 1) {
-    let u = r();
-    return gamma(r, k + 1, theta) * u ** (1 / k);
-  }
-  let d = k - 1 / 3, c = 1 / Math.sqrt(9 * d);
-  for (; ; ) {
-    let x, v;
-    do
-      x = normal(r), v = 1 + c * x;
-    while (v <= 0);
-    v = v * v * v;
-    let u = r();
-    if (u < 1 - 0.0331 * x * x * x * x || Math.log(u) < 0.5 * x * x + d * (1 - v + Math.log(v))) return d * v * theta;
-  }
-}
-function arrivalOffsetsMs(opts) {
-  let r = rng(opts.seed), meanGapMs = 1e3 / opts.rateRps, out = [], t = 0, limitMs = opts.durationS !== void 0 ? opts.durationS * 1e3 : Number.POSITIVE_INFINITY, maxCount = opts.count ?? Number.POSITIVE_INFINITY;
-  for (; out.length < maxCount && !(t >= limitMs); ) {
-    out.push(t);
-    let gap;
-    opts.kind === "constant" ? gap = meanGapMs : opts.kind === "poisson" ? gap = -Math.log(1 - r()) * meanGapMs : gap = gamma(r, opts.burstiness, meanGapMs / opts.burstiness), t += gap;
-  }
-  return out;
-}
-
-// src/core/load.ts
-async function sleepUntil(tAbsMs) {
-  let d = tAbsMs - performance3.now();
-  for (d > 3 && await sleep(d - 2); performance3.now() < tAbsMs; ) await yieldImmediate();
-}
-async function runClosedLoop(client, makeSpec, opts) {
-  let records = [], next = 0, deadline = opts.durationS !== null ? performance3.now() + opts.durationS * 1e3 : Number.POSITIVE_INFINITY, limit = opts.requests ?? Number.POSITIVE_INFINITY, user = async () => {
-    for (; ; ) {
-      if (next >= limit || performance3.now() >= deadline || opts.shouldStop?.()) return;
-      let i = next++, rec = await client.stream(makeSpec(i, !1, null));
-      records.push(rec), opts.onRecord?.(rec);
-    }
-  };
-  return await Promise.all(Array.from({ length: opts.concurrency }, user)), { records, droppedArrivals: 0, drainTimeS: null, targetCount: opts.requests ?? records.length };
-}
-async function runOpenLoop(client, makeSpec, opts) {
-  let offsets = arrivalOffsetsMs({
-    kind: opts.arrival,
-    rateRps: opts.rateRps,
-    burstiness: opts.burstiness,
-    seed: opts.seed,
-    ...opts.requests !== null ? { count: opts.requests } : {},
-    ...opts.durationS !== null ? { durationS: opts.durationS } : {}
-  }), records = [], pending = [], inFlight = 0, slotWaiters = [], dropped = 0, start2 = performance3.now() + 5;
-  for (let i = 0; i < offsets.length; i++) {
-    if (opts.shouldStop?.()) {
-      dropped = offsets.length - i;
-      break;
-    }
-    let intended = start2 + offsets[i];
-    if (await sleepUntil(intended), opts.maxInFlight !== null)
-      for (; inFlight >= opts.maxInFlight; ) await new Promise((res) => slotWaiters.push(res));
-    inFlight++;
-    let p = client.stream(makeSpec(i, !1, intended)).then((rec) => {
-      if (inFlight--, records.push(rec), opts.onRecord?.(rec), slotWaiters.length > 0) {
-        let w = slotWaiters;
-        slotWaiters = [];
-        for (let f of w) f();
-      }
-    });
-    pending.push(p);
-  }
-  await Promise.all(pending);
-  let lastIntended = offsets.length > 0 ? start2 + offsets[offsets.length - 1] : start2, lastEnd = Number.NEGATIVE_INFINITY;
-  for (let r of records) r.end_ms !== null && r.end_ms > lastEnd && (lastEnd = r.end_ms);
-  let origin = client.cfg.originMs, drain = Number.isFinite(lastEnd) ? Math.max(0, lastEnd - (lastIntended - origin)) / 1e3 : null;
-  return { records, droppedArrivals: dropped, drainTimeS: drain, targetCount: offsets.length };
-}
-async function runWarmup(client, makeSpec, count, concurrency) {
-  if (count <= 0) return [];
-  let out = [], next = 0, user = async () => {
-    for (; next < count; ) {
-      let i = next++;
-      out.push(await client.stream(makeSpec(i, !0, null)));
-    }
-  };
-  return await Promise.all(Array.from({ length: Math.max(1, Math.min(concurrency, count)) }, user)), out;
 }
 
 // src/core/stats.ts
@@ -35066,334 +35445,435 @@ function openLoopStats(records) {
 }
 var LATE_THRESHOLD_MS = 1;
 
-// src/core/sample-lengths.ts
-var SAMPLE_LENGTHS = [
-  [639, 39],
-  [486, 137],
-  [431, 642],
-  [56, 83],
-  [254, 238],
-  [437, 66],
-  [644, 475],
-  [905, 345],
-  [118, 116],
-  [210, 50],
-  [114, 22],
-  [128, 210],
-  [56, 690],
-  [872, 252],
-  [616, 166],
-  [102, 242],
-  [443, 36],
-  [171, 1024],
-  [182, 85],
-  [281, 217],
-  [266, 101],
-  [805, 222],
-  [100, 71],
-  [59, 62],
-  [354, 124],
-  [196, 344],
-  [488, 178],
-  [288, 76],
-  [231, 277],
-  [334, 443],
-  [452, 276],
-  [2033, 62],
-  [4e3, 78],
-  [320, 372],
-  [81, 247],
-  [208, 213],
-  [1163, 53],
-  [507, 402],
-  [230, 260],
-  [210, 181],
-  [243, 89],
-  [300, 81],
-  [498, 166],
-  [3462, 267],
-  [232, 238],
-  [216, 119],
-  [230, 391],
-  [336, 70],
-  [112, 84],
-  [425, 103],
-  [126, 25],
-  [102, 119],
-  [63, 66],
-  [368, 112],
-  [1561, 50],
-  [281, 530],
-  [34, 184],
-  [61, 21],
-  [771, 79],
-  [1045, 166],
-  [220, 171],
-  [299, 185],
-  [727, 176],
-  [356, 380],
-  [222, 137],
-  [634, 154],
-  [273, 207],
-  [598, 467],
-  [688, 1024],
-  [385, 166],
-  [289, 48],
-  [207, 136],
-  [427, 373],
-  [172, 111],
-  [1268, 27],
-  [746, 250],
-  [242, 349],
-  [123, 255],
-  [97, 91],
-  [99, 91],
-  [107, 148],
-  [146, 157],
-  [330, 133],
-  [1019, 162],
-  [393, 124],
-  [1390, 114],
-  [479, 237],
-  [877, 375],
-  [231, 168],
-  [378, 198],
-  [119, 251],
-  [85, 42],
-  [466, 168],
-  [91, 820],
-  [123, 160],
-  [253, 43],
-  [212, 82],
-  [428, 100],
-  [135, 195],
-  [199, 286],
-  [467, 67],
-  [494, 168],
-  [627, 92],
-  [158, 94],
-  [476, 220],
-  [138, 140],
-  [146, 335],
-  [541, 82],
-  [225, 166],
-  [732, 166],
-  [530, 486],
-  [36, 15],
-  [108, 58],
-  [527, 395],
-  [165, 198],
-  [29, 163],
-  [218, 122],
-  [461, 18],
-  [120, 123],
-  [491, 119],
-  [332, 88],
-  [92, 78],
-  [1709, 66],
-  [192, 212],
-  [993, 320],
-  [905, 465],
-  [280, 190],
-  [260, 89],
-  [165, 117],
-  [228, 169],
-  [387, 205],
-  [103, 129],
-  [119, 182],
-  [388, 121],
-  [179, 218],
-  [120, 53],
-  [75, 31],
-  [337, 89],
-  [48, 233],
-  [86, 185],
-  [90, 366],
-  [330, 116],
-  [46, 228],
-  [997, 152],
-  [457, 51],
-  [552, 679],
-  [85, 83],
-  [742, 145],
-  [141, 196],
-  [460, 76],
-  [398, 46],
-  [292, 40],
-  [655, 139],
-  [517, 128],
-  [112, 15],
-  [145, 116],
-  [170, 55],
-  [385, 127],
-  [233, 456],
-  [73, 203],
-  [198, 680],
-  [186, 83],
-  [2021, 150],
-  [56, 45],
-  [273, 86],
-  [180, 32],
-  [184, 65],
-  [209, 143],
-  [290, 388],
-  [34, 126],
-  [943, 110],
-  [167, 149],
-  [684, 47],
-  [104, 124],
-  [137, 261],
-  [1451, 123],
-  [132, 435],
-  [539, 872],
-  [274, 225],
-  [40, 100],
-  [123, 621],
-  [648, 62],
-  [1586, 942],
-  [410, 387],
-  [563, 276],
-  [118, 335],
-  [212, 133],
-  [163, 240],
-  [127, 587],
-  [261, 101],
-  [174, 51],
-  [231, 398],
-  [486, 170],
-  [520, 95],
-  [285, 132],
-  [443, 262],
-  [358, 76],
-  [358, 58],
-  [675, 108],
-  [513, 298],
-  [976, 180],
-  [115, 76],
-  [268, 47],
-  [281, 182],
-  [206, 65],
-  [200, 205],
-  [974, 111],
-  [240, 172],
-  [187, 101],
-  [244, 111],
-  [273, 129],
-  [361, 158],
-  [470, 74],
-  [98, 290],
-  [193, 134],
-  [413, 183],
-  [245, 83],
-  [2363, 71],
-  [706, 100],
-  [406, 127],
-  [109, 150],
-  [326, 388],
-  [941, 582],
-  [225, 39],
-  [372, 57],
-  [748, 151],
-  [475, 90],
-  [724, 461],
-  [622, 228],
-  [146, 94],
-  [282, 81],
-  [146, 348],
-  [204, 764],
-  [151, 211],
-  [387, 92],
-  [102, 39],
-  [594, 165],
-  [606, 53],
-  [497, 127],
-  [148, 194],
-  [84, 31],
-  [392, 37],
-  [309, 171],
-  [289, 149],
-  [333, 618],
-  [371, 53],
-  [176, 93],
-  [175, 178],
-  [330, 57],
-  [1590, 290],
-  [705, 66],
-  [122, 68],
-  [88, 257],
-  [1074, 77],
-  [425, 344],
-  [68, 737],
-  [1968, 624],
-  [81, 221],
-  [579, 74],
-  [210, 197],
-  [224, 281],
-  [52, 82],
-  [127, 420],
-  [238, 71],
-  [744, 187],
-  [511, 631],
-  [645, 196],
-  [573, 63],
-  [244, 172],
-  [705, 47],
-  [103, 155],
-  [207, 171],
-  [244, 25],
-  [135, 113],
-  [444, 47],
-  [392, 51],
-  [335, 285],
-  [1340, 201],
-  [435, 215],
-  [400, 384],
-  [518, 179],
-  [358, 196],
-  [271, 271],
-  [250, 516],
-  [64, 97],
-  [577, 309],
-  [204, 477],
-  [296, 117],
-  [145, 99],
-  [1305, 167],
-  [204, 95],
-  [258, 251],
-  [866, 297],
-  [312, 18],
-  [107, 68],
-  [487, 225],
-  [589, 58],
-  [446, 159],
-  [3458, 331],
-  [172, 64]
-];
+// src/core/server-info.ts
+var ReadinessError = class extends Error {
+  code = "not_ready";
+}, root = (baseUrl) => baseUrl.replace(/\/+$/, "").replace(/\/v1$/, "");
+async function waitReady(opts) {
+  let base = root(opts.baseUrl), t0 = performance.now(), probes = [], note = (s) => {
+    probes[probes.length - 1] !== s && probes.push(s);
+  }, interval = opts.intervalMs ?? 250;
+  for (; ; ) {
+    let h = await httpCall(`${base}/health`, { headers: opts.headers, timeoutMs: 5e3 });
+    if (h.status === 200) {
+      let j = h.json;
+      if (j && typeof j == "object" && (j.status !== void 0 || j.maintenance !== void 0)) {
+        let okStatus = j.status === "ok" || j.status === "healthy" || j.status === "ready", serving = j.maintenance === void 0 || j.maintenance === "serving";
+        if (okStatus && serving)
+          return note(`GET /health -> 200 ${JSON.stringify(j).slice(0, 80)}`), { ready: !0, waited_s: (performance.now() - t0) / 1e3, probes };
+        note(
+          `GET /health -> 200 loading${typeof j.progress == "number" ? ` (progress ${j.progress.toFixed(2)})` : ""}`
+        );
+      } else
+        return note("GET /health -> 200"), { ready: !0, waited_s: (performance.now() - t0) / 1e3, probes };
+    } else if (h.status === 404 || h.status === 405) {
+      note(`GET /health -> ${h.status}`);
+      let m = await httpCall(`${base}/v1/models`, { headers: opts.headers, timeoutMs: 5e3 });
+      if (m.status === 200)
+        return note("GET /v1/models -> 200"), { ready: !0, waited_s: (performance.now() - t0) / 1e3, probes };
+      if (note(`GET /v1/models -> ${m.status ?? m.error}`), opts.model !== null) {
+        let path = opts.api === "chat" ? "/v1/chat/completions" : "/v1/completions", body = opts.api === "chat" ? { model: opts.model, messages: [{ role: "user", content: "ping" }], max_tokens: 1 } : { model: opts.model, prompt: "ping", max_tokens: 1 }, c = await httpCall(`${base}${path}`, {
+          method: "POST",
+          body,
+          headers: opts.headers,
+          timeoutMs: 3e4
+        });
+        if (note(`POST ${path} (max_tokens=1) -> ${c.status ?? c.error}`), c.status === 200) return { ready: !0, waited_s: (performance.now() - t0) / 1e3, probes };
+      }
+    } else
+      note(`GET /health -> ${h.status ?? h.error}`);
+    if ((performance.now() - t0) / 1e3 >= opts.timeoutS)
+      throw new ReadinessError(
+        `server at ${base} not ready after ${opts.timeoutS} s; tried: ${probes.join("; ")}`
+      );
+    await new Promise((r) => setTimeout(r, interval));
+  }
+}
+var SNAPSHOT_ENDPOINTS = [
+  "/health",
+  "/v1/models",
+  "/v1/cache/status",
+  "/v1/stats",
+  "/props",
+  "/get_server_info",
+  "/version",
+  "/metrics"
+], num2 = (v) => typeof v == "number" && Number.isFinite(v) ? v : null, str = (v) => typeof v == "string" && v !== "" ? v : null, obj = (v) => v !== null && typeof v == "object" && !Array.isArray(v) ? v : null;
+function extractServerFacts(bodies, metricsText) {
+  let out = {}, models = obj(bodies["/v1/models"]), m0 = Array.isArray(models?.data) ? obj(models.data[0]) : null;
+  m0 && (out.model_id = str(m0.id), num2(m0.max_model_len) !== null && (out.context_length = num2(m0.max_model_len)), str(m0.owned_by) && (out.owned_by = m0.owned_by));
+  let stats = obj(bodies["/v1/stats"]);
+  if (stats) {
+    let server = obj(stats.server);
+    server && (out.server_name = str(server.name), out.server_version = str(server.version));
+    let model = obj(stats.model);
+    model && num2(model.context_length) !== null && (out.context_length = num2(model.context_length)), Array.isArray(stats.gpus) && (out.gpus = stats.gpus);
+    let limits = obj(stats.limits);
+    limits && (num2(limits.max_running_requests) !== null && (out.max_running_requests = num2(limits.max_running_requests)), num2(limits.cuda_graph_max_bs) !== null && (out.cuda_graph_max_bs = num2(limits.cuda_graph_max_bs)), num2(limits.max_total_num_tokens) !== null && (out.cache_budget_tokens = num2(limits.max_total_num_tokens)));
+    for (let k of ["moe", "mamba", "moe_residency", "kv_cache"])
+      stats[k] !== void 0 && (out[k] = stats[k]);
+  }
+  let cache = obj(bodies["/v1/cache/status"]);
+  if (cache) {
+    out.cache_status = cache;
+    let kv = obj(cache.kv_cache);
+    kv && num2(kv.budget_tokens) !== null && (out.cache_budget_tokens = num2(kv.budget_tokens)), typeof cache.reports_cached_tokens == "boolean" && (out.reports_cached_tokens = cache.reports_cached_tokens);
+  }
+  let sg = obj(bodies["/get_server_info"]);
+  sg && (out.server_name = out.server_name ?? "sglang", out.server_version = str(sg.version) ?? out.server_version ?? null, num2(sg.context_length) !== null && (out.context_length = num2(sg.context_length)), num2(sg.max_running_requests) !== null && (out.max_running_requests = num2(sg.max_running_requests)), num2(sg.cuda_graph_max_bs) !== null && (out.cuda_graph_max_bs = num2(sg.cuda_graph_max_bs)), num2(sg.max_total_num_tokens) !== null && (out.cache_budget_tokens = num2(sg.max_total_num_tokens)), num2(sg.page_size) !== null && (out.kv_page_size = num2(sg.page_size)), str(sg.model_path) && (out.model_id = out.model_id ?? sg.model_path));
+  let props = obj(bodies["/props"]);
+  if (props) {
+    out.server_name = out.server_name ?? "llama.cpp", str(props.build_info) && (out.server_version = props.build_info);
+    let dgs = obj(props.default_generation_settings);
+    dgs && num2(dgs.n_ctx) !== null && (out.context_length = num2(dgs.n_ctx)), num2(props.total_slots) !== null && (out.max_running_requests = num2(props.total_slots)), str(props.model_path) && (out.model_path = props.model_path);
+  }
+  let ver = obj(bodies["/version"]);
+  if (ver && str(ver.version) && (out.server_version = out.server_version ?? ver.version, out.server_name = out.server_name ?? "vllm"), metricsText !== null) {
+    out.server_name === void 0 && (metricsText.includes("vllm:") ? out.server_name = "vllm" : metricsText.includes("sglang:") ? out.server_name = "sglang" : metricsText.includes("llamacpp:") ? out.server_name = "llama.cpp" : metricsText.includes("freetoken:") ? out.server_name = "freetoken" : metricsText.includes("tgi_") && (out.server_name = "tgi"));
+    let block = /vllm:cache_config_info\{([^}]*)\}/.exec(metricsText);
+    if (block) {
+      let bs = /block_size="(\d+)"/.exec(block[1]);
+      bs && (out.kv_block_size = Number(bs[1]));
+      let nb = /num_gpu_blocks="(\d+)"/.exec(block[1]);
+      nb && (out.kv_num_gpu_blocks = Number(nb[1]));
+    }
+  }
+  for (let [k, v] of Object.entries(out)) v == null && delete out[k];
+  return out;
+}
+function parseServerLimits(list) {
+  let out = {};
+  for (let s of list) {
+    let i = s.indexOf("=");
+    if (i <= 0) throw new Error(`--server-limit must be key=value, got "${s}"`);
+    let k = s.slice(0, i).trim(), v = s.slice(i + 1).trim();
+    out[k] = v !== "" && Number.isFinite(Number(v)) ? Number(v) : v;
+  }
+  return out;
+}
+async function snapshotServer(baseUrl, headers, limits) {
+  let base = root(baseUrl), endpoints = {}, bodies = {}, metricsText = null;
+  await Promise.all(
+    SNAPSHOT_ENDPOINTS.map(async (p) => {
+      let r = await httpCall(`${base}${p}`, { headers, timeoutMs: 1e4 }), present = r.status !== null && r.status < 400, body;
+      present && (p === "/metrics" ? (metricsText = r.text, body = (r.text ?? "").slice(0, 65536)) : body = r.json ?? (r.text ?? "").slice(0, 4096), bodies[p] = r.json), endpoints[p] = { present, status: r.status, ...body !== void 0 ? { body } : {} };
+    })
+  );
+  let extracted = extractServerFacts(bodies, metricsText), merged = {};
+  for (let k of ["max_running_requests", "cuda_graph_max_bs"]) {
+    let v = extracted[k];
+    typeof v == "number" && (merged[k] = v);
+  }
+  return Object.assign(merged, limits), { endpoints, extracted, limits: merged };
+}
+function limitNumber(limits, key) {
+  let v = limits?.[key];
+  return typeof v == "number" ? v : null;
+}
 
-// src/core/prompts.ts
-var WORDS = [
-  ...new Set(
-    "the of and to in is was for on that with as it by at from his her an be this are or which had not but were have one they all has their been more new who after first also two time other its she there would when into only over some can most city made later up world year out three him may game then about state what season while part between film team under during many well war both where school these known being such since four before through south group last north team work life main five early local west high used east family best long music album name line public series three house club river small great people around until number second left place led own played against each major body old order book home three same king side show party several four general town united three form area near set five land point based power field good water sea".split(" ")
-  )
-];
-function promptWords(tokens, seed) {
-  let r = rng(seed), out = new Array(tokens);
-  for (let i = 0; i < tokens; i++) out[i] = WORDS[Math.floor(r() * WORDS.length)];
-  return out.join(" ");
+// src/core/version.ts
+var TOOL_VERSION = "0.1.0";
+
+// src/core/profile.ts
+var PROFILE_FORMULAS = {
+  client_wall_ttft_ms: "first content event - send, one stream at a time",
+  client_wall_effective_prefill_tps: "(prompt_tokens - cached_tokens) / (client_wall_ttft_ms / 1000)",
+  client_wall_decode_tps: "(completion_tokens - 1) / ((last content event - first content event) / 1000)",
+  client_wall_total_ms: "end of stream - send",
+  ttft_ratio: "median TTFT of the case / median TTFT of fresh, same repetitions",
+  cached_tokens: "usage.prompt_tokens_details.cached_tokens; absent means 0 only when the server is known to report it"
+};
+function thinkingBody(mode) {
+  let b = {};
+  return (mode === "kwargs" || mode === "both") && (b.chat_template_kwargs = { enable_thinking: !1 }), (mode === "thinking" || mode === "both") && (b.thinking = { type: "disabled" }), b;
 }
-function makePrompt(tokens, seed, nonce) {
-  return nonce === null ? promptWords(tokens, seed) : `${`req${nonce}`} ${promptWords(Math.max(1, tokens - 1), seed ^ nonce * 2654435761)}`;
+function sampleFrom(phase, target, repetition, r, cachedReporting) {
+  let ttft = r.first_token_ms !== null ? r.first_token_ms - r.send_ms : null, total = r.end_ms !== null ? r.end_ms - r.send_ms : null, prompt = r.usage?.prompt_tokens ?? null, ct = r.usage?.completion_tokens ?? null, cached2 = r.usage?.cached_tokens ?? null;
+  cached2 === null && cachedReporting.known && r.usage !== null && (cached2 = 0);
+  let span = r.first_token_ms !== null && r.last_token_ms !== null ? r.last_token_ms - r.first_token_ms : null;
+  return {
+    phase,
+    target_tokens: target,
+    repetition,
+    prompt_tokens: prompt,
+    cached_tokens: cached2,
+    completion_tokens: ct,
+    client_wall_ttft_ms: ttft,
+    client_wall_total_ms: total,
+    client_wall_decode_tps: ct !== null && ct >= 2 && span !== null && span > 0 ? (ct - 1) / (span / 1e3) : null,
+    client_wall_effective_prefill_tps: ttft !== null && ttft > 0 && prompt !== null ? (prompt - (cached2 ?? 0)) / (ttft / 1e3) : null,
+    error: r.error
+  };
 }
-function shapeFor(kind, index, seed, fixed) {
-  if (kind === "fixed") return fixed;
-  let r = rng(seed * 1000003 + index >>> 0), row = SAMPLE_LENGTHS[Math.floor(r() * SAMPLE_LENGTHS.length)];
-  return { promptTokens: row[0], maxTokens: Math.min(row[1], fixed.maxTokens) };
+function summarizeProfile(samples) {
+  let out = {}, stat = (xs) => {
+    let v = xs.filter((x) => x !== null), s = summarize(v);
+    return {
+      n: s.n,
+      median: s.p50,
+      min: s.min,
+      max: s.max,
+      ...s.n >= 10 ? { p90: s.p90 } : {},
+      ...s.n >= 20 ? { p95: s.p95, p99: s.p99 } : {}
+    };
+  }, ok = samples.filter((s) => s.error === null), targets = [...new Set(ok.filter((s) => s.phase === "prefill").map((s) => s.target_tokens))];
+  out.prefill = Object.fromEntries(
+    targets.map((t) => {
+      let xs = ok.filter((s) => s.phase === "prefill" && s.target_tokens === t);
+      return [
+        String(t),
+        {
+          prompt_tokens: stat(xs.map((x) => x.prompt_tokens)),
+          client_wall_ttft_ms: stat(xs.map((x) => x.client_wall_ttft_ms)),
+          client_wall_effective_prefill_tps: stat(xs.map((x) => x.client_wall_effective_prefill_tps))
+        }
+      ];
+    })
+  );
+  let dec = ok.filter((s) => s.phase === "decode");
+  out.decode = {
+    client_wall_decode_tps: stat(dec.map((x) => x.client_wall_decode_tps)),
+    client_wall_ttft_ms: stat(dec.map((x) => x.client_wall_ttft_ms))
+  };
+  let prefix = {}, fresh = stat(ok.filter((s) => s.phase === "prefix_fresh").map((x) => x.client_wall_ttft_ms));
+  for (let phase of ["prefix_fresh", "prefix_identical", "prefix_small_suffix"]) {
+    let xs = ok.filter((s) => s.phase === phase), ttft = stat(xs.map((x) => x.client_wall_ttft_ms));
+    prefix[phase.replace("prefix_", "")] = {
+      client_wall_ttft_ms: ttft,
+      cached_tokens: stat(xs.map((x) => x.cached_tokens)),
+      prompt_tokens: stat(xs.map((x) => x.prompt_tokens)),
+      ttft_ratio_vs_fresh: ttft.median !== null && fresh.median !== null && fresh.median > 0 ? ttft.median / fresh.median : null
+    };
+  }
+  return out.prefix_cache = prefix, out.errors = samples.filter((s) => s.error !== null).length, out;
+}
+async function runProfile(opts) {
+  let cfg = opts.config, notice = opts.onNotice ?? (() => {
+  }), auth = { ...opts.headers, ...opts.apiKey ? { authorization: `Bearer ${opts.apiKey}` } : {} }, readiness = await waitReady({
+    baseUrl: opts.baseUrl,
+    headers: auth,
+    timeoutS: cfg.ready_timeout_s,
+    model: opts.model,
+    api: opts.api
+  });
+  notice(`server ready after ${readiness.waited_s.toFixed(1)} s (${readiness.probes.at(-1)})`);
+  let server = await snapshotServer(opts.baseUrl, auth, opts.serverLimits), model = opts.model ?? (typeof server.extracted.model_id == "string" ? server.extracted.model_id : null);
+  if (model === null)
+    throw new ProfileError("model_unknown", "no --model given and the server did not name one");
+  let body = { ...thinkingBody(cfg.thinking), ...opts.extraBody }, originMs = performance.now(), originWall = Date.now(), client = new StreamClient({
+    baseUrl: opts.baseUrl,
+    api: opts.api,
+    model,
+    apiKey: opts.apiKey,
+    headers: opts.headers,
+    timeoutS: opts.timeoutS,
+    ignoreEos: !0,
+    extraBody: body,
+    originMs
+  }), records = [], samples = [], id = 0, stream = async (prompt, maxTokens, warmup) => {
+    let r = await client.stream({
+      id: id++,
+      level: 1,
+      warmup,
+      prompt,
+      maxTokens,
+      promptTokensRequested: null,
+      intendedSendAbsMs: null
+    });
+    return records.push(r), r;
+  }, nonce = () => randomBytes(4).toString("hex"), reporting = { known: server.extracted.reports_cached_tokens === !0, seenDetails: !1 }, note = (r) => {
+    r.usage?.cached_tokens !== null && r.usage?.cached_tokens !== void 0 && (reporting.known = !0, reporting.seenDetails = !0);
+  };
+  try {
+    for (let i = 0; i < cfg.warmup_runs; i++) {
+      let r = await stream(profilePrompt(nonce(), 64, 1e3 + i), 8, !0);
+      note(r), samples.push(sampleFrom("warmup", null, i, r, reporting));
+    }
+    let counter = await detectCounter({
+      baseUrl: opts.baseUrl,
+      headers: auth,
+      model,
+      api: opts.api,
+      extraBody: body
+    });
+    notice(`calibrating prompts with ${counter.method}`);
+    let sampleNonce = "0a1b2c3d", calibrated = /* @__PURE__ */ new Map(), calTargets = [], allTargets = [.../* @__PURE__ */ new Set([...cfg.targets, cfg.prefix_target])];
+    for (let t of allTargets) {
+      let c = await calibrate(counter, t, (w) => profilePrompt(sampleNonce, w, t));
+      calibrated.set(t, c.words), calTargets.push({
+        target_tokens: t,
+        reached_tokens: c.reached,
+        within_tolerance: c.withinTolerance,
+        iterations: c.iterations
+      }), c.withinTolerance || notice(`calibration for ${t} tokens reached ${c.reached} (outside ${TOLERANCE_RULE})`);
+    }
+    let pw = calibrated.get(cfg.prefix_target), base = profilePrompt(sampleNonce, pw, cfg.prefix_target), baseCount = await counter.count(base), suffixText = (w) => ` ${profilePrompt("suffix00", w, 4242).slice(11)}`, suffixWords = (await calibrate(counter, cfg.suffix_tokens, (w) => suffixText(w).trim())).words, suffixTokens = await counter.count(base + suffixText(suffixWords)) - baseCount;
+    for (let t of cfg.targets)
+      for (let rep = 0; rep < cfg.repetitions; rep++) {
+        let r = await stream(profilePrompt(nonce(), calibrated.get(t), t), 1, !1);
+        note(r), samples.push(sampleFrom("prefill", t, rep, r, reporting));
+      }
+    let decodeWords = calibrated.get(Math.min(...cfg.targets));
+    for (let rep = 0; rep < cfg.repetitions; rep++) {
+      let r = await stream(profilePrompt(nonce(), decodeWords, 77), cfg.decode_tokens, !1);
+      note(r), samples.push(sampleFrom("decode", null, rep, r, reporting));
+    }
+    for (let rep = 0; rep < cfg.repetitions; rep++) {
+      let p = profilePrompt(nonce(), pw, cfg.prefix_target);
+      for (let [phase, prompt] of [
+        ["prefix_fresh", p],
+        ["prefix_identical", p],
+        ["prefix_small_suffix", p + suffixText(suffixWords)]
+      ]) {
+        let r = await stream(prompt, 1, !1);
+        note(r), samples.push(sampleFrom(phase, cfg.prefix_target, rep, r, reporting));
+      }
+    }
+    let rebuilt = samples.map((s, i) => {
+      let r = records[i];
+      return sampleFrom(s.phase, s.target_tokens, s.repetition, r, reporting);
+    }), cachedReporting = reporting.seenDetails ? rebuilt.some((s, i) => s.cached_tokens === 0 && records[i].usage?.cached_tokens === null) ? "omitted_when_zero" : "reported" : reporting.known ? "omitted_when_zero" : "not_reported";
+    cachedReporting === "not_reported" && notice("the server never reported cached tokens: cached_tokens are unknown (null), not 0");
+    let profile = {
+      config: cfg,
+      readiness,
+      calibration: {
+        method: counter.method,
+        tolerance_rule: TOLERANCE_RULE,
+        targets: calTargets,
+        suffix_tokens: suffixTokens
+      },
+      cached_tokens_reporting: cachedReporting,
+      samples: rebuilt,
+      summary: summarizeProfile(rebuilt)
+    };
+    return {
+      schema_version: SCHEMA_VERSION,
+      kind: "profile",
+      tool: { name: "tokenbench", version: TOOL_VERSION },
+      created_at: new Date(originWall).toISOString(),
+      target: { base_url: opts.baseUrl, api: opts.api, model },
+      environment: await captureEnvironment(),
+      clock: {
+        source: "performance.now() (monotonic), ms from origin",
+        origin_wall_time: new Date(originWall).toISOString()
+      },
+      formulas: { ...FORMULAS, ...PROFILE_FORMULAS },
+      config: null,
+      levels: [],
+      profile,
+      server,
+      requests: records,
+      complete: !0
+    };
+  } finally {
+    await client.close().catch(() => {
+    });
+  }
+}
+var ProfileError = class extends Error {
+  constructor(code, message) {
+    super(message);
+    this.code = code;
+  }
+  code;
+}, fmt = (v, d) => typeof v == "number" && Number.isFinite(v) ? v.toFixed(d) : "-";
+function profileSummaryText(doc) {
+  let p = doc.profile, s = p.summary, lines = [];
+  lines.push(
+    `profile of ${doc.target.model} at ${doc.target.base_url} (${doc.server?.extracted.server_name ?? "server"})`
+  ), lines.push(
+    `calibration: ${p.calibration.method}; ${p.calibration.targets.map((t) => `${t.target_tokens}->${t.reached_tokens}`).join(", ")}`
+  ), lines.push(`cached tokens reporting: ${p.cached_tokens_reporting}`), lines.push(""), lines.push(
+    "| phase | prompt tok | TTFT ms median (min-max) | prefill tok/s median | decode tok/s median (min-max) | cached tok median |"
+  ), lines.push("|---|---:|---:|---:|---:|---:|");
+  for (let [t, v] of Object.entries(s.prefill ?? {}))
+    lines.push(
+      `| prefill ${t} | ${fmt(v.prompt_tokens?.median, 0)} | ${fmt(v.client_wall_ttft_ms?.median, 1)} (${fmt(v.client_wall_ttft_ms?.min, 1)}-${fmt(v.client_wall_ttft_ms?.max, 1)}) | ${fmt(v.client_wall_effective_prefill_tps?.median, 0)} | | |`
+    );
+  let d = s.decode ?? {};
+  lines.push(
+    `| decode | | ${fmt(d.client_wall_ttft_ms?.median, 1)} | | ${fmt(d.client_wall_decode_tps?.median, 1)} (${fmt(d.client_wall_decode_tps?.min, 1)}-${fmt(d.client_wall_decode_tps?.max, 1)}) | |`
+  );
+  for (let [k, v] of Object.entries(s.prefix_cache ?? {})) {
+    let vv = v, ttft = vv.client_wall_ttft_ms, cached2 = vv.cached_tokens, prompt = vv.prompt_tokens;
+    lines.push(
+      `| prefix ${k} | ${fmt(prompt?.median, 0)} | ${fmt(ttft?.median, 1)} (${fmt(ttft?.min, 1)}-${fmt(ttft?.max, 1)}) x${fmt(vv.ttft_ratio_vs_fresh, 2)} | | | ${fmt(cached2?.median, 0)} |`
+    );
+  }
+  return lines.join(`
+`);
+}
+
+// src/core/sweep.ts
+import { existsSync, readFileSync } from "node:fs";
+import { performance as performance5 } from "node:perf_hooks";
+
+// src/core/load.ts
+import { performance as performance3 } from "node:perf_hooks";
+import { setTimeout as sleep, setImmediate as yieldImmediate } from "node:timers/promises";
+async function sleepUntil(tAbsMs) {
+  let d = tAbsMs - performance3.now();
+  for (d > 3 && await sleep(d - 2); performance3.now() < tAbsMs; ) await yieldImmediate();
+}
+async function runClosedLoop(client, makeSpec, opts) {
+  let records = [], next = 0, deadline = opts.durationS !== null ? performance3.now() + opts.durationS * 1e3 : Number.POSITIVE_INFINITY, limit = opts.requests ?? Number.POSITIVE_INFINITY, user = async () => {
+    for (; ; ) {
+      if (next >= limit || performance3.now() >= deadline || opts.shouldStop?.()) return;
+      let i = next++, rec = await client.stream(makeSpec(i, !1, null));
+      records.push(rec), opts.onRecord?.(rec);
+    }
+  };
+  return await Promise.all(Array.from({ length: opts.concurrency }, user)), { records, droppedArrivals: 0, drainTimeS: null, targetCount: opts.requests ?? records.length };
+}
+async function runOpenLoop(client, makeSpec, opts) {
+  let offsets = arrivalOffsetsMs({
+    kind: opts.arrival,
+    rateRps: opts.rateRps,
+    burstiness: opts.burstiness,
+    seed: opts.seed,
+    ...opts.requests !== null ? { count: opts.requests } : {},
+    ...opts.durationS !== null ? { durationS: opts.durationS } : {}
+  }), records = [], pending = [], inFlight = 0, slotWaiters = [], dropped = 0, start2 = performance3.now() + 5;
+  for (let i = 0; i < offsets.length; i++) {
+    if (opts.shouldStop?.()) {
+      dropped = offsets.length - i;
+      break;
+    }
+    let intended = start2 + offsets[i];
+    if (await sleepUntil(intended), opts.maxInFlight !== null)
+      for (; inFlight >= opts.maxInFlight; ) await new Promise((res) => slotWaiters.push(res));
+    inFlight++;
+    let p = client.stream(makeSpec(i, !1, intended)).then((rec) => {
+      if (inFlight--, records.push(rec), opts.onRecord?.(rec), slotWaiters.length > 0) {
+        let w = slotWaiters;
+        slotWaiters = [];
+        for (let f of w) f();
+      }
+    });
+    pending.push(p);
+  }
+  await Promise.all(pending);
+  let lastIntended = offsets.length > 0 ? start2 + offsets[offsets.length - 1] : start2, lastEnd = Number.NEGATIVE_INFINITY;
+  for (let r of records) r.end_ms !== null && r.end_ms > lastEnd && (lastEnd = r.end_ms);
+  let origin = client.cfg.originMs, drain = Number.isFinite(lastEnd) ? Math.max(0, lastEnd - (lastIntended - origin)) / 1e3 : null;
+  return { records, droppedArrivals: dropped, drainTimeS: drain, targetCount: offsets.length };
+}
+async function runWarmup(client, makeSpec, count, concurrency) {
+  if (count <= 0) return [];
+  let out = [], next = 0, user = async () => {
+    for (; next < count; ) {
+      let i = next++;
+      out.push(await client.stream(makeSpec(i, !0, null)));
+    }
+  };
+  return await Promise.all(Array.from({ length: Math.max(1, Math.min(concurrency, count)) }, user)), out;
 }
 
 // src/core/report.ts
 import { mkdirSync, renameSync, writeFileSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
-var fmt = (v, digits) => v == null || !Number.isFinite(v) ? "-" : v.toFixed(digits), MARKDOWN_COLUMNS = [
+var fmt2 = (v, digits) => v == null || !Number.isFinite(v) ? "-" : v.toFixed(digits), MARKDOWN_COLUMNS = [
   "level",
   "req",
   "err",
@@ -35408,7 +35888,7 @@ var fmt = (v, digits) => v == null || !Number.isFinite(v) ? "-" : v.toFixed(digi
 ];
 function markdownTable(levels) {
   let head = `| ${MARKDOWN_COLUMNS.join(" | ")} |`, sep = `|${MARKDOWN_COLUMNS.map(() => "---:").join("|")}|`, rows = levels.map(
-    (l) => `| ${l.level} | ${l.requests} | ${l.errors} | ${fmt(l.output_tok_s, 0)} | ${fmt(l.ttft_ms.p50, 1)} | ${fmt(l.ttft_ms.p95, 1)} | ${fmt(l.itl_ms.p50, 2)} | ${fmt(l.itl_ms.p95, 2)} | ${fmt(l.tpot_ms.p50, 2)} | ${l.slo_pass_pct === null ? "-" : `${l.slo_pass_pct.toFixed(0)}%`} | ${fmt(l.goodput_req_s, 2)} |`
+    (l) => `| ${l.level} | ${l.requests} | ${l.errors} | ${fmt2(l.output_tok_s, 0)} | ${fmt2(l.ttft_ms.p50, 1)} | ${fmt2(l.ttft_ms.p95, 1)} | ${fmt2(l.itl_ms.p50, 2)} | ${fmt2(l.itl_ms.p95, 2)} | ${fmt2(l.tpot_ms.p50, 2)} | ${l.slo_pass_pct === null ? "-" : `${l.slo_pass_pct.toFixed(0)}%`} | ${fmt2(l.goodput_req_s, 2)} |`
   );
   return [head, sep, ...rows].join(`
 `);
@@ -35520,8 +36000,208 @@ var SELF_CHECK_LIMITS = { eventLoopP99Ms: 5, cpuPctOfOneCore: 85 }, SelfCheck = 
   }
 };
 
-// src/core/version.ts
-var TOOL_VERSION = "0.1.0";
+// src/core/prometheus.ts
+function parseValue(s) {
+  return s === "+Inf" ? Number.POSITIVE_INFINITY : s === "-Inf" ? Number.NEGATIVE_INFINITY : s === "NaN" ? Number.NaN : Number(s);
+}
+function parsePrometheus(text) {
+  let out = [];
+  for (let raw of text.split(`
+`)) {
+    let line = raw.trim();
+    if (line === "" || line.startsWith("#")) continue;
+    let i = 0;
+    for (; i < line.length && /[a-zA-Z0-9_:]/.test(line[i]); ) i++;
+    let name = line.slice(0, i);
+    if (name === "") continue;
+    let labels = {};
+    if (line[i] === "{") {
+      for (i++; i < line.length && line[i] !== "}"; ) {
+        for (; line[i] === " " || line[i] === ","; ) i++;
+        if (line[i] === "}") break;
+        let eq = line.indexOf("=", i);
+        if (eq === -1) break;
+        let key = line.slice(i, eq).trim();
+        if (i = eq + 1, line[i] !== '"') break;
+        i++;
+        let v = "";
+        for (; i < line.length && line[i] !== '"'; )
+          if (line[i] === "\\" && i + 1 < line.length) {
+            let n = line[i + 1];
+            v += n === "n" ? `
+` : n, i += 2;
+          } else v += line[i++];
+        i++, labels[key] = v;
+      }
+      i++;
+    }
+    let rest = line.slice(i).trim().split(/\s+/);
+    if (rest[0] === void 0 || rest[0] === "") continue;
+    let value = parseValue(rest[0]);
+    Number.isNaN(value) && rest[0] !== "NaN" || out.push({ name, labels, value });
+  }
+  return out;
+}
+
+// src/core/server-metrics.ts
+var METRIC_NAMES = {
+  running: [
+    "vllm:num_requests_running",
+    "sglang:num_running_reqs",
+    "freetoken:requests_running",
+    "llamacpp:requests_processing",
+    "tgi_batch_current_size"
+  ],
+  waiting: [
+    "vllm:num_requests_waiting",
+    "sglang:num_queue_reqs",
+    "freetoken:requests_waiting",
+    "llamacpp:requests_deferred",
+    "tgi_queue_size"
+  ],
+  kvFraction: [
+    "vllm:kv_cache_usage_perc",
+    "vllm:gpu_cache_usage_perc",
+    "sglang:token_usage",
+    "freetoken:kv_cache_usage_ratio",
+    "llamacpp:kv_cache_usage_ratio"
+  ],
+  queueTimeSeconds: [
+    "vllm:request_queue_time_seconds",
+    "sglang:queue_time_seconds",
+    "freetoken:request_queue_time_seconds",
+    "tgi_request_queue_duration"
+  ]
+}, KNOWN = /* @__PURE__ */ new Set([...METRIC_NAMES.running, ...METRIC_NAMES.waiting, ...METRIC_NAMES.kvFraction]);
+function pick2(samples, names) {
+  for (let n of names) {
+    let found = !1, sum = 0;
+    for (let s of samples)
+      s.name === n && (found = !0, sum += s.value);
+    if (found) return sum;
+  }
+  return null;
+}
+function queueHistogram(samples) {
+  for (let n of METRIC_NAMES.queueTimeSeconds) {
+    let sum = pick2(samples, [`${n}_sum`]), count = pick2(samples, [`${n}_count`]);
+    if (sum !== null && count !== null) return { sum, count };
+  }
+  return null;
+}
+function toSample(tMs, samples) {
+  let kv = pick2(samples, METRIC_NAMES.kvFraction), raw = {}, n = 0;
+  for (let s of samples) {
+    if (KNOWN.has(s.name) || /_(bucket|sum|count|created)$/.test(s.name) || !Number.isFinite(s.value))
+      continue;
+    let key = Object.keys(s.labels).length ? `${s.name}{${Object.entries(s.labels).map(([k, v]) => `${k}="${v}"`).join(",")}}` : s.name;
+    if (raw[key] = s.value, ++n >= 200) break;
+  }
+  return {
+    t_ms: tMs,
+    running: pick2(samples, METRIC_NAMES.running),
+    waiting: pick2(samples, METRIC_NAMES.waiting),
+    kv_cache_usage_pct: kv === null ? null : kv * 100,
+    raw
+  };
+}
+async function scrapeMetrics(url2, headers) {
+  let r = await httpCall(url2, { headers, timeoutMs: 5e3 });
+  if (r.status !== 200 || r.text === null) return { ok: !1, samples: [], status: r.status };
+  let samples = parsePrometheus(r.text);
+  return { ok: samples.length > 0, samples, status: r.status };
+}
+var MetricsSampler = class {
+  constructor(url2, headers, intervalMs, originMs) {
+    this.url = url2;
+    this.headers = headers;
+    this.intervalMs = intervalMs;
+    this.originMs = originMs;
+  }
+  url;
+  headers;
+  intervalMs;
+  originMs;
+  timer = null;
+  inflight = null;
+  samples = [];
+  queueStart = null;
+  queueEnd = null;
+  available = !1;
+  async once() {
+    let t = performance.now() - this.originMs, r = await scrapeMetrics(this.url, this.headers);
+    if (!r.ok) return;
+    this.available = !0;
+    let s = toSample(t, r.samples);
+    this.samples.push(s);
+    let q = queueHistogram(r.samples);
+    q !== null && (this.queueStart === null && (this.queueStart = q), this.queueEnd = q);
+  }
+  start() {
+    this.samples = [], this.queueStart = null, this.queueEnd = null;
+    let tick = () => {
+      this.inflight === null && (this.inflight = this.once().finally(() => {
+        this.inflight = null;
+      }));
+    };
+    tick(), this.timer = setInterval(tick, this.intervalMs);
+  }
+  async stop() {
+    this.timer && clearInterval(this.timer), this.timer = null, this.inflight && await this.inflight, await this.once();
+  }
+};
+function meanInFlight(records) {
+  if (records.length === 0) return null;
+  let ev = [];
+  for (let r of records)
+    ev.push({ t: r.send_ms, d: 1 }, { t: r.end_ms ?? r.send_ms, d: -1 });
+  ev.sort((a, b) => a.t - b.t || a.d - b.d);
+  let cur = 0, area = 0, last = ev[0].t;
+  for (let e of ev)
+    area += cur * (e.t - last), last = e.t, cur += e.d;
+  let span = ev[ev.length - 1].t - ev[0].t;
+  return span > 0 ? area / span : null;
+}
+var maxOf = (xs) => {
+  let v = xs.filter((x) => x !== null);
+  return v.length ? Math.max(...v) : null;
+}, meanOf = (xs) => {
+  let v = xs.filter((x) => x !== null);
+  return v.length ? v.reduce((a, b) => a + b, 0) / v.length : null;
+};
+function admissionSummary(input2) {
+  let { level, samples } = input2, recs = input2.records.filter((r) => !r.warmup), offered = level.mode === "closed" ? level.level : level.peak_in_flight, running = samples.map((s) => s.running), waiting = samples.map((s) => s.waiting), hasGauges = running.some((x) => x !== null), admittedMax = maxOf(running), queuedMax = maxOf(waiting), kvMax = maxOf(samples.map((s) => s.kv_cache_usage_pct)), queueMeanMs = input2.queueDelta !== null && input2.queueDelta.count > 0 ? 1e3 * input2.queueDelta.sum / input2.queueDelta.count : null, e2eSum = recs.reduce((a, r) => a + ((r.end_ms ?? r.send_ms) - r.send_ms), 0), implied = level.wall_time_s > 0 ? e2eSum / 1e3 / level.wall_time_s : null, observed = meanInFlight(recs), runMean = meanOf(running), waitMean = meanOf(waiting), notes = [], reasons = [], source = hasGauges ? "metrics" : queueMeanMs !== null ? "server_queue_time" : "none";
+  input2.metricsAvailable ? hasGauges || notes.push("server /metrics has no known running/waiting gauges: admission not observable") : notes.push("server /metrics not observable: admitted and queued requests are unknown (not zero)");
+  let cap = input2.limits.maxRunningRequests;
+  if (hasGauges && ((queuedMax ?? 0) > 0 && (reasons.push("server_queue"), notes.push(`server queue: up to ${queuedMax} requests waiting while at most ${admittedMax} ran`)), cap !== null && admittedMax !== null && admittedMax >= cap && offered > cap && (reasons.push("scheduler_cap"), notes.push(`scheduler cap: ${offered} offered, at most ${cap} admitted (max running requests)`)), observed !== null && runMean !== null)) {
+    let serverHeld = runMean + (waitMean ?? 0);
+    observed > serverHeld * 1.25 + 1 && (queuedMax ?? 0) === 0 && (reasons.push("client_queueing"), notes.push(
+      `client-side queueing: ${observed.toFixed(1)} requests in flight on the client on average, but the server reported only ${serverHeld.toFixed(1)} running + waiting and nobody waiting; requests were held before the server's scheduler (client, connection, or server front end)`
+    ));
+  }
+  return kvMax !== null && kvMax >= 95 && (reasons.push("kv_full"), notes.push(`KV cache full: peak usage ${kvMax.toFixed(1)} %`)), level.client.bottleneck_warning && !reasons.includes("client_queueing") && (reasons.push("client_queueing"), notes.push(level.client.bottleneck_warning)), cap !== null && offered > cap && !hasGauges && notes.push(
+    `offered concurrency ${offered} exceeds the server's max running requests ${cap}: this is not a true c${offered} run`
+  ), {
+    observable: hasGauges,
+    source,
+    offered_concurrency: offered,
+    max_running_requests: cap,
+    cuda_graph_max_bs: input2.limits.cudaGraphMaxBs,
+    admitted_concurrency_max: admittedMax,
+    queued_requests_max: queuedMax,
+    kv_cache_usage_pct_max: kvMax,
+    server_queue_time_mean_ms: queueMeanMs,
+    metrics_samples: samples.length,
+    littles_law: {
+      implied_in_flight: implied,
+      observed_in_flight_mean: observed,
+      server_running_mean: runMean,
+      server_waiting_mean: waitMean
+    },
+    bend_reasons: reasons,
+    notes
+  };
+}
 
 // src/core/sweep.ts
 var SweepError = class extends Error {
@@ -35545,7 +36225,7 @@ async function runSweep(opts) {
     if (opts.out === null) throw new SweepError("usage", "--resume needs --out");
     if (existsSync(opts.out)) {
       let prev = parseResultDocument(JSON.parse(readFileSync(opts.out, "utf8")));
-      if (!sameConfig(prev.config, cfg))
+      if (prev.kind !== "sweep" || prev.config === null || !sameConfig(prev.config, cfg))
         throw new SweepError(
           "resume_mismatch",
           `${opts.out} was written with a different configuration; refusing to mix`
@@ -35559,7 +36239,10 @@ async function runSweep(opts) {
       createdAt = prev.created_at, originWall = Date.parse(prev.clock.origin_wall_time), originMs = performance5.now() - (Date.now() - originWall), notice(`resuming ${opts.out}: ${levels.length} of ${cfg.levels.length} levels already done`);
     }
   }
-  let client = new StreamClient({ ...opts, originMs }), environment = await captureEnvironment(), doc = (complete2) => ({
+  let client = new StreamClient({ ...opts, originMs }), environment = await captureEnvironment(), authHeaders = { ...opts.headers, ...opts.apiKey ? { authorization: `Bearer ${opts.apiKey}` } : {} }, server = await snapshotServer(opts.baseUrl, authHeaders, opts.serverLimits ?? {}), metricsUrl = `${opts.baseUrl.replace(/\/+$/, "").replace(/\/v1$/, "")}/metrics`, sampler = cfg.metrics_interval_ms !== null ? new MetricsSampler(metricsUrl, authHeaders, cfg.metrics_interval_ms, originMs) : null, limits = {
+    maxRunningRequests: limitNumber(server.limits, "max_running_requests"),
+    cudaGraphMaxBs: limitNumber(server.limits, "cuda_graph_max_bs")
+  }, doc = (complete2) => ({
     schema_version: SCHEMA_VERSION,
     kind: "sweep",
     tool: { name: "tokenbench", version: TOOL_VERSION },
@@ -35573,6 +36256,7 @@ async function runSweep(opts) {
     formulas: FORMULAS,
     config: cfg,
     levels,
+    server,
     requests: null,
     complete: complete2
   }), checkpoint = (complete2) => {
@@ -35618,7 +36302,7 @@ async function runSweep(opts) {
           etaS
         });
       }, progressTimer = setInterval(report, 1e3);
-      opts.levelHooks?.start(level, originMs), selfCheck.start();
+      opts.levelHooks?.start(level, originMs), sampler?.start(), selfCheck.start();
       let run, onRecord = () => {
         done++;
       };
@@ -35644,7 +36328,7 @@ async function runSweep(opts) {
         clearInterval(progressTimer);
       }
       let client_ = selfCheck.stop();
-      if (report(), opts.shouldStop?.()) {
+      if (await sampler?.stop(), report(), opts.shouldStop?.()) {
         notice(`level ${level} interrupted; not recorded`);
         break;
       }
@@ -35677,6 +36361,21 @@ async function runSweep(opts) {
         notice(`level ${level}: ${agg.errors} of ${agg.requests} requests failed (${codes})`);
       }
       let result = { ...agg, open_loop: openLoop, client: client_, notices: levelNotices };
+      if (sampler !== null) {
+        let qd = sampler.queueStart && sampler.queueEnd ? {
+          sum: sampler.queueEnd.sum - sampler.queueStart.sum,
+          count: sampler.queueEnd.count - sampler.queueStart.count
+        } : null, admission = admissionSummary({
+          level: result,
+          records: run.records,
+          samples: sampler.samples,
+          metricsAvailable: sampler.available,
+          queueDelta: qd,
+          limits
+        });
+        result = { ...result, admission, metrics_timeline: sampler.samples };
+        for (let n of admission.notes) notice(`level ${level}: ${n}`);
+      }
       opts.levelHooks && (result = { ...result, ...await opts.levelHooks.stop(result, run.records) }), levels.push(result), levels.sort((a, b) => cfg.levels.indexOf(a.level) - cfg.levels.indexOf(b.level)), checkpoint(!1), opts.onLevel?.(result);
     }
   } finally {
@@ -35700,11 +36399,11 @@ function parse3(argv, options) {
     throw new UsageError(err.message);
   }
 }
-function str(v, name, def) {
+function str2(v, name, def) {
   let x = v[name];
   return typeof x == "string" ? x : def;
 }
-function num2(v, name, def, check2, what) {
+function num3(v, name, def, check2, what) {
   let x = v[name];
   if (x === void 0) return def;
   let n = Number(x);
@@ -35760,7 +36459,7 @@ function headerList(v, name) {
   return out;
 }
 function httpUrl2(v, name, def) {
-  let s = str(v, name, def), u;
+  let s = str2(v, name, def), u;
   try {
     u = new URL(s);
   } catch {
@@ -35825,7 +36524,7 @@ var DEFAULT_MOCK_OPTIONS = {
 };
 
 // src/mock/server.ts
-import { randomBytes } from "node:crypto";
+import { randomBytes as randomBytes2 } from "node:crypto";
 import http from "node:http";
 import { performance as performance7 } from "node:perf_hooks";
 
@@ -36330,7 +37029,7 @@ var Engine = class {
     }
     let so = body.stream_options, now = performance7.now(), r = {
       seq,
-      id: `${chat ? "chatcmpl" : "cmpl"}-${randomBytes(8).toString("hex")}`,
+      id: `${chat ? "chatcmpl" : "cmpl"}-${randomBytes2(8).toString("hex")}`,
       res,
       chat,
       stream: body.stream === !0,
@@ -36718,30 +37417,30 @@ function mockOptionsFrom(argv) {
     } catch (err) {
       throw new UsageError(err.message);
     }
-  }), reject = num2(v, "reject-status", d.rejectStatus, (n) => n === 429 || n === 503, "429 or 503");
+  }), reject = num3(v, "reject-status", d.rejectStatus, (n) => n === 429 || n === 503, "429 or 503");
   return {
-    host: str(v, "host", d.host),
-    port: num2(v, "port", d.port, (n) => Number.isInteger(n) && n >= 0 && n < 65536, "a port number"),
+    host: str2(v, "host", d.host),
+    port: num3(v, "port", d.port, (n) => Number.isInteger(n) && n >= 0 && n < 65536, "a port number"),
     flavor: oneOf(v, "flavor", FLAVORS, d.flavor),
-    model: str(v, "model", d.model),
-    maxModelLen: num2(v, "max-model-len", d.maxModelLen, positiveInt, "a positive integer"),
-    ttftMs: num2(v, "ttft-ms", d.ttftMs, nonNeg, "a non-negative number"),
-    prefillMsPer1k: num2(v, "prefill-ms-per-1k", d.prefillMsPer1k, nonNeg, "a non-negative number"),
-    itlMs: num2(v, "itl-ms", d.itlMs, nonNeg, "a non-negative number"),
-    itlJitterMs: num2(v, "itl-jitter-ms", d.itlJitterMs, nonNeg, "a non-negative number"),
-    tokensPerChunk: num2(v, "tokens-per-chunk", d.tokensPerChunk, positiveInt, "a positive integer"),
-    capacity: num2(v, "capacity", d.capacity, positiveInt, "a positive integer"),
-    maxQueue: num2(v, "max-queue", d.maxQueue, nonNegInt, "a non-negative integer"),
+    model: str2(v, "model", d.model),
+    maxModelLen: num3(v, "max-model-len", d.maxModelLen, positiveInt, "a positive integer"),
+    ttftMs: num3(v, "ttft-ms", d.ttftMs, nonNeg, "a non-negative number"),
+    prefillMsPer1k: num3(v, "prefill-ms-per-1k", d.prefillMsPer1k, nonNeg, "a non-negative number"),
+    itlMs: num3(v, "itl-ms", d.itlMs, nonNeg, "a non-negative number"),
+    itlJitterMs: num3(v, "itl-jitter-ms", d.itlJitterMs, nonNeg, "a non-negative number"),
+    tokensPerChunk: num3(v, "tokens-per-chunk", d.tokensPerChunk, positiveInt, "a positive integer"),
+    capacity: num3(v, "capacity", d.capacity, positiveInt, "a positive integer"),
+    maxQueue: num3(v, "max-queue", d.maxQueue, nonNegInt, "a non-negative integer"),
     rejectStatus: reject,
-    itlGrowthPerRunning: num2(
+    itlGrowthPerRunning: num3(
       v,
       "itl-growth-per-running",
       d.itlGrowthPerRunning,
       nonNeg,
       "a non-negative number"
     ),
-    kvTokens: num2(v, "kv-tokens", d.kvTokens, nonNegInt, "a non-negative integer"),
-    prefixCacheTokens: num2(
+    kvTokens: num3(v, "kv-tokens", d.kvTokens, nonNegInt, "a non-negative integer"),
+    prefixCacheTokens: num3(
       v,
       "prefix-cache-tokens",
       d.prefixCacheTokens,
@@ -36749,15 +37448,15 @@ function mockOptionsFrom(argv) {
       "a non-negative integer"
     ),
     blockTokens: d.blockTokens,
-    meanOutputTokens: num2(v, "mean-output-tokens", d.meanOutputTokens, positive, "a positive number"),
+    meanOutputTokens: num3(v, "mean-output-tokens", d.meanOutputTokens, positive, "a positive number"),
     defaultMaxTokens: d.defaultMaxTokens,
-    seed: num2(v, "seed", d.seed, Number.isInteger, "an integer"),
-    loadTimeS: num2(v, "load-time-s", d.loadTimeS, nonNeg, "a non-negative number"),
+    seed: num3(v, "seed", d.seed, Number.isInteger, "an integer"),
+    loadTimeS: num3(v, "load-time-s", d.loadTimeS, nonNeg, "a non-negative number"),
     serverTimestamps: bool(v, "server-timestamps", d.serverTimestamps),
     faults,
-    stallS: num2(v, "stall-s", d.stallS, nonNeg, "a non-negative number"),
-    slowFirstByteMs: num2(v, "slow-first-byte-ms", d.slowFirstByteMs, nonNeg, "a non-negative number"),
-    cudaGraphMaxBs: num2(v, "cuda-graph-max-bs", d.cudaGraphMaxBs, positiveInt, "a positive integer")
+    stallS: num3(v, "stall-s", d.stallS, nonNeg, "a non-negative number"),
+    slowFirstByteMs: num3(v, "slow-first-byte-ms", d.slowFirstByteMs, nonNeg, "a non-negative number"),
+    cudaGraphMaxBs: num3(v, "cuda-graph-max-bs", d.cudaGraphMaxBs, positiveInt, "a positive integer")
   };
 }
 var HelpRequested = class extends Error {
@@ -36781,42 +37480,9 @@ async function mockCommand(argv) {
   }), await server.close(), 0;
 }
 
-// src/core/http.ts
-var import_undici2 = __toESM(require_undici(), 1);
-async function httpCall(url2, opts = {}) {
-  let t0 = performance.now();
-  try {
-    let res = await (0, import_undici2.request)(url2, {
-      method: opts.method ?? "GET",
-      headers: {
-        ...opts.body !== void 0 ? { "content-type": "application/json" } : {},
-        ...opts.headers
-      },
-      ...opts.body !== void 0 ? { body: JSON.stringify(opts.body) } : {},
-      headersTimeout: opts.timeoutMs ?? 1e4,
-      bodyTimeout: opts.timeoutMs ?? 1e4
-    }), text = await res.body.text(), json2 = null;
-    try {
-      json2 = JSON.parse(text);
-    } catch {
-      json2 = null;
-    }
-    return { status: res.statusCode, text, json: json2, error: null, elapsedMs: performance.now() - t0 };
-  } catch (err) {
-    let e = err;
-    return {
-      status: null,
-      text: null,
-      json: null,
-      error: `${e.code ?? e.name}: ${e.message}`,
-      elapsedMs: performance.now() - t0
-    };
-  }
-}
-async function discoverModel(baseUrl, headers) {
-  let data = (await httpCall(`${baseUrl.replace(/\/v1$/, "")}/v1/models`, { headers, timeoutMs: 1e4 })).json?.data, id = Array.isArray(data) ? data[0]?.id : void 0;
-  return typeof id == "string" ? id : null;
-}
+// src/cli/profile-command.ts
+import { mkdirSync as mkdirSync2, writeFileSync as writeFileSync2 } from "node:fs";
+import { dirname as dirname2 } from "node:path";
 
 // src/cli/sweep-command.ts
 var CONNECTION_FLAGS = {
@@ -36862,16 +37528,17 @@ Output:
   --records inline|file|none  per-request records in the JSON, a sibling .requests.jsonl, or not at all
   --resume               finish a killed sweep in --out without redoing finished levels
   --metrics-interval-ms MS  sample the server's /metrics during each level (default 500; 0 = off)
+  --server-limit K=V     a limit the server does not expose, e.g. max_running_requests=8 (repeatable)
   --quiet                no progress on stderr
 `;
 function connectionValues(v) {
   return {
     baseUrl: httpUrl2(v, "base-url", "http://127.0.0.1:8000"),
-    model: str(v, "model", null),
+    model: str2(v, "model", null),
     api: oneOf(v, "api", ["chat", "completions"], "chat"),
-    apiKey: str(v, "api-key", null) ?? process.env.TOKENBENCH_API_KEY ?? process.env.OPENAI_API_KEY ?? null,
+    apiKey: str2(v, "api-key", null) ?? process.env.TOKENBENCH_API_KEY ?? process.env.OPENAI_API_KEY ?? null,
     headers: headerList(v, "header"),
-    timeoutS: num2(v, "timeout-s", 300, positive, "a positive number of seconds"),
+    timeoutS: num3(v, "timeout-s", 300, positive, "a positive number of seconds"),
     ignoreEos: bool(v, "ignore-eos", !0),
     extraBody: jsonObject(v, "extra-body")
   };
@@ -36884,7 +37551,7 @@ async function resolveModel(c) {
   return m;
 }
 function sweepConfigFrom(v) {
-  let mode = oneOf(v, "mode", ["closed", "open"], "closed"), duration3 = num2(v, "duration", null, positive, "a positive number of seconds"), requests = num2(v, "requests", duration3 === null ? 32 : null, positiveInt, "a positive integer"), levels = numberList(
+  let mode = oneOf(v, "mode", ["closed", "open"], "closed"), duration3 = num3(v, "duration", null, positive, "a positive number of seconds"), requests = num3(v, "requests", duration3 === null ? 32 : null, positiveInt, "a positive integer"), levels = numberList(
     v,
     "levels",
     mode === "closed" ? [1, 2, 4, 8] : [1, 2, 4],
@@ -36896,24 +37563,24 @@ function sweepConfigFrom(v) {
     levels,
     requests_per_level: requests,
     duration_s: duration3,
-    warmup_requests: num2(v, "warmup", 0, nonNegInt, "a non-negative integer"),
-    prompt_tokens: num2(v, "prompt-tokens", 256, positiveInt, "a positive integer"),
-    max_tokens: num2(v, "max-tokens", 128, positiveInt, "a positive integer"),
+    warmup_requests: num3(v, "warmup", 0, nonNegInt, "a non-negative integer"),
+    prompt_tokens: num3(v, "prompt-tokens", 256, positiveInt, "a positive integer"),
+    max_tokens: num3(v, "max-tokens", 128, positiveInt, "a positive integer"),
     prompts: oneOf(v, "prompts", ["fixed", "sample"], "fixed"),
     ignore_eos: bool(v, "ignore-eos", !0),
-    seed: num2(v, "seed", 1, Number.isInteger, "an integer"),
+    seed: num3(v, "seed", 1, Number.isInteger, "an integer"),
     arrival: oneOf(v, "arrival", ["poisson", "constant", "gamma"], "poisson"),
-    burstiness: num2(v, "burstiness", 1, positive, "a positive number"),
-    max_in_flight: num2(v, "max-in-flight", null, positiveInt, "a positive integer"),
-    timeout_s: num2(v, "timeout-s", 300, positive, "a positive number of seconds"),
+    burstiness: num3(v, "burstiness", 1, positive, "a positive number"),
+    max_in_flight: num3(v, "max-in-flight", null, positiveInt, "a positive integer"),
+    timeout_s: num3(v, "timeout-s", 300, positive, "a positive number of seconds"),
     slo: {
-      ttft_ms: num2(v, "slo-ttft-ms", null, positive, "a positive number of ms"),
-      tpot_ms: num2(v, "slo-tpot-ms", null, positive, "a positive number of ms"),
-      e2e_ms: num2(v, "slo-e2e-ms", null, positive, "a positive number of ms")
+      ttft_ms: num3(v, "slo-ttft-ms", null, positive, "a positive number of ms"),
+      tpot_ms: num3(v, "slo-tpot-ms", null, positive, "a positive number of ms"),
+      e2e_ms: num3(v, "slo-e2e-ms", null, positive, "a positive number of ms")
     },
     extra_body: jsonObject(v, "extra-body"),
     metrics_interval_ms: (() => {
-      let n = num2(v, "metrics-interval-ms", 500, nonNegInt, "a non-negative integer");
+      let n = num3(v, "metrics-interval-ms", 500, nonNegInt, "a non-negative integer");
       return n === 0 ? null : n;
     })(),
     header_names: Object.keys(header)
@@ -36949,13 +37616,20 @@ async function sweepCommand(argv) {
     out: { type: "string" },
     records: { type: "string" },
     resume: { type: "boolean" },
-    "metrics-interval-ms": { type: "string" }
+    "metrics-interval-ms": { type: "string" },
+    "server-limit": { type: "string", multiple: !0 }
   });
   if (v.help)
     return process.stdout.write(SWEEP_HELP), 0;
-  let conn = connectionValues(v), config2 = sweepConfigFrom(v), out = str(v, "out", "results/sweep.json"), records = oneOf(v, "records", ["inline", "file", "none"], "inline"), quiet = v.quiet === !0;
+  let conn = connectionValues(v), config2 = sweepConfigFrom(v), out = str2(v, "out", "results/sweep.json"), records = oneOf(v, "records", ["inline", "file", "none"], "inline"), quiet = v.quiet === !0;
   if (config2.mode === "open" && config2.requests_per_level === null && config2.duration_s === null)
     throw new UsageError("open loop needs --requests or --duration");
+  let serverLimits;
+  try {
+    serverLimits = parseServerLimits((Array.isArray(v["server-limit"]) ? v["server-limit"] : []).map(String));
+  } catch (err) {
+    throw new UsageError(err.message);
+  }
   let model = await resolveModel(conn), stop = !1, onSig = () => {
     stop && process.exit(130), stop = !0, process.stderr.write(
       `
@@ -36971,6 +37645,7 @@ interrupted: finishing the level in progress is abandoned; finished levels are s
     out,
     records,
     resume: v.resume === !0,
+    serverLimits,
     onNotice: (m) => process.stderr.write(`${process.stderr.isTTY ? "\r\x1B[K" : ""}notice: ${m}
 `),
     ...progress ? { onProgress: progress } : {},
@@ -36993,6 +37668,70 @@ interrupted: finishing the level in progress is abandoned; finished levels are s
 `), 1) : 0;
 }
 
+// src/cli/profile-command.ts
+var PROFILE_HELP = `tokenbench profile: single-stream serving profile (readiness, metadata, calibration,
+fresh prefill, steady decode, prefix cache)
+
+  connection flags as for sweep: --base-url --model --api --api-key --header --timeout-s --extra-body
+  --targets LIST          prompt sizes to calibrate and measure (default 512,1024,2048,4096)
+  --repetitions N         repetitions per measurement (default 3)
+  --warmup-runs N         excluded warmup requests (default 1)
+  --decode-tokens N       tokens per steady-decode run (default 256)
+  --suffix-tokens N       size of the small_suffix case (default 32)
+  --prefix-target N       prompt size for the prefix-cache cases (default: the largest target)
+  --thinking kwargs|thinking|both|none  how to disable thinking (default kwargs:
+                          chat_template_kwargs.enable_thinking=false; thinking: {type: disabled})
+  --ready-timeout-s S     wait this long for readiness (default 300)
+  --server-limit K=V      record a limit the server does not expose (repeatable), e.g. max_running_requests=8
+  --out FILE.json         (default results/profile.json)
+`;
+async function profileCommand(argv) {
+  let { values: v } = parse3(argv, {
+    ...CONNECTION_FLAGS,
+    targets: { type: "string" },
+    repetitions: { type: "string" },
+    "warmup-runs": { type: "string" },
+    "decode-tokens": { type: "string" },
+    "suffix-tokens": { type: "string" },
+    "prefix-target": { type: "string" },
+    thinking: { type: "string" },
+    "ready-timeout-s": { type: "string" },
+    "server-limit": { type: "string", multiple: !0 },
+    out: { type: "string" }
+  });
+  if (v.help)
+    return process.stdout.write(PROFILE_HELP), 0;
+  let conn = connectionValues(v), targets = numberList(v, "targets", [512, 1024, 2048, 4096], positiveInt, "positive integers"), limits;
+  try {
+    limits = parseServerLimits((Array.isArray(v["server-limit"]) ? v["server-limit"] : []).map(String));
+  } catch (err) {
+    throw new UsageError(err.message);
+  }
+  let out = str2(v, "out", "results/profile.json"), quiet = v.quiet === !0, doc = await runProfile({
+    ...conn,
+    serverLimits: limits,
+    config: {
+      targets,
+      repetitions: num3(v, "repetitions", 3, positiveInt, "a positive integer"),
+      warmup_runs: num3(v, "warmup-runs", 1, nonNegInt, "a non-negative integer"),
+      decode_tokens: num3(v, "decode-tokens", 256, (n) => Number.isInteger(n) && n >= 2, "an integer >= 2"),
+      suffix_tokens: num3(v, "suffix-tokens", 32, positiveInt, "a positive integer"),
+      prefix_target: num3(v, "prefix-target", Math.max(...targets), positiveInt, "a positive integer"),
+      thinking: oneOf(v, "thinking", ["kwargs", "thinking", "both", "none"], "kwargs"),
+      ready_timeout_s: num3(v, "ready-timeout-s", 300, positive, "a positive number of seconds"),
+      extra_body: conn.extraBody,
+      header_names: Object.keys(conn.headers)
+    },
+    onNotice: quiet ? () => {
+    } : (m) => process.stderr.write(`notice: ${m}
+`)
+  });
+  return parseResultDocument(doc), mkdirSync2(dirname2(out), { recursive: !0 }), writeFileSync2(out, `${JSON.stringify(doc, null, 1)}
+`), process.stdout.write(`${profileSummaryText(doc)}
+`), process.stderr.write(`wrote ${out}
+`), 0;
+}
+
 // src/cli/main.ts
 var HELP = `tokenbench ${TOOL_VERSION}: measure OpenAI-compatible LLM inference servers
 
@@ -37000,10 +37739,12 @@ Usage: tokenbench <command> [flags]   (tokenbench <command> --help for flags)
 
 Commands:
   sweep        closed- or open-loop load sweep: TTFT, ITL, TPOT, E2E, throughput, goodput
+  profile      single-stream serving profile: calibration, prefill, decode, prefix cache
   mockserver   run the OpenAI-compatible mock inference server
 `, COMMANDS = {
   sweep: sweepCommand,
-  mockserver: mockCommand
+  mockserver: mockCommand,
+  profile: profileCommand
 };
 async function main(argv) {
   let [cmd, ...rest] = argv;
@@ -37024,7 +37765,7 @@ ${HELP}`), 2;
       return process.stderr.write(`tokenbench ${cmd}: ${err.message}
 (see tokenbench ${cmd} --help)
 `), 2;
-    if (err instanceof SweepError || err instanceof SchemaError)
+    if (err instanceof SweepError || err instanceof SchemaError || err instanceof ProfileError || err instanceof ReadinessError || err instanceof CalibrationError)
       return process.stderr.write(`tokenbench ${cmd}: error [${err.code}]: ${err.message}
 `), 1;
     throw err;

@@ -1,6 +1,8 @@
 // Regenerates schema/examples/*.json from real runs against the mock (run by hand: the examples
 // are committed so readers see real documents; tests validate them against schema v1).
 
+import { writeFileSync } from "node:fs";
+import { runProfile } from "../src/core/profile.ts";
 import { runSweep } from "../src/core/sweep.ts";
 import { start } from "../src/mock/index.ts";
 import type { SweepConfig } from "../src/schema/v1.ts";
@@ -23,7 +25,7 @@ const base: SweepConfig = {
   timeout_s: 30,
   slo: { ttft_ms: 100, tpot_ms: 20, e2e_ms: null },
   extra_body: {},
-  metrics_interval_ms: null,
+  metrics_interval_ms: 100,
   header_names: [],
 };
 const conn = {
@@ -45,3 +47,29 @@ await runSweep({
   out: "schema/examples/open-sweep.json",
 });
 await mock.close();
+
+const ft = await start({ flavor: "freetoken", ttftMs: 20, prefillMsPer1k: 30, itlMs: 4 });
+const profile = await runProfile({
+  baseUrl: ft.url,
+  api: "chat",
+  model: null,
+  apiKey: null,
+  headers: {},
+  timeoutS: 30,
+  extraBody: {},
+  serverLimits: { cuda_graph_max_bs: 32 },
+  config: {
+    targets: [128, 512],
+    repetitions: 2,
+    warmup_runs: 1,
+    decode_tokens: 16,
+    suffix_tokens: 16,
+    prefix_target: 512,
+    thinking: "kwargs",
+    ready_timeout_s: 10,
+    extra_body: {},
+    header_names: [],
+  },
+});
+writeFileSync("schema/examples/profile.json", `${JSON.stringify(profile, null, 1)}\n`);
+await ft.close();

@@ -1,10 +1,14 @@
 /** `tokenbench` entry point: dispatch to a subcommand; usage errors exit 2. */
 
+import { CalibrationError } from "../core/calibrate.ts";
+import { ProfileError } from "../core/profile.ts";
+import { ReadinessError } from "../core/server-info.ts";
 import { SweepError } from "../core/sweep.ts";
 import { TOOL_VERSION } from "../core/version.ts";
 import { SchemaError } from "../schema/v1.ts";
 import { UsageError } from "./args.ts";
 import { mockCommand } from "./mock-command.ts";
+import { profileCommand } from "./profile-command.ts";
 import { sweepCommand } from "./sweep-command.ts";
 
 const HELP = `tokenbench ${TOOL_VERSION}: measure OpenAI-compatible LLM inference servers
@@ -13,12 +17,14 @@ Usage: tokenbench <command> [flags]   (tokenbench <command> --help for flags)
 
 Commands:
   sweep        closed- or open-loop load sweep: TTFT, ITL, TPOT, E2E, throughput, goodput
+  profile      single-stream serving profile: calibration, prefill, decode, prefix cache
   mockserver   run the OpenAI-compatible mock inference server
 `;
 
 const COMMANDS: Record<string, (argv: string[]) => Promise<number>> = {
   sweep: sweepCommand,
   mockserver: mockCommand,
+  profile: profileCommand,
 };
 
 export async function main(argv: string[]): Promise<number> {
@@ -43,7 +49,13 @@ export async function main(argv: string[]): Promise<number> {
       process.stderr.write(`tokenbench ${cmd}: ${err.message}\n(see tokenbench ${cmd} --help)\n`);
       return 2;
     }
-    if (err instanceof SweepError || err instanceof SchemaError) {
+    if (
+      err instanceof SweepError ||
+      err instanceof SchemaError ||
+      err instanceof ProfileError ||
+      err instanceof ReadinessError ||
+      err instanceof CalibrationError
+    ) {
       process.stderr.write(`tokenbench ${cmd}: error [${err.code}]: ${err.message}\n`);
       return 1;
     }

@@ -3,6 +3,7 @@
 import type { ApiKind } from "../core/client.ts";
 import { discoverModel } from "../core/http.ts";
 import { markdownTable, outputPaths } from "../core/report.ts";
+import { parseServerLimits } from "../core/server-info.ts";
 import { type Progress, runSweep, SweepError } from "../core/sweep.ts";
 import type { SweepConfig } from "../schema/v1.ts";
 import {
@@ -66,6 +67,7 @@ Output:
   --records inline|file|none  per-request records in the JSON, a sibling .requests.jsonl, or not at all
   --resume               finish a killed sweep in --out without redoing finished levels
   --metrics-interval-ms MS  sample the server's /metrics during each level (default 500; 0 = off)
+  --server-limit K=V     a limit the server does not expose, e.g. max_running_requests=8 (repeatable)
   --quiet                no progress on stderr
 `;
 
@@ -184,6 +186,7 @@ export async function sweepCommand(argv: string[]): Promise<number> {
     records: { type: "string" },
     resume: { type: "boolean" },
     "metrics-interval-ms": { type: "string" },
+    "server-limit": { type: "string", multiple: true },
   });
   if (v.help) {
     process.stdout.write(SWEEP_HELP);
@@ -196,6 +199,12 @@ export async function sweepCommand(argv: string[]): Promise<number> {
   const quiet = v.quiet === true;
   if (config.mode === "open" && config.requests_per_level === null && config.duration_s === null) {
     throw new UsageError("open loop needs --requests or --duration");
+  }
+  let serverLimits: Record<string, string | number>;
+  try {
+    serverLimits = parseServerLimits((Array.isArray(v["server-limit"]) ? v["server-limit"] : []).map(String));
+  } catch (err) {
+    throw new UsageError((err as Error).message);
   }
   const model = await resolveModel(conn);
   let stop = false;
@@ -216,6 +225,7 @@ export async function sweepCommand(argv: string[]): Promise<number> {
     out,
     records,
     resume: v.resume === true,
+    serverLimits,
     onNotice: (m) => process.stderr.write(`${process.stderr.isTTY ? "\r\x1b[K" : ""}notice: ${m}\n`),
     ...(progress ? { onProgress: progress } : {}),
     onLevel: () => {

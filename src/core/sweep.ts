@@ -20,6 +20,8 @@ import { aggregateLevel, FORMULAS, openLoopStats } from "./metrics.ts";
 import { makePrompt, shapeFor } from "./prompts.ts";
 import { outputPaths, siblingPath, writeResults } from "./report.ts";
 import { SelfCheck } from "./self-check.ts";
+import { limitNumber, snapshotServer } from "./server-info.ts";
+import { admissionSummary, MetricsSampler } from "./server-metrics.ts";
 import { TOOL_VERSION } from "./version.ts";
 
 export interface ConnectionOptions {
@@ -41,7 +43,9 @@ export interface SweepOptions extends ConnectionOptions {
   onNotice?: (msg: string) => void;
   onProgress?: (p: Progress) => void;
   onLevel?: (l: LevelResult) => void;
-  /** Called around each level so the caller can sample server /metrics (issue #4). */
+  /** Limits the server does not expose (`--server-limit key=value`), e.g. max_running_requests. */
+  serverLimits?: Record<string, string | number>;
+  /** Extra work around each level (tests, embedding). */
   levelHooks?: LevelHooks;
   shouldStop?: () => boolean;
 }
@@ -102,7 +106,7 @@ export async function runSweep(opts: SweepOptions): Promise<ResultDocument> {
     if (opts.out === null) throw new SweepError("usage", "--resume needs --out");
     if (existsSync(opts.out)) {
       const prev = parseResultDocument(JSON.parse(readFileSync(opts.out, "utf8")));
-      if (!sameConfig(prev.config, cfg)) {
+      if (prev.kind !== "sweep" || prev.config === null || !sameConfig(prev.config, cfg)) {
         throw new SweepError(
           "resume_mismatch",
           `${opts.out} was written with a different configuration; refusing to mix`,
@@ -128,6 +132,17 @@ export async function runSweep(opts: SweepOptions): Promise<ResultDocument> {
 
   const client = new StreamClient({ ...opts, originMs });
   const environment = await captureEnvironment();
+  const authHeaders = { ...opts.headers, ...(opts.apiKey ? { authorization: `Bearer ${opts.apiKey}` } : {}) };
+  const server = await snapshotServer(opts.baseUrl, authHeaders, opts.serverLimits ?? {});
+  const metricsUrl = `${opts.baseUrl.replace(/\/+$/, "").replace(/\/v1$/, "")}/metrics`;
+  const sampler =
+    cfg.metrics_interval_ms !== null
+      ? new MetricsSampler(metricsUrl, authHeaders, cfg.metrics_interval_ms, originMs)
+      : null;
+  const limits = {
+    maxRunningRequests: limitNumber(server.limits, "max_running_requests"),
+    cudaGraphMaxBs: limitNumber(server.limits, "cuda_graph_max_bs"),
+  };
   const doc = (complete: boolean): ResultDocument => ({
     schema_version: SCHEMA_VERSION,
     kind: "sweep",
@@ -142,6 +157,7 @@ export async function runSweep(opts: SweepOptions): Promise<ResultDocument> {
     formulas: FORMULAS,
     config: cfg,
     levels,
+    server,
     requests: null,
     complete,
   });
@@ -215,6 +231,7 @@ export async function runSweep(opts: SweepOptions): Promise<ResultDocument> {
       };
       const progressTimer = setInterval(report, 1000);
       opts.levelHooks?.start(level, originMs);
+      sampler?.start();
       selfCheck.start();
       let run: LevelRun;
       const onRecord = () => {
@@ -246,6 +263,7 @@ export async function runSweep(opts: SweepOptions): Promise<ResultDocument> {
         clearInterval(progressTimer);
       }
       const client_ = selfCheck.stop();
+      await sampler?.stop();
       report();
       if (opts.shouldStop?.()) {
         notice(`level ${level} interrupted; not recorded`);
@@ -290,6 +308,25 @@ export async function runSweep(opts: SweepOptions): Promise<ResultDocument> {
         notice(`level ${level}: ${agg.errors} of ${agg.requests} requests failed (${codes})`);
       }
       let result: LevelResult = { ...agg, open_loop: openLoop, client: client_, notices: levelNotices };
+      if (sampler !== null) {
+        const qd =
+          sampler.queueStart && sampler.queueEnd
+            ? {
+                sum: sampler.queueEnd.sum - sampler.queueStart.sum,
+                count: sampler.queueEnd.count - sampler.queueStart.count,
+              }
+            : null;
+        const admission = admissionSummary({
+          level: result,
+          records: run.records,
+          samples: sampler.samples,
+          metricsAvailable: sampler.available,
+          queueDelta: qd,
+          limits,
+        });
+        result = { ...result, admission, metrics_timeline: sampler.samples };
+        for (const n of admission.notes) notice(`level ${level}: ${n}`);
+      }
       if (opts.levelHooks) result = { ...result, ...(await opts.levelHooks.stop(result, run.records)) };
       levels.push(result);
       levels.sort((a, b) => cfg.levels.indexOf(a.level) - cfg.levels.indexOf(b.level));

@@ -102,10 +102,12 @@ export const MetricsSample = z.object({
   running: nullableNum,
   waiting: nullableNum,
   kv_cache_usage_pct: nullableNum,
+  /** Metrics tokenbench does not map (histogram series excluded), kept as scraped. */
   raw: z.record(z.string(), num).optional(),
 });
 
 export const AdmissionSummary = z.object({
+  /** Whether the server exposed enough (running/waiting gauges) to tell admitted from queued. */
   observable: z.boolean(),
   source: z.enum(["metrics", "server_queue_time", "none"]),
   offered_concurrency: nullableNum,
@@ -114,14 +116,19 @@ export const AdmissionSummary = z.object({
   admitted_concurrency_max: nullableNum,
   queued_requests_max: nullableNum,
   kv_cache_usage_pct_max: nullableNum,
+  /** Mean per-request server queue time over the level, from the server's queue-time histogram. */
+  server_queue_time_mean_ms: nullableNum,
   metrics_samples: z.number().int().nonnegative(),
   littles_law: z
     .object({
       implied_in_flight: nullableNum,
       observed_in_flight_mean: nullableNum,
       server_running_mean: nullableNum,
+      server_waiting_mean: nullableNum,
     })
     .nullable(),
+  /** Why the curve bent at this level, as far as the evidence says. */
+  bend_reasons: z.array(z.enum(["server_queue", "kv_full", "scheduler_cap", "client_queueing"])),
   notes: z.array(z.string()),
 });
 
@@ -243,7 +250,22 @@ export const ProfileSample = z.object({
   error: RequestError.nullable(),
 });
 
+export const ProfileConfig = z.object({
+  targets: z.array(z.number().int().positive()).min(1),
+  repetitions: z.number().int().positive(),
+  warmup_runs: z.number().int().nonnegative(),
+  decode_tokens: z.number().int().positive(),
+  suffix_tokens: z.number().int().positive(),
+  prefix_target: z.number().int().positive(),
+  thinking: z.enum(["kwargs", "thinking", "both", "none"]),
+  ready_timeout_s: z.number().positive(),
+  extra_body: z.record(z.string(), z.unknown()),
+  header_names: z.array(z.string()),
+});
+export type ProfileConfig = z.infer<typeof ProfileConfig>;
+
 export const Profile = z.object({
+  config: ProfileConfig,
   readiness: z.object({ ready: z.boolean(), waited_s: num, probes: z.array(z.string()) }),
   calibration: z.object({
     method: z.enum(["count_tokens", "tokenize", "usage_probe"]),
@@ -264,6 +286,7 @@ export const Profile = z.object({
 });
 
 export const ServerSnapshot = z.object({
+  /** Every endpoint tried: present or absent (never fatal), HTTP status, raw body (JSON, or text truncated). */
   endpoints: z.record(
     z.string(),
     z.object({ present: z.boolean(), status: z.number().int().nullable(), body: z.unknown().optional() }),
@@ -291,7 +314,8 @@ export const ResultDocument = z.object({
     origin_wall_time: z.string(),
   }),
   formulas: z.record(z.string(), z.string()),
-  config: SweepConfig,
+  /** The sweep's configuration; null for a profile document (its config is in `profile.config`). */
+  config: SweepConfig.nullable(),
   levels: z.array(LevelResult),
   profile: Profile.nullable().optional(),
   server: ServerSnapshot.nullable().optional(),
@@ -301,6 +325,11 @@ export const ResultDocument = z.object({
   complete: z.boolean(),
 });
 export type ResultDocument = z.infer<typeof ResultDocument>;
+export type ProfileSection = z.infer<typeof Profile>;
+export type ProfileSample = z.infer<typeof ProfileSample>;
+export type AdmissionSummary = z.infer<typeof AdmissionSummary>;
+export type MetricsSample = z.infer<typeof MetricsSample>;
+export type ServerSnapshot = z.infer<typeof ServerSnapshot>;
 
 export class SchemaError extends Error {
   readonly code = "schema_invalid";

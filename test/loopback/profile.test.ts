@@ -1,0 +1,265 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { runProfile } from "../../src/core/profile.ts";
+import { ReadinessError, waitReady } from "../../src/core/server-info.ts";
+import { runSweep } from "../../src/core/sweep.ts";
+import { type MockOptions, type MockServer, start } from "../../src/mock/index.ts";
+import { type ProfileConfig, parseResultDocument, type SweepConfig } from "../../src/schema/v1.ts";
+import { rawServer } from "../helpers/servers.ts";
+
+let servers: MockServer[] = [];
+afterEach(async () => {
+  await Promise.all(servers.map((s) => s.close()));
+  servers = [];
+});
+async function mock(o: Partial<MockOptions>): Promise<MockServer> {
+  const s = await start({ ttftMs: 10, itlMs: 2, ...o });
+  servers.push(s);
+  return s;
+}
+
+const profileConfig = (over: Partial<ProfileConfig> = {}): ProfileConfig => ({
+  targets: [128, 512],
+  repetitions: 2,
+  warmup_runs: 1,
+  decode_tokens: 16,
+  suffix_tokens: 16,
+  prefix_target: 512,
+  thinking: "kwargs",
+  ready_timeout_s: 10,
+  extra_body: {},
+  header_names: [],
+  ...over,
+});
+
+const profile = (url: string, over: Partial<ProfileConfig> = {}) =>
+  runProfile({
+    baseUrl: url,
+    api: "chat",
+    model: null,
+    apiKey: null,
+    headers: {},
+    timeoutS: 30,
+    extraBody: {},
+    config: profileConfig(over),
+    serverLimits: {},
+  });
+
+describe("readiness", () => {
+  it("FreeToken: waits through `loading` until `serving`", async () => {
+    const m = await mock({ flavor: "freetoken", loadTimeS: 0.6 });
+    const r = await waitReady({
+      baseUrl: m.url,
+      headers: {},
+      timeoutS: 5,
+      model: null,
+      api: "chat",
+      intervalMs: 50,
+    });
+    expect(r.ready).toBe(true);
+    expect(r.waited_s).toBeGreaterThan(0.4);
+    expect(r.probes.some((p) => p.includes("loading"))).toBe(true);
+    expect(r.probes.at(-1)).toContain("serving");
+  });
+
+  it("llama.cpp: waits through 503 while loading", async () => {
+    const m = await mock({ flavor: "llamacpp", loadTimeS: 0.4 });
+    const r = await waitReady({
+      baseUrl: m.url,
+      headers: {},
+      timeoutS: 5,
+      model: null,
+      api: "chat",
+      intervalMs: 50,
+    });
+    expect(r.probes[0]).toBe("GET /health -> 503");
+    expect(r.probes.at(-1)).toBe(`GET /health -> 200 {"status":"ok"}`);
+  });
+
+  it("no /health and no /v1/models: a 1-token completion decides", async () => {
+    const m = await mock({ flavor: "minimal" });
+    const r = await waitReady({ baseUrl: m.url, headers: {}, timeoutS: 5, model: "mock-model", api: "chat" });
+    expect(r.ready).toBe(true);
+    expect(r.probes).toEqual([
+      "GET /health -> 404",
+      "GET /v1/models -> 404",
+      "POST /v1/chat/completions (max_tokens=1) -> 200",
+    ]);
+  });
+
+  it("a server that never becomes ready: a clear error naming what was tried", async () => {
+    const srv = await rawServer((_req, res) => {
+      res.writeHead(503);
+      res.end("busy");
+    });
+    const err = await waitReady({
+      baseUrl: srv.url,
+      headers: {},
+      timeoutS: 0.3,
+      model: null,
+      api: "chat",
+      intervalMs: 50,
+    }).catch((e: unknown) => e);
+    await srv.close();
+    expect(err).toBeInstanceOf(ReadinessError);
+    expect((err as ReadinessError).code).toBe("not_ready");
+    expect((err as Error).message).toContain("GET /health -> 503");
+  });
+});
+
+describe("tokenbench profile against the mock", () => {
+  it("FreeToken: count_tokens calibration, TTFT ignores the early role chunk, prefix cache hit on identical", async () => {
+    const m = await mock({ flavor: "freetoken", ttftMs: 30, prefillMsPer1k: 40, loadTimeS: 0.2 });
+    const doc = parseResultDocument(await profile(m.url));
+    const p = doc.profile!;
+    expect(doc.kind).toBe("profile");
+    expect(p.readiness.ready).toBe(true);
+    expect(p.calibration.method).toBe("count_tokens");
+    for (const t of p.calibration.targets) {
+      expect(t.within_tolerance).toBe(true);
+      expect(Math.abs(t.reached_tokens - t.target_tokens)).toBeLessThanOrEqual(4);
+    }
+    const prefill = p.samples.filter((s) => s.phase === "prefill");
+    expect(prefill).toHaveLength(4);
+    for (const s of prefill) {
+      expect(s.error).toBeNull();
+      // role chunk arrives at admission, the first token after 30 ms + prefill
+      expect(s.client_wall_ttft_ms!).toBeGreaterThanOrEqual(30);
+      expect(s.cached_tokens).toBe(0); // omitted by FreeToken when 0; known to mean 0 here
+      expect(s.client_wall_effective_prefill_tps).toBeGreaterThan(0);
+    }
+    const fresh = p.samples.filter((s) => s.phase === "prefix_fresh");
+    const ident = p.samples.filter((s) => s.phase === "prefix_identical");
+    const suffix = p.samples.filter((s) => s.phase === "prefix_small_suffix");
+    expect(fresh.map((s) => s.cached_tokens)).toEqual([0, 0]);
+    for (const s of ident) expect(s.cached_tokens!).toBeGreaterThanOrEqual(s.prompt_tokens! - 16);
+    for (const s of suffix) expect(s.cached_tokens!).toBeGreaterThanOrEqual(ident[0]!.cached_tokens! - 16);
+    expect(suffix[0]!.prompt_tokens! - ident[0]!.prompt_tokens!).toBeGreaterThanOrEqual(12);
+    expect(ident[0]!.client_wall_ttft_ms!).toBeLessThan(fresh[0]!.client_wall_ttft_ms!);
+    expect(p.cached_tokens_reporting).toBe("omitted_when_zero");
+    const decode = p.samples.filter((s) => s.phase === "decode");
+    for (const s of decode) {
+      expect(s.completion_tokens).toBe(16);
+      expect(s.client_wall_decode_tps!).toBeGreaterThan(300); // 2 ms ITL -> ~500 tok/s
+      expect(s.client_wall_decode_tps!).toBeLessThan(560);
+    }
+    expect(doc.server!.extracted).toMatchObject({
+      server_name: "freetoken",
+      max_running_requests: 32,
+      model_id: "mock-model",
+    });
+    expect(doc.server!.endpoints["/props"]!.present).toBe(false);
+    expect(doc.server!.endpoints["/v1/cache/status"]!.present).toBe(true);
+    const summary = p.summary as { prefix_cache: { identical: { ttft_ratio_vs_fresh: number } } };
+    expect(summary.prefix_cache.identical.ttft_ratio_vs_fresh).toBeLessThan(1);
+  });
+
+  it("llama.cpp: /tokenize calibration and /props limits", async () => {
+    const m = await mock({ flavor: "llamacpp", capacity: 4 });
+    const doc = await profile(m.url, { targets: [200], prefix_target: 200 });
+    expect(doc.profile!.calibration.method).toBe("tokenize");
+    expect(doc.profile!.calibration.targets[0]!.within_tolerance).toBe(true);
+    expect(doc.server!.limits.max_running_requests).toBe(4);
+  });
+
+  it("a server with nothing but chat completions: usage-probe calibration, cached tokens reported", async () => {
+    const m = await mock({ flavor: "minimal" });
+    const doc = await runProfile({
+      baseUrl: m.url,
+      api: "chat",
+      model: "mock-model",
+      apiKey: null,
+      headers: {},
+      timeoutS: 30,
+      extraBody: {},
+      config: profileConfig({ targets: [300], prefix_target: 300 }),
+      serverLimits: { max_running_requests: 8 },
+    });
+    expect(doc.profile!.calibration.method).toBe("usage_probe");
+    expect(doc.profile!.calibration.targets[0]!.within_tolerance).toBe(true);
+    expect(doc.server!.limits).toEqual({ max_running_requests: 8 });
+    expect(Object.values(doc.server!.endpoints).every((e) => !e.present)).toBe(true);
+  });
+});
+
+const sweepConfig = (over: Partial<SweepConfig> = {}): SweepConfig => ({
+  mode: "closed",
+  levels: [8],
+  requests_per_level: 16,
+  duration_s: null,
+  warmup_requests: 0,
+  prompt_tokens: 16,
+  max_tokens: 20,
+  prompts: "fixed",
+  ignore_eos: true,
+  seed: 1,
+  arrival: "poisson",
+  burstiness: 1,
+  max_in_flight: null,
+  timeout_s: 10,
+  slo: { ttft_ms: null, tpot_ms: null, e2e_ms: null },
+  extra_body: {},
+  metrics_interval_ms: 25,
+  header_names: [],
+  ...over,
+});
+
+const sweep = (url: string, over: Partial<SweepConfig> = {}) =>
+  runSweep({
+    baseUrl: url,
+    api: "chat",
+    model: "mock-model",
+    apiKey: null,
+    headers: {},
+    timeoutS: 10,
+    ignoreEos: true,
+    extraBody: {},
+    records: "none",
+    resume: false,
+    out: null,
+    config: sweepConfig(over),
+  });
+
+describe("admission-aware sweeps", () => {
+  it("c8 offered to a 4-slot server: 4 admitted, 4 queued, scheduler cap named", async () => {
+    const m = await mock({ flavor: "sglang", capacity: 4, cudaGraphMaxBs: 4, ttftMs: 20, itlMs: 5 });
+    const doc = await sweep(m.url, { requests_per_level: 32 });
+    const a = doc.levels[0]!.admission!;
+    expect(a.observable).toBe(true);
+    expect(a.source).toBe("metrics");
+    expect(a.offered_concurrency).toBe(8);
+    expect(a.max_running_requests).toBe(4);
+    expect(a.cuda_graph_max_bs).toBe(4);
+    expect(a.admitted_concurrency_max).toBe(4);
+    // 4 wait all the time; for one scheduler step after a slot frees, the finished user's next
+    // request waits too (5).
+    expect(a.queued_requests_max).toBeGreaterThanOrEqual(4);
+    expect(a.queued_requests_max).toBeLessThanOrEqual(5);
+    expect(a.bend_reasons).toContain("server_queue");
+    expect(a.bend_reasons).toContain("scheduler_cap");
+    expect(a.littles_law!.implied_in_flight!).toBeGreaterThan(6);
+    expect(doc.levels[0]!.metrics_timeline!.length).toBeGreaterThan(3);
+    expect(doc.server!.extracted.server_name).toBe("sglang");
+  });
+
+  it("c4 on 8 slots: all admitted, nobody queued", async () => {
+    const m = await mock({ flavor: "vllm", capacity: 8, ttftMs: 20, itlMs: 5 });
+    const doc = await sweep(m.url, { levels: [4] });
+    const a = doc.levels[0]!.admission!;
+    expect(a.admitted_concurrency_max).toBe(4);
+    expect(a.queued_requests_max).toBe(0);
+    expect(a.bend_reasons).not.toContain("server_queue");
+    expect(a.server_queue_time_mean_ms).not.toBeNull();
+  });
+
+  it("a server without /metrics yields `not observable`, not zeros", async () => {
+    const m = await mock({ flavor: "minimal", capacity: 2 });
+    const doc = await sweep(m.url, { levels: [4] });
+    const a = doc.levels[0]!.admission!;
+    expect(a.observable).toBe(false);
+    expect(a.source).toBe("none");
+    expect(a.admitted_concurrency_max).toBeNull();
+    expect(a.queued_requests_max).toBeNull();
+    expect(a.metrics_samples).toBe(0);
+    expect(a.notes.join(" ")).toMatch(/not observable/);
+  });
+});
