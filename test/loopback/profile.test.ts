@@ -230,10 +230,10 @@ describe("admission-aware sweeps", () => {
     expect(a.max_running_requests).toBe(4);
     expect(a.cuda_graph_max_bs).toBe(4);
     expect(a.admitted_concurrency_max).toBe(4);
-    // 4 wait all the time; for one scheduler step after a slot frees, the finished user's next
-    // request waits too (5).
+    // 4 wait all the time; for one scheduler step after slots free, the finished users' next
+    // requests wait too (the 4 running requests started together and finish together: up to 8).
     expect(a.queued_requests_max).toBeGreaterThanOrEqual(4);
-    expect(a.queued_requests_max).toBeLessThanOrEqual(5);
+    expect(a.queued_requests_max).toBeLessThanOrEqual(8);
     expect(a.bend_reasons).toContain("server_queue");
     expect(a.bend_reasons).toContain("scheduler_cap");
     expect(a.littles_law!.implied_in_flight!).toBeGreaterThan(6);
