@@ -1,10 +1,38 @@
+import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
 
 export default defineConfig({
   test: {
-    include: ["test/**/*.test.ts"],
-    testTimeout: 30_000,
-    hookTimeout: 30_000,
-    pool: "forks",
+    projects: [
+      {
+        test: {
+          name: "node",
+          include: ["test/unit/**/*.test.ts", "test/loopback/**/*.test.ts"],
+          testTimeout: 30_000,
+          hookTimeout: 30_000,
+          pool: "forks",
+        },
+      },
+      {
+        plugins: [
+          cloudflareTest(async () => ({
+            wrangler: { configPath: "./wrangler.toml" },
+            miniflare: {
+              bindings: {
+                TEST_MIGRATIONS: await readD1Migrations("./migrations"),
+                ADMIN_TOKEN: "test-admin-token",
+                ALLOWED_REPOSITORIES: "acme/*,solo/one",
+              },
+            },
+          })),
+        ],
+        test: {
+          name: "worker",
+          include: ["test/worker/**/*.test.ts"],
+          setupFiles: ["test/worker/setup.ts"],
+          testTimeout: 30_000,
+        },
+      },
+    ],
   },
 });

@@ -1,0 +1,51 @@
+/**
+ * Head vs baseline, per benchmark and measure: the rows behind the results service's compare
+ * endpoint, the PR comment and `tokenbench compare`. Pure.
+ */
+import { MEASURE_BY_NAME } from "./measures.ts";
+import { type Comparison, DEFAULT_THRESHOLDS, judge, type Thresholds, type Verdict } from "./statistics.ts";
+
+export interface CompareRow extends Comparison {
+  benchmark: string;
+  measure: string;
+  unit: string;
+  direction: "lower" | "higher";
+  level: number | null;
+}
+
+export interface CompareSummary {
+  rows: CompareRow[];
+  counts: Record<Verdict, number>;
+  thresholds: Thresholds;
+}
+
+export function compareRows(
+  head: readonly { benchmark: string; measure: string; value: number; level?: number | null }[],
+  baseline: readonly { benchmark: string; measure: string; value: number }[],
+  thresholds: Thresholds = DEFAULT_THRESHOLDS,
+): CompareSummary {
+  const base = new Map<string, number[]>();
+  for (const b of baseline) {
+    const k = `${b.benchmark}\u0000${b.measure}`;
+    const list = base.get(k) ?? [];
+    list.push(b.value);
+    base.set(k, list);
+  }
+  const rows: CompareRow[] = [];
+  for (const h of head) {
+    const def = MEASURE_BY_NAME.get(h.measure);
+    if (!def) continue;
+    const c = judge(base.get(`${h.benchmark}\u0000${h.measure}`) ?? [], h.value, def.direction, thresholds);
+    rows.push({
+      ...c,
+      benchmark: h.benchmark,
+      measure: h.measure,
+      unit: def.unit,
+      direction: def.direction,
+      level: h.level ?? null,
+    });
+  }
+  const counts: Record<Verdict, number> = { improved: 0, regressed: 0, unchanged: 0, no_baseline: 0 };
+  for (const r of rows) counts[r.verdict]++;
+  return { rows, counts, thresholds };
+}

@@ -1,0 +1,170 @@
+/**
+ * The statistics behind every verdict (results service, PR comment, `tokenbench compare`).
+ * Pure TypeScript: Student's t quantile from the regularized incomplete beta function.
+ */
+import type { Direction } from "./measures.ts";
+
+export type Verdict = "improved" | "regressed" | "unchanged" | "no_baseline";
+
+export interface Thresholds {
+  /** Used when there are fewer than `minPoints` baseline points: |delta| above this % is a change. */
+  pct: number;
+  /** Two-sided confidence of the prediction interval. */
+  confidence: number;
+  /** Minimum baseline points for the t-test prediction interval. */
+  minPoints: number;
+}
+
+export const DEFAULT_THRESHOLDS: Thresholds = { pct: 5, confidence: 0.95, minPoints: 5 };
+
+export function mean(xs: readonly number[]): number {
+  return xs.reduce((a, b) => a + b, 0) / xs.length;
+}
+
+/** Sample standard deviation (n - 1). */
+export function stddev(xs: readonly number[]): number {
+  if (xs.length < 2) return 0;
+  const m = mean(xs);
+  return Math.sqrt(xs.reduce((a, x) => a + (x - m) ** 2, 0) / (xs.length - 1));
+}
+
+/** ln Γ(x), Lanczos approximation (Numerical Recipes' gammln); coefficients as published. */
+const LANCZOS = [
+  76.18009172947146, -86.50532032941678, 24.01409824083091, -1.231739572450155, 0.001208650973866179,
+  -0.000005395239384953,
+];
+function logGamma(x: number): number {
+  let y = x;
+  const tmp = x + 5.5 - (x + 0.5) * Math.log(x + 5.5);
+  let ser = 1.000000000190015;
+  for (const ci of LANCZOS) ser += ci / ++y;
+  return -tmp + Math.log((2.5066282746310007 * ser) / x);
+}
+
+function betacf(a: number, b: number, x: number): number {
+  const MAXIT = 200;
+  const EPS = 3e-14;
+  const FPMIN = 1e-300;
+  let c = 1;
+  let d = 1 - ((a + b) * x) / (a + 1);
+  if (Math.abs(d) < FPMIN) d = FPMIN;
+  d = 1 / d;
+  let h = d;
+  for (let m = 1; m <= MAXIT; m++) {
+    const m2 = 2 * m;
+    let aa = (m * (b - m) * x) / ((a + m2 - 1) * (a + m2));
+    d = 1 + aa * d;
+    if (Math.abs(d) < FPMIN) d = FPMIN;
+    c = 1 + aa / c;
+    if (Math.abs(c) < FPMIN) c = FPMIN;
+    d = 1 / d;
+    h *= d * c;
+    aa = (-(a + m) * (a + b + m) * x) / ((a + m2) * (a + m2 + 1));
+    d = 1 + aa * d;
+    if (Math.abs(d) < FPMIN) d = FPMIN;
+    c = 1 + aa / c;
+    if (Math.abs(c) < FPMIN) c = FPMIN;
+    d = 1 / d;
+    const del = d * c;
+    h *= del;
+    if (Math.abs(del - 1) < EPS) break;
+  }
+  return h;
+}
+
+/** Regularized incomplete beta I_x(a, b). */
+export function incompleteBeta(x: number, a: number, b: number): number {
+  if (x <= 0) return 0;
+  if (x >= 1) return 1;
+  const bt = Math.exp(logGamma(a + b) - logGamma(a) - logGamma(b) + a * Math.log(x) + b * Math.log(1 - x));
+  if (x < (a + 1) / (a + b + 2)) return (bt * betacf(a, b, x)) / a;
+  return 1 - (bt * betacf(b, a, 1 - x)) / b;
+}
+
+/** CDF of Student's t with `df` degrees of freedom. */
+export function tCdf(t: number, df: number): number {
+  const x = df / (df + t * t);
+  const tail = 0.5 * incompleteBeta(x, df / 2, 0.5);
+  return t >= 0 ? 1 - tail : tail;
+}
+
+/** Quantile of Student's t (bisection on the CDF; exact to ~1e-10). */
+export function tQuantile(p: number, df: number): number {
+  if (p <= 0 || p >= 1) throw new RangeError("p must be in (0, 1)");
+  let lo = -1e3;
+  let hi = 1e3;
+  for (let i = 0; i < 200; i++) {
+    const mid = (lo + hi) / 2;
+    if (tCdf(mid, df) < p) lo = mid;
+    else hi = mid;
+  }
+  return (lo + hi) / 2;
+}
+
+export interface Comparison {
+  baseline_n: number;
+  baseline_mean: number | null;
+  baseline_stddev: number | null;
+  head: number;
+  delta_pct: number | null;
+  /** Interval the head value had to leave to count as a change, or null (percentage rule). */
+  interval: [number, number] | null;
+  method: "t_prediction_interval" | "percent_threshold" | "none";
+  verdict: Verdict;
+}
+
+/**
+ * Direction-aware verdict of `head` against the baseline points. With n >= minPoints base
+ * points: a Student-t prediction interval mean ± t(1 - (1 - conf)/2, n - 1) · s · sqrt(1 + 1/n)
+ * for one new observation; outside it is a change. With fewer points: |delta %| > pct.
+ * "Better" is lower for latencies, higher for throughput.
+ */
+export function judge(
+  base: readonly number[],
+  head: number,
+  direction: Direction,
+  th: Thresholds = DEFAULT_THRESHOLDS,
+): Comparison {
+  const n = base.length;
+  if (n === 0) {
+    return {
+      baseline_n: 0,
+      baseline_mean: null,
+      baseline_stddev: null,
+      head,
+      delta_pct: null,
+      interval: null,
+      method: "none",
+      verdict: "no_baseline",
+    };
+  }
+  const m = mean(base);
+  const s = stddev(base);
+  const deltaPct = m !== 0 ? (100 * (head - m)) / Math.abs(m) : null;
+  let changed: -1 | 0 | 1 = 0; // sign of (head - mean) when it is a real change
+  let interval: [number, number] | null = null;
+  let method: Comparison["method"];
+  if (n >= th.minPoints) {
+    method = "t_prediction_interval";
+    const t = tQuantile(1 - (1 - th.confidence) / 2, n - 1);
+    // A perfectly flat history still allows the percentage threshold's worth of noise.
+    const half = Math.max(t * s * Math.sqrt(1 + 1 / n), s === 0 ? (Math.abs(m) * th.pct) / 100 : 0);
+    interval = [m - half, m + half];
+    if (head > interval[1]) changed = 1;
+    else if (head < interval[0]) changed = -1;
+  } else {
+    method = "percent_threshold";
+    if (deltaPct !== null && Math.abs(deltaPct) > th.pct) changed = deltaPct > 0 ? 1 : -1;
+  }
+  const better = changed === 0 ? null : changed > 0 === (direction === "higher");
+  return {
+    baseline_n: n,
+    baseline_mean: m,
+    baseline_stddev: s,
+    head,
+    delta_pct: deltaPct,
+    interval,
+    method,
+    verdict: better === null ? "unchanged" : better ? "improved" : "regressed",
+  };
+}

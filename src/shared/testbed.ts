@@ -1,0 +1,86 @@
+/**
+ * Testbeds: what makes results comparable. Hardware, server, model and the harness settings that
+ * change the workload, canonicalized and hashed (SHA-256, Web Crypto: runs in Node and Workers).
+ */
+import type { ResultDocument } from "../schema/v1.ts";
+
+export interface TestbedSpec {
+  gpu: string | null;
+  gpu_count: number | null;
+  engine: string | null;
+  engine_version: string | null;
+  engine_flags: string | null;
+  model: string;
+  api: string;
+  workload: Record<string, unknown>;
+}
+
+export function testbedSpec(doc: ResultDocument): TestbedSpec {
+  const tb = doc.testbed ?? null;
+  const ex = (doc.server?.extracted ?? {}) as Record<string, unknown>;
+  const s = (v: unknown) => (typeof v === "string" && v !== "" ? v : null);
+  const c = doc.config;
+  const p = doc.profile?.config;
+  const workload: Record<string, unknown> = c
+    ? {
+        kind: "sweep",
+        mode: c.mode,
+        prompt_tokens: c.prompt_tokens,
+        max_tokens: c.max_tokens,
+        prompts: c.prompts,
+        ignore_eos: c.ignore_eos,
+        arrival: c.mode === "open" ? c.arrival : null,
+        burstiness: c.mode === "open" ? c.burstiness : null,
+        max_in_flight: c.max_in_flight,
+        slo: c.slo,
+        extra_body: c.extra_body,
+      }
+    : p
+      ? {
+          kind: "profile",
+          decode_tokens: p.decode_tokens,
+          suffix_tokens: p.suffix_tokens,
+          thinking: p.thinking,
+          extra_body: p.extra_body,
+        }
+      : { kind: doc.kind };
+  return {
+    gpu: tb?.gpu ?? doc.environment.gpu?.name ?? null,
+    gpu_count: tb?.gpu_count ?? doc.environment.gpu?.count ?? null,
+    engine: tb?.engine ?? s(ex.server_name),
+    engine_version: tb?.engine_version ?? s(ex.server_version),
+    engine_flags: tb?.engine_flags ?? null,
+    model: tb?.model ?? doc.target.model,
+    api: doc.target.api,
+    workload,
+  };
+}
+
+/** JSON with object keys sorted at every depth: equal specs give equal strings. */
+export function canonicalJson(v: unknown): string {
+  if (v === null || typeof v !== "object") return JSON.stringify(v);
+  if (Array.isArray(v)) return `[${v.map(canonicalJson).join(",")}]`;
+  const o = v as Record<string, unknown>;
+  return `{${Object.keys(o)
+    .filter((k) => o[k] !== undefined)
+    .sort()
+    .map((k) => `${JSON.stringify(k)}:${canonicalJson(o[k])}`)
+    .join(",")}}`;
+}
+
+export async function sha256Hex(text: string): Promise<string> {
+  const buf = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
+  return [...new Uint8Array(buf)].map((b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+export async function testbedFingerprint(spec: TestbedSpec): Promise<string> {
+  return (await sha256Hex(canonicalJson(spec))).slice(0, 16);
+}
+
+export function testbedDisplayName(doc: ResultDocument, spec: TestbedSpec): string {
+  if (doc.testbed?.name) return doc.testbed.name;
+  const hw = spec.gpu
+    ? `${spec.gpu_count && spec.gpu_count > 1 ? `${spec.gpu_count}x ` : ""}${spec.gpu}`
+    : "no-gpu";
+  return `${hw} / ${spec.engine ?? "server"}${spec.engine_version ? ` ${spec.engine_version}` : ""} / ${spec.model}`;
+}

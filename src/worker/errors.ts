@@ -1,0 +1,15 @@
+/** One error shape for every route: `{ "error": { "code", "message", "details"? } }`. */
+export class ApiError extends Error {
+  constructor(
+    readonly status: 400 | 401 | 403 | 404 | 409 | 413 | 415 | 422 | 500 | 503,
+    readonly code: string,
+    message: string,
+    readonly details?: unknown,
+  ) {
+    super(message);
+  }
+}
+
+export function errorBody(code: string, message: string, details?: unknown) {
+  return { error: { code, message, ...(details !== undefined ? { details } : {}) } };
+}

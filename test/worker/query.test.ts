@@ -1,0 +1,156 @@
+import { describe, expect, it } from "vitest";
+import { apiToken, call, json, sweepDoc, upload } from "./helpers.ts";
+
+const seedHistory = async (repo: string, scales: number[], branch = "main") => {
+  const t = await apiToken(repo);
+  const ids: string[] = [];
+  for (const s of scales) {
+    const r = await json(upload(sweepDoc(repo, { branch, scale: s }), t));
+    ids.push(r.run.id);
+  }
+  return { t, ids };
+};
+
+describe("query API", () => {
+  it("lists runs newest first with cursor pagination and filters", async () => {
+    const { ids } = await seedHistory("acme/list", [1, 1, 1, 1, 1]);
+    const p1 = await json(call("/api/v1/repos/acme/list/runs?limit=2"));
+    expect(p1.runs.map((r: { id: string }) => r.id)).toEqual([ids[4], ids[3]]);
+    const p2 = await json(call(`/api/v1/repos/acme/list/runs?limit=2&cursor=${p1.next_cursor}`));
+    expect(p2.runs.map((r: { id: string }) => r.id)).toEqual([ids[2], ids[1]]);
+    const p3 = await json(call(`/api/v1/repos/acme/list/runs?limit=2&cursor=${p2.next_cursor}`));
+    expect(p3.runs).toHaveLength(1);
+    expect(p3.next_cursor).toBeNull();
+    const bySha = await json(call(`/api/v1/repos/acme/list/runs?sha=${p1.runs[0].commit_sha.slice(0, 8)}`));
+    expect(bySha.runs).toHaveLength(1);
+    expect((await call("/api/v1/repos/acme/list/runs?cursor=garbage")).status).toBe(400);
+    expect((await call("/api/v1/repos/acme/list/runs?limit=1000")).status).toBe(400);
+  });
+
+  it("series: points of one benchmark/measure/testbed/branch, oldest first", async () => {
+    await seedHistory("acme/series", [1, 1.1, 1.2]);
+    const s = await json(
+      call("/api/v1/repos/acme/series/series?benchmark=closed%20c%3D4&measure=output_tok_s"),
+    );
+    expect(s.points).toHaveLength(3);
+    expect(s.points[2].value / s.points[0].value).toBeCloseTo(1.2, 6);
+    expect(s.measure).toMatchObject({ name: "output_tok_s", direction: "higher", unit: "tok/s" });
+    const bad = await call("/api/v1/repos/acme/series/series?benchmark=x&measure=nope");
+    expect((await json(bad)).error.code).toBe("unknown_measure");
+  });
+
+  it("catalog, repositories, 404 for unknown runs, CORS on reads, OpenAPI", async () => {
+    await seedHistory("acme/cat", [1]);
+    const cat = await json(call("/api/v1/repos/acme/cat/catalog"));
+    expect(cat.benchmarks).toEqual(expect.arrayContaining(["closed c=1", "closed c=4"]));
+    expect(cat.branches).toEqual(["main"]);
+    const repos = await json(call("/api/v1/repos"));
+    expect(repos.repositories.map((r: { name: string }) => r.name)).toContain("acme/cat");
+    const missing = await call("/api/v1/runs/0000000000000000");
+    expect(missing.status).toBe(404);
+    expect((await json(missing)).error.code).toBe("run_not_found");
+    const cors = await call("/api/v1/repos", { headers: { origin: "https://example.com" } });
+    expect(cors.headers.get("access-control-allow-origin")).toBe("*");
+    const oa = await json(call("/openapi.json"));
+    expect(oa.openapi).toBe("3.1.0");
+    expect(Object.keys(oa.paths)).toEqual(
+      expect.arrayContaining([
+        "/api/v1/runs",
+        "/api/v1/repos/{owner}/{repo}/compare",
+        "/badge/{owner}/{repo}.svg",
+      ]),
+    );
+    const nf = await call("/nope");
+    expect((await json(nf)).error.code).toBe("not_found");
+  });
+});
+
+describe("compare: verdicts on constructed histories", () => {
+  const noisy = [1.0, 1.02, 0.98, 1.01, 0.99, 1.0, 1.03, 0.97];
+
+  it("noise inside the interval -> unchanged", async () => {
+    await seedHistory("acme/cmp-noise", noisy);
+    const t = await apiToken("acme/cmp-noise");
+    const head = await json(upload(sweepDoc("acme/cmp-noise", { branch: "pr-1", scale: 1.01 }), t));
+    const c = await json(call(`/api/v1/repos/acme/cmp-noise/compare?head=${head.run.id}`));
+    const row = c.rows.find(
+      (r: { benchmark: string; measure: string }) =>
+        r.benchmark === "closed c=4" && r.measure === "output_tok_s",
+    );
+    expect(row.method).toBe("t_prediction_interval");
+    expect(row.baseline_n).toBe(8);
+    expect(row.verdict).toBe("unchanged");
+    expect(c.baseline_runs).toHaveLength(8);
+  });
+
+  it("a shift beyond the interval -> regressed or improved by direction", async () => {
+    await seedHistory("acme/cmp-shift", noisy);
+    const t = await apiToken("acme/cmp-shift");
+    const worse = await json(upload(sweepDoc("acme/cmp-shift", { branch: "pr-2", scale: 0.8 }), t));
+    const c = await json(call(`/api/v1/repos/acme/cmp-shift/compare?head=${worse.run.id}`));
+    const pick = (m: string) =>
+      c.rows.find(
+        (r: { benchmark: string; measure: string }) => r.benchmark === "closed c=4" && r.measure === m,
+      );
+    expect(pick("output_tok_s").verdict).toBe("regressed"); // higher is better, went down
+    expect(pick("ttft_p95_ms").verdict).toBe("regressed"); // lower is better, went up
+    expect(pick("output_tok_s").delta_pct).toBeCloseTo(-20, 0);
+    const better = await json(upload(sweepDoc("acme/cmp-shift", { branch: "pr-3", scale: 1.25 }), t));
+    const c2 = await json(call(`/api/v1/repos/acme/cmp-shift/compare?head=${better.run.id}`));
+    const pick2 = (m: string) =>
+      c2.rows.find(
+        (r: { benchmark: string; measure: string }) => r.benchmark === "closed c=4" && r.measure === m,
+      );
+    expect(pick2("output_tok_s").verdict).toBe("improved");
+    expect(pick2("ttft_p95_ms").verdict).toBe("improved");
+    expect(c2.counts.regressed).toBe(0);
+  });
+
+  it("fewer than 5 base points -> percentage threshold, configurable per request", async () => {
+    await seedHistory("acme/cmp-few", [1, 1]);
+    const t = await apiToken("acme/cmp-few");
+    const head = await json(upload(sweepDoc("acme/cmp-few", { branch: "pr", scale: 0.94 }), t));
+    const pick = (c: { rows: { benchmark: string; measure: string; verdict: string; method: string }[] }) =>
+      c.rows.find((r) => r.benchmark === "closed c=4" && r.measure === "output_tok_s")!;
+    const def = await json(call(`/api/v1/repos/acme/cmp-few/compare?head=${head.run.id}`));
+    expect(pick(def).method).toBe("percent_threshold");
+    expect(pick(def).verdict).toBe("regressed"); // -6 % beyond the default 5 %
+    const loose = await json(call(`/api/v1/repos/acme/cmp-few/compare?head=${head.run.id}&threshold_pct=10`));
+    expect(pick(loose).verdict).toBe("unchanged");
+  });
+
+  it("no base runs -> no_baseline", async () => {
+    const t = await apiToken("acme/cmp-none");
+    const head = await json(upload(sweepDoc("acme/cmp-none", { branch: "pr" }), t));
+    const c = await json(call(`/api/v1/repos/acme/cmp-none/compare?head=${head.run.id}`));
+    expect(c.rows.every((r: { verdict: string }) => r.verdict === "no_baseline")).toBe(true);
+  });
+});
+
+describe("badges", () => {
+  it("SVG and shields JSON of the headline measure, coloured by verdict, with ETag", async () => {
+    await seedHistory("acme/badge", [1, 1, 1, 1, 1, 0.5]);
+    const svg = await call("/badge/acme/badge.svg");
+    expect(svg.headers.get("content-type")).toContain("image/svg+xml");
+    expect(svg.headers.get("cache-control")).toBe("public, max-age=60");
+    const text = await svg.text();
+    expect(text).toContain("output_tok_s");
+    expect(text).toContain("#d73a49"); // regressed: halved throughput
+    const etag = svg.headers.get("etag")!;
+    const again = await call("/badge/acme/badge.svg", { headers: { "if-none-match": etag } });
+    expect(again.status).toBe(304);
+    const j = await json(call("/badge/acme/badge.json?measure=ttft_p50_ms&benchmark=closed%20c%3D1"));
+    expect(j).toMatchObject({ schemaVersion: 1, label: "ttft_p50_ms" });
+    expect(j.message).toMatch(/ms$/);
+    const spark = await (await call("/badge/acme/badge/sparkline.svg")).text();
+    expect(spark).toContain("<polyline");
+  });
+
+  it("grey `no data` rather than 404", async () => {
+    const res = await call("/badge/acme/nothing-here.svg");
+    expect(res.status).toBe(200);
+    const text = await res.text();
+    expect(text).toContain("no data");
+    expect(text).toContain("#9f9f9f");
+  });
+});
