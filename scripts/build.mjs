@@ -19,3 +19,11 @@ const common = {
 
 await build({ ...common, entryPoints: ["src/cli/main.ts"], outfile: "dist/cli.js" });
 await build({ ...common, entryPoints: ["src/mock/index.ts"], outfile: "dist/mock.js" });
+// The GitHub Action (runs.using: node24): one ESM file, minified, committed.
+await build({
+  ...common,
+  entryPoints: ["src/action/index.ts"],
+  outfile: "dist/index.js",
+  target: "node24",
+  minify: true,
+});

@@ -29,7 +29,10 @@ describe("verdicts", () => {
     expect(j.interval![0]).toBeCloseTo(100 - 2.5706 * 1.4142 * Math.sqrt(7 / 6), 2);
   });
   it("few points: percentage threshold; none: no_baseline; flat history still tolerates pct", () => {
-    expect(judge([100, 100], 94, "higher")).toMatchObject({ method: "percent_threshold", verdict: "regressed" });
+    expect(judge([100, 100], 94, "higher")).toMatchObject({
+      method: "percent_threshold",
+      verdict: "regressed",
+    });
     expect(judge([100, 100], 96, "higher").verdict).toBe("unchanged");
     expect(judge([], 1, "higher").verdict).toBe("no_baseline");
     expect(judge([50, 50, 50, 50, 50], 51, "lower").verdict).toBe("unchanged");

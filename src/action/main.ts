@@ -1,0 +1,278 @@
+/**
+ * The GitHub Action: start (optionally) and wait for the server, run the sweep (and profile),
+ * keep raw results as an artifact, upload to the results service, compare against the base
+ * branch, write the job summary and a sticky PR comment.
+ */
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { DefaultArtifactClient } from "@actions/artifact";
+import * as core from "@actions/core";
+import { probeGpu } from "../core/environment.ts";
+import { runProfile } from "../core/profile.ts";
+import { markdownTable, writeResults } from "../core/report.ts";
+import { waitReady } from "../core/server-info.ts";
+import { runSweep } from "../core/sweep.ts";
+import type { ResultDocument } from "../schema/v1.ts";
+import { testbedDisplayName, testbedSpec } from "../shared/testbed.ts";
+import { benchmarkSet, GitHubError, renderComment, stickyMarker, upsertStickyComment } from "./comment.ts";
+import { runContext } from "./context.ts";
+import { type ActionInputs, InputError, readInputs } from "./inputs.ts";
+import { fetchCompare, uploadResults } from "./publish.ts";
+import { logTail, startServer, stopServer } from "./server-process.ts";
+
+async function credentials(inputs: ActionInputs): Promise<string | null> {
+  if (process.env.ACTIONS_ID_TOKEN_REQUEST_URL && process.env.ACTIONS_ID_TOKEN_REQUEST_TOKEN) {
+    try {
+      return await core.getIDToken(inputs.audience);
+    } catch (err) {
+      core.warning(`could not get an OIDC token (${(err as Error).message}); trying the api-token input`);
+    }
+  }
+  return inputs.apiToken;
+}
+
+async function uploadArtifact(name: string, dir: string): Promise<{ id: number | null; url: string | null }> {
+  if (!process.env.ACTIONS_RUNTIME_TOKEN) {
+    core.notice(
+      "not on a GitHub runner (no ACTIONS_RUNTIME_TOKEN): raw results stay in the workspace, no artifact uploaded",
+    );
+    return { id: null, url: null };
+  }
+  const files = readdirSync(dir).map((f) => resolve(dir, f));
+  const client = new DefaultArtifactClient();
+  const r = await client.uploadArtifact(name, files, resolve(dir), { retentionDays: 30 });
+  const repo = process.env.GITHUB_REPOSITORY;
+  const runId = process.env.GITHUB_RUN_ID;
+  const server = process.env.GITHUB_SERVER_URL ?? "https://github.com";
+  return {
+    id: r.id ?? null,
+    url: r.id && repo && runId ? `${server}/${repo}/actions/runs/${runId}/artifacts/${r.id}` : null,
+  };
+}
+
+export async function main(): Promise<void> {
+  let inputs: ActionInputs;
+  try {
+    inputs = readInputs((n) => core.getInput(n));
+  } catch (err) {
+    if (err instanceof InputError) {
+      core.setFailed(err.message);
+      return;
+    }
+    throw err;
+  }
+  const payloadPath = process.env.GITHUB_EVENT_PATH;
+  const payload =
+    payloadPath && existsSync(payloadPath) ? JSON.parse(readFileSync(payloadPath, "utf8")) : null;
+  const ctx = runContext(process.env, payload);
+  const dir = inputs.resultsDir;
+  const auth: Record<string, string> = inputs.serverApiKey
+    ? { authorization: `Bearer ${inputs.serverApiKey}` }
+    : {};
+
+  if (inputs.serverCommand) {
+    const log = resolve(dir, "server.log");
+    const pid = startServer(inputs.serverCommand, log);
+    core.saveState("server-pid", String(pid));
+    core.saveState("server-log", log);
+    core.info(`started the inference server (pid ${pid}); log: ${log}`);
+  }
+  try {
+    const r = await waitReady({
+      baseUrl: inputs.baseUrl,
+      headers: auth,
+      timeoutS: inputs.readyTimeoutS,
+      model: inputs.model,
+      api: inputs.api,
+    });
+    core.info(`server ready after ${r.waited_s.toFixed(1)} s: ${r.probes.join("; ")}`);
+  } catch (err) {
+    const tail = inputs.serverCommand ? logTail(resolve(dir, "server.log")) : "";
+    core.setFailed(`${(err as Error).message}${tail ? `\nserver log (last lines):\n${tail}` : ""}`);
+    return;
+  }
+
+  const gpu = await probeGpu();
+  if (gpu === null) core.info("nvidia-smi not found: GPU recorded as unknown");
+  const conn = {
+    baseUrl: inputs.baseUrl,
+    api: inputs.api,
+    apiKey: inputs.serverApiKey,
+    headers: {},
+    timeoutS: inputs.timeoutS,
+    ignoreEos: inputs.sweep.ignore_eos,
+    extraBody: inputs.sweep.extra_body,
+  };
+  let model = inputs.model;
+  const enrich = (doc: ResultDocument): ResultDocument => {
+    const out: ResultDocument = {
+      ...doc,
+      repository: ctx.repository,
+      git: ctx.git,
+      environment: { ...doc.environment, gpu: doc.environment.gpu ?? gpu, runner_name: ctx.runnerName },
+    };
+    const ex = (doc.server?.extracted ?? {}) as Record<string, unknown>;
+    out.testbed = {
+      name: inputs.testbed,
+      gpu: out.environment.gpu?.name ?? null,
+      gpu_count: out.environment.gpu?.count ?? null,
+      engine: typeof ex.server_name === "string" ? ex.server_name : null,
+      engine_version: typeof ex.server_version === "string" ? ex.server_version : null,
+      engine_flags: inputs.serverCommand,
+      model: doc.target.model,
+    };
+    return out;
+  };
+
+  const docs: { doc: ResultDocument; path: string }[] = [];
+  await core.group("sweep", async () => {
+    const path = join(dir, "results.json");
+    if (model === null) {
+      const { discoverModel } = await import("../core/http.ts");
+      model = await discoverModel(inputs.baseUrl, auth);
+      if (model === null) throw new Error('input "model" is empty and the server\'s /v1/models names none');
+    }
+    const raw = await runSweep({
+      ...conn,
+      model,
+      config: inputs.sweep,
+      out: path,
+      records: "inline",
+      resume: false,
+      onNotice: (m) => core.info(`notice: ${m}`),
+    });
+    const doc = enrich(raw);
+    writeResults(doc, path, doc.requests ?? [], "inline");
+    docs.push({ doc, path });
+    core.info(markdownTable(doc.levels));
+  });
+  if (inputs.profile) {
+    await core.group("profile", async () => {
+      const raw = await runProfile({
+        ...conn,
+        model,
+        serverLimits: {},
+        config: {
+          targets: inputs.profileTargets,
+          repetitions: inputs.profileRepetitions,
+          warmup_runs: 1,
+          decode_tokens: 256,
+          suffix_tokens: 32,
+          prefix_target: Math.max(...inputs.profileTargets),
+          thinking: "kwargs",
+          ready_timeout_s: inputs.readyTimeoutS,
+          extra_body: inputs.sweep.extra_body,
+          header_names: [],
+        },
+      });
+      const doc = enrich(raw);
+      const path = join(dir, "profile.json");
+      writeResults(doc, path, doc.requests ?? [], "inline");
+      docs.push({ doc, path });
+    });
+  }
+
+  const artifact = await uploadArtifact(inputs.artifactName, dir).catch((err: unknown) => {
+    core.warning(`artifact upload failed: ${(err as Error).message}`);
+    return { id: null, url: null };
+  });
+
+  const markdowns: string[] = [];
+  let regressions = 0;
+  let firstRunUrl: string | null = null;
+  for (const { doc } of docs) {
+    let rows = null;
+    let baselineRuns = 0;
+    let baseBranch = ctx.git.base_branch ?? "main";
+    let runUrl: string | null = null;
+    if (inputs.resultsUrl) {
+      const token = await credentials(inputs);
+      if (token === null) {
+        core.warning(
+          "results-url is set but there is no credential: grant `id-token: write` or pass api-token",
+        );
+      } else if (ctx.repository === null) {
+        core.warning("GITHUB_REPOSITORY is not set: cannot upload");
+      } else {
+        const up = await uploadResults(inputs.resultsUrl, doc, token);
+        if (!up.ok) {
+          const msg = `upload to ${inputs.resultsUrl} failed after ${up.attempts} attempt(s): ${up.error} (the results are in the artifact)`;
+          if (inputs.failOnUploadError) {
+            core.setFailed(msg);
+            return;
+          }
+          core.warning(msg);
+        } else {
+          runUrl = up.runUrl;
+          firstRunUrl ??= runUrl;
+          core.info(`uploaded: ${up.created ? "new run" : "already stored"} ${up.runId}`);
+          const cmp = await fetchCompare(
+            inputs.resultsUrl,
+            ctx.repository,
+            up.runId!,
+            ctx.git.base_branch,
+            null,
+          );
+          if (cmp) {
+            rows = cmp.rows;
+            baselineRuns = cmp.baseline_runs.length;
+            baseBranch = cmp.base_branch;
+            regressions += cmp.rows.filter((r) => r.verdict === "regressed").length;
+          }
+        }
+      }
+    }
+    const testbed = testbedDisplayName(doc, testbedSpec(doc));
+    const md = renderComment({
+      doc,
+      testbed,
+      rows,
+      baseBranch,
+      baselineRuns,
+      links: { run: ctx.runUrl, dashboard: runUrl ?? inputs.dashboardUrl, artifact: artifact.url },
+    });
+    markdowns.push(md);
+    if (ctx.git.pr_number !== null && inputs.comment) {
+      if (ctx.isFork && ctx.eventName === "pull_request") {
+        core.notice(
+          "pull request from a fork: its token cannot comment. Use the two-stage pull_request -> workflow_run pattern (README) to comment.",
+        );
+      } else if (!inputs.githubToken || ctx.repository === null) {
+        core.notice("no github-token: skipping the PR comment");
+      } else {
+        try {
+          const r = await upsertStickyComment(
+            { apiUrl: ctx.apiUrl, token: inputs.githubToken, repository: ctx.repository },
+            ctx.git.pr_number,
+            stickyMarker(testbed, benchmarkSet(doc)),
+            md,
+          );
+          core.info(`PR comment ${r.action} (${r.id})`);
+        } catch (err) {
+          if (err instanceof GitHubError && (err.status === 403 || err.status === 404)) {
+            core.notice(
+              `cannot comment on the PR with this token (HTTP ${err.status}); skipping. ${err.message}`,
+            );
+          } else core.warning(`PR comment failed: ${(err as Error).message}`);
+        }
+      }
+    }
+  }
+  const markdown = markdowns.join("\n\n---\n\n");
+  await core.summary.addRaw(markdown, true).write();
+  core.setOutput("results-path", docs[0]?.path ?? "");
+  core.setOutput("run-url", firstRunUrl ?? "");
+  core.setOutput("regression-count", String(regressions));
+  core.setOutput("markdown", markdown);
+  if (inputs.failOnRegression && regressions > 0)
+    core.setFailed(`${regressions} measure(s) regressed against the base branch`);
+}
+
+export async function post(): Promise<void> {
+  const pid = Number(core.getState("server-pid"));
+  if (!pid) return;
+  const how = await stopServer(pid);
+  core.info(`inference server (pid ${pid}) ${how}`);
+  const log = core.getState("server-log");
+  if (log) core.info(`server log tail:\n${logTail(log, 60)}`);
+}

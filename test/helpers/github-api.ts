@@ -1,0 +1,62 @@
+// A stand-in for the GitHub REST API's issue-comment endpoints that records every request.
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+
+export interface Recorded {
+  method: string;
+  path: string;
+  body: unknown;
+  auth: string | undefined;
+}
+
+export async function startGitHubApi(opts: { forbid?: boolean } = {}) {
+  const requests: Recorded[] = [];
+  const comments: { id: number; body: string }[] = [];
+  let nextId = 100;
+  const srv = http.createServer((req, res) => {
+    let b = "";
+    req.on("data", (d) => {
+      b += d;
+    });
+    req.on("end", () => {
+      const body = b ? JSON.parse(b) : null;
+      const url = new URL(req.url ?? "/", "http://x");
+      requests.push({ method: req.method ?? "", path: url.pathname, body, auth: req.headers.authorization });
+      const send = (status: number, j: unknown) => {
+        res.writeHead(status, { "content-type": "application/json" });
+        res.end(JSON.stringify(j));
+      };
+      if (opts.forbid && req.method !== "GET")
+        return send(403, { message: "Resource not accessible by integration" });
+      let m = /^\/repos\/[^/]+\/[^/]+\/issues\/(\d+)\/comments$/.exec(url.pathname);
+      if (m && req.method === "GET") {
+        const page = Number(url.searchParams.get("page") ?? "1");
+        return send(200, page === 1 ? comments : []);
+      }
+      if (m && req.method === "POST") {
+        const c = { id: nextId++, body: (body as { body: string }).body };
+        comments.push(c);
+        return send(201, { ...c, html_url: `https://github.example/c/${c.id}` });
+      }
+      m = /^\/repos\/[^/]+\/[^/]+\/issues\/comments\/(\d+)$/.exec(url.pathname);
+      if (m && req.method === "PATCH") {
+        const c = comments.find((x) => x.id === Number(m![1]));
+        if (!c) return send(404, { message: "Not Found" });
+        c.body = (body as { body: string }).body;
+        return send(200, { ...c, html_url: `https://github.example/c/${c.id}` });
+      }
+      send(404, { message: "Not Found" });
+    });
+  });
+  await new Promise<void>((r) => srv.listen(0, "127.0.0.1", () => r()));
+  return {
+    url: `http://127.0.0.1:${(srv.address() as AddressInfo).port}`,
+    requests,
+    comments,
+    close: () =>
+      new Promise<void>((r) => {
+        srv.closeAllConnections();
+        srv.close(() => r());
+      }),
+  };
+}

@@ -1,0 +1,266 @@
+// The committed dist/index.js, run the way a runner runs it: node 24 when available (as
+// `runs.using: node24`), INPUT_* and GITHUB_* variables, an event payload file, and real servers
+// on 127.0.0.1: the mock, the local results service (wrangler dev + local D1) and a stand-in for
+// the GitHub REST API that records requests.
+import { spawn } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type MockServer, start } from "../../src/mock/index.ts";
+import { parseResultDocument } from "../../src/schema/v1.ts";
+import { startGitHubApi } from "../helpers/github-api.ts";
+import { freePort, type LocalService, startService } from "../helpers/service.ts";
+
+const ROOT = resolve(import.meta.dirname, "../..");
+const NODE24 = [process.env.TOKENBENCH_NODE24, resolve(ROOT, ".cache/node24/node_modules/.bin/node")].find(
+  (p) => p && existsSync(p),
+);
+const NODE = NODE24 ?? process.execPath;
+
+interface ActionRun {
+  code: number | null;
+  stdout: string;
+  outputs: Record<string, string>;
+  summary: string;
+  state: string;
+  dir: string;
+}
+
+function parseOutputs(text: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  const re = /^([^<\n]+)<<(\S+)\n([\s\S]*?)\n\2$/gm;
+  for (let m = re.exec(text); m !== null; m = re.exec(text)) out[m[1]!] = m[3]!;
+  return out;
+}
+
+async function runAction(
+  inputs: Record<string, string>,
+  github: Record<string, string>,
+  payload: unknown,
+  extraEnv: Record<string, string> = {},
+): Promise<ActionRun> {
+  const dir = mkdtempSync(join(tmpdir(), "tokenbench-action-"));
+  const files = {
+    out: join(dir, "output"),
+    summary: join(dir, "summary"),
+    state: join(dir, "state"),
+    event: join(dir, "event.json"),
+  };
+  for (const f of [files.out, files.summary, files.state]) writeFileSync(f, "");
+  writeFileSync(files.event, JSON.stringify(payload ?? {}));
+  const env: Record<string, string> = {
+    PATH: process.env.PATH ?? "",
+    HOME: process.env.HOME ?? "/tmp",
+    GITHUB_OUTPUT: files.out,
+    GITHUB_STEP_SUMMARY: files.summary,
+    GITHUB_STATE: files.state,
+    GITHUB_EVENT_PATH: files.event,
+    GITHUB_WORKSPACE: dir,
+    GITHUB_SERVER_URL: "https://github.example",
+    GITHUB_RUN_ID: "4242",
+    GITHUB_RUN_ATTEMPT: "1",
+    RUNNER_NAME: "gpu-runner-1",
+    RUNNER_OS: "Linux",
+    ...github,
+    ...extraEnv,
+  };
+  for (const [k, v] of Object.entries({ "results-dir": join(dir, "results"), ...inputs }))
+    env[`INPUT_${k.toUpperCase()}`] = v;
+  return new Promise((res) => {
+    const p = spawn(NODE, [resolve(ROOT, "dist/index.js")], { cwd: dir, env });
+    let stdout = "";
+    p.stdout.on("data", (d) => {
+      stdout += d;
+    });
+    p.stderr.on("data", (d) => {
+      stdout += d;
+    });
+    p.on("close", (code) =>
+      res({
+        code,
+        stdout,
+        outputs: parseOutputs(readFileSync(files.out, "utf8")),
+        summary: readFileSync(files.summary, "utf8"),
+        state: readFileSync(files.state, "utf8"),
+        dir,
+      }),
+    );
+  });
+}
+
+describe(`the Action (dist/index.js under node ${NODE24 ? "24 from npm" : process.version})`, () => {
+  let mock: MockServer;
+  let service: LocalService;
+  let gh: Awaited<ReturnType<typeof startGitHubApi>>;
+  let apiToken: string;
+  const repo = "acme/infer";
+  const base = () => ({
+    "base-url": mock.url,
+    levels: "1,2",
+    requests: "4",
+    "max-tokens": "4",
+    "prompt-tokens": "16",
+    warmup: "0",
+    "metrics-interval-ms": "100",
+    testbed: "ci-mock",
+    "results-url": service.url,
+    "api-token": apiToken,
+    "github-token": "ghs_test",
+  });
+  const ghEnv = (over: Record<string, string> = {}) => ({
+    GITHUB_REPOSITORY: repo,
+    GITHUB_API_URL: gh.url,
+    GITHUB_EVENT_NAME: "push",
+    GITHUB_REF: "refs/heads/main",
+    GITHUB_SHA: "1111111111111111111111111111111111111111",
+    ...over,
+  });
+  const prPayload = (fork = false) => ({
+    pull_request: {
+      number: 7,
+      head: {
+        sha: "2222222222222222222222222222222222222222",
+        ref: "feature",
+        repo: { full_name: fork ? "someone/infer" : repo, fork },
+      },
+      base: { ref: "main", repo: { full_name: repo } },
+    },
+  });
+  const prEnv = () =>
+    ghEnv({
+      GITHUB_EVENT_NAME: "pull_request",
+      GITHUB_REF: "refs/pull/7/merge",
+      GITHUB_SHA: "9999999999999999999999999999999999999999",
+      GITHUB_HEAD_REF: "feature",
+      GITHUB_BASE_REF: "main",
+    });
+
+  beforeAll(async () => {
+    [mock, service, gh] = await Promise.all([
+      start({ ttftMs: 5, itlMs: 2 }),
+      startService(),
+      startGitHubApi(),
+    ]);
+    apiToken = await service.apiToken(repo);
+  }, 120_000);
+  afterAll(async () => {
+    await Promise.all([mock?.close(), service?.stop(), gh?.close()]);
+  });
+
+  it("push to main: results file, summary, outputs, upload; no comment", { timeout: 60_000 }, async () => {
+    const r = await runAction(base(), ghEnv(), {});
+    expect(r.code, r.stdout).toBe(0);
+    const doc = parseResultDocument(JSON.parse(readFileSync(r.outputs["results-path"]!, "utf8")));
+    expect(doc.repository).toBe(repo);
+    expect(doc.git).toMatchObject({
+      sha: "1111111111111111111111111111111111111111",
+      branch: "main",
+      workflow_run_id: "4242",
+      run_attempt: 1,
+      pr_number: null,
+    });
+    expect(doc.testbed?.name).toBe("ci-mock");
+    expect(doc.environment.runner_name).toBe("gpu-runner-1");
+    expect(doc.requests!.length).toBeGreaterThan(0); // per-request records kept for the artifact
+    expect(r.outputs["run-url"]).toMatch(new RegExp(`^${service.url}/runs/[0-9a-f]{16}$`));
+    expect(r.outputs["regression-count"]).toBe("0");
+    expect(r.outputs.markdown).toContain("### tokenbench: mock-model");
+    expect(r.summary).toContain("| benchmark | measure | baseline | head |");
+    expect(r.stdout).toContain("no ACTIONS_RUNTIME_TOKEN");
+    expect(r.stdout).toContain("nvidia-smi not found");
+    const runs = await (await fetch(`${service.url}/api/v1/repos/${repo}/runs`)).json();
+    expect(runs.runs[0].commit_sha).toBe("1111111111111111111111111111111111111111");
+    expect(gh.requests).toHaveLength(0);
+  });
+
+  it("pull request: the PR head sha, a comment created once and then updated in place", {
+    timeout: 90_000,
+  }, async () => {
+    for (let i = 0; i < 2; i++) await runAction(base(), ghEnv({ GITHUB_SHA: `${i}`.repeat(40) }), {});
+    const before = gh.requests.length;
+    const r1 = await runAction(base(), prEnv(), prPayload());
+    expect(r1.code, r1.stdout).toBe(0);
+    const doc = parseResultDocument(JSON.parse(readFileSync(r1.outputs["results-path"]!, "utf8")));
+    expect(doc.git).toMatchObject({
+      sha: "2222222222222222222222222222222222222222",
+      branch: "feature",
+      base_branch: "main",
+      pr_number: 7,
+    });
+    expect(gh.comments).toHaveLength(1);
+    expect(gh.comments[0]!.body).toContain("<!-- tokenbench:ci-mock:closed 1,2 -->");
+    expect(gh.comments[0]!.body).toMatch(/vs the last \d run\(s\) of `main`/);
+    expect(gh.comments[0]!.body).toContain("xychart-beta");
+    expect(gh.comments[0]!.body).toContain("https://github.example/acme/infer/actions/runs/4242");
+    const r2 = await runAction(base(), prEnv(), prPayload());
+    expect(r2.code, r2.stdout).toBe(0);
+    expect(gh.comments).toHaveLength(1);
+    const methods = gh.requests.slice(before).map((q) => q.method);
+    expect(methods.filter((m) => m === "POST")).toHaveLength(1);
+    expect(methods.filter((m) => m === "PATCH")).toHaveLength(1);
+    expect(gh.requests.at(-1)!.auth).toBe("Bearer ghs_test");
+  });
+
+  it("fork PR: the comment is skipped with a notice", { timeout: 60_000 }, async () => {
+    const before = gh.requests.length;
+    const r = await runAction(base(), prEnv(), prPayload(true));
+    expect(r.code, r.stdout).toBe(0);
+    expect(r.stdout).toMatch(/::notice::pull request from a fork/);
+    expect(gh.requests.length).toBe(before);
+  });
+
+  it("results service down: a warning, results still written; fail-on-upload-error fails", {
+    timeout: 90_000,
+  }, async () => {
+    const dead = `http://127.0.0.1:${await freePort()}`;
+    const r = await runAction({ ...base(), "results-url": dead }, ghEnv(), {});
+    expect(r.code, r.stdout).toBe(0);
+    expect(r.stdout).toMatch(/::warning::upload to .* failed after 4 attempt\(s\): network error/);
+    expect(existsSync(r.outputs["results-path"]!)).toBe(true);
+    expect(r.outputs["run-url"]).toBe("");
+    const f = await runAction(
+      { ...base(), "results-url": dead, "fail-on-upload-error": "true" },
+      ghEnv(),
+      {},
+    );
+    expect(f.code).toBe(1);
+    expect(f.stdout).toMatch(/::error::upload to .* failed/);
+  });
+
+  it("a bad input fails the step with a message naming the input", async () => {
+    const r = await runAction({ ...base(), levels: "1,x" }, ghEnv(), {});
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain('::error::input "levels": must be a comma-separated list');
+    const r2 = await runAction({ ...base(), "extra-body": "{bad" }, ghEnv(), {});
+    expect(r2.stdout).toContain('::error::input "extra-body"');
+  });
+
+  it("server-command: started, waited for, stopped in the post step", { timeout: 60_000 }, async () => {
+    const port = await freePort();
+    const cli = resolve(ROOT, "bin/tokenbench.js");
+    const cmd = `exec ${process.execPath} ${cli} mockserver --port ${port} --ttft-ms 5 --itl-ms 1 --load-time-s 0.5`;
+    const r = await runAction(
+      { ...base(), "base-url": `http://127.0.0.1:${port}`, "server-command": cmd, "results-url": "" },
+      ghEnv(),
+      {},
+    );
+    expect(r.code, r.stdout).toBe(0);
+    expect(r.stdout).toMatch(/started the inference server \(pid \d+\)/);
+    expect(r.stdout).toMatch(/server ready after/);
+    const pid = /server-pid<<(\S+)\n(\d+)\n/.exec(r.state)![2]!;
+    const post = await runAction(
+      {},
+      ghEnv(),
+      {},
+      {
+        STATE_isPost: "true",
+        "STATE_server-pid": pid,
+        "STATE_server-log": join(r.dir, "results", "server.log"),
+      },
+    );
+    expect(post.code, post.stdout).toBe(0);
+    expect(post.stdout).toMatch(/inference server \(pid \d+\) stopped/);
+    expect(post.stdout).toContain("listening on");
+  });
+});
