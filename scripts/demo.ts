@@ -1,57 +1,107 @@
-// `npm run demo`: the README's first command. Everything on 127.0.0.1, nothing to configure:
-// starts the mock server (TTFT 60 ms, ITL 12 ms, 16 slots) and runs the seed's demo sweep
-// through the real CLI, writing results/demo/.
-import { spawn } from "node:child_process";
-import { resolve } from "node:path";
+// `npm run demo`: the README's first command. Everything on 127.0.0.1, nothing to configure.
+// Starts the mock inference server and the local results service (wrangler dev, local D1,
+// migrations applied), runs the Action bundle (dist/index.js) three times as if on `main`, then
+// once as if on a pull request against a slower mock, uploading through the Action's own code
+// path; prints the PR comment it would post and the dashboard and badge URLs; cleans up.
+// `npm run demo -- --serve` keeps the services up afterwards until Ctrl-C.
+import { rmSync } from "node:fs";
+import { type MockServer, start } from "../src/mock/index.ts";
+import { startService } from "./local-service.ts";
+import { runAction } from "./run-action.ts";
 
-const ROOT = resolve(import.meta.dirname, "..");
-const CLI = resolve(ROOT, "bin/tokenbench.js");
+const serve = process.argv.includes("--serve");
+const repo = "demo/tokenbench";
+const say = (s: string) => process.stderr.write(`demo: ${s}\n`);
 
-function startMock(): Promise<{ url: string; stop: () => void }> {
-  return new Promise((res, rej) => {
-    const p = spawn(
-      process.execPath,
-      [CLI, "mockserver", "--port", "0", "--ttft-ms", "60", "--itl-ms", "12", "--capacity", "16"],
-      {
-        stdio: ["ignore", "inherit", "pipe"],
-      },
-    );
-    let err = "";
-    p.stderr.on("data", (d: Buffer) => {
-      err += d;
-      const m = /listening on (http:\/\/\S+): /.exec(err);
-      if (m) res({ url: m[1]!, stop: () => p.kill("SIGTERM") });
-    });
-    p.on("exit", (c) => rej(new Error(`mock server exited (${c}): ${err}`)));
+const mocks: MockServer[] = [];
+say("starting the mock servers and the local results service (wrangler dev + local D1) ...");
+const [fast, slow, service] = await Promise.all([
+  start({ ttftMs: 60, itlMs: 12, capacity: 16 }),
+  start({ ttftMs: 75, itlMs: 15, capacity: 16 }),
+  startService(),
+]);
+mocks.push(fast, slow);
+const cleanup = async () => {
+  await Promise.all([...mocks.map((m) => m.close()), service.stop()]);
+  rmSync(service.persistDir, { recursive: true, force: true });
+};
+let code = 0;
+try {
+  const token = await service.apiToken(repo);
+  const inputs = (baseUrl: string) => ({
+    "base-url": baseUrl,
+    levels: "1,4,16,32",
+    requests: "32",
+    "max-tokens": "32",
+    "prompt-tokens": "128",
+    warmup: "2",
+    "slo-ttft-ms": "500",
+    "slo-tpot-ms": "20",
+    testbed: "demo-mock",
+    "results-url": service.url,
+    "api-token": token,
+    comment: "false",
   });
-}
-
-const mock = await startMock();
-process.stderr.write(`demo: mock server at ${mock.url}\n`);
-const code = await new Promise<number>((res) => {
-  const p = spawn(
-    process.execPath,
-    [
-      CLI,
-      "sweep",
-      "--base-url",
-      mock.url,
-      "--levels",
-      "1,2,4,8,16,32,64",
-      "--requests",
-      "32",
-      "--max-tokens",
-      "32",
-      "--slo-ttft-ms",
-      "500",
-      "--slo-tpot-ms",
-      "20",
-      "--out",
-      "results/demo/mock-demo.json",
-    ],
-    { stdio: "inherit", cwd: ROOT },
+  const github = (over: Record<string, string>) => ({
+    GITHUB_REPOSITORY: repo,
+    GITHUB_SERVER_URL: "https://github.com",
+    GITHUB_RUN_ATTEMPT: "1",
+    RUNNER_NAME: "demo",
+    RUNNER_OS: "Linux",
+    ...over,
+  });
+  for (let i = 1; i <= 3; i++) {
+    say(`run ${i}/3 as a push to main (mock: TTFT 60 ms, ITL 12 ms, 16 slots) ...`);
+    const r = await runAction(
+      inputs(fast.url),
+      github({
+        GITHUB_EVENT_NAME: "push",
+        GITHUB_REF: "refs/heads/main",
+        GITHUB_SHA: `${i}`.repeat(40),
+        GITHUB_RUN_ID: String(100 + i),
+      }),
+      {},
+    );
+    if (r.code !== 0) throw new Error(`the Action failed on main run ${i}:\n${r.log}`);
+  }
+  say("run 4 as a pull request, against a slower mock (TTFT 75 ms, ITL 15 ms) ...");
+  const pr = await runAction(
+    inputs(slow.url),
+    github({
+      GITHUB_EVENT_NAME: "pull_request",
+      GITHUB_REF: "refs/pull/1/merge",
+      GITHUB_SHA: "f".repeat(40),
+      GITHUB_HEAD_REF: "slower",
+      GITHUB_BASE_REF: "main",
+      GITHUB_RUN_ID: "200",
+    }),
+    {
+      pull_request: {
+        number: 1,
+        head: { sha: "a".repeat(40), ref: "slower", repo: { full_name: repo, fork: false } },
+        base: { ref: "main", repo: { full_name: repo } },
+      },
+    },
   );
-  p.on("exit", (c) => res(c ?? 1));
-});
-mock.stop();
+  if (pr.code !== 0) throw new Error(`the Action failed on the PR run:\n${pr.log}`);
+  process.stdout.write("\n========== the PR comment the Action would post ==========\n\n");
+  process.stdout.write(`${pr.outputs.markdown}\n`);
+  process.stdout.write("\n==========================================================\n\n");
+  process.stdout.write(`regressions: ${pr.outputs["regression-count"]}\n`);
+  process.stdout.write(`dashboard:   ${service.url}/\n`);
+  process.stdout.write(`this run:    ${pr.outputs["run-url"]}\n`);
+  process.stdout.write(
+    `badge:       ${service.url}/badge/${repo}.svg (JSON: ${service.url}/badge/${repo}.json)\n`,
+  );
+  process.stdout.write(`sparkline:   ${service.url}/badge/${repo}/sparkline.svg?branch=main\n`);
+  if (serve) {
+    say("--serve: services stay up; Ctrl-C to stop and clean up");
+    await new Promise<void>((res) => process.once("SIGINT", () => res()));
+  }
+} catch (err) {
+  process.stderr.write(`demo failed: ${(err as Error).message}\n`);
+  code = 1;
+} finally {
+  await cleanup();
+}
 process.exitCode = code;

@@ -7,16 +7,15 @@ import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { freePort, type LocalService, startService } from "../../scripts/local-service.ts";
+import { node24, parseOutputs } from "../../scripts/run-action.ts";
 import { type MockServer, start } from "../../src/mock/index.ts";
 import { parseResultDocument } from "../../src/schema/v1.ts";
 import { startGitHubApi } from "../helpers/github-api.ts";
-import { freePort, type LocalService, startService } from "../helpers/service.ts";
 
 const ROOT = resolve(import.meta.dirname, "../..");
-const NODE24 = [process.env.TOKENBENCH_NODE24, resolve(ROOT, ".cache/node24/node_modules/.bin/node")].find(
-  (p) => p && existsSync(p),
-);
-const NODE = NODE24 ?? process.execPath;
+const NODE = node24();
+const NODE24 = NODE !== process.execPath;
 
 interface ActionRun {
   code: number | null;
@@ -25,13 +24,6 @@ interface ActionRun {
   summary: string;
   state: string;
   dir: string;
-}
-
-function parseOutputs(text: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  const re = /^([^<\n]+)<<(\S+)\n([\s\S]*?)\n\2$/gm;
-  for (let m = re.exec(text); m !== null; m = re.exec(text)) out[m[1]!] = m[3]!;
-  return out;
 }
 
 async function runAction(
@@ -169,8 +161,10 @@ describe(`the Action (dist/index.js under node ${NODE24 ? "24 from npm" : proces
     expect(r.summary).toContain("| benchmark | measure | baseline | head |");
     expect(r.stdout).toContain("no ACTIONS_RUNTIME_TOKEN");
     expect(r.stdout).toContain("nvidia-smi not found");
-    const runs = await (await fetch(`${service.url}/api/v1/repos/${repo}/runs`)).json();
-    expect(runs.runs[0].commit_sha).toBe("1111111111111111111111111111111111111111");
+    const runs = (await (await fetch(`${service.url}/api/v1/repos/${repo}/runs`)).json()) as {
+      runs: { commit_sha: string }[];
+    };
+    expect(runs.runs[0]!.commit_sha).toBe("1111111111111111111111111111111111111111");
     expect(gh.requests).toHaveLength(0);
   });
 

@@ -192,3 +192,10 @@ describe("upload retries", () => {
     expect(r.error).toContain("schema_invalid");
   });
 });
+
+describe("README", () => {
+  it("the Action reference is generated from action.yml (npm run docs)", async () => {
+    const { readmeIsCurrent } = await import("../../scripts/action-docs.ts");
+    expect(readmeIsCurrent(ROOT)).toBe(true);
+  });
+});

@@ -26,7 +26,7 @@ describe("verdicts", () => {
     const j = judge(base, 90, "higher");
     expect(j.method).toBe("t_prediction_interval");
     // mean 100, s = 1.414, t(0.975, 5) = 2.571, sqrt(1 + 1/6): half width 3.93
-    expect(j.interval![0]).toBeCloseTo(100 - 2.5706 * 1.4142 * Math.sqrt(7 / 6), 2);
+    expect(j.interval![0]).toBeCloseTo(100 - 2.5706 * Math.SQRT2 * Math.sqrt(7 / 6), 2);
   });
   it("few points: percentage threshold; none: no_baseline; flat history still tolerates pct", () => {
     expect(judge([100, 100], 94, "higher")).toMatchObject({

@@ -1,4 +1,4 @@
-// The local results service for loopback tests: `wrangler dev` with its own local D1 (migrations
+// The local results service (demo and loopback tests): `wrangler dev` with its own local D1 (migrations
 // applied with `wrangler d1 migrations apply --local`), on a free port of 127.0.0.1.
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { mkdtempSync } from "node:fs";
@@ -6,7 +6,7 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 
-const ROOT = resolve(import.meta.dirname, "../..");
+const ROOT = resolve(import.meta.dirname, "..");
 const WRANGLER = resolve(ROOT, "node_modules/.bin/wrangler");
 const ENV = { ...process.env, WRANGLER_SEND_METRICS: "false", CI: "true", NO_COLOR: "1" };
 

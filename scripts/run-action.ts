@@ -1,0 +1,69 @@
+// Runs the committed Action bundle (dist/index.js) the way a runner does: INPUT_* and GITHUB_*
+// variables, an event payload file, output/summary/state files. Used by the demo.
+import { spawn } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+
+const ROOT = resolve(import.meta.dirname, "..");
+
+export function node24(): string {
+  const p = [process.env.TOKENBENCH_NODE24, resolve(ROOT, ".cache/node24/node_modules/.bin/node")].find(
+    (x) => x && existsSync(x),
+  );
+  return p ?? process.execPath;
+}
+
+export function parseOutputs(text: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  const re = /^([^<\n]+)<<(\S+)\n([\s\S]*?)\n\2$/gm;
+  for (let m = re.exec(text); m !== null; m = re.exec(text)) out[m[1]!] = m[3]!;
+  return out;
+}
+
+export async function runAction(
+  inputs: Record<string, string>,
+  github: Record<string, string>,
+  payload: unknown,
+  opts: { echo?: boolean } = {},
+): Promise<{ code: number | null; log: string; outputs: Record<string, string>; summary: string }> {
+  const dir = mkdtempSync(join(tmpdir(), "tokenbench-action-"));
+  const f = {
+    out: join(dir, "output"),
+    summary: join(dir, "summary"),
+    state: join(dir, "state"),
+    event: join(dir, "event.json"),
+  };
+  for (const p of [f.out, f.summary, f.state]) writeFileSync(p, "");
+  writeFileSync(f.event, JSON.stringify(payload ?? {}));
+  const env: Record<string, string> = {
+    PATH: process.env.PATH ?? "",
+    HOME: process.env.HOME ?? "/tmp",
+    GITHUB_OUTPUT: f.out,
+    GITHUB_STEP_SUMMARY: f.summary,
+    GITHUB_STATE: f.state,
+    GITHUB_EVENT_PATH: f.event,
+    GITHUB_WORKSPACE: dir,
+    ...github,
+  };
+  for (const [k, v] of Object.entries({ "results-dir": join(dir, "results"), ...inputs }))
+    env[`INPUT_${k.toUpperCase()}`] = v;
+  return new Promise((res) => {
+    const p = spawn(node24(), [resolve(ROOT, "dist/index.js")], { cwd: dir, env });
+    let log = "";
+    const on = (d: Buffer) => {
+      log += d;
+      if (opts.echo) process.stderr.write(d);
+    };
+    p.stdout.on("data", on);
+    p.stderr.on("data", on);
+    p.on("close", (code) =>
+      res({
+        code,
+        log,
+        outputs: parseOutputs(readFileSync(f.out, "utf8")),
+        summary: readFileSync(f.summary, "utf8"),
+      }),
+    );
+  });
+}
