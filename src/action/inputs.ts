@@ -14,6 +14,8 @@ export class InputError extends Error {
 }
 
 export interface ActionInputs {
+  /** Publish-only mode: results written by an earlier job (fork-safe workflow_run pattern). */
+  publishResults: string | null;
   baseUrl: string;
   model: string | null;
   api: "chat" | "completions";
@@ -113,8 +115,10 @@ const pos = (n: number) => n > 0;
 export function readInputs(get: Get): ActionInputs {
   const mode = oneOf(get, "mode", ["closed", "open"] as const, "closed");
   const duration = num(get, "duration", null, pos, "a positive number of seconds");
+  const publishResults = str(get, "publish-results");
   const baseUrl = url(get, "base-url");
-  if (baseUrl === null) throw new InputError("base-url", "is required");
+  if (baseUrl === null && publishResults === null)
+    throw new InputError("base-url", "is required (unless publish-results is set)");
   const resultsUrl = url(get, "results-url");
   const metrics = num(get, "metrics-interval-ms", 500, nonNegInt, "a non-negative integer")!;
   const sweep: SweepConfig = {
@@ -148,7 +152,8 @@ export function readInputs(get: Get): ActionInputs {
     header_names: [],
   };
   return {
-    baseUrl,
+    publishResults,
+    baseUrl: baseUrl ?? "",
     model: str(get, "model"),
     api: oneOf(get, "api", ["chat", "completions"] as const, "chat"),
     serverApiKey: str(get, "server-api-key"),

@@ -12,7 +12,7 @@ import { runProfile } from "../core/profile.ts";
 import { markdownTable, writeResults } from "../core/report.ts";
 import { waitReady } from "../core/server-info.ts";
 import { runSweep } from "../core/sweep.ts";
-import type { ResultDocument } from "../schema/v1.ts";
+import { parseResultDocument, type ResultDocument } from "../schema/v1.ts";
 import { testbedDisplayName, testbedSpec } from "../shared/testbed.ts";
 import { benchmarkSet, GitHubError, renderComment, stickyMarker, upsertStickyComment } from "./comment.ts";
 import { runContext } from "./context.ts";
@@ -50,26 +50,15 @@ async function uploadArtifact(name: string, dir: string): Promise<{ id: number |
   };
 }
 
-export async function main(): Promise<void> {
-  let inputs: ActionInputs;
-  try {
-    inputs = readInputs((n) => core.getInput(n));
-  } catch (err) {
-    if (err instanceof InputError) {
-      core.setFailed(err.message);
-      return;
-    }
-    throw err;
-  }
-  const payloadPath = process.env.GITHUB_EVENT_PATH;
-  const payload =
-    payloadPath && existsSync(payloadPath) ? JSON.parse(readFileSync(payloadPath, "utf8")) : null;
-  const ctx = runContext(process.env, payload);
+async function measure(
+  inputs: ActionInputs,
+  ctx: ReturnType<typeof runContext>,
+  docs: { doc: ResultDocument; path: string }[],
+): Promise<boolean> {
   const dir = inputs.resultsDir;
   const auth: Record<string, string> = inputs.serverApiKey
     ? { authorization: `Bearer ${inputs.serverApiKey}` }
     : {};
-
   if (inputs.serverCommand) {
     const log = resolve(dir, "server.log");
     const pid = startServer(inputs.serverCommand, log);
@@ -89,7 +78,7 @@ export async function main(): Promise<void> {
   } catch (err) {
     const tail = inputs.serverCommand ? logTail(resolve(dir, "server.log")) : "";
     core.setFailed(`${(err as Error).message}${tail ? `\nserver log (last lines):\n${tail}` : ""}`);
-    return;
+    return false;
   }
 
   const gpu = await probeGpu();
@@ -124,7 +113,6 @@ export async function main(): Promise<void> {
     return out;
   };
 
-  const docs: { doc: ResultDocument; path: string }[] = [];
   await core.group("sweep", async () => {
     const path = join(dir, "results.json");
     if (model === null) {
@@ -172,10 +160,57 @@ export async function main(): Promise<void> {
     });
   }
 
-  const artifact = await uploadArtifact(inputs.artifactName, dir).catch((err: unknown) => {
-    core.warning(`artifact upload failed: ${(err as Error).message}`);
-    return { id: null, url: null };
-  });
+  return true;
+}
+
+export async function main(): Promise<void> {
+  let inputs: ActionInputs;
+  try {
+    inputs = readInputs((n) => core.getInput(n));
+  } catch (err) {
+    if (err instanceof InputError) {
+      core.setFailed(err.message);
+      return;
+    }
+    throw err;
+  }
+  const payloadPath = process.env.GITHUB_EVENT_PATH;
+  const payload =
+    payloadPath && existsSync(payloadPath) ? JSON.parse(readFileSync(payloadPath, "utf8")) : null;
+  const ctx = runContext(process.env, payload);
+  const dir = inputs.resultsDir;
+
+  const docs: { doc: ResultDocument; path: string }[] = [];
+  if (inputs.publishResults !== null) {
+    // Publish-only: a trusted workflow_run job publishes what an untrusted job measured.
+    for (const path of inputs.publishResults
+      .split(",")
+      .map((p) => p.trim())
+      .filter(Boolean)) {
+      let doc: ResultDocument;
+      try {
+        doc = parseResultDocument(JSON.parse(readFileSync(path, "utf8")));
+      } catch (err) {
+        core.setFailed(`input "publish-results": ${path}: ${(err as Error).message}`);
+        return;
+      }
+      docs.push({
+        doc: { ...doc, repository: doc.repository ?? ctx.repository, git: doc.git ?? ctx.git },
+        path,
+      });
+    }
+  } else {
+    const ok = await measure(inputs, ctx, docs);
+    if (!ok) return;
+  }
+
+  const artifact =
+    inputs.publishResults !== null
+      ? { id: null, url: null } // the measuring job already uploaded it
+      : await uploadArtifact(inputs.artifactName, dir).catch((err: unknown) => {
+          core.warning(`artifact upload failed: ${(err as Error).message}`);
+          return { id: null, url: null };
+        });
 
   const markdowns: string[] = [];
   let regressions = 0;
@@ -183,7 +218,7 @@ export async function main(): Promise<void> {
   for (const { doc } of docs) {
     let rows = null;
     let baselineRuns = 0;
-    let baseBranch = ctx.git.base_branch ?? "main";
+    let baseBranch = doc.git?.base_branch ?? ctx.git.base_branch ?? "main";
     let runUrl: string | null = null;
     if (inputs.resultsUrl) {
       const token = await credentials(inputs);
@@ -210,7 +245,7 @@ export async function main(): Promise<void> {
             inputs.resultsUrl,
             ctx.repository,
             up.runId!,
-            ctx.git.base_branch,
+            doc.git?.base_branch ?? ctx.git.base_branch,
             null,
           );
           if (cmp) {
@@ -232,7 +267,8 @@ export async function main(): Promise<void> {
       links: { run: ctx.runUrl, dashboard: runUrl ?? inputs.dashboardUrl, artifact: artifact.url },
     });
     markdowns.push(md);
-    if (ctx.git.pr_number !== null && inputs.comment) {
+    const prNumber = doc.git?.pr_number ?? ctx.git.pr_number;
+    if (prNumber !== null && inputs.comment) {
       if (ctx.isFork && ctx.eventName === "pull_request") {
         core.notice(
           "pull request from a fork: its token cannot comment. Use the two-stage pull_request -> workflow_run pattern (README) to comment.",
@@ -243,7 +279,7 @@ export async function main(): Promise<void> {
         try {
           const r = await upsertStickyComment(
             { apiUrl: ctx.apiUrl, token: inputs.githubToken, repository: ctx.repository },
-            ctx.git.pr_number,
+            prNumber,
             stickyMarker(testbed, benchmarkSet(doc)),
             md,
           );

@@ -196,12 +196,37 @@ describe(`the Action (dist/index.js under node ${NODE24 ? "24 from npm" : proces
     expect(gh.requests.at(-1)!.auth).toBe("Bearer ghs_test");
   });
 
-  it("fork PR: the comment is skipped with a notice", { timeout: 60_000 }, async () => {
+  it("fork PR: the comment is skipped with a notice; a workflow_run job publishes it", {
+    timeout: 60_000,
+  }, async () => {
     const before = gh.requests.length;
-    const r = await runAction(base(), prEnv(), prPayload(true));
+    const r = await runAction({ ...base(), "results-url": "" }, prEnv(), prPayload(true));
     expect(r.code, r.stdout).toBe(0);
     expect(r.stdout).toMatch(/::notice::pull request from a fork/);
     expect(gh.requests.length).toBe(before);
+    // stage two: trusted, measures nothing, publishes the first job's results
+    const pub = await runAction(
+      {
+        "publish-results": r.outputs["results-path"]!,
+        "results-url": service.url,
+        "api-token": apiToken,
+        "github-token": "ghs_test",
+        testbed: "ci-mock",
+      },
+      ghEnv({ GITHUB_EVENT_NAME: "workflow_run", GITHUB_REF: "refs/heads/main" }),
+      {
+        workflow_run: {
+          head_sha: "2222222222222222222222222222222222222222",
+          head_branch: "feature",
+          pull_requests: [{ number: 7, base: { ref: "main" } }],
+        },
+      },
+    );
+    expect(pub.code, pub.stdout).toBe(0);
+    expect(pub.stdout).not.toContain("sweep");
+    expect(pub.outputs["run-url"]).toMatch(/\/runs\/[0-9a-f]{16}$/);
+    expect(gh.requests.slice(before).map((q) => q.method)).toContain("PATCH"); // the sticky comment of PR 7
+    expect(gh.comments).toHaveLength(1);
   });
 
   it("results service down: a warning, results still written; fail-on-upload-error fails", {
