@@ -17,7 +17,14 @@ const common = {
   minifySyntax: true,
 };
 
-await build({ ...common, entryPoints: ["src/cli/main.ts"], outfile: "dist/cli.js" });
+// Charting libraries (and resvg's native addon) stay external: loaded from node_modules only
+// when plots are asked for.
+await build({
+  ...common,
+  entryPoints: ["src/cli/main.ts"],
+  outfile: "dist/cli.js",
+  external: ["vega", "vega-lite", "@resvg/resvg-js"],
+});
 await build({ ...common, entryPoints: ["src/mock/index.ts"], outfile: "dist/mock.js" });
 // The GitHub Action (runs.using: node24): one ESM file, minified, committed.
 await build({

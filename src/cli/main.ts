@@ -10,6 +10,7 @@ import { UsageError } from "./args.ts";
 import { mockCommand } from "./mock-command.ts";
 import { profileCommand } from "./profile-command.ts";
 import { sweepCommand } from "./sweep-command.ts";
+import { compareCommand, exportCommand, importCommand, reportCommand } from "./tools-command.ts";
 
 const HELP = `tokenbench ${TOOL_VERSION}: measure OpenAI-compatible LLM inference servers
 
@@ -18,6 +19,10 @@ Usage: tokenbench <command> [flags]   (tokenbench <command> --help for flags)
 Commands:
   sweep        closed- or open-loop load sweep: TTFT, ITL, TPOT, E2E, throughput, goodput
   profile      single-stream serving profile: calibration, prefill, decode, prefix cache
+  report       re-render the table and SVG/PNG charts from a saved results file
+  compare      base.json vs head.json: deltas and verdicts; exit 1 on a regression
+  import       import vllm RESULT.json: a vLLM bench serve result into schema v1
+  export       export gab results.json: github-action-benchmark custom JSON
   mockserver   run the OpenAI-compatible mock inference server
 `;
 
@@ -25,6 +30,10 @@ const COMMANDS: Record<string, (argv: string[]) => Promise<number>> = {
   sweep: sweepCommand,
   mockserver: mockCommand,
   profile: profileCommand,
+  report: reportCommand,
+  compare: compareCommand,
+  import: importCommand,
+  export: exportCommand,
 };
 
 export async function main(argv: string[]): Promise<number> {

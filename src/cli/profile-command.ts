@@ -22,6 +22,7 @@ fresh prefill, steady decode, prefix cache)
   --ready-timeout-s S     wait this long for readiness (default 300)
   --server-limit K=V      record a limit the server does not expose (repeatable), e.g. max_running_requests=8
   --out FILE.json         (default results/profile.json)
+  --plots                 SVG and PNG charts beside --out
 `;
 
 export async function profileCommand(argv: string[]): Promise<number> {
@@ -37,6 +38,7 @@ export async function profileCommand(argv: string[]): Promise<number> {
     "ready-timeout-s": { type: "string" },
     "server-limit": { type: "string", multiple: true },
     out: { type: "string" },
+    plots: { type: "boolean" },
   });
   if (v.help) {
     process.stdout.write(PROFILE_HELP);
@@ -74,5 +76,11 @@ export async function profileCommand(argv: string[]): Promise<number> {
   writeFileSync(out, `${JSON.stringify(doc, null, 1)}\n`);
   process.stdout.write(`${profileSummaryText(doc)}\n`);
   process.stderr.write(`wrote ${out}\n`);
+  if (v.plots) {
+    const { writePlots } = await import("../core/plots.ts");
+    const { plotsDir } = await import("./tools-command.ts");
+    const files = await writePlots(doc, plotsDir(out));
+    process.stderr.write(`wrote ${files.length} charts to ${plotsDir(out)}\n`);
+  }
   return 0;
 }

@@ -68,6 +68,7 @@ Output:
   --resume               finish a killed sweep in --out without redoing finished levels
   --metrics-interval-ms MS  sample the server's /metrics during each level (default 500; 0 = off)
   --server-limit K=V     a limit the server does not expose, e.g. max_running_requests=8 (repeatable)
+  --plots                SVG and PNG charts beside --out (also: tokenbench report FILE)
   --quiet                no progress on stderr
 `;
 
@@ -187,6 +188,7 @@ export async function sweepCommand(argv: string[]): Promise<number> {
     resume: { type: "boolean" },
     "metrics-interval-ms": { type: "string" },
     "server-limit": { type: "string", multiple: true },
+    plots: { type: "boolean" },
   });
   if (v.help) {
     process.stdout.write(SWEEP_HELP);
@@ -241,6 +243,12 @@ export async function sweepCommand(argv: string[]): Promise<number> {
     process.stderr.write(
       `wrote ${p.json}, ${p.csv}, ${p.md}${records === "file" ? `, ${p.requestsFile}` : ""}\n`,
     );
+  }
+  if (v.plots && out !== null) {
+    const { writePlots } = await import("../core/plots.ts");
+    const { plotsDir } = await import("./tools-command.ts");
+    const files = await writePlots(doc, plotsDir(out));
+    process.stderr.write(`wrote ${files.length} charts to ${plotsDir(out)}\n`);
   }
   if (stop) return 130;
   const measured = doc.levels.reduce((n, l) => n + l.requests, 0);

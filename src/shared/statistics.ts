@@ -168,3 +168,47 @@ export function judge(
     verdict: better === null ? "unchanged" : better ? "improved" : "regressed",
   };
 }
+
+/** Type-7 percentile of an unsorted sample (same method as the harness). */
+export function quantile(xs: readonly number[], q: number): number {
+  const s = Float64Array.from(xs).sort();
+  const h = (s.length - 1) * q;
+  const lo = Math.floor(h);
+  return s[lo]! + (h - lo) * ((s[Math.min(lo + 1, s.length - 1)] ?? s[lo]!) - s[lo]!);
+}
+
+function seeded(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/**
+ * Percentile bootstrap of quantile(head) - quantile(base): resample both per-request samples
+ * with replacement `iterations` times (seeded); returns the central `confidence` interval.
+ */
+export function bootstrapQuantileDiff(
+  base: readonly number[],
+  head: readonly number[],
+  q: number,
+  opts: { iterations?: number; confidence?: number; seed?: number } = {},
+): [number, number] {
+  const B = opts.iterations ?? 1000;
+  const conf = opts.confidence ?? 0.95;
+  const r = seeded(opts.seed ?? 1);
+  const diffs = new Float64Array(B);
+  const bs = new Float64Array(base.length);
+  const hs = new Float64Array(head.length);
+  for (let b = 0; b < B; b++) {
+    for (let i = 0; i < bs.length; i++) bs[i] = base[Math.floor(r() * base.length)]!;
+    for (let i = 0; i < hs.length; i++) hs[i] = head[Math.floor(r() * head.length)]!;
+    diffs[b] = quantile(Array.from(hs), q) - quantile(Array.from(bs), q);
+  }
+  const alpha = (1 - conf) / 2;
+  return [quantile(Array.from(diffs), alpha), quantile(Array.from(diffs), 1 - alpha)];
+}

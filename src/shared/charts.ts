@@ -1,0 +1,328 @@
+/**
+ * Chart specifications (Vega-Lite), shared by the CLI (rendered in Node to SVG/PNG) and the
+ * dashboard (rendered in the browser), so a chart looks the same everywhere. Pure: data in,
+ * spec out.
+ */
+import type { LevelResult, ResultDocument } from "../schema/v1.ts";
+
+export type Spec = Record<string, unknown>;
+
+const BASE: Spec = {
+  $schema: "https://vega.github.io/schema/vega-lite/v6.json",
+  width: 420,
+  height: 240,
+  config: {
+    font: "DejaVu Sans, Verdana, sans-serif",
+    view: { stroke: "#ddd" },
+    axis: { labelFontSize: 11, titleFontSize: 12, gridColor: "#eee" },
+    legend: { orient: "bottom", labelFontSize: 11 },
+  },
+};
+
+export interface LevelRow {
+  series: string; // "head", "base", or a run label
+  level: number;
+  output_tok_s: number;
+  total_tok_s: number;
+  goodput_req_s: number;
+  slo_pass_pct: number | null;
+  ttft_p50_ms: number | null;
+  ttft_p95_ms: number | null;
+  itl_p50_ms: number | null;
+  itl_p95_ms: number | null;
+  tpot_p50_ms: number | null;
+  tpot_p95_ms: number | null;
+  e2e_p50_ms: number | null;
+}
+
+export function levelRows(levels: readonly LevelResult[], series = "run"): LevelRow[] {
+  return levels.map((l) => ({
+    series,
+    level: l.level,
+    output_tok_s: l.output_tok_s,
+    total_tok_s: l.total_tok_s,
+    goodput_req_s: l.goodput_req_s,
+    slo_pass_pct: l.slo_pass_pct,
+    ttft_p50_ms: l.ttft_ms.p50,
+    ttft_p95_ms: l.ttft_ms.p95,
+    itl_p50_ms: l.itl_ms.p50,
+    itl_p95_ms: l.itl_ms.p95,
+    tpot_p50_ms: l.tpot_ms.p50,
+    tpot_p95_ms: l.tpot_ms.p95,
+    e2e_p50_ms: l.e2e_ms.p50,
+  }));
+}
+
+function levelAxis(mode: "closed" | "open") {
+  return {
+    field: "level",
+    type: "quantitative",
+    title: mode === "closed" ? "concurrent users" : "request rate (req/s)",
+    scale: { type: "log", base: 2 },
+  };
+}
+
+const color = { field: "series", type: "nominal", title: null };
+
+export function throughputSpec(rows: LevelRow[], mode: "closed" | "open"): Spec {
+  return {
+    ...BASE,
+    title: "Output throughput vs level",
+    data: { values: rows },
+    mark: { type: "line", point: true, tooltip: true },
+    encoding: {
+      x: levelAxis(mode),
+      y: { field: "output_tok_s", type: "quantitative", title: "output tok/s" },
+      color,
+    },
+  };
+}
+
+export function latencySpec(rows: LevelRow[], mode: "closed" | "open"): Spec {
+  const long: { series: string; level: number; metric: string; stat: string; value: number }[] = [];
+  for (const r of rows) {
+    for (const [metric, p50, p95] of [
+      ["TTFT", r.ttft_p50_ms, r.ttft_p95_ms],
+      ["ITL", r.itl_p50_ms, r.itl_p95_ms],
+      ["TPOT", r.tpot_p50_ms, r.tpot_p95_ms],
+    ] as const) {
+      if (p50 !== null) long.push({ series: r.series, level: r.level, metric, stat: "p50", value: p50 });
+      if (p95 !== null) long.push({ series: r.series, level: r.level, metric, stat: "p95", value: p95 });
+    }
+  }
+  return {
+    ...BASE,
+    width: 220,
+    height: 200,
+    title: "Latency (ms) vs level: p50 solid, p95 dashed",
+    data: { values: long },
+    facet: { column: { field: "metric", type: "nominal", title: null, sort: ["TTFT", "ITL", "TPOT"] } },
+    resolve: { scale: { y: "independent" } },
+    spec: {
+      mark: { type: "line", point: true, tooltip: true },
+      encoding: {
+        x: levelAxis(mode),
+        y: { field: "value", type: "quantitative", title: "ms" },
+        color,
+        strokeDash: { field: "stat", type: "nominal", title: null },
+      },
+    },
+  };
+}
+
+export function kneeSpec(rows: LevelRow[]): Spec {
+  return {
+    ...BASE,
+    title: "Latency vs throughput (the knee)",
+    data: { values: rows.filter((r) => r.ttft_p95_ms !== null) },
+    layer: [
+      {
+        mark: { type: "line", point: true, tooltip: true },
+        encoding: {
+          x: { field: "output_tok_s", type: "quantitative", title: "output tok/s" },
+          y: { field: "ttft_p95_ms", type: "quantitative", title: "TTFT p95 (ms)", scale: { type: "log" } },
+          color,
+          order: { field: "level" },
+        },
+      },
+      {
+        mark: { type: "text", dx: 8, dy: -8, fontSize: 10 },
+        encoding: {
+          x: { field: "output_tok_s", type: "quantitative" },
+          y: { field: "ttft_p95_ms", type: "quantitative", scale: { type: "log" } },
+          text: { field: "level" },
+          color,
+        },
+      },
+    ],
+  };
+}
+
+export function goodputSpec(rows: LevelRow[], mode: "closed" | "open"): Spec {
+  return {
+    ...BASE,
+    title: "Goodput and SLO pass rate vs level",
+    data: { values: rows },
+    layer: [
+      {
+        mark: { type: "bar", opacity: 0.35, tooltip: true },
+        encoding: {
+          x: {
+            field: "level",
+            type: "ordinal",
+            title: mode === "closed" ? "concurrent users" : "request rate (req/s)",
+          },
+          xOffset: { field: "series" },
+          y: {
+            field: "slo_pass_pct",
+            type: "quantitative",
+            title: "SLO pass %",
+            scale: { domain: [0, 100] },
+          },
+          color,
+        },
+      },
+      {
+        mark: { type: "line", point: true, tooltip: true },
+        encoding: {
+          x: { field: "level", type: "ordinal" },
+          y: { field: "goodput_req_s", type: "quantitative", title: "goodput req/s" },
+          color,
+        },
+      },
+    ],
+    resolve: { scale: { y: "independent" } },
+  };
+}
+
+export function metricsTimelineSpec(doc: ResultDocument): Spec | null {
+  const values: { t_s: number; series: string; value: number; level: number }[] = [];
+  for (const l of doc.levels) {
+    for (const s of l.metrics_timeline ?? []) {
+      const t = s.t_ms / 1000;
+      if (s.running !== null) values.push({ t_s: t, series: "running", value: s.running, level: l.level });
+      if (s.waiting !== null) values.push({ t_s: t, series: "waiting", value: s.waiting, level: l.level });
+      if (s.kv_cache_usage_pct !== null)
+        values.push({ t_s: t, series: "KV usage %", value: s.kv_cache_usage_pct, level: l.level });
+    }
+  }
+  if (values.length === 0) return null;
+  const bounds = doc.levels.map((l) => ({ t_s: l.started_at_ms / 1000, label: `${l.level}` }));
+  return {
+    ...BASE,
+    width: 640,
+    title: "Server /metrics across levels (running, waiting, KV usage)",
+    layer: [
+      {
+        data: { values },
+        mark: { type: "line", interpolate: "step-after", tooltip: true },
+        encoding: {
+          x: { field: "t_s", type: "quantitative", title: "seconds since the sweep started" },
+          y: { field: "value", type: "quantitative", title: "requests / %" },
+          color: { field: "series", type: "nominal", title: null },
+        },
+      },
+      {
+        data: { values: bounds },
+        mark: { type: "rule", strokeDash: [2, 3], color: "#999" },
+        encoding: { x: { field: "t_s", type: "quantitative" } },
+      },
+      {
+        data: { values: bounds },
+        mark: { type: "text", dy: -6, align: "left", dx: 3, color: "#666", fontSize: 10 },
+        encoding: { x: { field: "t_s", type: "quantitative" }, y: { value: 0 }, text: { field: "label" } },
+      },
+    ],
+  };
+}
+
+export function profileSpecs(doc: ResultDocument): Record<string, Spec> {
+  const samples = (doc.profile?.samples ?? []).filter((s) => s.error === null);
+  const prefill = samples
+    .filter((s) => s.phase === "prefill")
+    .map((s) => ({
+      prompt_tokens: s.prompt_tokens,
+      ttft_ms: s.client_wall_ttft_ms,
+      prefill_tps: s.client_wall_effective_prefill_tps,
+    }));
+  const prefix = samples
+    .filter((s) => s.phase.startsWith("prefix_"))
+    .map((s) => ({
+      case: s.phase.replace("prefix_", ""),
+      ttft_ms: s.client_wall_ttft_ms,
+      cached_tokens: s.cached_tokens,
+    }));
+  return {
+    "profile-prefill": {
+      ...BASE,
+      title: "Fresh prefill: client-wall TTFT vs prompt tokens",
+      data: { values: prefill },
+      mark: { type: "point", filled: true, tooltip: true },
+      encoding: {
+        x: { field: "prompt_tokens", type: "quantitative", title: "prompt tokens" },
+        y: { field: "ttft_ms", type: "quantitative", title: "client_wall_ttft_ms" },
+      },
+    },
+    "profile-prefix-cache": {
+      ...BASE,
+      title: "Prefix cache: TTFT by case",
+      data: { values: prefix },
+      mark: { type: "point", filled: true, tooltip: true },
+      encoding: {
+        x: { field: "case", type: "nominal", sort: ["fresh", "identical", "small_suffix"], title: null },
+        y: { field: "ttft_ms", type: "quantitative", title: "client_wall_ttft_ms" },
+        color: { field: "case", type: "nominal", legend: null },
+      },
+    },
+  };
+}
+
+/** Every chart for a document: name -> spec. Base rows (if any) are drawn as a second series. */
+export function documentSpecs(doc: ResultDocument, baseline?: ResultDocument): Record<string, Spec> {
+  if (doc.kind === "profile") return profileSpecs(doc);
+  const mode = doc.config?.mode ?? "closed";
+  const rows = [
+    ...levelRows(doc.levels, baseline ? "head" : "run"),
+    ...(baseline ? levelRows(baseline.levels, "base") : []),
+  ];
+  const out: Record<string, Spec> = {
+    throughput: throughputSpec(rows, mode),
+    latency: latencySpec(rows, mode),
+    knee: kneeSpec(rows),
+    goodput: goodputSpec(rows, mode),
+  };
+  const timeline = metricsTimelineSpec(doc);
+  if (timeline) out["metrics-timeline"] = timeline;
+  return out;
+}
+
+export interface TrendPoint {
+  created_at: string;
+  value: number;
+  run_id: string;
+  commit_sha: string | null;
+  verdict?: string;
+}
+
+/** Dashboard trend: points over time, the baseline band compare uses, regressions marked. */
+export function trendSpec(
+  measure: string,
+  unit: string,
+  points: TrendPoint[],
+  band: { lo: number; hi: number; mean: number } | null,
+): Spec {
+  const layers: Spec[] = [];
+  if (band) {
+    layers.push({
+      data: { values: [band] },
+      mark: { type: "rect", color: "#0366d6", opacity: 0.1 },
+      encoding: { y: { field: "lo", type: "quantitative" }, y2: { field: "hi" } },
+    });
+    layers.push({
+      data: { values: [band] },
+      mark: { type: "rule", color: "#0366d6", strokeDash: [4, 3] },
+      encoding: { y: { field: "mean", type: "quantitative" } },
+    });
+  }
+  layers.push({
+    data: { values: points },
+    mark: { type: "line", point: { filled: true, size: 40 }, tooltip: true },
+    encoding: {
+      x: { field: "created_at", type: "temporal", title: null },
+      y: { field: "value", type: "quantitative", title: `${measure} (${unit})`, scale: { zero: false } },
+      tooltip: [
+        { field: "created_at", type: "temporal", title: "time" },
+        { field: "value", type: "quantitative", format: ".4~g" },
+        { field: "commit_sha", type: "nominal", title: "commit" },
+        { field: "verdict", type: "nominal" },
+      ],
+      href: { field: "href", type: "nominal" },
+    },
+  });
+  layers.push({
+    data: { values: points.filter((p) => p.verdict === "regressed") },
+    mark: { type: "point", shape: "triangle-down", size: 160, color: "#d73a49", filled: true },
+    encoding: { x: { field: "created_at", type: "temporal" }, y: { field: "value", type: "quantitative" } },
+  });
+  return { ...BASE, width: "container", height: 220, title: measure, layer: layers };
+}
