@@ -35524,7 +35524,12 @@ function levelRows(levels, series = "run") {
   }));
 }
 function levelAxis(mode) {
-  return { field: "level", type: "quantitative", title: mode === "closed" ? "concurrent users" : "request rate (req/s)", scale: { type: "log", base: 2 } };
+  return {
+    field: "level",
+    type: "quantitative",
+    title: mode === "closed" ? "concurrent users" : "request rate (req/s)",
+    scale: { type: "log", base: 2 }
+  };
 }
 function throughputSpec(rows, mode) {
   return {
@@ -35603,9 +35608,18 @@ function goodputSpec(rows, mode) {
       {
         mark: { type: "bar", opacity: 0.35, tooltip: !0 },
         encoding: {
-          x: { field: "level", type: "ordinal", title: mode === "closed" ? "concurrent users" : "request rate (req/s)" },
+          x: {
+            field: "level",
+            type: "ordinal",
+            title: mode === "closed" ? "concurrent users" : "request rate (req/s)"
+          },
           xOffset: { field: "series" },
-          y: { field: "slo_pass_pct", type: "quantitative", title: "SLO pass %", scale: { domain: [0, 100] } },
+          y: {
+            field: "slo_pass_pct",
+            type: "quantitative",
+            title: "SLO pass %",
+            scale: { domain: [0, 100] }
+          },
           color
         }
       },
@@ -35658,7 +35672,15 @@ function metricsTimelineSpec(doc) {
   };
 }
 function profileSpecs(doc) {
-  let samples = (doc.profile?.samples ?? []).filter((s) => s.error === null), prefill = samples.filter((s) => s.phase === "prefill").map((s) => ({ prompt_tokens: s.prompt_tokens, ttft_ms: s.client_wall_ttft_ms, prefill_tps: s.client_wall_effective_prefill_tps })), prefix = samples.filter((s) => s.phase.startsWith("prefix_")).map((s) => ({ case: s.phase.replace("prefix_", ""), ttft_ms: s.client_wall_ttft_ms, cached_tokens: s.cached_tokens }));
+  let samples = (doc.profile?.samples ?? []).filter((s) => s.error === null), prefill = samples.filter((s) => s.phase === "prefill").map((s) => ({
+    prompt_tokens: s.prompt_tokens,
+    ttft_ms: s.client_wall_ttft_ms,
+    prefill_tps: s.client_wall_effective_prefill_tps
+  })), prefix = samples.filter((s) => s.phase.startsWith("prefix_")).map((s) => ({
+    case: s.phase.replace("prefix_", ""),
+    ttft_ms: s.client_wall_ttft_ms,
+    cached_tokens: s.cached_tokens
+  }));
   return {
     "profile-prefill": {
       ...BASE,
@@ -35685,7 +35707,10 @@ function profileSpecs(doc) {
 }
 function documentSpecs(doc, baseline) {
   if (doc.kind === "profile") return profileSpecs(doc);
-  let mode = doc.config?.mode ?? "closed", rows = [...levelRows(doc.levels, baseline ? "head" : "run"), ...baseline ? levelRows(baseline.levels, "base") : []], out = {
+  let mode = doc.config?.mode ?? "closed", rows = [
+    ...levelRows(doc.levels, baseline ? "head" : "run"),
+    ...baseline ? levelRows(baseline.levels, "base") : []
+  ], out = {
     throughput: throughputSpec(rows, mode),
     latency: latencySpec(rows, mode),
     knee: kneeSpec(rows),
@@ -35883,6 +35908,12 @@ function tQuantile(p, df) {
   }
   return (lo + hi) / 2;
 }
+function predictionInterval(base, th = DEFAULT_THRESHOLDS) {
+  let n = base.length, m = mean(base), pctHalf = Math.abs(m) * th.pct / 100;
+  if (n < th.minPoints) return [m - pctHalf, m + pctHalf];
+  let s = stddev(base), t = tQuantile(1 - (1 - th.confidence) / 2, n - 1), half = s <= Math.abs(m) * 1e-9 ? pctHalf : t * s * Math.sqrt(1 + 1 / n);
+  return [m - half, m + half];
+}
 function judge(base, head, direction, th = DEFAULT_THRESHOLDS) {
   let n = base.length;
   if (n === 0)
@@ -35897,12 +35928,7 @@ function judge(base, head, direction, th = DEFAULT_THRESHOLDS) {
       verdict: "no_baseline"
     };
   let m = mean(base), s = stddev(base), deltaPct = m !== 0 ? 100 * (head - m) / Math.abs(m) : null, changed = 0, interval = null, method;
-  if (n >= th.minPoints) {
-    method = "t_prediction_interval";
-    let t = tQuantile(1 - (1 - th.confidence) / 2, n - 1), half = Math.max(t * s * Math.sqrt(1 + 1 / n), s === 0 ? Math.abs(m) * th.pct / 100 : 0);
-    interval = [m - half, m + half], head > interval[1] ? changed = 1 : head < interval[0] && (changed = -1);
-  } else
-    method = "percent_threshold", deltaPct !== null && Math.abs(deltaPct) > th.pct && (changed = deltaPct > 0 ? 1 : -1);
+  n >= th.minPoints ? (method = "t_prediction_interval", interval = predictionInterval(base, th), head > interval[1] ? changed = 1 : head < interval[0] && (changed = -1)) : (method = "percent_threshold", deltaPct !== null && Math.abs(deltaPct) > th.pct && (changed = deltaPct > 0 ? 1 : -1));
   let better = changed === 0 ? null : changed > 0 == (direction === "higher");
   return {
     baseline_n: n,
@@ -35958,7 +35984,9 @@ function isNum(x) {
 }
 function gaps(rs) {
   let out = [];
-  for (let r of rs) for (let i = 1; i < r.event_times_ms.length; i++) out.push(r.event_times_ms[i] - r.event_times_ms[i - 1]);
+  for (let r of rs)
+    for (let i = 1; i < r.event_times_ms.length; i++)
+      out.push(r.event_times_ms[i] - r.event_times_ms[i - 1]);
   return out;
 }
 function samplesByLevel(doc) {
@@ -35991,7 +36019,11 @@ function compareDocuments(base, head, opts = {}) {
     if (b !== null) {
       let s = SAMPLED[h.measure], bs = s && h.level !== null ? s.of(baseSamples.get(h.level) ?? []) : [], hs = s && h.level !== null ? s.of(headSamples.get(h.level) ?? []) : [];
       if (s && bs.length >= 5 && hs.length >= 5) {
-        row.method = "bootstrap", row.interval = bootstrapQuantileDiff(bs, hs, s.q, { iterations: opts.iterations ?? 1e3, confidence: th.confidence, seed: opts.seed ?? 1 });
+        row.method = "bootstrap", row.interval = bootstrapQuantileDiff(bs, hs, s.q, {
+          iterations: opts.iterations ?? 1e3,
+          confidence: th.confidence,
+          seed: opts.seed ?? 1
+        });
         let excludesZero = row.interval[0] > 0 || row.interval[1] < 0, big = row.delta_pct !== null && Math.abs(row.delta_pct) > minEffect;
         if (excludesZero && big) {
           let up = h.value > b.value;
@@ -36007,13 +36039,21 @@ function compareDocuments(base, head, opts = {}) {
   return rows;
 }
 function compareMarkdown(rows) {
-  let lines = ["| benchmark | measure | base | head | \u0394 % | method | verdict |", "|---|---|---:|---:|---:|---|---|"];
+  let lines = [
+    "| benchmark | measure | base | head | \u0394 % | method | verdict |",
+    "|---|---|---:|---:|---:|---|---|"
+  ];
   for (let r of rows) {
     let d = r.delta_pct === null ? "\u2013" : `${r.delta_pct > 0 ? "+" : ""}${r.delta_pct.toFixed(1)}`, m = r.method === "bootstrap" && r.interval ? `bootstrap \u0394\u2208[${f(r.interval[0])}, ${f(r.interval[1])}]` : r.method;
-    lines.push(`| ${r.benchmark} | ${r.measure} | ${f(r.base)} | ${f(r.head)} | ${d} | ${m} | ${MARK[r.verdict]} |`);
+    lines.push(
+      `| ${r.benchmark} | ${r.measure} | ${f(r.base)} | ${f(r.head)} | ${d} | ${m} | ${MARK[r.verdict]} |`
+    );
   }
   let n = (v) => rows.filter((r) => r.verdict === v).length;
-  return lines.push("", `${n("regressed")} regressed, ${n("improved")} improved, ${n("unchanged")} unchanged, ${n("no_baseline")} without a baseline.`), lines.join(`
+  return lines.push(
+    "",
+    `${n("regressed")} regressed, ${n("improved")} improved, ${n("unchanged")} unchanged, ${n("no_baseline")} without a baseline.`
+  ), lines.join(`
 `);
 }
 var SAMPLED, f, MARK, init_compare_docs = __esm({
@@ -36033,7 +36073,12 @@ var SAMPLED, f, MARK, init_compare_docs = __esm({
       itl_p50_ms: { q: 0.5, of: gaps },
       itl_p95_ms: { q: 0.95, of: gaps }
     };
-    f = (v) => v === null ? "\u2013" : Math.abs(v) >= 100 ? v.toFixed(1) : v.toFixed(3), MARK = { improved: "improved", regressed: "REGRESSED", unchanged: "unchanged", no_baseline: "no baseline" };
+    f = (v) => v === null ? "\u2013" : Math.abs(v) >= 100 ? v.toFixed(1) : v.toFixed(3), MARK = {
+      improved: "improved",
+      regressed: "REGRESSED",
+      unchanged: "unchanged",
+      no_baseline: "no baseline"
+    };
   }
 });
 
@@ -36052,18 +36097,27 @@ function fromSummary(v, key, n) {
   };
 }
 function importVllm(raw, source = "vllm bench serve") {
-  if (raw === null || typeof raw != "object" || Array.isArray(raw)) throw new ImportError("not a JSON object");
+  if (raw === null || typeof raw != "object" || Array.isArray(raw))
+    throw new ImportError("not a JSON object");
   let v = raw, completed = num4(v.completed), duration3 = num4(v.duration);
   if (completed === null || duration3 === null || num4(v.output_throughput) === null)
-    throw new ImportError("not a vLLM bench serve result: completed, duration and output_throughput are required");
-  let numPrompts = num4(v.num_prompts) ?? completed, maxConc = num4(v.max_concurrency), rateRaw = v.request_rate, rate = typeof rateRaw == "number" && Number.isFinite(rateRaw) ? rateRaw : null, mode = maxConc !== null || rate === null ? "closed" : "open", level = mode === "closed" ? maxConc ?? numPrompts : rate, ttfts = arr(v.ttfts), itls = Array.isArray(v.itls) ? v.itls.map((x) => arr(x) ?? []) : null, outLens = arr(v.output_lens), inLens = arr(v.input_lens), detailed = ttfts !== null && itls !== null && outLens !== null && ttfts.length === itls.length, ttft, itl, tpot, e2e, decode3, notes = [`imported from ${source}${typeof v.backend == "string" ? ` (backend ${v.backend})` : ""}${typeof v.date == "string" ? `, ${v.date}` : ""}`];
+    throw new ImportError(
+      "not a vLLM bench serve result: completed, duration and output_throughput are required"
+    );
+  let numPrompts = num4(v.num_prompts) ?? completed, maxConc = num4(v.max_concurrency), rateRaw = v.request_rate, rate = typeof rateRaw == "number" && Number.isFinite(rateRaw) ? rateRaw : null, mode = maxConc !== null || rate === null ? "closed" : "open", level = mode === "closed" ? maxConc ?? numPrompts : rate, ttfts = arr(v.ttfts), itls = Array.isArray(v.itls) ? v.itls.map((x) => arr(x) ?? []) : null, outLens = arr(v.output_lens), inLens = arr(v.input_lens), detailed = ttfts !== null && itls !== null && outLens !== null && ttfts.length === itls.length, ttft, itl, tpot, e2e, decode3, notes = [
+    `imported from ${source}${typeof v.backend == "string" ? ` (backend ${v.backend})` : ""}${typeof v.date == "string" ? `, ${v.date}` : ""}`
+  ];
   if (detailed) {
     let ok = ttfts.map((t, i) => ({ t, itl: itls[i], out: outLens[i] ?? 0 })).filter((r) => r.t > 0 && r.out > 0);
-    ttft = summarize(ok.map((r) => r.t * 1e3)), itl = summarize(ok.flatMap((r) => r.itl.map((x) => x * 1e3))), tpot = summarize(ok.filter((r) => r.out > 1).map((r) => 1e3 * r.itl.reduce((a, b) => a + b, 0) / (r.out - 1))), e2e = summarize(ok.map((r) => 1e3 * (r.t + r.itl.reduce((a, b) => a + b, 0)))), decode3 = summarize(
+    ttft = summarize(ok.map((r) => r.t * 1e3)), itl = summarize(ok.flatMap((r) => r.itl.map((x) => x * 1e3))), tpot = summarize(
+      ok.filter((r) => r.out > 1).map((r) => 1e3 * r.itl.reduce((a, b) => a + b, 0) / (r.out - 1))
+    ), e2e = summarize(ok.map((r) => 1e3 * (r.t + r.itl.reduce((a, b) => a + b, 0)))), decode3 = summarize(
       ok.filter((r) => r.out > 1 && r.itl.reduce((a, b) => a + b, 0) > 0).map((r) => (r.out - 1) / r.itl.reduce((a, b) => a + b, 0))
     ), notes.push("latency statistics recomputed by tokenbench from the per-request arrays (--save-detailed)");
   } else
-    ttft = fromSummary(v, "ttft", completed), itl = fromSummary(v, "itl", completed), tpot = fromSummary(v, "tpot", completed), e2e = fromSummary(v, "e2el", completed), decode3 = summarize([]), notes.push("latency statistics as vLLM summarized them (median -> p50; percentiles vLLM did not save are null)");
+    ttft = fromSummary(v, "ttft", completed), itl = fromSummary(v, "itl", completed), tpot = fromSummary(v, "tpot", completed), e2e = fromSummary(v, "e2el", completed), decode3 = summarize([]), notes.push(
+      "latency statistics as vLLM summarized them (median -> p50; percentiles vLLM did not save are null)"
+    );
   let totalIn = num4(v.total_input_tokens) ?? 0, totalOut = num4(v.total_output_tokens) ?? 0, errors = Math.max(0, numPrompts - completed), none = { p50: null, p99: null, max: null }, lvl = {
     level,
     mode,
@@ -36092,16 +36146,34 @@ function importVllm(raw, source = "vllm bench serve") {
     slo_pass_pct: null,
     peak_in_flight: num4(v.max_concurrent_requests) ?? 0,
     open_loop: null,
-    client: { event_loop_delay_ms: none, cpu_user_s: 0, cpu_system_s: 0, cpu_pct_of_one_core: 0, bottleneck_warning: null },
+    client: {
+      event_loop_delay_ms: none,
+      cpu_user_s: 0,
+      cpu_system_s: 0,
+      cpu_pct_of_one_core: 0,
+      bottleneck_warning: null
+    },
     notices: notes
-  }, meanIn = inLens && inLens.length ? Math.round(inLens.reduce((a, b) => a + b, 0) / inLens.length) : Math.max(1, Math.round(totalIn / Math.max(1, completed))), maxOut = outLens && outLens.length ? Math.max(...outLens) : Math.max(1, Math.round(totalOut / Math.max(1, completed))), created = typeof v.date == "string" && /^\d{8}-\d{6}$/.test(v.date) ? `${v.date.slice(0, 4)}-${v.date.slice(4, 6)}-${v.date.slice(6, 8)}T${v.date.slice(9, 11)}:${v.date.slice(11, 13)}:${v.date.slice(13, 15)}Z` : (/* @__PURE__ */ new Date()).toISOString();
+  }, meanIn = inLens?.length ? Math.round(inLens.reduce((a, b) => a + b, 0) / inLens.length) : Math.max(1, Math.round(totalIn / Math.max(1, completed))), maxOut = outLens?.length ? Math.max(...outLens) : Math.max(1, Math.round(totalOut / Math.max(1, completed))), created = typeof v.date == "string" && /^\d{8}-\d{6}$/.test(v.date) ? `${v.date.slice(0, 4)}-${v.date.slice(4, 6)}-${v.date.slice(6, 8)}T${v.date.slice(9, 11)}:${v.date.slice(11, 13)}:${v.date.slice(13, 15)}Z` : (/* @__PURE__ */ new Date()).toISOString();
   return {
     schema_version: SCHEMA_VERSION,
     kind: "sweep",
     tool: { name: "tokenbench", version: TOOL_VERSION },
     created_at: created,
-    target: { base_url: "imported:vllm-bench-serve", api: "completions", model: typeof v.model_id == "string" ? v.model_id : "unknown" },
-    environment: { os: "unknown", arch: "unknown", cpu_model: null, cpu_count: 0, node_version: "n/a", hostname: null, gpu: null },
+    target: {
+      base_url: "imported:vllm-bench-serve",
+      api: "completions",
+      model: typeof v.model_id == "string" ? v.model_id : "unknown"
+    },
+    environment: {
+      os: "unknown",
+      arch: "unknown",
+      cpu_model: null,
+      cpu_count: 0,
+      node_version: "n/a",
+      hostname: null,
+      gpu: null
+    },
     clock: { source: "imported: vLLM bench serve (time.perf_counter)", origin_wall_time: created },
     formulas: {
       source: "figures as vLLM bench serve computed them, or recomputed from its per-request arrays with tokenbench's formulas",
@@ -36139,7 +36211,12 @@ function exportGab(doc) {
   for (let p of documentPoints(doc)) {
     let def = MEASURE_BY_NAME.get(p.measure);
     if (!def) continue;
-    let e = { name: `${p.benchmark} ${p.measure}`, unit: def.unit, value: p.value, extra: `${doc.target.model} (${doc.tool.name} ${doc.tool.version})` };
+    let e = {
+      name: `${p.benchmark} ${p.measure}`,
+      unit: def.unit,
+      value: p.value,
+      extra: `${doc.target.model} (${doc.tool.name} ${doc.tool.version})`
+    };
     (def.direction === "lower" ? smaller : bigger).push(e);
   }
   return { smaller, bigger };
@@ -36227,7 +36304,13 @@ async function compareCommand(argv) {
     thresholds: {
       ...DEFAULT_THRESHOLDS,
       pct: num3(v, "threshold-pct", DEFAULT_THRESHOLDS.pct, (n) => n >= 0, "a non-negative number"),
-      confidence: num3(v, "confidence", DEFAULT_THRESHOLDS.confidence, (n) => n > 0.5 && n < 1, "in (0.5, 1)")
+      confidence: num3(
+        v,
+        "confidence",
+        DEFAULT_THRESHOLDS.confidence,
+        (n) => n > 0.5 && n < 1,
+        "in (0.5, 1)"
+      )
     },
     minEffectPct: num3(v, "min-effect-pct", 1, (n) => n >= 0, "a non-negative number"),
     iterations: num3(v, "iterations", 1e3, (n) => Number.isInteger(n) && n >= 100, "an integer >= 100")
@@ -36237,16 +36320,23 @@ async function compareCommand(argv) {
   return out ? (mkdirSync3(dirname2(out), { recursive: !0 }), writeFileSync3(out, text)) : process.stdout.write(text), rows.some((r) => r.verdict === "regressed") ? 1 : 0;
 }
 async function importCommand(argv) {
-  let { values: v, positionals } = parse3(argv, { out: { type: "string" }, help: { type: "boolean", short: "h" } });
+  let { values: v, positionals } = parse3(argv, {
+    out: { type: "string" },
+    help: { type: "boolean", short: "h" }
+  });
   if (v.help || positionals[0] !== "vllm") {
     if (!v.help) throw new UsageError("usage: tokenbench import vllm RESULT.json --out results.json");
-    return process.stdout.write("tokenbench import vllm RESULT.json --out results.json\n  convert a `vllm bench serve --save-result` JSON into schema v1\n"), 0;
+    return process.stdout.write(
+      "tokenbench import vllm RESULT.json --out results.json\n  convert a `vllm bench serve --save-result` JSON into schema v1\n"
+    ), 0;
   }
   let file2 = positionals[1];
   if (!file2 || !existsSync2(file2)) throw new UsageError(`no such file: ${file2 ?? "(missing)"}`);
   let doc;
   try {
-    doc = parseResultDocument(importVllm(JSON.parse(readFileSync2(file2, "utf8")), `vllm bench serve (${file2})`));
+    doc = parseResultDocument(
+      importVllm(JSON.parse(readFileSync2(file2, "utf8")), `vllm bench serve (${file2})`)
+    );
   } catch (err) {
     throw err instanceof ImportError || err instanceof SyntaxError ? new UsageError(`${file2}: ${err.message}`) : err;
   }
@@ -36257,7 +36347,10 @@ async function importCommand(argv) {
 `), 0;
 }
 async function exportCommand(argv) {
-  let { values: v, positionals } = parse3(argv, { "out-dir": { type: "string" }, help: { type: "boolean", short: "h" } });
+  let { values: v, positionals } = parse3(argv, {
+    "out-dir": { type: "string" },
+    help: { type: "boolean", short: "h" }
+  });
   if (v.help || positionals[0] !== "gab") {
     if (!v.help) throw new UsageError("usage: tokenbench export gab results.json [--out-dir DIR]");
     return process.stdout.write(
@@ -36271,8 +36364,10 @@ async function exportCommand(argv) {
   let { smaller, bigger } = exportGab(doc);
   return writeFileSync3(join3(dir, "customSmallerIsBetter.json"), `${JSON.stringify(smaller, null, 1)}
 `), writeFileSync3(join3(dir, "customBiggerIsBetter.json"), `${JSON.stringify(bigger, null, 1)}
-`), process.stderr.write(`wrote ${smaller.length} smaller-is-better and ${bigger.length} bigger-is-better entries to ${dir}
-`), 0;
+`), process.stderr.write(
+    `wrote ${smaller.length} smaller-is-better and ${bigger.length} bigger-is-better entries to ${dir}
+`
+  ), 0;
 }
 var plotsDir, init_tools_command = __esm({
   "src/cli/tools-command.ts"() {

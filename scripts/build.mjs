@@ -34,3 +34,16 @@ await build({
   target: "node24",
   minify: true,
 });
+
+// The dashboard (served by the Worker as static assets): one browser bundle, committed.
+await build({
+  bundle: true,
+  platform: "browser",
+  format: "esm",
+  target: "es2022",
+  minify: true,
+  legalComments: "none",
+  logLevel: "warning",
+  entryPoints: ["src/dashboard/app.ts"],
+  outfile: "public/assets/app.js",
+});

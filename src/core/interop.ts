@@ -130,14 +130,12 @@ export function importVllm(raw: unknown, source = "vllm bench serve"): ResultDoc
     },
     notices: notes,
   };
-  const meanIn =
-    inLens && inLens.length
-      ? Math.round(inLens.reduce((a, b) => a + b, 0) / inLens.length)
-      : Math.max(1, Math.round(totalIn / Math.max(1, completed)));
-  const maxOut =
-    outLens && outLens.length
-      ? Math.max(...outLens)
-      : Math.max(1, Math.round(totalOut / Math.max(1, completed)));
+  const meanIn = inLens?.length
+    ? Math.round(inLens.reduce((a, b) => a + b, 0) / inLens.length)
+    : Math.max(1, Math.round(totalIn / Math.max(1, completed)));
+  const maxOut = outLens?.length
+    ? Math.max(...outLens)
+    : Math.max(1, Math.round(totalOut / Math.max(1, completed)));
   const created =
     typeof v.date === "string" && /^\d{8}-\d{6}$/.test(v.date)
       ? `${v.date.slice(0, 4)}-${v.date.slice(4, 6)}-${v.date.slice(6, 8)}T${v.date.slice(9, 11)}:${v.date.slice(11, 13)}:${v.date.slice(13, 15)}Z`

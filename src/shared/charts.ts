@@ -309,7 +309,13 @@ export function trendSpec(
     mark: { type: "line", point: { filled: true, size: 40 }, tooltip: true },
     encoding: {
       x: { field: "created_at", type: "temporal", title: null },
-      y: { field: "value", type: "quantitative", title: `${measure} (${unit})`, scale: { zero: false } },
+      y: {
+        field: "value",
+        type: "quantitative",
+        title: `${measure} (${unit})`,
+        scale: { zero: false },
+        axis: { format: ".4~g" },
+      },
       tooltip: [
         { field: "created_at", type: "temporal", title: "time" },
         { field: "value", type: "quantitative", format: ".4~g" },

@@ -101,6 +101,26 @@ export function tQuantile(p: number, df: number): number {
   return (lo + hi) / 2;
 }
 
+/**
+ * The band a new observation must leave to count as a change. n >= minPoints: Student-t
+ * prediction interval mean ± t(1 - (1 - conf)/2, n - 1) · s · sqrt(1 + 1/n); a (numerically) flat
+ * history still tolerates the percentage threshold. Fewer points: mean ± pct %.
+ */
+export function predictionInterval(
+  base: readonly number[],
+  th: Thresholds = DEFAULT_THRESHOLDS,
+): [number, number] {
+  const n = base.length;
+  const m = mean(base);
+  const pctHalf = (Math.abs(m) * th.pct) / 100;
+  if (n < th.minPoints) return [m - pctHalf, m + pctHalf];
+  const s = stddev(base);
+  const t = tQuantile(1 - (1 - th.confidence) / 2, n - 1);
+  const flat = s <= Math.abs(m) * 1e-9;
+  const half = flat ? pctHalf : t * s * Math.sqrt(1 + 1 / n);
+  return [m - half, m + half];
+}
+
 export interface Comparison {
   baseline_n: number;
   baseline_mean: number | null;
@@ -146,10 +166,7 @@ export function judge(
   let method: Comparison["method"];
   if (n >= th.minPoints) {
     method = "t_prediction_interval";
-    const t = tQuantile(1 - (1 - th.confidence) / 2, n - 1);
-    // A perfectly flat history still allows the percentage threshold's worth of noise.
-    const half = Math.max(t * s * Math.sqrt(1 + 1 / n), s === 0 ? (Math.abs(m) * th.pct) / 100 : 0);
-    interval = [m - half, m + half];
+    interval = predictionInterval(base, th);
     if (head > interval[1]) changed = 1;
     else if (head < interval[0]) changed = -1;
   } else {
