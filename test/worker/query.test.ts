@@ -154,3 +154,17 @@ describe("badges", () => {
     expect(text).toContain("#9f9f9f");
   });
 });
+
+describe("dashboard shell", () => {
+  it("serves the HTML shell that loads the Worker's own assets (no CDN)", async () => {
+    for (const path of ["/", "/r/acme/list", "/runs/0123456789abcdef"]) {
+      const res = await call(path);
+      expect(res.status).toBe(200);
+      expect(res.headers.get("content-type")).toContain("text/html");
+      const html = await res.text();
+      expect(html).toContain('<script type="module" src="/assets/app.js">');
+      expect(html).toContain('href="/assets/app.css"');
+      expect(html).not.toMatch(/https?:\/\/(?!127)/);
+    }
+  });
+});
