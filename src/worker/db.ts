@@ -294,7 +294,11 @@ export async function runPoints(db: Db, runId: number): Promise<RunPoint[]> {
   );
 }
 
-/** The last `n` points per (benchmark, measure) on `branch` and the head's testbed, before the head. */
+/**
+ * The baseline: every point of the last `n` runs of `branch` on the head's testbed, measured no
+ * later than the head (the head itself excluded). Two index range scans: the runs, then their
+ * points by run id.
+ */
 export async function baselinePoints(
   db: Db,
   head: { id: number; repository: string; testbedFingerprint: string; createdAt: string },
@@ -303,18 +307,17 @@ export async function baselinePoints(
 ): Promise<{ benchmark: string; measure: string; value: number; run_id: string; created_at: string }[]> {
   return db.all(
     `WITH repo AS (SELECT id FROM repositories WHERE name = ?),
-     ranked AS (
-       SELECT pt.benchmark_id, pt.measure_id, pt.value, pt.run_id, pt.created_at,
-         ROW_NUMBER() OVER (PARTITION BY pt.benchmark_id, pt.measure_id ORDER BY pt.created_at DESC, pt.run_id DESC) AS rn
-       FROM repo JOIN points pt ON pt.repository_id = repo.id
-         AND pt.testbed_id = (SELECT id FROM testbeds WHERE repository_id = repo.id AND fingerprint = ?)
-         AND pt.branch_id = (SELECT id FROM branches WHERE repository_id = repo.id AND name = ?)
-       WHERE pt.run_id != ? AND pt.created_at <= ?
+     base_runs AS (
+       SELECT r.id, r.public_id FROM repo JOIN runs r ON r.repository_id = repo.id
+         AND r.testbed_id = (SELECT id FROM testbeds WHERE repository_id = repo.id AND fingerprint = ?)
+         AND r.branch_id = (SELECT id FROM branches WHERE repository_id = repo.id AND name = ?)
+       WHERE r.id != ? AND r.created_at <= ?
+       ORDER BY r.created_at DESC, r.id DESC LIMIT ?
      )
-     SELECT bm.name AS benchmark, m.name AS measure, ranked.value, r.public_id AS run_id, ranked.created_at
-     FROM ranked JOIN benchmarks bm ON bm.id = ranked.benchmark_id JOIN measures m ON m.id = ranked.measure_id
-     JOIN runs r ON r.id = ranked.run_id
-     WHERE rn <= ? ORDER BY bm.name, m.name, ranked.created_at DESC`,
+     SELECT bm.name AS benchmark, m.name AS measure, pt.value, br.public_id AS run_id, pt.created_at
+     FROM base_runs br JOIN points pt ON pt.run_id = br.id
+     JOIN benchmarks bm ON bm.id = pt.benchmark_id JOIN measures m ON m.id = pt.measure_id
+     ORDER BY bm.name, m.name, pt.created_at DESC`,
     head.repository,
     head.testbedFingerprint,
     branch,
