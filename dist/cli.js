@@ -19064,6 +19064,21 @@ ${captureLines}` : capture.stack;
   }
 });
 
+// src/shared/random.ts
+function rng(seed) {
+  let a = seed >>> 0;
+  return () => {
+    a = a + 1831565813 >>> 0;
+    let t = a;
+    return t = Math.imul(t ^ t >>> 15, t | 1), t ^= t + Math.imul(t ^ t >>> 7, t | 61), ((t ^ t >>> 14) >>> 0) / 4294967296;
+  };
+}
+var init_random = __esm({
+  "src/shared/random.ts"() {
+    "use strict";
+  }
+});
+
 // node_modules/zod/v4/core/util.js
 var util_exports = {};
 __export(util_exports, {
@@ -35945,16 +35960,8 @@ function quantile(xs, q) {
   let s = Float64Array.from(xs).sort(), h = (s.length - 1) * q, lo = Math.floor(h);
   return s[lo] + (h - lo) * ((s[Math.min(lo + 1, s.length - 1)] ?? s[lo]) - s[lo]);
 }
-function seeded(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = a + 1831565813 >>> 0;
-    let t = a;
-    return t = Math.imul(t ^ t >>> 15, t | 1), t ^= t + Math.imul(t ^ t >>> 7, t | 61), ((t ^ t >>> 14) >>> 0) / 4294967296;
-  };
-}
 function bootstrapQuantileDiff(base, head, q, opts = {}) {
-  let B = opts.iterations ?? 1e3, conf = opts.confidence ?? 0.95, r = seeded(opts.seed ?? 1), diffs = new Float64Array(B), bs = new Float64Array(base.length), hs = new Float64Array(head.length);
+  let B = opts.iterations ?? 1e3, conf = opts.confidence ?? 0.95, r = rng(opts.seed ?? 1), diffs = new Float64Array(B), bs = new Float64Array(base.length), hs = new Float64Array(head.length);
   for (let b = 0; b < B; b++) {
     for (let i = 0; i < bs.length; i++) bs[i] = base[Math.floor(r() * base.length)];
     for (let i = 0; i < hs.length; i++) hs[i] = head[Math.floor(r() * head.length)];
@@ -35966,6 +35973,7 @@ function bootstrapQuantileDiff(base, head, q, opts = {}) {
 var DEFAULT_THRESHOLDS, LANCZOS, init_statistics = __esm({
   "src/shared/statistics.ts"() {
     "use strict";
+    init_random();
     DEFAULT_THRESHOLDS = { pct: 5, confidence: 0.95, minPoints: 5 };
     LANCZOS = [
       76.18009172947146,
@@ -36421,14 +36429,7 @@ async function discoverModel(baseUrl, headers) {
 }
 
 // src/core/arrivals.ts
-function rng(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = a + 1831565813 >>> 0;
-    let t = a;
-    return t = Math.imul(t ^ t >>> 15, t | 1), t ^= t + Math.imul(t ^ t >>> 7, t | 61), ((t ^ t >>> 14) >>> 0) / 4294967296;
-  };
-}
+init_random();
 function normal(r) {
   let u = 1 - r(), v = r();
   return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * v);

@@ -3,31 +3,21 @@
 
 import { writeFileSync } from "node:fs";
 import { runProfile } from "../src/core/profile.ts";
-import { runSweep } from "../src/core/sweep.ts";
+import { defaultSweepConfig, runSweep } from "../src/core/sweep.ts";
 import { start } from "../src/mock/index.ts";
 import type { SweepConfig } from "../src/schema/v1.ts";
 
 const mock = await start({ ttftMs: 30, itlMs: 5, capacity: 2 });
-const base: SweepConfig = {
-  mode: "closed",
+const base: SweepConfig = defaultSweepConfig({
   levels: [1, 4],
   requests_per_level: 4,
-  duration_s: null,
   warmup_requests: 1,
   prompt_tokens: 32,
   max_tokens: 4,
-  prompts: "fixed",
-  ignore_eos: true,
-  seed: 1,
-  arrival: "poisson",
-  burstiness: 1,
-  max_in_flight: null,
   timeout_s: 30,
   slo: { ttft_ms: 100, tpot_ms: 20, e2e_ms: null },
-  extra_body: {},
   metrics_interval_ms: 100,
-  header_names: [],
-};
+});
 const conn = {
   baseUrl: mock.url,
   api: "chat" as const,

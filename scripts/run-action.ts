@@ -25,8 +25,15 @@ export async function runAction(
   inputs: Record<string, string>,
   github: Record<string, string>,
   payload: unknown,
-  opts: { echo?: boolean } = {},
-): Promise<{ code: number | null; log: string; outputs: Record<string, string>; summary: string }> {
+  opts: { echo?: boolean; env?: Record<string, string> } = {},
+): Promise<{
+  code: number | null;
+  log: string;
+  outputs: Record<string, string>;
+  summary: string;
+  state: string;
+  dir: string;
+}> {
   const dir = mkdtempSync(join(tmpdir(), "tokenbench-action-"));
   const f = {
     out: join(dir, "output"),
@@ -45,6 +52,7 @@ export async function runAction(
     GITHUB_EVENT_PATH: f.event,
     GITHUB_WORKSPACE: dir,
     ...github,
+    ...opts.env,
   };
   for (const [k, v] of Object.entries({ "results-dir": join(dir, "results"), ...inputs }))
     env[`INPUT_${k.toUpperCase()}`] = v;
@@ -63,6 +71,8 @@ export async function runAction(
         log,
         outputs: parseOutputs(readFileSync(f.out, "utf8")),
         summary: readFileSync(f.summary, "utf8"),
+        state: readFileSync(f.state, "utf8"),
+        dir,
       }),
     );
   });

@@ -4,17 +4,9 @@
  */
 export type ArrivalKind = "poisson" | "constant" | "gamma";
 
-/** mulberry32: small, fast, good enough for load shapes; deterministic per seed. */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { rng } from "../shared/random.ts";
+
+export { rng };
 
 function normal(r: () => number): number {
   const u = 1 - r();

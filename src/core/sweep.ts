@@ -13,7 +13,7 @@ import {
   SCHEMA_VERSION,
   type SweepConfig,
 } from "../schema/v1.ts";
-import { type ApiKind, type RequestSpec, StreamClient } from "./client.ts";
+import { type ClientConfig, type RequestSpec, StreamClient } from "./client.ts";
 import { captureEnvironment } from "./environment.ts";
 import { type LevelRun, runClosedLoop, runOpenLoop, runWarmup } from "./load.ts";
 import { aggregateLevel, FORMULAS, openLoopStats } from "./metrics.ts";
@@ -24,15 +24,32 @@ import { limitNumber, snapshotServer } from "./server-info.ts";
 import { admissionSummary, MetricsSampler } from "./server-metrics.ts";
 import { TOOL_VERSION } from "./version.ts";
 
-export interface ConnectionOptions {
-  baseUrl: string;
-  api: ApiKind;
-  model: string;
-  apiKey: string | null;
-  headers: Record<string, string>;
-  timeoutS: number;
-  ignoreEos: boolean;
-  extraBody: Record<string, unknown>;
+/** Everything a sweep needs to reach the server (the client's config, less its clock origin). */
+export type ConnectionOptions = Omit<ClientConfig, "originMs">;
+
+/** A complete sweep configuration with the CLI's defaults; override what you need. */
+export function defaultSweepConfig(over: Partial<SweepConfig> = {}): SweepConfig {
+  return {
+    mode: "closed",
+    levels: [1, 2, 4, 8],
+    requests_per_level: 32,
+    duration_s: null,
+    warmup_requests: 0,
+    prompt_tokens: 256,
+    max_tokens: 128,
+    prompts: "fixed",
+    ignore_eos: true,
+    seed: 1,
+    arrival: "poisson",
+    burstiness: 1,
+    max_in_flight: null,
+    timeout_s: 300,
+    slo: { ttft_ms: null, tpot_ms: null, e2e_ms: null },
+    extra_body: {},
+    metrics_interval_ms: 500,
+    header_names: [],
+    ...over,
+  };
 }
 
 export interface SweepOptions extends ConnectionOptions {

@@ -3,6 +3,7 @@
  * Pure TypeScript: Student's t quantile from the regularized incomplete beta function.
  */
 import type { Direction } from "./measures.ts";
+import { rng } from "./random.ts";
 
 export type Verdict = "improved" | "regressed" | "unchanged" | "no_baseline";
 
@@ -194,17 +195,6 @@ export function quantile(xs: readonly number[], q: number): number {
   return s[lo]! + (h - lo) * ((s[Math.min(lo + 1, s.length - 1)] ?? s[lo]!) - s[lo]!);
 }
 
-function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /**
  * Percentile bootstrap of quantile(head) - quantile(base): resample both per-request samples
  * with replacement `iterations` times (seeded); returns the central `confidence` interval.
@@ -217,7 +207,7 @@ export function bootstrapQuantileDiff(
 ): [number, number] {
   const B = opts.iterations ?? 1000;
   const conf = opts.confidence ?? 0.95;
-  const r = seeded(opts.seed ?? 1);
+  const r = rng(opts.seed ?? 1);
   const diffs = new Float64Array(B);
   const bs = new Float64Array(base.length);
   const hs = new Float64Array(head.length);

@@ -1,6 +1,6 @@
 // Issue #3's acceptance: the seed's demo saturation curve, reproduced against the mock.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { runSweep } from "../../src/core/sweep.ts";
+import { defaultSweepConfig, runSweep } from "../../src/core/sweep.ts";
 import { spawnCli } from "../helpers/cli.ts";
 
 describe("seed demo: closed loop against mockserver --ttft-ms 60 --itl-ms 12 --capacity 16", () => {
@@ -45,26 +45,15 @@ describe("seed demo: closed loop against mockserver --ttft-ms 60 --itl-ms 12 --c
       records: "none",
       resume: false,
       out: null,
-      config: {
-        mode: "closed",
+      config: defaultSweepConfig({
         levels: [1, 4, 16, 32, 64],
         requests_per_level: 32,
-        duration_s: null,
-        warmup_requests: 0,
         prompt_tokens: 256,
         max_tokens: 32,
-        prompts: "fixed",
-        ignore_eos: true,
-        seed: 1,
-        arrival: "poisson",
-        burstiness: 1,
-        max_in_flight: null,
         timeout_s: 30,
         slo: { ttft_ms: 500, tpot_ms: 20, e2e_ms: null },
-        extra_body: {},
         metrics_interval_ms: null,
-        header_names: [],
-      },
+      }),
     });
     const by = Object.fromEntries(doc.levels.map((l) => [l.level, l]));
     const [l1, l4, l16, l32, l64] = [by[1]!, by[4]!, by[16]!, by[32]!, by[64]!];

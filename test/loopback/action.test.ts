@@ -1,14 +1,8 @@
-// The committed dist/index.js, run the way a runner runs it: node 24 when available (as
-// `runs.using: node24`), INPUT_* and GITHUB_* variables, an event payload file, and real servers
-// on 127.0.0.1: the mock, the local results service (wrangler dev + local D1) and a stand-in for
-// the GitHub REST API that records requests.
-import { spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort, type LocalService, startService } from "../../scripts/local-service.ts";
-import { node24, parseOutputs } from "../../scripts/run-action.ts";
+import { node24, runAction as runActionBundle } from "../../scripts/run-action.ts";
 import { type MockServer, start } from "../../src/mock/index.ts";
 import { parseResultDocument } from "../../src/schema/v1.ts";
 import { startGitHubApi } from "../helpers/github-api.ts";
@@ -17,68 +11,27 @@ const ROOT = resolve(import.meta.dirname, "../..");
 const NODE = node24();
 const NODE24 = NODE !== process.execPath;
 
-interface ActionRun {
-  code: number | null;
-  stdout: string;
-  outputs: Record<string, string>;
-  summary: string;
-  state: string;
-  dir: string;
-}
-
+/** dist/index.js as a runner runs it, with the runner variables every test here shares. */
 async function runAction(
   inputs: Record<string, string>,
   github: Record<string, string>,
   payload: unknown,
   extraEnv: Record<string, string> = {},
-): Promise<ActionRun> {
-  const dir = mkdtempSync(join(tmpdir(), "tokenbench-action-"));
-  const files = {
-    out: join(dir, "output"),
-    summary: join(dir, "summary"),
-    state: join(dir, "state"),
-    event: join(dir, "event.json"),
-  };
-  for (const f of [files.out, files.summary, files.state]) writeFileSync(f, "");
-  writeFileSync(files.event, JSON.stringify(payload ?? {}));
-  const env: Record<string, string> = {
-    PATH: process.env.PATH ?? "",
-    HOME: process.env.HOME ?? "/tmp",
-    GITHUB_OUTPUT: files.out,
-    GITHUB_STEP_SUMMARY: files.summary,
-    GITHUB_STATE: files.state,
-    GITHUB_EVENT_PATH: files.event,
-    GITHUB_WORKSPACE: dir,
-    GITHUB_SERVER_URL: "https://github.example",
-    GITHUB_RUN_ID: "4242",
-    GITHUB_RUN_ATTEMPT: "1",
-    RUNNER_NAME: "gpu-runner-1",
-    RUNNER_OS: "Linux",
-    ...github,
-    ...extraEnv,
-  };
-  for (const [k, v] of Object.entries({ "results-dir": join(dir, "results"), ...inputs }))
-    env[`INPUT_${k.toUpperCase()}`] = v;
-  return new Promise((res) => {
-    const p = spawn(NODE, [resolve(ROOT, "dist/index.js")], { cwd: dir, env });
-    let stdout = "";
-    p.stdout.on("data", (d) => {
-      stdout += d;
-    });
-    p.stderr.on("data", (d) => {
-      stdout += d;
-    });
-    p.on("close", (code) =>
-      res({
-        code,
-        stdout,
-        outputs: parseOutputs(readFileSync(files.out, "utf8")),
-        summary: readFileSync(files.summary, "utf8"),
-        state: readFileSync(files.state, "utf8"),
-        dir,
-      }),
-    );
-  });
+) {
+  const r = await runActionBundle(
+    inputs,
+    {
+      GITHUB_SERVER_URL: "https://github.example",
+      GITHUB_RUN_ID: "4242",
+      GITHUB_RUN_ATTEMPT: "1",
+      RUNNER_NAME: "gpu-runner-1",
+      RUNNER_OS: "Linux",
+      ...github,
+    },
+    payload,
+    { env: extraEnv },
+  );
+  return { ...r, stdout: r.log };
 }
 
 describe(`the Action (dist/index.js under node ${NODE24 ? "24 from npm" : process.version})`, () => {

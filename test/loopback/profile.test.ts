@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { runProfile } from "../../src/core/profile.ts";
 import { ReadinessError, waitReady } from "../../src/core/server-info.ts";
-import { runSweep } from "../../src/core/sweep.ts";
+import { defaultSweepConfig, runSweep } from "../../src/core/sweep.ts";
 import { type MockOptions, type MockServer, start } from "../../src/mock/index.ts";
 import { type ProfileConfig, parseResultDocument, type SweepConfig } from "../../src/schema/v1.ts";
 import { rawServer } from "../helpers/servers.ts";
@@ -181,27 +181,16 @@ describe("tokenbench profile against the mock", () => {
   });
 });
 
-const sweepConfig = (over: Partial<SweepConfig> = {}): SweepConfig => ({
-  mode: "closed",
-  levels: [8],
-  requests_per_level: 16,
-  duration_s: null,
-  warmup_requests: 0,
-  prompt_tokens: 16,
-  max_tokens: 20,
-  prompts: "fixed",
-  ignore_eos: true,
-  seed: 1,
-  arrival: "poisson",
-  burstiness: 1,
-  max_in_flight: null,
-  timeout_s: 10,
-  slo: { ttft_ms: null, tpot_ms: null, e2e_ms: null },
-  extra_body: {},
-  metrics_interval_ms: 25,
-  header_names: [],
-  ...over,
-});
+const sweepConfig = (over: Partial<SweepConfig> = {}): SweepConfig =>
+  defaultSweepConfig({
+    levels: [8],
+    requests_per_level: 16,
+    prompt_tokens: 16,
+    max_tokens: 20,
+    timeout_s: 10,
+    metrics_interval_ms: 25,
+    ...over,
+  });
 
 const sweep = (url: string, over: Partial<SweepConfig> = {}) =>
   runSweep({

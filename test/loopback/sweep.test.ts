@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { runSweep } from "../../src/core/sweep.ts";
+import { defaultSweepConfig, runSweep } from "../../src/core/sweep.ts";
 import { type MockServer, parseFault, start } from "../../src/mock/index.ts";
 import { parseResultDocument, type SweepConfig } from "../../src/schema/v1.ts";
 import { runCli, spawnCli } from "../helpers/cli.ts";
@@ -10,27 +10,15 @@ import { runCli, spawnCli } from "../helpers/cli.ts";
 const tmp = mkdtempSync(join(tmpdir(), "tokenbench-sweep-"));
 
 function config(over: Partial<SweepConfig> = {}): SweepConfig {
-  return {
-    mode: "closed",
+  return defaultSweepConfig({
     levels: [1],
     requests_per_level: 8,
-    duration_s: null,
-    warmup_requests: 0,
     prompt_tokens: 16,
     max_tokens: 8,
-    prompts: "fixed",
-    ignore_eos: true,
-    seed: 1,
-    arrival: "poisson",
-    burstiness: 1,
-    max_in_flight: null,
     timeout_s: 10,
-    slo: { ttft_ms: null, tpot_ms: null, e2e_ms: null },
-    extra_body: {},
     metrics_interval_ms: null,
-    header_names: [],
     ...over,
-  };
+  });
 }
 
 const conn = (url: string) => ({
