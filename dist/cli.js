@@ -37282,8 +37282,8 @@ async function snapshotServer(baseUrl, headers, limits) {
   let base = root(baseUrl), endpoints = {}, bodies = {}, metricsText = null;
   await Promise.all(
     SNAPSHOT_ENDPOINTS.map(async (p) => {
-      let r = await httpCall(`${base}${p}`, { headers, timeoutMs: 1e4 }), present = r.status !== null && r.status < 400, body;
-      present && (p === "/metrics" ? (metricsText = r.text, body = (r.text ?? "").slice(0, 65536)) : body = r.json ?? (r.text ?? "").slice(0, 4096), bodies[p] = r.json), endpoints[p] = { present, status: r.status, ...body !== void 0 ? { body } : {} };
+      let r = await httpCall(`${base}${p}`, { headers, timeoutMs: 1e4 }), present2 = r.status !== null && r.status < 400, body;
+      present2 && (p === "/metrics" ? (metricsText = r.text, body = (r.text ?? "").slice(0, 65536)) : body = r.json ?? (r.text ?? "").slice(0, 4096), bodies[p] = r.json), endpoints[p] = { present: present2, status: r.status, ...body !== void 0 ? { body } : {} };
     })
   );
   let extracted = extractServerFacts(bodies, metricsText), merged = {};
@@ -39036,6 +39036,102 @@ init_args();
 
 // src/cli/sweep-command.ts
 init_report();
+
+// src/core/sweep-flags.ts
+var FlagError = class extends Error {
+  constructor(flag, problem) {
+    super(`${flag}: ${problem}`);
+    this.flag = flag;
+    this.problem = problem;
+  }
+  flag;
+  problem;
+}, present = (v) => v !== void 0 && v.trim() !== "";
+function flagNumber(get, name, def, ok, what) {
+  let v = get(name);
+  if (!present(v)) return def;
+  let n = Number(v);
+  if (!Number.isFinite(n) || !ok(n)) throw new FlagError(name, `must be ${what}, got "${v}"`);
+  return n;
+}
+function flagBool(get, name, def) {
+  let v = get(name);
+  if (!present(v)) return def;
+  if (/^(true|yes|1|on)$/i.test(v.trim())) return !0;
+  if (/^(false|no|0|off)$/i.test(v.trim())) return !1;
+  throw new FlagError(name, `must be true or false, got "${v}"`);
+}
+function flagOneOf(get, name, allowed, def) {
+  let v = get(name);
+  if (!present(v)) return def;
+  if (!allowed.includes(v.trim()))
+    throw new FlagError(name, `must be one of ${allowed.join(", ")}, got "${v}"`);
+  return v.trim();
+}
+function flagList(get, name, def, ok, what) {
+  let v = get(name);
+  if (!present(v)) return def;
+  let parts = v.split(",").map((s) => s.trim()), out = parts.map(Number);
+  if (parts.some((p) => p === "") || out.some((n) => !Number.isFinite(n) || !ok(n)))
+    throw new FlagError(name, `must be a comma-separated list of ${what}, got "${v}"`);
+  if (new Set(out).size !== out.length) throw new FlagError(name, `has duplicate values: "${v}"`);
+  return out;
+}
+function flagJsonObject(get, name) {
+  let v = get(name);
+  if (!present(v)) return {};
+  let p;
+  try {
+    p = JSON.parse(v);
+  } catch {
+    throw new FlagError(name, `must be a JSON object, got invalid JSON: ${v.slice(0, 80)}`);
+  }
+  if (p === null || typeof p != "object" || Array.isArray(p))
+    throw new FlagError(name, "must be a JSON object");
+  return p;
+}
+var positiveInt2 = (n) => Number.isInteger(n) && n > 0, nonNegInt2 = (n) => Number.isInteger(n) && n >= 0, positive2 = (n) => n > 0;
+function sweepConfigFromFlags(get, defaults, headerNames = []) {
+  let mode = flagOneOf(get, "mode", ["closed", "open"], "closed"), duration3 = flagNumber(get, "duration", null, positive2, "a positive number of seconds"), metrics = flagNumber(get, "metrics-interval-ms", 500, nonNegInt2, "a non-negative integer");
+  return {
+    mode,
+    levels: flagList(
+      get,
+      "levels",
+      mode === "closed" ? defaults.closedLevels : defaults.openLevels,
+      mode === "closed" ? positiveInt2 : positive2,
+      mode === "closed" ? "positive integers (users)" : "positive request rates"
+    ),
+    requests_per_level: flagNumber(
+      get,
+      "requests",
+      duration3 === null ? 32 : null,
+      positiveInt2,
+      "a positive integer"
+    ),
+    duration_s: duration3,
+    warmup_requests: flagNumber(get, "warmup", defaults.warmup, nonNegInt2, "a non-negative integer"),
+    prompt_tokens: flagNumber(get, "prompt-tokens", 256, positiveInt2, "a positive integer"),
+    max_tokens: flagNumber(get, "max-tokens", 128, positiveInt2, "a positive integer"),
+    prompts: flagOneOf(get, "prompts", ["fixed", "sample"], "fixed"),
+    ignore_eos: flagBool(get, "ignore-eos", !0),
+    seed: flagNumber(get, "seed", 1, Number.isInteger, "an integer"),
+    arrival: flagOneOf(get, "arrival", ["poisson", "constant", "gamma"], "poisson"),
+    burstiness: flagNumber(get, "burstiness", 1, positive2, "a positive number"),
+    max_in_flight: flagNumber(get, "max-in-flight", null, positiveInt2, "a positive integer"),
+    timeout_s: flagNumber(get, "timeout-s", 300, positive2, "a positive number of seconds"),
+    slo: {
+      ttft_ms: flagNumber(get, "slo-ttft-ms", null, positive2, "a positive number of ms"),
+      tpot_ms: flagNumber(get, "slo-tpot-ms", null, positive2, "a positive number of ms"),
+      e2e_ms: flagNumber(get, "slo-e2e-ms", null, positive2, "a positive number of ms")
+    },
+    extra_body: flagJsonObject(get, "extra-body"),
+    metrics_interval_ms: metrics === 0 ? null : metrics,
+    header_names: headerNames
+  };
+}
+
+// src/cli/sweep-command.ts
 init_args();
 var CONNECTION_FLAGS = {
   "base-url": { type: "string" },
@@ -39104,40 +39200,16 @@ async function resolveModel(c) {
   return m;
 }
 function sweepConfigFrom(v) {
-  let mode = oneOf(v, "mode", ["closed", "open"], "closed"), duration3 = num3(v, "duration", null, positive, "a positive number of seconds"), requests = num3(v, "requests", duration3 === null ? 32 : null, positiveInt, "a positive integer"), levels = numberList(
-    v,
-    "levels",
-    mode === "closed" ? [1, 2, 4, 8] : [1, 2, 4],
-    mode === "closed" ? positiveInt : positive,
-    mode === "closed" ? "positive integers (users)" : "positive request rates"
-  ), header = headerList(v, "header");
-  return {
-    mode,
-    levels,
-    requests_per_level: requests,
-    duration_s: duration3,
-    warmup_requests: num3(v, "warmup", 0, nonNegInt, "a non-negative integer"),
-    prompt_tokens: num3(v, "prompt-tokens", 256, positiveInt, "a positive integer"),
-    max_tokens: num3(v, "max-tokens", 128, positiveInt, "a positive integer"),
-    prompts: oneOf(v, "prompts", ["fixed", "sample"], "fixed"),
-    ignore_eos: bool(v, "ignore-eos", !0),
-    seed: num3(v, "seed", 1, Number.isInteger, "an integer"),
-    arrival: oneOf(v, "arrival", ["poisson", "constant", "gamma"], "poisson"),
-    burstiness: num3(v, "burstiness", 1, positive, "a positive number"),
-    max_in_flight: num3(v, "max-in-flight", null, positiveInt, "a positive integer"),
-    timeout_s: num3(v, "timeout-s", 300, positive, "a positive number of seconds"),
-    slo: {
-      ttft_ms: num3(v, "slo-ttft-ms", null, positive, "a positive number of ms"),
-      tpot_ms: num3(v, "slo-tpot-ms", null, positive, "a positive number of ms"),
-      e2e_ms: num3(v, "slo-e2e-ms", null, positive, "a positive number of ms")
-    },
-    extra_body: jsonObject(v, "extra-body"),
-    metrics_interval_ms: (() => {
-      let n = num3(v, "metrics-interval-ms", 500, nonNegInt, "a non-negative integer");
-      return n === 0 ? null : n;
-    })(),
-    header_names: Object.keys(header)
-  };
+  let header = headerList(v, "header");
+  try {
+    return sweepConfigFromFlags(
+      (n) => typeof v[n] == "string" ? v[n] : void 0,
+      { closedLevels: [1, 2, 4, 8], openLevels: [1, 2, 4], warmup: 0 },
+      Object.keys(header)
+    );
+  } catch (err) {
+    throw err instanceof FlagError ? new UsageError(`--${err.flag} ${err.problem}`) : err;
+  }
 }
 function progressPrinter(quiet) {
   if (quiet) return;

@@ -5,19 +5,17 @@ import { discoverModel } from "../core/http.ts";
 import { markdownTable, outputPaths } from "../core/report.ts";
 import { parseServerLimits } from "../core/server-info.ts";
 import { type Progress, runSweep, SweepError } from "../core/sweep.ts";
+import { FlagError, sweepConfigFromFlags } from "../core/sweep-flags.ts";
 import type { SweepConfig } from "../schema/v1.ts";
 import {
   bool,
   headerList,
   httpUrl,
   jsonObject,
-  nonNegInt,
   num,
-  numberList,
   oneOf,
   parse,
   positive,
-  positiveInt,
   str,
   UsageError,
 } from "./args.ts";
@@ -109,44 +107,17 @@ export async function resolveModel(c: ConnectionValues): Promise<string> {
 }
 
 export function sweepConfigFrom(v: Values): SweepConfig {
-  const mode = oneOf(v, "mode", ["closed", "open"] as const, "closed");
-  const duration = num(v, "duration", null, positive, "a positive number of seconds");
-  const requests = num(v, "requests", duration === null ? 32 : null, positiveInt, "a positive integer");
-  const levels = numberList(
-    v,
-    "levels",
-    mode === "closed" ? [1, 2, 4, 8] : [1, 2, 4],
-    mode === "closed" ? positiveInt : positive,
-    mode === "closed" ? "positive integers (users)" : "positive request rates",
-  );
   const header = headerList(v, "header");
-  return {
-    mode,
-    levels,
-    requests_per_level: requests,
-    duration_s: duration,
-    warmup_requests: num(v, "warmup", 0, nonNegInt, "a non-negative integer")!,
-    prompt_tokens: num(v, "prompt-tokens", 256, positiveInt, "a positive integer")!,
-    max_tokens: num(v, "max-tokens", 128, positiveInt, "a positive integer")!,
-    prompts: oneOf(v, "prompts", ["fixed", "sample"] as const, "fixed"),
-    ignore_eos: bool(v, "ignore-eos", true),
-    seed: num(v, "seed", 1, Number.isInteger, "an integer")!,
-    arrival: oneOf(v, "arrival", ["poisson", "constant", "gamma"] as const, "poisson"),
-    burstiness: num(v, "burstiness", 1, positive, "a positive number")!,
-    max_in_flight: num(v, "max-in-flight", null, positiveInt, "a positive integer"),
-    timeout_s: num(v, "timeout-s", 300, positive, "a positive number of seconds")!,
-    slo: {
-      ttft_ms: num(v, "slo-ttft-ms", null, positive, "a positive number of ms"),
-      tpot_ms: num(v, "slo-tpot-ms", null, positive, "a positive number of ms"),
-      e2e_ms: num(v, "slo-e2e-ms", null, positive, "a positive number of ms"),
-    },
-    extra_body: jsonObject(v, "extra-body"),
-    metrics_interval_ms: (() => {
-      const n = num(v, "metrics-interval-ms", 500, nonNegInt, "a non-negative integer")!;
-      return n === 0 ? null : n;
-    })(),
-    header_names: Object.keys(header),
-  };
+  try {
+    return sweepConfigFromFlags(
+      (n) => (typeof v[n] === "string" ? (v[n] as string) : undefined),
+      { closedLevels: [1, 2, 4, 8], openLevels: [1, 2, 4], warmup: 0 },
+      Object.keys(header),
+    );
+  } catch (err) {
+    if (err instanceof FlagError) throw new UsageError(`--${err.flag} ${err.problem}`);
+    throw err;
+  }
 }
 
 export function progressPrinter(quiet: boolean): ((p: Progress) => void) | undefined {

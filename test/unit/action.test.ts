@@ -45,7 +45,9 @@ describe("inputs", () => {
   });
   it("action.yml declares every input the parser reads", () => {
     const yml = readFileSync(resolve(ROOT, "action.yml"), "utf8");
-    const src = readFileSync(resolve(ROOT, "src/action/inputs.ts"), "utf8");
+    const src = ["src/action/inputs.ts", "src/core/sweep-flags.ts"]
+      .map((f) => readFileSync(resolve(ROOT, f), "utf8"))
+      .join("\n");
     const read = new Set([...src.matchAll(/\(get, "([a-z0-9-]+)"/g)].map((m) => m[1]!));
     const declared = new Set([...yml.matchAll(/^ {2}([a-z0-9-]+):$/gm)].map((m) => m[1]!));
     for (const r of read) expect(declared, r).toContain(r);
