@@ -200,6 +200,25 @@ describe(`the Action (dist/index.js under node ${NODE24 ? "24 from npm" : proces
     expect(f.stdout).toMatch(/::error::upload to .* failed/);
   });
 
+  it("fail-on-regression: a slower server on a PR fails the step and counts the regressions", {
+    timeout: 60_000,
+  }, async () => {
+    const slow = await start({ ttftMs: 25, itlMs: 8 });
+    try {
+      const r = await runAction(
+        { ...base(), "base-url": slow.url, "fail-on-regression": "true" },
+        prEnv(),
+        prPayload(),
+      );
+      expect(r.code, r.stdout).toBe(1);
+      expect(Number(r.outputs["regression-count"])).toBeGreaterThan(0);
+      expect(r.stdout).toMatch(/::error::\d+ measure\(s\) regressed against the base branch/);
+      expect(r.outputs.markdown).toContain("🔴 regressed");
+    } finally {
+      await slow.close();
+    }
+  });
+
   it("a bad input fails the step with a message naming the input", async () => {
     const r = await runAction({ ...base(), levels: "1,x" }, ghEnv(), {});
     expect(r.code).toBe(1);

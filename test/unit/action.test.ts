@@ -201,3 +201,38 @@ describe("README", () => {
     expect(readmeIsCurrent(ROOT)).toBe(true);
   });
 });
+
+describe("artifact upload", () => {
+  it("uploads every results file through the artifact client on a runner, and says so off one", async () => {
+    const { mkdtempSync, writeFileSync } = await import("node:fs");
+    const { tmpdir } = await import("node:os");
+    const { join } = await import("node:path");
+    const { uploadArtifact } = await import("../../src/action/main.ts");
+    const dir = mkdtempSync(join(tmpdir(), "tb-art-"));
+    for (const f of ["results.json", "results.csv", "server.log"]) writeFileSync(join(dir, f), "x");
+    const calls: { name: string; files: string[]; root: string }[] = [];
+    const fake = {
+      async uploadArtifact(name: string, files: string[], root: string) {
+        calls.push({ name, files, root });
+        return { id: 77 };
+      },
+    };
+    const env = {
+      ACTIONS_RUNTIME_TOKEN: "t",
+      GITHUB_REPOSITORY: "a/b",
+      GITHUB_RUN_ID: "5",
+      GITHUB_SERVER_URL: "https://gh",
+    };
+    const r = await uploadArtifact("tokenbench-results", dir, env, fake);
+    expect(r).toEqual({ id: 77, url: "https://gh/a/b/actions/runs/5/artifacts/77" });
+    expect(calls[0]!.name).toBe("tokenbench-results");
+    expect(calls[0]!.files.map((f) => f.split("/").pop()).sort()).toEqual([
+      "results.csv",
+      "results.json",
+      "server.log",
+    ]);
+    const off = await uploadArtifact("x", dir, {}, fake);
+    expect(off).toEqual({ id: null, url: null });
+    expect(calls).toHaveLength(1);
+  });
+});
