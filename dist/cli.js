@@ -34904,7 +34904,10 @@ var SCHEMA_VERSION, num, nullableNum, Stats, Usage, RequestError, RequestRecord,
       warmup: external_exports.boolean(),
       /** Open loop: when the arrival process wanted this request sent. Null in closed loop. */
       intended_send_ms: nullableNum,
+      /** When the request's headers were written to the socket (undici), the "actual send". */
       send_ms: num,
+      /** When tokenbench handed the request to undici; send_ms - dispatch_ms is the client's own queue. */
+      dispatch_ms: num.optional(),
       headers_ms: nullableNum,
       first_token_ms: nullableNum,
       last_token_ms: nullableNum,
@@ -34942,6 +34945,8 @@ var SCHEMA_VERSION, num, nullableNum, Stats, Usage, RequestError, RequestRecord,
       e2e_from_intended_ms: Stats
     }), ClientSelfCheck = external_exports.object({
       event_loop_delay_ms: external_exports.object({ p50: nullableNum, p99: nullableNum, max: nullableNum }),
+      /** send_ms - dispatch_ms: how long requests waited in the client before reaching the socket. */
+      send_queue_ms: external_exports.object({ p50: nullableNum, p99: nullableNum, max: nullableNum }).optional(),
       cpu_user_s: num,
       cpu_system_s: num,
       cpu_pct_of_one_core: num,
@@ -36847,10 +36852,12 @@ function profilePrompt(nonce, words, seed) {
 
 // src/core/profile.ts
 init_v1();
-import { randomBytes } from "node:crypto";
+import { randomBytes as randomBytes2 } from "node:crypto";
 
 // src/core/client.ts
 var import_undici2 = __toESM(require_undici(), 1);
+import { randomBytes } from "node:crypto";
+import diagnostics from "node:diagnostics_channel";
 import { performance as performance2 } from "node:perf_hooks";
 
 // src/core/chunk.ts
@@ -36987,6 +36994,18 @@ var SseParser = class {
 };
 
 // src/core/client.ts
+var REQUEST_ID_HEADER = "x-tokenbench-request-id", socketWrites = /* @__PURE__ */ new Map(), sendHeadersSubscribed = !1;
+function watchSocketWrites() {
+  sendHeadersSubscribed || (sendHeadersSubscribed = !0, diagnostics.subscribe("undici:client:sendHeaders", (msg) => {
+    let t = performance2.now(), headers = msg.headers;
+    if (typeof headers != "string") return;
+    let i = headers.indexOf(`${REQUEST_ID_HEADER}: `);
+    if (i === -1) return;
+    let start2 = i + REQUEST_ID_HEADER.length + 2, end = headers.indexOf(`\r
+`, start2);
+    socketWrites.set(headers.slice(start2, end === -1 ? void 0 : end), t);
+  }));
+}
 function buildRequestBody(cfg, spec) {
   let body = {
     model: cfg.model,
@@ -37018,7 +37037,7 @@ var StreamClient = class {
       connect: { timeout: 1e4 }
     }), this.headers = { "content-type": "application/json", accept: "text/event-stream", ...cfg.headers }, cfg.apiKey && (this.headers.authorization = `Bearer ${cfg.apiKey}`);
     let hr = Number(process.hrtime.bigint()) / 1e6;
-    this.hrtimeOffsetMs = hr - performance2.now();
+    this.hrtimeOffsetMs = hr - performance2.now(), watchSocketWrites();
   }
   cfg;
   agent;
@@ -37027,12 +37046,14 @@ var StreamClient = class {
   headers;
   /** process.hrtime (system CLOCK_MONOTONIC) minus performance.now(), to align server timestamps. */
   hrtimeOffsetMs;
+  /** Distinguishes this client's request ids from another client's in the same process. */
+  tag = randomBytes(4).toString("hex");
   url(path) {
     return this.origin + this.basePath + path;
   }
   /** Stream one request; always resolves with a record (errors are data, not exceptions). */
   stream(spec, onSent) {
-    let cfg = this.cfg, origin = cfg.originMs, body = JSON.stringify(buildRequestBody(cfg, spec));
+    let cfg = this.cfg, origin = cfg.originMs, body = spec.body ?? JSON.stringify(buildRequestBody(cfg, spec));
     return new Promise((resolve) => {
       let eventTimes = [], eventChars = [], serverTimes, serverArrival, eventCount = 0, now = 0, headersMs = null, status = null, finishReason = null, usage = null, error62 = null, done = !1, errBody = "", sse = !0, timedOut = !1, finished = !1, controller = null, setError = (code, message) => {
         error62 === null && (error62 = { code, message: message.slice(0, 1e3) });
@@ -37058,12 +37079,14 @@ var StreamClient = class {
           completion_tokens: info.usage.completion,
           cached_tokens: info.usage.cached
         }), info.finishReason !== null && (finishReason = info.finishReason), info.contentChars > 0 && (eventTimes.push(now - origin), eventChars.push(info.contentChars), info.serverTsMs !== null && (serverTimes ??= [], serverTimes.push(info.serverTsMs - this.hrtimeOffsetMs - origin)), info.serverArrivalTsMs !== null && (serverArrival = info.serverArrivalTsMs - this.hrtimeOffsetMs - origin));
-      }), sendAbs = performance2.now(), timer = setTimeout(() => {
+      }), dispatchAbs = performance2.now(), wireId = `${this.tag}-${spec.id}`, timer = setTimeout(() => {
         timedOut = !0, controller?.abort(new Error(`request exceeded --timeout-s ${cfg.timeoutS}`));
       }, cfg.timeoutS * 1e3), finish = () => {
         if (finished) return;
         finished = !0, clearTimeout(timer);
-        let endMs = performance2.now() - origin;
+        let endMs = performance2.now() - origin, written = socketWrites.get(wireId);
+        socketWrites.delete(wireId);
+        let sendAbs = written ?? dispatchAbs;
         error62 === null && status !== null && status < 400 && sse && (done ? usage === null || usage.completion_tokens === null ? setError(ErrorCode.missingUsage, "stream finished without usage.completion_tokens") : eventTimes.length === 0 && setError(ErrorCode.emptyStream, "no content-bearing event") : setError(ErrorCode.missingDone, "stream ended without data: [DONE]"));
         let rec = {
           id: spec.id,
@@ -37071,6 +37094,7 @@ var StreamClient = class {
           warmup: spec.warmup,
           intended_send_ms: spec.intendedSendAbsMs === null ? null : spec.intendedSendAbsMs - origin,
           send_ms: sendAbs - origin,
+          dispatch_ms: dispatchAbs - origin,
           headers_ms: headersMs,
           first_token_ms: eventTimes.length > 0 ? eventTimes[0] : null,
           last_token_ms: eventTimes.length > 0 ? eventTimes[eventTimes.length - 1] : null,
@@ -37115,7 +37139,7 @@ var StreamClient = class {
           origin: this.origin,
           path: this.basePath + apiPath(cfg.api),
           method: "POST",
-          headers: this.headers,
+          headers: { ...this.headers, [REQUEST_ID_HEADER]: wireId },
           body
         },
         handler
@@ -37407,7 +37431,7 @@ async function runProfile(opts) {
       intendedSendAbsMs: null
     });
     return records.push(r), r;
-  }, nonce = () => randomBytes(4).toString("hex"), reporting = { known: server.extracted.reports_cached_tokens === !0, seenDetails: !1 }, note = (r) => {
+  }, nonce = () => randomBytes2(4).toString("hex"), reporting = { known: server.extracted.reports_cached_tokens === !0, seenDetails: !1 }, note = (r) => {
     r.usage?.cached_tokens !== null && r.usage?.cached_tokens !== void 0 && (reporting.known = !0, reporting.seenDetails = !0);
   };
   try {
@@ -37548,7 +37572,7 @@ async function runClosedLoop(client, makeSpec, opts) {
     for (; ; ) {
       if (next >= limit || performance3.now() >= deadline || opts.shouldStop?.()) return;
       let i = next++, rec = await client.stream(makeSpec(i, !1, null));
-      records.push(rec), opts.onRecord?.(rec);
+      records.push(rec), opts.onRecord?.(rec), await yieldImmediate();
     }
   };
   return await Promise.all(Array.from({ length: opts.concurrency }, user)), { records, droppedArrivals: 0, drainTimeS: null, targetCount: opts.requests ?? records.length };
@@ -37561,17 +37585,20 @@ async function runOpenLoop(client, makeSpec, opts) {
     seed: opts.seed,
     ...opts.requests !== null ? { count: opts.requests } : {},
     ...opts.durationS !== null ? { durationS: opts.durationS } : {}
-  }), records = [], pending = [], inFlight = 0, slotWaiters = [], dropped = 0, start2 = performance3.now() + 5;
+  }), records = [], pending = [], inFlight = 0, slotWaiters = [], dropped = 0, specs = offsets.map((_, i) => {
+    let spec = makeSpec(i, !1, 0);
+    return spec.body = JSON.stringify(buildRequestBody(client.cfg, spec)), spec;
+  }), start2 = performance3.now() + 5;
   for (let i = 0; i < offsets.length; i++) {
     if (opts.shouldStop?.()) {
       dropped = offsets.length - i;
       break;
     }
-    let intended = start2 + offsets[i];
-    if (await sleepUntil(intended), opts.maxInFlight !== null)
+    let intended = start2 + offsets[i], spec = specs[i];
+    if (spec.intendedSendAbsMs = intended, await sleepUntil(intended), opts.maxInFlight !== null)
       for (; inFlight >= opts.maxInFlight; ) await new Promise((res) => slotWaiters.push(res));
     inFlight++;
-    let p = client.stream(makeSpec(i, !1, intended)).then((rec) => {
+    let p = client.stream(spec).then((rec) => {
       if (inFlight--, records.push(rec), opts.onRecord?.(rec), slotWaiters.length > 0) {
         let w = slotWaiters;
         slotWaiters = [];
@@ -37602,23 +37629,27 @@ init_metrics();
 init_report();
 
 // src/core/self-check.ts
+init_stats();
 import { monitorEventLoopDelay, performance as performance4 } from "node:perf_hooks";
-var SELF_CHECK_LIMITS = { eventLoopP99Ms: 5, cpuPctOfOneCore: 85 }, SelfCheck = class {
+var SELF_CHECK_LIMITS = { eventLoopP99Ms: 5, cpuPctOfOneCore: 85, sendQueueP99Ms: 5 }, SelfCheck = class {
   h = monitorEventLoopDelay({ resolution: 1 });
   cpu0 = process.cpuUsage();
   t0 = performance4.now();
   start() {
     this.h.reset(), this.h.enable(), this.cpu0 = process.cpuUsage(), this.t0 = performance4.now();
   }
-  stop() {
+  stop(sendQueueMs = []) {
     this.h.disable();
     let cpu = process.cpuUsage(this.cpu0), wallMs = performance4.now() - this.t0, ms = (ns) => Number.isFinite(ns) && ns > 0 ? ns / 1e6 : null, hasSamples = this.h.count > 0, p50 = hasSamples ? ms(this.h.percentile(50)) : null, p99 = hasSamples ? ms(this.h.percentile(99)) : null, max = hasSamples ? ms(this.h.max) : null, user = cpu.user / 1e6, system = cpu.system / 1e6, pct = wallMs > 0 ? 100 * (user + system) * 1e3 / wallMs : 0, reasons = [];
-    return p99 !== null && p99 > SELF_CHECK_LIMITS.eventLoopP99Ms && reasons.push(`event-loop delay p99 ${p99.toFixed(1)} ms > ${SELF_CHECK_LIMITS.eventLoopP99Ms} ms`), pct > SELF_CHECK_LIMITS.cpuPctOfOneCore && reasons.push(`client CPU ${pct.toFixed(0)}% of one core > ${SELF_CHECK_LIMITS.cpuPctOfOneCore}%`), {
+    p99 !== null && p99 > SELF_CHECK_LIMITS.eventLoopP99Ms && reasons.push(`event-loop delay p99 ${p99.toFixed(1)} ms > ${SELF_CHECK_LIMITS.eventLoopP99Ms} ms`);
+    let sq = summarize(sendQueueMs);
+    return sq.p99 !== null && sq.p99 > SELF_CHECK_LIMITS.sendQueueP99Ms && reasons.push(`requests waited ${sq.p99.toFixed(1)} ms (p99) in the client before reaching the socket`), pct > SELF_CHECK_LIMITS.cpuPctOfOneCore && reasons.push(`client CPU ${pct.toFixed(0)}% of one core > ${SELF_CHECK_LIMITS.cpuPctOfOneCore}%`), {
       event_loop_delay_ms: { p50, p99, max },
+      send_queue_ms: { p50: sq.p50, p99: sq.p99, max: sq.max },
       cpu_user_s: user,
       cpu_system_s: system,
       cpu_pct_of_one_core: pct,
-      bottleneck_warning: reasons.length > 0 ? `the client may be the bottleneck (${reasons.join("; ")}): timestamps can be late by about the event-loop delay` : null
+      bottleneck_warning: reasons.length > 0 ? `the client may be the bottleneck (${reasons.join("; ")}): timestamps can be late by about the event-loop delay; latencies are measured from the socket write, the client's own queue is excluded and reported` : null
     };
   }
 };
@@ -37951,7 +37982,9 @@ async function runSweep(opts) {
       } finally {
         clearInterval(progressTimer);
       }
-      let client_ = selfCheck.stop();
+      let client_ = selfCheck.stop(
+        run.records.filter((r) => r.dispatch_ms !== void 0).map((r) => r.send_ms - r.dispatch_ms)
+      );
       if (await sampler?.stop(), report(), opts.shouldStop?.()) {
         notice(`level ${level} interrupted; not recorded`);
         break;
@@ -38071,7 +38104,7 @@ var DEFAULT_MOCK_OPTIONS = {
 };
 
 // src/mock/server.ts
-import { randomBytes as randomBytes2 } from "node:crypto";
+import { randomBytes as randomBytes3 } from "node:crypto";
 import http from "node:http";
 import { performance as performance7 } from "node:perf_hooks";
 
@@ -38576,7 +38609,7 @@ var Engine = class {
     }
     let so = body.stream_options, now = performance7.now(), r = {
       seq,
-      id: `${chat ? "chatcmpl" : "cmpl"}-${randomBytes2(8).toString("hex")}`,
+      id: `${chat ? "chatcmpl" : "cmpl"}-${randomBytes3(8).toString("hex")}`,
       res,
       chat,
       stream: body.stream === !0,

@@ -3,6 +3,8 @@
  * read is timestamped the moment it arrives (no async-iterator or stream buffering in between).
  * One connection per in-flight stream: the Agent has no connection cap.
  */
+import { randomBytes } from "node:crypto";
+import diagnostics from "node:diagnostics_channel";
 import { performance } from "node:perf_hooks";
 import { Agent, type Dispatcher } from "undici";
 import type { RequestRecord } from "../schema/v1.ts";
@@ -11,6 +13,30 @@ import { ErrorCode } from "./errors.ts";
 import { SseParser } from "./sse.ts";
 
 export type ApiKind = "chat" | "completions";
+
+/**
+ * "Actual send" is when undici writes the request's headers to the socket, not when we hand the
+ * request to undici: between the two the request can wait for a connection or for a busy event
+ * loop, and that wait is the client's, not the server's. undici announces each write on the
+ * `undici:client:sendHeaders` diagnostics channel; the request id header ties it to its record.
+ */
+const REQUEST_ID_HEADER = "x-tokenbench-request-id";
+const socketWrites = new Map<string, number>();
+let sendHeadersSubscribed = false;
+function watchSocketWrites(): void {
+  if (sendHeadersSubscribed) return;
+  sendHeadersSubscribed = true;
+  diagnostics.subscribe("undici:client:sendHeaders", (msg) => {
+    const t = performance.now();
+    const headers = (msg as { headers?: string }).headers;
+    if (typeof headers !== "string") return;
+    const i = headers.indexOf(`${REQUEST_ID_HEADER}: `);
+    if (i === -1) return;
+    const start = i + REQUEST_ID_HEADER.length + 2;
+    const end = headers.indexOf("\r\n", start);
+    socketWrites.set(headers.slice(start, end === -1 ? undefined : end), t);
+  });
+}
 
 export interface ClientConfig {
   baseUrl: string;
@@ -36,6 +62,8 @@ export interface RequestSpec {
   intendedSendAbsMs: number | null;
   /** Per-request body overrides (profile runs). */
   bodyOverrides?: Record<string, unknown>;
+  /** The serialized body, built ahead of time (open loop: no work at send time). */
+  body?: string;
 }
 
 export function buildRequestBody(cfg: ClientConfig, spec: RequestSpec): Record<string, unknown> {
@@ -89,6 +117,8 @@ export class StreamClient {
   private readonly headers: Record<string, string>;
   /** process.hrtime (system CLOCK_MONOTONIC) minus performance.now(), to align server timestamps. */
   readonly hrtimeOffsetMs: number;
+  /** Distinguishes this client's request ids from another client's in the same process. */
+  private readonly tag = randomBytes(4).toString("hex");
 
   constructor(readonly cfg: ClientConfig) {
     const u = new URL(cfg.baseUrl);
@@ -106,6 +136,7 @@ export class StreamClient {
     if (cfg.apiKey) this.headers.authorization = `Bearer ${cfg.apiKey}`;
     const hr = Number(process.hrtime.bigint()) / 1e6;
     this.hrtimeOffsetMs = hr - performance.now();
+    watchSocketWrites();
   }
 
   url(path: string): string {
@@ -116,7 +147,7 @@ export class StreamClient {
   stream(spec: RequestSpec, onSent?: () => void): Promise<RequestRecord> {
     const cfg = this.cfg;
     const origin = cfg.originMs;
-    const body = JSON.stringify(buildRequestBody(cfg, spec));
+    const body = spec.body ?? JSON.stringify(buildRequestBody(cfg, spec));
     return new Promise<RequestRecord>((resolve) => {
       const eventTimes: number[] = [];
       const eventChars: number[] = [];
@@ -179,7 +210,8 @@ export class StreamClient {
         }
       });
 
-      const sendAbs = performance.now();
+      const dispatchAbs = performance.now();
+      const wireId = `${this.tag}-${spec.id}`;
       const timer = setTimeout(() => {
         timedOut = true;
         controller?.abort(new Error(`request exceeded --timeout-s ${cfg.timeoutS}`));
@@ -190,6 +222,9 @@ export class StreamClient {
         finished = true;
         clearTimeout(timer);
         const endMs = performance.now() - origin;
+        const written = socketWrites.get(wireId);
+        socketWrites.delete(wireId);
+        const sendAbs = written ?? dispatchAbs;
         if (error === null && status !== null && status < 400 && sse) {
           if (!done) setError(ErrorCode.missingDone, "stream ended without data: [DONE]");
           else if (
@@ -205,6 +240,7 @@ export class StreamClient {
           warmup: spec.warmup,
           intended_send_ms: spec.intendedSendAbsMs === null ? null : spec.intendedSendAbsMs - origin,
           send_ms: sendAbs - origin,
+          dispatch_ms: dispatchAbs - origin,
           headers_ms: headersMs,
           first_token_ms: eventTimes.length > 0 ? eventTimes[0]! : null,
           last_token_ms: eventTimes.length > 0 ? eventTimes[eventTimes.length - 1]! : null,
@@ -272,7 +308,7 @@ export class StreamClient {
           origin: this.origin,
           path: this.basePath + apiPath(cfg.api),
           method: "POST",
-          headers: this.headers,
+          headers: { ...this.headers, [REQUEST_ID_HEADER]: wireId },
           body,
         },
         handler,

@@ -8,7 +8,7 @@ import { performance } from "node:perf_hooks";
 import { setTimeout as sleep, setImmediate as yieldImmediate } from "node:timers/promises";
 import type { RequestRecord } from "../schema/v1.ts";
 import { type ArrivalKind, arrivalOffsetsMs } from "./arrivals.ts";
-import type { RequestSpec, StreamClient } from "./client.ts";
+import { buildRequestBody, type RequestSpec, type StreamClient } from "./client.ts";
 
 export type SpecFactory = (index: number, warmup: boolean, intendedSendAbsMs: number | null) => RequestSpec;
 
@@ -52,6 +52,9 @@ export async function runClosedLoop(
       const rec = await client.stream(makeSpec(i, false, null));
       records.push(rec);
       opts.onRecord?.(rec);
+      // One macrotask of "think time": undici returns the connection to its pool after the
+      // response callbacks, so the next request reuses it instead of opening a new one.
+      await yieldImmediate();
     }
   };
   await Promise.all(Array.from({ length: opts.concurrency }, user));
@@ -88,6 +91,13 @@ export async function runOpenLoop(
   let inFlight = 0;
   let slotWaiters: (() => void)[] = [];
   let dropped = 0;
+  // Every request is built and serialized before the first arrival, so sending is all that
+  // happens at an arrival's time; intended times are patched in once the start is known.
+  const specs = offsets.map((_, i) => {
+    const spec = makeSpec(i, false, 0);
+    spec.body = JSON.stringify(buildRequestBody(client.cfg, spec));
+    return spec;
+  });
   const start = performance.now() + 5; // a few ms to get the first timer armed
   for (let i = 0; i < offsets.length; i++) {
     if (opts.shouldStop?.()) {
@@ -95,12 +105,14 @@ export async function runOpenLoop(
       break;
     }
     const intended = start + offsets[i]!;
+    const spec = specs[i]!;
+    spec.intendedSendAbsMs = intended;
     await sleepUntil(intended);
     if (opts.maxInFlight !== null) {
       while (inFlight >= opts.maxInFlight) await new Promise<void>((res) => slotWaiters.push(res));
     }
     inFlight++;
-    const p = client.stream(makeSpec(i, false, intended)).then((rec) => {
+    const p = client.stream(spec).then((rec) => {
       inFlight--;
       records.push(rec);
       opts.onRecord?.(rec);

@@ -279,7 +279,9 @@ export async function runSweep(opts: SweepOptions): Promise<ResultDocument> {
       } finally {
         clearInterval(progressTimer);
       }
-      const client_ = selfCheck.stop();
+      const client_ = selfCheck.stop(
+        run.records.filter((r) => r.dispatch_ms !== undefined).map((r) => r.send_ms - r.dispatch_ms!),
+      );
       await sampler?.stop();
       report();
       if (opts.shouldStop?.()) {

@@ -44,7 +44,10 @@ export const RequestRecord = z.object({
   warmup: z.boolean(),
   /** Open loop: when the arrival process wanted this request sent. Null in closed loop. */
   intended_send_ms: nullableNum,
+  /** When the request's headers were written to the socket (undici), the "actual send". */
   send_ms: num,
+  /** When tokenbench handed the request to undici; send_ms - dispatch_ms is the client's own queue. */
+  dispatch_ms: num.optional(),
   headers_ms: nullableNum,
   first_token_ms: nullableNum,
   last_token_ms: nullableNum,
@@ -90,6 +93,8 @@ export const OpenLoopSummary = z.object({
 
 export const ClientSelfCheck = z.object({
   event_loop_delay_ms: z.object({ p50: nullableNum, p99: nullableNum, max: nullableNum }),
+  /** send_ms - dispatch_ms: how long requests waited in the client before reaching the socket. */
+  send_queue_ms: z.object({ p50: nullableNum, p99: nullableNum, max: nullableNum }).optional(),
   cpu_user_s: num,
   cpu_system_s: num,
   cpu_pct_of_one_core: num,
