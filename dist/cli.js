@@ -37052,7 +37052,7 @@ var StreamClient = class {
     return this.origin + this.basePath + path;
   }
   /** Stream one request; always resolves with a record (errors are data, not exceptions). */
-  stream(spec, onSent) {
+  stream(spec) {
     let cfg = this.cfg, origin = cfg.originMs, body = spec.body ?? JSON.stringify(buildRequestBody(cfg, spec));
     return new Promise((resolve) => {
       let eventTimes = [], eventChars = [], serverTimes, serverArrival, eventCount = 0, now = 0, headersMs = null, status = null, finishReason = null, usage = null, error62 = null, done = !1, errBody = "", sse = !0, timedOut = !1, finished = !1, controller = null, setError = (code, message) => {
@@ -37143,7 +37143,7 @@ var StreamClient = class {
           body
         },
         handler
-      ), onSent?.();
+      );
     });
   }
   close() {
@@ -37916,7 +37916,7 @@ async function runSweep(opts) {
     complete: complete2
   }), checkpoint = (complete2) => {
     opts.out !== null && writeResults(doc(complete2), opts.out, records, opts.records);
-  }, nextId = records.reduce((m, r) => Math.max(m, r.id + 1), 0), t0 = performance5.now();
+  }, nextId = records.reduce((m, r) => Math.max(m, r.id + 1), 0);
   try {
     for (let li = 0; li < cfg.levels.length; li++) {
       let level = cfg.levels[li];

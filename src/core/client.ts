@@ -144,7 +144,7 @@ export class StreamClient {
   }
 
   /** Stream one request; always resolves with a record (errors are data, not exceptions). */
-  stream(spec: RequestSpec, onSent?: () => void): Promise<RequestRecord> {
+  stream(spec: RequestSpec): Promise<RequestRecord> {
     const cfg = this.cfg;
     const origin = cfg.originMs;
     const body = spec.body ?? JSON.stringify(buildRequestBody(cfg, spec));
@@ -313,7 +313,6 @@ export class StreamClient {
         },
         handler,
       );
-      onSent?.();
     });
   }
 

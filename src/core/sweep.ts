@@ -183,7 +183,6 @@ export async function runSweep(opts: SweepOptions): Promise<ResultDocument> {
   };
 
   let nextId = records.reduce((m, r) => Math.max(m, r.id + 1), 0);
-  const t0 = performance.now();
   try {
     for (let li = 0; li < cfg.levels.length; li++) {
       const level = cfg.levels[li]!;
@@ -357,7 +356,6 @@ export async function runSweep(opts: SweepOptions): Promise<ResultDocument> {
   }
   const complete = cfg.levels.every((l) => levels.some((x) => x.level === l));
   checkpoint(complete);
-  void t0;
   const final = doc(complete);
   final.requests = opts.records === "inline" ? records : null;
   if (opts.records === "file" && opts.out) final.requests_file = outputPaths(opts.out).requestsFile;
