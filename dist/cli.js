@@ -37575,7 +37575,7 @@ async function runClosedLoop(client, makeSpec, opts) {
       records.push(rec), opts.onRecord?.(rec), await yieldImmediate();
     }
   };
-  return await Promise.all(Array.from({ length: opts.concurrency }, user)), { records, droppedArrivals: 0, drainTimeS: null, targetCount: opts.requests ?? records.length };
+  return await Promise.all(Array.from({ length: opts.concurrency }, user)), { records, droppedArrivals: 0, drainTimeS: null };
 }
 async function runOpenLoop(client, makeSpec, opts) {
   let offsets = arrivalOffsetsMs({
@@ -37611,7 +37611,7 @@ async function runOpenLoop(client, makeSpec, opts) {
   let lastIntended = offsets.length > 0 ? start2 + offsets[offsets.length - 1] : start2, lastEnd = Number.NEGATIVE_INFINITY;
   for (let r of records) r.end_ms !== null && r.end_ms > lastEnd && (lastEnd = r.end_ms);
   let origin = client.cfg.originMs, drain = Number.isFinite(lastEnd) ? Math.max(0, lastEnd - (lastIntended - origin)) / 1e3 : null;
-  return { records, droppedArrivals: dropped, drainTimeS: drain, targetCount: offsets.length };
+  return { records, droppedArrivals: dropped, drainTimeS: drain };
 }
 async function runWarmup(client, makeSpec, count, concurrency) {
   if (count <= 0) return [];

@@ -17,7 +17,6 @@ export interface LevelRun {
   droppedArrivals: number;
   /** Open loop: time from the last arrival's intended send to the last request's end. */
   drainTimeS: number | null;
-  targetCount: number;
 }
 
 /** Sleep until an absolute performance.now() time: a coarse timer, then yielding spins. */
@@ -58,7 +57,7 @@ export async function runClosedLoop(
     }
   };
   await Promise.all(Array.from({ length: opts.concurrency }, user));
-  return { records, droppedArrivals: 0, drainTimeS: null, targetCount: opts.requests ?? records.length };
+  return { records, droppedArrivals: 0, drainTimeS: null };
 }
 
 export interface OpenLoopOptions {
@@ -130,7 +129,7 @@ export async function runOpenLoop(
   for (const r of records) if (r.end_ms !== null && r.end_ms > lastEnd) lastEnd = r.end_ms;
   const origin = client.cfg.originMs;
   const drain = Number.isFinite(lastEnd) ? Math.max(0, lastEnd - (lastIntended - origin)) / 1000 : null;
-  return { records, droppedArrivals: dropped, drainTimeS: drain, targetCount: offsets.length };
+  return { records, droppedArrivals: dropped, drainTimeS: drain };
 }
 
 /** Warmup: `count` requests at up to `concurrency` in parallel; records are marked warmup. */
