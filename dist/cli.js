@@ -37333,6 +37333,22 @@ var PROFILE_FORMULAS = {
   ttft_ratio: "median TTFT of the case / median TTFT of fresh, same repetitions",
   cached_tokens: "usage.prompt_tokens_details.cached_tokens; absent means 0 only when the server is known to report it"
 };
+function defaultProfileConfig(over = {}) {
+  let targets = over.targets ?? [512, 1024, 2048, 4096];
+  return {
+    targets,
+    repetitions: 3,
+    warmup_runs: 1,
+    decode_tokens: 256,
+    suffix_tokens: 32,
+    prefix_target: Math.max(...targets),
+    thinking: "kwargs",
+    ready_timeout_s: 300,
+    extra_body: {},
+    header_names: [],
+    ...over
+  };
+}
 function thinkingBody(mode) {
   let b = {};
   return (mode === "kwargs" || mode === "both") && (b.chat_template_kwargs = { enable_thinking: !1 }), (mode === "thinking" || mode === "both") && (b.thinking = { type: "disabled" }), b;
@@ -39373,18 +39389,30 @@ async function profileCommand(argv) {
   } catch (err) {
     throw new UsageError(err.message);
   }
-  let out = str2(v, "out", "results/profile.json"), quiet = v.quiet === !0, doc = await runProfile({
+  let d = defaultProfileConfig({ targets }), out = str2(v, "out", "results/profile.json"), quiet = v.quiet === !0, doc = await runProfile({
     ...conn,
     serverLimits: limits,
     config: {
       targets,
-      repetitions: num3(v, "repetitions", 3, positiveInt, "a positive integer"),
-      warmup_runs: num3(v, "warmup-runs", 1, nonNegInt, "a non-negative integer"),
-      decode_tokens: num3(v, "decode-tokens", 256, (n) => Number.isInteger(n) && n >= 2, "an integer >= 2"),
-      suffix_tokens: num3(v, "suffix-tokens", 32, positiveInt, "a positive integer"),
-      prefix_target: num3(v, "prefix-target", Math.max(...targets), positiveInt, "a positive integer"),
-      thinking: oneOf(v, "thinking", ["kwargs", "thinking", "both", "none"], "kwargs"),
-      ready_timeout_s: num3(v, "ready-timeout-s", 300, positive, "a positive number of seconds"),
+      repetitions: num3(v, "repetitions", d.repetitions, positiveInt, "a positive integer"),
+      warmup_runs: num3(v, "warmup-runs", d.warmup_runs, nonNegInt, "a non-negative integer"),
+      decode_tokens: num3(
+        v,
+        "decode-tokens",
+        d.decode_tokens,
+        (n) => Number.isInteger(n) && n >= 2,
+        "an integer >= 2"
+      ),
+      suffix_tokens: num3(v, "suffix-tokens", d.suffix_tokens, positiveInt, "a positive integer"),
+      prefix_target: num3(v, "prefix-target", d.prefix_target, positiveInt, "a positive integer"),
+      thinking: oneOf(v, "thinking", ["kwargs", "thinking", "both", "none"], d.thinking),
+      ready_timeout_s: num3(
+        v,
+        "ready-timeout-s",
+        d.ready_timeout_s,
+        positive,
+        "a positive number of seconds"
+      ),
       extra_body: conn.extraBody,
       header_names: Object.keys(conn.headers)
     },

@@ -2,7 +2,7 @@
 // are committed so readers see real documents; tests validate them against schema v1).
 
 import { writeFileSync } from "node:fs";
-import { runProfile } from "../src/core/profile.ts";
+import { defaultProfileConfig, runProfile } from "../src/core/profile.ts";
 import { defaultSweepConfig, runSweep } from "../src/core/sweep.ts";
 import { start } from "../src/mock/index.ts";
 import type { SweepConfig } from "../src/schema/v1.ts";
@@ -48,18 +48,13 @@ const profile = await runProfile({
   timeoutS: 30,
   extraBody: {},
   serverLimits: { cuda_graph_max_bs: 32 },
-  config: {
+  config: defaultProfileConfig({
     targets: [128, 512],
     repetitions: 2,
-    warmup_runs: 1,
     decode_tokens: 16,
     suffix_tokens: 16,
-    prefix_target: 512,
-    thinking: "kwargs",
     ready_timeout_s: 10,
-    extra_body: {},
-    header_names: [],
-  },
+  }),
 });
 writeFileSync("schema/examples/profile.json", `${JSON.stringify(profile, null, 1)}\n`);
 await ft.close();

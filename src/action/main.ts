@@ -8,7 +8,7 @@ import { join, resolve } from "node:path";
 import { DefaultArtifactClient } from "@actions/artifact";
 import * as core from "@actions/core";
 import { probeGpu } from "../core/environment.ts";
-import { runProfile } from "../core/profile.ts";
+import { defaultProfileConfig, runProfile } from "../core/profile.ts";
 import { markdownTable, writeResults } from "../core/report.ts";
 import { waitReady } from "../core/server-info.ts";
 import { runSweep } from "../core/sweep.ts";
@@ -156,18 +156,12 @@ async function measure(
         ...conn,
         model,
         serverLimits: {},
-        config: {
+        config: defaultProfileConfig({
           targets: inputs.profileTargets,
           repetitions: inputs.profileRepetitions,
-          warmup_runs: 1,
-          decode_tokens: 256,
-          suffix_tokens: 32,
-          prefix_target: Math.max(...inputs.profileTargets),
-          thinking: "kwargs",
           ready_timeout_s: inputs.readyTimeoutS,
           extra_body: inputs.sweep.extra_body,
-          header_names: [],
-        },
+        }),
       });
       const doc = enrich(raw);
       const path = join(dir, "profile.json");

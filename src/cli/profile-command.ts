@@ -1,7 +1,7 @@
 /** `tokenbench profile`: the single-stream serving protocol from the command line. */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
-import { profileSummaryText, runProfile } from "../core/profile.ts";
+import { defaultProfileConfig, profileSummaryText, runProfile } from "../core/profile.ts";
 import { parseServerLimits } from "../core/server-info.ts";
 import { parseResultDocument } from "../schema/v1.ts";
 import { nonNegInt, num, numberList, oneOf, parse, positive, positiveInt, str, UsageError } from "./args.ts";
@@ -52,6 +52,7 @@ export async function profileCommand(argv: string[]): Promise<number> {
   } catch (err) {
     throw new UsageError((err as Error).message);
   }
+  const d = defaultProfileConfig({ targets });
   const out = str(v, "out", "results/profile.json");
   const quiet = v.quiet === true;
   const doc = await runProfile({
@@ -59,13 +60,25 @@ export async function profileCommand(argv: string[]): Promise<number> {
     serverLimits: limits,
     config: {
       targets,
-      repetitions: num(v, "repetitions", 3, positiveInt, "a positive integer")!,
-      warmup_runs: num(v, "warmup-runs", 1, nonNegInt, "a non-negative integer")!,
-      decode_tokens: num(v, "decode-tokens", 256, (n) => Number.isInteger(n) && n >= 2, "an integer >= 2")!,
-      suffix_tokens: num(v, "suffix-tokens", 32, positiveInt, "a positive integer")!,
-      prefix_target: num(v, "prefix-target", Math.max(...targets), positiveInt, "a positive integer")!,
-      thinking: oneOf(v, "thinking", ["kwargs", "thinking", "both", "none"] as const, "kwargs"),
-      ready_timeout_s: num(v, "ready-timeout-s", 300, positive, "a positive number of seconds")!,
+      repetitions: num(v, "repetitions", d.repetitions, positiveInt, "a positive integer")!,
+      warmup_runs: num(v, "warmup-runs", d.warmup_runs, nonNegInt, "a non-negative integer")!,
+      decode_tokens: num(
+        v,
+        "decode-tokens",
+        d.decode_tokens,
+        (n) => Number.isInteger(n) && n >= 2,
+        "an integer >= 2",
+      )!,
+      suffix_tokens: num(v, "suffix-tokens", d.suffix_tokens, positiveInt, "a positive integer")!,
+      prefix_target: num(v, "prefix-target", d.prefix_target, positiveInt, "a positive integer")!,
+      thinking: oneOf(v, "thinking", ["kwargs", "thinking", "both", "none"] as const, d.thinking),
+      ready_timeout_s: num(
+        v,
+        "ready-timeout-s",
+        d.ready_timeout_s,
+        positive,
+        "a positive number of seconds",
+      )!,
       extra_body: conn.extraBody,
       header_names: Object.keys(conn.headers),
     },

@@ -31,6 +31,24 @@ export const PROFILE_FORMULAS: Record<string, string> = {
     "usage.prompt_tokens_details.cached_tokens; absent means 0 only when the server is known to report it",
 };
 
+/** A complete profile configuration with the CLI's defaults; override what you need. */
+export function defaultProfileConfig(over: Partial<ProfileConfig> = {}): ProfileConfig {
+  const targets = over.targets ?? [512, 1024, 2048, 4096];
+  return {
+    targets,
+    repetitions: 3,
+    warmup_runs: 1,
+    decode_tokens: 256,
+    suffix_tokens: 32,
+    prefix_target: Math.max(...targets),
+    thinking: "kwargs",
+    ready_timeout_s: 300,
+    extra_body: {},
+    header_names: [],
+    ...over,
+  };
+}
+
 export interface ProfileOptions {
   baseUrl: string;
   api: ApiKind;

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { runProfile } from "../../src/core/profile.ts";
+import { defaultProfileConfig, runProfile } from "../../src/core/profile.ts";
 import { ReadinessError, waitReady } from "../../src/core/server-info.ts";
 import { defaultSweepConfig, runSweep } from "../../src/core/sweep.ts";
 import { type MockOptions, type MockServer, start } from "../../src/mock/index.ts";
@@ -17,19 +17,15 @@ async function mock(o: Partial<MockOptions>): Promise<MockServer> {
   return s;
 }
 
-const profileConfig = (over: Partial<ProfileConfig> = {}): ProfileConfig => ({
-  targets: [128, 512],
-  repetitions: 2,
-  warmup_runs: 1,
-  decode_tokens: 16,
-  suffix_tokens: 16,
-  prefix_target: 512,
-  thinking: "kwargs",
-  ready_timeout_s: 10,
-  extra_body: {},
-  header_names: [],
-  ...over,
-});
+const profileConfig = (over: Partial<ProfileConfig> = {}): ProfileConfig =>
+  defaultProfileConfig({
+    targets: [128, 512],
+    repetitions: 2,
+    decode_tokens: 16,
+    suffix_tokens: 16,
+    ready_timeout_s: 10,
+    ...over,
+  });
 
 const profile = (url: string, over: Partial<ProfileConfig> = {}) =>
   runProfile({
