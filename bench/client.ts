@@ -5,9 +5,20 @@ import net from "node:net";
 import { performance } from "node:perf_hooks";
 import { StreamClient } from "../src/core/client.ts";
 import { runClosedLoop, runOpenLoop } from "../src/core/load.ts";
-import { type Child, f, pct, spawnMock, verdict } from "./lib.ts";
+import { type Child, f, pct, rawChatRequest, spawnMock, verdict } from "./lib.ts";
 
 const quick = process.argv.includes("--quick");
+/** The mock for the streaming figures: TTFT 20 ms, 10 ms between tokens, no slot limit, no cache. */
+const STREAMING_MOCK = [
+  "--ttft-ms",
+  "20",
+  "--itl-ms",
+  "10",
+  "--capacity",
+  "10000",
+  "--prefix-cache-tokens",
+  "0",
+];
 const results: Record<string, unknown> = {};
 
 function newClient(url: string, origin = performance.now()) {
@@ -186,25 +197,9 @@ async function rssPer1000(): Promise<void> {
 
 /** The machine's floor: CPU per read for a do-nothing raw-socket reader of the same streams. */
 async function rawReaderFloor(): Promise<void> {
-  const mock = await spawnMock([
-    "--ttft-ms",
-    "20",
-    "--itl-ms",
-    "10",
-    "--capacity",
-    "10000",
-    "--prefix-cache-tokens",
-    "0",
-  ]);
+  const mock = await spawnMock(STREAMING_MOCK);
   const u = new URL(mock.url);
-  const body = JSON.stringify({
-    model: "mock-model",
-    messages: [{ role: "user", content: "x" }],
-    max_tokens: quick ? 50 : 200,
-    ignore_eos: true,
-    stream: true,
-  });
-  const req = `POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`;
+  const req = rawChatRequest(quick ? 50 : 200);
   let reads = 0;
   const one = () =>
     new Promise<void>((res) => {
@@ -233,16 +228,7 @@ async function rawReaderFloor(): Promise<void> {
 await rssPer1000(); // first, in a fresh process: later phases leave a large heap behind
 await rawReaderFloor();
 await cpuPerEvent();
-const mock = await spawnMock([
-  "--ttft-ms",
-  "20",
-  "--itl-ms",
-  "10",
-  "--capacity",
-  "10000",
-  "--prefix-cache-tokens",
-  "0",
-]);
+const mock = await spawnMock(STREAMING_MOCK);
 for (const n of [1, 256, 1000]) await overheadAt(mock, n, quick ? 20 : 50);
 await mock.stop();
 await scheduleLag(100, quick ? 3 : 10);

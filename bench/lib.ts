@@ -55,3 +55,18 @@ export const f = (x: number, d = 3) => (Number.isFinite(x) ? x.toFixed(d) : "n/a
 export function verdict(ok: boolean): string {
   return ok ? "PASS" : "MISS";
 }
+
+/** A raw HTTP/1.1 streaming chat request, for the benches' independent socket readers. */
+export function rawChatRequest(maxTokens: number, opts: { close?: boolean } = {}): string {
+  const body = JSON.stringify({
+    model: "mock-model",
+    messages: [{ role: "user", content: "bench" }],
+    max_tokens: maxTokens,
+    ignore_eos: true,
+    stream: true,
+  });
+  return (
+    `POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n` +
+    `Content-Length: ${body.length}\r\n${opts.close ? "Connection: close\r\n" : ""}\r\n${body}`
+  );
+}

@@ -4,7 +4,7 @@
 // Usage: npm run build && npx tsx bench/mock.ts [--quick]
 import net from "node:net";
 import { performance } from "node:perf_hooks";
-import { f, pct, spawnMock, verdict } from "./lib.ts";
+import { f, pct, rawChatRequest, spawnMock, verdict } from "./lib.ts";
 
 const quick = process.argv.includes("--quick");
 const results: Record<string, unknown> = {};
@@ -16,14 +16,7 @@ interface Reading {
 
 /** One streamed request over a raw socket; timestamps each read, counts content events in it. */
 function rawStream(port: number, maxTokens: number, onConnected?: () => void): Promise<Reading> {
-  const body = JSON.stringify({
-    model: "mock-model",
-    messages: [{ role: "user", content: "bench" }],
-    max_tokens: maxTokens,
-    ignore_eos: true,
-    stream: true,
-  });
-  const req = `POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`;
+  const req = rawChatRequest(maxTokens, { close: true });
   return new Promise((resolve, reject) => {
     const s = net.connect(port, "127.0.0.1");
     const out: Reading = { sendMs: 0, eventTimes: [] };
