@@ -1,10 +1,12 @@
 // Harness speed (issue #2): client CPU per event, overhead per event, TTFT/ITL error against the
 // server's own timestamps, open-loop schedule lag, RSS per 1,000 in-flight streams.
 // Usage: npm run build && npx tsx bench/client.ts [--quick]
+
 import net from "node:net";
 import { performance } from "node:perf_hooks";
 import { StreamClient } from "../src/core/client.ts";
 import { runClosedLoop, runOpenLoop } from "../src/core/load.ts";
+import { makeTarget } from "../src/core/target.ts";
 import { type Child, f, pct, rawChatRequest, spawnMock, verdict } from "./lib.ts";
 
 const quick = process.argv.includes("--quick");
@@ -21,13 +23,13 @@ const STREAMING_MOCK = [
 ];
 const results: Record<string, unknown> = {};
 
-function newClient(url: string, origin = performance.now()) {
+function newClient(
+  url: string,
+  origin = performance.now(),
+  headers: Record<string, string> = { "x-tokenbench-server-ts": "1" },
+) {
   return new StreamClient({
-    baseUrl: url,
-    api: "chat",
-    model: "mock-model",
-    apiKey: null,
-    headers: { "x-tokenbench-server-ts": "1" },
+    target: makeTarget({ baseUrl: url, api: "chat", model: "mock-model", apiKey: null, headers }),
     timeoutS: 120,
     ignoreEos: true,
     extraBody: {},
@@ -57,8 +59,7 @@ async function cpuPerEvent(): Promise<void> {
     "--prefix-cache-tokens",
     "0",
   ]);
-  const c = newClient(mock.url);
-  c.cfg.headers = {};
+  const c = newClient(mock.url, performance.now(), {});
   const streams = 256;
   const tokens = quick ? 400 : 2000;
   // One full round first: JIT warm-up and 256 open connections; the figure is steady state.
@@ -136,8 +137,7 @@ async function overheadAt(mock: Child, streams: number, tokens: number): Promise
 
 async function scheduleLag(rate: number, seconds: number): Promise<void> {
   const mock = await spawnMock(["--ttft-ms", "1", "--itl-ms", "1", "--capacity", "100000"]);
-  const c = newClient(mock.url);
-  c.cfg.headers = {};
+  const c = newClient(mock.url, performance.now(), {});
   await Promise.all(Array.from({ length: 64 }, () => c.stream(spec(2))));
   const run = await runOpenLoop(c, (i, _w, intended) => ({ ...spec(4, intended), id: i }), {
     rateRps: rate,
@@ -175,8 +175,7 @@ async function scheduleLag(rate: number, seconds: number): Promise<void> {
 
 async function rssPer1000(): Promise<void> {
   const mock = await spawnMock(["--ttft-ms", "0", "--itl-ms", "200", "--capacity", "10000"]);
-  const c = newClient(mock.url);
-  c.cfg.headers = {};
+  const c = newClient(mock.url, performance.now(), {});
   await Promise.all(Array.from({ length: 16 }, () => c.stream(spec(2))));
   const before = process.memoryUsage().rss;
   const heapBefore = process.memoryUsage().heapUsed;

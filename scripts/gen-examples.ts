@@ -4,6 +4,7 @@
 import { writeFileSync } from "node:fs";
 import { defaultProfileConfig, runProfile } from "../src/core/profile.ts";
 import { defaultSweepConfig, runSweep } from "../src/core/sweep.ts";
+import { makeTarget } from "../src/core/target.ts";
 import { start } from "../src/mock/index.ts";
 import type { SweepConfig } from "../src/schema/v1.ts";
 
@@ -19,14 +20,7 @@ const base: SweepConfig = defaultSweepConfig({
   metrics_interval_ms: 100,
 });
 const conn = {
-  baseUrl: mock.url,
-  api: "chat" as const,
-  model: "mock-model",
-  apiKey: null,
-  headers: {},
-  timeoutS: 30,
-  ignoreEos: true,
-  extraBody: {},
+  target: makeTarget({ baseUrl: mock.url, api: "chat", model: "mock-model", apiKey: null, headers: {} }),
   records: "inline" as const,
   resume: false,
 };
@@ -40,13 +34,8 @@ await mock.close();
 
 const ft = await start({ flavor: "freetoken", ttftMs: 20, prefillMsPer1k: 30, itlMs: 4 });
 const profile = await runProfile({
-  baseUrl: ft.url,
-  api: "chat",
-  model: null,
-  apiKey: null,
-  headers: {},
+  target: makeTarget({ baseUrl: ft.url, api: "chat", model: null, apiKey: null, headers: {} }),
   timeoutS: 30,
-  extraBody: {},
   serverLimits: { cuda_graph_max_bs: 32 },
   config: defaultProfileConfig({
     targets: [128, 512],

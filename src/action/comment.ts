@@ -3,6 +3,7 @@
  * Mermaid chart of output tok/s and TTFT p95 against level, links; kept under GitHub's limit.
  * Sticky: one comment per testbed and benchmark set, found by a hidden marker, updated in place.
  */
+import { TokenbenchError } from "../schema/errors.ts";
 import type { ResultDocument } from "../schema/v1.ts";
 import type { CompareRow } from "../shared/compare.ts";
 import { documentPoints } from "../shared/measures.ts";
@@ -229,11 +230,11 @@ export async function upsertStickyComment(
   return { action: "created", id: j.id, url: j.html_url ?? null };
 }
 
-export class GitHubError extends Error {
+export class GitHubError extends TokenbenchError {
   constructor(
     readonly status: number,
     message: string,
   ) {
-    super(message);
+    super("github_api", message);
   }
 }

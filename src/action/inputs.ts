@@ -1,122 +1,51 @@
 /**
- * Every Action input, parsed and validated in one place. A bad input fails the step with a
- * message naming it. Pure: takes a getter, so tests need no runner.
+ * Every Action input, read through the one settings table (src/core/setting-table.ts) in one
+ * place. A bad input fails the step with a message naming it. Pure: takes a getter, so tests
+ * need no runner.
  */
-import {
-  FlagError,
-  flagBool,
-  flagList,
-  flagNumber,
-  flagOneOf,
-  positive,
-  positiveInt,
-  sweepConfigFromFlags,
-} from "../core/sweep-flags.ts";
+import { ACTION, CONNECTION, PROFILE, SWEEP, sweepConfigOf } from "../core/setting-table.ts";
+import { inputSource, readSettings, type Values } from "../core/settings.ts";
+import { UsageError } from "../schema/errors.ts";
 import type { SweepConfig } from "../schema/v1.ts";
 
-export class InputError extends Error {
+/** A usage error that names the Action input at fault. */
+export class InputError extends UsageError {
   constructor(
     readonly input: string,
-    message: string,
+    problem: string,
   ) {
-    super(`input "${input}": ${message}`);
+    super(`input "${input}": ${problem}`, input);
   }
 }
 
-export interface ActionInputs {
-  /** Publish-only mode: results written by an earlier job (fork-safe workflow_run pattern). */
-  publishResults: string | null;
-  baseUrl: string;
-  model: string | null;
-  api: "chat" | "completions";
-  serverApiKey: string | null;
-  serverCommand: string | null;
-  readyTimeoutS: number;
-  timeoutS: number;
+export const ACTION_INPUTS = { ...CONNECTION, ...SWEEP, ...PROFILE, ...ACTION };
+
+export type ActionInputs = Values<typeof ACTION_INPUTS> & {
   sweep: SweepConfig;
-  profile: boolean;
-  profileTargets: number[];
-  profileRepetitions: number;
-  testbed: string | null;
-  resultsUrl: string | null;
-  audience: string;
-  apiToken: string | null;
-  githubToken: string | null;
-  comment: boolean;
-  failOnRegression: boolean;
-  failOnUploadError: boolean;
-  artifactName: string;
+  /** Links in the comment: dashboard-url, else results-url. */
   dashboardUrl: string | null;
-  resultsDir: string;
-}
+};
 
 type Get = (name: string) => string;
 
-function str(get: Get, name: string): string | null {
-  const v = get(name).trim();
-  return v === "" ? null : v;
-}
-function url(get: Get, name: string): string | null {
-  const v = str(get, name);
-  if (v === null) return null;
-  try {
-    const u = new URL(v);
-    if (u.protocol !== "http:" && u.protocol !== "https:") throw new Error();
-  } catch {
-    throw new InputError(name, `must be an http(s) URL, got "${v}"`);
-  }
-  return v.replace(/\/+$/, "");
-}
-
-function readInputsOrThrow(get: Get): ActionInputs {
-  const publishResults = str(get, "publish-results");
-  const baseUrl = url(get, "base-url");
-  if (baseUrl === null && publishResults === null)
-    throw new InputError("base-url", "is required (unless publish-results is set)");
-  const resultsUrl = url(get, "results-url");
-  const sweep: SweepConfig = sweepConfigFromFlags(get, {
-    closedLevels: [1, 4, 16],
-    openLevels: [1, 2, 4],
-    warmup: 2,
-  });
-  return {
-    publishResults,
-    baseUrl: baseUrl ?? "",
-    model: str(get, "model"),
-    api: flagOneOf(get, "api", ["chat", "completions"] as const, "chat"),
-    serverApiKey: str(get, "server-api-key"),
-    serverCommand: str(get, "server-command"),
-    readyTimeoutS: flagNumber(get, "ready-timeout-s", 900, positive, "a positive number of seconds")!,
-    timeoutS: sweep.timeout_s,
-    sweep,
-    profile: flagBool(get, "profile", false),
-    profileTargets: flagList(
-      get,
-      "profile-targets",
-      [512, 1024, 2048, 4096],
-      positiveInt,
-      "positive integers",
-    ),
-    profileRepetitions: flagNumber(get, "profile-repetitions", 3, positiveInt, "a positive integer")!,
-    testbed: str(get, "testbed"),
-    resultsUrl,
-    audience: str(get, "audience") ?? "tokenbench",
-    apiToken: str(get, "api-token"),
-    githubToken: str(get, "github-token"),
-    comment: flagBool(get, "comment", true),
-    failOnRegression: flagBool(get, "fail-on-regression", false),
-    failOnUploadError: flagBool(get, "fail-on-upload-error", false),
-    artifactName: str(get, "artifact-name") ?? "tokenbench-results",
-    dashboardUrl: url(get, "dashboard-url") ?? resultsUrl,
-    resultsDir: str(get, "results-dir") ?? "tokenbench-results",
-  };
-}
-
 export function readInputs(get: Get): ActionInputs {
+  const byLabel = new Map(
+    Object.values(ACTION_INPUTS)
+      .filter((s) => s.input !== null)
+      .map((s) => [`input "${s.input}":`, s.input!]),
+  );
+  let v: Values<typeof ACTION_INPUTS>;
   try {
-    return readInputsOrThrow(get);
+    v = readSettings(ACTION_INPUTS, inputSource(get));
   } catch (err) {
-    if (err instanceof FlagError) throw new InputError(err.flag, err.problem);
+    if (err instanceof UsageError && err.setting !== null && byLabel.has(err.setting)) {
+      const input = byLabel.get(err.setting)!;
+      throw new InputError(input, err.message.slice(err.setting.length + 1));
+    }
     throw err;
   }
+  // The CLI's base-url has a default; the Action asks for it, unless it only publishes.
+  if (get("base-url").trim() === "" && v.publishResults === null)
+    throw new InputError("base-url", "is required (unless publish-results is set)");
+  return { ...v, sweep: sweepConfigOf(v, v), dashboardUrl: v.dashboardUrl ?? v.resultsUrl };
 }

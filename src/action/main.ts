@@ -7,11 +7,16 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { DefaultArtifactClient } from "@actions/artifact";
 import * as core from "@actions/core";
+import type { Provenance } from "../core/document.ts";
 import { probeGpu } from "../core/environment.ts";
-import { defaultProfileConfig, runProfile } from "../core/profile.ts";
-import { markdownTable, writeResults } from "../core/report.ts";
+import { discoverModel } from "../core/http.ts";
+import { runProfile } from "../core/profile.ts";
+import { markdownTable } from "../core/report.ts";
+import { writeResults } from "../core/results-file.ts";
 import { waitReady } from "../core/server-info.ts";
+import { profileConfigOf } from "../core/setting-table.ts";
 import { runSweep } from "../core/sweep.ts";
+import { makeTarget, withModel } from "../core/target.ts";
 import { parseResultDocument, type ResultDocument } from "../schema/v1.ts";
 import { testbedDisplayName, testbedSpec } from "../shared/testbed.ts";
 import { benchmarkSet, GitHubError, renderComment, stickyMarker, upsertStickyComment } from "./comment.ts";
@@ -72,9 +77,7 @@ async function measure(
   docs: { doc: ResultDocument; path: string }[],
 ): Promise<boolean> {
   const dir = inputs.resultsDir;
-  const auth: Record<string, string> = inputs.serverApiKey
-    ? { authorization: `Bearer ${inputs.serverApiKey}` }
-    : {};
+  let target = makeTarget(inputs);
   if (inputs.serverCommand) {
     const log = resolve(dir, "server.log");
     const pid = startServer(inputs.serverCommand, log);
@@ -83,87 +86,51 @@ async function measure(
     core.info(`started the inference server (pid ${pid}); log: ${log}`);
   }
   try {
-    const r = await waitReady({
-      baseUrl: inputs.baseUrl,
-      headers: auth,
-      timeoutS: inputs.readyTimeoutS,
-      model: inputs.model,
-      api: inputs.api,
-    });
+    const r = await waitReady(target, { timeoutS: inputs.readyTimeoutS });
     core.info(`server ready after ${r.waited_s.toFixed(1)} s: ${r.probes.join("; ")}`);
   } catch (err) {
     const tail = inputs.serverCommand ? logTail(resolve(dir, "server.log")) : "";
     core.setFailed(`${(err as Error).message}${tail ? `\nserver log (last lines):\n${tail}` : ""}`);
     return false;
   }
-
-  const gpu = await probeGpu();
-  if (gpu === null) core.info("nvidia-smi not found: GPU recorded as unknown");
-  const conn = {
-    baseUrl: inputs.baseUrl,
-    api: inputs.api,
-    apiKey: inputs.serverApiKey,
-    headers: {},
-    timeoutS: inputs.timeoutS,
-    ignoreEos: inputs.sweep.ignore_eos,
-    extraBody: inputs.sweep.extra_body,
-  };
-  let model = inputs.model;
-  const enrich = (doc: ResultDocument): ResultDocument => {
-    const out: ResultDocument = {
-      ...doc,
-      repository: ctx.repository,
-      git: ctx.git,
-      environment: { ...doc.environment, gpu: doc.environment.gpu ?? gpu, runner_name: ctx.runnerName },
-    };
-    const ex = (doc.server?.extracted ?? {}) as Record<string, unknown>;
-    out.testbed = {
-      name: inputs.testbed,
-      gpu: out.environment.gpu?.name ?? null,
-      gpu_count: out.environment.gpu?.count ?? null,
-      engine: typeof ex.server_name === "string" ? ex.server_name : null,
-      engine_version: typeof ex.server_version === "string" ? ex.server_version : null,
-      engine_flags: inputs.serverCommand,
-      model: doc.target.model,
-    };
-    return out;
+  if ((await probeGpu()) === null) core.info("nvidia-smi not found: GPU recorded as unknown");
+  // Provenance goes into the documents as they are written: nothing is rewritten afterwards.
+  const provenance: Provenance = {
+    repository: ctx.repository,
+    git: ctx.git,
+    testbed: { name: inputs.testbed, engine_flags: inputs.serverCommand },
+    runnerName: ctx.runnerName,
   };
 
   await core.group("sweep", async () => {
     const path = join(dir, "results.json");
-    if (model === null) {
-      const { discoverModel } = await import("../core/http.ts");
-      model = await discoverModel(inputs.baseUrl, auth);
+    if (target.model === null) {
+      const model = await discoverModel(target);
       if (model === null) throw new Error('input "model" is empty and the server\'s /v1/models names none');
+      target = withModel(target, model);
     }
-    const raw = await runSweep({
-      ...conn,
-      model,
+    const doc = await runSweep({
+      target,
       config: inputs.sweep,
       out: path,
       records: "inline",
       resume: false,
+      provenance,
+      serverLimits: inputs.serverLimits,
       onNotice: (m) => core.info(`notice: ${m}`),
     });
-    const doc = enrich(raw);
-    writeResults(doc, path, doc.requests ?? [], "inline");
     docs.push({ doc, path });
     core.info(markdownTable(doc.levels));
   });
   if (inputs.profile) {
     await core.group("profile", async () => {
-      const raw = await runProfile({
-        ...conn,
-        model,
-        serverLimits: {},
-        config: defaultProfileConfig({
-          targets: inputs.profileTargets,
-          repetitions: inputs.profileRepetitions,
-          ready_timeout_s: inputs.readyTimeoutS,
-          extra_body: inputs.sweep.extra_body,
-        }),
+      const doc = await runProfile({
+        target,
+        timeoutS: inputs.timeoutS,
+        serverLimits: inputs.serverLimits,
+        provenance,
+        config: profileConfigOf(inputs, inputs),
       });
-      const doc = enrich(raw);
       const path = join(dir, "profile.json");
       writeResults(doc, path, doc.requests ?? [], "inline");
       docs.push({ doc, path });

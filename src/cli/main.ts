@@ -1,12 +1,8 @@
 /** `tokenbench` entry point: dispatch to a subcommand; usage errors exit 2. */
 
-import { CalibrationError } from "../core/calibrate.ts";
-import { ProfileError } from "../core/profile.ts";
-import { ReadinessError } from "../core/server-info.ts";
-import { SweepError } from "../core/sweep.ts";
+import { didYouMean } from "../core/settings.ts";
 import { TOOL_VERSION } from "../core/version.ts";
-import { SchemaError } from "../schema/v1.ts";
-import { UsageError } from "./args.ts";
+import { TokenbenchError, UsageError } from "../schema/errors.ts";
 import { mockCommand } from "./mock-command.ts";
 import { profileCommand } from "./profile-command.ts";
 import { sweepCommand } from "./sweep-command.ts";
@@ -48,23 +44,22 @@ export async function main(argv: string[]): Promise<number> {
   }
   const run = COMMANDS[cmd];
   if (!run) {
-    process.stderr.write(`tokenbench: unknown command "${cmd}"\n\n${HELP}`);
+    const guess = didYouMean(cmd, Object.keys(COMMANDS));
+    process.stderr.write(
+      `tokenbench: unknown command "${cmd}"${guess ? ` (did you mean "${guess}"?)` : ""}\n\n${HELP}`,
+    );
     return 2;
   }
   try {
     return await run(rest);
   } catch (err) {
+    // The one place errors meet the user: usage errors exit 2, every other known error 1 with
+    // its stable code; anything else is a bug and keeps its stack trace.
     if (err instanceof UsageError) {
       process.stderr.write(`tokenbench ${cmd}: ${err.message}\n(see tokenbench ${cmd} --help)\n`);
       return 2;
     }
-    if (
-      err instanceof SweepError ||
-      err instanceof SchemaError ||
-      err instanceof ProfileError ||
-      err instanceof ReadinessError ||
-      err instanceof CalibrationError
-    ) {
+    if (err instanceof TokenbenchError) {
       process.stderr.write(`tokenbench ${cmd}: error [${err.code}]: ${err.message}\n`);
       return 1;
     }

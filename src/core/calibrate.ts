@@ -3,8 +3,10 @@
  * target number of tokens, within max(4, 0.5 %). Counting method, in order of preference:
  * `/v1/messages/count_tokens`, `/tokenize`, else `usage.prompt_tokens` of `max_tokens=1` probes.
  */
+import { TokenbenchError } from "../schema/errors.ts";
 import { httpCall } from "./http.ts";
 import { promptWords } from "./prompts.ts";
+import { completionsPath, modelOf, rootUrl, type Target, url } from "./target.ts";
 
 export type CalibrationMethod = "count_tokens" | "tokenize" | "usage_probe";
 
@@ -13,8 +15,10 @@ export interface Counter {
   count(text: string): Promise<number>;
 }
 
-export class CalibrationError extends Error {
-  readonly code = "calibration_failed";
+export class CalibrationError extends TokenbenchError {
+  constructor(message: string) {
+    super("calibration_failed", message);
+  }
 }
 
 export const tolerance = (target: number): number => Math.max(4, Math.ceil(0.005 * target));
@@ -25,44 +29,42 @@ function asCount(v: unknown): number | null {
 }
 
 /** Find the best counting method the server offers. */
-export async function detectCounter(opts: {
-  baseUrl: string;
-  headers: Record<string, string>;
-  model: string;
-  api: "chat" | "completions";
-  extraBody: Record<string, unknown>;
-}): Promise<Counter> {
-  const base = opts.baseUrl.replace(/\/+$/, "").replace(/\/v1$/, "");
-  const h = opts.headers;
+export async function detectCounter(target: Target, extraBody: Record<string, unknown>): Promise<Counter> {
+  const model = modelOf(target);
+  const h = { ...target.headers };
   const viaCountTokens = async (text: string) => {
-    const r = await httpCall(`${base}/v1/messages/count_tokens`, {
+    const r = await httpCall(url(target, "/v1/messages/count_tokens"), {
       method: "POST",
       headers: h,
-      body: { model: opts.model, messages: [{ role: "user", content: text }] },
+      body: { model, messages: [{ role: "user", content: text }] },
     });
     return r.status === 200 ? asCount((r.json as { input_tokens?: unknown } | null)?.input_tokens) : null;
   };
   const viaTokenize = async (text: string) => {
     const body =
-      opts.api === "chat"
-        ? { model: opts.model, messages: [{ role: "user", content: text }], content: text }
-        : { model: opts.model, prompt: text, content: text };
-    const r = await httpCall(`${base}/tokenize`, { method: "POST", headers: h, body });
+      target.api === "chat"
+        ? { model, messages: [{ role: "user", content: text }], content: text }
+        : { model, prompt: text, content: text };
+    const r = await httpCall(url(target, "/tokenize"), { method: "POST", headers: h, body });
     if (r.status !== 200) return null;
     const j = r.json as { count?: unknown; tokens?: unknown } | null;
     return asCount(j?.count) ?? (Array.isArray(j?.tokens) ? j.tokens.length : null);
   };
   const viaUsage = async (text: string) => {
-    const path = opts.api === "chat" ? "/v1/chat/completions" : "/v1/completions";
     const body: Record<string, unknown> = {
-      model: opts.model,
+      model,
       max_tokens: 1,
       temperature: 0,
       stream: false,
-      ...opts.extraBody,
-      ...(opts.api === "chat" ? { messages: [{ role: "user", content: text }] } : { prompt: text }),
+      ...extraBody,
+      ...(target.api === "chat" ? { messages: [{ role: "user", content: text }] } : { prompt: text }),
     };
-    const r = await httpCall(`${base}${path}`, { method: "POST", headers: h, body, timeoutMs: 120_000 });
+    const r = await httpCall(url(target, completionsPath(target.api)), {
+      method: "POST",
+      headers: h,
+      body,
+      timeoutMs: 120_000,
+    });
     if (r.status !== 200) return null;
     return asCount((r.json as { usage?: { prompt_tokens?: unknown } } | null)?.usage?.prompt_tokens);
   };
@@ -71,7 +73,7 @@ export async function detectCounter(opts: {
   if ((await viaTokenize(probe)) !== null) return { method: "tokenize", count: need(viaTokenize) };
   if ((await viaUsage(probe)) !== null) return { method: "usage_probe", count: need(viaUsage) };
   throw new CalibrationError(
-    `cannot count tokens at ${base}: /v1/messages/count_tokens, /tokenize and a max_tokens=1 usage probe all failed`,
+    `cannot count tokens at ${rootUrl(target)}: /v1/messages/count_tokens, /tokenize and a max_tokens=1 usage probe all failed`,
   );
 }
 

@@ -11,8 +11,7 @@ import type { RequestRecord } from "../schema/v1.ts";
 import { interpretChunk } from "./chunk.ts";
 import { ErrorCode } from "./errors.ts";
 import { SseParser } from "./sse.ts";
-
-export type ApiKind = "chat" | "completions";
+import { completionsPath, modelOf, type Target } from "./target.ts";
 
 /**
  * "Actual send" is when undici writes the request's headers to the socket, not when we hand the
@@ -39,11 +38,8 @@ function watchSocketWrites(): void {
 }
 
 export interface ClientConfig {
-  baseUrl: string;
-  api: ApiKind;
-  model: string;
-  apiKey: string | null;
-  headers: Record<string, string>;
+  /** The server, its API and model (resolved), and the headers every request carries. */
+  target: Target;
   timeoutS: number;
   ignoreEos: boolean;
   extraBody: Record<string, unknown>;
@@ -68,21 +64,17 @@ export interface RequestSpec {
 
 export function buildRequestBody(cfg: ClientConfig, spec: RequestSpec): Record<string, unknown> {
   const body: Record<string, unknown> = {
-    model: cfg.model,
+    model: modelOf(cfg.target),
     stream: true,
     stream_options: { include_usage: true },
     max_tokens: spec.maxTokens,
     temperature: 0,
   };
-  if (cfg.api === "chat") body.messages = [{ role: "user", content: spec.prompt }];
+  if (cfg.target.api === "chat") body.messages = [{ role: "user", content: spec.prompt }];
   else body.prompt = spec.prompt;
   if (cfg.ignoreEos) body.ignore_eos = true;
   Object.assign(body, cfg.extraBody, spec.bodyOverrides ?? {});
   return body;
-}
-
-export function apiPath(api: ApiKind): string {
-  return api === "chat" ? "/v1/chat/completions" : "/v1/completions";
 }
 
 function classifyNetworkError(
@@ -112,8 +104,6 @@ function classifyNetworkError(
 
 export class StreamClient {
   readonly agent: Agent;
-  private readonly origin: string;
-  private readonly basePath: string;
   private readonly headers: Record<string, string>;
   /** process.hrtime (system CLOCK_MONOTONIC) minus performance.now(), to align server timestamps. */
   readonly hrtimeOffsetMs: number;
@@ -121,9 +111,6 @@ export class StreamClient {
   private readonly tag = randomBytes(4).toString("hex");
 
   constructor(readonly cfg: ClientConfig) {
-    const u = new URL(cfg.baseUrl);
-    this.origin = u.origin;
-    this.basePath = u.pathname.replace(/\/+$/, "").replace(/\/v1$/, "");
     this.agent = new Agent({
       connections: null,
       pipelining: 1,
@@ -132,15 +119,10 @@ export class StreamClient {
       bodyTimeout: 0,
       connect: { timeout: 10_000 },
     });
-    this.headers = { "content-type": "application/json", accept: "text/event-stream", ...cfg.headers };
-    if (cfg.apiKey) this.headers.authorization = `Bearer ${cfg.apiKey}`;
+    this.headers = { "content-type": "application/json", accept: "text/event-stream", ...cfg.target.headers };
     const hr = Number(process.hrtime.bigint()) / 1e6;
     this.hrtimeOffsetMs = hr - performance.now();
     watchSocketWrites();
-  }
-
-  url(path: string): string {
-    return this.origin + this.basePath + path;
   }
 
   /** Stream one request; always resolves with a record (errors are data, not exceptions). */
@@ -305,8 +287,8 @@ export class StreamClient {
       };
       this.agent.dispatch(
         {
-          origin: this.origin,
-          path: this.basePath + apiPath(cfg.api),
+          origin: cfg.target.origin,
+          path: cfg.target.basePath + completionsPath(cfg.target.api),
           method: "POST",
           headers: { ...this.headers, [REQUEST_ID_HEADER]: wireId },
           body,

@@ -1,5 +1,6 @@
 /** Small non-streaming HTTP helpers (model discovery, metadata, /metrics). Never throw. */
 import { request } from "undici";
+import { type Target, url } from "./target.ts";
 
 export interface HttpResult {
   status: number | null;
@@ -51,11 +52,8 @@ export async function httpCall(
 }
 
 /** First model id from `/v1/models`, or null. */
-export async function discoverModel(
-  baseUrl: string,
-  headers: Record<string, string>,
-): Promise<string | null> {
-  const r = await httpCall(`${baseUrl.replace(/\/v1$/, "")}/v1/models`, { headers, timeoutMs: 10_000 });
+export async function discoverModel(target: Target): Promise<string | null> {
+  const r = await httpCall(url(target, "/v1/models"), { headers: { ...target.headers }, timeoutMs: 10_000 });
   const data = (r.json as { data?: { id?: unknown }[] } | null)?.data;
   const id = Array.isArray(data) ? data[0]?.id : undefined;
   return typeof id === "string" ? id : null;

@@ -3,14 +3,17 @@
  * schema-v1 document, so users bring their history. Export: github-action-benchmark's
  * `customSmallerIsBetter` / `customBiggerIsBetter` JSON.
  */
+import { TokenbenchError } from "../schema/errors.ts";
 import type { LevelResult, ResultDocument, Stats } from "../schema/v1.ts";
 import { SCHEMA_VERSION } from "../schema/v1.ts";
 import { documentPoints, MEASURE_BY_NAME } from "../shared/measures.ts";
 import { summarize } from "./stats.ts";
 import { TOOL_VERSION } from "./version.ts";
 
-export class ImportError extends Error {
-  readonly code = "import_invalid";
+export class ImportError extends TokenbenchError {
+  constructor(message: string) {
+    super("import_invalid", message);
+  }
 }
 
 type V = Record<string, unknown>;

@@ -5,21 +5,25 @@
  * client-wall: it includes queueing, prefill, scheduling, detokenization and SSE delivery.
  */
 import { randomBytes } from "node:crypto";
-import {
-  type ProfileConfig,
-  type ProfileSample,
-  type ProfileSection,
-  type RequestRecord,
-  type ResultDocument,
-  SCHEMA_VERSION,
+import { TokenbenchError } from "../schema/errors.ts";
+import type {
+  ProfileConfig,
+  ProfileSample,
+  ProfileSection,
+  ProfileStat,
+  ProfileSummary,
+  RequestRecord,
+  ResultDocument,
 } from "../schema/v1.ts";
 import { calibrate, detectCounter, profilePrompt, TOLERANCE_RULE } from "./calibrate.ts";
-import { type ApiKind, StreamClient } from "./client.ts";
+import { StreamClient } from "./client.ts";
+import { buildDocument, type Provenance } from "./document.ts";
 import { captureEnvironment } from "./environment.ts";
 import { FORMULAS } from "./metrics.ts";
 import { snapshotServer, waitReady } from "./server-info.ts";
+import { CONNECTION, defaultsOf, PROFILE, profileConfigOf } from "./setting-table.ts";
 import { summarize } from "./stats.ts";
-import { TOOL_VERSION } from "./version.ts";
+import { type Target, withModel } from "./target.ts";
 
 export const PROFILE_FORMULAS: Record<string, string> = {
   client_wall_ttft_ms: "first content event - send, one stream at a time",
@@ -31,34 +35,20 @@ export const PROFILE_FORMULAS: Record<string, string> = {
     "usage.prompt_tokens_details.cached_tokens; absent means 0 only when the server is known to report it",
 };
 
-/** A complete profile configuration with the CLI's defaults; override what you need. */
+/** A complete profile configuration with the table's defaults; override what you need. */
 export function defaultProfileConfig(over: Partial<ProfileConfig> = {}): ProfileConfig {
-  const targets = over.targets ?? [512, 1024, 2048, 4096];
-  return {
-    targets,
-    repetitions: 3,
-    warmup_runs: 1,
-    decode_tokens: 256,
-    suffix_tokens: 32,
-    prefix_target: Math.max(...targets),
-    thinking: "kwargs",
-    ready_timeout_s: 300,
-    extra_body: {},
-    header_names: [],
-    ...over,
-  };
+  const targets = over.targets ?? PROFILE.targets.default;
+  const base = profileConfigOf({ ...defaultsOf(PROFILE), targets }, defaultsOf(CONNECTION));
+  return { ...base, ...over };
 }
 
 export interface ProfileOptions {
-  baseUrl: string;
-  api: ApiKind;
-  model: string | null;
-  apiKey: string | null;
-  headers: Record<string, string>;
+  /** The server; its model is discovered when null. */
+  target: Target;
   timeoutS: number;
-  extraBody: Record<string, unknown>;
   config: ProfileConfig;
   serverLimits: Record<string, string | number>;
+  provenance?: Provenance | null;
   onNotice?: (m: string) => void;
 }
 
@@ -101,9 +91,8 @@ function sampleFrom(
   };
 }
 
-export function summarizeProfile(samples: readonly ProfileSample[]): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  const stat = (xs: (number | null)[]) => {
+export function summarizeProfile(samples: readonly ProfileSample[]): ProfileSummary {
+  const stat = (xs: (number | null)[]): ProfileStat => {
     const v = xs.filter((x): x is number => x !== null);
     const s = summarize(v);
     // percentiles only where there are enough samples to mean something
@@ -118,7 +107,7 @@ export function summarizeProfile(samples: readonly ProfileSample[]): Record<stri
   };
   const ok = samples.filter((s) => s.error === null);
   const targets = [...new Set(ok.filter((s) => s.phase === "prefill").map((s) => s.target_tokens!))];
-  out.prefill = Object.fromEntries(
+  const prefill: ProfileSummary["prefill"] = Object.fromEntries(
     targets.map((t) => {
       const xs = ok.filter((s) => s.phase === "prefill" && s.target_tokens === t);
       return [
@@ -132,54 +121,49 @@ export function summarizeProfile(samples: readonly ProfileSample[]): Record<stri
     }),
   );
   const dec = ok.filter((s) => s.phase === "decode");
-  out.decode = {
-    client_wall_decode_tps: stat(dec.map((x) => x.client_wall_decode_tps)),
-    client_wall_ttft_ms: stat(dec.map((x) => x.client_wall_ttft_ms)),
-  };
-  const prefix: Record<string, unknown> = {};
   const fresh = stat(ok.filter((s) => s.phase === "prefix_fresh").map((x) => x.client_wall_ttft_ms));
-  for (const phase of ["prefix_fresh", "prefix_identical", "prefix_small_suffix"] as const) {
+  const prefixCase = (phase: ProfileSample["phase"]) => {
     const xs = ok.filter((s) => s.phase === phase);
     const ttft = stat(xs.map((x) => x.client_wall_ttft_ms));
-    prefix[phase.replace("prefix_", "")] = {
+    return {
       client_wall_ttft_ms: ttft,
       cached_tokens: stat(xs.map((x) => x.cached_tokens)),
       prompt_tokens: stat(xs.map((x) => x.prompt_tokens)),
       ttft_ratio_vs_fresh:
         ttft.median !== null && fresh.median !== null && fresh.median > 0 ? ttft.median / fresh.median : null,
     };
-  }
-  out.prefix_cache = prefix;
-  out.errors = samples.filter((s) => s.error !== null).length;
-  return out;
+  };
+  return {
+    prefill,
+    decode: {
+      client_wall_decode_tps: stat(dec.map((x) => x.client_wall_decode_tps)),
+      client_wall_ttft_ms: stat(dec.map((x) => x.client_wall_ttft_ms)),
+    },
+    prefix_cache: {
+      fresh: prefixCase("prefix_fresh"),
+      identical: prefixCase("prefix_identical"),
+      small_suffix: prefixCase("prefix_small_suffix"),
+    },
+    errors: samples.filter((s) => s.error !== null).length,
+  };
 }
 
 export async function runProfile(opts: ProfileOptions): Promise<ResultDocument> {
   const cfg = opts.config;
   const notice = opts.onNotice ?? (() => {});
-  const auth = { ...opts.headers, ...(opts.apiKey ? { authorization: `Bearer ${opts.apiKey}` } : {}) };
-  const readiness = await waitReady({
-    baseUrl: opts.baseUrl,
-    headers: auth,
-    timeoutS: cfg.ready_timeout_s,
-    model: opts.model,
-    api: opts.api,
-  });
+  const readiness = await waitReady(opts.target, { timeoutS: cfg.ready_timeout_s });
   notice(`server ready after ${readiness.waited_s.toFixed(1)} s (${readiness.probes.at(-1)})`);
-  const server = await snapshotServer(opts.baseUrl, auth, opts.serverLimits);
+  const server = await snapshotServer(opts.target, opts.serverLimits);
   const model =
-    opts.model ?? (typeof server.extracted.model_id === "string" ? server.extracted.model_id : null);
+    opts.target.model ?? (typeof server.extracted.model_id === "string" ? server.extracted.model_id : null);
   if (model === null)
     throw new ProfileError("model_unknown", "no --model given and the server did not name one");
-  const body = { ...thinkingBody(cfg.thinking), ...opts.extraBody };
+  const target = withModel(opts.target, model);
+  const body = { ...thinkingBody(cfg.thinking), ...cfg.extra_body };
   const originMs = performance.now();
   const originWall = Date.now();
   const client = new StreamClient({
-    baseUrl: opts.baseUrl,
-    api: opts.api,
-    model,
-    apiKey: opts.apiKey,
-    headers: opts.headers,
+    target,
     timeoutS: opts.timeoutS,
     ignoreEos: true,
     extraBody: body,
@@ -216,13 +200,7 @@ export async function runProfile(opts: ProfileOptions): Promise<ResultDocument> 
       note(r);
       samples.push(sampleFrom("warmup", null, i, r, reporting));
     }
-    const counter = await detectCounter({
-      baseUrl: opts.baseUrl,
-      headers: auth,
-      model,
-      api: opts.api,
-      extraBody: body,
-    });
+    const counter = await detectCounter(target, body);
     notice(`calibrating prompts with ${counter.method}`);
     const sampleNonce = "0a1b2c3d";
     const calibrated = new Map<number, number>();
@@ -302,17 +280,11 @@ export async function runProfile(opts: ProfileOptions): Promise<ResultDocument> 
       samples: rebuilt,
       summary: summarizeProfile(rebuilt),
     };
-    return {
-      schema_version: SCHEMA_VERSION,
+    return buildDocument({
       kind: "profile",
-      tool: { name: "tokenbench", version: TOOL_VERSION },
-      created_at: new Date(originWall).toISOString(),
-      target: { base_url: opts.baseUrl, api: opts.api, model },
+      originWallMs: originWall,
+      target,
       environment: await captureEnvironment(),
-      clock: {
-        source: "performance.now() (monotonic), ms from origin",
-        origin_wall_time: new Date(originWall).toISOString(),
-      },
       formulas: { ...FORMULAS, ...PROFILE_FORMULAS },
       config: null,
       levels: [],
@@ -320,27 +292,22 @@ export async function runProfile(opts: ProfileOptions): Promise<ResultDocument> 
       server,
       requests: records,
       complete: true,
-    };
+      provenance: opts.provenance ?? null,
+    });
   } finally {
     await client.close().catch(() => {});
   }
 }
 
-export class ProfileError extends Error {
-  constructor(
-    readonly code: string,
-    message: string,
-  ) {
-    super(message);
-  }
-}
+export class ProfileError extends TokenbenchError {}
 
 const fmt = (v: unknown, d: number) => (typeof v === "number" && Number.isFinite(v) ? v.toFixed(d) : "-");
 
 /** Human summary: median / min / max per phase (percentiles when there are enough samples). */
 export function profileSummaryText(doc: ResultDocument): string {
   const p = doc.profile!;
-  const s = p.summary as Record<string, Record<string, Record<string, Record<string, number | null>>>>;
+  const s = p.summary;
+  const range = (x: ProfileStat) => `${fmt(x.median, 1)} (${fmt(x.min, 1)}-${fmt(x.max, 1)})`;
   const lines: string[] = [];
   lines.push(
     `profile of ${doc.target.model} at ${doc.target.base_url} (${doc.server?.extracted.server_name ?? "server"})`,
@@ -354,22 +321,18 @@ export function profileSummaryText(doc: ResultDocument): string {
     "| phase | prompt tok | TTFT ms median (min-max) | prefill tok/s median | decode tok/s median (min-max) | cached tok median |",
   );
   lines.push("|---|---:|---:|---:|---:|---:|");
-  for (const [t, v] of Object.entries(s.prefill ?? {})) {
+  for (const [t, v] of Object.entries(s.prefill)) {
     lines.push(
-      `| prefill ${t} | ${fmt(v.prompt_tokens?.median, 0)} | ${fmt(v.client_wall_ttft_ms?.median, 1)} (${fmt(v.client_wall_ttft_ms?.min, 1)}-${fmt(v.client_wall_ttft_ms?.max, 1)}) | ${fmt(v.client_wall_effective_prefill_tps?.median, 0)} | | |`,
+      `| prefill ${t} | ${fmt(v.prompt_tokens.median, 0)} | ${range(v.client_wall_ttft_ms)} | ${fmt(v.client_wall_effective_prefill_tps.median, 0)} | | |`,
     );
   }
-  const d = (s.decode ?? {}) as unknown as Record<string, Record<string, number | null>>;
+  const d = s.decode;
   lines.push(
-    `| decode | | ${fmt(d.client_wall_ttft_ms?.median, 1)} | | ${fmt(d.client_wall_decode_tps?.median, 1)} (${fmt(d.client_wall_decode_tps?.min, 1)}-${fmt(d.client_wall_decode_tps?.max, 1)}) | |`,
+    `| decode | | ${fmt(d.client_wall_ttft_ms.median, 1)} | | ${range(d.client_wall_decode_tps)} | |`,
   );
-  for (const [k, v] of Object.entries(s.prefix_cache ?? {})) {
-    const vv = v as unknown as Record<string, Record<string, number | null> | number | null>;
-    const ttft = vv.client_wall_ttft_ms as Record<string, number | null>;
-    const cached = vv.cached_tokens as Record<string, number | null>;
-    const prompt = vv.prompt_tokens as Record<string, number | null>;
+  for (const [k, v] of Object.entries(s.prefix_cache)) {
     lines.push(
-      `| prefix ${k} | ${fmt(prompt?.median, 0)} | ${fmt(ttft?.median, 1)} (${fmt(ttft?.min, 1)}-${fmt(ttft?.max, 1)}) x${fmt(vv.ttft_ratio_vs_fresh, 2)} | | | ${fmt(cached?.median, 0)} |`,
+      `| prefix ${k} | ${fmt(v.prompt_tokens.median, 0)} | ${range(v.client_wall_ttft_ms)} x${fmt(v.ttft_ratio_vs_fresh, 2)} | | | ${fmt(v.cached_tokens.median, 0)} |`,
     );
   }
   return lines.join("\n");

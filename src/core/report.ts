@@ -1,12 +1,5 @@
-/** Rendering of results: the Markdown table, the CSV of per-level aggregates, file writing. */
-import { mkdirSync, renameSync, writeFileSync } from "node:fs";
-import { basename, dirname, join } from "node:path";
-import {
-  type LevelResult,
-  parseResultDocument,
-  type RequestRecord,
-  type ResultDocument,
-} from "../schema/v1.ts";
+/** Rendering of results: the Markdown table and the CSV of per-level aggregates. */
+import type { LevelResult } from "../schema/v1.ts";
 
 const fmt = (v: number | null | undefined, digits: number): string =>
   v === null || v === undefined || !Number.isFinite(v) ? "-" : v.toFixed(digits);
@@ -97,54 +90,4 @@ export function csvTable(levels: readonly LevelResult[]): string {
     lines.push(row.map(cell).join(","));
   }
   return `${lines.join("\n")}\n`;
-}
-
-function atomicWrite(path: string, data: string): void {
-  mkdirSync(dirname(path), { recursive: true });
-  const tmp = `${path}.tmp-${process.pid}`;
-  writeFileSync(tmp, data);
-  renameSync(tmp, path);
-}
-
-export interface OutputPaths {
-  json: string;
-  csv: string;
-  md: string;
-  requestsFile: string;
-}
-
-export function outputPaths(jsonPath: string): OutputPaths {
-  const stem = jsonPath.replace(/\.json$/i, "");
-  return { json: jsonPath, csv: `${stem}.csv`, md: `${stem}.md`, requestsFile: `${stem}.requests.jsonl` };
-}
-
-/**
- * Validate, then write the JSON document (and CSV + Markdown beside it). With `recordsMode`
- * "file", per-request records go to a sibling JSON Lines file referenced from the document.
- */
-export function writeResults(
-  doc: ResultDocument,
-  jsonPath: string,
-  records: readonly RequestRecord[],
-  recordsMode: "inline" | "file" | "none",
-): OutputPaths {
-  const paths = outputPaths(jsonPath);
-  const out: ResultDocument = { ...doc, requests: null, requests_file: null };
-  if (recordsMode === "inline") out.requests = [...records];
-  else if (recordsMode === "file") {
-    out.requests_file = basename(paths.requestsFile);
-    atomicWrite(
-      paths.requestsFile,
-      records.map((r) => JSON.stringify(r)).join("\n") + (records.length ? "\n" : ""),
-    );
-  }
-  parseResultDocument(out);
-  atomicWrite(paths.json, `${JSON.stringify(out, null, 1)}\n`);
-  atomicWrite(paths.csv, csvTable(out.levels));
-  atomicWrite(paths.md, `${markdownTable(out.levels)}\n`);
-  return paths;
-}
-
-export function siblingPath(jsonPath: string, file: string): string {
-  return join(dirname(jsonPath), file);
 }

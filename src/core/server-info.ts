@@ -2,14 +2,16 @@
  * What the server says about itself: readiness polling and the metadata snapshot. Every endpoint
  * is optional; a missing one is recorded as absent, never fatal. Raw responses are kept.
  */
+import { TokenbenchError } from "../schema/errors.ts";
 import type { ServerSnapshot } from "../schema/v1.ts";
 import { httpCall } from "./http.ts";
+import { completionsPath, rootUrl, type Target, url } from "./target.ts";
 
-export class ReadinessError extends Error {
-  readonly code = "not_ready";
+export class ReadinessError extends TokenbenchError {
+  constructor(message: string) {
+    super("not_ready", message);
+  }
 }
-
-const root = (baseUrl: string) => baseUrl.replace(/\/+$/, "").replace(/\/v1$/, "");
 
 export interface Readiness {
   ready: boolean;
@@ -22,15 +24,11 @@ export interface Readiness {
  * vLLM/SGLang: /health 200; llama.cpp: /health 503 while loading; no /health: /v1/models 200;
  * neither: a 1-token completion that answers 200.
  */
-export async function waitReady(opts: {
-  baseUrl: string;
-  headers: Record<string, string>;
-  timeoutS: number;
-  model: string | null;
-  api: "chat" | "completions";
-  intervalMs?: number;
-}): Promise<Readiness> {
-  const base = root(opts.baseUrl);
+export async function waitReady(
+  target: Target,
+  opts: { timeoutS: number; intervalMs?: number },
+): Promise<Readiness> {
+  const headers = { ...target.headers };
   const t0 = performance.now();
   const probes: string[] = [];
   const note = (s: string) => {
@@ -38,7 +36,7 @@ export async function waitReady(opts: {
   };
   const interval = opts.intervalMs ?? 250;
   for (;;) {
-    const h = await httpCall(`${base}/health`, { headers: opts.headers, timeoutMs: 5000 });
+    const h = await httpCall(url(target, "/health"), { headers, timeoutMs: 5000 });
     if (h.status === 200) {
       const j = h.json as { status?: unknown; maintenance?: unknown; progress?: unknown } | null;
       if (j && typeof j === "object" && (j.status !== undefined || j.maintenance !== undefined)) {
@@ -57,24 +55,19 @@ export async function waitReady(opts: {
       }
     } else if (h.status === 404 || h.status === 405) {
       note(`GET /health -> ${h.status}`);
-      const m = await httpCall(`${base}/v1/models`, { headers: opts.headers, timeoutMs: 5000 });
+      const m = await httpCall(url(target, "/v1/models"), { headers, timeoutMs: 5000 });
       if (m.status === 200) {
         note("GET /v1/models -> 200");
         return { ready: true, waited_s: (performance.now() - t0) / 1000, probes };
       }
       note(`GET /v1/models -> ${m.status ?? m.error}`);
-      if (opts.model !== null) {
-        const path = opts.api === "chat" ? "/v1/chat/completions" : "/v1/completions";
+      if (target.model !== null) {
+        const path = completionsPath(target.api);
         const body =
-          opts.api === "chat"
-            ? { model: opts.model, messages: [{ role: "user", content: "ping" }], max_tokens: 1 }
-            : { model: opts.model, prompt: "ping", max_tokens: 1 };
-        const c = await httpCall(`${base}${path}`, {
-          method: "POST",
-          body,
-          headers: opts.headers,
-          timeoutMs: 30_000,
-        });
+          target.api === "chat"
+            ? { model: target.model, messages: [{ role: "user", content: "ping" }], max_tokens: 1 }
+            : { model: target.model, prompt: "ping", max_tokens: 1 };
+        const c = await httpCall(url(target, path), { method: "POST", body, headers, timeoutMs: 30_000 });
         note(`POST ${path} (max_tokens=1) -> ${c.status ?? c.error}`);
         if (c.status === 200) return { ready: true, waited_s: (performance.now() - t0) / 1000, probes };
       }
@@ -84,7 +77,7 @@ export async function waitReady(opts: {
     const waited = (performance.now() - t0) / 1000;
     if (waited >= opts.timeoutS) {
       throw new ReadinessError(
-        `server at ${base} not ready after ${opts.timeoutS} s; tried: ${probes.join("; ")}`,
+        `server at ${rootUrl(target)} not ready after ${opts.timeoutS} s; tried: ${probes.join("; ")}`,
       );
     }
     await new Promise((r) => setTimeout(r, interval));
@@ -208,17 +201,16 @@ export function parseServerLimits(list: readonly string[]): Record<string, strin
 }
 
 export async function snapshotServer(
-  baseUrl: string,
-  headers: Record<string, string>,
+  target: Target,
   limits: Record<string, string | number>,
 ): Promise<ServerSnapshot> {
-  const base = root(baseUrl);
+  const headers = { ...target.headers };
   const endpoints: ServerSnapshot["endpoints"] = {};
   const bodies: Record<string, unknown> = {};
   let metricsText: string | null = null;
   await Promise.all(
     SNAPSHOT_ENDPOINTS.map(async (p) => {
-      const r = await httpCall(`${base}${p}`, { headers, timeoutMs: 10_000 });
+      const r = await httpCall(url(target, p), { headers, timeoutMs: 10_000 });
       const present = r.status !== null && r.status < 400;
       let body: unknown;
       if (present) {

@@ -3,9 +3,11 @@
  * mapping of each engine's metric names onto running / waiting / KV usage, and the per-level
  * admission summary (admitted vs queued, Little's law, why the curve bent).
  */
+
 import type { AdmissionSummary, LevelResult, MetricsSample, RequestRecord } from "../schema/v1.ts";
 import { httpCall } from "./http.ts";
 import { type PromSample, parsePrometheus } from "./prometheus.ts";
+import { type Target, url } from "./target.ts";
 
 /** Known names per engine. KV usage gauges are fractions (0..1) in every engine listed here. */
 export const METRIC_NAMES = {
@@ -94,8 +96,8 @@ export interface ScrapeResult {
   status: number | null;
 }
 
-export async function scrapeMetrics(url: string, headers: Record<string, string>): Promise<ScrapeResult> {
-  const r = await httpCall(url, { headers, timeoutMs: 5_000 });
+export async function scrapeMetrics(target: Target): Promise<ScrapeResult> {
+  const r = await httpCall(url(target, "/metrics"), { headers: { ...target.headers }, timeoutMs: 5_000 });
   if (r.status !== 200 || r.text === null) return { ok: false, samples: [], status: r.status };
   const samples = parsePrometheus(r.text);
   return { ok: samples.length > 0, samples, status: r.status };
@@ -111,15 +113,14 @@ export class MetricsSampler {
   available = false;
 
   constructor(
-    private readonly url: string,
-    private readonly headers: Record<string, string>,
+    private readonly target: Target,
     private readonly intervalMs: number,
     private readonly originMs: number,
   ) {}
 
   private async once(): Promise<void> {
     const t = performance.now() - this.originMs;
-    const r = await scrapeMetrics(this.url, this.headers);
+    const r = await scrapeMetrics(this.target);
     if (!r.ok) return;
     this.available = true;
     const s = toSample(t, r.samples);

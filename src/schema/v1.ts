@@ -4,7 +4,9 @@
  * (`npm run schema`), and every writer and reader validates with `parseResultDocument`.
  * Wire names are snake_case and carry their unit.
  */
+
 import { z } from "zod";
+import { TokenbenchError } from "./errors.ts";
 
 export const SCHEMA_VERSION = 1 as const;
 
@@ -269,6 +271,39 @@ export const ProfileConfig = z.object({
 });
 export type ProfileConfig = z.infer<typeof ProfileConfig>;
 
+/** Median, range and (with enough samples) percentiles of one profile figure. */
+export const ProfileStat = z.object({
+  n: z.number().int().nonnegative(),
+  median: num.nullable(),
+  min: num.nullable(),
+  max: num.nullable(),
+  p90: num.nullable().optional(),
+  p95: num.nullable().optional(),
+  p99: num.nullable().optional(),
+});
+const PrefixCase = z.object({
+  client_wall_ttft_ms: ProfileStat,
+  cached_tokens: ProfileStat,
+  prompt_tokens: ProfileStat,
+  ttft_ratio_vs_fresh: num.nullable(),
+});
+export const ProfileSummary = z.object({
+  /** Per calibrated prompt size (the key is the target in tokens). */
+  prefill: z.record(
+    z.string(),
+    z.object({
+      prompt_tokens: ProfileStat,
+      client_wall_ttft_ms: ProfileStat,
+      client_wall_effective_prefill_tps: ProfileStat,
+    }),
+  ),
+  decode: z.object({ client_wall_decode_tps: ProfileStat, client_wall_ttft_ms: ProfileStat }),
+  prefix_cache: z.object({ fresh: PrefixCase, identical: PrefixCase, small_suffix: PrefixCase }),
+  errors: z.number().int().nonnegative(),
+});
+export type ProfileSummary = z.infer<typeof ProfileSummary>;
+export type ProfileStat = z.infer<typeof ProfileStat>;
+
 export const Profile = z.object({
   config: ProfileConfig,
   readiness: z.object({ ready: z.boolean(), waited_s: num, probes: z.array(z.string()) }),
@@ -287,7 +322,7 @@ export const Profile = z.object({
   }),
   cached_tokens_reporting: z.enum(["reported", "omitted_when_zero", "not_reported", "unknown"]),
   samples: z.array(ProfileSample),
-  summary: z.record(z.string(), z.unknown()),
+  summary: ProfileSummary,
 });
 
 export const ServerSnapshot = z.object({
@@ -336,10 +371,10 @@ export type AdmissionSummary = z.infer<typeof AdmissionSummary>;
 export type MetricsSample = z.infer<typeof MetricsSample>;
 export type ServerSnapshot = z.infer<typeof ServerSnapshot>;
 
-export class SchemaError extends Error {
-  readonly code = "schema_invalid";
+export class SchemaError extends TokenbenchError {
   constructor(readonly issues: { path: string; message: string }[]) {
     super(
+      "schema_invalid",
       `document does not match schema v1: ${issues.map((i) => `${i.path || "(root)"}: ${i.message}`).join("; ")}`,
     );
   }

@@ -105,33 +105,19 @@ export function levelPoints(l: LevelResult): Point[] {
   return out;
 }
 
-type Summary = Record<string, Record<string, unknown>>;
-const median = (o: unknown): number | null => {
-  const m = (o as { median?: unknown } | undefined)?.median;
-  return typeof m === "number" ? m : null;
-};
-
 export function profilePoints(doc: ResultDocument): Point[] {
   const out: Point[] = [];
-  const s = (doc.profile?.summary ?? {}) as Summary;
-  for (const [target, v] of Object.entries(s.prefill ?? {})) {
-    const vv = v as Record<string, unknown>;
-    put(out, `profile prefill ${target}`, null, "ttft_p50_ms", median(vv.client_wall_ttft_ms));
-    put(
-      out,
-      `profile prefill ${target}`,
-      null,
-      "effective_prefill_tps",
-      median(vv.client_wall_effective_prefill_tps),
-    );
+  const s = doc.profile?.summary;
+  if (!s) return out;
+  for (const [target, v] of Object.entries(s.prefill)) {
+    const b = `profile prefill ${target}`;
+    put(out, b, null, "ttft_p50_ms", v.client_wall_ttft_ms.median);
+    put(out, b, null, "effective_prefill_tps", v.client_wall_effective_prefill_tps.median);
   }
-  const d = (s.decode ?? {}) as Record<string, unknown>;
-  put(out, "profile decode", null, "decode_tps", median(d.client_wall_decode_tps));
-  for (const [k, v] of Object.entries(s.prefix_cache ?? {})) {
-    const vv = v as Record<string, unknown>;
-    put(out, `profile prefix ${k}`, null, "ttft_p50_ms", median(vv.client_wall_ttft_ms));
-    if (k !== "fresh")
-      put(out, `profile prefix ${k}`, null, "ttft_ratio", vv.ttft_ratio_vs_fresh as number | null);
+  put(out, "profile decode", null, "decode_tps", s.decode.client_wall_decode_tps.median);
+  for (const [k, v] of Object.entries(s.prefix_cache)) {
+    put(out, `profile prefix ${k}`, null, "ttft_p50_ms", v.client_wall_ttft_ms.median);
+    if (k !== "fresh") put(out, `profile prefix ${k}`, null, "ttft_ratio", v.ttft_ratio_vs_fresh);
   }
   return out;
 }

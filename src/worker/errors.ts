@@ -1,12 +1,14 @@
+import { TokenbenchError } from "../schema/errors.ts";
+
 /** One error shape for every route: `{ "error": { "code", "message", "details"? } }`. */
-export class ApiError extends Error {
+export class ApiError extends TokenbenchError {
   constructor(
     readonly status: 400 | 401 | 403 | 404 | 409 | 413 | 415 | 422 | 500 | 503,
-    readonly code: string,
+    code: string,
     message: string,
     readonly details?: unknown,
   ) {
-    super(message);
+    super(code, message);
   }
 }
 

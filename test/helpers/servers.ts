@@ -3,6 +3,7 @@ import type { AddressInfo } from "node:net";
 import { performance } from "node:perf_hooks";
 import type { RequestSpec } from "../../src/core/client.ts";
 import { StreamClient } from "../../src/core/client.ts";
+import { tgt } from "./target.ts";
 
 /** A real HTTP server on 127.0.0.1 with a test-supplied handler. */
 export async function rawServer(
@@ -21,18 +22,24 @@ export async function rawServer(
   };
 }
 
-export function client(baseUrl: string, over: Partial<ConstructorParameters<typeof StreamClient>[0]> = {}) {
+export function client(
+  baseUrl: string,
+  over: Partial<Omit<ConstructorParameters<typeof StreamClient>[0], "target">> &
+    Partial<Parameters<typeof tgt>[1]> = {},
+) {
+  const { api, apiKey, headers, model, ...rest } = over;
   return new StreamClient({
-    baseUrl,
-    api: "chat",
-    model: "mock-model",
-    apiKey: null,
-    headers: {},
+    target: tgt(baseUrl, {
+      ...(api ? { api } : {}),
+      ...(apiKey !== undefined ? { apiKey } : {}),
+      ...(headers ? { headers } : {}),
+      ...(model !== undefined ? { model } : {}),
+    }),
     timeoutS: 10,
     ignoreEos: true,
     extraBody: {},
     originMs: performance.now(),
-    ...over,
+    ...rest,
   });
 }
 

@@ -2,6 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { defaultSweepConfig, runSweep } from "../../src/core/sweep.ts";
 import { spawnCli } from "../helpers/cli.ts";
+import { tgt } from "../helpers/target.ts";
 
 describe("seed demo: closed loop against mockserver --ttft-ms 60 --itl-ms 12 --capacity 16", () => {
   // The mock runs in its own process, as `tokenbench mockserver` does for users, so the client
@@ -34,14 +35,7 @@ describe("seed demo: closed loop against mockserver --ttft-ms 60 --itl-ms 12 --c
 
   it("linear to 16, flat beyond, TTFT jumps, ITL steady, goodput falls", { timeout: 90_000 }, async () => {
     const doc = await runSweep({
-      baseUrl: mock.url,
-      api: "chat",
-      model: "mock-model",
-      apiKey: null,
-      headers: {},
-      timeoutS: 30,
-      ignoreEos: true,
-      extraBody: {},
+      target: tgt(mock.url),
       records: "none",
       resume: false,
       out: null,

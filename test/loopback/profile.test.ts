@@ -5,6 +5,7 @@ import { defaultSweepConfig, runSweep } from "../../src/core/sweep.ts";
 import { type MockOptions, type MockServer, start } from "../../src/mock/index.ts";
 import { type ProfileConfig, parseResultDocument, type SweepConfig } from "../../src/schema/v1.ts";
 import { rawServer } from "../helpers/servers.ts";
+import { tgt } from "../helpers/target.ts";
 
 let servers: MockServer[] = [];
 afterEach(async () => {
@@ -29,13 +30,9 @@ const profileConfig = (over: Partial<ProfileConfig> = {}): ProfileConfig =>
 
 const profile = (url: string, over: Partial<ProfileConfig> = {}) =>
   runProfile({
-    baseUrl: url,
-    api: "chat",
-    model: null,
-    apiKey: null,
-    headers: {},
+    target: tgt(url, { model: null }),
+
     timeoutS: 30,
-    extraBody: {},
     config: profileConfig(over),
     serverLimits: {},
   });
@@ -43,14 +40,7 @@ const profile = (url: string, over: Partial<ProfileConfig> = {}) =>
 describe("readiness", () => {
   it("FreeToken: waits through `loading` until `serving`", async () => {
     const m = await mock({ flavor: "freetoken", loadTimeS: 0.6 });
-    const r = await waitReady({
-      baseUrl: m.url,
-      headers: {},
-      timeoutS: 5,
-      model: null,
-      api: "chat",
-      intervalMs: 50,
-    });
+    const r = await waitReady(tgt(m.url, { model: null }), { timeoutS: 5, intervalMs: 50 });
     expect(r.ready).toBe(true);
     expect(r.waited_s).toBeGreaterThan(0.4);
     expect(r.probes.some((p) => p.includes("loading"))).toBe(true);
@@ -59,21 +49,14 @@ describe("readiness", () => {
 
   it("llama.cpp: waits through 503 while loading", async () => {
     const m = await mock({ flavor: "llamacpp", loadTimeS: 0.4 });
-    const r = await waitReady({
-      baseUrl: m.url,
-      headers: {},
-      timeoutS: 5,
-      model: null,
-      api: "chat",
-      intervalMs: 50,
-    });
+    const r = await waitReady(tgt(m.url, { model: null }), { timeoutS: 5, intervalMs: 50 });
     expect(r.probes[0]).toBe("GET /health -> 503");
     expect(r.probes.at(-1)).toBe(`GET /health -> 200 {"status":"ok"}`);
   });
 
   it("no /health and no /v1/models: a 1-token completion decides", async () => {
     const m = await mock({ flavor: "minimal" });
-    const r = await waitReady({ baseUrl: m.url, headers: {}, timeoutS: 5, model: "mock-model", api: "chat" });
+    const r = await waitReady(tgt(m.url), { timeoutS: 5 });
     expect(r.ready).toBe(true);
     expect(r.probes).toEqual([
       "GET /health -> 404",
@@ -87,14 +70,9 @@ describe("readiness", () => {
       res.writeHead(503);
       res.end("busy");
     });
-    const err = await waitReady({
-      baseUrl: srv.url,
-      headers: {},
-      timeoutS: 0.3,
-      model: null,
-      api: "chat",
-      intervalMs: 50,
-    }).catch((e: unknown) => e);
+    const err = await waitReady(tgt(srv.url, { model: null }), { timeoutS: 0.3, intervalMs: 50 }).catch(
+      (e: unknown) => e,
+    );
     await srv.close();
     expect(err).toBeInstanceOf(ReadinessError);
     expect((err as ReadinessError).code).toBe("not_ready");
@@ -160,13 +138,9 @@ describe("tokenbench profile against the mock", () => {
   it("a server with nothing but chat completions: usage-probe calibration, cached tokens reported", async () => {
     const m = await mock({ flavor: "minimal" });
     const doc = await runProfile({
-      baseUrl: m.url,
-      api: "chat",
-      model: "mock-model",
-      apiKey: null,
-      headers: {},
+      target: tgt(m.url),
+
       timeoutS: 30,
-      extraBody: {},
       config: profileConfig({ targets: [300], prefix_target: 300 }),
       serverLimits: { max_running_requests: 8 },
     });
@@ -190,14 +164,7 @@ const sweepConfig = (over: Partial<SweepConfig> = {}): SweepConfig =>
 
 const sweep = (url: string, over: Partial<SweepConfig> = {}) =>
   runSweep({
-    baseUrl: url,
-    api: "chat",
-    model: "mock-model",
-    apiKey: null,
-    headers: {},
-    timeoutS: 10,
-    ignoreEos: true,
-    extraBody: {},
+    target: tgt(url),
     records: "none",
     resume: false,
     out: null,

@@ -6,6 +6,7 @@ import { defaultSweepConfig, runSweep } from "../../src/core/sweep.ts";
 import { type MockServer, parseFault, start } from "../../src/mock/index.ts";
 import { parseResultDocument, type SweepConfig } from "../../src/schema/v1.ts";
 import { runCli, spawnCli } from "../helpers/cli.ts";
+import { tgt } from "../helpers/target.ts";
 
 const tmp = mkdtempSync(join(tmpdir(), "tokenbench-sweep-"));
 
@@ -13,6 +14,7 @@ function config(over: Partial<SweepConfig> = {}): SweepConfig {
   return defaultSweepConfig({
     levels: [1],
     requests_per_level: 8,
+    warmup_requests: 0,
     prompt_tokens: 16,
     max_tokens: 8,
     timeout_s: 10,
@@ -22,14 +24,7 @@ function config(over: Partial<SweepConfig> = {}): SweepConfig {
 }
 
 const conn = (url: string) => ({
-  baseUrl: url,
-  api: "chat" as const,
-  model: "mock-model",
-  apiKey: null,
-  headers: {},
-  timeoutS: 10,
-  ignoreEos: true,
-  extraBody: {},
+  target: tgt(url),
   records: "inline" as const,
   resume: false,
 });
@@ -194,6 +189,8 @@ describe("the CLI", () => {
       "6",
       "--max-tokens",
       "10",
+      "--warmup",
+      "0",
       "--out",
       out,
       "--quiet",

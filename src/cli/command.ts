@@ -1,0 +1,51 @@
+/** What every subcommand does with its argv: parse it against its settings, or print --help. */
+import {
+  type AnySetting,
+  type HelpGroup,
+  helpText,
+  parseArgv,
+  readSettings,
+  type Values,
+} from "../core/settings.ts";
+
+export interface Parsed<T extends Record<string, AnySetting>> {
+  values: Values<T>;
+  positionals: string[];
+}
+
+/** Parse argv; on --help, print the help built from the same settings and return null. */
+export function parseCommand<T extends Record<string, AnySetting>>(
+  argv: readonly string[],
+  table: T,
+  intro: string,
+  groups: readonly HelpGroup[] = [{ title: "Flags", settings: Object.values(table) }],
+): Parsed<T> | null {
+  const p = parseArgv(argv, table);
+  if (p.help) {
+    process.stdout.write(helpText(intro, groups));
+    return null;
+  }
+  return { values: readSettings(table, p.source), positionals: p.positionals };
+}
+
+/** Notices on stderr, each printed once (none when `silent`). */
+export function noticePrinter(silent = false): (m: string) => void {
+  const seen = new Set<string>();
+  return (m) => {
+    if (silent || seen.has(m)) return;
+    seen.add(m);
+    process.stderr.write(`${process.stderr.isTTY ? "\r\x1b[K" : ""}notice: ${m}\n`);
+  };
+}
+
+export const plotsDir = (jsonPath: string) => `${jsonPath.replace(/\.json$/i, "")}-plots`;
+
+/** Charts beside a results file (loaded on demand: vega and resvg are heavy). */
+export async function writePlotsBeside(
+  doc: Parameters<typeof import("../core/plots.ts").writePlots>[0],
+  out: string,
+) {
+  const { writePlots } = await import("../core/plots.ts");
+  const files = await writePlots(doc, plotsDir(out));
+  process.stderr.write(`wrote ${files.length} charts to ${plotsDir(out)}\n`);
+}

@@ -1,0 +1,87 @@
+/**
+ * The one builder of result documents, shared by the sweep and the profile. Provenance (where
+ * the run happened: repository, commit, testbed name) is passed in by the caller, so a document
+ * is written once, whole, and never rewritten to add it.
+ */
+import {
+  type LevelResult,
+  type ProfileSection,
+  type RequestRecord,
+  type ResultDocument,
+  SCHEMA_VERSION,
+  type ServerSnapshot,
+  type SweepConfig,
+} from "../schema/v1.ts";
+import { type Target, targetRecord } from "./target.ts";
+import { TOOL_VERSION } from "./version.ts";
+
+export const CLOCK_SOURCE = "performance.now() (monotonic), ms from origin";
+
+/** Where a run happened, as the caller knows it (the Action: GitHub's context and its inputs). */
+export interface Provenance {
+  repository: string | null;
+  git: NonNullable<ResultDocument["git"]> | null;
+  /** What the user declares of the testbed; the rest (GPU, engine, model) comes from the run. */
+  testbed: { name: string | null; engine_flags: string | null } | null;
+  runnerName: string | null;
+}
+
+export interface DocumentParts {
+  kind: ResultDocument["kind"];
+  /** Wall-clock time of the run's monotonic origin (ms since the epoch). */
+  originWallMs: number;
+  createdAt?: string;
+  target: Target;
+  environment: ResultDocument["environment"];
+  formulas: Record<string, string>;
+  config: SweepConfig | null;
+  levels: LevelResult[];
+  profile?: ProfileSection;
+  server: ServerSnapshot | null;
+  requests: RequestRecord[] | null;
+  complete: boolean;
+  provenance?: Provenance | null;
+}
+
+const str = (v: unknown) => (typeof v === "string" && v !== "" ? v : null);
+
+export function buildDocument(p: DocumentParts): ResultDocument {
+  const origin = new Date(p.originWallMs).toISOString();
+  const target = targetRecord(p.target);
+  const pv = p.provenance ?? null;
+  const environment =
+    pv?.runnerName != null ? { ...p.environment, runner_name: pv.runnerName } : p.environment;
+  const doc: ResultDocument = {
+    schema_version: SCHEMA_VERSION,
+    kind: p.kind,
+    tool: { name: "tokenbench", version: TOOL_VERSION },
+    created_at: p.createdAt ?? origin,
+    target,
+    environment,
+    clock: { source: CLOCK_SOURCE, origin_wall_time: origin },
+    formulas: p.formulas,
+    config: p.config,
+    levels: p.levels,
+    ...(p.profile !== undefined ? { profile: p.profile } : {}),
+    server: p.server,
+    requests: p.requests,
+    complete: p.complete,
+  };
+  if (pv !== null) {
+    doc.repository = pv.repository;
+    doc.git = pv.git;
+    if (pv.testbed !== null) {
+      const ex = p.server?.extracted ?? {};
+      doc.testbed = {
+        name: pv.testbed.name,
+        gpu: environment.gpu?.name ?? null,
+        gpu_count: environment.gpu?.count ?? null,
+        engine: str(ex.server_name),
+        engine_version: str(ex.server_version),
+        engine_flags: pv.testbed.engine_flags,
+        model: target.model,
+      };
+    }
+  }
+  return doc;
+}

@@ -1,0 +1,84 @@
+/**
+ * Summarising one measured level: the latency and throughput aggregates, the open-loop schedule
+ * figures, the client's self-check and the server's admission, side by side. Pure.
+ */
+import type { LevelResult, RequestRecord, SweepConfig } from "../schema/v1.ts";
+import type { LevelRun } from "./load.ts";
+import { aggregateLevel, openLoopStats } from "./metrics.ts";
+import { admissionSummary, type MetricsSampler } from "./server-metrics.ts";
+
+export function openLoopSummary(cfg: SweepConfig, level: number, run: LevelRun): LevelResult["open_loop"] {
+  if (cfg.mode !== "open") return null;
+  const ol = openLoopStats(run.records);
+  const sends = run.records.map((r) => r.send_ms);
+  const spanS = sends.length > 1 ? (Math.max(...sends) - Math.min(...sends)) / 1000 : 0;
+  return {
+    arrival: cfg.arrival,
+    burstiness: cfg.burstiness,
+    target_rate_rps: level,
+    achieved_rate_rps: spanS > 0 ? (sends.length - 1) / spanS : null,
+    schedule_lag_ms: ol.lag,
+    late_arrivals: ol.lateArrivals,
+    dropped_arrivals: run.droppedArrivals,
+    drain_time_s: run.drainTimeS,
+    ttft_from_intended_ms: ol.ttftFromIntended,
+    e2e_from_intended_ms: ol.e2eFromIntended,
+  };
+}
+
+export interface LevelSummaryInput {
+  cfg: SweepConfig;
+  level: number;
+  run: LevelRun;
+  warmupRequests: number;
+  client: LevelResult["client"];
+  /** The level's /metrics timeline, or null when sampling is off. */
+  sampler: MetricsSampler | null;
+  limits: { maxRunningRequests: number | null; cudaGraphMaxBs: number | null };
+  notices: string[];
+}
+
+/** The level's result and the notices to show (each notice once, in the order they arose). */
+export function summariseLevel(input: LevelSummaryInput): { result: LevelResult; notices: string[] } {
+  const { cfg, level, run } = input;
+  const notices = [...input.notices];
+  const agg = aggregateLevel({
+    level,
+    mode: cfg.mode,
+    concurrency: cfg.mode === "closed" ? level : null,
+    records: run.records,
+    warmupRequests: input.warmupRequests,
+    slo: cfg.slo,
+  });
+  if (input.client.bottleneck_warning) notices.push(`level ${level}: ${input.client.bottleneck_warning}`);
+  let result: LevelResult = {
+    ...agg,
+    open_loop: openLoopSummary(cfg, level, run),
+    client: input.client,
+    notices: notices.map((n) => n.replace(`level ${level}: `, "")),
+  };
+  if (agg.errors > 0) {
+    const codes = Object.entries(agg.errors_by_code)
+      .map(([c, n]) => `${c}=${n}`)
+      .join(", ");
+    notices.push(`level ${level}: ${agg.errors} of ${agg.requests} requests failed (${codes})`);
+  }
+  const s = input.sampler;
+  if (s !== null) {
+    const queueDelta =
+      s.queueStart && s.queueEnd
+        ? { sum: s.queueEnd.sum - s.queueStart.sum, count: s.queueEnd.count - s.queueStart.count }
+        : null;
+    const admission = admissionSummary({
+      level: result,
+      records: run.records as RequestRecord[],
+      samples: s.samples,
+      metricsAvailable: s.available,
+      queueDelta,
+      limits: input.limits,
+    });
+    result = { ...result, admission, metrics_timeline: s.samples };
+    for (const n of admission.notes) notices.push(`level ${level}: ${n}`);
+  }
+  return { result, notices };
+}

@@ -1,0 +1,532 @@
+/**
+ * Every setting of tokenbench, declared once: CLI flag, Action input, type, default, check and
+ * help. The CLI's options and `--help`, the Action's inputs and the test against action.yml all
+ * come from here; no default is written anywhere else.
+ */
+import type { ProfileConfig, SweepConfig } from "../schema/v1.ts";
+import { DEFAULT_THRESHOLDS } from "../shared/statistics.ts";
+import {
+  anyInt,
+  boolean,
+  headers,
+  httpUrl,
+  jsonObject,
+  keyValues,
+  nonNeg,
+  nonNegInt,
+  number,
+  numbers,
+  oneOf,
+  positive,
+  positiveInt,
+  text,
+  type Values,
+} from "./settings.ts";
+
+/** How to reach the server under test (sweep, profile, the Action). */
+export const CONNECTION = {
+  baseUrl: httpUrl<string>({
+    flag: "base-url",
+    default: "http://127.0.0.1:8000",
+    help: "server root, e.g. http://127.0.0.1:8000 (a trailing /v1 is accepted)",
+  }),
+  model: text<string | null>({
+    flag: "model",
+    metavar: "ID",
+    default: null,
+    help: "model name (default: the first entry of /v1/models)",
+  }),
+  api: oneOf({
+    flag: "api",
+    choices: ["chat", "completions"] as const,
+    default: "chat",
+    help: "API to call",
+  }),
+  apiKey: text<string | null>({
+    flag: "api-key",
+    input: "server-api-key",
+    metavar: "KEY",
+    default: null,
+    env: ["TOKENBENCH_API_KEY", "OPENAI_API_KEY"],
+    help: "bearer key for the server under test, if it needs one",
+  }),
+  headers: headers({ flag: "header", input: "headers", default: {}, help: "extra request header" }),
+  timeoutS: number<number>({
+    flag: "timeout-s",
+    metavar: "S",
+    default: 300,
+    check: positive,
+    what: "a positive number of seconds",
+    help: "per-request timeout in seconds",
+  }),
+  extraBody: jsonObject({
+    flag: "extra-body",
+    default: {},
+    help: 'JSON object merged into every request body, e.g. {"chat_template_kwargs":{"enable_thinking":false}}',
+  }),
+  readyTimeoutS: number<number>({
+    flag: "ready-timeout-s",
+    metavar: "S",
+    default: 600,
+    check: positive,
+    what: "a positive number of seconds",
+    help: "seconds to wait for the server to become ready",
+  }),
+  serverLimits: keyValues({
+    flag: "server-limit",
+    default: {},
+    help: "a limit the server does not expose, e.g. max_running_requests=8",
+  }),
+};
+
+/** What a sweep sends and how (the CLI's sweep and the Action). */
+export const SWEEP = {
+  mode: oneOf({
+    flag: "mode",
+    choices: ["closed", "open"] as const,
+    default: "closed",
+    help: "closed: levels are concurrent users; open: levels are arrivals per second",
+  }),
+  levels: numbers({
+    flag: "levels",
+    default: [],
+    defaultText: null,
+    check: positive,
+    what: "positive numbers",
+    help: "comma-separated levels (default 1,2,4,8 users in closed loop, 1,2,4 req/s in open loop)",
+  }),
+  requests: number<number | null>({
+    flag: "requests",
+    default: null,
+    check: positiveInt,
+    what: "a positive integer",
+    help: "measured requests per level (default 32 unless --duration is set; closed loop raises it to 2x the users)",
+  }),
+  duration: number<number | null>({
+    flag: "duration",
+    metavar: "S",
+    default: null,
+    check: positive,
+    what: "a positive number of seconds",
+    help: "seconds per level instead of a request count",
+  }),
+  warmup: number<number>({
+    flag: "warmup",
+    default: 2,
+    check: nonNegInt,
+    what: "a non-negative integer",
+    help: "warmup requests before each level (excluded from the figures)",
+  }),
+  arrival: oneOf({
+    flag: "arrival",
+    choices: ["poisson", "constant", "gamma"] as const,
+    default: "poisson",
+    help: "open-loop arrivals",
+  }),
+  burstiness: number<number>({
+    flag: "burstiness",
+    metavar: "K",
+    default: 1,
+    check: positive,
+    what: "a positive number",
+    help: "gamma shape for open-loop arrivals (1 = Poisson; < 1 burstier)",
+  }),
+  maxInFlight: number<number | null>({
+    flag: "max-in-flight",
+    default: null,
+    check: positiveInt,
+    what: "a positive integer",
+    help: "open loop: cap on concurrent requests (the wait counts as queueing)",
+  }),
+  seed: number<number>({
+    flag: "seed",
+    default: 1,
+    check: anyInt,
+    what: "an integer",
+    help: "seed for prompts and arrivals",
+  }),
+  promptTokens: number<number>({
+    flag: "prompt-tokens",
+    default: 256,
+    check: positiveInt,
+    what: "a positive integer",
+    help: "synthetic prompt length in tokens",
+  }),
+  maxTokens: number<number>({
+    flag: "max-tokens",
+    default: 128,
+    check: positiveInt,
+    what: "a positive integer",
+    help: "output tokens per request",
+  }),
+  prompts: oneOf({
+    flag: "prompts",
+    choices: ["fixed", "sample"] as const,
+    default: "fixed",
+    help: "fixed lengths, or the bundled length distribution",
+  }),
+  ignoreEos: boolean({
+    flag: "ignore-eos",
+    switch: true,
+    default: true,
+    help: "ask for exactly --max-tokens tokens",
+  }),
+  sloTtftMs: number<number | null>({
+    flag: "slo-ttft-ms",
+    metavar: "MS",
+    default: null,
+    check: positive,
+    what: "a positive number of ms",
+    help: "SLO on time to first token (goodput)",
+  }),
+  sloTpotMs: number<number | null>({
+    flag: "slo-tpot-ms",
+    metavar: "MS",
+    default: null,
+    check: positive,
+    what: "a positive number of ms",
+    help: "SLO on time per output token (goodput)",
+  }),
+  sloE2eMs: number<number | null>({
+    flag: "slo-e2e-ms",
+    metavar: "MS",
+    default: null,
+    check: positive,
+    what: "a positive number of ms",
+    help: "SLO on end-to-end latency (goodput)",
+  }),
+  metricsIntervalMs: number<number>({
+    flag: "metrics-interval-ms",
+    metavar: "MS",
+    default: 500,
+    check: nonNegInt,
+    what: "a non-negative integer",
+    help: "sample the server's /metrics this often during each level (0 = off)",
+  }),
+};
+
+/** The single-stream serving profile (CLI `profile`, Action `profile: true`). */
+export const PROFILE = {
+  targets: numbers({
+    flag: "targets",
+    input: "profile-targets",
+    default: [512, 1024, 2048, 4096],
+    check: positiveInt,
+    what: "positive integers",
+    help: "prompt sizes to calibrate and measure",
+  }),
+  repetitions: number<number>({
+    flag: "repetitions",
+    input: "profile-repetitions",
+    default: 3,
+    check: positiveInt,
+    what: "a positive integer",
+    help: "repetitions per measurement",
+  }),
+  warmupRuns: number<number>({
+    flag: "warmup-runs",
+    input: null,
+    default: 1,
+    check: nonNegInt,
+    what: "a non-negative integer",
+    help: "excluded warmup requests",
+  }),
+  decodeTokens: number<number>({
+    flag: "decode-tokens",
+    input: null,
+    default: 256,
+    check: (n) => Number.isInteger(n) && n >= 2,
+    what: "an integer >= 2",
+    help: "tokens per steady-decode run",
+  }),
+  suffixTokens: number<number>({
+    flag: "suffix-tokens",
+    input: null,
+    default: 32,
+    check: positiveInt,
+    what: "a positive integer",
+    help: "size of the small_suffix case",
+  }),
+  prefixTarget: number<number | null>({
+    flag: "prefix-target",
+    input: null,
+    default: null,
+    check: positiveInt,
+    what: "a positive integer",
+    help: "prompt size for the prefix-cache cases (default: the largest target)",
+  }),
+  thinking: oneOf({
+    flag: "thinking",
+    input: null,
+    choices: ["kwargs", "thinking", "both", "none"] as const,
+    default: "kwargs",
+    help: "how to disable thinking (kwargs: chat_template_kwargs.enable_thinking=false; thinking: {type: disabled})",
+  }),
+};
+
+/** CLI output and display (no Action input: the Action writes its own files). */
+export const CLI_OUTPUT = {
+  records: oneOf({
+    flag: "records",
+    input: null,
+    choices: ["inline", "file", "none"] as const,
+    default: "inline",
+    help: "per-request records in the JSON, a sibling .requests.jsonl, or not at all",
+  }),
+  resume: boolean({
+    flag: "resume",
+    input: null,
+    switch: true,
+    default: false,
+    help: "finish a killed sweep in --out without redoing finished levels",
+  }),
+  plots: boolean({
+    flag: "plots",
+    input: null,
+    switch: true,
+    default: false,
+    help: "SVG and PNG charts beside --out",
+  }),
+  quiet: boolean({
+    flag: "quiet",
+    input: null,
+    switch: true,
+    default: false,
+    help: "no progress display on stderr",
+  }),
+};
+
+export const SWEEP_OUT = text<string>({
+  flag: "out",
+  input: null,
+  metavar: "FILE.json",
+  default: "results/sweep.json",
+  help: "results document; .csv and .md beside it",
+});
+export const PROFILE_OUT = text<string>({
+  flag: "out",
+  input: null,
+  metavar: "FILE.json",
+  default: "results/profile.json",
+  help: "results document",
+});
+
+/** The Action's own inputs (no CLI flag). */
+export const ACTION = {
+  publishResults: text<string | null>({
+    flag: null,
+    input: "publish-results",
+    default: null,
+    help: "Publish-only mode: comma-separated results JSON files written by an earlier job (the fork-safe workflow_run pattern); nothing is measured",
+  }),
+  serverCommand: text<string | null>({
+    flag: null,
+    input: "server-command",
+    default: null,
+    help: "Command that starts the inference server in the background (stopped in the post step; its log is attached to the artifact)",
+  }),
+  profile: boolean({
+    flag: null,
+    input: "profile",
+    default: false,
+    help: "Also run the single-stream serving profile",
+  }),
+  testbed: text<string | null>({
+    flag: null,
+    input: "testbed",
+    default: null,
+    help: "A name for this testbed (hardware + server + model + workload); results are compared only within one",
+  }),
+  resultsUrl: httpUrl<string | null>({
+    flag: null,
+    input: "results-url",
+    default: null,
+    help: "URL of the tokenbench results service; empty = no upload, no comparison",
+  }),
+  audience: text<string>({
+    flag: null,
+    input: "audience",
+    default: "tokenbench",
+    help: "Audience of the GitHub OIDC token sent to the results service",
+  }),
+  apiToken: text<string | null>({
+    flag: null,
+    input: "api-token",
+    default: null,
+    help: "Repository API token for the results service (used when no OIDC token is available)",
+  }),
+  dashboardUrl: httpUrl<string | null>({
+    flag: null,
+    input: "dashboard-url",
+    default: null,
+    help: "Dashboard base URL for links (default results-url)",
+  }),
+  githubToken: text<string | null>({
+    flag: null,
+    input: "github-token",
+    default: null,
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: a GitHub expression, as action.yml writes it
+    defaultText: "${{ github.token }}",
+    help: "Token used to comment on the pull request",
+  }),
+  comment: boolean({
+    flag: null,
+    input: "comment",
+    default: true,
+    help: "Post (and update) a sticky PR comment",
+  }),
+  failOnRegression: boolean({
+    flag: null,
+    input: "fail-on-regression",
+    default: false,
+    help: "Fail the step when compare reports a regression",
+  }),
+  failOnUploadError: boolean({
+    flag: null,
+    input: "fail-on-upload-error",
+    default: false,
+    help: "Fail the step when the upload to results-url fails (otherwise a warning; results stay in the artifact)",
+  }),
+  artifactName: text<string>({
+    flag: null,
+    input: "artifact-name",
+    default: "tokenbench-results",
+    help: "Name of the artifact holding the raw results",
+  }),
+  resultsDir: text<string>({
+    flag: null,
+    input: "results-dir",
+    default: "tokenbench-results",
+    help: "Where results are written in the workspace",
+  }),
+};
+
+/** Every table, for the test that holds action.yml to them. */
+export const ALL_SETTINGS = { ...CONNECTION, ...SWEEP, ...PROFILE, ...CLI_OUTPUT, ...ACTION };
+
+export const DEFAULT_CLOSED_LEVELS = [1, 2, 4, 8];
+export const DEFAULT_OPEN_LEVELS = [1, 2, 4];
+export const DEFAULT_REQUESTS = 32;
+
+type ConnectionValues = Values<typeof CONNECTION>;
+
+/** The sweep's recorded configuration from settings values (mode-dependent defaults resolved). */
+export function sweepConfigOf(
+  v: Values<typeof SWEEP>,
+  c: Pick<ConnectionValues, "timeoutS" | "extraBody" | "headers">,
+): SweepConfig {
+  const levels =
+    v.levels.length > 0 ? v.levels : v.mode === "closed" ? DEFAULT_CLOSED_LEVELS : DEFAULT_OPEN_LEVELS;
+  return {
+    mode: v.mode,
+    levels,
+    requests_per_level: v.requests ?? (v.duration === null ? DEFAULT_REQUESTS : null),
+    duration_s: v.duration,
+    warmup_requests: v.warmup,
+    prompt_tokens: v.promptTokens,
+    max_tokens: v.maxTokens,
+    prompts: v.prompts,
+    ignore_eos: v.ignoreEos,
+    seed: v.seed,
+    arrival: v.arrival,
+    burstiness: v.burstiness,
+    max_in_flight: v.maxInFlight,
+    timeout_s: c.timeoutS,
+    slo: { ttft_ms: v.sloTtftMs, tpot_ms: v.sloTpotMs, e2e_ms: v.sloE2eMs },
+    extra_body: c.extraBody,
+    metrics_interval_ms: v.metricsIntervalMs === 0 ? null : v.metricsIntervalMs,
+    header_names: Object.keys(c.headers),
+  };
+}
+
+export function profileConfigOf(
+  v: Values<typeof PROFILE>,
+  c: Pick<ConnectionValues, "readyTimeoutS" | "extraBody" | "headers">,
+): ProfileConfig {
+  return {
+    targets: v.targets,
+    repetitions: v.repetitions,
+    warmup_runs: v.warmupRuns,
+    decode_tokens: v.decodeTokens,
+    suffix_tokens: v.suffixTokens,
+    prefix_target: v.prefixTarget ?? Math.max(...v.targets),
+    thinking: v.thinking,
+    ready_timeout_s: c.readyTimeoutS,
+    extra_body: c.extraBody,
+    header_names: Object.keys(c.headers),
+  };
+}
+
+/** Defaults of a table (no source), for tests, scripts and embedding. */
+export function defaultsOf<T extends Record<string, { default: unknown }>>(
+  t: T,
+): { [K in keyof T]: T[K]["default"] } {
+  return Object.fromEntries(Object.entries(t).map(([k, s]) => [k, s.default])) as {
+    [K in keyof T]: T[K]["default"];
+  };
+}
+
+/** `tokenbench report | compare | import | export`. */
+export const TOOLS = {
+  outDir: text<string | null>({
+    flag: "out-dir",
+    input: null,
+    metavar: "DIR",
+    default: null,
+    help: "output folder",
+  }),
+  png: boolean({ flag: "png", input: null, switch: true, default: true, help: "also render PNG charts" }),
+  baseline: text<string | null>({
+    flag: "baseline",
+    input: null,
+    metavar: "FILE.json",
+    default: null,
+    help: "draw this document beside the results",
+  }),
+  format: oneOf({
+    flag: "format",
+    input: null,
+    choices: ["md", "json"] as const,
+    default: "md",
+    help: "output format",
+  }),
+  out: text<string | null>({
+    flag: "out",
+    input: null,
+    metavar: "FILE",
+    default: null,
+    help: "write to FILE",
+  }),
+  thresholdPct: number<number>({
+    flag: "threshold-pct",
+    input: null,
+    default: DEFAULT_THRESHOLDS.pct,
+    check: nonNeg,
+    what: "a non-negative number",
+    help: "|delta %| above which a measure without samples changed",
+  }),
+  confidence: number<number>({
+    flag: "confidence",
+    input: null,
+    default: DEFAULT_THRESHOLDS.confidence,
+    check: (n) => n > 0.5 && n < 1,
+    what: "in (0.5, 1)",
+    help: "confidence of the intervals",
+  }),
+  minEffectPct: number<number>({
+    flag: "min-effect-pct",
+    input: null,
+    default: 1,
+    check: nonNeg,
+    what: "a non-negative number",
+    help: "smallest percentile difference that counts (bootstrap)",
+  }),
+  iterations: number<number>({
+    flag: "iterations",
+    input: null,
+    default: 1000,
+    check: (n) => Number.isInteger(n) && n >= 100,
+    what: "an integer >= 100",
+    help: "bootstrap iterations",
+  }),
+};

@@ -1,0 +1,72 @@
+/**
+ * Planning a sweep: its configuration's defaults, how many requests each level measures, and
+ * the requests themselves (prompt, length, id), built deterministically from the seed.
+ */
+import type { SweepConfig } from "../schema/v1.ts";
+import type { RequestSpec } from "./client.ts";
+import type { SpecFactory } from "./load.ts";
+import { makePrompt, shapeFor } from "./prompts.ts";
+import { CONNECTION, defaultsOf, SWEEP, sweepConfigOf } from "./setting-table.ts";
+
+/** A complete sweep configuration with the table's defaults; override what you need. */
+export function defaultSweepConfig(over: Partial<SweepConfig> = {}): SweepConfig {
+  return { ...sweepConfigOf(defaultsOf(SWEEP), defaultsOf(CONNECTION)), ...over };
+}
+
+/** Closed loop: a level with fewer than 2x its users in requests never measures steady state. */
+export function effectiveRequests(
+  mode: "closed" | "open",
+  level: number,
+  requests: number | null,
+): number | null {
+  if (requests === null) return null;
+  if (mode === "closed") return Math.max(requests, 2 * level);
+  return requests;
+}
+
+/** Two configurations measure the same thing (resume refuses to mix different ones). */
+export function sameConfig(a: SweepConfig, b: SweepConfig): boolean {
+  const strip = (c: SweepConfig) => JSON.stringify({ ...c, levels: undefined });
+  return strip(a) === strip(b) && JSON.stringify(a.levels) === JSON.stringify(b.levels);
+}
+
+export interface LevelPlan {
+  level: number;
+  index: number;
+  /** Measured requests (null: run for the configured duration). */
+  requests: number | null;
+  seed: number;
+  /** Why the plan differs from what was asked, for the level's notices. */
+  notices: string[];
+}
+
+export function planLevel(cfg: SweepConfig, index: number): LevelPlan {
+  const level = cfg.levels[index]!;
+  const requests = effectiveRequests(cfg.mode, level, cfg.requests_per_level);
+  const notices: string[] = [];
+  if (cfg.mode === "closed" && requests !== null && cfg.requests_per_level !== null) {
+    if (requests > cfg.requests_per_level)
+      notices.push(
+        `level ${level}: raised --requests from ${cfg.requests_per_level} to ${requests} (at least 2x the ${level} users, so every user sends at least twice)`,
+      );
+  }
+  return { level, index, requests, seed: (cfg.seed + 7919 * (index + 1)) >>> 0, notices };
+}
+
+/** The level's requests: ids continue from `nextId`, prompts are seeded per level and request. */
+export function specFactory(cfg: SweepConfig, plan: LevelPlan, ids: { next: number }): SpecFactory {
+  const fixed = { promptTokens: cfg.prompt_tokens, maxTokens: cfg.max_tokens };
+  return (i: number, warmup: boolean, intended: number | null): RequestSpec => {
+    const id = ids.next++;
+    const shape = shapeFor(cfg.prompts, warmup ? 1_000_000 + i : i, plan.seed, fixed);
+    return {
+      id,
+      level: plan.level,
+      warmup,
+      prompt: makePrompt(shape.promptTokens, plan.seed + i, id + cfg.seed * 1_000_003),
+      maxTokens: shape.maxTokens,
+      promptTokensRequested: shape.promptTokens,
+      intendedSendAbsMs: intended,
+    };
+  };
+}

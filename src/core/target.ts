@@ -1,0 +1,59 @@
+/**
+ * The server under test, built once from the settings and handed to everything that talks to
+ * it: the streaming client, readiness, the metadata snapshot, calibration, the /metrics
+ * sampler. It owns URL building (a base URL may end in /v1) and the request headers (the
+ * bearer key included), so neither is rebuilt anywhere else.
+ */
+export type ApiKind = "chat" | "completions";
+
+export interface Target {
+  /** The base URL as given, without a trailing slash (recorded in documents). */
+  readonly baseUrl: string;
+  readonly api: ApiKind;
+  /** The model to request; null until discovered. */
+  readonly model: string | null;
+  /** Headers for every request to the server: the user's, plus `authorization` when a key is set. */
+  readonly headers: Readonly<Record<string, string>>;
+  /** scheme://host:port */
+  readonly origin: string;
+  /** Path prefix before /v1 (a server mounted under a sub-path), without a trailing slash. */
+  readonly basePath: string;
+}
+
+export function makeTarget(o: {
+  baseUrl: string;
+  api: ApiKind;
+  model: string | null;
+  apiKey: string | null;
+  headers: Record<string, string>;
+}): Target {
+  const u = new URL(o.baseUrl);
+  return {
+    baseUrl: o.baseUrl.replace(/\/+$/, ""),
+    api: o.api,
+    model: o.model,
+    headers: { ...o.headers, ...(o.apiKey ? { authorization: `Bearer ${o.apiKey}` } : {}) },
+    origin: u.origin,
+    basePath: u.pathname.replace(/\/+$/, "").replace(/\/v1$/, ""),
+  };
+}
+
+export const withModel = (t: Target, model: string): Target => ({ ...t, model });
+
+/** A path under the server's root, e.g. url(t, "/v1/models"), url(t, "/metrics"). */
+export const url = (t: Target, path: string): string => t.origin + t.basePath + path;
+
+/** The server's root URL (no /v1), for messages. */
+export const rootUrl = (t: Target): string => t.origin + t.basePath;
+
+export const completionsPath = (api: ApiKind): string =>
+  api === "chat" ? "/v1/chat/completions" : "/v1/completions";
+
+/** The model of a target that must have one by now. */
+export function modelOf(t: Target): string {
+  if (t.model === null) throw new Error("internal: the target's model was not resolved");
+  return t.model;
+}
+
+/** What a result document records of the target. */
+export const targetRecord = (t: Target) => ({ base_url: t.baseUrl, api: t.api, model: modelOf(t) });
