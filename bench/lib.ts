@@ -2,6 +2,7 @@
 // event loop), percentiles, and the one-JSON-line convention.
 import { type ChildProcess, spawn } from "node:child_process";
 import { resolve } from "node:path";
+import { quantile } from "../src/shared/statistics.ts";
 
 export const ROOT = resolve(import.meta.dirname, "..");
 
@@ -42,13 +43,8 @@ export function spawnMock(args: string[]): Promise<Child> {
   });
 }
 
-export function pct(values: ArrayLike<number>, q: number): number {
-  const s = Float64Array.from(values as number[]).sort();
-  if (s.length === 0) return Number.NaN;
-  const h = (s.length - 1) * q;
-  const lo = Math.floor(h);
-  return s[lo]! + (h - lo) * ((s[Math.min(lo + 1, s.length - 1)] ?? s[lo]!) - s[lo]!);
-}
+/** Percentiles in the benches: the project's one method (type 7). */
+export const pct = quantile;
 
 export const f = (x: number, d = 3) => (Number.isFinite(x) ? x.toFixed(d) : "n/a");
 

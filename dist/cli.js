@@ -36998,7 +36998,93 @@ async function captureEnvironment() {
   };
 }
 
-// src/core/stats.ts
+// src/shared/statistics.ts
+var DEFAULT_THRESHOLDS = { pct: 5, confidence: 0.95, minPoints: 5 };
+function mean(xs) {
+  return xs.reduce((a, b) => a + b, 0) / xs.length;
+}
+function stddev(xs) {
+  if (xs.length < 2) return 0;
+  let m = mean(xs);
+  return Math.sqrt(xs.reduce((a, x) => a + (x - m) ** 2, 0) / (xs.length - 1));
+}
+var LANCZOS = [
+  76.18009172947146,
+  -86.50532032941678,
+  24.01409824083091,
+  -1.231739572450155,
+  0.001208650973866179,
+  -5395239384953e-18
+];
+function logGamma(x) {
+  let y = x, tmp = x + 5.5 - (x + 0.5) * Math.log(x + 5.5), ser = 1.000000000190015;
+  for (let ci of LANCZOS) ser += ci / ++y;
+  return -tmp + Math.log(2.5066282746310007 * ser / x);
+}
+function betacf(a, b, x) {
+  let c = 1, d = 1 - (a + b) * x / (a + 1);
+  Math.abs(d) < 1e-300 && (d = 1e-300), d = 1 / d;
+  let h = d;
+  for (let m = 1; m <= 200; m++) {
+    let m2 = 2 * m, aa = m * (b - m) * x / ((a + m2 - 1) * (a + m2));
+    d = 1 + aa * d, Math.abs(d) < 1e-300 && (d = 1e-300), c = 1 + aa / c, Math.abs(c) < 1e-300 && (c = 1e-300), d = 1 / d, h *= d * c, aa = -(a + m) * (a + b + m) * x / ((a + m2) * (a + m2 + 1)), d = 1 + aa * d, Math.abs(d) < 1e-300 && (d = 1e-300), c = 1 + aa / c, Math.abs(c) < 1e-300 && (c = 1e-300), d = 1 / d;
+    let del = d * c;
+    if (h *= del, Math.abs(del - 1) < 3e-14) break;
+  }
+  return h;
+}
+function incompleteBeta(x, a, b) {
+  if (x <= 0) return 0;
+  if (x >= 1) return 1;
+  let bt = Math.exp(logGamma(a + b) - logGamma(a) - logGamma(b) + a * Math.log(x) + b * Math.log(1 - x));
+  return x < (a + 1) / (a + b + 2) ? bt * betacf(a, b, x) / a : 1 - bt * betacf(b, a, 1 - x) / b;
+}
+function tCdf(t, df) {
+  let x = df / (df + t * t), tail = 0.5 * incompleteBeta(x, df / 2, 0.5);
+  return t >= 0 ? 1 - tail : tail;
+}
+function tQuantile(p, df) {
+  if (p <= 0 || p >= 1) throw new RangeError("p must be in (0, 1)");
+  let lo = -1e3, hi = 1e3;
+  for (let i = 0; i < 200; i++) {
+    let mid = (lo + hi) / 2;
+    tCdf(mid, df) < p ? lo = mid : hi = mid;
+  }
+  return (lo + hi) / 2;
+}
+function predictionInterval(base, th = DEFAULT_THRESHOLDS) {
+  let n = base.length, m = mean(base), pctHalf = Math.abs(m) * th.pct / 100;
+  if (n < th.minPoints) return [m - pctHalf, m + pctHalf];
+  let s = stddev(base), t = tQuantile(1 - (1 - th.confidence) / 2, n - 1), half = s <= Math.abs(m) * 1e-9 ? pctHalf : t * s * Math.sqrt(1 + 1 / n);
+  return [m - half, m + half];
+}
+function judge(base, head, direction, th = DEFAULT_THRESHOLDS) {
+  let n = base.length;
+  if (n === 0)
+    return {
+      baseline_n: 0,
+      baseline_mean: null,
+      baseline_stddev: null,
+      head,
+      delta_pct: null,
+      interval: null,
+      method: "none",
+      verdict: "no_baseline"
+    };
+  let m = mean(base), s = stddev(base), deltaPct = m !== 0 ? 100 * (head - m) / Math.abs(m) : null, changed = 0, interval = null, method;
+  n >= th.minPoints ? (method = "t_prediction_interval", interval = predictionInterval(base, th), head > interval[1] ? changed = 1 : head < interval[0] && (changed = -1)) : (method = "percent_threshold", deltaPct !== null && Math.abs(deltaPct) > th.pct && (changed = deltaPct > 0 ? 1 : -1));
+  let better = changed === 0 ? null : changed > 0 == (direction === "higher");
+  return {
+    baseline_n: n,
+    baseline_mean: m,
+    baseline_stddev: s,
+    head,
+    delta_pct: deltaPct,
+    interval,
+    method,
+    verdict: better === null ? "unchanged" : better ? "improved" : "regressed"
+  };
+}
 function percentileSorted(sorted, q) {
   let n = sorted.length;
   if (n === 0) return null;
@@ -37007,6 +37093,21 @@ function percentileSorted(sorted, q) {
   let h = (n - 1) * q, lo = Math.floor(h), frac = h - lo, a = sorted[lo];
   return frac === 0 || lo + 1 >= n ? a : a + frac * (sorted[lo + 1] - a);
 }
+function quantile(xs, q) {
+  return percentileSorted(Float64Array.from(xs).sort(), q) ?? Number.NaN;
+}
+function bootstrapQuantileDiff(base, head, q, opts = {}) {
+  let B = opts.iterations ?? 1e3, conf = opts.confidence ?? 0.95, r = rng(opts.seed ?? 1), diffs = new Float64Array(B), bs = new Float64Array(base.length), hs = new Float64Array(head.length);
+  for (let b = 0; b < B; b++) {
+    for (let i = 0; i < bs.length; i++) bs[i] = base[Math.floor(r() * base.length)];
+    for (let i = 0; i < hs.length; i++) hs[i] = head[Math.floor(r() * head.length)];
+    diffs[b] = quantile(Array.from(hs), q) - quantile(Array.from(bs), q);
+  }
+  let alpha = (1 - conf) / 2;
+  return [quantile(Array.from(diffs), alpha), quantile(Array.from(diffs), 1 - alpha)];
+}
+
+// src/core/stats.ts
 function summarize(values) {
   let n = values.length;
   if (n === 0) return { n: 0, mean: null, min: null, max: null, p50: null, p90: null, p95: null, p99: null };
@@ -37260,108 +37361,6 @@ async function snapshotServer(target, limits) {
 function limitNumber(limits, key) {
   let v = limits?.[key];
   return typeof v == "number" ? v : null;
-}
-
-// src/shared/statistics.ts
-var DEFAULT_THRESHOLDS = { pct: 5, confidence: 0.95, minPoints: 5 };
-function mean(xs) {
-  return xs.reduce((a, b) => a + b, 0) / xs.length;
-}
-function stddev(xs) {
-  if (xs.length < 2) return 0;
-  let m = mean(xs);
-  return Math.sqrt(xs.reduce((a, x) => a + (x - m) ** 2, 0) / (xs.length - 1));
-}
-var LANCZOS = [
-  76.18009172947146,
-  -86.50532032941678,
-  24.01409824083091,
-  -1.231739572450155,
-  0.001208650973866179,
-  -5395239384953e-18
-];
-function logGamma(x) {
-  let y = x, tmp = x + 5.5 - (x + 0.5) * Math.log(x + 5.5), ser = 1.000000000190015;
-  for (let ci of LANCZOS) ser += ci / ++y;
-  return -tmp + Math.log(2.5066282746310007 * ser / x);
-}
-function betacf(a, b, x) {
-  let c = 1, d = 1 - (a + b) * x / (a + 1);
-  Math.abs(d) < 1e-300 && (d = 1e-300), d = 1 / d;
-  let h = d;
-  for (let m = 1; m <= 200; m++) {
-    let m2 = 2 * m, aa = m * (b - m) * x / ((a + m2 - 1) * (a + m2));
-    d = 1 + aa * d, Math.abs(d) < 1e-300 && (d = 1e-300), c = 1 + aa / c, Math.abs(c) < 1e-300 && (c = 1e-300), d = 1 / d, h *= d * c, aa = -(a + m) * (a + b + m) * x / ((a + m2) * (a + m2 + 1)), d = 1 + aa * d, Math.abs(d) < 1e-300 && (d = 1e-300), c = 1 + aa / c, Math.abs(c) < 1e-300 && (c = 1e-300), d = 1 / d;
-    let del = d * c;
-    if (h *= del, Math.abs(del - 1) < 3e-14) break;
-  }
-  return h;
-}
-function incompleteBeta(x, a, b) {
-  if (x <= 0) return 0;
-  if (x >= 1) return 1;
-  let bt = Math.exp(logGamma(a + b) - logGamma(a) - logGamma(b) + a * Math.log(x) + b * Math.log(1 - x));
-  return x < (a + 1) / (a + b + 2) ? bt * betacf(a, b, x) / a : 1 - bt * betacf(b, a, 1 - x) / b;
-}
-function tCdf(t, df) {
-  let x = df / (df + t * t), tail = 0.5 * incompleteBeta(x, df / 2, 0.5);
-  return t >= 0 ? 1 - tail : tail;
-}
-function tQuantile(p, df) {
-  if (p <= 0 || p >= 1) throw new RangeError("p must be in (0, 1)");
-  let lo = -1e3, hi = 1e3;
-  for (let i = 0; i < 200; i++) {
-    let mid = (lo + hi) / 2;
-    tCdf(mid, df) < p ? lo = mid : hi = mid;
-  }
-  return (lo + hi) / 2;
-}
-function predictionInterval(base, th = DEFAULT_THRESHOLDS) {
-  let n = base.length, m = mean(base), pctHalf = Math.abs(m) * th.pct / 100;
-  if (n < th.minPoints) return [m - pctHalf, m + pctHalf];
-  let s = stddev(base), t = tQuantile(1 - (1 - th.confidence) / 2, n - 1), half = s <= Math.abs(m) * 1e-9 ? pctHalf : t * s * Math.sqrt(1 + 1 / n);
-  return [m - half, m + half];
-}
-function judge(base, head, direction, th = DEFAULT_THRESHOLDS) {
-  let n = base.length;
-  if (n === 0)
-    return {
-      baseline_n: 0,
-      baseline_mean: null,
-      baseline_stddev: null,
-      head,
-      delta_pct: null,
-      interval: null,
-      method: "none",
-      verdict: "no_baseline"
-    };
-  let m = mean(base), s = stddev(base), deltaPct = m !== 0 ? 100 * (head - m) / Math.abs(m) : null, changed = 0, interval = null, method;
-  n >= th.minPoints ? (method = "t_prediction_interval", interval = predictionInterval(base, th), head > interval[1] ? changed = 1 : head < interval[0] && (changed = -1)) : (method = "percent_threshold", deltaPct !== null && Math.abs(deltaPct) > th.pct && (changed = deltaPct > 0 ? 1 : -1));
-  let better = changed === 0 ? null : changed > 0 == (direction === "higher");
-  return {
-    baseline_n: n,
-    baseline_mean: m,
-    baseline_stddev: s,
-    head,
-    delta_pct: deltaPct,
-    interval,
-    method,
-    verdict: better === null ? "unchanged" : better ? "improved" : "regressed"
-  };
-}
-function quantile(xs, q) {
-  let s = Float64Array.from(xs).sort(), h = (s.length - 1) * q, lo = Math.floor(h);
-  return s[lo] + (h - lo) * ((s[Math.min(lo + 1, s.length - 1)] ?? s[lo]) - s[lo]);
-}
-function bootstrapQuantileDiff(base, head, q, opts = {}) {
-  let B = opts.iterations ?? 1e3, conf = opts.confidence ?? 0.95, r = rng(opts.seed ?? 1), diffs = new Float64Array(B), bs = new Float64Array(base.length), hs = new Float64Array(head.length);
-  for (let b = 0; b < B; b++) {
-    for (let i = 0; i < bs.length; i++) bs[i] = base[Math.floor(r() * base.length)];
-    for (let i = 0; i < hs.length; i++) hs[i] = head[Math.floor(r() * head.length)];
-    diffs[b] = quantile(Array.from(hs), q) - quantile(Array.from(bs), q);
-  }
-  let alpha = (1 - conf) / 2;
-  return [quantile(Array.from(diffs), alpha), quantile(Array.from(diffs), 1 - alpha)];
 }
 
 // src/core/setting-table.ts

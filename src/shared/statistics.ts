@@ -187,12 +187,27 @@ export function judge(
   };
 }
 
-/** Type-7 percentile of an unsorted sample (same method as the harness). */
-export function quantile(xs: readonly number[], q: number): number {
-  const s = Float64Array.from(xs).sort();
-  const h = (s.length - 1) * q;
+/**
+ * The one percentile of tokenbench: linear interpolation between closest ranks (Hyndman & Fan
+ * type 7, numpy's default). For sorted x[0..n-1] and q in [0,1], h = (n-1)q,
+ * p = x[floor h] + (h - floor h)(x[floor h + 1] - x[floor h]). Exact: no sketches or histograms.
+ */
+export function percentileSorted(sorted: ArrayLike<number>, q: number): number | null {
+  const n = sorted.length;
+  if (n === 0) return null;
+  if (q <= 0) return sorted[0]!;
+  if (q >= 1) return sorted[n - 1]!;
+  const h = (n - 1) * q;
   const lo = Math.floor(h);
-  return s[lo]! + (h - lo) * ((s[Math.min(lo + 1, s.length - 1)] ?? s[lo]!) - s[lo]!);
+  const frac = h - lo;
+  const a = sorted[lo]!;
+  if (frac === 0 || lo + 1 >= n) return a;
+  return a + frac * (sorted[lo + 1]! - a);
+}
+
+/** Type-7 percentile of an unsorted sample; NaN when it is empty. */
+export function quantile(xs: ArrayLike<number>, q: number): number {
+  return percentileSorted(Float64Array.from(xs as number[]).sort(), q) ?? Number.NaN;
 }
 
 /**
