@@ -54,9 +54,96 @@ var DEFAULT_MOCK_OPTIONS = {
 };
 
 // src/mock/server.ts
-import { randomBytes } from "node:crypto";
 import http from "node:http";
-import { performance as performance2 } from "node:perf_hooks";
+import { performance as performance4 } from "node:perf_hooks";
+
+// src/mock/engine.ts
+import { performance as performance3 } from "node:perf_hooks";
+
+// src/mock/chunks.ts
+function chunkPrefix(r) {
+  return `{"id":"${r.id}","object":"${r.chat ? "chat.completion.chunk" : "text_completion"}","created":${r.created},"model":${JSON.stringify(r.model)},"choices":`;
+}
+function roleChunk(r) {
+  return r.chat ? `data: ${chunkPrefix(r)}[{"index":0,"delta":{"role":"assistant","content":""},"logprobs":null,"finish_reason":null}]}
+
+` : "";
+}
+function contentChunk(r, text, finish, usage, ts, tokensPerChunk) {
+  let fin = finish === null ? "null" : `"${finish}"`, choice = r.chat ? `{"index":0,"delta":{"content":${JSON.stringify(text)}},"logprobs":null,"finish_reason":${fin}}` : `{"index":0,"text":${JSON.stringify(text)},"logprobs":null,"finish_reason":${fin}}`, s = `data: ${chunkPrefix(r)}[${choice}]`;
+  return usage !== null && (s += `,"usage":${usage}`), ts !== null && (s += `,"tokenbench_server_ts_ms":${ts}`, r.emitted <= tokensPerChunk && (s += `,"tokenbench_server_arrival_ts_ms":${r.tArriveHr}`)), `${s}}
+
+`;
+}
+function usageJson(r, omitDetails) {
+  let u = {
+    prompt_tokens: r.promptTokens.length,
+    total_tokens: r.promptTokens.length + r.emitted,
+    completion_tokens: r.emitted
+  };
+  return omitDetails || (u.prompt_tokens_details = { cached_tokens: r.cachedTokens }), JSON.stringify(u);
+}
+
+// src/mock/flavor.ts
+function standardLastEvents(c, s, text, finish) {
+  let out = c.content(text, finish, null);
+  return s.includeUsage && (out += `data: ${c.prefix}[],"usage":${s.usage}}
+
+`), out;
+}
+var plainHealth = (e) => e.loading() ? { status: 503, body: null, error: "model loading" } : { status: 200, body: null }, noRoutes = () => {
+};
+
+// src/mock/flavors/freetoken.ts
+var freetoken = {
+  commonRoutes: !0,
+  roleChunkAtAdmission: !0,
+  omitCachedDetailsWhenZero: !0,
+  closeAfterStream: !1,
+  streamHeaders: {},
+  metricLabels: (o) => ({ model_name: o.model }),
+  health(e) {
+    return e.loading() ? { status: 200, body: { status: "loading", maintenance: "loading", progress: Math.min(1, (performance.now() - e.startedAtMs) / 1e3 / Math.max(e.o.loadTimeS, 1e-9)) } } : { status: 200, body: { status: "ok", maintenance: "serving" } };
+  },
+  get(url, e) {
+    let o = e.o;
+    if (url === "/v1/cache/status") {
+      let c = e.cache;
+      return {
+        prefix_cache: {
+          enabled: o.prefixCacheTokens > 0,
+          capacity_tokens: o.prefixCacheTokens,
+          used_tokens: c.usedTokens,
+          block_tokens: o.blockTokens,
+          hits: c.hits,
+          queries: c.queries,
+          hit_rate: c.queryTokens ? c.hitTokens / c.queryTokens : 0
+        },
+        kv_cache: { budget_tokens: o.kvTokens || null, used_tokens: e.kvUsed(), block_tokens: o.blockTokens },
+        reports_cached_tokens: !0
+      };
+    }
+    if (url === "/v1/stats")
+      return {
+        server: { name: "freetoken", version: "0.9.0+tokenbench.mock" },
+        model: { id: o.model, context_length: o.maxModelLen },
+        gpus: [{ name: "Mock GPU", vram_mib: 0 }],
+        requests_running: e.running,
+        requests_waiting: e.waiting,
+        requests_total: e.requestsTotal,
+        limits: {
+          max_running_requests: o.capacity,
+          cuda_graph_max_bs: o.cudaGraphMaxBs,
+          max_total_num_tokens: o.kvTokens || null
+        }
+      };
+  },
+  post: (url, _body, promptOf2) => url === "/v1/messages/count_tokens" ? { input_tokens: promptOf2(!0).length } : void 0,
+  lastEvents: standardLastEvents,
+  metrics(x, e) {
+    x.metric("freetoken:requests_running", "gauge", "Requests being decoded.", e.running), x.metric("freetoken:requests_waiting", "gauge", "Requests waiting for a slot.", e.waiting), x.metric("freetoken:kv_cache_usage_ratio", "gauge", "KV cache usage, 0..1.", e.kvRatio()), x.metric("freetoken:prompt_tokens_total", "counter", "Prompt tokens processed.", e.promptTotal), x.metric("freetoken:generation_tokens_total", "counter", "Tokens generated.", e.generationTotal), x.histogram("freetoken:time_to_first_token_seconds", "Time to first token.", e.h.ttft), x.histogram("freetoken:request_queue_time_seconds", "Time spent waiting for a slot.", e.h.queue);
+  }
+};
 
 // src/mock/tokenizer.ts
 var TOKEN_RE = /[A-Za-z0-9]+|[^\sA-Za-z0-9]/g;
@@ -73,6 +160,253 @@ function hashChain(prev, s) {
   for (let i = 0; i < s.length; i++)
     h ^= s.charCodeAt(i), h = Math.imul(h, 16777619) >>> 0;
   return h;
+}
+
+// src/mock/flavors/llamacpp.ts
+var llamacpp = {
+  commonRoutes: !0,
+  roleChunkAtAdmission: !1,
+  omitCachedDetailsWhenZero: !1,
+  closeAfterStream: !0,
+  streamHeaders: { connection: "keep-alive" },
+  metricLabels: () => ({}),
+  health: (e) => e.loading() ? { status: 503, body: null, error: "Loading model" } : { status: 200, body: { status: "ok" } },
+  get(url, e) {
+    let o = e.o;
+    if (url === "/props")
+      return {
+        default_generation_settings: { n_ctx: o.maxModelLen, params: { n_predict: -1 } },
+        total_slots: o.capacity,
+        model_path: `/models/${o.model}.gguf`,
+        build_info: "b0000-tokenbench-mock"
+      };
+    if (url === "/slots")
+      return Array.from({ length: o.capacity }, (_, i) => ({
+        id: i,
+        n_ctx: o.maxModelLen,
+        is_processing: i < e.running
+      }));
+  },
+  post(url, body) {
+    if (url !== "/tokenize") return;
+    let content = typeof body.content == "string" ? body.content : "";
+    return { tokens: tokenize(content).map((_, i) => i + 1) };
+  },
+  lastEvents(c, s, text, finish) {
+    let timings = JSON.stringify({
+      prompt_n: s.promptTokens - s.cachedTokens,
+      prompt_ms: s.tFirst - s.tAdmit,
+      predicted_n: s.emitted,
+      predicted_ms: s.now - s.tFirst
+    }), fin = `data: ${c.prefix}[{"index":0,"delta":{},"logprobs":null,"finish_reason":"${finish}"}]`;
+    return s.includeUsage && (fin += `,"usage":${s.usage}`), `${c.content(text, null, null)}${fin},"timings":${timings}}
+
+`;
+  },
+  metrics(x, e) {
+    x.metric("llamacpp:requests_processing", "gauge", "Number of requests processing.", e.running), x.metric("llamacpp:requests_deferred", "gauge", "Number of requests deferred.", e.waiting), x.metric(
+      "llamacpp:kv_cache_usage_ratio",
+      "gauge",
+      "KV-cache usage. 1 means 100 percent usage.",
+      e.kvRatio()
+    ), x.metric("llamacpp:kv_cache_tokens", "gauge", "KV-cache tokens.", e.kvUsed()), x.metric("llamacpp:prompt_tokens_total", "counter", "Number of prompt tokens processed.", e.promptTotal), x.metric(
+      "llamacpp:tokens_predicted_total",
+      "counter",
+      "Number of generation tokens processed.",
+      e.generationTotal
+    );
+  }
+};
+
+// src/mock/flavors/minimal.ts
+var minimal = {
+  commonRoutes: !1,
+  roleChunkAtAdmission: !1,
+  omitCachedDetailsWhenZero: !1,
+  closeAfterStream: !1,
+  streamHeaders: {},
+  metricLabels: (o) => ({ model_name: o.model }),
+  health: plainHealth,
+  get: noRoutes,
+  post: noRoutes,
+  lastEvents: standardLastEvents,
+  metrics: () => {
+  }
+};
+
+// src/mock/flavors/sglang.ts
+var sglang = {
+  commonRoutes: !0,
+  roleChunkAtAdmission: !1,
+  omitCachedDetailsWhenZero: !0,
+  closeAfterStream: !1,
+  streamHeaders: {},
+  metricLabels: (o) => ({ model_name: o.model }),
+  health: plainHealth,
+  get(url, e) {
+    let o = e.o;
+    if (url === "/get_server_info")
+      return {
+        version: "0.5.0+tokenbench.mock",
+        model_path: o.model,
+        context_length: o.maxModelLen,
+        max_running_requests: o.capacity,
+        cuda_graph_max_bs: o.cudaGraphMaxBs,
+        max_total_num_tokens: o.kvTokens || null,
+        page_size: o.blockTokens,
+        enable_prefix_caching: o.prefixCacheTokens > 0
+      };
+    if (url === "/get_model_info") return { model_path: o.model, is_generation: !0 };
+  },
+  post(url, body, promptOf2, e) {
+    if (url !== "/tokenize") return;
+    let toks = promptOf2(body.messages !== void 0);
+    return { count: toks.length, max_model_len: e.o.maxModelLen, tokens: toks.map((_, i) => i + 1) };
+  },
+  lastEvents: (c, s, text, finish) => c.content(text, finish, s.includeUsage ? s.usage : null),
+  metrics(x, e) {
+    x.metric("sglang:num_running_reqs", "gauge", "The number of running requests.", e.running), x.metric("sglang:num_queue_reqs", "gauge", "The number of requests in the waiting queue.", e.waiting), x.metric("sglang:token_usage", "gauge", "The token usage.", e.kvRatio()), x.metric("sglang:prompt_tokens_total", "counter", "Number of prefill tokens processed.", e.promptTotal), x.metric(
+      "sglang:generation_tokens_total",
+      "counter",
+      "Number of generation tokens processed.",
+      e.generationTotal
+    );
+    let c = e.cache;
+    x.metric(
+      "sglang:cache_hit_rate",
+      "gauge",
+      "The prefix cache hit rate.",
+      c.queryTokens ? c.hitTokens / c.queryTokens : 0
+    ), x.histogram(
+      "sglang:time_to_first_token_seconds",
+      "Histogram of time to first token in seconds.",
+      e.h.ttft
+    ), x.histogram(
+      "sglang:inter_token_latency_seconds",
+      "Histogram of inter-token latency in seconds.",
+      e.h.itl
+    ), x.histogram(
+      "sglang:e2e_request_latency_seconds",
+      "Histogram of End-to-end request latency in seconds",
+      e.h.e2e
+    ), x.histogram("sglang:queue_time_seconds", "Histogram of queueing time in seconds.", e.h.queue);
+  }
+};
+
+// src/mock/flavors/vllm.ts
+var vllm = {
+  commonRoutes: !0,
+  roleChunkAtAdmission: !1,
+  omitCachedDetailsWhenZero: !1,
+  closeAfterStream: !1,
+  streamHeaders: {},
+  metricLabels: (o) => ({ model_name: o.model }),
+  health: plainHealth,
+  get: (url) => url === "/version" ? { version: "0.11.0+tokenbench.mock" } : void 0,
+  post(url, body, promptOf2, e) {
+    if (url === "/v1/messages/count_tokens") return { input_tokens: promptOf2(!0).length };
+    if (url === "/tokenize") {
+      let toks = promptOf2(body.messages !== void 0);
+      return { count: toks.length, max_model_len: e.o.maxModelLen, tokens: toks.map((_, i) => i + 1) };
+    }
+  },
+  lastEvents: standardLastEvents,
+  metrics(x, e) {
+    x.metric(
+      "vllm:num_requests_running",
+      "gauge",
+      "Number of requests in model execution batches.",
+      e.running
+    ), x.metric("vllm:num_requests_waiting", "gauge", "Number of requests waiting to be processed.", e.waiting), x.metric("vllm:kv_cache_usage_perc", "gauge", "KV-cache usage. 1 means 100 percent usage.", e.kvRatio()), x.metric("vllm:prompt_tokens_total", "counter", "Number of prefill tokens processed.", e.promptTotal), x.metric(
+      "vllm:generation_tokens_total",
+      "counter",
+      "Number of generation tokens processed.",
+      e.generationTotal
+    ), x.metric(
+      "vllm:num_preemptions_total",
+      "counter",
+      "Cumulative number of preemption from the engine.",
+      e.preemptions
+    ), x.metric(
+      "vllm:prefix_cache_queries_total",
+      "counter",
+      "Prefix cache queries, in tokens.",
+      e.cache.queryTokens
+    ), x.metric("vllm:prefix_cache_hits_total", "counter", "Prefix cache hits, in tokens.", e.cache.hitTokens), x.metric("vllm:cache_config_info", "gauge", "Information of the LLMEngine CacheConfig", 1, {
+      block_size: String(e.o.blockTokens),
+      enable_prefix_caching: String(e.o.prefixCacheTokens > 0)
+    }), x.histogram("vllm:time_to_first_token_seconds", "Histogram of time to first token in seconds.", e.h.ttft), x.histogram("vllm:inter_token_latency_seconds", "Histogram of inter-token latency in seconds.", e.h.itl), x.histogram("vllm:e2e_request_latency_seconds", "Histogram of e2e request latency in seconds.", e.h.e2e), x.histogram("vllm:request_queue_time_seconds", "Histogram of time spent in WAITING phase.", e.h.queue), x.histogram(
+      "vllm:request_prefill_time_seconds",
+      "Histogram of time spent in PREFILL phase.",
+      e.h.prefill
+    );
+  }
+};
+
+// src/mock/flavors/index.ts
+var FLAVOR_MODULES = {
+  vllm,
+  sglang,
+  freetoken,
+  llamacpp,
+  minimal
+};
+
+// src/mock/http.ts
+var HttpError = class extends Error {
+  constructor(status, message, type = "invalid_request_error") {
+    super(message);
+    this.status = status;
+    this.type = type;
+  }
+  status;
+  type;
+};
+function sendJson(res, status, body) {
+  let s = JSON.stringify(body);
+  res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(s) }), res.end(s);
+}
+function sendError(res, status, message, type) {
+  sendJson(res, status, { error: { message, type, param: null, code: status } });
+}
+function promptOf(body, chat) {
+  if (chat) {
+    let msgs = body.messages;
+    if (!Array.isArray(msgs) || msgs.length === 0)
+      throw new HttpError(400, "'messages' must be a non-empty array");
+    let parts = [];
+    for (let m of msgs) {
+      let c = m?.content;
+      if (typeof c == "string") parts.push(c);
+      else if (Array.isArray(c))
+        for (let p2 of c)
+          typeof p2?.text == "string" && parts.push(p2.text);
+      else throw new HttpError(400, "each message needs a string 'content'");
+    }
+    return tokenize(parts.join(`
+`));
+  }
+  let p = body.prompt;
+  if (typeof p == "string") return tokenize(p);
+  if (Array.isArray(p) && p.every((x) => typeof x == "string")) return tokenize(p.join(`
+`));
+  throw new HttpError(400, "'prompt' must be a string");
+}
+async function readJson(req) {
+  let chunks = [], size = 0;
+  for await (let c of req) {
+    if (size += c.length, size > 64 * 1024 * 1024) throw new HttpError(413, "request body too large");
+    chunks.push(c);
+  }
+  let text = Buffer.concat(chunks).toString("utf8"), v;
+  try {
+    v = JSON.parse(text);
+  } catch {
+    throw new HttpError(400, "request body is not valid JSON");
+  }
+  if (v === null || typeof v != "object" || Array.isArray(v))
+    throw new HttpError(400, "request body must be a JSON object");
+  return v;
 }
 
 // src/mock/prefix-cache.ts
@@ -204,8 +538,76 @@ var Histogram = class {
   1
 ];
 
+// src/mock/random.ts
+function mulberry32(seed) {
+  let a = seed >>> 0;
+  return () => {
+    a = a + 1831565813 >>> 0;
+    let t = a;
+    return t = Math.imul(t ^ t >>> 15, t | 1), t ^= t + Math.imul(t ^ t >>> 7, t | 61), ((t ^ t >>> 14) >>> 0) / 4294967296;
+  };
+}
+
+// src/mock/request.ts
+import { randomBytes } from "node:crypto";
+function validateCompletion(body, chat, o) {
+  if (typeof body.model != "string") throw new HttpError(400, "'model' is required");
+  if (body.model !== o.model)
+    throw new HttpError(400, `The model \`${body.model}\` does not exist.`, "NotFoundError");
+  let promptTokens = promptOf(body, chat);
+  if (promptTokens.length >= o.maxModelLen)
+    throw new HttpError(
+      400,
+      `prompt of ${promptTokens.length} tokens exceeds max_model_len ${o.maxModelLen}`
+    );
+  let maxTokens = typeof body.max_tokens == "number" ? body.max_tokens : typeof body.max_completion_tokens == "number" ? body.max_completion_tokens : o.defaultMaxTokens;
+  if (!Number.isInteger(maxTokens) || maxTokens < 1)
+    throw new HttpError(400, "'max_tokens' must be an integer >= 1");
+  return { promptTokens, maxTokens };
+}
+function newReq(a) {
+  let so = a.body.stream_options;
+  return {
+    seq: a.seq,
+    id: `${a.chat ? "chatcmpl" : "cmpl"}-${randomBytes(8).toString("hex")}`,
+    res: a.res,
+    chat: a.chat,
+    stream: a.body.stream === !0,
+    includeUsage: so?.include_usage === !0,
+    serverTs: a.o.serverTimestamps || a.req.headers["x-tokenbench-server-ts"] === "1",
+    model: a.o.model,
+    promptTokens: a.promptTokens,
+    cachedTokens: 0,
+    target: a.target,
+    maxTokens: a.maxTokens,
+    emitted: 0,
+    fault: a.fault,
+    tArrive: a.arrival,
+    tArriveHr: a.arrivalHr,
+    tAdmit: 0,
+    tFirst: 0,
+    tLast: 0,
+    gen: 0,
+    state: "queued",
+    roleSent: !1,
+    text: [],
+    created: Math.floor(Date.now() / 1e3)
+  };
+}
+function completionBody(r, usage) {
+  let text = r.text.join(""), finish = r.target < r.maxTokens ? "stop" : "length", choice = r.chat ? { index: 0, message: { role: "assistant", content: text }, finish_reason: finish } : { index: 0, text, finish_reason: finish };
+  return {
+    id: r.id,
+    object: r.chat ? "chat.completion" : "text_completion",
+    created: r.created,
+    model: r.model,
+    choices: [choice],
+    usage
+  };
+}
+
 // src/mock/timer-queue.ts
-import { performance } from "node:perf_hooks";
+import { performance as performance2 } from "node:perf_hooks";
 var TimerQueue = class {
   heap = [];
   seq = 0;
@@ -250,72 +652,32 @@ var TimerQueue = class {
   }
   arm() {
     if (this.closed || this.heap.length === 0 || (this.timer && (clearTimeout(this.timer), this.timer = null), this.immediate)) return;
-    let d = this.heap[0].t - performance.now();
+    let d = this.heap[0].t - performance2.now();
     d > 1.5 ? this.timer = setTimeout(() => this.fire(), d - 1) : this.immediate = setImmediate(() => this.fire());
   }
   fire() {
     this.timer = null, this.immediate = null;
-    let now = performance.now(), h = this.heap;
+    let now = performance2.now(), h = this.heap;
     for (; h.length > 0 && h[0].t <= now; )
       this.pop().fn();
     this.arm();
   }
 };
 
-// src/mock/server.ts
-var VOCAB = "the of and to in is was for on that with as it by at from his her an be this are or which".split(" ");
-function mulberry32(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = a + 1831565813 >>> 0;
-    let t = a;
-    return t = Math.imul(t ^ t >>> 15, t | 1), t ^= t + Math.imul(t ^ t >>> 7, t | 61), ((t ^ t >>> 14) >>> 0) / 4294967296;
-  };
-}
-var hrMs = () => Number(process.hrtime.bigint()) / 1e6, HttpError = class extends Error {
-  constructor(status, message, type = "invalid_request_error") {
-    super(message);
-    this.status = status;
-    this.type = type;
-  }
-  status;
-  type;
-};
-async function start(partial = {}) {
-  let o = { ...DEFAULT_MOCK_OPTIONS, ...partial };
-  partial.port === void 0 && (o.port = 0);
-  let engine = new Engine(o), server = http.createServer({ keepAliveTimeout: 3e4, noDelay: !0 }, (req, res) => {
-    engine.handle(req, res).catch((err) => {
-      res.headersSent ? res.destroy() : engine.sendError(res, 500, String(err), "internal_error");
-    });
-  });
-  server.maxHeadersCount = 200, server.headersTimeout = 6e4, server.requestTimeout = 0, await new Promise((resolve, reject) => {
-    server.once("error", reject), server.listen(o.port, o.host, () => resolve());
-  });
-  let port = server.address().port;
-  return {
-    url: `http://${o.host.includes(":") ? `[${o.host}]` : o.host}:${port}`,
-    port,
-    options: o,
-    stats: () => engine.stats(),
-    close: async () => {
-      engine.close(), server.closeAllConnections(), await new Promise((resolve) => server.close(() => resolve()));
-    }
-  };
-}
-var Engine = class {
+// src/mock/engine.ts
+var VOCAB = "the of and to in is was for on that with as it by at from his her an be this are or which".split(" "), hrMs = () => Number(process.hrtime.bigint()) / 1e6, Engine = class {
   constructor(o) {
     this.o = o;
-    this.rand = mulberry32(o.seed), this.faultRand = mulberry32(o.seed ^ 2654435769), this.cache = new PrefixCache(o.prefixCacheTokens, o.blockTokens);
+    this.flavor = FLAVOR_MODULES[o.flavor], this.rand = mulberry32(o.seed), this.faultRand = mulberry32(o.seed ^ 2654435769), this.cache = new PrefixCache(o.prefixCacheTokens, o.blockTokens);
   }
   o;
   timers = new TimerQueue();
   queue = [];
-  running = /* @__PURE__ */ new Set();
+  active = /* @__PURE__ */ new Set();
   rand;
   faultRand;
   cache;
-  startedAt = performance2.now();
+  startedAtMs = performance3.now();
   seq = 0;
   admitPending = !1;
   promptTotal = 0;
@@ -327,11 +689,14 @@ var Engine = class {
   events = 0;
   faultCounts = {};
   lateness = [];
-  hTtft = new Histogram(LATENCY_BUCKETS_S);
-  hItl = new Histogram(ITL_BUCKETS_S);
-  hE2e = new Histogram(LATENCY_BUCKETS_S);
-  hQueue = new Histogram(LATENCY_BUCKETS_S);
-  hPrefill = new Histogram(LATENCY_BUCKETS_S);
+  h = {
+    ttft: new Histogram(LATENCY_BUCKETS_S),
+    itl: new Histogram(ITL_BUCKETS_S),
+    e2e: new Histogram(LATENCY_BUCKETS_S),
+    queue: new Histogram(LATENCY_BUCKETS_S),
+    prefill: new Histogram(LATENCY_BUCKETS_S)
+  };
+  flavor;
   close() {
     this.timers.close();
   }
@@ -342,7 +707,7 @@ var Engine = class {
       completed: this.completed,
       rejected: this.rejected,
       cancelled: this.cancelled,
-      running: this.running.size,
+      running: this.active.size,
       waiting: this.queue.length,
       preemptions: this.preemptions,
       events: this.events,
@@ -350,183 +715,28 @@ var Engine = class {
       lateness: { n: s.length, p50: q(0.5), p99: q(0.99), max: s.length ? s[s.length - 1] : null }
     };
   }
+  get running() {
+    return this.active.size;
+  }
+  get waiting() {
+    return this.queue.length;
+  }
+  get requestsTotal() {
+    return this.seq;
+  }
   loading() {
-    return performance2.now() - this.startedAt < this.o.loadTimeS * 1e3;
+    return performance3.now() - this.startedAtMs < this.o.loadTimeS * 1e3;
   }
   kvUsed() {
     let n = 0;
-    for (let r of this.running) n += r.promptTokens.length + r.emitted;
+    for (let r of this.active) n += r.promptTokens.length + r.emitted;
     return n;
   }
-  sendJson(res, status, body) {
-    let s = JSON.stringify(body);
-    res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(s) }), res.end(s);
-  }
-  sendError(res, status, message, type) {
-    this.sendJson(res, status, { error: { message, type, param: null, code: status } });
+  kvRatio() {
+    return this.o.kvTokens > 0 ? this.kvUsed() / this.o.kvTokens : 0;
   }
   countFault(kind) {
     this.faultCounts[kind] = (this.faultCounts[kind] ?? 0) + 1;
-  }
-  async handle(req, res) {
-    let arrival = performance2.now(), arrivalHr = hrMs(), url = (req.url ?? "/").split("?")[0], f = this.o.flavor, method = req.method ?? "GET";
-    try {
-      if (method === "POST" && (url === "/v1/chat/completions" || url === "/v1/completions")) {
-        let body = await readJson(req);
-        return this.completion(req, res, body, url === "/v1/chat/completions", arrival, arrivalHr);
-      }
-      if (method === "GET" && url === "/mock/stats") return this.sendJson(res, 200, this.stats());
-      if (f === "minimal") throw new HttpError(404, `no route ${method} ${url}`, "not_found_error");
-      if (method === "GET" && url === "/v1/models") return this.sendJson(res, 200, this.models());
-      if (method === "GET" && url === "/health") return this.health(res);
-      if (method === "GET" && url === "/metrics") return this.metrics(res);
-      if (method === "POST" && url === "/v1/messages/count_tokens" && (f === "vllm" || f === "freetoken")) {
-        let body = await readJson(req);
-        return this.sendJson(res, 200, { input_tokens: this.promptOf(body, !0).length });
-      }
-      if (method === "POST" && url === "/tokenize" && (f === "vllm" || f === "llamacpp" || f === "sglang")) {
-        let body = await readJson(req);
-        if (f === "llamacpp") {
-          let content = typeof body.content == "string" ? body.content : "";
-          return this.sendJson(res, 200, { tokens: tokenize(content).map((_, i) => i + 1) });
-        }
-        let toks = this.promptOf(body, body.messages !== void 0);
-        return this.sendJson(res, 200, {
-          count: toks.length,
-          max_model_len: this.o.maxModelLen,
-          tokens: toks.map((_, i) => i + 1)
-        });
-      }
-      if (method === "GET") {
-        let extra = this.flavorGet(url);
-        if (extra !== void 0) return this.sendJson(res, 200, extra);
-      }
-      throw new HttpError(404, `no route ${method} ${url}`, "not_found_error");
-    } catch (err) {
-      if (err instanceof HttpError) return this.sendError(res, err.status, err.message, err.type);
-      throw err;
-    }
-  }
-  models() {
-    return {
-      object: "list",
-      data: [
-        {
-          id: this.o.model,
-          object: "model",
-          created: Math.floor(Date.now() / 1e3),
-          owned_by: this.o.flavor,
-          max_model_len: this.o.maxModelLen
-        }
-      ]
-    };
-  }
-  health(res) {
-    let loading = this.loading(), f = this.o.flavor;
-    if (f === "freetoken") {
-      let progress = Math.min(
-        1,
-        (performance2.now() - this.startedAt) / 1e3 / Math.max(this.o.loadTimeS, 1e-9)
-      );
-      return this.sendJson(
-        res,
-        200,
-        loading ? { status: "loading", maintenance: "loading", progress } : { status: "ok", maintenance: "serving" }
-      );
-    }
-    if (f === "llamacpp")
-      return loading ? this.sendError(res, 503, "Loading model", "unavailable_error") : this.sendJson(res, 200, { status: "ok" });
-    if (loading) return this.sendError(res, 503, "model loading", "unavailable_error");
-    res.writeHead(200, { "content-length": 0 }), res.end();
-  }
-  limits() {
-    return {
-      max_running_requests: this.o.capacity,
-      cuda_graph_max_bs: this.o.cudaGraphMaxBs,
-      max_total_num_tokens: this.o.kvTokens || null
-    };
-  }
-  flavorGet(url) {
-    let o = this.o, f = o.flavor;
-    if (f === "vllm" && url === "/version") return { version: "0.11.0+tokenbench.mock" };
-    if (f === "sglang" && url === "/get_server_info")
-      return {
-        version: "0.5.0+tokenbench.mock",
-        model_path: o.model,
-        context_length: o.maxModelLen,
-        max_running_requests: o.capacity,
-        cuda_graph_max_bs: o.cudaGraphMaxBs,
-        max_total_num_tokens: o.kvTokens || null,
-        page_size: o.blockTokens,
-        enable_prefix_caching: o.prefixCacheTokens > 0
-      };
-    if (f === "sglang" && url === "/get_model_info") return { model_path: o.model, is_generation: !0 };
-    if (f === "freetoken" && url === "/v1/cache/status")
-      return {
-        prefix_cache: {
-          enabled: o.prefixCacheTokens > 0,
-          capacity_tokens: o.prefixCacheTokens,
-          used_tokens: this.cache.usedTokens,
-          block_tokens: o.blockTokens,
-          hits: this.cache.hits,
-          queries: this.cache.queries,
-          hit_rate: this.cache.queryTokens ? this.cache.hitTokens / this.cache.queryTokens : 0
-        },
-        kv_cache: {
-          budget_tokens: o.kvTokens || null,
-          used_tokens: this.kvUsed(),
-          block_tokens: o.blockTokens
-        },
-        reports_cached_tokens: !0
-      };
-    if (f === "freetoken" && url === "/v1/stats")
-      return {
-        server: { name: "freetoken", version: "0.9.0+tokenbench.mock" },
-        model: { id: o.model, context_length: o.maxModelLen },
-        gpus: [{ name: "Mock GPU", vram_mib: 0 }],
-        requests_running: this.running.size,
-        requests_waiting: this.queue.length,
-        requests_total: this.seq,
-        limits: this.limits()
-      };
-    if (f === "llamacpp" && url === "/props")
-      return {
-        default_generation_settings: { n_ctx: o.maxModelLen, params: { n_predict: -1 } },
-        total_slots: o.capacity,
-        model_path: `/models/${o.model}.gguf`,
-        build_info: "b0000-tokenbench-mock"
-      };
-    if (f === "llamacpp" && url === "/slots") {
-      let running = [...this.running];
-      return Array.from({ length: o.capacity }, (_, i) => ({
-        id: i,
-        n_ctx: o.maxModelLen,
-        is_processing: i < running.length
-      }));
-    }
-  }
-  promptOf(body, chat) {
-    if (chat) {
-      let msgs = body.messages;
-      if (!Array.isArray(msgs) || msgs.length === 0)
-        throw new HttpError(400, "'messages' must be a non-empty array");
-      let parts = [];
-      for (let m of msgs) {
-        let c = m?.content;
-        if (typeof c == "string") parts.push(c);
-        else if (Array.isArray(c))
-          for (let p2 of c)
-            typeof p2?.text == "string" && parts.push(p2.text);
-        else throw new HttpError(400, "each message needs a string 'content'");
-      }
-      return tokenize(parts.join(`
-`));
-    }
-    let p = body.prompt;
-    if (typeof p == "string") return tokenize(p);
-    if (Array.isArray(p) && p.every((x) => typeof x == "string")) return tokenize(p.join(`
-`));
-    throw new HttpError(400, "'prompt' must be a string");
   }
   pickFault(seq) {
     for (let f of this.o.faults)
@@ -534,19 +744,7 @@ var Engine = class {
     return null;
   }
   completion(req, res, body, chat, arrival, arrivalHr) {
-    let o = this.o;
-    if (typeof body.model != "string") throw new HttpError(400, "'model' is required");
-    if (body.model !== o.model)
-      throw new HttpError(400, `The model \`${body.model}\` does not exist.`, "NotFoundError");
-    let promptTokens = this.promptOf(body, chat);
-    if (promptTokens.length >= o.maxModelLen)
-      throw new HttpError(
-        400,
-        `prompt of ${promptTokens.length} tokens exceeds max_model_len ${o.maxModelLen}`
-      );
-    let maxTokens = typeof body.max_tokens == "number" ? body.max_tokens : typeof body.max_completion_tokens == "number" ? body.max_completion_tokens : o.defaultMaxTokens;
-    if (!Number.isInteger(maxTokens) || maxTokens < 1)
-      throw new HttpError(400, "'max_tokens' must be an integer >= 1");
+    let o = this.o, { promptTokens, maxTokens } = validateCompletion(body, chat, o);
     if (this.loading()) throw new HttpError(503, "model is still loading", "unavailable_error");
     let seq = ++this.seq, fault = this.pickFault(seq);
     if (fault !== null && this.countFault(fault), fault === "http500")
@@ -555,41 +753,29 @@ var Engine = class {
       throw new HttpError(503, "injected fault: service unavailable", "unavailable_error");
     if (fault === "http429")
       throw new HttpError(429, "injected fault: too many requests", "rate_limit_error");
-    if (o.maxQueue !== null && this.running.size >= o.capacity && this.queue.length >= o.maxQueue)
+    if (o.maxQueue !== null && this.active.size >= o.capacity && this.queue.length >= o.maxQueue)
       throw this.rejected++, new HttpError(o.rejectStatus, "server queue is full", "rate_limit_error");
     let ignoreEos = body.ignore_eos === !0, target = maxTokens;
     if (!ignoreEos) {
       let p = 1 / Math.max(1, o.meanOutputTokens);
       target = Math.min(maxTokens, 1 + Math.floor(Math.log(1 - this.rand()) / Math.log(1 - p)));
     }
-    let so = body.stream_options, now = performance2.now(), r = {
+    let now = performance3.now(), r = newReq({
       seq,
-      id: `${chat ? "chatcmpl" : "cmpl"}-${randomBytes(8).toString("hex")}`,
+      req,
       res,
+      body,
       chat,
-      stream: body.stream === !0,
-      includeUsage: so?.include_usage === !0,
-      serverTs: o.serverTimestamps || req.headers["x-tokenbench-server-ts"] === "1",
-      model: o.model,
+      o,
       promptTokens,
-      cachedTokens: 0,
-      target,
       maxTokens,
-      emitted: 0,
+      target,
       fault,
-      tArrive: arrival,
-      tArriveHr: arrivalHr,
-      tAdmit: 0,
-      tFirst: 0,
-      tLast: 0,
-      gen: 0,
-      state: "queued",
-      roleSent: !1,
-      text: [],
-      created: Math.floor(Date.now() / 1e3)
-    };
+      arrival,
+      arrivalHr
+    });
     this.promptTotal += promptTokens.length, res.on("close", () => {
-      r.state !== "done" && (this.cancelled++, this.finish(r, performance2.now(), !1));
+      r.state !== "done" && (this.cancelled++, this.finish(r, performance3.now(), !1));
     });
     let begin = () => {
       if (r.stream) {
@@ -597,9 +783,9 @@ var Engine = class {
           "content-type": "text/event-stream; charset=utf-8",
           "cache-control": "no-cache"
         };
-        o.flavor === "llamacpp" && (headers.connection = "keep-alive"), res.writeHead(200, headers), res.flushHeaders();
+        res.writeHead(200, { ...headers, ...this.flavor.streamHeaders }), res.flushHeaders();
       }
-      this.enqueue(r, performance2.now());
+      this.enqueue(r, performance3.now());
     };
     fault === "slow_first_byte" ? this.timers.at(now + o.slowFirstByteMs, begin) : begin();
   }
@@ -617,11 +803,11 @@ var Engine = class {
     this.admitPending = !0;
     let at = t + this.o.itlMs;
     this.timers.at(at, () => {
-      this.admitPending = !1, this.admitWaiting(at), this.queue.length > 0 && this.running.size < this.o.capacity && this.scheduleAdmission(at);
+      this.admitPending = !1, this.admitWaiting(at), this.queue.length > 0 && this.active.size < this.o.capacity && this.scheduleAdmission(at);
     });
   }
   canAdmit(r) {
-    return this.running.size >= this.o.capacity ? !1 : this.o.kvTokens > 0 && this.running.size > 0 ? this.kvUsed() + r.promptTokens.length + r.emitted <= this.o.kvTokens : !0;
+    return this.active.size >= this.o.capacity ? !1 : this.o.kvTokens > 0 && this.active.size > 0 ? this.kvUsed() + r.promptTokens.length + r.emitted <= this.o.kvTokens : !0;
   }
   admitWaiting(t) {
     for (; this.queue.length > 0 && this.canAdmit(this.queue[0]); ) {
@@ -631,39 +817,20 @@ var Engine = class {
   }
   admit(r, t) {
     let o = this.o;
-    r.state = "running", this.running.add(r);
+    r.state = "running", this.active.add(r);
     let resumed = r.emitted > 0;
-    resumed || (r.tAdmit = t, this.hQueue.observe((t - r.tArrive) / 1e3), r.cachedTokens = this.cache.lookupAndInsert(r.promptTokens));
+    resumed || (r.tAdmit = t, this.h.queue.observe((t - r.tArrive) / 1e3), r.cachedTokens = this.cache.lookupAndInsert(r.promptTokens));
     let uncached = resumed ? r.promptTokens.length + r.emitted : r.promptTokens.length - r.cachedTokens, prefill = o.ttftMs + o.prefillMsPer1k * uncached / 1e3;
-    resumed || this.hPrefill.observe(prefill / 1e3), o.flavor === "freetoken" && r.stream && !r.roleSent && (r.roleSent = !0, r.res.write(this.roleChunk(r)));
+    resumed || this.h.prefill.observe(prefill / 1e3), this.flavor.roleChunkAtAdmission && r.stream && !r.roleSent && (r.roleSent = !0, r.res.write(roleChunk(r)));
     let gen = r.gen;
     this.timers.at(t + prefill, () => this.emit(r, t + prefill, gen));
   }
   itl() {
-    let o = this.o, d = o.itlMs * (1 + o.itlGrowthPerRunning * Math.max(0, this.running.size - 1));
+    let o = this.o, d = o.itlMs * (1 + o.itlGrowthPerRunning * Math.max(0, this.active.size - 1));
     return o.itlJitterMs > 0 && (d += (this.rand() * 2 - 1) * o.itlJitterMs), Math.max(0, d);
   }
-  chunkPrefix(r) {
-    return `{"id":"${r.id}","object":"${r.chat ? "chat.completion.chunk" : "text_completion"}","created":${r.created},"model":${JSON.stringify(r.model)},"choices":`;
-  }
-  roleChunk(r) {
-    return r.chat ? `data: ${this.chunkPrefix(r)}[{"index":0,"delta":{"role":"assistant","content":""},"logprobs":null,"finish_reason":null}]}
-
-` : "";
-  }
-  contentChunk(r, text, finish, usage, ts) {
-    let choice = r.chat ? `{"index":0,"delta":{"content":${JSON.stringify(text)}},"logprobs":null,"finish_reason":${finish === null ? "null" : `"${finish}"`}}` : `{"index":0,"text":${JSON.stringify(text)},"logprobs":null,"finish_reason":${finish === null ? "null" : `"${finish}"`}}`, s = `data: ${this.chunkPrefix(r)}[${choice}]`;
-    return usage !== null && (s += `,"usage":${usage}`), ts !== null && (s += `,"tokenbench_server_ts_ms":${ts}`, r.emitted <= this.o.tokensPerChunk && (s += `,"tokenbench_server_arrival_ts_ms":${r.tArriveHr}`)), `${s}}
-
-`;
-  }
   usageJson(r) {
-    let f = this.o.flavor, u = {
-      prompt_tokens: r.promptTokens.length,
-      total_tokens: r.promptTokens.length + r.emitted,
-      completion_tokens: r.emitted
-    };
-    return (f === "freetoken" || f === "sglang") && r.cachedTokens === 0 || (u.prompt_tokens_details = { cached_tokens: r.cachedTokens }), JSON.stringify(u);
+    return usageJson(r, this.flavor.omitCachedDetailsWhenZero && r.cachedTokens === 0);
   }
   /**
    * Emit the event due at `scheduled`, and every later event of this stream that is already due
@@ -672,7 +839,7 @@ var Engine = class {
   emit(r, scheduled, gen) {
     let out = "", t = scheduled;
     for (; ; ) {
-      let now = performance2.now(), step = this.step(r, t, now);
+      let now = performance3.now(), step = this.step(r, t, now);
       if (out += step.out, step.reset) {
         let res = r.res;
         this.finish(r, now, !1), res.write(out, () => res.socket ? res.socket.resetAndDestroy() : res.destroy());
@@ -684,7 +851,7 @@ var Engine = class {
       }
       this.enforceKv();
       let next = t + this.itl() + step.extraDelayMs;
-      if (r.state !== "running" || r.gen !== gen || next > performance2.now()) {
+      if (r.state !== "running" || r.gen !== gen || next > performance3.now()) {
         out && r.stream && r.res.write(out), r.state === "running" && r.gen === gen && this.timers.at(next, () => this.emit(r, next, gen));
         return;
       }
@@ -698,33 +865,33 @@ var Engine = class {
     let k = Math.min(o.tokensPerChunk, r.target - r.emitted), text = "";
     for (let i = 0; i < k; i++) text += ` ${VOCAB[(r.emitted + i + r.seq) % VOCAB.length]}`;
     let first = r.emitted === 0;
-    r.emitted += k, this.generationTotal += k, this.events++, first ? (r.tFirst = now, this.hTtft.observe((now - r.tArrive) / 1e3)) : this.hItl.observe((now - r.tLast) / 1e3), r.tLast = now;
+    r.emitted += k, this.generationTotal += k, this.events++, first ? (r.tFirst = now, this.h.ttft.observe((now - r.tArrive) / 1e3)) : this.h.itl.observe((now - r.tLast) / 1e3), r.tLast = now;
     let last = r.emitted >= r.target, half = Math.floor(r.target / 2), crossedHalf = r.emitted >= half && r.emitted - k < half, extraDelayMs = r.fault === "stall" && crossedHalf ? o.stallS * 1e3 : 0;
     if (!r.stream)
       return r.text.push(text), { out: "", last, reset: !1, extraDelayMs };
     let ts = r.serverTs ? hrMs() : null, out = "";
-    first && !r.roleSent && (r.roleSent = !0, out += this.roleChunk(r)), r.fault === "malformed" && r.emitted > r.target / 2 && r.emitted - k <= r.target / 2 && (out += `data: {"choices": [{"delta": {"content": "oops"
+    first && !r.roleSent && (r.roleSent = !0, out += roleChunk(r)), r.fault === "malformed" && r.emitted > r.target / 2 && r.emitted - k <= r.target / 2 && (out += `data: {"choices": [{"delta": {"content": "oops"
 
 `);
-    let finish = last ? r.target < r.maxTokens ? "stop" : "length" : null, f = o.flavor;
-    if (last && f === "sglang" && r.includeUsage && r.fault !== "no_usage")
-      out += this.contentChunk(r, text, finish, this.usageJson(r), ts);
-    else if (last && f === "llamacpp") {
-      out += this.contentChunk(r, text, null, null, ts);
-      let usage = r.includeUsage && r.fault !== "no_usage" ? this.usageJson(r) : null, timings = JSON.stringify({
-        prompt_n: r.promptTokens.length - r.cachedTokens,
-        prompt_ms: r.tFirst - r.tAdmit,
-        predicted_n: r.emitted,
-        predicted_ms: now - r.tFirst
-      }), fin = `data: ${this.chunkPrefix(r)}[{"index":0,"delta":{},"logprobs":null,"finish_reason":"${finish}"}]`;
-      usage !== null && (fin += `,"usage":${usage}`), out += `${fin},"timings":${timings}}
-
-`;
-    } else
-      out += this.contentChunk(r, text, finish, null, ts), last && r.includeUsage && r.fault !== "no_usage" && (out += `data: ${this.chunkPrefix(r)}[],"usage":${this.usageJson(r)}}
-
-`);
-    last && r.fault !== "no_done" && (out += `data: [DONE]
+    let finish = last ? r.target < r.maxTokens ? "stop" : "length" : null, chunks = {
+      prefix: chunkPrefix(r),
+      content: (t, fin, usage) => contentChunk(r, t, fin, usage, ts, o.tokensPerChunk)
+    };
+    last ? out += this.flavor.lastEvents(
+      chunks,
+      {
+        promptTokens: r.promptTokens.length,
+        cachedTokens: r.cachedTokens,
+        emitted: r.emitted,
+        includeUsage: r.includeUsage && r.fault !== "no_usage",
+        usage: this.usageJson(r),
+        tAdmit: r.tAdmit,
+        tFirst: r.tFirst,
+        now
+      },
+      text,
+      finish
+    ) : out += chunks.content(text, null, null), last && r.fault !== "no_done" && (out += `data: [DONE]
 
 `);
     let reset = r.fault === "reset" && !last && r.emitted >= Math.max(1, half);
@@ -734,159 +901,105 @@ var Engine = class {
   enforceKv() {
     let budget = this.o.kvTokens;
     if (!(budget <= 0))
-      for (; this.running.size > 1 && this.kvUsed() > budget; ) {
+      for (; this.active.size > 1 && this.kvUsed() > budget; ) {
         let victim = null;
-        for (let x of this.running) (victim === null || x.tAdmit >= victim.tAdmit) && (victim = x);
+        for (let x of this.active) (victim === null || x.tAdmit >= victim.tAdmit) && (victim = x);
         if (victim === null) return;
-        this.running.delete(victim), victim.state = "queued", victim.gen++, this.preemptions++, this.queue.unshift(victim);
+        this.active.delete(victim), victim.state = "queued", victim.gen++, this.preemptions++, this.queue.unshift(victim);
       }
   }
   finish(r, t, ok) {
     if (r.state === "done") return;
     let wasRunning = r.state === "running";
-    if (r.state = "done", r.gen++, wasRunning) this.running.delete(r);
+    if (r.state = "done", r.gen++, wasRunning) this.active.delete(r);
     else {
       let i = this.queue.indexOf(r);
       i >= 0 && this.queue.splice(i, 1);
     }
-    if (ok)
-      if (this.completed++, this.hE2e.observe((t - r.tArrive) / 1e3), r.stream)
-        r.res.end(), this.o.flavor === "llamacpp" && r.res.once("finish", () => r.res.socket?.destroy());
-      else {
-        let text = r.text.join(""), finish = r.target < r.maxTokens ? "stop" : "length", choice = r.chat ? { index: 0, message: { role: "assistant", content: text }, finish_reason: finish } : { index: 0, text, finish_reason: finish };
-        this.sendJson(r.res, 200, {
-          id: r.id,
-          object: r.chat ? "chat.completion" : "text_completion",
-          created: r.created,
-          model: r.model,
-          choices: [choice],
-          usage: JSON.parse(this.usageJson(r))
-        });
-      }
-    this.scheduleAdmission(t);
-  }
-  metrics(res) {
-    let f = this.o.flavor, e = new Exposition(f === "llamacpp" ? {} : { model_name: this.o.model }), running = this.running.size, waiting = this.queue.length, kv = this.o.kvTokens > 0 ? this.kvUsed() / this.o.kvTokens : 0;
-    f === "vllm" ? (e.metric(
-      "vllm:num_requests_running",
-      "gauge",
-      "Number of requests in model execution batches.",
-      running
-    ), e.metric("vllm:num_requests_waiting", "gauge", "Number of requests waiting to be processed.", waiting), e.metric("vllm:kv_cache_usage_perc", "gauge", "KV-cache usage. 1 means 100 percent usage.", kv), e.metric(
-      "vllm:prompt_tokens_total",
-      "counter",
-      "Number of prefill tokens processed.",
-      this.promptTotal
-    ), e.metric(
-      "vllm:generation_tokens_total",
-      "counter",
-      "Number of generation tokens processed.",
-      this.generationTotal
-    ), e.metric(
-      "vllm:num_preemptions_total",
-      "counter",
-      "Cumulative number of preemption from the engine.",
-      this.preemptions
-    ), e.metric(
-      "vllm:prefix_cache_queries_total",
-      "counter",
-      "Prefix cache queries, in tokens.",
-      this.cache.queryTokens
-    ), e.metric(
-      "vllm:prefix_cache_hits_total",
-      "counter",
-      "Prefix cache hits, in tokens.",
-      this.cache.hitTokens
-    ), e.metric("vllm:cache_config_info", "gauge", "Information of the LLMEngine CacheConfig", 1, {
-      block_size: String(this.o.blockTokens),
-      enable_prefix_caching: String(this.o.prefixCacheTokens > 0)
-    }), e.histogram(
-      "vllm:time_to_first_token_seconds",
-      "Histogram of time to first token in seconds.",
-      this.hTtft
-    ), e.histogram(
-      "vllm:inter_token_latency_seconds",
-      "Histogram of inter-token latency in seconds.",
-      this.hItl
-    ), e.histogram(
-      "vllm:e2e_request_latency_seconds",
-      "Histogram of e2e request latency in seconds.",
-      this.hE2e
-    ), e.histogram(
-      "vllm:request_queue_time_seconds",
-      "Histogram of time spent in WAITING phase.",
-      this.hQueue
-    ), e.histogram(
-      "vllm:request_prefill_time_seconds",
-      "Histogram of time spent in PREFILL phase.",
-      this.hPrefill
-    )) : f === "sglang" ? (e.metric("sglang:num_running_reqs", "gauge", "The number of running requests.", running), e.metric("sglang:num_queue_reqs", "gauge", "The number of requests in the waiting queue.", waiting), e.metric("sglang:token_usage", "gauge", "The token usage.", kv), e.metric(
-      "sglang:prompt_tokens_total",
-      "counter",
-      "Number of prefill tokens processed.",
-      this.promptTotal
-    ), e.metric(
-      "sglang:generation_tokens_total",
-      "counter",
-      "Number of generation tokens processed.",
-      this.generationTotal
-    ), e.metric(
-      "sglang:cache_hit_rate",
-      "gauge",
-      "The prefix cache hit rate.",
-      this.cache.queryTokens ? this.cache.hitTokens / this.cache.queryTokens : 0
-    ), e.histogram(
-      "sglang:time_to_first_token_seconds",
-      "Histogram of time to first token in seconds.",
-      this.hTtft
-    ), e.histogram(
-      "sglang:inter_token_latency_seconds",
-      "Histogram of inter-token latency in seconds.",
-      this.hItl
-    ), e.histogram(
-      "sglang:e2e_request_latency_seconds",
-      "Histogram of End-to-end request latency in seconds",
-      this.hE2e
-    ), e.histogram("sglang:queue_time_seconds", "Histogram of queueing time in seconds.", this.hQueue)) : f === "freetoken" ? (e.metric("freetoken:requests_running", "gauge", "Requests being decoded.", running), e.metric("freetoken:requests_waiting", "gauge", "Requests waiting for a slot.", waiting), e.metric("freetoken:kv_cache_usage_ratio", "gauge", "KV cache usage, 0..1.", kv), e.metric("freetoken:prompt_tokens_total", "counter", "Prompt tokens processed.", this.promptTotal), e.metric("freetoken:generation_tokens_total", "counter", "Tokens generated.", this.generationTotal), e.histogram("freetoken:time_to_first_token_seconds", "Time to first token.", this.hTtft), e.histogram("freetoken:request_queue_time_seconds", "Time spent waiting for a slot.", this.hQueue)) : f === "llamacpp" && (e.metric("llamacpp:requests_processing", "gauge", "Number of requests processing.", running), e.metric("llamacpp:requests_deferred", "gauge", "Number of requests deferred.", waiting), e.metric("llamacpp:kv_cache_usage_ratio", "gauge", "KV-cache usage. 1 means 100 percent usage.", kv), e.metric("llamacpp:kv_cache_tokens", "gauge", "KV-cache tokens.", this.kvUsed()), e.metric(
-      "llamacpp:prompt_tokens_total",
-      "counter",
-      "Number of prompt tokens processed.",
-      this.promptTotal
-    ), e.metric(
-      "llamacpp:tokens_predicted_total",
-      "counter",
-      "Number of generation tokens processed.",
-      this.generationTotal
-    )), e.series(
-      "tokenbench_mock_faults_total",
-      "counter",
-      "Faults injected by the mock, by kind.",
-      Object.entries(this.faultCounts).map(([kind, n]) => [{ kind }, n])
-    ), e.metric(
-      "tokenbench_mock_rejected_total",
-      "counter",
-      "Requests rejected because the queue was full.",
-      this.rejected
-    );
-    let s = e.text();
-    res.writeHead(200, { "content-type": "text/plain; version=0.0.4; charset=utf-8" }), res.end(s);
+    ok && (this.completed++, this.h.e2e.observe((t - r.tArrive) / 1e3), r.stream ? (r.res.end(), this.flavor.closeAfterStream && r.res.once("finish", () => r.res.socket?.destroy())) : sendJson(r.res, 200, completionBody(r, JSON.parse(this.usageJson(r))))), this.scheduleAdmission(t);
   }
 };
-async function readJson(req) {
-  let chunks = [], size = 0;
-  for await (let c of req) {
-    if (size += c.length, size > 64 * 1024 * 1024) throw new HttpError(413, "request body too large");
-    chunks.push(c);
-  }
-  let text = Buffer.concat(chunks).toString("utf8"), v;
+
+// src/mock/server.ts
+async function start(partial = {}) {
+  let o = { ...DEFAULT_MOCK_OPTIONS, ...partial };
+  partial.port === void 0 && (o.port = 0);
+  let engine = new Engine(o), server = http.createServer({ keepAliveTimeout: 3e4, noDelay: !0 }, (req, res) => {
+    handle(engine, req, res).catch((err) => {
+      res.headersSent ? res.destroy() : sendError(res, 500, String(err), "internal_error");
+    });
+  });
+  server.maxHeadersCount = 200, server.headersTimeout = 6e4, server.requestTimeout = 0, await new Promise((resolve, reject) => {
+    server.once("error", reject), server.listen(o.port, o.host, () => resolve());
+  });
+  let port = server.address().port;
+  return {
+    url: `http://${o.host.includes(":") ? `[${o.host}]` : o.host}:${port}`,
+    port,
+    options: o,
+    stats: () => engine.stats(),
+    close: async () => {
+      engine.close(), server.closeAllConnections(), await new Promise((resolve) => server.close(() => resolve()));
+    }
+  };
+}
+function models(o) {
+  return {
+    object: "list",
+    data: [
+      {
+        id: o.model,
+        object: "model",
+        created: Math.floor(Date.now() / 1e3),
+        owned_by: o.flavor,
+        max_model_len: o.maxModelLen
+      }
+    ]
+  };
+}
+function metricsText(e) {
+  let x = new Exposition(e.flavor.metricLabels(e.o));
+  e.flavor.metrics(x, e);
+  let faults = Object.entries(e.faultCounts).map(([kind, n]) => [
+    { kind },
+    n
+  ]);
+  return x.series("tokenbench_mock_faults_total", "counter", "Faults injected by the mock, by kind.", faults), x.metric(
+    "tokenbench_mock_rejected_total",
+    "counter",
+    "Requests rejected because the queue was full.",
+    e.rejected
+  ), x.text();
+}
+async function handle(engine, req, res) {
+  let arrival = performance4.now(), arrivalHr = Number(process.hrtime.bigint()) / 1e6, url = (req.url ?? "/").split("?")[0], method = req.method ?? "GET", flavor = engine.flavor;
   try {
-    v = JSON.parse(text);
-  } catch {
-    throw new HttpError(400, "request body is not valid JSON");
+    if (method === "POST" && (url === "/v1/chat/completions" || url === "/v1/completions")) {
+      let body = await readJson(req);
+      return engine.completion(req, res, body, url === "/v1/chat/completions", arrival, arrivalHr);
+    }
+    if (method === "GET" && url === "/mock/stats") return sendJson(res, 200, engine.stats());
+    if (!flavor.commonRoutes) throw new HttpError(404, `no route ${method} ${url}`, "not_found_error");
+    if (method === "GET" && url === "/v1/models") return sendJson(res, 200, models(engine.o));
+    if (method === "GET" && url === "/health") {
+      let h = flavor.health(engine);
+      return h.error !== void 0 ? sendError(res, h.status, h.error, "unavailable_error") : h.body !== null ? sendJson(res, h.status, h.body) : (res.writeHead(h.status, { "content-length": 0 }), void res.end());
+    }
+    if (method === "GET" && url === "/metrics")
+      return res.writeHead(200, { "content-type": "text/plain; version=0.0.4; charset=utf-8" }), void res.end(metricsText(engine));
+    if (method === "POST") {
+      let body = await readJson(req), answer = flavor.post(url, body, (chat) => promptOf(body, chat), engine);
+      if (answer !== void 0) return sendJson(res, 200, answer);
+    }
+    if (method === "GET") {
+      let answer = flavor.get(url, engine);
+      if (answer !== void 0) return sendJson(res, 200, answer);
+    }
+    throw new HttpError(404, `no route ${method} ${url}`, "not_found_error");
+  } catch (err) {
+    if (err instanceof HttpError) return sendError(res, err.status, err.message, err.type);
+    throw err;
   }
-  if (v === null || typeof v != "object" || Array.isArray(v))
-    throw new HttpError(400, "request body must be a JSON object");
-  return v;
 }
 export {
   DEFAULT_MOCK_OPTIONS,

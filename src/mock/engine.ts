@@ -1,0 +1,395 @@
+/**
+ * The mock's engine: a timing and capacity model of a continuous-batching server. Admission
+ * (FIFO queue, slots, KV budget, preemption), prefill and decode timing on one timer heap
+ * scheduled against absolute times, the prefix cache, seeded faults and the counters behind
+ * /metrics. It knows nothing of flavours: what differs between servers is in flavors/*.ts.
+ */
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { performance } from "node:perf_hooks";
+import { chunkPrefix, contentChunk, roleChunk, usageJson } from "./chunks.ts";
+import type { ChunkText, EngineView, FlavorModule } from "./flavor.ts";
+import { FLAVOR_MODULES } from "./flavors/index.ts";
+import { HttpError, sendJson } from "./http.ts";
+import type { FaultKind, MockOptions } from "./options.ts";
+import { PrefixCache } from "./prefix-cache.ts";
+import { Histogram, ITL_BUCKETS_S, LATENCY_BUCKETS_S } from "./prometheus.ts";
+import { mulberry32 } from "./random.ts";
+import { completionBody, type MockStats, newReq, type Req, validateCompletion } from "./request.ts";
+import { TimerQueue } from "./timer-queue.ts";
+
+const VOCAB =
+  "the of and to in is was for on that with as it by at from his her an be this are or which".split(" ");
+
+const hrMs = (): number => Number(process.hrtime.bigint()) / 1e6;
+
+export class Engine implements EngineView {
+  private readonly timers = new TimerQueue();
+  private readonly queue: Req[] = [];
+  private readonly active = new Set<Req>();
+  private readonly rand: () => number;
+  private readonly faultRand: () => number;
+  readonly cache: PrefixCache;
+  readonly startedAtMs = performance.now();
+  private seq = 0;
+  private admitPending = false;
+  promptTotal = 0;
+  generationTotal = 0;
+  private completed = 0;
+  rejected = 0;
+  private cancelled = 0;
+  preemptions = 0;
+  private events = 0;
+  readonly faultCounts: Record<string, number> = {};
+  private readonly lateness: number[] = [];
+  readonly h = {
+    ttft: new Histogram(LATENCY_BUCKETS_S),
+    itl: new Histogram(ITL_BUCKETS_S),
+    e2e: new Histogram(LATENCY_BUCKETS_S),
+    queue: new Histogram(LATENCY_BUCKETS_S),
+    prefill: new Histogram(LATENCY_BUCKETS_S),
+  };
+  readonly flavor: FlavorModule;
+
+  constructor(readonly o: MockOptions) {
+    this.flavor = FLAVOR_MODULES[o.flavor];
+    this.rand = mulberry32(o.seed);
+    this.faultRand = mulberry32(o.seed ^ 0x9e3779b9);
+    this.cache = new PrefixCache(o.prefixCacheTokens, o.blockTokens);
+  }
+
+  close(): void {
+    this.timers.close();
+  }
+
+  stats(): MockStats {
+    const s = Float64Array.from(this.lateness).sort();
+    const q = (p: number) => (s.length ? s[Math.min(s.length - 1, Math.floor(p * (s.length - 1)))]! : null);
+    return {
+      requests: this.seq,
+      completed: this.completed,
+      rejected: this.rejected,
+      cancelled: this.cancelled,
+      running: this.active.size,
+      waiting: this.queue.length,
+      preemptions: this.preemptions,
+      events: this.events,
+      faults: { ...this.faultCounts },
+      lateness: { n: s.length, p50: q(0.5), p99: q(0.99), max: s.length ? s[s.length - 1]! : null },
+    };
+  }
+
+  get running(): number {
+    return this.active.size;
+  }
+  get waiting(): number {
+    return this.queue.length;
+  }
+  get requestsTotal(): number {
+    return this.seq;
+  }
+
+  loading(): boolean {
+    return performance.now() - this.startedAtMs < this.o.loadTimeS * 1000;
+  }
+
+  kvUsed(): number {
+    let n = 0;
+    for (const r of this.active) n += r.promptTokens.length + r.emitted;
+    return n;
+  }
+
+  kvRatio(): number {
+    return this.o.kvTokens > 0 ? this.kvUsed() / this.o.kvTokens : 0;
+  }
+
+  private countFault(kind: string): void {
+    this.faultCounts[kind] = (this.faultCounts[kind] ?? 0) + 1;
+  }
+
+  private pickFault(seq: number): FaultKind | null {
+    for (const f of this.o.faults) {
+      if (f.every !== null && seq % f.every === 0) return f.kind;
+      if (f.rate !== null && this.faultRand() < f.rate) return f.kind;
+    }
+    return null;
+  }
+
+  completion(
+    req: IncomingMessage,
+    res: ServerResponse,
+    body: Record<string, unknown>,
+    chat: boolean,
+    arrival: number,
+    arrivalHr: number,
+  ): void {
+    const o = this.o;
+    const { promptTokens, maxTokens } = validateCompletion(body, chat, o);
+    if (this.loading()) throw new HttpError(503, "model is still loading", "unavailable_error");
+    const seq = ++this.seq;
+    const fault = this.pickFault(seq);
+    if (fault !== null) this.countFault(fault);
+    if (fault === "http500")
+      throw new HttpError(500, "injected fault: internal server error", "internal_error");
+    if (fault === "http503")
+      throw new HttpError(503, "injected fault: service unavailable", "unavailable_error");
+    if (fault === "http429")
+      throw new HttpError(429, "injected fault: too many requests", "rate_limit_error");
+    if (o.maxQueue !== null && this.active.size >= o.capacity && this.queue.length >= o.maxQueue) {
+      this.rejected++;
+      throw new HttpError(o.rejectStatus, "server queue is full", "rate_limit_error");
+    }
+    const ignoreEos = body.ignore_eos === true;
+    let target = maxTokens;
+    if (!ignoreEos) {
+      // Geometric with the configured mean, capped by max_tokens.
+      const p = 1 / Math.max(1, o.meanOutputTokens);
+      target = Math.min(maxTokens, 1 + Math.floor(Math.log(1 - this.rand()) / Math.log(1 - p)));
+    }
+    const now = performance.now();
+    const r = newReq({
+      seq,
+      req,
+      res,
+      body,
+      chat,
+      o,
+      promptTokens,
+      maxTokens,
+      target,
+      fault,
+      arrival,
+      arrivalHr,
+    });
+    this.promptTotal += promptTokens.length;
+    res.on("close", () => {
+      if (r.state !== "done") {
+        this.cancelled++;
+        this.finish(r, performance.now(), false);
+      }
+    });
+    const begin = () => {
+      if (r.stream) {
+        const headers: Record<string, string> = {
+          "content-type": "text/event-stream; charset=utf-8",
+          "cache-control": "no-cache",
+        };
+        res.writeHead(200, { ...headers, ...this.flavor.streamHeaders });
+        res.flushHeaders();
+      }
+      this.enqueue(r, performance.now());
+    };
+    if (fault === "slow_first_byte") this.timers.at(now + o.slowFirstByteMs, begin);
+    else begin();
+  }
+
+  private enqueue(r: Req, t: number): void {
+    if (r.state === "done") return;
+    const someoneWaiting = this.queue.length > 0;
+    this.queue.push(r);
+    // A free slot takes a new arrival at once; behind a queue it waits its turn (FIFO).
+    if (!someoneWaiting) this.admitWaiting(t);
+  }
+
+  /**
+   * A slot freed while requests wait is filled at the scheduler's next iteration, one decode
+   * step (ITL) later, as continuous-batching servers admit waiting requests between steps.
+   */
+  private scheduleAdmission(t: number): void {
+    if (this.queue.length === 0 || this.admitPending) return;
+    this.admitPending = true;
+    const at = t + this.o.itlMs;
+    this.timers.at(at, () => {
+      this.admitPending = false;
+      this.admitWaiting(at);
+      if (this.queue.length > 0 && this.active.size < this.o.capacity) this.scheduleAdmission(at);
+    });
+  }
+
+  private canAdmit(r: Req): boolean {
+    if (this.active.size >= this.o.capacity) return false;
+    if (this.o.kvTokens > 0 && this.active.size > 0) {
+      return this.kvUsed() + r.promptTokens.length + r.emitted <= this.o.kvTokens;
+    }
+    return true;
+  }
+
+  private admitWaiting(t: number): void {
+    while (this.queue.length > 0 && this.canAdmit(this.queue[0]!)) {
+      const r = this.queue.shift()!;
+      if (r.state === "done") continue;
+      this.admit(r, t);
+    }
+  }
+
+  private admit(r: Req, t: number): void {
+    const o = this.o;
+    r.state = "running";
+    this.active.add(r);
+    const resumed = r.emitted > 0;
+    if (!resumed) {
+      r.tAdmit = t;
+      this.h.queue.observe((t - r.tArrive) / 1000);
+      r.cachedTokens = this.cache.lookupAndInsert(r.promptTokens);
+    }
+    const uncached = resumed ? r.promptTokens.length + r.emitted : r.promptTokens.length - r.cachedTokens;
+    const prefill = o.ttftMs + (o.prefillMsPer1k * uncached) / 1000;
+    if (!resumed) this.h.prefill.observe(prefill / 1000);
+    if (this.flavor.roleChunkAtAdmission && r.stream && !r.roleSent) {
+      // FreeToken sends the role chunk as soon as the request is admitted, before prefill.
+      r.roleSent = true;
+      r.res.write(roleChunk(r));
+    }
+    const gen = r.gen;
+    this.timers.at(t + prefill, () => this.emit(r, t + prefill, gen));
+  }
+
+  private itl(): number {
+    const o = this.o;
+    let d = o.itlMs * (1 + o.itlGrowthPerRunning * Math.max(0, this.active.size - 1));
+    if (o.itlJitterMs > 0) d += (this.rand() * 2 - 1) * o.itlJitterMs;
+    return Math.max(0, d);
+  }
+
+  private usageJson(r: Req): string {
+    return usageJson(r, this.flavor.omitCachedDetailsWhenZero && r.cachedTokens === 0);
+  }
+
+  /**
+   * Emit the event due at `scheduled`, and every later event of this stream that is already due
+   * (zero or tiny ITL, or after a stall in the event loop), in one socket write.
+   */
+  private emit(r: Req, scheduled: number, gen: number): void {
+    let out = "";
+    let t = scheduled;
+    for (;;) {
+      const now = performance.now();
+      const step = this.step(r, t, now);
+      out += step.out;
+      if (step.reset) {
+        // Flush what was generated so far, then drop the connection with a TCP RST.
+        const res = r.res;
+        this.finish(r, now, false);
+        res.write(out, () => (res.socket ? res.socket.resetAndDestroy() : res.destroy()));
+        return;
+      }
+      if (step.last) {
+        if (out && r.stream) r.res.write(out);
+        this.finish(r, now, true);
+        return;
+      }
+      this.enforceKv();
+      const next = t + this.itl() + step.extraDelayMs;
+      if (r.state !== "running" || r.gen !== gen || next > performance.now()) {
+        if (out && r.stream) r.res.write(out);
+        if (r.state === "running" && r.gen === gen) this.timers.at(next, () => this.emit(r, next, gen));
+        return;
+      }
+      t = next;
+    }
+  }
+
+  /** One stream event: bookkeeping and its SSE text (nothing written here). */
+  private step(
+    r: Req,
+    scheduled: number,
+    now: number,
+  ): { out: string; last: boolean; reset: boolean; extraDelayMs: number } {
+    const o = this.o;
+    if (this.lateness.length < 1_000_000) this.lateness.push(now - scheduled);
+    const k = Math.min(o.tokensPerChunk, r.target - r.emitted);
+    let text = "";
+    for (let i = 0; i < k; i++) text += ` ${VOCAB[(r.emitted + i + r.seq) % VOCAB.length]}`;
+    const first = r.emitted === 0;
+    r.emitted += k;
+    this.generationTotal += k;
+    this.events++;
+    if (first) {
+      r.tFirst = now;
+      this.h.ttft.observe((now - r.tArrive) / 1000);
+    } else {
+      this.h.itl.observe((now - r.tLast) / 1000);
+    }
+    r.tLast = now;
+    const last = r.emitted >= r.target;
+    const half = Math.floor(r.target / 2);
+    const crossedHalf = r.emitted >= half && r.emitted - k < half;
+    const extraDelayMs = r.fault === "stall" && crossedHalf ? o.stallS * 1000 : 0;
+    if (!r.stream) {
+      r.text.push(text);
+      return { out: "", last, reset: false, extraDelayMs };
+    }
+    const ts = r.serverTs ? hrMs() : null;
+    let out = "";
+    if (first && !r.roleSent) {
+      r.roleSent = true;
+      out += roleChunk(r);
+    }
+    if (r.fault === "malformed" && r.emitted > r.target / 2 && r.emitted - k <= r.target / 2) {
+      out += 'data: {"choices": [{"delta": {"content": "oops"\n\n';
+    }
+    const finish = last ? (r.target < r.maxTokens ? "stop" : "length") : null;
+    const chunks: ChunkText = {
+      prefix: chunkPrefix(r),
+      content: (t, fin, usage) => contentChunk(r, t, fin, usage, ts, o.tokensPerChunk),
+    };
+    if (!last) out += chunks.content(text, null, null);
+    else
+      out += this.flavor.lastEvents(
+        chunks,
+        {
+          promptTokens: r.promptTokens.length,
+          cachedTokens: r.cachedTokens,
+          emitted: r.emitted,
+          includeUsage: r.includeUsage && r.fault !== "no_usage",
+          usage: this.usageJson(r),
+          tAdmit: r.tAdmit,
+          tFirst: r.tFirst,
+          now,
+        },
+        text,
+        finish!,
+      );
+    if (last && r.fault !== "no_done") out += "data: [DONE]\n\n";
+    const reset = r.fault === "reset" && !last && r.emitted >= Math.max(1, half);
+    return { out, last, reset, extraDelayMs };
+  }
+
+  /** Over the KV budget: preempt the most recently admitted request (recompute policy). */
+  private enforceKv(): void {
+    const budget = this.o.kvTokens;
+    if (budget <= 0) return;
+    while (this.active.size > 1 && this.kvUsed() > budget) {
+      let victim: Req | null = null;
+      for (const x of this.active) if (victim === null || x.tAdmit >= victim.tAdmit) victim = x;
+      if (victim === null) return;
+      this.active.delete(victim);
+      victim.state = "queued";
+      victim.gen++;
+      this.preemptions++;
+      this.queue.unshift(victim);
+    }
+  }
+
+  private finish(r: Req, t: number, ok: boolean): void {
+    if (r.state === "done") return;
+    const wasRunning = r.state === "running";
+    r.state = "done";
+    r.gen++;
+    if (wasRunning) this.active.delete(r);
+    else {
+      const i = this.queue.indexOf(r);
+      if (i >= 0) this.queue.splice(i, 1);
+    }
+    if (ok) {
+      this.completed++;
+      this.h.e2e.observe((t - r.tArrive) / 1000);
+      if (r.stream) {
+        r.res.end();
+        if (this.flavor.closeAfterStream) r.res.once("finish", () => r.res.socket?.destroy());
+      } else {
+        sendJson(r.res, 200, completionBody(r, JSON.parse(this.usageJson(r))));
+      }
+    }
+    this.scheduleAdmission(t);
+  }
+}

@@ -1,0 +1,70 @@
+/**
+ * llama.cpp: /props and /slots, /tokenize of `content`, 503 while loading, a final chunk with
+ * `timings`, and the connection closed after each stream although keep-alive was advertised.
+ */
+import type { FlavorModule } from "../flavor.ts";
+import { tokenize } from "../tokenizer.ts";
+
+export const llamacpp: FlavorModule = {
+  commonRoutes: true,
+  roleChunkAtAdmission: false,
+  omitCachedDetailsWhenZero: false,
+  closeAfterStream: true,
+  streamHeaders: { connection: "keep-alive" },
+  metricLabels: () => ({}),
+  health: (e) =>
+    e.loading()
+      ? { status: 503, body: null, error: "Loading model" }
+      : { status: 200, body: { status: "ok" } },
+  get(url, e) {
+    const o = e.o;
+    if (url === "/props")
+      return {
+        default_generation_settings: { n_ctx: o.maxModelLen, params: { n_predict: -1 } },
+        total_slots: o.capacity,
+        model_path: `/models/${o.model}.gguf`,
+        build_info: "b0000-tokenbench-mock",
+      };
+    if (url === "/slots")
+      return Array.from({ length: o.capacity }, (_, i) => ({
+        id: i,
+        n_ctx: o.maxModelLen,
+        is_processing: i < e.running,
+      }));
+    return undefined;
+  },
+  post(url, body) {
+    if (url !== "/tokenize") return undefined;
+    const content = typeof body.content === "string" ? body.content : "";
+    return { tokens: tokenize(content).map((_, i) => i + 1) };
+  },
+  lastEvents(c, s, text, finish) {
+    const timings = JSON.stringify({
+      prompt_n: s.promptTokens - s.cachedTokens,
+      prompt_ms: s.tFirst - s.tAdmit,
+      predicted_n: s.emitted,
+      predicted_ms: s.now - s.tFirst,
+    });
+    let fin = `data: ${c.prefix}[{"index":0,"delta":{},"logprobs":null,"finish_reason":"${finish}"}]`;
+    if (s.includeUsage) fin += `,"usage":${s.usage}`;
+    return `${c.content(text, null, null)}${fin},"timings":${timings}}\n\n`;
+  },
+  metrics(x, e) {
+    x.metric("llamacpp:requests_processing", "gauge", "Number of requests processing.", e.running);
+    x.metric("llamacpp:requests_deferred", "gauge", "Number of requests deferred.", e.waiting);
+    x.metric(
+      "llamacpp:kv_cache_usage_ratio",
+      "gauge",
+      "KV-cache usage. 1 means 100 percent usage.",
+      e.kvRatio(),
+    );
+    x.metric("llamacpp:kv_cache_tokens", "gauge", "KV-cache tokens.", e.kvUsed());
+    x.metric("llamacpp:prompt_tokens_total", "counter", "Number of prompt tokens processed.", e.promptTotal);
+    x.metric(
+      "llamacpp:tokens_predicted_total",
+      "counter",
+      "Number of generation tokens processed.",
+      e.generationTotal,
+    );
+  },
+};

@@ -1,0 +1,66 @@
+/** HTTP plumbing of the mock: JSON answers, OpenAI-style errors, request bodies, prompts. */
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { tokenize } from "./tokenizer.ts";
+
+export class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly type = "invalid_request_error",
+  ) {
+    super(message);
+  }
+}
+
+export function sendJson(res: ServerResponse, status: number, body: unknown): void {
+  const s = JSON.stringify(body);
+  res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(s) });
+  res.end(s);
+}
+
+export function sendError(res: ServerResponse, status: number, message: string, type: string): void {
+  sendJson(res, status, { error: { message, type, param: null, code: status } });
+}
+
+/** The prompt's tokens (mock tokenizer), from chat messages or a completions prompt. */
+export function promptOf(body: Record<string, unknown>, chat: boolean): string[] {
+  if (chat) {
+    const msgs = body.messages;
+    if (!Array.isArray(msgs) || msgs.length === 0)
+      throw new HttpError(400, "'messages' must be a non-empty array");
+    const parts: string[] = [];
+    for (const m of msgs) {
+      const c = (m as { content?: unknown } | null)?.content;
+      if (typeof c === "string") parts.push(c);
+      else if (Array.isArray(c)) {
+        for (const p of c)
+          if (typeof (p as { text?: unknown })?.text === "string") parts.push((p as { text: string }).text);
+      } else throw new HttpError(400, "each message needs a string 'content'");
+    }
+    return tokenize(parts.join("\n"));
+  }
+  const p = body.prompt;
+  if (typeof p === "string") return tokenize(p);
+  if (Array.isArray(p) && p.every((x) => typeof x === "string")) return tokenize(p.join("\n"));
+  throw new HttpError(400, "'prompt' must be a string");
+}
+
+export async function readJson(req: IncomingMessage): Promise<Record<string, unknown>> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const c of req) {
+    size += (c as Buffer).length;
+    if (size > 64 * 1024 * 1024) throw new HttpError(413, "request body too large");
+    chunks.push(c as Buffer);
+  }
+  const text = Buffer.concat(chunks).toString("utf8");
+  let v: unknown;
+  try {
+    v = JSON.parse(text);
+  } catch {
+    throw new HttpError(400, "request body is not valid JSON");
+  }
+  if (v === null || typeof v !== "object" || Array.isArray(v))
+    throw new HttpError(400, "request body must be a JSON object");
+  return v as Record<string, unknown>;
+}

@@ -1,0 +1,14 @@
+/**
+ * The mock's seeded PRNG (mulberry32). A copy of the harness's (src/shared/random.ts) on
+ * purpose: the mock shares no code with the harness, so a bug in one cannot hide in the other.
+ */
+export function mulberry32(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
