@@ -3,7 +3,9 @@
  * backoff), and the compare call. No @actions/* here, so the demo uses the very same code.
  */
 import type { ResultDocument } from "../schema/v1.ts";
-import type { CompareRow } from "../shared/compare.ts";
+import type { CompareResponse, IngestResponse } from "../shared/api-types.ts";
+
+export type { CompareResponse };
 
 export interface UploadResult {
   ok: boolean;
@@ -47,12 +49,7 @@ export async function uploadResults(
       });
       status = res.status;
       const text = await res.text();
-      let j: {
-        run?: { id?: string };
-        url?: string;
-        created?: boolean;
-        error?: { code?: string; message?: string };
-      } = {};
+      let j: Partial<IngestResponse> & { error?: { code?: string; message?: string } } = {};
       try {
         j = JSON.parse(text);
       } catch {
@@ -86,13 +83,6 @@ export async function uploadResults(
     attempts: retry.attempts,
     error: lastErr,
   };
-}
-
-export interface CompareResponse {
-  base_branch: string;
-  baseline_runs: string[];
-  counts: Record<string, number>;
-  rows: CompareRow[];
 }
 
 export async function fetchCompare(

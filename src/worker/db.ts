@@ -3,6 +3,7 @@
  * transaction: it lands whole or not at all); every read path is one indexed query.
  */
 import type { ResultDocument } from "../schema/v1.ts";
+import type { SeriesPoint } from "../shared/api-types.ts";
 import { documentPoints, type Point } from "../shared/measures.ts";
 import {
   canonicalJson,
@@ -258,14 +259,7 @@ export interface SeriesQuery {
   since: string | null;
 }
 
-export interface SeriesPoint {
-  value: number;
-  created_at: string;
-  run_id: string;
-  commit_sha: string | null;
-  testbed: string;
-  branch: string | null;
-}
+export type { SeriesPoint };
 
 /**
  * One query on the `points_series` index. Without `testbed` the testbed of the newest run of the

@@ -1,0 +1,53 @@
+/**
+ * The results service's response bodies, shared by the Worker that writes them and the Action
+ * and the dashboard that read them.
+ */
+import type { CompareRow } from "./compare.ts";
+import type { MeasureDef } from "./measures.ts";
+import type { Thresholds, Verdict } from "./statistics.ts";
+
+export interface RunSummary {
+  id: string;
+  repository: string;
+  kind: string;
+  branch: string | null;
+  testbed: { name: string; fingerprint: string };
+  commit_sha: string | null;
+  pr_number: number | null;
+  workflow_run_id: string | null;
+  run_attempt: number | null;
+  created_at: string;
+  ingested_at: string;
+}
+
+export interface IngestResponse {
+  run: RunSummary;
+  created: boolean;
+  points: number;
+  url: string;
+}
+
+export interface CompareResponse {
+  head: RunSummary;
+  base_branch: string;
+  baseline_runs: string[];
+  thresholds: Thresholds;
+  counts: Record<Verdict, number>;
+  rows: CompareRow[];
+}
+
+export interface SeriesResponse {
+  repository: string;
+  benchmark: string;
+  measure: MeasureDef;
+  points: SeriesPoint[];
+}
+
+export interface SeriesPoint {
+  value: number;
+  created_at: string;
+  run_id: string;
+  commit_sha: string | null;
+  testbed: string;
+  branch: string | null;
+}

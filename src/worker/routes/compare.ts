@@ -1,0 +1,75 @@
+/** Series for trend charts, and compare: a run against its base branch's recent runs. */
+import { Hono } from "hono";
+import type { ResultDocument } from "../../schema/v1.ts";
+import type { CompareResponse, SeriesResponse } from "../../shared/api-types.ts";
+import { compareRows } from "../../shared/compare.ts";
+import { MEASURE_BY_NAME } from "../../shared/measures.ts";
+import { DEFAULT_THRESHOLDS, type Thresholds } from "../../shared/statistics.ts";
+import { type AppEnv, intParam, numParam, routeRepo, runJson } from "../context.ts";
+import { baselinePoints, latestRun, runDocument, runPoints, series } from "../db.ts";
+import { ApiError } from "../errors.ts";
+
+export const queries = new Hono<AppEnv>();
+
+queries.get("/repos/:owner/:repo/series", async (c) => {
+  const repo = routeRepo(c);
+  const benchmark = c.req.query("benchmark");
+  const measure = c.req.query("measure");
+  if (!benchmark || !measure) throw new ApiError(400, "invalid_query", "benchmark and measure are required");
+  const def = MEASURE_BY_NAME.get(measure);
+  if (!def) throw new ApiError(400, "unknown_measure", `unknown measure ${measure}`);
+  const points = await series(c.get("db"), repo, {
+    benchmark,
+    measure,
+    testbed: c.req.query("testbed") ?? null,
+    branch: c.req.query("branch") ?? null,
+    limit: intParam(c.req.query("limit"), 100, 1, 1000, "limit"),
+    since: c.req.query("since") ?? null,
+  });
+  const body: SeriesResponse = { repository: repo, benchmark, measure: def, points: points.reverse() };
+  return c.json(body);
+});
+
+function thresholdsFrom(q: (k: string) => string | undefined): Thresholds {
+  return {
+    pct: numParam(q("threshold_pct"), DEFAULT_THRESHOLDS.pct, 0, 1000, "threshold_pct"),
+    confidence: numParam(q("confidence"), DEFAULT_THRESHOLDS.confidence, 0.5, 0.9999, "confidence"),
+    minPoints: intParam(q("min_points"), DEFAULT_THRESHOLDS.minPoints, 2, 100, "min_points"),
+  };
+}
+
+queries.get("/repos/:owner/:repo/compare", async (c) => {
+  const repo = routeRepo(c);
+  const db = c.get("db");
+  const headId = c.req.query("head");
+  const head = headId
+    ? await runDocument(db, headId)
+    : await latestRun(db, repo, null).then((r) => (r ? runDocument(db, r.public_id) : null));
+  if (!head || head.repository !== repo)
+    throw new ApiError(404, "run_not_found", `no head run ${headId ?? "(latest)"} in ${repo}`);
+  const doc = JSON.parse(head.document_json) as ResultDocument;
+  const baseBranch = c.req.query("base_branch") ?? doc.git?.base_branch ?? "main";
+  const n = intParam(c.req.query("n"), 10, 1, 100, "n");
+  const th = thresholdsFrom((k) => c.req.query(k));
+  const base = await baselinePoints(
+    db,
+    {
+      id: head.id,
+      repository: repo,
+      testbedFingerprint: head.testbed_fingerprint,
+      createdAt: head.created_at,
+    },
+    baseBranch,
+    n,
+  );
+  const summary = compareRows(await runPoints(db, head.id), base, th);
+  const body: CompareResponse = {
+    head: runJson(head),
+    base_branch: baseBranch,
+    baseline_runs: [...new Set(base.map((b) => b.run_id))],
+    thresholds: th,
+    counts: summary.counts,
+    rows: summary.rows,
+  };
+  return c.json(body);
+});
