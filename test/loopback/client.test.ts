@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { deriveRequest } from "../../src/core/metrics.ts";
-import { type MockServer, start } from "../../src/mock/index.ts";
+import { type MockProcess, startMock } from "../helpers/mock-process.ts";
 import { client, median, rawServer, spec } from "../helpers/servers.ts";
 
 describe("streaming client against the mock (real sockets)", () => {
-  let mock: MockServer;
+  let mock: MockProcess;
   beforeAll(async () => {
-    mock = await start({ ttftMs: 40, itlMs: 10, capacity: 64 });
+    mock = await startMock({ ttftMs: 40, itlMs: 10, capacity: 64 });
   });
   afterAll(() => mock.close());
 
@@ -79,7 +79,7 @@ describe("streaming client against the mock (real sockets)", () => {
   });
 
   it("speculative-style chunks: TPOT divides by usage, not by events", async () => {
-    const m = await start({ ttftMs: 10, itlMs: 15, tokensPerChunk: 3 });
+    const m = await startMock({ ttftMs: 10, itlMs: 15, tokensPerChunk: 3 });
     const c = client(m.url);
     const r = await c.stream(spec({ maxTokens: 12 }));
     await c.close();
@@ -94,7 +94,7 @@ describe("streaming client against the mock (real sockets)", () => {
   });
 
   it("FreeToken's early role chunk never counts as the first token", async () => {
-    const m = await start({ flavor: "freetoken", ttftMs: 60, itlMs: 5 });
+    const m = await startMock({ flavor: "freetoken", ttftMs: 60, itlMs: 5 });
     const c = client(m.url);
     const r = await c.stream(spec({ maxTokens: 3 }));
     await c.close();
@@ -105,7 +105,7 @@ describe("streaming client against the mock (real sockets)", () => {
   });
 
   it("llama.cpp closes the connection after every stream; the client copes", async () => {
-    const m = await start({ flavor: "llamacpp", ttftMs: 5, itlMs: 1 });
+    const m = await startMock({ flavor: "llamacpp", ttftMs: 5, itlMs: 1 });
     const c = client(m.url);
     for (let i = 0; i < 5; i++) {
       const r = await c.stream(spec({ maxTokens: 4 }));
@@ -119,7 +119,7 @@ describe("streaming client against the mock (real sockets)", () => {
 
 describe("bad input becomes a recorded error with a stable code", () => {
   const faultCase = async (fault: string, extra: Record<string, unknown> = {}, timeoutS = 10) => {
-    const m = await start({
+    const m = await startMock({
       ttftMs: 5,
       itlMs: 2,
       faults: [{ kind: fault as never, rate: null, every: 1 }],

@@ -1,15 +1,16 @@
 // The mock's protocol, read with plain fetch and a naive splitter (not src/core), so a parsing
 // bug in the harness cannot hide a bug in the mock.
 import { afterEach, describe, expect, it } from "vitest";
-import { countTokens, type MockOptions, type MockServer, parseFault, start } from "../../src/mock/index.ts";
+import { countTokens, type MockOptions, parseFault } from "../../src/mock/index.ts";
+import { type MockProcess, startMock } from "../helpers/mock-process.ts";
 
-let servers: MockServer[] = [];
+let servers: MockProcess[] = [];
 afterEach(async () => {
   await Promise.all(servers.map((s) => s.close()));
   servers = [];
 });
-async function mock(o: Partial<MockOptions> = {}): Promise<MockServer> {
-  const s = await start({ ttftMs: 5, itlMs: 1, ...o });
+async function mock(o: Partial<MockOptions> = {}): Promise<MockProcess> {
+  const s = await startMock({ ttftMs: 5, itlMs: 1, ...o });
   servers.push(s);
   return s;
 }

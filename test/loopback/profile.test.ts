@@ -2,18 +2,19 @@ import { afterEach, describe, expect, it } from "vitest";
 import { defaultProfileConfig, runProfile } from "../../src/core/profile.ts";
 import { ReadinessError, waitReady } from "../../src/core/server-info.ts";
 import { defaultSweepConfig, runSweep } from "../../src/core/sweep.ts";
-import { type MockOptions, type MockServer, start } from "../../src/mock/index.ts";
+import type { MockOptions } from "../../src/mock/index.ts";
 import { type ProfileConfig, parseResultDocument, type SweepConfig } from "../../src/schema/v1.ts";
+import { type MockProcess, startMock } from "../helpers/mock-process.ts";
 import { rawServer } from "../helpers/servers.ts";
 import { tgt } from "../helpers/target.ts";
 
-let servers: MockServer[] = [];
+let servers: MockProcess[] = [];
 afterEach(async () => {
   await Promise.all(servers.map((s) => s.close()));
   servers = [];
 });
-async function mock(o: Partial<MockOptions>): Promise<MockServer> {
-  const s = await start({ ttftMs: 10, itlMs: 2, ...o });
+async function mock(o: Partial<MockOptions>): Promise<MockProcess> {
+  const s = await startMock({ ttftMs: 10, itlMs: 2, ...o });
   servers.push(s);
   return s;
 }

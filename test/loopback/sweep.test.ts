@@ -3,9 +3,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { defaultSweepConfig, runSweep } from "../../src/core/sweep.ts";
-import { type MockServer, parseFault, start } from "../../src/mock/index.ts";
+import { parseFault } from "../../src/mock/index.ts";
 import { parseResultDocument, type SweepConfig } from "../../src/schema/v1.ts";
 import { runCli, spawnCli } from "../helpers/cli.ts";
+import { type MockProcess, startMock } from "../helpers/mock-process.ts";
 import { tgt } from "../helpers/target.ts";
 
 const tmp = mkdtempSync(join(tmpdir(), "tokenbench-sweep-"));
@@ -30,9 +31,9 @@ const conn = (url: string) => ({
 });
 
 describe("sweeps against the mock", () => {
-  let mock: MockServer;
+  let mock: MockProcess;
   beforeAll(async () => {
-    mock = await start({ ttftMs: 30, itlMs: 4, capacity: 2 });
+    mock = await startMock({ ttftMs: 30, itlMs: 4, capacity: 2 });
   });
   afterAll(() => mock.close());
 
@@ -66,7 +67,7 @@ describe("sweeps against the mock", () => {
   });
 
   it("open loop: achieved rate near target, lag small, queue-inclusive latency reported", async () => {
-    const m = await start({ ttftMs: 5, itlMs: 1, capacity: 100 });
+    const m = await startMock({ ttftMs: 5, itlMs: 1, capacity: 100 });
     const doc = await runSweep({
       ...conn(m.url),
       config: config({
@@ -89,7 +90,11 @@ describe("sweeps against the mock", () => {
   });
 
   it("faults are recorded by code and the sweep goes on", async () => {
-    const m = await start({ ttftMs: 2, itlMs: 1, faults: [parseFault("http500@3"), parseFault("reset@5")] });
+    const m = await startMock({
+      ttftMs: 2,
+      itlMs: 1,
+      faults: [parseFault("http500@3"), parseFault("reset@5")],
+    });
     const out = join(tmp, "faults.json");
     const doc = await runSweep({
       ...conn(m.url),
@@ -110,7 +115,7 @@ describe("sweeps against the mock", () => {
   });
 
   it("an unreachable server: every request errors, levels are still written", async () => {
-    const m = await start({});
+    const m = await startMock({});
     const url = m.url;
     await m.close();
     const out = join(tmp, "down.json");
@@ -151,7 +156,7 @@ describe("the CLI", () => {
   });
 
   it("sweep writes JSON, CSV and Markdown and prints the table", async () => {
-    const m = await start({ ttftMs: 5, itlMs: 1 });
+    const m = await startMock({ ttftMs: 5, itlMs: 1 });
     const out = join(tmp, "cli.json");
     const r = await runCli([
       "sweep",
@@ -177,7 +182,7 @@ describe("the CLI", () => {
   });
 
   it("--resume after a kill finishes the sweep without redoing finished levels", async () => {
-    const m = await start({ ttftMs: 20, itlMs: 20, capacity: 8 });
+    const m = await startMock({ ttftMs: 20, itlMs: 20, capacity: 8 });
     const out = join(tmp, "resume.json");
     const args = [
       "sweep",

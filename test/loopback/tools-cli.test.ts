@@ -2,9 +2,9 @@ import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { start } from "../../src/mock/index.ts";
 import { parseResultDocument } from "../../src/schema/v1.ts";
 import { runCli } from "../helpers/cli.ts";
+import { type MockProcess, startMock } from "../helpers/mock-process.ts";
 
 const tmp = mkdtempSync(join(tmpdir(), "tokenbench-tools-"));
 
@@ -18,7 +18,7 @@ describe("plots", () => {
   it("sweep --plots and report: SVG and PNG files with the data points in them", {
     timeout: 90_000,
   }, async () => {
-    const m = await start({ ttftMs: 5, itlMs: 2, capacity: 2 });
+    const m = await startMock({ ttftMs: 5, itlMs: 2, capacity: 2 });
     const out = join(tmp, "sweep.json");
     const r = await runCli([
       "sweep",
