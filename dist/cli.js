@@ -17852,12 +17852,12 @@ var require_receiver = __commonJS({
           } else if (this.#state === parserStates.PAYLOADLENGTH_64) {
             if (this.#byteOffset < 8)
               return callback();
-            let buffer = this.consume(8), upper = buffer.readUInt32BE(0), lower = buffer.readUInt32BE(4);
-            if (upper !== 0 || lower > 2 ** 31 - 1) {
+            let buffer = this.consume(8), upper = buffer.readUInt32BE(0), lower2 = buffer.readUInt32BE(4);
+            if (upper !== 0 || lower2 > 2 ** 31 - 1) {
               failWebsocketConnection(this.#handler, 1009, "Received payload length > 2^31 bytes.");
               return;
             }
-            if (this.#info.payloadLength = lower, this.#state = parserStates.READ_DATA, !this.#validatePayloadLength())
+            if (this.#info.payloadLength = lower2, this.#state = parserStates.READ_DATA, !this.#validatePayloadLength())
               return;
           } else if (this.#state === parserStates.READ_DATA) {
             if (this.#byteOffset < this.#info.payloadLength)
@@ -19658,17 +19658,70 @@ function standardLastEvents(c, s, text2, finish) {
 
 `), out;
 }
-var plainHealth = (e) => e.loading() ? { status: 503, body: null, error: "model loading" } : { status: 200, body: null }, noRoutes = () => {
+var plainHealth = (e) => e.loading() ? { status: 503, body: null, error: "model loading" } : { status: 200, body: null };
+function coreMetrics(x, e, n) {
+  x.metric(n.running[0], "gauge", n.running[1], e.running), x.metric(n.waiting[0], "gauge", n.waiting[1], e.waiting), x.metric(n.kv[0], "gauge", n.kv[1], e.kvRatio()), x.metric(n.prompt[0], "counter", n.prompt[1], e.promptTotal), x.metric(n.generation[0], "counter", n.generation[1], e.generationTotal);
+}
+function histograms(x, e, prefix, list2) {
+  for (let [key, [suffix, help]] of Object.entries(list2))
+    x.histogram(`${prefix}${suffix}`, help, e.h[key]);
+}
+function flavor(over) {
+  return {
+    commonRoutes: !0,
+    roleChunkAtAdmission: !1,
+    omitCachedDetailsWhenZero: !1,
+    closeAfterStream: !1,
+    streamHeaders: {},
+    metricLabels: (o) => ({ model_name: o.model }),
+    health: plainHealth,
+    get: () => {
+    },
+    post: () => {
+    },
+    lastEvents: standardLastEvents,
+    metrics: () => {
+    },
+    ...over
+  };
+}
+
+// src/mock/metric-names.ts
+var CORE_METRICS = {
+  vllm: {
+    running: ["vllm:num_requests_running", "Number of requests in model execution batches."],
+    waiting: ["vllm:num_requests_waiting", "Number of requests waiting to be processed."],
+    kv: ["vllm:kv_cache_usage_perc", "KV-cache usage. 1 means 100 percent usage."],
+    prompt: ["vllm:prompt_tokens_total", "Number of prefill tokens processed."],
+    generation: ["vllm:generation_tokens_total", "Number of generation tokens processed."]
+  },
+  sglang: {
+    running: ["sglang:num_running_reqs", "The number of running requests."],
+    waiting: ["sglang:num_queue_reqs", "The number of requests in the waiting queue."],
+    kv: ["sglang:token_usage", "The token usage."],
+    prompt: ["sglang:prompt_tokens_total", "Number of prefill tokens processed."],
+    generation: ["sglang:generation_tokens_total", "Number of generation tokens processed."]
+  },
+  freetoken: {
+    running: ["freetoken:requests_running", "Requests being decoded."],
+    waiting: ["freetoken:requests_waiting", "Requests waiting for a slot."],
+    kv: ["freetoken:kv_cache_usage_ratio", "KV cache usage, 0..1."],
+    prompt: ["freetoken:prompt_tokens_total", "Prompt tokens processed."],
+    generation: ["freetoken:generation_tokens_total", "Tokens generated."]
+  },
+  llamacpp: {
+    running: ["llamacpp:requests_processing", "Number of requests processing."],
+    waiting: ["llamacpp:requests_deferred", "Number of requests deferred."],
+    kv: ["llamacpp:kv_cache_usage_ratio", "KV-cache usage. 1 means 100 percent usage."],
+    prompt: ["llamacpp:prompt_tokens_total", "Number of prompt tokens processed."],
+    generation: ["llamacpp:tokens_predicted_total", "Number of generation tokens processed."]
+  }
 };
 
 // src/mock/flavors/freetoken.ts
-var freetoken = {
-  commonRoutes: !0,
+var freetoken = flavor({
   roleChunkAtAdmission: !0,
   omitCachedDetailsWhenZero: !0,
-  closeAfterStream: !1,
-  streamHeaders: {},
-  metricLabels: (o) => ({ model_name: o.model }),
   health(e) {
     return e.loading() ? { status: 200, body: { status: "loading", maintenance: "loading", progress: Math.min(1, (performance.now() - e.startedAtMs) / 1e3 / Math.max(e.o.loadTimeS, 1e-9)) } } : { status: 200, body: { status: "ok", maintenance: "serving" } };
   },
@@ -19706,11 +19759,13 @@ var freetoken = {
       };
   },
   post: (url3, _body, promptOf2) => url3 === "/v1/messages/count_tokens" ? { input_tokens: promptOf2(!0).length } : void 0,
-  lastEvents: standardLastEvents,
   metrics(x, e) {
-    x.metric("freetoken:requests_running", "gauge", "Requests being decoded.", e.running), x.metric("freetoken:requests_waiting", "gauge", "Requests waiting for a slot.", e.waiting), x.metric("freetoken:kv_cache_usage_ratio", "gauge", "KV cache usage, 0..1.", e.kvRatio()), x.metric("freetoken:prompt_tokens_total", "counter", "Prompt tokens processed.", e.promptTotal), x.metric("freetoken:generation_tokens_total", "counter", "Tokens generated.", e.generationTotal), x.histogram("freetoken:time_to_first_token_seconds", "Time to first token.", e.h.ttft), x.histogram("freetoken:request_queue_time_seconds", "Time spent waiting for a slot.", e.h.queue);
+    coreMetrics(x, e, CORE_METRICS.freetoken), histograms(x, e, "freetoken:", {
+      ttft: ["time_to_first_token_seconds", "Time to first token."],
+      queue: ["request_queue_time_seconds", "Time spent waiting for a slot."]
+    });
   }
-};
+});
 
 // src/mock/tokenizer.ts
 var TOKEN_RE = /[A-Za-z0-9]+|[^\sA-Za-z0-9]/g;
@@ -19725,10 +19780,7 @@ function hashChain(prev, s) {
 }
 
 // src/mock/flavors/llamacpp.ts
-var llamacpp = {
-  commonRoutes: !0,
-  roleChunkAtAdmission: !1,
-  omitCachedDetailsWhenZero: !1,
+var llamacpp = flavor({
   closeAfterStream: !0,
   streamHeaders: { connection: "keep-alive" },
   metricLabels: () => ({}),
@@ -19766,47 +19818,19 @@ var llamacpp = {
 `;
   },
   metrics(x, e) {
-    x.metric("llamacpp:requests_processing", "gauge", "Number of requests processing.", e.running), x.metric("llamacpp:requests_deferred", "gauge", "Number of requests deferred.", e.waiting), x.metric(
-      "llamacpp:kv_cache_usage_ratio",
-      "gauge",
-      "KV-cache usage. 1 means 100 percent usage.",
-      e.kvRatio()
-    ), x.metric("llamacpp:kv_cache_tokens", "gauge", "KV-cache tokens.", e.kvUsed()), x.metric("llamacpp:prompt_tokens_total", "counter", "Number of prompt tokens processed.", e.promptTotal), x.metric(
-      "llamacpp:tokens_predicted_total",
-      "counter",
-      "Number of generation tokens processed.",
-      e.generationTotal
-    );
+    coreMetrics(x, e, CORE_METRICS.llamacpp), x.metric("llamacpp:kv_cache_tokens", "gauge", "KV-cache tokens.", e.kvUsed());
   }
-};
+});
 
 // src/mock/flavors/minimal.ts
-var minimal = {
-  commonRoutes: !1,
-  roleChunkAtAdmission: !1,
-  omitCachedDetailsWhenZero: !1,
-  closeAfterStream: !1,
-  streamHeaders: {},
-  metricLabels: (o) => ({ model_name: o.model }),
-  health: plainHealth,
-  get: noRoutes,
-  post: noRoutes,
-  lastEvents: standardLastEvents,
-  metrics: () => {
-  }
-};
+var minimal = flavor({ commonRoutes: !1 });
 
 // src/mock/flavors/sglang.ts
-var sglang = {
-  commonRoutes: !0,
-  roleChunkAtAdmission: !1,
+var sglang = flavor({
   omitCachedDetailsWhenZero: !0,
-  closeAfterStream: !1,
-  streamHeaders: {},
-  metricLabels: (o) => ({ model_name: o.model }),
-  health: plainHealth,
   get(url3, e) {
     let o = e.o;
+    if (url3 === "/get_model_info") return { model_path: o.model, is_generation: !0 };
     if (url3 === "/get_server_info")
       return {
         version: "0.5.0+tokenbench.mock",
@@ -19818,7 +19842,6 @@ var sglang = {
         page_size: o.blockTokens,
         enable_prefix_caching: o.prefixCacheTokens > 0
       };
-    if (url3 === "/get_model_info") return { model_path: o.model, is_generation: !0 };
   },
   post(url3, body, promptOf2, e) {
     if (url3 !== "/tokenize") return;
@@ -19827,64 +19850,33 @@ var sglang = {
   },
   lastEvents: (c, s, text2, finish) => c.content(text2, finish, s.includeUsage ? s.usage : null),
   metrics(x, e) {
-    x.metric("sglang:num_running_reqs", "gauge", "The number of running requests.", e.running), x.metric("sglang:num_queue_reqs", "gauge", "The number of requests in the waiting queue.", e.waiting), x.metric("sglang:token_usage", "gauge", "The token usage.", e.kvRatio()), x.metric("sglang:prompt_tokens_total", "counter", "Number of prefill tokens processed.", e.promptTotal), x.metric(
-      "sglang:generation_tokens_total",
-      "counter",
-      "Number of generation tokens processed.",
-      e.generationTotal
-    );
+    coreMetrics(x, e, CORE_METRICS.sglang);
     let c = e.cache;
     x.metric(
       "sglang:cache_hit_rate",
       "gauge",
       "The prefix cache hit rate.",
       c.queryTokens ? c.hitTokens / c.queryTokens : 0
-    ), x.histogram(
-      "sglang:time_to_first_token_seconds",
-      "Histogram of time to first token in seconds.",
-      e.h.ttft
-    ), x.histogram(
-      "sglang:inter_token_latency_seconds",
-      "Histogram of inter-token latency in seconds.",
-      e.h.itl
-    ), x.histogram(
-      "sglang:e2e_request_latency_seconds",
-      "Histogram of End-to-end request latency in seconds",
-      e.h.e2e
-    ), x.histogram("sglang:queue_time_seconds", "Histogram of queueing time in seconds.", e.h.queue);
+    ), histograms(x, e, "sglang:", {
+      ttft: ["time_to_first_token_seconds", "Histogram of time to first token in seconds."],
+      itl: ["inter_token_latency_seconds", "Histogram of inter-token latency in seconds."],
+      e2e: ["e2e_request_latency_seconds", "Histogram of End-to-end request latency in seconds"],
+      queue: ["queue_time_seconds", "Histogram of queueing time in seconds."]
+    });
   }
-};
+});
 
 // src/mock/flavors/vllm.ts
-var vllm = {
-  commonRoutes: !0,
-  roleChunkAtAdmission: !1,
-  omitCachedDetailsWhenZero: !1,
-  closeAfterStream: !1,
-  streamHeaders: {},
-  metricLabels: (o) => ({ model_name: o.model }),
-  health: plainHealth,
+var vllm = flavor({
   get: (url3) => url3 === "/version" ? { version: "0.11.0+tokenbench.mock" } : void 0,
   post(url3, body, promptOf2, e) {
     if (url3 === "/v1/messages/count_tokens") return { input_tokens: promptOf2(!0).length };
-    if (url3 === "/tokenize") {
-      let toks = promptOf2(body.messages !== void 0);
-      return { count: toks.length, max_model_len: e.o.maxModelLen, tokens: toks.map((_, i) => i + 1) };
-    }
+    if (url3 !== "/tokenize") return;
+    let toks = promptOf2(body.messages !== void 0);
+    return { count: toks.length, max_model_len: e.o.maxModelLen, tokens: toks.map((_, i) => i + 1) };
   },
-  lastEvents: standardLastEvents,
   metrics(x, e) {
-    x.metric(
-      "vllm:num_requests_running",
-      "gauge",
-      "Number of requests in model execution batches.",
-      e.running
-    ), x.metric("vllm:num_requests_waiting", "gauge", "Number of requests waiting to be processed.", e.waiting), x.metric("vllm:kv_cache_usage_perc", "gauge", "KV-cache usage. 1 means 100 percent usage.", e.kvRatio()), x.metric("vllm:prompt_tokens_total", "counter", "Number of prefill tokens processed.", e.promptTotal), x.metric(
-      "vllm:generation_tokens_total",
-      "counter",
-      "Number of generation tokens processed.",
-      e.generationTotal
-    ), x.metric(
+    coreMetrics(x, e, CORE_METRICS.vllm), x.metric(
       "vllm:num_preemptions_total",
       "counter",
       "Cumulative number of preemption from the engine.",
@@ -19897,13 +19889,15 @@ var vllm = {
     ), x.metric("vllm:prefix_cache_hits_total", "counter", "Prefix cache hits, in tokens.", e.cache.hitTokens), x.metric("vllm:cache_config_info", "gauge", "Information of the LLMEngine CacheConfig", 1, {
       block_size: String(e.o.blockTokens),
       enable_prefix_caching: String(e.o.prefixCacheTokens > 0)
-    }), x.histogram("vllm:time_to_first_token_seconds", "Histogram of time to first token in seconds.", e.h.ttft), x.histogram("vllm:inter_token_latency_seconds", "Histogram of inter-token latency in seconds.", e.h.itl), x.histogram("vllm:e2e_request_latency_seconds", "Histogram of e2e request latency in seconds.", e.h.e2e), x.histogram("vllm:request_queue_time_seconds", "Histogram of time spent in WAITING phase.", e.h.queue), x.histogram(
-      "vllm:request_prefill_time_seconds",
-      "Histogram of time spent in PREFILL phase.",
-      e.h.prefill
-    );
+    }), histograms(x, e, "vllm:", {
+      ttft: ["time_to_first_token_seconds", "Histogram of time to first token in seconds."],
+      itl: ["inter_token_latency_seconds", "Histogram of inter-token latency in seconds."],
+      e2e: ["e2e_request_latency_seconds", "Histogram of e2e request latency in seconds."],
+      queue: ["request_queue_time_seconds", "Histogram of time spent in WAITING phase."],
+      prefill: ["request_prefill_time_seconds", "Histogram of time spent in PREFILL phase."]
+    });
   }
-};
+});
 
 // src/mock/flavors/index.ts
 var FLAVOR_MODULES = {
@@ -20101,12 +20095,11 @@ var Histogram = class {
 ];
 
 // src/mock/random.ts
-function mulberry32(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = a + 1831565813 >>> 0;
-    let t = a;
-    return t = Math.imul(t ^ t >>> 15, t | 1), t ^= t + Math.imul(t ^ t >>> 7, t | 61), ((t ^ t >>> 14) >>> 0) / 4294967296;
+function seededRandom(seed) {
+  let state = new Uint32Array([seed >>> 0 || 2654435769]);
+  return function() {
+    let x = state[0];
+    return x ^= x << 13, x ^= x >>> 17, x ^= x << 5, state[0] = x, state[0] / 4294967296;
   };
 }
 
@@ -20230,7 +20223,7 @@ var TimerQueue = class {
 var VOCAB = "the of and to in is was for on that with as it by at from his her an be this are or which".split(" "), hrMs = () => Number(process.hrtime.bigint()) / 1e6, Engine = class {
   constructor(o) {
     this.o = o;
-    this.flavor = FLAVOR_MODULES[o.flavor], this.rand = mulberry32(o.seed), this.faultRand = mulberry32(o.seed ^ 2654435769), this.cache = new PrefixCache(o.prefixCacheTokens, o.blockTokens);
+    this.flavor = FLAVOR_MODULES[o.flavor], this.rand = seededRandom(o.seed), this.faultRand = seededRandom(o.seed ^ 2654435769), this.cache = new PrefixCache(o.prefixCacheTokens, o.blockTokens);
   }
   o;
   timers = new TimerQueue();
@@ -20534,27 +20527,27 @@ function metricsText(e) {
   ), x.text();
 }
 async function handle(engine, req, res) {
-  let arrival = performance4.now(), arrivalHr = Number(process.hrtime.bigint()) / 1e6, url3 = (req.url ?? "/").split("?")[0], method = req.method ?? "GET", flavor = engine.flavor;
+  let arrival = performance4.now(), arrivalHr = Number(process.hrtime.bigint()) / 1e6, url3 = (req.url ?? "/").split("?")[0], method = req.method ?? "GET", flavor2 = engine.flavor;
   try {
     if (method === "POST" && (url3 === "/v1/chat/completions" || url3 === "/v1/completions")) {
       let body = await readJson(req);
       return engine.completion(req, res, body, url3 === "/v1/chat/completions", arrival, arrivalHr);
     }
     if (method === "GET" && url3 === "/mock/stats") return sendJson(res, 200, engine.stats());
-    if (!flavor.commonRoutes) throw new HttpError(404, `no route ${method} ${url3}`, "not_found_error");
+    if (!flavor2.commonRoutes) throw new HttpError(404, `no route ${method} ${url3}`, "not_found_error");
     if (method === "GET" && url3 === "/v1/models") return sendJson(res, 200, models(engine.o));
     if (method === "GET" && url3 === "/health") {
-      let h = flavor.health(engine);
+      let h = flavor2.health(engine);
       return h.error !== void 0 ? sendError(res, h.status, h.error, "unavailable_error") : h.body !== null ? sendJson(res, h.status, h.body) : (res.writeHead(h.status, { "content-length": 0 }), void res.end());
     }
     if (method === "GET" && url3 === "/metrics")
       return res.writeHead(200, { "content-type": "text/plain; version=0.0.4; charset=utf-8" }), void res.end(metricsText(engine));
     if (method === "POST") {
-      let body = await readJson(req), answer = flavor.post(url3, body, (chat) => promptOf(body, chat), engine);
+      let body = await readJson(req), answer = flavor2.post(url3, body, (chat) => promptOf(body, chat), engine);
       if (answer !== void 0) return sendJson(res, 200, answer);
     }
     if (method === "GET") {
-      let answer = flavor.get(url3, engine);
+      let answer = flavor2.get(url3, engine);
       if (answer !== void 0) return sendJson(res, 200, answer);
     }
     throw new HttpError(404, `no route ${method} ${url3}`, "not_found_error");
@@ -38918,50 +38911,178 @@ import { existsSync as existsSync3, mkdirSync as mkdirSync4, readFileSync as rea
 import { dirname as dirname3, join as join3 } from "node:path";
 
 // src/shared/measures.ts
-var MEASURES = [
-  { name: "ttft_p50_ms", unit: "ms", direction: "lower", description: "time to first token, median" },
-  { name: "ttft_p95_ms", unit: "ms", direction: "lower", description: "time to first token, p95" },
-  { name: "ttft_p99_ms", unit: "ms", direction: "lower", description: "time to first token, p99" },
-  { name: "itl_p50_ms", unit: "ms", direction: "lower", description: "inter-token (chunk) latency, median" },
-  { name: "itl_p95_ms", unit: "ms", direction: "lower", description: "inter-token (chunk) latency, p95" },
-  { name: "tpot_p50_ms", unit: "ms", direction: "lower", description: "time per output token, median" },
-  { name: "e2e_p50_ms", unit: "ms", direction: "lower", description: "end-to-end latency, median" },
-  { name: "e2e_p95_ms", unit: "ms", direction: "lower", description: "end-to-end latency, p95" },
-  { name: "output_tok_s", unit: "tok/s", direction: "higher", description: "output tokens per second" },
-  {
-    name: "total_tok_s",
-    unit: "tok/s",
-    direction: "higher",
-    description: "prompt + output tokens per second"
-  },
-  { name: "req_s", unit: "req/s", direction: "higher", description: "successful requests per second" },
-  {
-    name: "goodput_req_s",
-    unit: "req/s",
-    direction: "higher",
-    description: "requests meeting every SLO per second"
-  },
-  {
-    name: "slo_pass_pct",
-    unit: "%",
-    direction: "higher",
-    description: "share of requests meeting every SLO"
-  },
-  { name: "error_rate", unit: "ratio", direction: "lower", description: "failed requests / requests" },
-  { name: "decode_tps", unit: "tok/s", direction: "higher", description: "per-request decode tok/s, median" },
-  {
-    name: "effective_prefill_tps",
-    unit: "tok/s",
-    direction: "higher",
-    description: "client-wall (prompt - cached) tokens / TTFT, median"
-  },
-  {
-    name: "ttft_ratio",
-    unit: "ratio",
-    direction: "lower",
-    description: "prefix-cache case TTFT / fresh TTFT"
-  }
-], MEASURE_BY_NAME = new Map(MEASURES.map((m) => [m.name, m]));
+var lower = "lower", higher = "higher", CATALOGUE = [
+  [
+    {
+      name: "ttft_p50_ms",
+      unit: "ms",
+      direction: lower,
+      label: "TTFT p50",
+      description: "time to first token, median"
+    },
+    (l) => l.ttft_ms.p50
+  ],
+  [
+    {
+      name: "ttft_p95_ms",
+      unit: "ms",
+      direction: lower,
+      label: "TTFT p95",
+      description: "time to first token, p95"
+    },
+    (l) => l.ttft_ms.p95
+  ],
+  [
+    {
+      name: "ttft_p99_ms",
+      unit: "ms",
+      direction: lower,
+      label: "TTFT p99",
+      description: "time to first token, p99"
+    },
+    (l) => l.ttft_ms.p99
+  ],
+  [
+    {
+      name: "itl_p50_ms",
+      unit: "ms",
+      direction: lower,
+      label: "ITL p50",
+      description: "inter-token (chunk) latency, median"
+    },
+    (l) => l.itl_ms.p50
+  ],
+  [
+    {
+      name: "itl_p95_ms",
+      unit: "ms",
+      direction: lower,
+      label: "ITL p95",
+      description: "inter-token (chunk) latency, p95"
+    },
+    (l) => l.itl_ms.p95
+  ],
+  [
+    {
+      name: "tpot_p50_ms",
+      unit: "ms",
+      direction: lower,
+      label: "TPOT p50",
+      description: "time per output token, median"
+    },
+    (l) => l.tpot_ms.p50
+  ],
+  [
+    {
+      name: "e2e_p50_ms",
+      unit: "ms",
+      direction: lower,
+      label: "E2E p50",
+      description: "end-to-end latency, median"
+    },
+    (l) => l.e2e_ms.p50
+  ],
+  [
+    {
+      name: "e2e_p95_ms",
+      unit: "ms",
+      direction: lower,
+      label: "E2E p95",
+      description: "end-to-end latency, p95"
+    },
+    (l) => l.e2e_ms.p95
+  ],
+  [
+    {
+      name: "output_tok_s",
+      unit: "tok/s",
+      direction: higher,
+      label: "output tok/s",
+      description: "output tokens per second"
+    },
+    (l) => l.output_tok_s
+  ],
+  [
+    {
+      name: "total_tok_s",
+      unit: "tok/s",
+      direction: higher,
+      label: "total tok/s",
+      description: "prompt + output tokens per second"
+    },
+    (l) => l.total_tok_s
+  ],
+  [
+    {
+      name: "req_s",
+      unit: "req/s",
+      direction: higher,
+      label: "req/s",
+      description: "successful requests per second"
+    },
+    (l) => l.req_s
+  ],
+  [
+    {
+      name: "goodput_req_s",
+      unit: "req/s",
+      direction: higher,
+      label: "goodput req/s",
+      description: "requests meeting every SLO per second"
+    },
+    (l) => l.goodput_req_s
+  ],
+  [
+    {
+      name: "slo_pass_pct",
+      unit: "%",
+      direction: higher,
+      label: "SLO pass %",
+      description: "share of requests meeting every SLO"
+    },
+    (l) => l.slo_pass_pct
+  ],
+  [
+    {
+      name: "error_rate",
+      unit: "ratio",
+      direction: lower,
+      label: "error rate",
+      description: "failed requests / requests"
+    },
+    (l) => l.requests > 0 ? l.errors / l.requests : null
+  ],
+  [
+    {
+      name: "decode_tps",
+      unit: "tok/s",
+      direction: higher,
+      label: "decode tok/s",
+      description: "per-request decode tok/s, median"
+    },
+    (l) => l.decode_tok_s.p50
+  ],
+  [
+    {
+      name: "effective_prefill_tps",
+      unit: "tok/s",
+      direction: higher,
+      label: "prefill tok/s",
+      description: "client-wall (prompt - cached) tokens / TTFT, median"
+    },
+    null
+  ],
+  [
+    {
+      name: "ttft_ratio",
+      unit: "ratio",
+      direction: lower,
+      label: "TTFT ratio",
+      description: "prefix-cache case TTFT / fresh TTFT"
+    },
+    null
+  ]
+], MEASURES = CATALOGUE.map(([m]) => m), MEASURE_BY_NAME = new Map(MEASURES.map((m) => [m.name, m]));
 function benchmarkName(l) {
   return l.mode === "closed" ? `closed c=${l.level}` : `open ${l.level} req/s`;
 }
@@ -38969,8 +39090,9 @@ var put = (out, benchmark, level, measure, v) => {
   typeof v == "number" && Number.isFinite(v) && out.push({ benchmark, measure, value: v, level });
 };
 function levelPoints(l) {
-  let b = benchmarkName(l), out = [], lv = l.level;
-  return put(out, b, lv, "ttft_p50_ms", l.ttft_ms.p50), put(out, b, lv, "ttft_p95_ms", l.ttft_ms.p95), put(out, b, lv, "ttft_p99_ms", l.ttft_ms.p99), put(out, b, lv, "itl_p50_ms", l.itl_ms.p50), put(out, b, lv, "itl_p95_ms", l.itl_ms.p95), put(out, b, lv, "tpot_p50_ms", l.tpot_ms.p50), put(out, b, lv, "e2e_p50_ms", l.e2e_ms.p50), put(out, b, lv, "e2e_p95_ms", l.e2e_ms.p95), put(out, b, lv, "output_tok_s", l.output_tok_s), put(out, b, lv, "total_tok_s", l.total_tok_s), put(out, b, lv, "req_s", l.req_s), put(out, b, lv, "goodput_req_s", l.goodput_req_s), put(out, b, lv, "slo_pass_pct", l.slo_pass_pct), put(out, b, lv, "error_rate", l.requests > 0 ? l.errors / l.requests : null), put(out, b, lv, "decode_tps", l.decode_tok_s.p50), out;
+  let b = benchmarkName(l), out = [];
+  for (let [m, read] of CATALOGUE) read !== null && put(out, b, l.level, m.name, read(l));
+  return out;
 }
 function profilePoints(doc) {
   let out = [], s = doc.profile?.summary;
@@ -39279,17 +39401,22 @@ async function compareCommand(argv) {
 `, outFile = v.out;
   return outFile ? (mkdirSync4(dirname3(outFile), { recursive: !0 }), writeFileSync4(outFile, text2)) : process.stdout.write(text2), rows.some((r) => r.verdict === "regressed") ? 1 : 0;
 }
+function parseKind(argv, table, kind, usage, what) {
+  let p = parseCommand(argv, table, `${usage}
+  ${what}`);
+  if (p !== null && p.positionals[0] !== kind) throw new UsageError(`usage: ${usage}`);
+  return p;
+}
 async function importCommand(argv) {
-  let p = parseCommand(
+  let p = parseKind(
     argv,
     { out: TOOLS.out },
-    "tokenbench import vllm RESULT.json --out results.json\n  convert a `vllm bench serve --save-result` JSON into schema v1"
+    "vllm",
+    "tokenbench import vllm RESULT.json --out results.json",
+    "convert a `vllm bench serve --save-result` JSON into schema v1"
   );
   if (p === null) return 0;
-  let v = p.values, positionals = p.positionals;
-  if (positionals[0] !== "vllm")
-    throw new UsageError("usage: tokenbench import vllm RESULT.json --out results.json");
-  let file2 = positionals[1];
+  let v = p.values, file2 = p.positionals[1];
   if (!file2 || !existsSync3(file2)) throw new UsageError(`no such file: ${file2 ?? "(missing)"}`);
   let doc;
   try {
@@ -39306,17 +39433,9 @@ async function importCommand(argv) {
 `), 0;
 }
 async function exportCommand(argv) {
-  let p = parseCommand(
-    argv,
-    { outDir: TOOLS.outDir },
-    `tokenbench export gab results.json [--out-dir DIR]
-  write github-action-benchmark customSmallerIsBetter.json and customBiggerIsBetter.json`
-  );
+  let p = parseKind(argv, { outDir: TOOLS.outDir }, "gab", "tokenbench export gab results.json [--out-dir DIR]", "write github-action-benchmark customSmallerIsBetter.json and customBiggerIsBetter.json");
   if (p === null) return 0;
-  let positionals = p.positionals;
-  if (positionals[0] !== "gab")
-    throw new UsageError("usage: tokenbench export gab results.json [--out-dir DIR]");
-  let doc = loadDoc(positionals[1], "results file"), dir = p.values.outDir ?? dirname3(positionals[1]);
+  let positionals = p.positionals, doc = loadDoc(positionals[1], "results file"), dir = p.values.outDir ?? dirname3(positionals[1]);
   mkdirSync4(dir, { recursive: !0 });
   let { smaller, bigger } = exportGab(doc);
   return writeFileSync4(join3(dir, "customSmallerIsBetter.json"), `${JSON.stringify(smaller, null, 1)}

@@ -91,17 +91,70 @@ function standardLastEvents(c, s, text, finish) {
 
 `), out;
 }
-var plainHealth = (e) => e.loading() ? { status: 503, body: null, error: "model loading" } : { status: 200, body: null }, noRoutes = () => {
+var plainHealth = (e) => e.loading() ? { status: 503, body: null, error: "model loading" } : { status: 200, body: null };
+function coreMetrics(x, e, n) {
+  x.metric(n.running[0], "gauge", n.running[1], e.running), x.metric(n.waiting[0], "gauge", n.waiting[1], e.waiting), x.metric(n.kv[0], "gauge", n.kv[1], e.kvRatio()), x.metric(n.prompt[0], "counter", n.prompt[1], e.promptTotal), x.metric(n.generation[0], "counter", n.generation[1], e.generationTotal);
+}
+function histograms(x, e, prefix, list) {
+  for (let [key, [suffix, help]] of Object.entries(list))
+    x.histogram(`${prefix}${suffix}`, help, e.h[key]);
+}
+function flavor(over) {
+  return {
+    commonRoutes: !0,
+    roleChunkAtAdmission: !1,
+    omitCachedDetailsWhenZero: !1,
+    closeAfterStream: !1,
+    streamHeaders: {},
+    metricLabels: (o) => ({ model_name: o.model }),
+    health: plainHealth,
+    get: () => {
+    },
+    post: () => {
+    },
+    lastEvents: standardLastEvents,
+    metrics: () => {
+    },
+    ...over
+  };
+}
+
+// src/mock/metric-names.ts
+var CORE_METRICS = {
+  vllm: {
+    running: ["vllm:num_requests_running", "Number of requests in model execution batches."],
+    waiting: ["vllm:num_requests_waiting", "Number of requests waiting to be processed."],
+    kv: ["vllm:kv_cache_usage_perc", "KV-cache usage. 1 means 100 percent usage."],
+    prompt: ["vllm:prompt_tokens_total", "Number of prefill tokens processed."],
+    generation: ["vllm:generation_tokens_total", "Number of generation tokens processed."]
+  },
+  sglang: {
+    running: ["sglang:num_running_reqs", "The number of running requests."],
+    waiting: ["sglang:num_queue_reqs", "The number of requests in the waiting queue."],
+    kv: ["sglang:token_usage", "The token usage."],
+    prompt: ["sglang:prompt_tokens_total", "Number of prefill tokens processed."],
+    generation: ["sglang:generation_tokens_total", "Number of generation tokens processed."]
+  },
+  freetoken: {
+    running: ["freetoken:requests_running", "Requests being decoded."],
+    waiting: ["freetoken:requests_waiting", "Requests waiting for a slot."],
+    kv: ["freetoken:kv_cache_usage_ratio", "KV cache usage, 0..1."],
+    prompt: ["freetoken:prompt_tokens_total", "Prompt tokens processed."],
+    generation: ["freetoken:generation_tokens_total", "Tokens generated."]
+  },
+  llamacpp: {
+    running: ["llamacpp:requests_processing", "Number of requests processing."],
+    waiting: ["llamacpp:requests_deferred", "Number of requests deferred."],
+    kv: ["llamacpp:kv_cache_usage_ratio", "KV-cache usage. 1 means 100 percent usage."],
+    prompt: ["llamacpp:prompt_tokens_total", "Number of prompt tokens processed."],
+    generation: ["llamacpp:tokens_predicted_total", "Number of generation tokens processed."]
+  }
 };
 
 // src/mock/flavors/freetoken.ts
-var freetoken = {
-  commonRoutes: !0,
+var freetoken = flavor({
   roleChunkAtAdmission: !0,
   omitCachedDetailsWhenZero: !0,
-  closeAfterStream: !1,
-  streamHeaders: {},
-  metricLabels: (o) => ({ model_name: o.model }),
   health(e) {
     return e.loading() ? { status: 200, body: { status: "loading", maintenance: "loading", progress: Math.min(1, (performance.now() - e.startedAtMs) / 1e3 / Math.max(e.o.loadTimeS, 1e-9)) } } : { status: 200, body: { status: "ok", maintenance: "serving" } };
   },
@@ -139,11 +192,13 @@ var freetoken = {
       };
   },
   post: (url, _body, promptOf2) => url === "/v1/messages/count_tokens" ? { input_tokens: promptOf2(!0).length } : void 0,
-  lastEvents: standardLastEvents,
   metrics(x, e) {
-    x.metric("freetoken:requests_running", "gauge", "Requests being decoded.", e.running), x.metric("freetoken:requests_waiting", "gauge", "Requests waiting for a slot.", e.waiting), x.metric("freetoken:kv_cache_usage_ratio", "gauge", "KV cache usage, 0..1.", e.kvRatio()), x.metric("freetoken:prompt_tokens_total", "counter", "Prompt tokens processed.", e.promptTotal), x.metric("freetoken:generation_tokens_total", "counter", "Tokens generated.", e.generationTotal), x.histogram("freetoken:time_to_first_token_seconds", "Time to first token.", e.h.ttft), x.histogram("freetoken:request_queue_time_seconds", "Time spent waiting for a slot.", e.h.queue);
+    coreMetrics(x, e, CORE_METRICS.freetoken), histograms(x, e, "freetoken:", {
+      ttft: ["time_to_first_token_seconds", "Time to first token."],
+      queue: ["request_queue_time_seconds", "Time spent waiting for a slot."]
+    });
   }
-};
+});
 
 // src/mock/tokenizer.ts
 var TOKEN_RE = /[A-Za-z0-9]+|[^\sA-Za-z0-9]/g;
@@ -163,10 +218,7 @@ function hashChain(prev, s) {
 }
 
 // src/mock/flavors/llamacpp.ts
-var llamacpp = {
-  commonRoutes: !0,
-  roleChunkAtAdmission: !1,
-  omitCachedDetailsWhenZero: !1,
+var llamacpp = flavor({
   closeAfterStream: !0,
   streamHeaders: { connection: "keep-alive" },
   metricLabels: () => ({}),
@@ -204,47 +256,19 @@ var llamacpp = {
 `;
   },
   metrics(x, e) {
-    x.metric("llamacpp:requests_processing", "gauge", "Number of requests processing.", e.running), x.metric("llamacpp:requests_deferred", "gauge", "Number of requests deferred.", e.waiting), x.metric(
-      "llamacpp:kv_cache_usage_ratio",
-      "gauge",
-      "KV-cache usage. 1 means 100 percent usage.",
-      e.kvRatio()
-    ), x.metric("llamacpp:kv_cache_tokens", "gauge", "KV-cache tokens.", e.kvUsed()), x.metric("llamacpp:prompt_tokens_total", "counter", "Number of prompt tokens processed.", e.promptTotal), x.metric(
-      "llamacpp:tokens_predicted_total",
-      "counter",
-      "Number of generation tokens processed.",
-      e.generationTotal
-    );
+    coreMetrics(x, e, CORE_METRICS.llamacpp), x.metric("llamacpp:kv_cache_tokens", "gauge", "KV-cache tokens.", e.kvUsed());
   }
-};
+});
 
 // src/mock/flavors/minimal.ts
-var minimal = {
-  commonRoutes: !1,
-  roleChunkAtAdmission: !1,
-  omitCachedDetailsWhenZero: !1,
-  closeAfterStream: !1,
-  streamHeaders: {},
-  metricLabels: (o) => ({ model_name: o.model }),
-  health: plainHealth,
-  get: noRoutes,
-  post: noRoutes,
-  lastEvents: standardLastEvents,
-  metrics: () => {
-  }
-};
+var minimal = flavor({ commonRoutes: !1 });
 
 // src/mock/flavors/sglang.ts
-var sglang = {
-  commonRoutes: !0,
-  roleChunkAtAdmission: !1,
+var sglang = flavor({
   omitCachedDetailsWhenZero: !0,
-  closeAfterStream: !1,
-  streamHeaders: {},
-  metricLabels: (o) => ({ model_name: o.model }),
-  health: plainHealth,
   get(url, e) {
     let o = e.o;
+    if (url === "/get_model_info") return { model_path: o.model, is_generation: !0 };
     if (url === "/get_server_info")
       return {
         version: "0.5.0+tokenbench.mock",
@@ -256,7 +280,6 @@ var sglang = {
         page_size: o.blockTokens,
         enable_prefix_caching: o.prefixCacheTokens > 0
       };
-    if (url === "/get_model_info") return { model_path: o.model, is_generation: !0 };
   },
   post(url, body, promptOf2, e) {
     if (url !== "/tokenize") return;
@@ -265,64 +288,33 @@ var sglang = {
   },
   lastEvents: (c, s, text, finish) => c.content(text, finish, s.includeUsage ? s.usage : null),
   metrics(x, e) {
-    x.metric("sglang:num_running_reqs", "gauge", "The number of running requests.", e.running), x.metric("sglang:num_queue_reqs", "gauge", "The number of requests in the waiting queue.", e.waiting), x.metric("sglang:token_usage", "gauge", "The token usage.", e.kvRatio()), x.metric("sglang:prompt_tokens_total", "counter", "Number of prefill tokens processed.", e.promptTotal), x.metric(
-      "sglang:generation_tokens_total",
-      "counter",
-      "Number of generation tokens processed.",
-      e.generationTotal
-    );
+    coreMetrics(x, e, CORE_METRICS.sglang);
     let c = e.cache;
     x.metric(
       "sglang:cache_hit_rate",
       "gauge",
       "The prefix cache hit rate.",
       c.queryTokens ? c.hitTokens / c.queryTokens : 0
-    ), x.histogram(
-      "sglang:time_to_first_token_seconds",
-      "Histogram of time to first token in seconds.",
-      e.h.ttft
-    ), x.histogram(
-      "sglang:inter_token_latency_seconds",
-      "Histogram of inter-token latency in seconds.",
-      e.h.itl
-    ), x.histogram(
-      "sglang:e2e_request_latency_seconds",
-      "Histogram of End-to-end request latency in seconds",
-      e.h.e2e
-    ), x.histogram("sglang:queue_time_seconds", "Histogram of queueing time in seconds.", e.h.queue);
+    ), histograms(x, e, "sglang:", {
+      ttft: ["time_to_first_token_seconds", "Histogram of time to first token in seconds."],
+      itl: ["inter_token_latency_seconds", "Histogram of inter-token latency in seconds."],
+      e2e: ["e2e_request_latency_seconds", "Histogram of End-to-end request latency in seconds"],
+      queue: ["queue_time_seconds", "Histogram of queueing time in seconds."]
+    });
   }
-};
+});
 
 // src/mock/flavors/vllm.ts
-var vllm = {
-  commonRoutes: !0,
-  roleChunkAtAdmission: !1,
-  omitCachedDetailsWhenZero: !1,
-  closeAfterStream: !1,
-  streamHeaders: {},
-  metricLabels: (o) => ({ model_name: o.model }),
-  health: plainHealth,
+var vllm = flavor({
   get: (url) => url === "/version" ? { version: "0.11.0+tokenbench.mock" } : void 0,
   post(url, body, promptOf2, e) {
     if (url === "/v1/messages/count_tokens") return { input_tokens: promptOf2(!0).length };
-    if (url === "/tokenize") {
-      let toks = promptOf2(body.messages !== void 0);
-      return { count: toks.length, max_model_len: e.o.maxModelLen, tokens: toks.map((_, i) => i + 1) };
-    }
+    if (url !== "/tokenize") return;
+    let toks = promptOf2(body.messages !== void 0);
+    return { count: toks.length, max_model_len: e.o.maxModelLen, tokens: toks.map((_, i) => i + 1) };
   },
-  lastEvents: standardLastEvents,
   metrics(x, e) {
-    x.metric(
-      "vllm:num_requests_running",
-      "gauge",
-      "Number of requests in model execution batches.",
-      e.running
-    ), x.metric("vllm:num_requests_waiting", "gauge", "Number of requests waiting to be processed.", e.waiting), x.metric("vllm:kv_cache_usage_perc", "gauge", "KV-cache usage. 1 means 100 percent usage.", e.kvRatio()), x.metric("vllm:prompt_tokens_total", "counter", "Number of prefill tokens processed.", e.promptTotal), x.metric(
-      "vllm:generation_tokens_total",
-      "counter",
-      "Number of generation tokens processed.",
-      e.generationTotal
-    ), x.metric(
+    coreMetrics(x, e, CORE_METRICS.vllm), x.metric(
       "vllm:num_preemptions_total",
       "counter",
       "Cumulative number of preemption from the engine.",
@@ -335,13 +327,15 @@ var vllm = {
     ), x.metric("vllm:prefix_cache_hits_total", "counter", "Prefix cache hits, in tokens.", e.cache.hitTokens), x.metric("vllm:cache_config_info", "gauge", "Information of the LLMEngine CacheConfig", 1, {
       block_size: String(e.o.blockTokens),
       enable_prefix_caching: String(e.o.prefixCacheTokens > 0)
-    }), x.histogram("vllm:time_to_first_token_seconds", "Histogram of time to first token in seconds.", e.h.ttft), x.histogram("vllm:inter_token_latency_seconds", "Histogram of inter-token latency in seconds.", e.h.itl), x.histogram("vllm:e2e_request_latency_seconds", "Histogram of e2e request latency in seconds.", e.h.e2e), x.histogram("vllm:request_queue_time_seconds", "Histogram of time spent in WAITING phase.", e.h.queue), x.histogram(
-      "vllm:request_prefill_time_seconds",
-      "Histogram of time spent in PREFILL phase.",
-      e.h.prefill
-    );
+    }), histograms(x, e, "vllm:", {
+      ttft: ["time_to_first_token_seconds", "Histogram of time to first token in seconds."],
+      itl: ["inter_token_latency_seconds", "Histogram of inter-token latency in seconds."],
+      e2e: ["e2e_request_latency_seconds", "Histogram of e2e request latency in seconds."],
+      queue: ["request_queue_time_seconds", "Histogram of time spent in WAITING phase."],
+      prefill: ["request_prefill_time_seconds", "Histogram of time spent in PREFILL phase."]
+    });
   }
-};
+});
 
 // src/mock/flavors/index.ts
 var FLAVOR_MODULES = {
@@ -539,12 +533,11 @@ var Histogram = class {
 ];
 
 // src/mock/random.ts
-function mulberry32(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = a + 1831565813 >>> 0;
-    let t = a;
-    return t = Math.imul(t ^ t >>> 15, t | 1), t ^= t + Math.imul(t ^ t >>> 7, t | 61), ((t ^ t >>> 14) >>> 0) / 4294967296;
+function seededRandom(seed) {
+  let state = new Uint32Array([seed >>> 0 || 2654435769]);
+  return function() {
+    let x = state[0];
+    return x ^= x << 13, x ^= x >>> 17, x ^= x << 5, state[0] = x, state[0] / 4294967296;
   };
 }
 
@@ -668,7 +661,7 @@ var TimerQueue = class {
 var VOCAB = "the of and to in is was for on that with as it by at from his her an be this are or which".split(" "), hrMs = () => Number(process.hrtime.bigint()) / 1e6, Engine = class {
   constructor(o) {
     this.o = o;
-    this.flavor = FLAVOR_MODULES[o.flavor], this.rand = mulberry32(o.seed), this.faultRand = mulberry32(o.seed ^ 2654435769), this.cache = new PrefixCache(o.prefixCacheTokens, o.blockTokens);
+    this.flavor = FLAVOR_MODULES[o.flavor], this.rand = seededRandom(o.seed), this.faultRand = seededRandom(o.seed ^ 2654435769), this.cache = new PrefixCache(o.prefixCacheTokens, o.blockTokens);
   }
   o;
   timers = new TimerQueue();
@@ -972,27 +965,27 @@ function metricsText(e) {
   ), x.text();
 }
 async function handle(engine, req, res) {
-  let arrival = performance4.now(), arrivalHr = Number(process.hrtime.bigint()) / 1e6, url = (req.url ?? "/").split("?")[0], method = req.method ?? "GET", flavor = engine.flavor;
+  let arrival = performance4.now(), arrivalHr = Number(process.hrtime.bigint()) / 1e6, url = (req.url ?? "/").split("?")[0], method = req.method ?? "GET", flavor2 = engine.flavor;
   try {
     if (method === "POST" && (url === "/v1/chat/completions" || url === "/v1/completions")) {
       let body = await readJson(req);
       return engine.completion(req, res, body, url === "/v1/chat/completions", arrival, arrivalHr);
     }
     if (method === "GET" && url === "/mock/stats") return sendJson(res, 200, engine.stats());
-    if (!flavor.commonRoutes) throw new HttpError(404, `no route ${method} ${url}`, "not_found_error");
+    if (!flavor2.commonRoutes) throw new HttpError(404, `no route ${method} ${url}`, "not_found_error");
     if (method === "GET" && url === "/v1/models") return sendJson(res, 200, models(engine.o));
     if (method === "GET" && url === "/health") {
-      let h = flavor.health(engine);
+      let h = flavor2.health(engine);
       return h.error !== void 0 ? sendError(res, h.status, h.error, "unavailable_error") : h.body !== null ? sendJson(res, h.status, h.body) : (res.writeHead(h.status, { "content-length": 0 }), void res.end());
     }
     if (method === "GET" && url === "/metrics")
       return res.writeHead(200, { "content-type": "text/plain; version=0.0.4; charset=utf-8" }), void res.end(metricsText(engine));
     if (method === "POST") {
-      let body = await readJson(req), answer = flavor.post(url, body, (chat) => promptOf(body, chat), engine);
+      let body = await readJson(req), answer = flavor2.post(url, body, (chat) => promptOf(body, chat), engine);
       if (answer !== void 0) return sendJson(res, 200, answer);
     }
     if (method === "GET") {
-      let answer = flavor.get(url, engine);
+      let answer = flavor2.get(url, engine);
       if (answer !== void 0) return sendJson(res, 200, answer);
     }
     throw new HttpError(404, `no route ${method} ${url}`, "not_found_error");

@@ -6,7 +6,7 @@
 import { TokenbenchError } from "../schema/errors.ts";
 import type { ResultDocument } from "../schema/v1.ts";
 import type { CompareRow } from "../shared/compare.ts";
-import { documentPoints } from "../shared/measures.ts";
+import { benchmarkName, documentPoints } from "../shared/measures.ts";
 
 export const GITHUB_COMMENT_LIMIT = 65_536;
 const BUDGET = 60_000; // headroom under the limit
@@ -110,9 +110,7 @@ export function renderComment(input: CommentInput, limit = BUDGET): string {
   const charts: string[] = [];
   if (doc.kind === "sweep" && doc.levels.length > 1) {
     const levels = doc.levels.map((l) => l.level);
-    const bench = doc.levels.map((l) =>
-      l.mode === "closed" ? `closed c=${l.level}` : `open ${l.level} req/s`,
-    );
+    const bench = doc.levels.map(benchmarkName);
     const baseOf = (m: string) => bench.map((b) => byKey.get(`${b}\u0000${m}`)?.baseline_mean ?? null);
     charts.push(
       mermaidChart(

@@ -82,17 +82,31 @@ export async function compareCommand(argv: string[]): Promise<number> {
   return rows.some((r) => r.verdict === "regressed") ? 1 : 0;
 }
 
+/** `tokenbench VERB KIND FILE`: a subcommand with one kind of input, e.g. `import vllm`. */
+function parseKind<T extends Parameters<typeof parseCommand>[1]>(
+  argv: string[],
+  table: T,
+  kind: string,
+  usage: string,
+  what: string,
+) {
+  const p = parseCommand(argv, table, `${usage}\n  ${what}`);
+  if (p !== null && p.positionals[0] !== kind) throw new UsageError(`usage: ${usage}`);
+  return p;
+}
+
 export async function importCommand(argv: string[]): Promise<number> {
-  const p = parseCommand(
+  const usage = "tokenbench import vllm RESULT.json --out results.json";
+  const p = parseKind(
     argv,
     { out: TOOLS.out },
-    "tokenbench import vllm RESULT.json --out results.json\n  convert a `vllm bench serve --save-result` JSON into schema v1",
+    "vllm",
+    usage,
+    "convert a `vllm bench serve --save-result` JSON into schema v1",
   );
   if (p === null) return 0;
   const v = p.values;
   const positionals = p.positionals;
-  if (positionals[0] !== "vllm")
-    throw new UsageError("usage: tokenbench import vllm RESULT.json --out results.json");
   const file = positionals[1];
   if (!file || !existsSync(file)) throw new UsageError(`no such file: ${file ?? "(missing)"}`);
   let doc: ResultDocument;
@@ -114,15 +128,11 @@ export async function importCommand(argv: string[]): Promise<number> {
 }
 
 export async function exportCommand(argv: string[]): Promise<number> {
-  const p = parseCommand(
-    argv,
-    { outDir: TOOLS.outDir },
-    "tokenbench export gab results.json [--out-dir DIR]\n  write github-action-benchmark customSmallerIsBetter.json and customBiggerIsBetter.json",
-  );
+  const usage = "tokenbench export gab results.json [--out-dir DIR]";
+  const what = "write github-action-benchmark customSmallerIsBetter.json and customBiggerIsBetter.json";
+  const p = parseKind(argv, { outDir: TOOLS.outDir }, "gab", usage, what);
   if (p === null) return 0;
   const positionals = p.positionals;
-  if (positionals[0] !== "gab")
-    throw new UsageError("usage: tokenbench export gab results.json [--out-dir DIR]");
   const doc = loadDoc(positionals[1], "results file");
   const dir = p.values.outDir ?? dirname(positionals[1]!);
   mkdirSync(dir, { recursive: true });

@@ -26,12 +26,16 @@ export async function sleepUntil(tAbsMs: number): Promise<void> {
   while (performance.now() < tAbsMs) await yieldImmediate();
 }
 
-export interface ClosedLoopOptions {
-  concurrency: number;
+/** What every load generator takes: how much to send, and hooks for progress and stopping. */
+interface LoopCommon {
   requests: number | null;
   durationS: number | null;
   onRecord?: (r: RequestRecord) => void;
   shouldStop?: () => boolean;
+}
+
+export interface ClosedLoopOptions extends LoopCommon {
+  concurrency: number;
 }
 
 export async function runClosedLoop(
@@ -60,16 +64,12 @@ export async function runClosedLoop(
   return { records, droppedArrivals: 0, drainTimeS: null };
 }
 
-export interface OpenLoopOptions {
+export interface OpenLoopOptions extends LoopCommon {
   rateRps: number;
   arrival: ArrivalKind;
   burstiness: number;
   seed: number;
-  requests: number | null;
-  durationS: number | null;
   maxInFlight: number | null;
-  onRecord?: (r: RequestRecord) => void;
-  shouldStop?: () => boolean;
 }
 
 export async function runOpenLoop(

@@ -13,7 +13,7 @@ import { HttpError, sendJson } from "./http.ts";
 import type { FaultKind, MockOptions } from "./options.ts";
 import { PrefixCache } from "./prefix-cache.ts";
 import { Histogram, ITL_BUCKETS_S, LATENCY_BUCKETS_S } from "./prometheus.ts";
-import { mulberry32 } from "./random.ts";
+import { seededRandom } from "./random.ts";
 import { completionBody, type MockStats, newReq, type Req, validateCompletion } from "./request.ts";
 import { TimerQueue } from "./timer-queue.ts";
 
@@ -52,8 +52,8 @@ export class Engine implements EngineView {
 
   constructor(readonly o: MockOptions) {
     this.flavor = FLAVOR_MODULES[o.flavor];
-    this.rand = mulberry32(o.seed);
-    this.faultRand = mulberry32(o.seed ^ 0x9e3779b9);
+    this.rand = seededRandom(o.seed);
+    this.faultRand = seededRandom(o.seed ^ 0x9e3779b9);
     this.cache = new PrefixCache(o.prefixCacheTokens, o.blockTokens);
   }
 

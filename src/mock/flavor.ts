@@ -91,4 +91,48 @@ export function standardLastEvents(c: ChunkText, s: StreamView, text: string, fi
 export const plainHealth = (e: EngineView): HealthAnswer =>
   e.loading() ? { status: 503, body: null, error: "model loading" } : { status: 200, body: null };
 
-export const noRoutes = () => undefined;
+/** Metric names of the five common gauges and counters, `[name, help]` each. */
+export interface CoreMetricNames {
+  running: [string, string];
+  waiting: [string, string];
+  kv: [string, string];
+  prompt: [string, string];
+  generation: [string, string];
+}
+
+export function coreMetrics(x: Exposition, e: EngineView, n: CoreMetricNames): void {
+  x.metric(n.running[0], "gauge", n.running[1], e.running);
+  x.metric(n.waiting[0], "gauge", n.waiting[1], e.waiting);
+  x.metric(n.kv[0], "gauge", n.kv[1], e.kvRatio());
+  x.metric(n.prompt[0], "counter", n.prompt[1], e.promptTotal);
+  x.metric(n.generation[0], "counter", n.generation[1], e.generationTotal);
+}
+
+/** Latency histograms by name prefix: `[suffix, help]` for each histogram the flavour exposes. */
+export function histograms(
+  x: Exposition,
+  e: EngineView,
+  prefix: string,
+  list: Partial<Record<keyof EngineView["h"], [string, string]>>,
+): void {
+  for (const [key, [suffix, help]] of Object.entries(list) as [keyof EngineView["h"], [string, string]][])
+    x.histogram(`${prefix}${suffix}`, help, e.h[key]);
+}
+
+/** A flavour: the common behaviour, with what this server does differently. */
+export function flavor(over: Partial<FlavorModule>): FlavorModule {
+  return {
+    commonRoutes: true,
+    roleChunkAtAdmission: false,
+    omitCachedDetailsWhenZero: false,
+    closeAfterStream: false,
+    streamHeaders: {},
+    metricLabels: (o) => ({ model_name: o.model }),
+    health: plainHealth,
+    get: () => undefined,
+    post: () => undefined,
+    lastEvents: standardLastEvents,
+    metrics: () => {},
+    ...over,
+  };
+}

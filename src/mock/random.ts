@@ -1,14 +1,16 @@
 /**
- * The mock's seeded PRNG (mulberry32). A copy of the harness's (src/shared/random.ts) on
- * purpose: the mock shares no code with the harness, so a bug in one cannot hide in the other.
+ * The mock's seeded PRNG: xorshift32 (Marsaglia), a different generator from the harness's
+ * mulberry32 on purpose: the mock shares no code with the harness, so a bug in one cannot hide
+ * in the other.
  */
-export function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+export function seededRandom(seed: number): () => number {
+  const state = new Uint32Array([seed >>> 0 || 0x9e3779b9]);
+  return function next(): number {
+    let x = state[0]!;
+    x ^= x << 13;
+    x ^= x >>> 17;
+    x ^= x << 5;
+    state[0] = x;
+    return state[0] / 4294967296;
   };
 }

@@ -11,53 +11,194 @@ export interface MeasureDef {
   name: string;
   unit: string;
   direction: Direction;
+  /** Human name for comments, charts and badges, e.g. "TTFT p95". */
+  label: string;
   description: string;
 }
 
-export const MEASURES: readonly MeasureDef[] = [
-  { name: "ttft_p50_ms", unit: "ms", direction: "lower", description: "time to first token, median" },
-  { name: "ttft_p95_ms", unit: "ms", direction: "lower", description: "time to first token, p95" },
-  { name: "ttft_p99_ms", unit: "ms", direction: "lower", description: "time to first token, p99" },
-  { name: "itl_p50_ms", unit: "ms", direction: "lower", description: "inter-token (chunk) latency, median" },
-  { name: "itl_p95_ms", unit: "ms", direction: "lower", description: "inter-token (chunk) latency, p95" },
-  { name: "tpot_p50_ms", unit: "ms", direction: "lower", description: "time per output token, median" },
-  { name: "e2e_p50_ms", unit: "ms", direction: "lower", description: "end-to-end latency, median" },
-  { name: "e2e_p95_ms", unit: "ms", direction: "lower", description: "end-to-end latency, p95" },
-  { name: "output_tok_s", unit: "tok/s", direction: "higher", description: "output tokens per second" },
-  {
-    name: "total_tok_s",
-    unit: "tok/s",
-    direction: "higher",
-    description: "prompt + output tokens per second",
-  },
-  { name: "req_s", unit: "req/s", direction: "higher", description: "successful requests per second" },
-  {
-    name: "goodput_req_s",
-    unit: "req/s",
-    direction: "higher",
-    description: "requests meeting every SLO per second",
-  },
-  {
-    name: "slo_pass_pct",
-    unit: "%",
-    direction: "higher",
-    description: "share of requests meeting every SLO",
-  },
-  { name: "error_rate", unit: "ratio", direction: "lower", description: "failed requests / requests" },
-  { name: "decode_tps", unit: "tok/s", direction: "higher", description: "per-request decode tok/s, median" },
-  {
-    name: "effective_prefill_tps",
-    unit: "tok/s",
-    direction: "higher",
-    description: "client-wall (prompt - cached) tokens / TTFT, median",
-  },
-  {
-    name: "ttft_ratio",
-    unit: "ratio",
-    direction: "lower",
-    description: "prefix-cache case TTFT / fresh TTFT",
-  },
+type LevelValue = (l: LevelResult) => number | null;
+const lower = "lower" as const;
+const higher = "higher" as const;
+
+/**
+ * The measure catalogue: every comparable measure, its unit, direction and human name, and
+ * (for sweep levels) how it is read from a level. Points, compare rows, charts, badges and
+ * the headline all come from here.
+ */
+const CATALOGUE: readonly [MeasureDef, LevelValue | null][] = [
+  [
+    {
+      name: "ttft_p50_ms",
+      unit: "ms",
+      direction: lower,
+      label: "TTFT p50",
+      description: "time to first token, median",
+    },
+    (l) => l.ttft_ms.p50,
+  ],
+  [
+    {
+      name: "ttft_p95_ms",
+      unit: "ms",
+      direction: lower,
+      label: "TTFT p95",
+      description: "time to first token, p95",
+    },
+    (l) => l.ttft_ms.p95,
+  ],
+  [
+    {
+      name: "ttft_p99_ms",
+      unit: "ms",
+      direction: lower,
+      label: "TTFT p99",
+      description: "time to first token, p99",
+    },
+    (l) => l.ttft_ms.p99,
+  ],
+  [
+    {
+      name: "itl_p50_ms",
+      unit: "ms",
+      direction: lower,
+      label: "ITL p50",
+      description: "inter-token (chunk) latency, median",
+    },
+    (l) => l.itl_ms.p50,
+  ],
+  [
+    {
+      name: "itl_p95_ms",
+      unit: "ms",
+      direction: lower,
+      label: "ITL p95",
+      description: "inter-token (chunk) latency, p95",
+    },
+    (l) => l.itl_ms.p95,
+  ],
+  [
+    {
+      name: "tpot_p50_ms",
+      unit: "ms",
+      direction: lower,
+      label: "TPOT p50",
+      description: "time per output token, median",
+    },
+    (l) => l.tpot_ms.p50,
+  ],
+  [
+    {
+      name: "e2e_p50_ms",
+      unit: "ms",
+      direction: lower,
+      label: "E2E p50",
+      description: "end-to-end latency, median",
+    },
+    (l) => l.e2e_ms.p50,
+  ],
+  [
+    {
+      name: "e2e_p95_ms",
+      unit: "ms",
+      direction: lower,
+      label: "E2E p95",
+      description: "end-to-end latency, p95",
+    },
+    (l) => l.e2e_ms.p95,
+  ],
+  [
+    {
+      name: "output_tok_s",
+      unit: "tok/s",
+      direction: higher,
+      label: "output tok/s",
+      description: "output tokens per second",
+    },
+    (l) => l.output_tok_s,
+  ],
+  [
+    {
+      name: "total_tok_s",
+      unit: "tok/s",
+      direction: higher,
+      label: "total tok/s",
+      description: "prompt + output tokens per second",
+    },
+    (l) => l.total_tok_s,
+  ],
+  [
+    {
+      name: "req_s",
+      unit: "req/s",
+      direction: higher,
+      label: "req/s",
+      description: "successful requests per second",
+    },
+    (l) => l.req_s,
+  ],
+  [
+    {
+      name: "goodput_req_s",
+      unit: "req/s",
+      direction: higher,
+      label: "goodput req/s",
+      description: "requests meeting every SLO per second",
+    },
+    (l) => l.goodput_req_s,
+  ],
+  [
+    {
+      name: "slo_pass_pct",
+      unit: "%",
+      direction: higher,
+      label: "SLO pass %",
+      description: "share of requests meeting every SLO",
+    },
+    (l) => l.slo_pass_pct,
+  ],
+  [
+    {
+      name: "error_rate",
+      unit: "ratio",
+      direction: lower,
+      label: "error rate",
+      description: "failed requests / requests",
+    },
+    (l) => (l.requests > 0 ? l.errors / l.requests : null),
+  ],
+  [
+    {
+      name: "decode_tps",
+      unit: "tok/s",
+      direction: higher,
+      label: "decode tok/s",
+      description: "per-request decode tok/s, median",
+    },
+    (l) => l.decode_tok_s.p50,
+  ],
+  [
+    {
+      name: "effective_prefill_tps",
+      unit: "tok/s",
+      direction: higher,
+      label: "prefill tok/s",
+      description: "client-wall (prompt - cached) tokens / TTFT, median",
+    },
+    null,
+  ],
+  [
+    {
+      name: "ttft_ratio",
+      unit: "ratio",
+      direction: lower,
+      label: "TTFT ratio",
+      description: "prefix-cache case TTFT / fresh TTFT",
+    },
+    null,
+  ],
 ];
+
+export const MEASURES: readonly MeasureDef[] = CATALOGUE.map(([m]) => m);
 
 export const MEASURE_BY_NAME: ReadonlyMap<string, MeasureDef> = new Map(MEASURES.map((m) => [m.name, m]));
 
@@ -86,22 +227,7 @@ const put = (
 export function levelPoints(l: LevelResult): Point[] {
   const b = benchmarkName(l);
   const out: Point[] = [];
-  const lv = l.level;
-  put(out, b, lv, "ttft_p50_ms", l.ttft_ms.p50);
-  put(out, b, lv, "ttft_p95_ms", l.ttft_ms.p95);
-  put(out, b, lv, "ttft_p99_ms", l.ttft_ms.p99);
-  put(out, b, lv, "itl_p50_ms", l.itl_ms.p50);
-  put(out, b, lv, "itl_p95_ms", l.itl_ms.p95);
-  put(out, b, lv, "tpot_p50_ms", l.tpot_ms.p50);
-  put(out, b, lv, "e2e_p50_ms", l.e2e_ms.p50);
-  put(out, b, lv, "e2e_p95_ms", l.e2e_ms.p95);
-  put(out, b, lv, "output_tok_s", l.output_tok_s);
-  put(out, b, lv, "total_tok_s", l.total_tok_s);
-  put(out, b, lv, "req_s", l.req_s);
-  put(out, b, lv, "goodput_req_s", l.goodput_req_s);
-  put(out, b, lv, "slo_pass_pct", l.slo_pass_pct);
-  put(out, b, lv, "error_rate", l.requests > 0 ? l.errors / l.requests : null);
-  put(out, b, lv, "decode_tps", l.decode_tok_s.p50);
+  for (const [m, read] of CATALOGUE) if (read !== null) put(out, b, l.level, m.name, read(l));
   return out;
 }
 

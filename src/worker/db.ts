@@ -3,7 +3,7 @@
  * transaction: it lands whole or not at all); every read path is one indexed query.
  */
 import type { ResultDocument } from "../schema/v1.ts";
-import type { SeriesPoint } from "../shared/api-types.ts";
+import type { RunSummary, SeriesPoint } from "../shared/api-types.ts";
 import { documentPoints, type Point } from "../shared/measures.ts";
 import {
   canonicalJson,
@@ -35,21 +35,13 @@ export class Db {
   }
 }
 
-export interface RunRow {
+/** A run as stored: the public summary's columns, the internal id and the flat testbed. */
+export type RunRow = Omit<RunSummary, "id" | "testbed"> & {
   id: number;
   public_id: string;
-  repository: string;
-  kind: string;
-  branch: string | null;
   testbed: string;
   testbed_fingerprint: string;
-  commit_sha: string | null;
-  pr_number: number | null;
-  workflow_run_id: string | null;
-  run_attempt: number | null;
-  created_at: string;
-  ingested_at: string;
-}
+};
 
 const RUN_COLUMNS = `r.id, r.public_id, p.name AS repository, r.kind, b.name AS branch, t.name AS testbed,
   t.fingerprint AS testbed_fingerprint, r.commit_sha, r.pr_number, r.workflow_run_id, r.run_attempt,

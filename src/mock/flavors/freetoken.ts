@@ -2,15 +2,13 @@
  * FreeToken: /health with loading progress, /v1/cache/status, /v1/stats with limits,
  * count_tokens; the role chunk goes out at admission, before prefill.
  */
-import { type FlavorModule, standardLastEvents } from "../flavor.ts";
 
-export const freetoken: FlavorModule = {
-  commonRoutes: true,
+import { coreMetrics, flavor, histograms } from "../flavor.ts";
+import { CORE_METRICS } from "../metric-names.ts";
+
+export const freetoken = flavor({
   roleChunkAtAdmission: true,
   omitCachedDetailsWhenZero: true,
-  closeAfterStream: false,
-  streamHeaders: {},
-  metricLabels: (o) => ({ model_name: o.model }),
   health(e) {
     if (!e.loading()) return { status: 200, body: { status: "ok", maintenance: "serving" } };
     const progress = Math.min(1, (performance.now() - e.startedAtMs) / 1000 / Math.max(e.o.loadTimeS, 1e-9));
@@ -52,14 +50,11 @@ export const freetoken: FlavorModule = {
   },
   post: (url, _body, promptOf) =>
     url === "/v1/messages/count_tokens" ? { input_tokens: promptOf(true).length } : undefined,
-  lastEvents: standardLastEvents,
   metrics(x, e) {
-    x.metric("freetoken:requests_running", "gauge", "Requests being decoded.", e.running);
-    x.metric("freetoken:requests_waiting", "gauge", "Requests waiting for a slot.", e.waiting);
-    x.metric("freetoken:kv_cache_usage_ratio", "gauge", "KV cache usage, 0..1.", e.kvRatio());
-    x.metric("freetoken:prompt_tokens_total", "counter", "Prompt tokens processed.", e.promptTotal);
-    x.metric("freetoken:generation_tokens_total", "counter", "Tokens generated.", e.generationTotal);
-    x.histogram("freetoken:time_to_first_token_seconds", "Time to first token.", e.h.ttft);
-    x.histogram("freetoken:request_queue_time_seconds", "Time spent waiting for a slot.", e.h.queue);
+    coreMetrics(x, e, CORE_METRICS.freetoken);
+    histograms(x, e, "freetoken:", {
+      ttft: ["time_to_first_token_seconds", "Time to first token."],
+      queue: ["request_queue_time_seconds", "Time spent waiting for a slot."],
+    });
   },
-};
+});

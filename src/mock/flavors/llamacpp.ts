@@ -2,13 +2,12 @@
  * llama.cpp: /props and /slots, /tokenize of `content`, 503 while loading, a final chunk with
  * `timings`, and the connection closed after each stream although keep-alive was advertised.
  */
-import type { FlavorModule } from "../flavor.ts";
+
+import { coreMetrics, flavor } from "../flavor.ts";
+import { CORE_METRICS } from "../metric-names.ts";
 import { tokenize } from "../tokenizer.ts";
 
-export const llamacpp: FlavorModule = {
-  commonRoutes: true,
-  roleChunkAtAdmission: false,
-  omitCachedDetailsWhenZero: false,
+export const llamacpp = flavor({
   closeAfterStream: true,
   streamHeaders: { connection: "keep-alive" },
   metricLabels: () => ({}),
@@ -50,21 +49,7 @@ export const llamacpp: FlavorModule = {
     return `${c.content(text, null, null)}${fin},"timings":${timings}}\n\n`;
   },
   metrics(x, e) {
-    x.metric("llamacpp:requests_processing", "gauge", "Number of requests processing.", e.running);
-    x.metric("llamacpp:requests_deferred", "gauge", "Number of requests deferred.", e.waiting);
-    x.metric(
-      "llamacpp:kv_cache_usage_ratio",
-      "gauge",
-      "KV-cache usage. 1 means 100 percent usage.",
-      e.kvRatio(),
-    );
+    coreMetrics(x, e, CORE_METRICS.llamacpp);
     x.metric("llamacpp:kv_cache_tokens", "gauge", "KV-cache tokens.", e.kvUsed());
-    x.metric("llamacpp:prompt_tokens_total", "counter", "Number of prompt tokens processed.", e.promptTotal);
-    x.metric(
-      "llamacpp:tokens_predicted_total",
-      "counter",
-      "Number of generation tokens processed.",
-      e.generationTotal,
-    );
   },
-};
+});
