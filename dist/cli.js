@@ -20821,6 +20821,16 @@ async function discoverModel(target) {
   let data = (await httpCall(url(target, "/v1/models"), { headers: { ...target.headers }, timeoutMs: 1e4 })).json?.data, id = Array.isArray(data) ? data[0]?.id : void 0;
   return typeof id == "string" ? id : null;
 }
+async function resolveModel(target, discovered) {
+  if (target.model !== null) return target;
+  let m = discovered ?? await discoverModel(target);
+  if (m == null)
+    throw new TokenbenchError(
+      "model_unknown",
+      `no model given and ${rootUrl(target)}/v1/models did not name one: pass --model (Action input "model")`
+    );
+  return withModel(target, m);
+}
 
 // src/shared/random.ts
 function rng(seed) {
@@ -38013,10 +38023,7 @@ async function runProfile(opts) {
   let cfg = opts.config, notice = opts.onNotice ?? (() => {
   }), readiness = await waitReady(opts.target, { timeoutS: cfg.ready_timeout_s });
   notice(`server ready after ${readiness.waited_s.toFixed(1)} s (${readiness.probes.at(-1)})`);
-  let server = await snapshotServer(opts.target, opts.serverLimits), model = opts.target.model ?? (typeof server.extracted.model_id == "string" ? server.extracted.model_id : null);
-  if (model === null)
-    throw new ProfileError("model_unknown", "no --model given and the server did not name one");
-  let target = withModel(opts.target, model), body = { ...thinkingBody(cfg.thinking), ...cfg.extra_body }, originMs = performance.now(), originWall = Date.now(), client = new StreamClient({
+  let server = await snapshotServer(opts.target, opts.serverLimits), served = server.extracted.model_id, target = await resolveModel(opts.target, typeof served == "string" ? served : null), body = { ...thinkingBody(cfg.thinking), ...cfg.extra_body }, originMs = performance.now(), originWall = Date.now(), client = new StreamClient({
     target,
     timeoutS: opts.timeoutS,
     ignoreEos: !0,
@@ -38112,8 +38119,7 @@ async function runProfile(opts) {
     });
   }
 }
-var ProfileError = class extends TokenbenchError {
-}, fmt = (v, d) => typeof v == "number" && Number.isFinite(v) ? v.toFixed(d) : "-";
+var fmt = (v, d) => typeof v == "number" && Number.isFinite(v) ? v.toFixed(d) : "-";
 function profileSummaryText(doc) {
   let p = doc.profile, s = p.summary, range = (x) => `${fmt(x.median, 1)} (${fmt(x.min, 1)}-${fmt(x.max, 1)})`, lines = [];
   lines.push(
@@ -38847,14 +38853,6 @@ var { readyTimeoutS: _notYet, ...SWEEP_CONNECTION } = CONNECTION, TABLE2 = { ...
   { title: "Load and workload", settings: Object.values(SWEEP) },
   { title: "Output", settings: [SWEEP_OUT, records, resume, plots2, quiet2] }
 ];
-async function resolveTarget(c) {
-  let t = makeTarget(c);
-  if (t.model !== null) return t;
-  let m = await discoverModel(t);
-  if (m === null)
-    throw new SweepError("model_unknown", `no --model given and ${rootUrl(t)}/v1/models did not name one`);
-  return withModel(t, m);
-}
 function progressPrinter(quiet3) {
   if (quiet3) return;
   let tty = process.stderr.isTTY === !0, lastLine = 0;
@@ -38872,7 +38870,7 @@ async function sweepCommand(argv) {
   let config2 = sweepConfigOf(v, v);
   if (config2.mode === "open" && config2.requests_per_level === null && config2.duration_s === null)
     throw new UsageError("open loop needs --requests or --duration");
-  let target = await resolveTarget(v), stop = !1, onSig = () => {
+  let target = await resolveModel(makeTarget(v)), stop = !1, onSig = () => {
     stop && process.exit(130), stop = !0, process.stderr.write(
       `
 interrupted: finishing the level in progress is abandoned; finished levels are saved

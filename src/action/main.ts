@@ -9,14 +9,14 @@ import { DefaultArtifactClient } from "@actions/artifact";
 import * as core from "@actions/core";
 import type { Provenance } from "../core/document.ts";
 import { probeGpu } from "../core/environment.ts";
-import { discoverModel } from "../core/http.ts";
+import { resolveModel } from "../core/http.ts";
 import { runProfile } from "../core/profile.ts";
 import { markdownTable } from "../core/report.ts";
 import { writeResults } from "../core/results-file.ts";
 import { waitReady } from "../core/server-info.ts";
 import { profileConfigOf } from "../core/setting-table.ts";
 import { runSweep } from "../core/sweep.ts";
-import { makeTarget, withModel } from "../core/target.ts";
+import { makeTarget } from "../core/target.ts";
 import { parseResultDocument, type ResultDocument } from "../schema/v1.ts";
 import { testbedDisplayName, testbedSpec } from "../shared/testbed.ts";
 import { benchmarkSet, GitHubError, renderComment, stickyMarker, upsertStickyComment } from "./comment.ts";
@@ -104,11 +104,7 @@ async function measure(
 
   await core.group("sweep", async () => {
     const path = join(dir, "results.json");
-    if (target.model === null) {
-      const model = await discoverModel(target);
-      if (model === null) throw new Error('input "model" is empty and the server\'s /v1/models names none');
-      target = withModel(target, model);
-    }
+    target = await resolveModel(target);
     const doc = await runSweep({
       target,
       config: inputs.sweep,

@@ -1,11 +1,10 @@
 /** `tokenbench sweep`: settings → target and SweepConfig → runSweep → files + Markdown on stdout. */
-import { discoverModel } from "../core/http.ts";
+import { resolveModel } from "../core/http.ts";
 import { markdownTable } from "../core/report.ts";
 import { outputPaths } from "../core/results-file.ts";
 import { CLI_OUTPUT, CONNECTION, SWEEP, SWEEP_OUT, sweepConfigOf } from "../core/setting-table.ts";
-import type { Values } from "../core/settings.ts";
-import { type Progress, runSweep, SweepError } from "../core/sweep.ts";
-import { makeTarget, rootUrl, type Target, withModel } from "../core/target.ts";
+import { type Progress, runSweep } from "../core/sweep.ts";
+import { makeTarget } from "../core/target.ts";
 import { UsageError } from "../schema/errors.ts";
 import { noticePrinter, parseCommand, writePlotsBeside } from "./command.ts";
 
@@ -18,19 +17,6 @@ const GROUPS = [
   { title: "Load and workload", settings: Object.values(SWEEP) },
   { title: "Output", settings: [SWEEP_OUT, records, resume, plots, quiet] },
 ];
-
-/** The server under test from the connection settings, its model discovered when not given. */
-export async function resolveTarget(
-  c: Pick<Values<typeof CONNECTION>, "baseUrl" | "api" | "model" | "apiKey" | "headers">,
-): Promise<Target> {
-  const t = makeTarget(c);
-  if (t.model !== null) return t;
-  const m = await discoverModel(t);
-  if (m === null) {
-    throw new SweepError("model_unknown", `no --model given and ${rootUrl(t)}/v1/models did not name one`);
-  }
-  return withModel(t, m);
-}
 
 export function progressPrinter(quiet: boolean): ((p: Progress) => void) | undefined {
   if (quiet) return undefined;
@@ -57,7 +43,7 @@ export async function sweepCommand(argv: string[]): Promise<number> {
   if (config.mode === "open" && config.requests_per_level === null && config.duration_s === null) {
     throw new UsageError("open loop needs --requests or --duration");
   }
-  const target = await resolveTarget(v);
+  const target = await resolveModel(makeTarget(v));
   let stop = false;
   const onSig = () => {
     if (stop) process.exit(130);

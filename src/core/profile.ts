@@ -5,7 +5,6 @@
  * client-wall: it includes queueing, prefill, scheduling, detokenization and SSE delivery.
  */
 import { randomBytes } from "node:crypto";
-import { TokenbenchError } from "../schema/errors.ts";
 import type {
   ProfileConfig,
   ProfileSample,
@@ -19,11 +18,12 @@ import { calibrate, detectCounter, profilePrompt, TOLERANCE_RULE } from "./calib
 import { StreamClient } from "./client.ts";
 import { buildDocument, type Provenance } from "./document.ts";
 import { captureEnvironment } from "./environment.ts";
+import { resolveModel } from "./http.ts";
 import { FORMULAS } from "./metrics.ts";
 import { snapshotServer, waitReady } from "./server-info.ts";
 import { CONNECTION, defaultsOf, PROFILE, profileConfigOf } from "./setting-table.ts";
 import { summarize } from "./stats.ts";
-import { type Target, withModel } from "./target.ts";
+import type { Target } from "./target.ts";
 
 export const PROFILE_FORMULAS: Record<string, string> = {
   client_wall_ttft_ms: "first content event - send, one stream at a time",
@@ -154,11 +154,8 @@ export async function runProfile(opts: ProfileOptions): Promise<ResultDocument> 
   const readiness = await waitReady(opts.target, { timeoutS: cfg.ready_timeout_s });
   notice(`server ready after ${readiness.waited_s.toFixed(1)} s (${readiness.probes.at(-1)})`);
   const server = await snapshotServer(opts.target, opts.serverLimits);
-  const model =
-    opts.target.model ?? (typeof server.extracted.model_id === "string" ? server.extracted.model_id : null);
-  if (model === null)
-    throw new ProfileError("model_unknown", "no --model given and the server did not name one");
-  const target = withModel(opts.target, model);
+  const served = server.extracted.model_id;
+  const target = await resolveModel(opts.target, typeof served === "string" ? served : null);
   const body = { ...thinkingBody(cfg.thinking), ...cfg.extra_body };
   const originMs = performance.now();
   const originWall = Date.now();
@@ -298,8 +295,6 @@ export async function runProfile(opts: ProfileOptions): Promise<ResultDocument> 
     await client.close().catch(() => {});
   }
 }
-
-export class ProfileError extends TokenbenchError {}
 
 const fmt = (v: unknown, d: number) => (typeof v === "number" && Number.isFinite(v) ? v.toFixed(d) : "-");
 

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parseResultDocument } from "../../src/schema/v1.ts";
 import { runCli } from "../helpers/cli.ts";
-import { type MockProcess, startMock } from "../helpers/mock-process.ts";
+import { startMock } from "../helpers/mock-process.ts";
 
 const tmp = mkdtempSync(join(tmpdir(), "tokenbench-tools-"));
 
