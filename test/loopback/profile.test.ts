@@ -114,8 +114,11 @@ describe("tokenbench profile against the mock", () => {
     const decode = p.samples.filter((s) => s.phase === "decode");
     for (const s of decode) {
       expect(s.completion_tokens).toBe(16);
-      expect(s.client_wall_decode_tps!).toBeGreaterThan(300); // 2 ms ITL -> ~500 tok/s
-      expect(s.client_wall_decode_tps!).toBeLessThan(560);
+      // 2 ms ITL -> ~500 tok/s. On a busy machine the mock sends a late event together with the
+      // ones already due, so the first-to-last span can only shrink: the rate can read high, by
+      // up to the lateness of the first event (a few ms of a 30 ms span), never low.
+      expect(s.client_wall_decode_tps!).toBeGreaterThan(300);
+      expect(s.client_wall_decode_tps!).toBeLessThan(1000);
     }
     expect(doc.server!.extracted).toMatchObject({
       server_name: "freetoken",
