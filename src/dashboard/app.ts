@@ -5,8 +5,10 @@
  * `/runs/{id}` the per-level table and the curves. Charts use the same Vega-Lite specifications
  * as the CLI (src/shared/charts.ts), rendered here by vega-embed.
  */
+
 import embed from "vega-embed";
 import type { ResultDocument } from "../schema/v1.ts";
+import type { SeriesResponse } from "../shared/api-types.ts";
 import { documentSpecs, type Spec, trendSpec } from "../shared/charts.ts";
 import { judge, mean, predictionInterval } from "../shared/statistics.ts";
 
@@ -68,10 +70,7 @@ interface Catalog {
   benchmarks: string[];
   branches: string[];
 }
-interface SeriesResp {
-  measure: { name: string; unit: string; direction: "lower" | "higher" };
-  points: { value: number; created_at: string; run_id: string; commit_sha: string | null }[];
-}
+type SeriesResp = SeriesResponse;
 
 function select(name: string, options: string[], value: string, labels?: string[]): string {
   return `<label>${esc(name)} <select name="${esc(name)}">${options
