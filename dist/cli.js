@@ -21285,7 +21285,9 @@ function interpretChunk(obj2) {
     usage: null,
     errorMessage: null,
     serverTsMs: null,
-    serverArrivalTsMs: null
+    serverArrivalTsMs: null,
+    timings: null,
+    usageRaw: null
   };
   if (obj2 === null || typeof obj2 != "object" || Array.isArray(obj2))
     return info.errorMessage = "chunk is not a JSON object", info;
@@ -21308,9 +21310,9 @@ function interpretChunk(obj2) {
       prompt: intOrNull(us.prompt_tokens),
       completion: intOrNull(us.completion_tokens),
       cached: details && typeof details == "object" ? intOrNull(details.cached_tokens) : null
-    };
+    }, Object.keys(us).some((k) => k !== "prompt_tokens" && k !== "completion_tokens" && k !== "total_tokens") && (info.usageRaw = us);
   }
-  return typeof o.tokenbench_server_ts_ms == "number" && (info.serverTsMs = o.tokenbench_server_ts_ms), typeof o.tokenbench_server_arrival_ts_ms == "number" && (info.serverArrivalTsMs = o.tokenbench_server_arrival_ts_ms), info;
+  return o.timings !== null && typeof o.timings == "object" && !Array.isArray(o.timings) && (info.timings = o.timings), typeof o.tokenbench_server_ts_ms == "number" && (info.serverTsMs = o.tokenbench_server_ts_ms), typeof o.tokenbench_server_arrival_ts_ms == "number" && (info.serverArrivalTsMs = o.tokenbench_server_arrival_ts_ms), info;
 }
 
 // src/core/errors.ts
@@ -21405,18 +21407,19 @@ var SseParser = class {
 };
 
 // src/core/client.ts
-var REQUEST_ID_HEADER = "x-tokenbench-request-id", socketWrites = /* @__PURE__ */ new Map(), sendHeadersSubscribed = !1;
+var REQUEST_ID_HEADER = "x-tokenbench-request-id", socketWrites = /* @__PURE__ */ new Map(), socketUses = /* @__PURE__ */ new WeakMap(), sendHeadersSubscribed = !1;
 function watchSocketWrites() {
   sendHeadersSubscribed || (sendHeadersSubscribed = !0, diagnostics.subscribe("undici:client:sendHeaders", (msg) => {
-    let t = performance5.now(), headers2 = msg.headers;
+    let t = performance5.now(), { headers: headers2, socket } = msg;
     if (typeof headers2 != "string") return;
     let i = headers2.indexOf(`${REQUEST_ID_HEADER}: `);
     if (i === -1) return;
     let start2 = i + REQUEST_ID_HEADER.length + 2, end = headers2.indexOf(`\r
-`, start2);
-    socketWrites.set(headers2.slice(start2, end === -1 ? void 0 : end), t);
+`, start2), uses = socket ? socketUses.get(socket) ?? 0 : 0;
+    socket && socketUses.set(socket, uses + 1), socketWrites.set(headers2.slice(start2, end === -1 ? void 0 : end), { t, reused: uses > 0 });
   }));
 }
+var STALE_CONNECTION = /* @__PURE__ */ new Set(["UND_ERR_SOCKET", "ECONNRESET", "EPIPE"]), MAX_STALE_RETRIES = 3;
 function buildRequestBody(cfg, spec) {
   let body = {
     model: modelOf(cfg.target),
@@ -21453,11 +21456,25 @@ var StreamClient = class {
   hrtimeOffsetMs;
   /** Distinguishes this client's request ids from another client's in the same process. */
   tag = randomBytes2(4).toString("hex");
+  /** False once the server was seen closing a kept-alive connection: every request then asks to close. */
+  reuseConnections = !0;
+  /** Requests sent again because their kept-alive connection was already closed. */
+  staleRetries = 0;
   /** Stream one request; always resolves with a record (errors are data, not exceptions). */
   stream(spec) {
-    let cfg = this.cfg, origin = cfg.originMs, body = spec.body ?? JSON.stringify(buildRequestBody(cfg, spec));
-    return new Promise((resolve) => {
-      let eventTimes = [], eventChars = [], serverTimes, serverArrival, eventCount = 0, now = 0, headersMs = null, status = null, finishReason = null, usage = null, error62 = null, done = !1, errBody = "", sse = !0, timedOut = !1, finished = !1, controller = null, setError = (code, message) => {
+    let body = spec.body ?? JSON.stringify(buildRequestBody(this.cfg, spec));
+    return new Promise((resolve) => this.attempt(spec, body, 0, resolve));
+  }
+  /**
+   * One send of a request. A request that went out on a kept-alive connection the server had
+   * already closed (no response byte came back) is sent again on a fresh connection; from then
+   * on this client stops reusing connections (`connection: close`), since such a server closes
+   * after every response. Nothing else is retried.
+   */
+  attempt(spec, body, retries, resolve) {
+    let cfg = this.cfg, origin = cfg.originMs;
+    {
+      let eventTimes = [], eventChars = [], serverTimes, serverArrival, timings = null, usageRaw = null, eventCount = 0, now = 0, headersMs = null, status = null, finishReason = null, usage = null, error62 = null, done = !1, errBody = "", sse = !0, timedOut = !1, finished = !1, controller = null, setError = (code, message) => {
         error62 === null && (error62 = { code, message: message.slice(0, 1e3) });
       }, parser = new SseParser((ev) => {
         if (ev.data === "[DONE]") {
@@ -21480,15 +21497,15 @@ var StreamClient = class {
           prompt_tokens: info.usage.prompt,
           completion_tokens: info.usage.completion,
           cached_tokens: info.usage.cached
-        }), info.finishReason !== null && (finishReason = info.finishReason), info.contentChars > 0 && (eventTimes.push(now - origin), eventChars.push(info.contentChars), info.serverTsMs !== null && (serverTimes ??= [], serverTimes.push(info.serverTsMs - this.hrtimeOffsetMs - origin)), info.serverArrivalTsMs !== null && (serverArrival = info.serverArrivalTsMs - this.hrtimeOffsetMs - origin));
-      }), dispatchAbs = performance5.now(), wireId = `${this.tag}-${spec.id}`, timer = setTimeout(() => {
+        }), info.finishReason !== null && (finishReason = info.finishReason), info.timings !== null && (timings = info.timings), info.usageRaw !== null && (usageRaw = info.usageRaw), info.contentChars > 0 && (eventTimes.push(now - origin), eventChars.push(info.contentChars), info.serverTsMs !== null && (serverTimes ??= [], serverTimes.push(info.serverTsMs - this.hrtimeOffsetMs - origin)), info.serverArrivalTsMs !== null && (serverArrival = info.serverArrivalTsMs - this.hrtimeOffsetMs - origin));
+      }), dispatchAbs = performance5.now(), wireId = `${this.tag}-${spec.id}${retries > 0 ? `-r${retries}` : ""}`, timer = setTimeout(() => {
         timedOut = !0, controller?.abort(new Error(`request exceeded --timeout-s ${cfg.timeoutS}`));
       }, cfg.timeoutS * 1e3), finish = () => {
         if (finished) return;
         finished = !0, clearTimeout(timer);
         let endMs = performance5.now() - origin, written = socketWrites.get(wireId);
         socketWrites.delete(wireId);
-        let sendAbs = written ?? dispatchAbs;
+        let sendAbs = written?.t ?? dispatchAbs;
         error62 === null && status !== null && status < 400 && sse && (done ? usage === null || usage.completion_tokens === null ? setError(ErrorCode.missingUsage, "stream finished without usage.completion_tokens") : eventTimes.length === 0 && setError(ErrorCode.emptyStream, "no content-bearing event") : setError(ErrorCode.missingDone, "stream ended without data: [DONE]"));
         let rec = {
           id: spec.id,
@@ -21511,7 +21528,7 @@ var StreamClient = class {
           http_status: status,
           error: error62
         };
-        serverTimes !== void 0 && (rec.server_event_times_ms = serverTimes), serverArrival !== void 0 && (rec.server_arrival_ms = serverArrival), resolve(rec);
+        serverTimes !== void 0 && (rec.server_event_times_ms = serverTimes), serverArrival !== void 0 && (rec.server_arrival_ms = serverArrival), retries > 0 && (rec.retries = retries), timings !== null && (rec.server_timings = timings), usageRaw !== null && (rec.usage_raw = usageRaw), resolve(rec);
       }, handler = {
         onRequestStart(c) {
           controller = c;
@@ -21530,8 +21547,14 @@ var StreamClient = class {
         onResponseEnd() {
           now = performance5.now(), sse && parser.end(), status !== null && status >= 400 ? setError(ErrorCode.httpError, `HTTP ${status}: ${errBody.slice(0, 500)}`) : !sse && error62 !== null && errBody && (error62 = { code: error62.code, message: `${error62.message}; body: ${errBody.slice(0, 300)}` }), finish();
         },
-        onResponseError(_c, err) {
-          now = performance5.now(), sse && status !== null && parser.end();
+        onResponseError: (_c, err) => {
+          now = performance5.now();
+          let code = err.code ?? "", written = socketWrites.get(wireId);
+          if (status === null && !timedOut && written?.reused === !0 && STALE_CONNECTION.has(code) && retries < MAX_STALE_RETRIES) {
+            finished = !0, clearTimeout(timer), socketWrites.delete(wireId), this.staleRetries++, this.reuseConnections = !1, this.attempt(spec, body, retries + 1, resolve);
+            return;
+          }
+          sse && status !== null && parser.end();
           let cls = classifyNetworkError(err, timedOut);
           error62 = error62 !== null && error62.code !== ErrorCode.missingDone ? error62 : cls, timedOut && (error62 = cls), finish();
         }
@@ -21541,12 +21564,16 @@ var StreamClient = class {
           origin: cfg.target.origin,
           path: cfg.target.basePath + completionsPath(cfg.target.api),
           method: "POST",
-          headers: { ...this.headers, [REQUEST_ID_HEADER]: wireId },
+          headers: {
+            ...this.headers,
+            [REQUEST_ID_HEADER]: wireId,
+            ...this.reuseConnections ? {} : { connection: "close" }
+          },
           body
         },
         handler
       );
-    });
+    }
   }
   close() {
     return this.agent.close();
@@ -36783,7 +36810,17 @@ var SCHEMA_VERSION = 1, num = external_exports.number(), nullableNum = external_
   /** Server-side send timestamps (mock `x-tokenbench-server-ts`), when the server provides them. */
   server_event_times_ms: external_exports.array(num).optional(),
   /** When the server received the request, on the same clock (mock `tokenbench_server_arrival_ts_ms`). */
-  server_arrival_ms: num.optional()
+  server_arrival_ms: num.optional(),
+  /**
+   * Times the request was sent again because the kept-alive connection it went out on turned out
+   * to be closed before any response byte (e.g. llama.cpp closes after every stream). Latencies
+   * count from the send that was answered. Absent: sent once.
+   */
+  retries: external_exports.number().int().positive().optional(),
+  /** What the server reported of its own timing, kept as sent (llama.cpp `timings`: prompt_ms, predicted_ms, cache_n, ...). */
+  server_timings: external_exports.record(external_exports.string(), external_exports.unknown()).optional(),
+  /** The server's `usage` object as sent, when it carries more than the three counts (details). */
+  usage_raw: external_exports.record(external_exports.string(), external_exports.unknown()).optional()
 }), SloConfig = external_exports.object({
   ttft_ms: nullableNum,
   tpot_ms: nullableNum,
@@ -38696,8 +38733,10 @@ function summariseLevel(input2) {
     open_loop: openLoopSummary(cfg, level, run),
     client: input2.client,
     notices: notices.map((n) => n.replace(`level ${level}: `, ""))
-  };
-  if (agg.errors > 0) {
+  }, resent = run.records.filter((r) => r.retries !== void 0).length;
+  if (resent > 0 && notices.push(
+    `level ${level}: ${resent} request(s) went out on a kept-alive connection the server had already closed and were sent again on a new one (none lost); the client no longer reuses this server's connections`
+  ), agg.errors > 0) {
     let codes = Object.entries(agg.errors_by_code).map(([c, n]) => `${c}=${n}`).join(", ");
     notices.push(`level ${level}: ${agg.errors} of ${agg.requests} requests failed (${codes})`);
   }

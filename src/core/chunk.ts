@@ -11,6 +11,10 @@ export interface ChunkInfo {
   errorMessage: string | null;
   serverTsMs: number | null;
   serverArrivalTsMs: number | null;
+  /** The server's own timing object (llama.cpp `timings`), as sent. */
+  timings: Record<string, unknown> | null;
+  /** The usage object as sent, when it has more than prompt/completion/total counts. */
+  usageRaw: Record<string, unknown> | null;
 }
 
 function strLen(v: unknown): number {
@@ -29,6 +33,8 @@ export function interpretChunk(obj: unknown): ChunkInfo {
     errorMessage: null,
     serverTsMs: null,
     serverArrivalTsMs: null,
+    timings: null,
+    usageRaw: null,
   };
   if (obj === null || typeof obj !== "object" || Array.isArray(obj)) {
     info.errorMessage = "chunk is not a JSON object";
@@ -63,7 +69,11 @@ export function interpretChunk(obj: unknown): ChunkInfo {
       completion: intOrNull(us.completion_tokens),
       cached: details && typeof details === "object" ? intOrNull(details.cached_tokens) : null,
     };
+    if (Object.keys(us).some((k) => k !== "prompt_tokens" && k !== "completion_tokens" && k !== "total_tokens"))
+      info.usageRaw = us;
   }
+  if (o.timings !== null && typeof o.timings === "object" && !Array.isArray(o.timings))
+    info.timings = o.timings as Record<string, unknown>;
   if (typeof o.tokenbench_server_ts_ms === "number") info.serverTsMs = o.tokenbench_server_ts_ms;
   if (typeof o.tokenbench_server_arrival_ts_ms === "number")
     info.serverArrivalTsMs = o.tokenbench_server_arrival_ts_ms;

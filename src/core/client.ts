@@ -20,22 +20,31 @@ import { completionsPath, modelOf, type Target } from "./target.ts";
  * `undici:client:sendHeaders` diagnostics channel; the request id header ties it to its record.
  */
 const REQUEST_ID_HEADER = "x-tokenbench-request-id";
-const socketWrites = new Map<string, number>();
+/** Per request id: when its headers were written, and whether the socket had carried a request before. */
+const socketWrites = new Map<string, { t: number; reused: boolean }>();
+const socketUses = new WeakMap<object, number>();
 let sendHeadersSubscribed = false;
 function watchSocketWrites(): void {
   if (sendHeadersSubscribed) return;
   sendHeadersSubscribed = true;
   diagnostics.subscribe("undici:client:sendHeaders", (msg) => {
     const t = performance.now();
-    const headers = (msg as { headers?: string }).headers;
+    const { headers, socket } = msg as { headers?: string; socket?: object };
     if (typeof headers !== "string") return;
     const i = headers.indexOf(`${REQUEST_ID_HEADER}: `);
     if (i === -1) return;
     const start = i + REQUEST_ID_HEADER.length + 2;
     const end = headers.indexOf("\r\n", start);
-    socketWrites.set(headers.slice(start, end === -1 ? undefined : end), t);
+    const uses = socket ? (socketUses.get(socket) ?? 0) : 0;
+    if (socket) socketUses.set(socket, uses + 1);
+    socketWrites.set(headers.slice(start, end === -1 ? undefined : end), { t, reused: uses > 0 });
   });
 }
+
+/** Errors that mean the connection was already closed when the request went out on it. */
+const STALE_CONNECTION = new Set(["UND_ERR_SOCKET", "ECONNRESET", "EPIPE"]);
+/** At most this many resends of one request, each only for a stale kept-alive connection. */
+export const MAX_STALE_RETRIES = 3;
 
 export interface ClientConfig {
   /** The server, its API and model (resolved), and the headers every request carries. */
@@ -109,6 +118,10 @@ export class StreamClient {
   readonly hrtimeOffsetMs: number;
   /** Distinguishes this client's request ids from another client's in the same process. */
   private readonly tag = randomBytes(4).toString("hex");
+  /** False once the server was seen closing a kept-alive connection: every request then asks to close. */
+  reuseConnections = true;
+  /** Requests sent again because their kept-alive connection was already closed. */
+  staleRetries = 0;
 
   constructor(readonly cfg: ClientConfig) {
     this.agent = new Agent({
@@ -127,14 +140,31 @@ export class StreamClient {
 
   /** Stream one request; always resolves with a record (errors are data, not exceptions). */
   stream(spec: RequestSpec): Promise<RequestRecord> {
+    const body = spec.body ?? JSON.stringify(buildRequestBody(this.cfg, spec));
+    return new Promise<RequestRecord>((resolve) => this.attempt(spec, body, 0, resolve));
+  }
+
+  /**
+   * One send of a request. A request that went out on a kept-alive connection the server had
+   * already closed (no response byte came back) is sent again on a fresh connection; from then
+   * on this client stops reusing connections (`connection: close`), since such a server closes
+   * after every response. Nothing else is retried.
+   */
+  private attempt(
+    spec: RequestSpec,
+    body: string,
+    retries: number,
+    resolve: (r: RequestRecord) => void,
+  ): void {
     const cfg = this.cfg;
     const origin = cfg.originMs;
-    const body = spec.body ?? JSON.stringify(buildRequestBody(cfg, spec));
-    return new Promise<RequestRecord>((resolve) => {
+    {
       const eventTimes: number[] = [];
       const eventChars: number[] = [];
       let serverTimes: number[] | undefined;
       let serverArrival: number | undefined;
+      let timings: Record<string, unknown> | null = null;
+      let usageRaw: Record<string, unknown> | null = null;
       let eventCount = 0;
       let now = 0;
       let headersMs: number | null = null;
@@ -180,6 +210,8 @@ export class StreamClient {
           };
         }
         if (info.finishReason !== null) finishReason = info.finishReason;
+        if (info.timings !== null) timings = info.timings;
+        if (info.usageRaw !== null) usageRaw = info.usageRaw;
         if (info.contentChars > 0) {
           eventTimes.push(now - origin);
           eventChars.push(info.contentChars);
@@ -193,7 +225,7 @@ export class StreamClient {
       });
 
       const dispatchAbs = performance.now();
-      const wireId = `${this.tag}-${spec.id}`;
+      const wireId = `${this.tag}-${spec.id}${retries > 0 ? `-r${retries}` : ""}`;
       const timer = setTimeout(() => {
         timedOut = true;
         controller?.abort(new Error(`request exceeded --timeout-s ${cfg.timeoutS}`));
@@ -206,7 +238,7 @@ export class StreamClient {
         const endMs = performance.now() - origin;
         const written = socketWrites.get(wireId);
         socketWrites.delete(wireId);
-        const sendAbs = written ?? dispatchAbs;
+        const sendAbs = written?.t ?? dispatchAbs;
         if (error === null && status !== null && status < 400 && sse) {
           if (!done) setError(ErrorCode.missingDone, "stream ended without data: [DONE]");
           else if (
@@ -239,6 +271,9 @@ export class StreamClient {
         };
         if (serverTimes !== undefined) rec.server_event_times_ms = serverTimes;
         if (serverArrival !== undefined) rec.server_arrival_ms = serverArrival;
+        if (retries > 0) rec.retries = retries;
+        if (timings !== null) rec.server_timings = timings;
+        if (usageRaw !== null) rec.usage_raw = usageRaw;
         resolve(rec);
       };
 
@@ -275,8 +310,25 @@ export class StreamClient {
           }
           finish();
         },
-        onResponseError(_c, err) {
+        onResponseError: (_c, err) => {
           now = performance.now();
+          const code = (err as { code?: string }).code ?? "";
+          const written = socketWrites.get(wireId);
+          if (
+            status === null &&
+            !timedOut &&
+            written?.reused === true &&
+            STALE_CONNECTION.has(code) &&
+            retries < MAX_STALE_RETRIES
+          ) {
+            finished = true;
+            clearTimeout(timer);
+            socketWrites.delete(wireId);
+            this.staleRetries++;
+            this.reuseConnections = false;
+            this.attempt(spec, body, retries + 1, resolve);
+            return;
+          }
           if (sse && status !== null) parser.end();
           const cls = classifyNetworkError(err as Error & { code?: string }, timedOut);
           // A network failure outranks what the parser inferred so far.
@@ -290,12 +342,16 @@ export class StreamClient {
           origin: cfg.target.origin,
           path: cfg.target.basePath + completionsPath(cfg.target.api),
           method: "POST",
-          headers: { ...this.headers, [REQUEST_ID_HEADER]: wireId },
+          headers: {
+            ...this.headers,
+            [REQUEST_ID_HEADER]: wireId,
+            ...(this.reuseConnections ? {} : { connection: "close" }),
+          },
           body,
         },
         handler,
       );
-    });
+    }
   }
 
   close(): Promise<void> {

@@ -57,6 +57,11 @@ export function summariseLevel(input: LevelSummaryInput): { result: LevelResult;
     client: input.client,
     notices: notices.map((n) => n.replace(`level ${level}: `, "")),
   };
+  const resent = run.records.filter((r) => r.retries !== undefined).length;
+  if (resent > 0)
+    notices.push(
+      `level ${level}: ${resent} request(s) went out on a kept-alive connection the server had already closed and were sent again on a new one (none lost); the client no longer reuses this server's connections`,
+    );
   if (agg.errors > 0) {
     const codes = Object.entries(agg.errors_by_code)
       .map(([c, n]) => `${c}=${n}`)

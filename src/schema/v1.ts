@@ -70,6 +70,16 @@ export const RequestRecord = z.object({
   server_event_times_ms: z.array(num).optional(),
   /** When the server received the request, on the same clock (mock `tokenbench_server_arrival_ts_ms`). */
   server_arrival_ms: num.optional(),
+  /**
+   * Times the request was sent again because the kept-alive connection it went out on turned out
+   * to be closed before any response byte (e.g. llama.cpp closes after every stream). Latencies
+   * count from the send that was answered. Absent: sent once.
+   */
+  retries: z.number().int().positive().optional(),
+  /** What the server reported of its own timing, kept as sent (llama.cpp `timings`: prompt_ms, predicted_ms, cache_n, ...). */
+  server_timings: z.record(z.string(), z.unknown()).optional(),
+  /** The server's `usage` object as sent, when it carries more than the three counts (details). */
+  usage_raw: z.record(z.string(), z.unknown()).optional(),
 });
 export type RequestRecord = z.infer<typeof RequestRecord>;
 

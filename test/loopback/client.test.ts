@@ -219,3 +219,28 @@ describe("bad input becomes a recorded error with a stable code", () => {
     expect(deriveRequest(r).ttftMs!).toBeGreaterThanOrEqual(300);
   });
 });
+
+describe("connections the server closes after every stream", () => {
+  it("no request is lost: a stale kept-alive connection is retried once, then connections are not reused", async () => {
+    const m = await startMock({ flavor: "llamacpp", ttftMs: 2, itlMs: 1, capacity: 8 });
+    const c = client(m.url);
+    const records = [];
+    let next = 0;
+    const user = async () => {
+      while (next < 300) {
+        next++;
+        records.push(await c.stream(spec({ maxTokens: 4 })));
+        await new Promise((r) => setImmediate(r));
+      }
+    };
+    await Promise.all(Array.from({ length: 4 }, user));
+    await c.close();
+    await m.close();
+    expect(records).toHaveLength(300);
+    expect(records.filter((r) => r.error !== null).map((r) => r.error)).toEqual([]);
+    const resent = records.filter((r) => r.retries !== undefined);
+    expect(resent.every((r) => r.retries! >= 1 && r.send_ms >= r.dispatch_ms!)).toBe(true);
+    expect(c.reuseConnections).toBe(resent.length === 0);
+    expect(c.staleRetries).toBe(resent.reduce((n, r) => n + r.retries!, 0));
+  });
+});
