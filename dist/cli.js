@@ -21175,7 +21175,7 @@ var SAMPLE_LENGTHS = [
   [446, 159],
   [3458, 331],
   [172, 64]
-];
+], MAX_SAMPLE_PROMPT_TOKENS = Math.max(...SAMPLE_LENGTHS.map((r) => r[0]));
 
 // src/core/prompts.ts
 var WORDS = [
@@ -21188,8 +21188,8 @@ function promptWords(tokens, seed) {
   for (let i = 0; i < tokens; i++) out[i] = WORDS[Math.floor(r() * WORDS.length)];
   return out.join(" ");
 }
-function makePrompt(tokens, seed, nonce) {
-  return nonce === null ? promptWords(tokens, seed) : `${`req${nonce}`} ${promptWords(Math.max(1, tokens - 1), seed ^ nonce * 2654435761)}`;
+function makePrompt(words, seed, nonce) {
+  return nonce === null ? promptWords(words, seed) : `${`req${String(Math.abs(nonce) % 1e10).padStart(10, "0")}`} ${promptWords(Math.max(1, words - 1), seed ^ nonce * 2654435761)}`;
 }
 function shapeFor(kind, index, seed, fixed) {
   if (kind === "fixed") return fixed;
@@ -36901,6 +36901,10 @@ var SCHEMA_VERSION = 1, num = external_exports.number(), nullableNum = external_
   goodput_req_s: num,
   slo_pass_pct: nullableNum,
   peak_in_flight: external_exports.number().int().nonnegative(),
+  /** Prompt tokens as the server counted them (usage.prompt_tokens), successful requests. */
+  prompt_tokens: Stats.optional(),
+  /** Cached prompt tokens the server reported; with unique prompts, the prefix every prompt shares. */
+  cached_tokens: Stats.optional(),
   open_loop: OpenLoopSummary.nullable(),
   client: ClientSelfCheck,
   admission: AdmissionSummary.nullable().optional(),
@@ -37036,6 +37040,18 @@ var SCHEMA_VERSION = 1, num = external_exports.number(), nullableNum = external_
   ),
   extracted: external_exports.record(external_exports.string(), external_exports.unknown()),
   limits: external_exports.record(external_exports.string(), external_exports.union([external_exports.string(), num]))
+}), PromptCalibration = external_exports.object({
+  method: external_exports.enum(["count_tokens", "tokenize", "usage_probe"]),
+  /** Tokens the server adds around the user content (chat template, BOS), measured with one usage probe. */
+  template_overhead_tokens: external_exports.number().int(),
+  target_tokens: external_exports.number().int().positive(),
+  /** Words of synthetic text (after the per-request unique tag) that give target_tokens. */
+  words: external_exports.number().int().positive(),
+  reached_tokens: external_exports.number().int(),
+  within_tolerance: external_exports.boolean(),
+  tolerance_rule: external_exports.string(),
+  /** Tokens per word of the synthetic text, for prompts of other lengths (`--prompts sample`). */
+  tokens_per_word: num
 }), ResultDocument = external_exports.object({
   schema_version: external_exports.literal(SCHEMA_VERSION),
   kind: external_exports.enum(["sweep", "profile"]),
@@ -37056,6 +37072,8 @@ var SCHEMA_VERSION = 1, num = external_exports.number(), nullableNum = external_
   levels: external_exports.array(LevelResult),
   profile: Profile.nullable().optional(),
   server: ServerSnapshot.nullable().optional(),
+  /** Sweep prompts sized against the server's own token count (absent: sized by word count). */
+  prompt_calibration: PromptCalibration.nullable().optional(),
   /** Per-request records inline, or null when stored in `requests_file` (or stripped by the service). */
   requests: external_exports.array(RequestRecord).nullable(),
   requests_file: external_exports.string().nullable().optional(),
@@ -37095,6 +37113,7 @@ function buildDocument(p) {
     levels: p.levels,
     ...p.profile !== void 0 ? { profile: p.profile } : {},
     server: p.server,
+    ...p.promptCalibration ? { prompt_calibration: p.promptCalibration } : {},
     requests: p.requests,
     complete: p.complete
   };
@@ -37408,9 +37427,12 @@ var ReadinessError = class extends TokenbenchError {
   constructor(message) {
     super("not_ready", message);
   }
-};
+}, HOPELESS = /ENOTFOUND|EAI_AGAIN|CERT|SSL|TLS|ERR_INVALID_URL/;
+function connectionCause(error62) {
+  return /ECONNREFUSED/.test(error62) ? "connection refused: is the server running, and is the port right?" : /ENOTFOUND|EAI_AGAIN/.test(error62) ? "the host name does not resolve: check the host in the base URL" : /CERT|SSL|TLS/.test(error62) ? "TLS handshake failed: check https vs http and the certificate" : /TIMEOUT/i.test(error62) ? "no answer in time: is the host reachable from here?" : error62;
+}
 async function waitReady(target, opts) {
-  let headers2 = { ...target.headers }, t0 = performance.now(), probes = [], note = (s) => {
+  let headers2 = { ...target.headers }, t0 = performance.now(), lastWaitNotice = t0, probes = [], note = (s) => {
     probes[probes.length - 1] !== s && probes.push(s);
   }, interval = opts.intervalMs ?? 250;
   for (; ; ) {
@@ -37435,13 +37457,18 @@ async function waitReady(target, opts) {
         let path = completionsPath(target.api), body = target.api === "chat" ? { model: target.model, messages: [{ role: "user", content: "ping" }], max_tokens: 1 } : { model: target.model, prompt: "ping", max_tokens: 1 }, c = await httpCall(url(target, path), { method: "POST", body, headers: headers2, timeoutMs: 3e4 });
         if (note(`POST ${path} (max_tokens=1) -> ${c.status ?? c.error}`), c.status === 200) return { ready: !0, waited_s: (performance.now() - t0) / 1e3, probes };
       }
-    } else
-      note(`GET /health -> ${h.status ?? h.error}`);
-    if ((performance.now() - t0) / 1e3 >= opts.timeoutS)
+    } else if (note(`GET /health -> ${h.status ?? h.error}`), h.error !== null && HOPELESS.test(h.error))
+      throw new ReadinessError(`cannot reach ${rootUrl(target)}: ${connectionCause(h.error)} (${h.error})`);
+    let waited = (performance.now() - t0) / 1e3;
+    if (waited >= opts.timeoutS) {
+      let cause = h.error !== null ? `${connectionCause(h.error)}; ` : "";
       throw new ReadinessError(
-        `server at ${rootUrl(target)} not ready after ${opts.timeoutS} s; tried: ${probes.join("; ")}`
+        `server at ${rootUrl(target)} not ready after ${opts.timeoutS} s: ${cause}tried: ${probes.join("; ")} (--ready-timeout-s waits longer)`
       );
-    await new Promise((r) => setTimeout(r, interval));
+    }
+    performance.now() - lastWaitNotice >= 1e4 && (lastWaitNotice = performance.now(), opts.onWait?.(
+      `waiting for ${rootUrl(target)} to be ready (${waited.toFixed(0)} s of ${opts.timeoutS} s): ${h.error !== null ? connectionCause(h.error) : probes.at(-1)}`
+    )), await new Promise((r) => setTimeout(r, interval));
   }
 }
 var SNAPSHOT_ENDPOINTS = [
@@ -37685,6 +37712,20 @@ var CONNECTION = {
     what: "a positive number of ms",
     help: "SLO on end-to-end latency (goodput)"
   }),
+  calibratePrompts: boolean({
+    flag: "calibrate-prompts",
+    switch: !0,
+    default: !0,
+    help: "size prompts so the server counts --prompt-tokens tokens, chat template included (a few 1-token requests first)"
+  }),
+  maxErrorRate: number({
+    flag: "max-error-rate",
+    metavar: "PCT",
+    default: 5,
+    check: (n) => n >= 0 && n <= 100,
+    what: "a percentage in [0, 100]",
+    help: "exit 1 (the Action: fail) when a level's failed requests exceed this share"
+  }),
   metricsIntervalMs: number({
     flag: "metrics-interval-ms",
     metavar: "MS",
@@ -37776,7 +37817,7 @@ var CONNECTION = {
     input: null,
     switch: !0,
     default: !1,
-    help: "no progress display on stderr"
+    help: "print only errors on stderr (no progress, no notices)"
   })
 }, SWEEP_OUT = text({
   flag: "out",
@@ -38207,6 +38248,93 @@ async function profileCommand(argv) {
 `), v.plots && await writePlotsBeside(doc, v.out), 0;
 }
 
+// src/core/prompt-calibration.ts
+var sample = (words) => makePrompt(words, 4242, 0);
+async function usageCount(target, extraBody, text2) {
+  let r = await httpCall(url(target, completionsPath(target.api)), {
+    method: "POST",
+    headers: { ...target.headers },
+    body: {
+      model: modelOf(target),
+      max_tokens: 1,
+      temperature: 0,
+      stream: !1,
+      ...extraBody,
+      ...target.api === "chat" ? { messages: [{ role: "user", content: text2 }] } : { prompt: text2 }
+    },
+    timeoutMs: 12e4
+  }), n = r.json?.usage?.prompt_tokens;
+  return r.status === 200 && typeof n == "number" && Number.isInteger(n) ? n : null;
+}
+async function calibratePrompts(target, extraBody, promptTokens) {
+  let counter = await detectCounter(target, extraBody), overhead = 0;
+  if (counter.method !== "usage_probe") {
+    let probe = sample(32), served2 = await usageCount(target, extraBody, probe);
+    served2 !== null && (overhead = served2 - await counter.count(probe));
+  }
+  let served = { method: counter.method, count: async (t) => await counter.count(t) + overhead }, c = await calibrate(served, promptTokens, sample), base = await served.count(sample(1));
+  return {
+    method: counter.method,
+    template_overhead_tokens: overhead,
+    target_tokens: promptTokens,
+    words: c.words,
+    reached_tokens: c.reached,
+    within_tolerance: c.withinTolerance,
+    tolerance_rule: TOLERANCE_RULE,
+    tokens_per_word: c.words > 1 ? Math.max(0.1, (c.reached - base) / (c.words - 1)) : 1
+  };
+}
+function wordsFor(cal, tokens) {
+  return tokens === cal.target_tokens ? cal.words : Math.max(1, cal.words + Math.round((tokens - cal.target_tokens) / cal.tokens_per_word));
+}
+
+// src/core/preflight.ts
+function servedModels(server) {
+  let body = server.endpoints["/v1/models"]?.body;
+  return Array.isArray(body?.data) ? body.data.map((m) => m.id).filter((id) => typeof id == "string") : [];
+}
+async function probeModel(target, model) {
+  let r = await httpCall(url(target, completionsPath(target.api)), {
+    method: "POST",
+    headers: { ...target.headers },
+    body: target.api === "chat" ? { model, messages: [{ role: "user", content: "ping" }], max_tokens: 1 } : { model, prompt: "ping", max_tokens: 1 },
+    timeoutMs: 6e4
+  });
+  if (r.status === 200) return null;
+  let msg = r.json?.error?.message;
+  return typeof msg == "string" ? msg : r.error ?? `HTTP ${r.status}: ${(r.text ?? "").slice(0, 200)}`;
+}
+async function preflight(target0, cfg, o) {
+  let readiness = await waitReady(target0, { timeoutS: o.readyTimeoutS, onWait: o.onNotice }), server = await snapshotServer(target0, o.serverLimits), served = servedModels(server), target = await resolveModel(target0, served[0] ?? null), model = target.model;
+  if (served.length > 0 && !served.includes(model)) {
+    let refusal = await probeModel(target, model);
+    if (refusal !== null)
+      throw new TokenbenchError(
+        "model_not_served",
+        `${rootUrl(target)} does not serve model "${model}" (it said: ${refusal.slice(0, 200)}); it serves: ${served.join(", ")}. Pass one of them to --model`
+      );
+    served.length === 1 && (o.onNotice(
+      `the server answers any model name and serves one model: "${served[0]}" is recorded as the model, not "${model}"`
+    ), target = withModel(target, served[0]));
+  }
+  let calibration = o.calibrate ? await calibratePrompts(target, cfg.extra_body, cfg.prompt_tokens) : null;
+  calibration !== null && (o.onNotice(
+    `prompts: ${calibration.words} words give ${calibration.reached_tokens} prompt tokens as the server counts them (asked ${calibration.target_tokens}; ${calibration.method}${calibration.template_overhead_tokens ? ` + ${calibration.template_overhead_tokens} template tokens` : ""})`
+  ), calibration.within_tolerance || o.onNotice(
+    `prompt calibration reached ${calibration.reached_tokens} tokens, outside ${calibration.tolerance_rule}`
+  ));
+  let context = server.extracted.context_length;
+  if (typeof context == "number") {
+    let prompt = cfg.prompts === "sample" ? MAX_SAMPLE_PROMPT_TOKENS : calibration?.reached_tokens ?? cfg.prompt_tokens;
+    if (prompt + cfg.max_tokens > context)
+      throw new TokenbenchError(
+        "prompt_too_long",
+        `a prompt of ${prompt} tokens plus ${cfg.max_tokens} output tokens does not fit the server's context of ${context} tokens (${rootUrl(target)}): lower --prompt-tokens or --max-tokens, or start the server with a longer context`
+      );
+  }
+  return { target, readiness, server, calibration };
+}
+
 // src/core/report.ts
 var fmt2 = (v, digits) => v == null || !Number.isFinite(v) ? "-" : v.toFixed(digits), MARKDOWN_COLUMNS = [
   "level",
@@ -38607,9 +38735,10 @@ function toSample(tMs, samples) {
 }
 async function scrapeMetrics(target) {
   let r = await httpCall(url(target, "/metrics"), { headers: { ...target.headers }, timeoutMs: 5e3 });
-  if (r.status !== 200 || r.text === null) return { ok: !1, samples: [], status: r.status };
+  if (r.status !== 200 || r.text === null)
+    return { ok: !1, samples: [], status: r.status, error: r.error ?? `HTTP ${r.status}` };
   let samples = parsePrometheus(r.text);
-  return { ok: samples.length > 0, samples, status: r.status };
+  return { ok: samples.length > 0, samples, status: r.status, error: null };
 }
 var MetricsSampler = class {
   constructor(target, intervalMs, originMs) {
@@ -38626,9 +38755,13 @@ var MetricsSampler = class {
   queueStart = null;
   queueEnd = null;
   available = !1;
+  /** Scrapes this level, and how many got no answer (unreachable, or an HTTP error). */
+  scrapes = 0;
+  failures = 0;
+  lastError = null;
   async once() {
     let t = performance.now() - this.originMs, r = await scrapeMetrics(this.target);
-    if (!r.ok) return;
+    if (this.scrapes++, r.error !== null && (this.failures++, this.lastError = r.error), !r.ok) return;
     this.available = !0;
     let s = toSample(t, r.samples);
     this.samples.push(s);
@@ -38636,7 +38769,7 @@ var MetricsSampler = class {
     q !== null && (this.queueStart === null && (this.queueStart = q), this.queueEnd = q);
   }
   start() {
-    this.samples = [], this.queueStart = null, this.queueEnd = null;
+    this.samples = [], this.queueStart = null, this.queueEnd = null, this.available = !1, this.scrapes = 0, this.failures = 0, this.lastError = null;
     let tick = () => {
       this.inflight === null && (this.inflight = this.once().finally(() => {
         this.inflight = null;
@@ -38668,8 +38801,13 @@ var maxOf = (xs) => {
   return v.length ? v.reduce((a, b) => a + b, 0) / v.length : null;
 };
 function admissionSummary(input2) {
-  let { level, samples } = input2, recs = input2.records.filter((r) => !r.warmup), offered = level.mode === "closed" ? level.level : level.peak_in_flight, running = samples.map((s) => s.running), waiting = samples.map((s) => s.waiting), hasGauges = running.some((x) => x !== null), admittedMax = maxOf(running), queuedMax = maxOf(waiting), kvMax = maxOf(samples.map((s) => s.kv_cache_usage_pct)), queueMeanMs = input2.queueDelta !== null && input2.queueDelta.count > 0 ? 1e3 * input2.queueDelta.sum / input2.queueDelta.count : null, e2eSum = recs.reduce((a, r) => a + ((r.end_ms ?? r.send_ms) - r.send_ms), 0), implied = level.wall_time_s > 0 ? e2eSum / 1e3 / level.wall_time_s : null, observed = meanInFlight(recs), runMean = meanOf(running), waitMean = meanOf(waiting), notes = [], reasons = [], source = hasGauges ? "metrics" : queueMeanMs !== null ? "server_queue_time" : "none";
-  input2.metricsAvailable ? hasGauges || notes.push("server /metrics has no known running/waiting gauges: admission not observable") : notes.push("server /metrics not observable: admitted and queued requests are unknown (not zero)");
+  let { level, samples } = input2, recs = input2.records.filter((r) => !r.warmup), offered = level.mode === "closed" ? level.level : level.peak_in_flight, running = samples.map((s) => s.running), waiting = samples.map((s) => s.waiting), hasGauges = running.some((x) => x !== null), admittedMax = maxOf(running), queuedMax = maxOf(waiting), kvMax = maxOf(samples.map((s) => s.kv_cache_usage_pct)), queueMeanMs = input2.queueDelta !== null && input2.queueDelta.count > 0 ? 1e3 * input2.queueDelta.sum / input2.queueDelta.count : null, e2eSum = recs.reduce((a, r) => a + ((r.end_ms ?? r.send_ms) - r.send_ms), 0), implied = level.wall_time_s > 0 ? e2eSum / 1e3 / level.wall_time_s : null, observed = meanInFlight(recs), runMean = meanOf(running), waitMean = meanOf(waiting), notes = [], reasons = [], source = hasGauges ? "metrics" : queueMeanMs !== null ? "server_queue_time" : "none", sf = input2.scrapeFailures;
+  if (!input2.metricsAvailable && sf !== void 0 && sf.failures > 0 && sf.failures === sf.scrapes) {
+    let http2 = sf.lastError !== null && /^HTTP \d+/.test(sf.lastError);
+    notes.push(
+      http2 ? `server /metrics not observable (${sf.lastError}): admitted and queued requests are unknown (not zero)` : `server /metrics unreachable, not observable (${sf.failures} of ${sf.scrapes} scrapes failed: ${sf.lastError}): admitted and queued requests are unknown (not zero)`
+    );
+  } else input2.metricsAvailable ? hasGauges || notes.push("server /metrics has no known running/waiting gauges: admission not observable") : notes.push("server /metrics not observable: admitted and queued requests are unknown (not zero)");
   let cap = input2.limits.maxRunningRequests;
   if (hasGauges && ((queuedMax ?? 0) > 0 && (reasons.push("server_queue"), notes.push(`server queue: up to ${queuedMax} requests waiting while at most ${admittedMax} ran`)), cap !== null && admittedMax !== null && admittedMax >= cap && offered > cap && (reasons.push("scheduler_cap"), notes.push(`scheduler cap: ${offered} offered, at most ${cap} admitted (max running requests)`)), observed !== null && runMean !== null)) {
     let serverHeld = runMean + (waitMean ?? 0);
@@ -38728,8 +38866,10 @@ function summariseLevel(input2) {
     slo: cfg.slo
   });
   input2.client.bottleneck_warning && notices.push(`level ${level}: ${input2.client.bottleneck_warning}`);
-  let result = {
+  let ok = run.records.filter((r) => !r.warmup && r.error === null && r.usage !== null), counted = (xs) => summarize(xs.filter((x) => typeof x == "number")), result = {
     ...agg,
+    prompt_tokens: counted(ok.map((r) => r.usage.prompt_tokens)),
+    cached_tokens: counted(ok.map((r) => r.usage.cached_tokens)),
     open_loop: openLoopSummary(cfg, level, run),
     client: input2.client,
     notices: notices.map((n) => n.replace(`level ${level}: `, ""))
@@ -38737,8 +38877,11 @@ function summariseLevel(input2) {
   if (resent > 0 && notices.push(
     `level ${level}: ${resent} request(s) went out on a kept-alive connection the server had already closed and were sent again on a new one (none lost); the client no longer reuses this server's connections`
   ), agg.errors > 0) {
-    let codes = Object.entries(agg.errors_by_code).map(([c, n]) => `${c}=${n}`).join(", ");
-    notices.push(`level ${level}: ${agg.errors} of ${agg.requests} requests failed (${codes})`);
+    let first = /* @__PURE__ */ new Map();
+    for (let r of run.records)
+      !r.warmup && r.error !== null && !first.has(r.error.code) && first.set(r.error.code, r.error.message);
+    let codes = Object.entries(agg.errors_by_code).map(([c, n]) => `${c}=${n} (first: ${(first.get(c) ?? "").slice(0, 160)})`).join("; ");
+    notices.push(`level ${level}: ${agg.errors} of ${agg.requests} requests failed: ${codes}`);
   }
   let s = input2.sampler;
   if (s !== null) {
@@ -38747,6 +38890,7 @@ function summariseLevel(input2) {
       records: run.records,
       samples: s.samples,
       metricsAvailable: s.available,
+      scrapeFailures: { failures: s.failures, scrapes: s.scrapes, lastError: s.lastError },
       queueDelta,
       limits: input2.limits
     });
@@ -38770,7 +38914,7 @@ function planLevel(cfg, index) {
     `level ${level}: raised --requests from ${cfg.requests_per_level} to ${requests} (at least 2x the ${level} users, so every user sends at least twice)`
   ), { level, index, requests, seed: cfg.seed + 7919 * (index + 1) >>> 0, notices };
 }
-function specFactory(cfg, plan, ids) {
+function specFactory(cfg, plan, ids, calibration = null) {
   let fixed = { promptTokens: cfg.prompt_tokens, maxTokens: cfg.max_tokens };
   return (i, warmup, intended) => {
     let id = ids.next++, shape = shapeFor(cfg.prompts, warmup ? 1e6 + i : i, plan.seed, fixed);
@@ -38778,7 +38922,11 @@ function specFactory(cfg, plan, ids) {
       id,
       level: plan.level,
       warmup,
-      prompt: makePrompt(shape.promptTokens, plan.seed + i, id + cfg.seed * 1000003),
+      prompt: makePrompt(
+        calibration ? wordsFor(calibration, shape.promptTokens) : shape.promptTokens,
+        plan.seed + i,
+        id + cfg.seed * 1000003
+      ),
       maxTokens: shape.maxTokens,
       promptTokensRequested: shape.promptTokens,
       intendedSendAbsMs: intended
@@ -38825,7 +38973,7 @@ async function runSweep(opts) {
     ignoreEos: cfg.ignore_eos,
     extraBody: cfg.extra_body,
     originMs: state.originMs
-  }), environment = await captureEnvironment(), server = await snapshotServer(opts.target, opts.serverLimits ?? {}), sampler = cfg.metrics_interval_ms !== null ? new MetricsSampler(opts.target, cfg.metrics_interval_ms, state.originMs) : null, limits = {
+  }), environment = await captureEnvironment(), server = opts.server ?? await snapshotServer(opts.target, opts.serverLimits ?? {}), sampler = cfg.metrics_interval_ms !== null ? new MetricsSampler(opts.target, cfg.metrics_interval_ms, state.originMs) : null, limits = {
     maxRunningRequests: limitNumber(server.limits, "max_running_requests"),
     cudaGraphMaxBs: limitNumber(server.limits, "cuda_graph_max_bs")
   }, doc = (complete2, requests) => buildDocument({
@@ -38840,7 +38988,8 @@ async function runSweep(opts) {
     server,
     requests,
     complete: complete2,
-    provenance: opts.provenance ?? null
+    provenance: opts.provenance ?? null,
+    promptCalibration: opts.promptCalibration ?? null
   }), checkpoint = (complete2) => {
     opts.out !== null && writeResults(doc(complete2, null), opts.out, state.records, opts.records);
   }, ctx = {
@@ -38857,7 +39006,7 @@ async function runSweep(opts) {
       if (opts.shouldStop?.()) break;
       for (let n of plan.notices) notice(n);
       opts.levelHooks?.start(plan.level, state.originMs);
-      let measured = await runLevel(ctx, plan, specFactory(cfg, plan, ids));
+      let measured = await runLevel(ctx, plan, specFactory(cfg, plan, ids, opts.promptCalibration ?? null));
       if (opts.shouldStop?.()) {
         notice(`level ${plan.level} interrupted; not recorded`);
         break;
@@ -38887,8 +39036,8 @@ async function runSweep(opts) {
 }
 
 // src/cli/sweep-command.ts
-var { readyTimeoutS: _notYet, ...SWEEP_CONNECTION } = CONNECTION, TABLE2 = { ...SWEEP_CONNECTION, ...SWEEP, out: SWEEP_OUT, ...CLI_OUTPUT }, INTRO2 = "tokenbench sweep: latency and throughput across concurrency levels or request rates", { records, resume, plots: plots2, quiet: quiet2 } = CLI_OUTPUT, GROUPS2 = [
-  { title: "Connection", settings: Object.values(SWEEP_CONNECTION) },
+var TABLE2 = { ...CONNECTION, ...SWEEP, out: SWEEP_OUT, ...CLI_OUTPUT }, INTRO2 = "tokenbench sweep: latency and throughput across concurrency levels or request rates", { records, resume, plots: plots2, quiet: quiet2 } = CLI_OUTPUT, GROUPS2 = [
+  { title: "Connection", settings: Object.values(CONNECTION) },
   { title: "Load and workload", settings: Object.values(SWEEP) },
   { title: "Output", settings: [SWEEP_OUT, records, resume, plots2, quiet2] }
 ];
@@ -38901,6 +39050,18 @@ function progressPrinter(quiet3) {
 `));
   };
 }
+function exitStatus(doc, maxErrorRatePct) {
+  let over = doc.levels.filter((l) => l.requests > 0 && 100 * l.errors / l.requests > maxErrorRatePct);
+  if (over.length > 0) {
+    let which = over.map((l) => `level ${l.level}: ${l.errors} of ${l.requests} failed`).join("; ");
+    return process.stderr.write(
+      `error: more than ${maxErrorRatePct}% of requests failed (${which}); everything measured is in the results (--max-error-rate sets the limit)
+`
+    ), 1;
+  }
+  return doc.complete ? 0 : (process.stderr.write(`error: the sweep did not finish its levels (complete: false)
+`), 1);
+}
 async function sweepCommand(argv) {
   let parsed = parseCommand(argv, TABLE2, INTRO2, GROUPS2);
   if (parsed === null) return 0;
@@ -38909,7 +39070,12 @@ async function sweepCommand(argv) {
   let config2 = sweepConfigOf(v, v);
   if (config2.mode === "open" && config2.requests_per_level === null && config2.duration_s === null)
     throw new UsageError("open loop needs --requests or --duration");
-  let target = await resolveModel(makeTarget(v)), stop = !1, onSig = () => {
+  let notice = noticePrinter(v.quiet), pre = await preflight(makeTarget(v), config2, {
+    readyTimeoutS: v.readyTimeoutS,
+    serverLimits: v.serverLimits,
+    calibrate: v.calibratePrompts,
+    onNotice: notice
+  }), stop = !1, onSig = () => {
     stop && process.exit(130), stop = !0, process.stderr.write(
       `
 interrupted: finishing the level in progress is abandoned; finished levels are saved
@@ -38918,13 +39084,15 @@ interrupted: finishing the level in progress is abandoned; finished levels are s
   };
   process.on("SIGINT", onSig), process.on("SIGTERM", onSig);
   let progress = progressPrinter(v.quiet), doc = await runSweep({
-    target,
+    target: pre.target,
+    server: pre.server,
+    promptCalibration: pre.calibration,
     config: config2,
     out: v.out,
     records: v.records,
     resume: v.resume,
     serverLimits: v.serverLimits,
-    onNotice: noticePrinter(),
+    onNotice: notice,
     ...progress ? { onProgress: progress } : {},
     onLevel: () => {
       process.stderr.isTTY && !v.quiet && process.stderr.write("\r\x1B[K");
@@ -38934,13 +39102,8 @@ interrupted: finishing the level in progress is abandoned; finished levels are s
   process.off("SIGINT", onSig), process.off("SIGTERM", onSig), process.stdout.write(`${markdownTable(doc.levels)}
 `);
   let p = outputPaths(v.out);
-  if (process.stderr.write(
-    `wrote ${p.json}, ${p.csv}, ${p.md}${v.records === "file" ? `, ${p.requestsFile}` : ""}
-`
-  ), v.plots && await writePlotsBeside(doc, v.out), stop) return 130;
-  let measured = doc.levels.reduce((n, l) => n + l.requests, 0), ok = doc.levels.reduce((n, l) => n + l.ok, 0);
-  return measured > 0 && ok === 0 ? (process.stderr.write(`error: every request failed; see errors_by_code in the results
-`), 1) : 0;
+  return v.quiet || process.stderr.write(`wrote ${p.json}, ${p.csv}, ${p.md}${v.records === "file" ? `, ${p.requestsFile}` : ""}
+`), v.plots && await writePlotsBeside(doc, v.out), stop ? 130 : exitStatus(doc, v.maxErrorRate);
 }
 
 // src/cli/tools-command.ts

@@ -5,7 +5,21 @@
  */
 import { readFileSync, writeFileSync } from "node:fs";
 
-export const T = { U8: 0, I8: 1, U16: 2, I16: 3, U32: 4, I32: 5, F32: 6, BOOL: 7, STR: 8, ARR: 9, U64: 10, I64: 11, F64: 12 } as const;
+export const T = {
+  U8: 0,
+  I8: 1,
+  U16: 2,
+  I16: 3,
+  U32: 4,
+  I32: 5,
+  F32: 6,
+  BOOL: 7,
+  STR: 8,
+  ARR: 9,
+  U64: 10,
+  I64: 11,
+  F64: 12,
+} as const;
 
 export type Value =
   | { type: number; value: number | bigint | boolean | string }
@@ -14,32 +28,51 @@ export type Value =
 export function readMetadata(path: string): Map<string, Value> {
   const b = readFileSync(path);
   let o = 0;
-  const u32 = () => ((o += 4), b.readUInt32LE(o - 4));
-  const u64 = () => ((o += 8), b.readBigUInt64LE(o - 8));
+  /** Advance the cursor by n bytes; returns where the value starts. */
+  const take = (n: number) => {
+    const at = o;
+    o += n;
+    return at;
+  };
+  const u32 = () => b.readUInt32LE(take(4));
+  const u64 = () => b.readBigUInt64LE(take(8));
   const str = () => {
     const n = Number(u64());
-    o += n;
-    return b.toString("utf8", o - n, o);
+    const at = take(n);
+    return b.toString("utf8", at, at + n);
   };
   const scalar = (t: number): number | bigint | boolean | string => {
     switch (t) {
-      case T.U8: return b.readUInt8((o += 1) - 1);
-      case T.I8: return b.readInt8((o += 1) - 1);
-      case T.U16: return b.readUInt16LE((o += 2) - 2);
-      case T.I16: return b.readInt16LE((o += 2) - 2);
-      case T.U32: return u32();
-      case T.I32: return b.readInt32LE((o += 4) - 4);
-      case T.F32: return b.readFloatLE((o += 4) - 4);
-      case T.BOOL: return b.readUInt8((o += 1) - 1) !== 0;
-      case T.STR: return str();
-      case T.U64: return u64();
-      case T.I64: return b.readBigInt64LE((o += 8) - 8);
-      case T.F64: return b.readDoubleLE((o += 8) - 8);
-      default: throw new Error(`${path}: unknown GGUF value type ${t}`);
+      case T.U8:
+        return b.readUInt8(take(1));
+      case T.I8:
+        return b.readInt8(take(1));
+      case T.U16:
+        return b.readUInt16LE(take(2));
+      case T.I16:
+        return b.readInt16LE(take(2));
+      case T.U32:
+        return u32();
+      case T.I32:
+        return b.readInt32LE(take(4));
+      case T.F32:
+        return b.readFloatLE(take(4));
+      case T.BOOL:
+        return b.readUInt8(take(1)) !== 0;
+      case T.STR:
+        return str();
+      case T.U64:
+        return u64();
+      case T.I64:
+        return b.readBigInt64LE(take(8));
+      case T.F64:
+        return b.readDoubleLE(take(8));
+      default:
+        throw new Error(`${path}: unknown GGUF value type ${t}`);
     }
   };
   if (b.toString("latin1", 0, 4) !== "GGUF") throw new Error(`${path} is not a GGUF file`);
-  o = 4;
+  take(4);
   const version = u32();
   if (version < 2) throw new Error(`${path}: GGUF version ${version} is too old`);
   u64(); // tensors
@@ -84,19 +117,41 @@ class Writer {
   scalar(t: number, v: number | bigint | boolean | string): void {
     const x = Buffer.alloc(8);
     switch (t) {
-      case T.U8: x.writeUInt8(v as number); return this.push(x.subarray(0, 1));
-      case T.I8: x.writeInt8(v as number); return this.push(x.subarray(0, 1));
-      case T.U16: x.writeUInt16LE(v as number); return this.push(x.subarray(0, 2));
-      case T.I16: x.writeInt16LE(v as number); return this.push(x.subarray(0, 2));
-      case T.U32: return this.u32(v as number);
-      case T.I32: x.writeInt32LE(v as number); return this.push(x.subarray(0, 4));
-      case T.F32: x.writeFloatLE(v as number); return this.push(x.subarray(0, 4));
-      case T.BOOL: x.writeUInt8(v ? 1 : 0); return this.push(x.subarray(0, 1));
-      case T.STR: return this.str(v as string);
-      case T.U64: return this.u64(v as bigint);
-      case T.I64: x.writeBigInt64LE(BigInt(v as bigint)); return this.push(x);
-      case T.F64: x.writeDoubleLE(v as number); return this.push(x);
-      default: throw new Error(`unknown GGUF value type ${t}`);
+      case T.U8:
+        x.writeUInt8(v as number);
+        return this.push(x.subarray(0, 1));
+      case T.I8:
+        x.writeInt8(v as number);
+        return this.push(x.subarray(0, 1));
+      case T.U16:
+        x.writeUInt16LE(v as number);
+        return this.push(x.subarray(0, 2));
+      case T.I16:
+        x.writeInt16LE(v as number);
+        return this.push(x.subarray(0, 2));
+      case T.U32:
+        return this.u32(v as number);
+      case T.I32:
+        x.writeInt32LE(v as number);
+        return this.push(x.subarray(0, 4));
+      case T.F32:
+        x.writeFloatLE(v as number);
+        return this.push(x.subarray(0, 4));
+      case T.BOOL:
+        x.writeUInt8(v ? 1 : 0);
+        return this.push(x.subarray(0, 1));
+      case T.STR:
+        return this.str(v as string);
+      case T.U64:
+        return this.u64(v as bigint);
+      case T.I64:
+        x.writeBigInt64LE(BigInt(v as bigint));
+        return this.push(x);
+      case T.F64:
+        x.writeDoubleLE(v as number);
+        return this.push(x);
+      default:
+        throw new Error(`unknown GGUF value type ${t}`);
     }
   }
   pad(align: number): void {
@@ -158,7 +213,7 @@ export function toF16(x: number): number {
   const f = new Float32Array([x]);
   const i = new Uint32Array(f.buffer)[0]!;
   const sign = (i >>> 16) & 0x8000;
-  let exp = ((i >>> 23) & 0xff) - 127 + 15;
+  const exp = ((i >>> 23) & 0xff) - 127 + 15;
   let mant = i & 0x7fffff;
   if (exp <= 0) {
     if (exp < -10) return sign;

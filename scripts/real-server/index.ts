@@ -5,7 +5,7 @@
  * The binary and the model are cached outside the clone, keyed by version, so only the first
  * build costs time (about 15 minutes on 2 cores).
  */
-import { execFileSync, spawn, type ChildProcess } from "node:child_process";
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
@@ -17,7 +17,11 @@ export const VOCAB = "ggml-vocab-llama-spm.gguf";
 export const MODEL_ALIAS = "tokenbench-tiny";
 
 export const cacheDir = (): string =>
-  join(process.env.TOKENBENCH_CACHE ?? join(process.env.XDG_CACHE_HOME ?? join(homedir(), ".cache"), "tokenbench"), NODE_LLAMA_CPP.replace("@", "-"));
+  join(
+    process.env.TOKENBENCH_CACHE ??
+      join(process.env.XDG_CACHE_HOME ?? join(homedir(), ".cache"), "tokenbench"),
+    NODE_LLAMA_CPP.replace("@", "-"),
+  );
 
 const log = (m: string) => process.stderr.write(`real-server: ${m}\n`);
 
@@ -45,10 +49,22 @@ export function ensureLlamaServer(): string {
     run(
       "cmake",
       [
-        "-S", ".", "-B", "build", "-DCMAKE_BUILD_TYPE=Release", "-DBUILD_SHARED_LIBS=OFF",
-        "-DLLAMA_BUILD_TESTS=OFF", "-DLLAMA_BUILD_EXAMPLES=OFF", "-DLLAMA_BUILD_SERVER=ON",
-        "-DLLAMA_BUILD_TOOLS=ON", "-DLLAMA_BUILD_APP=OFF", "-DLLAMA_BUILD_UI=OFF",
-        "-DLLAMA_USE_PREBUILT_UI=OFF", "-DLLAMA_OPENSSL=OFF", "-DLLAMA_CURL=OFF", "-DGGML_NATIVE=OFF",
+        "-S",
+        ".",
+        "-B",
+        "build",
+        "-DCMAKE_BUILD_TYPE=Release",
+        "-DBUILD_SHARED_LIBS=OFF",
+        "-DLLAMA_BUILD_TESTS=OFF",
+        "-DLLAMA_BUILD_EXAMPLES=OFF",
+        "-DLLAMA_BUILD_SERVER=ON",
+        "-DLLAMA_BUILD_TOOLS=ON",
+        "-DLLAMA_BUILD_APP=OFF",
+        "-DLLAMA_BUILD_UI=OFF",
+        "-DLLAMA_USE_PREBUILT_UI=OFF",
+        "-DLLAMA_OPENSSL=OFF",
+        "-DLLAMA_CURL=OFF",
+        "-DGGML_NATIVE=OFF",
       ],
       src,
     );
@@ -65,7 +81,10 @@ export function ensureLlamaServer(): string {
 /** The tiny random-weight model, written once per configuration. */
 export function ensureModel(): string {
   const dir = cacheDir();
-  const key = createHash("sha256").update(JSON.stringify({ TINY, VOCAB, v: 2 })).digest("hex").slice(0, 12);
+  const key = createHash("sha256")
+    .update(JSON.stringify({ TINY, VOCAB, v: 2 }))
+    .digest("hex")
+    .slice(0, 12);
   const path = join(dir, `tiny-${key}.gguf`);
   if (!existsSync(path)) {
     const tmp = `${path}.tmp-${process.pid}`;
@@ -84,15 +103,32 @@ export interface RealServer {
 }
 
 /** Start llama-server on 127.0.0.1 with one thread and `slots` parallel slots; resolves when healthy. */
-export async function startRealServer(o: { port?: number; slots?: number; ctx?: number } = {}): Promise<RealServer> {
+export async function startRealServer(
+  o: { port?: number; slots?: number; ctx?: number } = {},
+): Promise<RealServer> {
   const bin = ensureLlamaServer();
   const model = ensureModel();
   const slots = o.slots ?? 4;
   const port = o.port ?? 0;
   const args = [
-    "-m", model, "--alias", MODEL_ALIAS, "-t", "1", "-tb", "1", "--host", "127.0.0.1",
-    "--port", String(port === 0 ? 18000 + Math.floor(Math.random() * 2000) : port),
-    "-np", String(slots), "-c", String((o.ctx ?? 2048) * slots), "--metrics", "--no-webui",
+    "-m",
+    model,
+    "--alias",
+    MODEL_ALIAS,
+    "-t",
+    "1",
+    "-tb",
+    "1",
+    "--host",
+    "127.0.0.1",
+    "--port",
+    String(port === 0 ? 18000 + Math.floor(Math.random() * 2000) : port),
+    "-np",
+    String(slots),
+    "-c",
+    String((o.ctx ?? 2048) * slots),
+    "--metrics",
+    "--no-webui",
   ];
   const proc = spawn(bin, args, { stdio: ["ignore", "pipe", "pipe"] });
   let out = "";
@@ -106,7 +142,8 @@ export async function startRealServer(o: { port?: number; slots?: number; ctx?: 
       const r = await fetch(`${url}/health`);
       if (r.status === 200) break;
     } catch {}
-    if (Date.now() - t0 > 60_000) throw new Error(`llama-server not healthy after 60 s:\n${out.slice(-2000)}`);
+    if (Date.now() - t0 > 60_000)
+      throw new Error(`llama-server not healthy after 60 s:\n${out.slice(-2000)}`);
     await new Promise((r) => setTimeout(r, 100));
   }
   return {

@@ -9,14 +9,14 @@ import { DefaultArtifactClient } from "@actions/artifact";
 import * as core from "@actions/core";
 import type { Provenance } from "../core/document.ts";
 import { probeGpu } from "../core/environment.ts";
-import { resolveModel } from "../core/http.ts";
+import { type Preflight, preflight } from "../core/preflight.ts";
 import { runProfile } from "../core/profile.ts";
 import { markdownTable } from "../core/report.ts";
 import { writeResults } from "../core/results-file.ts";
-import { waitReady } from "../core/server-info.ts";
 import { profileConfigOf } from "../core/setting-table.ts";
 import { runSweep } from "../core/sweep.ts";
 import { makeTarget } from "../core/target.ts";
+import { TokenbenchError } from "../schema/errors.ts";
 import { parseResultDocument, type ResultDocument } from "../schema/v1.ts";
 import { testbedDisplayName, testbedSpec } from "../shared/testbed.ts";
 import { benchmarkSet, GitHubError, renderComment, stickyMarker, upsertStickyComment } from "./comment.ts";
@@ -85,12 +85,21 @@ async function measure(
     core.saveState("server-log", log);
     core.info(`started the inference server (pid ${pid}); log: ${log}`);
   }
+  let pre: Preflight;
   try {
-    const r = await waitReady(target, { timeoutS: inputs.readyTimeoutS });
-    core.info(`server ready after ${r.waited_s.toFixed(1)} s: ${r.probes.join("; ")}`);
+    pre = await preflight(target, inputs.sweep, {
+      readyTimeoutS: inputs.readyTimeoutS,
+      serverLimits: inputs.serverLimits,
+      calibrate: inputs.calibratePrompts,
+      onNotice: (m) => core.info(`notice: ${m}`),
+    });
+    target = pre.target;
+    const r = pre.readiness;
+    core.info(`server ready after ${r.waited_s.toFixed(1)} s: ${r.probes.join("; ")} (model ${target.model})`);
   } catch (err) {
     const tail = inputs.serverCommand ? logTail(resolve(dir, "server.log")) : "";
-    core.setFailed(`${(err as Error).message}${tail ? `\nserver log (last lines):\n${tail}` : ""}`);
+    const code = err instanceof TokenbenchError ? `[${err.code}] ` : "";
+    core.setFailed(`${code}${(err as Error).message}${tail ? `\nserver log (last lines):\n${tail}` : ""}`);
     return false;
   }
   if ((await probeGpu()) === null) core.info("nvidia-smi not found: GPU recorded as unknown");
@@ -104,9 +113,10 @@ async function measure(
 
   await core.group("sweep", async () => {
     const path = join(dir, "results.json");
-    target = await resolveModel(target);
     const doc = await runSweep({
       target,
+      server: pre.server,
+      promptCalibration: pre.calibration,
       config: inputs.sweep,
       out: path,
       records: "inline",
@@ -275,6 +285,13 @@ export async function main(): Promise<void> {
   core.setOutput("markdown", markdown);
   if (inputs.failOnRegression && regressions > 0)
     core.setFailed(`${regressions} measure(s) regressed against the base branch`);
+  const over = docs.flatMap(({ doc }) =>
+    doc.levels.filter((l) => l.requests > 0 && (100 * l.errors) / l.requests > inputs.maxErrorRate),
+  );
+  if (over.length > 0)
+    core.setFailed(
+      `more than ${inputs.maxErrorRate}% of requests failed at ${over.map((l) => `level ${l.level} (${l.errors} of ${l.requests})`).join(", ")}; the results were kept (input max-error-rate)`,
+    );
 }
 
 export async function post(): Promise<void> {

@@ -28,7 +28,7 @@ export function parseCommand<T extends Record<string, AnySetting>>(
   return { values: readSettings(table, p.source), positionals: p.positionals };
 }
 
-/** Notices on stderr, each printed once (none when `silent`). */
+/** Notices on stderr, each printed once (none when `silent`: --quiet prints only errors). */
 export function noticePrinter(silent = false): (m: string) => void {
   const seen = new Set<string>();
   return (m) => {

@@ -1,19 +1,19 @@
 /** `tokenbench sweep`: settings → target and SweepConfig → runSweep → files + Markdown on stdout. */
-import { resolveModel } from "../core/http.ts";
+import { preflight } from "../core/preflight.ts";
 import { markdownTable } from "../core/report.ts";
 import { outputPaths } from "../core/results-file.ts";
 import { CLI_OUTPUT, CONNECTION, SWEEP, SWEEP_OUT, sweepConfigOf } from "../core/setting-table.ts";
 import { type Progress, runSweep } from "../core/sweep.ts";
 import { makeTarget } from "../core/target.ts";
 import { UsageError } from "../schema/errors.ts";
+import type { ResultDocument } from "../schema/v1.ts";
 import { noticePrinter, parseCommand, writePlotsBeside } from "./command.ts";
 
-const { readyTimeoutS: _notYet, ...SWEEP_CONNECTION } = CONNECTION;
-const TABLE = { ...SWEEP_CONNECTION, ...SWEEP, out: SWEEP_OUT, ...CLI_OUTPUT };
+const TABLE = { ...CONNECTION, ...SWEEP, out: SWEEP_OUT, ...CLI_OUTPUT };
 const INTRO = "tokenbench sweep: latency and throughput across concurrency levels or request rates";
 const { records, resume, plots, quiet } = CLI_OUTPUT;
 const GROUPS = [
-  { title: "Connection", settings: Object.values(SWEEP_CONNECTION) },
+  { title: "Connection", settings: Object.values(CONNECTION) },
   { title: "Load and workload", settings: Object.values(SWEEP) },
   { title: "Output", settings: [SWEEP_OUT, records, resume, plots, quiet] },
 ];
@@ -34,6 +34,23 @@ export function progressPrinter(quiet: boolean): ((p: Progress) => void) | undef
   };
 }
 
+/** 0 when every level's error rate is within the limit, else 1 with the levels named on stderr. */
+export function exitStatus(doc: ResultDocument, maxErrorRatePct: number): number {
+  const over = doc.levels.filter((l) => l.requests > 0 && (100 * l.errors) / l.requests > maxErrorRatePct);
+  if (over.length > 0) {
+    const which = over.map((l) => `level ${l.level}: ${l.errors} of ${l.requests} failed`).join("; ");
+    process.stderr.write(
+      `error: more than ${maxErrorRatePct}% of requests failed (${which}); everything measured is in the results (--max-error-rate sets the limit)\n`,
+    );
+    return 1;
+  }
+  if (!doc.complete) {
+    process.stderr.write("error: the sweep did not finish its levels (complete: false)\n");
+    return 1;
+  }
+  return 0;
+}
+
 export async function sweepCommand(argv: string[]): Promise<number> {
   const parsed = parseCommand(argv, TABLE, INTRO, GROUPS);
   if (parsed === null) return 0;
@@ -43,7 +60,13 @@ export async function sweepCommand(argv: string[]): Promise<number> {
   if (config.mode === "open" && config.requests_per_level === null && config.duration_s === null) {
     throw new UsageError("open loop needs --requests or --duration");
   }
-  const target = await resolveModel(makeTarget(v));
+  const notice = noticePrinter(v.quiet);
+  const pre = await preflight(makeTarget(v), config, {
+    readyTimeoutS: v.readyTimeoutS,
+    serverLimits: v.serverLimits,
+    calibrate: v.calibratePrompts,
+    onNotice: notice,
+  });
   let stop = false;
   const onSig = () => {
     if (stop) process.exit(130);
@@ -56,13 +79,15 @@ export async function sweepCommand(argv: string[]): Promise<number> {
   process.on("SIGTERM", onSig);
   const progress = progressPrinter(v.quiet);
   const doc = await runSweep({
-    target,
+    target: pre.target,
+    server: pre.server,
+    promptCalibration: pre.calibration,
     config,
     out: v.out,
     records: v.records,
     resume: v.resume,
     serverLimits: v.serverLimits,
-    onNotice: noticePrinter(),
+    onNotice: notice,
     ...(progress ? { onProgress: progress } : {}),
     onLevel: () => {
       if (process.stderr.isTTY && !v.quiet) process.stderr.write("\r\x1b[K");
@@ -73,16 +98,9 @@ export async function sweepCommand(argv: string[]): Promise<number> {
   process.off("SIGTERM", onSig);
   process.stdout.write(`${markdownTable(doc.levels)}\n`);
   const p = outputPaths(v.out);
-  process.stderr.write(
-    `wrote ${p.json}, ${p.csv}, ${p.md}${v.records === "file" ? `, ${p.requestsFile}` : ""}\n`,
-  );
+  if (!v.quiet)
+    process.stderr.write(`wrote ${p.json}, ${p.csv}, ${p.md}${v.records === "file" ? `, ${p.requestsFile}` : ""}\n`);
   if (v.plots) await writePlotsBeside(doc, v.out);
   if (stop) return 130;
-  const measured = doc.levels.reduce((n, l) => n + l.requests, 0);
-  const ok = doc.levels.reduce((n, l) => n + l.ok, 0);
-  if (measured > 0 && ok === 0) {
-    process.stderr.write("error: every request failed; see errors_by_code in the results\n");
-    return 1;
-  }
-  return 0;
+  return exitStatus(doc, v.maxErrorRate);
 }

@@ -69,7 +69,9 @@ export function interpretChunk(obj: unknown): ChunkInfo {
       completion: intOrNull(us.completion_tokens),
       cached: details && typeof details === "object" ? intOrNull(details.cached_tokens) : null,
     };
-    if (Object.keys(us).some((k) => k !== "prompt_tokens" && k !== "completion_tokens" && k !== "total_tokens"))
+    if (
+      Object.keys(us).some((k) => k !== "prompt_tokens" && k !== "completion_tokens" && k !== "total_tokens")
+    )
       info.usageRaw = us;
   }
   if (o.timings !== null && typeof o.timings === "object" && !Array.isArray(o.timings))

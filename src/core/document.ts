@@ -6,6 +6,7 @@
 import {
   type LevelResult,
   type ProfileSection,
+  type PromptCalibration,
   type RequestRecord,
   type ResultDocument,
   SCHEMA_VERSION,
@@ -41,6 +42,7 @@ export interface DocumentParts {
   requests: RequestRecord[] | null;
   complete: boolean;
   provenance?: Provenance | null;
+  promptCalibration?: PromptCalibration | null;
 }
 
 const str = (v: unknown) => (typeof v === "string" && v !== "" ? v : null);
@@ -64,6 +66,7 @@ export function buildDocument(p: DocumentParts): ResultDocument {
     levels: p.levels,
     ...(p.profile !== undefined ? { profile: p.profile } : {}),
     server: p.server,
+    ...(p.promptCalibration ? { prompt_calibration: p.promptCalibration } : {}),
     requests: p.requests,
     complete: p.complete,
   };

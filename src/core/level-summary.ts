@@ -6,6 +6,7 @@ import type { LevelResult, RequestRecord, SweepConfig } from "../schema/v1.ts";
 import type { LevelRun } from "./load.ts";
 import { aggregateLevel, openLoopStats } from "./metrics.ts";
 import { admissionSummary, type MetricsSampler } from "./server-metrics.ts";
+import { summarize } from "./stats.ts";
 
 export function openLoopSummary(cfg: SweepConfig, level: number, run: LevelRun): LevelResult["open_loop"] {
   if (cfg.mode !== "open") return null;
@@ -51,8 +52,13 @@ export function summariseLevel(input: LevelSummaryInput): { result: LevelResult;
     slo: cfg.slo,
   });
   if (input.client.bottleneck_warning) notices.push(`level ${level}: ${input.client.bottleneck_warning}`);
+  const ok = run.records.filter((r) => !r.warmup && r.error === null && r.usage !== null);
+  const counted = (xs: (number | null | undefined)[]) =>
+    summarize(xs.filter((x): x is number => typeof x === "number"));
   let result: LevelResult = {
     ...agg,
+    prompt_tokens: counted(ok.map((r) => r.usage!.prompt_tokens)),
+    cached_tokens: counted(ok.map((r) => r.usage!.cached_tokens)),
     open_loop: openLoopSummary(cfg, level, run),
     client: input.client,
     notices: notices.map((n) => n.replace(`level ${level}: `, "")),
@@ -63,10 +69,13 @@ export function summariseLevel(input: LevelSummaryInput): { result: LevelResult;
       `level ${level}: ${resent} request(s) went out on a kept-alive connection the server had already closed and were sent again on a new one (none lost); the client no longer reuses this server's connections`,
     );
   if (agg.errors > 0) {
+    const first = new Map<string, string>();
+    for (const r of run.records)
+      if (!r.warmup && r.error !== null && !first.has(r.error.code)) first.set(r.error.code, r.error.message);
     const codes = Object.entries(agg.errors_by_code)
-      .map(([c, n]) => `${c}=${n}`)
-      .join(", ");
-    notices.push(`level ${level}: ${agg.errors} of ${agg.requests} requests failed (${codes})`);
+      .map(([c, n]) => `${c}=${n} (first: ${(first.get(c) ?? "").slice(0, 160)})`)
+      .join("; ");
+    notices.push(`level ${level}: ${agg.errors} of ${agg.requests} requests failed: ${codes}`);
   }
   const s = input.sampler;
   if (s !== null) {
@@ -79,6 +88,7 @@ export function summariseLevel(input: LevelSummaryInput): { result: LevelResult;
       records: run.records as RequestRecord[],
       samples: s.samples,
       metricsAvailable: s.available,
+      scrapeFailures: { failures: s.failures, scrapes: s.scrapes, lastError: s.lastError },
       queueDelta,
       limits: input.limits,
     });

@@ -30,11 +30,15 @@ export function promptWords(tokens: number, seed: number): string {
   return out.join(" ");
 }
 
-/** A prompt of about `tokens` tokens; `nonce` makes its start unique (no shared prefix). */
-export function makePrompt(tokens: number, seed: number, nonce: number | null): string {
-  if (nonce === null) return promptWords(tokens, seed);
-  const tag = `req${nonce}`;
-  return `${tag} ${promptWords(Math.max(1, tokens - 1), seed ^ (nonce * 2654435761))}`;
+/**
+ * A prompt of `words` words (about as many tokens before calibration). With a nonce, it starts
+ * with a fixed-width unique tag, so the unique part comes first in the user content and every
+ * prompt has the same length in tokens (no shared prefix beyond the server's own template).
+ */
+export function makePrompt(words: number, seed: number, nonce: number | null): string {
+  if (nonce === null) return promptWords(words, seed);
+  const tag = `req${String(Math.abs(nonce) % 1e10).padStart(10, "0")}`;
+  return `${tag} ${promptWords(Math.max(1, words - 1), seed ^ (nonce * 2654435761))}`;
 }
 
 export interface PromptShape {

@@ -306,3 +306,6 @@ export const SAMPLE_LENGTHS: readonly (readonly [number, number])[] = [
   [3458, 331],
   [172, 64],
 ];
+
+/** The longest prompt of the bundled distribution, for the context check before a sweep. */
+export const MAX_SAMPLE_PROMPT_TOKENS = Math.max(...SAMPLE_LENGTHS.map((r) => r[0]));

@@ -24,12 +24,26 @@ export interface Readiness {
  * vLLM/SGLang: /health 200; llama.cpp: /health 503 while loading; no /health: /v1/models 200;
  * neither: a 1-token completion that answers 200.
  */
+/** Errors that waiting will not cure: a name that does not resolve, a TLS failure. */
+const HOPELESS = /ENOTFOUND|EAI_AGAIN|CERT|SSL|TLS|ERR_INVALID_URL/;
+
+/** What a connection error means, in words, for messages. */
+export function connectionCause(error: string): string {
+  if (/ECONNREFUSED/.test(error)) return "connection refused: is the server running, and is the port right?";
+  if (/ENOTFOUND|EAI_AGAIN/.test(error))
+    return "the host name does not resolve: check the host in the base URL";
+  if (/CERT|SSL|TLS/.test(error)) return "TLS handshake failed: check https vs http and the certificate";
+  if (/TIMEOUT/i.test(error)) return "no answer in time: is the host reachable from here?";
+  return error;
+}
+
 export async function waitReady(
   target: Target,
-  opts: { timeoutS: number; intervalMs?: number },
+  opts: { timeoutS: number; intervalMs?: number; onWait?: (message: string) => void },
 ): Promise<Readiness> {
   const headers = { ...target.headers };
   const t0 = performance.now();
+  let lastWaitNotice = t0;
   const probes: string[] = [];
   const note = (s: string) => {
     if (probes[probes.length - 1] !== s) probes.push(s);
@@ -73,11 +87,20 @@ export async function waitReady(
       }
     } else {
       note(`GET /health -> ${h.status ?? h.error}`);
+      if (h.error !== null && HOPELESS.test(h.error))
+        throw new ReadinessError(`cannot reach ${rootUrl(target)}: ${connectionCause(h.error)} (${h.error})`);
     }
     const waited = (performance.now() - t0) / 1000;
     if (waited >= opts.timeoutS) {
+      const cause = h.error !== null ? `${connectionCause(h.error)}; ` : "";
       throw new ReadinessError(
-        `server at ${rootUrl(target)} not ready after ${opts.timeoutS} s; tried: ${probes.join("; ")}`,
+        `server at ${rootUrl(target)} not ready after ${opts.timeoutS} s: ${cause}tried: ${probes.join("; ")} (--ready-timeout-s waits longer)`,
+      );
+    }
+    if (performance.now() - lastWaitNotice >= 10_000) {
+      lastWaitNotice = performance.now();
+      opts.onWait?.(
+        `waiting for ${rootUrl(target)} to be ready (${waited.toFixed(0)} s of ${opts.timeoutS} s): ${h.error !== null ? connectionCause(h.error) : probes.at(-1)}`,
       );
     }
     await new Promise((r) => setTimeout(r, interval));

@@ -94,13 +94,16 @@ export interface ScrapeResult {
   ok: boolean;
   samples: PromSample[];
   status: number | null;
+  /** Why the scrape failed (connection error or HTTP status), null when it answered 200. */
+  error: string | null;
 }
 
 export async function scrapeMetrics(target: Target): Promise<ScrapeResult> {
   const r = await httpCall(url(target, "/metrics"), { headers: { ...target.headers }, timeoutMs: 5_000 });
-  if (r.status !== 200 || r.text === null) return { ok: false, samples: [], status: r.status };
+  if (r.status !== 200 || r.text === null)
+    return { ok: false, samples: [], status: r.status, error: r.error ?? `HTTP ${r.status}` };
   const samples = parsePrometheus(r.text);
-  return { ok: samples.length > 0, samples, status: r.status };
+  return { ok: samples.length > 0, samples, status: r.status, error: null };
 }
 
 /** Samples `/metrics` at a fixed interval while a level runs. */
@@ -111,6 +114,10 @@ export class MetricsSampler {
   queueStart: { sum: number; count: number } | null = null;
   queueEnd: { sum: number; count: number } | null = null;
   available = false;
+  /** Scrapes this level, and how many got no answer (unreachable, or an HTTP error). */
+  scrapes = 0;
+  failures = 0;
+  lastError: string | null = null;
 
   constructor(
     private readonly target: Target,
@@ -121,6 +128,11 @@ export class MetricsSampler {
   private async once(): Promise<void> {
     const t = performance.now() - this.originMs;
     const r = await scrapeMetrics(this.target);
+    this.scrapes++;
+    if (r.error !== null) {
+      this.failures++;
+      this.lastError = r.error;
+    }
     if (!r.ok) return;
     this.available = true;
     const s = toSample(t, r.samples);
@@ -136,6 +148,10 @@ export class MetricsSampler {
     this.samples = [];
     this.queueStart = null;
     this.queueEnd = null;
+    this.available = false;
+    this.scrapes = 0;
+    this.failures = 0;
+    this.lastError = null;
     const tick = () => {
       if (this.inflight === null) {
         this.inflight = this.once().finally(() => {
@@ -189,6 +205,8 @@ export interface AdmissionInput {
   records: readonly RequestRecord[];
   samples: MetricsSample[];
   metricsAvailable: boolean;
+  /** Scrapes that got no answer this level, of how many, and the last error. */
+  scrapeFailures?: { failures: number; scrapes: number; lastError: string | null };
   queueDelta: { sum: number; count: number } | null;
   limits: { maxRunningRequests: number | null; cudaGraphMaxBs: number | null };
 }
@@ -219,7 +237,15 @@ export function admissionSummary(input: AdmissionInput): AdmissionSummary {
     : queueMeanMs !== null
       ? "server_queue_time"
       : "none";
-  if (!input.metricsAvailable) {
+  const sf = input.scrapeFailures;
+  if (!input.metricsAvailable && sf !== undefined && sf.failures > 0 && sf.failures === sf.scrapes) {
+    const http = sf.lastError !== null && /^HTTP \d+/.test(sf.lastError);
+    notes.push(
+      http
+        ? `server /metrics not observable (${sf.lastError}): admitted and queued requests are unknown (not zero)`
+        : `server /metrics unreachable, not observable (${sf.failures} of ${sf.scrapes} scrapes failed: ${sf.lastError}): admitted and queued requests are unknown (not zero)`,
+    );
+  } else if (!input.metricsAvailable) {
     notes.push("server /metrics not observable: admitted and queued requests are unknown (not zero)");
   } else if (!hasGauges) {
     notes.push("server /metrics has no known running/waiting gauges: admission not observable");

@@ -195,6 +195,20 @@ export const SWEEP = {
     what: "a positive number of ms",
     help: "SLO on end-to-end latency (goodput)",
   }),
+  calibratePrompts: boolean({
+    flag: "calibrate-prompts",
+    switch: true,
+    default: true,
+    help: "size prompts so the server counts --prompt-tokens tokens, chat template included (a few 1-token requests first)",
+  }),
+  maxErrorRate: number<number>({
+    flag: "max-error-rate",
+    metavar: "PCT",
+    default: 5,
+    check: (n) => n >= 0 && n <= 100,
+    what: "a percentage in [0, 100]",
+    help: "exit 1 (the Action: fail) when a level's failed requests exceed this share",
+  }),
   metricsIntervalMs: number<number>({
     flag: "metrics-interval-ms",
     metavar: "MS",
@@ -292,7 +306,7 @@ export const CLI_OUTPUT = {
     input: null,
     switch: true,
     default: false,
-    help: "no progress display on stderr",
+    help: "print only errors on stderr (no progress, no notices)",
   }),
 };
 

@@ -2,9 +2,10 @@
  * Planning a sweep: its configuration's defaults, how many requests each level measures, and
  * the requests themselves (prompt, length, id), built deterministically from the seed.
  */
-import type { SweepConfig } from "../schema/v1.ts";
+import type { PromptCalibration, SweepConfig } from "../schema/v1.ts";
 import type { RequestSpec } from "./client.ts";
 import type { SpecFactory } from "./load.ts";
+import { wordsFor } from "./prompt-calibration.ts";
 import { makePrompt, shapeFor } from "./prompts.ts";
 import { CONNECTION, defaultsOf, SWEEP, sweepConfigOf } from "./setting-table.ts";
 
@@ -53,8 +54,16 @@ export function planLevel(cfg: SweepConfig, index: number): LevelPlan {
   return { level, index, requests, seed: (cfg.seed + 7919 * (index + 1)) >>> 0, notices };
 }
 
-/** The level's requests: ids continue from `nextId`, prompts are seeded per level and request. */
-export function specFactory(cfg: SweepConfig, plan: LevelPlan, ids: { next: number }): SpecFactory {
+/**
+ * The level's requests: ids continue from `ids.next`, prompts are seeded per level and request,
+ * and sized by the prompt calibration when there is one (else one word per token).
+ */
+export function specFactory(
+  cfg: SweepConfig,
+  plan: LevelPlan,
+  ids: { next: number },
+  calibration: PromptCalibration | null = null,
+): SpecFactory {
   const fixed = { promptTokens: cfg.prompt_tokens, maxTokens: cfg.max_tokens };
   return (i: number, warmup: boolean, intended: number | null): RequestSpec => {
     const id = ids.next++;
@@ -63,7 +72,11 @@ export function specFactory(cfg: SweepConfig, plan: LevelPlan, ids: { next: numb
       id,
       level: plan.level,
       warmup,
-      prompt: makePrompt(shape.promptTokens, plan.seed + i, id + cfg.seed * 1_000_003),
+      prompt: makePrompt(
+        calibration ? wordsFor(calibration, shape.promptTokens) : shape.promptTokens,
+        plan.seed + i,
+        id + cfg.seed * 1_000_003,
+      ),
       maxTokens: shape.maxTokens,
       promptTokensRequested: shape.promptTokens,
       intendedSendAbsMs: intended,

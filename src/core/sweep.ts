@@ -6,7 +6,14 @@
 import { existsSync } from "node:fs";
 import { performance } from "node:perf_hooks";
 import { TokenbenchError } from "../schema/errors.ts";
-import type { LevelResult, RequestRecord, ResultDocument, SweepConfig } from "../schema/v1.ts";
+import type {
+  LevelResult,
+  PromptCalibration,
+  RequestRecord,
+  ResultDocument,
+  ServerSnapshot,
+  SweepConfig,
+} from "../schema/v1.ts";
 import { StreamClient } from "./client.ts";
 import { buildDocument, type Provenance } from "./document.ts";
 import { captureEnvironment } from "./environment.ts";
@@ -31,6 +38,10 @@ export interface SweepOptions {
   records: RecordsMode;
   resume: boolean;
   provenance?: Provenance | null;
+  /** The server's metadata, when the caller took it already (preflight). */
+  server?: ServerSnapshot;
+  /** How prompts are sized to the server's own count (preflight); null: one word per token. */
+  promptCalibration?: PromptCalibration | null;
   onNotice?: (msg: string) => void;
   onProgress?: (p: Progress) => void;
   onLevel?: (l: LevelResult) => void;
@@ -103,7 +114,7 @@ export async function runSweep(opts: SweepOptions): Promise<ResultDocument> {
     originMs: state.originMs,
   });
   const environment = await captureEnvironment();
-  const server = await snapshotServer(opts.target, opts.serverLimits ?? {});
+  const server = opts.server ?? (await snapshotServer(opts.target, opts.serverLimits ?? {}));
   const sampler =
     cfg.metrics_interval_ms !== null
       ? new MetricsSampler(opts.target, cfg.metrics_interval_ms, state.originMs)
@@ -126,6 +137,7 @@ export async function runSweep(opts: SweepOptions): Promise<ResultDocument> {
       requests,
       complete,
       provenance: opts.provenance ?? null,
+      promptCalibration: opts.promptCalibration ?? null,
     });
   const checkpoint = (complete: boolean) => {
     if (opts.out !== null) writeResults(doc(complete, null), opts.out, state.records, opts.records);
@@ -145,7 +157,7 @@ export async function runSweep(opts: SweepOptions): Promise<ResultDocument> {
       if (opts.shouldStop?.()) break;
       for (const n of plan.notices) notice(n);
       opts.levelHooks?.start(plan.level, state.originMs);
-      const measured = await runLevel(ctx, plan, specFactory(cfg, plan, ids));
+      const measured = await runLevel(ctx, plan, specFactory(cfg, plan, ids, opts.promptCalibration ?? null));
       if (opts.shouldStop?.()) {
         notice(`level ${plan.level} interrupted; not recorded`);
         break;

@@ -177,6 +177,10 @@ export const LevelResult = z.object({
   goodput_req_s: num,
   slo_pass_pct: nullableNum,
   peak_in_flight: z.number().int().nonnegative(),
+  /** Prompt tokens as the server counted them (usage.prompt_tokens), successful requests. */
+  prompt_tokens: Stats.optional(),
+  /** Cached prompt tokens the server reported; with unique prompts, the prefix every prompt shares. */
+  cached_tokens: Stats.optional(),
   open_loop: OpenLoopSummary.nullable(),
   client: ClientSelfCheck,
   admission: AdmissionSummary.nullable().optional(),
@@ -345,6 +349,22 @@ export const ServerSnapshot = z.object({
   limits: z.record(z.string(), z.union([z.string(), num])),
 });
 
+/** How synthetic prompts were sized so that the server counts the requested number of tokens. */
+export const PromptCalibration = z.object({
+  method: z.enum(["count_tokens", "tokenize", "usage_probe"]),
+  /** Tokens the server adds around the user content (chat template, BOS), measured with one usage probe. */
+  template_overhead_tokens: z.number().int(),
+  target_tokens: z.number().int().positive(),
+  /** Words of synthetic text (after the per-request unique tag) that give target_tokens. */
+  words: z.number().int().positive(),
+  reached_tokens: z.number().int(),
+  within_tolerance: z.boolean(),
+  tolerance_rule: z.string(),
+  /** Tokens per word of the synthetic text, for prompts of other lengths (`--prompts sample`). */
+  tokens_per_word: num,
+});
+export type PromptCalibration = z.infer<typeof PromptCalibration>;
+
 export const ResultDocument = z.object({
   schema_version: z.literal(SCHEMA_VERSION),
   kind: z.enum(["sweep", "profile"]),
@@ -369,6 +389,8 @@ export const ResultDocument = z.object({
   levels: z.array(LevelResult),
   profile: Profile.nullable().optional(),
   server: ServerSnapshot.nullable().optional(),
+  /** Sweep prompts sized against the server's own token count (absent: sized by word count). */
+  prompt_calibration: PromptCalibration.nullable().optional(),
   /** Per-request records inline, or null when stored in `requests_file` (or stripped by the service). */
   requests: z.array(RequestRecord).nullable(),
   requests_file: z.string().nullable().optional(),

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { deriveRequest } from "../../src/core/metrics.ts";
+import type { RequestRecord } from "../../src/schema/v1.ts";
 import { type MockProcess, startMock } from "../helpers/mock-process.ts";
 import { client, median, rawServer, spec } from "../helpers/servers.ts";
 
@@ -224,7 +225,7 @@ describe("connections the server closes after every stream", () => {
   it("no request is lost: a stale kept-alive connection is retried once, then connections are not reused", async () => {
     const m = await startMock({ flavor: "llamacpp", ttftMs: 2, itlMs: 1, capacity: 8 });
     const c = client(m.url);
-    const records = [];
+    const records: RequestRecord[] = [];
     let next = 0;
     const user = async () => {
       while (next < 300) {

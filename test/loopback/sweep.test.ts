@@ -218,7 +218,8 @@ describe("the CLI", () => {
     expect(partial.levels.length).toBeLessThan(3);
     const firstLevel = partial.levels[0]!;
 
-    const r = await runCli([...args, "--resume"]);
+    // Without --quiet: notices (here "resuming") are printed; --quiet prints only errors.
+    const r = await runCli([...args.slice(0, -1), "--resume"]);
     expect(r.code).toBe(0);
     expect(r.stderr).toMatch(/resuming/);
     const done = parseResultDocument(JSON.parse(readFileSync(out, "utf8")));

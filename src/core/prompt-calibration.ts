@@ -1,0 +1,72 @@
+/**
+ * Sizing sweep prompts so that `--prompt-tokens N` means N prompt tokens as the server counts
+ * them, chat template included. Once per run: find the server's counting method (count_tokens,
+ * tokenize, else usage probes), measure what the server adds around the user content with one
+ * usage probe, then search the number of words whose prompt counts N, within max(4, 0.5 %).
+ */
+import type { PromptCalibration } from "../schema/v1.ts";
+import { type Counter, calibrate, detectCounter, TOLERANCE_RULE } from "./calibrate.ts";
+import { httpCall } from "./http.ts";
+import { makePrompt } from "./prompts.ts";
+import { completionsPath, modelOf, type Target, url } from "./target.ts";
+
+/** A sample prompt for calibration: the same shape every request gets (unique tag, then words). */
+const sample = (words: number) => makePrompt(words, 4242, 0);
+
+/** usage.prompt_tokens of a max_tokens=1 request, or null. */
+async function usageCount(
+  target: Target,
+  extraBody: Record<string, unknown>,
+  text: string,
+): Promise<number | null> {
+  const r = await httpCall(url(target, completionsPath(target.api)), {
+    method: "POST",
+    headers: { ...target.headers },
+    body: {
+      model: modelOf(target),
+      max_tokens: 1,
+      temperature: 0,
+      stream: false,
+      ...extraBody,
+      ...(target.api === "chat" ? { messages: [{ role: "user", content: text }] } : { prompt: text }),
+    },
+    timeoutMs: 120_000,
+  });
+  const n = (r.json as { usage?: { prompt_tokens?: unknown } } | null)?.usage?.prompt_tokens;
+  return r.status === 200 && typeof n === "number" && Number.isInteger(n) ? n : null;
+}
+
+export async function calibratePrompts(
+  target: Target,
+  extraBody: Record<string, unknown>,
+  promptTokens: number,
+): Promise<PromptCalibration> {
+  const counter = await detectCounter(target, extraBody);
+  // What the server adds around the content: the counter may count the content alone
+  // (llama.cpp's /tokenize) while the server's usage counts the whole templated prompt.
+  let overhead = 0;
+  if (counter.method !== "usage_probe") {
+    const probe = sample(32);
+    const served = await usageCount(target, extraBody, probe);
+    if (served !== null) overhead = served - (await counter.count(probe));
+  }
+  const served: Counter = { method: counter.method, count: async (t) => (await counter.count(t)) + overhead };
+  const c = await calibrate(served, promptTokens, sample);
+  const base = await served.count(sample(1));
+  return {
+    method: counter.method,
+    template_overhead_tokens: overhead,
+    target_tokens: promptTokens,
+    words: c.words,
+    reached_tokens: c.reached,
+    within_tolerance: c.withinTolerance,
+    tolerance_rule: TOLERANCE_RULE,
+    tokens_per_word: c.words > 1 ? Math.max(0.1, (c.reached - base) / (c.words - 1)) : 1,
+  };
+}
+
+/** Words for a prompt of `tokens` server-counted tokens under a calibration. */
+export function wordsFor(cal: PromptCalibration, tokens: number): number {
+  if (tokens === cal.target_tokens) return cal.words;
+  return Math.max(1, cal.words + Math.round((tokens - cal.target_tokens) / cal.tokens_per_word));
+}
