@@ -14,6 +14,17 @@ export default defineConfig({
         },
       },
       {
+        // Against a real llama.cpp server (npm run real-server builds it once): npm run test:real.
+        test: {
+          name: "real",
+          include: ["test/real/**/*.test.ts"],
+          testTimeout: 300_000,
+          hookTimeout: 300_000,
+          pool: "forks",
+          fileParallelism: false,
+        },
+      },
+      {
         plugins: [
           cloudflareTest(async () => ({
             wrangler: { configPath: "./wrangler.toml" },

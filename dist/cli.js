@@ -21189,7 +21189,7 @@ function promptWords(tokens, seed) {
   return out.join(" ");
 }
 function makePrompt(words, seed, nonce) {
-  return nonce === null ? promptWords(words, seed) : `${`req${String(Math.abs(nonce) % 1e10).padStart(10, "0")}`} ${promptWords(Math.max(1, words - 1), seed ^ nonce * 2654435761)}`;
+  return nonce === null ? promptWords(words, seed) : `${`req${String(Math.abs(nonce) % 1e10).padStart(10, "0")}`} ${promptWords(Math.max(1, words - 1), seed)}`;
 }
 function shapeFor(kind, index, seed, fixed) {
   if (kind === "fixed") return fixed;
@@ -37422,6 +37422,52 @@ function openLoopStats(records2) {
 }
 var LATE_THRESHOLD_MS = 1;
 
+// src/core/prompt-calibration.ts
+var sampleOf = (seed) => (words) => makePrompt(words, seed, 0), sample = sampleOf(4242);
+async function usageCount(target, extraBody, text2) {
+  let r = await httpCall(url(target, completionsPath(target.api)), {
+    method: "POST",
+    headers: { ...target.headers },
+    body: {
+      model: modelOf(target),
+      max_tokens: 1,
+      temperature: 0,
+      stream: !1,
+      ...extraBody,
+      ...target.api === "chat" ? { messages: [{ role: "user", content: text2 }] } : { prompt: text2 }
+    },
+    timeoutMs: 12e4
+  }), n = r.json?.usage?.prompt_tokens;
+  return r.status === 200 && typeof n == "number" && Number.isInteger(n) ? n : null;
+}
+async function servedCounter(target, extraBody) {
+  let counter = await detectCounter(target, extraBody), overhead = 0;
+  if (counter.method !== "usage_probe") {
+    let probe = sample(32), served = await usageCount(target, extraBody, probe);
+    served !== null && (overhead = served - await counter.count(probe));
+  }
+  return overhead === 0 ? { counter, overhead } : {
+    counter: { method: counter.method, count: async (t) => await counter.count(t) + overhead },
+    overhead
+  };
+}
+async function calibratePrompts(target, extraBody, promptTokens, seed) {
+  let { counter, overhead } = await servedCounter(target, extraBody), build = sampleOf(seed), c = await calibrate(counter, promptTokens, build), base = await counter.count(build(1));
+  return {
+    method: counter.method,
+    template_overhead_tokens: overhead,
+    target_tokens: promptTokens,
+    words: c.words,
+    reached_tokens: c.reached,
+    within_tolerance: c.withinTolerance,
+    tolerance_rule: TOLERANCE_RULE,
+    tokens_per_word: c.words > 1 ? Math.max(0.1, (c.reached - base) / (c.words - 1)) : 1
+  };
+}
+function wordsFor(cal, tokens) {
+  return tokens === cal.target_tokens ? cal.words : Math.max(1, cal.words + Math.round((tokens - cal.target_tokens) / cal.tokens_per_word));
+}
+
 // src/core/server-info.ts
 var ReadinessError = class extends TokenbenchError {
   constructor(message) {
@@ -38126,8 +38172,8 @@ async function runProfile(opts) {
       let r = await stream(profilePrompt(nonce(), 64, 1e3 + i), 8, !0);
       note(r), samples.push(sampleFrom("warmup", null, i, r, reporting));
     }
-    let counter = await detectCounter(target, body);
-    notice(`calibrating prompts with ${counter.method}`);
+    let { counter, overhead } = await servedCounter(target, body);
+    overhead !== 0 && notice(`the server adds ${overhead} tokens around each prompt (chat template); sizes include them`), notice(`calibrating prompts with ${counter.method}`);
     let sampleNonce = "0a1b2c3d", calibrated = /* @__PURE__ */ new Map(), calTargets = [], allTargets = [.../* @__PURE__ */ new Set([...cfg.targets, cfg.prefix_target])];
     for (let t of allTargets) {
       let c = await calibrate(counter, t, (w) => profilePrompt(sampleNonce, w, t));
@@ -38138,7 +38184,10 @@ async function runProfile(opts) {
         iterations: c.iterations
       }), c.withinTolerance || notice(`calibration for ${t} tokens reached ${c.reached} (outside ${TOLERANCE_RULE})`);
     }
-    let pw = calibrated.get(cfg.prefix_target), base = profilePrompt(sampleNonce, pw, cfg.prefix_target), baseCount = await counter.count(base), suffixText = (w) => ` ${profilePrompt("suffix00", w, 4242).slice(11)}`, suffixWords = (await calibrate(counter, cfg.suffix_tokens, (w) => suffixText(w).trim())).words, suffixTokens = await counter.count(base + suffixText(suffixWords)) - baseCount;
+    let pw = calibrated.get(cfg.prefix_target), base = profilePrompt(sampleNonce, pw, cfg.prefix_target), baseCount = await counter.count(base), suffixText = (w) => ` ${profilePrompt("suffix00", w, 4242).slice(11)}`, added = {
+      method: counter.method,
+      count: async (text2) => await counter.count(base + text2) - baseCount
+    }, suf = await calibrate(added, cfg.suffix_tokens, suffixText), suffixWords = suf.words, suffixTokens = suf.reached;
     for (let t of cfg.targets)
       for (let rep = 0; rep < cfg.repetitions; rep++) {
         let r = await stream(profilePrompt(nonce(), calibrated.get(t), t), 1, !1);
@@ -38248,46 +38297,6 @@ async function profileCommand(argv) {
 `), v.plots && await writePlotsBeside(doc, v.out), 0;
 }
 
-// src/core/prompt-calibration.ts
-var sample = (words) => makePrompt(words, 4242, 0);
-async function usageCount(target, extraBody, text2) {
-  let r = await httpCall(url(target, completionsPath(target.api)), {
-    method: "POST",
-    headers: { ...target.headers },
-    body: {
-      model: modelOf(target),
-      max_tokens: 1,
-      temperature: 0,
-      stream: !1,
-      ...extraBody,
-      ...target.api === "chat" ? { messages: [{ role: "user", content: text2 }] } : { prompt: text2 }
-    },
-    timeoutMs: 12e4
-  }), n = r.json?.usage?.prompt_tokens;
-  return r.status === 200 && typeof n == "number" && Number.isInteger(n) ? n : null;
-}
-async function calibratePrompts(target, extraBody, promptTokens) {
-  let counter = await detectCounter(target, extraBody), overhead = 0;
-  if (counter.method !== "usage_probe") {
-    let probe = sample(32), served2 = await usageCount(target, extraBody, probe);
-    served2 !== null && (overhead = served2 - await counter.count(probe));
-  }
-  let served = { method: counter.method, count: async (t) => await counter.count(t) + overhead }, c = await calibrate(served, promptTokens, sample), base = await served.count(sample(1));
-  return {
-    method: counter.method,
-    template_overhead_tokens: overhead,
-    target_tokens: promptTokens,
-    words: c.words,
-    reached_tokens: c.reached,
-    within_tolerance: c.withinTolerance,
-    tolerance_rule: TOLERANCE_RULE,
-    tokens_per_word: c.words > 1 ? Math.max(0.1, (c.reached - base) / (c.words - 1)) : 1
-  };
-}
-function wordsFor(cal, tokens) {
-  return tokens === cal.target_tokens ? cal.words : Math.max(1, cal.words + Math.round((tokens - cal.target_tokens) / cal.tokens_per_word));
-}
-
 // src/core/preflight.ts
 function servedModels(server) {
   let body = server.endpoints["/v1/models"]?.body;
@@ -38317,7 +38326,7 @@ async function preflight(target0, cfg, o) {
       `the server answers any model name and serves one model: "${served[0]}" is recorded as the model, not "${model}"`
     ), target = withModel(target, served[0]));
   }
-  let calibration = o.calibrate ? await calibratePrompts(target, cfg.extra_body, cfg.prompt_tokens) : null;
+  let calibration = o.calibrate ? await calibratePrompts(target, cfg.extra_body, cfg.prompt_tokens, cfg.seed) : null;
   calibration !== null && (o.onNotice(
     `prompts: ${calibration.words} words give ${calibration.reached_tokens} prompt tokens as the server counts them (asked ${calibration.target_tokens}; ${calibration.method}${calibration.template_overhead_tokens ? ` + ${calibration.template_overhead_tokens} template tokens` : ""})`
   ), calibration.within_tolerance || o.onNotice(
@@ -38922,9 +38931,12 @@ function specFactory(cfg, plan, ids, calibration = null) {
       id,
       level: plan.level,
       warmup,
+      // Every prompt: a unique fixed-width tag first, then the run's words (one sequence per
+      // seed), so prompts of one length count the same tokens and share no prefix beyond the
+      // server's own template.
       prompt: makePrompt(
         calibration ? wordsFor(calibration, shape.promptTokens) : shape.promptTokens,
-        plan.seed + i,
+        cfg.seed,
         id + cfg.seed * 1000003
       ),
       maxTokens: shape.maxTokens,
@@ -39102,8 +39114,10 @@ interrupted: finishing the level in progress is abandoned; finished levels are s
   process.off("SIGINT", onSig), process.off("SIGTERM", onSig), process.stdout.write(`${markdownTable(doc.levels)}
 `);
   let p = outputPaths(v.out);
-  return v.quiet || process.stderr.write(`wrote ${p.json}, ${p.csv}, ${p.md}${v.records === "file" ? `, ${p.requestsFile}` : ""}
-`), v.plots && await writePlotsBeside(doc, v.out), stop ? 130 : exitStatus(doc, v.maxErrorRate);
+  return v.quiet || process.stderr.write(
+    `wrote ${p.json}, ${p.csv}, ${p.md}${v.records === "file" ? `, ${p.requestsFile}` : ""}
+`
+  ), v.plots && await writePlotsBeside(doc, v.out), stop ? 130 : exitStatus(doc, v.maxErrorRate);
 }
 
 // src/cli/tools-command.ts

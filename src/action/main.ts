@@ -95,7 +95,9 @@ async function measure(
     });
     target = pre.target;
     const r = pre.readiness;
-    core.info(`server ready after ${r.waited_s.toFixed(1)} s: ${r.probes.join("; ")} (model ${target.model})`);
+    core.info(
+      `server ready after ${r.waited_s.toFixed(1)} s: ${r.probes.join("; ")} (model ${target.model})`,
+    );
   } catch (err) {
     const tail = inputs.serverCommand ? logTail(resolve(dir, "server.log")) : "";
     const code = err instanceof TokenbenchError ? `[${err.code}] ` : "";

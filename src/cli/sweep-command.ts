@@ -99,7 +99,9 @@ export async function sweepCommand(argv: string[]): Promise<number> {
   process.stdout.write(`${markdownTable(doc.levels)}\n`);
   const p = outputPaths(v.out);
   if (!v.quiet)
-    process.stderr.write(`wrote ${p.json}, ${p.csv}, ${p.md}${v.records === "file" ? `, ${p.requestsFile}` : ""}\n`);
+    process.stderr.write(
+      `wrote ${p.json}, ${p.csv}, ${p.md}${v.records === "file" ? `, ${p.requestsFile}` : ""}\n`,
+    );
   if (v.plots) await writePlotsBeside(doc, v.out);
   if (stop) return 130;
   return exitStatus(doc, v.maxErrorRate);

@@ -73,7 +73,9 @@ export async function preflight(
       target = withModel(target, served[0]!);
     }
   }
-  const calibration = o.calibrate ? await calibratePrompts(target, cfg.extra_body, cfg.prompt_tokens) : null;
+  const calibration = o.calibrate
+    ? await calibratePrompts(target, cfg.extra_body, cfg.prompt_tokens, cfg.seed)
+    : null;
   if (calibration !== null) {
     o.onNotice(
       `prompts: ${calibration.words} words give ${calibration.reached_tokens} prompt tokens as the server counts them (asked ${calibration.target_tokens}; ${calibration.method}${calibration.template_overhead_tokens ? ` + ${calibration.template_overhead_tokens} template tokens` : ""})`,

@@ -14,12 +14,13 @@ import type {
   RequestRecord,
   ResultDocument,
 } from "../schema/v1.ts";
-import { calibrate, detectCounter, profilePrompt, TOLERANCE_RULE } from "./calibrate.ts";
+import { type Counter, calibrate, profilePrompt, TOLERANCE_RULE } from "./calibrate.ts";
 import { StreamClient } from "./client.ts";
 import { buildDocument, type Provenance } from "./document.ts";
 import { captureEnvironment } from "./environment.ts";
 import { resolveModel } from "./http.ts";
 import { FORMULAS } from "./metrics.ts";
+import { servedCounter } from "./prompt-calibration.ts";
 import { snapshotServer, waitReady } from "./server-info.ts";
 import { CONNECTION, defaultsOf, PROFILE, profileConfigOf } from "./setting-table.ts";
 import { summarize } from "./stats.ts";
@@ -197,7 +198,9 @@ export async function runProfile(opts: ProfileOptions): Promise<ResultDocument> 
       note(r);
       samples.push(sampleFrom("warmup", null, i, r, reporting));
     }
-    const counter = await detectCounter(target, body);
+    const { counter, overhead } = await servedCounter(target, body);
+    if (overhead !== 0)
+      notice(`the server adds ${overhead} tokens around each prompt (chat template); sizes include them`);
     notice(`calibrating prompts with ${counter.method}`);
     const sampleNonce = "0a1b2c3d";
     const calibrated = new Map<number, number>();
@@ -220,9 +223,15 @@ export async function runProfile(opts: ProfileOptions): Promise<ResultDocument> 
     const base = profilePrompt(sampleNonce, pw, cfg.prefix_target);
     const baseCount = await counter.count(base);
     const suffixText = (w: number) => ` ${profilePrompt("suffix00", w, 4242).slice(11)}`;
-    const suf = await calibrate(counter, cfg.suffix_tokens, (w) => suffixText(w).trim());
+    // The suffix is sized by what it adds to the prompt as the server counts it, not on its own
+    // (counted alone it would carry the chat template's tokens as well).
+    const added: Counter = {
+      method: counter.method,
+      count: async (text) => (await counter.count(base + text)) - baseCount,
+    };
+    const suf = await calibrate(added, cfg.suffix_tokens, suffixText);
     const suffixWords = suf.words;
-    const suffixTokens = (await counter.count(base + suffixText(suffixWords))) - baseCount;
+    const suffixTokens = suf.reached;
 
     for (const t of cfg.targets) {
       for (let rep = 0; rep < cfg.repetitions; rep++) {

@@ -10,8 +10,9 @@ import { httpCall } from "./http.ts";
 import { makePrompt } from "./prompts.ts";
 import { completionsPath, modelOf, type Target, url } from "./target.ts";
 
-/** A sample prompt for calibration: the same shape every request gets (unique tag, then words). */
-const sample = (words: number) => makePrompt(words, 4242, 0);
+/** A prompt of the shape every request gets (unique tag, then the run's words for `seed`). */
+const sampleOf = (seed: number) => (words: number) => makePrompt(words, seed, 0);
+const sample = sampleOf(4242);
 
 /** usage.prompt_tokens of a max_tokens=1 request, or null. */
 async function usageCount(
@@ -36,23 +37,39 @@ async function usageCount(
   return r.status === 200 && typeof n === "number" && Number.isInteger(n) ? n : null;
 }
 
-export async function calibratePrompts(
+/**
+ * The server's token count of a user message, chat template included: the best counting method
+ * it offers, plus what it adds around the content (measured once with a usage probe, since a
+ * counter such as llama.cpp's /tokenize counts the content alone).
+ */
+export async function servedCounter(
   target: Target,
   extraBody: Record<string, unknown>,
-  promptTokens: number,
-): Promise<PromptCalibration> {
+): Promise<{ counter: Counter; overhead: number }> {
   const counter = await detectCounter(target, extraBody);
-  // What the server adds around the content: the counter may count the content alone
-  // (llama.cpp's /tokenize) while the server's usage counts the whole templated prompt.
   let overhead = 0;
   if (counter.method !== "usage_probe") {
     const probe = sample(32);
     const served = await usageCount(target, extraBody, probe);
     if (served !== null) overhead = served - (await counter.count(probe));
   }
-  const served: Counter = { method: counter.method, count: async (t) => (await counter.count(t)) + overhead };
-  const c = await calibrate(served, promptTokens, sample);
-  const base = await served.count(sample(1));
+  if (overhead === 0) return { counter, overhead };
+  return {
+    counter: { method: counter.method, count: async (t) => (await counter.count(t)) + overhead },
+    overhead,
+  };
+}
+
+export async function calibratePrompts(
+  target: Target,
+  extraBody: Record<string, unknown>,
+  promptTokens: number,
+  seed: number,
+): Promise<PromptCalibration> {
+  const { counter, overhead } = await servedCounter(target, extraBody);
+  const build = sampleOf(seed);
+  const c = await calibrate(counter, promptTokens, build);
+  const base = await counter.count(build(1));
   return {
     method: counter.method,
     template_overhead_tokens: overhead,

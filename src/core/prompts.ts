@@ -38,7 +38,7 @@ export function promptWords(tokens: number, seed: number): string {
 export function makePrompt(words: number, seed: number, nonce: number | null): string {
   if (nonce === null) return promptWords(words, seed);
   const tag = `req${String(Math.abs(nonce) % 1e10).padStart(10, "0")}`;
-  return `${tag} ${promptWords(Math.max(1, words - 1), seed ^ (nonce * 2654435761))}`;
+  return `${tag} ${promptWords(Math.max(1, words - 1), seed)}`;
 }
 
 export interface PromptShape {

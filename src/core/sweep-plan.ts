@@ -72,9 +72,12 @@ export function specFactory(
       id,
       level: plan.level,
       warmup,
+      // Every prompt: a unique fixed-width tag first, then the run's words (one sequence per
+      // seed), so prompts of one length count the same tokens and share no prefix beyond the
+      // server's own template.
       prompt: makePrompt(
         calibration ? wordsFor(calibration, shape.promptTokens) : shape.promptTokens,
-        plan.seed + i,
+        cfg.seed,
         id + cfg.seed * 1_000_003,
       ),
       maxTokens: shape.maxTokens,

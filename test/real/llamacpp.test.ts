@@ -1,0 +1,211 @@
+// Against a real inference server: llama.cpp's llama-server (built by `npm run real-server`,
+// 4 slots, 1 thread, a tiny random-weight model). Every figure is checked against what the
+// server itself reports: its per-request `timings` and its /metrics gauges.
+import { mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { MODEL_ALIAS, type RealServer, startRealServer } from "../../scripts/real-server/index.ts";
+import { parseResultDocument, type RequestRecord, type ResultDocument } from "../../src/schema/v1.ts";
+import { runCli } from "../helpers/cli.ts";
+
+const tmp = mkdtempSync(join(tmpdir(), "tokenbench-real-"));
+const tolerance = (n: number) => Math.max(4, Math.ceil(0.005 * n));
+let server: RealServer;
+const read = (p: string): ResultDocument => parseResultDocument(JSON.parse(readFileSync(p, "utf8")));
+const timing = (r: RequestRecord, k: string) => r.server_timings?.[k] as number;
+
+beforeAll(async () => {
+  server = await startRealServer({ slots: 4 });
+}, 120_000);
+afterAll(() => server?.stop());
+
+describe("tokenbench against llama.cpp's llama-server", () => {
+  let doc: ResultDocument;
+  beforeAll(async () => {
+    const out = join(tmp, "sweep.json");
+    const r = await runCli(
+      [
+        "sweep",
+        "--base-url",
+        server.url,
+        "--levels",
+        "1,2,4,8",
+        "--requests",
+        "64",
+        "--max-tokens",
+        "64",
+        "--prompt-tokens",
+        "128",
+        "--metrics-interval-ms",
+        "50",
+        "--out",
+        out,
+      ],
+      { timeoutMs: 240_000 },
+    );
+    expect(r.code, r.stderr).toBe(0);
+    doc = read(out);
+  }, 300_000);
+
+  it("loses no request: every level complete, 0 errors", () => {
+    expect(doc.complete).toBe(true);
+    for (const l of doc.levels)
+      expect({ level: l.level, errors: l.errors, ok: l.ok }).toEqual({ level: l.level, errors: 0, ok: 64 });
+  });
+
+  it("decode time per token agrees with the server's own timings within 2 %", () => {
+    for (const l of doc.levels) {
+      const rs = doc.requests!.filter((r) => r.level === l.level && !r.warmup);
+      const client =
+        rs.reduce((a, r) => a + (r.last_token_ms! - r.first_token_ms!), 0) /
+        rs.reduce((a, r) => a + r.usage!.completion_tokens! - 1, 0);
+      const own =
+        rs.reduce((a, r) => a + timing(r, "predicted_ms"), 0) /
+        rs.reduce((a, r) => a + timing(r, "predicted_n") - 1, 0);
+      expect(
+        Math.abs(client / own - 1),
+        `level ${l.level}: client ${client} vs server ${own} ms/token`,
+      ).toBeLessThan(0.02);
+    }
+  });
+
+  it("TTFT is never below the server's prompt time; cached tokens equal the server's cache_n", () => {
+    for (const r of doc.requests!.filter((x) => x.error === null)) {
+      expect(r.first_token_ms! - r.send_ms).toBeGreaterThanOrEqual(timing(r, "prompt_ms"));
+      expect(r.usage!.cached_tokens).toBe(timing(r, "cache_n"));
+    }
+  });
+
+  it("prompts are the size asked, as the server counts them (chat template included)", () => {
+    expect(doc.prompt_calibration!.within_tolerance).toBe(true);
+    for (const r of doc.requests!.filter((x) => x.error === null))
+      expect(
+        Math.abs(r.usage!.prompt_tokens! - 128),
+        `prompt_tokens ${r.usage!.prompt_tokens}`,
+      ).toBeLessThanOrEqual(tolerance(128));
+    // unique prompts share only the template's prefix, which the server reports as cached
+    const shared = doc.levels[0]!.cached_tokens!;
+    expect(shared.p50).toBeGreaterThan(0);
+    expect(shared.max).toBeLessThan(0.2 * 128);
+  });
+
+  it("8 users on 4 slots: 4 admitted, the rest queued (the server's /metrics)", () => {
+    const l8 = doc.levels.find((l) => l.level === 8)!;
+    expect(l8.admission!.admitted_concurrency_max).toBe(4);
+    expect(l8.admission!.queued_requests_max).toBeGreaterThanOrEqual(1);
+    const l2 = doc.levels.find((l) => l.level === 2)!;
+    expect(l2.admission!.queued_requests_max ?? 0).toBe(0);
+  });
+});
+
+describe("connections llama.cpp closes after every stream", () => {
+  it("1,000 requests, none lost", async () => {
+    const out = join(tmp, "thousand.json");
+    const r = await runCli(
+      [
+        "sweep",
+        "--base-url",
+        server.url,
+        "--levels",
+        "8",
+        "--requests",
+        "1000",
+        "--max-tokens",
+        "4",
+        "--prompt-tokens",
+        "32",
+        "--warmup",
+        "0",
+        "--metrics-interval-ms",
+        "0",
+        "--records",
+        "inline",
+        "--out",
+        out,
+      ],
+      { timeoutMs: 240_000 },
+    );
+    expect(r.code, r.stderr).toBe(0);
+    const d = read(out);
+    expect(d.levels[0]!.requests).toBe(1000);
+    expect(d.levels[0]!.errors_by_code).toEqual({});
+    const resent = d.requests!.filter((x) => x.retries !== undefined).length;
+    expect(resent).toBeLessThan(50);
+  }, 300_000);
+});
+
+describe("first contact with llama.cpp", () => {
+  it("a server that ignores model names: the served id is recorded, with a notice", async () => {
+    const out = join(tmp, "named.json");
+    const r = await runCli(
+      [
+        "sweep",
+        "--base-url",
+        server.url,
+        "--model",
+        "gpt-4o",
+        "--levels",
+        "1",
+        "--requests",
+        "2",
+        "--max-tokens",
+        "4",
+        "--prompt-tokens",
+        "32",
+        "--warmup",
+        "0",
+        "--out",
+        out,
+      ],
+      { timeoutMs: 120_000 },
+    );
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(new RegExp(`answers any model name.*"${MODEL_ALIAS}" is recorded`));
+    expect(read(out).target.model).toBe(MODEL_ALIAS);
+  }, 150_000);
+});
+
+describe("the profile against llama.cpp", () => {
+  it("calibrated prefill sizes, cached tokens = cache_n, small_suffix adds --suffix-tokens", async () => {
+    const out = join(tmp, "profile.json");
+    const r = await runCli(
+      [
+        "profile",
+        "--base-url",
+        server.url,
+        "--targets",
+        "128,256",
+        "--repetitions",
+        "2",
+        "--decode-tokens",
+        "32",
+        "--suffix-tokens",
+        "32",
+        "--out",
+        out,
+      ],
+      { timeoutMs: 240_000 },
+    );
+    expect(r.code, r.stderr).toBe(0);
+    const d = read(out);
+    const p = d.profile!;
+    for (const t of p.calibration.targets) expect(t.within_tolerance, JSON.stringify(t)).toBe(true);
+    expect(Math.abs(p.calibration.suffix_tokens! - 32)).toBeLessThanOrEqual(tolerance(32));
+    for (const s of p.samples.filter((x) => x.phase === "prefill"))
+      expect(Math.abs(s.prompt_tokens! - s.target_tokens!)).toBeLessThanOrEqual(tolerance(s.target_tokens!));
+    const byPhase = (ph: string) => p.samples.filter((s) => s.phase === ph);
+    for (const [i, s] of p.samples.entries()) {
+      const rec = d.requests![i]!;
+      if (s.error === null) expect(s.cached_tokens).toBe(timing(rec, "cache_n"));
+    }
+    const ident = byPhase("prefix_identical");
+    const suffix = byPhase("prefix_small_suffix");
+    for (let k = 0; k < suffix.length; k++) {
+      expect(Math.abs(suffix[k]!.prompt_tokens! - ident[k]!.prompt_tokens! - 32)).toBeLessThanOrEqual(
+        tolerance(32),
+      );
+      expect(ident[k]!.cached_tokens!).toBeGreaterThan(0.9 * ident[k]!.prompt_tokens!);
+    }
+  }, 300_000);
+});
