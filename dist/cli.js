@@ -398,7 +398,7 @@ var require_symbols = __commonJS({
 var require_timers = __commonJS({
   "node_modules/undici/lib/util/timers.js"(exports, module) {
     "use strict";
-    var fastNow = 0, RESOLUTION_MS = 1e3, TICK_MS = (RESOLUTION_MS >> 1) - 1, fastNowTimeout, kFastTimer = /* @__PURE__ */ Symbol("kFastTimer"), fastTimers = [], NOT_IN_LIST = -2, TO_BE_CLEARED = -1, PENDING = 0, ACTIVE = 1;
+    var fastNow = 0, RESOLUTION_MS2 = 1e3, TICK_MS = (RESOLUTION_MS2 >> 1) - 1, fastNowTimeout, kFastTimer = /* @__PURE__ */ Symbol("kFastTimer"), fastTimers = [], NOT_IN_LIST = -2, TO_BE_CLEARED = -1, PENDING = 0, ACTIVE = 1;
     function onTick() {
       fastNow += TICK_MS;
       let idx = 0, len = fastTimers.length;
@@ -499,7 +499,7 @@ var require_timers = __commonJS({
        * @returns {NodeJS.Timeout|FastTimer}
        */
       setTimeout(callback, delay, arg) {
-        return delay <= RESOLUTION_MS ? setTimeout(callback, delay, arg) : new FastTimer(callback, delay, arg);
+        return delay <= RESOLUTION_MS2 ? setTimeout(callback, delay, arg) : new FastTimer(callback, delay, arg);
       },
       /**
        * The clearTimeout method cancels an instantiated Timer previously created
@@ -549,7 +549,7 @@ var require_timers = __commonJS({
        * @param {number} [delay=0] The delay in milliseconds to add to the now value.
        */
       tick(delay = 0) {
-        fastNow += delay - RESOLUTION_MS + 1, onTick(), onTick();
+        fastNow += delay - RESOLUTION_MS2 + 1, onTick(), onTick();
       },
       /**
        * Reset FastTimers.
@@ -21407,16 +21407,21 @@ var SseParser = class {
 };
 
 // src/core/client.ts
-var REQUEST_ID_HEADER = "x-tokenbench-request-id", socketWrites = /* @__PURE__ */ new Map(), socketUses = /* @__PURE__ */ new WeakMap(), sendHeadersSubscribed = !1;
+var REQUEST_ID_HEADER = "x-tokenbench-request-id", socketWrites = /* @__PURE__ */ new Map(), socketUses = /* @__PURE__ */ new WeakMap(), socketConnected = /* @__PURE__ */ new WeakMap(), sendHeadersSubscribed = !1;
 function watchSocketWrites() {
-  sendHeadersSubscribed || (sendHeadersSubscribed = !0, diagnostics.subscribe("undici:client:sendHeaders", (msg) => {
+  sendHeadersSubscribed || (sendHeadersSubscribed = !0, diagnostics.subscribe("undici:client:connected", (msg) => {
+    let socket = msg.socket;
+    socket && socketConnected.set(socket, performance5.now());
+  }), diagnostics.subscribe("undici:client:sendHeaders", (msg) => {
     let t = performance5.now(), { headers: headers2, socket } = msg;
     if (typeof headers2 != "string") return;
     let i = headers2.indexOf(`${REQUEST_ID_HEADER}: `);
     if (i === -1) return;
     let start2 = i + REQUEST_ID_HEADER.length + 2, end = headers2.indexOf(`\r
 `, start2), uses = socket ? socketUses.get(socket) ?? 0 : 0;
-    socket && socketUses.set(socket, uses + 1), socketWrites.set(headers2.slice(start2, end === -1 ? void 0 : end), { t, reused: uses > 0 });
+    socket && socketUses.set(socket, uses + 1);
+    let connectedAt = socket !== void 0 && uses === 0 ? socketConnected.get(socket) ?? null : null;
+    socketWrites.set(headers2.slice(start2, end === -1 ? void 0 : end), { t, reused: uses > 0, connectedAt });
   }));
 }
 var STALE_CONNECTION = /* @__PURE__ */ new Set(["UND_ERR_SOCKET", "ECONNRESET", "EPIPE"]), MAX_STALE_RETRIES = 3;
@@ -21528,7 +21533,7 @@ var StreamClient = class {
           http_status: status,
           error: error62
         };
-        serverTimes !== void 0 && (rec.server_event_times_ms = serverTimes), serverArrival !== void 0 && (rec.server_arrival_ms = serverArrival), retries > 0 && (rec.retries = retries), timings !== null && (rec.server_timings = timings), usageRaw !== null && (rec.usage_raw = usageRaw), resolve(rec);
+        serverTimes !== void 0 && (rec.server_event_times_ms = serverTimes), serverArrival !== void 0 && (rec.server_arrival_ms = serverArrival), retries > 0 && (rec.retries = retries), written?.connectedAt != null && written.connectedAt >= dispatchAbs && (rec.connected_ms = written.connectedAt - origin), timings !== null && (rec.server_timings = timings), usageRaw !== null && (rec.usage_raw = usageRaw), resolve(rec);
       }, handler = {
         onRequestStart(c) {
           controller = c;
@@ -36766,8 +36771,82 @@ function date4(params) {
   return _coercedDate(ZodDate, params);
 }
 
+// src/schema/common.ts
+var num = external_exports.number(), nullableNum = external_exports.number().nullable(), RequestError = external_exports.object({ code: external_exports.string(), message: external_exports.string() });
+
+// src/schema/profile.ts
+var ProfileSample = external_exports.object({
+  phase: external_exports.enum(["warmup", "prefill", "decode", "prefix_fresh", "prefix_identical", "prefix_small_suffix"]),
+  target_tokens: external_exports.number().int().nullable(),
+  repetition: external_exports.number().int().nonnegative(),
+  prompt_tokens: external_exports.number().int().nullable(),
+  cached_tokens: external_exports.number().int().nullable(),
+  completion_tokens: external_exports.number().int().nullable(),
+  client_wall_ttft_ms: nullableNum,
+  client_wall_total_ms: nullableNum,
+  client_wall_decode_tps: nullableNum,
+  client_wall_effective_prefill_tps: nullableNum,
+  error: RequestError.nullable()
+}), ProfileConfig = external_exports.object({
+  targets: external_exports.array(external_exports.number().int().positive()).min(1),
+  repetitions: external_exports.number().int().positive(),
+  warmup_runs: external_exports.number().int().nonnegative(),
+  decode_tokens: external_exports.number().int().positive(),
+  suffix_tokens: external_exports.number().int().positive(),
+  prefix_target: external_exports.number().int().positive(),
+  thinking: external_exports.enum(["kwargs", "thinking", "both", "none"]),
+  ready_timeout_s: external_exports.number().positive(),
+  extra_body: external_exports.record(external_exports.string(), external_exports.unknown()),
+  header_names: external_exports.array(external_exports.string())
+}), ProfileStat = external_exports.object({
+  n: external_exports.number().int().nonnegative(),
+  median: num.nullable(),
+  min: num.nullable(),
+  max: num.nullable(),
+  p90: num.nullable().optional(),
+  p95: num.nullable().optional(),
+  p99: num.nullable().optional()
+}), PrefixCase = external_exports.object({
+  client_wall_ttft_ms: ProfileStat,
+  cached_tokens: ProfileStat,
+  prompt_tokens: ProfileStat,
+  ttft_ratio_vs_fresh: num.nullable()
+}), ProfileSummary = external_exports.object({
+  /** Per calibrated prompt size (the key is the target in tokens). */
+  prefill: external_exports.record(
+    external_exports.string(),
+    external_exports.object({
+      prompt_tokens: ProfileStat,
+      client_wall_ttft_ms: ProfileStat,
+      client_wall_effective_prefill_tps: ProfileStat
+    })
+  ),
+  decode: external_exports.object({ client_wall_decode_tps: ProfileStat, client_wall_ttft_ms: ProfileStat }),
+  prefix_cache: external_exports.object({ fresh: PrefixCase, identical: PrefixCase, small_suffix: PrefixCase }),
+  errors: external_exports.number().int().nonnegative()
+}), Profile = external_exports.object({
+  config: ProfileConfig,
+  readiness: external_exports.object({ ready: external_exports.boolean(), waited_s: num, probes: external_exports.array(external_exports.string()) }),
+  calibration: external_exports.object({
+    method: external_exports.enum(["count_tokens", "tokenize", "usage_probe"]),
+    tolerance_rule: external_exports.string(),
+    targets: external_exports.array(
+      external_exports.object({
+        target_tokens: external_exports.number().int(),
+        reached_tokens: external_exports.number().int(),
+        within_tolerance: external_exports.boolean(),
+        iterations: external_exports.number().int()
+      })
+    ),
+    suffix_tokens: external_exports.number().int().nullable()
+  }),
+  cached_tokens_reporting: external_exports.enum(["reported", "omitted_when_zero", "not_reported", "unknown"]),
+  samples: external_exports.array(ProfileSample),
+  summary: ProfileSummary
+});
+
 // src/schema/v1.ts
-var SCHEMA_VERSION = 1, num = external_exports.number(), nullableNum = external_exports.number().nullable(), Stats = external_exports.object({
+var SCHEMA_VERSION = 1, Stats = external_exports.object({
   n: external_exports.number().int().nonnegative(),
   mean: nullableNum,
   min: nullableNum,
@@ -36781,7 +36860,7 @@ var SCHEMA_VERSION = 1, num = external_exports.number(), nullableNum = external_
   completion_tokens: external_exports.number().int().nonnegative().nullable(),
   /** null when the server did not report prompt_tokens_details. */
   cached_tokens: external_exports.number().int().nonnegative().nullable()
-}), RequestError = external_exports.object({ code: external_exports.string(), message: external_exports.string() }), RequestRecord = external_exports.object({
+}), RequestRecord = external_exports.object({
   id: external_exports.number().int().nonnegative(),
   level: external_exports.number(),
   warmup: external_exports.boolean(),
@@ -36791,6 +36870,8 @@ var SCHEMA_VERSION = 1, num = external_exports.number(), nullableNum = external_
   send_ms: num,
   /** When tokenbench handed the request to undici; send_ms - dispatch_ms is the client's own queue. */
   dispatch_ms: num.optional(),
+  /** When the connection this request opened was established (absent: it reused one). */
+  connected_ms: num.optional(),
   headers_ms: nullableNum,
   first_token_ms: nullableNum,
   last_token_ms: nullableNum,
@@ -36838,8 +36919,16 @@ var SCHEMA_VERSION = 1, num = external_exports.number(), nullableNum = external_
   e2e_from_intended_ms: Stats
 }), ClientSelfCheck = external_exports.object({
   event_loop_delay_ms: external_exports.object({ p50: nullableNum, p99: nullableNum, max: nullableNum }),
-  /** send_ms - dispatch_ms: how long requests waited in the client before reaching the socket. */
+  /**
+   * How long requests waited in the client before reaching the socket: send_ms - dispatch_ms, or
+   * send_ms - connected_ms when the request opened its own connection (connecting is not queueing).
+   */
   send_queue_ms: external_exports.object({ p50: nullableNum, p99: nullableNum, max: nullableNum }).optional(),
+  /**
+   * An upper bound on how late the client read what the server sent (ms), from the longest event
+   * loop turns of the level: see CONCEPTS.md. Stated with every warning.
+   */
+  lateness_bound_ms: nullableNum.optional(),
   cpu_user_s: num,
   cpu_system_s: num,
   cpu_pct_of_one_core: num,
@@ -36964,74 +37053,6 @@ var SCHEMA_VERSION = 1, num = external_exports.number(), nullableNum = external_
   engine_version: external_exports.string().nullable(),
   engine_flags: external_exports.string().nullable(),
   model: external_exports.string().nullable()
-}), ProfileSample = external_exports.object({
-  phase: external_exports.enum(["warmup", "prefill", "decode", "prefix_fresh", "prefix_identical", "prefix_small_suffix"]),
-  target_tokens: external_exports.number().int().nullable(),
-  repetition: external_exports.number().int().nonnegative(),
-  prompt_tokens: external_exports.number().int().nullable(),
-  cached_tokens: external_exports.number().int().nullable(),
-  completion_tokens: external_exports.number().int().nullable(),
-  client_wall_ttft_ms: nullableNum,
-  client_wall_total_ms: nullableNum,
-  client_wall_decode_tps: nullableNum,
-  client_wall_effective_prefill_tps: nullableNum,
-  error: RequestError.nullable()
-}), ProfileConfig = external_exports.object({
-  targets: external_exports.array(external_exports.number().int().positive()).min(1),
-  repetitions: external_exports.number().int().positive(),
-  warmup_runs: external_exports.number().int().nonnegative(),
-  decode_tokens: external_exports.number().int().positive(),
-  suffix_tokens: external_exports.number().int().positive(),
-  prefix_target: external_exports.number().int().positive(),
-  thinking: external_exports.enum(["kwargs", "thinking", "both", "none"]),
-  ready_timeout_s: external_exports.number().positive(),
-  extra_body: external_exports.record(external_exports.string(), external_exports.unknown()),
-  header_names: external_exports.array(external_exports.string())
-}), ProfileStat = external_exports.object({
-  n: external_exports.number().int().nonnegative(),
-  median: num.nullable(),
-  min: num.nullable(),
-  max: num.nullable(),
-  p90: num.nullable().optional(),
-  p95: num.nullable().optional(),
-  p99: num.nullable().optional()
-}), PrefixCase = external_exports.object({
-  client_wall_ttft_ms: ProfileStat,
-  cached_tokens: ProfileStat,
-  prompt_tokens: ProfileStat,
-  ttft_ratio_vs_fresh: num.nullable()
-}), ProfileSummary = external_exports.object({
-  /** Per calibrated prompt size (the key is the target in tokens). */
-  prefill: external_exports.record(
-    external_exports.string(),
-    external_exports.object({
-      prompt_tokens: ProfileStat,
-      client_wall_ttft_ms: ProfileStat,
-      client_wall_effective_prefill_tps: ProfileStat
-    })
-  ),
-  decode: external_exports.object({ client_wall_decode_tps: ProfileStat, client_wall_ttft_ms: ProfileStat }),
-  prefix_cache: external_exports.object({ fresh: PrefixCase, identical: PrefixCase, small_suffix: PrefixCase }),
-  errors: external_exports.number().int().nonnegative()
-}), Profile = external_exports.object({
-  config: ProfileConfig,
-  readiness: external_exports.object({ ready: external_exports.boolean(), waited_s: num, probes: external_exports.array(external_exports.string()) }),
-  calibration: external_exports.object({
-    method: external_exports.enum(["count_tokens", "tokenize", "usage_probe"]),
-    tolerance_rule: external_exports.string(),
-    targets: external_exports.array(
-      external_exports.object({
-        target_tokens: external_exports.number().int(),
-        reached_tokens: external_exports.number().int(),
-        within_tolerance: external_exports.boolean(),
-        iterations: external_exports.number().int()
-      })
-    ),
-    suffix_tokens: external_exports.number().int().nullable()
-  }),
-  cached_tokens_reporting: external_exports.enum(["reported", "omitted_when_zero", "not_reported", "unknown"]),
-  samples: external_exports.array(ProfileSample),
-  summary: ProfileSummary
 }), ServerSnapshot = external_exports.object({
   /** Every endpoint tried: present or absent (never fatal), HTTP status, raw body (JSON, or text truncated). */
   endpoints: external_exports.record(
@@ -38570,25 +38591,27 @@ async function runWarmup(client, makeSpec, count, concurrency) {
 
 // src/core/self-check.ts
 import { monitorEventLoopDelay, performance as performance7 } from "node:perf_hooks";
-var SELF_CHECK_LIMITS = { eventLoopP99Ms: 5, cpuPctOfOneCore: 85, sendQueueP99Ms: 5 }, SelfCheck = class {
-  h = monitorEventLoopDelay({ resolution: 1 });
+var SELF_CHECK_LIMITS = { lateMs: 2, cpuPctOfOneCore: 85, sendQueueP99Ms: 5 }, RESOLUTION_MS = 10, SelfCheck = class {
+  h = monitorEventLoopDelay({ resolution: RESOLUTION_MS });
   cpu0 = process.cpuUsage();
   t0 = performance7.now();
   start() {
     this.h.reset(), this.h.enable(), this.cpu0 = process.cpuUsage(), this.t0 = performance7.now();
   }
+  /** `sendQueueMs`: per request, the wait in the client before its headers reached the socket. */
   stop(sendQueueMs = []) {
     this.h.disable();
-    let cpu = process.cpuUsage(this.cpu0), wallMs = performance7.now() - this.t0, ms2 = (ns) => Number.isFinite(ns) && ns > 0 ? ns / 1e6 : null, hasSamples = this.h.count > 0, p50 = hasSamples ? ms2(this.h.percentile(50)) : null, p99 = hasSamples ? ms2(this.h.percentile(99)) : null, max = hasSamples ? ms2(this.h.max) : null, user = cpu.user / 1e6, system = cpu.system / 1e6, pct = wallMs > 0 ? 100 * (user + system) * 1e3 / wallMs : 0, reasons = [];
-    p99 !== null && p99 > SELF_CHECK_LIMITS.eventLoopP99Ms && reasons.push(`event-loop delay p99 ${p99.toFixed(1)} ms > ${SELF_CHECK_LIMITS.eventLoopP99Ms} ms`);
+    let cpu = process.cpuUsage(this.cpu0), wallMs = performance7.now() - this.t0, ms2 = (ns) => Number.isFinite(ns) && ns > 0 ? ns / 1e6 : null, hasSamples = this.h.count > 0, p50 = hasSamples ? ms2(this.h.percentile(50)) : null, p99 = hasSamples ? ms2(this.h.percentile(99)) : null, p999 = hasSamples ? ms2(this.h.percentile(99.9)) : null, max = hasSamples ? ms2(this.h.max) : null, user = cpu.user / 1e6, system = cpu.system / 1e6, pct = wallMs > 0 ? 100 * (user + system) * 1e3 / wallMs : 0, bound = p999 !== null ? 2 * p999 : null, reasons = [];
+    bound !== null && bound > SELF_CHECK_LIMITS.lateMs && reasons.push(`event-loop turns up to ${p999.toFixed(1)} ms (p99.9)`);
     let sq = summarize(sendQueueMs);
     return sq.p99 !== null && sq.p99 > SELF_CHECK_LIMITS.sendQueueP99Ms && reasons.push(`requests waited ${sq.p99.toFixed(1)} ms (p99) in the client before reaching the socket`), pct > SELF_CHECK_LIMITS.cpuPctOfOneCore && reasons.push(`client CPU ${pct.toFixed(0)}% of one core > ${SELF_CHECK_LIMITS.cpuPctOfOneCore}%`), {
       event_loop_delay_ms: { p50, p99, max },
       send_queue_ms: { p50: sq.p50, p99: sq.p99, max: sq.max },
+      lateness_bound_ms: bound,
       cpu_user_s: user,
       cpu_system_s: system,
       cpu_pct_of_one_core: pct,
-      bottleneck_warning: reasons.length > 0 ? `the client may be the bottleneck (${reasons.join("; ")}): timestamps can be late by about the event-loop delay; latencies are measured from the socket write, the client's own queue is excluded and reported` : null
+      bottleneck_warning: reasons.length > 0 ? `the client may be the bottleneck (${reasons.join("; ")}): it may read what the server sent up to ${(bound ?? 0).toFixed(1)} ms late, which inflates TTFT and ITL by as much; latencies count from the socket write, so the client's own queue is excluded and reported` : null
     };
   }
 };
@@ -38633,7 +38656,7 @@ async function runLevel(ctx, plan, makeSpec) {
   } finally {
     clearInterval(progressTimer);
   }
-  let sendQueue = run.records.filter((r) => r.dispatch_ms !== void 0).map((r) => r.send_ms - r.dispatch_ms), clientCheck = selfCheck.stop(sendQueue);
+  let sendQueue = run.records.filter((r) => r.dispatch_ms !== void 0).map((r) => r.send_ms - Math.max(r.dispatch_ms, r.connected_ms ?? 0)), clientCheck = selfCheck.stop(sendQueue);
   return await sampler?.stop(), report(), { warmup, run, client: clientCheck };
 }
 

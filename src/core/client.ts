@@ -21,12 +21,17 @@ import { completionsPath, modelOf, type Target } from "./target.ts";
  */
 const REQUEST_ID_HEADER = "x-tokenbench-request-id";
 /** Per request id: when its headers were written, and whether the socket had carried a request before. */
-const socketWrites = new Map<string, { t: number; reused: boolean }>();
+const socketWrites = new Map<string, { t: number; reused: boolean; connectedAt: number | null }>();
 const socketUses = new WeakMap<object, number>();
+const socketConnected = new WeakMap<object, number>();
 let sendHeadersSubscribed = false;
 function watchSocketWrites(): void {
   if (sendHeadersSubscribed) return;
   sendHeadersSubscribed = true;
+  diagnostics.subscribe("undici:client:connected", (msg) => {
+    const socket = (msg as { socket?: object }).socket;
+    if (socket) socketConnected.set(socket, performance.now());
+  });
   diagnostics.subscribe("undici:client:sendHeaders", (msg) => {
     const t = performance.now();
     const { headers, socket } = msg as { headers?: string; socket?: object };
@@ -37,7 +42,8 @@ function watchSocketWrites(): void {
     const end = headers.indexOf("\r\n", start);
     const uses = socket ? (socketUses.get(socket) ?? 0) : 0;
     if (socket) socketUses.set(socket, uses + 1);
-    socketWrites.set(headers.slice(start, end === -1 ? undefined : end), { t, reused: uses > 0 });
+    const connectedAt = socket !== undefined && uses === 0 ? (socketConnected.get(socket) ?? null) : null;
+    socketWrites.set(headers.slice(start, end === -1 ? undefined : end), { t, reused: uses > 0, connectedAt });
   });
 }
 
@@ -272,6 +278,8 @@ export class StreamClient {
         if (serverTimes !== undefined) rec.server_event_times_ms = serverTimes;
         if (serverArrival !== undefined) rec.server_arrival_ms = serverArrival;
         if (retries > 0) rec.retries = retries;
+        if (written?.connectedAt != null && written.connectedAt >= dispatchAbs)
+          rec.connected_ms = written.connectedAt - origin;
         if (timings !== null) rec.server_timings = timings;
         if (usageRaw !== null) rec.usage_raw = usageRaw;
         resolve(rec);

@@ -96,9 +96,11 @@ export async function runLevel(
   } finally {
     clearInterval(progressTimer);
   }
+  // The client's own queue: from dispatch (or, for a request that opened its connection, from
+  // the moment the connection was up: connecting is the network's time, not the client's).
   const sendQueue = run.records
     .filter((r) => r.dispatch_ms !== undefined)
-    .map((r) => r.send_ms - r.dispatch_ms!);
+    .map((r) => r.send_ms - Math.max(r.dispatch_ms!, r.connected_ms ?? 0));
   const clientCheck = selfCheck.stop(sendQueue);
   await sampler?.stop();
   report();

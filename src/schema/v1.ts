@@ -6,12 +6,14 @@
  */
 
 import { z } from "zod";
+import { nullableNum, num, RequestError } from "./common.ts";
 import { TokenbenchError } from "./errors.ts";
+import { Profile } from "./profile.ts";
+
+export { RequestError } from "./common.ts";
+export * from "./profile.ts";
 
 export const SCHEMA_VERSION = 1 as const;
-
-const num = z.number();
-const nullableNum = z.number().nullable();
 
 /** Summary statistics over raw samples; percentiles by the method named in `formulas.percentile`. */
 export const Stats = z.object({
@@ -34,8 +36,6 @@ export const Usage = z.object({
 });
 export type Usage = z.infer<typeof Usage>;
 
-export const RequestError = z.object({ code: z.string(), message: z.string() });
-
 /**
  * One request, as measured. All `*_ms` timestamps are milliseconds on the run's monotonic clock
  * (`clock.origin_*`), so any figure can be recomputed from them.
@@ -50,6 +50,8 @@ export const RequestRecord = z.object({
   send_ms: num,
   /** When tokenbench handed the request to undici; send_ms - dispatch_ms is the client's own queue. */
   dispatch_ms: num.optional(),
+  /** When the connection this request opened was established (absent: it reused one). */
+  connected_ms: num.optional(),
   headers_ms: nullableNum,
   first_token_ms: nullableNum,
   last_token_ms: nullableNum,
@@ -105,8 +107,16 @@ export const OpenLoopSummary = z.object({
 
 export const ClientSelfCheck = z.object({
   event_loop_delay_ms: z.object({ p50: nullableNum, p99: nullableNum, max: nullableNum }),
-  /** send_ms - dispatch_ms: how long requests waited in the client before reaching the socket. */
+  /**
+   * How long requests waited in the client before reaching the socket: send_ms - dispatch_ms, or
+   * send_ms - connected_ms when the request opened its own connection (connecting is not queueing).
+   */
   send_queue_ms: z.object({ p50: nullableNum, p99: nullableNum, max: nullableNum }).optional(),
+  /**
+   * An upper bound on how late the client read what the server sent (ms), from the longest event
+   * loop turns of the level: see CONCEPTS.md. Stated with every warning.
+   */
+  lateness_bound_ms: nullableNum.optional(),
   cpu_user_s: num,
   cpu_system_s: num,
   cpu_pct_of_one_core: num,
@@ -256,89 +266,6 @@ export const Testbed = z.object({
   model: z.string().nullable(),
 });
 
-/** Single-stream serving profile (issue #4). */
-export const ProfileSample = z.object({
-  phase: z.enum(["warmup", "prefill", "decode", "prefix_fresh", "prefix_identical", "prefix_small_suffix"]),
-  target_tokens: z.number().int().nullable(),
-  repetition: z.number().int().nonnegative(),
-  prompt_tokens: z.number().int().nullable(),
-  cached_tokens: z.number().int().nullable(),
-  completion_tokens: z.number().int().nullable(),
-  client_wall_ttft_ms: nullableNum,
-  client_wall_total_ms: nullableNum,
-  client_wall_decode_tps: nullableNum,
-  client_wall_effective_prefill_tps: nullableNum,
-  error: RequestError.nullable(),
-});
-
-export const ProfileConfig = z.object({
-  targets: z.array(z.number().int().positive()).min(1),
-  repetitions: z.number().int().positive(),
-  warmup_runs: z.number().int().nonnegative(),
-  decode_tokens: z.number().int().positive(),
-  suffix_tokens: z.number().int().positive(),
-  prefix_target: z.number().int().positive(),
-  thinking: z.enum(["kwargs", "thinking", "both", "none"]),
-  ready_timeout_s: z.number().positive(),
-  extra_body: z.record(z.string(), z.unknown()),
-  header_names: z.array(z.string()),
-});
-export type ProfileConfig = z.infer<typeof ProfileConfig>;
-
-/** Median, range and (with enough samples) percentiles of one profile figure. */
-export const ProfileStat = z.object({
-  n: z.number().int().nonnegative(),
-  median: num.nullable(),
-  min: num.nullable(),
-  max: num.nullable(),
-  p90: num.nullable().optional(),
-  p95: num.nullable().optional(),
-  p99: num.nullable().optional(),
-});
-const PrefixCase = z.object({
-  client_wall_ttft_ms: ProfileStat,
-  cached_tokens: ProfileStat,
-  prompt_tokens: ProfileStat,
-  ttft_ratio_vs_fresh: num.nullable(),
-});
-export const ProfileSummary = z.object({
-  /** Per calibrated prompt size (the key is the target in tokens). */
-  prefill: z.record(
-    z.string(),
-    z.object({
-      prompt_tokens: ProfileStat,
-      client_wall_ttft_ms: ProfileStat,
-      client_wall_effective_prefill_tps: ProfileStat,
-    }),
-  ),
-  decode: z.object({ client_wall_decode_tps: ProfileStat, client_wall_ttft_ms: ProfileStat }),
-  prefix_cache: z.object({ fresh: PrefixCase, identical: PrefixCase, small_suffix: PrefixCase }),
-  errors: z.number().int().nonnegative(),
-});
-export type ProfileSummary = z.infer<typeof ProfileSummary>;
-export type ProfileStat = z.infer<typeof ProfileStat>;
-
-export const Profile = z.object({
-  config: ProfileConfig,
-  readiness: z.object({ ready: z.boolean(), waited_s: num, probes: z.array(z.string()) }),
-  calibration: z.object({
-    method: z.enum(["count_tokens", "tokenize", "usage_probe"]),
-    tolerance_rule: z.string(),
-    targets: z.array(
-      z.object({
-        target_tokens: z.number().int(),
-        reached_tokens: z.number().int(),
-        within_tolerance: z.boolean(),
-        iterations: z.number().int(),
-      }),
-    ),
-    suffix_tokens: z.number().int().nullable(),
-  }),
-  cached_tokens_reporting: z.enum(["reported", "omitted_when_zero", "not_reported", "unknown"]),
-  samples: z.array(ProfileSample),
-  summary: ProfileSummary,
-});
-
 export const ServerSnapshot = z.object({
   /** Every endpoint tried: present or absent (never fatal), HTTP status, raw body (JSON, or text truncated). */
   endpoints: z.record(
@@ -397,8 +324,6 @@ export const ResultDocument = z.object({
   complete: z.boolean(),
 });
 export type ResultDocument = z.infer<typeof ResultDocument>;
-export type ProfileSection = z.infer<typeof Profile>;
-export type ProfileSample = z.infer<typeof ProfileSample>;
 export type AdmissionSummary = z.infer<typeof AdmissionSummary>;
 export type MetricsSample = z.infer<typeof MetricsSample>;
 export type ServerSnapshot = z.infer<typeof ServerSnapshot>;

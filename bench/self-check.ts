@@ -1,0 +1,88 @@
+// The client's self-check against the truth: at 1 to 1,000 streams x 100 tok/s (the mock in its
+// own process, sending its own send timestamps), does the self-check warn exactly when the client
+// delivers late, and does the lateness it states cover the delivery lag really measured?
+// Also the idle cost: client CPU per chunk at 1 stream x 100 tok/s.
+//   npx tsx bench/self-check.ts [--quick]
+import { performance } from "node:perf_hooks";
+import { StreamClient } from "../src/core/client.ts";
+import { runClosedLoop } from "../src/core/load.ts";
+import { SelfCheck } from "../src/core/self-check.ts";
+import { makeTarget } from "../src/core/target.ts";
+import { f, pct, spawnMock } from "./lib.ts";
+
+const quick = process.argv.includes("--quick");
+const results: Record<string, unknown> = {};
+
+function client(url: string) {
+  return new StreamClient({
+    target: makeTarget({ baseUrl: url, api: "chat", model: "mock-model", apiKey: null, headers: { "x-tokenbench-server-ts": "1" } }),
+    timeoutS: 300,
+    ignoreEos: true,
+    extraBody: {},
+    originMs: performance.now(),
+  });
+}
+let id = 0;
+const spec = (maxTokens: number) => ({
+  id: id++,
+  level: 1,
+  warmup: false,
+  prompt: "bench prompt with a few words",
+  maxTokens,
+  promptTokensRequested: 5,
+  intendedSendAbsMs: null,
+});
+
+async function level(streams: number, tokens: number) {
+  const mock = await spawnMock(["--ttft-ms", "20", "--itl-ms", "10", "--capacity", "100000", "--prefix-cache-tokens", "0"]);
+  const c = client(mock.url);
+  await runClosedLoop(c, () => spec(2), { concurrency: streams, requests: streams, durationS: null });
+  const check = new SelfCheck();
+  check.start();
+  const run = await runClosedLoop(c, () => spec(tokens), { concurrency: streams, requests: 2 * streams, durationS: null });
+  const sendQueue = run.records.map((r) => r.send_ms - Math.max(r.dispatch_ms!, r.connected_ms ?? 0));
+  const verdict = check.stop(sendQueue);
+  const lag: number[] = [];
+  for (const r of run.records) {
+    const s = r.server_event_times_ms ?? [];
+    for (let i = 0; i < s.length; i++) lag.push(r.event_times_ms[i]! - s[i]!);
+  }
+  await c.close();
+  await mock.stop();
+  const lagP99 = pct(lag, 0.99);
+  const bound = verdict.lateness_bound_ms ?? null;
+  const warned = verdict.bottleneck_warning !== null;
+  const ok = (lagP99 > 2 ? warned : true) && (!warned || (bound !== null && bound >= lagP99));
+  console.log(
+    `${String(streams).padStart(5)} streams: delivery lag p50 ${f(pct(lag, 0.5), 2)} p99 ${f(lagP99, 2)} ms; ` +
+      `self-check ${warned ? `WARNS, bound ${f(bound ?? Number.NaN, 1)} ms` : "quiet"} ` +
+      `(loop delay p99 ${f(verdict.event_loop_delay_ms.p99 ?? Number.NaN, 1)} ms, CPU ${f(verdict.cpu_pct_of_one_core, 0)}% of a core) [${ok ? "PASS" : "MISS"}]`,
+  );
+  results[`c${streams}`] = { lag_p50_ms: pct(lag, 0.5), lag_p99_ms: lagP99, warned, bound_ms: bound, pass: ok };
+}
+
+async function idle(seconds: number) {
+  const mock = await spawnMock(["--ttft-ms", "5", "--itl-ms", "10", "--prefix-cache-tokens", "0"]);
+  const c = client(mock.url);
+  await c.stream(spec(4));
+  const check = new SelfCheck();
+  check.start();
+  const cpu0 = process.cpuUsage();
+  const t0 = performance.now();
+  let chunks = 0;
+  while (performance.now() - t0 < seconds * 1000) chunks += (await c.stream(spec(100))).event_count;
+  const cpu = process.cpuUsage(cpu0);
+  check.stop([]);
+  const msPerChunk = (cpu.user + cpu.system) / 1000 / chunks;
+  const pctCore = (100 * (cpu.user + cpu.system)) / 1000 / (performance.now() - t0);
+  console.log(
+    `idle: 1 stream x 100 tok/s for ${seconds} s: ${chunks} chunks, client CPU ${f(msPerChunk, 3)} ms per chunk (${f(pctCore, 1)}% of a core, self-check on) [target <= 0.45 ms, a Python aiohttp client here: ${msPerChunk <= 0.45 ? "PASS" : "MISS"}]`,
+  );
+  results.idle_ms_per_chunk = msPerChunk;
+  await c.close();
+  await mock.stop();
+}
+
+await idle(quick ? 3 : 10);
+for (const n of quick ? [1, 16, 256] : [1, 16, 64, 256, 1000]) await level(n, quick ? 50 : 100);
+console.log(JSON.stringify({ bench: "self-check", ...results }));
