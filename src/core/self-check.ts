@@ -5,8 +5,7 @@
  * Lateness: a chunk that reaches the socket while the loop is busy is read at the next poll phase
  * at the latest, so it waits at most about one loop turn, plus the turn in which its own read is
  * queued behind other ready sockets: two of the longest turns. The event-loop delay histogram
- * sees each turn's length as the lateness of its timer, so the stated bound is twice its p99.9
- * (rounded up to the histogram's resolution). The warning fires when that bound exceeds what a
+ * sees each turn's length as the lateness of its timer, so the stated bound is twice its p99.9. The warning fires when that bound exceeds what a
  * latency figure can absorb (LATE_MS), when requests queued in the client, or when the client
  * used most of a core.
  */
@@ -37,11 +36,12 @@ export class SelfCheck {
     const wallMs = performance.now() - this.t0;
     const ms = (ns: number) => (Number.isFinite(ns) && ns > 0 ? ns / 1e6 : null);
     const hasSamples = this.h.count > 0;
-    // The histogram measures each timer's delay beyond its resolution: the loop's turn length.
-    const p50 = hasSamples ? ms(this.h.percentile(50)) : null;
-    const p99 = hasSamples ? ms(this.h.percentile(99)) : null;
-    const p999 = hasSamples ? ms(this.h.percentile(99.9)) : null;
-    const max = hasSamples ? ms(this.h.max) : null;
+    // The histogram records each timer interval, resolution included: the delay is what exceeds it.
+    const delay = (ns: number) => ms(ns - RESOLUTION_MS * 1e6) ?? 0;
+    const p50 = hasSamples ? delay(this.h.percentile(50)) : null;
+    const p99 = hasSamples ? delay(this.h.percentile(99)) : null;
+    const p999 = hasSamples ? delay(this.h.percentile(99.9)) : null;
+    const max = hasSamples ? delay(this.h.max) : null;
     const user = cpu.user / 1e6;
     const system = cpu.system / 1e6;
     const pct = wallMs > 0 ? (100 * (user + system) * 1000) / wallMs : 0;
