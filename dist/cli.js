@@ -2213,10 +2213,10 @@ var require_request = __commonJS({
             if (typeof val[i] == "object")
               throw new InvalidArgumentError(`invalid ${key} header`);
             {
-              let str3 = `${val[i]}`;
-              if (!isValidHeaderValue(str3))
+              let str2 = `${val[i]}`;
+              if (!isValidHeaderValue(str2))
                 throw new InvalidArgumentError(`invalid ${key} header`);
-              arr2.push(str3);
+              arr2.push(str2);
             }
           }
         val = arr2;
@@ -3568,8 +3568,8 @@ var require_infra = __commonJS({
       return idx === -1 ? (position.position = input2.length, input2.slice(start2)) : (position.position = idx, input2.slice(start2, position.position));
     }
     var ASCII_WHITESPACE_REPLACE_REGEX = /[\u0009\u000A\u000C\u000D\u0020]/g, nonASCIIRegex = /[^\x00-\x7F]/;
-    function asciiLowercase(str3) {
-      return nonASCIIRegex.test(str3) ? str3.replace(/[A-Z]+/g, (upper) => upper.toLowerCase()) : str3.toLowerCase();
+    function asciiLowercase(str2) {
+      return nonASCIIRegex.test(str2) ? str2.replace(/[A-Z]+/g, (upper) => upper.toLowerCase()) : str2.toLowerCase();
     }
     function forgivingBase64(data) {
       data = data.replace(ASCII_WHITESPACE_REPLACE_REGEX, "");
@@ -3602,16 +3602,16 @@ var require_infra = __commonJS({
     function parseJSONFromBytes(bytes) {
       return JSON.parse(utf8DecodeBytes(bytes));
     }
-    function removeASCIIWhitespace(str3, leading = !0, trailing = !0) {
-      return removeChars(str3, leading, trailing, isASCIIWhitespace);
+    function removeASCIIWhitespace(str2, leading = !0, trailing = !0) {
+      return removeChars(str2, leading, trailing, isASCIIWhitespace);
     }
-    function removeChars(str3, leading, trailing, predicate) {
-      let lead = 0, trail = str3.length - 1;
+    function removeChars(str2, leading, trailing, predicate) {
+      let lead = 0, trail = str2.length - 1;
       if (leading)
-        for (; lead < str3.length && predicate(str3.charCodeAt(lead)); ) lead++;
+        for (; lead < str2.length && predicate(str2.charCodeAt(lead)); ) lead++;
       if (trailing)
-        for (; trail > 0 && predicate(str3.charCodeAt(trail)); ) trail--;
-      return lead === 0 && trail === str3.length - 1 ? str3 : str3.slice(lead, trail + 1);
+        for (; trail > 0 && predicate(str2.charCodeAt(trail)); ) trail--;
+      return lead === 0 && trail === str2.length - 1 ? str2 : str2.slice(lead, trail + 1);
     }
     function serializeJavascriptValueToJSONString(value) {
       let result = JSON.stringify(value);
@@ -3782,8 +3782,8 @@ var require_data_url = __commonJS({
     function isHTTPWhiteSpace(char) {
       return char === 13 || char === 10 || char === 9 || char === 32;
     }
-    function removeHTTPWhitespace(str3, leading = !0, trailing = !0) {
-      return removeChars(str3, leading, trailing, isHTTPWhiteSpace);
+    function removeHTTPWhitespace(str2, leading = !0, trailing = !0) {
+      return removeChars(str2, leading, trailing, isHTTPWhiteSpace);
     }
     function minimizeSupportedMimeType(mimeType) {
       switch (mimeType.essence) {
@@ -5342,7 +5342,7 @@ var require_body = __commonJS({
       else if (webidl.is.FormData(object2)) {
         let boundary = `----formdata-undici-0${`${random(1e11)}`.padStart(11, "0")}`, prefix = `--${boundary}\r
 Content-Disposition: form-data`;
-        let formdataEscape = (str3) => str3.replace(/\n/g, "%0A").replace(/\r/g, "%0D").replace(/"/g, "%22"), normalizeLinefeeds = (value) => value.replace(/\r?\n|\r/g, `\r
+        let formdataEscape = (str2) => str2.replace(/\n/g, "%0A").replace(/\r/g, "%0D").replace(/"/g, "%22"), normalizeLinefeeds = (value) => value.replace(/\r?\n|\r/g, `\r
 `), blobParts = [], rn = new Uint8Array([13, 10]);
         length = 0;
         let hasUnknownSizeValue = !1;
@@ -10168,7 +10168,7 @@ var require_snapshot_utils = __commonJS({
         match: new Set(matchHeaders.map((header) => caseSensitive ? header : header.toLowerCase()))
       };
     }
-    var crypto = runtimeFeatures.has("crypto") ? __require("node:crypto") : null, hashId = crypto?.hash ? (value) => crypto.hash("sha256", value, "base64url") : (value) => Buffer.from(value).toString("base64url");
+    var crypto2 = runtimeFeatures.has("crypto") ? __require("node:crypto") : null, hashId = crypto2?.hash ? (value) => crypto2.hash("sha256", value, "base64url") : (value) => Buffer.from(value).toString("base64url");
     function isUndiciHeaders(headers2) {
       return Array.isArray(headers2) && (headers2.length & 1) === 0;
     }
@@ -15513,10 +15513,10 @@ var require_request2 = __commonJS({
 var require_subresource_integrity = __commonJS({
   "node_modules/undici/lib/web/subresource-integrity/subresource-integrity.js"(exports, module) {
     "use strict";
-    var assert2 = __require("node:assert"), { runtimeFeatures } = require_runtime_features(), { asciiLowercase } = require_infra(), validSRIHashAlgorithmTokenSet = /* @__PURE__ */ new Map([["sha256", 0], ["sha384", 1], ["sha512", 2]]), crypto;
+    var assert2 = __require("node:assert"), { runtimeFeatures } = require_runtime_features(), { asciiLowercase } = require_infra(), validSRIHashAlgorithmTokenSet = /* @__PURE__ */ new Map([["sha256", 0], ["sha384", 1], ["sha512", 2]]), crypto2;
     if (runtimeFeatures.has("crypto")) {
-      crypto = __require("node:crypto");
-      let cryptoHashes = crypto.getHashes();
+      crypto2 = __require("node:crypto");
+      let cryptoHashes = crypto2.getHashes();
       cryptoHashes.length === 0 && validSRIHashAlgorithmTokenSet.clear();
       for (let algorithm of validSRIHashAlgorithmTokenSet.keys())
         cryptoHashes.includes(algorithm) === !1 && validSRIHashAlgorithmTokenSet.delete(algorithm);
@@ -15570,7 +15570,7 @@ var require_subresource_integrity = __commonJS({
       }
       return result;
     }
-    var applyAlgorithmToBytes = (algorithm, bytes) => crypto.hash(algorithm, bytes, "base64");
+    var applyAlgorithmToBytes = (algorithm, bytes) => crypto2.hash(algorithm, bytes, "base64");
     function caseSensitiveMatch(actualValue, expectedValue) {
       let actualValueLength = actualValue.length;
       actualValueLength !== 0 && actualValue[actualValueLength - 1] === "=" && (actualValueLength -= 1), actualValueLength !== 0 && actualValue[actualValueLength - 1] === "=" && (actualValueLength -= 1);
@@ -17045,8 +17045,8 @@ var require_cookies = __commonJS({
     }
     function setCookie(headers2, cookie) {
       webidl.argumentLengthCheck(arguments, 2, "setCookie"), brandChecks(headers2), cookie = webidl.converters.Cookie(cookie);
-      let str3 = stringify(cookie);
-      str3 && headers2.append("set-cookie", str3, !0);
+      let str2 = stringify(cookie);
+      str2 && headers2.append("set-cookie", str2, !0);
     }
     webidl.converters.DeleteCookieAttributes = webidl.dictionaryConverter([
       {
@@ -17594,7 +17594,7 @@ var require_frame = __commonJS({
 var require_connection = __commonJS({
   "node_modules/undici/lib/web/websocket/connection.js"(exports, module) {
     "use strict";
-    var { uid, states, sentCloseFrameState, emptyBuffer, opcodes } = require_constants5(), { parseExtensions, isClosed, isClosing, isEstablished, isConnecting, validateCloseCodeAndReason } = require_util5(), { makeRequest } = require_request2(), { fetching } = require_fetch(), { Headers, getHeadersList } = require_headers(), { getDecodeSplit } = require_util2(), { WebsocketFrameSend } = require_frame(), assert2 = __require("node:assert"), { runtimeFeatures } = require_runtime_features(), crypto = runtimeFeatures.has("crypto") ? __require("node:crypto") : null, warningEmitted = !1;
+    var { uid, states, sentCloseFrameState, emptyBuffer, opcodes } = require_constants5(), { parseExtensions, isClosed, isClosing, isEstablished, isConnecting, validateCloseCodeAndReason } = require_util5(), { makeRequest } = require_request2(), { fetching } = require_fetch(), { Headers, getHeadersList } = require_headers(), { getDecodeSplit } = require_util2(), { WebsocketFrameSend } = require_frame(), assert2 = __require("node:assert"), { runtimeFeatures } = require_runtime_features(), crypto2 = runtimeFeatures.has("crypto") ? __require("node:crypto") : null, warningEmitted = !1;
     function establishWebSocketConnection(url3, protocols, client, handler, options) {
       let requestURL = url3;
       requestURL.protocol = url3.protocol === "ws:" ? "http:" : "https:";
@@ -17613,7 +17613,7 @@ var require_connection = __commonJS({
         let headersList = getHeadersList(new Headers(options.headers));
         request2.headersList = headersList;
       }
-      let keyValue = crypto.randomBytes(16).toString("base64");
+      let keyValue = crypto2.randomBytes(16).toString("base64");
       request2.headersList.append("sec-websocket-key", keyValue, !0), request2.headersList.append("sec-websocket-version", "13", !0);
       for (let protocol of protocols)
         request2.headersList.append("sec-websocket-protocol", protocol, !0);
@@ -17644,7 +17644,7 @@ var require_connection = __commonJS({
             failHandshake(handler, response, 1002, 'Server did not set Connection header to "upgrade".');
             return;
           }
-          let secWSAccept = response.headersList.get("Sec-WebSocket-Accept"), digest = crypto.hash("sha1", keyValue + uid, "base64");
+          let secWSAccept = response.headersList.get("Sec-WebSocket-Accept"), digest = crypto2.hash("sha1", keyValue + uid, "base64");
           if (secWSAccept !== digest) {
             failHandshake(handler, response, 1002, "Incorrect hash received in Sec-WebSocket-Accept header.");
             return;
@@ -21421,7 +21421,11 @@ function watchSocketWrites() {
 `, start2), uses = socket ? socketUses.get(socket) ?? 0 : 0;
     socket && socketUses.set(socket, uses + 1);
     let connectedAt = socket !== void 0 && uses === 0 ? socketConnected.get(socket) ?? null : null;
-    socketWrites.set(headers2.slice(start2, end === -1 ? void 0 : end), { t, reused: uses > 0, connectedAt });
+    socketWrites.set(headers2.slice(start2, end === -1 ? void 0 : end), {
+      t,
+      reused: uses > 0,
+      connectedAt
+    });
   }));
 }
 var STALE_CONNECTION = /* @__PURE__ */ new Set(["UND_ERR_SOCKET", "ECONNRESET", "EPIPE"]), MAX_STALE_RETRIES = 3;
@@ -22386,13 +22390,13 @@ function promiseAllObject(promisesObj) {
   });
 }
 function randomString(length = 10) {
-  let chars = "abcdefghijklmnopqrstuvwxyz", str3 = "";
+  let chars = "abcdefghijklmnopqrstuvwxyz", str2 = "";
   for (let i = 0; i < length; i++)
-    str3 += chars[Math.floor(Math.random() * chars.length)];
-  return str3;
+    str2 += chars[Math.floor(Math.random() * chars.length)];
+  return str2;
 }
-function esc(str3) {
-  return JSON.stringify(str3);
+function esc(str2) {
+  return JSON.stringify(str2);
 }
 function slugify(input2) {
   return input2.toLowerCase().trim().replace(/[^\w\s-]/g, "").replace(/[\s_-]+/g, "-").replace(/^-+|-+$/g, "");
@@ -22460,8 +22464,8 @@ var getParsedType = (data) => {
   "symbol",
   "undefined"
 ]);
-function escapeRegex(str3) {
-  return str3.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+function escapeRegex(str2) {
+  return str2.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
 function clone(inst, def, params) {
   let cl = new inst._zod.constr(def ?? inst._zod.def);
@@ -22650,13 +22654,13 @@ function getSizableOrigin(input2) {
   return input2 instanceof Set ? "set" : input2 instanceof Map ? "map" : input2 instanceof File ? "file" : "unknown";
 }
 var highSurrogate = /[\uD800-\uDBFF]/;
-function codePointLength(str3) {
-  let units = str3.length;
-  if (!highSurrogate.test(str3))
+function codePointLength(str2) {
+  let units = str2.length;
+  if (!highSurrogate.test(str2))
     return units;
   let count = units;
   for (let i = 0; i < units - 1; i++)
-    (str3.charCodeAt(i) & 64512) === 55296 && (str3.charCodeAt(i + 1) & 64512) === 56320 && (count--, i++);
+    (str2.charCodeAt(i) & 64512) === 55296 && (str2.charCodeAt(i + 1) & 64512) === 56320 && (count--, i++);
   return count;
 }
 function getLengthableOrigin(input2) {
@@ -37118,8 +37122,53 @@ function parseResultDocument(input2) {
   return r.data;
 }
 
+// src/shared/testbed.ts
+function testbedSpec(doc) {
+  let tb = doc.testbed ?? null, ex = doc.server?.extracted ?? {}, s = (v) => typeof v == "string" && v !== "" ? v : null, c = doc.config, p = doc.profile?.config, workload = c ? {
+    kind: "sweep",
+    mode: c.mode,
+    prompt_tokens: c.prompt_tokens,
+    max_tokens: c.max_tokens,
+    prompts: c.prompts,
+    ignore_eos: c.ignore_eos,
+    arrival: c.mode === "open" ? c.arrival : null,
+    burstiness: c.mode === "open" ? c.burstiness : null,
+    max_in_flight: c.max_in_flight,
+    slo: c.slo,
+    extra_body: c.extra_body
+  } : p ? {
+    kind: "profile",
+    decode_tokens: p.decode_tokens,
+    suffix_tokens: p.suffix_tokens,
+    thinking: p.thinking,
+    extra_body: p.extra_body
+  } : { kind: doc.kind };
+  return {
+    gpu: tb?.gpu ?? doc.environment.gpu?.name ?? null,
+    gpu_count: tb?.gpu_count ?? doc.environment.gpu?.count ?? null,
+    engine: tb?.engine ?? s(ex.server_name),
+    engine_version: tb?.engine_version ?? s(ex.server_version),
+    engine_flags: tb?.engine_flags ?? null,
+    model: tb?.model ?? doc.target.model,
+    api: doc.target.api,
+    workload
+  };
+}
+function describeTestbed(doc, declared) {
+  let spec = testbedSpec({ ...doc, testbed: null });
+  return {
+    name: declared.name,
+    gpu: spec.gpu,
+    gpu_count: spec.gpu_count,
+    engine: spec.engine,
+    engine_version: spec.engine_version,
+    engine_flags: declared.engine_flags,
+    model: spec.model
+  };
+}
+
 // src/core/document.ts
-var CLOCK_SOURCE = "performance.now() (monotonic), ms from origin", str = (v) => typeof v == "string" && v !== "" ? v : null;
+var CLOCK_SOURCE = "performance.now() (monotonic), ms from origin";
 function buildDocument(p) {
   let origin = new Date(p.originWallMs).toISOString(), target = targetRecord(p.target), pv = p.provenance ?? null, environment = pv?.runnerName != null ? { ...p.environment, runner_name: pv.runnerName } : p.environment, doc = {
     schema_version: SCHEMA_VERSION,
@@ -37138,19 +37187,7 @@ function buildDocument(p) {
     requests: p.requests,
     complete: p.complete
   };
-  if (pv !== null && (doc.repository = pv.repository, doc.git = pv.git, pv.testbed !== null)) {
-    let ex = p.server?.extracted ?? {};
-    doc.testbed = {
-      name: pv.testbed.name,
-      gpu: environment.gpu?.name ?? null,
-      gpu_count: environment.gpu?.count ?? null,
-      engine: str(ex.server_name),
-      engine_version: str(ex.server_version),
-      engine_flags: pv.testbed.engine_flags,
-      model: target.model
-    };
-  }
-  return doc;
+  return pv !== null && (doc.repository = pv.repository, doc.git = pv.git, pv.testbed !== null && (doc.testbed = describeTestbed(doc, pv.testbed))), doc;
 }
 
 // src/core/environment.ts
@@ -37547,14 +37584,14 @@ var SNAPSHOT_ENDPOINTS = [
   "/get_server_info",
   "/version",
   "/metrics"
-], num2 = (v) => typeof v == "number" && Number.isFinite(v) ? v : null, str2 = (v) => typeof v == "string" && v !== "" ? v : null, obj = (v) => v !== null && typeof v == "object" && !Array.isArray(v) ? v : null;
+], num2 = (v) => typeof v == "number" && Number.isFinite(v) ? v : null, str = (v) => typeof v == "string" && v !== "" ? v : null, obj = (v) => v !== null && typeof v == "object" && !Array.isArray(v) ? v : null;
 function extractServerFacts(bodies, metricsText2) {
   let out = {}, models2 = obj(bodies["/v1/models"]), m0 = Array.isArray(models2?.data) ? obj(models2.data[0]) : null;
-  m0 && (out.model_id = str2(m0.id), num2(m0.max_model_len) !== null && (out.context_length = num2(m0.max_model_len)), str2(m0.owned_by) && (out.owned_by = m0.owned_by));
+  m0 && (out.model_id = str(m0.id), num2(m0.max_model_len) !== null && (out.context_length = num2(m0.max_model_len)), str(m0.owned_by) && (out.owned_by = m0.owned_by));
   let stats = obj(bodies["/v1/stats"]);
   if (stats) {
     let server = obj(stats.server);
-    server && (out.server_name = str2(server.name), out.server_version = str2(server.version));
+    server && (out.server_name = str(server.name), out.server_version = str(server.version));
     let model = obj(stats.model);
     model && num2(model.context_length) !== null && (out.context_length = num2(model.context_length)), Array.isArray(stats.gpus) && (out.gpus = stats.gpus);
     let limits = obj(stats.limits);
@@ -37569,15 +37606,15 @@ function extractServerFacts(bodies, metricsText2) {
     kv && num2(kv.budget_tokens) !== null && (out.cache_budget_tokens = num2(kv.budget_tokens)), typeof cache.reports_cached_tokens == "boolean" && (out.reports_cached_tokens = cache.reports_cached_tokens);
   }
   let sg = obj(bodies["/get_server_info"]);
-  sg && (out.server_name = out.server_name ?? "sglang", out.server_version = str2(sg.version) ?? out.server_version ?? null, num2(sg.context_length) !== null && (out.context_length = num2(sg.context_length)), num2(sg.max_running_requests) !== null && (out.max_running_requests = num2(sg.max_running_requests)), num2(sg.cuda_graph_max_bs) !== null && (out.cuda_graph_max_bs = num2(sg.cuda_graph_max_bs)), num2(sg.max_total_num_tokens) !== null && (out.cache_budget_tokens = num2(sg.max_total_num_tokens)), num2(sg.page_size) !== null && (out.kv_page_size = num2(sg.page_size)), str2(sg.model_path) && (out.model_id = out.model_id ?? sg.model_path));
+  sg && (out.server_name = out.server_name ?? "sglang", out.server_version = str(sg.version) ?? out.server_version ?? null, num2(sg.context_length) !== null && (out.context_length = num2(sg.context_length)), num2(sg.max_running_requests) !== null && (out.max_running_requests = num2(sg.max_running_requests)), num2(sg.cuda_graph_max_bs) !== null && (out.cuda_graph_max_bs = num2(sg.cuda_graph_max_bs)), num2(sg.max_total_num_tokens) !== null && (out.cache_budget_tokens = num2(sg.max_total_num_tokens)), num2(sg.page_size) !== null && (out.kv_page_size = num2(sg.page_size)), str(sg.model_path) && (out.model_id = out.model_id ?? sg.model_path));
   let props = obj(bodies["/props"]);
   if (props) {
-    out.server_name = out.server_name ?? "llama.cpp", str2(props.build_info) && (out.server_version = props.build_info);
+    out.server_name = out.server_name ?? "llama.cpp", str(props.build_info) && (out.server_version = props.build_info);
     let dgs = obj(props.default_generation_settings);
-    dgs && num2(dgs.n_ctx) !== null && (out.context_length = num2(dgs.n_ctx)), num2(props.total_slots) !== null && (out.max_running_requests = num2(props.total_slots)), str2(props.model_path) && (out.model_path = props.model_path);
+    dgs && num2(dgs.n_ctx) !== null && (out.context_length = num2(dgs.n_ctx)), num2(props.total_slots) !== null && (out.max_running_requests = num2(props.total_slots)), str(props.model_path) && (out.model_path = props.model_path);
   }
   let ver = obj(bodies["/version"]);
-  if (ver && str2(ver.version) && (out.server_version = out.server_version ?? ver.version, out.server_name = out.server_name ?? "vllm"), metricsText2 !== null) {
+  if (ver && str(ver.version) && (out.server_version = out.server_version ?? ver.version, out.server_name = out.server_name ?? "vllm"), metricsText2 !== null) {
     out.server_name === void 0 && (metricsText2.includes("vllm:") ? out.server_name = "vllm" : metricsText2.includes("sglang:") ? out.server_name = "sglang" : metricsText2.includes("llamacpp:") ? out.server_name = "llama.cpp" : metricsText2.includes("freetoken:") ? out.server_name = "freetoken" : metricsText2.includes("tgi_") && (out.server_name = "tgi"));
     let block = /vllm:cache_config_info\{([^}]*)\}/.exec(metricsText2);
     if (block) {
@@ -38314,7 +38351,7 @@ async function profileCommand(argv) {
   });
   return parseResultDocument(doc), mkdirSync2(dirname(v.out), { recursive: !0 }), writeFileSync2(v.out, `${JSON.stringify(doc, null, 1)}
 `), process.stdout.write(`${profileSummaryText(doc)}
-`), process.stderr.write(`wrote ${v.out}
+`), v.quiet || process.stderr.write(`wrote ${v.out}
 `), v.plots && await writePlotsBeside(doc, v.out), 0;
 }
 
@@ -38601,7 +38638,7 @@ var SELF_CHECK_LIMITS = { lateMs: 2, cpuPctOfOneCore: 85, sendQueueP99Ms: 5 }, R
   /** `sendQueueMs`: per request, the wait in the client before its headers reached the socket. */
   stop(sendQueueMs = []) {
     this.h.disable();
-    let cpu = process.cpuUsage(this.cpu0), wallMs = performance7.now() - this.t0, ms2 = (ns) => Number.isFinite(ns) && ns > 0 ? ns / 1e6 : null, hasSamples = this.h.count > 0, p50 = hasSamples ? ms2(this.h.percentile(50)) : null, p99 = hasSamples ? ms2(this.h.percentile(99)) : null, p999 = hasSamples ? ms2(this.h.percentile(99.9)) : null, max = hasSamples ? ms2(this.h.max) : null, user = cpu.user / 1e6, system = cpu.system / 1e6, pct = wallMs > 0 ? 100 * (user + system) * 1e3 / wallMs : 0, bound = p999 !== null ? 2 * p999 : null, reasons = [];
+    let cpu = process.cpuUsage(this.cpu0), wallMs = performance7.now() - this.t0, ms2 = (ns) => Number.isFinite(ns) && ns > 0 ? ns / 1e6 : null, hasSamples = this.h.count > 0, delay = (ns) => ms2(ns - RESOLUTION_MS * 1e6) ?? 0, p50 = hasSamples ? delay(this.h.percentile(50)) : null, p99 = hasSamples ? delay(this.h.percentile(99)) : null, p999 = hasSamples ? delay(this.h.percentile(99.9)) : null, max = hasSamples ? delay(this.h.max) : null, user = cpu.user / 1e6, system = cpu.system / 1e6, pct = wallMs > 0 ? 100 * (user + system) * 1e3 / wallMs : 0, bound = p999 !== null ? 2 * p999 : null, reasons = [];
     bound !== null && bound > SELF_CHECK_LIMITS.lateMs && reasons.push(`event-loop turns up to ${p999.toFixed(1)} ms (p99.9)`);
     let sq = summarize(sendQueueMs);
     return sq.p99 !== null && sq.p99 > SELF_CHECK_LIMITS.sendQueueP99Ms && reasons.push(`requests waited ${sq.p99.toFixed(1)} ms (p99) in the client before reaching the socket`), pct > SELF_CHECK_LIMITS.cpuPctOfOneCore && reasons.push(`client CPU ${pct.toFixed(0)}% of one core > ${SELF_CHECK_LIMITS.cpuPctOfOneCore}%`), {

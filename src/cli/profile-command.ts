@@ -34,7 +34,7 @@ export async function profileCommand(argv: string[]): Promise<number> {
   mkdirSync(dirname(v.out), { recursive: true });
   writeFileSync(v.out, `${JSON.stringify(doc, null, 1)}\n`);
   process.stdout.write(`${profileSummaryText(doc)}\n`);
-  process.stderr.write(`wrote ${v.out}\n`);
+  if (!v.quiet) process.stderr.write(`wrote ${v.out}\n`);
   if (v.plots) await writePlotsBeside(doc, v.out);
   return 0;
 }

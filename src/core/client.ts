@@ -43,7 +43,11 @@ function watchSocketWrites(): void {
     const uses = socket ? (socketUses.get(socket) ?? 0) : 0;
     if (socket) socketUses.set(socket, uses + 1);
     const connectedAt = socket !== undefined && uses === 0 ? (socketConnected.get(socket) ?? null) : null;
-    socketWrites.set(headers.slice(start, end === -1 ? undefined : end), { t, reused: uses > 0, connectedAt });
+    socketWrites.set(headers.slice(start, end === -1 ? undefined : end), {
+      t,
+      reused: uses > 0,
+      connectedAt,
+    });
   });
 }
 

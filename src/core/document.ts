@@ -13,6 +13,7 @@ import {
   type ServerSnapshot,
   type SweepConfig,
 } from "../schema/v1.ts";
+import { describeTestbed } from "../shared/testbed.ts";
 import { type Target, targetRecord } from "./target.ts";
 import { TOOL_VERSION } from "./version.ts";
 
@@ -45,8 +46,6 @@ export interface DocumentParts {
   promptCalibration?: PromptCalibration | null;
 }
 
-const str = (v: unknown) => (typeof v === "string" && v !== "" ? v : null);
-
 export function buildDocument(p: DocumentParts): ResultDocument {
   const origin = new Date(p.originWallMs).toISOString();
   const target = targetRecord(p.target);
@@ -73,18 +72,7 @@ export function buildDocument(p: DocumentParts): ResultDocument {
   if (pv !== null) {
     doc.repository = pv.repository;
     doc.git = pv.git;
-    if (pv.testbed !== null) {
-      const ex = p.server?.extracted ?? {};
-      doc.testbed = {
-        name: pv.testbed.name,
-        gpu: environment.gpu?.name ?? null,
-        gpu_count: environment.gpu?.count ?? null,
-        engine: str(ex.server_name),
-        engine_version: str(ex.server_version),
-        engine_flags: pv.testbed.engine_flags,
-        model: target.model,
-      };
-    }
+    if (pv.testbed !== null) doc.testbed = describeTestbed(doc, pv.testbed);
   }
   return doc;
 }

@@ -56,6 +56,23 @@ export function testbedSpec(doc: ResultDocument): TestbedSpec {
   };
 }
 
+/** The document's testbed: what the user declares (name, server flags), the rest as measured. */
+export function describeTestbed(
+  doc: ResultDocument,
+  declared: { name: string | null; engine_flags: string | null },
+): NonNullable<ResultDocument["testbed"]> {
+  const spec = testbedSpec({ ...doc, testbed: null });
+  return {
+    name: declared.name,
+    gpu: spec.gpu,
+    gpu_count: spec.gpu_count,
+    engine: spec.engine,
+    engine_version: spec.engine_version,
+    engine_flags: declared.engine_flags,
+    model: spec.model,
+  };
+}
+
 /** JSON with object keys sorted at every depth: equal specs give equal strings. */
 export function canonicalJson(v: unknown): string {
   if (v === null || typeof v !== "object") return JSON.stringify(v);
