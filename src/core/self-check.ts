@@ -3,11 +3,13 @@
  * before the socket write, so that client overload is visible and its effect bounded.
  *
  * Lateness: a chunk that reaches the socket while the loop is busy is read at the next poll phase
- * at the latest, so it waits at most about one loop turn, plus the turn in which its own read is
- * queued behind other ready sockets: two of the longest turns. The event-loop delay histogram
- * sees each turn's length as the lateness of its timer, so the stated bound is twice its p99.9. The warning fires when that bound exceeds what a
- * latency figure can absorb (LATE_MS), when requests queued in the client, or when the client
- * used most of a core.
+ * at the latest, so it waits about one loop turn, plus the turn in which its own read queues
+ * behind other ready sockets. The event-loop delay histogram sees each turn's length as the
+ * lateness of its timer. Measured against server-written send times (bench/self-check.ts), the
+ * delivery lag's p99 follows the loop delay's p99 while the client keeps up and grows to about
+ * 2.5 times it at saturation, below twice the longest delay seen: the stated bound. The warning
+ * fires when the loop delay's p99 exceeds 2 ms, when requests queued in the client more than
+ * 5 ms (p99), or when the client used most of a core.
  */
 import { monitorEventLoopDelay, performance } from "node:perf_hooks";
 import type { LevelResult } from "../schema/v1.ts";
@@ -40,15 +42,14 @@ export class SelfCheck {
     const delay = (ns: number) => ms(ns - RESOLUTION_MS * 1e6) ?? 0;
     const p50 = hasSamples ? delay(this.h.percentile(50)) : null;
     const p99 = hasSamples ? delay(this.h.percentile(99)) : null;
-    const p999 = hasSamples ? delay(this.h.percentile(99.9)) : null;
     const max = hasSamples ? delay(this.h.max) : null;
     const user = cpu.user / 1e6;
     const system = cpu.system / 1e6;
     const pct = wallMs > 0 ? (100 * (user + system) * 1000) / wallMs : 0;
-    const bound = p999 !== null ? 2 * p999 : null;
+    const bound = max !== null ? 2 * max : null;
     const reasons: string[] = [];
-    if (bound !== null && bound > SELF_CHECK_LIMITS.lateMs)
-      reasons.push(`event-loop turns up to ${p999!.toFixed(1)} ms (p99.9)`);
+    if (p99 !== null && p99 > SELF_CHECK_LIMITS.lateMs)
+      reasons.push(`event-loop delay p99 ${p99.toFixed(1)} ms > ${SELF_CHECK_LIMITS.lateMs} ms`);
     const sq = summarize(sendQueueMs);
     if (sq.p99 !== null && sq.p99 > SELF_CHECK_LIMITS.sendQueueP99Ms)
       reasons.push(`requests waited ${sq.p99.toFixed(1)} ms (p99) in the client before reaching the socket`);
