@@ -73,11 +73,14 @@ async function level(streams: number, tokens: number) {
   const lagP99 = pct(lag, 0.99);
   const bound = verdict.lateness_bound_ms ?? null;
   const warned = verdict.bottleneck_warning !== null;
+  // The targets: a warning wherever the lag p99 exceeds 2 ms, and a bound that covers it wherever
+  // the self-check warns. A warning at a lower lag is shown, not counted as a miss.
   const ok = (lagP99 > 2 ? warned : true) && (!warned || (bound !== null && bound >= lagP99));
+  const cautious = warned && lagP99 <= 2;
   console.log(
     (process.env.WHY && verdict.bottleneck_warning ? `${verdict.bottleneck_warning}\n` : "") +
       `${String(streams).padStart(5)} streams: delivery lag p50 ${f(pct(lag, 0.5), 2)} p99 ${f(lagP99, 2)} ms; ` +
-      `self-check ${warned ? `WARNS, bound ${f(bound ?? Number.NaN, 1)} ms` : "quiet"} ` +
+      `self-check ${warned ? `WARNS${cautious ? " (cautious: lag within 2 ms)" : ""}, bound ${f(bound ?? Number.NaN, 1)} ms` : "quiet"} ` +
       `(loop delay p50 ${f(verdict.event_loop_delay_ms.p50 ?? Number.NaN, 1)} p99 ${f(verdict.event_loop_delay_ms.p99 ?? Number.NaN, 1)} max ${f(verdict.event_loop_delay_ms.max ?? Number.NaN, 1)} ms, ELU ${f(elu, 2)}, CPU ${f(verdict.cpu_pct_of_one_core, 0)}% of a core) [${ok ? "PASS" : "MISS"}]`,
   );
   results[`c${streams}`] = {

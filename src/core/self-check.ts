@@ -4,18 +4,21 @@
  *
  * Lateness: a chunk that reaches the socket while the loop is busy is read at the next poll phase
  * at the latest, so it waits about one loop turn, plus the turn in which its own read queues
- * behind other ready sockets. The event-loop delay histogram sees each turn's length as the
- * lateness of its timer. Measured against server-written send times (bench/self-check.ts), the
- * delivery lag's p99 follows the loop delay's p99 while the client keeps up and grows to about
- * 2.5 times it at saturation, below twice the longest delay seen: the stated bound. The warning
- * fires when the loop delay's p99 exceeds 2 ms, when requests queued in the client more than
- * 5 ms (p99), or when the client used most of a core.
+ * behind other ready sockets: about two turns, which the event-loop delay histogram sees as the
+ * lateness of its timer. Add 1 ms the histogram cannot see at a 10 ms sampling interval (the
+ * process's wake-up from an idle poll, libuv's millisecond timer clock). So the self-check
+ * estimates the delivery lag's p99 as 2 x the loop delay's p99 + 1 ms and warns when that exceeds
+ * 2 ms; it states as the bound 2 x the longest loop delay + 1 ms. bench/self-check.ts holds both
+ * against server-written send times from 1 to 1,000 streams. It also warns when requests queued
+ * in the client more than 5 ms (p99), or when the client used most of a core.
  */
 import { monitorEventLoopDelay, performance } from "node:perf_hooks";
 import type { LevelResult } from "../schema/v1.ts";
 import { summarize } from "./stats.ts";
 
 export const SELF_CHECK_LIMITS = { lateMs: 2, cpuPctOfOneCore: 85, sendQueueP99Ms: 5 } as const;
+/** What the delay histogram cannot see at its sampling interval: wake-up and timer granularity. */
+const UNSEEN_MS = 1;
 /** Histogram resolution, ms: coarse enough to cost nothing at idle (1 ms cost 2 % of a core). */
 const RESOLUTION_MS = 10;
 
@@ -46,10 +49,13 @@ export class SelfCheck {
     const user = cpu.user / 1e6;
     const system = cpu.system / 1e6;
     const pct = wallMs > 0 ? (100 * (user + system) * 1000) / wallMs : 0;
-    const bound = max !== null ? 2 * max : null;
+    const bound = max !== null ? 2 * max + UNSEEN_MS : null;
+    const lagP99 = p99 !== null ? 2 * p99 + UNSEEN_MS : null;
     const reasons: string[] = [];
-    if (p99 !== null && p99 > SELF_CHECK_LIMITS.lateMs)
-      reasons.push(`event-loop delay p99 ${p99.toFixed(1)} ms > ${SELF_CHECK_LIMITS.lateMs} ms`);
+    if (lagP99 !== null && lagP99 > SELF_CHECK_LIMITS.lateMs)
+      reasons.push(
+        `reads late by about ${lagP99.toFixed(1)} ms (p99; event-loop delay p99 ${p99!.toFixed(1)} ms) > ${SELF_CHECK_LIMITS.lateMs} ms`,
+      );
     const sq = summarize(sendQueueMs);
     if (sq.p99 !== null && sq.p99 > SELF_CHECK_LIMITS.sendQueueP99Ms)
       reasons.push(`requests waited ${sq.p99.toFixed(1)} ms (p99) in the client before reaching the socket`);
