@@ -21206,6 +21206,22 @@ var CalibrationError = class extends TokenbenchError {
 function asCount(v) {
   return typeof v == "number" && Number.isInteger(v) && v >= 0 ? v : null;
 }
+async function usagePromptTokens(target, extraBody, text2) {
+  let r = await httpCall(url(target, completionsPath(target.api)), {
+    method: "POST",
+    headers: { ...target.headers },
+    body: {
+      model: modelOf(target),
+      max_tokens: 1,
+      temperature: 0,
+      stream: !1,
+      ...extraBody,
+      ...target.api === "chat" ? { messages: [{ role: "user", content: text2 }] } : { prompt: text2 }
+    },
+    timeoutMs: 12e4
+  });
+  return r.status !== 200 ? null : asCount(r.json?.usage?.prompt_tokens);
+}
 async function detectCounter(target, extraBody) {
   let model = modelOf(target), h = { ...target.headers }, viaCountTokens = async (text2) => {
     let r = await httpCall(url(target, "/v1/messages/count_tokens"), {
@@ -21219,22 +21235,7 @@ async function detectCounter(target, extraBody) {
     if (r.status !== 200) return null;
     let j = r.json;
     return asCount(j?.count) ?? (Array.isArray(j?.tokens) ? j.tokens.length : null);
-  }, viaUsage = async (text2) => {
-    let body = {
-      model,
-      max_tokens: 1,
-      temperature: 0,
-      stream: !1,
-      ...extraBody,
-      ...target.api === "chat" ? { messages: [{ role: "user", content: text2 }] } : { prompt: text2 }
-    }, r = await httpCall(url(target, completionsPath(target.api)), {
-      method: "POST",
-      headers: h,
-      body,
-      timeoutMs: 12e4
-    });
-    return r.status !== 200 ? null : asCount(r.json?.usage?.prompt_tokens);
-  }, probe = "calibration probe text";
+  }, viaUsage = (text2) => usagePromptTokens(target, extraBody, text2), probe = "calibration probe text";
   if (await viaCountTokens(probe) !== null) return { method: "count_tokens", count: need(viaCountTokens) };
   if (await viaTokenize(probe) !== null) return { method: "tokenize", count: need(viaTokenize) };
   if (await viaUsage(probe) !== null) return { method: "usage_probe", count: need(viaUsage) };
@@ -37482,26 +37483,10 @@ var LATE_THRESHOLD_MS = 1;
 
 // src/core/prompt-calibration.ts
 var sampleOf = (seed) => (words) => makePrompt(words, seed, 0), sample = sampleOf(4242);
-async function usageCount(target, extraBody, text2) {
-  let r = await httpCall(url(target, completionsPath(target.api)), {
-    method: "POST",
-    headers: { ...target.headers },
-    body: {
-      model: modelOf(target),
-      max_tokens: 1,
-      temperature: 0,
-      stream: !1,
-      ...extraBody,
-      ...target.api === "chat" ? { messages: [{ role: "user", content: text2 }] } : { prompt: text2 }
-    },
-    timeoutMs: 12e4
-  }), n = r.json?.usage?.prompt_tokens;
-  return r.status === 200 && typeof n == "number" && Number.isInteger(n) ? n : null;
-}
 async function servedCounter(target, extraBody) {
   let counter = await detectCounter(target, extraBody), overhead = 0;
   if (counter.method !== "usage_probe") {
-    let probe = sample(32), served = await usageCount(target, extraBody, probe);
+    let probe = sample(32), served = await usagePromptTokens(target, extraBody, probe);
     served !== null && (overhead = served - await counter.count(probe));
   }
   return overhead === 0 ? { counter, overhead } : {

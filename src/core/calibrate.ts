@@ -28,6 +28,29 @@ function asCount(v: unknown): number | null {
   return typeof v === "number" && Number.isInteger(v) && v >= 0 ? v : null;
 }
 
+/** usage.prompt_tokens of a max_tokens=1 request: the server's own count, template included; or null. */
+export async function usagePromptTokens(
+  target: Target,
+  extraBody: Record<string, unknown>,
+  text: string,
+): Promise<number | null> {
+  const r = await httpCall(url(target, completionsPath(target.api)), {
+    method: "POST",
+    headers: { ...target.headers },
+    body: {
+      model: modelOf(target),
+      max_tokens: 1,
+      temperature: 0,
+      stream: false,
+      ...extraBody,
+      ...(target.api === "chat" ? { messages: [{ role: "user", content: text }] } : { prompt: text }),
+    },
+    timeoutMs: 120_000,
+  });
+  if (r.status !== 200) return null;
+  return asCount((r.json as { usage?: { prompt_tokens?: unknown } } | null)?.usage?.prompt_tokens);
+}
+
 /** Find the best counting method the server offers. */
 export async function detectCounter(target: Target, extraBody: Record<string, unknown>): Promise<Counter> {
   const model = modelOf(target);
@@ -50,24 +73,7 @@ export async function detectCounter(target: Target, extraBody: Record<string, un
     const j = r.json as { count?: unknown; tokens?: unknown } | null;
     return asCount(j?.count) ?? (Array.isArray(j?.tokens) ? j.tokens.length : null);
   };
-  const viaUsage = async (text: string) => {
-    const body: Record<string, unknown> = {
-      model,
-      max_tokens: 1,
-      temperature: 0,
-      stream: false,
-      ...extraBody,
-      ...(target.api === "chat" ? { messages: [{ role: "user", content: text }] } : { prompt: text }),
-    };
-    const r = await httpCall(url(target, completionsPath(target.api)), {
-      method: "POST",
-      headers: h,
-      body,
-      timeoutMs: 120_000,
-    });
-    if (r.status !== 200) return null;
-    return asCount((r.json as { usage?: { prompt_tokens?: unknown } } | null)?.usage?.prompt_tokens);
-  };
+  const viaUsage = (text: string) => usagePromptTokens(target, extraBody, text);
   const probe = "calibration probe text";
   if ((await viaCountTokens(probe)) !== null) return { method: "count_tokens", count: need(viaCountTokens) };
   if ((await viaTokenize(probe)) !== null) return { method: "tokenize", count: need(viaTokenize) };

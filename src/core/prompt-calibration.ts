@@ -5,37 +5,13 @@
  * usage probe, then search the number of words whose prompt counts N, within max(4, 0.5 %).
  */
 import type { PromptCalibration } from "../schema/v1.ts";
-import { type Counter, calibrate, detectCounter, TOLERANCE_RULE } from "./calibrate.ts";
-import { httpCall } from "./http.ts";
+import { type Counter, calibrate, detectCounter, TOLERANCE_RULE, usagePromptTokens } from "./calibrate.ts";
 import { makePrompt } from "./prompts.ts";
-import { completionsPath, modelOf, type Target, url } from "./target.ts";
+import type { Target } from "./target.ts";
 
 /** A prompt of the shape every request gets (unique tag, then the run's words for `seed`). */
 const sampleOf = (seed: number) => (words: number) => makePrompt(words, seed, 0);
 const sample = sampleOf(4242);
-
-/** usage.prompt_tokens of a max_tokens=1 request, or null. */
-async function usageCount(
-  target: Target,
-  extraBody: Record<string, unknown>,
-  text: string,
-): Promise<number | null> {
-  const r = await httpCall(url(target, completionsPath(target.api)), {
-    method: "POST",
-    headers: { ...target.headers },
-    body: {
-      model: modelOf(target),
-      max_tokens: 1,
-      temperature: 0,
-      stream: false,
-      ...extraBody,
-      ...(target.api === "chat" ? { messages: [{ role: "user", content: text }] } : { prompt: text }),
-    },
-    timeoutMs: 120_000,
-  });
-  const n = (r.json as { usage?: { prompt_tokens?: unknown } } | null)?.usage?.prompt_tokens;
-  return r.status === 200 && typeof n === "number" && Number.isInteger(n) ? n : null;
-}
 
 /**
  * The server's token count of a user message, chat template included: the best counting method
@@ -50,7 +26,7 @@ export async function servedCounter(
   let overhead = 0;
   if (counter.method !== "usage_probe") {
     const probe = sample(32);
-    const served = await usageCount(target, extraBody, probe);
+    const served = await usagePromptTokens(target, extraBody, probe);
     if (served !== null) overhead = served - (await counter.count(probe));
   }
   if (overhead === 0) return { counter, overhead };
