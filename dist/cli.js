@@ -20831,6 +20831,14 @@ async function resolveModel(target, discovered) {
     );
   return withModel(target, m);
 }
+function oneTokenRequest(target, model, timeoutMs = 3e4) {
+  return httpCall(url(target, completionsPath(target.api)), {
+    method: "POST",
+    headers: { ...target.headers },
+    body: target.api === "chat" ? { model, messages: [{ role: "user", content: "ping" }], max_tokens: 1 } : { model, prompt: "ping", max_tokens: 1 },
+    timeoutMs
+  });
+}
 
 // src/shared/random.ts
 function rng(seed) {
@@ -37543,8 +37551,8 @@ async function waitReady(target, opts) {
       if (m.status === 200)
         return note("GET /v1/models -> 200"), { ready: !0, waited_s: (performance.now() - t0) / 1e3, probes };
       if (note(`GET /v1/models -> ${m.status ?? m.error}`), target.model !== null) {
-        let path = completionsPath(target.api), body = target.api === "chat" ? { model: target.model, messages: [{ role: "user", content: "ping" }], max_tokens: 1 } : { model: target.model, prompt: "ping", max_tokens: 1 }, c = await httpCall(url(target, path), { method: "POST", body, headers: headers2, timeoutMs: 3e4 });
-        if (note(`POST ${path} (max_tokens=1) -> ${c.status ?? c.error}`), c.status === 200) return { ready: !0, waited_s: (performance.now() - t0) / 1e3, probes };
+        let c = await oneTokenRequest(target, target.model);
+        if (note(`POST ${completionsPath(target.api)} (max_tokens=1) -> ${c.status ?? c.error}`), c.status === 200) return { ready: !0, waited_s: (performance.now() - t0) / 1e3, probes };
       }
     } else if (note(`GET /health -> ${h.status ?? h.error}`), h.error !== null && HOPELESS.test(h.error))
       throw new ReadinessError(`cannot reach ${rootUrl(target)}: ${connectionCause(h.error)} (${h.error})`);
@@ -38346,12 +38354,7 @@ function servedModels(server) {
   return Array.isArray(body?.data) ? body.data.map((m) => m.id).filter((id) => typeof id == "string") : [];
 }
 async function probeModel(target, model) {
-  let r = await httpCall(url(target, completionsPath(target.api)), {
-    method: "POST",
-    headers: { ...target.headers },
-    body: target.api === "chat" ? { model, messages: [{ role: "user", content: "ping" }], max_tokens: 1 } : { model, prompt: "ping", max_tokens: 1 },
-    timeoutMs: 6e4
-  });
+  let r = await oneTokenRequest(target, model, 6e4);
   if (r.status === 200) return null;
   let msg = r.json?.error?.message;
   return typeof msg == "string" ? msg : r.error ?? `HTTP ${r.status}: ${(r.text ?? "").slice(0, 200)}`;

@@ -1,7 +1,7 @@
 /** Small non-streaming HTTP helpers (model discovery, metadata, /metrics). Never throw. */
 import { request } from "undici";
 import { TokenbenchError } from "../schema/errors.ts";
-import { rootUrl, type Target, url, withModel } from "./target.ts";
+import { completionsPath, rootUrl, type Target, url, withModel } from "./target.ts";
 
 export interface HttpResult {
   status: number | null;
@@ -74,4 +74,17 @@ export async function resolveModel(target: Target, discovered?: string | null): 
     );
   }
   return withModel(target, m);
+}
+
+/** A non-streaming 1-token request for `model` (readiness of servers without /health, model checks). */
+export function oneTokenRequest(target: Target, model: string, timeoutMs = 30_000): Promise<HttpResult> {
+  return httpCall(url(target, completionsPath(target.api)), {
+    method: "POST",
+    headers: { ...target.headers },
+    body:
+      target.api === "chat"
+        ? { model, messages: [{ role: "user", content: "ping" }], max_tokens: 1 }
+        : { model, prompt: "ping", max_tokens: 1 },
+    timeoutMs,
+  });
 }

@@ -6,11 +6,11 @@
  */
 import { TokenbenchError } from "../schema/errors.ts";
 import type { PromptCalibration, ServerSnapshot, SweepConfig } from "../schema/v1.ts";
-import { httpCall, resolveModel } from "./http.ts";
+import { oneTokenRequest, resolveModel } from "./http.ts";
 import { calibratePrompts } from "./prompt-calibration.ts";
 import { MAX_SAMPLE_PROMPT_TOKENS } from "./sample-lengths.ts";
 import { type Readiness, snapshotServer, waitReady } from "./server-info.ts";
-import { completionsPath, rootUrl, type Target, url, withModel } from "./target.ts";
+import { rootUrl, type Target, withModel } from "./target.ts";
 
 export interface Preflight {
   target: Target;
@@ -29,15 +29,7 @@ export function servedModels(server: ServerSnapshot): string[] {
 
 /** Does the server answer a 1-token request for `model`? (null: it answered, else its error text) */
 async function probeModel(target: Target, model: string): Promise<string | null> {
-  const r = await httpCall(url(target, completionsPath(target.api)), {
-    method: "POST",
-    headers: { ...target.headers },
-    body:
-      target.api === "chat"
-        ? { model, messages: [{ role: "user", content: "ping" }], max_tokens: 1 }
-        : { model, prompt: "ping", max_tokens: 1 },
-    timeoutMs: 60_000,
-  });
+  const r = await oneTokenRequest(target, model, 60_000);
   if (r.status === 200) return null;
   const msg = (r.json as { error?: { message?: unknown } } | null)?.error?.message;
   return typeof msg === "string" ? msg : (r.error ?? `HTTP ${r.status}: ${(r.text ?? "").slice(0, 200)}`);

@@ -4,7 +4,7 @@
  */
 import { TokenbenchError } from "../schema/errors.ts";
 import type { ServerSnapshot } from "../schema/v1.ts";
-import { httpCall } from "./http.ts";
+import { httpCall, oneTokenRequest } from "./http.ts";
 import { completionsPath, rootUrl, type Target, url } from "./target.ts";
 
 export class ReadinessError extends TokenbenchError {
@@ -76,13 +76,8 @@ export async function waitReady(
       }
       note(`GET /v1/models -> ${m.status ?? m.error}`);
       if (target.model !== null) {
-        const path = completionsPath(target.api);
-        const body =
-          target.api === "chat"
-            ? { model: target.model, messages: [{ role: "user", content: "ping" }], max_tokens: 1 }
-            : { model: target.model, prompt: "ping", max_tokens: 1 };
-        const c = await httpCall(url(target, path), { method: "POST", body, headers, timeoutMs: 30_000 });
-        note(`POST ${path} (max_tokens=1) -> ${c.status ?? c.error}`);
+        const c = await oneTokenRequest(target, target.model);
+        note(`POST ${completionsPath(target.api)} (max_tokens=1) -> ${c.status ?? c.error}`);
         if (c.status === 200) return { ready: true, waited_s: (performance.now() - t0) / 1000, probes };
       }
     } else {
