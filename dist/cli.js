@@ -19472,7 +19472,8 @@ function list(o) {
 function readSettings(table, source) {
   let out = {};
   for (let [key, s] of Object.entries(table)) {
-    let raw = source.get(s), given = (raw === void 0 ? [] : Array.isArray(raw) ? raw : [raw]).filter((r) => r.trim() !== "");
+    let raw = source.get(s), list2 = raw === void 0 ? [] : Array.isArray(raw) ? raw : [raw], given = list2.filter((r) => r.trim() !== "");
+    if (list2.length > 0 && given.length === 0) throw problem(source.label(s), "needs a value, got an empty one");
     out[key] = given.length === 0 ? s.default : s.parse(given, source.label(s));
   }
   return out;
