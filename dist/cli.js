@@ -19473,7 +19473,8 @@ function readSettings(table, source) {
   let out = {};
   for (let [key, s] of Object.entries(table)) {
     let raw = source.get(s), list2 = raw === void 0 ? [] : Array.isArray(raw) ? raw : [raw], given = list2.filter((r) => r.trim() !== "");
-    if (list2.length > 0 && given.length === 0) throw problem(source.label(s), "needs a value, got an empty one");
+    if (list2.length > 0 && given.length === 0)
+      throw problem(source.label(s), "needs a value, got an empty one");
     out[key] = given.length === 0 ? s.default : s.parse(given, source.label(s));
   }
   return out;
@@ -37520,127 +37521,6 @@ function wordsFor(cal, tokens) {
   return tokens === cal.target_tokens ? cal.words : Math.max(1, cal.words + Math.round((tokens - cal.target_tokens) / cal.tokens_per_word));
 }
 
-// src/core/server-info.ts
-var ReadinessError = class extends TokenbenchError {
-  constructor(message) {
-    super("not_ready", message);
-  }
-}, HOPELESS = /ENOTFOUND|EAI_AGAIN|CERT|SSL|TLS|ERR_INVALID_URL/;
-function connectionCause(error62) {
-  return /ECONNREFUSED/.test(error62) ? "connection refused: is the server running, and is the port right?" : /ENOTFOUND|EAI_AGAIN/.test(error62) ? "the host name does not resolve: check the host in the base URL" : /CERT|SSL|TLS/.test(error62) ? "TLS handshake failed: check https vs http and the certificate" : /TIMEOUT/i.test(error62) ? "no answer in time: is the host reachable from here?" : error62;
-}
-async function waitReady(target, opts) {
-  let headers2 = { ...target.headers }, t0 = performance.now(), lastWaitNotice = t0, probes = [], note = (s) => {
-    probes[probes.length - 1] !== s && probes.push(s);
-  }, interval = opts.intervalMs ?? 250;
-  for (; ; ) {
-    let h = await httpCall(url(target, "/health"), { headers: headers2, timeoutMs: 5e3 });
-    if (h.status === 200) {
-      let j = h.json;
-      if (j && typeof j == "object" && (j.status !== void 0 || j.maintenance !== void 0)) {
-        let okStatus = j.status === "ok" || j.status === "healthy" || j.status === "ready", serving = j.maintenance === void 0 || j.maintenance === "serving";
-        if (okStatus && serving)
-          return note(`GET /health -> 200 ${JSON.stringify(j).slice(0, 80)}`), { ready: !0, waited_s: (performance.now() - t0) / 1e3, probes };
-        note(
-          `GET /health -> 200 loading${typeof j.progress == "number" ? ` (progress ${j.progress.toFixed(2)})` : ""}`
-        );
-      } else
-        return note("GET /health -> 200"), { ready: !0, waited_s: (performance.now() - t0) / 1e3, probes };
-    } else if (h.status === 404 || h.status === 405) {
-      note(`GET /health -> ${h.status}`);
-      let m = await httpCall(url(target, "/v1/models"), { headers: headers2, timeoutMs: 5e3 });
-      if (m.status === 200)
-        return note("GET /v1/models -> 200"), { ready: !0, waited_s: (performance.now() - t0) / 1e3, probes };
-      if (note(`GET /v1/models -> ${m.status ?? m.error}`), target.model !== null) {
-        let c = await oneTokenRequest(target, target.model);
-        if (note(`POST ${completionsPath(target.api)} (max_tokens=1) -> ${c.status ?? c.error}`), c.status === 200) return { ready: !0, waited_s: (performance.now() - t0) / 1e3, probes };
-      }
-    } else if (note(`GET /health -> ${h.status ?? h.error}`), h.error !== null && HOPELESS.test(h.error))
-      throw new ReadinessError(`cannot reach ${rootUrl(target)}: ${connectionCause(h.error)} (${h.error})`);
-    let waited = (performance.now() - t0) / 1e3;
-    if (waited >= opts.timeoutS) {
-      let cause = h.error !== null ? `${connectionCause(h.error)}; ` : "";
-      throw new ReadinessError(
-        `server at ${rootUrl(target)} not ready after ${opts.timeoutS} s: ${cause}tried: ${probes.join("; ")} (--ready-timeout-s waits longer)`
-      );
-    }
-    performance.now() - lastWaitNotice >= 1e4 && (lastWaitNotice = performance.now(), opts.onWait?.(
-      `waiting for ${rootUrl(target)} to be ready (${waited.toFixed(0)} s of ${opts.timeoutS} s): ${h.error !== null ? connectionCause(h.error) : probes.at(-1)}`
-    )), await new Promise((r) => setTimeout(r, interval));
-  }
-}
-var SNAPSHOT_ENDPOINTS = [
-  "/health",
-  "/v1/models",
-  "/v1/cache/status",
-  "/v1/stats",
-  "/props",
-  "/get_server_info",
-  "/version",
-  "/metrics"
-], num2 = (v) => typeof v == "number" && Number.isFinite(v) ? v : null, str = (v) => typeof v == "string" && v !== "" ? v : null, obj = (v) => v !== null && typeof v == "object" && !Array.isArray(v) ? v : null;
-function extractServerFacts(bodies, metricsText2) {
-  let out = {}, models2 = obj(bodies["/v1/models"]), m0 = Array.isArray(models2?.data) ? obj(models2.data[0]) : null;
-  m0 && (out.model_id = str(m0.id), num2(m0.max_model_len) !== null && (out.context_length = num2(m0.max_model_len)), str(m0.owned_by) && (out.owned_by = m0.owned_by));
-  let stats = obj(bodies["/v1/stats"]);
-  if (stats) {
-    let server = obj(stats.server);
-    server && (out.server_name = str(server.name), out.server_version = str(server.version));
-    let model = obj(stats.model);
-    model && num2(model.context_length) !== null && (out.context_length = num2(model.context_length)), Array.isArray(stats.gpus) && (out.gpus = stats.gpus);
-    let limits = obj(stats.limits);
-    limits && (num2(limits.max_running_requests) !== null && (out.max_running_requests = num2(limits.max_running_requests)), num2(limits.cuda_graph_max_bs) !== null && (out.cuda_graph_max_bs = num2(limits.cuda_graph_max_bs)), num2(limits.max_total_num_tokens) !== null && (out.cache_budget_tokens = num2(limits.max_total_num_tokens)));
-    for (let k of ["moe", "mamba", "moe_residency", "kv_cache"])
-      stats[k] !== void 0 && (out[k] = stats[k]);
-  }
-  let cache = obj(bodies["/v1/cache/status"]);
-  if (cache) {
-    out.cache_status = cache;
-    let kv = obj(cache.kv_cache);
-    kv && num2(kv.budget_tokens) !== null && (out.cache_budget_tokens = num2(kv.budget_tokens)), typeof cache.reports_cached_tokens == "boolean" && (out.reports_cached_tokens = cache.reports_cached_tokens);
-  }
-  let sg = obj(bodies["/get_server_info"]);
-  sg && (out.server_name = out.server_name ?? "sglang", out.server_version = str(sg.version) ?? out.server_version ?? null, num2(sg.context_length) !== null && (out.context_length = num2(sg.context_length)), num2(sg.max_running_requests) !== null && (out.max_running_requests = num2(sg.max_running_requests)), num2(sg.cuda_graph_max_bs) !== null && (out.cuda_graph_max_bs = num2(sg.cuda_graph_max_bs)), num2(sg.max_total_num_tokens) !== null && (out.cache_budget_tokens = num2(sg.max_total_num_tokens)), num2(sg.page_size) !== null && (out.kv_page_size = num2(sg.page_size)), str(sg.model_path) && (out.model_id = out.model_id ?? sg.model_path));
-  let props = obj(bodies["/props"]);
-  if (props) {
-    out.server_name = out.server_name ?? "llama.cpp", str(props.build_info) && (out.server_version = props.build_info);
-    let dgs = obj(props.default_generation_settings);
-    dgs && num2(dgs.n_ctx) !== null && (out.context_length = num2(dgs.n_ctx)), num2(props.total_slots) !== null && (out.max_running_requests = num2(props.total_slots)), str(props.model_path) && (out.model_path = props.model_path);
-  }
-  let ver = obj(bodies["/version"]);
-  if (ver && str(ver.version) && (out.server_version = out.server_version ?? ver.version, out.server_name = out.server_name ?? "vllm"), metricsText2 !== null) {
-    out.server_name === void 0 && (metricsText2.includes("vllm:") ? out.server_name = "vllm" : metricsText2.includes("sglang:") ? out.server_name = "sglang" : metricsText2.includes("llamacpp:") ? out.server_name = "llama.cpp" : metricsText2.includes("freetoken:") ? out.server_name = "freetoken" : metricsText2.includes("tgi_") && (out.server_name = "tgi"));
-    let block = /vllm:cache_config_info\{([^}]*)\}/.exec(metricsText2);
-    if (block) {
-      let bs = /block_size="(\d+)"/.exec(block[1]);
-      bs && (out.kv_block_size = Number(bs[1]));
-      let nb = /num_gpu_blocks="(\d+)"/.exec(block[1]);
-      nb && (out.kv_num_gpu_blocks = Number(nb[1]));
-    }
-  }
-  for (let [k, v] of Object.entries(out)) v == null && delete out[k];
-  return out;
-}
-async function snapshotServer(target, limits) {
-  let headers2 = { ...target.headers }, endpoints = {}, bodies = {}, metricsText2 = null;
-  await Promise.all(
-    SNAPSHOT_ENDPOINTS.map(async (p) => {
-      let r = await httpCall(url(target, p), { headers: headers2, timeoutMs: 1e4 }), present = r.status !== null && r.status < 400, body;
-      present && (p === "/metrics" ? (metricsText2 = r.text, body = (r.text ?? "").slice(0, 65536)) : body = r.json ?? (r.text ?? "").slice(0, 4096), bodies[p] = r.json), endpoints[p] = { present, status: r.status, ...body !== void 0 ? { body } : {} };
-    })
-  );
-  let extracted = extractServerFacts(bodies, metricsText2), merged = {};
-  for (let k of ["max_running_requests", "cuda_graph_max_bs"]) {
-    let v = extracted[k];
-    typeof v == "number" && (merged[k] = v);
-  }
-  return Object.assign(merged, limits), { endpoints, extracted, limits: merged };
-}
-function limitNumber(limits, key) {
-  let v = limits?.[key];
-  return typeof v == "number" ? v : null;
-}
-
 // src/core/setting-table.ts
 var CONNECTION = {
   baseUrl: httpUrl({
@@ -38117,6 +37997,127 @@ var TOOLS = {
     help: "bootstrap iterations"
   })
 };
+
+// src/core/server-info.ts
+var ReadinessError = class extends TokenbenchError {
+  constructor(message) {
+    super("not_ready", message);
+  }
+}, HOPELESS = /ENOTFOUND|EAI_AGAIN|CERT|SSL|TLS|ERR_INVALID_URL/;
+function connectionCause(error62) {
+  return /ECONNREFUSED/.test(error62) ? "connection refused: is the server running, and is the port right?" : /ENOTFOUND|EAI_AGAIN/.test(error62) ? "the host name does not resolve: check the host in the base URL" : /CERT|SSL|TLS/.test(error62) ? "TLS handshake failed: check https vs http and the certificate" : /TIMEOUT/i.test(error62) ? "no answer in time: is the host reachable from here?" : error62;
+}
+async function waitReady(target, opts) {
+  let headers2 = { ...target.headers }, t0 = performance.now(), lastWaitNotice = t0, probes = [], note = (s) => {
+    probes[probes.length - 1] !== s && probes.push(s);
+  }, interval = opts.intervalMs ?? 250;
+  for (; ; ) {
+    let h = await httpCall(url(target, "/health"), { headers: headers2, timeoutMs: 5e3 });
+    if (h.status === 200) {
+      let j = h.json;
+      if (j && typeof j == "object" && (j.status !== void 0 || j.maintenance !== void 0)) {
+        let okStatus = j.status === "ok" || j.status === "healthy" || j.status === "ready", serving = j.maintenance === void 0 || j.maintenance === "serving";
+        if (okStatus && serving)
+          return note(`GET /health -> 200 ${JSON.stringify(j).slice(0, 80)}`), { ready: !0, waited_s: (performance.now() - t0) / 1e3, probes };
+        note(
+          `GET /health -> 200 loading${typeof j.progress == "number" ? ` (progress ${j.progress.toFixed(2)})` : ""}`
+        );
+      } else
+        return note("GET /health -> 200"), { ready: !0, waited_s: (performance.now() - t0) / 1e3, probes };
+    } else if (h.status === 404 || h.status === 405) {
+      note(`GET /health -> ${h.status}`);
+      let m = await httpCall(url(target, "/v1/models"), { headers: headers2, timeoutMs: 5e3 });
+      if (m.status === 200)
+        return note("GET /v1/models -> 200"), { ready: !0, waited_s: (performance.now() - t0) / 1e3, probes };
+      if (note(`GET /v1/models -> ${m.status ?? m.error}`), target.model !== null) {
+        let c = await oneTokenRequest(target, target.model);
+        if (note(`POST ${completionsPath(target.api)} (max_tokens=1) -> ${c.status ?? c.error}`), c.status === 200) return { ready: !0, waited_s: (performance.now() - t0) / 1e3, probes };
+      }
+    } else if (note(`GET /health -> ${h.status ?? h.error}`), h.error !== null && HOPELESS.test(h.error))
+      throw new ReadinessError(`cannot reach ${rootUrl(target)}: ${connectionCause(h.error)} (${h.error})`);
+    let waited = (performance.now() - t0) / 1e3;
+    if (waited >= opts.timeoutS) {
+      let cause = h.error !== null ? `${connectionCause(h.error)}; ` : "";
+      throw new ReadinessError(
+        `server at ${rootUrl(target)} not ready after ${opts.timeoutS} s: ${cause}tried: ${probes.join("; ")} (--ready-timeout-s waits longer)`
+      );
+    }
+    performance.now() - lastWaitNotice >= 1e4 && (lastWaitNotice = performance.now(), opts.onWait?.(
+      `waiting for ${rootUrl(target)} to be ready (${waited.toFixed(0)} s of ${opts.timeoutS} s): ${h.error !== null ? connectionCause(h.error) : probes.at(-1)}`
+    )), await new Promise((r) => setTimeout(r, interval));
+  }
+}
+var SNAPSHOT_ENDPOINTS = [
+  "/health",
+  "/v1/models",
+  "/v1/cache/status",
+  "/v1/stats",
+  "/props",
+  "/get_server_info",
+  "/version",
+  "/metrics"
+], num2 = (v) => typeof v == "number" && Number.isFinite(v) ? v : null, str = (v) => typeof v == "string" && v !== "" ? v : null, obj = (v) => v !== null && typeof v == "object" && !Array.isArray(v) ? v : null;
+function extractServerFacts(bodies, metricsText2) {
+  let out = {}, models2 = obj(bodies["/v1/models"]), m0 = Array.isArray(models2?.data) ? obj(models2.data[0]) : null;
+  m0 && (out.model_id = str(m0.id), num2(m0.max_model_len) !== null && (out.context_length = num2(m0.max_model_len)), str(m0.owned_by) && (out.owned_by = m0.owned_by));
+  let stats = obj(bodies["/v1/stats"]);
+  if (stats) {
+    let server = obj(stats.server);
+    server && (out.server_name = str(server.name), out.server_version = str(server.version));
+    let model = obj(stats.model);
+    model && num2(model.context_length) !== null && (out.context_length = num2(model.context_length)), Array.isArray(stats.gpus) && (out.gpus = stats.gpus);
+    let limits = obj(stats.limits);
+    limits && (num2(limits.max_running_requests) !== null && (out.max_running_requests = num2(limits.max_running_requests)), num2(limits.cuda_graph_max_bs) !== null && (out.cuda_graph_max_bs = num2(limits.cuda_graph_max_bs)), num2(limits.max_total_num_tokens) !== null && (out.cache_budget_tokens = num2(limits.max_total_num_tokens)));
+    for (let k of ["moe", "mamba", "moe_residency", "kv_cache"])
+      stats[k] !== void 0 && (out[k] = stats[k]);
+  }
+  let cache = obj(bodies["/v1/cache/status"]);
+  if (cache) {
+    out.cache_status = cache;
+    let kv = obj(cache.kv_cache);
+    kv && num2(kv.budget_tokens) !== null && (out.cache_budget_tokens = num2(kv.budget_tokens)), typeof cache.reports_cached_tokens == "boolean" && (out.reports_cached_tokens = cache.reports_cached_tokens);
+  }
+  let sg = obj(bodies["/get_server_info"]);
+  sg && (out.server_name = out.server_name ?? "sglang", out.server_version = str(sg.version) ?? out.server_version ?? null, num2(sg.context_length) !== null && (out.context_length = num2(sg.context_length)), num2(sg.max_running_requests) !== null && (out.max_running_requests = num2(sg.max_running_requests)), num2(sg.cuda_graph_max_bs) !== null && (out.cuda_graph_max_bs = num2(sg.cuda_graph_max_bs)), num2(sg.max_total_num_tokens) !== null && (out.cache_budget_tokens = num2(sg.max_total_num_tokens)), num2(sg.page_size) !== null && (out.kv_page_size = num2(sg.page_size)), str(sg.model_path) && (out.model_id = out.model_id ?? sg.model_path));
+  let props = obj(bodies["/props"]);
+  if (props) {
+    out.server_name = out.server_name ?? "llama.cpp", str(props.build_info) && (out.server_version = props.build_info);
+    let dgs = obj(props.default_generation_settings);
+    dgs && num2(dgs.n_ctx) !== null && (out.context_length = num2(dgs.n_ctx)), num2(props.total_slots) !== null && (out.max_running_requests = num2(props.total_slots)), str(props.model_path) && (out.model_path = props.model_path);
+  }
+  let ver = obj(bodies["/version"]);
+  if (ver && str(ver.version) && (out.server_version = out.server_version ?? ver.version, out.server_name = out.server_name ?? "vllm"), metricsText2 !== null) {
+    out.server_name === void 0 && (metricsText2.includes("vllm:") ? out.server_name = "vllm" : metricsText2.includes("sglang:") ? out.server_name = "sglang" : metricsText2.includes("llamacpp:") ? out.server_name = "llama.cpp" : metricsText2.includes("freetoken:") ? out.server_name = "freetoken" : metricsText2.includes("tgi_") && (out.server_name = "tgi"));
+    let block = /vllm:cache_config_info\{([^}]*)\}/.exec(metricsText2);
+    if (block) {
+      let bs = /block_size="(\d+)"/.exec(block[1]);
+      bs && (out.kv_block_size = Number(bs[1]));
+      let nb = /num_gpu_blocks="(\d+)"/.exec(block[1]);
+      nb && (out.kv_num_gpu_blocks = Number(nb[1]));
+    }
+  }
+  for (let [k, v] of Object.entries(out)) v == null && delete out[k];
+  return out;
+}
+async function snapshotServer(target, limits) {
+  let headers2 = { ...target.headers }, endpoints = {}, bodies = {}, metricsText2 = null;
+  await Promise.all(
+    SNAPSHOT_ENDPOINTS.map(async (p) => {
+      let r = await httpCall(url(target, p), { headers: headers2, timeoutMs: 1e4 }), present = r.status !== null && r.status < 400, body;
+      present && (p === "/metrics" ? (metricsText2 = r.text, body = (r.text ?? "").slice(0, 65536)) : body = r.json ?? (r.text ?? "").slice(0, 4096), bodies[p] = r.json), endpoints[p] = { present, status: r.status, ...body !== void 0 ? { body } : {} };
+    })
+  );
+  let extracted = extractServerFacts(bodies, metricsText2), merged = {};
+  for (let k of ["max_running_requests", "cuda_graph_max_bs"]) {
+    let v = extracted[k];
+    typeof v == "number" && (merged[k] = v);
+  }
+  return Object.assign(merged, limits), { endpoints, extracted, limits: merged };
+}
+function limitNumber(limits, key) {
+  let v = limits?.[key];
+  return typeof v == "number" ? v : null;
+}
 
 // src/core/profile.ts
 var PROFILE_FORMULAS = {

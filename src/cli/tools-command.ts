@@ -26,8 +26,6 @@ function loadDoc(path: string | undefined, what: string): ResultDocument {
   return doc.requests === null && records.length > 0 ? { ...doc, requests: records } : doc;
 }
 
-export { plotsDir };
-
 export async function reportCommand(argv: string[]): Promise<number> {
   const { outDir, png, baseline: baseFile } = TOOLS;
   const p = parseCommand(

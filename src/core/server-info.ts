@@ -5,6 +5,7 @@
 import { TokenbenchError } from "../schema/errors.ts";
 import type { ServerSnapshot } from "../schema/v1.ts";
 import { httpCall, oneTokenRequest } from "./http.ts";
+import { CONNECTION } from "./setting-table.ts";
 import { completionsPath, rootUrl, type Target, url } from "./target.ts";
 
 export class ReadinessError extends TokenbenchError {
@@ -206,16 +207,9 @@ export function extractServerFacts(
   return out;
 }
 
+/** `key=value` limits the server does not expose (`--server-limit`), parsed by the setting itself. */
 export function parseServerLimits(list: readonly string[]): Record<string, string | number> {
-  const out: Record<string, string | number> = {};
-  for (const s of list) {
-    const i = s.indexOf("=");
-    if (i <= 0) throw new Error(`--server-limit must be key=value, got "${s}"`);
-    const k = s.slice(0, i).trim();
-    const v = s.slice(i + 1).trim();
-    out[k] = v !== "" && Number.isFinite(Number(v)) ? Number(v) : v;
-  }
-  return out;
+  return CONNECTION.serverLimits.parse([...list], "--server-limit");
 }
 
 export async function snapshotServer(

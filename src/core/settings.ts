@@ -222,7 +222,8 @@ export function readSettings<T extends Record<string, AnySetting>>(table: T, sou
     const given = list.filter((r) => r.trim() !== "");
     // `--levels ""` is a mistake, not a request for the default (an absent Action input never
     // gets here: the input source reads "" as absent).
-    if (list.length > 0 && given.length === 0) throw problem(source.label(s), "needs a value, got an empty one");
+    if (list.length > 0 && given.length === 0)
+      throw problem(source.label(s), "needs a value, got an empty one");
     out[key] = given.length === 0 ? s.default : s.parse(given, source.label(s));
   }
   return out as Values<T>;

@@ -27,7 +27,7 @@ import { planLevel, sameConfig, specFactory } from "./sweep-plan.ts";
 import type { Target } from "./target.ts";
 
 export type { Progress } from "./level-run.ts";
-export { defaultSweepConfig, effectiveRequests } from "./sweep-plan.ts";
+export { defaultSweepConfig } from "./sweep-plan.ts";
 
 export interface SweepOptions {
   /** The server, with its model resolved. */
