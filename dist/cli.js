@@ -21492,108 +21492,105 @@ var StreamClient = class {
    * after every response. Nothing else is retried.
    */
   attempt(spec, body, retries, resolve) {
-    let cfg = this.cfg, origin = cfg.originMs;
-    {
-      let eventTimes = [], eventChars = [], serverTimes, serverArrival, timings = null, usageRaw = null, eventCount = 0, now = 0, headersMs = null, status = null, finishReason = null, usage = null, error62 = null, done = !1, errBody = "", sse = !0, timedOut = !1, finished = !1, controller = null, setError = (code, message) => {
-        error62 === null && (error62 = { code, message: message.slice(0, 1e3) });
-      }, parser = new SseParser((ev) => {
-        if (ev.data === "[DONE]") {
-          done = !0;
-          return;
-        }
-        eventCount++;
-        let obj2;
-        try {
-          obj2 = JSON.parse(ev.data);
-        } catch {
-          setError(
-            ErrorCode.malformedChunk,
-            `invalid JSON in data event #${eventCount}: ${ev.data.slice(0, 200)}`
-          );
-          return;
-        }
-        let info = interpretChunk(obj2);
-        (info.errorMessage !== null || ev.event === "error") && setError(ErrorCode.serverErrorEvent, info.errorMessage ?? ev.data.slice(0, 500)), info.usage !== null && (usage = {
-          prompt_tokens: info.usage.prompt,
-          completion_tokens: info.usage.completion,
-          cached_tokens: info.usage.cached
-        }), info.finishReason !== null && (finishReason = info.finishReason), info.timings !== null && (timings = info.timings), info.usageRaw !== null && (usageRaw = info.usageRaw), info.contentChars > 0 && (eventTimes.push(now - origin), eventChars.push(info.contentChars), info.serverTsMs !== null && (serverTimes ??= [], serverTimes.push(info.serverTsMs - this.hrtimeOffsetMs - origin)), info.serverArrivalTsMs !== null && (serverArrival = info.serverArrivalTsMs - this.hrtimeOffsetMs - origin));
-      }), dispatchAbs = performance5.now(), wireId = `${this.tag}-${spec.id}${retries > 0 ? `-r${retries}` : ""}`, timer = setTimeout(() => {
-        timedOut = !0, controller?.abort(new Error(`request exceeded --timeout-s ${cfg.timeoutS}`));
-      }, cfg.timeoutS * 1e3), finish = () => {
-        if (finished) return;
-        finished = !0, clearTimeout(timer);
-        let endMs = performance5.now() - origin, written = socketWrites.get(wireId);
-        socketWrites.delete(wireId);
-        let sendAbs = written?.t ?? dispatchAbs;
-        error62 === null && status !== null && status < 400 && sse && (done ? usage === null || usage.completion_tokens === null ? setError(ErrorCode.missingUsage, "stream finished without usage.completion_tokens") : eventTimes.length === 0 && setError(ErrorCode.emptyStream, "no content-bearing event") : setError(ErrorCode.missingDone, "stream ended without data: [DONE]"));
-        let rec = {
-          id: spec.id,
-          level: spec.level,
-          warmup: spec.warmup,
-          intended_send_ms: spec.intendedSendAbsMs === null ? null : spec.intendedSendAbsMs - origin,
-          send_ms: sendAbs - origin,
-          dispatch_ms: dispatchAbs - origin,
-          headers_ms: headersMs,
-          first_token_ms: eventTimes.length > 0 ? eventTimes[0] : null,
-          last_token_ms: eventTimes.length > 0 ? eventTimes[eventTimes.length - 1] : null,
-          end_ms: endMs,
-          event_times_ms: eventTimes,
-          event_text_chars: eventChars,
-          event_count: eventCount,
-          prompt_tokens_requested: spec.promptTokensRequested,
-          max_tokens: spec.maxTokens,
-          usage,
-          finish_reason: finishReason,
-          http_status: status,
-          error: error62
-        };
-        serverTimes !== void 0 && (rec.server_event_times_ms = serverTimes), serverArrival !== void 0 && (rec.server_arrival_ms = serverArrival), retries > 0 && (rec.retries = retries), written?.connectedAt != null && written.connectedAt >= dispatchAbs && (rec.connected_ms = written.connectedAt - origin), timings !== null && (rec.server_timings = timings), usageRaw !== null && (rec.usage_raw = usageRaw), resolve(rec);
-      }, handler = {
-        onRequestStart(c) {
-          controller = c;
-        },
-        onResponseStart(_c, statusCode, headers2) {
-          if (now = performance5.now(), headersMs = now - origin, status = statusCode, statusCode >= 400) {
-            sse = !1;
-            return;
-          }
-          let ct = String(headers2["content-type"] ?? "");
-          ct.includes("text/event-stream") || (sse = !1, setError(ErrorCode.notSse, `expected text/event-stream, got content-type "${ct}"`));
-        },
-        onResponseData(_c, chunk) {
-          now = performance5.now(), sse ? parser.push(chunk) : errBody.length < 2e3 && (errBody += chunk.toString("utf8"));
-        },
-        onResponseEnd() {
-          now = performance5.now(), sse && parser.end(), status !== null && status >= 400 ? setError(ErrorCode.httpError, `HTTP ${status}: ${errBody.slice(0, 500)}`) : !sse && error62 !== null && errBody && (error62 = { code: error62.code, message: `${error62.message}; body: ${errBody.slice(0, 300)}` }), finish();
-        },
-        onResponseError: (_c, err) => {
-          now = performance5.now();
-          let code = err.code ?? "", written = socketWrites.get(wireId);
-          if (status === null && !timedOut && written?.reused === !0 && STALE_CONNECTION.has(code) && retries < MAX_STALE_RETRIES) {
-            finished = !0, clearTimeout(timer), socketWrites.delete(wireId), this.staleRetries++, this.reuseConnections = !1, this.attempt(spec, body, retries + 1, resolve);
-            return;
-          }
-          sse && status !== null && parser.end();
-          let cls = classifyNetworkError(err, timedOut);
-          error62 = error62 !== null && error62.code !== ErrorCode.missingDone ? error62 : cls, timedOut && (error62 = cls), finish();
-        }
+    let cfg = this.cfg, origin = cfg.originMs, eventTimes = [], eventChars = [], serverTimes, serverArrival, timings = null, usageRaw = null, eventCount = 0, now = 0, headersMs = null, status = null, finishReason = null, usage = null, error62 = null, done = !1, errBody = "", sse = !0, timedOut = !1, finished = !1, controller = null, setError = (code, message) => {
+      error62 === null && (error62 = { code, message: message.slice(0, 1e3) });
+    }, parser = new SseParser((ev) => {
+      if (ev.data === "[DONE]") {
+        done = !0;
+        return;
+      }
+      eventCount++;
+      let obj2;
+      try {
+        obj2 = JSON.parse(ev.data);
+      } catch {
+        setError(
+          ErrorCode.malformedChunk,
+          `invalid JSON in data event #${eventCount}: ${ev.data.slice(0, 200)}`
+        );
+        return;
+      }
+      let info = interpretChunk(obj2);
+      (info.errorMessage !== null || ev.event === "error") && setError(ErrorCode.serverErrorEvent, info.errorMessage ?? ev.data.slice(0, 500)), info.usage !== null && (usage = {
+        prompt_tokens: info.usage.prompt,
+        completion_tokens: info.usage.completion,
+        cached_tokens: info.usage.cached
+      }), info.finishReason !== null && (finishReason = info.finishReason), info.timings !== null && (timings = info.timings), info.usageRaw !== null && (usageRaw = info.usageRaw), info.contentChars > 0 && (eventTimes.push(now - origin), eventChars.push(info.contentChars), info.serverTsMs !== null && (serverTimes ??= [], serverTimes.push(info.serverTsMs - this.hrtimeOffsetMs - origin)), info.serverArrivalTsMs !== null && (serverArrival = info.serverArrivalTsMs - this.hrtimeOffsetMs - origin));
+    }), dispatchAbs = performance5.now(), wireId = `${this.tag}-${spec.id}${retries > 0 ? `-r${retries}` : ""}`, timer = setTimeout(() => {
+      timedOut = !0, controller?.abort(new Error(`request exceeded --timeout-s ${cfg.timeoutS}`));
+    }, cfg.timeoutS * 1e3), finish = () => {
+      if (finished) return;
+      finished = !0, clearTimeout(timer);
+      let endMs = performance5.now() - origin, written = socketWrites.get(wireId);
+      socketWrites.delete(wireId);
+      let sendAbs = written?.t ?? dispatchAbs;
+      error62 === null && status !== null && status < 400 && sse && (done ? usage === null || usage.completion_tokens === null ? setError(ErrorCode.missingUsage, "stream finished without usage.completion_tokens") : eventTimes.length === 0 && setError(ErrorCode.emptyStream, "no content-bearing event") : setError(ErrorCode.missingDone, "stream ended without data: [DONE]"));
+      let rec = {
+        id: spec.id,
+        level: spec.level,
+        warmup: spec.warmup,
+        intended_send_ms: spec.intendedSendAbsMs === null ? null : spec.intendedSendAbsMs - origin,
+        send_ms: sendAbs - origin,
+        dispatch_ms: dispatchAbs - origin,
+        headers_ms: headersMs,
+        first_token_ms: eventTimes.length > 0 ? eventTimes[0] : null,
+        last_token_ms: eventTimes.length > 0 ? eventTimes[eventTimes.length - 1] : null,
+        end_ms: endMs,
+        event_times_ms: eventTimes,
+        event_text_chars: eventChars,
+        event_count: eventCount,
+        prompt_tokens_requested: spec.promptTokensRequested,
+        max_tokens: spec.maxTokens,
+        usage,
+        finish_reason: finishReason,
+        http_status: status,
+        error: error62
       };
-      this.agent.dispatch(
-        {
-          origin: cfg.target.origin,
-          path: cfg.target.basePath + completionsPath(cfg.target.api),
-          method: "POST",
-          headers: {
-            ...this.headers,
-            [REQUEST_ID_HEADER]: wireId,
-            ...this.reuseConnections ? {} : { connection: "close" }
-          },
-          body
+      serverTimes !== void 0 && (rec.server_event_times_ms = serverTimes), serverArrival !== void 0 && (rec.server_arrival_ms = serverArrival), retries > 0 && (rec.retries = retries), written?.connectedAt != null && written.connectedAt >= dispatchAbs && (rec.connected_ms = written.connectedAt - origin), timings !== null && (rec.server_timings = timings), usageRaw !== null && (rec.usage_raw = usageRaw), resolve(rec);
+    }, handler = {
+      onRequestStart(c) {
+        controller = c;
+      },
+      onResponseStart(_c, statusCode, headers2) {
+        if (now = performance5.now(), headersMs = now - origin, status = statusCode, statusCode >= 400) {
+          sse = !1;
+          return;
+        }
+        let ct = String(headers2["content-type"] ?? "");
+        ct.includes("text/event-stream") || (sse = !1, setError(ErrorCode.notSse, `expected text/event-stream, got content-type "${ct}"`));
+      },
+      onResponseData(_c, chunk) {
+        now = performance5.now(), sse ? parser.push(chunk) : errBody.length < 2e3 && (errBody += chunk.toString("utf8"));
+      },
+      onResponseEnd() {
+        now = performance5.now(), sse && parser.end(), status !== null && status >= 400 ? setError(ErrorCode.httpError, `HTTP ${status}: ${errBody.slice(0, 500)}`) : !sse && error62 !== null && errBody && (error62 = { code: error62.code, message: `${error62.message}; body: ${errBody.slice(0, 300)}` }), finish();
+      },
+      onResponseError: (_c, err) => {
+        now = performance5.now();
+        let code = err.code ?? "", written = socketWrites.get(wireId);
+        if (status === null && !timedOut && written?.reused === !0 && STALE_CONNECTION.has(code) && retries < MAX_STALE_RETRIES) {
+          finished = !0, clearTimeout(timer), socketWrites.delete(wireId), this.staleRetries++, this.reuseConnections = !1, this.attempt(spec, body, retries + 1, resolve);
+          return;
+        }
+        sse && status !== null && parser.end();
+        let cls = classifyNetworkError(err, timedOut);
+        error62 = error62 !== null && error62.code !== ErrorCode.missingDone ? error62 : cls, timedOut && (error62 = cls), finish();
+      }
+    };
+    this.agent.dispatch(
+      {
+        origin: cfg.target.origin,
+        path: cfg.target.basePath + completionsPath(cfg.target.api),
+        method: "POST",
+        headers: {
+          ...this.headers,
+          [REQUEST_ID_HEADER]: wireId,
+          ...this.reuseConnections ? {} : { connection: "close" }
         },
-        handler
-      );
-    }
+        body
+      },
+      handler
+    );
   }
   close() {
     return this.agent.close();

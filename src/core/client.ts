@@ -168,202 +168,197 @@ export class StreamClient {
   ): void {
     const cfg = this.cfg;
     const origin = cfg.originMs;
-    {
-      const eventTimes: number[] = [];
-      const eventChars: number[] = [];
-      let serverTimes: number[] | undefined;
-      let serverArrival: number | undefined;
-      let timings: Record<string, unknown> | null = null;
-      let usageRaw: Record<string, unknown> | null = null;
-      let eventCount = 0;
-      let now = 0;
-      let headersMs: number | null = null;
-      let status: number | null = null;
-      let finishReason: string | null = null;
-      let usage: RequestRecord["usage"] = null;
-      let error: { code: string; message: string } | null = null;
-      let done = false;
-      let errBody = "";
-      let sse = true;
-      let timedOut = false;
-      let finished = false;
-      let controller: Dispatcher.DispatchController | null = null;
-      const setError = (code: string, message: string) => {
-        if (error === null) error = { code, message: message.slice(0, 1000) };
-      };
+    const eventTimes: number[] = [];
+    const eventChars: number[] = [];
+    let serverTimes: number[] | undefined;
+    let serverArrival: number | undefined;
+    let timings: Record<string, unknown> | null = null;
+    let usageRaw: Record<string, unknown> | null = null;
+    let eventCount = 0;
+    let now = 0;
+    let headersMs: number | null = null;
+    let status: number | null = null;
+    let finishReason: string | null = null;
+    let usage: RequestRecord["usage"] = null;
+    let error: { code: string; message: string } | null = null;
+    let done = false;
+    let errBody = "";
+    let sse = true;
+    let timedOut = false;
+    let finished = false;
+    let controller: Dispatcher.DispatchController | null = null;
+    const setError = (code: string, message: string) => {
+      if (error === null) error = { code, message: message.slice(0, 1000) };
+    };
 
-      const parser = new SseParser((ev) => {
-        if (ev.data === "[DONE]") {
-          done = true;
-          return;
-        }
-        eventCount++;
-        let obj: unknown;
-        try {
-          obj = JSON.parse(ev.data);
-        } catch {
-          setError(
-            ErrorCode.malformedChunk,
-            `invalid JSON in data event #${eventCount}: ${ev.data.slice(0, 200)}`,
-          );
-          return;
-        }
-        const info = interpretChunk(obj);
-        if (info.errorMessage !== null || ev.event === "error") {
-          setError(ErrorCode.serverErrorEvent, info.errorMessage ?? ev.data.slice(0, 500));
-        }
-        if (info.usage !== null) {
-          usage = {
-            prompt_tokens: info.usage.prompt,
-            completion_tokens: info.usage.completion,
-            cached_tokens: info.usage.cached,
-          };
-        }
-        if (info.finishReason !== null) finishReason = info.finishReason;
-        if (info.timings !== null) timings = info.timings;
-        if (info.usageRaw !== null) usageRaw = info.usageRaw;
-        if (info.contentChars > 0) {
-          eventTimes.push(now - origin);
-          eventChars.push(info.contentChars);
-          if (info.serverTsMs !== null) {
-            serverTimes ??= [];
-            serverTimes.push(info.serverTsMs - this.hrtimeOffsetMs - origin);
-          }
-          if (info.serverArrivalTsMs !== null)
-            serverArrival = info.serverArrivalTsMs - this.hrtimeOffsetMs - origin;
-        }
-      });
-
-      const dispatchAbs = performance.now();
-      const wireId = `${this.tag}-${spec.id}${retries > 0 ? `-r${retries}` : ""}`;
-      const timer = setTimeout(() => {
-        timedOut = true;
-        controller?.abort(new Error(`request exceeded --timeout-s ${cfg.timeoutS}`));
-      }, cfg.timeoutS * 1000);
-
-      const finish = () => {
-        if (finished) return;
-        finished = true;
-        clearTimeout(timer);
-        const endMs = performance.now() - origin;
-        const written = socketWrites.get(wireId);
-        socketWrites.delete(wireId);
-        const sendAbs = written?.t ?? dispatchAbs;
-        if (error === null && status !== null && status < 400 && sse) {
-          if (!done) setError(ErrorCode.missingDone, "stream ended without data: [DONE]");
-          else if (
-            usage === null ||
-            (usage as { completion_tokens: number | null }).completion_tokens === null
-          )
-            setError(ErrorCode.missingUsage, "stream finished without usage.completion_tokens");
-          else if (eventTimes.length === 0) setError(ErrorCode.emptyStream, "no content-bearing event");
-        }
-        const rec: RequestRecord = {
-          id: spec.id,
-          level: spec.level,
-          warmup: spec.warmup,
-          intended_send_ms: spec.intendedSendAbsMs === null ? null : spec.intendedSendAbsMs - origin,
-          send_ms: sendAbs - origin,
-          dispatch_ms: dispatchAbs - origin,
-          headers_ms: headersMs,
-          first_token_ms: eventTimes.length > 0 ? eventTimes[0]! : null,
-          last_token_ms: eventTimes.length > 0 ? eventTimes[eventTimes.length - 1]! : null,
-          end_ms: endMs,
-          event_times_ms: eventTimes,
-          event_text_chars: eventChars,
-          event_count: eventCount,
-          prompt_tokens_requested: spec.promptTokensRequested,
-          max_tokens: spec.maxTokens,
-          usage,
-          finish_reason: finishReason,
-          http_status: status,
-          error,
+    const parser = new SseParser((ev) => {
+      if (ev.data === "[DONE]") {
+        done = true;
+        return;
+      }
+      eventCount++;
+      let obj: unknown;
+      try {
+        obj = JSON.parse(ev.data);
+      } catch {
+        setError(
+          ErrorCode.malformedChunk,
+          `invalid JSON in data event #${eventCount}: ${ev.data.slice(0, 200)}`,
+        );
+        return;
+      }
+      const info = interpretChunk(obj);
+      if (info.errorMessage !== null || ev.event === "error") {
+        setError(ErrorCode.serverErrorEvent, info.errorMessage ?? ev.data.slice(0, 500));
+      }
+      if (info.usage !== null) {
+        usage = {
+          prompt_tokens: info.usage.prompt,
+          completion_tokens: info.usage.completion,
+          cached_tokens: info.usage.cached,
         };
-        if (serverTimes !== undefined) rec.server_event_times_ms = serverTimes;
-        if (serverArrival !== undefined) rec.server_arrival_ms = serverArrival;
-        if (retries > 0) rec.retries = retries;
-        if (written?.connectedAt != null && written.connectedAt >= dispatchAbs)
-          rec.connected_ms = written.connectedAt - origin;
-        if (timings !== null) rec.server_timings = timings;
-        if (usageRaw !== null) rec.usage_raw = usageRaw;
-        resolve(rec);
-      };
+      }
+      if (info.finishReason !== null) finishReason = info.finishReason;
+      if (info.timings !== null) timings = info.timings;
+      if (info.usageRaw !== null) usageRaw = info.usageRaw;
+      if (info.contentChars > 0) {
+        eventTimes.push(now - origin);
+        eventChars.push(info.contentChars);
+        if (info.serverTsMs !== null) {
+          serverTimes ??= [];
+          serverTimes.push(info.serverTsMs - this.hrtimeOffsetMs - origin);
+        }
+        if (info.serverArrivalTsMs !== null)
+          serverArrival = info.serverArrivalTsMs - this.hrtimeOffsetMs - origin;
+      }
+    });
 
-      const handler: Dispatcher.DispatchHandler = {
-        onRequestStart(c) {
-          controller = c;
-        },
-        onResponseStart(_c, statusCode, headers) {
-          now = performance.now();
-          headersMs = now - origin;
-          status = statusCode;
-          if (statusCode >= 400) {
-            sse = false;
-            return;
-          }
-          const ct = String(headers["content-type"] ?? "");
-          if (!ct.includes("text/event-stream")) {
-            sse = false;
-            setError(ErrorCode.notSse, `expected text/event-stream, got content-type "${ct}"`);
-          }
-        },
-        onResponseData(_c, chunk) {
-          now = performance.now();
-          if (sse) parser.push(chunk);
-          else if (errBody.length < 2000) errBody += chunk.toString("utf8");
-        },
-        onResponseEnd() {
-          now = performance.now();
-          if (sse) parser.end();
-          if (status !== null && status >= 400) {
-            setError(ErrorCode.httpError, `HTTP ${status}: ${errBody.slice(0, 500)}`);
-          } else if (!sse && error !== null && errBody) {
-            error = { code: error.code, message: `${error.message}; body: ${errBody.slice(0, 300)}` };
-          }
-          finish();
-        },
-        onResponseError: (_c, err) => {
-          now = performance.now();
-          const code = (err as { code?: string }).code ?? "";
-          const written = socketWrites.get(wireId);
-          if (
-            status === null &&
-            !timedOut &&
-            written?.reused === true &&
-            STALE_CONNECTION.has(code) &&
-            retries < MAX_STALE_RETRIES
-          ) {
-            finished = true;
-            clearTimeout(timer);
-            socketWrites.delete(wireId);
-            this.staleRetries++;
-            this.reuseConnections = false;
-            this.attempt(spec, body, retries + 1, resolve);
-            return;
-          }
-          if (sse && status !== null) parser.end();
-          const cls = classifyNetworkError(err as Error & { code?: string }, timedOut);
-          // A network failure outranks what the parser inferred so far.
-          error = error !== null && error.code !== ErrorCode.missingDone ? error : cls;
-          if (timedOut) error = cls;
-          finish();
-        },
+    const dispatchAbs = performance.now();
+    const wireId = `${this.tag}-${spec.id}${retries > 0 ? `-r${retries}` : ""}`;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      controller?.abort(new Error(`request exceeded --timeout-s ${cfg.timeoutS}`));
+    }, cfg.timeoutS * 1000);
+
+    const finish = () => {
+      if (finished) return;
+      finished = true;
+      clearTimeout(timer);
+      const endMs = performance.now() - origin;
+      const written = socketWrites.get(wireId);
+      socketWrites.delete(wireId);
+      const sendAbs = written?.t ?? dispatchAbs;
+      if (error === null && status !== null && status < 400 && sse) {
+        if (!done) setError(ErrorCode.missingDone, "stream ended without data: [DONE]");
+        else if (usage === null || (usage as { completion_tokens: number | null }).completion_tokens === null)
+          setError(ErrorCode.missingUsage, "stream finished without usage.completion_tokens");
+        else if (eventTimes.length === 0) setError(ErrorCode.emptyStream, "no content-bearing event");
+      }
+      const rec: RequestRecord = {
+        id: spec.id,
+        level: spec.level,
+        warmup: spec.warmup,
+        intended_send_ms: spec.intendedSendAbsMs === null ? null : spec.intendedSendAbsMs - origin,
+        send_ms: sendAbs - origin,
+        dispatch_ms: dispatchAbs - origin,
+        headers_ms: headersMs,
+        first_token_ms: eventTimes.length > 0 ? eventTimes[0]! : null,
+        last_token_ms: eventTimes.length > 0 ? eventTimes[eventTimes.length - 1]! : null,
+        end_ms: endMs,
+        event_times_ms: eventTimes,
+        event_text_chars: eventChars,
+        event_count: eventCount,
+        prompt_tokens_requested: spec.promptTokensRequested,
+        max_tokens: spec.maxTokens,
+        usage,
+        finish_reason: finishReason,
+        http_status: status,
+        error,
       };
-      this.agent.dispatch(
-        {
-          origin: cfg.target.origin,
-          path: cfg.target.basePath + completionsPath(cfg.target.api),
-          method: "POST",
-          headers: {
-            ...this.headers,
-            [REQUEST_ID_HEADER]: wireId,
-            ...(this.reuseConnections ? {} : { connection: "close" }),
-          },
-          body,
+      if (serverTimes !== undefined) rec.server_event_times_ms = serverTimes;
+      if (serverArrival !== undefined) rec.server_arrival_ms = serverArrival;
+      if (retries > 0) rec.retries = retries;
+      if (written?.connectedAt != null && written.connectedAt >= dispatchAbs)
+        rec.connected_ms = written.connectedAt - origin;
+      if (timings !== null) rec.server_timings = timings;
+      if (usageRaw !== null) rec.usage_raw = usageRaw;
+      resolve(rec);
+    };
+
+    const handler: Dispatcher.DispatchHandler = {
+      onRequestStart(c) {
+        controller = c;
+      },
+      onResponseStart(_c, statusCode, headers) {
+        now = performance.now();
+        headersMs = now - origin;
+        status = statusCode;
+        if (statusCode >= 400) {
+          sse = false;
+          return;
+        }
+        const ct = String(headers["content-type"] ?? "");
+        if (!ct.includes("text/event-stream")) {
+          sse = false;
+          setError(ErrorCode.notSse, `expected text/event-stream, got content-type "${ct}"`);
+        }
+      },
+      onResponseData(_c, chunk) {
+        now = performance.now();
+        if (sse) parser.push(chunk);
+        else if (errBody.length < 2000) errBody += chunk.toString("utf8");
+      },
+      onResponseEnd() {
+        now = performance.now();
+        if (sse) parser.end();
+        if (status !== null && status >= 400) {
+          setError(ErrorCode.httpError, `HTTP ${status}: ${errBody.slice(0, 500)}`);
+        } else if (!sse && error !== null && errBody) {
+          error = { code: error.code, message: `${error.message}; body: ${errBody.slice(0, 300)}` };
+        }
+        finish();
+      },
+      onResponseError: (_c, err) => {
+        now = performance.now();
+        const code = (err as { code?: string }).code ?? "";
+        const written = socketWrites.get(wireId);
+        if (
+          status === null &&
+          !timedOut &&
+          written?.reused === true &&
+          STALE_CONNECTION.has(code) &&
+          retries < MAX_STALE_RETRIES
+        ) {
+          finished = true;
+          clearTimeout(timer);
+          socketWrites.delete(wireId);
+          this.staleRetries++;
+          this.reuseConnections = false;
+          this.attempt(spec, body, retries + 1, resolve);
+          return;
+        }
+        if (sse && status !== null) parser.end();
+        const cls = classifyNetworkError(err as Error & { code?: string }, timedOut);
+        // A network failure outranks what the parser inferred so far.
+        error = error !== null && error.code !== ErrorCode.missingDone ? error : cls;
+        if (timedOut) error = cls;
+        finish();
+      },
+    };
+    this.agent.dispatch(
+      {
+        origin: cfg.target.origin,
+        path: cfg.target.basePath + completionsPath(cfg.target.api),
+        method: "POST",
+        headers: {
+          ...this.headers,
+          [REQUEST_ID_HEADER]: wireId,
+          ...(this.reuseConnections ? {} : { connection: "close" }),
         },
-        handler,
-      );
-    }
+        body,
+      },
+      handler,
+    );
   }
 
   close(): Promise<void> {

@@ -14,6 +14,9 @@ const tolerance = (n: number) => Math.max(4, Math.ceil(0.005 * n));
 let server: RealServer;
 const read = (p: string): ResultDocument => parseResultDocument(JSON.parse(readFileSync(p, "utf8")));
 const timing = (r: RequestRecord, k: string) => r.server_timings?.[k] as number;
+/** Run the CLI against the server, results to `out`. */
+const tb = (args: string, out: string, timeoutMs: number) =>
+  runCli([...args.split(" "), "--base-url", server.url, "--out", out], { timeoutMs });
 
 beforeAll(async () => {
   server = await startRealServer({ slots: 4 });
@@ -24,25 +27,10 @@ describe("tokenbench against llama.cpp's llama-server", () => {
   let doc: ResultDocument;
   beforeAll(async () => {
     const out = join(tmp, "sweep.json");
-    const r = await runCli(
-      [
-        "sweep",
-        "--base-url",
-        server.url,
-        "--levels",
-        "1,2,4,8",
-        "--requests",
-        "64",
-        "--max-tokens",
-        "64",
-        "--prompt-tokens",
-        "128",
-        "--metrics-interval-ms",
-        "50",
-        "--out",
-        out,
-      ],
-      { timeoutMs: 240_000 },
+    const r = await tb(
+      `sweep --levels 1,2,4,8 --requests 64 --max-tokens 64 --prompt-tokens 128 --metrics-interval-ms 50`,
+      out,
+      240_000,
     );
     expect(r.code, r.stderr).toBe(0);
     doc = read(out);
@@ -102,29 +90,10 @@ describe("tokenbench against llama.cpp's llama-server", () => {
 describe("connections llama.cpp closes after every stream", () => {
   it("1,000 requests, none lost", async () => {
     const out = join(tmp, "thousand.json");
-    const r = await runCli(
-      [
-        "sweep",
-        "--base-url",
-        server.url,
-        "--levels",
-        "8",
-        "--requests",
-        "1000",
-        "--max-tokens",
-        "4",
-        "--prompt-tokens",
-        "32",
-        "--warmup",
-        "0",
-        "--metrics-interval-ms",
-        "0",
-        "--records",
-        "inline",
-        "--out",
-        out,
-      ],
-      { timeoutMs: 240_000 },
+    const r = await tb(
+      `sweep --levels 8 --requests 1000 --max-tokens 4 --prompt-tokens 32 --warmup 0 --metrics-interval-ms 0 --records inline`,
+      out,
+      240_000,
     );
     expect(r.code, r.stderr).toBe(0);
     const d = read(out);
@@ -138,27 +107,10 @@ describe("connections llama.cpp closes after every stream", () => {
 describe("first contact with llama.cpp", () => {
   it("a server that ignores model names: the served id is recorded, with a notice", async () => {
     const out = join(tmp, "named.json");
-    const r = await runCli(
-      [
-        "sweep",
-        "--base-url",
-        server.url,
-        "--model",
-        "gpt-4o",
-        "--levels",
-        "1",
-        "--requests",
-        "2",
-        "--max-tokens",
-        "4",
-        "--prompt-tokens",
-        "32",
-        "--warmup",
-        "0",
-        "--out",
-        out,
-      ],
-      { timeoutMs: 120_000 },
+    const r = await tb(
+      `sweep --model gpt-4o --levels 1 --requests 2 --max-tokens 4 --prompt-tokens 32 --warmup 0`,
+      out,
+      120_000,
     );
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toMatch(new RegExp(`answers any model name.*"${MODEL_ALIAS}" is recorded`));
@@ -169,23 +121,10 @@ describe("first contact with llama.cpp", () => {
 describe("the profile against llama.cpp", () => {
   it("calibrated prefill sizes, cached tokens = cache_n, small_suffix adds --suffix-tokens", async () => {
     const out = join(tmp, "profile.json");
-    const r = await runCli(
-      [
-        "profile",
-        "--base-url",
-        server.url,
-        "--targets",
-        "128,256",
-        "--repetitions",
-        "2",
-        "--decode-tokens",
-        "32",
-        "--suffix-tokens",
-        "32",
-        "--out",
-        out,
-      ],
-      { timeoutMs: 240_000 },
+    const r = await tb(
+      `profile --targets 128,256 --repetitions 2 --decode-tokens 32 --suffix-tokens 32`,
+      out,
+      240_000,
     );
     expect(r.code, r.stderr).toBe(0);
     const d = read(out);
