@@ -28,6 +28,21 @@ export const Stats = z.object({
 });
 export type Stats = z.infer<typeof Stats>;
 
+/** A measured quantity: never negative (a latency, a rate, a count of tokens). */
+const nonNeg = z.number().nonnegative();
+const nullableNonNeg = nonNeg.nullable();
+/** Stats of a measured quantity: every figure non-negative. */
+export const MeasuredStats = z.object({
+  n: z.number().int().nonnegative(),
+  mean: nullableNonNeg,
+  min: nullableNonNeg,
+  max: nullableNonNeg,
+  p50: nullableNonNeg,
+  p90: nullableNonNeg,
+  p95: nullableNonNeg,
+  p99: nullableNonNeg,
+});
+
 export const Usage = z.object({
   prompt_tokens: z.number().int().nonnegative().nullable(),
   completion_tokens: z.number().int().nonnegative().nullable(),
@@ -159,44 +174,60 @@ export const AdmissionSummary = z.object({
   notes: z.array(z.string()),
 });
 
-export const LevelResult = z.object({
-  level: num,
-  mode: z.enum(["closed", "open"]),
-  /** Closed loop: users. Open loop: null. */
-  concurrency: nullableNum,
-  started_at_ms: num,
-  wall_time_s: num,
-  requests: z.number().int().nonnegative(),
-  ok: z.number().int().nonnegative(),
-  errors: z.number().int().nonnegative(),
-  errors_by_code: z.record(z.string(), z.number().int().nonnegative()),
-  warmup_requests: z.number().int().nonnegative(),
-  prompt_tokens_total: z.number().int().nonnegative(),
-  completion_tokens_total: z.number().int().nonnegative(),
-  ttft_ms: Stats,
-  itl_ms: Stats,
-  tpot_ms: Stats,
-  e2e_ms: Stats,
-  e2e_stream_ms: Stats,
-  decode_tok_s: Stats,
-  tokens_per_chunk: Stats,
-  usage_chunk_mismatches: z.number().int().nonnegative(),
-  output_tok_s: num,
-  total_tok_s: num,
-  req_s: num,
-  goodput_req_s: num,
-  slo_pass_pct: nullableNum,
-  peak_in_flight: z.number().int().nonnegative(),
-  /** Prompt tokens as the server counted them (usage.prompt_tokens), successful requests. */
-  prompt_tokens: Stats.optional(),
-  /** Cached prompt tokens the server reported; with unique prompts, the prefix every prompt shares. */
-  cached_tokens: Stats.optional(),
-  open_loop: OpenLoopSummary.nullable(),
-  client: ClientSelfCheck,
-  admission: AdmissionSummary.nullable().optional(),
-  metrics_timeline: z.array(MetricsSample).optional(),
-  notices: z.array(z.string()),
-});
+export const LevelResult = z
+  .object({
+    level: z.number().positive(),
+    mode: z.enum(["closed", "open"]),
+    /** Closed loop: users. Open loop: null. */
+    concurrency: nullableNum,
+    started_at_ms: num,
+    wall_time_s: nonNeg,
+    requests: z.number().int().nonnegative(),
+    ok: z.number().int().nonnegative(),
+    errors: z.number().int().nonnegative(),
+    errors_by_code: z.record(z.string(), z.number().int().nonnegative()),
+    warmup_requests: z.number().int().nonnegative(),
+    prompt_tokens_total: z.number().int().nonnegative(),
+    completion_tokens_total: z.number().int().nonnegative(),
+    ttft_ms: MeasuredStats,
+    itl_ms: MeasuredStats,
+    tpot_ms: MeasuredStats,
+    e2e_ms: MeasuredStats,
+    e2e_stream_ms: MeasuredStats,
+    decode_tok_s: MeasuredStats,
+    tokens_per_chunk: MeasuredStats,
+    usage_chunk_mismatches: z.number().int().nonnegative(),
+    output_tok_s: nonNeg,
+    total_tok_s: nonNeg,
+    req_s: nonNeg,
+    goodput_req_s: nonNeg,
+    slo_pass_pct: z.number().min(0).max(100).nullable(),
+    peak_in_flight: z.number().int().nonnegative(),
+    /** Prompt tokens as the server counted them (usage.prompt_tokens), successful requests. */
+    prompt_tokens: MeasuredStats.optional(),
+    /** Cached prompt tokens the server reported; with unique prompts, the prefix every prompt shares. */
+    cached_tokens: MeasuredStats.optional(),
+    open_loop: OpenLoopSummary.nullable(),
+    client: ClientSelfCheck,
+    admission: AdmissionSummary.nullable().optional(),
+    metrics_timeline: z.array(MetricsSample).optional(),
+    notices: z.array(z.string()),
+  })
+  .superRefine((l, ctx) => {
+    if (l.ok + l.errors !== l.requests)
+      ctx.addIssue({
+        code: "custom",
+        path: ["requests"],
+        message: `ok (${l.ok}) + errors (${l.errors}) must equal requests (${l.requests})`,
+      });
+    const byCode = Object.values(l.errors_by_code).reduce((a, b) => a + b, 0);
+    if (byCode !== l.errors)
+      ctx.addIssue({
+        code: "custom",
+        path: ["errors_by_code"],
+        message: `errors_by_code sums to ${byCode}, errors is ${l.errors}`,
+      });
+  });
 export type LevelResult = z.infer<typeof LevelResult>;
 
 export const SweepConfig = z.object({
@@ -292,37 +323,51 @@ export const PromptCalibration = z.object({
 });
 export type PromptCalibration = z.infer<typeof PromptCalibration>;
 
-export const ResultDocument = z.object({
-  schema_version: z.literal(SCHEMA_VERSION),
-  kind: z.enum(["sweep", "profile"]),
-  tool: z.object({ name: z.literal("tokenbench"), version: z.string() }),
-  created_at: z.string(),
-  repository: z
-    .string()
-    .regex(/^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/)
-    .nullable()
-    .optional(),
-  git: GitInfo.nullable().optional(),
-  testbed: Testbed.nullable().optional(),
-  target: Target,
-  environment: Environment,
-  clock: z.object({
-    source: z.string(),
-    origin_wall_time: z.string(),
-  }),
-  formulas: z.record(z.string(), z.string()),
-  /** The sweep's configuration; null for a profile document (its config is in `profile.config`). */
-  config: SweepConfig.nullable(),
-  levels: z.array(LevelResult),
-  profile: Profile.nullable().optional(),
-  server: ServerSnapshot.nullable().optional(),
-  /** Sweep prompts sized against the server's own token count (absent: sized by word count). */
-  prompt_calibration: PromptCalibration.nullable().optional(),
-  /** Per-request records inline, or null when stored in `requests_file` (or stripped by the service). */
-  requests: z.array(RequestRecord).nullable(),
-  requests_file: z.string().nullable().optional(),
-  complete: z.boolean(),
-});
+export const ResultDocument = z
+  .object({
+    schema_version: z.literal(SCHEMA_VERSION),
+    kind: z.enum(["sweep", "profile"]),
+    tool: z.object({ name: z.literal("tokenbench"), version: z.string() }),
+    /** When the run was made (ISO 8601 with offset); the service orders history by its own receive time. */
+    created_at: z.iso.datetime({ offset: true }),
+    repository: z
+      .string()
+      .regex(/^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/)
+      .nullable()
+      .optional(),
+    git: GitInfo.nullable().optional(),
+    testbed: Testbed.nullable().optional(),
+    target: Target,
+    environment: Environment,
+    clock: z.object({
+      source: z.string(),
+      origin_wall_time: z.string(),
+    }),
+    formulas: z.record(z.string(), z.string()),
+    /** The sweep's configuration; null for a profile document (its config is in `profile.config`). */
+    config: SweepConfig.nullable(),
+    levels: z.array(LevelResult),
+    profile: Profile.nullable().optional(),
+    server: ServerSnapshot.nullable().optional(),
+    /** Sweep prompts sized against the server's own token count (absent: sized by word count). */
+    prompt_calibration: PromptCalibration.nullable().optional(),
+    /** Per-request records inline, or null when stored in `requests_file` (or stripped by the service). */
+    requests: z.array(RequestRecord).nullable(),
+    requests_file: z.string().nullable().optional(),
+    complete: z.boolean(),
+  })
+  .superRefine((d, ctx) => {
+    const seen = new Set<number>();
+    d.levels.forEach((l, i) => {
+      if (seen.has(l.level))
+        ctx.addIssue({
+          code: "custom",
+          path: ["levels", i, "level"],
+          message: `level ${l.level} appears twice`,
+        });
+      seen.add(l.level);
+    });
+  });
 export type ResultDocument = z.infer<typeof ResultDocument>;
 export type AdmissionSummary = z.infer<typeof AdmissionSummary>;
 export type MetricsSample = z.infer<typeof MetricsSample>;

@@ -16,8 +16,11 @@ export interface RunSummary {
   pr_number: number | null;
   workflow_run_id: string | null;
   run_attempt: number | null;
+  /** When the service received the run: history is ordered by it. */
   created_at: string;
   ingested_at: string;
+  /** The document's own `created_at` (when the uploader says it measured), kept as data. */
+  measured_at: string | null;
 }
 
 export interface IngestResponse {

@@ -62,6 +62,9 @@ export interface OidcClaims {
   repository: string;
   ref?: string;
   sha?: string;
+  event_name?: string;
+  head_ref?: string;
+  base_ref?: string;
   [k: string]: unknown;
 }
 
@@ -127,15 +130,60 @@ export async function verifyOidc(
   return claims;
 }
 
-/** `owner/*` or `owner/name` patterns; empty list allows every repository. */
-export function repositoryAllowed(env: Env, repo: string): boolean {
-  const list = (env.ALLOWED_REPOSITORIES ?? "")
+function allowlist(env: Env): string[] {
+  return (env.ALLOWED_REPOSITORIES ?? "")
     .split(",")
     .map((s) => s.trim().toLowerCase())
     .filter(Boolean);
-  if (list.length === 0) return true;
+}
+
+const matches = (patterns: string[], repo: string): boolean => {
   const r = repo.toLowerCase();
-  return list.some((p) => (p.endsWith("/*") ? r.startsWith(p.slice(0, -1)) : r === p));
+  return patterns.some((p) => p === "*" || (p.endsWith("/*") ? r.startsWith(p.slice(0, -1)) : r === p));
+};
+
+/** Reads and API-token uploads: `owner/*`, `owner/name` or `*`; an empty list allows every repository. */
+export function repositoryAllowed(env: Env, repo: string): boolean {
+  const list = allowlist(env);
+  return list.length === 0 || matches(list, repo);
+}
+
+/**
+ * OIDC uploads: any GitHub repository can mint a token with any audience, so they are refused
+ * until the service says which repositories it serves (`*` opts in to all of them).
+ */
+export function oidcRepositoryAllowed(env: Env, repo: string): "allowed" | "unset" | "not_listed" {
+  const list = allowlist(env);
+  if (list.length === 0) return "unset";
+  return matches(list, repo) ? "allowed" : "not_listed";
+}
+
+/**
+ * Which branch's history an OIDC-authenticated run may write. A push (or schedule, dispatch) run
+ * writes the branch of its `ref`; a pull-request run writes its head branch only, and never its
+ * base branch; a workflow_run run executes the default branch's workflow (trusted code that
+ * publishes another run's results, taking the branch from the event) and may write any branch.
+ * Returns the reason for refusal, or null.
+ */
+export function oidcBranchProblem(claims: OidcClaims, branch: string | null): string | null {
+  const event = claims.event_name ?? null;
+  if (event === "workflow_run") return null;
+  if (event === "pull_request" || event === "pull_request_target") {
+    if (branch === null) return null;
+    if (claims.base_ref && branch === claims.base_ref)
+      return `a ${event} run cannot write its base branch "${branch}"; rename the pull request's head branch if it has the same name`;
+    if (branch !== claims.head_ref)
+      return `a ${event} run for head branch ${JSON.stringify(claims.head_ref ?? null)} cannot write branch "${branch}"`;
+    return null;
+  }
+  const ref = claims.ref ?? "";
+  if (!ref.startsWith("refs/heads/"))
+    return branch === null
+      ? null
+      : `a run on ${JSON.stringify(ref)} (not a branch) cannot write branch "${branch}"`;
+  const own = ref.slice("refs/heads/".length);
+  if (branch !== null && branch !== own) return `a run on branch "${own}" cannot write branch "${branch}"`;
+  return null;
 }
 
 export function randomToken(): string {

@@ -16,8 +16,15 @@ const SHIELDS_COLORS: Record<Verdict | "none", string> = {
   none: "lightgrey",
 };
 
+/** XML-escaped, with the characters XML 1.0 forbids (C0 controls but tab/LF/CR, C1, U+FFFE/F) removed. */
 const esc = (s: string) =>
-  s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
+  s
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: removing them is the point
+    .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\ufffe\uffff]/g, "")
+    .replace(/&/g, "&amp;")
+    .replace(/</g, "&lt;")
+    .replace(/>/g, "&gt;")
+    .replace(/"/g, "&quot;");
 /** Rough Verdana 11px text width: good enough to size a badge without a font. */
 const textWidth = (s: string) =>
   Math.ceil([...s].reduce((w, ch) => w + (/[il.,:;|!' ]/.test(ch) ? 3.5 : /[mwMW]/.test(ch) ? 9.5 : 6.8), 0));

@@ -1,5 +1,6 @@
 /** The Worker's Hono environment, auth middleware and the query-parameter parsers every route uses. */
 import type { Context, MiddlewareHandler } from "hono";
+import { canonicalRepository } from "../schema/upload.ts";
 import type { RunSummary } from "../shared/api-types.ts";
 import { bearer, repositoryAllowed, safeEqual } from "./auth.ts";
 import type { Db, RunRow } from "./db.ts";
@@ -28,9 +29,18 @@ export const adminAuth: MiddlewareHandler<AppEnv> = async (c, next) => {
   await next();
 };
 
-/** `owner/repo` of the route, refused (as not found) when the allowlist excludes it. */
+/**
+ * The canonical (lower-case) `owner/name` of the route; refused as not found when it is not a
+ * GitHub repository name or the allowlist excludes it.
+ */
 export function routeRepo(c: Ctx): string {
-  const repo = `${c.req.param("owner")}/${c.req.param("repo")}`;
+  return knownRepo(c, `${c.req.param("owner")}/${c.req.param("repo")}`);
+}
+
+/** `given` as a canonical repository name the service may show, else 404. */
+export function knownRepo(c: Ctx, given: string): string {
+  const repo = canonicalRepository(given);
+  if (repo === null) throw new ApiError(404, "repository_not_found", `no repository ${given.slice(0, 200)}`);
   allowed(c, repo);
   return repo;
 }
@@ -67,5 +77,6 @@ export function runJson(r: RunRow): RunSummary {
     run_attempt: r.run_attempt,
     created_at: r.created_at,
     ingested_at: r.ingested_at,
+    measured_at: r.measured_at,
   };
 }

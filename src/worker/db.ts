@@ -45,7 +45,7 @@ export type RunRow = Omit<RunSummary, "id" | "testbed"> & {
 
 const RUN_COLUMNS = `r.id, r.public_id, p.name AS repository, r.kind, b.name AS branch, t.name AS testbed,
   t.fingerprint AS testbed_fingerprint, r.commit_sha, r.pr_number, r.workflow_run_id, r.run_attempt,
-  r.created_at, r.ingested_at`;
+  r.created_at, r.ingested_at, r.measured_at`;
 const RUN_FROM = `runs r JOIN repositories p ON p.id = r.repository_id
   LEFT JOIN branches b ON b.id = r.branch_id JOIN testbeds t ON t.id = r.testbed_id`;
 
@@ -134,11 +134,11 @@ export async function ingest(
     d1
       .prepare(
         `INSERT INTO runs (public_id, repository_id, branch_id, testbed_id, kind, commit_sha, pr_number, workflow_run_id,
-           run_attempt, created_at, ingested_at, document_json)
+           run_attempt, created_at, ingested_at, measured_at, document_json)
          SELECT ?, r.id,
            (SELECT b.id FROM branches b WHERE b.repository_id = r.id AND b.name = ?),
            (SELECT t.id FROM testbeds t WHERE t.repository_id = r.id AND t.fingerprint = ?),
-           ?, ?, ?, ?, ?, ?, ?, ?
+           ?, ?, ?, ?, ?, ?, ?, ?, ?
          FROM repositories r WHERE r.name = ?`,
       )
       .bind(
@@ -150,8 +150,9 @@ export async function ingest(
         g?.pr_number ?? null,
         g?.workflow_run_id ?? null,
         g?.run_attempt ?? null,
-        doc.created_at,
+        nowIso, // history is ordered by the service's receive time, never the uploader's clock
         nowIso,
+        doc.created_at,
         json,
         repo,
       ),
@@ -159,7 +160,7 @@ export async function ingest(
   for (let i = 0; i < points.length; i += POINTS_PER_STATEMENT) {
     stmts.push(pointsStatement(d1, publicId, points.slice(i, i + POINTS_PER_STATEMENT)));
   }
-  if (jtiStmt) stmts.push(jtiStmt);
+  if (jtiStmt) stmts.push(jtiStmt, pruneJti(d1, nowIso));
   try {
     await runBatch(db, stmts);
   } catch (err) {
@@ -171,6 +172,14 @@ export async function ingest(
   if (!run) throw new ApiError(500, "ingest_lost", "run not found after ingest");
   return { run, created: true, points: points.length };
 }
+
+/** Used OIDC token ids are kept until their token expires (plus the verifier's leeway), then dropped. */
+function pruneJti(d1: D1Database, nowIso: string): D1PreparedStatement {
+  return d1
+    .prepare("DELETE FROM oidc_jti WHERE expires_at < ?")
+    .bind(Math.floor(Date.parse(nowIso) / 1000) - JTI_LEEWAY_S);
+}
+const JTI_LEEWAY_S = 300;
 
 function pointsStatement(d1: D1Database, publicId: string, pts: Point[]): D1PreparedStatement {
   const values = pts.map(() => "(?, ?, ?, ?)").join(", ");
@@ -197,6 +206,12 @@ async function runBatch(db: Db, stmts: D1PreparedStatement[]): Promise<void> {
     const msg = String((err as Error).message ?? err);
     if (msg.includes("oidc_jti.jti"))
       throw new ApiError(401, "token_replayed", "this OIDC token was already used (jti)");
+    if (msg.includes("UNIQUE constraint failed: points"))
+      throw new ApiError(
+        422,
+        "duplicate_points",
+        "the document gives one measure twice for the same benchmark (two levels with the same name?)",
+      );
     throw err;
   }
 }

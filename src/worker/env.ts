@@ -5,7 +5,7 @@ export interface Env {
   ADMIN_TOKEN?: string;
   /** When set, reads need `Authorization: Bearer <READ_TOKEN>`. */
   READ_TOKEN?: string;
-  /** Comma-separated `owner/*` or `owner/name`; empty or unset: every repository. */
+  /** Comma-separated `owner/*`, `owner/name` or `*`. Empty or unset: OIDC uploads refused; reads and API tokens unrestricted. */
   ALLOWED_REPOSITORIES?: string;
   OIDC_AUDIENCE?: string;
   OIDC_ISSUER?: string;

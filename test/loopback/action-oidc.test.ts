@@ -44,7 +44,7 @@ describe("the Action uploads with a GitHub OIDC token", () => {
     await new Promise<void>((r) => tokenServer.listen(0, "127.0.0.1", () => r()));
     tokenUrl = `http://127.0.0.1:${(tokenServer.address() as AddressInfo).port}/token?api-version=2.0`;
     [service, mock] = await Promise.all([
-      startService({ OIDC_JWKS: JSON.stringify({ keys: [jwk] }) }),
+      startService({ OIDC_JWKS: JSON.stringify({ keys: [jwk] }), ALLOWED_REPOSITORIES: "acme/*" }),
       start({ ttftMs: 5, itlMs: 1 }),
     ]);
   }, 120_000);

@@ -1,32 +1,47 @@
 /** Admin: repository API tokens (create, list, revoke). */
 import { Hono } from "hono";
+import { canonicalRepository } from "../../schema/upload.ts";
 import { randomToken } from "../auth.ts";
 import { type AppEnv, adminAuth, intParam } from "../context.ts";
 import { ApiError } from "../errors.ts";
 import { createApiToken, listApiTokens, revokeApiToken } from "../token-store.ts";
+import { readBodyWithin } from "./ingest.ts";
 
 export const admin = new Hono<AppEnv>();
 admin.use("*", adminAuth);
 
 admin.post("/tokens", async (c) => {
-  let body: { repository?: unknown; label?: unknown };
+  let body: unknown;
   try {
-    body = await c.req.json();
-  } catch {
+    body = JSON.parse(await readBodyWithin(c.req.raw, 64 * 1024));
+  } catch (err) {
+    if (err instanceof ApiError) throw err;
     throw new ApiError(400, "invalid_json", "request body is not valid JSON");
   }
-  const repo = typeof body?.repository === "string" ? body.repository : "";
-  if (!/^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/.test(repo)) {
-    throw new ApiError(422, "invalid_repository", 'body must be {"repository": "owner/name"}');
-  }
+  if (body === null || typeof body !== "object" || Array.isArray(body))
+    throw new ApiError(
+      422,
+      "invalid_body",
+      'body must be a JSON object: {"repository": "owner/name", "label": "..."}',
+    );
+  const b = body as { repository?: unknown; label?: unknown };
+  const repo = typeof b.repository === "string" ? canonicalRepository(b.repository) : null;
+  if (repo === null)
+    throw new ApiError(
+      422,
+      "invalid_repository",
+      'body must be {"repository": "owner/name"} with a GitHub repository name',
+    );
+  if (b.label !== undefined && b.label !== null && (typeof b.label !== "string" || b.label.length > 200))
+    throw new ApiError(422, "invalid_label", '"label" must be a string of at most 200 characters');
   const token = randomToken();
-  const label = typeof body.label === "string" ? body.label : null;
+  const label = typeof b.label === "string" ? b.label : null;
   const id = await createApiToken(c.get("db"), repo, token, label, new Date().toISOString());
   return c.json({ id, repository: repo, token }, 201);
 });
 
 admin.get("/tokens", async (c) =>
-  c.json({ tokens: await listApiTokens(c.get("db"), c.req.query("repository") ?? null) }),
+  c.json({ tokens: await listApiTokens(c.get("db"), c.req.query("repository")?.toLowerCase() ?? null) }),
 );
 
 admin.delete("/tokens/:id", async (c) => {

@@ -3,7 +3,7 @@ import { Hono } from "hono";
 import { headline, MEASURE_BY_NAME } from "../../shared/measures.ts";
 import { judge } from "../../shared/statistics.ts";
 import { badgeSvg, formatValue, shieldsJson, sparklineSvg } from "../badge.ts";
-import { type AppEnv, allowed, type Ctx } from "../context.ts";
+import { type AppEnv, type Ctx, knownRepo, routeRepo } from "../context.ts";
 import { latestRun, runPoints, series } from "../db.ts";
 import { ApiError } from "../errors.ts";
 
@@ -56,10 +56,9 @@ badges.get("/:owner/:file", async (c) => {
   const file = c.req.param("file");
   const m = /^(.+)\.(svg|json)$/.exec(file);
   if (!m) throw new ApiError(404, "not_found", "badge paths end in .svg or .json");
-  const repo = `${c.req.param("owner")}/${m[1]!}`;
-  allowed(c, repo);
+  const repo = knownRepo(c, `${c.req.param("owner")}/${m[1]!}`);
   const d = await badgeData(c, repo);
-  const label = c.req.query("label") ?? (d ? `${d.measure.name}` : "tokenbench");
+  const label = (c.req.query("label") ?? (d ? `${d.measure.name}` : "tokenbench")).slice(0, 100);
   const message = d && d.latest !== null ? formatValue(d.latest, d.measure.unit) : "no data";
   const verdict = d?.verdict ?? "none";
   const resp =
@@ -70,8 +69,7 @@ badges.get("/:owner/:file", async (c) => {
 });
 
 badges.get("/:owner/:repo/sparkline.svg", async (c) => {
-  const repo = `${c.req.param("owner")}/${c.req.param("repo")}`;
-  allowed(c, repo);
+  const repo = routeRepo(c);
   const d = await badgeData(c, repo);
   return cached(c, sparklineSvg(d?.points ?? []), "image/svg+xml; charset=utf-8");
 });

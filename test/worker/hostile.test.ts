@@ -1,0 +1,319 @@
+/**
+ * The hostile corpus for the results service (#11): documents that lie about time or values,
+ * names that try to escape, bodies that never end or nest without end, tokens that try to write
+ * another branch's history. Each case asserts the exact status and code, and that nothing (or
+ * exactly the right thing) was written.
+ */
+import { env } from "cloudflare:test";
+import { beforeAll, describe, expect, it } from "vitest";
+import {
+  ADMIN,
+  apiToken,
+  call,
+  claims,
+  count,
+  type Issuer,
+  json,
+  makeIssuer,
+  sweepDoc,
+  type TestEnv,
+  upload,
+} from "./helpers.ts";
+
+// biome-ignore lint/suspicious/noExplicitAny: hostile documents are arbitrary JSON
+type Doc = any;
+
+let token: string;
+beforeAll(async () => {
+  token = await apiToken("acme/hostile");
+});
+
+async function refused(doc: unknown, status: number, code: string, path?: string) {
+  const before = [await count("runs"), await count("points")];
+  const res = await upload(doc, token);
+  const body = await json(res);
+  expect({ status: res.status, code: body.error?.code }).toEqual({ status, code });
+  if (path !== undefined) {
+    expect(body.error.message).toContain(path);
+    expect(body.error.details.map((d: { path: string }) => d.path)).toContain(path);
+  }
+  expect([await count("runs"), await count("points")]).toEqual(before);
+}
+
+const doc = (edit: (d: Doc) => void): Doc => {
+  const d: Doc = sweepDoc("acme/hostile");
+  edit(d);
+  return d;
+};
+
+describe("documents that mean the impossible are refused with 422 naming the field", () => {
+  it("created_at that is not a date", () =>
+    refused(
+      doc((d) => (d.created_at = "not-a-date")),
+      422,
+      "schema_invalid",
+      "created_at",
+    ));
+  it("created_at in year 9999", () =>
+    refused(
+      doc((d) => (d.created_at = "9999-12-31T00:00:00.000Z")),
+      422,
+      "created_at_future",
+      "created_at",
+    ));
+  it("a negative latency", () =>
+    refused(
+      doc((d) => (d.levels[0].ttft_ms.p50 = -5)),
+      422,
+      "schema_invalid",
+      "levels.0.ttft_ms.p50",
+    ));
+  it("a negative throughput", () =>
+    refused(
+      doc((d) => (d.levels[0].output_tok_s = -1)),
+      422,
+      "schema_invalid",
+      "levels.0.output_tok_s",
+    ));
+  it("a negative level", () =>
+    refused(
+      doc((d) => (d.levels[0].level = -4)),
+      422,
+      "schema_invalid",
+      "levels.0.level",
+    ));
+  it("no levels at all", () =>
+    refused(
+      doc((d) => (d.levels = [])),
+      422,
+      "no_levels",
+      "levels",
+    ));
+  it("ok + errors != requests", () =>
+    refused(
+      doc((d) => (d.levels[0].ok += 3)),
+      422,
+      "schema_invalid",
+      "levels.0.requests",
+    ));
+  it("errors_by_code that does not add up to errors", () =>
+    refused(
+      doc((d) => (d.levels[0].errors_by_code = { timeout: 2 })),
+      422,
+      "schema_invalid",
+      "levels.0.errors_by_code",
+    ));
+  it("the same level twice (was a 500 on the UNIQUE constraint)", () =>
+    refused(
+      doc((d) => d.levels.push(structuredClone(d.levels[0]))),
+      422,
+      "schema_invalid",
+      `levels.${sweepDoc("acme/hostile").levels.length}.level`,
+    ));
+  it("a repository name that tries to escape", () =>
+    refused(
+      doc((d) => (d.repository = "../..")),
+      422,
+      "repository_invalid",
+      "repository",
+    ));
+  it("extra_body nested 10,000 deep (was a 500: stack overflow)", async () => {
+    const d = doc(() => {});
+    const text = JSON.stringify(d).replace(
+      '"extra_body":{}',
+      `"extra_body":{"x":${"[".repeat(10_000)}${"]".repeat(10_000)}}`,
+    );
+    expect(text.length).toBeGreaterThan(20_000);
+    await refused(text, 422, "too_deep");
+  });
+});
+
+describe("history is ordered by the service's receive time", () => {
+  it("a document dated in the past, received last, lists first; its own time is kept as data", async () => {
+    const t = await apiToken("acme/clock");
+    const early = sweepDoc("acme/clock", { createdAt: new Date(Date.now() + 5 * 60_000).toISOString() });
+    const late = sweepDoc("acme/clock", { createdAt: "2020-01-01T00:00:00.000Z" });
+    expect((await upload(early, t)).status).toBe(201);
+    expect((await upload(late, t)).status).toBe(201);
+    const list = await json(call("/api/v1/repos/acme/clock/runs"));
+    expect(list.runs.map((r: { measured_at: string }) => r.measured_at)).toEqual([
+      "2020-01-01T00:00:00.000Z",
+      early.created_at,
+    ]);
+    for (const r of list.runs) expect(Date.parse(r.created_at)).toBeLessThanOrEqual(Date.now());
+  });
+});
+
+describe("repository names follow GitHub's rules and compare case-insensitively", () => {
+  it("ACME/Case and acme/case are one repository", async () => {
+    const t = await apiToken("acme/case");
+    const res = await upload(sweepDoc("ACME/Case"), t);
+    expect(res.status).toBe(201);
+    expect((await json(res)).run.repository).toBe("acme/case");
+    const a = await json(call("/api/v1/repos/acme/case/runs"));
+    const b = await json(call("/api/v1/repos/Acme/CASE/runs"));
+    expect(a.runs.length).toBe(1);
+    expect(b.runs).toEqual(a.runs);
+  });
+  it("an admin token for a name GitHub would refuse is refused", async () => {
+    for (const repository of ["../..", "-acme/x", "acme/..", "a".repeat(40) + "/x", "acme/x/y"]) {
+      const res = await call("/api/v1/admin/tokens", {
+        method: "POST",
+        headers: { authorization: `Bearer ${ADMIN}`, "content-type": "application/json" },
+        body: JSON.stringify({ repository }),
+      });
+      expect([repository, res.status, (await json(res)).error.code]).toEqual([
+        repository,
+        422,
+        "invalid_repository",
+      ]);
+    }
+  });
+});
+
+describe("hostile bodies", () => {
+  const adminPost = (body: string) =>
+    call("/api/v1/admin/tokens", {
+      method: "POST",
+      headers: { authorization: `Bearer ${ADMIN}`, "content-type": "application/json" },
+      body,
+    });
+  it("an admin body of null, an array or a number is a 422, not a 500", async () => {
+    for (const body of ["null", "[]", "7", '"acme/x"']) {
+      const res = await adminPost(body);
+      expect([body, res.status, (await json(res)).error.code]).toEqual([body, 422, "invalid_body"]);
+    }
+  });
+
+  /** A chunked body (no Content-Length) that never ends; counts how much of it was pulled. */
+  const endless = () => {
+    const pulled = { bytes: 0 };
+    const chunk = new TextEncoder().encode(`{"pad":"${"x".repeat(64 * 1024)}`);
+    const body = new ReadableStream<Uint8Array>({
+      pull(ctl) {
+        pulled.bytes += chunk.byteLength;
+        ctl.enqueue(chunk);
+      },
+    });
+    return { body, pulled };
+  };
+
+  it("a never-ending body with a fake token: 401 before any of it is read", async () => {
+    const { body, pulled } = endless();
+    const t0 = Date.now();
+    const res = await call("/api/v1/runs", {
+      method: "POST",
+      headers: { authorization: "Bearer not-a-real-token", "content-type": "application/json" },
+      body,
+      // @ts-expect-error: Node/undici needs duplex for a stream body
+      duplex: "half",
+    });
+    expect(res.status).toBe(401);
+    expect((await json(res)).error.code).toBe("token_invalid");
+    expect(Date.now() - t0).toBeLessThan(5_000);
+    expect(pulled.bytes).toBeLessThanOrEqual(2 * 64 * 1024); // at most what the stream buffered ahead
+  });
+
+  it("a never-ending body with a valid token: 413 as soon as the limit is passed", async () => {
+    const { body, pulled } = endless();
+    const limit = 1024 * 1024;
+    const e: TestEnv = { ...env, MAX_UPLOAD_BYTES: String(limit) };
+    const res = await call(
+      "/api/v1/runs",
+      {
+        method: "POST",
+        headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+        body,
+        // @ts-expect-error: Node/undici needs duplex for a stream body
+        duplex: "half",
+      },
+      e,
+    );
+    expect(res.status).toBe(413);
+    expect((await json(res)).error.code).toBe("payload_too_large");
+    expect(pulled.bytes).toBeLessThan(limit + 4 * 64 * 1024);
+  });
+});
+
+describe("badges are valid XML whatever the label", () => {
+  it("control characters in the label are removed, markup escaped", async () => {
+    const t = await apiToken("acme/badge-xml");
+    expect((await upload(sweepDoc("acme/badge-xml"), t)).status).toBe(201);
+    const label = encodeURIComponent('a\u0001b\u001bc<&>"');
+    const res = await call(`/badge/acme/badge-xml.svg?label=${label}`);
+    expect(res.status).toBe(200);
+    const svg = await res.text();
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: the point of the test
+    expect(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/.test(svg)).toBe(false);
+    expect(svg).toContain("abc&lt;&amp;&gt;&quot;");
+  });
+});
+
+describe("OIDC identity: secure by default, a branch writes only its own history", () => {
+  let issuer: Issuer;
+  beforeAll(async () => {
+    issuer = await makeIssuer("k1");
+  });
+  const oidcUpload = async (e: TestEnv, repo: string, branch: string, over: Record<string, unknown>) => {
+    const res = await upload(sweepDoc(repo, { branch }), await issuer.sign(claims(repo, over)), e);
+    return { status: res.status, code: res.ok ? null : (await json(res)).error.code };
+  };
+
+  it("no allowlist configured: OIDC uploads are refused, and the error says how to opt in", async () => {
+    const e: TestEnv = { ...env, OIDC_JWKS: issuer.jwks, ALLOWED_REPOSITORIES: "" };
+    const before = await count("runs");
+    const res = await upload(sweepDoc("acme/open"), await issuer.sign(claims("acme/open")), e);
+    const body = await json(res);
+    expect([res.status, body.error.code]).toEqual([403, "allowlist_unset"]);
+    expect(body.error.message).toContain("ALLOWED_REPOSITORIES");
+    expect(await count("runs")).toBe(before);
+  });
+  it("an explicit * opts in", async () => {
+    const e: TestEnv = { ...env, OIDC_JWKS: issuer.jwks, ALLOWED_REPOSITORIES: "*" };
+    expect(await oidcUpload(e, "anyone/anything", "main", {})).toEqual({ status: 201, code: null });
+  });
+
+  const e = () => ({ ...env, OIDC_JWKS: issuer.jwks }) as TestEnv;
+  it("a push run on a branch cannot write another branch", async () => {
+    expect(await oidcUpload(e(), "acme/ident", "main", { ref: "refs/heads/feature" })).toEqual({
+      status: 403,
+      code: "branch_not_allowed",
+    });
+    expect(await oidcUpload(e(), "acme/ident", "feature", { ref: "refs/heads/feature" })).toEqual({
+      status: 201,
+      code: null,
+    });
+  });
+  it("a pull-request run writes its head branch, never its base", async () => {
+    const pr = { event_name: "pull_request", ref: "refs/pull/7/merge", head_ref: "topic", base_ref: "main" };
+    expect(await oidcUpload(e(), "acme/ident", "main", pr)).toEqual({
+      status: 403,
+      code: "branch_not_allowed",
+    });
+    expect(await oidcUpload(e(), "acme/ident", "other", pr)).toEqual({
+      status: 403,
+      code: "branch_not_allowed",
+    });
+    expect(await oidcUpload(e(), "acme/ident", "topic", pr)).toEqual({ status: 201, code: null });
+    // A fork's "main" opening a PR against "main": refused, it would land in main's history.
+    const forkMain = { ...pr, head_ref: "main" };
+    expect(await oidcUpload(e(), "acme/ident", "main", forkMain)).toEqual({
+      status: 403,
+      code: "branch_not_allowed",
+    });
+  });
+  it("a workflow_run run (the default branch's trusted workflow) may publish any branch", async () => {
+    expect(
+      await oidcUpload(e(), "acme/ident", "topic2", { event_name: "workflow_run", ref: "refs/heads/main" }),
+    ).toEqual({ status: 201, code: null });
+  });
+  it("used token ids are pruned once their token has expired", async () => {
+    const old = Math.floor(Date.now() / 1000) - 24 * 3600;
+    await env.DB.prepare("INSERT INTO oidc_jti (jti, expires_at) VALUES (?, ?)").bind("stale-jti", old).run();
+    expect(await oidcUpload(e(), "acme/ident", "main", {})).toEqual({ status: 201, code: null });
+    const left = await env.DB.prepare("SELECT COUNT(*) AS n FROM oidc_jti WHERE jti = 'stale-jti'").first<{
+      n: number;
+    }>();
+    expect(left!.n).toBe(0);
+  });
+});
