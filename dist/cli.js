@@ -18946,10 +18946,10 @@ ${value}`, this.dataLineCount++;
           offset -= remaining, chunkIndex++, pos = 0;
         }
       }
-      discardLeadingBytes(count) {
-        for (; count > 0 && this.lineChunkIndex < this.chunks.length; ) {
+      discardLeadingBytes(count2) {
+        for (; count2 > 0 && this.lineChunkIndex < this.chunks.length; ) {
           let remaining = this.chunks[this.lineChunkIndex].length - this.linePos;
-          count < remaining ? (this.linePos += count, count = 0) : (count -= remaining, this.lineChunkIndex++, this.linePos = 0);
+          count2 < remaining ? (this.linePos += count2, count2 = 0) : (count2 -= remaining, this.lineChunkIndex++, this.linePos = 0);
         }
         this.chunkIndex = this.lineChunkIndex, this.pos = this.linePos, this.dropConsumedChunks();
       }
@@ -19434,10 +19434,17 @@ function headers(o) {
     for (let s of raw.flatMap((r) => r.split(`
 `)).filter((s2) => s2.trim() !== "")) {
       let i = s.indexOf(":");
-      if (i <= 0) throw problem(label, `must look like "Name: value", got "${s}"`);
+      if (i <= 0)
+        throw problem(
+          label,
+          `must look like "Name: value"; one line has no name before a ":" (its ${s.length} characters are not shown: it may hold a secret)`
+        );
       let name = s.slice(0, i).trim().toLowerCase(), value = s.slice(i + 1).trim();
       if (!/^[!#$%&'*+.^_`|~0-9a-z-]+$/.test(name) || /[\r\n\0]/.test(value))
-        throw problem(label, `has an invalid header name or value: "${name}"`);
+        throw problem(
+          label,
+          `has an invalid header name or value for ${JSON.stringify(name.slice(0, 60))} (a name is letters, digits and !#$%&'*+.^_\`|~-; a value has no CR, LF or NUL; the value is not shown)`
+        );
       out[name] = value;
     }
     return out;
@@ -20760,8 +20767,8 @@ async function mockCommand(argv) {
 }
 
 // src/cli/profile-command.ts
-import { mkdirSync as mkdirSync2, writeFileSync as writeFileSync2 } from "node:fs";
-import { dirname } from "node:path";
+import { mkdirSync as mkdirSync3, writeFileSync as writeFileSync3 } from "node:fs";
+import { dirname as dirname2 } from "node:path";
 
 // src/core/profile.ts
 import { randomBytes as randomBytes3 } from "node:crypto";
@@ -20789,8 +20796,15 @@ function modelOf(t) {
 var targetRecord = (t) => ({ base_url: t.baseUrl, api: t.api, model: modelOf(t) });
 
 // src/core/http.ts
+var MAX_HTTP_BYTES = 8 * 1024 * 1024;
 async function httpCall(url3, opts = {}) {
-  let t0 = performance.now();
+  let t0 = performance.now(), timeoutMs = opts.timeoutMs ?? 1e4, maxBytes = opts.maxBytes ?? MAX_HTTP_BYTES, signal = AbortSignal.timeout(timeoutMs), fail = (error62) => ({
+    status: null,
+    text: null,
+    json: null,
+    error: error62,
+    elapsedMs: performance.now() - t0
+  }), status = null;
   try {
     let res = await (0, import_undici.request)(url3, {
       method: opts.method ?? "GET",
@@ -20799,24 +20813,29 @@ async function httpCall(url3, opts = {}) {
         ...opts.headers
       },
       ...opts.body !== void 0 ? { body: JSON.stringify(opts.body) } : {},
-      headersTimeout: opts.timeoutMs ?? 1e4,
-      bodyTimeout: opts.timeoutMs ?? 1e4
-    }), text2 = await res.body.text(), json2 = null;
+      headersTimeout: timeoutMs,
+      bodyTimeout: timeoutMs,
+      signal
+    });
+    status = res.statusCode;
+    let chunks = [], bytes = 0;
+    for await (let chunk of res.body) {
+      if (bytes += chunk.length, bytes > maxBytes)
+        return res.body.destroy(), fail(`response_too_large: the answer (HTTP ${status}) passed ${maxBytes} bytes`);
+      chunks.push(chunk);
+    }
+    let text2 = Buffer.concat(chunks).toString("utf8"), json2 = null;
     try {
       json2 = JSON.parse(text2);
     } catch {
       json2 = null;
     }
-    return { status: res.statusCode, text: text2, json: json2, error: null, elapsedMs: performance.now() - t0 };
+    return { status, text: text2, json: json2, error: null, elapsedMs: performance.now() - t0 };
   } catch (err) {
     let e = err;
-    return {
-      status: null,
-      text: null,
-      json: null,
-      error: `${e.code ?? e.name}: ${e.message}`,
-      elapsedMs: performance.now() - t0
-    };
+    return signal.aborted ? fail(
+      `deadline: no complete answer within ${(timeoutMs / 1e3).toFixed(1)} s${status !== null ? ` (HTTP ${status} headers came, the body did not finish)` : ""}`
+    ) : fail(`${e.code ?? e.name}: ${e.message}`);
   }
 }
 async function discoverModel(target) {
@@ -21286,8 +21305,8 @@ import { performance as performance5 } from "node:perf_hooks";
 function strLen(v) {
   return typeof v == "string" ? v.length : 0;
 }
-function intOrNull(v) {
-  return typeof v == "number" && Number.isFinite(v) && v >= 0 ? v : null;
+function count(v, name, bad) {
+  return v == null ? null : typeof v == "number" && Number.isInteger(v) && v >= 0 ? v : (bad.push(`usage.${name} is ${JSON.stringify(v)?.slice(0, 40)}, not a non-negative integer`), null);
 }
 function interpretChunk(obj2) {
   let info = {
@@ -21316,11 +21335,12 @@ function interpretChunk(obj2) {
     }
   let u = o.usage;
   if (u !== null && typeof u == "object") {
-    let us = u, details = us.prompt_tokens_details;
+    let us = u, details = us.prompt_tokens_details, bad = [];
     info.usage = {
-      prompt: intOrNull(us.prompt_tokens),
-      completion: intOrNull(us.completion_tokens),
-      cached: details && typeof details == "object" ? intOrNull(details.cached_tokens) : null
+      prompt: count(us.prompt_tokens, "prompt_tokens", bad),
+      completion: count(us.completion_tokens, "completion_tokens", bad),
+      cached: details && typeof details == "object" ? count(details.cached_tokens, "prompt_tokens_details.cached_tokens", bad) : null,
+      invalid: bad.length > 0 ? bad.join("; ") : null
     }, Object.keys(us).some((k) => k !== "prompt_tokens" && k !== "completion_tokens" && k !== "total_tokens") && (info.usageRaw = us);
   }
   return o.timings !== null && typeof o.timings == "object" && !Array.isArray(o.timings) && (info.timings = o.timings), typeof o.tokenbench_server_ts_ms == "number" && (info.serverTsMs = o.tokenbench_server_ts_ms), typeof o.tokenbench_server_arrival_ts_ms == "number" && (info.serverArrivalTsMs = o.tokenbench_server_arrival_ts_ms), info;
@@ -21348,8 +21368,21 @@ var ErrorCode = {
   emptyStream: "empty_stream",
   /** The request ran past `--timeout-s`. */
   timeout: "timeout",
+  /** The response passed the byte cap for one response (an endless stream). */
+  responseTooLarge: "response_too_large",
+  /** One SSE line (or one event's data) passed the byte cap without ending. */
+  lineTooLong: "line_too_long",
+  /** A usage count that is not a non-negative integer (e.g. `completion_tokens: 8.5`): a protocol violation. */
+  invalidUsage: "invalid_usage",
+  /** The stream came compressed (`content-encoding`) though none was asked for: its timing is not the tokens'. */
+  unsupportedEncoding: "unsupported_encoding",
   /** Anything else the HTTP stack raised. */
   clientError: "client_error"
+}, STREAM_LIMITS = {
+  /** 64 MiB: about 300,000 tokens of typical chunks; an endless stream is cut here. */
+  maxResponseBytes: 64 * 1024 * 1024,
+  /** 1 MiB for one line or one event's data. */
+  maxLineBytes: 1024 * 1024
 };
 
 // src/core/sse.ts
@@ -21364,6 +21397,12 @@ var SseParser = class {
   hasData = !1;
   /** Bytes seen in total; useful to tell "empty body" from "no events". */
   bytes = 0;
+  /** Characters of `data` gathered for the event not yet dispatched. */
+  dataChars = 0;
+  /** What is held waiting for the end of a line or of an event: the bound a hostile stream pushes. */
+  get bufferedBytes() {
+    return (this.pending?.length ?? 0) + this.dataChars;
+  }
   push(chunk) {
     this.bytes += chunk.length;
     let buf = chunk;
@@ -21403,13 +21442,13 @@ var SseParser = class {
       let vs = colon + 1;
       vs < end && buf[vs] === 32 && vs++, value = buf.toString("utf8", vs, end);
     }
-    field === "data" ? (this.dataParts.push(value), this.hasData = !0) : field === "event" && (this.eventName = value);
+    field === "data" ? (this.dataParts.push(value), this.dataChars += value.length, this.hasData = !0) : field === "event" && (this.eventName = value);
   }
   dispatch() {
     if (this.hasData) {
       let parts = this.dataParts, data = parts.length === 1 ? parts[0] : parts.join(`
 `);
-      this.dataParts = [], this.hasData = !1;
+      this.dataParts = [], this.dataChars = 0, this.hasData = !1;
       let event = this.eventName;
       this.eventName = null, this.onEvent({ data, event });
     } else
@@ -21492,7 +21531,7 @@ var StreamClient = class {
    * after every response. Nothing else is retried.
    */
   attempt(spec, body, retries, resolve) {
-    let cfg = this.cfg, origin = cfg.originMs, eventTimes = [], eventChars = [], serverTimes, serverArrival, timings = null, usageRaw = null, eventCount = 0, now = 0, headersMs = null, status = null, finishReason = null, usage = null, error62 = null, done = !1, errBody = "", sse = !0, timedOut = !1, finished = !1, controller = null, setError = (code, message) => {
+    let cfg = this.cfg, origin = cfg.originMs, eventTimes = [], eventChars = [], serverTimes, serverArrival, timings = null, usageRaw = null, eventCount = 0, now = 0, headersMs = null, status = null, finishReason = null, usage = null, error62 = null, done = !1, errBody = "", sse = !0, timedOut = !1, finished = !1, controller = null, received = 0, maxResponseBytes = cfg.limits?.maxResponseBytes ?? STREAM_LIMITS.maxResponseBytes, maxLineBytes = cfg.limits?.maxLineBytes ?? STREAM_LIMITS.maxLineBytes, setError = (code, message) => {
       error62 === null && (error62 = { code, message: message.slice(0, 1e3) });
     }, parser = new SseParser((ev) => {
       if (ev.data === "[DONE]") {
@@ -21511,7 +21550,7 @@ var StreamClient = class {
         return;
       }
       let info = interpretChunk(obj2);
-      (info.errorMessage !== null || ev.event === "error") && setError(ErrorCode.serverErrorEvent, info.errorMessage ?? ev.data.slice(0, 500)), info.usage !== null && (usage = {
+      (info.errorMessage !== null || ev.event === "error") && setError(ErrorCode.serverErrorEvent, info.errorMessage ?? ev.data.slice(0, 500)), info.usage !== null && (info.usage.invalid !== null && setError(ErrorCode.invalidUsage, info.usage.invalid), usage = {
         prompt_tokens: info.usage.prompt,
         completion_tokens: info.usage.completion,
         cached_tokens: info.usage.cached
@@ -21556,11 +21595,24 @@ var StreamClient = class {
           sse = !1;
           return;
         }
-        let ct = String(headers2["content-type"] ?? "");
-        ct.includes("text/event-stream") || (sse = !1, setError(ErrorCode.notSse, `expected text/event-stream, got content-type "${ct}"`));
+        let ct = String(headers2["content-type"] ?? ""), enc = String(headers2["content-encoding"] ?? "identity").toLowerCase();
+        enc !== "identity" ? (sse = !1, setError(
+          ErrorCode.unsupportedEncoding,
+          `the stream came with content-encoding "${enc.slice(0, 40)}" though none was asked for; turn compression off for the completions endpoint (a proxy?)`
+        )) : ct.includes("text/event-stream") || (sse = !1, setError(ErrorCode.notSse, `expected text/event-stream, got content-type "${ct}"`));
       },
-      onResponseData(_c, chunk) {
-        now = performance5.now(), sse ? parser.push(chunk) : errBody.length < 2e3 && (errBody += chunk.toString("utf8"));
+      onResponseData(c, chunk) {
+        if (now = performance5.now(), received += chunk.length, received > maxResponseBytes) {
+          setError(
+            ErrorCode.responseTooLarge,
+            `response passed ${maxResponseBytes} bytes without ending; cut there (an endless stream?)`
+          ), c.abort(new Error("response_too_large"));
+          return;
+        }
+        sse ? (parser.push(chunk), parser.bufferedBytes > maxLineBytes && (setError(
+          ErrorCode.lineTooLong,
+          `one SSE line or event passed ${maxLineBytes} bytes without ending`
+        ), c.abort(new Error("line_too_long")))) : errBody.length < 2e3 && (errBody += chunk.toString("utf8"));
       },
       onResponseEnd() {
         now = performance5.now(), sse && parser.end(), status !== null && status >= 400 ? setError(ErrorCode.httpError, `HTTP ${status}: ${errBody.slice(0, 500)}`) : !sse && error62 !== null && errBody && (error62 = { code: error62.code, message: `${error62.message}; body: ${errBody.slice(0, 300)}` }), finish();
@@ -22666,10 +22718,10 @@ function codePointLength(str2) {
   let units = str2.length;
   if (!highSurrogate.test(str2))
     return units;
-  let count = units;
+  let count2 = units;
   for (let i = 0; i < units - 1; i++)
-    (str2.charCodeAt(i) & 64512) === 55296 && (str2.charCodeAt(i + 1) & 64512) === 56320 && (count--, i++);
-  return count;
+    (str2.charCodeAt(i) & 64512) === 55296 && (str2.charCodeAt(i + 1) & 64512) === 56320 && (count2--, i++);
+  return count2;
 }
 function getLengthableOrigin(input2) {
   return Array.isArray(input2) ? "array" : typeof input2 == "string" ? "string" : "unknown";
@@ -25668,8 +25720,8 @@ function az_default() {
 }
 
 // node_modules/zod/v4/locales/be.js
-function getBelarusianPlural(count, one, few, many) {
-  let absCount = Math.abs(count), lastDigit = absCount % 10, lastTwoDigits = absCount % 100;
+function getBelarusianPlural(count2, one, few, many) {
+  let absCount = Math.abs(count2), lastDigit = absCount % 10, lastTwoDigits = absCount % 100;
   return lastTwoDigits >= 11 && lastTwoDigits <= 19 ? many : lastDigit === 1 ? one : lastDigit >= 2 && lastDigit <= 4 ? few : many;
 }
 var error3 = () => {
@@ -27767,8 +27819,8 @@ function hu_default() {
 }
 
 // node_modules/zod/v4/locales/hy.js
-function getArmenianPlural(count, one, many) {
-  return Math.abs(count) === 1 ? one : many;
+function getArmenianPlural(count2, one, many) {
+  return Math.abs(count2) === 1 ? one : many;
 }
 function withDefiniteArticle(word) {
   if (!word)
@@ -29973,8 +30025,8 @@ function ro_default() {
 }
 
 // node_modules/zod/v4/locales/ru.js
-function getRussianPlural(count, one, few, many) {
-  let absCount = Math.abs(count), lastDigit = absCount % 10, lastTwoDigits = absCount % 100;
+function getRussianPlural(count2, one, few, many) {
+  let absCount = Math.abs(count2), lastDigit = absCount % 10, lastTwoDigits = absCount % 100;
   return lastTwoDigits >= 11 && lastTwoDigits <= 19 ? many : lastDigit === 1 ? one : lastDigit >= 2 && lastDigit <= 4 ? few : many;
 }
 var error46 = () => {
@@ -36867,6 +36919,15 @@ var SCHEMA_VERSION = 1, Stats = external_exports.object({
   p90: nullableNum,
   p95: nullableNum,
   p99: nullableNum
+}), nonNeg2 = external_exports.number().nonnegative(), nullableNonNeg = nonNeg2.nullable(), MeasuredStats = external_exports.object({
+  n: external_exports.number().int().nonnegative(),
+  mean: nullableNonNeg,
+  min: nullableNonNeg,
+  max: nullableNonNeg,
+  p50: nullableNonNeg,
+  p90: nullableNonNeg,
+  p95: nullableNonNeg,
+  p99: nullableNonNeg
 }), Usage = external_exports.object({
   prompt_tokens: external_exports.number().int().nonnegative().nullable(),
   completion_tokens: external_exports.number().int().nonnegative().nullable(),
@@ -36975,12 +37036,12 @@ var SCHEMA_VERSION = 1, Stats = external_exports.object({
   bend_reasons: external_exports.array(external_exports.enum(["server_queue", "kv_full", "scheduler_cap", "client_queueing"])),
   notes: external_exports.array(external_exports.string())
 }), LevelResult = external_exports.object({
-  level: num,
+  level: external_exports.number().positive(),
   mode: external_exports.enum(["closed", "open"]),
   /** Closed loop: users. Open loop: null. */
   concurrency: nullableNum,
   started_at_ms: num,
-  wall_time_s: num,
+  wall_time_s: nonNeg2,
   requests: external_exports.number().int().nonnegative(),
   ok: external_exports.number().int().nonnegative(),
   errors: external_exports.number().int().nonnegative(),
@@ -36988,29 +37049,41 @@ var SCHEMA_VERSION = 1, Stats = external_exports.object({
   warmup_requests: external_exports.number().int().nonnegative(),
   prompt_tokens_total: external_exports.number().int().nonnegative(),
   completion_tokens_total: external_exports.number().int().nonnegative(),
-  ttft_ms: Stats,
-  itl_ms: Stats,
-  tpot_ms: Stats,
-  e2e_ms: Stats,
-  e2e_stream_ms: Stats,
-  decode_tok_s: Stats,
-  tokens_per_chunk: Stats,
+  ttft_ms: MeasuredStats,
+  itl_ms: MeasuredStats,
+  tpot_ms: MeasuredStats,
+  e2e_ms: MeasuredStats,
+  e2e_stream_ms: MeasuredStats,
+  decode_tok_s: MeasuredStats,
+  tokens_per_chunk: MeasuredStats,
   usage_chunk_mismatches: external_exports.number().int().nonnegative(),
-  output_tok_s: num,
-  total_tok_s: num,
-  req_s: num,
-  goodput_req_s: num,
-  slo_pass_pct: nullableNum,
+  output_tok_s: nonNeg2,
+  total_tok_s: nonNeg2,
+  req_s: nonNeg2,
+  goodput_req_s: nonNeg2,
+  slo_pass_pct: external_exports.number().min(0).max(100).nullable(),
   peak_in_flight: external_exports.number().int().nonnegative(),
   /** Prompt tokens as the server counted them (usage.prompt_tokens), successful requests. */
-  prompt_tokens: Stats.optional(),
+  prompt_tokens: MeasuredStats.optional(),
   /** Cached prompt tokens the server reported; with unique prompts, the prefix every prompt shares. */
-  cached_tokens: Stats.optional(),
+  cached_tokens: MeasuredStats.optional(),
   open_loop: OpenLoopSummary.nullable(),
   client: ClientSelfCheck,
   admission: AdmissionSummary.nullable().optional(),
   metrics_timeline: external_exports.array(MetricsSample).optional(),
   notices: external_exports.array(external_exports.string())
+}).superRefine((l, ctx) => {
+  l.ok + l.errors !== l.requests && ctx.addIssue({
+    code: "custom",
+    path: ["requests"],
+    message: `ok (${l.ok}) + errors (${l.errors}) must equal requests (${l.requests})`
+  });
+  let byCode = Object.values(l.errors_by_code).reduce((a, b) => a + b, 0);
+  byCode !== l.errors && ctx.addIssue({
+    code: "custom",
+    path: ["errors_by_code"],
+    message: `errors_by_code sums to ${byCode}, errors is ${l.errors}`
+  });
 }), SweepConfig = external_exports.object({
   mode: external_exports.enum(["closed", "open"]),
   levels: external_exports.array(num).min(1),
@@ -37089,7 +37162,8 @@ var SCHEMA_VERSION = 1, Stats = external_exports.object({
   schema_version: external_exports.literal(SCHEMA_VERSION),
   kind: external_exports.enum(["sweep", "profile"]),
   tool: external_exports.object({ name: external_exports.literal("tokenbench"), version: external_exports.string() }),
-  created_at: external_exports.string(),
+  /** When the run was made (ISO 8601 with offset); the service orders history by its own receive time. */
+  created_at: external_exports.iso.datetime({ offset: !0 }),
   repository: external_exports.string().regex(/^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/).nullable().optional(),
   git: GitInfo.nullable().optional(),
   testbed: Testbed.nullable().optional(),
@@ -37111,6 +37185,15 @@ var SCHEMA_VERSION = 1, Stats = external_exports.object({
   requests: external_exports.array(RequestRecord).nullable(),
   requests_file: external_exports.string().nullable().optional(),
   complete: external_exports.boolean()
+}).superRefine((d, ctx) => {
+  let seen = /* @__PURE__ */ new Set();
+  d.levels.forEach((l, i) => {
+    seen.has(l.level) && ctx.addIssue({
+      code: "custom",
+      path: ["levels", i, "level"],
+      message: `level ${l.level} appears twice`
+    }), seen.add(l.level);
+  });
 }), SchemaError = class extends TokenbenchError {
   constructor(issues) {
     super(
@@ -37849,6 +37932,12 @@ var CONNECTION = {
     default: null,
     help: "Repository API token for the results service (used when no OIDC token is available)"
   }),
+  readToken: text({
+    flag: null,
+    input: "read-token",
+    default: null,
+    help: "The results service's READ_TOKEN, when it has one: needed to compare against the base branch (and so for fail-on-regression)"
+  }),
   dashboardUrl: httpUrl({
     flag: null,
     input: "dashboard-url",
@@ -37893,10 +37982,51 @@ var CONNECTION = {
     default: "tokenbench-results",
     help: "Where results are written in the workspace"
   })
-}, ALL_SETTINGS = { ...CONNECTION, ...SWEEP, ...PROFILE, ...CLI_OUTPUT, ...ACTION }, DEFAULT_CLOSED_LEVELS = [1, 2, 4, 8], DEFAULT_OPEN_LEVELS = [1, 2, 4], DEFAULT_REQUESTS = 32;
+}, ALL_SETTINGS = { ...CONNECTION, ...SWEEP, ...PROFILE, ...CLI_OUTPUT, ...ACTION }, DEFAULT_CLOSED_LEVELS = [1, 2, 4, 8], DEFAULT_OPEN_LEVELS = [1, 2, 4], DEFAULT_REQUESTS = 32, SWEEP_BOUNDS = {
+  closedUsers: 1e4,
+  openRateRps: 1e4,
+  requestsPerLevel: 1e6,
+  durationS: 86400,
+  warmupRequests: 1e5,
+  levels: 100
+}, BoundError = class extends UsageError {
+  constructor(key, problem2) {
+    super(`--${SWEEP[key].flag} ${problem2}`, null);
+    this.key = key;
+    this.problem = problem2;
+  }
+  key;
+  problem;
+};
+function checkBounds(v, levels) {
+  let b = SWEEP_BOUNDS;
+  if (levels.length > b.levels)
+    throw new BoundError("levels", `takes at most ${b.levels} levels, got ${levels.length}`);
+  if (v.mode === "closed") {
+    let bad = levels.find((l) => !Number.isInteger(l) || l > b.closedUsers);
+    if (bad !== void 0)
+      throw new BoundError(
+        "levels",
+        `in closed loop are users: whole numbers up to ${b.closedUsers}, got ${bad} (for more load, run shards on several machines)`
+      );
+  } else {
+    let bad = levels.find((l) => l > b.openRateRps);
+    if (bad !== void 0)
+      throw new BoundError(
+        "levels",
+        `in open loop are request rates up to ${b.openRateRps} req/s, got ${bad}`
+      );
+  }
+  if (v.requests !== null && v.requests > b.requestsPerLevel)
+    throw new BoundError("requests", `is at most ${b.requestsPerLevel} per level, got ${v.requests}`);
+  if (v.duration !== null && v.duration > b.durationS)
+    throw new BoundError("duration", `is at most ${b.durationS} s per level, got ${v.duration}`);
+  if (v.warmup > b.warmupRequests)
+    throw new BoundError("warmup", `is at most ${b.warmupRequests} requests, got ${v.warmup}`);
+}
 function sweepConfigOf(v, c) {
   let levels = v.levels.length > 0 ? v.levels : v.mode === "closed" ? DEFAULT_CLOSED_LEVELS : DEFAULT_OPEN_LEVELS;
-  return {
+  return checkBounds(v, levels), {
     mode: v.mode,
     levels,
     requests_per_level: v.requests ?? (v.duration === null ? DEFAULT_REQUESTS : null),
@@ -38009,6 +38139,8 @@ async function waitReady(target, opts) {
     probes[probes.length - 1] !== s && probes.push(s);
   }, interval = opts.intervalMs ?? 250;
   for (; ; ) {
+    let exited = opts.serverExited?.() ?? null;
+    if (exited !== null) throw new TokenbenchError("server_exited", exited);
     let h = await httpCall(url(target, "/health"), { headers: headers2, timeoutMs: 5e3 });
     if (h.status === 200) {
       let j = h.json;
@@ -38096,12 +38228,19 @@ function extractServerFacts(bodies, metricsText2) {
   for (let [k, v] of Object.entries(out)) v == null && delete out[k];
   return out;
 }
+var SNAPSHOT_BODY_BYTES = 64 * 1024;
+function boundedBody(json2, text2) {
+  return json2 === null ? text2.slice(0, 4096) : text2.length <= SNAPSHOT_BODY_BYTES ? json2 : {
+    tokenbench_truncated: `the answer was ${text2.length} bytes; the snapshot keeps its first 4096 characters so the document stays within the results service's limits`,
+    head: text2.slice(0, 4096)
+  };
+}
 async function snapshotServer(target, limits) {
   let headers2 = { ...target.headers }, endpoints = {}, bodies = {}, metricsText2 = null;
   await Promise.all(
     SNAPSHOT_ENDPOINTS.map(async (p) => {
       let r = await httpCall(url(target, p), { headers: headers2, timeoutMs: 1e4 }), present = r.status !== null && r.status < 400, body;
-      present && (p === "/metrics" ? (metricsText2 = r.text, body = (r.text ?? "").slice(0, 65536)) : body = r.json ?? (r.text ?? "").slice(0, 4096), bodies[p] = r.json), endpoints[p] = { present, status: r.status, ...body !== void 0 ? { body } : {} };
+      present && (p === "/metrics" ? (metricsText2 = r.text, body = (r.text ?? "").slice(0, 65536)) : body = boundedBody(r.json, r.text ?? ""), bodies[p] = r.json), endpoints[p] = { present, status: r.status, ...body !== void 0 ? { body } : {} };
     })
   );
   let extracted = extractServerFacts(bodies, metricsText2), merged = {};
@@ -38322,72 +38461,17 @@ function profileSummaryText(doc) {
 `);
 }
 
-// src/cli/profile-command.ts
-var { plots, quiet } = CLI_OUTPUT, TABLE = { ...CONNECTION, ...PROFILE, out: PROFILE_OUT, plots, quiet }, INTRO = `tokenbench profile: single-stream serving profile (readiness, metadata, calibration,
-fresh prefill, steady decode, prefix cache)`, GROUPS = [
-  { title: "Connection", settings: Object.values(CONNECTION) },
-  { title: "Profile", settings: Object.values(PROFILE) },
-  { title: "Output", settings: [PROFILE_OUT, plots, quiet] }
-];
-async function profileCommand(argv) {
-  let parsed = parseCommand(argv, TABLE, INTRO, GROUPS);
-  if (parsed === null) return 0;
-  let v = parsed.values;
-  if (parsed.positionals.length > 0) throw new UsageError(`unexpected argument "${parsed.positionals[0]}"`);
-  let doc = await runProfile({
-    target: makeTarget(v),
-    timeoutS: v.timeoutS,
-    serverLimits: v.serverLimits,
-    config: profileConfigOf(v, v),
-    onNotice: noticePrinter(v.quiet)
-  });
-  return parseResultDocument(doc), mkdirSync2(dirname(v.out), { recursive: !0 }), writeFileSync2(v.out, `${JSON.stringify(doc, null, 1)}
-`), process.stdout.write(`${profileSummaryText(doc)}
-`), v.quiet || process.stderr.write(`wrote ${v.out}
-`), v.plots && await writePlotsBeside(doc, v.out), 0;
-}
-
-// src/core/preflight.ts
-function servedModels(server) {
-  let body = server.endpoints["/v1/models"]?.body;
-  return Array.isArray(body?.data) ? body.data.map((m) => m.id).filter((id) => typeof id == "string") : [];
-}
-async function probeModel(target, model) {
-  let r = await oneTokenRequest(target, model, 6e4);
-  if (r.status === 200) return null;
-  let msg = r.json?.error?.message;
-  return typeof msg == "string" ? msg : r.error ?? `HTTP ${r.status}: ${(r.text ?? "").slice(0, 200)}`;
-}
-async function preflight(target0, cfg, o) {
-  let readiness = await waitReady(target0, { timeoutS: o.readyTimeoutS, onWait: o.onNotice }), server = await snapshotServer(target0, o.serverLimits), served = servedModels(server), target = await resolveModel(target0, served[0] ?? null), model = target.model;
-  if (served.length > 0 && !served.includes(model)) {
-    let refusal = await probeModel(target, model);
-    if (refusal !== null)
-      throw new TokenbenchError(
-        "model_not_served",
-        `${rootUrl(target)} does not serve model "${model}" (it said: ${refusal.slice(0, 200)}); it serves: ${served.join(", ")}. Pass one of them to --model`
-      );
-    served.length === 1 && (o.onNotice(
-      `the server answers any model name and serves one model: "${served[0]}" is recorded as the model, not "${model}"`
-    ), target = withModel(target, served[0]));
-  }
-  let calibration = o.calibrate ? await calibratePrompts(target, cfg.extra_body, cfg.prompt_tokens, cfg.seed) : null;
-  calibration !== null && (o.onNotice(
-    `prompts: ${calibration.words} words give ${calibration.reached_tokens} prompt tokens as the server counts them (asked ${calibration.target_tokens}; ${calibration.method}${calibration.template_overhead_tokens ? ` + ${calibration.template_overhead_tokens} template tokens` : ""})`
-  ), calibration.within_tolerance || o.onNotice(
-    `prompt calibration reached ${calibration.reached_tokens} tokens, outside ${calibration.tolerance_rule}`
-  ));
-  let context = server.extracted.context_length;
-  if (typeof context == "number") {
-    let prompt = cfg.prompts === "sample" ? MAX_SAMPLE_PROMPT_TOKENS : calibration?.reached_tokens ?? cfg.prompt_tokens;
-    if (prompt + cfg.max_tokens > context)
-      throw new TokenbenchError(
-        "prompt_too_long",
-        `a prompt of ${prompt} tokens plus ${cfg.max_tokens} output tokens does not fit the server's context of ${context} tokens (${rootUrl(target)}): lower --prompt-tokens or --max-tokens, or start the server with a longer context`
-      );
-  }
-  return { target, readiness, server, calibration };
-}
+// src/core/results-file.ts
+import {
+  existsSync,
+  mkdirSync as mkdirSync2,
+  readFileSync,
+  renameSync,
+  statSync,
+  unlinkSync,
+  writeFileSync as writeFileSync2
+} from "node:fs";
+import { basename, dirname, join as join2 } from "node:path";
 
 // src/core/report.ts
 var fmt2 = (v, digits) => v == null || !Number.isFinite(v) ? "-" : v.toFixed(digits), MARKDOWN_COLUMNS = [
@@ -38473,8 +38557,6 @@ function csvTable(levels) {
 }
 
 // src/core/results-file.ts
-import { existsSync, mkdirSync as mkdirSync3, readFileSync, renameSync, writeFileSync as writeFileSync3 } from "node:fs";
-import { basename, dirname as dirname2, join as join2 } from "node:path";
 var ResultsFileError = class extends TokenbenchError {
   constructor(path, message) {
     super("results_file_invalid", `${path}: ${message}`);
@@ -38482,17 +38564,30 @@ var ResultsFileError = class extends TokenbenchError {
   }
   path;
 };
+function assertWritable(jsonPath) {
+  let probe = `${jsonPath}.probe-${process.pid}`;
+  try {
+    if (mkdirSync2(dirname(jsonPath), { recursive: !0 }), writeFileSync2(probe, ""), unlinkSync(probe), existsSync(jsonPath) && statSync(jsonPath).isDirectory())
+      throw Object.assign(new Error(), { code: "EISDIR" });
+  } catch (err) {
+    let code = err.code ?? "error";
+    throw new TokenbenchError(
+      "out_unwritable",
+      `cannot write results to ${jsonPath} (${code}); nothing was sent. Check the directory exists and is writable, or choose another --out`
+    );
+  }
+}
 function atomicWrite(path, data) {
-  mkdirSync3(dirname2(path), { recursive: !0 });
+  mkdirSync2(dirname(path), { recursive: !0 });
   let tmp = `${path}.tmp-${process.pid}`;
-  writeFileSync3(tmp, data), renameSync(tmp, path);
+  writeFileSync2(tmp, data), renameSync(tmp, path);
 }
 function outputPaths(jsonPath) {
   let stem = jsonPath.replace(/\.json$/i, "");
   return { json: jsonPath, csv: `${stem}.csv`, md: `${stem}.md`, requestsFile: `${stem}.requests.jsonl` };
 }
 function siblingPath(jsonPath, file2) {
-  return join2(dirname2(jsonPath), file2);
+  return join2(dirname(jsonPath), file2);
 }
 function writeResults(doc, jsonPath, records2, recordsMode) {
   let paths = outputPaths(jsonPath), out = { ...doc, requests: null, requests_file: null };
@@ -38540,6 +38635,81 @@ function readResults(path) {
         throw new ResultsFileError(p, `line ${i + 1} is not valid JSON`);
       }
   }), { doc, records: records2 };
+}
+
+// src/cli/profile-command.ts
+var { plots, quiet } = CLI_OUTPUT, TABLE = { ...CONNECTION, ...PROFILE, out: PROFILE_OUT, plots, quiet }, INTRO = `tokenbench profile: single-stream serving profile (readiness, metadata, calibration,
+fresh prefill, steady decode, prefix cache)`, GROUPS = [
+  { title: "Connection", settings: Object.values(CONNECTION) },
+  { title: "Profile", settings: Object.values(PROFILE) },
+  { title: "Output", settings: [PROFILE_OUT, plots, quiet] }
+];
+async function profileCommand(argv) {
+  let parsed = parseCommand(argv, TABLE, INTRO, GROUPS);
+  if (parsed === null) return 0;
+  let v = parsed.values;
+  if (parsed.positionals.length > 0) throw new UsageError(`unexpected argument "${parsed.positionals[0]}"`);
+  assertWritable(v.out);
+  let doc = await runProfile({
+    target: makeTarget(v),
+    timeoutS: v.timeoutS,
+    serverLimits: v.serverLimits,
+    config: profileConfigOf(v, v),
+    onNotice: noticePrinter(v.quiet)
+  });
+  return parseResultDocument(doc), mkdirSync3(dirname2(v.out), { recursive: !0 }), writeFileSync3(v.out, `${JSON.stringify(doc, null, 1)}
+`), process.stdout.write(`${profileSummaryText(doc)}
+`), v.quiet || process.stderr.write(`wrote ${v.out}
+`), v.plots && await writePlotsBeside(doc, v.out), 0;
+}
+
+// src/cli/sweep-command.ts
+import { existsSync as existsSync3 } from "node:fs";
+
+// src/core/preflight.ts
+function servedModels(server) {
+  let body = server.endpoints["/v1/models"]?.body;
+  return Array.isArray(body?.data) ? body.data.map((m) => m.id).filter((id) => typeof id == "string") : [];
+}
+async function probeModel(target, model) {
+  let r = await oneTokenRequest(target, model, 6e4);
+  if (r.status === 200) return null;
+  let msg = r.json?.error?.message;
+  return typeof msg == "string" ? msg : r.error ?? `HTTP ${r.status}: ${(r.text ?? "").slice(0, 200)}`;
+}
+async function preflight(target0, cfg, o) {
+  let readiness = await waitReady(target0, {
+    timeoutS: o.readyTimeoutS,
+    onWait: o.onNotice,
+    ...o.serverExited ? { serverExited: o.serverExited } : {}
+  }), server = await snapshotServer(target0, o.serverLimits), served = servedModels(server), target = await resolveModel(target0, served[0] ?? null), model = target.model;
+  if (served.length > 0 && !served.includes(model)) {
+    let refusal = await probeModel(target, model);
+    if (refusal !== null)
+      throw new TokenbenchError(
+        "model_not_served",
+        `${rootUrl(target)} does not serve model "${model}" (it said: ${refusal.slice(0, 200)}); it serves: ${served.join(", ")}. Pass one of them to --model`
+      );
+    served.length === 1 && (o.onNotice(
+      `the server answers any model name and serves one model: "${served[0]}" is recorded as the model, not "${model}"`
+    ), target = withModel(target, served[0]));
+  }
+  let calibration = o.calibrate ? await calibratePrompts(target, cfg.extra_body, cfg.prompt_tokens, cfg.seed) : null;
+  calibration !== null && (o.onNotice(
+    `prompts: ${calibration.words} words give ${calibration.reached_tokens} prompt tokens as the server counts them (asked ${calibration.target_tokens}; ${calibration.method}${calibration.template_overhead_tokens ? ` + ${calibration.template_overhead_tokens} template tokens` : ""})`
+  ), calibration.within_tolerance || o.onNotice(
+    `prompt calibration reached ${calibration.reached_tokens} tokens, outside ${calibration.tolerance_rule}`
+  ));
+  let context = server.extracted.context_length;
+  if (typeof context == "number") {
+    let prompt = cfg.prompts === "sample" ? MAX_SAMPLE_PROMPT_TOKENS : calibration?.reached_tokens ?? cfg.prompt_tokens;
+    if (prompt + cfg.max_tokens > context)
+      throw new TokenbenchError(
+        "prompt_too_long",
+        `a prompt of ${prompt} tokens plus ${cfg.max_tokens} output tokens does not fit the server's context of ${context} tokens (${rootUrl(target)}): lower --prompt-tokens or --max-tokens, or start the server with a longer context`
+      );
+  }
+  return { target, readiness, server, calibration };
 }
 
 // src/core/sweep.ts
@@ -38602,15 +38772,15 @@ async function runOpenLoop(client, makeSpec, opts) {
   let origin = client.cfg.originMs, drain = Number.isFinite(lastEnd) ? Math.max(0, lastEnd - (lastIntended - origin)) / 1e3 : null;
   return { records: records2, droppedArrivals: dropped, drainTimeS: drain };
 }
-async function runWarmup(client, makeSpec, count, concurrency) {
-  if (count <= 0) return [];
+async function runWarmup(client, makeSpec, count2, concurrency) {
+  if (count2 <= 0) return [];
   let out = [], next = 0, user = async () => {
-    for (; next < count; ) {
+    for (; next < count2; ) {
       let i = next++;
       out.push(await client.stream(makeSpec(i, !0, null)));
     }
   };
-  return await Promise.all(Array.from({ length: Math.max(1, Math.min(concurrency, count)) }, user)), out;
+  return await Promise.all(Array.from({ length: Math.max(1, Math.min(concurrency, count2)) }, user)), out;
 }
 
 // src/core/self-check.ts
@@ -38770,8 +38940,8 @@ function pick2(samples, names) {
 }
 function queueHistogram(samples) {
   for (let n of METRIC_NAMES.queueTimeSeconds) {
-    let sum = pick2(samples, [`${n}_sum`]), count = pick2(samples, [`${n}_count`]);
-    if (sum !== null && count !== null) return { sum, count };
+    let sum = pick2(samples, [`${n}_sum`]), count2 = pick2(samples, [`${n}_count`]);
+    if (sum !== null && count2 !== null) return { sum, count: count2 };
   }
   return null;
 }
@@ -39059,7 +39229,10 @@ async function runSweep(opts) {
     sampler,
     onProgress: opts.onProgress,
     shouldStop: opts.shouldStop
-  }, ids = { next: state.records.reduce((m, r) => Math.max(m, r.id + 1), 0) };
+  }, ids = { next: state.records.reduce((m, r) => Math.max(m, r.id + 1), 0) }, stopWatch = opts.shouldStop ? setInterval(() => {
+    opts.shouldStop?.() && (clearInterval(stopWatch), client.destroy().catch(() => {
+    }));
+  }, 50) : null;
   try {
     for (let li = 0; li < cfg.levels.length; li++) {
       let plan = planLevel(cfg, li);
@@ -39069,7 +39242,7 @@ async function runSweep(opts) {
       opts.levelHooks?.start(plan.level, state.originMs);
       let measured = await runLevel(ctx, plan, specFactory(cfg, plan, ids, opts.promptCalibration ?? null));
       if (opts.shouldStop?.()) {
-        notice(`level ${plan.level} interrupted; not recorded`);
+        notice(`level ${plan.level} interrupted; not recorded (--resume measures it again)`);
         break;
       }
       let { result, notices } = summariseLevel({
@@ -39087,7 +39260,7 @@ async function runSweep(opts) {
       state.records.push(...measured.warmup, ...measured.run.records), state.levels.push(final2), state.levels.sort((a, b) => cfg.levels.indexOf(a.level) - cfg.levels.indexOf(b.level)), checkpoint(!1), opts.onLevel?.(final2);
     }
   } finally {
-    await client.close().catch(() => {
+    stopWatch !== null && clearInterval(stopWatch), await client.close().catch(() => {
     });
   }
   let complete = cfg.levels.every((l) => state.levels.some((x) => x.level === l));
@@ -39131,7 +39304,9 @@ async function sweepCommand(argv) {
   let config2 = sweepConfigOf(v, v);
   if (config2.mode === "open" && config2.requests_per_level === null && config2.duration_s === null)
     throw new UsageError("open loop needs --requests or --duration");
-  let notice = noticePrinter(v.quiet), pre = await preflight(makeTarget(v), config2, {
+  let notice = noticePrinter(v.quiet);
+  assertWritable(v.out), v.resume && existsSync3(v.out) && readResults(v.out);
+  let pre = await preflight(makeTarget(v), config2, {
     readyTimeoutS: v.readyTimeoutS,
     serverLimits: v.serverLimits,
     calibrate: v.calibratePrompts,
@@ -39170,7 +39345,7 @@ interrupted: finishing the level in progress is abandoned; finished levels are s
 }
 
 // src/cli/tools-command.ts
-import { existsSync as existsSync3, mkdirSync as mkdirSync4, readFileSync as readFileSync2, writeFileSync as writeFileSync4 } from "node:fs";
+import { existsSync as existsSync4, mkdirSync as mkdirSync4, readFileSync as readFileSync2, writeFileSync as writeFileSync4 } from "node:fs";
 import { dirname as dirname3, join as join3 } from "node:path";
 
 // src/shared/measures.ts
@@ -39618,7 +39793,7 @@ function exportGab(doc) {
 init_plots();
 function loadDoc(path, what) {
   if (!path) throw new UsageError(`missing ${what}`);
-  if (!existsSync3(path)) throw new UsageError(`${what} ${path} does not exist`);
+  if (!existsSync4(path)) throw new UsageError(`${what} ${path} does not exist`);
   let loaded;
   try {
     loaded = readResults(path);
@@ -39680,7 +39855,7 @@ async function importCommand(argv) {
   );
   if (p === null) return 0;
   let v = p.values, file2 = p.positionals[1];
-  if (!file2 || !existsSync3(file2)) throw new UsageError(`no such file: ${file2 ?? "(missing)"}`);
+  if (!file2 || !existsSync4(file2)) throw new UsageError(`no such file: ${file2 ?? "(missing)"}`);
   let doc;
   try {
     doc = parseResultDocument(

@@ -3,6 +3,7 @@
  * Mermaid chart of output tok/s and TTFT p95 against level, links; kept under GitHub's limit.
  * Sticky: one comment per testbed and benchmark set, found by a hidden marker, updated in place.
  */
+import { createHash } from "node:crypto";
 import { TokenbenchError } from "../schema/errors.ts";
 import type { ResultDocument } from "../schema/v1.ts";
 import type { CompareRow } from "../shared/compare.ts";
@@ -28,10 +29,34 @@ const MARK: Record<string, string> = {
   no_baseline: "➖ no baseline",
 };
 
+/**
+ * The hidden marker that finds this comment again: a hash of the testbed and benchmark set, so no
+ * name (chosen by whoever controls the server or the artifact) can forge or break it.
+ */
 export function stickyMarker(testbed: string, benchmarkSet: string): string {
-  const clean = (s: string) => s.replace(/--/g, "- -").replace(/[<>]/g, "");
-  return `<!-- tokenbench:${clean(testbed)}:${clean(benchmarkSet)} -->`;
+  const h = createHash("sha256").update(`${testbed}\u0000${benchmarkSet}`).digest("hex").slice(0, 16);
+  return `<!-- tokenbench:${h} -->`;
 }
+
+/** Characters that mean something to Markdown or HTML, written as numeric character references. */
+const MD_SPECIAL = /[\\`*_{}[\]()<>#+!|~@&"$]/g;
+
+/**
+ * An untrusted string (a model name from the server under test, a testbed or branch name from an
+ * artifact) as inert inline text: one line, at most `max` characters, every Markdown and HTML
+ * special written as a character reference, so it can open no heading, link, image, mention,
+ * task list, code span, table cell, HTML tag or comment.
+ */
+export function mdText(s: string, max = 80): string {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are removed on purpose
+  const flat = s.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, " ").trim();
+  const cut = [...flat].length > max ? `${[...flat].slice(0, max - 1).join("")}…` : flat;
+  return cut.replace(MD_SPECIAL, (ch) => `&#${ch.charCodeAt(0)};`);
+}
+
+/** A commit sha as shown in the comment, or null when it is not one. */
+const shortSha = (s: string | null | undefined): string | null =>
+  s && /^[0-9a-f]{7,64}$/i.test(s) ? s.slice(0, 7) : null;
 
 export function benchmarkSet(doc: ResultDocument): string {
   if (doc.kind === "profile") return "profile";
@@ -82,15 +107,17 @@ export function renderComment(input: CommentInput, limit = BUDGET): string {
   const byKey = new Map((rows ?? []).map((r) => [`${r.benchmark}\u0000${r.measure}`, r]));
   const regressions = (rows ?? []).filter((r) => r.verdict === "regressed").length;
   const improvements = (rows ?? []).filter((r) => r.verdict === "improved").length;
-  const head: string[] = [marker, `### tokenbench: ${doc.target.model}`, ""];
-  const sha = doc.git?.sha ? `\`${doc.git.sha.slice(0, 7)}\`` : "this run";
+  const head: string[] = [marker, `### tokenbench: ${mdText(doc.target.model)}`, ""];
+  const short = shortSha(doc.git?.sha);
+  const sha = short ? `\`${short}\`` : "this run";
+  const baseBranch = `<code>${mdText(input.baseBranch ?? "", 60)}</code>`;
   head.push(
-    `Testbed **${input.testbed}**, ${benchmarkSet(doc)}, ${sha}` +
+    `Testbed **${mdText(input.testbed)}**, ${mdText(benchmarkSet(doc), 120)}, ${sha}` +
       (rows === null
         ? " (no baseline: results service not reachable or not configured)"
         : input.baselineRuns > 0
-          ? ` vs the last ${input.baselineRuns} run(s) of \`${input.baseBranch}\`: **${regressions} regressed**, ${improvements} improved.`
-          : ` (no runs of \`${input.baseBranch}\` on this testbed yet: nothing to compare against).`),
+          ? ` vs the last ${input.baselineRuns} run(s) of ${baseBranch}: **${regressions} regressed**, ${improvements} improved.`
+          : ` (no runs of ${baseBranch} on this testbed yet: nothing to compare against).`),
     "",
   );
   const tableHead = [
@@ -168,7 +195,14 @@ export function renderComment(input: CommentInput, limit = BUDGET): string {
       withCharts = false;
       continue;
     }
-    if (kept === 0) return body.slice(0, limit);
+    // Never cut inside the marker or a row: with no rows left, say so in a line that fits.
+    if (kept === 0)
+      return [
+        marker,
+        "### tokenbench",
+        "",
+        "The comment would not fit GitHub's limit; see the dashboard and the artifact.",
+      ].join("\n");
     kept = Math.max(0, kept - Math.max(1, Math.ceil((body.length - limit) / 80)));
   }
 }
@@ -204,7 +238,8 @@ export async function upsertStickyComment(
     if (!res.ok)
       throw new GitHubError(res.status, `listing comments: HTTP ${res.status} ${await res.text()}`);
     const list = (await res.json()) as { id: number; body?: string }[];
-    existing = list.find((c) => (c.body ?? "").includes(marker)) ?? null;
+    // The marker opens the comment tokenbench wrote; a marker quoted elsewhere does not count.
+    existing = list.find((c) => (c.body ?? "").startsWith(marker)) ?? null;
     if (list.length < 100) break;
   }
   if (existing) {

@@ -21,11 +21,17 @@ type Payload = {
     base?: { ref?: string; repo?: { full_name?: string } };
   };
   workflow_run?: {
+    id?: number;
+    run_attempt?: number;
+    event?: string;
     head_sha?: string;
     head_branch?: string;
+    head_repository?: { full_name?: string; owner?: { login?: string } };
     pull_requests?: { number?: number; base?: { ref?: string } }[];
   };
 };
+
+export type { Payload };
 
 export function runContext(env: Record<string, string | undefined>, payload: Payload | null): RunContext {
   const repository = env.GITHUB_REPOSITORY ?? null;
@@ -47,18 +53,28 @@ export function runContext(env: Record<string, string | undefined>, payload: Pay
       pr.head?.repo?.fork === true ||
       (headRepo !== undefined && headRepo !== (pr.base?.repo?.full_name ?? repository));
   } else if (payload?.workflow_run) {
+    // The run that measured: its commit and branch, never the default branch this job runs on.
     const wr = payload.workflow_run;
-    sha = wr.head_sha ?? sha;
-    branch = wr.head_branch ?? branch;
+    sha = wr.head_sha ?? null;
+    branch = wr.head_branch ?? null;
+    const headRepo = wr.head_repository?.full_name;
+    if (headRepo && repository && headRepo.toLowerCase() !== repository.toLowerCase()) {
+      // A fork's branch is recorded as GitHub labels it, `owner:branch`: a fork's "main" is not ours.
+      isFork = true;
+      branch = `${wr.head_repository?.owner?.login ?? headRepo.split("/")[0]}:${wr.head_branch ?? ""}`;
+    }
     const p0 = wr.pull_requests?.[0];
     if (p0) {
-      prNumber = p0.number ?? null;
+      prNumber = typeof p0.number === "number" ? p0.number : null;
       base = p0.base?.ref ?? base;
     }
   }
   const serverUrl = env.GITHUB_SERVER_URL ?? "https://github.com";
   const runId = env.GITHUB_RUN_ID ?? null;
   const attempt = Number(env.GITHUB_RUN_ATTEMPT ?? "");
+  const wr = pr ? undefined : payload?.workflow_run;
+  const measuredRunId = wr && typeof wr.id === "number" ? String(wr.id) : runId;
+  const measuredAttempt = wr && typeof wr.run_attempt === "number" ? wr.run_attempt : attempt;
   return {
     repository,
     git: {
@@ -67,8 +83,8 @@ export function runContext(env: Record<string, string | undefined>, payload: Pay
       branch: branch ?? null,
       base_branch: base,
       pr_number: prNumber,
-      workflow_run_id: runId,
-      run_attempt: Number.isInteger(attempt) && attempt > 0 ? attempt : null,
+      workflow_run_id: measuredRunId,
+      run_attempt: Number.isInteger(measuredAttempt) && measuredAttempt > 0 ? measuredAttempt : null,
     },
     eventName: env.GITHUB_EVENT_NAME ?? null,
     isFork,
@@ -79,4 +95,41 @@ export function runContext(env: Record<string, string | undefined>, payload: Pay
     runnerName: env.RUNNER_NAME ?? null,
     runnerOs: env.RUNNER_OS ?? null,
   };
+}
+
+/**
+ * The pull request a workflow_run came from, when the event does not say (GitHub leaves
+ * `pull_requests` empty for forks): the open PR whose head is that fork's branch at that commit,
+ * found through the API with the job's token. Null when there is none or the API cannot tell.
+ */
+export async function findForkPullRequest(
+  gh: { apiUrl: string; token: string; repository: string; fetchImpl?: typeof fetch },
+  payload: Payload | null,
+): Promise<{ number: number; base: string | null } | null> {
+  const wr = payload?.workflow_run;
+  const owner = wr?.head_repository?.owner?.login ?? wr?.head_repository?.full_name?.split("/")[0];
+  if (!wr?.head_sha || !wr.head_branch || !owner) return null;
+  const q = new URLSearchParams({ state: "open", head: `${owner}:${wr.head_branch}`, per_page: "100" });
+  try {
+    const res = await (gh.fetchImpl ?? fetch)(`${gh.apiUrl}/repos/${gh.repository}/pulls?${q}`, {
+      headers: {
+        authorization: `Bearer ${gh.token}`,
+        accept: "application/vnd.github+json",
+        "user-agent": "tokenbench-action",
+      },
+      signal: AbortSignal.timeout(30_000),
+    });
+    if (!res.ok) return null;
+    const list = (await res.json()) as {
+      number?: unknown;
+      head?: { sha?: unknown };
+      base?: { ref?: unknown };
+    }[];
+    const hit = Array.isArray(list) ? list.find((p) => p.head?.sha === wr.head_sha) : undefined;
+    if (!hit || typeof hit.number !== "number" || !Number.isInteger(hit.number) || hit.number <= 0)
+      return null;
+    return { number: hit.number, base: typeof hit.base?.ref === "string" ? hit.base.ref : null };
+  } catch {
+    return null;
+  }
 }

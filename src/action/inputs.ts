@@ -3,7 +3,7 @@
  * place. A bad input fails the step with a message naming it. Pure: takes a getter, so tests
  * need no runner.
  */
-import { ACTION, CONNECTION, PROFILE, SWEEP, sweepConfigOf } from "../core/setting-table.ts";
+import { ACTION, BoundError, CONNECTION, PROFILE, SWEEP, sweepConfigOf } from "../core/setting-table.ts";
 import { inputSource, readSettings, type Values } from "../core/settings.ts";
 import { UsageError } from "../schema/errors.ts";
 import type { SweepConfig } from "../schema/v1.ts";
@@ -47,5 +47,12 @@ export function readInputs(get: Get): ActionInputs {
   // The CLI's base-url has a default; the Action asks for it, unless it only publishes.
   if (get("base-url").trim() === "" && v.publishResults === null)
     throw new InputError("base-url", "is required (unless publish-results is set)");
-  return { ...v, sweep: sweepConfigOf(v, v), dashboardUrl: v.dashboardUrl ?? v.resultsUrl };
+  let sweep: SweepConfig;
+  try {
+    sweep = sweepConfigOf(v, v);
+  } catch (err) {
+    if (err instanceof BoundError) throw new InputError(SWEEP[err.key].input ?? err.key, err.problem);
+    throw err;
+  }
+  return { ...v, sweep, dashboardUrl: v.dashboardUrl ?? v.resultsUrl };
 }

@@ -12,18 +12,19 @@ import { probeGpu } from "../core/environment.ts";
 import { type Preflight, preflight } from "../core/preflight.ts";
 import { runProfile } from "../core/profile.ts";
 import { markdownTable } from "../core/report.ts";
-import { writeResults } from "../core/results-file.ts";
+import { assertWritable, writeResults } from "../core/results-file.ts";
 import { profileConfigOf } from "../core/setting-table.ts";
 import { runSweep } from "../core/sweep.ts";
 import { makeTarget } from "../core/target.ts";
 import { TokenbenchError } from "../schema/errors.ts";
+import { uploadIssues } from "../schema/upload.ts";
 import { parseResultDocument, type ResultDocument } from "../schema/v1.ts";
 import { testbedDisplayName, testbedSpec } from "../shared/testbed.ts";
 import { benchmarkSet, GitHubError, renderComment, stickyMarker, upsertStickyComment } from "./comment.ts";
-import { runContext } from "./context.ts";
+import { findForkPullRequest, type Payload, runContext } from "./context.ts";
 import { type ActionInputs, InputError, readInputs } from "./inputs.ts";
 import { fetchCompare, uploadResults } from "./publish.ts";
-import { logTail, startServer, stopServer } from "./server-process.ts";
+import { logTail, type StartedServer, startServer, stopServer } from "./server-process.ts";
 
 async function credentials(inputs: ActionInputs): Promise<string | null> {
   if (process.env.ACTIONS_ID_TOKEN_REQUEST_URL && process.env.ACTIONS_ID_TOKEN_REQUEST_TOKEN) {
@@ -77,13 +78,20 @@ async function measure(
   docs: { doc: ResultDocument; path: string }[],
 ): Promise<boolean> {
   const dir = inputs.resultsDir;
+  try {
+    assertWritable(join(dir, "results.json"));
+  } catch (err) {
+    core.setFailed(`[out_unwritable] ${(err as Error).message.replace("--out", "results-dir")}`);
+    return false;
+  }
   let target = makeTarget(inputs);
+  let started: StartedServer | null = null;
   if (inputs.serverCommand) {
     const log = resolve(dir, "server.log");
-    const pid = startServer(inputs.serverCommand, log);
-    core.saveState("server-pid", String(pid));
+    started = startServer(inputs.serverCommand, log);
+    core.saveState("server-pid", String(started.pid));
     core.saveState("server-log", log);
-    core.info(`started the inference server (pid ${pid}); log: ${log}`);
+    core.info(`started the inference server (pid ${started.pid}); log: ${log}`);
   }
   let pre: Preflight;
   try {
@@ -92,6 +100,7 @@ async function measure(
       serverLimits: inputs.serverLimits,
       calibrate: inputs.calibratePrompts,
       onNotice: (m) => core.info(`notice: ${m}`),
+      ...(started ? { serverExited: started.exited } : {}),
     });
     target = pre.target;
     const r = pre.readiness;
@@ -160,14 +169,27 @@ export async function main(): Promise<void> {
     throw err;
   }
   const payloadPath = process.env.GITHUB_EVENT_PATH;
-  const payload =
+  const payload: Payload | null =
     payloadPath && existsSync(payloadPath) ? JSON.parse(readFileSync(payloadPath, "utf8")) : null;
   const ctx = runContext(process.env, payload);
   const dir = inputs.resultsDir;
 
   const docs: { doc: ResultDocument; path: string }[] = [];
   if (inputs.publishResults !== null) {
-    // Publish-only: a trusted workflow_run job publishes what an untrusted job measured.
+    // Publish-only: a trusted workflow_run job publishes what an untrusted job measured. The
+    // artifact supplies measurements only; where the results belong (repository, PR, branch,
+    // commit, run) comes from the trusted event and the GitHub API, never from the artifact.
+    const git = { ...ctx.git };
+    if (git.pr_number === null && inputs.githubToken && ctx.repository) {
+      const pr = await findForkPullRequest(
+        { apiUrl: ctx.apiUrl, token: inputs.githubToken, repository: ctx.repository },
+        payload,
+      );
+      if (pr) {
+        git.pr_number = pr.number;
+        git.base_branch = pr.base ?? git.base_branch;
+      }
+    }
     for (const path of inputs.publishResults
       .split(",")
       .map((p) => p.trim())
@@ -179,10 +201,15 @@ export async function main(): Promise<void> {
         core.setFailed(`input "publish-results": ${path}: ${(err as Error).message}`);
         return;
       }
-      docs.push({
-        doc: { ...doc, repository: doc.repository ?? ctx.repository, git: doc.git ?? ctx.git },
-        path,
-      });
+      const trusted: ResultDocument = { ...doc, repository: ctx.repository, git };
+      const problems = uploadIssues(trusted, Date.now());
+      if (problems.length > 0) {
+        core.setFailed(
+          `input "publish-results": ${path} is refused: ${problems.map((p) => `${p.path}: ${p.message}`).join("; ")}`,
+        );
+        return;
+      }
+      docs.push({ doc: trusted, path });
     }
   } else {
     const ok = await measure(inputs, ctx, docs);
@@ -226,18 +253,26 @@ export async function main(): Promise<void> {
           runUrl = up.runUrl;
           firstRunUrl ??= runUrl;
           core.info(`uploaded: ${up.created ? "new run" : "already stored"} ${up.runId}`);
-          const cmp = await fetchCompare(
+          const res = await fetchCompare(
             inputs.resultsUrl,
             ctx.repository,
             up.runId!,
             doc.git?.base_branch ?? ctx.git.base_branch,
-            null,
+            inputs.readToken,
           );
-          if (cmp) {
+          if (res.ok) {
+            const cmp = res.compare;
             rows = cmp.rows;
             baselineRuns = cmp.baseline_runs.length;
             baseBranch = cmp.base_branch;
             regressions += cmp.rows.filter((r) => r.verdict === "regressed").length;
+          } else {
+            const msg = `compare against the base branch failed: ${res.error}`;
+            if (inputs.failOnRegression) {
+              core.setFailed(`${msg} (fail-on-regression cannot be decided without it)`);
+              return;
+            }
+            core.warning(msg);
           }
         }
       }
@@ -252,7 +287,7 @@ export async function main(): Promise<void> {
       links: { run: ctx.runUrl, dashboard: runUrl ?? inputs.dashboardUrl, artifact: artifact.url },
     });
     markdowns.push(md);
-    const prNumber = doc.git?.pr_number ?? ctx.git.pr_number;
+    const prNumber = doc.git?.pr_number ?? null;
     if (prNumber !== null && inputs.comment) {
       if (ctx.isFork && ctx.eventName === "pull_request") {
         core.notice(

@@ -20,7 +20,30 @@ export interface UploadResult {
 export interface RetryOptions {
   attempts: number;
   baseDelayMs: number;
+  /** Each attempt is abandoned after this long (a service that never answers). */
+  attemptTimeoutMs?: number;
+  /** No attempt starts, or runs on, past this since the first. */
+  totalTimeoutMs?: number;
   sleep?: (ms: number) => Promise<void>;
+}
+
+export const DEFAULT_RETRY: RetryOptions = {
+  attempts: 4,
+  baseDelayMs: 1000,
+  attemptTimeoutMs: 60_000,
+  totalTimeoutMs: 180_000,
+};
+
+const secs = (ms: number) => `${Math.round(ms / 100) / 10} s`;
+
+/** The error of a fetch that may have been aborted by its deadline, in words. */
+function fetchError(err: unknown, timeoutMs: number): string {
+  const e = err as Error & { cause?: { code?: string; message?: string } };
+  if (e.name === "TimeoutError" || e.name === "AbortError") return `timed out after ${secs(timeoutMs)}`;
+  const cause = e.cause
+    ? ` (${e.cause.code ?? ""}${e.cause.code && e.cause.message ? ": " : ""}${e.cause.message ?? ""})`
+    : "";
+  return `network error: ${e.message}${cause}`;
 }
 
 const defaultSleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
@@ -29,16 +52,22 @@ export async function uploadResults(
   resultsUrl: string,
   doc: ResultDocument,
   token: string,
-  retry: RetryOptions = { attempts: 4, baseDelayMs: 1000 },
+  retry: RetryOptions = DEFAULT_RETRY,
   fetchImpl: typeof fetch = fetch,
 ): Promise<UploadResult> {
   const body = JSON.stringify({ ...doc, requests: null, requests_file: null });
   let lastErr: string | null = null;
   let status: number | null = null;
   const sleep = retry.sleep ?? defaultSleep;
-  for (let i = 1; i <= retry.attempts; i++) {
+  const t0 = Date.now();
+  const total = retry.totalTimeoutMs ?? Number.POSITIVE_INFINITY;
+  let i = 1;
+  for (; i <= retry.attempts; i++) {
+    const left = total - (Date.now() - t0);
+    const attemptMs = Math.min(retry.attemptTimeoutMs ?? Number.POSITIVE_INFINITY, left);
     try {
       const res = await fetchImpl(`${resultsUrl}/api/v1/runs`, {
+        ...(Number.isFinite(attemptMs) ? { signal: AbortSignal.timeout(attemptMs) } : {}),
         method: "POST",
         headers: {
           authorization: `Bearer ${token}`,
@@ -69,10 +98,15 @@ export async function uploadResults(
       lastErr = `HTTP ${res.status} ${j.error?.code ?? ""}: ${j.error?.message ?? text.slice(0, 300)}`;
       if (res.status < 500) break; // a 4xx will not get better by retrying
     } catch (err) {
-      lastErr = `network error: ${(err as Error).message}`;
+      lastErr = fetchError(err, attemptMs);
       status = null;
     }
-    if (i < retry.attempts) await sleep(retry.baseDelayMs * 2 ** (i - 1));
+    const delay = retry.baseDelayMs * 2 ** (i - 1);
+    if (i < retry.attempts && Date.now() - t0 + delay >= total) {
+      lastErr = `${lastErr}; gave up: the upload's total deadline of ${secs(total)} would pass before another attempt`;
+      break;
+    }
+    if (i < retry.attempts) await sleep(delay);
   }
   return {
     ok: false,
@@ -80,11 +114,14 @@ export async function uploadResults(
     runId: null,
     runUrl: null,
     created: false,
-    attempts: retry.attempts,
+    attempts: Math.min(i, retry.attempts),
     error: lastErr,
   };
 }
 
+export type CompareResult = { ok: true; compare: CompareResponse } | { ok: false; error: string };
+
+/** The service's compare of `runId` against the base branch; never throws, never waits past `timeoutMs`. */
 export async function fetchCompare(
   resultsUrl: string,
   repository: string,
@@ -92,16 +129,24 @@ export async function fetchCompare(
   baseBranch: string | null,
   token: string | null,
   fetchImpl: typeof fetch = fetch,
-): Promise<CompareResponse | null> {
+  timeoutMs = 30_000,
+): Promise<CompareResult> {
   const q = new URLSearchParams({ head: runId });
   if (baseBranch) q.set("base_branch", baseBranch);
   try {
     const res = await fetchImpl(`${resultsUrl}/api/v1/repos/${repository}/compare?${q}`, {
       headers: token ? { authorization: `Bearer ${token}` } : {},
+      signal: AbortSignal.timeout(timeoutMs),
     });
-    if (!res.ok) return null;
-    return (await res.json()) as CompareResponse;
-  } catch {
-    return null;
+    if (res.status === 401)
+      return {
+        ok: false,
+        error:
+          "the results service needs a read token to compare (HTTP 401): pass its READ_TOKEN as the read-token input",
+      };
+    if (!res.ok) return { ok: false, error: `HTTP ${res.status} ${(await res.text()).slice(0, 300)}` };
+    return { ok: true, compare: (await res.json()) as CompareResponse };
+  } catch (err) {
+    return { ok: false, error: fetchError(err, timeoutMs) };
   }
 }

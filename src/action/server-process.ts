@@ -3,7 +3,13 @@ import { spawn } from "node:child_process";
 import { closeSync, mkdirSync, openSync, readFileSync } from "node:fs";
 import { dirname } from "node:path";
 
-export function startServer(command: string, logPath: string): number {
+export interface StartedServer {
+  pid: number;
+  /** Why the server is gone (exit code or signal), or null while it runs. */
+  exited(): string | null;
+}
+
+export function startServer(command: string, logPath: string): StartedServer {
   mkdirSync(dirname(logPath), { recursive: true });
   const fd = openSync(logPath, "a");
   const child = spawn("bash", ["-c", command], {
@@ -12,9 +18,19 @@ export function startServer(command: string, logPath: string): number {
     env: process.env,
   });
   closeSync(fd);
+  let gone: string | null = null;
+  // Exit code 0 is a command that hands the server on (`docker run -d`, `... &`): keep waiting.
+  child.on("exit", (code, signal) => {
+    if (signal !== null) gone = `the server command was ended by ${signal} before the server was ready`;
+    else if (code !== 0)
+      gone = `the server command exited with code ${code} before the server was ready (see the log below)`;
+  });
+  child.on("error", (err) => {
+    gone = `the server command could not be started: ${err.message}`;
+  });
   child.unref();
   if (child.pid === undefined) throw new Error(`could not start: ${command}`);
-  return child.pid;
+  return { pid: child.pid, exited: () => gone };
 }
 
 const alive = (pid: number) => {

@@ -2,6 +2,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
 import { profileSummaryText, runProfile } from "../core/profile.ts";
+import { assertWritable } from "../core/results-file.ts";
 import { CLI_OUTPUT, CONNECTION, PROFILE, PROFILE_OUT, profileConfigOf } from "../core/setting-table.ts";
 import { makeTarget } from "../core/target.ts";
 import { UsageError } from "../schema/errors.ts";
@@ -23,6 +24,7 @@ export async function profileCommand(argv: string[]): Promise<number> {
   if (parsed === null) return 0;
   const v = parsed.values;
   if (parsed.positionals.length > 0) throw new UsageError(`unexpected argument "${parsed.positionals[0]}"`);
+  assertWritable(v.out);
   const doc = await runProfile({
     target: makeTarget(v),
     timeoutS: v.timeoutS,

@@ -1,7 +1,9 @@
 /** `tokenbench sweep`: settings → target and SweepConfig → runSweep → files + Markdown on stdout. */
+
+import { existsSync } from "node:fs";
 import { preflight } from "../core/preflight.ts";
 import { markdownTable } from "../core/report.ts";
-import { outputPaths } from "../core/results-file.ts";
+import { assertWritable, outputPaths, readResults } from "../core/results-file.ts";
 import { CLI_OUTPUT, CONNECTION, SWEEP, SWEEP_OUT, sweepConfigOf } from "../core/setting-table.ts";
 import { type Progress, runSweep } from "../core/sweep.ts";
 import { makeTarget } from "../core/target.ts";
@@ -61,6 +63,9 @@ export async function sweepCommand(argv: string[]): Promise<number> {
     throw new UsageError("open loop needs --requests or --duration");
   }
   const notice = noticePrinter(v.quiet);
+  assertWritable(v.out);
+  // A checkpoint that cannot be resumed is found before any load is sent.
+  if (v.resume && existsSync(v.out)) readResults(v.out);
   const pre = await preflight(makeTarget(v), config, {
     readyTimeoutS: v.readyTimeoutS,
     serverLimits: v.serverLimits,

@@ -7,7 +7,13 @@
 export interface ChunkInfo {
   contentChars: number;
   finishReason: string | null;
-  usage: { prompt: number | null; completion: number | null; cached: number | null } | null;
+  usage: {
+    prompt: number | null;
+    completion: number | null;
+    cached: number | null;
+    /** Why a count that was sent is not a non-negative integer (it is then null), or null. */
+    invalid: string | null;
+  } | null;
   errorMessage: string | null;
   serverTsMs: number | null;
   serverArrivalTsMs: number | null;
@@ -21,8 +27,12 @@ function strLen(v: unknown): number {
   return typeof v === "string" ? v.length : 0;
 }
 
-function intOrNull(v: unknown): number | null {
-  return typeof v === "number" && Number.isFinite(v) && v >= 0 ? v : null;
+/** A token count as sent: absent (null), or a non-negative integer; anything else is a protocol violation. */
+function count(v: unknown, name: string, bad: string[]): number | null {
+  if (v === undefined || v === null) return null;
+  if (typeof v === "number" && Number.isInteger(v) && v >= 0) return v;
+  bad.push(`usage.${name} is ${JSON.stringify(v)?.slice(0, 40)}, not a non-negative integer`);
+  return null;
 }
 
 export function interpretChunk(obj: unknown): ChunkInfo {
@@ -64,10 +74,15 @@ export function interpretChunk(obj: unknown): ChunkInfo {
   if (u !== null && typeof u === "object") {
     const us = u as Record<string, unknown>;
     const details = us.prompt_tokens_details as Record<string, unknown> | null | undefined;
+    const bad: string[] = [];
     info.usage = {
-      prompt: intOrNull(us.prompt_tokens),
-      completion: intOrNull(us.completion_tokens),
-      cached: details && typeof details === "object" ? intOrNull(details.cached_tokens) : null,
+      prompt: count(us.prompt_tokens, "prompt_tokens", bad),
+      completion: count(us.completion_tokens, "completion_tokens", bad),
+      cached:
+        details && typeof details === "object"
+          ? count(details.cached_tokens, "prompt_tokens_details.cached_tokens", bad)
+          : null,
+      invalid: bad.length > 0 ? bad.join("; ") : null,
     };
     if (
       Object.keys(us).some((k) => k !== "prompt_tokens" && k !== "completion_tokens" && k !== "total_tokens")

@@ -9,7 +9,7 @@ import { performance } from "node:perf_hooks";
 import { Agent, type Dispatcher } from "undici";
 import type { RequestRecord } from "../schema/v1.ts";
 import { interpretChunk } from "./chunk.ts";
-import { ErrorCode } from "./errors.ts";
+import { ErrorCode, STREAM_LIMITS } from "./errors.ts";
 import { SseParser } from "./sse.ts";
 import { completionsPath, modelOf, type Target } from "./target.ts";
 
@@ -64,6 +64,8 @@ export interface ClientConfig {
   extraBody: Record<string, unknown>;
   /** Monotonic origin (performance.now()) that every recorded timestamp is relative to. */
   originMs: number;
+  /** Byte caps on one response and one line (defaults: STREAM_LIMITS). */
+  limits?: Partial<typeof STREAM_LIMITS>;
 }
 
 export interface RequestSpec {
@@ -187,6 +189,9 @@ export class StreamClient {
     let timedOut = false;
     let finished = false;
     let controller: Dispatcher.DispatchController | null = null;
+    let received = 0;
+    const maxResponseBytes = cfg.limits?.maxResponseBytes ?? STREAM_LIMITS.maxResponseBytes;
+    const maxLineBytes = cfg.limits?.maxLineBytes ?? STREAM_LIMITS.maxLineBytes;
     const setError = (code: string, message: string) => {
       if (error === null) error = { code, message: message.slice(0, 1000) };
     };
@@ -212,6 +217,7 @@ export class StreamClient {
         setError(ErrorCode.serverErrorEvent, info.errorMessage ?? ev.data.slice(0, 500));
       }
       if (info.usage !== null) {
+        if (info.usage.invalid !== null) setError(ErrorCode.invalidUsage, info.usage.invalid);
         usage = {
           prompt_tokens: info.usage.prompt,
           completion_tokens: info.usage.completion,
@@ -298,15 +304,39 @@ export class StreamClient {
           return;
         }
         const ct = String(headers["content-type"] ?? "");
-        if (!ct.includes("text/event-stream")) {
+        const enc = String(headers["content-encoding"] ?? "identity").toLowerCase();
+        if (enc !== "identity") {
+          sse = false;
+          setError(
+            ErrorCode.unsupportedEncoding,
+            `the stream came with content-encoding "${enc.slice(0, 40)}" though none was asked for; turn compression off for the completions endpoint (a proxy?)`,
+          );
+        } else if (!ct.includes("text/event-stream")) {
           sse = false;
           setError(ErrorCode.notSse, `expected text/event-stream, got content-type "${ct}"`);
         }
       },
-      onResponseData(_c, chunk) {
+      onResponseData(c, chunk) {
         now = performance.now();
-        if (sse) parser.push(chunk);
-        else if (errBody.length < 2000) errBody += chunk.toString("utf8");
+        received += chunk.length;
+        if (received > maxResponseBytes) {
+          setError(
+            ErrorCode.responseTooLarge,
+            `response passed ${maxResponseBytes} bytes without ending; cut there (an endless stream?)`,
+          );
+          c.abort(new Error("response_too_large"));
+          return;
+        }
+        if (sse) {
+          parser.push(chunk);
+          if (parser.bufferedBytes > maxLineBytes) {
+            setError(
+              ErrorCode.lineTooLong,
+              `one SSE line or event passed ${maxLineBytes} bytes without ending`,
+            );
+            c.abort(new Error("line_too_long"));
+          }
+        } else if (errBody.length < 2000) errBody += chunk.toString("utf8");
       },
       onResponseEnd() {
         now = performance.now();

@@ -20,7 +20,23 @@ export const ErrorCode = {
   emptyStream: "empty_stream",
   /** The request ran past `--timeout-s`. */
   timeout: "timeout",
+  /** The response passed the byte cap for one response (an endless stream). */
+  responseTooLarge: "response_too_large",
+  /** One SSE line (or one event's data) passed the byte cap without ending. */
+  lineTooLong: "line_too_long",
+  /** A usage count that is not a non-negative integer (e.g. `completion_tokens: 8.5`): a protocol violation. */
+  invalidUsage: "invalid_usage",
+  /** The stream came compressed (`content-encoding`) though none was asked for: its timing is not the tokens'. */
+  unsupportedEncoding: "unsupported_encoding",
   /** Anything else the HTTP stack raised. */
   clientError: "client_error",
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
+
+/** Caps on what one measured response may hold (defaults; see `StreamClient`). */
+export const STREAM_LIMITS = {
+  /** 64 MiB: about 300,000 tokens of typical chunks; an endless stream is cut here. */
+  maxResponseBytes: 64 * 1024 * 1024,
+  /** 1 MiB for one line or one event's data. */
+  maxLineBytes: 1024 * 1024,
+};

@@ -11,6 +11,14 @@ export interface HttpResult {
   elapsedMs: number;
 }
 
+/** Bytes any non-measured answer may have (a /v1/models list, /metrics, /health). */
+export const MAX_HTTP_BYTES = 8 * 1024 * 1024;
+
+/**
+ * One non-measured request with a total deadline: `timeoutMs` covers connecting, headers and the
+ * whole body, so a server that trickles one byte at a time cannot hold it open (undici's own body
+ * timeout restarts on every byte). The body is read up to `maxBytes`; past that the call fails.
+ */
 export async function httpCall(
   url: string,
   opts: {
@@ -18,9 +26,22 @@ export async function httpCall(
     body?: unknown;
     headers?: Record<string, string>;
     timeoutMs?: number;
+    maxBytes?: number;
   } = {},
 ): Promise<HttpResult> {
   const t0 = performance.now();
+  const timeoutMs = opts.timeoutMs ?? 10_000;
+  const maxBytes = opts.maxBytes ?? MAX_HTTP_BYTES;
+  const signal = AbortSignal.timeout(timeoutMs);
+  // A failed call has no status, whatever the headers said: its answer was not had.
+  const fail = (error: string): HttpResult => ({
+    status: null,
+    text: null,
+    json: null,
+    error,
+    elapsedMs: performance.now() - t0,
+  });
+  let status: number | null = null;
   try {
     const res = await request(url, {
       method: opts.method ?? "GET",
@@ -29,26 +50,36 @@ export async function httpCall(
         ...opts.headers,
       },
       ...(opts.body !== undefined ? { body: JSON.stringify(opts.body) } : {}),
-      headersTimeout: opts.timeoutMs ?? 10_000,
-      bodyTimeout: opts.timeoutMs ?? 10_000,
+      headersTimeout: timeoutMs,
+      bodyTimeout: timeoutMs,
+      signal,
     });
-    const text = await res.body.text();
+    status = res.statusCode;
+    const chunks: Buffer[] = [];
+    let bytes = 0;
+    for await (const chunk of res.body as AsyncIterable<Buffer>) {
+      bytes += chunk.length;
+      if (bytes > maxBytes) {
+        res.body.destroy();
+        return fail(`response_too_large: the answer (HTTP ${status}) passed ${maxBytes} bytes`);
+      }
+      chunks.push(chunk);
+    }
+    const text = Buffer.concat(chunks).toString("utf8");
     let json: unknown = null;
     try {
       json = JSON.parse(text);
     } catch {
       json = null;
     }
-    return { status: res.statusCode, text, json, error: null, elapsedMs: performance.now() - t0 };
+    return { status, text, json, error: null, elapsedMs: performance.now() - t0 };
   } catch (err) {
     const e = err as Error & { code?: string };
-    return {
-      status: null,
-      text: null,
-      json: null,
-      error: `${e.code ?? e.name}: ${e.message}`,
-      elapsedMs: performance.now() - t0,
-    };
+    if (signal.aborted)
+      return fail(
+        `deadline: no complete answer within ${(timeoutMs / 1000).toFixed(1)} s${status !== null ? ` (HTTP ${status} headers came, the body did not finish)` : ""}`,
+      );
+    return fail(`${e.code ?? e.name}: ${e.message}`);
   }
 }
 

@@ -43,9 +43,15 @@ export async function preflight(
     serverLimits: Record<string, string | number>;
     calibrate: boolean;
     onNotice: (m: string) => void;
+    /** The Action's started server: why it is gone, or null while it runs. */
+    serverExited?: () => string | null;
   },
 ): Promise<Preflight> {
-  const readiness = await waitReady(target0, { timeoutS: o.readyTimeoutS, onWait: o.onNotice });
+  const readiness = await waitReady(target0, {
+    timeoutS: o.readyTimeoutS,
+    onWait: o.onNotice,
+    ...(o.serverExited ? { serverExited: o.serverExited } : {}),
+  });
   const server = await snapshotServer(target0, o.serverLimits);
   const served = servedModels(server);
   let target = await resolveModel(target0, served[0] ?? null);

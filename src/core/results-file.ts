@@ -4,7 +4,15 @@
  * (temporary file, then rename), and the JSONL file is written before the document that
  * references it, so a kill at any moment leaves a consistent pair.
  */
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  renameSync,
+  statSync,
+  unlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { TokenbenchError } from "../schema/errors.ts";
 import { parseResultDocument, type RequestRecord, type ResultDocument, SchemaError } from "../schema/v1.ts";
@@ -18,6 +26,27 @@ export class ResultsFileError extends TokenbenchError {
     message: string,
   ) {
     super("results_file_invalid", `${path}: ${message}`);
+  }
+}
+
+/**
+ * Fail before any load is sent when `jsonPath` cannot be written (a read-only or missing
+ * directory, a path that is a directory): a probe file is created and removed beside it.
+ */
+export function assertWritable(jsonPath: string): void {
+  const probe = `${jsonPath}.probe-${process.pid}`;
+  try {
+    mkdirSync(dirname(jsonPath), { recursive: true });
+    writeFileSync(probe, "");
+    unlinkSync(probe);
+    if (existsSync(jsonPath) && statSync(jsonPath).isDirectory())
+      throw Object.assign(new Error(), { code: "EISDIR" });
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code ?? "error";
+    throw new TokenbenchError(
+      "out_unwritable",
+      `cannot write results to ${jsonPath} (${code}); nothing was sent. Check the directory exists and is writable, or choose another --out`,
+    );
   }
 }
 

@@ -40,7 +40,13 @@ export function connectionCause(error: string): string {
 
 export async function waitReady(
   target: Target,
-  opts: { timeoutS: number; intervalMs?: number; onWait?: (message: string) => void },
+  opts: {
+    timeoutS: number;
+    intervalMs?: number;
+    onWait?: (message: string) => void;
+    /** Why waiting is pointless now (the server process exited), or null: checked before every probe. */
+    serverExited?: () => string | null;
+  },
 ): Promise<Readiness> {
   const headers = { ...target.headers };
   const t0 = performance.now();
@@ -51,6 +57,8 @@ export async function waitReady(
   };
   const interval = opts.intervalMs ?? 250;
   for (;;) {
+    const exited = opts.serverExited?.() ?? null;
+    if (exited !== null) throw new TokenbenchError("server_exited", exited);
     const h = await httpCall(url(target, "/health"), { headers, timeoutMs: 5000 });
     if (h.status === 200) {
       const j = h.json as { status?: unknown; maintenance?: unknown; progress?: unknown } | null;
@@ -212,6 +220,18 @@ export function parseServerLimits(list: readonly string[]): Record<string, strin
   return CONNECTION.serverLimits.parse([...list], "--server-limit");
 }
 
+/** What the snapshot keeps of one JSON answer: whole up to this size, else a note and its start. */
+export const SNAPSHOT_BODY_BYTES = 64 * 1024;
+
+function boundedBody(json: unknown, text: string): unknown {
+  if (json === null) return text.slice(0, 4096);
+  if (text.length <= SNAPSHOT_BODY_BYTES) return json;
+  return {
+    tokenbench_truncated: `the answer was ${text.length} bytes; the snapshot keeps its first 4096 characters so the document stays within the results service's limits`,
+    head: text.slice(0, 4096),
+  };
+}
+
 export async function snapshotServer(
   target: Target,
   limits: Record<string, string | number>,
@@ -229,7 +249,7 @@ export async function snapshotServer(
         if (p === "/metrics") {
           metricsText = r.text;
           body = (r.text ?? "").slice(0, 65_536);
-        } else body = r.json ?? (r.text ?? "").slice(0, 4096);
+        } else body = boundedBody(r.json, r.text ?? "");
         bodies[p] = r.json;
       }
       endpoints[p] = { present, status: r.status, ...(body !== undefined ? { body } : {}) };

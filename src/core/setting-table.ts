@@ -3,6 +3,7 @@
  * help. The CLI's options and `--help`, the Action's inputs and the test against action.yml all
  * come from here; no default is written anywhere else.
  */
+import { UsageError } from "../schema/errors.ts";
 import type { ProfileConfig, SweepConfig } from "../schema/v1.ts";
 import { DEFAULT_THRESHOLDS } from "../shared/statistics.ts";
 import {
@@ -369,6 +370,12 @@ export const ACTION = {
     default: null,
     help: "Repository API token for the results service (used when no OIDC token is available)",
   }),
+  readToken: text<string | null>({
+    flag: null,
+    input: "read-token",
+    default: null,
+    help: "The results service's READ_TOKEN, when it has one: needed to compare against the base branch (and so for fail-on-regression)",
+  }),
   dashboardUrl: httpUrl<string | null>({
     flag: null,
     input: "dashboard-url",
@@ -424,6 +431,56 @@ export const DEFAULT_REQUESTS = 32;
 
 type ConnectionValues = Values<typeof CONNECTION>;
 
+/**
+ * What one load generator can honestly do, and what keeps a run finite: beyond these a run only
+ * piles up memory (10^9 users ran to 1.5 GB and ignored SIGTERM). A usage error, never a clamp.
+ */
+export const SWEEP_BOUNDS = {
+  closedUsers: 10_000,
+  openRateRps: 10_000,
+  requestsPerLevel: 1_000_000,
+  durationS: 86_400,
+  warmupRequests: 100_000,
+  levels: 100,
+};
+
+/** A setting whose value passed a bound: the CLI names its flag, the Action its input. */
+export class BoundError extends UsageError {
+  constructor(
+    readonly key: keyof typeof SWEEP,
+    readonly problem: string,
+  ) {
+    super(`--${SWEEP[key].flag} ${problem}`, null);
+  }
+}
+
+function checkBounds(v: Values<typeof SWEEP>, levels: number[]): void {
+  const b = SWEEP_BOUNDS;
+  if (levels.length > b.levels)
+    throw new BoundError("levels", `takes at most ${b.levels} levels, got ${levels.length}`);
+  if (v.mode === "closed") {
+    const bad = levels.find((l) => !Number.isInteger(l) || l > b.closedUsers);
+    if (bad !== undefined)
+      throw new BoundError(
+        "levels",
+        `in closed loop are users: whole numbers up to ${b.closedUsers}, got ${bad} (for more load, run shards on several machines)`,
+      );
+  } else {
+    const bad = levels.find((l) => l > b.openRateRps);
+    if (bad !== undefined)
+      throw new BoundError(
+        "levels",
+        `in open loop are request rates up to ${b.openRateRps} req/s, got ${bad}`,
+      );
+  }
+  if (v.requests !== null && v.requests > b.requestsPerLevel)
+    throw new BoundError("requests", `is at most ${b.requestsPerLevel} per level, got ${v.requests}`);
+  if (v.duration !== null && v.duration > b.durationS)
+    throw new BoundError("duration", `is at most ${b.durationS} s per level, got ${v.duration}`);
+  if (v.warmup > b.warmupRequests)
+    throw new BoundError("warmup", `is at most ${b.warmupRequests} requests, got ${v.warmup}`);
+}
+
 /** The sweep's recorded configuration from settings values (mode-dependent defaults resolved). */
 export function sweepConfigOf(
   v: Values<typeof SWEEP>,
@@ -431,6 +488,7 @@ export function sweepConfigOf(
 ): SweepConfig {
   const levels =
     v.levels.length > 0 ? v.levels : v.mode === "closed" ? DEFAULT_CLOSED_LEVELS : DEFAULT_OPEN_LEVELS;
+  checkBounds(v, levels);
   return {
     mode: v.mode,
     levels,

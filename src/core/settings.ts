@@ -175,11 +175,18 @@ export function headers(o: Common<Record<string, string>> & { flag: string | nul
     const out: Record<string, string> = {};
     for (const s of raw.flatMap((r) => r.split("\n")).filter((s) => s.trim() !== "")) {
       const i = s.indexOf(":");
-      if (i <= 0) throw problem(label, `must look like "Name: value", got "${s}"`);
+      if (i <= 0)
+        throw problem(
+          label,
+          `must look like "Name: value"; one line has no name before a ":" (its ${s.length} characters are not shown: it may hold a secret)`,
+        );
       const name = s.slice(0, i).trim().toLowerCase();
       const value = s.slice(i + 1).trim();
       if (!/^[!#$%&'*+.^_`|~0-9a-z-]+$/.test(name) || /[\r\n\0]/.test(value))
-        throw problem(label, `has an invalid header name or value: "${name}"`);
+        throw problem(
+          label,
+          `has an invalid header name or value for ${JSON.stringify(name.slice(0, 60))} (a name is letters, digits and !#$%&'*+.^_\`|~-; a value has no CR, LF or NUL; the value is not shown)`,
+        );
       out[name] = value;
     }
     return out;

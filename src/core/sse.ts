@@ -23,6 +23,13 @@ export class SseParser {
   private hasData = false;
   /** Bytes seen in total; useful to tell "empty body" from "no events". */
   bytes = 0;
+  /** Characters of `data` gathered for the event not yet dispatched. */
+  private dataChars = 0;
+
+  /** What is held waiting for the end of a line or of an event: the bound a hostile stream pushes. */
+  get bufferedBytes(): number {
+    return (this.pending?.length ?? 0) + this.dataChars;
+  }
 
   constructor(private readonly onEvent: (ev: SseEvent) => void) {}
 
@@ -81,6 +88,7 @@ export class SseParser {
     }
     if (field === "data") {
       this.dataParts.push(value);
+      this.dataChars += value.length;
       this.hasData = true;
     } else if (field === "event") {
       this.eventName = value;
@@ -93,6 +101,7 @@ export class SseParser {
       const parts = this.dataParts;
       const data = parts.length === 1 ? parts[0]! : parts.join("\n");
       this.dataParts = [];
+      this.dataChars = 0;
       this.hasData = false;
       const event = this.eventName;
       this.eventName = null;

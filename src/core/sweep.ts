@@ -150,6 +150,14 @@ export async function runSweep(opts: SweepOptions): Promise<ResultDocument> {
     shouldStop: opts.shouldStop,
   };
   const ids = { next: state.records.reduce((m, r) => Math.max(m, r.id + 1), 0) };
+  // A stop (SIGINT/SIGTERM) ends the requests in flight at once instead of waiting for them.
+  const stopWatch = opts.shouldStop
+    ? setInterval(() => {
+        if (!opts.shouldStop?.()) return;
+        clearInterval(stopWatch!);
+        client.destroy().catch(() => {});
+      }, 50)
+    : null;
   try {
     for (let li = 0; li < cfg.levels.length; li++) {
       const plan = planLevel(cfg, li);
@@ -159,7 +167,7 @@ export async function runSweep(opts: SweepOptions): Promise<ResultDocument> {
       opts.levelHooks?.start(plan.level, state.originMs);
       const measured = await runLevel(ctx, plan, specFactory(cfg, plan, ids, opts.promptCalibration ?? null));
       if (opts.shouldStop?.()) {
-        notice(`level ${plan.level} interrupted; not recorded`);
+        notice(`level ${plan.level} interrupted; not recorded (--resume measures it again)`);
         break;
       }
       const { result, notices } = summariseLevel({
@@ -183,6 +191,7 @@ export async function runSweep(opts: SweepOptions): Promise<ResultDocument> {
       opts.onLevel?.(final);
     }
   } finally {
+    if (stopWatch !== null) clearInterval(stopWatch);
     await client.close().catch(() => {});
   }
   const complete = cfg.levels.every((l) => state.levels.some((x) => x.level === l));

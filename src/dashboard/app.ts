@@ -30,12 +30,40 @@ const esc = (s: unknown) =>
   );
 const fmt = (v: unknown, d = 1) => (typeof v === "number" && Number.isFinite(v) ? v.toFixed(d) : "–");
 
+/**
+ * A service with a READ_TOKEN answers reads only with it. The dashboard asks for it once (or takes
+ * it from a `#read-token=...` link, removed from the address bar at once) and keeps it for this
+ * browser tab only (sessionStorage), sending it as `Authorization: Bearer`.
+ */
+const TOKEN_KEY = "tokenbench-read-token";
+const fromHash = /^#read-token=(.+)$/.exec(location.hash);
+if (fromHash) {
+  sessionStorage.setItem(TOKEN_KEY, decodeURIComponent(fromHash[1]!));
+  history.replaceState(null, "", location.pathname + location.search);
+}
+
+class NeedsReadToken extends Error {}
+
 async function api<T>(path: string): Promise<T> {
-  const res = await fetch(path, { headers: { accept: "application/json" } });
+  const token = sessionStorage.getItem(TOKEN_KEY);
+  const res = await fetch(path, {
+    headers: { accept: "application/json", ...(token ? { authorization: `Bearer ${token}` } : {}) },
+  });
   const body = (await res.json()) as T & { error?: { code: string; message: string } };
+  if (res.status === 401 && body.error?.code === "read_token_required") throw new NeedsReadToken();
   if (!res.ok)
     throw new Error(body.error ? `${body.error.code}: ${body.error.message}` : `HTTP ${res.status}`);
   return body;
+}
+
+function askForReadToken(): void {
+  const had = sessionStorage.getItem(TOKEN_KEY) !== null;
+  app.innerHTML = `<h1>Read token needed</h1><p>This results service shows its data only with its read token (the operator's <code>READ_TOKEN</code>). It is kept for this tab only.</p>${had ? '<p class="error">That token was not accepted.</p>' : ""}<form id="read-token-form"><label>Read token <input id="read-token" type="password" autocomplete="off" required></label> <button type="submit">Show</button></form>`;
+  document.getElementById("read-token-form")!.addEventListener("submit", (ev) => {
+    ev.preventDefault();
+    sessionStorage.setItem(TOKEN_KEY, (document.getElementById("read-token") as HTMLInputElement).value);
+    location.reload();
+  });
 }
 
 async function chart(el: HTMLElement, spec: Spec): Promise<void> {
@@ -196,6 +224,11 @@ async function route(): Promise<void> {
     else await home();
     document.body.dataset.ready = "true";
   } catch (err) {
+    if (err instanceof NeedsReadToken) {
+      askForReadToken();
+      document.body.dataset.ready = "token";
+      return;
+    }
     app.insertAdjacentHTML("beforeend", `<p class="error">${esc((err as Error).message)}</p>`);
     document.body.dataset.ready = "error";
   }

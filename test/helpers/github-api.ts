@@ -9,7 +9,12 @@ export interface Recorded {
   auth: string | undefined;
 }
 
-export async function startGitHubApi(opts: { forbid?: boolean } = {}) {
+export async function startGitHubApi(
+  opts: {
+    forbid?: boolean;
+    pulls?: { number: number; head: { sha: string; label: string }; base: { ref: string } }[];
+  } = {},
+) {
   const requests: Recorded[] = [];
   const comments: { id: number; body: string }[] = [];
   let nextId = 100;
@@ -28,6 +33,13 @@ export async function startGitHubApi(opts: { forbid?: boolean } = {}) {
       };
       if (opts.forbid && req.method !== "GET")
         return send(403, { message: "Resource not accessible by integration" });
+      if (/^\/repos\/[^/]+\/[^/]+\/pulls$/.test(url.pathname) && req.method === "GET") {
+        const head = url.searchParams.get("head");
+        return send(
+          200,
+          (opts.pulls ?? []).filter((p) => p.head.label === head),
+        );
+      }
       let m = /^\/repos\/[^/]+\/[^/]+\/issues\/(\d+)\/comments$/.exec(url.pathname);
       if (m && req.method === "GET") {
         const page = Number(url.searchParams.get("page") ?? "1");

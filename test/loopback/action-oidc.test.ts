@@ -31,6 +31,8 @@ describe("the Action uploads with a GitHub OIDC token", () => {
           iss: "https://token.actions.githubusercontent.com",
           aud,
           repository: "acme/oidc-e2e",
+          ref: "refs/heads/main",
+          event_name: "push",
           iat: now,
           nbf: now,
           exp: now + 300,

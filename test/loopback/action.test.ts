@@ -1,8 +1,9 @@
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort, type LocalService, startService } from "../../scripts/local-service.ts";
 import { node24, runAction as runActionBundle } from "../../scripts/run-action.ts";
+import { stickyMarker } from "../../src/action/comment.ts";
 import { type MockServer, start } from "../../src/mock/index.ts";
 import { parseResultDocument } from "../../src/schema/v1.ts";
 import { startGitHubApi } from "../helpers/github-api.ts";
@@ -85,7 +86,15 @@ describe(`the Action (dist/index.js under node ${NODE24 ? "24 from npm" : proces
     [mock, service, gh] = await Promise.all([
       start({ ttftMs: 5, itlMs: 2 }),
       startService(),
-      startGitHubApi(),
+      startGitHubApi({
+        pulls: [
+          {
+            number: 7,
+            head: { sha: "3333333333333333333333333333333333333333", label: "someone:feature" },
+            base: { ref: "main" },
+          },
+        ],
+      }),
     ]);
     apiToken = await service.apiToken(repo);
   }, 120_000);
@@ -136,8 +145,8 @@ describe(`the Action (dist/index.js under node ${NODE24 ? "24 from npm" : proces
       pr_number: 7,
     });
     expect(gh.comments).toHaveLength(1);
-    expect(gh.comments[0]!.body).toContain("<!-- tokenbench:ci-mock:closed 1,2 -->");
-    expect(gh.comments[0]!.body).toMatch(/vs the last \d run\(s\) of `main`/);
+    expect(gh.comments[0]!.body.startsWith(stickyMarker("ci-mock", "closed 1,2"))).toBe(true);
+    expect(gh.comments[0]!.body).toMatch(/vs the last \d run\(s\) of <code>main<\/code>/);
     expect(gh.comments[0]!.body).toContain("xychart-beta");
     expect(gh.comments[0]!.body).toContain("https://github.example/acme/infer/actions/runs/4242");
     const r2 = await runAction(base(), prEnv(), prPayload());
@@ -180,6 +189,74 @@ describe(`the Action (dist/index.js under node ${NODE24 ? "24 from npm" : proces
     expect(pub.outputs["run-url"]).toMatch(/\/runs\/[0-9a-f]{16}$/);
     expect(gh.requests.slice(before).map((q) => q.method)).toContain("PATCH"); // the sticky comment of PR 7
     expect(gh.comments).toHaveLength(1);
+  });
+
+  it("publish-results trusts the event, not the artifact: a forged PR number, branch and date are ignored or refused", {
+    timeout: 90_000,
+  }, async () => {
+    const r = await runAction({ ...base(), "results-url": "" }, prEnv(), prPayload(true));
+    expect(r.code, r.stdout).toBe(0);
+    const path = r.outputs["results-path"]!;
+    const forged = JSON.parse(readFileSync(path, "utf8"));
+    forged.repository = "acme/infer";
+    forged.git = { ...forged.git, pr_number: 999, branch: "main", base_branch: "main", sha: "f".repeat(40) };
+    forged.testbed = { ...forged.testbed, name: "ci-mock-forged" };
+    const forgedPath = join(resolve(path, ".."), "forged.json");
+    writeFileSync(forgedPath, JSON.stringify(forged));
+    const before = gh.requests.length;
+    // A fork's PR: GitHub leaves workflow_run.pull_requests empty; the PR is found through the API.
+    const event = {
+      workflow_run: {
+        id: 5151,
+        run_attempt: 2,
+        head_sha: "3333333333333333333333333333333333333333",
+        head_branch: "feature",
+        head_repository: { full_name: "someone/infer", owner: { login: "someone" } },
+        pull_requests: [],
+      },
+    };
+    const pub = await runAction(
+      {
+        "publish-results": forgedPath,
+        "results-url": service.url,
+        "api-token": apiToken,
+        "github-token": "ghs_test",
+        testbed: "ci-mock",
+      },
+      ghEnv({ GITHUB_EVENT_NAME: "workflow_run", GITHUB_REF: "refs/heads/main" }),
+      event,
+    );
+    expect(pub.code, pub.stdout).toBe(0);
+    const paths = gh.requests.slice(before).map((q) => `${q.method} ${q.path}`);
+    expect(paths).toContain("GET /repos/acme/infer/pulls");
+    expect(paths.some((p) => p.includes("/issues/7/comments"))).toBe(true);
+    expect(paths.some((p) => p.includes("/999/"))).toBe(false);
+    const runId = pub.outputs["run-url"]!.split("/").at(-1)!;
+    const stored = (await (await fetch(`${service.url}/api/v1/runs/${runId}`)).json()) as {
+      run: { branch: string; pr_number: number; commit_sha: string; workflow_run_id: string };
+    };
+    expect(stored.run).toMatchObject({
+      branch: "someone:feature",
+      pr_number: 7,
+      commit_sha: "3333333333333333333333333333333333333333",
+      workflow_run_id: "5151",
+    });
+    // A date from the far future is refused before anything is uploaded.
+    writeFileSync(forgedPath, JSON.stringify({ ...forged, created_at: "9999-12-31T00:00:00.000Z" }));
+    const future = await runAction(
+      {
+        "publish-results": forgedPath,
+        "results-url": service.url,
+        "api-token": apiToken,
+        testbed: "ci-mock",
+      },
+      ghEnv({ GITHUB_EVENT_NAME: "workflow_run", GITHUB_REF: "refs/heads/main" }),
+      event,
+    );
+    expect(future.code).toBe(1);
+    expect(future.stdout).toMatch(
+      /::error::input "publish-results": .*forged\.json is refused: created_at: 9999-12-31/,
+    );
   });
 
   it("results service down: a warning, results still written; fail-on-upload-error fails", {
@@ -253,5 +330,27 @@ describe(`the Action (dist/index.js under node ${NODE24 ? "24 from npm" : proces
     expect(post.code, post.stdout).toBe(0);
     expect(post.stdout).toMatch(/inference server \(pid \d+\) stopped/);
     expect(post.stdout).toContain("listening on");
+  });
+
+  it("server-command that exits at once: the step fails in seconds with its exit code and log tail", {
+    timeout: 60_000,
+  }, async () => {
+    const port = await freePort();
+    const t0 = performance.now();
+    const r = await runAction(
+      {
+        ...base(),
+        "base-url": `http://127.0.0.1:${port}`,
+        "server-command": "echo 'CUDA error: out of memory' >&2; exit 3",
+        "ready-timeout-s": "600",
+        "results-url": "",
+      },
+      ghEnv(),
+      {},
+    );
+    expect(r.code, r.stdout).toBe(1);
+    expect(r.stdout).toMatch(/::error::\[server_exited\] the server command exited with code 3/);
+    expect(r.stdout).toContain("CUDA error: out of memory");
+    expect((performance.now() - t0) / 1000).toBeLessThan(30);
   });
 });

@@ -135,6 +135,40 @@ describe.skipIf(!existsSync(CHROMIUM) && !process.env.CI)("dashboard in headless
     expect(errors, errors.join("\n")).toEqual([]);
   });
 
+  it("a service with a READ_TOKEN: the dashboard asks for it, keeps it for the tab, and then shows the data", {
+    timeout: 150_000,
+  }, async () => {
+    const guarded = await startService({ READ_TOKEN: "rt-secret" });
+    try {
+      const token = await guarded.apiToken(repo);
+      const up = await fetch(`${guarded.url}/api/v1/runs`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+        body: JSON.stringify(doc(0, 1)),
+      });
+      expect(up.status).toBe(201);
+      const page = await browser.newPage();
+      await page.goto(`${guarded.url}/`);
+      await page.waitForSelector("body[data-ready='token']", { timeout: 90_000 });
+      await page.fill("#read-token", "wrong");
+      await page.click("#read-token-form button");
+      await page.waitForSelector("body[data-ready='token'] p.error");
+      await page.fill("#read-token", "rt-secret");
+      await page.click("#read-token-form button");
+      await page.waitForSelector("body[data-ready='true']", { timeout: 90_000 });
+      expect(await page.textContent(`a.repo:has-text("${repo}")`)).toContain(repo);
+      await page.close();
+      // a link that carries the token: used, then removed from the address bar
+      const linked = await browser.newPage();
+      await linked.goto(`${guarded.url}/r/${repo}#read-token=rt-secret`);
+      await linked.waitForSelector("body[data-ready='true']", { timeout: 90_000 });
+      expect(linked.url()).not.toContain("rt-secret");
+      await linked.close();
+    } finally {
+      await guarded.stop();
+    }
+  });
+
   it("is readable on a phone: no horizontal overflow", { timeout: 150_000 }, async () => {
     const page = await open(`/r/${repo}`, 375);
     await page.waitForSelector(".trend svg .mark-line path", { timeout: 90_000 });
