@@ -48,7 +48,6 @@ const MD_SPECIAL = /[\\`*_{}[\]()<>#+!|~@&"$]/g;
  * task list, code span, table cell, HTML tag or comment.
  */
 export function mdText(s: string, max = 80): string {
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are removed on purpose
   const flat = s.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, " ").trim();
   const cut = [...flat].length > max ? `${[...flat].slice(0, max - 1).join("")}…` : flat;
   return cut.replace(MD_SPECIAL, (ch) => `&#${ch.charCodeAt(0)};`);

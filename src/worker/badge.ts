@@ -19,7 +19,6 @@ const SHIELDS_COLORS: Record<Verdict | "none", string> = {
 /** XML-escaped, with the characters XML 1.0 forbids (C0 controls but tab/LF/CR, C1, U+FFFE/F) removed. */
 const esc = (s: string) =>
   s
-    // biome-ignore lint/suspicious/noControlCharactersInRegex: removing them is the point
     .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\ufffe\uffff]/g, "")
     .replace(/&/g, "&amp;")
     .replace(/</g, "&lt;")
