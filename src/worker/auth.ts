@@ -1,55 +1,35 @@
 /**
- * Upload authentication: a GitHub Actions OIDC token (RS256, verified against the issuer's JWKS),
- * or a repository-scoped API token (stored as a SHA-256 hash only). Web Crypto only.
+ * Upload authentication: a GitHub Actions OIDC token (RS256, verified with jose against the
+ * issuer's JWKS), or a repository-scoped API token (stored as a SHA-256 hash only).
  */
+import {
+  createLocalJWKSet,
+  createRemoteJWKSet,
+  decodeProtectedHeader,
+  type errors,
+  type JSONWebKeySet,
+  type JWTVerifyGetKey,
+  jwtVerify,
+} from "jose";
 import { sha256Hex } from "../shared/testbed.ts";
 import { DEFAULT_AUDIENCE, DEFAULT_ISSUER, type Env } from "./env.ts";
 import { ApiError } from "./errors.ts";
 
-interface Jwk {
-  kid?: string;
-  kty: string;
-  n?: string;
-  e?: string;
-  alg?: string;
-}
-
-const b64urlDecode = (s: string): Uint8Array => {
-  const pad = s.length % 4 === 2 ? "==" : s.length % 4 === 3 ? "=" : "";
-  const bin = atob(s.replace(/-/g, "+").replace(/_/g, "/") + pad);
-  const out = new Uint8Array(bin.length);
-  for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
-  return out;
-};
-const b64urlJson = (s: string): unknown => JSON.parse(new TextDecoder().decode(b64urlDecode(s)));
-
 export const looksLikeJwt = (t: string): boolean =>
   /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/.test(t);
 
-/** JWKS cache per isolate: keys for 10 minutes; an unknown kid forces one refetch. */
-const jwksCache = new Map<string, { keys: Jwk[]; at: number }>();
-const JWKS_TTL_MS = 10 * 60 * 1000;
+/** Remote key sets per JWKS URL, per isolate (jose caches keys and refetches on an unknown kid). */
+const remoteSets = new Map<string, ReturnType<typeof createRemoteJWKSet>>();
 
-export async function loadJwks(
-  env: Env,
-  forceRefresh = false,
-  fetcher: typeof fetch = fetch,
-): Promise<Jwk[]> {
-  if (env.OIDC_JWKS) {
-    const j = JSON.parse(env.OIDC_JWKS) as { keys?: Jwk[] };
-    return j.keys ?? [];
+function keySet(env: Env): JWTVerifyGetKey {
+  if (env.OIDC_JWKS) return createLocalJWKSet(JSON.parse(env.OIDC_JWKS) as JSONWebKeySet);
+  const url = env.OIDC_JWKS_URL ?? `${env.OIDC_ISSUER ?? DEFAULT_ISSUER}/.well-known/jwks`;
+  let set = remoteSets.get(url);
+  if (!set) {
+    set = createRemoteJWKSet(new URL(url), { cacheMaxAge: 10 * 60 * 1000, timeoutDuration: 10_000 });
+    remoteSets.set(url, set);
   }
-  const issuer = env.OIDC_ISSUER ?? DEFAULT_ISSUER;
-  const url = env.OIDC_JWKS_URL ?? `${issuer}/.well-known/jwks`;
-  const hit = jwksCache.get(url);
-  if (hit && !forceRefresh && Date.now() - hit.at < JWKS_TTL_MS) return hit.keys;
-  const res = await fetcher(url, { headers: { accept: "application/json" } });
-  if (!res.ok)
-    throw new ApiError(503, "jwks_unavailable", `could not fetch the issuer's keys (${res.status})`);
-  const j = (await res.json()) as { keys?: Jwk[] };
-  const keys = j.keys ?? [];
-  jwksCache.set(url, { keys, at: Date.now() });
-  return keys;
+  return set;
 }
 
 export interface OidcClaims {
@@ -70,59 +50,80 @@ export interface OidcClaims {
 
 const LEEWAY_S = 60;
 
-/** Verify signature and standard claims; the repository binding is checked by the caller. */
+/** jose's verdicts as this service's stable error codes. */
+function tokenError(err: unknown): ApiError {
+  if (err instanceof ApiError) return err;
+  const e = err as errors.JOSEError & { claim?: string };
+  const msg = e.message ?? String(err);
+  switch (e.code) {
+    case "ERR_JOSE_ALG_NOT_ALLOWED":
+    case "ERR_JOSE_NOT_SUPPORTED":
+      return new ApiError(401, "token_alg", `unsupported JWT alg; RS256 only (${msg})`);
+    case "ERR_JWS_SIGNATURE_VERIFICATION_FAILED":
+      return new ApiError(401, "token_signature", "JWT signature does not verify");
+    case "ERR_JWKS_NO_MATCHING_KEY":
+    case "ERR_JWKS_MULTIPLE_MATCHING_KEYS":
+      return new ApiError(401, "token_key_unknown", `no issuer key for this token's kid (${msg})`);
+    case "ERR_JWKS_TIMEOUT":
+      return new ApiError(503, "jwks_unavailable", "could not fetch the issuer's keys (timed out)");
+    case "ERR_JWT_EXPIRED":
+      return new ApiError(401, "token_expired", "JWT has expired");
+    case "ERR_JWT_CLAIM_VALIDATION_FAILED": {
+      const claim = e.claim ?? "";
+      const code =
+        claim === "nbf"
+          ? "token_not_yet_valid"
+          : claim === "iss"
+            ? "token_issuer"
+            : claim === "aud"
+              ? "token_audience"
+              : claim === "iat"
+                ? "token_iat"
+                : claim === "jti"
+                  ? "token_jti"
+                  : claim === "repository"
+                    ? "token_repository"
+                    : "token_claims";
+      return new ApiError(401, code, `JWT claim ${claim || "?"}: ${msg}`);
+    }
+    case "ERR_JWS_INVALID":
+    case "ERR_JWT_INVALID":
+      return new ApiError(401, "token_malformed", `not a valid JWT (${msg})`);
+    default:
+      if (/fetch|network|Expected 200 OK/i.test(msg))
+        return new ApiError(503, "jwks_unavailable", `could not fetch the issuer's keys (${msg})`);
+      return new ApiError(401, "token_invalid", `JWT refused (${msg})`);
+  }
+}
+
+/**
+ * Verify a GitHub Actions OIDC token with jose: RS256 only, signature against the issuer's JWKS,
+ * `iss`, `aud`, `exp`/`nbf` (60 s leeway), and the claims this service needs. The repository
+ * binding and branch rules are checked by the caller.
+ */
 export async function verifyOidc(
   token: string,
   env: Env,
   nowS = Math.floor(Date.now() / 1000),
 ): Promise<OidcClaims> {
-  const parts = token.split(".");
-  if (parts.length !== 3) throw new ApiError(401, "token_malformed", "not a JWT");
-  let header: { alg?: string; kid?: string; typ?: string };
   let claims: OidcClaims;
   try {
-    header = b64urlJson(parts[0]!) as typeof header;
-    claims = b64urlJson(parts[1]!) as OidcClaims;
-  } catch {
-    throw new ApiError(401, "token_malformed", "JWT header or payload is not base64url JSON");
+    const header = decodeProtectedHeader(token);
+    if (header.alg !== "RS256")
+      throw new ApiError(401, "token_alg", `unsupported JWT alg ${JSON.stringify(header.alg)}; RS256 only`);
+    const { payload } = await jwtVerify(token, keySet(env), {
+      algorithms: ["RS256"],
+      issuer: env.OIDC_ISSUER ?? DEFAULT_ISSUER,
+      audience: env.OIDC_AUDIENCE ?? DEFAULT_AUDIENCE,
+      clockTolerance: LEEWAY_S,
+      currentDate: new Date(nowS * 1000),
+      requiredClaims: ["exp", "iat", "jti", "repository"],
+    });
+    claims = payload as OidcClaims;
+  } catch (err) {
+    throw tokenError(err);
   }
-  if (header.alg !== "RS256")
-    throw new ApiError(401, "token_alg", `unsupported JWT alg ${JSON.stringify(header.alg)}; RS256 only`);
-  if (!parts[2]) throw new ApiError(401, "token_unsigned", "JWT has no signature");
-  let keys = await loadJwks(env);
-  let jwk = keys.find((k) => k.kid === header.kid && k.kty === "RSA");
-  if (!jwk && !env.OIDC_JWKS) {
-    keys = await loadJwks(env, true);
-    jwk = keys.find((k) => k.kid === header.kid && k.kty === "RSA");
-  }
-  if (!jwk)
-    throw new ApiError(401, "token_key_unknown", `no issuer key with kid ${JSON.stringify(header.kid)}`);
-  const key = await crypto.subtle.importKey(
-    "jwk",
-    { kty: "RSA", n: jwk.n, e: jwk.e, alg: "RS256", ext: true } as JsonWebKey,
-    { name: "RSASSA-PKCS1-v1_5", hash: "SHA-256" },
-    false,
-    ["verify"],
-  );
-  const ok = await crypto.subtle.verify(
-    "RSASSA-PKCS1-v1_5",
-    key,
-    b64urlDecode(parts[2]),
-    new TextEncoder().encode(`${parts[0]}.${parts[1]}`),
-  );
-  if (!ok) throw new ApiError(401, "token_signature", "JWT signature does not verify");
-  const issuer = env.OIDC_ISSUER ?? DEFAULT_ISSUER;
-  if (claims.iss !== issuer)
-    throw new ApiError(401, "token_issuer", `issuer ${JSON.stringify(claims.iss)} is not ${issuer}`);
-  const aud = env.OIDC_AUDIENCE ?? DEFAULT_AUDIENCE;
-  const auds = Array.isArray(claims.aud) ? claims.aud : [claims.aud];
-  if (!auds.includes(aud)) throw new ApiError(401, "token_audience", `audience is not ${aud}`);
-  if (typeof claims.exp !== "number" || claims.exp + LEEWAY_S < nowS)
-    throw new ApiError(401, "token_expired", "JWT has expired");
-  if (typeof claims.nbf === "number" && claims.nbf - LEEWAY_S > nowS)
-    throw new ApiError(401, "token_not_yet_valid", "JWT is not valid yet");
-  if (typeof claims.iat !== "number" || claims.iat - LEEWAY_S > nowS)
-    throw new ApiError(401, "token_iat", "JWT issued in the future");
+  if (claims.iat - LEEWAY_S > nowS) throw new ApiError(401, "token_iat", "JWT issued in the future");
   if (typeof claims.jti !== "string" || claims.jti === "")
     throw new ApiError(401, "token_jti", "JWT has no jti");
   if (typeof claims.repository !== "string")

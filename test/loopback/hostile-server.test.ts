@@ -145,6 +145,57 @@ describe("nothing measured is lost, nothing huge is kept", () => {
     }
     expect((await stats())["ok POST /v1/chat/completions"] ?? 0).toBe(before);
   });
+  it("a kill between the .requests.jsonl and the .json: resume counts every record once", async () => {
+    const out = join(dir, "pair.json");
+    const args = ["--levels", "1,2", "--requests", "3", "--records", "file"];
+    const first = await runCli([
+      "sweep",
+      "--base-url",
+      `${root}/ok`,
+      "--model",
+      "hostile",
+      "--warmup",
+      "0",
+      "--calibrate-prompts",
+      "false",
+      "--out",
+      out,
+      ...args,
+    ]);
+    expect(first.code, first.stderr).toBe(0);
+    // The moment of the kill: level 2's records are in the JSONL, the document still says level 1 only.
+    const doc = JSON.parse(readFileSync(out, "utf8"));
+    doc.levels = doc.levels.slice(0, 1);
+    doc.complete = false;
+    writeFileSync(out, JSON.stringify(doc));
+    const jsonl = readFileSync(out.replace(/\.json$/, ".requests.jsonl"), "utf8")
+      .trim()
+      .split("\n");
+    expect(jsonl.length).toBe(3 + 4); // level 1: 3 requests; level 2: raised to 2 x 2 users
+    const again = await runCli([
+      "sweep",
+      "--base-url",
+      `${root}/ok`,
+      "--model",
+      "hostile",
+      "--warmup",
+      "0",
+      "--calibrate-prompts",
+      "false",
+      "--out",
+      out,
+      ...args,
+      "--resume",
+    ]);
+    expect(again.code, again.stderr).toBe(0);
+    const { doc: done, records } = await import("../../src/core/results-file.ts").then((m) =>
+      m.readResults(out),
+    );
+    expect(done.complete).toBe(true);
+    expect(done.levels.map((l) => l.requests)).toEqual([3, 4]);
+    expect(records.length).toBe(7);
+    expect(new Set(records.map((r) => r.id)).size).toBe(7);
+  });
   it("a garbage checkpoint on --resume names the file, no stack trace", async () => {
     const out = join(dir, "garbage.json");
     writeFileSync(out, '{"schema_version": 1, "levels": [');

@@ -7,7 +7,7 @@ describe("interpretChunk", () => {
     expect(interpretChunk({ choices: [{ delta: { role: "assistant", content: "" } }] }).contentChars).toBe(0);
     const u = interpretChunk({ choices: [], usage: { prompt_tokens: 5, completion_tokens: 7 } });
     expect(u.contentChars).toBe(0);
-    expect(u.usage).toEqual({ prompt: 5, completion: 7, cached: null });
+    expect(u.usage).toEqual({ prompt: 5, completion: 7, cached: null, invalid: null });
   });
 
   it("counts content, reasoning_content, reasoning and completions text", () => {
@@ -24,12 +24,22 @@ describe("interpretChunk", () => {
     });
     expect(c.contentChars).toBe(1);
     expect(c.finishReason).toBe("length");
-    expect(c.usage).toEqual({ prompt: 10, completion: 3, cached: 8 });
+    expect(c.usage).toEqual({ prompt: 10, completion: 3, cached: 8, invalid: null });
   });
 
   it("recognises an error object mid-stream", () => {
     expect(interpretChunk({ error: { message: "overloaded" } }).errorMessage).toBe("overloaded");
     expect(interpretChunk({ error: "boom" }).errorMessage).toBe("boom");
     expect(interpretChunk([1, 2]).errorMessage).toMatch(/not a JSON object/);
+  });
+  it("a count that is not a non-negative integer is dropped and named, never rounded", () => {
+    const c = interpretChunk({
+      choices: [],
+      usage: { prompt_tokens: -3, completion_tokens: 8.5, prompt_tokens_details: { cached_tokens: "7" } },
+    });
+    expect(c.usage).toMatchObject({ prompt: null, completion: null, cached: null });
+    expect(c.usage!.invalid).toBe(
+      'usage.prompt_tokens is -3, not a non-negative integer; usage.completion_tokens is 8.5, not a non-negative integer; usage.prompt_tokens_details.cached_tokens is "7", not a non-negative integer',
+    );
   });
 });
