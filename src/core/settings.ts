@@ -173,7 +173,14 @@ export function httpUrl<T extends string | null>(o: Common<T> & { flag: string |
 export function headers(o: Common<Record<string, string>> & { flag: string | null }) {
   return setting({ ...o, multiple: true }, '"K: V"', (raw, label) => {
     const out: Record<string, string> = {};
-    for (const s of raw.flatMap((r) => r.split("\n")).filter((s) => s.trim() !== "")) {
+    // One header per line (CRLF line ends allowed); a CR or NUL anywhere else is refused.
+    const lines = raw.flatMap((r) => r.split("\n")).map((l) => l.replace(/\r$/, ""));
+    for (const s of lines.filter((l) => l.trim() !== "")) {
+      if (/[\r\0]/.test(s))
+        throw problem(
+          label,
+          "has an invalid header line: a CR or NUL character inside it (its value is not shown)",
+        );
       const i = s.indexOf(":");
       if (i <= 0)
         throw problem(

@@ -52,6 +52,13 @@ describe("one settings table, parsed as users expect", () => {
     expect(usage(() => cli("--levels", "1,,2"))).toMatch(/comma-separated list/);
     expect(usage(() => cli("--mode", "sideways"))).toMatch(/must be one of closed, open/);
     expect(usage(() => cli("--header", "bad\u0000: x"))).toMatch(/invalid header/);
+    // A secret in a header is never echoed back, whatever is wrong with it.
+    const secret = "sk-live-0123456789abcdef";
+    for (const bad of [`Bearer ${secret}`, `authorization: ${secret}\rx-injected: 1`, `x\r: ${secret}`]) {
+      const msg = usage(() => cli("--header", bad));
+      expect(msg).toMatch(/--header/);
+      expect(msg).not.toContain(secret);
+    }
     expect(usage(() => cli("--timeout-s"))).toMatch(/needs a value/);
     expect(usage(() => cli("-x"))).toMatch(/flags are spelled --name/);
     expect(didYouMean("max-token", ["max-tokens", "mode"])).toBe("max-tokens");
