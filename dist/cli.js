@@ -19430,9 +19430,14 @@ function httpUrl(o) {
 }
 function headers(o) {
   return setting({ ...o, multiple: !0 }, '"K: V"', (raw, label) => {
-    let out = {};
-    for (let s of raw.flatMap((r) => r.split(`
-`)).filter((s2) => s2.trim() !== "")) {
+    let out = {}, lines = raw.flatMap((r) => r.split(`
+`)).map((l) => l.replace(/\r$/, ""));
+    for (let s of lines.filter((l) => l.trim() !== "")) {
+      if (/[\r\0]/.test(s))
+        throw problem(
+          label,
+          "has an invalid header line: a CR or NUL character inside it (its value is not shown)"
+        );
       let i = s.indexOf(":");
       if (i <= 0)
         throw problem(
@@ -37797,32 +37802,32 @@ var CONNECTION = {
     flag: "targets",
     input: "profile-targets",
     default: [512, 1024, 2048, 4096],
-    check: positiveInt,
-    what: "positive integers",
+    check: (n) => positiveInt(n) && n <= 1e7,
+    what: "positive integers up to 10000000",
     help: "prompt sizes to calibrate and measure"
   }),
   repetitions: number({
     flag: "repetitions",
     input: "profile-repetitions",
     default: 3,
-    check: positiveInt,
-    what: "a positive integer",
+    check: (n) => positiveInt(n) && n <= 1e3,
+    what: "a positive integer up to 1000",
     help: "repetitions per measurement"
   }),
   warmupRuns: number({
     flag: "warmup-runs",
     input: null,
     default: 1,
-    check: nonNegInt,
-    what: "a non-negative integer",
+    check: (n) => nonNegInt(n) && n <= 1e3,
+    what: "a non-negative integer up to 1000",
     help: "excluded warmup requests"
   }),
   decodeTokens: number({
     flag: "decode-tokens",
     input: null,
     default: 256,
-    check: (n) => Number.isInteger(n) && n >= 2,
-    what: "an integer >= 2",
+    check: (n) => Number.isInteger(n) && n >= 2 && n <= 1e6,
+    what: "an integer from 2 to 1000000",
     help: "tokens per steady-decode run"
   }),
   suffixTokens: number({
