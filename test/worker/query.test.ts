@@ -180,4 +180,14 @@ describe("read token", () => {
     const ok = await call("/api/v1/repos", { headers: { authorization: "Bearer reader-secret" } }, e);
     expect(ok.status).toBe(200);
   });
+  it("without the token, a run id's existence is not revealed: 401 for a real id and a made-up one alike", async () => {
+    const { env } = await import("cloudflare:test");
+    const e = { ...env, READ_TOKEN: "reader-secret" };
+    const token = await apiToken("acme/secret-runs");
+    const up = await json(upload(sweepDoc("acme/secret-runs"), token));
+    const real = await call(`/api/v1/runs/${up.run.id}`, {}, e);
+    const fake = await call("/api/v1/runs/0123456789abcdef", {}, e);
+    expect([real.status, fake.status]).toEqual([401, 401]);
+    expect(await real.text()).toBe(await fake.text());
+  });
 });
