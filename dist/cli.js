@@ -4381,7 +4381,7 @@ var require_webidl = __commonJS({
 var require_util2 = __commonJS({
   "node_modules/undici/lib/web/fetch/util.js"(exports, module) {
     "use strict";
-    var { Transform } = __require("node:stream"), zlib = __require("node:zlib"), { redirectStatusSet, referrerPolicyTokens, badPortsSet } = require_constants3(), { getGlobalOrigin } = require_global(), { collectAnHTTPQuotedString, parseMIMEType } = require_data_url(), { performance: performance10 } = __require("node:perf_hooks"), { ReadableStreamFrom, isValidHTTPToken, normalizedMethodRecordsBase } = require_util(), assert2 = __require("node:assert"), { isUint8Array } = __require("node:util/types"), { webidl } = require_webidl(), { isomorphicEncode, collectASequenceOfCodePoints, removeChars } = require_infra();
+    var { Transform } = __require("node:stream"), zlib = __require("node:zlib"), { redirectStatusSet, referrerPolicyTokens, badPortsSet } = require_constants3(), { getGlobalOrigin } = require_global(), { collectAnHTTPQuotedString, parseMIMEType } = require_data_url(), { performance: performance11 } = __require("node:perf_hooks"), { ReadableStreamFrom, isValidHTTPToken, normalizedMethodRecordsBase } = require_util(), assert2 = __require("node:assert"), { isUint8Array } = __require("node:util/types"), { webidl } = require_webidl(), { isomorphicEncode, collectASequenceOfCodePoints, removeChars } = require_infra();
     function responseURL(response) {
       let urlList = response.urlList, length = urlList.length;
       return length === 0 ? null : urlList[length - 1].toString();
@@ -4503,7 +4503,7 @@ var require_util2 = __commonJS({
       };
     }
     function coarsenedSharedCurrentTime(crossOriginIsolatedCapability) {
-      return coarsenTime(performance10.now(), crossOriginIsolatedCapability);
+      return coarsenTime(performance11.now(), crossOriginIsolatedCapability);
     }
     function createOpaqueTimingInfo(timingInfo) {
       return {
@@ -19378,6 +19378,13 @@ function number(o) {
     return n;
   });
 }
+function custom(o, read) {
+  return setting(o, o.metavar, (raw, label) => {
+    let r = read(last(raw));
+    if (r !== null && typeof r == "object" && "problem" in r) throw problem(label, r.problem);
+    return r;
+  });
+}
 function boolean(o) {
   return setting({ ...o, switch: o.switch ?? !1 }, o.switch ? "" : "true|false", (raw, label) => {
     let v = last(raw);
@@ -21772,7 +21779,7 @@ __export(external_exports, {
   cuid: () => cuid3,
   cuid2: () => cuid22,
   currencyCode: () => currencyCode2,
-  custom: () => custom,
+  custom: () => custom2,
   date: () => date2,
   decode: () => decode2,
   decodeAsync: () => decodeAsync2,
@@ -34726,7 +34733,7 @@ __export(schemas_exports2, {
   cuid: () => cuid3,
   cuid2: () => cuid22,
   currencyCode: () => currencyCode2,
-  custom: () => custom,
+  custom: () => custom2,
   date: () => date2,
   describe: () => describe2,
   discriminatedUnion: () => discriminatedUnion,
@@ -36077,7 +36084,7 @@ function check(fn) {
   });
   return ch._zod.check = fn, ch;
 }
-function custom(fn, _params) {
+function custom2(fn, _params) {
   return _custom(ZodCustom, fn ?? (() => !0), _params);
 }
 function refine(fn, _params = {}) {
@@ -37010,7 +37017,22 @@ var SCHEMA_VERSION = 1, Stats = external_exports.object({
   cpu_user_s: num,
   cpu_system_s: num,
   cpu_pct_of_one_core: num,
-  bottleneck_warning: external_exports.string().nullable()
+  bottleneck_warning: external_exports.string().nullable(),
+  /**
+   * With worker threads (`--workers`): each thread's own check. A thread's figures are its own
+   * event loop's (busy_pct: event-loop utilization); the level's cpu_* are the whole process's.
+   */
+  shards: external_exports.array(
+    external_exports.object({
+      /** `k/n`, 1-based: the thread among the runner's threads. */
+      thread: external_exports.string(),
+      requests: external_exports.number().int().nonnegative(),
+      event_loop_delay_ms: external_exports.object({ p50: nullableNum, p99: nullableNum, max: nullableNum }),
+      lateness_bound_ms: nullableNum,
+      busy_pct: num,
+      bottleneck_warning: external_exports.string().nullable()
+    })
+  ).optional()
 }), MetricsSample = external_exports.object({
   t_ms: num,
   running: nullableNum,
@@ -37189,6 +37211,17 @@ var SCHEMA_VERSION = 1, Stats = external_exports.object({
   /** Per-request records inline, or null when stored in `requests_file` (or stripped by the service). */
   requests: external_exports.array(RequestRecord).nullable(),
   requests_file: external_exports.string().nullable().optional(),
+  /**
+   * How the load was generated, when not by one thread of one runner: worker threads per
+   * runner, and for a run sharded across runners its shard (`i/n`) and common start (epoch ms).
+   * A merged document names the shard files it was merged from.
+   */
+  load_generator: external_exports.object({
+    workers: external_exports.number().int().positive(),
+    shard: external_exports.string().nullable(),
+    start_at_epoch_ms: nullableNum,
+    merged_from: external_exports.array(external_exports.string()).optional()
+  }).nullable().optional(),
   complete: external_exports.boolean()
 }).superRefine((d, ctx) => {
   let seen = /* @__PURE__ */ new Set();
@@ -37281,6 +37314,7 @@ function buildDocument(p) {
     server: p.server,
     ...p.promptCalibration ? { prompt_calibration: p.promptCalibration } : {},
     requests: p.requests,
+    ...p.loadGenerator ? { load_generator: p.loadGenerator } : {},
     complete: p.complete
   };
   return pv !== null && (doc.repository = pv.repository, doc.git = pv.git, pv.testbed !== null && (doc.testbed = describeTestbed(doc, pv.testbed))), doc;
@@ -37853,6 +37887,45 @@ var CONNECTION = {
     default: "kwargs",
     help: "how to disable thinking (kwargs: chat_template_kwargs.enable_thinking=false; thinking: {type: disabled})"
   })
+}, LOAD = {
+  workers: custom(
+    {
+      flag: "workers",
+      metavar: "N|auto",
+      default: "auto",
+      help: "worker threads that generate the load, each with its own connections and event loop (auto: the cores, less half of them when the server runs on this machine; 1: the main thread alone)"
+    },
+    (v) => {
+      if (v === "auto") return "auto";
+      let n = Number(v);
+      return Number.isInteger(n) && n >= 1 && n <= 64 ? n : { problem: `must be auto or a whole number from 1 to 64, got "${v}"` };
+    }
+  ),
+  shard: custom(
+    {
+      flag: "shard",
+      metavar: "i/n",
+      default: null,
+      help: "run shard i of n of every level (a matrix of runners; merge them with `tokenbench merge`); needs --start-at"
+    },
+    (v) => /^\d+\/\d+$/.test(v) ? v : { problem: `must be i/n, e.g. 1/4, got "${v}"` }
+  ),
+  startAt: number({
+    flag: "start-at",
+    metavar: "EPOCH_MS",
+    default: null,
+    check: (n) => Number.isInteger(n) && n > 15e11,
+    what: "a Unix time in milliseconds",
+    help: "with --shard: when the first level starts on every runner (the same value for all)"
+  }),
+  levelSlotS: number({
+    flag: "level-slot-s",
+    metavar: "S",
+    default: null,
+    check: (n) => n > 0 && n <= 86400,
+    what: "a positive number of seconds",
+    help: "with --shard: level i starts at --start-at + i x this (default: --duration + 15 s)"
+  })
 }, CLI_OUTPUT = {
   records: oneOf({
     flag: "records",
@@ -37900,6 +37973,12 @@ var CONNECTION = {
     input: "publish-results",
     default: null,
     help: "Publish-only mode: comma-separated results JSON files written by an earlier job (the fork-safe workflow_run pattern); nothing is measured"
+  }),
+  mergeResults: text({
+    flag: null,
+    input: "merge-results",
+    default: null,
+    help: "Merge mode: comma-separated results JSON files of one run's shards (the matrix's `shard` jobs); they are merged into one document, which is uploaded, compared and commented like a measured one; nothing is measured"
   }),
   serverCommand: text({
     flag: null,
@@ -37987,7 +38066,7 @@ var CONNECTION = {
     default: "tokenbench-results",
     help: "Where results are written in the workspace"
   })
-}, ALL_SETTINGS = { ...CONNECTION, ...SWEEP, ...PROFILE, ...CLI_OUTPUT, ...ACTION }, DEFAULT_CLOSED_LEVELS = [1, 2, 4, 8], DEFAULT_OPEN_LEVELS = [1, 2, 4], DEFAULT_REQUESTS = 32, SWEEP_BOUNDS = {
+}, ALL_SETTINGS = { ...CONNECTION, ...SWEEP, ...LOAD, ...PROFILE, ...CLI_OUTPUT, ...ACTION }, DEFAULT_CLOSED_LEVELS = [1, 2, 4, 8], DEFAULT_OPEN_LEVELS = [1, 2, 4], DEFAULT_REQUESTS = 32, SWEEP_BOUNDS = {
   closedUsers: 1e4,
   openRateRps: 1e4,
   requestsPerLevel: 1e6,
@@ -38067,6 +38146,14 @@ function profileConfigOf(v, c) {
   };
 }
 var TOOLS = {
+  clockToleranceMs: number({
+    flag: "clock-tolerance-ms",
+    input: null,
+    default: 50,
+    check: (n) => n >= 0 && n <= 6e4,
+    what: "a number of milliseconds from 0 to 60000",
+    help: "merge: how far apart the shards' level starts may be (clock skew plus scheduling)"
+  }),
   outDir: text({
     flag: "out-dir",
     input: null,
@@ -38669,7 +38756,207 @@ async function profileCommand(argv) {
 }
 
 // src/cli/sweep-command.ts
-import { existsSync as existsSync3 } from "node:fs";
+import { existsSync as existsSync4 } from "node:fs";
+
+// src/core/shard.ts
+var SINGLE = { index: 0, count: 1 };
+function parseShard(s) {
+  let m = /^(\d+)\/(\d+)$/.exec(s.trim()), i = m ? Number(m[1]) : Number.NaN, n = m ? Number(m[2]) : Number.NaN;
+  if (!m || n < 1 || i < 1 || i > n || n > 1024)
+    throw new UsageError(`--shard must be i/n with 1 <= i <= n <= 1024 (e.g. 1/4), got "${s}"`, "--shard");
+  return { index: i - 1, count: n };
+}
+function splitEven(total, n) {
+  let base = Math.floor(total / n), extra = total - base * n;
+  return Array.from({ length: n }, (_, k) => base + (k < extra ? 1 : 0));
+}
+var shareOf = (total, p) => splitEven(splitEven(total, p.runner.count)[p.runner.index], p.thread.count)[p.thread.index], closedIndex = (local, p) => (local * p.thread.count + p.thread.index) * p.runner.count + p.runner.index, ownsArrival = (j, p) => j % p.runner.count === p.runner.index && Math.floor(j / p.runner.count) % p.thread.count === p.thread.index;
+var ID_STRIDE = 1e7, WARMUP_ID_OFFSET = 5e6;
+
+// src/core/worker-pool.ts
+import { existsSync as existsSync2 } from "node:fs";
+import { availableParallelism } from "node:os";
+import { performance as performance7 } from "node:perf_hooks";
+import { fileURLToPath } from "node:url";
+import { Worker } from "node:worker_threads";
+
+// src/core/load.ts
+import { performance as performance6 } from "node:perf_hooks";
+import { setTimeout as sleep, setImmediate as yieldImmediate } from "node:timers/promises";
+async function sleepUntil(tAbsMs) {
+  let d = tAbsMs - performance6.now();
+  for (d > 3 && await sleep(d - 2); performance6.now() < tAbsMs; ) await yieldImmediate();
+}
+async function runClosedLoop(client, makeSpec, opts) {
+  let records2 = [], next = 0;
+  opts.startAtAbsMs !== void 0 && await sleepUntil(opts.startAtAbsMs);
+  let deadline = opts.durationS !== null ? performance6.now() + opts.durationS * 1e3 : Number.POSITIVE_INFINITY, limit = opts.requests ?? Number.POSITIVE_INFINITY, user = async () => {
+    for (; ; ) {
+      if (next >= limit || performance6.now() >= deadline || opts.shouldStop?.()) return;
+      let i = next++, rec = await client.stream(makeSpec(i, !1, null));
+      records2.push(rec), opts.onRecord?.(rec), await yieldImmediate();
+    }
+  };
+  return await Promise.all(Array.from({ length: opts.concurrency }, user)), { records: records2, droppedArrivals: 0, drainTimeS: null };
+}
+async function runOpenLoop(client, makeSpec, opts) {
+  let offsets = arrivalOffsetsMs({
+    kind: opts.arrival,
+    rateRps: opts.rateRps,
+    burstiness: opts.burstiness,
+    seed: opts.seed,
+    ...opts.requests !== null ? { count: opts.requests } : {},
+    ...opts.durationS !== null ? { durationS: opts.durationS } : {}
+  }), records2 = [], pending = [], inFlight = 0, slotWaiters = [], dropped = 0, mine = offsets.map((_, j) => j).filter((j) => opts.shard === void 0 || ownsArrival(j, opts.shard)), specs = mine.map((j) => {
+    let spec = makeSpec(j, !1, 0);
+    return spec.body = JSON.stringify(buildRequestBody(client.cfg, spec)), spec;
+  }), start2 = opts.startAtAbsMs ?? performance6.now() + 5;
+  for (let i = 0; i < mine.length; i++) {
+    if (opts.shouldStop?.()) {
+      dropped = mine.length - i;
+      break;
+    }
+    let intended = start2 + offsets[mine[i]], spec = specs[i];
+    if (spec.intendedSendAbsMs = intended, await sleepUntil(intended), opts.maxInFlight !== null)
+      for (; inFlight >= opts.maxInFlight; ) await new Promise((res) => slotWaiters.push(res));
+    inFlight++;
+    let p = client.stream(spec).then((rec) => {
+      if (inFlight--, records2.push(rec), opts.onRecord?.(rec), slotWaiters.length > 0) {
+        let w = slotWaiters;
+        slotWaiters = [];
+        for (let f2 of w) f2();
+      }
+    });
+    pending.push(p);
+  }
+  await Promise.all(pending);
+  let lastIntended = mine.length > 0 ? start2 + offsets[mine[mine.length - 1]] : start2, lastEnd = Number.NEGATIVE_INFINITY;
+  for (let r of records2) r.end_ms !== null && r.end_ms > lastEnd && (lastEnd = r.end_ms);
+  let origin = client.cfg.originMs, drain = Number.isFinite(lastEnd) ? Math.max(0, lastEnd - (lastIntended - origin)) / 1e3 : null;
+  return { records: records2, droppedArrivals: dropped, drainTimeS: drain, lastIntendedMs: lastIntended - origin };
+}
+async function runWarmup(client, makeSpec, count2, concurrency) {
+  if (count2 <= 0) return [];
+  let out = [], next = 0, user = async () => {
+    for (; next < count2; ) {
+      let i = next++;
+      out.push(await client.stream(makeSpec(i, !0, null)));
+    }
+  };
+  return await Promise.all(Array.from({ length: Math.max(1, Math.min(concurrency, count2)) }, user)), out;
+}
+
+// src/core/worker-pool.ts
+function workerFile() {
+  for (let rel of ["./shard-worker.js", "../../dist/shard-worker.js"]) {
+    let p = fileURLToPath(new URL(rel, import.meta.url));
+    if (existsSync2(p)) return p;
+  }
+  throw new TokenbenchError(
+    "workers_unavailable",
+    "dist/shard-worker.js is missing: run `npm run build` (or use --workers 1)"
+  );
+}
+function autoWorkers(serverIsLocal2, cores = availableParallelism()) {
+  let reserve = serverIsLocal2 ? Math.max(2, Math.ceil(cores / 2)) : 0;
+  return Math.max(1, Math.min(16, cores - reserve - 1));
+}
+var ThreadHandle = class {
+  worker;
+  waiting = null;
+  done = 0;
+  constructor(file2, data) {
+    this.worker = new Worker(file2, { workerData: data }), this.worker.on("message", (m) => {
+      if (m.op === "progress") {
+        this.done = m.done;
+        return;
+      }
+      let w = this.waiting;
+      w !== null && (this.waiting = null, m.op === "failed" ? w.reject(new Error(`worker thread failed: ${m.message}`)) : w.resolve(m));
+    }), this.worker.on("error", (err) => {
+      let w = this.waiting;
+      this.waiting = null, w?.reject(err);
+    });
+  }
+  call(msg, reply) {
+    return new Promise((resolve, reject) => {
+      this.waiting = { op: reply, resolve, reject }, this.worker.postMessage(msg);
+    });
+  }
+  send(msg) {
+    this.worker.postMessage(msg);
+  }
+}, WorkerPool = class {
+  constructor(size, data) {
+    this.size = size;
+    let file2 = workerFile();
+    this.threads = Array.from({ length: size }, () => new ThreadHandle(file2, data));
+  }
+  size;
+  threads;
+  /** Requests finished so far in the level in progress, over all threads. */
+  get done() {
+    return this.threads.reduce((a, t) => a + t.done, 0);
+  }
+  /**
+   * One level on `jobs.length` threads: every thread's warmup, then every thread's share from
+   * one start time a little after the last warmup ended.
+   */
+  async runLevel(jobs, notBeforeEpochMs, onStart) {
+    let used = this.threads.slice(0, jobs.length);
+    for (let t of used) t.done = 0;
+    let warm = await Promise.all(used.map((t, k) => t.call({ op: "warmup", job: jobs[k] }, "warmed"))), startEpochMs = Math.max(performance7.timeOrigin + performance7.now() + 50, notBeforeEpochMs ?? 0), pending = Promise.all(used.map((t) => t.call({ op: "run", startEpochMs }, "done")));
+    return await sleepUntil(startEpochMs - performance7.timeOrigin), onStart?.(), (await pending).map((r, k) => ({ warmup: warm[k].records, run: r.run, check: r.check }));
+  }
+  /** End the requests in flight at once (SIGINT/SIGTERM). */
+  stop() {
+    for (let t of this.threads) t.send({ op: "stop" });
+  }
+  async close() {
+    await Promise.all(
+      this.threads.map(async (t) => {
+        await Promise.race([t.call({ op: "close" }, "closed"), new Promise((r) => setTimeout(r, 2e3))]), await t.worker.terminate();
+      })
+    );
+  }
+};
+
+// src/core/load-generator.ts
+var ONE_THREAD = { workers: 1, shard: null, startAtEpochMs: null, levelSlotMs: 0 }, LOCAL = /^(localhost|127\.\d+\.\d+\.\d+|\[::1\]|::1|0\.0\.0\.0)$/i, serverIsLocal = (t) => LOCAL.test(new URL(t.origin).hostname);
+function loadGeneratorOf(v, cfg, target) {
+  let workers = v.workers === "auto" ? autoWorkers(serverIsLocal(target)) : v.workers;
+  if (v.shard === null) {
+    if (v.startAt !== null || v.levelSlotS !== null)
+      throw new UsageError("--start-at and --level-slot-s go with --shard i/n", "--start-at");
+    return { ...ONE_THREAD, workers };
+  }
+  let shard = parseShard(v.shard);
+  if (v.startAt === null)
+    throw new UsageError(
+      "--shard needs --start-at EPOCH_MS, the same on every runner, so their levels start together (e.g. $(( $(date +%s) * 1000 + 60000 )) computed once and passed to all)",
+      "--start-at"
+    );
+  let slotS = v.levelSlotS;
+  if (slotS === null) {
+    if (cfg.levels.length > 1 && cfg.duration_s === null)
+      throw new UsageError(
+        "--shard with several levels needs --duration (levels of fixed length) or --level-slot-s (how long each level's slot is), so every runner starts each level at the same time",
+        "--level-slot-s"
+      );
+    slotS = (cfg.duration_s ?? 0) + 15;
+  }
+  return { workers, shard, startAtEpochMs: v.startAt, levelSlotMs: slotS * 1e3 };
+}
+function levelStartEpochMs(g, index) {
+  return g.startAtEpochMs === null ? null : g.startAtEpochMs + index * g.levelSlotMs;
+}
+function loadGeneratorRecord(g) {
+  return g.workers === 1 && g.shard === null ? null : {
+    workers: g.workers,
+    shard: g.shard === null ? null : `${g.shard.index + 1}/${g.shard.count}`,
+    start_at_epoch_ms: g.startAtEpochMs
+  };
+}
 
 // src/core/preflight.ts
 function servedModels(server) {
@@ -38689,11 +38976,11 @@ async function preflight(target0, cfg, o) {
     ...o.serverExited ? { serverExited: o.serverExited } : {}
   }), server = await snapshotServer(target0, o.serverLimits), served = servedModels(server), target = await resolveModel(target0, served[0] ?? null), model = target.model;
   if (served.length > 0 && !served.includes(model)) {
-    let refusal = await probeModel(target, model);
-    if (refusal !== null)
+    let refusal2 = await probeModel(target, model);
+    if (refusal2 !== null)
       throw new TokenbenchError(
         "model_not_served",
-        `${rootUrl(target)} does not serve model "${model}" (it said: ${refusal.slice(0, 200)}); it serves: ${served.join(", ")}. Pass one of them to --model`
+        `${rootUrl(target)} does not serve model "${model}" (it said: ${refusal2.slice(0, 200)}); it serves: ${served.join(", ")}. Pass one of them to --model`
       );
     served.length === 1 && (o.onNotice(
       `the server answers any model name and serves one model: "${served[0]}" is recorded as the model, not "${model}"`
@@ -38718,89 +39005,34 @@ async function preflight(target0, cfg, o) {
 }
 
 // src/core/sweep.ts
-import { existsSync as existsSync2 } from "node:fs";
-import { performance as performance9 } from "node:perf_hooks";
+import { existsSync as existsSync3 } from "node:fs";
+import { performance as performance10 } from "node:perf_hooks";
 
 // src/core/level-run.ts
-import { performance as performance8 } from "node:perf_hooks";
-
-// src/core/load.ts
-import { performance as performance6 } from "node:perf_hooks";
-import { setTimeout as sleep, setImmediate as yieldImmediate } from "node:timers/promises";
-async function sleepUntil(tAbsMs) {
-  let d = tAbsMs - performance6.now();
-  for (d > 3 && await sleep(d - 2); performance6.now() < tAbsMs; ) await yieldImmediate();
-}
-async function runClosedLoop(client, makeSpec, opts) {
-  let records2 = [], next = 0, deadline = opts.durationS !== null ? performance6.now() + opts.durationS * 1e3 : Number.POSITIVE_INFINITY, limit = opts.requests ?? Number.POSITIVE_INFINITY, user = async () => {
-    for (; ; ) {
-      if (next >= limit || performance6.now() >= deadline || opts.shouldStop?.()) return;
-      let i = next++, rec = await client.stream(makeSpec(i, !1, null));
-      records2.push(rec), opts.onRecord?.(rec), await yieldImmediate();
-    }
-  };
-  return await Promise.all(Array.from({ length: opts.concurrency }, user)), { records: records2, droppedArrivals: 0, drainTimeS: null };
-}
-async function runOpenLoop(client, makeSpec, opts) {
-  let offsets = arrivalOffsetsMs({
-    kind: opts.arrival,
-    rateRps: opts.rateRps,
-    burstiness: opts.burstiness,
-    seed: opts.seed,
-    ...opts.requests !== null ? { count: opts.requests } : {},
-    ...opts.durationS !== null ? { durationS: opts.durationS } : {}
-  }), records2 = [], pending = [], inFlight = 0, slotWaiters = [], dropped = 0, specs = offsets.map((_, i) => {
-    let spec = makeSpec(i, !1, 0);
-    return spec.body = JSON.stringify(buildRequestBody(client.cfg, spec)), spec;
-  }), start2 = performance6.now() + 5;
-  for (let i = 0; i < offsets.length; i++) {
-    if (opts.shouldStop?.()) {
-      dropped = offsets.length - i;
-      break;
-    }
-    let intended = start2 + offsets[i], spec = specs[i];
-    if (spec.intendedSendAbsMs = intended, await sleepUntil(intended), opts.maxInFlight !== null)
-      for (; inFlight >= opts.maxInFlight; ) await new Promise((res) => slotWaiters.push(res));
-    inFlight++;
-    let p = client.stream(spec).then((rec) => {
-      if (inFlight--, records2.push(rec), opts.onRecord?.(rec), slotWaiters.length > 0) {
-        let w = slotWaiters;
-        slotWaiters = [];
-        for (let f2 of w) f2();
-      }
-    });
-    pending.push(p);
-  }
-  await Promise.all(pending);
-  let lastIntended = offsets.length > 0 ? start2 + offsets[offsets.length - 1] : start2, lastEnd = Number.NEGATIVE_INFINITY;
-  for (let r of records2) r.end_ms !== null && r.end_ms > lastEnd && (lastEnd = r.end_ms);
-  let origin = client.cfg.originMs, drain = Number.isFinite(lastEnd) ? Math.max(0, lastEnd - (lastIntended - origin)) / 1e3 : null;
-  return { records: records2, droppedArrivals: dropped, drainTimeS: drain };
-}
-async function runWarmup(client, makeSpec, count2, concurrency) {
-  if (count2 <= 0) return [];
-  let out = [], next = 0, user = async () => {
-    for (; next < count2; ) {
-      let i = next++;
-      out.push(await client.stream(makeSpec(i, !0, null)));
-    }
-  };
-  return await Promise.all(Array.from({ length: Math.max(1, Math.min(concurrency, count2)) }, user)), out;
-}
+import { performance as performance9 } from "node:perf_hooks";
 
 // src/core/self-check.ts
-import { monitorEventLoopDelay, performance as performance7 } from "node:perf_hooks";
+import { monitorEventLoopDelay, performance as performance8 } from "node:perf_hooks";
 var SELF_CHECK_LIMITS = { lateMs: 2, cpuPctOfOneCore: 85, sendQueueP99Ms: 5 }, UNSEEN_MS = 1, RESOLUTION_MS = 10, SelfCheck = class {
+  /**
+   * `thread`: this is a worker thread among others, where process CPU is everyone's; its "CPU"
+   * is then the time its own event loop was busy (event-loop utilization), which is what bounds it.
+   */
+  constructor(thread = !1) {
+    this.thread = thread;
+  }
+  thread;
   h = monitorEventLoopDelay({ resolution: RESOLUTION_MS });
   cpu0 = process.cpuUsage();
-  t0 = performance7.now();
+  elu0 = performance8.eventLoopUtilization();
+  t0 = performance8.now();
   start() {
-    this.h.reset(), this.h.enable(), this.cpu0 = process.cpuUsage(), this.t0 = performance7.now();
+    this.h.reset(), this.h.enable(), this.cpu0 = process.cpuUsage(), this.elu0 = performance8.eventLoopUtilization(), this.t0 = performance8.now();
   }
   /** `sendQueueMs`: per request, the wait in the client before its headers reached the socket. */
   stop(sendQueueMs = []) {
     this.h.disable();
-    let cpu = process.cpuUsage(this.cpu0), wallMs = performance7.now() - this.t0, ms2 = (ns) => Number.isFinite(ns) && ns > 0 ? ns / 1e6 : null, hasSamples = this.h.count > 0, delay = (ns) => ms2(ns - RESOLUTION_MS * 1e6) ?? 0, p50 = hasSamples ? delay(this.h.percentile(50)) : null, p99 = hasSamples ? delay(this.h.percentile(99)) : null, max = hasSamples ? delay(this.h.max) : null, user = cpu.user / 1e6, system = cpu.system / 1e6, pct = wallMs > 0 ? 100 * (user + system) * 1e3 / wallMs : 0, bound = max !== null ? 2 * max + UNSEEN_MS : null, lagP99 = p99 !== null ? 2 * p99 + UNSEEN_MS : null, reasons = [];
+    let cpu = process.cpuUsage(this.cpu0), wallMs = performance8.now() - this.t0, ms2 = (ns) => Number.isFinite(ns) && ns > 0 ? ns / 1e6 : null, hasSamples = this.h.count > 0, delay = (ns) => ms2(ns - RESOLUTION_MS * 1e6) ?? 0, p50 = hasSamples ? delay(this.h.percentile(50)) : null, p99 = hasSamples ? delay(this.h.percentile(99)) : null, max = hasSamples ? delay(this.h.max) : null, elu = performance8.eventLoopUtilization(this.elu0), user = this.thread ? elu.active / 1e3 : cpu.user / 1e6, system = this.thread ? 0 : cpu.system / 1e6, pct = wallMs > 0 ? 100 * (user + system) * 1e3 / wallMs : 0, bound = max !== null ? 2 * max + UNSEEN_MS : null, lagP99 = p99 !== null ? 2 * p99 + UNSEEN_MS : null, reasons = [];
     lagP99 !== null && lagP99 > SELF_CHECK_LIMITS.lateMs && reasons.push(
       `reads late by about ${lagP99.toFixed(1)} ms (p99; event-loop delay p99 ${p99.toFixed(1)} ms) > ${SELF_CHECK_LIMITS.lateMs} ms`
     );
@@ -38816,16 +39048,194 @@ var SELF_CHECK_LIMITS = { lateMs: 2, cpuPctOfOneCore: 85, sendQueueP99Ms: 5 }, U
     };
   }
 };
+function sendQueueOf(records2) {
+  return records2.filter((r) => r.dispatch_ms !== void 0).map((r) => r.send_ms - Math.max(r.dispatch_ms, r.connected_ms ?? 0));
+}
+
+// src/core/sweep-plan.ts
+function effectiveRequests(mode, level, requests) {
+  return requests === null ? null : mode === "closed" ? Math.max(requests, 2 * level) : requests;
+}
+function sameConfig(a, b) {
+  let strip = (c) => JSON.stringify({ ...c, levels: void 0 });
+  return strip(a) === strip(b) && JSON.stringify(a.levels) === JSON.stringify(b.levels);
+}
+function planLevel(cfg, index) {
+  let level = cfg.levels[index], requests = effectiveRequests(cfg.mode, level, cfg.requests_per_level), notices = [];
+  return cfg.mode === "closed" && requests !== null && cfg.requests_per_level !== null && requests > cfg.requests_per_level && notices.push(
+    `level ${level}: raised --requests from ${cfg.requests_per_level} to ${requests} (at least 2x the ${level} users, so every user sends at least twice)`
+  ), { level, index, requests, seed: cfg.seed + 7919 * (index + 1) >>> 0, notices };
+}
+function specFactory(cfg, plan, ids, calibration = null) {
+  return (i, warmup, intended) => buildSpec(cfg, plan, ids.next++, i, warmup, intended, calibration);
+}
+function indexedSpecFactory(cfg, plan, idBase, calibration = null) {
+  return (i, warmup, intended) => buildSpec(cfg, plan, idBase + (warmup ? WARMUP_ID_OFFSET : 0) + i, i, warmup, intended, calibration);
+}
+function buildSpec(cfg, plan, id, i, warmup, intended, calibration) {
+  let fixed = { promptTokens: cfg.prompt_tokens, maxTokens: cfg.max_tokens }, shape = shapeFor(cfg.prompts, warmup ? 1e6 + i : i, plan.seed, fixed);
+  return {
+    id,
+    level: plan.level,
+    warmup,
+    // Every prompt: a unique fixed-width tag first, then the run's words (one sequence per
+    // seed), so prompts of one length count the same tokens and share no prefix beyond the
+    // server's own template.
+    prompt: makePrompt(
+      calibration ? wordsFor(calibration, shape.promptTokens) : shape.promptTokens,
+      cfg.seed,
+      id + cfg.seed * 1000003
+    ),
+    maxTokens: shape.maxTokens,
+    promptTokensRequested: shape.promptTokens,
+    intendedSendAbsMs: intended
+  };
+}
+
+// src/core/shard-run.ts
+function factories(job) {
+  let all = indexedSpecFactory(job.cfg, job.plan, job.idBase, job.calibration);
+  return { all, closed: (j, w, t) => all(closedIndex(j, job.placement), w, t) };
+}
+function runShareWarmup(client, job) {
+  let { cfg, plan, placement } = job, users = cfg.mode === "closed" ? shareOf(plan.level, placement) : Math.ceil(plan.level);
+  return runWarmup(
+    client,
+    factories(job).closed,
+    shareOf(cfg.warmup_requests, placement),
+    Math.max(1, users)
+  );
+}
+function runShare(client, job, o) {
+  let { cfg, plan, placement } = job, f2 = factories(job), common = {
+    durationS: cfg.duration_s,
+    startAtAbsMs: o.startAtAbsMs,
+    ...o.shouldStop ? { shouldStop: o.shouldStop } : {},
+    ...o.onRecord ? { onRecord: o.onRecord } : {}
+  };
+  if (cfg.mode === "closed") {
+    let users = shareOf(plan.level, placement);
+    return users === 0 ? Promise.resolve({ records: [], droppedArrivals: 0, drainTimeS: null }) : runClosedLoop(client, f2.closed, {
+      ...common,
+      requests: plan.requests === null ? null : shareOf(plan.requests, placement),
+      concurrency: users
+    });
+  }
+  return runOpenLoop(client, f2.all, {
+    ...common,
+    requests: plan.requests,
+    // the whole schedule's count: this placement sends its arrivals of it
+    rateRps: plan.level,
+    arrival: cfg.arrival,
+    burstiness: cfg.burstiness,
+    seed: plan.seed,
+    maxInFlight: cfg.max_in_flight === null ? null : Math.max(1, shareOf(cfg.max_in_flight, placement)),
+    shard: placement
+  });
+}
 
 // src/core/level-run.ts
+function progressReporter(ctx, plan, done) {
+  let t0 = performance9.now();
+  return () => {
+    let elapsedS = (performance9.now() - t0) / 1e3, total = plan.requests, n = done(), etaS = total !== null && n > 0 ? elapsedS / n * (total - n) : ctx.cfg.duration_s !== null ? Math.max(0, ctx.cfg.duration_s - elapsedS) : null;
+    ctx.onProgress?.({
+      level: plan.level,
+      levelIndex: plan.index,
+      levelCount: ctx.cfg.levels.length,
+      done: n,
+      total,
+      elapsedS,
+      etaS
+    });
+  };
+}
+async function runShardedLevel(ctx, plan, where) {
+  let { cfg, sampler } = ctx, runnerShare = shareOf(plan.level, { runner: where.runner, thread: SINGLE }), threads = ctx.pool ? cfg.mode === "closed" ? Math.max(1, Math.min(ctx.pool.size, runnerShare)) : ctx.pool.size : 1, jobs = Array.from({ length: threads }, (_, k) => ({
+    cfg,
+    plan,
+    placement: { runner: where.runner, thread: { index: k, count: threads } },
+    idBase: where.idBase,
+    calibration: where.calibration
+  })), processCheck = new SelfCheck(), localDone = 0, report = progressReporter(ctx, plan, () => ctx.pool ? ctx.pool.done : localDone), progressTimer = setInterval(report, 1e3), begin = () => {
+    sampler?.start(), processCheck.start();
+  }, results;
+  try {
+    if (ctx.pool)
+      results = await ctx.pool.runLevel(jobs, where.startEpochMs, begin);
+    else {
+      let warmup = await runShareWarmup(ctx.client, jobs[0]), startEpochMs = Math.max(performance9.timeOrigin + performance9.now() + 50, where.startEpochMs ?? 0);
+      await sleepUntil(startEpochMs - performance9.timeOrigin), begin();
+      let check2 = new SelfCheck();
+      check2.start();
+      let run2 = await runShare(ctx.client, jobs[0], {
+        startAtAbsMs: startEpochMs - performance9.timeOrigin,
+        ...ctx.shouldStop ? { shouldStop: ctx.shouldStop } : {},
+        onRecord: () => {
+          localDone++;
+        }
+      });
+      results = [{ warmup, run: run2, check: check2.stop(sendQueueOf(run2.records)) }];
+    }
+  } finally {
+    clearInterval(progressTimer);
+  }
+  let run = mergeRuns(results.map((r) => r.run)), processWide = processCheck.stop(sendQueueOf(run.records));
+  return await sampler?.stop(), report(), {
+    warmup: results.flatMap((r) => r.warmup).sort((a, b) => a.id - b.id),
+    run,
+    client: ctx.pool ? mergeChecks(results, processWide) : results[0].check
+  };
+}
+function mergeRuns(runs) {
+  let records2 = runs.flatMap((r) => r.records).sort((a, b) => a.id - b.id), intended = runs.map((r) => r.lastIntendedMs).filter((x) => x !== void 0), drainTimeS = null;
+  if (intended.length > 0) {
+    let lastIntended = Math.max(...intended), lastEnd = Number.NEGATIVE_INFINITY;
+    for (let r of records2) r.end_ms !== null && r.end_ms > lastEnd && (lastEnd = r.end_ms);
+    drainTimeS = Number.isFinite(lastEnd) ? Math.max(0, lastEnd - lastIntended) / 1e3 : null;
+  }
+  return {
+    records: records2,
+    droppedArrivals: runs.reduce((a, r) => a + r.droppedArrivals, 0),
+    drainTimeS,
+    ...intended.length > 0 ? { lastIntendedMs: Math.max(...intended) } : {}
+  };
+}
+function mergeChecks(results, processWide) {
+  let checks = results.map((r) => r.check), worst = (f2) => {
+    let xs = checks.map(f2).filter((x) => x !== null);
+    return xs.length > 0 ? Math.max(...xs) : null;
+  }, n = checks.length, warnings = checks.map((c, k) => c.bottleneck_warning ? `thread ${k + 1}/${n}: ${c.bottleneck_warning}` : null).filter((w) => w !== null);
+  return {
+    event_loop_delay_ms: {
+      p50: worst((c) => c.event_loop_delay_ms.p50),
+      p99: worst((c) => c.event_loop_delay_ms.p99),
+      max: worst((c) => c.event_loop_delay_ms.max)
+    },
+    ...processWide.send_queue_ms ? { send_queue_ms: processWide.send_queue_ms } : {},
+    lateness_bound_ms: worst((c) => c.lateness_bound_ms ?? null),
+    cpu_user_s: processWide.cpu_user_s,
+    cpu_system_s: processWide.cpu_system_s,
+    cpu_pct_of_one_core: processWide.cpu_pct_of_one_core,
+    bottleneck_warning: warnings.length > 0 ? warnings.join("; ") : null,
+    shards: checks.map((c, k) => ({
+      thread: `${k + 1}/${n}`,
+      requests: results[k].run.records.length,
+      event_loop_delay_ms: c.event_loop_delay_ms,
+      lateness_bound_ms: c.lateness_bound_ms ?? null,
+      busy_pct: c.cpu_pct_of_one_core,
+      bottleneck_warning: c.bottleneck_warning
+    }))
+  };
+}
 async function runLevel(ctx, plan, makeSpec) {
   let { cfg, client, sampler } = ctx, level = plan.level, warmup = await runWarmup(
     client,
     makeSpec,
     cfg.warmup_requests,
     cfg.mode === "closed" ? level : Math.max(1, Math.ceil(level))
-  ), selfCheck = new SelfCheck(), t0 = performance8.now(), done = 0, report = () => {
-    let elapsedS = (performance8.now() - t0) / 1e3, total = plan.requests, etaS = total !== null && done > 0 ? elapsedS / done * (total - done) : cfg.duration_s !== null ? Math.max(0, cfg.duration_s - elapsedS) : null;
+  ), selfCheck = new SelfCheck(), t0 = performance9.now(), done = 0, report = () => {
+    let elapsedS = (performance9.now() - t0) / 1e3, total = plan.requests, etaS = total !== null && done > 0 ? elapsedS / done * (total - done) : cfg.duration_s !== null ? Math.max(0, cfg.duration_s - elapsedS) : null;
     ctx.onProgress?.({
       level,
       levelIndex: plan.index,
@@ -38857,7 +39267,7 @@ async function runLevel(ctx, plan, makeSpec) {
   } finally {
     clearInterval(progressTimer);
   }
-  let sendQueue = run.records.filter((r) => r.dispatch_ms !== void 0).map((r) => r.send_ms - Math.max(r.dispatch_ms, r.connected_ms ?? 0)), clientCheck = selfCheck.stop(sendQueue);
+  let clientCheck = selfCheck.stop(sendQueueOf(run.records));
   return await sampler?.stop(), report(), { warmup, run, client: clientCheck };
 }
 
@@ -39133,43 +39543,6 @@ function summariseLevel(input2) {
   return { result, notices };
 }
 
-// src/core/sweep-plan.ts
-function effectiveRequests(mode, level, requests) {
-  return requests === null ? null : mode === "closed" ? Math.max(requests, 2 * level) : requests;
-}
-function sameConfig(a, b) {
-  let strip = (c) => JSON.stringify({ ...c, levels: void 0 });
-  return strip(a) === strip(b) && JSON.stringify(a.levels) === JSON.stringify(b.levels);
-}
-function planLevel(cfg, index) {
-  let level = cfg.levels[index], requests = effectiveRequests(cfg.mode, level, cfg.requests_per_level), notices = [];
-  return cfg.mode === "closed" && requests !== null && cfg.requests_per_level !== null && requests > cfg.requests_per_level && notices.push(
-    `level ${level}: raised --requests from ${cfg.requests_per_level} to ${requests} (at least 2x the ${level} users, so every user sends at least twice)`
-  ), { level, index, requests, seed: cfg.seed + 7919 * (index + 1) >>> 0, notices };
-}
-function specFactory(cfg, plan, ids, calibration = null) {
-  let fixed = { promptTokens: cfg.prompt_tokens, maxTokens: cfg.max_tokens };
-  return (i, warmup, intended) => {
-    let id = ids.next++, shape = shapeFor(cfg.prompts, warmup ? 1e6 + i : i, plan.seed, fixed);
-    return {
-      id,
-      level: plan.level,
-      warmup,
-      // Every prompt: a unique fixed-width tag first, then the run's words (one sequence per
-      // seed), so prompts of one length count the same tokens and share no prefix beyond the
-      // server's own template.
-      prompt: makePrompt(
-        calibration ? wordsFor(calibration, shape.promptTokens) : shape.promptTokens,
-        cfg.seed,
-        id + cfg.seed * 1000003
-      ),
-      maxTokens: shape.maxTokens,
-      promptTokensRequested: shape.promptTokens,
-      intendedSendAbsMs: intended
-    };
-  };
-}
-
 // src/core/sweep.ts
 var SweepError = class extends TokenbenchError {
 };
@@ -39179,11 +39552,11 @@ function startState(opts, notice) {
     records: [],
     createdAt: (/* @__PURE__ */ new Date()).toISOString(),
     originWall: Date.now(),
-    originMs: performance9.now()
+    originMs: performance10.now()
   };
   if (!opts.resume) return fresh;
   if (opts.out === null) throw new SweepError("usage", "--resume needs --out");
-  if (!existsSync2(opts.out)) return fresh;
+  if (!existsSync3(opts.out)) return fresh;
   let { doc: prev, records: records2 } = readResults(opts.out);
   if (prev.kind !== "sweep" || prev.config === null || !sameConfig(prev.config, opts.config))
     throw new SweepError(
@@ -39198,7 +39571,7 @@ function startState(opts, notice) {
     createdAt: prev.created_at,
     originWall,
     // Same timeline as the first part: map the old origin onto this process's monotonic clock.
-    originMs: performance9.now() - (Date.now() - originWall)
+    originMs: performance10.now() - (Date.now() - originWall)
   };
 }
 async function runSweep(opts) {
@@ -39212,7 +39585,7 @@ async function runSweep(opts) {
   }), environment = await captureEnvironment(), server = opts.server ?? await snapshotServer(opts.target, opts.serverLimits ?? {}), sampler = cfg.metrics_interval_ms !== null ? new MetricsSampler(opts.target, cfg.metrics_interval_ms, state.originMs) : null, limits = {
     maxRunningRequests: limitNumber(server.limits, "max_running_requests"),
     cudaGraphMaxBs: limitNumber(server.limits, "cuda_graph_max_bs")
-  }, doc = (complete2, requests) => buildDocument({
+  }, load = opts.load ?? ONE_THREAD, doc = (complete2, requests) => buildDocument({
     kind: "sweep",
     createdAt: state.createdAt,
     originWallMs: state.originWall,
@@ -39225,18 +39598,26 @@ async function runSweep(opts) {
     requests,
     complete: complete2,
     provenance: opts.provenance ?? null,
-    promptCalibration: opts.promptCalibration ?? null
+    promptCalibration: opts.promptCalibration ?? null,
+    loadGenerator: loadGeneratorRecord(load)
   }), checkpoint = (complete2) => {
     opts.out !== null && writeResults(doc(complete2, null), opts.out, state.records, opts.records);
-  }, ctx = {
+  }, sharded = load.workers > 1 || load.shard !== null, pool = load.workers > 1 ? new WorkerPool(load.workers, {
+    target: opts.target,
+    timeoutS: cfg.timeout_s,
+    ignoreEos: cfg.ignore_eos,
+    extraBody: cfg.extra_body,
+    originEpochMs: performance10.timeOrigin + state.originMs
+  }) : null, ctx = {
     cfg,
     client,
     sampler,
     onProgress: opts.onProgress,
-    shouldStop: opts.shouldStop
+    shouldStop: opts.shouldStop,
+    pool
   }, ids = { next: state.records.reduce((m, r) => Math.max(m, r.id + 1), 0) }, stopWatch = opts.shouldStop ? setInterval(() => {
     opts.shouldStop?.() && (clearInterval(stopWatch), client.destroy().catch(() => {
-    }));
+    }), pool?.stop());
   }, 50) : null;
   try {
     for (let li = 0; li < cfg.levels.length; li++) {
@@ -39245,7 +39626,12 @@ async function runSweep(opts) {
       if (opts.shouldStop?.()) break;
       for (let n of plan.notices) notice(n);
       opts.levelHooks?.start(plan.level, state.originMs);
-      let measured = await runLevel(ctx, plan, specFactory(cfg, plan, ids, opts.promptCalibration ?? null));
+      let measured = sharded ? await runShardedLevel(ctx, plan, {
+        runner: load.shard ?? SINGLE,
+        idBase: plan.index * ID_STRIDE,
+        calibration: opts.promptCalibration ?? null,
+        startEpochMs: levelStartEpochMs(load, plan.index)
+      }) : await runLevel(ctx, plan, specFactory(cfg, plan, ids, opts.promptCalibration ?? null));
       if (opts.shouldStop?.()) {
         notice(`level ${plan.level} interrupted; not recorded (--resume measures it again)`);
         break;
@@ -39266,7 +39652,7 @@ async function runSweep(opts) {
     }
   } finally {
     stopWatch !== null && clearInterval(stopWatch), await client.close().catch(() => {
-    });
+    }), await pool?.close();
   }
   let complete = cfg.levels.every((l) => state.levels.some((x) => x.level === l));
   checkpoint(complete);
@@ -39275,9 +39661,10 @@ async function runSweep(opts) {
 }
 
 // src/cli/sweep-command.ts
-var TABLE2 = { ...CONNECTION, ...SWEEP, out: SWEEP_OUT, ...CLI_OUTPUT }, INTRO2 = "tokenbench sweep: latency and throughput across concurrency levels or request rates", { records, resume, plots: plots2, quiet: quiet2 } = CLI_OUTPUT, GROUPS2 = [
+var TABLE2 = { ...CONNECTION, ...SWEEP, ...LOAD, out: SWEEP_OUT, ...CLI_OUTPUT }, INTRO2 = "tokenbench sweep: latency and throughput across concurrency levels or request rates", { records, resume, plots: plots2, quiet: quiet2 } = CLI_OUTPUT, GROUPS2 = [
   { title: "Connection", settings: Object.values(CONNECTION) },
   { title: "Load and workload", settings: Object.values(SWEEP) },
+  { title: "Load generators (threads, runners)", settings: Object.values(LOAD) },
   { title: "Output", settings: [SWEEP_OUT, records, resume, plots2, quiet2] }
 ];
 function progressPrinter(quiet3) {
@@ -39309,8 +39696,8 @@ async function sweepCommand(argv) {
   let config2 = sweepConfigOf(v, v);
   if (config2.mode === "open" && config2.requests_per_level === null && config2.duration_s === null)
     throw new UsageError("open loop needs --requests or --duration");
-  let notice = noticePrinter(v.quiet);
-  assertWritable(v.out), v.resume && existsSync3(v.out) && readResults(v.out);
+  let load = loadGeneratorOf(v, config2, makeTarget(v)), notice = noticePrinter(v.quiet);
+  assertWritable(v.out), v.resume && existsSync4(v.out) && readResults(v.out);
   let pre = await preflight(makeTarget(v), config2, {
     readyTimeoutS: v.readyTimeoutS,
     serverLimits: v.serverLimits,
@@ -39338,7 +39725,8 @@ interrupted: finishing the level in progress is abandoned; finished levels are s
     onLevel: () => {
       process.stderr.isTTY && !v.quiet && process.stderr.write("\r\x1B[K");
     },
-    shouldStop: () => stop
+    shouldStop: () => stop,
+    load
   });
   process.off("SIGINT", onSig), process.off("SIGTERM", onSig), process.stdout.write(`${markdownTable(doc.levels)}
 `);
@@ -39350,7 +39738,7 @@ interrupted: finishing the level in progress is abandoned; finished levels are s
 }
 
 // src/cli/tools-command.ts
-import { existsSync as existsSync4, mkdirSync as mkdirSync4, readFileSync as readFileSync2, writeFileSync as writeFileSync4 } from "node:fs";
+import { existsSync as existsSync5, mkdirSync as mkdirSync4, readFileSync as readFileSync2, writeFileSync as writeFileSync4 } from "node:fs";
 import { dirname as dirname3, join as join3 } from "node:path";
 
 // src/shared/measures.ts
@@ -39794,11 +40182,158 @@ function exportGab(doc) {
   return { smaller, bigger };
 }
 
+// src/core/merge.ts
+var MergeError = class extends TokenbenchError {
+  constructor(message) {
+    super("merge_refused", message);
+  }
+}, DEFAULT_CLOCK_TOLERANCE_MS = 50;
+function shiftRecord(r, deltaMs) {
+  if (deltaMs === 0) return r;
+  let m = (x) => x === null ? null : x + deltaMs;
+  return {
+    ...r,
+    intended_send_ms: m(r.intended_send_ms),
+    send_ms: r.send_ms + deltaMs,
+    ...r.dispatch_ms !== void 0 ? { dispatch_ms: r.dispatch_ms + deltaMs } : {},
+    ...r.connected_ms !== void 0 ? { connected_ms: r.connected_ms + deltaMs } : {},
+    headers_ms: m(r.headers_ms),
+    first_token_ms: m(r.first_token_ms),
+    last_token_ms: m(r.last_token_ms),
+    end_ms: m(r.end_ms),
+    event_times_ms: r.event_times_ms.map((t) => t + deltaMs),
+    ...r.server_event_times_ms !== void 0 ? { server_event_times_ms: r.server_event_times_ms.map((t) => t + deltaMs) } : {},
+    ...r.server_arrival_ms !== void 0 ? { server_arrival_ms: r.server_arrival_ms + deltaMs } : {}
+  };
+}
+var wallOrigin = (d) => Date.parse(d.clock.origin_wall_time);
+function refusal(files, toleranceMs) {
+  let name = (f2) => f2.path;
+  for (let f2 of files) {
+    if (f2.doc.kind !== "sweep" || f2.doc.config === null) return `${name(f2)} is not a sweep`;
+    if (!f2.doc.load_generator?.shard) return `${name(f2)} is not a shard (it was not run with --shard i/n)`;
+    if (f2.records.length === 0)
+      return `${name(f2)} has no per-request records (run the shards with --records inline or file)`;
+  }
+  let shards = files.map((f2) => f2.doc.load_generator.shard), n = Number(shards[0].split("/")[1]);
+  if (new Set(shards.map((s) => s.split("/")[1])).size > 1) return `the files are shards of different splits: ${shards.join(", ")}`;
+  let seen = /* @__PURE__ */ new Set();
+  for (let s of shards) {
+    if (seen.has(s)) return `shard ${s} is given twice`;
+    seen.add(s);
+  }
+  let missing = Array.from({ length: n }, (_, i) => `${i + 1}/${n}`).filter((s) => !seen.has(s));
+  if (missing.length > 0) return `shard(s) ${missing.join(", ")} missing: all ${n} are needed`;
+  let [first, ...rest] = files, a = first.doc;
+  for (let f2 of rest) {
+    let b = f2.doc;
+    if (!sameConfig(a.config, b.config))
+      return `${name(f2)} measured a different workload than ${name(first)} (config differs: ${diffKeys(a.config, b.config).join(", ")})`;
+    if (a.target.base_url !== b.target.base_url || a.target.model !== b.target.model || a.target.api !== b.target.api)
+      return `${name(f2)} measured ${b.target.base_url} (${b.target.model}), ${name(first)} measured ${a.target.base_url} (${a.target.model})`;
+    let la = a.levels.map((l) => l.level).join(","), lb = b.levels.map((l) => l.level).join(",");
+    if (la !== lb) return `${name(f2)} has levels ${lb}, ${name(first)} has ${la} (an unfinished shard?)`;
+    if (a.load_generator.start_at_epoch_ms !== b.load_generator.start_at_epoch_ms)
+      return `${name(f2)} started at ${b.load_generator.start_at_epoch_ms}, ${name(first)} at ${a.load_generator.start_at_epoch_ms} (--start-at must be the same)`;
+  }
+  for (let li = 0; li < a.levels.length; li++) {
+    let starts = files.map((f2) => wallOrigin(f2.doc) + f2.doc.levels[li].started_at_ms), spread = Math.max(...starts) - Math.min(...starts);
+    if (spread > toleranceMs)
+      return `level ${a.levels[li].level} started ${spread.toFixed(0)} ms apart on the shards (tolerance ${toleranceMs} ms): their clocks disagree, or a runner was late for its slot`;
+  }
+  return null;
+}
+function diffKeys(a, b) {
+  let ka = a, kb = b;
+  return Object.keys({ ...ka, ...kb }).filter((k) => JSON.stringify(ka[k]) !== JSON.stringify(kb[k]));
+}
+function mergedClient(levels) {
+  let shards = levels.flatMap(
+    (l, i) => (l.client.shards ?? [
+      {
+        thread: "1/1",
+        requests: l.requests + l.warmup_requests,
+        event_loop_delay_ms: l.client.event_loop_delay_ms,
+        lateness_bound_ms: l.client.lateness_bound_ms ?? null,
+        busy_pct: l.client.cpu_pct_of_one_core,
+        bottleneck_warning: l.client.bottleneck_warning
+      }
+    ]).map((s) => ({ ...s, thread: `runner ${i + 1}/${levels.length} thread ${s.thread}` }))
+  ), worst = (xs) => {
+    let v = xs.filter((x) => typeof x == "number");
+    return v.length > 0 ? Math.max(...v) : null;
+  }, warnings = shards.filter((s) => s.bottleneck_warning).map((s) => `${s.thread}: ${s.bottleneck_warning}`);
+  return {
+    event_loop_delay_ms: {
+      p50: worst(levels.map((l) => l.client.event_loop_delay_ms.p50)),
+      p99: worst(levels.map((l) => l.client.event_loop_delay_ms.p99)),
+      max: worst(levels.map((l) => l.client.event_loop_delay_ms.max))
+    },
+    lateness_bound_ms: worst(levels.map((l) => l.client.lateness_bound_ms)),
+    cpu_user_s: levels.reduce((a, l) => a + l.client.cpu_user_s, 0),
+    cpu_system_s: levels.reduce((a, l) => a + l.client.cpu_system_s, 0),
+    cpu_pct_of_one_core: levels.reduce((a, l) => a + l.client.cpu_pct_of_one_core, 0),
+    bottleneck_warning: warnings.length > 0 ? warnings.join("; ") : null,
+    shards
+  };
+}
+function mergeShards(input2, o = {}) {
+  if (input2.length < 2) throw new MergeError("merge needs the documents of at least two shards");
+  let toleranceMs = o.toleranceMs ?? DEFAULT_CLOCK_TOLERANCE_MS, files = [...input2].sort(
+    (x, y) => Number(x.doc.load_generator?.shard?.split("/")[0]) - Number(y.doc.load_generator?.shard?.split("/")[0])
+  ), why = refusal(files, toleranceMs);
+  if (why !== null) throw new MergeError(`cannot merge: ${why}`);
+  let base = files[0].doc, cfg = base.config, origin0 = wallOrigin(base), all = files.flatMap((f2) => f2.records.map((r) => shiftRecord(r, wallOrigin(f2.doc) - origin0))), ids = /* @__PURE__ */ new Set();
+  for (let r of all) {
+    if (ids.has(r.id)) throw new MergeError(`cannot merge: request id ${r.id} appears in two shards`);
+    ids.add(r.id);
+  }
+  let levels = base.levels.map((l0, li) => {
+    let lvl = files.map((f2) => f2.doc.levels[li]), measured = all.filter((r) => r.level === l0.level && !r.warmup), intended = measured.map((r) => r.intended_send_ms).filter((x) => x !== null), run = mergeRuns([
+      {
+        records: measured,
+        droppedArrivals: lvl.reduce((a, l) => a + (l.open_loop?.dropped_arrivals ?? 0), 0),
+        drainTimeS: null,
+        ...intended.length > 0 ? { lastIntendedMs: Math.max(...intended) } : {}
+      }
+    ]), { result } = summariseLevel({
+      cfg,
+      level: l0.level,
+      run,
+      warmupRequests: lvl.reduce((a, l) => a + l.warmup_requests, 0),
+      client: mergedClient(lvl),
+      sampler: null,
+      limits: { maxRunningRequests: null, cudaGraphMaxBs: null },
+      notices: []
+    }), merged = {
+      ...result,
+      notices: [
+        ...result.notices,
+        `merged from ${files.length} shards; the server's /metrics timeline and admission are shard 1's`
+      ]
+    };
+    return l0.admission !== void 0 && (merged.admission = l0.admission), l0.metrics_timeline !== void 0 && (merged.metrics_timeline = l0.metrics_timeline), merged;
+  });
+  return { doc: {
+    ...base,
+    levels,
+    requests: null,
+    requests_file: null,
+    load_generator: {
+      workers: Math.max(...files.map((f2) => f2.doc.load_generator.workers)),
+      shard: null,
+      start_at_epoch_ms: base.load_generator.start_at_epoch_ms,
+      merged_from: files.map((f2) => f2.path)
+    },
+    complete: files.every((f2) => f2.doc.complete)
+  }, records: all.sort((a, b) => a.id - b.id) };
+}
+
 // src/cli/tools-command.ts
 init_plots();
 function loadDoc(path, what) {
   if (!path) throw new UsageError(`missing ${what}`);
-  if (!existsSync4(path)) throw new UsageError(`${what} ${path} does not exist`);
+  if (!existsSync5(path)) throw new UsageError(`${what} ${path} does not exist`);
   let loaded;
   try {
     loaded = readResults(path);
@@ -39860,7 +40395,7 @@ async function importCommand(argv) {
   );
   if (p === null) return 0;
   let v = p.values, file2 = p.positionals[1];
-  if (!file2 || !existsSync4(file2)) throw new UsageError(`no such file: ${file2 ?? "(missing)"}`);
+  if (!file2 || !existsSync5(file2)) throw new UsageError(`no such file: ${file2 ?? "(missing)"}`);
   let doc;
   try {
     doc = parseResultDocument(
@@ -39888,6 +40423,30 @@ async function exportCommand(argv) {
 `
   ), 0;
 }
+async function mergeCommand(argv) {
+  let { out, clockToleranceMs } = TOOLS, { records: records2 } = CLI_OUTPUT, p = parseCommand(
+    argv,
+    { out, clockToleranceMs, records: records2 },
+    `tokenbench merge shard1.json shard2.json ... --out merged.json
+  the documents of one run sharded across runners (--shard i/n, same --start-at) as one document:
+  every level recomputed from the union of the records. Refused (exit 1) when the workloads,
+  targets or levels differ, a shard is missing or doubled, or the shards' level starts lie more
+  than --clock-tolerance-ms apart.`
+  );
+  if (p === null) return 0;
+  let v = p.values;
+  if (v.out === null) throw new UsageError("merge needs --out FILE.json");
+  if (p.positionals.length < 2) throw new UsageError("merge needs the results files of at least two shards");
+  let files = p.positionals.map((path) => {
+    let { doc, records: records3 } = readResults(path);
+    return { path, doc, records: records3 };
+  }), merged = mergeShards(files, { toleranceMs: v.clockToleranceMs }), paths = writeResults(merged.doc, v.out, merged.records, v.records);
+  return process.stdout.write(`${markdownTable(merged.doc.levels)}
+`), process.stderr.write(
+    `merged ${files.length} shards (${merged.records.length} requests) into ${paths.json}${v.records === "file" ? `, ${paths.requestsFile}` : ""}
+`
+  ), 0;
+}
 
 // src/cli/main.ts
 var HELP = `tokenbench ${TOOL_VERSION}: measure OpenAI-compatible LLM inference servers
@@ -39901,6 +40460,7 @@ Commands:
   compare      base.json vs head.json: deltas and verdicts; exit 1 on a regression
   import       import vllm RESULT.json: a vLLM bench serve result into schema v1
   export       export gab results.json: github-action-benchmark custom JSON
+  merge        shard documents of one run (--shard i/n on several runners) into one
   mockserver   run the OpenAI-compatible mock inference server
 `, COMMANDS = {
   sweep: sweepCommand,
@@ -39909,7 +40469,8 @@ Commands:
   report: reportCommand,
   compare: compareCommand,
   import: importCommand,
-  export: exportCommand
+  export: exportCommand,
+  merge: mergeCommand
 };
 async function main(argv) {
   let [cmd, ...rest] = argv;

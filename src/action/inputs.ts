@@ -3,7 +3,15 @@
  * place. A bad input fails the step with a message naming it. Pure: takes a getter, so tests
  * need no runner.
  */
-import { ACTION, BoundError, CONNECTION, PROFILE, SWEEP, sweepConfigOf } from "../core/setting-table.ts";
+import {
+  ACTION,
+  BoundError,
+  CONNECTION,
+  LOAD,
+  PROFILE,
+  SWEEP,
+  sweepConfigOf,
+} from "../core/setting-table.ts";
 import { inputSource, readSettings, type Values } from "../core/settings.ts";
 import { UsageError } from "../schema/errors.ts";
 import type { SweepConfig } from "../schema/v1.ts";
@@ -18,7 +26,7 @@ export class InputError extends UsageError {
   }
 }
 
-export const ACTION_INPUTS = { ...CONNECTION, ...SWEEP, ...PROFILE, ...ACTION };
+export const ACTION_INPUTS = { ...CONNECTION, ...SWEEP, ...LOAD, ...PROFILE, ...ACTION };
 
 export type ActionInputs = Values<typeof ACTION_INPUTS> & {
   sweep: SweepConfig;
@@ -45,8 +53,10 @@ export function readInputs(get: Get): ActionInputs {
     throw err;
   }
   // The CLI's base-url has a default; the Action asks for it, unless it only publishes.
-  if (get("base-url").trim() === "" && v.publishResults === null)
-    throw new InputError("base-url", "is required (unless publish-results is set)");
+  if (get("base-url").trim() === "" && v.publishResults === null && v.mergeResults === null)
+    throw new InputError("base-url", "is required (unless publish-results or merge-results is set)");
+  if (v.publishResults !== null && v.mergeResults !== null)
+    throw new InputError("merge-results", "and publish-results are two modes: set one");
   let sweep: SweepConfig;
   try {
     sweep = sweepConfigOf(v, v);

@@ -9,10 +9,12 @@ import { DefaultArtifactClient } from "@actions/artifact";
 import * as core from "@actions/core";
 import type { Provenance } from "../core/document.ts";
 import { probeGpu } from "../core/environment.ts";
+import { loadGeneratorOf } from "../core/load-generator.ts";
+import { mergeShards } from "../core/merge.ts";
 import { type Preflight, preflight } from "../core/preflight.ts";
 import { runProfile } from "../core/profile.ts";
 import { markdownTable } from "../core/report.ts";
-import { assertWritable, writeResults } from "../core/results-file.ts";
+import { assertWritable, readResults, writeResults } from "../core/results-file.ts";
 import { profileConfigOf } from "../core/setting-table.ts";
 import { runSweep } from "../core/sweep.ts";
 import { makeTarget } from "../core/target.ts";
@@ -135,6 +137,7 @@ async function measure(
       provenance,
       serverLimits: inputs.serverLimits,
       onNotice: (m) => core.info(`notice: ${m}`),
+      load: loadGeneratorOf(inputs, inputs.sweep, target),
     });
     docs.push({ doc, path });
     core.info(markdownTable(doc.levels));
@@ -211,14 +214,47 @@ export async function main(): Promise<void> {
       }
       docs.push({ doc: trusted, path });
     }
+  } else if (inputs.mergeResults !== null) {
+    // Merge mode: the shards of one run (a matrix's shard jobs, same workflow run) as one document.
+    try {
+      const files = inputs.mergeResults
+        .split(",")
+        .map((p) => p.trim())
+        .filter(Boolean)
+        .map((path) => ({ path, ...readResults(path) }));
+      const merged = mergeShards(files);
+      const out = join(dir, "results.json");
+      assertWritable(out);
+      const doc: ResultDocument = { ...merged.doc, repository: ctx.repository, git: ctx.git };
+      writeResults(doc, out, merged.records, "inline");
+      core.info(`merged ${files.length} shards (${merged.records.length} requests) into ${out}`);
+      core.info(markdownTable(doc.levels));
+      docs.push({ doc, path: out });
+    } catch (err) {
+      const code = err instanceof TokenbenchError ? `[${err.code}] ` : "";
+      core.setFailed(`input "merge-results": ${code}${(err as Error).message}`);
+      return;
+    }
   } else {
     const ok = await measure(inputs, ctx, docs);
     if (!ok) return;
   }
+  if (inputs.shard !== null) {
+    // Shard mode: one part of a run is not a result; the merge job publishes the whole.
+    const artifact = await uploadArtifact(inputs.artifactName, dir).catch((err: unknown) => {
+      core.warning(`artifact upload failed: ${(err as Error).message}`);
+      return { id: null, url: null };
+    });
+    core.notice(
+      `shard ${inputs.shard}: results kept${artifact.url ? ` in the artifact (${artifact.url})` : ` in ${dir}`} for the merge job (merge-results); nothing uploaded or commented`,
+    );
+    core.setOutput("results-path", docs[0]?.path ?? "");
+    return;
+  }
 
   const artifact =
-    inputs.publishResults !== null
-      ? { id: null, url: null } // the measuring job already uploaded it
+    inputs.publishResults !== null || inputs.mergeResults !== null
+      ? { id: null, url: null } // the measuring jobs already uploaded their artifacts
       : await uploadArtifact(inputs.artifactName, dir).catch((err: unknown) => {
           core.warning(`artifact upload failed: ${(err as Error).message}`);
           return { id: null, url: null };

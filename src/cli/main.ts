@@ -6,7 +6,13 @@ import { TokenbenchError, UsageError } from "../schema/errors.ts";
 import { mockCommand } from "./mock-command.ts";
 import { profileCommand } from "./profile-command.ts";
 import { sweepCommand } from "./sweep-command.ts";
-import { compareCommand, exportCommand, importCommand, reportCommand } from "./tools-command.ts";
+import {
+  compareCommand,
+  exportCommand,
+  importCommand,
+  mergeCommand,
+  reportCommand,
+} from "./tools-command.ts";
 
 const HELP = `tokenbench ${TOOL_VERSION}: measure OpenAI-compatible LLM inference servers
 
@@ -19,6 +25,7 @@ Commands:
   compare      base.json vs head.json: deltas and verdicts; exit 1 on a regression
   import       import vllm RESULT.json: a vLLM bench serve result into schema v1
   export       export gab results.json: github-action-benchmark custom JSON
+  merge        shard documents of one run (--shard i/n on several runners) into one
   mockserver   run the OpenAI-compatible mock inference server
 `;
 
@@ -30,6 +37,7 @@ const COMMANDS: Record<string, (argv: string[]) => Promise<number>> = {
   compare: compareCommand,
   import: importCommand,
   export: exportCommand,
+  merge: mergeCommand,
 };
 
 export async function main(argv: string[]): Promise<number> {

@@ -1,22 +1,24 @@
 /** `tokenbench sweep`: settings → target and SweepConfig → runSweep → files + Markdown on stdout. */
 
 import { existsSync } from "node:fs";
+import { loadGeneratorOf } from "../core/load-generator.ts";
 import { preflight } from "../core/preflight.ts";
 import { markdownTable } from "../core/report.ts";
 import { assertWritable, outputPaths, readResults } from "../core/results-file.ts";
-import { CLI_OUTPUT, CONNECTION, SWEEP, SWEEP_OUT, sweepConfigOf } from "../core/setting-table.ts";
+import { CLI_OUTPUT, CONNECTION, LOAD, SWEEP, SWEEP_OUT, sweepConfigOf } from "../core/setting-table.ts";
 import { type Progress, runSweep } from "../core/sweep.ts";
 import { makeTarget } from "../core/target.ts";
 import { UsageError } from "../schema/errors.ts";
 import type { ResultDocument } from "../schema/v1.ts";
 import { noticePrinter, parseCommand, writePlotsBeside } from "./command.ts";
 
-const TABLE = { ...CONNECTION, ...SWEEP, out: SWEEP_OUT, ...CLI_OUTPUT };
+const TABLE = { ...CONNECTION, ...SWEEP, ...LOAD, out: SWEEP_OUT, ...CLI_OUTPUT };
 const INTRO = "tokenbench sweep: latency and throughput across concurrency levels or request rates";
 const { records, resume, plots, quiet } = CLI_OUTPUT;
 const GROUPS = [
   { title: "Connection", settings: Object.values(CONNECTION) },
   { title: "Load and workload", settings: Object.values(SWEEP) },
+  { title: "Load generators (threads, runners)", settings: Object.values(LOAD) },
   { title: "Output", settings: [SWEEP_OUT, records, resume, plots, quiet] },
 ];
 
@@ -62,6 +64,7 @@ export async function sweepCommand(argv: string[]): Promise<number> {
   if (config.mode === "open" && config.requests_per_level === null && config.duration_s === null) {
     throw new UsageError("open loop needs --requests or --duration");
   }
+  const load = loadGeneratorOf(v, config, makeTarget(v));
   const notice = noticePrinter(v.quiet);
   assertWritable(v.out);
   // A checkpoint that cannot be resumed is found before any load is sent.
@@ -98,6 +101,7 @@ export async function sweepCommand(argv: string[]): Promise<number> {
       if (process.stderr.isTTY && !v.quiet) process.stderr.write("\r\x1b[K");
     },
     shouldStop: () => stop,
+    load,
   });
   process.off("SIGINT", onSig);
   process.off("SIGTERM", onSig);

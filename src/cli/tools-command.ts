@@ -3,10 +3,11 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { compareDocuments, compareMarkdown } from "../core/compare-docs.ts";
 import { exportGab, ImportError, importVllm } from "../core/interop.ts";
+import { mergeShards } from "../core/merge.ts";
 import { writePlots } from "../core/plots.ts";
 import { markdownTable } from "../core/report.ts";
-import { ResultsFileError, readResults } from "../core/results-file.ts";
-import { TOOLS } from "../core/setting-table.ts";
+import { ResultsFileError, readResults, writeResults } from "../core/results-file.ts";
+import { CLI_OUTPUT, TOOLS } from "../core/setting-table.ts";
 import { UsageError } from "../schema/errors.ts";
 import { parseResultDocument, type ResultDocument } from "../schema/v1.ts";
 import { DEFAULT_THRESHOLDS } from "../shared/statistics.ts";
@@ -139,6 +140,35 @@ export async function exportCommand(argv: string[]): Promise<number> {
   writeFileSync(join(dir, "customBiggerIsBetter.json"), `${JSON.stringify(bigger, null, 1)}\n`);
   process.stderr.write(
     `wrote ${smaller.length} smaller-is-better and ${bigger.length} bigger-is-better entries to ${dir}\n`,
+  );
+  return 0;
+}
+
+export async function mergeCommand(argv: string[]): Promise<number> {
+  const { out, clockToleranceMs } = TOOLS;
+  const { records } = CLI_OUTPUT;
+  const p = parseCommand(
+    argv,
+    { out, clockToleranceMs, records },
+    `tokenbench merge shard1.json shard2.json ... --out merged.json
+  the documents of one run sharded across runners (--shard i/n, same --start-at) as one document:
+  every level recomputed from the union of the records. Refused (exit 1) when the workloads,
+  targets or levels differ, a shard is missing or doubled, or the shards' level starts lie more
+  than --clock-tolerance-ms apart.`,
+  );
+  if (p === null) return 0;
+  const v = p.values;
+  if (v.out === null) throw new UsageError("merge needs --out FILE.json");
+  if (p.positionals.length < 2) throw new UsageError("merge needs the results files of at least two shards");
+  const files = p.positionals.map((path) => {
+    const { doc, records } = readResults(path);
+    return { path, doc, records };
+  });
+  const merged = mergeShards(files, { toleranceMs: v.clockToleranceMs });
+  const paths = writeResults(merged.doc, v.out, merged.records, v.records);
+  process.stdout.write(`${markdownTable(merged.doc.levels)}\n`);
+  process.stderr.write(
+    `merged ${files.length} shards (${merged.records.length} requests) into ${paths.json}${v.records === "file" ? `, ${paths.requestsFile}` : ""}\n`,
   );
   return 0;
 }

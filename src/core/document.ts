@@ -44,6 +44,7 @@ export interface DocumentParts {
   complete: boolean;
   provenance?: Provenance | null;
   promptCalibration?: PromptCalibration | null;
+  loadGenerator?: ResultDocument["load_generator"];
 }
 
 export function buildDocument(p: DocumentParts): ResultDocument {
@@ -67,6 +68,7 @@ export function buildDocument(p: DocumentParts): ResultDocument {
     server: p.server,
     ...(p.promptCalibration ? { prompt_calibration: p.promptCalibration } : {}),
     requests: p.requests,
+    ...(p.loadGenerator ? { load_generator: p.loadGenerator } : {}),
     complete: p.complete,
   };
   if (pv !== null) {

@@ -9,6 +9,7 @@ import { setTimeout as sleep, setImmediate as yieldImmediate } from "node:timers
 import type { RequestRecord } from "../schema/v1.ts";
 import { type ArrivalKind, arrivalOffsetsMs } from "./arrivals.ts";
 import { buildRequestBody, type RequestSpec, type StreamClient } from "./client.ts";
+import { ownsArrival, type Placement } from "./shard.ts";
 
 export type SpecFactory = (index: number, warmup: boolean, intendedSendAbsMs: number | null) => RequestSpec;
 
@@ -17,6 +18,8 @@ export interface LevelRun {
   droppedArrivals: number;
   /** Open loop: time from the last arrival's intended send to the last request's end. */
   drainTimeS: number | null;
+  /** Open loop: the last arrival's intended send (ms on the run's clock), to merge shards' drains. */
+  lastIntendedMs?: number;
 }
 
 /** Sleep until an absolute performance.now() time: a coarse timer, then yielding spins. */
@@ -32,6 +35,8 @@ interface LoopCommon {
   durationS: number | null;
   onRecord?: (r: RequestRecord) => void;
   shouldStop?: () => boolean;
+  /** Start at this absolute performance.now() time (shards of one level start together). */
+  startAtAbsMs?: number;
 }
 
 export interface ClosedLoopOptions extends LoopCommon {
@@ -45,6 +50,7 @@ export async function runClosedLoop(
 ): Promise<LevelRun> {
   const records: RequestRecord[] = [];
   let next = 0;
+  if (opts.startAtAbsMs !== undefined) await sleepUntil(opts.startAtAbsMs);
   const deadline =
     opts.durationS !== null ? performance.now() + opts.durationS * 1000 : Number.POSITIVE_INFINITY;
   const limit = opts.requests ?? Number.POSITIVE_INFINITY;
@@ -70,6 +76,8 @@ export interface OpenLoopOptions extends LoopCommon {
   burstiness: number;
   seed: number;
   maxInFlight: number | null;
+  /** Send only this placement's arrivals of the whole schedule (default: all of them). */
+  shard?: Placement;
 }
 
 export async function runOpenLoop(
@@ -92,18 +100,19 @@ export async function runOpenLoop(
   let dropped = 0;
   // Every request is built and serialized before the first arrival, so sending is all that
   // happens at an arrival's time; intended times are patched in once the start is known.
-  const specs = offsets.map((_, i) => {
-    const spec = makeSpec(i, false, 0);
+  const mine = offsets.map((_, j) => j).filter((j) => opts.shard === undefined || ownsArrival(j, opts.shard));
+  const specs = mine.map((j) => {
+    const spec = makeSpec(j, false, 0);
     spec.body = JSON.stringify(buildRequestBody(client.cfg, spec));
     return spec;
   });
-  const start = performance.now() + 5; // a few ms to get the first timer armed
-  for (let i = 0; i < offsets.length; i++) {
+  const start = opts.startAtAbsMs ?? performance.now() + 5; // a few ms to get the first timer armed
+  for (let i = 0; i < mine.length; i++) {
     if (opts.shouldStop?.()) {
-      dropped = offsets.length - i;
+      dropped = mine.length - i;
       break;
     }
-    const intended = start + offsets[i]!;
+    const intended = start + offsets[mine[i]!]!;
     const spec = specs[i]!;
     spec.intendedSendAbsMs = intended;
     await sleepUntil(intended);
@@ -124,12 +133,12 @@ export async function runOpenLoop(
     pending.push(p);
   }
   await Promise.all(pending);
-  const lastIntended = offsets.length > 0 ? start + offsets[offsets.length - 1]! : start;
+  const lastIntended = mine.length > 0 ? start + offsets[mine[mine.length - 1]!]! : start;
   let lastEnd = Number.NEGATIVE_INFINITY;
   for (const r of records) if (r.end_ms !== null && r.end_ms > lastEnd) lastEnd = r.end_ms;
   const origin = client.cfg.originMs;
   const drain = Number.isFinite(lastEnd) ? Math.max(0, lastEnd - (lastIntended - origin)) / 1000 : null;
-  return { records, droppedArrivals: dropped, drainTimeS: drain };
+  return { records, droppedArrivals: dropped, drainTimeS: drain, lastIntendedMs: lastIntended - origin };
 }
 
 /** Warmup: `count` requests at up to `concurrency` in parallel; records are marked warmup. */

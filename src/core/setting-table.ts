@@ -9,6 +9,7 @@ import { DEFAULT_THRESHOLDS } from "../shared/statistics.ts";
 import {
   anyInt,
   boolean,
+  custom,
   headers,
   httpUrl,
   jsonObject,
@@ -279,6 +280,50 @@ export const PROFILE = {
   }),
 };
 
+/** Who generates the load: threads on this runner, and this runner's shard of a matrix. */
+export const LOAD = {
+  workers: custom<number | "auto">(
+    {
+      flag: "workers",
+      metavar: "N|auto",
+      default: "auto",
+      help: "worker threads that generate the load, each with its own connections and event loop (auto: the cores, less half of them when the server runs on this machine; 1: the main thread alone)",
+    },
+    (v) => {
+      if (v === "auto") return "auto";
+      const n = Number(v);
+      return Number.isInteger(n) && n >= 1 && n <= 64
+        ? n
+        : { problem: `must be auto or a whole number from 1 to 64, got "${v}"` };
+    },
+  ),
+  shard: custom<string | null>(
+    {
+      flag: "shard",
+      metavar: "i/n",
+      default: null,
+      help: "run shard i of n of every level (a matrix of runners; merge them with `tokenbench merge`); needs --start-at",
+    },
+    (v) => (/^\d+\/\d+$/.test(v) ? v : { problem: `must be i/n, e.g. 1/4, got "${v}"` }),
+  ),
+  startAt: number<number | null>({
+    flag: "start-at",
+    metavar: "EPOCH_MS",
+    default: null,
+    check: (n) => Number.isInteger(n) && n > 1_500_000_000_000,
+    what: "a Unix time in milliseconds",
+    help: "with --shard: when the first level starts on every runner (the same value for all)",
+  }),
+  levelSlotS: number<number | null>({
+    flag: "level-slot-s",
+    metavar: "S",
+    default: null,
+    check: (n) => n > 0 && n <= 86_400,
+    what: "a positive number of seconds",
+    help: "with --shard: level i starts at --start-at + i x this (default: --duration + 15 s)",
+  }),
+};
+
 /** CLI output and display (no Action input: the Action writes its own files). */
 export const CLI_OUTPUT = {
   records: oneOf({
@@ -333,6 +378,12 @@ export const ACTION = {
     input: "publish-results",
     default: null,
     help: "Publish-only mode: comma-separated results JSON files written by an earlier job (the fork-safe workflow_run pattern); nothing is measured",
+  }),
+  mergeResults: text<string | null>({
+    flag: null,
+    input: "merge-results",
+    default: null,
+    help: "Merge mode: comma-separated results JSON files of one run's shards (the matrix's `shard` jobs); they are merged into one document, which is uploaded, compared and commented like a measured one; nothing is measured",
   }),
   serverCommand: text<string | null>({
     flag: null,
@@ -423,7 +474,7 @@ export const ACTION = {
 };
 
 /** Every table, for the test that holds action.yml to them. */
-export const ALL_SETTINGS = { ...CONNECTION, ...SWEEP, ...PROFILE, ...CLI_OUTPUT, ...ACTION };
+export const ALL_SETTINGS = { ...CONNECTION, ...SWEEP, ...LOAD, ...PROFILE, ...CLI_OUTPUT, ...ACTION };
 
 export const DEFAULT_CLOSED_LEVELS = [1, 2, 4, 8];
 export const DEFAULT_OPEN_LEVELS = [1, 2, 4];
@@ -540,6 +591,14 @@ export function defaultsOf<T extends Record<string, { default: unknown }>>(
 
 /** `tokenbench report | compare | import | export`. */
 export const TOOLS = {
+  clockToleranceMs: number<number>({
+    flag: "clock-tolerance-ms",
+    input: null,
+    default: 50,
+    check: (n) => n >= 0 && n <= 60_000,
+    what: "a number of milliseconds from 0 to 60000",
+    help: "merge: how far apart the shards' level starts may be (clock skew plus scheduling)",
+  }),
   outDir: text<string | null>({
     flag: "out-dir",
     input: null,

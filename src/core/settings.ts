@@ -104,6 +104,18 @@ export function number<T extends number | null>(
   });
 }
 
+/** A value read by `read`, which returns it or, for a bad value, a problem to report. */
+export function custom<T>(
+  o: Common<T> & { flag: string | null; metavar: string },
+  read: (v: string) => T | { problem: string },
+): Setting<T> {
+  return setting(o, o.metavar, (raw, label) => {
+    const r = read(last(raw));
+    if (r !== null && typeof r === "object" && "problem" in r) throw problem(label, r.problem);
+    return r as T;
+  });
+}
+
 export function boolean(o: Common<boolean> & { flag: string | null; switch?: boolean }): Setting<boolean> {
   return setting({ ...o, switch: o.switch ?? false }, o.switch ? "" : "true|false", (raw, label) => {
     const v = last(raw);

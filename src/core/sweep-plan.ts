@@ -8,6 +8,7 @@ import type { SpecFactory } from "./load.ts";
 import { wordsFor } from "./prompt-calibration.ts";
 import { makePrompt, shapeFor } from "./prompts.ts";
 import { CONNECTION, defaultsOf, SWEEP, sweepConfigOf } from "./setting-table.ts";
+import { WARMUP_ID_OFFSET } from "./shard.ts";
 
 /** A complete sweep configuration with the table's defaults; override what you need. */
 export function defaultSweepConfig(over: Partial<SweepConfig> = {}): SweepConfig {
@@ -64,25 +65,49 @@ export function specFactory(
   ids: { next: number },
   calibration: PromptCalibration | null = null,
 ): SpecFactory {
+  return (i, warmup, intended) => buildSpec(cfg, plan, ids.next++, i, warmup, intended, calibration);
+}
+
+/**
+ * The same requests for a sharded level: the id is the level's `idBase` plus the request's
+ * level-wide index (warmups after WARMUP_ID_OFFSET), so shards on threads or on other runners
+ * build exactly the requests a single process would, and their ids never collide.
+ */
+export function indexedSpecFactory(
+  cfg: SweepConfig,
+  plan: LevelPlan,
+  idBase: number,
+  calibration: PromptCalibration | null = null,
+): SpecFactory {
+  return (i, warmup, intended) =>
+    buildSpec(cfg, plan, idBase + (warmup ? WARMUP_ID_OFFSET : 0) + i, i, warmup, intended, calibration);
+}
+
+function buildSpec(
+  cfg: SweepConfig,
+  plan: LevelPlan,
+  id: number,
+  i: number,
+  warmup: boolean,
+  intended: number | null,
+  calibration: PromptCalibration | null,
+): RequestSpec {
   const fixed = { promptTokens: cfg.prompt_tokens, maxTokens: cfg.max_tokens };
-  return (i: number, warmup: boolean, intended: number | null): RequestSpec => {
-    const id = ids.next++;
-    const shape = shapeFor(cfg.prompts, warmup ? 1_000_000 + i : i, plan.seed, fixed);
-    return {
-      id,
-      level: plan.level,
-      warmup,
-      // Every prompt: a unique fixed-width tag first, then the run's words (one sequence per
-      // seed), so prompts of one length count the same tokens and share no prefix beyond the
-      // server's own template.
-      prompt: makePrompt(
-        calibration ? wordsFor(calibration, shape.promptTokens) : shape.promptTokens,
-        cfg.seed,
-        id + cfg.seed * 1_000_003,
-      ),
-      maxTokens: shape.maxTokens,
-      promptTokensRequested: shape.promptTokens,
-      intendedSendAbsMs: intended,
-    };
+  const shape = shapeFor(cfg.prompts, warmup ? 1_000_000 + i : i, plan.seed, fixed);
+  return {
+    id,
+    level: plan.level,
+    warmup,
+    // Every prompt: a unique fixed-width tag first, then the run's words (one sequence per
+    // seed), so prompts of one length count the same tokens and share no prefix beyond the
+    // server's own template.
+    prompt: makePrompt(
+      calibration ? wordsFor(calibration, shape.promptTokens) : shape.promptTokens,
+      cfg.seed,
+      id + cfg.seed * 1_000_003,
+    ),
+    maxTokens: shape.maxTokens,
+    promptTokensRequested: shape.promptTokens,
+    intendedSendAbsMs: intended,
   };
 }

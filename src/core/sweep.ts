@@ -17,14 +17,17 @@ import type {
 import { StreamClient } from "./client.ts";
 import { buildDocument, type Provenance } from "./document.ts";
 import { captureEnvironment } from "./environment.ts";
-import { type LevelRunContext, type Progress, runLevel } from "./level-run.ts";
+import { type LevelRunContext, type Progress, runLevel, runShardedLevel } from "./level-run.ts";
 import { summariseLevel } from "./level-summary.ts";
+import { type LoadGenerator, levelStartEpochMs, loadGeneratorRecord, ONE_THREAD } from "./load-generator.ts";
 import { FORMULAS } from "./metrics.ts";
 import { outputPaths, type RecordsMode, readResults, writeResults } from "./results-file.ts";
 import { limitNumber, snapshotServer } from "./server-info.ts";
 import { MetricsSampler } from "./server-metrics.ts";
+import { ID_STRIDE, SINGLE } from "./shard.ts";
 import { planLevel, sameConfig, specFactory } from "./sweep-plan.ts";
 import type { Target } from "./target.ts";
+import { WorkerPool } from "./worker-pool.ts";
 
 export type { Progress } from "./level-run.ts";
 export { defaultSweepConfig } from "./sweep-plan.ts";
@@ -50,6 +53,8 @@ export interface SweepOptions {
   /** Extra work around each level (tests, embedding). */
   levelHooks?: LevelHooks;
   shouldStop?: () => boolean;
+  /** Worker threads and this runner's shard (default: the main thread alone, the whole level). */
+  load?: LoadGenerator;
 }
 
 export interface LevelHooks {
@@ -123,6 +128,7 @@ export async function runSweep(opts: SweepOptions): Promise<ResultDocument> {
     maxRunningRequests: limitNumber(server.limits, "max_running_requests"),
     cudaGraphMaxBs: limitNumber(server.limits, "cuda_graph_max_bs"),
   };
+  const load = opts.load ?? ONE_THREAD;
   const doc = (complete: boolean, requests: RequestRecord[] | null): ResultDocument =>
     buildDocument({
       kind: "sweep",
@@ -138,16 +144,29 @@ export async function runSweep(opts: SweepOptions): Promise<ResultDocument> {
       complete,
       provenance: opts.provenance ?? null,
       promptCalibration: opts.promptCalibration ?? null,
+      loadGenerator: loadGeneratorRecord(load),
     });
   const checkpoint = (complete: boolean) => {
     if (opts.out !== null) writeResults(doc(complete, null), opts.out, state.records, opts.records);
   };
+  const sharded = load.workers > 1 || load.shard !== null;
+  const pool =
+    load.workers > 1
+      ? new WorkerPool(load.workers, {
+          target: opts.target,
+          timeoutS: cfg.timeout_s,
+          ignoreEos: cfg.ignore_eos,
+          extraBody: cfg.extra_body,
+          originEpochMs: performance.timeOrigin + state.originMs,
+        })
+      : null;
   const ctx: LevelRunContext = {
     cfg,
     client,
     sampler,
     onProgress: opts.onProgress,
     shouldStop: opts.shouldStop,
+    pool,
   };
   const ids = { next: state.records.reduce((m, r) => Math.max(m, r.id + 1), 0) };
   // A stop (SIGINT/SIGTERM) ends the requests in flight at once instead of waiting for them.
@@ -156,6 +175,7 @@ export async function runSweep(opts: SweepOptions): Promise<ResultDocument> {
         if (!opts.shouldStop?.()) return;
         clearInterval(stopWatch!);
         client.destroy().catch(() => {});
+        pool?.stop();
       }, 50)
     : null;
   try {
@@ -165,7 +185,14 @@ export async function runSweep(opts: SweepOptions): Promise<ResultDocument> {
       if (opts.shouldStop?.()) break;
       for (const n of plan.notices) notice(n);
       opts.levelHooks?.start(plan.level, state.originMs);
-      const measured = await runLevel(ctx, plan, specFactory(cfg, plan, ids, opts.promptCalibration ?? null));
+      const measured = sharded
+        ? await runShardedLevel(ctx, plan, {
+            runner: load.shard ?? SINGLE,
+            idBase: plan.index * ID_STRIDE,
+            calibration: opts.promptCalibration ?? null,
+            startEpochMs: levelStartEpochMs(load, plan.index),
+          })
+        : await runLevel(ctx, plan, specFactory(cfg, plan, ids, opts.promptCalibration ?? null));
       if (opts.shouldStop?.()) {
         notice(`level ${plan.level} interrupted; not recorded (--resume measures it again)`);
         break;
@@ -193,6 +220,7 @@ export async function runSweep(opts: SweepOptions): Promise<ResultDocument> {
   } finally {
     if (stopWatch !== null) clearInterval(stopWatch);
     await client.close().catch(() => {});
+    await pool?.close();
   }
   const complete = cfg.levels.every((l) => state.levels.some((x) => x.level === l));
   checkpoint(complete);

@@ -136,6 +136,23 @@ export const ClientSelfCheck = z.object({
   cpu_system_s: num,
   cpu_pct_of_one_core: num,
   bottleneck_warning: z.string().nullable(),
+  /**
+   * With worker threads (`--workers`): each thread's own check. A thread's figures are its own
+   * event loop's (busy_pct: event-loop utilization); the level's cpu_* are the whole process's.
+   */
+  shards: z
+    .array(
+      z.object({
+        /** `k/n`, 1-based: the thread among the runner's threads. */
+        thread: z.string(),
+        requests: z.number().int().nonnegative(),
+        event_loop_delay_ms: z.object({ p50: nullableNum, p99: nullableNum, max: nullableNum }),
+        lateness_bound_ms: nullableNum,
+        busy_pct: num,
+        bottleneck_warning: z.string().nullable(),
+      }),
+    )
+    .optional(),
 });
 
 /** Server `/metrics` gauges sampled during a level (issue #4 fills the timeline). */
@@ -354,6 +371,20 @@ export const ResultDocument = z
     /** Per-request records inline, or null when stored in `requests_file` (or stripped by the service). */
     requests: z.array(RequestRecord).nullable(),
     requests_file: z.string().nullable().optional(),
+    /**
+     * How the load was generated, when not by one thread of one runner: worker threads per
+     * runner, and for a run sharded across runners its shard (`i/n`) and common start (epoch ms).
+     * A merged document names the shard files it was merged from.
+     */
+    load_generator: z
+      .object({
+        workers: z.number().int().positive(),
+        shard: z.string().nullable(),
+        start_at_epoch_ms: nullableNum,
+        merged_from: z.array(z.string()).optional(),
+      })
+      .nullable()
+      .optional(),
     complete: z.boolean(),
   })
   .superRefine((d, ctx) => {
