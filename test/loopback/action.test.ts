@@ -353,4 +353,49 @@ describe(`the Action (dist/index.js under node ${NODE24 ? "24 from npm" : proces
     expect(r.stdout).toContain("CUDA error: out of memory");
     expect((performance.now() - t0) / 1000).toBeLessThan(30);
   });
+
+  it("a matrix: two shard jobs of the bundle, then a merge job that uploads the whole run", {
+    timeout: 120_000,
+  }, async () => {
+    const startAt = String(Date.now() + 4000);
+    const shardInputs = (i: number) => ({
+      ...base(),
+      levels: "2,4",
+      requests: "8",
+      workers: "1",
+      shard: `${i}/2`,
+      "start-at": startAt,
+      "level-slot-s": "3",
+    });
+    const before = gh.requests.length;
+    const [s1, s2] = await Promise.all([1, 2].map((i) => runAction(shardInputs(i), ghEnv(), {})));
+    for (const s of [s1!, s2!]) {
+      expect(s.code, s.stdout).toBe(0);
+      expect(s.stdout).toMatch(/::notice::shard [12]\/2: results kept in .* for the merge job/);
+    }
+    expect(gh.requests.length).toBe(before); // a shard comments nothing
+    const merged = await runAction(
+      {
+        "merge-results": `${s1!.outputs["results-path"]},${s2!.outputs["results-path"]}`,
+        "results-url": service.url,
+        "api-token": apiToken,
+        testbed: "ci-mock",
+      },
+      ghEnv(),
+      {},
+    );
+    expect(merged.code, merged.stdout).toBe(0);
+    expect(merged.stdout).toMatch(/merged 2 shards \(\d+ requests\)/);
+    const runId = merged.outputs["run-url"]!.split("/").at(-1)!;
+    const stored = (await (await fetch(`${service.url}/api/v1/runs/${runId}`)).json()) as {
+      document: { levels: { level: number; requests: number }[]; load_generator: { merged_from: string[] } };
+      points: unknown[];
+    };
+    expect(stored.document.levels.map((l) => [l.level, l.requests])).toEqual([
+      [2, 8],
+      [4, 8],
+    ]);
+    expect(stored.document.load_generator.merged_from).toHaveLength(2);
+    expect(stored.points.length).toBeGreaterThan(0);
+  });
 });
