@@ -27,7 +27,16 @@ const workersList = [
 const results: Record<string, unknown> = { cores: availableParallelism(), auto_workers: auto };
 
 async function run(streams: number, workers: number) {
-  const mock = await spawnMock(["--ttft-ms", "20", "--itl-ms", "10", "--capacity", "100000", "--prefix-cache-tokens", "0"]);
+  const mock = await spawnMock([
+    "--ttft-ms",
+    "20",
+    "--itl-ms",
+    "10",
+    "--capacity",
+    "100000",
+    "--prefix-cache-tokens",
+    "0",
+  ]);
   const target = makeTarget({
     baseUrl: mock.url,
     api: "chat",

@@ -38915,7 +38915,13 @@ var ThreadHandle = class {
   async close() {
     await Promise.all(
       this.threads.map(async (t) => {
-        await Promise.race([t.call({ op: "close" }, "closed"), new Promise((r) => setTimeout(r, 2e3))]), await t.worker.terminate();
+        let timer;
+        await Promise.race([
+          t.call({ op: "close" }, "closed"),
+          new Promise((r) => {
+            timer = setTimeout(r, 2e3);
+          })
+        ]), clearTimeout(timer), await t.worker.terminate();
       })
     );
   }

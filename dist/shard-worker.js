@@ -20678,7 +20678,7 @@ port.on("message", (m) => {
         });
         clearInterval(ticker), post({ op: "done", run, check: check.stop(sendQueueOf(run.records)) });
       } else m.op === "stop" ? (stopped = !0, await client.destroy().catch(() => {
-      })) : m.op === "close" && (await client.close().catch(() => {
+      })) : m.op === "close" && (stopped || await client.close().catch(() => {
       }), post({ op: "closed" }), port.close());
     } catch (err) {
       post({ op: "failed", message: err.stack ?? String(err) });

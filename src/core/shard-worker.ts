@@ -73,7 +73,7 @@ port.on("message", (m: ToWorker) => {
         stopped = true;
         await client.destroy().catch(() => {});
       } else if (m.op === "close") {
-        await client.close().catch(() => {});
+        if (!stopped) await client.close().catch(() => {}); // a stopped client was destroyed already
         post({ op: "closed" });
         port.close();
       }

@@ -127,7 +127,14 @@ export class WorkerPool {
   async close(): Promise<void> {
     await Promise.all(
       this.threads.map(async (t) => {
-        await Promise.race([t.call({ op: "close" }, "closed"), new Promise((r) => setTimeout(r, 2000))]);
+        let timer: NodeJS.Timeout | undefined;
+        await Promise.race([
+          t.call({ op: "close" }, "closed"),
+          new Promise((r) => {
+            timer = setTimeout(r, 2000);
+          }),
+        ]);
+        clearTimeout(timer);
         await t.worker.terminate();
       }),
     );

@@ -239,52 +239,55 @@ describe("flags that would run away are usage errors", () => {
 });
 
 describe("SIGTERM ends the run promptly and writes what was finished", () => {
-  it("mid-level: exits 130 within seconds; the finished level is in the document", async () => {
-    const out = join(dir, "sigterm.json");
-    const p = spawnCli([
-      "sweep",
-      "--base-url",
-      `${root}/slow`,
-      "--model",
-      "hostile",
-      "--levels",
-      "1,2",
-      "--requests",
-      "1",
-      "--warmup",
-      "0",
-      "--calibrate-prompts",
-      "false",
-      "--metrics-interval-ms",
-      "0",
-      "--out",
-      out,
-    ]);
-    let stderr = "";
-    p.stderr!.on("data", (d) => {
-      stderr += d;
-    });
-    // level 1 takes ~6 s (two 3-s streams, one user); level 2 starts after it: stop in the middle of level 2.
-    await new Promise<void>((res) => {
-      const t = setInterval(() => {
-        if (existsSync(out)) {
-          clearInterval(t);
-          res();
-        }
-      }, 100);
-    });
-    await new Promise((r) => setTimeout(r, 1000));
-    const t0 = performance.now();
-    p.kill("SIGTERM");
-    const code = await new Promise<number | null>((res) => p.on("close", (c) => res(c)));
-    const seconds = (performance.now() - t0) / 1000;
-    expect(code, stderr).toBe(130);
-    expect(seconds).toBeLessThan(5);
-    expect(stderr).toMatch(/level 2 interrupted; not recorded/);
-    const doc = parseResultDocument(JSON.parse(readFileSync(out, "utf8")));
-    expect(doc.complete).toBe(false);
-    expect(doc.levels.map((l) => l.level)).toEqual([1]);
-    expect(doc.levels[0]!.ok).toBeGreaterThan(0);
-    expect(doc.levels[0]!.errors).toBe(0);
-  }, 60_000);
+  for (const workers of ["1", "2"])
+    it(`mid-level, --workers ${workers}: exits 130 within seconds; the finished level is in the document`, async () => {
+      const out = join(dir, `sigterm-${workers}.json`);
+      const p = spawnCli([
+        "sweep",
+        "--base-url",
+        `${root}/slow`,
+        "--model",
+        "hostile",
+        "--levels",
+        "1,2",
+        "--requests",
+        "1",
+        "--warmup",
+        "0",
+        "--calibrate-prompts",
+        "false",
+        "--metrics-interval-ms",
+        "0",
+        "--out",
+        out,
+        "--workers",
+        workers,
+      ]);
+      let stderr = "";
+      p.stderr!.on("data", (d) => {
+        stderr += d;
+      });
+      // level 1 takes ~6 s (two 3-s streams, one user); level 2 starts after it: stop in the middle of level 2.
+      await new Promise<void>((res) => {
+        const t = setInterval(() => {
+          if (existsSync(out)) {
+            clearInterval(t);
+            res();
+          }
+        }, 100);
+      });
+      await new Promise((r) => setTimeout(r, 1000));
+      const t0 = performance.now();
+      p.kill("SIGTERM");
+      const code = await new Promise<number | null>((res) => p.on("close", (c) => res(c)));
+      const seconds = (performance.now() - t0) / 1000;
+      expect(code, stderr).toBe(130);
+      expect(seconds).toBeLessThan(5);
+      expect(stderr).toMatch(/level 2 interrupted; not recorded/);
+      const doc = parseResultDocument(JSON.parse(readFileSync(out, "utf8")));
+      expect(doc.complete).toBe(false);
+      expect(doc.levels.map((l) => l.level)).toEqual([1]);
+      expect(doc.levels[0]!.ok).toBeGreaterThan(0);
+      expect(doc.levels[0]!.errors).toBe(0);
+    }, 60_000);
 });
