@@ -129,13 +129,13 @@ export async function runShardedLevel(
           localDone++;
         },
       });
-      results = [{ warmup, run, check: check.stop(sendQueueOf(run.records)) }];
+      results = [{ warmup, run, check: check.stop(sendQueueOf(run.records), run.records) }];
     }
   } finally {
     clearInterval(progressTimer);
   }
   const run = mergeRuns(results.map((r) => r.run));
-  const processWide = processCheck.stop(sendQueueOf(run.records));
+  const processWide = processCheck.stop(sendQueueOf(run.records), run.records);
   await sampler?.stop();
   report();
   return {
@@ -267,7 +267,7 @@ export async function runLevel(
   } finally {
     clearInterval(progressTimer);
   }
-  const clientCheck = selfCheck.stop(sendQueueOf(run.records));
+  const clientCheck = selfCheck.stop(sendQueueOf(run.records), run.records);
   await sampler?.stop();
   report();
   return { warmup, run, client: clientCheck };

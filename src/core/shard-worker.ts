@@ -68,7 +68,7 @@ port.on("message", (m: ToWorker) => {
           },
         });
         clearInterval(ticker);
-        post({ op: "done", run, check: check.stop(sendQueueOf(run.records)) });
+        post({ op: "done", run, check: check.stop(sendQueueOf(run.records), run.records) });
       } else if (m.op === "stop") {
         stopped = true;
         await client.destroy().catch(() => {});
