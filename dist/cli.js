@@ -39019,7 +39019,23 @@ import { performance as performance9 } from "node:perf_hooks";
 
 // src/core/self-check.ts
 import { monitorEventLoopDelay, performance as performance8 } from "node:perf_hooks";
-var SELF_CHECK_LIMITS = { lateMs: 2, cpuPctOfOneCore: 85, sendQueueP99Ms: 5 }, UNSEEN_MS = 1, RESOLUTION_MS = 10, SelfCheck = class {
+var SELF_CHECK_LIMITS = { lateMs: 2, cpuPctOfOneCore: 85, sendQueueP99Ms: 5 }, SATURATED_ELU = 0.5;
+function backlogEvidenceMs(records2) {
+  let worst = null;
+  for (let r of records2) {
+    let t = r.event_times_ms;
+    if (t.length < 3) continue;
+    let gaps2 = [];
+    for (let i = 1; i < t.length; i++) t[i] > t[i - 1] && gaps2.push(t[i] - t[i - 1]);
+    if (gaps2.length === 0) continue;
+    gaps2.sort((a, b) => a - b);
+    let gap = gaps2[Math.floor(gaps2.length / 2)], k = 1;
+    for (let i = 1; i <= t.length; i++)
+      i < t.length && t[i] === t[i - 1] ? k++ : (k > 1 && (worst = Math.max(worst ?? 0, (k - 1) * gap)), k = 1);
+  }
+  return worst;
+}
+var UNSEEN_MS = 1, RESOLUTION_MS = 10, SelfCheck = class {
   /**
    * `thread`: this is a worker thread among others, where process CPU is everyone's; its "CPU"
    * is then the time its own event loop was busy (event-loop utilization), which is what bounds it.
@@ -39035,10 +39051,18 @@ var SELF_CHECK_LIMITS = { lateMs: 2, cpuPctOfOneCore: 85, sendQueueP99Ms: 5 }, U
   start() {
     this.h.reset(), this.h.enable(), this.cpu0 = process.cpuUsage(), this.elu0 = performance8.eventLoopUtilization(), this.t0 = performance8.now();
   }
-  /** `sendQueueMs`: per request, the wait in the client before its headers reached the socket. */
-  stop(sendQueueMs = []) {
+  /**
+   * `sendQueueMs`: per request, the wait in the client before its headers reached the socket.
+   * `records`: the level's records, read for backlog when the client was saturated.
+   */
+  stop(sendQueueMs = [], records2 = []) {
     this.h.disable();
-    let cpu = process.cpuUsage(this.cpu0), wallMs = performance8.now() - this.t0, ms2 = (ns) => Number.isFinite(ns) && ns > 0 ? ns / 1e6 : null, hasSamples = this.h.count > 0, delay = (ns) => ms2(ns - RESOLUTION_MS * 1e6) ?? 0, p50 = hasSamples ? delay(this.h.percentile(50)) : null, p99 = hasSamples ? delay(this.h.percentile(99)) : null, max = hasSamples ? delay(this.h.max) : null, elu = performance8.eventLoopUtilization(this.elu0), user = this.thread ? elu.active / 1e3 : cpu.user / 1e6, system = this.thread ? 0 : cpu.system / 1e6, pct = wallMs > 0 ? 100 * (user + system) * 1e3 / wallMs : 0, bound = max !== null ? 2 * max + UNSEEN_MS : null, lagP99 = p99 !== null ? 2 * p99 + UNSEEN_MS : null, reasons = [];
+    let cpu = process.cpuUsage(this.cpu0), wallMs = performance8.now() - this.t0, ms2 = (ns) => Number.isFinite(ns) && ns > 0 ? ns / 1e6 : null, hasSamples = this.h.count > 0, delay = (ns) => ms2(ns - RESOLUTION_MS * 1e6) ?? 0, p50 = hasSamples ? delay(this.h.percentile(50)) : null, p99 = hasSamples ? delay(this.h.percentile(99)) : null, max = hasSamples ? delay(this.h.max) : null, elu = performance8.eventLoopUtilization(this.elu0), user = this.thread ? elu.active / 1e3 : cpu.user / 1e6, system = this.thread ? 0 : cpu.system / 1e6, pct = wallMs > 0 ? 100 * (user + system) * 1e3 / wallMs : 0, bound = max !== null ? 2 * max + UNSEEN_MS : null;
+    if (pct > SELF_CHECK_LIMITS.cpuPctOfOneCore || elu.utilization > SATURATED_ELU) {
+      let backlog = backlogEvidenceMs(records2);
+      backlog !== null && (bound = Math.max(bound ?? 0, backlog + 2 * (p99 ?? 0) + UNSEEN_MS));
+    }
+    let lagP99 = p99 !== null ? 2 * p99 + UNSEEN_MS : null, reasons = [];
     lagP99 !== null && lagP99 > SELF_CHECK_LIMITS.lateMs && reasons.push(
       `reads late by about ${lagP99.toFixed(1)} ms (p99; event-loop delay p99 ${p99.toFixed(1)} ms) > ${SELF_CHECK_LIMITS.lateMs} ms`
     );
@@ -39181,12 +39205,12 @@ async function runShardedLevel(ctx, plan, where) {
           localDone++;
         }
       });
-      results = [{ warmup, run: run2, check: check2.stop(sendQueueOf(run2.records)) }];
+      results = [{ warmup, run: run2, check: check2.stop(sendQueueOf(run2.records), run2.records) }];
     }
   } finally {
     clearInterval(progressTimer);
   }
-  let run = mergeRuns(results.map((r) => r.run)), processWide = processCheck.stop(sendQueueOf(run.records));
+  let run = mergeRuns(results.map((r) => r.run)), processWide = processCheck.stop(sendQueueOf(run.records), run.records);
   return await sampler?.stop(), report(), {
     warmup: results.flatMap((r) => r.warmup).sort((a, b) => a.id - b.id),
     run,
@@ -39273,7 +39297,7 @@ async function runLevel(ctx, plan, makeSpec) {
   } finally {
     clearInterval(progressTimer);
   }
-  let clientCheck = selfCheck.stop(sendQueueOf(run.records));
+  let clientCheck = selfCheck.stop(sendQueueOf(run.records), run.records);
   return await sampler?.stop(), report(), { warmup, run, client: clientCheck };
 }
 

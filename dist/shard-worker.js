@@ -19465,7 +19465,23 @@ function summarize(values) {
 }
 
 // src/core/self-check.ts
-var SELF_CHECK_LIMITS = { lateMs: 2, cpuPctOfOneCore: 85, sendQueueP99Ms: 5 }, UNSEEN_MS = 1, RESOLUTION_MS = 10, SelfCheck = class {
+var SELF_CHECK_LIMITS = { lateMs: 2, cpuPctOfOneCore: 85, sendQueueP99Ms: 5 }, SATURATED_ELU = 0.5;
+function backlogEvidenceMs(records) {
+  let worst = null;
+  for (let r of records) {
+    let t = r.event_times_ms;
+    if (t.length < 3) continue;
+    let gaps = [];
+    for (let i = 1; i < t.length; i++) t[i] > t[i - 1] && gaps.push(t[i] - t[i - 1]);
+    if (gaps.length === 0) continue;
+    gaps.sort((a, b) => a - b);
+    let gap = gaps[Math.floor(gaps.length / 2)], k = 1;
+    for (let i = 1; i <= t.length; i++)
+      i < t.length && t[i] === t[i - 1] ? k++ : (k > 1 && (worst = Math.max(worst ?? 0, (k - 1) * gap)), k = 1);
+  }
+  return worst;
+}
+var UNSEEN_MS = 1, RESOLUTION_MS = 10, SelfCheck = class {
   /**
    * `thread`: this is a worker thread among others, where process CPU is everyone's; its "CPU"
    * is then the time its own event loop was busy (event-loop utilization), which is what bounds it.
@@ -19481,10 +19497,18 @@ var SELF_CHECK_LIMITS = { lateMs: 2, cpuPctOfOneCore: 85, sendQueueP99Ms: 5 }, U
   start() {
     this.h.reset(), this.h.enable(), this.cpu0 = process.cpuUsage(), this.elu0 = performance3.eventLoopUtilization(), this.t0 = performance3.now();
   }
-  /** `sendQueueMs`: per request, the wait in the client before its headers reached the socket. */
-  stop(sendQueueMs = []) {
+  /**
+   * `sendQueueMs`: per request, the wait in the client before its headers reached the socket.
+   * `records`: the level's records, read for backlog when the client was saturated.
+   */
+  stop(sendQueueMs = [], records = []) {
     this.h.disable();
-    let cpu = process.cpuUsage(this.cpu0), wallMs = performance3.now() - this.t0, ms = (ns) => Number.isFinite(ns) && ns > 0 ? ns / 1e6 : null, hasSamples = this.h.count > 0, delay = (ns) => ms(ns - RESOLUTION_MS * 1e6) ?? 0, p50 = hasSamples ? delay(this.h.percentile(50)) : null, p99 = hasSamples ? delay(this.h.percentile(99)) : null, max = hasSamples ? delay(this.h.max) : null, elu = performance3.eventLoopUtilization(this.elu0), user = this.thread ? elu.active / 1e3 : cpu.user / 1e6, system = this.thread ? 0 : cpu.system / 1e6, pct = wallMs > 0 ? 100 * (user + system) * 1e3 / wallMs : 0, bound = max !== null ? 2 * max + UNSEEN_MS : null, lagP99 = p99 !== null ? 2 * p99 + UNSEEN_MS : null, reasons = [];
+    let cpu = process.cpuUsage(this.cpu0), wallMs = performance3.now() - this.t0, ms = (ns) => Number.isFinite(ns) && ns > 0 ? ns / 1e6 : null, hasSamples = this.h.count > 0, delay = (ns) => ms(ns - RESOLUTION_MS * 1e6) ?? 0, p50 = hasSamples ? delay(this.h.percentile(50)) : null, p99 = hasSamples ? delay(this.h.percentile(99)) : null, max = hasSamples ? delay(this.h.max) : null, elu = performance3.eventLoopUtilization(this.elu0), user = this.thread ? elu.active / 1e3 : cpu.user / 1e6, system = this.thread ? 0 : cpu.system / 1e6, pct = wallMs > 0 ? 100 * (user + system) * 1e3 / wallMs : 0, bound = max !== null ? 2 * max + UNSEEN_MS : null;
+    if (pct > SELF_CHECK_LIMITS.cpuPctOfOneCore || elu.utilization > SATURATED_ELU) {
+      let backlog = backlogEvidenceMs(records);
+      backlog !== null && (bound = Math.max(bound ?? 0, backlog + 2 * (p99 ?? 0) + UNSEEN_MS));
+    }
+    let lagP99 = p99 !== null ? 2 * p99 + UNSEEN_MS : null, reasons = [];
     lagP99 !== null && lagP99 > SELF_CHECK_LIMITS.lateMs && reasons.push(
       `reads late by about ${lagP99.toFixed(1)} ms (p99; event-loop delay p99 ${p99.toFixed(1)} ms) > ${SELF_CHECK_LIMITS.lateMs} ms`
     );
@@ -20676,7 +20700,7 @@ port.on("message", (m) => {
             done++;
           }
         });
-        clearInterval(ticker), post({ op: "done", run, check: check.stop(sendQueueOf(run.records)) });
+        clearInterval(ticker), post({ op: "done", run, check: check.stop(sendQueueOf(run.records), run.records) });
       } else m.op === "stop" ? (stopped = !0, await client.destroy().catch(() => {
       })) : m.op === "close" && (stopped || await client.close().catch(() => {
       }), post({ op: "closed" }), port.close());

@@ -17,8 +17,8 @@ import type { LevelResult } from "../schema/v1.ts";
 import { summarize } from "./stats.ts";
 
 export const SELF_CHECK_LIMITS = { lateMs: 2, cpuPctOfOneCore: 85, sendQueueP99Ms: 5 } as const;
-/** Event-loop utilization above which the loop is taken as saturated. */
-const SATURATED_ELU = 0.85;
+/** Event-loop utilization above which reads queue behind each other and data waits in socket buffers. */
+const SATURATED_ELU = 0.5;
 
 /**
  * How long data waited in the socket buffers, from the stream itself: events that reached the
