@@ -37640,6 +37640,263 @@ function wordsFor(cal, tokens) {
   return tokens === cal.target_tokens ? cal.words : Math.max(1, cal.words + Math.round((tokens - cal.target_tokens) / cal.tokens_per_word));
 }
 
+// src/shared/measures.ts
+var lower = "lower", higher = "higher", CATALOGUE = [
+  [
+    {
+      name: "ttft_p50_ms",
+      unit: "ms",
+      direction: lower,
+      label: "TTFT p50",
+      description: "time to first token, median"
+    },
+    (l) => l.ttft_ms.p50
+  ],
+  [
+    {
+      name: "ttft_p95_ms",
+      unit: "ms",
+      direction: lower,
+      label: "TTFT p95",
+      description: "time to first token, p95"
+    },
+    (l) => l.ttft_ms.p95
+  ],
+  [
+    {
+      name: "ttft_p99_ms",
+      unit: "ms",
+      direction: lower,
+      label: "TTFT p99",
+      description: "time to first token, p99"
+    },
+    (l) => l.ttft_ms.p99
+  ],
+  [
+    {
+      name: "itl_p50_ms",
+      unit: "ms",
+      direction: lower,
+      label: "ITL p50",
+      description: "inter-token (chunk) latency, median"
+    },
+    (l) => l.itl_ms.p50
+  ],
+  [
+    {
+      name: "itl_p95_ms",
+      unit: "ms",
+      direction: lower,
+      label: "ITL p95",
+      description: "inter-token (chunk) latency, p95"
+    },
+    (l) => l.itl_ms.p95
+  ],
+  [
+    {
+      name: "tpot_p50_ms",
+      unit: "ms",
+      direction: lower,
+      label: "TPOT p50",
+      description: "time per output token, median"
+    },
+    (l) => l.tpot_ms.p50
+  ],
+  [
+    {
+      name: "e2e_p50_ms",
+      unit: "ms",
+      direction: lower,
+      label: "E2E p50",
+      description: "end-to-end latency, median"
+    },
+    (l) => l.e2e_ms.p50
+  ],
+  [
+    {
+      name: "e2e_p95_ms",
+      unit: "ms",
+      direction: lower,
+      label: "E2E p95",
+      description: "end-to-end latency, p95"
+    },
+    (l) => l.e2e_ms.p95
+  ],
+  [
+    {
+      name: "output_tok_s",
+      unit: "tok/s",
+      direction: higher,
+      label: "output tok/s",
+      description: "output tokens per second"
+    },
+    (l) => l.output_tok_s
+  ],
+  [
+    {
+      name: "total_tok_s",
+      unit: "tok/s",
+      direction: higher,
+      label: "total tok/s",
+      description: "prompt + output tokens per second"
+    },
+    (l) => l.total_tok_s
+  ],
+  [
+    {
+      name: "req_s",
+      unit: "req/s",
+      direction: higher,
+      label: "req/s",
+      description: "successful requests per second"
+    },
+    (l) => l.req_s
+  ],
+  [
+    {
+      name: "goodput_req_s",
+      unit: "req/s",
+      direction: higher,
+      label: "goodput req/s",
+      description: "requests meeting every SLO per second"
+    },
+    (l) => l.goodput_req_s
+  ],
+  [
+    {
+      name: "slo_pass_pct",
+      unit: "%",
+      direction: higher,
+      label: "SLO pass %",
+      description: "share of requests meeting every SLO"
+    },
+    (l) => l.slo_pass_pct
+  ],
+  [
+    {
+      name: "error_rate",
+      unit: "ratio",
+      direction: lower,
+      label: "error rate",
+      description: "failed requests / requests"
+    },
+    (l) => l.requests > 0 ? l.errors / l.requests : null
+  ],
+  [
+    {
+      name: "decode_tps",
+      unit: "tok/s",
+      direction: higher,
+      label: "decode tok/s",
+      description: "per-request decode tok/s, median"
+    },
+    (l) => l.decode_tok_s.p50
+  ],
+  [
+    {
+      name: "effective_prefill_tps",
+      unit: "tok/s",
+      direction: higher,
+      label: "prefill tok/s",
+      description: "client-wall (prompt - cached) tokens / TTFT, median"
+    },
+    null
+  ],
+  [
+    {
+      name: "ttft_ratio",
+      unit: "ratio",
+      direction: lower,
+      label: "TTFT ratio",
+      description: "prefix-cache case TTFT / fresh TTFT"
+    },
+    null
+  ]
+], MEASURES = CATALOGUE.map(([m]) => m), MEASURE_BY_NAME = new Map(MEASURES.map((m) => [m.name, m]));
+function benchmarkName(l) {
+  return l.mode === "closed" ? `closed c=${l.level}` : `open ${l.level} req/s`;
+}
+var put = (out, benchmark, level, measure, v) => {
+  typeof v == "number" && Number.isFinite(v) && out.push({ benchmark, measure, value: v, level });
+};
+function levelPoints(l) {
+  let b = benchmarkName(l), out = [];
+  for (let [m, read] of CATALOGUE) read !== null && put(out, b, l.level, m.name, read(l));
+  return out;
+}
+function profilePoints(doc) {
+  let out = [], s = doc.profile?.summary;
+  if (!s) return out;
+  for (let [target, v] of Object.entries(s.prefill)) {
+    let b = `profile prefill ${target}`;
+    put(out, b, null, "ttft_p50_ms", v.client_wall_ttft_ms.median), put(out, b, null, "effective_prefill_tps", v.client_wall_effective_prefill_tps.median);
+  }
+  put(out, "profile decode", null, "decode_tps", s.decode.client_wall_decode_tps.median);
+  for (let [k, v] of Object.entries(s.prefix_cache))
+    put(out, `profile prefix ${k}`, null, "ttft_p50_ms", v.client_wall_ttft_ms.median), k !== "fresh" && put(out, `profile prefix ${k}`, null, "ttft_ratio", v.ttft_ratio_vs_fresh);
+  return out;
+}
+function documentPoints(doc) {
+  return doc.kind === "profile" ? profilePoints(doc) : doc.levels.flatMap(levelPoints);
+}
+
+// src/shared/rules.ts
+var FAIL_ON = ["regression", "warning", "never"], DEFAULT_RULES_TEXT = "*=t-test", RulesError = class extends Error {
+};
+function parseRule(measure, spec) {
+  let s = spec.trim().toLowerCase();
+  if (s === "t-test" || s === "ttest") return { kind: "t-test", text: "t-test" };
+  if (s === "off") return { kind: "off", text: "off" };
+  let m = /^([+-]?)(\d+(?:\.\d+)?)%$/.exec(s);
+  if (!m) throw new RulesError(`rule for ${measure}: "${spec}" is not +N%, -N%, N%, t-test or off`);
+  let pct = Number(m[2]), def = MEASURE_BY_NAME.get(measure);
+  if (def && m[1] !== "") {
+    let bad = def.direction === "lower" ? "+" : "-";
+    if (m[1] !== bad)
+      throw new RulesError(
+        `rule for ${measure}: ${measure} is ${def.direction} is better, so its regressions are ${bad}N%, not ${m[1]}${m[2]}%`
+      );
+  }
+  return {
+    kind: "percent",
+    pct,
+    text: `${m[1] || (def?.direction === "lower" ? "+" : def ? "-" : "")}${m[2]}%`
+  };
+}
+function parseRules(given) {
+  let byMeasure = /* @__PURE__ */ new Map(), rest = { kind: "t-test", text: "t-test" }, src = (given ?? "").trim() || DEFAULT_RULES_TEXT;
+  for (let part of src.split(",").map((p) => p.trim())) {
+    if (part === "") throw new RulesError(`an empty rule in "${src}"`);
+    let eq = part.indexOf("=");
+    if (eq <= 0) throw new RulesError(`"${part}" is not measure=rule (e.g. ttft_p95_ms=+10%)`);
+    let measure = part.slice(0, eq).trim(), rule = parseRule(measure, part.slice(eq + 1));
+    if (measure === "*") rest = rule;
+    else {
+      if (!MEASURE_BY_NAME.has(measure))
+        throw new RulesError(
+          `unknown measure "${measure}" (known: ${[...MEASURE_BY_NAME.keys()].join(", ")})`
+        );
+      if (byMeasure.has(measure)) throw new RulesError(`${measure} has two rules`);
+      byMeasure.set(measure, rule);
+    }
+  }
+  let text2 = [...[...byMeasure].map(([m, r]) => `${m}=${r.text}`), `*=${rest.text}`].join(", ");
+  return { byMeasure, rest, text: text2 };
+}
+function ruleFor(rules, measure) {
+  let own2 = rules.byMeasure.get(measure);
+  return own2 ? { rule: own2, gating: !0 } : { rule: rules.rest, gating: !1 };
+}
+function percentVerdict(deltaPct, pct, direction) {
+  return deltaPct === null ? "no_baseline" : Math.abs(deltaPct) <= pct ? "unchanged" : deltaPct > 0 == (direction === "higher") ? "improved" : "regressed";
+}
+function severityOf(verdict, gating) {
+  return verdict !== "regressed" ? "none" : gating ? "regression" : "warning";
+}
+function fails(severities, failOn) {
+  return failOn === "never" ? !1 : failOn === "regression" ? severities.includes("regression") : severities.some((s) => s !== "none");
+}
+
 // src/core/setting-table.ts
 var CONNECTION = {
   baseUrl: httpUrl({
@@ -37926,6 +38183,23 @@ var CONNECTION = {
     what: "a positive number of seconds",
     help: "with --shard: level i starts at --start-at + i x this (default: --duration + 15 s)"
   })
+}, GATING = {
+  thresholds: text({
+    flag: "thresholds",
+    metavar: "RULES",
+    default: null,
+    help: `how each measure is judged, e.g. "ttft_p95_ms=+10%, output_tok_s=-5%, *=t-test": a measure's own rule gates (regression), the * rule warns (warning); rules are +N%/-N%/N%, t-test or off (default *=t-test)`
+  }),
+  failOn: custom(
+    {
+      flag: "fail-on",
+      metavar: "regression|warning|never",
+      default: null,
+      defaultText: null,
+      help: "fail on: regression (a measure with its own rule regressed), warning (any regression), never (CLI default: warning; Action default: never, or warning with fail-on-regression)"
+    },
+    (v) => FAIL_ON.includes(v) ? v : { problem: `must be one of ${FAIL_ON.join(", ")}, got "${v}"` }
+  )
 }, CLI_OUTPUT = {
   records: oneOf({
     flag: "records",
@@ -38066,7 +38340,15 @@ var CONNECTION = {
     default: "tokenbench-results",
     help: "Where results are written in the workspace"
   })
-}, ALL_SETTINGS = { ...CONNECTION, ...SWEEP, ...LOAD, ...PROFILE, ...CLI_OUTPUT, ...ACTION }, DEFAULT_CLOSED_LEVELS = [1, 2, 4, 8], DEFAULT_OPEN_LEVELS = [1, 2, 4], DEFAULT_REQUESTS = 32, SWEEP_BOUNDS = {
+}, ALL_SETTINGS = {
+  ...CONNECTION,
+  ...SWEEP,
+  ...LOAD,
+  ...PROFILE,
+  ...CLI_OUTPUT,
+  ...GATING,
+  ...ACTION
+}, DEFAULT_CLOSED_LEVELS = [1, 2, 4, 8], DEFAULT_OPEN_LEVELS = [1, 2, 4], DEFAULT_REQUESTS = 32, SWEEP_BOUNDS = {
   closedUsers: 1e4,
   openRateRps: 1e4,
   requestsPerLevel: 1e6,
@@ -39025,11 +39307,9 @@ function backlogEvidenceMs(records2) {
   for (let r of records2) {
     let t = r.event_times_ms;
     if (t.length < 3) continue;
-    let gaps2 = [];
-    for (let i = 1; i < t.length; i++) t[i] > t[i - 1] && gaps2.push(t[i] - t[i - 1]);
-    if (gaps2.length === 0) continue;
-    gaps2.sort((a, b) => a - b);
-    let gap = gaps2[Math.floor(gaps2.length / 2)], k = 1;
+    let gap = (t[t.length - 1] - t[0]) / (t.length - 1);
+    if (!(gap > 0)) continue;
+    let k = 1;
     for (let i = 1; i <= t.length; i++)
       i < t.length && t[i] === t[i - 1] ? k++ : (k > 1 && (worst = Math.max(worst ?? 0, (k - 1) * gap)), k = 1);
   }
@@ -39771,206 +40051,6 @@ interrupted: finishing the level in progress is abandoned; finished levels are s
 import { existsSync as existsSync5, mkdirSync as mkdirSync4, readFileSync as readFileSync2, writeFileSync as writeFileSync4 } from "node:fs";
 import { dirname as dirname3, join as join3 } from "node:path";
 
-// src/shared/measures.ts
-var lower = "lower", higher = "higher", CATALOGUE = [
-  [
-    {
-      name: "ttft_p50_ms",
-      unit: "ms",
-      direction: lower,
-      label: "TTFT p50",
-      description: "time to first token, median"
-    },
-    (l) => l.ttft_ms.p50
-  ],
-  [
-    {
-      name: "ttft_p95_ms",
-      unit: "ms",
-      direction: lower,
-      label: "TTFT p95",
-      description: "time to first token, p95"
-    },
-    (l) => l.ttft_ms.p95
-  ],
-  [
-    {
-      name: "ttft_p99_ms",
-      unit: "ms",
-      direction: lower,
-      label: "TTFT p99",
-      description: "time to first token, p99"
-    },
-    (l) => l.ttft_ms.p99
-  ],
-  [
-    {
-      name: "itl_p50_ms",
-      unit: "ms",
-      direction: lower,
-      label: "ITL p50",
-      description: "inter-token (chunk) latency, median"
-    },
-    (l) => l.itl_ms.p50
-  ],
-  [
-    {
-      name: "itl_p95_ms",
-      unit: "ms",
-      direction: lower,
-      label: "ITL p95",
-      description: "inter-token (chunk) latency, p95"
-    },
-    (l) => l.itl_ms.p95
-  ],
-  [
-    {
-      name: "tpot_p50_ms",
-      unit: "ms",
-      direction: lower,
-      label: "TPOT p50",
-      description: "time per output token, median"
-    },
-    (l) => l.tpot_ms.p50
-  ],
-  [
-    {
-      name: "e2e_p50_ms",
-      unit: "ms",
-      direction: lower,
-      label: "E2E p50",
-      description: "end-to-end latency, median"
-    },
-    (l) => l.e2e_ms.p50
-  ],
-  [
-    {
-      name: "e2e_p95_ms",
-      unit: "ms",
-      direction: lower,
-      label: "E2E p95",
-      description: "end-to-end latency, p95"
-    },
-    (l) => l.e2e_ms.p95
-  ],
-  [
-    {
-      name: "output_tok_s",
-      unit: "tok/s",
-      direction: higher,
-      label: "output tok/s",
-      description: "output tokens per second"
-    },
-    (l) => l.output_tok_s
-  ],
-  [
-    {
-      name: "total_tok_s",
-      unit: "tok/s",
-      direction: higher,
-      label: "total tok/s",
-      description: "prompt + output tokens per second"
-    },
-    (l) => l.total_tok_s
-  ],
-  [
-    {
-      name: "req_s",
-      unit: "req/s",
-      direction: higher,
-      label: "req/s",
-      description: "successful requests per second"
-    },
-    (l) => l.req_s
-  ],
-  [
-    {
-      name: "goodput_req_s",
-      unit: "req/s",
-      direction: higher,
-      label: "goodput req/s",
-      description: "requests meeting every SLO per second"
-    },
-    (l) => l.goodput_req_s
-  ],
-  [
-    {
-      name: "slo_pass_pct",
-      unit: "%",
-      direction: higher,
-      label: "SLO pass %",
-      description: "share of requests meeting every SLO"
-    },
-    (l) => l.slo_pass_pct
-  ],
-  [
-    {
-      name: "error_rate",
-      unit: "ratio",
-      direction: lower,
-      label: "error rate",
-      description: "failed requests / requests"
-    },
-    (l) => l.requests > 0 ? l.errors / l.requests : null
-  ],
-  [
-    {
-      name: "decode_tps",
-      unit: "tok/s",
-      direction: higher,
-      label: "decode tok/s",
-      description: "per-request decode tok/s, median"
-    },
-    (l) => l.decode_tok_s.p50
-  ],
-  [
-    {
-      name: "effective_prefill_tps",
-      unit: "tok/s",
-      direction: higher,
-      label: "prefill tok/s",
-      description: "client-wall (prompt - cached) tokens / TTFT, median"
-    },
-    null
-  ],
-  [
-    {
-      name: "ttft_ratio",
-      unit: "ratio",
-      direction: lower,
-      label: "TTFT ratio",
-      description: "prefix-cache case TTFT / fresh TTFT"
-    },
-    null
-  ]
-], MEASURES = CATALOGUE.map(([m]) => m), MEASURE_BY_NAME = new Map(MEASURES.map((m) => [m.name, m]));
-function benchmarkName(l) {
-  return l.mode === "closed" ? `closed c=${l.level}` : `open ${l.level} req/s`;
-}
-var put = (out, benchmark, level, measure, v) => {
-  typeof v == "number" && Number.isFinite(v) && out.push({ benchmark, measure, value: v, level });
-};
-function levelPoints(l) {
-  let b = benchmarkName(l), out = [];
-  for (let [m, read] of CATALOGUE) read !== null && put(out, b, l.level, m.name, read(l));
-  return out;
-}
-function profilePoints(doc) {
-  let out = [], s = doc.profile?.summary;
-  if (!s) return out;
-  for (let [target, v] of Object.entries(s.prefill)) {
-    let b = `profile prefill ${target}`;
-    put(out, b, null, "ttft_p50_ms", v.client_wall_ttft_ms.median), put(out, b, null, "effective_prefill_tps", v.client_wall_effective_prefill_tps.median);
-  }
-  put(out, "profile decode", null, "decode_tps", s.decode.client_wall_decode_tps.median);
-  for (let [k, v] of Object.entries(s.prefix_cache))
-    put(out, `profile prefix ${k}`, null, "ttft_p50_ms", v.client_wall_ttft_ms.median), k !== "fresh" && put(out, `profile prefix ${k}`, null, "ttft_ratio", v.ttft_ratio_vs_fresh);
-  return out;
-}
-function documentPoints(doc) {
-  return doc.kind === "profile" ? profilePoints(doc) : doc.levels.flatMap(levelPoints);
-}
-
 // src/core/compare-docs.ts
 var SAMPLED = {
   ttft_p50_ms: { q: 0.5, of: (rs) => rs.map((r) => deriveRequest(r).ttftMs).filter(isNum) },
@@ -40018,9 +40098,15 @@ function compareDocuments(base, head, opts = {}) {
       delta_pct: b && b.value !== 0 ? 100 * (h.value - b.value) / Math.abs(b.value) : null,
       method: "none",
       interval: null,
-      verdict: "no_baseline"
-    };
-    if (b !== null) {
+      verdict: "no_baseline",
+      rule: "",
+      severity: "none"
+    }, { rule, gating } = ruleFor(opts.rules ?? parseRules(null), h.measure);
+    if (row.rule = rule.text, b !== null && rule.kind === "percent")
+      row.method = "percent_threshold", row.verdict = percentVerdict(row.delta_pct, rule.pct, def.direction);
+    else if (b !== null && rule.kind === "off")
+      row.verdict = "unchanged";
+    else if (b !== null) {
       let s = SAMPLED[h.measure], bs = s && h.level !== null ? s.of(baseSamples.get(h.level) ?? []) : [], hs = s && h.level !== null ? s.of(headSamples.get(h.level) ?? []) : [];
       if (s && bs.length >= 5 && hs.length >= 5) {
         row.method = "bootstrap", row.interval = bootstrapQuantileDiff(bs, hs, s.q, {
@@ -40038,7 +40124,7 @@ function compareDocuments(base, head, opts = {}) {
         row.method = "percent_threshold", row.verdict = j.verdict;
       }
     }
-    rows.push(row);
+    row.severity = severityOf(row.verdict, gating), rows.push(row);
   }
   return rows;
 }
@@ -40050,13 +40136,13 @@ var f = (v) => v === null ? "\u2013" : Math.abs(v) >= 100 ? v.toFixed(1) : v.toF
 };
 function compareMarkdown(rows) {
   let lines = [
-    "| benchmark | measure | base | head | \u0394 % | method | verdict |",
-    "|---|---|---:|---:|---:|---|---|"
+    "| benchmark | measure | base | head | \u0394 % | rule | method | verdict |",
+    "|---|---|---:|---:|---:|---|---|---|"
   ];
   for (let r of rows) {
     let d = r.delta_pct === null ? "\u2013" : `${r.delta_pct > 0 ? "+" : ""}${r.delta_pct.toFixed(1)}`, m = r.method === "bootstrap" && r.interval ? `bootstrap \u0394\u2208[${f(r.interval[0])}, ${f(r.interval[1])}]` : r.method;
     lines.push(
-      `| ${r.benchmark} | ${r.measure} | ${f(r.base)} | ${f(r.head)} | ${d} | ${m} | ${MARK[r.verdict]} |`
+      `| ${r.benchmark} | ${r.measure} | ${f(r.base)} | ${f(r.head)} | ${d} | ${r.rule} | ${m} | ${MARK[r.verdict]}${r.severity === "warning" ? " (warning)" : ""} |`
     );
   }
   let n = (v) => rows.filter((r) => r.verdict === v).length;
@@ -40386,28 +40472,40 @@ async function reportCommand(argv) {
 `), 0;
 }
 async function compareCommand(argv) {
-  let { format, out, thresholdPct, confidence, minEffectPct, iterations } = TOOLS, p = parseCommand(
+  let { format, out, thresholdPct, confidence, minEffectPct, iterations } = TOOLS, { thresholds, failOn } = GATING, p = parseCommand(
     argv,
-    { format, out, thresholdPct, confidence, minEffectPct, iterations },
+    { format, out, thresholds, failOn, thresholdPct, confidence, minEffectPct, iterations },
     `tokenbench compare base.json head.json
-  per level and measure: base, head, delta % and a verdict. Latency measures with per-request
-  samples on both sides: a seeded bootstrap interval on the percentile difference (must exclude 0
-  and exceed --min-effect-pct). Other measures: |delta %| > --threshold-pct.
-  Exit code 1 when any measure regressed, 0 otherwise, 2 for usage errors.`
+  per level and measure: base, head, delta % and a verdict. Each measure is judged by its rule
+  (--thresholds; default *=t-test): +N%/-N% is a percentage threshold; t-test is, for latency
+  measures with per-request samples on both sides, a seeded bootstrap interval on the percentile
+  difference (must exclude 0 and exceed --min-effect-pct), else |delta %| > --threshold-pct.
+  Exit code 1 when the verdicts fail --fail-on (default warning: any regression), 0 otherwise,
+  2 for usage errors.`
   );
   if (p === null) return 0;
   let v = p.values, positionals = p.positionals;
   if (positionals.length !== 2) throw new UsageError("expected two files: base.json head.json");
   let base = loadDoc(positionals[0], "base file"), head = loadDoc(positionals[1], "head file");
   if (base.kind !== head.kind) throw new UsageError(`cannot compare a ${base.kind} with a ${head.kind}`);
+  let rules;
+  try {
+    rules = parseRules(v.thresholds);
+  } catch (err) {
+    throw err instanceof RulesError ? new UsageError(`--thresholds: ${err.message}`, "--thresholds") : err;
+  }
   let rows = compareDocuments(base, head, {
+    rules,
     thresholds: { ...DEFAULT_THRESHOLDS, pct: v.thresholdPct, confidence: v.confidence },
     minEffectPct: v.minEffectPct,
     iterations: v.iterations
-  }), text2 = v.format === "json" ? `${JSON.stringify({ base: positionals[0], head: positionals[1], rows }, null, 1)}
+  }), text2 = v.format === "json" ? `${JSON.stringify({ base: positionals[0], head: positionals[1], rules: rules.text, fail_on: v.failOn ?? "warning", rows }, null, 1)}
 ` : `${compareMarkdown(rows)}
 `, outFile = v.out;
-  return outFile ? (mkdirSync4(dirname3(outFile), { recursive: !0 }), writeFileSync4(outFile, text2)) : process.stdout.write(text2), rows.some((r) => r.verdict === "regressed") ? 1 : 0;
+  return outFile ? (mkdirSync4(dirname3(outFile), { recursive: !0 }), writeFileSync4(outFile, text2)) : process.stdout.write(text2), fails(
+    rows.map((r) => r.severity),
+    v.failOn ?? "warning"
+  ) ? 1 : 0;
 }
 function parseKind(argv, table, kind, usage, what) {
   let p = parseCommand(argv, table, `${usage}

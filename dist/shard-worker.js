@@ -17571,12 +17571,12 @@ var require_receiver = __commonJS({
           } else if (this.#state === parserStates.PAYLOADLENGTH_64) {
             if (this.#byteOffset < 8)
               return callback();
-            let buffer = this.consume(8), upper = buffer.readUInt32BE(0), lower = buffer.readUInt32BE(4);
-            if (upper !== 0 || lower > 2 ** 31 - 1) {
+            let buffer = this.consume(8), upper = buffer.readUInt32BE(0), lower2 = buffer.readUInt32BE(4);
+            if (upper !== 0 || lower2 > 2 ** 31 - 1) {
               failWebsocketConnection(this.#handler, 1009, "Received payload length > 2^31 bytes.");
               return;
             }
-            if (this.#info.payloadLength = lower, this.#state = parserStates.READ_DATA, !this.#validatePayloadLength())
+            if (this.#info.payloadLength = lower2, this.#state = parserStates.READ_DATA, !this.#validatePayloadLength())
               return;
           } else if (this.#state === parserStates.READ_DATA) {
             if (this.#byteOffset < this.#info.payloadLength)
@@ -19471,11 +19471,9 @@ function backlogEvidenceMs(records) {
   for (let r of records) {
     let t = r.event_times_ms;
     if (t.length < 3) continue;
-    let gaps = [];
-    for (let i = 1; i < t.length; i++) t[i] > t[i - 1] && gaps.push(t[i] - t[i - 1]);
-    if (gaps.length === 0) continue;
-    gaps.sort((a, b) => a - b);
-    let gap = gaps[Math.floor(gaps.length / 2)], k = 1;
+    let gap = (t[t.length - 1] - t[0]) / (t.length - 1);
+    if (!(gap > 0)) continue;
+    let k = 1;
     for (let i = 1; i <= t.length; i++)
       i < t.length && t[i] === t[i - 1] ? k++ : (k > 1 && (worst = Math.max(worst ?? 0, (k - 1) * gap)), k = 1);
   }
@@ -19985,6 +19983,183 @@ function wordsFor(cal, tokens) {
   return tokens === cal.target_tokens ? cal.words : Math.max(1, cal.words + Math.round((tokens - cal.target_tokens) / cal.tokens_per_word));
 }
 
+// src/shared/measures.ts
+var lower = "lower", higher = "higher", CATALOGUE = [
+  [
+    {
+      name: "ttft_p50_ms",
+      unit: "ms",
+      direction: lower,
+      label: "TTFT p50",
+      description: "time to first token, median"
+    },
+    (l) => l.ttft_ms.p50
+  ],
+  [
+    {
+      name: "ttft_p95_ms",
+      unit: "ms",
+      direction: lower,
+      label: "TTFT p95",
+      description: "time to first token, p95"
+    },
+    (l) => l.ttft_ms.p95
+  ],
+  [
+    {
+      name: "ttft_p99_ms",
+      unit: "ms",
+      direction: lower,
+      label: "TTFT p99",
+      description: "time to first token, p99"
+    },
+    (l) => l.ttft_ms.p99
+  ],
+  [
+    {
+      name: "itl_p50_ms",
+      unit: "ms",
+      direction: lower,
+      label: "ITL p50",
+      description: "inter-token (chunk) latency, median"
+    },
+    (l) => l.itl_ms.p50
+  ],
+  [
+    {
+      name: "itl_p95_ms",
+      unit: "ms",
+      direction: lower,
+      label: "ITL p95",
+      description: "inter-token (chunk) latency, p95"
+    },
+    (l) => l.itl_ms.p95
+  ],
+  [
+    {
+      name: "tpot_p50_ms",
+      unit: "ms",
+      direction: lower,
+      label: "TPOT p50",
+      description: "time per output token, median"
+    },
+    (l) => l.tpot_ms.p50
+  ],
+  [
+    {
+      name: "e2e_p50_ms",
+      unit: "ms",
+      direction: lower,
+      label: "E2E p50",
+      description: "end-to-end latency, median"
+    },
+    (l) => l.e2e_ms.p50
+  ],
+  [
+    {
+      name: "e2e_p95_ms",
+      unit: "ms",
+      direction: lower,
+      label: "E2E p95",
+      description: "end-to-end latency, p95"
+    },
+    (l) => l.e2e_ms.p95
+  ],
+  [
+    {
+      name: "output_tok_s",
+      unit: "tok/s",
+      direction: higher,
+      label: "output tok/s",
+      description: "output tokens per second"
+    },
+    (l) => l.output_tok_s
+  ],
+  [
+    {
+      name: "total_tok_s",
+      unit: "tok/s",
+      direction: higher,
+      label: "total tok/s",
+      description: "prompt + output tokens per second"
+    },
+    (l) => l.total_tok_s
+  ],
+  [
+    {
+      name: "req_s",
+      unit: "req/s",
+      direction: higher,
+      label: "req/s",
+      description: "successful requests per second"
+    },
+    (l) => l.req_s
+  ],
+  [
+    {
+      name: "goodput_req_s",
+      unit: "req/s",
+      direction: higher,
+      label: "goodput req/s",
+      description: "requests meeting every SLO per second"
+    },
+    (l) => l.goodput_req_s
+  ],
+  [
+    {
+      name: "slo_pass_pct",
+      unit: "%",
+      direction: higher,
+      label: "SLO pass %",
+      description: "share of requests meeting every SLO"
+    },
+    (l) => l.slo_pass_pct
+  ],
+  [
+    {
+      name: "error_rate",
+      unit: "ratio",
+      direction: lower,
+      label: "error rate",
+      description: "failed requests / requests"
+    },
+    (l) => l.requests > 0 ? l.errors / l.requests : null
+  ],
+  [
+    {
+      name: "decode_tps",
+      unit: "tok/s",
+      direction: higher,
+      label: "decode tok/s",
+      description: "per-request decode tok/s, median"
+    },
+    (l) => l.decode_tok_s.p50
+  ],
+  [
+    {
+      name: "effective_prefill_tps",
+      unit: "tok/s",
+      direction: higher,
+      label: "prefill tok/s",
+      description: "client-wall (prompt - cached) tokens / TTFT, median"
+    },
+    null
+  ],
+  [
+    {
+      name: "ttft_ratio",
+      unit: "ratio",
+      direction: lower,
+      label: "TTFT ratio",
+      description: "prefix-cache case TTFT / fresh TTFT"
+    },
+    null
+  ]
+], MEASURES = CATALOGUE.map(([m]) => m), MEASURE_BY_NAME = new Map(MEASURES.map((m) => [m.name, m]));
+
+// src/shared/rules.ts
+var FAIL_ON = ["regression", "warning", "never"];
+
 // src/core/settings.ts
 var problem = (label, text2) => new UsageError(`${label} ${text2}`, label), last = (raw) => raw[raw.length - 1].trim();
 function setting(o, metavar, parse) {
@@ -20397,6 +20572,23 @@ var CONNECTION = {
     what: "a positive number of seconds",
     help: "with --shard: level i starts at --start-at + i x this (default: --duration + 15 s)"
   })
+}, GATING = {
+  thresholds: text({
+    flag: "thresholds",
+    metavar: "RULES",
+    default: null,
+    help: `how each measure is judged, e.g. "ttft_p95_ms=+10%, output_tok_s=-5%, *=t-test": a measure's own rule gates (regression), the * rule warns (warning); rules are +N%/-N%/N%, t-test or off (default *=t-test)`
+  }),
+  failOn: custom(
+    {
+      flag: "fail-on",
+      metavar: "regression|warning|never",
+      default: null,
+      defaultText: null,
+      help: "fail on: regression (a measure with its own rule regressed), warning (any regression), never (CLI default: warning; Action default: never, or warning with fail-on-regression)"
+    },
+    (v) => FAIL_ON.includes(v) ? v : { problem: `must be one of ${FAIL_ON.join(", ")}, got "${v}"` }
+  )
 }, CLI_OUTPUT = {
   records: oneOf({
     flag: "records",
@@ -20537,7 +20729,15 @@ var CONNECTION = {
     default: "tokenbench-results",
     help: "Where results are written in the workspace"
   })
-}, ALL_SETTINGS = { ...CONNECTION, ...SWEEP, ...LOAD, ...PROFILE, ...CLI_OUTPUT, ...ACTION };
+}, ALL_SETTINGS = {
+  ...CONNECTION,
+  ...SWEEP,
+  ...LOAD,
+  ...PROFILE,
+  ...CLI_OUTPUT,
+  ...GATING,
+  ...ACTION
+};
 var TOOLS = {
   clockToleranceMs: number({
     flag: "clock-tolerance-ms",

@@ -7,6 +7,7 @@ import {
   ACTION,
   BoundError,
   CONNECTION,
+  GATING,
   LOAD,
   PROFILE,
   SWEEP,
@@ -15,6 +16,7 @@ import {
 import { inputSource, readSettings, type Values } from "../core/settings.ts";
 import { UsageError } from "../schema/errors.ts";
 import type { SweepConfig } from "../schema/v1.ts";
+import { parseRules, RulesError } from "../shared/rules.ts";
 
 /** A usage error that names the Action input at fault. */
 export class InputError extends UsageError {
@@ -26,7 +28,7 @@ export class InputError extends UsageError {
   }
 }
 
-export const ACTION_INPUTS = { ...CONNECTION, ...SWEEP, ...LOAD, ...PROFILE, ...ACTION };
+export const ACTION_INPUTS = { ...CONNECTION, ...SWEEP, ...LOAD, ...PROFILE, ...GATING, ...ACTION };
 
 export type ActionInputs = Values<typeof ACTION_INPUTS> & {
   sweep: SweepConfig;
@@ -57,6 +59,12 @@ export function readInputs(get: Get): ActionInputs {
     throw new InputError("base-url", "is required (unless publish-results or merge-results is set)");
   if (v.publishResults !== null && v.mergeResults !== null)
     throw new InputError("merge-results", "and publish-results are two modes: set one");
+  try {
+    parseRules(v.thresholds);
+  } catch (err) {
+    if (err instanceof RulesError) throw new InputError("thresholds", err.message);
+    throw err;
+  }
   let sweep: SweepConfig;
   try {
     sweep = sweepConfigOf(v, v);

@@ -21,6 +21,7 @@ import { makeTarget } from "../core/target.ts";
 import { TokenbenchError } from "../schema/errors.ts";
 import { uploadIssues } from "../schema/upload.ts";
 import { parseResultDocument, type ResultDocument } from "../schema/v1.ts";
+import { type FailOn, fails, type Severity } from "../shared/rules.ts";
 import { testbedDisplayName, testbedSpec } from "../shared/testbed.ts";
 import { benchmarkSet, GitHubError, renderComment, stickyMarker, upsertStickyComment } from "./comment.ts";
 import { findForkPullRequest, type Payload, runContext } from "./context.ts";
@@ -262,6 +263,8 @@ export async function main(): Promise<void> {
 
   const markdowns: string[] = [];
   let regressions = 0;
+  const failOn: FailOn = inputs.failOn ?? (inputs.failOnRegression ? "warning" : "never");
+  const severities: Severity[] = [];
   let firstRunUrl: string | null = null;
   for (const { doc } of docs) {
     let rows = null;
@@ -295,6 +298,9 @@ export async function main(): Promise<void> {
             up.runId!,
             doc.git?.base_branch ?? ctx.git.base_branch,
             inputs.readToken,
+            fetch,
+            30_000,
+            { thresholds: inputs.thresholds, failOn },
           );
           if (res.ok) {
             const cmp = res.compare;
@@ -302,10 +308,11 @@ export async function main(): Promise<void> {
             baselineRuns = cmp.baseline_runs.length;
             baseBranch = cmp.base_branch;
             regressions += cmp.rows.filter((r) => r.verdict === "regressed").length;
+            severities.push(...cmp.rows.map((r) => r.severity));
           } else {
             const msg = `compare against the base branch failed: ${res.error}`;
-            if (inputs.failOnRegression) {
-              core.setFailed(`${msg} (fail-on-regression cannot be decided without it)`);
+            if (failOn !== "never") {
+              core.setFailed(`${msg} (fail-on: ${failOn} cannot be decided without it)`);
               return;
             }
             core.warning(msg);
@@ -356,8 +363,13 @@ export async function main(): Promise<void> {
   core.setOutput("run-url", firstRunUrl ?? "");
   core.setOutput("regression-count", String(regressions));
   core.setOutput("markdown", markdown);
-  if (inputs.failOnRegression && regressions > 0)
-    core.setFailed(`${regressions} measure(s) regressed against the base branch`);
+  if (fails(severities, failOn)) {
+    const gating = severities.filter((x) => x === "regression").length;
+    const warnings = severities.filter((x) => x === "warning").length;
+    core.setFailed(
+      `${regressions} measure(s) regressed against the base branch (${gating} by their own rule, ${warnings} by the * rule; fail-on: ${failOn})`,
+    );
+  }
   const over = docs.flatMap(({ doc }) =>
     doc.levels.filter((l) => l.requests > 0 && (100 * l.errors) / l.requests > inputs.maxErrorRate),
   );

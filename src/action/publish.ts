@@ -130,9 +130,12 @@ export async function fetchCompare(
   token: string | null,
   fetchImpl: typeof fetch = fetch,
   timeoutMs = 30_000,
+  gating: { thresholds: string | null; failOn: string } | null = null,
 ): Promise<CompareResult> {
   const q = new URLSearchParams({ head: runId });
   if (baseBranch) q.set("base_branch", baseBranch);
+  if (gating?.thresholds) q.set("thresholds", gating.thresholds);
+  if (gating) q.set("fail_on", gating.failOn);
   try {
     const res = await fetchImpl(`${resultsUrl}/api/v1/repos/${repository}/compare?${q}`, {
       headers: token ? { authorization: `Bearer ${token}` } : {},

@@ -7,9 +7,10 @@ import { mergeShards } from "../core/merge.ts";
 import { writePlots } from "../core/plots.ts";
 import { markdownTable } from "../core/report.ts";
 import { ResultsFileError, readResults, writeResults } from "../core/results-file.ts";
-import { CLI_OUTPUT, TOOLS } from "../core/setting-table.ts";
+import { CLI_OUTPUT, GATING, TOOLS } from "../core/setting-table.ts";
 import { UsageError } from "../schema/errors.ts";
 import { parseResultDocument, type ResultDocument } from "../schema/v1.ts";
+import { fails, parseRules, type Rules, RulesError } from "../shared/rules.ts";
 import { DEFAULT_THRESHOLDS } from "../shared/statistics.ts";
 import { parseCommand, plotsDir } from "./command.ts";
 
@@ -48,14 +49,17 @@ export async function reportCommand(argv: string[]): Promise<number> {
 
 export async function compareCommand(argv: string[]): Promise<number> {
   const { format, out, thresholdPct, confidence, minEffectPct, iterations } = TOOLS;
+  const { thresholds, failOn } = GATING;
   const p = parseCommand(
     argv,
-    { format, out, thresholdPct, confidence, minEffectPct, iterations },
+    { format, out, thresholds, failOn, thresholdPct, confidence, minEffectPct, iterations },
     `tokenbench compare base.json head.json
-  per level and measure: base, head, delta % and a verdict. Latency measures with per-request
-  samples on both sides: a seeded bootstrap interval on the percentile difference (must exclude 0
-  and exceed --min-effect-pct). Other measures: |delta %| > --threshold-pct.
-  Exit code 1 when any measure regressed, 0 otherwise, 2 for usage errors.`,
+  per level and measure: base, head, delta % and a verdict. Each measure is judged by its rule
+  (--thresholds; default *=t-test): +N%/-N% is a percentage threshold; t-test is, for latency
+  measures with per-request samples on both sides, a seeded bootstrap interval on the percentile
+  difference (must exclude 0 and exceed --min-effect-pct), else |delta %| > --threshold-pct.
+  Exit code 1 when the verdicts fail --fail-on (default warning: any regression), 0 otherwise,
+  2 for usage errors.`,
   );
   if (p === null) return 0;
   const v = p.values;
@@ -64,21 +68,34 @@ export async function compareCommand(argv: string[]): Promise<number> {
   const base = loadDoc(positionals[0], "base file");
   const head = loadDoc(positionals[1], "head file");
   if (base.kind !== head.kind) throw new UsageError(`cannot compare a ${base.kind} with a ${head.kind}`);
+  let rules: Rules;
+  try {
+    rules = parseRules(v.thresholds);
+  } catch (err) {
+    if (err instanceof RulesError) throw new UsageError(`--thresholds: ${err.message}`, "--thresholds");
+    throw err;
+  }
   const rows = compareDocuments(base, head, {
+    rules,
     thresholds: { ...DEFAULT_THRESHOLDS, pct: v.thresholdPct, confidence: v.confidence },
     minEffectPct: v.minEffectPct,
     iterations: v.iterations,
   });
   const text =
     v.format === "json"
-      ? `${JSON.stringify({ base: positionals[0], head: positionals[1], rows }, null, 1)}\n`
+      ? `${JSON.stringify({ base: positionals[0], head: positionals[1], rules: rules.text, fail_on: v.failOn ?? "warning", rows }, null, 1)}\n`
       : `${compareMarkdown(rows)}\n`;
   const outFile = v.out;
   if (outFile) {
     mkdirSync(dirname(outFile), { recursive: true });
     writeFileSync(outFile, text);
   } else process.stdout.write(text);
-  return rows.some((r) => r.verdict === "regressed") ? 1 : 0;
+  return fails(
+    rows.map((r) => r.severity),
+    v.failOn ?? "warning",
+  )
+    ? 1
+    : 0;
 }
 
 /** `tokenbench VERB KIND FILE`: a subcommand with one kind of input, e.g. `import vllm`. */

@@ -7,6 +7,14 @@
 import type { RequestRecord, ResultDocument } from "../schema/v1.ts";
 import { documentPoints, MEASURE_BY_NAME } from "../shared/measures.ts";
 import {
+  parseRules,
+  percentVerdict,
+  type Rules,
+  ruleFor,
+  type Severity,
+  severityOf,
+} from "../shared/rules.ts";
+import {
   bootstrapQuantileDiff,
   DEFAULT_THRESHOLDS,
   judge,
@@ -27,6 +35,9 @@ export interface DocCompareRow {
   method: "bootstrap" | "percent_threshold" | "none";
   interval: [number, number] | null;
   verdict: Verdict;
+  /** The rule that judged the row (shared/rules.ts), and what its regression means. */
+  rule: string;
+  severity: Severity;
 }
 
 /** Measures computed from per-request samples, and how to get the samples and quantile. */
@@ -66,6 +77,8 @@ function samplesByLevel(doc: ResultDocument): Map<number, RequestRecord[]> {
 
 export interface DocCompareOptions {
   thresholds?: Thresholds;
+  /** `"ttft_p95_ms=+10%, *=t-test"`: t-test is the bootstrap here (percent without samples). */
+  rules?: Rules;
   /** Bootstrap: a change must also exceed this effect size, in % of base. */
   minEffectPct?: number;
   iterations?: number;
@@ -99,8 +112,17 @@ export function compareDocuments(
       method: "none",
       interval: null,
       verdict: "no_baseline",
+      rule: "",
+      severity: "none",
     };
-    if (b !== null) {
+    const { rule, gating } = ruleFor(opts.rules ?? parseRules(null), h.measure);
+    row.rule = rule.text;
+    if (b !== null && rule.kind === "percent") {
+      row.method = "percent_threshold";
+      row.verdict = percentVerdict(row.delta_pct, rule.pct, def.direction);
+    } else if (b !== null && rule.kind === "off") {
+      row.verdict = "unchanged";
+    } else if (b !== null) {
       const s = SAMPLED[h.measure];
       const bs = s && h.level !== null ? s.of(baseSamples.get(h.level) ?? []) : [];
       const hs = s && h.level !== null ? s.of(headSamples.get(h.level) ?? []) : [];
@@ -123,6 +145,7 @@ export function compareDocuments(
         row.verdict = j.verdict;
       }
     }
+    row.severity = severityOf(row.verdict, gating);
     rows.push(row);
   }
   return rows;
@@ -138,8 +161,8 @@ const MARK: Record<Verdict, string> = {
 
 export function compareMarkdown(rows: DocCompareRow[]): string {
   const lines = [
-    "| benchmark | measure | base | head | Δ % | method | verdict |",
-    "|---|---|---:|---:|---:|---|---|",
+    "| benchmark | measure | base | head | Δ % | rule | method | verdict |",
+    "|---|---|---:|---:|---:|---|---|---|",
   ];
   for (const r of rows) {
     const d = r.delta_pct === null ? "–" : `${r.delta_pct > 0 ? "+" : ""}${r.delta_pct.toFixed(1)}`;
@@ -148,7 +171,7 @@ export function compareMarkdown(rows: DocCompareRow[]): string {
         ? `bootstrap Δ∈[${f(r.interval[0])}, ${f(r.interval[1])}]`
         : r.method;
     lines.push(
-      `| ${r.benchmark} | ${r.measure} | ${f(r.base)} | ${f(r.head)} | ${d} | ${m} | ${MARK[r.verdict]} |`,
+      `| ${r.benchmark} | ${r.measure} | ${f(r.base)} | ${f(r.head)} | ${d} | ${r.rule} | ${m} | ${MARK[r.verdict]}${r.severity === "warning" ? " (warning)" : ""} |`,
     );
   }
   const n = (v: Verdict) => rows.filter((r) => r.verdict === v).length;

@@ -23,20 +23,18 @@ const SATURATED_ELU = 0.5;
 /**
  * How long data waited in the socket buffers, from the stream itself: events that reached the
  * client in one read (the same receive time) were sent one gap apart, so the first of k waited
- * about (k - 1) gaps, the gap being the stream's median gap between reads. The largest such wait
- * over the level, or null without batched reads. Used only when the client is saturated: a
- * server may batch chunks itself, and then this over-states (a bound may; a warning may not).
+ * about (k - 1) gaps, the gap being the stream's mean gap between events (its span over its
+ * events: batching moves events within a stream, not its length). The largest such wait over the
+ * level, or null without batched reads. Used only when the loop is busy: a server may batch chunks
+ * itself, and then this over-states (a bound may; a warning may not).
  */
 export function backlogEvidenceMs(records: readonly { event_times_ms: readonly number[] }[]): number | null {
   let worst: number | null = null;
   for (const r of records) {
     const t = r.event_times_ms;
     if (t.length < 3) continue;
-    const gaps: number[] = [];
-    for (let i = 1; i < t.length; i++) if (t[i]! > t[i - 1]!) gaps.push(t[i]! - t[i - 1]!);
-    if (gaps.length === 0) continue;
-    gaps.sort((a, b) => a - b);
-    const gap = gaps[Math.floor(gaps.length / 2)]!;
+    const gap = (t[t.length - 1]! - t[0]!) / (t.length - 1);
+    if (!(gap > 0)) continue;
     let k = 1;
     for (let i = 1; i <= t.length; i++) {
       if (i < t.length && t[i] === t[i - 1]) k++;

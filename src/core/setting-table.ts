@@ -5,6 +5,7 @@
  */
 import { UsageError } from "../schema/errors.ts";
 import type { ProfileConfig, SweepConfig } from "../schema/v1.ts";
+import { FAIL_ON, type FailOn } from "../shared/rules.ts";
 import { DEFAULT_THRESHOLDS } from "../shared/statistics.ts";
 import {
   anyInt,
@@ -324,6 +325,29 @@ export const LOAD = {
   }),
 };
 
+/** How a compare judges and gates (`tokenbench compare`, the Action; the service takes the same as query parameters). */
+export const GATING = {
+  thresholds: text<string | null>({
+    flag: "thresholds",
+    metavar: "RULES",
+    default: null,
+    help: 'how each measure is judged, e.g. "ttft_p95_ms=+10%, output_tok_s=-5%, *=t-test": a measure\'s own rule gates (regression), the * rule warns (warning); rules are +N%/-N%/N%, t-test or off (default *=t-test)',
+  }),
+  failOn: custom<FailOn | null>(
+    {
+      flag: "fail-on",
+      metavar: "regression|warning|never",
+      default: null,
+      defaultText: null,
+      help: "fail on: regression (a measure with its own rule regressed), warning (any regression), never (CLI default: warning; Action default: never, or warning with fail-on-regression)",
+    },
+    (v) =>
+      FAIL_ON.includes(v as FailOn)
+        ? (v as FailOn)
+        : { problem: `must be one of ${FAIL_ON.join(", ")}, got "${v}"` },
+  ),
+};
+
 /** CLI output and display (no Action input: the Action writes its own files). */
 export const CLI_OUTPUT = {
   records: oneOf({
@@ -474,7 +498,15 @@ export const ACTION = {
 };
 
 /** Every table, for the test that holds action.yml to them. */
-export const ALL_SETTINGS = { ...CONNECTION, ...SWEEP, ...LOAD, ...PROFILE, ...CLI_OUTPUT, ...ACTION };
+export const ALL_SETTINGS = {
+  ...CONNECTION,
+  ...SWEEP,
+  ...LOAD,
+  ...PROFILE,
+  ...CLI_OUTPUT,
+  ...GATING,
+  ...ACTION,
+};
 
 export const DEFAULT_CLOSED_LEVELS = [1, 2, 4, 8];
 export const DEFAULT_OPEN_LEVELS = [1, 2, 4];

@@ -2,8 +2,10 @@
  * The results service's response bodies, shared by the Worker that writes them and the Action
  * and the dashboard that read them.
  */
+
 import type { CompareRow } from "./compare.ts";
 import type { MeasureDef } from "./measures.ts";
+import type { FailOn } from "./rules.ts";
 import type { Thresholds, Verdict } from "./statistics.ts";
 
 export interface RunSummary {
@@ -35,6 +37,11 @@ export interface CompareResponse {
   base_branch: string;
   baseline_runs: string[];
   thresholds: Thresholds;
+  /** The rules that judged the rows, normalised (`ttft_p95_ms=+10%, *=t-test`). */
+  rules: string;
+  fail_on: FailOn;
+  /** Whether the rows fail the check under fail_on. */
+  failed: boolean;
   counts: Record<Verdict, number>;
   rows: CompareRow[];
 }

@@ -128,6 +128,8 @@ export function openApiDocument(origin: string): Record<string, unknown> {
             q("threshold_pct", "default 5"),
             q("confidence", "default 0.95"),
             q("min_points", "default 5"),
+            q("thresholds", 'rules, e.g. "ttft_p95_ms=+10%, output_tok_s=-5%, *=t-test" (default *=t-test)'),
+            q("fail_on", "regression | warning | never: what sets `failed` (default warning)"),
           ],
           responses: { ...ok("compare"), ...errors },
         },

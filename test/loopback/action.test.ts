@@ -291,6 +291,25 @@ describe(`the Action (dist/index.js under node ${NODE24 ? "24 from npm" : proces
       expect(Number(r.outputs["regression-count"])).toBeGreaterThan(0);
       expect(r.stdout).toMatch(/::error::\d+ measure\(s\) regressed against the base branch/);
       expect(r.outputs.markdown).toContain("🔴 regressed");
+      // thresholds: loose own rules for the measures that moved, so nothing gating regressed
+      const rules =
+        "ttft_p50_ms=+10000%, ttft_p95_ms=+10000%, itl_p50_ms=+10000%, tpot_p50_ms=+10000%, output_tok_s=-99%, goodput_req_s=-99%, *=t-test";
+      const pass = await runAction(
+        { ...base(), "base-url": slow.url, thresholds: rules, "fail-on": "regression" },
+        prEnv(),
+        prPayload(),
+      );
+      expect(pass.code, pass.stdout).toBe(0);
+      const warn = await runAction(
+        { ...base(), "base-url": slow.url, thresholds: "*=+1%", "fail-on": "warning" },
+        prEnv(),
+        prPayload(),
+      );
+      expect(warn.code, warn.stdout).toBe(1);
+      expect(warn.stdout).toMatch(/::error::\d+ measure\(s\) regressed .*by the \* rule; fail-on: warning\)/);
+      const bad = await runAction({ ...base(), thresholds: "ttft_p95_ms=-5%" }, prEnv(), prPayload());
+      expect(bad.code).toBe(1);
+      expect(bad.stdout).toMatch(/::error::input "thresholds": rule for ttft_p95_ms/);
     } finally {
       await slow.close();
     }

@@ -86,6 +86,44 @@ describe("compare, import, export from the CLI", () => {
     ).toBe("regressed");
     expect((await runCli(["compare", example])).code).toBe(2);
     expect((await runCli(["compare", example, join(tmp, "missing.json")])).code).toBe(2);
+    // thresholds and fail-on: output tok/s -50 % under its own -60 % rule is no regression
+    const own = [
+      "--thresholds",
+      "output_tok_s=-60%, total_tok_s=-60%, req_s=-60%, goodput_req_s=-60%, *=t-test",
+    ];
+    const pass = await runCli([
+      "compare",
+      example,
+      worse,
+      ...own,
+      "--fail-on",
+      "regression",
+      "--format",
+      "json",
+    ]);
+    expect(pass.code, pass.stderr).toBe(0);
+    expect(JSON.parse(pass.stdout).rules).toBe(
+      "output_tok_s=-60%, total_tok_s=-60%, req_s=-60%, goodput_req_s=-60%, *=t-test",
+    );
+    // a tighter own rule: a regression, so exit 1 under fail-on regression
+    const gate = await runCli([
+      "compare",
+      example,
+      worse,
+      "--thresholds",
+      "output_tok_s=-10%",
+      "--fail-on",
+      "regression",
+    ]);
+    expect(gate.code).toBe(1);
+    expect(gate.stdout).toMatch(
+      /\| closed c=4 \| output_tok_s \| .* \| -10% \| percent_threshold \| REGRESSED \|/,
+    );
+    // judged by *: a warning; fail-on never passes whatever regressed
+    expect((await runCli(["compare", example, worse, "--fail-on", "never"])).code).toBe(0);
+    const bad = await runCli(["compare", example, worse, "--thresholds", "output_tok_s=+5%"]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/--thresholds: rule for output_tok_s/);
   });
 
   it("import vllm and export gab", async () => {

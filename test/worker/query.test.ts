@@ -119,6 +119,49 @@ describe("compare: verdicts on constructed histories", () => {
     expect(pick(loose).verdict).toBe("unchanged");
   });
 
+  it("thresholds and fail_on: a measure's own rule gates, the * rule warns; bad rules are a 400", async () => {
+    await seedHistory("acme/cmp-rules", noisy);
+    const t = await apiToken("acme/cmp-rules");
+    const head = await json(upload(sweepDoc("acme/cmp-rules", { branch: "pr-r", scale: 0.8 }), t));
+    const q = (rules: string, failOn: string) =>
+      json(
+        call(
+          `/api/v1/repos/acme/cmp-rules/compare?head=${head.run.id}&thresholds=${encodeURIComponent(rules)}&fail_on=${failOn}`,
+        ),
+      );
+    const pick = (c: { rows: { benchmark: string; measure: string }[] }, m: string) =>
+      c.rows.find((r) => r.benchmark === "closed c=4" && r.measure === m) as unknown as {
+        verdict: string;
+        severity: string;
+        rule: string;
+      };
+    // -20 % output tok/s: beyond -10 % (its own rule: a regression); TTFT p95 +25 % judged by * (a warning)
+    const c = await q("output_tok_s=-10%, *=t-test", "regression");
+    expect(c.rules).toBe("output_tok_s=-10%, *=t-test");
+    expect(pick(c, "output_tok_s")).toMatchObject({
+      verdict: "regressed",
+      severity: "regression",
+      rule: "-10%",
+    });
+    expect(pick(c, "ttft_p95_ms")).toMatchObject({
+      verdict: "regressed",
+      severity: "warning",
+      rule: "t-test",
+    });
+    expect(c.failed).toBe(true);
+    // a looser own rule: no gating regression, so fail_on=regression passes while warning fails
+    const loose = await q("output_tok_s=-30%, ttft_p95_ms=+30%, *=t-test", "regression");
+    expect(pick(loose, "output_tok_s")).toMatchObject({ verdict: "unchanged", severity: "none" });
+    expect(loose.failed).toBe(false);
+    expect((await q("output_tok_s=-30%, ttft_p95_ms=+30%, *=t-test", "warning")).failed).toBe(true);
+    expect((await q("*=off", "warning")).failed).toBe(false);
+    const bad = await call(
+      `/api/v1/repos/acme/cmp-rules/compare?head=${head.run.id}&thresholds=ttft_p95_ms%3D-5%25`,
+    );
+    expect(bad.status).toBe(400);
+    expect((await json(bad)).error.code).toBe("invalid_rules");
+  });
+
   it("no base runs -> no_baseline", async () => {
     const t = await apiToken("acme/cmp-none");
     const head = await json(upload(sweepDoc("acme/cmp-none", { branch: "pr" }), t));

@@ -4,6 +4,7 @@ import type { ResultDocument } from "../../schema/v1.ts";
 import type { CompareResponse, SeriesResponse } from "../../shared/api-types.ts";
 import { compareRows } from "../../shared/compare.ts";
 import { MEASURE_BY_NAME } from "../../shared/measures.ts";
+import { type FailOn, fails, parseFailOn, parseRules, type Rules, RulesError } from "../../shared/rules.ts";
 import { DEFAULT_THRESHOLDS, type Thresholds } from "../../shared/statistics.ts";
 import { type AppEnv, intParam, numParam, routeRepo, runJson } from "../context.ts";
 import { baselinePoints, latestRun, runDocument, runPoints, series } from "../db.ts";
@@ -51,6 +52,15 @@ queries.get("/repos/:owner/:repo/compare", async (c) => {
   const baseBranch = c.req.query("base_branch") ?? doc.git?.base_branch ?? "main";
   const n = intParam(c.req.query("n"), 10, 1, 100, "n");
   const th = thresholdsFrom((k) => c.req.query(k));
+  let rules: Rules;
+  let failOn: FailOn;
+  try {
+    rules = parseRules(c.req.query("thresholds"));
+    failOn = parseFailOn(c.req.query("fail_on") || "warning");
+  } catch (err) {
+    if (err instanceof RulesError) throw new ApiError(400, "invalid_rules", err.message);
+    throw err;
+  }
   const base = await baselinePoints(
     db,
     {
@@ -62,12 +72,18 @@ queries.get("/repos/:owner/:repo/compare", async (c) => {
     baseBranch,
     n,
   );
-  const summary = compareRows(await runPoints(db, head.id), base, th);
+  const summary = compareRows(await runPoints(db, head.id), base, th, rules);
   const body: CompareResponse = {
     head: runJson(head),
     base_branch: baseBranch,
     baseline_runs: [...new Set(base.map((b) => b.run_id))],
     thresholds: th,
+    rules: summary.rules,
+    fail_on: failOn,
+    failed: fails(
+      summary.rows.map((r) => r.severity),
+      failOn,
+    ),
     counts: summary.counts,
     rows: summary.rows,
   };
