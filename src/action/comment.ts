@@ -1,26 +1,21 @@
 /**
- * The pull-request comment: a table of key measures (baseline, head, delta %, verdict), a compact
- * Mermaid chart of output tok/s and TTFT p95 against level, links; kept under GitHub's limit.
- * Sticky: one comment per testbed and benchmark set, found by a hidden marker, updated in place.
+ * The pull-request comment: one verdict line, the key measures at the levels that matter, the
+ * curves per level as a table, everything else folded; kept under GitHub's limit. Sticky: one
+ * comment per testbed and benchmark set, found by a hidden marker, updated in place.
  */
 import { createHash } from "node:crypto";
 import { TokenbenchError } from "../schema/errors.ts";
 import type { ResultDocument } from "../schema/v1.ts";
 import type { CompareRow } from "../shared/compare.ts";
-import { benchmarkName, documentPoints } from "../shared/measures.ts";
+import { benchmarkName, documentPoints, MEASURE_BY_NAME } from "../shared/measures.ts";
 
 export const GITHUB_COMMENT_LIMIT = 65_536;
 const BUDGET = 60_000; // headroom under the limit
 
-export const KEY_MEASURES = [
-  "output_tok_s",
-  "ttft_p50_ms",
-  "ttft_p95_ms",
-  "itl_p50_ms",
-  "tpot_p50_ms",
-  "goodput_req_s",
-  "error_rate",
-];
+/** The measures the comment shows up front, in human words with units (the catalogue's labels). */
+export const KEY_MEASURES = ["output_tok_s", "ttft_p95_ms", "itl_p50_ms"];
+/** At most this many rows above the fold. */
+export const MAX_VISIBLE_ROWS = 15;
 
 const MARK: Record<string, string> = {
   improved: "🟢 improved",
@@ -77,84 +72,135 @@ export interface CommentInput {
   baseBranch: string | null;
   baselineRuns: number;
   links: { run?: string | null; dashboard?: string | null; artifact?: string | null };
+  /** The rules the verdicts used (`ttft_p95_ms=+10%, *=t-test`), when known. */
+  rules?: string | null;
 }
 
-function mermaidChart(
-  title: string,
-  yLabel: string,
-  levels: number[],
-  head: (number | null)[],
-  base: (number | null)[],
-): string {
-  const n = (xs: (number | null)[]) => xs.map((x) => (x === null ? 0 : Number(x.toFixed(2)))).join(", ");
-  const lines = [
-    "```mermaid",
-    "xychart-beta",
-    `  title "${title}"`,
-    `  x-axis "level" [${levels.join(", ")}]`,
-    `  y-axis "${yLabel}"`,
-  ];
-  if (base.some((x) => x !== null)) lines.push(`  line [${n(base)}]`);
-  lines.push(`  line [${n(head)}]`, "```");
-  return lines.join("\n");
+interface Line {
+  benchmark: string;
+  level: number | null;
+  measure: string;
+  baseline: number | null;
+  head: number;
+  delta: number | null;
+  interval: [number, number] | null;
+  verdict: string;
+  rule: string;
+  severity: string;
 }
 
+const delta = (d: number | null) => (d === null ? "–" : `${d > 0 ? "+" : ""}${d.toFixed(1)} %`);
+const interval = (i: [number, number] | null) => (i === null ? "–" : `${fmt(i[0])} – ${fmt(i[1])}`);
+const verdictCell = (l: Line) =>
+  `${MARK[l.verdict] ?? l.verdict}${l.severity === "warning" ? " (warning)" : ""}${l.rule ? ` <sub>${l.rule}</sub>` : ""}`;
+
+function lineOf(l: Line): string {
+  const def = MEASURE_BY_NAME.get(l.measure);
+  const name = def
+    ? `${def.label}${def.unit && !def.label.includes(def.unit) ? ` (${def.unit})` : ""}`
+    : l.measure;
+  return `| ${l.benchmark} | ${name} | ${fmt(l.baseline)} | ${fmt(l.head)} | ${delta(l.delta)} | ${interval(l.interval)} | ${verdictCell(l)} |`;
+}
+
+const TABLE_HEAD = [
+  "| benchmark | measure | baseline | head | Δ | interval | verdict <sub>rule</sub> |",
+  "|---|---|---:|---:|---:|---|---|",
+];
+
+function counts(lines: readonly Line[]): string {
+  const n = (v: string) => lines.filter((l) => l.verdict === v).length;
+  return `${n("regressed")} regressed, ${n("improved")} improved, ${n("unchanged")} unchanged${n("no_baseline") ? `, ${n("no_baseline")} without a baseline` : ""}`;
+}
+
+/**
+ * The comment, read in ten seconds: one verdict line whose counts are those of the rows shown;
+ * a table of the key measures (human names, units) at the levels that matter (the lowest and the
+ * highest, and any level where a key measure regressed), at most 15 rows, each with baseline,
+ * head, Δ, the interval and the verdict with the rule that made it; per-level curves as a table
+ * (missing values shown as missing); everything else folded below. Kept under GitHub's limit by
+ * dropping whole rows of the folded part, never the marker or a row in half.
+ */
 export function renderComment(input: CommentInput, limit = BUDGET): string {
   const { doc, rows } = input;
   const marker = stickyMarker(input.testbed, benchmarkSet(doc));
-  const points = documentPoints(doc);
   const byKey = new Map((rows ?? []).map((r) => [`${r.benchmark}\u0000${r.measure}`, r]));
-  const regressions = (rows ?? []).filter((r) => r.verdict === "regressed").length;
-  const improvements = (rows ?? []).filter((r) => r.verdict === "improved").length;
-  const head: string[] = [marker, `### tokenbench: ${mdText(doc.target.model)}`, ""];
+  const all: Line[] = documentPoints(doc).map((p) => {
+    const r = byKey.get(`${p.benchmark}\u0000${p.measure}`);
+    return {
+      benchmark: p.benchmark,
+      level: p.level,
+      measure: p.measure,
+      baseline: r?.baseline_mean ?? null,
+      head: p.value,
+      delta: r?.delta_pct ?? null,
+      interval: r?.interval ?? null,
+      verdict: r?.verdict ?? "no_baseline",
+      rule: r?.rule ?? "",
+      severity: r?.severity ?? "none",
+    };
+  });
+  // Which rows go above the fold: key measures at the first and last level and at regressed levels.
+  const levels = [...new Set(all.map((l) => l.level).filter((x): x is number => x !== null))].sort(
+    (a, b) => a - b,
+  );
+  const regressedLevels = new Set(
+    all.filter((l) => KEY_MEASURES.includes(l.measure) && l.verdict === "regressed").map((l) => l.level),
+  );
+  const perLevel = Math.max(1, KEY_MEASURES.length);
+  const maxLevels = Math.floor(MAX_VISIBLE_ROWS / perLevel);
+  const chosen = [
+    ...levels.filter((lv) => regressedLevels.has(lv)),
+    ...[levels[0], levels[levels.length - 1]].filter((lv): lv is number => lv !== undefined),
+  ]
+    .filter((lv, i, a) => a.indexOf(lv) === i)
+    .slice(0, maxLevels)
+    .sort((a, b) => a - b);
+  const isVisible = (l: Line) =>
+    doc.kind === "profile"
+      ? all.indexOf(l) < MAX_VISIBLE_ROWS
+      : l.level !== null && chosen.includes(l.level) && KEY_MEASURES.includes(l.measure);
+  const visible = all
+    .filter(isVisible)
+    .sort((a, b) =>
+      doc.kind === "profile"
+        ? 0
+        : (a.level ?? 0) - (b.level ?? 0) ||
+          KEY_MEASURES.indexOf(a.measure) - KEY_MEASURES.indexOf(b.measure),
+    )
+    .slice(0, MAX_VISIBLE_ROWS);
+  const hidden = all.filter((l) => !visible.includes(l));
+
   const short = shortSha(doc.git?.sha);
   const sha = short ? `\`${short}\`` : "this run";
   const baseBranch = `<code>${mdText(input.baseBranch ?? "", 60)}</code>`;
-  head.push(
-    `Testbed **${mdText(input.testbed)}**, ${mdText(benchmarkSet(doc), 120)}, ${sha}` +
-      (rows === null
-        ? " (no baseline: results service not reachable or not configured)"
-        : input.baselineRuns > 0
-          ? ` vs the last ${input.baselineRuns} run(s) of ${baseBranch}: **${regressions} regressed**, ${improvements} improved.`
-          : ` (no runs of ${baseBranch} on this testbed yet: nothing to compare against).`),
+  const hiddenRegressed = hidden.filter((l) => l.verdict === "regressed").length;
+  const verdictLine =
+    rows === null
+      ? "No baseline: the results service is not configured or did not answer."
+      : input.baselineRuns === 0
+        ? `No runs of ${baseBranch} on this testbed yet: nothing to compare against.`
+        : `**${counts(visible)}** in the ${visible.length} rows below, against the last ${input.baselineRuns} run(s) of ${baseBranch}; ${hidden.length} more in the details${hiddenRegressed > 0 ? ` (**${hiddenRegressed} regressed**)` : ""}.`;
+  const head = [
+    marker,
+    `### tokenbench: ${mdText(doc.target.model)}`,
     "",
-  );
-  const tableHead = [
-    "| benchmark | measure | baseline | head | Δ % | verdict |",
-    "|---|---|---:|---:|---:|---|",
+    `Testbed **${mdText(input.testbed)}**, ${mdText(benchmarkSet(doc), 120)}, ${sha}. ${verdictLine}`,
+    "",
+    ...TABLE_HEAD,
+    ...visible.map(lineOf),
   ];
-  const tableRows: { line: string; priority: number }[] = [];
-  for (const p of points) {
-    if (!KEY_MEASURES.includes(p.measure) && doc.kind !== "profile") continue;
-    const r = byKey.get(`${p.benchmark}\u0000${p.measure}`);
-    const verdict = r?.verdict ?? "no_baseline";
-    tableRows.push({
-      line: `| ${p.benchmark} | ${p.measure} | ${fmt(r?.baseline_mean)} | ${fmt(p.value)} | ${r?.delta_pct === null || r?.delta_pct === undefined ? "–" : `${r.delta_pct > 0 ? "+" : ""}${r.delta_pct.toFixed(1)}`} | ${MARK[verdict]} |`,
-      priority: verdict === "regressed" ? 0 : verdict === "improved" ? 1 : 2,
-    });
-  }
-  const charts: string[] = [];
+
+  // Curves per level, as a table: a legend needs no image, and a missing value stays missing.
+  const curves: string[] = [];
   if (doc.kind === "sweep" && doc.levels.length > 1) {
-    const levels = doc.levels.map((l) => l.level);
-    const bench = doc.levels.map(benchmarkName);
-    const baseOf = (m: string) => bench.map((b) => byKey.get(`${b}\u0000${m}`)?.baseline_mean ?? null);
-    charts.push(
-      mermaidChart(
-        "output tok/s vs level (base, head)",
-        "tok/s",
-        levels,
-        doc.levels.map((l) => l.output_tok_s),
-        baseOf("output_tok_s"),
-      ),
-    );
-    charts.push(
-      mermaidChart(
-        "TTFT p95 (ms) vs level (base, head)",
-        "ms",
-        levels,
-        doc.levels.map((l) => l.ttft_ms.p95),
-        baseOf("ttft_p95_ms"),
-      ),
+    const base = (b: string, m: string) => byKey.get(`${b}\u0000${m}`)?.baseline_mean ?? null;
+    curves.push(
+      "| level | output tok/s: baseline → head | TTFT p95 (ms): baseline → head |",
+      "|---:|---:|---:|",
+      ...doc.levels.map((l) => {
+        const b = benchmarkName(l);
+        return `| ${l.level} | ${fmt(base(b, "output_tok_s"))} → ${fmt(l.output_tok_s)} | ${fmt(base(b, "ttft_p95_ms"))} → ${fmt(l.ttft_ms.p95)} |`;
+      }),
     );
   }
   const links = [
@@ -162,47 +208,56 @@ export function renderComment(input: CommentInput, limit = BUDGET): string {
     input.links.dashboard ? `[dashboard](${input.links.dashboard})` : null,
     input.links.artifact ? `[raw results (artifact)](${input.links.artifact})` : null,
   ].filter(Boolean);
+  const rulesText = input.rules ? `rules \`${mdText(input.rules, 300)}\`` : "rules `*=t-test`";
   const foot = [
     "",
     links.length ? links.join(" · ") : "",
     "",
-    "<sub>tokenbench: measured from the stream on a monotonic clock; verdicts from a t prediction interval over the base branch's recent runs (a percentage threshold below 5 runs).</sub>",
+    `<sub>tokenbench: measured from the stream on a monotonic clock. Verdicts by ${rulesText}: t-test is a Student-t prediction interval over the base branch's recent runs (a percentage below 5 runs); a measure's own rule gates, the * rule warns.</sub>`,
   ];
-  // Regressions first, then improvements, then the rest; drop rows from the end until it fits.
-  tableRows.sort((a, b) => a.priority - b.priority);
-  let kept = tableRows.length;
-  let withCharts = true;
+  let kept = hidden.length;
+  let withCurves = true;
   for (;;) {
-    const dropped = tableRows.length - kept;
-    const body = [
-      ...head,
-      ...tableHead,
-      ...tableRows.slice(0, kept).map((r) => r.line),
-      ...(dropped > 0
+    const dropped = hidden.length - kept;
+    const details =
+      hidden.length > 0
         ? [
-            ``,
-            `_${dropped} more rows left out to stay under GitHub's comment limit; the dashboard and artifact have everything._`,
+            "",
+            `<details><summary>all measures (${hidden.length} more: ${counts(hidden)})</summary>`,
+            "",
+            ...TABLE_HEAD,
+            ...hidden.slice(0, kept).map(lineOf),
+            ...(dropped > 0
+              ? [
+                  "",
+                  `_${dropped} rows left out to stay under GitHub's comment limit; the dashboard and the artifact have them all._`,
+                ]
+              : []),
+            "",
+            "</details>",
           ]
-        : []),
-      ...(withCharts && charts.length
-        ? ["", "<details><summary>charts</summary>", "", ...charts, "", "</details>"]
-        : []),
-      ...foot,
-    ].join("\n");
+        : [];
+    const curveBlock =
+      withCurves && curves.length
+        ? ["", "<details><summary>per level: baseline → head</summary>", "", ...curves, "", "</details>"]
+        : [];
+    const body = [...head, ...curveBlock, ...details, ...foot].join("\n");
     if (body.length <= limit) return body;
-    if (withCharts && charts.length) {
-      withCharts = false;
+    if (kept > 0) {
+      kept = Math.max(0, kept - Math.max(1, Math.ceil((body.length - limit) / 80)));
       continue;
     }
-    // Never cut inside the marker or a row: with no rows left, say so in a line that fits.
-    if (kept === 0)
-      return [
-        marker,
-        "### tokenbench",
-        "",
-        "The comment would not fit GitHub's limit; see the dashboard and the artifact.",
-      ].join("\n");
-    kept = Math.max(0, kept - Math.max(1, Math.ceil((body.length - limit) / 80)));
+    if (withCurves && curves.length) {
+      withCurves = false;
+      continue;
+    }
+    // Never cut inside the marker or a row: with nothing left to drop, say so in a line that fits.
+    return [
+      marker,
+      "### tokenbench",
+      "",
+      "The comment would not fit GitHub's limit; see the dashboard and the artifact.",
+    ].join("\n");
   }
 }
 

@@ -271,6 +271,7 @@ export async function main(): Promise<void> {
     let baselineRuns = 0;
     let baseBranch = doc.git?.base_branch ?? ctx.git.base_branch ?? "main";
     let runUrl: string | null = null;
+    let rulesText: string | null = inputs.thresholds;
     if (inputs.resultsUrl) {
       const token = await credentials(inputs);
       if (token === null) {
@@ -307,6 +308,7 @@ export async function main(): Promise<void> {
             rows = cmp.rows;
             baselineRuns = cmp.baseline_runs.length;
             baseBranch = cmp.base_branch;
+            rulesText = cmp.rules ?? rulesText;
             regressions += cmp.rows.filter((r) => r.verdict === "regressed").length;
             severities.push(...cmp.rows.map((r) => r.severity));
           } else {
@@ -328,6 +330,7 @@ export async function main(): Promise<void> {
       baseBranch,
       baselineRuns,
       links: { run: ctx.runUrl, dashboard: runUrl ?? inputs.dashboardUrl, artifact: artifact.url },
+      rules: rulesText,
     });
     markdowns.push(md);
     const prNumber = doc.git?.pr_number ?? null;

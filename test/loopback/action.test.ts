@@ -146,8 +146,8 @@ describe(`the Action (dist/index.js under node ${NODE24 ? "24 from npm" : proces
     });
     expect(gh.comments).toHaveLength(1);
     expect(gh.comments[0]!.body.startsWith(stickyMarker("ci-mock", "closed 1,2"))).toBe(true);
-    expect(gh.comments[0]!.body).toMatch(/vs the last \d run\(s\) of <code>main<\/code>/);
-    expect(gh.comments[0]!.body).toContain("xychart-beta");
+    expect(gh.comments[0]!.body).toMatch(/against the last \d run\(s\) of <code>main<\/code>/);
+    expect(gh.comments[0]!.body).toContain("per level: baseline → head");
     expect(gh.comments[0]!.body).toContain("https://github.example/acme/infer/actions/runs/4242");
     const r2 = await runAction(base(), prEnv(), prPayload());
     expect(r2.code, r2.stdout).toBe(0);

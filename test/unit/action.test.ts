@@ -135,7 +135,9 @@ describe("PR comment", () => {
       links: { run: "https://r" },
     });
     expect(md.startsWith(stickyMarker("tb", "closed 1,4"))).toBe(true);
-    expect(md).toMatch(/\| closed c=4 \| output_tok_s \| [0-9.]+ \| [0-9.]+ \| -33\.3 \| 🔴 regressed \|/);
+    expect(md).toMatch(
+      /\| closed c=4 \| output tok\/s \| [0-9.]+ \| [0-9.]+ \| -33\.3 % \| – \| 🔴 regressed \(warning\) <sub>t-test<\/sub> \|/,
+    );
     expect(md).toContain("[workflow run](https://r)");
   });
   it("stays under GitHub's 65,536-character limit, regressions first", () => {
@@ -158,9 +160,53 @@ describe("PR comment", () => {
       links: {},
     });
     expect(md.length).toBeLessThan(GITHUB_COMMENT_LIMIT);
-    expect(md).toMatch(/more rows left out to stay under GitHub's comment limit/);
-    const firstRow = md.split("\n").find((l) => l.startsWith("| closed"))!;
-    expect(firstRow).toMatch(/regressed|improved/);
+    expect(md).toMatch(/rows left out to stay under GitHub's comment limit/);
+    const above = md.slice(0, md.indexOf("<details>"));
+    expect(above.split("\n").filter((l) => l.startsWith("| closed")).length).toBeLessThanOrEqual(15);
+  });
+
+  it("reads in ten seconds: key measures at the levels that matter, counts that match the rows shown", () => {
+    const doc = example();
+    const seven: ResultDocument = {
+      ...doc,
+      levels: [1, 2, 4, 8, 16, 32, 64].map((level) => ({ ...doc.levels[0]!, level })),
+    };
+    const pts = documentPoints(seven);
+    // the baseline: level 8 had twice the throughput (head regressed there), level 64 has no baseline
+    const base = pts
+      .filter((p) => p.level !== 64)
+      .map((p) => ({ ...p, value: p.level === 8 && p.measure === "output_tok_s" ? p.value * 2 : p.value }));
+    const rows = compareRows(pts, base).rows;
+    const md = renderComment({
+      doc: seven,
+      testbed: "tb",
+      rows,
+      baseBranch: "main",
+      baselineRuns: 1,
+      links: {},
+    });
+    const above = md.slice(0, md.indexOf("<details>"));
+    const shown = above.split("\n").filter((l) => l.startsWith("| closed"));
+    // levels 1 and 64 (first, last) and 8 (regressed), three key measures each
+    expect(shown.map((l) => l.split(" | ")[0]!.slice(2))).toEqual([
+      ...Array(3).fill("closed c=1"),
+      ...Array(3).fill("closed c=8"),
+      ...Array(3).fill("closed c=64"),
+    ]);
+    expect(shown.map((l) => l.split(" | ")[1])).toEqual(
+      Array(3).fill(["output tok/s", "TTFT p95 (ms)", "ITL p50 (ms)"]).flat(),
+    );
+    const n = (v: string) => shown.filter((l) => l.includes(v)).length;
+    expect(above).toContain(
+      `**${n("🔴 regressed")} regressed, ${n("🟢 improved")} improved, ${n("⚪ unchanged")} unchanged, ${n("➖ no baseline")} without a baseline** in the ${shown.length} rows below`,
+    );
+    expect(n("🔴 regressed")).toBe(1);
+    // a missing baseline is shown as missing, never as 0
+    expect(shown.find((l) => l.startsWith("| closed c=64 | output tok/s"))).toMatch(
+      /\| – \| [0-9.]+ \| – \|/,
+    );
+    expect(md).toMatch(/\| 64 \| – → [0-9.]+ \|/);
+    expect(md).not.toContain("xychart");
   });
 });
 
