@@ -21665,6 +21665,9 @@ var StreamClient = class {
   }
 };
 
+// src/core/document.ts
+import { createHash } from "node:crypto";
+
 // node_modules/zod/v4/classic/external.js
 var external_exports = {};
 __export(external_exports, {
@@ -37211,6 +37214,8 @@ var SCHEMA_VERSION = 1, Stats = external_exports.object({
   /** Per-request records inline, or null when stored in `requests_file` (or stripped by the service). */
   requests: external_exports.array(RequestRecord).nullable(),
   requests_file: external_exports.string().nullable().optional(),
+  /** Hash (16 hex) of the workload: API, model, mode, levels, lengths, arrivals, SLOs, ignore_eos, body (shared/workload.ts). */
+  workload_fingerprint: external_exports.string().regex(/^[0-9a-f]{16}$/).optional(),
   /**
    * How the load was generated, when not by one thread of one runner: worker threads per
    * runner, and for a run sharded across runners its shard (`i/n`) and common start (epoch ms).
@@ -37295,6 +37300,42 @@ function describeTestbed(doc, declared) {
     model: spec.model
   };
 }
+function canonicalJson(v) {
+  if (v === null || typeof v != "object") return JSON.stringify(v);
+  if (Array.isArray(v)) return `[${v.map(canonicalJson).join(",")}]`;
+  let o = v;
+  return `{${Object.keys(o).filter((k) => o[k] !== void 0).sort().map((k) => `${JSON.stringify(k)}:${canonicalJson(o[k])}`).join(",")}}`;
+}
+
+// src/shared/workload.ts
+function workloadSpec(doc) {
+  let c = doc.config, p = doc.profile?.config, common = { kind: doc.kind, api: doc.target.api, model: doc.target.model };
+  return c ? {
+    ...common,
+    mode: c.mode,
+    levels: c.levels,
+    prompt_tokens: c.prompt_tokens,
+    max_tokens: c.max_tokens,
+    prompts: c.prompts,
+    ignore_eos: c.ignore_eos,
+    arrival: c.mode === "open" ? c.arrival : null,
+    burstiness: c.mode === "open" ? c.burstiness : null,
+    max_in_flight: c.max_in_flight,
+    slo: c.slo,
+    extra_body: c.extra_body
+  } : p ? {
+    ...common,
+    targets: p.targets,
+    decode_tokens: p.decode_tokens,
+    suffix_tokens: p.suffix_tokens,
+    thinking: p.thinking,
+    extra_body: p.extra_body
+  } : common;
+}
+function workloadDiff(a, b) {
+  let x = workloadSpec(a), y = workloadSpec(b);
+  return [.../* @__PURE__ */ new Set([...Object.keys(x), ...Object.keys(y)])].filter((k) => JSON.stringify(x[k]) !== JSON.stringify(y[k])).map((field) => ({ field, a: x[field], b: y[field] }));
+}
 
 // src/core/document.ts
 var CLOCK_SOURCE = "performance.now() (monotonic), ms from origin";
@@ -37317,7 +37358,7 @@ function buildDocument(p) {
     ...p.loadGenerator ? { load_generator: p.loadGenerator } : {},
     complete: p.complete
   };
-  return pv !== null && (doc.repository = pv.repository, doc.git = pv.git, pv.testbed !== null && (doc.testbed = describeTestbed(doc, pv.testbed))), doc;
+  return doc.workload_fingerprint = createHash("sha256").update(canonicalJson(workloadSpec(doc))).digest("hex").slice(0, 16), pv !== null && (doc.repository = pv.repository, doc.git = pv.git, pv.testbed !== null && (doc.testbed = describeTestbed(doc, pv.testbed))), doc;
 }
 
 // src/core/environment.ts
@@ -38428,6 +38469,13 @@ function profileConfigOf(v, c) {
   };
 }
 var TOOLS = {
+  allowDifferentWorkloads: boolean({
+    flag: "allow-different-workloads",
+    input: null,
+    switch: !0,
+    default: !1,
+    help: "compare: compare runs of different workloads anyway (the differing fields are still named)"
+  }),
   clockToleranceMs: number({
     flag: "clock-tolerance-ms",
     input: null,
@@ -40472,14 +40520,26 @@ async function reportCommand(argv) {
 `), 0;
 }
 async function compareCommand(argv) {
-  let { format, out, thresholdPct, confidence, minEffectPct, iterations } = TOOLS, { thresholds, failOn } = GATING, p = parseCommand(
+  let { format, out, thresholdPct, confidence, minEffectPct, iterations } = TOOLS, { thresholds, failOn } = GATING, { allowDifferentWorkloads } = TOOLS, p = parseCommand(
     argv,
-    { format, out, thresholds, failOn, thresholdPct, confidence, minEffectPct, iterations },
+    {
+      format,
+      out,
+      thresholds,
+      failOn,
+      allowDifferentWorkloads,
+      thresholdPct,
+      confidence,
+      minEffectPct,
+      iterations
+    },
     `tokenbench compare base.json head.json
   per level and measure: base, head, delta % and a verdict. Each measure is judged by its rule
   (--thresholds; default *=t-test): +N%/-N% is a percentage threshold; t-test is, for latency
   measures with per-request samples on both sides, a seeded bootstrap interval on the percentile
   difference (must exclude 0 and exceed --min-effect-pct), else |delta %| > --threshold-pct.
+  Runs of different workloads (API, model, mode, levels, lengths, arrivals, SLOs, ignore_eos,
+  extra body) are refused, naming the fields (exit 2), unless --allow-different-workloads.
   Exit code 1 when the verdicts fail --fail-on (default warning: any regression), 0 otherwise,
   2 for usage errors.`
   );
@@ -40488,6 +40548,18 @@ async function compareCommand(argv) {
   if (positionals.length !== 2) throw new UsageError("expected two files: base.json head.json");
   let base = loadDoc(positionals[0], "base file"), head = loadDoc(positionals[1], "head file");
   if (base.kind !== head.kind) throw new UsageError(`cannot compare a ${base.kind} with a ${head.kind}`);
+  let differ = workloadDiff(base, head);
+  if (differ.length > 0 && !v.allowDifferentWorkloads) {
+    let show = (x) => JSON.stringify(x)?.slice(0, 60);
+    throw new UsageError(
+      `the runs measured different workloads, so their figures are not comparable: ${differ.map((d) => `${d.field} ${show(d.a)} vs ${show(d.b)}`).join("; ")}. Compare like with like, or pass --allow-different-workloads`,
+      "--allow-different-workloads"
+    );
+  }
+  differ.length > 0 && process.stderr.write(
+    `warning: different workloads compared (--allow-different-workloads): ${differ.map((d) => d.field).join(", ")}
+`
+  );
   let rules;
   try {
     rules = parseRules(v.thresholds);

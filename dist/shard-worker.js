@@ -20739,6 +20739,13 @@ var CONNECTION = {
   ...ACTION
 };
 var TOOLS = {
+  allowDifferentWorkloads: boolean({
+    flag: "allow-different-workloads",
+    input: null,
+    switch: !0,
+    default: !1,
+    help: "compare: compare runs of different workloads anyway (the differing fields are still named)"
+  }),
   clockToleranceMs: number({
     flag: "clock-tolerance-ms",
     input: null,

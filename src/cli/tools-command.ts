@@ -12,6 +12,7 @@ import { UsageError } from "../schema/errors.ts";
 import { parseResultDocument, type ResultDocument } from "../schema/v1.ts";
 import { fails, parseRules, type Rules, RulesError } from "../shared/rules.ts";
 import { DEFAULT_THRESHOLDS } from "../shared/statistics.ts";
+import { workloadDiff } from "../shared/workload.ts";
 import { parseCommand, plotsDir } from "./command.ts";
 
 function loadDoc(path: string | undefined, what: string): ResultDocument {
@@ -50,14 +51,27 @@ export async function reportCommand(argv: string[]): Promise<number> {
 export async function compareCommand(argv: string[]): Promise<number> {
   const { format, out, thresholdPct, confidence, minEffectPct, iterations } = TOOLS;
   const { thresholds, failOn } = GATING;
+  const { allowDifferentWorkloads } = TOOLS;
   const p = parseCommand(
     argv,
-    { format, out, thresholds, failOn, thresholdPct, confidence, minEffectPct, iterations },
+    {
+      format,
+      out,
+      thresholds,
+      failOn,
+      allowDifferentWorkloads,
+      thresholdPct,
+      confidence,
+      minEffectPct,
+      iterations,
+    },
     `tokenbench compare base.json head.json
   per level and measure: base, head, delta % and a verdict. Each measure is judged by its rule
   (--thresholds; default *=t-test): +N%/-N% is a percentage threshold; t-test is, for latency
   measures with per-request samples on both sides, a seeded bootstrap interval on the percentile
   difference (must exclude 0 and exceed --min-effect-pct), else |delta %| > --threshold-pct.
+  Runs of different workloads (API, model, mode, levels, lengths, arrivals, SLOs, ignore_eos,
+  extra body) are refused, naming the fields (exit 2), unless --allow-different-workloads.
   Exit code 1 when the verdicts fail --fail-on (default warning: any regression), 0 otherwise,
   2 for usage errors.`,
   );
@@ -68,6 +82,18 @@ export async function compareCommand(argv: string[]): Promise<number> {
   const base = loadDoc(positionals[0], "base file");
   const head = loadDoc(positionals[1], "head file");
   if (base.kind !== head.kind) throw new UsageError(`cannot compare a ${base.kind} with a ${head.kind}`);
+  const differ = workloadDiff(base, head);
+  if (differ.length > 0 && !v.allowDifferentWorkloads) {
+    const show = (x: unknown) => JSON.stringify(x)?.slice(0, 60);
+    throw new UsageError(
+      `the runs measured different workloads, so their figures are not comparable: ${differ.map((d) => `${d.field} ${show(d.a)} vs ${show(d.b)}`).join("; ")}. Compare like with like, or pass --allow-different-workloads`,
+      "--allow-different-workloads",
+    );
+  }
+  if (differ.length > 0)
+    process.stderr.write(
+      `warning: different workloads compared (--allow-different-workloads): ${differ.map((d) => d.field).join(", ")}\n`,
+    );
   let rules: Rules;
   try {
     rules = parseRules(v.thresholds);

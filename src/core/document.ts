@@ -3,6 +3,7 @@
  * the run happened: repository, commit, testbed name) is passed in by the caller, so a document
  * is written once, whole, and never rewritten to add it.
  */
+import { createHash } from "node:crypto";
 import {
   type LevelResult,
   type ProfileSection,
@@ -13,7 +14,8 @@ import {
   type ServerSnapshot,
   type SweepConfig,
 } from "../schema/v1.ts";
-import { describeTestbed } from "../shared/testbed.ts";
+import { canonicalJson, describeTestbed } from "../shared/testbed.ts";
+import { workloadSpec } from "../shared/workload.ts";
 import { type Target, targetRecord } from "./target.ts";
 import { TOOL_VERSION } from "./version.ts";
 
@@ -71,6 +73,10 @@ export function buildDocument(p: DocumentParts): ResultDocument {
     ...(p.loadGenerator ? { load_generator: p.loadGenerator } : {}),
     complete: p.complete,
   };
+  doc.workload_fingerprint = createHash("sha256")
+    .update(canonicalJson(workloadSpec(doc)))
+    .digest("hex")
+    .slice(0, 16);
   if (pv !== null) {
     doc.repository = pv.repository;
     doc.git = pv.git;

@@ -623,6 +623,13 @@ export function defaultsOf<T extends Record<string, { default: unknown }>>(
 
 /** `tokenbench report | compare | import | export`. */
 export const TOOLS = {
+  allowDifferentWorkloads: boolean({
+    flag: "allow-different-workloads",
+    input: null,
+    switch: true,
+    default: false,
+    help: "compare: compare runs of different workloads anyway (the differing fields are still named)",
+  }),
   clockToleranceMs: number<number>({
     flag: "clock-tolerance-ms",
     input: null,

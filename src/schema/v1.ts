@@ -371,6 +371,11 @@ export const ResultDocument = z
     /** Per-request records inline, or null when stored in `requests_file` (or stripped by the service). */
     requests: z.array(RequestRecord).nullable(),
     requests_file: z.string().nullable().optional(),
+    /** Hash (16 hex) of the workload: API, model, mode, levels, lengths, arrivals, SLOs, ignore_eos, body (shared/workload.ts). */
+    workload_fingerprint: z
+      .string()
+      .regex(/^[0-9a-f]{16}$/)
+      .optional(),
     /**
      * How the load was generated, when not by one thread of one runner: worker threads per
      * runner, and for a run sharded across runners its shard (`i/n`) and common start (epoch ms).

@@ -121,6 +121,23 @@ describe("compare, import, export from the CLI", () => {
     );
     // judged by *: a warning; fail-on never passes whatever regressed
     expect((await runCli(["compare", example, worse, "--fail-on", "never"])).code).toBe(0);
+    // unlike workloads: refused (exit 2) naming the fields, unless allowed
+    const other = JSON.parse(readFileSync(example, "utf8"));
+    other.config.max_tokens = 256;
+    other.config.prompt_tokens = 2000;
+    other.config.mode = "open";
+    const otherPath = join(tmp, "other-workload.json");
+    writeFileSync(otherPath, JSON.stringify(other));
+    const unlike = await runCli(["compare", example, otherPath]);
+    expect(unlike.code).toBe(2);
+    expect(unlike.stderr).toMatch(
+      /different workloads.*mode "closed" vs "open"; prompt_tokens \d+ vs 2000; max_tokens \d+ vs 256/,
+    );
+    const forced = await runCli(["compare", example, otherPath, "--allow-different-workloads"]);
+    expect(forced.code).toBe(0);
+    expect(forced.stderr).toMatch(
+      /warning: different workloads compared .*: mode, prompt_tokens, max_tokens/,
+    );
     const bad = await runCli(["compare", example, worse, "--thresholds", "output_tok_s=+5%"]);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/--thresholds: rule for output_tok_s/);

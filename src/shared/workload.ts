@@ -1,0 +1,50 @@
+/**
+ * Workload identity (#12): what was asked of the server, as one canonical object and its
+ * fingerprint. Two runs compare like with like only when their workloads are equal; the fields
+ * that differ are named. Pure (the fingerprint's hash is the caller's: Node or Web Crypto).
+ */
+import type { ResultDocument } from "../schema/v1.ts";
+
+/** The workload of a document: API, model, mode, levels, lengths, arrivals, SLOs, ignore_eos, body. */
+export function workloadSpec(doc: ResultDocument): Record<string, unknown> {
+  const c = doc.config;
+  const p = doc.profile?.config;
+  const common = { kind: doc.kind, api: doc.target.api, model: doc.target.model };
+  if (c)
+    return {
+      ...common,
+      mode: c.mode,
+      levels: c.levels,
+      prompt_tokens: c.prompt_tokens,
+      max_tokens: c.max_tokens,
+      prompts: c.prompts,
+      ignore_eos: c.ignore_eos,
+      arrival: c.mode === "open" ? c.arrival : null,
+      burstiness: c.mode === "open" ? c.burstiness : null,
+      max_in_flight: c.max_in_flight,
+      slo: c.slo,
+      extra_body: c.extra_body,
+    };
+  if (p)
+    return {
+      ...common,
+      targets: p.targets,
+      decode_tokens: p.decode_tokens,
+      suffix_tokens: p.suffix_tokens,
+      thinking: p.thinking,
+      extra_body: p.extra_body,
+    };
+  return common;
+}
+
+/** The fields whose values differ between two documents' workloads (empty: like with like). */
+export function workloadDiff(
+  a: ResultDocument,
+  b: ResultDocument,
+): { field: string; a: unknown; b: unknown }[] {
+  const x = workloadSpec(a);
+  const y = workloadSpec(b);
+  return [...new Set([...Object.keys(x), ...Object.keys(y)])]
+    .filter((k) => JSON.stringify(x[k]) !== JSON.stringify(y[k]))
+    .map((field) => ({ field, a: x[field], b: y[field] }));
+}
