@@ -3,6 +3,7 @@
  * and the dashboard that read them.
  */
 
+import type { ChangePoint } from "./change-points.ts";
 import type { CompareRow } from "./compare.ts";
 import type { MeasureDef } from "./measures.ts";
 import type { FailOn } from "./rules.ts";
@@ -60,4 +61,16 @@ export interface SeriesPoint {
   commit_sha: string | null;
   testbed: string;
   branch: string | null;
+}
+
+export interface ChangePointsResponse {
+  repository: string;
+  benchmark: string;
+  measure: MeasureDef;
+  branch: string;
+  /** Runs of the series searched, oldest first. */
+  points: number;
+  min_segment: number;
+  p_value: number;
+  change_points: (ChangePoint & { run_id: string; commit_sha: string | null; created_at: string })[];
 }

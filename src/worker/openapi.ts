@@ -134,6 +134,25 @@ export function openApiDocument(origin: string): Record<string, unknown> {
           responses: { ...ok("compare"), ...errors },
         },
       },
+      "/api/v1/repos/{owner}/{repo}/change-points": {
+        get: {
+          summary: "Change points of one series (E-divisive means with a Student-t test)",
+          description:
+            "The series' last `limit` runs, oldest first; a change needs min_segment runs on each side and p < p_value after a Bonferroni correction for the candidate splits.",
+          parameters: [
+            path("owner"),
+            path("repo"),
+            q("benchmark", "required, e.g. closed c=8"),
+            q("measure", "required, e.g. output_tok_s"),
+            q("testbed", "name or fingerprint (default: the newest run's)"),
+            q("branch", "default main"),
+            q("limit", "runs searched, 8 to 200, default 100"),
+            q("min_segment", "default 3"),
+            q("p_value", "default 0.01"),
+          ],
+          responses: { ...ok("change points"), ...errors },
+        },
+      },
       "/api/v1/admin/tokens": {
         post: {
           summary: "Create a repository API token (shown once)",

@@ -234,3 +234,29 @@ describe("read token", () => {
     expect(await real.text()).toBe(await fake.text());
   });
 });
+
+describe("change points on the default branch (real D1)", () => {
+  const wobble = [1.0, 1.03, 0.97, 1.015, 0.985, 1.025, 0.975, 1.0];
+  it("a 10 % step after 8 stable runs is found at the run that starts it", async () => {
+    const { ids } = await seedHistory("acme/cp-step", [...wobble, ...wobble.map((x) => x * 0.9)]);
+    const r = await json(
+      call("/api/v1/repos/acme/cp-step/change-points?benchmark=closed%20c%3D4&measure=output_tok_s"),
+    );
+    expect(r.points).toBe(16);
+    expect(r.change_points.map((c: { run_id: string }) => c.run_id)).toEqual([ids[8]]);
+    expect(r.change_points[0].delta_pct).toBeCloseTo(-10, 0);
+    expect(r.change_points[0].p_value).toBeLessThan(0.01);
+  });
+  it("20 runs of pure noise (CV 3 %) give none; bad parameters are a 400", async () => {
+    // a fixed pseudo-random wobble of CV ~3 %
+    const noise = Array.from({ length: 20 }, (_, i) => 1 + 0.03 * Math.sin(i * 2.7 + 0.3) * 1.4);
+    await seedHistory("acme/cp-noise", noise);
+    const r = await json(
+      call("/api/v1/repos/acme/cp-noise/change-points?benchmark=closed%20c%3D4&measure=output_tok_s"),
+    );
+    expect(r.points).toBe(20);
+    expect(r.change_points).toEqual([]);
+    const bad = await call("/api/v1/repos/acme/cp-noise/change-points?benchmark=closed%20c%3D4");
+    expect(bad.status).toBe(400);
+  });
+});

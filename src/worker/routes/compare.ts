@@ -1,7 +1,8 @@
 /** Series for trend charts, and compare: a run against its base branch's recent runs. */
 import { Hono } from "hono";
 import type { ResultDocument } from "../../schema/v1.ts";
-import type { CompareResponse, SeriesResponse } from "../../shared/api-types.ts";
+import type { ChangePointsResponse, CompareResponse, SeriesResponse } from "../../shared/api-types.ts";
+import { CHANGE_POINT_DEFAULTS, changePoints } from "../../shared/change-points.ts";
 import { compareRows } from "../../shared/compare.ts";
 import { MEASURE_BY_NAME } from "../../shared/measures.ts";
 import { type FailOn, fails, parseFailOn, parseRules, type Rules, RulesError } from "../../shared/rules.ts";
@@ -28,6 +29,55 @@ queries.get("/repos/:owner/:repo/series", async (c) => {
     since: c.req.query("since") ?? null,
   });
   const body: SeriesResponse = { repository: repo, benchmark, measure: def, points: points.reverse() };
+  return c.json(body);
+});
+
+/**
+ * Change points of one series (branch default main): E-divisive means with a Student-t test
+ * (shared/change-points.ts) over its last `limit` runs, oldest first. Each change names the run
+ * that starts the new segment.
+ */
+queries.get("/repos/:owner/:repo/change-points", async (c) => {
+  const repo = routeRepo(c);
+  const benchmark = c.req.query("benchmark");
+  const measure = c.req.query("measure");
+  if (!benchmark || !measure) throw new ApiError(400, "invalid_query", "benchmark and measure are required");
+  const def = MEASURE_BY_NAME.get(measure);
+  if (!def) throw new ApiError(400, "unknown_measure", `unknown measure ${measure}`);
+  const branch = c.req.query("branch") || "main";
+  const points = (
+    await series(c.get("db"), repo, {
+      benchmark,
+      measure,
+      testbed: c.req.query("testbed") ?? null,
+      branch,
+      limit: intParam(c.req.query("limit"), 100, 8, 200, "limit"),
+      since: null,
+    })
+  ).reverse();
+  const opts = {
+    minSegment: intParam(c.req.query("min_segment"), CHANGE_POINT_DEFAULTS.minSegment, 2, 50, "min_segment"),
+    pValue: numParam(c.req.query("p_value"), CHANGE_POINT_DEFAULTS.pValue, 1e-9, 0.2, "p_value"),
+  };
+  const found = changePoints(
+    points.map((p) => p.value),
+    opts,
+  );
+  const body: ChangePointsResponse = {
+    repository: repo,
+    benchmark,
+    measure: def,
+    branch,
+    points: points.length,
+    min_segment: opts.minSegment,
+    p_value: opts.pValue,
+    change_points: found.map((cp) => ({
+      ...cp,
+      run_id: points[cp.index]!.run_id,
+      commit_sha: points[cp.index]!.commit_sha,
+      created_at: points[cp.index]!.created_at,
+    })),
+  };
   return c.json(body);
 });
 
