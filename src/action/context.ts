@@ -15,6 +15,7 @@ export interface RunContext {
 }
 
 type Payload = {
+  repository?: { default_branch?: string };
   pull_request?: {
     number?: number;
     head?: { sha?: string; ref?: string; repo?: { full_name?: string; fork?: boolean } };

@@ -21,12 +21,13 @@ import { makeTarget } from "../core/target.ts";
 import { TokenbenchError } from "../schema/errors.ts";
 import { uploadIssues } from "../schema/upload.ts";
 import { parseResultDocument, type ResultDocument } from "../schema/v1.ts";
+import { benchmarkName } from "../shared/measures.ts";
 import { type FailOn, fails, type Severity } from "../shared/rules.ts";
 import { testbedDisplayName, testbedSpec } from "../shared/testbed.ts";
 import { benchmarkSet, GitHubError, renderComment, stickyMarker, upsertStickyComment } from "./comment.ts";
 import { findForkPullRequest, type Payload, runContext } from "./context.ts";
 import { type ActionInputs, InputError, readInputs } from "./inputs.ts";
-import { fetchCompare, uploadResults } from "./publish.ts";
+import { fetchCompare, recentChangePoints, uploadResults } from "./publish.ts";
 import { logTail, type StartedServer, startServer, stopServer } from "./server-process.ts";
 
 async function credentials(inputs: ActionInputs): Promise<string | null> {
@@ -262,6 +263,7 @@ export async function main(): Promise<void> {
         });
 
   const markdowns: string[] = [];
+  const changeNotes: string[] = [];
   let regressions = 0;
   const failOn: FailOn = inputs.failOn ?? (inputs.failOnRegression ? "warning" : "never");
   const severities: Severity[] = [];
@@ -322,6 +324,29 @@ export async function main(): Promise<void> {
         }
       }
     }
+    // A push to the default branch: say when the branch's own history has a new segment.
+    if (
+      inputs.resultsUrl &&
+      ctx.repository &&
+      ctx.eventName === "push" &&
+      doc.git?.branch &&
+      doc.git.branch === (payload?.repository?.default_branch ?? "main") &&
+      doc.kind === "sweep" &&
+      doc.levels.length > 0
+    ) {
+      const top = doc.levels[doc.levels.length - 1]!;
+      const cps = await recentChangePoints(
+        inputs.resultsUrl,
+        ctx.repository,
+        doc.git.branch,
+        [
+          { benchmark: benchmarkName(top), measure: "output_tok_s", label: "output tok/s" },
+          { benchmark: benchmarkName(top), measure: "ttft_p95_ms", label: "TTFT p95" },
+        ],
+        inputs.readToken,
+      );
+      if (cps.length > 0) changeNotes.push(`#### Change points on ${doc.git.branch}\n\n${cps.join("\n")}`);
+    }
     const testbed = testbedDisplayName(doc, testbedSpec(doc));
     const md = renderComment({
       doc,
@@ -361,7 +386,7 @@ export async function main(): Promise<void> {
     }
   }
   const markdown = markdowns.join("\n\n---\n\n");
-  await core.summary.addRaw(markdown, true).write();
+  await core.summary.addRaw([markdown, ...changeNotes].join("\n\n"), true).write();
   core.setOutput("results-path", docs[0]?.path ?? "");
   core.setOutput("run-url", firstRunUrl ?? "");
   core.setOutput("regression-count", String(regressions));

@@ -3,7 +3,7 @@
  * backoff), and the compare call. No @actions/* here, so the demo uses the very same code.
  */
 import type { ResultDocument } from "../schema/v1.ts";
-import type { CompareResponse, IngestResponse } from "../shared/api-types.ts";
+import type { ChangePointsResponse, CompareResponse, IngestResponse } from "../shared/api-types.ts";
 
 export type { CompareResponse };
 
@@ -152,4 +152,45 @@ export async function fetchCompare(
   } catch (err) {
     return { ok: false, error: fetchError(err, timeoutMs) };
   }
+}
+
+/**
+ * On a push to the default branch: the change points of the headline series that fall among its
+ * last runs, as lines for the job summary ("a new segment started N runs ago at ..."). A change
+ * needs a few runs after it to be seen, so it is reported from then on, naming its run.
+ */
+export async function recentChangePoints(
+  resultsUrl: string,
+  repository: string,
+  branch: string,
+  series: { benchmark: string; measure: string; label: string }[],
+  token: string | null,
+  fetchImpl: typeof fetch = fetch,
+  withinRuns = 10,
+): Promise<string[]> {
+  const lines: string[] = [];
+  for (const s of series) {
+    const q = new URLSearchParams({ benchmark: s.benchmark, measure: s.measure, branch });
+    try {
+      const res = await fetchImpl(`${resultsUrl}/api/v1/repos/${repository}/change-points?${q}`, {
+        headers: token ? { authorization: `Bearer ${token}` } : {},
+        signal: AbortSignal.timeout(30_000),
+      });
+      if (!res.ok) continue;
+      const j = (await res.json()) as ChangePointsResponse;
+      const last = j.change_points.at(-1);
+      if (!last) continue;
+      const ago = j.points - last.index - 1;
+      if (ago >= withinRuns) continue;
+      const sha = last.commit_sha ? ` (commit \`${last.commit_sha.slice(0, 7)}\`)` : "";
+      const d =
+        last.delta_pct === null ? "" : ` ${last.delta_pct > 0 ? "+" : ""}${last.delta_pct.toFixed(1)} %`;
+      lines.push(
+        `- **${s.label}** at ${s.benchmark}: a new segment started ${ago === 0 ? "with this run" : `${ago} run(s) ago`} at run ${last.run_id}${sha}:${d} (p ${last.p_value.toPrecision(2)})`,
+      );
+    } catch {
+      // a summary line is not worth failing for
+    }
+  }
+  return lines;
 }

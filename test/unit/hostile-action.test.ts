@@ -77,3 +77,33 @@ describe("a results service with a READ_TOKEN", () => {
     expect(seen).toEqual([null, "Bearer rt"]);
   });
 });
+
+describe("change points in the job summary of a push to the default branch", () => {
+  it("names the run that started a recent segment, and stays quiet about old ones", async () => {
+    const { recentChangePoints } = await import("../../src/action/publish.ts");
+    const answer = (index: number) =>
+      (async () =>
+        new Response(
+          JSON.stringify({
+            points: 20,
+            change_points: [
+              {
+                index,
+                run_id: "00000000000000aa",
+                commit_sha: "abcdef0123",
+                delta_pct: -10.2,
+                p_value: 0.0031,
+                before_mean: 1,
+                after_mean: 0.9,
+                created_at: "x",
+              },
+            ],
+          }),
+        )) as unknown as typeof fetch;
+    const series = [{ benchmark: "closed c=8", measure: "output_tok_s", label: "output tok/s" }];
+    expect(await recentChangePoints("http://x", "acme/x", "main", series, null, answer(16))).toEqual([
+      "- **output tok/s** at closed c=8: a new segment started 3 run(s) ago at run 00000000000000aa (commit `abcdef0`): -10.2 % (p 0.0031)",
+    ]);
+    expect(await recentChangePoints("http://x", "acme/x", "main", series, null, answer(2))).toEqual([]);
+  });
+});
