@@ -44,9 +44,13 @@ export function sparklineSvg(values: readonly number[], width = 120, height = 24
   if (values.length === 0) {
     return `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" role="img" aria-label="no data"><text x="4" y="16" font-family="sans-serif" font-size="11" fill="#9f9f9f">no data</text></svg>`;
   }
-  const min = Math.min(...values);
-  const max = Math.max(...values);
-  const span = max - min || 1;
+  // Honest scale: the axis spans at least 20 % of the mean, so a 0.4 % wobble stays a wobble and
+  // only a real move reaches the edges.
+  const lo = Math.min(...values);
+  const hi = Math.max(...values);
+  const m = values.reduce((a, b) => a + b, 0) / values.length;
+  const span = Math.max(hi - lo, 0.2 * Math.abs(m)) || 1;
+  const min = (lo + hi) / 2 - span / 2;
   const step = values.length > 1 ? (width - 4) / (values.length - 1) : 0;
   const pts = values.map(
     (v, i) => `${(2 + i * step).toFixed(1)},${(height - 2 - ((v - min) / span) * (height - 4)).toFixed(1)}`,

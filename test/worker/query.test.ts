@@ -177,16 +177,30 @@ describe("badges", () => {
     expect(svg.headers.get("content-type")).toContain("image/svg+xml");
     expect(svg.headers.get("cache-control")).toBe("public, max-age=60");
     const text = await svg.text();
-    expect(text).toContain("output_tok_s");
+    expect(text).toContain("output tok/s @ c4"); // the measure and the level, in words
     expect(text).toContain("#d73a49"); // regressed: halved throughput
     const etag = svg.headers.get("etag")!;
     const again = await call("/badge/acme/badge.svg", { headers: { "if-none-match": etag } });
     expect(again.status).toBe(304);
     const j = await json(call("/badge/acme/badge.json?measure=ttft_p50_ms&benchmark=closed%20c%3D1"));
-    expect(j).toMatchObject({ schemaVersion: 1, label: "ttft_p50_ms" });
+    expect(j).toMatchObject({ schemaVersion: 1, label: "TTFT p50 @ c1" });
     expect(j.message).toMatch(/ms$/);
     const spark = await (await call("/badge/acme/badge/sparkline.svg")).text();
     expect(spark).toContain("<polyline");
+  });
+
+  it("the sparkline's scale is honest: a 0.4 % wobble stays flat, a 30 % drop reaches the edge", async () => {
+    const ys = async (repo: string, scales: number[]) => {
+      await seedHistory(repo, scales);
+      const svg = await (await call(`/badge/${repo}/sparkline.svg`)).text();
+      const pts = /points="([^"]+)"/
+        .exec(svg)![1]!
+        .split(" ")
+        .map((p) => Number(p.split(",")[1]));
+      return Math.max(...pts) - Math.min(...pts);
+    };
+    expect(await ys("acme/spark-wobble", [1, 1.004, 0.998, 1.002, 1])).toBeLessThan(1); // of 20 px
+    expect(await ys("acme/spark-drop", [1, 1, 1, 0.7, 0.7])).toBeGreaterThan(15);
   });
 
   it("grey `no data` rather than 404", async () => {

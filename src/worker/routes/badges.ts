@@ -43,6 +43,13 @@ async function badgeData(c: Ctx, repo: string) {
   };
 }
 
+/** `output tok/s @ c16`, `TTFT p95 @ 4 req/s`, `decode tok/s @ profile decode`: the measure and where. */
+export function badgeLabel(measureLabel: string, benchmark: string): string {
+  const closed = /^closed c=(\S+)$/.exec(benchmark);
+  const open = /^open (\S+ req\/s)$/.exec(benchmark);
+  return `${measureLabel} @ ${closed ? `c${closed[1]}` : open ? open[1] : benchmark}`;
+}
+
 function cached(c: Ctx, body: string, type: string): Response {
   let h = 0;
   for (let i = 0; i < body.length; i++) h = (Math.imul(h, 31) + body.charCodeAt(i)) | 0;
@@ -58,7 +65,10 @@ badges.get("/:owner/:file", async (c) => {
   if (!m) throw new ApiError(404, "not_found", "badge paths end in .svg or .json");
   const repo = knownRepo(c, `${c.req.param("owner")}/${m[1]!}`);
   const d = await badgeData(c, repo);
-  const label = (c.req.query("label") ?? (d ? `${d.measure.name}` : "tokenbench")).slice(0, 100);
+  const label = (c.req.query("label") ?? (d ? badgeLabel(d.measure.label, d.benchmark) : "tokenbench")).slice(
+    0,
+    100,
+  );
   const message = d && d.latest !== null ? formatValue(d.latest, d.measure.unit) : "no data";
   const verdict = d?.verdict ?? "none";
   const resp =
