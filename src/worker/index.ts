@@ -5,6 +5,7 @@
  */
 import { Hono } from "hono";
 import { cors } from "hono/cors";
+import resultSchema from "../../schema/result-v1.schema.json";
 import { type AppEnv, readAuth } from "./context.ts";
 import { Db } from "./db.ts";
 import { ApiError, errorBody } from "./errors.ts";
@@ -43,6 +44,8 @@ app.get("/", shell);
 app.get("/r/:owner/:repo", shell);
 app.get("/runs/:id", shell);
 app.get("/openapi.json", (c) => c.json(openApiDocument(new URL(c.req.url).origin)));
+// The result schema the OpenAPI document references, served here so the reference resolves.
+app.get("/schema/result-v1.schema.json", (c) => c.json(resultSchema));
 
 // Auth, in one place: reads need the READ_TOKEN when one is set (checked before any lookup);
 // admin routes need the ADMIN_TOKEN (routes/admin.ts); uploads authenticate themselves.

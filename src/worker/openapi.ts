@@ -1,11 +1,21 @@
 /** OpenAPI 3.1 description of the results service, served at /openapi.json. */
 export function openApiDocument(origin: string): Record<string, unknown> {
   const err = { $ref: "#/components/schemas/Error" };
+  /** Numeric parameters are typed as numbers, so clients and validators see what is accepted. */
+  const NUMERIC: Record<string, "integer" | "number"> = {
+    limit: "integer",
+    n: "integer",
+    min_points: "integer",
+    min_segment: "integer",
+    threshold_pct: "number",
+    confidence: "number",
+    p_value: "number",
+  };
   const q = (name: string, description: string, required = false) => ({
     name,
     in: "query",
     required,
-    schema: { type: "string" },
+    schema: { type: NUMERIC[name] ?? "string" },
     description,
   });
   const path = (name: string) => ({ name, in: "path", required: true, schema: { type: "string" } });
@@ -18,7 +28,7 @@ export function openApiDocument(origin: string): Record<string, unknown> {
   const ok = (description: string) => ({
     "200": { description, content: { "application/json": { schema: { type: "object" } } } },
   });
-  return {
+  const doc = {
     openapi: "3.1.0",
     info: {
       title: "tokenbench results service",
@@ -47,7 +57,8 @@ export function openApiDocument(origin: string): Record<string, unknown> {
             },
           },
         },
-        ResultDocument: { $ref: "https://tokenbench.dev/schema/result-v1.schema.json" },
+        // Served by this Worker, so the reference resolves wherever the service runs.
+        ResultDocument: { $ref: `${origin}/schema/result-v1.schema.json` },
       },
     },
     paths: {
@@ -200,4 +211,19 @@ export function openApiDocument(origin: string): Record<string, unknown> {
       "/openapi.json": { get: { summary: "This document", responses: ok("OpenAPI") } },
     },
   };
+  // Every operation gets an operationId from its method and path (getRepoCompare, postRuns, ...).
+  for (const [route, ops] of Object.entries(
+    doc.paths as Record<string, Record<string, Record<string, unknown>>>,
+  ))
+    for (const [method, op] of Object.entries(ops)) op.operationId ??= operationId(method, route);
+  return doc;
+}
+
+function operationId(method: string, route: string): string {
+  const words = route
+    .replace(/^\/api\/v1/, "")
+    .split(/[/{}.\-_]+/)
+    .filter((w) => w !== "" && w !== "owner")
+    .map((w) => w[0]!.toUpperCase() + w.slice(1));
+  return method + words.join("");
 }

@@ -60,6 +60,34 @@ describe("query API", () => {
         "/badge/{owner}/{repo}.svg",
       ]),
     );
+    // every $ref resolves (internal ones to components, the result schema served by the service),
+    // every operation has a unique operationId, numeric parameters are numbers
+    const refs = JSON.stringify(oa)
+      .match(/"\$ref":"[^"]+"/g)!
+      .map((r) => r.slice(8, -1));
+    for (const ref of new Set(refs)) {
+      if (ref.startsWith("#/components/schemas/"))
+        expect(oa.components.schemas[ref.split("/").at(-1)!], ref).toBeDefined();
+      else {
+        const served = await call(new URL(ref).pathname);
+        expect(served.status, ref).toBe(200);
+        expect((await json(served)).title).toMatch(/tokenbench result document/);
+      }
+    }
+    const ops = Object.values(oa.paths).flatMap((p) =>
+      Object.values(p as Record<string, { operationId: string }>),
+    );
+    const opIds = ops.map((o) => o.operationId);
+    expect(opIds.every((id) => /^(get|post|delete)[A-Z]/.test(id))).toBe(true);
+    expect(new Set(opIds).size).toBe(opIds.length);
+    const params = ops.flatMap(
+      (o) => (o as { parameters?: { name: string; schema: { type: string } }[] }).parameters ?? [],
+    );
+    for (const name of ["limit", "n", "threshold_pct", "confidence", "min_points"])
+      expect(
+        params.filter((p) => p.name === name).every((p) => ["integer", "number"].includes(p.schema.type)),
+        name,
+      ).toBe(true);
     const nf = await call("/nope");
     expect((await json(nf)).error.code).toBe("not_found");
   });
