@@ -8,8 +8,9 @@
 
 import embed from "vega-embed";
 import type { ResultDocument } from "../schema/v1.ts";
-import type { SeriesResponse } from "../shared/api-types.ts";
+import type { ChangePointsResponse, CompareResponse, SeriesResponse } from "../shared/api-types.ts";
 import { documentSpecs, type Spec, trendSpec } from "../shared/charts.ts";
+import { MEASURE_BY_NAME } from "../shared/measures.ts";
 import { judge, mean, predictionInterval } from "../shared/statistics.ts";
 
 const TREND_MEASURES = [
@@ -66,6 +67,16 @@ function askForReadToken(): void {
   });
 }
 
+/** An SVG of this service as an object URL (fetched with the read token when there is one). */
+async function svgUrl(path: string): Promise<string | null> {
+  const token = sessionStorage.getItem(TOKEN_KEY);
+  const res = await fetch(path, { headers: token ? { authorization: `Bearer ${token}` } : {} }).catch(
+    () => null,
+  );
+  if (!res?.ok) return null;
+  return URL.createObjectURL(new Blob([await res.text()], { type: "image/svg+xml" }));
+}
+
 async function chart(el: HTMLElement, spec: Spec): Promise<void> {
   await embed(el, spec as never, { renderer: "svg", actions: false });
 }
@@ -88,9 +99,24 @@ async function home(): Promise<void> {
   body.innerHTML = `<ul class="repos">${repositories
     .map(
       (r) =>
-        `<li><a class="repo" href="/r/${esc(r.name)}">${esc(r.name)}</a> <span class="muted">${r.runs} runs · last ${esc(r.last_run_at ?? "never")}</span></li>`,
+        `<li data-repo="${esc(r.name)}"><a class="repo" href="/r/${esc(r.name)}">${esc(r.name)}</a> <span class="badge"></span> <span class="spark"></span> <span class="muted">${r.runs} runs · last ${esc((r.last_run_at ?? "never").replace("T", " ").slice(0, 16))}</span></li>`,
     )
-    .join("")}</ul>`;
+    .join(
+      "",
+    )}</ul><p class="muted">Each repository's headline measure (output tok/s at its highest level) on main: latest value coloured by its verdict, and its last 31 runs.</p>`;
+  // The badge and sparkline SVGs, fetched with the read token when there is one (an <img> cannot send it).
+  await Promise.all(
+    repositories.map(async (r) => {
+      const li = body.querySelector(`li[data-repo="${CSS.escape(r.name)}"]`)!;
+      for (const [cls, path, alt] of [
+        ["badge", `/badge/${r.name}.svg?branch=main`, "latest"],
+        ["spark", `/badge/${r.name}/sparkline.svg?branch=main`, "trend"],
+      ] as const) {
+        const url = await svgUrl(path);
+        if (url) li.querySelector(`.${cls}`)!.innerHTML = `<img src="${url}" alt="${alt}">`;
+      }
+    }),
+  );
 }
 
 interface Catalog {
@@ -123,37 +149,65 @@ async function repoPage(repo: string): Promise<void> {
     testbed,
     cat.testbeds.map((t) => t.name),
   )}${select("benchmark", benchmarks, benchmark)}${select("branch", cat.branches, branch)}<button type="submit">show</button></form>
-    <p class="muted">Band: the interval compare uses (Student-t prediction interval over the last ${BASELINE_N} points); ▼ marks a regression against the points before it.</p>
+    <p class="muted">Band: where the next run is expected if nothing changed (Student-t prediction interval over the last ${BASELINE_N} runs of ${esc(branch === "main" ? "main" : `the base branch, under this branch's points in colour`)}); ▼ a regression against the runs before it; dashed orange: a change point of the base branch (E-divisive means, t-test).</p>
     <div class="grid" id="trends"></div><h2>Recent runs</h2><div id="runs"></div>`;
   for (const sel of body.querySelectorAll("select")) {
     sel.addEventListener("change", () => (sel.form as HTMLFormElement).submit());
   }
   const grid = document.getElementById("trends")!;
+  const baseBranch = cat.branches.includes("main") ? "main" : (cat.branches[0] ?? "main");
+  const seriesOf = (m: string, b: string) =>
+    api<SeriesResp>(
+      `/api/v1/repos/${repo}/series?${new URLSearchParams({ benchmark, measure: m, testbed, branch: b, limit: "100" })}`,
+    );
   await Promise.all(
     TREND_MEASURES.map(async (m) => {
       const div = document.createElement("div");
       div.className = "card trend";
       div.dataset.measure = m;
       grid.appendChild(div);
-      const s = await api<SeriesResp>(
-        `/api/v1/repos/${repo}/series?${new URLSearchParams({ benchmark, measure: m, testbed, branch, limit: "100" })}`,
-      );
+      const s = await seriesOf(m, branch);
+      const label = s.measure.label ?? m;
       if (s.points.length === 0) {
-        div.innerHTML = `<h3>${esc(m)}</h3><p class="empty">no data</p>`;
+        div.innerHTML = `<h3>${esc(label)}</h3><p class="empty">no data</p>`;
         return;
       }
+      // A branch other than the base: its points drawn over the base branch's, the band the base's.
+      const onBase = branch === baseBranch;
+      const base = onBase ? null : await seriesOf(m, baseBranch);
       const pts = s.points.map((p, i) => {
-        const before = s.points.slice(Math.max(0, i - BASELINE_N), i).map((x) => x.value);
+        const before = onBase
+          ? s.points.slice(Math.max(0, i - BASELINE_N), i).map((x) => x.value)
+          : base!.points
+              .filter((b) => b.created_at <= p.created_at)
+              .slice(-BASELINE_N)
+              .map((x) => x.value);
         return {
           ...p,
           verdict: judge(before, p.value, s.measure.direction).verdict,
           href: `/runs/${p.run_id}`,
         };
       });
-      const last = s.points.slice(-BASELINE_N - 1, -1).map((p) => p.value);
+      const last = onBase
+        ? s.points.slice(-BASELINE_N - 1, -1).map((p) => p.value)
+        : base!.points.slice(-BASELINE_N).map((p) => p.value);
       const band =
         last.length > 0 ? (([lo, hi]) => ({ lo, hi, mean: mean(last) }))(predictionInterval(last)) : null;
-      await chart(div, trendSpec(m, s.measure.unit, pts, band));
+      const cps = await api<ChangePointsResponse>(
+        `/api/v1/repos/${repo}/change-points?${new URLSearchParams({ benchmark, measure: m, testbed, branch: baseBranch })}`,
+      ).catch(() => null);
+      const changes = (cps?.change_points ?? []).map((c) => ({
+        created_at: c.created_at,
+        label: `${c.delta_pct === null ? "" : `${c.delta_pct > 0 ? "+" : ""}${c.delta_pct.toFixed(1)} % `}from run ${c.run_id}`,
+      }));
+      div.dataset.changePoints = String(changes.length);
+      await chart(
+        div,
+        trendSpec(label, s.measure.unit, pts, band, {
+          ...(base ? { base: base.points, baseName: baseBranch } : {}),
+          changes,
+        }),
+      );
     }),
   );
   const { runs } = await api<{
@@ -181,6 +235,8 @@ async function runPage(id: string): Promise<void> {
       repository: string;
       branch: string | null;
       commit_sha: string | null;
+      pr_number: number | null;
+      workflow_run_id: string | null;
       testbed: { name: string };
       created_at: string;
     };
@@ -192,7 +248,46 @@ async function runPage(id: string): Promise<void> {
     `Run ${id}`,
     `<a href="/">tokenbench</a> / <a href="/r/${esc(repo)}">${esc(repo)}</a> / run ${esc(id)}`,
   );
-  const meta = `<p class="muted">${esc(doc.target.model)} · testbed ${esc(r.run.testbed.name)} · branch ${esc(r.run.branch)} · commit <code>${esc((r.run.commit_sha ?? "").slice(0, 7))}</code> · ${esc(r.run.created_at)}</p>`;
+  const gh = `https://github.com/${repo}`;
+  const sha = r.run.commit_sha ?? "";
+  const links = [
+    /^[0-9a-f]{7,64}$/i.test(sha)
+      ? `commit <a class="commit" href="${esc(`${gh}/commit/${sha}`)}"><code>${esc(sha.slice(0, 7))}</code></a>`
+      : null,
+    r.run.pr_number
+      ? `<a class="pr" href="${esc(`${gh}/pull/${r.run.pr_number}`)}">PR #${r.run.pr_number}</a>`
+      : null,
+    r.run.workflow_run_id && /^\d+$/.test(r.run.workflow_run_id)
+      ? `<a class="workflow" href="${esc(`${gh}/actions/runs/${r.run.workflow_run_id}`)}">workflow run</a>`
+      : null,
+  ].filter(Boolean);
+  const meta = `<p class="muted">${esc(doc.target.model)} · testbed ${esc(r.run.testbed.name)} · branch ${esc(r.run.branch)} · ${esc(r.run.created_at)}${links.length ? ` · ${links.join(" · ")}` : ""}</p>`;
+  // Verdicts against its baseline: the service's compare, as the PR comment shows them.
+  const cmp = await api<CompareResponse>(`/api/v1/repos/${repo}/compare?head=${id}`).catch(() => null);
+  const key = ["output_tok_s", "ttft_p95_ms", "itl_p50_ms"];
+  const MARKS: Record<string, string> = {
+    improved: "🟢 improved",
+    regressed: "🔴 regressed",
+    unchanged: "⚪ unchanged",
+    no_baseline: "➖ no baseline",
+  };
+  const verdicts =
+    cmp === null || cmp.baseline_runs.length === 0
+      ? `<p class="muted">No baseline: no earlier runs of ${esc(cmp?.base_branch ?? "the base branch")} on this testbed.</p>`
+      : `<h2>Against ${esc(cmp.base_branch)} (last ${cmp.baseline_runs.length} runs)</h2><p>${cmp.counts.regressed} regressed, ${cmp.counts.improved} improved, ${cmp.counts.unchanged} unchanged of ${cmp.rows.length} measures (rules <code>${esc(cmp.rules)}</code>).</p><div class="scroll"><table class="verdicts"><thead><tr><th>benchmark</th><th>measure</th><th>baseline</th><th>this run</th><th>Δ %</th><th>verdict</th></tr></thead><tbody>${cmp.rows
+          .filter((row) => key.includes(row.measure) || row.verdict === "regressed")
+          .map(
+            (row) =>
+              `<tr data-verdict="${esc(row.verdict)}"><td>${esc(row.benchmark)}</td><td>${esc(MEASURE_BY_NAME.get(row.measure)?.label ?? row.measure)}</td><td>${fmt(row.baseline_mean, 2)}</td><td>${fmt(row.head, 2)}</td><td>${row.delta_pct === null ? "–" : fmt(row.delta_pct, 1)}</td><td>${MARKS[row.verdict] ?? esc(row.verdict)} <span class="muted">${esc(row.rule)}</span></td></tr>`,
+          )
+          .join("")}</tbody></table></div><h2>This run</h2>`;
+  // The newest baseline run, drawn under this run's curves.
+  const baselineDoc =
+    cmp && cmp.baseline_runs.length > 0
+      ? await api<{ document: ResultDocument }>(`/api/v1/runs/${cmp.baseline_runs[0]}`)
+          .then((x) => x.document)
+          .catch(() => undefined)
+      : undefined;
   let table = "";
   if (doc.kind === "sweep") {
     table = `<div class="scroll"><table class="levels"><thead><tr><th>level</th><th>req</th><th>err</th><th>out tok/s</th><th>TTFT p50</th><th>TTFT p95</th><th>ITL p50</th><th>ITL p95</th><th>TPOT p50</th><th>SLO pass</th><th>goodput req/s</th><th>admitted / queued</th></tr></thead><tbody>${doc.levels
@@ -202,9 +297,9 @@ async function runPage(id: string): Promise<void> {
       )
       .join("")}</tbody></table></div><p class="muted">Times in ms.</p>`;
   }
-  body.innerHTML = `${meta}${table}<div class="grid" id="curves"></div>`;
+  body.innerHTML = `${meta}${verdicts}${table}<div class="grid" id="curves"></div>`;
   const grid = document.getElementById("curves")!;
-  for (const [name, spec] of Object.entries(documentSpecs(doc))) {
+  for (const [name, spec] of Object.entries(documentSpecs(doc, baselineDoc))) {
     const div = document.createElement("div");
     const faceted = "facet" in spec; // small multiples keep their own widths and scroll on a phone
     div.className = faceted ? "card curve wide" : "card curve";

@@ -284,14 +284,32 @@ export interface TrendPoint {
   verdict?: string;
 }
 
-/** Dashboard trend: points over time, the baseline band compare uses, regressions marked. */
+/**
+ * Dashboard trend: points over time (dates on the axis), the baseline band compare uses, the base
+ * branch's points under a PR branch's, regressions (▼) and change points (dashed rules) marked.
+ * A layer is drawn only when it has data (an empty layer makes Vega warn "Infinite extent").
+ */
 export function trendSpec(
-  measure: string,
+  title: string,
   unit: string,
   points: TrendPoint[],
   band: { lo: number; hi: number; mean: number } | null,
+  extra: { base?: TrendPoint[]; baseName?: string; changes?: { created_at: string; label: string }[] } = {},
 ): Spec {
   const layers: Spec[] = [];
+  const x = {
+    field: "created_at",
+    type: "temporal",
+    title: "date",
+    axis: { format: "%b %d", labelAngle: 0 },
+  };
+  const y = {
+    field: "value",
+    type: "quantitative",
+    title: unit && !title.includes(unit) ? `${title} (${unit})` : title,
+    scale: { zero: false },
+    axis: { format: ".4~g" },
+  };
   if (band) {
     layers.push({
       data: { values: [band] },
@@ -304,18 +322,27 @@ export function trendSpec(
       encoding: { y: { field: "mean", type: "quantitative" } },
     });
   }
+  if (extra.base && extra.base.length > 0)
+    layers.push({
+      data: { values: extra.base.map((p) => ({ ...p, series: extra.baseName ?? "base" })) },
+      mark: { type: "line", color: "#959da5", point: { size: 20, color: "#959da5" }, tooltip: true },
+      encoding: { x, y },
+    });
+  if (extra.changes && extra.changes.length > 0)
+    layers.push({
+      data: { values: extra.changes },
+      mark: { type: "rule", color: "#e36209", strokeDash: [6, 3], strokeWidth: 1.5 },
+      encoding: {
+        x: { field: "created_at", type: "temporal" },
+        tooltip: [{ field: "label", type: "nominal", title: "change point" }],
+      },
+    });
   layers.push({
     data: { values: points },
     mark: { type: "line", point: { filled: true, size: 40 }, tooltip: true },
     encoding: {
-      x: { field: "created_at", type: "temporal", title: null },
-      y: {
-        field: "value",
-        type: "quantitative",
-        title: `${measure} (${unit})`,
-        scale: { zero: false },
-        axis: { format: ".4~g" },
-      },
+      x,
+      y,
       tooltip: [
         { field: "created_at", type: "temporal", title: "time" },
         { field: "value", type: "quantitative", format: ".4~g" },
@@ -325,10 +352,12 @@ export function trendSpec(
       href: { field: "href", type: "nominal" },
     },
   });
-  layers.push({
-    data: { values: points.filter((p) => p.verdict === "regressed") },
-    mark: { type: "point", shape: "triangle-down", size: 160, color: "#d73a49", filled: true },
-    encoding: { x: { field: "created_at", type: "temporal" }, y: { field: "value", type: "quantitative" } },
-  });
-  return { ...BASE, width: "container", height: 220, title: measure, layer: layers };
+  const regressed = points.filter((p) => p.verdict === "regressed");
+  if (regressed.length > 0)
+    layers.push({
+      data: { values: regressed },
+      mark: { type: "point", shape: "triangle-down", size: 160, color: "#d73a49", filled: true },
+      encoding: { x: { field: "created_at", type: "temporal" }, y: { field: "value", type: "quantitative" } },
+    });
+  return { ...BASE, width: "container", height: 220, title, layer: layers };
 }

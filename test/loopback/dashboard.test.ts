@@ -56,12 +56,14 @@ describe.skipIf(!existsSync(CHROMIUM) && !process.env.CI)("dashboard in headless
   beforeAll(async () => {
     service = await startService();
     const token = await service.apiToken(repo);
-    const scales = [1, 1.02, 0.98, 1.01, 0.99, 1.0, 1.03, 0.97, 0.7]; // the last one regresses
-    for (let i = 0; i < scales.length; i++) {
+    // 8 stable runs of main, then a 30 % drop that stays (a change point), then one PR run
+    const scales = [1, 1.02, 0.98, 1.01, 0.99, 1.0, 1.03, 0.97, 0.7, 0.71, 0.69, 0.7];
+    const seeds = [...scales.map((s, i) => doc(i, s)), doc(scales.length, 0.72, "feature")];
+    for (const d of seeds) {
       const r = await fetch(`${service.url}/api/v1/runs`, {
         method: "POST",
         headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-        body: JSON.stringify(doc(i, scales[i]!)),
+        body: JSON.stringify(d),
       });
       if (r.status !== 201) throw new Error(`seed failed: ${r.status} ${await r.text()}`);
     }
@@ -87,7 +89,7 @@ describe.skipIf(!existsSync(CHROMIUM) && !process.env.CI)("dashboard in headless
   async function open(path: string, width = 1280): Promise<Page> {
     const page = await browser.newPage({ viewport: { width, height: 900 } });
     page.on("console", (m) => {
-      if (m.type() === "error") errors.push(`${path}: ${m.text()}`);
+      if (m.type() === "error" || m.type() === "warning") errors.push(`${path}: ${m.type()}: ${m.text()}`);
     });
     page.on("pageerror", (e) => errors.push(`${path}: ${e.message}`));
     await page.goto(`${service.url}${path}`);
@@ -101,6 +103,10 @@ describe.skipIf(!existsSync(CHROMIUM) && !process.env.CI)("dashboard in headless
   }, async () => {
     const home = await open("/");
     expect(await home.getAttribute("body", "data-ready")).toBe("true");
+    // home: each repository with its headline badge (measure @ level, value) and sparkline
+    await home.waitForSelector(`li[data-repo="${repo}"] .badge img`);
+    await home.waitForSelector(`li[data-repo="${repo}"] .spark img`);
+    await home.screenshot({ path: resolve(OUT, "dashboard-home.png"), fullPage: true });
     await home.click(`a.repo:has-text("${repo}")`);
     await home.waitForURL(`**/r/${repo}`);
     await home.waitForSelector("body[data-ready='true']");
@@ -109,12 +115,18 @@ describe.skipIf(!existsSync(CHROMIUM) && !process.env.CI)("dashboard in headless
       ".trend[data-measure='output_tok_s'] svg .mark-symbol path",
       (els) => els.length,
     );
-    expect(symbols).toBe(9 + 1); // one point per main run, plus the marker on the one regression
+    expect(symbols).toBeGreaterThanOrEqual(12); // one point per main run, plus the regression markers
     const band = await home.$$eval(
       ".trend[data-measure='output_tok_s'] svg .mark-rect path",
       (els) => els.length,
     );
     expect(band).toBeGreaterThan(0);
+    // the change point (run 9 of main) is found by the service and drawn as a rule
+    expect(await home.getAttribute(".trend[data-measure='output_tok_s']", "data-change-points")).toBe("1");
+    // human titles with units, a date axis
+    const titles = await home.$$eval(".trend svg .role-title-text", (els) => els.map((e) => e.textContent));
+    expect(titles).toEqual(expect.arrayContaining(["output tok/s", "TTFT p95"]));
+    expect(await home.textContent(".trend[data-measure='output_tok_s'] svg")).toContain("date");
     await home.screenshot({ path: resolve(OUT, "dashboard-repo.png"), fullPage: true });
 
     // choose another benchmark through the form: the page reloads with it
@@ -123,10 +135,30 @@ describe.skipIf(!existsSync(CHROMIUM) && !process.env.CI)("dashboard in headless
     await home.waitForSelector("body[data-ready='true']");
     await home.waitForSelector(".trend[data-measure='ttft_p95_ms'] svg .mark-line path");
 
+    // a PR branch: its point over the base branch's band and points
+    const pr = await open(`/r/${repo}?branch=feature`);
+    await pr.waitForSelector(".trend[data-measure='output_tok_s'] svg .mark-line path");
+    const lines = await pr.$$eval(
+      ".trend[data-measure='output_tok_s'] svg .mark-line path",
+      (els) => els.length,
+    );
+    expect(lines).toBeGreaterThanOrEqual(2); // main's line under the branch's
+    expect(
+      await pr.$$eval(".trend[data-measure='output_tok_s'] svg .mark-rect path", (els) => els.length),
+    ).toBeGreaterThan(0);
+    await pr.screenshot({ path: resolve(OUT, "dashboard-pr-branch.png"), fullPage: true });
+    await pr.close();
+
     await home.click("table.runs a.run >> nth=0");
     await home.waitForURL(/\/runs\/[0-9a-f]{16}$/);
     await home.waitForSelector("body[data-ready='true']");
     expect(await home.$$eval("table.levels tbody tr", (els) => els.length)).toBe(2);
+    // the run page: verdicts against its baseline, links to the commit, PR and workflow run
+    expect(await home.$$eval("table.verdicts tbody tr", (els) => els.length)).toBeGreaterThan(0);
+    expect(await home.getAttribute("a.commit", "href")).toMatch(
+      /^https:\/\/github\.com\/acme\/dash\/commit\/a+\d+$/,
+    );
+    expect(await home.getAttribute("a.workflow", "href")).toMatch(/\/actions\/runs\/\d+$/);
     await home.waitForSelector(".curve[data-chart='throughput'] svg .mark-line path");
     const curves = await home.$$eval(".curve svg", (els) => els.length);
     expect(curves).toBeGreaterThanOrEqual(4);
