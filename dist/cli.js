@@ -38331,6 +38331,12 @@ var CONNECTION = {
     default: null,
     help: "Repository API token for the results service (used when no OIDC token is available)"
   }),
+  baseline: text({
+    flag: null,
+    input: "baseline",
+    default: null,
+    help: "Compare without a results service: a results file in the repository, or `artifact` (the results artifact of the newest successful run of this workflow on the base branch; needs actions: read)"
+  }),
   readToken: text({
     flag: null,
     input: "read-token",

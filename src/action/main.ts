@@ -21,9 +21,13 @@ import { makeTarget } from "../core/target.ts";
 import { TokenbenchError } from "../schema/errors.ts";
 import { uploadIssues } from "../schema/upload.ts";
 import { parseResultDocument, type ResultDocument } from "../schema/v1.ts";
-import { benchmarkName } from "../shared/measures.ts";
-import { type FailOn, fails, type Severity } from "../shared/rules.ts";
+import { compareRows } from "../shared/compare.ts";
+import { benchmarkName, documentPoints } from "../shared/measures.ts";
+import { type FailOn, fails, parseRules, type Severity } from "../shared/rules.ts";
+import { DEFAULT_THRESHOLDS } from "../shared/statistics.ts";
 import { testbedDisplayName, testbedSpec } from "../shared/testbed.ts";
+import { workloadDiff } from "../shared/workload.ts";
+import { type Baseline, loadBaseline } from "./baseline.ts";
 import { benchmarkSet, GitHubError, renderComment, stickyMarker, upsertStickyComment } from "./comment.ts";
 import { findForkPullRequest, type Payload, runContext } from "./context.ts";
 import { type ActionInputs, InputError, readInputs } from "./inputs.ts";
@@ -264,6 +268,7 @@ export async function main(): Promise<void> {
 
   const markdowns: string[] = [];
   const changeNotes: string[] = [];
+  let baselineDoc: Baseline | null = null;
   let regressions = 0;
   const failOn: FailOn = inputs.failOn ?? (inputs.failOnRegression ? "warning" : "never");
   const severities: Severity[] = [];
@@ -322,6 +327,54 @@ export async function main(): Promise<void> {
             core.warning(msg);
           }
         }
+      }
+    }
+    // No service (or it did not compare): the baseline input, judged as the service judges.
+    if (rows === null && inputs.baseline !== null) {
+      const branch =
+        doc.git?.base_branch ?? ctx.git.base_branch ?? payload?.repository?.default_branch ?? null;
+      try {
+        baselineDoc ??= await loadBaseline(
+          inputs.baseline,
+          branch,
+          inputs.githubToken && ctx.repository
+            ? {
+                apiUrl: ctx.apiUrl,
+                token: inputs.githubToken,
+                repository: ctx.repository,
+                workflow: process.env.GITHUB_WORKFLOW ?? null,
+                artifactName: inputs.artifactName,
+              }
+            : null,
+        );
+        const differ = workloadDiff(baselineDoc.doc, doc);
+        if (differ.length > 0) {
+          core.setFailed(
+            `the baseline (${baselineDoc.source}) measured a different workload: ${differ.map((d) => `${d.field} ${JSON.stringify(d.a)?.slice(0, 40)} vs ${JSON.stringify(d.b)?.slice(0, 40)}`).join("; ")}; compare like with like`,
+          );
+          return;
+        }
+        const rules = parseRules(inputs.thresholds);
+        const cmp = compareRows(
+          documentPoints(doc),
+          documentPoints(baselineDoc.doc),
+          DEFAULT_THRESHOLDS,
+          rules,
+        );
+        rows = cmp.rows;
+        baselineRuns = 1;
+        baseBranch = branch ?? "baseline";
+        rulesText = cmp.rules;
+        regressions += cmp.rows.filter((r) => r.verdict === "regressed").length;
+        severities.push(...cmp.rows.map((r) => r.severity));
+        core.info(`compared against ${baselineDoc.source}`);
+      } catch (err) {
+        const msg = `baseline: ${(err as Error).message}`;
+        if (failOn !== "never") {
+          core.setFailed(`${msg} (fail-on: ${failOn} cannot be decided without it)`);
+          return;
+        }
+        core.warning(msg);
       }
     }
     // A push to the default branch: say when the branch's own history has a new segment.

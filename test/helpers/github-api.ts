@@ -13,6 +13,14 @@ export async function startGitHubApi(
   opts: {
     forbid?: boolean;
     pulls?: { number: number; head: { sha: string; label: string }; base: { ref: string } }[];
+    /** Workflow runs with their artifacts (zip bodies), for baseline: artifact. */
+    runs?: {
+      id: number;
+      name: string;
+      branch: string;
+      head_sha: string;
+      artifacts: { id: number; name: string; zip: Buffer }[];
+    }[];
   } = {},
 ) {
   const requests: Recorded[] = [];
@@ -33,6 +41,38 @@ export async function startGitHubApi(
       };
       if (opts.forbid && req.method !== "GET")
         return send(403, { message: "Resource not accessible by integration" });
+      if (/^\/repos\/[^/]+\/[^/]+\/actions\/runs$/.test(url.pathname)) {
+        const branch = url.searchParams.get("branch");
+        const runs = (opts.runs ?? []).filter((r) => r.branch === branch);
+        return send(200, {
+          total_count: runs.length,
+          workflow_runs: runs.map(({ artifacts: _, ...r }) => r),
+        });
+      }
+      let a = /^\/repos\/[^/]+\/[^/]+\/actions\/runs\/(\d+)\/artifacts$/.exec(url.pathname);
+      if (a) {
+        const run = (opts.runs ?? []).find((r) => r.id === Number(a![1]));
+        const name = url.searchParams.get("name");
+        const arts = (run?.artifacts ?? []).filter((x) => name === null || x.name === name);
+        return send(200, {
+          total_count: arts.length,
+          artifacts: arts.map(({ zip: _, ...x }) => ({ ...x, expired: false })),
+        });
+      }
+      a = /^\/repos\/[^/]+\/[^/]+\/actions\/artifacts\/(\d+)\/zip$/.exec(url.pathname);
+      if (a) {
+        res.writeHead(302, {
+          location: `http://127.0.0.1:${(srv.address() as AddressInfo).port}/blob/${a[1]}.zip`,
+        });
+        return res.end();
+      }
+      a = /^\/blob\/(\d+)\.zip$/.exec(url.pathname);
+      if (a) {
+        const art = (opts.runs ?? []).flatMap((r) => r.artifacts).find((x) => x.id === Number(a![1]));
+        if (!art) return send(404, { message: "Not Found" });
+        res.writeHead(200, { "content-type": "application/zip", "content-length": art.zip.length });
+        return res.end(art.zip);
+      }
       if (/^\/repos\/[^/]+\/[^/]+\/pulls$/.test(url.pathname) && req.method === "GET") {
         const head = url.searchParams.get("head");
         return send(

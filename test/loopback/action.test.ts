@@ -6,7 +6,10 @@ import { node24, runAction as runActionBundle } from "../../scripts/run-action.t
 import { stickyMarker } from "../../src/action/comment.ts";
 import { type MockServer, start } from "../../src/mock/index.ts";
 import { parseResultDocument } from "../../src/schema/v1.ts";
+import { compareRows } from "../../src/shared/compare.ts";
+import { documentPoints } from "../../src/shared/measures.ts";
 import { startGitHubApi } from "../helpers/github-api.ts";
+import { zip } from "../helpers/zip.ts";
 
 const ROOT = resolve(import.meta.dirname, "../..");
 const NODE = node24();
@@ -40,6 +43,7 @@ describe(`the Action (dist/index.js under node ${NODE24 ? "24 from npm" : proces
   let service: LocalService;
   let gh: Awaited<ReturnType<typeof startGitHubApi>>;
   let apiToken: string;
+  const ghRuns: NonNullable<Parameters<typeof startGitHubApi>[0]>["runs"] = [];
   const repo = "acme/infer";
   const base = () => ({
     "base-url": mock.url,
@@ -87,6 +91,7 @@ describe(`the Action (dist/index.js under node ${NODE24 ? "24 from npm" : proces
       start({ ttftMs: 5, itlMs: 2 }),
       startService(),
       startGitHubApi({
+        runs: ghRuns,
         pulls: [
           {
             number: 7,
@@ -416,5 +421,59 @@ describe(`the Action (dist/index.js under node ${NODE24 ? "24 from npm" : proces
     ]);
     expect(stored.document.load_generator.merged_from).toHaveLength(2);
     expect(stored.points.length).toBeGreaterThan(0);
+  });
+
+  it("baseline without a service: a results file, or the base branch's artifact; the verdicts the shared compare gives", {
+    timeout: 120_000,
+  }, async () => {
+    const onMain = await runAction({ ...base(), "results-url": "" }, ghEnv(), {});
+    expect(onMain.code, onMain.stdout).toBe(0);
+    const basePath = onMain.outputs["results-path"]!;
+    const baseDoc = parseResultDocument(JSON.parse(readFileSync(basePath, "utf8")));
+    const expected = (r: { outputs: Record<string, string> }) => {
+      const head = parseResultDocument(JSON.parse(readFileSync(r.outputs["results-path"]!, "utf8")));
+      return compareRows(documentPoints(head), documentPoints(baseDoc)).rows.filter(
+        (x) => x.verdict === "regressed",
+      ).length;
+    };
+    const slow = await start({ ttftMs: 25, itlMs: 8 });
+    try {
+      const pr = { ...base(), "base-url": slow.url, "results-url": "", "fail-on": "warning" };
+      const viaFile = await runAction({ ...pr, baseline: basePath }, prEnv(), prPayload());
+      expect(viaFile.stdout).toContain(`compared against the file ${basePath}`);
+      expect(Number(viaFile.outputs["regression-count"])).toBe(expected(viaFile));
+      expect(Number(viaFile.outputs["regression-count"])).toBeGreaterThan(0);
+      expect(viaFile.code).toBe(1);
+      expect(viaFile.outputs.markdown).toMatch(/against the last 1 run\(s\) of <code>main<\/code>/);
+      // the same baseline as the newest successful run's artifact on main
+      ghRuns!.push({
+        id: 777,
+        name: "bench",
+        branch: "main",
+        head_sha: "1".repeat(40),
+        artifacts: [
+          { id: 55, name: "tokenbench-results", zip: zip({ "results.json": readFileSync(basePath) }) },
+        ],
+      });
+      const viaArtifact = await runAction(
+        { ...pr, baseline: "artifact" },
+        // (@actions/artifact downloads only outside GHES; the stand-in API is reached through GITHUB_API_URL)
+        { ...prEnv(), GITHUB_WORKFLOW: "bench", GITHUB_SERVER_URL: "https://github.com" },
+        prPayload(),
+      );
+      expect(viaArtifact.stdout).toContain(
+        "compared against the tokenbench-results artifact of run 777 on main (1111111)",
+      );
+      expect(Number(viaArtifact.outputs["regression-count"])).toBe(expected(viaArtifact));
+      expect(viaArtifact.code).toBe(1);
+      // a baseline of another workload is refused, naming the field
+      const other = await runAction({ ...pr, "max-tokens": "8", baseline: basePath }, prEnv(), prPayload());
+      expect(other.code).toBe(1);
+      expect(other.stdout).toMatch(
+        /::error::the baseline .* measured a different workload: max_tokens 4 vs 8/,
+      );
+    } finally {
+      await slow.close();
+    }
   });
 });

@@ -1,0 +1,103 @@
+/**
+ * Deltas without a results service (#12): the `baseline` input. Either a results file in the
+ * repository, or `artifact`: the results artifact of the newest successful run of this workflow
+ * on the base branch, found through the GitHub API with the job's token and downloaded with
+ * @actions/artifact. The verdicts are then computed as the service computes them (shared/compare.ts).
+ */
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { DefaultArtifactClient } from "@actions/artifact";
+import { readResultsDocument } from "../core/results-file.ts";
+import { TokenbenchError } from "../schema/errors.ts";
+import type { ResultDocument } from "../schema/v1.ts";
+
+export interface Baseline {
+  doc: ResultDocument;
+  /** Where it came from, in words, for the comment and the log. */
+  source: string;
+}
+
+export class BaselineError extends TokenbenchError {
+  constructor(message: string) {
+    super("baseline_unavailable", message);
+  }
+}
+
+export interface BaselineGitHub {
+  apiUrl: string;
+  token: string;
+  repository: string;
+  /** This workflow's name (GITHUB_WORKFLOW): only its runs are baselines. */
+  workflow: string | null;
+  artifactName: string;
+  fetchImpl?: typeof fetch;
+  /** The artifact client (injectable for tests; default @actions/artifact's). */
+  download?: (artifactId: number, runId: number, dir: string) => Promise<void>;
+}
+
+async function gh<T>(g: BaselineGitHub, path: string): Promise<T> {
+  const res = await (g.fetchImpl ?? fetch)(`${g.apiUrl}${path}`, {
+    headers: {
+      authorization: `Bearer ${g.token}`,
+      accept: "application/vnd.github+json",
+      "user-agent": "tokenbench-action",
+    },
+    signal: AbortSignal.timeout(30_000),
+  });
+  if (!res.ok)
+    throw new BaselineError(
+      `GitHub API ${path.split("?")[0]}: HTTP ${res.status} (the job's token needs actions: read)`,
+    );
+  return (await res.json()) as T;
+}
+
+/** The newest successful run of this workflow on `branch` that kept a results artifact. */
+export async function artifactBaseline(g: BaselineGitHub, branch: string): Promise<Baseline> {
+  const q = new URLSearchParams({ branch, status: "success", per_page: "20" });
+  const { workflow_runs: runs } = await gh<{
+    workflow_runs: { id: number; name?: string; head_sha?: string; event?: string }[];
+  }>(g, `/repos/${g.repository}/actions/runs?${q}`);
+  for (const run of runs ?? []) {
+    if (g.workflow !== null && run.name !== g.workflow) continue;
+    const { artifacts } = await gh<{ artifacts: { id: number; name: string; expired?: boolean }[] }>(
+      g,
+      `/repos/${g.repository}/actions/runs/${run.id}/artifacts?name=${encodeURIComponent(g.artifactName)}`,
+    );
+    const art = (artifacts ?? []).find((a) => a.name === g.artifactName && !a.expired);
+    if (!art) continue;
+    const dir = mkdtempSync(join(tmpdir(), "tokenbench-baseline-"));
+    const [owner, name] = g.repository.split("/") as [string, string];
+    await (
+      g.download ??
+      (async (id, runId, path) => {
+        await new DefaultArtifactClient().downloadArtifact(id, {
+          path,
+          findBy: { token: g.token, workflowRunId: runId, repositoryOwner: owner, repositoryName: name },
+        });
+      })
+    )(art.id, run.id, dir);
+    const doc = readResultsDocument(join(dir, "results.json"));
+    return {
+      doc,
+      source: `the ${g.artifactName} artifact of run ${run.id} on ${branch}${run.head_sha ? ` (${run.head_sha.slice(0, 7)})` : ""}`,
+    };
+  }
+  throw new BaselineError(
+    `no successful run of ${g.workflow ?? "this workflow"} on ${branch} with a ${g.artifactName} artifact among the last ${runs?.length ?? 0}`,
+  );
+}
+
+/** `baseline: path/to/results.json` or `baseline: artifact`. */
+export async function loadBaseline(
+  spec: string,
+  branch: string | null,
+  g: BaselineGitHub | null,
+): Promise<Baseline> {
+  if (spec.trim() !== "artifact")
+    return { doc: readResultsDocument(spec.trim()), source: `the file ${spec.trim()}` };
+  if (g === null) throw new BaselineError("baseline: artifact needs github-token (with actions: read)");
+  if (branch === null)
+    throw new BaselineError("baseline: artifact needs a base branch (a pull request, or the default branch)");
+  return artifactBaseline(g, branch);
+}
