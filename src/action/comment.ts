@@ -208,7 +208,8 @@ export function renderComment(input: CommentInput, limit = BUDGET): string {
     input.links.dashboard ? `[dashboard](${input.links.dashboard})` : null,
     input.links.artifact ? `[raw results (artifact)](${input.links.artifact})` : null,
   ].filter(Boolean);
-  const rulesText = input.rules ? `rules \`${mdText(input.rules, 300)}\`` : "rules `*=t-test`";
+  // In HTML, not a code span: a code span shows character references literally.
+  const rulesText = `rules <code>${mdText(input.rules ?? "*=t-test", 300)}</code>`;
   const foot = [
     "",
     links.length ? links.join(" · ") : "",
