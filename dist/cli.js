@@ -4381,7 +4381,7 @@ var require_webidl = __commonJS({
 var require_util2 = __commonJS({
   "node_modules/undici/lib/web/fetch/util.js"(exports, module) {
     "use strict";
-    var { Transform } = __require("node:stream"), zlib = __require("node:zlib"), { redirectStatusSet, referrerPolicyTokens, badPortsSet } = require_constants3(), { getGlobalOrigin } = require_global(), { collectAnHTTPQuotedString, parseMIMEType } = require_data_url(), { performance: performance11 } = __require("node:perf_hooks"), { ReadableStreamFrom, isValidHTTPToken, normalizedMethodRecordsBase } = require_util(), assert2 = __require("node:assert"), { isUint8Array } = __require("node:util/types"), { webidl } = require_webidl(), { isomorphicEncode, collectASequenceOfCodePoints, removeChars } = require_infra();
+    var { Transform } = __require("node:stream"), zlib = __require("node:zlib"), { redirectStatusSet, referrerPolicyTokens, badPortsSet } = require_constants3(), { getGlobalOrigin } = require_global(), { collectAnHTTPQuotedString, parseMIMEType } = require_data_url(), { performance: performance12 } = __require("node:perf_hooks"), { ReadableStreamFrom, isValidHTTPToken, normalizedMethodRecordsBase } = require_util(), assert2 = __require("node:assert"), { isUint8Array } = __require("node:util/types"), { webidl } = require_webidl(), { isomorphicEncode, collectASequenceOfCodePoints, removeChars } = require_infra();
     function responseURL(response) {
       let urlList = response.urlList, length = urlList.length;
       return length === 0 ? null : urlList[length - 1].toString();
@@ -4503,7 +4503,7 @@ var require_util2 = __commonJS({
       };
     }
     function coarsenedSharedCurrentTime(crossOriginIsolatedCapability) {
-      return coarsenTime(performance11.now(), crossOriginIsolatedCapability);
+      return coarsenTime(performance12.now(), crossOriginIsolatedCapability);
     }
     function createOpaqueTimingInfo(timingInfo) {
       return {
@@ -21310,8 +21310,7 @@ function profilePrompt(nonce, words, seed) {
 // src/core/client.ts
 var import_undici2 = __toESM(require_undici(), 1);
 import { randomBytes as randomBytes2 } from "node:crypto";
-import diagnostics from "node:diagnostics_channel";
-import { performance as performance5 } from "node:perf_hooks";
+import { performance as performance6 } from "node:perf_hooks";
 
 // src/core/chunk.ts
 function strLen(v) {
@@ -21397,6 +21396,31 @@ var ErrorCode = {
   maxLineBytes: 1024 * 1024
 };
 
+// src/core/socket-writes.ts
+import diagnostics from "node:diagnostics_channel";
+import { performance as performance5 } from "node:perf_hooks";
+var REQUEST_ID_HEADER = "x-tokenbench-request-id", socketWrites = /* @__PURE__ */ new Map(), socketUses = /* @__PURE__ */ new WeakMap(), socketConnected = /* @__PURE__ */ new WeakMap(), sendHeadersSubscribed = !1;
+function watchSocketWrites() {
+  sendHeadersSubscribed || (sendHeadersSubscribed = !0, diagnostics.subscribe("undici:client:connected", (msg) => {
+    let socket = msg.socket;
+    socket && socketConnected.set(socket, performance5.now());
+  }), diagnostics.subscribe("undici:client:sendHeaders", (msg) => {
+    let t = performance5.now(), { headers: headers2, socket } = msg;
+    if (typeof headers2 != "string") return;
+    let i = headers2.indexOf(`${REQUEST_ID_HEADER}: `);
+    if (i === -1) return;
+    let start2 = i + REQUEST_ID_HEADER.length + 2, end = headers2.indexOf(`\r
+`, start2), uses = socket ? socketUses.get(socket) ?? 0 : 0;
+    socket && socketUses.set(socket, uses + 1);
+    let connectedAt = socket !== void 0 && uses === 0 ? socketConnected.get(socket) ?? null : null;
+    socketWrites.set(headers2.slice(start2, end === -1 ? void 0 : end), {
+      t,
+      reused: uses > 0,
+      connectedAt
+    });
+  }));
+}
+
 // src/core/sse.ts
 var SseParser = class {
   constructor(onEvent) {
@@ -21469,27 +21493,6 @@ var SseParser = class {
 };
 
 // src/core/client.ts
-var REQUEST_ID_HEADER = "x-tokenbench-request-id", socketWrites = /* @__PURE__ */ new Map(), socketUses = /* @__PURE__ */ new WeakMap(), socketConnected = /* @__PURE__ */ new WeakMap(), sendHeadersSubscribed = !1;
-function watchSocketWrites() {
-  sendHeadersSubscribed || (sendHeadersSubscribed = !0, diagnostics.subscribe("undici:client:connected", (msg) => {
-    let socket = msg.socket;
-    socket && socketConnected.set(socket, performance5.now());
-  }), diagnostics.subscribe("undici:client:sendHeaders", (msg) => {
-    let t = performance5.now(), { headers: headers2, socket } = msg;
-    if (typeof headers2 != "string") return;
-    let i = headers2.indexOf(`${REQUEST_ID_HEADER}: `);
-    if (i === -1) return;
-    let start2 = i + REQUEST_ID_HEADER.length + 2, end = headers2.indexOf(`\r
-`, start2), uses = socket ? socketUses.get(socket) ?? 0 : 0;
-    socket && socketUses.set(socket, uses + 1);
-    let connectedAt = socket !== void 0 && uses === 0 ? socketConnected.get(socket) ?? null : null;
-    socketWrites.set(headers2.slice(start2, end === -1 ? void 0 : end), {
-      t,
-      reused: uses > 0,
-      connectedAt
-    });
-  }));
-}
 var STALE_CONNECTION = /* @__PURE__ */ new Set(["UND_ERR_SOCKET", "ECONNRESET", "EPIPE"]), MAX_STALE_RETRIES = 3;
 function buildRequestBody(cfg, spec) {
   let body = {
@@ -21518,7 +21521,7 @@ var StreamClient = class {
       connect: { timeout: 1e4 }
     }), this.headers = { "content-type": "application/json", accept: "text/event-stream", ...cfg.target.headers };
     let hr = Number(process.hrtime.bigint()) / 1e6;
-    this.hrtimeOffsetMs = hr - performance5.now(), watchSocketWrites();
+    this.hrtimeOffsetMs = hr - performance6.now(), watchSocketWrites();
   }
   cfg;
   agent;
@@ -21567,12 +21570,12 @@ var StreamClient = class {
         completion_tokens: info.usage.completion,
         cached_tokens: info.usage.cached
       }), info.finishReason !== null && (finishReason = info.finishReason), info.timings !== null && (timings = info.timings), info.usageRaw !== null && (usageRaw = info.usageRaw), info.contentChars > 0 && (eventTimes.push(now - origin), eventChars.push(info.contentChars), info.serverTsMs !== null && (serverTimes ??= [], serverTimes.push(info.serverTsMs - this.hrtimeOffsetMs - origin)), info.serverArrivalTsMs !== null && (serverArrival = info.serverArrivalTsMs - this.hrtimeOffsetMs - origin));
-    }), dispatchAbs = performance5.now(), wireId = `${this.tag}-${spec.id}${retries > 0 ? `-r${retries}` : ""}`, timer = setTimeout(() => {
+    }), dispatchAbs = performance6.now(), wireId = `${this.tag}-${spec.id}${retries > 0 ? `-r${retries}` : ""}`, timer = setTimeout(() => {
       timedOut = !0, controller?.abort(new Error(`request exceeded --timeout-s ${cfg.timeoutS}`));
     }, cfg.timeoutS * 1e3), finish = () => {
       if (finished) return;
       finished = !0, clearTimeout(timer);
-      let endMs = performance5.now() - origin, written = socketWrites.get(wireId);
+      let endMs = performance6.now() - origin, written = socketWrites.get(wireId);
       socketWrites.delete(wireId);
       let sendAbs = written?.t ?? dispatchAbs;
       error62 === null && status !== null && status < 400 && sse && (done ? usage === null || usage.completion_tokens === null ? setError(ErrorCode.missingUsage, "stream finished without usage.completion_tokens") : eventTimes.length === 0 && setError(ErrorCode.emptyStream, "no content-bearing event") : setError(ErrorCode.missingDone, "stream ended without data: [DONE]"));
@@ -21603,7 +21606,7 @@ var StreamClient = class {
         controller = c;
       },
       onResponseStart(_c, statusCode, headers2) {
-        if (now = performance5.now(), headersMs = now - origin, status = statusCode, statusCode >= 400) {
+        if (now = performance6.now(), headersMs = now - origin, status = statusCode, statusCode >= 400) {
           sse = !1;
           return;
         }
@@ -21614,7 +21617,7 @@ var StreamClient = class {
         )) : ct.includes("text/event-stream") || (sse = !1, setError(ErrorCode.notSse, `expected text/event-stream, got content-type "${ct}"`));
       },
       onResponseData(c, chunk) {
-        if (now = performance5.now(), received += chunk.length, received > maxResponseBytes) {
+        if (now = performance6.now(), received += chunk.length, received > maxResponseBytes) {
           setError(
             ErrorCode.responseTooLarge,
             `response passed ${maxResponseBytes} bytes without ending; cut there (an endless stream?)`
@@ -21627,10 +21630,10 @@ var StreamClient = class {
         ), c.abort(new Error("line_too_long")))) : errBody.length < 2e3 && (errBody += chunk.toString("utf8"));
       },
       onResponseEnd() {
-        now = performance5.now(), sse && parser.end(), status !== null && status >= 400 ? setError(ErrorCode.httpError, `HTTP ${status}: ${errBody.slice(0, 500)}`) : !sse && error62 !== null && errBody && (error62 = { code: error62.code, message: `${error62.message}; body: ${errBody.slice(0, 300)}` }), finish();
+        now = performance6.now(), sse && parser.end(), status !== null && status >= 400 ? setError(ErrorCode.httpError, `HTTP ${status}: ${errBody.slice(0, 500)}`) : !sse && error62 !== null && errBody && (error62 = { code: error62.code, message: `${error62.message}; body: ${errBody.slice(0, 300)}` }), finish();
       },
       onResponseError: (_c, err) => {
-        now = performance5.now();
+        now = performance6.now();
         let code = err.code ?? "", written = socketWrites.get(wireId);
         if (status === null && !timedOut && written?.reused === !0 && STALE_CONNECTION.has(code) && retries < MAX_STALE_RETRIES) {
           finished = !0, clearTimeout(timer), socketWrites.delete(wireId), this.staleRetries++, this.reuseConnections = !1, this.attempt(spec, body, retries + 1, resolve);
@@ -36853,6 +36856,69 @@ function date4(params) {
 // src/schema/common.ts
 var num = external_exports.number(), nullableNum = external_exports.number().nullable(), RequestError = external_exports.object({ code: external_exports.string(), message: external_exports.string() });
 
+// src/schema/level-parts.ts
+var ClientSelfCheck = external_exports.object({
+  event_loop_delay_ms: external_exports.object({ p50: nullableNum, p99: nullableNum, max: nullableNum }),
+  /**
+   * How long requests waited in the client before reaching the socket: send_ms - dispatch_ms, or
+   * send_ms - connected_ms when the request opened its own connection (connecting is not queueing).
+   */
+  send_queue_ms: external_exports.object({ p50: nullableNum, p99: nullableNum, max: nullableNum }).optional(),
+  /**
+   * An upper bound on how late the client read what the server sent (ms), from the longest event
+   * loop turns of the level: see CONCEPTS.md. Stated with every warning.
+   */
+  lateness_bound_ms: nullableNum.optional(),
+  cpu_user_s: num,
+  cpu_system_s: num,
+  cpu_pct_of_one_core: num,
+  bottleneck_warning: external_exports.string().nullable(),
+  /**
+   * With worker threads (`--workers`): each thread's own check. A thread's figures are its own
+   * event loop's (busy_pct: event-loop utilization); the level's cpu_* are the whole process's.
+   */
+  shards: external_exports.array(
+    external_exports.object({
+      /** `k/n`, 1-based: the thread among the runner's threads. */
+      thread: external_exports.string(),
+      requests: external_exports.number().int().nonnegative(),
+      event_loop_delay_ms: external_exports.object({ p50: nullableNum, p99: nullableNum, max: nullableNum }),
+      lateness_bound_ms: nullableNum,
+      busy_pct: num,
+      bottleneck_warning: external_exports.string().nullable()
+    })
+  ).optional()
+}), MetricsSample = external_exports.object({
+  t_ms: num,
+  running: nullableNum,
+  waiting: nullableNum,
+  kv_cache_usage_pct: nullableNum,
+  /** Metrics tokenbench does not map (histogram series excluded), kept as scraped. */
+  raw: external_exports.record(external_exports.string(), num).optional()
+}), AdmissionSummary = external_exports.object({
+  /** Whether the server exposed enough (running/waiting gauges) to tell admitted from queued. */
+  observable: external_exports.boolean(),
+  source: external_exports.enum(["metrics", "server_queue_time", "none"]),
+  offered_concurrency: nullableNum,
+  max_running_requests: nullableNum,
+  cuda_graph_max_bs: nullableNum,
+  admitted_concurrency_max: nullableNum,
+  queued_requests_max: nullableNum,
+  kv_cache_usage_pct_max: nullableNum,
+  /** Mean per-request server queue time over the level, from the server's queue-time histogram. */
+  server_queue_time_mean_ms: nullableNum,
+  metrics_samples: external_exports.number().int().nonnegative(),
+  littles_law: external_exports.object({
+    implied_in_flight: nullableNum,
+    observed_in_flight_mean: nullableNum,
+    server_running_mean: nullableNum,
+    server_waiting_mean: nullableNum
+  }).nullable(),
+  /** Why the curve bent at this level, as far as the evidence says. */
+  bend_reasons: external_exports.array(external_exports.enum(["server_queue", "kv_full", "scheduler_cap", "client_queueing"])),
+  notes: external_exports.array(external_exports.string())
+});
+
 // src/schema/profile.ts
 var ProfileSample = external_exports.object({
   phase: external_exports.enum(["warmup", "prefill", "decode", "prefix_fresh", "prefix_identical", "prefix_small_suffix"]),
@@ -37005,66 +37071,6 @@ var SCHEMA_VERSION = 1, Stats = external_exports.object({
   drain_time_s: nullableNum,
   ttft_from_intended_ms: Stats,
   e2e_from_intended_ms: Stats
-}), ClientSelfCheck = external_exports.object({
-  event_loop_delay_ms: external_exports.object({ p50: nullableNum, p99: nullableNum, max: nullableNum }),
-  /**
-   * How long requests waited in the client before reaching the socket: send_ms - dispatch_ms, or
-   * send_ms - connected_ms when the request opened its own connection (connecting is not queueing).
-   */
-  send_queue_ms: external_exports.object({ p50: nullableNum, p99: nullableNum, max: nullableNum }).optional(),
-  /**
-   * An upper bound on how late the client read what the server sent (ms), from the longest event
-   * loop turns of the level: see CONCEPTS.md. Stated with every warning.
-   */
-  lateness_bound_ms: nullableNum.optional(),
-  cpu_user_s: num,
-  cpu_system_s: num,
-  cpu_pct_of_one_core: num,
-  bottleneck_warning: external_exports.string().nullable(),
-  /**
-   * With worker threads (`--workers`): each thread's own check. A thread's figures are its own
-   * event loop's (busy_pct: event-loop utilization); the level's cpu_* are the whole process's.
-   */
-  shards: external_exports.array(
-    external_exports.object({
-      /** `k/n`, 1-based: the thread among the runner's threads. */
-      thread: external_exports.string(),
-      requests: external_exports.number().int().nonnegative(),
-      event_loop_delay_ms: external_exports.object({ p50: nullableNum, p99: nullableNum, max: nullableNum }),
-      lateness_bound_ms: nullableNum,
-      busy_pct: num,
-      bottleneck_warning: external_exports.string().nullable()
-    })
-  ).optional()
-}), MetricsSample = external_exports.object({
-  t_ms: num,
-  running: nullableNum,
-  waiting: nullableNum,
-  kv_cache_usage_pct: nullableNum,
-  /** Metrics tokenbench does not map (histogram series excluded), kept as scraped. */
-  raw: external_exports.record(external_exports.string(), num).optional()
-}), AdmissionSummary = external_exports.object({
-  /** Whether the server exposed enough (running/waiting gauges) to tell admitted from queued. */
-  observable: external_exports.boolean(),
-  source: external_exports.enum(["metrics", "server_queue_time", "none"]),
-  offered_concurrency: nullableNum,
-  max_running_requests: nullableNum,
-  cuda_graph_max_bs: nullableNum,
-  admitted_concurrency_max: nullableNum,
-  queued_requests_max: nullableNum,
-  kv_cache_usage_pct_max: nullableNum,
-  /** Mean per-request server queue time over the level, from the server's queue-time histogram. */
-  server_queue_time_mean_ms: nullableNum,
-  metrics_samples: external_exports.number().int().nonnegative(),
-  littles_law: external_exports.object({
-    implied_in_flight: nullableNum,
-    observed_in_flight_mean: nullableNum,
-    server_running_mean: nullableNum,
-    server_waiting_mean: nullableNum
-  }).nullable(),
-  /** Why the curve bent at this level, as far as the evidence says. */
-  bend_reasons: external_exports.array(external_exports.enum(["server_queue", "kv_full", "scheduler_cap", "client_queueing"])),
-  notes: external_exports.array(external_exports.string())
 }), LevelResult = external_exports.object({
   level: external_exports.number().positive(),
   mode: external_exports.enum(["closed", "open"]),
@@ -37256,57 +37262,6 @@ function parseResultDocument(input2) {
   return r.data;
 }
 
-// src/shared/testbed.ts
-function testbedSpec(doc) {
-  let tb = doc.testbed ?? null, ex = doc.server?.extracted ?? {}, s = (v) => typeof v == "string" && v !== "" ? v : null, c = doc.config, p = doc.profile?.config, workload = c ? {
-    kind: "sweep",
-    mode: c.mode,
-    prompt_tokens: c.prompt_tokens,
-    max_tokens: c.max_tokens,
-    prompts: c.prompts,
-    ignore_eos: c.ignore_eos,
-    arrival: c.mode === "open" ? c.arrival : null,
-    burstiness: c.mode === "open" ? c.burstiness : null,
-    max_in_flight: c.max_in_flight,
-    slo: c.slo,
-    extra_body: c.extra_body
-  } : p ? {
-    kind: "profile",
-    decode_tokens: p.decode_tokens,
-    suffix_tokens: p.suffix_tokens,
-    thinking: p.thinking,
-    extra_body: p.extra_body
-  } : { kind: doc.kind };
-  return {
-    gpu: tb?.gpu ?? doc.environment.gpu?.name ?? null,
-    gpu_count: tb?.gpu_count ?? doc.environment.gpu?.count ?? null,
-    engine: tb?.engine ?? s(ex.server_name),
-    engine_version: tb?.engine_version ?? s(ex.server_version),
-    engine_flags: tb?.engine_flags ?? null,
-    model: tb?.model ?? doc.target.model,
-    api: doc.target.api,
-    workload
-  };
-}
-function describeTestbed(doc, declared) {
-  let spec = testbedSpec({ ...doc, testbed: null });
-  return {
-    name: declared.name,
-    gpu: spec.gpu,
-    gpu_count: spec.gpu_count,
-    engine: spec.engine,
-    engine_version: spec.engine_version,
-    engine_flags: declared.engine_flags,
-    model: spec.model
-  };
-}
-function canonicalJson(v) {
-  if (v === null || typeof v != "object") return JSON.stringify(v);
-  if (Array.isArray(v)) return `[${v.map(canonicalJson).join(",")}]`;
-  let o = v;
-  return `{${Object.keys(o).filter((k) => o[k] !== void 0).sort().map((k) => `${JSON.stringify(k)}:${canonicalJson(o[k])}`).join(",")}}`;
-}
-
 // src/shared/workload.ts
 function workloadSpec(doc) {
   let c = doc.config, p = doc.profile?.config, common = { kind: doc.kind, api: doc.target.api, model: doc.target.model };
@@ -37335,6 +37290,39 @@ function workloadSpec(doc) {
 function workloadDiff(a, b) {
   let x = workloadSpec(a), y = workloadSpec(b);
   return [.../* @__PURE__ */ new Set([...Object.keys(x), ...Object.keys(y)])].filter((k) => JSON.stringify(x[k]) !== JSON.stringify(y[k])).map((field) => ({ field, a: x[field], b: y[field] }));
+}
+
+// src/shared/testbed.ts
+function testbedSpec(doc) {
+  let tb = doc.testbed ?? null, ex = doc.server?.extracted ?? {}, s = (v) => typeof v == "string" && v !== "" ? v : null, { api: _api, model: _model, levels: _levels, targets: _targets, ...workload } = workloadSpec(doc);
+  return {
+    gpu: tb?.gpu ?? doc.environment.gpu?.name ?? null,
+    gpu_count: tb?.gpu_count ?? doc.environment.gpu?.count ?? null,
+    engine: tb?.engine ?? s(ex.server_name),
+    engine_version: tb?.engine_version ?? s(ex.server_version),
+    engine_flags: tb?.engine_flags ?? null,
+    model: tb?.model ?? doc.target.model,
+    api: doc.target.api,
+    workload
+  };
+}
+function describeTestbed(doc, declared) {
+  let spec = testbedSpec({ ...doc, testbed: null });
+  return {
+    name: declared.name,
+    gpu: spec.gpu,
+    gpu_count: spec.gpu_count,
+    engine: spec.engine,
+    engine_version: spec.engine_version,
+    engine_flags: declared.engine_flags,
+    model: spec.model
+  };
+}
+function canonicalJson(v) {
+  if (v === null || typeof v != "object") return JSON.stringify(v);
+  if (Array.isArray(v)) return `[${v.map(canonicalJson).join(",")}]`;
+  let o = v;
+  return `{${Object.keys(o).filter((k) => o[k] !== void 0).sort().map((k) => `${JSON.stringify(k)}:${canonicalJson(o[k])}`).join(",")}}`;
 }
 
 // src/core/document.ts
@@ -39112,23 +39100,23 @@ var ID_STRIDE = 1e7, WARMUP_ID_OFFSET = 5e6;
 // src/core/worker-pool.ts
 import { existsSync as existsSync2 } from "node:fs";
 import { availableParallelism } from "node:os";
-import { performance as performance7 } from "node:perf_hooks";
+import { performance as performance8 } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
 
 // src/core/load.ts
-import { performance as performance6 } from "node:perf_hooks";
+import { performance as performance7 } from "node:perf_hooks";
 import { setTimeout as sleep, setImmediate as yieldImmediate } from "node:timers/promises";
 async function sleepUntil(tAbsMs) {
-  let d = tAbsMs - performance6.now();
-  for (d > 3 && await sleep(d - 2); performance6.now() < tAbsMs; ) await yieldImmediate();
+  let d = tAbsMs - performance7.now();
+  for (d > 3 && await sleep(d - 2); performance7.now() < tAbsMs; ) await yieldImmediate();
 }
 async function runClosedLoop(client, makeSpec, opts) {
   let records2 = [], next = 0;
   opts.startAtAbsMs !== void 0 && await sleepUntil(opts.startAtAbsMs);
-  let deadline = opts.durationS !== null ? performance6.now() + opts.durationS * 1e3 : Number.POSITIVE_INFINITY, limit = opts.requests ?? Number.POSITIVE_INFINITY, user = async () => {
+  let deadline = opts.durationS !== null ? performance7.now() + opts.durationS * 1e3 : Number.POSITIVE_INFINITY, limit = opts.requests ?? Number.POSITIVE_INFINITY, user = async () => {
     for (; ; ) {
-      if (next >= limit || performance6.now() >= deadline || opts.shouldStop?.()) return;
+      if (next >= limit || performance7.now() >= deadline || opts.shouldStop?.()) return;
       let i = next++, rec = await client.stream(makeSpec(i, !1, null));
       records2.push(rec), opts.onRecord?.(rec), await yieldImmediate();
     }
@@ -39146,7 +39134,7 @@ async function runOpenLoop(client, makeSpec, opts) {
   }), records2 = [], pending = [], inFlight = 0, slotWaiters = [], dropped = 0, mine = offsets.map((_, j) => j).filter((j) => opts.shard === void 0 || ownsArrival(j, opts.shard)), specs = mine.map((j) => {
     let spec = makeSpec(j, !1, 0);
     return spec.body = JSON.stringify(buildRequestBody(client.cfg, spec)), spec;
-  }), start2 = opts.startAtAbsMs ?? performance6.now() + 5;
+  }), start2 = opts.startAtAbsMs ?? performance7.now() + 5;
   for (let i = 0; i < mine.length; i++) {
     if (opts.shouldStop?.()) {
       dropped = mine.length - i;
@@ -39241,8 +39229,8 @@ var ThreadHandle = class {
   async runLevel(jobs, notBeforeEpochMs, onStart) {
     let used = this.threads.slice(0, jobs.length);
     for (let t of used) t.done = 0;
-    let warm = await Promise.all(used.map((t, k) => t.call({ op: "warmup", job: jobs[k] }, "warmed"))), startEpochMs = Math.max(performance7.timeOrigin + performance7.now() + 50, notBeforeEpochMs ?? 0), pending = Promise.all(used.map((t) => t.call({ op: "run", startEpochMs }, "done")));
-    return await sleepUntil(startEpochMs - performance7.timeOrigin), onStart?.(), (await pending).map((r, k) => ({ warmup: warm[k].records, run: r.run, check: r.check }));
+    let warm = await Promise.all(used.map((t, k) => t.call({ op: "warmup", job: jobs[k] }, "warmed"))), startEpochMs = Math.max(performance8.timeOrigin + performance8.now() + 50, notBeforeEpochMs ?? 0), pending = Promise.all(used.map((t) => t.call({ op: "run", startEpochMs }, "done")));
+    return await sleepUntil(startEpochMs - performance8.timeOrigin), onStart?.(), (await pending).map((r, k) => ({ warmup: warm[k].records, run: r.run, check: r.check }));
   }
   /** End the requests in flight at once (SIGINT/SIGTERM). */
   stop() {
@@ -39348,13 +39336,13 @@ async function preflight(target0, cfg, o) {
 
 // src/core/sweep.ts
 import { existsSync as existsSync3 } from "node:fs";
-import { performance as performance10 } from "node:perf_hooks";
+import { performance as performance11 } from "node:perf_hooks";
 
 // src/core/level-run.ts
-import { performance as performance9 } from "node:perf_hooks";
+import { performance as performance10 } from "node:perf_hooks";
 
 // src/core/self-check.ts
-import { monitorEventLoopDelay, performance as performance8 } from "node:perf_hooks";
+import { monitorEventLoopDelay, performance as performance9 } from "node:perf_hooks";
 var SELF_CHECK_LIMITS = { lateMs: 2, cpuPctOfOneCore: 85, sendQueueP99Ms: 5 }, SATURATED_ELU = 0.5;
 function backlogEvidenceMs(records2) {
   let worst = null;
@@ -39380,10 +39368,10 @@ var UNSEEN_MS = 1, RESOLUTION_MS = 10, SelfCheck = class {
   thread;
   h = monitorEventLoopDelay({ resolution: RESOLUTION_MS });
   cpu0 = process.cpuUsage();
-  elu0 = performance8.eventLoopUtilization();
-  t0 = performance8.now();
+  elu0 = performance9.eventLoopUtilization();
+  t0 = performance9.now();
   start() {
-    this.h.reset(), this.h.enable(), this.cpu0 = process.cpuUsage(), this.elu0 = performance8.eventLoopUtilization(), this.t0 = performance8.now();
+    this.h.reset(), this.h.enable(), this.cpu0 = process.cpuUsage(), this.elu0 = performance9.eventLoopUtilization(), this.t0 = performance9.now();
   }
   /**
    * `sendQueueMs`: per request, the wait in the client before its headers reached the socket.
@@ -39391,7 +39379,7 @@ var UNSEEN_MS = 1, RESOLUTION_MS = 10, SelfCheck = class {
    */
   stop(sendQueueMs = [], records2 = []) {
     this.h.disable();
-    let cpu = process.cpuUsage(this.cpu0), wallMs = performance8.now() - this.t0, ms2 = (ns) => Number.isFinite(ns) && ns > 0 ? ns / 1e6 : null, hasSamples = this.h.count > 0, delay = (ns) => ms2(ns - RESOLUTION_MS * 1e6) ?? 0, p50 = hasSamples ? delay(this.h.percentile(50)) : null, p99 = hasSamples ? delay(this.h.percentile(99)) : null, max = hasSamples ? delay(this.h.max) : null, elu = performance8.eventLoopUtilization(this.elu0), user = this.thread ? elu.active / 1e3 : cpu.user / 1e6, system = this.thread ? 0 : cpu.system / 1e6, pct = wallMs > 0 ? 100 * (user + system) * 1e3 / wallMs : 0, bound = max !== null ? 2 * max + UNSEEN_MS : null;
+    let cpu = process.cpuUsage(this.cpu0), wallMs = performance9.now() - this.t0, ms2 = (ns) => Number.isFinite(ns) && ns > 0 ? ns / 1e6 : null, hasSamples = this.h.count > 0, delay = (ns) => ms2(ns - RESOLUTION_MS * 1e6) ?? 0, p50 = hasSamples ? delay(this.h.percentile(50)) : null, p99 = hasSamples ? delay(this.h.percentile(99)) : null, max = hasSamples ? delay(this.h.max) : null, elu = performance9.eventLoopUtilization(this.elu0), user = this.thread ? elu.active / 1e3 : cpu.user / 1e6, system = this.thread ? 0 : cpu.system / 1e6, pct = wallMs > 0 ? 100 * (user + system) * 1e3 / wallMs : 0, bound = max !== null ? 2 * max + UNSEEN_MS : null;
     if (pct > SELF_CHECK_LIMITS.cpuPctOfOneCore || elu.utilization > SATURATED_ELU) {
       let backlog = backlogEvidenceMs(records2);
       backlog !== null && (bound = Math.max(bound ?? 0, backlog + 2 * (p99 ?? 0) + UNSEEN_MS));
@@ -39500,9 +39488,9 @@ function runShare(client, job, o) {
 
 // src/core/level-run.ts
 function progressReporter(ctx, plan, done) {
-  let t0 = performance9.now();
+  let t0 = performance10.now();
   return () => {
-    let elapsedS = (performance9.now() - t0) / 1e3, total = plan.requests, n = done(), etaS = total !== null && n > 0 ? elapsedS / n * (total - n) : ctx.cfg.duration_s !== null ? Math.max(0, ctx.cfg.duration_s - elapsedS) : null;
+    let elapsedS = (performance10.now() - t0) / 1e3, total = plan.requests, n = done(), etaS = total !== null && n > 0 ? elapsedS / n * (total - n) : ctx.cfg.duration_s !== null ? Math.max(0, ctx.cfg.duration_s - elapsedS) : null;
     ctx.onProgress?.({
       level: plan.level,
       levelIndex: plan.index,
@@ -39528,12 +39516,12 @@ async function runShardedLevel(ctx, plan, where) {
     if (ctx.pool)
       results = await ctx.pool.runLevel(jobs, where.startEpochMs, begin);
     else {
-      let warmup = await runShareWarmup(ctx.client, jobs[0]), startEpochMs = Math.max(performance9.timeOrigin + performance9.now() + 50, where.startEpochMs ?? 0);
-      await sleepUntil(startEpochMs - performance9.timeOrigin), begin();
+      let warmup = await runShareWarmup(ctx.client, jobs[0]), startEpochMs = Math.max(performance10.timeOrigin + performance10.now() + 50, where.startEpochMs ?? 0);
+      await sleepUntil(startEpochMs - performance10.timeOrigin), begin();
       let check2 = new SelfCheck();
       check2.start();
       let run2 = await runShare(ctx.client, jobs[0], {
-        startAtAbsMs: startEpochMs - performance9.timeOrigin,
+        startAtAbsMs: startEpochMs - performance10.timeOrigin,
         ...ctx.shouldStop ? { shouldStop: ctx.shouldStop } : {},
         onRecord: () => {
           localDone++;
@@ -39598,8 +39586,8 @@ async function runLevel(ctx, plan, makeSpec) {
     makeSpec,
     cfg.warmup_requests,
     cfg.mode === "closed" ? level : Math.max(1, Math.ceil(level))
-  ), selfCheck = new SelfCheck(), t0 = performance9.now(), done = 0, report = () => {
-    let elapsedS = (performance9.now() - t0) / 1e3, total = plan.requests, etaS = total !== null && done > 0 ? elapsedS / done * (total - done) : cfg.duration_s !== null ? Math.max(0, cfg.duration_s - elapsedS) : null;
+  ), selfCheck = new SelfCheck(), t0 = performance10.now(), done = 0, report = () => {
+    let elapsedS = (performance10.now() - t0) / 1e3, total = plan.requests, etaS = total !== null && done > 0 ? elapsedS / done * (total - done) : cfg.duration_s !== null ? Math.max(0, cfg.duration_s - elapsedS) : null;
     ctx.onProgress?.({
       level,
       levelIndex: plan.index,
@@ -39916,7 +39904,7 @@ function startState(opts, notice) {
     records: [],
     createdAt: (/* @__PURE__ */ new Date()).toISOString(),
     originWall: Date.now(),
-    originMs: performance10.now()
+    originMs: performance11.now()
   };
   if (!opts.resume) return fresh;
   if (opts.out === null) throw new SweepError("usage", "--resume needs --out");
@@ -39935,7 +39923,7 @@ function startState(opts, notice) {
     createdAt: prev.created_at,
     originWall,
     // Same timeline as the first part: map the old origin onto this process's monotonic clock.
-    originMs: performance10.now() - (Date.now() - originWall)
+    originMs: performance11.now() - (Date.now() - originWall)
   };
 }
 async function runSweep(opts) {
@@ -39971,7 +39959,7 @@ async function runSweep(opts) {
     timeoutS: cfg.timeout_s,
     ignoreEos: cfg.ignore_eos,
     extraBody: cfg.extra_body,
-    originEpochMs: performance10.timeOrigin + state.originMs
+    originEpochMs: performance11.timeOrigin + state.originMs
   }) : null, ctx = {
     cfg,
     client,

@@ -4100,7 +4100,7 @@ var require_webidl = __commonJS({
 var require_util2 = __commonJS({
   "node_modules/undici/lib/web/fetch/util.js"(exports, module) {
     "use strict";
-    var { Transform } = __require("node:stream"), zlib = __require("node:zlib"), { redirectStatusSet, referrerPolicyTokens, badPortsSet } = require_constants3(), { getGlobalOrigin } = require_global(), { collectAnHTTPQuotedString, parseMIMEType } = require_data_url(), { performance: performance6 } = __require("node:perf_hooks"), { ReadableStreamFrom, isValidHTTPToken, normalizedMethodRecordsBase } = require_util(), assert = __require("node:assert"), { isUint8Array } = __require("node:util/types"), { webidl } = require_webidl(), { isomorphicEncode, collectASequenceOfCodePoints, removeChars } = require_infra();
+    var { Transform } = __require("node:stream"), zlib = __require("node:zlib"), { redirectStatusSet, referrerPolicyTokens, badPortsSet } = require_constants3(), { getGlobalOrigin } = require_global(), { collectAnHTTPQuotedString, parseMIMEType } = require_data_url(), { performance: performance7 } = __require("node:perf_hooks"), { ReadableStreamFrom, isValidHTTPToken, normalizedMethodRecordsBase } = require_util(), assert = __require("node:assert"), { isUint8Array } = __require("node:util/types"), { webidl } = require_webidl(), { isomorphicEncode, collectASequenceOfCodePoints, removeChars } = require_infra();
     function responseURL(response) {
       let urlList = response.urlList, length = urlList.length;
       return length === 0 ? null : urlList[length - 1].toString();
@@ -4222,7 +4222,7 @@ var require_util2 = __commonJS({
       };
     }
     function coarsenedSharedCurrentTime(crossOriginIsolatedCapability) {
-      return coarsenTime(performance6.now(), crossOriginIsolatedCapability);
+      return coarsenTime(performance7.now(), crossOriginIsolatedCapability);
     }
     function createOpaqueTimingInfo(timingInfo) {
       return {
@@ -19054,14 +19054,13 @@ ${captureLines}` : capture.stack;
 });
 
 // src/core/shard-worker.ts
-import { performance as performance5 } from "node:perf_hooks";
+import { performance as performance6 } from "node:perf_hooks";
 import { parentPort, workerData } from "node:worker_threads";
 
 // src/core/client.ts
 var import_undici = __toESM(require_undici(), 1);
 import { randomBytes } from "node:crypto";
-import diagnostics from "node:diagnostics_channel";
-import { performance as performance2 } from "node:perf_hooks";
+import { performance as performance3 } from "node:perf_hooks";
 
 // src/core/chunk.ts
 function strLen(v) {
@@ -19147,6 +19146,31 @@ var ErrorCode = {
   maxLineBytes: 1024 * 1024
 };
 
+// src/core/socket-writes.ts
+import diagnostics from "node:diagnostics_channel";
+import { performance as performance2 } from "node:perf_hooks";
+var REQUEST_ID_HEADER = "x-tokenbench-request-id", socketWrites = /* @__PURE__ */ new Map(), socketUses = /* @__PURE__ */ new WeakMap(), socketConnected = /* @__PURE__ */ new WeakMap(), sendHeadersSubscribed = !1;
+function watchSocketWrites() {
+  sendHeadersSubscribed || (sendHeadersSubscribed = !0, diagnostics.subscribe("undici:client:connected", (msg) => {
+    let socket = msg.socket;
+    socket && socketConnected.set(socket, performance2.now());
+  }), diagnostics.subscribe("undici:client:sendHeaders", (msg) => {
+    let t = performance2.now(), { headers: headers2, socket } = msg;
+    if (typeof headers2 != "string") return;
+    let i = headers2.indexOf(`${REQUEST_ID_HEADER}: `);
+    if (i === -1) return;
+    let start = i + REQUEST_ID_HEADER.length + 2, end = headers2.indexOf(`\r
+`, start), uses = socket ? socketUses.get(socket) ?? 0 : 0;
+    socket && socketUses.set(socket, uses + 1);
+    let connectedAt = socket !== void 0 && uses === 0 ? socketConnected.get(socket) ?? null : null;
+    socketWrites.set(headers2.slice(start, end === -1 ? void 0 : end), {
+      t,
+      reused: uses > 0,
+      connectedAt
+    });
+  }));
+}
+
 // src/core/sse.ts
 var SseParser = class {
   constructor(onEvent) {
@@ -19226,27 +19250,6 @@ function modelOf(t) {
 }
 
 // src/core/client.ts
-var REQUEST_ID_HEADER = "x-tokenbench-request-id", socketWrites = /* @__PURE__ */ new Map(), socketUses = /* @__PURE__ */ new WeakMap(), socketConnected = /* @__PURE__ */ new WeakMap(), sendHeadersSubscribed = !1;
-function watchSocketWrites() {
-  sendHeadersSubscribed || (sendHeadersSubscribed = !0, diagnostics.subscribe("undici:client:connected", (msg) => {
-    let socket = msg.socket;
-    socket && socketConnected.set(socket, performance2.now());
-  }), diagnostics.subscribe("undici:client:sendHeaders", (msg) => {
-    let t = performance2.now(), { headers: headers2, socket } = msg;
-    if (typeof headers2 != "string") return;
-    let i = headers2.indexOf(`${REQUEST_ID_HEADER}: `);
-    if (i === -1) return;
-    let start = i + REQUEST_ID_HEADER.length + 2, end = headers2.indexOf(`\r
-`, start), uses = socket ? socketUses.get(socket) ?? 0 : 0;
-    socket && socketUses.set(socket, uses + 1);
-    let connectedAt = socket !== void 0 && uses === 0 ? socketConnected.get(socket) ?? null : null;
-    socketWrites.set(headers2.slice(start, end === -1 ? void 0 : end), {
-      t,
-      reused: uses > 0,
-      connectedAt
-    });
-  }));
-}
 var STALE_CONNECTION = /* @__PURE__ */ new Set(["UND_ERR_SOCKET", "ECONNRESET", "EPIPE"]), MAX_STALE_RETRIES = 3;
 function buildRequestBody(cfg, spec) {
   let body = {
@@ -19275,7 +19278,7 @@ var StreamClient = class {
       connect: { timeout: 1e4 }
     }), this.headers = { "content-type": "application/json", accept: "text/event-stream", ...cfg.target.headers };
     let hr = Number(process.hrtime.bigint()) / 1e6;
-    this.hrtimeOffsetMs = hr - performance2.now(), watchSocketWrites();
+    this.hrtimeOffsetMs = hr - performance3.now(), watchSocketWrites();
   }
   cfg;
   agent;
@@ -19324,12 +19327,12 @@ var StreamClient = class {
         completion_tokens: info.usage.completion,
         cached_tokens: info.usage.cached
       }), info.finishReason !== null && (finishReason = info.finishReason), info.timings !== null && (timings = info.timings), info.usageRaw !== null && (usageRaw = info.usageRaw), info.contentChars > 0 && (eventTimes.push(now - origin), eventChars.push(info.contentChars), info.serverTsMs !== null && (serverTimes ??= [], serverTimes.push(info.serverTsMs - this.hrtimeOffsetMs - origin)), info.serverArrivalTsMs !== null && (serverArrival = info.serverArrivalTsMs - this.hrtimeOffsetMs - origin));
-    }), dispatchAbs = performance2.now(), wireId = `${this.tag}-${spec.id}${retries > 0 ? `-r${retries}` : ""}`, timer = setTimeout(() => {
+    }), dispatchAbs = performance3.now(), wireId = `${this.tag}-${spec.id}${retries > 0 ? `-r${retries}` : ""}`, timer = setTimeout(() => {
       timedOut = !0, controller?.abort(new Error(`request exceeded --timeout-s ${cfg.timeoutS}`));
     }, cfg.timeoutS * 1e3), finish = () => {
       if (finished) return;
       finished = !0, clearTimeout(timer);
-      let endMs = performance2.now() - origin, written = socketWrites.get(wireId);
+      let endMs = performance3.now() - origin, written = socketWrites.get(wireId);
       socketWrites.delete(wireId);
       let sendAbs = written?.t ?? dispatchAbs;
       error === null && status !== null && status < 400 && sse && (done ? usage === null || usage.completion_tokens === null ? setError(ErrorCode.missingUsage, "stream finished without usage.completion_tokens") : eventTimes.length === 0 && setError(ErrorCode.emptyStream, "no content-bearing event") : setError(ErrorCode.missingDone, "stream ended without data: [DONE]"));
@@ -19360,7 +19363,7 @@ var StreamClient = class {
         controller = c;
       },
       onResponseStart(_c, statusCode, headers2) {
-        if (now = performance2.now(), headersMs = now - origin, status = statusCode, statusCode >= 400) {
+        if (now = performance3.now(), headersMs = now - origin, status = statusCode, statusCode >= 400) {
           sse = !1;
           return;
         }
@@ -19371,7 +19374,7 @@ var StreamClient = class {
         )) : ct.includes("text/event-stream") || (sse = !1, setError(ErrorCode.notSse, `expected text/event-stream, got content-type "${ct}"`));
       },
       onResponseData(c, chunk) {
-        if (now = performance2.now(), received += chunk.length, received > maxResponseBytes) {
+        if (now = performance3.now(), received += chunk.length, received > maxResponseBytes) {
           setError(
             ErrorCode.responseTooLarge,
             `response passed ${maxResponseBytes} bytes without ending; cut there (an endless stream?)`
@@ -19384,10 +19387,10 @@ var StreamClient = class {
         ), c.abort(new Error("line_too_long")))) : errBody.length < 2e3 && (errBody += chunk.toString("utf8"));
       },
       onResponseEnd() {
-        now = performance2.now(), sse && parser.end(), status !== null && status >= 400 ? setError(ErrorCode.httpError, `HTTP ${status}: ${errBody.slice(0, 500)}`) : !sse && error !== null && errBody && (error = { code: error.code, message: `${error.message}; body: ${errBody.slice(0, 300)}` }), finish();
+        now = performance3.now(), sse && parser.end(), status !== null && status >= 400 ? setError(ErrorCode.httpError, `HTTP ${status}: ${errBody.slice(0, 500)}`) : !sse && error !== null && errBody && (error = { code: error.code, message: `${error.message}; body: ${errBody.slice(0, 300)}` }), finish();
       },
       onResponseError: (_c, err) => {
-        now = performance2.now();
+        now = performance3.now();
         let code = err.code ?? "", written = socketWrites.get(wireId);
         if (status === null && !timedOut && written?.reused === !0 && STALE_CONNECTION.has(code) && retries < MAX_STALE_RETRIES) {
           finished = !0, clearTimeout(timer), socketWrites.delete(wireId), this.staleRetries++, this.reuseConnections = !1, this.attempt(spec, body, retries + 1, resolve);
@@ -19423,7 +19426,7 @@ var StreamClient = class {
 };
 
 // src/core/self-check.ts
-import { monitorEventLoopDelay, performance as performance3 } from "node:perf_hooks";
+import { monitorEventLoopDelay, performance as performance4 } from "node:perf_hooks";
 
 // src/shared/random.ts
 function rng(seed) {
@@ -19490,10 +19493,10 @@ var UNSEEN_MS = 1, RESOLUTION_MS = 10, SelfCheck = class {
   thread;
   h = monitorEventLoopDelay({ resolution: RESOLUTION_MS });
   cpu0 = process.cpuUsage();
-  elu0 = performance3.eventLoopUtilization();
-  t0 = performance3.now();
+  elu0 = performance4.eventLoopUtilization();
+  t0 = performance4.now();
   start() {
-    this.h.reset(), this.h.enable(), this.cpu0 = process.cpuUsage(), this.elu0 = performance3.eventLoopUtilization(), this.t0 = performance3.now();
+    this.h.reset(), this.h.enable(), this.cpu0 = process.cpuUsage(), this.elu0 = performance4.eventLoopUtilization(), this.t0 = performance4.now();
   }
   /**
    * `sendQueueMs`: per request, the wait in the client before its headers reached the socket.
@@ -19501,7 +19504,7 @@ var UNSEEN_MS = 1, RESOLUTION_MS = 10, SelfCheck = class {
    */
   stop(sendQueueMs = [], records = []) {
     this.h.disable();
-    let cpu = process.cpuUsage(this.cpu0), wallMs = performance3.now() - this.t0, ms = (ns) => Number.isFinite(ns) && ns > 0 ? ns / 1e6 : null, hasSamples = this.h.count > 0, delay = (ns) => ms(ns - RESOLUTION_MS * 1e6) ?? 0, p50 = hasSamples ? delay(this.h.percentile(50)) : null, p99 = hasSamples ? delay(this.h.percentile(99)) : null, max = hasSamples ? delay(this.h.max) : null, elu = performance3.eventLoopUtilization(this.elu0), user = this.thread ? elu.active / 1e3 : cpu.user / 1e6, system = this.thread ? 0 : cpu.system / 1e6, pct = wallMs > 0 ? 100 * (user + system) * 1e3 / wallMs : 0, bound = max !== null ? 2 * max + UNSEEN_MS : null;
+    let cpu = process.cpuUsage(this.cpu0), wallMs = performance4.now() - this.t0, ms = (ns) => Number.isFinite(ns) && ns > 0 ? ns / 1e6 : null, hasSamples = this.h.count > 0, delay = (ns) => ms(ns - RESOLUTION_MS * 1e6) ?? 0, p50 = hasSamples ? delay(this.h.percentile(50)) : null, p99 = hasSamples ? delay(this.h.percentile(99)) : null, max = hasSamples ? delay(this.h.max) : null, elu = performance4.eventLoopUtilization(this.elu0), user = this.thread ? elu.active / 1e3 : cpu.user / 1e6, system = this.thread ? 0 : cpu.system / 1e6, pct = wallMs > 0 ? 100 * (user + system) * 1e3 / wallMs : 0, bound = max !== null ? 2 * max + UNSEEN_MS : null;
     if (pct > SELF_CHECK_LIMITS.cpuPctOfOneCore || elu.utilization > SATURATED_ELU) {
       let backlog = backlogEvidenceMs(records);
       backlog !== null && (bound = Math.max(bound ?? 0, backlog + 2 * (p99 ?? 0) + UNSEEN_MS));
@@ -19527,7 +19530,7 @@ function sendQueueOf(records) {
 }
 
 // src/core/load.ts
-import { performance as performance4 } from "node:perf_hooks";
+import { performance as performance5 } from "node:perf_hooks";
 import { setTimeout as sleep, setImmediate as yieldImmediate } from "node:timers/promises";
 
 // src/core/arrivals.ts
@@ -19587,15 +19590,15 @@ var WARMUP_ID_OFFSET = 5e6;
 
 // src/core/load.ts
 async function sleepUntil(tAbsMs) {
-  let d = tAbsMs - performance4.now();
-  for (d > 3 && await sleep(d - 2); performance4.now() < tAbsMs; ) await yieldImmediate();
+  let d = tAbsMs - performance5.now();
+  for (d > 3 && await sleep(d - 2); performance5.now() < tAbsMs; ) await yieldImmediate();
 }
 async function runClosedLoop(client2, makeSpec, opts) {
   let records = [], next = 0;
   opts.startAtAbsMs !== void 0 && await sleepUntil(opts.startAtAbsMs);
-  let deadline = opts.durationS !== null ? performance4.now() + opts.durationS * 1e3 : Number.POSITIVE_INFINITY, limit = opts.requests ?? Number.POSITIVE_INFINITY, user = async () => {
+  let deadline = opts.durationS !== null ? performance5.now() + opts.durationS * 1e3 : Number.POSITIVE_INFINITY, limit = opts.requests ?? Number.POSITIVE_INFINITY, user = async () => {
     for (; ; ) {
-      if (next >= limit || performance4.now() >= deadline || opts.shouldStop?.()) return;
+      if (next >= limit || performance5.now() >= deadline || opts.shouldStop?.()) return;
       let i = next++, rec = await client2.stream(makeSpec(i, !1, null));
       records.push(rec), opts.onRecord?.(rec), await yieldImmediate();
     }
@@ -19613,7 +19616,7 @@ async function runOpenLoop(client2, makeSpec, opts) {
   }), records = [], pending = [], inFlight = 0, slotWaiters = [], dropped = 0, mine = offsets.map((_, j) => j).filter((j) => opts.shard === void 0 || ownsArrival(j, opts.shard)), specs = mine.map((j) => {
     let spec = makeSpec(j, !1, 0);
     return spec.body = JSON.stringify(buildRequestBody(client2.cfg, spec)), spec;
-  }), start = opts.startAtAbsMs ?? performance4.now() + 5;
+  }), start = opts.startAtAbsMs ?? performance5.now() + 5;
   for (let i = 0; i < mine.length; i++) {
     if (opts.shouldStop?.()) {
       dropped = mine.length - i;
@@ -20895,7 +20898,7 @@ var port = parentPort, data = workerData, client = new StreamClient({
   timeoutS: data.timeoutS,
   ignoreEos: data.ignoreEos,
   extraBody: data.extraBody,
-  originMs: data.originEpochMs - performance5.timeOrigin
+  originMs: data.originEpochMs - performance6.timeOrigin
 }), job = null, stopped = !1, post = (m) => port.postMessage(m);
 port.on("message", (m) => {
   (async () => {
@@ -20907,7 +20910,7 @@ port.on("message", (m) => {
         let check = new SelfCheck(!0), done = 0, ticker = setInterval(() => post({ op: "progress", done }), 500);
         check.start();
         let run = await runShare(client, job, {
-          startAtAbsMs: m.startEpochMs - performance5.timeOrigin,
+          startAtAbsMs: m.startEpochMs - performance6.timeOrigin,
           shouldStop: () => stopped,
           onRecord: () => {
             done++;

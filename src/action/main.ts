@@ -3,34 +3,33 @@
  * keep raw results as an artifact, upload to the results service, compare against the base
  * branch, write the job summary and a sticky PR comment.
  */
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { DefaultArtifactClient } from "@actions/artifact";
 import * as core from "@actions/core";
 import type { Provenance } from "../core/document.ts";
 import { probeGpu } from "../core/environment.ts";
 import { loadGeneratorOf } from "../core/load-generator.ts";
-import { mergeShards } from "../core/merge.ts";
 import { type Preflight, preflight } from "../core/preflight.ts";
 import { runProfile } from "../core/profile.ts";
 import { markdownTable } from "../core/report.ts";
-import { assertWritable, readResults, writeResults } from "../core/results-file.ts";
+import { assertWritable, writeResults } from "../core/results-file.ts";
 import { profileConfigOf } from "../core/setting-table.ts";
 import { runSweep } from "../core/sweep.ts";
 import { makeTarget } from "../core/target.ts";
 import { TokenbenchError } from "../schema/errors.ts";
-import { uploadIssues } from "../schema/upload.ts";
-import { parseResultDocument, type ResultDocument } from "../schema/v1.ts";
+import type { ResultDocument } from "../schema/v1.ts";
 import { compareRows } from "../shared/compare.ts";
 import { benchmarkName, documentPoints } from "../shared/measures.ts";
 import { type FailOn, fails, parseRules, type Severity } from "../shared/rules.ts";
 import { DEFAULT_THRESHOLDS } from "../shared/statistics.ts";
 import { testbedDisplayName, testbedSpec } from "../shared/testbed.ts";
 import { workloadDiff } from "../shared/workload.ts";
+import { uploadArtifact } from "./artifact.ts";
 import { type Baseline, loadBaseline } from "./baseline.ts";
 import { benchmarkSet, GitHubError, renderComment, stickyMarker, upsertStickyComment } from "./comment.ts";
-import { findForkPullRequest, type Payload, runContext } from "./context.ts";
+import { type Payload, runContext } from "./context.ts";
 import { type ActionInputs, InputError, readInputs } from "./inputs.ts";
+import { mergedDocs, publishedDocs } from "./modes.ts";
 import { fetchCompare, recentChangePoints, uploadResults } from "./publish.ts";
 import { logTail, type StartedServer, startServer, stopServer } from "./server-process.ts";
 
@@ -43,41 +42,6 @@ async function credentials(inputs: ActionInputs): Promise<string | null> {
     }
   }
   return inputs.apiToken;
-}
-
-/** The slice of @actions/artifact the Action uses (injectable for tests). */
-export interface ArtifactUploader {
-  uploadArtifact(
-    name: string,
-    files: string[],
-    rootDirectory: string,
-    options?: { retentionDays?: number },
-  ): Promise<{ id?: number }>;
-}
-
-export async function uploadArtifact(
-  name: string,
-  dir: string,
-  env: Record<string, string | undefined> = process.env,
-  client: ArtifactUploader | null = null,
-): Promise<{ id: number | null; url: string | null }> {
-  if (!env.ACTIONS_RUNTIME_TOKEN) {
-    core.notice(
-      "not on a GitHub runner (no ACTIONS_RUNTIME_TOKEN): raw results stay in the workspace, no artifact uploaded",
-    );
-    return { id: null, url: null };
-  }
-  const files = readdirSync(dir).map((f) => resolve(dir, f));
-  const r = await (client ?? new DefaultArtifactClient()).uploadArtifact(name, files, resolve(dir), {
-    retentionDays: 30,
-  });
-  const repo = env.GITHUB_REPOSITORY;
-  const runId = env.GITHUB_RUN_ID;
-  const server = env.GITHUB_SERVER_URL ?? "https://github.com";
-  return {
-    id: r.id ?? null,
-    url: r.id && repo && runId ? `${server}/${repo}/actions/runs/${runId}/artifacts/${r.id}` : null,
-  };
 }
 
 async function measure(
@@ -185,62 +149,13 @@ export async function main(): Promise<void> {
 
   const docs: { doc: ResultDocument; path: string }[] = [];
   if (inputs.publishResults !== null) {
-    // Publish-only: a trusted workflow_run job publishes what an untrusted job measured. The
-    // artifact supplies measurements only; where the results belong (repository, PR, branch,
-    // commit, run) comes from the trusted event and the GitHub API, never from the artifact.
-    const git = { ...ctx.git };
-    if (git.pr_number === null && inputs.githubToken && ctx.repository) {
-      const pr = await findForkPullRequest(
-        { apiUrl: ctx.apiUrl, token: inputs.githubToken, repository: ctx.repository },
-        payload,
-      );
-      if (pr) {
-        git.pr_number = pr.number;
-        git.base_branch = pr.base ?? git.base_branch;
-      }
-    }
-    for (const path of inputs.publishResults
-      .split(",")
-      .map((p) => p.trim())
-      .filter(Boolean)) {
-      let doc: ResultDocument;
-      try {
-        doc = parseResultDocument(JSON.parse(readFileSync(path, "utf8")));
-      } catch (err) {
-        core.setFailed(`input "publish-results": ${path}: ${(err as Error).message}`);
-        return;
-      }
-      const trusted: ResultDocument = { ...doc, repository: ctx.repository, git };
-      const problems = uploadIssues(trusted, Date.now());
-      if (problems.length > 0) {
-        core.setFailed(
-          `input "publish-results": ${path} is refused: ${problems.map((p) => `${p.path}: ${p.message}`).join("; ")}`,
-        );
-        return;
-      }
-      docs.push({ doc: trusted, path });
-    }
+    const got = await publishedDocs(inputs, inputs.publishResults, ctx, payload);
+    if (got === null) return;
+    docs.push(...got);
   } else if (inputs.mergeResults !== null) {
-    // Merge mode: the shards of one run (a matrix's shard jobs, same workflow run) as one document.
-    try {
-      const files = inputs.mergeResults
-        .split(",")
-        .map((p) => p.trim())
-        .filter(Boolean)
-        .map((path) => ({ path, ...readResults(path) }));
-      const merged = mergeShards(files);
-      const out = join(dir, "results.json");
-      assertWritable(out);
-      const doc: ResultDocument = { ...merged.doc, repository: ctx.repository, git: ctx.git };
-      writeResults(doc, out, merged.records, "inline");
-      core.info(`merged ${files.length} shards (${merged.records.length} requests) into ${out}`);
-      core.info(markdownTable(doc.levels));
-      docs.push({ doc, path: out });
-    } catch (err) {
-      const code = err instanceof TokenbenchError ? `[${err.code}] ` : "";
-      core.setFailed(`input "merge-results": ${code}${(err as Error).message}`);
-      return;
-    }
+    const got = mergedDocs(inputs.mergeResults, ctx, dir);
+    if (got === null) return;
+    docs.push(...got);
   } else {
     const ok = await measure(inputs, ctx, docs);
     if (!ok) return;
@@ -468,3 +383,5 @@ export async function post(): Promise<void> {
   const log = core.getState("server-log");
   if (log) core.info(`server log tail:\n${logTail(log, 60)}`);
 }
+
+export { uploadArtifact } from "./artifact.ts";

@@ -3,6 +3,7 @@
  * change the workload, canonicalized and hashed (SHA-256, Web Crypto: runs in Node and Workers).
  */
 import type { ResultDocument } from "../schema/v1.ts";
+import { workloadSpec } from "./workload.ts";
 
 export interface TestbedSpec {
   gpu: string | null;
@@ -19,31 +20,9 @@ export function testbedSpec(doc: ResultDocument): TestbedSpec {
   const tb = doc.testbed ?? null;
   const ex = (doc.server?.extracted ?? {}) as Record<string, unknown>;
   const s = (v: unknown) => (typeof v === "string" && v !== "" ? v : null);
-  const c = doc.config;
-  const p = doc.profile?.config;
-  const workload: Record<string, unknown> = c
-    ? {
-        kind: "sweep",
-        mode: c.mode,
-        prompt_tokens: c.prompt_tokens,
-        max_tokens: c.max_tokens,
-        prompts: c.prompts,
-        ignore_eos: c.ignore_eos,
-        arrival: c.mode === "open" ? c.arrival : null,
-        burstiness: c.mode === "open" ? c.burstiness : null,
-        max_in_flight: c.max_in_flight,
-        slo: c.slo,
-        extra_body: c.extra_body,
-      }
-    : p
-      ? {
-          kind: "profile",
-          decode_tokens: p.decode_tokens,
-          suffix_tokens: p.suffix_tokens,
-          thinking: p.thinking,
-          extra_body: p.extra_body,
-        }
-      : { kind: doc.kind };
+  // The workload settings, as they have always been hashed here: the workload's own fingerprint
+  // less API and model (fields of their own below) and levels (benchmarks of their own).
+  const { api: _api, model: _model, levels: _levels, targets: _targets, ...workload } = workloadSpec(doc);
   return {
     gpu: tb?.gpu ?? doc.environment.gpu?.name ?? null,
     gpu_count: tb?.gpu_count ?? doc.environment.gpu?.count ?? null,

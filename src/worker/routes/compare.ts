@@ -4,22 +4,29 @@ import type { ResultDocument } from "../../schema/v1.ts";
 import type { ChangePointsResponse, CompareResponse, SeriesResponse } from "../../shared/api-types.ts";
 import { CHANGE_POINT_DEFAULTS, changePoints } from "../../shared/change-points.ts";
 import { compareRows } from "../../shared/compare.ts";
-import { MEASURE_BY_NAME } from "../../shared/measures.ts";
+import { MEASURE_BY_NAME, type MeasureDef } from "../../shared/measures.ts";
 import { type FailOn, fails, parseFailOn, parseRules, type Rules, RulesError } from "../../shared/rules.ts";
 import { DEFAULT_THRESHOLDS, type Thresholds } from "../../shared/statistics.ts";
-import { type AppEnv, intParam, numParam, routeRepo, runJson } from "../context.ts";
+import { type AppEnv, type Ctx, intParam, numParam, routeRepo, runJson } from "../context.ts";
 import { baselinePoints, latestRun, runDocument, runPoints, series } from "../db.ts";
 import { ApiError } from "../errors.ts";
 
 export const queries = new Hono<AppEnv>();
 
-queries.get("/repos/:owner/:repo/series", async (c) => {
-  const repo = routeRepo(c);
+/** The series a query names: benchmark and measure, both required. */
+function seriesOf(c: Ctx): { benchmark: string; def: MeasureDef } {
   const benchmark = c.req.query("benchmark");
   const measure = c.req.query("measure");
   if (!benchmark || !measure) throw new ApiError(400, "invalid_query", "benchmark and measure are required");
   const def = MEASURE_BY_NAME.get(measure);
   if (!def) throw new ApiError(400, "unknown_measure", `unknown measure ${measure}`);
+  return { benchmark, def };
+}
+
+queries.get("/repos/:owner/:repo/series", async (c) => {
+  const repo = routeRepo(c);
+  const { benchmark, def } = seriesOf(c);
+  const measure = def.name;
   const points = await series(c.get("db"), repo, {
     benchmark,
     measure,
@@ -39,11 +46,8 @@ queries.get("/repos/:owner/:repo/series", async (c) => {
  */
 queries.get("/repos/:owner/:repo/change-points", async (c) => {
   const repo = routeRepo(c);
-  const benchmark = c.req.query("benchmark");
-  const measure = c.req.query("measure");
-  if (!benchmark || !measure) throw new ApiError(400, "invalid_query", "benchmark and measure are required");
-  const def = MEASURE_BY_NAME.get(measure);
-  if (!def) throw new ApiError(400, "unknown_measure", `unknown measure ${measure}`);
+  const { benchmark, def } = seriesOf(c);
+  const measure = def.name;
   const branch = c.req.query("branch") || "main";
   const points = (
     await series(c.get("db"), repo, {

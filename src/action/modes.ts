@@ -1,0 +1,85 @@
+/**
+ * The Action's two modes that measure nothing: publish-results (a trusted workflow_run job
+ * publishes what an untrusted job measured) and merge-results (a matrix's shards as one run).
+ * Each returns the documents to publish, or null after failing the step with the reason.
+ */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import * as core from "@actions/core";
+import { mergeShards } from "../core/merge.ts";
+import { markdownTable } from "../core/report.ts";
+import { assertWritable, readResults, writeResults } from "../core/results-file.ts";
+import { TokenbenchError } from "../schema/errors.ts";
+import { uploadIssues } from "../schema/upload.ts";
+import { parseResultDocument, type ResultDocument } from "../schema/v1.ts";
+import { findForkPullRequest, type Payload, type RunContext } from "./context.ts";
+
+export type Docs = { doc: ResultDocument; path: string }[];
+
+const list = (s: string) =>
+  s
+    .split(",")
+    .map((p) => p.trim())
+    .filter(Boolean);
+
+/**
+ * The artifact supplies measurements only; where the results belong (repository, PR, branch,
+ * commit, run) comes from the trusted event and the GitHub API, never from the artifact.
+ */
+export async function publishedDocs(
+  inputs: { githubToken: string | null },
+  files: string,
+  ctx: RunContext,
+  payload: Payload | null,
+): Promise<Docs | null> {
+  const git = { ...ctx.git };
+  if (git.pr_number === null && inputs.githubToken && ctx.repository) {
+    const pr = await findForkPullRequest(
+      { apiUrl: ctx.apiUrl, token: inputs.githubToken, repository: ctx.repository },
+      payload,
+    );
+    if (pr) {
+      git.pr_number = pr.number;
+      git.base_branch = pr.base ?? git.base_branch;
+    }
+  }
+  const docs: Docs = [];
+  for (const path of list(files)) {
+    let doc: ResultDocument;
+    try {
+      doc = parseResultDocument(JSON.parse(readFileSync(path, "utf8")));
+    } catch (err) {
+      core.setFailed(`input "publish-results": ${path}: ${(err as Error).message}`);
+      return null;
+    }
+    const trusted: ResultDocument = { ...doc, repository: ctx.repository, git };
+    const problems = uploadIssues(trusted, Date.now());
+    if (problems.length > 0) {
+      core.setFailed(
+        `input "publish-results": ${path} is refused: ${problems.map((p) => `${p.path}: ${p.message}`).join("; ")}`,
+      );
+      return null;
+    }
+    docs.push({ doc: trusted, path });
+  }
+  return docs;
+}
+
+/** The shards of one run (a matrix's shard jobs, same workflow run) as one document in `dir`. */
+export function mergedDocs(files: string, ctx: RunContext, dir: string): Docs | null {
+  try {
+    const shards = list(files).map((path) => ({ path, ...readResults(path) }));
+    const merged = mergeShards(shards);
+    const out = join(dir, "results.json");
+    assertWritable(out);
+    const doc: ResultDocument = { ...merged.doc, repository: ctx.repository, git: ctx.git };
+    writeResults(doc, out, merged.records, "inline");
+    core.info(`merged ${shards.length} shards (${merged.records.length} requests) into ${out}`);
+    core.info(markdownTable(doc.levels));
+    return [{ doc, path: out }];
+  } catch (err) {
+    const code = err instanceof TokenbenchError ? `[${err.code}] ` : "";
+    core.setFailed(`input "merge-results": ${code}${(err as Error).message}`);
+    return null;
+  }
+}

@@ -1,0 +1,77 @@
+/** Parts of a level result in schema v1: the client's self-check, the /metrics timeline, admission. */
+import { z } from "zod";
+import { nullableNum, num } from "./common.ts";
+
+export const ClientSelfCheck = z.object({
+  event_loop_delay_ms: z.object({ p50: nullableNum, p99: nullableNum, max: nullableNum }),
+  /**
+   * How long requests waited in the client before reaching the socket: send_ms - dispatch_ms, or
+   * send_ms - connected_ms when the request opened its own connection (connecting is not queueing).
+   */
+  send_queue_ms: z.object({ p50: nullableNum, p99: nullableNum, max: nullableNum }).optional(),
+  /**
+   * An upper bound on how late the client read what the server sent (ms), from the longest event
+   * loop turns of the level: see CONCEPTS.md. Stated with every warning.
+   */
+  lateness_bound_ms: nullableNum.optional(),
+  cpu_user_s: num,
+  cpu_system_s: num,
+  cpu_pct_of_one_core: num,
+  bottleneck_warning: z.string().nullable(),
+  /**
+   * With worker threads (`--workers`): each thread's own check. A thread's figures are its own
+   * event loop's (busy_pct: event-loop utilization); the level's cpu_* are the whole process's.
+   */
+  shards: z
+    .array(
+      z.object({
+        /** `k/n`, 1-based: the thread among the runner's threads. */
+        thread: z.string(),
+        requests: z.number().int().nonnegative(),
+        event_loop_delay_ms: z.object({ p50: nullableNum, p99: nullableNum, max: nullableNum }),
+        lateness_bound_ms: nullableNum,
+        busy_pct: num,
+        bottleneck_warning: z.string().nullable(),
+      }),
+    )
+    .optional(),
+});
+
+/** Server `/metrics` gauges sampled during a level (issue #4 fills the timeline). */
+export const MetricsSample = z.object({
+  t_ms: num,
+  running: nullableNum,
+  waiting: nullableNum,
+  kv_cache_usage_pct: nullableNum,
+  /** Metrics tokenbench does not map (histogram series excluded), kept as scraped. */
+  raw: z.record(z.string(), num).optional(),
+});
+
+export const AdmissionSummary = z.object({
+  /** Whether the server exposed enough (running/waiting gauges) to tell admitted from queued. */
+  observable: z.boolean(),
+  source: z.enum(["metrics", "server_queue_time", "none"]),
+  offered_concurrency: nullableNum,
+  max_running_requests: nullableNum,
+  cuda_graph_max_bs: nullableNum,
+  admitted_concurrency_max: nullableNum,
+  queued_requests_max: nullableNum,
+  kv_cache_usage_pct_max: nullableNum,
+  /** Mean per-request server queue time over the level, from the server's queue-time histogram. */
+  server_queue_time_mean_ms: nullableNum,
+  metrics_samples: z.number().int().nonnegative(),
+  littles_law: z
+    .object({
+      implied_in_flight: nullableNum,
+      observed_in_flight_mean: nullableNum,
+      server_running_mean: nullableNum,
+      server_waiting_mean: nullableNum,
+    })
+    .nullable(),
+  /** Why the curve bent at this level, as far as the evidence says. */
+  bend_reasons: z.array(z.enum(["server_queue", "kv_full", "scheduler_cap", "client_queueing"])),
+  notes: z.array(z.string()),
+});
+
+export type AdmissionSummary = z.infer<typeof AdmissionSummary>;
+export type MetricsSample = z.infer<typeof MetricsSample>;
