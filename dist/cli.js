@@ -21502,7 +21502,9 @@ function buildRequestBody(cfg, spec) {
     max_tokens: spec.maxTokens,
     temperature: 0
   };
-  return cfg.target.api === "chat" ? body.messages = [{ role: "user", content: spec.prompt }] : body.prompt = spec.prompt, cfg.ignoreEos && (body.ignore_eos = !0), Object.assign(body, cfg.extraBody, spec.bodyOverrides ?? {}), body;
+  return cfg.target.api === "chat" ? body.messages = spec.messages ?? [{ role: "user", content: spec.prompt }] : body.prompt = spec.messages ? spec.messages.map((m) => m.content).join(`
+
+`) : spec.prompt, cfg.ignoreEos && (body.ignore_eos = !0), Object.assign(body, cfg.extraBody, spec.bodyOverrides ?? {}), body;
 }
 function classifyNetworkError(err, timedOut) {
   if (timedOut) return { code: ErrorCode.timeout, message: err.message };
@@ -37139,7 +37141,13 @@ var SCHEMA_VERSION = 1, Stats = external_exports.object({
   extra_body: external_exports.record(external_exports.string(), external_exports.unknown()),
   metrics_interval_ms: external_exports.number().int().positive().nullable(),
   /** Header names only; values (API keys) are never written. */
-  header_names: external_exports.array(external_exports.string())
+  header_names: external_exports.array(external_exports.string()),
+  /** `--dataset`: the prompts' file, its line count and SHA-256 (absent: synthetic prompts). */
+  dataset: external_exports.object({
+    name: external_exports.string(),
+    lines: external_exports.number().int().nonnegative(),
+    sha256: external_exports.string().regex(/^[0-9a-f]{64}$/)
+  }).nullable().optional()
 }), Target = external_exports.object({
   base_url: external_exports.string(),
   api: external_exports.enum(["chat", "completions"]),
@@ -37277,7 +37285,9 @@ function workloadSpec(doc) {
     burstiness: c.mode === "open" ? c.burstiness : null,
     max_in_flight: c.max_in_flight,
     slo: c.slo,
-    extra_body: c.extra_body
+    extra_body: c.extra_body,
+    // Only when there is one, so fingerprints of synthetic-prompt runs stay what they were.
+    ...c.dataset ? { dataset: c.dataset.sha256 } : {}
   } : p ? {
     ...common,
     targets: p.targets,
@@ -37994,6 +38004,12 @@ var CONNECTION = {
     check: positive,
     what: "positive numbers",
     help: "comma-separated levels (default 1,2,4,8 users in closed loop, 1,2,4 req/s in open loop)"
+  }),
+  dataset: text({
+    flag: "dataset",
+    metavar: "FILE",
+    default: null,
+    help: "prompts from a file instead of synthetic ones: JSON Lines with prompt or messages (and optionally output_tokens) per line, or ShareGPT JSON; used in a seeded shuffle"
   }),
   requests: number({
     flag: "requests",
@@ -39082,6 +39098,87 @@ async function profileCommand(argv) {
 // src/cli/sweep-command.ts
 import { existsSync as existsSync4 } from "node:fs";
 
+// src/core/dataset.ts
+import { createHash as createHash2 } from "node:crypto";
+import { readFileSync as readFileSync2 } from "node:fs";
+import { basename as basename2 } from "node:path";
+var DatasetError = class extends TokenbenchError {
+  constructor(message) {
+    super("dataset_invalid", message);
+  }
+}, ROLES = /* @__PURE__ */ new Set(["system", "user", "assistant"]);
+function entryOf(o, where) {
+  if (o === null || typeof o != "object" || Array.isArray(o))
+    throw new DatasetError(`${where}: not a JSON object`);
+  let r = o, out = r.output_tokens === void 0 || r.output_tokens === null ? null : Number.isInteger(r.output_tokens) && r.output_tokens > 0 ? r.output_tokens : (() => {
+    throw new DatasetError(`${where}: output_tokens must be a positive integer`);
+  })();
+  if (typeof r.prompt == "string" && r.prompt !== "")
+    return { prompt: r.prompt, messages: null, outputTokens: out };
+  if (Array.isArray(r.messages) && r.messages.length > 0)
+    return { prompt: null, messages: r.messages.map((m, i) => {
+      let mm = m;
+      if (!mm || typeof mm.role != "string" || !ROLES.has(mm.role) || typeof mm.content != "string")
+        throw new DatasetError(
+          `${where}: messages[${i}] must be {"role": system|user|assistant, "content": string}`
+        );
+      return { role: mm.role, content: mm.content };
+    }), outputTokens: out };
+  throw new DatasetError(`${where}: needs "prompt" (a non-empty string) or "messages" (a non-empty array)`);
+}
+function parseDataset(text2, name) {
+  let sha256 = createHash2("sha256").update(text2).digest("hex"), trimmed = text2.trimStart(), entries, lines;
+  if (trimmed.startsWith("[")) {
+    let arr2;
+    try {
+      arr2 = JSON.parse(text2);
+    } catch {
+      throw new DatasetError(`${name}: starts with "[" but is not valid JSON (ShareGPT layout expected)`);
+    }
+    entries = [];
+    for (let [i, c] of arr2.entries()) {
+      let conv = c?.conversations, human = Array.isArray(conv) ? conv.find((t) => t?.from === "human" && typeof t.value == "string") : void 0;
+      if (human?.value) entries.push({ prompt: human.value, messages: null, outputTokens: null });
+      else if (!Array.isArray(conv))
+        throw new DatasetError(`${name}: item ${i} has no "conversations" array`);
+    }
+    lines = arr2.length;
+  } else {
+    let raw = text2.split(`
+`);
+    entries = [], lines = 0, raw.forEach((line, i) => {
+      if (line.trim() === "") return;
+      lines++;
+      let o;
+      try {
+        o = JSON.parse(line);
+      } catch {
+        throw new DatasetError(`${name}: line ${i + 1} is not valid JSON`);
+      }
+      entries.push(entryOf(o, `${name}: line ${i + 1}`));
+    });
+  }
+  if (entries.length === 0) throw new DatasetError(`${name}: no usable prompt in it`);
+  return { name, lines, sha256, entries };
+}
+function loadDataset(path) {
+  let text2;
+  try {
+    text2 = readFileSync2(path, "utf8");
+  } catch (err) {
+    throw new DatasetError(`${path}: cannot be read (${err.code ?? "error"})`);
+  }
+  return parseDataset(text2, basename2(path));
+}
+function datasetOrder(n, seed) {
+  let order = Array.from({ length: n }, (_, i) => i), r = rng(seed >>> 0);
+  for (let i = n - 1; i > 0; i--) {
+    let j = Math.floor(r() * (i + 1));
+    [order[i], order[j]] = [order[j], order[i]];
+  }
+  return order;
+}
+
 // src/core/shard.ts
 var SINGLE = { index: 0, count: 1 };
 function parseShard(s) {
@@ -39316,14 +39413,14 @@ async function preflight(target0, cfg, o) {
       `the server answers any model name and serves one model: "${served[0]}" is recorded as the model, not "${model}"`
     ), target = withModel(target, served[0]));
   }
-  let calibration = o.calibrate ? await calibratePrompts(target, cfg.extra_body, cfg.prompt_tokens, cfg.seed) : null;
+  let calibration = o.calibrate && !cfg.dataset ? await calibratePrompts(target, cfg.extra_body, cfg.prompt_tokens, cfg.seed) : null;
   calibration !== null && (o.onNotice(
     `prompts: ${calibration.words} words give ${calibration.reached_tokens} prompt tokens as the server counts them (asked ${calibration.target_tokens}; ${calibration.method}${calibration.template_overhead_tokens ? ` + ${calibration.template_overhead_tokens} template tokens` : ""})`
   ), calibration.within_tolerance || o.onNotice(
     `prompt calibration reached ${calibration.reached_tokens} tokens, outside ${calibration.tolerance_rule}`
   ));
   let context = server.extracted.context_length;
-  if (typeof context == "number") {
+  if (typeof context == "number" && !cfg.dataset) {
     let prompt = cfg.prompts === "sample" ? MAX_SAMPLE_PROMPT_TOKENS : calibration?.reached_tokens ?? cfg.prompt_tokens;
     if (prompt + cfg.max_tokens > context)
       throw new TokenbenchError(
@@ -39418,13 +39515,38 @@ function planLevel(cfg, index) {
     `level ${level}: raised --requests from ${cfg.requests_per_level} to ${requests} (at least 2x the ${level} users, so every user sends at least twice)`
   ), { level, index, requests, seed: cfg.seed + 7919 * (index + 1) >>> 0, notices };
 }
-function specFactory(cfg, plan, ids, calibration = null) {
-  return (i, warmup, intended) => buildSpec(cfg, plan, ids.next++, i, warmup, intended, calibration);
+function specFactory(cfg, plan, ids, calibration = null, dataset = null) {
+  let order = dataset ? datasetOrder(dataset.entries.length, cfg.seed) : null;
+  return (i, warmup, intended) => buildSpec(cfg, plan, ids.next++, i, warmup, intended, calibration, dataset, order);
 }
-function indexedSpecFactory(cfg, plan, idBase, calibration = null) {
-  return (i, warmup, intended) => buildSpec(cfg, plan, idBase + (warmup ? WARMUP_ID_OFFSET : 0) + i, i, warmup, intended, calibration);
+function indexedSpecFactory(cfg, plan, idBase, calibration = null, dataset = null) {
+  let order = dataset ? datasetOrder(dataset.entries.length, cfg.seed) : null;
+  return (i, warmup, intended) => buildSpec(
+    cfg,
+    plan,
+    idBase + (warmup ? WARMUP_ID_OFFSET : 0) + i,
+    i,
+    warmup,
+    intended,
+    calibration,
+    dataset,
+    order
+  );
 }
-function buildSpec(cfg, plan, id, i, warmup, intended, calibration) {
+function buildSpec(cfg, plan, id, i, warmup, intended, calibration, dataset = null, order = null) {
+  if (dataset && order) {
+    let n = order.length, entry = dataset.entries[order[warmup ? n - 1 - i % n : i % n]];
+    return {
+      id,
+      level: plan.level,
+      warmup,
+      prompt: entry.prompt ?? "",
+      ...entry.messages ? { messages: entry.messages } : {},
+      maxTokens: entry.outputTokens ?? cfg.max_tokens,
+      promptTokensRequested: null,
+      intendedSendAbsMs: intended
+    };
+  }
   let fixed = { promptTokens: cfg.prompt_tokens, maxTokens: cfg.max_tokens }, shape = shapeFor(cfg.prompts, warmup ? 1e6 + i : i, plan.seed, fixed);
   return {
     id,
@@ -39446,7 +39568,7 @@ function buildSpec(cfg, plan, id, i, warmup, intended, calibration) {
 
 // src/core/shard-run.ts
 function factories(job) {
-  let all = indexedSpecFactory(job.cfg, job.plan, job.idBase, job.calibration);
+  let all = indexedSpecFactory(job.cfg, job.plan, job.idBase, job.calibration, job.dataset ?? null);
   return { all, closed: (j, w, t) => all(closedIndex(j, job.placement), w, t) };
 }
 function runShareWarmup(client, job) {
@@ -39508,7 +39630,8 @@ async function runShardedLevel(ctx, plan, where) {
     plan,
     placement: { runner: where.runner, thread: { index: k, count: threads } },
     idBase: where.idBase,
-    calibration: where.calibration
+    calibration: where.calibration,
+    dataset: where.dataset ?? null
   })), processCheck = new SelfCheck(), localDone = 0, report = progressReporter(ctx, plan, () => ctx.pool ? ctx.pool.done : localDone), progressTimer = setInterval(report, 1e3), begin = () => {
     sampler?.start(), processCheck.start();
   }, results;
@@ -39982,8 +40105,13 @@ async function runSweep(opts) {
         runner: load.shard ?? SINGLE,
         idBase: plan.index * ID_STRIDE,
         calibration: opts.promptCalibration ?? null,
+        dataset: opts.dataset ?? null,
         startEpochMs: levelStartEpochMs(load, plan.index)
-      }) : await runLevel(ctx, plan, specFactory(cfg, plan, ids, opts.promptCalibration ?? null));
+      }) : await runLevel(
+        ctx,
+        plan,
+        specFactory(cfg, plan, ids, opts.promptCalibration ?? null, opts.dataset ?? null)
+      );
       if (opts.shouldStop?.()) {
         notice(`level ${plan.level} interrupted; not recorded (--resume measures it again)`);
         break;
@@ -40045,8 +40173,8 @@ async function sweepCommand(argv) {
   if (parsed === null) return 0;
   let v = parsed.values;
   if (parsed.positionals.length > 0) throw new UsageError(`unexpected argument "${parsed.positionals[0]}"`);
-  let config2 = sweepConfigOf(v, v);
-  if (config2.mode === "open" && config2.requests_per_level === null && config2.duration_s === null)
+  let config2 = sweepConfigOf(v, v), dataset = v.dataset !== null ? loadDataset(v.dataset) : null;
+  if (dataset && (config2.dataset = { name: dataset.name, lines: dataset.lines, sha256: dataset.sha256 }), config2.mode === "open" && config2.requests_per_level === null && config2.duration_s === null)
     throw new UsageError("open loop needs --requests or --duration");
   let load = loadGeneratorOf(v, config2, makeTarget(v)), notice = noticePrinter(v.quiet);
   assertWritable(v.out), v.resume && existsSync4(v.out) && readResults(v.out);
@@ -40078,7 +40206,8 @@ interrupted: finishing the level in progress is abandoned; finished levels are s
       process.stderr.isTTY && !v.quiet && process.stderr.write("\r\x1B[K");
     },
     shouldStop: () => stop,
-    load
+    load,
+    dataset
   });
   process.off("SIGINT", onSig), process.off("SIGTERM", onSig), process.stdout.write(`${markdownTable(doc.levels)}
 `);
@@ -40090,7 +40219,7 @@ interrupted: finishing the level in progress is abandoned; finished levels are s
 }
 
 // src/cli/tools-command.ts
-import { existsSync as existsSync5, mkdirSync as mkdirSync4, readFileSync as readFileSync2, writeFileSync as writeFileSync4 } from "node:fs";
+import { existsSync as existsSync5, mkdirSync as mkdirSync4, readFileSync as readFileSync3, writeFileSync as writeFileSync4 } from "node:fs";
 import { dirname as dirname3, join as join3 } from "node:path";
 
 // src/core/compare-docs.ts
@@ -40593,7 +40722,7 @@ async function importCommand(argv) {
   let doc;
   try {
     doc = parseResultDocument(
-      importVllm(JSON.parse(readFileSync2(file2, "utf8")), `vllm bench serve (${file2})`)
+      importVllm(JSON.parse(readFileSync3(file2, "utf8")), `vllm bench serve (${file2})`)
     );
   } catch (err) {
     throw err instanceof ImportError || err instanceof SyntaxError ? new UsageError(`${file2}: ${err.message}`) : err;

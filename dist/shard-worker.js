@@ -19259,7 +19259,9 @@ function buildRequestBody(cfg, spec) {
     max_tokens: spec.maxTokens,
     temperature: 0
   };
-  return cfg.target.api === "chat" ? body.messages = [{ role: "user", content: spec.prompt }] : body.prompt = spec.prompt, cfg.ignoreEos && (body.ignore_eos = !0), Object.assign(body, cfg.extraBody, spec.bodyOverrides ?? {}), body;
+  return cfg.target.api === "chat" ? body.messages = spec.messages ?? [{ role: "user", content: spec.prompt }] : body.prompt = spec.messages ? spec.messages.map((m) => m.content).join(`
+
+`) : spec.prompt, cfg.ignoreEos && (body.ignore_eos = !0), Object.assign(body, cfg.extraBody, spec.bodyOverrides ?? {}), body;
 }
 function classifyNetworkError(err, timedOut) {
   if (timedOut) return { code: ErrorCode.timeout, message: err.message };
@@ -19650,6 +19652,16 @@ async function runWarmup(client2, makeSpec, count2, concurrency) {
     }
   };
   return await Promise.all(Array.from({ length: Math.max(1, Math.min(concurrency, count2)) }, user)), out;
+}
+
+// src/core/dataset.ts
+function datasetOrder(n, seed) {
+  let order = Array.from({ length: n }, (_, i) => i), r = rng(seed >>> 0);
+  for (let i = n - 1; i > 0; i--) {
+    let j = Math.floor(r() * (i + 1));
+    [order[i], order[j]] = [order[j], order[i]];
+  }
+  return order;
 }
 
 // src/core/http.ts
@@ -20358,6 +20370,12 @@ var CONNECTION = {
     what: "positive numbers",
     help: "comma-separated levels (default 1,2,4,8 users in closed loop, 1,2,4 req/s in open loop)"
   }),
+  dataset: text({
+    flag: "dataset",
+    metavar: "FILE",
+    default: null,
+    help: "prompts from a file instead of synthetic ones: JSON Lines with prompt or messages (and optionally output_tokens) per line, or ShareGPT JSON; used in a seeded shuffle"
+  }),
   requests: number({
     flag: "requests",
     default: null,
@@ -20827,10 +20845,34 @@ var TOOLS = {
 };
 
 // src/core/sweep-plan.ts
-function indexedSpecFactory(cfg, plan, idBase, calibration = null) {
-  return (i, warmup, intended) => buildSpec(cfg, plan, idBase + (warmup ? WARMUP_ID_OFFSET : 0) + i, i, warmup, intended, calibration);
+function indexedSpecFactory(cfg, plan, idBase, calibration = null, dataset = null) {
+  let order = dataset ? datasetOrder(dataset.entries.length, cfg.seed) : null;
+  return (i, warmup, intended) => buildSpec(
+    cfg,
+    plan,
+    idBase + (warmup ? WARMUP_ID_OFFSET : 0) + i,
+    i,
+    warmup,
+    intended,
+    calibration,
+    dataset,
+    order
+  );
 }
-function buildSpec(cfg, plan, id, i, warmup, intended, calibration) {
+function buildSpec(cfg, plan, id, i, warmup, intended, calibration, dataset = null, order = null) {
+  if (dataset && order) {
+    let n = order.length, entry = dataset.entries[order[warmup ? n - 1 - i % n : i % n]];
+    return {
+      id,
+      level: plan.level,
+      warmup,
+      prompt: entry.prompt ?? "",
+      ...entry.messages ? { messages: entry.messages } : {},
+      maxTokens: entry.outputTokens ?? cfg.max_tokens,
+      promptTokensRequested: null,
+      intendedSendAbsMs: intended
+    };
+  }
   let fixed = { promptTokens: cfg.prompt_tokens, maxTokens: cfg.max_tokens }, shape = shapeFor(cfg.prompts, warmup ? 1e6 + i : i, plan.seed, fixed);
   return {
     id,
@@ -20852,7 +20894,7 @@ function buildSpec(cfg, plan, id, i, warmup, intended, calibration) {
 
 // src/core/shard-run.ts
 function factories(job2) {
-  let all = indexedSpecFactory(job2.cfg, job2.plan, job2.idBase, job2.calibration);
+  let all = indexedSpecFactory(job2.cfg, job2.plan, job2.idBase, job2.calibration, job2.dataset ?? null);
   return { all, closed: (j, w, t) => all(closedIndex(j, job2.placement), w, t) };
 }
 function runShareWarmup(client2, job2) {

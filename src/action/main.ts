@@ -6,6 +6,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import * as core from "@actions/core";
+import { type Dataset, loadDataset } from "../core/dataset.ts";
 import type { Provenance } from "../core/document.ts";
 import { probeGpu } from "../core/environment.ts";
 import { loadGeneratorOf } from "../core/load-generator.ts";
@@ -57,6 +58,16 @@ async function measure(
     return false;
   }
   let target = makeTarget(inputs);
+  let dataset: Dataset | null = null;
+  if (inputs.dataset !== null) {
+    try {
+      dataset = loadDataset(inputs.dataset);
+    } catch (err) {
+      core.setFailed(`input "dataset": ${(err as Error).message}`);
+      return false;
+    }
+    inputs.sweep.dataset = { name: dataset.name, lines: dataset.lines, sha256: dataset.sha256 };
+  }
   let started: StartedServer | null = null;
   if (inputs.serverCommand) {
     const log = resolve(dir, "server.log");
@@ -108,6 +119,7 @@ async function measure(
       serverLimits: inputs.serverLimits,
       onNotice: (m) => core.info(`notice: ${m}`),
       load: loadGeneratorOf(inputs, inputs.sweep, target),
+      dataset,
     });
     docs.push({ doc, path });
     core.info(markdownTable(doc.levels));

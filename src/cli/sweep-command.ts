@@ -1,6 +1,7 @@
 /** `tokenbench sweep`: settings → target and SweepConfig → runSweep → files + Markdown on stdout. */
 
 import { existsSync } from "node:fs";
+import { loadDataset } from "../core/dataset.ts";
 import { loadGeneratorOf } from "../core/load-generator.ts";
 import { preflight } from "../core/preflight.ts";
 import { markdownTable } from "../core/report.ts";
@@ -61,6 +62,8 @@ export async function sweepCommand(argv: string[]): Promise<number> {
   const v = parsed.values;
   if (parsed.positionals.length > 0) throw new UsageError(`unexpected argument "${parsed.positionals[0]}"`);
   const config = sweepConfigOf(v, v);
+  const dataset = v.dataset !== null ? loadDataset(v.dataset) : null;
+  if (dataset) config.dataset = { name: dataset.name, lines: dataset.lines, sha256: dataset.sha256 };
   if (config.mode === "open" && config.requests_per_level === null && config.duration_s === null) {
     throw new UsageError("open loop needs --requests or --duration");
   }
@@ -102,6 +105,7 @@ export async function sweepCommand(argv: string[]): Promise<number> {
     },
     shouldStop: () => stop,
     load,
+    dataset,
   });
   process.off("SIGINT", onSig);
   process.off("SIGTERM", onSig);

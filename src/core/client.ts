@@ -41,6 +41,8 @@ export interface RequestSpec {
   intendedSendAbsMs: number | null;
   /** Per-request body overrides (profile runs). */
   bodyOverrides?: Record<string, unknown>;
+  /** Chat messages from a dataset, sent instead of one user message with `prompt`. */
+  messages?: { role: string; content: string }[];
   /** The serialized body, built ahead of time (open loop: no work at send time). */
   body?: string;
 }
@@ -53,8 +55,8 @@ export function buildRequestBody(cfg: ClientConfig, spec: RequestSpec): Record<s
     max_tokens: spec.maxTokens,
     temperature: 0,
   };
-  if (cfg.target.api === "chat") body.messages = [{ role: "user", content: spec.prompt }];
-  else body.prompt = spec.prompt;
+  if (cfg.target.api === "chat") body.messages = spec.messages ?? [{ role: "user", content: spec.prompt }];
+  else body.prompt = spec.messages ? spec.messages.map((m) => m.content).join("\n\n") : spec.prompt;
   if (cfg.ignoreEos) body.ignore_eos = true;
   Object.assign(body, cfg.extraBody, spec.bodyOverrides ?? {});
   return body;

@@ -5,6 +5,7 @@
 import { performance } from "node:perf_hooks";
 import type { LevelResult, PromptCalibration, RequestRecord, SweepConfig } from "../schema/v1.ts";
 import type { StreamClient } from "./client.ts";
+import type { Dataset } from "./dataset.ts";
 import {
   type LevelRun,
   runClosedLoop,
@@ -75,6 +76,7 @@ export interface ShardedLevel {
   runner: Shard;
   idBase: number;
   calibration: PromptCalibration | null;
+  dataset?: Dataset | null;
   /** Epoch ms at which the level starts on every runner (`--start-at`), or null: when ready. */
   startEpochMs: number | null;
 }
@@ -102,6 +104,7 @@ export async function runShardedLevel(
     placement: { runner: where.runner, thread: { index: k, count: threads } },
     idBase: where.idBase,
     calibration: where.calibration,
+    dataset: where.dataset ?? null,
   }));
   const processCheck = new SelfCheck();
   let localDone = 0;

@@ -71,9 +71,11 @@ export async function preflight(
       target = withModel(target, served[0]!);
     }
   }
-  const calibration = o.calibrate
-    ? await calibratePrompts(target, cfg.extra_body, cfg.prompt_tokens, cfg.seed)
-    : null;
+  // A dataset's prompts are what they are: nothing to size, and their lengths are the server's count.
+  const calibration =
+    o.calibrate && !cfg.dataset
+      ? await calibratePrompts(target, cfg.extra_body, cfg.prompt_tokens, cfg.seed)
+      : null;
   if (calibration !== null) {
     o.onNotice(
       `prompts: ${calibration.words} words give ${calibration.reached_tokens} prompt tokens as the server counts them (asked ${calibration.target_tokens}; ${calibration.method}${calibration.template_overhead_tokens ? ` + ${calibration.template_overhead_tokens} template tokens` : ""})`,
@@ -84,7 +86,7 @@ export async function preflight(
       );
   }
   const context = server.extracted.context_length;
-  if (typeof context === "number") {
+  if (typeof context === "number" && !cfg.dataset) {
     const prompt =
       cfg.prompts === "sample"
         ? MAX_SAMPLE_PROMPT_TOKENS

@@ -98,6 +98,12 @@ export const SWEEP = {
     what: "positive numbers",
     help: "comma-separated levels (default 1,2,4,8 users in closed loop, 1,2,4 req/s in open loop)",
   }),
+  dataset: text<string | null>({
+    flag: "dataset",
+    metavar: "FILE",
+    default: null,
+    help: "prompts from a file instead of synthetic ones: JSON Lines with prompt or messages (and optionally output_tokens) per line, or ShareGPT JSON; used in a seeded shuffle",
+  }),
   requests: number<number | null>({
     flag: "requests",
     default: null,

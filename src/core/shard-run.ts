@@ -5,6 +5,7 @@
  */
 import type { PromptCalibration, RequestRecord, SweepConfig } from "../schema/v1.ts";
 import type { StreamClient } from "./client.ts";
+import type { Dataset } from "./dataset.ts";
 import { type LevelRun, runClosedLoop, runOpenLoop, runWarmup, type SpecFactory } from "./load.ts";
 import { closedIndex, type Placement, shareOf } from "./shard.ts";
 import { indexedSpecFactory, type LevelPlan } from "./sweep-plan.ts";
@@ -15,10 +16,11 @@ export interface ShareJob {
   placement: Placement;
   idBase: number;
   calibration: PromptCalibration | null;
+  dataset?: Dataset | null;
 }
 
 function factories(job: ShareJob): { all: SpecFactory; closed: SpecFactory } {
-  const all = indexedSpecFactory(job.cfg, job.plan, job.idBase, job.calibration);
+  const all = indexedSpecFactory(job.cfg, job.plan, job.idBase, job.calibration, job.dataset ?? null);
   return { all, closed: (j, w, t) => all(closedIndex(j, job.placement), w, t) };
 }
 

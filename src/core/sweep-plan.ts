@@ -4,6 +4,7 @@
  */
 import type { PromptCalibration, SweepConfig } from "../schema/v1.ts";
 import type { RequestSpec } from "./client.ts";
+import { type Dataset, datasetOrder } from "./dataset.ts";
 import type { SpecFactory } from "./load.ts";
 import { wordsFor } from "./prompt-calibration.ts";
 import { makePrompt, shapeFor } from "./prompts.ts";
@@ -64,8 +65,11 @@ export function specFactory(
   plan: LevelPlan,
   ids: { next: number },
   calibration: PromptCalibration | null = null,
+  dataset: Dataset | null = null,
 ): SpecFactory {
-  return (i, warmup, intended) => buildSpec(cfg, plan, ids.next++, i, warmup, intended, calibration);
+  const order = dataset ? datasetOrder(dataset.entries.length, cfg.seed) : null;
+  return (i, warmup, intended) =>
+    buildSpec(cfg, plan, ids.next++, i, warmup, intended, calibration, dataset, order);
 }
 
 /**
@@ -78,9 +82,21 @@ export function indexedSpecFactory(
   plan: LevelPlan,
   idBase: number,
   calibration: PromptCalibration | null = null,
+  dataset: Dataset | null = null,
 ): SpecFactory {
+  const order = dataset ? datasetOrder(dataset.entries.length, cfg.seed) : null;
   return (i, warmup, intended) =>
-    buildSpec(cfg, plan, idBase + (warmup ? WARMUP_ID_OFFSET : 0) + i, i, warmup, intended, calibration);
+    buildSpec(
+      cfg,
+      plan,
+      idBase + (warmup ? WARMUP_ID_OFFSET : 0) + i,
+      i,
+      warmup,
+      intended,
+      calibration,
+      dataset,
+      order,
+    );
 }
 
 function buildSpec(
@@ -91,7 +107,24 @@ function buildSpec(
   warmup: boolean,
   intended: number | null,
   calibration: PromptCalibration | null,
+  dataset: Dataset | null = null,
+  order: number[] | null = null,
 ): RequestSpec {
+  if (dataset && order) {
+    // A dataset: request i of the level takes the shuffle's i-th prompt (warmups from its end).
+    const n = order.length;
+    const entry = dataset.entries[order[warmup ? n - 1 - (i % n) : i % n]!]!;
+    return {
+      id,
+      level: plan.level,
+      warmup,
+      prompt: entry.prompt ?? "",
+      ...(entry.messages ? { messages: entry.messages } : {}),
+      maxTokens: entry.outputTokens ?? cfg.max_tokens,
+      promptTokensRequested: null,
+      intendedSendAbsMs: intended,
+    };
+  }
   const fixed = { promptTokens: cfg.prompt_tokens, maxTokens: cfg.max_tokens };
   const shape = shapeFor(cfg.prompts, warmup ? 1_000_000 + i : i, plan.seed, fixed);
   return {

@@ -15,6 +15,7 @@ import type {
   SweepConfig,
 } from "../schema/v1.ts";
 import { StreamClient } from "./client.ts";
+import type { Dataset } from "./dataset.ts";
 import { buildDocument, type Provenance } from "./document.ts";
 import { captureEnvironment } from "./environment.ts";
 import { type LevelRunContext, type Progress, runLevel, runShardedLevel } from "./level-run.ts";
@@ -55,6 +56,8 @@ export interface SweepOptions {
   shouldStop?: () => boolean;
   /** Worker threads and this runner's shard (default: the main thread alone, the whole level). */
   load?: LoadGenerator;
+  /** `--dataset`: the prompts (config.dataset records which). */
+  dataset?: Dataset | null;
 }
 
 export interface LevelHooks {
@@ -190,9 +193,14 @@ export async function runSweep(opts: SweepOptions): Promise<ResultDocument> {
             runner: load.shard ?? SINGLE,
             idBase: plan.index * ID_STRIDE,
             calibration: opts.promptCalibration ?? null,
+            dataset: opts.dataset ?? null,
             startEpochMs: levelStartEpochMs(load, plan.index),
           })
-        : await runLevel(ctx, plan, specFactory(cfg, plan, ids, opts.promptCalibration ?? null));
+        : await runLevel(
+            ctx,
+            plan,
+            specFactory(cfg, plan, ids, opts.promptCalibration ?? null, opts.dataset ?? null),
+          );
       if (opts.shouldStop?.()) {
         notice(`level ${plan.level} interrupted; not recorded (--resume measures it again)`);
         break;

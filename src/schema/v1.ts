@@ -198,6 +198,15 @@ export const SweepConfig = z.object({
   metrics_interval_ms: z.number().int().positive().nullable(),
   /** Header names only; values (API keys) are never written. */
   header_names: z.array(z.string()),
+  /** `--dataset`: the prompts' file, its line count and SHA-256 (absent: synthetic prompts). */
+  dataset: z
+    .object({
+      name: z.string(),
+      lines: z.number().int().nonnegative(),
+      sha256: z.string().regex(/^[0-9a-f]{64}$/),
+    })
+    .nullable()
+    .optional(),
 });
 export type SweepConfig = z.infer<typeof SweepConfig>;
 

@@ -24,6 +24,8 @@ export function workloadSpec(doc: ResultDocument): Record<string, unknown> {
       max_in_flight: c.max_in_flight,
       slo: c.slo,
       extra_body: c.extra_body,
+      // Only when there is one, so fingerprints of synthetic-prompt runs stay what they were.
+      ...(c.dataset ? { dataset: c.dataset.sha256 } : {}),
     };
   if (p)
     return {

@@ -6,6 +6,8 @@ import http from "node:http";
 import { gzipSync } from "node:zlib";
 
 const counts = {};
+/** Bodies of the completion requests under /record/, for tests that check what was sent. */
+const recorded = [];
 const chunk = (content, extra = {}) =>
   `data: ${JSON.stringify({ id: "x", object: "chat.completion.chunk", choices: [{ index: 0, delta: { content }, finish_reason: null }], ...extra })}\n\n`;
 const usage = (u) =>
@@ -41,9 +43,22 @@ const server = http.createServer((req, res) => {
   const url = new URL(req.url ?? "/", "http://x");
   const [, behaviour, ...rest] = url.pathname.split("/");
   const path = `/${rest.join("/")}`;
-  req.resume();
+  let raw = "";
+  req.on("data", (d) => {
+    raw += d;
+  });
+  if (behaviour === "record" && path === "/v1/chat/completions")
+    req.on("end", () => {
+      try {
+        recorded.push(JSON.parse(raw));
+      } catch {}
+    });
   const key = `${behaviour} ${req.method} ${path}`;
   counts[key] = (counts[key] ?? 0) + 1;
+  if (behaviour === "recorded") {
+    res.writeHead(200, { "content-type": "application/json" });
+    return res.end(JSON.stringify(recorded));
+  }
   if (behaviour === "stats") {
     res.writeHead(200, { "content-type": "application/json" });
     return res.end(JSON.stringify(counts));

@@ -1,0 +1,117 @@
+/**
+ * Real workloads (#13): `--dataset` sends the file's prompts (chat messages as given) in the
+ * seeded shuffle's order with their output lengths, records which file it was, and makes the
+ * workload fingerprint cover it. Checked against a recording server in its own process.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { datasetOrder, parseDataset } from "../../src/core/dataset.ts";
+import { readResults } from "../../src/core/results-file.ts";
+import { runCli } from "../helpers/cli.ts";
+
+const SERVER = resolve(import.meta.dirname, "../helpers/hostile-server.mjs");
+const FILE = resolve(import.meta.dirname, "../../examples/dataset.jsonl");
+let proc: ChildProcess;
+let root: string;
+const dir = mkdtempSync(join(tmpdir(), "tb-workloads-"));
+
+beforeAll(async () => {
+  proc = spawn(process.execPath, [SERVER], { stdio: ["ignore", "pipe", "inherit"] });
+  const port = await new Promise<number>((res) =>
+    proc.stdout!.once("data", (d) => res(JSON.parse(String(d)).port)),
+  );
+  root = `http://127.0.0.1:${port}`;
+});
+afterAll(() => {
+  proc?.kill("SIGTERM");
+});
+
+const recorded = async (): Promise<{ messages: { role: string; content: string }[]; max_tokens: number }[]> =>
+  (await fetch(`${root}/recorded/`)).json();
+
+async function sweep(name: string, args: string[]) {
+  const out = join(dir, `${name}.json`);
+  const r = await runCli([
+    "sweep",
+    "--base-url",
+    `${root}/record`,
+    "--model",
+    "hostile",
+    "--levels",
+    "1",
+    "--requests",
+    "6",
+    "--warmup",
+    "0",
+    "--metrics-interval-ms",
+    "0",
+    "--seed",
+    "11",
+    "--out",
+    out,
+    ...args,
+  ]);
+  expect(r.code, r.stderr).toBe(0);
+  return readResults(out);
+}
+
+describe("--dataset", () => {
+  it("sends the file's prompts in the seeded order, messages as given, with their output lengths", async () => {
+    const before = (await recorded()).length;
+    const { doc } = await sweep("dataset", ["--dataset", FILE]);
+    const sent = (await recorded()).slice(before);
+    const ds = parseDataset(readFileSync(FILE, "utf8"), "dataset.jsonl");
+    const order = datasetOrder(ds.entries.length, 11);
+    expect(sent).toHaveLength(6);
+    sent.forEach((body, i) => {
+      const e = ds.entries[order[i]!]!;
+      expect(body.messages).toEqual(e.messages ?? [{ role: "user", content: e.prompt }]);
+      expect(body.max_tokens).toBe(e.outputTokens ?? doc.config!.max_tokens);
+    });
+    expect(doc.config!.dataset).toEqual({ name: "dataset.jsonl", lines: 40, sha256: ds.sha256 });
+    // the fingerprint covers the dataset: a synthetic run of the same flags differs
+    const synthetic = await sweep("synthetic", ["--calibrate-prompts", "false"]);
+    expect(synthetic.doc.workload_fingerprint).not.toBe(doc.workload_fingerprint);
+  });
+
+  it("ShareGPT layout: the first human turn of each conversation", async () => {
+    const share = join(dir, "sharegpt.json");
+    writeFileSync(
+      share,
+      JSON.stringify([
+        {
+          conversations: [
+            { from: "human", value: "first question" },
+            { from: "gpt", value: "answer" },
+          ],
+        },
+        {
+          conversations: [
+            { from: "system", value: "sys" },
+            { from: "human", value: "second question" },
+          ],
+        },
+      ]),
+    );
+    const before = (await recorded()).length;
+    await sweep("sharegpt", ["--dataset", share, "--requests", "2"]);
+    const sent = (await recorded())
+      .slice(before)
+      .map((b) => b.messages[0]!.content)
+      .sort();
+    expect(sent).toEqual(["first question", "second question"]);
+  });
+
+  it("a bad line is named with its file and line, before any request", async () => {
+    const bad = join(dir, "bad.jsonl");
+    writeFileSync(bad, '{"prompt": "ok"}\n{"messages": [{"role": "wizard", "content": "x"}]}\n');
+    const before = (await recorded()).length;
+    const r = await runCli(["sweep", "--base-url", `${root}/record`, "--model", "hostile", "--dataset", bad]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/\[dataset_invalid\]: bad\.jsonl: line 2: messages\[0\] must be/);
+    expect((await recorded()).length).toBe(before);
+  });
+});
