@@ -40468,6 +40468,12 @@ function exportGab(doc) {
   }
   return { smaller, bigger };
 }
+function exportBencher(doc) {
+  let out = {};
+  for (let p of documentPoints(doc))
+    MEASURE_BY_NAME.has(p.measure) && ((out[p.benchmark] ??= {})[p.measure.replace(/_/g, "-")] = { value: p.value });
+  return out;
+}
 
 // src/core/merge.ts
 var MergeError = class extends TokenbenchError {
@@ -40734,9 +40740,24 @@ async function importCommand(argv) {
 `), 0;
 }
 async function exportCommand(argv) {
-  let p = parseKind(argv, { outDir: TOOLS.outDir }, "gab", "tokenbench export gab results.json [--out-dir DIR]", "write github-action-benchmark customSmallerIsBetter.json and customBiggerIsBetter.json");
+  let usage = "tokenbench export gab|bencher results.json [--out-dir DIR | --out FILE]", p = parseCommand(
+    argv,
+    { outDir: TOOLS.outDir, out: TOOLS.out },
+    `${usage}
+  gab: github-action-benchmark customSmallerIsBetter.json and customBiggerIsBetter.json (--out-dir)
+  bencher: Bencher Metric Format JSON (--out, default stdout), for \`bencher run --adapter json\``
+  );
   if (p === null) return 0;
-  let positionals = p.positionals, doc = loadDoc(positionals[1], "results file"), dir = p.values.outDir ?? dirname3(positionals[1]);
+  let [kind, file2] = p.positionals;
+  if (kind !== "gab" && kind !== "bencher") throw new UsageError(`usage: ${usage}`);
+  let doc = loadDoc(file2, "results file");
+  if (kind === "bencher") {
+    let text2 = `${JSON.stringify(exportBencher(doc), null, 1)}
+`;
+    return p.values.out ? (mkdirSync4(dirname3(p.values.out), { recursive: !0 }), writeFileSync4(p.values.out, text2), process.stderr.write(`wrote ${p.values.out}
+`)) : process.stdout.write(text2), 0;
+  }
+  let dir = p.values.outDir ?? dirname3(file2);
   mkdirSync4(dir, { recursive: !0 });
   let { smaller, bigger } = exportGab(doc);
   return writeFileSync4(join3(dir, "customSmallerIsBetter.json"), `${JSON.stringify(smaller, null, 1)}
@@ -40782,7 +40803,7 @@ Commands:
   report       re-render the table and SVG/PNG charts from a saved results file
   compare      base.json vs head.json: deltas and verdicts; exit 1 on a regression
   import       import vllm RESULT.json: a vLLM bench serve result into schema v1
-  export       export gab results.json: github-action-benchmark custom JSON
+  export       export gab|bencher results.json: github-action-benchmark or Bencher Metric Format JSON
   merge        shard documents of one run (--shard i/n on several runners) into one
   mockserver   run the OpenAI-compatible mock inference server
 `, COMMANDS = {

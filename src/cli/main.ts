@@ -24,7 +24,7 @@ Commands:
   report       re-render the table and SVG/PNG charts from a saved results file
   compare      base.json vs head.json: deltas and verdicts; exit 1 on a regression
   import       import vllm RESULT.json: a vLLM bench serve result into schema v1
-  export       export gab results.json: github-action-benchmark custom JSON
+  export       export gab|bencher results.json: github-action-benchmark or Bencher Metric Format JSON
   merge        shard documents of one run (--shard i/n on several runners) into one
   mockserver   run the OpenAI-compatible mock inference server
 `;

@@ -2,7 +2,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { compareDocuments, compareMarkdown } from "../core/compare-docs.ts";
-import { exportGab, ImportError, importVllm } from "../core/interop.ts";
+import { exportBencher, exportGab, ImportError, importVllm } from "../core/interop.ts";
 import { mergeShards } from "../core/merge.ts";
 import { writePlots } from "../core/plots.ts";
 import { markdownTable } from "../core/report.ts";
@@ -170,13 +170,28 @@ export async function importCommand(argv: string[]): Promise<number> {
 }
 
 export async function exportCommand(argv: string[]): Promise<number> {
-  const usage = "tokenbench export gab results.json [--out-dir DIR]";
-  const what = "write github-action-benchmark customSmallerIsBetter.json and customBiggerIsBetter.json";
-  const p = parseKind(argv, { outDir: TOOLS.outDir }, "gab", usage, what);
+  const usage = "tokenbench export gab|bencher results.json [--out-dir DIR | --out FILE]";
+  const p = parseCommand(
+    argv,
+    { outDir: TOOLS.outDir, out: TOOLS.out },
+    `${usage}
+  gab: github-action-benchmark customSmallerIsBetter.json and customBiggerIsBetter.json (--out-dir)
+  bencher: Bencher Metric Format JSON (--out, default stdout), for \`bencher run --adapter json\``,
+  );
   if (p === null) return 0;
-  const positionals = p.positionals;
-  const doc = loadDoc(positionals[1], "results file");
-  const dir = p.values.outDir ?? dirname(positionals[1]!);
+  const [kind, file] = p.positionals;
+  if (kind !== "gab" && kind !== "bencher") throw new UsageError(`usage: ${usage}`);
+  const doc = loadDoc(file, "results file");
+  if (kind === "bencher") {
+    const text = `${JSON.stringify(exportBencher(doc), null, 1)}\n`;
+    if (p.values.out) {
+      mkdirSync(dirname(p.values.out), { recursive: true });
+      writeFileSync(p.values.out, text);
+      process.stderr.write(`wrote ${p.values.out}\n`);
+    } else process.stdout.write(text);
+    return 0;
+  }
+  const dir = p.values.outDir ?? dirname(file!);
   mkdirSync(dir, { recursive: true });
   const { smaller, bigger } = exportGab(doc);
   writeFileSync(join(dir, "customSmallerIsBetter.json"), `${JSON.stringify(smaller, null, 1)}\n`);

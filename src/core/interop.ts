@@ -220,3 +220,17 @@ export function exportGab(doc: ResultDocument): { smaller: GabEntry[]; bigger: G
   }
   return { smaller, bigger };
 }
+
+/**
+ * Bencher Metric Format (https://bencher.dev/docs/reference/bencher-metric-format/): one object,
+ * benchmark name -> measure slug -> {value}. Benchmarks are tokenbench's ("closed c=8"), measures
+ * the catalogue's names in kebab case with their unit ("ttft-p95-ms", "output-tok-s").
+ */
+export function exportBencher(doc: ResultDocument): Record<string, Record<string, { value: number }>> {
+  const out: Record<string, Record<string, { value: number }>> = {};
+  for (const p of documentPoints(doc)) {
+    if (!MEASURE_BY_NAME.has(p.measure)) continue;
+    (out[p.benchmark] ??= {})[p.measure.replace(/_/g, "-")] = { value: p.value };
+  }
+  return out;
+}

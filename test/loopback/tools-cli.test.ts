@@ -153,5 +153,13 @@ describe("compare, import, export from the CLI", () => {
     const bigger = JSON.parse(readFileSync(join(tmp, "gab", "customBiggerIsBetter.json"), "utf8"));
     expect(bigger.find((x: { name: string }) => x.name === "closed c=4 output_tok_s")).toBeTruthy();
     expect((await runCli(["import", "vllm", "package.json"])).code).toBe(2);
+    // Bencher Metric Format: benchmark -> measure slug -> {value}, the document's own values
+    const b = await runCli(["export", "bencher", out]);
+    expect(b.code, b.stderr).toBe(0);
+    const bmf = JSON.parse(b.stdout);
+    const doc = parseResultDocument(JSON.parse(readFileSync(out, "utf8")));
+    expect(bmf["closed c=4"]["output-tok-s"]).toEqual({ value: doc.levels[0]!.output_tok_s });
+    expect(bmf["closed c=4"]["ttft-p95-ms"]).toEqual({ value: doc.levels[0]!.ttft_ms.p95 });
+    expect((await runCli(["export", "csv", out])).code).toBe(2);
   });
 });
