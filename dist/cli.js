@@ -37054,6 +37054,8 @@ var SCHEMA_VERSION = 1, Stats = external_exports.object({
    * count from the send that was answered. Absent: sent once.
    */
   retries: external_exports.number().int().positive().optional(),
+  /** Sent during `--ramp-up-s`, before measurement: excluded from every figure (also marked warmup). */
+  ramp: external_exports.literal(!0).optional(),
   /** What the server reported of its own timing, kept as sent (llama.cpp `timings`: prompt_ms, predicted_ms, cache_n, ...). */
   server_timings: external_exports.record(external_exports.string(), external_exports.unknown()).optional(),
   /** The server's `usage` object as sent, when it carries more than the three counts (details). */
@@ -37101,6 +37103,8 @@ var SCHEMA_VERSION = 1, Stats = external_exports.object({
   goodput_req_s: nonNeg2,
   slo_pass_pct: external_exports.number().min(0).max(100).nullable(),
   peak_in_flight: external_exports.number().int().nonnegative(),
+  /** Requests sent during the ramp-up (`--ramp-up-s`), excluded from every figure. */
+  ramp_requests: external_exports.number().int().nonnegative().optional(),
   /** Prompt tokens as the server counted them (usage.prompt_tokens), successful requests. */
   prompt_tokens: MeasuredStats.optional(),
   /** Cached prompt tokens the server reported; with unique prompts, the prefix every prompt shares. */
@@ -37142,6 +37146,8 @@ var SCHEMA_VERSION = 1, Stats = external_exports.object({
   metrics_interval_ms: external_exports.number().int().positive().nullable(),
   /** Header names only; values (API keys) are never written. */
   header_names: external_exports.array(external_exports.string()),
+  /** `--ramp-up-s`: users (or the rate) rose to the level over this long before measurement. */
+  ramp_up_s: external_exports.number().positive().nullable().optional(),
   /** `--dataset`: the prompts' file, its line count and SHA-256 (absent: synthetic prompts). */
   dataset: external_exports.object({
     name: external_exports.string(),
@@ -37287,7 +37293,8 @@ function workloadSpec(doc) {
     slo: c.slo,
     extra_body: c.extra_body,
     // Only when there is one, so fingerprints of synthetic-prompt runs stay what they were.
-    ...c.dataset ? { dataset: c.dataset.sha256 } : {}
+    ...c.dataset ? { dataset: c.dataset.sha256 } : {},
+    ...c.ramp_up_s ? { ramp_up_s: c.ramp_up_s } : {}
   } : p ? {
     ...common,
     targets: p.targets,
@@ -38005,6 +38012,14 @@ var CONNECTION = {
     what: "positive numbers",
     help: "comma-separated levels (default 1,2,4,8 users in closed loop, 1,2,4 req/s in open loop)"
   }),
+  rampUpS: number({
+    flag: "ramp-up-s",
+    metavar: "S",
+    default: null,
+    check: (n) => n > 0 && n <= 3600,
+    what: "a positive number of seconds up to 3600",
+    help: "before each level's measurement, bring users in one by one (closed loop) or raise the rate linearly from 0 (open loop) over S seconds; those requests are excluded and counted"
+  }),
   dataset: text({
     flag: "dataset",
     metavar: "FILE",
@@ -38461,7 +38476,8 @@ function sweepConfigOf(v, c) {
     slo: { ttft_ms: v.sloTtftMs, tpot_ms: v.sloTpotMs, e2e_ms: v.sloE2eMs },
     extra_body: c.extraBody,
     metrics_interval_ms: v.metricsIntervalMs === 0 ? null : v.metricsIntervalMs,
-    header_names: Object.keys(c.headers)
+    header_names: Object.keys(c.headers),
+    ...v.rampUpS !== null ? { ramp_up_s: v.rampUpS } : {}
   };
 }
 function profileConfigOf(v, c) {
@@ -39208,17 +39224,26 @@ async function sleepUntil(tAbsMs) {
   let d = tAbsMs - performance7.now();
   for (d > 3 && await sleep(d - 2); performance7.now() < tAbsMs; ) await yieldImmediate();
 }
+var RAMP_INDEX = 1e6;
+function markRamp(rec) {
+  return rec.warmup = !0, rec.ramp = !0, rec;
+}
 async function runClosedLoop(client, makeSpec, opts) {
-  let records2 = [], next = 0;
+  let records2 = [], next = 0, rampNext = 0;
   opts.startAtAbsMs !== void 0 && await sleepUntil(opts.startAtAbsMs);
-  let deadline = opts.durationS !== null ? performance7.now() + opts.durationS * 1e3 : Number.POSITIVE_INFINITY, limit = opts.requests ?? Number.POSITIVE_INFINITY, user = async () => {
+  let rampMs = (opts.rampUpS ?? 0) * 1e3, t0 = performance7.now(), measureFrom = t0 + rampMs, deadline = opts.durationS !== null ? measureFrom + opts.durationS * 1e3 : Number.POSITIVE_INFINITY, limit = opts.requests ?? Number.POSITIVE_INFINITY, user = async (k) => {
+    if (rampMs > 0)
+      for (await sleepUntil(t0 + rampMs * k / opts.concurrency); performance7.now() < measureFrom && !opts.shouldStop?.(); ) {
+        let rec = markRamp(await client.stream(makeSpec(RAMP_INDEX + rampNext++, !0, null)));
+        records2.push(rec), await yieldImmediate();
+      }
     for (; ; ) {
       if (next >= limit || performance7.now() >= deadline || opts.shouldStop?.()) return;
       let i = next++, rec = await client.stream(makeSpec(i, !1, null));
       records2.push(rec), opts.onRecord?.(rec), await yieldImmediate();
     }
   };
-  return await Promise.all(Array.from({ length: opts.concurrency }, user)), { records: records2, droppedArrivals: 0, drainTimeS: null };
+  return await Promise.all(Array.from({ length: opts.concurrency }, (_, k) => user(k))), { records: records2, droppedArrivals: 0, drainTimeS: null };
 }
 async function runOpenLoop(client, makeSpec, opts) {
   let offsets = arrivalOffsetsMs({
@@ -39231,7 +39256,20 @@ async function runOpenLoop(client, makeSpec, opts) {
   }), records2 = [], pending = [], inFlight = 0, slotWaiters = [], dropped = 0, mine = offsets.map((_, j) => j).filter((j) => opts.shard === void 0 || ownsArrival(j, opts.shard)), specs = mine.map((j) => {
     let spec = makeSpec(j, !1, 0);
     return spec.body = JSON.stringify(buildRequestBody(client.cfg, spec)), spec;
-  }), start2 = opts.startAtAbsMs ?? performance7.now() + 5;
+  }), t0 = opts.startAtAbsMs ?? performance7.now() + 5, rampMs = (opts.rampUpS ?? 0) * 1e3;
+  if (rampMs > 0) {
+    let n = Math.floor(opts.rateRps * rampMs / 2e3);
+    for (let k = 0; k < n; k++)
+      if (!(opts.shard !== void 0 && !ownsArrival(k, opts.shard))) {
+        if (opts.shouldStop?.()) break;
+        await sleepUntil(t0 + Math.sqrt(2 * k * rampMs / (opts.rateRps / 1e3))), pending.push(
+          client.stream(makeSpec(RAMP_INDEX + k, !0, null)).then((rec) => {
+            records2.push(markRamp(rec));
+          })
+        );
+      }
+  }
+  let start2 = t0 + rampMs;
   for (let i = 0; i < mine.length; i++) {
     if (opts.shouldStop?.()) {
       dropped = mine.length - i;
@@ -39584,6 +39622,7 @@ function runShare(client, job, o) {
   let { cfg, plan, placement } = job, f2 = factories(job), common = {
     durationS: cfg.duration_s,
     startAtAbsMs: o.startAtAbsMs,
+    ...cfg.ramp_up_s ? { rampUpS: cfg.ramp_up_s } : {},
     ...o.shouldStop ? { shouldStop: o.shouldStop } : {},
     ...o.onRecord ? { onRecord: o.onRecord } : {}
   };
@@ -39725,6 +39764,7 @@ async function runLevel(ctx, plan, makeSpec) {
   let common = {
     requests: plan.requests,
     durationS: cfg.duration_s,
+    ...cfg.ramp_up_s ? { rampUpS: cfg.ramp_up_s } : {},
     onRecord: () => {
       done++;
     },
@@ -39989,6 +40029,7 @@ function summariseLevel(input2) {
     prompt_tokens: counted(ok.map((r) => r.usage.prompt_tokens)),
     cached_tokens: counted(ok.map((r) => r.usage.cached_tokens)),
     open_loop: openLoopSummary(cfg, level, run),
+    ...cfg.ramp_up_s ? { ramp_requests: run.records.filter((r) => r.ramp).length } : {},
     client: input2.client,
     notices: notices.map((n) => n.replace(`level ${level}: `, ""))
   }, resent = run.records.filter((r) => r.retries !== void 0).length;

@@ -19595,17 +19595,26 @@ async function sleepUntil(tAbsMs) {
   let d = tAbsMs - performance5.now();
   for (d > 3 && await sleep(d - 2); performance5.now() < tAbsMs; ) await yieldImmediate();
 }
+var RAMP_INDEX = 1e6;
+function markRamp(rec) {
+  return rec.warmup = !0, rec.ramp = !0, rec;
+}
 async function runClosedLoop(client2, makeSpec, opts) {
-  let records = [], next = 0;
+  let records = [], next = 0, rampNext = 0;
   opts.startAtAbsMs !== void 0 && await sleepUntil(opts.startAtAbsMs);
-  let deadline = opts.durationS !== null ? performance5.now() + opts.durationS * 1e3 : Number.POSITIVE_INFINITY, limit = opts.requests ?? Number.POSITIVE_INFINITY, user = async () => {
+  let rampMs = (opts.rampUpS ?? 0) * 1e3, t0 = performance5.now(), measureFrom = t0 + rampMs, deadline = opts.durationS !== null ? measureFrom + opts.durationS * 1e3 : Number.POSITIVE_INFINITY, limit = opts.requests ?? Number.POSITIVE_INFINITY, user = async (k) => {
+    if (rampMs > 0)
+      for (await sleepUntil(t0 + rampMs * k / opts.concurrency); performance5.now() < measureFrom && !opts.shouldStop?.(); ) {
+        let rec = markRamp(await client2.stream(makeSpec(RAMP_INDEX + rampNext++, !0, null)));
+        records.push(rec), await yieldImmediate();
+      }
     for (; ; ) {
       if (next >= limit || performance5.now() >= deadline || opts.shouldStop?.()) return;
       let i = next++, rec = await client2.stream(makeSpec(i, !1, null));
       records.push(rec), opts.onRecord?.(rec), await yieldImmediate();
     }
   };
-  return await Promise.all(Array.from({ length: opts.concurrency }, user)), { records, droppedArrivals: 0, drainTimeS: null };
+  return await Promise.all(Array.from({ length: opts.concurrency }, (_, k) => user(k))), { records, droppedArrivals: 0, drainTimeS: null };
 }
 async function runOpenLoop(client2, makeSpec, opts) {
   let offsets = arrivalOffsetsMs({
@@ -19618,7 +19627,20 @@ async function runOpenLoop(client2, makeSpec, opts) {
   }), records = [], pending = [], inFlight = 0, slotWaiters = [], dropped = 0, mine = offsets.map((_, j) => j).filter((j) => opts.shard === void 0 || ownsArrival(j, opts.shard)), specs = mine.map((j) => {
     let spec = makeSpec(j, !1, 0);
     return spec.body = JSON.stringify(buildRequestBody(client2.cfg, spec)), spec;
-  }), start = opts.startAtAbsMs ?? performance5.now() + 5;
+  }), t0 = opts.startAtAbsMs ?? performance5.now() + 5, rampMs = (opts.rampUpS ?? 0) * 1e3;
+  if (rampMs > 0) {
+    let n = Math.floor(opts.rateRps * rampMs / 2e3);
+    for (let k = 0; k < n; k++)
+      if (!(opts.shard !== void 0 && !ownsArrival(k, opts.shard))) {
+        if (opts.shouldStop?.()) break;
+        await sleepUntil(t0 + Math.sqrt(2 * k * rampMs / (opts.rateRps / 1e3))), pending.push(
+          client2.stream(makeSpec(RAMP_INDEX + k, !0, null)).then((rec) => {
+            records.push(markRamp(rec));
+          })
+        );
+      }
+  }
+  let start = t0 + rampMs;
   for (let i = 0; i < mine.length; i++) {
     if (opts.shouldStop?.()) {
       dropped = mine.length - i;
@@ -20370,6 +20392,14 @@ var CONNECTION = {
     what: "positive numbers",
     help: "comma-separated levels (default 1,2,4,8 users in closed loop, 1,2,4 req/s in open loop)"
   }),
+  rampUpS: number({
+    flag: "ramp-up-s",
+    metavar: "S",
+    default: null,
+    check: (n) => n > 0 && n <= 3600,
+    what: "a positive number of seconds up to 3600",
+    help: "before each level's measurement, bring users in one by one (closed loop) or raise the rate linearly from 0 (open loop) over S seconds; those requests are excluded and counted"
+  }),
   dataset: text({
     flag: "dataset",
     metavar: "FILE",
@@ -20910,6 +20940,7 @@ function runShare(client2, job2, o) {
   let { cfg, plan, placement } = job2, f = factories(job2), common = {
     durationS: cfg.duration_s,
     startAtAbsMs: o.startAtAbsMs,
+    ...cfg.ramp_up_s ? { rampUpS: cfg.ramp_up_s } : {},
     ...o.shouldStop ? { shouldStop: o.shouldStop } : {},
     ...o.onRecord ? { onRecord: o.onRecord } : {}
   };

@@ -249,6 +249,7 @@ export async function runLevel(
   const common = {
     requests: plan.requests,
     durationS: cfg.duration_s,
+    ...(cfg.ramp_up_s ? { rampUpS: cfg.ramp_up_s } : {}),
     onRecord: () => {
       done++;
     },

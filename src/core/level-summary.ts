@@ -60,6 +60,7 @@ export function summariseLevel(input: LevelSummaryInput): { result: LevelResult;
     prompt_tokens: counted(ok.map((r) => r.usage!.prompt_tokens)),
     cached_tokens: counted(ok.map((r) => r.usage!.cached_tokens)),
     open_loop: openLoopSummary(cfg, level, run),
+    ...(cfg.ramp_up_s ? { ramp_requests: run.records.filter((r) => r.ramp).length } : {}),
     client: input.client,
     notices: notices.map((n) => n.replace(`level ${level}: `, "")),
   };

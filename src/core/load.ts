@@ -37,6 +37,21 @@ interface LoopCommon {
   shouldStop?: () => boolean;
   /** Start at this absolute performance.now() time (shards of one level start together). */
   startAtAbsMs?: number;
+  /**
+   * Ramp-up (`--ramp-up-s`): users start one after another, or the arrival rate rises linearly
+   * from 0, over this many seconds before measurement starts. Requests sent during the ramp are
+   * marked `ramp` (and `warmup`, so no figure counts them) and numbered from RAMP_INDEX.
+   */
+  rampUpS?: number;
+}
+
+/** Ramp requests' indexes start here (after warmups', before nothing else). */
+export const RAMP_INDEX = 1_000_000;
+
+function markRamp(rec: RequestRecord): RequestRecord {
+  rec.warmup = true;
+  rec.ramp = true;
+  return rec;
 }
 
 export interface ClosedLoopOptions extends LoopCommon {
@@ -50,11 +65,23 @@ export async function runClosedLoop(
 ): Promise<LevelRun> {
   const records: RequestRecord[] = [];
   let next = 0;
+  let rampNext = 0;
   if (opts.startAtAbsMs !== undefined) await sleepUntil(opts.startAtAbsMs);
-  const deadline =
-    opts.durationS !== null ? performance.now() + opts.durationS * 1000 : Number.POSITIVE_INFINITY;
+  const rampMs = (opts.rampUpS ?? 0) * 1000;
+  const t0 = performance.now();
+  const measureFrom = t0 + rampMs;
+  const deadline = opts.durationS !== null ? measureFrom + opts.durationS * 1000 : Number.POSITIVE_INFINITY;
   const limit = opts.requests ?? Number.POSITIVE_INFINITY;
-  const user = async () => {
+  const user = async (k: number) => {
+    if (rampMs > 0) {
+      // user k of n joins at k/n of the ramp; until it ends, what it sends is ramp load
+      await sleepUntil(t0 + (rampMs * k) / opts.concurrency);
+      while (performance.now() < measureFrom && !opts.shouldStop?.()) {
+        const rec = markRamp(await client.stream(makeSpec(RAMP_INDEX + rampNext++, true, null)));
+        records.push(rec);
+        await yieldImmediate();
+      }
+    }
     for (;;) {
       if (next >= limit || performance.now() >= deadline || opts.shouldStop?.()) return;
       const i = next++;
@@ -66,7 +93,7 @@ export async function runClosedLoop(
       await yieldImmediate();
     }
   };
-  await Promise.all(Array.from({ length: opts.concurrency }, user));
+  await Promise.all(Array.from({ length: opts.concurrency }, (_, k) => user(k)));
   return { records, droppedArrivals: 0, drainTimeS: null };
 }
 
@@ -106,7 +133,24 @@ export async function runOpenLoop(
     spec.body = JSON.stringify(buildRequestBody(client.cfg, spec));
     return spec;
   });
-  const start = opts.startAtAbsMs ?? performance.now() + 5; // a few ms to get the first timer armed
+  const t0 = opts.startAtAbsMs ?? performance.now() + 5; // a few ms to get the first timer armed
+  const rampMs = (opts.rampUpS ?? 0) * 1000;
+  // The ramp: the rate rising linearly from 0 to the level over rampMs, arrivals where the
+  // cumulative intensity rate * t^2 / (2 * ramp) crosses a whole number (t_k = sqrt(2 k ramp / rate)).
+  if (rampMs > 0) {
+    const n = Math.floor((opts.rateRps * rampMs) / 2000);
+    for (let k = 0; k < n; k++) {
+      if (opts.shard !== undefined && !ownsArrival(k, opts.shard)) continue;
+      if (opts.shouldStop?.()) break;
+      await sleepUntil(t0 + Math.sqrt((2 * k * rampMs) / (opts.rateRps / 1000)));
+      pending.push(
+        client.stream(makeSpec(RAMP_INDEX + k, true, null)).then((rec) => {
+          records.push(markRamp(rec));
+        }),
+      );
+    }
+  }
+  const start = t0 + rampMs;
   for (let i = 0; i < mine.length; i++) {
     if (opts.shouldStop?.()) {
       dropped = mine.length - i;

@@ -98,6 +98,14 @@ export const SWEEP = {
     what: "positive numbers",
     help: "comma-separated levels (default 1,2,4,8 users in closed loop, 1,2,4 req/s in open loop)",
   }),
+  rampUpS: number<number | null>({
+    flag: "ramp-up-s",
+    metavar: "S",
+    default: null,
+    check: (n) => n > 0 && n <= 3600,
+    what: "a positive number of seconds up to 3600",
+    help: "before each level's measurement, bring users in one by one (closed loop) or raise the rate linearly from 0 (open loop) over S seconds; those requests are excluded and counted",
+  }),
   dataset: text<string | null>({
     flag: "dataset",
     metavar: "FILE",
@@ -603,6 +611,7 @@ export function sweepConfigOf(
     extra_body: c.extraBody,
     metrics_interval_ms: v.metricsIntervalMs === 0 ? null : v.metricsIntervalMs,
     header_names: Object.keys(c.headers),
+    ...(v.rampUpS !== null ? { ramp_up_s: v.rampUpS } : {}),
   };
 }
 

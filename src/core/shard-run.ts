@@ -45,6 +45,7 @@ export function runShare(
   const common = {
     durationS: cfg.duration_s,
     startAtAbsMs: o.startAtAbsMs,
+    ...(cfg.ramp_up_s ? { rampUpS: cfg.ramp_up_s } : {}),
     ...(o.shouldStop ? { shouldStop: o.shouldStop } : {}),
     ...(o.onRecord ? { onRecord: o.onRecord } : {}),
   };

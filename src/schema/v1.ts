@@ -95,6 +95,8 @@ export const RequestRecord = z.object({
    * count from the send that was answered. Absent: sent once.
    */
   retries: z.number().int().positive().optional(),
+  /** Sent during `--ramp-up-s`, before measurement: excluded from every figure (also marked warmup). */
+  ramp: z.literal(true).optional(),
   /** What the server reported of its own timing, kept as sent (llama.cpp `timings`: prompt_ms, predicted_ms, cache_n, ...). */
   server_timings: z.record(z.string(), z.unknown()).optional(),
   /** The server's `usage` object as sent, when it carries more than the three counts (details). */
@@ -151,6 +153,8 @@ export const LevelResult = z
     goodput_req_s: nonNeg,
     slo_pass_pct: z.number().min(0).max(100).nullable(),
     peak_in_flight: z.number().int().nonnegative(),
+    /** Requests sent during the ramp-up (`--ramp-up-s`), excluded from every figure. */
+    ramp_requests: z.number().int().nonnegative().optional(),
     /** Prompt tokens as the server counted them (usage.prompt_tokens), successful requests. */
     prompt_tokens: MeasuredStats.optional(),
     /** Cached prompt tokens the server reported; with unique prompts, the prefix every prompt shares. */
@@ -198,6 +202,8 @@ export const SweepConfig = z.object({
   metrics_interval_ms: z.number().int().positive().nullable(),
   /** Header names only; values (API keys) are never written. */
   header_names: z.array(z.string()),
+  /** `--ramp-up-s`: users (or the rate) rose to the level over this long before measurement. */
+  ramp_up_s: z.number().positive().nullable().optional(),
   /** `--dataset`: the prompts' file, its line count and SHA-256 (absent: synthetic prompts). */
   dataset: z
     .object({

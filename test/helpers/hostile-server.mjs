@@ -139,6 +139,21 @@ const server = http.createServer((req, res) => {
       res.on("close", () => clearInterval(t));
       return;
     }
+    case "slow-ish": {
+      // 5 chunks 20 ms apart: about 100 ms a request
+      res.writeHead(200, SSE);
+      let i = 0;
+      const t = setInterval(() => {
+        if (++i > 5) {
+          clearInterval(t);
+          res.write(usage({ prompt_tokens: 4, completion_tokens: 5, total_tokens: 9 }));
+          return res.end("data: [DONE]\n\n");
+        }
+        res.write(chunk("s"));
+      }, 20);
+      res.on("close", () => clearInterval(t));
+      return;
+    }
     default:
       return goodStream(res);
   }

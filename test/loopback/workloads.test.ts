@@ -115,3 +115,58 @@ describe("--dataset", () => {
     expect((await recorded()).length).toBe(before);
   });
 });
+
+describe("--ramp-up-s", () => {
+  it("closed loop: users join one by one over the ramp; ramp requests are excluded and counted", async () => {
+    const { doc, records } = await sweep("ramp-closed", [
+      "--base-url",
+      `${root}/slow-ish`,
+      "--levels",
+      "4",
+      "--requests",
+      "8",
+      "--ramp-up-s",
+      "1",
+      "--calibrate-prompts",
+      "false",
+      "--records",
+      "file",
+    ]);
+    const ramp = records.filter((r) => r.ramp);
+    const measured = records.filter((r) => !r.warmup);
+    const level = doc.levels[0]!;
+    expect(ramp.length).toBeGreaterThan(0);
+    expect(level.ramp_requests).toBe(ramp.length);
+    expect(level.requests).toBe(8);
+    expect(measured).toHaveLength(8);
+    const t0 = Math.min(...ramp.map((r) => r.send_ms));
+    // every measured request went out after the ramp; the ramp's first quarter has fewer users than its last
+    for (const r of measured) expect(r.send_ms - t0).toBeGreaterThanOrEqual(990);
+    const inQuarter = (a: number, b: number) =>
+      ramp.filter((r) => r.send_ms - t0 >= a && r.send_ms - t0 < b).length;
+    expect(inQuarter(0, 250)).toBeLessThan(inQuarter(750, 1000));
+    expect(doc.config!.ramp_up_s).toBe(1);
+  });
+
+  it("open loop: the rate rises linearly from 0: arrivals at sqrt(2 k ramp / rate)", async () => {
+    const { records } = await sweep("ramp-open", [
+      "--mode",
+      "open",
+      "--levels",
+      "20",
+      "--requests",
+      "10",
+      "--ramp-up-s",
+      "1",
+      "--calibrate-prompts",
+      "false",
+      "--records",
+      "file",
+    ]);
+    const ramp = records.filter((r) => r.ramp).sort((a, b) => a.send_ms - b.send_ms);
+    expect(ramp).toHaveLength(10); // 20 req/s x 1 s / 2
+    const t0 = ramp[0]!.send_ms;
+    ramp.forEach((r, k) => expect(Math.abs(r.send_ms - t0 - Math.sqrt(2 * k * 1000 * 50))).toBeLessThan(25));
+    expect(records.filter((r) => !r.warmup)).toHaveLength(10);
+  });
+});
