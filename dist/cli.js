@@ -37103,6 +37103,8 @@ var SCHEMA_VERSION = 1, Stats = external_exports.object({
   goodput_req_s: nonNeg2,
   slo_pass_pct: external_exports.number().min(0).max(100).nullable(),
   peak_in_flight: external_exports.number().int().nonnegative(),
+  /** Of the prompt tokens the server counted (successful requests), the % it reported cached. */
+  cached_tokens_pct: nullableNum.optional(),
   /** Requests sent during the ramp-up (`--ramp-up-s`), excluded from every figure. */
   ramp_requests: external_exports.number().int().nonnegative().optional(),
   /** Prompt tokens as the server counted them (usage.prompt_tokens), successful requests. */
@@ -37146,6 +37148,8 @@ var SCHEMA_VERSION = 1, Stats = external_exports.object({
   metrics_interval_ms: external_exports.number().int().positive().nullable(),
   /** Header names only; values (API keys) are never written. */
   header_names: external_exports.array(external_exports.string()),
+  /** `--shared-prefix-tokens N --prefix-groups G`: request i's prompt starts with group (i mod G)'s N tokens. */
+  shared_prefix: external_exports.object({ tokens: external_exports.number().int().positive(), groups: external_exports.number().int().positive() }).nullable().optional(),
   /** `--ramp-up-s`: users (or the rate) rose to the level over this long before measurement. */
   ramp_up_s: external_exports.number().positive().nullable().optional(),
   /** `--dataset`: the prompts' file, its line count and SHA-256 (absent: synthetic prompts). */
@@ -37294,7 +37298,8 @@ function workloadSpec(doc) {
     extra_body: c.extra_body,
     // Only when there is one, so fingerprints of synthetic-prompt runs stay what they were.
     ...c.dataset ? { dataset: c.dataset.sha256 } : {},
-    ...c.ramp_up_s ? { ramp_up_s: c.ramp_up_s } : {}
+    ...c.ramp_up_s ? { ramp_up_s: c.ramp_up_s } : {},
+    ...c.shared_prefix ? { shared_prefix: c.shared_prefix } : {}
   } : p ? {
     ...common,
     targets: p.targets,
@@ -38012,6 +38017,22 @@ var CONNECTION = {
     what: "positive numbers",
     help: "comma-separated levels (default 1,2,4,8 users in closed loop, 1,2,4 req/s in open loop)"
   }),
+  sharedPrefixTokens: number({
+    flag: "shared-prefix-tokens",
+    metavar: "N",
+    default: null,
+    check: (n) => Number.isInteger(n) && n > 0 && n <= 1e6,
+    what: "a positive integer",
+    help: "every prompt begins with its group's N-token prefix (a system prompt) before its unique part: exercises the server's prefix cache"
+  }),
+  prefixGroups: number({
+    flag: "prefix-groups",
+    metavar: "G",
+    default: 1,
+    check: (n) => Number.isInteger(n) && n >= 1 && n <= 1e5,
+    what: "a positive integer",
+    help: "with --shared-prefix-tokens: request i belongs to group i mod G, each group with its own prefix"
+  }),
   rampUpS: number({
     flag: "ramp-up-s",
     metavar: "S",
@@ -38432,6 +38453,8 @@ var CONNECTION = {
 };
 function checkBounds(v, levels) {
   let b = SWEEP_BOUNDS;
+  if (v.prefixGroups !== 1 && v.sharedPrefixTokens === null)
+    throw new BoundError("prefixGroups", "goes with --shared-prefix-tokens N (the prefix each group shares)");
   if (levels.length > b.levels)
     throw new BoundError("levels", `takes at most ${b.levels} levels, got ${levels.length}`);
   if (v.mode === "closed") {
@@ -38477,7 +38500,8 @@ function sweepConfigOf(v, c) {
     extra_body: c.extraBody,
     metrics_interval_ms: v.metricsIntervalMs === 0 ? null : v.metricsIntervalMs,
     header_names: Object.keys(c.headers),
-    ...v.rampUpS !== null ? { ramp_up_s: v.rampUpS } : {}
+    ...v.rampUpS !== null ? { ramp_up_s: v.rampUpS } : {},
+    ...v.sharedPrefixTokens !== null ? { shared_prefix: { tokens: v.sharedPrefixTokens, groups: v.prefixGroups } } : {}
   };
 }
 function profileConfigOf(v, c) {
@@ -39459,7 +39483,7 @@ async function preflight(target0, cfg, o) {
   ));
   let context = server.extracted.context_length;
   if (typeof context == "number" && !cfg.dataset) {
-    let prompt = cfg.prompts === "sample" ? MAX_SAMPLE_PROMPT_TOKENS : calibration?.reached_tokens ?? cfg.prompt_tokens;
+    let prompt = cfg.prompts === "sample" ? MAX_SAMPLE_PROMPT_TOKENS : (calibration?.reached_tokens ?? cfg.prompt_tokens) + (cfg.shared_prefix?.tokens ?? 0);
     if (prompt + cfg.max_tokens > context)
       throw new TokenbenchError(
         "prompt_too_long",
@@ -39571,6 +39595,13 @@ function indexedSpecFactory(cfg, plan, idBase, calibration = null, dataset = nul
     order
   );
 }
+function sharedPrefix(cfg, index, calibration) {
+  let sp = cfg.shared_prefix;
+  if (!sp) return "";
+  let group = index % sp.groups, words = calibration ? Math.max(1, Math.round(sp.tokens / calibration.tokens_per_word)) : sp.tokens;
+  return `group${String(group).padStart(4, "0")} ${promptWords(Math.max(1, words - 1), cfg.seed * 7919 + group + 1)}
+`;
+}
 function buildSpec(cfg, plan, id, i, warmup, intended, calibration, dataset = null, order = null) {
   if (dataset && order) {
     let n = order.length, entry = dataset.entries[order[warmup ? n - 1 - i % n : i % n]];
@@ -39593,7 +39624,7 @@ function buildSpec(cfg, plan, id, i, warmup, intended, calibration, dataset = nu
     // Every prompt: a unique fixed-width tag first, then the run's words (one sequence per
     // seed), so prompts of one length count the same tokens and share no prefix beyond the
     // server's own template.
-    prompt: makePrompt(
+    prompt: sharedPrefix(cfg, i, calibration) + makePrompt(
       calibration ? wordsFor(calibration, shape.promptTokens) : shape.promptTokens,
       cfg.seed,
       id + cfg.seed * 1000003
@@ -40014,6 +40045,14 @@ function openLoopSummary(cfg, level, run) {
     e2e_from_intended_ms: ol.e2eFromIntended
   };
 }
+function cachedShare(ok) {
+  let prompt = 0, cached2 = 0, known = !1;
+  for (let r of ok) {
+    let u = r.usage;
+    !u || u.prompt_tokens === null || u.cached_tokens === null || (known = !0, prompt += u.prompt_tokens, cached2 += u.cached_tokens);
+  }
+  return known ? { cached_tokens_pct: prompt > 0 ? 100 * cached2 / prompt : null } : {};
+}
 function summariseLevel(input2) {
   let { cfg, level, run } = input2, notices = [...input2.notices], agg = aggregateLevel({
     level,
@@ -40030,6 +40069,7 @@ function summariseLevel(input2) {
     cached_tokens: counted(ok.map((r) => r.usage.cached_tokens)),
     open_loop: openLoopSummary(cfg, level, run),
     ...cfg.ramp_up_s ? { ramp_requests: run.records.filter((r) => r.ramp).length } : {},
+    ...cachedShare(ok),
     client: input2.client,
     notices: notices.map((n) => n.replace(`level ${level}: `, ""))
   }, resent = run.records.filter((r) => r.retries !== void 0).length;

@@ -20392,6 +20392,22 @@ var CONNECTION = {
     what: "positive numbers",
     help: "comma-separated levels (default 1,2,4,8 users in closed loop, 1,2,4 req/s in open loop)"
   }),
+  sharedPrefixTokens: number({
+    flag: "shared-prefix-tokens",
+    metavar: "N",
+    default: null,
+    check: (n) => Number.isInteger(n) && n > 0 && n <= 1e6,
+    what: "a positive integer",
+    help: "every prompt begins with its group's N-token prefix (a system prompt) before its unique part: exercises the server's prefix cache"
+  }),
+  prefixGroups: number({
+    flag: "prefix-groups",
+    metavar: "G",
+    default: 1,
+    check: (n) => Number.isInteger(n) && n >= 1 && n <= 1e5,
+    what: "a positive integer",
+    help: "with --shared-prefix-tokens: request i belongs to group i mod G, each group with its own prefix"
+  }),
   rampUpS: number({
     flag: "ramp-up-s",
     metavar: "S",
@@ -20889,6 +20905,13 @@ function indexedSpecFactory(cfg, plan, idBase, calibration = null, dataset = nul
     order
   );
 }
+function sharedPrefix(cfg, index, calibration) {
+  let sp = cfg.shared_prefix;
+  if (!sp) return "";
+  let group = index % sp.groups, words = calibration ? Math.max(1, Math.round(sp.tokens / calibration.tokens_per_word)) : sp.tokens;
+  return `group${String(group).padStart(4, "0")} ${promptWords(Math.max(1, words - 1), cfg.seed * 7919 + group + 1)}
+`;
+}
 function buildSpec(cfg, plan, id, i, warmup, intended, calibration, dataset = null, order = null) {
   if (dataset && order) {
     let n = order.length, entry = dataset.entries[order[warmup ? n - 1 - i % n : i % n]];
@@ -20911,7 +20934,7 @@ function buildSpec(cfg, plan, id, i, warmup, intended, calibration, dataset = nu
     // Every prompt: a unique fixed-width tag first, then the run's words (one sequence per
     // seed), so prompts of one length count the same tokens and share no prefix beyond the
     // server's own template.
-    prompt: makePrompt(
+    prompt: sharedPrefix(cfg, i, calibration) + makePrompt(
       calibration ? wordsFor(calibration, shape.promptTokens) : shape.promptTokens,
       cfg.seed,
       id + cfg.seed * 1000003

@@ -27,6 +27,21 @@ export function openLoopSummary(cfg: SweepConfig, level: number, run: LevelRun):
   };
 }
 
+/** Of the prompt tokens the server counted, the share it reported cached (when it reports cache hits). */
+function cachedShare(ok: readonly RequestRecord[]): { cached_tokens_pct?: number | null } {
+  let prompt = 0;
+  let cached = 0;
+  let known = false;
+  for (const r of ok) {
+    const u = r.usage;
+    if (!u || u.prompt_tokens === null || u.cached_tokens === null) continue;
+    known = true;
+    prompt += u.prompt_tokens;
+    cached += u.cached_tokens;
+  }
+  return known ? { cached_tokens_pct: prompt > 0 ? (100 * cached) / prompt : null } : {};
+}
+
 export interface LevelSummaryInput {
   cfg: SweepConfig;
   level: number;
@@ -61,6 +76,7 @@ export function summariseLevel(input: LevelSummaryInput): { result: LevelResult;
     cached_tokens: counted(ok.map((r) => r.usage!.cached_tokens)),
     open_loop: openLoopSummary(cfg, level, run),
     ...(cfg.ramp_up_s ? { ramp_requests: run.records.filter((r) => r.ramp).length } : {}),
+    ...cachedShare(ok),
     client: input.client,
     notices: notices.map((n) => n.replace(`level ${level}: `, "")),
   };

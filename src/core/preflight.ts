@@ -90,7 +90,7 @@ export async function preflight(
     const prompt =
       cfg.prompts === "sample"
         ? MAX_SAMPLE_PROMPT_TOKENS
-        : (calibration?.reached_tokens ?? cfg.prompt_tokens);
+        : (calibration?.reached_tokens ?? cfg.prompt_tokens) + (cfg.shared_prefix?.tokens ?? 0);
     if (prompt + cfg.max_tokens > context) {
       throw new TokenbenchError(
         "prompt_too_long",

@@ -98,6 +98,22 @@ export const SWEEP = {
     what: "positive numbers",
     help: "comma-separated levels (default 1,2,4,8 users in closed loop, 1,2,4 req/s in open loop)",
   }),
+  sharedPrefixTokens: number<number | null>({
+    flag: "shared-prefix-tokens",
+    metavar: "N",
+    default: null,
+    check: (n) => Number.isInteger(n) && n > 0 && n <= 1_000_000,
+    what: "a positive integer",
+    help: "every prompt begins with its group's N-token prefix (a system prompt) before its unique part: exercises the server's prefix cache",
+  }),
+  prefixGroups: number<number>({
+    flag: "prefix-groups",
+    metavar: "G",
+    default: 1,
+    check: (n) => Number.isInteger(n) && n >= 1 && n <= 100_000,
+    what: "a positive integer",
+    help: "with --shared-prefix-tokens: request i belongs to group i mod G, each group with its own prefix",
+  }),
   rampUpS: number<number | null>({
     flag: "ramp-up-s",
     metavar: "S",
@@ -559,6 +575,8 @@ export class BoundError extends UsageError {
 
 function checkBounds(v: Values<typeof SWEEP>, levels: number[]): void {
   const b = SWEEP_BOUNDS;
+  if (v.prefixGroups !== 1 && v.sharedPrefixTokens === null)
+    throw new BoundError("prefixGroups", "goes with --shared-prefix-tokens N (the prefix each group shares)");
   if (levels.length > b.levels)
     throw new BoundError("levels", `takes at most ${b.levels} levels, got ${levels.length}`);
   if (v.mode === "closed") {
@@ -612,6 +630,9 @@ export function sweepConfigOf(
     metrics_interval_ms: v.metricsIntervalMs === 0 ? null : v.metricsIntervalMs,
     header_names: Object.keys(c.headers),
     ...(v.rampUpS !== null ? { ramp_up_s: v.rampUpS } : {}),
+    ...(v.sharedPrefixTokens !== null
+      ? { shared_prefix: { tokens: v.sharedPrefixTokens, groups: v.prefixGroups } }
+      : {}),
   };
 }
 

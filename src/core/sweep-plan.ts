@@ -7,7 +7,7 @@ import type { RequestSpec } from "./client.ts";
 import { type Dataset, datasetOrder } from "./dataset.ts";
 import type { SpecFactory } from "./load.ts";
 import { wordsFor } from "./prompt-calibration.ts";
-import { makePrompt, shapeFor } from "./prompts.ts";
+import { makePrompt, promptWords, shapeFor } from "./prompts.ts";
 import { CONNECTION, defaultsOf, SWEEP, sweepConfigOf } from "./setting-table.ts";
 import { WARMUP_ID_OFFSET } from "./shard.ts";
 
@@ -99,6 +99,18 @@ export function indexedSpecFactory(
     );
 }
 
+/**
+ * `--shared-prefix-tokens N --prefix-groups G`: request i belongs to group i mod G, whose prompts
+ * all begin with the same N-token text (a system prompt), before the request's unique part.
+ */
+export function sharedPrefix(cfg: SweepConfig, index: number, calibration: PromptCalibration | null): string {
+  const sp = cfg.shared_prefix;
+  if (!sp) return "";
+  const group = index % sp.groups;
+  const words = calibration ? Math.max(1, Math.round(sp.tokens / calibration.tokens_per_word)) : sp.tokens;
+  return `group${String(group).padStart(4, "0")} ${promptWords(Math.max(1, words - 1), cfg.seed * 7919 + group + 1)}\n`;
+}
+
 function buildSpec(
   cfg: SweepConfig,
   plan: LevelPlan,
@@ -134,11 +146,13 @@ function buildSpec(
     // Every prompt: a unique fixed-width tag first, then the run's words (one sequence per
     // seed), so prompts of one length count the same tokens and share no prefix beyond the
     // server's own template.
-    prompt: makePrompt(
-      calibration ? wordsFor(calibration, shape.promptTokens) : shape.promptTokens,
-      cfg.seed,
-      id + cfg.seed * 1_000_003,
-    ),
+    prompt:
+      sharedPrefix(cfg, i, calibration) +
+      makePrompt(
+        calibration ? wordsFor(calibration, shape.promptTokens) : shape.promptTokens,
+        cfg.seed,
+        id + cfg.seed * 1_000_003,
+      ),
     maxTokens: shape.maxTokens,
     promptTokensRequested: shape.promptTokens,
     intendedSendAbsMs: intended,

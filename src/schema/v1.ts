@@ -153,6 +153,8 @@ export const LevelResult = z
     goodput_req_s: nonNeg,
     slo_pass_pct: z.number().min(0).max(100).nullable(),
     peak_in_flight: z.number().int().nonnegative(),
+    /** Of the prompt tokens the server counted (successful requests), the % it reported cached. */
+    cached_tokens_pct: nullableNum.optional(),
     /** Requests sent during the ramp-up (`--ramp-up-s`), excluded from every figure. */
     ramp_requests: z.number().int().nonnegative().optional(),
     /** Prompt tokens as the server counted them (usage.prompt_tokens), successful requests. */
@@ -202,6 +204,11 @@ export const SweepConfig = z.object({
   metrics_interval_ms: z.number().int().positive().nullable(),
   /** Header names only; values (API keys) are never written. */
   header_names: z.array(z.string()),
+  /** `--shared-prefix-tokens N --prefix-groups G`: request i's prompt starts with group (i mod G)'s N tokens. */
+  shared_prefix: z
+    .object({ tokens: z.number().int().positive(), groups: z.number().int().positive() })
+    .nullable()
+    .optional(),
   /** `--ramp-up-s`: users (or the rate) rose to the level over this long before measurement. */
   ramp_up_s: z.number().positive().nullable().optional(),
   /** `--dataset`: the prompts' file, its line count and SHA-256 (absent: synthetic prompts). */

@@ -27,6 +27,7 @@ export function workloadSpec(doc: ResultDocument): Record<string, unknown> {
       // Only when there is one, so fingerprints of synthetic-prompt runs stay what they were.
       ...(c.dataset ? { dataset: c.dataset.sha256 } : {}),
       ...(c.ramp_up_s ? { ramp_up_s: c.ramp_up_s } : {}),
+      ...(c.shared_prefix ? { shared_prefix: c.shared_prefix } : {}),
     };
   if (p)
     return {

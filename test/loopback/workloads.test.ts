@@ -170,3 +170,67 @@ describe("--ramp-up-s", () => {
     expect(records.filter((r) => !r.warmup)).toHaveLength(10);
   });
 });
+
+describe("--shared-prefix-tokens --prefix-groups", () => {
+  it("each group's prompts begin with the same prefix, other groups' with another", async () => {
+    const before = (await recorded()).length;
+    await sweep("prefix-sent", [
+      "--shared-prefix-tokens",
+      "40",
+      "--prefix-groups",
+      "2",
+      "--requests",
+      "6",
+      "--calibrate-prompts",
+      "false",
+    ]);
+    const sent = (await recorded()).slice(before).map((b) => b.messages[0]!.content);
+    expect(sent).toHaveLength(6);
+    const prefix = (s: string) => s.split("\n")[0]!;
+    const groups = new Map<string, number>();
+    for (const s of sent) groups.set(prefix(s), (groups.get(prefix(s)) ?? 0) + 1);
+    expect([...groups.values()].sort()).toEqual([3, 3]);
+    for (const p of groups.keys()) expect(p.split(" ").length).toBe(40);
+    expect(new Set(sent).size).toBe(6); // the rest of each prompt is its own
+  });
+
+  it("against the mock's prefix cache: the shared prefix shows as cached tokens, reported per level", async () => {
+    const { startMock } = await import("../helpers/mock-process.ts");
+    const m = await startMock({ ttftMs: 5, itlMs: 1 });
+    try {
+      const run = async (name: string, extra: string[]) => {
+        const out = join(dir, `${name}.json`);
+        const r = await runCli([
+          "sweep",
+          "--base-url",
+          m.url,
+          "--levels",
+          "1",
+          "--requests",
+          "8",
+          "--warmup",
+          "0",
+          "--prompt-tokens",
+          "40",
+          "--max-tokens",
+          "4",
+          "--metrics-interval-ms",
+          "0",
+          "--calibrate-prompts",
+          "false",
+          "--out",
+          out,
+          ...extra,
+        ]);
+        expect(r.code, r.stderr).toBe(0);
+        return readResults(out).doc.levels[0]!;
+      };
+      const shared = await run("prefix-mock", ["--shared-prefix-tokens", "200", "--prefix-groups", "2"]);
+      const unique = await run("no-prefix-mock", []);
+      expect(shared.cached_tokens_pct).toBeGreaterThan(50);
+      expect(unique.cached_tokens_pct ?? 0).toBeLessThan(shared.cached_tokens_pct! / 2);
+    } finally {
+      await m.close();
+    }
+  });
+});
