@@ -40555,6 +40555,37 @@ function exportBencher(doc) {
     MEASURE_BY_NAME.has(p.measure) && ((out[p.benchmark] ??= {})[p.measure.replace(/_/g, "-")] = { value: p.value });
   return out;
 }
+function importVllmMany(results) {
+  if (results.length === 0) throw new ImportError("no vLLM result given");
+  let docs = results.map((r) => ({ doc: importVllm(r.raw, r.source), source: r.source })), first = docs[0].doc, seen = /* @__PURE__ */ new Map();
+  for (let { doc, source } of docs) {
+    if (doc.config.mode !== first.config.mode)
+      throw new ImportError(
+        `${source} is ${doc.config.mode} loop, ${docs[0].source} is ${first.config.mode} loop`
+      );
+    for (let l of doc.levels) {
+      let other = seen.get(l.level);
+      if (other !== void 0) throw new ImportError(`level ${l.level} appears in ${other} and in ${source}`);
+      seen.set(l.level, source);
+    }
+  }
+  let levels = docs.flatMap((d) => d.doc.levels).sort((a, b) => a.level - b.level);
+  return { ...first, config: { ...first.config, levels: levels.map((l) => l.level) }, levels };
+}
+function vllmResultsIn(text2, name) {
+  try {
+    return [{ raw: JSON.parse(text2), source: `vllm bench serve (${name})` }];
+  } catch {
+    return text2.split(`
+`).map((line, i) => ({ line, i })).filter(({ line }) => line.trim() !== "").map(({ line, i }) => {
+      try {
+        return { raw: JSON.parse(line), source: `vllm bench serve (${name} line ${i + 1})` };
+      } catch {
+        throw new ImportError(`${name}: line ${i + 1} is not JSON (one result object per line expected)`);
+      }
+    });
+  }
+}
 
 // src/core/merge.ts
 var MergeError = class extends TokenbenchError {
@@ -40796,25 +40827,27 @@ function parseKind(argv, table, kind, usage, what) {
   return p;
 }
 async function importCommand(argv) {
-  let p = parseKind(
+  let usage = "tokenbench import vllm RESULT.json [MORE.json|APPENDED.jsonl ...] --out results.json", p = parseKind(
     argv,
     { out: TOOLS.out },
     "vllm",
-    "tokenbench import vllm RESULT.json --out results.json",
-    "convert a `vllm bench serve --save-result` JSON into schema v1"
+    usage,
+    "convert `vllm bench serve --save-result` JSON (several files, or --append-result JSON Lines) into one schema-v1 document, a level per result"
   );
   if (p === null) return 0;
-  let v = p.values, file2 = p.positionals[1];
-  if (!file2 || !existsSync5(file2)) throw new UsageError(`no such file: ${file2 ?? "(missing)"}`);
+  let v = p.values, files = p.positionals.slice(1);
+  if (files.length === 0) throw new UsageError(`no result file given: ${usage}`);
   let doc;
   try {
-    doc = parseResultDocument(
-      importVllm(JSON.parse(readFileSync3(file2, "utf8")), `vllm bench serve (${file2})`)
-    );
+    let results = files.flatMap((file2) => {
+      if (!existsSync5(file2)) throw new UsageError(`no such file: ${file2}`);
+      return vllmResultsIn(readFileSync3(file2, "utf8"), file2);
+    });
+    doc = parseResultDocument(importVllmMany(results));
   } catch (err) {
-    throw err instanceof ImportError || err instanceof SyntaxError ? new UsageError(`${file2}: ${err.message}`) : err;
+    throw err instanceof ImportError || err instanceof SyntaxError ? new UsageError(err.message) : err;
   }
-  let out = v.out ?? `${file2.replace(/\.json$/i, "")}.tokenbench.json`;
+  let out = v.out ?? `${files[0].replace(/\.jsonl?$/i, "")}.tokenbench.json`;
   return mkdirSync4(dirname3(out), { recursive: !0 }), writeFileSync4(out, `${JSON.stringify(doc, null, 1)}
 `), process.stdout.write(`${markdownTable(doc.levels)}
 `), process.stderr.write(`wrote ${out}

@@ -2,7 +2,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { compareDocuments, compareMarkdown } from "../core/compare-docs.ts";
-import { exportBencher, exportGab, ImportError, importVllm } from "../core/interop.ts";
+import { exportBencher, exportGab, ImportError, importVllmMany, vllmResultsIn } from "../core/interop.ts";
 import { mergeShards } from "../core/merge.ts";
 import { writePlots } from "../core/plots.ts";
 import { markdownTable } from "../core/report.ts";
@@ -138,30 +138,31 @@ function parseKind<T extends Parameters<typeof parseCommand>[1]>(
 }
 
 export async function importCommand(argv: string[]): Promise<number> {
-  const usage = "tokenbench import vllm RESULT.json --out results.json";
+  const usage = "tokenbench import vllm RESULT.json [MORE.json|APPENDED.jsonl ...] --out results.json";
   const p = parseKind(
     argv,
     { out: TOOLS.out },
     "vllm",
     usage,
-    "convert a `vllm bench serve --save-result` JSON into schema v1",
+    "convert `vllm bench serve --save-result` JSON (several files, or --append-result JSON Lines) into one schema-v1 document, a level per result",
   );
   if (p === null) return 0;
   const v = p.values;
-  const positionals = p.positionals;
-  const file = positionals[1];
-  if (!file || !existsSync(file)) throw new UsageError(`no such file: ${file ?? "(missing)"}`);
+  const files = p.positionals.slice(1);
+  if (files.length === 0) throw new UsageError(`no result file given: ${usage}`);
   let doc: ResultDocument;
   try {
-    doc = parseResultDocument(
-      importVllm(JSON.parse(readFileSync(file, "utf8")), `vllm bench serve (${file})`),
-    );
+    const results = files.flatMap((file) => {
+      if (!existsSync(file)) throw new UsageError(`no such file: ${file}`);
+      return vllmResultsIn(readFileSync(file, "utf8"), file);
+    });
+    doc = parseResultDocument(importVllmMany(results));
   } catch (err) {
     if (err instanceof ImportError || err instanceof SyntaxError)
-      throw new UsageError(`${file}: ${(err as Error).message}`);
+      throw new UsageError((err as Error).message);
     throw err;
   }
-  const out = v.out ?? `${file.replace(/\.json$/i, "")}.tokenbench.json`;
+  const out = v.out ?? `${files[0]!.replace(/\.jsonl?$/i, "")}.tokenbench.json`;
   mkdirSync(dirname(out), { recursive: true });
   writeFileSync(out, `${JSON.stringify(doc, null, 1)}\n`);
   process.stdout.write(`${markdownTable(doc.levels)}\n`);

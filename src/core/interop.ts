@@ -234,3 +234,47 @@ export function exportBencher(doc: ResultDocument): Record<string, Record<string
   }
   return out;
 }
+
+/**
+ * Several vLLM results (files, and `--append-result` files of one JSON object per line) as one
+ * document: one level each, sorted; refused when they mix closed and open loop or give a level
+ * twice, naming the sources.
+ */
+export function importVllmMany(results: { raw: unknown; source: string }[]): ResultDocument {
+  if (results.length === 0) throw new ImportError("no vLLM result given");
+  const docs = results.map((r) => ({ doc: importVllm(r.raw, r.source), source: r.source }));
+  const first = docs[0]!.doc;
+  const seen = new Map<number, string>();
+  for (const { doc, source } of docs) {
+    if (doc.config!.mode !== first.config!.mode)
+      throw new ImportError(
+        `${source} is ${doc.config!.mode} loop, ${docs[0]!.source} is ${first.config!.mode} loop`,
+      );
+    for (const l of doc.levels) {
+      const other = seen.get(l.level);
+      if (other !== undefined) throw new ImportError(`level ${l.level} appears in ${other} and in ${source}`);
+      seen.set(l.level, source);
+    }
+  }
+  const levels = docs.flatMap((d) => d.doc.levels).sort((a, b) => a.level - b.level);
+  return { ...first, config: { ...first.config!, levels: levels.map((l) => l.level) }, levels };
+}
+
+/** The results in one file: a JSON object, or JSON Lines (`vllm bench serve --append-result`). */
+export function vllmResultsIn(text: string, name: string): { raw: unknown; source: string }[] {
+  try {
+    return [{ raw: JSON.parse(text), source: `vllm bench serve (${name})` }];
+  } catch {
+    return text
+      .split("\n")
+      .map((line, i) => ({ line, i }))
+      .filter(({ line }) => line.trim() !== "")
+      .map(({ line, i }) => {
+        try {
+          return { raw: JSON.parse(line), source: `vllm bench serve (${name} line ${i + 1})` };
+        } catch {
+          throw new ImportError(`${name}: line ${i + 1} is not JSON (one result object per line expected)`);
+        }
+      });
+  }
+}

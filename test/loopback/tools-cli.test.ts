@@ -162,4 +162,32 @@ describe("compare, import, export from the CLI", () => {
     expect(bmf["closed c=4"]["ttft-p95-ms"]).toEqual({ value: doc.levels[0]!.ttft_ms.p95 });
     expect((await runCli(["export", "csv", out])).code).toBe(2);
   });
+
+  it("import vllm: several results and --append-result JSON Lines into one document, a level each", async () => {
+    const one = JSON.parse(readFileSync("test/fixtures/vllm-bench-serve.json", "utf8"));
+    const appended = join(tmp, "appended.jsonl");
+    writeFileSync(
+      appended,
+      `${JSON.stringify({ ...one, max_concurrency: 16 })}\n${JSON.stringify({ ...one, max_concurrency: 8 })}\n`,
+    );
+    const out = join(tmp, "many.json");
+    const r = await runCli(["import", "vllm", "test/fixtures/vllm-bench-serve.json", appended, "--out", out]);
+    expect(r.code, r.stderr).toBe(0);
+    const doc = parseResultDocument(JSON.parse(readFileSync(out, "utf8")));
+    expect(doc.levels.map((l) => l.level)).toEqual([4, 8, 16]);
+    expect(doc.config!.levels).toEqual([4, 8, 16]);
+    const twice = await runCli([
+      "import",
+      "vllm",
+      "test/fixtures/vllm-bench-serve.json",
+      "test/fixtures/vllm-bench-serve.json",
+    ]);
+    expect(twice.code).toBe(2);
+    expect(twice.stderr).toMatch(/level 4 appears in .*vllm-bench-serve\.json\) and in/);
+    const open = join(tmp, "open.json");
+    writeFileSync(open, JSON.stringify({ ...one, max_concurrency: null, request_rate: 2 }));
+    const mixed = await runCli(["import", "vllm", "test/fixtures/vllm-bench-serve.json", open]);
+    expect(mixed.code).toBe(2);
+    expect(mixed.stderr).toMatch(/is open loop, .* is closed loop/);
+  });
 });
