@@ -37150,6 +37150,8 @@ var SCHEMA_VERSION = 1, Stats = external_exports.object({
   header_names: external_exports.array(external_exports.string()),
   /** `--shared-prefix-tokens N --prefix-groups G`: request i's prompt starts with group (i mod G)'s N tokens. */
   shared_prefix: external_exports.object({ tokens: external_exports.number().int().positive(), groups: external_exports.number().int().positive() }).nullable().optional(),
+  /** `--mode search`: the pass rate to find the highest rate for, and the probes allowed. */
+  search: external_exports.object({ target_pass_pct: external_exports.number().min(0).max(100), max_probes: external_exports.number().int().min(2).max(100) }).nullable().optional(),
   /** `--ramp-up-s`: users (or the rate) rose to the level over this long before measurement. */
   ramp_up_s: external_exports.number().positive().nullable().optional(),
   /** `--dataset`: the prompts' file, its line count and SHA-256 (absent: synthetic prompts). */
@@ -37238,6 +37240,16 @@ var SCHEMA_VERSION = 1, Stats = external_exports.object({
   /** Per-request records inline, or null when stored in `requests_file` (or stripped by the service). */
   requests: external_exports.array(RequestRecord).nullable(),
   requests_file: external_exports.string().nullable().optional(),
+  /** `--mode search`: the highest rate that kept the target share of requests within every SLO. */
+  saturation: external_exports.object({
+    max_rate_rps: nullableNum,
+    bracket_rps: external_exports.tuple([nullableNum, nullableNum]),
+    pass_pct_at_max: nullableNum,
+    goodput_at_max_rps: nullableNum,
+    target_pass_pct: num,
+    probes: external_exports.number().int().nonnegative(),
+    method: external_exports.string()
+  }).nullable().optional(),
   /** Hash (16 hex) of the workload: API, model, mode, levels, lengths, arrivals, SLOs, ignore_eos, body (shared/workload.ts). */
   workload_fingerprint: external_exports.string().regex(/^[0-9a-f]{16}$/).optional(),
   /**
@@ -37366,6 +37378,7 @@ function buildDocument(p) {
     ...p.promptCalibration ? { prompt_calibration: p.promptCalibration } : {},
     requests: p.requests,
     ...p.loadGenerator ? { load_generator: p.loadGenerator } : {},
+    ...p.saturation ? { saturation: p.saturation } : {},
     complete: p.complete
   };
   return doc.workload_fingerprint = createHash("sha256").update(canonicalJson(workloadSpec(doc))).digest("hex").slice(0, 16), pv !== null && (doc.repository = pv.repository, doc.git = pv.git, pv.testbed !== null && (doc.testbed = describeTestbed(doc, pv.testbed))), doc;
@@ -37862,6 +37875,16 @@ var lower = "lower", higher = "higher", CATALOGUE = [
       description: "prefix-cache case TTFT / fresh TTFT"
     },
     null
+  ],
+  [
+    {
+      name: "saturation_rps",
+      unit: "req/s",
+      direction: higher,
+      label: "max rate under SLO",
+      description: "--mode search: the highest open-loop rate that kept the target share of requests within every SLO"
+    },
+    null
   ]
 ], MEASURES = CATALOGUE.map(([m]) => m), MEASURE_BY_NAME = new Map(MEASURES.map((m) => [m.name, m]));
 function benchmarkName(l) {
@@ -37888,7 +37911,9 @@ function profilePoints(doc) {
   return out;
 }
 function documentPoints(doc) {
-  return doc.kind === "profile" ? profilePoints(doc) : doc.levels.flatMap(levelPoints);
+  if (doc.kind === "profile") return profilePoints(doc);
+  let out = doc.levels.flatMap(levelPoints);
+  return put(out, "search saturation", null, "saturation_rps", doc.saturation?.max_rate_rps ?? null), out;
 }
 
 // src/shared/rules.ts
@@ -38005,9 +38030,9 @@ var CONNECTION = {
 }, SWEEP = {
   mode: oneOf({
     flag: "mode",
-    choices: ["closed", "open"],
+    choices: ["closed", "open", "search"],
     default: "closed",
-    help: "closed: levels are concurrent users; open: levels are arrivals per second"
+    help: "closed: levels are concurrent users; open: levels are arrivals per second; search: find the highest rate that meets the SLOs (open-loop probes from the first of --levels)"
   }),
   levels: numbers({
     flag: "levels",
@@ -38016,6 +38041,20 @@ var CONNECTION = {
     check: positive,
     what: "positive numbers",
     help: "comma-separated levels (default 1,2,4,8 users in closed loop, 1,2,4 req/s in open loop)"
+  }),
+  searchSloPassPct: number({
+    flag: "search-slo-pass-pct",
+    default: 90,
+    check: (n) => n > 0 && n <= 100,
+    what: "a percentage in (0, 100]",
+    help: "--mode search: the share of requests that must meet every SLO"
+  }),
+  searchMaxProbes: number({
+    flag: "search-max-probes",
+    default: 8,
+    check: (n) => Number.isInteger(n) && n >= 2 && n <= 100,
+    what: "an integer from 2 to 100",
+    help: "--mode search: at most this many probes (each an open-loop level of --duration or --requests)"
   }),
   sharedPrefixTokens: number({
     flag: "shared-prefix-tokens",
@@ -38480,9 +38519,19 @@ function checkBounds(v, levels) {
     throw new BoundError("warmup", `is at most ${b.warmupRequests} requests, got ${v.warmup}`);
 }
 function sweepConfigOf(v, c) {
-  let levels = v.levels.length > 0 ? v.levels : v.mode === "closed" ? DEFAULT_CLOSED_LEVELS : DEFAULT_OPEN_LEVELS;
-  return checkBounds(v, levels), {
-    mode: v.mode,
+  let levels = v.levels.length > 0 ? v.levels : v.mode === "closed" ? DEFAULT_CLOSED_LEVELS : v.mode === "search" ? [1] : DEFAULT_OPEN_LEVELS;
+  if (checkBounds(v, levels), v.mode === "search") {
+    if (v.sloTtftMs === null && v.sloTpotMs === null && v.sloE2eMs === null)
+      throw new BoundError(
+        "mode",
+        "search needs an SLO to search under: --slo-ttft-ms, --slo-tpot-ms or --slo-e2e-ms"
+      );
+    if (v.levels.length > 1)
+      throw new BoundError("levels", "with --mode search is one starting rate (the search picks the others)");
+  }
+  return {
+    mode: v.mode === "search" ? "open" : v.mode,
+    ...v.mode === "search" ? { search: { target_pass_pct: v.searchSloPassPct, max_probes: v.searchMaxProbes } } : {},
     levels,
     requests_per_level: v.requests ?? (v.duration === null ? DEFAULT_REQUESTS : null),
     duration_s: v.duration,
@@ -39493,6 +39542,47 @@ async function preflight(target0, cfg, o) {
   return { target, readiness, server, calibration };
 }
 
+// src/core/search.ts
+var same = (a, b) => Math.abs(a / b - 1) < 1e-3;
+function byRate(probes) {
+  let out = [];
+  for (let p of probes) {
+    let hit = out.find((o) => same(o.rate, p.rate));
+    hit ? (hit.sum += p.passPct, hit.n++) : out.push({ rate: p.rate, sum: p.passPct, n: 1 });
+  }
+  return out.map((o) => ({ rate: o.rate, passPct: o.sum / o.n }));
+}
+function bracketOf(probes, target) {
+  let rates = byRate(probes), fails2 = rates.filter((p) => p.passPct < target).map((p) => p.rate), hi = fails2.length > 0 ? Math.min(...fails2) : null, passes = rates.filter((p) => p.passPct >= target && (hi === null || p.rate < hi)).map((p) => p.rate);
+  return { lo: passes.length > 0 ? Math.max(...passes) : null, hi };
+}
+function nextProbe(probes, o) {
+  if (probes.length >= o.maxProbes) return null;
+  if (probes.length === 0) return o.start;
+  let margin = o.margin ?? 2, last2 = probes[probes.length - 1];
+  if (probes.filter((p) => same(p.rate, last2.rate)).length === 1 && Math.abs(last2.passPct - o.targetPassPct) <= margin) return last2.rate * 1.0001;
+  let { lo, hi } = bracketOf(probes, o.targetPassPct);
+  return hi === null ? Math.max(...probes.map((p) => p.rate)) * 2 : lo === null ? Math.min(...probes.map((p) => p.rate)) / 2 : (hi - lo) / hi <= (o.precision ?? 0.03) ? null : (lo + hi) / 2;
+}
+
+// src/core/saturation.ts
+function saturationOf(levels, search) {
+  let probes = levels.map((l) => ({ rate: l.level, passPct: l.slo_pass_pct ?? 0 })), { lo, hi } = bracketOf(probes, search.target_pass_pct), atMax = lo === null ? [] : levels.filter((l) => Math.abs(l.level / lo - 1) < 1e-3), mean2 = (xs) => xs.length > 0 ? xs.reduce((a, b) => a + b, 0) / xs.length : null;
+  return {
+    max_rate_rps: lo,
+    bracket_rps: [lo, hi],
+    pass_pct_at_max: mean2(atMax.map((l) => l.slo_pass_pct ?? 0)),
+    goodput_at_max_rps: mean2(atMax.map((l) => l.goodput_req_s)),
+    target_pass_pct: search.target_pass_pct,
+    probes: levels.length,
+    method: "open-loop probes: the rate doubles from the start until a probe fails (or halves until one passes), then the bracket between the highest passing and the lowest failing rate is bisected to 3 % or until the probes run out; a probe within 2 points of the target is measured twice and averaged"
+  };
+}
+function saturationHeadline(s) {
+  let f2 = (x) => x === null ? "?" : x.toPrecision(3), [lo, hi] = s.bracket_rps;
+  return lo === null ? `no probed rate kept ${s.target_pass_pct}% of requests within the SLOs (lowest probe failed): lower the starting --levels` : hi === null ? `sustains at least ${f2(lo)} req/s under SLO (no probe failed in ${s.probes}: raise --search-max-probes or the starting rate)` : `sustains ${f2(lo)} req/s under SLO (bracket ${f2(lo)}\u2013${f2(hi)}; ${f2(s.pass_pct_at_max)}% of requests within SLO there, goodput ${f2(s.goodput_at_max_rps)} req/s; ${s.probes} probes)`;
+}
+
 // src/core/sweep.ts
 import { existsSync as existsSync3 } from "node:fs";
 import { performance as performance11 } from "node:perf_hooks";
@@ -40131,7 +40221,11 @@ function startState(opts, notice) {
   };
 }
 async function runSweep(opts) {
-  let cfg = opts.config, notice = opts.onNotice ?? (() => {
+  let search = opts.config.search ?? null, cfg = search ? { ...opts.config, levels: [] } : opts.config, probeOptions = search ? {
+    start: opts.config.levels[0] ?? 1,
+    targetPassPct: search.target_pass_pct,
+    maxProbes: search.max_probes
+  } : null, probes = () => state.levels.map((l) => ({ rate: l.level, passPct: l.slo_pass_pct ?? 0 })), notice = opts.onNotice ?? (() => {
   }), state = startState(opts, notice), client = new StreamClient({
     target: opts.target,
     timeoutS: cfg.timeout_s,
@@ -40155,7 +40249,8 @@ async function runSweep(opts) {
     complete: complete2,
     provenance: opts.provenance ?? null,
     promptCalibration: opts.promptCalibration ?? null,
-    loadGenerator: loadGeneratorRecord(load)
+    loadGenerator: loadGeneratorRecord(load),
+    ...search ? { saturation: saturationOf(state.levels, search) } : {}
   }), checkpoint = (complete2) => {
     opts.out !== null && writeResults(doc(complete2, null), opts.out, state.records, opts.records);
   }, sharded = load.workers > 1 || load.shard !== null, pool = load.workers > 1 ? new WorkerPool(load.workers, {
@@ -40176,7 +40271,12 @@ async function runSweep(opts) {
     }), pool?.stop());
   }, 50) : null;
   try {
-    for (let li = 0; li < cfg.levels.length; li++) {
+    for (let li = 0; ; li++) {
+      if (probeOptions) {
+        let next = nextProbe(probes(), probeOptions);
+        if (next === null) break;
+        cfg.levels.push(Number(next.toPrecision(6)));
+      } else if (li >= cfg.levels.length) break;
       let plan = planLevel(cfg, li);
       if (state.levels.some((l) => l.level === plan.level)) continue;
       if (opts.shouldStop?.()) break;
@@ -40215,7 +40315,7 @@ async function runSweep(opts) {
     stopWatch !== null && clearInterval(stopWatch), await client.close().catch(() => {
     }), await pool?.close();
   }
-  let complete = cfg.levels.every((l) => state.levels.some((x) => x.level === l));
+  let complete = probeOptions ? nextProbe(probes(), probeOptions) === null : cfg.levels.every((l) => state.levels.some((x) => x.level === l));
   checkpoint(complete);
   let final = doc(complete, opts.records === "inline" ? state.records : null);
   return opts.records === "file" && opts.out && (final.requests_file = outputPaths(opts.out).requestsFile), final;
@@ -40291,6 +40391,8 @@ interrupted: finishing the level in progress is abandoned; finished levels are s
     dataset
   });
   process.off("SIGINT", onSig), process.off("SIGTERM", onSig), process.stdout.write(`${markdownTable(doc.levels)}
+`), doc.saturation && process.stdout.write(`
+${saturationHeadline(doc.saturation)}
 `);
   let p = outputPaths(v.out);
   return v.quiet || process.stderr.write(

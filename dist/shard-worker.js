@@ -20191,6 +20191,16 @@ var lower = "lower", higher = "higher", CATALOGUE = [
       description: "prefix-cache case TTFT / fresh TTFT"
     },
     null
+  ],
+  [
+    {
+      name: "saturation_rps",
+      unit: "req/s",
+      direction: higher,
+      label: "max rate under SLO",
+      description: "--mode search: the highest open-loop rate that kept the target share of requests within every SLO"
+    },
+    null
   ]
 ], MEASURES = CATALOGUE.map(([m]) => m), MEASURE_BY_NAME = new Map(MEASURES.map((m) => [m.name, m]));
 
@@ -20380,9 +20390,9 @@ var CONNECTION = {
 }, SWEEP = {
   mode: oneOf({
     flag: "mode",
-    choices: ["closed", "open"],
+    choices: ["closed", "open", "search"],
     default: "closed",
-    help: "closed: levels are concurrent users; open: levels are arrivals per second"
+    help: "closed: levels are concurrent users; open: levels are arrivals per second; search: find the highest rate that meets the SLOs (open-loop probes from the first of --levels)"
   }),
   levels: numbers({
     flag: "levels",
@@ -20391,6 +20401,20 @@ var CONNECTION = {
     check: positive,
     what: "positive numbers",
     help: "comma-separated levels (default 1,2,4,8 users in closed loop, 1,2,4 req/s in open loop)"
+  }),
+  searchSloPassPct: number({
+    flag: "search-slo-pass-pct",
+    default: 90,
+    check: (n) => n > 0 && n <= 100,
+    what: "a percentage in (0, 100]",
+    help: "--mode search: the share of requests that must meet every SLO"
+  }),
+  searchMaxProbes: number({
+    flag: "search-max-probes",
+    default: 8,
+    check: (n) => Number.isInteger(n) && n >= 2 && n <= 100,
+    what: "an integer from 2 to 100",
+    help: "--mode search: at most this many probes (each an open-loop level of --duration or --requests)"
   }),
   sharedPrefixTokens: number({
     flag: "shared-prefix-tokens",

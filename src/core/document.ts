@@ -47,6 +47,7 @@ export interface DocumentParts {
   provenance?: Provenance | null;
   promptCalibration?: PromptCalibration | null;
   loadGenerator?: ResultDocument["load_generator"];
+  saturation?: ResultDocument["saturation"];
 }
 
 export function buildDocument(p: DocumentParts): ResultDocument {
@@ -71,6 +72,7 @@ export function buildDocument(p: DocumentParts): ResultDocument {
     ...(p.promptCalibration ? { prompt_calibration: p.promptCalibration } : {}),
     requests: p.requests,
     ...(p.loadGenerator ? { load_generator: p.loadGenerator } : {}),
+    ...(p.saturation ? { saturation: p.saturation } : {}),
     complete: p.complete,
   };
   doc.workload_fingerprint = createHash("sha256")

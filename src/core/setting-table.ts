@@ -86,9 +86,9 @@ export const CONNECTION = {
 export const SWEEP = {
   mode: oneOf({
     flag: "mode",
-    choices: ["closed", "open"] as const,
+    choices: ["closed", "open", "search"] as const,
     default: "closed",
-    help: "closed: levels are concurrent users; open: levels are arrivals per second",
+    help: "closed: levels are concurrent users; open: levels are arrivals per second; search: find the highest rate that meets the SLOs (open-loop probes from the first of --levels)",
   }),
   levels: numbers({
     flag: "levels",
@@ -97,6 +97,20 @@ export const SWEEP = {
     check: positive,
     what: "positive numbers",
     help: "comma-separated levels (default 1,2,4,8 users in closed loop, 1,2,4 req/s in open loop)",
+  }),
+  searchSloPassPct: number<number>({
+    flag: "search-slo-pass-pct",
+    default: 90,
+    check: (n) => n > 0 && n <= 100,
+    what: "a percentage in (0, 100]",
+    help: "--mode search: the share of requests that must meet every SLO",
+  }),
+  searchMaxProbes: number<number>({
+    flag: "search-max-probes",
+    default: 8,
+    check: (n) => Number.isInteger(n) && n >= 2 && n <= 100,
+    what: "an integer from 2 to 100",
+    help: "--mode search: at most this many probes (each an open-loop level of --duration or --requests)",
   }),
   sharedPrefixTokens: number<number | null>({
     flag: "shared-prefix-tokens",
@@ -608,10 +622,28 @@ export function sweepConfigOf(
   c: Pick<ConnectionValues, "timeoutS" | "extraBody" | "headers">,
 ): SweepConfig {
   const levels =
-    v.levels.length > 0 ? v.levels : v.mode === "closed" ? DEFAULT_CLOSED_LEVELS : DEFAULT_OPEN_LEVELS;
+    v.levels.length > 0
+      ? v.levels
+      : v.mode === "closed"
+        ? DEFAULT_CLOSED_LEVELS
+        : v.mode === "search"
+          ? [1]
+          : DEFAULT_OPEN_LEVELS;
   checkBounds(v, levels);
+  if (v.mode === "search") {
+    if (v.sloTtftMs === null && v.sloTpotMs === null && v.sloE2eMs === null)
+      throw new BoundError(
+        "mode",
+        "search needs an SLO to search under: --slo-ttft-ms, --slo-tpot-ms or --slo-e2e-ms",
+      );
+    if (v.levels.length > 1)
+      throw new BoundError("levels", "with --mode search is one starting rate (the search picks the others)");
+  }
   return {
-    mode: v.mode,
+    mode: v.mode === "search" ? "open" : v.mode,
+    ...(v.mode === "search"
+      ? { search: { target_pass_pct: v.searchSloPassPct, max_probes: v.searchMaxProbes } }
+      : {}),
     levels,
     requests_per_level: v.requests ?? (v.duration === null ? DEFAULT_REQUESTS : null),
     duration_s: v.duration,

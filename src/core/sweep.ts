@@ -23,6 +23,8 @@ import { summariseLevel } from "./level-summary.ts";
 import { type LoadGenerator, levelStartEpochMs, loadGeneratorRecord, ONE_THREAD } from "./load-generator.ts";
 import { FORMULAS } from "./metrics.ts";
 import { outputPaths, type RecordsMode, readResults, writeResults } from "./results-file.ts";
+import { saturationOf } from "./saturation.ts";
+import { nextProbe } from "./search.ts";
 import { limitNumber, snapshotServer } from "./server-info.ts";
 import { MetricsSampler } from "./server-metrics.ts";
 import { ID_STRIDE, SINGLE } from "./shard.ts";
@@ -111,7 +113,17 @@ function startState(opts: SweepOptions, notice: (m: string) => void): SweepState
 }
 
 export async function runSweep(opts: SweepOptions): Promise<ResultDocument> {
-  const cfg = opts.config;
+  // A search decides its levels as it goes: its config's levels are the probes so far.
+  const search = opts.config.search ?? null;
+  const cfg: SweepConfig = search ? { ...opts.config, levels: [] } : opts.config;
+  const probeOptions = search
+    ? {
+        start: opts.config.levels[0] ?? 1,
+        targetPassPct: search.target_pass_pct,
+        maxProbes: search.max_probes,
+      }
+    : null;
+  const probes = () => state.levels.map((l) => ({ rate: l.level, passPct: l.slo_pass_pct ?? 0 }));
   const notice = opts.onNotice ?? (() => {});
   const state = startState(opts, notice);
   const client = new StreamClient({
@@ -148,6 +160,7 @@ export async function runSweep(opts: SweepOptions): Promise<ResultDocument> {
       provenance: opts.provenance ?? null,
       promptCalibration: opts.promptCalibration ?? null,
       loadGenerator: loadGeneratorRecord(load),
+      ...(search ? { saturation: saturationOf(state.levels, search) } : {}),
     });
   const checkpoint = (complete: boolean) => {
     if (opts.out !== null) writeResults(doc(complete, null), opts.out, state.records, opts.records);
@@ -182,7 +195,12 @@ export async function runSweep(opts: SweepOptions): Promise<ResultDocument> {
       }, 50)
     : null;
   try {
-    for (let li = 0; li < cfg.levels.length; li++) {
+    for (let li = 0; ; li++) {
+      if (probeOptions) {
+        const next = nextProbe(probes(), probeOptions);
+        if (next === null) break;
+        cfg.levels.push(Number(next.toPrecision(6)));
+      } else if (li >= cfg.levels.length) break;
       const plan = planLevel(cfg, li);
       if (state.levels.some((l) => l.level === plan.level)) continue;
       if (opts.shouldStop?.()) break;
@@ -230,7 +248,9 @@ export async function runSweep(opts: SweepOptions): Promise<ResultDocument> {
     await client.close().catch(() => {});
     await pool?.close();
   }
-  const complete = cfg.levels.every((l) => state.levels.some((x) => x.level === l));
+  const complete = probeOptions
+    ? nextProbe(probes(), probeOptions) === null
+    : cfg.levels.every((l) => state.levels.some((x) => x.level === l));
   checkpoint(complete);
   const final = doc(complete, opts.records === "inline" ? state.records : null);
   if (opts.records === "file" && opts.out) final.requests_file = outputPaths(opts.out).requestsFile;

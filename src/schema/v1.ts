@@ -209,6 +209,11 @@ export const SweepConfig = z.object({
     .object({ tokens: z.number().int().positive(), groups: z.number().int().positive() })
     .nullable()
     .optional(),
+  /** `--mode search`: the pass rate to find the highest rate for, and the probes allowed. */
+  search: z
+    .object({ target_pass_pct: z.number().min(0).max(100), max_probes: z.number().int().min(2).max(100) })
+    .nullable()
+    .optional(),
   /** `--ramp-up-s`: users (or the rate) rose to the level over this long before measurement. */
   ramp_up_s: z.number().positive().nullable().optional(),
   /** `--dataset`: the prompts' file, its line count and SHA-256 (absent: synthetic prompts). */
@@ -324,6 +329,19 @@ export const ResultDocument = z
     /** Per-request records inline, or null when stored in `requests_file` (or stripped by the service). */
     requests: z.array(RequestRecord).nullable(),
     requests_file: z.string().nullable().optional(),
+    /** `--mode search`: the highest rate that kept the target share of requests within every SLO. */
+    saturation: z
+      .object({
+        max_rate_rps: nullableNum,
+        bracket_rps: z.tuple([nullableNum, nullableNum]),
+        pass_pct_at_max: nullableNum,
+        goodput_at_max_rps: nullableNum,
+        target_pass_pct: num,
+        probes: z.number().int().nonnegative(),
+        method: z.string(),
+      })
+      .nullable()
+      .optional(),
     /** Hash (16 hex) of the workload: API, model, mode, levels, lengths, arrivals, SLOs, ignore_eos, body (shared/workload.ts). */
     workload_fingerprint: z
       .string()

@@ -196,6 +196,17 @@ const CATALOGUE: readonly [MeasureDef, LevelValue | null][] = [
     },
     null,
   ],
+  [
+    {
+      name: "saturation_rps",
+      unit: "req/s",
+      direction: higher,
+      label: "max rate under SLO",
+      description:
+        "--mode search: the highest open-loop rate that kept the target share of requests within every SLO",
+    },
+    null,
+  ],
 ];
 
 export const MEASURES: readonly MeasureDef[] = CATALOGUE.map(([m]) => m);
@@ -250,7 +261,11 @@ export function profilePoints(doc: ResultDocument): Point[] {
 
 /** Every comparable point of a document. */
 export function documentPoints(doc: ResultDocument): Point[] {
-  return doc.kind === "profile" ? profilePoints(doc) : doc.levels.flatMap(levelPoints);
+  if (doc.kind === "profile") return profilePoints(doc);
+  const out = doc.levels.flatMap(levelPoints);
+  // A search's answer is a measure of its own, on a benchmark of its own (compared, badged).
+  put(out, "search saturation", null, "saturation_rps", doc.saturation?.max_rate_rps ?? null);
+  return out;
 }
 
 /** The measure a badge shows by default: output tok/s at the highest level, or profile decode tok/s. */

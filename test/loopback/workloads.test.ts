@@ -234,3 +234,92 @@ describe("--shared-prefix-tokens --prefix-groups", () => {
     }
   });
 });
+
+describe("--mode search", () => {
+  it("finds the mock's saturation point within 10 % in at most 8 probes, and says how", async () => {
+    const { startMock } = await import("../helpers/mock-process.ts");
+    // 16 slots, each busy 60 ms + 31 x 12 ms = 432 ms for 32 tokens: 16 / 0.432 s = 37.0 req/s
+    const m = await startMock({ ttftMs: 60, itlMs: 12, capacity: 16, prefixCacheTokens: 0 });
+    const implied = 16 / 0.432;
+    try {
+      const out = join(dir, "search.json");
+      const r = await runCli(
+        [
+          "sweep",
+          "--base-url",
+          m.url,
+          "--mode",
+          "search",
+          "--levels",
+          "8",
+          "--duration",
+          "3",
+          "--max-tokens",
+          "32",
+          "--ignore-eos",
+          "--slo-ttft-ms",
+          "500",
+          "--arrival",
+          "constant",
+          "--warmup",
+          "0",
+          "--calibrate-prompts",
+          "false",
+          "--metrics-interval-ms",
+          "0",
+          "--out",
+          out,
+        ],
+        { timeoutMs: 180_000 },
+      );
+      expect(r.code, r.stderr).toBe(0);
+      const { doc } = readResults(out);
+      const s = doc.saturation!;
+      expect(s.probes).toBeLessThanOrEqual(8);
+      expect(doc.levels).toHaveLength(s.probes);
+      expect(Math.abs(s.max_rate_rps! - implied) / implied).toBeLessThanOrEqual(0.1);
+      expect(s.bracket_rps[0]).toBe(s.max_rate_rps);
+      expect(s.bracket_rps[1]!).toBeGreaterThan(s.max_rate_rps!);
+      expect(s.pass_pct_at_max!).toBeGreaterThanOrEqual(90);
+      expect(s.method).toMatch(/bisected/);
+      expect(doc.config!.mode).toBe("open");
+      expect(doc.config!.search).toEqual({ target_pass_pct: 90, max_probes: 8 });
+      expect(r.stdout).toMatch(/sustains \d+(\.\d+)? req\/s under SLO \(bracket [\d.]+–[\d.]+/);
+    } finally {
+      await m.close();
+    }
+  }, 200_000);
+
+  it("without an SLO, or with several starting levels, it is a usage error", async () => {
+    const a = await runCli([
+      "sweep",
+      "--base-url",
+      `${root}/record`,
+      "--model",
+      "hostile",
+      "--mode",
+      "search",
+      "--duration",
+      "1",
+    ]);
+    expect(a.code).toBe(2);
+    expect(a.stderr).toMatch(/search needs an SLO/);
+    const b = await runCli([
+      "sweep",
+      "--base-url",
+      `${root}/record`,
+      "--model",
+      "hostile",
+      "--mode",
+      "search",
+      "--duration",
+      "1",
+      "--slo-ttft-ms",
+      "100",
+      "--levels",
+      "1,2",
+    ]);
+    expect(b.code).toBe(2);
+    expect(b.stderr).toMatch(/one starting rate/);
+  });
+});

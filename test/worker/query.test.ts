@@ -302,3 +302,27 @@ describe("change points on the default branch (real D1)", () => {
     expect(bad.status).toBe(400);
   });
 });
+
+describe("a search's saturation point is a measure the service stores and serves", () => {
+  it("stored as saturation_rps on the 'search saturation' benchmark, with a series", async () => {
+    const t = await apiToken("acme/search");
+    for (const rate of [37.5, 38.1]) {
+      const d = sweepDoc("acme/search");
+      d.saturation = {
+        max_rate_rps: rate,
+        bracket_rps: [rate, rate * 1.05],
+        pass_pct_at_max: 95,
+        goodput_at_max_rps: rate * 0.9,
+        target_pass_pct: 90,
+        probes: 8,
+        method: "bisection",
+      };
+      expect((await upload(d, t)).status).toBe(201);
+    }
+    const s = await json(
+      call("/api/v1/repos/acme/search/series?benchmark=search%20saturation&measure=saturation_rps"),
+    );
+    expect(s.points.map((p: { value: number }) => p.value)).toEqual([37.5, 38.1]);
+    expect(s.measure.label).toBe("max rate under SLO");
+  });
+});

@@ -7,6 +7,16 @@ describe("worker smoke", () => {
     const res = await app.request("/health", {}, env);
     expect(res.status).toBe(200);
     const r = await env.DB.prepare("SELECT COUNT(*) AS n FROM measures").first<{ n: number }>();
-    expect(r!.n).toBe(17);
+    // every measure of the catalogue is in D1, with its unit and direction
+    const { MEASURES } = await import("../../src/shared/measures.ts");
+    expect(r!.n).toBe(MEASURES.length);
+    const rows = await env.DB.prepare("SELECT name, unit, direction FROM measures ORDER BY id").all<{
+      name: string;
+      unit: string;
+      direction: string;
+    }>();
+    expect(rows.results).toEqual(
+      MEASURES.map((m) => ({ name: m.name, unit: m.unit, direction: m.direction })),
+    );
   });
 });
