@@ -40653,8 +40653,11 @@ function exportGab(doc) {
 }
 function exportBencher(doc) {
   let out = {};
-  for (let p of documentPoints(doc))
-    MEASURE_BY_NAME.has(p.measure) && ((out[p.benchmark] ??= {})[p.measure.replace(/_/g, "-")] = { value: p.value });
+  for (let p of documentPoints(doc)) {
+    if (!MEASURE_BY_NAME.has(p.measure)) continue;
+    let bench = out[p.benchmark] ?? {};
+    bench[p.measure.replace(/_/g, "-")] = { value: p.value }, out[p.benchmark] = bench;
+  }
   return out;
 }
 function importVllmMany(results) {

@@ -230,7 +230,9 @@ export function exportBencher(doc: ResultDocument): Record<string, Record<string
   const out: Record<string, Record<string, { value: number }>> = {};
   for (const p of documentPoints(doc)) {
     if (!MEASURE_BY_NAME.has(p.measure)) continue;
-    (out[p.benchmark] ??= {})[p.measure.replace(/_/g, "-")] = { value: p.value };
+    const bench = out[p.benchmark] ?? {};
+    bench[p.measure.replace(/_/g, "-")] = { value: p.value };
+    out[p.benchmark] = bench;
   }
   return out;
 }

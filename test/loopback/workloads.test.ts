@@ -166,7 +166,8 @@ describe("--ramp-up-s", () => {
     const ramp = records.filter((r) => r.ramp).sort((a, b) => a.send_ms - b.send_ms);
     expect(ramp).toHaveLength(10); // 20 req/s x 1 s / 2
     const t0 = ramp[0]!.send_ms;
-    ramp.forEach((r, k) => expect(Math.abs(r.send_ms - t0 - Math.sqrt(2 * k * 1000 * 50))).toBeLessThan(25));
+    for (const [k, r] of ramp.entries())
+      expect(Math.abs(r.send_ms - t0 - Math.sqrt(2 * k * 1000 * 50))).toBeLessThan(25);
     expect(records.filter((r) => !r.warmup)).toHaveLength(10);
   });
 });
