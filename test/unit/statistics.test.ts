@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { compareRows } from "../../src/shared/compare.ts";
@@ -55,8 +55,13 @@ describe("verdicts", () => {
 });
 
 describe("measures", () => {
-  it("the migration seeds exactly the shared measure catalog", () => {
-    const sql = readFileSync(resolve(import.meta.dirname, "../../migrations/0001_init.sql"), "utf8");
+  it("the migrations seed exactly the shared measure catalog", () => {
+    const dir = resolve(import.meta.dirname, "../../migrations");
+    const sql = readdirSync(dir)
+      .filter((f) => f.endsWith(".sql"))
+      .sort()
+      .map((f) => readFileSync(resolve(dir, f), "utf8"))
+      .join("\n");
     const rows = [...sql.matchAll(/\(\d+, '([a-z0-9_]+)', '([^']+)', '(lower|higher)'\)/g)].map((m) => ({
       name: m[1],
       unit: m[2],
