@@ -262,7 +262,12 @@ export function renderComment(input: CommentInput, limit = BUDGET): string {
   }
 }
 
+/** Every GitHub API call of the comment has this deadline (a hung API must not hold the job). */
+const GITHUB_TIMEOUT_MS = 30_000;
+
 export interface GitHubApi {
+  /** Deadline of each call (default 30 s). */
+  timeoutMs?: number;
   apiUrl: string;
   token: string;
   repository: string;
@@ -288,7 +293,7 @@ export async function upsertStickyComment(
   for (let page = 1; page <= 20 && existing === null; page++) {
     const res = await f(
       `${gh.apiUrl}/repos/${gh.repository}/issues/${prNumber}/comments?per_page=100&page=${page}`,
-      { headers },
+      { headers, signal: AbortSignal.timeout(gh.timeoutMs ?? GITHUB_TIMEOUT_MS) },
     );
     if (!res.ok)
       throw new GitHubError(res.status, `listing comments: HTTP ${res.status} ${await res.text()}`);
@@ -302,6 +307,7 @@ export async function upsertStickyComment(
       method: "PATCH",
       headers,
       body: JSON.stringify({ body }),
+      signal: AbortSignal.timeout(gh.timeoutMs ?? GITHUB_TIMEOUT_MS),
     });
     if (!res.ok)
       throw new GitHubError(res.status, `updating comment: HTTP ${res.status} ${await res.text()}`);
@@ -312,6 +318,7 @@ export async function upsertStickyComment(
     method: "POST",
     headers,
     body: JSON.stringify({ body }),
+    signal: AbortSignal.timeout(gh.timeoutMs ?? GITHUB_TIMEOUT_MS),
   });
   if (!res.ok) throw new GitHubError(res.status, `creating comment: HTTP ${res.status} ${await res.text()}`);
   const j = (await res.json()) as { id: number; html_url?: string };

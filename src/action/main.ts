@@ -37,7 +37,15 @@ import { logTail, type StartedServer, startServer, stopServer } from "./server-p
 async function credentials(inputs: ActionInputs): Promise<string | null> {
   if (process.env.ACTIONS_ID_TOKEN_REQUEST_URL && process.env.ACTIONS_ID_TOKEN_REQUEST_TOKEN) {
     try {
-      return await core.getIDToken(inputs.audience);
+      // The runner's token service gets a deadline too: a hung one must not hold the job.
+      let timer: NodeJS.Timeout | undefined;
+      const token = await Promise.race([
+        core.getIDToken(inputs.audience),
+        new Promise<never>((_, reject) => {
+          timer = setTimeout(() => reject(new Error("timed out after 30 s")), 30_000);
+        }),
+      ]).finally(() => clearTimeout(timer));
+      return token;
     } catch (err) {
       core.warning(`could not get an OIDC token (${(err as Error).message}); trying the api-token input`);
     }

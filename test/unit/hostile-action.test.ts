@@ -59,6 +59,22 @@ describe("a results service that never answers", () => {
   });
 });
 
+describe("a GitHub API that never answers", () => {
+  it("the PR comment gives up at its deadline instead of holding the job", async () => {
+    const { upsertStickyComment } = await import("../../src/action/comment.ts");
+    const t0 = performance.now();
+    await expect(
+      upsertStickyComment(
+        { apiUrl: url, token: "t", repository: "acme/x", timeoutMs: 300 },
+        7,
+        "<!-- m -->",
+        "body",
+      ),
+    ).rejects.toThrow(/abort|timeout|timed out/i);
+    expect(performance.now() - t0).toBeLessThan(3000);
+  });
+});
+
 describe("a results service with a READ_TOKEN", () => {
   it("compare sends the read token, and a 401 says which input to set", async () => {
     const seen: (string | null)[] = [];
