@@ -39652,6 +39652,10 @@ var UNSEEN_MS = 1, RESOLUTION_MS = 10, SelfCheck = class {
 function sendQueueOf(records2) {
   return records2.filter((r) => r.dispatch_ms !== void 0).map((r) => r.send_ms - Math.max(r.dispatch_ms, r.connected_ms ?? 0));
 }
+function worstOf(xs) {
+  let v = xs.filter((x) => typeof x == "number");
+  return v.length > 0 ? Math.max(...v) : null;
+}
 
 // src/core/sweep-plan.ts
 function effectiveRequests(mode, level, requests) {
@@ -39837,10 +39841,7 @@ function mergeRuns(runs) {
   };
 }
 function mergeChecks(results, processWide) {
-  let checks = results.map((r) => r.check), worst = (f2) => {
-    let xs = checks.map(f2).filter((x) => x !== null);
-    return xs.length > 0 ? Math.max(...xs) : null;
-  }, n = checks.length, warnings = checks.map((c, k) => c.bottleneck_warning ? `thread ${k + 1}/${n}: ${c.bottleneck_warning}` : null).filter((w) => w !== null);
+  let checks = results.map((r) => r.check), worst = (f2) => worstOf(checks.map(f2)), n = checks.length, warnings = checks.map((c, k) => c.bottleneck_warning ? `thread ${k + 1}/${n}: ${c.bottleneck_warning}` : null).filter((w) => w !== null);
   return {
     event_loop_delay_ms: {
       p50: worst((c) => c.event_loop_delay_ms.p50),
@@ -39869,18 +39870,7 @@ async function runLevel(ctx, plan, makeSpec) {
     makeSpec,
     cfg.warmup_requests,
     cfg.mode === "closed" ? level : Math.max(1, Math.ceil(level))
-  ), selfCheck = new SelfCheck(), t0 = performance10.now(), done = 0, report = () => {
-    let elapsedS = (performance10.now() - t0) / 1e3, total = plan.requests, etaS = total !== null && done > 0 ? elapsedS / done * (total - done) : cfg.duration_s !== null ? Math.max(0, cfg.duration_s - elapsedS) : null;
-    ctx.onProgress?.({
-      level,
-      levelIndex: plan.index,
-      levelCount: cfg.levels.length,
-      done,
-      total,
-      elapsedS,
-      etaS
-    });
-  }, progressTimer = setInterval(report, 1e3);
+  ), selfCheck = new SelfCheck(), done = 0, report = progressReporter(ctx, plan, () => done), progressTimer = setInterval(report, 1e3);
   sampler?.start(), selfCheck.start();
   let common = {
     requests: plan.requests,
@@ -40769,17 +40759,14 @@ function mergedClient(levels) {
         bottleneck_warning: l.client.bottleneck_warning
       }
     ]).map((s) => ({ ...s, thread: `runner ${i + 1}/${levels.length} thread ${s.thread}` }))
-  ), worst = (xs) => {
-    let v = xs.filter((x) => typeof x == "number");
-    return v.length > 0 ? Math.max(...v) : null;
-  }, warnings = shards.filter((s) => s.bottleneck_warning).map((s) => `${s.thread}: ${s.bottleneck_warning}`);
+  ), warnings = shards.filter((s) => s.bottleneck_warning).map((s) => `${s.thread}: ${s.bottleneck_warning}`);
   return {
     event_loop_delay_ms: {
-      p50: worst(levels.map((l) => l.client.event_loop_delay_ms.p50)),
-      p99: worst(levels.map((l) => l.client.event_loop_delay_ms.p99)),
-      max: worst(levels.map((l) => l.client.event_loop_delay_ms.max))
+      p50: worstOf(levels.map((l) => l.client.event_loop_delay_ms.p50)),
+      p99: worstOf(levels.map((l) => l.client.event_loop_delay_ms.p99)),
+      max: worstOf(levels.map((l) => l.client.event_loop_delay_ms.max))
     },
-    lateness_bound_ms: worst(levels.map((l) => l.client.lateness_bound_ms)),
+    lateness_bound_ms: worstOf(levels.map((l) => l.client.lateness_bound_ms)),
     cpu_user_s: levels.reduce((a, l) => a + l.client.cpu_user_s, 0),
     cpu_system_s: levels.reduce((a, l) => a + l.client.cpu_system_s, 0),
     cpu_pct_of_one_core: levels.reduce((a, l) => a + l.client.cpu_pct_of_one_core, 0),

@@ -14,7 +14,7 @@ import {
   type SpecFactory,
   sleepUntil,
 } from "./load.ts";
-import { SelfCheck, sendQueueOf } from "./self-check.ts";
+import { SelfCheck, sendQueueOf, worstOf } from "./self-check.ts";
 import type { MetricsSampler } from "./server-metrics.ts";
 import { type Shard, SINGLE, shareOf } from "./shard.ts";
 import { runShare, runShareWarmup, type ShareJob } from "./shard-run.ts";
@@ -177,10 +177,7 @@ export function mergeChecks(
   processWide: LevelResult["client"],
 ): LevelResult["client"] {
   const checks = results.map((r) => r.check);
-  const worst = (f: (c: LevelResult["client"]) => number | null) => {
-    const xs = checks.map(f).filter((x): x is number => x !== null);
-    return xs.length > 0 ? Math.max(...xs) : null;
-  };
+  const worst = (f: (c: LevelResult["client"]) => number | null | undefined) => worstOf(checks.map(f));
   const n = checks.length;
   const warnings = checks
     .map((c, k) => (c.bottleneck_warning ? `thread ${k + 1}/${n}: ${c.bottleneck_warning}` : null))
@@ -222,27 +219,8 @@ export async function runLevel(
     cfg.mode === "closed" ? level : Math.max(1, Math.ceil(level)),
   );
   const selfCheck = new SelfCheck();
-  const t0 = performance.now();
   let done = 0;
-  const report = () => {
-    const elapsedS = (performance.now() - t0) / 1000;
-    const total = plan.requests;
-    const etaS =
-      total !== null && done > 0
-        ? (elapsedS / done) * (total - done)
-        : cfg.duration_s !== null
-          ? Math.max(0, cfg.duration_s - elapsedS)
-          : null;
-    ctx.onProgress?.({
-      level,
-      levelIndex: plan.index,
-      levelCount: cfg.levels.length,
-      done,
-      total,
-      elapsedS,
-      etaS,
-    });
-  };
+  const report = progressReporter(ctx, plan, () => done);
   const progressTimer = setInterval(report, 1000);
   sampler?.start();
   selfCheck.start();

@@ -9,6 +9,7 @@ import { TokenbenchError } from "../schema/errors.ts";
 import type { LevelResult, RequestRecord, ResultDocument } from "../schema/v1.ts";
 import { mergeRuns } from "./level-run.ts";
 import { summariseLevel } from "./level-summary.ts";
+import { worstOf } from "./self-check.ts";
 import { sameConfig } from "./sweep-plan.ts";
 
 export interface ShardFile {
@@ -119,20 +120,16 @@ function mergedClient(levels: LevelResult[]): LevelResult["client"] {
       ]
     ).map((s) => ({ ...s, thread: `runner ${i + 1}/${levels.length} thread ${s.thread}` })),
   );
-  const worst = (xs: (number | null | undefined)[]) => {
-    const v = xs.filter((x): x is number => typeof x === "number");
-    return v.length > 0 ? Math.max(...v) : null;
-  };
   const warnings = shards
     .filter((s) => s.bottleneck_warning)
     .map((s) => `${s.thread}: ${s.bottleneck_warning}`);
   return {
     event_loop_delay_ms: {
-      p50: worst(levels.map((l) => l.client.event_loop_delay_ms.p50)),
-      p99: worst(levels.map((l) => l.client.event_loop_delay_ms.p99)),
-      max: worst(levels.map((l) => l.client.event_loop_delay_ms.max)),
+      p50: worstOf(levels.map((l) => l.client.event_loop_delay_ms.p50)),
+      p99: worstOf(levels.map((l) => l.client.event_loop_delay_ms.p99)),
+      max: worstOf(levels.map((l) => l.client.event_loop_delay_ms.max)),
     },
-    lateness_bound_ms: worst(levels.map((l) => l.client.lateness_bound_ms)),
+    lateness_bound_ms: worstOf(levels.map((l) => l.client.lateness_bound_ms)),
     cpu_user_s: levels.reduce((a, l) => a + l.client.cpu_user_s, 0),
     cpu_system_s: levels.reduce((a, l) => a + l.client.cpu_system_s, 0),
     cpu_pct_of_one_core: levels.reduce((a, l) => a + l.client.cpu_pct_of_one_core, 0),

@@ -138,3 +138,9 @@ export function sendQueueOf(
     .filter((r) => r.dispatch_ms !== undefined)
     .map((r) => r.send_ms - Math.max(r.dispatch_ms!, r.connected_ms ?? 0));
 }
+
+/** The largest of the known figures (a chunk is as late as the slowest reader), or null. */
+export function worstOf(xs: readonly (number | null | undefined)[]): number | null {
+  const v = xs.filter((x): x is number => typeof x === "number");
+  return v.length > 0 ? Math.max(...v) : null;
+}

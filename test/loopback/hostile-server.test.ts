@@ -3,28 +3,24 @@
  * (test/helpers/hostile-server.mjs) and the CLI in another. Each case asserts the exact outcome:
  * the error code on the requests, the exit code, what was written, and a time bound.
  */
-import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseResultDocument, type ResultDocument } from "../../src/schema/v1.ts";
 import { runCli, spawnCli } from "../helpers/cli.ts";
+import { startHostileServer } from "../helpers/hostile-process.ts";
 
-const SERVER = resolve(import.meta.dirname, "../helpers/hostile-server.mjs");
-let proc: ChildProcess;
+let server: Awaited<ReturnType<typeof startHostileServer>>;
 let root: string;
 const dir = mkdtempSync(join(tmpdir(), "tb-hostile-"));
 
 beforeAll(async () => {
-  proc = spawn(process.execPath, [SERVER], { stdio: ["ignore", "pipe", "inherit"] });
-  const port = await new Promise<number>((res) => {
-    proc.stdout!.once("data", (d) => res(JSON.parse(String(d)).port));
-  });
-  root = `http://127.0.0.1:${port}`;
+  server = await startHostileServer();
+  root = server.root;
 });
 afterAll(() => {
-  proc?.kill("SIGTERM");
+  server?.stop();
 });
 
 const stats = async (): Promise<Record<string, number>> => (await fetch(`${root}/stats/`)).json();

@@ -3,7 +3,6 @@
  * seeded shuffle's order with their output lengths, records which file it was, and makes the
  * workload fingerprint cover it. Checked against a recording server in its own process.
  */
-import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -11,22 +10,19 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { datasetOrder, parseDataset } from "../../src/core/dataset.ts";
 import { readResults } from "../../src/core/results-file.ts";
 import { runCli } from "../helpers/cli.ts";
+import { startHostileServer } from "../helpers/hostile-process.ts";
 
-const SERVER = resolve(import.meta.dirname, "../helpers/hostile-server.mjs");
 const FILE = resolve(import.meta.dirname, "../../examples/dataset.jsonl");
-let proc: ChildProcess;
+let server: Awaited<ReturnType<typeof startHostileServer>>;
 let root: string;
 const dir = mkdtempSync(join(tmpdir(), "tb-workloads-"));
 
 beforeAll(async () => {
-  proc = spawn(process.execPath, [SERVER], { stdio: ["ignore", "pipe", "inherit"] });
-  const port = await new Promise<number>((res) =>
-    proc.stdout!.once("data", (d) => res(JSON.parse(String(d)).port)),
-  );
-  root = `http://127.0.0.1:${port}`;
+  server = await startHostileServer();
+  root = server.root;
 });
 afterAll(() => {
-  proc?.kill("SIGTERM");
+  server?.stop();
 });
 
 const recorded = async (): Promise<{ messages: { role: string; content: string }[]; max_tokens: number }[]> =>
