@@ -20017,13 +20017,27 @@ var PrefixCache = class {
     }
     for (let h of hashes)
       this.lru.delete(h), this.lru.set(h, !0);
+    this.evict();
+    let cached2 = hitBlocks * this.blockTokens;
+    return this.queries++, this.queryTokens += tokens.length, cached2 > 0 && this.hits++, this.hitTokens += cached2, cached2;
+  }
+  /**
+   * Keep a finished request's full blocks (prompt then generated tokens), as vLLM does: the next
+   * turn of a conversation, which re-sends them, hits them. Not a query: the hit counters stay.
+   */
+  insert(tokens) {
+    if (!(this.capacityTokens <= 0)) {
+      for (let h of this.blockHashes(tokens))
+        this.lru.delete(h), this.lru.set(h, !0);
+      this.evict();
+    }
+  }
+  evict() {
     let maxBlocks = Math.floor(this.capacityTokens / this.blockTokens);
     for (; this.lru.size > maxBlocks; ) {
       let oldest = this.lru.keys().next().value;
       this.lru.delete(oldest);
     }
-    let cached2 = hitBlocks * this.blockTokens;
-    return this.queries++, this.queryTokens += tokens.length, cached2 > 0 && this.hits++, this.hitTokens += cached2, cached2;
   }
   get usedTokens() {
     return this.lru.size * this.blockTokens;
@@ -20241,7 +20255,11 @@ var TimerQueue = class {
 };
 
 // src/mock/engine.ts
-var VOCAB = "the of and to in is was for on that with as it by at from his her an be this are or which".split(" "), hrMs = () => Number(process.hrtime.bigint()) / 1e6, Engine = class {
+var VOCAB = "the of and to in is was for on that with as it by at from his her an be this are or which".split(" "), vocabAt = (r, i) => VOCAB[(i + r.seq) % VOCAB.length];
+function generatedTokens(r) {
+  return Array.from({ length: r.emitted }, (_, i) => vocabAt(r, i));
+}
+var hrMs = () => Number(process.hrtime.bigint()) / 1e6, Engine = class {
   constructor(o) {
     this.o = o;
     this.flavor = FLAVOR_MODULES[o.flavor], this.rand = seededRandom(o.seed), this.faultRand = seededRandom(o.seed ^ 2654435769), this.cache = new PrefixCache(o.prefixCacheTokens, o.blockTokens);
@@ -20439,7 +20457,7 @@ var VOCAB = "the of and to in is was for on that with as it by at from his her a
     let o = this.o;
     this.lateness.length < 1e6 && this.lateness.push(now - scheduled);
     let k = Math.min(o.tokensPerChunk, r.target - r.emitted), text2 = "";
-    for (let i = 0; i < k; i++) text2 += ` ${VOCAB[(r.emitted + i + r.seq) % VOCAB.length]}`;
+    for (let i = 0; i < k; i++) text2 += ` ${vocabAt(r, r.emitted + i)}`;
     let first = r.emitted === 0;
     r.emitted += k, this.generationTotal += k, this.events++, first ? (r.tFirst = now, this.h.ttft.observe((now - r.tArrive) / 1e3)) : this.h.itl.observe((now - r.tLast) / 1e3), r.tLast = now;
     let last2 = r.emitted >= r.target, half = Math.floor(r.target / 2), crossedHalf = r.emitted >= half && r.emitted - k < half, extraDelayMs = r.fault === "stall" && crossedHalf ? o.stallS * 1e3 : 0;
@@ -20492,7 +20510,7 @@ var VOCAB = "the of and to in is was for on that with as it by at from his her a
       let i = this.queue.indexOf(r);
       i >= 0 && this.queue.splice(i, 1);
     }
-    ok && (this.completed++, this.h.e2e.observe((t - r.tArrive) / 1e3), r.stream ? (r.res.end(), this.flavor.closeAfterStream && r.res.once("finish", () => r.res.socket?.destroy())) : sendJson(r.res, 200, completionBody(r, JSON.parse(this.usageJson(r))))), this.scheduleAdmission(t);
+    ok && (this.completed++, this.cache.insert([...r.promptTokens, ...generatedTokens(r)]), this.h.e2e.observe((t - r.tArrive) / 1e3), r.stream ? (r.res.end(), this.flavor.closeAfterStream && r.res.once("finish", () => r.res.socket?.destroy())) : sendJson(r.res, 200, completionBody(r, JSON.parse(this.usageJson(r))))), this.scheduleAdmission(t);
   }
 };
 
@@ -21322,6 +21340,7 @@ function count(v, name, bad) {
 function interpretChunk(obj2) {
   let info = {
     contentChars: 0,
+    text: "",
     finishReason: null,
     usage: null,
     errorMessage: null,
@@ -21342,7 +21361,7 @@ function interpretChunk(obj2) {
     for (let c of choices) {
       if (c === null || typeof c != "object") continue;
       let ch = c, delta = ch.delta;
-      delta != null && typeof delta == "object" && (info.contentChars += strLen(delta.content) + strLen(delta.reasoning_content) + strLen(delta.reasoning)), info.contentChars += strLen(ch.text), typeof ch.finish_reason == "string" && (info.finishReason = ch.finish_reason);
+      delta != null && typeof delta == "object" && (info.contentChars += strLen(delta.content) + strLen(delta.reasoning_content) + strLen(delta.reasoning), typeof delta.content == "string" && (info.text += delta.content)), info.contentChars += strLen(ch.text), typeof ch.text == "string" && (info.text += ch.text), typeof ch.finish_reason == "string" && (info.finishReason = ch.finish_reason);
     }
   let u = o.usage;
   if (u !== null && typeof u == "object") {
@@ -21548,7 +21567,7 @@ var StreamClient = class {
    * after every response. Nothing else is retried.
    */
   attempt(spec, body, retries, resolve) {
-    let cfg = this.cfg, origin = cfg.originMs, eventTimes = [], eventChars = [], serverTimes, serverArrival, timings = null, usageRaw = null, eventCount = 0, now = 0, headersMs = null, status = null, finishReason = null, usage = null, error62 = null, done = !1, errBody = "", sse = !0, timedOut = !1, finished = !1, controller = null, received = 0, maxResponseBytes = cfg.limits?.maxResponseBytes ?? STREAM_LIMITS.maxResponseBytes, maxLineBytes = cfg.limits?.maxLineBytes ?? STREAM_LIMITS.maxLineBytes, setError = (code, message) => {
+    let cfg = this.cfg, origin = cfg.originMs, eventTimes = [], eventChars = [], serverTimes, serverArrival, timings = null, usageRaw = null, eventCount = 0, now = 0, headersMs = null, status = null, finishReason = null, usage = null, error62 = null, done = !1, errBody = "", sse = !0, timedOut = !1, finished = !1, controller = null, received = 0, text2 = spec.keepText ? [] : null, maxResponseBytes = cfg.limits?.maxResponseBytes ?? STREAM_LIMITS.maxResponseBytes, maxLineBytes = cfg.limits?.maxLineBytes ?? STREAM_LIMITS.maxLineBytes, setError = (code, message) => {
       error62 === null && (error62 = { code, message: message.slice(0, 1e3) });
     }, parser = new SseParser((ev) => {
       if (ev.data === "[DONE]") {
@@ -21571,7 +21590,7 @@ var StreamClient = class {
         prompt_tokens: info.usage.prompt,
         completion_tokens: info.usage.completion,
         cached_tokens: info.usage.cached
-      }), info.finishReason !== null && (finishReason = info.finishReason), info.timings !== null && (timings = info.timings), info.usageRaw !== null && (usageRaw = info.usageRaw), info.contentChars > 0 && (eventTimes.push(now - origin), eventChars.push(info.contentChars), info.serverTsMs !== null && (serverTimes ??= [], serverTimes.push(info.serverTsMs - this.hrtimeOffsetMs - origin)), info.serverArrivalTsMs !== null && (serverArrival = info.serverArrivalTsMs - this.hrtimeOffsetMs - origin));
+      }), info.finishReason !== null && (finishReason = info.finishReason), info.timings !== null && (timings = info.timings), info.usageRaw !== null && (usageRaw = info.usageRaw), info.contentChars > 0 && (text2 !== null && info.text !== "" && text2.push(info.text), eventTimes.push(now - origin), eventChars.push(info.contentChars), info.serverTsMs !== null && (serverTimes ??= [], serverTimes.push(info.serverTsMs - this.hrtimeOffsetMs - origin)), info.serverArrivalTsMs !== null && (serverArrival = info.serverArrivalTsMs - this.hrtimeOffsetMs - origin));
     }), dispatchAbs = performance6.now(), wireId = `${this.tag}-${spec.id}${retries > 0 ? `-r${retries}` : ""}`, timer = setTimeout(() => {
       timedOut = !0, controller?.abort(new Error(`request exceeded --timeout-s ${cfg.timeoutS}`));
     }, cfg.timeoutS * 1e3), finish = () => {
@@ -21602,7 +21621,7 @@ var StreamClient = class {
         http_status: status,
         error: error62
       };
-      serverTimes !== void 0 && (rec.server_event_times_ms = serverTimes), serverArrival !== void 0 && (rec.server_arrival_ms = serverArrival), retries > 0 && (rec.retries = retries), written?.connectedAt != null && written.connectedAt >= dispatchAbs && (rec.connected_ms = written.connectedAt - origin), timings !== null && (rec.server_timings = timings), usageRaw !== null && (rec.usage_raw = usageRaw), resolve(rec);
+      serverTimes !== void 0 && (rec.server_event_times_ms = serverTimes), serverArrival !== void 0 && (rec.server_arrival_ms = serverArrival), retries > 0 && (rec.retries = retries), spec.session !== void 0 && (rec.session = spec.session), spec.turn !== void 0 && (rec.turn = spec.turn), text2 !== null && (spec.responseText = text2.join("")), written?.connectedAt != null && written.connectedAt >= dispatchAbs && (rec.connected_ms = written.connectedAt - origin), timings !== null && (rec.server_timings = timings), usageRaw !== null && (rec.usage_raw = usageRaw), resolve(rec);
     }, handler = {
       onRequestStart(c) {
         controller = c;
@@ -37056,6 +37075,10 @@ var SCHEMA_VERSION = 1, Stats = external_exports.object({
   retries: external_exports.number().int().positive().optional(),
   /** Sent during `--ramp-up-s`, before measurement: excluded from every figure (also marked warmup). */
   ramp: external_exports.literal(!0).optional(),
+  /** `--turns`: the conversation this request belongs to (the id of its first turn). */
+  session: external_exports.number().int().nonnegative().optional(),
+  /** `--turns`: this request's turn in its conversation, from 1 (the history before it is re-sent). */
+  turn: external_exports.number().int().positive().optional(),
   /** What the server reported of its own timing, kept as sent (llama.cpp `timings`: prompt_ms, predicted_ms, cache_n, ...). */
   server_timings: external_exports.record(external_exports.string(), external_exports.unknown()).optional(),
   /** The server's `usage` object as sent, when it carries more than the three counts (details). */
@@ -37075,6 +37098,12 @@ var SCHEMA_VERSION = 1, Stats = external_exports.object({
   drain_time_s: nullableNum,
   ttft_from_intended_ms: Stats,
   e2e_from_intended_ms: Stats
+}), TurnSummary = external_exports.object({
+  turn: external_exports.number().int().positive(),
+  ok: external_exports.number().int().nonnegative(),
+  ttft_ms: MeasuredStats,
+  prompt_tokens: MeasuredStats,
+  cached_tokens_pct: nullableNum
 }), LevelResult = external_exports.object({
   level: external_exports.number().positive(),
   mode: external_exports.enum(["closed", "open"]),
@@ -37107,6 +37136,8 @@ var SCHEMA_VERSION = 1, Stats = external_exports.object({
   cached_tokens_pct: nullableNum.optional(),
   /** Requests sent during the ramp-up (`--ramp-up-s`), excluded from every figure. */
   ramp_requests: external_exports.number().int().nonnegative().optional(),
+  /** `--turns`: per turn index, TTFT and the prompt the server counted and reported cached. */
+  turns: external_exports.array(TurnSummary).optional(),
   /** Prompt tokens as the server counted them (usage.prompt_tokens), successful requests. */
   prompt_tokens: MeasuredStats.optional(),
   /** Cached prompt tokens the server reported; with unique prompts, the prefix every prompt shares. */
@@ -37159,6 +37190,15 @@ var SCHEMA_VERSION = 1, Stats = external_exports.object({
     name: external_exports.string(),
     lines: external_exports.number().int().nonnegative(),
     sha256: external_exports.string().regex(/^[0-9a-f]{64}$/)
+  }).nullable().optional(),
+  /** `--turns T --think-time-ms MS`: each user holds conversations of T turns, re-sending the history. */
+  sessions: external_exports.object({ turns: external_exports.number().int().min(2), think_time_ms: external_exports.number().nonnegative() }).nullable().optional(),
+  /** `--trace`: requests at a trace's times (Mooncake JSONL), its file and the time scale. */
+  trace: external_exports.object({
+    name: external_exports.string(),
+    lines: external_exports.number().int().nonnegative(),
+    sha256: external_exports.string().regex(/^[0-9a-f]{64}$/),
+    speed: external_exports.number().positive()
   }).nullable().optional()
 }), Target = external_exports.object({
   base_url: external_exports.string(),
@@ -37311,7 +37351,9 @@ function workloadSpec(doc) {
     // Only when there is one, so fingerprints of synthetic-prompt runs stay what they were.
     ...c.dataset ? { dataset: c.dataset.sha256 } : {},
     ...c.ramp_up_s ? { ramp_up_s: c.ramp_up_s } : {},
-    ...c.shared_prefix ? { shared_prefix: c.shared_prefix } : {}
+    ...c.shared_prefix ? { shared_prefix: c.shared_prefix } : {},
+    ...c.sessions ? { sessions: c.sessions } : {},
+    ...c.trace ? { trace: { sha256: c.trace.sha256, speed: c.trace.speed } } : {}
   } : p ? {
     ...common,
     targets: p.targets,
@@ -38086,6 +38128,36 @@ var CONNECTION = {
     default: null,
     help: "prompts from a file instead of synthetic ones: JSON Lines with prompt or messages (and optionally output_tokens) per line, or ShareGPT JSON; used in a seeded shuffle"
   }),
+  turns: number({
+    flag: "turns",
+    metavar: "T",
+    default: 1,
+    check: (n) => Number.isInteger(n) && n >= 1 && n <= 1e3,
+    what: "an integer from 1 to 1000",
+    help: "closed loop: each user holds conversations of T turns, re-sending the history (earlier prompts and the server's answers) with each new user turn; TTFT is reported per turn"
+  }),
+  thinkTimeMs: number({
+    flag: "think-time-ms",
+    metavar: "MS",
+    default: 0,
+    check: (n) => n >= 0 && n <= 36e5,
+    what: "a number of milliseconds from 0 to 3600000",
+    help: "with --turns: a user waits this long after an answer before sending the next turn"
+  }),
+  trace: text({
+    flag: "trace",
+    metavar: "FILE",
+    default: null,
+    help: "replay a trace (Mooncake JSONL: timestamp ms, input_length, output_length, optional hash_ids of shared 512-token blocks): one open-loop level at the trace's own times"
+  }),
+  traceSpeed: number({
+    flag: "trace-speed",
+    metavar: "X",
+    default: 1,
+    check: (n) => n > 0 && n <= 1e3,
+    what: "a positive number up to 1000",
+    help: "with --trace: play the trace X times as fast (2: gaps halved)"
+  }),
   requests: number({
     flag: "requests",
     default: null,
@@ -38492,6 +38564,25 @@ var CONNECTION = {
 };
 function checkBounds(v, levels) {
   let b = SWEEP_BOUNDS;
+  if (v.thinkTimeMs !== 0 && v.turns === 1)
+    throw new BoundError("thinkTimeMs", "goes with --turns T (the pause between a conversation's turns)");
+  if (v.turns > 1 && v.mode !== "closed")
+    throw new BoundError("turns", "needs --mode closed: each user holds one conversation at a time");
+  if (v.traceSpeed !== 1 && v.trace === null) throw new BoundError("traceSpeed", "goes with --trace FILE");
+  if (v.trace !== null) {
+    if (v.mode === "search")
+      throw new BoundError("trace", "replays the trace's own times; it cannot be searched");
+    if (v.levels.length > 0)
+      throw new BoundError(
+        "trace",
+        "sets the rate from the trace's own times: drop --levels (--trace-speed scales it)"
+      );
+    if (v.dataset !== null || v.turns > 1 || v.sharedPrefixTokens !== null)
+      throw new BoundError(
+        "trace",
+        "brings its own prompts (lengths and shared blocks): it does not combine with --dataset, --turns or --shared-prefix-tokens"
+      );
+  }
   if (v.prefixGroups !== 1 && v.sharedPrefixTokens === null)
     throw new BoundError("prefixGroups", "goes with --shared-prefix-tokens N (the prefix each group shares)");
   if (levels.length > b.levels)
@@ -38530,7 +38621,8 @@ function sweepConfigOf(v, c) {
       throw new BoundError("levels", "with --mode search is one starting rate (the search picks the others)");
   }
   return {
-    mode: v.mode === "search" ? "open" : v.mode,
+    // a trace is replayed open loop, at its own times (the level: its mean rate, set when it is read)
+    mode: v.mode === "search" || v.trace !== null ? "open" : v.mode,
     ...v.mode === "search" ? { search: { target_pass_pct: v.searchSloPassPct, max_probes: v.searchMaxProbes } } : {},
     levels,
     requests_per_level: v.requests ?? (v.duration === null ? DEFAULT_REQUESTS : null),
@@ -38550,7 +38642,8 @@ function sweepConfigOf(v, c) {
     metrics_interval_ms: v.metricsIntervalMs === 0 ? null : v.metricsIntervalMs,
     header_names: Object.keys(c.headers),
     ...v.rampUpS !== null ? { ramp_up_s: v.rampUpS } : {},
-    ...v.sharedPrefixTokens !== null ? { shared_prefix: { tokens: v.sharedPrefixTokens, groups: v.prefixGroups } } : {}
+    ...v.sharedPrefixTokens !== null ? { shared_prefix: { tokens: v.sharedPrefixTokens, groups: v.prefixGroups } } : {},
+    ...v.turns > 1 ? { sessions: { turns: v.turns, think_time_ms: v.thinkTimeMs } } : {}
   };
 }
 function profileConfigOf(v, c) {
@@ -38994,6 +39087,47 @@ import {
 } from "node:fs";
 import { basename, dirname, join as join2 } from "node:path";
 
+// src/core/search.ts
+var same = (a, b) => Math.abs(a / b - 1) < 1e-3;
+function byRate(probes) {
+  let out = [];
+  for (let p of probes) {
+    let hit = out.find((o) => same(o.rate, p.rate));
+    hit ? (hit.sum += p.passPct, hit.n++) : out.push({ rate: p.rate, sum: p.passPct, n: 1 });
+  }
+  return out.map((o) => ({ rate: o.rate, passPct: o.sum / o.n }));
+}
+function bracketOf(probes, target) {
+  let rates = byRate(probes), fails2 = rates.filter((p) => p.passPct < target).map((p) => p.rate), hi = fails2.length > 0 ? Math.min(...fails2) : null, passes = rates.filter((p) => p.passPct >= target && (hi === null || p.rate < hi)).map((p) => p.rate);
+  return { lo: passes.length > 0 ? Math.max(...passes) : null, hi };
+}
+function nextProbe(probes, o) {
+  if (probes.length >= o.maxProbes) return null;
+  if (probes.length === 0) return o.start;
+  let margin = o.margin ?? 2, last2 = probes[probes.length - 1];
+  if (probes.filter((p) => same(p.rate, last2.rate)).length === 1 && Math.abs(last2.passPct - o.targetPassPct) <= margin) return last2.rate * 1.0001;
+  let { lo, hi } = bracketOf(probes, o.targetPassPct);
+  return hi === null ? Math.max(...probes.map((p) => p.rate)) * 2 : lo === null ? Math.min(...probes.map((p) => p.rate)) / 2 : (hi - lo) / hi <= (o.precision ?? 0.03) ? null : (lo + hi) / 2;
+}
+
+// src/core/saturation.ts
+function saturationOf(levels, search) {
+  let probes = levels.map((l) => ({ rate: l.level, passPct: l.slo_pass_pct ?? 0 })), { lo, hi } = bracketOf(probes, search.target_pass_pct), atMax = lo === null ? [] : levels.filter((l) => Math.abs(l.level / lo - 1) < 1e-3), mean2 = (xs) => xs.length > 0 ? xs.reduce((a, b) => a + b, 0) / xs.length : null;
+  return {
+    max_rate_rps: lo,
+    bracket_rps: [lo, hi],
+    pass_pct_at_max: mean2(atMax.map((l) => l.slo_pass_pct ?? 0)),
+    goodput_at_max_rps: mean2(atMax.map((l) => l.goodput_req_s)),
+    target_pass_pct: search.target_pass_pct,
+    probes: levels.length,
+    method: "open-loop probes: the rate doubles from the start until a probe fails (or halves until one passes), then the bracket between the highest passing and the lowest failing rate is bisected to 3 % or until the probes run out; a probe within 2 points of the target is measured twice and averaged"
+  };
+}
+function saturationHeadline(s) {
+  let f2 = (x) => x === null ? "?" : x.toPrecision(3), [lo, hi] = s.bracket_rps;
+  return lo === null ? `no probed rate kept ${s.target_pass_pct}% of requests within the SLOs (lowest probe failed): lower the starting --levels` : hi === null ? `sustains at least ${f2(lo)} req/s under SLO (no probe failed in ${s.probes}: raise --search-max-probes or the starting rate)` : `sustains ${f2(lo)} req/s under SLO (bracket ${f2(lo)}\u2013${f2(hi)}; ${f2(s.pass_pct_at_max)}% of requests within SLO there, goodput ${f2(s.goodput_at_max_rps)} req/s; ${s.probes} probes)`;
+}
+
 // src/core/report.ts
 var fmt2 = (v, digits) => v == null || !Number.isFinite(v) ? "-" : v.toFixed(digits), MARKDOWN_COLUMNS = [
   "level",
@@ -39013,6 +39147,38 @@ function markdownTable(levels) {
     (l) => `| ${l.level} | ${l.requests} | ${l.errors} | ${fmt2(l.output_tok_s, 0)} | ${fmt2(l.ttft_ms.p50, 1)} | ${fmt2(l.ttft_ms.p95, 1)} | ${fmt2(l.itl_ms.p50, 2)} | ${fmt2(l.itl_ms.p95, 2)} | ${fmt2(l.tpot_ms.p50, 2)} | ${l.slo_pass_pct === null ? "-" : `${l.slo_pass_pct.toFixed(0)}%`} | ${fmt2(l.goodput_req_s, 2)} |`
   );
   return [head, sep, ...rows].join(`
+`);
+}
+function markdownReport(doc) {
+  let parts = [markdownTable(doc.levels)], s = doc.saturation;
+  s && parts.push(
+    `**Saturation:** ${saturationHeadline(s)}.
+
+How it was found: ${s.method}; a probe passes when at least ${s.target_pass_pct}% of its requests meet every SLO.`
+  );
+  let turned = doc.levels.filter((l) => l.turns && l.turns.length > 0);
+  if (turned.length > 0) {
+    let sessions = doc.config?.sessions, rows = turned.flatMap(
+      (l) => l.turns.map(
+        (t) => `| ${l.level} | ${t.turn} | ${t.ok} | ${fmt2(t.ttft_ms.p50, 1)} | ${fmt2(t.ttft_ms.p95, 1)} | ${fmt2(t.prompt_tokens.p50, 0)} | ${t.cached_tokens_pct === null ? "-" : `${t.cached_tokens_pct.toFixed(0)}%`} |`
+      )
+    );
+    parts.push(
+      [
+        `**Conversations** (${sessions?.turns ?? "?"} turns, ${sessions?.think_time_ms ?? 0} ms think time): TTFT per turn`,
+        "",
+        "| level | turn | ok | TTFT p50 (ms) | TTFT p95 (ms) | prompt tokens p50 | cached |",
+        "|---:|---:|---:|---:|---:|---:|---:|",
+        ...rows
+      ].join(`
+`)
+    );
+  }
+  let trace = doc.config?.trace, ol = doc.levels[0]?.open_loop;
+  return trace && ol && parts.push(
+    `**Trace replay:** ${trace.name} at ${trace.speed}x, ${doc.levels[0].requests} requests; replay lag (actual \u2212 scheduled send) p50 ${fmt2(ol.schedule_lag_ms.p50, 2)} ms, p99 ${fmt2(ol.schedule_lag_ms.p99, 2)} ms, max ${fmt2(ol.schedule_lag_ms.max, 2)} ms.`
+  ), parts.join(`
+
 `);
 }
 var STAT_KEYS = ["n", "mean", "p50", "p90", "p95", "p99", "min", "max"], STAT_FIELDS = ["ttft_ms", "itl_ms", "tpot_ms", "e2e_ms", "decode_tok_s"];
@@ -39118,7 +39284,7 @@ function writeResults(doc, jsonPath, records2, recordsMode) {
 `) + (records2.length ? `
 ` : "")
   )), parseResultDocument(out), atomicWrite(paths.json, `${JSON.stringify(out, null, 1)}
-`), atomicWrite(paths.csv, csvTable(out.levels)), atomicWrite(paths.md, `${markdownTable(out.levels)}
+`), atomicWrite(paths.csv, csvTable(out.levels)), atomicWrite(paths.md, `${markdownReport(out)}
 `), paths;
 }
 function readResultsDocument(path) {
@@ -39293,9 +39459,13 @@ import { Worker } from "node:worker_threads";
 // src/core/load.ts
 import { performance as performance7 } from "node:perf_hooks";
 import { setTimeout as sleep, setImmediate as yieldImmediate } from "node:timers/promises";
-async function sleepUntil(tAbsMs) {
-  let d = tAbsMs - performance7.now();
-  for (d > 3 && await sleep(d - 2); performance7.now() < tAbsMs; ) await yieldImmediate();
+function sleepUntil(tAbsMs) {
+  return new Promise((resolve) => {
+    let spin = () => {
+      performance7.now() >= tAbsMs ? resolve() : setImmediate(spin);
+    }, d = tAbsMs - performance7.now();
+    d > 3 ? setTimeout(spin, d - 2) : spin();
+  });
 }
 var RAMP_INDEX = 1e6;
 function markRamp(rec) {
@@ -39310,16 +39480,27 @@ async function runClosedLoop(client, makeSpec, opts) {
         let rec = markRamp(await client.stream(makeSpec(RAMP_INDEX + rampNext++, !0, null)));
         records2.push(rec), await yieldImmediate();
       }
+    let sessions = opts.sessions ?? null, conversation = null;
     for (; ; ) {
-      if (next >= limit || performance7.now() >= deadline || opts.shouldStop?.()) return;
-      let i = next++, rec = await client.stream(makeSpec(i, !1, null));
-      records2.push(rec), opts.onRecord?.(rec), await yieldImmediate();
+      if (conversation !== null && sessions.thinkTimeMs > 0 && await sleep(sessions.thinkTimeMs), next >= limit || performance7.now() >= deadline || opts.shouldStop?.()) return;
+      let i = next++, spec = sessions ? makeSpec(i, !1, null, conversation ?? { session: 0, turn: 1, history: [] }) : makeSpec(i, !1, null), rec = await client.stream(spec);
+      records2.push(rec), opts.onRecord?.(rec), sessions && (conversation = nextTurn(spec, rec, sessions.turns)), await yieldImmediate();
     }
   };
   return await Promise.all(Array.from({ length: opts.concurrency }, (_, k) => user(k))), { records: records2, droppedArrivals: 0, drainTimeS: null };
 }
+function nextTurn(spec, rec, turns) {
+  let turn = spec.turn ?? 1;
+  return rec.error !== null || turn >= turns || spec.responseText === void 0 ? null : {
+    session: spec.session ?? spec.id,
+    turn: turn + 1,
+    history: [...spec.messages ?? [], { role: "assistant", content: spec.responseText }]
+  };
+}
 async function runOpenLoop(client, makeSpec, opts) {
-  let offsets = arrivalOffsetsMs({
+  let offsets = opts.offsetsMs ? opts.offsetsMs.filter(
+    (t, j) => (opts.requests === null || j < opts.requests) && (opts.durationS === null || t < opts.durationS * 1e3)
+  ) : arrivalOffsetsMs({
     kind: opts.arrival,
     rateRps: opts.rateRps,
     burstiness: opts.burstiness,
@@ -39507,6 +39688,10 @@ async function probeModel(target, model) {
   let msg = r.json?.error?.message;
   return typeof msg == "string" ? msg : r.error ?? `HTTP ${r.status}: ${(r.text ?? "").slice(0, 200)}`;
 }
+function conversationPromptTokens(cfg, turnTokens) {
+  let turns = cfg.sessions?.turns ?? 1;
+  return turns * turnTokens + (turns - 1) * cfg.max_tokens + (cfg.shared_prefix?.tokens ?? 0);
+}
 async function preflight(target0, cfg, o) {
   let readiness = await waitReady(target0, {
     timeoutS: o.readyTimeoutS,
@@ -39532,55 +39717,14 @@ async function preflight(target0, cfg, o) {
   ));
   let context = server.extracted.context_length;
   if (typeof context == "number" && !cfg.dataset) {
-    let prompt = cfg.prompts === "sample" ? MAX_SAMPLE_PROMPT_TOKENS : (calibration?.reached_tokens ?? cfg.prompt_tokens) + (cfg.shared_prefix?.tokens ?? 0);
-    if (prompt + cfg.max_tokens > context)
+    let prompt = o.longest ? o.longest.promptTokens : cfg.prompts === "sample" ? MAX_SAMPLE_PROMPT_TOKENS : conversationPromptTokens(cfg, calibration?.reached_tokens ?? cfg.prompt_tokens), output2 = o.longest ? o.longest.outputTokens : cfg.max_tokens;
+    if (prompt + output2 > context)
       throw new TokenbenchError(
         "prompt_too_long",
-        `a prompt of ${prompt} tokens plus ${cfg.max_tokens} output tokens does not fit the server's context of ${context} tokens (${rootUrl(target)}): lower --prompt-tokens or --max-tokens, or start the server with a longer context`
+        `a prompt of ${prompt} tokens plus ${output2} output tokens does not fit the server's context of ${context} tokens (${rootUrl(target)}): ${o.longest ? "the trace's longest request needs a server with a longer context" : `lower ${cfg.sessions ? "--turns, " : ""}--prompt-tokens or --max-tokens, or start the server with a longer context`}`
       );
   }
   return { target, readiness, server, calibration };
-}
-
-// src/core/search.ts
-var same = (a, b) => Math.abs(a / b - 1) < 1e-3;
-function byRate(probes) {
-  let out = [];
-  for (let p of probes) {
-    let hit = out.find((o) => same(o.rate, p.rate));
-    hit ? (hit.sum += p.passPct, hit.n++) : out.push({ rate: p.rate, sum: p.passPct, n: 1 });
-  }
-  return out.map((o) => ({ rate: o.rate, passPct: o.sum / o.n }));
-}
-function bracketOf(probes, target) {
-  let rates = byRate(probes), fails2 = rates.filter((p) => p.passPct < target).map((p) => p.rate), hi = fails2.length > 0 ? Math.min(...fails2) : null, passes = rates.filter((p) => p.passPct >= target && (hi === null || p.rate < hi)).map((p) => p.rate);
-  return { lo: passes.length > 0 ? Math.max(...passes) : null, hi };
-}
-function nextProbe(probes, o) {
-  if (probes.length >= o.maxProbes) return null;
-  if (probes.length === 0) return o.start;
-  let margin = o.margin ?? 2, last2 = probes[probes.length - 1];
-  if (probes.filter((p) => same(p.rate, last2.rate)).length === 1 && Math.abs(last2.passPct - o.targetPassPct) <= margin) return last2.rate * 1.0001;
-  let { lo, hi } = bracketOf(probes, o.targetPassPct);
-  return hi === null ? Math.max(...probes.map((p) => p.rate)) * 2 : lo === null ? Math.min(...probes.map((p) => p.rate)) / 2 : (hi - lo) / hi <= (o.precision ?? 0.03) ? null : (lo + hi) / 2;
-}
-
-// src/core/saturation.ts
-function saturationOf(levels, search) {
-  let probes = levels.map((l) => ({ rate: l.level, passPct: l.slo_pass_pct ?? 0 })), { lo, hi } = bracketOf(probes, search.target_pass_pct), atMax = lo === null ? [] : levels.filter((l) => Math.abs(l.level / lo - 1) < 1e-3), mean2 = (xs) => xs.length > 0 ? xs.reduce((a, b) => a + b, 0) / xs.length : null;
-  return {
-    max_rate_rps: lo,
-    bracket_rps: [lo, hi],
-    pass_pct_at_max: mean2(atMax.map((l) => l.slo_pass_pct ?? 0)),
-    goodput_at_max_rps: mean2(atMax.map((l) => l.goodput_req_s)),
-    target_pass_pct: search.target_pass_pct,
-    probes: levels.length,
-    method: "open-loop probes: the rate doubles from the start until a probe fails (or halves until one passes), then the bracket between the highest passing and the lowest failing rate is bisected to 3 % or until the probes run out; a probe within 2 points of the target is measured twice and averaged"
-  };
-}
-function saturationHeadline(s) {
-  let f2 = (x) => x === null ? "?" : x.toPrecision(3), [lo, hi] = s.bracket_rps;
-  return lo === null ? `no probed rate kept ${s.target_pass_pct}% of requests within the SLOs (lowest probe failed): lower the starting --levels` : hi === null ? `sustains at least ${f2(lo)} req/s under SLO (no probe failed in ${s.probes}: raise --search-max-probes or the starting rate)` : `sustains ${f2(lo)} req/s under SLO (bracket ${f2(lo)}\u2013${f2(hi)}; ${f2(s.pass_pct_at_max)}% of requests within SLO there, goodput ${f2(s.goodput_at_max_rps)} req/s; ${s.probes} probes)`;
 }
 
 // src/core/sweep.ts
@@ -39665,6 +39809,9 @@ function sameConfig(a, b) {
   let strip = (c) => JSON.stringify({ ...c, levels: void 0 });
   return strip(a) === strip(b) && JSON.stringify(a.levels) === JSON.stringify(b.levels);
 }
+function sessionsOf(cfg) {
+  return cfg.sessions ? { turns: cfg.sessions.turns, thinkTimeMs: cfg.sessions.think_time_ms } : null;
+}
 function planLevel(cfg, index) {
   let level = cfg.levels[index], requests = effectiveRequests(cfg.mode, level, cfg.requests_per_level), notices = [];
   return cfg.mode === "closed" && requests !== null && cfg.requests_per_level !== null && requests > cfg.requests_per_level && notices.push(
@@ -39672,12 +39819,12 @@ function planLevel(cfg, index) {
   ), { level, index, requests, seed: cfg.seed + 7919 * (index + 1) >>> 0, notices };
 }
 function specFactory(cfg, plan, ids, calibration = null, dataset = null) {
-  let order = dataset ? datasetOrder(dataset.entries.length, cfg.seed) : null;
-  return (i, warmup, intended) => buildSpec(cfg, plan, ids.next++, i, warmup, intended, calibration, dataset, order);
+  let order = dataset ? orderOf(dataset, cfg.seed) : null;
+  return (i, warmup, intended, turn) => buildSpec(cfg, plan, ids.next++, i, warmup, intended, calibration, dataset, order, turn);
 }
 function indexedSpecFactory(cfg, plan, idBase, calibration = null, dataset = null) {
-  let order = dataset ? datasetOrder(dataset.entries.length, cfg.seed) : null;
-  return (i, warmup, intended) => buildSpec(
+  let order = dataset ? orderOf(dataset, cfg.seed) : null;
+  return (i, warmup, intended, turn) => buildSpec(
     cfg,
     plan,
     idBase + (warmup ? WARMUP_ID_OFFSET : 0) + i,
@@ -39686,8 +39833,12 @@ function indexedSpecFactory(cfg, plan, idBase, calibration = null, dataset = nul
     intended,
     calibration,
     dataset,
-    order
+    order,
+    turn
   );
+}
+function orderOf(dataset, seed) {
+  return dataset.offsetsMs ? dataset.entries.map((_, i) => i) : datasetOrder(dataset.entries.length, seed);
 }
 function sharedPrefix(cfg, index, calibration) {
   let sp = cfg.shared_prefix;
@@ -39696,29 +39847,29 @@ function sharedPrefix(cfg, index, calibration) {
   return `group${String(group).padStart(4, "0")} ${promptWords(Math.max(1, words - 1), cfg.seed * 7919 + group + 1)}
 `;
 }
-function buildSpec(cfg, plan, id, i, warmup, intended, calibration, dataset = null, order = null) {
+function buildSpec(cfg, plan, id, i, warmup, intended, calibration, dataset = null, order = null, turn) {
   if (dataset && order) {
-    let n = order.length, entry = dataset.entries[order[warmup ? n - 1 - i % n : i % n]];
-    return {
+    let n = order.length, entry = dataset.entries[order[warmup ? n - 1 - i % n : i % n]], spec2 = {
       id,
       level: plan.level,
       warmup,
       prompt: entry.prompt ?? "",
       ...entry.messages ? { messages: entry.messages } : {},
       maxTokens: entry.outputTokens ?? cfg.max_tokens,
-      promptTokensRequested: null,
+      promptTokensRequested: entry.promptTokens ?? null,
       intendedSendAbsMs: intended
     };
+    return turn ? inConversation(spec2, turn, entry.prompt ?? lastUserContent(entry.messages ?? [])) : spec2;
   }
-  let fixed = { promptTokens: cfg.prompt_tokens, maxTokens: cfg.max_tokens }, shape = shapeFor(cfg.prompts, warmup ? 1e6 + i : i, plan.seed, fixed);
-  return {
+  let fixed = { promptTokens: cfg.prompt_tokens, maxTokens: cfg.max_tokens }, shape = shapeFor(cfg.prompts, warmup ? 1e6 + i : i, plan.seed, fixed), spec = {
     id,
     level: plan.level,
     warmup,
     // Every prompt: a unique fixed-width tag first, then the run's words (one sequence per
     // seed), so prompts of one length count the same tokens and share no prefix beyond the
-    // server's own template.
-    prompt: sharedPrefix(cfg, i, calibration) + makePrompt(
+    // server's own template. A later turn of a conversation has no shared prefix of its own:
+    // the history before it is one.
+    prompt: (turn && turn.turn > 1 ? "" : sharedPrefix(cfg, i, calibration)) + makePrompt(
       calibration ? wordsFor(calibration, shape.promptTokens) : shape.promptTokens,
       cfg.seed,
       id + cfg.seed * 1000003
@@ -39727,12 +39878,26 @@ function buildSpec(cfg, plan, id, i, warmup, intended, calibration, dataset = nu
     promptTokensRequested: shape.promptTokens,
     intendedSendAbsMs: intended
   };
+  return turn ? inConversation(spec, turn, spec.prompt) : spec;
+}
+var lastUserContent = (ms2) => [...ms2].reverse().find((m) => m.role === "user")?.content ?? ms2[ms2.length - 1]?.content ?? "";
+function inConversation(spec, turn, userContent) {
+  return {
+    ...spec,
+    prompt: userContent,
+    messages: [...turn.history, { role: "user", content: userContent }],
+    session: turn.turn === 1 ? spec.id : turn.session,
+    turn: turn.turn,
+    keepText: !0,
+    // only the new turn was sized: the history is whatever the conversation holds by now
+    promptTokensRequested: turn.turn === 1 ? spec.promptTokensRequested : null
+  };
 }
 
 // src/core/shard-run.ts
 function factories(job) {
   let all = indexedSpecFactory(job.cfg, job.plan, job.idBase, job.calibration, job.dataset ?? null);
-  return { all, closed: (j, w, t) => all(closedIndex(j, job.placement), w, t) };
+  return { all, closed: (j, w, t, turn) => all(closedIndex(j, job.placement), w, t, turn) };
 }
 function runShareWarmup(client, job) {
   let { cfg, plan, placement } = job, users = cfg.mode === "closed" ? shareOf(plan.level, placement) : Math.ceil(plan.level);
@@ -39756,7 +39921,8 @@ function runShare(client, job, o) {
     return users === 0 ? Promise.resolve({ records: [], droppedArrivals: 0, drainTimeS: null }) : runClosedLoop(client, f2.closed, {
       ...common,
       requests: plan.requests === null ? null : shareOf(plan.requests, placement),
-      concurrency: users
+      concurrency: users,
+      sessions: sessionsOf(cfg)
     });
   }
   return runOpenLoop(client, f2.all, {
@@ -39768,7 +39934,8 @@ function runShare(client, job, o) {
     burstiness: cfg.burstiness,
     seed: plan.seed,
     maxInFlight: cfg.max_in_flight === null ? null : Math.max(1, shareOf(cfg.max_in_flight, placement)),
-    shard: placement
+    shard: placement,
+    ...job.dataset?.offsetsMs ? { offsetsMs: job.dataset.offsetsMs } : {}
   });
 }
 
@@ -39882,13 +40049,14 @@ async function runLevel(ctx, plan, makeSpec) {
     ...ctx.shouldStop ? { shouldStop: ctx.shouldStop } : {}
   }, run;
   try {
-    run = cfg.mode === "closed" ? await runClosedLoop(client, makeSpec, { ...common, concurrency: level }) : await runOpenLoop(client, makeSpec, {
+    run = cfg.mode === "closed" ? await runClosedLoop(client, makeSpec, { ...common, concurrency: level, sessions: sessionsOf(cfg) }) : await runOpenLoop(client, makeSpec, {
       ...common,
       rateRps: level,
       arrival: cfg.arrival,
       burstiness: cfg.burstiness,
       seed: plan.seed,
-      maxInFlight: cfg.max_in_flight
+      maxInFlight: cfg.max_in_flight,
+      ...ctx.offsetsMs ? { offsetsMs: ctx.offsetsMs } : {}
     });
   } finally {
     clearInterval(progressTimer);
@@ -40108,6 +40276,111 @@ function admissionSummary(input2) {
   };
 }
 
+// src/core/trace.ts
+import { createHash as createHash3 } from "node:crypto";
+import { readFileSync as readFileSync3 } from "node:fs";
+import { basename as basename3 } from "node:path";
+var TRACE_BLOCK_TOKENS = 512, REPLAY_LAG_WARN_MS = 50, TraceError = class extends TokenbenchError {
+  constructor(message) {
+    super("trace_invalid", message);
+  }
+}, posInt = (v) => typeof v == "number" && Number.isInteger(v) && v > 0;
+function rowOf(o, where) {
+  if (o === null || typeof o != "object" || Array.isArray(o))
+    throw new TraceError(`${where}: not a JSON object`);
+  let r = o;
+  if (typeof r.timestamp != "number" || !Number.isFinite(r.timestamp) || r.timestamp < 0)
+    throw new TraceError(`${where}: "timestamp" must be a non-negative number of milliseconds`);
+  if (!posInt(r.input_length)) throw new TraceError(`${where}: "input_length" must be a positive integer`);
+  if (!posInt(r.output_length)) throw new TraceError(`${where}: "output_length" must be a positive integer`);
+  let ids = r.hash_ids ?? [];
+  if (!Array.isArray(ids) || !ids.every((h) => typeof h == "number" && Number.isInteger(h) && h >= 0))
+    throw new TraceError(`${where}: "hash_ids" must be an array of non-negative integers`);
+  if (ids.length > Math.ceil(r.input_length / TRACE_BLOCK_TOKENS))
+    throw new TraceError(
+      `${where}: ${ids.length} hash_ids of ${TRACE_BLOCK_TOKENS} tokens are more than input_length ${r.input_length} holds`
+    );
+  return {
+    timestampMs: r.timestamp,
+    inputTokens: r.input_length,
+    outputTokens: r.output_length,
+    hashIds: ids
+  };
+}
+function parseTrace(text2, name) {
+  let sha256 = createHash3("sha256").update(text2).digest("hex"), rows = [], lines = 0;
+  for (let [i, line] of text2.split(`
+`).entries()) {
+    if (line.trim() === "") continue;
+    lines++;
+    let o;
+    try {
+      o = JSON.parse(line);
+    } catch {
+      throw new TraceError(`${name}: line ${i + 1} is not valid JSON`);
+    }
+    rows.push(rowOf(o, `${name}: line ${i + 1}`));
+  }
+  if (rows.length === 0) throw new TraceError(`${name}: no request in it`);
+  return rows.sort((a, b) => a.timestampMs - b.timestampMs), { name, lines, sha256, rows };
+}
+function loadTrace(path) {
+  let text2;
+  try {
+    text2 = readFileSync3(path, "utf8");
+  } catch (err) {
+    throw new TraceError(`${path}: cannot be read (${err.code ?? "error"})`);
+  }
+  return parseTrace(text2, basename3(path));
+}
+function traceRows(trace, speed, requests, durationS) {
+  let t0 = trace.rows[0].timestampMs, rows = trace.rows.map((r) => ({ row: r, offsetMs: (r.timestampMs - t0) / speed }));
+  return durationS !== null && (rows = rows.filter((r) => r.offsetMs < durationS * 1e3)), requests !== null && (rows = rows.slice(0, requests)), rows;
+}
+function traceRateRps(offsetsMs) {
+  let span = offsetsMs.length > 1 ? offsetsMs[offsetsMs.length - 1] - offsetsMs[0] : 0;
+  return span > 0 ? Number(((offsetsMs.length - 1) * 1e3 / span).toPrecision(4)) : 1;
+}
+function traceDataset(trace, o, calibration) {
+  let rows = traceRows(trace, o.speed, o.requests, o.durationS), blockWords = calibration ? Math.max(1, Math.round(TRACE_BLOCK_TOKENS / calibration.tokens_per_word)) : TRACE_BLOCK_TOKENS, entries = rows.map(({ row }, i) => {
+    let words = calibration ? wordsFor(calibration, row.inputTokens) : row.inputTokens, parts = [];
+    for (let h of row.hashIds) {
+      let n = Math.min(blockWords, words);
+      if (n <= 0) break;
+      parts.push(promptWords(n, h * 2654435761 + 97 >>> 0)), words -= n;
+    }
+    return words > 0 && parts.push(makePrompt(words, o.seed, o.seed * 1000003 + i)), {
+      prompt: parts.join(" "),
+      messages: null,
+      outputTokens: row.outputTokens,
+      promptTokens: row.inputTokens
+    };
+  });
+  return {
+    name: trace.name,
+    lines: trace.lines,
+    sha256: trace.sha256,
+    entries,
+    offsetsMs: rows.map((r) => r.offsetMs)
+  };
+}
+function traceReplay(trace, config2, speed, requests) {
+  config2.requests_per_level = requests ?? (config2.duration_s === null ? trace.rows.length : null);
+  let rows = traceRows(trace, speed, config2.requests_per_level, config2.duration_s);
+  config2.levels = [traceRateRps(rows.map((r) => r.offsetMs))], config2.max_tokens = Math.max(...rows.map((r) => r.row.outputTokens)), config2.trace = { name: trace.name, lines: trace.lines, sha256: trace.sha256, speed };
+  let longest = rows.reduce(
+    (a, r) => r.row.inputTokens + r.row.outputTokens > a.row.inputTokens + a.row.outputTokens ? r : a
+  ).row;
+  return {
+    longest: { promptTokens: longest.inputTokens, outputTokens: longest.outputTokens },
+    build: (calibration) => traceDataset(
+      trace,
+      { speed, requests: config2.requests_per_level, durationS: config2.duration_s, seed: config2.seed },
+      calibration
+    )
+  };
+}
+
 // src/core/level-summary.ts
 function openLoopSummary(cfg, level, run) {
   if (cfg.mode !== "open") return null;
@@ -40133,6 +40406,19 @@ function cachedShare(ok) {
   }
   return known ? { cached_tokens_pct: prompt > 0 ? 100 * cached2 / prompt : null } : {};
 }
+function turnSummaries(ok) {
+  let byTurn = /* @__PURE__ */ new Map();
+  for (let r of ok) r.turn !== void 0 && byTurn.set(r.turn, [...byTurn.get(r.turn) ?? [], r]);
+  return [...byTurn.entries()].sort((a, b) => a[0] - b[0]).map(([turn, rs]) => ({
+    turn,
+    ok: rs.length,
+    ttft_ms: summarize(rs.map((r) => deriveRequest(r).ttftMs).filter((x) => x !== null)),
+    prompt_tokens: summarize(
+      rs.map((r) => r.usage?.prompt_tokens).filter((x) => typeof x == "number")
+    ),
+    cached_tokens_pct: cachedShare(rs).cached_tokens_pct ?? null
+  }));
+}
 function summariseLevel(input2) {
   let { cfg, level, run } = input2, notices = [...input2.notices], agg = aggregateLevel({
     level,
@@ -40150,9 +40436,14 @@ function summariseLevel(input2) {
     open_loop: openLoopSummary(cfg, level, run),
     ...cfg.ramp_up_s ? { ramp_requests: run.records.filter((r) => r.ramp).length } : {},
     ...cachedShare(ok),
+    ...cfg.sessions ? { turns: turnSummaries(ok) } : {},
     client: input2.client,
     notices: notices.map((n) => n.replace(`level ${level}: `, ""))
-  }, resent = run.records.filter((r) => r.retries !== void 0).length;
+  }, lagP99 = result.open_loop?.schedule_lag_ms.p99 ?? null;
+  cfg.trace && lagP99 !== null && lagP99 > REPLAY_LAG_WARN_MS && notices.push(
+    `level ${level}: replay lag p99 ${lagP99.toFixed(1)} ms is over ${REPLAY_LAG_WARN_MS} ms: requests left later than the trace's times, so its bursts were smoothed; check the client's self-check (CPU) or replay slower with --trace-speed`
+  );
+  let resent = run.records.filter((r) => r.retries !== void 0).length;
   if (resent > 0 && notices.push(
     `level ${level}: ${resent} request(s) went out on a kept-alive connection the server had already closed and were sent again on a new one (none lost); the client no longer reuses this server's connections`
   ), agg.errors > 0) {
@@ -40255,7 +40546,8 @@ async function runSweep(opts) {
     sampler,
     onProgress: opts.onProgress,
     shouldStop: opts.shouldStop,
-    pool
+    pool,
+    offsetsMs: opts.dataset?.offsetsMs ?? null
   }, ids = { next: state.records.reduce((m, r) => Math.max(m, r.id + 1), 0) }, stopWatch = opts.shouldStop ? setInterval(() => {
     opts.shouldStop?.() && (clearInterval(stopWatch), client.destroy().catch(() => {
     }), pool?.stop());
@@ -40345,7 +40637,9 @@ async function sweepCommand(argv) {
   let v = parsed.values;
   if (parsed.positionals.length > 0) throw new UsageError(`unexpected argument "${parsed.positionals[0]}"`);
   let config2 = sweepConfigOf(v, v), dataset = v.dataset !== null ? loadDataset(v.dataset) : null;
-  if (dataset && (config2.dataset = { name: dataset.name, lines: dataset.lines, sha256: dataset.sha256 }), config2.mode === "open" && config2.requests_per_level === null && config2.duration_s === null)
+  dataset && (config2.dataset = { name: dataset.name, lines: dataset.lines, sha256: dataset.sha256 });
+  let trace = v.trace !== null ? loadTrace(v.trace) : null, replay = trace ? traceReplay(trace, config2, v.traceSpeed, v.requests) : null;
+  if (config2.mode === "open" && config2.requests_per_level === null && config2.duration_s === null)
     throw new UsageError("open loop needs --requests or --duration");
   let load = loadGeneratorOf(v, config2, makeTarget(v)), notice = noticePrinter(v.quiet);
   assertWritable(v.out), v.resume && existsSync4(v.out) && readResults(v.out);
@@ -40353,8 +40647,11 @@ async function sweepCommand(argv) {
     readyTimeoutS: v.readyTimeoutS,
     serverLimits: v.serverLimits,
     calibrate: v.calibratePrompts,
-    onNotice: notice
-  }), stop = !1, onSig = () => {
+    onNotice: notice,
+    ...replay ? { longest: replay.longest } : {}
+  });
+  trace && (dataset = replay.build(pre.calibration));
+  let stop = !1, onSig = () => {
     stop && process.exit(130), stop = !0, process.stderr.write(
       `
 interrupted: finishing the level in progress is abandoned; finished levels are saved
@@ -40380,7 +40677,7 @@ interrupted: finishing the level in progress is abandoned; finished levels are s
     load,
     dataset
   });
-  process.off("SIGINT", onSig), process.off("SIGTERM", onSig), process.stdout.write(`${markdownTable(doc.levels)}
+  process.off("SIGINT", onSig), process.off("SIGTERM", onSig), process.stdout.write(`${markdownReport(doc)}
 `), doc.saturation && process.stdout.write(`
 ${saturationHeadline(doc.saturation)}
 `);
@@ -40392,7 +40689,7 @@ ${saturationHeadline(doc.saturation)}
 }
 
 // src/cli/tools-command.ts
-import { existsSync as existsSync5, mkdirSync as mkdirSync4, readFileSync as readFileSync3, writeFileSync as writeFileSync4 } from "node:fs";
+import { existsSync as existsSync5, mkdirSync as mkdirSync4, readFileSync as readFileSync4, writeFileSync as writeFileSync4 } from "node:fs";
 import { dirname as dirname3, join as join3 } from "node:path";
 
 // src/core/compare-docs.ts
@@ -40933,7 +41230,7 @@ async function importCommand(argv) {
   try {
     let results = files.flatMap((file2) => {
       if (!existsSync5(file2)) throw new UsageError(`no such file: ${file2}`);
-      return vllmResultsIn(readFileSync3(file2, "utf8"), file2);
+      return vllmResultsIn(readFileSync4(file2, "utf8"), file2);
     });
     doc = parseResultDocument(importVllmMany(results));
   } catch (err) {

@@ -434,13 +434,27 @@ var PrefixCache = class {
     }
     for (let h of hashes)
       this.lru.delete(h), this.lru.set(h, !0);
+    this.evict();
+    let cached = hitBlocks * this.blockTokens;
+    return this.queries++, this.queryTokens += tokens.length, cached > 0 && this.hits++, this.hitTokens += cached, cached;
+  }
+  /**
+   * Keep a finished request's full blocks (prompt then generated tokens), as vLLM does: the next
+   * turn of a conversation, which re-sends them, hits them. Not a query: the hit counters stay.
+   */
+  insert(tokens) {
+    if (!(this.capacityTokens <= 0)) {
+      for (let h of this.blockHashes(tokens))
+        this.lru.delete(h), this.lru.set(h, !0);
+      this.evict();
+    }
+  }
+  evict() {
     let maxBlocks = Math.floor(this.capacityTokens / this.blockTokens);
     for (; this.lru.size > maxBlocks; ) {
       let oldest = this.lru.keys().next().value;
       this.lru.delete(oldest);
     }
-    let cached = hitBlocks * this.blockTokens;
-    return this.queries++, this.queryTokens += tokens.length, cached > 0 && this.hits++, this.hitTokens += cached, cached;
   }
   get usedTokens() {
     return this.lru.size * this.blockTokens;
@@ -658,7 +672,11 @@ var TimerQueue = class {
 };
 
 // src/mock/engine.ts
-var VOCAB = "the of and to in is was for on that with as it by at from his her an be this are or which".split(" "), hrMs = () => Number(process.hrtime.bigint()) / 1e6, Engine = class {
+var VOCAB = "the of and to in is was for on that with as it by at from his her an be this are or which".split(" "), vocabAt = (r, i) => VOCAB[(i + r.seq) % VOCAB.length];
+function generatedTokens(r) {
+  return Array.from({ length: r.emitted }, (_, i) => vocabAt(r, i));
+}
+var hrMs = () => Number(process.hrtime.bigint()) / 1e6, Engine = class {
   constructor(o) {
     this.o = o;
     this.flavor = FLAVOR_MODULES[o.flavor], this.rand = seededRandom(o.seed), this.faultRand = seededRandom(o.seed ^ 2654435769), this.cache = new PrefixCache(o.prefixCacheTokens, o.blockTokens);
@@ -856,7 +874,7 @@ var VOCAB = "the of and to in is was for on that with as it by at from his her a
     let o = this.o;
     this.lateness.length < 1e6 && this.lateness.push(now - scheduled);
     let k = Math.min(o.tokensPerChunk, r.target - r.emitted), text = "";
-    for (let i = 0; i < k; i++) text += ` ${VOCAB[(r.emitted + i + r.seq) % VOCAB.length]}`;
+    for (let i = 0; i < k; i++) text += ` ${vocabAt(r, r.emitted + i)}`;
     let first = r.emitted === 0;
     r.emitted += k, this.generationTotal += k, this.events++, first ? (r.tFirst = now, this.h.ttft.observe((now - r.tArrive) / 1e3)) : this.h.itl.observe((now - r.tLast) / 1e3), r.tLast = now;
     let last = r.emitted >= r.target, half = Math.floor(r.target / 2), crossedHalf = r.emitted >= half && r.emitted - k < half, extraDelayMs = r.fault === "stall" && crossedHalf ? o.stallS * 1e3 : 0;
@@ -909,7 +927,7 @@ var VOCAB = "the of and to in is was for on that with as it by at from his her a
       let i = this.queue.indexOf(r);
       i >= 0 && this.queue.splice(i, 1);
     }
-    ok && (this.completed++, this.h.e2e.observe((t - r.tArrive) / 1e3), r.stream ? (r.res.end(), this.flavor.closeAfterStream && r.res.once("finish", () => r.res.socket?.destroy())) : sendJson(r.res, 200, completionBody(r, JSON.parse(this.usageJson(r))))), this.scheduleAdmission(t);
+    ok && (this.completed++, this.cache.insert([...r.promptTokens, ...generatedTokens(r)]), this.h.e2e.observe((t - r.tArrive) / 1e3), r.stream ? (r.res.end(), this.flavor.closeAfterStream && r.res.once("finish", () => r.res.socket?.destroy())) : sendJson(r.res, 200, completionBody(r, JSON.parse(this.usageJson(r))))), this.scheduleAdmission(t);
   }
 };
 

@@ -19072,6 +19072,7 @@ function count(v, name, bad) {
 function interpretChunk(obj) {
   let info = {
     contentChars: 0,
+    text: "",
     finishReason: null,
     usage: null,
     errorMessage: null,
@@ -19092,7 +19093,7 @@ function interpretChunk(obj) {
     for (let c of choices) {
       if (c === null || typeof c != "object") continue;
       let ch = c, delta = ch.delta;
-      delta != null && typeof delta == "object" && (info.contentChars += strLen(delta.content) + strLen(delta.reasoning_content) + strLen(delta.reasoning)), info.contentChars += strLen(ch.text), typeof ch.finish_reason == "string" && (info.finishReason = ch.finish_reason);
+      delta != null && typeof delta == "object" && (info.contentChars += strLen(delta.content) + strLen(delta.reasoning_content) + strLen(delta.reasoning), typeof delta.content == "string" && (info.text += delta.content)), info.contentChars += strLen(ch.text), typeof ch.text == "string" && (info.text += ch.text), typeof ch.finish_reason == "string" && (info.finishReason = ch.finish_reason);
     }
   let u = o.usage;
   if (u !== null && typeof u == "object") {
@@ -19305,7 +19306,7 @@ var StreamClient = class {
    * after every response. Nothing else is retried.
    */
   attempt(spec, body, retries, resolve) {
-    let cfg = this.cfg, origin = cfg.originMs, eventTimes = [], eventChars = [], serverTimes, serverArrival, timings = null, usageRaw = null, eventCount = 0, now = 0, headersMs = null, status = null, finishReason = null, usage = null, error = null, done = !1, errBody = "", sse = !0, timedOut = !1, finished = !1, controller = null, received = 0, maxResponseBytes = cfg.limits?.maxResponseBytes ?? STREAM_LIMITS.maxResponseBytes, maxLineBytes = cfg.limits?.maxLineBytes ?? STREAM_LIMITS.maxLineBytes, setError = (code, message) => {
+    let cfg = this.cfg, origin = cfg.originMs, eventTimes = [], eventChars = [], serverTimes, serverArrival, timings = null, usageRaw = null, eventCount = 0, now = 0, headersMs = null, status = null, finishReason = null, usage = null, error = null, done = !1, errBody = "", sse = !0, timedOut = !1, finished = !1, controller = null, received = 0, text2 = spec.keepText ? [] : null, maxResponseBytes = cfg.limits?.maxResponseBytes ?? STREAM_LIMITS.maxResponseBytes, maxLineBytes = cfg.limits?.maxLineBytes ?? STREAM_LIMITS.maxLineBytes, setError = (code, message) => {
       error === null && (error = { code, message: message.slice(0, 1e3) });
     }, parser = new SseParser((ev) => {
       if (ev.data === "[DONE]") {
@@ -19328,7 +19329,7 @@ var StreamClient = class {
         prompt_tokens: info.usage.prompt,
         completion_tokens: info.usage.completion,
         cached_tokens: info.usage.cached
-      }), info.finishReason !== null && (finishReason = info.finishReason), info.timings !== null && (timings = info.timings), info.usageRaw !== null && (usageRaw = info.usageRaw), info.contentChars > 0 && (eventTimes.push(now - origin), eventChars.push(info.contentChars), info.serverTsMs !== null && (serverTimes ??= [], serverTimes.push(info.serverTsMs - this.hrtimeOffsetMs - origin)), info.serverArrivalTsMs !== null && (serverArrival = info.serverArrivalTsMs - this.hrtimeOffsetMs - origin));
+      }), info.finishReason !== null && (finishReason = info.finishReason), info.timings !== null && (timings = info.timings), info.usageRaw !== null && (usageRaw = info.usageRaw), info.contentChars > 0 && (text2 !== null && info.text !== "" && text2.push(info.text), eventTimes.push(now - origin), eventChars.push(info.contentChars), info.serverTsMs !== null && (serverTimes ??= [], serverTimes.push(info.serverTsMs - this.hrtimeOffsetMs - origin)), info.serverArrivalTsMs !== null && (serverArrival = info.serverArrivalTsMs - this.hrtimeOffsetMs - origin));
     }), dispatchAbs = performance3.now(), wireId = `${this.tag}-${spec.id}${retries > 0 ? `-r${retries}` : ""}`, timer = setTimeout(() => {
       timedOut = !0, controller?.abort(new Error(`request exceeded --timeout-s ${cfg.timeoutS}`));
     }, cfg.timeoutS * 1e3), finish = () => {
@@ -19359,7 +19360,7 @@ var StreamClient = class {
         http_status: status,
         error
       };
-      serverTimes !== void 0 && (rec.server_event_times_ms = serverTimes), serverArrival !== void 0 && (rec.server_arrival_ms = serverArrival), retries > 0 && (rec.retries = retries), written?.connectedAt != null && written.connectedAt >= dispatchAbs && (rec.connected_ms = written.connectedAt - origin), timings !== null && (rec.server_timings = timings), usageRaw !== null && (rec.usage_raw = usageRaw), resolve(rec);
+      serverTimes !== void 0 && (rec.server_event_times_ms = serverTimes), serverArrival !== void 0 && (rec.server_arrival_ms = serverArrival), retries > 0 && (rec.retries = retries), spec.session !== void 0 && (rec.session = spec.session), spec.turn !== void 0 && (rec.turn = spec.turn), text2 !== null && (spec.responseText = text2.join("")), written?.connectedAt != null && written.connectedAt >= dispatchAbs && (rec.connected_ms = written.connectedAt - origin), timings !== null && (rec.server_timings = timings), usageRaw !== null && (rec.usage_raw = usageRaw), resolve(rec);
     }, handler = {
       onRequestStart(c) {
         controller = c;
@@ -19591,9 +19592,13 @@ var shareOf = (total, p) => splitEven(splitEven(total, p.runner.count)[p.runner.
 var WARMUP_ID_OFFSET = 5e6;
 
 // src/core/load.ts
-async function sleepUntil(tAbsMs) {
-  let d = tAbsMs - performance5.now();
-  for (d > 3 && await sleep(d - 2); performance5.now() < tAbsMs; ) await yieldImmediate();
+function sleepUntil(tAbsMs) {
+  return new Promise((resolve) => {
+    let spin = () => {
+      performance5.now() >= tAbsMs ? resolve() : setImmediate(spin);
+    }, d = tAbsMs - performance5.now();
+    d > 3 ? setTimeout(spin, d - 2) : spin();
+  });
 }
 var RAMP_INDEX = 1e6;
 function markRamp(rec) {
@@ -19608,16 +19613,27 @@ async function runClosedLoop(client2, makeSpec, opts) {
         let rec = markRamp(await client2.stream(makeSpec(RAMP_INDEX + rampNext++, !0, null)));
         records.push(rec), await yieldImmediate();
       }
+    let sessions = opts.sessions ?? null, conversation = null;
     for (; ; ) {
-      if (next >= limit || performance5.now() >= deadline || opts.shouldStop?.()) return;
-      let i = next++, rec = await client2.stream(makeSpec(i, !1, null));
-      records.push(rec), opts.onRecord?.(rec), await yieldImmediate();
+      if (conversation !== null && sessions.thinkTimeMs > 0 && await sleep(sessions.thinkTimeMs), next >= limit || performance5.now() >= deadline || opts.shouldStop?.()) return;
+      let i = next++, spec = sessions ? makeSpec(i, !1, null, conversation ?? { session: 0, turn: 1, history: [] }) : makeSpec(i, !1, null), rec = await client2.stream(spec);
+      records.push(rec), opts.onRecord?.(rec), sessions && (conversation = nextTurn(spec, rec, sessions.turns)), await yieldImmediate();
     }
   };
   return await Promise.all(Array.from({ length: opts.concurrency }, (_, k) => user(k))), { records, droppedArrivals: 0, drainTimeS: null };
 }
+function nextTurn(spec, rec, turns) {
+  let turn = spec.turn ?? 1;
+  return rec.error !== null || turn >= turns || spec.responseText === void 0 ? null : {
+    session: spec.session ?? spec.id,
+    turn: turn + 1,
+    history: [...spec.messages ?? [], { role: "assistant", content: spec.responseText }]
+  };
+}
 async function runOpenLoop(client2, makeSpec, opts) {
-  let offsets = arrivalOffsetsMs({
+  let offsets = opts.offsetsMs ? opts.offsetsMs.filter(
+    (t, j) => (opts.requests === null || j < opts.requests) && (opts.durationS === null || t < opts.durationS * 1e3)
+  ) : arrivalOffsetsMs({
     kind: opts.arrival,
     rateRps: opts.rateRps,
     burstiness: opts.burstiness,
@@ -20446,6 +20462,36 @@ var CONNECTION = {
     default: null,
     help: "prompts from a file instead of synthetic ones: JSON Lines with prompt or messages (and optionally output_tokens) per line, or ShareGPT JSON; used in a seeded shuffle"
   }),
+  turns: number({
+    flag: "turns",
+    metavar: "T",
+    default: 1,
+    check: (n) => Number.isInteger(n) && n >= 1 && n <= 1e3,
+    what: "an integer from 1 to 1000",
+    help: "closed loop: each user holds conversations of T turns, re-sending the history (earlier prompts and the server's answers) with each new user turn; TTFT is reported per turn"
+  }),
+  thinkTimeMs: number({
+    flag: "think-time-ms",
+    metavar: "MS",
+    default: 0,
+    check: (n) => n >= 0 && n <= 36e5,
+    what: "a number of milliseconds from 0 to 3600000",
+    help: "with --turns: a user waits this long after an answer before sending the next turn"
+  }),
+  trace: text({
+    flag: "trace",
+    metavar: "FILE",
+    default: null,
+    help: "replay a trace (Mooncake JSONL: timestamp ms, input_length, output_length, optional hash_ids of shared 512-token blocks): one open-loop level at the trace's own times"
+  }),
+  traceSpeed: number({
+    flag: "trace-speed",
+    metavar: "X",
+    default: 1,
+    check: (n) => n > 0 && n <= 1e3,
+    what: "a positive number up to 1000",
+    help: "with --trace: play the trace X times as fast (2: gaps halved)"
+  }),
   requests: number({
     flag: "requests",
     default: null,
@@ -20915,9 +20961,12 @@ var TOOLS = {
 };
 
 // src/core/sweep-plan.ts
+function sessionsOf(cfg) {
+  return cfg.sessions ? { turns: cfg.sessions.turns, thinkTimeMs: cfg.sessions.think_time_ms } : null;
+}
 function indexedSpecFactory(cfg, plan, idBase, calibration = null, dataset = null) {
-  let order = dataset ? datasetOrder(dataset.entries.length, cfg.seed) : null;
-  return (i, warmup, intended) => buildSpec(
+  let order = dataset ? orderOf(dataset, cfg.seed) : null;
+  return (i, warmup, intended, turn) => buildSpec(
     cfg,
     plan,
     idBase + (warmup ? WARMUP_ID_OFFSET : 0) + i,
@@ -20926,8 +20975,12 @@ function indexedSpecFactory(cfg, plan, idBase, calibration = null, dataset = nul
     intended,
     calibration,
     dataset,
-    order
+    order,
+    turn
   );
+}
+function orderOf(dataset, seed) {
+  return dataset.offsetsMs ? dataset.entries.map((_, i) => i) : datasetOrder(dataset.entries.length, seed);
 }
 function sharedPrefix(cfg, index, calibration) {
   let sp = cfg.shared_prefix;
@@ -20936,29 +20989,29 @@ function sharedPrefix(cfg, index, calibration) {
   return `group${String(group).padStart(4, "0")} ${promptWords(Math.max(1, words - 1), cfg.seed * 7919 + group + 1)}
 `;
 }
-function buildSpec(cfg, plan, id, i, warmup, intended, calibration, dataset = null, order = null) {
+function buildSpec(cfg, plan, id, i, warmup, intended, calibration, dataset = null, order = null, turn) {
   if (dataset && order) {
-    let n = order.length, entry = dataset.entries[order[warmup ? n - 1 - i % n : i % n]];
-    return {
+    let n = order.length, entry = dataset.entries[order[warmup ? n - 1 - i % n : i % n]], spec2 = {
       id,
       level: plan.level,
       warmup,
       prompt: entry.prompt ?? "",
       ...entry.messages ? { messages: entry.messages } : {},
       maxTokens: entry.outputTokens ?? cfg.max_tokens,
-      promptTokensRequested: null,
+      promptTokensRequested: entry.promptTokens ?? null,
       intendedSendAbsMs: intended
     };
+    return turn ? inConversation(spec2, turn, entry.prompt ?? lastUserContent(entry.messages ?? [])) : spec2;
   }
-  let fixed = { promptTokens: cfg.prompt_tokens, maxTokens: cfg.max_tokens }, shape = shapeFor(cfg.prompts, warmup ? 1e6 + i : i, plan.seed, fixed);
-  return {
+  let fixed = { promptTokens: cfg.prompt_tokens, maxTokens: cfg.max_tokens }, shape = shapeFor(cfg.prompts, warmup ? 1e6 + i : i, plan.seed, fixed), spec = {
     id,
     level: plan.level,
     warmup,
     // Every prompt: a unique fixed-width tag first, then the run's words (one sequence per
     // seed), so prompts of one length count the same tokens and share no prefix beyond the
-    // server's own template.
-    prompt: sharedPrefix(cfg, i, calibration) + makePrompt(
+    // server's own template. A later turn of a conversation has no shared prefix of its own:
+    // the history before it is one.
+    prompt: (turn && turn.turn > 1 ? "" : sharedPrefix(cfg, i, calibration)) + makePrompt(
       calibration ? wordsFor(calibration, shape.promptTokens) : shape.promptTokens,
       cfg.seed,
       id + cfg.seed * 1000003
@@ -20967,12 +21020,26 @@ function buildSpec(cfg, plan, id, i, warmup, intended, calibration, dataset = nu
     promptTokensRequested: shape.promptTokens,
     intendedSendAbsMs: intended
   };
+  return turn ? inConversation(spec, turn, spec.prompt) : spec;
+}
+var lastUserContent = (ms) => [...ms].reverse().find((m) => m.role === "user")?.content ?? ms[ms.length - 1]?.content ?? "";
+function inConversation(spec, turn, userContent) {
+  return {
+    ...spec,
+    prompt: userContent,
+    messages: [...turn.history, { role: "user", content: userContent }],
+    session: turn.turn === 1 ? spec.id : turn.session,
+    turn: turn.turn,
+    keepText: !0,
+    // only the new turn was sized: the history is whatever the conversation holds by now
+    promptTokensRequested: turn.turn === 1 ? spec.promptTokensRequested : null
+  };
 }
 
 // src/core/shard-run.ts
 function factories(job2) {
   let all = indexedSpecFactory(job2.cfg, job2.plan, job2.idBase, job2.calibration, job2.dataset ?? null);
-  return { all, closed: (j, w, t) => all(closedIndex(j, job2.placement), w, t) };
+  return { all, closed: (j, w, t, turn) => all(closedIndex(j, job2.placement), w, t, turn) };
 }
 function runShareWarmup(client2, job2) {
   let { cfg, plan, placement } = job2, users = cfg.mode === "closed" ? shareOf(plan.level, placement) : Math.ceil(plan.level);
@@ -20996,7 +21063,8 @@ function runShare(client2, job2, o) {
     return users === 0 ? Promise.resolve({ records: [], droppedArrivals: 0, drainTimeS: null }) : runClosedLoop(client2, f.closed, {
       ...common,
       requests: plan.requests === null ? null : shareOf(plan.requests, placement),
-      concurrency: users
+      concurrency: users,
+      sessions: sessionsOf(cfg)
     });
   }
   return runOpenLoop(client2, f.all, {
@@ -21008,7 +21076,8 @@ function runShare(client2, job2, o) {
     burstiness: cfg.burstiness,
     seed: plan.seed,
     maxInFlight: cfg.max_in_flight === null ? null : Math.max(1, shareOf(cfg.max_in_flight, placement)),
-    shard: placement
+    shard: placement,
+    ...job2.dataset?.offsetsMs ? { offsetsMs: job2.dataset.offsetsMs } : {}
   });
 }
 

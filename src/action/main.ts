@@ -12,11 +12,12 @@ import { probeGpu } from "../core/environment.ts";
 import { loadGeneratorOf } from "../core/load-generator.ts";
 import { type Preflight, preflight } from "../core/preflight.ts";
 import { runProfile } from "../core/profile.ts";
-import { markdownTable } from "../core/report.ts";
+import { markdownReport } from "../core/report.ts";
 import { assertWritable, writeResults } from "../core/results-file.ts";
 import { profileConfigOf } from "../core/setting-table.ts";
 import { runSweep } from "../core/sweep.ts";
 import { makeTarget } from "../core/target.ts";
+import { loadTrace, traceReplay } from "../core/trace.ts";
 import { TokenbenchError } from "../schema/errors.ts";
 import type { ResultDocument } from "../schema/v1.ts";
 import { compareRows } from "../shared/compare.ts";
@@ -76,6 +77,15 @@ async function measure(
     }
     inputs.sweep.dataset = { name: dataset.name, lines: dataset.lines, sha256: dataset.sha256 };
   }
+  let replay: ReturnType<typeof traceReplay> | null = null;
+  if (inputs.trace !== null) {
+    try {
+      replay = traceReplay(loadTrace(inputs.trace), inputs.sweep, inputs.traceSpeed, inputs.requests);
+    } catch (err) {
+      core.setFailed(`input "trace": ${(err as Error).message}`);
+      return false;
+    }
+  }
   let started: StartedServer | null = null;
   if (inputs.serverCommand) {
     const log = resolve(dir, "server.log");
@@ -92,8 +102,11 @@ async function measure(
       calibrate: inputs.calibratePrompts,
       onNotice: (m) => core.info(`notice: ${m}`),
       ...(started ? { serverExited: started.exited } : {}),
+      ...(replay ? { longest: replay.longest } : {}),
     });
     target = pre.target;
+    // a trace's prompts are sized once the server's token count is known
+    if (replay) dataset = replay.build(pre.calibration);
     const r = pre.readiness;
     core.info(
       `server ready after ${r.waited_s.toFixed(1)} s: ${r.probes.join("; ")} (model ${target.model})`,
@@ -130,7 +143,7 @@ async function measure(
       dataset,
     });
     docs.push({ doc, path });
-    core.info(markdownTable(doc.levels));
+    core.info(markdownReport(doc));
   });
   if (inputs.profile) {
     await core.group("profile", async () => {

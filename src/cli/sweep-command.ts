@@ -4,12 +4,13 @@ import { existsSync } from "node:fs";
 import { loadDataset } from "../core/dataset.ts";
 import { loadGeneratorOf } from "../core/load-generator.ts";
 import { preflight } from "../core/preflight.ts";
-import { markdownTable } from "../core/report.ts";
+import { markdownReport } from "../core/report.ts";
 import { assertWritable, outputPaths, readResults } from "../core/results-file.ts";
 import { saturationHeadline } from "../core/saturation.ts";
 import { CLI_OUTPUT, CONNECTION, LOAD, SWEEP, SWEEP_OUT, sweepConfigOf } from "../core/setting-table.ts";
 import { type Progress, runSweep } from "../core/sweep.ts";
 import { makeTarget } from "../core/target.ts";
+import { loadTrace, traceReplay } from "../core/trace.ts";
 import { UsageError } from "../schema/errors.ts";
 import type { ResultDocument } from "../schema/v1.ts";
 import { noticePrinter, parseCommand, writePlotsBeside } from "./command.ts";
@@ -63,8 +64,10 @@ export async function sweepCommand(argv: string[]): Promise<number> {
   const v = parsed.values;
   if (parsed.positionals.length > 0) throw new UsageError(`unexpected argument "${parsed.positionals[0]}"`);
   const config = sweepConfigOf(v, v);
-  const dataset = v.dataset !== null ? loadDataset(v.dataset) : null;
+  let dataset = v.dataset !== null ? loadDataset(v.dataset) : null;
   if (dataset) config.dataset = { name: dataset.name, lines: dataset.lines, sha256: dataset.sha256 };
+  const trace = v.trace !== null ? loadTrace(v.trace) : null;
+  const replay = trace ? traceReplay(trace, config, v.traceSpeed, v.requests) : null;
   if (config.mode === "open" && config.requests_per_level === null && config.duration_s === null) {
     throw new UsageError("open loop needs --requests or --duration");
   }
@@ -78,7 +81,10 @@ export async function sweepCommand(argv: string[]): Promise<number> {
     serverLimits: v.serverLimits,
     calibrate: v.calibratePrompts,
     onNotice: notice,
+    ...(replay ? { longest: replay.longest } : {}),
   });
+  // A trace's prompts are sized once the server's token count is known.
+  if (trace) dataset = replay!.build(pre.calibration);
   let stop = false;
   const onSig = () => {
     if (stop) process.exit(130);
@@ -110,7 +116,7 @@ export async function sweepCommand(argv: string[]): Promise<number> {
   });
   process.off("SIGINT", onSig);
   process.off("SIGTERM", onSig);
-  process.stdout.write(`${markdownTable(doc.levels)}\n`);
+  process.stdout.write(`${markdownReport(doc)}\n`);
   if (doc.saturation) process.stdout.write(`\n${saturationHeadline(doc.saturation)}\n`);
   const p = outputPaths(v.out);
   if (!v.quiet)

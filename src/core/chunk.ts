@@ -6,6 +6,8 @@
  */
 export interface ChunkInfo {
   contentChars: number;
+  /** The answer's text in this chunk (`delta.content` or `text`; reasoning is not part of it). */
+  text: string;
   finishReason: string | null;
   usage: {
     prompt: number | null;
@@ -38,6 +40,7 @@ function count(v: unknown, name: string, bad: string[]): number | null {
 export function interpretChunk(obj: unknown): ChunkInfo {
   const info: ChunkInfo = {
     contentChars: 0,
+    text: "",
     finishReason: null,
     usage: null,
     errorMessage: null,
@@ -65,8 +68,10 @@ export function interpretChunk(obj: unknown): ChunkInfo {
       if (delta !== undefined && delta !== null && typeof delta === "object") {
         info.contentChars +=
           strLen(delta.content) + strLen(delta.reasoning_content) + strLen(delta.reasoning);
+        if (typeof delta.content === "string") info.text += delta.content;
       }
       info.contentChars += strLen(ch.text);
+      if (typeof ch.text === "string") info.text += ch.text;
       if (typeof ch.finish_reason === "string") info.finishReason = ch.finish_reason;
     }
   }

@@ -45,6 +45,13 @@ export interface RequestSpec {
   messages?: { role: string; content: string }[];
   /** The serialized body, built ahead of time (open loop: no work at send time). */
   body?: string;
+  /** `--turns`: the conversation (id of its first turn) and this request's turn in it. */
+  session?: number;
+  turn?: number;
+  /** Keep the answer's text in `responseText` (a conversation's next turn re-sends it). */
+  keepText?: boolean;
+  /** The answer's content text, set when the stream ends (with `keepText`). */
+  responseText?: string;
 }
 
 export function buildRequestBody(cfg: ClientConfig, spec: RequestSpec): Record<string, unknown> {
@@ -154,6 +161,7 @@ export class StreamClient {
     let finished = false;
     let controller: Dispatcher.DispatchController | null = null;
     let received = 0;
+    const text: string[] | null = spec.keepText ? [] : null;
     const maxResponseBytes = cfg.limits?.maxResponseBytes ?? STREAM_LIMITS.maxResponseBytes;
     const maxLineBytes = cfg.limits?.maxLineBytes ?? STREAM_LIMITS.maxLineBytes;
     const setError = (code: string, message: string) => {
@@ -192,6 +200,7 @@ export class StreamClient {
       if (info.timings !== null) timings = info.timings;
       if (info.usageRaw !== null) usageRaw = info.usageRaw;
       if (info.contentChars > 0) {
+        if (text !== null && info.text !== "") text.push(info.text);
         eventTimes.push(now - origin);
         eventChars.push(info.contentChars);
         if (info.serverTsMs !== null) {
@@ -248,6 +257,9 @@ export class StreamClient {
       if (serverTimes !== undefined) rec.server_event_times_ms = serverTimes;
       if (serverArrival !== undefined) rec.server_arrival_ms = serverArrival;
       if (retries > 0) rec.retries = retries;
+      if (spec.session !== undefined) rec.session = spec.session;
+      if (spec.turn !== undefined) rec.turn = spec.turn;
+      if (text !== null) spec.responseText = text.join("");
       if (written?.connectedAt != null && written.connectedAt >= dispatchAbs)
         rec.connected_ms = written.connectedAt - origin;
       if (timings !== null) rec.server_timings = timings;

@@ -21,6 +21,8 @@ export interface DatasetEntry {
   prompt: string | null;
   messages: ChatMessage[] | null;
   outputTokens: number | null;
+  /** The prompt's length in tokens as asked (a trace's input_length), when the file says. */
+  promptTokens?: number | null;
 }
 
 export interface Dataset {
@@ -28,6 +30,8 @@ export interface Dataset {
   lines: number;
   sha256: string;
   entries: DatasetEntry[];
+  /** A trace (trace.ts): entries are sent in file order, each at this offset (ms) from the level's start. */
+  offsetsMs?: number[];
 }
 
 export class DatasetError extends TokenbenchError {

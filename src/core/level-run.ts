@@ -18,7 +18,7 @@ import { SelfCheck, sendQueueOf, worstOf } from "./self-check.ts";
 import type { MetricsSampler } from "./server-metrics.ts";
 import { type Shard, SINGLE, shareOf } from "./shard.ts";
 import { runShare, runShareWarmup, type ShareJob } from "./shard-run.ts";
-import type { LevelPlan } from "./sweep-plan.ts";
+import { type LevelPlan, sessionsOf } from "./sweep-plan.ts";
 import type { ThreadResult, WorkerPool } from "./worker-pool.ts";
 
 export interface Progress {
@@ -39,6 +39,8 @@ export interface LevelRunContext {
   shouldStop?: (() => boolean) | undefined;
   /** Worker threads (`--workers` > 1), or null: the main thread sends. */
   pool?: WorkerPool | null;
+  /** `--trace`: the send times (ms from the level's start) instead of the arrival process's. */
+  offsetsMs?: readonly number[] | null;
 }
 
 export interface MeasuredLevel {
@@ -237,7 +239,7 @@ export async function runLevel(
   try {
     run =
       cfg.mode === "closed"
-        ? await runClosedLoop(client, makeSpec, { ...common, concurrency: level })
+        ? await runClosedLoop(client, makeSpec, { ...common, concurrency: level, sessions: sessionsOf(cfg) })
         : await runOpenLoop(client, makeSpec, {
             ...common,
             rateRps: level,
@@ -245,6 +247,7 @@ export async function runLevel(
             burstiness: cfg.burstiness,
             seed: plan.seed,
             maxInFlight: cfg.max_in_flight,
+            ...(ctx.offsetsMs ? { offsetsMs: ctx.offsetsMs } : {}),
           });
   } finally {
     clearInterval(progressTimer);

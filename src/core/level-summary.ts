@@ -4,9 +4,10 @@
  */
 import type { LevelResult, RequestRecord, SweepConfig } from "../schema/v1.ts";
 import type { LevelRun } from "./load.ts";
-import { aggregateLevel, openLoopStats } from "./metrics.ts";
+import { aggregateLevel, deriveRequest, openLoopStats } from "./metrics.ts";
 import { admissionSummary, type MetricsSampler } from "./server-metrics.ts";
 import { summarize } from "./stats.ts";
+import { REPLAY_LAG_WARN_MS } from "./trace.ts";
 
 export function openLoopSummary(cfg: SweepConfig, level: number, run: LevelRun): LevelResult["open_loop"] {
   if (cfg.mode !== "open") return null;
@@ -40,6 +41,23 @@ function cachedShare(ok: readonly RequestRecord[]): { cached_tokens_pct?: number
     cached += u.cached_tokens;
   }
   return known ? { cached_tokens_pct: prompt > 0 ? (100 * cached) / prompt : null } : {};
+}
+
+/** `--turns`: per turn index, TTFT and the prompt the server counted and reported cached. */
+export function turnSummaries(ok: readonly RequestRecord[]): NonNullable<LevelResult["turns"]> {
+  const byTurn = new Map<number, RequestRecord[]>();
+  for (const r of ok) if (r.turn !== undefined) byTurn.set(r.turn, [...(byTurn.get(r.turn) ?? []), r]);
+  return [...byTurn.entries()]
+    .sort((a, b) => a[0] - b[0])
+    .map(([turn, rs]) => ({
+      turn,
+      ok: rs.length,
+      ttft_ms: summarize(rs.map((r) => deriveRequest(r).ttftMs).filter((x): x is number => x !== null)),
+      prompt_tokens: summarize(
+        rs.map((r) => r.usage?.prompt_tokens).filter((x): x is number => typeof x === "number"),
+      ),
+      cached_tokens_pct: cachedShare(rs).cached_tokens_pct ?? null,
+    }));
 }
 
 export interface LevelSummaryInput {
@@ -77,9 +95,15 @@ export function summariseLevel(input: LevelSummaryInput): { result: LevelResult;
     open_loop: openLoopSummary(cfg, level, run),
     ...(cfg.ramp_up_s ? { ramp_requests: run.records.filter((r) => r.ramp).length } : {}),
     ...cachedShare(ok),
+    ...(cfg.sessions ? { turns: turnSummaries(ok) } : {}),
     client: input.client,
     notices: notices.map((n) => n.replace(`level ${level}: `, "")),
   };
+  const lagP99 = result.open_loop?.schedule_lag_ms.p99 ?? null;
+  if (cfg.trace && lagP99 !== null && lagP99 > REPLAY_LAG_WARN_MS)
+    notices.push(
+      `level ${level}: replay lag p99 ${lagP99.toFixed(1)} ms is over ${REPLAY_LAG_WARN_MS} ms: requests left later than the trace's times, so its bursts were smoothed; check the client's self-check (CPU) or replay slower with --trace-speed`,
+    );
   const resent = run.records.filter((r) => r.retries !== undefined).length;
   if (resent > 0)
     notices.push(

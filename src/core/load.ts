@@ -11,7 +11,22 @@ import { type ArrivalKind, arrivalOffsetsMs } from "./arrivals.ts";
 import { buildRequestBody, type RequestSpec, type StreamClient } from "./client.ts";
 import { ownsArrival, type Placement } from "./shard.ts";
 
-export type SpecFactory = (index: number, warmup: boolean, intendedSendAbsMs: number | null) => RequestSpec;
+/** `--turns`: where a conversation stands when its next turn is built. */
+export interface TurnContext {
+  /** The conversation's id (its first turn's request id); ignored for turn 1. */
+  session: number;
+  /** The turn to build, from 1. */
+  turn: number;
+  /** Earlier user turns and the server's answers, in order. */
+  history: { role: string; content: string }[];
+}
+
+export type SpecFactory = (
+  index: number,
+  warmup: boolean,
+  intendedSendAbsMs: number | null,
+  turn?: TurnContext,
+) => RequestSpec;
 
 export interface LevelRun {
   records: RequestRecord[];
@@ -22,11 +37,21 @@ export interface LevelRun {
   lastIntendedMs?: number;
 }
 
-/** Sleep until an absolute performance.now() time: a coarse timer, then yielding spins. */
-export async function sleepUntil(tAbsMs: number): Promise<void> {
-  const d = tAbsMs - performance.now();
-  if (d > 3) await sleep(d - 2);
-  while (performance.now() < tAbsMs) await yieldImmediate();
+/**
+ * Sleep until an absolute performance.now() time: a coarse timer, then yielding spins (I/O runs
+ * between them). The spins re-arm one callback, not a promise each: a promise per spin was
+ * hundreds of MB of garbage a minute at 200 req/s, and its GC pauses made sends late.
+ */
+export function sleepUntil(tAbsMs: number): Promise<void> {
+  return new Promise((resolve) => {
+    const spin = () => {
+      if (performance.now() >= tAbsMs) resolve();
+      else setImmediate(spin);
+    };
+    const d = tAbsMs - performance.now();
+    if (d > 3) setTimeout(spin, d - 2);
+    else spin();
+  });
 }
 
 /** What every load generator takes: how much to send, and hooks for progress and stopping. */
@@ -56,6 +81,8 @@ function markRamp(rec: RequestRecord): RequestRecord {
 
 export interface ClosedLoopOptions extends LoopCommon {
   concurrency: number;
+  /** `--turns T --think-time-ms MS`: each user holds conversations of T turns. */
+  sessions?: { turns: number; thinkTimeMs: number } | null;
 }
 
 export async function runClosedLoop(
@@ -82,12 +109,20 @@ export async function runClosedLoop(
         await yieldImmediate();
       }
     }
+    const sessions = opts.sessions ?? null;
+    let conversation: TurnContext | null = null;
     for (;;) {
+      // think time: the user reads the answer before sending the conversation's next turn
+      if (conversation !== null && sessions!.thinkTimeMs > 0) await sleep(sessions!.thinkTimeMs);
       if (next >= limit || performance.now() >= deadline || opts.shouldStop?.()) return;
       const i = next++;
-      const rec = await client.stream(makeSpec(i, false, null));
+      const spec = sessions
+        ? makeSpec(i, false, null, conversation ?? { session: 0, turn: 1, history: [] })
+        : makeSpec(i, false, null);
+      const rec = await client.stream(spec);
       records.push(rec);
       opts.onRecord?.(rec);
+      if (sessions) conversation = nextTurn(spec, rec, sessions.turns);
       // One macrotask of "think time": undici returns the connection to its pool after the
       // response callbacks, so the next request reuses it instead of opening a new one.
       await yieldImmediate();
@@ -95,6 +130,20 @@ export async function runClosedLoop(
   };
   await Promise.all(Array.from({ length: opts.concurrency }, (_, k) => user(k)));
   return { records, droppedArrivals: 0, drainTimeS: null };
+}
+
+/**
+ * After a conversation's turn: the history for the next one (what was sent, then the answer), or
+ * null when the conversation is over (its last turn, or a failed turn: a new one starts).
+ */
+export function nextTurn(spec: RequestSpec, rec: RequestRecord, turns: number): TurnContext | null {
+  const turn = spec.turn ?? 1;
+  if (rec.error !== null || turn >= turns || spec.responseText === undefined) return null;
+  return {
+    session: spec.session ?? spec.id,
+    turn: turn + 1,
+    history: [...(spec.messages ?? []), { role: "assistant", content: spec.responseText }],
+  };
 }
 
 export interface OpenLoopOptions extends LoopCommon {
@@ -105,6 +154,8 @@ export interface OpenLoopOptions extends LoopCommon {
   maxInFlight: number | null;
   /** Send only this placement's arrivals of the whole schedule (default: all of them). */
   shard?: Placement;
+  /** A trace's send times (ms from the start), instead of the arrival process's. */
+  offsetsMs?: readonly number[];
 }
 
 export async function runOpenLoop(
@@ -112,14 +163,20 @@ export async function runOpenLoop(
   makeSpec: SpecFactory,
   opts: OpenLoopOptions,
 ): Promise<LevelRun> {
-  const offsets = arrivalOffsetsMs({
-    kind: opts.arrival,
-    rateRps: opts.rateRps,
-    burstiness: opts.burstiness,
-    seed: opts.seed,
-    ...(opts.requests !== null ? { count: opts.requests } : {}),
-    ...(opts.durationS !== null ? { durationS: opts.durationS } : {}),
-  });
+  const offsets = opts.offsetsMs
+    ? opts.offsetsMs.filter(
+        (t, j) =>
+          (opts.requests === null || j < opts.requests) &&
+          (opts.durationS === null || t < opts.durationS * 1000),
+      )
+    : arrivalOffsetsMs({
+        kind: opts.arrival,
+        rateRps: opts.rateRps,
+        burstiness: opts.burstiness,
+        seed: opts.seed,
+        ...(opts.requests !== null ? { count: opts.requests } : {}),
+        ...(opts.durationS !== null ? { durationS: opts.durationS } : {}),
+      });
   const records: RequestRecord[] = [];
   const pending: Promise<void>[] = [];
   let inFlight = 0;

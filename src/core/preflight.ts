@@ -35,6 +35,12 @@ async function probeModel(target: Target, model: string): Promise<string | null>
   return typeof msg === "string" ? msg : (r.error ?? `HTTP ${r.status}: ${(r.text ?? "").slice(0, 200)}`);
 }
 
+/** The longest prompt a sweep sends: one turn's, or a whole conversation's last turn (`--turns`). */
+function conversationPromptTokens(cfg: SweepConfig, turnTokens: number): number {
+  const turns = cfg.sessions?.turns ?? 1;
+  return turns * turnTokens + (turns - 1) * cfg.max_tokens + (cfg.shared_prefix?.tokens ?? 0);
+}
+
 export async function preflight(
   target0: Target,
   cfg: SweepConfig,
@@ -45,6 +51,8 @@ export async function preflight(
     onNotice: (m: string) => void;
     /** The Action's started server: why it is gone, or null while it runs. */
     serverExited?: () => string | null;
+    /** `--trace`: its longest request (prompt and output tokens), checked against the context. */
+    longest?: { promptTokens: number; outputTokens: number };
   },
 ): Promise<Preflight> {
   const readiness = await waitReady(target0, {
@@ -87,14 +95,16 @@ export async function preflight(
   }
   const context = server.extracted.context_length;
   if (typeof context === "number" && !cfg.dataset) {
-    const prompt =
-      cfg.prompts === "sample"
+    const prompt = o.longest
+      ? o.longest.promptTokens
+      : cfg.prompts === "sample"
         ? MAX_SAMPLE_PROMPT_TOKENS
-        : (calibration?.reached_tokens ?? cfg.prompt_tokens) + (cfg.shared_prefix?.tokens ?? 0);
-    if (prompt + cfg.max_tokens > context) {
+        : conversationPromptTokens(cfg, calibration?.reached_tokens ?? cfg.prompt_tokens);
+    const output = o.longest ? o.longest.outputTokens : cfg.max_tokens;
+    if (prompt + output > context) {
       throw new TokenbenchError(
         "prompt_too_long",
-        `a prompt of ${prompt} tokens plus ${cfg.max_tokens} output tokens does not fit the server's context of ${context} tokens (${rootUrl(target)}): lower --prompt-tokens or --max-tokens, or start the server with a longer context`,
+        `a prompt of ${prompt} tokens plus ${output} output tokens does not fit the server's context of ${context} tokens (${rootUrl(target)}): ${o.longest ? "the trace's longest request needs a server with a longer context" : `lower ${cfg.sessions ? "--turns, " : ""}--prompt-tokens or --max-tokens, or start the server with a longer context`}`,
       );
     }
   }

@@ -16,7 +16,7 @@ import {
 import { basename, dirname, join } from "node:path";
 import { TokenbenchError } from "../schema/errors.ts";
 import { parseResultDocument, type RequestRecord, type ResultDocument, SchemaError } from "../schema/v1.ts";
-import { csvTable, markdownTable } from "./report.ts";
+import { csvTable, markdownReport } from "./report.ts";
 
 export type RecordsMode = "inline" | "file" | "none";
 
@@ -96,7 +96,7 @@ export function writeResults(
   parseResultDocument(out);
   atomicWrite(paths.json, `${JSON.stringify(out, null, 1)}\n`);
   atomicWrite(paths.csv, csvTable(out.levels));
-  atomicWrite(paths.md, `${markdownTable(out.levels)}\n`);
+  atomicWrite(paths.md, `${markdownReport(out)}\n`);
   return paths;
 }
 

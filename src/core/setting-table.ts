@@ -142,6 +142,36 @@ export const SWEEP = {
     default: null,
     help: "prompts from a file instead of synthetic ones: JSON Lines with prompt or messages (and optionally output_tokens) per line, or ShareGPT JSON; used in a seeded shuffle",
   }),
+  turns: number<number>({
+    flag: "turns",
+    metavar: "T",
+    default: 1,
+    check: (n) => Number.isInteger(n) && n >= 1 && n <= 1000,
+    what: "an integer from 1 to 1000",
+    help: "closed loop: each user holds conversations of T turns, re-sending the history (earlier prompts and the server's answers) with each new user turn; TTFT is reported per turn",
+  }),
+  thinkTimeMs: number<number>({
+    flag: "think-time-ms",
+    metavar: "MS",
+    default: 0,
+    check: (n) => n >= 0 && n <= 3_600_000,
+    what: "a number of milliseconds from 0 to 3600000",
+    help: "with --turns: a user waits this long after an answer before sending the next turn",
+  }),
+  trace: text<string | null>({
+    flag: "trace",
+    metavar: "FILE",
+    default: null,
+    help: "replay a trace (Mooncake JSONL: timestamp ms, input_length, output_length, optional hash_ids of shared 512-token blocks): one open-loop level at the trace's own times",
+  }),
+  traceSpeed: number<number>({
+    flag: "trace-speed",
+    metavar: "X",
+    default: 1,
+    check: (n) => n > 0 && n <= 1000,
+    what: "a positive number up to 1000",
+    help: "with --trace: play the trace X times as fast (2: gaps halved)",
+  }),
   requests: number<number | null>({
     flag: "requests",
     default: null,
@@ -589,6 +619,25 @@ export class BoundError extends UsageError {
 
 function checkBounds(v: Values<typeof SWEEP>, levels: number[]): void {
   const b = SWEEP_BOUNDS;
+  if (v.thinkTimeMs !== 0 && v.turns === 1)
+    throw new BoundError("thinkTimeMs", "goes with --turns T (the pause between a conversation's turns)");
+  if (v.turns > 1 && v.mode !== "closed")
+    throw new BoundError("turns", "needs --mode closed: each user holds one conversation at a time");
+  if (v.traceSpeed !== 1 && v.trace === null) throw new BoundError("traceSpeed", "goes with --trace FILE");
+  if (v.trace !== null) {
+    if (v.mode === "search")
+      throw new BoundError("trace", "replays the trace's own times; it cannot be searched");
+    if (v.levels.length > 0)
+      throw new BoundError(
+        "trace",
+        "sets the rate from the trace's own times: drop --levels (--trace-speed scales it)",
+      );
+    if (v.dataset !== null || v.turns > 1 || v.sharedPrefixTokens !== null)
+      throw new BoundError(
+        "trace",
+        "brings its own prompts (lengths and shared blocks): it does not combine with --dataset, --turns or --shared-prefix-tokens",
+      );
+  }
   if (v.prefixGroups !== 1 && v.sharedPrefixTokens === null)
     throw new BoundError("prefixGroups", "goes with --shared-prefix-tokens N (the prefix each group shares)");
   if (levels.length > b.levels)
@@ -640,7 +689,8 @@ export function sweepConfigOf(
       throw new BoundError("levels", "with --mode search is one starting rate (the search picks the others)");
   }
   return {
-    mode: v.mode === "search" ? "open" : v.mode,
+    // a trace is replayed open loop, at its own times (the level: its mean rate, set when it is read)
+    mode: v.mode === "search" || v.trace !== null ? "open" : v.mode,
     ...(v.mode === "search"
       ? { search: { target_pass_pct: v.searchSloPassPct, max_probes: v.searchMaxProbes } }
       : {}),
@@ -665,6 +715,7 @@ export function sweepConfigOf(
     ...(v.sharedPrefixTokens !== null
       ? { shared_prefix: { tokens: v.sharedPrefixTokens, groups: v.prefixGroups } }
       : {}),
+    ...(v.turns > 1 ? { sessions: { turns: v.turns, think_time_ms: v.thinkTimeMs } } : {}),
   };
 }
 

@@ -8,7 +8,7 @@ import type { StreamClient } from "./client.ts";
 import type { Dataset } from "./dataset.ts";
 import { type LevelRun, runClosedLoop, runOpenLoop, runWarmup, type SpecFactory } from "./load.ts";
 import { closedIndex, type Placement, shareOf } from "./shard.ts";
-import { indexedSpecFactory, type LevelPlan } from "./sweep-plan.ts";
+import { indexedSpecFactory, type LevelPlan, sessionsOf } from "./sweep-plan.ts";
 
 export interface ShareJob {
   cfg: SweepConfig;
@@ -21,7 +21,7 @@ export interface ShareJob {
 
 function factories(job: ShareJob): { all: SpecFactory; closed: SpecFactory } {
   const all = indexedSpecFactory(job.cfg, job.plan, job.idBase, job.calibration, job.dataset ?? null);
-  return { all, closed: (j, w, t) => all(closedIndex(j, job.placement), w, t) };
+  return { all, closed: (j, w, t, turn) => all(closedIndex(j, job.placement), w, t, turn) };
 }
 
 export function runShareWarmup(client: StreamClient, job: ShareJob): Promise<RequestRecord[]> {
@@ -56,6 +56,7 @@ export function runShare(
       ...common,
       requests: plan.requests === null ? null : shareOf(plan.requests, placement),
       concurrency: users,
+      sessions: sessionsOf(cfg),
     });
   }
   return runOpenLoop(client, f.all, {
@@ -67,5 +68,6 @@ export function runShare(
     seed: plan.seed,
     maxInFlight: cfg.max_in_flight === null ? null : Math.max(1, shareOf(cfg.max_in_flight, placement)),
     shard: placement,
+    ...(job.dataset?.offsetsMs ? { offsetsMs: job.dataset.offsetsMs } : {}),
   });
 }

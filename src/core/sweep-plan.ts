@@ -5,7 +5,7 @@
 import type { PromptCalibration, SweepConfig } from "../schema/v1.ts";
 import type { RequestSpec } from "./client.ts";
 import { type Dataset, datasetOrder } from "./dataset.ts";
-import type { SpecFactory } from "./load.ts";
+import type { SpecFactory, TurnContext } from "./load.ts";
 import { wordsFor } from "./prompt-calibration.ts";
 import { makePrompt, promptWords, shapeFor } from "./prompts.ts";
 import { CONNECTION, defaultsOf, SWEEP, sweepConfigOf } from "./setting-table.ts";
@@ -31,6 +31,11 @@ export function effectiveRequests(
 export function sameConfig(a: SweepConfig, b: SweepConfig): boolean {
   const strip = (c: SweepConfig) => JSON.stringify({ ...c, levels: undefined });
   return strip(a) === strip(b) && JSON.stringify(a.levels) === JSON.stringify(b.levels);
+}
+
+/** `--turns`: the closed loop's conversations, or null. */
+export function sessionsOf(cfg: SweepConfig): { turns: number; thinkTimeMs: number } | null {
+  return cfg.sessions ? { turns: cfg.sessions.turns, thinkTimeMs: cfg.sessions.think_time_ms } : null;
 }
 
 export interface LevelPlan {
@@ -67,9 +72,9 @@ export function specFactory(
   calibration: PromptCalibration | null = null,
   dataset: Dataset | null = null,
 ): SpecFactory {
-  const order = dataset ? datasetOrder(dataset.entries.length, cfg.seed) : null;
-  return (i, warmup, intended) =>
-    buildSpec(cfg, plan, ids.next++, i, warmup, intended, calibration, dataset, order);
+  const order = dataset ? orderOf(dataset, cfg.seed) : null;
+  return (i, warmup, intended, turn) =>
+    buildSpec(cfg, plan, ids.next++, i, warmup, intended, calibration, dataset, order, turn);
 }
 
 /**
@@ -84,8 +89,8 @@ export function indexedSpecFactory(
   calibration: PromptCalibration | null = null,
   dataset: Dataset | null = null,
 ): SpecFactory {
-  const order = dataset ? datasetOrder(dataset.entries.length, cfg.seed) : null;
-  return (i, warmup, intended) =>
+  const order = dataset ? orderOf(dataset, cfg.seed) : null;
+  return (i, warmup, intended, turn) =>
     buildSpec(
       cfg,
       plan,
@@ -96,7 +101,13 @@ export function indexedSpecFactory(
       calibration,
       dataset,
       order,
+      turn,
     );
+}
+
+/** A dataset's prompts in a seeded shuffle; a trace's in its own (time) order. */
+function orderOf(dataset: Dataset, seed: number): number[] {
+  return dataset.offsetsMs ? dataset.entries.map((_, i) => i) : datasetOrder(dataset.entries.length, seed);
 }
 
 /**
@@ -121,33 +132,37 @@ function buildSpec(
   calibration: PromptCalibration | null,
   dataset: Dataset | null = null,
   order: number[] | null = null,
+  turn?: TurnContext,
 ): RequestSpec {
   if (dataset && order) {
     // A dataset: request i of the level takes the shuffle's i-th prompt (warmups from its end).
     const n = order.length;
     const entry = dataset.entries[order[warmup ? n - 1 - (i % n) : i % n]!]!;
-    return {
+    const spec: RequestSpec = {
       id,
       level: plan.level,
       warmup,
       prompt: entry.prompt ?? "",
       ...(entry.messages ? { messages: entry.messages } : {}),
       maxTokens: entry.outputTokens ?? cfg.max_tokens,
-      promptTokensRequested: null,
+      promptTokensRequested: entry.promptTokens ?? null,
       intendedSendAbsMs: intended,
     };
+    // In a conversation, the entry is the next user turn (a messages entry: its last user message).
+    return turn ? inConversation(spec, turn, entry.prompt ?? lastUserContent(entry.messages ?? [])) : spec;
   }
   const fixed = { promptTokens: cfg.prompt_tokens, maxTokens: cfg.max_tokens };
   const shape = shapeFor(cfg.prompts, warmup ? 1_000_000 + i : i, plan.seed, fixed);
-  return {
+  const spec: RequestSpec = {
     id,
     level: plan.level,
     warmup,
     // Every prompt: a unique fixed-width tag first, then the run's words (one sequence per
     // seed), so prompts of one length count the same tokens and share no prefix beyond the
-    // server's own template.
+    // server's own template. A later turn of a conversation has no shared prefix of its own:
+    // the history before it is one.
     prompt:
-      sharedPrefix(cfg, i, calibration) +
+      (turn && turn.turn > 1 ? "" : sharedPrefix(cfg, i, calibration)) +
       makePrompt(
         calibration ? wordsFor(calibration, shape.promptTokens) : shape.promptTokens,
         cfg.seed,
@@ -156,5 +171,27 @@ function buildSpec(
     maxTokens: shape.maxTokens,
     promptTokensRequested: shape.promptTokens,
     intendedSendAbsMs: intended,
+  };
+  return turn ? inConversation(spec, turn, spec.prompt) : spec;
+}
+
+const lastUserContent = (ms: readonly { role: string; content: string }[]) =>
+  [...ms].reverse().find((m) => m.role === "user")?.content ?? ms[ms.length - 1]?.content ?? "";
+
+/**
+ * Turn `turn.turn` of a conversation (`--turns`): the history (earlier user turns and the
+ * server's answers) then the new user message; the session is the id of its first turn. The
+ * client keeps the answer's text for the next turn's history.
+ */
+function inConversation(spec: RequestSpec, turn: TurnContext, userContent: string): RequestSpec {
+  return {
+    ...spec,
+    prompt: userContent,
+    messages: [...turn.history, { role: "user", content: userContent }],
+    session: turn.turn === 1 ? spec.id : turn.session,
+    turn: turn.turn,
+    keepText: true,
+    // only the new turn was sized: the history is whatever the conversation holds by now
+    promptTokensRequested: turn.turn === 1 ? spec.promptTokensRequested : null,
   };
 }

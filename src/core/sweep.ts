@@ -58,7 +58,7 @@ export interface SweepOptions {
   shouldStop?: () => boolean;
   /** Worker threads and this runner's shard (default: the main thread alone, the whole level). */
   load?: LoadGenerator;
-  /** `--dataset`: the prompts (config.dataset records which). */
+  /** `--dataset` or `--trace`: the prompts (config.dataset / config.trace records which). */
   dataset?: Dataset | null;
 }
 
@@ -183,6 +183,7 @@ export async function runSweep(opts: SweepOptions): Promise<ResultDocument> {
     onProgress: opts.onProgress,
     shouldStop: opts.shouldStop,
     pool,
+    offsetsMs: opts.dataset?.offsetsMs ?? null,
   };
   const ids = { next: state.records.reduce((m, r) => Math.max(m, r.id + 1), 0) };
   // A stop (SIGINT/SIGTERM) ends the requests in flight at once instead of waiting for them.

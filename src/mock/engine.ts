@@ -20,6 +20,14 @@ import { TimerQueue } from "./timer-queue.ts";
 const VOCAB =
   "the of and to in is was for on that with as it by at from his her an be this are or which".split(" ");
 
+/** The i-th generated token of a request (its text is " " + this, one token by the mock's rule). */
+const vocabAt = (r: Req, i: number): string => VOCAB[(i + r.seq) % VOCAB.length]!;
+
+/** Every token a request generated, in order. */
+function generatedTokens(r: Req): string[] {
+  return Array.from({ length: r.emitted }, (_, i) => vocabAt(r, i));
+}
+
 const hrMs = (): number => Number(process.hrtime.bigint()) / 1e6;
 
 export class Engine implements EngineView {
@@ -298,7 +306,7 @@ export class Engine implements EngineView {
     if (this.lateness.length < 1_000_000) this.lateness.push(now - scheduled);
     const k = Math.min(o.tokensPerChunk, r.target - r.emitted);
     let text = "";
-    for (let i = 0; i < k; i++) text += ` ${VOCAB[(r.emitted + i + r.seq) % VOCAB.length]}`;
+    for (let i = 0; i < k; i++) text += ` ${vocabAt(r, r.emitted + i)}`;
     const first = r.emitted === 0;
     r.emitted += k;
     this.generationTotal += k;
@@ -382,6 +390,8 @@ export class Engine implements EngineView {
     }
     if (ok) {
       this.completed++;
+      // the answer's full blocks join the prompt's in the cache (a conversation re-sends both)
+      this.cache.insert([...r.promptTokens, ...generatedTokens(r)]);
       this.h.e2e.observe((t - r.tArrive) / 1000);
       if (r.stream) {
         r.res.end();

@@ -43,17 +43,34 @@ export class PrefixCache {
       this.lru.delete(h);
       this.lru.set(h, true);
     }
-    const maxBlocks = Math.floor(this.capacityTokens / this.blockTokens);
-    while (this.lru.size > maxBlocks) {
-      const oldest = this.lru.keys().next().value as number;
-      this.lru.delete(oldest);
-    }
+    this.evict();
     const cached = hitBlocks * this.blockTokens;
     this.queries++;
     this.queryTokens += tokens.length;
     if (cached > 0) this.hits++;
     this.hitTokens += cached;
     return cached;
+  }
+
+  /**
+   * Keep a finished request's full blocks (prompt then generated tokens), as vLLM does: the next
+   * turn of a conversation, which re-sends them, hits them. Not a query: the hit counters stay.
+   */
+  insert(tokens: readonly string[]): void {
+    if (this.capacityTokens <= 0) return;
+    for (const h of this.blockHashes(tokens)) {
+      this.lru.delete(h);
+      this.lru.set(h, true);
+    }
+    this.evict();
+  }
+
+  private evict(): void {
+    const maxBlocks = Math.floor(this.capacityTokens / this.blockTokens);
+    while (this.lru.size > maxBlocks) {
+      const oldest = this.lru.keys().next().value as number;
+      this.lru.delete(oldest);
+    }
   }
 
   get usedTokens(): number {

@@ -97,6 +97,10 @@ export const RequestRecord = z.object({
   retries: z.number().int().positive().optional(),
   /** Sent during `--ramp-up-s`, before measurement: excluded from every figure (also marked warmup). */
   ramp: z.literal(true).optional(),
+  /** `--turns`: the conversation this request belongs to (the id of its first turn). */
+  session: z.number().int().nonnegative().optional(),
+  /** `--turns`: this request's turn in its conversation, from 1 (the history before it is re-sent). */
+  turn: z.number().int().positive().optional(),
   /** What the server reported of its own timing, kept as sent (llama.cpp `timings`: prompt_ms, predicted_ms, cache_n, ...). */
   server_timings: z.record(z.string(), z.unknown()).optional(),
   /** The server's `usage` object as sent, when it carries more than the three counts (details). */
@@ -122,6 +126,15 @@ export const OpenLoopSummary = z.object({
   drain_time_s: nullableNum,
   ttft_from_intended_ms: Stats,
   e2e_from_intended_ms: Stats,
+});
+
+/** One turn index of multi-turn sessions: its successful requests' TTFT, prompt and cache share. */
+export const TurnSummary = z.object({
+  turn: z.number().int().positive(),
+  ok: z.number().int().nonnegative(),
+  ttft_ms: MeasuredStats,
+  prompt_tokens: MeasuredStats,
+  cached_tokens_pct: nullableNum,
 });
 
 export const LevelResult = z
@@ -157,6 +170,8 @@ export const LevelResult = z
     cached_tokens_pct: nullableNum.optional(),
     /** Requests sent during the ramp-up (`--ramp-up-s`), excluded from every figure. */
     ramp_requests: z.number().int().nonnegative().optional(),
+    /** `--turns`: per turn index, TTFT and the prompt the server counted and reported cached. */
+    turns: z.array(TurnSummary).optional(),
     /** Prompt tokens as the server counted them (usage.prompt_tokens), successful requests. */
     prompt_tokens: MeasuredStats.optional(),
     /** Cached prompt tokens the server reported; with unique prompts, the prefix every prompt shares. */
@@ -222,6 +237,21 @@ export const SweepConfig = z.object({
       name: z.string(),
       lines: z.number().int().nonnegative(),
       sha256: z.string().regex(/^[0-9a-f]{64}$/),
+    })
+    .nullable()
+    .optional(),
+  /** `--turns T --think-time-ms MS`: each user holds conversations of T turns, re-sending the history. */
+  sessions: z
+    .object({ turns: z.number().int().min(2), think_time_ms: z.number().nonnegative() })
+    .nullable()
+    .optional(),
+  /** `--trace`: requests at a trace's times (Mooncake JSONL), its file and the time scale. */
+  trace: z
+    .object({
+      name: z.string(),
+      lines: z.number().int().nonnegative(),
+      sha256: z.string().regex(/^[0-9a-f]{64}$/),
+      speed: z.number().positive(),
     })
     .nullable()
     .optional(),

@@ -28,6 +28,8 @@ export function workloadSpec(doc: ResultDocument): Record<string, unknown> {
       ...(c.dataset ? { dataset: c.dataset.sha256 } : {}),
       ...(c.ramp_up_s ? { ramp_up_s: c.ramp_up_s } : {}),
       ...(c.shared_prefix ? { shared_prefix: c.shared_prefix } : {}),
+      ...(c.sessions ? { sessions: c.sessions } : {}),
+      ...(c.trace ? { trace: { sha256: c.trace.sha256, speed: c.trace.speed } } : {}),
     };
   if (p)
     return {

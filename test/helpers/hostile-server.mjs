@@ -47,10 +47,16 @@ const server = http.createServer((req, res) => {
   req.on("data", (d) => {
     raw += d;
   });
+  // each body with the time it arrived (this process's monotonic clock, ms): send times vs a trace
+  const arrivedMs = performance.now();
   if (behaviour === "record" && path === "/v1/chat/completions")
     req.on("end", () => {
       try {
-        recorded.push(JSON.parse(raw));
+        recorded.push({
+          ...JSON.parse(raw),
+          _arrived_ms: arrivedMs,
+          _request_id: req.headers["x-tokenbench-request-id"] ?? null,
+        });
       } catch {}
     });
   const key = `${behaviour} ${req.method} ${path}`;

@@ -148,3 +148,52 @@ describe("the profile against llama.cpp", () => {
     }
   }, 300_000);
 });
+
+describe("real workloads against llama.cpp: its prompt cache sees the sharing", () => {
+  it("shared prefixes: after the first request of a group, the prefix is served from the cache (cached = cache_n)", async () => {
+    const out = join(tmp, "prefix.json");
+    const r = await tb(
+      `sweep --levels 1 --requests 8 --max-tokens 8 --prompt-tokens 64 --shared-prefix-tokens 256 --prefix-groups 2 --warmup 0 --metrics-interval-ms 0 --records inline`,
+      out,
+      180_000,
+    );
+    expect(r.code, r.stderr).toBe(0);
+    const d = read(out);
+    const rs = d.requests!.filter((x) => !x.warmup).sort((a, b) => a.id - b.id);
+    for (const [i, x] of rs.entries()) {
+      expect(x.error).toBeNull();
+      expect(x.usage!.cached_tokens).toBe(timing(x, "cache_n"));
+      // request i is in group i mod 2: from the third on, its group's prefix was sent before
+      if (i >= 2) expect(x.usage!.cached_tokens!, `request ${i}`).toBeGreaterThanOrEqual(0.95 * 256);
+    }
+    expect(d.levels[0]!.cached_tokens_pct!).toBeGreaterThan(50);
+  }, 200_000);
+
+  it("multi-turn: each later turn finds the conversation so far in the cache (cached = cache_n)", async () => {
+    const out = join(tmp, "turns.json");
+    const r = await tb(
+      `sweep --levels 1 --requests 6 --turns 3 --max-tokens 16 --prompt-tokens 96 --warmup 0 --metrics-interval-ms 0 --records inline`,
+      out,
+      180_000,
+    );
+    expect(r.code, r.stderr).toBe(0);
+    const d = read(out);
+    const rs = d.requests!.filter((x) => !x.warmup).sort((a, b) => a.id - b.id);
+    expect(rs.map((x) => x.turn)).toEqual([1, 2, 3, 1, 2, 3]);
+    for (const [i, x] of rs.entries()) {
+      expect(x.error).toBeNull();
+      expect(x.usage!.cached_tokens).toBe(timing(x, "cache_n"));
+      if (x.turn! > 1) {
+        const prev = rs[i - 1]!;
+        // the history grew by the last answer and a new turn, and all of the last prompt was cached
+        expect(x.usage!.prompt_tokens!).toBeGreaterThan(prev.usage!.prompt_tokens! + 96);
+        expect(x.usage!.cached_tokens!, `turn ${x.turn}`).toBeGreaterThanOrEqual(
+          0.9 * prev.usage!.prompt_tokens!,
+        );
+        // a first turn shares only the template's prefix and its tag's leading characters
+      } else expect(x.usage!.cached_tokens!).toBeLessThan(0.3 * x.usage!.prompt_tokens!);
+    }
+    const turns = d.levels[0]!.turns!;
+    expect(turns[2]!.cached_tokens_pct!).toBeGreaterThan(turns[0]!.cached_tokens_pct! + 40);
+  }, 200_000);
+});
