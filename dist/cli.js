@@ -40343,13 +40343,13 @@ function traceRateRps(offsetsMs) {
 }
 function traceDataset(trace, o, calibration) {
   let rows = traceRows(trace, o.speed, o.requests, o.durationS), blockWords = calibration ? Math.max(1, Math.round(TRACE_BLOCK_TOKENS / calibration.tokens_per_word)) : TRACE_BLOCK_TOKENS, entries = rows.map(({ row }, i) => {
-    let words = calibration ? wordsFor(calibration, row.inputTokens) : row.inputTokens, parts = [];
+    let words = calibration ? wordsFor(calibration, row.inputTokens) : row.inputTokens, used = 0, parts = [];
     for (let h of row.hashIds) {
-      let n = Math.min(blockWords, words);
+      let n = Math.min(blockWords, words - 2 - used);
       if (n <= 0) break;
-      parts.push(promptWords(n, h * 2654435761 + 97 >>> 0)), words -= n;
+      parts.push(promptWords(n, h * 2654435761 + 97 >>> 0)), used += n;
     }
-    return words > 0 && parts.push(makePrompt(words, o.seed, o.seed * 1000003 + i)), {
+    return parts.push(makePrompt(words - used, o.seed, o.seed * 1000003 + i)), {
       prompt: parts.join(" "),
       messages: null,
       outputTokens: row.outputTokens,

@@ -114,7 +114,7 @@ export function traceRateRps(offsetsMs: readonly number[]): number {
 /**
  * The replayed requests as a dataset in file order with send offsets: each prompt is its blocks'
  * texts (a hash id's block is the same words wherever it appears; a short last block is a prefix
- * of the full one), then a unique part for the tokens no block covers. Sized by the prompt
+ * of the full one), then its own unique tail (at least the unique tag). Sized by the prompt
  * calibration when there is one (so `input_length` is the server's count), else a word a token.
  */
 export function traceDataset(
@@ -127,15 +127,18 @@ export function traceDataset(
     ? Math.max(1, Math.round(TRACE_BLOCK_TOKENS / calibration.tokens_per_word))
     : TRACE_BLOCK_TOKENS;
   const entries: DatasetEntry[] = rows.map(({ row }, i) => {
-    let words = calibration ? wordsFor(calibration, row.inputTokens) : row.inputTokens;
+    // Words as the calibration counts them: a unique tag plus words. The tag goes last here (the
+    // blocks must lead, to be shared), so a request's own part is the tail: the tag and a word.
+    const words = calibration ? wordsFor(calibration, row.inputTokens) : row.inputTokens;
+    let used = 0;
     const parts: string[] = [];
     for (const h of row.hashIds) {
-      const n = Math.min(blockWords, words);
+      const n = Math.min(blockWords, words - 2 - used);
       if (n <= 0) break;
       parts.push(promptWords(n, (h * 2_654_435_761 + 97) >>> 0));
-      words -= n;
+      used += n;
     }
-    if (words > 0) parts.push(makePrompt(words, o.seed, o.seed * 1_000_003 + i));
+    parts.push(makePrompt(words - used, o.seed, o.seed * 1_000_003 + i));
     return {
       prompt: parts.join(" "),
       messages: null,

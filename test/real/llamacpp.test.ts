@@ -197,3 +197,53 @@ describe("real workloads against llama.cpp: its prompt cache sees the sharing", 
     expect(turns[2]!.cached_tokens_pct!).toBeGreaterThan(turns[0]!.cached_tokens_pct! + 40);
   }, 200_000);
 });
+
+describe("every workload kind runs against llama.cpp", () => {
+  const TRACE = join(import.meta.dirname, "../../examples/trace.jsonl");
+  const DATASET = join(import.meta.dirname, "../../examples/dataset.jsonl");
+
+  it("a trace: its times, its lengths as the server counts them, shared blocks from the cache (cached = cache_n)", async () => {
+    const out = join(tmp, "trace.json");
+    const r = await tb(`sweep --trace ${TRACE} --requests 16 --warmup 0 --metrics-interval-ms 0 --records inline`, out, 180_000);
+    expect(r.code, r.stderr).toBe(0);
+    const d = read(out);
+    const rs = d.requests!.filter((x) => !x.warmup).sort((a, b) => a.id - b.id);
+    expect(rs).toHaveLength(16);
+    const shared: number[] = [];
+    for (const x of rs) {
+      expect(x.error).toBeNull();
+      expect(x.usage!.cached_tokens).toBe(timing(x, "cache_n"));
+      // calibrated: input_length as the server counts it, within max(4, 0.5 %)
+      expect(Math.abs(x.usage!.prompt_tokens! - x.prompt_tokens_requested!)).toBeLessThanOrEqual(
+        tolerance(x.prompt_tokens_requested!),
+      );
+      if (x.usage!.cached_tokens! >= 500) shared.push(x.id);
+    }
+    expect(shared.length, "requests that found a shared 512-token block cached").toBeGreaterThan(0);
+    expect(d.levels[0]!.open_loop!.schedule_lag_ms.n).toBe(16);
+  }, 200_000);
+
+  it("a dataset with a ramp-up, and a short saturation search", async () => {
+    const out = join(tmp, "dataset.json");
+    const r = await tb(
+      `sweep --dataset ${DATASET} --levels 2 --requests 8 --ramp-up-s 1 --max-tokens 16 --warmup 0 --metrics-interval-ms 0`,
+      out,
+      180_000,
+    );
+    expect(r.code, r.stderr).toBe(0);
+    const l = read(out).levels[0]!;
+    expect([l.ok, l.errors]).toEqual([8, 0]);
+    expect(l.ramp_requests!).toBeGreaterThan(0);
+    const so = join(tmp, "search.json");
+    const s = await tb(
+      `sweep --mode search --levels 2 --duration 2 --search-max-probes 4 --max-tokens 16 --prompt-tokens 64 --slo-ttft-ms 1000 --warmup 0 --metrics-interval-ms 0`,
+      so,
+      180_000,
+    );
+    expect(s.code, s.stderr).toBe(0);
+    const doc = read(so);
+    expect(doc.levels.length).toBeLessThanOrEqual(4);
+    expect(doc.saturation!.probes).toBe(doc.levels.length);
+    expect(s.stdout).toMatch(/sustains (at least )?[\d.]+ req\/s under SLO/);
+  }, 200_000);
+});
