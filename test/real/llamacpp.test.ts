@@ -204,7 +204,11 @@ describe("every workload kind runs against llama.cpp", () => {
 
   it("a trace: its times, its lengths as the server counts them, shared blocks from the cache (cached = cache_n)", async () => {
     const out = join(tmp, "trace.json");
-    const r = await tb(`sweep --trace ${TRACE} --requests 16 --warmup 0 --metrics-interval-ms 0 --records inline`, out, 180_000);
+    const r = await tb(
+      `sweep --trace ${TRACE} --requests 16 --warmup 0 --metrics-interval-ms 0 --records inline`,
+      out,
+      180_000,
+    );
     expect(r.code, r.stderr).toBe(0);
     const d = read(out);
     const rs = d.requests!.filter((x) => !x.warmup).sort((a, b) => a.id - b.id);
