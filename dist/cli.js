@@ -41145,7 +41145,7 @@ async function reportCommand(argv) {
   );
   if (p === null) return 0;
   let v = p.values, path = p.positionals[0], doc = loadDoc(path, "results file"), baseline = v.baseline !== null ? loadDoc(v.baseline, "baseline file") : void 0, dir = v.outDir ?? plotsDir(path), files = await writePlots(doc, dir, { png: v.png, ...baseline ? { baseline } : {} });
-  return doc.kind === "sweep" && process.stdout.write(`${markdownTable(doc.levels)}
+  return doc.kind === "sweep" && process.stdout.write(`${markdownReport(doc)}
 `), process.stderr.write(`wrote ${files.length} charts to ${dir}: ${files.map((f2) => f2.name).join(", ")}
 `), 0;
 }

@@ -5,7 +5,7 @@ import { compareDocuments, compareMarkdown } from "../core/compare-docs.ts";
 import { exportBencher, exportGab, ImportError, importVllmMany, vllmResultsIn } from "../core/interop.ts";
 import { mergeShards } from "../core/merge.ts";
 import { writePlots } from "../core/plots.ts";
-import { markdownTable } from "../core/report.ts";
+import { markdownReport, markdownTable } from "../core/report.ts";
 import { ResultsFileError, readResults, writeResults } from "../core/results-file.ts";
 import { CLI_OUTPUT, GATING, TOOLS } from "../core/setting-table.ts";
 import { UsageError } from "../schema/errors.ts";
@@ -43,7 +43,7 @@ export async function reportCommand(argv: string[]): Promise<number> {
   const baseline = v.baseline !== null ? loadDoc(v.baseline, "baseline file") : undefined;
   const dir = v.outDir ?? plotsDir(path!);
   const files = await writePlots(doc, dir, { png: v.png, ...(baseline ? { baseline } : {}) });
-  if (doc.kind === "sweep") process.stdout.write(`${markdownTable(doc.levels)}\n`);
+  if (doc.kind === "sweep") process.stdout.write(`${markdownReport(doc)}\n`);
   process.stderr.write(`wrote ${files.length} charts to ${dir}: ${files.map((f) => f.name).join(", ")}\n`);
   return 0;
 }
