@@ -13,18 +13,16 @@ export interface Child {
 }
 
 /** Start `tokenbench mockserver` (dist build) on a free port in a child process. */
-export function spawnMock(args: string[], o: { nice?: number } = {}): Promise<Child> {
+export function spawnMock(args: string[], o: { nice?: number; cpu?: number } = {}): Promise<Child> {
   return new Promise((res, rej) => {
-    const argv = [resolve(ROOT, "bin/tokenbench.js"), "mockserver", "--port", "0", ...args];
-    // `nice`: the mock stands in for a server on another machine; at a lower priority it does not
-    // take the client's core when the client's timer is due (a 2-core runner shares them).
-    const proc = spawn(
-      o.nice ? "nice" : process.execPath,
-      o.nice ? ["-n", String(o.nice), process.execPath, ...argv] : argv,
-      {
-        stdio: ["ignore", "inherit", "pipe"],
-      },
-    );
+    let argv = [process.execPath, resolve(ROOT, "bin/tokenbench.js"), "mockserver", "--port", "0", ...args];
+    // The mock stands in for a server on another machine: `nice` lowers its priority so it does
+    // not take the client's core when the client's timer is due; `cpu` pins it to one core.
+    if (o.nice) argv = ["nice", "-n", String(o.nice), ...argv];
+    if (o.cpu !== undefined) argv = ["taskset", "-c", String(o.cpu), ...argv];
+    const proc = spawn(argv[0]!, argv.slice(1), {
+      stdio: ["ignore", "inherit", "pipe"],
+    });
     let err = "";
     proc.stderr!.on("data", (d: Buffer) => {
       err += d.toString();

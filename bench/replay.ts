@@ -41,7 +41,11 @@ function syntheticTrace(n: number): string {
 }
 
 const nice = arg("--mock-nice", 10);
-const mock = await spawnMock(["--ttft-ms", "20", "--itl-ms", "5", "--capacity", "100000"], { nice });
+const pin = process.argv.includes("--pin");
+const mock = await spawnMock(["--ttft-ms", "20", "--itl-ms", "5", "--capacity", "100000"], {
+  nice,
+  ...(pin ? { cpu: 1 } : {}),
+});
 try {
   const trace = parseTrace(syntheticTrace(Math.round(rate * seconds)), "synthetic-200rps.jsonl");
   const config = defaultSweepConfig({ mode: "open", warmup_requests: 100, metrics_interval_ms: null });
