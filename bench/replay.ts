@@ -57,7 +57,7 @@ try {
     out: null,
     records: "none",
     resume: false,
-    dataset: replay.build(null),
+    dataset: replay.build(null, 0),
   });
   const wallS = (performance.now() - t0) / 1000;
   const l = doc.levels[0]!;

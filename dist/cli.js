@@ -20891,6 +20891,9 @@ function oneTokenRequest(target, model, timeoutMs = 3e4) {
   });
 }
 
+// src/core/prompts.ts
+import { randomInt } from "node:crypto";
+
 // src/shared/random.ts
 function rng(seed) {
   let a = seed >>> 0;
@@ -21247,8 +21250,11 @@ function promptWords(tokens, seed) {
   for (let i = 0; i < tokens; i++) out[i] = WORDS[Math.floor(r() * WORDS.length)];
   return out.join(" ");
 }
-function makePrompt(words, seed, nonce) {
-  return nonce === null ? promptWords(words, seed) : `${`req${String(Math.abs(nonce) % 1e10).padStart(10, "0")}`} ${promptWords(Math.max(1, words - 1), seed)}`;
+function newRunSalt() {
+  return randomInt(1e6);
+}
+function makePrompt(words, seed, nonce, salt = 0) {
+  return nonce === null ? promptWords(words, seed) : `${`req${String(Math.abs(salt) % 1e6).padStart(6, "0")}${String(Math.abs(nonce) % 1e10).padStart(10, "0")}`} ${promptWords(Math.max(1, words - 1), seed)}`;
 }
 function shapeFor(kind, index, seed, fixed) {
   if (kind === "fixed") return fixed;
@@ -38446,6 +38452,14 @@ var CONNECTION = {
     default: null,
     help: "Merge mode: comma-separated results JSON files of one run's shards (the matrix's `shard` jobs); they are merged into one document, which is uploaded, compared and commented like a measured one; nothing is measured"
   }),
+  mergeClockToleranceMs: number({
+    flag: null,
+    input: "clock-tolerance-ms",
+    default: 50,
+    check: (n) => n >= 0 && n <= 6e4,
+    what: "a number of milliseconds from 0 to 60000",
+    help: "Merge mode: how far apart the shards' level starts may be (the runners' clock skew plus their scheduling)"
+  }),
   serverCommand: text({
     flag: null,
     input: "server-command",
@@ -39641,7 +39655,11 @@ var ThreadHandle = class {
 };
 
 // src/core/load-generator.ts
-var ONE_THREAD = { workers: 1, shard: null, startAtEpochMs: null, levelSlotMs: 0 }, LOCAL = /^(localhost|127\.\d+\.\d+\.\d+|\[::1\]|::1|0\.0\.0\.0)$/i, serverIsLocal = (t) => LOCAL.test(new URL(t.origin).hostname);
+var ONE_THREAD = { workers: 1, shard: null, startAtEpochMs: null, levelSlotMs: 0 };
+function runSaltOf(load) {
+  return load.startAtEpochMs !== null ? load.startAtEpochMs % 1e6 : newRunSalt();
+}
+var LOCAL = /^(localhost|127\.\d+\.\d+\.\d+|\[::1\]|::1|0\.0\.0\.0)$/i, serverIsLocal = (t) => LOCAL.test(new URL(t.origin).hostname);
 function loadGeneratorOf(v, cfg, target) {
   let workers = v.workers === "auto" ? autoWorkers(serverIsLocal(target)) : v.workers;
   if (v.shard === null) {
@@ -39812,11 +39830,11 @@ function sameConfig(a, b) {
 function sessionsOf(cfg) {
   return cfg.sessions ? { turns: cfg.sessions.turns, thinkTimeMs: cfg.sessions.think_time_ms } : null;
 }
-function planLevel(cfg, index) {
+function planLevel(cfg, index, salt = 0) {
   let level = cfg.levels[index], requests = effectiveRequests(cfg.mode, level, cfg.requests_per_level), notices = [];
   return cfg.mode === "closed" && requests !== null && cfg.requests_per_level !== null && requests > cfg.requests_per_level && notices.push(
     `level ${level}: raised --requests from ${cfg.requests_per_level} to ${requests} (at least 2x the ${level} users, so every user sends at least twice)`
-  ), { level, index, requests, seed: cfg.seed + 7919 * (index + 1) >>> 0, notices };
+  ), { level, index, requests, seed: cfg.seed + 7919 * (index + 1) >>> 0, salt, notices };
 }
 function specFactory(cfg, plan, ids, calibration = null, dataset = null) {
   let order = dataset ? orderOf(dataset, cfg.seed) : null;
@@ -39840,11 +39858,11 @@ function indexedSpecFactory(cfg, plan, idBase, calibration = null, dataset = nul
 function orderOf(dataset, seed) {
   return dataset.offsetsMs ? dataset.entries.map((_, i) => i) : datasetOrder(dataset.entries.length, seed);
 }
-function sharedPrefix(cfg, index, calibration) {
+function sharedPrefix(cfg, index, calibration, salt = 0) {
   let sp = cfg.shared_prefix;
   if (!sp) return "";
   let group = index % sp.groups, words = calibration ? Math.max(1, Math.round(sp.tokens / calibration.tokens_per_word)) : sp.tokens;
-  return `group${String(group).padStart(4, "0")} ${promptWords(Math.max(1, words - 1), cfg.seed * 7919 + group + 1)}
+  return `group${String(group).padStart(4, "0")} ${promptWords(Math.max(1, words - 1), cfg.seed * 7919 + group + 1 + salt * 1000003 >>> 0)}
 `;
 }
 function buildSpec(cfg, plan, id, i, warmup, intended, calibration, dataset = null, order = null, turn) {
@@ -39869,10 +39887,11 @@ function buildSpec(cfg, plan, id, i, warmup, intended, calibration, dataset = nu
     // seed), so prompts of one length count the same tokens and share no prefix beyond the
     // server's own template. A later turn of a conversation has no shared prefix of its own:
     // the history before it is one.
-    prompt: (turn && turn.turn > 1 ? "" : sharedPrefix(cfg, i, calibration)) + makePrompt(
+    prompt: (turn && turn.turn > 1 ? "" : sharedPrefix(cfg, i, calibration, plan.salt)) + makePrompt(
       calibration ? wordsFor(calibration, shape.promptTokens) : shape.promptTokens,
       cfg.seed,
-      id + cfg.seed * 1000003
+      id + cfg.seed * 1000003,
+      plan.salt
     ),
     maxTokens: shape.maxTokens,
     promptTokensRequested: shape.promptTokens,
@@ -40347,9 +40366,9 @@ function traceDataset(trace, o, calibration) {
     for (let h of row.hashIds) {
       let n = Math.min(blockWords, words - 2 - used);
       if (n <= 0) break;
-      parts.push(promptWords(n, h * 2654435761 + 97 >>> 0)), used += n;
+      parts.push(promptWords(n, h * 2654435761 + 97 + (o.salt ?? 0) * 1000003 >>> 0)), used += n;
     }
-    return parts.push(makePrompt(words - used, o.seed, o.seed * 1000003 + i)), {
+    return parts.push(makePrompt(words - used, o.seed, o.seed * 1000003 + i, o.salt ?? 0)), {
       prompt: parts.join(" "),
       messages: null,
       outputTokens: row.outputTokens,
@@ -40373,9 +40392,9 @@ function traceReplay(trace, config2, speed, requests) {
   ).row;
   return {
     longest: { promptTokens: longest.inputTokens, outputTokens: longest.outputTokens },
-    build: (calibration) => traceDataset(
+    build: (calibration, salt) => traceDataset(
       trace,
-      { speed, requests: config2.requests_per_level, durationS: config2.duration_s, seed: config2.seed },
+      { speed, requests: config2.requests_per_level, durationS: config2.duration_s, seed: config2.seed, salt },
       calibration
     )
   };
@@ -40516,7 +40535,7 @@ async function runSweep(opts) {
   }), environment = await captureEnvironment(), server = opts.server ?? await snapshotServer(opts.target, opts.serverLimits ?? {}), sampler = cfg.metrics_interval_ms !== null ? new MetricsSampler(opts.target, cfg.metrics_interval_ms, state.originMs) : null, limits = {
     maxRunningRequests: limitNumber(server.limits, "max_running_requests"),
     cudaGraphMaxBs: limitNumber(server.limits, "cuda_graph_max_bs")
-  }, load = opts.load ?? ONE_THREAD, doc = (complete2, requests) => buildDocument({
+  }, load = opts.load ?? ONE_THREAD, salt = opts.salt ?? runSaltOf(load), doc = (complete2, requests) => buildDocument({
     kind: "sweep",
     createdAt: state.createdAt,
     originWallMs: state.originWall,
@@ -40559,7 +40578,7 @@ async function runSweep(opts) {
         if (next === null) break;
         cfg.levels.push(Number(next.toPrecision(6)));
       } else if (li >= cfg.levels.length) break;
-      let plan = planLevel(cfg, li);
+      let plan = planLevel(cfg, li, salt);
       if (state.levels.some((l) => l.level === plan.level)) continue;
       if (opts.shouldStop?.()) break;
       for (let n of plan.notices) notice(n);
@@ -40649,8 +40668,8 @@ async function sweepCommand(argv) {
     calibrate: v.calibratePrompts,
     onNotice: notice,
     ...replay ? { longest: replay.longest } : {}
-  });
-  trace && (dataset = replay.build(pre.calibration));
+  }), salt = runSaltOf(load);
+  trace && (dataset = replay.build(pre.calibration, salt));
   let stop = !1, onSig = () => {
     stop && process.exit(130), stop = !0, process.stderr.write(
       `
@@ -40675,7 +40694,8 @@ interrupted: finishing the level in progress is abandoned; finished levels are s
     },
     shouldStop: () => stop,
     load,
-    dataset
+    dataset,
+    salt
   });
   process.off("SIGINT", onSig), process.off("SIGTERM", onSig), process.stdout.write(`${markdownReport(doc)}
 `), doc.saturation && process.stdout.write(`

@@ -20021,8 +20021,8 @@ function promptWords(tokens, seed) {
   for (let i = 0; i < tokens; i++) out[i] = WORDS[Math.floor(r() * WORDS.length)];
   return out.join(" ");
 }
-function makePrompt(words, seed, nonce) {
-  return nonce === null ? promptWords(words, seed) : `${`req${String(Math.abs(nonce) % 1e10).padStart(10, "0")}`} ${promptWords(Math.max(1, words - 1), seed)}`;
+function makePrompt(words, seed, nonce, salt = 0) {
+  return nonce === null ? promptWords(words, seed) : `${`req${String(Math.abs(salt) % 1e6).padStart(6, "0")}${String(Math.abs(nonce) % 1e10).padStart(10, "0")}`} ${promptWords(Math.max(1, words - 1), seed)}`;
 }
 function shapeFor(kind, index, seed, fixed) {
   if (kind === "fixed") return fixed;
@@ -20780,6 +20780,14 @@ var CONNECTION = {
     default: null,
     help: "Merge mode: comma-separated results JSON files of one run's shards (the matrix's `shard` jobs); they are merged into one document, which is uploaded, compared and commented like a measured one; nothing is measured"
   }),
+  mergeClockToleranceMs: number({
+    flag: null,
+    input: "clock-tolerance-ms",
+    default: 50,
+    check: (n) => n >= 0 && n <= 6e4,
+    what: "a number of milliseconds from 0 to 60000",
+    help: "Merge mode: how far apart the shards' level starts may be (the runners' clock skew plus their scheduling)"
+  }),
   serverCommand: text({
     flag: null,
     input: "server-command",
@@ -20982,11 +20990,11 @@ function indexedSpecFactory(cfg, plan, idBase, calibration = null, dataset = nul
 function orderOf(dataset, seed) {
   return dataset.offsetsMs ? dataset.entries.map((_, i) => i) : datasetOrder(dataset.entries.length, seed);
 }
-function sharedPrefix(cfg, index, calibration) {
+function sharedPrefix(cfg, index, calibration, salt = 0) {
   let sp = cfg.shared_prefix;
   if (!sp) return "";
   let group = index % sp.groups, words = calibration ? Math.max(1, Math.round(sp.tokens / calibration.tokens_per_word)) : sp.tokens;
-  return `group${String(group).padStart(4, "0")} ${promptWords(Math.max(1, words - 1), cfg.seed * 7919 + group + 1)}
+  return `group${String(group).padStart(4, "0")} ${promptWords(Math.max(1, words - 1), cfg.seed * 7919 + group + 1 + salt * 1000003 >>> 0)}
 `;
 }
 function buildSpec(cfg, plan, id, i, warmup, intended, calibration, dataset = null, order = null, turn) {
@@ -21011,10 +21019,11 @@ function buildSpec(cfg, plan, id, i, warmup, intended, calibration, dataset = nu
     // seed), so prompts of one length count the same tokens and share no prefix beyond the
     // server's own template. A later turn of a conversation has no shared prefix of its own:
     // the history before it is one.
-    prompt: (turn && turn.turn > 1 ? "" : sharedPrefix(cfg, i, calibration)) + makePrompt(
+    prompt: (turn && turn.turn > 1 ? "" : sharedPrefix(cfg, i, calibration, plan.salt)) + makePrompt(
       calibration ? wordsFor(calibration, shape.promptTokens) : shape.promptTokens,
       cfg.seed,
-      id + cfg.seed * 1000003
+      id + cfg.seed * 1000003,
+      plan.salt
     ),
     maxTokens: shape.maxTokens,
     promptTokensRequested: shape.promptTokens,

@@ -9,7 +9,7 @@ import * as core from "@actions/core";
 import { type Dataset, loadDataset } from "../core/dataset.ts";
 import type { Provenance } from "../core/document.ts";
 import { probeGpu } from "../core/environment.ts";
-import { loadGeneratorOf } from "../core/load-generator.ts";
+import { loadGeneratorOf, runSaltOf } from "../core/load-generator.ts";
 import { type Preflight, preflight } from "../core/preflight.ts";
 import { runProfile } from "../core/profile.ts";
 import { markdownReport } from "../core/report.ts";
@@ -94,6 +94,8 @@ async function measure(
     core.saveState("server-log", log);
     core.info(`started the inference server (pid ${started.pid}); log: ${log}`);
   }
+  const load = loadGeneratorOf(inputs, inputs.sweep, target);
+  const salt = runSaltOf(load);
   let pre: Preflight;
   try {
     pre = await preflight(target, inputs.sweep, {
@@ -106,7 +108,7 @@ async function measure(
     });
     target = pre.target;
     // a trace's prompts are sized once the server's token count is known
-    if (replay) dataset = replay.build(pre.calibration);
+    if (replay) dataset = replay.build(pre.calibration, salt);
     const r = pre.readiness;
     core.info(
       `server ready after ${r.waited_s.toFixed(1)} s: ${r.probes.join("; ")} (model ${target.model})`,
@@ -139,7 +141,8 @@ async function measure(
       provenance,
       serverLimits: inputs.serverLimits,
       onNotice: (m) => core.info(`notice: ${m}`),
-      load: loadGeneratorOf(inputs, inputs.sweep, target),
+      load,
+      salt,
       dataset,
     });
     docs.push({ doc, path });
@@ -186,7 +189,7 @@ export async function main(): Promise<void> {
     if (got === null) return;
     docs.push(...got);
   } else if (inputs.mergeResults !== null) {
-    const got = mergedDocs(inputs.mergeResults, ctx, dir);
+    const got = mergedDocs(inputs.mergeResults, ctx, dir, inputs.mergeClockToleranceMs);
     if (got === null) return;
     docs.push(...got);
   } else {

@@ -7,7 +7,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import * as core from "@actions/core";
 import { mergeShards } from "../core/merge.ts";
-import { markdownTable } from "../core/report.ts";
+import { markdownReport } from "../core/report.ts";
 import { assertWritable, readResults, writeResults } from "../core/results-file.ts";
 import { TokenbenchError } from "../schema/errors.ts";
 import { uploadIssues } from "../schema/upload.ts";
@@ -66,16 +66,16 @@ export async function publishedDocs(
 }
 
 /** The shards of one run (a matrix's shard jobs, same workflow run) as one document in `dir`. */
-export function mergedDocs(files: string, ctx: RunContext, dir: string): Docs | null {
+export function mergedDocs(files: string, ctx: RunContext, dir: string, toleranceMs?: number): Docs | null {
   try {
     const shards = list(files).map((path) => ({ path, ...readResults(path) }));
-    const merged = mergeShards(shards);
+    const merged = mergeShards(shards, toleranceMs === undefined ? {} : { toleranceMs });
     const out = join(dir, "results.json");
     assertWritable(out);
     const doc: ResultDocument = { ...merged.doc, repository: ctx.repository, git: ctx.git };
     writeResults(doc, out, merged.records, "inline");
     core.info(`merged ${shards.length} shards (${merged.records.length} requests) into ${out}`);
-    core.info(markdownTable(doc.levels));
+    core.info(markdownReport(doc));
     return [{ doc, path: out }];
   } catch (err) {
     const code = err instanceof TokenbenchError ? `[${err.code}] ` : "";

@@ -2,7 +2,7 @@
 
 import { existsSync } from "node:fs";
 import { loadDataset } from "../core/dataset.ts";
-import { loadGeneratorOf } from "../core/load-generator.ts";
+import { loadGeneratorOf, runSaltOf } from "../core/load-generator.ts";
 import { preflight } from "../core/preflight.ts";
 import { markdownReport } from "../core/report.ts";
 import { assertWritable, outputPaths, readResults } from "../core/results-file.ts";
@@ -84,7 +84,8 @@ export async function sweepCommand(argv: string[]): Promise<number> {
     ...(replay ? { longest: replay.longest } : {}),
   });
   // A trace's prompts are sized once the server's token count is known.
-  if (trace) dataset = replay!.build(pre.calibration);
+  const salt = runSaltOf(load);
+  if (trace) dataset = replay!.build(pre.calibration, salt);
   let stop = false;
   const onSig = () => {
     if (stop) process.exit(130);
@@ -113,6 +114,7 @@ export async function sweepCommand(argv: string[]): Promise<number> {
     shouldStop: () => stop,
     load,
     dataset,
+    salt,
   });
   process.off("SIGINT", onSig);
   process.off("SIGTERM", onSig);

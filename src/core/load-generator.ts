@@ -4,6 +4,7 @@
  */
 import { UsageError } from "../schema/errors.ts";
 import type { ResultDocument, SweepConfig } from "../schema/v1.ts";
+import { newRunSalt } from "./prompts.ts";
 import type { LOAD } from "./setting-table.ts";
 import type { Values } from "./settings.ts";
 import { parseShard, type Shard } from "./shard.ts";
@@ -19,6 +20,14 @@ export interface LoadGenerator {
 }
 
 export const ONE_THREAD: LoadGenerator = { workers: 1, shard: null, startAtEpochMs: null, levelSlotMs: 0 };
+
+/**
+ * The run's prompt salt (prompts.ts): random, except across runner shards, which must build the
+ * same shared prefixes: they take it from their common `--start-at`, which differs per run.
+ */
+export function runSaltOf(load: LoadGenerator): number {
+  return load.startAtEpochMs !== null ? load.startAtEpochMs % 1_000_000 : newRunSalt();
+}
 
 const LOCAL = /^(localhost|127\.\d+\.\d+\.\d+|\[::1\]|::1|0\.0\.0\.0)$/i;
 export const serverIsLocal = (t: Target): boolean => LOCAL.test(new URL(t.origin).hostname);

@@ -483,6 +483,14 @@ export const ACTION = {
     default: null,
     help: "Merge mode: comma-separated results JSON files of one run's shards (the matrix's `shard` jobs); they are merged into one document, which is uploaded, compared and commented like a measured one; nothing is measured",
   }),
+  mergeClockToleranceMs: number<number>({
+    flag: null,
+    input: "clock-tolerance-ms",
+    default: 50,
+    check: (n) => n >= 0 && n <= 60_000,
+    what: "a number of milliseconds from 0 to 60000",
+    help: "Merge mode: how far apart the shards' level starts may be (the runners' clock skew plus their scheduling)",
+  }),
   serverCommand: text<string | null>({
     flag: null,
     input: "server-command",

@@ -44,11 +44,13 @@ export interface LevelPlan {
   /** Measured requests (null: run for the configured duration). */
   requests: number | null;
   seed: number;
+  /** The run's salt (prompts.ts): in every unique tag and shared prefix, so no run sees another's. */
+  salt: number;
   /** Why the plan differs from what was asked, for the level's notices. */
   notices: string[];
 }
 
-export function planLevel(cfg: SweepConfig, index: number): LevelPlan {
+export function planLevel(cfg: SweepConfig, index: number, salt = 0): LevelPlan {
   const level = cfg.levels[index]!;
   const requests = effectiveRequests(cfg.mode, level, cfg.requests_per_level);
   const notices: string[] = [];
@@ -58,7 +60,7 @@ export function planLevel(cfg: SweepConfig, index: number): LevelPlan {
         `level ${level}: raised --requests from ${cfg.requests_per_level} to ${requests} (at least 2x the ${level} users, so every user sends at least twice)`,
       );
   }
-  return { level, index, requests, seed: (cfg.seed + 7919 * (index + 1)) >>> 0, notices };
+  return { level, index, requests, seed: (cfg.seed + 7919 * (index + 1)) >>> 0, salt, notices };
 }
 
 /**
@@ -114,12 +116,17 @@ function orderOf(dataset: Dataset, seed: number): number[] {
  * `--shared-prefix-tokens N --prefix-groups G`: request i belongs to group i mod G, whose prompts
  * all begin with the same N-token text (a system prompt), before the request's unique part.
  */
-export function sharedPrefix(cfg: SweepConfig, index: number, calibration: PromptCalibration | null): string {
+export function sharedPrefix(
+  cfg: SweepConfig,
+  index: number,
+  calibration: PromptCalibration | null,
+  salt = 0,
+): string {
   const sp = cfg.shared_prefix;
   if (!sp) return "";
   const group = index % sp.groups;
   const words = calibration ? Math.max(1, Math.round(sp.tokens / calibration.tokens_per_word)) : sp.tokens;
-  return `group${String(group).padStart(4, "0")} ${promptWords(Math.max(1, words - 1), cfg.seed * 7919 + group + 1)}\n`;
+  return `group${String(group).padStart(4, "0")} ${promptWords(Math.max(1, words - 1), (cfg.seed * 7919 + group + 1 + salt * 1_000_003) >>> 0)}\n`;
 }
 
 function buildSpec(
@@ -162,11 +169,12 @@ function buildSpec(
     // server's own template. A later turn of a conversation has no shared prefix of its own:
     // the history before it is one.
     prompt:
-      (turn && turn.turn > 1 ? "" : sharedPrefix(cfg, i, calibration)) +
+      (turn && turn.turn > 1 ? "" : sharedPrefix(cfg, i, calibration, plan.salt)) +
       makePrompt(
         calibration ? wordsFor(calibration, shape.promptTokens) : shape.promptTokens,
         cfg.seed,
         id + cfg.seed * 1_000_003,
+        plan.salt,
       ),
     maxTokens: shape.maxTokens,
     promptTokensRequested: shape.promptTokens,

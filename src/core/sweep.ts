@@ -20,7 +20,13 @@ import { buildDocument, type Provenance } from "./document.ts";
 import { captureEnvironment } from "./environment.ts";
 import { type LevelRunContext, type Progress, runLevel, runShardedLevel } from "./level-run.ts";
 import { summariseLevel } from "./level-summary.ts";
-import { type LoadGenerator, levelStartEpochMs, loadGeneratorRecord, ONE_THREAD } from "./load-generator.ts";
+import {
+  type LoadGenerator,
+  levelStartEpochMs,
+  loadGeneratorRecord,
+  ONE_THREAD,
+  runSaltOf,
+} from "./load-generator.ts";
 import { FORMULAS } from "./metrics.ts";
 import { outputPaths, type RecordsMode, readResults, writeResults } from "./results-file.ts";
 import { saturationOf } from "./saturation.ts";
@@ -60,6 +66,8 @@ export interface SweepOptions {
   load?: LoadGenerator;
   /** `--dataset` or `--trace`: the prompts (config.dataset / config.trace records which). */
   dataset?: Dataset | null;
+  /** The run's salt for unique tags and shared text (default: runSaltOf(load)); a trace's dataset was built with it. */
+  salt?: number;
 }
 
 export interface LevelHooks {
@@ -144,6 +152,7 @@ export async function runSweep(opts: SweepOptions): Promise<ResultDocument> {
     cudaGraphMaxBs: limitNumber(server.limits, "cuda_graph_max_bs"),
   };
   const load = opts.load ?? ONE_THREAD;
+  const salt = opts.salt ?? runSaltOf(load);
   const doc = (complete: boolean, requests: RequestRecord[] | null): ResultDocument =>
     buildDocument({
       kind: "sweep",
@@ -202,7 +211,7 @@ export async function runSweep(opts: SweepOptions): Promise<ResultDocument> {
         if (next === null) break;
         cfg.levels.push(Number(next.toPrecision(6)));
       } else if (li >= cfg.levels.length) break;
-      const plan = planLevel(cfg, li);
+      const plan = planLevel(cfg, li, salt);
       if (state.levels.some((l) => l.level === plan.level)) continue;
       if (opts.shouldStop?.()) break;
       for (const n of plan.notices) notice(n);

@@ -119,7 +119,7 @@ export function traceRateRps(offsetsMs: readonly number[]): number {
  */
 export function traceDataset(
   trace: Trace,
-  o: { speed: number; requests: number | null; durationS: number | null; seed: number },
+  o: { speed: number; requests: number | null; durationS: number | null; seed: number; salt?: number },
   calibration: PromptCalibration | null,
 ): Dataset {
   const rows = traceRows(trace, o.speed, o.requests, o.durationS);
@@ -135,10 +135,10 @@ export function traceDataset(
     for (const h of row.hashIds) {
       const n = Math.min(blockWords, words - 2 - used);
       if (n <= 0) break;
-      parts.push(promptWords(n, (h * 2_654_435_761 + 97) >>> 0));
+      parts.push(promptWords(n, (h * 2_654_435_761 + 97 + (o.salt ?? 0) * 1_000_003) >>> 0));
       used += n;
     }
-    parts.push(makePrompt(words - used, o.seed, o.seed * 1_000_003 + i));
+    parts.push(makePrompt(words - used, o.seed, o.seed * 1_000_003 + i, o.salt ?? 0));
     return {
       prompt: parts.join(" "),
       messages: null,
@@ -171,10 +171,10 @@ export function traceReplay(trace: Trace, config: SweepConfig, speed: number, re
   ).row;
   return {
     longest: { promptTokens: longest.inputTokens, outputTokens: longest.outputTokens },
-    build: (calibration: PromptCalibration | null) =>
+    build: (calibration: PromptCalibration | null, salt: number) =>
       traceDataset(
         trace,
-        { speed, requests: config.requests_per_level, durationS: config.duration_s, seed: config.seed },
+        { speed, requests: config.requests_per_level, durationS: config.duration_s, seed: config.seed, salt },
         calibration,
       ),
   };

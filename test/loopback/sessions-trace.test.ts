@@ -284,3 +284,23 @@ describe("--trace: replaying a Mooncake trace", () => {
     expect(c.r.stderr).toContain("--trace-speed goes with --trace FILE");
   });
 });
+
+describe("a run's prompts are its own", () => {
+  it("a second identical run finds none of the first run's unique prompts or group prefixes in the server's cache", async () => {
+    const args = ["--levels", "1", "--requests", "4", "--prompt-tokens", "64", "--max-tokens", "4"];
+    const prefixed = [...args, "--shared-prefix-tokens", "128", "--prefix-groups", "2"];
+    for (const [name, flags] of [
+      ["unique", args],
+      ["prefixed", prefixed],
+    ] as const) {
+      const first = await sweep(`${name}-1`, mock.url, [...flags]);
+      const second = await sweep(`${name}-2`, mock.url, [...flags]);
+      for (const run of [first, second]) {
+        const rs = run.records.filter((r) => !r.warmup).sort((a, b) => a.id - b.id);
+        // the first request of each group (or every request without groups) is a miss in every run
+        const firsts = name === "unique" ? rs : rs.slice(0, 2);
+        for (const r of firsts) expect(r.usage!.cached_tokens, `${name}: request ${r.id}`).toBe(0);
+      }
+    }
+  });
+});
