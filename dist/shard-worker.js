@@ -20021,8 +20021,17 @@ function promptWords(tokens, seed) {
   for (let i = 0; i < tokens; i++) out[i] = WORDS[Math.floor(r() * WORDS.length)];
   return out.join(" ");
 }
+function fnv(s, basis) {
+  let h = basis >>> 0;
+  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 16777619) >>> 0;
+  return h;
+}
+function uniqueTag(nonce, salt = 0) {
+  let key = `${salt}:${nonce}`, digits = (h) => String(h % 1e8).padStart(8, "0");
+  return `req${digits(fnv(key, 2166136261))}${digits(fnv(key, 2654435769))}`;
+}
 function makePrompt(words, seed, nonce, salt = 0) {
-  return nonce === null ? promptWords(words, seed) : `${`req${String(Math.abs(salt) % 1e6).padStart(6, "0")}${String(Math.abs(nonce) % 1e10).padStart(10, "0")}`} ${promptWords(Math.max(1, words - 1), seed)}`;
+  return nonce === null ? promptWords(words, seed) : `${uniqueTag(nonce, salt)} ${promptWords(Math.max(1, words - 1), seed)}`;
 }
 function shapeFor(kind, index, seed, fixed) {
   if (kind === "fixed") return fixed;

@@ -40,16 +40,32 @@ export function newRunSalt(): number {
   return randomInt(1_000_000);
 }
 
+/** FNV-1a over a string from a given basis: 32 bits. */
+function fnv(s: string, basis: number): number {
+  let h = basis >>> 0;
+  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193) >>> 0;
+  return h;
+}
+
+/**
+ * The unique tag of (salt, nonce): 16 digits that look random, so two prompts' tags differ from
+ * their first digit (a prompt shares nothing with another beyond the server's template, not even
+ * the leading digits of neighbouring ids), and a run's tags differ from every other run's.
+ */
+export function uniqueTag(nonce: number, salt = 0): string {
+  const key = `${salt}:${nonce}`;
+  const digits = (h: number) => String(h % 1e8).padStart(8, "0");
+  return `req${digits(fnv(key, 0x811c9dc5))}${digits(fnv(key, 0x9e3779b9))}`;
+}
+
 /**
  * A prompt of `words` words (about as many tokens before calibration). With a nonce, it starts
- * with a fixed-width unique tag (the run's salt, then the nonce), so the unique part comes first
- * in the user content and every prompt has the same length in tokens (no shared prefix beyond
- * the server's own template).
+ * with a fixed-width unique tag (uniqueTag), so the unique part comes first in the user content
+ * and every prompt has the same length in tokens (no shared prefix beyond the server's template).
  */
 export function makePrompt(words: number, seed: number, nonce: number | null, salt = 0): string {
   if (nonce === null) return promptWords(words, seed);
-  const tag = `req${String(Math.abs(salt) % 1e6).padStart(6, "0")}${String(Math.abs(nonce) % 1e10).padStart(10, "0")}`;
-  return `${tag} ${promptWords(Math.max(1, words - 1), seed)}`;
+  return `${uniqueTag(nonce, salt)} ${promptWords(Math.max(1, words - 1), seed)}`;
 }
 
 export interface PromptShape {
