@@ -21258,12 +21258,13 @@ function fnv(s, basis) {
   for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 16777619) >>> 0;
   return h;
 }
+var TAG_ALPHABET = WORDS.slice(0, 32), TAG_WORDS = 8, MIN_TAGGED_WORDS = TAG_WORDS + 1;
 function uniqueTag(nonce, salt = 0) {
-  let key = `${salt}:${nonce}`, digits = (h) => String(h % 1e8).padStart(8, "0");
-  return `req${digits(fnv(key, 2166136261))}${digits(fnv(key, 2654435769))}`;
+  let key = `${salt}:${nonce}`, words = (h) => [0, 5, 10, 15].map((b) => TAG_ALPHABET[h >>> b & 31]);
+  return [...words(fnv(key, 2166136261)), ...words(fnv(key, 2654435769))].join(" ");
 }
 function makePrompt(words, seed, nonce, salt = 0) {
-  return nonce === null ? promptWords(words, seed) : `${uniqueTag(nonce, salt)} ${promptWords(Math.max(1, words - 1), seed)}`;
+  return nonce === null ? promptWords(words, seed) : `${uniqueTag(nonce, salt)} ${promptWords(Math.max(1, words - TAG_WORDS), seed)}`;
 }
 function shapeFor(kind, index, seed, fixed) {
   if (kind === "fixed") return fixed;
@@ -37754,7 +37755,7 @@ async function calibratePrompts(target, extraBody, promptTokens, seed) {
     reached_tokens: c.reached,
     within_tolerance: c.withinTolerance,
     tolerance_rule: TOLERANCE_RULE,
-    tokens_per_word: c.words > 1 ? Math.max(0.1, (c.reached - base) / (c.words - 1)) : 1
+    tokens_per_word: c.words > MIN_TAGGED_WORDS ? Math.max(0.1, (c.reached - base) / (c.words - MIN_TAGGED_WORDS)) : 1
   };
 }
 function wordsFor(cal, tokens) {
@@ -40373,7 +40374,7 @@ function traceDataset(trace, o, calibration) {
   let rows = traceRows(trace, o.speed, o.requests, o.durationS), blockWords = calibration ? Math.max(1, Math.round(TRACE_BLOCK_TOKENS / calibration.tokens_per_word)) : TRACE_BLOCK_TOKENS, entries = rows.map(({ row }, i) => {
     let words = calibration ? wordsFor(calibration, row.inputTokens) : row.inputTokens, used = 0, parts = [];
     for (let h of row.hashIds) {
-      let n = Math.min(blockWords, words - 2 - used);
+      let n = Math.min(blockWords, words - MIN_TAGGED_WORDS - used);
       if (n <= 0) break;
       parts.push(promptWords(n, h * 2654435761 + 97 + (o.salt ?? 0) * 1000003 >>> 0)), used += n;
     }

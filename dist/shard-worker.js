@@ -20026,12 +20026,13 @@ function fnv(s, basis) {
   for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 16777619) >>> 0;
   return h;
 }
+var TAG_ALPHABET = WORDS.slice(0, 32), TAG_WORDS = 8, MIN_TAGGED_WORDS = TAG_WORDS + 1;
 function uniqueTag(nonce, salt = 0) {
-  let key = `${salt}:${nonce}`, digits = (h) => String(h % 1e8).padStart(8, "0");
-  return `req${digits(fnv(key, 2166136261))}${digits(fnv(key, 2654435769))}`;
+  let key = `${salt}:${nonce}`, words = (h) => [0, 5, 10, 15].map((b) => TAG_ALPHABET[h >>> b & 31]);
+  return [...words(fnv(key, 2166136261)), ...words(fnv(key, 2654435769))].join(" ");
 }
 function makePrompt(words, seed, nonce, salt = 0) {
-  return nonce === null ? promptWords(words, seed) : `${uniqueTag(nonce, salt)} ${promptWords(Math.max(1, words - 1), seed)}`;
+  return nonce === null ? promptWords(words, seed) : `${uniqueTag(nonce, salt)} ${promptWords(Math.max(1, words - TAG_WORDS), seed)}`;
 }
 function shapeFor(kind, index, seed, fixed) {
   if (kind === "fixed") return fixed;

@@ -6,7 +6,7 @@
  */
 import type { PromptCalibration } from "../schema/v1.ts";
 import { type Counter, calibrate, detectCounter, TOLERANCE_RULE, usagePromptTokens } from "./calibrate.ts";
-import { makePrompt } from "./prompts.ts";
+import { MIN_TAGGED_WORDS, makePrompt } from "./prompts.ts";
 import type { Target } from "./target.ts";
 
 /** A prompt of the shape every request gets (unique tag, then the run's words for `seed`). */
@@ -54,7 +54,8 @@ export async function calibratePrompts(
     reached_tokens: c.reached,
     within_tolerance: c.withinTolerance,
     tolerance_rule: TOLERANCE_RULE,
-    tokens_per_word: c.words > 1 ? Math.max(0.1, (c.reached - base) / (c.words - 1)) : 1,
+    tokens_per_word:
+      c.words > MIN_TAGGED_WORDS ? Math.max(0.1, (c.reached - base) / (c.words - MIN_TAGGED_WORDS)) : 1,
   };
 }
 

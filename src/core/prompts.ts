@@ -48,24 +48,37 @@ function fnv(s: string, basis: number): number {
 }
 
 /**
- * The unique tag of (salt, nonce): 16 digits that look random, so two prompts' tags differ from
- * their first digit (a prompt shares nothing with another beyond the server's template, not even
- * the leading digits of neighbouring ids), and a run's tags differ from every other run's.
+ * The tag's alphabet: the 32 most common English words, one token (with its leading space) in any
+ * modern BPE vocabulary; rarer words are not everywhere (the test model split some into two).
+ */
+const TAG_ALPHABET = WORDS.slice(0, 32);
+/** Words in a unique tag: 32^8 = 1.1e12 tags, so no two requests of any run share one. */
+export const TAG_WORDS = 8;
+/** The fewest words a tagged prompt has: the tag and one word. */
+export const MIN_TAGGED_WORDS = TAG_WORDS + 1;
+
+/**
+ * The unique tag of (salt, nonce): TAG_WORDS words picked by a hash, so two prompts' tags differ
+ * from their first word (a prompt shares nothing with another beyond the server's template), a
+ * run's tags differ from every other run's, and every tag counts the same tokens (each word is
+ * one token; digits would not be: BPE vocabularies merge digit runs unevenly).
  */
 export function uniqueTag(nonce: number, salt = 0): string {
   const key = `${salt}:${nonce}`;
-  const digits = (h: number) => String(h % 1e8).padStart(8, "0");
-  return `req${digits(fnv(key, 0x811c9dc5))}${digits(fnv(key, 0x9e3779b9))}`;
+  // two 32-bit hashes, read 5 bits at a time: 4 words from each
+  const words = (h: number) => [0, 5, 10, 15].map((b) => TAG_ALPHABET[(h >>> b) & 31]!);
+  return [...words(fnv(key, 0x811c9dc5)), ...words(fnv(key, 0x9e3779b9))].join(" ");
 }
 
 /**
- * A prompt of `words` words (about as many tokens before calibration). With a nonce, it starts
- * with a fixed-width unique tag (uniqueTag), so the unique part comes first in the user content
- * and every prompt has the same length in tokens (no shared prefix beyond the server's template).
+ * A prompt of `words` words (about as many tokens before calibration; at least MIN_TAGGED_WORDS
+ * with a nonce). With a nonce, it starts with the unique tag (uniqueTag), so the unique part
+ * comes first in the user content and every prompt of a length counts the same tokens (no
+ * shared prefix beyond the server's template).
  */
 export function makePrompt(words: number, seed: number, nonce: number | null, salt = 0): string {
   if (nonce === null) return promptWords(words, seed);
-  return `${uniqueTag(nonce, salt)} ${promptWords(Math.max(1, words - 1), seed)}`;
+  return `${uniqueTag(nonce, salt)} ${promptWords(Math.max(1, words - TAG_WORDS), seed)}`;
 }
 
 export interface PromptShape {

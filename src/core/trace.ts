@@ -13,7 +13,7 @@ import { TokenbenchError } from "../schema/errors.ts";
 import type { PromptCalibration, SweepConfig } from "../schema/v1.ts";
 import type { Dataset, DatasetEntry } from "./dataset.ts";
 import { wordsFor } from "./prompt-calibration.ts";
-import { makePrompt, promptWords } from "./prompts.ts";
+import { MIN_TAGGED_WORDS, makePrompt, promptWords } from "./prompts.ts";
 
 /** Tokens per `hash_ids` block (Mooncake's). */
 export const TRACE_BLOCK_TOKENS = 512;
@@ -133,7 +133,7 @@ export function traceDataset(
     let used = 0;
     const parts: string[] = [];
     for (const h of row.hashIds) {
-      const n = Math.min(blockWords, words - 2 - used);
+      const n = Math.min(blockWords, words - MIN_TAGGED_WORDS - used);
       if (n <= 0) break;
       parts.push(promptWords(n, (h * 2_654_435_761 + 97 + (o.salt ?? 0) * 1_000_003) >>> 0));
       used += n;
