@@ -39522,9 +39522,7 @@ function nextTurn(spec, rec, turns) {
   };
 }
 async function runOpenLoop(client, makeSpec, opts) {
-  let offsets = opts.offsetsMs ? opts.offsetsMs.filter(
-    (t, j) => (opts.requests === null || j < opts.requests) && (opts.durationS === null || t < opts.durationS * 1e3)
-  ) : arrivalOffsetsMs({
+  let offsets = opts.offsetsMs ? opts.offsetsMs : arrivalOffsetsMs({
     kind: opts.arrival,
     rateRps: opts.rateRps,
     burstiness: opts.burstiness,
@@ -40437,7 +40435,11 @@ function cachedShare(ok) {
 }
 function turnSummaries(ok) {
   let byTurn = /* @__PURE__ */ new Map();
-  for (let r of ok) r.turn !== void 0 && byTurn.set(r.turn, [...byTurn.get(r.turn) ?? [], r]);
+  for (let r of ok) {
+    if (r.turn === void 0) continue;
+    let rs = byTurn.get(r.turn);
+    rs ? rs.push(r) : byTurn.set(r.turn, [r]);
+  }
   return [...byTurn.entries()].sort((a, b) => a[0] - b[0]).map(([turn, rs]) => ({
     turn,
     ok: rs.length,
@@ -40708,8 +40710,6 @@ interrupted: finishing the level in progress is abandoned; finished levels are s
     salt
   });
   process.off("SIGINT", onSig), process.off("SIGTERM", onSig), process.stdout.write(`${markdownReport(doc)}
-`), doc.saturation && process.stdout.write(`
-${saturationHeadline(doc.saturation)}
 `);
   let p = outputPaths(v.out);
   return v.quiet || process.stderr.write(

@@ -19631,9 +19631,7 @@ function nextTurn(spec, rec, turns) {
   };
 }
 async function runOpenLoop(client2, makeSpec, opts) {
-  let offsets = opts.offsetsMs ? opts.offsetsMs.filter(
-    (t, j) => (opts.requests === null || j < opts.requests) && (opts.durationS === null || t < opts.durationS * 1e3)
-  ) : arrivalOffsetsMs({
+  let offsets = opts.offsetsMs ? opts.offsetsMs : arrivalOffsetsMs({
     kind: opts.arrival,
     rateRps: opts.rateRps,
     burstiness: opts.burstiness,

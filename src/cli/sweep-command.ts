@@ -6,7 +6,6 @@ import { loadGeneratorOf, runSaltOf } from "../core/load-generator.ts";
 import { preflight } from "../core/preflight.ts";
 import { markdownReport } from "../core/report.ts";
 import { assertWritable, outputPaths, readResults } from "../core/results-file.ts";
-import { saturationHeadline } from "../core/saturation.ts";
 import { CLI_OUTPUT, CONNECTION, LOAD, SWEEP, SWEEP_OUT, sweepConfigOf } from "../core/setting-table.ts";
 import { type Progress, runSweep } from "../core/sweep.ts";
 import { makeTarget } from "../core/target.ts";
@@ -118,8 +117,8 @@ export async function sweepCommand(argv: string[]): Promise<number> {
   });
   process.off("SIGINT", onSig);
   process.off("SIGTERM", onSig);
+  // (with --mode search, the report's saturation paragraph is the headline line)
   process.stdout.write(`${markdownReport(doc)}\n`);
-  if (doc.saturation) process.stdout.write(`\n${saturationHeadline(doc.saturation)}\n`);
   const p = outputPaths(v.out);
   if (!v.quiet)
     process.stderr.write(

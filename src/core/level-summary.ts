@@ -46,7 +46,12 @@ function cachedShare(ok: readonly RequestRecord[]): { cached_tokens_pct?: number
 /** `--turns`: per turn index, TTFT and the prompt the server counted and reported cached. */
 export function turnSummaries(ok: readonly RequestRecord[]): NonNullable<LevelResult["turns"]> {
   const byTurn = new Map<number, RequestRecord[]>();
-  for (const r of ok) if (r.turn !== undefined) byTurn.set(r.turn, [...(byTurn.get(r.turn) ?? []), r]);
+  for (const r of ok) {
+    if (r.turn === undefined) continue;
+    const rs = byTurn.get(r.turn);
+    if (rs) rs.push(r);
+    else byTurn.set(r.turn, [r]);
+  }
   return [...byTurn.entries()]
     .sort((a, b) => a[0] - b[0])
     .map(([turn, rs]) => ({

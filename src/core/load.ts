@@ -163,12 +163,9 @@ export async function runOpenLoop(
   makeSpec: SpecFactory,
   opts: OpenLoopOptions,
 ): Promise<LevelRun> {
+  // A trace's offsets come cut to --requests / --duration already (trace.ts: traceRows).
   const offsets = opts.offsetsMs
-    ? opts.offsetsMs.filter(
-        (t, j) =>
-          (opts.requests === null || j < opts.requests) &&
-          (opts.durationS === null || t < opts.durationS * 1000),
-      )
+    ? opts.offsetsMs
     : arrivalOffsetsMs({
         kind: opts.arrival,
         rateRps: opts.rateRps,
