@@ -36906,10 +36906,21 @@ var ClientSelfCheck = external_exports.object({
    * loop turns of the level: see CONCEPTS.md. Stated with every warning.
    */
   lateness_bound_ms: nullableNum.optional(),
+  /**
+   * The part of each event-loop delay sample during which the client's loop was busy (its own
+   * work, garbage collection included), rather than waiting to be woken: see CONCEPTS.md.
+   */
+  own_delay_ms: external_exports.object({ p50: nullableNum, p99: nullableNum, max: nullableNum }).optional(),
   cpu_user_s: num,
   cpu_system_s: num,
   cpu_pct_of_one_core: num,
+  /** The client read late because of its own load: its figures are inflated by up to the bound. */
   bottleneck_warning: external_exports.string().nullable(),
+  /**
+   * The client read late while it was not loaded (the machine woke it late): up to the bound of
+   * the figures is the machine's timing noise, not the server's. Absent in older documents.
+   */
+  timing_note: external_exports.string().nullable().optional(),
   /**
    * With worker threads (`--workers`): each thread's own check. A thread's figures are its own
    * event loop's (busy_pct: event-loop utilization); the level's cpu_* are the whole process's.
@@ -39229,7 +39240,8 @@ function csvTable(levels) {
     "achieved_rate_rps",
     "schedule_lag_ms_p99",
     "client_cpu_pct",
-    "bottleneck_warning"
+    "bottleneck_warning",
+    "timing_note"
   );
   let cell = (v) => {
     if (v == null) return "";
@@ -39259,7 +39271,8 @@ function csvTable(levels) {
       l.open_loop?.achieved_rate_rps,
       l.open_loop?.schedule_lag_ms.p99,
       l.client.cpu_pct_of_one_core,
-      l.client.bottleneck_warning
+      l.client.bottleneck_warning,
+      l.client.timing_note
     ), lines.push(row.map(cell).join(","));
   }
   return `${lines.join(`
@@ -39761,7 +39774,7 @@ import { performance as performance11 } from "node:perf_hooks";
 import { performance as performance10 } from "node:perf_hooks";
 
 // src/core/self-check.ts
-import { monitorEventLoopDelay, performance as performance9 } from "node:perf_hooks";
+import { createHistogram, performance as performance9 } from "node:perf_hooks";
 var SELF_CHECK_LIMITS = { lateMs: 2, cpuPctOfOneCore: 85, sendQueueP99Ms: 5 }, SATURATED_ELU = 0.5;
 function backlogEvidenceMs(records2) {
   let worst = null;
@@ -39785,37 +39798,61 @@ var UNSEEN_MS = 1, RESOLUTION_MS = 10, SelfCheck = class {
     this.thread = thread;
   }
   thread;
-  h = monitorEventLoopDelay({ resolution: RESOLUTION_MS });
+  /** Per sample: how late the sampling timer fired (ns, at least 1). */
+  h = createHistogram();
+  /** Per sample: the part of that lateness during which the client's own loop was busy. */
+  own = createHistogram();
+  timer = null;
+  lastMs = 0;
+  lastIdleMs = 0;
+  /**
+   * One sample every RESOLUTION_MS: the timer's lateness, as `monitorEventLoopDelay` records it,
+   * and the share of it the loop spent busy (event-loop utilization between two samples: time in
+   * the poll wait, a late wake-up included, is idle). Lateness with an idle loop is the machine
+   * waking the process late; lateness with a busy loop is the client's own work.
+   */
+  sample = () => {
+    let now = performance9.now(), idleMs = performance9.eventLoopUtilization().idle, lateMs = Math.max(0, now - this.lastMs - RESOLUTION_MS), busyMs = Math.max(0, now - this.lastMs - (idleMs - this.lastIdleMs));
+    this.h.record(Math.max(1, Math.round(lateMs * 1e6))), this.own.record(Math.max(1, Math.round(Math.min(lateMs, busyMs) * 1e6))), this.lastMs = now, this.lastIdleMs = idleMs, this.timer?.refresh();
+  };
   cpu0 = process.cpuUsage();
   elu0 = performance9.eventLoopUtilization();
   t0 = performance9.now();
   start() {
-    this.h.reset(), this.h.enable(), this.cpu0 = process.cpuUsage(), this.elu0 = performance9.eventLoopUtilization(), this.t0 = performance9.now();
+    this.h.reset(), this.own.reset(), this.lastMs = performance9.now(), this.lastIdleMs = performance9.eventLoopUtilization().idle, this.timer && clearTimeout(this.timer), this.timer = setTimeout(this.sample, RESOLUTION_MS), this.timer.unref(), this.cpu0 = process.cpuUsage(), this.elu0 = performance9.eventLoopUtilization(), this.t0 = performance9.now();
   }
   /**
    * `sendQueueMs`: per request, the wait in the client before its headers reached the socket.
    * `records`: the level's records, read for backlog when the client was saturated.
    */
   stop(sendQueueMs = [], records2 = []) {
-    this.h.disable();
-    let cpu = process.cpuUsage(this.cpu0), wallMs = performance9.now() - this.t0, ms2 = (ns) => Number.isFinite(ns) && ns > 0 ? ns / 1e6 : null, hasSamples = this.h.count > 0, delay = (ns) => ms2(ns - RESOLUTION_MS * 1e6) ?? 0, p50 = hasSamples ? delay(this.h.percentile(50)) : null, p99 = hasSamples ? delay(this.h.percentile(99)) : null, max = hasSamples ? delay(this.h.max) : null, elu = performance9.eventLoopUtilization(this.elu0), user = this.thread ? elu.active / 1e3 : cpu.user / 1e6, system = this.thread ? 0 : cpu.system / 1e6, pct = wallMs > 0 ? 100 * (user + system) * 1e3 / wallMs : 0, bound = max !== null ? 2 * max + UNSEEN_MS : null;
+    this.timer && clearTimeout(this.timer), this.timer = null;
+    let cpu = process.cpuUsage(this.cpu0), wallMs = performance9.now() - this.t0, ms2 = (ns) => Number.isFinite(ns) && ns > 0 ? ns / 1e6 : null, hasSamples = this.h.count > 0, delay = (ns) => ms2(ns) ?? 0, p50 = hasSamples ? delay(this.h.percentile(50)) : null, p99 = hasSamples ? delay(this.h.percentile(99)) : null, max = hasSamples ? delay(this.h.max) : null, ownDelay = {
+      p50: hasSamples ? delay(this.own.percentile(50)) : null,
+      p99: hasSamples ? delay(this.own.percentile(99)) : null,
+      max: hasSamples ? delay(this.own.max) : null
+    }, elu = performance9.eventLoopUtilization(this.elu0), user = this.thread ? elu.active / 1e3 : cpu.user / 1e6, system = this.thread ? 0 : cpu.system / 1e6, pct = wallMs > 0 ? 100 * (user + system) * 1e3 / wallMs : 0, bound = max !== null ? 2 * max + UNSEEN_MS : null;
     if (pct > SELF_CHECK_LIMITS.cpuPctOfOneCore || elu.utilization > SATURATED_ELU) {
       let backlog = backlogEvidenceMs(records2);
       backlog !== null && (bound = Math.max(bound ?? 0, backlog + 2 * (p99 ?? 0) + UNSEEN_MS));
     }
-    let lagP99 = p99 !== null ? 2 * p99 + UNSEEN_MS : null, reasons = [];
-    lagP99 !== null && lagP99 > SELF_CHECK_LIMITS.lateMs && reasons.push(
-      `reads late by about ${lagP99.toFixed(1)} ms (p99; event-loop delay p99 ${p99.toFixed(1)} ms) > ${SELF_CHECK_LIMITS.lateMs} ms`
+    let lagP99 = p99 !== null ? 2 * p99 + UNSEEN_MS : null, ownCause = ownDelay.p99 !== null && ownDelay.p99 > SELF_CHECK_LIMITS.lateMs, saturated = pct > SELF_CHECK_LIMITS.cpuPctOfOneCore || elu.utilization > SATURATED_ELU, late = lagP99 !== null && lagP99 > SELF_CHECK_LIMITS.lateMs, reasons = [];
+    late && (ownCause || saturated) && reasons.push(
+      `reads late by about ${lagP99.toFixed(1)} ms (p99; event-loop delay p99 ${p99.toFixed(1)} ms, ${ownDelay.p99.toFixed(1)} ms of it with the client busy) > ${SELF_CHECK_LIMITS.lateMs} ms`
     );
     let sq = summarize(sendQueueMs);
-    return sq.p99 !== null && sq.p99 > SELF_CHECK_LIMITS.sendQueueP99Ms && reasons.push(`requests waited ${sq.p99.toFixed(1)} ms (p99) in the client before reaching the socket`), pct > SELF_CHECK_LIMITS.cpuPctOfOneCore && reasons.push(`client CPU ${pct.toFixed(0)}% of one core > ${SELF_CHECK_LIMITS.cpuPctOfOneCore}%`), {
+    sq.p99 !== null && sq.p99 > SELF_CHECK_LIMITS.sendQueueP99Ms && (ownCause || saturated) && reasons.push(`requests waited ${sq.p99.toFixed(1)} ms (p99) in the client before reaching the socket`), pct > SELF_CHECK_LIMITS.cpuPctOfOneCore && reasons.push(`client CPU ${pct.toFixed(0)}% of one core > ${SELF_CHECK_LIMITS.cpuPctOfOneCore}%`);
+    let timingNote = reasons.length === 0 && late ? `timing noise: the client read about ${lagP99.toFixed(1)} ms late (p99 estimate; at most ${(bound ?? 0).toFixed(1)} ms) while busy ${(100 * elu.utilization).toFixed(0)} % of the time (event-loop delay p99 ${(p99 ?? 0).toFixed(1)} ms, ${(ownDelay.p99 ?? 0).toFixed(1)} ms of it busy): the machine woke it late (scheduling, virtualisation), not client load, so --workers would not help; TTFT and ITL carry up to that much of it` : null;
+    return {
       event_loop_delay_ms: { p50, p99, max },
+      own_delay_ms: ownDelay,
       send_queue_ms: { p50: sq.p50, p99: sq.p99, max: sq.max },
       lateness_bound_ms: bound,
       cpu_user_s: user,
       cpu_system_s: system,
       cpu_pct_of_one_core: pct,
-      bottleneck_warning: reasons.length > 0 ? `the client may be the bottleneck (${reasons.join("; ")}): it may read what the server sent up to ${(bound ?? 0).toFixed(1)} ms late, which inflates TTFT and ITL by as much; latencies count from the socket write, so the client's own queue is excluded and reported` : null
+      bottleneck_warning: reasons.length > 0 ? `the client may be the bottleneck (${reasons.join("; ")}): it may read what the server sent up to ${(bound ?? 0).toFixed(1)} ms late, which inflates TTFT and ITL by as much; latencies count from the socket write, so the client's own queue is excluded and reported` : null,
+      timing_note: timingNote
     };
   }
 };
@@ -40035,12 +40072,17 @@ function mergeRuns(runs) {
   };
 }
 function mergeChecks(results, processWide) {
-  let checks = results.map((r) => r.check), worst = (f2) => worstOf(checks.map(f2)), n = checks.length, warnings = checks.map((c, k) => c.bottleneck_warning ? `thread ${k + 1}/${n}: ${c.bottleneck_warning}` : null).filter((w) => w !== null);
+  let checks = results.map((r) => r.check), worst = (f2) => worstOf(checks.map(f2)), n = checks.length, warnings = checks.map((c, k) => c.bottleneck_warning ? `thread ${k + 1}/${n}: ${c.bottleneck_warning}` : null).filter((w) => w !== null), notes = checks.map((c, k) => c.timing_note ? `thread ${k + 1}/${n}: ${c.timing_note}` : null).filter((w) => w !== null);
   return {
     event_loop_delay_ms: {
       p50: worst((c) => c.event_loop_delay_ms.p50),
       p99: worst((c) => c.event_loop_delay_ms.p99),
       max: worst((c) => c.event_loop_delay_ms.max)
+    },
+    own_delay_ms: {
+      p50: worst((c) => c.own_delay_ms?.p50),
+      p99: worst((c) => c.own_delay_ms?.p99),
+      max: worst((c) => c.own_delay_ms?.max)
     },
     ...processWide.send_queue_ms ? { send_queue_ms: processWide.send_queue_ms } : {},
     lateness_bound_ms: worst((c) => c.lateness_bound_ms ?? null),
@@ -40048,6 +40090,7 @@ function mergeChecks(results, processWide) {
     cpu_system_s: processWide.cpu_system_s,
     cpu_pct_of_one_core: processWide.cpu_pct_of_one_core,
     bottleneck_warning: warnings.length > 0 ? warnings.join("; ") : null,
+    timing_note: warnings.length === 0 && notes.length > 0 ? notes.join("; ") : null,
     shards: checks.map((c, k) => ({
       thread: `${k + 1}/${n}`,
       requests: results[k].run.records.length,
@@ -40459,7 +40502,7 @@ function summariseLevel(input2) {
     warmupRequests: input2.warmupRequests,
     slo: cfg.slo
   });
-  input2.client.bottleneck_warning && notices.push(`level ${level}: ${input2.client.bottleneck_warning}`);
+  input2.client.bottleneck_warning && notices.push(`level ${level}: ${input2.client.bottleneck_warning}`), input2.client.timing_note && notices.push(`level ${level}: ${input2.client.timing_note}`);
   let ok = run.records.filter((r) => !r.warmup && r.error === null && r.usage !== null), counted = (xs) => summarize(xs.filter((x) => typeof x == "number")), result = {
     ...agg,
     prompt_tokens: counted(ok.map((r) => r.usage.prompt_tokens)),
@@ -41086,7 +41129,9 @@ function mergedClient(levels) {
         bottleneck_warning: l.client.bottleneck_warning
       }
     ]).map((s) => ({ ...s, thread: `runner ${i + 1}/${levels.length} thread ${s.thread}` }))
-  ), warnings = shards.filter((s) => s.bottleneck_warning).map((s) => `${s.thread}: ${s.bottleneck_warning}`);
+  ), warnings = shards.filter((s) => s.bottleneck_warning).map((s) => `${s.thread}: ${s.bottleneck_warning}`), notes = levels.map(
+    (l, i) => l.client.timing_note ? `runner ${i + 1}/${levels.length}: ${l.client.timing_note}` : null
+  ).filter((w) => w !== null);
   return {
     event_loop_delay_ms: {
       p50: worstOf(levels.map((l) => l.client.event_loop_delay_ms.p50)),
@@ -41098,6 +41143,7 @@ function mergedClient(levels) {
     cpu_system_s: levels.reduce((a, l) => a + l.client.cpu_system_s, 0),
     cpu_pct_of_one_core: levels.reduce((a, l) => a + l.client.cpu_pct_of_one_core, 0),
     bottleneck_warning: warnings.length > 0 ? warnings.join("; ") : null,
+    timing_note: warnings.length === 0 && notes.length > 0 ? notes.join("; ") : null,
     shards
   };
 }

@@ -19429,7 +19429,7 @@ var StreamClient = class {
 };
 
 // src/core/self-check.ts
-import { monitorEventLoopDelay, performance as performance4 } from "node:perf_hooks";
+import { createHistogram, performance as performance4 } from "node:perf_hooks";
 
 // src/shared/random.ts
 function rng(seed) {
@@ -19494,37 +19494,61 @@ var UNSEEN_MS = 1, RESOLUTION_MS = 10, SelfCheck = class {
     this.thread = thread;
   }
   thread;
-  h = monitorEventLoopDelay({ resolution: RESOLUTION_MS });
+  /** Per sample: how late the sampling timer fired (ns, at least 1). */
+  h = createHistogram();
+  /** Per sample: the part of that lateness during which the client's own loop was busy. */
+  own = createHistogram();
+  timer = null;
+  lastMs = 0;
+  lastIdleMs = 0;
+  /**
+   * One sample every RESOLUTION_MS: the timer's lateness, as `monitorEventLoopDelay` records it,
+   * and the share of it the loop spent busy (event-loop utilization between two samples: time in
+   * the poll wait, a late wake-up included, is idle). Lateness with an idle loop is the machine
+   * waking the process late; lateness with a busy loop is the client's own work.
+   */
+  sample = () => {
+    let now = performance4.now(), idleMs = performance4.eventLoopUtilization().idle, lateMs = Math.max(0, now - this.lastMs - RESOLUTION_MS), busyMs = Math.max(0, now - this.lastMs - (idleMs - this.lastIdleMs));
+    this.h.record(Math.max(1, Math.round(lateMs * 1e6))), this.own.record(Math.max(1, Math.round(Math.min(lateMs, busyMs) * 1e6))), this.lastMs = now, this.lastIdleMs = idleMs, this.timer?.refresh();
+  };
   cpu0 = process.cpuUsage();
   elu0 = performance4.eventLoopUtilization();
   t0 = performance4.now();
   start() {
-    this.h.reset(), this.h.enable(), this.cpu0 = process.cpuUsage(), this.elu0 = performance4.eventLoopUtilization(), this.t0 = performance4.now();
+    this.h.reset(), this.own.reset(), this.lastMs = performance4.now(), this.lastIdleMs = performance4.eventLoopUtilization().idle, this.timer && clearTimeout(this.timer), this.timer = setTimeout(this.sample, RESOLUTION_MS), this.timer.unref(), this.cpu0 = process.cpuUsage(), this.elu0 = performance4.eventLoopUtilization(), this.t0 = performance4.now();
   }
   /**
    * `sendQueueMs`: per request, the wait in the client before its headers reached the socket.
    * `records`: the level's records, read for backlog when the client was saturated.
    */
   stop(sendQueueMs = [], records = []) {
-    this.h.disable();
-    let cpu = process.cpuUsage(this.cpu0), wallMs = performance4.now() - this.t0, ms = (ns) => Number.isFinite(ns) && ns > 0 ? ns / 1e6 : null, hasSamples = this.h.count > 0, delay = (ns) => ms(ns - RESOLUTION_MS * 1e6) ?? 0, p50 = hasSamples ? delay(this.h.percentile(50)) : null, p99 = hasSamples ? delay(this.h.percentile(99)) : null, max = hasSamples ? delay(this.h.max) : null, elu = performance4.eventLoopUtilization(this.elu0), user = this.thread ? elu.active / 1e3 : cpu.user / 1e6, system = this.thread ? 0 : cpu.system / 1e6, pct = wallMs > 0 ? 100 * (user + system) * 1e3 / wallMs : 0, bound = max !== null ? 2 * max + UNSEEN_MS : null;
+    this.timer && clearTimeout(this.timer), this.timer = null;
+    let cpu = process.cpuUsage(this.cpu0), wallMs = performance4.now() - this.t0, ms = (ns) => Number.isFinite(ns) && ns > 0 ? ns / 1e6 : null, hasSamples = this.h.count > 0, delay = (ns) => ms(ns) ?? 0, p50 = hasSamples ? delay(this.h.percentile(50)) : null, p99 = hasSamples ? delay(this.h.percentile(99)) : null, max = hasSamples ? delay(this.h.max) : null, ownDelay = {
+      p50: hasSamples ? delay(this.own.percentile(50)) : null,
+      p99: hasSamples ? delay(this.own.percentile(99)) : null,
+      max: hasSamples ? delay(this.own.max) : null
+    }, elu = performance4.eventLoopUtilization(this.elu0), user = this.thread ? elu.active / 1e3 : cpu.user / 1e6, system = this.thread ? 0 : cpu.system / 1e6, pct = wallMs > 0 ? 100 * (user + system) * 1e3 / wallMs : 0, bound = max !== null ? 2 * max + UNSEEN_MS : null;
     if (pct > SELF_CHECK_LIMITS.cpuPctOfOneCore || elu.utilization > SATURATED_ELU) {
       let backlog = backlogEvidenceMs(records);
       backlog !== null && (bound = Math.max(bound ?? 0, backlog + 2 * (p99 ?? 0) + UNSEEN_MS));
     }
-    let lagP99 = p99 !== null ? 2 * p99 + UNSEEN_MS : null, reasons = [];
-    lagP99 !== null && lagP99 > SELF_CHECK_LIMITS.lateMs && reasons.push(
-      `reads late by about ${lagP99.toFixed(1)} ms (p99; event-loop delay p99 ${p99.toFixed(1)} ms) > ${SELF_CHECK_LIMITS.lateMs} ms`
+    let lagP99 = p99 !== null ? 2 * p99 + UNSEEN_MS : null, ownCause = ownDelay.p99 !== null && ownDelay.p99 > SELF_CHECK_LIMITS.lateMs, saturated = pct > SELF_CHECK_LIMITS.cpuPctOfOneCore || elu.utilization > SATURATED_ELU, late = lagP99 !== null && lagP99 > SELF_CHECK_LIMITS.lateMs, reasons = [];
+    late && (ownCause || saturated) && reasons.push(
+      `reads late by about ${lagP99.toFixed(1)} ms (p99; event-loop delay p99 ${p99.toFixed(1)} ms, ${ownDelay.p99.toFixed(1)} ms of it with the client busy) > ${SELF_CHECK_LIMITS.lateMs} ms`
     );
     let sq = summarize(sendQueueMs);
-    return sq.p99 !== null && sq.p99 > SELF_CHECK_LIMITS.sendQueueP99Ms && reasons.push(`requests waited ${sq.p99.toFixed(1)} ms (p99) in the client before reaching the socket`), pct > SELF_CHECK_LIMITS.cpuPctOfOneCore && reasons.push(`client CPU ${pct.toFixed(0)}% of one core > ${SELF_CHECK_LIMITS.cpuPctOfOneCore}%`), {
+    sq.p99 !== null && sq.p99 > SELF_CHECK_LIMITS.sendQueueP99Ms && (ownCause || saturated) && reasons.push(`requests waited ${sq.p99.toFixed(1)} ms (p99) in the client before reaching the socket`), pct > SELF_CHECK_LIMITS.cpuPctOfOneCore && reasons.push(`client CPU ${pct.toFixed(0)}% of one core > ${SELF_CHECK_LIMITS.cpuPctOfOneCore}%`);
+    let timingNote = reasons.length === 0 && late ? `timing noise: the client read about ${lagP99.toFixed(1)} ms late (p99 estimate; at most ${(bound ?? 0).toFixed(1)} ms) while busy ${(100 * elu.utilization).toFixed(0)} % of the time (event-loop delay p99 ${(p99 ?? 0).toFixed(1)} ms, ${(ownDelay.p99 ?? 0).toFixed(1)} ms of it busy): the machine woke it late (scheduling, virtualisation), not client load, so --workers would not help; TTFT and ITL carry up to that much of it` : null;
+    return {
       event_loop_delay_ms: { p50, p99, max },
+      own_delay_ms: ownDelay,
       send_queue_ms: { p50: sq.p50, p99: sq.p99, max: sq.max },
       lateness_bound_ms: bound,
       cpu_user_s: user,
       cpu_system_s: system,
       cpu_pct_of_one_core: pct,
-      bottleneck_warning: reasons.length > 0 ? `the client may be the bottleneck (${reasons.join("; ")}): it may read what the server sent up to ${(bound ?? 0).toFixed(1)} ms late, which inflates TTFT and ITL by as much; latencies count from the socket write, so the client's own queue is excluded and reported` : null
+      bottleneck_warning: reasons.length > 0 ? `the client may be the bottleneck (${reasons.join("; ")}): it may read what the server sent up to ${(bound ?? 0).toFixed(1)} ms late, which inflates TTFT and ITL by as much; latencies count from the socket write, so the client's own queue is excluded and reported` : null,
+      timing_note: timingNote
     };
   }
 };

@@ -184,11 +184,19 @@ export function mergeChecks(
   const warnings = checks
     .map((c, k) => (c.bottleneck_warning ? `thread ${k + 1}/${n}: ${c.bottleneck_warning}` : null))
     .filter((w): w is string => w !== null);
+  const notes = checks
+    .map((c, k) => (c.timing_note ? `thread ${k + 1}/${n}: ${c.timing_note}` : null))
+    .filter((w): w is string => w !== null);
   return {
     event_loop_delay_ms: {
       p50: worst((c) => c.event_loop_delay_ms.p50),
       p99: worst((c) => c.event_loop_delay_ms.p99),
       max: worst((c) => c.event_loop_delay_ms.max),
+    },
+    own_delay_ms: {
+      p50: worst((c) => c.own_delay_ms?.p50),
+      p99: worst((c) => c.own_delay_ms?.p99),
+      max: worst((c) => c.own_delay_ms?.max),
     },
     ...(processWide.send_queue_ms ? { send_queue_ms: processWide.send_queue_ms } : {}),
     lateness_bound_ms: worst((c) => c.lateness_bound_ms ?? null),
@@ -196,6 +204,7 @@ export function mergeChecks(
     cpu_system_s: processWide.cpu_system_s,
     cpu_pct_of_one_core: processWide.cpu_pct_of_one_core,
     bottleneck_warning: warnings.length > 0 ? warnings.join("; ") : null,
+    timing_note: warnings.length === 0 && notes.length > 0 ? notes.join("; ") : null,
     shards: checks.map((c, k) => ({
       thread: `${k + 1}/${n}`,
       requests: results[k]!.run.records.length,

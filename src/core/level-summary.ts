@@ -90,6 +90,7 @@ export function summariseLevel(input: LevelSummaryInput): { result: LevelResult;
     slo: cfg.slo,
   });
   if (input.client.bottleneck_warning) notices.push(`level ${level}: ${input.client.bottleneck_warning}`);
+  if (input.client.timing_note) notices.push(`level ${level}: ${input.client.timing_note}`);
   const ok = run.records.filter((r) => !r.warmup && r.error === null && r.usage !== null);
   const counted = (xs: (number | null | undefined)[]) =>
     summarize(xs.filter((x): x is number => typeof x === "number"));

@@ -123,6 +123,11 @@ function mergedClient(levels: LevelResult[]): LevelResult["client"] {
   const warnings = shards
     .filter((s) => s.bottleneck_warning)
     .map((s) => `${s.thread}: ${s.bottleneck_warning}`);
+  const notes = levels
+    .map((l, i) =>
+      l.client.timing_note ? `runner ${i + 1}/${levels.length}: ${l.client.timing_note}` : null,
+    )
+    .filter((w): w is string => w !== null);
   return {
     event_loop_delay_ms: {
       p50: worstOf(levels.map((l) => l.client.event_loop_delay_ms.p50)),
@@ -134,6 +139,7 @@ function mergedClient(levels: LevelResult[]): LevelResult["client"] {
     cpu_system_s: levels.reduce((a, l) => a + l.client.cpu_system_s, 0),
     cpu_pct_of_one_core: levels.reduce((a, l) => a + l.client.cpu_pct_of_one_core, 0),
     bottleneck_warning: warnings.length > 0 ? warnings.join("; ") : null,
+    timing_note: warnings.length === 0 && notes.length > 0 ? notes.join("; ") : null,
     shards,
   };
 }

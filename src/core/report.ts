@@ -95,6 +95,7 @@ export function csvTable(levels: readonly LevelResult[]): string {
     "schedule_lag_ms_p99",
     "client_cpu_pct",
     "bottleneck_warning",
+    "timing_note",
   );
   const cell = (v: unknown): string => {
     if (v === null || v === undefined) return "";
@@ -126,6 +127,7 @@ export function csvTable(levels: readonly LevelResult[]): string {
       l.open_loop?.schedule_lag_ms.p99,
       l.client.cpu_pct_of_one_core,
       l.client.bottleneck_warning,
+      l.client.timing_note,
     );
     lines.push(row.map(cell).join(","));
   }

@@ -14,10 +14,21 @@ export const ClientSelfCheck = z.object({
    * loop turns of the level: see CONCEPTS.md. Stated with every warning.
    */
   lateness_bound_ms: nullableNum.optional(),
+  /**
+   * The part of each event-loop delay sample during which the client's loop was busy (its own
+   * work, garbage collection included), rather than waiting to be woken: see CONCEPTS.md.
+   */
+  own_delay_ms: z.object({ p50: nullableNum, p99: nullableNum, max: nullableNum }).optional(),
   cpu_user_s: num,
   cpu_system_s: num,
   cpu_pct_of_one_core: num,
+  /** The client read late because of its own load: its figures are inflated by up to the bound. */
   bottleneck_warning: z.string().nullable(),
+  /**
+   * The client read late while it was not loaded (the machine woke it late): up to the bound of
+   * the figures is the machine's timing noise, not the server's. Absent in older documents.
+   */
+  timing_note: z.string().nullable().optional(),
   /**
    * With worker threads (`--workers`): each thread's own check. A thread's figures are its own
    * event loop's (busy_pct: event-loop utilization); the level's cpu_* are the whole process's.
