@@ -9,6 +9,7 @@
 import { spawn, spawnSync } from "node:child_process";
 import { performance } from "node:perf_hooks";
 import { StreamClient } from "../src/core/client.ts";
+import { warmUpClientPath } from "../src/core/jit-warmup.ts";
 import { runClosedLoop } from "../src/core/load.ts";
 import { SelfCheck } from "../src/core/self-check.ts";
 import { makeTarget } from "../src/core/target.ts";
@@ -118,7 +119,7 @@ interface IdleFigure {
 
 /**
  * Client CPU per chunk at 1 stream x 100 tok/s, in two windows: the first `coldS` seconds after
- * the client starts (V8 is still compiling its hot paths: the first level of a sweep), and
+ * the client starts and runs the sweep's JIT warm-up (the first level of a sweep), and
  * `steadyS` seconds after `warmS` seconds of streaming (the steady state of a sweep that runs
  * minutes). The Python reference runs the same windows at the same time against the same mock,
  * so both see the same machine: a VM's cost per wake-up moves between runs more than the clients
@@ -140,6 +141,8 @@ async function idle(coldS: number, warmS: number, steadyS: number) {
     py = new Promise((res) => child.on("exit", () => res(out)));
   }
   const c = client(mock.url);
+  // As a sweep does before its first level (src/core/jit-warmup.ts).
+  const warm = await warmUpClientPath(c.cfg);
   const window = async (seconds: number): Promise<IdleFigure> => {
     const check = new SelfCheck();
     check.start();
@@ -170,7 +173,9 @@ async function idle(coldS: number, warmS: number, steadyS: number) {
     ref = { client: j.client, cold: fig(j.windows[0]!), steady: fig(j.windows[1]!) };
   }
   await mock.stop();
-  const limit = Math.min(0.45, ref?.steady.msPerChunk ?? Number.POSITIVE_INFINITY);
+  // The target: no higher than the aiohttp client's, measured alongside; the issue measured that
+  // client at about 0.45 ms per chunk on this machine, the figure used where Python is missing.
+  const limit = ref?.steady.msPerChunk ?? 0.45;
   const pass = steady.msPerChunk <= limit;
   const line = (name: string, x: IdleFigure) =>
     `${name} ${f(x.msPerChunk, 3)} ms per chunk (${f(x.pctCore, 1)}% of a core)`;
@@ -179,10 +184,10 @@ async function idle(coldS: number, warmS: number, steadyS: number) {
       (ref
         ? `${line(ref.client, ref.steady)}, run alongside against the same mock`
         : "no Python aiohttp here (apt-get install python3-aiohttp to compare)") +
-      ` [target: <= ${ref ? "the aiohttp client's and <= " : ""}0.45 ms: ${pass ? "PASS" : "MISS"}]`,
+      ` [target: no higher than ${ref ? "the aiohttp client's" : "0.45 ms (the issue's aiohttp figure)"}: ${pass ? "PASS" : "MISS"}]`,
   );
   console.log(
-    `idle, first ${coldS} s after the client starts (JIT warm-up, as in a sweep's first level): ${line("tokenbench", cold)}` +
+    `idle, the first ${coldS} s of the process, after the sweep's JIT warm-up (${warm ? `${warm.chunks} chunks in ${f(warm.ms, 0)} ms` : "failed"}), as a sweep's first level: ${line("tokenbench", cold)}` +
       (ref ? `; ${line(ref.client, ref.cold)}` : ""),
   );
   results.idle_ms_per_chunk = steady.msPerChunk;

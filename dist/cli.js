@@ -4381,7 +4381,7 @@ var require_webidl = __commonJS({
 var require_util2 = __commonJS({
   "node_modules/undici/lib/web/fetch/util.js"(exports, module) {
     "use strict";
-    var { Transform } = __require("node:stream"), zlib = __require("node:zlib"), { redirectStatusSet, referrerPolicyTokens, badPortsSet } = require_constants3(), { getGlobalOrigin } = require_global(), { collectAnHTTPQuotedString, parseMIMEType } = require_data_url(), { performance: performance12 } = __require("node:perf_hooks"), { ReadableStreamFrom, isValidHTTPToken, normalizedMethodRecordsBase } = require_util(), assert2 = __require("node:assert"), { isUint8Array } = __require("node:util/types"), { webidl } = require_webidl(), { isomorphicEncode, collectASequenceOfCodePoints, removeChars } = require_infra();
+    var { Transform } = __require("node:stream"), zlib = __require("node:zlib"), { redirectStatusSet, referrerPolicyTokens, badPortsSet } = require_constants3(), { getGlobalOrigin } = require_global(), { collectAnHTTPQuotedString, parseMIMEType } = require_data_url(), { performance: performance13 } = __require("node:perf_hooks"), { ReadableStreamFrom, isValidHTTPToken, normalizedMethodRecordsBase } = require_util(), assert2 = __require("node:assert"), { isUint8Array } = __require("node:util/types"), { webidl } = require_webidl(), { isomorphicEncode, collectASequenceOfCodePoints, removeChars } = require_infra();
     function responseURL(response) {
       let urlList = response.urlList, length = urlList.length;
       return length === 0 ? null : urlList[length - 1].toString();
@@ -4503,7 +4503,7 @@ var require_util2 = __commonJS({
       };
     }
     function coarsenedSharedCurrentTime(crossOriginIsolatedCapability) {
-      return coarsenTime(performance12.now(), crossOriginIsolatedCapability);
+      return coarsenTime(performance13.now(), crossOriginIsolatedCapability);
     }
     function createOpaqueTimingInfo(timingInfo) {
       return {
@@ -37491,6 +37491,74 @@ async function captureEnvironment() {
   };
 }
 
+// src/core/jit-warmup.ts
+import { createServer } from "node:http";
+import { performance as performance7 } from "node:perf_hooks";
+var WARMUP_CHUNKS = 8e4, REQUESTS = 4, BURST = 50;
+function chunkEvent(chat, i) {
+  let choice = chat ? { index: 0, delta: { content: ` w${i % 97}` }, finish_reason: null } : { index: 0, text: ` w${i % 97}`, finish_reason: null };
+  return `data: ${JSON.stringify({ id: "warmup", object: chat ? "chat.completion.chunk" : "text_completion", created: 0, model: "warmup", choices: [choice] })}
+
+`;
+}
+function serve(perRequest) {
+  return (req, res) => {
+    req.resume(), req.on("end", async () => {
+      let chat = (req.url ?? "").includes("chat");
+      res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
+      for (let i = 0; i < perRequest; i++)
+        res.write(chunkEvent(chat, i)), i % BURST === BURST - 1 && await new Promise((r) => setImmediate(r));
+      let usage = { prompt_tokens: 8, completion_tokens: perRequest, total_tokens: perRequest + 8 };
+      res.end(`data: ${JSON.stringify({ id: "warmup", choices: [], usage })}
+
+data: [DONE]
+
+`);
+    });
+  };
+}
+async function warmUpClientPath(cfg, chunks = WARMUP_CHUNKS) {
+  let t0 = performance7.now(), server = createServer(serve(Math.ceil(chunks / REQUESTS)));
+  try {
+    await new Promise((res, rej) => {
+      server.once("error", rej), server.listen(0, "127.0.0.1", () => res());
+    });
+    let { port } = server.address(), client = new StreamClient({
+      ...cfg,
+      target: makeTarget({
+        baseUrl: `http://127.0.0.1:${port}`,
+        api: cfg.target.api,
+        model: "warmup",
+        apiKey: null,
+        headers: {}
+      }),
+      originMs: performance7.now()
+    }), read = 0;
+    try {
+      for (let i = 0; i < REQUESTS; i++) {
+        let r = await client.stream({
+          id: i,
+          level: 0,
+          warmup: !0,
+          prompt: "warm up",
+          maxTokens: 1,
+          promptTokensRequested: null,
+          intendedSendAbsMs: null
+        });
+        if (r.error !== null) return null;
+        read += r.event_count;
+      }
+    } finally {
+      await client.close();
+    }
+    return { chunks: read, ms: performance7.now() - t0 };
+  } catch {
+    return null;
+  } finally {
+    server.close();
+  }
+}
+
 // src/shared/statistics.ts
 var DEFAULT_THRESHOLDS = { pct: 5, confidence: 0.95, minPoints: 5 };
 function mean(xs) {
@@ -38991,7 +39059,9 @@ async function runProfile(opts) {
     ignoreEos: !0,
     extraBody: body,
     originMs
-  }), records2 = [], samples = [], id = 0, stream = async (prompt, maxTokens, warmup) => {
+  });
+  await warmUpClientPath(client.cfg);
+  let records2 = [], samples = [], id = 0, stream = async (prompt, maxTokens, warmup) => {
     let r = await client.stream({
       id: id++,
       level: 1,
@@ -39489,18 +39559,18 @@ var ID_STRIDE = 1e7, WARMUP_ID_OFFSET = 5e6;
 // src/core/worker-pool.ts
 import { existsSync as existsSync2 } from "node:fs";
 import { availableParallelism } from "node:os";
-import { performance as performance8 } from "node:perf_hooks";
+import { performance as performance9 } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
 
 // src/core/load.ts
-import { performance as performance7 } from "node:perf_hooks";
+import { performance as performance8 } from "node:perf_hooks";
 import { setTimeout as sleep, setImmediate as yieldImmediate } from "node:timers/promises";
 function sleepUntil(tAbsMs) {
   return new Promise((resolve) => {
     let spin = () => {
-      performance7.now() >= tAbsMs ? resolve() : setImmediate(spin);
-    }, d = tAbsMs - performance7.now();
+      performance8.now() >= tAbsMs ? resolve() : setImmediate(spin);
+    }, d = tAbsMs - performance8.now();
     d > 3 ? setTimeout(spin, d - 2) : spin();
   });
 }
@@ -39511,15 +39581,15 @@ function markRamp(rec) {
 async function runClosedLoop(client, makeSpec, opts) {
   let records2 = [], next = 0, rampNext = 0;
   opts.startAtAbsMs !== void 0 && await sleepUntil(opts.startAtAbsMs);
-  let rampMs = (opts.rampUpS ?? 0) * 1e3, t0 = performance7.now(), measureFrom = t0 + rampMs, deadline = opts.durationS !== null ? measureFrom + opts.durationS * 1e3 : Number.POSITIVE_INFINITY, limit = opts.requests ?? Number.POSITIVE_INFINITY, user = async (k) => {
+  let rampMs = (opts.rampUpS ?? 0) * 1e3, t0 = performance8.now(), measureFrom = t0 + rampMs, deadline = opts.durationS !== null ? measureFrom + opts.durationS * 1e3 : Number.POSITIVE_INFINITY, limit = opts.requests ?? Number.POSITIVE_INFINITY, user = async (k) => {
     if (rampMs > 0)
-      for (await sleepUntil(t0 + rampMs * k / opts.concurrency); performance7.now() < measureFrom && !opts.shouldStop?.(); ) {
+      for (await sleepUntil(t0 + rampMs * k / opts.concurrency); performance8.now() < measureFrom && !opts.shouldStop?.(); ) {
         let rec = markRamp(await client.stream(makeSpec(RAMP_INDEX + rampNext++, !0, null)));
         records2.push(rec), await yieldImmediate();
       }
     let sessions = opts.sessions ?? null, conversation = null;
     for (; ; ) {
-      if (conversation !== null && sessions.thinkTimeMs > 0 && await sleep(sessions.thinkTimeMs), next >= limit || performance7.now() >= deadline || opts.shouldStop?.()) return;
+      if (conversation !== null && sessions.thinkTimeMs > 0 && await sleep(sessions.thinkTimeMs), next >= limit || performance8.now() >= deadline || opts.shouldStop?.()) return;
       let i = next++, spec = sessions ? makeSpec(i, !1, null, conversation ?? { session: 0, turn: 1, history: [] }) : makeSpec(i, !1, null), rec = await client.stream(spec);
       records2.push(rec), opts.onRecord?.(rec), sessions && (conversation = nextTurn(spec, rec, sessions.turns)), await yieldImmediate();
     }
@@ -39545,7 +39615,7 @@ async function runOpenLoop(client, makeSpec, opts) {
   }), records2 = [], pending = [], inFlight = 0, slotWaiters = [], dropped = 0, mine = offsets.map((_, j) => j).filter((j) => opts.shard === void 0 || ownsArrival(j, opts.shard)), specs = mine.map((j) => {
     let spec = makeSpec(j, !1, 0);
     return spec.body = JSON.stringify(buildRequestBody(client.cfg, spec)), spec;
-  }), t0 = opts.startAtAbsMs ?? performance7.now() + 5, rampMs = (opts.rampUpS ?? 0) * 1e3;
+  }), t0 = opts.startAtAbsMs ?? performance8.now() + 5, rampMs = (opts.rampUpS ?? 0) * 1e3;
   if (rampMs > 0) {
     let n = Math.floor(opts.rateRps * rampMs / 2e3);
     for (let k = 0; k < n; k++)
@@ -39653,8 +39723,8 @@ var ThreadHandle = class {
   async runLevel(jobs, notBeforeEpochMs, onStart) {
     let used = this.threads.slice(0, jobs.length);
     for (let t of used) t.done = 0;
-    let warm = await Promise.all(used.map((t, k) => t.call({ op: "warmup", job: jobs[k] }, "warmed"))), startEpochMs = Math.max(performance8.timeOrigin + performance8.now() + 50, notBeforeEpochMs ?? 0), pending = Promise.all(used.map((t) => t.call({ op: "run", startEpochMs }, "done")));
-    return await sleepUntil(startEpochMs - performance8.timeOrigin), onStart?.(), (await pending).map((r, k) => ({ warmup: warm[k].records, run: r.run, check: r.check }));
+    let warm = await Promise.all(used.map((t, k) => t.call({ op: "warmup", job: jobs[k] }, "warmed"))), startEpochMs = Math.max(performance9.timeOrigin + performance9.now() + 50, notBeforeEpochMs ?? 0), pending = Promise.all(used.map((t) => t.call({ op: "run", startEpochMs }, "done")));
+    return await sleepUntil(startEpochMs - performance9.timeOrigin), onStart?.(), (await pending).map((r, k) => ({ warmup: warm[k].records, run: r.run, check: r.check }));
   }
   /** End the requests in flight at once (SIGINT/SIGTERM). */
   stop() {
@@ -39768,13 +39838,13 @@ async function preflight(target0, cfg, o) {
 
 // src/core/sweep.ts
 import { existsSync as existsSync3 } from "node:fs";
-import { performance as performance11 } from "node:perf_hooks";
+import { performance as performance12 } from "node:perf_hooks";
 
 // src/core/level-run.ts
-import { performance as performance10 } from "node:perf_hooks";
+import { performance as performance11 } from "node:perf_hooks";
 
 // src/core/self-check.ts
-import { createHistogram, performance as performance9 } from "node:perf_hooks";
+import { createHistogram, performance as performance10 } from "node:perf_hooks";
 var SELF_CHECK_LIMITS = { lateMs: 2, cpuPctOfOneCore: 85, sendQueueP99Ms: 5 }, SATURATED_ELU = 0.5;
 function backlogEvidenceMs(records2) {
   let worst = null;
@@ -39812,14 +39882,14 @@ var UNSEEN_MS = 1, RESOLUTION_MS = 10, SelfCheck = class {
    * waking the process late; lateness with a busy loop is the client's own work.
    */
   sample = () => {
-    let now = performance9.now(), idleMs = performance9.eventLoopUtilization().idle, lateMs = Math.max(0, now - this.lastMs - RESOLUTION_MS), busyMs = Math.max(0, now - this.lastMs - (idleMs - this.lastIdleMs));
+    let now = performance10.now(), idleMs = performance10.eventLoopUtilization().idle, lateMs = Math.max(0, now - this.lastMs - RESOLUTION_MS), busyMs = Math.max(0, now - this.lastMs - (idleMs - this.lastIdleMs));
     this.h.record(Math.max(1, Math.round(lateMs * 1e6))), this.own.record(Math.max(1, Math.round(Math.min(lateMs, busyMs) * 1e6))), this.lastMs = now, this.lastIdleMs = idleMs, this.timer?.refresh();
   };
   cpu0 = process.cpuUsage();
-  elu0 = performance9.eventLoopUtilization();
-  t0 = performance9.now();
+  elu0 = performance10.eventLoopUtilization();
+  t0 = performance10.now();
   start() {
-    this.h.reset(), this.own.reset(), this.lastMs = performance9.now(), this.lastIdleMs = performance9.eventLoopUtilization().idle, this.timer && clearTimeout(this.timer), this.timer = setTimeout(this.sample, RESOLUTION_MS), this.timer.unref(), this.cpu0 = process.cpuUsage(), this.elu0 = performance9.eventLoopUtilization(), this.t0 = performance9.now();
+    this.h.reset(), this.own.reset(), this.lastMs = performance10.now(), this.lastIdleMs = performance10.eventLoopUtilization().idle, this.timer && clearTimeout(this.timer), this.timer = setTimeout(this.sample, RESOLUTION_MS), this.timer.unref(), this.cpu0 = process.cpuUsage(), this.elu0 = performance10.eventLoopUtilization(), this.t0 = performance10.now();
   }
   /**
    * `sendQueueMs`: per request, the wait in the client before its headers reached the socket.
@@ -39827,11 +39897,11 @@ var UNSEEN_MS = 1, RESOLUTION_MS = 10, SelfCheck = class {
    */
   stop(sendQueueMs = [], records2 = []) {
     this.timer && clearTimeout(this.timer), this.timer = null;
-    let cpu = process.cpuUsage(this.cpu0), wallMs = performance9.now() - this.t0, ms2 = (ns) => Number.isFinite(ns) && ns > 0 ? ns / 1e6 : null, hasSamples = this.h.count > 0, delay = (ns) => ms2(ns) ?? 0, p50 = hasSamples ? delay(this.h.percentile(50)) : null, p99 = hasSamples ? delay(this.h.percentile(99)) : null, max = hasSamples ? delay(this.h.max) : null, ownDelay = {
+    let cpu = process.cpuUsage(this.cpu0), wallMs = performance10.now() - this.t0, ms2 = (ns) => Number.isFinite(ns) && ns > 0 ? ns / 1e6 : null, hasSamples = this.h.count > 0, delay = (ns) => ms2(ns) ?? 0, p50 = hasSamples ? delay(this.h.percentile(50)) : null, p99 = hasSamples ? delay(this.h.percentile(99)) : null, max = hasSamples ? delay(this.h.max) : null, ownDelay = {
       p50: hasSamples ? delay(this.own.percentile(50)) : null,
       p99: hasSamples ? delay(this.own.percentile(99)) : null,
       max: hasSamples ? delay(this.own.max) : null
-    }, elu = performance9.eventLoopUtilization(this.elu0), user = this.thread ? elu.active / 1e3 : cpu.user / 1e6, system = this.thread ? 0 : cpu.system / 1e6, pct = wallMs > 0 ? 100 * (user + system) * 1e3 / wallMs : 0, bound = max !== null ? 2 * max + UNSEEN_MS : null;
+    }, elu = performance10.eventLoopUtilization(this.elu0), user = this.thread ? elu.active / 1e3 : cpu.user / 1e6, system = this.thread ? 0 : cpu.system / 1e6, pct = wallMs > 0 ? 100 * (user + system) * 1e3 / wallMs : 0, bound = max !== null ? 2 * max + UNSEEN_MS : null;
     if (pct > SELF_CHECK_LIMITS.cpuPctOfOneCore || elu.utilization > SATURATED_ELU) {
       let backlog = backlogEvidenceMs(records2);
       backlog !== null && (bound = Math.max(bound ?? 0, backlog + 2 * (p99 ?? 0) + UNSEEN_MS));
@@ -40005,9 +40075,9 @@ function runShare(client, job, o) {
 
 // src/core/level-run.ts
 function progressReporter(ctx, plan, done) {
-  let t0 = performance10.now();
+  let t0 = performance11.now();
   return () => {
-    let elapsedS = (performance10.now() - t0) / 1e3, total = plan.requests, n = done(), etaS = total !== null && n > 0 ? elapsedS / n * (total - n) : ctx.cfg.duration_s !== null ? Math.max(0, ctx.cfg.duration_s - elapsedS) : null;
+    let elapsedS = (performance11.now() - t0) / 1e3, total = plan.requests, n = done(), etaS = total !== null && n > 0 ? elapsedS / n * (total - n) : ctx.cfg.duration_s !== null ? Math.max(0, ctx.cfg.duration_s - elapsedS) : null;
     ctx.onProgress?.({
       level: plan.level,
       levelIndex: plan.index,
@@ -40034,12 +40104,12 @@ async function runShardedLevel(ctx, plan, where) {
     if (ctx.pool)
       results = await ctx.pool.runLevel(jobs, where.startEpochMs, begin);
     else {
-      let warmup = await runShareWarmup(ctx.client, jobs[0]), startEpochMs = Math.max(performance10.timeOrigin + performance10.now() + 50, where.startEpochMs ?? 0);
-      await sleepUntil(startEpochMs - performance10.timeOrigin), begin();
+      let warmup = await runShareWarmup(ctx.client, jobs[0]), startEpochMs = Math.max(performance11.timeOrigin + performance11.now() + 50, where.startEpochMs ?? 0);
+      await sleepUntil(startEpochMs - performance11.timeOrigin), begin();
       let check2 = new SelfCheck();
       check2.start();
       let run2 = await runShare(ctx.client, jobs[0], {
-        startAtAbsMs: startEpochMs - performance10.timeOrigin,
+        startAtAbsMs: startEpochMs - performance11.timeOrigin,
         ...ctx.shouldStop ? { shouldStop: ctx.shouldStop } : {},
         onRecord: () => {
           localDone++;
@@ -40553,7 +40623,7 @@ function startState(opts, notice) {
     records: [],
     createdAt: (/* @__PURE__ */ new Date()).toISOString(),
     originWall: Date.now(),
-    originMs: performance11.now()
+    originMs: performance12.now()
   };
   if (!opts.resume) return fresh;
   if (opts.out === null) throw new SweepError("usage", "--resume needs --out");
@@ -40572,7 +40642,7 @@ function startState(opts, notice) {
     createdAt: prev.created_at,
     originWall,
     // Same timeline as the first part: map the old origin onto this process's monotonic clock.
-    originMs: performance11.now() - (Date.now() - originWall)
+    originMs: performance12.now() - (Date.now() - originWall)
   };
 }
 async function runSweep(opts) {
@@ -40613,8 +40683,10 @@ async function runSweep(opts) {
     timeoutS: cfg.timeout_s,
     ignoreEos: cfg.ignore_eos,
     extraBody: cfg.extra_body,
-    originEpochMs: performance11.timeOrigin + state.originMs
-  }) : null, ctx = {
+    originEpochMs: performance12.timeOrigin + state.originMs
+  }) : null;
+  pool === null && await warmUpClientPath(client.cfg);
+  let ctx = {
     cfg,
     client,
     sampler,

@@ -4100,7 +4100,7 @@ var require_webidl = __commonJS({
 var require_util2 = __commonJS({
   "node_modules/undici/lib/web/fetch/util.js"(exports, module) {
     "use strict";
-    var { Transform } = __require("node:stream"), zlib = __require("node:zlib"), { redirectStatusSet, referrerPolicyTokens, badPortsSet } = require_constants3(), { getGlobalOrigin } = require_global(), { collectAnHTTPQuotedString, parseMIMEType } = require_data_url(), { performance: performance7 } = __require("node:perf_hooks"), { ReadableStreamFrom, isValidHTTPToken, normalizedMethodRecordsBase } = require_util(), assert = __require("node:assert"), { isUint8Array } = __require("node:util/types"), { webidl } = require_webidl(), { isomorphicEncode, collectASequenceOfCodePoints, removeChars } = require_infra();
+    var { Transform } = __require("node:stream"), zlib = __require("node:zlib"), { redirectStatusSet, referrerPolicyTokens, badPortsSet } = require_constants3(), { getGlobalOrigin } = require_global(), { collectAnHTTPQuotedString, parseMIMEType } = require_data_url(), { performance: performance8 } = __require("node:perf_hooks"), { ReadableStreamFrom, isValidHTTPToken, normalizedMethodRecordsBase } = require_util(), assert = __require("node:assert"), { isUint8Array } = __require("node:util/types"), { webidl } = require_webidl(), { isomorphicEncode, collectASequenceOfCodePoints, removeChars } = require_infra();
     function responseURL(response) {
       let urlList = response.urlList, length = urlList.length;
       return length === 0 ? null : urlList[length - 1].toString();
@@ -4222,7 +4222,7 @@ var require_util2 = __commonJS({
       };
     }
     function coarsenedSharedCurrentTime(crossOriginIsolatedCapability) {
-      return coarsenTime(performance7.now(), crossOriginIsolatedCapability);
+      return coarsenTime(performance8.now(), crossOriginIsolatedCapability);
     }
     function createOpaqueTimingInfo(timingInfo) {
       return {
@@ -19054,7 +19054,7 @@ ${captureLines}` : capture.stack;
 });
 
 // src/core/shard-worker.ts
-import { performance as performance6 } from "node:perf_hooks";
+import { performance as performance7 } from "node:perf_hooks";
 import { parentPort, workerData } from "node:worker_threads";
 
 // src/core/client.ts
@@ -19244,6 +19244,17 @@ var SseParser = class {
 };
 
 // src/core/target.ts
+function makeTarget(o) {
+  let u = new URL(o.baseUrl);
+  return {
+    baseUrl: o.baseUrl.replace(/\/+$/, ""),
+    api: o.api,
+    model: o.model,
+    headers: { ...o.headers, ...o.apiKey ? { authorization: `Bearer ${o.apiKey}` } : {} },
+    origin: u.origin,
+    basePath: u.pathname.replace(/\/+$/, "").replace(/\/v1$/, "")
+  };
+}
 var completionsPath = (api) => api === "chat" ? "/v1/chat/completions" : "/v1/completions";
 function modelOf(t) {
   if (t.model === null) throw new Error("internal: the target's model was not resolved");
@@ -19428,8 +19439,76 @@ var StreamClient = class {
   }
 };
 
+// src/core/jit-warmup.ts
+import { createServer } from "node:http";
+import { performance as performance4 } from "node:perf_hooks";
+var WARMUP_CHUNKS = 8e4, REQUESTS = 4, BURST = 50;
+function chunkEvent(chat, i) {
+  let choice = chat ? { index: 0, delta: { content: ` w${i % 97}` }, finish_reason: null } : { index: 0, text: ` w${i % 97}`, finish_reason: null };
+  return `data: ${JSON.stringify({ id: "warmup", object: chat ? "chat.completion.chunk" : "text_completion", created: 0, model: "warmup", choices: [choice] })}
+
+`;
+}
+function serve(perRequest) {
+  return (req, res) => {
+    req.resume(), req.on("end", async () => {
+      let chat = (req.url ?? "").includes("chat");
+      res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
+      for (let i = 0; i < perRequest; i++)
+        res.write(chunkEvent(chat, i)), i % BURST === BURST - 1 && await new Promise((r) => setImmediate(r));
+      let usage = { prompt_tokens: 8, completion_tokens: perRequest, total_tokens: perRequest + 8 };
+      res.end(`data: ${JSON.stringify({ id: "warmup", choices: [], usage })}
+
+data: [DONE]
+
+`);
+    });
+  };
+}
+async function warmUpClientPath(cfg, chunks = WARMUP_CHUNKS) {
+  let t0 = performance4.now(), server = createServer(serve(Math.ceil(chunks / REQUESTS)));
+  try {
+    await new Promise((res, rej) => {
+      server.once("error", rej), server.listen(0, "127.0.0.1", () => res());
+    });
+    let { port: port2 } = server.address(), client2 = new StreamClient({
+      ...cfg,
+      target: makeTarget({
+        baseUrl: `http://127.0.0.1:${port2}`,
+        api: cfg.target.api,
+        model: "warmup",
+        apiKey: null,
+        headers: {}
+      }),
+      originMs: performance4.now()
+    }), read = 0;
+    try {
+      for (let i = 0; i < REQUESTS; i++) {
+        let r = await client2.stream({
+          id: i,
+          level: 0,
+          warmup: !0,
+          prompt: "warm up",
+          maxTokens: 1,
+          promptTokensRequested: null,
+          intendedSendAbsMs: null
+        });
+        if (r.error !== null) return null;
+        read += r.event_count;
+      }
+    } finally {
+      await client2.close();
+    }
+    return { chunks: read, ms: performance4.now() - t0 };
+  } catch {
+    return null;
+  } finally {
+    server.close();
+  }
+}
+
 // src/core/self-check.ts
-import { createHistogram, performance as performance4 } from "node:perf_hooks";
+import { createHistogram, performance as performance5 } from "node:perf_hooks";
 
 // src/shared/random.ts
 function rng(seed) {
@@ -19508,14 +19587,14 @@ var UNSEEN_MS = 1, RESOLUTION_MS = 10, SelfCheck = class {
    * waking the process late; lateness with a busy loop is the client's own work.
    */
   sample = () => {
-    let now = performance4.now(), idleMs = performance4.eventLoopUtilization().idle, lateMs = Math.max(0, now - this.lastMs - RESOLUTION_MS), busyMs = Math.max(0, now - this.lastMs - (idleMs - this.lastIdleMs));
+    let now = performance5.now(), idleMs = performance5.eventLoopUtilization().idle, lateMs = Math.max(0, now - this.lastMs - RESOLUTION_MS), busyMs = Math.max(0, now - this.lastMs - (idleMs - this.lastIdleMs));
     this.h.record(Math.max(1, Math.round(lateMs * 1e6))), this.own.record(Math.max(1, Math.round(Math.min(lateMs, busyMs) * 1e6))), this.lastMs = now, this.lastIdleMs = idleMs, this.timer?.refresh();
   };
   cpu0 = process.cpuUsage();
-  elu0 = performance4.eventLoopUtilization();
-  t0 = performance4.now();
+  elu0 = performance5.eventLoopUtilization();
+  t0 = performance5.now();
   start() {
-    this.h.reset(), this.own.reset(), this.lastMs = performance4.now(), this.lastIdleMs = performance4.eventLoopUtilization().idle, this.timer && clearTimeout(this.timer), this.timer = setTimeout(this.sample, RESOLUTION_MS), this.timer.unref(), this.cpu0 = process.cpuUsage(), this.elu0 = performance4.eventLoopUtilization(), this.t0 = performance4.now();
+    this.h.reset(), this.own.reset(), this.lastMs = performance5.now(), this.lastIdleMs = performance5.eventLoopUtilization().idle, this.timer && clearTimeout(this.timer), this.timer = setTimeout(this.sample, RESOLUTION_MS), this.timer.unref(), this.cpu0 = process.cpuUsage(), this.elu0 = performance5.eventLoopUtilization(), this.t0 = performance5.now();
   }
   /**
    * `sendQueueMs`: per request, the wait in the client before its headers reached the socket.
@@ -19523,11 +19602,11 @@ var UNSEEN_MS = 1, RESOLUTION_MS = 10, SelfCheck = class {
    */
   stop(sendQueueMs = [], records = []) {
     this.timer && clearTimeout(this.timer), this.timer = null;
-    let cpu = process.cpuUsage(this.cpu0), wallMs = performance4.now() - this.t0, ms = (ns) => Number.isFinite(ns) && ns > 0 ? ns / 1e6 : null, hasSamples = this.h.count > 0, delay = (ns) => ms(ns) ?? 0, p50 = hasSamples ? delay(this.h.percentile(50)) : null, p99 = hasSamples ? delay(this.h.percentile(99)) : null, max = hasSamples ? delay(this.h.max) : null, ownDelay = {
+    let cpu = process.cpuUsage(this.cpu0), wallMs = performance5.now() - this.t0, ms = (ns) => Number.isFinite(ns) && ns > 0 ? ns / 1e6 : null, hasSamples = this.h.count > 0, delay = (ns) => ms(ns) ?? 0, p50 = hasSamples ? delay(this.h.percentile(50)) : null, p99 = hasSamples ? delay(this.h.percentile(99)) : null, max = hasSamples ? delay(this.h.max) : null, ownDelay = {
       p50: hasSamples ? delay(this.own.percentile(50)) : null,
       p99: hasSamples ? delay(this.own.percentile(99)) : null,
       max: hasSamples ? delay(this.own.max) : null
-    }, elu = performance4.eventLoopUtilization(this.elu0), user = this.thread ? elu.active / 1e3 : cpu.user / 1e6, system = this.thread ? 0 : cpu.system / 1e6, pct = wallMs > 0 ? 100 * (user + system) * 1e3 / wallMs : 0, bound = max !== null ? 2 * max + UNSEEN_MS : null;
+    }, elu = performance5.eventLoopUtilization(this.elu0), user = this.thread ? elu.active / 1e3 : cpu.user / 1e6, system = this.thread ? 0 : cpu.system / 1e6, pct = wallMs > 0 ? 100 * (user + system) * 1e3 / wallMs : 0, bound = max !== null ? 2 * max + UNSEEN_MS : null;
     if (pct > SELF_CHECK_LIMITS.cpuPctOfOneCore || elu.utilization > SATURATED_ELU) {
       let backlog = backlogEvidenceMs(records);
       backlog !== null && (bound = Math.max(bound ?? 0, backlog + 2 * (p99 ?? 0) + UNSEEN_MS));
@@ -19557,7 +19636,7 @@ function sendQueueOf(records) {
 }
 
 // src/core/load.ts
-import { performance as performance5 } from "node:perf_hooks";
+import { performance as performance6 } from "node:perf_hooks";
 import { setTimeout as sleep, setImmediate as yieldImmediate } from "node:timers/promises";
 
 // src/core/arrivals.ts
@@ -19619,8 +19698,8 @@ var WARMUP_ID_OFFSET = 5e6;
 function sleepUntil(tAbsMs) {
   return new Promise((resolve) => {
     let spin = () => {
-      performance5.now() >= tAbsMs ? resolve() : setImmediate(spin);
-    }, d = tAbsMs - performance5.now();
+      performance6.now() >= tAbsMs ? resolve() : setImmediate(spin);
+    }, d = tAbsMs - performance6.now();
     d > 3 ? setTimeout(spin, d - 2) : spin();
   });
 }
@@ -19631,15 +19710,15 @@ function markRamp(rec) {
 async function runClosedLoop(client2, makeSpec, opts) {
   let records = [], next = 0, rampNext = 0;
   opts.startAtAbsMs !== void 0 && await sleepUntil(opts.startAtAbsMs);
-  let rampMs = (opts.rampUpS ?? 0) * 1e3, t0 = performance5.now(), measureFrom = t0 + rampMs, deadline = opts.durationS !== null ? measureFrom + opts.durationS * 1e3 : Number.POSITIVE_INFINITY, limit = opts.requests ?? Number.POSITIVE_INFINITY, user = async (k) => {
+  let rampMs = (opts.rampUpS ?? 0) * 1e3, t0 = performance6.now(), measureFrom = t0 + rampMs, deadline = opts.durationS !== null ? measureFrom + opts.durationS * 1e3 : Number.POSITIVE_INFINITY, limit = opts.requests ?? Number.POSITIVE_INFINITY, user = async (k) => {
     if (rampMs > 0)
-      for (await sleepUntil(t0 + rampMs * k / opts.concurrency); performance5.now() < measureFrom && !opts.shouldStop?.(); ) {
+      for (await sleepUntil(t0 + rampMs * k / opts.concurrency); performance6.now() < measureFrom && !opts.shouldStop?.(); ) {
         let rec = markRamp(await client2.stream(makeSpec(RAMP_INDEX + rampNext++, !0, null)));
         records.push(rec), await yieldImmediate();
       }
     let sessions = opts.sessions ?? null, conversation = null;
     for (; ; ) {
-      if (conversation !== null && sessions.thinkTimeMs > 0 && await sleep(sessions.thinkTimeMs), next >= limit || performance5.now() >= deadline || opts.shouldStop?.()) return;
+      if (conversation !== null && sessions.thinkTimeMs > 0 && await sleep(sessions.thinkTimeMs), next >= limit || performance6.now() >= deadline || opts.shouldStop?.()) return;
       let i = next++, spec = sessions ? makeSpec(i, !1, null, conversation ?? { session: 0, turn: 1, history: [] }) : makeSpec(i, !1, null), rec = await client2.stream(spec);
       records.push(rec), opts.onRecord?.(rec), sessions && (conversation = nextTurn(spec, rec, sessions.turns)), await yieldImmediate();
     }
@@ -19665,7 +19744,7 @@ async function runOpenLoop(client2, makeSpec, opts) {
   }), records = [], pending = [], inFlight = 0, slotWaiters = [], dropped = 0, mine = offsets.map((_, j) => j).filter((j) => opts.shard === void 0 || ownsArrival(j, opts.shard)), specs = mine.map((j) => {
     let spec = makeSpec(j, !1, 0);
     return spec.body = JSON.stringify(buildRequestBody(client2.cfg, spec)), spec;
-  }), t0 = opts.startAtAbsMs ?? performance5.now() + 5, rampMs = (opts.rampUpS ?? 0) * 1e3;
+  }), t0 = opts.startAtAbsMs ?? performance6.now() + 5, rampMs = (opts.rampUpS ?? 0) * 1e3;
   if (rampMs > 0) {
     let n = Math.floor(opts.rateRps * rampMs / 2e3);
     for (let k = 0; k < n; k++)
@@ -21128,19 +21207,19 @@ var port = parentPort, data = workerData, client = new StreamClient({
   timeoutS: data.timeoutS,
   ignoreEos: data.ignoreEos,
   extraBody: data.extraBody,
-  originMs: data.originEpochMs - performance6.timeOrigin
+  originMs: data.originEpochMs - performance7.timeOrigin
 }), job = null, stopped = !1, post = (m) => port.postMessage(m);
 port.on("message", (m) => {
   (async () => {
     try {
       if (m.op === "warmup")
-        job = m.job, post({ op: "warmed", records: await runShareWarmup(client, job) });
+        job === null && await warmUpClientPath(client.cfg), job = m.job, post({ op: "warmed", records: await runShareWarmup(client, job) });
       else if (m.op === "run") {
         if (job === null) throw new Error("run before warmup");
         let check = new SelfCheck(!0), done = 0, ticker = setInterval(() => post({ op: "progress", done }), 500);
         check.start();
         let run = await runShare(client, job, {
-          startAtAbsMs: m.startEpochMs - performance6.timeOrigin,
+          startAtAbsMs: m.startEpochMs - performance7.timeOrigin,
           shouldStop: () => stopped,
           onRecord: () => {
             done++;

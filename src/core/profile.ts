@@ -19,6 +19,7 @@ import { StreamClient } from "./client.ts";
 import { buildDocument, type Provenance } from "./document.ts";
 import { captureEnvironment } from "./environment.ts";
 import { resolveModel } from "./http.ts";
+import { warmUpClientPath } from "./jit-warmup.ts";
 import { FORMULAS } from "./metrics.ts";
 import { servedCounter } from "./prompt-calibration.ts";
 import { snapshotServer, waitReady } from "./server-info.ts";
@@ -167,6 +168,7 @@ export async function runProfile(opts: ProfileOptions): Promise<ResultDocument> 
     extraBody: body,
     originMs,
   });
+  await warmUpClientPath(client.cfg);
   const records: RequestRecord[] = [];
   const samples: ProfileSample[] = [];
   let id = 0;

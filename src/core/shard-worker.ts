@@ -8,6 +8,7 @@ import { performance } from "node:perf_hooks";
 import { parentPort, workerData } from "node:worker_threads";
 import type { LevelResult, RequestRecord } from "../schema/v1.ts";
 import { StreamClient } from "./client.ts";
+import { warmUpClientPath } from "./jit-warmup.ts";
 import type { LevelRun } from "./load.ts";
 import { SelfCheck, sendQueueOf } from "./self-check.ts";
 import { runShare, runShareWarmup, type ShareJob } from "./shard-run.ts";
@@ -52,6 +53,7 @@ port.on("message", (m: ToWorker) => {
   void (async () => {
     try {
       if (m.op === "warmup") {
+        if (job === null) await warmUpClientPath(client.cfg);
         job = m.job;
         post({ op: "warmed", records: await runShareWarmup(client, job) });
       } else if (m.op === "run") {

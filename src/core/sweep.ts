@@ -18,6 +18,7 @@ import { StreamClient } from "./client.ts";
 import type { Dataset } from "./dataset.ts";
 import { buildDocument, type Provenance } from "./document.ts";
 import { captureEnvironment } from "./environment.ts";
+import { warmUpClientPath } from "./jit-warmup.ts";
 import { type LevelRunContext, type Progress, runLevel, runShardedLevel } from "./level-run.ts";
 import { summariseLevel } from "./level-summary.ts";
 import {
@@ -185,6 +186,8 @@ export async function runSweep(opts: SweepOptions): Promise<ResultDocument> {
           originEpochMs: performance.timeOrigin + state.originMs,
         })
       : null;
+  // Compile the client's hot path first (jit-warmup.ts): the threads of a pool do their own.
+  if (pool === null) await warmUpClientPath(client.cfg);
   const ctx: LevelRunContext = {
     cfg,
     client,

@@ -101,7 +101,7 @@ describe("shards across runners, merged", () => {
 
   it("two --shard runs merged: the single run's figures and exactly the union of its requests", async () => {
     const single = await sweep("single", ["--levels", "2,6", "--requests", "18", "--workers", "1"]);
-    const startAt = Date.now() + 2500;
+    const startAt = Date.now() + 5000;
     const both = ["1/2", "2/2"].map((s, i) =>
       sweep(`shard-${i + 1}`, [...closedArgs, "--workers", "1", "--shard", s, "--start-at", String(startAt)]),
     );
@@ -171,7 +171,7 @@ describe("shards across runners, merged", () => {
 
   it("an open-loop schedule split over shards is still the requested one", async () => {
     const args = ["--mode", "open", "--levels", "40", "--requests", "40", "--seed", "7"];
-    const startAt = Date.now() + 2000;
+    const startAt = Date.now() + 5000;
     const [a, b] = await Promise.all(
       ["1/2", "2/2"].map((s, i) =>
         sweep(`open-${i + 1}`, [...args, "--workers", "1", "--shard", s, "--start-at", String(startAt)]),
