@@ -39901,12 +39901,12 @@ var UNSEEN_MS = 1, RESOLUTION_MS = 10, SelfCheck = class {
       p50: hasSamples ? delay(this.own.percentile(50)) : null,
       p99: hasSamples ? delay(this.own.percentile(99)) : null,
       max: hasSamples ? delay(this.own.max) : null
-    }, elu = performance10.eventLoopUtilization(this.elu0), user = this.thread ? elu.active / 1e3 : cpu.user / 1e6, system = this.thread ? 0 : cpu.system / 1e6, pct = wallMs > 0 ? 100 * (user + system) * 1e3 / wallMs : 0, bound = max !== null ? 2 * max + UNSEEN_MS : null;
-    if (pct > SELF_CHECK_LIMITS.cpuPctOfOneCore || elu.utilization > SATURATED_ELU) {
+    }, elu = performance10.eventLoopUtilization(this.elu0), user = this.thread ? elu.active / 1e3 : cpu.user / 1e6, system = this.thread ? 0 : cpu.system / 1e6, pct = wallMs > 0 ? 100 * (user + system) * 1e3 / wallMs : 0, saturated = pct > SELF_CHECK_LIMITS.cpuPctOfOneCore || elu.utilization > SATURATED_ELU, bound = max !== null ? 2 * max + UNSEEN_MS : null;
+    if (saturated) {
       let backlog = backlogEvidenceMs(records2);
       backlog !== null && (bound = Math.max(bound ?? 0, backlog + 2 * (p99 ?? 0) + UNSEEN_MS));
     }
-    let lagP99 = p99 !== null ? 2 * p99 + UNSEEN_MS : null, ownCause = ownDelay.p99 !== null && ownDelay.p99 > SELF_CHECK_LIMITS.lateMs, saturated = pct > SELF_CHECK_LIMITS.cpuPctOfOneCore || elu.utilization > SATURATED_ELU, late = lagP99 !== null && lagP99 > SELF_CHECK_LIMITS.lateMs, reasons = [];
+    let lagP99 = p99 !== null ? 2 * p99 + UNSEEN_MS : null, ownCause = ownDelay.p99 !== null && ownDelay.p99 > SELF_CHECK_LIMITS.lateMs, late = lagP99 !== null && lagP99 > SELF_CHECK_LIMITS.lateMs, reasons = [];
     late && (ownCause || saturated) && reasons.push(
       `reads late by about ${lagP99.toFixed(1)} ms (p99; event-loop delay p99 ${p99.toFixed(1)} ms, ${ownDelay.p99.toFixed(1)} ms of it with the client busy) > ${SELF_CHECK_LIMITS.lateMs} ms`
     );

@@ -55,7 +55,7 @@ export function backlogEvidenceMs(records: readonly { event_times_ms: readonly n
 }
 /** What the delay histogram cannot see at its sampling interval: wake-up and timer granularity. */
 const UNSEEN_MS = 1;
-/** Histogram resolution, ms: coarse enough to cost nothing at idle (1 ms cost 2 % of a core). */
+/** Sampling interval, ms: coarse enough to cost little at idle (1 ms cost 2 % of a core). */
 const RESOLUTION_MS = 10;
 
 export class SelfCheck {
@@ -134,10 +134,11 @@ export class SelfCheck {
     const user = this.thread ? elu.active / 1000 : cpu.user / 1e6;
     const system = this.thread ? 0 : cpu.system / 1e6;
     const pct = wallMs > 0 ? (100 * (user + system) * 1000) / wallMs : 0;
+    const saturated = pct > SELF_CHECK_LIMITS.cpuPctOfOneCore || elu.utilization > SATURATED_ELU;
     let bound = max !== null ? 2 * max + UNSEEN_MS : null;
     // A saturated loop leaves data waiting in the socket buffers, which no loop-delay figure sees;
     // the stream shows it: events that arrive in one read waited for it (see backlogEvidenceMs).
-    if (pct > SELF_CHECK_LIMITS.cpuPctOfOneCore || elu.utilization > SATURATED_ELU) {
+    if (saturated) {
       const backlog = backlogEvidenceMs(records);
       if (backlog !== null) bound = Math.max(bound ?? 0, backlog + 2 * (p99 ?? 0) + UNSEEN_MS);
     }
@@ -146,7 +147,6 @@ export class SelfCheck {
     // read waits at most the busy stretch it lands in, and the busy part of the delay's p99 says
     // how long those stretches were. Otherwise the machine's wake-ups are the larger cause.
     const ownCause = ownDelay.p99 !== null && ownDelay.p99 > SELF_CHECK_LIMITS.lateMs;
-    const saturated = pct > SELF_CHECK_LIMITS.cpuPctOfOneCore || elu.utilization > SATURATED_ELU;
     const late = lagP99 !== null && lagP99 > SELF_CHECK_LIMITS.lateMs;
     const reasons: string[] = [];
     if (late && (ownCause || saturated))
