@@ -39523,14 +39523,18 @@ function parseDataset(text2, name) {
   if (entries.length === 0) throw new DatasetError(`${name}: no usable prompt in it`);
   return { name, lines, sha256, entries };
 }
-function loadDataset(path) {
-  let text2;
+function readWorkloadFile(path, fail) {
   try {
-    text2 = readFileSync2(path, "utf8");
+    return readFileSync2(path, "utf8");
   } catch (err) {
-    throw new DatasetError(`${path}: cannot be read (${err.code ?? "error"})`);
+    throw fail(`${path}: cannot be read (${err.code ?? "error"})`);
   }
-  return parseDataset(text2, basename2(path));
+}
+function loadDataset(path) {
+  return parseDataset(
+    readWorkloadFile(path, (m) => new DatasetError(m)),
+    basename2(path)
+  );
 }
 function datasetOrder(n, seed) {
   let order = Array.from({ length: n }, (_, i) => i), r = rng(seed >>> 0);
@@ -39897,11 +39901,7 @@ var UNSEEN_MS = 1, RESOLUTION_MS = 10, SelfCheck = class {
    */
   stop(sendQueueMs = [], records2 = []) {
     this.timer && clearTimeout(this.timer), this.timer = null;
-    let cpu = process.cpuUsage(this.cpu0), wallMs = performance10.now() - this.t0, ms2 = (ns) => Number.isFinite(ns) && ns > 0 ? ns / 1e6 : null, hasSamples = this.h.count > 0, delay = (ns) => ms2(ns) ?? 0, p50 = hasSamples ? delay(this.h.percentile(50)) : null, p99 = hasSamples ? delay(this.h.percentile(99)) : null, max = hasSamples ? delay(this.h.max) : null, ownDelay = {
-      p50: hasSamples ? delay(this.own.percentile(50)) : null,
-      p99: hasSamples ? delay(this.own.percentile(99)) : null,
-      max: hasSamples ? delay(this.own.max) : null
-    }, elu = performance10.eventLoopUtilization(this.elu0), user = this.thread ? elu.active / 1e3 : cpu.user / 1e6, system = this.thread ? 0 : cpu.system / 1e6, pct = wallMs > 0 ? 100 * (user + system) * 1e3 / wallMs : 0, saturated = pct > SELF_CHECK_LIMITS.cpuPctOfOneCore || elu.utilization > SATURATED_ELU, bound = max !== null ? 2 * max + UNSEEN_MS : null;
+    let cpu = process.cpuUsage(this.cpu0), wallMs = performance10.now() - this.t0, ms2 = (ns) => Number.isFinite(ns) && ns > 0 ? ns / 1e6 : 0, figures = (h) => this.h.count > 0 ? { p50: ms2(h.percentile(50)), p99: ms2(h.percentile(99)), max: ms2(h.max) } : { p50: null, p99: null, max: null }, { p50, p99, max } = figures(this.h), ownDelay = figures(this.own), elu = performance10.eventLoopUtilization(this.elu0), user = this.thread ? elu.active / 1e3 : cpu.user / 1e6, system = this.thread ? 0 : cpu.system / 1e6, pct = wallMs > 0 ? 100 * (user + system) * 1e3 / wallMs : 0, saturated = pct > SELF_CHECK_LIMITS.cpuPctOfOneCore || elu.utilization > SATURATED_ELU, bound = max !== null ? 2 * max + UNSEEN_MS : null;
     if (saturated) {
       let backlog = backlogEvidenceMs(records2);
       backlog !== null && (bound = Math.max(bound ?? 0, backlog + 2 * (p99 ?? 0) + UNSEEN_MS));
@@ -40418,7 +40418,6 @@ function admissionSummary(input2) {
 
 // src/core/trace.ts
 import { createHash as createHash3 } from "node:crypto";
-import { readFileSync as readFileSync3 } from "node:fs";
 import { basename as basename3 } from "node:path";
 var TRACE_BLOCK_TOKENS = 512, REPLAY_LAG_WARN_MS = 50, TraceError = class extends TokenbenchError {
   constructor(message) {
@@ -40465,13 +40464,10 @@ function parseTrace(text2, name) {
   return rows.sort((a, b) => a.timestampMs - b.timestampMs), { name, lines, sha256, rows };
 }
 function loadTrace(path) {
-  let text2;
-  try {
-    text2 = readFileSync3(path, "utf8");
-  } catch (err) {
-    throw new TraceError(`${path}: cannot be read (${err.code ?? "error"})`);
-  }
-  return parseTrace(text2, basename3(path));
+  return parseTrace(
+    readWorkloadFile(path, (m) => new TraceError(m)),
+    basename3(path)
+  );
 }
 function traceRows(trace, speed, requests, durationS) {
   let t0 = trace.rows[0].timestampMs, rows = trace.rows.map((r) => ({ row: r, offsetMs: (r.timestampMs - t0) / speed }));
@@ -40834,7 +40830,7 @@ interrupted: finishing the level in progress is abandoned; finished levels are s
 }
 
 // src/cli/tools-command.ts
-import { existsSync as existsSync5, mkdirSync as mkdirSync4, readFileSync as readFileSync4, writeFileSync as writeFileSync4 } from "node:fs";
+import { existsSync as existsSync5, mkdirSync as mkdirSync4, readFileSync as readFileSync3, writeFileSync as writeFileSync4 } from "node:fs";
 import { dirname as dirname3, join as join3 } from "node:path";
 
 // src/core/compare-docs.ts
@@ -41378,7 +41374,7 @@ async function importCommand(argv) {
   try {
     let results = files.flatMap((file2) => {
       if (!existsSync5(file2)) throw new UsageError(`no such file: ${file2}`);
-      return vllmResultsIn(readFileSync4(file2, "utf8"), file2);
+      return vllmResultsIn(readFileSync3(file2, "utf8"), file2);
     });
     doc = parseResultDocument(importVllmMany(results));
   } catch (err) {

@@ -19602,11 +19602,7 @@ var UNSEEN_MS = 1, RESOLUTION_MS = 10, SelfCheck = class {
    */
   stop(sendQueueMs = [], records = []) {
     this.timer && clearTimeout(this.timer), this.timer = null;
-    let cpu = process.cpuUsage(this.cpu0), wallMs = performance5.now() - this.t0, ms = (ns) => Number.isFinite(ns) && ns > 0 ? ns / 1e6 : null, hasSamples = this.h.count > 0, delay = (ns) => ms(ns) ?? 0, p50 = hasSamples ? delay(this.h.percentile(50)) : null, p99 = hasSamples ? delay(this.h.percentile(99)) : null, max = hasSamples ? delay(this.h.max) : null, ownDelay = {
-      p50: hasSamples ? delay(this.own.percentile(50)) : null,
-      p99: hasSamples ? delay(this.own.percentile(99)) : null,
-      max: hasSamples ? delay(this.own.max) : null
-    }, elu = performance5.eventLoopUtilization(this.elu0), user = this.thread ? elu.active / 1e3 : cpu.user / 1e6, system = this.thread ? 0 : cpu.system / 1e6, pct = wallMs > 0 ? 100 * (user + system) * 1e3 / wallMs : 0, saturated = pct > SELF_CHECK_LIMITS.cpuPctOfOneCore || elu.utilization > SATURATED_ELU, bound = max !== null ? 2 * max + UNSEEN_MS : null;
+    let cpu = process.cpuUsage(this.cpu0), wallMs = performance5.now() - this.t0, ms = (ns) => Number.isFinite(ns) && ns > 0 ? ns / 1e6 : 0, figures = (h) => this.h.count > 0 ? { p50: ms(h.percentile(50)), p99: ms(h.percentile(99)), max: ms(h.max) } : { p50: null, p99: null, max: null }, { p50, p99, max } = figures(this.h), ownDelay = figures(this.own), elu = performance5.eventLoopUtilization(this.elu0), user = this.thread ? elu.active / 1e3 : cpu.user / 1e6, system = this.thread ? 0 : cpu.system / 1e6, pct = wallMs > 0 ? 100 * (user + system) * 1e3 / wallMs : 0, saturated = pct > SELF_CHECK_LIMITS.cpuPctOfOneCore || elu.utilization > SATURATED_ELU, bound = max !== null ? 2 * max + UNSEEN_MS : null;
     if (saturated) {
       let backlog = backlogEvidenceMs(records);
       backlog !== null && (bound = Math.max(bound ?? 0, backlog + 2 * (p99 ?? 0) + UNSEEN_MS));

@@ -114,14 +114,20 @@ export function parseDataset(text: string, name: string): Dataset {
   return { name, lines, sha256, entries };
 }
 
-export function loadDataset(path: string): Dataset {
-  let text: string;
+/** A workload file's text, or the error `fail` makes of "cannot be read" (with the OS's code). */
+export function readWorkloadFile(path: string, fail: (message: string) => Error): string {
   try {
-    text = readFileSync(path, "utf8");
+    return readFileSync(path, "utf8");
   } catch (err) {
-    throw new DatasetError(`${path}: cannot be read (${(err as NodeJS.ErrnoException).code ?? "error"})`);
+    throw fail(`${path}: cannot be read (${(err as NodeJS.ErrnoException).code ?? "error"})`);
   }
-  return parseDataset(text, basename(path));
+}
+
+export function loadDataset(path: string): Dataset {
+  return parseDataset(
+    readWorkloadFile(path, (m) => new DatasetError(m)),
+    basename(path),
+  );
 }
 
 /** The order prompts are used in: a Fisher-Yates shuffle seeded by the run's seed. */

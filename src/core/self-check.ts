@@ -19,7 +19,7 @@
  * requests queued in the client more than 5 ms (p99) while its loop was busy, and warns when the
  * client used most of a core.
  */
-import { createHistogram, performance } from "node:perf_hooks";
+import { createHistogram, performance, type RecordableHistogram } from "node:perf_hooks";
 import type { LevelResult } from "../schema/v1.ts";
 import { summarize } from "./stats.ts";
 
@@ -119,17 +119,13 @@ export class SelfCheck {
     this.timer = null;
     const cpu = process.cpuUsage(this.cpu0);
     const wallMs = performance.now() - this.t0;
-    const ms = (ns: number) => (Number.isFinite(ns) && ns > 0 ? ns / 1e6 : null);
-    const hasSamples = this.h.count > 0;
-    const delay = (ns: number) => ms(ns) ?? 0;
-    const p50 = hasSamples ? delay(this.h.percentile(50)) : null;
-    const p99 = hasSamples ? delay(this.h.percentile(99)) : null;
-    const max = hasSamples ? delay(this.h.max) : null;
-    const ownDelay = {
-      p50: hasSamples ? delay(this.own.percentile(50)) : null,
-      p99: hasSamples ? delay(this.own.percentile(99)) : null,
-      max: hasSamples ? delay(this.own.max) : null,
-    };
+    const ms = (ns: number) => (Number.isFinite(ns) && ns > 0 ? ns / 1e6 : 0);
+    const figures = (h: RecordableHistogram) =>
+      this.h.count > 0
+        ? { p50: ms(h.percentile(50)), p99: ms(h.percentile(99)), max: ms(h.max) }
+        : { p50: null, p99: null, max: null };
+    const { p50, p99, max } = figures(this.h);
+    const ownDelay = figures(this.own);
     const elu = performance.eventLoopUtilization(this.elu0);
     const user = this.thread ? elu.active / 1000 : cpu.user / 1e6;
     const system = this.thread ? 0 : cpu.system / 1e6;

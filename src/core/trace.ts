@@ -7,11 +7,10 @@
  * the open loop; how late each send was (replay lag) is the open loop's schedule lag.
  */
 import { createHash } from "node:crypto";
-import { readFileSync } from "node:fs";
 import { basename } from "node:path";
 import { TokenbenchError } from "../schema/errors.ts";
 import type { PromptCalibration, SweepConfig } from "../schema/v1.ts";
-import type { Dataset, DatasetEntry } from "./dataset.ts";
+import { type Dataset, type DatasetEntry, readWorkloadFile } from "./dataset.ts";
 import { wordsFor } from "./prompt-calibration.ts";
 import { MIN_TAGGED_WORDS, makePrompt, promptWords } from "./prompts.ts";
 
@@ -87,13 +86,10 @@ export function parseTrace(text: string, name: string): Trace {
 }
 
 export function loadTrace(path: string): Trace {
-  let text: string;
-  try {
-    text = readFileSync(path, "utf8");
-  } catch (err) {
-    throw new TraceError(`${path}: cannot be read (${(err as NodeJS.ErrnoException).code ?? "error"})`);
-  }
-  return parseTrace(text, basename(path));
+  return parseTrace(
+    readWorkloadFile(path, (m) => new TraceError(m)),
+    basename(path),
+  );
 }
 
 /** Which of the trace's requests a level sends: the first `requests`, those before `durationS`. */
