@@ -88,29 +88,25 @@ async function pinThreads(pid: number, mainCpu: number, otherCpu: number, done: 
   }
 }
 
-/** Where the client and the mock run (CPU numbers for taskset; null: the scheduler decides). */
+/** The CPU that everything not given a CPU of its own runs on in the pinned placements. */
+const REST_CPU = 1;
+
+/**
+ * Where the client runs. null: the scheduler places every thread. Otherwise the client's main
+ * (event-loop) thread goes to `clientMain`, and the bench, the mock and the client's other threads
+ * to REST_CPU; `probe`: a busy loop on that CPU while the replay runs (the machine floor).
+ */
 interface Placement {
   key: "shared_cores" | "own_core" | "machine_floor";
   name: string;
-  /** The client's main thread, its other threads, the mock. */
   clientMain: number | null;
-  clientOthers: number | null;
-  mock: number | null;
-  /** Busy-loop probe on this CPU while the replay runs (the machine floor). */
   probe: number | null;
 }
 
 const PLACEMENTS: Placement[] = [
-  {
-    key: "shared_cores",
-    name: "shared cores",
-    clientMain: null,
-    clientOthers: null,
-    mock: null,
-    probe: null,
-  },
-  { key: "own_core", name: "client core of its own", clientMain: 0, clientOthers: 1, mock: 1, probe: null },
-  { key: "machine_floor", name: "machine floor", clientMain: 1, clientOthers: 1, mock: 1, probe: 0 },
+  { key: "shared_cores", name: "shared cores", clientMain: null, probe: null },
+  { key: "own_core", name: "client core of its own", clientMain: 0, probe: null },
+  { key: "machine_floor", name: "machine floor", clientMain: REST_CPU, probe: 0 },
 ];
 
 /**
@@ -143,11 +139,12 @@ function kernelThreadsMs(): Map<string, number> {
 }
 
 async function replay(p: Placement, traceFile: string, dir: string) {
-  // this process and what it starts (taskset, the mock) keep off CPU 0 unless told otherwise
-  if (p.clientMain !== null) await execFileP("taskset", ["-a", "-p", "-c", "1", String(process.pid)]);
+  const pinned = p.clientMain !== null;
+  // this process and what it starts (taskset, the mock, the client until pinned) on REST_CPU
+  if (pinned) await execFileP("taskset", ["-a", "-p", "-c", String(REST_CPU), String(process.pid)]);
   const mock = await spawnMock(["--ttft-ms", "20", "--itl-ms", "5", "--capacity", "100000"], {
     nice: 10,
-    ...(p.mock !== null ? { cpu: p.mock } : {}),
+    ...(pinned ? { cpu: REST_CPU } : {}),
   });
   try {
     const out = join(dir, `${p.key}.json`);
@@ -171,9 +168,9 @@ async function replay(p: Placement, traceFile: string, dir: string) {
     // Threads a process starts later inherit its main thread's CPU, so new threads are looked for
     // every second; taskset runs from here, not in the client.
     let pinner: NodeJS.Timeout | null = null;
-    if (p.clientMain !== null) {
-      const pinned = new Set<string>();
-      const pin = () => void pinThreads(client.pid!, p.clientMain!, p.clientOthers!, pinned);
+    if (pinned) {
+      const done = new Set<string>();
+      const pin = () => void pinThreads(client.pid!, p.clientMain!, REST_CPU, done);
       pin();
       pinner = setInterval(pin, 1000);
     }
@@ -224,17 +221,19 @@ async function replay(p: Placement, traceFile: string, dir: string) {
       const { seconds: probeS, gaps } = await probe;
       const kernelAfter = kernelThreadsMs();
       const lostPct = (100 * gaps.reduce((a, g) => a + Math.max(0, g - 2), 0)) / (probeS * 1000);
+      const over2 = gaps.filter((g) => g > 2).length;
+      const maxGapMs = Math.max(0, ...gaps);
       const kernel = [...kernelAfter]
         .map(([name, ms]) => [name, ms - (kernelBefore!.get(name) ?? 0)] as const)
         .filter(([, ms]) => ms >= 1)
         .sort((a, b) => b[1] - a[1]);
       console.log(
-        `machine floor: a busy loop on CPU ${p.probe} (nothing of ours there) while the replay ran on CPU 1, ${probeS} s: lost its CPU ${gaps.filter((g) => g > 2).length} times for > 2 ms (max ${f(Math.max(0, ...gaps), 1)} ms); a send due at a random moment there would be > 2 ms late ${f(lostPct, 2)}% of the time; kernel threads ran meanwhile (both CPUs): ${kernel.map(([n, ms]) => `${n} ${f(ms, 0)} ms`).join(", ") || "none"}`,
+        `machine floor: a busy loop on CPU ${p.probe} (nothing of ours there) while the replay ran on CPU ${REST_CPU}, ${probeS} s: lost its CPU ${over2} times for > 2 ms (max ${f(maxGapMs, 1)} ms); a send due at a random moment there would be > 2 ms late ${f(lostPct, 2)}% of the time; kernel threads ran meanwhile (both CPUs): ${kernel.map(([n, ms]) => `${n} ${f(ms, 0)} ms`).join(", ") || "none"}`,
       );
       result.probe = {
         seconds: probeS,
-        gaps_over_2ms: gaps.filter((g) => g > 2).length,
-        max_gap_ms: Math.max(0, ...gaps),
+        gaps_over_2ms: over2,
+        max_gap_ms: maxGapMs,
         late_over_2ms_pct: lostPct,
         kernel_threads_ms: Object.fromEntries(kernel),
       };

@@ -40142,7 +40142,7 @@ function mergeRuns(runs) {
   };
 }
 function mergeChecks(results, processWide) {
-  let checks = results.map((r) => r.check), worst = (f2) => worstOf(checks.map(f2)), n = checks.length, warnings = checks.map((c, k) => c.bottleneck_warning ? `thread ${k + 1}/${n}: ${c.bottleneck_warning}` : null).filter((w) => w !== null), notes = checks.map((c, k) => c.timing_note ? `thread ${k + 1}/${n}: ${c.timing_note}` : null).filter((w) => w !== null);
+  let checks = results.map((r) => r.check), worst = (f2) => worstOf(checks.map(f2)), n = checks.length, byThread = (pick3) => checks.map((c, k) => pick3(c) ? `thread ${k + 1}/${n}: ${pick3(c)}` : null).filter((w) => w !== null), warnings = byThread((c) => c.bottleneck_warning), notes = byThread((c) => c.timing_note);
   return {
     event_loop_delay_ms: {
       p50: worst((c) => c.event_loop_delay_ms.p50),

@@ -181,12 +181,13 @@ export function mergeChecks(
   const checks = results.map((r) => r.check);
   const worst = (f: (c: LevelResult["client"]) => number | null | undefined) => worstOf(checks.map(f));
   const n = checks.length;
-  const warnings = checks
-    .map((c, k) => (c.bottleneck_warning ? `thread ${k + 1}/${n}: ${c.bottleneck_warning}` : null))
-    .filter((w): w is string => w !== null);
-  const notes = checks
-    .map((c, k) => (c.timing_note ? `thread ${k + 1}/${n}: ${c.timing_note}` : null))
-    .filter((w): w is string => w !== null);
+  // each thread's message, prefixed with the thread it is from
+  const byThread = (pick: (c: LevelResult["client"]) => string | null | undefined) =>
+    checks
+      .map((c, k) => (pick(c) ? `thread ${k + 1}/${n}: ${pick(c)}` : null))
+      .filter((w): w is string => w !== null);
+  const warnings = byThread((c) => c.bottleneck_warning);
+  const notes = byThread((c) => c.timing_note);
   return {
     event_loop_delay_ms: {
       p50: worst((c) => c.event_loop_delay_ms.p50),
