@@ -4,9 +4,9 @@
 
 import net from "node:net";
 import { performance } from "node:perf_hooks";
-import { StreamClient } from "../src/core/client.ts";
-import { runClosedLoop, runOpenLoop } from "../src/core/load.ts";
-import { makeTarget } from "../src/core/target.ts";
+import { StreamClient } from "../src/core/client/stream-client.ts";
+import { runClosedLoop, runOpenLoop } from "../src/core/load/loops.ts";
+import { makeTarget } from "../src/core/server/target.ts";
 import { type Child, f, pct, rawChatRequest, spawnMock, verdict } from "./lib.ts";
 
 const quick = process.argv.includes("--quick");

@@ -8,11 +8,11 @@
 //   npx tsx bench/self-check.ts [--quick]
 import { spawn, spawnSync } from "node:child_process";
 import { performance } from "node:perf_hooks";
-import { StreamClient } from "../src/core/client.ts";
-import { warmUpClientPath } from "../src/core/jit-warmup.ts";
-import { runClosedLoop } from "../src/core/load.ts";
-import { SelfCheck } from "../src/core/self-check.ts";
-import { makeTarget } from "../src/core/target.ts";
+import { warmUpClientPath } from "../src/core/client/jit-warmup.ts";
+import { StreamClient } from "../src/core/client/stream-client.ts";
+import { runClosedLoop } from "../src/core/load/loops.ts";
+import { SelfCheck } from "../src/core/load/self-check.ts";
+import { makeTarget } from "../src/core/server/target.ts";
 import { f, pct, ROOT, spawnMock } from "./lib.ts";
 
 const quick = process.argv.includes("--quick");
@@ -141,7 +141,7 @@ async function idle(coldS: number, warmS: number, steadyS: number) {
     py = new Promise((res) => child.on("exit", () => res(out)));
   }
   const c = client(mock.url);
-  // As a sweep does before its first level (src/core/jit-warmup.ts).
+  // As a sweep does before its first level (src/core/client/jit-warmup.ts).
   const warm = await warmUpClientPath(c.cfg);
   const window = async (seconds: number): Promise<IdleFigure> => {
     const check = new SelfCheck();

@@ -8,10 +8,10 @@
 //   npx tsx bench/shards.ts [--quick] [--streams 16,256] [--workers 1,2,auto]
 import { availableParallelism } from "node:os";
 import { performance } from "node:perf_hooks";
-import { runSweep } from "../src/core/sweep.ts";
-import { defaultSweepConfig } from "../src/core/sweep-plan.ts";
-import { makeTarget } from "../src/core/target.ts";
-import { autoWorkers } from "../src/core/worker-pool.ts";
+import { defaultSweepConfig } from "../src/core/load/level-plan.ts";
+import { autoWorkers } from "../src/core/load/worker-pool.ts";
+import { makeTarget } from "../src/core/server/target.ts";
+import { runSweep } from "../src/core/sweep/sweep.ts";
 import { f, pct, spawnMock } from "./lib.ts";
 
 const quick = process.argv.includes("--quick");

@@ -274,7 +274,7 @@ var BASE, color, init_charts = __esm({
   }
 });
 
-// src/core/plots.ts
+// src/core/results/plots.ts
 var plots_exports = {};
 __export(plots_exports, {
   renderSvg: () => renderSvg,
@@ -307,7 +307,7 @@ async function writePlots(doc, dir, opts = {}) {
   return out;
 }
 var init_plots = __esm({
-  "src/core/plots.ts"() {
+  "src/core/results/plots.ts"() {
     "use strict";
     init_charts();
   }
@@ -19334,6 +19334,9 @@ ${captureLines}` : capture.stack;
   }
 });
 
+// src/core/results/version.ts
+var TOOL_VERSION = "0.1.0";
+
 // src/schema/errors.ts
 var TokenbenchError = class extends Error {
   constructor(code, message, options) {
@@ -19350,7 +19353,7 @@ var TokenbenchError = class extends Error {
   setting;
 };
 
-// src/core/settings.ts
+// src/core/settings/setting.ts
 var problem = (label, text2) => new UsageError(`${label} ${text2}`, label), last = (raw) => raw[raw.length - 1].trim();
 function setting(o, metavar, parse3) {
   let flag = o.flag === void 0 ? null : o.flag;
@@ -19584,9 +19587,6 @@ ${" ".repeat(30)}${right}`);
 `)}
 `;
 }
-
-// src/core/version.ts
-var TOOL_VERSION = "0.1.0";
 
 // src/mock/options.ts
 var FLAVORS = ["vllm", "sglang", "freetoken", "llamacpp", "minimal"], FAULT_KINDS = [
@@ -20800,13 +20800,14 @@ async function mockCommand(argv) {
 import { mkdirSync as mkdirSync3, writeFileSync as writeFileSync3 } from "node:fs";
 import { dirname as dirname2 } from "node:path";
 
-// src/core/profile.ts
+// src/core/profile/profile.ts
 import { randomBytes as randomBytes3 } from "node:crypto";
 
-// src/core/http.ts
-var import_undici = __toESM(require_undici(), 1);
+// src/core/client/jit-warmup.ts
+import { createServer } from "node:http";
+import { performance as performance7 } from "node:perf_hooks";
 
-// src/core/target.ts
+// src/core/server/target.ts
 function makeTarget(o) {
   let u = new URL(o.baseUrl);
   return {
@@ -20825,528 +20826,12 @@ function modelOf(t) {
 }
 var targetRecord = (t) => ({ base_url: t.baseUrl, api: t.api, model: modelOf(t) });
 
-// src/core/http.ts
-var MAX_HTTP_BYTES = 8 * 1024 * 1024;
-async function httpCall(url3, opts = {}) {
-  let t0 = performance.now(), timeoutMs = opts.timeoutMs ?? 1e4, maxBytes = opts.maxBytes ?? MAX_HTTP_BYTES, signal = AbortSignal.timeout(timeoutMs), fail = (error62) => ({
-    status: null,
-    text: null,
-    json: null,
-    error: error62,
-    elapsedMs: performance.now() - t0
-  }), status = null;
-  try {
-    let res = await (0, import_undici.request)(url3, {
-      method: opts.method ?? "GET",
-      headers: {
-        ...opts.body !== void 0 ? { "content-type": "application/json" } : {},
-        ...opts.headers
-      },
-      ...opts.body !== void 0 ? { body: JSON.stringify(opts.body) } : {},
-      headersTimeout: timeoutMs,
-      bodyTimeout: timeoutMs,
-      signal
-    });
-    status = res.statusCode;
-    let chunks = [], bytes = 0;
-    for await (let chunk of res.body) {
-      if (bytes += chunk.length, bytes > maxBytes)
-        return res.body.destroy(), fail(`response_too_large: the answer (HTTP ${status}) passed ${maxBytes} bytes`);
-      chunks.push(chunk);
-    }
-    let text2 = Buffer.concat(chunks).toString("utf8"), json2 = null;
-    try {
-      json2 = JSON.parse(text2);
-    } catch {
-      json2 = null;
-    }
-    return { status, text: text2, json: json2, error: null, elapsedMs: performance.now() - t0 };
-  } catch (err) {
-    let e = err;
-    return signal.aborted ? fail(
-      `deadline: no complete answer within ${(timeoutMs / 1e3).toFixed(1)} s${status !== null ? ` (HTTP ${status} headers came, the body did not finish)` : ""}`
-    ) : fail(`${e.code ?? e.name}: ${e.message}`);
-  }
-}
-async function discoverModel(target) {
-  let data = (await httpCall(url(target, "/v1/models"), { headers: { ...target.headers }, timeoutMs: 1e4 })).json?.data, id = Array.isArray(data) ? data[0]?.id : void 0;
-  return typeof id == "string" ? id : null;
-}
-async function resolveModel(target, discovered) {
-  if (target.model !== null) return target;
-  let m = discovered ?? await discoverModel(target);
-  if (m == null)
-    throw new TokenbenchError(
-      "model_unknown",
-      `no model given and ${rootUrl(target)}/v1/models did not name one: pass --model (Action input "model")`
-    );
-  return withModel(target, m);
-}
-function oneTokenRequest(target, model, timeoutMs = 3e4) {
-  return httpCall(url(target, completionsPath(target.api)), {
-    method: "POST",
-    headers: { ...target.headers },
-    body: target.api === "chat" ? { model, messages: [{ role: "user", content: "ping" }], max_tokens: 1 } : { model, prompt: "ping", max_tokens: 1 },
-    timeoutMs
-  });
-}
-
-// src/core/prompts.ts
-import { randomInt } from "node:crypto";
-
-// src/shared/random.ts
-function rng(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = a + 1831565813 >>> 0;
-    let t = a;
-    return t = Math.imul(t ^ t >>> 15, t | 1), t ^= t + Math.imul(t ^ t >>> 7, t | 61), ((t ^ t >>> 14) >>> 0) / 4294967296;
-  };
-}
-
-// src/core/arrivals.ts
-function normal(r) {
-  let u = 1 - r(), v = r();
-  return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * v);
-}
-function gamma(r, k, theta) {
-  if (k < 1) {
-    let u = r();
-    return gamma(r, k + 1, theta) * u ** (1 / k);
-  }
-  let d = k - 1 / 3, c = 1 / Math.sqrt(9 * d);
-  for (; ; ) {
-    let x, v;
-    do
-      x = normal(r), v = 1 + c * x;
-    while (v <= 0);
-    v = v * v * v;
-    let u = r();
-    if (u < 1 - 0.0331 * x * x * x * x || Math.log(u) < 0.5 * x * x + d * (1 - v + Math.log(v))) return d * v * theta;
-  }
-}
-function arrivalOffsetsMs(opts) {
-  let r = rng(opts.seed), meanGapMs = 1e3 / opts.rateRps, out = [], t = 0, limitMs = opts.durationS !== void 0 ? opts.durationS * 1e3 : Number.POSITIVE_INFINITY, maxCount = opts.count ?? Number.POSITIVE_INFINITY;
-  for (; out.length < maxCount && !(t >= limitMs); ) {
-    out.push(t);
-    let gap;
-    opts.kind === "constant" ? gap = meanGapMs : opts.kind === "poisson" ? gap = -Math.log(1 - r()) * meanGapMs : gap = gamma(r, opts.burstiness, meanGapMs / opts.burstiness), t += gap;
-  }
-  return out;
-}
-
-// src/core/sample-lengths.ts
-var SAMPLE_LENGTHS = [
-  [639, 39],
-  [486, 137],
-  [431, 642],
-  [56, 83],
-  [254, 238],
-  [437, 66],
-  [644, 475],
-  [905, 345],
-  [118, 116],
-  [210, 50],
-  [114, 22],
-  [128, 210],
-  [56, 690],
-  [872, 252],
-  [616, 166],
-  [102, 242],
-  [443, 36],
-  [171, 1024],
-  [182, 85],
-  [281, 217],
-  [266, 101],
-  [805, 222],
-  [100, 71],
-  [59, 62],
-  [354, 124],
-  [196, 344],
-  [488, 178],
-  [288, 76],
-  [231, 277],
-  [334, 443],
-  [452, 276],
-  [2033, 62],
-  [4e3, 78],
-  [320, 372],
-  [81, 247],
-  [208, 213],
-  [1163, 53],
-  [507, 402],
-  [230, 260],
-  [210, 181],
-  [243, 89],
-  [300, 81],
-  [498, 166],
-  [3462, 267],
-  [232, 238],
-  [216, 119],
-  [230, 391],
-  [336, 70],
-  [112, 84],
-  [425, 103],
-  [126, 25],
-  [102, 119],
-  [63, 66],
-  [368, 112],
-  [1561, 50],
-  [281, 530],
-  [34, 184],
-  [61, 21],
-  [771, 79],
-  [1045, 166],
-  [220, 171],
-  [299, 185],
-  [727, 176],
-  [356, 380],
-  [222, 137],
-  [634, 154],
-  [273, 207],
-  [598, 467],
-  [688, 1024],
-  [385, 166],
-  [289, 48],
-  [207, 136],
-  [427, 373],
-  [172, 111],
-  [1268, 27],
-  [746, 250],
-  [242, 349],
-  [123, 255],
-  [97, 91],
-  [99, 91],
-  [107, 148],
-  [146, 157],
-  [330, 133],
-  [1019, 162],
-  [393, 124],
-  [1390, 114],
-  [479, 237],
-  [877, 375],
-  [231, 168],
-  [378, 198],
-  [119, 251],
-  [85, 42],
-  [466, 168],
-  [91, 820],
-  [123, 160],
-  [253, 43],
-  [212, 82],
-  [428, 100],
-  [135, 195],
-  [199, 286],
-  [467, 67],
-  [494, 168],
-  [627, 92],
-  [158, 94],
-  [476, 220],
-  [138, 140],
-  [146, 335],
-  [541, 82],
-  [225, 166],
-  [732, 166],
-  [530, 486],
-  [36, 15],
-  [108, 58],
-  [527, 395],
-  [165, 198],
-  [29, 163],
-  [218, 122],
-  [461, 18],
-  [120, 123],
-  [491, 119],
-  [332, 88],
-  [92, 78],
-  [1709, 66],
-  [192, 212],
-  [993, 320],
-  [905, 465],
-  [280, 190],
-  [260, 89],
-  [165, 117],
-  [228, 169],
-  [387, 205],
-  [103, 129],
-  [119, 182],
-  [388, 121],
-  [179, 218],
-  [120, 53],
-  [75, 31],
-  [337, 89],
-  [48, 233],
-  [86, 185],
-  [90, 366],
-  [330, 116],
-  [46, 228],
-  [997, 152],
-  [457, 51],
-  [552, 679],
-  [85, 83],
-  [742, 145],
-  [141, 196],
-  [460, 76],
-  [398, 46],
-  [292, 40],
-  [655, 139],
-  [517, 128],
-  [112, 15],
-  [145, 116],
-  [170, 55],
-  [385, 127],
-  [233, 456],
-  [73, 203],
-  [198, 680],
-  [186, 83],
-  [2021, 150],
-  [56, 45],
-  [273, 86],
-  [180, 32],
-  [184, 65],
-  [209, 143],
-  [290, 388],
-  [34, 126],
-  [943, 110],
-  [167, 149],
-  [684, 47],
-  [104, 124],
-  [137, 261],
-  [1451, 123],
-  [132, 435],
-  [539, 872],
-  [274, 225],
-  [40, 100],
-  [123, 621],
-  [648, 62],
-  [1586, 942],
-  [410, 387],
-  [563, 276],
-  [118, 335],
-  [212, 133],
-  [163, 240],
-  [127, 587],
-  [261, 101],
-  [174, 51],
-  [231, 398],
-  [486, 170],
-  [520, 95],
-  [285, 132],
-  [443, 262],
-  [358, 76],
-  [358, 58],
-  [675, 108],
-  [513, 298],
-  [976, 180],
-  [115, 76],
-  [268, 47],
-  [281, 182],
-  [206, 65],
-  [200, 205],
-  [974, 111],
-  [240, 172],
-  [187, 101],
-  [244, 111],
-  [273, 129],
-  [361, 158],
-  [470, 74],
-  [98, 290],
-  [193, 134],
-  [413, 183],
-  [245, 83],
-  [2363, 71],
-  [706, 100],
-  [406, 127],
-  [109, 150],
-  [326, 388],
-  [941, 582],
-  [225, 39],
-  [372, 57],
-  [748, 151],
-  [475, 90],
-  [724, 461],
-  [622, 228],
-  [146, 94],
-  [282, 81],
-  [146, 348],
-  [204, 764],
-  [151, 211],
-  [387, 92],
-  [102, 39],
-  [594, 165],
-  [606, 53],
-  [497, 127],
-  [148, 194],
-  [84, 31],
-  [392, 37],
-  [309, 171],
-  [289, 149],
-  [333, 618],
-  [371, 53],
-  [176, 93],
-  [175, 178],
-  [330, 57],
-  [1590, 290],
-  [705, 66],
-  [122, 68],
-  [88, 257],
-  [1074, 77],
-  [425, 344],
-  [68, 737],
-  [1968, 624],
-  [81, 221],
-  [579, 74],
-  [210, 197],
-  [224, 281],
-  [52, 82],
-  [127, 420],
-  [238, 71],
-  [744, 187],
-  [511, 631],
-  [645, 196],
-  [573, 63],
-  [244, 172],
-  [705, 47],
-  [103, 155],
-  [207, 171],
-  [244, 25],
-  [135, 113],
-  [444, 47],
-  [392, 51],
-  [335, 285],
-  [1340, 201],
-  [435, 215],
-  [400, 384],
-  [518, 179],
-  [358, 196],
-  [271, 271],
-  [250, 516],
-  [64, 97],
-  [577, 309],
-  [204, 477],
-  [296, 117],
-  [145, 99],
-  [1305, 167],
-  [204, 95],
-  [258, 251],
-  [866, 297],
-  [312, 18],
-  [107, 68],
-  [487, 225],
-  [589, 58],
-  [446, 159],
-  [3458, 331],
-  [172, 64]
-], MAX_SAMPLE_PROMPT_TOKENS = Math.max(...SAMPLE_LENGTHS.map((r) => r[0]));
-
-// src/core/prompts.ts
-var WORDS = [
-  ...new Set(
-    "the of and to in is was for on that with as it by at from his her an be this are or which had not but were have one they all has their been more new who after first also two time other its she there would when into only over some can most city made later up world year out three him may game then about state what season while part between film team under during many well war both where school these known being such since four before through south group last north team work life main five early local west high used east family best long music album name line public series three house club river small great people around until number second left place led own played against each major body old order book home three same king side show party several four general town united three form area near set five land point based power field good water sea".split(" ")
-  )
-];
-function promptWords(tokens, seed) {
-  let r = rng(seed), out = new Array(tokens);
-  for (let i = 0; i < tokens; i++) out[i] = WORDS[Math.floor(r() * WORDS.length)];
-  return out.join(" ");
-}
-function newRunSalt() {
-  return randomInt(1e6);
-}
-function fnv(s, basis) {
-  let h = basis >>> 0;
-  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 16777619) >>> 0;
-  return h;
-}
-var TAG_ALPHABET = WORDS.slice(0, 32), TAG_WORDS = 8, MIN_TAGGED_WORDS = TAG_WORDS + 1;
-function uniqueTag(nonce, salt = 0) {
-  let key = `${salt}:${nonce}`, words = (h) => [0, 5, 10, 15].map((b) => TAG_ALPHABET[h >>> b & 31]);
-  return [...words(fnv(key, 2166136261)), ...words(fnv(key, 2654435769))].join(" ");
-}
-function makePrompt(words, seed, nonce, salt = 0) {
-  return nonce === null ? promptWords(words, seed) : `${uniqueTag(nonce, salt)} ${promptWords(Math.max(1, words - TAG_WORDS), seed)}`;
-}
-function shapeFor(kind, index, seed, fixed) {
-  if (kind === "fixed") return fixed;
-  let r = rng(seed * 1000003 + index >>> 0), row = SAMPLE_LENGTHS[Math.floor(r() * SAMPLE_LENGTHS.length)];
-  return { promptTokens: row[0], maxTokens: Math.min(row[1], fixed.maxTokens) };
-}
-
-// src/core/calibrate.ts
-var CalibrationError = class extends TokenbenchError {
-  constructor(message) {
-    super("calibration_failed", message);
-  }
-}, tolerance = (target) => Math.max(4, Math.ceil(5e-3 * target)), TOLERANCE_RULE = "|reached - target| <= max(4, ceil(0.5 % of target)) tokens";
-function asCount(v) {
-  return typeof v == "number" && Number.isInteger(v) && v >= 0 ? v : null;
-}
-async function usagePromptTokens(target, extraBody, text2) {
-  let r = await httpCall(url(target, completionsPath(target.api)), {
-    method: "POST",
-    headers: { ...target.headers },
-    body: {
-      model: modelOf(target),
-      max_tokens: 1,
-      temperature: 0,
-      stream: !1,
-      ...extraBody,
-      ...target.api === "chat" ? { messages: [{ role: "user", content: text2 }] } : { prompt: text2 }
-    },
-    timeoutMs: 12e4
-  });
-  return r.status !== 200 ? null : asCount(r.json?.usage?.prompt_tokens);
-}
-async function detectCounter(target, extraBody) {
-  let model = modelOf(target), h = { ...target.headers }, viaCountTokens = async (text2) => {
-    let r = await httpCall(url(target, "/v1/messages/count_tokens"), {
-      method: "POST",
-      headers: h,
-      body: { model, messages: [{ role: "user", content: text2 }] }
-    });
-    return r.status === 200 ? asCount(r.json?.input_tokens) : null;
-  }, viaTokenize = async (text2) => {
-    let body = target.api === "chat" ? { model, messages: [{ role: "user", content: text2 }], content: text2 } : { model, prompt: text2, content: text2 }, r = await httpCall(url(target, "/tokenize"), { method: "POST", headers: h, body });
-    if (r.status !== 200) return null;
-    let j = r.json;
-    return asCount(j?.count) ?? (Array.isArray(j?.tokens) ? j.tokens.length : null);
-  }, viaUsage = (text2) => usagePromptTokens(target, extraBody, text2), probe = "calibration probe text";
-  if (await viaCountTokens(probe) !== null) return { method: "count_tokens", count: need(viaCountTokens) };
-  if (await viaTokenize(probe) !== null) return { method: "tokenize", count: need(viaTokenize) };
-  if (await viaUsage(probe) !== null) return { method: "usage_probe", count: need(viaUsage) };
-  throw new CalibrationError(
-    `cannot count tokens at ${rootUrl(target)}: /v1/messages/count_tokens, /tokenize and a max_tokens=1 usage probe all failed`
-  );
-}
-function need(f2) {
-  return async (t) => {
-    let n = await f2(t);
-    if (n === null) throw new CalibrationError("token counting stopped working during calibration");
-    return n;
-  };
-}
-async function calibrate(counter, target, build, maxIter = 12) {
-  let tol = tolerance(target), words = Math.max(1, target), best = null, seen = /* @__PURE__ */ new Map();
-  for (let i = 1; i <= maxIter; i++) {
-    let n = seen.get(words) ?? await counter.count(build(words));
-    seen.set(words, n);
-    let cand = { target, words, reached: n, iterations: i, withinTolerance: Math.abs(n - target) <= tol };
-    if ((best === null || Math.abs(n - target) < Math.abs(best.reached - target)) && (best = cand), cand.withinTolerance) return cand;
-    let perWord = n > 0 ? n / words : 1, next = Math.round(words + (target - n) / Math.max(perWord, 0.01));
-    next === words && (next += target > n ? 1 : -1), words = Math.max(1, next);
-  }
-  return { ...best, iterations: maxIter };
-}
-function profilePrompt(nonce, words, seed) {
-  return `[${nonce}] ${promptWords(words, seed)}`;
-}
-
-// src/core/client.ts
-var import_undici2 = __toESM(require_undici(), 1);
+// src/core/client/stream-client.ts
+var import_undici = __toESM(require_undici(), 1);
 import { randomBytes as randomBytes2 } from "node:crypto";
 import { performance as performance6 } from "node:perf_hooks";
 
-// src/core/chunk.ts
+// src/core/client/chunk.ts
 function strLen(v) {
   return typeof v == "string" ? v.length : 0;
 }
@@ -21392,7 +20877,7 @@ function interpretChunk(obj2) {
   return o.timings !== null && typeof o.timings == "object" && !Array.isArray(o.timings) && (info.timings = o.timings), typeof o.tokenbench_server_ts_ms == "number" && (info.serverTsMs = o.tokenbench_server_ts_ms), typeof o.tokenbench_server_arrival_ts_ms == "number" && (info.serverArrivalTsMs = o.tokenbench_server_arrival_ts_ms), info;
 }
 
-// src/core/errors.ts
+// src/core/client/request-errors.ts
 var ErrorCode = {
   /** TCP connect failed (refused, unreachable, DNS). */
   connectFailed: "connect_failed",
@@ -21431,7 +20916,7 @@ var ErrorCode = {
   maxLineBytes: 1024 * 1024
 };
 
-// src/core/socket-writes.ts
+// src/core/client/socket-writes.ts
 import diagnostics from "node:diagnostics_channel";
 import { performance as performance5 } from "node:perf_hooks";
 var REQUEST_ID_HEADER = "x-tokenbench-request-id", socketWrites = /* @__PURE__ */ new Map(), socketUses = /* @__PURE__ */ new WeakMap(), socketConnected = /* @__PURE__ */ new WeakMap(), sendHeadersSubscribed = !1;
@@ -21456,7 +20941,7 @@ function watchSocketWrites() {
   }));
 }
 
-// src/core/sse.ts
+// src/core/client/sse.ts
 var SseParser = class {
   constructor(onEvent) {
     this.onEvent = onEvent;
@@ -21527,7 +21012,7 @@ var SseParser = class {
   }
 };
 
-// src/core/client.ts
+// src/core/client/stream-client.ts
 var STALE_CONNECTION = /* @__PURE__ */ new Set(["UND_ERR_SOCKET", "ECONNRESET", "EPIPE"]), MAX_STALE_RETRIES = 3;
 function buildRequestBody(cfg, spec) {
   let body = {
@@ -21549,7 +21034,7 @@ function classifyNetworkError(err, timedOut) {
 var StreamClient = class {
   constructor(cfg) {
     this.cfg = cfg;
-    this.agent = new import_undici2.Agent({
+    this.agent = new import_undici.Agent({
       connections: null,
       pipelining: 1,
       keepAliveTimeout: 3e4,
@@ -21705,7 +21190,73 @@ var StreamClient = class {
   }
 };
 
-// src/core/document.ts
+// src/core/client/jit-warmup.ts
+var WARMUP_CHUNKS = 8e4, REQUESTS = 4, BURST = 50;
+function chunkEvent(chat, i) {
+  let choice = chat ? { index: 0, delta: { content: ` w${i % 97}` }, finish_reason: null } : { index: 0, text: ` w${i % 97}`, finish_reason: null };
+  return `data: ${JSON.stringify({ id: "warmup", object: chat ? "chat.completion.chunk" : "text_completion", created: 0, model: "warmup", choices: [choice] })}
+
+`;
+}
+function serve(perRequest) {
+  return (req, res) => {
+    req.resume(), req.on("end", async () => {
+      let chat = (req.url ?? "").includes("chat");
+      res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
+      for (let i = 0; i < perRequest; i++)
+        res.write(chunkEvent(chat, i)), i % BURST === BURST - 1 && await new Promise((r) => setImmediate(r));
+      let usage = { prompt_tokens: 8, completion_tokens: perRequest, total_tokens: perRequest + 8 };
+      res.end(`data: ${JSON.stringify({ id: "warmup", choices: [], usage })}
+
+data: [DONE]
+
+`);
+    });
+  };
+}
+async function warmUpClientPath(cfg, chunks = WARMUP_CHUNKS) {
+  let t0 = performance7.now(), server = createServer(serve(Math.ceil(chunks / REQUESTS)));
+  try {
+    await new Promise((res, rej) => {
+      server.once("error", rej), server.listen(0, "127.0.0.1", () => res());
+    });
+    let { port } = server.address(), client = new StreamClient({
+      ...cfg,
+      target: makeTarget({
+        baseUrl: `http://127.0.0.1:${port}`,
+        api: cfg.target.api,
+        model: "warmup",
+        apiKey: null,
+        headers: {}
+      }),
+      originMs: performance7.now()
+    }), read = 0;
+    try {
+      for (let i = 0; i < REQUESTS; i++) {
+        let r = await client.stream({
+          id: i,
+          level: 0,
+          warmup: !0,
+          prompt: "warm up",
+          maxTokens: 1,
+          promptTokensRequested: null,
+          intendedSendAbsMs: null
+        });
+        if (r.error !== null) return null;
+        read += r.event_count;
+      }
+    } finally {
+      await client.close();
+    }
+    return { chunks: read, ms: performance7.now() - t0 };
+  } catch {
+    return null;
+  } finally {
+    server.close();
+  }
+}
+
+// src/core/results/document.ts
 import { createHash } from "node:crypto";
 
 // node_modules/zod/v4/classic/external.js
@@ -37428,7 +36979,7 @@ function canonicalJson(v) {
   return `{${Object.keys(o).filter((k) => o[k] !== void 0).sort().map((k) => `${JSON.stringify(k)}:${canonicalJson(o[k])}`).join(",")}}`;
 }
 
-// src/core/document.ts
+// src/core/results/document.ts
 var CLOCK_SOURCE = "performance.now() (monotonic), ms from origin";
 function buildDocument(p) {
   let origin = new Date(p.originWallMs).toISOString(), target = targetRecord(p.target), pv = p.provenance ?? null, environment = pv?.runnerName != null ? { ...p.environment, runner_name: pv.runnerName } : p.environment, doc = {
@@ -37453,7 +37004,7 @@ function buildDocument(p) {
   return doc.workload_fingerprint = createHash("sha256").update(canonicalJson(workloadSpec(doc))).digest("hex").slice(0, 16), pv !== null && (doc.repository = pv.repository, doc.git = pv.git, pv.testbed !== null && (doc.testbed = describeTestbed(doc, pv.testbed))), doc;
 }
 
-// src/core/environment.ts
+// src/core/results/environment.ts
 import { execFile } from "node:child_process";
 import os from "node:os";
 function parseNvidiaSmi(csv) {
@@ -37491,72 +37042,14 @@ async function captureEnvironment() {
   };
 }
 
-// src/core/jit-warmup.ts
-import { createServer } from "node:http";
-import { performance as performance7 } from "node:perf_hooks";
-var WARMUP_CHUNKS = 8e4, REQUESTS = 4, BURST = 50;
-function chunkEvent(chat, i) {
-  let choice = chat ? { index: 0, delta: { content: ` w${i % 97}` }, finish_reason: null } : { index: 0, text: ` w${i % 97}`, finish_reason: null };
-  return `data: ${JSON.stringify({ id: "warmup", object: chat ? "chat.completion.chunk" : "text_completion", created: 0, model: "warmup", choices: [choice] })}
-
-`;
-}
-function serve(perRequest) {
-  return (req, res) => {
-    req.resume(), req.on("end", async () => {
-      let chat = (req.url ?? "").includes("chat");
-      res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
-      for (let i = 0; i < perRequest; i++)
-        res.write(chunkEvent(chat, i)), i % BURST === BURST - 1 && await new Promise((r) => setImmediate(r));
-      let usage = { prompt_tokens: 8, completion_tokens: perRequest, total_tokens: perRequest + 8 };
-      res.end(`data: ${JSON.stringify({ id: "warmup", choices: [], usage })}
-
-data: [DONE]
-
-`);
-    });
+// src/shared/random.ts
+function rng(seed) {
+  let a = seed >>> 0;
+  return () => {
+    a = a + 1831565813 >>> 0;
+    let t = a;
+    return t = Math.imul(t ^ t >>> 15, t | 1), t ^= t + Math.imul(t ^ t >>> 7, t | 61), ((t ^ t >>> 14) >>> 0) / 4294967296;
   };
-}
-async function warmUpClientPath(cfg, chunks = WARMUP_CHUNKS) {
-  let t0 = performance7.now(), server = createServer(serve(Math.ceil(chunks / REQUESTS)));
-  try {
-    await new Promise((res, rej) => {
-      server.once("error", rej), server.listen(0, "127.0.0.1", () => res());
-    });
-    let { port } = server.address(), client = new StreamClient({
-      ...cfg,
-      target: makeTarget({
-        baseUrl: `http://127.0.0.1:${port}`,
-        api: cfg.target.api,
-        model: "warmup",
-        apiKey: null,
-        headers: {}
-      }),
-      originMs: performance7.now()
-    }), read = 0;
-    try {
-      for (let i = 0; i < REQUESTS; i++) {
-        let r = await client.stream({
-          id: i,
-          level: 0,
-          warmup: !0,
-          prompt: "warm up",
-          maxTokens: 1,
-          promptTokensRequested: null,
-          intendedSendAbsMs: null
-        });
-        if (r.error !== null) return null;
-        read += r.event_count;
-      }
-    } finally {
-      await client.close();
-    }
-    return { chunks: read, ms: performance7.now() - t0 };
-  } catch {
-    return null;
-  } finally {
-    server.close();
-  }
 }
 
 // src/shared/statistics.ts
@@ -37668,7 +37161,7 @@ function bootstrapQuantileDiff(base, head, q, opts = {}) {
   return [quantile(Array.from(diffs), alpha), quantile(Array.from(diffs), 1 - alpha)];
 }
 
-// src/core/stats.ts
+// src/core/results/stats.ts
 function summarize(values) {
   let n = values.length;
   if (n === 0) return { n: 0, mean: null, min: null, max: null, p50: null, p90: null, p95: null, p99: null };
@@ -37686,7 +37179,7 @@ function summarize(values) {
   };
 }
 
-// src/core/metrics.ts
+// src/core/results/metrics.ts
 var FORMULAS = {
   clock: "all *_ms timestamps: performance.now() (monotonic) minus the run origin, in milliseconds",
   ttft_ms: "first content event receive time - actual send time",
@@ -37811,7 +37304,514 @@ function openLoopStats(records2) {
 }
 var LATE_THRESHOLD_MS = 1;
 
-// src/core/prompt-calibration.ts
+// src/core/workload/prompts.ts
+import { randomInt } from "node:crypto";
+
+// src/core/workload/arrivals.ts
+function normal(r) {
+  let u = 1 - r(), v = r();
+  return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * v);
+}
+function gamma(r, k, theta) {
+  if (k < 1) {
+    let u = r();
+    return gamma(r, k + 1, theta) * u ** (1 / k);
+  }
+  let d = k - 1 / 3, c = 1 / Math.sqrt(9 * d);
+  for (; ; ) {
+    let x, v;
+    do
+      x = normal(r), v = 1 + c * x;
+    while (v <= 0);
+    v = v * v * v;
+    let u = r();
+    if (u < 1 - 0.0331 * x * x * x * x || Math.log(u) < 0.5 * x * x + d * (1 - v + Math.log(v))) return d * v * theta;
+  }
+}
+function arrivalOffsetsMs(opts) {
+  let r = rng(opts.seed), meanGapMs = 1e3 / opts.rateRps, out = [], t = 0, limitMs = opts.durationS !== void 0 ? opts.durationS * 1e3 : Number.POSITIVE_INFINITY, maxCount = opts.count ?? Number.POSITIVE_INFINITY;
+  for (; out.length < maxCount && !(t >= limitMs); ) {
+    out.push(t);
+    let gap;
+    opts.kind === "constant" ? gap = meanGapMs : opts.kind === "poisson" ? gap = -Math.log(1 - r()) * meanGapMs : gap = gamma(r, opts.burstiness, meanGapMs / opts.burstiness), t += gap;
+  }
+  return out;
+}
+
+// src/core/workload/sample-lengths.ts
+var SAMPLE_LENGTHS = [
+  [639, 39],
+  [486, 137],
+  [431, 642],
+  [56, 83],
+  [254, 238],
+  [437, 66],
+  [644, 475],
+  [905, 345],
+  [118, 116],
+  [210, 50],
+  [114, 22],
+  [128, 210],
+  [56, 690],
+  [872, 252],
+  [616, 166],
+  [102, 242],
+  [443, 36],
+  [171, 1024],
+  [182, 85],
+  [281, 217],
+  [266, 101],
+  [805, 222],
+  [100, 71],
+  [59, 62],
+  [354, 124],
+  [196, 344],
+  [488, 178],
+  [288, 76],
+  [231, 277],
+  [334, 443],
+  [452, 276],
+  [2033, 62],
+  [4e3, 78],
+  [320, 372],
+  [81, 247],
+  [208, 213],
+  [1163, 53],
+  [507, 402],
+  [230, 260],
+  [210, 181],
+  [243, 89],
+  [300, 81],
+  [498, 166],
+  [3462, 267],
+  [232, 238],
+  [216, 119],
+  [230, 391],
+  [336, 70],
+  [112, 84],
+  [425, 103],
+  [126, 25],
+  [102, 119],
+  [63, 66],
+  [368, 112],
+  [1561, 50],
+  [281, 530],
+  [34, 184],
+  [61, 21],
+  [771, 79],
+  [1045, 166],
+  [220, 171],
+  [299, 185],
+  [727, 176],
+  [356, 380],
+  [222, 137],
+  [634, 154],
+  [273, 207],
+  [598, 467],
+  [688, 1024],
+  [385, 166],
+  [289, 48],
+  [207, 136],
+  [427, 373],
+  [172, 111],
+  [1268, 27],
+  [746, 250],
+  [242, 349],
+  [123, 255],
+  [97, 91],
+  [99, 91],
+  [107, 148],
+  [146, 157],
+  [330, 133],
+  [1019, 162],
+  [393, 124],
+  [1390, 114],
+  [479, 237],
+  [877, 375],
+  [231, 168],
+  [378, 198],
+  [119, 251],
+  [85, 42],
+  [466, 168],
+  [91, 820],
+  [123, 160],
+  [253, 43],
+  [212, 82],
+  [428, 100],
+  [135, 195],
+  [199, 286],
+  [467, 67],
+  [494, 168],
+  [627, 92],
+  [158, 94],
+  [476, 220],
+  [138, 140],
+  [146, 335],
+  [541, 82],
+  [225, 166],
+  [732, 166],
+  [530, 486],
+  [36, 15],
+  [108, 58],
+  [527, 395],
+  [165, 198],
+  [29, 163],
+  [218, 122],
+  [461, 18],
+  [120, 123],
+  [491, 119],
+  [332, 88],
+  [92, 78],
+  [1709, 66],
+  [192, 212],
+  [993, 320],
+  [905, 465],
+  [280, 190],
+  [260, 89],
+  [165, 117],
+  [228, 169],
+  [387, 205],
+  [103, 129],
+  [119, 182],
+  [388, 121],
+  [179, 218],
+  [120, 53],
+  [75, 31],
+  [337, 89],
+  [48, 233],
+  [86, 185],
+  [90, 366],
+  [330, 116],
+  [46, 228],
+  [997, 152],
+  [457, 51],
+  [552, 679],
+  [85, 83],
+  [742, 145],
+  [141, 196],
+  [460, 76],
+  [398, 46],
+  [292, 40],
+  [655, 139],
+  [517, 128],
+  [112, 15],
+  [145, 116],
+  [170, 55],
+  [385, 127],
+  [233, 456],
+  [73, 203],
+  [198, 680],
+  [186, 83],
+  [2021, 150],
+  [56, 45],
+  [273, 86],
+  [180, 32],
+  [184, 65],
+  [209, 143],
+  [290, 388],
+  [34, 126],
+  [943, 110],
+  [167, 149],
+  [684, 47],
+  [104, 124],
+  [137, 261],
+  [1451, 123],
+  [132, 435],
+  [539, 872],
+  [274, 225],
+  [40, 100],
+  [123, 621],
+  [648, 62],
+  [1586, 942],
+  [410, 387],
+  [563, 276],
+  [118, 335],
+  [212, 133],
+  [163, 240],
+  [127, 587],
+  [261, 101],
+  [174, 51],
+  [231, 398],
+  [486, 170],
+  [520, 95],
+  [285, 132],
+  [443, 262],
+  [358, 76],
+  [358, 58],
+  [675, 108],
+  [513, 298],
+  [976, 180],
+  [115, 76],
+  [268, 47],
+  [281, 182],
+  [206, 65],
+  [200, 205],
+  [974, 111],
+  [240, 172],
+  [187, 101],
+  [244, 111],
+  [273, 129],
+  [361, 158],
+  [470, 74],
+  [98, 290],
+  [193, 134],
+  [413, 183],
+  [245, 83],
+  [2363, 71],
+  [706, 100],
+  [406, 127],
+  [109, 150],
+  [326, 388],
+  [941, 582],
+  [225, 39],
+  [372, 57],
+  [748, 151],
+  [475, 90],
+  [724, 461],
+  [622, 228],
+  [146, 94],
+  [282, 81],
+  [146, 348],
+  [204, 764],
+  [151, 211],
+  [387, 92],
+  [102, 39],
+  [594, 165],
+  [606, 53],
+  [497, 127],
+  [148, 194],
+  [84, 31],
+  [392, 37],
+  [309, 171],
+  [289, 149],
+  [333, 618],
+  [371, 53],
+  [176, 93],
+  [175, 178],
+  [330, 57],
+  [1590, 290],
+  [705, 66],
+  [122, 68],
+  [88, 257],
+  [1074, 77],
+  [425, 344],
+  [68, 737],
+  [1968, 624],
+  [81, 221],
+  [579, 74],
+  [210, 197],
+  [224, 281],
+  [52, 82],
+  [127, 420],
+  [238, 71],
+  [744, 187],
+  [511, 631],
+  [645, 196],
+  [573, 63],
+  [244, 172],
+  [705, 47],
+  [103, 155],
+  [207, 171],
+  [244, 25],
+  [135, 113],
+  [444, 47],
+  [392, 51],
+  [335, 285],
+  [1340, 201],
+  [435, 215],
+  [400, 384],
+  [518, 179],
+  [358, 196],
+  [271, 271],
+  [250, 516],
+  [64, 97],
+  [577, 309],
+  [204, 477],
+  [296, 117],
+  [145, 99],
+  [1305, 167],
+  [204, 95],
+  [258, 251],
+  [866, 297],
+  [312, 18],
+  [107, 68],
+  [487, 225],
+  [589, 58],
+  [446, 159],
+  [3458, 331],
+  [172, 64]
+], MAX_SAMPLE_PROMPT_TOKENS = Math.max(...SAMPLE_LENGTHS.map((r) => r[0]));
+
+// src/core/workload/prompts.ts
+var WORDS = [
+  ...new Set(
+    "the of and to in is was for on that with as it by at from his her an be this are or which had not but were have one they all has their been more new who after first also two time other its she there would when into only over some can most city made later up world year out three him may game then about state what season while part between film team under during many well war both where school these known being such since four before through south group last north team work life main five early local west high used east family best long music album name line public series three house club river small great people around until number second left place led own played against each major body old order book home three same king side show party several four general town united three form area near set five land point based power field good water sea".split(" ")
+  )
+];
+function promptWords(tokens, seed) {
+  let r = rng(seed), out = new Array(tokens);
+  for (let i = 0; i < tokens; i++) out[i] = WORDS[Math.floor(r() * WORDS.length)];
+  return out.join(" ");
+}
+function newRunSalt() {
+  return randomInt(1e6);
+}
+function fnv(s, basis) {
+  let h = basis >>> 0;
+  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 16777619) >>> 0;
+  return h;
+}
+var TAG_ALPHABET = WORDS.slice(0, 32), TAG_WORDS = 8, MIN_TAGGED_WORDS = TAG_WORDS + 1;
+function uniqueTag(nonce, salt = 0) {
+  let key = `${salt}:${nonce}`, words = (h) => [0, 5, 10, 15].map((b) => TAG_ALPHABET[h >>> b & 31]);
+  return [...words(fnv(key, 2166136261)), ...words(fnv(key, 2654435769))].join(" ");
+}
+function makePrompt(words, seed, nonce, salt = 0) {
+  return nonce === null ? promptWords(words, seed) : `${uniqueTag(nonce, salt)} ${promptWords(Math.max(1, words - TAG_WORDS), seed)}`;
+}
+function shapeFor(kind, index, seed, fixed) {
+  if (kind === "fixed") return fixed;
+  let r = rng(seed * 1000003 + index >>> 0), row = SAMPLE_LENGTHS[Math.floor(r() * SAMPLE_LENGTHS.length)];
+  return { promptTokens: row[0], maxTokens: Math.min(row[1], fixed.maxTokens) };
+}
+
+// src/core/server/http.ts
+var import_undici2 = __toESM(require_undici(), 1);
+var MAX_HTTP_BYTES = 8 * 1024 * 1024;
+async function httpCall(url3, opts = {}) {
+  let t0 = performance.now(), timeoutMs = opts.timeoutMs ?? 1e4, maxBytes = opts.maxBytes ?? MAX_HTTP_BYTES, signal = AbortSignal.timeout(timeoutMs), fail = (error62) => ({
+    status: null,
+    text: null,
+    json: null,
+    error: error62,
+    elapsedMs: performance.now() - t0
+  }), status = null;
+  try {
+    let res = await (0, import_undici2.request)(url3, {
+      method: opts.method ?? "GET",
+      headers: {
+        ...opts.body !== void 0 ? { "content-type": "application/json" } : {},
+        ...opts.headers
+      },
+      ...opts.body !== void 0 ? { body: JSON.stringify(opts.body) } : {},
+      headersTimeout: timeoutMs,
+      bodyTimeout: timeoutMs,
+      signal
+    });
+    status = res.statusCode;
+    let chunks = [], bytes = 0;
+    for await (let chunk of res.body) {
+      if (bytes += chunk.length, bytes > maxBytes)
+        return res.body.destroy(), fail(`response_too_large: the answer (HTTP ${status}) passed ${maxBytes} bytes`);
+      chunks.push(chunk);
+    }
+    let text2 = Buffer.concat(chunks).toString("utf8"), json2 = null;
+    try {
+      json2 = JSON.parse(text2);
+    } catch {
+      json2 = null;
+    }
+    return { status, text: text2, json: json2, error: null, elapsedMs: performance.now() - t0 };
+  } catch (err) {
+    let e = err;
+    return signal.aborted ? fail(
+      `deadline: no complete answer within ${(timeoutMs / 1e3).toFixed(1)} s${status !== null ? ` (HTTP ${status} headers came, the body did not finish)` : ""}`
+    ) : fail(`${e.code ?? e.name}: ${e.message}`);
+  }
+}
+async function discoverModel(target) {
+  let data = (await httpCall(url(target, "/v1/models"), { headers: { ...target.headers }, timeoutMs: 1e4 })).json?.data, id = Array.isArray(data) ? data[0]?.id : void 0;
+  return typeof id == "string" ? id : null;
+}
+async function resolveModel(target, discovered) {
+  if (target.model !== null) return target;
+  let m = discovered ?? await discoverModel(target);
+  if (m == null)
+    throw new TokenbenchError(
+      "model_unknown",
+      `no model given and ${rootUrl(target)}/v1/models did not name one: pass --model (Action input "model")`
+    );
+  return withModel(target, m);
+}
+function oneTokenRequest(target, model, timeoutMs = 3e4) {
+  return httpCall(url(target, completionsPath(target.api)), {
+    method: "POST",
+    headers: { ...target.headers },
+    body: target.api === "chat" ? { model, messages: [{ role: "user", content: "ping" }], max_tokens: 1 } : { model, prompt: "ping", max_tokens: 1 },
+    timeoutMs
+  });
+}
+
+// src/core/server/calibration.ts
+var CalibrationError = class extends TokenbenchError {
+  constructor(message) {
+    super("calibration_failed", message);
+  }
+}, tolerance = (target) => Math.max(4, Math.ceil(5e-3 * target)), TOLERANCE_RULE = "|reached - target| <= max(4, ceil(0.5 % of target)) tokens";
+function asCount(v) {
+  return typeof v == "number" && Number.isInteger(v) && v >= 0 ? v : null;
+}
+async function usagePromptTokens(target, extraBody, text2) {
+  let r = await httpCall(url(target, completionsPath(target.api)), {
+    method: "POST",
+    headers: { ...target.headers },
+    body: {
+      model: modelOf(target),
+      max_tokens: 1,
+      temperature: 0,
+      stream: !1,
+      ...extraBody,
+      ...target.api === "chat" ? { messages: [{ role: "user", content: text2 }] } : { prompt: text2 }
+    },
+    timeoutMs: 12e4
+  });
+  return r.status !== 200 ? null : asCount(r.json?.usage?.prompt_tokens);
+}
+async function detectCounter(target, extraBody) {
+  let model = modelOf(target), h = { ...target.headers }, viaCountTokens = async (text2) => {
+    let r = await httpCall(url(target, "/v1/messages/count_tokens"), {
+      method: "POST",
+      headers: h,
+      body: { model, messages: [{ role: "user", content: text2 }] }
+    });
+    return r.status === 200 ? asCount(r.json?.input_tokens) : null;
+  }, viaTokenize = async (text2) => {
+    let body = target.api === "chat" ? { model, messages: [{ role: "user", content: text2 }], content: text2 } : { model, prompt: text2, content: text2 }, r = await httpCall(url(target, "/tokenize"), { method: "POST", headers: h, body });
+    if (r.status !== 200) return null;
+    let j = r.json;
+    return asCount(j?.count) ?? (Array.isArray(j?.tokens) ? j.tokens.length : null);
+  }, viaUsage = (text2) => usagePromptTokens(target, extraBody, text2), probe = "calibration probe text";
+  if (await viaCountTokens(probe) !== null) return { method: "count_tokens", count: need(viaCountTokens) };
+  if (await viaTokenize(probe) !== null) return { method: "tokenize", count: need(viaTokenize) };
+  if (await viaUsage(probe) !== null) return { method: "usage_probe", count: need(viaUsage) };
+  throw new CalibrationError(
+    `cannot count tokens at ${rootUrl(target)}: /v1/messages/count_tokens, /tokenize and a max_tokens=1 usage probe all failed`
+  );
+}
+function need(f2) {
+  return async (t) => {
+    let n = await f2(t);
+    if (n === null) throw new CalibrationError("token counting stopped working during calibration");
+    return n;
+  };
+}
+async function calibrate(counter, target, build, maxIter = 12) {
+  let tol = tolerance(target), words = Math.max(1, target), best = null, seen = /* @__PURE__ */ new Map();
+  for (let i = 1; i <= maxIter; i++) {
+    let n = seen.get(words) ?? await counter.count(build(words));
+    seen.set(words, n);
+    let cand = { target, words, reached: n, iterations: i, withinTolerance: Math.abs(n - target) <= tol };
+    if ((best === null || Math.abs(n - target) < Math.abs(best.reached - target)) && (best = cand), cand.withinTolerance) return cand;
+    let perWord = n > 0 ? n / words : 1, next = Math.round(words + (target - n) / Math.max(perWord, 0.01));
+    next === words && (next += target > n ? 1 : -1), words = Math.max(1, next);
+  }
+  return { ...best, iterations: maxIter };
+}
+function profilePrompt(nonce, words, seed) {
+  return `[${nonce}] ${promptWords(words, seed)}`;
+}
+
+// src/core/server/prompt-calibration.ts
 var sampleOf = (seed) => (words) => makePrompt(words, seed, 0), sample = sampleOf(4242);
 async function servedCounter(target, extraBody) {
   let counter = await detectCounter(target, extraBody), overhead = 0;
@@ -38110,7 +38110,7 @@ function fails(severities, failOn) {
   return failOn === "never" ? !1 : failOn === "regression" ? severities.includes("regression") : severities.some((s) => s !== "none");
 }
 
-// src/core/setting-table.ts
+// src/core/settings/table.ts
 var CONNECTION = {
   baseUrl: httpUrl({
     flag: "base-url",
@@ -38842,7 +38842,7 @@ var TOOLS = {
   })
 };
 
-// src/core/server-info.ts
+// src/core/server/snapshot.ts
 var ReadinessError = class extends TokenbenchError {
   constructor(message) {
     super("not_ready", message);
@@ -38972,7 +38972,7 @@ function limitNumber(limits, key) {
   return typeof v == "number" ? v : null;
 }
 
-// src/core/profile.ts
+// src/core/profile/profile.ts
 var PROFILE_FORMULAS = {
   client_wall_ttft_ms: "first content event - send, one stream at a time",
   client_wall_effective_prefill_tps: "(prompt_tokens - cached_tokens) / (client_wall_ttft_ms / 1000)",
@@ -39180,7 +39180,7 @@ function profileSummaryText(doc) {
 `);
 }
 
-// src/core/results-file.ts
+// src/core/results/files.ts
 import {
   existsSync,
   mkdirSync as mkdirSync2,
@@ -39192,7 +39192,7 @@ import {
 } from "node:fs";
 import { basename, dirname, join as join2 } from "node:path";
 
-// src/core/search.ts
+// src/core/sweep/search.ts
 var same = (a, b) => Math.abs(a / b - 1) < 1e-3;
 function byRate(probes) {
   let out = [];
@@ -39215,7 +39215,7 @@ function nextProbe(probes, o) {
   return hi === null ? Math.max(...probes.map((p) => p.rate)) * 2 : lo === null ? Math.min(...probes.map((p) => p.rate)) / 2 : (hi - lo) / hi <= (o.precision ?? 0.03) ? null : (lo + hi) / 2;
 }
 
-// src/core/saturation.ts
+// src/core/sweep/saturation.ts
 function saturationOf(levels, search) {
   let probes = levels.map((l) => ({ rate: l.level, passPct: l.slo_pass_pct ?? 0 })), { lo, hi } = bracketOf(probes, search.target_pass_pct), atMax = lo === null ? [] : levels.filter((l) => Math.abs(l.level / lo - 1) < 1e-3), mean2 = (xs) => xs.length > 0 ? xs.reduce((a, b) => a + b, 0) / xs.length : null;
   return {
@@ -39233,7 +39233,7 @@ function saturationHeadline(s) {
   return lo === null ? `no probed rate kept ${s.target_pass_pct}% of requests within the SLOs (lowest probe failed): lower the starting --levels` : hi === null ? `sustains at least ${f2(lo)} req/s under SLO (no probe failed in ${s.probes}: raise --search-max-probes or the starting rate)` : `sustains ${f2(lo)} req/s under SLO (bracket ${f2(lo)}\u2013${f2(hi)}; ${f2(s.pass_pct_at_max)}% of requests within SLO there, goodput ${f2(s.goodput_at_max_rps)} req/s; ${s.probes} probes)`;
 }
 
-// src/core/report.ts
+// src/core/results/report.ts
 var fmt2 = (v, digits) => v == null || !Number.isFinite(v) ? "-" : v.toFixed(digits), MARKDOWN_COLUMNS = [
   "level",
   "req",
@@ -39350,7 +39350,7 @@ function csvTable(levels) {
 `;
 }
 
-// src/core/results-file.ts
+// src/core/results/files.ts
 var ResultsFileError = class extends TokenbenchError {
   constructor(path, message) {
     super("results_file_invalid", `${path}: ${message}`);
@@ -39460,92 +39460,7 @@ async function profileCommand(argv) {
 // src/cli/sweep-command.ts
 import { existsSync as existsSync4 } from "node:fs";
 
-// src/core/dataset.ts
-import { createHash as createHash2 } from "node:crypto";
-import { readFileSync as readFileSync2 } from "node:fs";
-import { basename as basename2 } from "node:path";
-var DatasetError = class extends TokenbenchError {
-  constructor(message) {
-    super("dataset_invalid", message);
-  }
-}, ROLES = /* @__PURE__ */ new Set(["system", "user", "assistant"]);
-function entryOf(o, where) {
-  if (o === null || typeof o != "object" || Array.isArray(o))
-    throw new DatasetError(`${where}: not a JSON object`);
-  let r = o, out = r.output_tokens === void 0 || r.output_tokens === null ? null : Number.isInteger(r.output_tokens) && r.output_tokens > 0 ? r.output_tokens : (() => {
-    throw new DatasetError(`${where}: output_tokens must be a positive integer`);
-  })();
-  if (typeof r.prompt == "string" && r.prompt !== "")
-    return { prompt: r.prompt, messages: null, outputTokens: out };
-  if (Array.isArray(r.messages) && r.messages.length > 0)
-    return { prompt: null, messages: r.messages.map((m, i) => {
-      let mm = m;
-      if (!mm || typeof mm.role != "string" || !ROLES.has(mm.role) || typeof mm.content != "string")
-        throw new DatasetError(
-          `${where}: messages[${i}] must be {"role": system|user|assistant, "content": string}`
-        );
-      return { role: mm.role, content: mm.content };
-    }), outputTokens: out };
-  throw new DatasetError(`${where}: needs "prompt" (a non-empty string) or "messages" (a non-empty array)`);
-}
-function parseDataset(text2, name) {
-  let sha256 = createHash2("sha256").update(text2).digest("hex"), trimmed = text2.trimStart(), entries, lines;
-  if (trimmed.startsWith("[")) {
-    let arr2;
-    try {
-      arr2 = JSON.parse(text2);
-    } catch {
-      throw new DatasetError(`${name}: starts with "[" but is not valid JSON (ShareGPT layout expected)`);
-    }
-    entries = [];
-    for (let [i, c] of arr2.entries()) {
-      let conv = c?.conversations, human = Array.isArray(conv) ? conv.find((t) => t?.from === "human" && typeof t.value == "string") : void 0;
-      if (human?.value) entries.push({ prompt: human.value, messages: null, outputTokens: null });
-      else if (!Array.isArray(conv))
-        throw new DatasetError(`${name}: item ${i} has no "conversations" array`);
-    }
-    lines = arr2.length;
-  } else {
-    let raw = text2.split(`
-`);
-    entries = [], lines = 0, raw.forEach((line, i) => {
-      if (line.trim() === "") return;
-      lines++;
-      let o;
-      try {
-        o = JSON.parse(line);
-      } catch {
-        throw new DatasetError(`${name}: line ${i + 1} is not valid JSON`);
-      }
-      entries.push(entryOf(o, `${name}: line ${i + 1}`));
-    });
-  }
-  if (entries.length === 0) throw new DatasetError(`${name}: no usable prompt in it`);
-  return { name, lines, sha256, entries };
-}
-function readWorkloadFile(path, fail) {
-  try {
-    return readFileSync2(path, "utf8");
-  } catch (err) {
-    throw fail(`${path}: cannot be read (${err.code ?? "error"})`);
-  }
-}
-function loadDataset(path) {
-  return parseDataset(
-    readWorkloadFile(path, (m) => new DatasetError(m)),
-    basename2(path)
-  );
-}
-function datasetOrder(n, seed) {
-  let order = Array.from({ length: n }, (_, i) => i), r = rng(seed >>> 0);
-  for (let i = n - 1; i > 0; i--) {
-    let j = Math.floor(r() * (i + 1));
-    [order[i], order[j]] = [order[j], order[i]];
-  }
-  return order;
-}
-
-// src/core/shard.ts
+// src/core/load/shard.ts
 var SINGLE = { index: 0, count: 1 };
 function parseShard(s) {
   let m = /^(\d+)\/(\d+)$/.exec(s.trim()), i = m ? Number(m[1]) : Number.NaN, n = m ? Number(m[2]) : Number.NaN;
@@ -39560,14 +39475,14 @@ function splitEven(total, n) {
 var shareOf = (total, p) => splitEven(splitEven(total, p.runner.count)[p.runner.index], p.thread.count)[p.thread.index], closedIndex = (local, p) => (local * p.thread.count + p.thread.index) * p.runner.count + p.runner.index, ownsArrival = (j, p) => j % p.runner.count === p.runner.index && Math.floor(j / p.runner.count) % p.thread.count === p.thread.index;
 var ID_STRIDE = 1e7, WARMUP_ID_OFFSET = 5e6;
 
-// src/core/worker-pool.ts
+// src/core/load/worker-pool.ts
 import { existsSync as existsSync2 } from "node:fs";
 import { availableParallelism } from "node:os";
 import { performance as performance9 } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
 
-// src/core/load.ts
+// src/core/load/loops.ts
 import { performance as performance8 } from "node:perf_hooks";
 import { setTimeout as sleep, setImmediate as yieldImmediate } from "node:timers/promises";
 function sleepUntil(tAbsMs) {
@@ -39668,9 +39583,9 @@ async function runWarmup(client, makeSpec, count2, concurrency) {
   return await Promise.all(Array.from({ length: Math.max(1, Math.min(concurrency, count2)) }, user)), out;
 }
 
-// src/core/worker-pool.ts
+// src/core/load/worker-pool.ts
 function workerFile() {
-  for (let rel of ["./shard-worker.js", "../../dist/shard-worker.js"]) {
+  for (let rel of ["./shard-worker.js", "../../../dist/shard-worker.js"]) {
     let p = fileURLToPath(new URL(rel, import.meta.url));
     if (existsSync2(p)) return p;
   }
@@ -39749,7 +39664,7 @@ var ThreadHandle = class {
   }
 };
 
-// src/core/load-generator.ts
+// src/core/load/load-generator.ts
 var ONE_THREAD = { workers: 1, shard: null, startAtEpochMs: null, levelSlotMs: 0 };
 function runSaltOf(load) {
   return load.startAtEpochMs !== null ? load.startAtEpochMs % 1e6 : newRunSalt();
@@ -39790,7 +39705,7 @@ function loadGeneratorRecord(g) {
   };
 }
 
-// src/core/preflight.ts
+// src/core/server/preflight.ts
 function servedModels(server) {
   let body = server.endpoints["/v1/models"]?.body;
   return Array.isArray(body?.data) ? body.data.map((m) => m.id).filter((id) => typeof id == "string") : [];
@@ -39840,101 +39755,96 @@ async function preflight(target0, cfg, o) {
   return { target, readiness, server, calibration };
 }
 
-// src/core/sweep.ts
+// src/core/sweep/sweep.ts
 import { existsSync as existsSync3 } from "node:fs";
 import { performance as performance12 } from "node:perf_hooks";
 
-// src/core/level-run.ts
-import { performance as performance11 } from "node:perf_hooks";
-
-// src/core/self-check.ts
-import { createHistogram, performance as performance10 } from "node:perf_hooks";
-var SELF_CHECK_LIMITS = { lateMs: 2, cpuPctOfOneCore: 85, sendQueueP99Ms: 5 }, SATURATED_ELU = 0.5;
-function backlogEvidenceMs(records2) {
-  let worst = null;
-  for (let r of records2) {
-    let t = r.event_times_ms;
-    if (t.length < 3) continue;
-    let gap = (t[t.length - 1] - t[0]) / (t.length - 1);
-    if (!(gap > 0)) continue;
-    let k = 1;
-    for (let i = 1; i <= t.length; i++)
-      i < t.length && t[i] === t[i - 1] ? k++ : (k > 1 && (worst = Math.max(worst ?? 0, (k - 1) * gap)), k = 1);
+// src/core/workload/dataset.ts
+import { createHash as createHash2 } from "node:crypto";
+import { readFileSync as readFileSync2 } from "node:fs";
+import { basename as basename2 } from "node:path";
+var DatasetError = class extends TokenbenchError {
+  constructor(message) {
+    super("dataset_invalid", message);
   }
-  return worst;
+}, ROLES = /* @__PURE__ */ new Set(["system", "user", "assistant"]);
+function entryOf(o, where) {
+  if (o === null || typeof o != "object" || Array.isArray(o))
+    throw new DatasetError(`${where}: not a JSON object`);
+  let r = o, out = r.output_tokens === void 0 || r.output_tokens === null ? null : Number.isInteger(r.output_tokens) && r.output_tokens > 0 ? r.output_tokens : (() => {
+    throw new DatasetError(`${where}: output_tokens must be a positive integer`);
+  })();
+  if (typeof r.prompt == "string" && r.prompt !== "")
+    return { prompt: r.prompt, messages: null, outputTokens: out };
+  if (Array.isArray(r.messages) && r.messages.length > 0)
+    return { prompt: null, messages: r.messages.map((m, i) => {
+      let mm = m;
+      if (!mm || typeof mm.role != "string" || !ROLES.has(mm.role) || typeof mm.content != "string")
+        throw new DatasetError(
+          `${where}: messages[${i}] must be {"role": system|user|assistant, "content": string}`
+        );
+      return { role: mm.role, content: mm.content };
+    }), outputTokens: out };
+  throw new DatasetError(`${where}: needs "prompt" (a non-empty string) or "messages" (a non-empty array)`);
 }
-var UNSEEN_MS = 1, RESOLUTION_MS = 10, SelfCheck = class {
-  /**
-   * `thread`: this is a worker thread among others, where process CPU is everyone's; its "CPU"
-   * is then the time its own event loop was busy (event-loop utilization), which is what bounds it.
-   */
-  constructor(thread = !1) {
-    this.thread = thread;
-  }
-  thread;
-  /** Per sample: how late the sampling timer fired (ns, at least 1). */
-  h = createHistogram();
-  /** Per sample: the part of that lateness during which the client's own loop was busy. */
-  own = createHistogram();
-  timer = null;
-  lastMs = 0;
-  lastIdleMs = 0;
-  /**
-   * One sample every RESOLUTION_MS: the timer's lateness, as `monitorEventLoopDelay` records it,
-   * and the share of it the loop spent busy (event-loop utilization between two samples: time in
-   * the poll wait, a late wake-up included, is idle). Lateness with an idle loop is the machine
-   * waking the process late; lateness with a busy loop is the client's own work.
-   */
-  sample = () => {
-    let now = performance10.now(), idleMs = performance10.eventLoopUtilization().idle, lateMs = Math.max(0, now - this.lastMs - RESOLUTION_MS), busyMs = Math.max(0, now - this.lastMs - (idleMs - this.lastIdleMs));
-    this.h.record(Math.max(1, Math.round(lateMs * 1e6))), this.own.record(Math.max(1, Math.round(Math.min(lateMs, busyMs) * 1e6))), this.lastMs = now, this.lastIdleMs = idleMs, this.timer?.refresh();
-  };
-  cpu0 = process.cpuUsage();
-  elu0 = performance10.eventLoopUtilization();
-  t0 = performance10.now();
-  start() {
-    this.h.reset(), this.own.reset(), this.lastMs = performance10.now(), this.lastIdleMs = performance10.eventLoopUtilization().idle, this.timer && clearTimeout(this.timer), this.timer = setTimeout(this.sample, RESOLUTION_MS), this.timer.unref(), this.cpu0 = process.cpuUsage(), this.elu0 = performance10.eventLoopUtilization(), this.t0 = performance10.now();
-  }
-  /**
-   * `sendQueueMs`: per request, the wait in the client before its headers reached the socket.
-   * `records`: the level's records, read for backlog when the client was saturated.
-   */
-  stop(sendQueueMs = [], records2 = []) {
-    this.timer && clearTimeout(this.timer), this.timer = null;
-    let cpu = process.cpuUsage(this.cpu0), wallMs = performance10.now() - this.t0, ms2 = (ns) => Number.isFinite(ns) && ns > 0 ? ns / 1e6 : 0, figures = (h) => this.h.count > 0 ? { p50: ms2(h.percentile(50)), p99: ms2(h.percentile(99)), max: ms2(h.max) } : { p50: null, p99: null, max: null }, { p50, p99, max } = figures(this.h), ownDelay = figures(this.own), elu = performance10.eventLoopUtilization(this.elu0), user = this.thread ? elu.active / 1e3 : cpu.user / 1e6, system = this.thread ? 0 : cpu.system / 1e6, pct = wallMs > 0 ? 100 * (user + system) * 1e3 / wallMs : 0, saturated = pct > SELF_CHECK_LIMITS.cpuPctOfOneCore || elu.utilization > SATURATED_ELU, bound = max !== null ? 2 * max + UNSEEN_MS : null;
-    if (saturated) {
-      let backlog = backlogEvidenceMs(records2);
-      backlog !== null && (bound = Math.max(bound ?? 0, backlog + 2 * (p99 ?? 0) + UNSEEN_MS));
+function parseDataset(text2, name) {
+  let sha256 = createHash2("sha256").update(text2).digest("hex"), trimmed = text2.trimStart(), entries, lines;
+  if (trimmed.startsWith("[")) {
+    let arr2;
+    try {
+      arr2 = JSON.parse(text2);
+    } catch {
+      throw new DatasetError(`${name}: starts with "[" but is not valid JSON (ShareGPT layout expected)`);
     }
-    let lagP99 = p99 !== null ? 2 * p99 + UNSEEN_MS : null, ownCause = ownDelay.p99 !== null && ownDelay.p99 > SELF_CHECK_LIMITS.lateMs, late = lagP99 !== null && lagP99 > SELF_CHECK_LIMITS.lateMs, reasons = [];
-    late && (ownCause || saturated) && reasons.push(
-      `reads late by about ${lagP99.toFixed(1)} ms (p99; event-loop delay p99 ${p99.toFixed(1)} ms, ${ownDelay.p99.toFixed(1)} ms of it with the client busy) > ${SELF_CHECK_LIMITS.lateMs} ms`
-    );
-    let sq = summarize(sendQueueMs);
-    sq.p99 !== null && sq.p99 > SELF_CHECK_LIMITS.sendQueueP99Ms && (ownCause || saturated) && reasons.push(`requests waited ${sq.p99.toFixed(1)} ms (p99) in the client before reaching the socket`), pct > SELF_CHECK_LIMITS.cpuPctOfOneCore && reasons.push(`client CPU ${pct.toFixed(0)}% of one core > ${SELF_CHECK_LIMITS.cpuPctOfOneCore}%`);
-    let timingNote = reasons.length === 0 && late ? `timing noise: the client read about ${lagP99.toFixed(1)} ms late (p99 estimate; at most ${(bound ?? 0).toFixed(1)} ms) while busy ${(100 * elu.utilization).toFixed(0)} % of the time (event-loop delay p99 ${(p99 ?? 0).toFixed(1)} ms, ${(ownDelay.p99 ?? 0).toFixed(1)} ms of it busy): the machine woke it late (scheduling, virtualisation), not client load, so --workers would not help; TTFT and ITL carry up to that much of it` : null;
-    return {
-      event_loop_delay_ms: { p50, p99, max },
-      own_delay_ms: ownDelay,
-      send_queue_ms: { p50: sq.p50, p99: sq.p99, max: sq.max },
-      lateness_bound_ms: bound,
-      cpu_user_s: user,
-      cpu_system_s: system,
-      cpu_pct_of_one_core: pct,
-      bottleneck_warning: reasons.length > 0 ? `the client may be the bottleneck (${reasons.join("; ")}): it may read what the server sent up to ${(bound ?? 0).toFixed(1)} ms late, which inflates TTFT and ITL by as much; latencies count from the socket write, so the client's own queue is excluded and reported` : null,
-      timing_note: timingNote
-    };
+    entries = [];
+    for (let [i, c] of arr2.entries()) {
+      let conv = c?.conversations, human = Array.isArray(conv) ? conv.find((t) => t?.from === "human" && typeof t.value == "string") : void 0;
+      if (human?.value) entries.push({ prompt: human.value, messages: null, outputTokens: null });
+      else if (!Array.isArray(conv))
+        throw new DatasetError(`${name}: item ${i} has no "conversations" array`);
+    }
+    lines = arr2.length;
+  } else {
+    let raw = text2.split(`
+`);
+    entries = [], lines = 0, raw.forEach((line, i) => {
+      if (line.trim() === "") return;
+      lines++;
+      let o;
+      try {
+        o = JSON.parse(line);
+      } catch {
+        throw new DatasetError(`${name}: line ${i + 1} is not valid JSON`);
+      }
+      entries.push(entryOf(o, `${name}: line ${i + 1}`));
+    });
   }
-};
-function sendQueueOf(records2) {
-  return records2.filter((r) => r.dispatch_ms !== void 0).map((r) => r.send_ms - Math.max(r.dispatch_ms, r.connected_ms ?? 0));
+  if (entries.length === 0) throw new DatasetError(`${name}: no usable prompt in it`);
+  return { name, lines, sha256, entries };
 }
-function worstOf(xs) {
-  let v = xs.filter((x) => typeof x == "number");
-  return v.length > 0 ? Math.max(...v) : null;
+function readWorkloadFile(path, fail) {
+  try {
+    return readFileSync2(path, "utf8");
+  } catch (err) {
+    throw fail(`${path}: cannot be read (${err.code ?? "error"})`);
+  }
+}
+function loadDataset(path) {
+  return parseDataset(
+    readWorkloadFile(path, (m) => new DatasetError(m)),
+    basename2(path)
+  );
+}
+function datasetOrder(n, seed) {
+  let order = Array.from({ length: n }, (_, i) => i), r = rng(seed >>> 0);
+  for (let i = n - 1; i > 0; i--) {
+    let j = Math.floor(r() * (i + 1));
+    [order[i], order[j]] = [order[j], order[i]];
+  }
+  return order;
 }
 
-// src/core/sweep-plan.ts
+// src/core/load/level-plan.ts
 function effectiveRequests(mode, level, requests) {
   return requests === null ? null : mode === "closed" ? Math.max(requests, 2 * level) : requests;
 }
@@ -40028,7 +39938,97 @@ function inConversation(spec, turn, userContent) {
   };
 }
 
-// src/core/shard-run.ts
+// src/core/load/level-run.ts
+import { performance as performance11 } from "node:perf_hooks";
+
+// src/core/load/self-check.ts
+import { createHistogram, performance as performance10 } from "node:perf_hooks";
+var SELF_CHECK_LIMITS = { lateMs: 2, cpuPctOfOneCore: 85, sendQueueP99Ms: 5 }, SATURATED_ELU = 0.5;
+function backlogEvidenceMs(records2) {
+  let worst = null;
+  for (let r of records2) {
+    let t = r.event_times_ms;
+    if (t.length < 3) continue;
+    let gap = (t[t.length - 1] - t[0]) / (t.length - 1);
+    if (!(gap > 0)) continue;
+    let k = 1;
+    for (let i = 1; i <= t.length; i++)
+      i < t.length && t[i] === t[i - 1] ? k++ : (k > 1 && (worst = Math.max(worst ?? 0, (k - 1) * gap)), k = 1);
+  }
+  return worst;
+}
+var UNSEEN_MS = 1, RESOLUTION_MS = 10, SelfCheck = class {
+  /**
+   * `thread`: this is a worker thread among others, where process CPU is everyone's; its "CPU"
+   * is then the time its own event loop was busy (event-loop utilization), which is what bounds it.
+   */
+  constructor(thread = !1) {
+    this.thread = thread;
+  }
+  thread;
+  /** Per sample: how late the sampling timer fired (ns, at least 1). */
+  h = createHistogram();
+  /** Per sample: the part of that lateness during which the client's own loop was busy. */
+  own = createHistogram();
+  timer = null;
+  lastMs = 0;
+  lastIdleMs = 0;
+  /**
+   * One sample every RESOLUTION_MS: the timer's lateness, as `monitorEventLoopDelay` records it,
+   * and the share of it the loop spent busy (event-loop utilization between two samples: time in
+   * the poll wait, a late wake-up included, is idle). Lateness with an idle loop is the machine
+   * waking the process late; lateness with a busy loop is the client's own work.
+   */
+  sample = () => {
+    let now = performance10.now(), idleMs = performance10.eventLoopUtilization().idle, lateMs = Math.max(0, now - this.lastMs - RESOLUTION_MS), busyMs = Math.max(0, now - this.lastMs - (idleMs - this.lastIdleMs));
+    this.h.record(Math.max(1, Math.round(lateMs * 1e6))), this.own.record(Math.max(1, Math.round(Math.min(lateMs, busyMs) * 1e6))), this.lastMs = now, this.lastIdleMs = idleMs, this.timer?.refresh();
+  };
+  cpu0 = process.cpuUsage();
+  elu0 = performance10.eventLoopUtilization();
+  t0 = performance10.now();
+  start() {
+    this.h.reset(), this.own.reset(), this.lastMs = performance10.now(), this.lastIdleMs = performance10.eventLoopUtilization().idle, this.timer && clearTimeout(this.timer), this.timer = setTimeout(this.sample, RESOLUTION_MS), this.timer.unref(), this.cpu0 = process.cpuUsage(), this.elu0 = performance10.eventLoopUtilization(), this.t0 = performance10.now();
+  }
+  /**
+   * `sendQueueMs`: per request, the wait in the client before its headers reached the socket.
+   * `records`: the level's records, read for backlog when the client was saturated.
+   */
+  stop(sendQueueMs = [], records2 = []) {
+    this.timer && clearTimeout(this.timer), this.timer = null;
+    let cpu = process.cpuUsage(this.cpu0), wallMs = performance10.now() - this.t0, ms2 = (ns) => Number.isFinite(ns) && ns > 0 ? ns / 1e6 : 0, figures = (h) => this.h.count > 0 ? { p50: ms2(h.percentile(50)), p99: ms2(h.percentile(99)), max: ms2(h.max) } : { p50: null, p99: null, max: null }, { p50, p99, max } = figures(this.h), ownDelay = figures(this.own), elu = performance10.eventLoopUtilization(this.elu0), user = this.thread ? elu.active / 1e3 : cpu.user / 1e6, system = this.thread ? 0 : cpu.system / 1e6, pct = wallMs > 0 ? 100 * (user + system) * 1e3 / wallMs : 0, saturated = pct > SELF_CHECK_LIMITS.cpuPctOfOneCore || elu.utilization > SATURATED_ELU, bound = max !== null ? 2 * max + UNSEEN_MS : null;
+    if (saturated) {
+      let backlog = backlogEvidenceMs(records2);
+      backlog !== null && (bound = Math.max(bound ?? 0, backlog + 2 * (p99 ?? 0) + UNSEEN_MS));
+    }
+    let lagP99 = p99 !== null ? 2 * p99 + UNSEEN_MS : null, ownCause = ownDelay.p99 !== null && ownDelay.p99 > SELF_CHECK_LIMITS.lateMs, late = lagP99 !== null && lagP99 > SELF_CHECK_LIMITS.lateMs, reasons = [];
+    late && (ownCause || saturated) && reasons.push(
+      `reads late by about ${lagP99.toFixed(1)} ms (p99; event-loop delay p99 ${p99.toFixed(1)} ms, ${ownDelay.p99.toFixed(1)} ms of it with the client busy) > ${SELF_CHECK_LIMITS.lateMs} ms`
+    );
+    let sq = summarize(sendQueueMs);
+    sq.p99 !== null && sq.p99 > SELF_CHECK_LIMITS.sendQueueP99Ms && (ownCause || saturated) && reasons.push(`requests waited ${sq.p99.toFixed(1)} ms (p99) in the client before reaching the socket`), pct > SELF_CHECK_LIMITS.cpuPctOfOneCore && reasons.push(`client CPU ${pct.toFixed(0)}% of one core > ${SELF_CHECK_LIMITS.cpuPctOfOneCore}%`);
+    let timingNote = reasons.length === 0 && late ? `timing noise: the client read about ${lagP99.toFixed(1)} ms late (p99 estimate; at most ${(bound ?? 0).toFixed(1)} ms) while busy ${(100 * elu.utilization).toFixed(0)} % of the time (event-loop delay p99 ${(p99 ?? 0).toFixed(1)} ms, ${(ownDelay.p99 ?? 0).toFixed(1)} ms of it busy): the machine woke it late (scheduling, virtualisation), not client load, so --workers would not help; TTFT and ITL carry up to that much of it` : null;
+    return {
+      event_loop_delay_ms: { p50, p99, max },
+      own_delay_ms: ownDelay,
+      send_queue_ms: { p50: sq.p50, p99: sq.p99, max: sq.max },
+      lateness_bound_ms: bound,
+      cpu_user_s: user,
+      cpu_system_s: system,
+      cpu_pct_of_one_core: pct,
+      bottleneck_warning: reasons.length > 0 ? `the client may be the bottleneck (${reasons.join("; ")}): it may read what the server sent up to ${(bound ?? 0).toFixed(1)} ms late, which inflates TTFT and ITL by as much; latencies count from the socket write, so the client's own queue is excluded and reported` : null,
+      timing_note: timingNote
+    };
+  }
+};
+function sendQueueOf(records2) {
+  return records2.filter((r) => r.dispatch_ms !== void 0).map((r) => r.send_ms - Math.max(r.dispatch_ms, r.connected_ms ?? 0));
+}
+function worstOf(xs) {
+  let v = xs.filter((x) => typeof x == "number");
+  return v.length > 0 ? Math.max(...v) : null;
+}
+
+// src/core/load/shard-run.ts
 function factories(job) {
   let all = indexedSpecFactory(job.cfg, job.plan, job.idBase, job.calibration, job.dataset ?? null);
   return { all, closed: (j, w, t, turn) => all(closedIndex(j, job.placement), w, t, turn) };
@@ -40073,7 +40073,7 @@ function runShare(client, job, o) {
   });
 }
 
-// src/core/level-run.ts
+// src/core/load/level-run.ts
 function progressReporter(ctx, plan, done) {
   let t0 = performance11.now();
   return () => {
@@ -40205,7 +40205,7 @@ async function runLevel(ctx, plan, makeSpec) {
   return await sampler?.stop(), report(), { warmup, run, client: clientCheck };
 }
 
-// src/core/prometheus.ts
+// src/core/server/prometheus.ts
 function parseValue(s) {
   return s === "+Inf" ? Number.POSITIVE_INFINITY : s === "-Inf" ? Number.NEGATIVE_INFINITY : s === "NaN" ? Number.NaN : Number(s);
 }
@@ -40248,7 +40248,7 @@ function parsePrometheus(text2) {
   return out;
 }
 
-// src/core/server-metrics.ts
+// src/core/server/metrics-sampler.ts
 var METRIC_NAMES = {
   running: [
     "vllm:num_requests_running",
@@ -40416,7 +40416,7 @@ function admissionSummary(input2) {
   };
 }
 
-// src/core/trace.ts
+// src/core/workload/trace.ts
 import { createHash as createHash3 } from "node:crypto";
 import { basename as basename3 } from "node:path";
 var TRACE_BLOCK_TOKENS = 512, REPLAY_LAG_WARN_MS = 50, TraceError = class extends TokenbenchError {
@@ -40517,7 +40517,7 @@ function traceReplay(trace, config2, speed, requests) {
   };
 }
 
-// src/core/level-summary.ts
+// src/core/load/level-summary.ts
 function openLoopSummary(cfg, level, run) {
   if (cfg.mode !== "open") return null;
   let ol = openLoopStats(run.records), sends = run.records.map((r) => r.send_ms), spanS = sends.length > 1 ? (Math.max(...sends) - Math.min(...sends)) / 1e3 : 0;
@@ -40610,7 +40610,7 @@ function summariseLevel(input2) {
   return { result, notices };
 }
 
-// src/core/sweep.ts
+// src/core/sweep/sweep.ts
 var SweepError = class extends TokenbenchError {
 };
 function startState(opts, notice) {
@@ -40832,8 +40832,9 @@ interrupted: finishing the level in progress is abandoned; finished levels are s
 // src/cli/tools-command.ts
 import { existsSync as existsSync5, mkdirSync as mkdirSync4, readFileSync as readFileSync3, writeFileSync as writeFileSync4 } from "node:fs";
 import { dirname as dirname3, join as join3 } from "node:path";
+init_plots();
 
-// src/core/compare-docs.ts
+// src/core/tools/compare.ts
 var SAMPLED = {
   ttft_p50_ms: { q: 0.5, of: (rs) => rs.map((r) => deriveRequest(r).ttftMs).filter(isNum) },
   ttft_p95_ms: { q: 0.95, of: (rs) => rs.map((r) => deriveRequest(r).ttftMs).filter(isNum) },
@@ -40935,7 +40936,7 @@ function compareMarkdown(rows) {
 `);
 }
 
-// src/core/interop.ts
+// src/core/tools/interop.ts
 var ImportError = class extends TokenbenchError {
   constructor(message) {
     super("import_invalid", message);
@@ -41120,7 +41121,7 @@ function vllmResultsIn(text2, name) {
   }
 }
 
-// src/core/merge.ts
+// src/core/tools/merge.ts
 var MergeError = class extends TokenbenchError {
   constructor(message) {
     super("merge_refused", message);
@@ -41268,7 +41269,6 @@ function mergeShards(input2, o = {}) {
 }
 
 // src/cli/tools-command.ts
-init_plots();
 function loadDoc(path, what) {
   if (!path) throw new UsageError(`missing ${what}`);
   if (!existsSync5(path)) throw new UsageError(`${what} ${path} does not exist`);

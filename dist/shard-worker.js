@@ -19053,16 +19053,38 @@ ${captureLines}` : capture.stack;
   }
 });
 
-// src/core/shard-worker.ts
+// src/core/load/shard-worker.ts
 import { performance as performance7 } from "node:perf_hooks";
 import { parentPort, workerData } from "node:worker_threads";
 
-// src/core/client.ts
+// src/core/client/jit-warmup.ts
+import { createServer } from "node:http";
+import { performance as performance4 } from "node:perf_hooks";
+
+// src/core/server/target.ts
+function makeTarget(o) {
+  let u = new URL(o.baseUrl);
+  return {
+    baseUrl: o.baseUrl.replace(/\/+$/, ""),
+    api: o.api,
+    model: o.model,
+    headers: { ...o.headers, ...o.apiKey ? { authorization: `Bearer ${o.apiKey}` } : {} },
+    origin: u.origin,
+    basePath: u.pathname.replace(/\/+$/, "").replace(/\/v1$/, "")
+  };
+}
+var completionsPath = (api) => api === "chat" ? "/v1/chat/completions" : "/v1/completions";
+function modelOf(t) {
+  if (t.model === null) throw new Error("internal: the target's model was not resolved");
+  return t.model;
+}
+
+// src/core/client/stream-client.ts
 var import_undici = __toESM(require_undici(), 1);
 import { randomBytes } from "node:crypto";
 import { performance as performance3 } from "node:perf_hooks";
 
-// src/core/chunk.ts
+// src/core/client/chunk.ts
 function strLen(v) {
   return typeof v == "string" ? v.length : 0;
 }
@@ -19108,7 +19130,7 @@ function interpretChunk(obj) {
   return o.timings !== null && typeof o.timings == "object" && !Array.isArray(o.timings) && (info.timings = o.timings), typeof o.tokenbench_server_ts_ms == "number" && (info.serverTsMs = o.tokenbench_server_ts_ms), typeof o.tokenbench_server_arrival_ts_ms == "number" && (info.serverArrivalTsMs = o.tokenbench_server_arrival_ts_ms), info;
 }
 
-// src/core/errors.ts
+// src/core/client/request-errors.ts
 var ErrorCode = {
   /** TCP connect failed (refused, unreachable, DNS). */
   connectFailed: "connect_failed",
@@ -19147,7 +19169,7 @@ var ErrorCode = {
   maxLineBytes: 1024 * 1024
 };
 
-// src/core/socket-writes.ts
+// src/core/client/socket-writes.ts
 import diagnostics from "node:diagnostics_channel";
 import { performance as performance2 } from "node:perf_hooks";
 var REQUEST_ID_HEADER = "x-tokenbench-request-id", socketWrites = /* @__PURE__ */ new Map(), socketUses = /* @__PURE__ */ new WeakMap(), socketConnected = /* @__PURE__ */ new WeakMap(), sendHeadersSubscribed = !1;
@@ -19172,7 +19194,7 @@ function watchSocketWrites() {
   }));
 }
 
-// src/core/sse.ts
+// src/core/client/sse.ts
 var SseParser = class {
   constructor(onEvent) {
     this.onEvent = onEvent;
@@ -19243,25 +19265,7 @@ var SseParser = class {
   }
 };
 
-// src/core/target.ts
-function makeTarget(o) {
-  let u = new URL(o.baseUrl);
-  return {
-    baseUrl: o.baseUrl.replace(/\/+$/, ""),
-    api: o.api,
-    model: o.model,
-    headers: { ...o.headers, ...o.apiKey ? { authorization: `Bearer ${o.apiKey}` } : {} },
-    origin: u.origin,
-    basePath: u.pathname.replace(/\/+$/, "").replace(/\/v1$/, "")
-  };
-}
-var completionsPath = (api) => api === "chat" ? "/v1/chat/completions" : "/v1/completions";
-function modelOf(t) {
-  if (t.model === null) throw new Error("internal: the target's model was not resolved");
-  return t.model;
-}
-
-// src/core/client.ts
+// src/core/client/stream-client.ts
 var STALE_CONNECTION = /* @__PURE__ */ new Set(["UND_ERR_SOCKET", "ECONNRESET", "EPIPE"]), MAX_STALE_RETRIES = 3;
 function buildRequestBody(cfg, spec) {
   let body = {
@@ -19439,9 +19443,7 @@ var StreamClient = class {
   }
 };
 
-// src/core/jit-warmup.ts
-import { createServer } from "node:http";
-import { performance as performance4 } from "node:perf_hooks";
+// src/core/client/jit-warmup.ts
 var WARMUP_CHUNKS = 8e4, REQUESTS = 4, BURST = 50;
 function chunkEvent(chat, i) {
   let choice = chat ? { index: 0, delta: { content: ` w${i % 97}` }, finish_reason: null } : { index: 0, text: ` w${i % 97}`, finish_reason: null };
@@ -19507,7 +19509,7 @@ async function warmUpClientPath(cfg, chunks = WARMUP_CHUNKS) {
   }
 }
 
-// src/core/self-check.ts
+// src/core/load/self-check.ts
 import { createHistogram, performance as performance5 } from "node:perf_hooks";
 
 // src/shared/random.ts
@@ -19531,7 +19533,7 @@ function percentileSorted(sorted, q) {
   return frac === 0 || lo + 1 >= n ? a : a + frac * (sorted[lo + 1] - a);
 }
 
-// src/core/stats.ts
+// src/core/results/stats.ts
 function summarize(values) {
   let n = values.length;
   if (n === 0) return { n: 0, mean: null, min: null, max: null, p50: null, p90: null, p95: null, p99: null };
@@ -19549,7 +19551,7 @@ function summarize(values) {
   };
 }
 
-// src/core/self-check.ts
+// src/core/load/self-check.ts
 var SELF_CHECK_LIMITS = { lateMs: 2, cpuPctOfOneCore: 85, sendQueueP99Ms: 5 }, SATURATED_ELU = 0.5;
 function backlogEvidenceMs(records) {
   let worst = null;
@@ -19631,11 +19633,7 @@ function sendQueueOf(records) {
   return records.filter((r) => r.dispatch_ms !== void 0).map((r) => r.send_ms - Math.max(r.dispatch_ms, r.connected_ms ?? 0));
 }
 
-// src/core/load.ts
-import { performance as performance6 } from "node:perf_hooks";
-import { setTimeout as sleep, setImmediate as yieldImmediate } from "node:timers/promises";
-
-// src/core/arrivals.ts
+// src/core/workload/arrivals.ts
 function normal(r) {
   let u = 1 - r(), v = r();
   return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * v);
@@ -19666,144 +19664,7 @@ function arrivalOffsetsMs(opts) {
   return out;
 }
 
-// src/schema/errors.ts
-var TokenbenchError = class extends Error {
-  constructor(code, message, options) {
-    super(message, options);
-    this.code = code;
-    this.name = new.target.name;
-  }
-  code;
-}, UsageError = class extends TokenbenchError {
-  constructor(message, setting2 = null) {
-    super("usage", message);
-    this.setting = setting2;
-  }
-  setting;
-};
-
-// src/core/shard.ts
-function splitEven(total, n) {
-  let base = Math.floor(total / n), extra = total - base * n;
-  return Array.from({ length: n }, (_, k) => base + (k < extra ? 1 : 0));
-}
-var shareOf = (total, p) => splitEven(splitEven(total, p.runner.count)[p.runner.index], p.thread.count)[p.thread.index], closedIndex = (local, p) => (local * p.thread.count + p.thread.index) * p.runner.count + p.runner.index, ownsArrival = (j, p) => j % p.runner.count === p.runner.index && Math.floor(j / p.runner.count) % p.thread.count === p.thread.index;
-var WARMUP_ID_OFFSET = 5e6;
-
-// src/core/load.ts
-function sleepUntil(tAbsMs) {
-  return new Promise((resolve) => {
-    let spin = () => {
-      performance6.now() >= tAbsMs ? resolve() : setImmediate(spin);
-    }, d = tAbsMs - performance6.now();
-    d > 3 ? setTimeout(spin, d - 2) : spin();
-  });
-}
-var RAMP_INDEX = 1e6;
-function markRamp(rec) {
-  return rec.warmup = !0, rec.ramp = !0, rec;
-}
-async function runClosedLoop(client2, makeSpec, opts) {
-  let records = [], next = 0, rampNext = 0;
-  opts.startAtAbsMs !== void 0 && await sleepUntil(opts.startAtAbsMs);
-  let rampMs = (opts.rampUpS ?? 0) * 1e3, t0 = performance6.now(), measureFrom = t0 + rampMs, deadline = opts.durationS !== null ? measureFrom + opts.durationS * 1e3 : Number.POSITIVE_INFINITY, limit = opts.requests ?? Number.POSITIVE_INFINITY, user = async (k) => {
-    if (rampMs > 0)
-      for (await sleepUntil(t0 + rampMs * k / opts.concurrency); performance6.now() < measureFrom && !opts.shouldStop?.(); ) {
-        let rec = markRamp(await client2.stream(makeSpec(RAMP_INDEX + rampNext++, !0, null)));
-        records.push(rec), await yieldImmediate();
-      }
-    let sessions = opts.sessions ?? null, conversation = null;
-    for (; ; ) {
-      if (conversation !== null && sessions.thinkTimeMs > 0 && await sleep(sessions.thinkTimeMs), next >= limit || performance6.now() >= deadline || opts.shouldStop?.()) return;
-      let i = next++, spec = sessions ? makeSpec(i, !1, null, conversation ?? { session: 0, turn: 1, history: [] }) : makeSpec(i, !1, null), rec = await client2.stream(spec);
-      records.push(rec), opts.onRecord?.(rec), sessions && (conversation = nextTurn(spec, rec, sessions.turns)), await yieldImmediate();
-    }
-  };
-  return await Promise.all(Array.from({ length: opts.concurrency }, (_, k) => user(k))), { records, droppedArrivals: 0, drainTimeS: null };
-}
-function nextTurn(spec, rec, turns) {
-  let turn = spec.turn ?? 1;
-  return rec.error !== null || turn >= turns || spec.responseText === void 0 ? null : {
-    session: spec.session ?? spec.id,
-    turn: turn + 1,
-    history: [...spec.messages ?? [], { role: "assistant", content: spec.responseText }]
-  };
-}
-async function runOpenLoop(client2, makeSpec, opts) {
-  let offsets = opts.offsetsMs ? opts.offsetsMs : arrivalOffsetsMs({
-    kind: opts.arrival,
-    rateRps: opts.rateRps,
-    burstiness: opts.burstiness,
-    seed: opts.seed,
-    ...opts.requests !== null ? { count: opts.requests } : {},
-    ...opts.durationS !== null ? { durationS: opts.durationS } : {}
-  }), records = [], pending = [], inFlight = 0, slotWaiters = [], dropped = 0, mine = offsets.map((_, j) => j).filter((j) => opts.shard === void 0 || ownsArrival(j, opts.shard)), specs = mine.map((j) => {
-    let spec = makeSpec(j, !1, 0);
-    return spec.body = JSON.stringify(buildRequestBody(client2.cfg, spec)), spec;
-  }), t0 = opts.startAtAbsMs ?? performance6.now() + 5, rampMs = (opts.rampUpS ?? 0) * 1e3;
-  if (rampMs > 0) {
-    let n = Math.floor(opts.rateRps * rampMs / 2e3);
-    for (let k = 0; k < n; k++)
-      if (!(opts.shard !== void 0 && !ownsArrival(k, opts.shard))) {
-        if (opts.shouldStop?.()) break;
-        await sleepUntil(t0 + Math.sqrt(2 * k * rampMs / (opts.rateRps / 1e3))), pending.push(
-          client2.stream(makeSpec(RAMP_INDEX + k, !0, null)).then((rec) => {
-            records.push(markRamp(rec));
-          })
-        );
-      }
-  }
-  let start = t0 + rampMs;
-  for (let i = 0; i < mine.length; i++) {
-    if (opts.shouldStop?.()) {
-      dropped = mine.length - i;
-      break;
-    }
-    let intended = start + offsets[mine[i]], spec = specs[i];
-    if (spec.intendedSendAbsMs = intended, await sleepUntil(intended), opts.maxInFlight !== null)
-      for (; inFlight >= opts.maxInFlight; ) await new Promise((res) => slotWaiters.push(res));
-    inFlight++;
-    let p = client2.stream(spec).then((rec) => {
-      if (inFlight--, records.push(rec), opts.onRecord?.(rec), slotWaiters.length > 0) {
-        let w = slotWaiters;
-        slotWaiters = [];
-        for (let f of w) f();
-      }
-    });
-    pending.push(p);
-  }
-  await Promise.all(pending);
-  let lastIntended = mine.length > 0 ? start + offsets[mine[mine.length - 1]] : start, lastEnd = Number.NEGATIVE_INFINITY;
-  for (let r of records) r.end_ms !== null && r.end_ms > lastEnd && (lastEnd = r.end_ms);
-  let origin = client2.cfg.originMs, drain = Number.isFinite(lastEnd) ? Math.max(0, lastEnd - (lastIntended - origin)) / 1e3 : null;
-  return { records, droppedArrivals: dropped, drainTimeS: drain, lastIntendedMs: lastIntended - origin };
-}
-async function runWarmup(client2, makeSpec, count2, concurrency) {
-  if (count2 <= 0) return [];
-  let out = [], next = 0, user = async () => {
-    for (; next < count2; ) {
-      let i = next++;
-      out.push(await client2.stream(makeSpec(i, !0, null)));
-    }
-  };
-  return await Promise.all(Array.from({ length: Math.max(1, Math.min(concurrency, count2)) }, user)), out;
-}
-
-// src/core/dataset.ts
-function datasetOrder(n, seed) {
-  let order = Array.from({ length: n }, (_, i) => i), r = rng(seed >>> 0);
-  for (let i = n - 1; i > 0; i--) {
-    let j = Math.floor(r() * (i + 1));
-    [order[i], order[j]] = [order[j], order[i]];
-  }
-  return order;
-}
-
-// src/core/http.ts
-var import_undici2 = __toESM(require_undici(), 1);
-var MAX_HTTP_BYTES = 8 * 1024 * 1024;
-
-// src/core/sample-lengths.ts
+// src/core/workload/sample-lengths.ts
 var SAMPLE_LENGTHS = [
   [639, 39],
   [486, 137],
@@ -20107,7 +19968,7 @@ var SAMPLE_LENGTHS = [
   [172, 64]
 ], MAX_SAMPLE_PROMPT_TOKENS = Math.max(...SAMPLE_LENGTHS.map((r) => r[0]));
 
-// src/core/prompts.ts
+// src/core/workload/prompts.ts
 var WORDS = [
   ...new Set(
     "the of and to in is was for on that with as it by at from his her an be this are or which had not but were have one they all has their been more new who after first also two time other its she there would when into only over some can most city made later up world year out three him may game then about state what season while part between film team under during many well war both where school these known being such since four before through south group last north team work life main five early local west high used east family best long music album name line public series three house club river small great people around until number second left place led own played against each major body old order book home three same king side show party several four general town united three form area near set five land point based power field good water sea".split(" ")
@@ -20137,7 +19998,27 @@ function shapeFor(kind, index, seed, fixed) {
   return { promptTokens: row[0], maxTokens: Math.min(row[1], fixed.maxTokens) };
 }
 
-// src/core/prompt-calibration.ts
+// src/schema/errors.ts
+var TokenbenchError = class extends Error {
+  constructor(code, message, options) {
+    super(message, options);
+    this.code = code;
+    this.name = new.target.name;
+  }
+  code;
+}, UsageError = class extends TokenbenchError {
+  constructor(message, setting2 = null) {
+    super("usage", message);
+    this.setting = setting2;
+  }
+  setting;
+};
+
+// src/core/server/http.ts
+var import_undici2 = __toESM(require_undici(), 1);
+var MAX_HTTP_BYTES = 8 * 1024 * 1024;
+
+// src/core/server/prompt-calibration.ts
 var sampleOf = (seed) => (words) => makePrompt(words, seed, 0), sample = sampleOf(4242);
 function wordsFor(cal, tokens) {
   return tokens === cal.target_tokens ? cal.words : Math.max(1, cal.words + Math.round((tokens - cal.target_tokens) / cal.tokens_per_word));
@@ -20330,7 +20211,7 @@ var lower = "lower", higher = "higher", CATALOGUE = [
 // src/shared/rules.ts
 var FAIL_ON = ["regression", "warning", "never"];
 
-// src/core/settings.ts
+// src/core/settings/setting.ts
 var problem = (label, text2) => new UsageError(`${label} ${text2}`, label), last = (raw) => raw[raw.length - 1].trim();
 function setting(o, metavar, parse) {
   let flag = o.flag === void 0 ? null : o.flag;
@@ -20456,7 +20337,7 @@ function keyValues(o) {
   });
 }
 
-// src/core/setting-table.ts
+// src/core/settings/table.ts
 var CONNECTION = {
   baseUrl: httpUrl({
     flag: "base-url",
@@ -21075,7 +20956,25 @@ var TOOLS = {
   })
 };
 
-// src/core/sweep-plan.ts
+// src/core/workload/dataset.ts
+function datasetOrder(n, seed) {
+  let order = Array.from({ length: n }, (_, i) => i), r = rng(seed >>> 0);
+  for (let i = n - 1; i > 0; i--) {
+    let j = Math.floor(r() * (i + 1));
+    [order[i], order[j]] = [order[j], order[i]];
+  }
+  return order;
+}
+
+// src/core/load/shard.ts
+function splitEven(total, n) {
+  let base = Math.floor(total / n), extra = total - base * n;
+  return Array.from({ length: n }, (_, k) => base + (k < extra ? 1 : 0));
+}
+var shareOf = (total, p) => splitEven(splitEven(total, p.runner.count)[p.runner.index], p.thread.count)[p.thread.index], closedIndex = (local, p) => (local * p.thread.count + p.thread.index) * p.runner.count + p.runner.index, ownsArrival = (j, p) => j % p.runner.count === p.runner.index && Math.floor(j / p.runner.count) % p.thread.count === p.thread.index;
+var WARMUP_ID_OFFSET = 5e6;
+
+// src/core/load/level-plan.ts
 function sessionsOf(cfg) {
   return cfg.sessions ? { turns: cfg.sessions.turns, thinkTimeMs: cfg.sessions.think_time_ms } : null;
 }
@@ -21152,7 +21051,108 @@ function inConversation(spec, turn, userContent) {
   };
 }
 
-// src/core/shard-run.ts
+// src/core/load/loops.ts
+import { performance as performance6 } from "node:perf_hooks";
+import { setTimeout as sleep, setImmediate as yieldImmediate } from "node:timers/promises";
+function sleepUntil(tAbsMs) {
+  return new Promise((resolve) => {
+    let spin = () => {
+      performance6.now() >= tAbsMs ? resolve() : setImmediate(spin);
+    }, d = tAbsMs - performance6.now();
+    d > 3 ? setTimeout(spin, d - 2) : spin();
+  });
+}
+var RAMP_INDEX = 1e6;
+function markRamp(rec) {
+  return rec.warmup = !0, rec.ramp = !0, rec;
+}
+async function runClosedLoop(client2, makeSpec, opts) {
+  let records = [], next = 0, rampNext = 0;
+  opts.startAtAbsMs !== void 0 && await sleepUntil(opts.startAtAbsMs);
+  let rampMs = (opts.rampUpS ?? 0) * 1e3, t0 = performance6.now(), measureFrom = t0 + rampMs, deadline = opts.durationS !== null ? measureFrom + opts.durationS * 1e3 : Number.POSITIVE_INFINITY, limit = opts.requests ?? Number.POSITIVE_INFINITY, user = async (k) => {
+    if (rampMs > 0)
+      for (await sleepUntil(t0 + rampMs * k / opts.concurrency); performance6.now() < measureFrom && !opts.shouldStop?.(); ) {
+        let rec = markRamp(await client2.stream(makeSpec(RAMP_INDEX + rampNext++, !0, null)));
+        records.push(rec), await yieldImmediate();
+      }
+    let sessions = opts.sessions ?? null, conversation = null;
+    for (; ; ) {
+      if (conversation !== null && sessions.thinkTimeMs > 0 && await sleep(sessions.thinkTimeMs), next >= limit || performance6.now() >= deadline || opts.shouldStop?.()) return;
+      let i = next++, spec = sessions ? makeSpec(i, !1, null, conversation ?? { session: 0, turn: 1, history: [] }) : makeSpec(i, !1, null), rec = await client2.stream(spec);
+      records.push(rec), opts.onRecord?.(rec), sessions && (conversation = nextTurn(spec, rec, sessions.turns)), await yieldImmediate();
+    }
+  };
+  return await Promise.all(Array.from({ length: opts.concurrency }, (_, k) => user(k))), { records, droppedArrivals: 0, drainTimeS: null };
+}
+function nextTurn(spec, rec, turns) {
+  let turn = spec.turn ?? 1;
+  return rec.error !== null || turn >= turns || spec.responseText === void 0 ? null : {
+    session: spec.session ?? spec.id,
+    turn: turn + 1,
+    history: [...spec.messages ?? [], { role: "assistant", content: spec.responseText }]
+  };
+}
+async function runOpenLoop(client2, makeSpec, opts) {
+  let offsets = opts.offsetsMs ? opts.offsetsMs : arrivalOffsetsMs({
+    kind: opts.arrival,
+    rateRps: opts.rateRps,
+    burstiness: opts.burstiness,
+    seed: opts.seed,
+    ...opts.requests !== null ? { count: opts.requests } : {},
+    ...opts.durationS !== null ? { durationS: opts.durationS } : {}
+  }), records = [], pending = [], inFlight = 0, slotWaiters = [], dropped = 0, mine = offsets.map((_, j) => j).filter((j) => opts.shard === void 0 || ownsArrival(j, opts.shard)), specs = mine.map((j) => {
+    let spec = makeSpec(j, !1, 0);
+    return spec.body = JSON.stringify(buildRequestBody(client2.cfg, spec)), spec;
+  }), t0 = opts.startAtAbsMs ?? performance6.now() + 5, rampMs = (opts.rampUpS ?? 0) * 1e3;
+  if (rampMs > 0) {
+    let n = Math.floor(opts.rateRps * rampMs / 2e3);
+    for (let k = 0; k < n; k++)
+      if (!(opts.shard !== void 0 && !ownsArrival(k, opts.shard))) {
+        if (opts.shouldStop?.()) break;
+        await sleepUntil(t0 + Math.sqrt(2 * k * rampMs / (opts.rateRps / 1e3))), pending.push(
+          client2.stream(makeSpec(RAMP_INDEX + k, !0, null)).then((rec) => {
+            records.push(markRamp(rec));
+          })
+        );
+      }
+  }
+  let start = t0 + rampMs;
+  for (let i = 0; i < mine.length; i++) {
+    if (opts.shouldStop?.()) {
+      dropped = mine.length - i;
+      break;
+    }
+    let intended = start + offsets[mine[i]], spec = specs[i];
+    if (spec.intendedSendAbsMs = intended, await sleepUntil(intended), opts.maxInFlight !== null)
+      for (; inFlight >= opts.maxInFlight; ) await new Promise((res) => slotWaiters.push(res));
+    inFlight++;
+    let p = client2.stream(spec).then((rec) => {
+      if (inFlight--, records.push(rec), opts.onRecord?.(rec), slotWaiters.length > 0) {
+        let w = slotWaiters;
+        slotWaiters = [];
+        for (let f of w) f();
+      }
+    });
+    pending.push(p);
+  }
+  await Promise.all(pending);
+  let lastIntended = mine.length > 0 ? start + offsets[mine[mine.length - 1]] : start, lastEnd = Number.NEGATIVE_INFINITY;
+  for (let r of records) r.end_ms !== null && r.end_ms > lastEnd && (lastEnd = r.end_ms);
+  let origin = client2.cfg.originMs, drain = Number.isFinite(lastEnd) ? Math.max(0, lastEnd - (lastIntended - origin)) / 1e3 : null;
+  return { records, droppedArrivals: dropped, drainTimeS: drain, lastIntendedMs: lastIntended - origin };
+}
+async function runWarmup(client2, makeSpec, count2, concurrency) {
+  if (count2 <= 0) return [];
+  let out = [], next = 0, user = async () => {
+    for (; next < count2; ) {
+      let i = next++;
+      out.push(await client2.stream(makeSpec(i, !0, null)));
+    }
+  };
+  return await Promise.all(Array.from({ length: Math.max(1, Math.min(concurrency, count2)) }, user)), out;
+}
+
+// src/core/load/shard-run.ts
 function factories(job2) {
   let all = indexedSpecFactory(job2.cfg, job2.plan, job2.idBase, job2.calibration, job2.dataset ?? null);
   return { all, closed: (j, w, t, turn) => all(closedIndex(j, job2.placement), w, t, turn) };
@@ -21197,7 +21197,7 @@ function runShare(client2, job2, o) {
   });
 }
 
-// src/core/shard-worker.ts
+// src/core/load/shard-worker.ts
 var port = parentPort, data = workerData, client = new StreamClient({
   target: data.target,
   timeoutS: data.timeoutS,

@@ -2,9 +2,9 @@
 // are committed so readers see real documents; tests validate them against schema v1).
 
 import { writeFileSync } from "node:fs";
-import { defaultProfileConfig, runProfile } from "../src/core/profile.ts";
-import { defaultSweepConfig, runSweep } from "../src/core/sweep.ts";
-import { makeTarget } from "../src/core/target.ts";
+import { defaultProfileConfig, runProfile } from "../src/core/profile/profile.ts";
+import { makeTarget } from "../src/core/server/target.ts";
+import { defaultSweepConfig, runSweep } from "../src/core/sweep/sweep.ts";
 import { start } from "../src/mock/index.ts";
 import type { SweepConfig } from "../src/schema/v1.ts";
 

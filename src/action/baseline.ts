@@ -8,7 +8,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DefaultArtifactClient } from "@actions/artifact";
-import { readResultsDocument } from "../core/results-file.ts";
+import { readResultsDocument } from "../core/results/files.ts";
 import { TokenbenchError } from "../schema/errors.ts";
 import type { ResultDocument } from "../schema/v1.ts";
 

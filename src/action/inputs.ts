@@ -1,8 +1,10 @@
 /**
- * Every Action input, read through the one settings table (src/core/setting-table.ts) in one
+ * Every Action input, read through the one settings table (src/core/settings/table.ts) in one
  * place. A bad input fails the step with a message naming it. Pure: takes a getter, so tests
  * need no runner.
  */
+
+import { inputSource, readSettings, type Values } from "../core/settings/setting.ts";
 import {
   ACTION,
   BoundError,
@@ -12,8 +14,7 @@ import {
   PROFILE,
   SWEEP,
   sweepConfigOf,
-} from "../core/setting-table.ts";
-import { inputSource, readSettings, type Values } from "../core/settings.ts";
+} from "../core/settings/table.ts";
 import { UsageError } from "../schema/errors.ts";
 import type { SweepConfig } from "../schema/v1.ts";
 import { parseRules, RulesError } from "../shared/rules.ts";

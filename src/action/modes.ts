@@ -6,9 +6,9 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import * as core from "@actions/core";
-import { mergeShards } from "../core/merge.ts";
-import { markdownReport } from "../core/report.ts";
-import { assertWritable, readResults, writeResults } from "../core/results-file.ts";
+import { assertWritable, readResults, writeResults } from "../core/results/files.ts";
+import { markdownReport } from "../core/results/report.ts";
+import { mergeShards } from "../core/tools/merge.ts";
 import { TokenbenchError } from "../schema/errors.ts";
 import { uploadIssues } from "../schema/upload.ts";
 import { parseResultDocument, type ResultDocument } from "../schema/v1.ts";

@@ -6,7 +6,7 @@ import {
   parseArgv,
   readSettings,
   type Values,
-} from "../core/settings.ts";
+} from "../core/settings/setting.ts";
 
 export interface Parsed<T extends Record<string, AnySetting>> {
   values: Values<T>;
@@ -42,10 +42,10 @@ export const plotsDir = (jsonPath: string) => `${jsonPath.replace(/\.json$/i, ""
 
 /** Charts beside a results file (loaded on demand: vega and resvg are heavy). */
 export async function writePlotsBeside(
-  doc: Parameters<typeof import("../core/plots.ts").writePlots>[0],
+  doc: Parameters<typeof import("../core/results/plots.ts").writePlots>[0],
   out: string,
 ) {
-  const { writePlots } = await import("../core/plots.ts");
+  const { writePlots } = await import("../core/results/plots.ts");
   const files = await writePlots(doc, plotsDir(out));
   process.stderr.write(`wrote ${files.length} charts to ${plotsDir(out)}\n`);
 }

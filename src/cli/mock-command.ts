@@ -10,7 +10,7 @@ import {
   positive,
   positiveInt,
   text,
-} from "../core/settings.ts";
+} from "../core/settings/setting.ts";
 import { DEFAULT_MOCK_OPTIONS as D, FLAVORS, type MockOptions, parseFault, start } from "../mock/index.ts";
 import { parseCommand } from "./command.ts";
 

@@ -1,10 +1,10 @@
 /** `tokenbench profile`: the single-stream serving protocol from the command line. */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
-import { profileSummaryText, runProfile } from "../core/profile.ts";
-import { assertWritable } from "../core/results-file.ts";
-import { CLI_OUTPUT, CONNECTION, PROFILE, PROFILE_OUT, profileConfigOf } from "../core/setting-table.ts";
-import { makeTarget } from "../core/target.ts";
+import { profileSummaryText, runProfile } from "../core/profile/profile.ts";
+import { assertWritable } from "../core/results/files.ts";
+import { makeTarget } from "../core/server/target.ts";
+import { CLI_OUTPUT, CONNECTION, PROFILE, PROFILE_OUT, profileConfigOf } from "../core/settings/table.ts";
 import { UsageError } from "../schema/errors.ts";
 import { parseResultDocument } from "../schema/v1.ts";
 import { noticePrinter, parseCommand, writePlotsBeside } from "./command.ts";

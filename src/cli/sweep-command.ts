@@ -1,15 +1,15 @@
 /** `tokenbench sweep`: settings → target and SweepConfig → runSweep → files + Markdown on stdout. */
 
 import { existsSync } from "node:fs";
-import { loadDataset } from "../core/dataset.ts";
-import { loadGeneratorOf, runSaltOf } from "../core/load-generator.ts";
-import { preflight } from "../core/preflight.ts";
-import { markdownReport } from "../core/report.ts";
-import { assertWritable, outputPaths, readResults } from "../core/results-file.ts";
-import { CLI_OUTPUT, CONNECTION, LOAD, SWEEP, SWEEP_OUT, sweepConfigOf } from "../core/setting-table.ts";
-import { type Progress, runSweep } from "../core/sweep.ts";
-import { makeTarget } from "../core/target.ts";
-import { loadTrace, traceReplay } from "../core/trace.ts";
+import { loadGeneratorOf, runSaltOf } from "../core/load/load-generator.ts";
+import { assertWritable, outputPaths, readResults } from "../core/results/files.ts";
+import { markdownReport } from "../core/results/report.ts";
+import { preflight } from "../core/server/preflight.ts";
+import { makeTarget } from "../core/server/target.ts";
+import { CLI_OUTPUT, CONNECTION, LOAD, SWEEP, SWEEP_OUT, sweepConfigOf } from "../core/settings/table.ts";
+import { type Progress, runSweep } from "../core/sweep/sweep.ts";
+import { loadDataset } from "../core/workload/dataset.ts";
+import { loadTrace, traceReplay } from "../core/workload/trace.ts";
 import { UsageError } from "../schema/errors.ts";
 import type { ResultDocument } from "../schema/v1.ts";
 import { noticePrinter, parseCommand, writePlotsBeside } from "./command.ts";

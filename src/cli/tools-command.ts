@@ -1,13 +1,19 @@
 /** `tokenbench report | compare | import | export`: working with saved result documents. */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { compareDocuments, compareMarkdown } from "../core/compare-docs.ts";
-import { exportBencher, exportGab, ImportError, importVllmMany, vllmResultsIn } from "../core/interop.ts";
-import { mergeShards } from "../core/merge.ts";
-import { writePlots } from "../core/plots.ts";
-import { markdownReport, markdownTable } from "../core/report.ts";
-import { ResultsFileError, readResults, writeResults } from "../core/results-file.ts";
-import { CLI_OUTPUT, GATING, TOOLS } from "../core/setting-table.ts";
+import { ResultsFileError, readResults, writeResults } from "../core/results/files.ts";
+import { writePlots } from "../core/results/plots.ts";
+import { markdownReport, markdownTable } from "../core/results/report.ts";
+import { CLI_OUTPUT, GATING, TOOLS } from "../core/settings/table.ts";
+import { compareDocuments, compareMarkdown } from "../core/tools/compare.ts";
+import {
+  exportBencher,
+  exportGab,
+  ImportError,
+  importVllmMany,
+  vllmResultsIn,
+} from "../core/tools/interop.ts";
+import { mergeShards } from "../core/tools/merge.ts";
 import { UsageError } from "../schema/errors.ts";
 import { parseResultDocument, type ResultDocument } from "../schema/v1.ts";
 import { fails, parseRules, type Rules, RulesError } from "../shared/rules.ts";

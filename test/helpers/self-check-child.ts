@@ -3,7 +3,7 @@
  * as one JSON line. test/loopback/self-check.test.ts stops and resumes it from outside (SIGSTOP /
  * SIGCONT): lateness with an idle loop, as when a machine wakes a process late.
  */
-import { SelfCheck } from "../../src/core/self-check.ts";
+import { SelfCheck } from "../../src/core/load/self-check.ts";
 
 const seconds = Number(process.argv[2] ?? 2);
 const check = new SelfCheck();

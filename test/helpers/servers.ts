@@ -1,8 +1,8 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { performance } from "node:perf_hooks";
-import type { RequestSpec } from "../../src/core/client.ts";
-import { StreamClient } from "../../src/core/client.ts";
+import type { RequestSpec } from "../../src/core/client/stream-client.ts";
+import { StreamClient } from "../../src/core/client/stream-client.ts";
 import { tgt } from "./target.ts";
 
 /** A real HTTP server on 127.0.0.1 with a test-supplied handler. */

@@ -1,4 +1,4 @@
-import { makeTarget, type Target } from "../../src/core/target.ts";
+import { makeTarget, type Target } from "../../src/core/server/target.ts";
 
 /** The mock's default target: chat API, model `mock-model`, no key. */
 export function tgt(baseUrl: string, over: Partial<Parameters<typeof makeTarget>[0]> = {}): Target {

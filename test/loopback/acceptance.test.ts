@@ -1,6 +1,6 @@
 // Issue #3's acceptance: the seed's demo saturation curve, reproduced against the mock.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { defaultSweepConfig, runSweep } from "../../src/core/sweep.ts";
+import { defaultSweepConfig, runSweep } from "../../src/core/sweep/sweep.ts";
 import { spawnCli } from "../helpers/cli.ts";
 import { tgt } from "../helpers/target.ts";
 

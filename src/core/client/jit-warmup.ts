@@ -1,0 +1,101 @@
+/**
+ * Compile the client's hot path before the first measurement. V8 optimizes a function after
+ * enough calls; at 100 chunks/s (one stream) that takes about half a minute, during which the
+ * client spends about twice its steady CPU per chunk and its event loop has longer busy stretches
+ * (bench/self-check.ts: the first 10 s of a process 0.8–0.9 ms per chunk, steady 0.35–0.42 ms).
+ * A sweep's first level is usually its one-user level, so it would pay that. Streaming 80,000
+ * chunks from a loopback server in this process through a StreamClient of the same API kind
+ * (undici, the SSE parser, the chunk reader, the record) takes under a second and brings the
+ * first 10 s to 0.50–0.55 ms per chunk, level with a Python aiohttp client's on the same machine.
+ * Nothing of it reaches the measured server or the results.
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { performance } from "node:perf_hooks";
+import { makeTarget } from "../server/target.ts";
+import { type ClientConfig, StreamClient } from "./stream-client.ts";
+
+/** Chunks streamed in all (over REQUESTS requests): enough to get the path optimized. */
+export const WARMUP_CHUNKS = 80_000;
+const REQUESTS = 4;
+/** Writes between two yields, so the client (same event loop) reads as the server writes. */
+const BURST = 50;
+
+function chunkEvent(chat: boolean, i: number): string {
+  const choice = chat
+    ? { index: 0, delta: { content: ` w${i % 97}` }, finish_reason: null }
+    : { index: 0, text: ` w${i % 97}`, finish_reason: null };
+  const object = chat ? "chat.completion.chunk" : "text_completion";
+  return `data: ${JSON.stringify({ id: "warmup", object, created: 0, model: "warmup", choices: [choice] })}\n\n`;
+}
+
+function serve(perRequest: number) {
+  return (req: IncomingMessage, res: ServerResponse) => {
+    req.resume();
+    req.on("end", async () => {
+      const chat = (req.url ?? "").includes("chat");
+      res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
+      for (let i = 0; i < perRequest; i++) {
+        res.write(chunkEvent(chat, i));
+        if (i % BURST === BURST - 1) await new Promise((r) => setImmediate(r));
+      }
+      const usage = { prompt_tokens: 8, completion_tokens: perRequest, total_tokens: perRequest + 8 };
+      res.end(`data: ${JSON.stringify({ id: "warmup", choices: [], usage })}\n\ndata: [DONE]\n\n`);
+    });
+  };
+}
+
+/**
+ * Stream `chunks` chunks through a client configured like `cfg` (its API kind and options; a
+ * loopback server of this process instead of the target). Returns the chunks read and the
+ * milliseconds taken, or null when the loopback server could not be used (the run goes on
+ * without: the warm-up only saves CPU).
+ */
+export async function warmUpClientPath(
+  cfg: ClientConfig,
+  chunks = WARMUP_CHUNKS,
+): Promise<{ chunks: number; ms: number } | null> {
+  const t0 = performance.now();
+  const server = createServer(serve(Math.ceil(chunks / REQUESTS)));
+  try {
+    await new Promise<void>((res, rej) => {
+      server.once("error", rej);
+      server.listen(0, "127.0.0.1", () => res());
+    });
+    const { port } = server.address() as AddressInfo;
+    const client = new StreamClient({
+      ...cfg,
+      target: makeTarget({
+        baseUrl: `http://127.0.0.1:${port}`,
+        api: cfg.target.api,
+        model: "warmup",
+        apiKey: null,
+        headers: {},
+      }),
+      originMs: performance.now(),
+    });
+    let read = 0;
+    try {
+      for (let i = 0; i < REQUESTS; i++) {
+        const r = await client.stream({
+          id: i,
+          level: 0,
+          warmup: true,
+          prompt: "warm up",
+          maxTokens: 1,
+          promptTokensRequested: null,
+          intendedSendAbsMs: null,
+        });
+        if (r.error !== null) return null;
+        read += r.event_count;
+      }
+    } finally {
+      await client.close();
+    }
+    return { chunks: read, ms: performance.now() - t0 };
+  } catch {
+    return null;
+  } finally {
+    server.close();
+  }
+}

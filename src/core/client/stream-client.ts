@@ -1,0 +1,378 @@
+/**
+ * Streaming client for OpenAI-compatible servers, on undici's low-level dispatch API so every
+ * read is timestamped the moment it arrives (no async-iterator or stream buffering in between).
+ * One connection per in-flight stream: the Agent has no connection cap.
+ */
+import { randomBytes } from "node:crypto";
+import { performance } from "node:perf_hooks";
+import { Agent, type Dispatcher } from "undici";
+import type { RequestRecord } from "../../schema/v1.ts";
+import { completionsPath, modelOf, type Target } from "../server/target.ts";
+import { interpretChunk } from "./chunk.ts";
+import { ErrorCode, STREAM_LIMITS } from "./request-errors.ts";
+import { REQUEST_ID_HEADER, socketWrites, watchSocketWrites } from "./socket-writes.ts";
+import { SseParser } from "./sse.ts";
+
+/** Errors that mean the connection was already closed when the request went out on it. */
+const STALE_CONNECTION = new Set(["UND_ERR_SOCKET", "ECONNRESET", "EPIPE"]);
+/** At most this many resends of one request, each only for a stale kept-alive connection. */
+export const MAX_STALE_RETRIES = 3;
+
+export interface ClientConfig {
+  /** The server, its API and model (resolved), and the headers every request carries. */
+  target: Target;
+  timeoutS: number;
+  ignoreEos: boolean;
+  extraBody: Record<string, unknown>;
+  /** Monotonic origin (performance.now()) that every recorded timestamp is relative to. */
+  originMs: number;
+  /** Byte caps on one response and one line (defaults: STREAM_LIMITS). */
+  limits?: Partial<typeof STREAM_LIMITS>;
+}
+
+export interface RequestSpec {
+  id: number;
+  level: number;
+  warmup: boolean;
+  prompt: string;
+  maxTokens: number;
+  promptTokensRequested: number | null;
+  /** Absolute performance.now() time the arrival process intended, or null (closed loop). */
+  intendedSendAbsMs: number | null;
+  /** Per-request body overrides (profile runs). */
+  bodyOverrides?: Record<string, unknown>;
+  /** Chat messages from a dataset, sent instead of one user message with `prompt`. */
+  messages?: { role: string; content: string }[];
+  /** The serialized body, built ahead of time (open loop: no work at send time). */
+  body?: string;
+  /** `--turns`: the conversation (id of its first turn) and this request's turn in it. */
+  session?: number;
+  turn?: number;
+  /** Keep the answer's text in `responseText` (a conversation's next turn re-sends it). */
+  keepText?: boolean;
+  /** The answer's content text, set when the stream ends (with `keepText`). */
+  responseText?: string;
+}
+
+export function buildRequestBody(cfg: ClientConfig, spec: RequestSpec): Record<string, unknown> {
+  const body: Record<string, unknown> = {
+    model: modelOf(cfg.target),
+    stream: true,
+    stream_options: { include_usage: true },
+    max_tokens: spec.maxTokens,
+    temperature: 0,
+  };
+  if (cfg.target.api === "chat") body.messages = spec.messages ?? [{ role: "user", content: spec.prompt }];
+  else body.prompt = spec.messages ? spec.messages.map((m) => m.content).join("\n\n") : spec.prompt;
+  if (cfg.ignoreEos) body.ignore_eos = true;
+  Object.assign(body, cfg.extraBody, spec.bodyOverrides ?? {});
+  return body;
+}
+
+function classifyNetworkError(
+  err: Error & { code?: string },
+  timedOut: boolean,
+): { code: string; message: string } {
+  if (timedOut) return { code: ErrorCode.timeout, message: err.message };
+  const code = err.code ?? (err.cause as { code?: string } | undefined)?.code ?? "";
+  if (code === "UND_ERR_HEADERS_TIMEOUT" || code === "UND_ERR_BODY_TIMEOUT") {
+    return { code: ErrorCode.timeout, message: err.message };
+  }
+  if (
+    code === "ECONNREFUSED" ||
+    code === "ENOTFOUND" ||
+    code === "EHOSTUNREACH" ||
+    code === "ENETUNREACH" ||
+    code === "EAI_AGAIN" ||
+    code === "UND_ERR_CONNECT_TIMEOUT"
+  ) {
+    return { code: ErrorCode.connectFailed, message: `${code}: ${err.message}` };
+  }
+  if (code === "ECONNRESET" || code === "UND_ERR_SOCKET" || code === "EPIPE" || code === "UND_ERR_CLOSED") {
+    return { code: ErrorCode.connectionReset, message: `${code}: ${err.message}` };
+  }
+  return { code: ErrorCode.clientError, message: `${code || err.name}: ${err.message}` };
+}
+
+export class StreamClient {
+  readonly agent: Agent;
+  private readonly headers: Record<string, string>;
+  /** process.hrtime (system CLOCK_MONOTONIC) minus performance.now(), to align server timestamps. */
+  readonly hrtimeOffsetMs: number;
+  /** Distinguishes this client's request ids from another client's in the same process. */
+  private readonly tag = randomBytes(4).toString("hex");
+  /** False once the server was seen closing a kept-alive connection: every request then asks to close. */
+  reuseConnections = true;
+  /** Requests sent again because their kept-alive connection was already closed. */
+  staleRetries = 0;
+
+  constructor(readonly cfg: ClientConfig) {
+    this.agent = new Agent({
+      connections: null,
+      pipelining: 1,
+      keepAliveTimeout: 30_000,
+      headersTimeout: 0,
+      bodyTimeout: 0,
+      connect: { timeout: 10_000 },
+    });
+    this.headers = { "content-type": "application/json", accept: "text/event-stream", ...cfg.target.headers };
+    const hr = Number(process.hrtime.bigint()) / 1e6;
+    this.hrtimeOffsetMs = hr - performance.now();
+    watchSocketWrites();
+  }
+
+  /** Stream one request; always resolves with a record (errors are data, not exceptions). */
+  stream(spec: RequestSpec): Promise<RequestRecord> {
+    const body = spec.body ?? JSON.stringify(buildRequestBody(this.cfg, spec));
+    return new Promise<RequestRecord>((resolve) => this.attempt(spec, body, 0, resolve));
+  }
+
+  /**
+   * One send of a request. A request that went out on a kept-alive connection the server had
+   * already closed (no response byte came back) is sent again on a fresh connection; from then
+   * on this client stops reusing connections (`connection: close`), since such a server closes
+   * after every response. Nothing else is retried.
+   */
+  private attempt(
+    spec: RequestSpec,
+    body: string,
+    retries: number,
+    resolve: (r: RequestRecord) => void,
+  ): void {
+    const cfg = this.cfg;
+    const origin = cfg.originMs;
+    const eventTimes: number[] = [];
+    const eventChars: number[] = [];
+    let serverTimes: number[] | undefined;
+    let serverArrival: number | undefined;
+    let timings: Record<string, unknown> | null = null;
+    let usageRaw: Record<string, unknown> | null = null;
+    let eventCount = 0;
+    let now = 0;
+    let headersMs: number | null = null;
+    let status: number | null = null;
+    let finishReason: string | null = null;
+    let usage: RequestRecord["usage"] = null;
+    let error: { code: string; message: string } | null = null;
+    let done = false;
+    let errBody = "";
+    let sse = true;
+    let timedOut = false;
+    let finished = false;
+    let controller: Dispatcher.DispatchController | null = null;
+    let received = 0;
+    const text: string[] | null = spec.keepText ? [] : null;
+    const maxResponseBytes = cfg.limits?.maxResponseBytes ?? STREAM_LIMITS.maxResponseBytes;
+    const maxLineBytes = cfg.limits?.maxLineBytes ?? STREAM_LIMITS.maxLineBytes;
+    const setError = (code: string, message: string) => {
+      if (error === null) error = { code, message: message.slice(0, 1000) };
+    };
+
+    const parser = new SseParser((ev) => {
+      if (ev.data === "[DONE]") {
+        done = true;
+        return;
+      }
+      eventCount++;
+      let obj: unknown;
+      try {
+        obj = JSON.parse(ev.data);
+      } catch {
+        setError(
+          ErrorCode.malformedChunk,
+          `invalid JSON in data event #${eventCount}: ${ev.data.slice(0, 200)}`,
+        );
+        return;
+      }
+      const info = interpretChunk(obj);
+      if (info.errorMessage !== null || ev.event === "error") {
+        setError(ErrorCode.serverErrorEvent, info.errorMessage ?? ev.data.slice(0, 500));
+      }
+      if (info.usage !== null) {
+        if (info.usage.invalid !== null) setError(ErrorCode.invalidUsage, info.usage.invalid);
+        usage = {
+          prompt_tokens: info.usage.prompt,
+          completion_tokens: info.usage.completion,
+          cached_tokens: info.usage.cached,
+        };
+      }
+      if (info.finishReason !== null) finishReason = info.finishReason;
+      if (info.timings !== null) timings = info.timings;
+      if (info.usageRaw !== null) usageRaw = info.usageRaw;
+      if (info.contentChars > 0) {
+        if (text !== null && info.text !== "") text.push(info.text);
+        eventTimes.push(now - origin);
+        eventChars.push(info.contentChars);
+        if (info.serverTsMs !== null) {
+          serverTimes ??= [];
+          serverTimes.push(info.serverTsMs - this.hrtimeOffsetMs - origin);
+        }
+        if (info.serverArrivalTsMs !== null)
+          serverArrival = info.serverArrivalTsMs - this.hrtimeOffsetMs - origin;
+      }
+    });
+
+    const dispatchAbs = performance.now();
+    const wireId = `${this.tag}-${spec.id}${retries > 0 ? `-r${retries}` : ""}`;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      controller?.abort(new Error(`request exceeded --timeout-s ${cfg.timeoutS}`));
+    }, cfg.timeoutS * 1000);
+
+    const finish = () => {
+      if (finished) return;
+      finished = true;
+      clearTimeout(timer);
+      const endMs = performance.now() - origin;
+      const written = socketWrites.get(wireId);
+      socketWrites.delete(wireId);
+      const sendAbs = written?.t ?? dispatchAbs;
+      if (error === null && status !== null && status < 400 && sse) {
+        if (!done) setError(ErrorCode.missingDone, "stream ended without data: [DONE]");
+        else if (usage === null || (usage as { completion_tokens: number | null }).completion_tokens === null)
+          setError(ErrorCode.missingUsage, "stream finished without usage.completion_tokens");
+        else if (eventTimes.length === 0) setError(ErrorCode.emptyStream, "no content-bearing event");
+      }
+      const rec: RequestRecord = {
+        id: spec.id,
+        level: spec.level,
+        warmup: spec.warmup,
+        intended_send_ms: spec.intendedSendAbsMs === null ? null : spec.intendedSendAbsMs - origin,
+        send_ms: sendAbs - origin,
+        dispatch_ms: dispatchAbs - origin,
+        headers_ms: headersMs,
+        first_token_ms: eventTimes.length > 0 ? eventTimes[0]! : null,
+        last_token_ms: eventTimes.length > 0 ? eventTimes[eventTimes.length - 1]! : null,
+        end_ms: endMs,
+        event_times_ms: eventTimes,
+        event_text_chars: eventChars,
+        event_count: eventCount,
+        prompt_tokens_requested: spec.promptTokensRequested,
+        max_tokens: spec.maxTokens,
+        usage,
+        finish_reason: finishReason,
+        http_status: status,
+        error,
+      };
+      if (serverTimes !== undefined) rec.server_event_times_ms = serverTimes;
+      if (serverArrival !== undefined) rec.server_arrival_ms = serverArrival;
+      if (retries > 0) rec.retries = retries;
+      if (spec.session !== undefined) rec.session = spec.session;
+      if (spec.turn !== undefined) rec.turn = spec.turn;
+      if (text !== null) spec.responseText = text.join("");
+      if (written?.connectedAt != null && written.connectedAt >= dispatchAbs)
+        rec.connected_ms = written.connectedAt - origin;
+      if (timings !== null) rec.server_timings = timings;
+      if (usageRaw !== null) rec.usage_raw = usageRaw;
+      resolve(rec);
+    };
+
+    const handler: Dispatcher.DispatchHandler = {
+      onRequestStart(c) {
+        controller = c;
+      },
+      onResponseStart(_c, statusCode, headers) {
+        now = performance.now();
+        headersMs = now - origin;
+        status = statusCode;
+        if (statusCode >= 400) {
+          sse = false;
+          return;
+        }
+        const ct = String(headers["content-type"] ?? "");
+        const enc = String(headers["content-encoding"] ?? "identity").toLowerCase();
+        if (enc !== "identity") {
+          sse = false;
+          setError(
+            ErrorCode.unsupportedEncoding,
+            `the stream came with content-encoding "${enc.slice(0, 40)}" though none was asked for; turn compression off for the completions endpoint (a proxy?)`,
+          );
+        } else if (!ct.includes("text/event-stream")) {
+          sse = false;
+          setError(ErrorCode.notSse, `expected text/event-stream, got content-type "${ct}"`);
+        }
+      },
+      onResponseData(c, chunk) {
+        now = performance.now();
+        received += chunk.length;
+        if (received > maxResponseBytes) {
+          setError(
+            ErrorCode.responseTooLarge,
+            `response passed ${maxResponseBytes} bytes without ending; cut there (an endless stream?)`,
+          );
+          c.abort(new Error("response_too_large"));
+          return;
+        }
+        if (sse) {
+          parser.push(chunk);
+          if (parser.bufferedBytes > maxLineBytes) {
+            setError(
+              ErrorCode.lineTooLong,
+              `one SSE line or event passed ${maxLineBytes} bytes without ending`,
+            );
+            c.abort(new Error("line_too_long"));
+          }
+        } else if (errBody.length < 2000) errBody += chunk.toString("utf8");
+      },
+      onResponseEnd() {
+        now = performance.now();
+        if (sse) parser.end();
+        if (status !== null && status >= 400) {
+          setError(ErrorCode.httpError, `HTTP ${status}: ${errBody.slice(0, 500)}`);
+        } else if (!sse && error !== null && errBody) {
+          error = { code: error.code, message: `${error.message}; body: ${errBody.slice(0, 300)}` };
+        }
+        finish();
+      },
+      onResponseError: (_c, err) => {
+        now = performance.now();
+        const code = (err as { code?: string }).code ?? "";
+        const written = socketWrites.get(wireId);
+        if (
+          status === null &&
+          !timedOut &&
+          written?.reused === true &&
+          STALE_CONNECTION.has(code) &&
+          retries < MAX_STALE_RETRIES
+        ) {
+          finished = true;
+          clearTimeout(timer);
+          socketWrites.delete(wireId);
+          this.staleRetries++;
+          this.reuseConnections = false;
+          this.attempt(spec, body, retries + 1, resolve);
+          return;
+        }
+        if (sse && status !== null) parser.end();
+        const cls = classifyNetworkError(err as Error & { code?: string }, timedOut);
+        // A network failure outranks what the parser inferred so far.
+        error = error !== null && error.code !== ErrorCode.missingDone ? error : cls;
+        if (timedOut) error = cls;
+        finish();
+      },
+    };
+    this.agent.dispatch(
+      {
+        origin: cfg.target.origin,
+        path: cfg.target.basePath + completionsPath(cfg.target.api),
+        method: "POST",
+        headers: {
+          ...this.headers,
+          [REQUEST_ID_HEADER]: wireId,
+          ...(this.reuseConnections ? {} : { connection: "close" }),
+        },
+        body,
+      },
+      handler,
+    );
+  }
+
+  close(): Promise<void> {
+    return this.agent.close();
+  }
+
+  /** Abort everything in flight (used on SIGINT). */
+  destroy(): Promise<void> {
+    return this.agent.destroy();
+  }
+}

@@ -1,0 +1,269 @@
+/**
+ * Running one level: warmup, then the closed or open loop, with the client's self-check, the
+ * /metrics sampler and the progress reports around it. Returns what was measured, untouched.
+ */
+import { performance } from "node:perf_hooks";
+import type { LevelResult, PromptCalibration, RequestRecord, SweepConfig } from "../../schema/v1.ts";
+import type { StreamClient } from "../client/stream-client.ts";
+import type { MetricsSampler } from "../server/metrics-sampler.ts";
+import type { Dataset } from "../workload/dataset.ts";
+import { type LevelPlan, sessionsOf } from "./level-plan.ts";
+import {
+  type LevelRun,
+  runClosedLoop,
+  runOpenLoop,
+  runWarmup,
+  type SpecFactory,
+  sleepUntil,
+} from "./loops.ts";
+import { SelfCheck, sendQueueOf, worstOf } from "./self-check.ts";
+import { type Shard, SINGLE, shareOf } from "./shard.ts";
+import { runShare, runShareWarmup, type ShareJob } from "./shard-run.ts";
+import type { ThreadResult, WorkerPool } from "./worker-pool.ts";
+
+export interface Progress {
+  level: number;
+  levelIndex: number;
+  levelCount: number;
+  done: number;
+  total: number | null;
+  elapsedS: number;
+  etaS: number | null;
+}
+
+export interface LevelRunContext {
+  cfg: SweepConfig;
+  client: StreamClient;
+  sampler: MetricsSampler | null;
+  onProgress?: ((p: Progress) => void) | undefined;
+  shouldStop?: (() => boolean) | undefined;
+  /** Worker threads (`--workers` > 1), or null: the main thread sends. */
+  pool?: WorkerPool | null;
+  /** `--trace`: the send times (ms from the level's start) instead of the arrival process's. */
+  offsetsMs?: readonly number[] | null;
+}
+
+export interface MeasuredLevel {
+  warmup: RequestRecord[];
+  run: LevelRun;
+  client: LevelResult["client"];
+}
+
+function progressReporter(ctx: LevelRunContext, plan: LevelPlan, done: () => number) {
+  const t0 = performance.now();
+  return () => {
+    const elapsedS = (performance.now() - t0) / 1000;
+    const total = plan.requests;
+    const n = done();
+    const etaS =
+      total !== null && n > 0
+        ? (elapsedS / n) * (total - n)
+        : ctx.cfg.duration_s !== null
+          ? Math.max(0, ctx.cfg.duration_s - elapsedS)
+          : null;
+    ctx.onProgress?.({
+      level: plan.level,
+      levelIndex: plan.index,
+      levelCount: ctx.cfg.levels.length,
+      done: n,
+      total,
+      elapsedS,
+      etaS,
+    });
+  };
+}
+
+/** Where a sharded level runs: this runner's shard, its request ids, and when it starts. */
+export interface ShardedLevel {
+  runner: Shard;
+  idBase: number;
+  calibration: PromptCalibration | null;
+  dataset?: Dataset | null;
+  /** Epoch ms at which the level starts on every runner (`--start-at`), or null: when ready. */
+  startEpochMs: number | null;
+}
+
+/**
+ * One level as placements (shard.ts): on the pool's threads, or on the main thread when this
+ * runner is one shard of several and has no pool. Same warmup, self-check, sampler and
+ * progress as runLevel; the threads' runs are merged into one.
+ */
+export async function runShardedLevel(
+  ctx: LevelRunContext,
+  plan: LevelPlan,
+  where: ShardedLevel,
+): Promise<MeasuredLevel> {
+  const { cfg, sampler } = ctx;
+  const runnerShare = shareOf(plan.level, { runner: where.runner, thread: SINGLE });
+  const threads = ctx.pool
+    ? cfg.mode === "closed"
+      ? Math.max(1, Math.min(ctx.pool.size, runnerShare))
+      : ctx.pool.size
+    : 1;
+  const jobs: ShareJob[] = Array.from({ length: threads }, (_, k) => ({
+    cfg,
+    plan,
+    placement: { runner: where.runner, thread: { index: k, count: threads } },
+    idBase: where.idBase,
+    calibration: where.calibration,
+    dataset: where.dataset ?? null,
+  }));
+  const processCheck = new SelfCheck();
+  let localDone = 0;
+  const report = progressReporter(ctx, plan, () => (ctx.pool ? ctx.pool.done : localDone));
+  const progressTimer = setInterval(report, 1000);
+  const begin = () => {
+    sampler?.start();
+    processCheck.start();
+  };
+  let results: ThreadResult[];
+  try {
+    if (ctx.pool) {
+      results = await ctx.pool.runLevel(jobs, where.startEpochMs, begin);
+    } else {
+      const warmup = await runShareWarmup(ctx.client, jobs[0]!);
+      const startEpochMs = Math.max(performance.timeOrigin + performance.now() + 50, where.startEpochMs ?? 0);
+      await sleepUntil(startEpochMs - performance.timeOrigin);
+      begin();
+      const check = new SelfCheck();
+      check.start();
+      const run = await runShare(ctx.client, jobs[0]!, {
+        startAtAbsMs: startEpochMs - performance.timeOrigin,
+        ...(ctx.shouldStop ? { shouldStop: ctx.shouldStop } : {}),
+        onRecord: () => {
+          localDone++;
+        },
+      });
+      results = [{ warmup, run, check: check.stop(sendQueueOf(run.records), run.records) }];
+    }
+  } finally {
+    clearInterval(progressTimer);
+  }
+  const run = mergeRuns(results.map((r) => r.run));
+  const processWide = processCheck.stop(sendQueueOf(run.records), run.records);
+  await sampler?.stop();
+  report();
+  return {
+    warmup: results.flatMap((r) => r.warmup).sort((a, b) => a.id - b.id),
+    run,
+    client: ctx.pool ? mergeChecks(results, processWide) : results[0]!.check,
+  };
+}
+
+/** Several placements' runs of one level as one: the union of the records (by id). */
+export function mergeRuns(runs: LevelRun[]): LevelRun {
+  const records = runs.flatMap((r) => r.records).sort((a, b) => a.id - b.id);
+  const intended = runs.map((r) => r.lastIntendedMs).filter((x): x is number => x !== undefined);
+  let drainTimeS: number | null = null;
+  if (intended.length > 0) {
+    const lastIntended = Math.max(...intended);
+    let lastEnd = Number.NEGATIVE_INFINITY;
+    for (const r of records) if (r.end_ms !== null && r.end_ms > lastEnd) lastEnd = r.end_ms;
+    drainTimeS = Number.isFinite(lastEnd) ? Math.max(0, lastEnd - lastIntended) / 1000 : null;
+  }
+  return {
+    records,
+    droppedArrivals: runs.reduce((a, r) => a + r.droppedArrivals, 0),
+    drainTimeS,
+    ...(intended.length > 0 ? { lastIntendedMs: Math.max(...intended) } : {}),
+  };
+}
+
+/**
+ * The level's self-check from its threads': the worst thread's loop delay and lateness bound
+ * (a chunk is as late as the thread that read it), the process's CPU, each thread's warning
+ * named, and every thread's own figures under `shards`.
+ */
+export function mergeChecks(
+  results: ThreadResult[],
+  processWide: LevelResult["client"],
+): LevelResult["client"] {
+  const checks = results.map((r) => r.check);
+  const worst = (f: (c: LevelResult["client"]) => number | null | undefined) => worstOf(checks.map(f));
+  const n = checks.length;
+  // each thread's message, prefixed with the thread it is from
+  const byThread = (pick: (c: LevelResult["client"]) => string | null | undefined) =>
+    checks
+      .map((c, k) => (pick(c) ? `thread ${k + 1}/${n}: ${pick(c)}` : null))
+      .filter((w): w is string => w !== null);
+  const warnings = byThread((c) => c.bottleneck_warning);
+  const notes = byThread((c) => c.timing_note);
+  return {
+    event_loop_delay_ms: {
+      p50: worst((c) => c.event_loop_delay_ms.p50),
+      p99: worst((c) => c.event_loop_delay_ms.p99),
+      max: worst((c) => c.event_loop_delay_ms.max),
+    },
+    own_delay_ms: {
+      p50: worst((c) => c.own_delay_ms?.p50),
+      p99: worst((c) => c.own_delay_ms?.p99),
+      max: worst((c) => c.own_delay_ms?.max),
+    },
+    ...(processWide.send_queue_ms ? { send_queue_ms: processWide.send_queue_ms } : {}),
+    lateness_bound_ms: worst((c) => c.lateness_bound_ms ?? null),
+    cpu_user_s: processWide.cpu_user_s,
+    cpu_system_s: processWide.cpu_system_s,
+    cpu_pct_of_one_core: processWide.cpu_pct_of_one_core,
+    bottleneck_warning: warnings.length > 0 ? warnings.join("; ") : null,
+    timing_note: warnings.length === 0 && notes.length > 0 ? notes.join("; ") : null,
+    shards: checks.map((c, k) => ({
+      thread: `${k + 1}/${n}`,
+      requests: results[k]!.run.records.length,
+      event_loop_delay_ms: c.event_loop_delay_ms,
+      lateness_bound_ms: c.lateness_bound_ms ?? null,
+      busy_pct: c.cpu_pct_of_one_core,
+      bottleneck_warning: c.bottleneck_warning,
+    })),
+  };
+}
+
+export async function runLevel(
+  ctx: LevelRunContext,
+  plan: LevelPlan,
+  makeSpec: SpecFactory,
+): Promise<MeasuredLevel> {
+  const { cfg, client, sampler } = ctx;
+  const level = plan.level;
+  const warmup = await runWarmup(
+    client,
+    makeSpec,
+    cfg.warmup_requests,
+    cfg.mode === "closed" ? level : Math.max(1, Math.ceil(level)),
+  );
+  const selfCheck = new SelfCheck();
+  let done = 0;
+  const report = progressReporter(ctx, plan, () => done);
+  const progressTimer = setInterval(report, 1000);
+  sampler?.start();
+  selfCheck.start();
+  const common = {
+    requests: plan.requests,
+    durationS: cfg.duration_s,
+    ...(cfg.ramp_up_s ? { rampUpS: cfg.ramp_up_s } : {}),
+    onRecord: () => {
+      done++;
+    },
+    ...(ctx.shouldStop ? { shouldStop: ctx.shouldStop } : {}),
+  };
+  let run: LevelRun;
+  try {
+    run =
+      cfg.mode === "closed"
+        ? await runClosedLoop(client, makeSpec, { ...common, concurrency: level, sessions: sessionsOf(cfg) })
+        : await runOpenLoop(client, makeSpec, {
+            ...common,
+            rateRps: level,
+            arrival: cfg.arrival,
+            burstiness: cfg.burstiness,
+            seed: plan.seed,
+            maxInFlight: cfg.max_in_flight,
+            ...(ctx.offsetsMs ? { offsetsMs: ctx.offsetsMs } : {}),
+          });
+  } finally {
+    clearInterval(progressTimer);
+  }
+  const clientCheck = selfCheck.stop(sendQueueOf(run.records), run.records);
+  await sampler?.stop();
+  report();
+  return { warmup, run, client: clientCheck };
+}

@@ -1,0 +1,146 @@
+/**
+ * Summarising one measured level: the latency and throughput aggregates, the open-loop schedule
+ * figures, the client's self-check and the server's admission, side by side. Pure.
+ */
+import type { LevelResult, RequestRecord, SweepConfig } from "../../schema/v1.ts";
+import { aggregateLevel, deriveRequest, openLoopStats } from "../results/metrics.ts";
+import { summarize } from "../results/stats.ts";
+import { admissionSummary, type MetricsSampler } from "../server/metrics-sampler.ts";
+import { REPLAY_LAG_WARN_MS } from "../workload/trace.ts";
+import type { LevelRun } from "./loops.ts";
+
+export function openLoopSummary(cfg: SweepConfig, level: number, run: LevelRun): LevelResult["open_loop"] {
+  if (cfg.mode !== "open") return null;
+  const ol = openLoopStats(run.records);
+  const sends = run.records.map((r) => r.send_ms);
+  const spanS = sends.length > 1 ? (Math.max(...sends) - Math.min(...sends)) / 1000 : 0;
+  return {
+    arrival: cfg.arrival,
+    burstiness: cfg.burstiness,
+    target_rate_rps: level,
+    achieved_rate_rps: spanS > 0 ? (sends.length - 1) / spanS : null,
+    schedule_lag_ms: ol.lag,
+    late_arrivals: ol.lateArrivals,
+    dropped_arrivals: run.droppedArrivals,
+    drain_time_s: run.drainTimeS,
+    ttft_from_intended_ms: ol.ttftFromIntended,
+    e2e_from_intended_ms: ol.e2eFromIntended,
+  };
+}
+
+/** Of the prompt tokens the server counted, the share it reported cached (when it reports cache hits). */
+function cachedShare(ok: readonly RequestRecord[]): { cached_tokens_pct?: number | null } {
+  let prompt = 0;
+  let cached = 0;
+  let known = false;
+  for (const r of ok) {
+    const u = r.usage;
+    if (!u || u.prompt_tokens === null || u.cached_tokens === null) continue;
+    known = true;
+    prompt += u.prompt_tokens;
+    cached += u.cached_tokens;
+  }
+  return known ? { cached_tokens_pct: prompt > 0 ? (100 * cached) / prompt : null } : {};
+}
+
+/** `--turns`: per turn index, TTFT and the prompt the server counted and reported cached. */
+export function turnSummaries(ok: readonly RequestRecord[]): NonNullable<LevelResult["turns"]> {
+  const byTurn = new Map<number, RequestRecord[]>();
+  for (const r of ok) {
+    if (r.turn === undefined) continue;
+    const rs = byTurn.get(r.turn);
+    if (rs) rs.push(r);
+    else byTurn.set(r.turn, [r]);
+  }
+  return [...byTurn.entries()]
+    .sort((a, b) => a[0] - b[0])
+    .map(([turn, rs]) => ({
+      turn,
+      ok: rs.length,
+      ttft_ms: summarize(rs.map((r) => deriveRequest(r).ttftMs).filter((x): x is number => x !== null)),
+      prompt_tokens: summarize(
+        rs.map((r) => r.usage?.prompt_tokens).filter((x): x is number => typeof x === "number"),
+      ),
+      cached_tokens_pct: cachedShare(rs).cached_tokens_pct ?? null,
+    }));
+}
+
+export interface LevelSummaryInput {
+  cfg: SweepConfig;
+  level: number;
+  run: LevelRun;
+  warmupRequests: number;
+  client: LevelResult["client"];
+  /** The level's /metrics timeline, or null when sampling is off. */
+  sampler: MetricsSampler | null;
+  limits: { maxRunningRequests: number | null; cudaGraphMaxBs: number | null };
+  notices: string[];
+}
+
+/** The level's result and the notices to show (each notice once, in the order they arose). */
+export function summariseLevel(input: LevelSummaryInput): { result: LevelResult; notices: string[] } {
+  const { cfg, level, run } = input;
+  const notices = [...input.notices];
+  const agg = aggregateLevel({
+    level,
+    mode: cfg.mode,
+    concurrency: cfg.mode === "closed" ? level : null,
+    records: run.records,
+    warmupRequests: input.warmupRequests,
+    slo: cfg.slo,
+  });
+  if (input.client.bottleneck_warning) notices.push(`level ${level}: ${input.client.bottleneck_warning}`);
+  if (input.client.timing_note) notices.push(`level ${level}: ${input.client.timing_note}`);
+  const ok = run.records.filter((r) => !r.warmup && r.error === null && r.usage !== null);
+  const counted = (xs: (number | null | undefined)[]) =>
+    summarize(xs.filter((x): x is number => typeof x === "number"));
+  let result: LevelResult = {
+    ...agg,
+    prompt_tokens: counted(ok.map((r) => r.usage!.prompt_tokens)),
+    cached_tokens: counted(ok.map((r) => r.usage!.cached_tokens)),
+    open_loop: openLoopSummary(cfg, level, run),
+    ...(cfg.ramp_up_s ? { ramp_requests: run.records.filter((r) => r.ramp).length } : {}),
+    ...cachedShare(ok),
+    ...(cfg.sessions ? { turns: turnSummaries(ok) } : {}),
+    client: input.client,
+    notices: notices.map((n) => n.replace(`level ${level}: `, "")),
+  };
+  const lagP99 = result.open_loop?.schedule_lag_ms.p99 ?? null;
+  if (cfg.trace && lagP99 !== null && lagP99 > REPLAY_LAG_WARN_MS)
+    notices.push(
+      `level ${level}: replay lag p99 ${lagP99.toFixed(1)} ms is over ${REPLAY_LAG_WARN_MS} ms: requests left later than the trace's times, so its bursts were smoothed; check the client's self-check (CPU) or replay slower with --trace-speed`,
+    );
+  const resent = run.records.filter((r) => r.retries !== undefined).length;
+  if (resent > 0)
+    notices.push(
+      `level ${level}: ${resent} request(s) went out on a kept-alive connection the server had already closed and were sent again on a new one (none lost); the client no longer reuses this server's connections`,
+    );
+  if (agg.errors > 0) {
+    const first = new Map<string, string>();
+    for (const r of run.records)
+      if (!r.warmup && r.error !== null && !first.has(r.error.code)) first.set(r.error.code, r.error.message);
+    const codes = Object.entries(agg.errors_by_code)
+      .map(([c, n]) => `${c}=${n} (first: ${(first.get(c) ?? "").slice(0, 160)})`)
+      .join("; ");
+    notices.push(`level ${level}: ${agg.errors} of ${agg.requests} requests failed: ${codes}`);
+  }
+  const s = input.sampler;
+  if (s !== null) {
+    const queueDelta =
+      s.queueStart && s.queueEnd
+        ? { sum: s.queueEnd.sum - s.queueStart.sum, count: s.queueEnd.count - s.queueStart.count }
+        : null;
+    const admission = admissionSummary({
+      level: result,
+      records: run.records as RequestRecord[],
+      samples: s.samples,
+      metricsAvailable: s.available,
+      scrapeFailures: { failures: s.failures, scrapes: s.scrapes, lastError: s.lastError },
+      queueDelta,
+      limits: input.limits,
+    });
+    result = { ...result, admission, metrics_timeline: s.samples };
+    for (const n of admission.notes) notices.push(`level ${level}: ${n}`);
+  }
+  return { result, notices };
+}

@@ -1,0 +1,72 @@
+/**
+ * Who generates the load: the resolved `--workers`, `--shard`, `--start-at` and `--level-slot-s`,
+ * checked together, and what the document records of them.
+ */
+import { UsageError } from "../../schema/errors.ts";
+import type { ResultDocument, SweepConfig } from "../../schema/v1.ts";
+import type { Target } from "../server/target.ts";
+import type { Values } from "../settings/setting.ts";
+import type { LOAD } from "../settings/table.ts";
+import { newRunSalt } from "../workload/prompts.ts";
+import { parseShard, type Shard } from "./shard.ts";
+import { autoWorkers } from "./worker-pool.ts";
+
+export interface LoadGenerator {
+  workers: number;
+  shard: Shard | null;
+  startAtEpochMs: number | null;
+  /** With --shard: level i starts at startAtEpochMs + i x levelSlotMs. */
+  levelSlotMs: number;
+}
+
+export const ONE_THREAD: LoadGenerator = { workers: 1, shard: null, startAtEpochMs: null, levelSlotMs: 0 };
+
+/**
+ * The run's prompt salt (prompts.ts): random, except across runner shards, which must build the
+ * same shared prefixes: they take it from their common `--start-at`, which differs per run.
+ */
+export function runSaltOf(load: LoadGenerator): number {
+  return load.startAtEpochMs !== null ? load.startAtEpochMs % 1_000_000 : newRunSalt();
+}
+
+const LOCAL = /^(localhost|127\.\d+\.\d+\.\d+|\[::1\]|::1|0\.0\.0\.0)$/i;
+export const serverIsLocal = (t: Target): boolean => LOCAL.test(new URL(t.origin).hostname);
+
+export function loadGeneratorOf(v: Values<typeof LOAD>, cfg: SweepConfig, target: Target): LoadGenerator {
+  const workers = v.workers === "auto" ? autoWorkers(serverIsLocal(target)) : v.workers;
+  if (v.shard === null) {
+    if (v.startAt !== null || v.levelSlotS !== null)
+      throw new UsageError("--start-at and --level-slot-s go with --shard i/n", "--start-at");
+    return { ...ONE_THREAD, workers };
+  }
+  const shard = parseShard(v.shard);
+  if (v.startAt === null)
+    throw new UsageError(
+      "--shard needs --start-at EPOCH_MS, the same on every runner, so their levels start together (e.g. $(( $(date +%s) * 1000 + 60000 )) computed once and passed to all)",
+      "--start-at",
+    );
+  let slotS = v.levelSlotS;
+  if (slotS === null) {
+    if (cfg.levels.length > 1 && cfg.duration_s === null)
+      throw new UsageError(
+        "--shard with several levels needs --duration (levels of fixed length) or --level-slot-s (how long each level's slot is), so every runner starts each level at the same time",
+        "--level-slot-s",
+      );
+    slotS = (cfg.duration_s ?? 0) + 15;
+  }
+  return { workers, shard, startAtEpochMs: v.startAt, levelSlotMs: slotS * 1000 };
+}
+
+/** When level `index` starts on every runner, or null when it starts as soon as it can. */
+export function levelStartEpochMs(g: LoadGenerator, index: number): number | null {
+  return g.startAtEpochMs === null ? null : g.startAtEpochMs + index * g.levelSlotMs;
+}
+
+export function loadGeneratorRecord(g: LoadGenerator): ResultDocument["load_generator"] {
+  if (g.workers === 1 && g.shard === null) return null;
+  return {
+    workers: g.workers,
+    shard: g.shard === null ? null : `${g.shard.index + 1}/${g.shard.count}`,
+    start_at_epoch_ms: g.startAtEpochMs,
+  };
+}

@@ -1,0 +1,73 @@
+/**
+ * One placement's part of a level (a worker thread's, or a runner's under `--shard`): its warmup,
+ * then its users or arrivals from a common start time, on its own client. The records carry the
+ * level-wide request ids (shard.ts), so merging placements is a union.
+ */
+import type { PromptCalibration, RequestRecord, SweepConfig } from "../../schema/v1.ts";
+import type { StreamClient } from "../client/stream-client.ts";
+import type { Dataset } from "../workload/dataset.ts";
+import { indexedSpecFactory, type LevelPlan, sessionsOf } from "./level-plan.ts";
+import { type LevelRun, runClosedLoop, runOpenLoop, runWarmup, type SpecFactory } from "./loops.ts";
+import { closedIndex, type Placement, shareOf } from "./shard.ts";
+
+export interface ShareJob {
+  cfg: SweepConfig;
+  plan: LevelPlan;
+  placement: Placement;
+  idBase: number;
+  calibration: PromptCalibration | null;
+  dataset?: Dataset | null;
+}
+
+function factories(job: ShareJob): { all: SpecFactory; closed: SpecFactory } {
+  const all = indexedSpecFactory(job.cfg, job.plan, job.idBase, job.calibration, job.dataset ?? null);
+  return { all, closed: (j, w, t, turn) => all(closedIndex(j, job.placement), w, t, turn) };
+}
+
+export function runShareWarmup(client: StreamClient, job: ShareJob): Promise<RequestRecord[]> {
+  const { cfg, plan, placement } = job;
+  const users = cfg.mode === "closed" ? shareOf(plan.level, placement) : Math.ceil(plan.level);
+  return runWarmup(
+    client,
+    factories(job).closed,
+    shareOf(cfg.warmup_requests, placement),
+    Math.max(1, users),
+  );
+}
+
+export function runShare(
+  client: StreamClient,
+  job: ShareJob,
+  o: { startAtAbsMs: number; shouldStop?: () => boolean; onRecord?: (r: RequestRecord) => void },
+): Promise<LevelRun> {
+  const { cfg, plan, placement } = job;
+  const f = factories(job);
+  const common = {
+    durationS: cfg.duration_s,
+    startAtAbsMs: o.startAtAbsMs,
+    ...(cfg.ramp_up_s ? { rampUpS: cfg.ramp_up_s } : {}),
+    ...(o.shouldStop ? { shouldStop: o.shouldStop } : {}),
+    ...(o.onRecord ? { onRecord: o.onRecord } : {}),
+  };
+  if (cfg.mode === "closed") {
+    const users = shareOf(plan.level, placement);
+    if (users === 0) return Promise.resolve({ records: [], droppedArrivals: 0, drainTimeS: null });
+    return runClosedLoop(client, f.closed, {
+      ...common,
+      requests: plan.requests === null ? null : shareOf(plan.requests, placement),
+      concurrency: users,
+      sessions: sessionsOf(cfg),
+    });
+  }
+  return runOpenLoop(client, f.all, {
+    ...common,
+    requests: plan.requests, // the whole schedule's count: this placement sends its arrivals of it
+    rateRps: plan.level,
+    arrival: cfg.arrival,
+    burstiness: cfg.burstiness,
+    seed: plan.seed,
+    maxInFlight: cfg.max_in_flight === null ? null : Math.max(1, shareOf(cfg.max_in_flight, placement)),
+    shard: placement,
+    ...(job.dataset?.offsetsMs ? { offsetsMs: job.dataset.offsetsMs } : {}),
+  });
+}

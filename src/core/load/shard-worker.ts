@@ -1,0 +1,86 @@
+/**
+ * A worker thread of `--workers N` (built to dist/shard-worker.js): its own client and
+ * connections, its own event loop and self-check. Every timestamp is put on the run's one clock:
+ * the main thread sends the run's origin as an epoch time, and this thread, whose
+ * `performance.timeOrigin` differs, converts it to its own `performance.now()` scale.
+ */
+import { performance } from "node:perf_hooks";
+import { parentPort, workerData } from "node:worker_threads";
+import type { LevelResult, RequestRecord } from "../../schema/v1.ts";
+import { warmUpClientPath } from "../client/jit-warmup.ts";
+import { StreamClient } from "../client/stream-client.ts";
+import type { Target } from "../server/target.ts";
+import type { LevelRun } from "./loops.ts";
+import { SelfCheck, sendQueueOf } from "./self-check.ts";
+import { runShare, runShareWarmup, type ShareJob } from "./shard-run.ts";
+
+export interface ShardWorkerData {
+  target: Target;
+  timeoutS: number;
+  ignoreEos: boolean;
+  extraBody: Record<string, unknown>;
+  /** The run's origin, as epoch ms (performance.timeOrigin + performance.now() of the main thread). */
+  originEpochMs: number;
+}
+
+export type ToWorker =
+  | { op: "warmup"; job: ShareJob }
+  | { op: "run"; startEpochMs: number }
+  | { op: "stop" }
+  | { op: "close" };
+
+export type FromWorker =
+  | { op: "warmed"; records: RequestRecord[] }
+  | { op: "progress"; done: number }
+  | { op: "done"; run: LevelRun; check: LevelResult["client"] }
+  | { op: "closed" }
+  | { op: "failed"; message: string };
+
+const port = parentPort!;
+const data = workerData as ShardWorkerData;
+const client = new StreamClient({
+  target: data.target,
+  timeoutS: data.timeoutS,
+  ignoreEos: data.ignoreEos,
+  extraBody: data.extraBody,
+  originMs: data.originEpochMs - performance.timeOrigin,
+});
+let job: ShareJob | null = null;
+let stopped = false;
+const post = (m: FromWorker) => port.postMessage(m);
+
+port.on("message", (m: ToWorker) => {
+  void (async () => {
+    try {
+      if (m.op === "warmup") {
+        if (job === null) await warmUpClientPath(client.cfg);
+        job = m.job;
+        post({ op: "warmed", records: await runShareWarmup(client, job) });
+      } else if (m.op === "run") {
+        if (job === null) throw new Error("run before warmup");
+        const check = new SelfCheck(true);
+        let done = 0;
+        const ticker = setInterval(() => post({ op: "progress", done }), 500);
+        check.start();
+        const run = await runShare(client, job, {
+          startAtAbsMs: m.startEpochMs - performance.timeOrigin,
+          shouldStop: () => stopped,
+          onRecord: () => {
+            done++;
+          },
+        });
+        clearInterval(ticker);
+        post({ op: "done", run, check: check.stop(sendQueueOf(run.records), run.records) });
+      } else if (m.op === "stop") {
+        stopped = true;
+        await client.destroy().catch(() => {});
+      } else if (m.op === "close") {
+        if (!stopped) await client.close().catch(() => {}); // a stopped client was destroyed already
+        post({ op: "closed" });
+        port.close();
+      }
+    } catch (err) {
+      post({ op: "failed", message: (err as Error).stack ?? String(err) });
+    }
+  })();
+});

@@ -1,0 +1,88 @@
+/**
+ * The one builder of result documents, shared by the sweep and the profile. Provenance (where
+ * the run happened: repository, commit, testbed name) is passed in by the caller, so a document
+ * is written once, whole, and never rewritten to add it.
+ */
+import { createHash } from "node:crypto";
+import {
+  type LevelResult,
+  type ProfileSection,
+  type PromptCalibration,
+  type RequestRecord,
+  type ResultDocument,
+  SCHEMA_VERSION,
+  type ServerSnapshot,
+  type SweepConfig,
+} from "../../schema/v1.ts";
+import { canonicalJson, describeTestbed } from "../../shared/testbed.ts";
+import { workloadSpec } from "../../shared/workload.ts";
+import { type Target, targetRecord } from "../server/target.ts";
+import { TOOL_VERSION } from "./version.ts";
+
+export const CLOCK_SOURCE = "performance.now() (monotonic), ms from origin";
+
+/** Where a run happened, as the caller knows it (the Action: GitHub's context and its inputs). */
+export interface Provenance {
+  repository: string | null;
+  git: NonNullable<ResultDocument["git"]> | null;
+  /** What the user declares of the testbed; the rest (GPU, engine, model) comes from the run. */
+  testbed: { name: string | null; engine_flags: string | null } | null;
+  runnerName: string | null;
+}
+
+export interface DocumentParts {
+  kind: ResultDocument["kind"];
+  /** Wall-clock time of the run's monotonic origin (ms since the epoch). */
+  originWallMs: number;
+  createdAt?: string;
+  target: Target;
+  environment: ResultDocument["environment"];
+  formulas: Record<string, string>;
+  config: SweepConfig | null;
+  levels: LevelResult[];
+  profile?: ProfileSection;
+  server: ServerSnapshot | null;
+  requests: RequestRecord[] | null;
+  complete: boolean;
+  provenance?: Provenance | null;
+  promptCalibration?: PromptCalibration | null;
+  loadGenerator?: ResultDocument["load_generator"];
+  saturation?: ResultDocument["saturation"];
+}
+
+export function buildDocument(p: DocumentParts): ResultDocument {
+  const origin = new Date(p.originWallMs).toISOString();
+  const target = targetRecord(p.target);
+  const pv = p.provenance ?? null;
+  const environment =
+    pv?.runnerName != null ? { ...p.environment, runner_name: pv.runnerName } : p.environment;
+  const doc: ResultDocument = {
+    schema_version: SCHEMA_VERSION,
+    kind: p.kind,
+    tool: { name: "tokenbench", version: TOOL_VERSION },
+    created_at: p.createdAt ?? origin,
+    target,
+    environment,
+    clock: { source: CLOCK_SOURCE, origin_wall_time: origin },
+    formulas: p.formulas,
+    config: p.config,
+    levels: p.levels,
+    ...(p.profile !== undefined ? { profile: p.profile } : {}),
+    server: p.server,
+    ...(p.promptCalibration ? { prompt_calibration: p.promptCalibration } : {}),
+    requests: p.requests,
+    ...(p.loadGenerator ? { load_generator: p.loadGenerator } : {}),
+    ...(p.saturation ? { saturation: p.saturation } : {}),
+    complete: p.complete,
+  };
+  doc.workload_fingerprint = createHash("sha256")
+    .update(canonicalJson(workloadSpec(doc)))
+    .digest("hex")
+    .slice(0, 16);
+  if (pv !== null) {
+    doc.repository = pv.repository;
+    doc.git = pv.git;
+    if (pv.testbed !== null) doc.testbed = describeTestbed(doc, pv.testbed);
+  }
+  return doc;
+}

@@ -1,0 +1,149 @@
+/**
+ * Results files on disk: the JSON document with its CSV and Markdown beside it, the per-request
+ * JSON Lines file, and reading them back (resume, report, compare). Every write is atomic
+ * (temporary file, then rename), and the JSONL file is written before the document that
+ * references it, so a kill at any moment leaves a consistent pair.
+ */
+import {
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  renameSync,
+  statSync,
+  unlinkSync,
+  writeFileSync,
+} from "node:fs";
+import { basename, dirname, join } from "node:path";
+import { TokenbenchError } from "../../schema/errors.ts";
+import {
+  parseResultDocument,
+  type RequestRecord,
+  type ResultDocument,
+  SchemaError,
+} from "../../schema/v1.ts";
+import { csvTable, markdownReport } from "./report.ts";
+
+export type RecordsMode = "inline" | "file" | "none";
+
+export class ResultsFileError extends TokenbenchError {
+  constructor(
+    readonly path: string,
+    message: string,
+  ) {
+    super("results_file_invalid", `${path}: ${message}`);
+  }
+}
+
+/**
+ * Fail before any load is sent when `jsonPath` cannot be written (a read-only or missing
+ * directory, a path that is a directory): a probe file is created and removed beside it.
+ */
+export function assertWritable(jsonPath: string): void {
+  const probe = `${jsonPath}.probe-${process.pid}`;
+  try {
+    mkdirSync(dirname(jsonPath), { recursive: true });
+    writeFileSync(probe, "");
+    unlinkSync(probe);
+    if (existsSync(jsonPath) && statSync(jsonPath).isDirectory())
+      throw Object.assign(new Error(), { code: "EISDIR" });
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code ?? "error";
+    throw new TokenbenchError(
+      "out_unwritable",
+      `cannot write results to ${jsonPath} (${code}); nothing was sent. Check the directory exists and is writable, or choose another --out`,
+    );
+  }
+}
+
+function atomicWrite(path: string, data: string): void {
+  mkdirSync(dirname(path), { recursive: true });
+  const tmp = `${path}.tmp-${process.pid}`;
+  writeFileSync(tmp, data);
+  renameSync(tmp, path);
+}
+
+export interface OutputPaths {
+  json: string;
+  csv: string;
+  md: string;
+  requestsFile: string;
+}
+
+export function outputPaths(jsonPath: string): OutputPaths {
+  const stem = jsonPath.replace(/\.json$/i, "");
+  return { json: jsonPath, csv: `${stem}.csv`, md: `${stem}.md`, requestsFile: `${stem}.requests.jsonl` };
+}
+
+export function siblingPath(jsonPath: string, file: string): string {
+  return join(dirname(jsonPath), file);
+}
+
+/**
+ * Validate, then write the JSON document (and CSV + Markdown beside it). With `recordsMode`
+ * "file", per-request records go to a sibling JSON Lines file referenced from the document.
+ */
+export function writeResults(
+  doc: ResultDocument,
+  jsonPath: string,
+  records: readonly RequestRecord[],
+  recordsMode: RecordsMode,
+): OutputPaths {
+  const paths = outputPaths(jsonPath);
+  const out: ResultDocument = { ...doc, requests: null, requests_file: null };
+  if (recordsMode === "inline") out.requests = [...records];
+  else if (recordsMode === "file") {
+    out.requests_file = basename(paths.requestsFile);
+    atomicWrite(
+      paths.requestsFile,
+      records.map((r) => JSON.stringify(r)).join("\n") + (records.length ? "\n" : ""),
+    );
+  }
+  parseResultDocument(out);
+  atomicWrite(paths.json, `${JSON.stringify(out, null, 1)}\n`);
+  atomicWrite(paths.csv, csvTable(out.levels));
+  atomicWrite(paths.md, `${markdownReport(out)}\n`);
+  return paths;
+}
+
+/** Read and validate a results document; errors name the file and what is wrong with it. */
+export function readResultsDocument(path: string): ResultDocument {
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch (err) {
+    throw new ResultsFileError(path, `cannot be read (${(err as NodeJS.ErrnoException).code ?? "error"})`);
+  }
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch {
+    throw new ResultsFileError(path, "is not valid JSON (truncated or not a tokenbench results file?)");
+  }
+  try {
+    return parseResultDocument(raw);
+  } catch (err) {
+    if (err instanceof SchemaError) throw new ResultsFileError(path, err.message);
+    throw err;
+  }
+}
+
+/** A document with its per-request records, wherever they are kept (inline or JSONL beside it). */
+export function readResults(path: string): { doc: ResultDocument; records: RequestRecord[] } {
+  const doc = readResultsDocument(path);
+  if (doc.requests !== null) return { doc, records: doc.requests };
+  if (!doc.requests_file) return { doc, records: [] };
+  const p = siblingPath(path, doc.requests_file);
+  if (!existsSync(p)) return { doc, records: [] };
+  const records: RequestRecord[] = [];
+  readFileSync(p, "utf8")
+    .split("\n")
+    .forEach((line, i) => {
+      if (line.trim() === "") return;
+      try {
+        records.push(JSON.parse(line) as RequestRecord);
+      } catch {
+        throw new ResultsFileError(p, `line ${i + 1} is not valid JSON`);
+      }
+    });
+  return { doc, records };
+}

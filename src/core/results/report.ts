@@ -1,0 +1,135 @@
+/** Rendering of results: the Markdown table and the CSV of per-level aggregates. */
+import type { LevelResult, ResultDocument } from "../../schema/v1.ts";
+import { saturationHeadline } from "../sweep/saturation.ts";
+
+const fmt = (v: number | null | undefined, digits: number): string =>
+  v === null || v === undefined || !Number.isFinite(v) ? "-" : v.toFixed(digits);
+
+export const MARKDOWN_COLUMNS = [
+  "level",
+  "req",
+  "err",
+  "out tok/s",
+  "TTFT p50 (ms)",
+  "TTFT p95 (ms)",
+  "ITL p50 (ms)",
+  "ITL p95 (ms)",
+  "TPOT p50 (ms)",
+  "SLO pass",
+  "goodput req/s",
+] as const;
+
+export function markdownTable(levels: readonly LevelResult[]): string {
+  const head = `| ${MARKDOWN_COLUMNS.join(" | ")} |`;
+  const sep = `|${MARKDOWN_COLUMNS.map(() => "---:").join("|")}|`;
+  const rows = levels.map(
+    (l) =>
+      `| ${l.level} | ${l.requests} | ${l.errors} | ${fmt(l.output_tok_s, 0)} | ${fmt(l.ttft_ms.p50, 1)} | ${fmt(l.ttft_ms.p95, 1)} | ${fmt(l.itl_ms.p50, 2)} | ${fmt(l.itl_ms.p95, 2)} | ${fmt(l.tpot_ms.p50, 2)} | ${l.slo_pass_pct === null ? "-" : `${l.slo_pass_pct.toFixed(0)}%`} | ${fmt(l.goodput_req_s, 2)} |`,
+  );
+  return [head, sep, ...rows].join("\n");
+}
+
+/**
+ * A sweep's Markdown: the level table, then what the workload adds: how the saturation point was
+ * found (`--mode search`), TTFT per turn (`--turns`), and how closely a trace's times were kept.
+ */
+export function markdownReport(doc: Pick<ResultDocument, "levels" | "config" | "saturation">): string {
+  const parts = [markdownTable(doc.levels)];
+  const s = doc.saturation;
+  if (s)
+    parts.push(
+      `**Saturation:** ${saturationHeadline(s)}.\n\nHow it was found: ${s.method}; a probe passes when at least ${s.target_pass_pct}% of its requests meet every SLO.`,
+    );
+  const turned = doc.levels.filter((l) => l.turns && l.turns.length > 0);
+  if (turned.length > 0) {
+    const sessions = doc.config?.sessions;
+    const rows = turned.flatMap((l) =>
+      l.turns!.map(
+        (t) =>
+          `| ${l.level} | ${t.turn} | ${t.ok} | ${fmt(t.ttft_ms.p50, 1)} | ${fmt(t.ttft_ms.p95, 1)} | ${fmt(t.prompt_tokens.p50, 0)} | ${t.cached_tokens_pct === null ? "-" : `${t.cached_tokens_pct.toFixed(0)}%`} |`,
+      ),
+    );
+    parts.push(
+      [
+        `**Conversations** (${sessions?.turns ?? "?"} turns, ${sessions?.think_time_ms ?? 0} ms think time): TTFT per turn`,
+        "",
+        "| level | turn | ok | TTFT p50 (ms) | TTFT p95 (ms) | prompt tokens p50 | cached |",
+        "|---:|---:|---:|---:|---:|---:|---:|",
+        ...rows,
+      ].join("\n"),
+    );
+  }
+  const trace = doc.config?.trace;
+  const ol = doc.levels[0]?.open_loop;
+  if (trace && ol)
+    parts.push(
+      `**Trace replay:** ${trace.name} at ${trace.speed}x, ${doc.levels[0]!.requests} requests; replay lag (actual − scheduled send) p50 ${fmt(ol.schedule_lag_ms.p50, 2)} ms, p99 ${fmt(ol.schedule_lag_ms.p99, 2)} ms, max ${fmt(ol.schedule_lag_ms.max, 2)} ms.`,
+    );
+  return parts.join("\n\n");
+}
+
+const STAT_KEYS = ["n", "mean", "p50", "p90", "p95", "p99", "min", "max"] as const;
+const STAT_FIELDS = ["ttft_ms", "itl_ms", "tpot_ms", "e2e_ms", "decode_tok_s"] as const;
+
+export function csvTable(levels: readonly LevelResult[]): string {
+  const cols: string[] = [
+    "level",
+    "mode",
+    "requests",
+    "ok",
+    "errors",
+    "wall_time_s",
+    "output_tok_s",
+    "total_tok_s",
+    "req_s",
+    "goodput_req_s",
+    "slo_pass_pct",
+    "peak_in_flight",
+    "prompt_tokens_total",
+    "completion_tokens_total",
+  ];
+  for (const f of STAT_FIELDS) for (const k of STAT_KEYS) cols.push(`${f}_${k}`);
+  cols.push(
+    "target_rate_rps",
+    "achieved_rate_rps",
+    "schedule_lag_ms_p99",
+    "client_cpu_pct",
+    "bottleneck_warning",
+    "timing_note",
+  );
+  const cell = (v: unknown): string => {
+    if (v === null || v === undefined) return "";
+    const s = String(v);
+    return /[",\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+  };
+  const lines = [cols.join(",")];
+  for (const l of levels) {
+    const row: unknown[] = [
+      l.level,
+      l.mode,
+      l.requests,
+      l.ok,
+      l.errors,
+      l.wall_time_s,
+      l.output_tok_s,
+      l.total_tok_s,
+      l.req_s,
+      l.goodput_req_s,
+      l.slo_pass_pct,
+      l.peak_in_flight,
+      l.prompt_tokens_total,
+      l.completion_tokens_total,
+    ];
+    for (const f of STAT_FIELDS) for (const k of STAT_KEYS) row.push(l[f][k]);
+    row.push(
+      l.open_loop?.target_rate_rps,
+      l.open_loop?.achieved_rate_rps,
+      l.open_loop?.schedule_lag_ms.p99,
+      l.client.cpu_pct_of_one_core,
+      l.client.bottleneck_warning,
+      l.client.timing_note,
+    );
+    lines.push(row.map(cell).join(","));
+  }
+  return `${lines.join("\n")}\n`;
+}

@@ -1,0 +1,121 @@
+/** Small non-streaming HTTP helpers (model discovery, metadata, /metrics). Never throw. */
+import { request } from "undici";
+import { TokenbenchError } from "../../schema/errors.ts";
+import { completionsPath, rootUrl, type Target, url, withModel } from "./target.ts";
+
+export interface HttpResult {
+  status: number | null;
+  text: string | null;
+  json: unknown;
+  error: string | null;
+  elapsedMs: number;
+}
+
+/** Bytes any non-measured answer may have (a /v1/models list, /metrics, /health). */
+export const MAX_HTTP_BYTES = 8 * 1024 * 1024;
+
+/**
+ * One non-measured request with a total deadline: `timeoutMs` covers connecting, headers and the
+ * whole body, so a server that trickles one byte at a time cannot hold it open (undici's own body
+ * timeout restarts on every byte). The body is read up to `maxBytes`; past that the call fails.
+ */
+export async function httpCall(
+  url: string,
+  opts: {
+    method?: "GET" | "POST";
+    body?: unknown;
+    headers?: Record<string, string>;
+    timeoutMs?: number;
+    maxBytes?: number;
+  } = {},
+): Promise<HttpResult> {
+  const t0 = performance.now();
+  const timeoutMs = opts.timeoutMs ?? 10_000;
+  const maxBytes = opts.maxBytes ?? MAX_HTTP_BYTES;
+  const signal = AbortSignal.timeout(timeoutMs);
+  // A failed call has no status, whatever the headers said: its answer was not had.
+  const fail = (error: string): HttpResult => ({
+    status: null,
+    text: null,
+    json: null,
+    error,
+    elapsedMs: performance.now() - t0,
+  });
+  let status: number | null = null;
+  try {
+    const res = await request(url, {
+      method: opts.method ?? "GET",
+      headers: {
+        ...(opts.body !== undefined ? { "content-type": "application/json" } : {}),
+        ...opts.headers,
+      },
+      ...(opts.body !== undefined ? { body: JSON.stringify(opts.body) } : {}),
+      headersTimeout: timeoutMs,
+      bodyTimeout: timeoutMs,
+      signal,
+    });
+    status = res.statusCode;
+    const chunks: Buffer[] = [];
+    let bytes = 0;
+    for await (const chunk of res.body as AsyncIterable<Buffer>) {
+      bytes += chunk.length;
+      if (bytes > maxBytes) {
+        res.body.destroy();
+        return fail(`response_too_large: the answer (HTTP ${status}) passed ${maxBytes} bytes`);
+      }
+      chunks.push(chunk);
+    }
+    const text = Buffer.concat(chunks).toString("utf8");
+    let json: unknown = null;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      json = null;
+    }
+    return { status, text, json, error: null, elapsedMs: performance.now() - t0 };
+  } catch (err) {
+    const e = err as Error & { code?: string };
+    if (signal.aborted)
+      return fail(
+        `deadline: no complete answer within ${(timeoutMs / 1000).toFixed(1)} s${status !== null ? ` (HTTP ${status} headers came, the body did not finish)` : ""}`,
+      );
+    return fail(`${e.code ?? e.name}: ${e.message}`);
+  }
+}
+
+/** First model id from `/v1/models`, or null. */
+export async function discoverModel(target: Target): Promise<string | null> {
+  const r = await httpCall(url(target, "/v1/models"), { headers: { ...target.headers }, timeoutMs: 10_000 });
+  const data = (r.json as { data?: { id?: unknown }[] } | null)?.data;
+  const id = Array.isArray(data) ? data[0]?.id : undefined;
+  return typeof id === "string" ? id : null;
+}
+
+/**
+ * The target with its model: as given, else the first entry of /v1/models. The one place a
+ * missing model becomes an error (`model_unknown`), for the sweep, the profile and the Action.
+ */
+export async function resolveModel(target: Target, discovered?: string | null): Promise<Target> {
+  if (target.model !== null) return target;
+  const m = discovered ?? (await discoverModel(target));
+  if (m === null || m === undefined) {
+    throw new TokenbenchError(
+      "model_unknown",
+      `no model given and ${rootUrl(target)}/v1/models did not name one: pass --model (Action input "model")`,
+    );
+  }
+  return withModel(target, m);
+}
+
+/** A non-streaming 1-token request for `model` (readiness of servers without /health, model checks). */
+export function oneTokenRequest(target: Target, model: string, timeoutMs = 30_000): Promise<HttpResult> {
+  return httpCall(url(target, completionsPath(target.api)), {
+    method: "POST",
+    headers: { ...target.headers },
+    body:
+      target.api === "chat"
+        ? { model, messages: [{ role: "user", content: "ping" }], max_tokens: 1 }
+        : { model, prompt: "ping", max_tokens: 1 },
+    timeoutMs,
+  });
+}

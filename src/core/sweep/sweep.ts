@@ -1,0 +1,271 @@
+/**
+ * A sweep: plan each level, run it, summarise it, write the document. Levels run one after
+ * another, each checkpointed to disk before the next starts, so a killed sweep loses at most
+ * the level in progress (`--resume` finishes it without redoing finished levels).
+ */
+import { existsSync } from "node:fs";
+import { performance } from "node:perf_hooks";
+import { TokenbenchError } from "../../schema/errors.ts";
+import type {
+  LevelResult,
+  PromptCalibration,
+  RequestRecord,
+  ResultDocument,
+  ServerSnapshot,
+  SweepConfig,
+} from "../../schema/v1.ts";
+import { warmUpClientPath } from "../client/jit-warmup.ts";
+import { StreamClient } from "../client/stream-client.ts";
+import { planLevel, sameConfig, specFactory } from "../load/level-plan.ts";
+import { type LevelRunContext, type Progress, runLevel, runShardedLevel } from "../load/level-run.ts";
+import { summariseLevel } from "../load/level-summary.ts";
+import {
+  type LoadGenerator,
+  levelStartEpochMs,
+  loadGeneratorRecord,
+  ONE_THREAD,
+  runSaltOf,
+} from "../load/load-generator.ts";
+import { ID_STRIDE, SINGLE } from "../load/shard.ts";
+import { WorkerPool } from "../load/worker-pool.ts";
+import { buildDocument, type Provenance } from "../results/document.ts";
+import { captureEnvironment } from "../results/environment.ts";
+import { outputPaths, type RecordsMode, readResults, writeResults } from "../results/files.ts";
+import { FORMULAS } from "../results/metrics.ts";
+import { MetricsSampler } from "../server/metrics-sampler.ts";
+import { limitNumber, snapshotServer } from "../server/snapshot.ts";
+import type { Target } from "../server/target.ts";
+import type { Dataset } from "../workload/dataset.ts";
+import { saturationOf } from "./saturation.ts";
+import { nextProbe } from "./search.ts";
+
+export { defaultSweepConfig } from "../load/level-plan.ts";
+export type { Progress } from "../load/level-run.ts";
+
+export interface SweepOptions {
+  /** The server, with its model resolved. */
+  target: Target;
+  /** What to send: levels, workload, SLOs, and the per-request settings (timeout, ignore_eos, extra body). */
+  config: SweepConfig;
+  out: string | null;
+  records: RecordsMode;
+  resume: boolean;
+  provenance?: Provenance | null;
+  /** The server's metadata, when the caller took it already (preflight). */
+  server?: ServerSnapshot;
+  /** How prompts are sized to the server's own count (preflight); null: one word per token. */
+  promptCalibration?: PromptCalibration | null;
+  onNotice?: (msg: string) => void;
+  onProgress?: (p: Progress) => void;
+  onLevel?: (l: LevelResult) => void;
+  /** Limits the server does not expose (`--server-limit key=value`), e.g. max_running_requests. */
+  serverLimits?: Record<string, string | number>;
+  /** Extra work around each level (tests, embedding). */
+  levelHooks?: LevelHooks;
+  shouldStop?: () => boolean;
+  /** Worker threads and this runner's shard (default: the main thread alone, the whole level). */
+  load?: LoadGenerator;
+  /** `--dataset` or `--trace`: the prompts (config.dataset / config.trace records which). */
+  dataset?: Dataset | null;
+  /** The run's salt for unique tags and shared text (default: runSaltOf(load)); a trace's dataset was built with it. */
+  salt?: number;
+}
+
+export interface LevelHooks {
+  start(level: number, originMs: number): void;
+  stop(
+    level: LevelResult,
+    records: readonly RequestRecord[],
+  ): Promise<Partial<LevelResult>> | Partial<LevelResult>;
+}
+
+export class SweepError extends TokenbenchError {}
+
+interface SweepState {
+  levels: LevelResult[];
+  records: RequestRecord[];
+  createdAt: string;
+  originWall: number;
+  originMs: number;
+}
+
+/** A fresh state, or the state of the killed sweep in `out` (same configuration only). */
+function startState(opts: SweepOptions, notice: (m: string) => void): SweepState {
+  const fresh = {
+    levels: [],
+    records: [],
+    createdAt: new Date().toISOString(),
+    originWall: Date.now(),
+    originMs: performance.now(),
+  };
+  if (!opts.resume) return fresh;
+  if (opts.out === null) throw new SweepError("usage", "--resume needs --out");
+  if (!existsSync(opts.out)) return fresh;
+  const { doc: prev, records } = readResults(opts.out);
+  if (prev.kind !== "sweep" || prev.config === null || !sameConfig(prev.config, opts.config)) {
+    throw new SweepError(
+      "resume_mismatch",
+      `${opts.out} was written with a different configuration; refusing to mix`,
+    );
+  }
+  const originWall = Date.parse(prev.clock.origin_wall_time);
+  notice(`resuming ${opts.out}: ${prev.levels.length} of ${opts.config.levels.length} levels already done`);
+  return {
+    levels: prev.levels,
+    // Only the records of finished levels: a level in progress at the kill is measured again.
+    records: records.filter((r) => prev.levels.some((l) => l.level === r.level)),
+    createdAt: prev.created_at,
+    originWall,
+    // Same timeline as the first part: map the old origin onto this process's monotonic clock.
+    originMs: performance.now() - (Date.now() - originWall),
+  };
+}
+
+export async function runSweep(opts: SweepOptions): Promise<ResultDocument> {
+  // A search decides its levels as it goes: its config's levels are the probes so far.
+  const search = opts.config.search ?? null;
+  const cfg: SweepConfig = search ? { ...opts.config, levels: [] } : opts.config;
+  const probeOptions = search
+    ? {
+        start: opts.config.levels[0] ?? 1,
+        targetPassPct: search.target_pass_pct,
+        maxProbes: search.max_probes,
+      }
+    : null;
+  const probes = () => state.levels.map((l) => ({ rate: l.level, passPct: l.slo_pass_pct ?? 0 }));
+  const notice = opts.onNotice ?? (() => {});
+  const state = startState(opts, notice);
+  const client = new StreamClient({
+    target: opts.target,
+    timeoutS: cfg.timeout_s,
+    ignoreEos: cfg.ignore_eos,
+    extraBody: cfg.extra_body,
+    originMs: state.originMs,
+  });
+  const environment = await captureEnvironment();
+  const server = opts.server ?? (await snapshotServer(opts.target, opts.serverLimits ?? {}));
+  const sampler =
+    cfg.metrics_interval_ms !== null
+      ? new MetricsSampler(opts.target, cfg.metrics_interval_ms, state.originMs)
+      : null;
+  const limits = {
+    maxRunningRequests: limitNumber(server.limits, "max_running_requests"),
+    cudaGraphMaxBs: limitNumber(server.limits, "cuda_graph_max_bs"),
+  };
+  const load = opts.load ?? ONE_THREAD;
+  const salt = opts.salt ?? runSaltOf(load);
+  const doc = (complete: boolean, requests: RequestRecord[] | null): ResultDocument =>
+    buildDocument({
+      kind: "sweep",
+      createdAt: state.createdAt,
+      originWallMs: state.originWall,
+      target: opts.target,
+      environment,
+      formulas: FORMULAS,
+      config: cfg,
+      levels: state.levels,
+      server,
+      requests,
+      complete,
+      provenance: opts.provenance ?? null,
+      promptCalibration: opts.promptCalibration ?? null,
+      loadGenerator: loadGeneratorRecord(load),
+      ...(search ? { saturation: saturationOf(state.levels, search) } : {}),
+    });
+  const checkpoint = (complete: boolean) => {
+    if (opts.out !== null) writeResults(doc(complete, null), opts.out, state.records, opts.records);
+  };
+  const sharded = load.workers > 1 || load.shard !== null;
+  const pool =
+    load.workers > 1
+      ? new WorkerPool(load.workers, {
+          target: opts.target,
+          timeoutS: cfg.timeout_s,
+          ignoreEos: cfg.ignore_eos,
+          extraBody: cfg.extra_body,
+          originEpochMs: performance.timeOrigin + state.originMs,
+        })
+      : null;
+  // Compile the client's hot path first (jit-warmup.ts): the threads of a pool do their own.
+  if (pool === null) await warmUpClientPath(client.cfg);
+  const ctx: LevelRunContext = {
+    cfg,
+    client,
+    sampler,
+    onProgress: opts.onProgress,
+    shouldStop: opts.shouldStop,
+    pool,
+    offsetsMs: opts.dataset?.offsetsMs ?? null,
+  };
+  const ids = { next: state.records.reduce((m, r) => Math.max(m, r.id + 1), 0) };
+  // A stop (SIGINT/SIGTERM) ends the requests in flight at once instead of waiting for them.
+  const stopWatch = opts.shouldStop
+    ? setInterval(() => {
+        if (!opts.shouldStop?.()) return;
+        clearInterval(stopWatch!);
+        client.destroy().catch(() => {});
+        pool?.stop();
+      }, 50)
+    : null;
+  try {
+    for (let li = 0; ; li++) {
+      if (probeOptions) {
+        const next = nextProbe(probes(), probeOptions);
+        if (next === null) break;
+        cfg.levels.push(Number(next.toPrecision(6)));
+      } else if (li >= cfg.levels.length) break;
+      const plan = planLevel(cfg, li, salt);
+      if (state.levels.some((l) => l.level === plan.level)) continue;
+      if (opts.shouldStop?.()) break;
+      for (const n of plan.notices) notice(n);
+      opts.levelHooks?.start(plan.level, state.originMs);
+      const measured = sharded
+        ? await runShardedLevel(ctx, plan, {
+            runner: load.shard ?? SINGLE,
+            idBase: plan.index * ID_STRIDE,
+            calibration: opts.promptCalibration ?? null,
+            dataset: opts.dataset ?? null,
+            startEpochMs: levelStartEpochMs(load, plan.index),
+          })
+        : await runLevel(
+            ctx,
+            plan,
+            specFactory(cfg, plan, ids, opts.promptCalibration ?? null, opts.dataset ?? null),
+          );
+      if (opts.shouldStop?.()) {
+        notice(`level ${plan.level} interrupted; not recorded (--resume measures it again)`);
+        break;
+      }
+      const { result, notices } = summariseLevel({
+        cfg,
+        level: plan.level,
+        run: measured.run,
+        warmupRequests: measured.warmup.length,
+        client: measured.client,
+        sampler,
+        limits,
+        notices: plan.notices,
+      });
+      for (const n of notices.slice(plan.notices.length)) notice(n);
+      const final = opts.levelHooks
+        ? { ...result, ...(await opts.levelHooks.stop(result, measured.run.records)) }
+        : result;
+      state.records.push(...measured.warmup, ...measured.run.records);
+      state.levels.push(final);
+      state.levels.sort((a, b) => cfg.levels.indexOf(a.level) - cfg.levels.indexOf(b.level));
+      checkpoint(false);
+      opts.onLevel?.(final);
+    }
+  } finally {
+    if (stopWatch !== null) clearInterval(stopWatch);
+    await client.close().catch(() => {});
+    await pool?.close();
+  }
+  const complete = probeOptions
+    ? nextProbe(probes(), probeOptions) === null
+    : cfg.levels.every((l) => state.levels.some((x) => x.level === l));
+  checkpoint(complete);
+  const final = doc(complete, opts.records === "inline" ? state.records : null);
+  if (opts.records === "file" && opts.out) final.requests_file = outputPaths(opts.out).requestsFile;
+  return final;
+}

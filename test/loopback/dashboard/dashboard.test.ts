@@ -1,0 +1,228 @@
+/// <reference lib="dom" />
+/// <reference lib="dom.iterable" />
+// The dashboard in real headless Chromium (Debian's, driven by playwright-core) against
+// `wrangler dev` with a seeded local D1: pages load without console errors, charts render with
+// data, navigation repository -> measure -> run works; screenshots go to test-output/.
+import { existsSync, mkdirSync, readFileSync } from "node:fs";
+import { resolve } from "node:path";
+import { type Browser, chromium, type Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type LocalService, startService } from "../../../scripts/local-service.ts";
+import type { ResultDocument } from "../../../src/schema/v1.ts";
+
+const ROOT = resolve(import.meta.dirname, "../../..");
+const OUT = resolve(ROOT, "test-output");
+const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+// Outside CI a machine without Chromium skips this file; in CI (.ci/run installs it) it must run.
+const repo = "acme/dash";
+
+function doc(i: number, scale: number, branch = "main"): ResultDocument {
+  const d = JSON.parse(
+    readFileSync(resolve(ROOT, "schema/examples/closed-sweep.json"), "utf8"),
+  ) as ResultDocument;
+  d.repository = repo;
+  d.created_at = new Date(Date.UTC(2026, 10, 1, 12) + i * 3_600_000).toISOString();
+  d.git = {
+    sha: `${i}`.padStart(40, "a"),
+    ref: `refs/heads/${branch}`,
+    branch,
+    base_branch: "main",
+    pr_number: branch === "main" ? null : 9,
+    workflow_run_id: String(i),
+    run_attempt: 1,
+  };
+  d.testbed = {
+    name: "mock-tb",
+    gpu: null,
+    gpu_count: null,
+    engine: "vllm",
+    engine_version: "mock",
+    engine_flags: null,
+    model: "mock-model",
+  };
+  for (const l of d.levels) {
+    l.output_tok_s *= scale;
+    if (l.ttft_ms.p95 !== null) l.ttft_ms.p95 /= scale;
+  }
+  d.requests = null;
+  return d;
+}
+
+describe.skipIf(!existsSync(CHROMIUM) && !process.env.CI)("dashboard in headless Chromium", () => {
+  let service: LocalService;
+  let browser: Browser;
+  const errors: string[] = [];
+
+  beforeAll(async () => {
+    service = await startService();
+    const token = await service.apiToken(repo);
+    // 8 stable runs of main, then a 30 % drop that stays (a change point), then one PR run
+    const scales = [1, 1.02, 0.98, 1.01, 0.99, 1.0, 1.03, 0.97, 0.7, 0.71, 0.69, 0.7];
+    const seeds = [...scales.map((s, i) => doc(i, s)), doc(scales.length, 0.72, "feature")];
+    for (const d of seeds) {
+      const r = await fetch(`${service.url}/api/v1/runs`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+        body: JSON.stringify(d),
+      });
+      if (r.status !== 201) throw new Error(`seed failed: ${r.status} ${await r.text()}`);
+    }
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: [
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+      ],
+    });
+    mkdirSync(OUT, { recursive: true });
+  }, 120_000);
+  afterAll(async () => {
+    await browser?.close();
+    await service?.stop();
+  });
+
+  async function open(path: string, width = 1280): Promise<Page> {
+    const page = await browser.newPage({ viewport: { width, height: 900 } });
+    page.on("console", (m) => {
+      if (m.type() === "error" || m.type() === "warning") errors.push(`${path}: ${m.type()}: ${m.text()}`);
+    });
+    page.on("pageerror", (e) => errors.push(`${path}: ${e.message}`));
+    await page.goto(`${service.url}${path}`);
+    // Generous: on a busy 2-core CI machine the page, workerd and other test files share the CPU.
+    await page.waitForSelector("body[data-ready]", { timeout: 90_000 });
+    return page;
+  }
+
+  it("navigates repository -> trends -> run, charts drawn with data, no console errors", {
+    timeout: 120_000,
+  }, async () => {
+    const home = await open("/");
+    expect(await home.getAttribute("body", "data-ready")).toBe("true");
+    // home: each repository with its headline badge (measure @ level, value) and sparkline
+    await home.waitForSelector(`li[data-repo="${repo}"] .badge img`);
+    await home.waitForSelector(`li[data-repo="${repo}"] .spark img`);
+    await home.screenshot({ path: resolve(OUT, "dashboard-home.png"), fullPage: true });
+    await home.click(`a.repo:has-text("${repo}")`);
+    await home.waitForURL(`**/r/${repo}`);
+    await home.waitForSelector("body[data-ready='true']");
+    await home.waitForSelector(".trend[data-measure='output_tok_s'] svg .mark-line path");
+    const symbols = await home.$$eval(
+      ".trend[data-measure='output_tok_s'] svg .mark-symbol path",
+      (els) => els.length,
+    );
+    expect(symbols).toBeGreaterThanOrEqual(12); // one point per main run, plus the regression markers
+    const band = await home.$$eval(
+      ".trend[data-measure='output_tok_s'] svg .mark-rect path",
+      (els) => els.length,
+    );
+    expect(band).toBeGreaterThan(0);
+    // the change point (run 9 of main) is found by the service and drawn as a rule
+    expect(await home.getAttribute(".trend[data-measure='output_tok_s']", "data-change-points")).toBe("1");
+    // human titles with units, a date axis
+    const titles = await home.$$eval(".trend svg .role-title-text", (els) => els.map((e) => e.textContent));
+    expect(titles).toEqual(expect.arrayContaining(["output tok/s", "TTFT p95"]));
+    expect(await home.textContent(".trend[data-measure='output_tok_s'] svg")).toContain("date");
+    await home.screenshot({ path: resolve(OUT, "dashboard-repo.png"), fullPage: true });
+
+    // choose another benchmark through the form: the page reloads with it
+    await home.selectOption("select[name='benchmark']", "closed c=4");
+    await home.waitForURL(/benchmark=closed\+c%3D4|benchmark=closed%20c%3D4/);
+    await home.waitForSelector("body[data-ready='true']");
+    await home.waitForSelector(".trend[data-measure='ttft_p95_ms'] svg .mark-line path");
+
+    // a PR branch: its point over the base branch's band and points
+    const pr = await open(`/r/${repo}?branch=feature`);
+    await pr.waitForSelector(".trend[data-measure='output_tok_s'] svg .mark-line path");
+    const lines = await pr.$$eval(
+      ".trend[data-measure='output_tok_s'] svg .mark-line path",
+      (els) => els.length,
+    );
+    expect(lines).toBeGreaterThanOrEqual(2); // main's line under the branch's
+    expect(
+      await pr.$$eval(".trend[data-measure='output_tok_s'] svg .mark-rect path", (els) => els.length),
+    ).toBeGreaterThan(0);
+    await pr.screenshot({ path: resolve(OUT, "dashboard-pr-branch.png"), fullPage: true });
+    await pr.close();
+
+    await home.click("table.runs a.run >> nth=0");
+    await home.waitForURL(/\/runs\/[0-9a-f]{16}$/);
+    await home.waitForSelector("body[data-ready='true']");
+    expect(await home.$$eval("table.levels tbody tr", (els) => els.length)).toBe(2);
+    // the run page: verdicts against its baseline, links to the commit, PR and workflow run
+    expect(await home.$$eval("table.verdicts tbody tr", (els) => els.length)).toBeGreaterThan(0);
+    expect(await home.getAttribute("a.commit", "href")).toMatch(
+      /^https:\/\/github\.com\/acme\/dash\/commit\/a+\d+$/,
+    );
+    expect(await home.getAttribute("a.workflow", "href")).toMatch(/\/actions\/runs\/\d+$/);
+    await home.waitForSelector(".curve[data-chart='throughput'] svg .mark-line path");
+    const curves = await home.$$eval(".curve svg", (els) => els.length);
+    expect(curves).toBeGreaterThanOrEqual(4);
+    await home.screenshot({ path: resolve(OUT, "dashboard-run.png"), fullPage: true });
+    await home.close();
+    expect(errors, errors.join("\n")).toEqual([]);
+  });
+
+  it("a service with a READ_TOKEN: the dashboard asks for it, keeps it for the tab, and then shows the data", {
+    timeout: 150_000,
+  }, async () => {
+    const guarded = await startService({ READ_TOKEN: "rt-secret" });
+    try {
+      const token = await guarded.apiToken(repo);
+      const up = await fetch(`${guarded.url}/api/v1/runs`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+        body: JSON.stringify(doc(0, 1)),
+      });
+      expect(up.status).toBe(201);
+      const page = await browser.newPage();
+      await page.goto(`${guarded.url}/`);
+      await page.waitForSelector("body[data-ready='token']", { timeout: 90_000 });
+      await page.fill("#read-token", "wrong");
+      await page.click("#read-token-form button");
+      await page.waitForSelector("body[data-ready='token'] p.error");
+      await page.fill("#read-token", "rt-secret");
+      await page.click("#read-token-form button");
+      await page.waitForSelector("body[data-ready='true']", { timeout: 90_000 });
+      expect(await page.textContent(`a.repo:has-text("${repo}")`)).toContain(repo);
+      await page.close();
+      // a link that carries the token: used, then removed from the address bar
+      const linked = await browser.newPage();
+      await linked.goto(`${guarded.url}/r/${repo}#read-token=rt-secret`);
+      await linked.waitForSelector("body[data-ready='true']", { timeout: 90_000 });
+      expect(linked.url()).not.toContain("rt-secret");
+      await linked.close();
+    } finally {
+      await guarded.stop();
+    }
+  });
+
+  it("is readable on a phone: no horizontal overflow", { timeout: 150_000 }, async () => {
+    const page = await open(`/r/${repo}`, 375);
+    await page.waitForSelector(".trend svg .mark-line path", { timeout: 90_000 });
+    await page.screenshot({ path: resolve(OUT, "dashboard-phone.png"), fullPage: true });
+    const overflow = await page.evaluate(() => {
+      const w = document.documentElement.clientWidth;
+      const wide = [...document.querySelectorAll("body *")]
+        .filter((e) => e.getBoundingClientRect().right > w + 1)
+        .slice(0, 5)
+        .map((e) => `${e.tagName}.${(e as HTMLElement).className}`);
+      return { by: document.documentElement.scrollWidth - w, wide };
+    });
+    expect(overflow.by, overflow.wide.join(", ")).toBeLessThanOrEqual(1);
+    await page.close();
+    expect(errors, errors.join("\n")).toEqual([]);
+  });
+
+  it("an unknown run shows the error, not a blank page", { timeout: 120_000 }, async () => {
+    const page = await open("/runs/0000000000000000");
+    expect(await page.getAttribute("body", "data-ready")).toBe("error");
+    expect(await page.textContent(".error")).toContain("run_not_found");
+    await page.close();
+    errors.length = 0; // the failed fetch logs a console error by design
+  });
+});

@@ -1,0 +1,238 @@
+import { existsSync, mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { defaultSweepConfig, runSweep } from "../../../src/core/sweep/sweep.ts";
+import { parseFault } from "../../../src/mock/index.ts";
+import { parseResultDocument, type SweepConfig } from "../../../src/schema/v1.ts";
+import { runCli, spawnCli } from "../../helpers/cli.ts";
+import { type MockProcess, startMock } from "../../helpers/mock-process.ts";
+import { tgt } from "../../helpers/target.ts";
+
+const tmp = mkdtempSync(join(tmpdir(), "tokenbench-sweep-"));
+
+function config(over: Partial<SweepConfig> = {}): SweepConfig {
+  return defaultSweepConfig({
+    levels: [1],
+    requests_per_level: 8,
+    warmup_requests: 0,
+    prompt_tokens: 16,
+    max_tokens: 8,
+    timeout_s: 10,
+    metrics_interval_ms: null,
+    ...over,
+  });
+}
+
+const conn = (url: string) => ({
+  target: tgt(url),
+  records: "inline" as const,
+  resume: false,
+});
+
+describe("sweeps against the mock", () => {
+  let mock: MockProcess;
+  beforeAll(async () => {
+    mock = await startMock({ ttftMs: 30, itlMs: 4, capacity: 2 });
+  });
+  afterAll(() => mock.close());
+
+  it("queueing is visible when concurrency exceeds the server's slots", async () => {
+    const doc = await runSweep({
+      ...conn(mock.url),
+      config: config({ levels: [2, 6], requests_per_level: 12 }),
+      out: null,
+    });
+    const [l2, l6] = doc.levels;
+    expect(l2!.errors).toBe(0);
+    expect(l6!.errors).toBe(0);
+    // 6 users on 2 slots: two thirds of requests wait roughly one or two full requests (~58 ms each)
+    expect(l6!.ttft_ms.p50!).toBeGreaterThan(2 * l2!.ttft_ms.p50!);
+    expect(l6!.output_tok_s).toBeLessThan(l2!.output_tok_s * 1.3);
+    expect(l6!.peak_in_flight).toBe(6);
+    expect(l6!.itl_ms.p50!).toBeLessThan(l2!.itl_ms.p50! * 1.5);
+  });
+
+  it("closed loop raises requests to 2x the users, with a notice", async () => {
+    const notices: string[] = [];
+    const doc = await runSweep({
+      ...conn(mock.url),
+      config: config({ levels: [5], requests_per_level: 4 }),
+      out: null,
+      onNotice: (m) => notices.push(m),
+    });
+    expect(doc.levels[0]!.requests).toBe(10);
+    expect(doc.levels[0]!.notices.join(" ")).toMatch(/raised --requests from 4 to 10/);
+    expect(notices.some((n) => n.includes("raised"))).toBe(true);
+  });
+
+  it("open loop: achieved rate near target, lag small, queue-inclusive latency reported", async () => {
+    const m = await startMock({ ttftMs: 5, itlMs: 1, capacity: 100 });
+    const doc = await runSweep({
+      ...conn(m.url),
+      config: config({
+        mode: "open",
+        levels: [40],
+        requests_per_level: 60,
+        arrival: "constant",
+        max_tokens: 4,
+      }),
+      out: null,
+    });
+    await m.close();
+    const l = doc.levels[0]!;
+    expect(l.open_loop).not.toBeNull();
+    expect(l.open_loop!.target_rate_rps).toBe(40);
+    expect(Math.abs(l.open_loop!.achieved_rate_rps! - 40) / 40).toBeLessThan(0.05);
+    expect(l.open_loop!.schedule_lag_ms.p50!).toBeLessThan(2);
+    expect(l.open_loop!.ttft_from_intended_ms.n).toBe(60);
+    expect(l.concurrency).toBeNull();
+  });
+
+  it("faults are recorded by code and the sweep goes on", async () => {
+    const m = await startMock({
+      ttftMs: 2,
+      itlMs: 1,
+      faults: [parseFault("http500@3"), parseFault("reset@5")],
+    });
+    const out = join(tmp, "faults.json");
+    const doc = await runSweep({
+      ...conn(m.url),
+      config: config({ levels: [1, 2], requests_per_level: 15 }),
+      out,
+    });
+    await m.close();
+    const l1 = doc.levels[0]!;
+    expect(l1.errors_by_code.http_error).toBe(5);
+    expect(l1.errors_by_code.connection_reset).toBeGreaterThan(0);
+    expect(l1.ok + l1.errors).toBe(15);
+    expect(doc.levels).toHaveLength(2);
+    const saved = parseResultDocument(JSON.parse(readFileSync(out, "utf8")));
+    expect(saved.complete).toBe(true);
+    expect(saved.requests!.filter((r) => r.error?.code === "http_error")).toHaveLength(10);
+    expect(readFileSync(join(tmp, "faults.csv"), "utf8").split("\n")[0]).toContain("ttft_ms_p50");
+    expect(readFileSync(join(tmp, "faults.md"), "utf8")).toContain("| level | req | err |");
+  });
+
+  it("an unreachable server: every request errors, levels are still written", async () => {
+    const m = await startMock({});
+    const url = m.url;
+    await m.close();
+    const out = join(tmp, "down.json");
+    const doc = await runSweep({
+      ...conn(url),
+      config: config({ levels: [1, 2], requests_per_level: 2 }),
+      out,
+    });
+    expect(doc.levels.map((l) => l.errors_by_code)).toEqual([{ connect_failed: 2 }, { connect_failed: 4 }]);
+    expect(existsSync(out)).toBe(true);
+  });
+
+  it("per-request records can go to a sibling JSON Lines file", async () => {
+    const out = join(tmp, "sib.json");
+    await runSweep({ ...conn(mock.url), config: config({ requests_per_level: 3 }), out, records: "file" });
+    const doc = parseResultDocument(JSON.parse(readFileSync(out, "utf8")));
+    expect(doc.requests).toBeNull();
+    expect(doc.requests_file).toBe("sib.requests.jsonl");
+    expect(readFileSync(join(tmp, "sib.requests.jsonl"), "utf8").trim().split("\n")).toHaveLength(3);
+  });
+});
+
+describe("the CLI", () => {
+  it("invalid flags: a clear message and exit code 2", async () => {
+    for (const args of [
+      ["sweep", "--levels", "1,x"],
+      ["sweep", "--mode", "sideways"],
+      ["sweep", "--bogus"],
+      ["sweep", "--extra-body", "{nope"],
+      ["sweep", "--base-url", "ftp://x"],
+      ["mockserver", "--fault", "explode:1"],
+      ["nosuchcommand"],
+    ]) {
+      const r = await runCli(args);
+      expect(r.code, args.join(" ")).toBe(2);
+      expect(r.stderr.length).toBeGreaterThan(10);
+    }
+  });
+
+  it("sweep writes JSON, CSV and Markdown and prints the table", async () => {
+    const m = await startMock({ ttftMs: 5, itlMs: 1 });
+    const out = join(tmp, "cli.json");
+    const r = await runCli([
+      "sweep",
+      "--base-url",
+      m.url,
+      "--levels",
+      "1,2",
+      "--requests",
+      "4",
+      "--max-tokens",
+      "4",
+      "--out",
+      out,
+      "--quiet",
+    ]);
+    await m.close();
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^\| level \| req \| err \| out tok\/s/);
+    expect(r.stdout.trim().split("\n")).toHaveLength(4);
+    const doc = parseResultDocument(JSON.parse(readFileSync(out, "utf8")));
+    expect(doc.target.model).toBe("mock-model"); // discovered from /v1/models
+    expect(existsSync(join(tmp, "cli.csv"))).toBe(true);
+  });
+
+  it("--resume after a kill finishes the sweep without redoing finished levels", async () => {
+    const m = await startMock({ ttftMs: 20, itlMs: 20, capacity: 8 });
+    const out = join(tmp, "resume.json");
+    const args = [
+      "sweep",
+      "--base-url",
+      m.url,
+      "--levels",
+      "1,2,3",
+      "--requests",
+      "6",
+      "--max-tokens",
+      "10",
+      "--warmup",
+      "0",
+      "--out",
+      out,
+      "--quiet",
+    ];
+    const child = spawnCli(args);
+    // Wait for the first checkpoint (level 1 done), then kill hard mid-level-2.
+    const t0 = Date.now();
+    while (Date.now() - t0 < 30_000) {
+      if (existsSync(out)) {
+        const d = JSON.parse(readFileSync(out, "utf8"));
+        if (d.levels.length >= 1) break;
+      }
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    child.kill("SIGKILL");
+    await new Promise((r) => child.on("close", r));
+    const partial = parseResultDocument(JSON.parse(readFileSync(out, "utf8")));
+    expect(partial.complete).toBe(false);
+    expect(partial.levels.length).toBeGreaterThanOrEqual(1);
+    expect(partial.levels.length).toBeLessThan(3);
+    const firstLevel = partial.levels[0]!;
+
+    // Without --quiet: notices (here "resuming") are printed; --quiet prints only errors.
+    const r = await runCli([...args.slice(0, -1), "--resume"]);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toMatch(/resuming/);
+    const done = parseResultDocument(JSON.parse(readFileSync(out, "utf8")));
+    expect(done.complete).toBe(true);
+    expect(done.levels.map((l) => l.level)).toEqual([1, 2, 3]);
+    expect(done.levels[0]).toEqual(firstLevel); // not redone
+    const ids = done.requests!.map((x) => x.id);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(done.requests!.filter((x) => x.level === 1)).toHaveLength(6);
+
+    const mismatch = await runCli([...args.slice(0, -1), "--max-tokens", "11", "--resume"]);
+    expect(mismatch.code).toBe(1);
+    expect(mismatch.stderr).toContain("resume_mismatch");
+    await m.close();
+  });
+});

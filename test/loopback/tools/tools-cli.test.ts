@@ -1,0 +1,193 @@
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { parseResultDocument } from "../../../src/schema/v1.ts";
+import { runCli } from "../../helpers/cli.ts";
+import { startMock } from "../../helpers/mock-process.ts";
+
+const tmp = mkdtempSync(join(tmpdir(), "tokenbench-tools-"));
+
+function pngSize(buf: Buffer): { w: number; h: number } {
+  expect(buf.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]))).toBe(true);
+  expect(buf.subarray(12, 16).toString("latin1")).toBe("IHDR");
+  return { w: buf.readUInt32BE(16), h: buf.readUInt32BE(20) };
+}
+
+describe("plots", () => {
+  it("sweep --plots and report: SVG and PNG files with the data points in them", {
+    timeout: 90_000,
+  }, async () => {
+    const m = await startMock({ ttftMs: 5, itlMs: 2, capacity: 2 });
+    const out = join(tmp, "sweep.json");
+    const r = await runCli([
+      "sweep",
+      "--base-url",
+      m.url,
+      "--levels",
+      "1,2,4",
+      "--requests",
+      "8",
+      "--max-tokens",
+      "6",
+      "--metrics-interval-ms",
+      "50",
+      "--out",
+      out,
+      "--plots",
+      "--quiet",
+    ]);
+    await m.close();
+    expect(r.code, r.stderr).toBe(0);
+    const doc = parseResultDocument(JSON.parse(readFileSync(out, "utf8")));
+    const dir = join(tmp, "sweep-plots");
+    for (const name of ["throughput", "latency", "knee", "goodput", "metrics-timeline"]) {
+      const svg = readFileSync(join(dir, `${name}.svg`), "utf8");
+      expect(svg.startsWith("<svg"), name).toBe(true);
+      expect(svg.trimEnd().endsWith("</svg>"), name).toBe(true);
+      const { w, h } = pngSize(readFileSync(join(dir, `${name}.png`)));
+      expect(w).toBeGreaterThan(300);
+      expect(h).toBeGreaterThan(150);
+    }
+    const svg = readFileSync(join(dir, "throughput.svg"), "utf8");
+    for (const l of doc.levels) {
+      const label = `concurrent users: ${l.level}; output tok/s: `;
+      const m2 = new RegExp(`${label}([0-9.]+)`).exec(svg);
+      expect(m2, `level ${l.level} point`).not.toBeNull();
+      expect(Number(m2![1])).toBeCloseTo(l.output_tok_s, 3);
+    }
+    const rep = await runCli(["report", out, "--out-dir", join(tmp, "again"), "--png", "false"]);
+    expect(rep.code).toBe(0);
+    expect(rep.stdout).toMatch(/^\| level \|/);
+    expect(existsSync(join(tmp, "again", "knee.svg"))).toBe(true);
+    expect(existsSync(join(tmp, "again", "knee.png"))).toBe(false);
+  });
+});
+
+describe("compare, import, export from the CLI", () => {
+  const example = "schema/examples/closed-sweep.json";
+
+  it("exit 0 when nothing regressed, 1 when something did, 2 on usage errors; md and json", async () => {
+    const same = await runCli(["compare", example, example]);
+    expect(same.code).toBe(0);
+    expect(same.stdout).toMatch(/0 regressed/);
+    const doc = JSON.parse(readFileSync(example, "utf8"));
+    for (const l of doc.levels) l.output_tok_s *= 0.5;
+    const worse = join(tmp, "worse.json");
+    writeFileSync(worse, JSON.stringify(doc));
+    const r = await runCli(["compare", example, worse, "--format", "json"]);
+    expect(r.code).toBe(1);
+    const j = JSON.parse(r.stdout);
+    expect(
+      j.rows.find(
+        (x: { benchmark: string; measure: string }) =>
+          x.benchmark === "closed c=4" && x.measure === "output_tok_s",
+      ).verdict,
+    ).toBe("regressed");
+    expect((await runCli(["compare", example])).code).toBe(2);
+    expect((await runCli(["compare", example, join(tmp, "missing.json")])).code).toBe(2);
+    // thresholds and fail-on: output tok/s -50 % under its own -60 % rule is no regression
+    const own = [
+      "--thresholds",
+      "output_tok_s=-60%, total_tok_s=-60%, req_s=-60%, goodput_req_s=-60%, *=t-test",
+    ];
+    const pass = await runCli([
+      "compare",
+      example,
+      worse,
+      ...own,
+      "--fail-on",
+      "regression",
+      "--format",
+      "json",
+    ]);
+    expect(pass.code, pass.stderr).toBe(0);
+    expect(JSON.parse(pass.stdout).rules).toBe(
+      "output_tok_s=-60%, total_tok_s=-60%, req_s=-60%, goodput_req_s=-60%, *=t-test",
+    );
+    // a tighter own rule: a regression, so exit 1 under fail-on regression
+    const gate = await runCli([
+      "compare",
+      example,
+      worse,
+      "--thresholds",
+      "output_tok_s=-10%",
+      "--fail-on",
+      "regression",
+    ]);
+    expect(gate.code).toBe(1);
+    expect(gate.stdout).toMatch(
+      /\| closed c=4 \| output_tok_s \| .* \| -10% \| percent_threshold \| REGRESSED \|/,
+    );
+    // judged by *: a warning; fail-on never passes whatever regressed
+    expect((await runCli(["compare", example, worse, "--fail-on", "never"])).code).toBe(0);
+    // unlike workloads: refused (exit 2) naming the fields, unless allowed
+    const other = JSON.parse(readFileSync(example, "utf8"));
+    other.config.max_tokens = 256;
+    other.config.prompt_tokens = 2000;
+    other.config.mode = "open";
+    const otherPath = join(tmp, "other-workload.json");
+    writeFileSync(otherPath, JSON.stringify(other));
+    const unlike = await runCli(["compare", example, otherPath]);
+    expect(unlike.code).toBe(2);
+    expect(unlike.stderr).toMatch(
+      /different workloads.*mode "closed" vs "open"; prompt_tokens \d+ vs 2000; max_tokens \d+ vs 256/,
+    );
+    const forced = await runCli(["compare", example, otherPath, "--allow-different-workloads"]);
+    expect(forced.code).toBe(0);
+    expect(forced.stderr).toMatch(
+      /warning: different workloads compared .*: mode, prompt_tokens, max_tokens/,
+    );
+    const bad = await runCli(["compare", example, worse, "--thresholds", "output_tok_s=+5%"]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/--thresholds: rule for output_tok_s/);
+  });
+
+  it("import vllm and export gab", async () => {
+    const out = join(tmp, "imported.json");
+    const r = await runCli(["import", "vllm", "test/fixtures/vllm-bench-serve.json", "--out", out]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(parseResultDocument(JSON.parse(readFileSync(out, "utf8"))).levels[0]!.level).toBe(4);
+    const e = await runCli(["export", "gab", out, "--out-dir", join(tmp, "gab")]);
+    expect(e.code).toBe(0);
+    const bigger = JSON.parse(readFileSync(join(tmp, "gab", "customBiggerIsBetter.json"), "utf8"));
+    expect(bigger.find((x: { name: string }) => x.name === "closed c=4 output_tok_s")).toBeTruthy();
+    expect((await runCli(["import", "vllm", "package.json"])).code).toBe(2);
+    // Bencher Metric Format: benchmark -> measure slug -> {value}, the document's own values
+    const b = await runCli(["export", "bencher", out]);
+    expect(b.code, b.stderr).toBe(0);
+    const bmf = JSON.parse(b.stdout);
+    const doc = parseResultDocument(JSON.parse(readFileSync(out, "utf8")));
+    expect(bmf["closed c=4"]["output-tok-s"]).toEqual({ value: doc.levels[0]!.output_tok_s });
+    expect(bmf["closed c=4"]["ttft-p95-ms"]).toEqual({ value: doc.levels[0]!.ttft_ms.p95 });
+    expect((await runCli(["export", "csv", out])).code).toBe(2);
+  });
+
+  it("import vllm: several results and --append-result JSON Lines into one document, a level each", async () => {
+    const one = JSON.parse(readFileSync("test/fixtures/vllm-bench-serve.json", "utf8"));
+    const appended = join(tmp, "appended.jsonl");
+    writeFileSync(
+      appended,
+      `${JSON.stringify({ ...one, max_concurrency: 16 })}\n${JSON.stringify({ ...one, max_concurrency: 8 })}\n`,
+    );
+    const out = join(tmp, "many.json");
+    const r = await runCli(["import", "vllm", "test/fixtures/vllm-bench-serve.json", appended, "--out", out]);
+    expect(r.code, r.stderr).toBe(0);
+    const doc = parseResultDocument(JSON.parse(readFileSync(out, "utf8")));
+    expect(doc.levels.map((l) => l.level)).toEqual([4, 8, 16]);
+    expect(doc.config!.levels).toEqual([4, 8, 16]);
+    const twice = await runCli([
+      "import",
+      "vllm",
+      "test/fixtures/vllm-bench-serve.json",
+      "test/fixtures/vllm-bench-serve.json",
+    ]);
+    expect(twice.code).toBe(2);
+    expect(twice.stderr).toMatch(/level 4 appears in .*vllm-bench-serve\.json\) and in/);
+    const open = join(tmp, "open.json");
+    writeFileSync(open, JSON.stringify({ ...one, max_concurrency: null, request_rate: 2 }));
+    const mixed = await runCli(["import", "vllm", "test/fixtures/vllm-bench-serve.json", open]);
+    expect(mixed.code).toBe(2);
+    expect(mixed.stderr).toMatch(/is open loop, .* is closed loop/);
+  });
+});

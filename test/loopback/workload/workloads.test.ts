@@ -1,0 +1,322 @@
+/**
+ * Real workloads (#13): `--dataset` sends the file's prompts (chat messages as given) in the
+ * seeded shuffle's order with their output lengths, records which file it was, and makes the
+ * workload fingerprint cover it. Checked against a recording server in its own process.
+ */
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { readResults } from "../../../src/core/results/files.ts";
+import { datasetOrder, parseDataset } from "../../../src/core/workload/dataset.ts";
+import { runCli } from "../../helpers/cli.ts";
+import { startHostileServer } from "../../helpers/hostile-process.ts";
+
+const FILE = resolve(import.meta.dirname, "../../../examples/dataset.jsonl");
+let server: Awaited<ReturnType<typeof startHostileServer>>;
+let root: string;
+const dir = mkdtempSync(join(tmpdir(), "tb-workloads-"));
+
+beforeAll(async () => {
+  server = await startHostileServer();
+  root = server.root;
+});
+afterAll(() => {
+  server?.stop();
+});
+
+const recorded = async (): Promise<{ messages: { role: string; content: string }[]; max_tokens: number }[]> =>
+  (await fetch(`${root}/recorded/`)).json();
+
+async function sweep(name: string, args: string[]) {
+  const out = join(dir, `${name}.json`);
+  const r = await runCli([
+    "sweep",
+    "--base-url",
+    `${root}/record`,
+    "--model",
+    "hostile",
+    "--levels",
+    "1",
+    "--requests",
+    "6",
+    "--warmup",
+    "0",
+    "--metrics-interval-ms",
+    "0",
+    "--seed",
+    "11",
+    "--out",
+    out,
+    ...args,
+  ]);
+  expect(r.code, r.stderr).toBe(0);
+  return readResults(out);
+}
+
+describe("--dataset", () => {
+  it("sends the file's prompts in the seeded order, messages as given, with their output lengths", async () => {
+    const before = (await recorded()).length;
+    const { doc } = await sweep("dataset", ["--dataset", FILE]);
+    const sent = (await recorded()).slice(before);
+    const ds = parseDataset(readFileSync(FILE, "utf8"), "dataset.jsonl");
+    const order = datasetOrder(ds.entries.length, 11);
+    expect(sent).toHaveLength(6);
+    sent.forEach((body, i) => {
+      const e = ds.entries[order[i]!]!;
+      expect(body.messages).toEqual(e.messages ?? [{ role: "user", content: e.prompt }]);
+      expect(body.max_tokens).toBe(e.outputTokens ?? doc.config!.max_tokens);
+    });
+    expect(doc.config!.dataset).toEqual({ name: "dataset.jsonl", lines: 40, sha256: ds.sha256 });
+    // the fingerprint covers the dataset: a synthetic run of the same flags differs
+    const synthetic = await sweep("synthetic", ["--calibrate-prompts", "false"]);
+    expect(synthetic.doc.workload_fingerprint).not.toBe(doc.workload_fingerprint);
+  });
+
+  it("ShareGPT layout: the first human turn of each conversation", async () => {
+    const share = join(dir, "sharegpt.json");
+    writeFileSync(
+      share,
+      JSON.stringify([
+        {
+          conversations: [
+            { from: "human", value: "first question" },
+            { from: "gpt", value: "answer" },
+          ],
+        },
+        {
+          conversations: [
+            { from: "system", value: "sys" },
+            { from: "human", value: "second question" },
+          ],
+        },
+      ]),
+    );
+    const before = (await recorded()).length;
+    await sweep("sharegpt", ["--dataset", share, "--requests", "2"]);
+    const sent = (await recorded())
+      .slice(before)
+      .map((b) => b.messages[0]!.content)
+      .sort();
+    expect(sent).toEqual(["first question", "second question"]);
+  });
+
+  it("a bad line is named with its file and line, before any request", async () => {
+    const bad = join(dir, "bad.jsonl");
+    writeFileSync(bad, '{"prompt": "ok"}\n{"messages": [{"role": "wizard", "content": "x"}]}\n');
+    const before = (await recorded()).length;
+    const r = await runCli(["sweep", "--base-url", `${root}/record`, "--model", "hostile", "--dataset", bad]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/\[dataset_invalid\]: bad\.jsonl: line 2: messages\[0\] must be/);
+    expect((await recorded()).length).toBe(before);
+  });
+});
+
+describe("--ramp-up-s", () => {
+  it("closed loop: users join one by one over the ramp; ramp requests are excluded and counted", async () => {
+    const { doc, records } = await sweep("ramp-closed", [
+      "--base-url",
+      `${root}/slow-ish`,
+      "--levels",
+      "4",
+      "--requests",
+      "8",
+      "--ramp-up-s",
+      "1",
+      "--calibrate-prompts",
+      "false",
+      "--records",
+      "file",
+    ]);
+    const ramp = records.filter((r) => r.ramp);
+    const measured = records.filter((r) => !r.warmup);
+    const level = doc.levels[0]!;
+    expect(ramp.length).toBeGreaterThan(0);
+    expect(level.ramp_requests).toBe(ramp.length);
+    expect(level.requests).toBe(8);
+    expect(measured).toHaveLength(8);
+    const t0 = Math.min(...ramp.map((r) => r.send_ms));
+    // every measured request went out after the ramp; the ramp's first quarter has fewer users than its last
+    for (const r of measured) expect(r.send_ms - t0).toBeGreaterThanOrEqual(990);
+    const inQuarter = (a: number, b: number) =>
+      ramp.filter((r) => r.send_ms - t0 >= a && r.send_ms - t0 < b).length;
+    expect(inQuarter(0, 250)).toBeLessThan(inQuarter(750, 1000));
+    expect(doc.config!.ramp_up_s).toBe(1);
+  });
+
+  it("open loop: the rate rises linearly from 0: arrivals at sqrt(2 k ramp / rate)", async () => {
+    const { records } = await sweep("ramp-open", [
+      "--mode",
+      "open",
+      "--levels",
+      "20",
+      "--requests",
+      "10",
+      "--ramp-up-s",
+      "1",
+      "--calibrate-prompts",
+      "false",
+      "--records",
+      "file",
+    ]);
+    const ramp = records.filter((r) => r.ramp).sort((a, b) => a.send_ms - b.send_ms);
+    expect(ramp).toHaveLength(10); // 20 req/s x 1 s / 2
+    const t0 = ramp[0]!.send_ms;
+    for (const [k, r] of ramp.entries())
+      expect(Math.abs(r.send_ms - t0 - Math.sqrt(2 * k * 1000 * 50))).toBeLessThan(25);
+    expect(records.filter((r) => !r.warmup)).toHaveLength(10);
+  });
+});
+
+describe("--shared-prefix-tokens --prefix-groups", () => {
+  it("each group's prompts begin with the same prefix, other groups' with another", async () => {
+    const before = (await recorded()).length;
+    await sweep("prefix-sent", [
+      "--shared-prefix-tokens",
+      "40",
+      "--prefix-groups",
+      "2",
+      "--requests",
+      "6",
+      "--calibrate-prompts",
+      "false",
+    ]);
+    const sent = (await recorded()).slice(before).map((b) => b.messages[0]!.content);
+    expect(sent).toHaveLength(6);
+    const prefix = (s: string) => s.split("\n")[0]!;
+    const groups = new Map<string, number>();
+    for (const s of sent) groups.set(prefix(s), (groups.get(prefix(s)) ?? 0) + 1);
+    expect([...groups.values()].sort()).toEqual([3, 3]);
+    for (const p of groups.keys()) expect(p.split(" ").length).toBe(40);
+    expect(new Set(sent).size).toBe(6); // the rest of each prompt is its own
+  });
+
+  it("against the mock's prefix cache: the shared prefix shows as cached tokens, reported per level", async () => {
+    const { startMock } = await import("../../helpers/mock-process.ts");
+    const m = await startMock({ ttftMs: 5, itlMs: 1 });
+    try {
+      const run = async (name: string, extra: string[]) => {
+        const out = join(dir, `${name}.json`);
+        const r = await runCli([
+          "sweep",
+          "--base-url",
+          m.url,
+          "--levels",
+          "1",
+          "--requests",
+          "8",
+          "--warmup",
+          "0",
+          "--prompt-tokens",
+          "40",
+          "--max-tokens",
+          "4",
+          "--metrics-interval-ms",
+          "0",
+          "--calibrate-prompts",
+          "false",
+          "--out",
+          out,
+          ...extra,
+        ]);
+        expect(r.code, r.stderr).toBe(0);
+        return readResults(out).doc.levels[0]!;
+      };
+      const shared = await run("prefix-mock", ["--shared-prefix-tokens", "200", "--prefix-groups", "2"]);
+      const unique = await run("no-prefix-mock", []);
+      expect(shared.cached_tokens_pct).toBeGreaterThan(50);
+      expect(unique.cached_tokens_pct ?? 0).toBeLessThan(shared.cached_tokens_pct! / 2);
+    } finally {
+      await m.close();
+    }
+  });
+});
+
+describe("--mode search", () => {
+  it("finds the mock's saturation point within 10 % in at most 8 probes, and says how", async () => {
+    const { startMock } = await import("../../helpers/mock-process.ts");
+    // 16 slots, each busy 60 ms + 31 x 12 ms = 432 ms for 32 tokens: 16 / 0.432 s = 37.0 req/s
+    const m = await startMock({ ttftMs: 60, itlMs: 12, capacity: 16, prefixCacheTokens: 0 });
+    const implied = 16 / 0.432;
+    try {
+      const out = join(dir, "search.json");
+      const r = await runCli(
+        [
+          "sweep",
+          "--base-url",
+          m.url,
+          "--mode",
+          "search",
+          "--levels",
+          "8",
+          "--duration",
+          "3",
+          "--max-tokens",
+          "32",
+          "--ignore-eos",
+          "--slo-ttft-ms",
+          "500",
+          "--arrival",
+          "constant",
+          "--warmup",
+          "0",
+          "--calibrate-prompts",
+          "false",
+          "--metrics-interval-ms",
+          "0",
+          "--out",
+          out,
+        ],
+        { timeoutMs: 180_000 },
+      );
+      expect(r.code, r.stderr).toBe(0);
+      const { doc } = readResults(out);
+      const s = doc.saturation!;
+      expect(s.probes).toBeLessThanOrEqual(8);
+      expect(doc.levels).toHaveLength(s.probes);
+      expect(Math.abs(s.max_rate_rps! - implied) / implied).toBeLessThanOrEqual(0.1);
+      expect(s.bracket_rps[0]).toBe(s.max_rate_rps);
+      expect(s.bracket_rps[1]!).toBeGreaterThan(s.max_rate_rps!);
+      expect(s.pass_pct_at_max!).toBeGreaterThanOrEqual(90);
+      expect(s.method).toMatch(/bisected/);
+      expect(doc.config!.mode).toBe("open");
+      expect(doc.config!.search).toEqual({ target_pass_pct: 90, max_probes: 8 });
+      expect(r.stdout).toMatch(/sustains \d+(\.\d+)? req\/s under SLO \(bracket [\d.]+–[\d.]+/);
+    } finally {
+      await m.close();
+    }
+  }, 200_000);
+
+  it("without an SLO, or with several starting levels, it is a usage error", async () => {
+    const a = await runCli([
+      "sweep",
+      "--base-url",
+      `${root}/record`,
+      "--model",
+      "hostile",
+      "--mode",
+      "search",
+      "--duration",
+      "1",
+    ]);
+    expect(a.code).toBe(2);
+    expect(a.stderr).toMatch(/search needs an SLO/);
+    const b = await runCli([
+      "sweep",
+      "--base-url",
+      `${root}/record`,
+      "--model",
+      "hostile",
+      "--mode",
+      "search",
+      "--duration",
+      "1",
+      "--slo-ttft-ms",
+      "100",
+      "--levels",
+      "1,2",
+    ]);
+    expect(b.code).toBe(2);
+    expect(b.stderr).toMatch(/one starting rate/);
+  });
+});

@@ -1,0 +1,291 @@
+import { readFileSync } from "node:fs";
+import { resolve } from "node:path";
+import { describe, expect, it } from "vitest";
+import { parse } from "yaml";
+import { GITHUB_COMMENT_LIMIT, renderComment, stickyMarker } from "../../../src/action/comment.ts";
+import { runContext } from "../../../src/action/context.ts";
+import { ACTION_INPUTS, InputError, readInputs } from "../../../src/action/inputs.ts";
+import { uploadResults } from "../../../src/action/publish.ts";
+import { parseResultDocument, type ResultDocument } from "../../../src/schema/v1.ts";
+import { compareRows } from "../../../src/shared/compare.ts";
+import { documentPoints } from "../../../src/shared/measures.ts";
+
+const ROOT = resolve(import.meta.dirname, "../../..");
+const example = () =>
+  parseResultDocument(JSON.parse(readFileSync(resolve(ROOT, "schema/examples/closed-sweep.json"), "utf8")));
+
+describe("inputs", () => {
+  const get = (m: Record<string, string>) => (n: string) => m[n] ?? "";
+  it("defaults and parsing", () => {
+    const i = readInputs(get({ "base-url": "http://127.0.0.1:8000/", levels: "1, 8", "slo-ttft-ms": "500" }));
+    expect(i.baseUrl).toBe("http://127.0.0.1:8000");
+    expect(i.sweep.levels).toEqual([1, 8]);
+    expect(i.sweep.slo.ttft_ms).toBe(500);
+    expect(i.failOnRegression).toBe(false);
+    expect(i.sweep.metrics_interval_ms).toBe(500);
+  });
+  it("errors name the input", () => {
+    const bad: [Record<string, string>, string][] = [
+      [{}, "base-url"],
+      [{ "base-url": "x" }, "base-url"],
+      [{ "base-url": "http://a", levels: "0" }, "levels"],
+      [{ "base-url": "http://a", mode: "sideways" }, "mode"],
+      [{ "base-url": "http://a", "fail-on-regression": "perhaps" }, "fail-on-regression"],
+      [{ "base-url": "http://a", "extra-body": "[1]" }, "extra-body"],
+    ];
+    for (const [m, name] of bad) {
+      try {
+        readInputs(get(m));
+        expect.unreachable(name);
+      } catch (err) {
+        expect(err).toBeInstanceOf(InputError);
+        expect((err as InputError).input).toBe(name);
+        expect((err as Error).message).toContain(`input "${name}"`);
+      }
+    }
+  });
+  it("action.yml declares exactly the table's inputs, with the table's defaults", () => {
+    const yml = parse(readFileSync(resolve(ROOT, "action.yml"), "utf8")) as {
+      inputs: Record<string, { default?: string; required?: boolean }>;
+    };
+    const table = Object.values(ACTION_INPUTS).filter((s) => s.input !== null);
+    const read = new Set(table.map((s) => s.input!));
+    const declared = new Set(Object.keys(yml.inputs));
+    for (const r of read) expect(declared, r).toContain(r);
+    for (const d of declared) expect(read, d).toContain(d);
+    for (const s of table) {
+      // base-url: the CLI defaults to 127.0.0.1:8000; the Action asks for it (readInputs checks).
+      const want = s.input === "base-url" ? null : s.defaultText;
+      expect(yml.inputs[s.input!]!.default ?? null, s.input!).toBe(want);
+    }
+  });
+});
+
+describe("run context", () => {
+  it("uses the PR head sha, not the merge commit", () => {
+    const c = runContext(
+      {
+        GITHUB_REPOSITORY: "a/b",
+        GITHUB_SHA: "merge",
+        GITHUB_REF: "refs/pull/3/merge",
+        GITHUB_EVENT_NAME: "pull_request",
+        GITHUB_RUN_ID: "9",
+        GITHUB_RUN_ATTEMPT: "2",
+      },
+      {
+        pull_request: {
+          number: 3,
+          head: { sha: "head", ref: "feat", repo: { full_name: "a/b", fork: false } },
+          base: { ref: "main", repo: { full_name: "a/b" } },
+        },
+      },
+    );
+    expect(c.git).toMatchObject({
+      sha: "head",
+      branch: "feat",
+      base_branch: "main",
+      pr_number: 3,
+      workflow_run_id: "9",
+      run_attempt: 2,
+    });
+    expect(c.isFork).toBe(false);
+    expect(c.runUrl).toBe("https://github.com/a/b/actions/runs/9");
+  });
+  it("detects forks and reads workflow_run events", () => {
+    expect(
+      runContext(
+        { GITHUB_REPOSITORY: "a/b" },
+        {
+          pull_request: {
+            number: 1,
+            head: { repo: { full_name: "x/b", fork: true } },
+            base: { repo: { full_name: "a/b" } },
+          },
+        },
+      ).isFork,
+    ).toBe(true);
+    const w = runContext(
+      { GITHUB_REPOSITORY: "a/b", GITHUB_REF: "refs/heads/main" },
+      {
+        workflow_run: {
+          head_sha: "s",
+          head_branch: "feat",
+          pull_requests: [{ number: 5, base: { ref: "main" } }],
+        },
+      },
+    );
+    expect(w.git).toMatchObject({ sha: "s", branch: "feat", pr_number: 5, base_branch: "main" });
+  });
+});
+
+describe("PR comment", () => {
+  it("renders a table with baseline, head, delta and verdict", () => {
+    const doc = example();
+    const pts = documentPoints(doc);
+    const rows = compareRows(
+      pts,
+      pts.map((p) => ({ ...p, value: p.value * 1.5 })),
+    ).rows;
+    const md = renderComment({
+      doc,
+      testbed: "tb",
+      rows,
+      baseBranch: "main",
+      baselineRuns: 1,
+      links: { run: "https://r" },
+    });
+    expect(md.startsWith(stickyMarker("tb", "closed 1,4"))).toBe(true);
+    expect(md).toMatch(
+      /\| closed c=4 \| output tok\/s \| [0-9.]+ \| [0-9.]+ \| -33\.3 % \| – \| 🔴 regressed \(warning\) <sub>t-test<\/sub> \|/,
+    );
+    expect(md).toContain("[workflow run](https://r)");
+  });
+  it("stays under GitHub's 65,536-character limit, regressions first", () => {
+    const doc = example();
+    const big: ResultDocument = {
+      ...doc,
+      levels: Array.from({ length: 600 }, (_, i) => ({ ...doc.levels[0]!, level: i + 1 })),
+    };
+    const pts = documentPoints(big);
+    const rows = compareRows(
+      pts,
+      pts.map((p, i) => ({ ...p, value: i === 5 ? p.value * 2 : p.value })),
+    ).rows;
+    const md = renderComment({
+      doc: big,
+      testbed: "tb",
+      rows,
+      baseBranch: "main",
+      baselineRuns: 1,
+      links: {},
+    });
+    expect(md.length).toBeLessThan(GITHUB_COMMENT_LIMIT);
+    expect(md).toMatch(/rows left out to stay under GitHub's comment limit/);
+    const above = md.slice(0, md.indexOf("<details>"));
+    expect(above.split("\n").filter((l) => l.startsWith("| closed")).length).toBeLessThanOrEqual(15);
+  });
+
+  it("reads in ten seconds: key measures at the levels that matter, counts that match the rows shown", () => {
+    const doc = example();
+    const seven: ResultDocument = {
+      ...doc,
+      levels: [1, 2, 4, 8, 16, 32, 64].map((level) => ({ ...doc.levels[0]!, level })),
+    };
+    const pts = documentPoints(seven);
+    // the baseline: level 8 had twice the throughput (head regressed there), level 64 has no baseline
+    const base = pts
+      .filter((p) => p.level !== 64)
+      .map((p) => ({ ...p, value: p.level === 8 && p.measure === "output_tok_s" ? p.value * 2 : p.value }));
+    const rows = compareRows(pts, base).rows;
+    const md = renderComment({
+      doc: seven,
+      testbed: "tb",
+      rows,
+      baseBranch: "main",
+      baselineRuns: 1,
+      links: {},
+    });
+    const above = md.slice(0, md.indexOf("<details>"));
+    const shown = above.split("\n").filter((l) => l.startsWith("| closed"));
+    // levels 1 and 64 (first, last) and 8 (regressed), three key measures each
+    expect(shown.map((l) => l.split(" | ")[0]!.slice(2))).toEqual([
+      ...Array(3).fill("closed c=1"),
+      ...Array(3).fill("closed c=8"),
+      ...Array(3).fill("closed c=64"),
+    ]);
+    expect(shown.map((l) => l.split(" | ")[1])).toEqual(
+      Array(3).fill(["output tok/s", "TTFT p95 (ms)", "ITL p50 (ms)"]).flat(),
+    );
+    const n = (v: string) => shown.filter((l) => l.includes(v)).length;
+    expect(above).toContain(
+      `**${n("🔴 regressed")} regressed, ${n("🟢 improved")} improved, ${n("⚪ unchanged")} unchanged, ${n("➖ no baseline")} without a baseline** in the ${shown.length} rows below`,
+    );
+    expect(n("🔴 regressed")).toBe(1);
+    // a missing baseline is shown as missing, never as 0
+    expect(shown.find((l) => l.startsWith("| closed c=64 | output tok/s"))).toMatch(
+      /\| – \| [0-9.]+ \| – \|/,
+    );
+    expect(md).toMatch(/\| 64 \| – → [0-9.]+ \|/);
+    expect(md).not.toContain("xychart");
+  });
+});
+
+describe("upload retries", () => {
+  it("retries network errors and 5xx with backoff, not 4xx", async () => {
+    const doc = example();
+    const delays: number[] = [];
+    let calls = 0;
+    const flaky = (async () => {
+      calls++;
+      if (calls === 1) throw new TypeError("fetch failed");
+      if (calls === 2) return new Response('{"error":{"code":"x","message":"busy"}}', { status: 503 });
+      return new Response('{"run":{"id":"abc"},"url":"http://s/runs/abc","created":true}', { status: 201 });
+    }) as typeof fetch;
+    const ok = await uploadResults(
+      "http://s",
+      doc,
+      "t",
+      { attempts: 4, baseDelayMs: 10, sleep: async (ms) => void delays.push(ms) },
+      flaky,
+    );
+    expect(ok).toMatchObject({ ok: true, runId: "abc", attempts: 3, created: true });
+    expect(delays).toEqual([10, 20]);
+    calls = 0;
+    const four = (async () => {
+      calls++;
+      return new Response('{"error":{"code":"schema_invalid","message":"no"}}', { status: 422 });
+    }) as typeof fetch;
+    const r = await uploadResults(
+      "http://s",
+      doc,
+      "t",
+      { attempts: 4, baseDelayMs: 1, sleep: async () => {} },
+      four,
+    );
+    expect(r.ok).toBe(false);
+    expect(calls).toBe(1);
+    expect(r.error).toContain("schema_invalid");
+  });
+});
+
+describe("README", () => {
+  it("the Action reference is generated from action.yml (npm run docs)", async () => {
+    const { readmeIsCurrent } = await import("../../../scripts/action-docs.ts");
+    expect(readmeIsCurrent(ROOT)).toBe(true);
+  });
+});
+
+describe("artifact upload", () => {
+  it("uploads every results file through the artifact client on a runner, and says so off one", async () => {
+    const { mkdtempSync, writeFileSync } = await import("node:fs");
+    const { tmpdir } = await import("node:os");
+    const { join } = await import("node:path");
+    const { uploadArtifact } = await import("../../../src/action/main.ts");
+    const dir = mkdtempSync(join(tmpdir(), "tb-art-"));
+    for (const f of ["results.json", "results.csv", "server.log"]) writeFileSync(join(dir, f), "x");
+    const calls: { name: string; files: string[]; root: string }[] = [];
+    const fake = {
+      async uploadArtifact(name: string, files: string[], root: string) {
+        calls.push({ name, files, root });
+        return { id: 77 };
+      },
+    };
+    const env = {
+      ACTIONS_RUNTIME_TOKEN: "t",
+      GITHUB_REPOSITORY: "a/b",
+      GITHUB_RUN_ID: "5",
+      GITHUB_SERVER_URL: "https://gh",
+    };
+    const r = await uploadArtifact("tokenbench-results", dir, env, fake);
+    expect(r).toEqual({ id: 77, url: "https://gh/a/b/actions/runs/5/artifacts/77" });
+    expect(calls[0]!.name).toBe("tokenbench-results");
+    expect(calls[0]!.files.map((f) => f.split("/").pop()).sort()).toEqual([
+      "results.csv",
+      "results.json",
+      "server.log",
+    ]);
+    const off = await uploadArtifact("x", dir, {}, fake);
+    expect(off).toEqual({ id: null, url: null });
+    expect(calls).toHaveLength(1);
+  });
+});
