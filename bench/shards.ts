@@ -8,9 +8,10 @@
 //   npx tsx bench/shards.ts [--quick] [--streams 16,256] [--workers 1,2,auto]
 import { availableParallelism } from "node:os";
 import { performance } from "node:perf_hooks";
-import { defaultSweepConfig } from "../src/core/load/level-plan.ts";
-import { autoWorkers } from "../src/core/load/worker-pool.ts";
+import { autoWorkers } from "../src/core/load/load-generator.ts";
+import { preflight } from "../src/core/server/preflight.ts";
 import { makeTarget } from "../src/core/server/target.ts";
+import { defaultSweepConfig } from "../src/core/sweep/config.ts";
 import { runSweep } from "../src/core/sweep/sweep.ts";
 import { f, pct, spawnMock } from "./lib.ts";
 
@@ -55,8 +56,14 @@ async function run(streams: number, workers: number) {
   });
   const cpu0 = process.cpuUsage();
   const t0 = performance.now();
+  const pre = await preflight(target, null, {
+    readyTimeoutS: 10,
+    serverLimits: {},
+    calibrate: false,
+    onNotice: () => {},
+  });
   const doc = await runSweep({
-    target,
+    pre,
     config,
     out: null,
     records: "inline",

@@ -10225,7 +10225,7 @@ var require_snapshot_utils = __commonJS({
 var require_snapshot_recorder = __commonJS({
   "node_modules/undici/lib/mock/snapshot-recorder.js"(exports, module) {
     "use strict";
-    var { writeFile, readFile, mkdir } = __require("node:fs/promises"), { dirname: dirname4, resolve } = __require("node:path"), { setTimeout: setTimeout2, clearTimeout: clearTimeout2 } = __require("node:timers"), { InvalidArgumentError, UndiciError } = require_errors(), { hashId, isUrlExcludedFactory, normalizeHeaders, createHeaderFilters } = require_snapshot_utils();
+    var { writeFile, readFile, mkdir } = __require("node:fs/promises"), { dirname: dirname3, resolve } = __require("node:path"), { setTimeout: setTimeout2, clearTimeout: clearTimeout2 } = __require("node:timers"), { InvalidArgumentError, UndiciError } = require_errors(), { hashId, isUrlExcludedFactory, normalizeHeaders, createHeaderFilters } = require_snapshot_utils();
     function formatRequestKey(opts, headerFilters, matchOptions = {}) {
       let url3 = new URL(opts.path, opts.origin), normalized = opts._normalizedHeaders || normalizeHeaders(opts.headers);
       return opts._normalizedHeaders || (opts._normalizedHeaders = normalized), {
@@ -10397,7 +10397,7 @@ var require_snapshot_recorder = __commonJS({
         if (!path)
           throw new InvalidArgumentError("Snapshot path is required");
         let resolvedPath = resolve(path);
-        await mkdir(dirname4(resolvedPath), { recursive: !0 });
+        await mkdir(dirname3(resolvedPath), { recursive: !0 });
         let data = Array.from(this.#snapshots.entries()).map(([hash2, snapshot]) => ({
           hash: hash2,
           snapshot
@@ -19501,6 +19501,8 @@ function readSettings(table, source) {
   }
   return out;
 }
+
+// src/core/settings/argv.ts
 function editDistance(a, b) {
   let d = Array.from({ length: b.length + 1 }, (_, j) => j);
   for (let i = 1; i <= a.length; i++) {
@@ -19639,6 +19641,10 @@ var DEFAULT_MOCK_OPTIONS = {
   stallS: 2,
   slowFirstByteMs: 1e3,
   cudaGraphMaxBs: null
+}, HTTP_FAULTS = {
+  http500: [500, "injected fault: internal server error", "internal_error"],
+  http503: [503, "injected fault: service unavailable", "unavailable_error"],
+  http429: [429, "injected fault: too many requests", "rate_limit_error"]
 };
 
 // src/mock/server.ts
@@ -20195,6 +20201,10 @@ function completionBody(r, usage) {
     usage
   };
 }
+var VOCAB = "the of and to in is was for on that with as it by at from his her an be this are or which".split(" "), vocabAt = (r, i) => VOCAB[(i + r.seq) % VOCAB.length];
+function generatedTokens(r) {
+  return Array.from({ length: r.emitted }, (_, i) => vocabAt(r, i));
+}
 
 // src/mock/timer-queue.ts
 import { performance as performance2 } from "node:perf_hooks";
@@ -20255,10 +20265,6 @@ var TimerQueue = class {
 };
 
 // src/mock/engine.ts
-var VOCAB = "the of and to in is was for on that with as it by at from his her an be this are or which".split(" "), vocabAt = (r, i) => VOCAB[(i + r.seq) % VOCAB.length];
-function generatedTokens(r) {
-  return Array.from({ length: r.emitted }, (_, i) => vocabAt(r, i));
-}
 var hrMs = () => Number(process.hrtime.bigint()) / 1e6, Engine = class {
   constructor(o) {
     this.o = o;
@@ -20341,12 +20347,9 @@ var hrMs = () => Number(process.hrtime.bigint()) / 1e6, Engine = class {
     let o = this.o, { promptTokens, maxTokens } = validateCompletion(body, chat, o);
     if (this.loading()) throw new HttpError(503, "model is still loading", "unavailable_error");
     let seq = ++this.seq, fault = this.pickFault(seq);
-    if (fault !== null && this.countFault(fault), fault === "http500")
-      throw new HttpError(500, "injected fault: internal server error", "internal_error");
-    if (fault === "http503")
-      throw new HttpError(503, "injected fault: service unavailable", "unavailable_error");
-    if (fault === "http429")
-      throw new HttpError(429, "injected fault: too many requests", "rate_limit_error");
+    fault !== null && this.countFault(fault);
+    let httpFault = fault !== null ? HTTP_FAULTS[fault] : void 0;
+    if (httpFault) throw new HttpError(...httpFault);
     if (o.maxQueue !== null && this.active.size >= o.capacity && this.queue.length >= o.maxQueue)
       throw this.rejected++, new HttpError(o.rejectStatus, "server queue is full", "rate_limit_error");
     let ignoreEos = body.ignore_eos === !0, target = maxTokens;
@@ -20796,10 +20799,6 @@ async function mockCommand(argv) {
   }), await server.close(), 0;
 }
 
-// src/cli/profile-command.ts
-import { mkdirSync as mkdirSync3, writeFileSync as writeFileSync3 } from "node:fs";
-import { dirname as dirname2 } from "node:path";
-
 // src/core/profile/profile.ts
 import { randomBytes as randomBytes3 } from "node:crypto";
 
@@ -20819,12 +20818,7 @@ function makeTarget(o) {
     basePath: u.pathname.replace(/\/+$/, "").replace(/\/v1$/, "")
   };
 }
-var withModel = (t, model) => ({ ...t, model }), url = (t, path) => t.origin + t.basePath + path, rootUrl = (t) => t.origin + t.basePath, completionsPath = (api) => api === "chat" ? "/v1/chat/completions" : "/v1/completions";
-function modelOf(t) {
-  if (t.model === null) throw new Error("internal: the target's model was not resolved");
-  return t.model;
-}
-var targetRecord = (t) => ({ base_url: t.baseUrl, api: t.api, model: modelOf(t) });
+var withModel = (t, model) => ({ ...t, model }), url = (t, path) => t.origin + t.basePath + path, rootUrl = (t) => t.origin + t.basePath, completionsPath = (api) => api === "chat" ? "/v1/chat/completions" : "/v1/completions", targetRecord = (t) => ({ base_url: t.baseUrl, api: t.api, model: t.model });
 
 // src/core/client/stream-client.ts
 var import_undici = __toESM(require_undici(), 1);
@@ -21016,7 +21010,7 @@ var SseParser = class {
 var STALE_CONNECTION = /* @__PURE__ */ new Set(["UND_ERR_SOCKET", "ECONNRESET", "EPIPE"]), MAX_STALE_RETRIES = 3;
 function buildRequestBody(cfg, spec) {
   let body = {
-    model: modelOf(cfg.target),
+    model: cfg.target.model,
     stream: !0,
     stream_options: { include_usage: !0 },
     max_tokens: spec.maxTokens,
@@ -36444,6 +36438,66 @@ function date4(params) {
 // src/schema/common.ts
 var num = external_exports.number(), nullableNum = external_exports.number().nullable(), RequestError = external_exports.object({ code: external_exports.string(), message: external_exports.string() });
 
+// src/schema/config.ts
+var SloConfig = external_exports.object({
+  ttft_ms: nullableNum,
+  tpot_ms: nullableNum,
+  e2e_ms: nullableNum
+}), SweepConfig = external_exports.object({
+  mode: external_exports.enum(["closed", "open"]),
+  levels: external_exports.array(num).min(1),
+  requests_per_level: external_exports.number().int().positive().nullable(),
+  duration_s: external_exports.number().positive().nullable(),
+  warmup_requests: external_exports.number().int().nonnegative(),
+  prompt_tokens: external_exports.number().int().positive(),
+  max_tokens: external_exports.number().int().positive(),
+  prompts: external_exports.enum(["fixed", "sample"]),
+  ignore_eos: external_exports.boolean(),
+  seed: external_exports.number().int(),
+  arrival: external_exports.enum(["poisson", "constant", "gamma"]),
+  burstiness: external_exports.number().positive(),
+  max_in_flight: external_exports.number().int().positive().nullable(),
+  timeout_s: external_exports.number().positive(),
+  slo: SloConfig,
+  extra_body: external_exports.record(external_exports.string(), external_exports.unknown()),
+  metrics_interval_ms: external_exports.number().int().positive().nullable(),
+  /** Header names only; values (API keys) are never written. */
+  header_names: external_exports.array(external_exports.string()),
+  /** `--shared-prefix-tokens N --prefix-groups G`: request i's prompt starts with group (i mod G)'s N tokens. */
+  shared_prefix: external_exports.object({ tokens: external_exports.number().int().positive(), groups: external_exports.number().int().positive() }).nullable().optional(),
+  /** `--mode search`: the pass rate to find the highest rate for, and the probes allowed. */
+  search: external_exports.object({ target_pass_pct: external_exports.number().min(0).max(100), max_probes: external_exports.number().int().min(2).max(100) }).nullable().optional(),
+  /** `--ramp-up-s`: users (or the rate) rose to the level over this long before measurement. */
+  ramp_up_s: external_exports.number().positive().nullable().optional(),
+  /** `--dataset`: the prompts' file, its line count and SHA-256 (absent: synthetic prompts). */
+  dataset: external_exports.object({
+    name: external_exports.string(),
+    lines: external_exports.number().int().nonnegative(),
+    sha256: external_exports.string().regex(/^[0-9a-f]{64}$/)
+  }).nullable().optional(),
+  /** `--turns T --think-time-ms MS`: each user holds conversations of T turns, re-sending the history. */
+  sessions: external_exports.object({ turns: external_exports.number().int().min(2), think_time_ms: external_exports.number().nonnegative() }).nullable().optional(),
+  /** `--trace`: requests at a trace's times (Mooncake JSONL), its file and the time scale. */
+  trace: external_exports.object({
+    name: external_exports.string(),
+    lines: external_exports.number().int().nonnegative(),
+    sha256: external_exports.string().regex(/^[0-9a-f]{64}$/),
+    speed: external_exports.number().positive()
+  }).nullable().optional()
+}), PromptCalibration = external_exports.object({
+  method: external_exports.enum(["count_tokens", "tokenize", "usage_probe"]),
+  /** Tokens the server adds around the user content (chat template, BOS), measured with one usage probe. */
+  template_overhead_tokens: external_exports.number().int(),
+  target_tokens: external_exports.number().int().positive(),
+  /** Words of synthetic text (after the per-request unique tag) that give target_tokens. */
+  words: external_exports.number().int().positive(),
+  reached_tokens: external_exports.number().int(),
+  within_tolerance: external_exports.boolean(),
+  tolerance_rule: external_exports.string(),
+  /** Tokens per word of the synthetic text, for prompts of other lengths (`--prompts sample`). */
+  tokens_per_word: num
+});
+
 // src/schema/level-parts.ts
 var ClientSelfCheck = external_exports.object({
   event_loop_delay_ms: external_exports.object({ p50: nullableNum, p99: nullableNum, max: nullableNum }),
@@ -36661,10 +36715,6 @@ var SCHEMA_VERSION = 1, Stats = external_exports.object({
   server_timings: external_exports.record(external_exports.string(), external_exports.unknown()).optional(),
   /** The server's `usage` object as sent, when it carries more than the three counts (details). */
   usage_raw: external_exports.record(external_exports.string(), external_exports.unknown()).optional()
-}), SloConfig = external_exports.object({
-  ttft_ms: nullableNum,
-  tpot_ms: nullableNum,
-  e2e_ms: nullableNum
 }), OpenLoopSummary = external_exports.object({
   arrival: external_exports.enum(["poisson", "constant", "gamma"]),
   burstiness: num,
@@ -36737,47 +36787,6 @@ var SCHEMA_VERSION = 1, Stats = external_exports.object({
     path: ["errors_by_code"],
     message: `errors_by_code sums to ${byCode}, errors is ${l.errors}`
   });
-}), SweepConfig = external_exports.object({
-  mode: external_exports.enum(["closed", "open"]),
-  levels: external_exports.array(num).min(1),
-  requests_per_level: external_exports.number().int().positive().nullable(),
-  duration_s: external_exports.number().positive().nullable(),
-  warmup_requests: external_exports.number().int().nonnegative(),
-  prompt_tokens: external_exports.number().int().positive(),
-  max_tokens: external_exports.number().int().positive(),
-  prompts: external_exports.enum(["fixed", "sample"]),
-  ignore_eos: external_exports.boolean(),
-  seed: external_exports.number().int(),
-  arrival: external_exports.enum(["poisson", "constant", "gamma"]),
-  burstiness: external_exports.number().positive(),
-  max_in_flight: external_exports.number().int().positive().nullable(),
-  timeout_s: external_exports.number().positive(),
-  slo: SloConfig,
-  extra_body: external_exports.record(external_exports.string(), external_exports.unknown()),
-  metrics_interval_ms: external_exports.number().int().positive().nullable(),
-  /** Header names only; values (API keys) are never written. */
-  header_names: external_exports.array(external_exports.string()),
-  /** `--shared-prefix-tokens N --prefix-groups G`: request i's prompt starts with group (i mod G)'s N tokens. */
-  shared_prefix: external_exports.object({ tokens: external_exports.number().int().positive(), groups: external_exports.number().int().positive() }).nullable().optional(),
-  /** `--mode search`: the pass rate to find the highest rate for, and the probes allowed. */
-  search: external_exports.object({ target_pass_pct: external_exports.number().min(0).max(100), max_probes: external_exports.number().int().min(2).max(100) }).nullable().optional(),
-  /** `--ramp-up-s`: users (or the rate) rose to the level over this long before measurement. */
-  ramp_up_s: external_exports.number().positive().nullable().optional(),
-  /** `--dataset`: the prompts' file, its line count and SHA-256 (absent: synthetic prompts). */
-  dataset: external_exports.object({
-    name: external_exports.string(),
-    lines: external_exports.number().int().nonnegative(),
-    sha256: external_exports.string().regex(/^[0-9a-f]{64}$/)
-  }).nullable().optional(),
-  /** `--turns T --think-time-ms MS`: each user holds conversations of T turns, re-sending the history. */
-  sessions: external_exports.object({ turns: external_exports.number().int().min(2), think_time_ms: external_exports.number().nonnegative() }).nullable().optional(),
-  /** `--trace`: requests at a trace's times (Mooncake JSONL), its file and the time scale. */
-  trace: external_exports.object({
-    name: external_exports.string(),
-    lines: external_exports.number().int().nonnegative(),
-    sha256: external_exports.string().regex(/^[0-9a-f]{64}$/),
-    speed: external_exports.number().positive()
-  }).nullable().optional()
 }), Target = external_exports.object({
   base_url: external_exports.string(),
   api: external_exports.enum(["chat", "completions"]),
@@ -36820,18 +36829,6 @@ var SCHEMA_VERSION = 1, Stats = external_exports.object({
   ),
   extracted: external_exports.record(external_exports.string(), external_exports.unknown()),
   limits: external_exports.record(external_exports.string(), external_exports.union([external_exports.string(), num]))
-}), PromptCalibration = external_exports.object({
-  method: external_exports.enum(["count_tokens", "tokenize", "usage_probe"]),
-  /** Tokens the server adds around the user content (chat template, BOS), measured with one usage probe. */
-  template_overhead_tokens: external_exports.number().int(),
-  target_tokens: external_exports.number().int().positive(),
-  /** Words of synthetic text (after the per-request unique tag) that give target_tokens. */
-  words: external_exports.number().int().positive(),
-  reached_tokens: external_exports.number().int(),
-  within_tolerance: external_exports.boolean(),
-  tolerance_rule: external_exports.string(),
-  /** Tokens per word of the synthetic text, for prompts of other lengths (`--prompts sample`). */
-  tokens_per_word: num
 }), ResultDocument = external_exports.object({
   schema_version: external_exports.literal(SCHEMA_VERSION),
   kind: external_exports.enum(["sweep", "profile"]),
@@ -37674,6 +37671,9 @@ function shapeFor(kind, index, seed, fixed) {
   let r = rng(seed * 1000003 + index >>> 0), row = SAMPLE_LENGTHS[Math.floor(r() * SAMPLE_LENGTHS.length)];
   return { promptTokens: row[0], maxTokens: Math.min(row[1], fixed.maxTokens) };
 }
+function wordsFor(cal, tokens) {
+  return tokens === cal.target_tokens ? cal.words : Math.max(1, cal.words + Math.round((tokens - cal.target_tokens) / cal.tokens_per_word));
+}
 
 // src/core/server/http.ts
 var import_undici2 = __toESM(require_undici(), 1);
@@ -37719,20 +37719,6 @@ async function httpCall(url3, opts = {}) {
     ) : fail(`${e.code ?? e.name}: ${e.message}`);
   }
 }
-async function discoverModel(target) {
-  let data = (await httpCall(url(target, "/v1/models"), { headers: { ...target.headers }, timeoutMs: 1e4 })).json?.data, id = Array.isArray(data) ? data[0]?.id : void 0;
-  return typeof id == "string" ? id : null;
-}
-async function resolveModel(target, discovered) {
-  if (target.model !== null) return target;
-  let m = discovered ?? await discoverModel(target);
-  if (m == null)
-    throw new TokenbenchError(
-      "model_unknown",
-      `no model given and ${rootUrl(target)}/v1/models did not name one: pass --model (Action input "model")`
-    );
-  return withModel(target, m);
-}
 function oneTokenRequest(target, model, timeoutMs = 3e4) {
   return httpCall(url(target, completionsPath(target.api)), {
     method: "POST",
@@ -37756,7 +37742,7 @@ async function usagePromptTokens(target, extraBody, text2) {
     method: "POST",
     headers: { ...target.headers },
     body: {
-      model: modelOf(target),
+      model: target.model,
       max_tokens: 1,
       temperature: 0,
       stream: !1,
@@ -37768,7 +37754,7 @@ async function usagePromptTokens(target, extraBody, text2) {
   return r.status !== 200 ? null : asCount(r.json?.usage?.prompt_tokens);
 }
 async function detectCounter(target, extraBody) {
-  let model = modelOf(target), h = { ...target.headers }, viaCountTokens = async (text2) => {
+  let model = target.model, h = { ...target.headers }, viaCountTokens = async (text2) => {
     let r = await httpCall(url(target, "/v1/messages/count_tokens"), {
       method: "POST",
       headers: h,
@@ -37810,8 +37796,6 @@ async function calibrate(counter, target, build, maxIter = 12) {
 function profilePrompt(nonce, words, seed) {
   return `[${nonce}] ${promptWords(words, seed)}`;
 }
-
-// src/core/server/prompt-calibration.ts
 var sampleOf = (seed) => (words) => makePrompt(words, seed, 0), sample = sampleOf(4242);
 async function servedCounter(target, extraBody) {
   let counter = await detectCounter(target, extraBody), overhead = 0;
@@ -37836,9 +37820,6 @@ async function calibratePrompts(target, extraBody, promptTokens, seed) {
     tolerance_rule: TOLERANCE_RULE,
     tokens_per_word: c.words > MIN_TAGGED_WORDS ? Math.max(0.1, (c.reached - base) / (c.words - MIN_TAGGED_WORDS)) : 1
   };
-}
-function wordsFor(cal, tokens) {
-  return tokens === cal.target_tokens ? cal.words : Math.max(1, cal.words + Math.round((tokens - cal.target_tokens) / cal.tokens_per_word));
 }
 
 // src/shared/measures.ts
@@ -38110,61 +38091,124 @@ function fails(severities, failOn) {
   return failOn === "never" ? !1 : failOn === "regression" ? severities.includes("regression") : severities.some((s) => s !== "none");
 }
 
-// src/core/settings/table.ts
-var CONNECTION = {
-  baseUrl: httpUrl({
-    flag: "base-url",
-    default: "http://127.0.0.1:8000",
-    help: "server root, e.g. http://127.0.0.1:8000 (a trailing /v1 is accepted)"
-  }),
-  model: text({
-    flag: "model",
-    metavar: "ID",
+// src/core/settings/action-table.ts
+var ACTION = {
+  publishResults: text({
+    flag: null,
+    input: "publish-results",
     default: null,
-    help: "model name (default: the first entry of /v1/models)"
+    help: "Publish-only mode: comma-separated results JSON files written by an earlier job (the fork-safe workflow_run pattern); nothing is measured"
   }),
-  api: oneOf({
-    flag: "api",
-    choices: ["chat", "completions"],
-    default: "chat",
-    help: "API to call"
-  }),
-  apiKey: text({
-    flag: "api-key",
-    input: "server-api-key",
-    metavar: "KEY",
+  mergeResults: text({
+    flag: null,
+    input: "merge-results",
     default: null,
-    env: ["TOKENBENCH_API_KEY", "OPENAI_API_KEY"],
-    help: "bearer key for the server under test, if it needs one"
+    help: "Merge mode: comma-separated results JSON files of one run's shards (the matrix's `shard` jobs); they are merged into one document, which is uploaded, compared and commented like a measured one; nothing is measured"
   }),
-  headers: headers({ flag: "header", input: "headers", default: {}, help: "extra request header" }),
-  timeoutS: number({
-    flag: "timeout-s",
-    metavar: "S",
-    default: 300,
-    check: positive,
-    what: "a positive number of seconds",
-    help: "per-request timeout in seconds"
+  mergeClockToleranceMs: number({
+    flag: null,
+    input: "clock-tolerance-ms",
+    default: 50,
+    check: (n) => n >= 0 && n <= 6e4,
+    what: "a number of milliseconds from 0 to 60000",
+    help: "Merge mode: how far apart the shards' level starts may be (the runners' clock skew plus their scheduling)"
   }),
-  extraBody: jsonObject({
-    flag: "extra-body",
-    default: {},
-    help: 'JSON object merged into every request body, e.g. {"chat_template_kwargs":{"enable_thinking":false}}'
+  serverCommand: text({
+    flag: null,
+    input: "server-command",
+    default: null,
+    help: "Command that starts the inference server in the background (stopped in the post step; its log is attached to the artifact)"
   }),
-  readyTimeoutS: number({
-    flag: "ready-timeout-s",
-    metavar: "S",
-    default: 600,
-    check: positive,
-    what: "a positive number of seconds",
-    help: "seconds to wait for the server to become ready"
+  profile: boolean({
+    flag: null,
+    input: "profile",
+    default: !1,
+    help: "Also run the single-stream serving profile"
   }),
-  serverLimits: keyValues({
-    flag: "server-limit",
-    default: {},
-    help: "a limit the server does not expose, e.g. max_running_requests=8"
+  testbed: text({
+    flag: null,
+    input: "testbed",
+    default: null,
+    help: "A name for this testbed (hardware + server + model + workload); results are compared only within one"
+  }),
+  resultsUrl: httpUrl({
+    flag: null,
+    input: "results-url",
+    default: null,
+    help: "URL of the tokenbench results service; empty = no upload, no comparison"
+  }),
+  audience: text({
+    flag: null,
+    input: "audience",
+    default: "tokenbench",
+    help: "Audience of the GitHub OIDC token sent to the results service"
+  }),
+  apiToken: text({
+    flag: null,
+    input: "api-token",
+    default: null,
+    help: "Repository API token for the results service (used when no OIDC token is available)"
+  }),
+  baseline: text({
+    flag: null,
+    input: "baseline",
+    default: null,
+    help: "Compare without a results service: a results file in the repository, or `artifact` (the results artifact of the newest successful run of this workflow on the base branch; needs actions: read)"
+  }),
+  readToken: text({
+    flag: null,
+    input: "read-token",
+    default: null,
+    help: "The results service's READ_TOKEN, when it has one: needed to compare against the base branch (and so for fail-on-regression)"
+  }),
+  dashboardUrl: httpUrl({
+    flag: null,
+    input: "dashboard-url",
+    default: null,
+    help: "Dashboard base URL for links (default results-url)"
+  }),
+  githubToken: text({
+    flag: null,
+    input: "github-token",
+    default: null,
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: a GitHub expression, as action.yml writes it
+    defaultText: "${{ github.token }}",
+    help: "Token used to comment on the pull request"
+  }),
+  comment: boolean({
+    flag: null,
+    input: "comment",
+    default: !0,
+    help: "Post (and update) a sticky PR comment"
+  }),
+  failOnRegression: boolean({
+    flag: null,
+    input: "fail-on-regression",
+    default: !1,
+    help: "Fail the step when compare reports a regression"
+  }),
+  failOnUploadError: boolean({
+    flag: null,
+    input: "fail-on-upload-error",
+    default: !1,
+    help: "Fail the step when the upload to results-url fails (otherwise a warning; results stay in the artifact)"
+  }),
+  artifactName: text({
+    flag: null,
+    input: "artifact-name",
+    default: "tokenbench-results",
+    help: "Name of the artifact holding the raw results"
+  }),
+  resultsDir: text({
+    flag: null,
+    input: "results-dir",
+    default: "tokenbench-results",
+    help: "Where results are written in the workspace"
   })
-}, SWEEP = {
+};
+
+// src/core/settings/sweep-table.ts
+var SWEEP = {
   mode: oneOf({
     flag: "mode",
     choices: ["closed", "open", "search"],
@@ -38375,6 +38419,62 @@ var CONNECTION = {
     what: "a non-negative integer",
     help: "sample the server's /metrics this often during each level (0 = off)"
   })
+};
+
+// src/core/settings/table.ts
+var CONNECTION = {
+  baseUrl: httpUrl({
+    flag: "base-url",
+    default: "http://127.0.0.1:8000",
+    help: "server root, e.g. http://127.0.0.1:8000 (a trailing /v1 is accepted)"
+  }),
+  model: text({
+    flag: "model",
+    metavar: "ID",
+    default: null,
+    help: "model name (default: the first entry of /v1/models)"
+  }),
+  api: oneOf({
+    flag: "api",
+    choices: ["chat", "completions"],
+    default: "chat",
+    help: "API to call"
+  }),
+  apiKey: text({
+    flag: "api-key",
+    input: "server-api-key",
+    metavar: "KEY",
+    default: null,
+    env: ["TOKENBENCH_API_KEY", "OPENAI_API_KEY"],
+    help: "bearer key for the server under test, if it needs one"
+  }),
+  headers: headers({ flag: "header", input: "headers", default: {}, help: "extra request header" }),
+  timeoutS: number({
+    flag: "timeout-s",
+    metavar: "S",
+    default: 300,
+    check: positive,
+    what: "a positive number of seconds",
+    help: "per-request timeout in seconds"
+  }),
+  extraBody: jsonObject({
+    flag: "extra-body",
+    default: {},
+    help: 'JSON object merged into every request body, e.g. {"chat_template_kwargs":{"enable_thinking":false}}'
+  }),
+  readyTimeoutS: number({
+    flag: "ready-timeout-s",
+    metavar: "S",
+    default: 600,
+    check: positive,
+    what: "a positive number of seconds",
+    help: "seconds to wait for the server to become ready"
+  }),
+  serverLimits: keyValues({
+    flag: "server-limit",
+    default: {},
+    help: "a limit the server does not expose, e.g. max_running_requests=8"
+  })
 }, PROFILE = {
   targets: numbers({
     flag: "targets",
@@ -38528,242 +38628,7 @@ var CONNECTION = {
   metavar: "FILE.json",
   default: "results/profile.json",
   help: "results document"
-}), ACTION = {
-  publishResults: text({
-    flag: null,
-    input: "publish-results",
-    default: null,
-    help: "Publish-only mode: comma-separated results JSON files written by an earlier job (the fork-safe workflow_run pattern); nothing is measured"
-  }),
-  mergeResults: text({
-    flag: null,
-    input: "merge-results",
-    default: null,
-    help: "Merge mode: comma-separated results JSON files of one run's shards (the matrix's `shard` jobs); they are merged into one document, which is uploaded, compared and commented like a measured one; nothing is measured"
-  }),
-  mergeClockToleranceMs: number({
-    flag: null,
-    input: "clock-tolerance-ms",
-    default: 50,
-    check: (n) => n >= 0 && n <= 6e4,
-    what: "a number of milliseconds from 0 to 60000",
-    help: "Merge mode: how far apart the shards' level starts may be (the runners' clock skew plus their scheduling)"
-  }),
-  serverCommand: text({
-    flag: null,
-    input: "server-command",
-    default: null,
-    help: "Command that starts the inference server in the background (stopped in the post step; its log is attached to the artifact)"
-  }),
-  profile: boolean({
-    flag: null,
-    input: "profile",
-    default: !1,
-    help: "Also run the single-stream serving profile"
-  }),
-  testbed: text({
-    flag: null,
-    input: "testbed",
-    default: null,
-    help: "A name for this testbed (hardware + server + model + workload); results are compared only within one"
-  }),
-  resultsUrl: httpUrl({
-    flag: null,
-    input: "results-url",
-    default: null,
-    help: "URL of the tokenbench results service; empty = no upload, no comparison"
-  }),
-  audience: text({
-    flag: null,
-    input: "audience",
-    default: "tokenbench",
-    help: "Audience of the GitHub OIDC token sent to the results service"
-  }),
-  apiToken: text({
-    flag: null,
-    input: "api-token",
-    default: null,
-    help: "Repository API token for the results service (used when no OIDC token is available)"
-  }),
-  baseline: text({
-    flag: null,
-    input: "baseline",
-    default: null,
-    help: "Compare without a results service: a results file in the repository, or `artifact` (the results artifact of the newest successful run of this workflow on the base branch; needs actions: read)"
-  }),
-  readToken: text({
-    flag: null,
-    input: "read-token",
-    default: null,
-    help: "The results service's READ_TOKEN, when it has one: needed to compare against the base branch (and so for fail-on-regression)"
-  }),
-  dashboardUrl: httpUrl({
-    flag: null,
-    input: "dashboard-url",
-    default: null,
-    help: "Dashboard base URL for links (default results-url)"
-  }),
-  githubToken: text({
-    flag: null,
-    input: "github-token",
-    default: null,
-    // biome-ignore lint/suspicious/noTemplateCurlyInString: a GitHub expression, as action.yml writes it
-    defaultText: "${{ github.token }}",
-    help: "Token used to comment on the pull request"
-  }),
-  comment: boolean({
-    flag: null,
-    input: "comment",
-    default: !0,
-    help: "Post (and update) a sticky PR comment"
-  }),
-  failOnRegression: boolean({
-    flag: null,
-    input: "fail-on-regression",
-    default: !1,
-    help: "Fail the step when compare reports a regression"
-  }),
-  failOnUploadError: boolean({
-    flag: null,
-    input: "fail-on-upload-error",
-    default: !1,
-    help: "Fail the step when the upload to results-url fails (otherwise a warning; results stay in the artifact)"
-  }),
-  artifactName: text({
-    flag: null,
-    input: "artifact-name",
-    default: "tokenbench-results",
-    help: "Name of the artifact holding the raw results"
-  }),
-  resultsDir: text({
-    flag: null,
-    input: "results-dir",
-    default: "tokenbench-results",
-    help: "Where results are written in the workspace"
-  })
-}, ALL_SETTINGS = {
-  ...CONNECTION,
-  ...SWEEP,
-  ...LOAD,
-  ...PROFILE,
-  ...CLI_OUTPUT,
-  ...GATING,
-  ...ACTION
-}, DEFAULT_CLOSED_LEVELS = [1, 2, 4, 8], DEFAULT_OPEN_LEVELS = [1, 2, 4], DEFAULT_REQUESTS = 32, SWEEP_BOUNDS = {
-  closedUsers: 1e4,
-  openRateRps: 1e4,
-  requestsPerLevel: 1e6,
-  durationS: 86400,
-  warmupRequests: 1e5,
-  levels: 100
-}, BoundError = class extends UsageError {
-  constructor(key, problem2) {
-    super(`--${SWEEP[key].flag} ${problem2}`, null);
-    this.key = key;
-    this.problem = problem2;
-  }
-  key;
-  problem;
-};
-function checkBounds(v, levels) {
-  let b = SWEEP_BOUNDS;
-  if (v.thinkTimeMs !== 0 && v.turns === 1)
-    throw new BoundError("thinkTimeMs", "goes with --turns T (the pause between a conversation's turns)");
-  if (v.turns > 1 && v.mode !== "closed")
-    throw new BoundError("turns", "needs --mode closed: each user holds one conversation at a time");
-  if (v.traceSpeed !== 1 && v.trace === null) throw new BoundError("traceSpeed", "goes with --trace FILE");
-  if (v.trace !== null) {
-    if (v.mode === "search")
-      throw new BoundError("trace", "replays the trace's own times; it cannot be searched");
-    if (v.levels.length > 0)
-      throw new BoundError(
-        "trace",
-        "sets the rate from the trace's own times: drop --levels (--trace-speed scales it)"
-      );
-    if (v.dataset !== null || v.turns > 1 || v.sharedPrefixTokens !== null)
-      throw new BoundError(
-        "trace",
-        "brings its own prompts (lengths and shared blocks): it does not combine with --dataset, --turns or --shared-prefix-tokens"
-      );
-  }
-  if (v.prefixGroups !== 1 && v.sharedPrefixTokens === null)
-    throw new BoundError("prefixGroups", "goes with --shared-prefix-tokens N (the prefix each group shares)");
-  if (levels.length > b.levels)
-    throw new BoundError("levels", `takes at most ${b.levels} levels, got ${levels.length}`);
-  if (v.mode === "closed") {
-    let bad = levels.find((l) => !Number.isInteger(l) || l > b.closedUsers);
-    if (bad !== void 0)
-      throw new BoundError(
-        "levels",
-        `in closed loop are users: whole numbers up to ${b.closedUsers}, got ${bad} (for more load, run shards on several machines)`
-      );
-  } else {
-    let bad = levels.find((l) => l > b.openRateRps);
-    if (bad !== void 0)
-      throw new BoundError(
-        "levels",
-        `in open loop are request rates up to ${b.openRateRps} req/s, got ${bad}`
-      );
-  }
-  if (v.requests !== null && v.requests > b.requestsPerLevel)
-    throw new BoundError("requests", `is at most ${b.requestsPerLevel} per level, got ${v.requests}`);
-  if (v.duration !== null && v.duration > b.durationS)
-    throw new BoundError("duration", `is at most ${b.durationS} s per level, got ${v.duration}`);
-  if (v.warmup > b.warmupRequests)
-    throw new BoundError("warmup", `is at most ${b.warmupRequests} requests, got ${v.warmup}`);
-}
-function sweepConfigOf(v, c) {
-  let levels = v.levels.length > 0 ? v.levels : v.mode === "closed" ? DEFAULT_CLOSED_LEVELS : v.mode === "search" ? [1] : DEFAULT_OPEN_LEVELS;
-  if (checkBounds(v, levels), v.mode === "search") {
-    if (v.sloTtftMs === null && v.sloTpotMs === null && v.sloE2eMs === null)
-      throw new BoundError(
-        "mode",
-        "search needs an SLO to search under: --slo-ttft-ms, --slo-tpot-ms or --slo-e2e-ms"
-      );
-    if (v.levels.length > 1)
-      throw new BoundError("levels", "with --mode search is one starting rate (the search picks the others)");
-  }
-  return {
-    // a trace is replayed open loop, at its own times (the level: its mean rate, set when it is read)
-    mode: v.mode === "search" || v.trace !== null ? "open" : v.mode,
-    ...v.mode === "search" ? { search: { target_pass_pct: v.searchSloPassPct, max_probes: v.searchMaxProbes } } : {},
-    levels,
-    requests_per_level: v.requests ?? (v.duration === null ? DEFAULT_REQUESTS : null),
-    duration_s: v.duration,
-    warmup_requests: v.warmup,
-    prompt_tokens: v.promptTokens,
-    max_tokens: v.maxTokens,
-    prompts: v.prompts,
-    ignore_eos: v.ignoreEos,
-    seed: v.seed,
-    arrival: v.arrival,
-    burstiness: v.burstiness,
-    max_in_flight: v.maxInFlight,
-    timeout_s: c.timeoutS,
-    slo: { ttft_ms: v.sloTtftMs, tpot_ms: v.sloTpotMs, e2e_ms: v.sloE2eMs },
-    extra_body: c.extraBody,
-    metrics_interval_ms: v.metricsIntervalMs === 0 ? null : v.metricsIntervalMs,
-    header_names: Object.keys(c.headers),
-    ...v.rampUpS !== null ? { ramp_up_s: v.rampUpS } : {},
-    ...v.sharedPrefixTokens !== null ? { shared_prefix: { tokens: v.sharedPrefixTokens, groups: v.prefixGroups } } : {},
-    ...v.turns > 1 ? { sessions: { turns: v.turns, think_time_ms: v.thinkTimeMs } } : {}
-  };
-}
-function profileConfigOf(v, c) {
-  return {
-    targets: v.targets,
-    repetitions: v.repetitions,
-    warmup_runs: v.warmupRuns,
-    decode_tokens: v.decodeTokens,
-    suffix_tokens: v.suffixTokens,
-    prefix_target: v.prefixTarget ?? Math.max(...v.targets),
-    thinking: v.thinking,
-    ready_timeout_s: c.readyTimeoutS,
-    extra_body: c.extraBody,
-    header_names: Object.keys(c.headers)
-  };
-}
-var TOOLS = {
+}), TOOLS = {
   allowDifferentWorkloads: boolean({
     flag: "allow-different-workloads",
     input: null,
@@ -38840,169 +38705,17 @@ var TOOLS = {
     what: "an integer >= 100",
     help: "bootstrap iterations"
   })
+}, ALL_SETTINGS = {
+  ...CONNECTION,
+  ...SWEEP,
+  ...LOAD,
+  ...PROFILE,
+  ...CLI_OUTPUT,
+  ...GATING,
+  ...ACTION
 };
 
-// src/core/server/snapshot.ts
-var ReadinessError = class extends TokenbenchError {
-  constructor(message) {
-    super("not_ready", message);
-  }
-}, HOPELESS = /ENOTFOUND|EAI_AGAIN|CERT|SSL|TLS|ERR_INVALID_URL/;
-function connectionCause(error62) {
-  return /ECONNREFUSED/.test(error62) ? "connection refused: is the server running, and is the port right?" : /ENOTFOUND|EAI_AGAIN/.test(error62) ? "the host name does not resolve: check the host in the base URL" : /CERT|SSL|TLS/.test(error62) ? "TLS handshake failed: check https vs http and the certificate" : /TIMEOUT/i.test(error62) ? "no answer in time: is the host reachable from here?" : error62;
-}
-async function waitReady(target, opts) {
-  let headers2 = { ...target.headers }, t0 = performance.now(), lastWaitNotice = t0, probes = [], note = (s) => {
-    probes[probes.length - 1] !== s && probes.push(s);
-  }, interval = opts.intervalMs ?? 250;
-  for (; ; ) {
-    let exited = opts.serverExited?.() ?? null;
-    if (exited !== null) throw new TokenbenchError("server_exited", exited);
-    let h = await httpCall(url(target, "/health"), { headers: headers2, timeoutMs: 5e3 });
-    if (h.status === 200) {
-      let j = h.json;
-      if (j && typeof j == "object" && (j.status !== void 0 || j.maintenance !== void 0)) {
-        let okStatus = j.status === "ok" || j.status === "healthy" || j.status === "ready", serving = j.maintenance === void 0 || j.maintenance === "serving";
-        if (okStatus && serving)
-          return note(`GET /health -> 200 ${JSON.stringify(j).slice(0, 80)}`), { ready: !0, waited_s: (performance.now() - t0) / 1e3, probes };
-        note(
-          `GET /health -> 200 loading${typeof j.progress == "number" ? ` (progress ${j.progress.toFixed(2)})` : ""}`
-        );
-      } else
-        return note("GET /health -> 200"), { ready: !0, waited_s: (performance.now() - t0) / 1e3, probes };
-    } else if (h.status === 404 || h.status === 405) {
-      note(`GET /health -> ${h.status}`);
-      let m = await httpCall(url(target, "/v1/models"), { headers: headers2, timeoutMs: 5e3 });
-      if (m.status === 200)
-        return note("GET /v1/models -> 200"), { ready: !0, waited_s: (performance.now() - t0) / 1e3, probes };
-      if (note(`GET /v1/models -> ${m.status ?? m.error}`), target.model !== null) {
-        let c = await oneTokenRequest(target, target.model);
-        if (note(`POST ${completionsPath(target.api)} (max_tokens=1) -> ${c.status ?? c.error}`), c.status === 200) return { ready: !0, waited_s: (performance.now() - t0) / 1e3, probes };
-      }
-    } else if (note(`GET /health -> ${h.status ?? h.error}`), h.error !== null && HOPELESS.test(h.error))
-      throw new ReadinessError(`cannot reach ${rootUrl(target)}: ${connectionCause(h.error)} (${h.error})`);
-    let waited = (performance.now() - t0) / 1e3;
-    if (waited >= opts.timeoutS) {
-      let cause = h.error !== null ? `${connectionCause(h.error)}; ` : "";
-      throw new ReadinessError(
-        `server at ${rootUrl(target)} not ready after ${opts.timeoutS} s: ${cause}tried: ${probes.join("; ")} (--ready-timeout-s waits longer)`
-      );
-    }
-    performance.now() - lastWaitNotice >= 1e4 && (lastWaitNotice = performance.now(), opts.onWait?.(
-      `waiting for ${rootUrl(target)} to be ready (${waited.toFixed(0)} s of ${opts.timeoutS} s): ${h.error !== null ? connectionCause(h.error) : probes.at(-1)}`
-    )), await new Promise((r) => setTimeout(r, interval));
-  }
-}
-var SNAPSHOT_ENDPOINTS = [
-  "/health",
-  "/v1/models",
-  "/v1/cache/status",
-  "/v1/stats",
-  "/props",
-  "/get_server_info",
-  "/version",
-  "/metrics"
-], num2 = (v) => typeof v == "number" && Number.isFinite(v) ? v : null, str = (v) => typeof v == "string" && v !== "" ? v : null, obj = (v) => v !== null && typeof v == "object" && !Array.isArray(v) ? v : null;
-function extractServerFacts(bodies, metricsText2) {
-  let out = {}, models2 = obj(bodies["/v1/models"]), m0 = Array.isArray(models2?.data) ? obj(models2.data[0]) : null;
-  m0 && (out.model_id = str(m0.id), num2(m0.max_model_len) !== null && (out.context_length = num2(m0.max_model_len)), str(m0.owned_by) && (out.owned_by = m0.owned_by));
-  let stats = obj(bodies["/v1/stats"]);
-  if (stats) {
-    let server = obj(stats.server);
-    server && (out.server_name = str(server.name), out.server_version = str(server.version));
-    let model = obj(stats.model);
-    model && num2(model.context_length) !== null && (out.context_length = num2(model.context_length)), Array.isArray(stats.gpus) && (out.gpus = stats.gpus);
-    let limits = obj(stats.limits);
-    limits && (num2(limits.max_running_requests) !== null && (out.max_running_requests = num2(limits.max_running_requests)), num2(limits.cuda_graph_max_bs) !== null && (out.cuda_graph_max_bs = num2(limits.cuda_graph_max_bs)), num2(limits.max_total_num_tokens) !== null && (out.cache_budget_tokens = num2(limits.max_total_num_tokens)));
-    for (let k of ["moe", "mamba", "moe_residency", "kv_cache"])
-      stats[k] !== void 0 && (out[k] = stats[k]);
-  }
-  let cache = obj(bodies["/v1/cache/status"]);
-  if (cache) {
-    out.cache_status = cache;
-    let kv = obj(cache.kv_cache);
-    kv && num2(kv.budget_tokens) !== null && (out.cache_budget_tokens = num2(kv.budget_tokens)), typeof cache.reports_cached_tokens == "boolean" && (out.reports_cached_tokens = cache.reports_cached_tokens);
-  }
-  let sg = obj(bodies["/get_server_info"]);
-  sg && (out.server_name = out.server_name ?? "sglang", out.server_version = str(sg.version) ?? out.server_version ?? null, num2(sg.context_length) !== null && (out.context_length = num2(sg.context_length)), num2(sg.max_running_requests) !== null && (out.max_running_requests = num2(sg.max_running_requests)), num2(sg.cuda_graph_max_bs) !== null && (out.cuda_graph_max_bs = num2(sg.cuda_graph_max_bs)), num2(sg.max_total_num_tokens) !== null && (out.cache_budget_tokens = num2(sg.max_total_num_tokens)), num2(sg.page_size) !== null && (out.kv_page_size = num2(sg.page_size)), str(sg.model_path) && (out.model_id = out.model_id ?? sg.model_path));
-  let props = obj(bodies["/props"]);
-  if (props) {
-    out.server_name = out.server_name ?? "llama.cpp", str(props.build_info) && (out.server_version = props.build_info);
-    let dgs = obj(props.default_generation_settings);
-    dgs && num2(dgs.n_ctx) !== null && (out.context_length = num2(dgs.n_ctx)), num2(props.total_slots) !== null && (out.max_running_requests = num2(props.total_slots)), str(props.model_path) && (out.model_path = props.model_path);
-  }
-  let ver = obj(bodies["/version"]);
-  if (ver && str(ver.version) && (out.server_version = out.server_version ?? ver.version, out.server_name = out.server_name ?? "vllm"), metricsText2 !== null) {
-    out.server_name === void 0 && (metricsText2.includes("vllm:") ? out.server_name = "vllm" : metricsText2.includes("sglang:") ? out.server_name = "sglang" : metricsText2.includes("llamacpp:") ? out.server_name = "llama.cpp" : metricsText2.includes("freetoken:") ? out.server_name = "freetoken" : metricsText2.includes("tgi_") && (out.server_name = "tgi"));
-    let block = /vllm:cache_config_info\{([^}]*)\}/.exec(metricsText2);
-    if (block) {
-      let bs = /block_size="(\d+)"/.exec(block[1]);
-      bs && (out.kv_block_size = Number(bs[1]));
-      let nb = /num_gpu_blocks="(\d+)"/.exec(block[1]);
-      nb && (out.kv_num_gpu_blocks = Number(nb[1]));
-    }
-  }
-  for (let [k, v] of Object.entries(out)) v == null && delete out[k];
-  return out;
-}
-var SNAPSHOT_BODY_BYTES = 64 * 1024;
-function boundedBody(json2, text2) {
-  return json2 === null ? text2.slice(0, 4096) : text2.length <= SNAPSHOT_BODY_BYTES ? json2 : {
-    tokenbench_truncated: `the answer was ${text2.length} bytes; the snapshot keeps its first 4096 characters so the document stays within the results service's limits`,
-    head: text2.slice(0, 4096)
-  };
-}
-async function snapshotServer(target, limits) {
-  let headers2 = { ...target.headers }, endpoints = {}, bodies = {}, metricsText2 = null;
-  await Promise.all(
-    SNAPSHOT_ENDPOINTS.map(async (p) => {
-      let r = await httpCall(url(target, p), { headers: headers2, timeoutMs: 1e4 }), present = r.status !== null && r.status < 400, body;
-      present && (p === "/metrics" ? (metricsText2 = r.text, body = (r.text ?? "").slice(0, 65536)) : body = boundedBody(r.json, r.text ?? ""), bodies[p] = r.json), endpoints[p] = { present, status: r.status, ...body !== void 0 ? { body } : {} };
-    })
-  );
-  let extracted = extractServerFacts(bodies, metricsText2), merged = {};
-  for (let k of ["max_running_requests", "cuda_graph_max_bs"]) {
-    let v = extracted[k];
-    typeof v == "number" && (merged[k] = v);
-  }
-  return Object.assign(merged, limits), { endpoints, extracted, limits: merged };
-}
-function limitNumber(limits, key) {
-  let v = limits?.[key];
-  return typeof v == "number" ? v : null;
-}
-
-// src/core/profile/profile.ts
-var PROFILE_FORMULAS = {
-  client_wall_ttft_ms: "first content event - send, one stream at a time",
-  client_wall_effective_prefill_tps: "(prompt_tokens - cached_tokens) / (client_wall_ttft_ms / 1000)",
-  client_wall_decode_tps: "(completion_tokens - 1) / ((last content event - first content event) / 1000)",
-  client_wall_total_ms: "end of stream - send",
-  ttft_ratio: "median TTFT of the case / median TTFT of fresh, same repetitions",
-  cached_tokens: "usage.prompt_tokens_details.cached_tokens; absent means 0 only when the server is known to report it"
-};
-function thinkingBody(mode) {
-  let b = {};
-  return (mode === "kwargs" || mode === "both") && (b.chat_template_kwargs = { enable_thinking: !1 }), (mode === "thinking" || mode === "both") && (b.thinking = { type: "disabled" }), b;
-}
-function sampleFrom(phase, target, repetition, r, cachedReporting) {
-  let ttft = r.first_token_ms !== null ? r.first_token_ms - r.send_ms : null, total = r.end_ms !== null ? r.end_ms - r.send_ms : null, prompt = r.usage?.prompt_tokens ?? null, ct = r.usage?.completion_tokens ?? null, cached2 = r.usage?.cached_tokens ?? null;
-  cached2 === null && cachedReporting.known && r.usage !== null && (cached2 = 0);
-  let span = r.first_token_ms !== null && r.last_token_ms !== null ? r.last_token_ms - r.first_token_ms : null;
-  return {
-    phase,
-    target_tokens: target,
-    repetition,
-    prompt_tokens: prompt,
-    cached_tokens: cached2,
-    completion_tokens: ct,
-    client_wall_ttft_ms: ttft,
-    client_wall_total_ms: total,
-    client_wall_decode_tps: ct !== null && ct >= 2 && span !== null && span > 0 ? (ct - 1) / (span / 1e3) : null,
-    client_wall_effective_prefill_tps: ttft !== null && ttft > 0 && prompt !== null ? (prompt - (cached2 ?? 0)) / (ttft / 1e3) : null,
-    error: r.error
-  };
-}
+// src/core/profile/summary.ts
 function summarizeProfile(samples) {
   let stat = (xs) => {
     let v = xs.filter((x) => x !== null), s = summarize(v);
@@ -39049,11 +38762,68 @@ function summarizeProfile(samples) {
     errors: samples.filter((s) => s.error !== null).length
   };
 }
+var fmt = (v, d) => typeof v == "number" && Number.isFinite(v) ? v.toFixed(d) : "-";
+function profileSummaryText(doc) {
+  let p = doc.profile, s = p.summary, range = (x) => `${fmt(x.median, 1)} (${fmt(x.min, 1)}-${fmt(x.max, 1)})`, lines = [];
+  lines.push(
+    `profile of ${doc.target.model} at ${doc.target.base_url} (${doc.server?.extracted.server_name ?? "server"})`
+  ), lines.push(
+    `calibration: ${p.calibration.method}; ${p.calibration.targets.map((t) => `${t.target_tokens}->${t.reached_tokens}`).join(", ")}`
+  ), lines.push(`cached tokens reporting: ${p.cached_tokens_reporting}`), lines.push(""), lines.push(
+    "| phase | prompt tok | TTFT ms median (min-max) | prefill tok/s median | decode tok/s median (min-max) | cached tok median |"
+  ), lines.push("|---|---:|---:|---:|---:|---:|");
+  for (let [t, v] of Object.entries(s.prefill))
+    lines.push(
+      `| prefill ${t} | ${fmt(v.prompt_tokens.median, 0)} | ${range(v.client_wall_ttft_ms)} | ${fmt(v.client_wall_effective_prefill_tps.median, 0)} | | |`
+    );
+  let d = s.decode;
+  lines.push(
+    `| decode | | ${fmt(d.client_wall_ttft_ms.median, 1)} | | ${range(d.client_wall_decode_tps)} | |`
+  );
+  for (let [k, v] of Object.entries(s.prefix_cache))
+    lines.push(
+      `| prefix ${k} | ${fmt(v.prompt_tokens.median, 0)} | ${range(v.client_wall_ttft_ms)} x${fmt(v.ttft_ratio_vs_fresh, 2)} | | | ${fmt(v.cached_tokens.median, 0)} |`
+    );
+  return lines.join(`
+`);
+}
+
+// src/core/profile/profile.ts
+var PROFILE_FORMULAS = {
+  client_wall_ttft_ms: "first content event - send, one stream at a time",
+  client_wall_effective_prefill_tps: "(prompt_tokens - cached_tokens) / (client_wall_ttft_ms / 1000)",
+  client_wall_decode_tps: "(completion_tokens - 1) / ((last content event - first content event) / 1000)",
+  client_wall_total_ms: "end of stream - send",
+  ttft_ratio: "median TTFT of the case / median TTFT of fresh, same repetitions",
+  cached_tokens: "usage.prompt_tokens_details.cached_tokens; absent means 0 only when the server is known to report it"
+};
+function thinkingBody(mode) {
+  let b = {};
+  return (mode === "kwargs" || mode === "both") && (b.chat_template_kwargs = { enable_thinking: !1 }), (mode === "thinking" || mode === "both") && (b.thinking = { type: "disabled" }), b;
+}
+function sampleFrom(phase, target, repetition, r, cachedReporting) {
+  let ttft = r.first_token_ms !== null ? r.first_token_ms - r.send_ms : null, total = r.end_ms !== null ? r.end_ms - r.send_ms : null, prompt = r.usage?.prompt_tokens ?? null, ct = r.usage?.completion_tokens ?? null, cached2 = r.usage?.cached_tokens ?? null;
+  cached2 === null && cachedReporting.known && r.usage !== null && (cached2 = 0);
+  let span = r.first_token_ms !== null && r.last_token_ms !== null ? r.last_token_ms - r.first_token_ms : null;
+  return {
+    phase,
+    target_tokens: target,
+    repetition,
+    prompt_tokens: prompt,
+    cached_tokens: cached2,
+    completion_tokens: ct,
+    client_wall_ttft_ms: ttft,
+    client_wall_total_ms: total,
+    client_wall_decode_tps: ct !== null && ct >= 2 && span !== null && span > 0 ? (ct - 1) / (span / 1e3) : null,
+    client_wall_effective_prefill_tps: ttft !== null && ttft > 0 && prompt !== null ? (prompt - (cached2 ?? 0)) / (ttft / 1e3) : null,
+    error: r.error
+  };
+}
 async function runProfile(opts) {
   let cfg = opts.config, notice = opts.onNotice ?? (() => {
-  }), readiness = await waitReady(opts.target, { timeoutS: cfg.ready_timeout_s });
+  }), { target, readiness, server } = opts.pre;
   notice(`server ready after ${readiness.waited_s.toFixed(1)} s (${readiness.probes.at(-1)})`);
-  let server = await snapshotServer(opts.target, opts.serverLimits), served = server.extracted.model_id, target = await resolveModel(opts.target, typeof served == "string" ? served : null), body = { ...thinkingBody(cfg.thinking), ...cfg.extra_body }, originMs = performance.now(), originWall = Date.now(), client = new StreamClient({
+  let body = { ...thinkingBody(cfg.thinking), ...cfg.extra_body }, originMs = performance.now(), originWall = Date.now(), client = new StreamClient({
     target,
     timeoutS: opts.timeoutS,
     ignoreEos: !0,
@@ -39154,30 +38924,19 @@ async function runProfile(opts) {
     });
   }
 }
-var fmt = (v, d) => typeof v == "number" && Number.isFinite(v) ? v.toFixed(d) : "-";
-function profileSummaryText(doc) {
-  let p = doc.profile, s = p.summary, range = (x) => `${fmt(x.median, 1)} (${fmt(x.min, 1)}-${fmt(x.max, 1)})`, lines = [];
-  lines.push(
-    `profile of ${doc.target.model} at ${doc.target.base_url} (${doc.server?.extracted.server_name ?? "server"})`
-  ), lines.push(
-    `calibration: ${p.calibration.method}; ${p.calibration.targets.map((t) => `${t.target_tokens}->${t.reached_tokens}`).join(", ")}`
-  ), lines.push(`cached tokens reporting: ${p.cached_tokens_reporting}`), lines.push(""), lines.push(
-    "| phase | prompt tok | TTFT ms median (min-max) | prefill tok/s median | decode tok/s median (min-max) | cached tok median |"
-  ), lines.push("|---|---:|---:|---:|---:|---:|");
-  for (let [t, v] of Object.entries(s.prefill))
-    lines.push(
-      `| prefill ${t} | ${fmt(v.prompt_tokens.median, 0)} | ${range(v.client_wall_ttft_ms)} | ${fmt(v.client_wall_effective_prefill_tps.median, 0)} | | |`
-    );
-  let d = s.decode;
-  lines.push(
-    `| decode | | ${fmt(d.client_wall_ttft_ms.median, 1)} | | ${range(d.client_wall_decode_tps)} | |`
-  );
-  for (let [k, v] of Object.entries(s.prefix_cache))
-    lines.push(
-      `| prefix ${k} | ${fmt(v.prompt_tokens.median, 0)} | ${range(v.client_wall_ttft_ms)} x${fmt(v.ttft_ratio_vs_fresh, 2)} | | | ${fmt(v.cached_tokens.median, 0)} |`
-    );
-  return lines.join(`
-`);
+function profileConfigOf(v, c) {
+  return {
+    targets: v.targets,
+    repetitions: v.repetitions,
+    warmup_runs: v.warmupRuns,
+    decode_tokens: v.decodeTokens,
+    suffix_tokens: v.suffixTokens,
+    prefix_target: v.prefixTarget ?? Math.max(...v.targets),
+    thinking: v.thinking,
+    ready_timeout_s: c.readyTimeoutS,
+    extra_body: c.extraBody,
+    header_names: Object.keys(c.headers)
+  };
 }
 
 // src/core/results/files.ts
@@ -39191,47 +38950,6 @@ import {
   writeFileSync as writeFileSync2
 } from "node:fs";
 import { basename, dirname, join as join2 } from "node:path";
-
-// src/core/sweep/search.ts
-var same = (a, b) => Math.abs(a / b - 1) < 1e-3;
-function byRate(probes) {
-  let out = [];
-  for (let p of probes) {
-    let hit = out.find((o) => same(o.rate, p.rate));
-    hit ? (hit.sum += p.passPct, hit.n++) : out.push({ rate: p.rate, sum: p.passPct, n: 1 });
-  }
-  return out.map((o) => ({ rate: o.rate, passPct: o.sum / o.n }));
-}
-function bracketOf(probes, target) {
-  let rates = byRate(probes), fails2 = rates.filter((p) => p.passPct < target).map((p) => p.rate), hi = fails2.length > 0 ? Math.min(...fails2) : null, passes = rates.filter((p) => p.passPct >= target && (hi === null || p.rate < hi)).map((p) => p.rate);
-  return { lo: passes.length > 0 ? Math.max(...passes) : null, hi };
-}
-function nextProbe(probes, o) {
-  if (probes.length >= o.maxProbes) return null;
-  if (probes.length === 0) return o.start;
-  let margin = o.margin ?? 2, last2 = probes[probes.length - 1];
-  if (probes.filter((p) => same(p.rate, last2.rate)).length === 1 && Math.abs(last2.passPct - o.targetPassPct) <= margin) return last2.rate * 1.0001;
-  let { lo, hi } = bracketOf(probes, o.targetPassPct);
-  return hi === null ? Math.max(...probes.map((p) => p.rate)) * 2 : lo === null ? Math.min(...probes.map((p) => p.rate)) / 2 : (hi - lo) / hi <= (o.precision ?? 0.03) ? null : (lo + hi) / 2;
-}
-
-// src/core/sweep/saturation.ts
-function saturationOf(levels, search) {
-  let probes = levels.map((l) => ({ rate: l.level, passPct: l.slo_pass_pct ?? 0 })), { lo, hi } = bracketOf(probes, search.target_pass_pct), atMax = lo === null ? [] : levels.filter((l) => Math.abs(l.level / lo - 1) < 1e-3), mean2 = (xs) => xs.length > 0 ? xs.reduce((a, b) => a + b, 0) / xs.length : null;
-  return {
-    max_rate_rps: lo,
-    bracket_rps: [lo, hi],
-    pass_pct_at_max: mean2(atMax.map((l) => l.slo_pass_pct ?? 0)),
-    goodput_at_max_rps: mean2(atMax.map((l) => l.goodput_req_s)),
-    target_pass_pct: search.target_pass_pct,
-    probes: levels.length,
-    method: "open-loop probes: the rate doubles from the start until a probe fails (or halves until one passes), then the bracket between the highest passing and the lowest failing rate is bisected to 3 % or until the probes run out; a probe within 2 points of the target is measured twice and averaged"
-  };
-}
-function saturationHeadline(s) {
-  let f2 = (x) => x === null ? "?" : x.toPrecision(3), [lo, hi] = s.bracket_rps;
-  return lo === null ? `no probed rate kept ${s.target_pass_pct}% of requests within the SLOs (lowest probe failed): lower the starting --levels` : hi === null ? `sustains at least ${f2(lo)} req/s under SLO (no probe failed in ${s.probes}: raise --search-max-probes or the starting rate)` : `sustains ${f2(lo)} req/s under SLO (bracket ${f2(lo)}\u2013${f2(hi)}; ${f2(s.pass_pct_at_max)}% of requests within SLO there, goodput ${f2(s.goodput_at_max_rps)} req/s; ${s.probes} probes)`;
-}
 
 // src/core/results/report.ts
 var fmt2 = (v, digits) => v == null || !Number.isFinite(v) ? "-" : v.toFixed(digits), MARKDOWN_COLUMNS = [
@@ -39349,6 +39067,10 @@ function csvTable(levels) {
 `)}
 `;
 }
+function saturationHeadline(s) {
+  let f2 = (x) => x === null ? "?" : x.toPrecision(3), [lo, hi] = s.bracket_rps;
+  return lo === null ? `no probed rate kept ${s.target_pass_pct}% of requests within the SLOs (lowest probe failed): lower the starting --levels` : hi === null ? `sustains at least ${f2(lo)} req/s under SLO (no probe failed in ${s.probes}: raise --search-max-probes or the starting rate)` : `sustains ${f2(lo)} req/s under SLO (bracket ${f2(lo)}\u2013${f2(hi)}; ${f2(s.pass_pct_at_max)}% of requests within SLO there, goodput ${f2(s.goodput_at_max_rps)} req/s; ${s.probes} probes)`;
+}
 
 // src/core/results/files.ts
 var ResultsFileError = class extends TokenbenchError {
@@ -39431,6 +39153,212 @@ function readResults(path) {
   }), { doc, records: records2 };
 }
 
+// src/core/server/model.ts
+async function discoverModel(target) {
+  let data = (await httpCall(url(target, "/v1/models"), { headers: { ...target.headers }, timeoutMs: 1e4 })).json?.data, id = Array.isArray(data) ? data[0]?.id : void 0;
+  return typeof id == "string" ? id : null;
+}
+async function resolveModel(target, discovered) {
+  if (target.model !== null) return withModel(target, target.model);
+  let m = discovered ?? await discoverModel(target);
+  if (m == null)
+    throw new TokenbenchError(
+      "model_unknown",
+      `no model given and ${rootUrl(target)}/v1/models did not name one: pass --model (Action input "model")`
+    );
+  return withModel(target, m);
+}
+function servedModels(server) {
+  let body = server.endpoints["/v1/models"]?.body;
+  return Array.isArray(body?.data) ? body.data.map((m) => m.id).filter((id) => typeof id == "string") : [];
+}
+async function probeModel(target, model) {
+  let r = await oneTokenRequest(target, model, 6e4);
+  if (r.status === 200) return null;
+  let msg = r.json?.error?.message;
+  return typeof msg == "string" ? msg : r.error ?? `HTTP ${r.status}: ${(r.text ?? "").slice(0, 200)}`;
+}
+
+// src/core/server/readiness.ts
+var ReadinessError = class extends TokenbenchError {
+  constructor(message) {
+    super("not_ready", message);
+  }
+}, HOPELESS = /ENOTFOUND|EAI_AGAIN|CERT|SSL|TLS|ERR_INVALID_URL/;
+function connectionCause(error62) {
+  return /ECONNREFUSED/.test(error62) ? "connection refused: is the server running, and is the port right?" : /ENOTFOUND|EAI_AGAIN/.test(error62) ? "the host name does not resolve: check the host in the base URL" : /CERT|SSL|TLS/.test(error62) ? "TLS handshake failed: check https vs http and the certificate" : /TIMEOUT/i.test(error62) ? "no answer in time: is the host reachable from here?" : error62;
+}
+async function waitReady(target, opts) {
+  let headers2 = { ...target.headers }, t0 = performance.now(), lastWaitNotice = t0, probes = [], note = (s) => {
+    probes[probes.length - 1] !== s && probes.push(s);
+  }, interval = opts.intervalMs ?? 250;
+  for (; ; ) {
+    let exited = opts.serverExited?.() ?? null;
+    if (exited !== null) throw new TokenbenchError("server_exited", exited);
+    let h = await httpCall(url(target, "/health"), { headers: headers2, timeoutMs: 5e3 });
+    if (h.status === 200) {
+      let j = h.json;
+      if (j && typeof j == "object" && (j.status !== void 0 || j.maintenance !== void 0)) {
+        let okStatus = j.status === "ok" || j.status === "healthy" || j.status === "ready", serving = j.maintenance === void 0 || j.maintenance === "serving";
+        if (okStatus && serving)
+          return note(`GET /health -> 200 ${JSON.stringify(j).slice(0, 80)}`), { ready: !0, waited_s: (performance.now() - t0) / 1e3, probes };
+        note(
+          `GET /health -> 200 loading${typeof j.progress == "number" ? ` (progress ${j.progress.toFixed(2)})` : ""}`
+        );
+      } else
+        return note("GET /health -> 200"), { ready: !0, waited_s: (performance.now() - t0) / 1e3, probes };
+    } else if (h.status === 404 || h.status === 405) {
+      note(`GET /health -> ${h.status}`);
+      let m = await httpCall(url(target, "/v1/models"), { headers: headers2, timeoutMs: 5e3 });
+      if (m.status === 200)
+        return note("GET /v1/models -> 200"), { ready: !0, waited_s: (performance.now() - t0) / 1e3, probes };
+      if (note(`GET /v1/models -> ${m.status ?? m.error}`), target.model !== null) {
+        let c = await oneTokenRequest(target, target.model);
+        if (note(`POST ${completionsPath(target.api)} (max_tokens=1) -> ${c.status ?? c.error}`), c.status === 200) return { ready: !0, waited_s: (performance.now() - t0) / 1e3, probes };
+      }
+    } else if (note(`GET /health -> ${h.status ?? h.error}`), h.error !== null && HOPELESS.test(h.error))
+      throw new ReadinessError(`cannot reach ${rootUrl(target)}: ${connectionCause(h.error)} (${h.error})`);
+    let waited = (performance.now() - t0) / 1e3;
+    if (waited >= opts.timeoutS) {
+      let cause = h.error !== null ? `${connectionCause(h.error)}; ` : "";
+      throw new ReadinessError(
+        `server at ${rootUrl(target)} not ready after ${opts.timeoutS} s: ${cause}tried: ${probes.join("; ")} (--ready-timeout-s waits longer)`
+      );
+    }
+    performance.now() - lastWaitNotice >= 1e4 && (lastWaitNotice = performance.now(), opts.onWait?.(
+      `waiting for ${rootUrl(target)} to be ready (${waited.toFixed(0)} s of ${opts.timeoutS} s): ${h.error !== null ? connectionCause(h.error) : probes.at(-1)}`
+    )), await new Promise((r) => setTimeout(r, interval));
+  }
+}
+
+// src/core/server/snapshot.ts
+var SNAPSHOT_ENDPOINTS = [
+  "/health",
+  "/v1/models",
+  "/v1/cache/status",
+  "/v1/stats",
+  "/props",
+  "/get_server_info",
+  "/version",
+  "/metrics"
+], num2 = (v) => typeof v == "number" && Number.isFinite(v) ? v : null, str = (v) => typeof v == "string" && v !== "" ? v : null, obj = (v) => v !== null && typeof v == "object" && !Array.isArray(v) ? v : null;
+function extractServerFacts(bodies, metricsText2) {
+  let out = {}, models2 = obj(bodies["/v1/models"]), m0 = Array.isArray(models2?.data) ? obj(models2.data[0]) : null;
+  m0 && (out.model_id = str(m0.id), num2(m0.max_model_len) !== null && (out.context_length = num2(m0.max_model_len)), str(m0.owned_by) && (out.owned_by = m0.owned_by));
+  let stats = obj(bodies["/v1/stats"]);
+  if (stats) {
+    let server = obj(stats.server);
+    server && (out.server_name = str(server.name), out.server_version = str(server.version));
+    let model = obj(stats.model);
+    model && num2(model.context_length) !== null && (out.context_length = num2(model.context_length)), Array.isArray(stats.gpus) && (out.gpus = stats.gpus);
+    let limits = obj(stats.limits);
+    limits && (num2(limits.max_running_requests) !== null && (out.max_running_requests = num2(limits.max_running_requests)), num2(limits.cuda_graph_max_bs) !== null && (out.cuda_graph_max_bs = num2(limits.cuda_graph_max_bs)), num2(limits.max_total_num_tokens) !== null && (out.cache_budget_tokens = num2(limits.max_total_num_tokens)));
+    for (let k of ["moe", "mamba", "moe_residency", "kv_cache"])
+      stats[k] !== void 0 && (out[k] = stats[k]);
+  }
+  let cache = obj(bodies["/v1/cache/status"]);
+  if (cache) {
+    out.cache_status = cache;
+    let kv = obj(cache.kv_cache);
+    kv && num2(kv.budget_tokens) !== null && (out.cache_budget_tokens = num2(kv.budget_tokens)), typeof cache.reports_cached_tokens == "boolean" && (out.reports_cached_tokens = cache.reports_cached_tokens);
+  }
+  let sg = obj(bodies["/get_server_info"]);
+  sg && (out.server_name = out.server_name ?? "sglang", out.server_version = str(sg.version) ?? out.server_version ?? null, num2(sg.context_length) !== null && (out.context_length = num2(sg.context_length)), num2(sg.max_running_requests) !== null && (out.max_running_requests = num2(sg.max_running_requests)), num2(sg.cuda_graph_max_bs) !== null && (out.cuda_graph_max_bs = num2(sg.cuda_graph_max_bs)), num2(sg.max_total_num_tokens) !== null && (out.cache_budget_tokens = num2(sg.max_total_num_tokens)), num2(sg.page_size) !== null && (out.kv_page_size = num2(sg.page_size)), str(sg.model_path) && (out.model_id = out.model_id ?? sg.model_path));
+  let props = obj(bodies["/props"]);
+  if (props) {
+    out.server_name = out.server_name ?? "llama.cpp", str(props.build_info) && (out.server_version = props.build_info);
+    let dgs = obj(props.default_generation_settings);
+    dgs && num2(dgs.n_ctx) !== null && (out.context_length = num2(dgs.n_ctx)), num2(props.total_slots) !== null && (out.max_running_requests = num2(props.total_slots)), str(props.model_path) && (out.model_path = props.model_path);
+  }
+  let ver = obj(bodies["/version"]);
+  if (ver && str(ver.version) && (out.server_version = out.server_version ?? ver.version, out.server_name = out.server_name ?? "vllm"), metricsText2 !== null) {
+    out.server_name === void 0 && (metricsText2.includes("vllm:") ? out.server_name = "vllm" : metricsText2.includes("sglang:") ? out.server_name = "sglang" : metricsText2.includes("llamacpp:") ? out.server_name = "llama.cpp" : metricsText2.includes("freetoken:") ? out.server_name = "freetoken" : metricsText2.includes("tgi_") && (out.server_name = "tgi"));
+    let block = /vllm:cache_config_info\{([^}]*)\}/.exec(metricsText2);
+    if (block) {
+      let bs = /block_size="(\d+)"/.exec(block[1]);
+      bs && (out.kv_block_size = Number(bs[1]));
+      let nb = /num_gpu_blocks="(\d+)"/.exec(block[1]);
+      nb && (out.kv_num_gpu_blocks = Number(nb[1]));
+    }
+  }
+  for (let [k, v] of Object.entries(out)) v == null && delete out[k];
+  return out;
+}
+var SNAPSHOT_BODY_BYTES = 64 * 1024;
+function boundedBody(json2, text2) {
+  return json2 === null ? text2.slice(0, 4096) : text2.length <= SNAPSHOT_BODY_BYTES ? json2 : {
+    tokenbench_truncated: `the answer was ${text2.length} bytes; the snapshot keeps its first 4096 characters so the document stays within the results service's limits`,
+    head: text2.slice(0, 4096)
+  };
+}
+async function snapshotServer(target, limits) {
+  let headers2 = { ...target.headers }, endpoints = {}, bodies = {}, metricsText2 = null;
+  await Promise.all(
+    SNAPSHOT_ENDPOINTS.map(async (p) => {
+      let r = await httpCall(url(target, p), { headers: headers2, timeoutMs: 1e4 }), present = r.status !== null && r.status < 400, body;
+      present && (p === "/metrics" ? (metricsText2 = r.text, body = (r.text ?? "").slice(0, 65536)) : body = boundedBody(r.json, r.text ?? ""), bodies[p] = r.json), endpoints[p] = { present, status: r.status, ...body !== void 0 ? { body } : {} };
+    })
+  );
+  let extracted = extractServerFacts(bodies, metricsText2), merged = {};
+  for (let k of ["max_running_requests", "cuda_graph_max_bs"]) {
+    let v = extracted[k];
+    typeof v == "number" && (merged[k] = v);
+  }
+  return Object.assign(merged, limits), { endpoints, extracted, limits: merged };
+}
+function limitNumber(limits, key) {
+  let v = limits?.[key];
+  return typeof v == "number" ? v : null;
+}
+
+// src/core/server/preflight.ts
+function conversationPromptTokens(cfg, turnTokens) {
+  let turns = cfg.sessions?.turns ?? 1;
+  return turns * turnTokens + (turns - 1) * cfg.max_tokens + (cfg.shared_prefix?.tokens ?? 0);
+}
+async function checkModel(target0, server, notice) {
+  let served = servedModels(server), target = await resolveModel(target0, served[0] ?? null);
+  if (served.length === 0 || served.includes(target.model)) return target;
+  let refusal2 = await probeModel(target, target.model);
+  if (refusal2 !== null)
+    throw new TokenbenchError(
+      "model_not_served",
+      `${rootUrl(target)} does not serve model "${target.model}" (it said: ${refusal2.slice(0, 200)}); it serves: ${served.join(", ")}. Pass one of them to --model`
+    );
+  return served.length > 1 ? target : (notice(
+    `the server answers any model name and serves one model: "${served[0]}" is recorded as the model, not "${target.model}"`
+  ), withModel(target, served[0]));
+}
+async function sweepCalibration(target, cfg, o) {
+  if (!o.calibrate || cfg.dataset) return null;
+  let calibration = await calibratePrompts(target, cfg.extra_body, cfg.prompt_tokens, cfg.seed);
+  return o.onNotice(
+    `prompts: ${calibration.words} words give ${calibration.reached_tokens} prompt tokens as the server counts them (asked ${calibration.target_tokens}; ${calibration.method}${calibration.template_overhead_tokens ? ` + ${calibration.template_overhead_tokens} template tokens` : ""})`
+  ), calibration.within_tolerance || o.onNotice(
+    `prompt calibration reached ${calibration.reached_tokens} tokens, outside ${calibration.tolerance_rule}`
+  ), calibration;
+}
+function checkContext(target, server, cfg, calibration, longest) {
+  let context = server.extracted.context_length;
+  if (typeof context != "number" || cfg.dataset) return;
+  let prompt = longest ? longest.promptTokens : cfg.prompts === "sample" ? MAX_SAMPLE_PROMPT_TOKENS : conversationPromptTokens(cfg, calibration?.reached_tokens ?? cfg.prompt_tokens), output2 = longest ? longest.outputTokens : cfg.max_tokens;
+  if (prompt + output2 > context)
+    throw new TokenbenchError(
+      "prompt_too_long",
+      `a prompt of ${prompt} tokens plus ${output2} output tokens does not fit the server's context of ${context} tokens (${rootUrl(target)}): ${longest ? "the trace's longest request needs a server with a longer context" : `lower ${cfg.sessions ? "--turns, " : ""}--prompt-tokens or --max-tokens, or start the server with a longer context`}`
+    );
+}
+async function preflight(target0, cfg, o) {
+  let readiness = await waitReady(target0, {
+    timeoutS: o.readyTimeoutS,
+    onWait: o.onNotice,
+    ...o.serverExited ? { serverExited: o.serverExited } : {}
+  }), server = await snapshotServer(target0, o.serverLimits), target = await checkModel(target0, server, o.onNotice);
+  if (cfg === null) return { target, readiness, server, calibration: null };
+  let calibration = await sweepCalibration(target, cfg, o);
+  return checkContext(target, server, cfg, calibration, o.longest), { target, readiness, server, calibration };
+}
+
 // src/cli/profile-command.ts
 var { plots, quiet } = CLI_OUTPUT, TABLE = { ...CONNECTION, ...PROFILE, out: PROFILE_OUT, plots, quiet }, INTRO = `tokenbench profile: single-stream serving profile (readiness, metadata, calibration,
 fresh prefill, steady decode, prefix cache)`, GROUPS = [
@@ -39444,21 +39372,128 @@ async function profileCommand(argv) {
   let v = parsed.values;
   if (parsed.positionals.length > 0) throw new UsageError(`unexpected argument "${parsed.positionals[0]}"`);
   assertWritable(v.out);
-  let doc = await runProfile({
-    target: makeTarget(v),
-    timeoutS: v.timeoutS,
+  let notice = noticePrinter(v.quiet), config2 = profileConfigOf(v, v), pre = await preflight(makeTarget(v), null, {
+    readyTimeoutS: config2.ready_timeout_s,
     serverLimits: v.serverLimits,
-    config: profileConfigOf(v, v),
-    onNotice: noticePrinter(v.quiet)
-  });
-  return parseResultDocument(doc), mkdirSync3(dirname2(v.out), { recursive: !0 }), writeFileSync3(v.out, `${JSON.stringify(doc, null, 1)}
-`), process.stdout.write(`${profileSummaryText(doc)}
+    calibrate: !1,
+    onNotice: notice
+  }), doc = await runProfile({ pre, timeoutS: v.timeoutS, config: config2, onNotice: notice });
+  return writeResults(doc, v.out, doc.requests ?? [], "inline"), process.stdout.write(`${profileSummaryText(doc)}
 `), v.quiet || process.stderr.write(`wrote ${v.out}
 `), v.plots && await writePlotsBeside(doc, v.out), 0;
 }
 
 // src/cli/sweep-command.ts
 import { existsSync as existsSync4 } from "node:fs";
+
+// src/core/sweep/config.ts
+var DEFAULT_CLOSED_LEVELS = [1, 2, 4, 8], DEFAULT_OPEN_LEVELS = [1, 2, 4], DEFAULT_REQUESTS = 32, SWEEP_BOUNDS = {
+  closedUsers: 1e4,
+  openRateRps: 1e4,
+  requestsPerLevel: 1e6,
+  durationS: 86400,
+  warmupRequests: 1e5,
+  levels: 100
+}, BoundError = class extends UsageError {
+  constructor(key, problem2) {
+    super(`--${SWEEP[key].flag} ${problem2}`, null);
+    this.key = key;
+    this.problem = problem2;
+  }
+  key;
+  problem;
+};
+function checkBounds(v, levels) {
+  let b = SWEEP_BOUNDS;
+  if (v.thinkTimeMs !== 0 && v.turns === 1)
+    throw new BoundError("thinkTimeMs", "goes with --turns T (the pause between a conversation's turns)");
+  if (v.turns > 1 && v.mode !== "closed")
+    throw new BoundError("turns", "needs --mode closed: each user holds one conversation at a time");
+  if (v.traceSpeed !== 1 && v.trace === null) throw new BoundError("traceSpeed", "goes with --trace FILE");
+  if (v.trace !== null) {
+    if (v.mode === "search")
+      throw new BoundError("trace", "replays the trace's own times; it cannot be searched");
+    if (v.levels.length > 0)
+      throw new BoundError(
+        "trace",
+        "sets the rate from the trace's own times: drop --levels (--trace-speed scales it)"
+      );
+    if (v.dataset !== null || v.turns > 1 || v.sharedPrefixTokens !== null)
+      throw new BoundError(
+        "trace",
+        "brings its own prompts (lengths and shared blocks): it does not combine with --dataset, --turns or --shared-prefix-tokens"
+      );
+  }
+  if (v.prefixGroups !== 1 && v.sharedPrefixTokens === null)
+    throw new BoundError("prefixGroups", "goes with --shared-prefix-tokens N (the prefix each group shares)");
+  if (levels.length > b.levels)
+    throw new BoundError("levels", `takes at most ${b.levels} levels, got ${levels.length}`);
+  if (v.mode === "closed") {
+    let bad = levels.find((l) => !Number.isInteger(l) || l > b.closedUsers);
+    if (bad !== void 0)
+      throw new BoundError(
+        "levels",
+        `in closed loop are users: whole numbers up to ${b.closedUsers}, got ${bad} (for more load, run shards on several machines)`
+      );
+  } else {
+    let bad = levels.find((l) => l > b.openRateRps);
+    if (bad !== void 0)
+      throw new BoundError(
+        "levels",
+        `in open loop are request rates up to ${b.openRateRps} req/s, got ${bad}`
+      );
+  }
+  if (v.requests !== null && v.requests > b.requestsPerLevel)
+    throw new BoundError("requests", `is at most ${b.requestsPerLevel} per level, got ${v.requests}`);
+  if (v.duration !== null && v.duration > b.durationS)
+    throw new BoundError("duration", `is at most ${b.durationS} s per level, got ${v.duration}`);
+  if (v.warmup > b.warmupRequests)
+    throw new BoundError("warmup", `is at most ${b.warmupRequests} requests, got ${v.warmup}`);
+}
+function sweepConfigOf(v, c) {
+  let levels = v.levels.length > 0 ? v.levels : v.mode === "closed" ? DEFAULT_CLOSED_LEVELS : v.mode === "search" ? [1] : DEFAULT_OPEN_LEVELS;
+  if (checkBounds(v, levels), v.mode === "search") {
+    if (v.sloTtftMs === null && v.sloTpotMs === null && v.sloE2eMs === null)
+      throw new BoundError(
+        "mode",
+        "search needs an SLO to search under: --slo-ttft-ms, --slo-tpot-ms or --slo-e2e-ms"
+      );
+    if (v.levels.length > 1)
+      throw new BoundError("levels", "with --mode search is one starting rate (the search picks the others)");
+  }
+  return {
+    // a trace is replayed open loop, at its own times (the level: its mean rate, set when it is read)
+    mode: v.mode === "search" || v.trace !== null ? "open" : v.mode,
+    ...v.mode === "search" ? { search: { target_pass_pct: v.searchSloPassPct, max_probes: v.searchMaxProbes } } : {},
+    levels,
+    requests_per_level: v.requests ?? (v.duration === null ? DEFAULT_REQUESTS : null),
+    duration_s: v.duration,
+    warmup_requests: v.warmup,
+    prompt_tokens: v.promptTokens,
+    max_tokens: v.maxTokens,
+    prompts: v.prompts,
+    ignore_eos: v.ignoreEos,
+    seed: v.seed,
+    arrival: v.arrival,
+    burstiness: v.burstiness,
+    max_in_flight: v.maxInFlight,
+    timeout_s: c.timeoutS,
+    slo: { ttft_ms: v.sloTtftMs, tpot_ms: v.sloTpotMs, e2e_ms: v.sloE2eMs },
+    extra_body: c.extraBody,
+    metrics_interval_ms: v.metricsIntervalMs === 0 ? null : v.metricsIntervalMs,
+    header_names: Object.keys(c.headers),
+    ...v.rampUpS !== null ? { ramp_up_s: v.rampUpS } : {},
+    ...v.sharedPrefixTokens !== null ? { shared_prefix: { tokens: v.sharedPrefixTokens, groups: v.prefixGroups } } : {},
+    ...v.turns > 1 ? { sessions: { turns: v.turns, think_time_ms: v.thinkTimeMs } } : {}
+  };
+}
+function sameConfig(a, b) {
+  let strip = (c) => JSON.stringify({ ...c, levels: void 0 });
+  return strip(a) === strip(b) && JSON.stringify(a.levels) === JSON.stringify(b.levels);
+}
+
+// src/core/load/load-generator.ts
+import { availableParallelism } from "node:os";
 
 // src/core/load/shard.ts
 var SINGLE = { index: 0, count: 1 };
@@ -39475,12 +39510,264 @@ function splitEven(total, n) {
 var shareOf = (total, p) => splitEven(splitEven(total, p.runner.count)[p.runner.index], p.thread.count)[p.thread.index], closedIndex = (local, p) => (local * p.thread.count + p.thread.index) * p.runner.count + p.runner.index, ownsArrival = (j, p) => j % p.runner.count === p.runner.index && Math.floor(j / p.runner.count) % p.thread.count === p.thread.index;
 var ID_STRIDE = 1e7, WARMUP_ID_OFFSET = 5e6;
 
-// src/core/load/worker-pool.ts
-import { existsSync as existsSync2 } from "node:fs";
-import { availableParallelism } from "node:os";
-import { performance as performance9 } from "node:perf_hooks";
-import { fileURLToPath } from "node:url";
-import { Worker } from "node:worker_threads";
+// src/core/load/load-generator.ts
+var ONE_THREAD = { workers: 1, shard: null, startAtEpochMs: null, levelSlotMs: 0 };
+function runSaltOf(load) {
+  return load.startAtEpochMs !== null ? load.startAtEpochMs % 1e6 : newRunSalt();
+}
+function autoWorkers(serverIsLocal2, cores = availableParallelism()) {
+  let reserve = serverIsLocal2 ? Math.max(2, Math.ceil(cores / 2)) : 0;
+  return Math.max(1, Math.min(16, cores - reserve - 1));
+}
+var LOCAL = /^(localhost|127\.\d+\.\d+\.\d+|\[::1\]|::1|0\.0\.0\.0)$/i, serverIsLocal = (t) => LOCAL.test(new URL(t.origin).hostname);
+function loadGeneratorOf(v, cfg, target) {
+  let workers = v.workers === "auto" ? autoWorkers(serverIsLocal(target)) : v.workers;
+  if (v.shard === null) {
+    if (v.startAt !== null || v.levelSlotS !== null)
+      throw new UsageError("--start-at and --level-slot-s go with --shard i/n", "--start-at");
+    return { ...ONE_THREAD, workers };
+  }
+  let shard = parseShard(v.shard);
+  if (v.startAt === null)
+    throw new UsageError(
+      "--shard needs --start-at EPOCH_MS, the same on every runner, so their levels start together (e.g. $(( $(date +%s) * 1000 + 60000 )) computed once and passed to all)",
+      "--start-at"
+    );
+  let slotS = v.levelSlotS;
+  if (slotS === null) {
+    if (cfg.levels.length > 1 && cfg.duration_s === null)
+      throw new UsageError(
+        "--shard with several levels needs --duration (levels of fixed length) or --level-slot-s (how long each level's slot is), so every runner starts each level at the same time",
+        "--level-slot-s"
+      );
+    slotS = (cfg.duration_s ?? 0) + 15;
+  }
+  return { workers, shard, startAtEpochMs: v.startAt, levelSlotMs: slotS * 1e3 };
+}
+function levelStartEpochMs(g, index) {
+  return g.startAtEpochMs === null ? null : g.startAtEpochMs + index * g.levelSlotMs;
+}
+function loadGeneratorRecord(g) {
+  return g.workers === 1 && g.shard === null ? null : {
+    workers: g.workers,
+    shard: g.shard === null ? null : `${g.shard.index + 1}/${g.shard.count}`,
+    start_at_epoch_ms: g.startAtEpochMs
+  };
+}
+
+// src/core/workload/dataset.ts
+import { createHash as createHash2 } from "node:crypto";
+import { readFileSync as readFileSync2 } from "node:fs";
+import { basename as basename2 } from "node:path";
+var DatasetError = class extends TokenbenchError {
+  constructor(message) {
+    super("dataset_invalid", message);
+  }
+}, ROLES = /* @__PURE__ */ new Set(["system", "user", "assistant"]);
+function entryOf(o, where) {
+  if (o === null || typeof o != "object" || Array.isArray(o))
+    throw new DatasetError(`${where}: not a JSON object`);
+  let r = o, out = r.output_tokens === void 0 || r.output_tokens === null ? null : Number.isInteger(r.output_tokens) && r.output_tokens > 0 ? r.output_tokens : (() => {
+    throw new DatasetError(`${where}: output_tokens must be a positive integer`);
+  })();
+  if (typeof r.prompt == "string" && r.prompt !== "")
+    return { prompt: r.prompt, messages: null, outputTokens: out };
+  if (Array.isArray(r.messages) && r.messages.length > 0)
+    return { prompt: null, messages: r.messages.map((m, i) => {
+      let mm = m;
+      if (!mm || typeof mm.role != "string" || !ROLES.has(mm.role) || typeof mm.content != "string")
+        throw new DatasetError(
+          `${where}: messages[${i}] must be {"role": system|user|assistant, "content": string}`
+        );
+      return { role: mm.role, content: mm.content };
+    }), outputTokens: out };
+  throw new DatasetError(`${where}: needs "prompt" (a non-empty string) or "messages" (a non-empty array)`);
+}
+function parseDataset(text2, name) {
+  let sha256 = createHash2("sha256").update(text2).digest("hex"), trimmed = text2.trimStart(), entries, lines;
+  if (trimmed.startsWith("[")) {
+    let arr2;
+    try {
+      arr2 = JSON.parse(text2);
+    } catch {
+      throw new DatasetError(`${name}: starts with "[" but is not valid JSON (ShareGPT layout expected)`);
+    }
+    entries = [];
+    for (let [i, c] of arr2.entries()) {
+      let conv = c?.conversations, human = Array.isArray(conv) ? conv.find((t) => t?.from === "human" && typeof t.value == "string") : void 0;
+      if (human?.value) entries.push({ prompt: human.value, messages: null, outputTokens: null });
+      else if (!Array.isArray(conv))
+        throw new DatasetError(`${name}: item ${i} has no "conversations" array`);
+    }
+    lines = arr2.length;
+  } else {
+    let raw = text2.split(`
+`);
+    entries = [], lines = 0, raw.forEach((line, i) => {
+      if (line.trim() === "") return;
+      lines++;
+      let o;
+      try {
+        o = JSON.parse(line);
+      } catch {
+        throw new DatasetError(`${name}: line ${i + 1} is not valid JSON`);
+      }
+      entries.push(entryOf(o, `${name}: line ${i + 1}`));
+    });
+  }
+  if (entries.length === 0) throw new DatasetError(`${name}: no usable prompt in it`);
+  return { name, lines, sha256, entries };
+}
+function readWorkloadFile(path, fail) {
+  try {
+    return readFileSync2(path, "utf8");
+  } catch (err) {
+    throw fail(`${path}: cannot be read (${err.code ?? "error"})`);
+  }
+}
+function loadDataset(path) {
+  return parseDataset(
+    readWorkloadFile(path, (m) => new DatasetError(m)),
+    basename2(path)
+  );
+}
+
+// src/core/workload/trace.ts
+import { createHash as createHash3 } from "node:crypto";
+import { basename as basename3 } from "node:path";
+var TRACE_BLOCK_TOKENS = 512, REPLAY_LAG_WARN_MS = 50, TraceError = class extends TokenbenchError {
+  constructor(message) {
+    super("trace_invalid", message);
+  }
+}, posInt = (v) => typeof v == "number" && Number.isInteger(v) && v > 0;
+function rowOf(o, where) {
+  if (o === null || typeof o != "object" || Array.isArray(o))
+    throw new TraceError(`${where}: not a JSON object`);
+  let r = o;
+  if (typeof r.timestamp != "number" || !Number.isFinite(r.timestamp) || r.timestamp < 0)
+    throw new TraceError(`${where}: "timestamp" must be a non-negative number of milliseconds`);
+  if (!posInt(r.input_length)) throw new TraceError(`${where}: "input_length" must be a positive integer`);
+  if (!posInt(r.output_length)) throw new TraceError(`${where}: "output_length" must be a positive integer`);
+  let ids = r.hash_ids ?? [];
+  if (!Array.isArray(ids) || !ids.every((h) => typeof h == "number" && Number.isInteger(h) && h >= 0))
+    throw new TraceError(`${where}: "hash_ids" must be an array of non-negative integers`);
+  if (ids.length > Math.ceil(r.input_length / TRACE_BLOCK_TOKENS))
+    throw new TraceError(
+      `${where}: ${ids.length} hash_ids of ${TRACE_BLOCK_TOKENS} tokens are more than input_length ${r.input_length} holds`
+    );
+  return {
+    timestampMs: r.timestamp,
+    inputTokens: r.input_length,
+    outputTokens: r.output_length,
+    hashIds: ids
+  };
+}
+function parseTrace(text2, name) {
+  let sha256 = createHash3("sha256").update(text2).digest("hex"), rows = [], lines = 0;
+  for (let [i, line] of text2.split(`
+`).entries()) {
+    if (line.trim() === "") continue;
+    lines++;
+    let o;
+    try {
+      o = JSON.parse(line);
+    } catch {
+      throw new TraceError(`${name}: line ${i + 1} is not valid JSON`);
+    }
+    rows.push(rowOf(o, `${name}: line ${i + 1}`));
+  }
+  if (rows.length === 0) throw new TraceError(`${name}: no request in it`);
+  return rows.sort((a, b) => a.timestampMs - b.timestampMs), { name, lines, sha256, rows };
+}
+function loadTrace(path) {
+  return parseTrace(
+    readWorkloadFile(path, (m) => new TraceError(m)),
+    basename3(path)
+  );
+}
+function traceRows(trace, speed, requests, durationS) {
+  let t0 = trace.rows[0].timestampMs, rows = trace.rows.map((r) => ({ row: r, offsetMs: (r.timestampMs - t0) / speed }));
+  return durationS !== null && (rows = rows.filter((r) => r.offsetMs < durationS * 1e3)), requests !== null && (rows = rows.slice(0, requests)), rows;
+}
+function traceRateRps(offsetsMs) {
+  let span = offsetsMs.length > 1 ? offsetsMs[offsetsMs.length - 1] - offsetsMs[0] : 0;
+  return span > 0 ? Number(((offsetsMs.length - 1) * 1e3 / span).toPrecision(4)) : 1;
+}
+function traceDataset(trace, o, calibration) {
+  let rows = traceRows(trace, o.speed, o.requests, o.durationS), blockWords = calibration ? Math.max(1, Math.round(TRACE_BLOCK_TOKENS / calibration.tokens_per_word)) : TRACE_BLOCK_TOKENS, entries = rows.map(({ row }, i) => {
+    let words = calibration ? wordsFor(calibration, row.inputTokens) : row.inputTokens, used = 0, parts = [];
+    for (let h of row.hashIds) {
+      let n = Math.min(blockWords, words - MIN_TAGGED_WORDS - used);
+      if (n <= 0) break;
+      parts.push(promptWords(n, h * 2654435761 + 97 + (o.salt ?? 0) * 1000003 >>> 0)), used += n;
+    }
+    return parts.push(makePrompt(words - used, o.seed, o.seed * 1000003 + i, o.salt ?? 0)), {
+      prompt: parts.join(" "),
+      messages: null,
+      outputTokens: row.outputTokens,
+      promptTokens: row.inputTokens
+    };
+  });
+  return {
+    name: trace.name,
+    lines: trace.lines,
+    sha256: trace.sha256,
+    entries,
+    offsetsMs: rows.map((r) => r.offsetMs)
+  };
+}
+function traceReplay(trace, config2, speed, requests) {
+  config2.requests_per_level = requests ?? (config2.duration_s === null ? trace.rows.length : null);
+  let rows = traceRows(trace, speed, config2.requests_per_level, config2.duration_s);
+  config2.levels = [traceRateRps(rows.map((r) => r.offsetMs))], config2.max_tokens = Math.max(...rows.map((r) => r.row.outputTokens)), config2.trace = { name: trace.name, lines: trace.lines, sha256: trace.sha256, speed };
+  let longest = rows.reduce(
+    (a, r) => r.row.inputTokens + r.row.outputTokens > a.row.inputTokens + a.row.outputTokens ? r : a
+  ).row;
+  return {
+    longest: { promptTokens: longest.inputTokens, outputTokens: longest.outputTokens },
+    build: (calibration, salt) => traceDataset(
+      trace,
+      { speed, requests: config2.requests_per_level, durationS: config2.duration_s, seed: config2.seed, salt },
+      calibration
+    )
+  };
+}
+
+// src/core/sweep/prepare.ts
+async function prepareSweep(v, config2, o) {
+  let file2 = v.dataset !== null ? loadDataset(v.dataset) : null;
+  file2 && (config2.dataset = { name: file2.name, lines: file2.lines, sha256: file2.sha256 });
+  let replay = v.trace !== null ? traceReplay(loadTrace(v.trace), config2, v.traceSpeed, v.requests) : null, target = makeTarget(v), load = loadGeneratorOf(v, config2, target), started = o.beforeContact?.(), pre = await preflight(target, config2, {
+    readyTimeoutS: v.readyTimeoutS,
+    serverLimits: v.serverLimits,
+    calibrate: v.calibratePrompts,
+    onNotice: o.onNotice,
+    ...started?.serverExited ? { serverExited: started.serverExited } : {},
+    ...replay ? { longest: replay.longest } : {}
+  }), salt = runSaltOf(load), dataset = replay ? replay.build(pre.calibration, salt) : file2;
+  return { config: config2, pre, load, salt, dataset };
+}
+
+// src/core/sweep/sweep.ts
+import { existsSync as existsSync3 } from "node:fs";
+import { performance as performance12 } from "node:perf_hooks";
+
+// src/core/load/level-plan.ts
+function effectiveRequests(mode, level, requests) {
+  return requests === null ? null : mode === "closed" ? Math.max(requests, 2 * level) : requests;
+}
+function sessionsOf(cfg) {
+  return cfg.sessions ? { turns: cfg.sessions.turns, thinkTimeMs: cfg.sessions.think_time_ms } : null;
+}
+function planLevel(cfg, index, salt = 0) {
+  let level = cfg.levels[index], requests = effectiveRequests(cfg.mode, level, cfg.requests_per_level), notices = [];
+  return cfg.mode === "closed" && requests !== null && cfg.requests_per_level !== null && requests > cfg.requests_per_level && notices.push(
+    `level ${level}: raised --requests from ${cfg.requests_per_level} to ${requests} (at least 2x the ${level} users, so every user sends at least twice)`
+  ), { level, index, requests, seed: cfg.seed + 7919 * (index + 1) >>> 0, salt, notices };
+}
+
+// src/core/load/level-run.ts
+import { performance as performance10 } from "node:perf_hooks";
 
 // src/core/load/loops.ts
 import { performance as performance8 } from "node:perf_hooks";
@@ -39583,258 +39870,124 @@ async function runWarmup(client, makeSpec, count2, concurrency) {
   return await Promise.all(Array.from({ length: Math.max(1, Math.min(concurrency, count2)) }, user)), out;
 }
 
-// src/core/load/worker-pool.ts
-function workerFile() {
-  for (let rel of ["./shard-worker.js", "../../../dist/shard-worker.js"]) {
-    let p = fileURLToPath(new URL(rel, import.meta.url));
-    if (existsSync2(p)) return p;
+// src/core/load/self-check.ts
+import { createHistogram, performance as performance9 } from "node:perf_hooks";
+var SELF_CHECK_LIMITS = { lateMs: 2, cpuPctOfOneCore: 85, sendQueueP99Ms: 5 }, SATURATED_ELU = 0.5;
+function backlogEvidenceMs(records2) {
+  let worst = null;
+  for (let r of records2) {
+    let t = r.event_times_ms;
+    if (t.length < 3) continue;
+    let gap = (t[t.length - 1] - t[0]) / (t.length - 1);
+    if (!(gap > 0)) continue;
+    let k = 1;
+    for (let i = 1; i <= t.length; i++)
+      i < t.length && t[i] === t[i - 1] ? k++ : (k > 1 && (worst = Math.max(worst ?? 0, (k - 1) * gap)), k = 1);
   }
-  throw new TokenbenchError(
-    "workers_unavailable",
-    "dist/shard-worker.js is missing: run `npm run build` (or use --workers 1)"
-  );
+  return worst;
 }
-function autoWorkers(serverIsLocal2, cores = availableParallelism()) {
-  let reserve = serverIsLocal2 ? Math.max(2, Math.ceil(cores / 2)) : 0;
-  return Math.max(1, Math.min(16, cores - reserve - 1));
-}
-var ThreadHandle = class {
-  worker;
-  waiting = null;
-  done = 0;
-  constructor(file2, data) {
-    this.worker = new Worker(file2, { workerData: data }), this.worker.on("message", (m) => {
-      if (m.op === "progress") {
-        this.done = m.done;
-        return;
-      }
-      let w = this.waiting;
-      w !== null && (this.waiting = null, m.op === "failed" ? w.reject(new Error(`worker thread failed: ${m.message}`)) : w.resolve(m));
-    }), this.worker.on("error", (err) => {
-      let w = this.waiting;
-      this.waiting = null, w?.reject(err);
-    });
+var UNSEEN_MS = 1, RESOLUTION_MS = 10, SelfCheck = class {
+  /**
+   * `thread`: this is a worker thread among others, where process CPU is everyone's; its "CPU"
+   * is then the time its own event loop was busy (event-loop utilization), which is what bounds it.
+   */
+  constructor(thread = !1) {
+    this.thread = thread;
   }
-  call(msg, reply) {
-    return new Promise((resolve, reject) => {
-      this.waiting = { op: reply, resolve, reject }, this.worker.postMessage(msg);
-    });
-  }
-  send(msg) {
-    this.worker.postMessage(msg);
-  }
-}, WorkerPool = class {
-  constructor(size, data) {
-    this.size = size;
-    let file2 = workerFile();
-    this.threads = Array.from({ length: size }, () => new ThreadHandle(file2, data));
-  }
-  size;
-  threads;
-  /** Requests finished so far in the level in progress, over all threads. */
-  get done() {
-    return this.threads.reduce((a, t) => a + t.done, 0);
+  thread;
+  /** Per sample: how late the sampling timer fired (ns, at least 1). */
+  h = createHistogram();
+  /** Per sample: the part of that lateness during which the client's own loop was busy. */
+  own = createHistogram();
+  timer = null;
+  lastMs = 0;
+  lastIdleMs = 0;
+  /**
+   * One sample every RESOLUTION_MS: the timer's lateness, as `monitorEventLoopDelay` records it,
+   * and the share of it the loop spent busy (event-loop utilization between two samples: time in
+   * the poll wait, a late wake-up included, is idle). Lateness with an idle loop is the machine
+   * waking the process late; lateness with a busy loop is the client's own work.
+   */
+  sample = () => {
+    let now = performance9.now(), idleMs = performance9.eventLoopUtilization().idle, lateMs = Math.max(0, now - this.lastMs - RESOLUTION_MS), busyMs = Math.max(0, now - this.lastMs - (idleMs - this.lastIdleMs));
+    this.h.record(Math.max(1, Math.round(lateMs * 1e6))), this.own.record(Math.max(1, Math.round(Math.min(lateMs, busyMs) * 1e6))), this.lastMs = now, this.lastIdleMs = idleMs, this.timer?.refresh();
+  };
+  cpu0 = process.cpuUsage();
+  elu0 = performance9.eventLoopUtilization();
+  t0 = performance9.now();
+  start() {
+    this.h.reset(), this.own.reset(), this.lastMs = performance9.now(), this.lastIdleMs = performance9.eventLoopUtilization().idle, this.timer && clearTimeout(this.timer), this.timer = setTimeout(this.sample, RESOLUTION_MS), this.timer.unref(), this.cpu0 = process.cpuUsage(), this.elu0 = performance9.eventLoopUtilization(), this.t0 = performance9.now();
   }
   /**
-   * One level on `jobs.length` threads: every thread's warmup, then every thread's share from
-   * one start time a little after the last warmup ended.
+   * `sendQueueMs`: per request, the wait in the client before its headers reached the socket.
+   * `records`: the level's records, read for backlog when the client was saturated.
    */
-  async runLevel(jobs, notBeforeEpochMs, onStart) {
-    let used = this.threads.slice(0, jobs.length);
-    for (let t of used) t.done = 0;
-    let warm = await Promise.all(used.map((t, k) => t.call({ op: "warmup", job: jobs[k] }, "warmed"))), startEpochMs = Math.max(performance9.timeOrigin + performance9.now() + 50, notBeforeEpochMs ?? 0), pending = Promise.all(used.map((t) => t.call({ op: "run", startEpochMs }, "done")));
-    return await sleepUntil(startEpochMs - performance9.timeOrigin), onStart?.(), (await pending).map((r, k) => ({ warmup: warm[k].records, run: r.run, check: r.check }));
-  }
-  /** End the requests in flight at once (SIGINT/SIGTERM). */
-  stop() {
-    for (let t of this.threads) t.send({ op: "stop" });
-  }
-  async close() {
-    await Promise.all(
-      this.threads.map(async (t) => {
-        let timer;
-        await Promise.race([
-          t.call({ op: "close" }, "closed"),
-          new Promise((r) => {
-            timer = setTimeout(r, 2e3);
-          })
-        ]), clearTimeout(timer), await t.worker.terminate();
-      })
+  stop(sendQueueMs = [], records2 = []) {
+    this.timer && clearTimeout(this.timer), this.timer = null;
+    let cpu = process.cpuUsage(this.cpu0), wallMs = performance9.now() - this.t0, ms2 = (ns) => Number.isFinite(ns) && ns > 0 ? ns / 1e6 : 0, figures = (h) => this.h.count > 0 ? { p50: ms2(h.percentile(50)), p99: ms2(h.percentile(99)), max: ms2(h.max) } : { p50: null, p99: null, max: null }, { p50, p99, max } = figures(this.h), ownDelay = figures(this.own), elu = performance9.eventLoopUtilization(this.elu0), user = this.thread ? elu.active / 1e3 : cpu.user / 1e6, system = this.thread ? 0 : cpu.system / 1e6, pct = wallMs > 0 ? 100 * (user + system) * 1e3 / wallMs : 0, saturated = pct > SELF_CHECK_LIMITS.cpuPctOfOneCore || elu.utilization > SATURATED_ELU, bound = max !== null ? 2 * max + UNSEEN_MS : null;
+    if (saturated) {
+      let backlog = backlogEvidenceMs(records2);
+      backlog !== null && (bound = Math.max(bound ?? 0, backlog + 2 * (p99 ?? 0) + UNSEEN_MS));
+    }
+    let lagP99 = p99 !== null ? 2 * p99 + UNSEEN_MS : null, ownCause = ownDelay.p99 !== null && ownDelay.p99 > SELF_CHECK_LIMITS.lateMs, late = lagP99 !== null && lagP99 > SELF_CHECK_LIMITS.lateMs, reasons = [];
+    late && (ownCause || saturated) && reasons.push(
+      `reads late by about ${lagP99.toFixed(1)} ms (p99; event-loop delay p99 ${p99.toFixed(1)} ms, ${ownDelay.p99.toFixed(1)} ms of it with the client busy) > ${SELF_CHECK_LIMITS.lateMs} ms`
     );
+    let sq = summarize(sendQueueMs);
+    sq.p99 !== null && sq.p99 > SELF_CHECK_LIMITS.sendQueueP99Ms && (ownCause || saturated) && reasons.push(`requests waited ${sq.p99.toFixed(1)} ms (p99) in the client before reaching the socket`), pct > SELF_CHECK_LIMITS.cpuPctOfOneCore && reasons.push(`client CPU ${pct.toFixed(0)}% of one core > ${SELF_CHECK_LIMITS.cpuPctOfOneCore}%`);
+    let timingNote = reasons.length === 0 && late ? `timing noise: the client read about ${lagP99.toFixed(1)} ms late (p99 estimate; at most ${(bound ?? 0).toFixed(1)} ms) while busy ${(100 * elu.utilization).toFixed(0)} % of the time (event-loop delay p99 ${(p99 ?? 0).toFixed(1)} ms, ${(ownDelay.p99 ?? 0).toFixed(1)} ms of it busy): the machine woke it late (scheduling, virtualisation), not client load, so --workers would not help; TTFT and ITL carry up to that much of it` : null;
+    return {
+      event_loop_delay_ms: { p50, p99, max },
+      own_delay_ms: ownDelay,
+      send_queue_ms: { p50: sq.p50, p99: sq.p99, max: sq.max },
+      lateness_bound_ms: bound,
+      cpu_user_s: user,
+      cpu_system_s: system,
+      cpu_pct_of_one_core: pct,
+      bottleneck_warning: reasons.length > 0 ? `the client may be the bottleneck (${reasons.join("; ")}): it may read what the server sent up to ${(bound ?? 0).toFixed(1)} ms late, which inflates TTFT and ITL by as much; latencies count from the socket write, so the client's own queue is excluded and reported` : null,
+      timing_note: timingNote
+    };
   }
 };
-
-// src/core/load/load-generator.ts
-var ONE_THREAD = { workers: 1, shard: null, startAtEpochMs: null, levelSlotMs: 0 };
-function runSaltOf(load) {
-  return load.startAtEpochMs !== null ? load.startAtEpochMs % 1e6 : newRunSalt();
+function sendQueueOf(records2) {
+  return records2.filter((r) => r.dispatch_ms !== void 0).map((r) => r.send_ms - Math.max(r.dispatch_ms, r.connected_ms ?? 0));
 }
-var LOCAL = /^(localhost|127\.\d+\.\d+\.\d+|\[::1\]|::1|0\.0\.0\.0)$/i, serverIsLocal = (t) => LOCAL.test(new URL(t.origin).hostname);
-function loadGeneratorOf(v, cfg, target) {
-  let workers = v.workers === "auto" ? autoWorkers(serverIsLocal(target)) : v.workers;
-  if (v.shard === null) {
-    if (v.startAt !== null || v.levelSlotS !== null)
-      throw new UsageError("--start-at and --level-slot-s go with --shard i/n", "--start-at");
-    return { ...ONE_THREAD, workers };
-  }
-  let shard = parseShard(v.shard);
-  if (v.startAt === null)
-    throw new UsageError(
-      "--shard needs --start-at EPOCH_MS, the same on every runner, so their levels start together (e.g. $(( $(date +%s) * 1000 + 60000 )) computed once and passed to all)",
-      "--start-at"
-    );
-  let slotS = v.levelSlotS;
-  if (slotS === null) {
-    if (cfg.levels.length > 1 && cfg.duration_s === null)
-      throw new UsageError(
-        "--shard with several levels needs --duration (levels of fixed length) or --level-slot-s (how long each level's slot is), so every runner starts each level at the same time",
-        "--level-slot-s"
-      );
-    slotS = (cfg.duration_s ?? 0) + 15;
-  }
-  return { workers, shard, startAtEpochMs: v.startAt, levelSlotMs: slotS * 1e3 };
+function worstOf(xs) {
+  let v = xs.filter((x) => typeof x == "number");
+  return v.length > 0 ? Math.max(...v) : null;
 }
-function levelStartEpochMs(g, index) {
-  return g.startAtEpochMs === null ? null : g.startAtEpochMs + index * g.levelSlotMs;
-}
-function loadGeneratorRecord(g) {
-  return g.workers === 1 && g.shard === null ? null : {
-    workers: g.workers,
-    shard: g.shard === null ? null : `${g.shard.index + 1}/${g.shard.count}`,
-    start_at_epoch_ms: g.startAtEpochMs
+function mergeChecks(threads, processWide) {
+  let checks = threads.map((t) => t.check), worst = (f2) => worstOf(checks.map(f2)), n = checks.length, byThread = (pick3) => checks.map((c, k) => pick3(c) ? `thread ${k + 1}/${n}: ${pick3(c)}` : null).filter((w) => w !== null), warnings = byThread((c) => c.bottleneck_warning), notes = byThread((c) => c.timing_note);
+  return {
+    event_loop_delay_ms: {
+      p50: worst((c) => c.event_loop_delay_ms.p50),
+      p99: worst((c) => c.event_loop_delay_ms.p99),
+      max: worst((c) => c.event_loop_delay_ms.max)
+    },
+    own_delay_ms: {
+      p50: worst((c) => c.own_delay_ms?.p50),
+      p99: worst((c) => c.own_delay_ms?.p99),
+      max: worst((c) => c.own_delay_ms?.max)
+    },
+    ...processWide.send_queue_ms ? { send_queue_ms: processWide.send_queue_ms } : {},
+    lateness_bound_ms: worst((c) => c.lateness_bound_ms ?? null),
+    cpu_user_s: processWide.cpu_user_s,
+    cpu_system_s: processWide.cpu_system_s,
+    cpu_pct_of_one_core: processWide.cpu_pct_of_one_core,
+    bottleneck_warning: warnings.length > 0 ? warnings.join("; ") : null,
+    timing_note: warnings.length === 0 && notes.length > 0 ? notes.join("; ") : null,
+    shards: checks.map((c, k) => ({
+      thread: `${k + 1}/${n}`,
+      requests: threads[k].requests,
+      event_loop_delay_ms: c.event_loop_delay_ms,
+      lateness_bound_ms: c.lateness_bound_ms ?? null,
+      busy_pct: c.cpu_pct_of_one_core,
+      bottleneck_warning: c.bottleneck_warning
+    }))
   };
 }
 
-// src/core/server/preflight.ts
-function servedModels(server) {
-  let body = server.endpoints["/v1/models"]?.body;
-  return Array.isArray(body?.data) ? body.data.map((m) => m.id).filter((id) => typeof id == "string") : [];
-}
-async function probeModel(target, model) {
-  let r = await oneTokenRequest(target, model, 6e4);
-  if (r.status === 200) return null;
-  let msg = r.json?.error?.message;
-  return typeof msg == "string" ? msg : r.error ?? `HTTP ${r.status}: ${(r.text ?? "").slice(0, 200)}`;
-}
-function conversationPromptTokens(cfg, turnTokens) {
-  let turns = cfg.sessions?.turns ?? 1;
-  return turns * turnTokens + (turns - 1) * cfg.max_tokens + (cfg.shared_prefix?.tokens ?? 0);
-}
-async function preflight(target0, cfg, o) {
-  let readiness = await waitReady(target0, {
-    timeoutS: o.readyTimeoutS,
-    onWait: o.onNotice,
-    ...o.serverExited ? { serverExited: o.serverExited } : {}
-  }), server = await snapshotServer(target0, o.serverLimits), served = servedModels(server), target = await resolveModel(target0, served[0] ?? null), model = target.model;
-  if (served.length > 0 && !served.includes(model)) {
-    let refusal2 = await probeModel(target, model);
-    if (refusal2 !== null)
-      throw new TokenbenchError(
-        "model_not_served",
-        `${rootUrl(target)} does not serve model "${model}" (it said: ${refusal2.slice(0, 200)}); it serves: ${served.join(", ")}. Pass one of them to --model`
-      );
-    served.length === 1 && (o.onNotice(
-      `the server answers any model name and serves one model: "${served[0]}" is recorded as the model, not "${model}"`
-    ), target = withModel(target, served[0]));
-  }
-  let calibration = o.calibrate && !cfg.dataset ? await calibratePrompts(target, cfg.extra_body, cfg.prompt_tokens, cfg.seed) : null;
-  calibration !== null && (o.onNotice(
-    `prompts: ${calibration.words} words give ${calibration.reached_tokens} prompt tokens as the server counts them (asked ${calibration.target_tokens}; ${calibration.method}${calibration.template_overhead_tokens ? ` + ${calibration.template_overhead_tokens} template tokens` : ""})`
-  ), calibration.within_tolerance || o.onNotice(
-    `prompt calibration reached ${calibration.reached_tokens} tokens, outside ${calibration.tolerance_rule}`
-  ));
-  let context = server.extracted.context_length;
-  if (typeof context == "number" && !cfg.dataset) {
-    let prompt = o.longest ? o.longest.promptTokens : cfg.prompts === "sample" ? MAX_SAMPLE_PROMPT_TOKENS : conversationPromptTokens(cfg, calibration?.reached_tokens ?? cfg.prompt_tokens), output2 = o.longest ? o.longest.outputTokens : cfg.max_tokens;
-    if (prompt + output2 > context)
-      throw new TokenbenchError(
-        "prompt_too_long",
-        `a prompt of ${prompt} tokens plus ${output2} output tokens does not fit the server's context of ${context} tokens (${rootUrl(target)}): ${o.longest ? "the trace's longest request needs a server with a longer context" : `lower ${cfg.sessions ? "--turns, " : ""}--prompt-tokens or --max-tokens, or start the server with a longer context`}`
-      );
-  }
-  return { target, readiness, server, calibration };
-}
-
-// src/core/sweep/sweep.ts
-import { existsSync as existsSync3 } from "node:fs";
-import { performance as performance12 } from "node:perf_hooks";
-
-// src/core/workload/dataset.ts
-import { createHash as createHash2 } from "node:crypto";
-import { readFileSync as readFileSync2 } from "node:fs";
-import { basename as basename2 } from "node:path";
-var DatasetError = class extends TokenbenchError {
-  constructor(message) {
-    super("dataset_invalid", message);
-  }
-}, ROLES = /* @__PURE__ */ new Set(["system", "user", "assistant"]);
-function entryOf(o, where) {
-  if (o === null || typeof o != "object" || Array.isArray(o))
-    throw new DatasetError(`${where}: not a JSON object`);
-  let r = o, out = r.output_tokens === void 0 || r.output_tokens === null ? null : Number.isInteger(r.output_tokens) && r.output_tokens > 0 ? r.output_tokens : (() => {
-    throw new DatasetError(`${where}: output_tokens must be a positive integer`);
-  })();
-  if (typeof r.prompt == "string" && r.prompt !== "")
-    return { prompt: r.prompt, messages: null, outputTokens: out };
-  if (Array.isArray(r.messages) && r.messages.length > 0)
-    return { prompt: null, messages: r.messages.map((m, i) => {
-      let mm = m;
-      if (!mm || typeof mm.role != "string" || !ROLES.has(mm.role) || typeof mm.content != "string")
-        throw new DatasetError(
-          `${where}: messages[${i}] must be {"role": system|user|assistant, "content": string}`
-        );
-      return { role: mm.role, content: mm.content };
-    }), outputTokens: out };
-  throw new DatasetError(`${where}: needs "prompt" (a non-empty string) or "messages" (a non-empty array)`);
-}
-function parseDataset(text2, name) {
-  let sha256 = createHash2("sha256").update(text2).digest("hex"), trimmed = text2.trimStart(), entries, lines;
-  if (trimmed.startsWith("[")) {
-    let arr2;
-    try {
-      arr2 = JSON.parse(text2);
-    } catch {
-      throw new DatasetError(`${name}: starts with "[" but is not valid JSON (ShareGPT layout expected)`);
-    }
-    entries = [];
-    for (let [i, c] of arr2.entries()) {
-      let conv = c?.conversations, human = Array.isArray(conv) ? conv.find((t) => t?.from === "human" && typeof t.value == "string") : void 0;
-      if (human?.value) entries.push({ prompt: human.value, messages: null, outputTokens: null });
-      else if (!Array.isArray(conv))
-        throw new DatasetError(`${name}: item ${i} has no "conversations" array`);
-    }
-    lines = arr2.length;
-  } else {
-    let raw = text2.split(`
-`);
-    entries = [], lines = 0, raw.forEach((line, i) => {
-      if (line.trim() === "") return;
-      lines++;
-      let o;
-      try {
-        o = JSON.parse(line);
-      } catch {
-        throw new DatasetError(`${name}: line ${i + 1} is not valid JSON`);
-      }
-      entries.push(entryOf(o, `${name}: line ${i + 1}`));
-    });
-  }
-  if (entries.length === 0) throw new DatasetError(`${name}: no usable prompt in it`);
-  return { name, lines, sha256, entries };
-}
-function readWorkloadFile(path, fail) {
-  try {
-    return readFileSync2(path, "utf8");
-  } catch (err) {
-    throw fail(`${path}: cannot be read (${err.code ?? "error"})`);
-  }
-}
-function loadDataset(path) {
-  return parseDataset(
-    readWorkloadFile(path, (m) => new DatasetError(m)),
-    basename2(path)
-  );
-}
+// src/core/load/requests.ts
 function datasetOrder(n, seed) {
   let order = Array.from({ length: n }, (_, i) => i), r = rng(seed >>> 0);
   for (let i = n - 1; i > 0; i--) {
@@ -39842,24 +39995,6 @@ function datasetOrder(n, seed) {
     [order[i], order[j]] = [order[j], order[i]];
   }
   return order;
-}
-
-// src/core/load/level-plan.ts
-function effectiveRequests(mode, level, requests) {
-  return requests === null ? null : mode === "closed" ? Math.max(requests, 2 * level) : requests;
-}
-function sameConfig(a, b) {
-  let strip = (c) => JSON.stringify({ ...c, levels: void 0 });
-  return strip(a) === strip(b) && JSON.stringify(a.levels) === JSON.stringify(b.levels);
-}
-function sessionsOf(cfg) {
-  return cfg.sessions ? { turns: cfg.sessions.turns, thinkTimeMs: cfg.sessions.think_time_ms } : null;
-}
-function planLevel(cfg, index, salt = 0) {
-  let level = cfg.levels[index], requests = effectiveRequests(cfg.mode, level, cfg.requests_per_level), notices = [];
-  return cfg.mode === "closed" && requests !== null && cfg.requests_per_level !== null && requests > cfg.requests_per_level && notices.push(
-    `level ${level}: raised --requests from ${cfg.requests_per_level} to ${requests} (at least 2x the ${level} users, so every user sends at least twice)`
-  ), { level, index, requests, seed: cfg.seed + 7919 * (index + 1) >>> 0, salt, notices };
 }
 function specFactory(cfg, plan, ids, calibration = null, dataset = null) {
   let order = dataset ? orderOf(dataset, cfg.seed) : null;
@@ -39938,96 +40073,6 @@ function inConversation(spec, turn, userContent) {
   };
 }
 
-// src/core/load/level-run.ts
-import { performance as performance11 } from "node:perf_hooks";
-
-// src/core/load/self-check.ts
-import { createHistogram, performance as performance10 } from "node:perf_hooks";
-var SELF_CHECK_LIMITS = { lateMs: 2, cpuPctOfOneCore: 85, sendQueueP99Ms: 5 }, SATURATED_ELU = 0.5;
-function backlogEvidenceMs(records2) {
-  let worst = null;
-  for (let r of records2) {
-    let t = r.event_times_ms;
-    if (t.length < 3) continue;
-    let gap = (t[t.length - 1] - t[0]) / (t.length - 1);
-    if (!(gap > 0)) continue;
-    let k = 1;
-    for (let i = 1; i <= t.length; i++)
-      i < t.length && t[i] === t[i - 1] ? k++ : (k > 1 && (worst = Math.max(worst ?? 0, (k - 1) * gap)), k = 1);
-  }
-  return worst;
-}
-var UNSEEN_MS = 1, RESOLUTION_MS = 10, SelfCheck = class {
-  /**
-   * `thread`: this is a worker thread among others, where process CPU is everyone's; its "CPU"
-   * is then the time its own event loop was busy (event-loop utilization), which is what bounds it.
-   */
-  constructor(thread = !1) {
-    this.thread = thread;
-  }
-  thread;
-  /** Per sample: how late the sampling timer fired (ns, at least 1). */
-  h = createHistogram();
-  /** Per sample: the part of that lateness during which the client's own loop was busy. */
-  own = createHistogram();
-  timer = null;
-  lastMs = 0;
-  lastIdleMs = 0;
-  /**
-   * One sample every RESOLUTION_MS: the timer's lateness, as `monitorEventLoopDelay` records it,
-   * and the share of it the loop spent busy (event-loop utilization between two samples: time in
-   * the poll wait, a late wake-up included, is idle). Lateness with an idle loop is the machine
-   * waking the process late; lateness with a busy loop is the client's own work.
-   */
-  sample = () => {
-    let now = performance10.now(), idleMs = performance10.eventLoopUtilization().idle, lateMs = Math.max(0, now - this.lastMs - RESOLUTION_MS), busyMs = Math.max(0, now - this.lastMs - (idleMs - this.lastIdleMs));
-    this.h.record(Math.max(1, Math.round(lateMs * 1e6))), this.own.record(Math.max(1, Math.round(Math.min(lateMs, busyMs) * 1e6))), this.lastMs = now, this.lastIdleMs = idleMs, this.timer?.refresh();
-  };
-  cpu0 = process.cpuUsage();
-  elu0 = performance10.eventLoopUtilization();
-  t0 = performance10.now();
-  start() {
-    this.h.reset(), this.own.reset(), this.lastMs = performance10.now(), this.lastIdleMs = performance10.eventLoopUtilization().idle, this.timer && clearTimeout(this.timer), this.timer = setTimeout(this.sample, RESOLUTION_MS), this.timer.unref(), this.cpu0 = process.cpuUsage(), this.elu0 = performance10.eventLoopUtilization(), this.t0 = performance10.now();
-  }
-  /**
-   * `sendQueueMs`: per request, the wait in the client before its headers reached the socket.
-   * `records`: the level's records, read for backlog when the client was saturated.
-   */
-  stop(sendQueueMs = [], records2 = []) {
-    this.timer && clearTimeout(this.timer), this.timer = null;
-    let cpu = process.cpuUsage(this.cpu0), wallMs = performance10.now() - this.t0, ms2 = (ns) => Number.isFinite(ns) && ns > 0 ? ns / 1e6 : 0, figures = (h) => this.h.count > 0 ? { p50: ms2(h.percentile(50)), p99: ms2(h.percentile(99)), max: ms2(h.max) } : { p50: null, p99: null, max: null }, { p50, p99, max } = figures(this.h), ownDelay = figures(this.own), elu = performance10.eventLoopUtilization(this.elu0), user = this.thread ? elu.active / 1e3 : cpu.user / 1e6, system = this.thread ? 0 : cpu.system / 1e6, pct = wallMs > 0 ? 100 * (user + system) * 1e3 / wallMs : 0, saturated = pct > SELF_CHECK_LIMITS.cpuPctOfOneCore || elu.utilization > SATURATED_ELU, bound = max !== null ? 2 * max + UNSEEN_MS : null;
-    if (saturated) {
-      let backlog = backlogEvidenceMs(records2);
-      backlog !== null && (bound = Math.max(bound ?? 0, backlog + 2 * (p99 ?? 0) + UNSEEN_MS));
-    }
-    let lagP99 = p99 !== null ? 2 * p99 + UNSEEN_MS : null, ownCause = ownDelay.p99 !== null && ownDelay.p99 > SELF_CHECK_LIMITS.lateMs, late = lagP99 !== null && lagP99 > SELF_CHECK_LIMITS.lateMs, reasons = [];
-    late && (ownCause || saturated) && reasons.push(
-      `reads late by about ${lagP99.toFixed(1)} ms (p99; event-loop delay p99 ${p99.toFixed(1)} ms, ${ownDelay.p99.toFixed(1)} ms of it with the client busy) > ${SELF_CHECK_LIMITS.lateMs} ms`
-    );
-    let sq = summarize(sendQueueMs);
-    sq.p99 !== null && sq.p99 > SELF_CHECK_LIMITS.sendQueueP99Ms && (ownCause || saturated) && reasons.push(`requests waited ${sq.p99.toFixed(1)} ms (p99) in the client before reaching the socket`), pct > SELF_CHECK_LIMITS.cpuPctOfOneCore && reasons.push(`client CPU ${pct.toFixed(0)}% of one core > ${SELF_CHECK_LIMITS.cpuPctOfOneCore}%`);
-    let timingNote = reasons.length === 0 && late ? `timing noise: the client read about ${lagP99.toFixed(1)} ms late (p99 estimate; at most ${(bound ?? 0).toFixed(1)} ms) while busy ${(100 * elu.utilization).toFixed(0)} % of the time (event-loop delay p99 ${(p99 ?? 0).toFixed(1)} ms, ${(ownDelay.p99 ?? 0).toFixed(1)} ms of it busy): the machine woke it late (scheduling, virtualisation), not client load, so --workers would not help; TTFT and ITL carry up to that much of it` : null;
-    return {
-      event_loop_delay_ms: { p50, p99, max },
-      own_delay_ms: ownDelay,
-      send_queue_ms: { p50: sq.p50, p99: sq.p99, max: sq.max },
-      lateness_bound_ms: bound,
-      cpu_user_s: user,
-      cpu_system_s: system,
-      cpu_pct_of_one_core: pct,
-      bottleneck_warning: reasons.length > 0 ? `the client may be the bottleneck (${reasons.join("; ")}): it may read what the server sent up to ${(bound ?? 0).toFixed(1)} ms late, which inflates TTFT and ITL by as much; latencies count from the socket write, so the client's own queue is excluded and reported` : null,
-      timing_note: timingNote
-    };
-  }
-};
-function sendQueueOf(records2) {
-  return records2.filter((r) => r.dispatch_ms !== void 0).map((r) => r.send_ms - Math.max(r.dispatch_ms, r.connected_ms ?? 0));
-}
-function worstOf(xs) {
-  let v = xs.filter((x) => typeof x == "number");
-  return v.length > 0 ? Math.max(...v) : null;
-}
-
 // src/core/load/shard-run.ts
 function factories(job) {
   let all = indexedSpecFactory(job.cfg, job.plan, job.idBase, job.calibration, job.dataset ?? null);
@@ -40075,9 +40120,9 @@ function runShare(client, job, o) {
 
 // src/core/load/level-run.ts
 function progressReporter(ctx, plan, done) {
-  let t0 = performance11.now();
+  let t0 = performance10.now();
   return () => {
-    let elapsedS = (performance11.now() - t0) / 1e3, total = plan.requests, n = done(), etaS = total !== null && n > 0 ? elapsedS / n * (total - n) : ctx.cfg.duration_s !== null ? Math.max(0, ctx.cfg.duration_s - elapsedS) : null;
+    let elapsedS = (performance10.now() - t0) / 1e3, total = plan.requests, n = done(), etaS = total !== null && n > 0 ? elapsedS / n * (total - n) : ctx.cfg.duration_s !== null ? Math.max(0, ctx.cfg.duration_s - elapsedS) : null;
     ctx.onProgress?.({
       level: plan.level,
       levelIndex: plan.index,
@@ -40104,12 +40149,12 @@ async function runShardedLevel(ctx, plan, where) {
     if (ctx.pool)
       results = await ctx.pool.runLevel(jobs, where.startEpochMs, begin);
     else {
-      let warmup = await runShareWarmup(ctx.client, jobs[0]), startEpochMs = Math.max(performance11.timeOrigin + performance11.now() + 50, where.startEpochMs ?? 0);
-      await sleepUntil(startEpochMs - performance11.timeOrigin), begin();
+      let warmup = await runShareWarmup(ctx.client, jobs[0]), startEpochMs = Math.max(performance10.timeOrigin + performance10.now() + 50, where.startEpochMs ?? 0);
+      await sleepUntil(startEpochMs - performance10.timeOrigin), begin();
       let check2 = new SelfCheck();
       check2.start();
       let run2 = await runShare(ctx.client, jobs[0], {
-        startAtAbsMs: startEpochMs - performance11.timeOrigin,
+        startAtAbsMs: startEpochMs - performance10.timeOrigin,
         ...ctx.shouldStop ? { shouldStop: ctx.shouldStop } : {},
         onRecord: () => {
           localDone++;
@@ -40124,7 +40169,10 @@ async function runShardedLevel(ctx, plan, where) {
   return await sampler?.stop(), report(), {
     warmup: results.flatMap((r) => r.warmup).sort((a, b) => a.id - b.id),
     run,
-    client: ctx.pool ? mergeChecks(results, processWide) : results[0].check
+    client: ctx.pool ? mergeChecks(
+      results.map((r) => ({ check: r.check, requests: r.run.records.length })),
+      processWide
+    ) : results[0].check
   };
 }
 function mergeRuns(runs) {
@@ -40139,36 +40187,6 @@ function mergeRuns(runs) {
     droppedArrivals: runs.reduce((a, r) => a + r.droppedArrivals, 0),
     drainTimeS,
     ...intended.length > 0 ? { lastIntendedMs: Math.max(...intended) } : {}
-  };
-}
-function mergeChecks(results, processWide) {
-  let checks = results.map((r) => r.check), worst = (f2) => worstOf(checks.map(f2)), n = checks.length, byThread = (pick3) => checks.map((c, k) => pick3(c) ? `thread ${k + 1}/${n}: ${pick3(c)}` : null).filter((w) => w !== null), warnings = byThread((c) => c.bottleneck_warning), notes = byThread((c) => c.timing_note);
-  return {
-    event_loop_delay_ms: {
-      p50: worst((c) => c.event_loop_delay_ms.p50),
-      p99: worst((c) => c.event_loop_delay_ms.p99),
-      max: worst((c) => c.event_loop_delay_ms.max)
-    },
-    own_delay_ms: {
-      p50: worst((c) => c.own_delay_ms?.p50),
-      p99: worst((c) => c.own_delay_ms?.p99),
-      max: worst((c) => c.own_delay_ms?.max)
-    },
-    ...processWide.send_queue_ms ? { send_queue_ms: processWide.send_queue_ms } : {},
-    lateness_bound_ms: worst((c) => c.lateness_bound_ms ?? null),
-    cpu_user_s: processWide.cpu_user_s,
-    cpu_system_s: processWide.cpu_system_s,
-    cpu_pct_of_one_core: processWide.cpu_pct_of_one_core,
-    bottleneck_warning: warnings.length > 0 ? warnings.join("; ") : null,
-    timing_note: warnings.length === 0 && notes.length > 0 ? notes.join("; ") : null,
-    shards: checks.map((c, k) => ({
-      thread: `${k + 1}/${n}`,
-      requests: results[k].run.records.length,
-      event_loop_delay_ms: c.event_loop_delay_ms,
-      lateness_bound_ms: c.lateness_bound_ms ?? null,
-      busy_pct: c.cpu_pct_of_one_core,
-      bottleneck_warning: c.bottleneck_warning
-    }))
   };
 }
 async function runLevel(ctx, plan, makeSpec) {
@@ -40416,107 +40434,6 @@ function admissionSummary(input2) {
   };
 }
 
-// src/core/workload/trace.ts
-import { createHash as createHash3 } from "node:crypto";
-import { basename as basename3 } from "node:path";
-var TRACE_BLOCK_TOKENS = 512, REPLAY_LAG_WARN_MS = 50, TraceError = class extends TokenbenchError {
-  constructor(message) {
-    super("trace_invalid", message);
-  }
-}, posInt = (v) => typeof v == "number" && Number.isInteger(v) && v > 0;
-function rowOf(o, where) {
-  if (o === null || typeof o != "object" || Array.isArray(o))
-    throw new TraceError(`${where}: not a JSON object`);
-  let r = o;
-  if (typeof r.timestamp != "number" || !Number.isFinite(r.timestamp) || r.timestamp < 0)
-    throw new TraceError(`${where}: "timestamp" must be a non-negative number of milliseconds`);
-  if (!posInt(r.input_length)) throw new TraceError(`${where}: "input_length" must be a positive integer`);
-  if (!posInt(r.output_length)) throw new TraceError(`${where}: "output_length" must be a positive integer`);
-  let ids = r.hash_ids ?? [];
-  if (!Array.isArray(ids) || !ids.every((h) => typeof h == "number" && Number.isInteger(h) && h >= 0))
-    throw new TraceError(`${where}: "hash_ids" must be an array of non-negative integers`);
-  if (ids.length > Math.ceil(r.input_length / TRACE_BLOCK_TOKENS))
-    throw new TraceError(
-      `${where}: ${ids.length} hash_ids of ${TRACE_BLOCK_TOKENS} tokens are more than input_length ${r.input_length} holds`
-    );
-  return {
-    timestampMs: r.timestamp,
-    inputTokens: r.input_length,
-    outputTokens: r.output_length,
-    hashIds: ids
-  };
-}
-function parseTrace(text2, name) {
-  let sha256 = createHash3("sha256").update(text2).digest("hex"), rows = [], lines = 0;
-  for (let [i, line] of text2.split(`
-`).entries()) {
-    if (line.trim() === "") continue;
-    lines++;
-    let o;
-    try {
-      o = JSON.parse(line);
-    } catch {
-      throw new TraceError(`${name}: line ${i + 1} is not valid JSON`);
-    }
-    rows.push(rowOf(o, `${name}: line ${i + 1}`));
-  }
-  if (rows.length === 0) throw new TraceError(`${name}: no request in it`);
-  return rows.sort((a, b) => a.timestampMs - b.timestampMs), { name, lines, sha256, rows };
-}
-function loadTrace(path) {
-  return parseTrace(
-    readWorkloadFile(path, (m) => new TraceError(m)),
-    basename3(path)
-  );
-}
-function traceRows(trace, speed, requests, durationS) {
-  let t0 = trace.rows[0].timestampMs, rows = trace.rows.map((r) => ({ row: r, offsetMs: (r.timestampMs - t0) / speed }));
-  return durationS !== null && (rows = rows.filter((r) => r.offsetMs < durationS * 1e3)), requests !== null && (rows = rows.slice(0, requests)), rows;
-}
-function traceRateRps(offsetsMs) {
-  let span = offsetsMs.length > 1 ? offsetsMs[offsetsMs.length - 1] - offsetsMs[0] : 0;
-  return span > 0 ? Number(((offsetsMs.length - 1) * 1e3 / span).toPrecision(4)) : 1;
-}
-function traceDataset(trace, o, calibration) {
-  let rows = traceRows(trace, o.speed, o.requests, o.durationS), blockWords = calibration ? Math.max(1, Math.round(TRACE_BLOCK_TOKENS / calibration.tokens_per_word)) : TRACE_BLOCK_TOKENS, entries = rows.map(({ row }, i) => {
-    let words = calibration ? wordsFor(calibration, row.inputTokens) : row.inputTokens, used = 0, parts = [];
-    for (let h of row.hashIds) {
-      let n = Math.min(blockWords, words - MIN_TAGGED_WORDS - used);
-      if (n <= 0) break;
-      parts.push(promptWords(n, h * 2654435761 + 97 + (o.salt ?? 0) * 1000003 >>> 0)), used += n;
-    }
-    return parts.push(makePrompt(words - used, o.seed, o.seed * 1000003 + i, o.salt ?? 0)), {
-      prompt: parts.join(" "),
-      messages: null,
-      outputTokens: row.outputTokens,
-      promptTokens: row.inputTokens
-    };
-  });
-  return {
-    name: trace.name,
-    lines: trace.lines,
-    sha256: trace.sha256,
-    entries,
-    offsetsMs: rows.map((r) => r.offsetMs)
-  };
-}
-function traceReplay(trace, config2, speed, requests) {
-  config2.requests_per_level = requests ?? (config2.duration_s === null ? trace.rows.length : null);
-  let rows = traceRows(trace, speed, config2.requests_per_level, config2.duration_s);
-  config2.levels = [traceRateRps(rows.map((r) => r.offsetMs))], config2.max_tokens = Math.max(...rows.map((r) => r.row.outputTokens)), config2.trace = { name: trace.name, lines: trace.lines, sha256: trace.sha256, speed };
-  let longest = rows.reduce(
-    (a, r) => r.row.inputTokens + r.row.outputTokens > a.row.inputTokens + a.row.outputTokens ? r : a
-  ).row;
-  return {
-    longest: { promptTokens: longest.inputTokens, outputTokens: longest.outputTokens },
-    build: (calibration, salt) => traceDataset(
-      trace,
-      { speed, requests: config2.requests_per_level, durationS: config2.duration_s, seed: config2.seed, salt },
-      calibration
-    )
-  };
-}
-
 // src/core/load/level-summary.ts
 function openLoopSummary(cfg, level, run) {
   if (cfg.mode !== "open") return null;
@@ -40610,6 +40527,122 @@ function summariseLevel(input2) {
   return { result, notices };
 }
 
+// src/core/load/worker-pool.ts
+import { existsSync as existsSync2 } from "node:fs";
+import { performance as performance11 } from "node:perf_hooks";
+import { fileURLToPath } from "node:url";
+import { Worker } from "node:worker_threads";
+function workerFile() {
+  for (let rel of ["./shard-worker.js", "../../../dist/shard-worker.js"]) {
+    let p = fileURLToPath(new URL(rel, import.meta.url));
+    if (existsSync2(p)) return p;
+  }
+  throw new TokenbenchError(
+    "workers_unavailable",
+    "dist/shard-worker.js is missing: run `npm run build` (or use --workers 1)"
+  );
+}
+var ThreadHandle = class {
+  worker;
+  waiting = null;
+  done = 0;
+  constructor(file2, data) {
+    this.worker = new Worker(file2, { workerData: data }), this.worker.on("message", (m) => {
+      if (m.op === "progress") {
+        this.done = m.done;
+        return;
+      }
+      let w = this.waiting;
+      w !== null && (this.waiting = null, m.op === "failed" ? w.reject(new Error(`worker thread failed: ${m.message}`)) : w.resolve(m));
+    }), this.worker.on("error", (err) => {
+      let w = this.waiting;
+      this.waiting = null, w?.reject(err);
+    });
+  }
+  call(msg, reply) {
+    return new Promise((resolve, reject) => {
+      this.waiting = { op: reply, resolve, reject }, this.worker.postMessage(msg);
+    });
+  }
+  send(msg) {
+    this.worker.postMessage(msg);
+  }
+}, WorkerPool = class {
+  constructor(size, data) {
+    this.size = size;
+    let file2 = workerFile();
+    this.threads = Array.from({ length: size }, () => new ThreadHandle(file2, data));
+  }
+  size;
+  threads;
+  /** Requests finished so far in the level in progress, over all threads. */
+  get done() {
+    return this.threads.reduce((a, t) => a + t.done, 0);
+  }
+  /**
+   * One level on `jobs.length` threads: every thread's warmup, then every thread's share from
+   * one start time a little after the last warmup ended.
+   */
+  async runLevel(jobs, notBeforeEpochMs, onStart) {
+    let used = this.threads.slice(0, jobs.length);
+    for (let t of used) t.done = 0;
+    let warm = await Promise.all(used.map((t, k) => t.call({ op: "warmup", job: jobs[k] }, "warmed"))), startEpochMs = Math.max(performance11.timeOrigin + performance11.now() + 50, notBeforeEpochMs ?? 0), pending = Promise.all(used.map((t) => t.call({ op: "run", startEpochMs }, "done")));
+    return await sleepUntil(startEpochMs - performance11.timeOrigin), onStart?.(), (await pending).map((r, k) => ({ warmup: warm[k].records, run: r.run, check: r.check }));
+  }
+  /** End the requests in flight at once (SIGINT/SIGTERM). */
+  stop() {
+    for (let t of this.threads) t.send({ op: "stop" });
+  }
+  async close() {
+    await Promise.all(
+      this.threads.map(async (t) => {
+        let timer;
+        await Promise.race([
+          t.call({ op: "close" }, "closed"),
+          new Promise((r) => {
+            timer = setTimeout(r, 2e3);
+          })
+        ]), clearTimeout(timer), await t.worker.terminate();
+      })
+    );
+  }
+};
+
+// src/core/sweep/search.ts
+var same = (a, b) => Math.abs(a / b - 1) < 1e-3;
+function byRate(probes) {
+  let out = [];
+  for (let p of probes) {
+    let hit = out.find((o) => same(o.rate, p.rate));
+    hit ? (hit.sum += p.passPct, hit.n++) : out.push({ rate: p.rate, sum: p.passPct, n: 1 });
+  }
+  return out.map((o) => ({ rate: o.rate, passPct: o.sum / o.n }));
+}
+function bracketOf(probes, target) {
+  let rates = byRate(probes), fails2 = rates.filter((p) => p.passPct < target).map((p) => p.rate), hi = fails2.length > 0 ? Math.min(...fails2) : null, passes = rates.filter((p) => p.passPct >= target && (hi === null || p.rate < hi)).map((p) => p.rate);
+  return { lo: passes.length > 0 ? Math.max(...passes) : null, hi };
+}
+function nextProbe(probes, o) {
+  if (probes.length >= o.maxProbes) return null;
+  if (probes.length === 0) return o.start;
+  let margin = o.margin ?? 2, last2 = probes[probes.length - 1];
+  if (probes.filter((p) => same(p.rate, last2.rate)).length === 1 && Math.abs(last2.passPct - o.targetPassPct) <= margin) return last2.rate * 1.0001;
+  let { lo, hi } = bracketOf(probes, o.targetPassPct);
+  return hi === null ? Math.max(...probes.map((p) => p.rate)) * 2 : lo === null ? Math.min(...probes.map((p) => p.rate)) / 2 : (hi - lo) / hi <= (o.precision ?? 0.03) ? null : (lo + hi) / 2;
+}
+function saturationOf(levels, search) {
+  let probes = levels.map((l) => ({ rate: l.level, passPct: l.slo_pass_pct ?? 0 })), { lo, hi } = bracketOf(probes, search.target_pass_pct), atMax = lo === null ? [] : levels.filter((l) => Math.abs(l.level / lo - 1) < 1e-3), mean2 = (xs) => xs.length > 0 ? xs.reduce((a, b) => a + b, 0) / xs.length : null;
+  return {
+    max_rate_rps: lo,
+    bracket_rps: [lo, hi],
+    pass_pct_at_max: mean2(atMax.map((l) => l.slo_pass_pct ?? 0)),
+    goodput_at_max_rps: mean2(atMax.map((l) => l.goodput_req_s)),
+    target_pass_pct: search.target_pass_pct,
+    probes: levels.length,
+    method: "open-loop probes: the rate doubles from the start until a probe fails (or halves until one passes), then the bracket between the highest passing and the lowest failing rate is bisected to 3 % or until the probes run out; a probe within 2 points of the target is measured twice and averaged"
+  };
+}
+
 // src/core/sweep/sweep.ts
 var SweepError = class extends TokenbenchError {
 };
@@ -40647,20 +40680,20 @@ async function runSweep(opts) {
     targetPassPct: search.target_pass_pct,
     maxProbes: search.max_probes
   } : null, probes = () => state.levels.map((l) => ({ rate: l.level, passPct: l.slo_pass_pct ?? 0 })), notice = opts.onNotice ?? (() => {
-  }), state = startState(opts, notice), client = new StreamClient({
-    target: opts.target,
+  }), state = startState(opts, notice), { target, server, calibration } = opts.pre, client = new StreamClient({
+    target,
     timeoutS: cfg.timeout_s,
     ignoreEos: cfg.ignore_eos,
     extraBody: cfg.extra_body,
     originMs: state.originMs
-  }), environment = await captureEnvironment(), server = opts.server ?? await snapshotServer(opts.target, opts.serverLimits ?? {}), sampler = cfg.metrics_interval_ms !== null ? new MetricsSampler(opts.target, cfg.metrics_interval_ms, state.originMs) : null, limits = {
+  }), environment = await captureEnvironment(), sampler = cfg.metrics_interval_ms !== null ? new MetricsSampler(target, cfg.metrics_interval_ms, state.originMs) : null, limits = {
     maxRunningRequests: limitNumber(server.limits, "max_running_requests"),
     cudaGraphMaxBs: limitNumber(server.limits, "cuda_graph_max_bs")
   }, load = opts.load ?? ONE_THREAD, salt = opts.salt ?? runSaltOf(load), doc = (complete2, requests) => buildDocument({
     kind: "sweep",
     createdAt: state.createdAt,
     originWallMs: state.originWall,
-    target: opts.target,
+    target,
     environment,
     formulas: FORMULAS,
     config: cfg,
@@ -40669,13 +40702,13 @@ async function runSweep(opts) {
     requests,
     complete: complete2,
     provenance: opts.provenance ?? null,
-    promptCalibration: opts.promptCalibration ?? null,
+    promptCalibration: calibration,
     loadGenerator: loadGeneratorRecord(load),
     ...search ? { saturation: saturationOf(state.levels, search) } : {}
   }), checkpoint = (complete2) => {
     opts.out !== null && writeResults(doc(complete2, null), opts.out, state.records, opts.records);
   }, sharded = load.workers > 1 || load.shard !== null, pool = load.workers > 1 ? new WorkerPool(load.workers, {
-    target: opts.target,
+    target,
     timeoutS: cfg.timeout_s,
     ignoreEos: cfg.ignore_eos,
     extraBody: cfg.extra_body,
@@ -40709,14 +40742,10 @@ async function runSweep(opts) {
       let measured = sharded ? await runShardedLevel(ctx, plan, {
         runner: load.shard ?? SINGLE,
         idBase: plan.index * ID_STRIDE,
-        calibration: opts.promptCalibration ?? null,
+        calibration,
         dataset: opts.dataset ?? null,
         startEpochMs: levelStartEpochMs(load, plan.index)
-      }) : await runLevel(
-        ctx,
-        plan,
-        specFactory(cfg, plan, ids, opts.promptCalibration ?? null, opts.dataset ?? null)
-      );
+      }) : await runLevel(ctx, plan, specFactory(cfg, plan, ids, calibration, opts.dataset ?? null));
       if (opts.shouldStop?.()) {
         notice(`level ${plan.level} interrupted; not recorded (--resume measures it again)`);
         break;
@@ -40773,65 +40802,56 @@ function exitStatus(doc, maxErrorRatePct) {
   return doc.complete ? 0 : (process.stderr.write(`error: the sweep did not finish its levels (complete: false)
 `), 1);
 }
-async function sweepCommand(argv) {
+function sweepSettingsOf(argv) {
   let parsed = parseCommand(argv, TABLE2, INTRO2, GROUPS2);
-  if (parsed === null) return 0;
-  let v = parsed.values;
+  if (parsed === null) return null;
   if (parsed.positionals.length > 0) throw new UsageError(`unexpected argument "${parsed.positionals[0]}"`);
-  let config2 = sweepConfigOf(v, v), dataset = v.dataset !== null ? loadDataset(v.dataset) : null;
-  dataset && (config2.dataset = { name: dataset.name, lines: dataset.lines, sha256: dataset.sha256 });
-  let trace = v.trace !== null ? loadTrace(v.trace) : null, replay = trace ? traceReplay(trace, config2, v.traceSpeed, v.requests) : null;
-  if (config2.mode === "open" && config2.requests_per_level === null && config2.duration_s === null)
-    throw new UsageError("open loop needs --requests or --duration");
-  let load = loadGeneratorOf(v, config2, makeTarget(v)), notice = noticePrinter(v.quiet);
-  assertWritable(v.out), v.resume && existsSync4(v.out) && readResults(v.out);
-  let pre = await preflight(makeTarget(v), config2, {
-    readyTimeoutS: v.readyTimeoutS,
-    serverLimits: v.serverLimits,
-    calibrate: v.calibratePrompts,
-    onNotice: notice,
-    ...replay ? { longest: replay.longest } : {}
-  }), salt = runSaltOf(load);
-  trace && (dataset = replay.build(pre.calibration, salt));
-  let stop = !1, onSig = () => {
-    stop && process.exit(130), stop = !0, process.stderr.write(
+  return { values: parsed.values, config: sweepConfigOf(parsed.values, parsed.values) };
+}
+function watchSignals() {
+  let state = { stop: !1 }, onSig = () => {
+    state.stop && process.exit(130), state.stop = !0, process.stderr.write(
       `
 interrupted: finishing the level in progress is abandoned; finished levels are saved
 `
     );
   };
-  process.on("SIGINT", onSig), process.on("SIGTERM", onSig);
-  let progress = progressPrinter(v.quiet), doc = await runSweep({
-    target: pre.target,
-    server: pre.server,
-    promptCalibration: pre.calibration,
-    config: config2,
+  return process.on("SIGINT", onSig), process.on("SIGTERM", onSig), {
+    stopped: () => state.stop,
+    release: () => {
+      process.off("SIGINT", onSig), process.off("SIGTERM", onSig);
+    }
+  };
+}
+async function sweepCommand(argv) {
+  let settings = sweepSettingsOf(argv);
+  if (settings === null) return 0;
+  let { values: v, config: config2 } = settings, notice = noticePrinter(v.quiet);
+  assertWritable(v.out), v.resume && existsSync4(v.out) && readResults(v.out);
+  let setup = await prepareSweep(v, config2, { onNotice: notice }), signals = watchSignals(), progress = progressPrinter(v.quiet), doc = await runSweep({
+    ...setup,
     out: v.out,
     records: v.records,
     resume: v.resume,
-    serverLimits: v.serverLimits,
     onNotice: notice,
     ...progress ? { onProgress: progress } : {},
     onLevel: () => {
       process.stderr.isTTY && !v.quiet && process.stderr.write("\r\x1B[K");
     },
-    shouldStop: () => stop,
-    load,
-    dataset,
-    salt
+    shouldStop: signals.stopped
   });
-  process.off("SIGINT", onSig), process.off("SIGTERM", onSig), process.stdout.write(`${markdownReport(doc)}
+  signals.release(), process.stdout.write(`${markdownReport(doc)}
 `);
   let p = outputPaths(v.out);
   return v.quiet || process.stderr.write(
     `wrote ${p.json}, ${p.csv}, ${p.md}${v.records === "file" ? `, ${p.requestsFile}` : ""}
 `
-  ), v.plots && await writePlotsBeside(doc, v.out), stop ? 130 : exitStatus(doc, v.maxErrorRate);
+  ), v.plots && await writePlotsBeside(doc, v.out), signals.stopped() ? 130 : exitStatus(doc, v.maxErrorRate);
 }
 
 // src/cli/tools-command.ts
-import { existsSync as existsSync5, mkdirSync as mkdirSync4, readFileSync as readFileSync3, writeFileSync as writeFileSync4 } from "node:fs";
-import { dirname as dirname3, join as join3 } from "node:path";
+import { existsSync as existsSync5, mkdirSync as mkdirSync3, readFileSync as readFileSync3, writeFileSync as writeFileSync3 } from "node:fs";
+import { dirname as dirname2, join as join3 } from "node:path";
 init_plots();
 
 // src/core/tools/compare.ts
@@ -41348,7 +41368,7 @@ async function compareCommand(argv) {
   }), text2 = v.format === "json" ? `${JSON.stringify({ base: positionals[0], head: positionals[1], rules: rules.text, fail_on: v.failOn ?? "warning", rows }, null, 1)}
 ` : `${compareMarkdown(rows)}
 `, outFile = v.out;
-  return outFile ? (mkdirSync4(dirname3(outFile), { recursive: !0 }), writeFileSync4(outFile, text2)) : process.stdout.write(text2), fails(
+  return outFile ? (mkdirSync3(dirname2(outFile), { recursive: !0 }), writeFileSync3(outFile, text2)) : process.stdout.write(text2), fails(
     rows.map((r) => r.severity),
     v.failOn ?? "warning"
   ) ? 1 : 0;
@@ -41381,7 +41401,7 @@ async function importCommand(argv) {
     throw err instanceof ImportError || err instanceof SyntaxError ? new UsageError(err.message) : err;
   }
   let out = v.out ?? `${files[0].replace(/\.jsonl?$/i, "")}.tokenbench.json`;
-  return mkdirSync4(dirname3(out), { recursive: !0 }), writeFileSync4(out, `${JSON.stringify(doc, null, 1)}
+  return mkdirSync3(dirname2(out), { recursive: !0 }), writeFileSync3(out, `${JSON.stringify(doc, null, 1)}
 `), process.stdout.write(`${markdownTable(doc.levels)}
 `), process.stderr.write(`wrote ${out}
 `), 0;
@@ -41401,14 +41421,14 @@ async function exportCommand(argv) {
   if (kind === "bencher") {
     let text2 = `${JSON.stringify(exportBencher(doc), null, 1)}
 `;
-    return p.values.out ? (mkdirSync4(dirname3(p.values.out), { recursive: !0 }), writeFileSync4(p.values.out, text2), process.stderr.write(`wrote ${p.values.out}
+    return p.values.out ? (mkdirSync3(dirname2(p.values.out), { recursive: !0 }), writeFileSync3(p.values.out, text2), process.stderr.write(`wrote ${p.values.out}
 `)) : process.stdout.write(text2), 0;
   }
-  let dir = p.values.outDir ?? dirname3(file2);
-  mkdirSync4(dir, { recursive: !0 });
+  let dir = p.values.outDir ?? dirname2(file2);
+  mkdirSync3(dir, { recursive: !0 });
   let { smaller, bigger } = exportGab(doc);
-  return writeFileSync4(join3(dir, "customSmallerIsBetter.json"), `${JSON.stringify(smaller, null, 1)}
-`), writeFileSync4(join3(dir, "customBiggerIsBetter.json"), `${JSON.stringify(bigger, null, 1)}
+  return writeFileSync3(join3(dir, "customSmallerIsBetter.json"), `${JSON.stringify(smaller, null, 1)}
+`), writeFileSync3(join3(dir, "customBiggerIsBetter.json"), `${JSON.stringify(bigger, null, 1)}
 `), process.stderr.write(
     `wrote ${smaller.length} smaller-is-better and ${bigger.length} bigger-is-better entries to ${dir}
 `

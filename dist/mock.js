@@ -51,6 +51,10 @@ var DEFAULT_MOCK_OPTIONS = {
   stallS: 2,
   slowFirstByteMs: 1e3,
   cudaGraphMaxBs: null
+}, HTTP_FAULTS = {
+  http500: [500, "injected fault: internal server error", "internal_error"],
+  http503: [503, "injected fault: service unavailable", "unavailable_error"],
+  http429: [429, "injected fault: too many requests", "rate_limit_error"]
 };
 
 // src/mock/server.ts
@@ -612,6 +616,10 @@ function completionBody(r, usage) {
     usage
   };
 }
+var VOCAB = "the of and to in is was for on that with as it by at from his her an be this are or which".split(" "), vocabAt = (r, i) => VOCAB[(i + r.seq) % VOCAB.length];
+function generatedTokens(r) {
+  return Array.from({ length: r.emitted }, (_, i) => vocabAt(r, i));
+}
 
 // src/mock/timer-queue.ts
 import { performance as performance2 } from "node:perf_hooks";
@@ -672,10 +680,6 @@ var TimerQueue = class {
 };
 
 // src/mock/engine.ts
-var VOCAB = "the of and to in is was for on that with as it by at from his her an be this are or which".split(" "), vocabAt = (r, i) => VOCAB[(i + r.seq) % VOCAB.length];
-function generatedTokens(r) {
-  return Array.from({ length: r.emitted }, (_, i) => vocabAt(r, i));
-}
 var hrMs = () => Number(process.hrtime.bigint()) / 1e6, Engine = class {
   constructor(o) {
     this.o = o;
@@ -758,12 +762,9 @@ var hrMs = () => Number(process.hrtime.bigint()) / 1e6, Engine = class {
     let o = this.o, { promptTokens, maxTokens } = validateCompletion(body, chat, o);
     if (this.loading()) throw new HttpError(503, "model is still loading", "unavailable_error");
     let seq = ++this.seq, fault = this.pickFault(seq);
-    if (fault !== null && this.countFault(fault), fault === "http500")
-      throw new HttpError(500, "injected fault: internal server error", "internal_error");
-    if (fault === "http503")
-      throw new HttpError(503, "injected fault: service unavailable", "unavailable_error");
-    if (fault === "http429")
-      throw new HttpError(429, "injected fault: too many requests", "rate_limit_error");
+    fault !== null && this.countFault(fault);
+    let httpFault = fault !== null ? HTTP_FAULTS[fault] : void 0;
+    if (httpFault) throw new HttpError(...httpFault);
     if (o.maxQueue !== null && this.active.size >= o.capacity && this.queue.length >= o.maxQueue)
       throw this.rejected++, new HttpError(o.rejectStatus, "server queue is full", "rate_limit_error");
     let ignoreEos = body.ignore_eos === !0, target = maxTokens;

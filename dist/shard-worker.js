@@ -484,8 +484,8 @@ var require_errors = __commonJS({
         return !0;
       }
     }, kRequestRetryError = /* @__PURE__ */ Symbol.for("undici.error.UND_ERR_REQ_RETRY"), RequestRetryError = class extends UndiciError {
-      constructor(message, code, { headers: headers2, data: data2 }) {
-        super(message), this.name = "RequestRetryError", this.message = message || "Request retry error", this.code = "UND_ERR_REQ_RETRY", this.statusCode = code, this.data = data2, this.headers = headers2;
+      constructor(message, code, { headers, data: data2 }) {
+        super(message), this.name = "RequestRetryError", this.message = message || "Request retry error", this.code = "UND_ERR_REQ_RETRY", this.statusCode = code, this.data = data2, this.headers = headers;
       }
       static [Symbol.hasInstance](instance) {
         return instance && instance[kRequestRetryError] === !0;
@@ -494,8 +494,8 @@ var require_errors = __commonJS({
         return !0;
       }
     }, kResponseError = /* @__PURE__ */ Symbol.for("undici.error.UND_ERR_RESPONSE"), ResponseError = class extends UndiciError {
-      constructor(message, code, { headers: headers2, body }) {
-        super(message), this.name = "ResponseError", this.message = message || "Response error", this.code = "UND_ERR_RESPONSE", this.statusCode = code, this.body = body, this.headers = headers2;
+      constructor(message, code, { headers, body }) {
+        super(message), this.name = "ResponseError", this.message = message || "Response error", this.code = "UND_ERR_RESPONSE", this.statusCode = code, this.body = body, this.headers = headers;
       }
       static [Symbol.hasInstance](instance) {
         return instance && instance[kResponseError] === !0;
@@ -846,14 +846,14 @@ var require_util = __commonJS({
         return (sTag === "Blob" || sTag === "File") && ("stream" in object && typeof object.stream == "function" || "arrayBuffer" in object && typeof object.arrayBuffer == "function");
       }
     }
-    function pathHasQueryOrFragment(url2) {
-      return url2.includes("?") || url2.includes("#");
+    function pathHasQueryOrFragment(url) {
+      return url.includes("?") || url.includes("#");
     }
-    function serializePathWithQuery(url2, queryParams) {
-      if (pathHasQueryOrFragment(url2))
+    function serializePathWithQuery(url, queryParams) {
+      if (pathHasQueryOrFragment(url))
         throw new Error('Query params cannot be passed when url already contains "?" or "#".');
       let stringified = stringify(queryParams);
-      return stringified && (url2 += "?" + stringified), url2;
+      return stringified && (url += "?" + stringified), url;
     }
     function isValidPort(port2) {
       let value = parseInt(port2, 10);
@@ -862,38 +862,38 @@ var require_util = __commonJS({
     function isHttpOrHttpsPrefixed(value) {
       return value != null && value[0] === "h" && value[1] === "t" && value[2] === "t" && value[3] === "p" && (value[4] === ":" || value[4] === "s" && value[5] === ":");
     }
-    function parseURL(url2) {
-      if (typeof url2 == "string") {
-        if (url2 = new URL(url2), !isHttpOrHttpsPrefixed(url2.origin || url2.protocol))
+    function parseURL(url) {
+      if (typeof url == "string") {
+        if (url = new URL(url), !isHttpOrHttpsPrefixed(url.origin || url.protocol))
           throw new InvalidArgumentError("Invalid URL protocol: the URL must start with `http:` or `https:`.");
-        return url2;
+        return url;
       }
-      if (!url2 || typeof url2 != "object")
+      if (!url || typeof url != "object")
         throw new InvalidArgumentError("Invalid URL: The URL argument must be a non-null object.");
-      if (!(url2 instanceof URL)) {
-        if (url2.port != null && url2.port !== "" && isValidPort(url2.port) === !1)
+      if (!(url instanceof URL)) {
+        if (url.port != null && url.port !== "" && isValidPort(url.port) === !1)
           throw new InvalidArgumentError("Invalid URL: port must be a valid integer or a string representation of an integer.");
-        if (url2.path != null && typeof url2.path != "string")
+        if (url.path != null && typeof url.path != "string")
           throw new InvalidArgumentError("Invalid URL path: the path must be a string or null/undefined.");
-        if (url2.pathname != null && typeof url2.pathname != "string")
+        if (url.pathname != null && typeof url.pathname != "string")
           throw new InvalidArgumentError("Invalid URL pathname: the pathname must be a string or null/undefined.");
-        if (url2.hostname != null && typeof url2.hostname != "string")
+        if (url.hostname != null && typeof url.hostname != "string")
           throw new InvalidArgumentError("Invalid URL hostname: the hostname must be a string or null/undefined.");
-        if (url2.origin != null && typeof url2.origin != "string")
+        if (url.origin != null && typeof url.origin != "string")
           throw new InvalidArgumentError("Invalid URL origin: the origin must be a string or null/undefined.");
-        if (!isHttpOrHttpsPrefixed(url2.origin || url2.protocol))
+        if (!isHttpOrHttpsPrefixed(url.origin || url.protocol))
           throw new InvalidArgumentError("Invalid URL protocol: the URL must start with `http:` or `https:`.");
-        let port2 = url2.port != null ? url2.port : url2.protocol === "https:" ? 443 : 80, origin = url2.origin != null ? url2.origin : `${url2.protocol || ""}//${url2.hostname || ""}:${port2}`, path = url2.path != null ? url2.path : `${url2.pathname || ""}${url2.search || ""}`;
+        let port2 = url.port != null ? url.port : url.protocol === "https:" ? 443 : 80, origin = url.origin != null ? url.origin : `${url.protocol || ""}//${url.hostname || ""}:${port2}`, path = url.path != null ? url.path : `${url.pathname || ""}${url.search || ""}`;
         return origin[origin.length - 1] === "/" && (origin = origin.slice(0, origin.length - 1)), path && path[0] !== "/" && (path = `/${path}`), new URL(`${origin}${path}`);
       }
-      if (!isHttpOrHttpsPrefixed(url2.origin || url2.protocol))
+      if (!isHttpOrHttpsPrefixed(url.origin || url.protocol))
         throw new InvalidArgumentError("Invalid URL protocol: the URL must start with `http:` or `https:`.");
-      return url2;
+      return url;
     }
-    function parseOrigin(url2) {
-      if (url2 = parseURL(url2), url2.pathname !== "/" || url2.search || url2.hash)
+    function parseOrigin(url) {
+      if (url = parseURL(url), url.pathname !== "/" || url.search || url.hash)
         throw new InvalidArgumentError("invalid url");
-      return url2;
+      return url;
     }
     function getHostname(host) {
       if (host[0] === "[") {
@@ -956,15 +956,15 @@ var require_util = __commonJS({
     function bufferToLowerCasedHeaderName(value) {
       return tree.lookup(value) ?? value.toString("latin1").toLowerCase();
     }
-    function parseHeaders(headers2, obj) {
+    function parseHeaders(headers, obj) {
       obj === void 0 && (obj = {});
-      for (let i = 0; i < headers2.length; i += 2) {
-        let key = headerNameToString(headers2[i]), val = obj[key];
+      for (let i = 0; i < headers.length; i += 2) {
+        let key = headerNameToString(headers[i]), val = obj[key];
         if (val !== void 0)
           if (Object.hasOwn(obj, key))
-            typeof val == "string" && (val = [val], obj[key] = val), val.push(headers2[i + 1].toString("latin1"));
+            typeof val == "string" && (val = [val], obj[key] = val), val.push(headers[i + 1].toString("latin1"));
           else {
-            let headersValue = typeof headers2[i + 1] == "string" ? headers2[i + 1] : Array.isArray(headers2[i + 1]) ? headers2[i + 1].map((x) => x.toString("latin1")) : headers2[i + 1].toString("latin1");
+            let headersValue = typeof headers[i + 1] == "string" ? headers[i + 1] : Array.isArray(headers[i + 1]) ? headers[i + 1].map((x) => x.toString("latin1")) : headers[i + 1].toString("latin1");
             key === "__proto__" ? Object.defineProperty(obj, key, {
               value: headersValue,
               enumerable: !0,
@@ -973,21 +973,21 @@ var require_util = __commonJS({
             }) : obj[key] = headersValue;
           }
         else {
-          let headersValue = typeof headers2[i + 1] == "string" ? headers2[i + 1] : Array.isArray(headers2[i + 1]) ? headers2[i + 1].map((x) => x.toString("latin1")) : headers2[i + 1].toString("latin1");
+          let headersValue = typeof headers[i + 1] == "string" ? headers[i + 1] : Array.isArray(headers[i + 1]) ? headers[i + 1].map((x) => x.toString("latin1")) : headers[i + 1].toString("latin1");
           obj[key] = headersValue;
         }
       }
       return obj;
     }
-    function parseRawHeaders(headers2) {
-      let headersLength = headers2.length, ret = new Array(headersLength), key, val;
+    function parseRawHeaders(headers) {
+      let headersLength = headers.length, ret = new Array(headersLength), key, val;
       for (let n = 0; n < headersLength; n += 2)
-        key = headers2[n], val = headers2[n + 1], typeof key != "string" && (key = key.toString()), typeof val != "string" && (val = val.toString("latin1")), ret[n] = key, ret[n + 1] = val;
+        key = headers[n], val = headers[n + 1], typeof key != "string" && (key = key.toString()), typeof val != "string" && (val = val.toString("latin1")), ret[n] = key, ret[n + 1] = val;
       return ret;
     }
-    function toRawHeaders(headers2) {
+    function toRawHeaders(headers) {
       let rawHeaders = [];
-      for (let [name, value] of Object.entries(headers2))
+      for (let [name, value] of Object.entries(headers))
         if (Array.isArray(value))
           for (let entry of value)
             rawHeaders.push(Buffer.from(name, "latin1"), Buffer.from(`${entry}`, "latin1"));
@@ -995,10 +995,10 @@ var require_util = __commonJS({
           rawHeaders.push(Buffer.from(name, "latin1"), Buffer.from(`${value}`, "latin1"));
       return rawHeaders;
     }
-    function encodeRawHeaders(headers2) {
-      if (!Array.isArray(headers2))
+    function encodeRawHeaders(headers) {
+      if (!Array.isArray(headers))
         throw new TypeError("expected headers to be an array");
-      return headers2.map((x) => Buffer.from(x));
+      return headers.map((x) => Buffer.from(x));
     }
     function isBuffer(buffer) {
       return buffer instanceof Uint8Array || Buffer.isBuffer(buffer);
@@ -1384,9 +1384,9 @@ var require_util = __commonJS({
       }
       return obj;
     }
-    function errorRequest(client2, request2, err) {
+    function errorRequest(client2, request, err) {
       try {
-        request2.onError(err), assert(request2.aborted);
+        request.onError(err), assert(request.aborted);
       } catch (err2) {
         client2.emit("error", err2);
       }
@@ -1755,7 +1755,7 @@ var require_request = __commonJS({
         path,
         method,
         body,
-        headers: headers2,
+        headers,
         query,
         idempotent,
         blocking,
@@ -1819,24 +1819,24 @@ var require_request = __commonJS({
           this.body = body;
         else
           throw new InvalidArgumentError("body must be a string, a Buffer, a Readable stream, an iterable, or an async iterable");
-        if (this.completed = !1, this.aborted = !1, this.upgrade = upgrade || null, this.path = query ? serializePathWithQuery(path, query) : path, this.origin = origin, this.protocol = getProtocolFromUrlString(origin), this.idempotent = idempotent ?? (method === "HEAD" || method === "GET"), this.blocking = blocking ?? this.method !== "HEAD", this.reset = reset ?? null, this.host = null, this.contentLength = null, this.contentType = null, this.headers = [], this.expectContinue = expectContinue ?? !1, Array.isArray(headers2)) {
-          if (headers2.length % 2 !== 0)
+        if (this.completed = !1, this.aborted = !1, this.upgrade = upgrade || null, this.path = query ? serializePathWithQuery(path, query) : path, this.origin = origin, this.protocol = getProtocolFromUrlString(origin), this.idempotent = idempotent ?? (method === "HEAD" || method === "GET"), this.blocking = blocking ?? this.method !== "HEAD", this.reset = reset ?? null, this.host = null, this.contentLength = null, this.contentType = null, this.headers = [], this.expectContinue = expectContinue ?? !1, Array.isArray(headers)) {
+          if (headers.length % 2 !== 0)
             throw new InvalidArgumentError("headers array must be even");
-          for (let i = 0; i < headers2.length; i += 2)
-            processHeader(this, headers2[i], headers2[i + 1]);
-        } else if (headers2 && typeof headers2 == "object")
-          if (hasSafeIterator(headers2))
-            for (let header of headers2) {
+          for (let i = 0; i < headers.length; i += 2)
+            processHeader(this, headers[i], headers[i + 1]);
+        } else if (headers && typeof headers == "object")
+          if (hasSafeIterator(headers))
+            for (let header of headers) {
               if (!Array.isArray(header) || header.length !== 2)
                 throw new InvalidArgumentError("headers must be in key-value pair format");
               processHeader(this, header[0], header[1]);
             }
           else {
-            let keys = Object.keys(headers2);
+            let keys = Object.keys(headers);
             for (let i = 0; i < keys.length; ++i)
-              processHeader(this, keys[i], headers2[keys[i]]);
+              processHeader(this, keys[i], headers[keys[i]]);
           }
-        else if (headers2 != null)
+        else if (headers != null)
           throw new InvalidArgumentError("headers must be an object or an array");
         assertRequestHandler(handler, method, upgrade), this.servername = servername || getServerName(this.host) || null, this[kHandler] = handler, channels.create.hasSubscribers && channels.create.publish({ request: this });
       }
@@ -1865,10 +1865,10 @@ var require_request = __commonJS({
       onResponseStarted() {
         return this[kHandler].onResponseStarted?.();
       }
-      onHeaders(statusCode, headers2, resume, statusText) {
-        assert(!this.aborted), assert(!this.completed), channels.headers.hasSubscribers && channels.headers.publish({ request: this, response: { statusCode, headers: headers2, statusText } });
+      onHeaders(statusCode, headers, resume, statusText) {
+        assert(!this.aborted), assert(!this.completed), channels.headers.hasSubscribers && channels.headers.publish({ request: this, response: { statusCode, headers, statusText } });
         try {
-          return this[kHandler].onHeaders(statusCode, headers2, resume, statusText);
+          return this[kHandler].onHeaders(statusCode, headers, resume, statusText);
         } catch (err) {
           this.abort(err);
         }
@@ -1887,9 +1887,9 @@ var require_request = __commonJS({
        * @param {import('node:stream').Duplex} socket
        * @param {string} [statusText]
        */
-      onUpgrade(statusCode, headers2, socket, statusText = "") {
-        this.onFinally(), assert(!this.aborted), assert(!this.completed), channels.headers.hasSubscribers && channels.headers.publish({ request: this, response: { statusCode, headers: headers2, statusText } });
-        let result = this[kHandler].onUpgrade(statusCode, headers2, socket);
+      onUpgrade(statusCode, headers, socket, statusText = "") {
+        this.onFinally(), assert(!this.aborted), assert(!this.completed), channels.headers.hasSubscribers && channels.headers.publish({ request: this, response: { statusCode, headers, statusText } });
+        let result = this[kHandler].onUpgrade(statusCode, headers, socket);
         return this.aborted || (this.completed = !0, channels.trailers.hasSubscribers && channels.trailers.publish({ request: this, trailers: [] })), result;
       }
       onComplete(trailers) {
@@ -1911,7 +1911,7 @@ var require_request = __commonJS({
         return processHeader(this, key, value), this;
       }
     };
-    function processHeader(request2, key, val) {
+    function processHeader(request, key, val) {
       if (val && typeof val == "object" && !Array.isArray(val))
         throw new InvalidArgumentError(`invalid ${key} header`);
       if (val === void 0)
@@ -1947,19 +1947,19 @@ var require_request = __commonJS({
       else if (val = `${val}`, !isValidHeaderValue(val))
         throw new InvalidArgumentError(`invalid ${key} header`);
       if (headerName === "host") {
-        if (request2.host !== null)
+        if (request.host !== null)
           throw new InvalidArgumentError("duplicate host header");
         if (typeof val != "string")
           throw new InvalidArgumentError("invalid host header");
-        request2.host = val;
+        request.host = val;
       } else if (headerName === "content-length") {
-        if (request2.contentLength !== null)
+        if (request.contentLength !== null)
           throw new InvalidArgumentError("duplicate content-length header");
         if (!isValidContentLengthHeaderValue(val))
           throw new InvalidArgumentError("invalid content-length header");
-        request2.contentLength = parseInt(val, 10);
-      } else if (request2.contentType === null && headerName === "content-type")
-        request2.contentType = val, request2.headers.push(key, val);
+        request.contentLength = parseInt(val, 10);
+      } else if (request.contentType === null && headerName === "content-type")
+        request.contentType = val, request.headers.push(key, val);
       else {
         if (headerName === "transfer-encoding" || headerName === "keep-alive" || headerName === "upgrade")
           throw new InvalidArgumentError(`invalid ${headerName} header`);
@@ -1971,12 +1971,12 @@ var require_request = __commonJS({
             let trimmed = token.trim();
             if (!isValidHTTPToken(trimmed))
               throw new InvalidArgumentError("invalid connection header");
-            trimmed === "close" && (request2.reset = !0);
+            trimmed === "close" && (request.reset = !0);
           }
         } else {
           if (headerName === "expect")
             throw new NotSupportedError("expect header not supported");
-          request2.headers.push(key, val);
+          request.headers.push(key, val);
         }
       }
     }
@@ -2025,15 +2025,15 @@ var require_wrap_handler = __commonJS({
       onRequestStart(controller, context) {
         this.#handler.onConnect?.((reason) => controller.abort(reason), context);
       }
-      onRequestUpgrade(controller, statusCode, headers2, socket) {
+      onRequestUpgrade(controller, statusCode, headers, socket) {
         let rawHeaders = [];
-        for (let [key, val] of Object.entries(headers2))
+        for (let [key, val] of Object.entries(headers))
           rawHeaders.push(Buffer.from(key, "latin1"), toRawHeaderValue(val));
         this.#handler.onUpgrade?.(statusCode, rawHeaders, socket);
       }
-      onResponseStart(controller, statusCode, headers2, statusMessage) {
+      onResponseStart(controller, statusCode, headers, statusMessage) {
         let rawHeaders = [];
-        for (let [key, val] of Object.entries(headers2))
+        for (let [key, val] of Object.entries(headers))
           rawHeaders.push(Buffer.from(key, "latin1"), toRawHeaderValue(val));
         this.#handler.onHeaders?.(statusCode, rawHeaders, () => controller.resume(), statusMessage) === !1 && controller.pause();
       }
@@ -3382,10 +3382,10 @@ var require_data_url = __commonJS({
       let mimeTypeRecord = parseMIMEType(mimeType);
       return mimeTypeRecord === "failure" && (mimeTypeRecord = parseMIMEType("text/plain;charset=US-ASCII")), { mimeType: mimeTypeRecord, body };
     }
-    function URLSerializer(url2, excludeFragment = !1) {
+    function URLSerializer(url, excludeFragment = !1) {
       if (!excludeFragment)
-        return url2.href;
-      let href = url2.href, hashLength = url2.hash.length, serialized = hashLength === 0 ? href : href.substring(0, href.length - hashLength);
+        return url.href;
+      let href = url.href, hashLength = url.hash.length, serialized = hashLength === 0 ? href : href.substring(0, href.length - hashLength);
       return !hashLength && href.endsWith("#") ? serialized.slice(0, -1) : serialized;
     }
     function stringPercentDecode(input) {
@@ -4111,9 +4111,9 @@ var require_util2 = __commonJS({
       let location = response.headersList.get("location", !0);
       return location !== null && isValidHeaderValue(location) && (isValidEncodedURL(location) || (location = normalizeBinaryStringToUtf8(location)), location = new URL(location, responseURL(response))), location && !location.hash && (location.hash = requestFragment), location;
     }
-    function isValidEncodedURL(url2) {
-      for (let i = 0; i < url2.length; ++i) {
-        let code = url2.charCodeAt(i);
+    function isValidEncodedURL(url) {
+      for (let i = 0; i < url.length; ++i) {
+        let code = url.charCodeAt(i);
         if (code > 126 || // Non-US-ASCII + DEL
         code < 32)
           return !1;
@@ -4123,12 +4123,12 @@ var require_util2 = __commonJS({
     function normalizeBinaryStringToUtf8(value) {
       return Buffer.from(value, "binary").toString("utf8");
     }
-    function requestCurrentURL(request2) {
-      return request2.urlList[request2.urlList.length - 1];
+    function requestCurrentURL(request) {
+      return request.urlList[request.urlList.length - 1];
     }
-    function requestBadPort(request2) {
-      let url2 = requestCurrentURL(request2);
-      return urlIsHttpHttpsScheme(url2) && badPortsSet.has(url2.port) ? "blocked" : "allowed";
+    function requestBadPort(request) {
+      let url = requestCurrentURL(request);
+      return urlIsHttpHttpsScheme(url) && badPortsSet.has(url.port) ? "blocked" : "allowed";
     }
     function isErrorLike(object) {
       return object instanceof Error || object?.constructor?.name === "Error" || object?.constructor?.name === "DOMException";
@@ -4160,9 +4160,9 @@ var require_util2 = __commonJS({
         }
       return policy;
     }
-    function setRequestReferrerPolicyOnRedirect(request2, actualResponse) {
+    function setRequestReferrerPolicyOnRedirect(request, actualResponse) {
       let policy = parseReferrerPolicy(actualResponse);
-      policy !== "" && (request2.referrerPolicy = policy);
+      policy !== "" && (request.referrerPolicy = policy);
     }
     function crossOriginResourcePolicyCheck() {
       return "allowed";
@@ -4177,27 +4177,27 @@ var require_util2 = __commonJS({
       let header = null;
       header = httpRequest.mode, httpRequest.headersList.set("sec-fetch-mode", header, !0);
     }
-    function appendRequestOriginHeader(request2) {
-      let serializedOrigin = request2.origin;
+    function appendRequestOriginHeader(request) {
+      let serializedOrigin = request.origin;
       if (!(serializedOrigin === "client" || serializedOrigin === void 0)) {
-        if (request2.responseTainting === "cors" || request2.mode === "websocket")
-          request2.headersList.append("origin", serializedOrigin, !0);
-        else if (request2.method !== "GET" && request2.method !== "HEAD") {
-          switch (request2.referrerPolicy) {
+        if (request.responseTainting === "cors" || request.mode === "websocket")
+          request.headersList.append("origin", serializedOrigin, !0);
+        else if (request.method !== "GET" && request.method !== "HEAD") {
+          switch (request.referrerPolicy) {
             case "no-referrer":
               serializedOrigin = null;
               break;
             case "no-referrer-when-downgrade":
             case "strict-origin":
             case "strict-origin-when-cross-origin":
-              request2.origin && urlHasHttpsScheme(request2.origin) && !urlHasHttpsScheme(requestCurrentURL(request2)) && (serializedOrigin = null);
+              request.origin && urlHasHttpsScheme(request.origin) && !urlHasHttpsScheme(requestCurrentURL(request)) && (serializedOrigin = null);
               break;
             case "same-origin":
-              sameOrigin(request2, requestCurrentURL(request2)) || (serializedOrigin = null);
+              sameOrigin(request, requestCurrentURL(request)) || (serializedOrigin = null);
               break;
             default:
           }
-          request2.headersList.append("origin", serializedOrigin, !0);
+          request.headersList.append("origin", serializedOrigin, !0);
         }
       }
     }
@@ -4249,16 +4249,16 @@ var require_util2 = __commonJS({
         referrerPolicy: policyContainer.referrerPolicy
       };
     }
-    function determineRequestsReferrer(request2) {
-      let policy = request2.referrerPolicy;
+    function determineRequestsReferrer(request) {
+      let policy = request.referrerPolicy;
       assert(policy);
       let referrerSource = null;
-      if (request2.referrer === "client") {
+      if (request.referrer === "client") {
         let globalOrigin = getGlobalOrigin();
         if (!globalOrigin || globalOrigin.origin === "null")
           return "no-referrer";
         referrerSource = new URL(globalOrigin);
-      } else webidl.is.URL(request2.referrer) && (referrerSource = request2.referrer);
+      } else webidl.is.URL(request.referrer) && (referrerSource = request.referrer);
       let referrerURL = stripURLForReferrer(referrerSource), referrerOrigin = stripURLForReferrer(referrerSource, !0);
       switch (referrerURL.toString().length > 4096 && (referrerURL = referrerOrigin), policy) {
         case "no-referrer":
@@ -4268,25 +4268,25 @@ var require_util2 = __commonJS({
         case "unsafe-url":
           return referrerURL;
         case "strict-origin": {
-          let currentURL = requestCurrentURL(request2);
+          let currentURL = requestCurrentURL(request);
           return isURLPotentiallyTrustworthy(referrerURL) && !isURLPotentiallyTrustworthy(currentURL) ? "no-referrer" : referrerOrigin;
         }
         case "strict-origin-when-cross-origin": {
-          let currentURL = requestCurrentURL(request2);
+          let currentURL = requestCurrentURL(request);
           return sameOrigin(referrerURL, currentURL) ? referrerURL : isURLPotentiallyTrustworthy(referrerURL) && !isURLPotentiallyTrustworthy(currentURL) ? "no-referrer" : referrerOrigin;
         }
         case "same-origin":
-          return sameOrigin(request2, referrerURL) ? referrerURL : "no-referrer";
+          return sameOrigin(request, referrerURL) ? referrerURL : "no-referrer";
         case "origin-when-cross-origin":
-          return sameOrigin(request2, referrerURL) ? referrerURL : referrerOrigin;
+          return sameOrigin(request, referrerURL) ? referrerURL : referrerOrigin;
         case "no-referrer-when-downgrade": {
-          let currentURL = requestCurrentURL(request2);
+          let currentURL = requestCurrentURL(request);
           return isURLPotentiallyTrustworthy(referrerURL) && !isURLPotentiallyTrustworthy(currentURL) ? "no-referrer" : referrerURL;
         }
       }
     }
-    function stripURLForReferrer(url2, originOnly = !1) {
-      return assert(webidl.is.URL(url2)), url2 = new URL(url2), urlIsLocal(url2) ? "no-referrer" : (url2.username = "", url2.password = "", url2.hash = "", originOnly === !0 && (url2.pathname = "", url2.search = ""), url2);
+    function stripURLForReferrer(url, originOnly = !1) {
+      return assert(webidl.is.URL(url)), url = new URL(url), urlIsLocal(url) ? "no-referrer" : (url.username = "", url.password = "", url.hash = "", originOnly === !0 && (url.pathname = "", url.search = ""), url);
     }
     var isPotentialleTrustworthyIPv4 = RegExp.prototype.test.bind(/^127\.(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]\d|\d)\.){2}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]\d|\d)$/), isPotentiallyTrustworthyIPv6 = RegExp.prototype.test.bind(/^(?:(?:0{1,4}:){7}|(?:0{1,4}:){1,6}:|::)0{0,3}1$/);
     function isOriginIPPotentiallyTrustworthy(origin) {
@@ -4295,10 +4295,10 @@ var require_util2 = __commonJS({
     function isOriginPotentiallyTrustworthy(origin) {
       return origin == null || origin === "null" ? !1 : (origin = new URL(origin), !!(origin.protocol === "https:" || origin.protocol === "wss:" || isOriginIPPotentiallyTrustworthy(origin.hostname) || origin.hostname === "localhost" || origin.hostname === "localhost." || origin.hostname.endsWith(".localhost") || origin.hostname.endsWith(".localhost.") || origin.protocol === "file:"));
     }
-    function isURLPotentiallyTrustworthy(url2) {
-      return webidl.is.URL(url2) ? url2.href === "about:blank" || url2.href === "about:srcdoc" || url2.protocol === "data:" || url2.protocol === "blob:" ? !0 : isOriginPotentiallyTrustworthy(url2.origin) : !1;
+    function isURLPotentiallyTrustworthy(url) {
+      return webidl.is.URL(url) ? url.href === "about:blank" || url.href === "about:srcdoc" || url.protocol === "data:" || url.protocol === "blob:" ? !0 : isOriginPotentiallyTrustworthy(url.origin) : !1;
     }
-    function tryUpgradeRequestToAPotentiallyTrustworthyURL(request2) {
+    function tryUpgradeRequestToAPotentiallyTrustworthyURL(request) {
     }
     function sameOrigin(A, B) {
       return A.origin === B.origin && A.origin === "null" || A.protocol === B.protocol && A.hostname === B.hostname && A.port === B.port;
@@ -4458,17 +4458,17 @@ var require_util2 = __commonJS({
         failureSteps(e);
       }
     }
-    function urlIsLocal(url2) {
-      assert("protocol" in url2);
-      let protocol = url2.protocol;
+    function urlIsLocal(url) {
+      assert("protocol" in url);
+      let protocol = url.protocol;
       return protocol === "about:" || protocol === "blob:" || protocol === "data:";
     }
-    function urlHasHttpsScheme(url2) {
-      return typeof url2 == "string" && url2[5] === ":" && url2[0] === "h" && url2[1] === "t" && url2[2] === "t" && url2[3] === "p" && url2[4] === "s" || url2.protocol === "https:";
+    function urlHasHttpsScheme(url) {
+      return typeof url == "string" && url[5] === ":" && url[0] === "h" && url[1] === "t" && url[2] === "t" && url[3] === "p" && url[4] === "s" || url.protocol === "https:";
     }
-    function urlIsHttpHttpsScheme(url2) {
-      assert("protocol" in url2);
-      let protocol = url2.protocol;
+    function urlIsHttpHttpsScheme(url) {
+      assert("protocol" in url);
+      let protocol = url.protocol;
       return protocol === "http:" || protocol === "https:";
     }
     function simpleRangeHeaderValue(value, allowWhitespace) {
@@ -4543,8 +4543,8 @@ var require_util2 = __commonJS({
     function createInflate(zlibOptions) {
       return new InflateStream(zlibOptions);
     }
-    function extractMimeType(headers2) {
-      let charset = null, essence = null, mimeType = null, values = getDecodeSplit("content-type", headers2);
+    function extractMimeType(headers) {
+      let charset = null, essence = null, mimeType = null, values = getDecodeSplit("content-type", headers);
       if (values === null)
         return "failure";
       for (let value of values) {
@@ -4577,11 +4577,11 @@ var require_util2 = __commonJS({
       let value = list.get(name, !0);
       return value === null ? null : gettingDecodingSplitting(value);
     }
-    function hasAuthenticationEntry(request2) {
+    function hasAuthenticationEntry(request) {
       return !1;
     }
-    function includesCredentials(url2) {
-      return !!(url2.username || url2.password);
+    function includesCredentials(url) {
+      return !!(url.username || url.password);
     }
     function isTraversableNavigable(navigable) {
       return navigable != null && navigable !== "client" && navigable !== "no-traversable";
@@ -5179,7 +5179,7 @@ Content-Type: ${value.type || "application/octet-stream"}\r
       return body != null && (body.stream.locked || util.isDisturbed(body.stream));
     }
     function bodyMimeType(requestOrResponse) {
-      let headers2 = requestOrResponse.headersList, mimeType = extractMimeType(headers2);
+      let headers = requestOrResponse.headersList, mimeType = extractMimeType(headers);
       return mimeType === "failure" ? null : mimeType;
     }
     module.exports = {
@@ -5418,8 +5418,8 @@ var require_client_h1 = __commonJS({
           return -1;
         if (client2[kRunning] === 0)
           return util.destroy(socket, new SocketError("bad response", util.getSocketInfo(socket))), -1;
-        let request2 = client2[kQueue][client2[kRunningIdx]];
-        return request2 ? (request2.onResponseStarted(), 0) : -1;
+        let request = client2[kQueue][client2[kRunningIdx]];
+        return request ? (request.onResponseStarted(), 0) : -1;
       }
       /**
        * @param {Buffer} buf
@@ -5453,14 +5453,14 @@ var require_client_h1 = __commonJS({
        * @param {Buffer} head
        */
       onUpgrade(head) {
-        let { upgrade, client: client2, socket, headers: headers2, statusCode, statusText } = this;
-        assert(upgrade), assert(client2[kSocket] === socket), assert(!socket.destroyed), assert(!this.paused), assert((headers2.length & 1) === 0);
-        let request2 = client2[kQueue][client2[kRunningIdx]];
-        assert(request2), assert(request2.upgrade || request2.method === "CONNECT"), this.statusCode = 0, this.statusText = "", this.shouldKeepAlive = !1, this.headers = [], this.headersSize = 0, socket.unshift(head), socket[kParser].destroy(), socket[kParser] = null, socket[kClient] = null, socket[kError] = null, removeAllListeners(socket), client2[kSocket] = null, client2[kHTTPContext] = null, client2[kQueue][client2[kRunningIdx]++] = null, client2.emit("disconnect", client2[kUrl], [client2], new InformationalError("upgrade"));
+        let { upgrade, client: client2, socket, headers, statusCode, statusText } = this;
+        assert(upgrade), assert(client2[kSocket] === socket), assert(!socket.destroyed), assert(!this.paused), assert((headers.length & 1) === 0);
+        let request = client2[kQueue][client2[kRunningIdx]];
+        assert(request), assert(request.upgrade || request.method === "CONNECT"), this.statusCode = 0, this.statusText = "", this.shouldKeepAlive = !1, this.headers = [], this.headersSize = 0, socket.unshift(head), socket[kParser].destroy(), socket[kParser] = null, socket[kClient] = null, socket[kError] = null, removeAllListeners(socket), client2[kSocket] = null, client2[kHTTPContext] = null, client2[kQueue][client2[kRunningIdx]++] = null, client2.emit("disconnect", client2[kUrl], [client2], new InformationalError("upgrade"));
         try {
-          request2.onUpgrade(statusCode, headers2, socket, statusText);
+          request.onUpgrade(statusCode, headers, socket, statusText);
         } catch (err) {
-          util.errorRequest(client2, request2, err), util.destroy(socket, err);
+          util.errorRequest(client2, request, err), util.destroy(socket, err);
         }
         client2[kResume]();
       }
@@ -5471,24 +5471,24 @@ var require_client_h1 = __commonJS({
        * @returns {number}
        */
       onHeadersComplete(statusCode, upgrade, shouldKeepAlive) {
-        let { client: client2, socket, headers: headers2, statusText } = this;
+        let { client: client2, socket, headers, statusText } = this;
         if (socket.destroyed)
           return -1;
         if (client2[kRunning] === 0)
           return util.destroy(socket, new SocketError("bad response", util.getSocketInfo(socket))), -1;
-        let request2 = client2[kQueue][client2[kRunningIdx]];
-        if (!request2)
+        let request = client2[kQueue][client2[kRunningIdx]];
+        if (!request)
           return -1;
         if (assert(!this.upgrade), assert(this.statusCode < 200), statusCode === 100)
           return util.destroy(socket, new SocketError("bad response", util.getSocketInfo(socket))), -1;
-        if (upgrade && !request2.upgrade)
+        if (upgrade && !request.upgrade)
           return util.destroy(socket, new SocketError("bad upgrade", util.getSocketInfo(socket))), -1;
         if (assert(this.timeoutType === TIMEOUT_HEADERS), this.statusCode = statusCode, this.shouldKeepAlive = shouldKeepAlive || // Override llhttp value which does not allow keepAlive for HEAD.
-        request2.method === "HEAD" && !socket[kReset] && this.connection.toLowerCase() === "keep-alive", this.statusCode >= 200) {
-          let bodyTimeout = request2.bodyTimeout != null ? request2.bodyTimeout : client2[kBodyTimeout];
+        request.method === "HEAD" && !socket[kReset] && this.connection.toLowerCase() === "keep-alive", this.statusCode >= 200) {
+          let bodyTimeout = request.bodyTimeout != null ? request.bodyTimeout : client2[kBodyTimeout];
           this.setTimeout(bodyTimeout, TIMEOUT_BODY);
         } else this.timeout && this.timeout.refresh && this.timeout.refresh();
-        if (request2.method === "CONNECT")
+        if (request.method === "CONNECT")
           return assert(client2[kRunning] === 1), this.upgrade = !0, 2;
         if (upgrade)
           return assert(client2[kRunning] === 1), this.upgrade = !0, 2;
@@ -5504,8 +5504,8 @@ var require_client_h1 = __commonJS({
             client2[kKeepAliveTimeoutValue] = client2[kKeepAliveDefaultTimeout];
         } else
           socket[kReset] = !0;
-        let pause = request2.onHeaders(statusCode, headers2, this.resume, statusText) === !1;
-        return request2.aborted ? -1 : request2.method === "HEAD" || statusCode < 200 ? 1 : (socket[kBlocking] && (socket[kBlocking] = !1, client2[kResume]()), pause ? constants.ERROR.PAUSED : 0);
+        let pause = request.onHeaders(statusCode, headers, this.resume, statusText) === !1;
+        return request.aborted ? -1 : request.method === "HEAD" || statusCode < 200 ? 1 : (socket[kBlocking] && (socket[kBlocking] = !1, client2[kResume]()), pause ? constants.ERROR.PAUSED : 0);
       }
       /**
        * @param {Buffer} buf
@@ -5515,25 +5515,25 @@ var require_client_h1 = __commonJS({
         let { client: client2, socket, statusCode, maxResponseSize } = this;
         if (socket.destroyed)
           return -1;
-        let request2 = client2[kQueue][client2[kRunningIdx]];
-        return assert(request2), assert(this.timeoutType === TIMEOUT_BODY), this.timeout && this.timeout.refresh && this.timeout.refresh(), assert(statusCode >= 200), maxResponseSize > -1 && this.bytesRead + buf.length > maxResponseSize ? (util.destroy(socket, new ResponseExceededMaxSizeError()), -1) : (this.bytesRead += buf.length, request2.onData(buf) === !1 ? constants.ERROR.PAUSED : 0);
+        let request = client2[kQueue][client2[kRunningIdx]];
+        return assert(request), assert(this.timeoutType === TIMEOUT_BODY), this.timeout && this.timeout.refresh && this.timeout.refresh(), assert(statusCode >= 200), maxResponseSize > -1 && this.bytesRead + buf.length > maxResponseSize ? (util.destroy(socket, new ResponseExceededMaxSizeError()), -1) : (this.bytesRead += buf.length, request.onData(buf) === !1 ? constants.ERROR.PAUSED : 0);
       }
       /**
        * @returns {number}
        */
       onMessageComplete() {
-        let { client: client2, socket, statusCode, upgrade, headers: headers2, contentLength, bytesRead, shouldKeepAlive } = this;
+        let { client: client2, socket, statusCode, upgrade, headers, contentLength, bytesRead, shouldKeepAlive } = this;
         if (socket.destroyed && (!statusCode || shouldKeepAlive))
           return -1;
         if (upgrade)
           return 0;
         assert(statusCode >= 100), assert((this.headers.length & 1) === 0);
-        let request2 = client2[kQueue][client2[kRunningIdx]];
-        if (assert(request2), this.statusCode = 0, this.statusText = "", this.bytesRead = 0, this.contentLength = "", this.keepAlive = "", this.connection = "", this.headers = [], this.headersSize = 0, statusCode < 200)
+        let request = client2[kQueue][client2[kRunningIdx]];
+        if (assert(request), this.statusCode = 0, this.statusText = "", this.bytesRead = 0, this.contentLength = "", this.keepAlive = "", this.connection = "", this.headers = [], this.headersSize = 0, statusCode < 200)
           return 0;
-        if (request2.method !== "HEAD" && contentLength && bytesRead !== parseInt(contentLength, 10))
+        if (request.method !== "HEAD" && contentLength && bytesRead !== parseInt(contentLength, 10))
           return util.destroy(socket, new ResponseContentLengthMismatchError()), -1;
-        if (request2.onComplete(headers2), client2[kQueue][client2[kRunningIdx]++] = null, socket[kSocketUsed] = client2[kPending] === 0, socket[kWriting])
+        if (request.onComplete(headers), client2[kQueue][client2[kRunningIdx]++] = null, socket[kSocketUsed] = client2[kPending] === 0, socket[kWriting])
           return assert(client2[kRunning] === 0), util.destroy(socket, new InformationalError("reset")), constants.ERROR.PAUSED;
         if (shouldKeepAlive) {
           if (socket[kReset] && client2[kRunning] === 0)
@@ -5558,8 +5558,8 @@ var require_client_h1 = __commonJS({
       return socket[kNoRef] = !1, socket[kWriting] = !1, socket[kReset] = !1, socket[kBlocking] = !1, socket[kIdleSocketValidation] = 0, socket[kIdleSocketValidationTimeout] = null, socket[kSocketUsed] = !1, socket[kParser] = new Parser(client2, socket, llhttpInstance), util.addListener(socket, "error", onHttpSocketError), util.addListener(socket, "readable", onHttpSocketReadable), util.addListener(socket, "end", onHttpSocketEnd), util.addListener(socket, "close", onHttpSocketClose), socket[kClosed] = !1, socket.on("close", onSocketClose), {
         version: "h1",
         defaultPipelining: 1,
-        write(request2) {
-          return writeH1(client2, request2);
+        write(request) {
+          return writeH1(client2, request);
         },
         resume() {
           resumeH1(client2);
@@ -5581,8 +5581,8 @@ var require_client_h1 = __commonJS({
          * @param {import('../core/request.js')} request
          * @returns {boolean}
          */
-        busy(request2) {
-          return !!(socket[kWriting] || socket[kReset] || socket[kBlocking] || socket[kIdleSocketValidation] === 1 || request2 && (client2[kRunning] > 0 && !request2.idempotent || client2[kRunning] > 0 && (request2.upgrade || request2.method === "CONNECT") || client2[kRunning] > 0 && util.bodyLength(request2.body) !== 0 && (util.isStream(request2.body) || util.isAsyncIterable(request2.body) || util.isFormDataLike(request2.body))));
+        busy(request) {
+          return !!(socket[kWriting] || socket[kReset] || socket[kBlocking] || socket[kIdleSocketValidation] === 1 || request && (client2[kRunning] > 0 && !request.idempotent || client2[kRunning] > 0 && (request.upgrade || request.method === "CONNECT") || client2[kRunning] > 0 && util.bodyLength(request.body) !== 0 && (util.isStream(request.body) || util.isAsyncIterable(request.body) || util.isFormDataLike(request.body))));
         }
       };
     }
@@ -5615,12 +5615,12 @@ var require_client_h1 = __commonJS({
         assert(client2[kPending] === 0);
         let requests = client2[kQueue].splice(client2[kRunningIdx]);
         for (let i = 0; i < requests.length; i++) {
-          let request2 = requests[i];
-          util.errorRequest(client2, request2, err);
+          let request = requests[i];
+          util.errorRequest(client2, request, err);
         }
       } else if (client2[kRunning] > 0 && err.code !== "UND_ERR_INFO") {
-        let request2 = client2[kQueue][client2[kRunningIdx]];
-        client2[kQueue][client2[kRunningIdx]++] = null, util.errorRequest(client2, request2, err);
+        let request = client2[kQueue][client2[kRunningIdx]];
+        client2[kQueue][client2[kRunningIdx]++] = null, util.errorRequest(client2, request, err);
       }
       client2[kPendingIdx] = client2[kRunningIdx], assert(client2[kRunning] === 0), client2.emit("disconnect", client2[kUrl], [client2], err), client2[kResume]();
     }
@@ -5649,7 +5649,7 @@ var require_client_h1 = __commonJS({
         if (client2[kSize] === 0)
           socket[kParser].timeoutType !== TIMEOUT_KEEP_ALIVE && socket[kParser].setTimeout(client2[kKeepAliveTimeoutValue], TIMEOUT_KEEP_ALIVE);
         else if (client2[kRunning] > 0 && socket[kParser].statusCode < 200 && socket[kParser].timeoutType !== TIMEOUT_HEADERS) {
-          let request2 = client2[kQueue][client2[kRunningIdx]], headersTimeout = request2.headersTimeout != null ? request2.headersTimeout : client2[kHeadersTimeout];
+          let request = client2[kQueue][client2[kRunningIdx]], headersTimeout = request.headersTimeout != null ? request.headersTimeout : client2[kHeadersTimeout];
           socket[kParser].setTimeout(headersTimeout, TIMEOUT_HEADERS);
         }
       }
@@ -5657,51 +5657,51 @@ var require_client_h1 = __commonJS({
     function shouldSendContentLength(method) {
       return method !== "GET" && method !== "HEAD" && method !== "OPTIONS" && method !== "TRACE" && method !== "CONNECT";
     }
-    function setTypeOfService(socket, request2) {
+    function setTypeOfService(socket, request) {
       if (typeof socket.setTypeOfService != "function")
         return;
-      let typeOfService = request2.typeOfService;
+      let typeOfService = request.typeOfService;
       if (!(typeOfService === void 0 || socket[kTypeOfService] === typeOfService))
         try {
           socket.setTypeOfService(typeOfService), socket[kTypeOfService] = typeOfService;
         } catch {
         }
     }
-    function writeH1(client2, request2) {
-      let { method, path, host, upgrade, blocking, reset } = request2, { body, headers: headers2, contentLength } = request2, expectsPayload = method === "PUT" || method === "POST" || method === "PATCH" || method === "QUERY" || method === "PROPFIND" || method === "PROPPATCH";
+    function writeH1(client2, request) {
+      let { method, path, host, upgrade, blocking, reset } = request, { body, headers, contentLength } = request, expectsPayload = method === "PUT" || method === "POST" || method === "PATCH" || method === "QUERY" || method === "PROPFIND" || method === "PROPPATCH";
       if (util.isFormDataLike(body)) {
         extractBody || (extractBody = require_body().extractBody);
         let [bodyStream, contentType] = extractBody(body);
-        request2.contentType == null && headers2.push("content-type", contentType), body = bodyStream.stream, contentLength = bodyStream.length;
-      } else if (util.isBlobLike(body) && request2.contentType == null) {
+        request.contentType == null && headers.push("content-type", contentType), body = bodyStream.stream, contentLength = bodyStream.length;
+      } else if (util.isBlobLike(body) && request.contentType == null) {
         let contentType = body.type;
         if (contentType) {
           let contentTypeValue = `${contentType}`;
           if (!util.isValidHeaderValue(contentTypeValue))
-            return util.errorRequest(client2, request2, new InvalidArgumentError("invalid content-type header")), !1;
-          headers2.push("content-type", contentTypeValue);
+            return util.errorRequest(client2, request, new InvalidArgumentError("invalid content-type header")), !1;
+          headers.push("content-type", contentTypeValue);
         }
       }
       body && typeof body.read == "function" && body.read(0);
       let bodyLength = util.bodyLength(body);
-      if (contentLength = bodyLength ?? contentLength, contentLength === null && (contentLength = request2.contentLength), contentLength === 0 && !expectsPayload && (contentLength = null), shouldSendContentLength(method) && contentLength > 0 && request2.contentLength !== null && request2.contentLength !== contentLength) {
+      if (contentLength = bodyLength ?? contentLength, contentLength === null && (contentLength = request.contentLength), contentLength === 0 && !expectsPayload && (contentLength = null), shouldSendContentLength(method) && contentLength > 0 && request.contentLength !== null && request.contentLength !== contentLength) {
         if (client2[kStrictContentLength])
-          return util.errorRequest(client2, request2, new RequestContentLengthMismatchError()), !1;
+          return util.errorRequest(client2, request, new RequestContentLengthMismatchError()), !1;
         process.emitWarning(new RequestContentLengthMismatchError());
       }
       let socket = client2[kSocket];
       clearIdleSocketValidation(socket);
       let abort = (err) => {
-        request2.aborted || request2.completed || (util.errorRequest(client2, request2, err || new RequestAbortedError()), util.destroy(body), util.destroy(socket, new InformationalError("aborted")));
+        request.aborted || request.completed || (util.errorRequest(client2, request, err || new RequestAbortedError()), util.destroy(body), util.destroy(socket, new InformationalError("aborted")));
       };
       try {
-        request2.onConnect(abort);
+        request.onConnect(abort);
       } catch (err) {
-        util.errorRequest(client2, request2, err);
+        util.errorRequest(client2, request, err);
       }
-      if (request2.aborted)
+      if (request.aborted)
         return !1;
-      method === "HEAD" && (socket[kReset] = !0), (upgrade || method === "CONNECT") && (socket[kReset] = !0), reset != null && (socket[kReset] = reset), client2[kMaxRequests] && socket[kCounter]++ >= client2[kMaxRequests] && (socket[kReset] = !0), blocking && (socket[kBlocking] = !0), setTypeOfService(socket, request2);
+      method === "HEAD" && (socket[kReset] = !0), (upgrade || method === "CONNECT") && (socket[kReset] = !0), reset != null && (socket[kReset] = reset), client2[kMaxRequests] && socket[kCounter]++ >= client2[kMaxRequests] && (socket[kReset] = !0), blocking && (socket[kBlocking] = !0), setTypeOfService(socket, request);
       let header = `${method} ${path} HTTP/1.1\r
 `;
       if (typeof host == "string" ? header += `host: ${host}\r
@@ -5709,9 +5709,9 @@ var require_client_h1 = __commonJS({
 upgrade: ${upgrade}\r
 ` : client2[kPipelining] && !socket[kReset] ? header += `connection: keep-alive\r
 ` : header += `connection: close\r
-`, Array.isArray(headers2))
-        for (let n = 0; n < headers2.length; n += 2) {
-          let key = headers2[n + 0], val = headers2[n + 1];
+`, Array.isArray(headers))
+        for (let n = 0; n < headers.length; n += 2) {
+          let key = headers[n + 0], val = headers[n + 1];
           if (Array.isArray(val))
             for (let i = 0; i < val.length; i++)
               header += `${key}: ${val[i]}\r
@@ -5720,11 +5720,11 @@ upgrade: ${upgrade}\r
             header += `${key}: ${val}\r
 `;
         }
-      return channels.sendHeaders.hasSubscribers && channels.sendHeaders.publish({ request: request2, headers: header, socket }), !body || bodyLength === 0 ? writeBuffer(abort, null, client2, request2, socket, contentLength, header, expectsPayload) : util.isBuffer(body) ? writeBuffer(abort, body, client2, request2, socket, contentLength, header, expectsPayload) : util.isBlobLike(body) ? typeof body.stream == "function" ? writeIterable(abort, body.stream(), client2, request2, socket, contentLength, header, expectsPayload) : writeBlob(abort, body, client2, request2, socket, contentLength, header, expectsPayload) : util.isStream(body) ? writeStream(abort, body, client2, request2, socket, contentLength, header, expectsPayload) : util.isIterable(body) ? writeIterable(abort, body, client2, request2, socket, contentLength, header, expectsPayload) : assert(!1), !0;
+      return channels.sendHeaders.hasSubscribers && channels.sendHeaders.publish({ request, headers: header, socket }), !body || bodyLength === 0 ? writeBuffer(abort, null, client2, request, socket, contentLength, header, expectsPayload) : util.isBuffer(body) ? writeBuffer(abort, body, client2, request, socket, contentLength, header, expectsPayload) : util.isBlobLike(body) ? typeof body.stream == "function" ? writeIterable(abort, body.stream(), client2, request, socket, contentLength, header, expectsPayload) : writeBlob(abort, body, client2, request, socket, contentLength, header, expectsPayload) : util.isStream(body) ? writeStream(abort, body, client2, request, socket, contentLength, header, expectsPayload) : util.isIterable(body) ? writeIterable(abort, body, client2, request, socket, contentLength, header, expectsPayload) : assert(!1), !0;
     }
-    function writeStream(abort, body, client2, request2, socket, contentLength, header, expectsPayload) {
+    function writeStream(abort, body, client2, request, socket, contentLength, header, expectsPayload) {
       assert(contentLength !== 0 || client2[kRunning] === 0, "stream body cannot be pipelined");
-      let finished = !1, writer = new AsyncWriter({ abort, socket, request: request2, contentLength, client: client2, expectsPayload, header }), onData = function(chunk) {
+      let finished = !1, writer = new AsyncWriter({ abort, socket, request, contentLength, client: client2, expectsPayload, header }), onData = function(chunk) {
         if (!finished)
           try {
             !writer.write(chunk) && this.pause && this.pause();
@@ -5753,19 +5753,19 @@ upgrade: ${upgrade}\r
       };
       body.on("data", onData).on("end", onFinished).on("error", onFinished).on("close", onClose), body.resume && body.resume(), socket.on("drain", onDrain).on("error", onFinished), body.errorEmitted ?? body.errored ? setImmediate(onFinished, body.errored) : (body.endEmitted ?? body.readableEnded) && setImmediate(onFinished, null), (body.closeEmitted ?? body.closed) && setImmediate(onClose);
     }
-    function writeBuffer(abort, body, client2, request2, socket, contentLength, header, expectsPayload) {
+    function writeBuffer(abort, body, client2, request, socket, contentLength, header, expectsPayload) {
       try {
         body ? util.isBuffer(body) && (assert(contentLength === body.byteLength, "buffer body must have content length"), socket.cork(), socket.write(`${header}content-length: ${contentLength}\r
 \r
-`, "latin1"), socket.write(body), socket.uncork(), request2.onBodySent(body), !expectsPayload && request2.reset !== !1 && (socket[kReset] = !0)) : contentLength === 0 ? socket.write(`${header}content-length: 0\r
+`, "latin1"), socket.write(body), socket.uncork(), request.onBodySent(body), !expectsPayload && request.reset !== !1 && (socket[kReset] = !0)) : contentLength === 0 ? socket.write(`${header}content-length: 0\r
 \r
 `, "latin1") : (assert(contentLength === null, "no body must not have content length"), socket.write(`${header}\r
-`, "latin1")), request2.onRequestSent(), client2[kResume]();
+`, "latin1")), request.onRequestSent(), client2[kResume]();
       } catch (err) {
         abort(err);
       }
     }
-    async function writeBlob(abort, body, client2, request2, socket, contentLength, header, expectsPayload) {
+    async function writeBlob(abort, body, client2, request, socket, contentLength, header, expectsPayload) {
       assert(contentLength === body.size, "blob body must have content length");
       try {
         if (contentLength != null && contentLength !== body.size)
@@ -5773,12 +5773,12 @@ upgrade: ${upgrade}\r
         let buffer = Buffer.from(await body.arrayBuffer());
         socket.cork(), socket.write(`${header}content-length: ${contentLength}\r
 \r
-`, "latin1"), socket.write(buffer), socket.uncork(), request2.onBodySent(buffer), request2.onRequestSent(), !expectsPayload && request2.reset !== !1 && (socket[kReset] = !0), client2[kResume]();
+`, "latin1"), socket.write(buffer), socket.uncork(), request.onBodySent(buffer), request.onRequestSent(), !expectsPayload && request.reset !== !1 && (socket[kReset] = !0), client2[kResume]();
       } catch (err) {
         abort(err);
       }
     }
-    async function writeIterable(abort, body, client2, request2, socket, contentLength, header, expectsPayload) {
+    async function writeIterable(abort, body, client2, request, socket, contentLength, header, expectsPayload) {
       assert(contentLength !== 0 || client2[kRunning] === 0, "iterator body cannot be pipelined");
       let callback = null;
       function onDrain() {
@@ -5791,7 +5791,7 @@ upgrade: ${upgrade}\r
         assert(callback === null), socket[kError] ? reject(socket[kError]) : callback = resolve;
       });
       socket.on("close", onDrain).on("drain", onDrain);
-      let writer = new AsyncWriter({ abort, socket, request: request2, contentLength, client: client2, expectsPayload, header });
+      let writer = new AsyncWriter({ abort, socket, request, contentLength, client: client2, expectsPayload, header });
       try {
         for await (let chunk of body) {
           if (socket[kError])
@@ -5817,15 +5817,15 @@ upgrade: ${upgrade}\r
        * @param {boolean} arg.expectsPayload
        * @param {string} arg.header
        */
-      constructor({ abort, socket, request: request2, contentLength, client: client2, expectsPayload, header }) {
-        this.socket = socket, this.request = request2, this.contentLength = contentLength, this.client = client2, this.bytesWritten = 0, this.expectsPayload = expectsPayload, this.header = header, this.abort = abort, socket[kWriting] = !0;
+      constructor({ abort, socket, request, contentLength, client: client2, expectsPayload, header }) {
+        this.socket = socket, this.request = request, this.contentLength = contentLength, this.client = client2, this.bytesWritten = 0, this.expectsPayload = expectsPayload, this.header = header, this.abort = abort, socket[kWriting] = !0;
       }
       /**
        * @param {Buffer} chunk
        * @returns
        */
       write(chunk) {
-        let { socket, request: request2, contentLength, client: client2, bytesWritten, expectsPayload, header } = this;
+        let { socket, request, contentLength, client: client2, bytesWritten, expectsPayload, header } = this;
         if (socket[kError])
           throw socket[kError];
         if (socket.destroyed)
@@ -5838,21 +5838,21 @@ upgrade: ${upgrade}\r
             throw new RequestContentLengthMismatchError();
           process.emitWarning(new RequestContentLengthMismatchError());
         }
-        socket.cork(), bytesWritten === 0 && (!expectsPayload && request2.reset !== !1 && (socket[kReset] = !0), contentLength === null ? socket.write(`${header}transfer-encoding: chunked\r
+        socket.cork(), bytesWritten === 0 && (!expectsPayload && request.reset !== !1 && (socket[kReset] = !0), contentLength === null ? socket.write(`${header}transfer-encoding: chunked\r
 `, "latin1") : socket.write(`${header}content-length: ${contentLength}\r
 \r
 `, "latin1")), contentLength === null && socket.write(`\r
 ${len.toString(16)}\r
 `, "latin1"), this.bytesWritten += len;
         let ret = socket.write(chunk);
-        return socket.uncork(), request2.onBodySent(chunk), ret || socket[kParser].timeout && socket[kParser].timeoutType === TIMEOUT_HEADERS && socket[kParser].timeout.refresh && socket[kParser].timeout.refresh(), ret;
+        return socket.uncork(), request.onBodySent(chunk), ret || socket[kParser].timeout && socket[kParser].timeoutType === TIMEOUT_HEADERS && socket[kParser].timeout.refresh && socket[kParser].timeout.refresh(), ret;
       }
       /**
        * @returns {void}
        */
       end() {
-        let { socket, contentLength, client: client2, bytesWritten, expectsPayload, header, request: request2 } = this;
-        if (request2.onRequestSent(), socket[kWriting] = !1, socket[kError])
+        let { socket, contentLength, client: client2, bytesWritten, expectsPayload, header, request } = this;
+        if (request.onRequestSent(), socket[kWriting] = !1, socket[kError])
           throw socket[kError];
         if (!socket.destroyed) {
           if (bytesWritten === 0 ? expectsPayload ? socket.write(`${header}content-length: 0\r
@@ -5942,9 +5942,9 @@ var require_client_h2 = __commonJS({
         NGHTTP2_CANCEL
       }
     } = http2;
-    function parseH2Headers(headers2) {
+    function parseH2Headers(headers) {
       let result = [];
-      for (let [name, value] of Object.entries(headers2))
+      for (let [name, value] of Object.entries(headers))
         if (Array.isArray(value))
           for (let subvalue of value)
             result.push(Buffer.from(name), Buffer.from(subvalue));
@@ -5974,8 +5974,8 @@ var require_client_h2 = __commonJS({
          * @param {import('../core/request.js')} request
          * @returns {boolean}
         */
-        write(request2) {
-          return writeH2(client2, request2);
+        write(request) {
+          return writeH2(client2, request);
         },
         /**
          * @returns {void}
@@ -6000,12 +6000,12 @@ var require_client_h2 = __commonJS({
          * @param {import('../core/request.js')} request
          * @returns {boolean}
         */
-        busy(request2) {
-          if (request2 != null)
+        busy(request) {
+          if (request != null)
             if (client2[kRunning] > 0) {
-              if (request2.idempotent === !1 || (request2.upgrade === "websocket" || request2.method === "CONNECT") && session[kRemoteSettings] === !1 || util.bodyLength(request2.body) !== 0 && (util.isStream(request2.body) || util.isAsyncIterable(request2.body) || util.isFormDataLike(request2.body))) return !0;
+              if (request.idempotent === !1 || (request.upgrade === "websocket" || request.method === "CONNECT") && session[kRemoteSettings] === !1 || util.bodyLength(request.body) !== 0 && (util.isStream(request.body) || util.isAsyncIterable(request.body) || util.isFormDataLike(request.body))) return !0;
             } else
-              return (request2.upgrade === "websocket" || request2.method === "CONNECT") && session[kRemoteSettings] === !1;
+              return (request.upgrade === "websocket" || request.method === "CONNECT") && session[kRemoteSettings] === !1;
           return !1;
         }
       };
@@ -6057,20 +6057,20 @@ var require_client_h2 = __commonJS({
       let err = new SocketError("other side closed", util.getSocketInfo(this[kSocket]));
       this.destroy(err), util.destroy(this[kSocket], err);
     }
-    function completeRequest(client2, request2, resetPendingIdx = !1) {
+    function completeRequest(client2, request, resetPendingIdx = !1) {
       let queue = client2[kQueue], runningIdx = client2[kRunningIdx];
-      if (runningIdx < client2[kPendingIdx] && queue[runningIdx] === request2) {
+      if (runningIdx < client2[kPendingIdx] && queue[runningIdx] === request) {
         queue[runningIdx] = null, client2[kRunningIdx] = runningIdx + 1;
         return;
       }
-      let index = queue.indexOf(request2, runningIdx);
+      let index = queue.indexOf(request, runningIdx);
       index === -1 || index >= client2[kPendingIdx] || (queue.splice(index, 1), client2[kPendingIdx]--, resetPendingIdx && client2[kPendingIdx] < client2[kRunningIdx] && (client2[kPendingIdx] = client2[kRunningIdx]));
     }
     function onHttp2SessionGoAway(errorCode) {
       let err = this[kError] || new SocketError(`HTTP/2: "GOAWAY" frame received with code ${errorCode}`, util.getSocketInfo(this[kSocket])), client2 = this[kClient];
       if (client2[kSocket] = null, client2[kHTTPContext] = null, this.close(), this[kHTTP2Session] = null, util.destroy(this[kSocket], err), client2[kRunningIdx] < client2[kQueue].length) {
-        let request2 = client2[kQueue][client2[kRunningIdx]];
-        client2[kQueue][client2[kRunningIdx]++] = null, request2 != null && util.errorRequest(client2, request2, err), client2[kPendingIdx] = client2[kRunningIdx];
+        let request = client2[kQueue][client2[kRunningIdx]];
+        client2[kQueue][client2[kRunningIdx]++] = null, request != null && util.errorRequest(client2, request, err), client2[kPendingIdx] = client2[kRunningIdx];
       }
       assert(client2[kRunning] === 0), client2.emit("disconnect", client2[kUrl], [client2], err), client2.emit("connectionError", client2[kUrl], [client2], err), client2[kResume]();
     }
@@ -6080,8 +6080,8 @@ var require_client_h2 = __commonJS({
         assert(client2[kPending] === 0);
         let requests = client2[kQueue].splice(client2[kRunningIdx]);
         for (let i = 0; i < requests.length; i++) {
-          let request2 = requests[i];
-          request2 != null && util.errorRequest(client2, request2, err);
+          let request = requests[i];
+          request != null && util.errorRequest(client2, request, err);
         }
       }
     }
@@ -6101,100 +6101,100 @@ var require_client_h2 = __commonJS({
     function shouldSendContentLength(method) {
       return method !== "GET" && method !== "HEAD" && method !== "OPTIONS" && method !== "TRACE" && method !== "CONNECT";
     }
-    function writeH2(client2, request2) {
-      let headersTimeout = request2.headersTimeout ?? client2[kHeadersTimeout], bodyTimeout = request2.bodyTimeout ?? client2[kBodyTimeout], session = client2[kHTTP2Session], { method, path, host, upgrade, expectContinue, signal, protocol, headers: reqHeaders } = request2, { body } = request2;
+    function writeH2(client2, request) {
+      let headersTimeout = request.headersTimeout ?? client2[kHeadersTimeout], bodyTimeout = request.bodyTimeout ?? client2[kBodyTimeout], session = client2[kHTTP2Session], { method, path, host, upgrade, expectContinue, signal, protocol, headers: reqHeaders } = request, { body } = request;
       if (upgrade != null && upgrade !== "websocket")
-        return util.errorRequest(client2, request2, new InvalidArgumentError(`Custom upgrade "${upgrade}" not supported over HTTP/2`)), !1;
-      let headers2 = {};
+        return util.errorRequest(client2, request, new InvalidArgumentError(`Custom upgrade "${upgrade}" not supported over HTTP/2`)), !1;
+      let headers = {};
       for (let n = 0; n < reqHeaders.length; n += 2) {
         let key = reqHeaders[n + 0], val = reqHeaders[n + 1];
         if (key === "cookie") {
-          headers2[key] != null ? headers2[key] = Array.isArray(headers2[key]) ? (headers2[key].push(val), headers2[key]) : [headers2[key], val] : headers2[key] = val;
+          headers[key] != null ? headers[key] = Array.isArray(headers[key]) ? (headers[key].push(val), headers[key]) : [headers[key], val] : headers[key] = val;
           continue;
         }
         if (Array.isArray(val))
           for (let i = 0; i < val.length; i++)
-            headers2[key] ? headers2[key] += `, ${val[i]}` : headers2[key] = val[i];
-        else headers2[key] ? headers2[key] += `, ${val}` : headers2[key] = val;
+            headers[key] ? headers[key] += `, ${val[i]}` : headers[key] = val[i];
+        else headers[key] ? headers[key] += `, ${val}` : headers[key] = val;
       }
       let stream = null, { hostname, port: port2 } = client2[kUrl];
-      headers2[HTTP2_HEADER_AUTHORITY] = host || `${hostname}${port2 ? `:${port2}` : ""}`, headers2[HTTP2_HEADER_METHOD] = method;
+      headers[HTTP2_HEADER_AUTHORITY] = host || `${hostname}${port2 ? `:${port2}` : ""}`, headers[HTTP2_HEADER_METHOD] = method;
       let abort = (err) => {
-        request2.aborted || request2.completed || (err = err || new RequestAbortedError(), util.errorRequest(client2, request2, err), stream != null && (stream.removeAllListeners("data"), stream.close(), client2[kOnError](err), completeRequest(client2, request2), client2[kResume]()), util.destroy(body, err));
+        request.aborted || request.completed || (err = err || new RequestAbortedError(), util.errorRequest(client2, request, err), stream != null && (stream.removeAllListeners("data"), stream.close(), client2[kOnError](err), completeRequest(client2, request), client2[kResume]()), util.destroy(body, err));
       };
       try {
-        request2.onConnect(abort);
+        request.onConnect(abort);
       } catch (err) {
-        util.errorRequest(client2, request2, err);
+        util.errorRequest(client2, request, err);
       }
-      if (request2.aborted)
+      if (request.aborted)
         return !1;
       if (upgrade || method === "CONNECT")
-        return session.ref(), upgrade === "websocket" ? session[kEnableConnectProtocol] === !1 ? (util.errorRequest(client2, request2, new InformationalError("HTTP/2: Extended CONNECT protocol not supported by server")), session.unref(), !1) : (headers2[HTTP2_HEADER_METHOD] = "CONNECT", headers2[HTTP2_HEADER_PROTOCOL] = "websocket", headers2[HTTP2_HEADER_PATH] = path, protocol === "ws:" || protocol === "wss:" ? headers2[HTTP2_HEADER_SCHEME] = protocol === "ws:" ? "http" : "https" : headers2[HTTP2_HEADER_SCHEME] = protocol === "http:" ? "http" : "https", stream = session.request(headers2, { endStream: !1, signal }), stream[kHTTP2Stream] = !0, ++session[kOpenStreams], stream.once("response", (headers3, _flags) => {
-          let { [HTTP2_HEADER_STATUS]: statusCode, ...realHeaders } = headers3;
+        return session.ref(), upgrade === "websocket" ? session[kEnableConnectProtocol] === !1 ? (util.errorRequest(client2, request, new InformationalError("HTTP/2: Extended CONNECT protocol not supported by server")), session.unref(), !1) : (headers[HTTP2_HEADER_METHOD] = "CONNECT", headers[HTTP2_HEADER_PROTOCOL] = "websocket", headers[HTTP2_HEADER_PATH] = path, protocol === "ws:" || protocol === "wss:" ? headers[HTTP2_HEADER_SCHEME] = protocol === "ws:" ? "http" : "https" : headers[HTTP2_HEADER_SCHEME] = protocol === "http:" ? "http" : "https", stream = session.request(headers, { endStream: !1, signal }), stream[kHTTP2Stream] = !0, ++session[kOpenStreams], stream.once("response", (headers2, _flags) => {
+          let { [HTTP2_HEADER_STATUS]: statusCode, ...realHeaders } = headers2;
           try {
-            request2.onUpgrade(statusCode, parseH2Headers(realHeaders), stream);
+            request.onUpgrade(statusCode, parseH2Headers(realHeaders), stream);
           } catch (err) {
             abort(err);
             return;
           }
-          completeRequest(client2, request2);
+          completeRequest(client2, request);
         }), stream.on("error", () => {
           (stream.rstCode === NGHTTP2_REFUSED_STREAM || stream.rstCode === NGHTTP2_CANCEL) && abort(new InformationalError(`HTTP/2: "stream error" received - code ${stream.rstCode}`));
         }), stream.once("close", () => {
           session[kOpenStreams] -= 1, session[kOpenStreams] === 0 && session.unref();
-        }), stream.setTimeout(headersTimeout), !0) : (stream = session.request(headers2, { endStream: !1, signal }), stream[kHTTP2Stream] = !0, ++session[kOpenStreams], stream.on("response", (headers3) => {
-          let { [HTTP2_HEADER_STATUS]: statusCode, ...realHeaders } = headers3;
+        }), stream.setTimeout(headersTimeout), !0) : (stream = session.request(headers, { endStream: !1, signal }), stream[kHTTP2Stream] = !0, ++session[kOpenStreams], stream.on("response", (headers2) => {
+          let { [HTTP2_HEADER_STATUS]: statusCode, ...realHeaders } = headers2;
           try {
-            request2.onUpgrade(statusCode, parseH2Headers(realHeaders), stream);
+            request.onUpgrade(statusCode, parseH2Headers(realHeaders), stream);
           } catch (err) {
             abort(err);
             return;
           }
-          completeRequest(client2, request2);
+          completeRequest(client2, request);
         }), stream.on("error", abort), stream.once("close", () => {
           session[kOpenStreams] -= 1, session[kOpenStreams] === 0 && session.unref();
         }), stream.setTimeout(headersTimeout), !0);
-      headers2[HTTP2_HEADER_PATH] = path, headers2[HTTP2_HEADER_SCHEME] = protocol === "http:" ? "http" : "https";
+      headers[HTTP2_HEADER_PATH] = path, headers[HTTP2_HEADER_SCHEME] = protocol === "http:" ? "http" : "https";
       let expectsPayload = method === "PUT" || method === "POST" || method === "PATCH";
       body && typeof body.read == "function" && body.read(0);
       let contentLength = util.bodyLength(body);
       if (util.isFormDataLike(body)) {
         extractBody ??= require_body().extractBody;
         let [bodyStream, contentType] = extractBody(body);
-        headers2["content-type"] = contentType, body = bodyStream.stream, contentLength = bodyStream.length;
+        headers["content-type"] = contentType, body = bodyStream.stream, contentLength = bodyStream.length;
       }
-      if (contentLength == null && (contentLength = request2.contentLength), expectsPayload || (contentLength = null), shouldSendContentLength(method) && contentLength > 0 && request2.contentLength != null && request2.contentLength !== contentLength) {
+      if (contentLength == null && (contentLength = request.contentLength), expectsPayload || (contentLength = null), shouldSendContentLength(method) && contentLength > 0 && request.contentLength != null && request.contentLength !== contentLength) {
         if (client2[kStrictContentLength])
-          return util.errorRequest(client2, request2, new RequestContentLengthMismatchError()), !1;
+          return util.errorRequest(client2, request, new RequestContentLengthMismatchError()), !1;
         process.emitWarning(new RequestContentLengthMismatchError());
       }
-      if (contentLength != null && (assert(body || contentLength === 0, "no body must not have content length"), headers2[HTTP2_HEADER_CONTENT_LENGTH] = `${contentLength}`), session.ref(), channels.sendHeaders.hasSubscribers) {
+      if (contentLength != null && (assert(body || contentLength === 0, "no body must not have content length"), headers[HTTP2_HEADER_CONTENT_LENGTH] = `${contentLength}`), session.ref(), channels.sendHeaders.hasSubscribers) {
         let header = "";
-        for (let key in headers2)
-          header += `${key}: ${headers2[key]}\r
+        for (let key in headers)
+          header += `${key}: ${headers[key]}\r
 `;
-        channels.sendHeaders.publish({ request: request2, headers: header, socket: session[kSocket] });
+        channels.sendHeaders.publish({ request, headers: header, socket: session[kSocket] });
       }
       let shouldEndStream = method === "GET" || method === "HEAD" || body === null;
-      expectContinue ? (headers2[HTTP2_HEADER_EXPECT] = "100-continue", stream = session.request(headers2, { endStream: shouldEndStream, signal }), stream[kHTTP2Stream] = !0, stream.once("continue", writeBodyH2)) : (stream = session.request(headers2, {
+      expectContinue ? (headers[HTTP2_HEADER_EXPECT] = "100-continue", stream = session.request(headers, { endStream: shouldEndStream, signal }), stream[kHTTP2Stream] = !0, stream.once("continue", writeBodyH2)) : (stream = session.request(headers, {
         endStream: shouldEndStream,
         signal
       }), stream[kHTTP2Stream] = !0, writeBodyH2()), ++session[kOpenStreams], stream.setTimeout(headersTimeout);
       let responseReceived = !1;
-      return stream.once("response", (headers3) => {
-        let { [HTTP2_HEADER_STATUS]: statusCode, ...realHeaders } = headers3;
-        if (request2.onResponseStarted(), responseReceived = !0, stream.setTimeout(bodyTimeout), request2.aborted) {
+      return stream.once("response", (headers2) => {
+        let { [HTTP2_HEADER_STATUS]: statusCode, ...realHeaders } = headers2;
+        if (request.onResponseStarted(), responseReceived = !0, stream.setTimeout(bodyTimeout), request.aborted) {
           stream.removeAllListeners("data");
           return;
         }
-        request2.onHeaders(Number(statusCode), parseH2Headers(realHeaders), stream.resume.bind(stream), "") === !1 && stream.pause(), stream.on("data", (chunk) => {
-          request2.aborted || request2.completed || request2.onData(chunk) === !1 && stream.pause();
+        request.onHeaders(Number(statusCode), parseH2Headers(realHeaders), stream.resume.bind(stream), "") === !1 && stream.pause(), stream.on("data", (chunk) => {
+          request.aborted || request.completed || request.onData(chunk) === !1 && stream.pause();
         });
       }), stream.once("end", () => {
-        stream.removeAllListeners("data"), responseReceived ? (!request2.aborted && !request2.completed && request2.onComplete({}), completeRequest(client2, request2), client2[kResume]()) : (abort(new InformationalError("HTTP/2: stream half-closed (remote)")), completeRequest(client2, request2, !0), client2[kResume]());
+        stream.removeAllListeners("data"), responseReceived ? (!request.aborted && !request.completed && request.onComplete({}), completeRequest(client2, request), client2[kResume]()) : (abort(new InformationalError("HTTP/2: stream half-closed (remote)")), completeRequest(client2, request, !0), client2[kResume]());
       }), stream.once("close", () => {
-        stream.removeAllListeners("data"), session[kOpenStreams] -= 1, session[kOpenStreams] === 0 && session.unref(), !request2.aborted && !request2.completed && abort(new InformationalError("HTTP/2: stream closed before the response was complete"));
+        stream.removeAllListeners("data"), session[kOpenStreams] -= 1, session[kOpenStreams] === 0 && session.unref(), !request.aborted && !request.completed && abort(new InformationalError("HTTP/2: stream closed before the response was complete"));
       }), stream.once("error", function(err) {
         stream.removeAllListeners("data"), abort(err);
       }), stream.once("frameError", (type, code) => {
@@ -6205,7 +6205,7 @@ var require_client_h2 = __commonJS({
         let err = responseReceived ? new BodyTimeoutError(`HTTP/2: "body timeout after ${bodyTimeout}"`) : new HeadersTimeoutError(`HTTP/2: "headers timeout after ${headersTimeout}"`);
         stream.removeAllListeners("data"), session[kOpenStreams] -= 1, session[kOpenStreams] === 0 && session.unref(), abort(err);
       }), stream.once("trailers", (trailers) => {
-        request2.aborted || request2.completed || (stream.removeAllListeners("data"), request2.onComplete(trailers));
+        request.aborted || request.completed || (stream.removeAllListeners("data"), request.onComplete(trailers));
       }), !0;
       function writeBodyH2() {
         !body || contentLength === 0 ? writeBuffer(
@@ -6213,7 +6213,7 @@ var require_client_h2 = __commonJS({
           stream,
           null,
           client2,
-          request2,
+          request,
           client2[kSocket],
           contentLength,
           expectsPayload
@@ -6222,7 +6222,7 @@ var require_client_h2 = __commonJS({
           stream,
           body,
           client2,
-          request2,
+          request,
           client2[kSocket],
           contentLength,
           expectsPayload
@@ -6231,7 +6231,7 @@ var require_client_h2 = __commonJS({
           stream,
           body.stream(),
           client2,
-          request2,
+          request,
           client2[kSocket],
           contentLength,
           expectsPayload
@@ -6240,7 +6240,7 @@ var require_client_h2 = __commonJS({
           stream,
           body,
           client2,
-          request2,
+          request,
           client2[kSocket],
           contentLength,
           expectsPayload
@@ -6251,53 +6251,53 @@ var require_client_h2 = __commonJS({
           stream,
           body,
           client2,
-          request2,
+          request,
           contentLength
         ) : util.isIterable(body) ? writeIterable(
           abort,
           stream,
           body,
           client2,
-          request2,
+          request,
           client2[kSocket],
           contentLength,
           expectsPayload
         ) : assert(!1);
       }
     }
-    function writeBuffer(abort, h2stream, body, client2, request2, socket, contentLength, expectsPayload) {
+    function writeBuffer(abort, h2stream, body, client2, request, socket, contentLength, expectsPayload) {
       try {
-        body != null && util.isBuffer(body) && (assert(contentLength === body.byteLength, "buffer body must have content length"), h2stream.cork(), h2stream.write(body), h2stream.uncork(), h2stream.end(), request2.onBodySent(body)), expectsPayload || (socket[kReset] = !0), request2.onRequestSent(), client2[kResume]();
+        body != null && util.isBuffer(body) && (assert(contentLength === body.byteLength, "buffer body must have content length"), h2stream.cork(), h2stream.write(body), h2stream.uncork(), h2stream.end(), request.onBodySent(body)), expectsPayload || (socket[kReset] = !0), request.onRequestSent(), client2[kResume]();
       } catch (error) {
         abort(error);
       }
     }
-    function writeStream(abort, socket, expectsPayload, h2stream, body, client2, request2, contentLength) {
+    function writeStream(abort, socket, expectsPayload, h2stream, body, client2, request, contentLength) {
       assert(contentLength !== 0 || client2[kRunning] === 0, "stream body cannot be pipelined");
       let pipe = pipeline(
         body,
         h2stream,
         (err) => {
-          err ? (util.destroy(pipe, err), abort(err)) : (util.removeAllListeners(pipe), request2.onRequestSent(), expectsPayload || (socket[kReset] = !0), client2[kResume]());
+          err ? (util.destroy(pipe, err), abort(err)) : (util.removeAllListeners(pipe), request.onRequestSent(), expectsPayload || (socket[kReset] = !0), client2[kResume]());
         }
       );
       util.addListener(pipe, "data", onPipeData);
       function onPipeData(chunk) {
-        request2.onBodySent(chunk);
+        request.onBodySent(chunk);
       }
     }
-    async function writeBlob(abort, h2stream, body, client2, request2, socket, contentLength, expectsPayload) {
+    async function writeBlob(abort, h2stream, body, client2, request, socket, contentLength, expectsPayload) {
       assert(contentLength === body.size, "blob body must have content length");
       try {
         if (contentLength != null && contentLength !== body.size)
           throw new RequestContentLengthMismatchError();
         let buffer = Buffer.from(await body.arrayBuffer());
-        h2stream.cork(), h2stream.write(buffer), h2stream.uncork(), h2stream.end(), request2.onBodySent(buffer), request2.onRequestSent(), expectsPayload || (socket[kReset] = !0), client2[kResume]();
+        h2stream.cork(), h2stream.write(buffer), h2stream.uncork(), h2stream.end(), request.onBodySent(buffer), request.onRequestSent(), expectsPayload || (socket[kReset] = !0), client2[kResume]();
       } catch (err) {
         abort(err);
       }
     }
-    async function writeIterable(abort, h2stream, body, client2, request2, socket, contentLength, expectsPayload) {
+    async function writeIterable(abort, h2stream, body, client2, request, socket, contentLength, expectsPayload) {
       assert(contentLength !== 0 || client2[kRunning] === 0, "iterator body cannot be pipelined");
       let callback = null;
       function onDrain() {
@@ -6315,9 +6315,9 @@ var require_client_h2 = __commonJS({
           if (socket[kError])
             throw socket[kError];
           let res = h2stream.write(chunk);
-          request2.onBodySent(chunk), res || await waitForDrain();
+          request.onBodySent(chunk), res || await waitForDrain();
         }
-        h2stream.end(), request2.onRequestSent(), expectsPayload || (socket[kReset] = !0), client2[kResume]();
+        h2stream.end(), request.onRequestSent(), expectsPayload || (socket[kReset] = !0), client2[kResume]();
       } catch (err) {
         abort(err);
       } finally {
@@ -6391,7 +6391,7 @@ var require_client = __commonJS({
        * @param {string|URL} url
        * @param {import('../../types/client.js').Client.Options} options
        */
-      constructor(url2, {
+      constructor(url, {
         maxHeaderSize,
         headersTimeout,
         socketTimeout,
@@ -6495,7 +6495,7 @@ var require_client = __commonJS({
             ...allowH2 != null ? { allowH2 } : null
           }, callback);
         }
-        this[kUrl] = util.parseOrigin(url2), this[kConnector] = connect2, this[kPipelining] = pipelining ?? 1, this[kMaxHeadersSize] = maxHeaderSize, this[kKeepAliveDefaultTimeout] = keepAliveTimeout ?? 4e3, this[kKeepAliveMaxTimeout] = keepAliveMaxTimeout ?? 6e5, this[kKeepAliveTimeoutThreshold] = keepAliveTimeoutThreshold ?? 2e3, this[kKeepAliveTimeoutValue] = this[kKeepAliveDefaultTimeout], this[kServerName] = null, this[kLocalAddress] = localAddress ?? null, this[kResuming] = 0, this[kNeedDrain] = 0, this[kHostHeader] = `host: ${this[kUrl].hostname}${this[kUrl].port ? `:${this[kUrl].port}` : ""}\r
+        this[kUrl] = util.parseOrigin(url), this[kConnector] = connect2, this[kPipelining] = pipelining ?? 1, this[kMaxHeadersSize] = maxHeaderSize, this[kKeepAliveDefaultTimeout] = keepAliveTimeout ?? 4e3, this[kKeepAliveMaxTimeout] = keepAliveMaxTimeout ?? 6e5, this[kKeepAliveTimeoutThreshold] = keepAliveTimeoutThreshold ?? 2e3, this[kKeepAliveTimeoutValue] = this[kKeepAliveDefaultTimeout], this[kServerName] = null, this[kLocalAddress] = localAddress ?? null, this[kResuming] = 0, this[kNeedDrain] = 0, this[kHostHeader] = `host: ${this[kUrl].hostname}${this[kUrl].port ? `:${this[kUrl].port}` : ""}\r
 `, this[kBodyTimeout] = bodyTimeout ?? 3e5, this[kHeadersTimeout] = headersTimeout ?? 3e5, this[kStrictContentLength] = strictContentLength ?? !0, this[kMaxRequests] = maxRequestsPerClient, this[kClosedResolve] = null, this[kMaxResponseSize] = maxResponseSize > -1 ? maxResponseSize : -1, this[kHTTPContext] = null, this[kMaxConcurrentStreams] = maxConcurrentStreams ?? 100, this[kHTTP2InitialWindowSize] = initialWindowSize ?? 262144, this[kHTTP2ConnectionWindowSize] = connectionWindowSize ?? 524288, this[kPingInterval] = pingInterval ?? 6e4, this[kQueue] = [], this[kRunningIdx] = 0, this[kPendingIdx] = 0, this[kResume] = (sync) => resume(this, sync), this[kOnError] = (err) => onError(this, err);
       }
       get pipelining() {
@@ -6526,8 +6526,8 @@ var require_client = __commonJS({
         connect(this), this.once("connect", cb);
       }
       [kDispatch](opts, handler) {
-        let request2 = new Request(this[kUrl].origin, opts, handler);
-        return this[kQueue].push(request2), this[kResuming] || (util.bodyLength(request2.body) == null && util.isIterable(request2.body) ? (this[kResuming] = 1, queueMicrotask(() => resume(this))) : this[kResume](!0)), this[kResuming] && this[kNeedDrain] !== 2 && this[kBusy] && (this[kNeedDrain] = 2), this[kNeedDrain] < 2;
+        let request = new Request(this[kUrl].origin, opts, handler);
+        return this[kQueue].push(request), this[kResuming] || (util.bodyLength(request.body) == null && util.isIterable(request.body) ? (this[kResuming] = 1, queueMicrotask(() => resume(this))) : this[kResume](!0)), this[kResuming] && this[kNeedDrain] !== 2 && this[kBusy] && (this[kNeedDrain] = 2), this[kNeedDrain] < 2;
       }
       [kClose]() {
         return new Promise((resolve) => {
@@ -6538,8 +6538,8 @@ var require_client = __commonJS({
         return new Promise((resolve) => {
           let requests = this[kQueue].splice(this[kPendingIdx]);
           for (let i = 0; i < requests.length; i++) {
-            let request2 = requests[i];
-            request2 != null && util.errorRequest(this, request2, err);
+            let request = requests[i];
+            request != null && util.errorRequest(this, request, err);
           }
           let callback = () => {
             this[kClosedResolve] && (this[kClosedResolve](), this[kClosedResolve] = null), resolve(null);
@@ -6553,8 +6553,8 @@ var require_client = __commonJS({
         assert(client2[kPendingIdx] === client2[kRunningIdx]);
         let requests = client2[kQueue].splice(client2[kRunningIdx]);
         for (let i = 0; i < requests.length; i++) {
-          let request2 = requests[i];
-          request2 != null && util.errorRequest(client2, request2, err);
+          let request = requests[i];
+          request != null && util.errorRequest(client2, request, err);
         }
         assert(client2[kSize] === 0);
       }
@@ -6638,8 +6638,8 @@ var require_client = __commonJS({
           error: err
         }), err.code === "ERR_TLS_CERT_ALTNAME_INVALID")
           for (assert(client2[kRunning] === 0); client2[kPending] > 0 && client2[kQueue][client2[kPendingIdx]].servername === client2[kServerName]; ) {
-            let request2 = client2[kQueue][client2[kPendingIdx]++];
-            util.errorRequest(client2, request2, err);
+            let request = client2[kQueue][client2[kPendingIdx]++];
+            util.errorRequest(client2, request, err);
           }
         else
           onError(client2, err);
@@ -6670,13 +6670,13 @@ var require_client = __commonJS({
         }
         if (client2[kPending] === 0 || client2[kRunning] >= (getPipelining(client2) || 1))
           return;
-        let request2 = client2[kQueue][client2[kPendingIdx]];
-        if (request2 === null)
+        let request = client2[kQueue][client2[kPendingIdx]];
+        if (request === null)
           return;
-        if (client2[kUrl].protocol === "https:" && client2[kServerName] !== request2.servername) {
+        if (client2[kUrl].protocol === "https:" && client2[kServerName] !== request.servername) {
           if (client2[kRunning] > 0)
             return;
-          client2[kServerName] = request2.servername, client2[kHTTPContext]?.destroy(new InformationalError("servername changed"), () => {
+          client2[kServerName] = request.servername, client2[kHTTPContext]?.destroy(new InformationalError("servername changed"), () => {
             client2[kHTTPContext] = null, resume(client2);
           });
         }
@@ -6686,9 +6686,9 @@ var require_client = __commonJS({
           connect(client2);
           return;
         }
-        if (client2[kHTTPContext].destroyed || client2[kHTTPContext].busy(request2))
+        if (client2[kHTTPContext].destroyed || client2[kHTTPContext].busy(request))
           return;
-        !request2.aborted && client2[kHTTPContext].write(request2) ? client2[kPendingIdx]++ : client2[kQueue].splice(client2[kPendingIdx], 1);
+        !request.aborted && client2[kHTTPContext].write(request) ? client2[kPendingIdx]++ : client2[kQueue].splice(client2[kPendingIdx], 1);
       }
     }
     module.exports = Client;
@@ -7418,10 +7418,10 @@ var require_socks5_client = __commonJS({
         if (this.state !== STATES.INITIAL)
           throw new InvalidArgumentError("Handshake already started");
         debug("starting handshake with", this.authMethods.length, "auth methods"), this.state = STATES.HANDSHAKING;
-        let request2 = Buffer2.alloc(2 + this.authMethods.length);
-        request2[0] = SOCKS_VERSION, request2[1] = this.authMethods.length, this.authMethods.forEach((method, i) => {
-          request2[2 + i] = method;
-        }), this.socket.write(request2);
+        let request = Buffer2.alloc(2 + this.authMethods.length);
+        request[0] = SOCKS_VERSION, request[1] = this.authMethods.length, this.authMethods.forEach((method, i) => {
+          request[2 + i] = method;
+        }), this.socket.write(request);
       }
       /**
        * Handle handshake response from server
@@ -7452,8 +7452,8 @@ var require_socks5_client = __commonJS({
         let usernameBuffer = Buffer2.from(username), passwordBuffer = Buffer2.from(password);
         if (usernameBuffer.length > 255 || passwordBuffer.length > 255)
           throw new InvalidArgumentError("Username or password too long");
-        let request2 = Buffer2.alloc(3 + usernameBuffer.length + passwordBuffer.length);
-        request2[0] = 1, request2[1] = usernameBuffer.length, usernameBuffer.copy(request2, 2), request2[2 + usernameBuffer.length] = passwordBuffer.length, passwordBuffer.copy(request2, 3 + usernameBuffer.length), this.socket.write(request2);
+        let request = Buffer2.alloc(3 + usernameBuffer.length + passwordBuffer.length);
+        request[0] = 1, request[1] = usernameBuffer.length, usernameBuffer.copy(request, 2), request[2 + usernameBuffer.length] = passwordBuffer.length, passwordBuffer.copy(request, 3 + usernameBuffer.length), this.socket.write(request);
       }
       /**
        * Handle authentication response
@@ -7479,15 +7479,15 @@ var require_socks5_client = __commonJS({
         if (this.state !== STATES.AUTHENTICATED)
           throw new InvalidArgumentError("Client must be authenticated before CONNECT");
         debug("connecting to", address, port2), this.state = STATES.CONNECTING;
-        let request2 = this.buildConnectRequest(COMMANDS.CONNECT, address, port2);
-        this.socket.write(request2);
+        let request = this.buildConnectRequest(COMMANDS.CONNECT, address, port2);
+        this.socket.write(request);
       }
       /**
        * Build a SOCKS5 request
        */
       buildConnectRequest(command, address, port2) {
-        let { type: addressType, buffer: addressBuffer } = parseAddress(address), request2 = Buffer2.alloc(4 + addressBuffer.length + 2);
-        return request2[0] = SOCKS_VERSION, request2[1] = command, request2[2] = 0, request2[3] = addressType, addressBuffer.copy(request2, 4), request2.writeUInt16BE(port2, 4 + addressBuffer.length), request2;
+        let { type: addressType, buffer: addressBuffer } = parseAddress(address), request = Buffer2.alloc(4 + addressBuffer.length + 2);
+        return request[0] = SOCKS_VERSION, request[1] = command, request[2] = 0, request[3] = addressType, addressBuffer.copy(request, 4), request.writeUInt16BE(port2, 4 + addressBuffer.length), request;
       }
       /**
        * Handle CONNECT response
@@ -7580,15 +7580,15 @@ var require_socks5_proxy_agent = __commonJS({
           "ExperimentalWarning"
         ), experimentalWarningEmitted = !0), !proxyUrl)
           throw new InvalidArgumentError("Proxy URL is mandatory");
-        let url2 = typeof proxyUrl == "string" ? new URL2(proxyUrl) : proxyUrl;
-        if (url2.protocol !== "socks5:" && url2.protocol !== "socks:")
+        let url = typeof proxyUrl == "string" ? new URL2(proxyUrl) : proxyUrl;
+        if (url.protocol !== "socks5:" && url.protocol !== "socks:")
           throw new InvalidArgumentError("Proxy URL must use socks5:// or socks:// protocol");
-        this[kProxyUrl] = url2, this[kProxyHeaders] = options.headers || {}, this[kProxyProtocol] = options.proxyTls ? "https:" : "http:", this[kRequestTls] = options.requestTls, this[kProxyAuth] = {
-          username: options.username || (url2.username ? decodeURIComponent(url2.username) : null),
-          password: options.password || (url2.password ? decodeURIComponent(url2.password) : null)
+        this[kProxyUrl] = url, this[kProxyHeaders] = options.headers || {}, this[kProxyProtocol] = options.proxyTls ? "https:" : "http:", this[kRequestTls] = options.requestTls, this[kProxyAuth] = {
+          username: options.username || (url.username ? decodeURIComponent(url.username) : null),
+          password: options.password || (url.password ? decodeURIComponent(url.password) : null)
         }, this[kConnector] = options.connect || buildConnector({
           ...options.proxyTls,
-          servername: options.proxyTls?.servername || url2.hostname
+          servername: options.proxyTls?.servername || url.hostname
         }), this[kPools] = /* @__PURE__ */ new Map();
       }
       /**
@@ -7642,10 +7642,10 @@ var require_socks5_proxy_agent = __commonJS({
             connections: opts.connections,
             connect: async (connectOpts, callback) => {
               try {
-                let url2 = new URL2(origin), targetHost = url2.hostname, targetPort = parseInt(url2.port) || (url2.protocol === "https:" ? 443 : 80);
+                let url = new URL2(origin), targetHost = url.hostname, targetPort = parseInt(url.port) || (url.protocol === "https:" ? 443 : 80);
                 debug("establishing SOCKS5 connection to", targetHost, targetPort);
                 let socket = await this.createSocks5Connection(targetHost, targetPort), finalSocket = socket;
-                url2.protocol === "https:" && (tls || (tls = __require("node:tls")), debug("upgrading to TLS"), finalSocket = tls.connect({
+                url.protocol === "https:" && (tls || (tls = __require("node:tls")), debug("upgrading to TLS"), finalSocket = tls.connect({
                   ...this[kRequestTls],
                   socket,
                   servername: this[kRequestTls]?.servername || targetHost
@@ -7700,10 +7700,10 @@ var require_proxy_agent = __commonJS({
     }
     var Http1ProxyWrapper = class extends DispatcherBase {
       #client;
-      constructor(proxyUrl, { headers: headers2 = {}, connect, factory }) {
+      constructor(proxyUrl, { headers = {}, connect, factory }) {
         if (!proxyUrl)
           throw new InvalidArgumentError("Proxy URL is mandatory");
-        super(), this[kProxyHeaders] = headers2, factory ? this.#client = factory(proxyUrl, { connect }) : this.#client = new Client(proxyUrl, { connect });
+        super(), this[kProxyHeaders] = headers, factory ? this.#client = factory(proxyUrl, { connect }) : this.#client = new Client(proxyUrl, { connect });
       }
       [kDispatch](opts, handler) {
         let onHeaders = handler.onHeaders;
@@ -7717,13 +7717,13 @@ var require_proxy_agent = __commonJS({
         let {
           origin,
           path = "/",
-          headers: headers2 = {}
+          headers = {}
         } = opts;
-        if (opts.path = origin + path, !("host" in headers2) && !("Host" in headers2)) {
+        if (opts.path = origin + path, !("host" in headers) && !("Host" in headers)) {
           let { host } = new URL(origin);
-          headers2.host = host;
+          headers.host = host;
         }
-        return opts.headers = { ...this[kProxyHeaders], ...headers2 }, this.#client[kDispatch](opts, handler);
+        return opts.headers = { ...this[kProxyHeaders], ...headers }, this.#client[kDispatch](opts, handler);
       }
       [kClose]() {
         return this.#client.close();
@@ -7740,7 +7740,7 @@ var require_proxy_agent = __commonJS({
           throw new InvalidArgumentError("Proxy opts.clientFactory must be a function.");
         let { proxyTunnel = !0 } = opts;
         super();
-        let url2 = this.#getUrl(opts), { href, origin, port: port2, protocol, username, password, hostname: proxyHostname } = url2;
+        let url = this.#getUrl(opts), { href, origin, port: port2, protocol, username, password, hostname: proxyHostname } = url;
         if (this[kProxy] = { uri: href, protocol }, this[kRequestTls] = opts.requestTls, this[kProxyTls] = opts.proxyTls, this[kProxyHeaders] = opts.headers || {}, this[kTunnelProxy] = proxyTunnel, opts.auth && opts.token)
           throw new InvalidArgumentError("opts.auth cannot be used in combination with opts.token");
         opts.auth ? this[kProxyHeaders]["proxy-authorization"] = `Basic ${opts.auth}` : opts.token ? this[kProxyHeaders]["proxy-authorization"] = opts.token : username && password && (this[kProxyHeaders]["proxy-authorization"] = `Basic ${Buffer.from(`${decodeURIComponent(username)}:${decodeURIComponent(password)}`).toString("base64")}`);
@@ -7762,7 +7762,7 @@ var require_proxy_agent = __commonJS({
             factory: agentFactory
           }) : agentFactory(origin2, options);
         };
-        protocol === "socks5:" || protocol === "socks:" ? this[kClient] = null : this[kClient] = clientFactory(url2, { connect }), this[kAgent] = new Agent2({
+        protocol === "socks5:" || protocol === "socks:" ? this[kClient] = null : this[kClient] = clientFactory(url, { connect }), this[kAgent] = new Agent2({
           ...opts,
           factory,
           connect: async (opts2, callback) => {
@@ -7805,15 +7805,15 @@ var require_proxy_agent = __commonJS({
         });
       }
       dispatch(opts, handler) {
-        let headers2 = buildHeaders(opts.headers);
-        if (throwIfProxyAuthIsSent(headers2), headers2 && !("host" in headers2) && !("Host" in headers2)) {
+        let headers = buildHeaders(opts.headers);
+        if (throwIfProxyAuthIsSent(headers), headers && !("host" in headers) && !("Host" in headers)) {
           let { host } = new URL(opts.origin);
-          headers2.host = host;
+          headers.host = host;
         }
         return this[kAgent].dispatch(
           {
             ...opts,
-            headers: headers2
+            headers
           },
           handler
         );
@@ -7834,17 +7834,17 @@ var require_proxy_agent = __commonJS({
         return this[kClient] && promises.push(this[kClient].destroy()), Promise.all(promises);
       }
     };
-    function buildHeaders(headers2) {
-      if (Array.isArray(headers2)) {
+    function buildHeaders(headers) {
+      if (Array.isArray(headers)) {
         let headersPair = {};
-        for (let i = 0; i < headers2.length; i += 2)
-          headersPair[headers2[i]] = headers2[i + 1];
+        for (let i = 0; i < headers.length; i += 2)
+          headersPair[headers[i]] = headers[i + 1];
         return headersPair;
       }
-      return headers2;
+      return headers;
     }
-    function throwIfProxyAuthIsSent(headers2) {
-      if (headers2 && Object.keys(headers2).find((key) => key.toLowerCase() === "proxy-authorization"))
+    function throwIfProxyAuthIsSent(headers) {
+      if (headers && Object.keys(headers).find((key) => key.toLowerCase() === "proxy-authorization"))
         throw new InvalidArgumentError("Proxy-Authorization should be sent in ProxyAgent constructor");
     }
     module.exports = ProxyAgent;
@@ -7872,8 +7872,8 @@ var require_env_http_proxy_agent = __commonJS({
         HTTPS_PROXY ? this[kHttpsProxyAgent] = new ProxyAgent({ ...agentOpts, uri: HTTPS_PROXY }) : this[kHttpsProxyAgent] = this[kHttpProxyAgent], this.#parseNoProxy();
       }
       [kDispatch](opts, handler) {
-        let url2 = new URL(opts.origin);
-        return this.#getProxyAgentForUrl(url2).dispatch(opts, handler);
+        let url = new URL(opts.origin);
+        return this.#getProxyAgentForUrl(url).dispatch(opts, handler);
       }
       [kClose]() {
         return Promise.all([
@@ -7889,8 +7889,8 @@ var require_env_http_proxy_agent = __commonJS({
           !this[kHttpsProxyAgent][kDestroyed] && this[kHttpsProxyAgent].destroy(err)
         ]);
       }
-      #getProxyAgentForUrl(url2) {
-        let { protocol, host: hostname, port: port2 } = url2;
+      #getProxyAgentForUrl(url) {
+        let { protocol, host: hostname, port: port2 } = url;
         return hostname = hostname.replace(/:\d*$/, "").toLowerCase(), port2 = Number.parseInt(port2, 10) || DEFAULT_PORTS[protocol] || 0, this.#shouldProxy(hostname, port2) ? protocol === "https:" ? this[kHttpsProxyAgent] : this[kHttpProxyAgent] : this[kNoProxyAgent];
       }
       #shouldProxy(hostname, port2) {
@@ -7944,14 +7944,14 @@ var require_retry_handler = __commonJS({
       let retryTime = new Date(retryAfter).getTime();
       return isNaN(retryTime) ? 0 : retryTime - Date.now();
     }
-    function validatePartialResponseContentLength(headers2, range, statusCode, retryCount) {
-      let contentLength = headers2["content-length"];
+    function validatePartialResponseContentLength(headers, range, statusCode, retryCount) {
+      let contentLength = headers["content-length"];
       if (contentLength == null || !Number.isFinite(range.start) || !Number.isFinite(range.end))
         return;
       let length = Number(contentLength), expectedLength = range.end - range.start + 1;
       if (!Number.isFinite(length) || length !== expectedLength)
         throw new RequestRetryError("Content-Length mismatch", statusCode, {
-          headers: headers2,
+          headers,
           data: { count: retryCount }
         });
     }
@@ -8038,18 +8038,18 @@ var require_retry_handler = __commonJS({
           ]
         }, this.retryCount = 0, this.retryCountCheckpoint = 0, this.headersSent = !1, this.start = 0, this.end = null, this.etag = null, this.controllerProxy = new RetryController();
       }
-      onResponseStartWithRetry(controller, statusCode, headers2, statusMessage, err) {
+      onResponseStartWithRetry(controller, statusCode, headers, statusMessage, err) {
         if (this.retryOpts.throwOnError) {
-          this.retryOpts.statusCodes.includes(statusCode) === !1 ? this.headersSent ? this.handler.onResponseError?.(this.controllerProxy, err) : (this.headersSent = !0, this.checkpointResponseEnd(headers2), this.handler.onResponseStart?.(this.controllerProxy, statusCode, headers2, statusMessage)) : this.error = err;
+          this.retryOpts.statusCodes.includes(statusCode) === !1 ? this.headersSent ? this.handler.onResponseError?.(this.controllerProxy, err) : (this.headersSent = !0, this.checkpointResponseEnd(headers), this.handler.onResponseStart?.(this.controllerProxy, statusCode, headers, statusMessage)) : this.error = err;
           return;
         }
         if (isDisturbed(this.opts.body)) {
-          this.headersSent = !0, this.checkpointResponseEnd(headers2), this.handler.onResponseStart?.(this.controllerProxy, statusCode, headers2, statusMessage);
+          this.headersSent = !0, this.checkpointResponseEnd(headers), this.handler.onResponseStart?.(this.controllerProxy, statusCode, headers, statusMessage);
           return;
         }
         function shouldRetry(passedErr) {
           if (passedErr) {
-            this.headersSent ? this.handler.onResponseError?.(this.controllerProxy, passedErr) : (this.headersSent = !0, this.checkpointResponseEnd(headers2), this.handler.onResponseStart?.(this.controllerProxy, statusCode, headers2, statusMessage)), controller.resume();
+            this.headersSent ? this.handler.onResponseError?.(this.controllerProxy, passedErr) : (this.headersSent = !0, this.checkpointResponseEnd(headers), this.handler.onResponseStart?.(this.controllerProxy, statusCode, headers, statusMessage)), controller.resume();
             return;
           }
           this.error = err, controller.resume();
@@ -8063,9 +8063,9 @@ var require_retry_handler = __commonJS({
           shouldRetry.bind(this)
         );
       }
-      checkpointResponseEnd(headers2) {
+      checkpointResponseEnd(headers) {
         if (this.end == null && this.opts.method !== "HEAD") {
-          let contentLength = headers2["content-length"];
+          let contentLength = headers["content-length"];
           this.end = contentLength != null ? Number(contentLength) - 1 : null, assert(
             this.end == null || Number.isFinite(this.end),
             "invalid content-length"
@@ -8075,11 +8075,11 @@ var require_retry_handler = __commonJS({
       onRequestStart(controller, context) {
         this.controllerProxy.target = controller, this.headersSent || this.handler.onRequestStart?.(this.controllerProxy, context);
       }
-      onRequestUpgrade(_controller, statusCode, headers2, socket) {
-        this.handler.onRequestUpgrade?.(this.controllerProxy, statusCode, headers2, socket);
+      onRequestUpgrade(_controller, statusCode, headers, socket) {
+        this.handler.onRequestUpgrade?.(this.controllerProxy, statusCode, headers, socket);
       }
       static [kRetryHandlerDefaultRetry](err, { state, opts }, cb) {
-        let { statusCode, code, headers: headers2 } = err, { method, retryOptions } = opts, {
+        let { statusCode, code, headers } = err, { method, retryOptions } = opts, {
           maxRetries,
           minTimeout,
           maxTimeout,
@@ -8104,61 +8104,61 @@ var require_retry_handler = __commonJS({
           cb(err);
           return;
         }
-        let retryAfterHeader = headers2?.["retry-after"];
-        retryAfterHeader && (retryAfterHeader = Number(retryAfterHeader), retryAfterHeader = Number.isNaN(retryAfterHeader) ? calculateRetryAfterHeader(headers2["retry-after"]) : retryAfterHeader * 1e3);
+        let retryAfterHeader = headers?.["retry-after"];
+        retryAfterHeader && (retryAfterHeader = Number(retryAfterHeader), retryAfterHeader = Number.isNaN(retryAfterHeader) ? calculateRetryAfterHeader(headers["retry-after"]) : retryAfterHeader * 1e3);
         let retryTimeout = retryAfterHeader > 0 ? Math.min(retryAfterHeader, maxTimeout) : Math.min(minTimeout * timeoutFactor ** (counter - 1), maxTimeout);
         setTimeout(() => cb(null), retryTimeout);
       }
-      onResponseStart(controller, statusCode, headers2, statusMessage) {
+      onResponseStart(controller, statusCode, headers, statusMessage) {
         if (this.error = null, this.retryCount += 1, statusCode >= 300) {
           let err = new RequestRetryError("Request failed", statusCode, {
-            headers: headers2,
+            headers,
             data: {
               count: this.retryCount
             }
           });
-          this.onResponseStartWithRetry(controller, statusCode, headers2, statusMessage, err);
+          this.onResponseStartWithRetry(controller, statusCode, headers, statusMessage, err);
           return;
         }
         if (this.headersSent) {
           if (statusCode !== 206 && (this.start > 0 || statusCode !== 200))
             throw new RequestRetryError("server does not support the range header and the payload was partially consumed", statusCode, {
-              headers: headers2,
+              headers,
               data: { count: this.retryCount }
             });
-          let contentRange = parseRangeHeader(headers2["content-range"]);
+          let contentRange = parseRangeHeader(headers["content-range"]);
           if (!contentRange)
             throw new RequestRetryError("Content-Range mismatch", statusCode, {
-              headers: headers2,
+              headers,
               data: { count: this.retryCount }
             });
-          if (this.etag != null && this.etag !== headers2.etag)
+          if (this.etag != null && this.etag !== headers.etag)
             throw new RequestRetryError("ETag mismatch", statusCode, {
-              headers: headers2,
+              headers,
               data: { count: this.retryCount }
             });
-          validatePartialResponseContentLength(headers2, contentRange, statusCode, this.retryCount);
+          validatePartialResponseContentLength(headers, contentRange, statusCode, this.retryCount);
           let { start, size, end = size ? size - 1 : null } = contentRange;
           if (this.start !== start || this.end != null && this.end !== end)
             throw new RequestRetryError("Content-Range mismatch", statusCode, {
-              headers: headers2,
+              headers,
               data: { count: this.retryCount }
             });
           return;
         }
         if (this.end == null) {
           if (statusCode === 206) {
-            let range = parseRangeHeader(headers2["content-range"]);
+            let range = parseRangeHeader(headers["content-range"]);
             if (range == null) {
               this.headersSent = !0, this.handler.onResponseStart?.(
                 this.controllerProxy,
                 statusCode,
-                headers2,
+                headers,
                 statusMessage
               );
               return;
             }
-            validatePartialResponseContentLength(headers2, range, statusCode, this.retryCount);
+            validatePartialResponseContentLength(headers, range, statusCode, this.retryCount);
             let { start, size, end = size ? size - 1 : null } = range;
             assert(
               start != null && Number.isFinite(start),
@@ -8166,21 +8166,21 @@ var require_retry_handler = __commonJS({
             ), assert(end != null && Number.isFinite(end), "invalid content-length"), this.start = start, this.end = end;
           }
           if (this.end == null) {
-            let contentLength = headers2["content-length"];
+            let contentLength = headers["content-length"];
             this.end = contentLength != null ? Number(contentLength) - 1 : null;
           }
           assert(Number.isFinite(this.start)), assert(
             this.end == null || Number.isFinite(this.end),
             "invalid content-length"
-          ), this.resume = !0, this.etag = headers2.etag != null ? headers2.etag : null, this.etag != null && this.etag[0] === "W" && this.etag[1] === "/" && (this.etag = null), this.headersSent = !0, this.handler.onResponseStart?.(
+          ), this.resume = !0, this.etag = headers.etag != null ? headers.etag : null, this.etag != null && this.etag[0] === "W" && this.etag[1] === "/" && (this.etag = null), this.headersSent = !0, this.handler.onResponseStart?.(
             this.controllerProxy,
             statusCode,
-            headers2,
+            headers,
             statusMessage
           );
         } else
           throw new RequestRetryError("Request failed", statusCode, {
-            headers: headers2,
+            headers,
             data: { count: this.retryCount }
           });
       }
@@ -8196,12 +8196,12 @@ var require_retry_handler = __commonJS({
       }
       retry() {
         if (this.start !== 0) {
-          let headers2 = { range: `bytes=${this.start}-${this.end ?? ""}` };
-          this.etag != null && (headers2["if-match"] = this.etag), this.opts = {
+          let headers = { range: `bytes=${this.start}-${this.end ?? ""}` };
+          this.etag != null && (headers["if-match"] = this.etag), this.opts = {
             ...this.opts,
             headers: {
               ...this.opts.headers,
-              ...headers2
+              ...headers
             }
           };
         }
@@ -8604,12 +8604,12 @@ var require_api_request = __commonJS({
         assert(this.callback), this.abort = abort, this.context = context;
       }
       onHeaders(statusCode, rawHeaders, resume, statusMessage) {
-        let { callback, opaque, abort, context, responseHeaders, highWaterMark } = this, headers2 = responseHeaders === "raw" ? util.parseRawHeaders(rawHeaders) : util.parseHeaders(rawHeaders);
+        let { callback, opaque, abort, context, responseHeaders, highWaterMark } = this, headers = responseHeaders === "raw" ? util.parseRawHeaders(rawHeaders) : util.parseHeaders(rawHeaders);
         if (statusCode < 200) {
-          this.onInfo && this.onInfo({ statusCode, headers: headers2 });
+          this.onInfo && this.onInfo({ statusCode, headers });
           return;
         }
-        let parsedHeaders = responseHeaders === "raw" ? util.parseHeaders(rawHeaders) : headers2, contentType = parsedHeaders["content-type"], contentLength = parsedHeaders["content-length"], res = new Readable({
+        let parsedHeaders = responseHeaders === "raw" ? util.parseHeaders(rawHeaders) : headers, contentType = parsedHeaders["content-type"], contentLength = parsedHeaders["content-length"], res = new Readable({
           resume,
           abort,
           contentType,
@@ -8621,7 +8621,7 @@ var require_api_request = __commonJS({
             this.runInAsyncScope(callback, null, null, {
               statusCode,
               statusText: statusMessage,
-              headers: headers2,
+              headers,
               trailers: this.trailers,
               opaque,
               body: res,
@@ -8648,10 +8648,10 @@ var require_api_request = __commonJS({
         })), body && (this.body = null, util.isStream(body) && (body.on("error", noop), util.destroy(body, err))), this.removeAbortListener && (this.removeAbortListener(), this.removeAbortListener = null);
       }
     };
-    function request2(opts, callback) {
+    function request(opts, callback) {
       if (callback === void 0)
         return new Promise((resolve, reject) => {
-          request2.call(this, opts, (err, data2) => err ? reject(err) : resolve(data2));
+          request.call(this, opts, (err, data2) => err ? reject(err) : resolve(data2));
         });
       try {
         let handler = new RequestHandler(opts, callback);
@@ -8663,7 +8663,7 @@ var require_api_request = __commonJS({
         queueMicrotask(() => callback(err, { opaque }));
       }
     }
-    module.exports = request2;
+    module.exports = request;
     module.exports.RequestHandler = RequestHandler;
   }
 });
@@ -8736,16 +8736,16 @@ var require_api_stream = __commonJS({
         assert(this.callback), this.abort = abort, this.context = context;
       }
       onHeaders(statusCode, rawHeaders, resume, statusMessage) {
-        let { factory, opaque, context, responseHeaders } = this, headers2 = responseHeaders === "raw" ? util.parseRawHeaders(rawHeaders) : util.parseHeaders(rawHeaders);
+        let { factory, opaque, context, responseHeaders } = this, headers = responseHeaders === "raw" ? util.parseRawHeaders(rawHeaders) : util.parseHeaders(rawHeaders);
         if (statusCode < 200) {
-          this.onInfo && this.onInfo({ statusCode, headers: headers2 });
+          this.onInfo && this.onInfo({ statusCode, headers });
           return;
         }
         if (this.factory = null, factory === null)
           return;
         let res = this.runInAsyncScope(factory, null, {
           statusCode,
-          headers: headers2,
+          headers,
           opaque,
           context
         });
@@ -8871,8 +8871,8 @@ var require_api_pipeline = __commonJS({
         let { opaque, handler, context } = this;
         if (statusCode < 200) {
           if (this.onInfo) {
-            let headers2 = this.responseHeaders === "raw" ? util.parseRawHeaders(rawHeaders) : util.parseHeaders(rawHeaders);
-            this.onInfo({ statusCode, headers: headers2 });
+            let headers = this.responseHeaders === "raw" ? util.parseRawHeaders(rawHeaders) : util.parseHeaders(rawHeaders);
+            this.onInfo({ statusCode, headers });
           }
           return;
         }
@@ -8880,10 +8880,10 @@ var require_api_pipeline = __commonJS({
         let body;
         try {
           this.handler = null;
-          let headers2 = this.responseHeaders === "raw" ? util.parseRawHeaders(rawHeaders) : util.parseHeaders(rawHeaders);
+          let headers = this.responseHeaders === "raw" ? util.parseRawHeaders(rawHeaders) : util.parseHeaders(rawHeaders);
           body = this.runInAsyncScope(handler, null, {
             statusCode,
-            headers: headers2,
+            headers,
             opaque,
             body: this.res,
             context
@@ -8961,9 +8961,9 @@ var require_api_upgrade = __commonJS({
         assert(socket[kHTTP2Stream] === !0 ? statusCode === 200 : statusCode === 101);
         let { callback, opaque, context } = this;
         removeSignal(this), this.callback = null;
-        let headers2 = this.responseHeaders === "raw" ? util.parseRawHeaders(rawHeaders) : util.parseHeaders(rawHeaders);
+        let headers = this.responseHeaders === "raw" ? util.parseRawHeaders(rawHeaders) : util.parseHeaders(rawHeaders);
         this.runInAsyncScope(callback, null, null, {
-          headers: headers2,
+          headers,
           socket,
           opaque,
           context
@@ -9027,10 +9027,10 @@ var require_api_connect = __commonJS({
       onUpgrade(statusCode, rawHeaders, socket) {
         let { callback, opaque, context } = this;
         removeSignal(this), this.callback = null;
-        let headers2 = rawHeaders;
-        headers2 != null && (headers2 = this.responseHeaders === "raw" ? util.parseRawHeaders(rawHeaders) : util.parseHeaders(rawHeaders)), this.runInAsyncScope(callback, null, null, {
+        let headers = rawHeaders;
+        headers != null && (headers = this.responseHeaders === "raw" ? util.parseRawHeaders(rawHeaders) : util.parseHeaders(rawHeaders)), this.runInAsyncScope(callback, null, null, {
           statusCode,
-          headers: headers2,
+          headers,
           socket,
           opaque,
           context
@@ -9151,34 +9151,34 @@ var require_mock_utils = __commonJS({
     function matchValue(match, value) {
       return typeof match == "string" ? match === value : match instanceof RegExp ? match.test(value) : typeof match == "function" ? match(value) === !0 : !1;
     }
-    function lowerCaseEntries(headers2) {
+    function lowerCaseEntries(headers) {
       return Object.fromEntries(
-        Object.entries(headers2).map(([headerName, headerValue]) => [headerName.toLocaleLowerCase(), headerValue])
+        Object.entries(headers).map(([headerName, headerValue]) => [headerName.toLocaleLowerCase(), headerValue])
       );
     }
-    function getHeaderByName(headers2, key) {
-      if (Array.isArray(headers2)) {
-        for (let i = 0; i < headers2.length; i += 2)
-          if (headers2[i].toLocaleLowerCase() === key.toLocaleLowerCase())
-            return headers2[i + 1];
+    function getHeaderByName(headers, key) {
+      if (Array.isArray(headers)) {
+        for (let i = 0; i < headers.length; i += 2)
+          if (headers[i].toLocaleLowerCase() === key.toLocaleLowerCase())
+            return headers[i + 1];
         return;
-      } else return typeof headers2.get == "function" ? headers2.get(key) : lowerCaseEntries(headers2)[key.toLocaleLowerCase()];
+      } else return typeof headers.get == "function" ? headers.get(key) : lowerCaseEntries(headers)[key.toLocaleLowerCase()];
     }
-    function buildHeadersFromArray(headers2) {
-      let clone = headers2.slice(), entries = [];
+    function buildHeadersFromArray(headers) {
+      let clone = headers.slice(), entries = [];
       for (let index = 0; index < clone.length; index += 2)
         entries.push([clone[index], clone[index + 1]]);
       return Object.fromEntries(entries);
     }
-    function matchHeaders(mockDispatch2, headers2) {
+    function matchHeaders(mockDispatch2, headers) {
       if (typeof mockDispatch2.headers == "function")
-        return Array.isArray(headers2) && (headers2 = buildHeadersFromArray(headers2)), mockDispatch2.headers(headers2 ? lowerCaseEntries(headers2) : {});
+        return Array.isArray(headers) && (headers = buildHeadersFromArray(headers)), mockDispatch2.headers(headers ? lowerCaseEntries(headers) : {});
       if (typeof mockDispatch2.headers > "u")
         return !0;
-      if (typeof headers2 != "object" || typeof mockDispatch2.headers != "object")
+      if (typeof headers != "object" || typeof mockDispatch2.headers != "object")
         return !1;
       for (let [matchHeaderName, matchHeaderValue] of Object.entries(mockDispatch2.headers)) {
-        let headerValue = getHeaderByName(headers2, matchHeaderName);
+        let headerValue = getHeaderByName(headers, matchHeaderName);
         if (!matchValue(matchHeaderValue, headerValue))
           return !1;
       }
@@ -9212,8 +9212,8 @@ var require_mock_utils = __commonJS({
       let qp = new URLSearchParams(pathSegments.pop());
       return qp.sort(), [...pathSegments, qp.toString()].join("?");
     }
-    function matchKey(mockDispatch2, { path, method, body, headers: headers2 }) {
-      let pathMatch = matchValue(mockDispatch2.path, path), methodMatch = matchValue(mockDispatch2.method, method), bodyMatch = typeof mockDispatch2.body < "u" ? matchValue(mockDispatch2.body, body) : !0, headersMatch = matchHeaders(mockDispatch2, headers2);
+    function matchKey(mockDispatch2, { path, method, body, headers }) {
+      let pathMatch = matchValue(mockDispatch2.path, path), methodMatch = matchValue(mockDispatch2.method, method), bodyMatch = typeof mockDispatch2.body < "u" ? matchValue(mockDispatch2.body, body) : !0, headersMatch = matchHeaders(mockDispatch2, headers);
       return pathMatch && methodMatch && bodyMatch && headersMatch;
     }
     function getResponseData(data2) {
@@ -9228,8 +9228,8 @@ var require_mock_utils = __commonJS({
       if (matchedMockDispatches = matchedMockDispatches.filter(({ body }) => typeof body < "u" ? matchValue(body, key.body) : !0), matchedMockDispatches.length === 0)
         throw new MockNotMatchedError(`Mock dispatch not matched for body '${key.body}' on path '${resolvedPath}'`);
       if (matchedMockDispatches = matchedMockDispatches.filter((mockDispatch2) => matchHeaders(mockDispatch2, key.headers)), matchedMockDispatches.length === 0) {
-        let headers2 = typeof key.headers == "object" ? JSON.stringify(key.headers) : key.headers;
-        throw new MockNotMatchedError(`Mock dispatch not matched for headers '${headers2}' on path '${resolvedPath}'`);
+        let headers = typeof key.headers == "object" ? JSON.stringify(key.headers) : key.headers;
+        throw new MockNotMatchedError(`Mock dispatch not matched for headers '${headers}' on path '${resolvedPath}'`);
       }
       return matchedMockDispatches[0];
     }
@@ -9247,12 +9247,12 @@ var require_mock_utils = __commonJS({
       return path.length === 0 && (path = "/"), path;
     }
     function buildKey(opts) {
-      let { path, method, body, headers: headers2, query } = opts;
+      let { path, method, body, headers, query } = opts;
       return {
         path,
         method,
         body,
-        headers: headers2,
+        headers,
         query
       };
     }
@@ -9280,7 +9280,7 @@ var require_mock_utils = __commonJS({
     function mockDispatch(opts, handler) {
       let key = buildKey(opts), mockDispatch2 = getMockDispatch(this[kDispatches], key);
       mockDispatch2.timesInvoked++, mockDispatch2.data.callback && (mockDispatch2.data = { ...mockDispatch2.data, ...mockDispatch2.data.callback(opts) });
-      let { data: { statusCode, data: data2, headers: headers2, trailers, error }, delay, persist } = mockDispatch2, { timesInvoked, times } = mockDispatch2;
+      let { data: { statusCode, data: data2, headers, trailers, error }, delay, persist } = mockDispatch2, { timesInvoked, times } = mockDispatch2;
       if (mockDispatch2.consumed = !persist && timesInvoked >= times, mockDispatch2.pending = timesInvoked < times, error !== null)
         return deleteMockDispatch(this[kDispatches], key), handler.onError(error), !0;
       let aborted = !1, timer = null;
@@ -9298,7 +9298,7 @@ var require_mock_utils = __commonJS({
           return body.then((newData) => handleReply(mockDispatches, newData));
         if (aborted)
           return;
-        let responseData = getResponseData(body), responseHeaders = generateKeyValues(headers2), responseTrailers = generateKeyValues(trailers);
+        let responseData = getResponseData(body), responseHeaders = generateKeyValues(headers), responseTrailers = generateKeyValues(trailers);
         handler.onHeaders?.(statusCode, responseHeaders, resume, getStatusText(statusCode)), handler.onData?.(Buffer.from(responseData)), handler.onComplete?.(responseTrailers), deleteMockDispatch(mockDispatches, key);
       }
       function resume() {
@@ -9328,8 +9328,8 @@ var require_mock_utils = __commonJS({
       };
     }
     function checkNetConnect(netConnect, origin) {
-      let url2 = new URL(origin);
-      return netConnect === !0 ? !0 : !!(Array.isArray(netConnect) && netConnect.some((matcher) => matchValue(matcher, url2.host)));
+      let url = new URL(origin);
+      return netConnect === !0 ? !0 : !!(Array.isArray(netConnect) && netConnect.some((matcher) => matchValue(matcher, url.host)));
     }
     function normalizeOrigin(origin) {
       return typeof origin != "string" && !(origin instanceof URL) ? origin : origin instanceof URL ? origin.origin : origin.toLowerCase();
@@ -9420,8 +9420,8 @@ var require_mock_interceptor = __commonJS({
         typeof opts.method == "string" && (opts.method = opts.method.toUpperCase()), this[kDispatchKey] = buildKey(opts), this[kDispatches] = mockDispatches, this[kIgnoreTrailingSlash] = opts.ignoreTrailingSlash ?? !1, this[kDefaultHeaders] = {}, this[kDefaultTrailers] = {}, this[kContentLength] = !1;
       }
       createMockScopeDispatchData({ statusCode, data: data2, responseOptions }) {
-        let responseData = getResponseData(data2), contentLength = this[kContentLength] ? { "content-length": responseData.length } : {}, headers2 = { ...this[kDefaultHeaders], ...contentLength, ...responseOptions.headers }, trailers = { ...this[kDefaultTrailers], ...responseOptions.trailers };
-        return { statusCode, data: data2, headers: headers2, trailers };
+        let responseData = getResponseData(data2), contentLength = this[kContentLength] ? { "content-length": responseData.length } : {}, headers = { ...this[kDefaultHeaders], ...contentLength, ...responseOptions.headers }, trailers = { ...this[kDefaultTrailers], ...responseOptions.trailers };
+        return { statusCode, data: data2, headers, trailers };
       }
       validateReplyParameters(replyParameters) {
         if (typeof replyParameters.statusCode > "u")
@@ -9466,10 +9466,10 @@ var require_mock_interceptor = __commonJS({
       /**
        * Set default reply headers on the interceptor for subsequent replies
        */
-      defaultReplyHeaders(headers2) {
-        if (typeof headers2 > "u")
+      defaultReplyHeaders(headers) {
+        if (typeof headers > "u")
           throw new InvalidArgumentError("headers must be defined");
-        return this[kDefaultHeaders] = headers2, this;
+        return this[kDefaultHeaders] = headers, this;
       }
       /**
        * Set default reply trailers on the interceptor for subsequent replies
@@ -9571,8 +9571,8 @@ var require_mock_call_history = __commonJS({
     }
     function computeUrlWithMaybeSearchParameters(requestInit) {
       try {
-        let url2 = new URL(requestInit.path, requestInit.origin);
-        return url2.search.length !== 0 || (url2.search = new URLSearchParams(requestInit.query).toString()), url2;
+        let url = new URL(requestInit.path, requestInit.origin);
+        return url.search.length !== 0 || (url.search = new URLSearchParams(requestInit.query).toString()), url;
       } catch (error) {
         throw new InvalidArgumentError("An error occurred when computing MockCallHistoryLog.url", { cause: error });
       }
@@ -9580,8 +9580,8 @@ var require_mock_call_history = __commonJS({
     var MockCallHistoryLog = class {
       constructor(requestInit = {}) {
         this.body = requestInit.body, this.headers = requestInit.headers, this.method = requestInit.method;
-        let url2 = computeUrlWithMaybeSearchParameters(requestInit);
-        this.fullUrl = url2.toString(), this.origin = url2.origin, this.path = url2.pathname, this.searchParams = Object.fromEntries(url2.searchParams), this.protocol = url2.protocol, this.host = url2.host, this.port = url2.port, this.hash = url2.hash;
+        let url = computeUrlWithMaybeSearchParameters(requestInit);
+        this.fullUrl = url.toString(), this.origin = url.origin, this.path = url.pathname, this.searchParams = Object.fromEntries(url.searchParams), this.protocol = url.protocol, this.host = url.host, this.port = url.port, this.hash = url.hash;
       }
       toMap() {
         return /* @__PURE__ */ new Map(
@@ -9617,14 +9617,14 @@ var require_mock_call_history = __commonJS({
       lastCall() {
         return this.logs.at(-1);
       }
-      nthCall(number2) {
-        if (typeof number2 != "number")
+      nthCall(number) {
+        if (typeof number != "number")
           throw new InvalidArgumentError("nthCall must be called with a number");
-        if (!Number.isInteger(number2))
+        if (!Number.isInteger(number))
           throw new InvalidArgumentError("nthCall must be called with an integer");
-        if (Math.sign(number2) !== 1)
+        if (Math.sign(number) !== 1)
           throw new InvalidArgumentError("nthCall must be called with a positive value. use firstCall or lastCall instead");
-        return this.logs.at(number2 - 1);
+        return this.logs.at(number - 1);
       }
       filterCalls(criteria, options) {
         if (this.logs.length === 0)
@@ -9888,27 +9888,27 @@ var require_snapshot_utils = __commonJS({
       };
     }
     var crypto = runtimeFeatures.has("crypto") ? __require("node:crypto") : null, hashId = crypto?.hash ? (value) => crypto.hash("sha256", value, "base64url") : (value) => Buffer.from(value).toString("base64url");
-    function isUndiciHeaders(headers2) {
-      return Array.isArray(headers2) && (headers2.length & 1) === 0;
+    function isUndiciHeaders(headers) {
+      return Array.isArray(headers) && (headers.length & 1) === 0;
     }
     function isUrlExcludedFactory(excludePatterns = []) {
-      return excludePatterns.length === 0 ? () => !1 : function(url2) {
+      return excludePatterns.length === 0 ? () => !1 : function(url) {
         let urlLowerCased;
         for (let pattern of excludePatterns)
           if (typeof pattern == "string") {
-            if (urlLowerCased || (urlLowerCased = url2.toLowerCase()), urlLowerCased.includes(pattern.toLowerCase()))
+            if (urlLowerCased || (urlLowerCased = url.toLowerCase()), urlLowerCased.includes(pattern.toLowerCase()))
               return !0;
-          } else if (pattern instanceof RegExp && pattern.test(url2))
+          } else if (pattern instanceof RegExp && pattern.test(url))
             return !0;
         return !1;
       };
     }
-    function normalizeHeaders(headers2) {
+    function normalizeHeaders(headers) {
       let normalizedHeaders = {};
-      if (!headers2) return normalizedHeaders;
-      if (isUndiciHeaders(headers2)) {
-        for (let i = 0; i < headers2.length; i += 2) {
-          let key = headers2[i], value = headers2[i + 1];
+      if (!headers) return normalizedHeaders;
+      if (isUndiciHeaders(headers)) {
+        for (let i = 0; i < headers.length; i += 2) {
+          let key = headers[i], value = headers[i + 1];
           if (key && value !== void 0) {
             let keyStr = Buffer.isBuffer(key) ? key.toString() : key, valueStr = Buffer.isBuffer(value) ? value.toString() : value;
             normalizedHeaders[keyStr.toLowerCase()] = valueStr;
@@ -9916,8 +9916,8 @@ var require_snapshot_utils = __commonJS({
         }
         return normalizedHeaders;
       }
-      if (headers2 && typeof headers2 == "object")
-        for (let [key, value] of Object.entries(headers2))
+      if (headers && typeof headers == "object")
+        for (let [key, value] of Object.entries(headers))
           key && typeof key == "string" && (normalizedHeaders[key.toLowerCase()] = Array.isArray(value) ? value.join(", ") : String(value));
       return normalizedHeaders;
     }
@@ -9946,31 +9946,31 @@ var require_snapshot_recorder = __commonJS({
     "use strict";
     var { writeFile, readFile, mkdir } = __require("node:fs/promises"), { dirname, resolve } = __require("node:path"), { setTimeout: setTimeout2, clearTimeout: clearTimeout2 } = __require("node:timers"), { InvalidArgumentError, UndiciError } = require_errors(), { hashId, isUrlExcludedFactory, normalizeHeaders, createHeaderFilters } = require_snapshot_utils();
     function formatRequestKey(opts, headerFilters, matchOptions = {}) {
-      let url2 = new URL(opts.path, opts.origin), normalized = opts._normalizedHeaders || normalizeHeaders(opts.headers);
+      let url = new URL(opts.path, opts.origin), normalized = opts._normalizedHeaders || normalizeHeaders(opts.headers);
       return opts._normalizedHeaders || (opts._normalizedHeaders = normalized), {
         method: opts.method || "GET",
-        url: matchOptions.matchQuery !== !1 ? url2.toString() : `${url2.origin}${url2.pathname}`,
+        url: matchOptions.matchQuery !== !1 ? url.toString() : `${url.origin}${url.pathname}`,
         headers: filterHeadersForMatching(normalized, headerFilters, matchOptions),
         body: matchOptions.matchBody !== !1 && opts.body ? String(opts.body) : ""
       };
     }
-    function filterHeadersForMatching(headers2, headerFilters, matchOptions = {}) {
-      if (!headers2 || typeof headers2 != "object") return {};
+    function filterHeadersForMatching(headers, headerFilters, matchOptions = {}) {
+      if (!headers || typeof headers != "object") return {};
       let {
         caseSensitive = !1
       } = matchOptions, filtered = {}, { ignore, exclude, match } = headerFilters;
-      for (let [key, value] of Object.entries(headers2)) {
+      for (let [key, value] of Object.entries(headers)) {
         let headerKey = caseSensitive ? key : key.toLowerCase();
         exclude.has(headerKey) || ignore.has(headerKey) || match.size !== 0 && !match.has(headerKey) || (filtered[headerKey] = value);
       }
       return filtered;
     }
-    function filterHeadersForStorage(headers2, headerFilters, matchOptions = {}) {
-      if (!headers2 || typeof headers2 != "object") return {};
+    function filterHeadersForStorage(headers, headerFilters, matchOptions = {}) {
+      if (!headers || typeof headers != "object") return {};
       let {
         caseSensitive = !1
       } = matchOptions, filtered = {}, { exclude: excludeSet } = headerFilters;
-      for (let [key, value] of Object.entries(headers2)) {
+      for (let [key, value] of Object.entries(headers)) {
         let headerKey = caseSensitive ? key : key.toLowerCase();
         excludeSet.has(headerKey) || (filtered[headerKey] = value);
       }
@@ -10035,7 +10035,7 @@ var require_snapshot_recorder = __commonJS({
       async record(requestOpts, response) {
         if (!this.shouldRecord(requestOpts) || this.isUrlExcluded(requestOpts))
           return;
-        let request2 = formatRequestKey(requestOpts, this.#headerFilters, this.matchOptions), hash = createRequestHash(request2), normalizedHeaders = normalizeHeaders(response.headers), responseData = {
+        let request = formatRequestKey(requestOpts, this.#headerFilters, this.matchOptions), hash = createRequestHash(request), normalizedHeaders = normalizeHeaders(response.headers), responseData = {
           statusCode: response.statusCode,
           headers: filterHeadersForStorage(normalizedHeaders, this.#headerFilters, this.matchOptions),
           body: Buffer.isBuffer(response.body) ? response.body.toString("base64") : Buffer.from(String(response.body || "")).toString("base64"),
@@ -10047,7 +10047,7 @@ var require_snapshot_recorder = __commonJS({
         }
         let existingSnapshot = this.#snapshots.get(hash);
         existingSnapshot && existingSnapshot.responses ? (existingSnapshot.responses.push(responseData), existingSnapshot.timestamp = (/* @__PURE__ */ new Date()).toISOString()) : this.#snapshots.set(hash, {
-          request: request2,
+          request,
           responses: [responseData],
           // Always store as array for consistency
           callCount: 0,
@@ -10060,8 +10060,8 @@ var require_snapshot_recorder = __commonJS({
        * @returns {boolean} - True if URL is excluded
        */
       isUrlExcluded(requestOpts) {
-        let url2 = new URL(requestOpts.path, requestOpts.origin).toString();
-        return this.#isUrlExcluded(url2);
+        let url = new URL(requestOpts.path, requestOpts.origin).toString();
+        return this.#isUrlExcluded(url);
       }
       /**
        * Finds a matching snapshot for the given request
@@ -10073,7 +10073,7 @@ var require_snapshot_recorder = __commonJS({
       findSnapshot(requestOpts) {
         if (!this.shouldPlayback(requestOpts) || this.isUrlExcluded(requestOpts))
           return;
-        let request2 = formatRequestKey(requestOpts, this.#headerFilters, this.matchOptions), hash = createRequestHash(request2), snapshot = this.#snapshots.get(hash);
+        let request = formatRequestKey(requestOpts, this.#headerFilters, this.matchOptions), hash = createRequestHash(request), snapshot = this.#snapshots.get(hash);
         if (!snapshot) return;
         let currentCallCount = snapshot.callCount || 0, responseIndex = Math.min(currentCallCount, snapshot.responses.length - 1);
         return snapshot.callCount = currentCallCount + 1, {
@@ -10158,7 +10158,7 @@ var require_snapshot_recorder = __commonJS({
        * @returns {boolean} - True if snapshot was deleted, false if not found
        */
       deleteSnapshot(requestOpts) {
-        let request2 = formatRequestKey(requestOpts, this.#headerFilters, this.matchOptions), hash = createRequestHash(request2);
+        let request = formatRequestKey(requestOpts, this.#headerFilters, this.matchOptions), hash = createRequestHash(request);
         return this.#snapshots.delete(hash);
       }
       /**
@@ -10167,7 +10167,7 @@ var require_snapshot_recorder = __commonJS({
        * @returns {SnapshotInfo|null} - Snapshot information or null if not found
        */
       getSnapshotInfo(requestOpts) {
-        let request2 = formatRequestKey(requestOpts, this.#headerFilters, this.matchOptions), hash = createRequestHash(request2), snapshot = this.#snapshots.get(hash);
+        let request = formatRequestKey(requestOpts, this.#headerFilters, this.matchOptions), hash = createRequestHash(request), snapshot = this.#snapshots.get(hash);
         return snapshot ? {
           hash,
           request: snapshot.request,
@@ -10309,11 +10309,11 @@ var require_snapshot_agent = __commonJS({
           onRequestStart(controller, context) {
             return handler.onRequestStart(controller, { ...context, history: this.history });
           },
-          onRequestUpgrade(controller, statusCode, headers2, socket) {
-            return handler.onRequestUpgrade(controller, statusCode, headers2, socket);
+          onRequestUpgrade(controller, statusCode, headers, socket) {
+            return handler.onRequestUpgrade(controller, statusCode, headers, socket);
           },
-          onResponseStart(controller, statusCode, headers2, statusMessage) {
-            return responseData.statusCode = statusCode, responseData.headers = headers2, handler.onResponseStart(controller, statusCode, headers2, statusMessage);
+          onResponseStart(controller, statusCode, headers, statusMessage) {
+            return responseData.statusCode = statusCode, responseData.headers = headers, handler.onResponseStart(controller, statusCode, headers, statusMessage);
           },
           onResponseData(controller, chunk) {
             return responseData.body.push(chunk), handler.onResponseData(controller, chunk);
@@ -10391,12 +10391,12 @@ var require_snapshot_agent = __commonJS({
        */
       #setupMockInterceptors() {
         for (let snapshot of this[kSnapshotRecorder].getSnapshots()) {
-          let { request: request2, responses, response } = snapshot, url2 = new URL(request2.url), mockPool = this.get(url2.origin), responseData = responses ? responses[0] : response;
+          let { request, responses, response } = snapshot, url = new URL(request.url), mockPool = this.get(url.origin), responseData = responses ? responses[0] : response;
           responseData && mockPool.intercept({
-            path: url2.pathname + url2.search,
-            method: request2.method,
-            headers: request2.headers,
-            body: request2.body
+            path: url.pathname + url.search,
+            method: request.method,
+            headers: request.headers,
+            body: request.body
           }).reply(responseData.statusCode, responseData.body, {
             headers: responseData.headers,
             trailers: responseData.trailers
@@ -10592,19 +10592,19 @@ var require_redirect_handler = __commonJS({
       onRequestStart(controller, context) {
         this.handler.onRequestStart?.(controller, { ...context, history: this.history });
       }
-      onRequestUpgrade(controller, statusCode, headers2, socket) {
-        this.handler.onRequestUpgrade?.(controller, statusCode, headers2, socket);
+      onRequestUpgrade(controller, statusCode, headers, socket) {
+        this.handler.onRequestUpgrade?.(controller, statusCode, headers, socket);
       }
-      onResponseStart(controller, statusCode, headers2, statusMessage) {
+      onResponseStart(controller, statusCode, headers, statusMessage) {
         if (this.opts.throwOnMaxRedirect && this.history.length >= this.maxRedirections)
           throw new Error("max redirects");
-        if ((statusCode === 301 || statusCode === 302) && this.opts.method === "POST" && (this.opts.method = "GET", util.isStream(this.opts.body) && util.destroy(this.opts.body.on("error", noop)), this.opts.body = null), statusCode === 303 && this.opts.method !== "HEAD" && (this.opts.method = "GET", util.isStream(this.opts.body) && util.destroy(this.opts.body.on("error", noop)), this.opts.body = null), this.location = this.history.length >= this.maxRedirections || util.isDisturbed(this.opts.body) || redirectableStatusCodes.indexOf(statusCode) === -1 ? null : headers2.location, this.opts.origin && this.history.push(new URL(this.opts.path, this.opts.origin)), !this.location) {
-          this.handler.onResponseStart?.(controller, statusCode, headers2, statusMessage);
+        if ((statusCode === 301 || statusCode === 302) && this.opts.method === "POST" && (this.opts.method = "GET", util.isStream(this.opts.body) && util.destroy(this.opts.body.on("error", noop)), this.opts.body = null), statusCode === 303 && this.opts.method !== "HEAD" && (this.opts.method = "GET", util.isStream(this.opts.body) && util.destroy(this.opts.body.on("error", noop)), this.opts.body = null), this.location = this.history.length >= this.maxRedirections || util.isDisturbed(this.opts.body) || redirectableStatusCodes.indexOf(statusCode) === -1 ? null : headers.location, this.opts.origin && this.history.push(new URL(this.opts.path, this.opts.origin)), !this.location) {
+          this.handler.onResponseStart?.(controller, statusCode, headers, statusMessage);
           return;
         }
         this.history[kRedirectCacheControl].push({
           statusCode,
-          headers: { ...headers2 },
+          headers: { ...headers },
           receivedAt: Date.now()
         });
         let { origin, pathname, search } = util.parseURL(new URL(this.location, this.opts.origin && new URL(this.opts.path, this.opts.origin))), path = search ? `${pathname}${search}` : pathname, redirectUrlString = `${origin}${path}`;
@@ -10634,21 +10634,21 @@ var require_redirect_handler = __commonJS({
       }
       return !1;
     }
-    function cleanRequestHeaders(headers2, removeContent, unknownOrigin) {
+    function cleanRequestHeaders(headers, removeContent, unknownOrigin) {
       let ret = [];
-      if (Array.isArray(headers2))
-        if (headers2.length > 0 && Array.isArray(headers2[0]))
-          for (let [key, value] of headers2)
+      if (Array.isArray(headers))
+        if (headers.length > 0 && Array.isArray(headers[0]))
+          for (let [key, value] of headers)
             shouldRemoveHeader(key, removeContent, unknownOrigin) || ret.push(key, value);
         else
-          for (let i = 0; i < headers2.length; i += 2)
-            shouldRemoveHeader(headers2[i], removeContent, unknownOrigin) || ret.push(headers2[i], headers2[i + 1]);
-      else if (headers2 && typeof headers2 == "object") {
-        let entries = util.hasSafeIterator(headers2) ? headers2 : Object.entries(headers2);
+          for (let i = 0; i < headers.length; i += 2)
+            shouldRemoveHeader(headers[i], removeContent, unknownOrigin) || ret.push(headers[i], headers[i + 1]);
+      else if (headers && typeof headers == "object") {
+        let entries = util.hasSafeIterator(headers) ? headers : Object.entries(headers);
         for (let [key, value] of entries)
           shouldRemoveHeader(key, removeContent, unknownOrigin) || ret.push(key, value);
       } else
-        assert(headers2 == null, "headers must be an object or an array");
+        assert(headers == null, "headers must be an object or an array");
       return ret;
     }
     module.exports = RedirectHandler;
@@ -10692,9 +10692,9 @@ var require_response_error = __commonJS({
       onRequestStart(controller, context) {
         return this.#statusCode = 0, this.#contentType = null, this.#decoder = null, this.#headers = null, this.#body = "", super.onRequestStart(controller, context);
       }
-      onResponseStart(controller, statusCode, headers2, statusMessage) {
-        if (this.#statusCode = statusCode, this.#headers = headers2, this.#contentType = headers2["content-type"], this.#statusCode < 400)
-          return super.onResponseStart(controller, statusCode, headers2, statusMessage);
+      onResponseStart(controller, statusCode, headers, statusMessage) {
+        if (this.#statusCode = statusCode, this.#headers = headers, this.#contentType = headers["content-type"], this.#statusCode < 400)
+          return super.onResponseStart(controller, statusCode, headers, statusMessage);
         (this.#checkContentType("application/json") || this.#checkContentType("text/plain")) && (this.#decoder = new TextDecoder("utf-8"));
       }
       onResponseData(controller, chunk) {
@@ -10774,13 +10774,13 @@ var require_dump = __commonJS({
       onRequestStart(controller, context) {
         return controller.abort = this.#abort.bind(this), super.onRequestStart(controller, context);
       }
-      onResponseStart(controller, statusCode, headers2, statusMessage) {
-        let contentLength = headers2["content-length"];
+      onResponseStart(controller, statusCode, headers, statusMessage) {
+        let contentLength = headers["content-length"];
         if (contentLength != null && contentLength > this.#maxSize)
           throw new RequestAbortedError(
             `Response size (${contentLength}) larger than maxSize (${this.#maxSize})`
           );
-        return this.aborted === !0 ? !0 : super.onResponseStart(controller, statusCode, headers2, statusMessage);
+        return this.aborted === !0 ? !0 : super.onResponseStart(controller, statusCode, headers, statusMessage);
       }
       onResponseError(controller, err) {
         super.onResponseError(controller, this.aborted === !0 ? this.reason : err);
@@ -10817,52 +10817,52 @@ var require_dns = __commonJS({
   "node_modules/undici/lib/interceptor/dns.js"(exports, module) {
     "use strict";
     var { isIP } = __require("node:net"), { lookup } = __require("node:dns"), DecoratorHandler = require_decorator_handler(), { InvalidArgumentError, InformationalError } = require_errors(), maxInt = Math.pow(2, 31) - 1;
-    function hasSafeIterator(headers2) {
-      let prototype = Object.getPrototypeOf(headers2);
-      return Object.prototype.hasOwnProperty.call(headers2, Symbol.iterator) || prototype != null && prototype !== Object.prototype && typeof headers2[Symbol.iterator] == "function";
+    function hasSafeIterator(headers) {
+      let prototype = Object.getPrototypeOf(headers);
+      return Object.prototype.hasOwnProperty.call(headers, Symbol.iterator) || prototype != null && prototype !== Object.prototype && typeof headers[Symbol.iterator] == "function";
     }
     function isHostHeader(key) {
       return typeof key == "string" && key.toLowerCase() === "host";
     }
-    function normalizeHeaders(headers2) {
-      if (headers2 == null)
+    function normalizeHeaders(headers) {
+      if (headers == null)
         return null;
-      if (Array.isArray(headers2)) {
-        if (headers2.length === 0 || !Array.isArray(headers2[0]))
-          return headers2;
+      if (Array.isArray(headers)) {
+        if (headers.length === 0 || !Array.isArray(headers[0]))
+          return headers;
         let normalized = [];
-        for (let header of headers2)
+        for (let header of headers)
           Array.isArray(header) && header.length === 2 ? normalized.push(header[0], header[1]) : normalized.push(header);
         return normalized;
       }
-      if (typeof headers2 == "object" && hasSafeIterator(headers2)) {
+      if (typeof headers == "object" && hasSafeIterator(headers)) {
         let normalized = [];
-        for (let header of headers2)
+        for (let header of headers)
           Array.isArray(header) && header.length === 2 ? normalized.push(header[0], header[1]) : normalized.push(header);
         return normalized;
       }
-      return headers2;
+      return headers;
     }
-    function hasHostHeader(headers2) {
-      if (headers2 == null)
+    function hasHostHeader(headers) {
+      if (headers == null)
         return !1;
-      if (Array.isArray(headers2)) {
-        if (headers2.length === 0)
+      if (Array.isArray(headers)) {
+        if (headers.length === 0)
           return !1;
-        for (let i = 0; i < headers2.length; i += 2)
-          if (isHostHeader(headers2[i]))
+        for (let i = 0; i < headers.length; i += 2)
+          if (isHostHeader(headers[i]))
             return !0;
         return !1;
       }
-      if (typeof headers2 == "object") {
-        for (let key in headers2)
+      if (typeof headers == "object") {
+        for (let key in headers)
           if (isHostHeader(key))
             return !0;
       }
       return !1;
     }
-    function withHostHeader(host, headers2) {
-      let normalizedHeaders = normalizeHeaders(headers2);
+    function withHostHeader(host, headers) {
+      let normalizedHeaders = normalizeHeaders(headers);
       return hasHostHeader(normalizedHeaders) ? normalizedHeaders : Array.isArray(normalizedHeaders) ? ["host", host, ...normalizedHeaders] : normalizedHeaders && typeof normalizedHeaders == "object" ? {
         host,
         ...normalizedHeaders
@@ -11187,16 +11187,16 @@ var require_cache = __commonJS({
         headers: opts.headers
       };
     }
-    function appendHeader(headers2, key, val) {
-      let headerName = key.toLowerCase(), current = headers2[headerName], values = Array.isArray(val) ? val : [val];
-      current === void 0 ? headers2[headerName] = Array.isArray(val) ? val.slice() : val : Array.isArray(current) ? current.push(...values) : headers2[headerName] = [current, ...values];
+    function appendHeader(headers, key, val) {
+      let headerName = key.toLowerCase(), current = headers[headerName], values = Array.isArray(val) ? val : [val];
+      current === void 0 ? headers[headerName] = Array.isArray(val) ? val.slice() : val : Array.isArray(current) ? current.push(...values) : headers[headerName] = [current, ...values];
     }
     function normalizeHeaders(opts) {
-      let headers2;
+      let headers;
       if (opts.headers == null)
-        headers2 = {};
+        headers = {};
       else if (typeof opts.headers == "object")
-        if (headers2 = {}, hasSafeIterator(opts.headers))
+        if (headers = {}, hasSafeIterator(opts.headers))
           if (Array.isArray(opts.headers))
             if (Array.isArray(opts.headers[0]))
               for (let x of opts.headers) {
@@ -11205,7 +11205,7 @@ var require_cache = __commonJS({
                 let [key, val] = x;
                 if (typeof key != "string" || typeof val != "string")
                   throw new Error("opts.headers is not a valid header map");
-                appendHeader(headers2, key, val);
+                appendHeader(headers, key, val);
               }
             else {
               if (opts.headers.length % 2 !== 0)
@@ -11214,7 +11214,7 @@ var require_cache = __commonJS({
                 let key = opts.headers[i], val = opts.headers[i + 1];
                 if (typeof key != "string" || typeof val != "string" && !Array.isArray(val))
                   throw new Error("opts.headers is not a valid header map");
-                typeof val == "string" ? appendHeader(headers2, key, val) : appendHeader(headers2, key, val.map((item) => typeof item == "string" ? item : item.toString("latin1")));
+                typeof val == "string" ? appendHeader(headers, key, val) : appendHeader(headers, key, val.map((item) => typeof item == "string" ? item : item.toString("latin1")));
               }
             }
           else
@@ -11224,14 +11224,14 @@ var require_cache = __commonJS({
               let [key, val] = x;
               if (typeof key != "string" || typeof val != "string")
                 throw new Error("opts.headers is not a valid header map");
-              appendHeader(headers2, key, val);
+              appendHeader(headers, key, val);
             }
         else
           for (let key of Object.keys(opts.headers))
-            appendHeader(headers2, key, opts.headers[key]);
+            appendHeader(headers, key, opts.headers[key]);
       else
         throw new Error("opts.headers is not an object");
-      return headers2;
+      return headers;
     }
     function assertCacheKey(key) {
       if (typeof key != "object")
@@ -11325,10 +11325,10 @@ var require_cache = __commonJS({
                   break;
                 }
                 i = lastQuotedPart;
-                let headers2 = fieldList.split(","), validFieldNames = !0;
-                for (let j = 0; j < headers2.length; j++)
-                  headers2[j] = trimOWS(headers2[j]), isValidHTTPToken(headers2[j]) || (validFieldNames = !1);
-                validFieldNames ? output[key] !== !0 && (key in output ? output[key] = output[key].concat(headers2) : output[key] = headers2) : output[key] = !0;
+                let headers = fieldList.split(","), validFieldNames = !0;
+                for (let j = 0; j < headers.length; j++)
+                  headers[j] = trimOWS(headers[j]), isValidHTTPToken(headers[j]) || (validFieldNames = !1);
+                validFieldNames ? output[key] !== !0 && (key in output ? output[key] = output[key].concat(headers) : output[key] = headers) : output[key] = !0;
               } else {
                 let fieldName = trimOWS(value);
                 isValidHTTPToken(fieldName) ? output[key] !== !0 && (key in output ? output[key] = output[key].concat(fieldName) : output[key] = [fieldName]) : output[key] = !0;
@@ -11377,9 +11377,9 @@ var require_cache = __commonJS({
           return !0;
       return !1;
     }
-    function parseVaryHeader(varyHeader, headers2) {
+    function parseVaryHeader(varyHeader, headers) {
       if (hasVaryStar(varyHeader))
-        return headers2;
+        return headers;
       let output = (
         /** @type {Record<string, string | string[] | null>} */
         {}
@@ -11390,7 +11390,7 @@ var require_cache = __commonJS({
           continue;
         if (!isValidHTTPToken(trimmedHeader))
           return;
-        let headerValue = headers2[trimmedHeader];
+        let headerValue = headers[trimmedHeader];
         output[trimmedHeader] = Array.isArray(headerValue) ? headerValue.slice() : headerValue ?? null;
       }
       return output;
@@ -11418,13 +11418,13 @@ var require_cache = __commonJS({
           throw new TypeError(`element of ${name}-array needs to be one of following values: ${safeHTTPMethods.join(", ")}, got ${method}`);
     }
     function makeDeduplicationKey(cacheKey, excludeHeaders) {
-      let headers2 = {};
+      let headers = {};
       if (cacheKey.headers) {
         let sortedHeaders = Object.keys(cacheKey.headers).sort();
         for (let header of sortedHeaders)
-          excludeHeaders?.has(header.toLowerCase()) || (headers2[header] = cacheKey.headers[header]);
+          excludeHeaders?.has(header.toLowerCase()) || (headers[header] = cacheKey.headers[header]);
       }
-      return JSON.stringify([cacheKey.origin, cacheKey.method, cacheKey.path, headers2]);
+      return JSON.stringify([cacheKey.origin, cacheKey.method, cacheKey.path, headers]);
     }
     module.exports = {
       makeCacheKey,
@@ -11950,8 +11950,8 @@ var require_cache_handler = __commonJS({
     function invalidateUnsafeRequest(store, cacheKey, resHeaders) {
       deleteCachedUri(store, cacheKey, cacheKey.path), deleteLocationTargets(store, cacheKey, resHeaders.location), deleteLocationTargets(store, cacheKey, resHeaders["content-location"]);
     }
-    function requestCarriesCredentials(headers2) {
-      return headers2 != null && (Object.hasOwn(headers2, "authorization") || Object.hasOwn(headers2, "cookie") || Object.hasOwn(headers2, "proxy-authorization"));
+    function requestCarriesCredentials(headers) {
+      return headers != null && (Object.hasOwn(headers, "authorization") || Object.hasOwn(headers, "cookie") || Object.hasOwn(headers, "proxy-authorization"));
     }
     var CacheHandler = class {
       /**
@@ -12002,8 +12002,8 @@ var require_cache_handler = __commonJS({
       onRequestStart(controller, context) {
         this.#writeStream?.destroy(), this.#writeStream = void 0, this.#replaying304 = !1, this.#suppress304End = !1, this.#pending304End = void 0, this.#history = context?.history, this.#handler.onRequestStart?.(controller, context);
       }
-      onRequestUpgrade(controller, statusCode, headers2, socket) {
-        this.#handler.onRequestUpgrade?.(controller, statusCode, headers2, socket);
+      onRequestUpgrade(controller, statusCode, headers, socket) {
+        this.#handler.onRequestUpgrade?.(controller, statusCode, headers, socket);
       }
       /**
        * @param {import('../../types/dispatcher.d.ts').default.DispatchController} controller
@@ -12510,16 +12510,16 @@ var require_cache_revalidation_handler = __commonJS({
       onRequestStart(_, context) {
         this.#successful = !1, this.#context = context;
       }
-      onRequestUpgrade(controller, statusCode, headers2, socket) {
-        this.#handler.onRequestUpgrade?.(controller, statusCode, headers2, socket);
+      onRequestUpgrade(controller, statusCode, headers, socket) {
+        this.#handler.onRequestUpgrade?.(controller, statusCode, headers, socket);
       }
-      onResponseStart(controller, statusCode, headers2, statusMessage) {
-        if (assert(this.#callback != null), this.#successful = statusCode === 304 || this.#allowErrorStatusCodes && statusCode >= 500 && statusCode <= 504, this.#callback(this.#successful, this.#context, statusCode, headers2), this.#callback = null, this.#successful)
+      onResponseStart(controller, statusCode, headers, statusMessage) {
+        if (assert(this.#callback != null), this.#successful = statusCode === 304 || this.#allowErrorStatusCodes && statusCode >= 500 && statusCode <= 504, this.#callback(this.#successful, this.#context, statusCode, headers), this.#callback = null, this.#successful)
           return !0;
         this.#handler.onRequestStart?.(controller, this.#context), this.#handler.onResponseStart?.(
           controller,
           statusCode,
-          headers2,
+          headers,
           statusMessage
         );
       }
@@ -12578,8 +12578,8 @@ var require_cache2 = __commonJS({
           return !0;
       return !1;
     }
-    function hasPragmaNoCache(headers2) {
-      let pragma = headers2?.pragma;
+    function hasPragmaNoCache(headers) {
+      let pragma = headers?.pragma;
       if (!pragma)
         return !1;
       let values = Array.isArray(pragma) ? pragma : [pragma];
@@ -12594,25 +12594,25 @@ var require_cache2 = __commonJS({
       }
       return !1;
     }
-    function needsRevalidation(result, cacheControlDirectives, { headers: headers2 = {} }) {
-      return !!(cacheControlDirectives?.["no-cache"] || result.cacheControlDirectives?.["no-cache"] && !Array.isArray(result.cacheControlDirectives["no-cache"]) || headers2["if-modified-since"] || headers2["if-none-match"]);
+    function needsRevalidation(result, cacheControlDirectives, { headers = {} }) {
+      return !!(cacheControlDirectives?.["no-cache"] || result.cacheControlDirectives?.["no-cache"] && !Array.isArray(result.cacheControlDirectives["no-cache"]) || headers["if-modified-since"] || headers["if-none-match"]);
     }
     function staleResponseRequiresRevalidation(result, cacheType) {
       return result.cacheControlDirectives?.["must-revalidate"] === !0 || cacheType === "shared" && (result.cacheControlDirectives?.["proxy-revalidate"] === !0 || // https://www.rfc-editor.org/rfc/rfc9111.html#section-5.2.2.10
       // s-maxage implies proxy-revalidate for shared caches.
       result.cacheControlDirectives?.["s-maxage"] !== void 0);
     }
-    function revalidationResponseDisallowsCachedReuse(cacheType, headers2) {
-      if (headers2.vary && isInvalidOrWildcardVaryHeader(headers2.vary) || cacheType === "shared" && Object.hasOwn(headers2, "set-cookie"))
+    function revalidationResponseDisallowsCachedReuse(cacheType, headers) {
+      if (headers.vary && isInvalidOrWildcardVaryHeader(headers.vary) || cacheType === "shared" && Object.hasOwn(headers, "set-cookie"))
         return !0;
-      let cacheControl = headers2["cache-control"];
+      let cacheControl = headers["cache-control"];
       if (!cacheControl)
         return !1;
       let cacheControlDirectives = parseCacheControlHeader(cacheControl);
       return cacheControlDirectives["no-store"] === !0 || cacheType === "shared" && cacheControlDirectives.private === !0;
     }
-    function revalidationResponseUpdatesCacheControl(headers2) {
-      return headers2["cache-control"] !== void 0;
+    function revalidationResponseUpdatesCacheControl(headers) {
+      return headers["cache-control"] !== void 0;
     }
     function revalidationResponseAddsVary(result, varyDirectives) {
       if (!varyDirectives)
@@ -12628,20 +12628,20 @@ var require_cache2 = __commonJS({
       } catch {
       }
     }
-    function getUsableLastModified(headers2) {
-      let lastModified = headers2?.["last-modified"];
+    function getUsableLastModified(headers) {
+      let lastModified = headers?.["last-modified"];
       if (typeof lastModified == "string" && parseHttpDate(lastModified))
         return lastModified;
     }
     function makeRevalidationHeaders(opts, result) {
-      let headers2 = {
+      let headers = {
         ...opts.headers,
         "if-modified-since": getUsableLastModified(result.headers) ?? new Date(result.cachedAt).toUTCString()
       };
-      if (result.etag && (headers2["if-none-match"] = result.etag), result.vary)
+      if (result.etag && (headers["if-none-match"] = result.etag), result.vary)
         for (let key in result.vary)
-          result.vary[key] != null && (headers2[key] = result.vary[key]);
-      return headers2;
+          result.vary[key] != null && (headers[key] = result.vary[key]);
+      return headers;
     }
     function revalidationTargetMatchesCacheKey(cacheKey, context) {
       let history = context?.history;
@@ -12654,10 +12654,10 @@ var require_cache2 = __commonJS({
         return !1;
       }
     }
-    function revalidationEtagMatchesCachedValue(result, headers2) {
-      if (!Object.hasOwn(headers2, "etag"))
+    function revalidationEtagMatchesCachedValue(result, headers) {
+      if (!Object.hasOwn(headers, "etag"))
         return !0;
-      let responseEtag = headers2.etag, cachedEtag = result.etag;
+      let responseEtag = headers.etag, cachedEtag = result.etag;
       if (typeof responseEtag != "string" || typeof cachedEtag != "string" || !isEtagUsable(responseEtag) || !isEtagUsable(cachedEtag))
         return !1;
       if (!responseEtag.startsWith("W/"))
@@ -12744,10 +12744,10 @@ var require_cache2 = __commonJS({
       }
       if (stream.destroyed)
         return;
-      let headers2 = { ...result.headers, age: String(age) };
-      isStale2 && (headers2.warning = '110 - "response is stale"'), controller.rawHeaders = util.toRawHeaders(headers2);
+      let headers = { ...result.headers, age: String(age) };
+      isStale2 && (headers.warning = '110 - "response is stale"'), controller.rawHeaders = util.toRawHeaders(headers);
       try {
-        handler.onResponseStart?.(controller, result.statusCode, headers2, result.statusMessage);
+        handler.onResponseStart?.(controller, result.statusCode, headers, result.statusMessage);
       } catch (err) {
         stream.destroy(err);
         return;
@@ -12774,11 +12774,11 @@ var require_cache2 = __commonJS({
           return dispatch(opts, new CacheHandler(globalOpts, cacheKey, handler));
         if (!revalidate && withinStaleWhileRevalidateWindow(result, globalOpts.type))
           return sendCachedValue(handler, opts, result, age, null, !0), queueMicrotask(() => {
-            let headers3 = makeRevalidationHeaders(opts, result);
+            let headers2 = makeRevalidationHeaders(opts, result);
             dispatch(
               {
                 ...opts,
-                headers: headers3
+                headers: headers2
               },
               new CacheHandler(globalOpts, cacheKey, {
                 // Silent handler that just updates the cache
@@ -12802,21 +12802,21 @@ var require_cache2 = __commonJS({
           let staleIfErrorExpiry = result.cacheControlDirectives["stale-if-error"] ?? reqCacheControl?.["stale-if-error"];
           staleIfErrorExpiry && (withinStaleIfErrorThreshold = now < result.staleAt + staleIfErrorExpiry * 1e3);
         }
-        let headers2 = makeRevalidationHeaders(opts, result), refetch = () => (util.isStream(result.body) && result.body.on("error", nop).destroy(), deleteCachedValue(globalOpts.store, cacheKey), dispatch(opts, new CacheHandler(globalOpts, cacheKey, handler)));
+        let headers = makeRevalidationHeaders(opts, result), refetch = () => (util.isStream(result.body) && result.body.on("error", nop).destroy(), deleteCachedValue(globalOpts.store, cacheKey), dispatch(opts, new CacheHandler(globalOpts, cacheKey, handler)));
         return dispatch(
           {
             ...opts,
-            headers: headers2
+            headers
           },
           new CacheRevalidationHandler(
-            (success, context, statusCode, headers3) => {
+            (success, context, statusCode, headers2) => {
               if (success) {
                 if (statusCode === 304) {
-                  if (!revalidationTargetMatchesCacheKey(cacheKey, context) || !revalidationEtagMatchesCachedValue(result, headers3) || revalidationResponseDisallowsCachedReuse(globalOpts.type, headers3))
+                  if (!revalidationTargetMatchesCacheKey(cacheKey, context) || !revalidationEtagMatchesCachedValue(result, headers2) || revalidationResponseDisallowsCachedReuse(globalOpts.type, headers2))
                     return refetch();
-                  if (revalidationResponseUpdatesCacheControl(headers3))
+                  if (revalidationResponseUpdatesCacheControl(headers2))
                     deleteCachedValue(globalOpts.store, cacheKey);
-                  else if (revalidationResponseAddsVary(result, headers3.vary ? parseVaryHeader(headers3.vary, opts.headers) : void 0))
+                  else if (revalidationResponseAddsVary(result, headers2.vary ? parseVaryHeader(headers2.vary, opts.headers) : void 0))
                     return refetch();
                 }
                 sendCachedValue(handler, opts, result, age, context, stale);
@@ -13198,8 +13198,8 @@ var require_decompress = __commonJS({
       onRequestStart(controller, context) {
         return this.#controller.target = controller, super.onRequestStart(this.#controller, context);
       }
-      onRequestUpgrade(controller, statusCode, headers2, socket) {
-        return super.onRequestUpgrade(this.#controller, statusCode, headers2, socket);
+      onRequestUpgrade(controller, statusCode, headers, socket) {
+        return super.onRequestUpgrade(this.#controller, statusCode, headers, socket);
       }
       /**
        * @param {Controller} controller
@@ -13208,15 +13208,15 @@ var require_decompress = __commonJS({
        * @param {string} statusMessage
        * @returns {void}
        */
-      onResponseStart(controller, statusCode, headers2, statusMessage) {
-        let rawContentEncoding = headers2["content-encoding"], contentEncoding = Array.isArray(rawContentEncoding) ? rawContentEncoding.join(",") : rawContentEncoding;
+      onResponseStart(controller, statusCode, headers, statusMessage) {
+        let rawContentEncoding = headers["content-encoding"], contentEncoding = Array.isArray(rawContentEncoding) ? rawContentEncoding.join(",") : rawContentEncoding;
         if (this.#shouldSkipDecompression(contentEncoding, statusCode))
-          return super.onResponseStart(this.#controller, statusCode, headers2, statusMessage);
+          return super.onResponseStart(this.#controller, statusCode, headers, statusMessage);
         let decompressors = this.#createDecompressionChain(contentEncoding.toLowerCase());
         if (decompressors.length === 0)
-          return this.#cleanupDecompressors(), super.onResponseStart(this.#controller, statusCode, headers2, statusMessage);
+          return this.#cleanupDecompressors(), super.onResponseStart(this.#controller, statusCode, headers, statusMessage);
         this.#decompressors = decompressors;
-        let { "content-encoding": _, "content-length": __, ...newHeaders } = headers2;
+        let { "content-encoding": _, "content-length": __, ...newHeaders } = headers;
         if (this.#controller.rawHeaders) {
           let rawHeaders = this.#controller.rawHeaders;
           if (Array.isArray(rawHeaders)) {
@@ -13412,8 +13412,8 @@ var require_deduplication_handler = __commonJS({
        * @param {import('../../types/header.d.ts').IncomingHttpHeaders} headers
        * @param {Socket} socket
        */
-      onRequestUpgrade(controller, statusCode, headers2, socket) {
-        this.#primaryHandler.onRequestUpgrade?.(controller, statusCode, headers2, socket);
+      onRequestUpgrade(controller, statusCode, headers, socket) {
+        this.#primaryHandler.onRequestUpgrade?.(controller, statusCode, headers, socket);
       }
       /**
        * @param {import('../../types/dispatcher.d.ts').default.DispatchController} controller
@@ -13421,8 +13421,8 @@ var require_deduplication_handler = __commonJS({
        * @param {Record<string, string | string[]>} headers
        * @param {string} statusMessage
        */
-      onResponseStart(controller, statusCode, headers2, statusMessage) {
-        this.#responseStarted = !0, this.#statusCode = statusCode, this.#headers = headers2, this.#statusMessage = statusMessage, this.#primaryHandler.onResponseStart?.(controller, statusCode, headers2, statusMessage);
+      onResponseStart(controller, statusCode, headers, statusMessage) {
+        this.#responseStarted = !0, this.#statusCode = statusCode, this.#headers = headers, this.#statusMessage = statusMessage, this.#primaryHandler.onResponseStart?.(controller, statusCode, headers, statusMessage);
         for (let waitingHandler of this.#waitingHandlers) {
           let { handler, controller: waitingController } = waitingHandler;
           if (waitingHandler.done || waitingController.aborted) {
@@ -13433,7 +13433,7 @@ var require_deduplication_handler = __commonJS({
             handler.onResponseStart?.(
               waitingController,
               statusCode,
-              headers2,
+              headers,
               statusMessage
             );
           } catch {
@@ -13844,7 +13844,7 @@ var require_sqlite_cache_store = __commonJS({
        */
       set(key, value) {
         assertCacheKey(key);
-        let url2 = this.#makeValueUrl(key), body = Array.isArray(value.body) ? Buffer.concat(value.body) : value.body, size = body?.byteLength;
+        let url = this.#makeValueUrl(key), body = Array.isArray(value.body) ? Buffer.concat(value.body) : value.body, size = body?.byteLength;
         if (size && size > this.#maxEntrySize)
           return;
         let existingValue = this.#findValue(key, !0);
@@ -13860,7 +13860,7 @@ var require_sqlite_cache_store = __commonJS({
           value.staleAt,
           existingValue.id
         ) : (this.#insertValueQuery.run(
-          url2,
+          url,
           key.method,
           body,
           value.deleteAt,
@@ -13936,7 +13936,7 @@ var require_sqlite_cache_store = __commonJS({
        * @returns {SqliteStoreValue | undefined}
        */
       #findValue(key, canBeExpired = !1) {
-        let url2 = this.#makeValueUrl(key), { headers: headers2, method } = key, values = this.#getValuesQuery.all(url2, method);
+        let url = this.#makeValueUrl(key), { headers, method } = key, values = this.#getValuesQuery.all(url, method);
         if (values.length === 0)
           return;
         let now = Date.now();
@@ -13947,7 +13947,7 @@ var require_sqlite_cache_store = __commonJS({
           if (value.vary) {
             let vary = JSON.parse(value.vary);
             for (let header in vary)
-              if (!headerValueEquals(headers2[header], vary[header])) {
+              if (!headerValueEquals(headers[header], vary[header])) {
                 matches = !1;
                 break;
               }
@@ -13993,7 +13993,7 @@ var require_headers = __commonJS({
       for (; j > i && isHTTPWhiteSpaceCharCode(potentialValue.charCodeAt(i)); ) ++i;
       return i === 0 && j === potentialValue.length ? potentialValue : potentialValue.substring(i, j);
     }
-    function fill(headers2, object) {
+    function fill(headers, object) {
       if (Array.isArray(object))
         for (let i = 0; i < object.length; ++i) {
           let header = object[i];
@@ -14002,12 +14002,12 @@ var require_headers = __commonJS({
               header: "Headers constructor",
               message: `expected name/value pair to be length 2, found ${header.length}.`
             });
-          appendHeader(headers2, header[0], header[1]);
+          appendHeader(headers, header[0], header[1]);
         }
       else if (typeof object == "object" && object !== null) {
         let keys = Object.keys(object);
         for (let i = 0; i < keys.length; ++i)
-          appendHeader(headers2, keys[i], object[keys[i]]);
+          appendHeader(headers, keys[i], object[keys[i]]);
       } else
         throw webidl.errors.conversionFailed({
           prefix: "Headers constructor",
@@ -14015,7 +14015,7 @@ var require_headers = __commonJS({
           types: ["sequence<sequence<ByteString>>", "record<ByteString, ByteString>"]
         });
     }
-    function appendHeader(headers2, name, value) {
+    function appendHeader(headers, name, value) {
       if (value = headerValueNormalize(value), isValidHeaderName(name)) {
         if (!isValidHeaderValue(value))
           throw webidl.errors.invalidArgument({
@@ -14028,9 +14028,9 @@ var require_headers = __commonJS({
         value: name,
         type: "header name"
       });
-      if (getHeadersGuard(headers2) === "immutable")
+      if (getHeadersGuard(headers) === "immutable")
         throw new TypeError("immutable");
-      return getHeadersList(headers2).append(name, value, !1);
+      return getHeadersList(headers).append(name, value, !1);
     }
     function headersListSortAndCombine(target) {
       let headersList = getHeadersList(target);
@@ -14038,18 +14038,18 @@ var require_headers = __commonJS({
         return [];
       if (headersList.sortedMap)
         return headersList.sortedMap;
-      let headers2 = [], names = headersList.toSortedArray(), cookies = headersList.cookies;
+      let headers = [], names = headersList.toSortedArray(), cookies = headersList.cookies;
       if (cookies === null || cookies.length === 1)
         return headersList.sortedMap = names;
       for (let i = 0; i < names.length; ++i) {
         let { 0: name, 1: value } = names[i];
         if (name === "set-cookie")
           for (let j = 0; j < cookies.length; ++j)
-            headers2.push([name, cookies[j]]);
+            headers.push([name, cookies[j]]);
         else
-          headers2.push([name, value]);
+          headers.push([name, value]);
       }
-      return headersList.sortedMap = headers2;
+      return headersList.sortedMap = headers;
     }
     function compareHeaderName(a, b) {
       return a[0] < b[0] ? -1 : 1;
@@ -14125,25 +14125,25 @@ var require_headers = __commonJS({
           yield [name, value];
       }
       get entries() {
-        let headers2 = {};
+        let headers = {};
         if (this.headersMap.size !== 0)
           for (let { name, value } of this.headersMap.values())
-            headers2[name] = value;
-        return headers2;
+            headers[name] = value;
+        return headers;
       }
       rawValues() {
         return this.headersMap.values();
       }
       get entriesList() {
-        let headers2 = [];
+        let headers = [];
         if (this.headersMap.size !== 0)
           for (let { 0: lowerName, 1: { name, value } } of this.headersMap)
             if (lowerName === "set-cookie")
               for (let cookie of this.cookies)
-                headers2.push([name, cookie]);
+                headers.push([name, cookie]);
             else
-              headers2.push([name, value]);
-        return headers2;
+              headers.push([name, value]);
+        return headers;
       }
       // https://fetch.spec.whatwg.org/#convert-header-names-to-a-sorted-lowercase-set
       toSortedArray() {
@@ -14356,13 +14356,13 @@ var require_response = __commonJS({
         return initializeResponse(responseObject, init, { body: body[0], type: "application/json" }), responseObject;
       }
       // Creates a redirect Response that redirects to url with status status.
-      static redirect(url2, status = 302) {
-        webidl.argumentLengthCheck(arguments, 1, "Response.redirect"), url2 = webidl.converters.USVString(url2), status = webidl.converters["unsigned short"](status);
+      static redirect(url, status = 302) {
+        webidl.argumentLengthCheck(arguments, 1, "Response.redirect"), url = webidl.converters.USVString(url), status = webidl.converters["unsigned short"](status);
         let parsedURL;
         try {
-          parsedURL = new URL(url2, relevantRealm.settingsObject.baseUrl);
+          parsedURL = new URL(url, relevantRealm.settingsObject.baseUrl);
         } catch (err) {
-          throw new TypeError(`Failed to parse URL from ${url2}`, { cause: err });
+          throw new TypeError(`Failed to parse URL from ${url}`, { cause: err });
         }
         if (!redirectStatusSet.has(status))
           throw new RangeError(`Invalid status code ${status}`);
@@ -14390,8 +14390,8 @@ var require_response = __commonJS({
       // Returns response’s URL, if it has one; otherwise the empty string.
       get url() {
         webidl.brandCheck(this, _Response);
-        let urlList = this.#state.urlList, url2 = urlList[urlList.length - 1] ?? null;
-        return url2 === null ? "" : URLSerializer(url2, !0);
+        let urlList = this.#state.urlList, url = urlList[urlList.length - 1] ?? null;
+        return url === null ? "" : URLSerializer(url, !0);
       }
       // Returns whether response was obtained through a redirect.
       get redirected() {
@@ -14600,8 +14600,8 @@ var require_response = __commonJS({
     function fromInnerResponse(innerResponse, guard) {
       let response = new Response(kConstruct);
       setResponseState(response, innerResponse);
-      let headers2 = new Headers(kConstruct);
-      return setResponseHeaders(response, headers2), setHeadersList(headers2, innerResponse.headersList), setHeadersGuard(headers2, guard), innerResponse.urlList.length !== 0 && innerResponse.body?.stream && streamRegistry.register(response, new WeakRef(innerResponse.body.stream)), response;
+      let headers = new Headers(kConstruct);
+      return setResponseHeaders(response, headers), setHeadersList(headers, innerResponse.headersList), setHeadersGuard(headers, guard), innerResponse.urlList.length !== 0 && innerResponse.body?.stream && streamRegistry.register(response, new WeakRef(innerResponse.body.stream)), response;
     }
     webidl.converters.XMLHttpRequestBodyInit = function(V, prefix, name) {
       return typeof V == "string" ? webidl.converters.USVString(V, prefix, name) : webidl.is.Blob(V) || webidl.is.BufferSource(V) || webidl.is.FormData(V) || webidl.is.URLSearchParams(V) ? V : webidl.converters.DOMString(V, prefix, name);
@@ -14698,7 +14698,7 @@ var require_request2 = __commonJS({
         if (webidl.util.markAsUncloneable(this), input === kConstruct)
           return;
         webidl.argumentLengthCheck(arguments, 1, "Request constructor"), input = webidl.converters.RequestInfo(input), init = webidl.converters.RequestInit(init);
-        let request2 = null, fallbackMode = null, baseUrl = environmentSettingsObject.settingsObject.baseUrl, signal = null;
+        let request = null, fallbackMode = null, baseUrl = environmentSettingsObject.settingsObject.baseUrl, signal = null;
         if (typeof input == "string") {
           this.#dispatcher = init.dispatcher;
           let parsedURL;
@@ -14711,60 +14711,60 @@ var require_request2 = __commonJS({
             throw new TypeError(
               "Request cannot be constructed from a URL that includes credentials: " + input
             );
-          request2 = makeRequest({ urlList: [parsedURL] }), fallbackMode = "cors";
+          request = makeRequest({ urlList: [parsedURL] }), fallbackMode = "cors";
         } else
-          assert(webidl.is.Request(input)), request2 = input.#state, signal = input.#signal, this.#dispatcher = init.dispatcher || input.#dispatcher;
+          assert(webidl.is.Request(input)), request = input.#state, signal = input.#signal, this.#dispatcher = init.dispatcher || input.#dispatcher;
         let origin = environmentSettingsObject.settingsObject.origin, window = "client";
-        if (request2.window?.constructor?.name === "EnvironmentSettingsObject" && sameOrigin(request2.window, origin) && (window = request2.window), init.window != null)
+        if (request.window?.constructor?.name === "EnvironmentSettingsObject" && sameOrigin(request.window, origin) && (window = request.window), init.window != null)
           throw new TypeError(`'window' option '${window}' must be null`);
-        "window" in init && (window = "no-window"), request2 = makeRequest({
+        "window" in init && (window = "no-window"), request = makeRequest({
           // URL request’s URL.
           // undici implementation note: this is set as the first item in request's urlList in makeRequest
           // method request’s method.
-          method: request2.method,
+          method: request.method,
           // header list A copy of request’s header list.
           // undici implementation note: headersList is cloned in makeRequest
-          headersList: request2.headersList,
+          headersList: request.headersList,
           // unsafe-request flag Set.
-          unsafeRequest: request2.unsafeRequest,
+          unsafeRequest: request.unsafeRequest,
           // client This’s relevant settings object.
           client: environmentSettingsObject.settingsObject,
           // window window.
           window,
           // priority request’s priority.
-          priority: request2.priority,
+          priority: request.priority,
           // origin request’s origin. The propagation of the origin is only significant for navigation requests
           // being handled by a service worker. In this scenario a request can have an origin that is different
           // from the current client.
-          origin: request2.origin,
+          origin: request.origin,
           // referrer request’s referrer.
-          referrer: request2.referrer,
+          referrer: request.referrer,
           // referrer policy request’s referrer policy.
-          referrerPolicy: request2.referrerPolicy,
+          referrerPolicy: request.referrerPolicy,
           // mode request’s mode.
-          mode: request2.mode,
+          mode: request.mode,
           // credentials mode request’s credentials mode.
-          credentials: request2.credentials,
+          credentials: request.credentials,
           // cache mode request’s cache mode.
-          cache: request2.cache,
+          cache: request.cache,
           // redirect mode request’s redirect mode.
-          redirect: request2.redirect,
+          redirect: request.redirect,
           // integrity metadata request’s integrity metadata.
-          integrity: request2.integrity,
+          integrity: request.integrity,
           // keepalive request’s keepalive.
-          keepalive: request2.keepalive,
+          keepalive: request.keepalive,
           // reload-navigation flag request’s reload-navigation flag.
-          reloadNavigation: request2.reloadNavigation,
+          reloadNavigation: request.reloadNavigation,
           // history-navigation flag request’s history-navigation flag.
-          historyNavigation: request2.historyNavigation,
+          historyNavigation: request.historyNavigation,
           // URL list A clone of request’s URL list.
-          urlList: [...request2.urlList]
+          urlList: [...request.urlList]
         });
         let initHasKey = Object.keys(init).length !== 0;
-        if (initHasKey && (request2.mode === "navigate" && (request2.mode = "same-origin"), request2.reloadNavigation = !1, request2.historyNavigation = !1, request2.origin = "client", request2.referrer = "client", request2.referrerPolicy = "", request2.url = request2.urlList[request2.urlList.length - 1], request2.urlList = [request2.url]), init.referrer !== void 0) {
+        if (initHasKey && (request.mode === "navigate" && (request.mode = "same-origin"), request.reloadNavigation = !1, request.historyNavigation = !1, request.origin = "client", request.referrer = "client", request.referrerPolicy = "", request.url = request.urlList[request.urlList.length - 1], request.urlList = [request.url]), init.referrer !== void 0) {
           let referrer = init.referrer;
           if (referrer === "")
-            request2.referrer = "no-referrer";
+            request.referrer = "no-referrer";
           else {
             let parsedReferrer;
             try {
@@ -14772,37 +14772,37 @@ var require_request2 = __commonJS({
             } catch (err) {
               throw new TypeError(`Referrer "${referrer}" is not a valid URL.`, { cause: err });
             }
-            parsedReferrer.protocol === "about:" && parsedReferrer.hostname === "client" || origin && !sameOrigin(parsedReferrer, environmentSettingsObject.settingsObject.baseUrl) ? request2.referrer = "client" : request2.referrer = parsedReferrer;
+            parsedReferrer.protocol === "about:" && parsedReferrer.hostname === "client" || origin && !sameOrigin(parsedReferrer, environmentSettingsObject.settingsObject.baseUrl) ? request.referrer = "client" : request.referrer = parsedReferrer;
           }
         }
-        init.referrerPolicy !== void 0 && (request2.referrerPolicy = init.referrerPolicy);
+        init.referrerPolicy !== void 0 && (request.referrerPolicy = init.referrerPolicy);
         let mode;
         if (init.mode !== void 0 ? mode = init.mode : mode = fallbackMode, mode === "navigate")
           throw webidl.errors.exception({
             header: "Request constructor",
             message: "invalid request mode navigate."
           });
-        if (mode != null && (request2.mode = mode), init.credentials !== void 0 && (request2.credentials = init.credentials), init.cache !== void 0 && (request2.cache = init.cache), request2.cache === "only-if-cached" && request2.mode !== "same-origin")
+        if (mode != null && (request.mode = mode), init.credentials !== void 0 && (request.credentials = init.credentials), init.cache !== void 0 && (request.cache = init.cache), request.cache === "only-if-cached" && request.mode !== "same-origin")
           throw new TypeError(
             "'only-if-cached' can be set only with 'same-origin' mode"
           );
-        if (init.redirect !== void 0 && (request2.redirect = init.redirect), init.integrity != null && (request2.integrity = String(init.integrity)), init.keepalive !== void 0 && (request2.keepalive = !!init.keepalive), init.method !== void 0) {
+        if (init.redirect !== void 0 && (request.redirect = init.redirect), init.integrity != null && (request.integrity = String(init.integrity)), init.keepalive !== void 0 && (request.keepalive = !!init.keepalive), init.method !== void 0) {
           let method = init.method, mayBeNormalized = normalizedMethodRecords[method];
           if (mayBeNormalized !== void 0)
-            request2.method = mayBeNormalized;
+            request.method = mayBeNormalized;
           else {
             if (!isValidHTTPToken(method))
               throw new TypeError(`'${method}' is not a valid HTTP method.`);
             let upperCase = method.toUpperCase();
             if (forbiddenMethodsSet.has(upperCase))
               throw new TypeError(`'${method}' HTTP method is unsupported.`);
-            method = normalizedMethodRecordsBase[upperCase] ?? method, request2.method = method;
+            method = normalizedMethodRecordsBase[upperCase] ?? method, request.method = method;
           }
-          !patchMethodWarning && request2.method === "patch" && (process.emitWarning("Using `patch` is highly likely to result in a `405 Method Not Allowed`. `PATCH` is much more likely to succeed.", {
+          !patchMethodWarning && request.method === "patch" && (process.emitWarning("Using `patch` is highly likely to result in a `405 Method Not Allowed`. `PATCH` is much more likely to succeed.", {
             code: "UNDICI-FETCH-patch"
           }), patchMethodWarning = !0);
         }
-        init.signal !== void 0 && (signal = init.signal), this.#state = request2;
+        init.signal !== void 0 && (signal = init.signal), this.#state = request;
         let ac = new AbortController();
         if (this.#signal = ac.signal, signal != null)
           if (signal.aborted)
@@ -14812,30 +14812,30 @@ var require_request2 = __commonJS({
             let acRef = new WeakRef(ac), abort = buildAbort(acRef);
             abortSignalHasEventHandlerLeakWarning && getMaxListeners(signal) === defaultMaxListeners && setMaxListeners(1500, signal), util.addAbortListener(signal, abort), requestFinalizer.register(ac, { signal, abort }, abort);
           }
-        if (this.#headers = new Headers(kConstruct), setHeadersList(this.#headers, request2.headersList), setHeadersGuard(this.#headers, "request"), mode === "no-cors") {
-          if (!corsSafeListedMethodsSet.has(request2.method))
+        if (this.#headers = new Headers(kConstruct), setHeadersList(this.#headers, request.headersList), setHeadersGuard(this.#headers, "request"), mode === "no-cors") {
+          if (!corsSafeListedMethodsSet.has(request.method))
             throw new TypeError(
-              `'${request2.method} is unsupported in no-cors mode.`
+              `'${request.method} is unsupported in no-cors mode.`
             );
           setHeadersGuard(this.#headers, "request-no-cors");
         }
         if (initHasKey) {
-          let headersList = getHeadersList(this.#headers), headers2 = init.headers !== void 0 ? init.headers : new HeadersList(headersList);
-          if (headersList.clear(), headers2 instanceof HeadersList) {
-            for (let { name, value } of headers2.rawValues())
+          let headersList = getHeadersList(this.#headers), headers = init.headers !== void 0 ? init.headers : new HeadersList(headersList);
+          if (headersList.clear(), headers instanceof HeadersList) {
+            for (let { name, value } of headers.rawValues())
               headersList.append(name, value, !1);
-            headersList.cookies = headers2.cookies;
+            headersList.cookies = headers.cookies;
           } else
-            fillHeaders(this.#headers, headers2);
+            fillHeaders(this.#headers, headers);
         }
         let inputBody = webidl.is.Request(input) ? input.#state.body : null;
-        if ((init.body != null || inputBody != null) && (request2.method === "GET" || request2.method === "HEAD"))
+        if ((init.body != null || inputBody != null) && (request.method === "GET" || request.method === "HEAD"))
           throw new TypeError("Request with GET/HEAD method cannot have body.");
         let initBody = null;
         if (init.body != null) {
           let [extractedBody, contentType] = extractBody(
             init.body,
-            request2.keepalive
+            request.keepalive
           );
           initBody = extractedBody, contentType && !getHeadersList(this.#headers).contains("content-type", !0) && this.#headers.append("content-type", contentType, !0);
         }
@@ -14843,11 +14843,11 @@ var require_request2 = __commonJS({
         if (inputOrInitBody != null && inputOrInitBody.source == null) {
           if (initBody != null && init.duplex == null)
             throw new TypeError("RequestInit: duplex option is required when sending a body.");
-          if (request2.mode !== "same-origin" && request2.mode !== "cors")
+          if (request.mode !== "same-origin" && request.mode !== "cors")
             throw new TypeError(
               'If request is made from ReadableStream, mode should be "same-origin" or "cors"'
             );
-          request2.useCORSPreflightFlag = !0;
+          request.useCORSPreflightFlag = !0;
         }
         let finalBody = inputOrInitBody;
         if (initBody == null && inputBody != null) {
@@ -15001,41 +15001,41 @@ var require_request2 = __commonJS({
        * @param {Request} request
        * @param {AbortSignal} newSignal
        */
-      static setRequestSignal(request2, newSignal) {
-        return request2.#signal = newSignal, request2;
+      static setRequestSignal(request, newSignal) {
+        return request.#signal = newSignal, request;
       }
       /**
        * @param {Request} request
        */
-      static getRequestDispatcher(request2) {
-        return request2.#dispatcher;
+      static getRequestDispatcher(request) {
+        return request.#dispatcher;
       }
       /**
        * @param {Request} request
        * @param {import('../../dispatcher/dispatcher')} newDispatcher
        */
-      static setRequestDispatcher(request2, newDispatcher) {
-        request2.#dispatcher = newDispatcher;
+      static setRequestDispatcher(request, newDispatcher) {
+        request.#dispatcher = newDispatcher;
       }
       /**
        * @param {Request} request
        * @param {Headers} newHeaders
        */
-      static setRequestHeaders(request2, newHeaders) {
-        request2.#headers = newHeaders;
+      static setRequestHeaders(request, newHeaders) {
+        request.#headers = newHeaders;
       }
       /**
        * @param {Request} request
        */
-      static getRequestState(request2) {
-        return request2.#state;
+      static getRequestState(request) {
+        return request.#state;
       }
       /**
        * @param {Request} request
        * @param {any} newState
        */
-      static setRequestState(request2, newState) {
-        request2.#state = newState;
+      static setRequestState(request, newState) {
+        request.#state = newState;
       }
     }, { setRequestSignal, getRequestDispatcher, setRequestDispatcher, setRequestHeaders, getRequestState, setRequestState } = Request;
     Reflect.deleteProperty(Request, "setRequestSignal");
@@ -15089,15 +15089,15 @@ var require_request2 = __commonJS({
         headersList: init.headersList ? new HeadersList(init.headersList) : new HeadersList()
       };
     }
-    function cloneRequest(request2) {
-      let newRequest = makeRequest({ ...request2, body: null });
-      return request2.body != null && (newRequest.body = cloneBody(request2.body)), newRequest;
+    function cloneRequest(request) {
+      let newRequest = makeRequest({ ...request, body: null });
+      return request.body != null && (newRequest.body = cloneBody(request.body)), newRequest;
     }
     function fromInnerRequest(innerRequest, dispatcher, signal, guard) {
-      let request2 = new Request(kConstruct);
-      setRequestState(request2, innerRequest), setRequestDispatcher(request2, dispatcher), setRequestSignal(request2, signal);
-      let headers2 = new Headers(kConstruct);
-      return setRequestHeaders(request2, headers2), setHeadersList(headers2, innerRequest.headersList), setHeadersGuard(headers2, guard), request2;
+      let request = new Request(kConstruct);
+      setRequestState(request, innerRequest), setRequestDispatcher(request, dispatcher), setRequestSignal(request, signal);
+      let headers = new Headers(kConstruct);
+      return setRequestHeaders(request, headers), setHeadersList(headers, innerRequest.headersList), setHeadersGuard(headers, guard), request;
     }
     Object.defineProperties(Request.prototype, {
       method: kEnumerableProperty,
@@ -15385,25 +15385,25 @@ var require_fetch = __commonJS({
       } catch (e) {
         return p.reject(e), p.promise;
       }
-      let request2 = getRequestState(requestObject);
+      let request = getRequestState(requestObject);
       if (requestObject.signal.aborted)
-        return abortFetch(p, request2, null, requestObject.signal.reason, null), p.promise;
-      request2.client.globalObject?.constructor?.name === "ServiceWorkerGlobalScope" && (request2.serviceWorkers = "none");
+        return abortFetch(p, request, null, requestObject.signal.reason, null), p.promise;
+      request.client.globalObject?.constructor?.name === "ServiceWorkerGlobalScope" && (request.serviceWorkers = "none");
       let responseObject = null, locallyAborted = !1, controller = null;
       return addAbortListener(
         requestObject.signal,
         () => {
           locallyAborted = !0, assert(controller != null), controller.abort(requestObject.signal.reason);
           let realResponse = responseObject?.deref();
-          abortFetch(p, request2, realResponse, requestObject.signal.reason, controller.controller);
+          abortFetch(p, request, realResponse, requestObject.signal.reason, controller.controller);
         }
       ), controller = fetching({
-        request: request2,
+        request,
         processResponseEndOfBody: handleFetchDone,
         processResponse: (response) => {
           if (!locallyAborted) {
             if (response.aborted) {
-              abortFetch(p, request2, responseObject, controller.serializedAbortReason, controller.controller);
+              abortFetch(p, request, responseObject, controller.serializedAbortReason, controller.controller);
               return;
             }
             if (response.type === "error") {
@@ -15438,8 +15438,8 @@ var require_fetch = __commonJS({
       ));
     }
     var markResourceTiming = performance.markResourceTiming;
-    function abortFetch(p, request2, responseObject, error, controller) {
-      if (p && p.reject(error), request2.body?.stream != null && isReadable(request2.body.stream) && request2.body.stream.cancel(error).catch((err) => {
+    function abortFetch(p, request, responseObject, error, controller) {
+      if (p && p.reject(error), request.body?.stream != null && isReadable(request.body.stream) && request.body.stream.cancel(error).catch((err) => {
         if (err.code !== "ERR_INVALID_STATE")
           throw err;
       }), responseObject == null)
@@ -15448,7 +15448,7 @@ var require_fetch = __commonJS({
       response.body?.stream != null && isReadable(response.body.stream) && controller.error(error);
     }
     function fetching({
-      request: request2,
+      request,
       processRequestBodyChunkLength,
       processRequestEndOfBody,
       processResponse,
@@ -15462,12 +15462,12 @@ var require_fetch = __commonJS({
     }) {
       assert(dispatcher);
       let taskDestination = null, crossOriginIsolatedCapability = !1;
-      request2.client != null && (taskDestination = request2.client.globalObject, crossOriginIsolatedCapability = request2.client.crossOriginIsolatedCapability);
+      request.client != null && (taskDestination = request.client.globalObject, crossOriginIsolatedCapability = request.client.crossOriginIsolatedCapability);
       let currentTime = coarsenedSharedCurrentTime(crossOriginIsolatedCapability), timingInfo = createOpaqueTimingInfo({
         startTime: currentTime
       }), fetchParams = {
         controller: new Fetch(dispatcher),
-        request: request2,
+        request,
         timingInfo,
         processRequestBodyChunkLength,
         processRequestEndOfBody,
@@ -15479,35 +15479,35 @@ var require_fetch = __commonJS({
         // Keep requestObject alive to prevent its AbortController from being GC'd
         requestObject
       };
-      return assert(!request2.body || request2.body.stream), request2.window === "client" && (request2.window = request2.client?.globalObject?.constructor?.name === "Window" ? request2.client : "no-window"), request2.origin === "client" && (request2.origin = request2.client.origin), request2.policyContainer === "client" && (request2.client != null ? request2.policyContainer = clonePolicyContainer(
-        request2.client.policyContainer
-      ) : request2.policyContainer = makePolicyContainer()), request2.headersList.contains("accept", !0) || request2.headersList.append("accept", "*/*", !0), request2.headersList.contains("accept-language", !0) || request2.headersList.append("accept-language", "*", !0), request2.priority, subresourceSet.has(request2.destination), mainFetch(fetchParams, !1), fetchParams.controller;
+      return assert(!request.body || request.body.stream), request.window === "client" && (request.window = request.client?.globalObject?.constructor?.name === "Window" ? request.client : "no-window"), request.origin === "client" && (request.origin = request.client.origin), request.policyContainer === "client" && (request.client != null ? request.policyContainer = clonePolicyContainer(
+        request.client.policyContainer
+      ) : request.policyContainer = makePolicyContainer()), request.headersList.contains("accept", !0) || request.headersList.append("accept", "*/*", !0), request.headersList.contains("accept-language", !0) || request.headersList.append("accept-language", "*", !0), request.priority, subresourceSet.has(request.destination), mainFetch(fetchParams, !1), fetchParams.controller;
     }
     async function mainFetch(fetchParams, recursive) {
       try {
-        let request2 = fetchParams.request, response = null;
-        if (request2.localURLsOnly && !urlIsLocal(requestCurrentURL(request2)) && (response = makeNetworkError("local URLs only")), tryUpgradeRequestToAPotentiallyTrustworthyURL(request2), requestBadPort(request2) === "blocked" && (response = makeNetworkError("bad port")), request2.referrerPolicy === "" && (request2.referrerPolicy = request2.policyContainer.referrerPolicy), request2.referrer !== "no-referrer" && (request2.referrer = determineRequestsReferrer(request2)), response === null) {
-          let currentURL = requestCurrentURL(request2);
+        let request = fetchParams.request, response = null;
+        if (request.localURLsOnly && !urlIsLocal(requestCurrentURL(request)) && (response = makeNetworkError("local URLs only")), tryUpgradeRequestToAPotentiallyTrustworthyURL(request), requestBadPort(request) === "blocked" && (response = makeNetworkError("bad port")), request.referrerPolicy === "" && (request.referrerPolicy = request.policyContainer.referrerPolicy), request.referrer !== "no-referrer" && (request.referrer = determineRequestsReferrer(request)), response === null) {
+          let currentURL = requestCurrentURL(request);
           // - request’s current URL’s origin is same origin with request’s origin,
           //   and request’s response tainting is "basic"
-          sameOrigin(currentURL, request2.url) && request2.responseTainting === "basic" || // request’s current URL’s scheme is "data"
+          sameOrigin(currentURL, request.url) && request.responseTainting === "basic" || // request’s current URL’s scheme is "data"
           currentURL.protocol === "data:" || // - request’s mode is "navigate" or "websocket"
-          request2.mode === "navigate" || request2.mode === "websocket" ? (request2.responseTainting = "basic", response = await schemeFetch(fetchParams)) : request2.mode === "same-origin" ? response = makeNetworkError('request mode cannot be "same-origin"') : request2.mode === "no-cors" ? request2.redirect !== "follow" ? response = makeNetworkError(
+          request.mode === "navigate" || request.mode === "websocket" ? (request.responseTainting = "basic", response = await schemeFetch(fetchParams)) : request.mode === "same-origin" ? response = makeNetworkError('request mode cannot be "same-origin"') : request.mode === "no-cors" ? request.redirect !== "follow" ? response = makeNetworkError(
             'redirect mode cannot be "follow" for "no-cors" request'
-          ) : (request2.responseTainting = "opaque", response = await schemeFetch(fetchParams)) : urlIsHttpHttpsScheme(requestCurrentURL(request2)) ? (request2.responseTainting = "cors", response = await httpFetch(fetchParams)) : response = makeNetworkError("URL scheme must be a HTTP(S) scheme");
+          ) : (request.responseTainting = "opaque", response = await schemeFetch(fetchParams)) : urlIsHttpHttpsScheme(requestCurrentURL(request)) ? (request.responseTainting = "cors", response = await httpFetch(fetchParams)) : response = makeNetworkError("URL scheme must be a HTTP(S) scheme");
         }
         if (recursive)
           return response;
-        response.status !== 0 && !response.internalResponse && (request2.responseTainting, request2.responseTainting === "basic" ? response = filterResponse(response, "basic") : request2.responseTainting === "cors" ? response = filterResponse(response, "cors") : request2.responseTainting === "opaque" ? response = filterResponse(response, "opaque") : assert(!1));
+        response.status !== 0 && !response.internalResponse && (request.responseTainting, request.responseTainting === "basic" ? response = filterResponse(response, "basic") : request.responseTainting === "cors" ? response = filterResponse(response, "cors") : request.responseTainting === "opaque" ? response = filterResponse(response, "opaque") : assert(!1));
         let internalResponse = response.status === 0 ? response : response.internalResponse;
-        if (internalResponse.urlList.length === 0 && internalResponse.urlList.push(...request2.urlList), request2.timingAllowFailed || (response.timingAllowPassed = !0), response.type === "opaque" && internalResponse.status === 206 && internalResponse.rangeRequested && !request2.headers.contains("range", !0) && (response = internalResponse = makeNetworkError()), response.status !== 0 && (request2.method === "HEAD" || request2.method === "CONNECT" || nullBodyStatus.includes(internalResponse.status)) && (internalResponse.body = null, fetchParams.controller.dump = !0), request2.integrity) {
+        if (internalResponse.urlList.length === 0 && internalResponse.urlList.push(...request.urlList), request.timingAllowFailed || (response.timingAllowPassed = !0), response.type === "opaque" && internalResponse.status === 206 && internalResponse.rangeRequested && !request.headers.contains("range", !0) && (response = internalResponse = makeNetworkError()), response.status !== 0 && (request.method === "HEAD" || request.method === "CONNECT" || nullBodyStatus.includes(internalResponse.status)) && (internalResponse.body = null, fetchParams.controller.dump = !0), request.integrity) {
           let processBodyError = (reason) => fetchFinale(fetchParams, makeNetworkError(reason));
-          if (request2.responseTainting === "opaque" || response.body == null) {
+          if (request.responseTainting === "opaque" || response.body == null) {
             processBodyError(response.error);
             return;
           }
           let processBody = (bytes) => {
-            if (!bytesMatch(bytes, request2.integrity)) {
+            if (!bytesMatch(bytes, request.integrity)) {
               processBodyError("integrity mismatch");
               return;
             }
@@ -15523,22 +15523,22 @@ var require_fetch = __commonJS({
     function schemeFetch(fetchParams) {
       if (isCancelled(fetchParams) && fetchParams.request.redirectCount === 0)
         return Promise.resolve(makeAppropriateNetworkError(fetchParams));
-      let { request: request2 } = fetchParams, { protocol: scheme } = requestCurrentURL(request2);
+      let { request } = fetchParams, { protocol: scheme } = requestCurrentURL(request);
       switch (scheme) {
         case "about:":
           return Promise.resolve(makeNetworkError("about scheme is not supported"));
         case "blob:": {
           resolveObjectURL || (resolveObjectURL = __require("node:buffer").resolveObjectURL);
-          let blobURLEntry = requestCurrentURL(request2);
+          let blobURLEntry = requestCurrentURL(request);
           if (blobURLEntry.search.length !== 0)
             return Promise.resolve(makeNetworkError("NetworkError when attempting to fetch resource."));
           let blob = resolveObjectURL(blobURLEntry.toString());
-          if (request2.method !== "GET" || !webidl.is.Blob(blob))
+          if (request.method !== "GET" || !webidl.is.Blob(blob))
             return Promise.resolve(makeNetworkError("invalid method"));
           let response = makeResponse(), fullLength = blob.size, serializedFullLength = isomorphicEncode(`${fullLength}`), type = blob.type;
-          if (request2.headersList.contains("range", !0)) {
+          if (request.headersList.contains("range", !0)) {
             response.rangeRequested = !0;
-            let rangeHeader = request2.headersList.get("range", !0), rangeValue = simpleRangeHeaderValue(rangeHeader, !0);
+            let rangeHeader = request.headersList.get("range", !0), rangeValue = simpleRangeHeaderValue(rangeHeader, !0);
             if (rangeValue === "failure")
               return Promise.resolve(makeNetworkError("failed to fetch the data URL"));
             let { rangeStartValue: rangeStart, rangeEndValue: rangeEnd } = rangeValue;
@@ -15560,7 +15560,7 @@ var require_fetch = __commonJS({
           return Promise.resolve(response);
         }
         case "data:": {
-          let currentURL = requestCurrentURL(request2), dataURLStruct = dataURLProcessor(currentURL);
+          let currentURL = requestCurrentURL(request), dataURLStruct = dataURLProcessor(currentURL);
           if (dataURLStruct === "failure")
             return Promise.resolve(makeNetworkError("failed to fetch the data URL"));
           let mimeType = serializeAMimeType(dataURLStruct.mimeType);
@@ -15615,25 +15615,25 @@ var require_fetch = __commonJS({
       });
     }
     async function httpFetch(fetchParams) {
-      let request2 = fetchParams.request, response = null, actualResponse = null, timingInfo = fetchParams.timingInfo;
-      if (request2.serviceWorkers, response === null) {
-        if (request2.redirect === "follow" && (request2.serviceWorkers = "none"), actualResponse = response = await httpNetworkOrCacheFetch(fetchParams), request2.responseTainting === "cors" && corsCheck(request2, response) === "failure")
+      let request = fetchParams.request, response = null, actualResponse = null, timingInfo = fetchParams.timingInfo;
+      if (request.serviceWorkers, response === null) {
+        if (request.redirect === "follow" && (request.serviceWorkers = "none"), actualResponse = response = await httpNetworkOrCacheFetch(fetchParams), request.responseTainting === "cors" && corsCheck(request, response) === "failure")
           return makeNetworkError("cors failure");
-        TAOCheck(request2, response) === "failure" && (request2.timingAllowFailed = !0);
+        TAOCheck(request, response) === "failure" && (request.timingAllowFailed = !0);
       }
-      return (request2.responseTainting === "opaque" || response.type === "opaque") && crossOriginResourcePolicyCheck(
-        request2.origin,
-        request2.client,
-        request2.destination,
+      return (request.responseTainting === "opaque" || response.type === "opaque") && crossOriginResourcePolicyCheck(
+        request.origin,
+        request.client,
+        request.destination,
         actualResponse
-      ) === "blocked" ? makeNetworkError("blocked") : (redirectStatusSet.has(actualResponse.status) && (request2.redirect !== "manual" && fetchParams.controller.connection.destroy(void 0, !1), request2.redirect === "error" ? response = makeNetworkError("unexpected redirect") : request2.redirect === "manual" ? response = actualResponse : request2.redirect === "follow" ? response = await httpRedirectFetch(fetchParams, response) : assert(!1)), response.timingInfo = timingInfo, response);
+      ) === "blocked" ? makeNetworkError("blocked") : (redirectStatusSet.has(actualResponse.status) && (request.redirect !== "manual" && fetchParams.controller.connection.destroy(void 0, !1), request.redirect === "error" ? response = makeNetworkError("unexpected redirect") : request.redirect === "manual" ? response = actualResponse : request.redirect === "follow" ? response = await httpRedirectFetch(fetchParams, response) : assert(!1)), response.timingInfo = timingInfo, response);
     }
     function httpRedirectFetch(fetchParams, response) {
-      let request2 = fetchParams.request, actualResponse = response.internalResponse ? response.internalResponse : response, locationURL;
+      let request = fetchParams.request, actualResponse = response.internalResponse ? response.internalResponse : response, locationURL;
       try {
         if (locationURL = responseLocationURL(
           actualResponse,
-          requestCurrentURL(request2).hash
+          requestCurrentURL(request).hash
         ), locationURL == null)
           return response;
       } catch (err) {
@@ -15641,29 +15641,29 @@ var require_fetch = __commonJS({
       }
       if (!urlIsHttpHttpsScheme(locationURL))
         return Promise.resolve(makeNetworkError("URL scheme must be a HTTP(S) scheme"));
-      if (request2.redirectCount === 20)
+      if (request.redirectCount === 20)
         return Promise.resolve(makeNetworkError("redirect count exceeded"));
-      if (request2.redirectCount += 1, request2.mode === "cors" && (locationURL.username || locationURL.password) && !sameOrigin(request2, locationURL))
+      if (request.redirectCount += 1, request.mode === "cors" && (locationURL.username || locationURL.password) && !sameOrigin(request, locationURL))
         return Promise.resolve(makeNetworkError('cross origin not allowed for request mode "cors"'));
-      if (request2.responseTainting === "cors" && (locationURL.username || locationURL.password))
+      if (request.responseTainting === "cors" && (locationURL.username || locationURL.password))
         return Promise.resolve(makeNetworkError(
           'URL cannot contain credentials for request mode "cors"'
         ));
-      if (actualResponse.status !== 303 && request2.body != null && request2.body.source == null)
+      if (actualResponse.status !== 303 && request.body != null && request.body.source == null)
         return Promise.resolve(makeNetworkError());
-      if ([301, 302].includes(actualResponse.status) && request2.method === "POST" || actualResponse.status === 303 && !GET_OR_HEAD.includes(request2.method)) {
-        request2.method = "GET", request2.body = null;
+      if ([301, 302].includes(actualResponse.status) && request.method === "POST" || actualResponse.status === 303 && !GET_OR_HEAD.includes(request.method)) {
+        request.method = "GET", request.body = null;
         for (let headerName of requestBodyHeader)
-          request2.headersList.delete(headerName);
+          request.headersList.delete(headerName);
       }
-      sameOrigin(requestCurrentURL(request2), locationURL) || (request2.headersList.delete("authorization", !0), request2.headersList.delete("proxy-authorization", !0), request2.headersList.delete("cookie", !0), request2.headersList.delete("host", !0)), request2.body != null && (assert(request2.body.source != null), request2.body = safelyExtractBody(request2.body.source)[0]);
+      sameOrigin(requestCurrentURL(request), locationURL) || (request.headersList.delete("authorization", !0), request.headersList.delete("proxy-authorization", !0), request.headersList.delete("cookie", !0), request.headersList.delete("host", !0)), request.body != null && (assert(request.body.source != null), request.body = safelyExtractBody(request.body.source)[0]);
       let timingInfo = fetchParams.timingInfo;
-      return timingInfo.redirectEndTime = timingInfo.postRedirectStartTime = coarsenedSharedCurrentTime(fetchParams.crossOriginIsolatedCapability), timingInfo.redirectStartTime === 0 && (timingInfo.redirectStartTime = timingInfo.startTime), request2.urlList.push(locationURL), setRequestReferrerPolicyOnRedirect(request2, actualResponse), mainFetch(fetchParams, !0);
+      return timingInfo.redirectEndTime = timingInfo.postRedirectStartTime = coarsenedSharedCurrentTime(fetchParams.crossOriginIsolatedCapability), timingInfo.redirectStartTime === 0 && (timingInfo.redirectStartTime = timingInfo.startTime), request.urlList.push(locationURL), setRequestReferrerPolicyOnRedirect(request, actualResponse), mainFetch(fetchParams, !0);
     }
     async function httpNetworkOrCacheFetch(fetchParams, isAuthenticationFetch = !1, isNewConnectionFetch = !1) {
-      let request2 = fetchParams.request, httpFetchParams = null, httpRequest = null, response = null, httpCache = null, revalidatingFlag = !1;
-      request2.window === "no-window" && request2.redirect === "error" ? (httpFetchParams = fetchParams, httpRequest = request2) : (httpRequest = cloneRequest(request2), httpFetchParams = { ...fetchParams }, httpFetchParams.request = httpRequest);
-      let includeCredentials = request2.credentials === "include" || request2.credentials === "same-origin" && request2.responseTainting === "basic", contentLength = httpRequest.body ? httpRequest.body.length : null, contentLengthHeaderValue = null;
+      let request = fetchParams.request, httpFetchParams = null, httpRequest = null, response = null, httpCache = null, revalidatingFlag = !1;
+      request.window === "no-window" && request.redirect === "error" ? (httpFetchParams = fetchParams, httpRequest = request) : (httpRequest = cloneRequest(request), httpFetchParams = { ...fetchParams }, httpFetchParams.request = httpRequest);
+      let includeCredentials = request.credentials === "include" || request.credentials === "same-origin" && request.responseTainting === "basic", contentLength = httpRequest.body ? httpRequest.body.length : null, contentLengthHeaderValue = null;
       if (httpRequest.body == null && ["POST", "PUT"].includes(httpRequest.method) && (contentLengthHeaderValue = "0"), contentLength != null && (contentLengthHeaderValue = isomorphicEncode(`${contentLength}`)), contentLengthHeaderValue != null && !httpRequest.headersList.contains("content-length", !0) && httpRequest.headersList.append("content-length", contentLengthHeaderValue, !0), contentLength != null && httpRequest.keepalive, webidl.is.URL(httpRequest.referrer) && httpRequest.headersList.append("referer", isomorphicEncode(httpRequest.referrer.href), !0), appendRequestOriginHeader(httpRequest), appendFetchMetadata(httpRequest), httpRequest.headersList.contains("user-agent", !0) || httpRequest.headersList.append("user-agent", defaultUserAgent, !0), httpRequest.cache === "default" && (httpRequest.headersList.contains("if-modified-since", !0) || httpRequest.headersList.contains("if-none-match", !0) || httpRequest.headersList.contains("if-unmodified-since", !0) || httpRequest.headersList.contains("if-match", !0) || httpRequest.headersList.contains("if-range", !0)) && (httpRequest.cache = "no-store"), httpRequest.cache === "no-cache" && !httpRequest.preventNoCacheCacheControlHeaderModification && !httpRequest.headersList.contains("cache-control", !0) && httpRequest.headersList.append("cache-control", "max-age=0", !0), (httpRequest.cache === "no-store" || httpRequest.cache === "reload") && (httpRequest.headersList.contains("pragma", !0) || httpRequest.headersList.append("pragma", "no-cache", !0), httpRequest.headersList.contains("cache-control", !0) || httpRequest.headersList.append("cache-control", "no-cache", !0)), httpRequest.headersList.contains("range", !0) && httpRequest.headersList.append("accept-encoding", "identity", !0), httpRequest.headersList.contains("accept-encoding", !0) || (urlHasHttpsScheme(requestCurrentURL(httpRequest)) ? httpRequest.headersList.append("accept-encoding", "br, gzip, deflate", !0) : httpRequest.headersList.append("accept-encoding", "gzip, deflate", !0)), httpRequest.headersList.delete("host", !0), includeCredentials && !httpRequest.headersList.contains("authorization", !0)) {
         let authorizationValue = null;
         if (!(hasAuthenticationEntry(httpRequest) && (httpRequest.useURLCredentials === void 0 || !includesCredentials(requestCurrentURL(httpRequest))))) {
@@ -15684,23 +15684,23 @@ var require_fetch = __commonJS({
         );
         !safeMethodsSet.has(httpRequest.method) && forwardResponse.status >= 200 && forwardResponse.status <= 399, revalidatingFlag && forwardResponse.status, response == null && (response = forwardResponse);
       }
-      if (response.urlList = [...httpRequest.urlList], httpRequest.headersList.contains("range", !0) && (response.rangeRequested = !0), response.requestIncludesCredentials = includeCredentials, response.status === 401 && httpRequest.responseTainting !== "cors" && includeCredentials && (request2.useURLCredentials !== void 0 || isTraversableNavigable(request2.traversableForUserPrompts))) {
-        if (request2.body != null) {
-          if (request2.body.source == null)
+      if (response.urlList = [...httpRequest.urlList], httpRequest.headersList.contains("range", !0) && (response.rangeRequested = !0), response.requestIncludesCredentials = includeCredentials, response.status === 401 && httpRequest.responseTainting !== "cors" && includeCredentials && (request.useURLCredentials !== void 0 || isTraversableNavigable(request.traversableForUserPrompts))) {
+        if (request.body != null) {
+          if (request.body.source == null)
             return response;
-          request2.body = safelyExtractBody(request2.body.source)[0];
+          request.body = safelyExtractBody(request.body.source)[0];
         }
-        if (request2.useURLCredentials === void 0 || isAuthenticationFetch)
+        if (request.useURLCredentials === void 0 || isAuthenticationFetch)
           return isCancelled(fetchParams) ? makeAppropriateNetworkError(fetchParams) : response;
         fetchParams.controller.connection.destroy(), response = await httpNetworkOrCacheFetch(fetchParams, !0);
       }
       if (response.status === 407)
-        return request2.window === "no-window" ? makeNetworkError() : isCancelled(fetchParams) ? makeAppropriateNetworkError(fetchParams) : makeNetworkError("proxy authentication required");
+        return request.window === "no-window" ? makeNetworkError() : isCancelled(fetchParams) ? makeAppropriateNetworkError(fetchParams) : makeNetworkError("proxy authentication required");
       if (
         // response’s status is 421
         response.status === 421 && // isNewConnectionFetch is false
         !isNewConnectionFetch && // request’s body is null, or request’s body is non-null and request’s body’s source is non-null
-        (request2.body == null || request2.body.source != null)
+        (request.body == null || request.body.source != null)
       ) {
         if (isCancelled(fetchParams))
           return makeAppropriateNetworkError(fetchParams);
@@ -15720,14 +15720,14 @@ var require_fetch = __commonJS({
           this.destroyed || (this.destroyed = !0, abort && this.abort?.(err ?? new DOMException("The operation was aborted.", "AbortError")));
         }
       };
-      let request2 = fetchParams.request, response = null, timingInfo = fetchParams.timingInfo;
-      null == null && (request2.cache = "no-store");
+      let request = fetchParams.request, response = null, timingInfo = fetchParams.timingInfo;
+      null == null && (request.cache = "no-store");
       let newConnection = forceNewConnection ? "yes" : "no";
-      request2.mode;
+      request.mode;
       let requestBody = null;
-      if (request2.body == null && fetchParams.processRequestEndOfBody)
+      if (request.body == null && fetchParams.processRequestEndOfBody)
         queueMicrotask(() => fetchParams.processRequestEndOfBody());
-      else if (request2.body != null) {
+      else if (request.body != null) {
         let processBodyChunk = async function* (bytes) {
           isCancelled(fetchParams) || (yield bytes, fetchParams.processRequestBodyChunkLength?.(bytes.byteLength));
         }, processEndOfBody = () => {
@@ -15737,7 +15737,7 @@ var require_fetch = __commonJS({
         };
         requestBody = (async function* () {
           try {
-            for await (let bytes of request2.body.stream)
+            for await (let bytes of request.body.stream)
               yield* processBodyChunk(bytes);
             processEndOfBody();
           } catch (err) {
@@ -15805,16 +15805,16 @@ var require_fetch = __commonJS({
       }
       return response;
       function dispatch({ body }) {
-        let url2 = requestCurrentURL(request2), agent = fetchParams.controller.dispatcher, path = url2.pathname + url2.search, hasTrailingQuestionMark = url2.search.length === 0 && url2.href[url2.href.length - url2.hash.length - 1] === "?";
+        let url = requestCurrentURL(request), agent = fetchParams.controller.dispatcher, path = url.pathname + url.search, hasTrailingQuestionMark = url.search.length === 0 && url.href[url.href.length - url.hash.length - 1] === "?";
         return new Promise((resolve, reject) => agent.dispatch(
           {
             path: hasTrailingQuestionMark ? `${path}?` : path,
-            origin: url2.origin,
-            method: request2.method,
-            body: agent.isMockActive ? request2.body && (request2.body.source || request2.body.stream) : body,
-            headers: request2.headersList.entries,
+            origin: url.origin,
+            method: request.method,
+            body: agent.isMockActive ? request.body && (request.body.source || request.body.stream) : body,
+            headers: request.headersList.entries,
             maxRedirections: 0,
-            upgrade: request2.mode === "websocket" ? "websocket" : void 0
+            upgrade: request.mode === "websocket" ? "websocket" : void 0
           },
           {
             body: null,
@@ -15838,8 +15838,8 @@ var require_fetch = __commonJS({
                 else
                   headersList.append(nameStr, value.toString("latin1"), !0);
               }
-              let willFollow = headersList.get("location", !0) && request2.redirect === "follow" && redirectStatusSet.has(status), decoders = [];
-              if (request2.method !== "HEAD" && request2.method !== "CONNECT" && !nullBodyStatus.includes(status) && !willFollow) {
+              let willFollow = headersList.get("location", !0) && request.redirect === "follow" && redirectStatusSet.has(status), decoders = [];
+              if (request.method !== "HEAD" && request.method !== "CONNECT" && !nullBodyStatus.includes(status) && !willFollow) {
                 let contentEncoding = headersList.get("content-encoding", !0), codings = contentEncoding ? contentEncoding.toLowerCase().split(",") : [], maxContentEncodings = 5;
                 if (codings.length > maxContentEncodings)
                   return this.abort(new Error(`too many content-encodings in response: ${codings.length}, maximum allowed is ${maxContentEncodings}`)), !0;
@@ -15898,11 +15898,11 @@ var require_fetch = __commonJS({
             onError(error) {
               this.abort && fetchParams.controller.off("terminated", this.abort), this.body?.destroy(error), fetchParams.controller.terminate(error), reject(error);
             },
-            onRequestUpgrade(_controller, status, headers2, socket) {
+            onRequestUpgrade(_controller, status, headers, socket) {
               if (socket.session != null && status !== 200 || socket.session == null && status !== 101)
                 return !1;
               let headersList = new HeadersList();
-              for (let [name, value] of Object.entries(headers2)) {
+              for (let [name, value] of Object.entries(headers)) {
                 if (value == null)
                   continue;
                 let headerName = name.toLowerCase();
@@ -15987,22 +15987,22 @@ var require_cache3 = __commonJS({
       constructor() {
         arguments[0] !== kConstruct && webidl.illegalConstructor(), webidl.util.markAsUncloneable(this), this.#relevantRequestResponseList = arguments[1];
       }
-      async match(request2, options = {}) {
+      async match(request, options = {}) {
         webidl.brandCheck(this, _Cache);
         let prefix = "Cache.match";
-        webidl.argumentLengthCheck(arguments, 1, prefix), request2 = webidl.converters.RequestInfo(request2), options = webidl.converters.CacheQueryOptions(options, prefix, "options");
-        let p = this.#internalMatchAll(request2, options, 1);
+        webidl.argumentLengthCheck(arguments, 1, prefix), request = webidl.converters.RequestInfo(request), options = webidl.converters.CacheQueryOptions(options, prefix, "options");
+        let p = this.#internalMatchAll(request, options, 1);
         if (p.length !== 0)
           return p[0];
       }
-      async matchAll(request2 = void 0, options = {}) {
+      async matchAll(request = void 0, options = {}) {
         webidl.brandCheck(this, _Cache);
         let prefix = "Cache.matchAll";
-        return request2 !== void 0 && (request2 = webidl.converters.RequestInfo(request2)), options = webidl.converters.CacheQueryOptions(options, prefix, "options"), this.#internalMatchAll(request2, options);
+        return request !== void 0 && (request = webidl.converters.RequestInfo(request)), options = webidl.converters.CacheQueryOptions(options, prefix, "options"), this.#internalMatchAll(request, options);
       }
-      async add(request2) {
-        webidl.brandCheck(this, _Cache), webidl.argumentLengthCheck(arguments, 1, "Cache.add"), request2 = webidl.converters.RequestInfo(request2);
-        let requests = [request2];
+      async add(request) {
+        webidl.brandCheck(this, _Cache), webidl.argumentLengthCheck(arguments, 1, "Cache.add"), request = webidl.converters.RequestInfo(request);
+        let requests = [request];
         return await this.addAll(requests);
       }
       async addAll(requests) {
@@ -16010,16 +16010,16 @@ var require_cache3 = __commonJS({
         let prefix = "Cache.addAll";
         webidl.argumentLengthCheck(arguments, 1, prefix);
         let responsePromises = [], requestList = [];
-        for (let request2 of requests) {
-          if (request2 === void 0)
+        for (let request of requests) {
+          if (request === void 0)
             throw webidl.errors.conversionFailed({
               prefix,
               argument: "Argument 1",
               types: ["undefined is not allowed"]
             });
-          if (request2 = webidl.converters.RequestInfo(request2), typeof request2 == "string")
+          if (request = webidl.converters.RequestInfo(request), typeof request == "string")
             continue;
-          let r = getRequestState(request2);
+          let r = getRequestState(request);
           if (!urlIsHttpHttpsScheme(r.url) || r.method !== "GET")
             throw webidl.errors.exception({
               header: prefix,
@@ -16027,8 +16027,8 @@ var require_cache3 = __commonJS({
             });
         }
         let fetchControllers = [];
-        for (let request2 of requests) {
-          let r = getRequestState(new Request(request2));
+        for (let request of requests) {
+          let r = getRequestState(new Request(request));
           if (!urlIsHttpHttpsScheme(r.url))
             throw webidl.errors.exception({
               header: prefix,
@@ -16089,12 +16089,12 @@ var require_cache3 = __commonJS({
           errorData === null ? cacheJobPromise.resolve(void 0) : cacheJobPromise.reject(errorData);
         }), cacheJobPromise.promise;
       }
-      async put(request2, response) {
+      async put(request, response) {
         webidl.brandCheck(this, _Cache);
         let prefix = "Cache.put";
-        webidl.argumentLengthCheck(arguments, 2, prefix), request2 = webidl.converters.RequestInfo(request2), response = webidl.converters.Response(response, prefix, "response");
+        webidl.argumentLengthCheck(arguments, 2, prefix), request = webidl.converters.RequestInfo(request), response = webidl.converters.Response(response, prefix, "response");
         let innerRequest = null;
-        if (webidl.is.Request(request2) ? innerRequest = getRequestState(request2) : innerRequest = getRequestState(new Request(request2)), !urlIsHttpHttpsScheme(innerRequest.url) || innerRequest.method !== "GET")
+        if (webidl.is.Request(request) ? innerRequest = getRequestState(request) : innerRequest = getRequestState(new Request(request)), !urlIsHttpHttpsScheme(innerRequest.url) || innerRequest.method !== "GET")
           throw webidl.errors.exception({
             header: prefix,
             message: "Expected an http/s scheme when method is not GET"
@@ -16146,16 +16146,16 @@ var require_cache3 = __commonJS({
           errorData === null ? cacheJobPromise.resolve() : cacheJobPromise.reject(errorData);
         }), cacheJobPromise.promise;
       }
-      async delete(request2, options = {}) {
+      async delete(request, options = {}) {
         webidl.brandCheck(this, _Cache);
         let prefix = "Cache.delete";
-        webidl.argumentLengthCheck(arguments, 1, prefix), request2 = webidl.converters.RequestInfo(request2), options = webidl.converters.CacheQueryOptions(options, prefix, "options");
+        webidl.argumentLengthCheck(arguments, 1, prefix), request = webidl.converters.RequestInfo(request), options = webidl.converters.CacheQueryOptions(options, prefix, "options");
         let r = null;
-        if (webidl.is.Request(request2)) {
-          if (r = getRequestState(request2), r.method !== "GET" && !options.ignoreMethod)
+        if (webidl.is.Request(request)) {
+          if (r = getRequestState(request), r.method !== "GET" && !options.ignoreMethod)
             return !1;
         } else
-          assert(typeof request2 == "string"), r = getRequestState(new Request(request2));
+          assert(typeof request == "string"), r = getRequestState(new Request(request));
         let operations = [], operation = {
           type: "delete",
           request: r,
@@ -16178,18 +16178,18 @@ var require_cache3 = __commonJS({
        * @param {import('../../../types/cache').CacheQueryOptions} options
        * @returns {Promise<readonly Request[]>}
        */
-      async keys(request2 = void 0, options = {}) {
+      async keys(request = void 0, options = {}) {
         webidl.brandCheck(this, _Cache);
         let prefix = "Cache.keys";
-        request2 !== void 0 && (request2 = webidl.converters.RequestInfo(request2)), options = webidl.converters.CacheQueryOptions(options, prefix, "options");
+        request !== void 0 && (request = webidl.converters.RequestInfo(request)), options = webidl.converters.CacheQueryOptions(options, prefix, "options");
         let r = null;
-        if (request2 !== void 0)
-          if (webidl.is.Request(request2)) {
-            if (r = getRequestState(request2), r.method !== "GET" && !options.ignoreMethod)
+        if (request !== void 0)
+          if (webidl.is.Request(request)) {
+            if (r = getRequestState(request), r.method !== "GET" && !options.ignoreMethod)
               return [];
-          } else typeof request2 == "string" && (r = getRequestState(new Request(request2)));
+          } else typeof request == "string" && (r = getRequestState(new Request(request)));
         let promise = createDeferredPromise(), requests = [];
-        if (request2 === void 0)
+        if (request === void 0)
           for (let requestResponse of this.#relevantRequestResponseList)
             requests.push(requestResponse[0]);
         else {
@@ -16199,9 +16199,9 @@ var require_cache3 = __commonJS({
         }
         return queueMicrotask(() => {
           let requestList = [];
-          for (let request3 of requests) {
+          for (let request2 of requests) {
             let requestObject = fromInnerRequest(
-              request3,
+              request2,
               void 0,
               new AbortController().signal,
               "immutable"
@@ -16299,8 +16299,8 @@ var require_cache3 = __commonJS({
        * @param {import('../../../types/cache').CacheQueryOptions | undefined} options
        * @returns {boolean}
        */
-      #requestMatchesCachedItem(requestQuery, request2, response = null, options) {
-        let queryURL = new URL(requestQuery.url), cachedURL = new URL(request2.url);
+      #requestMatchesCachedItem(requestQuery, request, response = null, options) {
+        let queryURL = new URL(requestQuery.url), cachedURL = new URL(request.url);
         if (options?.ignoreSearch && (cachedURL.search = "", queryURL.search = ""), !urlEquals(queryURL, cachedURL, !0))
           return !1;
         if (response == null || options?.ignoreVary || !response.headersList.contains("vary"))
@@ -16309,21 +16309,21 @@ var require_cache3 = __commonJS({
         for (let fieldValue of fieldValues) {
           if (fieldValue === "*")
             return !1;
-          let requestValue = request2.headersList.get(fieldValue), queryValue = requestQuery.headersList.get(fieldValue);
+          let requestValue = request.headersList.get(fieldValue), queryValue = requestQuery.headersList.get(fieldValue);
           if (requestValue !== queryValue)
             return !1;
         }
         return !0;
       }
-      #internalMatchAll(request2, options, maxResponses = 1 / 0) {
+      #internalMatchAll(request, options, maxResponses = 1 / 0) {
         let r = null;
-        if (request2 !== void 0)
-          if (webidl.is.Request(request2)) {
-            if (r = getRequestState(request2), r.method !== "GET" && !options.ignoreMethod)
+        if (request !== void 0)
+          if (webidl.is.Request(request)) {
+            if (r = getRequestState(request), r.method !== "GET" && !options.ignoreMethod)
               return [];
-          } else typeof request2 == "string" && (r = getRequestState(new Request(request2)));
+          } else typeof request == "string" && (r = getRequestState(new Request(request)));
         let responses = [];
-        if (request2 === void 0)
+        if (request === void 0)
           for (let requestResponse of this.#relevantRequestResponseList)
             responses.push(requestResponse[1]);
         else {
@@ -16404,15 +16404,15 @@ var require_cachestorage = __commonJS({
       constructor() {
         arguments[0] !== kConstruct && webidl.illegalConstructor(), webidl.util.markAsUncloneable(this);
       }
-      async match(request2, options = {}) {
-        if (webidl.brandCheck(this, _CacheStorage), webidl.argumentLengthCheck(arguments, 1, "CacheStorage.match"), request2 = webidl.converters.RequestInfo(request2), options = webidl.converters.MultiCacheQueryOptions(options), options.cacheName != null) {
+      async match(request, options = {}) {
+        if (webidl.brandCheck(this, _CacheStorage), webidl.argumentLengthCheck(arguments, 1, "CacheStorage.match"), request = webidl.converters.RequestInfo(request), options = webidl.converters.MultiCacheQueryOptions(options), options.cacheName != null) {
           if (this.#caches.has(options.cacheName)) {
             let cacheList = this.#caches.get(options.cacheName);
-            return await new Cache(kConstruct, cacheList).match(request2, options);
+            return await new Cache(kConstruct, cacheList).match(request, options);
           }
         } else
           for (let cacheList of this.#caches.values()) {
-            let response = await new Cache(kConstruct, cacheList).match(request2, options);
+            let response = await new Cache(kConstruct, cacheList).match(request, options);
             if (response !== void 0)
               return response;
           }
@@ -16733,9 +16733,9 @@ var require_cookies = __commonJS({
   "node_modules/undici/lib/web/cookies/index.js"(exports, module) {
     "use strict";
     var { parseSetCookie } = require_parse(), { stringify } = require_util4(), { webidl } = require_webidl(), { Headers } = require_headers(), brandChecks = webidl.brandCheckMultiple([Headers, globalThis.Headers].filter(Boolean));
-    function getCookies(headers2) {
-      webidl.argumentLengthCheck(arguments, 1, "getCookies"), brandChecks(headers2);
-      let cookie = headers2.get("cookie"), out = { __proto__: null };
+    function getCookies(headers) {
+      webidl.argumentLengthCheck(arguments, 1, "getCookies"), brandChecks(headers);
+      let cookie = headers.get("cookie"), out = { __proto__: null };
       if (!cookie)
         return out;
       for (let piece of cookie.split(";")) {
@@ -16744,28 +16744,28 @@ var require_cookies = __commonJS({
       }
       return out;
     }
-    function deleteCookie(headers2, name, attributes) {
-      brandChecks(headers2);
+    function deleteCookie(headers, name, attributes) {
+      brandChecks(headers);
       let prefix = "deleteCookie";
-      webidl.argumentLengthCheck(arguments, 2, prefix), name = webidl.converters.DOMString(name, prefix, "name"), attributes = webidl.converters.DeleteCookieAttributes(attributes), setCookie(headers2, {
+      webidl.argumentLengthCheck(arguments, 2, prefix), name = webidl.converters.DOMString(name, prefix, "name"), attributes = webidl.converters.DeleteCookieAttributes(attributes), setCookie(headers, {
         name,
         value: "",
         expires: /* @__PURE__ */ new Date(0),
         ...attributes
       });
     }
-    function getSetCookies(headers2) {
-      webidl.argumentLengthCheck(arguments, 1, "getSetCookies"), brandChecks(headers2);
-      let cookies = headers2.getSetCookie();
+    function getSetCookies(headers) {
+      webidl.argumentLengthCheck(arguments, 1, "getSetCookies"), brandChecks(headers);
+      let cookies = headers.getSetCookie();
       return cookies ? cookies.map((pair) => parseSetCookie(pair)) : [];
     }
     function parseCookie(cookie) {
       return cookie = webidl.converters.DOMString(cookie), parseSetCookie(cookie);
     }
-    function setCookie(headers2, cookie) {
-      webidl.argumentLengthCheck(arguments, 2, "setCookie"), brandChecks(headers2), cookie = webidl.converters.Cookie(cookie);
+    function setCookie(headers, cookie) {
+      webidl.argumentLengthCheck(arguments, 2, "setCookie"), brandChecks(headers), cookie = webidl.converters.Cookie(cookie);
       let str = stringify(cookie);
-      str && headers2.append("set-cookie", str, !0);
+      str && headers.append("set-cookie", str, !0);
     }
     webidl.converters.DeleteCookieAttributes = webidl.dictionaryConverter([
       {
@@ -17203,10 +17203,10 @@ var require_util5 = __commonJS({
       let num = Number.parseInt(value, 10);
       return num >= 8 && num <= 15;
     }
-    function getURLRecord(url2, baseURL) {
+    function getURLRecord(url, baseURL) {
       let urlRecord;
       try {
-        urlRecord = new URL(url2, baseURL);
+        urlRecord = new URL(url, baseURL);
       } catch (e) {
         throw new DOMException(e, "SyntaxError");
       }
@@ -17314,10 +17314,10 @@ var require_connection = __commonJS({
   "node_modules/undici/lib/web/websocket/connection.js"(exports, module) {
     "use strict";
     var { uid, states, sentCloseFrameState, emptyBuffer, opcodes } = require_constants5(), { parseExtensions, isClosed, isClosing, isEstablished, isConnecting, validateCloseCodeAndReason } = require_util5(), { makeRequest } = require_request2(), { fetching } = require_fetch(), { Headers, getHeadersList } = require_headers(), { getDecodeSplit } = require_util2(), { WebsocketFrameSend } = require_frame(), assert = __require("node:assert"), { runtimeFeatures } = require_runtime_features(), crypto = runtimeFeatures.has("crypto") ? __require("node:crypto") : null, warningEmitted = !1;
-    function establishWebSocketConnection(url2, protocols, client2, handler, options) {
-      let requestURL = url2;
-      requestURL.protocol = url2.protocol === "ws:" ? "http:" : "https:";
-      let request2 = makeRequest({
+    function establishWebSocketConnection(url, protocols, client2, handler, options) {
+      let requestURL = url;
+      requestURL.protocol = url.protocol === "ws:" ? "http:" : "https:";
+      let request = makeRequest({
         urlList: [requestURL],
         client: client2,
         serviceWorkers: "none",
@@ -17330,14 +17330,14 @@ var require_connection = __commonJS({
       });
       if (options.headers) {
         let headersList = getHeadersList(new Headers(options.headers));
-        request2.headersList = headersList;
+        request.headersList = headersList;
       }
       let keyValue = crypto.randomBytes(16).toString("base64");
-      request2.headersList.append("sec-websocket-key", keyValue, !0), request2.headersList.append("sec-websocket-version", "13", !0);
+      request.headersList.append("sec-websocket-key", keyValue, !0), request.headersList.append("sec-websocket-version", "13", !0);
       for (let protocol of protocols)
-        request2.headersList.append("sec-websocket-protocol", protocol, !0);
-      return request2.headersList.append("sec-websocket-extensions", "permessage-deflate; client_max_window_bits", !0), fetching({
-        request: request2,
+        request.headersList.append("sec-websocket-protocol", protocol, !0);
+      return request.headersList.append("sec-websocket-extensions", "permessage-deflate; client_max_window_bits", !0), fetching({
+        request,
         useParallelQueue: !0,
         dispatcher: options.dispatcher,
         processResponse(response) {
@@ -17375,7 +17375,7 @@ var require_connection = __commonJS({
           }
           let secProtocol = response.headersList.get("Sec-WebSocket-Protocol");
           if (secProtocol !== null) {
-            let requestProtocols = getDecodeSplit("sec-websocket-protocol", request2.headersList);
+            let requestProtocols = getDecodeSplit("sec-websocket-protocol", request.headersList);
             if (requestProtocols === null || !requestProtocols.includes(secProtocol)) {
               failHandshake(handler, response, 1002, "Protocol was not set in the opening handshake.");
               return;
@@ -17571,12 +17571,12 @@ var require_receiver = __commonJS({
           } else if (this.#state === parserStates.PAYLOADLENGTH_64) {
             if (this.#byteOffset < 8)
               return callback();
-            let buffer = this.consume(8), upper = buffer.readUInt32BE(0), lower2 = buffer.readUInt32BE(4);
-            if (upper !== 0 || lower2 > 2 ** 31 - 1) {
+            let buffer = this.consume(8), upper = buffer.readUInt32BE(0), lower = buffer.readUInt32BE(4);
+            if (upper !== 0 || lower > 2 ** 31 - 1) {
               failWebsocketConnection(this.#handler, 1009, "Received payload length > 2^31 bytes.");
               return;
             }
-            if (this.#info.payloadLength = lower2, this.#state = parserStates.READ_DATA, !this.#validatePayloadLength())
+            if (this.#info.payloadLength = lower, this.#state = parserStates.READ_DATA, !this.#validatePayloadLength())
               return;
           } else if (this.#state === parserStates.READ_DATA) {
             if (this.#byteOffset < this.#info.payloadLength)
@@ -17858,13 +17858,13 @@ var require_websocket = __commonJS({
        * @param {string} url
        * @param {string|string[]} protocols
        */
-      constructor(url2, protocols = []) {
+      constructor(url, protocols = []) {
         super(), webidl.util.markAsUncloneable(this);
         let prefix = "WebSocket constructor";
         webidl.argumentLengthCheck(arguments, 1, prefix);
         let options = webidl.converters["DOMString or sequence<DOMString> or WebSocketInit"](protocols, prefix, "options");
-        url2 = webidl.converters.USVString(url2), protocols = options.protocols;
-        let baseURL = environmentSettingsObject.settingsObject.baseUrl, urlRecord = getURLRecord(url2, baseURL);
+        url = webidl.converters.USVString(url), protocols = options.protocols;
+        let baseURL = environmentSettingsObject.settingsObject.baseUrl, urlRecord = getURLRecord(url, baseURL);
         if (typeof protocols == "string" && (protocols = [protocols]), protocols.length !== new Set(protocols.map((p) => p.toLowerCase())).size)
           throw new DOMException("Invalid Sec-WebSocket-Protocol value", "SyntaxError");
         if (protocols.length > 0 && !protocols.every((p) => isValidSubprotocol(p)))
@@ -17977,7 +17977,7 @@ var require_websocket = __commonJS({
         extensions !== null && (this.#extensions = extensions);
         let protocol = response.headersList.get("sec-websocket-protocol");
         if (protocol !== null && (this.#protocol = protocol), fireEvent("open", this), channels.open.hasSubscribers) {
-          let headers2 = response.headersList.entries;
+          let headers = response.headersList.entries;
           channels.open.publish({
             address: getSocketAddress(response.socket),
             protocol: this.#protocol,
@@ -17986,7 +17986,7 @@ var require_websocket = __commonJS({
             handshakeResponse: {
               status: response.status,
               statusText: response.statusText,
-              headers: headers2
+              headers
             }
           });
         }
@@ -18226,11 +18226,11 @@ var require_websocketstream = __commonJS({
       };
       /** @type {import('../receiver').ByteParser} */
       #parser;
-      constructor(url2, options = void 0) {
+      constructor(url, options = void 0) {
         emittedExperimentalWarning || (process.emitWarning("WebSocketStream is experimental! Expect it to change at any time.", {
           code: "UNDICI-WSS"
-        }), emittedExperimentalWarning = !0), webidl.argumentLengthCheck(arguments, 1, "WebSocket"), url2 = webidl.converters.USVString(url2), options !== null && (options = webidl.converters.WebSocketStreamOptions(options));
-        let baseURL = environmentSettingsObject.settingsObject.baseUrl, urlRecord = getURLRecord(url2, baseURL), protocols = options.protocols;
+        }), emittedExperimentalWarning = !0), webidl.argumentLengthCheck(arguments, 1, "WebSocket"), url = webidl.converters.USVString(url), options !== null && (options = webidl.converters.WebSocketStreamOptions(options));
+        let baseURL = environmentSettingsObject.settingsObject.baseUrl, urlRecord = getURLRecord(url, baseURL), protocols = options.protocols;
         if (protocols.length !== new Set(protocols.map((p) => p.toLowerCase())).size)
           throw new DOMException("Invalid Sec-WebSocket-Protocol value", "SyntaxError");
         if (protocols.length > 0 && !protocols.every((p) => isValidSubprotocol(p)))
@@ -18712,18 +18712,18 @@ var require_eventsource = __commonJS({
        * @param {EventSourceInit} [eventSourceInitDict={}]
        * @see https://html.spec.whatwg.org/multipage/server-sent-events.html#the-eventsource-interface
        */
-      constructor(url2, eventSourceInitDict = {}) {
+      constructor(url, eventSourceInitDict = {}) {
         super(), webidl.util.markAsUncloneable(this);
         let prefix = "EventSource constructor";
         webidl.argumentLengthCheck(arguments, 1, prefix), experimentalWarned || (experimentalWarned = !0, process.emitWarning("EventSource is experimental, expect them to change at any time.", {
           code: "UNDICI-ES"
-        })), url2 = webidl.converters.USVString(url2), eventSourceInitDict = webidl.converters.EventSourceInitDict(eventSourceInitDict, prefix, "eventSourceInitDict"), this.#dispatcher = eventSourceInitDict.node.dispatcher || eventSourceInitDict.dispatcher, this.#state = {
+        })), url = webidl.converters.USVString(url), eventSourceInitDict = webidl.converters.EventSourceInitDict(eventSourceInitDict, prefix, "eventSourceInitDict"), this.#dispatcher = eventSourceInitDict.node.dispatcher || eventSourceInitDict.dispatcher, this.#state = {
           lastEventId: "",
           reconnectionTime: eventSourceInitDict.node.reconnectionTime
         };
         let settings = environmentSettingsObject, urlRecord;
         try {
-          urlRecord = new URL(url2, settings.settingsObject.baseUrl), this.#state.origin = urlRecord.origin;
+          urlRecord = new URL(url, settings.settingsObject.baseUrl), this.#state.origin = urlRecord.origin;
         } catch (e) {
           throw new DOMException(e, "SyntaxError");
         }
@@ -18960,8 +18960,8 @@ var require_undici = __commonJS({
       headerNameToString: util.headerNameToString
     };
     function makeDispatcher(fn) {
-      return (url2, opts, handler) => {
-        if (typeof opts == "function" && (handler = opts, opts = null), !url2 || typeof url2 != "string" && typeof url2 != "object" && !(url2 instanceof URL))
+      return (url, opts, handler) => {
+        if (typeof opts == "function" && (handler = opts, opts = null), !url || typeof url != "string" && typeof url != "object" && !(url instanceof URL))
           throw new InvalidArgumentError("invalid url");
         if (opts != null && typeof opts != "object")
           throw new InvalidArgumentError("invalid opts");
@@ -18969,16 +18969,16 @@ var require_undici = __commonJS({
           if (typeof opts.path != "string")
             throw new InvalidArgumentError("invalid opts.path");
           let path = opts.path;
-          opts.path.startsWith("/") || (path = `/${path}`), url2 = new URL(util.parseOrigin(url2).origin + path);
+          opts.path.startsWith("/") || (path = `/${path}`), url = new URL(util.parseOrigin(url).origin + path);
         } else
-          opts || (opts = typeof url2 == "object" ? url2 : {}), url2 = util.parseURL(url2);
+          opts || (opts = typeof url == "object" ? url : {}), url = util.parseURL(url);
         let { agent, dispatcher = getGlobalDispatcher() } = opts;
         if (agent)
           throw new InvalidArgumentError("unsupported opts.agent. Did you mean opts.client?");
         return fn.call(dispatcher, {
           ...opts,
-          origin: url2.origin,
-          path: url2.search ? `${url2.pathname}${url2.search}` : url2.pathname,
+          origin: url.origin,
+          path: url.search ? `${url.pathname}${url.search}` : url.pathname,
           method: opts.method || (opts.body ? "PUT" : "GET")
         }, handler);
       };
@@ -19074,10 +19074,6 @@ function makeTarget(o) {
   };
 }
 var completionsPath = (api) => api === "chat" ? "/v1/chat/completions" : "/v1/completions";
-function modelOf(t) {
-  if (t.model === null) throw new Error("internal: the target's model was not resolved");
-  return t.model;
-}
 
 // src/core/client/stream-client.ts
 var import_undici = __toESM(require_undici(), 1);
@@ -19178,15 +19174,15 @@ function watchSocketWrites() {
     let socket = msg.socket;
     socket && socketConnected.set(socket, performance2.now());
   }), diagnostics.subscribe("undici:client:sendHeaders", (msg) => {
-    let t = performance2.now(), { headers: headers2, socket } = msg;
-    if (typeof headers2 != "string") return;
-    let i = headers2.indexOf(`${REQUEST_ID_HEADER}: `);
+    let t = performance2.now(), { headers, socket } = msg;
+    if (typeof headers != "string") return;
+    let i = headers.indexOf(`${REQUEST_ID_HEADER}: `);
     if (i === -1) return;
-    let start = i + REQUEST_ID_HEADER.length + 2, end = headers2.indexOf(`\r
+    let start = i + REQUEST_ID_HEADER.length + 2, end = headers.indexOf(`\r
 `, start), uses = socket ? socketUses.get(socket) ?? 0 : 0;
     socket && socketUses.set(socket, uses + 1);
     let connectedAt = socket !== void 0 && uses === 0 ? socketConnected.get(socket) ?? null : null;
-    socketWrites.set(headers2.slice(start, end === -1 ? void 0 : end), {
+    socketWrites.set(headers.slice(start, end === -1 ? void 0 : end), {
       t,
       reused: uses > 0,
       connectedAt
@@ -19269,7 +19265,7 @@ var SseParser = class {
 var STALE_CONNECTION = /* @__PURE__ */ new Set(["UND_ERR_SOCKET", "ECONNRESET", "EPIPE"]), MAX_STALE_RETRIES = 3;
 function buildRequestBody(cfg, spec) {
   let body = {
-    model: modelOf(cfg.target),
+    model: cfg.target.model,
     stream: !0,
     stream_options: { include_usage: !0 },
     max_tokens: spec.maxTokens,
@@ -19321,7 +19317,7 @@ var StreamClient = class {
    * after every response. Nothing else is retried.
    */
   attempt(spec, body, retries, resolve) {
-    let cfg = this.cfg, origin = cfg.originMs, eventTimes = [], eventChars = [], serverTimes, serverArrival, timings = null, usageRaw = null, eventCount = 0, now = 0, headersMs = null, status = null, finishReason = null, usage = null, error = null, done = !1, errBody = "", sse = !0, timedOut = !1, finished = !1, controller = null, received = 0, text2 = spec.keepText ? [] : null, maxResponseBytes = cfg.limits?.maxResponseBytes ?? STREAM_LIMITS.maxResponseBytes, maxLineBytes = cfg.limits?.maxLineBytes ?? STREAM_LIMITS.maxLineBytes, setError = (code, message) => {
+    let cfg = this.cfg, origin = cfg.originMs, eventTimes = [], eventChars = [], serverTimes, serverArrival, timings = null, usageRaw = null, eventCount = 0, now = 0, headersMs = null, status = null, finishReason = null, usage = null, error = null, done = !1, errBody = "", sse = !0, timedOut = !1, finished = !1, controller = null, received = 0, text = spec.keepText ? [] : null, maxResponseBytes = cfg.limits?.maxResponseBytes ?? STREAM_LIMITS.maxResponseBytes, maxLineBytes = cfg.limits?.maxLineBytes ?? STREAM_LIMITS.maxLineBytes, setError = (code, message) => {
       error === null && (error = { code, message: message.slice(0, 1e3) });
     }, parser = new SseParser((ev) => {
       if (ev.data === "[DONE]") {
@@ -19344,7 +19340,7 @@ var StreamClient = class {
         prompt_tokens: info.usage.prompt,
         completion_tokens: info.usage.completion,
         cached_tokens: info.usage.cached
-      }), info.finishReason !== null && (finishReason = info.finishReason), info.timings !== null && (timings = info.timings), info.usageRaw !== null && (usageRaw = info.usageRaw), info.contentChars > 0 && (text2 !== null && info.text !== "" && text2.push(info.text), eventTimes.push(now - origin), eventChars.push(info.contentChars), info.serverTsMs !== null && (serverTimes ??= [], serverTimes.push(info.serverTsMs - this.hrtimeOffsetMs - origin)), info.serverArrivalTsMs !== null && (serverArrival = info.serverArrivalTsMs - this.hrtimeOffsetMs - origin));
+      }), info.finishReason !== null && (finishReason = info.finishReason), info.timings !== null && (timings = info.timings), info.usageRaw !== null && (usageRaw = info.usageRaw), info.contentChars > 0 && (text !== null && info.text !== "" && text.push(info.text), eventTimes.push(now - origin), eventChars.push(info.contentChars), info.serverTsMs !== null && (serverTimes ??= [], serverTimes.push(info.serverTsMs - this.hrtimeOffsetMs - origin)), info.serverArrivalTsMs !== null && (serverArrival = info.serverArrivalTsMs - this.hrtimeOffsetMs - origin));
     }), dispatchAbs = performance3.now(), wireId = `${this.tag}-${spec.id}${retries > 0 ? `-r${retries}` : ""}`, timer = setTimeout(() => {
       timedOut = !0, controller?.abort(new Error(`request exceeded --timeout-s ${cfg.timeoutS}`));
     }, cfg.timeoutS * 1e3), finish = () => {
@@ -19375,17 +19371,17 @@ var StreamClient = class {
         http_status: status,
         error
       };
-      serverTimes !== void 0 && (rec.server_event_times_ms = serverTimes), serverArrival !== void 0 && (rec.server_arrival_ms = serverArrival), retries > 0 && (rec.retries = retries), spec.session !== void 0 && (rec.session = spec.session), spec.turn !== void 0 && (rec.turn = spec.turn), text2 !== null && (spec.responseText = text2.join("")), written?.connectedAt != null && written.connectedAt >= dispatchAbs && (rec.connected_ms = written.connectedAt - origin), timings !== null && (rec.server_timings = timings), usageRaw !== null && (rec.usage_raw = usageRaw), resolve(rec);
+      serverTimes !== void 0 && (rec.server_event_times_ms = serverTimes), serverArrival !== void 0 && (rec.server_arrival_ms = serverArrival), retries > 0 && (rec.retries = retries), spec.session !== void 0 && (rec.session = spec.session), spec.turn !== void 0 && (rec.turn = spec.turn), text !== null && (spec.responseText = text.join("")), written?.connectedAt != null && written.connectedAt >= dispatchAbs && (rec.connected_ms = written.connectedAt - origin), timings !== null && (rec.server_timings = timings), usageRaw !== null && (rec.usage_raw = usageRaw), resolve(rec);
     }, handler = {
       onRequestStart(c) {
         controller = c;
       },
-      onResponseStart(_c, statusCode, headers2) {
+      onResponseStart(_c, statusCode, headers) {
         if (now = performance3.now(), headersMs = now - origin, status = statusCode, statusCode >= 400) {
           sse = !1;
           return;
         }
-        let ct = String(headers2["content-type"] ?? ""), enc = String(headers2["content-encoding"] ?? "identity").toLowerCase();
+        let ct = String(headers["content-type"] ?? ""), enc = String(headers["content-encoding"] ?? "identity").toLowerCase();
         enc !== "identity" ? (sse = !1, setError(
           ErrorCode.unsupportedEncoding,
           `the stream came with content-encoding "${enc.slice(0, 40)}" though none was asked for; turn compression off for the completions endpoint (a proxy?)`
@@ -19523,7 +19519,6 @@ function rng(seed) {
 }
 
 // src/shared/statistics.ts
-var DEFAULT_THRESHOLDS = { pct: 5, confidence: 0.95, minPoints: 5 };
 function percentileSorted(sorted, q) {
   let n = sorted.length;
   if (n === 0) return null;
@@ -19633,6 +19628,15 @@ function sendQueueOf(records) {
   return records.filter((r) => r.dispatch_ms !== void 0).map((r) => r.send_ms - Math.max(r.dispatch_ms, r.connected_ms ?? 0));
 }
 
+// src/core/load/level-plan.ts
+function sessionsOf(cfg) {
+  return cfg.sessions ? { turns: cfg.sessions.turns, thinkTimeMs: cfg.sessions.think_time_ms } : null;
+}
+
+// src/core/load/loops.ts
+import { performance as performance6 } from "node:perf_hooks";
+import { setTimeout as sleep, setImmediate as yieldImmediate } from "node:timers/promises";
+
 // src/core/workload/arrivals.ts
 function normal(r) {
   let u = 1 - r(), v = r();
@@ -19662,6 +19666,113 @@ function arrivalOffsetsMs(opts) {
     opts.kind === "constant" ? gap = meanGapMs : opts.kind === "poisson" ? gap = -Math.log(1 - r()) * meanGapMs : gap = gamma(r, opts.burstiness, meanGapMs / opts.burstiness), t += gap;
   }
   return out;
+}
+
+// src/core/load/shard.ts
+function splitEven(total, n) {
+  let base = Math.floor(total / n), extra = total - base * n;
+  return Array.from({ length: n }, (_, k) => base + (k < extra ? 1 : 0));
+}
+var shareOf = (total, p) => splitEven(splitEven(total, p.runner.count)[p.runner.index], p.thread.count)[p.thread.index], closedIndex = (local, p) => (local * p.thread.count + p.thread.index) * p.runner.count + p.runner.index, ownsArrival = (j, p) => j % p.runner.count === p.runner.index && Math.floor(j / p.runner.count) % p.thread.count === p.thread.index;
+var WARMUP_ID_OFFSET = 5e6;
+
+// src/core/load/loops.ts
+function sleepUntil(tAbsMs) {
+  return new Promise((resolve) => {
+    let spin = () => {
+      performance6.now() >= tAbsMs ? resolve() : setImmediate(spin);
+    }, d = tAbsMs - performance6.now();
+    d > 3 ? setTimeout(spin, d - 2) : spin();
+  });
+}
+var RAMP_INDEX = 1e6;
+function markRamp(rec) {
+  return rec.warmup = !0, rec.ramp = !0, rec;
+}
+async function runClosedLoop(client2, makeSpec, opts) {
+  let records = [], next = 0, rampNext = 0;
+  opts.startAtAbsMs !== void 0 && await sleepUntil(opts.startAtAbsMs);
+  let rampMs = (opts.rampUpS ?? 0) * 1e3, t0 = performance6.now(), measureFrom = t0 + rampMs, deadline = opts.durationS !== null ? measureFrom + opts.durationS * 1e3 : Number.POSITIVE_INFINITY, limit = opts.requests ?? Number.POSITIVE_INFINITY, user = async (k) => {
+    if (rampMs > 0)
+      for (await sleepUntil(t0 + rampMs * k / opts.concurrency); performance6.now() < measureFrom && !opts.shouldStop?.(); ) {
+        let rec = markRamp(await client2.stream(makeSpec(RAMP_INDEX + rampNext++, !0, null)));
+        records.push(rec), await yieldImmediate();
+      }
+    let sessions = opts.sessions ?? null, conversation = null;
+    for (; ; ) {
+      if (conversation !== null && sessions.thinkTimeMs > 0 && await sleep(sessions.thinkTimeMs), next >= limit || performance6.now() >= deadline || opts.shouldStop?.()) return;
+      let i = next++, spec = sessions ? makeSpec(i, !1, null, conversation ?? { session: 0, turn: 1, history: [] }) : makeSpec(i, !1, null), rec = await client2.stream(spec);
+      records.push(rec), opts.onRecord?.(rec), sessions && (conversation = nextTurn(spec, rec, sessions.turns)), await yieldImmediate();
+    }
+  };
+  return await Promise.all(Array.from({ length: opts.concurrency }, (_, k) => user(k))), { records, droppedArrivals: 0, drainTimeS: null };
+}
+function nextTurn(spec, rec, turns) {
+  let turn = spec.turn ?? 1;
+  return rec.error !== null || turn >= turns || spec.responseText === void 0 ? null : {
+    session: spec.session ?? spec.id,
+    turn: turn + 1,
+    history: [...spec.messages ?? [], { role: "assistant", content: spec.responseText }]
+  };
+}
+async function runOpenLoop(client2, makeSpec, opts) {
+  let offsets = opts.offsetsMs ? opts.offsetsMs : arrivalOffsetsMs({
+    kind: opts.arrival,
+    rateRps: opts.rateRps,
+    burstiness: opts.burstiness,
+    seed: opts.seed,
+    ...opts.requests !== null ? { count: opts.requests } : {},
+    ...opts.durationS !== null ? { durationS: opts.durationS } : {}
+  }), records = [], pending = [], inFlight = 0, slotWaiters = [], dropped = 0, mine = offsets.map((_, j) => j).filter((j) => opts.shard === void 0 || ownsArrival(j, opts.shard)), specs = mine.map((j) => {
+    let spec = makeSpec(j, !1, 0);
+    return spec.body = JSON.stringify(buildRequestBody(client2.cfg, spec)), spec;
+  }), t0 = opts.startAtAbsMs ?? performance6.now() + 5, rampMs = (opts.rampUpS ?? 0) * 1e3;
+  if (rampMs > 0) {
+    let n = Math.floor(opts.rateRps * rampMs / 2e3);
+    for (let k = 0; k < n; k++)
+      if (!(opts.shard !== void 0 && !ownsArrival(k, opts.shard))) {
+        if (opts.shouldStop?.()) break;
+        await sleepUntil(t0 + Math.sqrt(2 * k * rampMs / (opts.rateRps / 1e3))), pending.push(
+          client2.stream(makeSpec(RAMP_INDEX + k, !0, null)).then((rec) => {
+            records.push(markRamp(rec));
+          })
+        );
+      }
+  }
+  let start = t0 + rampMs;
+  for (let i = 0; i < mine.length; i++) {
+    if (opts.shouldStop?.()) {
+      dropped = mine.length - i;
+      break;
+    }
+    let intended = start + offsets[mine[i]], spec = specs[i];
+    if (spec.intendedSendAbsMs = intended, await sleepUntil(intended), opts.maxInFlight !== null)
+      for (; inFlight >= opts.maxInFlight; ) await new Promise((res) => slotWaiters.push(res));
+    inFlight++;
+    let p = client2.stream(spec).then((rec) => {
+      if (inFlight--, records.push(rec), opts.onRecord?.(rec), slotWaiters.length > 0) {
+        let w = slotWaiters;
+        slotWaiters = [];
+        for (let f of w) f();
+      }
+    });
+    pending.push(p);
+  }
+  await Promise.all(pending);
+  let lastIntended = mine.length > 0 ? start + offsets[mine[mine.length - 1]] : start, lastEnd = Number.NEGATIVE_INFINITY;
+  for (let r of records) r.end_ms !== null && r.end_ms > lastEnd && (lastEnd = r.end_ms);
+  let origin = client2.cfg.originMs, drain = Number.isFinite(lastEnd) ? Math.max(0, lastEnd - (lastIntended - origin)) / 1e3 : null;
+  return { records, droppedArrivals: dropped, drainTimeS: drain, lastIntendedMs: lastIntended - origin };
+}
+async function runWarmup(client2, makeSpec, count2, concurrency) {
+  if (count2 <= 0) return [];
+  let out = [], next = 0, user = async () => {
+    for (; next < count2; ) {
+      let i = next++;
+      out.push(await client2.stream(makeSpec(i, !0, null)));
+    }
+  };
+  return await Promise.all(Array.from({ length: Math.max(1, Math.min(concurrency, count2)) }, user)), out;
 }
 
 // src/core/workload/sample-lengths.ts
@@ -19997,966 +20108,11 @@ function shapeFor(kind, index, seed, fixed) {
   let r = rng(seed * 1000003 + index >>> 0), row = SAMPLE_LENGTHS[Math.floor(r() * SAMPLE_LENGTHS.length)];
   return { promptTokens: row[0], maxTokens: Math.min(row[1], fixed.maxTokens) };
 }
-
-// src/schema/errors.ts
-var TokenbenchError = class extends Error {
-  constructor(code, message, options) {
-    super(message, options);
-    this.code = code;
-    this.name = new.target.name;
-  }
-  code;
-}, UsageError = class extends TokenbenchError {
-  constructor(message, setting2 = null) {
-    super("usage", message);
-    this.setting = setting2;
-  }
-  setting;
-};
-
-// src/core/server/http.ts
-var import_undici2 = __toESM(require_undici(), 1);
-var MAX_HTTP_BYTES = 8 * 1024 * 1024;
-
-// src/core/server/prompt-calibration.ts
-var sampleOf = (seed) => (words) => makePrompt(words, seed, 0), sample = sampleOf(4242);
 function wordsFor(cal, tokens) {
   return tokens === cal.target_tokens ? cal.words : Math.max(1, cal.words + Math.round((tokens - cal.target_tokens) / cal.tokens_per_word));
 }
 
-// src/shared/measures.ts
-var lower = "lower", higher = "higher", CATALOGUE = [
-  [
-    {
-      name: "ttft_p50_ms",
-      unit: "ms",
-      direction: lower,
-      label: "TTFT p50",
-      description: "time to first token, median"
-    },
-    (l) => l.ttft_ms.p50
-  ],
-  [
-    {
-      name: "ttft_p95_ms",
-      unit: "ms",
-      direction: lower,
-      label: "TTFT p95",
-      description: "time to first token, p95"
-    },
-    (l) => l.ttft_ms.p95
-  ],
-  [
-    {
-      name: "ttft_p99_ms",
-      unit: "ms",
-      direction: lower,
-      label: "TTFT p99",
-      description: "time to first token, p99"
-    },
-    (l) => l.ttft_ms.p99
-  ],
-  [
-    {
-      name: "itl_p50_ms",
-      unit: "ms",
-      direction: lower,
-      label: "ITL p50",
-      description: "inter-token (chunk) latency, median"
-    },
-    (l) => l.itl_ms.p50
-  ],
-  [
-    {
-      name: "itl_p95_ms",
-      unit: "ms",
-      direction: lower,
-      label: "ITL p95",
-      description: "inter-token (chunk) latency, p95"
-    },
-    (l) => l.itl_ms.p95
-  ],
-  [
-    {
-      name: "tpot_p50_ms",
-      unit: "ms",
-      direction: lower,
-      label: "TPOT p50",
-      description: "time per output token, median"
-    },
-    (l) => l.tpot_ms.p50
-  ],
-  [
-    {
-      name: "e2e_p50_ms",
-      unit: "ms",
-      direction: lower,
-      label: "E2E p50",
-      description: "end-to-end latency, median"
-    },
-    (l) => l.e2e_ms.p50
-  ],
-  [
-    {
-      name: "e2e_p95_ms",
-      unit: "ms",
-      direction: lower,
-      label: "E2E p95",
-      description: "end-to-end latency, p95"
-    },
-    (l) => l.e2e_ms.p95
-  ],
-  [
-    {
-      name: "output_tok_s",
-      unit: "tok/s",
-      direction: higher,
-      label: "output tok/s",
-      description: "output tokens per second"
-    },
-    (l) => l.output_tok_s
-  ],
-  [
-    {
-      name: "total_tok_s",
-      unit: "tok/s",
-      direction: higher,
-      label: "total tok/s",
-      description: "prompt + output tokens per second"
-    },
-    (l) => l.total_tok_s
-  ],
-  [
-    {
-      name: "req_s",
-      unit: "req/s",
-      direction: higher,
-      label: "req/s",
-      description: "successful requests per second"
-    },
-    (l) => l.req_s
-  ],
-  [
-    {
-      name: "goodput_req_s",
-      unit: "req/s",
-      direction: higher,
-      label: "goodput req/s",
-      description: "requests meeting every SLO per second"
-    },
-    (l) => l.goodput_req_s
-  ],
-  [
-    {
-      name: "slo_pass_pct",
-      unit: "%",
-      direction: higher,
-      label: "SLO pass %",
-      description: "share of requests meeting every SLO"
-    },
-    (l) => l.slo_pass_pct
-  ],
-  [
-    {
-      name: "error_rate",
-      unit: "ratio",
-      direction: lower,
-      label: "error rate",
-      description: "failed requests / requests"
-    },
-    (l) => l.requests > 0 ? l.errors / l.requests : null
-  ],
-  [
-    {
-      name: "decode_tps",
-      unit: "tok/s",
-      direction: higher,
-      label: "decode tok/s",
-      description: "per-request decode tok/s, median"
-    },
-    (l) => l.decode_tok_s.p50
-  ],
-  [
-    {
-      name: "effective_prefill_tps",
-      unit: "tok/s",
-      direction: higher,
-      label: "prefill tok/s",
-      description: "client-wall (prompt - cached) tokens / TTFT, median"
-    },
-    null
-  ],
-  [
-    {
-      name: "ttft_ratio",
-      unit: "ratio",
-      direction: lower,
-      label: "TTFT ratio",
-      description: "prefix-cache case TTFT / fresh TTFT"
-    },
-    null
-  ],
-  [
-    {
-      name: "saturation_rps",
-      unit: "req/s",
-      direction: higher,
-      label: "max rate under SLO",
-      description: "--mode search: the highest open-loop rate that kept the target share of requests within every SLO"
-    },
-    null
-  ]
-], MEASURES = CATALOGUE.map(([m]) => m), MEASURE_BY_NAME = new Map(MEASURES.map((m) => [m.name, m]));
-
-// src/shared/rules.ts
-var FAIL_ON = ["regression", "warning", "never"];
-
-// src/core/settings/setting.ts
-var problem = (label, text2) => new UsageError(`${label} ${text2}`, label), last = (raw) => raw[raw.length - 1].trim();
-function setting(o, metavar, parse) {
-  let flag = o.flag === void 0 ? null : o.flag;
-  return {
-    flag,
-    input: o.input === void 0 ? flag : o.input,
-    help: o.help,
-    metavar: o.metavar ?? metavar,
-    default: o.default,
-    defaultText: o.defaultText !== void 0 ? o.defaultText : o.default === null || Array.isArray(o.default) && o.default.length === 0 ? null : Array.isArray(o.default) ? o.default.join(",") : typeof o.default == "object" ? null : String(o.default),
-    multiple: o.multiple ?? !1,
-    switch: o.switch ?? !1,
-    env: o.env ?? [],
-    parse
-  };
-}
-var positiveInt = (n) => Number.isInteger(n) && n > 0, nonNegInt = (n) => Number.isInteger(n) && n >= 0, positive = (n) => n > 0, nonNeg = (n) => n >= 0, anyInt = (n) => Number.isInteger(n), TRUE = /^(true|yes|1|on)$/i, FALSE = /^(false|no|0|off)$/i;
-function text(o) {
-  return setting(o, "TEXT", (raw) => last(raw));
-}
-function number(o) {
-  return setting(o, "N", (raw, label) => {
-    let v = last(raw), n = Number(v);
-    if (v === "" || !Number.isFinite(n) || !o.check(n)) throw problem(label, `must be ${o.what}, got "${v}"`);
-    return n;
-  });
-}
-function custom(o, read) {
-  return setting(o, o.metavar, (raw, label) => {
-    let r = read(last(raw));
-    if (r !== null && typeof r == "object" && "problem" in r) throw problem(label, r.problem);
-    return r;
-  });
-}
-function boolean(o) {
-  return setting({ ...o, switch: o.switch ?? !1 }, o.switch ? "" : "true|false", (raw, label) => {
-    let v = last(raw);
-    if (TRUE.test(v)) return !0;
-    if (FALSE.test(v)) return !1;
-    throw problem(label, `must be true or false, got "${v}"`);
-  });
-}
-function oneOf(o) {
-  return setting(o, o.choices.join("|"), (raw, label) => {
-    let v = last(raw);
-    if (!o.choices.includes(v)) throw problem(label, `must be one of ${o.choices.join(", ")}, got "${v}"`);
-    return v;
-  });
-}
-function numbers(o) {
-  return setting(o, "LIST", (raw, label) => {
-    let v = last(raw), parts = v.split(",").map((s) => s.trim()), out = parts.map(Number);
-    if (v === "" || parts.some((p) => p === "") || out.some((n) => !Number.isFinite(n) || !o.check(n)))
-      throw problem(label, `must be a comma-separated list of ${o.what}, got "${v}"`);
-    if (new Set(out).size !== out.length) throw problem(label, `has duplicate values: "${v}"`);
-    return out;
-  });
-}
-function jsonObject(o) {
-  return setting(o, "JSON", (raw, label) => {
-    let v = last(raw), p;
-    try {
-      p = JSON.parse(v);
-    } catch {
-      throw problem(label, `must be a JSON object, got invalid JSON: ${v.slice(0, 80)}`);
-    }
-    if (p === null || typeof p != "object" || Array.isArray(p))
-      throw problem(label, "must be a JSON object");
-    return p;
-  });
-}
-function httpUrl(o) {
-  return setting(o, "URL", (raw, label) => {
-    let v = last(raw), u;
-    try {
-      u = new URL(v);
-    } catch {
-      throw problem(label, `must be an http(s) URL, got "${v}"`);
-    }
-    if (u.protocol !== "http:" && u.protocol !== "https:")
-      throw problem(label, `must be http(s), got "${v}"`);
-    return v.replace(/\/+$/, "");
-  });
-}
-function headers(o) {
-  return setting({ ...o, multiple: !0 }, '"K: V"', (raw, label) => {
-    let out = {}, lines = raw.flatMap((r) => r.split(`
-`)).map((l) => l.replace(/\r$/, ""));
-    for (let s of lines.filter((l) => l.trim() !== "")) {
-      if (/[\r\0]/.test(s))
-        throw problem(
-          label,
-          "has an invalid header line: a CR or NUL character inside it (its value is not shown)"
-        );
-      let i = s.indexOf(":");
-      if (i <= 0)
-        throw problem(
-          label,
-          `must look like "Name: value"; one line has no name before a ":" (its ${s.length} characters are not shown: it may hold a secret)`
-        );
-      let name = s.slice(0, i).trim().toLowerCase(), value = s.slice(i + 1).trim();
-      if (!/^[!#$%&'*+.^_`|~0-9a-z-]+$/.test(name) || /[\r\n\0]/.test(value))
-        throw problem(
-          label,
-          `has an invalid header name or value for ${JSON.stringify(name.slice(0, 60))} (a name is letters, digits and !#$%&'*+.^_\`|~-; a value has no CR, LF or NUL; the value is not shown)`
-        );
-      out[name] = value;
-    }
-    return out;
-  });
-}
-function keyValues(o) {
-  return setting({ ...o, multiple: !0 }, "K=V", (raw, label) => {
-    let out = {};
-    for (let s of raw.flatMap((r) => r.split(`
-`)).filter((s2) => s2.trim() !== "")) {
-      let i = s.indexOf("=");
-      if (i <= 0) throw problem(label, `must be key=value, got "${s}"`);
-      let v = s.slice(i + 1).trim();
-      out[s.slice(0, i).trim()] = v !== "" && Number.isFinite(Number(v)) ? Number(v) : v;
-    }
-    return out;
-  });
-}
-
-// src/core/settings/table.ts
-var CONNECTION = {
-  baseUrl: httpUrl({
-    flag: "base-url",
-    default: "http://127.0.0.1:8000",
-    help: "server root, e.g. http://127.0.0.1:8000 (a trailing /v1 is accepted)"
-  }),
-  model: text({
-    flag: "model",
-    metavar: "ID",
-    default: null,
-    help: "model name (default: the first entry of /v1/models)"
-  }),
-  api: oneOf({
-    flag: "api",
-    choices: ["chat", "completions"],
-    default: "chat",
-    help: "API to call"
-  }),
-  apiKey: text({
-    flag: "api-key",
-    input: "server-api-key",
-    metavar: "KEY",
-    default: null,
-    env: ["TOKENBENCH_API_KEY", "OPENAI_API_KEY"],
-    help: "bearer key for the server under test, if it needs one"
-  }),
-  headers: headers({ flag: "header", input: "headers", default: {}, help: "extra request header" }),
-  timeoutS: number({
-    flag: "timeout-s",
-    metavar: "S",
-    default: 300,
-    check: positive,
-    what: "a positive number of seconds",
-    help: "per-request timeout in seconds"
-  }),
-  extraBody: jsonObject({
-    flag: "extra-body",
-    default: {},
-    help: 'JSON object merged into every request body, e.g. {"chat_template_kwargs":{"enable_thinking":false}}'
-  }),
-  readyTimeoutS: number({
-    flag: "ready-timeout-s",
-    metavar: "S",
-    default: 600,
-    check: positive,
-    what: "a positive number of seconds",
-    help: "seconds to wait for the server to become ready"
-  }),
-  serverLimits: keyValues({
-    flag: "server-limit",
-    default: {},
-    help: "a limit the server does not expose, e.g. max_running_requests=8"
-  })
-}, SWEEP = {
-  mode: oneOf({
-    flag: "mode",
-    choices: ["closed", "open", "search"],
-    default: "closed",
-    help: "closed: levels are concurrent users; open: levels are arrivals per second; search: find the highest rate that meets the SLOs (open-loop probes from the first of --levels)"
-  }),
-  levels: numbers({
-    flag: "levels",
-    default: [],
-    defaultText: null,
-    check: positive,
-    what: "positive numbers",
-    help: "comma-separated levels (default 1,2,4,8 users in closed loop, 1,2,4 req/s in open loop)"
-  }),
-  searchSloPassPct: number({
-    flag: "search-slo-pass-pct",
-    default: 90,
-    check: (n) => n > 0 && n <= 100,
-    what: "a percentage in (0, 100]",
-    help: "--mode search: the share of requests that must meet every SLO"
-  }),
-  searchMaxProbes: number({
-    flag: "search-max-probes",
-    default: 8,
-    check: (n) => Number.isInteger(n) && n >= 2 && n <= 100,
-    what: "an integer from 2 to 100",
-    help: "--mode search: at most this many probes (each an open-loop level of --duration or --requests)"
-  }),
-  sharedPrefixTokens: number({
-    flag: "shared-prefix-tokens",
-    metavar: "N",
-    default: null,
-    check: (n) => Number.isInteger(n) && n > 0 && n <= 1e6,
-    what: "a positive integer",
-    help: "every prompt begins with its group's N-token prefix (a system prompt) before its unique part: exercises the server's prefix cache"
-  }),
-  prefixGroups: number({
-    flag: "prefix-groups",
-    metavar: "G",
-    default: 1,
-    check: (n) => Number.isInteger(n) && n >= 1 && n <= 1e5,
-    what: "a positive integer",
-    help: "with --shared-prefix-tokens: request i belongs to group i mod G, each group with its own prefix"
-  }),
-  rampUpS: number({
-    flag: "ramp-up-s",
-    metavar: "S",
-    default: null,
-    check: (n) => n > 0 && n <= 3600,
-    what: "a positive number of seconds up to 3600",
-    help: "before each level's measurement, bring users in one by one (closed loop) or raise the rate linearly from 0 (open loop) over S seconds; those requests are excluded and counted"
-  }),
-  dataset: text({
-    flag: "dataset",
-    metavar: "FILE",
-    default: null,
-    help: "prompts from a file instead of synthetic ones: JSON Lines with prompt or messages (and optionally output_tokens) per line, or ShareGPT JSON; used in a seeded shuffle"
-  }),
-  turns: number({
-    flag: "turns",
-    metavar: "T",
-    default: 1,
-    check: (n) => Number.isInteger(n) && n >= 1 && n <= 1e3,
-    what: "an integer from 1 to 1000",
-    help: "closed loop: each user holds conversations of T turns, re-sending the history (earlier prompts and the server's answers) with each new user turn; TTFT is reported per turn"
-  }),
-  thinkTimeMs: number({
-    flag: "think-time-ms",
-    metavar: "MS",
-    default: 0,
-    check: (n) => n >= 0 && n <= 36e5,
-    what: "a number of milliseconds from 0 to 3600000",
-    help: "with --turns: a user waits this long after an answer before sending the next turn"
-  }),
-  trace: text({
-    flag: "trace",
-    metavar: "FILE",
-    default: null,
-    help: "replay a trace (Mooncake JSONL: timestamp ms, input_length, output_length, optional hash_ids of shared 512-token blocks): one open-loop level at the trace's own times"
-  }),
-  traceSpeed: number({
-    flag: "trace-speed",
-    metavar: "X",
-    default: 1,
-    check: (n) => n > 0 && n <= 1e3,
-    what: "a positive number up to 1000",
-    help: "with --trace: play the trace X times as fast (2: gaps halved)"
-  }),
-  requests: number({
-    flag: "requests",
-    default: null,
-    check: positiveInt,
-    what: "a positive integer",
-    help: "measured requests per level (default 32 unless --duration is set; closed loop raises it to 2x the users)"
-  }),
-  duration: number({
-    flag: "duration",
-    metavar: "S",
-    default: null,
-    check: positive,
-    what: "a positive number of seconds",
-    help: "seconds per level instead of a request count"
-  }),
-  warmup: number({
-    flag: "warmup",
-    default: 2,
-    check: nonNegInt,
-    what: "a non-negative integer",
-    help: "warmup requests before each level (excluded from the figures)"
-  }),
-  arrival: oneOf({
-    flag: "arrival",
-    choices: ["poisson", "constant", "gamma"],
-    default: "poisson",
-    help: "open-loop arrivals"
-  }),
-  burstiness: number({
-    flag: "burstiness",
-    metavar: "K",
-    default: 1,
-    check: positive,
-    what: "a positive number",
-    help: "gamma shape for open-loop arrivals (1 = Poisson; < 1 burstier)"
-  }),
-  maxInFlight: number({
-    flag: "max-in-flight",
-    default: null,
-    check: positiveInt,
-    what: "a positive integer",
-    help: "open loop: cap on concurrent requests (the wait counts as queueing)"
-  }),
-  seed: number({
-    flag: "seed",
-    default: 1,
-    check: anyInt,
-    what: "an integer",
-    help: "seed for prompts and arrivals"
-  }),
-  promptTokens: number({
-    flag: "prompt-tokens",
-    default: 256,
-    check: positiveInt,
-    what: "a positive integer",
-    help: "synthetic prompt length in tokens"
-  }),
-  maxTokens: number({
-    flag: "max-tokens",
-    default: 128,
-    check: positiveInt,
-    what: "a positive integer",
-    help: "output tokens per request"
-  }),
-  prompts: oneOf({
-    flag: "prompts",
-    choices: ["fixed", "sample"],
-    default: "fixed",
-    help: "fixed lengths, or the bundled length distribution"
-  }),
-  ignoreEos: boolean({
-    flag: "ignore-eos",
-    switch: !0,
-    default: !0,
-    help: "ask for exactly --max-tokens tokens"
-  }),
-  sloTtftMs: number({
-    flag: "slo-ttft-ms",
-    metavar: "MS",
-    default: null,
-    check: positive,
-    what: "a positive number of ms",
-    help: "SLO on time to first token (goodput)"
-  }),
-  sloTpotMs: number({
-    flag: "slo-tpot-ms",
-    metavar: "MS",
-    default: null,
-    check: positive,
-    what: "a positive number of ms",
-    help: "SLO on time per output token (goodput)"
-  }),
-  sloE2eMs: number({
-    flag: "slo-e2e-ms",
-    metavar: "MS",
-    default: null,
-    check: positive,
-    what: "a positive number of ms",
-    help: "SLO on end-to-end latency (goodput)"
-  }),
-  calibratePrompts: boolean({
-    flag: "calibrate-prompts",
-    switch: !0,
-    default: !0,
-    help: "size prompts so the server counts --prompt-tokens tokens, chat template included (a few 1-token requests first)"
-  }),
-  maxErrorRate: number({
-    flag: "max-error-rate",
-    metavar: "PCT",
-    default: 5,
-    check: (n) => n >= 0 && n <= 100,
-    what: "a percentage in [0, 100]",
-    help: "exit 1 (the Action: fail) when a level's failed requests exceed this share"
-  }),
-  metricsIntervalMs: number({
-    flag: "metrics-interval-ms",
-    metavar: "MS",
-    default: 500,
-    check: nonNegInt,
-    what: "a non-negative integer",
-    help: "sample the server's /metrics this often during each level (0 = off)"
-  })
-}, PROFILE = {
-  targets: numbers({
-    flag: "targets",
-    input: "profile-targets",
-    default: [512, 1024, 2048, 4096],
-    check: (n) => positiveInt(n) && n <= 1e7,
-    what: "positive integers up to 10000000",
-    help: "prompt sizes to calibrate and measure"
-  }),
-  repetitions: number({
-    flag: "repetitions",
-    input: "profile-repetitions",
-    default: 3,
-    check: (n) => positiveInt(n) && n <= 1e3,
-    what: "a positive integer up to 1000",
-    help: "repetitions per measurement"
-  }),
-  warmupRuns: number({
-    flag: "warmup-runs",
-    input: null,
-    default: 1,
-    check: (n) => nonNegInt(n) && n <= 1e3,
-    what: "a non-negative integer up to 1000",
-    help: "excluded warmup requests"
-  }),
-  decodeTokens: number({
-    flag: "decode-tokens",
-    input: null,
-    default: 256,
-    check: (n) => Number.isInteger(n) && n >= 2 && n <= 1e6,
-    what: "an integer from 2 to 1000000",
-    help: "tokens per steady-decode run"
-  }),
-  suffixTokens: number({
-    flag: "suffix-tokens",
-    input: null,
-    default: 32,
-    check: positiveInt,
-    what: "a positive integer",
-    help: "size of the small_suffix case"
-  }),
-  prefixTarget: number({
-    flag: "prefix-target",
-    input: null,
-    default: null,
-    check: positiveInt,
-    what: "a positive integer",
-    help: "prompt size for the prefix-cache cases (default: the largest target)"
-  }),
-  thinking: oneOf({
-    flag: "thinking",
-    input: null,
-    choices: ["kwargs", "thinking", "both", "none"],
-    default: "kwargs",
-    help: "how to disable thinking (kwargs: chat_template_kwargs.enable_thinking=false; thinking: {type: disabled})"
-  })
-}, LOAD = {
-  workers: custom(
-    {
-      flag: "workers",
-      metavar: "N|auto",
-      default: "auto",
-      help: "worker threads that generate the load, each with its own connections and event loop (auto: the cores, less half of them when the server runs on this machine; 1: the main thread alone)"
-    },
-    (v) => {
-      if (v === "auto") return "auto";
-      let n = Number(v);
-      return Number.isInteger(n) && n >= 1 && n <= 64 ? n : { problem: `must be auto or a whole number from 1 to 64, got "${v}"` };
-    }
-  ),
-  shard: custom(
-    {
-      flag: "shard",
-      metavar: "i/n",
-      default: null,
-      help: "run shard i of n of every level (a matrix of runners; merge them with `tokenbench merge`); needs --start-at"
-    },
-    (v) => /^\d+\/\d+$/.test(v) ? v : { problem: `must be i/n, e.g. 1/4, got "${v}"` }
-  ),
-  startAt: number({
-    flag: "start-at",
-    metavar: "EPOCH_MS",
-    default: null,
-    check: (n) => Number.isInteger(n) && n > 15e11,
-    what: "a Unix time in milliseconds",
-    help: "with --shard: when the first level starts on every runner (the same value for all)"
-  }),
-  levelSlotS: number({
-    flag: "level-slot-s",
-    metavar: "S",
-    default: null,
-    check: (n) => n > 0 && n <= 86400,
-    what: "a positive number of seconds",
-    help: "with --shard: level i starts at --start-at + i x this (default: --duration + 15 s)"
-  })
-}, GATING = {
-  thresholds: text({
-    flag: "thresholds",
-    metavar: "RULES",
-    default: null,
-    help: `how each measure is judged, e.g. "ttft_p95_ms=+10%, output_tok_s=-5%, *=t-test": a measure's own rule gates (regression), the * rule warns (warning); rules are +N%/-N%/N%, t-test or off (default *=t-test)`
-  }),
-  failOn: custom(
-    {
-      flag: "fail-on",
-      metavar: "regression|warning|never",
-      default: null,
-      defaultText: null,
-      help: "fail on: regression (a measure with its own rule regressed), warning (any regression), never (CLI default: warning; Action default: never, or warning with fail-on-regression)"
-    },
-    (v) => FAIL_ON.includes(v) ? v : { problem: `must be one of ${FAIL_ON.join(", ")}, got "${v}"` }
-  )
-}, CLI_OUTPUT = {
-  records: oneOf({
-    flag: "records",
-    input: null,
-    choices: ["inline", "file", "none"],
-    default: "inline",
-    help: "per-request records in the JSON, a sibling .requests.jsonl, or not at all"
-  }),
-  resume: boolean({
-    flag: "resume",
-    input: null,
-    switch: !0,
-    default: !1,
-    help: "finish a killed sweep in --out without redoing finished levels"
-  }),
-  plots: boolean({
-    flag: "plots",
-    input: null,
-    switch: !0,
-    default: !1,
-    help: "SVG and PNG charts beside --out"
-  }),
-  quiet: boolean({
-    flag: "quiet",
-    input: null,
-    switch: !0,
-    default: !1,
-    help: "print only errors on stderr (no progress, no notices)"
-  })
-}, SWEEP_OUT = text({
-  flag: "out",
-  input: null,
-  metavar: "FILE.json",
-  default: "results/sweep.json",
-  help: "results document; .csv and .md beside it"
-}), PROFILE_OUT = text({
-  flag: "out",
-  input: null,
-  metavar: "FILE.json",
-  default: "results/profile.json",
-  help: "results document"
-}), ACTION = {
-  publishResults: text({
-    flag: null,
-    input: "publish-results",
-    default: null,
-    help: "Publish-only mode: comma-separated results JSON files written by an earlier job (the fork-safe workflow_run pattern); nothing is measured"
-  }),
-  mergeResults: text({
-    flag: null,
-    input: "merge-results",
-    default: null,
-    help: "Merge mode: comma-separated results JSON files of one run's shards (the matrix's `shard` jobs); they are merged into one document, which is uploaded, compared and commented like a measured one; nothing is measured"
-  }),
-  mergeClockToleranceMs: number({
-    flag: null,
-    input: "clock-tolerance-ms",
-    default: 50,
-    check: (n) => n >= 0 && n <= 6e4,
-    what: "a number of milliseconds from 0 to 60000",
-    help: "Merge mode: how far apart the shards' level starts may be (the runners' clock skew plus their scheduling)"
-  }),
-  serverCommand: text({
-    flag: null,
-    input: "server-command",
-    default: null,
-    help: "Command that starts the inference server in the background (stopped in the post step; its log is attached to the artifact)"
-  }),
-  profile: boolean({
-    flag: null,
-    input: "profile",
-    default: !1,
-    help: "Also run the single-stream serving profile"
-  }),
-  testbed: text({
-    flag: null,
-    input: "testbed",
-    default: null,
-    help: "A name for this testbed (hardware + server + model + workload); results are compared only within one"
-  }),
-  resultsUrl: httpUrl({
-    flag: null,
-    input: "results-url",
-    default: null,
-    help: "URL of the tokenbench results service; empty = no upload, no comparison"
-  }),
-  audience: text({
-    flag: null,
-    input: "audience",
-    default: "tokenbench",
-    help: "Audience of the GitHub OIDC token sent to the results service"
-  }),
-  apiToken: text({
-    flag: null,
-    input: "api-token",
-    default: null,
-    help: "Repository API token for the results service (used when no OIDC token is available)"
-  }),
-  baseline: text({
-    flag: null,
-    input: "baseline",
-    default: null,
-    help: "Compare without a results service: a results file in the repository, or `artifact` (the results artifact of the newest successful run of this workflow on the base branch; needs actions: read)"
-  }),
-  readToken: text({
-    flag: null,
-    input: "read-token",
-    default: null,
-    help: "The results service's READ_TOKEN, when it has one: needed to compare against the base branch (and so for fail-on-regression)"
-  }),
-  dashboardUrl: httpUrl({
-    flag: null,
-    input: "dashboard-url",
-    default: null,
-    help: "Dashboard base URL for links (default results-url)"
-  }),
-  githubToken: text({
-    flag: null,
-    input: "github-token",
-    default: null,
-    // biome-ignore lint/suspicious/noTemplateCurlyInString: a GitHub expression, as action.yml writes it
-    defaultText: "${{ github.token }}",
-    help: "Token used to comment on the pull request"
-  }),
-  comment: boolean({
-    flag: null,
-    input: "comment",
-    default: !0,
-    help: "Post (and update) a sticky PR comment"
-  }),
-  failOnRegression: boolean({
-    flag: null,
-    input: "fail-on-regression",
-    default: !1,
-    help: "Fail the step when compare reports a regression"
-  }),
-  failOnUploadError: boolean({
-    flag: null,
-    input: "fail-on-upload-error",
-    default: !1,
-    help: "Fail the step when the upload to results-url fails (otherwise a warning; results stay in the artifact)"
-  }),
-  artifactName: text({
-    flag: null,
-    input: "artifact-name",
-    default: "tokenbench-results",
-    help: "Name of the artifact holding the raw results"
-  }),
-  resultsDir: text({
-    flag: null,
-    input: "results-dir",
-    default: "tokenbench-results",
-    help: "Where results are written in the workspace"
-  })
-}, ALL_SETTINGS = {
-  ...CONNECTION,
-  ...SWEEP,
-  ...LOAD,
-  ...PROFILE,
-  ...CLI_OUTPUT,
-  ...GATING,
-  ...ACTION
-};
-var TOOLS = {
-  allowDifferentWorkloads: boolean({
-    flag: "allow-different-workloads",
-    input: null,
-    switch: !0,
-    default: !1,
-    help: "compare: compare runs of different workloads anyway (the differing fields are still named)"
-  }),
-  clockToleranceMs: number({
-    flag: "clock-tolerance-ms",
-    input: null,
-    default: 50,
-    check: (n) => n >= 0 && n <= 6e4,
-    what: "a number of milliseconds from 0 to 60000",
-    help: "merge: how far apart the shards' level starts may be (clock skew plus scheduling)"
-  }),
-  outDir: text({
-    flag: "out-dir",
-    input: null,
-    metavar: "DIR",
-    default: null,
-    help: "output folder"
-  }),
-  png: boolean({ flag: "png", input: null, switch: !0, default: !0, help: "also render PNG charts" }),
-  baseline: text({
-    flag: "baseline",
-    input: null,
-    metavar: "FILE.json",
-    default: null,
-    help: "draw this document beside the results"
-  }),
-  format: oneOf({
-    flag: "format",
-    input: null,
-    choices: ["md", "json"],
-    default: "md",
-    help: "output format"
-  }),
-  out: text({
-    flag: "out",
-    input: null,
-    metavar: "FILE",
-    default: null,
-    help: "write to FILE"
-  }),
-  thresholdPct: number({
-    flag: "threshold-pct",
-    input: null,
-    default: DEFAULT_THRESHOLDS.pct,
-    check: nonNeg,
-    what: "a non-negative number",
-    help: "|delta %| above which a measure without samples changed"
-  }),
-  confidence: number({
-    flag: "confidence",
-    input: null,
-    default: DEFAULT_THRESHOLDS.confidence,
-    check: (n) => n > 0.5 && n < 1,
-    what: "in (0.5, 1)",
-    help: "confidence of the intervals"
-  }),
-  minEffectPct: number({
-    flag: "min-effect-pct",
-    input: null,
-    default: 1,
-    check: nonNeg,
-    what: "a non-negative number",
-    help: "smallest percentile difference that counts (bootstrap)"
-  }),
-  iterations: number({
-    flag: "iterations",
-    input: null,
-    default: 1e3,
-    check: (n) => Number.isInteger(n) && n >= 100,
-    what: "an integer >= 100",
-    help: "bootstrap iterations"
-  })
-};
-
-// src/core/workload/dataset.ts
+// src/core/load/requests.ts
 function datasetOrder(n, seed) {
   let order = Array.from({ length: n }, (_, i) => i), r = rng(seed >>> 0);
   for (let i = n - 1; i > 0; i--) {
@@ -20964,19 +20120,6 @@ function datasetOrder(n, seed) {
     [order[i], order[j]] = [order[j], order[i]];
   }
   return order;
-}
-
-// src/core/load/shard.ts
-function splitEven(total, n) {
-  let base = Math.floor(total / n), extra = total - base * n;
-  return Array.from({ length: n }, (_, k) => base + (k < extra ? 1 : 0));
-}
-var shareOf = (total, p) => splitEven(splitEven(total, p.runner.count)[p.runner.index], p.thread.count)[p.thread.index], closedIndex = (local, p) => (local * p.thread.count + p.thread.index) * p.runner.count + p.runner.index, ownsArrival = (j, p) => j % p.runner.count === p.runner.index && Math.floor(j / p.runner.count) % p.thread.count === p.thread.index;
-var WARMUP_ID_OFFSET = 5e6;
-
-// src/core/load/level-plan.ts
-function sessionsOf(cfg) {
-  return cfg.sessions ? { turns: cfg.sessions.turns, thinkTimeMs: cfg.sessions.think_time_ms } : null;
 }
 function indexedSpecFactory(cfg, plan, idBase, calibration = null, dataset = null) {
   let order = dataset ? orderOf(dataset, cfg.seed) : null;
@@ -21049,107 +20192,6 @@ function inConversation(spec, turn, userContent) {
     // only the new turn was sized: the history is whatever the conversation holds by now
     promptTokensRequested: turn.turn === 1 ? spec.promptTokensRequested : null
   };
-}
-
-// src/core/load/loops.ts
-import { performance as performance6 } from "node:perf_hooks";
-import { setTimeout as sleep, setImmediate as yieldImmediate } from "node:timers/promises";
-function sleepUntil(tAbsMs) {
-  return new Promise((resolve) => {
-    let spin = () => {
-      performance6.now() >= tAbsMs ? resolve() : setImmediate(spin);
-    }, d = tAbsMs - performance6.now();
-    d > 3 ? setTimeout(spin, d - 2) : spin();
-  });
-}
-var RAMP_INDEX = 1e6;
-function markRamp(rec) {
-  return rec.warmup = !0, rec.ramp = !0, rec;
-}
-async function runClosedLoop(client2, makeSpec, opts) {
-  let records = [], next = 0, rampNext = 0;
-  opts.startAtAbsMs !== void 0 && await sleepUntil(opts.startAtAbsMs);
-  let rampMs = (opts.rampUpS ?? 0) * 1e3, t0 = performance6.now(), measureFrom = t0 + rampMs, deadline = opts.durationS !== null ? measureFrom + opts.durationS * 1e3 : Number.POSITIVE_INFINITY, limit = opts.requests ?? Number.POSITIVE_INFINITY, user = async (k) => {
-    if (rampMs > 0)
-      for (await sleepUntil(t0 + rampMs * k / opts.concurrency); performance6.now() < measureFrom && !opts.shouldStop?.(); ) {
-        let rec = markRamp(await client2.stream(makeSpec(RAMP_INDEX + rampNext++, !0, null)));
-        records.push(rec), await yieldImmediate();
-      }
-    let sessions = opts.sessions ?? null, conversation = null;
-    for (; ; ) {
-      if (conversation !== null && sessions.thinkTimeMs > 0 && await sleep(sessions.thinkTimeMs), next >= limit || performance6.now() >= deadline || opts.shouldStop?.()) return;
-      let i = next++, spec = sessions ? makeSpec(i, !1, null, conversation ?? { session: 0, turn: 1, history: [] }) : makeSpec(i, !1, null), rec = await client2.stream(spec);
-      records.push(rec), opts.onRecord?.(rec), sessions && (conversation = nextTurn(spec, rec, sessions.turns)), await yieldImmediate();
-    }
-  };
-  return await Promise.all(Array.from({ length: opts.concurrency }, (_, k) => user(k))), { records, droppedArrivals: 0, drainTimeS: null };
-}
-function nextTurn(spec, rec, turns) {
-  let turn = spec.turn ?? 1;
-  return rec.error !== null || turn >= turns || spec.responseText === void 0 ? null : {
-    session: spec.session ?? spec.id,
-    turn: turn + 1,
-    history: [...spec.messages ?? [], { role: "assistant", content: spec.responseText }]
-  };
-}
-async function runOpenLoop(client2, makeSpec, opts) {
-  let offsets = opts.offsetsMs ? opts.offsetsMs : arrivalOffsetsMs({
-    kind: opts.arrival,
-    rateRps: opts.rateRps,
-    burstiness: opts.burstiness,
-    seed: opts.seed,
-    ...opts.requests !== null ? { count: opts.requests } : {},
-    ...opts.durationS !== null ? { durationS: opts.durationS } : {}
-  }), records = [], pending = [], inFlight = 0, slotWaiters = [], dropped = 0, mine = offsets.map((_, j) => j).filter((j) => opts.shard === void 0 || ownsArrival(j, opts.shard)), specs = mine.map((j) => {
-    let spec = makeSpec(j, !1, 0);
-    return spec.body = JSON.stringify(buildRequestBody(client2.cfg, spec)), spec;
-  }), t0 = opts.startAtAbsMs ?? performance6.now() + 5, rampMs = (opts.rampUpS ?? 0) * 1e3;
-  if (rampMs > 0) {
-    let n = Math.floor(opts.rateRps * rampMs / 2e3);
-    for (let k = 0; k < n; k++)
-      if (!(opts.shard !== void 0 && !ownsArrival(k, opts.shard))) {
-        if (opts.shouldStop?.()) break;
-        await sleepUntil(t0 + Math.sqrt(2 * k * rampMs / (opts.rateRps / 1e3))), pending.push(
-          client2.stream(makeSpec(RAMP_INDEX + k, !0, null)).then((rec) => {
-            records.push(markRamp(rec));
-          })
-        );
-      }
-  }
-  let start = t0 + rampMs;
-  for (let i = 0; i < mine.length; i++) {
-    if (opts.shouldStop?.()) {
-      dropped = mine.length - i;
-      break;
-    }
-    let intended = start + offsets[mine[i]], spec = specs[i];
-    if (spec.intendedSendAbsMs = intended, await sleepUntil(intended), opts.maxInFlight !== null)
-      for (; inFlight >= opts.maxInFlight; ) await new Promise((res) => slotWaiters.push(res));
-    inFlight++;
-    let p = client2.stream(spec).then((rec) => {
-      if (inFlight--, records.push(rec), opts.onRecord?.(rec), slotWaiters.length > 0) {
-        let w = slotWaiters;
-        slotWaiters = [];
-        for (let f of w) f();
-      }
-    });
-    pending.push(p);
-  }
-  await Promise.all(pending);
-  let lastIntended = mine.length > 0 ? start + offsets[mine[mine.length - 1]] : start, lastEnd = Number.NEGATIVE_INFINITY;
-  for (let r of records) r.end_ms !== null && r.end_ms > lastEnd && (lastEnd = r.end_ms);
-  let origin = client2.cfg.originMs, drain = Number.isFinite(lastEnd) ? Math.max(0, lastEnd - (lastIntended - origin)) / 1e3 : null;
-  return { records, droppedArrivals: dropped, drainTimeS: drain, lastIntendedMs: lastIntended - origin };
-}
-async function runWarmup(client2, makeSpec, count2, concurrency) {
-  if (count2 <= 0) return [];
-  let out = [], next = 0, user = async () => {
-    for (; next < count2; ) {
-      let i = next++;
-      out.push(await client2.stream(makeSpec(i, !0, null)));
-    }
-  };
-  return await Promise.all(Array.from({ length: Math.max(1, Math.min(concurrency, count2)) }, user)), out;
 }
 
 // src/core/load/shard-run.ts

@@ -3,8 +3,10 @@
 
 import { writeFileSync } from "node:fs";
 import { defaultProfileConfig, runProfile } from "../src/core/profile/profile.ts";
+import { preflight } from "../src/core/server/preflight.ts";
 import { makeTarget } from "../src/core/server/target.ts";
-import { defaultSweepConfig, runSweep } from "../src/core/sweep/sweep.ts";
+import { defaultSweepConfig } from "../src/core/sweep/config.ts";
+import { runSweep } from "../src/core/sweep/sweep.ts";
 import { start } from "../src/mock/index.ts";
 import type { SweepConfig } from "../src/schema/v1.ts";
 
@@ -19,8 +21,16 @@ const base: SweepConfig = defaultSweepConfig({
   slo: { ttft_ms: 100, tpot_ms: 20, e2e_ms: null },
   metrics_interval_ms: 100,
 });
+// As the CLI makes first contact, without prompt calibration (one word per token).
+const contact = (baseUrl: string, model: string | null, serverLimits: Record<string, number> = {}) =>
+  preflight(makeTarget({ baseUrl, api: "chat", model, apiKey: null, headers: {} }), null, {
+    readyTimeoutS: 10,
+    serverLimits,
+    calibrate: false,
+    onNotice: () => {},
+  });
 const conn = {
-  target: makeTarget({ baseUrl: mock.url, api: "chat", model: "mock-model", apiKey: null, headers: {} }),
+  pre: await contact(mock.url, "mock-model"),
   records: "inline" as const,
   resume: false,
 };
@@ -34,9 +44,8 @@ await mock.close();
 
 const ft = await start({ flavor: "freetoken", ttftMs: 20, prefillMsPer1k: 30, itlMs: 4 });
 const profile = await runProfile({
-  target: makeTarget({ baseUrl: ft.url, api: "chat", model: null, apiKey: null, headers: {} }),
+  pre: await contact(ft.url, null, { cuda_graph_max_bs: 32 }),
   timeoutS: 30,
-  serverLimits: { cuda_graph_max_bs: 32 },
   config: defaultProfileConfig({
     targets: [128, 512],
     repetitions: 2,

@@ -1,5 +1,5 @@
 /**
- * Deltas without a results service (#12): the `baseline` input. Either a results file in the
+ * Deltas without a results service: the `baseline` input. Either a results file in the
  * repository, or `artifact`: the results artifact of the newest successful run of this workflow
  * on the base branch, found through the GitHub API with the job's token and downloaded with
  * @actions/artifact. The verdicts are then computed as the service computes them (shared/compare.ts).

@@ -4,17 +4,11 @@
  * need no runner.
  */
 
+import { ACTION } from "../core/settings/action-table.ts";
 import { inputSource, readSettings, type Values } from "../core/settings/setting.ts";
-import {
-  ACTION,
-  BoundError,
-  CONNECTION,
-  GATING,
-  LOAD,
-  PROFILE,
-  SWEEP,
-  sweepConfigOf,
-} from "../core/settings/table.ts";
+import { SWEEP } from "../core/settings/sweep-table.ts";
+import { CONNECTION, GATING, LOAD, PROFILE } from "../core/settings/table.ts";
+import { BoundError, sweepConfigOf } from "../core/sweep/config.ts";
 import { UsageError } from "../schema/errors.ts";
 import type { SweepConfig } from "../schema/v1.ts";
 import { parseRules, RulesError } from "../shared/rules.ts";

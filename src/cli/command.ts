@@ -1,12 +1,7 @@
 /** What every subcommand does with its argv: parse it against its settings, or print --help. */
-import {
-  type AnySetting,
-  type HelpGroup,
-  helpText,
-  parseArgv,
-  readSettings,
-  type Values,
-} from "../core/settings/setting.ts";
+
+import { type HelpGroup, helpText, parseArgv } from "../core/settings/argv.ts";
+import { type AnySetting, readSettings, type Values } from "../core/settings/setting.ts";
 
 export interface Parsed<T extends Record<string, AnySetting>> {
   values: Values<T>;

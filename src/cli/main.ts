@@ -1,7 +1,7 @@
 /** `tokenbench` entry point: dispatch to a subcommand; usage errors exit 2. */
 
 import { TOOL_VERSION } from "../core/results/version.ts";
-import { didYouMean } from "../core/settings/setting.ts";
+import { didYouMean } from "../core/settings/argv.ts";
 import { TokenbenchError, UsageError } from "../schema/errors.ts";
 import { mockCommand } from "./mock-command.ts";
 import { profileCommand } from "./profile-command.ts";

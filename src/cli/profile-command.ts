@@ -1,12 +1,11 @@
 /** `tokenbench profile`: the single-stream serving protocol from the command line. */
-import { mkdirSync, writeFileSync } from "node:fs";
-import { dirname } from "node:path";
-import { profileSummaryText, runProfile } from "../core/profile/profile.ts";
-import { assertWritable } from "../core/results/files.ts";
+import { profileConfigOf, runProfile } from "../core/profile/profile.ts";
+import { profileSummaryText } from "../core/profile/summary.ts";
+import { assertWritable, writeResults } from "../core/results/files.ts";
+import { preflight } from "../core/server/preflight.ts";
 import { makeTarget } from "../core/server/target.ts";
-import { CLI_OUTPUT, CONNECTION, PROFILE, PROFILE_OUT, profileConfigOf } from "../core/settings/table.ts";
+import { CLI_OUTPUT, CONNECTION, PROFILE, PROFILE_OUT } from "../core/settings/table.ts";
 import { UsageError } from "../schema/errors.ts";
-import { parseResultDocument } from "../schema/v1.ts";
 import { noticePrinter, parseCommand, writePlotsBeside } from "./command.ts";
 
 const { plots, quiet } = CLI_OUTPUT;
@@ -25,16 +24,16 @@ export async function profileCommand(argv: string[]): Promise<number> {
   const v = parsed.values;
   if (parsed.positionals.length > 0) throw new UsageError(`unexpected argument "${parsed.positionals[0]}"`);
   assertWritable(v.out);
-  const doc = await runProfile({
-    target: makeTarget(v),
-    timeoutS: v.timeoutS,
+  const notice = noticePrinter(v.quiet);
+  const config = profileConfigOf(v, v);
+  const pre = await preflight(makeTarget(v), null, {
+    readyTimeoutS: config.ready_timeout_s,
     serverLimits: v.serverLimits,
-    config: profileConfigOf(v, v),
-    onNotice: noticePrinter(v.quiet),
+    calibrate: false,
+    onNotice: notice,
   });
-  parseResultDocument(doc);
-  mkdirSync(dirname(v.out), { recursive: true });
-  writeFileSync(v.out, `${JSON.stringify(doc, null, 1)}\n`);
+  const doc = await runProfile({ pre, timeoutS: v.timeoutS, config, onNotice: notice });
+  writeResults(doc, v.out, doc.requests ?? [], "inline");
   process.stdout.write(`${profileSummaryText(doc)}\n`);
   if (!v.quiet) process.stderr.write(`wrote ${v.out}\n`);
   if (v.plots) await writePlotsBeside(doc, v.out);

@@ -1,15 +1,13 @@
-/** `tokenbench sweep`: settings → target and SweepConfig → runSweep → files + Markdown on stdout. */
+/** `tokenbench sweep`: parse the settings, prepare the sweep (sweep/prepare.ts), run it, write it. */
 
 import { existsSync } from "node:fs";
-import { loadGeneratorOf, runSaltOf } from "../core/load/load-generator.ts";
 import { assertWritable, outputPaths, readResults } from "../core/results/files.ts";
 import { markdownReport } from "../core/results/report.ts";
-import { preflight } from "../core/server/preflight.ts";
-import { makeTarget } from "../core/server/target.ts";
-import { CLI_OUTPUT, CONNECTION, LOAD, SWEEP, SWEEP_OUT, sweepConfigOf } from "../core/settings/table.ts";
+import { SWEEP } from "../core/settings/sweep-table.ts";
+import { CLI_OUTPUT, CONNECTION, LOAD, SWEEP_OUT } from "../core/settings/table.ts";
+import { sweepConfigOf } from "../core/sweep/config.ts";
+import { prepareSweep } from "../core/sweep/prepare.ts";
 import { type Progress, runSweep } from "../core/sweep/sweep.ts";
-import { loadDataset } from "../core/workload/dataset.ts";
-import { loadTrace, traceReplay } from "../core/workload/trace.ts";
 import { UsageError } from "../schema/errors.ts";
 import type { ResultDocument } from "../schema/v1.ts";
 import { noticePrinter, parseCommand, writePlotsBeside } from "./command.ts";
@@ -57,66 +55,59 @@ export function exitStatus(doc: ResultDocument, maxErrorRatePct: number): number
   return 0;
 }
 
-export async function sweepCommand(argv: string[]): Promise<number> {
+/** The sweep's settings and its configuration from argv (null: `--help` was printed). */
+export function sweepSettingsOf(argv: string[]) {
   const parsed = parseCommand(argv, TABLE, INTRO, GROUPS);
-  if (parsed === null) return 0;
-  const v = parsed.values;
+  if (parsed === null) return null;
   if (parsed.positionals.length > 0) throw new UsageError(`unexpected argument "${parsed.positionals[0]}"`);
-  const config = sweepConfigOf(v, v);
-  let dataset = v.dataset !== null ? loadDataset(v.dataset) : null;
-  if (dataset) config.dataset = { name: dataset.name, lines: dataset.lines, sha256: dataset.sha256 };
-  const trace = v.trace !== null ? loadTrace(v.trace) : null;
-  const replay = trace ? traceReplay(trace, config, v.traceSpeed, v.requests) : null;
-  if (config.mode === "open" && config.requests_per_level === null && config.duration_s === null) {
-    throw new UsageError("open loop needs --requests or --duration");
-  }
-  const load = loadGeneratorOf(v, config, makeTarget(v));
-  const notice = noticePrinter(v.quiet);
-  assertWritable(v.out);
-  // A checkpoint that cannot be resumed is found before any load is sent.
-  if (v.resume && existsSync(v.out)) readResults(v.out);
-  const pre = await preflight(makeTarget(v), config, {
-    readyTimeoutS: v.readyTimeoutS,
-    serverLimits: v.serverLimits,
-    calibrate: v.calibratePrompts,
-    onNotice: notice,
-    ...(replay ? { longest: replay.longest } : {}),
-  });
-  // A trace's prompts are sized once the server's token count is known.
-  const salt = runSaltOf(load);
-  if (trace) dataset = replay!.build(pre.calibration, salt);
-  let stop = false;
+  return { values: parsed.values, config: sweepConfigOf(parsed.values, parsed.values) };
+}
+
+/** Stop at the next chance on the first SIGINT/SIGTERM, at once on the second. */
+function watchSignals() {
+  const state = { stop: false };
   const onSig = () => {
-    if (stop) process.exit(130);
-    stop = true;
+    if (state.stop) process.exit(130);
+    state.stop = true;
     process.stderr.write(
       "\ninterrupted: finishing the level in progress is abandoned; finished levels are saved\n",
     );
   };
   process.on("SIGINT", onSig);
   process.on("SIGTERM", onSig);
+  return {
+    stopped: () => state.stop,
+    release: () => {
+      process.off("SIGINT", onSig);
+      process.off("SIGTERM", onSig);
+    },
+  };
+}
+
+export async function sweepCommand(argv: string[]): Promise<number> {
+  const settings = sweepSettingsOf(argv);
+  if (settings === null) return 0;
+  const { values: v, config } = settings;
+  const notice = noticePrinter(v.quiet);
+  assertWritable(v.out);
+  // A checkpoint that cannot be resumed is found before any load is sent.
+  if (v.resume && existsSync(v.out)) readResults(v.out);
+  const setup = await prepareSweep(v, config, { onNotice: notice });
+  const signals = watchSignals();
   const progress = progressPrinter(v.quiet);
   const doc = await runSweep({
-    target: pre.target,
-    server: pre.server,
-    promptCalibration: pre.calibration,
-    config,
+    ...setup,
     out: v.out,
     records: v.records,
     resume: v.resume,
-    serverLimits: v.serverLimits,
     onNotice: notice,
     ...(progress ? { onProgress: progress } : {}),
     onLevel: () => {
       if (process.stderr.isTTY && !v.quiet) process.stderr.write("\r\x1b[K");
     },
-    shouldStop: () => stop,
-    load,
-    dataset,
-    salt,
+    shouldStop: signals.stopped,
   });
-  process.off("SIGINT", onSig);
-  process.off("SIGTERM", onSig);
+  signals.release();
   // (with --mode search, the report's saturation paragraph is the headline line)
   process.stdout.write(`${markdownReport(doc)}\n`);
   const p = outputPaths(v.out);
@@ -125,6 +116,6 @@ export async function sweepCommand(argv: string[]): Promise<number> {
       `wrote ${p.json}, ${p.csv}, ${p.md}${v.records === "file" ? `, ${p.requestsFile}` : ""}\n`,
     );
   if (v.plots) await writePlotsBeside(doc, v.out);
-  if (stop) return 130;
+  if (signals.stopped()) return 130;
   return exitStatus(doc, v.maxErrorRate);
 }

@@ -10,23 +10,20 @@ import { chunkPrefix, contentChunk, roleChunk, usageJson } from "./chunks.ts";
 import type { ChunkText, EngineView, FlavorModule } from "./flavor.ts";
 import { FLAVOR_MODULES } from "./flavors/index.ts";
 import { HttpError, sendJson } from "./http.ts";
-import type { FaultKind, MockOptions } from "./options.ts";
+import { type FaultKind, HTTP_FAULTS, type MockOptions } from "./options.ts";
 import { PrefixCache } from "./prefix-cache.ts";
 import { Histogram, ITL_BUCKETS_S, LATENCY_BUCKETS_S } from "./prometheus.ts";
 import { seededRandom } from "./random.ts";
-import { completionBody, type MockStats, newReq, type Req, validateCompletion } from "./request.ts";
+import {
+  completionBody,
+  generatedTokens,
+  type MockStats,
+  newReq,
+  type Req,
+  validateCompletion,
+  vocabAt,
+} from "./request.ts";
 import { TimerQueue } from "./timer-queue.ts";
-
-const VOCAB =
-  "the of and to in is was for on that with as it by at from his her an be this are or which".split(" ");
-
-/** The i-th generated token of a request (its text is " " + this, one token by the mock's rule). */
-const vocabAt = (r: Req, i: number): string => VOCAB[(i + r.seq) % VOCAB.length]!;
-
-/** Every token a request generated, in order. */
-function generatedTokens(r: Req): string[] {
-  return Array.from({ length: r.emitted }, (_, i) => vocabAt(r, i));
-}
 
 const hrMs = (): number => Number(process.hrtime.bigint()) / 1e6;
 
@@ -136,12 +133,8 @@ export class Engine implements EngineView {
     const seq = ++this.seq;
     const fault = this.pickFault(seq);
     if (fault !== null) this.countFault(fault);
-    if (fault === "http500")
-      throw new HttpError(500, "injected fault: internal server error", "internal_error");
-    if (fault === "http503")
-      throw new HttpError(503, "injected fault: service unavailable", "unavailable_error");
-    if (fault === "http429")
-      throw new HttpError(429, "injected fault: too many requests", "rate_limit_error");
+    const httpFault = fault !== null ? HTTP_FAULTS[fault] : undefined;
+    if (httpFault) throw new HttpError(...httpFault);
     if (o.maxQueue !== null && this.active.size >= o.capacity && this.queue.length >= o.maxQueue) {
       this.rejected++;
       throw new HttpError(o.rejectStatus, "server queue is full", "rate_limit_error");

@@ -116,3 +116,10 @@ export const DEFAULT_MOCK_OPTIONS: MockOptions = {
   slowFirstByteMs: 1000,
   cudaGraphMaxBs: null,
 };
+
+/** The faults that are an HTTP error answer: status, message and OpenAI error type. */
+export const HTTP_FAULTS: Partial<Record<FaultKind, [number, string, string]>> = {
+  http500: [500, "injected fault: internal server error", "internal_error"],
+  http503: [503, "injected fault: service unavailable", "unavailable_error"],
+  http429: [429, "injected fault: too many requests", "rate_limit_error"],
+};

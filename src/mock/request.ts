@@ -133,3 +133,14 @@ export function completionBody(r: Req, usage: unknown): unknown {
     usage,
   };
 }
+
+const VOCAB =
+  "the of and to in is was for on that with as it by at from his her an be this are or which".split(" ");
+
+/** The i-th generated token of a request (its text is " " + this, one token by the mock's rule). */
+export const vocabAt = (r: Req, i: number): string => VOCAB[(i + r.seq) % VOCAB.length]!;
+
+/** Every token a request generated, in order. */
+export function generatedTokens(r: Req): string[] {
+  return Array.from({ length: r.emitted }, (_, i) => vocabAt(r, i));
+}

@@ -1,12 +1,76 @@
 /**
- * The one error base. Every error tokenbench raises on purpose carries a stable `code` (part of
- * the contract, like the per-request error codes of schema v1: never rename one) and a message
- * that names the cause, what to check and the next step. Entry points catch `TokenbenchError`
- * in one place; anything else is a bug and keeps its stack trace.
+ * The one error base. Every error tokenbench raises on purpose carries a stable `code` from
+ * RUN_ERRORS (part of the contract, like the per-request error codes of schema v1: never rename
+ * one) and a message that names the cause, what to check and the next step. Entry points catch
+ * `TokenbenchError` in one place; anything else is a bug and keeps its stack trace. The error
+ * table in docs/cli.md is generated from RUN_ERRORS (`npm run docs`).
  */
+
+/** Every run-level error: its exit status from the CLI and what it means, for the docs' table. */
+export const RUN_ERRORS = {
+  usage: {
+    exit: 2,
+    meaning: "a flag, an Action input or a combination of them is wrong; the message names it",
+  },
+  not_ready: {
+    exit: 1,
+    meaning:
+      "the server did not become ready within `--ready-timeout-s`, or cannot be reached at all (refused, unknown host, TLS)",
+  },
+  server_exited: { exit: 1, meaning: "the Action's `server-command` exited before the server was ready" },
+  model_unknown: { exit: 1, meaning: "no `--model` was given and the server's `/v1/models` names none" },
+  model_not_served: {
+    exit: 1,
+    meaning: "the server does not serve `--model` and refuses it; the message lists what it serves",
+  },
+  calibration_failed: {
+    exit: 1,
+    meaning: "the server offers no way to count prompt tokens (`count_tokens`, `/tokenize`, usage probes)",
+  },
+  prompt_too_long: {
+    exit: 1,
+    meaning: "the longest prompt plus its output tokens does not fit the server's context",
+  },
+  out_unwritable: {
+    exit: 1,
+    meaning: "`--out` (the Action's `results-dir`) cannot be written; nothing was sent",
+  },
+  results_file_invalid: {
+    exit: 1,
+    meaning: "a results file cannot be read or is not a valid schema-v1 document",
+  },
+  schema_invalid: {
+    exit: 1,
+    meaning: "a document does not match schema v1; the message names each field at fault",
+  },
+  resume_mismatch: { exit: 1, meaning: "`--resume` found a document written with a different configuration" },
+  dataset_invalid: { exit: 1, meaning: "`--dataset` cannot be read or a line of it is not a request" },
+  trace_invalid: { exit: 1, meaning: "`--trace` cannot be read or a line of it is not a trace row" },
+  import_invalid: { exit: 1, meaning: "`tokenbench import` was given a file that is not what it says" },
+  merge_refused: {
+    exit: 1,
+    meaning:
+      "the shard documents do not make one run (different configuration, missing shards, skewed starts)",
+  },
+  workers_unavailable: {
+    exit: 1,
+    meaning: "`--workers N` needs `dist/shard-worker.js`, which is missing (run `npm run build`)",
+  },
+  github_api: {
+    exit: 1,
+    meaning: "the Action: a GitHub API call failed (the PR comment, an artifact look-up)",
+  },
+  baseline_unavailable: {
+    exit: 1,
+    meaning: "the Action: the `baseline` input names no file and no artifact could be found",
+  },
+} as const satisfies Record<string, { exit: number; meaning: string }>;
+
+export type RunErrorCode = keyof typeof RUN_ERRORS;
+
 export class TokenbenchError extends Error {
   constructor(
-    readonly code: string,
+    readonly code: RunErrorCode,
     message: string,
     options?: { cause?: unknown },
   ) {

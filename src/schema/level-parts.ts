@@ -48,7 +48,7 @@ export const ClientSelfCheck = z.object({
     .optional(),
 });
 
-/** Server `/metrics` gauges sampled during a level (issue #4 fills the timeline). */
+/** Server `/metrics` gauges sampled during a level (the timeline of `--metrics-interval-ms`). */
 export const MetricsSample = z.object({
   t_ms: num,
   running: nullableNum,

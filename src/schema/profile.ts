@@ -2,7 +2,7 @@
 import { z } from "zod";
 import { nullableNum, num, RequestError } from "./common.ts";
 
-/** Single-stream serving profile (issue #4). */
+/** Single-stream serving profile. */
 export const ProfileSample = z.object({
   phase: z.enum(["warmup", "prefill", "decode", "prefix_fresh", "prefix_identical", "prefix_small_suffix"]),
   target_tokens: z.number().int().nullable(),

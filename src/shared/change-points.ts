@@ -1,5 +1,5 @@
 /**
- * Change points in a series of runs (#12), as MongoDB's continuous benchmarking, Hunter and Apache
+ * Change points in a series of runs, as MongoDB's continuous benchmarking, Hunter and Apache
  * Otava do: E-divisive means proposes where a series splits, a Student-t test decides whether the
  * split is real. Pure; runs in Node and in the Worker.
  *

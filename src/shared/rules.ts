@@ -1,6 +1,6 @@
 /**
  * Thresholds and gating, one syntax for `tokenbench compare`, the results service's compare and
- * the Action (#12):
+ * the Action:
  *
  *   thresholds: "ttft_p95_ms=+10%, output_tok_s=-5%, *=t-test"
  *   fail-on:    regression | warning | never

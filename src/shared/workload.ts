@@ -1,5 +1,5 @@
 /**
- * Workload identity (#12): what was asked of the server, as one canonical object and its
+ * Workload identity: what was asked of the server, as one canonical object and its
  * fingerprint. Two runs compare like with like only when their workloads are equal; the fields
  * that differ are named. Pure (the fingerprint's hash is the caller's: Node or Web Crypto).
  */

@@ -12,8 +12,8 @@ import { ApiError, errorBody } from "./errors.ts";
 import { openApiDocument } from "./openapi.ts";
 import { admin } from "./routes/admin.ts";
 import { badges } from "./routes/badges.ts";
-import { queries } from "./routes/compare.ts";
-import { ingestRoutes } from "./routes/ingest.ts";
+import { compare } from "./routes/compare.ts";
+import { ingest } from "./routes/ingest.ts";
 import { runs } from "./routes/runs.ts";
 
 const app = new Hono<AppEnv>();
@@ -51,10 +51,10 @@ app.get("/schema/result-v1.schema.json", (c) => c.json(resultSchema));
 // admin routes need the ADMIN_TOKEN (routes/admin.ts); uploads authenticate themselves.
 for (const path of ["/api/v1/repos", "/api/v1/repos/*", "/api/v1/runs/:id", "/badge/*"])
   app.use(path, readAuth);
-app.route("/api/v1/runs", ingestRoutes);
+app.route("/api/v1/runs", ingest);
 app.route("/api/v1/admin", admin);
 app.route("/api/v1", runs);
-app.route("/api/v1", queries);
+app.route("/api/v1", compare);
 app.route("/badge", badges);
 
 export { app };

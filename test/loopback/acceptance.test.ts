@@ -1,8 +1,9 @@
 // Issue #3's acceptance: the seed's demo saturation curve, reproduced against the mock.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { defaultSweepConfig, runSweep } from "../../src/core/sweep/sweep.ts";
+import { defaultSweepConfig } from "../../src/core/sweep/config.ts";
+import { runSweep } from "../../src/core/sweep/sweep.ts";
 import { spawnCli } from "../helpers/cli.ts";
-import { tgt } from "../helpers/target.ts";
+import { contact } from "../helpers/target.ts";
 
 describe("seed demo: closed loop against mockserver --ttft-ms 60 --itl-ms 12 --capacity 16", () => {
   // The mock runs in its own process, as `tokenbench mockserver` does for users, so the client
@@ -35,7 +36,7 @@ describe("seed demo: closed loop against mockserver --ttft-ms 60 --itl-ms 12 --c
 
   it("linear to 16, flat beyond, TTFT jumps, ITL steady, goodput falls", { timeout: 90_000 }, async () => {
     const doc = await runSweep({
-      target: tgt(mock.url),
+      pre: await contact(mock.url),
       records: "none",
       resume: false,
       out: null,

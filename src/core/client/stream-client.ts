@@ -7,7 +7,7 @@ import { randomBytes } from "node:crypto";
 import { performance } from "node:perf_hooks";
 import { Agent, type Dispatcher } from "undici";
 import type { RequestRecord } from "../../schema/v1.ts";
-import { completionsPath, modelOf, type Target } from "../server/target.ts";
+import { completionsPath, type ResolvedTarget } from "../server/target.ts";
 import { interpretChunk } from "./chunk.ts";
 import { ErrorCode, STREAM_LIMITS } from "./request-errors.ts";
 import { REQUEST_ID_HEADER, socketWrites, watchSocketWrites } from "./socket-writes.ts";
@@ -20,7 +20,7 @@ export const MAX_STALE_RETRIES = 3;
 
 export interface ClientConfig {
   /** The server, its API and model (resolved), and the headers every request carries. */
-  target: Target;
+  target: ResolvedTarget;
   timeoutS: number;
   ignoreEos: boolean;
   extraBody: Record<string, unknown>;
@@ -56,7 +56,7 @@ export interface RequestSpec {
 
 export function buildRequestBody(cfg: ClientConfig, spec: RequestSpec): Record<string, unknown> {
   const body: Record<string, unknown> = {
-    model: modelOf(cfg.target),
+    model: cfg.target.model,
     stream: true,
     stream_options: { include_usage: true },
     max_tokens: spec.maxTokens,

@@ -1,20 +1,8 @@
 /**
- * Planning a sweep: its configuration's defaults, how many requests each level measures, and
- * the requests themselves (prompt, length, id), built deterministically from the seed.
+ * Planning a level: how many requests it measures, its seed and salt, and why the plan differs
+ * from what was asked. Its requests are built in requests.ts.
  */
-import type { PromptCalibration, SweepConfig } from "../../schema/v1.ts";
-import type { RequestSpec } from "../client/stream-client.ts";
-import { wordsFor } from "../server/prompt-calibration.ts";
-import { CONNECTION, defaultsOf, SWEEP, sweepConfigOf } from "../settings/table.ts";
-import { type Dataset, datasetOrder } from "../workload/dataset.ts";
-import { makePrompt, promptWords, shapeFor } from "../workload/prompts.ts";
-import type { SpecFactory, TurnContext } from "./loops.ts";
-import { WARMUP_ID_OFFSET } from "./shard.ts";
-
-/** A complete sweep configuration with the table's defaults; override what you need. */
-export function defaultSweepConfig(over: Partial<SweepConfig> = {}): SweepConfig {
-  return { ...sweepConfigOf(defaultsOf(SWEEP), defaultsOf(CONNECTION)), ...over };
-}
+import type { SweepConfig } from "../../schema/v1.ts";
 
 /** Closed loop: a level with fewer than 2x its users in requests never measures steady state. */
 export function effectiveRequests(
@@ -25,12 +13,6 @@ export function effectiveRequests(
   if (requests === null) return null;
   if (mode === "closed") return Math.max(requests, 2 * level);
   return requests;
-}
-
-/** Two configurations measure the same thing (resume refuses to mix different ones). */
-export function sameConfig(a: SweepConfig, b: SweepConfig): boolean {
-  const strip = (c: SweepConfig) => JSON.stringify({ ...c, levels: undefined });
-  return strip(a) === strip(b) && JSON.stringify(a.levels) === JSON.stringify(b.levels);
 }
 
 /** `--turns`: the closed loop's conversations, or null. */
@@ -61,145 +43,4 @@ export function planLevel(cfg: SweepConfig, index: number, salt = 0): LevelPlan 
       );
   }
   return { level, index, requests, seed: (cfg.seed + 7919 * (index + 1)) >>> 0, salt, notices };
-}
-
-/**
- * The level's requests: ids continue from `ids.next`, prompts are seeded per level and request,
- * and sized by the prompt calibration when there is one (else one word per token).
- */
-export function specFactory(
-  cfg: SweepConfig,
-  plan: LevelPlan,
-  ids: { next: number },
-  calibration: PromptCalibration | null = null,
-  dataset: Dataset | null = null,
-): SpecFactory {
-  const order = dataset ? orderOf(dataset, cfg.seed) : null;
-  return (i, warmup, intended, turn) =>
-    buildSpec(cfg, plan, ids.next++, i, warmup, intended, calibration, dataset, order, turn);
-}
-
-/**
- * The same requests for a sharded level: the id is the level's `idBase` plus the request's
- * level-wide index (warmups after WARMUP_ID_OFFSET), so shards on threads or on other runners
- * build exactly the requests a single process would, and their ids never collide.
- */
-export function indexedSpecFactory(
-  cfg: SweepConfig,
-  plan: LevelPlan,
-  idBase: number,
-  calibration: PromptCalibration | null = null,
-  dataset: Dataset | null = null,
-): SpecFactory {
-  const order = dataset ? orderOf(dataset, cfg.seed) : null;
-  return (i, warmup, intended, turn) =>
-    buildSpec(
-      cfg,
-      plan,
-      idBase + (warmup ? WARMUP_ID_OFFSET : 0) + i,
-      i,
-      warmup,
-      intended,
-      calibration,
-      dataset,
-      order,
-      turn,
-    );
-}
-
-/** A dataset's prompts in a seeded shuffle; a trace's in its own (time) order. */
-function orderOf(dataset: Dataset, seed: number): number[] {
-  return dataset.offsetsMs ? dataset.entries.map((_, i) => i) : datasetOrder(dataset.entries.length, seed);
-}
-
-/**
- * `--shared-prefix-tokens N --prefix-groups G`: request i belongs to group i mod G, whose prompts
- * all begin with the same N-token text (a system prompt), before the request's unique part.
- */
-export function sharedPrefix(
-  cfg: SweepConfig,
-  index: number,
-  calibration: PromptCalibration | null,
-  salt = 0,
-): string {
-  const sp = cfg.shared_prefix;
-  if (!sp) return "";
-  const group = index % sp.groups;
-  const words = calibration ? Math.max(1, Math.round(sp.tokens / calibration.tokens_per_word)) : sp.tokens;
-  return `group${String(group).padStart(4, "0")} ${promptWords(Math.max(1, words - 1), (cfg.seed * 7919 + group + 1 + salt * 1_000_003) >>> 0)}\n`;
-}
-
-function buildSpec(
-  cfg: SweepConfig,
-  plan: LevelPlan,
-  id: number,
-  i: number,
-  warmup: boolean,
-  intended: number | null,
-  calibration: PromptCalibration | null,
-  dataset: Dataset | null = null,
-  order: number[] | null = null,
-  turn?: TurnContext,
-): RequestSpec {
-  if (dataset && order) {
-    // A dataset: request i of the level takes the shuffle's i-th prompt (warmups from its end).
-    const n = order.length;
-    const entry = dataset.entries[order[warmup ? n - 1 - (i % n) : i % n]!]!;
-    const spec: RequestSpec = {
-      id,
-      level: plan.level,
-      warmup,
-      prompt: entry.prompt ?? "",
-      ...(entry.messages ? { messages: entry.messages } : {}),
-      maxTokens: entry.outputTokens ?? cfg.max_tokens,
-      promptTokensRequested: entry.promptTokens ?? null,
-      intendedSendAbsMs: intended,
-    };
-    // In a conversation, the entry is the next user turn (a messages entry: its last user message).
-    return turn ? inConversation(spec, turn, entry.prompt ?? lastUserContent(entry.messages ?? [])) : spec;
-  }
-  const fixed = { promptTokens: cfg.prompt_tokens, maxTokens: cfg.max_tokens };
-  const shape = shapeFor(cfg.prompts, warmup ? 1_000_000 + i : i, plan.seed, fixed);
-  const spec: RequestSpec = {
-    id,
-    level: plan.level,
-    warmup,
-    // Every prompt: a unique fixed-width tag first, then the run's words (one sequence per
-    // seed), so prompts of one length count the same tokens and share no prefix beyond the
-    // server's own template. A later turn of a conversation has no shared prefix of its own:
-    // the history before it is one.
-    prompt:
-      (turn && turn.turn > 1 ? "" : sharedPrefix(cfg, i, calibration, plan.salt)) +
-      makePrompt(
-        calibration ? wordsFor(calibration, shape.promptTokens) : shape.promptTokens,
-        cfg.seed,
-        id + cfg.seed * 1_000_003,
-        plan.salt,
-      ),
-    maxTokens: shape.maxTokens,
-    promptTokensRequested: shape.promptTokens,
-    intendedSendAbsMs: intended,
-  };
-  return turn ? inConversation(spec, turn, spec.prompt) : spec;
-}
-
-const lastUserContent = (ms: readonly { role: string; content: string }[]) =>
-  [...ms].reverse().find((m) => m.role === "user")?.content ?? ms[ms.length - 1]?.content ?? "";
-
-/**
- * Turn `turn.turn` of a conversation (`--turns`): the history (earlier user turns and the
- * server's answers) then the new user message; the session is the id of its first turn. The
- * client keeps the answer's text for the next turn's history.
- */
-function inConversation(spec: RequestSpec, turn: TurnContext, userContent: string): RequestSpec {
-  return {
-    ...spec,
-    prompt: userContent,
-    messages: [...turn.history, { role: "user", content: userContent }],
-    session: turn.turn === 1 ? spec.id : turn.session,
-    turn: turn.turn,
-    keepText: true,
-    // only the new turn was sized: the history is whatever the conversation holds by now
-    promptTokensRequested: turn.turn === 1 ? spec.promptTokensRequested : null,
-  };
 }

@@ -2,6 +2,7 @@
  * Who generates the load: the resolved `--workers`, `--shard`, `--start-at` and `--level-slot-s`,
  * checked together, and what the document records of them.
  */
+import { availableParallelism } from "node:os";
 import { UsageError } from "../../schema/errors.ts";
 import type { ResultDocument, SweepConfig } from "../../schema/v1.ts";
 import type { Target } from "../server/target.ts";
@@ -9,7 +10,6 @@ import type { Values } from "../settings/setting.ts";
 import type { LOAD } from "../settings/table.ts";
 import { newRunSalt } from "../workload/prompts.ts";
 import { parseShard, type Shard } from "./shard.ts";
-import { autoWorkers } from "./worker-pool.ts";
 
 export interface LoadGenerator {
   workers: number;
@@ -27,6 +27,16 @@ export const ONE_THREAD: LoadGenerator = { workers: 1, shard: null, startAtEpoch
  */
 export function runSaltOf(load: LoadGenerator): number {
   return load.startAtEpochMs !== null ? load.startAtEpochMs % 1_000_000 : newRunSalt();
+}
+
+/**
+ * The automatic number of worker threads: the cores there are, less what the server under test
+ * needs when it runs on this machine (half the cores, at least 2), less one for the main thread;
+ * at least 1, at most 16.
+ */
+export function autoWorkers(serverIsLocal: boolean, cores = availableParallelism()): number {
+  const reserve = serverIsLocal ? Math.max(2, Math.ceil(cores / 2)) : 0;
+  return Math.max(1, Math.min(16, cores - reserve - 1));
 }
 
 const LOCAL = /^(localhost|127\.\d+\.\d+\.\d+|\[::1\]|::1|0\.0\.0\.0)$/i;

@@ -197,3 +197,51 @@ export function worstOf(xs: readonly (number | null | undefined)[]): number | nu
   const v = xs.filter((x): x is number => typeof x === "number");
   return v.length > 0 ? Math.max(...v) : null;
 }
+
+/**
+ * The level's self-check from its threads': the worst thread's loop delay and lateness bound
+ * (a chunk is as late as the thread that read it), the process's CPU, each thread's warning
+ * named, and every thread's own figures under `shards`.
+ */
+export function mergeChecks(
+  threads: readonly { check: LevelResult["client"]; requests: number }[],
+  processWide: LevelResult["client"],
+): LevelResult["client"] {
+  const checks = threads.map((t) => t.check);
+  const worst = (f: (c: LevelResult["client"]) => number | null | undefined) => worstOf(checks.map(f));
+  const n = checks.length;
+  // each thread's message, prefixed with the thread it is from
+  const byThread = (pick: (c: LevelResult["client"]) => string | null | undefined) =>
+    checks
+      .map((c, k) => (pick(c) ? `thread ${k + 1}/${n}: ${pick(c)}` : null))
+      .filter((w): w is string => w !== null);
+  const warnings = byThread((c) => c.bottleneck_warning);
+  const notes = byThread((c) => c.timing_note);
+  return {
+    event_loop_delay_ms: {
+      p50: worst((c) => c.event_loop_delay_ms.p50),
+      p99: worst((c) => c.event_loop_delay_ms.p99),
+      max: worst((c) => c.event_loop_delay_ms.max),
+    },
+    own_delay_ms: {
+      p50: worst((c) => c.own_delay_ms?.p50),
+      p99: worst((c) => c.own_delay_ms?.p99),
+      max: worst((c) => c.own_delay_ms?.max),
+    },
+    ...(processWide.send_queue_ms ? { send_queue_ms: processWide.send_queue_ms } : {}),
+    lateness_bound_ms: worst((c) => c.lateness_bound_ms ?? null),
+    cpu_user_s: processWide.cpu_user_s,
+    cpu_system_s: processWide.cpu_system_s,
+    cpu_pct_of_one_core: processWide.cpu_pct_of_one_core,
+    bottleneck_warning: warnings.length > 0 ? warnings.join("; ") : null,
+    timing_note: warnings.length === 0 && notes.length > 0 ? notes.join("; ") : null,
+    shards: checks.map((c, k) => ({
+      thread: `${k + 1}/${n}`,
+      requests: threads[k]!.requests,
+      event_loop_delay_ms: c.event_loop_delay_ms,
+      lateness_bound_ms: c.lateness_bound_ms ?? null,
+      busy_pct: c.cpu_pct_of_one_core,
+      bottleneck_warning: c.bottleneck_warning,
+    })),
+  };
+}

@@ -6,8 +6,9 @@
 import type { PromptCalibration, RequestRecord, SweepConfig } from "../../schema/v1.ts";
 import type { StreamClient } from "../client/stream-client.ts";
 import type { Dataset } from "../workload/dataset.ts";
-import { indexedSpecFactory, type LevelPlan, sessionsOf } from "./level-plan.ts";
+import { type LevelPlan, sessionsOf } from "./level-plan.ts";
 import { type LevelRun, runClosedLoop, runOpenLoop, runWarmup, type SpecFactory } from "./loops.ts";
+import { indexedSpecFactory } from "./requests.ts";
 import { closedIndex, type Placement, shareOf } from "./shard.ts";
 
 export interface ShareJob {

@@ -9,13 +9,13 @@ import { parentPort, workerData } from "node:worker_threads";
 import type { LevelResult, RequestRecord } from "../../schema/v1.ts";
 import { warmUpClientPath } from "../client/jit-warmup.ts";
 import { StreamClient } from "../client/stream-client.ts";
-import type { Target } from "../server/target.ts";
+import type { ResolvedTarget } from "../server/target.ts";
 import type { LevelRun } from "./loops.ts";
 import { SelfCheck, sendQueueOf } from "./self-check.ts";
 import { runShare, runShareWarmup, type ShareJob } from "./shard-run.ts";
 
 export interface ShardWorkerData {
-  target: Target;
+  target: ResolvedTarget;
   timeoutS: number;
   ignoreEos: boolean;
   extraBody: Record<string, unknown>;

@@ -4,7 +4,6 @@
  * then all start their share at one epoch time; the main thread merges what they measured.
  */
 import { existsSync } from "node:fs";
-import { availableParallelism } from "node:os";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
@@ -24,16 +23,6 @@ function workerFile(): string {
     "workers_unavailable",
     "dist/shard-worker.js is missing: run `npm run build` (or use --workers 1)",
   );
-}
-
-/**
- * The automatic number of worker threads: the cores there are, less what the server under test
- * needs when it runs on this machine (half the cores, at least 2), less one for the main thread;
- * at least 1, at most 16.
- */
-export function autoWorkers(serverIsLocal: boolean, cores = availableParallelism()): number {
-  const reserve = serverIsLocal ? Math.max(2, Math.ceil(cores / 2)) : 0;
-  return Math.max(1, Math.min(16, cores - reserve - 1));
 }
 
 class ThreadHandle {

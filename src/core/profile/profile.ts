@@ -9,8 +9,6 @@ import type {
   ProfileConfig,
   ProfileSample,
   ProfileSection,
-  ProfileStat,
-  ProfileSummary,
   RequestRecord,
   ResultDocument,
 } from "../../schema/v1.ts";
@@ -19,13 +17,17 @@ import { StreamClient } from "../client/stream-client.ts";
 import { buildDocument, type Provenance } from "../results/document.ts";
 import { captureEnvironment } from "../results/environment.ts";
 import { FORMULAS } from "../results/metrics.ts";
-import { summarize } from "../results/stats.ts";
-import { type Counter, calibrate, profilePrompt, TOLERANCE_RULE } from "../server/calibration.ts";
-import { resolveModel } from "../server/http.ts";
-import { servedCounter } from "../server/prompt-calibration.ts";
-import { snapshotServer, waitReady } from "../server/snapshot.ts";
-import type { Target } from "../server/target.ts";
-import { CONNECTION, defaultsOf, PROFILE, profileConfigOf } from "../settings/table.ts";
+import {
+  type Counter,
+  calibrate,
+  profilePrompt,
+  servedCounter,
+  TOLERANCE_RULE,
+} from "../server/calibration.ts";
+import type { Preflight } from "../server/preflight.ts";
+import { defaultsOf, type Values } from "../settings/setting.ts";
+import { CONNECTION, PROFILE } from "../settings/table.ts";
+import { summarizeProfile } from "./summary.ts";
 
 export const PROFILE_FORMULAS: Record<string, string> = {
   client_wall_ttft_ms: "first content event - send, one stream at a time",
@@ -45,11 +47,10 @@ export function defaultProfileConfig(over: Partial<ProfileConfig> = {}): Profile
 }
 
 export interface ProfileOptions {
-  /** The server; its model is discovered when null. */
-  target: Target;
+  /** First contact's outcome (`preflight(target, null, ...)`): the server, model resolved, and its snapshot. */
+  pre: Preflight;
   timeoutS: number;
   config: ProfileConfig;
-  serverLimits: Record<string, string | number>;
   provenance?: Provenance | null;
   onNotice?: (m: string) => void;
 }
@@ -93,71 +94,11 @@ function sampleFrom(
   };
 }
 
-export function summarizeProfile(samples: readonly ProfileSample[]): ProfileSummary {
-  const stat = (xs: (number | null)[]): ProfileStat => {
-    const v = xs.filter((x): x is number => x !== null);
-    const s = summarize(v);
-    // percentiles only where there are enough samples to mean something
-    return {
-      n: s.n,
-      median: s.p50,
-      min: s.min,
-      max: s.max,
-      ...(s.n >= 10 ? { p90: s.p90 } : {}),
-      ...(s.n >= 20 ? { p95: s.p95, p99: s.p99 } : {}),
-    };
-  };
-  const ok = samples.filter((s) => s.error === null);
-  const targets = [...new Set(ok.filter((s) => s.phase === "prefill").map((s) => s.target_tokens!))];
-  const prefill: ProfileSummary["prefill"] = Object.fromEntries(
-    targets.map((t) => {
-      const xs = ok.filter((s) => s.phase === "prefill" && s.target_tokens === t);
-      return [
-        String(t),
-        {
-          prompt_tokens: stat(xs.map((x) => x.prompt_tokens)),
-          client_wall_ttft_ms: stat(xs.map((x) => x.client_wall_ttft_ms)),
-          client_wall_effective_prefill_tps: stat(xs.map((x) => x.client_wall_effective_prefill_tps)),
-        },
-      ];
-    }),
-  );
-  const dec = ok.filter((s) => s.phase === "decode");
-  const fresh = stat(ok.filter((s) => s.phase === "prefix_fresh").map((x) => x.client_wall_ttft_ms));
-  const prefixCase = (phase: ProfileSample["phase"]) => {
-    const xs = ok.filter((s) => s.phase === phase);
-    const ttft = stat(xs.map((x) => x.client_wall_ttft_ms));
-    return {
-      client_wall_ttft_ms: ttft,
-      cached_tokens: stat(xs.map((x) => x.cached_tokens)),
-      prompt_tokens: stat(xs.map((x) => x.prompt_tokens)),
-      ttft_ratio_vs_fresh:
-        ttft.median !== null && fresh.median !== null && fresh.median > 0 ? ttft.median / fresh.median : null,
-    };
-  };
-  return {
-    prefill,
-    decode: {
-      client_wall_decode_tps: stat(dec.map((x) => x.client_wall_decode_tps)),
-      client_wall_ttft_ms: stat(dec.map((x) => x.client_wall_ttft_ms)),
-    },
-    prefix_cache: {
-      fresh: prefixCase("prefix_fresh"),
-      identical: prefixCase("prefix_identical"),
-      small_suffix: prefixCase("prefix_small_suffix"),
-    },
-    errors: samples.filter((s) => s.error !== null).length,
-  };
-}
-
 export async function runProfile(opts: ProfileOptions): Promise<ResultDocument> {
   const cfg = opts.config;
   const notice = opts.onNotice ?? (() => {});
-  const readiness = await waitReady(opts.target, { timeoutS: cfg.ready_timeout_s });
+  const { target, readiness, server } = opts.pre;
   notice(`server ready after ${readiness.waited_s.toFixed(1)} s (${readiness.probes.at(-1)})`);
-  const server = await snapshotServer(opts.target, opts.serverLimits);
-  const served = server.extracted.model_id;
-  const target = await resolveModel(opts.target, typeof served === "string" ? served : null);
   const body = { ...thinkingBody(cfg.thinking), ...cfg.extra_body };
   const originMs = performance.now();
   const originWall = Date.now();
@@ -307,39 +248,20 @@ export async function runProfile(opts: ProfileOptions): Promise<ResultDocument> 
   }
 }
 
-const fmt = (v: unknown, d: number) => (typeof v === "number" && Number.isFinite(v) ? v.toFixed(d) : "-");
-
-/** Human summary: median / min / max per phase (percentiles when there are enough samples). */
-export function profileSummaryText(doc: ResultDocument): string {
-  const p = doc.profile!;
-  const s = p.summary;
-  const range = (x: ProfileStat) => `${fmt(x.median, 1)} (${fmt(x.min, 1)}-${fmt(x.max, 1)})`;
-  const lines: string[] = [];
-  lines.push(
-    `profile of ${doc.target.model} at ${doc.target.base_url} (${doc.server?.extracted.server_name ?? "server"})`,
-  );
-  lines.push(
-    `calibration: ${p.calibration.method}; ${p.calibration.targets.map((t) => `${t.target_tokens}->${t.reached_tokens}`).join(", ")}`,
-  );
-  lines.push(`cached tokens reporting: ${p.cached_tokens_reporting}`);
-  lines.push("");
-  lines.push(
-    "| phase | prompt tok | TTFT ms median (min-max) | prefill tok/s median | decode tok/s median (min-max) | cached tok median |",
-  );
-  lines.push("|---|---:|---:|---:|---:|---:|");
-  for (const [t, v] of Object.entries(s.prefill)) {
-    lines.push(
-      `| prefill ${t} | ${fmt(v.prompt_tokens.median, 0)} | ${range(v.client_wall_ttft_ms)} | ${fmt(v.client_wall_effective_prefill_tps.median, 0)} | | |`,
-    );
-  }
-  const d = s.decode;
-  lines.push(
-    `| decode | | ${fmt(d.client_wall_ttft_ms.median, 1)} | | ${range(d.client_wall_decode_tps)} | |`,
-  );
-  for (const [k, v] of Object.entries(s.prefix_cache)) {
-    lines.push(
-      `| prefix ${k} | ${fmt(v.prompt_tokens.median, 0)} | ${range(v.client_wall_ttft_ms)} x${fmt(v.ttft_ratio_vs_fresh, 2)} | | | ${fmt(v.cached_tokens.median, 0)} |`,
-    );
-  }
-  return lines.join("\n");
+export function profileConfigOf(
+  v: Values<typeof PROFILE>,
+  c: Pick<Values<typeof CONNECTION>, "readyTimeoutS" | "extraBody" | "headers">,
+): ProfileConfig {
+  return {
+    targets: v.targets,
+    repetitions: v.repetitions,
+    warmup_runs: v.warmupRuns,
+    decode_tokens: v.decodeTokens,
+    suffix_tokens: v.suffixTokens,
+    prefix_target: v.prefixTarget ?? Math.max(...v.targets),
+    thinking: v.thinking,
+    ready_timeout_s: c.readyTimeoutS,
+    extra_body: c.extraBody,
+    header_names: Object.keys(c.headers),
+  };
 }

@@ -16,7 +16,7 @@ import {
 } from "../../schema/v1.ts";
 import { canonicalJson, describeTestbed } from "../../shared/testbed.ts";
 import { workloadSpec } from "../../shared/workload.ts";
-import { type Target, targetRecord } from "../server/target.ts";
+import { type ResolvedTarget, targetRecord } from "../server/target.ts";
 import { TOOL_VERSION } from "./version.ts";
 
 export const CLOCK_SOURCE = "performance.now() (monotonic), ms from origin";
@@ -35,7 +35,7 @@ export interface DocumentParts {
   /** Wall-clock time of the run's monotonic origin (ms since the epoch). */
   originWallMs: number;
   createdAt?: string;
-  target: Target;
+  target: ResolvedTarget;
   environment: ResultDocument["environment"];
   formulas: Record<string, string>;
   config: SweepConfig | null;

@@ -1,6 +1,7 @@
 /** Rendering of results: the Markdown table and the CSV of per-level aggregates. */
 import type { LevelResult, ResultDocument } from "../../schema/v1.ts";
-import { saturationHeadline } from "../sweep/saturation.ts";
+
+type Saturation = NonNullable<ResultDocument["saturation"]>;
 
 const fmt = (v: number | null | undefined, digits: number): string =>
   v === null || v === undefined || !Number.isFinite(v) ? "-" : v.toFixed(digits);
@@ -132,4 +133,15 @@ export function csvTable(levels: readonly LevelResult[]): string {
     lines.push(row.map(cell).join(","));
   }
   return `${lines.join("\n")}\n`;
+}
+
+/** "sustains 31.5 req/s under SLO (bracket 30.8–32.3)", or why not. */
+export function saturationHeadline(s: Saturation): string {
+  const f = (x: number | null) => (x === null ? "?" : x.toPrecision(3));
+  const [lo, hi] = s.bracket_rps;
+  if (lo === null)
+    return `no probed rate kept ${s.target_pass_pct}% of requests within the SLOs (lowest probe failed): lower the starting --levels`;
+  if (hi === null)
+    return `sustains at least ${f(lo)} req/s under SLO (no probe failed in ${s.probes}: raise --search-max-probes or the starting rate)`;
+  return `sustains ${f(lo)} req/s under SLO (bracket ${f(lo)}–${f(hi)}; ${f(s.pass_pct_at_max)}% of requests within SLO there, goodput ${f(s.goodput_at_max_rps)} req/s; ${s.probes} probes)`;
 }

@@ -2,11 +2,17 @@
  * Prompt calibration: deterministic prompts grown or shrunk until the server counts about the
  * target number of tokens, within max(4, 0.5 %). Counting method, in order of preference:
  * `/v1/messages/count_tokens`, `/tokenize`, else `usage.prompt_tokens` of `max_tokens=1` probes.
+ *
+ * A sweep calibrates once (`calibratePrompts`), so that `--prompt-tokens N` means N prompt tokens
+ * as the server counts them, chat template included: find the counting method, measure what the
+ * server adds around the user content with one usage probe, then search the number of words whose
+ * prompt counts N. The profile calibrates each of its targets with the same counter.
  */
 import { TokenbenchError } from "../../schema/errors.ts";
-import { promptWords } from "../workload/prompts.ts";
+import type { PromptCalibration } from "../../schema/v1.ts";
+import { MIN_TAGGED_WORDS, makePrompt, promptWords } from "../workload/prompts.ts";
 import { httpCall } from "./http.ts";
-import { completionsPath, modelOf, rootUrl, type Target, url } from "./target.ts";
+import { completionsPath, type ResolvedTarget, rootUrl, url } from "./target.ts";
 
 export type CalibrationMethod = "count_tokens" | "tokenize" | "usage_probe";
 
@@ -30,7 +36,7 @@ function asCount(v: unknown): number | null {
 
 /** usage.prompt_tokens of a max_tokens=1 request: the server's own count, template included; or null. */
 export async function usagePromptTokens(
-  target: Target,
+  target: ResolvedTarget,
   extraBody: Record<string, unknown>,
   text: string,
 ): Promise<number | null> {
@@ -38,7 +44,7 @@ export async function usagePromptTokens(
     method: "POST",
     headers: { ...target.headers },
     body: {
-      model: modelOf(target),
+      model: target.model,
       max_tokens: 1,
       temperature: 0,
       stream: false,
@@ -52,8 +58,11 @@ export async function usagePromptTokens(
 }
 
 /** Find the best counting method the server offers. */
-export async function detectCounter(target: Target, extraBody: Record<string, unknown>): Promise<Counter> {
-  const model = modelOf(target);
+export async function detectCounter(
+  target: ResolvedTarget,
+  extraBody: Record<string, unknown>,
+): Promise<Counter> {
+  const model = target.model;
   const h = { ...target.headers };
   const viaCountTokens = async (text: string) => {
     const r = await httpCall(url(target, "/v1/messages/count_tokens"), {
@@ -130,4 +139,54 @@ export async function calibrate(
 /** Calibrated profile prompt: a fixed-width nonce tag, then seeded words. */
 export function profilePrompt(nonce: string, words: number, seed: number): string {
   return `[${nonce}] ${promptWords(words, seed)}`;
+}
+
+/** A prompt of the shape every request gets (unique tag, then the run's words for `seed`). */
+const sampleOf = (seed: number) => (words: number) => makePrompt(words, seed, 0);
+const sample = sampleOf(4242);
+
+/**
+ * The server's token count of a user message, chat template included: the best counting method
+ * it offers, plus what it adds around the content (measured once with a usage probe, since a
+ * counter such as llama.cpp's /tokenize counts the content alone).
+ */
+export async function servedCounter(
+  target: ResolvedTarget,
+  extraBody: Record<string, unknown>,
+): Promise<{ counter: Counter; overhead: number }> {
+  const counter = await detectCounter(target, extraBody);
+  let overhead = 0;
+  if (counter.method !== "usage_probe") {
+    const probe = sample(32);
+    const served = await usagePromptTokens(target, extraBody, probe);
+    if (served !== null) overhead = served - (await counter.count(probe));
+  }
+  if (overhead === 0) return { counter, overhead };
+  return {
+    counter: { method: counter.method, count: async (t) => (await counter.count(t)) + overhead },
+    overhead,
+  };
+}
+
+export async function calibratePrompts(
+  target: ResolvedTarget,
+  extraBody: Record<string, unknown>,
+  promptTokens: number,
+  seed: number,
+): Promise<PromptCalibration> {
+  const { counter, overhead } = await servedCounter(target, extraBody);
+  const build = sampleOf(seed);
+  const c = await calibrate(counter, promptTokens, build);
+  const base = await counter.count(build(1));
+  return {
+    method: counter.method,
+    template_overhead_tokens: overhead,
+    target_tokens: promptTokens,
+    words: c.words,
+    reached_tokens: c.reached,
+    within_tolerance: c.withinTolerance,
+    tolerance_rule: TOLERANCE_RULE,
+    tokens_per_word:
+      c.words > MIN_TAGGED_WORDS ? Math.max(0.1, (c.reached - base) / (c.words - MIN_TAGGED_WORDS)) : 1,
+  };
 }

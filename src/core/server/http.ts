@@ -1,7 +1,6 @@
-/** Small non-streaming HTTP helpers (model discovery, metadata, /metrics). Never throw. */
+/** Small non-streaming HTTP helpers (readiness, metadata, model checks, /metrics). Never throw. */
 import { request } from "undici";
-import { TokenbenchError } from "../../schema/errors.ts";
-import { completionsPath, rootUrl, type Target, url, withModel } from "./target.ts";
+import { completionsPath, type Target, url } from "./target.ts";
 
 export interface HttpResult {
   status: number | null;
@@ -81,30 +80,6 @@ export async function httpCall(
       );
     return fail(`${e.code ?? e.name}: ${e.message}`);
   }
-}
-
-/** First model id from `/v1/models`, or null. */
-export async function discoverModel(target: Target): Promise<string | null> {
-  const r = await httpCall(url(target, "/v1/models"), { headers: { ...target.headers }, timeoutMs: 10_000 });
-  const data = (r.json as { data?: { id?: unknown }[] } | null)?.data;
-  const id = Array.isArray(data) ? data[0]?.id : undefined;
-  return typeof id === "string" ? id : null;
-}
-
-/**
- * The target with its model: as given, else the first entry of /v1/models. The one place a
- * missing model becomes an error (`model_unknown`), for the sweep, the profile and the Action.
- */
-export async function resolveModel(target: Target, discovered?: string | null): Promise<Target> {
-  if (target.model !== null) return target;
-  const m = discovered ?? (await discoverModel(target));
-  if (m === null || m === undefined) {
-    throw new TokenbenchError(
-      "model_unknown",
-      `no model given and ${rootUrl(target)}/v1/models did not name one: pass --model (Action input "model")`,
-    );
-  }
-  return withModel(target, m);
 }
 
 /** A non-streaming 1-token request for `model` (readiness of servers without /health, model checks). */

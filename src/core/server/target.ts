@@ -10,7 +10,7 @@ export interface Target {
   /** The base URL as given, without a trailing slash (recorded in documents). */
   readonly baseUrl: string;
   readonly api: ApiKind;
-  /** The model to request; null until discovered. */
+  /** The model to request; null until the preflight discovers it (`ResolvedTarget`). */
   readonly model: string | null;
   /** Headers for every request to the server: the user's, plus `authorization` when a key is set. */
   readonly headers: Readonly<Record<string, string>>;
@@ -20,13 +20,22 @@ export interface Target {
   readonly basePath: string;
 }
 
-export function makeTarget(o: {
+/** A target whose model is known: what the preflight hands on, and all that sends a request needs. */
+export interface ResolvedTarget extends Target {
+  readonly model: string;
+}
+
+export interface TargetOptions {
   baseUrl: string;
   api: ApiKind;
   model: string | null;
   apiKey: string | null;
   headers: Record<string, string>;
-}): Target {
+}
+
+export function makeTarget(o: TargetOptions & { model: string }): ResolvedTarget;
+export function makeTarget(o: TargetOptions): Target;
+export function makeTarget(o: TargetOptions): Target {
   const u = new URL(o.baseUrl);
   return {
     baseUrl: o.baseUrl.replace(/\/+$/, ""),
@@ -38,7 +47,7 @@ export function makeTarget(o: {
   };
 }
 
-export const withModel = (t: Target, model: string): Target => ({ ...t, model });
+export const withModel = (t: Target, model: string): ResolvedTarget => ({ ...t, model });
 
 /** A path under the server's root, e.g. url(t, "/v1/models"), url(t, "/metrics"). */
 export const url = (t: Target, path: string): string => t.origin + t.basePath + path;
@@ -49,11 +58,5 @@ export const rootUrl = (t: Target): string => t.origin + t.basePath;
 export const completionsPath = (api: ApiKind): string =>
   api === "chat" ? "/v1/chat/completions" : "/v1/completions";
 
-/** The model of a target that must have one by now. */
-export function modelOf(t: Target): string {
-  if (t.model === null) throw new Error("internal: the target's model was not resolved");
-  return t.model;
-}
-
 /** What a result document records of the target. */
-export const targetRecord = (t: Target) => ({ base_url: t.baseUrl, api: t.api, model: modelOf(t) });
+export const targetRecord = (t: ResolvedTarget) => ({ base_url: t.baseUrl, api: t.api, model: t.model });

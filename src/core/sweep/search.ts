@@ -1,5 +1,5 @@
 /**
- * `--mode search` (#13): the highest open-loop rate at which at least `target` % of requests meet
+ * `--mode search`: the highest open-loop rate at which at least `target` % of requests meet
  * every SLO. Each probe is a short open-loop level. From the starting rate the rate doubles until a
  * probe fails (or halves until one passes), then the bracket between the highest passing rate and
  * the lowest failing one is bisected until it is within `precision` or the probes run out. A probe
@@ -7,6 +7,9 @@
  * rate, nudged by 0.01 % so each probe stays its own level) and the two are averaged. Pure: the
  * next probe is a function of the probes so far, so a resumed search continues where it stopped.
  */
+import type { LevelResult, ResultDocument, SweepConfig } from "../../schema/v1.ts";
+
+type Saturation = NonNullable<ResultDocument["saturation"]>;
 
 export interface Probe {
   rate: number;
@@ -65,4 +68,25 @@ export function nextProbe(probes: readonly Probe[], o: SearchOptions): number | 
   if (lo === null) return Math.min(...probes.map((p) => p.rate)) / 2;
   if ((hi - lo) / hi <= (o.precision ?? 0.03)) return null;
   return (lo + hi) / 2;
+}
+
+/** The outcome of `--mode search`: the saturation point and how it was found. */
+export function saturationOf(
+  levels: readonly LevelResult[],
+  search: NonNullable<SweepConfig["search"]>,
+): Saturation {
+  const probes = levels.map((l) => ({ rate: l.level, passPct: l.slo_pass_pct ?? 0 }));
+  const { lo, hi } = bracketOf(probes, search.target_pass_pct);
+  const atMax = lo === null ? [] : levels.filter((l) => Math.abs(l.level / lo - 1) < 0.001);
+  const mean = (xs: number[]) => (xs.length > 0 ? xs.reduce((a, b) => a + b, 0) / xs.length : null);
+  return {
+    max_rate_rps: lo,
+    bracket_rps: [lo, hi],
+    pass_pct_at_max: mean(atMax.map((l) => l.slo_pass_pct ?? 0)),
+    goodput_at_max_rps: mean(atMax.map((l) => l.goodput_req_s)),
+    target_pass_pct: search.target_pass_pct,
+    probes: levels.length,
+    method:
+      "open-loop probes: the rate doubles from the start until a probe fails (or halves until one passes), then the bracket between the highest passing and the lowest failing rate is bisected to 3 % or until the probes run out; a probe within 2 points of the target is measured twice and averaged",
+  };
 }

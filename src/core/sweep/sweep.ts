@@ -6,17 +6,10 @@
 import { existsSync } from "node:fs";
 import { performance } from "node:perf_hooks";
 import { TokenbenchError } from "../../schema/errors.ts";
-import type {
-  LevelResult,
-  PromptCalibration,
-  RequestRecord,
-  ResultDocument,
-  ServerSnapshot,
-  SweepConfig,
-} from "../../schema/v1.ts";
+import type { LevelResult, RequestRecord, ResultDocument, SweepConfig } from "../../schema/v1.ts";
 import { warmUpClientPath } from "../client/jit-warmup.ts";
 import { StreamClient } from "../client/stream-client.ts";
-import { planLevel, sameConfig, specFactory } from "../load/level-plan.ts";
+import { planLevel } from "../load/level-plan.ts";
 import { type LevelRunContext, type Progress, runLevel, runShardedLevel } from "../load/level-run.ts";
 import { summariseLevel } from "../load/level-summary.ts";
 import {
@@ -26,6 +19,7 @@ import {
   ONE_THREAD,
   runSaltOf,
 } from "../load/load-generator.ts";
+import { specFactory } from "../load/requests.ts";
 import { ID_STRIDE, SINGLE } from "../load/shard.ts";
 import { WorkerPool } from "../load/worker-pool.ts";
 import { buildDocument, type Provenance } from "../results/document.ts";
@@ -33,33 +27,26 @@ import { captureEnvironment } from "../results/environment.ts";
 import { outputPaths, type RecordsMode, readResults, writeResults } from "../results/files.ts";
 import { FORMULAS } from "../results/metrics.ts";
 import { MetricsSampler } from "../server/metrics-sampler.ts";
-import { limitNumber, snapshotServer } from "../server/snapshot.ts";
-import type { Target } from "../server/target.ts";
+import type { Preflight } from "../server/preflight.ts";
+import { limitNumber } from "../server/snapshot.ts";
 import type { Dataset } from "../workload/dataset.ts";
-import { saturationOf } from "./saturation.ts";
-import { nextProbe } from "./search.ts";
+import { sameConfig } from "./config.ts";
+import { nextProbe, saturationOf } from "./search.ts";
 
-export { defaultSweepConfig } from "../load/level-plan.ts";
 export type { Progress } from "../load/level-run.ts";
 
 export interface SweepOptions {
-  /** The server, with its model resolved. */
-  target: Target;
+  /** First contact's outcome: the server (model resolved), its snapshot and the prompt calibration. */
+  pre: Preflight;
   /** What to send: levels, workload, SLOs, and the per-request settings (timeout, ignore_eos, extra body). */
   config: SweepConfig;
   out: string | null;
   records: RecordsMode;
   resume: boolean;
   provenance?: Provenance | null;
-  /** The server's metadata, when the caller took it already (preflight). */
-  server?: ServerSnapshot;
-  /** How prompts are sized to the server's own count (preflight); null: one word per token. */
-  promptCalibration?: PromptCalibration | null;
   onNotice?: (msg: string) => void;
   onProgress?: (p: Progress) => void;
   onLevel?: (l: LevelResult) => void;
-  /** Limits the server does not expose (`--server-limit key=value`), e.g. max_running_requests. */
-  serverLimits?: Record<string, string | number>;
   /** Extra work around each level (tests, embedding). */
   levelHooks?: LevelHooks;
   shouldStop?: () => boolean;
@@ -135,18 +122,18 @@ export async function runSweep(opts: SweepOptions): Promise<ResultDocument> {
   const probes = () => state.levels.map((l) => ({ rate: l.level, passPct: l.slo_pass_pct ?? 0 }));
   const notice = opts.onNotice ?? (() => {});
   const state = startState(opts, notice);
+  const { target, server, calibration } = opts.pre;
   const client = new StreamClient({
-    target: opts.target,
+    target,
     timeoutS: cfg.timeout_s,
     ignoreEos: cfg.ignore_eos,
     extraBody: cfg.extra_body,
     originMs: state.originMs,
   });
   const environment = await captureEnvironment();
-  const server = opts.server ?? (await snapshotServer(opts.target, opts.serverLimits ?? {}));
   const sampler =
     cfg.metrics_interval_ms !== null
-      ? new MetricsSampler(opts.target, cfg.metrics_interval_ms, state.originMs)
+      ? new MetricsSampler(target, cfg.metrics_interval_ms, state.originMs)
       : null;
   const limits = {
     maxRunningRequests: limitNumber(server.limits, "max_running_requests"),
@@ -159,7 +146,7 @@ export async function runSweep(opts: SweepOptions): Promise<ResultDocument> {
       kind: "sweep",
       createdAt: state.createdAt,
       originWallMs: state.originWall,
-      target: opts.target,
+      target,
       environment,
       formulas: FORMULAS,
       config: cfg,
@@ -168,7 +155,7 @@ export async function runSweep(opts: SweepOptions): Promise<ResultDocument> {
       requests,
       complete,
       provenance: opts.provenance ?? null,
-      promptCalibration: opts.promptCalibration ?? null,
+      promptCalibration: calibration,
       loadGenerator: loadGeneratorRecord(load),
       ...(search ? { saturation: saturationOf(state.levels, search) } : {}),
     });
@@ -179,7 +166,7 @@ export async function runSweep(opts: SweepOptions): Promise<ResultDocument> {
   const pool =
     load.workers > 1
       ? new WorkerPool(load.workers, {
-          target: opts.target,
+          target,
           timeoutS: cfg.timeout_s,
           ignoreEos: cfg.ignore_eos,
           extraBody: cfg.extra_body,
@@ -223,15 +210,11 @@ export async function runSweep(opts: SweepOptions): Promise<ResultDocument> {
         ? await runShardedLevel(ctx, plan, {
             runner: load.shard ?? SINGLE,
             idBase: plan.index * ID_STRIDE,
-            calibration: opts.promptCalibration ?? null,
+            calibration,
             dataset: opts.dataset ?? null,
             startEpochMs: levelStartEpochMs(load, plan.index),
           })
-        : await runLevel(
-            ctx,
-            plan,
-            specFactory(cfg, plan, ids, opts.promptCalibration ?? null, opts.dataset ?? null),
-          );
+        : await runLevel(ctx, plan, specFactory(cfg, plan, ids, calibration, opts.dataset ?? null));
       if (opts.shouldStop?.()) {
         notice(`level ${plan.level} interrupted; not recorded (--resume measures it again)`);
         break;

@@ -7,10 +7,10 @@
  */
 import { TokenbenchError } from "../../schema/errors.ts";
 import type { LevelResult, RequestRecord, ResultDocument } from "../../schema/v1.ts";
-import { sameConfig } from "../load/level-plan.ts";
 import { mergeRuns } from "../load/level-run.ts";
 import { summariseLevel } from "../load/level-summary.ts";
 import { worstOf } from "../load/self-check.ts";
+import { sameConfig } from "../sweep/config.ts";
 
 export interface ShardFile {
   path: string;

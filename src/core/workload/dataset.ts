@@ -1,5 +1,5 @@
 /**
- * `--dataset FILE` (#13): real prompts instead of synthetic ones. JSON Lines where each line has
+ * `--dataset FILE`: real prompts instead of synthetic ones. JSON Lines where each line has
  * `prompt` (a string) or `messages` (OpenAI chat messages) and optionally `output_tokens`; or the
  * ShareGPT JSON layout (`[{"conversations": [{"from": "human", "value": ...}, ...]}]`, the first
  * human turn as the prompt). Prompts are used in the order of a seeded shuffle; their lengths are
@@ -10,7 +10,6 @@ import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { basename } from "node:path";
 import { TokenbenchError } from "../../schema/errors.ts";
-import { rng } from "../../shared/random.ts";
 
 export interface ChatMessage {
   role: "system" | "user" | "assistant";
@@ -128,15 +127,4 @@ export function loadDataset(path: string): Dataset {
     readWorkloadFile(path, (m) => new DatasetError(m)),
     basename(path),
   );
-}
-
-/** The order prompts are used in: a Fisher-Yates shuffle seeded by the run's seed. */
-export function datasetOrder(n: number, seed: number): number[] {
-  const order = Array.from({ length: n }, (_, i) => i);
-  const r = rng(seed >>> 0);
-  for (let i = n - 1; i > 0; i--) {
-    const j = Math.floor(r() * (i + 1));
-    [order[i], order[j]] = [order[j]!, order[i]!];
-  }
-  return order;
 }

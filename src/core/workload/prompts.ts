@@ -4,7 +4,9 @@
  * prompt tokens; the server's own `usage.prompt_tokens` is what gets recorded, never this estimate.
  * A per-request nonce at the start keeps requests from sharing a cached prefix unless asked to.
  */
+
 import { randomInt } from "node:crypto";
+import type { PromptCalibration } from "../../schema/v1.ts";
 import { rng } from "./arrivals.ts";
 import { SAMPLE_LENGTHS } from "./sample-lengths.ts";
 
@@ -101,4 +103,10 @@ export function shapeFor(
   const r = rng((seed * 1_000_003 + index) >>> 0);
   const row = SAMPLE_LENGTHS[Math.floor(r() * SAMPLE_LENGTHS.length)]!;
   return { promptTokens: row[0], maxTokens: Math.min(row[1], fixed.maxTokens) };
+}
+
+/** Words for a prompt of `tokens` server-counted tokens under a calibration. */
+export function wordsFor(cal: PromptCalibration, tokens: number): number {
+  if (tokens === cal.target_tokens) return cal.words;
+  return Math.max(1, cal.words + Math.round((tokens - cal.target_tokens) / cal.tokens_per_word));
 }

@@ -1,5 +1,5 @@
 /**
- * `--trace FILE` (#13): replaying a production trace. Mooncake-style JSON Lines, one request per
+ * `--trace FILE`: replaying a production trace. Mooncake-style JSON Lines, one request per
  * line: `timestamp` (ms), `input_length` and `output_length` (tokens), and optionally `hash_ids`,
  * the ids of the prompt's 512-token blocks: requests that list the same id share that block's
  * text, so the server's prefix cache sees the sharing the trace recorded. The requests are sent
@@ -10,9 +10,8 @@ import { createHash } from "node:crypto";
 import { basename } from "node:path";
 import { TokenbenchError } from "../../schema/errors.ts";
 import type { PromptCalibration, SweepConfig } from "../../schema/v1.ts";
-import { wordsFor } from "../server/prompt-calibration.ts";
 import { type Dataset, type DatasetEntry, readWorkloadFile } from "./dataset.ts";
-import { MIN_TAGGED_WORDS, makePrompt, promptWords } from "./prompts.ts";
+import { MIN_TAGGED_WORDS, makePrompt, promptWords, wordsFor } from "./prompts.ts";
 
 /** Tokens per `hash_ids` block (Mooncake's). */
 export const TRACE_BLOCK_TOKENS = 512;

@@ -11,7 +11,7 @@ import { type AppEnv, type Ctx, intParam, numParam, routeRepo, runJson } from ".
 import { baselinePoints, latestRun, runDocument, runPoints, series } from "../db.ts";
 import { ApiError } from "../errors.ts";
 
-export const queries = new Hono<AppEnv>();
+export const compare = new Hono<AppEnv>();
 
 /** The series a query names: benchmark and measure, both required. */
 function seriesOf(c: Ctx): { benchmark: string; def: MeasureDef } {
@@ -23,7 +23,7 @@ function seriesOf(c: Ctx): { benchmark: string; def: MeasureDef } {
   return { benchmark, def };
 }
 
-queries.get("/repos/:owner/:repo/series", async (c) => {
+compare.get("/repos/:owner/:repo/series", async (c) => {
   const repo = routeRepo(c);
   const { benchmark, def } = seriesOf(c);
   const measure = def.name;
@@ -44,7 +44,7 @@ queries.get("/repos/:owner/:repo/series", async (c) => {
  * (shared/change-points.ts) over its last `limit` runs, oldest first. Each change names the run
  * that starts the new segment.
  */
-queries.get("/repos/:owner/:repo/change-points", async (c) => {
+compare.get("/repos/:owner/:repo/change-points", async (c) => {
   const repo = routeRepo(c);
   const { benchmark, def } = seriesOf(c);
   const measure = def.name;
@@ -93,7 +93,7 @@ function thresholdsFrom(q: (k: string) => string | undefined): Thresholds {
   };
 }
 
-queries.get("/repos/:owner/:repo/compare", async (c) => {
+compare.get("/repos/:owner/:repo/compare", async (c) => {
   const repo = routeRepo(c);
   const db = c.get("db");
   const headId = c.req.query("head");

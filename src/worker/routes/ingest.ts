@@ -18,12 +18,12 @@ import {
   verifyOidc,
 } from "../auth.ts";
 import { type AppEnv, type Ctx, runJson } from "../context.ts";
-import { ingest } from "../db.ts";
+import { storeRun } from "../db.ts";
 import { DEFAULT_MAX_UPLOAD_BYTES } from "../env.ts";
 import { ApiError } from "../errors.ts";
 import { apiTokenRepository, jtiSeen } from "../token-store.ts";
 
-export const ingestRoutes = new Hono<AppEnv>();
+export const ingest = new Hono<AppEnv>();
 
 /** Deeper JSON than any schema-v1 document needs (it nests about 6 levels; extra_body is the user's). */
 export const MAX_JSON_DEPTH = 64;
@@ -124,7 +124,7 @@ export function jsonTooDeep(text: string, max: number): boolean {
   return false;
 }
 
-ingestRoutes.post("/", async (c) => {
+ingest.post("/", async (c) => {
   const limit = Number(c.env.MAX_UPLOAD_BYTES ?? DEFAULT_MAX_UPLOAD_BYTES);
   const token = bearer(c.req.header("authorization"));
   if (token === null)
@@ -156,7 +156,7 @@ ingestRoutes.post("/", async (c) => {
   if (issues.length > 0)
     throw new ApiError(422, issues[0]!.code, `${issues[0]!.path}: ${issues[0]!.message}`, issues);
   bindDocument(who, doc);
-  const res = await ingest(
+  const res = await storeRun(
     c.get("db"),
     { ...doc, repository: who.repository },
     { jti: who.claims?.jti ?? null, jtiExpiresAt: who.claims?.exp ?? null },

@@ -1,12 +1,13 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { defaultProfileConfig, runProfile } from "../../../src/core/profile/profile.ts";
-import { ReadinessError, waitReady } from "../../../src/core/server/snapshot.ts";
-import { defaultSweepConfig, runSweep } from "../../../src/core/sweep/sweep.ts";
+import { ReadinessError, waitReady } from "../../../src/core/server/readiness.ts";
+import { defaultSweepConfig } from "../../../src/core/sweep/config.ts";
+import { runSweep } from "../../../src/core/sweep/sweep.ts";
 import type { MockOptions } from "../../../src/mock/index.ts";
 import { type ProfileConfig, parseResultDocument, type SweepConfig } from "../../../src/schema/v1.ts";
 import { type MockProcess, startMock } from "../../helpers/mock-process.ts";
 import { rawServer } from "../../helpers/servers.ts";
-import { tgt } from "../../helpers/target.ts";
+import { contact, tgt } from "../../helpers/target.ts";
 
 let servers: MockProcess[] = [];
 afterEach(async () => {
@@ -29,13 +30,11 @@ const profileConfig = (over: Partial<ProfileConfig> = {}): ProfileConfig =>
     ...over,
   });
 
-const profile = (url: string, over: Partial<ProfileConfig> = {}) =>
+const profile = async (url: string, over: Partial<ProfileConfig> = {}) =>
   runProfile({
-    target: tgt(url, { model: null }),
-
+    pre: await contact(url, { model: null }),
     timeoutS: 30,
     config: profileConfig(over),
-    serverLimits: {},
   });
 
 describe("readiness", () => {
@@ -142,11 +141,9 @@ describe("tokenbench profile against the mock", () => {
   it("a server with nothing but chat completions: usage-probe calibration, cached tokens reported", async () => {
     const m = await mock({ flavor: "minimal" });
     const doc = await runProfile({
-      target: tgt(m.url),
-
+      pre: await contact(m.url, { serverLimits: { max_running_requests: 8 } }),
       timeoutS: 30,
       config: profileConfig({ targets: [300], prefix_target: 300 }),
-      serverLimits: { max_running_requests: 8 },
     });
     expect(doc.profile!.calibration.method).toBe("usage_probe");
     expect(doc.profile!.calibration.targets[0]!.within_tolerance).toBe(true);
@@ -166,9 +163,9 @@ const sweepConfig = (over: Partial<SweepConfig> = {}): SweepConfig =>
     ...over,
   });
 
-const sweep = (url: string, over: Partial<SweepConfig> = {}) =>
+const sweep = async (url: string, over: Partial<SweepConfig> = {}) =>
   runSweep({
-    target: tgt(url),
+    pre: await contact(url),
     records: "none",
     resume: false,
     out: null,

@@ -2,12 +2,13 @@ import { existsSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { defaultSweepConfig, runSweep } from "../../../src/core/sweep/sweep.ts";
+import { defaultSweepConfig } from "../../../src/core/sweep/config.ts";
+import { runSweep } from "../../../src/core/sweep/sweep.ts";
 import { parseFault } from "../../../src/mock/index.ts";
 import { parseResultDocument, type SweepConfig } from "../../../src/schema/v1.ts";
 import { runCli, spawnCli } from "../../helpers/cli.ts";
 import { type MockProcess, startMock } from "../../helpers/mock-process.ts";
-import { tgt } from "../../helpers/target.ts";
+import { contact, withoutContact } from "../../helpers/target.ts";
 
 const tmp = mkdtempSync(join(tmpdir(), "tokenbench-sweep-"));
 
@@ -24,8 +25,8 @@ function config(over: Partial<SweepConfig> = {}): SweepConfig {
   });
 }
 
-const conn = (url: string) => ({
-  target: tgt(url),
+const conn = async (url: string) => ({
+  pre: await contact(url),
   records: "inline" as const,
   resume: false,
 });
@@ -39,7 +40,7 @@ describe("sweeps against the mock", () => {
 
   it("queueing is visible when concurrency exceeds the server's slots", async () => {
     const doc = await runSweep({
-      ...conn(mock.url),
+      ...(await conn(mock.url)),
       config: config({ levels: [2, 6], requests_per_level: 12 }),
       out: null,
     });
@@ -56,7 +57,7 @@ describe("sweeps against the mock", () => {
   it("closed loop raises requests to 2x the users, with a notice", async () => {
     const notices: string[] = [];
     const doc = await runSweep({
-      ...conn(mock.url),
+      ...(await conn(mock.url)),
       config: config({ levels: [5], requests_per_level: 4 }),
       out: null,
       onNotice: (m) => notices.push(m),
@@ -69,7 +70,7 @@ describe("sweeps against the mock", () => {
   it("open loop: achieved rate near target, lag small, queue-inclusive latency reported", async () => {
     const m = await startMock({ ttftMs: 5, itlMs: 1, capacity: 100 });
     const doc = await runSweep({
-      ...conn(m.url),
+      ...(await conn(m.url)),
       config: config({
         mode: "open",
         levels: [40],
@@ -97,7 +98,7 @@ describe("sweeps against the mock", () => {
     });
     const out = join(tmp, "faults.json");
     const doc = await runSweep({
-      ...conn(m.url),
+      ...(await conn(m.url)),
       config: config({ levels: [1, 2], requests_per_level: 15 }),
       out,
     });
@@ -120,7 +121,9 @@ describe("sweeps against the mock", () => {
     await m.close();
     const out = join(tmp, "down.json");
     const doc = await runSweep({
-      ...conn(url),
+      pre: await withoutContact(url),
+      records: "inline",
+      resume: false,
       config: config({ levels: [1, 2], requests_per_level: 2 }),
       out,
     });
@@ -130,7 +133,12 @@ describe("sweeps against the mock", () => {
 
   it("per-request records can go to a sibling JSON Lines file", async () => {
     const out = join(tmp, "sib.json");
-    await runSweep({ ...conn(mock.url), config: config({ requests_per_level: 3 }), out, records: "file" });
+    await runSweep({
+      ...(await conn(mock.url)),
+      config: config({ requests_per_level: 3 }),
+      out,
+      records: "file",
+    });
     const doc = parseResultDocument(JSON.parse(readFileSync(out, "utf8")));
     expect(doc.requests).toBeNull();
     expect(doc.requests_file).toBe("sib.requests.jsonl");

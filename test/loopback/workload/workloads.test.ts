@@ -7,8 +7,9 @@ import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { datasetOrder } from "../../../src/core/load/requests.ts";
 import { readResults } from "../../../src/core/results/files.ts";
-import { datasetOrder, parseDataset } from "../../../src/core/workload/dataset.ts";
+import { parseDataset } from "../../../src/core/workload/dataset.ts";
 import { runCli } from "../../helpers/cli.ts";
 import { startHostileServer } from "../../helpers/hostile-process.ts";
 

@@ -6,7 +6,8 @@ import {
   toSample,
 } from "../../../src/core/server/metrics-sampler.ts";
 import { parsePrometheus } from "../../../src/core/server/prometheus.ts";
-import { extractServerFacts, parseServerLimits } from "../../../src/core/server/snapshot.ts";
+import { extractServerFacts } from "../../../src/core/server/snapshot.ts";
+import { CONNECTION } from "../../../src/core/settings/table.ts";
 import { rec } from "../../helpers/records.ts";
 
 describe("Prometheus text parser", () => {
@@ -140,10 +141,12 @@ describe("server facts", () => {
   });
 
   it("parses --server-limit", () => {
-    expect(parseServerLimits(["max_running_requests=8", "note=fp8 kv"])).toEqual({
+    expect(
+      CONNECTION.serverLimits.parse(["max_running_requests=8", "note=fp8 kv"], "--server-limit"),
+    ).toEqual({
       max_running_requests: 8,
       note: "fp8 kv",
     });
-    expect(() => parseServerLimits(["oops"])).toThrow(/key=value/);
+    expect(() => CONNECTION.serverLimits.parse(["oops"], "--server-limit")).toThrow(/key=value/);
   });
 });

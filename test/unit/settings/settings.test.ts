@@ -1,13 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { ACTION_INPUTS, readInputs } from "../../../src/action/inputs.ts";
-import {
-  didYouMean,
-  helpText,
-  inputSource,
-  parseArgv,
-  readSettings,
-} from "../../../src/core/settings/setting.ts";
-import { CLI_OUTPUT, CONNECTION, SWEEP, sweepConfigOf } from "../../../src/core/settings/table.ts";
+import { didYouMean, helpText, parseArgv } from "../../../src/core/settings/argv.ts";
+import { inputSource, readSettings } from "../../../src/core/settings/setting.ts";
+import { SWEEP } from "../../../src/core/settings/sweep-table.ts";
+import { CLI_OUTPUT, CONNECTION } from "../../../src/core/settings/table.ts";
+import { sweepConfigOf } from "../../../src/core/sweep/config.ts";
 import { UsageError } from "../../../src/schema/errors.ts";
 
 const TABLE = { ...CONNECTION, ...SWEEP, ...CLI_OUTPUT };

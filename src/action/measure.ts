@@ -1,0 +1,107 @@
+/**
+ * The Action's measuring step: the same sweep setup as the CLI (core/sweep/prepare.ts), with the
+ * Action's `server-command` started once the workload files are read, then the sweep (and the
+ * profile, through the same preflight) written under `results-dir`.
+ */
+import { join, resolve } from "node:path";
+import * as core from "@actions/core";
+import { profileConfigOf, runProfile } from "../core/profile/profile.ts";
+import type { Provenance } from "../core/results/document.ts";
+import { probeGpu } from "../core/results/environment.ts";
+import { assertWritable, writeResults } from "../core/results/files.ts";
+import { markdownReport } from "../core/results/report.ts";
+import { prepareSweep, type SweepSetup } from "../core/sweep/prepare.ts";
+import { runSweep } from "../core/sweep/sweep.ts";
+import { TokenbenchError } from "../schema/errors.ts";
+import type { RunContext } from "./context.ts";
+import type { ActionInputs } from "./inputs.ts";
+import type { Docs } from "./modes.ts";
+import { logTail, startServer } from "./server-process.ts";
+
+/** The input a workload file's error belongs to, so the message names it. */
+const FILE_INPUT: Record<string, string> = { dataset_invalid: "dataset", trace_invalid: "trace" };
+
+const notice = (m: string) => core.info(`notice: ${m}`);
+
+/** Prepare the sweep; null after failing the step with the reason (and the server log's tail). */
+async function setUp(inputs: ActionInputs): Promise<SweepSetup | null> {
+  const dir = inputs.resultsDir;
+  try {
+    const setup = await prepareSweep(inputs, inputs.sweep, {
+      onNotice: notice,
+      beforeContact: () => {
+        if (!inputs.serverCommand) return undefined;
+        const log = resolve(dir, "server.log");
+        const started = startServer(inputs.serverCommand, log);
+        core.saveState("server-pid", String(started.pid));
+        core.saveState("server-log", log);
+        core.info(`started the inference server (pid ${started.pid}); log: ${log}`);
+        return { serverExited: started.exited };
+      },
+    });
+    const r = setup.pre.readiness;
+    core.info(
+      `server ready after ${r.waited_s.toFixed(1)} s: ${r.probes.join("; ")} (model ${setup.pre.target.model})`,
+    );
+    return setup;
+  } catch (err) {
+    const input = err instanceof TokenbenchError ? FILE_INPUT[err.code] : undefined;
+    if (input !== undefined) {
+      core.setFailed(`input "${input}": ${(err as Error).message}`);
+      return null;
+    }
+    const tail = inputs.serverCommand ? logTail(resolve(dir, "server.log")) : "";
+    const code = err instanceof TokenbenchError ? `[${err.code}] ` : "";
+    core.setFailed(`${code}${(err as Error).message}${tail ? `\nserver log (last lines):\n${tail}` : ""}`);
+    return null;
+  }
+}
+
+/** Measure: the sweep, then the profile when asked. Null after failing the step. */
+export async function measure(inputs: ActionInputs, ctx: RunContext): Promise<Docs | null> {
+  const dir = inputs.resultsDir;
+  try {
+    assertWritable(join(dir, "results.json"));
+  } catch (err) {
+    core.setFailed(`[out_unwritable] ${(err as Error).message.replace("--out", "results-dir")}`);
+    return null;
+  }
+  const setup = await setUp(inputs);
+  if (setup === null) return null;
+  if ((await probeGpu()) === null) core.info("nvidia-smi not found: GPU recorded as unknown");
+  // Provenance goes into the documents as they are written: nothing is rewritten afterwards.
+  const provenance: Provenance = {
+    repository: ctx.repository,
+    git: ctx.git,
+    testbed: { name: inputs.testbed, engine_flags: inputs.serverCommand },
+    runnerName: ctx.runnerName,
+  };
+  const docs: Docs = [];
+  await core.group("sweep", async () => {
+    const path = join(dir, "results.json");
+    const doc = await runSweep({
+      ...setup,
+      out: path,
+      records: "inline",
+      resume: false,
+      provenance,
+      onNotice: notice,
+    });
+    docs.push({ doc, path });
+    core.info(markdownReport(doc));
+  });
+  if (inputs.profile) {
+    await core.group("profile", async () => {
+      const doc = await runProfile({
+        pre: setup.pre,
+        timeoutS: inputs.timeoutS,
+        provenance,
+        config: profileConfigOf(inputs, inputs),
+      });
+      const path = join(dir, "profile.json");
+      writeResults(doc, path, doc.requests ?? [], "inline");
+      docs.push({ doc, path });
+    });
+  }
+  return docs;
+}

@@ -1,0 +1,158 @@
+/**
+ * A document judged against the base branch: by the results service (upload, then its compare
+ * endpoint), else by the `baseline` input (a file or the base branch's artifact) judged as the
+ * service judges. Each returns the rows with what the comment needs, or "failed" after failing
+ * the step with the reason.
+ */
+import * as core from "@actions/core";
+import type { ResultDocument } from "../schema/v1.ts";
+import type { CompareRow } from "../shared/compare.ts";
+import { compareRows } from "../shared/compare.ts";
+import { documentPoints } from "../shared/measures.ts";
+import { type FailOn, parseRules } from "../shared/rules.ts";
+import { DEFAULT_THRESHOLDS } from "../shared/statistics.ts";
+import { workloadDiff } from "../shared/workload.ts";
+import { type Baseline, loadBaseline } from "./baseline.ts";
+import type { Payload, RunContext } from "./context.ts";
+import type { ActionInputs } from "./inputs.ts";
+import { fetchCompare, uploadResults } from "./publish.ts";
+
+export interface Verdict {
+  rows: CompareRow[];
+  baselineRuns: number;
+  baseBranch: string;
+  rules: string | null;
+}
+
+export interface ServiceOutcome {
+  /** The run's page on the service, when the upload went through. */
+  runUrl: string | null;
+  verdict: Verdict | null;
+}
+
+async function credentials(inputs: ActionInputs): Promise<string | null> {
+  if (process.env.ACTIONS_ID_TOKEN_REQUEST_URL && process.env.ACTIONS_ID_TOKEN_REQUEST_TOKEN) {
+    try {
+      // The runner's token service gets a deadline too: a hung one must not hold the job.
+      let timer: NodeJS.Timeout | undefined;
+      const token = await Promise.race([
+        core.getIDToken(inputs.audience),
+        new Promise<never>((_, reject) => {
+          timer = setTimeout(() => reject(new Error("timed out after 30 s")), 30_000);
+        }),
+      ]).finally(() => clearTimeout(timer));
+      return token;
+    } catch (err) {
+      core.warning(`could not get an OIDC token (${(err as Error).message}); trying the api-token input`);
+    }
+  }
+  return inputs.apiToken;
+}
+
+/** A comparison that could not be had: a warning, or the step's failure when `fail-on` needs it. */
+function withoutVerdict(msg: string, failOn: FailOn): "failed" | null {
+  if (failOn !== "never") {
+    core.setFailed(`${msg} (fail-on: ${failOn} cannot be decided without it)`);
+    return "failed";
+  }
+  core.warning(msg);
+  return null;
+}
+
+/** Upload to `results-url`, then the service's compare against the base branch. */
+export async function serviceVerdict(
+  inputs: ActionInputs & { resultsUrl: string },
+  ctx: RunContext,
+  doc: ResultDocument,
+  failOn: FailOn,
+): Promise<ServiceOutcome | "failed"> {
+  const token = await credentials(inputs);
+  if (token === null) {
+    core.warning("results-url is set but there is no credential: grant `id-token: write` or pass api-token");
+    return { runUrl: null, verdict: null };
+  }
+  if (ctx.repository === null) {
+    core.warning("GITHUB_REPOSITORY is not set: cannot upload");
+    return { runUrl: null, verdict: null };
+  }
+  const up = await uploadResults(inputs.resultsUrl, doc, token);
+  if (!up.ok) {
+    const msg = `upload to ${inputs.resultsUrl} failed after ${up.attempts} attempt(s): ${up.error} (the results are in the artifact)`;
+    if (inputs.failOnUploadError) {
+      core.setFailed(msg);
+      return "failed";
+    }
+    core.warning(msg);
+    return { runUrl: null, verdict: null };
+  }
+  core.info(`uploaded: ${up.created ? "new run" : "already stored"} ${up.runId}`);
+  const res = await fetchCompare(
+    inputs.resultsUrl,
+    ctx.repository,
+    up.runId!,
+    doc.git?.base_branch ?? ctx.git.base_branch,
+    inputs.readToken,
+    fetch,
+    30_000,
+    { thresholds: inputs.thresholds, failOn },
+  );
+  if (!res.ok) {
+    const failed = withoutVerdict(`compare against the base branch failed: ${res.error}`, failOn);
+    return failed ?? { runUrl: up.runUrl, verdict: null };
+  }
+  const cmp = res.compare;
+  return {
+    runUrl: up.runUrl,
+    verdict: {
+      rows: cmp.rows,
+      baselineRuns: cmp.baseline_runs.length,
+      baseBranch: cmp.base_branch,
+      rules: cmp.rules ?? inputs.thresholds,
+    },
+  };
+}
+
+/** The `baseline` input (loaded once for all documents, kept in `cache`), judged as the service judges. */
+export async function fileVerdict(
+  inputs: ActionInputs & { baseline: string },
+  ctx: RunContext,
+  payload: Payload | null,
+  doc: ResultDocument,
+  failOn: FailOn,
+  cache: { baseline: Baseline | null },
+): Promise<Verdict | "failed" | null> {
+  const branch = doc.git?.base_branch ?? ctx.git.base_branch ?? payload?.repository?.default_branch ?? null;
+  try {
+    cache.baseline ??= await loadBaseline(
+      inputs.baseline,
+      branch,
+      inputs.githubToken && ctx.repository
+        ? {
+            apiUrl: ctx.apiUrl,
+            token: inputs.githubToken,
+            repository: ctx.repository,
+            workflow: process.env.GITHUB_WORKFLOW ?? null,
+            artifactName: inputs.artifactName,
+          }
+        : null,
+    );
+    const base = cache.baseline;
+    const differ = workloadDiff(base.doc, doc);
+    if (differ.length > 0) {
+      core.setFailed(
+        `the baseline (${base.source}) measured a different workload: ${differ.map((d) => `${d.field} ${JSON.stringify(d.a)?.slice(0, 40)} vs ${JSON.stringify(d.b)?.slice(0, 40)}`).join("; ")}; compare like with like`,
+      );
+      return "failed";
+    }
+    const cmp = compareRows(
+      documentPoints(doc),
+      documentPoints(base.doc),
+      DEFAULT_THRESHOLDS,
+      parseRules(inputs.thresholds),
+    );
+    core.info(`compared against ${base.source}`);
+    return { rows: cmp.rows, baselineRuns: 1, baseBranch: branch ?? "baseline", rules: cmp.rules };
+  } catch (err) {
+    return withoutVerdict(`baseline: ${(err as Error).message}`, failOn);
+  }
+}

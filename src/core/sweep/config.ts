@@ -1,0 +1,152 @@
+/**
+ * The sweep's recorded configuration from the settings' values: mode-dependent defaults resolved,
+ * every bound checked (a usage error naming the flag or input, never a clamp). The CLI and the
+ * Action both build their `SweepConfig` here.
+ */
+import { UsageError } from "../../schema/errors.ts";
+import type { SweepConfig } from "../../schema/v1.ts";
+import { defaultsOf, type Values } from "../settings/setting.ts";
+import { SWEEP } from "../settings/sweep-table.ts";
+import { CONNECTION } from "../settings/table.ts";
+
+export const DEFAULT_CLOSED_LEVELS = [1, 2, 4, 8];
+export const DEFAULT_OPEN_LEVELS = [1, 2, 4];
+export const DEFAULT_REQUESTS = 32;
+
+type ConnectionValues = Values<typeof CONNECTION>;
+
+/**
+ * What one load generator can honestly do, and what keeps a run finite: beyond these a run only
+ * piles up memory (10^9 users ran to 1.5 GB and ignored SIGTERM). A usage error, never a clamp.
+ */
+export const SWEEP_BOUNDS = {
+  closedUsers: 10_000,
+  openRateRps: 10_000,
+  requestsPerLevel: 1_000_000,
+  durationS: 86_400,
+  warmupRequests: 100_000,
+  levels: 100,
+};
+
+/** A setting whose value passed a bound: the CLI names its flag, the Action its input. */
+export class BoundError extends UsageError {
+  constructor(
+    readonly key: keyof typeof SWEEP,
+    readonly problem: string,
+  ) {
+    super(`--${SWEEP[key].flag} ${problem}`, null);
+  }
+}
+
+function checkBounds(v: Values<typeof SWEEP>, levels: number[]): void {
+  const b = SWEEP_BOUNDS;
+  if (v.thinkTimeMs !== 0 && v.turns === 1)
+    throw new BoundError("thinkTimeMs", "goes with --turns T (the pause between a conversation's turns)");
+  if (v.turns > 1 && v.mode !== "closed")
+    throw new BoundError("turns", "needs --mode closed: each user holds one conversation at a time");
+  if (v.traceSpeed !== 1 && v.trace === null) throw new BoundError("traceSpeed", "goes with --trace FILE");
+  if (v.trace !== null) {
+    if (v.mode === "search")
+      throw new BoundError("trace", "replays the trace's own times; it cannot be searched");
+    if (v.levels.length > 0)
+      throw new BoundError(
+        "trace",
+        "sets the rate from the trace's own times: drop --levels (--trace-speed scales it)",
+      );
+    if (v.dataset !== null || v.turns > 1 || v.sharedPrefixTokens !== null)
+      throw new BoundError(
+        "trace",
+        "brings its own prompts (lengths and shared blocks): it does not combine with --dataset, --turns or --shared-prefix-tokens",
+      );
+  }
+  if (v.prefixGroups !== 1 && v.sharedPrefixTokens === null)
+    throw new BoundError("prefixGroups", "goes with --shared-prefix-tokens N (the prefix each group shares)");
+  if (levels.length > b.levels)
+    throw new BoundError("levels", `takes at most ${b.levels} levels, got ${levels.length}`);
+  if (v.mode === "closed") {
+    const bad = levels.find((l) => !Number.isInteger(l) || l > b.closedUsers);
+    if (bad !== undefined)
+      throw new BoundError(
+        "levels",
+        `in closed loop are users: whole numbers up to ${b.closedUsers}, got ${bad} (for more load, run shards on several machines)`,
+      );
+  } else {
+    const bad = levels.find((l) => l > b.openRateRps);
+    if (bad !== undefined)
+      throw new BoundError(
+        "levels",
+        `in open loop are request rates up to ${b.openRateRps} req/s, got ${bad}`,
+      );
+  }
+  if (v.requests !== null && v.requests > b.requestsPerLevel)
+    throw new BoundError("requests", `is at most ${b.requestsPerLevel} per level, got ${v.requests}`);
+  if (v.duration !== null && v.duration > b.durationS)
+    throw new BoundError("duration", `is at most ${b.durationS} s per level, got ${v.duration}`);
+  if (v.warmup > b.warmupRequests)
+    throw new BoundError("warmup", `is at most ${b.warmupRequests} requests, got ${v.warmup}`);
+}
+
+/** The sweep's recorded configuration from settings values (mode-dependent defaults resolved). */
+export function sweepConfigOf(
+  v: Values<typeof SWEEP>,
+  c: Pick<ConnectionValues, "timeoutS" | "extraBody" | "headers">,
+): SweepConfig {
+  const levels =
+    v.levels.length > 0
+      ? v.levels
+      : v.mode === "closed"
+        ? DEFAULT_CLOSED_LEVELS
+        : v.mode === "search"
+          ? [1]
+          : DEFAULT_OPEN_LEVELS;
+  checkBounds(v, levels);
+  if (v.mode === "search") {
+    if (v.sloTtftMs === null && v.sloTpotMs === null && v.sloE2eMs === null)
+      throw new BoundError(
+        "mode",
+        "search needs an SLO to search under: --slo-ttft-ms, --slo-tpot-ms or --slo-e2e-ms",
+      );
+    if (v.levels.length > 1)
+      throw new BoundError("levels", "with --mode search is one starting rate (the search picks the others)");
+  }
+  return {
+    // a trace is replayed open loop, at its own times (the level: its mean rate, set when it is read)
+    mode: v.mode === "search" || v.trace !== null ? "open" : v.mode,
+    ...(v.mode === "search"
+      ? { search: { target_pass_pct: v.searchSloPassPct, max_probes: v.searchMaxProbes } }
+      : {}),
+    levels,
+    requests_per_level: v.requests ?? (v.duration === null ? DEFAULT_REQUESTS : null),
+    duration_s: v.duration,
+    warmup_requests: v.warmup,
+    prompt_tokens: v.promptTokens,
+    max_tokens: v.maxTokens,
+    prompts: v.prompts,
+    ignore_eos: v.ignoreEos,
+    seed: v.seed,
+    arrival: v.arrival,
+    burstiness: v.burstiness,
+    max_in_flight: v.maxInFlight,
+    timeout_s: c.timeoutS,
+    slo: { ttft_ms: v.sloTtftMs, tpot_ms: v.sloTpotMs, e2e_ms: v.sloE2eMs },
+    extra_body: c.extraBody,
+    metrics_interval_ms: v.metricsIntervalMs === 0 ? null : v.metricsIntervalMs,
+    header_names: Object.keys(c.headers),
+    ...(v.rampUpS !== null ? { ramp_up_s: v.rampUpS } : {}),
+    ...(v.sharedPrefixTokens !== null
+      ? { shared_prefix: { tokens: v.sharedPrefixTokens, groups: v.prefixGroups } }
+      : {}),
+    ...(v.turns > 1 ? { sessions: { turns: v.turns, think_time_ms: v.thinkTimeMs } } : {}),
+  };
+}
+
+/** A complete sweep configuration with the table's defaults; override what you need. */
+export function defaultSweepConfig(over: Partial<SweepConfig> = {}): SweepConfig {
+  return { ...sweepConfigOf(defaultsOf(SWEEP), defaultsOf(CONNECTION)), ...over };
+}
+
+/** Two configurations measure the same thing (resume refuses to mix different ones). */
+export function sameConfig(a: SweepConfig, b: SweepConfig): boolean {
+  const strip = (c: SweepConfig) => JSON.stringify({ ...c, levels: undefined });
+  return strip(a) === strip(b) && JSON.stringify(a.levels) === JSON.stringify(b.levels);
+}

@@ -1,0 +1,64 @@
+/**
+ * One sweep setup for the CLI and the Action: read the workload file and record it in the
+ * configuration, resolve the load generator and the run's salt, run the preflight, and build a
+ * trace's prompts once the server's token count is known. Both callers then only run the sweep
+ * and write what it measured.
+ */
+import type { SweepConfig } from "../../schema/v1.ts";
+import { type LoadGenerator, loadGeneratorOf, runSaltOf } from "../load/load-generator.ts";
+import { type Preflight, preflight } from "../server/preflight.ts";
+import { makeTarget } from "../server/target.ts";
+import type { Values } from "../settings/setting.ts";
+import type { SWEEP } from "../settings/sweep-table.ts";
+import type { CONNECTION, LOAD } from "../settings/table.ts";
+import { type Dataset, loadDataset } from "../workload/dataset.ts";
+import { loadTrace, traceReplay } from "../workload/trace.ts";
+
+/** The settings a sweep is set up from: the CLI's flags or the Action's inputs, read by one table. */
+export type SweepSettings = Values<typeof CONNECTION> & Values<typeof SWEEP> & Values<typeof LOAD>;
+
+export interface SweepSetup {
+  /** The configuration as measured: the workload file recorded, a trace's rate and lengths set. */
+  config: SweepConfig;
+  pre: Preflight;
+  load: LoadGenerator;
+  salt: number;
+  /** `--dataset`, or the trace's requests as prompts (sized by the calibration). */
+  dataset: Dataset | null;
+}
+
+export interface PrepareOptions {
+  onNotice: (m: string) => void;
+  /**
+   * Called once the workload files are read and before the server is contacted (the Action
+   * starts its `server-command` here, so a bad file fails before a server is started). It may
+   * return why the started server is gone, checked while waiting for readiness.
+   */
+  beforeContact?: () => { serverExited?: () => string | null } | undefined;
+}
+
+/** `config` is the one `sweepConfigOf` made from the same settings; it is completed here, in place. */
+export async function prepareSweep(
+  v: SweepSettings,
+  config: SweepConfig,
+  o: PrepareOptions,
+): Promise<SweepSetup> {
+  const file = v.dataset !== null ? loadDataset(v.dataset) : null;
+  if (file) config.dataset = { name: file.name, lines: file.lines, sha256: file.sha256 };
+  const replay = v.trace !== null ? traceReplay(loadTrace(v.trace), config, v.traceSpeed, v.requests) : null;
+  const target = makeTarget(v);
+  const load = loadGeneratorOf(v, config, target);
+  const started = o.beforeContact?.();
+  const pre = await preflight(target, config, {
+    readyTimeoutS: v.readyTimeoutS,
+    serverLimits: v.serverLimits,
+    calibrate: v.calibratePrompts,
+    onNotice: o.onNotice,
+    ...(started?.serverExited ? { serverExited: started.serverExited } : {}),
+    ...(replay ? { longest: replay.longest } : {}),
+  });
+  const salt = runSaltOf(load);
+  // A trace's prompts are sized once the server's token count is known.
+  const dataset = replay ? replay.build(pre.calibration, salt) : file;
+  return { config, pre, load, salt, dataset };
+}

@@ -1,0 +1,85 @@
+/** Schema v1: what a sweep was asked to do (its recorded configuration) and how its prompts were sized. */
+import { z } from "zod";
+import { nullableNum, num } from "./common.ts";
+
+export const SloConfig = z.object({
+  ttft_ms: nullableNum,
+  tpot_ms: nullableNum,
+  e2e_ms: nullableNum,
+});
+export type SloConfig = z.infer<typeof SloConfig>;
+
+export const SweepConfig = z.object({
+  mode: z.enum(["closed", "open"]),
+  levels: z.array(num).min(1),
+  requests_per_level: z.number().int().positive().nullable(),
+  duration_s: z.number().positive().nullable(),
+  warmup_requests: z.number().int().nonnegative(),
+  prompt_tokens: z.number().int().positive(),
+  max_tokens: z.number().int().positive(),
+  prompts: z.enum(["fixed", "sample"]),
+  ignore_eos: z.boolean(),
+  seed: z.number().int(),
+  arrival: z.enum(["poisson", "constant", "gamma"]),
+  burstiness: z.number().positive(),
+  max_in_flight: z.number().int().positive().nullable(),
+  timeout_s: z.number().positive(),
+  slo: SloConfig,
+  extra_body: z.record(z.string(), z.unknown()),
+  metrics_interval_ms: z.number().int().positive().nullable(),
+  /** Header names only; values (API keys) are never written. */
+  header_names: z.array(z.string()),
+  /** `--shared-prefix-tokens N --prefix-groups G`: request i's prompt starts with group (i mod G)'s N tokens. */
+  shared_prefix: z
+    .object({ tokens: z.number().int().positive(), groups: z.number().int().positive() })
+    .nullable()
+    .optional(),
+  /** `--mode search`: the pass rate to find the highest rate for, and the probes allowed. */
+  search: z
+    .object({ target_pass_pct: z.number().min(0).max(100), max_probes: z.number().int().min(2).max(100) })
+    .nullable()
+    .optional(),
+  /** `--ramp-up-s`: users (or the rate) rose to the level over this long before measurement. */
+  ramp_up_s: z.number().positive().nullable().optional(),
+  /** `--dataset`: the prompts' file, its line count and SHA-256 (absent: synthetic prompts). */
+  dataset: z
+    .object({
+      name: z.string(),
+      lines: z.number().int().nonnegative(),
+      sha256: z.string().regex(/^[0-9a-f]{64}$/),
+    })
+    .nullable()
+    .optional(),
+  /** `--turns T --think-time-ms MS`: each user holds conversations of T turns, re-sending the history. */
+  sessions: z
+    .object({ turns: z.number().int().min(2), think_time_ms: z.number().nonnegative() })
+    .nullable()
+    .optional(),
+  /** `--trace`: requests at a trace's times (Mooncake JSONL), its file and the time scale. */
+  trace: z
+    .object({
+      name: z.string(),
+      lines: z.number().int().nonnegative(),
+      sha256: z.string().regex(/^[0-9a-f]{64}$/),
+      speed: z.number().positive(),
+    })
+    .nullable()
+    .optional(),
+});
+export type SweepConfig = z.infer<typeof SweepConfig>;
+
+/** How synthetic prompts were sized so that the server counts the requested number of tokens. */
+export const PromptCalibration = z.object({
+  method: z.enum(["count_tokens", "tokenize", "usage_probe"]),
+  /** Tokens the server adds around the user content (chat template, BOS), measured with one usage probe. */
+  template_overhead_tokens: z.number().int(),
+  target_tokens: z.number().int().positive(),
+  /** Words of synthetic text (after the per-request unique tag) that give target_tokens. */
+  words: z.number().int().positive(),
+  reached_tokens: z.number().int(),
+  within_tolerance: z.boolean(),
+  tolerance_rule: z.string(),
+  /** Tokens per word of the synthetic text, for prompts of other lengths (`--prompts sample`). */
+  tokens_per_word: num,
+});
+export type PromptCalibration = z.infer<typeof PromptCalibration>;
