@@ -71,9 +71,127 @@ function violations(dir: string, bad: (spec: string, resolved: string | null) =>
   return out;
 }
 
+/** The harness's stages, top to bottom: a folder imports only from itself and the folders below it. */
+const CORE_FLOORS = [
+  "tools",
+  "sweep",
+  "profile",
+  "load",
+  "results",
+  "client",
+  "server",
+  "settings",
+  "workload",
+];
+
+/** The core folder a repository path lies in, or null outside src/core. */
+function coreFolder(path: string): string | null {
+  const m = /^src\/core\/([^/]+)\//.exec(path);
+  return m ? m[1]! : null;
+}
+
+/** Every file of src and the src files it imports (relative imports only). */
+function importGraph(): Map<string, string[]> {
+  const g = new Map<string, string[]>();
+  for (const f of files("src")) {
+    const from = relative(ROOT, f);
+    g.set(
+      from,
+      imports(f)
+        .map((i) => i.resolved)
+        .filter((r): r is string => r !== null && r.startsWith("src/")),
+    );
+  }
+  return g;
+}
+
+/** The import cycles among src files, each as the files around it. */
+function cycles(g: Map<string, string[]>): string[][] {
+  const out: string[][] = [];
+  const state = new Map<string, "open" | "done">();
+  const stack: string[] = [];
+  const visit = (n: string) => {
+    state.set(n, "open");
+    stack.push(n);
+    for (const m of g.get(n) ?? []) {
+      if (state.get(m) === "open") out.push([...stack.slice(stack.indexOf(m)), m]);
+      else if (!state.has(m)) visit(m);
+    }
+    stack.pop();
+    state.set(n, "done");
+  };
+  for (const n of g.keys()) if (!state.has(n)) visit(n);
+  return out;
+}
+
+describe("the harness by stage", () => {
+  const graph = importGraph();
+  const coreImports = [...graph].flatMap(([from, tos]) =>
+    coreFolder(from) === null ? [] : tos.map((to) => ({ from, to, a: coreFolder(from)!, b: coreFolder(to) })),
+  );
+
+  it("src/core holds its stages as folders, and every folder is a known stage", () => {
+    const entries = readdirSync(join(ROOT, "src/core"));
+    expect(entries.filter((e) => !statSync(join(ROOT, "src/core", e)).isDirectory())).toEqual([]);
+    expect(entries.sort()).toEqual([...CORE_FLOORS].sort());
+  });
+
+  it("every import in src/core points to its own folder or a lower one", () => {
+    const up = coreImports.filter((i) => i.b !== null && CORE_FLOORS.indexOf(i.b) < CORE_FLOORS.indexOf(i.a));
+    expect(up.map((i) => `${i.from} imports ${i.to}`)).toEqual([]);
+  });
+
+  it("workload/ and settings/ import no other core folder; server/ imports nothing of settings/", () => {
+    const bad = coreImports.filter(
+      (i) =>
+        i.b !== null &&
+        ((["workload", "settings"].includes(i.a) && i.b !== i.a) || (i.a === "server" && i.b === "settings")),
+    );
+    expect(bad.map((i) => `${i.from} imports ${i.to}`)).toEqual([]);
+  });
+
+  it("client/ imports only itself and the server's target (no workload, settings, load or results)", () => {
+    const bad = coreImports.filter(
+      (i) => i.a === "client" && i.b !== null && i.b !== "client" && i.to !== "src/core/server/target.ts",
+    );
+    expect(bad.map((i) => `${i.from} imports ${i.to}`)).toEqual([]);
+  });
+
+  it("nothing imports tools/ but the CLI and the Action", () => {
+    const bad = [...graph].flatMap(([from, tos]) =>
+      tos
+        .filter((to) => coreFolder(to) === "tools")
+        .filter((_) => !/^src\/(cli|action)\//.test(from) && coreFolder(from) !== "tools")
+        .map((to) => `${from} imports ${to}`),
+    );
+    expect(bad).toEqual([]);
+  });
+
+  it("no import cycles anywhere in src", () => {
+    expect(cycles(graph).map((c) => c.join(" -> "))).toEqual([]);
+  });
+
+  it("no file in src is over 400 lines", () => {
+    const long = files("src")
+      .map((f) => ({ f: relative(ROOT, f), n: readFileSync(f, "utf8").split("\n").length - 1 }))
+      .filter((x) => x.n > 400);
+    expect(long.map((x) => `${x.f}: ${x.n} lines`)).toEqual([]);
+  });
+
+  it("the settings tables hold declarations only", () => {
+    for (const t of ["table.ts", "sweep-table.ts", "action-table.ts"]) {
+      const src = readFileSync(join(ROOT, "src/core/settings", t), "utf8");
+      expect(src, t).not.toMatch(/^export (async )?function|^function|^export class|^class/m);
+    }
+  });
+});
+
 describe("import boundaries", () => {
   it("the scanner sees imports (self-check)", () => {
     expect(imports(join(ROOT, "src/core/client/stream-client.ts")).map((i) => i.spec)).toContain("undici");
+    expect(imports(join(ROOT, "src/core/sweep/sweep.ts")).map((i) => i.resolved)).toContain(
+      "src/core/load/level-run.ts",
+    );
   });
 
   it("src/core never imports @actions/* or hono", () => {
