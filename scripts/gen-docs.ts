@@ -1,6 +1,8 @@
+// `npm run docs`: every generated block of the docs rendered anew from its source (docs-blocks.ts).
 import { readFileSync, writeFileSync } from "node:fs";
-import { withReference } from "./action-docs.ts";
+import { BLOCKS, withBlock } from "./docs-blocks.ts";
 
-const readme = readFileSync("README.md", "utf8");
-writeFileSync("README.md", withReference(readme, readFileSync("action.yml", "utf8")));
-console.log("README.md action reference regenerated from action.yml");
+for (const b of BLOCKS) {
+  writeFileSync(b.file, withBlock(readFileSync(b.file, "utf8"), b, "."));
+  console.log(`${b.file}: ${b.start.replace(/^<!-- |:start.*$/g, "")} regenerated`);
+}

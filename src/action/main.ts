@@ -106,7 +106,7 @@ async function commentOnPullRequest(
   if (prNumber === null || !inputs.comment) return;
   if (ctx.isFork && ctx.eventName === "pull_request") {
     core.notice(
-      "pull request from a fork: its token cannot comment. Use the two-stage pull_request -> workflow_run pattern (README) to comment.",
+      "pull request from a fork: its token cannot comment. Use the two-stage pull_request -> workflow_run pattern (docs/action.md, Pull requests from forks) to comment.",
     );
     return;
   }

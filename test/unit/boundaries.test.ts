@@ -99,7 +99,7 @@ function importGraph(): Map<string, string[]> {
       from,
       imports(f)
         .map((i) => i.resolved)
-        .filter((r): r is string => r !== null && r.startsWith("src/")),
+        .filter((r): r is string => r?.startsWith("src/") === true),
     );
   }
   return g;

@@ -248,10 +248,19 @@ describe("upload retries", () => {
   });
 });
 
-describe("README", () => {
-  it("the Action reference is generated from action.yml (npm run docs)", async () => {
-    const { readmeIsCurrent } = await import("../../../scripts/action-docs.ts");
-    expect(readmeIsCurrent(ROOT)).toBe(true);
+describe("the docs", () => {
+  it("the Action reference and the error table are generated from their sources (npm run docs)", async () => {
+    const { staleDocs } = await import("../../../scripts/docs-blocks.ts");
+    expect(staleDocs(ROOT)).toEqual([]);
+  });
+
+  it("a stale block is found, and each block holds every entry of its source", async () => {
+    const { BLOCKS, errorTable, withBlock } = await import("../../../scripts/docs-blocks.ts");
+    const { RUN_ERRORS } = await import("../../../src/schema/errors.ts");
+    const b = BLOCKS.find((x) => x.file === "docs/cli.md")!;
+    const stale = `x\n${b.start}\n| old |\n${b.end}\ny`;
+    expect(withBlock(stale, b, ROOT)).not.toBe(stale);
+    for (const code of Object.keys(RUN_ERRORS)) expect(errorTable()).toContain(`\`${code}\``);
   });
 });
 
