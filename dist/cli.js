@@ -38312,6 +38312,14 @@ var SWEEP = {
     what: "a positive number of seconds",
     help: "seconds per level instead of a request count"
   }),
+  maxDurationS: number({
+    flag: "max-duration-s",
+    metavar: "S",
+    default: 86400,
+    check: (n) => n > 0 && n <= 30 * 86400,
+    what: "a positive number of seconds up to 2592000 (30 days)",
+    help: "the longest one level may take (--duration, an open-loop level's requests at its rate, a trace's span): beyond it a run is a usage error, not a wait"
+  }),
   warmup: number({
     flag: "warmup",
     default: 2,
@@ -39391,7 +39399,6 @@ var DEFAULT_CLOSED_LEVELS = [1, 2, 4, 8], DEFAULT_OPEN_LEVELS = [1, 2, 4], DEFAU
   closedUsers: 1e4,
   openRateRps: 1e4,
   requestsPerLevel: 1e6,
-  durationS: 86400,
   warmupRequests: 1e5,
   levels: 100
 }, BoundError = class extends UsageError {
@@ -39445,8 +39452,19 @@ function checkBounds(v, levels) {
   }
   if (v.requests !== null && v.requests > b.requestsPerLevel)
     throw new BoundError("requests", `is at most ${b.requestsPerLevel} per level, got ${v.requests}`);
-  if (v.duration !== null && v.duration > b.durationS)
-    throw new BoundError("duration", `is at most ${b.durationS} s per level, got ${v.duration}`);
+  if (v.duration !== null && v.duration > v.maxDurationS)
+    throw new BoundError(
+      "duration",
+      `is at most ${v.maxDurationS} s per level (--max-duration-s), got ${v.duration}`
+    );
+  if (v.mode !== "closed" && v.duration === null && v.trace === null) {
+    let requests = v.requests ?? DEFAULT_REQUESTS, slowest = Math.min(...levels), spanS = requests / slowest;
+    if (spanS > v.maxDurationS)
+      throw new BoundError(
+        "levels",
+        `at ${slowest} req/s with ${requests} requests a level would take ${spanS.toPrecision(3)} s, over --max-duration-s ${v.maxDurationS}: raise the rate, lower --requests, set --duration, or raise --max-duration-s`
+      );
+  }
   if (v.warmup > b.warmupRequests)
     throw new BoundError("warmup", `is at most ${b.warmupRequests} requests, got ${v.warmup}`);
 }
@@ -39716,9 +39734,14 @@ function traceDataset(trace, o, calibration) {
     offsetsMs: rows.map((r) => r.offsetMs)
   };
 }
-function traceReplay(trace, config2, speed, requests) {
+function traceReplay(trace, config2, speed, requests, maxDurationS = Number.POSITIVE_INFINITY) {
   config2.requests_per_level = requests ?? (config2.duration_s === null ? trace.rows.length : null);
-  let rows = traceRows(trace, speed, config2.requests_per_level, config2.duration_s);
+  let rows = traceRows(trace, speed, config2.requests_per_level, config2.duration_s), spanS = (rows[rows.length - 1]?.offsetMs ?? 0) / 1e3;
+  if (spanS > maxDurationS)
+    throw new UsageError(
+      `--trace ${trace.name} spans ${spanS.toPrecision(3)} s at --trace-speed ${speed}, over --max-duration-s ${maxDurationS}: replay part of it (--requests, --duration), speed it up, or raise --max-duration-s`,
+      "--trace"
+    );
   config2.levels = [traceRateRps(rows.map((r) => r.offsetMs))], config2.max_tokens = Math.max(...rows.map((r) => r.row.outputTokens)), config2.trace = { name: trace.name, lines: trace.lines, sha256: trace.sha256, speed };
   let longest = rows.reduce(
     (a, r) => r.row.inputTokens + r.row.outputTokens > a.row.inputTokens + a.row.outputTokens ? r : a
@@ -39737,7 +39760,7 @@ function traceReplay(trace, config2, speed, requests) {
 async function prepareSweep(v, config2, o) {
   let file2 = v.dataset !== null ? loadDataset(v.dataset) : null;
   file2 && (config2.dataset = { name: file2.name, lines: file2.lines, sha256: file2.sha256 });
-  let replay = v.trace !== null ? traceReplay(loadTrace(v.trace), config2, v.traceSpeed, v.requests) : null, target = makeTarget(v), load = loadGeneratorOf(v, config2, target), started = o.beforeContact?.(), pre = await preflight(target, config2, {
+  let replay = v.trace !== null ? traceReplay(loadTrace(v.trace), config2, v.traceSpeed, v.requests, v.maxDurationS) : null, target = makeTarget(v), load = loadGeneratorOf(v, config2, target), started = o.beforeContact?.(), pre = await preflight(target, config2, {
     readyTimeoutS: v.readyTimeoutS,
     serverLimits: v.serverLimits,
     calibrate: v.calibratePrompts,
@@ -39771,13 +39794,18 @@ import { performance as performance10 } from "node:perf_hooks";
 
 // src/core/load/loops.ts
 import { performance as performance8 } from "node:perf_hooks";
-import { setTimeout as sleep, setImmediate as yieldImmediate } from "node:timers/promises";
-function sleepUntil(tAbsMs) {
+import { setImmediate as yieldImmediate } from "node:timers/promises";
+var MAX_TIMER_MS = 2 ** 31 - 1;
+function sleepUntil(tAbsMs, stop) {
   return new Promise((resolve) => {
-    let spin = () => {
-      performance8.now() >= tAbsMs ? resolve() : setImmediate(spin);
-    }, d = tAbsMs - performance8.now();
-    d > 3 ? setTimeout(spin, d - 2) : spin();
+    let timer, finished = !1, finish = () => {
+      finished || (finished = !0, clearTimeout(timer), stop?.removeEventListener("abort", finish), resolve());
+    }, spin = () => {
+      if (finished) return;
+      let d = tAbsMs - performance8.now();
+      d <= 0 || stop?.aborted ? finish() : d > 3 ? timer = setTimeout(spin, Math.min(d - 2, MAX_TIMER_MS)) : setImmediate(spin);
+    };
+    stop && tAbsMs - performance8.now() > 3 && stop.addEventListener("abort", finish, { once: !0 }), spin();
   });
 }
 var RAMP_INDEX = 1e6;
@@ -39786,16 +39814,16 @@ function markRamp(rec) {
 }
 async function runClosedLoop(client, makeSpec, opts) {
   let records2 = [], next = 0, rampNext = 0;
-  opts.startAtAbsMs !== void 0 && await sleepUntil(opts.startAtAbsMs);
+  opts.startAtAbsMs !== void 0 && await sleepUntil(opts.startAtAbsMs, opts.stop);
   let rampMs = (opts.rampUpS ?? 0) * 1e3, t0 = performance8.now(), measureFrom = t0 + rampMs, deadline = opts.durationS !== null ? measureFrom + opts.durationS * 1e3 : Number.POSITIVE_INFINITY, limit = opts.requests ?? Number.POSITIVE_INFINITY, user = async (k) => {
     if (rampMs > 0)
-      for (await sleepUntil(t0 + rampMs * k / opts.concurrency); performance8.now() < measureFrom && !opts.shouldStop?.(); ) {
+      for (await sleepUntil(t0 + rampMs * k / opts.concurrency, opts.stop); performance8.now() < measureFrom && !opts.stop?.aborted; ) {
         let rec = markRamp(await client.stream(makeSpec(RAMP_INDEX + rampNext++, !0, null)));
         records2.push(rec), await yieldImmediate();
       }
     let sessions = opts.sessions ?? null, conversation = null;
     for (; ; ) {
-      if (conversation !== null && sessions.thinkTimeMs > 0 && await sleep(sessions.thinkTimeMs), next >= limit || performance8.now() >= deadline || opts.shouldStop?.()) return;
+      if (conversation !== null && sessions.thinkTimeMs > 0 && await sleepUntil(performance8.now() + sessions.thinkTimeMs, opts.stop), next >= limit || performance8.now() >= deadline || opts.stop?.aborted) return;
       let i = next++, spec = sessions ? makeSpec(i, !1, null, conversation ?? { session: 0, turn: 1, history: [] }) : makeSpec(i, !1, null), rec = await client.stream(spec);
       records2.push(rec), opts.onRecord?.(rec), sessions && (conversation = nextTurn(spec, rec, sessions.turns)), await yieldImmediate();
     }
@@ -39826,8 +39854,8 @@ async function runOpenLoop(client, makeSpec, opts) {
     let n = Math.floor(opts.rateRps * rampMs / 2e3);
     for (let k = 0; k < n; k++)
       if (!(opts.shard !== void 0 && !ownsArrival(k, opts.shard))) {
-        if (opts.shouldStop?.()) break;
-        await sleepUntil(t0 + Math.sqrt(2 * k * rampMs / (opts.rateRps / 1e3))), pending.push(
+        if (await sleepUntil(t0 + Math.sqrt(2 * k * rampMs / (opts.rateRps / 1e3)), opts.stop), opts.stop?.aborted) break;
+        pending.push(
           client.stream(makeSpec(RAMP_INDEX + k, !0, null)).then((rec) => {
             records2.push(markRamp(rec));
           })
@@ -39836,13 +39864,14 @@ async function runOpenLoop(client, makeSpec, opts) {
   }
   let start2 = t0 + rampMs;
   for (let i = 0; i < mine.length; i++) {
-    if (opts.shouldStop?.()) {
+    let intended = start2 + offsets[mine[i]], spec = specs[i];
+    if (spec.intendedSendAbsMs = intended, await sleepUntil(intended, opts.stop), opts.maxInFlight !== null)
+      for (; inFlight >= opts.maxInFlight && !opts.stop?.aborted; )
+        await new Promise((res) => slotWaiters.push(res));
+    if (opts.stop?.aborted) {
       dropped = mine.length - i;
       break;
     }
-    let intended = start2 + offsets[mine[i]], spec = specs[i];
-    if (spec.intendedSendAbsMs = intended, await sleepUntil(intended), opts.maxInFlight !== null)
-      for (; inFlight >= opts.maxInFlight; ) await new Promise((res) => slotWaiters.push(res));
     inFlight++;
     let p = client.stream(spec).then((rec) => {
       if (inFlight--, records2.push(rec), opts.onRecord?.(rec), slotWaiters.length > 0) {
@@ -40092,7 +40121,7 @@ function runShare(client, job, o) {
     durationS: cfg.duration_s,
     startAtAbsMs: o.startAtAbsMs,
     ...cfg.ramp_up_s ? { rampUpS: cfg.ramp_up_s } : {},
-    ...o.shouldStop ? { shouldStop: o.shouldStop } : {},
+    ...o.stop ? { stop: o.stop } : {},
     ...o.onRecord ? { onRecord: o.onRecord } : {}
   };
   if (cfg.mode === "closed") {
@@ -40147,15 +40176,15 @@ async function runShardedLevel(ctx, plan, where) {
   }, results;
   try {
     if (ctx.pool)
-      results = await ctx.pool.runLevel(jobs, where.startEpochMs, begin);
+      results = await ctx.pool.runLevel(jobs, where.startEpochMs, begin, ctx.stop);
     else {
       let warmup = await runShareWarmup(ctx.client, jobs[0]), startEpochMs = Math.max(performance10.timeOrigin + performance10.now() + 50, where.startEpochMs ?? 0);
-      await sleepUntil(startEpochMs - performance10.timeOrigin), begin();
+      await sleepUntil(startEpochMs - performance10.timeOrigin, ctx.stop), begin();
       let check2 = new SelfCheck();
       check2.start();
       let run2 = await runShare(ctx.client, jobs[0], {
         startAtAbsMs: startEpochMs - performance10.timeOrigin,
-        ...ctx.shouldStop ? { shouldStop: ctx.shouldStop } : {},
+        ...ctx.stop ? { stop: ctx.stop } : {},
         onRecord: () => {
           localDone++;
         }
@@ -40204,7 +40233,7 @@ async function runLevel(ctx, plan, makeSpec) {
     onRecord: () => {
       done++;
     },
-    ...ctx.shouldStop ? { shouldStop: ctx.shouldStop } : {}
+    ...ctx.stop ? { stop: ctx.stop } : {}
   }, run;
   try {
     run = cfg.mode === "closed" ? await runClosedLoop(client, makeSpec, { ...common, concurrency: level, sessions: sessionsOf(cfg) }) : await runOpenLoop(client, makeSpec, {
@@ -40583,11 +40612,11 @@ var ThreadHandle = class {
    * One level on `jobs.length` threads: every thread's warmup, then every thread's share from
    * one start time a little after the last warmup ended.
    */
-  async runLevel(jobs, notBeforeEpochMs, onStart) {
+  async runLevel(jobs, notBeforeEpochMs, onStart, stop) {
     let used = this.threads.slice(0, jobs.length);
     for (let t of used) t.done = 0;
     let warm = await Promise.all(used.map((t, k) => t.call({ op: "warmup", job: jobs[k] }, "warmed"))), startEpochMs = Math.max(performance11.timeOrigin + performance11.now() + 50, notBeforeEpochMs ?? 0), pending = Promise.all(used.map((t) => t.call({ op: "run", startEpochMs }, "done")));
-    return await sleepUntil(startEpochMs - performance11.timeOrigin), onStart?.(), (await pending).map((r, k) => ({ warmup: warm[k].records, run: r.run, check: r.check }));
+    return await sleepUntil(startEpochMs - performance11.timeOrigin, stop), onStart?.(), (await pending).map((r, k) => ({ warmup: warm[k].records, run: r.run, check: r.check }));
   }
   /** End the requests in flight at once (SIGINT/SIGTERM). */
   stop() {
@@ -40720,13 +40749,14 @@ async function runSweep(opts) {
     client,
     sampler,
     onProgress: opts.onProgress,
-    shouldStop: opts.shouldStop,
+    stop: opts.stop,
     pool,
     offsetsMs: opts.dataset?.offsetsMs ?? null
-  }, ids = { next: state.records.reduce((m, r) => Math.max(m, r.id + 1), 0) }, stopWatch = opts.shouldStop ? setInterval(() => {
-    opts.shouldStop?.() && (clearInterval(stopWatch), client.destroy().catch(() => {
-    }), pool?.stop());
-  }, 50) : null;
+  }, ids = { next: state.records.reduce((m, r) => Math.max(m, r.id + 1), 0) }, onStop = () => {
+    client.destroy().catch(() => {
+    }), pool?.stop();
+  };
+  opts.stop?.addEventListener("abort", onStop, { once: !0 });
   try {
     for (let li = 0; ; li++) {
       if (probeOptions) {
@@ -40736,7 +40766,7 @@ async function runSweep(opts) {
       } else if (li >= cfg.levels.length) break;
       let plan = planLevel(cfg, li, salt);
       if (state.levels.some((l) => l.level === plan.level)) continue;
-      if (opts.shouldStop?.()) break;
+      if (opts.stop?.aborted) break;
       for (let n of plan.notices) notice(n);
       opts.levelHooks?.start(plan.level, state.originMs);
       let measured = sharded ? await runShardedLevel(ctx, plan, {
@@ -40746,7 +40776,7 @@ async function runSweep(opts) {
         dataset: opts.dataset ?? null,
         startEpochMs: levelStartEpochMs(load, plan.index)
       }) : await runLevel(ctx, plan, specFactory(cfg, plan, ids, calibration, opts.dataset ?? null));
-      if (opts.shouldStop?.()) {
+      if (opts.stop?.aborted) {
         notice(`level ${plan.level} interrupted; not recorded (--resume measures it again)`);
         break;
       }
@@ -40765,7 +40795,7 @@ async function runSweep(opts) {
       state.records.push(...measured.warmup, ...measured.run.records), state.levels.push(final2), state.levels.sort((a, b) => cfg.levels.indexOf(a.level) - cfg.levels.indexOf(b.level)), checkpoint(!1), opts.onLevel?.(final2);
     }
   } finally {
-    stopWatch !== null && clearInterval(stopWatch), await client.close().catch(() => {
+    opts.stop?.removeEventListener("abort", onStop), await client.close().catch(() => {
     }), await pool?.close();
   }
   let complete = probeOptions ? nextProbe(probes(), probeOptions) === null : cfg.levels.every((l) => state.levels.some((x) => x.level === l));
@@ -40809,15 +40839,20 @@ function sweepSettingsOf(argv) {
   return { values: parsed.values, config: sweepConfigOf(parsed.values, parsed.values) };
 }
 function watchSignals() {
-  let state = { stop: !1 }, onSig = () => {
-    state.stop && process.exit(130), state.stop = !0, process.stderr.write(
+  let stop = new AbortController(), sweeping = !1, onSig = () => {
+    (!sweeping || stop.signal.aborted) && (process.stderr.write(`
+interrupted: nothing more is sent
+`), process.exit(130)), stop.abort(), process.stderr.write(
       `
 interrupted: finishing the level in progress is abandoned; finished levels are saved
 `
     );
   };
   return process.on("SIGINT", onSig), process.on("SIGTERM", onSig), {
-    stopped: () => state.stop,
+    stop: stop.signal,
+    sweeping: () => {
+      sweeping = !0;
+    },
     release: () => {
       process.off("SIGINT", onSig), process.off("SIGTERM", onSig);
     }
@@ -40828,7 +40863,9 @@ async function sweepCommand(argv) {
   if (settings === null) return 0;
   let { values: v, config: config2 } = settings, notice = noticePrinter(v.quiet);
   assertWritable(v.out), v.resume && existsSync4(v.out) && readResults(v.out);
-  let setup = await prepareSweep(v, config2, { onNotice: notice }), signals = watchSignals(), progress = progressPrinter(v.quiet), doc = await runSweep({
+  let signals = watchSignals(), setup = await prepareSweep(v, config2, { onNotice: notice });
+  signals.sweeping();
+  let progress = progressPrinter(v.quiet), doc = await runSweep({
     ...setup,
     out: v.out,
     records: v.records,
@@ -40838,7 +40875,7 @@ async function sweepCommand(argv) {
     onLevel: () => {
       process.stderr.isTTY && !v.quiet && process.stderr.write("\r\x1B[K");
     },
-    shouldStop: signals.stopped
+    stop: signals.stop
   });
   signals.release(), process.stdout.write(`${markdownReport(doc)}
 `);
@@ -40846,7 +40883,7 @@ async function sweepCommand(argv) {
   return v.quiet || process.stderr.write(
     `wrote ${p.json}, ${p.csv}, ${p.md}${v.records === "file" ? `, ${p.requestsFile}` : ""}
 `
-  ), v.plots && await writePlotsBeside(doc, v.out), signals.stopped() ? 130 : exitStatus(doc, v.maxErrorRate);
+  ), v.plots && await writePlotsBeside(doc, v.out), signals.stop.aborted ? 130 : exitStatus(doc, v.maxErrorRate);
 }
 
 // src/cli/tools-command.ts

@@ -19635,7 +19635,7 @@ function sessionsOf(cfg) {
 
 // src/core/load/loops.ts
 import { performance as performance6 } from "node:perf_hooks";
-import { setTimeout as sleep, setImmediate as yieldImmediate } from "node:timers/promises";
+import { setImmediate as yieldImmediate } from "node:timers/promises";
 
 // src/core/workload/arrivals.ts
 function normal(r) {
@@ -19677,12 +19677,17 @@ var shareOf = (total, p) => splitEven(splitEven(total, p.runner.count)[p.runner.
 var WARMUP_ID_OFFSET = 5e6;
 
 // src/core/load/loops.ts
-function sleepUntil(tAbsMs) {
+var MAX_TIMER_MS = 2 ** 31 - 1;
+function sleepUntil(tAbsMs, stop) {
   return new Promise((resolve) => {
-    let spin = () => {
-      performance6.now() >= tAbsMs ? resolve() : setImmediate(spin);
-    }, d = tAbsMs - performance6.now();
-    d > 3 ? setTimeout(spin, d - 2) : spin();
+    let timer, finished = !1, finish = () => {
+      finished || (finished = !0, clearTimeout(timer), stop?.removeEventListener("abort", finish), resolve());
+    }, spin = () => {
+      if (finished) return;
+      let d = tAbsMs - performance6.now();
+      d <= 0 || stop?.aborted ? finish() : d > 3 ? timer = setTimeout(spin, Math.min(d - 2, MAX_TIMER_MS)) : setImmediate(spin);
+    };
+    stop && tAbsMs - performance6.now() > 3 && stop.addEventListener("abort", finish, { once: !0 }), spin();
   });
 }
 var RAMP_INDEX = 1e6;
@@ -19691,16 +19696,16 @@ function markRamp(rec) {
 }
 async function runClosedLoop(client2, makeSpec, opts) {
   let records = [], next = 0, rampNext = 0;
-  opts.startAtAbsMs !== void 0 && await sleepUntil(opts.startAtAbsMs);
+  opts.startAtAbsMs !== void 0 && await sleepUntil(opts.startAtAbsMs, opts.stop);
   let rampMs = (opts.rampUpS ?? 0) * 1e3, t0 = performance6.now(), measureFrom = t0 + rampMs, deadline = opts.durationS !== null ? measureFrom + opts.durationS * 1e3 : Number.POSITIVE_INFINITY, limit = opts.requests ?? Number.POSITIVE_INFINITY, user = async (k) => {
     if (rampMs > 0)
-      for (await sleepUntil(t0 + rampMs * k / opts.concurrency); performance6.now() < measureFrom && !opts.shouldStop?.(); ) {
+      for (await sleepUntil(t0 + rampMs * k / opts.concurrency, opts.stop); performance6.now() < measureFrom && !opts.stop?.aborted; ) {
         let rec = markRamp(await client2.stream(makeSpec(RAMP_INDEX + rampNext++, !0, null)));
         records.push(rec), await yieldImmediate();
       }
     let sessions = opts.sessions ?? null, conversation = null;
     for (; ; ) {
-      if (conversation !== null && sessions.thinkTimeMs > 0 && await sleep(sessions.thinkTimeMs), next >= limit || performance6.now() >= deadline || opts.shouldStop?.()) return;
+      if (conversation !== null && sessions.thinkTimeMs > 0 && await sleepUntil(performance6.now() + sessions.thinkTimeMs, opts.stop), next >= limit || performance6.now() >= deadline || opts.stop?.aborted) return;
       let i = next++, spec = sessions ? makeSpec(i, !1, null, conversation ?? { session: 0, turn: 1, history: [] }) : makeSpec(i, !1, null), rec = await client2.stream(spec);
       records.push(rec), opts.onRecord?.(rec), sessions && (conversation = nextTurn(spec, rec, sessions.turns)), await yieldImmediate();
     }
@@ -19731,8 +19736,8 @@ async function runOpenLoop(client2, makeSpec, opts) {
     let n = Math.floor(opts.rateRps * rampMs / 2e3);
     for (let k = 0; k < n; k++)
       if (!(opts.shard !== void 0 && !ownsArrival(k, opts.shard))) {
-        if (opts.shouldStop?.()) break;
-        await sleepUntil(t0 + Math.sqrt(2 * k * rampMs / (opts.rateRps / 1e3))), pending.push(
+        if (await sleepUntil(t0 + Math.sqrt(2 * k * rampMs / (opts.rateRps / 1e3)), opts.stop), opts.stop?.aborted) break;
+        pending.push(
           client2.stream(makeSpec(RAMP_INDEX + k, !0, null)).then((rec) => {
             records.push(markRamp(rec));
           })
@@ -19741,13 +19746,14 @@ async function runOpenLoop(client2, makeSpec, opts) {
   }
   let start = t0 + rampMs;
   for (let i = 0; i < mine.length; i++) {
-    if (opts.shouldStop?.()) {
+    let intended = start + offsets[mine[i]], spec = specs[i];
+    if (spec.intendedSendAbsMs = intended, await sleepUntil(intended, opts.stop), opts.maxInFlight !== null)
+      for (; inFlight >= opts.maxInFlight && !opts.stop?.aborted; )
+        await new Promise((res) => slotWaiters.push(res));
+    if (opts.stop?.aborted) {
       dropped = mine.length - i;
       break;
     }
-    let intended = start + offsets[mine[i]], spec = specs[i];
-    if (spec.intendedSendAbsMs = intended, await sleepUntil(intended), opts.maxInFlight !== null)
-      for (; inFlight >= opts.maxInFlight; ) await new Promise((res) => slotWaiters.push(res));
     inFlight++;
     let p = client2.stream(spec).then((rec) => {
       if (inFlight--, records.push(rec), opts.onRecord?.(rec), slotWaiters.length > 0) {
@@ -20213,7 +20219,7 @@ function runShare(client2, job2, o) {
     durationS: cfg.duration_s,
     startAtAbsMs: o.startAtAbsMs,
     ...cfg.ramp_up_s ? { rampUpS: cfg.ramp_up_s } : {},
-    ...o.shouldStop ? { shouldStop: o.shouldStop } : {},
+    ...o.stop ? { stop: o.stop } : {},
     ...o.onRecord ? { onRecord: o.onRecord } : {}
   };
   if (cfg.mode === "closed") {
@@ -20246,7 +20252,7 @@ var port = parentPort, data = workerData, client = new StreamClient({
   ignoreEos: data.ignoreEos,
   extraBody: data.extraBody,
   originMs: data.originEpochMs - performance7.timeOrigin
-}), job = null, stopped = !1, post = (m) => port.postMessage(m);
+}), job = null, stopping = new AbortController(), post = (m) => port.postMessage(m);
 port.on("message", (m) => {
   (async () => {
     try {
@@ -20258,14 +20264,14 @@ port.on("message", (m) => {
         check.start();
         let run = await runShare(client, job, {
           startAtAbsMs: m.startEpochMs - performance7.timeOrigin,
-          shouldStop: () => stopped,
+          stop: stopping.signal,
           onRecord: () => {
             done++;
           }
         });
         clearInterval(ticker), post({ op: "done", run, check: check.stop(sendQueueOf(run.records), run.records) });
-      } else m.op === "stop" ? (stopped = !0, await client.destroy().catch(() => {
-      })) : m.op === "close" && (stopped || await client.close().catch(() => {
+      } else m.op === "stop" ? (stopping.abort(), await client.destroy().catch(() => {
+      })) : m.op === "close" && (stopping.signal.aborted || await client.close().catch(() => {
       }), post({ op: "closed" }), port.close());
     } catch (err) {
       post({ op: "failed", message: err.stack ?? String(err) });

@@ -12,7 +12,7 @@ import { assertWritable, writeResults } from "../core/results/files.ts";
 import { markdownReport } from "../core/results/report.ts";
 import { prepareSweep, type SweepSetup } from "../core/sweep/prepare.ts";
 import { runSweep } from "../core/sweep/sweep.ts";
-import { TokenbenchError } from "../schema/errors.ts";
+import { TokenbenchError, UsageError } from "../schema/errors.ts";
 import type { RunContext } from "./context.ts";
 import type { ActionInputs } from "./inputs.ts";
 import type { Docs } from "./modes.ts";
@@ -45,7 +45,12 @@ async function setUp(inputs: ActionInputs): Promise<SweepSetup | null> {
     );
     return setup;
   } catch (err) {
-    const input = err instanceof TokenbenchError ? FILE_INPUT[err.code] : undefined;
+    const input =
+      err instanceof UsageError && err.setting?.startsWith("--")
+        ? err.setting.slice(2)
+        : err instanceof TokenbenchError
+          ? FILE_INPUT[err.code]
+          : undefined;
     if (input !== undefined) {
       core.setFailed(`input "${input}": ${(err as Error).message}`);
       return null;

@@ -63,12 +63,20 @@ export function sweepSettingsOf(argv: string[]) {
   return { values: parsed.values, config: sweepConfigOf(parsed.values, parsed.values) };
 }
 
-/** Stop at the next chance on the first SIGINT/SIGTERM, at once on the second. */
+/**
+ * SIGINT/SIGTERM. Before any load is sent (readiness, calibration) there is nothing to keep: exit
+ * 130 at once. During the sweep the first signal aborts `stop` (every wait ends, nothing more is
+ * sent, the level in progress is abandoned, finished levels are saved); a second exits at once.
+ */
 function watchSignals() {
-  const state = { stop: false };
+  const stop = new AbortController();
+  let sweeping = false;
   const onSig = () => {
-    if (state.stop) process.exit(130);
-    state.stop = true;
+    if (!sweeping || stop.signal.aborted) {
+      process.stderr.write("\ninterrupted: nothing more is sent\n");
+      process.exit(130);
+    }
+    stop.abort();
     process.stderr.write(
       "\ninterrupted: finishing the level in progress is abandoned; finished levels are saved\n",
     );
@@ -76,7 +84,10 @@ function watchSignals() {
   process.on("SIGINT", onSig);
   process.on("SIGTERM", onSig);
   return {
-    stopped: () => state.stop,
+    stop: stop.signal,
+    sweeping: () => {
+      sweeping = true;
+    },
     release: () => {
       process.off("SIGINT", onSig);
       process.off("SIGTERM", onSig);
@@ -92,8 +103,9 @@ export async function sweepCommand(argv: string[]): Promise<number> {
   assertWritable(v.out);
   // A checkpoint that cannot be resumed is found before any load is sent.
   if (v.resume && existsSync(v.out)) readResults(v.out);
-  const setup = await prepareSweep(v, config, { onNotice: notice });
   const signals = watchSignals();
+  const setup = await prepareSweep(v, config, { onNotice: notice });
+  signals.sweeping();
   const progress = progressPrinter(v.quiet);
   const doc = await runSweep({
     ...setup,
@@ -105,7 +117,7 @@ export async function sweepCommand(argv: string[]): Promise<number> {
     onLevel: () => {
       if (process.stderr.isTTY && !v.quiet) process.stderr.write("\r\x1b[K");
     },
-    shouldStop: signals.stopped,
+    stop: signals.stop,
   });
   signals.release();
   // (with --mode search, the report's saturation paragraph is the headline line)
@@ -116,6 +128,6 @@ export async function sweepCommand(argv: string[]): Promise<number> {
       `wrote ${p.json}, ${p.csv}, ${p.md}${v.records === "file" ? `, ${p.requestsFile}` : ""}\n`,
     );
   if (v.plots) await writePlotsBeside(doc, v.out);
-  if (signals.stopped()) return 130;
+  if (signals.stop.aborted) return 130;
   return exitStatus(doc, v.maxErrorRate);
 }

@@ -36,7 +36,8 @@ export interface LevelRunContext {
   client: StreamClient;
   sampler: MetricsSampler | null;
   onProgress?: ((p: Progress) => void) | undefined;
-  shouldStop?: (() => boolean) | undefined;
+  /** Aborted on SIGINT/SIGTERM: waits end at once, nothing more is sent. */
+  stop?: AbortSignal | undefined;
   /** Worker threads (`--workers` > 1), or null: the main thread sends. */
   pool?: WorkerPool | null;
   /** `--trace`: the send times (ms from the level's start) instead of the arrival process's. */
@@ -119,17 +120,17 @@ export async function runShardedLevel(
   let results: ThreadResult[];
   try {
     if (ctx.pool) {
-      results = await ctx.pool.runLevel(jobs, where.startEpochMs, begin);
+      results = await ctx.pool.runLevel(jobs, where.startEpochMs, begin, ctx.stop);
     } else {
       const warmup = await runShareWarmup(ctx.client, jobs[0]!);
       const startEpochMs = Math.max(performance.timeOrigin + performance.now() + 50, where.startEpochMs ?? 0);
-      await sleepUntil(startEpochMs - performance.timeOrigin);
+      await sleepUntil(startEpochMs - performance.timeOrigin, ctx.stop);
       begin();
       const check = new SelfCheck();
       check.start();
       const run = await runShare(ctx.client, jobs[0]!, {
         startAtAbsMs: startEpochMs - performance.timeOrigin,
-        ...(ctx.shouldStop ? { shouldStop: ctx.shouldStop } : {}),
+        ...(ctx.stop ? { stop: ctx.stop } : {}),
         onRecord: () => {
           localDone++;
         },
@@ -200,7 +201,7 @@ export async function runLevel(
     onRecord: () => {
       done++;
     },
-    ...(ctx.shouldStop ? { shouldStop: ctx.shouldStop } : {}),
+    ...(ctx.stop ? { stop: ctx.stop } : {}),
   };
   let run: LevelRun;
   try {

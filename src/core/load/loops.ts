@@ -5,7 +5,7 @@
  * so client-side queueing (e.g. under --max-in-flight) is never hidden (coordinated omission).
  */
 import { performance } from "node:perf_hooks";
-import { setTimeout as sleep, setImmediate as yieldImmediate } from "node:timers/promises";
+import { setImmediate as yieldImmediate } from "node:timers/promises";
 import type { RequestRecord } from "../../schema/v1.ts";
 import { buildRequestBody, type RequestSpec, type StreamClient } from "../client/stream-client.ts";
 import { type ArrivalKind, arrivalOffsetsMs } from "../workload/arrivals.ts";
@@ -37,20 +37,36 @@ export interface LevelRun {
   lastIntendedMs?: number;
 }
 
+/** The longest one timer holds (2^31 - 1 ms, 24.8 days); a longer wait is a chain of them. */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
+
 /**
- * Sleep until an absolute performance.now() time: a coarse timer, then yielding spins (I/O runs
- * between them). The spins re-arm one callback, not a promise each: a promise per spin was about
- * 300 MB of garbage per 10 s at 200 req/s, and its GC pauses made sends late.
+ * Sleep until an absolute performance.now() time, or until `stop` aborts (SIGINT/SIGTERM), which
+ * ends the wait at once: a coarse timer (chained past what one timer holds), then yielding spins
+ * (I/O runs between them). The spins re-arm one callback, not a promise each: a promise per spin
+ * was about 300 MB of garbage per 10 s at 200 req/s, and its GC pauses made sends late. Callers
+ * check `stop.aborted` after it, so nothing is sent once the signal came.
  */
-export function sleepUntil(tAbsMs: number): Promise<void> {
+export function sleepUntil(tAbsMs: number, stop?: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
+    let timer: NodeJS.Timeout | undefined;
+    let finished = false;
+    const finish = () => {
+      if (finished) return;
+      finished = true;
+      clearTimeout(timer);
+      stop?.removeEventListener("abort", finish);
+      resolve();
+    };
     const spin = () => {
-      if (performance.now() >= tAbsMs) resolve();
+      if (finished) return;
+      const d = tAbsMs - performance.now();
+      if (d <= 0 || stop?.aborted) finish();
+      else if (d > 3) timer = setTimeout(spin, Math.min(d - 2, MAX_TIMER_MS));
       else setImmediate(spin);
     };
-    const d = tAbsMs - performance.now();
-    if (d > 3) setTimeout(spin, d - 2);
-    else spin();
+    if (stop && tAbsMs - performance.now() > 3) stop.addEventListener("abort", finish, { once: true });
+    spin();
   });
 }
 
@@ -59,7 +75,8 @@ interface LoopCommon {
   requests: number | null;
   durationS: number | null;
   onRecord?: (r: RequestRecord) => void;
-  shouldStop?: () => boolean;
+  /** Aborted on SIGINT/SIGTERM: every wait ends at once and nothing more is sent. */
+  stop?: AbortSignal;
   /** Start at this absolute performance.now() time (shards of one level start together). */
   startAtAbsMs?: number;
   /**
@@ -93,7 +110,7 @@ export async function runClosedLoop(
   const records: RequestRecord[] = [];
   let next = 0;
   let rampNext = 0;
-  if (opts.startAtAbsMs !== undefined) await sleepUntil(opts.startAtAbsMs);
+  if (opts.startAtAbsMs !== undefined) await sleepUntil(opts.startAtAbsMs, opts.stop);
   const rampMs = (opts.rampUpS ?? 0) * 1000;
   const t0 = performance.now();
   const measureFrom = t0 + rampMs;
@@ -102,8 +119,8 @@ export async function runClosedLoop(
   const user = async (k: number) => {
     if (rampMs > 0) {
       // user k of n joins at k/n of the ramp; until it ends, what it sends is ramp load
-      await sleepUntil(t0 + (rampMs * k) / opts.concurrency);
-      while (performance.now() < measureFrom && !opts.shouldStop?.()) {
+      await sleepUntil(t0 + (rampMs * k) / opts.concurrency, opts.stop);
+      while (performance.now() < measureFrom && !opts.stop?.aborted) {
         const rec = markRamp(await client.stream(makeSpec(RAMP_INDEX + rampNext++, true, null)));
         records.push(rec);
         await yieldImmediate();
@@ -113,8 +130,9 @@ export async function runClosedLoop(
     let conversation: TurnContext | null = null;
     for (;;) {
       // think time: the user reads the answer before sending the conversation's next turn
-      if (conversation !== null && sessions!.thinkTimeMs > 0) await sleep(sessions!.thinkTimeMs);
-      if (next >= limit || performance.now() >= deadline || opts.shouldStop?.()) return;
+      if (conversation !== null && sessions!.thinkTimeMs > 0)
+        await sleepUntil(performance.now() + sessions!.thinkTimeMs, opts.stop);
+      if (next >= limit || performance.now() >= deadline || opts.stop?.aborted) return;
       const i = next++;
       const spec = sessions
         ? makeSpec(i, false, null, conversation ?? { session: 0, turn: 1, history: [] })
@@ -195,8 +213,8 @@ export async function runOpenLoop(
     const n = Math.floor((opts.rateRps * rampMs) / 2000);
     for (let k = 0; k < n; k++) {
       if (opts.shard !== undefined && !ownsArrival(k, opts.shard)) continue;
-      if (opts.shouldStop?.()) break;
-      await sleepUntil(t0 + Math.sqrt((2 * k * rampMs) / (opts.rateRps / 1000)));
+      await sleepUntil(t0 + Math.sqrt((2 * k * rampMs) / (opts.rateRps / 1000)), opts.stop);
+      if (opts.stop?.aborted) break;
       pending.push(
         client.stream(makeSpec(RAMP_INDEX + k, true, null)).then((rec) => {
           records.push(markRamp(rec));
@@ -206,16 +224,17 @@ export async function runOpenLoop(
   }
   const start = t0 + rampMs;
   for (let i = 0; i < mine.length; i++) {
-    if (opts.shouldStop?.()) {
-      dropped = mine.length - i;
-      break;
-    }
     const intended = start + offsets[mine[i]!]!;
     const spec = specs[i]!;
     spec.intendedSendAbsMs = intended;
-    await sleepUntil(intended);
+    await sleepUntil(intended, opts.stop);
     if (opts.maxInFlight !== null) {
-      while (inFlight >= opts.maxInFlight) await new Promise<void>((res) => slotWaiters.push(res));
+      while (inFlight >= opts.maxInFlight && !opts.stop?.aborted)
+        await new Promise<void>((res) => slotWaiters.push(res));
+    }
+    if (opts.stop?.aborted) {
+      dropped = mine.length - i;
+      break;
     }
     inFlight++;
     const p = client.stream(spec).then((rec) => {

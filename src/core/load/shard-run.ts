@@ -39,7 +39,7 @@ export function runShareWarmup(client: StreamClient, job: ShareJob): Promise<Req
 export function runShare(
   client: StreamClient,
   job: ShareJob,
-  o: { startAtAbsMs: number; shouldStop?: () => boolean; onRecord?: (r: RequestRecord) => void },
+  o: { startAtAbsMs: number; stop?: AbortSignal; onRecord?: (r: RequestRecord) => void },
 ): Promise<LevelRun> {
   const { cfg, plan, placement } = job;
   const f = factories(job);
@@ -47,7 +47,7 @@ export function runShare(
     durationS: cfg.duration_s,
     startAtAbsMs: o.startAtAbsMs,
     ...(cfg.ramp_up_s ? { rampUpS: cfg.ramp_up_s } : {}),
-    ...(o.shouldStop ? { shouldStop: o.shouldStop } : {}),
+    ...(o.stop ? { stop: o.stop } : {}),
     ...(o.onRecord ? { onRecord: o.onRecord } : {}),
   };
   if (cfg.mode === "closed") {

@@ -46,7 +46,7 @@ const client = new StreamClient({
   originMs: data.originEpochMs - performance.timeOrigin,
 });
 let job: ShareJob | null = null;
-let stopped = false;
+const stopping = new AbortController();
 const post = (m: FromWorker) => port.postMessage(m);
 
 port.on("message", (m: ToWorker) => {
@@ -64,7 +64,7 @@ port.on("message", (m: ToWorker) => {
         check.start();
         const run = await runShare(client, job, {
           startAtAbsMs: m.startEpochMs - performance.timeOrigin,
-          shouldStop: () => stopped,
+          stop: stopping.signal,
           onRecord: () => {
             done++;
           },
@@ -72,10 +72,10 @@ port.on("message", (m: ToWorker) => {
         clearInterval(ticker);
         post({ op: "done", run, check: check.stop(sendQueueOf(run.records), run.records) });
       } else if (m.op === "stop") {
-        stopped = true;
+        stopping.abort();
         await client.destroy().catch(() => {});
       } else if (m.op === "close") {
-        if (!stopped) await client.close().catch(() => {}); // a stopped client was destroyed already
+        if (!stopping.signal.aborted) await client.close().catch(() => {}); // a stopped client was destroyed already
         post({ op: "closed" });
         port.close();
       }

@@ -96,13 +96,14 @@ export class WorkerPool {
     jobs: ShareJob[],
     notBeforeEpochMs: number | null,
     onStart?: () => void,
+    stop?: AbortSignal,
   ): Promise<ThreadResult[]> {
     const used = this.threads.slice(0, jobs.length);
     for (const t of used) t.done = 0;
     const warm = await Promise.all(used.map((t, k) => t.call({ op: "warmup", job: jobs[k]! }, "warmed")));
     const startEpochMs = Math.max(performance.timeOrigin + performance.now() + 50, notBeforeEpochMs ?? 0);
     const pending = Promise.all(used.map((t) => t.call({ op: "run", startEpochMs }, "done")));
-    await sleepUntil(startEpochMs - performance.timeOrigin);
+    await sleepUntil(startEpochMs - performance.timeOrigin, stop);
     onStart?.();
     const runs = await pending;
     return runs.map((r, k) => ({ warmup: warm[k]!.records, run: r.run, check: r.check }));

@@ -120,6 +120,14 @@ export const SWEEP = {
     what: "a positive number of seconds",
     help: "seconds per level instead of a request count",
   }),
+  maxDurationS: number<number>({
+    flag: "max-duration-s",
+    metavar: "S",
+    default: 86_400,
+    check: (n) => n > 0 && n <= 30 * 86_400,
+    what: "a positive number of seconds up to 2592000 (30 days)",
+    help: "the longest one level may take (--duration, an open-loop level's requests at its rate, a trace's span): beyond it a run is a usage error, not a wait",
+  }),
   warmup: number<number>({
     flag: "warmup",
     default: 2,

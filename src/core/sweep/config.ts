@@ -23,7 +23,6 @@ export const SWEEP_BOUNDS = {
   closedUsers: 10_000,
   openRateRps: 10_000,
   requestsPerLevel: 1_000_000,
-  durationS: 86_400,
   warmupRequests: 100_000,
   levels: 100,
 };
@@ -80,8 +79,23 @@ function checkBounds(v: Values<typeof SWEEP>, levels: number[]): void {
   }
   if (v.requests !== null && v.requests > b.requestsPerLevel)
     throw new BoundError("requests", `is at most ${b.requestsPerLevel} per level, got ${v.requests}`);
-  if (v.duration !== null && v.duration > b.durationS)
-    throw new BoundError("duration", `is at most ${b.durationS} s per level, got ${v.duration}`);
+  if (v.duration !== null && v.duration > v.maxDurationS)
+    throw new BoundError(
+      "duration",
+      `is at most ${v.maxDurationS} s per level (--max-duration-s), got ${v.duration}`,
+    );
+  // An open-loop level without --duration lasts its requests at its rate: 32 at 1e-9 req/s is a
+  // thousand years of waiting, refused here rather than slept through.
+  if (v.mode !== "closed" && v.duration === null && v.trace === null) {
+    const requests = v.requests ?? DEFAULT_REQUESTS;
+    const slowest = Math.min(...levels);
+    const spanS = requests / slowest;
+    if (spanS > v.maxDurationS)
+      throw new BoundError(
+        "levels",
+        `at ${slowest} req/s with ${requests} requests a level would take ${spanS.toPrecision(3)} s, over --max-duration-s ${v.maxDurationS}: raise the rate, lower --requests, set --duration, or raise --max-duration-s`,
+      );
+  }
   if (v.warmup > b.warmupRequests)
     throw new BoundError("warmup", `is at most ${b.warmupRequests} requests, got ${v.warmup}`);
 }

@@ -49,7 +49,8 @@ export interface SweepOptions {
   onLevel?: (l: LevelResult) => void;
   /** Extra work around each level (tests, embedding). */
   levelHooks?: LevelHooks;
-  shouldStop?: () => boolean;
+  /** Aborted on SIGINT/SIGTERM: the level in progress ends at once (its waits and requests), finished levels are kept. */
+  stop?: AbortSignal;
   /** Worker threads and this runner's shard (default: the main thread alone, the whole level). */
   load?: LoadGenerator;
   /** `--dataset` or `--trace`: the prompts (config.dataset / config.trace records which). */
@@ -180,20 +181,17 @@ export async function runSweep(opts: SweepOptions): Promise<ResultDocument> {
     client,
     sampler,
     onProgress: opts.onProgress,
-    shouldStop: opts.shouldStop,
+    stop: opts.stop,
     pool,
     offsetsMs: opts.dataset?.offsetsMs ?? null,
   };
   const ids = { next: state.records.reduce((m, r) => Math.max(m, r.id + 1), 0) };
   // A stop (SIGINT/SIGTERM) ends the requests in flight at once instead of waiting for them.
-  const stopWatch = opts.shouldStop
-    ? setInterval(() => {
-        if (!opts.shouldStop?.()) return;
-        clearInterval(stopWatch!);
-        client.destroy().catch(() => {});
-        pool?.stop();
-      }, 50)
-    : null;
+  const onStop = () => {
+    client.destroy().catch(() => {});
+    pool?.stop();
+  };
+  opts.stop?.addEventListener("abort", onStop, { once: true });
   try {
     for (let li = 0; ; li++) {
       if (probeOptions) {
@@ -203,7 +201,7 @@ export async function runSweep(opts: SweepOptions): Promise<ResultDocument> {
       } else if (li >= cfg.levels.length) break;
       const plan = planLevel(cfg, li, salt);
       if (state.levels.some((l) => l.level === plan.level)) continue;
-      if (opts.shouldStop?.()) break;
+      if (opts.stop?.aborted) break;
       for (const n of plan.notices) notice(n);
       opts.levelHooks?.start(plan.level, state.originMs);
       const measured = sharded
@@ -215,7 +213,7 @@ export async function runSweep(opts: SweepOptions): Promise<ResultDocument> {
             startEpochMs: levelStartEpochMs(load, plan.index),
           })
         : await runLevel(ctx, plan, specFactory(cfg, plan, ids, calibration, opts.dataset ?? null));
-      if (opts.shouldStop?.()) {
+      if (opts.stop?.aborted) {
         notice(`level ${plan.level} interrupted; not recorded (--resume measures it again)`);
         break;
       }
@@ -240,7 +238,7 @@ export async function runSweep(opts: SweepOptions): Promise<ResultDocument> {
       opts.onLevel?.(final);
     }
   } finally {
-    if (stopWatch !== null) clearInterval(stopWatch);
+    opts.stop?.removeEventListener("abort", onStop);
     await client.close().catch(() => {});
     await pool?.close();
   }

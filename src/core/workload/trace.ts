@@ -8,7 +8,7 @@
  */
 import { createHash } from "node:crypto";
 import { basename } from "node:path";
-import { TokenbenchError } from "../../schema/errors.ts";
+import { TokenbenchError, UsageError } from "../../schema/errors.ts";
 import type { PromptCalibration, SweepConfig } from "../../schema/v1.ts";
 import { type Dataset, type DatasetEntry, readWorkloadFile } from "./dataset.ts";
 import { MIN_TAGGED_WORDS, makePrompt, promptWords, wordsFor } from "./prompts.ts";
@@ -155,9 +155,21 @@ export function traceDataset(
  * rate, every request of it unless `--requests` or `--duration` cut it (config is updated), and
  * the longest request for the context check; `build` sizes the prompts once calibration is known.
  */
-export function traceReplay(trace: Trace, config: SweepConfig, speed: number, requests: number | null) {
+export function traceReplay(
+  trace: Trace,
+  config: SweepConfig,
+  speed: number,
+  requests: number | null,
+  maxDurationS = Number.POSITIVE_INFINITY,
+) {
   config.requests_per_level = requests ?? (config.duration_s === null ? trace.rows.length : null);
   const rows = traceRows(trace, speed, config.requests_per_level, config.duration_s);
+  const spanS = (rows[rows.length - 1]?.offsetMs ?? 0) / 1000;
+  if (spanS > maxDurationS)
+    throw new UsageError(
+      `--trace ${trace.name} spans ${spanS.toPrecision(3)} s at --trace-speed ${speed}, over --max-duration-s ${maxDurationS}: replay part of it (--requests, --duration), speed it up, or raise --max-duration-s`,
+      "--trace",
+    );
   config.levels = [traceRateRps(rows.map((r) => r.offsetMs))];
   config.max_tokens = Math.max(...rows.map((r) => r.row.outputTokens));
   config.trace = { name: trace.name, lines: trace.lines, sha256: trace.sha256, speed };
