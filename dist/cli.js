@@ -2492,8 +2492,8 @@ var require_dispatcher_base = __commonJS({
       }
       close(callback) {
         if (callback === void 0)
-          return new Promise((resolve, reject) => {
-            this.close((err, data) => err ? reject(err) : resolve(data));
+          return new Promise((resolve2, reject) => {
+            this.close((err, data) => err ? reject(err) : resolve2(data));
           });
         if (typeof callback != "function")
           throw new InvalidArgumentError("invalid callback");
@@ -2517,8 +2517,8 @@ var require_dispatcher_base = __commonJS({
       }
       destroy(err, callback) {
         if (typeof err == "function" && (callback = err, err = null), callback === void 0)
-          return new Promise((resolve, reject) => {
-            this.destroy(err, (err2, data) => err2 ? reject(err2) : resolve(data));
+          return new Promise((resolve2, reject) => {
+            this.destroy(err, (err2, data) => err2 ? reject(err2) : resolve2(data));
           });
         if (typeof callback != "function")
           throw new InvalidArgumentError("invalid callback");
@@ -5278,8 +5278,8 @@ var require_promise = __commonJS({
     "use strict";
     function createDeferredPromise() {
       let res, rej;
-      return { promise: new Promise((resolve, reject) => {
-        res = resolve, rej = reject;
+      return { promise: new Promise((resolve2, reject) => {
+        res = resolve2, rej = reject;
       }), resolve: res, reject: rej };
     }
     module.exports = {
@@ -6068,8 +6068,8 @@ upgrade: ${upgrade}\r
           callback = null, cb();
         }
       }
-      let waitForDrain = () => new Promise((resolve, reject) => {
-        assert2(callback === null), socket[kError] ? reject(socket[kError]) : callback = resolve;
+      let waitForDrain = () => new Promise((resolve2, reject) => {
+        assert2(callback === null), socket[kError] ? reject(socket[kError]) : callback = resolve2;
       });
       socket.on("close", onDrain).on("drain", onDrain);
       let writer = new AsyncWriter({ abort, socket, request: request2, contentLength, client, expectsPayload, header });
@@ -6587,8 +6587,8 @@ var require_client_h2 = __commonJS({
           callback = null, cb();
         }
       }
-      let waitForDrain = () => new Promise((resolve, reject) => {
-        assert2(callback === null), socket[kError] ? reject(socket[kError]) : callback = resolve;
+      let waitForDrain = () => new Promise((resolve2, reject) => {
+        assert2(callback === null), socket[kError] ? reject(socket[kError]) : callback = resolve2;
       });
       h2stream.on("close", onDrain).on("drain", onDrain);
       try {
@@ -6811,19 +6811,19 @@ var require_client = __commonJS({
         return this[kQueue].push(request2), this[kResuming] || (util.bodyLength(request2.body) == null && util.isIterable(request2.body) ? (this[kResuming] = 1, queueMicrotask(() => resume2(this))) : this[kResume](!0)), this[kResuming] && this[kNeedDrain] !== 2 && this[kBusy] && (this[kNeedDrain] = 2), this[kNeedDrain] < 2;
       }
       [kClose]() {
-        return new Promise((resolve) => {
-          this[kSize] ? this[kClosedResolve] = resolve : resolve(null);
+        return new Promise((resolve2) => {
+          this[kSize] ? this[kClosedResolve] = resolve2 : resolve2(null);
         });
       }
       [kDestroy](err) {
-        return new Promise((resolve) => {
+        return new Promise((resolve2) => {
           let requests = this[kQueue].splice(this[kPendingIdx]);
           for (let i = 0; i < requests.length; i++) {
             let request2 = requests[i];
             request2 != null && util.errorRequest(this, request2, err);
           }
           let callback = () => {
-            this[kClosedResolve] && (this[kClosedResolve](), this[kClosedResolve] = null), resolve(null);
+            this[kClosedResolve] && (this[kClosedResolve](), this[kClosedResolve] = null), resolve2(null);
           };
           this[kHTTPContext] ? (this[kHTTPContext].destroy(err, callback), this[kHTTPContext] = null) : queueMicrotask(callback), this[kResume]();
         });
@@ -7111,8 +7111,8 @@ var require_pool_base = __commonJS({
           }
           return Promise.all(closeAll);
         } else
-          return new Promise((resolve) => {
-            this[kClosedResolve] = resolve;
+          return new Promise((resolve2) => {
+            this[kClosedResolve] = resolve2;
           });
       }
       [kDestroy](err) {
@@ -7878,32 +7878,32 @@ var require_socks5_proxy_agent = __commonJS({
       async createSocks5Connection(targetHost, targetPort) {
         let proxyHost = this[kProxyUrl].hostname, proxyPort = parseInt(this[kProxyUrl].port) || 1080;
         debug("creating SOCKS5 connection to", proxyHost, proxyPort);
-        let socket = await new Promise((resolve, reject) => {
+        let socket = await new Promise((resolve2, reject) => {
           this[kConnector]({
             hostname: proxyHost,
             host: proxyHost,
             port: proxyPort,
             protocol: this[kProxyProtocol]
           }, (err, socket2) => {
-            err ? reject(err) : resolve(socket2);
+            err ? reject(err) : resolve2(socket2);
           });
         }), socks5Client = new Socks5Client(socket, this[kProxyAuth]);
         return socks5Client.on("error", (err) => {
           debug("SOCKS5 error:", err), socket.destroy();
-        }), await socks5Client.handshake(), await new Promise((resolve, reject) => {
+        }), await socks5Client.handshake(), await new Promise((resolve2, reject) => {
           let timeout = setTimeout(() => {
             reject(new Error("SOCKS5 authentication timeout"));
           }, 5e3), onAuthenticated = () => {
-            clearTimeout(timeout), socks5Client.removeListener("error", onError), resolve();
+            clearTimeout(timeout), socks5Client.removeListener("error", onError), resolve2();
           }, onError = (err) => {
             clearTimeout(timeout), socks5Client.removeListener("authenticated", onAuthenticated), reject(err);
           };
-          socks5Client.state === STATES.AUTHENTICATED ? (clearTimeout(timeout), resolve()) : (socks5Client.once("authenticated", onAuthenticated), socks5Client.once("error", onError));
-        }), await socks5Client.connect(targetHost, targetPort), await new Promise((resolve, reject) => {
+          socks5Client.state === STATES.AUTHENTICATED ? (clearTimeout(timeout), resolve2()) : (socks5Client.once("authenticated", onAuthenticated), socks5Client.once("error", onError));
+        }), await socks5Client.connect(targetHost, targetPort), await new Promise((resolve2, reject) => {
           let timeout = setTimeout(() => {
             reject(new Error("SOCKS5 connection timeout"));
           }, 5e3), onConnected = (info) => {
-            debug("SOCKS5 tunnel established to", targetHost, targetPort, "via", info), clearTimeout(timeout), socks5Client.removeListener("error", onError), resolve();
+            debug("SOCKS5 tunnel established to", targetHost, targetPort, "via", info), clearTimeout(timeout), socks5Client.removeListener("error", onError), resolve2();
           }, onError = (err) => {
             clearTimeout(timeout), socks5Client.removeListener("connected", onConnected), reject(err);
           };
@@ -7930,8 +7930,8 @@ var require_socks5_proxy_agent = __commonJS({
                   ...this[kRequestTls],
                   socket,
                   servername: this[kRequestTls]?.servername || targetHost
-                }), await new Promise((resolve, reject) => {
-                  finalSocket.once("secureConnect", resolve), finalSocket.once("error", reject);
+                }), await new Promise((resolve2, reject) => {
+                  finalSocket.once("secureConnect", resolve2), finalSocket.once("error", reject);
                 })), callback(null, finalSocket);
               } catch (err) {
                 debug("SOCKS5 connection error:", err), callback(err);
@@ -8738,16 +8738,16 @@ var require_readable = __commonJS({
         if (signal != null && (typeof signal != "object" || !("aborted" in signal)))
           return Promise.reject(new InvalidArgumentError("signal must be an AbortSignal"));
         let limit = opts?.limit && Number.isFinite(opts.limit) ? opts.limit : 128 * 1024;
-        return signal?.aborted ? Promise.reject(signal.reason ?? new AbortError()) : this._readableState.closeEmitted ? Promise.resolve(null) : new Promise((resolve, reject) => {
+        return signal?.aborted ? Promise.reject(signal.reason ?? new AbortError()) : this._readableState.closeEmitted ? Promise.resolve(null) : new Promise((resolve2, reject) => {
           if ((this[kContentLength] && this[kContentLength] > limit || this[kBytesRead] > limit) && this.destroy(new AbortError()), signal) {
             let onAbort = () => {
               this.destroy(signal.reason ?? new AbortError());
             };
             signal.addEventListener("abort", onAbort), this.on("close", function() {
-              signal.removeEventListener("abort", onAbort), signal.aborted ? reject(signal.reason ?? new AbortError()) : resolve(null);
+              signal.removeEventListener("abort", onAbort), signal.aborted ? reject(signal.reason ?? new AbortError()) : resolve2(null);
             });
           } else
-            this.on("close", resolve);
+            this.on("close", resolve2);
           this.on("error", noop).on("data", () => {
             this[kBytesRead] > limit && this.destroy();
           }).resume();
@@ -8768,7 +8768,7 @@ var require_readable = __commonJS({
       return util.isDisturbed(bodyReadable) || isLocked(bodyReadable);
     }
     function consume(stream, type) {
-      return assert2(!stream[kConsume]), new Promise((resolve, reject) => {
+      return assert2(!stream[kConsume]), new Promise((resolve2, reject) => {
         if (isUnusable(stream)) {
           let rState = stream._readableState;
           rState.destroyed && rState.closeEmitted === !1 ? stream.on("error", reject).on("close", () => {
@@ -8779,7 +8779,7 @@ var require_readable = __commonJS({
             stream[kConsume] = {
               type,
               stream,
-              resolve,
+              resolve: resolve2,
               reject,
               length: 0,
               body: []
@@ -8826,9 +8826,9 @@ var require_readable = __commonJS({
       return buffer;
     }
     function consumeEnd(consume2, encoding) {
-      let { type, body, resolve, stream, length } = consume2;
+      let { type, body, resolve: resolve2, stream, length } = consume2;
       try {
-        type === "text" ? resolve(chunksDecode(body, length, encoding)) : type === "json" ? resolve(JSON.parse(chunksDecode(body, length, encoding))) : type === "arrayBuffer" ? resolve(chunksConcat(body, length).buffer) : type === "blob" ? resolve(new Blob(body, { type: stream[kContentType] })) : type === "bytes" && resolve(chunksConcat(body, length)), consumeFinish(consume2);
+        type === "text" ? resolve2(chunksDecode(body, length, encoding)) : type === "json" ? resolve2(JSON.parse(chunksDecode(body, length, encoding))) : type === "arrayBuffer" ? resolve2(chunksConcat(body, length).buffer) : type === "blob" ? resolve2(new Blob(body, { type: stream[kContentType] })) : type === "bytes" && resolve2(chunksConcat(body, length)), consumeFinish(consume2);
       } catch (err) {
         stream.destroy(err);
       }
@@ -8931,8 +8931,8 @@ var require_api_request = __commonJS({
     };
     function request2(opts, callback) {
       if (callback === void 0)
-        return new Promise((resolve, reject) => {
-          request2.call(this, opts, (err, data) => err ? reject(err) : resolve(data));
+        return new Promise((resolve2, reject) => {
+          request2.call(this, opts, (err, data) => err ? reject(err) : resolve2(data));
         });
       try {
         let handler = new RequestHandler(opts, callback);
@@ -9054,8 +9054,8 @@ var require_api_stream = __commonJS({
     };
     function stream(opts, factory, callback) {
       if (callback === void 0)
-        return new Promise((resolve, reject) => {
-          stream.call(this, opts, factory, (err, data) => err ? reject(err) : resolve(data));
+        return new Promise((resolve2, reject) => {
+          stream.call(this, opts, factory, (err, data) => err ? reject(err) : resolve2(data));
         });
       try {
         let handler = new StreamHandler(opts, factory, callback);
@@ -9259,8 +9259,8 @@ var require_api_upgrade = __commonJS({
     };
     function upgrade(opts, callback) {
       if (callback === void 0)
-        return new Promise((resolve, reject) => {
-          upgrade.call(this, opts, (err, data) => err ? reject(err) : resolve(data));
+        return new Promise((resolve2, reject) => {
+          upgrade.call(this, opts, (err, data) => err ? reject(err) : resolve2(data));
         });
       try {
         let upgradeHandler = new UpgradeHandler(opts, callback), upgradeOpts = {
@@ -9326,8 +9326,8 @@ var require_api_connect = __commonJS({
     };
     function connect(opts, callback) {
       if (callback === void 0)
-        return new Promise((resolve, reject) => {
-          connect.call(this, opts, (err, data) => err ? reject(err) : resolve(data));
+        return new Promise((resolve2, reject) => {
+          connect.call(this, opts, (err, data) => err ? reject(err) : resolve2(data));
         });
       try {
         let connectHandler = new ConnectHandler(opts, callback), connectOptions = { ...opts, method: "CONNECT" };
@@ -10225,7 +10225,7 @@ var require_snapshot_utils = __commonJS({
 var require_snapshot_recorder = __commonJS({
   "node_modules/undici/lib/mock/snapshot-recorder.js"(exports, module) {
     "use strict";
-    var { writeFile, readFile, mkdir } = __require("node:fs/promises"), { dirname: dirname3, resolve } = __require("node:path"), { setTimeout: setTimeout2, clearTimeout: clearTimeout2 } = __require("node:timers"), { InvalidArgumentError, UndiciError } = require_errors(), { hashId, isUrlExcludedFactory, normalizeHeaders, createHeaderFilters } = require_snapshot_utils();
+    var { writeFile, readFile, mkdir } = __require("node:fs/promises"), { dirname: dirname3, resolve: resolve2 } = __require("node:path"), { setTimeout: setTimeout2, clearTimeout: clearTimeout2 } = __require("node:timers"), { InvalidArgumentError, UndiciError } = require_errors(), { hashId, isUrlExcludedFactory, normalizeHeaders, createHeaderFilters } = require_snapshot_utils();
     function formatRequestKey(opts, headerFilters, matchOptions = {}) {
       let url3 = new URL(opts.path, opts.origin), normalized = opts._normalizedHeaders || normalizeHeaders(opts.headers);
       return opts._normalizedHeaders || (opts._normalizedHeaders = normalized), {
@@ -10372,7 +10372,7 @@ var require_snapshot_recorder = __commonJS({
         if (!path)
           throw new InvalidArgumentError("Snapshot path is required");
         try {
-          let data = await readFile(resolve(path), "utf8"), parsed = JSON.parse(data);
+          let data = await readFile(resolve2(path), "utf8"), parsed = JSON.parse(data);
           if (Array.isArray(parsed)) {
             this.#snapshots.clear();
             for (let { hash: hash2, snapshot } of parsed)
@@ -10396,7 +10396,7 @@ var require_snapshot_recorder = __commonJS({
         let path = filePath || this.#snapshotPath;
         if (!path)
           throw new InvalidArgumentError("Snapshot path is required");
-        let resolvedPath = resolve(path);
+        let resolvedPath = resolve2(path);
         await mkdir(dirname3(resolvedPath), { recursive: !0 });
         let data = Array.from(this.#snapshots.entries()).map(([hash2, snapshot]) => ({
           hash: hash2,
@@ -16087,7 +16087,7 @@ var require_fetch = __commonJS({
       return response;
       function dispatch({ body }) {
         let url3 = requestCurrentURL(request2), agent = fetchParams.controller.dispatcher, path = url3.pathname + url3.search, hasTrailingQuestionMark = url3.search.length === 0 && url3.href[url3.href.length - url3.hash.length - 1] === "?";
-        return new Promise((resolve, reject) => agent.dispatch(
+        return new Promise((resolve2, reject) => agent.dispatch(
           {
             path: hasTrailingQuestionMark ? `${path}?` : path,
             origin: url3.origin,
@@ -16158,7 +16158,7 @@ var require_fetch = __commonJS({
               }
               this.body = new Readable({ read: resume2 });
               let onError = this.onError.bind(this);
-              return resolve({
+              return resolve2({
                 status,
                 statusText,
                 headersList,
@@ -16193,7 +16193,7 @@ var require_fetch = __commonJS({
                 else
                   headersList.append(headerName, String(value), !0);
               }
-              return resolve({
+              return resolve2({
                 status,
                 statusText: STATUS_CODES[status],
                 headersList,
@@ -16212,7 +16212,7 @@ var require_fetch = __commonJS({
                 else
                   headersList.append(nameStr, value.toString("latin1"), !0);
               }
-              return resolve({
+              return resolve2({
                 status,
                 statusText: STATUS_CODES[status],
                 headersList,
@@ -20526,8 +20526,8 @@ async function start(partial2 = {}) {
       res.headersSent ? res.destroy() : sendError(res, 500, String(err), "internal_error");
     });
   });
-  server.maxHeadersCount = 200, server.headersTimeout = 6e4, server.requestTimeout = 0, await new Promise((resolve, reject) => {
-    server.once("error", reject), server.listen(o.port, o.host, () => resolve());
+  server.maxHeadersCount = 200, server.headersTimeout = 6e4, server.requestTimeout = 0, await new Promise((resolve2, reject) => {
+    server.once("error", reject), server.listen(o.port, o.host, () => resolve2());
   });
   let port = server.address().port;
   return {
@@ -20536,7 +20536,7 @@ async function start(partial2 = {}) {
     options: o,
     stats: () => engine.stats(),
     close: async () => {
-      engine.close(), server.closeAllConnections(), await new Promise((resolve) => server.close(() => resolve()));
+      engine.close(), server.closeAllConnections(), await new Promise((resolve2) => server.close(() => resolve2()));
     }
   };
 }
@@ -20793,8 +20793,8 @@ async function mockCommand(argv) {
   return process.stderr.write(
     `tokenbench mockserver (${opts.flavor}) listening on ${server.url}: model ${opts.model}, TTFT ${opts.ttftMs} ms, ITL ${opts.itlMs} ms, capacity ${opts.capacity}
 `
-  ), await new Promise((resolve) => {
-    let stop = () => resolve();
+  ), await new Promise((resolve2) => {
+    let stop = () => resolve2();
     process.once("SIGINT", stop), process.once("SIGTERM", stop);
   }), await server.close(), 0;
 }
@@ -21053,7 +21053,7 @@ var StreamClient = class {
   /** Stream one request; always resolves with a record (errors are data, not exceptions). */
   stream(spec) {
     let body = spec.body ?? JSON.stringify(buildRequestBody(this.cfg, spec));
-    return new Promise((resolve) => this.attempt(spec, body, 0, resolve));
+    return new Promise((resolve2) => this.attempt(spec, body, 0, resolve2));
   }
   /**
    * One send of a request. A request that went out on a kept-alive connection the server had
@@ -21061,7 +21061,7 @@ var StreamClient = class {
    * on this client stops reusing connections (`connection: close`), since such a server closes
    * after every response. Nothing else is retried.
    */
-  attempt(spec, body, retries, resolve) {
+  attempt(spec, body, retries, resolve2) {
     let cfg = this.cfg, origin = cfg.originMs, eventTimes = [], eventChars = [], serverTimes, serverArrival, timings = null, usageRaw = null, eventCount = 0, now = 0, headersMs = null, status = null, finishReason = null, usage = null, error62 = null, done = !1, errBody = "", sse = !0, timedOut = !1, finished = !1, controller = null, received = 0, text2 = spec.keepText ? [] : null, maxResponseBytes = cfg.limits?.maxResponseBytes ?? STREAM_LIMITS.maxResponseBytes, maxLineBytes = cfg.limits?.maxLineBytes ?? STREAM_LIMITS.maxLineBytes, setError = (code, message) => {
       error62 === null && (error62 = { code, message: message.slice(0, 1e3) });
     }, parser = new SseParser((ev) => {
@@ -21116,7 +21116,7 @@ var StreamClient = class {
         http_status: status,
         error: error62
       };
-      serverTimes !== void 0 && (rec.server_event_times_ms = serverTimes), serverArrival !== void 0 && (rec.server_arrival_ms = serverArrival), retries > 0 && (rec.retries = retries), spec.session !== void 0 && (rec.session = spec.session), spec.turn !== void 0 && (rec.turn = spec.turn), text2 !== null && (spec.responseText = text2.join("")), written?.connectedAt != null && written.connectedAt >= dispatchAbs && (rec.connected_ms = written.connectedAt - origin), timings !== null && (rec.server_timings = timings), usageRaw !== null && (rec.usage_raw = usageRaw), resolve(rec);
+      serverTimes !== void 0 && (rec.server_event_times_ms = serverTimes), serverArrival !== void 0 && (rec.server_arrival_ms = serverArrival), retries > 0 && (rec.retries = retries), spec.session !== void 0 && (rec.session = spec.session), spec.turn !== void 0 && (rec.turn = spec.turn), text2 !== null && (spec.responseText = text2.join("")), written?.connectedAt != null && written.connectedAt >= dispatchAbs && (rec.connected_ms = written.connectedAt - origin), timings !== null && (rec.server_timings = timings), usageRaw !== null && (rec.usage_raw = usageRaw), resolve2(rec);
     }, handler = {
       onRequestStart(c) {
         controller = c;
@@ -21152,7 +21152,7 @@ var StreamClient = class {
         now = performance6.now();
         let code = err.code ?? "", written = socketWrites.get(wireId);
         if (status === null && !timedOut && written?.reused === !0 && STALE_CONNECTION.has(code) && retries < MAX_STALE_RETRIES) {
-          finished = !0, clearTimeout(timer), socketWrites.delete(wireId), this.staleRetries++, this.reuseConnections = !1, this.attempt(spec, body, retries + 1, resolve);
+          finished = !0, clearTimeout(timer), socketWrites.delete(wireId), this.staleRetries++, this.reuseConnections = !1, this.attempt(spec, body, retries + 1, resolve2);
           return;
         }
         sse && status !== null && parser.end();
@@ -24888,7 +24888,7 @@ function cloneIssues(issues) {
   return issues.map((iss) => iss.path ? { ...iss, path: iss.path.slice() } : { ...iss });
 }
 var recursive = /* @__PURE__ */ new WeakMap(), NONE = 0, ASSUMED = 1, PROVEN = 2;
-function isRecursive(inst, stack, resolve) {
+function isRecursive(inst, stack, resolve2) {
   let cached2 = recursive.get(inst);
   if (cached2 !== void 0)
     return cached2 ? PROVEN : NONE;
@@ -24897,7 +24897,7 @@ function isRecursive(inst, stack, resolve) {
   stack.add(inst);
   let result = NONE, check2 = (child) => {
     if (result !== PROVEN && child?._zod) {
-      let answer = isRecursive(child, stack, resolve);
+      let answer = isRecursive(child, stack, resolve2);
       answer > result && (result = answer);
     }
   }, shape = (sh, spread) => {
@@ -24906,7 +24906,7 @@ function isRecursive(inst, stack, resolve) {
       let desc = Object.getOwnPropertyDescriptor(sh, key);
       if (spread && !desc.enumerable)
         continue;
-      let child = desc.get ? ASSUMED : desc.value?._zod ? isRecursive(desc.value, stack, resolve) : NONE;
+      let child = desc.get ? ASSUMED : desc.value?._zod ? isRecursive(desc.value, stack, resolve2) : NONE;
       child > answer && (answer = child);
     }
     return answer;
@@ -24960,7 +24960,7 @@ function isRecursive(inst, stack, resolve) {
       break;
     // `$ZodLazy` caches its inner on the def, so a resolved edge is followed exactly
     case "lazy": {
-      let inner = def._cachedInner ?? (resolve ? inst._zod.innerType : void 0);
+      let inner = def._cachedInner ?? (resolve2 ? inst._zod.innerType : void 0);
       merge2(inner ? isRecursive(inner, stack, !1) : ASSUMED);
       break;
     }
@@ -37017,12 +37017,12 @@ function parseNvidiaSmi(csv) {
   };
 }
 function probeGpu(timeoutMs = 5e3) {
-  return new Promise((resolve) => {
+  return new Promise((resolve2) => {
     execFile(
       "nvidia-smi",
       ["--query-gpu=name,memory.total,driver_version", "--format=csv,noheader,nounits"],
       { timeout: timeoutMs },
-      (err, stdout) => resolve(err ? null : parseNvidiaSmi(stdout))
+      (err, stdout) => resolve2(err ? null : parseNvidiaSmi(stdout))
     );
   });
 }
@@ -38952,12 +38952,13 @@ import {
   existsSync,
   mkdirSync as mkdirSync2,
   readFileSync,
+  realpathSync,
   renameSync,
   statSync,
   unlinkSync,
   writeFileSync as writeFileSync2
 } from "node:fs";
-import { basename, dirname, join as join2 } from "node:path";
+import { basename, dirname, isAbsolute, join as join2, relative, resolve } from "node:path";
 
 // src/core/results/report.ts
 var fmt2 = (v, digits) => v == null || !Number.isFinite(v) ? "-" : v.toFixed(digits), MARKDOWN_COLUMNS = [
@@ -39110,8 +39111,19 @@ function outputPaths(jsonPath) {
   let stem = jsonPath.replace(/\.json$/i, "");
   return { json: jsonPath, csv: `${stem}.csv`, md: `${stem}.md`, requestsFile: `${stem}.requests.jsonl` };
 }
-function siblingPath(jsonPath, file2) {
-  return join2(dirname(jsonPath), file2);
+var onDisk = (p) => existsSync(p) ? realpathSync(p) : resolve(p);
+function pathInside(folder, path) {
+  let abs = resolve(folder, path), rel = relative(onDisk(folder), onDisk(abs));
+  return rel === "" || !rel.startsWith("..") && !isAbsolute(rel) ? abs : null;
+}
+function insideOrRefuse(folder, path, what) {
+  let p = pathInside(folder, path);
+  if (p === null)
+    throw new TokenbenchError(
+      "path_outside",
+      `${what} "${path}" leads outside ${resolve(folder)}; it is not read. Keep the file inside that folder (a symbolic link out of it counts as outside)`
+    );
+  return p;
 }
 function writeResults(doc, jsonPath, records2, recordsMode) {
   let paths = outputPaths(jsonPath), out = { ...doc, requests: null, requests_file: null };
@@ -39147,7 +39159,7 @@ function readResults(path) {
   let doc = readResultsDocument(path);
   if (doc.requests !== null) return { doc, records: doc.requests };
   if (!doc.requests_file) return { doc, records: [] };
-  let p = siblingPath(path, doc.requests_file);
+  let p = insideOrRefuse(dirname(path), doc.requests_file, `${path}: requests_file`);
   if (!existsSync(p)) return { doc, records: [] };
   let records2 = [];
   return readFileSync(p, "utf8").split(`
@@ -39797,9 +39809,9 @@ import { performance as performance8 } from "node:perf_hooks";
 import { setImmediate as yieldImmediate } from "node:timers/promises";
 var MAX_TIMER_MS = 2 ** 31 - 1;
 function sleepUntil(tAbsMs, stop) {
-  return new Promise((resolve) => {
+  return new Promise((resolve2) => {
     let timer, finished = !1, finish = () => {
-      finished || (finished = !0, clearTimeout(timer), stop?.removeEventListener("abort", finish), resolve());
+      finished || (finished = !0, clearTimeout(timer), stop?.removeEventListener("abort", finish), resolve2());
     }, spin = () => {
       if (finished) return;
       let d = tAbsMs - performance8.now();
@@ -40589,8 +40601,8 @@ var ThreadHandle = class {
     });
   }
   call(msg, reply) {
-    return new Promise((resolve, reject) => {
-      this.waiting = { op: reply, resolve, reject }, this.worker.postMessage(msg);
+    return new Promise((resolve2, reject) => {
+      this.waiting = { op: reply, resolve: resolve2, reject }, this.worker.postMessage(msg);
     });
   }
   send(msg) {

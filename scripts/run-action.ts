@@ -25,7 +25,8 @@ export async function runAction(
   inputs: Record<string, string>,
   github: Record<string, string>,
   payload: unknown,
-  opts: { echo?: boolean; env?: Record<string, string> } = {},
+  /** `workspace`: the job's workspace (GITHUB_WORKSPACE and the working directory), default a new folder. */
+  opts: { echo?: boolean; env?: Record<string, string>; workspace?: string } = {},
 ): Promise<{
   code: number | null;
   log: string;
@@ -50,14 +51,14 @@ export async function runAction(
     GITHUB_STEP_SUMMARY: f.summary,
     GITHUB_STATE: f.state,
     GITHUB_EVENT_PATH: f.event,
-    GITHUB_WORKSPACE: dir,
+    GITHUB_WORKSPACE: opts.workspace ?? dir,
     ...github,
     ...opts.env,
   };
   for (const [k, v] of Object.entries({ "results-dir": join(dir, "results"), ...inputs }))
     env[`INPUT_${k.toUpperCase()}`] = v;
   return new Promise((res) => {
-    const p = spawn(node24(), [resolve(ROOT, "dist/index.js")], { cwd: dir, env });
+    const p = spawn(node24(), [resolve(ROOT, "dist/index.js")], { cwd: opts.workspace ?? dir, env });
     let log = "";
     const on = (d: Buffer) => {
       log += d;

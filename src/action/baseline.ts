@@ -8,9 +8,10 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DefaultArtifactClient } from "@actions/artifact";
-import { readResultsDocument } from "../core/results/files.ts";
+import { insideOrRefuse, readResultsDocument } from "../core/results/files.ts";
 import { TokenbenchError } from "../schema/errors.ts";
 import type { ResultDocument } from "../schema/v1.ts";
+import { workspace } from "./context.ts";
 
 export interface Baseline {
   doc: ResultDocument;
@@ -66,7 +67,8 @@ export async function artifactBaseline(g: BaselineGitHub, branch: string): Promi
     );
     const art = (artifacts ?? []).find((a) => a.name === g.artifactName && !a.expired);
     if (!art) continue;
-    const dir = mkdtempSync(join(tmpdir(), "tokenbench-baseline-"));
+    // The Action's own download: under RUNNER_TEMP on a runner, the one place besides the workspace it reads.
+    const dir = mkdtempSync(join(process.env.RUNNER_TEMP || tmpdir(), "tokenbench-baseline-"));
     const [owner, name] = g.repository.split("/") as [string, string];
     await (
       g.download ??
@@ -94,8 +96,10 @@ export async function loadBaseline(
   branch: string | null,
   g: BaselineGitHub | null,
 ): Promise<Baseline> {
-  if (spec.trim() !== "artifact")
-    return { doc: readResultsDocument(spec.trim()), source: `the file ${spec.trim()}` };
+  if (spec.trim() !== "artifact") {
+    const path = insideOrRefuse(workspace(), spec.trim(), 'input "baseline":');
+    return { doc: readResultsDocument(path), source: `the file ${spec.trim()}` };
+  }
   if (g === null) throw new BaselineError("baseline: artifact needs github-token (with actions: read)");
   if (branch === null)
     throw new BaselineError("baseline: artifact needs a base branch (a pull request, or the default branch)");

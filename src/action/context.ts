@@ -134,3 +134,6 @@ export async function findForkPullRequest(
     return null;
   }
 }
+
+/** The folder the Action reads its inputs' files from (and only from): the job's workspace. */
+export const workspace = (): string => process.env.GITHUB_WORKSPACE || process.cwd();

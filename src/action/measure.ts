@@ -8,12 +8,12 @@ import * as core from "@actions/core";
 import { profileConfigOf, runProfile } from "../core/profile/profile.ts";
 import type { Provenance } from "../core/results/document.ts";
 import { probeGpu } from "../core/results/environment.ts";
-import { assertWritable, writeResults } from "../core/results/files.ts";
+import { assertWritable, insideOrRefuse, writeResults } from "../core/results/files.ts";
 import { markdownReport } from "../core/results/report.ts";
 import { prepareSweep, type SweepSetup } from "../core/sweep/prepare.ts";
 import { runSweep } from "../core/sweep/sweep.ts";
 import { TokenbenchError, UsageError } from "../schema/errors.ts";
-import type { RunContext } from "./context.ts";
+import { type RunContext, workspace } from "./context.ts";
 import type { ActionInputs } from "./inputs.ts";
 import type { Docs } from "./modes.ts";
 import { logTail, startServer } from "./server-process.ts";
@@ -27,6 +27,11 @@ const notice = (m: string) => core.info(`notice: ${m}`);
 async function setUp(inputs: ActionInputs): Promise<SweepSetup | null> {
   const dir = inputs.resultsDir;
   try {
+    for (const [input, path] of [
+      ["dataset", inputs.dataset],
+      ["trace", inputs.trace],
+    ] as const)
+      if (path !== null) insideOrRefuse(workspace(), path, `input "${input}":`);
     const setup = await prepareSweep(inputs, inputs.sweep, {
       onNotice: notice,
       beforeContact: () => {

@@ -6,13 +6,13 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import * as core from "@actions/core";
-import { assertWritable, readResults, writeResults } from "../core/results/files.ts";
+import { assertWritable, insideOrRefuse, readResults, writeResults } from "../core/results/files.ts";
 import { markdownReport } from "../core/results/report.ts";
 import { mergeShards } from "../core/tools/merge.ts";
 import { TokenbenchError } from "../schema/errors.ts";
 import { uploadIssues } from "../schema/upload.ts";
 import { parseResultDocument, type ResultDocument } from "../schema/v1.ts";
-import { findForkPullRequest, type Payload, type RunContext } from "./context.ts";
+import { findForkPullRequest, type Payload, type RunContext, workspace } from "./context.ts";
 
 export type Docs = { doc: ResultDocument; path: string }[];
 
@@ -47,7 +47,8 @@ export async function publishedDocs(
   for (const path of list(files)) {
     let doc: ResultDocument;
     try {
-      doc = parseResultDocument(JSON.parse(readFileSync(path, "utf8")));
+      const inside = insideOrRefuse(workspace(), path, "the file");
+      doc = parseResultDocument(JSON.parse(readFileSync(inside, "utf8")));
     } catch (err) {
       core.setFailed(`input "publish-results": ${path}: ${(err as Error).message}`);
       return null;
@@ -68,7 +69,10 @@ export async function publishedDocs(
 /** The shards of one run (a matrix's shard jobs, same workflow run) as one document in `dir`. */
 export function mergedDocs(files: string, ctx: RunContext, dir: string, toleranceMs?: number): Docs | null {
   try {
-    const shards = list(files).map((path) => ({ path, ...readResults(path) }));
+    const shards = list(files).map((path) => ({
+      path,
+      ...readResults(insideOrRefuse(workspace(), path, 'input "merge-results":')),
+    }));
     const merged = mergeShards(shards, toleranceMs === undefined ? {} : { toleranceMs });
     const out = join(dir, "results.json");
     assertWritable(out);

@@ -44,6 +44,11 @@ export const RUN_ERRORS = {
     meaning: "a document does not match schema v1; the message names each field at fault",
   },
   resume_mismatch: { exit: 1, meaning: "`--resume` found a document written with a different configuration" },
+  path_outside: {
+    exit: 1,
+    meaning:
+      "a path read from a document (a shard's `requests_file`) or an Action input leads outside the folder it must stay in, a symbolic link included",
+  },
   dataset_invalid: { exit: 1, meaning: "`--dataset` cannot be read or a line of it is not a request" },
   trace_invalid: { exit: 1, meaning: "`--trace` cannot be read or a line of it is not a trace row" },
   import_invalid: { exit: 1, meaning: "`tokenbench import` was given a file that is not what it says" },

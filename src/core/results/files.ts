@@ -8,12 +8,13 @@ import {
   existsSync,
   mkdirSync,
   readFileSync,
+  realpathSync,
   renameSync,
   statSync,
   unlinkSync,
   writeFileSync,
 } from "node:fs";
-import { basename, dirname, join } from "node:path";
+import { basename, dirname, isAbsolute, join, relative, resolve } from "node:path";
 import { TokenbenchError } from "../../schema/errors.ts";
 import {
   parseResultDocument,
@@ -78,6 +79,31 @@ export function siblingPath(jsonPath: string, file: string): string {
   return join(dirname(jsonPath), file);
 }
 
+/** The path as it is on disk: symbolic links followed where it exists (else as written). */
+const onDisk = (p: string) => (existsSync(p) ? realpathSync(p) : resolve(p));
+
+/**
+ * `path` (relative to `folder`) when it lies inside `folder` once `..`, absolute paths and
+ * symbolic links are followed, else null: a path read from a document or an input must not
+ * lead the reader elsewhere on the machine.
+ */
+export function pathInside(folder: string, path: string): string | null {
+  const abs = resolve(folder, path);
+  const rel = relative(onDisk(folder), onDisk(abs));
+  return rel === "" || (!rel.startsWith("..") && !isAbsolute(rel)) ? abs : null;
+}
+
+/** Like pathInside, or a `path_outside` error that names who asked and where it must stay. */
+export function insideOrRefuse(folder: string, path: string, what: string): string {
+  const p = pathInside(folder, path);
+  if (p === null)
+    throw new TokenbenchError(
+      "path_outside",
+      `${what} "${path}" leads outside ${resolve(folder)}; it is not read. Keep the file inside that folder (a symbolic link out of it counts as outside)`,
+    );
+  return p;
+}
+
 /**
  * Validate, then write the JSON document (and CSV + Markdown beside it). With `recordsMode`
  * "file", per-request records go to a sibling JSON Lines file referenced from the document.
@@ -132,7 +158,8 @@ export function readResults(path: string): { doc: ResultDocument; records: Reque
   const doc = readResultsDocument(path);
   if (doc.requests !== null) return { doc, records: doc.requests };
   if (!doc.requests_file) return { doc, records: [] };
-  const p = siblingPath(path, doc.requests_file);
+  // A document names its records file beside it; one that points elsewhere is not followed.
+  const p = insideOrRefuse(dirname(path), doc.requests_file, `${path}: requests_file`);
   if (!existsSync(p)) return { doc, records: [] };
   const records: RequestRecord[] = [];
   readFileSync(p, "utf8")

@@ -1,4 +1,5 @@
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort, type LocalService, startService } from "../../../scripts/local-service.ts";
@@ -20,7 +21,7 @@ async function runAction(
   inputs: Record<string, string>,
   github: Record<string, string>,
   payload: unknown,
-  extraEnv: Record<string, string> = {},
+  opts: { env?: Record<string, string>; workspace?: string } = {},
 ) {
   const r = await runActionBundle(
     inputs,
@@ -33,7 +34,7 @@ async function runAction(
       ...github,
     },
     payload,
-    { env: extraEnv },
+    { env: opts.env ?? {}, ...(opts.workspace ? { workspace: opts.workspace } : {}) },
   );
   return { ...r, stdout: r.log };
 }
@@ -188,6 +189,7 @@ describe(`the Action (dist/index.js under node ${NODE24 ? "24 from npm" : proces
           pull_requests: [{ number: 7, base: { ref: "main" } }],
         },
       },
+      { workspace: r.dir },
     );
     expect(pub.code, pub.stdout).toBe(0);
     expect(pub.stdout).not.toContain("sweep");
@@ -230,6 +232,7 @@ describe(`the Action (dist/index.js under node ${NODE24 ? "24 from npm" : proces
       },
       ghEnv({ GITHUB_EVENT_NAME: "workflow_run", GITHUB_REF: "refs/heads/main" }),
       event,
+      { workspace: r.dir },
     );
     expect(pub.code, pub.stdout).toBe(0);
     const paths = gh.requests.slice(before).map((q) => `${q.method} ${q.path}`);
@@ -257,6 +260,7 @@ describe(`the Action (dist/index.js under node ${NODE24 ? "24 from npm" : proces
       },
       ghEnv({ GITHUB_EVENT_NAME: "workflow_run", GITHUB_REF: "refs/heads/main" }),
       event,
+      { workspace: r.dir },
     );
     expect(future.code).toBe(1);
     expect(future.stdout).toMatch(
@@ -346,9 +350,11 @@ describe(`the Action (dist/index.js under node ${NODE24 ? "24 from npm" : proces
       ghEnv(),
       {},
       {
-        STATE_isPost: "true",
-        "STATE_server-pid": pid,
-        "STATE_server-log": join(r.dir, "results", "server.log"),
+        env: {
+          STATE_isPost: "true",
+          "STATE_server-pid": pid,
+          "STATE_server-log": join(r.dir, "results", "server.log"),
+        },
       },
     );
     expect(post.code, post.stdout).toBe(0);
@@ -398,9 +404,15 @@ describe(`the Action (dist/index.js under node ${NODE24 ? "24 from npm" : proces
       expect(s.stdout).toMatch(/::notice::shard [12]\/2: results kept in .* for the merge job/);
     }
     expect(gh.requests.length).toBe(before); // a shard comments nothing
+    // the merge job's workspace holds the shards' results, as download-artifact leaves them
+    const mergeWorkspace = mkdtempSync(join(tmpdir(), "tokenbench-merge-ws-"));
+    for (const [i, s] of [s1!, s2!].entries()) {
+      mkdirSync(join(mergeWorkspace, `shard-${i + 1}`));
+      copyFileSync(s.outputs["results-path"]!, join(mergeWorkspace, `shard-${i + 1}`, "results.json"));
+    }
     const merged = await runAction(
       {
-        "merge-results": `${s1!.outputs["results-path"]},${s2!.outputs["results-path"]}`,
+        "merge-results": "shard-1/results.json,shard-2/results.json",
         // two shard processes on one loaded 2-core machine: their first sends can be 50+ ms apart
         "clock-tolerance-ms": "500",
         "results-url": service.url,
@@ -409,6 +421,7 @@ describe(`the Action (dist/index.js under node ${NODE24 ? "24 from npm" : proces
       },
       ghEnv(),
       {},
+      { workspace: mergeWorkspace },
     );
     expect(merged.code, merged.stdout).toBe(0);
     expect(merged.stdout).toMatch(/merged 2 shards \(\d+ requests\)/);
@@ -441,7 +454,9 @@ describe(`the Action (dist/index.js under node ${NODE24 ? "24 from npm" : proces
     const slow = await start({ ttftMs: 25, itlMs: 8 });
     try {
       const pr = { ...base(), "base-url": slow.url, "results-url": "", "fail-on": "warning" };
-      const viaFile = await runAction({ ...pr, baseline: basePath }, prEnv(), prPayload());
+      const viaFile = await runAction({ ...pr, baseline: basePath }, prEnv(), prPayload(), {
+        workspace: onMain.dir,
+      });
       expect(viaFile.stdout).toContain(`compared against the file ${basePath}`);
       expect(Number(viaFile.outputs["regression-count"])).toBe(expected(viaFile));
       expect(Number(viaFile.outputs["regression-count"])).toBeGreaterThan(0);
@@ -469,7 +484,9 @@ describe(`the Action (dist/index.js under node ${NODE24 ? "24 from npm" : proces
       expect(Number(viaArtifact.outputs["regression-count"])).toBe(expected(viaArtifact));
       expect(viaArtifact.code).toBe(1);
       // a baseline of another workload is refused, naming the field
-      const other = await runAction({ ...pr, "max-tokens": "8", baseline: basePath }, prEnv(), prPayload());
+      const other = await runAction({ ...pr, "max-tokens": "8", baseline: basePath }, prEnv(), prPayload(), {
+        workspace: onMain.dir,
+      });
       expect(other.code).toBe(1);
       expect(other.stdout).toMatch(
         /::error::the baseline .* measured a different workload: max_tokens 4 vs 8/,
