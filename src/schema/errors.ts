@@ -73,9 +73,10 @@ export const RUN_ERRORS = {
 
 export type RunErrorCode = keyof typeof RUN_ERRORS;
 
-export class TokenbenchError extends Error {
+/** `C`: the vocabulary of codes (the run's, by default; the results service's API has its own). */
+export class TokenbenchError<C extends string = RunErrorCode> extends Error {
   constructor(
-    readonly code: RunErrorCode,
+    readonly code: C,
     message: string,
     options?: { cause?: unknown },
   ) {

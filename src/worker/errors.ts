@@ -1,7 +1,7 @@
 import { TokenbenchError } from "../schema/errors.ts";
 
 /** One error shape for every route: `{ "error": { "code", "message", "details"? } }`. */
-export class ApiError extends TokenbenchError {
+export class ApiError extends TokenbenchError<string> {
   constructor(
     readonly status: 400 | 401 | 403 | 404 | 409 | 413 | 415 | 422 | 500 | 503,
     code: string,

@@ -39,7 +39,7 @@ app.get("/health", (c) => c.json({ ok: true }));
 
 // ---- dashboard: one HTML shell; the app (public/assets/app.js) renders each page -------------
 const SHELL = `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>tokenbench</title><link rel="icon" href="/favicon.svg"><link rel="stylesheet" href="/assets/app.css"></head><body><header><a href="/">tokenbench</a></header><main id="app"><p class="muted">loading…</p></main><noscript>The dashboard needs JavaScript (served by this Worker; no CDN). The JSON API is at <a href="/openapi.json">/openapi.json</a>.</noscript><script type="module" src="/assets/app.js"></script></body></html>`;
-const shell = (c: { html(s: string): Response }) => c.html(SHELL);
+const shell = (c: { html(s: string): Response | Promise<Response> }) => c.html(SHELL);
 app.get("/", shell);
 app.get("/r/:owner/:repo", shell);
 app.get("/runs/:id", shell);
