@@ -74,6 +74,11 @@ export function openApiDocument(origin: string): Record<string, unknown> {
             "201": { description: "stored" },
             "200": { description: "already stored; nothing written" },
             ...errors,
+            "409": {
+              description:
+                "run_conflict: this CI attempt (workflow run id, attempt, kind, testbed, shard) already stored a different document",
+              content: { "application/json": { schema: err } },
+            },
             "413": { description: "too large", content: { "application/json": { schema: err } } },
             "422": { description: "not schema v1", content: { "application/json": { schema: err } } },
           },

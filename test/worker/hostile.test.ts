@@ -15,6 +15,7 @@ import {
   type Issuer,
   json,
   makeIssuer,
+  profileDoc,
   sweepDoc,
   type TestEnv,
   upload,
@@ -314,5 +315,61 @@ describe("OIDC identity: secure by default, a branch writes only its own history
       n: number;
     }>();
     expect(left!.n).toBe(0);
+  });
+});
+
+describe("history that cannot be doubled: one CI attempt is one run", () => {
+  /** Another document of the same attempt: other figures, same workflow run id and attempt. */
+  const sameAttempt = (d: Doc, scale: number): Doc => {
+    const o = structuredClone(d);
+    for (const l of o.levels) l.output_tok_s *= scale;
+    return o;
+  };
+
+  it("the same body again is the stored run; another body for that attempt is 409 run_conflict", async () => {
+    const first = sweepDoc("acme/hostile");
+    const a = await upload(first, token);
+    expect(a.status).toBe(201);
+    const stored = (await json(a)).run.id;
+    const before = [await count("runs"), await count("points")];
+    const again = await upload(first, token);
+    expect(again.status).toBe(200);
+    expect((await json(again)).run.id).toBe(stored);
+    expect([await count("runs"), await count("points")]).toEqual(before);
+    for (const scale of [1.01, 0.5, 2]) {
+      const res = await upload(sameAttempt(first, scale), token);
+      const body = await json(res);
+      expect({ status: res.status, code: body.error?.code }).toEqual({ status: 409, code: "run_conflict" });
+      expect(body.error.message).toMatch(/one CI attempt is one run/);
+      expect(body.error.details.run_id).toBe(stored);
+      expect([await count("runs"), await count("points")]).toEqual(before);
+    }
+  });
+
+  it("a new attempt, another kind, another testbed or another shard of one workflow run are runs of their own", async () => {
+    const first = sweepDoc("acme/hostile");
+    expect((await upload(first, token)).status).toBe(201);
+    const retry = sameAttempt(first, 0.9);
+    retry.git.run_attempt = 2;
+    expect((await upload(retry, token)).status).toBe(201);
+    const otherTestbed = sameAttempt(first, 0.8);
+    otherTestbed.environment.gpu = { name: "NVIDIA L4", count: 1, memory_mib: 23034, driver: "550" };
+    const t = await upload(otherTestbed, token);
+    expect(t.status, JSON.stringify(await json(t.clone()))).toBe(201);
+    const shard = sameAttempt(first, 0.7);
+    shard.load_generator = { workers: 1, shard: "2/2", start_at_epoch_ms: 1 };
+    const r = await upload(shard, token);
+    expect(r.status, JSON.stringify(await json(r.clone()))).toBe(201);
+    const profile: Doc = profileDoc("acme/hostile");
+    profile.git = { ...first.git };
+    expect((await upload(profile, token)).status).toBe(201);
+  });
+
+  it("outside CI (no workflow run id) there is no attempt to count twice", async () => {
+    const local = sweepDoc("acme/hostile");
+    local.git!.workflow_run_id = null;
+    local.git!.run_attempt = null;
+    expect((await upload(local, token)).status).toBe(201);
+    expect((await upload(sameAttempt(local, 1.5), token)).status).toBe(201);
   });
 });

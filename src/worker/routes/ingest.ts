@@ -18,9 +18,9 @@ import {
   verifyOidc,
 } from "../auth.ts";
 import { type AppEnv, type Ctx, runJson } from "../context.ts";
-import { storeRun } from "../db.ts";
 import { DEFAULT_MAX_UPLOAD_BYTES } from "../env.ts";
 import { ApiError } from "../errors.ts";
+import { storeRun } from "../store.ts";
 import { apiTokenRepository, jtiSeen } from "../token-store.ts";
 
 export const ingest = new Hono<AppEnv>();
