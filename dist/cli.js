@@ -37051,13 +37051,19 @@ function rng(seed) {
 
 // src/shared/statistics.ts
 var DEFAULT_THRESHOLDS = { pct: 5, confidence: 0.95, minPoints: 5 };
+function scaleOf(xs) {
+  let s = 0;
+  for (let x of xs) Math.abs(x) > s && (s = Math.abs(x));
+  return s > 0 && Number.isFinite(s) ? s : 1;
+}
 function mean(xs) {
-  return xs.reduce((a, b) => a + b, 0) / xs.length;
+  let s = scaleOf(xs);
+  return xs.reduce((a, b) => a + b / s, 0) / xs.length * s;
 }
 function stddev(xs) {
   if (xs.length < 2) return 0;
-  let m = mean(xs);
-  return Math.sqrt(xs.reduce((a, x) => a + (x - m) ** 2, 0) / (xs.length - 1));
+  let s = scaleOf(xs), m = mean(xs) / s;
+  return Math.sqrt(xs.reduce((a, x) => a + (x / s - m) ** 2, 0) / (xs.length - 1)) * s;
 }
 var LANCZOS = [
   76.18009172947146,

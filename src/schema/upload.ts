@@ -25,9 +25,71 @@ export const MAX_FUTURE_SKEW_MS = 10 * 60 * 1000;
 
 export interface UploadIssue {
   /** Stable error code the service answers with (422). */
-  code: "created_at_future" | "repository_missing" | "repository_invalid" | "no_levels" | "profile_missing";
+  code:
+    | "created_at_future"
+    | "repository_missing"
+    | "repository_invalid"
+    | "no_levels"
+    | "profile_missing"
+    | "figure_impossible";
   path: string;
   message: string;
+}
+
+/**
+ * Slack on the physical bounds below: figures are computed from the same counts but rounded on
+ * the way (a rate to 4 significant digits, a wall time to the millisecond).
+ */
+const SLACK = 1.01;
+
+/**
+ * Figures a level cannot have. Its rates are counts over its wall time (first measured send to
+ * last end), so a rate times the wall time is at most the count it came from: output tok/s ≤
+ * completion tokens ÷ wall time, total tok/s ≤ all tokens ÷ wall time, req/s ≤ successful
+ * requests ÷ wall time, goodput ≤ req/s. Every measured request lies inside the wall time, so no
+ * latency (TTFT, ITL, TPOT, E2E, any percentile or the maximum) is longer than it.
+ */
+export function impossibleFigures(levels: ResultDocument["levels"]): UploadIssue[] {
+  const out: UploadIssue[] = [];
+  const wallBound = (what: string, value: number, count: number, wallS: number, i: number, unit: string) => {
+    if (value * wallS <= count * SLACK + 1) return;
+    out.push({
+      code: "figure_impossible",
+      path: `levels[${i}].${what}`,
+      message: `${value} ${unit} over a wall time of ${wallS} s is more than the level's ${count} counted (${what} ≤ count ÷ wall_time_s)`,
+    });
+  };
+  levels.forEach((l, i) => {
+    const wall = l.wall_time_s;
+    wallBound("output_tok_s", l.output_tok_s, l.completion_tokens_total, wall, i, "tok/s");
+    wallBound(
+      "total_tok_s",
+      l.total_tok_s,
+      l.prompt_tokens_total + l.completion_tokens_total,
+      wall,
+      i,
+      "tok/s",
+    );
+    wallBound("req_s", l.req_s, l.ok, wall, i, "req/s");
+    if (l.goodput_req_s > l.req_s * SLACK + 1e-9)
+      out.push({
+        code: "figure_impossible",
+        path: `levels[${i}].goodput_req_s`,
+        message: `goodput ${l.goodput_req_s} req/s is more than the level's ${l.req_s} req/s`,
+      });
+    const maxMs = wall * 1000 * SLACK + 1;
+    for (const key of ["ttft_ms", "itl_ms", "tpot_ms", "e2e_ms", "e2e_stream_ms"] as const) {
+      const s = l[key] as Record<string, unknown>;
+      for (const [stat, v] of Object.entries(s))
+        if (stat !== "n" && typeof v === "number" && v > maxMs)
+          out.push({
+            code: "figure_impossible",
+            path: `levels[${i}].${key}.${stat}`,
+            message: `${v} ms is longer than the level's wall time of ${wall} s: every measured request lies inside it`,
+          });
+    }
+  });
+  return out;
 }
 
 /** Reasons a schema-valid document must still not be stored; empty when it may be. */
@@ -58,6 +120,7 @@ export function uploadIssues(doc: ResultDocument, nowMs: number): UploadIssue[] 
       path: "levels",
       message: "a sweep without a measured level has nothing to store",
     });
+  issues.push(...impossibleFigures(doc.levels));
   if (doc.kind === "profile" && (doc.profile == null || doc.profile === undefined))
     issues.push({
       code: "profile_missing",

@@ -11,7 +11,7 @@
  * the candidate splits it was chosen from; then both sides are searched again, recursively.
  * Rejected splits end the search in their segment.
  */
-import { mean, tCdf } from "./statistics.ts";
+import { mean, scaleOf, tCdf } from "./statistics.ts";
 
 export interface ChangePoint {
   /** Index of the first point of the new segment. */
@@ -74,7 +74,11 @@ export function studentP(a: readonly number[], b: readonly number[]): number {
   return 2 * (1 - tCdf(Math.abs(diff / se), df));
 }
 
-export function changePoints(xs: readonly number[], o: ChangePointOptions = {}): ChangePoint[] {
+export function changePoints(values: readonly number[], o: ChangePointOptions = {}): ChangePoint[] {
+  // Both tests are scale-free: search the series divided by its largest magnitude, so no finite
+  // input overflows their sums, and report the means in the series' own units.
+  const scale = scaleOf(values);
+  const xs = values.map((x) => x / scale);
   const minSeg = Math.max(2, o.minSegment ?? CHANGE_POINT_DEFAULTS.minSegment);
   const alpha = o.pValue ?? CHANGE_POINT_DEFAULTS.pValue;
   const found: ChangePoint[] = [];
@@ -100,8 +104,8 @@ export function changePoints(xs: readonly number[], o: ChangePointOptions = {}):
     const after = mean(b);
     found.push({
       index: best,
-      before_mean: before,
-      after_mean: after,
+      before_mean: before * scale,
+      after_mean: after * scale,
       delta_pct: before !== 0 ? (100 * (after - before)) / Math.abs(before) : null,
       p_value: p,
     });

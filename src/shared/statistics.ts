@@ -18,15 +18,27 @@ export interface Thresholds {
 
 export const DEFAULT_THRESHOLDS: Thresholds = { pct: 5, confidence: 0.95, minPoints: 5 };
 
-export function mean(xs: readonly number[]): number {
-  return xs.reduce((a, b) => a + b, 0) / xs.length;
+/**
+ * The largest magnitude of `xs`, to divide by before summing: no finite input overflows a sum
+ * (two values of 1e308 add up to Infinity, their mean does not). 1 when there is nothing to scale.
+ */
+export function scaleOf(xs: readonly number[]): number {
+  let s = 0;
+  for (const x of xs) if (Math.abs(x) > s) s = Math.abs(x);
+  return s > 0 && Number.isFinite(s) ? s : 1;
 }
 
-/** Sample standard deviation (n - 1). */
+export function mean(xs: readonly number[]): number {
+  const s = scaleOf(xs);
+  return (xs.reduce((a, b) => a + b / s, 0) / xs.length) * s;
+}
+
+/** Sample standard deviation (n - 1), computed on the scaled values. */
 export function stddev(xs: readonly number[]): number {
   if (xs.length < 2) return 0;
-  const m = mean(xs);
-  return Math.sqrt(xs.reduce((a, x) => a + (x - m) ** 2, 0) / (xs.length - 1));
+  const s = scaleOf(xs);
+  const m = mean(xs) / s;
+  return Math.sqrt(xs.reduce((a, x) => a + (x / s - m) ** 2, 0) / (xs.length - 1)) * s;
 }
 
 /** ln Γ(x), Lanczos approximation (Numerical Recipes' gammln); coefficients as published. */

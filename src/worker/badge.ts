@@ -1,5 +1,5 @@
 /** Badges: a shields-style SVG, the shields.io endpoint JSON, and a sparkline SVG. */
-import type { Verdict } from "../shared/statistics.ts";
+import { mean, scaleOf, type Verdict } from "../shared/statistics.ts";
 
 const COLORS: Record<Verdict | "none", string> = {
   improved: "#2ea44f",
@@ -46,13 +46,16 @@ export function sparklineSvg(values: readonly number[], width = 120, height = 24
   }
   // Honest scale: the axis spans at least 20 % of the mean, so a 0.4 % wobble stays a wobble and
   // only a real move reaches the edges.
-  const lo = Math.min(...values);
-  const hi = Math.max(...values);
-  const m = values.reduce((a, b) => a + b, 0) / values.length;
+  // In units of the largest magnitude, so no finite value overflows the span or the mean.
+  const scale = scaleOf(values);
+  const scaled = values.map((v) => v / scale);
+  const lo = Math.min(...scaled);
+  const hi = Math.max(...scaled);
+  const m = mean(scaled);
   const span = Math.max(hi - lo, 0.2 * Math.abs(m)) || 1;
   const min = (lo + hi) / 2 - span / 2;
   const step = values.length > 1 ? (width - 4) / (values.length - 1) : 0;
-  const pts = values.map(
+  const pts = scaled.map(
     (v, i) => `${(2 + i * step).toFixed(1)},${(height - 2 - ((v - min) / span) * (height - 4)).toFixed(1)}`,
   );
   const last = pts[pts.length - 1]!.split(",");

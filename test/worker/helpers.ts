@@ -38,11 +38,16 @@ export function sweepDoc(
   };
   d.requests = null;
   if (over.scale !== undefined) {
+    // A server `scale` times as fast: every rate up, every time (latencies, wall time) down, so
+    // the figures still fit their counts (the service refuses a rate its counts cannot give).
+    const k = over.scale;
     for (const l of d.levels) {
-      l.output_tok_s *= over.scale;
-      l.total_tok_s *= over.scale;
-      if (l.ttft_ms.p95 !== null) l.ttft_ms.p95 /= over.scale;
-      if (l.ttft_ms.p50 !== null) l.ttft_ms.p50 /= over.scale;
+      for (const key of ["output_tok_s", "total_tok_s", "req_s", "goodput_req_s"] as const) l[key] *= k;
+      l.wall_time_s /= k;
+      for (const key of ["ttft_ms", "itl_ms", "tpot_ms", "e2e_ms", "e2e_stream_ms"] as const) {
+        const stats = l[key] as unknown as Record<string, number | null>;
+        for (const [name, v] of Object.entries(stats)) if (name !== "n" && v !== null) stats[name] = v / k;
+      }
     }
   }
   return d;

@@ -6,6 +6,9 @@
  */
 import { env } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
+import { changePoints } from "../../src/shared/change-points.ts";
+import { mean, stddev } from "../../src/shared/statistics.ts";
+import { sparklineSvg } from "../../src/worker/badge.ts";
 import {
   ADMIN,
   apiToken,
@@ -319,7 +322,7 @@ describe("OIDC identity: secure by default, a branch writes only its own history
 });
 
 describe("history that cannot be doubled: one CI attempt is one run", () => {
-  /** Another document of the same attempt: other figures, same workflow run id and attempt. */
+  /** Another document of the same attempt: a lower throughput, same workflow run id and attempt. */
   const sameAttempt = (d: Doc, scale: number): Doc => {
     const o = structuredClone(d);
     for (const l of o.levels) l.output_tok_s *= scale;
@@ -336,7 +339,7 @@ describe("history that cannot be doubled: one CI attempt is one run", () => {
     expect(again.status).toBe(200);
     expect((await json(again)).run.id).toBe(stored);
     expect([await count("runs"), await count("points")]).toEqual(before);
-    for (const scale of [1.01, 0.5, 2]) {
+    for (const scale of [0.99, 0.5, 0.75]) {
       const res = await upload(sameAttempt(first, scale), token);
       const body = await json(res);
       expect({ status: res.status, code: body.error?.code }).toEqual({ status: 409, code: "run_conflict" });
@@ -370,6 +373,60 @@ describe("history that cannot be doubled: one CI attempt is one run", () => {
     local.git!.workflow_run_id = null;
     local.git!.run_attempt = null;
     expect((await upload(local, token)).status).toBe(201);
-    expect((await upload(sameAttempt(local, 1.5), token)).status).toBe(201);
+    expect((await upload(sameAttempt(local, 0.6), token)).status).toBe(201);
+  });
+});
+
+describe("figures that cannot be impossible", () => {
+  const impossible = (f: (d: Doc) => void, path: string) => refused(doc(f), 422, "figure_impossible", path);
+  it("output tok/s of 1e308 (more than the completion tokens over the wall time)", () =>
+    impossible((d) => (d.levels[0].output_tok_s = 1e308), "levels[0].output_tok_s"));
+  it("total tok/s above all tokens over the wall time", () =>
+    impossible((d) => (d.levels[1].total_tok_s *= 3), "levels[1].total_tok_s"));
+  it("req/s above the successful requests over the wall time", () =>
+    impossible((d) => (d.levels[0].req_s *= 2), "levels[0].req_s"));
+  it("goodput above req/s", () =>
+    impossible((d) => (d.levels[0].goodput_req_s = d.levels[0].req_s * 2), "levels[0].goodput_req_s"));
+  it("a TTFT p99 longer than the level's wall time", () =>
+    impossible(
+      (d) => (d.levels[0].ttft_ms.p99 = d.levels[0].wall_time_s * 1000 * 2),
+      "levels[0].ttft_ms.p99",
+    ));
+  it("an E2E max of 1e300 ms", () =>
+    impossible((d) => (d.levels[1].e2e_ms.max = 1e300), "levels[1].e2e_ms.max"));
+  it("a value past what JSON numbers hold (1e400 reads as Infinity) is not schema v1", async () => {
+    const text = JSON.stringify(sweepDoc("acme/hostile")).replace(
+      /"output_tok_s":[0-9.e+]+/,
+      '"output_tok_s":1e400',
+    );
+    const before = await count("runs");
+    const res = await call("/api/v1/runs", {
+      method: "POST",
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+      body: text,
+    });
+    expect(res.status).toBe(422);
+    expect((await json(res)).error.code).toBe("schema_invalid");
+    expect(await count("runs")).toBe(before);
+  });
+  it("a real document passes every bound", async () => {
+    expect((await upload(sweepDoc("acme/hostile"), token)).status).toBe(201);
+  });
+});
+
+describe("the read side's statistics: no finite input overflows", () => {
+  it("means, deviations and change points of values near 1e308 are finite and found", () => {
+    const big = [1, 1.01, 0.99, 1, 1.02, 1.7, 1.71, 1.69, 1.7, 1.72].map((x) => x * 1e308);
+    expect(mean([1e308, 1e308])).toBe(1e308);
+    expect(Number.isFinite(stddev(big))).toBe(true);
+    const cps = changePoints(big);
+    expect(cps.map((c) => c.index)).toEqual([5]);
+    expect(Number.isFinite(cps[0]!.before_mean) && Number.isFinite(cps[0]!.after_mean)).toBe(true);
+    expect(cps[0]!.delta_pct).toBeCloseTo(70, 0);
+  });
+  it("a sparkline of values near 1e308 draws numbers, not NaN", () => {
+    const svg = sparklineSvg([1e308, 1.5e308, 1.7e308, -1.7e308]);
+    expect(svg).not.toMatch(/NaN|Infinity/);
+    expect(svg).toMatch(/points="[0-9., -]+"/);
   });
 });
