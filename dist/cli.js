@@ -36874,7 +36874,10 @@ var SCHEMA_VERSION = 1, Stats = external_exports.object({
    */
   load_generator: external_exports.object({
     workers: external_exports.number().int().positive(),
-    shard: external_exports.string().nullable(),
+    shard: external_exports.string().regex(/^[1-9][0-9]{0,3}\/[1-9][0-9]{0,3}$/, "must be i/n with 1 <= i <= n (e.g. 2/4)").refine((s) => {
+      let [i, n] = s.split("/").map(Number);
+      return i <= n;
+    }, "must be i/n with 1 <= i <= n (e.g. 2/4)").nullable(),
     start_at_epoch_ms: nullableNum,
     merged_from: external_exports.array(external_exports.string()).optional()
   }).nullable().optional(),
@@ -39161,14 +39164,26 @@ function readResultsDocument(path) {
     throw err instanceof SchemaError ? new ResultsFileError(path, err.message) : err;
   }
 }
+var unlistedOf = (doc, records2) => {
+  let listed = new Set(doc.levels.map((l) => l.level));
+  return doc.kind === "sweep" ? records2.filter((r) => !listed.has(r.level)) : [];
+};
 function readResults(path) {
   let doc = readResultsDocument(path);
-  if (doc.requests !== null) return { doc, records: doc.requests };
-  if (!doc.requests_file) return { doc, records: [] };
+  if (doc.requests !== null) {
+    let stray2 = unlistedOf(doc, doc.requests);
+    if (stray2.length > 0)
+      throw new ResultsFileError(
+        path,
+        `${stray2.length} per-request record(s) are at level(s) ${[...new Set(stray2.map((r) => r.level))].slice(0, 5).join(", ")}, which the document's levels (${doc.levels.map((l) => l.level).join(", ")}) do not list: the records and the document do not belong together`
+      );
+    return { doc, records: doc.requests, unlisted: 0 };
+  }
+  if (!doc.requests_file) return { doc, records: [], unlisted: 0 };
   let p = insideOrRefuse(dirname(path), doc.requests_file, `${path}: requests_file`);
-  if (!existsSync(p)) return { doc, records: [] };
+  if (!existsSync(p)) return { doc, records: [], unlisted: 0 };
   let records2 = [];
-  return readFileSync(p, "utf8").split(`
+  readFileSync(p, "utf8").split(`
 `).forEach((line, i) => {
     if (line.trim() !== "")
       try {
@@ -39176,7 +39191,9 @@ function readResults(path) {
       } catch {
         throw new ResultsFileError(p, `line ${i + 1} is not valid JSON`);
       }
-  }), { doc, records: records2 };
+  });
+  let stray = new Set(unlistedOf(doc, records2));
+  return { doc, records: records2.filter((r) => !stray.has(r)), unlisted: stray.size };
 }
 
 // src/core/server/model.ts
@@ -39619,8 +39636,9 @@ function entryOf(o, where) {
     }), outputTokens: out };
   throw new DatasetError(`${where}: needs "prompt" (a non-empty string) or "messages" (a non-empty array)`);
 }
-function parseDataset(text2, name) {
-  let sha256 = createHash2("sha256").update(text2).digest("hex"), trimmed = text2.trimStart(), entries, lines;
+var withoutBom = (text2) => text2.charCodeAt(0) === 65279 ? text2.slice(1) : text2;
+function parseDataset(input2, name, sha256 = createHash2("sha256").update(input2).digest("hex")) {
+  let text2 = withoutBom(input2), notices = [], trimmed = text2.trimStart(), entries, lines;
   if (trimmed.startsWith("[")) {
     let arr2;
     try {
@@ -39628,14 +39646,19 @@ function parseDataset(text2, name) {
     } catch {
       throw new DatasetError(`${name}: starts with "[" but is not valid JSON (ShareGPT layout expected)`);
     }
+    if (!Array.isArray(arr2))
+      throw new DatasetError(`${name}: is JSON but not an array (ShareGPT layout expected)`);
     entries = [];
+    let noHuman = [];
     for (let [i, c] of arr2.entries()) {
-      let conv = c?.conversations, human = Array.isArray(conv) ? conv.find((t) => t?.from === "human" && typeof t.value == "string") : void 0;
-      if (human?.value) entries.push({ prompt: human.value, messages: null, outputTokens: null });
-      else if (!Array.isArray(conv))
-        throw new DatasetError(`${name}: item ${i} has no "conversations" array`);
+      let conv = c?.conversations;
+      if (!Array.isArray(conv)) throw new DatasetError(`${name}: item ${i} has no "conversations" array`);
+      let human = conv.find((t) => t?.from === "human" && typeof t.value == "string" && t.value !== "");
+      human?.value ? entries.push({ prompt: human.value, messages: null, outputTokens: null }) : noHuman.push(i);
     }
-    lines = arr2.length;
+    noHuman.length > 0 && notices.push(
+      `${name}: ${noHuman.length} of ${arr2.length} conversations have no human turn to use as the prompt (item${noHuman.length > 1 ? "s" : ""} ${noHuman.slice(0, 5).join(", ")}${noHuman.length > 5 ? ", ..." : ""}): they are skipped`
+    ), lines = arr2.length;
   } else {
     let raw = text2.split(`
 `);
@@ -39652,20 +39675,51 @@ function parseDataset(text2, name) {
     });
   }
   if (entries.length === 0) throw new DatasetError(`${name}: no usable prompt in it`);
-  return { name, lines, sha256, entries };
+  return { name, lines, sha256, entries, ...notices.length > 0 ? { notices } : {} };
 }
+function firstInvalidUtf8(b) {
+  for (let i = 0; i < b.length; ) {
+    let c = b[i];
+    if (c < 128) {
+      i++;
+      continue;
+    }
+    let n = c >= 194 && c <= 223 ? 1 : c >= 224 && c <= 239 ? 2 : c >= 240 && c <= 244 ? 3 : 0;
+    if (n === 0 || i + n >= b.length) return i;
+    let cp = c & 63 >> n;
+    for (let k = 1; k <= n; k++) {
+      let d = b[i + k];
+      if ((d & 192) !== 128) return i;
+      cp = cp << 6 | d & 63;
+    }
+    let min = [0, 128, 2048, 65536][n];
+    if (cp < min || cp > 1114111 || cp >= 55296 && cp <= 57343) return i;
+    i += n + 1;
+  }
+  return -1;
+}
+var UTF8 = new TextDecoder("utf-8", { fatal: !0, ignoreBOM: !0 });
 function readWorkloadFile(path, fail) {
+  let bytes;
   try {
-    return readFileSync2(path, "utf8");
+    bytes = readFileSync2(path);
   } catch (err) {
     throw fail(`${path}: cannot be read (${err.code ?? "error"})`);
   }
+  let sha256 = createHash2("sha256").update(bytes).digest("hex"), text2;
+  try {
+    text2 = UTF8.decode(bytes);
+  } catch {
+    let at = firstInvalidUtf8(bytes), lineStart = bytes.lastIndexOf(10, at - 1) + 1, line = bytes.subarray(0, at).filter((x) => x === 10).length + 1;
+    throw fail(
+      `${path}: is not valid UTF-8 at line ${line}, column ${at - lineStart + 1} (byte ${at} of the file, 0x${bytes[at]?.toString(16).padStart(2, "0")}): save it as UTF-8 (e.g. iconv -f latin1 -t utf-8) or remove that byte`
+    );
+  }
+  return { text: withoutBom(text2), sha256 };
 }
 function loadDataset(path) {
-  return parseDataset(
-    readWorkloadFile(path, (m) => new DatasetError(m)),
-    basename2(path)
-  );
+  let file2 = readWorkloadFile(path, (m) => new DatasetError(m));
+  return parseDataset(file2.text, basename2(path), file2.sha256);
 }
 
 // src/core/workload/trace.ts
@@ -39698,8 +39752,8 @@ function rowOf(o, where) {
     hashIds: ids
   };
 }
-function parseTrace(text2, name) {
-  let sha256 = createHash3("sha256").update(text2).digest("hex"), rows = [], lines = 0;
+function parseTrace(input2, name, sha256 = createHash3("sha256").update(input2).digest("hex")) {
+  let text2 = withoutBom(input2), rows = [], lines = 0;
   for (let [i, line] of text2.split(`
 `).entries()) {
     if (line.trim() === "") continue;
@@ -39713,13 +39767,15 @@ function parseTrace(text2, name) {
     rows.push(rowOf(o, `${name}: line ${i + 1}`));
   }
   if (rows.length === 0) throw new TraceError(`${name}: no request in it`);
-  return rows.sort((a, b) => a.timestampMs - b.timestampMs), { name, lines, sha256, rows };
+  rows.sort((a, b) => a.timestampMs - b.timestampMs);
+  let ties = rows.filter((r, i) => i > 0 && r.timestampMs === rows[i - 1].timestampMs).length, notices = ties > 0 ? [
+    `${name}: ${ties} of ${rows.length} rows share their timestamp with the row before: they are sent at the same moment, in file order`
+  ] : [];
+  return { name, lines, sha256, rows, ...notices.length > 0 ? { notices } : {} };
 }
 function loadTrace(path) {
-  return parseTrace(
-    readWorkloadFile(path, (m) => new TraceError(m)),
-    basename3(path)
-  );
+  let file2 = readWorkloadFile(path, (m) => new TraceError(m));
+  return parseTrace(file2.text, basename3(path), file2.sha256);
 }
 function traceRows(trace, speed, requests, durationS) {
   let t0 = trace.rows[0].timestampMs, rows = trace.rows.map((r) => ({ row: r, offsetMs: (r.timestampMs - t0) / speed }));
@@ -39778,7 +39834,9 @@ function traceReplay(trace, config2, speed, requests, maxDurationS = Number.POSI
 async function prepareSweep(v, config2, o) {
   let file2 = v.dataset !== null ? loadDataset(v.dataset) : null;
   file2 && (config2.dataset = { name: file2.name, lines: file2.lines, sha256: file2.sha256 });
-  let replay = v.trace !== null ? traceReplay(loadTrace(v.trace), config2, v.traceSpeed, v.requests, v.maxDurationS) : null, target = makeTarget(v), load = loadGeneratorOf(v, config2, target), started = o.beforeContact?.(), pre = await preflight(target, config2, {
+  let trace = v.trace !== null ? loadTrace(v.trace) : null;
+  for (let n of [...file2?.notices ?? [], ...trace?.notices ?? []]) o.onNotice(n);
+  let replay = trace ? traceReplay(trace, config2, v.traceSpeed, v.requests, v.maxDurationS) : null, target = makeTarget(v), load = loadGeneratorOf(v, config2, target), started = o.beforeContact?.(), pre = await preflight(target, config2, {
     readyTimeoutS: v.readyTimeoutS,
     serverLimits: v.serverLimits,
     calibrate: v.calibratePrompts,
@@ -40704,17 +40762,19 @@ function startState(opts, notice) {
   if (!opts.resume) return fresh;
   if (opts.out === null) throw new SweepError("usage", "--resume needs --out");
   if (!existsSync3(opts.out)) return fresh;
-  let { doc: prev, records: records2 } = readResults(opts.out);
+  let { doc: prev, records: records2, unlisted } = readResults(opts.out);
   if (prev.kind !== "sweep" || prev.config === null || !sameConfig(prev.config, opts.config))
     throw new SweepError(
       "resume_mismatch",
       `${opts.out} was written with a different configuration; refusing to mix`
     );
   let originWall = Date.parse(prev.clock.origin_wall_time);
-  return notice(`resuming ${opts.out}: ${prev.levels.length} of ${opts.config.levels.length} levels already done`), {
+  return notice(
+    `resuming ${opts.out}: ${prev.levels.length} of ${opts.config.levels.length} levels already done${unlisted > 0 ? `; ${unlisted} records of the level in progress at the kill are dropped (it is measured again)` : ""}`
+  ), {
     levels: prev.levels,
-    // Only the records of finished levels: a level in progress at the kill is measured again.
-    records: records2.filter((r) => prev.levels.some((l) => l.level === r.level)),
+    // Only the records of finished levels (readResults leaves out the level in progress at the kill).
+    records: records2,
     createdAt: prev.created_at,
     originWall,
     // Same timeline as the first part: map the old origin onto this process's monotonic clock.
@@ -41228,6 +41288,8 @@ function refusal(files, toleranceMs) {
     if (!f2.doc.load_generator?.shard) return `${name(f2)} is not a shard (it was not run with --shard i/n)`;
     if (f2.records.length === 0)
       return `${name(f2)} has no per-request records (run the shards with --records inline or file)`;
+    if ((f2.unlisted ?? 0) > 0)
+      return `${name(f2)} holds ${f2.unlisted} records at a level its document does not list (a level in progress when that shard was killed): finish it with --resume, or run the shard again`;
   }
   let shards = files.map((f2) => f2.doc.load_generator.shard), n = Number(shards[0].split("/")[1]);
   if (new Set(shards.map((s) => s.split("/")[1])).size > 1) return `the files are shards of different splits: ${shards.join(", ")}`;
@@ -41353,8 +41415,11 @@ function loadDoc(path, what) {
   } catch (err) {
     throw err instanceof ResultsFileError ? new UsageError(`${what} ${err.message}`) : err;
   }
-  let { doc, records: records2 } = loaded;
-  return doc.requests === null && records2.length > 0 ? { ...doc, requests: records2 } : doc;
+  let { doc, records: records2, unlisted } = loaded;
+  return unlisted > 0 && process.stderr.write(
+    `notice: ${path}: ${unlisted} records at a level the document does not list (a level in progress when the run was killed) are left out
+`
+  ), doc.requests === null && records2.length > 0 ? { ...doc, requests: records2 } : doc;
 }
 async function reportCommand(argv) {
   let { outDir, png, baseline: baseFile } = TOOLS, p = parseCommand(
@@ -41503,10 +41568,7 @@ async function mergeCommand(argv) {
   let v = p.values;
   if (v.out === null) throw new UsageError("merge needs --out FILE.json");
   if (p.positionals.length < 2) throw new UsageError("merge needs the results files of at least two shards");
-  let files = p.positionals.map((path) => {
-    let { doc, records: records3 } = readResults(path);
-    return { path, doc, records: records3 };
-  }), merged = mergeShards(files, { toleranceMs: v.clockToleranceMs }), paths = writeResults(merged.doc, v.out, merged.records, v.records);
+  let files = p.positionals.map((path) => ({ path, ...readResults(path) })), merged = mergeShards(files, { toleranceMs: v.clockToleranceMs }), paths = writeResults(merged.doc, v.out, merged.records, v.records);
   return process.stdout.write(`${markdownTable(merged.doc.levels)}
 `), process.stderr.write(
     `merged ${files.length} shards (${merged.records.length} requests) into ${paths.json}${v.records === "file" ? `, ${paths.requestsFile}` : ""}

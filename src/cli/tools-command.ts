@@ -31,7 +31,11 @@ function loadDoc(path: string | undefined, what: string): ResultDocument {
     if (err instanceof ResultsFileError) throw new UsageError(`${what} ${err.message}`);
     throw err;
   }
-  const { doc, records } = loaded;
+  const { doc, records, unlisted } = loaded;
+  if (unlisted > 0)
+    process.stderr.write(
+      `notice: ${path}: ${unlisted} records at a level the document does not list (a level in progress when the run was killed) are left out\n`,
+    );
   return doc.requests === null && records.length > 0 ? { ...doc, requests: records } : doc;
 }
 
@@ -226,8 +230,7 @@ export async function mergeCommand(argv: string[]): Promise<number> {
   if (v.out === null) throw new UsageError("merge needs --out FILE.json");
   if (p.positionals.length < 2) throw new UsageError("merge needs the results files of at least two shards");
   const files = p.positionals.map((path) => {
-    const { doc, records } = readResults(path);
-    return { path, doc, records };
+    return { path, ...readResults(path) };
   });
   const merged = mergeShards(files, { toleranceMs: v.clockToleranceMs });
   const paths = writeResults(merged.doc, v.out, merged.records, v.records);

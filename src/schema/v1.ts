@@ -305,7 +305,14 @@ export const ResultDocument = z
     load_generator: z
       .object({
         workers: z.number().int().positive(),
-        shard: z.string().nullable(),
+        shard: z
+          .string()
+          .regex(/^[1-9][0-9]{0,3}\/[1-9][0-9]{0,3}$/, "must be i/n with 1 <= i <= n (e.g. 2/4)")
+          .refine((s) => {
+            const [i, n] = s.split("/").map(Number) as [number, number];
+            return i <= n;
+          }, "must be i/n with 1 <= i <= n (e.g. 2/4)")
+          .nullable(),
         start_at_epoch_ms: nullableNum,
         merged_from: z.array(z.string()).optional(),
       })

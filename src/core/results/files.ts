@@ -153,14 +153,37 @@ export function readResultsDocument(path: string): ResultDocument {
   }
 }
 
-/** A document with its per-request records, wherever they are kept (inline or JSONL beside it). */
-export function readResults(path: string): { doc: ResultDocument; records: RequestRecord[] } {
+const unlistedOf = (doc: ResultDocument, records: readonly RequestRecord[]) => {
+  const listed = new Set(doc.levels.map((l) => l.level));
+  return doc.kind === "sweep" ? records.filter((r) => !listed.has(r.level)) : [];
+};
+
+/**
+ * A document with its per-request records, wherever they are kept (inline or JSONL beside it).
+ * A sweep's records belong to the levels it lists. Inline, a record at another level is a
+ * document that was edited or mixed up: refused by name. In the JSONL file, records at a level the
+ * document does not list yet are a level that was in progress when the run was killed (the file is
+ * written first): they are left out of `records` and counted in `unlisted`, for the caller to say.
+ */
+export function readResults(path: string): {
+  doc: ResultDocument;
+  records: RequestRecord[];
+  unlisted: number;
+} {
   const doc = readResultsDocument(path);
-  if (doc.requests !== null) return { doc, records: doc.requests };
-  if (!doc.requests_file) return { doc, records: [] };
+  if (doc.requests !== null) {
+    const stray = unlistedOf(doc, doc.requests);
+    if (stray.length > 0)
+      throw new ResultsFileError(
+        path,
+        `${stray.length} per-request record(s) are at level(s) ${[...new Set(stray.map((r) => r.level))].slice(0, 5).join(", ")}, which the document's levels (${doc.levels.map((l) => l.level).join(", ")}) do not list: the records and the document do not belong together`,
+      );
+    return { doc, records: doc.requests, unlisted: 0 };
+  }
+  if (!doc.requests_file) return { doc, records: [], unlisted: 0 };
   // A document names its records file beside it; one that points elsewhere is not followed.
   const p = insideOrRefuse(dirname(path), doc.requests_file, `${path}: requests_file`);
-  if (!existsSync(p)) return { doc, records: [] };
+  if (!existsSync(p)) return { doc, records: [], unlisted: 0 };
   const records: RequestRecord[] = [];
   readFileSync(p, "utf8")
     .split("\n")
@@ -172,5 +195,6 @@ export function readResults(path: string): { doc: ResultDocument; records: Reque
         throw new ResultsFileError(p, `line ${i + 1} is not valid JSON`);
       }
     });
-  return { doc, records };
+  const stray = new Set(unlistedOf(doc, records));
+  return { doc, records: records.filter((r) => !stray.has(r)), unlisted: stray.size };
 }

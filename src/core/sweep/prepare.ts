@@ -45,10 +45,9 @@ export async function prepareSweep(
 ): Promise<SweepSetup> {
   const file = v.dataset !== null ? loadDataset(v.dataset) : null;
   if (file) config.dataset = { name: file.name, lines: file.lines, sha256: file.sha256 };
-  const replay =
-    v.trace !== null
-      ? traceReplay(loadTrace(v.trace), config, v.traceSpeed, v.requests, v.maxDurationS)
-      : null;
+  const trace = v.trace !== null ? loadTrace(v.trace) : null;
+  for (const n of [...(file?.notices ?? []), ...(trace?.notices ?? [])]) o.onNotice(n);
+  const replay = trace ? traceReplay(trace, config, v.traceSpeed, v.requests, v.maxDurationS) : null;
   const target = makeTarget(v);
   const load = loadGeneratorOf(v, config, target);
   const started = o.beforeContact?.();

@@ -89,7 +89,7 @@ function startState(opts: SweepOptions, notice: (m: string) => void): SweepState
   if (!opts.resume) return fresh;
   if (opts.out === null) throw new SweepError("usage", "--resume needs --out");
   if (!existsSync(opts.out)) return fresh;
-  const { doc: prev, records } = readResults(opts.out);
+  const { doc: prev, records, unlisted } = readResults(opts.out);
   if (prev.kind !== "sweep" || prev.config === null || !sameConfig(prev.config, opts.config)) {
     throw new SweepError(
       "resume_mismatch",
@@ -97,11 +97,13 @@ function startState(opts: SweepOptions, notice: (m: string) => void): SweepState
     );
   }
   const originWall = Date.parse(prev.clock.origin_wall_time);
-  notice(`resuming ${opts.out}: ${prev.levels.length} of ${opts.config.levels.length} levels already done`);
+  notice(
+    `resuming ${opts.out}: ${prev.levels.length} of ${opts.config.levels.length} levels already done${unlisted > 0 ? `; ${unlisted} records of the level in progress at the kill are dropped (it is measured again)` : ""}`,
+  );
   return {
     levels: prev.levels,
-    // Only the records of finished levels: a level in progress at the kill is measured again.
-    records: records.filter((r) => prev.levels.some((l) => l.level === r.level)),
+    // Only the records of finished levels (readResults leaves out the level in progress at the kill).
+    records,
     createdAt: prev.created_at,
     originWall,
     // Same timeline as the first part: map the old origin onto this process's monotonic clock.

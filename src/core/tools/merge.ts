@@ -16,6 +16,8 @@ export interface ShardFile {
   path: string;
   doc: ResultDocument;
   records: RequestRecord[];
+  /** Records at a level the document does not list (readResults): an unfinished shard. */
+  unlisted?: number;
 }
 
 export class MergeError extends TokenbenchError {
@@ -59,6 +61,8 @@ function refusal(files: ShardFile[], toleranceMs: number): string | null {
     if (!f.doc.load_generator?.shard) return `${name(f)} is not a shard (it was not run with --shard i/n)`;
     if (f.records.length === 0)
       return `${name(f)} has no per-request records (run the shards with --records inline or file)`;
+    if ((f.unlisted ?? 0) > 0)
+      return `${name(f)} holds ${f.unlisted} records at a level its document does not list (a level in progress when that shard was killed): finish it with --resume, or run the shard again`;
   }
   const shards = files.map((f) => f.doc.load_generator!.shard!);
   const n = Number(shards[0]!.split("/")[1]);

@@ -31,6 +31,14 @@ export interface Dataset {
   entries: DatasetEntry[];
   /** A trace (trace.ts): entries are sent in file order, each at this offset (ms) from the level's start. */
   offsetsMs?: number[];
+  /** What was read but is not used, named once (the sweep prints each as a notice). */
+  notices?: string[];
+}
+
+/** A workload file as read: its text (a leading byte-order mark dropped) and the SHA-256 of its bytes. */
+export interface WorkloadFile {
+  text: string;
+  sha256: string;
 }
 
 export class DatasetError extends TokenbenchError {
@@ -69,8 +77,16 @@ function entryOf(o: unknown, where: string): DatasetEntry {
   throw new DatasetError(`${where}: needs "prompt" (a non-empty string) or "messages" (a non-empty array)`);
 }
 
-export function parseDataset(text: string, name: string): Dataset {
-  const sha256 = createHash("sha256").update(text).digest("hex");
+/** `text` as read from a file, without a leading byte-order mark (editors on Windows write one). */
+export const withoutBom = (text: string): string => (text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
+
+export function parseDataset(
+  input: string,
+  name: string,
+  sha256 = createHash("sha256").update(input).digest("hex"),
+): Dataset {
+  const text = withoutBom(input);
+  const notices: string[] = [];
   const trimmed = text.trimStart();
   let entries: DatasetEntry[];
   let lines: number;
@@ -82,17 +98,22 @@ export function parseDataset(text: string, name: string): Dataset {
     } catch {
       throw new DatasetError(`${name}: starts with "[" but is not valid JSON (ShareGPT layout expected)`);
     }
+    if (!Array.isArray(arr))
+      throw new DatasetError(`${name}: is JSON but not an array (ShareGPT layout expected)`);
     entries = [];
-    for (const [i, c] of (arr as unknown[]).entries()) {
+    const noHuman: number[] = [];
+    for (const [i, c] of arr.entries()) {
       const conv = (c as { conversations?: { from?: string; value?: string }[] })?.conversations;
-      const human = Array.isArray(conv)
-        ? conv.find((t) => t?.from === "human" && typeof t.value === "string")
-        : undefined;
+      if (!Array.isArray(conv)) throw new DatasetError(`${name}: item ${i} has no "conversations" array`);
+      const human = conv.find((t) => t?.from === "human" && typeof t.value === "string" && t.value !== "");
       if (human?.value) entries.push({ prompt: human.value, messages: null, outputTokens: null });
-      else if (!Array.isArray(conv))
-        throw new DatasetError(`${name}: item ${i} has no "conversations" array`);
+      else noHuman.push(i);
     }
-    lines = (arr as unknown[]).length;
+    if (noHuman.length > 0)
+      notices.push(
+        `${name}: ${noHuman.length} of ${arr.length} conversations have no human turn to use as the prompt (item${noHuman.length > 1 ? "s" : ""} ${noHuman.slice(0, 5).join(", ")}${noHuman.length > 5 ? ", ..." : ""}): they are skipped`,
+      );
+    lines = arr.length;
   } else {
     const raw = text.split("\n");
     entries = [];
@@ -110,21 +131,63 @@ export function parseDataset(text: string, name: string): Dataset {
     });
   }
   if (entries.length === 0) throw new DatasetError(`${name}: no usable prompt in it`);
-  return { name, lines, sha256, entries };
+  return { name, lines, sha256, entries, ...(notices.length > 0 ? { notices } : {}) };
 }
 
-/** A workload file's text, or the error `fail` makes of "cannot be read" (with the OS's code). */
-export function readWorkloadFile(path: string, fail: (message: string) => Error): string {
+/** The offset of the first byte that is not well-formed UTF-8 (RFC 3629), or -1. */
+export function firstInvalidUtf8(b: Uint8Array): number {
+  for (let i = 0; i < b.length; ) {
+    const c = b[i]!;
+    if (c < 0x80) {
+      i++;
+      continue;
+    }
+    // 2-, 3- or 4-byte sequences; C0, C1 and F5..FF never start one
+    const n = c >= 0xc2 && c <= 0xdf ? 1 : c >= 0xe0 && c <= 0xef ? 2 : c >= 0xf0 && c <= 0xf4 ? 3 : 0;
+    if (n === 0 || i + n >= b.length) return i; // not a lead byte, or the file ends inside the sequence
+    let cp = c & (0x3f >> n);
+    for (let k = 1; k <= n; k++) {
+      const d = b[i + k]!;
+      if ((d & 0xc0) !== 0x80) return i;
+      cp = (cp << 6) | (d & 0x3f);
+    }
+    const min = [0, 0x80, 0x800, 0x10000][n]!;
+    if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) return i;
+    i += n + 1;
+  }
+  return -1;
+}
+
+const UTF8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+
+/**
+ * A workload file: its bytes hashed as read (two files that differ are never one workload), the
+ * text decoded as UTF-8 (a byte that is not is refused with its line and offset, never replaced),
+ * a leading byte-order mark dropped. `fail` makes the error for the file's kind.
+ */
+export function readWorkloadFile(path: string, fail: (message: string) => Error): WorkloadFile {
+  let bytes: Buffer;
   try {
-    return readFileSync(path, "utf8");
+    bytes = readFileSync(path);
   } catch (err) {
     throw fail(`${path}: cannot be read (${(err as NodeJS.ErrnoException).code ?? "error"})`);
   }
+  const sha256 = createHash("sha256").update(bytes).digest("hex");
+  let text: string;
+  try {
+    text = UTF8.decode(bytes);
+  } catch {
+    const at = firstInvalidUtf8(bytes);
+    const lineStart = bytes.lastIndexOf(0x0a, at - 1) + 1;
+    const line = bytes.subarray(0, at).filter((x) => x === 0x0a).length + 1;
+    throw fail(
+      `${path}: is not valid UTF-8 at line ${line}, column ${at - lineStart + 1} (byte ${at} of the file, 0x${bytes[at]?.toString(16).padStart(2, "0")}): save it as UTF-8 (e.g. iconv -f latin1 -t utf-8) or remove that byte`,
+    );
+  }
+  return { text: withoutBom(text), sha256 };
 }
 
 export function loadDataset(path: string): Dataset {
-  return parseDataset(
-    readWorkloadFile(path, (m) => new DatasetError(m)),
-    basename(path),
-  );
+  const file = readWorkloadFile(path, (m) => new DatasetError(m));
+  return parseDataset(file.text, basename(path), file.sha256);
 }

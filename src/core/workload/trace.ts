@@ -10,7 +10,7 @@ import { createHash } from "node:crypto";
 import { basename } from "node:path";
 import { TokenbenchError, UsageError } from "../../schema/errors.ts";
 import type { PromptCalibration, SweepConfig } from "../../schema/v1.ts";
-import { type Dataset, type DatasetEntry, readWorkloadFile } from "./dataset.ts";
+import { type Dataset, type DatasetEntry, readWorkloadFile, withoutBom } from "./dataset.ts";
 import { MIN_TAGGED_WORDS, makePrompt, promptWords, wordsFor } from "./prompts.ts";
 
 /** Tokens per `hash_ids` block (Mooncake's). */
@@ -30,6 +30,8 @@ export interface Trace {
   lines: number;
   sha256: string;
   rows: TraceRow[];
+  /** What the sweep should say about the file, once (e.g. rows that share a timestamp). */
+  notices?: string[];
 }
 
 export class TraceError extends TokenbenchError {
@@ -63,8 +65,12 @@ function rowOf(o: unknown, where: string): TraceRow {
   };
 }
 
-export function parseTrace(text: string, name: string): Trace {
-  const sha256 = createHash("sha256").update(text).digest("hex");
+export function parseTrace(
+  input: string,
+  name: string,
+  sha256 = createHash("sha256").update(input).digest("hex"),
+): Trace {
+  const text = withoutBom(input);
   const rows: TraceRow[] = [];
   let lines = 0;
   for (const [i, line] of text.split("\n").entries()) {
@@ -81,14 +87,19 @@ export function parseTrace(text: string, name: string): Trace {
   if (rows.length === 0) throw new TraceError(`${name}: no request in it`);
   // The trace's order is its time order (a stable sort keeps ties as written).
   rows.sort((a, b) => a.timestampMs - b.timestampMs);
-  return { name, lines, sha256, rows };
+  const ties = rows.filter((r, i) => i > 0 && r.timestampMs === rows[i - 1]!.timestampMs).length;
+  const notices =
+    ties > 0
+      ? [
+          `${name}: ${ties} of ${rows.length} rows share their timestamp with the row before: they are sent at the same moment, in file order`,
+        ]
+      : [];
+  return { name, lines, sha256, rows, ...(notices.length > 0 ? { notices } : {}) };
 }
 
 export function loadTrace(path: string): Trace {
-  return parseTrace(
-    readWorkloadFile(path, (m) => new TraceError(m)),
-    basename(path),
-  );
+  const file = readWorkloadFile(path, (m) => new TraceError(m));
+  return parseTrace(file.text, basename(path), file.sha256);
 }
 
 /** Which of the trace's requests a level sends: the first `requests`, those before `durationS`. */

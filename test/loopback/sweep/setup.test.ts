@@ -1,8 +1,11 @@
 // The CLI and the Action share one sweep setup: the same settings, given as flags or as inputs,
 // give the same configuration and the same first contact with the server, request for request.
+
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { resolve } from "node:path";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readInputs } from "../../../src/action/inputs.ts";
 import { sweepSettingsOf } from "../../../src/cli/sweep-command.ts";
@@ -96,5 +99,20 @@ describe("one sweep setup for the CLI and the Action", () => {
     expect(cli.setup.pre.calibration).toBeNull();
     expect([...action.calls].sort()).toEqual([...cli.calls].sort());
     expect(cli.calls.some((c) => c.startsWith("POST /tokenize"))).toBe(false);
+  });
+
+  it("what the workload file holds but the sweep does not use is a notice of the setup", async () => {
+    const path = join(mkdtempSync(join(tmpdir(), "tokenbench-setup-")), "share.json");
+    writeFileSync(
+      path,
+      JSON.stringify([{ conversations: [{ from: "human", value: "hi" }] }, { conversations: [] }]),
+    );
+    const cli = sweepSettingsOf(["--base-url", url, "--model", "served-model", "--dataset", path])!;
+    const notices: string[] = [];
+    await prepareSweep(cli.values, cli.config, { onNotice: (m) => notices.push(m) });
+    expect(notices).toContain(
+      "share.json: 1 of 2 conversations have no human turn to use as the prompt (item 1): they are skipped",
+    );
+    rmSync(dirname(path), { recursive: true, force: true });
   });
 });
