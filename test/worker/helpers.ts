@@ -3,6 +3,7 @@ import closed from "../../schema/examples/closed-sweep.json";
 import profile from "../../schema/examples/profile.json";
 import type { ResultDocument } from "../../src/schema/v1.ts";
 import { app } from "../../src/worker/index.ts";
+import { fasterBy } from "../helpers/scale.ts";
 
 export const ADMIN = "test-admin-token";
 
@@ -37,19 +38,7 @@ export function sweepDoc(
     run_attempt: 1,
   };
   d.requests = null;
-  if (over.scale !== undefined) {
-    // A server `scale` times as fast: every rate up, every time (latencies, wall time) down, so
-    // the figures still fit their counts (the service refuses a rate its counts cannot give).
-    const k = over.scale;
-    for (const l of d.levels) {
-      for (const key of ["output_tok_s", "total_tok_s", "req_s", "goodput_req_s"] as const) l[key] *= k;
-      l.wall_time_s /= k;
-      for (const key of ["ttft_ms", "itl_ms", "tpot_ms", "e2e_ms", "e2e_stream_ms"] as const) {
-        const stats = l[key] as unknown as Record<string, number | null>;
-        for (const [name, v] of Object.entries(stats)) if (name !== "n" && v !== null) stats[name] = v / k;
-      }
-    }
-  }
+  if (over.scale !== undefined) for (const l of d.levels) fasterBy(l, over.scale);
   return d;
 }
 

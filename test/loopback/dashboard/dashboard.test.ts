@@ -9,6 +9,7 @@ import { type Browser, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type LocalService, startService } from "../../../scripts/local-service.ts";
 import type { ResultDocument } from "../../../src/schema/v1.ts";
+import { fasterBy } from "../../helpers/scale.ts";
 
 const ROOT = resolve(import.meta.dirname, "../../..");
 const OUT = resolve(ROOT, "test-output");
@@ -40,15 +41,7 @@ function doc(i: number, scale: number, branch = "main"): ResultDocument {
     engine_flags: null,
     model: "mock-model",
   };
-  // a server `scale` times as fast: rates up, times down, so the figures still fit their counts
-  for (const l of d.levels) {
-    for (const key of ["output_tok_s", "total_tok_s", "req_s", "goodput_req_s"] as const) l[key] *= scale;
-    l.wall_time_s /= scale;
-    for (const key of ["ttft_ms", "itl_ms", "tpot_ms", "e2e_ms", "e2e_stream_ms"] as const) {
-      const stats = l[key] as unknown as Record<string, number | null>;
-      for (const [name, v] of Object.entries(stats)) if (name !== "n" && v !== null) stats[name] = v / scale;
-    }
-  }
+  for (const l of d.levels) fasterBy(l, scale);
   d.requests = null;
   return d;
 }
