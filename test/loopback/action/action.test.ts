@@ -16,6 +16,10 @@ const ROOT = resolve(import.meta.dirname, "../../..");
 const NODE = node24();
 const NODE24 = NODE !== process.execPath;
 
+/** Each call is its own workflow run unless a test names one: the service takes (run id, attempt,
+ * testbed, shard) as an upload's identity and refuses a second, different document for it. */
+let nextRunId = 4242;
+
 /** dist/index.js as a runner runs it, with the runner variables every test here shares. */
 async function runAction(
   inputs: Record<string, string>,
@@ -23,11 +27,12 @@ async function runAction(
   payload: unknown,
   opts: { env?: Record<string, string>; workspace?: string } = {},
 ) {
+  const runId = github.GITHUB_RUN_ID ?? String(nextRunId++);
   const r = await runActionBundle(
     inputs,
     {
       GITHUB_SERVER_URL: "https://github.example",
-      GITHUB_RUN_ID: "4242",
+      GITHUB_RUN_ID: runId,
       GITHUB_RUN_ATTEMPT: "1",
       RUNNER_NAME: "gpu-runner-1",
       RUNNER_OS: "Linux",
@@ -36,7 +41,7 @@ async function runAction(
     payload,
     { env: opts.env ?? {}, ...(opts.workspace ? { workspace: opts.workspace } : {}) },
   );
-  return { ...r, stdout: r.log };
+  return { ...r, stdout: r.log, runId };
 }
 
 describe(`the Action (dist/index.js under node ${NODE24 ? "24 from npm" : process.version})`, () => {
@@ -116,7 +121,7 @@ describe(`the Action (dist/index.js under node ${NODE24 ? "24 from npm" : proces
     expect(doc.git).toMatchObject({
       sha: "1111111111111111111111111111111111111111",
       branch: "main",
-      workflow_run_id: "4242",
+      workflow_run_id: r.runId,
       run_attempt: 1,
       pr_number: null,
     });
@@ -154,7 +159,7 @@ describe(`the Action (dist/index.js under node ${NODE24 ? "24 from npm" : proces
     expect(gh.comments[0]!.body.startsWith(stickyMarker("ci-mock", "closed 1,2"))).toBe(true);
     expect(gh.comments[0]!.body).toMatch(/against the last \d run\(s\) of <code>main<\/code>/);
     expect(gh.comments[0]!.body).toContain("per level: baseline → head");
-    expect(gh.comments[0]!.body).toContain("https://github.example/acme/infer/actions/runs/4242");
+    expect(gh.comments[0]!.body).toContain(`https://github.example/acme/infer/actions/runs/${r1.runId}`);
     const r2 = await runAction(base(), prEnv(), prPayload());
     expect(r2.code, r2.stdout).toBe(0);
     expect(gh.comments).toHaveLength(1);
@@ -398,7 +403,9 @@ describe(`the Action (dist/index.js under node ${NODE24 ? "24 from npm" : proces
       "level-slot-s": "3",
     });
     const before = gh.requests.length;
-    const [s1, s2] = await Promise.all([1, 2].map((i) => runAction(shardInputs(i), ghEnv(), {})));
+    // one workflow run: the shard jobs and the merge job share its id
+    const matrixRun = ghEnv({ GITHUB_RUN_ID: "9090" });
+    const [s1, s2] = await Promise.all([1, 2].map((i) => runAction(shardInputs(i), matrixRun, {})));
     for (const s of [s1!, s2!]) {
       expect(s.code, s.stdout).toBe(0);
       expect(s.stdout).toMatch(/::notice::shard [12]\/2: results kept in .* for the merge job/);
@@ -419,7 +426,7 @@ describe(`the Action (dist/index.js under node ${NODE24 ? "24 from npm" : proces
         "api-token": apiToken,
         testbed: "ci-mock",
       },
-      ghEnv(),
+      matrixRun,
       {},
       { workspace: mergeWorkspace },
     );
