@@ -2201,14 +2201,14 @@ var require_request = __commonJS({
       if (headerName === void 0 && (headerName = key.toLowerCase(), headerNameLowerCasedRecord[headerName] === void 0 && !isValidHTTPToken(headerName)))
         throw new InvalidArgumentError("invalid header key");
       if (Array.isArray(val)) {
-        let arr2 = [];
+        let arr = [];
         for (let i = 0; i < val.length; i++)
           if (typeof val[i] == "string") {
             if (!isValidHeaderValue(val[i]))
               throw new InvalidArgumentError(`invalid ${key} header`);
-            arr2.push(val[i]);
+            arr.push(val[i]);
           } else if (val[i] === null)
-            arr2.push("");
+            arr.push("");
           else {
             if (typeof val[i] == "object")
               throw new InvalidArgumentError(`invalid ${key} header`);
@@ -2216,10 +2216,10 @@ var require_request = __commonJS({
               let str2 = `${val[i]}`;
               if (!isValidHeaderValue(str2))
                 throw new InvalidArgumentError(`invalid ${key} header`);
-              arr2.push(str2);
+              arr.push(str2);
             }
           }
-        val = arr2;
+        val = arr;
       } else if (typeof val == "string") {
         if (!isValidHeaderValue(val))
           throw new InvalidArgumentError(`invalid ${key} header`);
@@ -17481,8 +17481,8 @@ var require_util5 = __commonJS({
         if (byte < 48 || byte > 57)
           return !1;
       }
-      let num4 = Number.parseInt(value, 10);
-      return num4 >= 8 && num4 <= 15;
+      let num3 = Number.parseInt(value, 10);
+      return num3 >= 8 && num3 <= 15;
     }
     function getURLRecord(url3, baseURL) {
       let urlRecord;
@@ -18946,10 +18946,10 @@ ${value}`, this.dataLineCount++;
           offset -= remaining, chunkIndex++, pos = 0;
         }
       }
-      discardLeadingBytes(count2) {
-        for (; count2 > 0 && this.lineChunkIndex < this.chunks.length; ) {
+      discardLeadingBytes(count3) {
+        for (; count3 > 0 && this.lineChunkIndex < this.chunks.length; ) {
           let remaining = this.chunks[this.lineChunkIndex].length - this.linePos;
-          count2 < remaining ? (this.linePos += count2, count2 = 0) : (count2 -= remaining, this.lineChunkIndex++, this.linePos = 0);
+          count3 < remaining ? (this.linePos += count3, count3 = 0) : (count3 -= remaining, this.lineChunkIndex++, this.linePos = 0);
         }
         this.chunkIndex = this.lineChunkIndex, this.pos = this.linePos, this.dropConsumedChunks();
       }
@@ -22318,10 +22318,10 @@ function codePointLength(str2) {
   let units = str2.length;
   if (!highSurrogate.test(str2))
     return units;
-  let count2 = units;
+  let count3 = units;
   for (let i = 0; i < units - 1; i++)
-    (str2.charCodeAt(i) & 64512) === 55296 && (str2.charCodeAt(i + 1) & 64512) === 56320 && (count2--, i++);
-  return count2;
+    (str2.charCodeAt(i) & 64512) === 55296 && (str2.charCodeAt(i + 1) & 64512) === 56320 && (count3--, i++);
+  return count3;
 }
 function getLengthableOrigin(input2) {
   return Array.isArray(input2) ? "array" : typeof input2 == "string" ? "string" : "unknown";
@@ -25320,8 +25320,8 @@ function az_default() {
 }
 
 // node_modules/zod/v4/locales/be.js
-function getBelarusianPlural(count2, one, few, many) {
-  let absCount = Math.abs(count2), lastDigit = absCount % 10, lastTwoDigits = absCount % 100;
+function getBelarusianPlural(count3, one, few, many) {
+  let absCount = Math.abs(count3), lastDigit = absCount % 10, lastTwoDigits = absCount % 100;
   return lastTwoDigits >= 11 && lastTwoDigits <= 19 ? many : lastDigit === 1 ? one : lastDigit >= 2 && lastDigit <= 4 ? few : many;
 }
 var error3 = () => {
@@ -27419,8 +27419,8 @@ function hu_default() {
 }
 
 // node_modules/zod/v4/locales/hy.js
-function getArmenianPlural(count2, one, many) {
-  return Math.abs(count2) === 1 ? one : many;
+function getArmenianPlural(count3, one, many) {
+  return Math.abs(count3) === 1 ? one : many;
 }
 function withDefiniteArticle(word) {
   if (!word)
@@ -29625,8 +29625,8 @@ function ro_default() {
 }
 
 // node_modules/zod/v4/locales/ru.js
-function getRussianPlural(count2, one, few, many) {
-  let absCount = Math.abs(count2), lastDigit = absCount % 10, lastTwoDigits = absCount % 100;
+function getRussianPlural(count3, one, few, many) {
+  let absCount = Math.abs(count3), lastDigit = absCount % 10, lastTwoDigits = absCount % 100;
   return lastTwoDigits >= 11 && lastTwoDigits <= 19 ? many : lastDigit === 1 ? one : lastDigit >= 2 && lastDigit <= 4 ? few : many;
 }
 var error46 = () => {
@@ -39640,25 +39640,25 @@ var withoutBom = (text2) => text2.charCodeAt(0) === 65279 ? text2.slice(1) : tex
 function parseDataset(input2, name, sha256 = createHash2("sha256").update(input2).digest("hex")) {
   let text2 = withoutBom(input2), notices = [], trimmed = text2.trimStart(), entries, lines;
   if (trimmed.startsWith("[")) {
-    let arr2;
+    let arr;
     try {
-      arr2 = JSON.parse(text2);
+      arr = JSON.parse(text2);
     } catch {
       throw new DatasetError(`${name}: starts with "[" but is not valid JSON (ShareGPT layout expected)`);
     }
-    if (!Array.isArray(arr2))
+    if (!Array.isArray(arr))
       throw new DatasetError(`${name}: is JSON but not an array (ShareGPT layout expected)`);
     entries = [];
     let noHuman = [];
-    for (let [i, c] of arr2.entries()) {
+    for (let [i, c] of arr.entries()) {
       let conv = c?.conversations;
       if (!Array.isArray(conv)) throw new DatasetError(`${name}: item ${i} has no "conversations" array`);
       let human = conv.find((t) => t?.from === "human" && typeof t.value == "string" && t.value !== "");
       human?.value ? entries.push({ prompt: human.value, messages: null, outputTokens: null }) : noHuman.push(i);
     }
     noHuman.length > 0 && notices.push(
-      `${name}: ${noHuman.length} of ${arr2.length} conversations have no human turn to use as the prompt (item${noHuman.length > 1 ? "s" : ""} ${noHuman.slice(0, 5).join(", ")}${noHuman.length > 5 ? ", ..." : ""}): they are skipped`
-    ), lines = arr2.length;
+      `${name}: ${noHuman.length} of ${arr.length} conversations have no human turn to use as the prompt (item${noHuman.length > 1 ? "s" : ""} ${noHuman.slice(0, 5).join(", ")}${noHuman.length > 5 ? ", ..." : ""}): they are skipped`
+    ), lines = arr.length;
   } else {
     let raw = text2.split(`
 `);
@@ -39964,15 +39964,15 @@ async function runOpenLoop(client, makeSpec, opts) {
   let origin = client.cfg.originMs, drain = Number.isFinite(lastEnd) ? Math.max(0, lastEnd - (lastIntended - origin)) / 1e3 : null;
   return { records: records2, droppedArrivals: dropped, drainTimeS: drain, lastIntendedMs: lastIntended - origin };
 }
-async function runWarmup(client, makeSpec, count2, concurrency) {
-  if (count2 <= 0) return [];
+async function runWarmup(client, makeSpec, count3, concurrency) {
+  if (count3 <= 0) return [];
   let out = [], next = 0, user = async () => {
-    for (; next < count2; ) {
+    for (; next < count3; ) {
       let i = next++;
       out.push(await client.stream(makeSpec(i, !0, null)));
     }
   };
-  return await Promise.all(Array.from({ length: Math.max(1, Math.min(concurrency, count2)) }, user)), out;
+  return await Promise.all(Array.from({ length: Math.max(1, Math.min(concurrency, count3)) }, user)), out;
 }
 
 // src/core/load/self-check.ts
@@ -40412,8 +40412,8 @@ function pick2(samples, names) {
 }
 function queueHistogram(samples) {
   for (let n of METRIC_NAMES.queueTimeSeconds) {
-    let sum = pick2(samples, [`${n}_sum`]), count2 = pick2(samples, [`${n}_count`]);
-    if (sum !== null && count2 !== null) return { sum, count: count2 };
+    let sum = pick2(samples, [`${n}_sum`]), count3 = pick2(samples, [`${n}_count`]);
+    if (sum !== null && count3 !== null) return { sum, count: count3 };
   }
   return null;
 }
@@ -41071,34 +41071,147 @@ function compareMarkdown(rows) {
 `);
 }
 
-// src/core/tools/interop.ts
+// src/core/tools/export.ts
+var ExportError = class extends TokenbenchError {
+  constructor(message) {
+    super("export_empty", message);
+  }
+};
+function exportable(doc, source) {
+  if (doc.kind === "sweep" && doc.levels.length === 0)
+    throw new ExportError(
+      `${source}: levels is empty: the document holds no finished level (a run stopped before its first level ended?), so there is nothing to export`
+    );
+  let points = documentPoints(doc).filter(
+    (p) => MEASURE_BY_NAME.has(p.measure) && Number.isFinite(p.value)
+  );
+  if (points.length === 0)
+    throw new ExportError(
+      `${source}: no level has a measured value (every request failed?), so there is nothing to export`
+    );
+  return points;
+}
+function exportGab(doc, source = "the document") {
+  let smaller = [], bigger = [];
+  for (let p of exportable(doc, source)) {
+    let def = MEASURE_BY_NAME.get(p.measure), e = {
+      name: `${p.benchmark} ${p.measure}`,
+      unit: def.unit,
+      value: p.value,
+      extra: `${doc.target.model} (${doc.tool.name} ${doc.tool.version})`
+    };
+    (def.direction === "lower" ? smaller : bigger).push(e);
+  }
+  return { smaller, bigger };
+}
+function exportBencher(doc, source = "the document") {
+  let out = {};
+  for (let p of exportable(doc, source)) {
+    let bench = out[p.benchmark] ?? {};
+    bench[p.measure.replace(/_/g, "-")] = { value: p.value }, out[p.benchmark] = bench;
+  }
+  return out;
+}
+
+// src/schema/upload.ts
+var MAX_FUTURE_SKEW_MS = 600 * 1e3, SLACK = 1.01;
+function impossibleFigures(levels) {
+  let out = [], wallBound = (what, value, count3, wallS, i, unit) => {
+    value * wallS <= count3 * SLACK + 1 || out.push({
+      code: "figure_impossible",
+      path: `levels[${i}].${what}`,
+      message: `${value} ${unit} over a wall time of ${wallS} s is more than the level's ${count3} counted (${what} \u2264 count \xF7 wall_time_s)`
+    });
+  };
+  return levels.forEach((l, i) => {
+    let wall = l.wall_time_s;
+    wallBound("output_tok_s", l.output_tok_s, l.completion_tokens_total, wall, i, "tok/s"), wallBound(
+      "total_tok_s",
+      l.total_tok_s,
+      l.prompt_tokens_total + l.completion_tokens_total,
+      wall,
+      i,
+      "tok/s"
+    ), wallBound("req_s", l.req_s, l.ok, wall, i, "req/s"), l.goodput_req_s > l.req_s * SLACK + 1e-9 && out.push({
+      code: "figure_impossible",
+      path: `levels[${i}].goodput_req_s`,
+      message: `goodput ${l.goodput_req_s} req/s is more than the level's ${l.req_s} req/s`
+    });
+    let maxMs = wall * 1e3 * SLACK + 1;
+    for (let key of ["ttft_ms", "itl_ms", "tpot_ms", "e2e_ms", "e2e_stream_ms"]) {
+      let s = l[key];
+      for (let [stat, v] of Object.entries(s))
+        stat !== "n" && typeof v == "number" && v > maxMs && out.push({
+          code: "figure_impossible",
+          path: `levels[${i}].${key}.${stat}`,
+          message: `${v} ms is longer than the level's wall time of ${wall} s: every measured request lies inside it`
+        });
+    }
+  }), out;
+}
+
+// src/core/tools/import-vllm.ts
 var ImportError = class extends TokenbenchError {
   constructor(message) {
     super("import_invalid", message);
   }
-}, num3 = (v) => typeof v == "number" && Number.isFinite(v) ? v : null, arr = (v) => Array.isArray(v) && v.every((x) => typeof x == "number") ? v : null;
-function fromSummary(v, key, n) {
-  let mean2 = num3(v[`mean_${key}_ms`]);
+};
+function shown(x) {
+  if (x === void 0) return "nothing";
+  let s = JSON.stringify(x) ?? String(x), cut = s.length > 40 ? `${s.slice(0, 40)}\u2026` : s;
+  return typeof x == "string" ? `${cut} (a string)` : cut;
+}
+var nonNegative = (x) => x >= 0, count2 = (x) => Number.isInteger(x) && x >= 0;
+function fieldsOf(v, source) {
+  let fail = (field, want, got) => {
+    throw new ImportError(`${source}: ${field} must be ${want}, found ${shown(got)}`);
+  }, value = (field, want, ok) => {
+    let x = v[field];
+    return x == null ? null : typeof x == "number" && Number.isFinite(x) && ok(x) ? x : fail(field, want, x);
+  }, required2 = (field, want, ok) => value(field, want, ok) ?? fail(field, want, v[field]), series = (field, want, ok, at = v[field]) => at == null ? null : Array.isArray(at) ? (at.forEach((x, i) => {
+    (typeof x != "number" || !Number.isFinite(x) || !ok(x)) && fail(`${field}[${i}]`, want, x);
+  }), at) : fail(field, `an array of ${want}`, at);
+  return { fail, value, required: required2, series, nested: (field, want) => {
+    let at = v[field];
+    return at == null ? null : Array.isArray(at) ? at.map((row, i) => series(`${field}[${i}]`, want, nonNegative, row) ?? []) : fail(field, `an array of arrays of ${want}`, at);
+  } };
+}
+function fromSummary(f2, key, n) {
+  let ms2 = (name) => f2.value(name, "a number of milliseconds \u2265 0", nonNegative), mean2 = ms2(`mean_${key}_ms`);
   return {
     n: mean2 === null ? 0 : n,
     mean: mean2,
     min: null,
     max: null,
-    p50: num3(v[`median_${key}_ms`]) ?? num3(v[`p50_${key}_ms`]),
-    p90: num3(v[`p90_${key}_ms`]),
-    p95: num3(v[`p95_${key}_ms`]),
-    p99: num3(v[`p99_${key}_ms`])
+    p50: ms2(`median_${key}_ms`) ?? ms2(`p50_${key}_ms`),
+    p90: ms2(`p90_${key}_ms`),
+    p95: ms2(`p95_${key}_ms`),
+    p99: ms2(`p99_${key}_ms`)
   };
 }
 function importVllm(raw, source = "vllm bench serve") {
   if (raw === null || typeof raw != "object" || Array.isArray(raw))
     throw new ImportError("not a JSON object");
-  let v = raw, completed = num3(v.completed), duration3 = num3(v.duration);
-  if (completed === null || duration3 === null || num3(v.output_throughput) === null)
+  let v = raw;
+  if (v.completed === void 0 && v.duration === void 0 && v.output_throughput === void 0)
     throw new ImportError(
-      "not a vLLM bench serve result: completed, duration and output_throughput are required"
+      `${source}: not a vLLM bench serve result: completed, duration and output_throughput are required`
     );
-  let numPrompts = num3(v.num_prompts) ?? completed, maxConc = num3(v.max_concurrency), rateRaw = v.request_rate, rate = typeof rateRaw == "number" && Number.isFinite(rateRaw) ? rateRaw : null, mode = maxConc !== null || rate === null ? "closed" : "open", level = mode === "closed" ? maxConc ?? numPrompts : rate, ttfts = arr(v.ttfts), itls = Array.isArray(v.itls) ? v.itls.map((x) => arr(x) ?? []) : null, outLens = arr(v.output_lens), inLens = arr(v.input_lens), detailed = ttfts !== null && itls !== null && outLens !== null && ttfts.length === itls.length, ttft, itl, tpot, e2e, decode3, notes = [
+  let f2 = fieldsOf(v, source), completed = f2.required("completed", "a count of requests (an integer \u2265 0)", count2), duration3 = f2.required("duration", "a number of seconds above 0", (x) => x > 0), outputThroughput = f2.required("output_throughput", "a number of tok/s \u2265 0", nonNegative), numPrompts = f2.value("num_prompts", "a count of requests (an integer \u2265 0)", count2) ?? completed;
+  numPrompts < completed && f2.fail("num_prompts", `at least completed (${completed})`, numPrompts);
+  let maxConc = f2.value("max_concurrency", "an integer \u2265 1", (x) => Number.isInteger(x) && x >= 1), rate = v.request_rate === "inf" ? null : f2.value("request_rate", 'a number of req/s above 0 or "inf"', (x) => x > 0), mode = maxConc !== null || rate === null ? "closed" : "open", level = mode === "closed" ? maxConc ?? numPrompts : rate, ttfts = f2.series("ttfts", "a number of seconds \u2265 0", nonNegative), itls = f2.nested("itls", "numbers of seconds \u2265 0"), outLens = f2.series("output_lens", "a count of tokens (an integer \u2265 0)", count2), inLens = f2.series("input_lens", "a count of tokens (an integer \u2265 0)", count2), given = { ttfts, itls, output_lens: outLens }, present = Object.entries(given).filter(([, a]) => a !== null);
+  if (present.length > 0 && present.length < 3)
+    throw new ImportError(
+      `${source}: the per-request arrays of --save-detailed come together: ${present.map(([k]) => k).join(", ")} given without ${Object.keys(
+        given
+      ).filter((k) => !present.some(([p]) => p === k)).join(", ")}`
+    );
+  for (let [k, a] of [...present, ["input_lens", inLens]])
+    if (a !== null && ttfts !== null && a.length !== ttfts.length)
+      throw new ImportError(
+        `${source}: ${k} has ${a.length} entries, ttfts ${ttfts.length}: one per request each`
+      );
+  let detailed = ttfts !== null && itls !== null && outLens !== null, ttft, itl, tpot, e2e, decode3, notes = [
     `imported from ${source}${typeof v.backend == "string" ? ` (backend ${v.backend})` : ""}${typeof v.date == "string" ? `, ${v.date}` : ""}`
   ];
   if (detailed) {
@@ -41109,10 +41222,10 @@ function importVllm(raw, source = "vllm bench serve") {
       ok.filter((r) => r.out > 1 && r.itl.reduce((a, b) => a + b, 0) > 0).map((r) => (r.out - 1) / r.itl.reduce((a, b) => a + b, 0))
     ), notes.push("latency statistics recomputed by tokenbench from the per-request arrays (--save-detailed)");
   } else
-    ttft = fromSummary(v, "ttft", completed), itl = fromSummary(v, "itl", completed), tpot = fromSummary(v, "tpot", completed), e2e = fromSummary(v, "e2el", completed), decode3 = summarize([]), notes.push(
+    ttft = fromSummary(f2, "ttft", completed), itl = fromSummary(f2, "itl", completed), tpot = fromSummary(f2, "tpot", completed), e2e = fromSummary(f2, "e2el", completed), decode3 = summarize([]), notes.push(
       "latency statistics as vLLM summarized them (median -> p50; percentiles vLLM did not save are null)"
     );
-  let totalIn = num3(v.total_input_tokens) ?? 0, totalOut = num3(v.total_output_tokens) ?? 0, errors = Math.max(0, numPrompts - completed), none = { p50: null, p99: null, max: null }, lvl = {
+  let tokens = (field) => f2.value(field, "a count of tokens (an integer \u2265 0)", count2) ?? 0, rateOf = (field) => f2.value(field, "a rate \u2265 0", nonNegative), totalIn = tokens("total_input_tokens"), totalOut = tokens("total_output_tokens"), errors = Math.max(0, numPrompts - completed), none = { p50: null, p99: null, max: null }, lvl = {
     level,
     mode,
     concurrency: mode === "closed" ? level : null,
@@ -41133,12 +41246,12 @@ function importVllm(raw, source = "vllm bench serve") {
     decode_tok_s: decode3,
     tokens_per_chunk: summarize([]),
     usage_chunk_mismatches: 0,
-    output_tok_s: num3(v.output_throughput),
-    total_tok_s: num3(v.total_token_throughput) ?? (totalIn + totalOut) / duration3,
-    req_s: num3(v.request_throughput) ?? completed / duration3,
-    goodput_req_s: num3(v.request_goodput) ?? num3(v.request_throughput) ?? completed / duration3,
+    output_tok_s: outputThroughput,
+    total_tok_s: rateOf("total_token_throughput") ?? (totalIn + totalOut) / duration3,
+    req_s: rateOf("request_throughput") ?? completed / duration3,
+    goodput_req_s: rateOf("request_goodput") ?? rateOf("request_throughput") ?? completed / duration3,
     slo_pass_pct: null,
-    peak_in_flight: num3(v.max_concurrent_requests) ?? 0,
+    peak_in_flight: f2.value("max_concurrent_requests", "a count (an integer \u2265 0)", count2) ?? 0,
     open_loop: null,
     client: {
       event_loop_delay_ms: none,
@@ -41148,7 +41261,12 @@ function importVllm(raw, source = "vllm bench serve") {
       bottleneck_warning: null
     },
     notices: notes
-  }, meanIn = inLens?.length ? Math.round(inLens.reduce((a, b) => a + b, 0) / inLens.length) : Math.max(1, Math.round(totalIn / Math.max(1, completed))), maxOut = outLens?.length ? Math.max(...outLens) : Math.max(1, Math.round(totalOut / Math.max(1, completed))), created = typeof v.date == "string" && /^\d{8}-\d{6}$/.test(v.date) ? `${v.date.slice(0, 4)}-${v.date.slice(4, 6)}-${v.date.slice(6, 8)}T${v.date.slice(9, 11)}:${v.date.slice(11, 13)}:${v.date.slice(13, 15)}Z` : (/* @__PURE__ */ new Date()).toISOString();
+  }, impossible = impossibleFigures([lvl]);
+  if (impossible.length > 0)
+    throw new ImportError(
+      `${source}: figures that cannot be true: ${impossible.map((i) => i.message).join("; ")}`
+    );
+  let meanIn = inLens?.length ? Math.round(inLens.reduce((a, b) => a + b, 0) / inLens.length) : Math.max(1, Math.round(totalIn / Math.max(1, completed))), maxOut = outLens?.length ? Math.max(...outLens) : Math.max(1, Math.round(totalOut / Math.max(1, completed))), burstiness = f2.value("burstiness", "a number above 0", (x) => x > 0) ?? 1, created = typeof v.date == "string" && /^\d{8}-\d{6}$/.test(v.date) ? `${v.date.slice(0, 4)}-${v.date.slice(4, 6)}-${v.date.slice(6, 8)}T${v.date.slice(9, 11)}:${v.date.slice(11, 13)}:${v.date.slice(13, 15)}Z` : (/* @__PURE__ */ new Date()).toISOString();
   return {
     schema_version: SCHEMA_VERSION,
     kind: "sweep",
@@ -41186,8 +41304,8 @@ function importVllm(raw, source = "vllm bench serve") {
       prompts: "sample",
       ignore_eos: !1,
       seed: 0,
-      arrival: num3(v.burstiness) !== null && num3(v.burstiness) !== 1 ? "gamma" : "poisson",
-      burstiness: num3(v.burstiness) ?? 1,
+      arrival: burstiness !== 1 ? "gamma" : "poisson",
+      burstiness,
       max_in_flight: maxConc,
       timeout_s: 300,
       slo: { ttft_ms: null, tpot_ms: null, e2e_ms: null },
@@ -41199,30 +41317,6 @@ function importVllm(raw, source = "vllm bench serve") {
     requests: null,
     complete: !0
   };
-}
-function exportGab(doc) {
-  let smaller = [], bigger = [];
-  for (let p of documentPoints(doc)) {
-    let def = MEASURE_BY_NAME.get(p.measure);
-    if (!def) continue;
-    let e = {
-      name: `${p.benchmark} ${p.measure}`,
-      unit: def.unit,
-      value: p.value,
-      extra: `${doc.target.model} (${doc.tool.name} ${doc.tool.version})`
-    };
-    (def.direction === "lower" ? smaller : bigger).push(e);
-  }
-  return { smaller, bigger };
-}
-function exportBencher(doc) {
-  let out = {};
-  for (let p of documentPoints(doc)) {
-    if (!MEASURE_BY_NAME.has(p.measure)) continue;
-    let bench = out[p.benchmark] ?? {};
-    bench[p.measure.replace(/_/g, "-")] = { value: p.value }, out[p.benchmark] = bench;
-  }
-  return out;
 }
 function importVllmMany(results) {
   if (results.length === 0) throw new ImportError("no vLLM result given");
@@ -41241,14 +41335,27 @@ function importVllmMany(results) {
   let levels = docs.flatMap((d) => d.doc.levels).sort((a, b) => a.level - b.level);
   return { ...first, config: { ...first.config, levels: levels.map((l) => l.level) }, levels };
 }
-function vllmResultsIn(text2, name) {
+function pythonJson(text2) {
   try {
-    return [{ raw: JSON.parse(text2), source: `vllm bench serve (${name})` }];
+    return JSON.parse(text2);
+  } catch (err) {
+    let patched = text2.replace(/("(?:[^"\\]|\\.)*")|-?\b(?:NaN|Infinity)\b/g, (_m, str2) => str2 ?? "null");
+    if (patched === text2) throw err;
+    return JSON.parse(patched);
+  }
+}
+function vllmResultsIn(text2, name) {
+  if (text2.trim() === "")
+    throw new ImportError(
+      `${name}: the file is empty (expected the JSON that vllm bench serve --save-result writes)`
+    );
+  try {
+    return [{ raw: pythonJson(text2), source: `vllm bench serve (${name})` }];
   } catch {
     return text2.split(`
 `).map((line, i) => ({ line, i })).filter(({ line }) => line.trim() !== "").map(({ line, i }) => {
       try {
-        return { raw: JSON.parse(line), source: `vllm bench serve (${name} line ${i + 1})` };
+        return { raw: pythonJson(line), source: `vllm bench serve (${name} line ${i + 1})` };
       } catch {
         throw new ImportError(`${name}: line ${i + 1} is not JSON (one result object per line expected)`);
       }
@@ -41518,7 +41625,7 @@ async function importCommand(argv) {
     });
     doc = parseResultDocument(importVllmMany(results));
   } catch (err) {
-    throw err instanceof ImportError || err instanceof SyntaxError ? new UsageError(err.message) : err;
+    throw err instanceof SyntaxError ? new ImportError(err.message) : err;
   }
   let out = v.out ?? `${files[0].replace(/\.jsonl?$/i, "")}.tokenbench.json`;
   return mkdirSync3(dirname2(out), { recursive: !0 }), writeFileSync3(out, `${JSON.stringify(doc, null, 1)}
@@ -41539,14 +41646,14 @@ async function exportCommand(argv) {
   if (kind !== "gab" && kind !== "bencher") throw new UsageError(`usage: ${usage}`);
   let doc = loadDoc(file2, "results file");
   if (kind === "bencher") {
-    let text2 = `${JSON.stringify(exportBencher(doc), null, 1)}
+    let text2 = `${JSON.stringify(exportBencher(doc, file2), null, 1)}
 `;
     return p.values.out ? (mkdirSync3(dirname2(p.values.out), { recursive: !0 }), writeFileSync3(p.values.out, text2), process.stderr.write(`wrote ${p.values.out}
 `)) : process.stdout.write(text2), 0;
   }
   let dir = p.values.outDir ?? dirname2(file2);
   mkdirSync3(dir, { recursive: !0 });
-  let { smaller, bigger } = exportGab(doc);
+  let { smaller, bigger } = exportGab(doc, file2);
   return writeFileSync3(join3(dir, "customSmallerIsBetter.json"), `${JSON.stringify(smaller, null, 1)}
 `), writeFileSync3(join3(dir, "customBiggerIsBetter.json"), `${JSON.stringify(bigger, null, 1)}
 `), process.stderr.write(

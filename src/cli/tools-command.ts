@@ -6,13 +6,8 @@ import { writePlots } from "../core/results/plots.ts";
 import { markdownReport, markdownTable } from "../core/results/report.ts";
 import { CLI_OUTPUT, GATING, TOOLS } from "../core/settings/table.ts";
 import { compareDocuments, compareMarkdown } from "../core/tools/compare.ts";
-import {
-  exportBencher,
-  exportGab,
-  ImportError,
-  importVllmMany,
-  vllmResultsIn,
-} from "../core/tools/interop.ts";
+import { exportBencher, exportGab } from "../core/tools/export.ts";
+import { ImportError, importVllmMany, vllmResultsIn } from "../core/tools/import-vllm.ts";
 import { mergeShards } from "../core/tools/merge.ts";
 import { UsageError } from "../schema/errors.ts";
 import { parseResultDocument, type ResultDocument } from "../schema/v1.ts";
@@ -168,8 +163,7 @@ export async function importCommand(argv: string[]): Promise<number> {
     });
     doc = parseResultDocument(importVllmMany(results));
   } catch (err) {
-    if (err instanceof ImportError || err instanceof SyntaxError)
-      throw new UsageError((err as Error).message);
+    if (err instanceof SyntaxError) throw new ImportError(err.message);
     throw err;
   }
   const out = v.out ?? `${files[0]!.replace(/\.jsonl?$/i, "")}.tokenbench.json`;
@@ -194,7 +188,7 @@ export async function exportCommand(argv: string[]): Promise<number> {
   if (kind !== "gab" && kind !== "bencher") throw new UsageError(`usage: ${usage}`);
   const doc = loadDoc(file, "results file");
   if (kind === "bencher") {
-    const text = `${JSON.stringify(exportBencher(doc), null, 1)}\n`;
+    const text = `${JSON.stringify(exportBencher(doc, file!), null, 1)}\n`;
     if (p.values.out) {
       mkdirSync(dirname(p.values.out), { recursive: true });
       writeFileSync(p.values.out, text);
@@ -204,7 +198,7 @@ export async function exportCommand(argv: string[]): Promise<number> {
   }
   const dir = p.values.outDir ?? dirname(file!);
   mkdirSync(dir, { recursive: true });
-  const { smaller, bigger } = exportGab(doc);
+  const { smaller, bigger } = exportGab(doc, file!);
   writeFileSync(join(dir, "customSmallerIsBetter.json"), `${JSON.stringify(smaller, null, 1)}\n`);
   writeFileSync(join(dir, "customBiggerIsBetter.json"), `${JSON.stringify(bigger, null, 1)}\n`);
   process.stderr.write(

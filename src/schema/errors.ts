@@ -51,7 +51,15 @@ export const RUN_ERRORS = {
   },
   dataset_invalid: { exit: 1, meaning: "`--dataset` cannot be read or a line of it is not a request" },
   trace_invalid: { exit: 1, meaning: "`--trace` cannot be read or a line of it is not a trace row" },
-  import_invalid: { exit: 1, meaning: "`tokenbench import` was given a file that is not what it says" },
+  import_invalid: {
+    exit: 1,
+    meaning:
+      "`tokenbench import` was given a file that is not what it says, or a field whose value cannot be true (the message names the file and field)",
+  },
+  export_empty: {
+    exit: 1,
+    meaning: "`tokenbench export` was given a document with no finished level or no measured value",
+  },
   merge_refused: {
     exit: 1,
     meaning:

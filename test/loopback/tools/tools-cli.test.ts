@@ -152,7 +152,11 @@ describe("compare, import, export from the CLI", () => {
     expect(e.code).toBe(0);
     const bigger = JSON.parse(readFileSync(join(tmp, "gab", "customBiggerIsBetter.json"), "utf8"));
     expect(bigger.find((x: { name: string }) => x.name === "closed c=4 output_tok_s")).toBeTruthy();
-    expect((await runCli(["import", "vllm", "package.json"])).code).toBe(2);
+    const notVllm = await runCli(["import", "vllm", "package.json"]);
+    expect(notVllm.code).toBe(1);
+    expect(notVllm.stderr).toMatch(
+      /error \[import_invalid\]: vllm bench serve \(package\.json\): not a vLLM/,
+    );
     // Bencher Metric Format: benchmark -> measure slug -> {value}, the document's own values
     const b = await runCli(["export", "bencher", out]);
     expect(b.code, b.stderr).toBe(0);
@@ -182,12 +186,41 @@ describe("compare, import, export from the CLI", () => {
       "test/fixtures/vllm-bench-serve.json",
       "test/fixtures/vllm-bench-serve.json",
     ]);
-    expect(twice.code).toBe(2);
+    expect(twice.code).toBe(1);
     expect(twice.stderr).toMatch(/level 4 appears in .*vllm-bench-serve\.json\) and in/);
     const open = join(tmp, "open.json");
     writeFileSync(open, JSON.stringify({ ...one, max_concurrency: null, request_rate: 2 }));
     const mixed = await runCli(["import", "vllm", "test/fixtures/vllm-bench-serve.json", open]);
-    expect(mixed.code).toBe(2);
+    expect(mixed.code).toBe(1);
     expect(mixed.stderr).toMatch(/is open loop, .* is closed loop/);
+  });
+
+  it("import and export refuse what would print NaN or Infinity: exit 1, the code, the file and field, nothing written", async () => {
+    const one = JSON.parse(readFileSync("test/fixtures/vllm-bench-serve.json", "utf8"));
+    const zero = join(tmp, "zero-duration.json");
+    writeFileSync(zero, JSON.stringify({ ...one, duration: 0 }));
+    const out = join(tmp, "zero.tokenbench.json");
+    const r = await runCli(["import", "vllm", zero, "--out", out]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(
+      /error \[import_invalid\]: vllm bench serve \(.*zero-duration\.json\): duration must be a number of seconds above 0, found 0/,
+    );
+    expect(existsSync(out)).toBe(false);
+    const empty = join(tmp, "empty.json");
+    writeFileSync(empty, "");
+    const e = await runCli(["import", "vllm", empty]);
+    expect(e.code).toBe(1);
+    expect(e.stderr).toMatch(/empty\.json: the file is empty/);
+    // a run stopped before its first level ended
+    const stopped = join(tmp, "stopped.json");
+    const example = JSON.parse(readFileSync("schema/examples/closed-sweep.json", "utf8"));
+    writeFileSync(stopped, JSON.stringify({ ...example, levels: [], requests: [], complete: false }));
+    for (const kind of ["gab", "bencher"]) {
+      const x = await runCli(["export", kind, stopped, "--out-dir", join(tmp, "stopped-gab")]);
+      expect(x.code, x.stderr).toBe(1);
+      expect(x.stderr).toMatch(/error \[export_empty\]: .*stopped\.json: levels is empty/);
+      expect(x.stdout).not.toMatch(/NaN|Infinity/);
+    }
+    expect(existsSync(join(tmp, "stopped-gab", "customBiggerIsBetter.json"))).toBe(false);
   });
 });
