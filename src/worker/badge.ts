@@ -40,9 +40,9 @@ export function shieldsJson(label: string, message: string, verdict: Verdict | "
   return { schemaVersion: 1, label, message, color: SHIELDS_COLORS[verdict] };
 }
 
-export function sparklineSvg(values: readonly number[], width = 120, height = 24): string {
+export function sparklineSvg(values: readonly number[], width = 120, height = 24, empty = "no data"): string {
   if (values.length === 0) {
-    return `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" role="img" aria-label="no data"><text x="4" y="16" font-family="sans-serif" font-size="11" fill="#9f9f9f">no data</text></svg>`;
+    return `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" role="img" aria-label="${esc(empty)}"><text x="4" y="16" font-family="sans-serif" font-size="11" fill="#9f9f9f">${esc(empty)}</text></svg>`;
   }
   // Honest scale: the axis spans at least 20 % of the mean, so a 0.4 % wobble stays a wobble and
   // only a real move reaches the edges.

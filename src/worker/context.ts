@@ -50,20 +50,6 @@ export function allowed(c: Ctx, repo: string): void {
     throw new ApiError(404, "repository_not_found", `no repository ${repo}`);
 }
 
-/** A numeric query parameter within [min, max] (integers only when `integer`), or its default. */
-function queryNumber(integer: boolean) {
-  const what = integer ? "an integer" : "a number";
-  return (v: string | undefined, def: number, min: number, max: number, name: string): number => {
-    if (v === undefined || v === "") return def;
-    const n = Number(v);
-    if (!(integer ? Number.isInteger(n) : Number.isFinite(n)) || n < min || n > max)
-      throw new ApiError(400, "invalid_query", `${name} must be ${what} in [${min}, ${max}]`);
-    return n;
-  };
-}
-export const intParam = queryNumber(true);
-export const numParam = queryNumber(false);
-
 export function runJson(r: RunRow): RunSummary {
   return {
     id: r.public_id,

@@ -11,7 +11,7 @@ import { Db } from "./db.ts";
 import { ApiError, errorBody } from "./errors.ts";
 import { openApiDocument } from "./openapi.ts";
 import { admin } from "./routes/admin.ts";
-import { badges } from "./routes/badges.ts";
+import { badgeFailure, badges } from "./routes/badges.ts";
 import { compare } from "./routes/compare.ts";
 import { ingest } from "./routes/ingest.ts";
 import { runs } from "./routes/runs.ts";
@@ -27,6 +27,8 @@ app.use("/api/v1/*", cors({ origin: "*", allowMethods: ["GET", "POST", "DELETE",
 app.use("/badge/*", cors({ origin: "*", allowMethods: ["GET"] }));
 
 app.onError((err, c) => {
+  const path = new URL(c.req.url).pathname;
+  if (err instanceof ApiError && path.startsWith("/badge/")) return badgeFailure(path, err);
   if (err instanceof ApiError) return c.json(errorBody(err.code, err.message, err.details), err.status);
   console.error("unhandled", err);
   return c.json(errorBody("internal", "internal error"), 500);

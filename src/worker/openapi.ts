@@ -1,23 +1,8 @@
 /** OpenAPI 3.1 description of the results service, served at /openapi.json. */
+import { QUERIES, queryParameters } from "./query.ts";
+
 export function openApiDocument(origin: string): Record<string, unknown> {
   const err = { $ref: "#/components/schemas/Error" };
-  /** Numeric parameters are typed as numbers, so clients and validators see what is accepted. */
-  const NUMERIC: Record<string, "integer" | "number"> = {
-    limit: "integer",
-    n: "integer",
-    min_points: "integer",
-    min_segment: "integer",
-    threshold_pct: "number",
-    confidence: "number",
-    p_value: "number",
-  };
-  const q = (name: string, description: string, required = false) => ({
-    name,
-    in: "query",
-    required,
-    schema: { type: NUMERIC[name] ?? "string" },
-    description,
-  });
   const path = (name: string) => ({ name, in: "path", required: true, schema: { type: "string" } });
   const errors = {
     "400": { description: "bad request", content: { "application/json": { schema: err } } },
@@ -88,15 +73,7 @@ export function openApiDocument(origin: string): Record<string, unknown> {
       "/api/v1/repos/{owner}/{repo}/runs": {
         get: {
           summary: "List runs, newest first (cursor pagination)",
-          parameters: [
-            path("owner"),
-            path("repo"),
-            q("branch", "branch name"),
-            q("testbed", "name or fingerprint"),
-            q("sha", "commit sha prefix"),
-            q("limit", "1..100"),
-            q("cursor", "next_cursor of the previous page"),
-          ],
+          parameters: [path("owner"), path("repo"), ...queryParameters(QUERIES.runs)],
           responses: { ...ok("runs"), ...errors },
         },
       },
@@ -117,16 +94,7 @@ export function openApiDocument(origin: string): Record<string, unknown> {
       "/api/v1/repos/{owner}/{repo}/series": {
         get: {
           summary: "Points of one benchmark/measure/testbed/branch over time",
-          parameters: [
-            path("owner"),
-            path("repo"),
-            q("benchmark", "e.g. closed c=8", true),
-            q("measure", "e.g. ttft_p95_ms", true),
-            q("testbed", "default: the newest run's testbed"),
-            q("branch", "default main"),
-            q("limit", "1..1000"),
-            q("since", "ISO time"),
-          ],
+          parameters: [path("owner"), path("repo"), ...queryParameters(QUERIES.series)],
           responses: { ...ok("series"), ...errors },
         },
       },
@@ -135,18 +103,7 @@ export function openApiDocument(origin: string): Record<string, unknown> {
           summary: "Head run against the last n runs of the base branch on the same testbed",
           description:
             "Verdict per measure, direction-aware: with >= min_points baseline points, a Student-t prediction interval at `confidence`; with fewer, |delta %| > threshold_pct.",
-          parameters: [
-            path("owner"),
-            path("repo"),
-            q("head", "run id (default: newest)"),
-            q("base_branch", "default: the document's base branch, else main"),
-            q("n", "baseline runs, default 10"),
-            q("threshold_pct", "default 5"),
-            q("confidence", "default 0.95"),
-            q("min_points", "default 5"),
-            q("thresholds", 'rules, e.g. "ttft_p95_ms=+10%, output_tok_s=-5%, *=t-test" (default *=t-test)'),
-            q("fail_on", "regression | warning | never: what sets `failed` (default warning)"),
-          ],
+          parameters: [path("owner"), path("repo"), ...queryParameters(QUERIES.compare)],
           responses: { ...ok("compare"), ...errors },
         },
       },
@@ -155,17 +112,7 @@ export function openApiDocument(origin: string): Record<string, unknown> {
           summary: "Change points of one series (E-divisive means with a Student-t test)",
           description:
             "The series' last `limit` runs, oldest first; a change needs min_segment runs on each side and p < p_value after a Bonferroni correction for the candidate splits.",
-          parameters: [
-            path("owner"),
-            path("repo"),
-            q("benchmark", "required, e.g. closed c=8"),
-            q("measure", "required, e.g. output_tok_s"),
-            q("testbed", "name or fingerprint (default: the newest run's)"),
-            q("branch", "default main"),
-            q("limit", "runs searched, 8 to 200, default 100"),
-            q("min_segment", "default 3"),
-            q("p_value", "default 0.01"),
-          ],
+          parameters: [path("owner"), path("repo"), ...queryParameters(QUERIES.changePoints)],
           responses: { ...ok("change points"), ...errors },
         },
       },
@@ -175,7 +122,12 @@ export function openApiDocument(origin: string): Record<string, unknown> {
           security: [{ bearer: [] }],
           responses: { "201": { description: "token" }, ...errors },
         },
-        get: { summary: "List tokens (no secrets)", security: [{ bearer: [] }], responses: ok("tokens") },
+        get: {
+          summary: "List tokens (no secrets)",
+          security: [{ bearer: [] }],
+          parameters: queryParameters(QUERIES.tokens),
+          responses: ok("tokens"),
+        },
       },
       "/api/v1/admin/tokens/{id}": {
         delete: {
@@ -187,29 +139,23 @@ export function openApiDocument(origin: string): Record<string, unknown> {
       },
       "/badge/{owner}/{repo}.svg": {
         get: {
-          summary: "SVG badge: latest value, coloured by its verdict; grey 'no data'",
-          parameters: [
-            path("owner"),
-            path("repo"),
-            q("benchmark", ""),
-            q("measure", ""),
-            q("testbed", ""),
-            q("branch", ""),
-          ],
+          summary:
+            "SVG badge: latest value, coloured by its verdict; always an image (grey 'no data', 'unknown measure', 'bad since', ...; the error in x-tokenbench-error)",
+          parameters: [path("owner"), path("repo"), ...queryParameters(QUERIES.badge)],
           responses: { "200": { description: "image/svg+xml" } },
         },
       },
       "/badge/{owner}/{repo}.json": {
         get: {
           summary: "shields.io endpoint JSON for the same badge",
-          parameters: [path("owner"), path("repo")],
+          parameters: [path("owner"), path("repo"), ...queryParameters(QUERIES.badge)],
           responses: ok("shields endpoint"),
         },
       },
       "/badge/{owner}/{repo}/sparkline.svg": {
         get: {
           summary: "Sparkline of the last 31 points",
-          parameters: [path("owner"), path("repo")],
+          parameters: [path("owner"), path("repo"), ...queryParameters(QUERIES.badge)],
           responses: { "200": { description: "image/svg+xml" } },
         },
       },

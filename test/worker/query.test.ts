@@ -255,13 +255,17 @@ describe("dashboard shell", () => {
 });
 
 describe("read token", () => {
-  it("when READ_TOKEN is set, reads need it; badges too", async () => {
+  it("when READ_TOKEN is set, reads need it; a badge shows a grey 'private' and no figure", async () => {
     const { env } = await import("cloudflare:test");
     const e = { ...env, READ_TOKEN: "reader-secret" };
     const denied = await call("/api/v1/repos", {}, e);
     expect(denied.status).toBe(401);
     expect((await json(denied)).error.code).toBe("read_token_required");
-    expect((await call("/badge/acme/list.svg", {}, e)).status).toBe(401);
+    const badge = await call("/badge/acme/list.svg", {}, e);
+    expect(badge.headers.get("x-tokenbench-error")).toBe("read_token_required");
+    const svg = await badge.text();
+    expect(svg).toContain("private");
+    expect(svg).not.toMatch(/tok\/s|ms</);
     const ok = await call("/api/v1/repos", { headers: { authorization: "Bearer reader-secret" } }, e);
     expect(ok.status).toBe(200);
   });

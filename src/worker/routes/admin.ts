@@ -2,8 +2,9 @@
 import { Hono } from "hono";
 import { canonicalRepository } from "../../schema/upload.ts";
 import { randomToken } from "../auth.ts";
-import { type AppEnv, adminAuth, intParam } from "../context.ts";
+import { type AppEnv, adminAuth } from "../context.ts";
 import { ApiError } from "../errors.ts";
+import { QUERIES, readQuery } from "../query.ts";
 import { createApiToken, listApiTokens, revokeApiToken } from "../token-store.ts";
 import { readBodyWithin } from "./ingest.ts";
 
@@ -40,12 +41,20 @@ admin.post("/tokens", async (c) => {
   return c.json({ id, repository: repo, token }, 201);
 });
 
-admin.get("/tokens", async (c) =>
-  c.json({ tokens: await listApiTokens(c.get("db"), c.req.query("repository")?.toLowerCase() ?? null) }),
-);
+admin.get("/tokens", async (c) => {
+  const q = readQuery(c, QUERIES.tokens);
+  return c.json({ tokens: await listApiTokens(c.get("db"), q.repository?.toLowerCase() ?? null) });
+});
 
 admin.delete("/tokens/:id", async (c) => {
-  const id = intParam(c.req.param("id"), 0, 1, Number.MAX_SAFE_INTEGER, "id");
+  const raw = c.req.param("id");
+  const id = Number(raw);
+  if (!/^\d+$/.test(raw) || !Number.isSafeInteger(id) || id < 1)
+    throw new ApiError(
+      400,
+      "invalid_token_id",
+      `token ids are positive integers (from GET /api/v1/admin/tokens), got ${JSON.stringify(raw.slice(0, 40))}`,
+    );
   if (!(await revokeApiToken(c.get("db"), id, new Date().toISOString())))
     throw new ApiError(404, "token_not_found", `no active token ${id}`);
   return c.json({ id, revoked: true });

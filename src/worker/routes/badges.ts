@@ -6,25 +6,25 @@ import { badgeSvg, formatValue, shieldsJson, sparklineSvg } from "../badge.ts";
 import { type AppEnv, type Ctx, knownRepo, routeRepo } from "../context.ts";
 import { latestRun, runPoints, series } from "../db.ts";
 import { ApiError } from "../errors.ts";
+import { QUERIES, readQuery, type Values } from "../query.ts";
 
 export const badges = new Hono<AppEnv>();
 
-async function badgeData(c: Ctx, repo: string) {
+async function badgeData(c: Ctx, repo: string, q: Values<typeof QUERIES.badge>) {
   const db = c.get("db");
-  let benchmark = c.req.query("benchmark") ?? null;
-  let measure = c.req.query("measure") ?? null;
-  const testbed = c.req.query("testbed") ?? null;
-  const branch = c.req.query("branch") ?? null;
-  if (benchmark === null || measure === null) {
+  let benchmark = q.benchmark;
+  let def = q.measure;
+  const { testbed, branch } = q;
+  if (benchmark === null || def === null) {
     const latest = await latestRun(db, repo, branch);
     if (latest === null) return null;
     const h = headline(await runPoints(db, latest.id));
     if (h === null) return null;
     benchmark ??= h.benchmark;
-    measure ??= h.measure;
+    def ??= MEASURE_BY_NAME.get(h.measure) ?? null;
+    if (def === null) return null;
   }
-  const def = MEASURE_BY_NAME.get(measure);
-  if (!def) throw new ApiError(400, "unknown_measure", `unknown measure ${measure}`);
+  const measure = def.name;
   const pts = await series(db, repo, { benchmark, measure, testbed, branch, limit: 31, since: null });
   if (pts.length === 0)
     return { benchmark, measure: def, points: [] as number[], verdict: "none" as const, latest: null };
@@ -64,11 +64,9 @@ badges.get("/:owner/:file", async (c) => {
   const m = /^(.+)\.(svg|json)$/.exec(file);
   if (!m) throw new ApiError(404, "not_found", "badge paths end in .svg or .json");
   const repo = knownRepo(c, `${c.req.param("owner")}/${m[1]!}`);
-  const d = await badgeData(c, repo);
-  const label = (c.req.query("label") ?? (d ? badgeLabel(d.measure.label, d.benchmark) : "tokenbench")).slice(
-    0,
-    100,
-  );
+  const q = readQuery(c, QUERIES.badge, { unknown: "ignore" });
+  const d = await badgeData(c, repo, q);
+  const label = q.label ?? (d ? badgeLabel(d.measure.label, d.benchmark) : "tokenbench");
   const message = d && d.latest !== null ? formatValue(d.latest, d.measure.unit) : "no data";
   const verdict = d?.verdict ?? "none";
   const resp =
@@ -80,6 +78,50 @@ badges.get("/:owner/:file", async (c) => {
 
 badges.get("/:owner/:repo/sparkline.svg", async (c) => {
   const repo = routeRepo(c);
-  const d = await badgeData(c, repo);
+  const d = await badgeData(c, repo, readQuery(c, QUERIES.badge, { unknown: "ignore" }));
   return cached(c, sparklineSvg(d?.points ?? []), "image/svg+xml; charset=utf-8");
 });
+
+/** The few words a grey badge shows for an error, where a README has no room for a sentence. */
+function badgeWords(err: ApiError): string {
+  const parameter = (err.details as { parameter?: unknown } | undefined)?.parameter;
+  switch (err.code) {
+    case "unknown_measure":
+      return "unknown measure";
+    case "repository_not_found":
+      return "unknown repository";
+    case "read_token_required":
+      return "private";
+    case "invalid_query":
+      return typeof parameter === "string" ? `bad ${parameter}` : "bad query";
+    case "not_found":
+      return "not found";
+    default:
+      return "error";
+  }
+}
+
+/**
+ * Whatever went wrong, a badge URL answers an image (200, so GitHub's image proxy shows it): grey,
+ * with a few words of the cause; the error's code and message travel in headers for who looks.
+ */
+export function badgeFailure(path: string, err: ApiError): Response {
+  const words = badgeWords(err);
+  const headers = {
+    "x-tokenbench-error": err.code,
+    "x-tokenbench-error-message": encodeURIComponent(err.message.slice(0, 300)),
+    "cache-control": "no-cache",
+  };
+  if (path.endsWith(".json"))
+    return new Response(JSON.stringify({ ...shieldsJson("tokenbench", words, "none"), isError: true }), {
+      status: 200,
+      headers: { ...headers, "content-type": "application/json" },
+    });
+  const body = path.endsWith("/sparkline.svg")
+    ? sparklineSvg([], 120, 24, words)
+    : badgeSvg("tokenbench", words, "none");
+  return new Response(body, {
+    status: 200,
+    headers: { ...headers, "content-type": "image/svg+xml; charset=utf-8" },
+  });
+}

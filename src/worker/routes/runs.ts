@@ -2,19 +2,22 @@
 import { Hono } from "hono";
 import { MEASURE_BY_NAME } from "../../shared/measures.ts";
 import { repositoryAllowed } from "../auth.ts";
-import { type AppEnv, allowed, intParam, routeRepo, runJson } from "../context.ts";
+import { type AppEnv, allowed, routeRepo, runJson } from "../context.ts";
 import { listRepositories, listRuns, type RunRow, repoCatalog, runDocument, runPoints } from "../db.ts";
 import { ApiError } from "../errors.ts";
+import { QUERIES, readQuery } from "../query.ts";
 
 export const runs = new Hono<AppEnv>();
 
 runs.get("/repos", async (c) => {
+  readQuery(c, QUERIES.none);
   const rows = (await listRepositories(c.get("db"))).filter((r) => repositoryAllowed(c.env, r.name));
   return c.json({ repositories: rows });
 });
 
 runs.get("/repos/:owner/:repo/catalog", async (c) => {
   const repo = routeRepo(c);
+  readQuery(c, QUERIES.none);
   const rows = await repoCatalog(c.get("db"), repo);
   return c.json({
     repository: repo,
@@ -25,7 +28,7 @@ runs.get("/repos/:owner/:repo/catalog", async (c) => {
   });
 });
 
-function decodeCursor(s: string | undefined): { createdAt: string; id: number } | null {
+function decodeCursor(s: string | null): { createdAt: string; id: number } | null {
   if (!s) return null;
   try {
     const [createdAt, id] = JSON.parse(atob(s.replace(/-/g, "+").replace(/_/g, "/"))) as [string, number];
@@ -42,13 +45,14 @@ const encodeCursor = (r: RunRow) =>
 
 runs.get("/repos/:owner/:repo/runs", async (c) => {
   const repo = routeRepo(c);
-  const limit = intParam(c.req.query("limit"), 20, 1, 100, "limit");
+  const q = readQuery(c, QUERIES.runs);
+  const limit = q.limit;
   const rows = await listRuns(c.get("db"), repo, {
-    branch: c.req.query("branch") ?? null,
-    testbed: c.req.query("testbed") ?? null,
-    sha: c.req.query("sha") ?? null,
+    branch: q.branch,
+    testbed: q.testbed,
+    sha: q.sha,
     limit,
-    cursor: decodeCursor(c.req.query("cursor")),
+    cursor: decodeCursor(q.cursor),
   });
   return c.json({
     runs: rows.map(runJson),
@@ -58,6 +62,7 @@ runs.get("/repos/:owner/:repo/runs", async (c) => {
 
 runs.get("/runs/:id", async (c) => {
   const db = c.get("db");
+  readQuery(c, QUERIES.none);
   const row = await runDocument(db, c.req.param("id"));
   if (!row) throw new ApiError(404, "run_not_found", `no run ${c.req.param("id")}`);
   allowed(c, row.repository);
