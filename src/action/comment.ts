@@ -8,6 +8,7 @@ import { TokenbenchError } from "../schema/errors.ts";
 import type { ResultDocument } from "../schema/v1.ts";
 import type { CompareRow } from "../shared/compare.ts";
 import { benchmarkName, documentPoints, MEASURE_BY_NAME } from "../shared/measures.ts";
+import { visible } from "../shared/visible.ts";
 
 export const GITHUB_COMMENT_LIMIT = 65_536;
 const BUDGET = 60_000; // headroom under the limit
@@ -40,10 +41,11 @@ const MD_SPECIAL = /[\\`*_{}[\]()<>#+!|~@&"$]/g;
  * An untrusted string (a model name from the server under test, a testbed or branch name from an
  * artifact) as inert inline text: one line, at most `max` characters, every Markdown and HTML
  * special written as a character reference, so it can open no heading, link, image, mention,
- * task list, code span, table cell, HTML tag or comment.
+ * task list, code span, table cell, HTML tag or comment; invisible format characters written out
+ * (shared/visible.ts), so none reorders the text after it.
  */
 export function mdText(s: string, max = 80): string {
-  const flat = s.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, " ").trim();
+  const flat = visible(s.replace(/[\u0000-\u001f\u007f-\u009f]+/g, " ").trim());
   const cut = [...flat].length > max ? `${[...flat].slice(0, max - 1).join("")}…` : flat;
   return cut.replace(MD_SPECIAL, (ch) => `&#${ch.charCodeAt(0)};`);
 }
@@ -159,7 +161,7 @@ export function renderComment(input: CommentInput, limit = BUDGET): string {
     doc.kind === "profile"
       ? all.indexOf(l) < MAX_VISIBLE_ROWS
       : l.level !== null && chosen.includes(l.level) && KEY_MEASURES.includes(l.measure);
-  const visible = all
+  const shownRows = all
     .filter(isVisible)
     .sort((a, b) =>
       doc.kind === "profile"
@@ -168,7 +170,7 @@ export function renderComment(input: CommentInput, limit = BUDGET): string {
           KEY_MEASURES.indexOf(a.measure) - KEY_MEASURES.indexOf(b.measure),
     )
     .slice(0, MAX_VISIBLE_ROWS);
-  const hidden = all.filter((l) => !visible.includes(l));
+  const hidden = all.filter((l) => !shownRows.includes(l));
 
   const short = shortSha(doc.git?.sha);
   const sha = short ? `\`${short}\`` : "this run";
@@ -179,7 +181,7 @@ export function renderComment(input: CommentInput, limit = BUDGET): string {
       ? "No baseline: the results service is not configured or did not answer."
       : input.baselineRuns === 0
         ? `No runs of ${baseBranch} on this testbed yet: nothing to compare against.`
-        : `**${counts(visible)}** in the ${visible.length} rows below, against the last ${input.baselineRuns} run(s) of ${baseBranch}; ${hidden.length} more in the details${hiddenRegressed > 0 ? ` (**${hiddenRegressed} regressed**)` : ""}.`;
+        : `**${counts(shownRows)}** in the ${shownRows.length} rows below, against the last ${input.baselineRuns} run(s) of ${baseBranch}; ${hidden.length} more in the details${hiddenRegressed > 0 ? ` (**${hiddenRegressed} regressed**)` : ""}.`;
   const head = [
     marker,
     `### tokenbench: ${mdText(doc.target.model)}`,
@@ -187,7 +189,7 @@ export function renderComment(input: CommentInput, limit = BUDGET): string {
     `Testbed **${mdText(input.testbed)}**, ${mdText(benchmarkSet(doc), 120)}, ${sha}. ${verdictLine}`,
     "",
     ...TABLE_HEAD,
-    ...visible.map(lineOf),
+    ...shownRows.map(lineOf),
   ];
 
   // Curves per level, as a table: a legend needs no image, and a missing value stays missing.

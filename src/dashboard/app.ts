@@ -12,6 +12,7 @@ import type { ChangePointsResponse, CompareResponse, SeriesResponse } from "../s
 import { documentSpecs, type Spec, trendSpec } from "../shared/charts.ts";
 import { MEASURE_BY_NAME } from "../shared/measures.ts";
 import { judge, mean, predictionInterval } from "../shared/statistics.ts";
+import { visible } from "../shared/visible.ts";
 
 const TREND_MEASURES = [
   "output_tok_s",
@@ -24,11 +25,14 @@ const TREND_MEASURES = [
 const BASELINE_N = 10;
 
 const app = document.getElementById("app")!;
-const esc = (s: unknown) =>
+/** An attribute value (a link, an option's value): HTML-escaped, otherwise exactly as given. */
+const attr = (s: unknown) =>
   String(s ?? "").replace(
     /[&<>"']/g,
     (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!,
   );
+/** Shown text: HTML-escaped, invisible format characters written out (shared/visible.ts). */
+const esc = (s: unknown) => attr(visible(String(s ?? "")));
 const fmt = (v: unknown, d = 1) => (typeof v === "number" && Number.isFinite(v) ? v.toFixed(d) : "–");
 
 /**
@@ -82,7 +86,7 @@ async function chart(el: HTMLElement, spec: Spec): Promise<void> {
 }
 
 function setTitle(t: string, crumbs: string) {
-  document.title = `${t} · tokenbench`;
+  document.title = `${visible(t)} · tokenbench`;
   app.innerHTML = `<nav class="crumbs">${crumbs}</nav><h1>${esc(t)}</h1><div id="body"></div>`;
   return document.getElementById("body")!;
 }
@@ -99,7 +103,7 @@ async function home(): Promise<void> {
   body.innerHTML = `<ul class="repos">${repositories
     .map(
       (r) =>
-        `<li data-repo="${esc(r.name)}"><a class="repo" href="/r/${esc(r.name)}">${esc(r.name)}</a> <span class="badge"></span> <span class="spark"></span> <span class="muted">${r.runs} runs · last ${esc((r.last_run_at ?? "never").replace("T", " ").slice(0, 16))}</span></li>`,
+        `<li data-repo="${attr(r.name)}"><a class="repo" href="/r/${attr(r.name)}">${esc(r.name)}</a> <span class="badge"></span> <span class="spark"></span> <span class="muted">${r.runs} runs · last ${esc((r.last_run_at ?? "never").replace("T", " ").slice(0, 16))}</span></li>`,
     )
     .join(
       "",
@@ -127,16 +131,16 @@ interface Catalog {
 type SeriesResp = SeriesResponse;
 
 function select(name: string, options: string[], value: string, labels?: string[]): string {
-  return `<label>${esc(name)} <select name="${esc(name)}">${options
+  return `<label>${esc(name)} <select name="${attr(name)}">${options
     .map(
       (o, i) =>
-        `<option value="${esc(o)}"${o === value ? " selected" : ""}>${esc(labels?.[i] ?? o)}</option>`,
+        `<option value="${attr(o)}"${o === value ? " selected" : ""}>${esc(labels?.[i] ?? o)}</option>`,
     )
     .join("")}</select></label>`;
 }
 
 async function repoPage(repo: string): Promise<void> {
-  const body = setTitle(repo, `<a href="/">tokenbench</a> / <a href="/r/${esc(repo)}">${esc(repo)}</a>`);
+  const body = setTitle(repo, `<a href="/">tokenbench</a> / <a href="/r/${attr(repo)}">${esc(repo)}</a>`);
   const cat = await api<Catalog>(`/api/v1/repos/${repo}/catalog`);
   const q = new URLSearchParams(location.search);
   const benchmarks = [...cat.benchmarks].sort((a, b) => a.localeCompare(b, undefined, { numeric: true }));
@@ -224,7 +228,7 @@ async function repoPage(repo: string): Promise<void> {
     `<div class="scroll"><table class="runs"><thead><tr><th>time</th><th>branch</th><th>commit</th><th>PR</th><th>testbed</th></tr></thead><tbody>${runs
       .map(
         (r) =>
-          `<tr><td><a class="run" href="/runs/${esc(r.id)}">${esc(r.created_at.replace("T", " ").slice(0, 19))}</a></td><td>${esc(r.branch)}</td><td><code>${esc((r.commit_sha ?? "").slice(0, 7))}</code></td><td>${r.pr_number ?? ""}</td><td>${esc(r.testbed.name)}</td></tr>`,
+          `<tr><td><a class="run" href="/runs/${attr(r.id)}">${esc(r.created_at.replace("T", " ").slice(0, 19))}</a></td><td>${esc(r.branch)}</td><td><code>${esc((r.commit_sha ?? "").slice(0, 7))}</code></td><td>${r.pr_number ?? ""}</td><td>${esc(r.testbed.name)}</td></tr>`,
       )
       .join("")}</tbody></table></div>`;
 }
@@ -246,19 +250,19 @@ async function runPage(id: string): Promise<void> {
   const repo = r.run.repository;
   const body = setTitle(
     `Run ${id}`,
-    `<a href="/">tokenbench</a> / <a href="/r/${esc(repo)}">${esc(repo)}</a> / run ${esc(id)}`,
+    `<a href="/">tokenbench</a> / <a href="/r/${attr(repo)}">${esc(repo)}</a> / run ${esc(id)}`,
   );
   const gh = `https://github.com/${repo}`;
   const sha = r.run.commit_sha ?? "";
   const links = [
     /^[0-9a-f]{7,64}$/i.test(sha)
-      ? `commit <a class="commit" href="${esc(`${gh}/commit/${sha}`)}"><code>${esc(sha.slice(0, 7))}</code></a>`
+      ? `commit <a class="commit" href="${attr(`${gh}/commit/${sha}`)}"><code>${esc(sha.slice(0, 7))}</code></a>`
       : null,
     r.run.pr_number
-      ? `<a class="pr" href="${esc(`${gh}/pull/${r.run.pr_number}`)}">PR #${r.run.pr_number}</a>`
+      ? `<a class="pr" href="${attr(`${gh}/pull/${r.run.pr_number}`)}">PR #${r.run.pr_number}</a>`
       : null,
     r.run.workflow_run_id && /^\d+$/.test(r.run.workflow_run_id)
-      ? `<a class="workflow" href="${esc(`${gh}/actions/runs/${r.run.workflow_run_id}`)}">workflow run</a>`
+      ? `<a class="workflow" href="${attr(`${gh}/actions/runs/${r.run.workflow_run_id}`)}">workflow run</a>`
       : null,
   ].filter(Boolean);
   const meta = `<p class="muted">${esc(doc.target.model)} · testbed ${esc(r.run.testbed.name)} · branch ${esc(r.run.branch)} · ${esc(r.run.created_at)}${links.length ? ` · ${links.join(" · ")}` : ""}</p>`;
@@ -278,7 +282,7 @@ async function runPage(id: string): Promise<void> {
           .filter((row) => key.includes(row.measure) || row.verdict === "regressed")
           .map(
             (row) =>
-              `<tr data-verdict="${esc(row.verdict)}"><td>${esc(row.benchmark)}</td><td>${esc(MEASURE_BY_NAME.get(row.measure)?.label ?? row.measure)}</td><td>${fmt(row.baseline_mean, 2)}</td><td>${fmt(row.head, 2)}</td><td>${row.delta_pct === null ? "–" : fmt(row.delta_pct, 1)}</td><td>${MARKS[row.verdict] ?? esc(row.verdict)} <span class="muted">${esc(row.rule)}</span></td></tr>`,
+              `<tr data-verdict="${attr(row.verdict)}"><td>${esc(row.benchmark)}</td><td>${esc(MEASURE_BY_NAME.get(row.measure)?.label ?? row.measure)}</td><td>${fmt(row.baseline_mean, 2)}</td><td>${fmt(row.head, 2)}</td><td>${row.delta_pct === null ? "–" : fmt(row.delta_pct, 1)}</td><td>${MARKS[row.verdict] ?? esc(row.verdict)} <span class="muted">${esc(row.rule)}</span></td></tr>`,
           )
           .join("")}</tbody></table></div><h2>This run</h2>`;
   // The newest baseline run, drawn under this run's curves.

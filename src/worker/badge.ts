@@ -1,5 +1,6 @@
 /** Badges: a shields-style SVG, the shields.io endpoint JSON, and a sparkline SVG. */
 import { mean, scaleOf, type Verdict } from "../shared/statistics.ts";
+import { visible } from "../shared/visible.ts";
 
 const COLORS: Record<Verdict | "none", string> = {
   improved: "#2ea44f",
@@ -16,9 +17,12 @@ const SHIELDS_COLORS: Record<Verdict | "none", string> = {
   none: "lightgrey",
 };
 
-/** XML-escaped, with the characters XML 1.0 forbids (C0 controls but tab/LF/CR, C1, U+FFFE/F) removed. */
+/**
+ * XML-escaped, with the characters XML 1.0 forbids (C0 controls but tab/LF/CR, C1, U+FFFE/F)
+ * removed and invisible format characters written out (shared/visible.ts).
+ */
 const esc = (s: string) =>
-  s
+  visible(s)
     .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\ufffe\uffff]/g, "")
     .replace(/&/g, "&amp;")
     .replace(/</g, "&lt;")
@@ -36,8 +40,14 @@ export function badgeSvg(label: string, message: string, verdict: Verdict | "non
   return `<svg xmlns="http://www.w3.org/2000/svg" width="${w}" height="20" role="img" aria-label="${esc(label)}: ${esc(message)}"><title>${esc(label)}: ${esc(message)}</title><linearGradient id="s" x2="0" y2="100%"><stop offset="0" stop-color="#bbb" stop-opacity=".1"/><stop offset="1" stop-opacity=".1"/></linearGradient><clipPath id="r"><rect width="${w}" height="20" rx="3" fill="#fff"/></clipPath><g clip-path="url(#r)"><rect width="${lw}" height="20" fill="#555"/><rect x="${lw}" width="${mw}" height="20" fill="${color}"/><rect width="${w}" height="20" fill="url(#s)"/></g><g fill="#fff" text-anchor="middle" font-family="Verdana,Geneva,DejaVu Sans,sans-serif" font-size="11"><text x="${lw / 2}" y="14">${esc(label)}</text><text x="${lw + mw / 2}" y="14">${esc(message)}</text></g></svg>`;
 }
 
+/** shields.io draws the label and message as given: invisible format characters written out first. */
 export function shieldsJson(label: string, message: string, verdict: Verdict | "none") {
-  return { schemaVersion: 1, label, message, color: SHIELDS_COLORS[verdict] };
+  return {
+    schemaVersion: 1,
+    label: visible(label),
+    message: visible(message),
+    color: SHIELDS_COLORS[verdict],
+  };
 }
 
 export function sparklineSvg(values: readonly number[], width = 120, height = 24, empty = "no data"): string {

@@ -250,6 +250,21 @@ describe("badges are valid XML whatever the label", () => {
     expect(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/.test(svg)).toBe(false);
     expect(svg).toContain("abc&lt;&amp;&gt;&quot;");
   });
+
+  it("bidirectional controls and invisible characters are written out, in the text and the title", async () => {
+    const label = encodeURIComponent("tok/s \u202Eevil\u2066x\u200B");
+    for (const path of [
+      `/badge/acme/badge-xml.svg?label=${label}`,
+      `/badge/acme/badge-xml.json?label=${label}`,
+    ]) {
+      const body = await (await call(path)).text();
+      expect(body, path).not.toMatch(/[\p{Cf}]/u);
+      if (path.endsWith(".svg")) {
+        expect(body).toContain("tok/s [U+202E]evil[U+2066]x[U+200B]</text>");
+        expect(body).toContain('aria-label="tok/s [U+202E]evil');
+      }
+    }
+  });
 });
 
 describe("OIDC identity: secure by default, a branch writes only its own history", () => {

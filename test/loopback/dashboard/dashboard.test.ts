@@ -216,6 +216,39 @@ describe.skipIf(!existsSync(CHROMIUM) && !process.env.CI)("dashboard in headless
     expect(errors, errors.join("\n")).toEqual([]);
   });
 
+  it("names with bidirectional controls cannot reorder the page: written out, and links and filters still work", {
+    timeout: 120_000,
+  }, async () => {
+    const bidiRepo = "acme/bidi";
+    const token = await service.apiToken(bidiRepo);
+    const d = doc(100, 1);
+    d.repository = bidiRepo;
+    d.target.model = "llama\u202Etxt.exe";
+    d.testbed = { ...d.testbed!, name: "gpu\u2066box\u2069\u200B", model: "llama\u202Etxt.exe" };
+    const up = await fetch(`${service.url}/api/v1/runs`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+      body: JSON.stringify(d),
+    });
+    expect(up.status).toBe(201);
+    const { run } = (await up.json()) as { run: { id: string } };
+    const page = await open(`/runs/${run.id}`);
+    const text = await page.evaluate(() => document.body.innerText);
+    expect(text).not.toMatch(/[\p{Cf}]/u);
+    expect(text).toContain("llama[U+202E]txt.exe");
+    expect(text).toContain("testbed gpu[U+2066]box[U+2069][U+200B]");
+    await page.close();
+    // the trends page: the testbed filter shows the name written out and still selects its data
+    const trends = await open(`/r/${bidiRepo}`);
+    expect(await trends.evaluate(() => document.body.innerText)).not.toMatch(/[\p{Cf}]/u);
+    const option = await trends.$eval('select[name="testbed"] option', (o) => o.textContent);
+    expect(option).toContain("gpu[U+2066]box[U+2069][U+200B]");
+    await trends.waitForSelector(".trend[data-measure='output_tok_s'] svg"); // "no data" if the filter broke
+    expect(await trends.$$eval(".trend[data-measure='output_tok_s'] .empty", (els) => els.length)).toBe(0);
+    await trends.close();
+    expect(errors, errors.join("\n")).toEqual([]);
+  });
+
   it("an unknown run shows the error, not a blank page", { timeout: 120_000 }, async () => {
     const page = await open("/runs/0000000000000000");
     expect(await page.getAttribute("body", "data-ready")).toBe("error");

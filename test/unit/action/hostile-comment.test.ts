@@ -30,6 +30,11 @@ const HOSTILE: Record<string, string> = {
   details: "<details open><summary>hi</summary>",
   math: "$$\\huge{x}$$",
   control: "a\u0000b\u001b[31mred\u2028c",
+  bidiOverride: "llama\u202Etxt.exe",
+  bidiIsolates: "a\u2066b\u2067c\u2068d\u2069e\u200Ff\u061C",
+  zeroWidth: "mock\u200B-model\u200D\u2060",
+  byteOrderMark: "\uFEFFmodel",
+  tagCharacters: "model\u{E0041}\u{E007F}",
 };
 
 /** What a rendered untrusted string must never contain. */
@@ -37,6 +42,8 @@ function assertInert(rendered: string, what: string): void {
   expect(rendered, what).not.toMatch(/[<>`|[\]@\n]/);
   expect(rendered, what).not.toContain("!-");
   expect(rendered, what).not.toContain("$$");
+  // nothing invisible that could reorder or hide the text after it
+  expect(rendered, what).not.toMatch(/[\p{Cf}\u2028\u2029]/u);
 }
 
 describe("mdText makes untrusted strings inert", () => {
@@ -47,6 +54,12 @@ describe("mdText makes untrusted strings inert", () => {
   }
   it("caps the length", () => {
     expect([...mdText("m".repeat(10_000))].length).toBeLessThanOrEqual(80);
+  });
+  it("writes invisible format characters out, where a reviewer sees them", () => {
+    expect(mdText("gpt\u202Egnp.exe")).toBe("gpt&#91;U&#43;202E&#93;gnp.exe");
+    expect(mdText("a\u200Bb")).toBe("a&#91;U&#43;200B&#93;b");
+    // right-to-left letters are text, not format characters: left as they are
+    expect(mdText("نموذج")).toBe("نموذج");
   });
   it("leaves a plain model name readable", () => {
     expect(mdText("Qwen/Qwen2.5-0.5B-Instruct")).toBe("Qwen/Qwen2.5-0.5B-Instruct");
