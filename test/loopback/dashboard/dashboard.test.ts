@@ -233,14 +233,14 @@ describe.skipIf(!existsSync(CHROMIUM) && !process.env.CI)("dashboard in headless
     expect(up.status).toBe(201);
     const { run } = (await up.json()) as { run: { id: string } };
     const page = await open(`/runs/${run.id}`);
-    const text = await page.evaluate(() => document.body.innerText);
+    const text = await page.evaluate(() => document.body.textContent ?? "");
     expect(text).not.toMatch(/[\p{Cf}]/u);
     expect(text).toContain("llama[U+202E]txt.exe");
     expect(text).toContain("testbed gpu[U+2066]box[U+2069][U+200B]");
     await page.close();
     // the trends page: the testbed filter shows the name written out and still selects its data
     const trends = await open(`/r/${bidiRepo}`);
-    expect(await trends.evaluate(() => document.body.innerText)).not.toMatch(/[\p{Cf}]/u);
+    expect(await trends.evaluate(() => document.body.textContent ?? "")).not.toMatch(/[\p{Cf}]/u);
     const option = await trends.$eval('select[name="testbed"] option', (o) => o.textContent);
     expect(option).toContain("gpu[U+2066]box[U+2069][U+200B]");
     await trends.waitForSelector(".trend[data-measure='output_tok_s'] svg"); // "no data" if the filter broke
