@@ -19367,6 +19367,7 @@ function setting(o, metavar, parse3) {
     multiple: o.multiple ?? !1,
     switch: o.switch ?? !1,
     env: o.env ?? [],
+    secret: o.secret ?? !1,
     parse: parse3
   };
 }
@@ -20818,7 +20819,24 @@ function makeTarget(o) {
     basePath: u.pathname.replace(/\/+$/, "").replace(/\/v1$/, "")
   };
 }
-var withModel = (t, model) => ({ ...t, model }), url = (t, path) => t.origin + t.basePath + path, rootUrl = (t) => t.origin + t.basePath, completionsPath = (api) => api === "chat" ? "/v1/chat/completions" : "/v1/completions", targetRecord = (t) => ({ base_url: t.baseUrl, api: t.api, model: t.model });
+var withModel = (t, model) => ({ ...t, model }), url = (t, path) => t.origin + t.basePath + path, rootUrl = (t) => t.origin + t.basePath, completionsPath = (api) => api === "chat" ? "/v1/chat/completions" : "/v1/completions", targetRecord = (t) => ({ base_url: t.baseUrl, api: t.api, model: t.model }), SECRET_HEADER = /authorization|api[-_]?key|token|secret|cookie|password|credential/i;
+function secretsIn(headers2) {
+  let out = /* @__PURE__ */ new Set();
+  for (let [name, value] of Object.entries(headers2)) {
+    if (!SECRET_HEADER.test(name)) continue;
+    let v = value.trim();
+    out.add(v);
+    let scheme = /^\S+\s+(\S.*)$/.exec(v);
+    scheme && out.add(scheme[1]);
+  }
+  return [...out].filter((v) => v.length >= 4);
+}
+function redacted(text2, secrets) {
+  let out = text2;
+  for (let s of [...secrets].sort((a, b) => b.length - a.length))
+    out.includes(s) && (out = out.split(s).join("***"));
+  return out;
+}
 
 // src/core/client/stream-client.ts
 var import_undici = __toESM(require_undici(), 1);
@@ -21035,13 +21053,15 @@ var StreamClient = class {
       headersTimeout: 0,
       bodyTimeout: 0,
       connect: { timeout: 1e4 }
-    }), this.headers = { "content-type": "application/json", accept: "text/event-stream", ...cfg.target.headers };
+    }), this.headers = { "content-type": "application/json", accept: "text/event-stream", ...cfg.target.headers }, this.secrets = secretsIn(cfg.target.headers);
     let hr = Number(process.hrtime.bigint()) / 1e6;
     this.hrtimeOffsetMs = hr - performance6.now(), watchSocketWrites();
   }
   cfg;
   agent;
   headers;
+  /** The request's credentials, masked in every error message a record keeps. */
+  secrets;
   /** process.hrtime (system CLOCK_MONOTONIC) minus performance.now(), to align server timestamps. */
   hrtimeOffsetMs;
   /** Distinguishes this client's request ids from another client's in the same process. */
@@ -21062,8 +21082,8 @@ var StreamClient = class {
    * after every response. Nothing else is retried.
    */
   attempt(spec, body, retries, resolve2) {
-    let cfg = this.cfg, origin = cfg.originMs, eventTimes = [], eventChars = [], serverTimes, serverArrival, timings = null, usageRaw = null, eventCount = 0, now = 0, headersMs = null, status = null, finishReason = null, usage = null, error62 = null, done = !1, errBody = "", sse = !0, timedOut = !1, finished = !1, controller = null, received = 0, text2 = spec.keepText ? [] : null, maxResponseBytes = cfg.limits?.maxResponseBytes ?? STREAM_LIMITS.maxResponseBytes, maxLineBytes = cfg.limits?.maxLineBytes ?? STREAM_LIMITS.maxLineBytes, setError = (code, message) => {
-      error62 === null && (error62 = { code, message: message.slice(0, 1e3) });
+    let cfg = this.cfg, origin = cfg.originMs, eventTimes = [], eventChars = [], serverTimes, serverArrival, timings = null, usageRaw = null, eventCount = 0, now = 0, headersMs = null, status = null, finishReason = null, usage = null, error62 = null, done = !1, errBody = "", sse = !0, timedOut = !1, finished = !1, controller = null, received = 0, text2 = spec.keepText ? [] : null, maxResponseBytes = cfg.limits?.maxResponseBytes ?? STREAM_LIMITS.maxResponseBytes, maxLineBytes = cfg.limits?.maxLineBytes ?? STREAM_LIMITS.maxLineBytes, secrets = this.secrets, setError = (code, message) => {
+      error62 === null && (error62 = { code, message: redacted(message, secrets).slice(0, 1e3) });
     }, parser = new SseParser((ev) => {
       if (ev.data === "[DONE]") {
         done = !0;
@@ -21146,7 +21166,10 @@ var StreamClient = class {
         ), c.abort(new Error("line_too_long")))) : errBody.length < 2e3 && (errBody += chunk.toString("utf8"));
       },
       onResponseEnd() {
-        now = performance6.now(), sse && parser.end(), status !== null && status >= 400 ? setError(ErrorCode.httpError, `HTTP ${status}: ${errBody.slice(0, 500)}`) : !sse && error62 !== null && errBody && (error62 = { code: error62.code, message: `${error62.message}; body: ${errBody.slice(0, 300)}` }), finish();
+        now = performance6.now(), sse && parser.end(), status !== null && status >= 400 ? setError(ErrorCode.httpError, `HTTP ${status}: ${errBody.slice(0, 500)}`) : !sse && error62 !== null && errBody && (error62 = {
+          code: error62.code,
+          message: `${error62.message}; body: ${redacted(errBody, secrets).slice(0, 300)}`
+        }), finish();
       },
       onResponseError: (_c, err) => {
         now = performance6.now();
@@ -37714,7 +37737,7 @@ async function httpCall(url3, opts = {}) {
         return res.body.destroy(), fail(`response_too_large: the answer (HTTP ${status}) passed ${maxBytes} bytes`);
       chunks.push(chunk);
     }
-    let text2 = Buffer.concat(chunks).toString("utf8"), json2 = null;
+    let text2 = redacted(Buffer.concat(chunks).toString("utf8"), secretsIn(opts.headers ?? {})), json2 = null;
     try {
       json2 = JSON.parse(text2);
     } catch {
@@ -37725,7 +37748,7 @@ async function httpCall(url3, opts = {}) {
     let e = err;
     return signal.aborted ? fail(
       `deadline: no complete answer within ${(timeoutMs / 1e3).toFixed(1)} s${status !== null ? ` (HTTP ${status} headers came, the body did not finish)` : ""}`
-    ) : fail(`${e.code ?? e.name}: ${e.message}`);
+    ) : fail(redacted(`${e.code ?? e.name}: ${e.message}`, secretsIn(opts.headers ?? {})));
   }
 }
 function oneTokenRequest(target, model, timeoutMs = 3e4) {
@@ -38156,6 +38179,7 @@ var ACTION = {
     flag: null,
     input: "api-token",
     default: null,
+    secret: !0,
     help: "Repository API token for the results service (used when no OIDC token is available)"
   }),
   baseline: text({
@@ -38168,6 +38192,7 @@ var ACTION = {
     flag: null,
     input: "read-token",
     default: null,
+    secret: !0,
     help: "The results service's READ_TOKEN, when it has one: needed to compare against the base branch (and so for fail-on-regression)"
   }),
   dashboardUrl: httpUrl({
@@ -38180,6 +38205,7 @@ var ACTION = {
     flag: null,
     input: "github-token",
     default: null,
+    secret: !0,
     // biome-ignore lint/suspicious/noTemplateCurlyInString: a GitHub expression, as action.yml writes it
     defaultText: "${{ github.token }}",
     help: "Token used to comment on the pull request"
@@ -38461,6 +38487,7 @@ var CONNECTION = {
     flag: "api-key",
     input: "server-api-key",
     metavar: "KEY",
+    secret: !0,
     default: null,
     env: ["TOKENBENCH_API_KEY", "OPENAI_API_KEY"],
     help: "bearer key for the server under test, if it needs one"

@@ -19074,6 +19074,24 @@ function makeTarget(o) {
   };
 }
 var completionsPath = (api) => api === "chat" ? "/v1/chat/completions" : "/v1/completions";
+var SECRET_HEADER = /authorization|api[-_]?key|token|secret|cookie|password|credential/i;
+function secretsIn(headers) {
+  let out = /* @__PURE__ */ new Set();
+  for (let [name, value] of Object.entries(headers)) {
+    if (!SECRET_HEADER.test(name)) continue;
+    let v = value.trim();
+    out.add(v);
+    let scheme = /^\S+\s+(\S.*)$/.exec(v);
+    scheme && out.add(scheme[1]);
+  }
+  return [...out].filter((v) => v.length >= 4);
+}
+function redacted(text, secrets) {
+  let out = text;
+  for (let s of [...secrets].sort((a, b) => b.length - a.length))
+    out.includes(s) && (out = out.split(s).join("***"));
+  return out;
+}
 
 // src/core/client/stream-client.ts
 var import_undici = __toESM(require_undici(), 1);
@@ -19290,13 +19308,15 @@ var StreamClient = class {
       headersTimeout: 0,
       bodyTimeout: 0,
       connect: { timeout: 1e4 }
-    }), this.headers = { "content-type": "application/json", accept: "text/event-stream", ...cfg.target.headers };
+    }), this.headers = { "content-type": "application/json", accept: "text/event-stream", ...cfg.target.headers }, this.secrets = secretsIn(cfg.target.headers);
     let hr = Number(process.hrtime.bigint()) / 1e6;
     this.hrtimeOffsetMs = hr - performance3.now(), watchSocketWrites();
   }
   cfg;
   agent;
   headers;
+  /** The request's credentials, masked in every error message a record keeps. */
+  secrets;
   /** process.hrtime (system CLOCK_MONOTONIC) minus performance.now(), to align server timestamps. */
   hrtimeOffsetMs;
   /** Distinguishes this client's request ids from another client's in the same process. */
@@ -19317,8 +19337,8 @@ var StreamClient = class {
    * after every response. Nothing else is retried.
    */
   attempt(spec, body, retries, resolve) {
-    let cfg = this.cfg, origin = cfg.originMs, eventTimes = [], eventChars = [], serverTimes, serverArrival, timings = null, usageRaw = null, eventCount = 0, now = 0, headersMs = null, status = null, finishReason = null, usage = null, error = null, done = !1, errBody = "", sse = !0, timedOut = !1, finished = !1, controller = null, received = 0, text = spec.keepText ? [] : null, maxResponseBytes = cfg.limits?.maxResponseBytes ?? STREAM_LIMITS.maxResponseBytes, maxLineBytes = cfg.limits?.maxLineBytes ?? STREAM_LIMITS.maxLineBytes, setError = (code, message) => {
-      error === null && (error = { code, message: message.slice(0, 1e3) });
+    let cfg = this.cfg, origin = cfg.originMs, eventTimes = [], eventChars = [], serverTimes, serverArrival, timings = null, usageRaw = null, eventCount = 0, now = 0, headersMs = null, status = null, finishReason = null, usage = null, error = null, done = !1, errBody = "", sse = !0, timedOut = !1, finished = !1, controller = null, received = 0, text = spec.keepText ? [] : null, maxResponseBytes = cfg.limits?.maxResponseBytes ?? STREAM_LIMITS.maxResponseBytes, maxLineBytes = cfg.limits?.maxLineBytes ?? STREAM_LIMITS.maxLineBytes, secrets = this.secrets, setError = (code, message) => {
+      error === null && (error = { code, message: redacted(message, secrets).slice(0, 1e3) });
     }, parser = new SseParser((ev) => {
       if (ev.data === "[DONE]") {
         done = !0;
@@ -19401,7 +19421,10 @@ var StreamClient = class {
         ), c.abort(new Error("line_too_long")))) : errBody.length < 2e3 && (errBody += chunk.toString("utf8"));
       },
       onResponseEnd() {
-        now = performance3.now(), sse && parser.end(), status !== null && status >= 400 ? setError(ErrorCode.httpError, `HTTP ${status}: ${errBody.slice(0, 500)}`) : !sse && error !== null && errBody && (error = { code: error.code, message: `${error.message}; body: ${errBody.slice(0, 300)}` }), finish();
+        now = performance3.now(), sse && parser.end(), status !== null && status >= 400 ? setError(ErrorCode.httpError, `HTTP ${status}: ${errBody.slice(0, 500)}`) : !sse && error !== null && errBody && (error = {
+          code: error.code,
+          message: `${error.message}; body: ${redacted(errBody, secrets).slice(0, 300)}`
+        }), finish();
       },
       onResponseError: (_c, err) => {
         now = performance3.now();

@@ -17,6 +17,7 @@ import { type ActionInputs, InputError, readInputs } from "./inputs.ts";
 import { measure } from "./measure.ts";
 import { type Docs, mergedDocs, publishedDocs } from "./modes.ts";
 import { recentChangePoints } from "./publish.ts";
+import { masked, maskSecrets, secretInputs } from "./secrets.ts";
 import { logTail, stopServer } from "./server-process.ts";
 import { fileVerdict, serviceVerdict, type Verdict } from "./verdicts.ts";
 
@@ -159,17 +160,19 @@ async function judgeAll(
       out.severities.push(...verdict.rows.map((r) => r.severity));
     }
     const note = await changePointNote(inputs, ctx, payload, doc);
-    if (note !== null) out.changeNotes.push(note);
+    if (note !== null) out.changeNotes.push(masked(note));
     const testbed = testbedDisplayName(doc, testbedSpec(doc));
-    const md = renderComment({
-      doc,
-      testbed,
-      rows: verdict?.rows ?? null,
-      baseBranch: verdict?.baseBranch ?? doc.git?.base_branch ?? ctx.git.base_branch ?? "main",
-      baselineRuns: verdict?.baselineRuns ?? 0,
-      links: { run: ctx.runUrl, dashboard: runUrl ?? inputs.dashboardUrl, artifact: artifact.url },
-      rules: verdict?.rules ?? inputs.thresholds,
-    });
+    const md = masked(
+      renderComment({
+        doc,
+        testbed,
+        rows: verdict?.rows ?? null,
+        baseBranch: verdict?.baseBranch ?? doc.git?.base_branch ?? ctx.git.base_branch ?? "main",
+        baselineRuns: verdict?.baselineRuns ?? 0,
+        links: { run: ctx.runUrl, dashboard: runUrl ?? inputs.dashboardUrl, artifact: artifact.url },
+        rules: verdict?.rules ?? inputs.thresholds,
+      }),
+    );
     out.markdowns.push(md);
     await commentOnPullRequest(inputs, ctx, doc, testbed, md);
   }
@@ -201,6 +204,8 @@ async function finish(inputs: ActionInputs, docs: Docs, out: Outcome, failOn: Fa
 }
 
 export async function main(): Promise<void> {
+  // before anything can print one: a bad input's message, a server's echo, a service's error body
+  maskSecrets(secretInputs((n) => core.getInput(n)));
   const inputs = inputsOrFail();
   if (inputs === null) return;
   const payloadPath = process.env.GITHUB_EVENT_PATH;
@@ -220,6 +225,7 @@ export async function main(): Promise<void> {
 }
 
 export async function post(): Promise<void> {
+  maskSecrets(secretInputs((n) => core.getInput(n))); // the server's log tail may print one
   const pid = Number(core.getState("server-pid"));
   if (!pid) return;
   const how = await stopServer(pid);

@@ -7,7 +7,7 @@ import { randomBytes } from "node:crypto";
 import { performance } from "node:perf_hooks";
 import { Agent, type Dispatcher } from "undici";
 import type { RequestRecord } from "../../schema/v1.ts";
-import { completionsPath, type ResolvedTarget } from "../server/target.ts";
+import { completionsPath, type ResolvedTarget, redacted, secretsIn } from "../server/target.ts";
 import { interpretChunk } from "./chunk.ts";
 import { ErrorCode, STREAM_LIMITS } from "./request-errors.ts";
 import { REQUEST_ID_HEADER, socketWrites, watchSocketWrites } from "./socket-writes.ts";
@@ -97,6 +97,8 @@ function classifyNetworkError(
 export class StreamClient {
   readonly agent: Agent;
   private readonly headers: Record<string, string>;
+  /** The request's credentials, masked in every error message a record keeps. */
+  private readonly secrets: string[];
   /** process.hrtime (system CLOCK_MONOTONIC) minus performance.now(), to align server timestamps. */
   readonly hrtimeOffsetMs: number;
   /** Distinguishes this client's request ids from another client's in the same process. */
@@ -116,6 +118,7 @@ export class StreamClient {
       connect: { timeout: 10_000 },
     });
     this.headers = { "content-type": "application/json", accept: "text/event-stream", ...cfg.target.headers };
+    this.secrets = secretsIn(cfg.target.headers);
     const hr = Number(process.hrtime.bigint()) / 1e6;
     this.hrtimeOffsetMs = hr - performance.now();
     watchSocketWrites();
@@ -164,8 +167,9 @@ export class StreamClient {
     const text: string[] | null = spec.keepText ? [] : null;
     const maxResponseBytes = cfg.limits?.maxResponseBytes ?? STREAM_LIMITS.maxResponseBytes;
     const maxLineBytes = cfg.limits?.maxLineBytes ?? STREAM_LIMITS.maxLineBytes;
+    const secrets = this.secrets;
     const setError = (code: string, message: string) => {
-      if (error === null) error = { code, message: message.slice(0, 1000) };
+      if (error === null) error = { code, message: redacted(message, secrets).slice(0, 1000) };
     };
 
     const parser = new SseParser((ev) => {
@@ -320,7 +324,10 @@ export class StreamClient {
         if (status !== null && status >= 400) {
           setError(ErrorCode.httpError, `HTTP ${status}: ${errBody.slice(0, 500)}`);
         } else if (!sse && error !== null && errBody) {
-          error = { code: error.code, message: `${error.message}; body: ${errBody.slice(0, 300)}` };
+          error = {
+            code: error.code,
+            message: `${error.message}; body: ${redacted(errBody, secrets).slice(0, 300)}`,
+          };
         }
         finish();
       },

@@ -1,6 +1,6 @@
 /** Small non-streaming HTTP helpers (readiness, metadata, model checks, /metrics). Never throw. */
 import { request } from "undici";
-import { completionsPath, type Target, url } from "./target.ts";
+import { completionsPath, redacted, secretsIn, type Target, url } from "./target.ts";
 
 export interface HttpResult {
   status: number | null;
@@ -64,7 +64,8 @@ export async function httpCall(
       }
       chunks.push(chunk);
     }
-    const text = Buffer.concat(chunks).toString("utf8");
+    // a body that echoes the request's credentials is masked before anything reads it
+    const text = redacted(Buffer.concat(chunks).toString("utf8"), secretsIn(opts.headers ?? {}));
     let json: unknown = null;
     try {
       json = JSON.parse(text);
@@ -78,7 +79,7 @@ export async function httpCall(
       return fail(
         `deadline: no complete answer within ${(timeoutMs / 1000).toFixed(1)} s${status !== null ? ` (HTTP ${status} headers came, the body did not finish)` : ""}`,
       );
-    return fail(`${e.code ?? e.name}: ${e.message}`);
+    return fail(redacted(`${e.code ?? e.name}: ${e.message}`, secretsIn(opts.headers ?? {})));
   }
 }
 

@@ -60,3 +60,34 @@ export const completionsPath = (api: ApiKind): string =>
 
 /** What a result document records of the target. */
 export const targetRecord = (t: ResolvedTarget) => ({ base_url: t.baseUrl, api: t.api, model: t.model });
+
+/** Header names whose values are credentials (`authorization`, `x-api-key`, `cookie`, ...). */
+const SECRET_HEADER = /authorization|api[-_]?key|token|secret|cookie|password|credential/i;
+
+/**
+ * The credentials among request headers: each sensitive header's value, and for `Bearer KEY` the
+ * key alone too. Values under 4 characters are left out: masking "a" everywhere would hide text.
+ */
+export function secretsIn(headers: Readonly<Record<string, string>>): string[] {
+  const out = new Set<string>();
+  for (const [name, value] of Object.entries(headers)) {
+    if (!SECRET_HEADER.test(name)) continue;
+    const v = value.trim();
+    out.add(v);
+    const scheme = /^\S+\s+(\S.*)$/.exec(v);
+    if (scheme) out.add(scheme[1]!);
+  }
+  return [...out].filter((v) => v.length >= 4);
+}
+
+/**
+ * `text` with every secret replaced by `***`: a server (or a proxy in front of it) that echoes
+ * the request's headers in an error body must not put the key into a log, a document or a
+ * comment. Longest first, so a key inside its `Bearer` form goes with it.
+ */
+export function redacted(text: string, secrets: readonly string[]): string {
+  let out = text;
+  for (const s of [...secrets].sort((a, b) => b.length - a.length))
+    if (out.includes(s)) out = out.split(s).join("***");
+  return out;
+}

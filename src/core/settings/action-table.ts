@@ -56,6 +56,7 @@ export const ACTION = {
     flag: null,
     input: "api-token",
     default: null,
+    secret: true,
     help: "Repository API token for the results service (used when no OIDC token is available)",
   }),
   baseline: text<string | null>({
@@ -68,6 +69,7 @@ export const ACTION = {
     flag: null,
     input: "read-token",
     default: null,
+    secret: true,
     help: "The results service's READ_TOKEN, when it has one: needed to compare against the base branch (and so for fail-on-regression)",
   }),
   dashboardUrl: httpUrl<string | null>({
@@ -80,6 +82,7 @@ export const ACTION = {
     flag: null,
     input: "github-token",
     default: null,
+    secret: true,
     // biome-ignore lint/suspicious/noTemplateCurlyInString: a GitHub expression, as action.yml writes it
     defaultText: "${{ github.token }}",
     help: "Token used to comment on the pull request",

@@ -30,6 +30,8 @@ export interface Setting<T> {
   readonly switch: boolean;
   /** Environment variables read (CLI only) when the flag is absent. */
   readonly env: readonly string[];
+  /** A credential: the Action masks its value in every log line, file and comment it writes. */
+  readonly secret: boolean;
   parse(raw: string[], label: string): T;
 }
 // biome-ignore lint/suspicious/noExplicitAny: a table holds settings of every value type
@@ -45,6 +47,7 @@ interface Common<T> {
   default: T;
   defaultText?: string | null;
   env?: readonly string[];
+  secret?: boolean;
 }
 
 const problem = (label: string, text: string) => new UsageError(`${label} ${text}`, label);
@@ -75,6 +78,7 @@ function setting<T>(
     multiple: o.multiple ?? false,
     switch: o.switch ?? false,
     env: o.env ?? [],
+    secret: o.secret ?? false,
     parse,
   };
 }

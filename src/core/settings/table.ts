@@ -48,6 +48,7 @@ export const CONNECTION = {
     flag: "api-key",
     input: "server-api-key",
     metavar: "KEY",
+    secret: true,
     default: null,
     env: ["TOKENBENCH_API_KEY", "OPENAI_API_KEY"],
     help: "bearer key for the server under test, if it needs one",

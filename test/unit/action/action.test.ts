@@ -53,6 +53,13 @@ describe("inputs", () => {
     const declared = new Set(Object.keys(yml.inputs));
     for (const r of read) expect(declared, r).toContain(r);
     for (const d of declared) expect(read, d).toContain(d);
+    // the secret inputs say they are masked (src/action/secrets.ts masks every one the table marks)
+    const described = yml.inputs as Record<string, { description?: string }>;
+    for (const s of table.filter((x) => x.secret))
+      expect(described[s.input!]!.description, s.input!).toMatch(/a secret: masked in the log/);
+    expect(table.filter((x) => x.secret).map((x) => x.input)).toEqual(
+      expect.arrayContaining(["api-token", "read-token", "github-token", "server-api-key"]),
+    );
     for (const s of table) {
       // base-url: the CLI defaults to 127.0.0.1:8000; the Action asks for it (readInputs checks).
       const want = s.input === "base-url" ? null : s.defaultText;
