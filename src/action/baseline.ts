@@ -12,6 +12,7 @@ import { insideOrRefuse, readResultsDocument } from "../core/results/files.ts";
 import { TokenbenchError } from "../schema/errors.ts";
 import type { ResultDocument } from "../schema/v1.ts";
 import { workspace } from "./context.ts";
+import { failureText, RemoteAnswerError, readJson } from "./remote.ts";
 
 export interface Baseline {
   doc: ResultDocument;
@@ -46,11 +47,15 @@ async function gh<T>(g: BaselineGitHub, path: string): Promise<T> {
     },
     signal: AbortSignal.timeout(30_000),
   });
+  const service = `GitHub's API (GET ${path.split("?")[0]})`;
   if (!res.ok)
-    throw new BaselineError(
-      `GitHub API ${path.split("?")[0]}: HTTP ${res.status} (the job's token needs actions: read)`,
-    );
-  return (await res.json()) as T;
+    throw new BaselineError(`${await failureText(res, service)}; the job's token needs actions: read`);
+  try {
+    return await readJson<T>(res, service);
+  } catch (err) {
+    if (err instanceof RemoteAnswerError) throw new BaselineError(err.message);
+    throw err;
+  }
 }
 
 /** The newest successful run of this workflow on `branch` that kept a results artifact. */

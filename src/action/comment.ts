@@ -9,6 +9,7 @@ import type { ResultDocument } from "../schema/v1.ts";
 import type { CompareRow } from "../shared/compare.ts";
 import { benchmarkName, documentPoints, MEASURE_BY_NAME } from "../shared/measures.ts";
 import { visible } from "../shared/visible.ts";
+import { failureText, readJson } from "./remote.ts";
 
 export const GITHUB_COMMENT_LIMIT = 65_536;
 const BUDGET = 60_000; // headroom under the limit
@@ -297,9 +298,14 @@ export async function upsertStickyComment(
       `${gh.apiUrl}/repos/${gh.repository}/issues/${prNumber}/comments?per_page=100&page=${page}`,
       { headers, signal: AbortSignal.timeout(gh.timeoutMs ?? GITHUB_TIMEOUT_MS) },
     );
-    if (!res.ok)
-      throw new GitHubError(res.status, `listing comments: HTTP ${res.status} ${await res.text()}`);
-    const list = (await res.json()) as { id: number; body?: string }[];
+    const listing = `GitHub's API (GET /repos/${gh.repository}/issues/${prNumber}/comments)`;
+    if (!res.ok) throw new GitHubError(res.status, `listing comments: ${await failureText(res, listing)}`);
+    const list = await readJson<{ id: number; body?: string }[]>(res, listing);
+    if (!Array.isArray(list))
+      throw new GitHubError(
+        res.status,
+        `listing comments: ${listing} answered JSON that is not a list of comments`,
+      );
     // The marker opens the comment tokenbench wrote; a marker quoted elsewhere does not count.
     existing = list.find((c) => (c.body ?? "").startsWith(marker)) ?? null;
     if (list.length < 100) break;
@@ -311,9 +317,9 @@ export async function upsertStickyComment(
       body: JSON.stringify({ body }),
       signal: AbortSignal.timeout(gh.timeoutMs ?? GITHUB_TIMEOUT_MS),
     });
-    if (!res.ok)
-      throw new GitHubError(res.status, `updating comment: HTTP ${res.status} ${await res.text()}`);
-    const j = (await res.json()) as { id: number; html_url?: string };
+    const updating = `GitHub's API (PATCH /repos/${gh.repository}/issues/comments/${existing.id})`;
+    if (!res.ok) throw new GitHubError(res.status, `updating comment: ${await failureText(res, updating)}`);
+    const j = await readJson<{ id: number; html_url?: string }>(res, updating);
     return { action: "updated", id: j.id, url: j.html_url ?? null };
   }
   const res = await f(`${gh.apiUrl}/repos/${gh.repository}/issues/${prNumber}/comments`, {
@@ -322,8 +328,9 @@ export async function upsertStickyComment(
     body: JSON.stringify({ body }),
     signal: AbortSignal.timeout(gh.timeoutMs ?? GITHUB_TIMEOUT_MS),
   });
-  if (!res.ok) throw new GitHubError(res.status, `creating comment: HTTP ${res.status} ${await res.text()}`);
-  const j = (await res.json()) as { id: number; html_url?: string };
+  const creating = `GitHub's API (POST /repos/${gh.repository}/issues/${prNumber}/comments)`;
+  if (!res.ok) throw new GitHubError(res.status, `creating comment: ${await failureText(res, creating)}`);
+  const j = await readJson<{ id: number; html_url?: string }>(res, creating);
   return { action: "created", id: j.id, url: j.html_url ?? null };
 }
 

@@ -1,4 +1,6 @@
 /** The run's place in GitHub: repository, commit (the PR head, not the merge commit), PR, runner. */
+
+import { failureText, readJson } from "./remote.ts";
 import type { GitInfo } from "./types.ts";
 
 export interface RunContext {
@@ -106,6 +108,8 @@ export function runContext(env: Record<string, string | undefined>, payload: Pay
 export async function findForkPullRequest(
   gh: { apiUrl: string; token: string; repository: string; fetchImpl?: typeof fetch },
   payload: Payload | null,
+  /** Told why, when the API could not say (an error answer, a body that is not its JSON). */
+  onProblem: (message: string) => void = () => {},
 ): Promise<{ number: number; base: string | null } | null> {
   const wr = payload?.workflow_run;
   const owner = wr?.head_repository?.owner?.login ?? wr?.head_repository?.full_name?.split("/")[0];
@@ -120,17 +124,21 @@ export async function findForkPullRequest(
       },
       signal: AbortSignal.timeout(30_000),
     });
-    if (!res.ok) return null;
-    const list = (await res.json()) as {
-      number?: unknown;
-      head?: { sha?: unknown };
-      base?: { ref?: unknown };
-    }[];
+    const service = `GitHub's API (GET /repos/${gh.repository}/pulls)`;
+    if (!res.ok) {
+      onProblem(await failureText(res, service));
+      return null;
+    }
+    const list = await readJson<{ number?: unknown; head?: { sha?: unknown }; base?: { ref?: unknown } }[]>(
+      res,
+      service,
+    );
     const hit = Array.isArray(list) ? list.find((p) => p.head?.sha === wr.head_sha) : undefined;
     if (!hit || typeof hit.number !== "number" || !Number.isInteger(hit.number) || hit.number <= 0)
       return null;
     return { number: hit.number, base: typeof hit.base?.ref === "string" ? hit.base.ref : null };
-  } catch {
+  } catch (err) {
+    onProblem((err as Error).message);
     return null;
   }
 }

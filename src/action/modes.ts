@@ -37,6 +37,10 @@ export async function publishedDocs(
     const pr = await findForkPullRequest(
       { apiUrl: ctx.apiUrl, token: inputs.githubToken, repository: ctx.repository },
       payload,
+      (m) =>
+        core.warning(
+          `could not look up the pull request of this workflow_run: ${m}; published without a PR number (no comment)`,
+        ),
     );
     if (pr) {
       git.pr_number = pr.number;

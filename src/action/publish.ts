@@ -4,6 +4,7 @@
  */
 import type { ResultDocument } from "../schema/v1.ts";
 import type { ChangePointsResponse, CompareResponse, IngestResponse } from "../shared/api-types.ts";
+import { answerText, failureText, RemoteAnswerError, readJson } from "./remote.ts";
 
 export type { CompareResponse };
 
@@ -78,13 +79,14 @@ export async function uploadResults(
       });
       status = res.status;
       const text = await res.text();
-      let j: Partial<IngestResponse> & { error?: { code?: string; message?: string } } = {};
+      const service = `the results service (POST ${resultsUrl}/api/v1/runs)`;
+      let j: (Partial<IngestResponse> & { error?: { code?: string; message?: string } }) | null = null;
       try {
         j = JSON.parse(text);
       } catch {
-        j = {};
+        j = null;
       }
-      if (res.ok) {
+      if (res.ok && j !== null) {
         return {
           ok: true,
           status,
@@ -95,7 +97,10 @@ export async function uploadResults(
           error: null,
         };
       }
-      lastErr = `HTTP ${res.status} ${j.error?.code ?? ""}: ${j.error?.message ?? text.slice(0, 300)}`;
+      lastErr =
+        j?.error?.message !== undefined
+          ? `HTTP ${res.status} ${j.error.code ?? ""}: ${j.error.message.slice(0, 300)}`
+          : `${answerText(service, res, text)}${res.ok ? ", not the JSON it speaks (a proxy in front of it?)" : ""}`;
       if (res.status < 500) break; // a 4xx will not get better by retrying
     } catch (err) {
       lastErr = fetchError(err, attemptMs);
@@ -147,9 +152,11 @@ export async function fetchCompare(
         error:
           "the results service needs a read token to compare (HTTP 401): pass its READ_TOKEN as the read-token input",
       };
-    if (!res.ok) return { ok: false, error: `HTTP ${res.status} ${(await res.text()).slice(0, 300)}` };
-    return { ok: true, compare: (await res.json()) as CompareResponse };
+    const service = `the results service (GET ${resultsUrl}/api/v1/repos/${repository}/compare)`;
+    if (!res.ok) return { ok: false, error: await failureText(res, service) };
+    return { ok: true, compare: await readJson<CompareResponse>(res, service) };
   } catch (err) {
+    if (err instanceof RemoteAnswerError) return { ok: false, error: err.message };
     return { ok: false, error: fetchError(err, timeoutMs) };
   }
 }
@@ -177,7 +184,7 @@ export async function recentChangePoints(
         signal: AbortSignal.timeout(30_000),
       });
       if (!res.ok) continue;
-      const j = (await res.json()) as ChangePointsResponse;
+      const j = await readJson<ChangePointsResponse>(res, "the results service (GET .../change-points)");
       const last = j.change_points.at(-1);
       if (!last) continue;
       const ago = j.points - last.index - 1;

@@ -73,6 +73,11 @@ export const RUN_ERRORS = {
     exit: 1,
     meaning: "the Action: a GitHub API call failed (the PR comment, an artifact look-up)",
   },
+  remote_answer_invalid: {
+    exit: 1,
+    meaning:
+      "the Action: GitHub's API or the results service answered something other than its JSON (an HTML error page, a cut body); the message names the service, the status and the first bytes",
+  },
   baseline_unavailable: {
     exit: 1,
     meaning: "the Action: the `baseline` input names no file and no artifact could be found",
