@@ -8,6 +8,7 @@ export default defineConfig({
         test: {
           name: "node",
           include: ["test/unit/**/*.test.ts", "test/loopback/**/*.test.ts"],
+          globalSetup: ["test/global-setup.ts"],
           testTimeout: 30_000,
           hookTimeout: 30_000,
           pool: "forks",
