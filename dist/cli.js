@@ -39627,6 +39627,11 @@ function loadGeneratorOf(v, cfg, target) {
 function levelStartEpochMs(g, index) {
   return g.startAtEpochMs === null ? null : g.startAtEpochMs + index * g.levelSlotMs;
 }
+function lateStartNotice(g, index, level, lateMs) {
+  if (lateMs === null || lateMs < 1 || g.startAtEpochMs === null) return null;
+  let late = `level ${level}: this shard started ${lateMs.toFixed(0)} ms after its slot`, merge2 = "the shards' requests of this level are that far apart in time, and merge refuses starts more than --clock-tolerance-ms apart", spareS = Math.ceil(lateMs / 1e3) + 1;
+  return index === 0 ? `${late} (--start-at): setup, calibration and warm-up took longer; ${merge2}. A --start-at at least ${spareS} s later would have been enough` : `${late} (--start-at + ${index} x --level-slot-s): the level before ran past its slot; ${merge2}. A --level-slot-s of at least ${Math.ceil(g.levelSlotMs / 1e3 + lateMs / 1e3 / index) + 1} s would have been enough`;
+}
 function loadGeneratorRecord(g) {
   return g.workers === 1 && g.shard === null ? null : {
     workers: g.workers,
@@ -39899,6 +39904,13 @@ import { performance as performance10 } from "node:perf_hooks";
 import { performance as performance8 } from "node:perf_hooks";
 import { setImmediate as yieldImmediate } from "node:timers/promises";
 var MAX_TIMER_MS = 2 ** 31 - 1;
+function slotStart(notBeforeEpochMs) {
+  let earliest = performance8.timeOrigin + performance8.now() + 50;
+  return notBeforeEpochMs === null ? { startEpochMs: earliest, lateMs: null } : {
+    startEpochMs: Math.max(earliest, notBeforeEpochMs),
+    lateMs: Math.max(0, earliest - notBeforeEpochMs)
+  };
+}
 function sleepUntil(tAbsMs, stop) {
   return new Promise((resolve2) => {
     let timer, finished = !1, finish = () => {
@@ -40276,13 +40288,13 @@ async function runShardedLevel(ctx, plan, where) {
     dataset: where.dataset ?? null
   })), processCheck = new SelfCheck(), localDone = 0, report = progressReporter(ctx, plan, () => ctx.pool ? ctx.pool.done : localDone), progressTimer = setInterval(report, 1e3), begin = () => {
     sampler?.start(), processCheck.start();
-  }, results;
+  }, results, startLateMs = null;
   try {
     if (ctx.pool)
-      results = await ctx.pool.runLevel(jobs, where.startEpochMs, begin, ctx.stop);
+      ({ results, startLateMs } = await ctx.pool.runLevel(jobs, where.startEpochMs, begin, ctx.stop));
     else {
-      let warmup = await runShareWarmup(ctx.client, jobs[0]), startEpochMs = Math.max(performance10.timeOrigin + performance10.now() + 50, where.startEpochMs ?? 0);
-      await sleepUntil(startEpochMs - performance10.timeOrigin, ctx.stop), begin();
+      let warmup = await runShareWarmup(ctx.client, jobs[0]), slot = slotStart(where.startEpochMs), startEpochMs = slot.startEpochMs;
+      startLateMs = slot.lateMs, await sleepUntil(startEpochMs - performance10.timeOrigin, ctx.stop), begin();
       let check2 = new SelfCheck();
       check2.start();
       let run2 = await runShare(ctx.client, jobs[0], {
@@ -40299,6 +40311,7 @@ async function runShardedLevel(ctx, plan, where) {
   }
   let run = mergeRuns(results.map((r) => r.run)), processWide = processCheck.stop(sendQueueOf(run.records), run.records);
   return await sampler?.stop(), report(), {
+    startLateMs,
     warmup: results.flatMap((r) => r.warmup).sort((a, b) => a.id - b.id),
     run,
     client: ctx.pool ? mergeChecks(
@@ -40718,8 +40731,11 @@ var ThreadHandle = class {
   async runLevel(jobs, notBeforeEpochMs, onStart, stop) {
     let used = this.threads.slice(0, jobs.length);
     for (let t of used) t.done = 0;
-    let warm = await Promise.all(used.map((t, k) => t.call({ op: "warmup", job: jobs[k] }, "warmed"))), startEpochMs = Math.max(performance11.timeOrigin + performance11.now() + 50, notBeforeEpochMs ?? 0), pending = Promise.all(used.map((t) => t.call({ op: "run", startEpochMs }, "done")));
-    return await sleepUntil(startEpochMs - performance11.timeOrigin, stop), onStart?.(), (await pending).map((r, k) => ({ warmup: warm[k].records, run: r.run, check: r.check }));
+    let warm = await Promise.all(used.map((t, k) => t.call({ op: "warmup", job: jobs[k] }, "warmed"))), { startEpochMs, lateMs } = slotStart(notBeforeEpochMs), pending = Promise.all(used.map((t) => t.call({ op: "run", startEpochMs }, "done")));
+    return await sleepUntil(startEpochMs - performance11.timeOrigin, stop), onStart?.(), {
+      results: (await pending).map((r, k) => ({ warmup: warm[k].records, run: r.run, check: r.check })),
+      startLateMs: lateMs
+    };
   }
   /** End the requests in flight at once (SIGINT/SIGTERM). */
   stop() {
@@ -40885,7 +40901,7 @@ async function runSweep(opts) {
         notice(`level ${plan.level} interrupted; not recorded (--resume measures it again)`);
         break;
       }
-      let { result, notices } = summariseLevel({
+      let late = lateStartNotice(load, plan.index, plan.level, measured.startLateMs ?? null), { result, notices } = summariseLevel({
         cfg,
         level: plan.level,
         run: measured.run,
@@ -40893,7 +40909,7 @@ async function runSweep(opts) {
         client: measured.client,
         sampler,
         limits,
-        notices: plan.notices
+        notices: late === null ? plan.notices : [...plan.notices, late]
       });
       for (let n of notices.slice(plan.notices.length)) notice(n);
       let final2 = opts.levelHooks ? { ...result, ...await opts.levelHooks.stop(result, measured.run.records) } : result;

@@ -15,6 +15,7 @@ import {
   runWarmup,
   type SpecFactory,
   sleepUntil,
+  slotStart,
 } from "./loops.ts";
 import { mergeChecks, SelfCheck, sendQueueOf } from "./self-check.ts";
 import { type Shard, SINGLE, shareOf } from "./shard.ts";
@@ -48,6 +49,8 @@ export interface MeasuredLevel {
   warmup: RequestRecord[];
   run: LevelRun;
   client: LevelResult["client"];
+  /** A sharded level: how far past its start slot it began (0 on time); null without a slot. */
+  startLateMs?: number | null;
 }
 
 function progressReporter(ctx: LevelRunContext, plan: LevelPlan, done: () => number) {
@@ -118,12 +121,15 @@ export async function runShardedLevel(
     processCheck.start();
   };
   let results: ThreadResult[];
+  let startLateMs: number | null = null;
   try {
     if (ctx.pool) {
-      results = await ctx.pool.runLevel(jobs, where.startEpochMs, begin, ctx.stop);
+      ({ results, startLateMs } = await ctx.pool.runLevel(jobs, where.startEpochMs, begin, ctx.stop));
     } else {
       const warmup = await runShareWarmup(ctx.client, jobs[0]!);
-      const startEpochMs = Math.max(performance.timeOrigin + performance.now() + 50, where.startEpochMs ?? 0);
+      const slot = slotStart(where.startEpochMs);
+      const startEpochMs = slot.startEpochMs;
+      startLateMs = slot.lateMs;
       await sleepUntil(startEpochMs - performance.timeOrigin, ctx.stop);
       begin();
       const check = new SelfCheck();
@@ -145,6 +151,7 @@ export async function runShardedLevel(
   await sampler?.stop();
   report();
   return {
+    startLateMs,
     warmup: results.flatMap((r) => r.warmup).sort((a, b) => a.id - b.id),
     run,
     client: ctx.pool

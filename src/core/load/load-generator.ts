@@ -72,6 +72,28 @@ export function levelStartEpochMs(g: LoadGenerator, index: number): number | nul
   return g.startAtEpochMs === null ? null : g.startAtEpochMs + index * g.levelSlotMs;
 }
 
+/**
+ * What a shard says when level `index` began `lateMs` past its slot: how late, and the margin that
+ * would have been enough (a later --start-at for the first level; a longer --level-slot-s when
+ * the level before ran past its slot). Null when it started on time.
+ */
+export function lateStartNotice(
+  g: LoadGenerator,
+  index: number,
+  level: number,
+  lateMs: number | null,
+): string | null {
+  // a timer fires a few ms late on a busy machine; that is not a missed slot
+  if (lateMs === null || lateMs < 1 || g.startAtEpochMs === null) return null;
+  const late = `level ${level}: this shard started ${lateMs.toFixed(0)} ms after its slot`;
+  const merge =
+    "the shards' requests of this level are that far apart in time, and merge refuses starts more than --clock-tolerance-ms apart";
+  const spareS = Math.ceil(lateMs / 1000) + 1;
+  if (index === 0)
+    return `${late} (--start-at): setup, calibration and warm-up took longer; ${merge}. A --start-at at least ${spareS} s later would have been enough`;
+  return `${late} (--start-at + ${index} x --level-slot-s): the level before ran past its slot; ${merge}. A --level-slot-s of at least ${Math.ceil(g.levelSlotMs / 1000 + lateMs / 1000 / index) + 1} s would have been enough`;
+}
+
 export function loadGeneratorRecord(g: LoadGenerator): ResultDocument["load_generator"] {
   if (g.workers === 1 && g.shard === null) return null;
   return {

@@ -47,6 +47,20 @@ export const MAX_TIMER_MS = 2 ** 31 - 1;
  * was about 300 MB of garbage per 10 s at 200 req/s, and its GC pauses made sends late. Callers
  * check `stop.aborted` after it, so nothing is sent once the signal came.
  */
+/**
+ * When a level that must start at `notBeforeEpochMs` (a shard's slot) starts: then, or 50 ms from
+ * now (the time to arm the first timers) when the slot is closer or already past. `lateMs` is how
+ * far past its slot it starts (0 on time), null without a slot.
+ */
+export function slotStart(notBeforeEpochMs: number | null): { startEpochMs: number; lateMs: number | null } {
+  const earliest = performance.timeOrigin + performance.now() + 50;
+  if (notBeforeEpochMs === null) return { startEpochMs: earliest, lateMs: null };
+  return {
+    startEpochMs: Math.max(earliest, notBeforeEpochMs),
+    lateMs: Math.max(0, earliest - notBeforeEpochMs),
+  };
+}
+
 export function sleepUntil(tAbsMs: number, stop?: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
     let timer: NodeJS.Timeout | undefined;

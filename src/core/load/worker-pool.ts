@@ -9,7 +9,7 @@ import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
 import { TokenbenchError } from "../../schema/errors.ts";
 import type { LevelResult, RequestRecord } from "../../schema/v1.ts";
-import { type LevelRun, sleepUntil } from "./loops.ts";
+import { type LevelRun, sleepUntil, slotStart } from "./loops.ts";
 import type { ShareJob } from "./shard-run.ts";
 import type { FromWorker, ShardWorkerData, ToWorker } from "./shard-worker.ts";
 
@@ -97,16 +97,19 @@ export class WorkerPool {
     notBeforeEpochMs: number | null,
     onStart?: () => void,
     stop?: AbortSignal,
-  ): Promise<ThreadResult[]> {
+  ): Promise<{ results: ThreadResult[]; startLateMs: number | null }> {
     const used = this.threads.slice(0, jobs.length);
     for (const t of used) t.done = 0;
     const warm = await Promise.all(used.map((t, k) => t.call({ op: "warmup", job: jobs[k]! }, "warmed")));
-    const startEpochMs = Math.max(performance.timeOrigin + performance.now() + 50, notBeforeEpochMs ?? 0);
+    const { startEpochMs, lateMs } = slotStart(notBeforeEpochMs);
     const pending = Promise.all(used.map((t) => t.call({ op: "run", startEpochMs }, "done")));
     await sleepUntil(startEpochMs - performance.timeOrigin, stop);
     onStart?.();
     const runs = await pending;
-    return runs.map((r, k) => ({ warmup: warm[k]!.records, run: r.run, check: r.check }));
+    return {
+      results: runs.map((r, k) => ({ warmup: warm[k]!.records, run: r.run, check: r.check })),
+      startLateMs: lateMs,
+    };
   }
 
   /** End the requests in flight at once (SIGINT/SIGTERM). */

@@ -14,6 +14,7 @@ import { type LevelRunContext, type Progress, runLevel, runShardedLevel } from "
 import { summariseLevel } from "../load/level-summary.ts";
 import {
   type LoadGenerator,
+  lateStartNotice,
   levelStartEpochMs,
   loadGeneratorRecord,
   ONE_THREAD,
@@ -219,6 +220,7 @@ export async function runSweep(opts: SweepOptions): Promise<ResultDocument> {
         notice(`level ${plan.level} interrupted; not recorded (--resume measures it again)`);
         break;
       }
+      const late = lateStartNotice(load, plan.index, plan.level, measured.startLateMs ?? null);
       const { result, notices } = summariseLevel({
         cfg,
         level: plan.level,
@@ -227,9 +229,9 @@ export async function runSweep(opts: SweepOptions): Promise<ResultDocument> {
         client: measured.client,
         sampler,
         limits,
-        notices: plan.notices,
+        notices: late === null ? plan.notices : [...plan.notices, late],
       });
-      for (const n of notices.slice(plan.notices.length)) notice(n);
+      for (const n of notices.slice(plan.notices.length)) notice(n); // the late start among them
       const final = opts.levelHooks
         ? { ...result, ...(await opts.levelHooks.stop(result, measured.run.records)) }
         : result;

@@ -132,6 +132,41 @@ describe("shards across runners, merged", () => {
     }
   }, 180_000);
 
+  it("a shard that misses its start slot says so when it runs: how late, and the margin that would have been enough", async () => {
+    const past = Date.now() - 3000;
+    const out = join(dir, "late.json");
+    const r = await runCli(
+      [
+        ...common(out),
+        "--levels",
+        "2,4",
+        "--requests",
+        "4",
+        "--shard",
+        "1/2",
+        "--start-at",
+        String(past),
+        "--level-slot-s",
+        "1",
+      ],
+      { timeoutMs: 120_000 },
+    );
+    expect(r.code, r.stderr).toBe(0);
+    const first =
+      /level 2: this shard started (\d+) ms after its slot \(--start-at\): .*A --start-at at least (\d+) s later would have been enough/.exec(
+        r.stderr,
+      );
+    expect(first, r.stderr).not.toBeNull();
+    expect(Number(first![1])).toBeGreaterThanOrEqual(3000);
+    expect(Number(first![2]) * 1000).toBeGreaterThan(Number(first![1])); // the margin covers the lateness
+    expect(r.stderr).toMatch(
+      /level 4: this shard started \d+ ms after its slot \(--start-at \+ 1 x --level-slot-s\): the level before ran past its slot; .*A --level-slot-s of at least \d+ s would have been enough/,
+    );
+    // and it stays in the document, where merge and a reviewer find it
+    const { doc } = readResults(out);
+    expect(doc.levels.map((l) => l.notices.some((n) => n.includes("after its slot")))).toEqual([true, true]);
+  }, 120_000);
+
   it("merge refuses what is not one run: a missing or doubled shard, another workload, clocks apart", async () => {
     const out = join(dir, "refused.json");
     const refuse = async (files: string[], pattern: RegExp) => {
