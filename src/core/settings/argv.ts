@@ -2,7 +2,9 @@
  * The CLI's side of the settings: argv parsed against a table (with "did you mean" for unknown
  * flags) and `--help` written from the same declarations.
  */
+
 import { UsageError } from "../../schema/errors.ts";
+import { FOREIGN_FLAGS } from "./foreign-flags.ts";
 import { type AnySetting, isBooleanWord, type Source } from "./setting.ts";
 
 export interface ParsedArgv {
@@ -71,6 +73,12 @@ export function parseArgv(argv: readonly string[], table: Record<string, AnySett
     const name = a.slice(2, eq === -1 ? undefined : eq);
     const s = byFlag.get(name);
     if (s === undefined) {
+      const foreign = FOREIGN_FLAGS[name];
+      if (foreign)
+        throw new UsageError(
+          `unknown flag --${name}: that is ${foreign.from}'s; here it is ${foreign.answer}`,
+          `--${name}`,
+        );
       const guess = didYouMean(name, [...byFlag.keys()]);
       throw new UsageError(`unknown flag --${name}${guess ? ` (did you mean --${guess}?)` : ""}`);
     }
