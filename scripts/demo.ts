@@ -104,4 +104,9 @@ try {
 } finally {
   await cleanup();
 }
+// the links above point at services that are gone now, unless --serve kept them while it ran
+if (!serve && code === 0)
+  say(
+    "the services have stopped, so the links above no longer answer: `npm run demo -- --serve` keeps them up",
+  );
 process.exitCode = code;

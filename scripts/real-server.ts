@@ -9,7 +9,7 @@ import { ensureLlamaServer, ensureModel, MODEL_ALIAS, startRealServer } from "./
 const { values } = parseArgs({
   options: { "build-only": { type: "boolean" }, port: { type: "string" }, slots: { type: "string" } },
 });
-const bin = ensureLlamaServer();
+const bin = await ensureLlamaServer();
 const model = ensureModel();
 if (values["build-only"]) {
   console.log(`llama-server: ${bin}\nmodel: ${model}`);

@@ -25,28 +25,93 @@ export const cacheDir = (): string =>
 
 const log = (m: string) => process.stderr.write(`real-server: ${m}\n`);
 
-function run(cmd: string, args: string[], cwd: string): void {
-  execFileSync(cmd, args, { cwd, stdio: ["ignore", "ignore", "inherit"] });
+// Offline, npm's update check and git's hints are advice that cannot be followed: off.
+const QUIET_ENV = {
+  ...process.env,
+  NPM_CONFIG_UPDATE_NOTIFIER: "false",
+  NPM_CONFIG_FUND: "false",
+  GIT_ADVICE: "0",
+};
+
+/** cmake's progress (`[ 42%] Building ...`) as a percentage, or null for other lines. */
+export function buildPercent(line: string): number | null {
+  const m = /^\[\s*(\d{1,3})%\]/.exec(line);
+  return m ? Number(m[1]) : null;
+}
+
+const elapsed = (t0: number) => {
+  const s = Math.round((performance.now() - t0) / 1000);
+  return s < 60 ? `${s} s` : `${Math.floor(s / 60)} min ${s % 60} s`;
+};
+
+/**
+ * One build step, its output kept off the terminal but its progress on it: cmake's percentage
+ * each time it passes another 10 %, and a line every 60 s in any case, with the elapsed time.
+ */
+function run(step: string, cmd: string, args: string[], cwd: string, t0: number): Promise<void> {
+  log(`${step} (${elapsed(t0)} so far)`);
+  return new Promise((resolve, reject) => {
+    const p = spawn(cmd, args, { cwd, env: QUIET_ENV, stdio: ["ignore", "pipe", "pipe"] });
+    let shown = -10;
+    let err = "";
+    let rest = "";
+    const beat = setInterval(() => log(`${step}: still working (${elapsed(t0)})`), 60_000);
+    p.stdout.on("data", (d: Buffer) => {
+      const lines = (rest + d.toString()).split("\n");
+      rest = lines.pop() ?? "";
+      for (const line of lines) {
+        const pct = buildPercent(line);
+        if (pct !== null && pct >= shown + 10) {
+          shown = pct - (pct % 10);
+          log(`${step}: ${pct} % (${elapsed(t0)})`);
+        }
+      }
+    });
+    p.stderr.on("data", (d: Buffer) => {
+      err = (err + d.toString()).slice(-4000);
+    });
+    p.on("error", reject);
+    p.on("close", (code) => {
+      clearInterval(beat);
+      if (code === 0) resolve();
+      else
+        reject(
+          new Error(`${step}: ${cmd} exited with ${code}:\n${err.trim().split("\n").slice(-20).join("\n")}`),
+        );
+    });
+  });
 }
 
 /** The llama-server binary, built once per pinned version. */
-export function ensureLlamaServer(): string {
+export async function ensureLlamaServer(): Promise<string> {
   const dir = cacheDir();
   const bin = join(dir, "llama-server");
   if (existsSync(bin) && existsSync(join(dir, VOCAB))) return bin;
   mkdirSync(dir, { recursive: true });
   const work = mkdtempSync(join(tmpdir(), "tokenbench-llama-"));
+  const t0 = performance.now();
   try {
-    log(`fetching ${NODE_LLAMA_CPP} (npm pack) into ${work}`);
-    run("npm", ["pack", NODE_LLAMA_CPP, "--silent"], work);
+    await run(
+      `[1/5] fetching ${NODE_LLAMA_CPP}'s llama.cpp sources (npm pack)`,
+      "npm",
+      ["pack", NODE_LLAMA_CPP, "--silent"],
+      work,
+      t0,
+    );
     const tgz = readdirSync(work).find((f) => f.endsWith(".tgz"));
     if (!tgz) throw new Error(`npm pack ${NODE_LLAMA_CPP} wrote no tarball`);
-    run("tar", ["xzf", tgz], work);
-    run("git", ["clone", "--quiet", "package/llama/gitRelease.bundle", "src"], work);
+    await run("[2/5] unpacking", "tar", ["xzf", tgz], work, t0);
+    await run(
+      "[3/5] checking out the sources",
+      "git",
+      ["-c", "advice.detachedHead=false", "clone", "--quiet", "package/llama/gitRelease.bundle", "src"],
+      work,
+      t0,
+    );
     const src = join(work, "src");
     const jobs = String(Math.max(1, Number(execFileSync("nproc").toString().trim()) || 1));
-    log(`building llama-server CPU-only with ${jobs} jobs (about 15 minutes on 2 cores, once)`);
-    run(
+    await run(
+      "[4/5] configuring (cmake, CPU only)",
       "cmake",
       [
         "-S",
@@ -67,11 +132,18 @@ export function ensureLlamaServer(): string {
         "-DGGML_NATIVE=OFF",
       ],
       src,
+      t0,
     );
-    run("cmake", ["--build", "build", "--target", "llama-server", "-j", jobs], src);
+    await run(
+      `[5/5] compiling llama-server with ${jobs} jobs (about 15 minutes on 2 cores, once)`,
+      "cmake",
+      ["--build", "build", "--target", "llama-server", "-j", jobs],
+      src,
+      t0,
+    );
     renameSync(join(src, "models", VOCAB), join(dir, VOCAB));
     renameSync(join(src, "build", "bin", "llama-server"), bin);
-    log(`cached ${bin}`);
+    log(`cached ${bin} (built in ${elapsed(t0)})`);
     return bin;
   } finally {
     rmSync(work, { recursive: true, force: true });
@@ -106,7 +178,7 @@ export interface RealServer {
 export async function startRealServer(
   o: { port?: number; slots?: number; ctx?: number } = {},
 ): Promise<RealServer> {
-  const bin = ensureLlamaServer();
+  const bin = await ensureLlamaServer();
   const model = ensureModel();
   const slots = o.slots ?? 4;
   const port = o.port ?? 0;
