@@ -47,6 +47,9 @@ export async function runAction(
   const env: Record<string, string> = {
     PATH: process.env.PATH ?? "",
     HOME: process.env.HOME ?? "/tmp",
+    // the caller's temporary folder (a test run's own, which it removes) and its run id
+    TMPDIR: tmpdir(),
+    ...(process.env.TOKENBENCH_TEST_RUN ? { TOKENBENCH_TEST_RUN: process.env.TOKENBENCH_TEST_RUN } : {}),
     GITHUB_OUTPUT: f.out,
     GITHUB_STEP_SUMMARY: f.summary,
     GITHUB_STATE: f.state,

@@ -4,7 +4,7 @@
  * on the base branch, found through the GitHub API with the job's token and downloaded with
  * @actions/artifact. The verdicts are then computed as the service computes them (shared/compare.ts).
  */
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DefaultArtifactClient } from "@actions/artifact";
@@ -75,16 +75,21 @@ export async function artifactBaseline(g: BaselineGitHub, branch: string): Promi
     // The Action's own download: under RUNNER_TEMP on a runner, the one place besides the workspace it reads.
     const dir = mkdtempSync(join(process.env.RUNNER_TEMP || tmpdir(), "tokenbench-baseline-"));
     const [owner, name] = g.repository.split("/") as [string, string];
-    await (
-      g.download ??
-      (async (id, runId, path) => {
-        await new DefaultArtifactClient().downloadArtifact(id, {
-          path,
-          findBy: { token: g.token, workflowRunId: runId, repositoryOwner: owner, repositoryName: name },
-        });
-      })
-    )(art.id, run.id, dir);
-    const doc = readResultsDocument(join(dir, "results.json"));
+    let doc: ResultDocument;
+    try {
+      await (
+        g.download ??
+        (async (id, runId, path) => {
+          await new DefaultArtifactClient().downloadArtifact(id, {
+            path,
+            findBy: { token: g.token, workflowRunId: runId, repositoryOwner: owner, repositoryName: name },
+          });
+        })
+      )(art.id, run.id, dir);
+      doc = readResultsDocument(join(dir, "results.json"));
+    } finally {
+      rmSync(dir, { recursive: true, force: true }); // read whole; a self-hosted runner keeps its temp
+    }
     return {
       doc,
       source: `the ${g.artifactName} artifact of run ${run.id} on ${branch}${run.head_sha ? ` (${run.head_sha.slice(0, 7)})` : ""}`,
