@@ -5,13 +5,17 @@
  * a grace period is killed and named, failing the run: a suite leaves nothing behind, also when a
  * test failed half-way.
  */
-import { mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
 const RUN = `tokenbench-test-${process.pid}-${Date.now().toString(36)}`;
 
-/** Processes other than this one whose environment carries this run's id. */
+/**
+ * Processes whose environment carries this run's id, but for vitest's own: this process and its
+ * direct children (its esbuild service, its test forks, which end with it). What a test started
+ * is a child of a fork, or an orphan once that fork is gone.
+ */
 function leftovers(): { pid: number; cmd: string }[] {
   const out: { pid: number; cmd: string }[] = [];
   for (const entry of readdirSync("/proc")) {
@@ -20,7 +24,8 @@ function leftovers(): { pid: number; cmd: string }[] {
     try {
       if (!readFileSync(`/proc/${pid}/environ`, "latin1").includes(`TOKENBENCH_TEST_RUN=${RUN}`)) continue;
       const cmd = readFileSync(`/proc/${pid}/cmdline`, "latin1").replace(/\0/g, " ").trim();
-      if (readFileSync(`/proc/${pid}/stat`, "latin1").split(") ")[1]?.startsWith("Z")) continue; // reaped soon
+      const [state, ppid] = (readFileSync(`/proc/${pid}/stat`, "latin1").split(") ")[1] ?? "").split(" ");
+      if (state === "Z" || Number(ppid) === process.pid) continue; // reaped soon, or vitest's own
       out.push({ pid, cmd });
     } catch {
       // gone, or not ours to read
@@ -29,14 +34,38 @@ function leftovers(): { pid: number; cmd: string }[] {
   return out;
 }
 
+/** Folders of ours made since `sinceMs` in the machine's temporary folder, outside the run's. */
+function strays(root: string, sinceMs: number): string[] {
+  return readdirSync(root)
+    .filter((f) => /^(tokenbench|tb)-/.test(f) && f !== RUN)
+    .filter((f) => {
+      try {
+        return statSync(join(root, f)).birthtimeMs >= sinceMs;
+      } catch {
+        return false;
+      }
+    });
+}
+
 export default function setup(): () => Promise<void> {
-  const dir = join(tmpdir(), RUN);
+  const root = tmpdir();
+  const started = Date.now();
+  const dir = join(root, RUN);
   mkdirSync(dir, { recursive: true });
   process.env.TMPDIR = dir;
   process.env.TOKENBENCH_TEST_RUN = RUN;
   return async () => {
     rmSync(dir, { recursive: true, force: true });
-    if (process.platform !== "linux") return;
+    const problems: string[] = [];
+    const outside = strays(root, started);
+    if (outside.length > 0)
+      problems.push(
+        `it made temporary folders outside its own (${root}/${RUN}), left in ${root}: ${outside.join(", ")} (a process started without the run's TMPDIR)`,
+      );
+    if (process.platform !== "linux") {
+      if (problems.length > 0) throw new Error(`the suite left things behind: ${problems.join("; ")}`);
+      return;
+    }
     // a process stopped by its test's afterAll may need a moment to exit (workerd, Chromium)
     const deadline = Date.now() + 10_000;
     let left = leftovers();
@@ -52,8 +81,9 @@ export default function setup(): () => Promise<void> {
       }
     }
     if (left.length > 0)
-      throw new Error(
-        `the suite left ${left.length} process(es) running (killed now): ${left.map((p) => `${p.pid} ${p.cmd.slice(0, 120)}`).join("; ")}`,
+      problems.push(
+        `${left.length} process(es) still running (killed now): ${left.map((p) => `${p.pid} ${p.cmd.slice(0, 120)}`).join("; ")}`,
       );
+    if (problems.length > 0) throw new Error(`the suite left things behind: ${problems.join("; ")}`);
   };
 }

@@ -1,21 +1,30 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { deriveRequest } from "../../../src/core/results/metrics.ts";
 import type { RequestRecord } from "../../../src/schema/v1.ts";
+import {
+  allowanceMs,
+  expectReadOnTime,
+  serverGapsMs,
+  serverTtftMs,
+  watched,
+} from "../../helpers/lateness.ts";
 import { type MockProcess, startMock } from "../../helpers/mock-process.ts";
-import { client, median, rawServer, spec } from "../../helpers/servers.ts";
+import { client, rawServer, spec } from "../../helpers/servers.ts";
 
 describe("streaming client against the mock (real sockets)", () => {
   let mock: MockProcess;
   beforeAll(async () => {
-    mock = await startMock({ ttftMs: 40, itlMs: 10, capacity: 64 });
+    mock = await startMock({ ttftMs: 40, itlMs: 10, capacity: 64, serverTimestamps: true });
   });
   afterAll(() => mock.close());
 
-  it("measures TTFT and ITL within tolerance of the configured delays", async () => {
+  it("TTFT, ITL and TPOT agree with the server's own record of each request, within the client's measured lateness", async () => {
     const c = client(mock.url);
     // Warm the JIT and the connections first: cold-start cost is real but not what this checks.
     await Promise.all(Array.from({ length: 8 }, () => c.stream(spec({ maxTokens: 2 }))));
-    const recs = await Promise.all(Array.from({ length: 8 }, () => c.stream(spec({ maxTokens: 12 }))));
+    const { value: recs, check } = await watched(() =>
+      Promise.all(Array.from({ length: 8 }, () => c.stream(spec({ maxTokens: 12 })))),
+    );
     await c.close();
     for (const r of recs) {
       expect(r.error).toBeNull();
@@ -23,15 +32,24 @@ describe("streaming client against the mock (real sockets)", () => {
       expect(r.event_times_ms).toHaveLength(12);
       expect(r.finish_reason).toBe("length");
     }
-    const ttft = median(recs.map((r) => deriveRequest(r).ttftMs!));
-    const gaps = recs.flatMap((r) => r.event_times_ms.slice(1).map((t, i) => t - r.event_times_ms[i]!));
-    expect(ttft).toBeGreaterThanOrEqual(40);
-    expect(ttft).toBeLessThan(55);
-    expect(median(gaps)).toBeGreaterThan(8.5);
-    expect(median(gaps)).toBeLessThan(11.5);
-    const tpot = median(recs.map((r) => deriveRequest(r).tpotMs!));
-    expect(tpot).toBeGreaterThan(8.5);
-    expect(tpot).toBeLessThan(12);
+    const late = allowanceMs(check);
+    for (const r of recs) {
+      // the mock held the first token its configured 40 ms at least, by its own record
+      expect(serverTtftMs(r)).toBeGreaterThanOrEqual(40 - 0.5);
+      // the client's TTFT holds the server's: it sent before the server read, and read after it wrote
+      expect(deriveRequest(r).ttftMs!).toBeGreaterThanOrEqual(serverTtftMs(r) - 0.5);
+      // each gap the client saw is the server's, give or take how late it read either end
+      const gaps = r.event_times_ms.slice(1).map((t, i) => t - r.event_times_ms[i]!);
+      const off = gaps.map((g, i) => Math.abs(g - serverGapsMs(r)[i]!)).sort((a, b) => a - b);
+      expect(off[Math.floor(off.length / 2)]!).toBeLessThanOrEqual(late + 0.5);
+      // TPOT: (last - first) / (n - 1) on either clock, apart by at most the lateness / (n - 1)
+      const s = r.server_event_times_ms!;
+      const serverTpot = (s[s.length - 1]! - s[0]!) / (s.length - 1);
+      expect(Math.abs(deriveRequest(r).tpotMs! - serverTpot)).toBeLessThanOrEqual(
+        (late + 0.5) / (s.length - 1) + 0.05,
+      );
+    }
+    expectReadOnTime(recs, check);
   });
 
   it("completions API works too", async () => {
@@ -89,9 +107,9 @@ describe("streaming client against the mock (real sockets)", () => {
     expect(r.event_times_ms).toHaveLength(4);
     const d = deriveRequest(r);
     expect(d.tokensPerChunk).toBe(3);
-    // 3 gaps of ~15 ms over 11 tokens ≈ 4.1 ms/token, not 15
-    expect(d.tpotMs!).toBeGreaterThan(3.5);
-    expect(d.tpotMs!).toBeLessThan(5.5);
+    // the 3 gaps between the 4 events spread over the 11 tokens after the first, not over 3 events
+    const t = r.event_times_ms;
+    expect(d.tpotMs!).toBeCloseTo((t[3]! - t[0]!) / 11, 9);
   });
 
   it("FreeToken's early role chunk never counts as the first token", async () => {

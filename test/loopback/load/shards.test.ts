@@ -13,12 +13,13 @@ import { readResults } from "../../../src/core/results/files.ts";
 import { arrivalOffsetsMs } from "../../../src/core/workload/arrivals.ts";
 import type { RequestRecord, ResultDocument } from "../../../src/schema/v1.ts";
 import { runCli } from "../../helpers/cli.ts";
+import { expectReadOnTime } from "../../helpers/lateness.ts";
 import { type MockProcess, startMock } from "../../helpers/mock-process.ts";
 
 let mock: MockProcess;
 const dir = mkdtempSync(join(tmpdir(), "tb-shards-"));
 beforeAll(async () => {
-  mock = await startMock({ ttftMs: 30, itlMs: 5 });
+  mock = await startMock({ ttftMs: 30, itlMs: 5, serverTimestamps: true });
 });
 afterAll(async () => {
   await mock?.close();
@@ -55,25 +56,30 @@ const measuredIds = (records: RequestRecord[]) =>
     .map((r) => r.id)
     .sort((a, b) => a - b);
 
-/** Per level: TTFT p50 and ITL p50 agree within a few ms (the mock's TTFT is 30 ms, ITL 5 ms). */
-function sameFigures(a: ResultDocument, b: ResultDocument) {
-  expect(b.levels.map((l) => [l.level, l.requests, l.ok])).toEqual(
-    a.levels.map((l) => [l.level, l.requests, l.ok]),
+/**
+ * The same levels and requests, each measured right: every level's events read within that
+ * level's own measured lateness of the server's writes (the mock stamps them), so threads and
+ * shards measure what one thread does, on a quiet machine or a busy one.
+ */
+function sameFigures(a: Run, b: Run) {
+  expect(b.doc.levels.map((l) => [l.level, l.requests, l.ok])).toEqual(
+    a.doc.levels.map((l) => [l.level, l.requests, l.ok]),
   );
-  for (let i = 0; i < a.levels.length; i++) {
-    const [x, y] = [a.levels[i]!, b.levels[i]!];
-    expect(Math.abs(x.ttft_ms.p50! - y.ttft_ms.p50!), `level ${x.level} TTFT p50`).toBeLessThan(6);
-    expect(Math.abs(x.itl_ms.p50! - y.itl_ms.p50!), `level ${x.level} ITL p50`).toBeLessThan(1.5);
-    expect(Math.abs(x.tpot_ms.p50! - y.tpot_ms.p50!), `level ${x.level} TPOT p50`).toBeLessThan(1.5);
-  }
+  for (const run of [a, b])
+    for (const l of run.doc.levels) {
+      const recs = run.records.filter((r) => r.level === l.level && !r.warmup);
+      // a merged run's levels carry each shard's check in client.shards; the level's bound is the worst
+      expectReadOnTime(recs, l.client, `${run.out} level ${l.level}`);
+    }
 }
+type Run = Awaited<ReturnType<typeof sweep>>;
 
 describe("worker threads on one runner", () => {
   it("--workers 2 gives the figures of --workers 1 and exactly the same requests", async () => {
     const args = ["--levels", "1,4,8", "--requests", "24"];
     const one = await sweep("threads-1", [...args, "--workers", "1"]);
     const two = await sweep("threads-2", [...args, "--workers", "2"]);
-    sameFigures(one.doc, two.doc);
+    sameFigures(one, two);
     expect(two.doc.load_generator).toEqual({ workers: 2, shard: null, start_at_epoch_ms: null });
     // every level's requests: ids level * 10^7 + 0..23, once each
     for (const [li, l] of two.doc.levels.entries()) {
@@ -88,8 +94,7 @@ describe("worker threads on one runner", () => {
     // one clock across threads: every record's times are on the run's timeline, in order
     for (const r of two.records) {
       expect(r.send_ms).toBeGreaterThan(0);
-      expect(r.first_token_ms! - r.send_ms).toBeGreaterThan(25);
-      expect(r.first_token_ms! - r.send_ms).toBeLessThan(200);
+      expect(r.first_token_ms! - r.send_ms).toBeGreaterThan(30 - 0.5); // the mock's TTFT, at least
     }
   }, 180_000);
 });
@@ -122,13 +127,15 @@ describe("shards across runners, merged", () => {
       expect(measuredIds(merged.records.filter((r) => r.level === merged.doc.levels[li]!.level))).toEqual(
         Array.from({ length: 18 }, (_, j) => li * 10_000_000 + j),
       );
-    sameFigures(single.doc, merged.doc);
+    sameFigures(single, { out, ...merged });
     // the shards started each level together: their first sends lie within a few ms
     for (let li = 0; li < 2; li++) {
       const starts = [shard1, shard2].map(
         (s) => Date.parse(s.doc.clock.origin_wall_time) + s.doc.levels[li]!.started_at_ms,
       );
-      expect(Math.abs(starts[0]! - starts[1]!)).toBeLessThan(30);
+      // both wake at the slot; each may wake as late as its own loop delay says
+      const late = [shard1, shard2].map((s) => s.doc.levels[li]!.client.event_loop_delay_ms.max ?? 0);
+      expect(Math.abs(starts[0]! - starts[1]!)).toBeLessThan(30 + late[0]! + late[1]!);
     }
   }, 180_000);
 
