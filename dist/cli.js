@@ -43,6 +43,27 @@ var __toESM = (mod, isNodeMode, target) => (target = mod != null ? __create(__ge
   mod
 ));
 
+// src/schema/errors.ts
+var TokenbenchError, UsageError, init_errors = __esm({
+  "src/schema/errors.ts"() {
+    "use strict";
+    TokenbenchError = class extends Error {
+      constructor(code, message, options) {
+        super(message, options);
+        this.code = code;
+        this.name = new.target.name;
+      }
+      code;
+    }, UsageError = class extends TokenbenchError {
+      constructor(message, setting2 = null) {
+        super("usage", message);
+        this.setting = setting2;
+      }
+      setting;
+    };
+  }
+});
+
 // src/shared/charts.ts
 function levelRows(levels, series = "run") {
   return levels.map((l) => ({
@@ -283,12 +304,26 @@ __export(plots_exports, {
 });
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+async function charting(name, load) {
+  try {
+    return await load();
+  } catch (err) {
+    let code = err.code;
+    throw code !== "ERR_MODULE_NOT_FOUND" && code !== "MODULE_NOT_FOUND" ? err : new TokenbenchError(
+      "plots_unavailable",
+      `charts need ${name}, which is not installed (tokenbench's charting libraries are optional dependencies): install them with npm i vega@6.4.0 vega-lite@6.4.0 @resvg/resvg-js@2.6.2, or leave out --plots; the results themselves are written`
+    );
+  }
+}
 async function renderSvg(spec) {
-  let [vega, vl] = await Promise.all([import("vega"), import("vega-lite")]), compiled = vl.compile(spec).spec, view = new vega.View(vega.parse(compiled), { renderer: "none" }), svg = await view.toSVG();
+  let [vega, vl] = await Promise.all([
+    charting("vega", () => import("vega")),
+    charting("vega-lite", () => import("vega-lite"))
+  ]), compiled = vl.compile(spec).spec, view = new vega.View(vega.parse(compiled), { renderer: "none" }), svg = await view.toSVG();
   return view.finalize(), svg;
 }
 async function svgToPng(svg, scale = 2) {
-  let { Resvg } = await import("@resvg/resvg-js");
+  let { Resvg } = await charting("@resvg/resvg-js", () => import("@resvg/resvg-js"));
   return new Resvg(svg, {
     fitTo: { mode: "zoom", value: scale },
     background: "white",
@@ -309,6 +344,7 @@ async function writePlots(doc, dir, opts = {}) {
 var init_plots = __esm({
   "src/core/results/plots.ts"() {
     "use strict";
+    init_errors();
     init_charts();
   }
 });
@@ -19337,21 +19373,8 @@ ${captureLines}` : capture.stack;
 // src/core/results/version.ts
 var TOOL_VERSION = "0.1.0";
 
-// src/schema/errors.ts
-var TokenbenchError = class extends Error {
-  constructor(code, message, options) {
-    super(message, options);
-    this.code = code;
-    this.name = new.target.name;
-  }
-  code;
-}, UsageError = class extends TokenbenchError {
-  constructor(message, setting2 = null) {
-    super("usage", message);
-    this.setting = setting2;
-  }
-  setting;
-};
+// src/core/settings/argv.ts
+init_errors();
 
 // src/core/settings/foreign-flags.ts
 var FOREIGN_FLAGS = {
@@ -19444,6 +19467,7 @@ var FOREIGN_FLAGS = {
 };
 
 // src/core/settings/setting.ts
+init_errors();
 var problem = (label, text2) => new UsageError(`${label} ${text2}`, label), last = (raw) => raw[raw.length - 1].trim();
 function setting(o, metavar, parse3) {
   let flag = o.flag === void 0 ? null : o.flag;
@@ -19686,6 +19710,9 @@ ${" ".repeat(30)}${right}`);
 `)}
 `;
 }
+
+// src/cli/main.ts
+init_errors();
 
 // src/mock/options.ts
 var FLAVORS = ["vllm", "sglang", "freetoken", "llamacpp", "minimal"], FAULT_KINDS = [
@@ -36617,6 +36644,9 @@ var SloConfig = external_exports.object({
   tokens_per_word: num
 });
 
+// src/schema/v1.ts
+init_errors();
+
 // src/schema/level-parts.ts
 var ClientSelfCheck = external_exports.object({
   event_loop_delay_ms: external_exports.object({ p50: nullableNum, p99: nullableNum, max: nullableNum }),
@@ -37428,6 +37458,9 @@ function openLoopStats(records2) {
   };
 }
 var LATE_THRESHOLD_MS = 1;
+
+// src/core/server/calibration.ts
+init_errors();
 
 // src/core/workload/prompts.ts
 import { randomInt } from "node:crypto";
@@ -39080,6 +39113,7 @@ function profileConfigOf(v, c) {
 }
 
 // src/core/results/files.ts
+init_errors();
 import {
   existsSync,
   mkdirSync as mkdirSync2,
@@ -39319,7 +39353,11 @@ function readResults(path) {
   return { doc, records: records2.filter((r) => !stray.has(r)), unlisted: stray.size };
 }
 
+// src/core/server/preflight.ts
+init_errors();
+
 // src/core/server/model.ts
+init_errors();
 async function discoverModel(target) {
   let data = (await httpCall(url(target, "/v1/models"), { headers: { ...target.headers }, timeoutMs: 1e4 })).json?.data, id = Array.isArray(data) ? data[0]?.id : void 0;
   return typeof id == "string" ? id : null;
@@ -39346,6 +39384,7 @@ async function probeModel(target, model) {
 }
 
 // src/core/server/readiness.ts
+init_errors();
 var ReadinessError = class extends TokenbenchError {
   constructor(message) {
     super("not_ready", message);
@@ -39526,6 +39565,7 @@ async function preflight(target0, cfg, o) {
 }
 
 // src/cli/profile-command.ts
+init_errors();
 var { plots, quiet } = CLI_OUTPUT, TABLE = { ...CONNECTION, ...PROFILE, out: PROFILE_OUT, plots, quiet }, INTRO = `tokenbench profile: single-stream serving profile (readiness, metadata, calibration,
 fresh prefill, steady decode, prefix cache)`, GROUPS = [
   { title: "Connection", settings: Object.values(CONNECTION) },
@@ -39553,6 +39593,7 @@ async function profileCommand(argv) {
 import { existsSync as existsSync4 } from "node:fs";
 
 // src/core/sweep/config.ts
+init_errors();
 var DEFAULT_CLOSED_LEVELS = [1, 2, 4, 8], DEFAULT_OPEN_LEVELS = [1, 2, 4], DEFAULT_REQUESTS = 32, SWEEP_BOUNDS = {
   closedUsers: 1e4,
   openRateRps: 1e4,
@@ -39669,9 +39710,11 @@ function sameConfig(a, b) {
 }
 
 // src/core/load/load-generator.ts
+init_errors();
 import { availableParallelism } from "node:os";
 
 // src/core/load/shard.ts
+init_errors();
 var SINGLE = { index: 0, count: 1 };
 function parseShard(s) {
   let m = /^(\d+)\/(\d+)$/.exec(s.trim()), i = m ? Number(m[1]) : Number.NaN, n = m ? Number(m[2]) : Number.NaN;
@@ -39737,6 +39780,7 @@ function loadGeneratorRecord(g) {
 }
 
 // src/core/workload/dataset.ts
+init_errors();
 import { createHash as createHash2 } from "node:crypto";
 import { readFileSync as readFileSync2 } from "node:fs";
 import { basename as basename2 } from "node:path";
@@ -39851,6 +39895,7 @@ function loadDataset(path) {
 }
 
 // src/core/workload/trace.ts
+init_errors();
 import { createHash as createHash3 } from "node:crypto";
 import { basename as basename3 } from "node:path";
 var TRACE_BLOCK_TOKENS = 512, REPLAY_LAG_WARN_MS = 50, TraceError = class extends TokenbenchError {
@@ -39976,6 +40021,7 @@ async function prepareSweep(v, config2, o) {
 }
 
 // src/core/sweep/sweep.ts
+init_errors();
 import { existsSync as existsSync3 } from "node:fs";
 import { performance as performance12 } from "node:perf_hooks";
 
@@ -40769,6 +40815,7 @@ function summariseLevel(input2) {
 }
 
 // src/core/load/worker-pool.ts
+init_errors();
 import { existsSync as existsSync2 } from "node:fs";
 import { performance as performance11 } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
@@ -41022,6 +41069,7 @@ async function runSweep(opts) {
 }
 
 // src/cli/sweep-command.ts
+init_errors();
 var TABLE2 = { ...CONNECTION, ...SWEEP, ...LOAD, out: SWEEP_OUT, ...CLI_OUTPUT }, INTRO2 = "tokenbench sweep: latency and throughput across concurrency levels or request rates", { records, resume, plots: plots2, quiet: quiet2 } = CLI_OUTPUT, GROUPS2 = [
   { title: "Connection", settings: Object.values(CONNECTION) },
   { title: "Load and workload", settings: Object.values(SWEEP) },
@@ -41211,6 +41259,7 @@ function compareMarkdown(rows) {
 }
 
 // src/core/tools/export.ts
+init_errors();
 var ExportError = class extends TokenbenchError {
   constructor(message) {
     super("export_empty", message);
@@ -41251,6 +41300,9 @@ function exportBencher(doc, source = "the document") {
   }
   return out;
 }
+
+// src/core/tools/import-vllm.ts
+init_errors();
 
 // src/schema/upload.ts
 var MAX_FUTURE_SKEW_MS = 600 * 1e3, SLACK = 1.01;
@@ -41503,6 +41555,7 @@ function vllmResultsIn(text2, name) {
 }
 
 // src/core/tools/merge.ts
+init_errors();
 var MergeError = class extends TokenbenchError {
   constructor(message) {
     super("merge_refused", message);
@@ -41652,6 +41705,7 @@ function mergeShards(input2, o = {}) {
 }
 
 // src/cli/tools-command.ts
+init_errors();
 function loadDoc(path, what) {
   if (!path) throw new UsageError(`missing ${what}`);
   if (!existsSync5(path)) throw new UsageError(`${what} ${path} does not exist`);

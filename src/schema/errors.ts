@@ -60,6 +60,11 @@ export const RUN_ERRORS = {
     exit: 1,
     meaning: "`tokenbench export` was given a document with no finished level or no measured value",
   },
+  plots_unavailable: {
+    exit: 1,
+    meaning:
+      "`--plots` or `report` needs the charting libraries (vega, vega-lite, @resvg/resvg-js), optional dependencies that are not installed; the results are written anyway",
+  },
   merge_refused: {
     exit: 1,
     meaning:

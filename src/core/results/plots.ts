@@ -5,11 +5,32 @@
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { TokenbenchError } from "../../schema/errors.ts";
 import type { ResultDocument } from "../../schema/v1.ts";
 import { documentSpecs, type Spec } from "../../shared/charts.ts";
 
+/**
+ * A charting library, or an error that says how to get it: they are optional dependencies (a
+ * sweep needs none of them), left out by `npm i --omit=optional` or a failed native build.
+ */
+async function charting<T>(name: string, load: () => Promise<T>): Promise<T> {
+  try {
+    return await load();
+  } catch (err) {
+    const code = (err as { code?: string }).code;
+    if (code !== "ERR_MODULE_NOT_FOUND" && code !== "MODULE_NOT_FOUND") throw err;
+    throw new TokenbenchError(
+      "plots_unavailable",
+      `charts need ${name}, which is not installed (tokenbench's charting libraries are optional dependencies): install them with npm i vega@6.4.0 vega-lite@6.4.0 @resvg/resvg-js@2.6.2, or leave out --plots; the results themselves are written`,
+    );
+  }
+}
+
 export async function renderSvg(spec: Spec): Promise<string> {
-  const [vega, vl] = await Promise.all([import("vega"), import("vega-lite")]);
+  const [vega, vl] = await Promise.all([
+    charting("vega", () => import("vega")),
+    charting("vega-lite", () => import("vega-lite")),
+  ]);
   const compiled = vl.compile(spec as never).spec;
   const view = new vega.View(vega.parse(compiled), { renderer: "none" });
   const svg = await view.toSVG();
@@ -18,7 +39,7 @@ export async function renderSvg(spec: Spec): Promise<string> {
 }
 
 export async function svgToPng(svg: string, scale = 2): Promise<Buffer> {
-  const { Resvg } = await import("@resvg/resvg-js");
+  const { Resvg } = await charting("@resvg/resvg-js", () => import("@resvg/resvg-js"));
   const r = new Resvg(svg, {
     fitTo: { mode: "zoom", value: scale },
     background: "white",
