@@ -19757,15 +19757,17 @@ async function runOpenLoop(client2, makeSpec, opts) {
   }), t0 = opts.startAtAbsMs ?? performance6.now() + 5, rampMs = (opts.rampUpS ?? 0) * 1e3;
   if (rampMs > 0) {
     let n = Math.floor(opts.rateRps * rampMs / 2e3);
-    for (let k = 0; k < n; k++)
-      if (!(opts.shard !== void 0 && !ownsArrival(k, opts.shard))) {
-        if (await sleepUntil(t0 + Math.sqrt(2 * k * rampMs / (opts.rateRps / 1e3)), opts.stop), opts.stop?.aborted) break;
-        pending.push(
-          client2.stream(makeSpec(RAMP_INDEX + k, !0, null)).then((rec) => {
-            records.push(markRamp(rec));
-          })
-        );
-      }
+    for (let k = 0; k < n; k++) {
+      if (opts.shard !== void 0 && !ownsArrival(k, opts.shard)) continue;
+      let due = t0 + Math.sqrt(2 * k * rampMs / (opts.rateRps / 1e3));
+      if (await sleepUntil(due, opts.stop), opts.stop?.aborted) break;
+      pending.push(
+        // its intended time kept, as for measured arrivals: the ramp's schedule can be checked
+        client2.stream(makeSpec(RAMP_INDEX + k, !0, due)).then((rec) => {
+          records.push(markRamp(rec));
+        })
+      );
+    }
   }
   let start = t0 + rampMs;
   for (let i = 0; i < mine.length; i++) {

@@ -227,10 +227,12 @@ export async function runOpenLoop(
     const n = Math.floor((opts.rateRps * rampMs) / 2000);
     for (let k = 0; k < n; k++) {
       if (opts.shard !== undefined && !ownsArrival(k, opts.shard)) continue;
-      await sleepUntil(t0 + Math.sqrt((2 * k * rampMs) / (opts.rateRps / 1000)), opts.stop);
+      const due = t0 + Math.sqrt((2 * k * rampMs) / (opts.rateRps / 1000));
+      await sleepUntil(due, opts.stop);
       if (opts.stop?.aborted) break;
       pending.push(
-        client.stream(makeSpec(RAMP_INDEX + k, true, null)).then((rec) => {
+        // its intended time kept, as for measured arrivals: the ramp's schedule can be checked
+        client.stream(makeSpec(RAMP_INDEX + k, true, due)).then((rec) => {
           records.push(markRamp(rec));
         }),
       );

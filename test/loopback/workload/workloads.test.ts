@@ -146,7 +146,7 @@ describe("--ramp-up-s", () => {
   });
 
   it("open loop: the rate rises linearly from 0: arrivals at sqrt(2 k ramp / rate)", async () => {
-    const { records } = await sweep("ramp-open", [
+    const { records, doc } = await sweep("ramp-open", [
       "--mode",
       "open",
       "--levels",
@@ -160,11 +160,20 @@ describe("--ramp-up-s", () => {
       "--records",
       "file",
     ]);
-    const ramp = records.filter((r) => r.ramp).sort((a, b) => a.send_ms - b.send_ms);
+    const ramp = records.filter((r) => r.ramp).sort((a, b) => a.intended_send_ms! - b.intended_send_ms!);
     expect(ramp).toHaveLength(10); // 20 req/s x 1 s / 2
-    const t0 = ramp[0]!.send_ms;
+    // the schedule itself, to the microsecond
+    const t0 = ramp[0]!.intended_send_ms!;
     for (const [k, r] of ramp.entries())
-      expect(Math.abs(r.send_ms - t0 - Math.sqrt(2 * k * 1000 * 50))).toBeLessThan(25);
+      expect(r.intended_send_ms! - t0).toBeCloseTo(Math.sqrt(2 * k * 1000 * 50), 3);
+    // and each went out when it was due, as late as the client's timers were (its self-check)
+    const late = doc.levels[0]!.client.lateness_bound_ms ?? 1;
+    for (const r of ramp) {
+      expect(r.send_ms - r.intended_send_ms!).toBeGreaterThanOrEqual(-0.5);
+      expect(r.send_ms - r.intended_send_ms!).toBeLessThanOrEqual(
+        late + (doc.levels[0]!.client.send_queue_ms?.max ?? 0) + 1,
+      );
+    }
     expect(records.filter((r) => !r.warmup)).toHaveLength(10);
   });
 });
