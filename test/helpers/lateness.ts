@@ -37,9 +37,9 @@ export function deliveryLagsMs(records: readonly RequestRecord[]): number[] {
 /**
  * Every event read no earlier than it was written; half of them within the client's stated
  * lateness bound, and the p99 within twice it. Twice: the self-check samples its loop every
- * 10 ms, so a stall shorter than that which falls between two samples goes unseen; on a machine
- * whose cores are both busy such stalls pushed a level's p99 read lag to 5.8 ms against a 4.7 ms
- * bound. A client that misread the stream (a buffered chunk, a late parse) is off by far more.
+ * 10 ms, so a stall shorter than that which falls between two samples goes unseen: on a machine
+ * whose cores are both busy, such stalls pushed a level's p99 read lag past the bound itself.
+ * A client that misread the stream (a buffered chunk, a late parse) is off by far more.
  */
 export function expectReadOnTime(records: readonly RequestRecord[], check: Check, what = "events"): void {
   const lags = deliveryLagsMs(records).sort((a, b) => a - b);
