@@ -19,6 +19,7 @@ export default defineConfig({
         test: {
           name: "real",
           include: ["test/real/**/*.test.ts"],
+          globalSetup: ["test/global-setup.ts"],
           testTimeout: 300_000,
           hookTimeout: 300_000,
           pool: "forks",

@@ -30,7 +30,7 @@ interface Sent {
 
 beforeAll(async () => {
   server = await startHostileServer();
-  mock = await startMock({ ttftMs: 5, itlMs: 1 });
+  mock = await startMock({ ttftMs: 5, itlMs: 1, serverTimestamps: true });
 });
 afterAll(async () => {
   server?.stop();
@@ -188,8 +188,6 @@ describe("--trace: replaying a Mooncake trace", () => {
     sent.forEach((body, i) => {
       expect(body.messages[0]!.content.split(" ").length).toBe(rows[i]!.inputTokens);
       expect(body.max_tokens).toBe(rows[i]!.outputTokens);
-      // the server saw the trace's gaps: arrival offsets within 25 ms of the scaled timestamps
-      expect(Math.abs(body._arrived_ms - sent[0]!._arrived_ms - offsets[i]!)).toBeLessThan(25);
       expect(idOf(body)).toBe(idOf(sent[0]!) + i);
     });
     // requests listing the same hash id share that 512-token block's text
@@ -216,8 +214,14 @@ describe("--trace: replaying a Mooncake trace", () => {
     const span = (offsets[offsets.length - 1]! - offsets[0]!) / 1000;
     expect(doc!.levels[0]!.level).toBeCloseTo((rows.length - 1) / span, 1);
     const measured = records.filter((r) => !r.warmup).sort((a, b) => a.id - b.id);
+    // the schedule is the trace's to the microsecond, and each request went out when it was due,
+    // as late as the client's own timers were (its self-check), not a fixed number of ms
+    const client = doc!.levels[0]!.client;
+    const late = (client.lateness_bound_ms ?? 1) + (client.send_queue_ms?.max ?? 0) + 1;
     measured.forEach((r, i) => {
       expect(r.intended_send_ms! - measured[0]!.intended_send_ms!).toBeCloseTo(offsets[i]!, 6);
+      expect(r.send_ms - r.intended_send_ms!).toBeGreaterThanOrEqual(-0.5);
+      expect(r.send_ms - r.intended_send_ms!, `request ${i}'s send`).toBeLessThanOrEqual(late);
       expect(r.prompt_tokens_requested).toBe(rows[i]!.inputTokens);
     });
     expect(doc!.levels[0]!.open_loop!.schedule_lag_ms.n).toBe(rows.length);
@@ -236,9 +240,12 @@ describe("--trace: replaying a Mooncake trace", () => {
     measured.forEach((r, i) => {
       expect(r.error).toBeNull();
       expect(r.usage!.prompt_tokens).toBe(rows[i]!.inputTokens);
-      // the longest run of leading full blocks some earlier request had too
+      // the longest run of leading full blocks some earlier request had too, among those the
+      // mock admitted first (it caches a prompt on admission; two sends a millisecond apart can
+      // reach it in either order on a busy machine: its own arrival stamps say which came first)
       let shared = 0;
       for (let j = 0; j < i; j++) {
+        if (measured[j]!.server_arrival_ms! >= r.server_arrival_ms!) continue;
         let k = 0;
         while (
           k < rows[i]!.hashIds.length &&
