@@ -43,31 +43,24 @@ export const name = (description: string, required = false): Param<string | null
   },
 });
 
-export const int = (absent: number, min: number, max: number, description: string): Param<number> => ({
-  schema: { type: "integer", minimum: min, maximum: max },
-  description,
-  required: false,
-  absent,
-  read(raw, n) {
-    const v = Number(raw);
-    if (!/^-?\d+$/.test(raw.trim()) || v < min || v > max)
-      throw invalid(n, `an integer in [${min}, ${max}]`, raw);
-    return v;
-  },
-});
-
-export const num = (absent: number, min: number, max: number, description: string): Param<number> => ({
-  schema: { type: "number", minimum: min, maximum: max },
-  description,
-  required: false,
-  absent,
-  read(raw, n) {
-    const v = Number(raw);
-    if (raw.trim() === "" || !Number.isFinite(v) || v < min || v > max)
-      throw invalid(n, `a number in [${min}, ${max}]`, raw);
-    return v;
-  },
-});
+/** A number within [min, max], or its default when absent; `integer`: digits only. */
+function numeric(integer: boolean) {
+  const what = integer ? "an integer" : "a number";
+  return (absent: number, min: number, max: number, description: string): Param<number> => ({
+    schema: { type: integer ? "integer" : "number", minimum: min, maximum: max },
+    description,
+    required: false,
+    absent,
+    read(raw, n) {
+      const v = Number(raw);
+      const ok = integer ? /^-?\d+$/.test(raw.trim()) : raw.trim() !== "" && Number.isFinite(v);
+      if (!ok || v < min || v > max) throw invalid(n, `${what} in [${min}, ${max}]`, raw);
+      return v;
+    },
+  });
+}
+export const int = numeric(true);
+export const num = numeric(false);
 
 /** An ISO 8601 date or date-time, answered as the stored form (UTC, milliseconds). */
 export const date = (description: string): Param<string | null> => ({
