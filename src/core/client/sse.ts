@@ -1,11 +1,18 @@
 /**
- * Incremental Server-Sent Events parser (the `text/event-stream` framing only).
+ * Incremental Server-Sent Events parser (the `text/event-stream` framing only), following the
+ * WHATWG HTML standard's "interpreting an event stream" rules.
  *
  * Bytes are fed as they arrive; an event may be split anywhere, down to one byte per read, and one
- * read may carry many events. Lines end in LF or CRLF. Comment lines (`:` ping/keep-alive) are
- * dropped. Only the `data` field matters to OpenAI-compatible streams; `event:` names are passed
- * along so an `event: error` can be recognised. Lines are cut at LF on raw bytes before any
+ * read may carry many events. Lines end in CRLF, LF or a bare CR (a CR at the end of one read and
+ * an LF at the start of the next are one line end). One UTF-8 byte-order mark at the very start of
+ * the stream is dropped. Comment lines (`:` ping/keep-alive) are dropped; `data` lines are joined
+ * with LF; `event:` names are passed along so an `event: error` can be recognised; `id:`, `retry:`
+ * and unknown fields are ignored, as the standard says. Lines are cut on raw bytes before any
  * decoding, so a multi-byte UTF-8 character split across reads is never corrupted.
+ *
+ * One deliberate leniency: at the end of the body an event that lacks its terminating blank line
+ * is still delivered (the standard discards it), so a server that ends with `data: [DONE]` and
+ * closes is not reported as a stream without its end.
  */
 export interface SseEvent {
   data: string;
@@ -21,6 +28,10 @@ export class SseParser {
   private dataParts: string[] = [];
   private eventName: string | null = null;
   private hasData = false;
+  /** The last read ended in CR: an LF that starts the next read belongs to that line end. */
+  private skipLf = false;
+  /** Nothing read yet: a byte-order mark may still come. */
+  private atStart = true;
   /** Bytes seen in total; useful to tell "empty body" from "no events". */
   bytes = 0;
   /** Characters of `data` gathered for the event not yet dispatched. */
@@ -41,18 +52,51 @@ export class SseParser {
       this.pending = null;
     }
     let start = 0;
-    const len = buf.length;
-    while (start < len) {
-      const nl = buf.indexOf(LF, start);
-      if (nl === -1) {
-        this.pending = buf.subarray(start);
+    if (this.atStart) {
+      // The BOM is three bytes that may themselves arrive split.
+      if (buf.length < 3 && isBomPrefix(buf)) {
+        this.pending = buf;
         return;
       }
-      let end = nl;
-      if (end > start && buf[end - 1] === CR) end--;
-      this.line(buf, start, end);
-      start = nl + 1;
+      this.atStart = false;
+      if (buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf) start = 3;
     }
+    if (this.skipLf) {
+      this.skipLf = false;
+      if (start < buf.length && buf[start] === LF) start++;
+    }
+    const len = buf.length;
+    // Servers end lines in LF (or CRLF); one memchr per read finds out whether this read needs
+    // the slower byte-wise handling of bare CRs.
+    if (buf.indexOf(CR, start) === -1) {
+      while (start < len) {
+        const nl = buf.indexOf(LF, start);
+        if (nl === -1) {
+          this.pending = buf.subarray(start);
+          return;
+        }
+        this.line(buf, start, nl);
+        start = nl + 1;
+      }
+      return;
+    }
+    let i = start;
+    while (i < len) {
+      const b = buf[i]!;
+      if (b === LF || b === CR) {
+        this.line(buf, start, i);
+        if (b === CR) {
+          if (i + 1 === len) {
+            this.skipLf = true;
+            return;
+          }
+          if (buf[i + 1] === LF) i++;
+        }
+        start = i + 1;
+      }
+      i++;
+    }
+    if (start < len) this.pending = buf.subarray(start);
   }
 
   /** End of body: an event without its terminating blank line is still delivered. */
@@ -60,9 +104,8 @@ export class SseParser {
     if (this.pending !== null && this.pending.length > 0) {
       const buf = this.pending;
       this.pending = null;
-      let end = buf.length;
-      if (buf[end - 1] === CR) end--;
-      this.line(buf, 0, end);
+      const start = this.atStart && buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf ? 3 : 0;
+      this.line(buf, start, buf.length);
     }
     this.dispatch();
   }
@@ -93,7 +136,7 @@ export class SseParser {
     } else if (field === "event") {
       this.eventName = value;
     }
-    // id / retry / unknown fields are ignored, as the spec says.
+    // id / retry / unknown fields are ignored, as the standard says.
   }
 
   private dispatch(): void {
@@ -105,9 +148,15 @@ export class SseParser {
       this.hasData = false;
       const event = this.eventName;
       this.eventName = null;
-      this.onEvent({ data, event });
+      this.onEvent({ data, event: event === "" ? null : event });
     } else {
       this.eventName = null;
     }
   }
+}
+
+function isBomPrefix(buf: Buffer): boolean {
+  const bom = [0xef, 0xbb, 0xbf];
+  for (let i = 0; i < buf.length; i++) if (buf[i] !== bom[i]) return false;
+  return true;
 }
