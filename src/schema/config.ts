@@ -6,6 +6,8 @@ export const SloConfig = z.object({
   ttft_ms: nullableNum,
   tpot_ms: nullableNum,
   e2e_ms: nullableNum,
+  /** Time to first answer token (after any reasoning). */
+  ttfat_ms: nullableNum.optional(),
 });
 export type SloConfig = z.infer<typeof SloConfig>;
 
@@ -65,6 +67,22 @@ export const SweepConfig = z.object({
     })
     .nullable()
     .optional(),
+  /** `--tools FILE --tool-choice`: the tool definitions' file, its SHA-256, count and the choice. */
+  tools: z
+    .object({
+      name: z.string(),
+      sha256: z.string().regex(/^[0-9a-f]{64}$/),
+      count: z.number().int().positive(),
+      choice: z.string(),
+      /** The definitions as sent (OpenAI chat shape). */
+      definitions: z.array(z.record(z.string(), z.unknown())).min(1),
+    })
+    .nullable()
+    .optional(),
+  /** `--reasoning-tags think`: reasoning was read from `<think>` tags inside the content. */
+  reasoning_tags: z.enum(["think"]).nullable().optional(),
+  /** `--api responses --responses-chain`: later turns named the previous response instead of re-sending it. */
+  responses_chain: z.boolean().optional(),
 });
 export type SweepConfig = z.infer<typeof SweepConfig>;
 

@@ -51,6 +51,11 @@ export const RUN_ERRORS = {
   },
   dataset_invalid: { exit: 1, meaning: "`--dataset` cannot be read or a line of it is not a request" },
   trace_invalid: { exit: 1, meaning: "`--trace` cannot be read or a line of it is not a trace row" },
+  tools_invalid: {
+    exit: 1,
+    meaning:
+      "`--tools` cannot be read or is not an array of OpenAI tool definitions (the message names the tool and field)",
+  },
   import_invalid: {
     exit: 1,
     meaning:

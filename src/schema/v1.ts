@@ -107,6 +107,26 @@ export const RequestRecord = z.object({
   server_timings: z.record(z.string(), z.unknown()).optional(),
   /** The server's `usage` object as sent, when it carries more than the three counts (details). */
   usage_raw: z.record(z.string(), z.unknown()).optional(),
+  /**
+   * Reasoning (thinking) came: its first event, and the first answer token after it (content or a
+   * tool call; null: no answer came). Absent: no reasoning, the first token was the answer's.
+   */
+  first_reasoning_ms: nullableNum.optional(),
+  first_answer_ms: nullableNum.optional(),
+  /** Content events that carried reasoning (a separate field, or inside `<think>` tags). */
+  reasoning_events: z.number().int().nonnegative().optional(),
+  /** Reasoning tokens, and where the count came from: the server's usage details, or the events' share of completion_tokens. */
+  reasoning_tokens: z.number().int().nonnegative().optional(),
+  reasoning_tokens_source: z.enum(["usage", "events"]).optional(),
+  /** completion_tokens - reasoning_tokens. */
+  answer_tokens: z.number().int().nonnegative().optional(),
+  /** The first tool-call event (its name or arguments), and how many tool calls the response made. */
+  first_tool_call_ms: num.optional(),
+  tool_calls: z.number().int().nonnegative().optional(),
+  /** Events that came after the end of the stream (`[DONE]`, Responses' terminal event): not counted. */
+  events_after_done: z.number().int().positive().optional(),
+  /** ignore_eos was asked and the response stopped short of max_tokens (the server ignored it). */
+  short_output: z.literal(true).optional(),
 });
 export type RequestRecord = z.infer<typeof RequestRecord>;
 
@@ -171,6 +191,16 @@ export const LevelResult = z
     prompt_tokens: MeasuredStats.optional(),
     /** Cached prompt tokens the server reported; with unique prompts, the prefix every prompt shares. */
     cached_tokens: MeasuredStats.optional(),
+    /** Reasoning models: time to first answer token (after any reasoning), and the reasoning's length in time and tokens. */
+    ttfat_ms: MeasuredStats.optional(),
+    reasoning_ms: MeasuredStats.optional(),
+    reasoning_tokens: MeasuredStats.optional(),
+    answer_tokens: MeasuredStats.optional(),
+    /** Tool calling: time to the first tool-call event, and tool calls made in all. */
+    tt_first_tool_call_ms: MeasuredStats.optional(),
+    tool_calls_total: z.number().int().nonnegative().optional(),
+    /** Successful requests that stopped short of the output asked (ignore_eos ignored): not the workload asked for. */
+    short_output: z.number().int().nonnegative().optional(),
     open_loop: OpenLoopSummary.nullable(),
     client: ClientSelfCheck,
     admission: AdmissionSummary.nullable().optional(),
@@ -196,7 +226,7 @@ export type LevelResult = z.infer<typeof LevelResult>;
 
 export const Target = z.object({
   base_url: z.string(),
-  api: z.enum(["chat", "completions"]),
+  api: z.enum(["chat", "completions", "responses"]),
   model: z.string(),
 });
 

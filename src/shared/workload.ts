@@ -30,6 +30,11 @@ export function workloadSpec(doc: ResultDocument): Record<string, unknown> {
       ...(c.shared_prefix ? { shared_prefix: c.shared_prefix } : {}),
       ...(c.sessions ? { sessions: c.sessions } : {}),
       ...(c.trace ? { trace: { sha256: c.trace.sha256, speed: c.trace.speed } } : {}),
+      ...(c.tools ? { tools: { sha256: c.tools.sha256, choice: c.tools.choice } } : {}),
+      ...(c.reasoning_tags ? { reasoning_tags: c.reasoning_tags } : {}),
+      ...(c.responses_chain ? { responses_chain: true } : {}),
+      // A server that ignored ignore_eos answered a shorter workload than the one asked.
+      ...(shortOutputs(doc) > 0 ? { outputs: "shorter than asked (ignore_eos ignored)" } : {}),
     };
   if (p)
     return {
@@ -41,6 +46,11 @@ export function workloadSpec(doc: ResultDocument): Record<string, unknown> {
       extra_body: p.extra_body,
     };
   return common;
+}
+
+/** Successful requests of a sweep that stopped short of the output asked. */
+export function shortOutputs(doc: ResultDocument): number {
+  return doc.levels.reduce((a, l) => a + (l.short_output ?? 0), 0);
 }
 
 /** The fields whose values differ between two documents' workloads (empty: like with like). */

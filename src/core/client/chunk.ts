@@ -1,22 +1,47 @@
 /**
- * Interpretation of one OpenAI-compatible stream chunk (already JSON-parsed). Pure; no I/O.
- * Content-bearing means non-empty `delta.content`, `delta.reasoning_content`, `delta.reasoning`
- * (chat) or `text` (completions). Role-only, empty and usage-only chunks carry 0 characters and
- * so can never be taken for the first token.
+ * Interpretation of one OpenAI-compatible stream event (already JSON-parsed). Pure; no I/O.
+ * A chunk's characters are counted by kind: the answer (`delta.content`, completions' `text`,
+ * Responses' `response.output_text.delta`), reasoning (`delta.reasoning_content` as vLLM, SGLang
+ * and DeepSeek send it, `delta.reasoning` as newer vLLM and OpenRouter do, Responses'
+ * `response.reasoning_text.delta` and `response.reasoning_summary_text.delta`) and tool calls
+ * (`delta.tool_calls[].function` name and arguments, Responses' function-call items and
+ * `response.function_call_arguments.delta`). Role-only, empty and usage-only chunks carry 0
+ * characters and so can never be taken for the first token.
  */
+export interface ChunkUsage {
+  prompt: number | null;
+  completion: number | null;
+  cached: number | null;
+  /** `completion_tokens_details.reasoning_tokens` (Responses: `output_tokens_details`), when sent. */
+  reasoning: number | null;
+  /** Why a count that was sent is not a non-negative integer (it is then null), or null. */
+  invalid: string | null;
+}
+
 export interface ChunkInfo {
-  contentChars: number;
-  /** The answer's text in this chunk (`delta.content` or `text`; reasoning is not part of it). */
+  /** Characters of answer text (content). */
+  answerChars: number;
+  reasoningChars: number;
+  /** Characters of tool-call names and arguments. */
+  toolChars: number;
+  /**
+   * Tool calls this chunk shows: the highest `index` + 1 among its tool-call deltas (a call keeps
+   * its index over its deltas), or, for deltas without an index, how many carry an id.
+   */
+  toolCalls: number;
+  /** The tool-call count above counts new calls (Responses items, index-less ids), not indexes. */
+  toolCallsAreNew: boolean;
+  /** The answer's text in this chunk (reasoning is not part of it). */
   text: string;
   finishReason: string | null;
-  usage: {
-    prompt: number | null;
-    completion: number | null;
-    cached: number | null;
-    /** Why a count that was sent is not a non-negative integer (it is then null), or null. */
-    invalid: string | null;
-  } | null;
+  /** The highest choice index seen: above 0, the server sent several choices (`n > 1`). */
+  maxChoiceIndex: number;
+  usage: ChunkUsage | null;
   errorMessage: string | null;
+  /** Responses API: the response's id (`response.created`). */
+  responseId: string | null;
+  /** Responses API: the terminal event (`response.completed` / `response.incomplete`) came. */
+  terminal: boolean;
   serverTsMs: number | null;
   serverArrivalTsMs: number | null;
   /** The server's own timing object (llama.cpp `timings`), as sent. */
@@ -25,9 +50,9 @@ export interface ChunkInfo {
   usageRaw: Record<string, unknown> | null;
 }
 
-function strLen(v: unknown): number {
-  return typeof v === "string" ? v.length : 0;
-}
+type Obj = Record<string, unknown>;
+const isObj = (v: unknown): v is Obj => v !== null && typeof v === "object" && !Array.isArray(v);
+const strLen = (v: unknown): number => (typeof v === "string" ? v.length : 0);
 
 /** A token count as sent: absent (null), or a non-negative integer; anything else is a protocol violation. */
 function count(v: unknown, name: string, bad: string[]): number | null {
@@ -37,67 +62,167 @@ function count(v: unknown, name: string, bad: string[]): number | null {
   return null;
 }
 
-export function interpretChunk(obj: unknown): ChunkInfo {
-  const info: ChunkInfo = {
-    contentChars: 0,
+function emptyInfo(): ChunkInfo {
+  return {
+    answerChars: 0,
+    reasoningChars: 0,
+    toolChars: 0,
+    toolCalls: 0,
+    toolCallsAreNew: false,
     text: "",
     finishReason: null,
+    maxChoiceIndex: 0,
     usage: null,
     errorMessage: null,
+    responseId: null,
+    terminal: false,
     serverTsMs: null,
     serverArrivalTsMs: null,
     timings: null,
     usageRaw: null,
   };
-  if (obj === null || typeof obj !== "object" || Array.isArray(obj)) {
-    info.errorMessage = "chunk is not a JSON object";
-    return info;
-  }
-  const o = obj as Record<string, unknown>;
-  if (o.error !== undefined && o.error !== null) {
-    const e = o.error as Record<string, unknown> | string;
-    info.errorMessage =
-      typeof e === "string" ? e : typeof e.message === "string" ? e.message : JSON.stringify(e).slice(0, 500);
-  }
-  const choices = o.choices;
-  if (Array.isArray(choices)) {
-    for (const c of choices) {
-      if (c === null || typeof c !== "object") continue;
-      const ch = c as Record<string, unknown>;
-      const delta = ch.delta as Record<string, unknown> | undefined;
-      if (delta !== undefined && delta !== null && typeof delta === "object") {
-        info.contentChars +=
-          strLen(delta.content) + strLen(delta.reasoning_content) + strLen(delta.reasoning);
-        if (typeof delta.content === "string") info.text += delta.content;
-      }
-      info.contentChars += strLen(ch.text);
-      if (typeof ch.text === "string") info.text += ch.text;
-      if (typeof ch.finish_reason === "string") info.finishReason = ch.finish_reason;
-    }
-  }
-  const u = o.usage;
-  if (u !== null && typeof u === "object") {
-    const us = u as Record<string, unknown>;
-    const details = us.prompt_tokens_details as Record<string, unknown> | null | undefined;
-    const bad: string[] = [];
-    info.usage = {
-      prompt: count(us.prompt_tokens, "prompt_tokens", bad),
-      completion: count(us.completion_tokens, "completion_tokens", bad),
-      cached:
-        details && typeof details === "object"
-          ? count(details.cached_tokens, "prompt_tokens_details.cached_tokens", bad)
-          : null,
-      invalid: bad.length > 0 ? bad.join("; ") : null,
-    };
-    if (
-      Object.keys(us).some((k) => k !== "prompt_tokens" && k !== "completion_tokens" && k !== "total_tokens")
-    )
-      info.usageRaw = us;
-  }
-  if (o.timings !== null && typeof o.timings === "object" && !Array.isArray(o.timings))
-    info.timings = o.timings as Record<string, unknown>;
+}
+
+function errorText(e: unknown): string {
+  if (typeof e === "string") return e;
+  if (isObj(e) && typeof e.message === "string") return e.message;
+  return JSON.stringify(e)?.slice(0, 500) ?? String(e);
+}
+
+/** Usage counts under either API's names (chat: prompt/completion, Responses: input/output). */
+function readUsage(info: ChunkInfo, us: Obj, responses: boolean): void {
+  const [p, c, pd, cd] = responses
+    ? ["input_tokens", "output_tokens", "input_tokens_details", "output_tokens_details"]
+    : ["prompt_tokens", "completion_tokens", "prompt_tokens_details", "completion_tokens_details"];
+  const bad: string[] = [];
+  const pDetails = us[pd];
+  const cDetails = us[cd];
+  info.usage = {
+    prompt: count(us[p], p, bad),
+    completion: count(us[c], c, bad),
+    cached: isObj(pDetails) ? count(pDetails.cached_tokens, `${pd}.cached_tokens`, bad) : null,
+    reasoning: isObj(cDetails) ? count(cDetails.reasoning_tokens, `${cd}.reasoning_tokens`, bad) : null,
+    invalid: bad.length > 0 ? bad.join("; ") : null,
+  };
+  if (Object.keys(us).some((k) => k !== p && k !== c && k !== "total_tokens")) info.usageRaw = us;
+}
+
+function readCommon(info: ChunkInfo, o: Obj): void {
+  if (isObj(o.timings)) info.timings = o.timings;
   if (typeof o.tokenbench_server_ts_ms === "number") info.serverTsMs = o.tokenbench_server_ts_ms;
   if (typeof o.tokenbench_server_arrival_ts_ms === "number")
     info.serverArrivalTsMs = o.tokenbench_server_arrival_ts_ms;
+}
+
+/** One chunk of a chat or completions stream. */
+export function interpretChunk(obj: unknown): ChunkInfo {
+  const info = emptyInfo();
+  if (!isObj(obj)) {
+    info.errorMessage = "chunk is not a JSON object";
+    return info;
+  }
+  if (obj.error !== undefined && obj.error !== null) info.errorMessage = errorText(obj.error);
+  const choices = obj.choices;
+  if (Array.isArray(choices)) {
+    for (const ch of choices) {
+      if (!isObj(ch)) continue;
+      if (typeof ch.index === "number" && ch.index > info.maxChoiceIndex) info.maxChoiceIndex = ch.index;
+      const delta = ch.delta;
+      if (isObj(delta)) {
+        const content = delta.content;
+        if (typeof content === "string" && content.length > 0) {
+          info.answerChars += content.length;
+          info.text += content;
+        }
+        info.reasoningChars += strLen(delta.reasoning_content) + strLen(delta.reasoning);
+        const calls = delta.tool_calls;
+        if (Array.isArray(calls)) {
+          for (const call of calls) {
+            if (!isObj(call)) continue;
+            const fn = call.function;
+            if (typeof call.index === "number") {
+              if (call.index + 1 > info.toolCalls) info.toolCalls = call.index + 1;
+            } else if (typeof call.id === "string" && call.id !== "") {
+              info.toolCalls++;
+              info.toolCallsAreNew = true;
+            }
+            if (isObj(fn)) info.toolChars += strLen(fn.name) + strLen(fn.arguments);
+          }
+        }
+      }
+      if (typeof ch.text === "string" && ch.text.length > 0) {
+        info.answerChars += ch.text.length;
+        info.text += ch.text;
+      }
+      if (typeof ch.finish_reason === "string") info.finishReason = ch.finish_reason;
+    }
+  }
+  if (isObj(obj.usage)) readUsage(info, obj.usage, false);
+  readCommon(info, obj);
+  return info;
+}
+
+/** One typed event of a Responses API stream (`type` names it; the SSE `event:` repeats it). */
+export function interpretResponsesEvent(obj: unknown): ChunkInfo {
+  const info = emptyInfo();
+  if (!isObj(obj)) {
+    info.errorMessage = "event is not a JSON object";
+    return info;
+  }
+  const type = obj.type;
+  switch (type) {
+    case "response.output_text.delta":
+      if (typeof obj.delta === "string") {
+        info.answerChars = obj.delta.length;
+        info.text = obj.delta;
+      }
+      break;
+    case "response.reasoning_text.delta":
+    case "response.reasoning_summary_text.delta":
+      info.reasoningChars = strLen(obj.delta);
+      break;
+    case "response.function_call_arguments.delta":
+      info.toolChars = strLen(obj.delta);
+      break;
+    case "response.output_item.added": {
+      const item = obj.item;
+      if (isObj(item) && item.type === "function_call") {
+        info.toolCalls = 1;
+        info.toolCallsAreNew = true;
+        info.toolChars = strLen(item.name) + strLen(item.arguments);
+      }
+      break;
+    }
+    case "response.created": {
+      const r = obj.response;
+      if (isObj(r) && typeof r.id === "string") info.responseId = r.id;
+      break;
+    }
+    case "response.completed":
+    case "response.incomplete": {
+      info.terminal = true;
+      const r = obj.response;
+      if (isObj(r)) {
+        if (typeof r.id === "string") info.responseId = r.id;
+        if (isObj(r.usage)) readUsage(info, r.usage, true);
+        const why = isObj(r.incomplete_details) ? r.incomplete_details.reason : null;
+        info.finishReason =
+          type === "response.completed" ? "stop" : why === "max_output_tokens" ? "length" : String(why);
+      }
+      break;
+    }
+    case "response.failed": {
+      const r = obj.response;
+      info.errorMessage = isObj(r) && r.error != null ? errorText(r.error) : "response.failed";
+      break;
+    }
+    case "error":
+      info.errorMessage = typeof obj.message === "string" ? obj.message : errorText(obj.error ?? obj);
+      break;
+    default:
+      // other typed events (output_item.done, content_part.added, ...) carry nothing measured
+      if (obj.error !== undefined && obj.error !== null) info.errorMessage = errorText(obj.error);
+  }
+  readCommon(info, obj);
   return info;
 }

@@ -8,7 +8,7 @@ export const ErrorCode = {
   notSse: "not_sse",
   /** A `data:` payload that is not valid JSON. */
   malformedChunk: "malformed_chunk",
-  /** A JSON `error` object (or `event: error`) inside the stream. */
+  /** A JSON `error` object (or `event: error`, Responses `response.failed`) in the stream, or a JSON error body with a 200. */
   serverErrorEvent: "server_error_event",
   /** The connection was reset or closed before the stream finished. */
   connectionReset: "connection_reset",
@@ -24,8 +24,13 @@ export const ErrorCode = {
   responseTooLarge: "response_too_large",
   /** One SSE line (or one event's data) passed the byte cap without ending. */
   lineTooLong: "line_too_long",
-  /** A usage count that is not a non-negative integer (e.g. `completion_tokens: 8.5`): a protocol violation. */
+  /**
+   * A usage count that is not a non-negative integer (e.g. `completion_tokens: 8.5`), or one that
+   * cannot be true (more than twice max_tokens, or 64 tokens per content event received).
+   */
   invalidUsage: "invalid_usage",
+  /** The stream carries several choices (`n > 1`): no per-token figure would be one answer's. */
+  multipleChoices: "multiple_choices",
   /** The stream came compressed (`content-encoding`) though none was asked for: its timing is not the tokens'. */
   unsupportedEncoding: "unsupported_encoding",
   /** Anything else the HTTP stack raised. */

@@ -6,24 +6,53 @@
 import { randomBytes } from "node:crypto";
 import { performance } from "node:perf_hooks";
 import { Agent, type Dispatcher } from "undici";
-import type { RequestRecord } from "../../schema/v1.ts";
-import { completionsPath, type ResolvedTarget, redacted, secretsIn } from "../server/target.ts";
-import { interpretChunk } from "./chunk.ts";
+import type { RequestRecord, SweepConfig } from "../../schema/v1.ts";
+import {
+  completionsPath,
+  generationBody,
+  type ResolvedTarget,
+  redacted,
+  secretsIn,
+} from "../server/target.ts";
+import { toolSettingsOf } from "../workload/tools.ts";
 import { ErrorCode, STREAM_LIMITS } from "./request-errors.ts";
+import { ResponseState } from "./response-state.ts";
 import { REQUEST_ID_HEADER, socketWrites, watchSocketWrites } from "./socket-writes.ts";
 import { SseParser } from "./sse.ts";
+import { type ToolSettings, toolsBody } from "./tools.ts";
 
 /** Errors that mean the connection was already closed when the request went out on it. */
 const STALE_CONNECTION = new Set(["UND_ERR_SOCKET", "ECONNRESET", "EPIPE"]);
 /** At most this many resends of one request, each only for a stale kept-alive connection. */
 export const MAX_STALE_RETRIES = 3;
 
-export interface ClientConfig {
-  /** The server, its API and model (resolved), and the headers every request carries. */
-  target: ResolvedTarget;
+/** What a recorded configuration asks of every request (`clientOptionsOf`). */
+export interface ClientOptions {
   timeoutS: number;
   ignoreEos: boolean;
   extraBody: Record<string, unknown>;
+  /** `--reasoning-tags think`: reasoning comes inline in the content as `<think>…</think>`. */
+  reasoningTags?: "think" | null;
+  /** `--tools FILE`: the tool definitions (OpenAI chat shape) and `--tool-choice`. */
+  tools?: ToolSettings | null;
+  /** `--responses-chain`: a conversation's later turns name the previous response instead of re-sending it. */
+  responsesChain?: boolean;
+}
+
+export function clientOptionsOf(cfg: SweepConfig): ClientOptions {
+  return {
+    timeoutS: cfg.timeout_s,
+    ignoreEos: cfg.ignore_eos,
+    extraBody: cfg.extra_body,
+    reasoningTags: cfg.reasoning_tags ?? null,
+    tools: toolSettingsOf(cfg),
+    responsesChain: cfg.responses_chain === true,
+  };
+}
+
+export interface ClientConfig extends ClientOptions {
+  /** The server, its API and model (resolved), and the headers every request carries. */
+  target: ResolvedTarget;
   /** Monotonic origin (performance.now()) that every recorded timestamp is relative to. */
   originMs: number;
   /** Byte caps on one response and one line (defaults: STREAM_LIMITS). */
@@ -52,19 +81,31 @@ export interface RequestSpec {
   keepText?: boolean;
   /** The answer's content text, set when the stream ends (with `keepText`). */
   responseText?: string;
+  /** Responses API: the id of this response (set when the stream ends, with `keepText`). */
+  responseId?: string;
+  /** Responses API, `--responses-chain`: the previous turn's response id. */
+  previousResponseId?: string;
 }
 
 export function buildRequestBody(cfg: ClientConfig, spec: RequestSpec): Record<string, unknown> {
-  const body: Record<string, unknown> = {
-    model: cfg.target.model,
-    stream: true,
-    stream_options: { include_usage: true },
-    max_tokens: spec.maxTokens,
-    temperature: 0,
-  };
-  if (cfg.target.api === "chat") body.messages = spec.messages ?? [{ role: "user", content: spec.prompt }];
-  else body.prompt = spec.messages ? spec.messages.map((m) => m.content).join("\n\n") : spec.prompt;
+  const api = cfg.target.api;
+  const chained = api === "responses" && cfg.responsesChain === true && spec.previousResponseId !== undefined;
+  const messages = chained && spec.messages ? spec.messages.slice(-1) : spec.messages;
+  const body = generationBody(
+    api,
+    cfg.target.model,
+    messages ? { prompt: spec.prompt, messages } : { prompt: spec.prompt },
+    spec.maxTokens,
+    true,
+  );
+  body.temperature = 0;
+  if (api === "responses" && cfg.responsesChain === true) {
+    // the server keeps each response so the next turn can name it instead of re-sending it
+    body.store = true;
+    if (chained) body.previous_response_id = spec.previousResponseId;
+  }
   if (cfg.ignoreEos) body.ignore_eos = true;
+  if (cfg.tools) Object.assign(body, toolsBody(api, cfg.tools));
   Object.assign(body, cfg.extraBody, spec.bodyOverrides ?? {});
   return body;
 }
@@ -92,6 +133,22 @@ function classifyNetworkError(
     return { code: ErrorCode.connectionReset, message: `${code}: ${err.message}` };
   }
   return { code: ErrorCode.clientError, message: `${code || err.name}: ${err.message}` };
+}
+
+/** The server's own message when a body is a JSON error object (`{"error": ...}`), else null. */
+function serverErrorIn(body: string): string | null {
+  try {
+    const j = JSON.parse(body) as { error?: unknown; message?: unknown };
+    if (j === null || typeof j !== "object" || j.error === undefined || j.error === null) return null;
+    const e = j.error as { message?: unknown };
+    return typeof e === "string"
+      ? e
+      : typeof e.message === "string"
+        ? e.message
+        : JSON.stringify(e).slice(0, 500);
+  } catch {
+    return null;
+  }
 }
 
 export class StreamClient {
@@ -144,77 +201,30 @@ export class StreamClient {
   ): void {
     const cfg = this.cfg;
     const origin = cfg.originMs;
-    const eventTimes: number[] = [];
-    const eventChars: number[] = [];
-    let serverTimes: number[] | undefined;
-    let serverArrival: number | undefined;
-    let timings: Record<string, unknown> | null = null;
-    let usageRaw: Record<string, unknown> | null = null;
-    let eventCount = 0;
     let now = 0;
     let headersMs: number | null = null;
     let status: number | null = null;
-    let finishReason: string | null = null;
-    let usage: RequestRecord["usage"] = null;
     let error: { code: string; message: string } | null = null;
-    let done = false;
     let errBody = "";
     let sse = true;
     let timedOut = false;
     let finished = false;
     let controller: Dispatcher.DispatchController | null = null;
     let received = 0;
-    const text: string[] | null = spec.keepText ? [] : null;
     const maxResponseBytes = cfg.limits?.maxResponseBytes ?? STREAM_LIMITS.maxResponseBytes;
     const maxLineBytes = cfg.limits?.maxLineBytes ?? STREAM_LIMITS.maxLineBytes;
     const secrets = this.secrets;
     const setError = (code: string, message: string) => {
       if (error === null) error = { code, message: redacted(message, secrets).slice(0, 1000) };
     };
-
-    const parser = new SseParser((ev) => {
-      if (ev.data === "[DONE]") {
-        done = true;
-        return;
-      }
-      eventCount++;
-      let obj: unknown;
-      try {
-        obj = JSON.parse(ev.data);
-      } catch {
-        setError(
-          ErrorCode.malformedChunk,
-          `invalid JSON in data event #${eventCount}: ${ev.data.slice(0, 200)}`,
-        );
-        return;
-      }
-      const info = interpretChunk(obj);
-      if (info.errorMessage !== null || ev.event === "error") {
-        setError(ErrorCode.serverErrorEvent, info.errorMessage ?? ev.data.slice(0, 500));
-      }
-      if (info.usage !== null) {
-        if (info.usage.invalid !== null) setError(ErrorCode.invalidUsage, info.usage.invalid);
-        usage = {
-          prompt_tokens: info.usage.prompt,
-          completion_tokens: info.usage.completion,
-          cached_tokens: info.usage.cached,
-        };
-      }
-      if (info.finishReason !== null) finishReason = info.finishReason;
-      if (info.timings !== null) timings = info.timings;
-      if (info.usageRaw !== null) usageRaw = info.usageRaw;
-      if (info.contentChars > 0) {
-        if (text !== null && info.text !== "") text.push(info.text);
-        eventTimes.push(now - origin);
-        eventChars.push(info.contentChars);
-        if (info.serverTsMs !== null) {
-          serverTimes ??= [];
-          serverTimes.push(info.serverTsMs - this.hrtimeOffsetMs - origin);
-        }
-        if (info.serverArrivalTsMs !== null)
-          serverArrival = info.serverArrivalTsMs - this.hrtimeOffsetMs - origin;
-      }
+    const state = new ResponseState({
+      api: cfg.target.api,
+      reasoningTags: cfg.reasoningTags ?? null,
+      keepText: spec.keepText === true,
+      serverOffsetMs: this.hrtimeOffsetMs + origin,
+      setError,
     });
+    const parser = new SseParser((ev) => state.event(ev, now - origin));
 
     const dispatchAbs = performance.now();
     const wireId = `${this.tag}-${spec.id}${retries > 0 ? `-r${retries}` : ""}`;
@@ -231,9 +241,17 @@ export class StreamClient {
       const written = socketWrites.get(wireId);
       socketWrites.delete(wireId);
       const sendAbs = written?.t ?? dispatchAbs;
+      const eventTimes = state.eventTimes;
+      const usage = state.usage;
       if (error === null && status !== null && status < 400 && sse) {
-        if (!done) setError(ErrorCode.missingDone, "stream ended without data: [DONE]");
-        else if (usage === null || (usage as { completion_tokens: number | null }).completion_tokens === null)
+        if (!state.done)
+          setError(
+            ErrorCode.missingDone,
+            cfg.target.api === "responses"
+              ? "stream ended without response.completed"
+              : "stream ended without data: [DONE]",
+          );
+        else if (usage === null || usage.completion_tokens === null)
           setError(ErrorCode.missingUsage, "stream finished without usage.completion_tokens");
         else if (eventTimes.length === 0) setError(ErrorCode.emptyStream, "no content-bearing event");
       }
@@ -249,25 +267,27 @@ export class StreamClient {
         last_token_ms: eventTimes.length > 0 ? eventTimes[eventTimes.length - 1]! : null,
         end_ms: endMs,
         event_times_ms: eventTimes,
-        event_text_chars: eventChars,
-        event_count: eventCount,
+        event_text_chars: state.eventChars,
+        event_count: state.eventCount,
         prompt_tokens_requested: spec.promptTokensRequested,
         max_tokens: spec.maxTokens,
         usage,
-        finish_reason: finishReason,
+        finish_reason: state.finishReason,
         http_status: status,
         error,
       };
-      if (serverTimes !== undefined) rec.server_event_times_ms = serverTimes;
-      if (serverArrival !== undefined) rec.server_arrival_ms = serverArrival;
+      if (state.serverTimes !== undefined) rec.server_event_times_ms = state.serverTimes;
+      if (state.serverArrival !== undefined) rec.server_arrival_ms = state.serverArrival;
       if (retries > 0) rec.retries = retries;
       if (spec.session !== undefined) rec.session = spec.session;
       if (spec.turn !== undefined) rec.turn = spec.turn;
-      if (text !== null) spec.responseText = text.join("");
+      if (state.text !== null) spec.responseText = state.text.join("");
+      if (state.text !== null && state.responseId !== null) spec.responseId = state.responseId;
       if (written?.connectedAt != null && written.connectedAt >= dispatchAbs)
         rec.connected_ms = written.connectedAt - origin;
-      if (timings !== null) rec.server_timings = timings;
-      if (usageRaw !== null) rec.usage_raw = usageRaw;
+      if (state.timings !== null) rec.server_timings = state.timings;
+      if (state.usageRaw !== null) rec.usage_raw = state.usageRaw;
+      state.finish(rec, cfg.ignoreEos);
       resolve(rec);
     };
 
@@ -324,10 +344,20 @@ export class StreamClient {
         if (status !== null && status >= 400) {
           setError(ErrorCode.httpError, `HTTP ${status}: ${errBody.slice(0, 500)}`);
         } else if (!sse && error !== null && errBody) {
-          error = {
-            code: error.code,
-            message: `${error.message}; body: ${redacted(errBody, secrets).slice(0, 300)}`,
-          };
+          const said = serverErrorIn(errBody);
+          error =
+            said !== null && error.code === ErrorCode.notSse
+              ? {
+                  code: ErrorCode.serverErrorEvent,
+                  message: redacted(
+                    `HTTP ${status} with an error instead of a stream: ${said}`,
+                    secrets,
+                  ).slice(0, 1000),
+                }
+              : {
+                  code: error.code,
+                  message: `${error.message}; body: ${redacted(errBody, secrets).slice(0, 300)}`,
+                };
         }
         finish();
       },

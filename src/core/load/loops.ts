@@ -19,6 +19,8 @@ export interface TurnContext {
   turn: number;
   /** Earlier user turns and the server's answers, in order. */
   history: { role: string; content: string }[];
+  /** Responses API: the previous turn's response id (`--responses-chain` sends it instead of the history). */
+  previousResponseId?: string;
 }
 
 export type SpecFactory = (
@@ -175,6 +177,7 @@ export function nextTurn(spec: RequestSpec, rec: RequestRecord, turns: number): 
     session: spec.session ?? spec.id,
     turn: turn + 1,
     history: [...(spec.messages ?? []), { role: "assistant", content: spec.responseText }],
+    ...(spec.responseId !== undefined ? { previousResponseId: spec.responseId } : {}),
   };
 }
 

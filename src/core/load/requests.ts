@@ -159,6 +159,7 @@ function inConversation(spec: RequestSpec, turn: TurnContext, userContent: strin
     session: turn.turn === 1 ? spec.id : turn.session,
     turn: turn.turn,
     keepText: true,
+    ...(turn.previousResponseId !== undefined ? { previousResponseId: turn.previousResponseId } : {}),
     // only the new turn was sized: the history is whatever the conversation holds by now
     promptTokensRequested: turn.turn === 1 ? spec.promptTokensRequested : null,
   };

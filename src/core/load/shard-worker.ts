@@ -8,17 +8,14 @@ import { performance } from "node:perf_hooks";
 import { parentPort, workerData } from "node:worker_threads";
 import type { LevelResult, RequestRecord } from "../../schema/v1.ts";
 import { warmUpClientPath } from "../client/jit-warmup.ts";
-import { StreamClient } from "../client/stream-client.ts";
+import { type ClientOptions, StreamClient } from "../client/stream-client.ts";
 import type { ResolvedTarget } from "../server/target.ts";
 import type { LevelRun } from "./loops.ts";
 import { SelfCheck, sendQueueOf } from "./self-check.ts";
 import { runShare, runShareWarmup, type ShareJob } from "./shard-run.ts";
 
-export interface ShardWorkerData {
+export interface ShardWorkerData extends ClientOptions {
   target: ResolvedTarget;
-  timeoutS: number;
-  ignoreEos: boolean;
-  extraBody: Record<string, unknown>;
   /** The run's origin, as epoch ms (performance.timeOrigin + performance.now() of the main thread). */
   originEpochMs: number;
 }
@@ -38,13 +35,8 @@ export type FromWorker =
 
 const port = parentPort!;
 const data = workerData as ShardWorkerData;
-const client = new StreamClient({
-  target: data.target,
-  timeoutS: data.timeoutS,
-  ignoreEos: data.ignoreEos,
-  extraBody: data.extraBody,
-  originMs: data.originEpochMs - performance.timeOrigin,
-});
+const { originEpochMs, ...options } = data;
+const client = new StreamClient({ ...options, originMs: originEpochMs - performance.timeOrigin });
 let job: ShareJob | null = null;
 const stopping = new AbortController();
 const post = (m: FromWorker) => port.postMessage(m);

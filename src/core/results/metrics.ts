@@ -7,7 +7,17 @@ import { summarize } from "./stats.ts";
 
 export const FORMULAS: Record<string, string> = {
   clock: "all *_ms timestamps: performance.now() (monotonic) minus the run origin, in milliseconds",
-  ttft_ms: "first content event receive time - actual send time",
+  ttft_ms:
+    "first content event receive time - actual send time; a content event carries any generated text: reasoning, answer or tool call",
+  ttfat_ms:
+    "first answer event (content or tool call after any reasoning; --reasoning-tags think: after </think>) - actual send time",
+  reasoning_ms: "first answer event - first reasoning event, requests that reasoned",
+  reasoning_tokens:
+    "usage.completion_tokens_details.reasoning_tokens where the server sends it, else round(reasoning events * completion_tokens / content events)",
+  answer_tokens: "usage.completion_tokens - reasoning_tokens",
+  tt_first_tool_call_ms: "first tool-call event (name or arguments delta) - actual send time",
+  short_output:
+    "with ignore_eos: successful requests whose completion_tokens < max_tokens and that said stop or came under 90 % of max_tokens",
   itl_ms: "every gap between consecutive content events of a request, pooled over requests",
   tpot_ms:
     "(last content event - first content event) / (usage.completion_tokens - 1), requests with completion_tokens >= 2",
@@ -45,6 +55,10 @@ export interface Derived {
   ttftFromIntendedMs: number | null;
   e2eFromIntendedMs: number | null;
   scheduleLagMs: number | null;
+  /** Time to first answer token: TTFT when the response did not reason first. */
+  ttfatMs: number | null;
+  reasoningMs: number | null;
+  ttFirstToolCallMs: number | null;
 }
 
 export function deriveRequest(r: RequestRecord): Derived {
@@ -65,6 +79,7 @@ export function deriveRequest(r: RequestRecord): Derived {
   const events = r.event_times_ms.length;
   const tokensPerChunk = ct !== null && events > 0 ? ct / events : null;
   const intended = r.intended_send_ms;
+  const answer = r.first_answer_ms === undefined ? first : r.first_answer_ms;
   return {
     ok,
     ttftMs,
@@ -76,6 +91,12 @@ export function deriveRequest(r: RequestRecord): Derived {
     ttftFromIntendedMs: intended !== null && first !== null ? first - intended : null,
     e2eFromIntendedMs: intended !== null && last !== null ? last - intended : null,
     scheduleLagMs: intended !== null ? r.send_ms - intended : null,
+    ttfatMs: answer !== null ? answer - r.send_ms : null,
+    reasoningMs:
+      r.first_reasoning_ms != null && r.first_answer_ms != null
+        ? r.first_answer_ms - r.first_reasoning_ms
+        : null,
+    ttFirstToolCallMs: r.first_tool_call_ms !== undefined ? r.first_tool_call_ms - r.send_ms : null,
   };
 }
 
@@ -87,6 +108,11 @@ export function meetsSlo(d: Derived, slo: SloConfig, openLoop: boolean): boolean
   if (slo.ttft_ms !== null && (ttft === null || ttft > slo.ttft_ms)) return false;
   if (slo.tpot_ms !== null && d.tpotMs !== null && d.tpotMs > slo.tpot_ms) return false;
   if (slo.e2e_ms !== null && (e2e === null || e2e > slo.e2e_ms)) return false;
+  if (slo.ttfat_ms != null) {
+    // open loop: from the intended send, as TTFT is
+    const lag = openLoop ? (d.scheduleLagMs ?? 0) : 0;
+    if (d.ttfatMs === null || d.ttfatMs + lag > slo.ttfat_ms) return false;
+  }
   return true;
 }
 
@@ -131,6 +157,15 @@ export function aggregateLevel(input: LevelAggregateInput): LevelAggregate {
   const e2eStream: number[] = [];
   const decode: number[] = [];
   const tpc: number[] = [];
+  const ttfat: number[] = [];
+  const reasoningMs: number[] = [];
+  const reasoningTokens: number[] = [];
+  const answerTokens: number[] = [];
+  const ttTool: number[] = [];
+  let reasoned = 0;
+  let toolCalls = 0;
+  let usedTools = 0;
+  let shortOutput = 0;
   const errorsByCode: Record<string, number> = {};
   let ok = 0;
   let promptTotal = 0;
@@ -163,11 +198,41 @@ export function aggregateLevel(input: LevelAggregateInput): LevelAggregate {
     if (d.decodeTokS !== null) decode.push(d.decodeTokS);
     if (d.tokensPerChunk !== null) tpc.push(d.tokensPerChunk);
     if (ct !== et.length) mismatches++;
+    if (d.ttfatMs !== null) ttfat.push(d.ttfatMs);
+    if (r.reasoning_tokens !== undefined) {
+      reasoned++;
+      reasoningTokens.push(r.reasoning_tokens);
+      answerTokens.push(r.answer_tokens ?? ct - r.reasoning_tokens);
+    }
+    if (d.reasoningMs !== null) reasoningMs.push(d.reasoningMs);
+    if (d.ttFirstToolCallMs !== null) {
+      usedTools++;
+      ttTool.push(d.ttFirstToolCallMs);
+      toolCalls += r.tool_calls ?? 0;
+    }
+    if (r.short_output === true) shortOutput++;
     if (meetsSlo(d, input.slo, openLoop)) sloPass++;
   }
   const wallS = recs.length > 0 ? Math.max(0, lastEnd - firstSend) / 1000 : 0;
   const per = (x: number) => (wallS > 0 ? x / wallS : 0);
-  const anySlo = input.slo.ttft_ms !== null || input.slo.tpot_ms !== null || input.slo.e2e_ms !== null;
+  const anySlo =
+    input.slo.ttft_ms !== null ||
+    input.slo.tpot_ms !== null ||
+    input.slo.e2e_ms !== null ||
+    input.slo.ttfat_ms != null;
+  // Reasoning and tool figures only where a response reasoned or called a tool: elsewhere TTFAT is TTFT.
+  const streamShapes = {
+    ...(reasoned > 0 || reasoningMs.length > 0
+      ? {
+          ttfat_ms: summarize(ttfat),
+          reasoning_ms: summarize(reasoningMs),
+          reasoning_tokens: summarize(reasoningTokens),
+          answer_tokens: summarize(answerTokens),
+        }
+      : {}),
+    ...(usedTools > 0 ? { tt_first_tool_call_ms: summarize(ttTool), tool_calls_total: toolCalls } : {}),
+    ...(shortOutput > 0 ? { short_output: shortOutput } : {}),
+  };
   return {
     level: input.level,
     mode: input.mode,
@@ -195,6 +260,7 @@ export function aggregateLevel(input: LevelAggregateInput): LevelAggregate {
     goodput_req_s: per(anySlo ? sloPass : ok),
     slo_pass_pct: recs.length > 0 ? (100 * (anySlo ? sloPass : ok)) / recs.length : null,
     peak_in_flight: peakInFlight(recs),
+    ...streamShapes,
   };
 }
 

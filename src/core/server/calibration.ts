@@ -12,7 +12,14 @@ import { TokenbenchError } from "../../schema/errors.ts";
 import type { PromptCalibration } from "../../schema/v1.ts";
 import { MIN_TAGGED_WORDS, makePrompt, promptWords } from "../workload/prompts.ts";
 import { httpCall } from "./http.ts";
-import { completionsPath, type ResolvedTarget, rootUrl, url } from "./target.ts";
+import {
+  completionsPath,
+  generationBody,
+  promptTokensOf,
+  type ResolvedTarget,
+  rootUrl,
+  url,
+} from "./target.ts";
 
 export type CalibrationMethod = "count_tokens" | "tokenize" | "usage_probe";
 
@@ -44,17 +51,14 @@ export async function usagePromptTokens(
     method: "POST",
     headers: { ...target.headers },
     body: {
-      model: target.model,
-      max_tokens: 1,
+      ...generationBody(target.api, target.model, { prompt: text }, 1, false),
       temperature: 0,
-      stream: false,
       ...extraBody,
-      ...(target.api === "chat" ? { messages: [{ role: "user", content: text }] } : { prompt: text }),
     },
     timeoutMs: 120_000,
   });
   if (r.status !== 200) return null;
-  return asCount((r.json as { usage?: { prompt_tokens?: unknown } } | null)?.usage?.prompt_tokens);
+  return asCount(promptTokensOf(target.api, r.json));
 }
 
 /** Find the best counting method the server offers. */
@@ -74,7 +78,7 @@ export async function detectCounter(
   };
   const viaTokenize = async (text: string) => {
     const body =
-      target.api === "chat"
+      target.api !== "completions"
         ? { model, messages: [{ role: "user", content: text }], content: text }
         : { model, prompt: text, content: text };
     const r = await httpCall(url(target, "/tokenize"), { method: "POST", headers: h, body });

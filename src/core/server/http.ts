@@ -1,6 +1,6 @@
 /** Small non-streaming HTTP helpers (readiness, metadata, model checks, /metrics). Never throw. */
 import { request } from "undici";
-import { completionsPath, redacted, secretsIn, type Target, url } from "./target.ts";
+import { completionsPath, generationBody, redacted, secretsIn, type Target, url } from "./target.ts";
 
 export interface HttpResult {
   status: number | null;
@@ -88,10 +88,7 @@ export function oneTokenRequest(target: Target, model: string, timeoutMs = 30_00
   return httpCall(url(target, completionsPath(target.api)), {
     method: "POST",
     headers: { ...target.headers },
-    body:
-      target.api === "chat"
-        ? { model, messages: [{ role: "user", content: "ping" }], max_tokens: 1 }
-        : { model, prompt: "ping", max_tokens: 1 },
+    body: generationBody(target.api, model, { prompt: "ping" }, 1, false),
     timeoutMs,
   });
 }

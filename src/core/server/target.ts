@@ -4,7 +4,8 @@
  * sampler. It owns URL building (a base URL may end in /v1) and the request headers (the
  * bearer key included), so neither is rebuilt anywhere else.
  */
-export type ApiKind = "chat" | "completions";
+export type ApiKind = "chat" | "completions" | "responses";
+export const API_KINDS: readonly ApiKind[] = ["chat", "completions", "responses"];
 
 export interface Target {
   /** The base URL as given, without a trailing slash (recorded in documents). */
@@ -56,7 +57,41 @@ export const url = (t: Target, path: string): string => t.origin + t.basePath + 
 export const rootUrl = (t: Target): string => t.origin + t.basePath;
 
 export const completionsPath = (api: ApiKind): string =>
-  api === "chat" ? "/v1/chat/completions" : "/v1/completions";
+  api === "chat" ? "/v1/chat/completions" : api === "responses" ? "/v1/responses" : "/v1/completions";
+
+export interface ChatMessage {
+  role: string;
+  content: string;
+}
+
+/**
+ * The body of one generation request in the API's own words: chat `messages` + `max_tokens`,
+ * completions `prompt` (a conversation's messages joined), Responses `input` items +
+ * `max_output_tokens`. Streaming asks for usage the way each API needs (Responses always sends
+ * it with `response.completed`).
+ */
+export function generationBody(
+  api: ApiKind,
+  model: string,
+  input: { prompt: string; messages?: readonly ChatMessage[] },
+  maxTokens: number,
+  stream: boolean,
+): Record<string, unknown> {
+  const messages = input.messages ?? [{ role: "user", content: input.prompt }];
+  if (api === "responses")
+    return { model, input: messages, max_output_tokens: maxTokens, stream, store: false };
+  const body: Record<string, unknown> = { model, stream, max_tokens: maxTokens };
+  if (stream) body.stream_options = { include_usage: true };
+  if (api === "chat") body.messages = messages;
+  else body.prompt = input.messages ? input.messages.map((m) => m.content).join("\n\n") : input.prompt;
+  return body;
+}
+
+/** The prompt tokens a non-streaming answer reports (chat/completions `prompt_tokens`, Responses `input_tokens`). */
+export function promptTokensOf(api: ApiKind, json: unknown): unknown {
+  const usage = (json as { usage?: Record<string, unknown> } | null)?.usage;
+  return api === "responses" ? usage?.input_tokens : usage?.prompt_tokens;
+}
 
 /** What a result document records of the target. */
 export const targetRecord = (t: ResolvedTarget) => ({ base_url: t.baseUrl, api: t.api, model: t.model });

@@ -69,6 +69,30 @@ export const SWEEP = {
     what: "a positive number of seconds up to 3600",
     help: "before each level's measurement, bring users in one by one (closed loop) or raise the rate linearly from 0 (open loop) over S seconds; those requests are excluded and counted",
   }),
+  tools: text<string | null>({
+    flag: "tools",
+    metavar: "FILE",
+    default: null,
+    help: "benchmark function calling: a JSON array of OpenAI tool definitions sent with every request (tool-call deltas count as output)",
+  }),
+  toolChoice: text<string>({
+    flag: "tool-choice",
+    metavar: "auto|required|NAME",
+    default: "auto",
+    help: "with --tools: let the model choose, require a call, or force the tool NAME",
+  }),
+  reasoningTags: oneOf({
+    flag: "reasoning-tags",
+    choices: ["off", "think"] as const,
+    default: "off",
+    help: "think: the server leaves reasoning inline in the content as <think>...</think>; time the answer after it",
+  }),
+  responsesChain: boolean({
+    flag: "responses-chain",
+    switch: true,
+    default: false,
+    help: "with --api responses --turns: later turns send previous_response_id instead of the history",
+  }),
   dataset: text<string | null>({
     flag: "dataset",
     metavar: "FILE",
@@ -204,6 +228,14 @@ export const SWEEP = {
     check: positive,
     what: "a positive number of ms",
     help: "SLO on time per output token (goodput)",
+  }),
+  sloTtfatMs: number<number | null>({
+    flag: "slo-ttfat-ms",
+    metavar: "MS",
+    default: null,
+    check: positive,
+    what: "a positive number of ms",
+    help: "SLO on time to first answer token, after any reasoning (goodput)",
   }),
   sloE2eMs: number<number | null>({
     flag: "slo-e2e-ms",

@@ -40,9 +40,9 @@ export const CONNECTION = {
   }),
   api: oneOf({
     flag: "api",
-    choices: ["chat", "completions"] as const,
+    choices: ["chat", "completions", "responses"] as const,
     default: "chat",
-    help: "API to call",
+    help: "API to call: chat completions, completions, or the Responses API (/v1/responses)",
   }),
   apiKey: text<string | null>({
     flag: "api-key",

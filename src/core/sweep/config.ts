@@ -37,7 +37,7 @@ export class BoundError extends UsageError {
   }
 }
 
-function checkBounds(v: Values<typeof SWEEP>, levels: number[]): void {
+function checkBounds(v: Values<typeof SWEEP> & { api: string }, levels: number[]): void {
   const b = SWEEP_BOUNDS;
   if (v.thinkTimeMs !== 0 && v.turns === 1)
     throw new BoundError("thinkTimeMs", "goes with --turns T (the pause between a conversation's turns)");
@@ -58,6 +58,13 @@ function checkBounds(v: Values<typeof SWEEP>, levels: number[]): void {
         "brings its own prompts (lengths and shared blocks): it does not combine with --dataset, --turns or --shared-prefix-tokens",
       );
   }
+  if (v.toolChoice !== "auto" && v.tools === null)
+    throw new BoundError("toolChoice", "goes with --tools FILE (the tools to choose from)");
+  if (v.responsesChain && (v.api !== "responses" || v.turns < 2))
+    throw new BoundError(
+      "responsesChain",
+      "goes with --api responses and --turns T (it names the previous turn's response)",
+    );
   if (v.prefixGroups !== 1 && v.sharedPrefixTokens === null)
     throw new BoundError("prefixGroups", "goes with --shared-prefix-tokens N (the prefix each group shares)");
   if (levels.length > b.levels)
@@ -103,8 +110,9 @@ function checkBounds(v: Values<typeof SWEEP>, levels: number[]): void {
 /** The sweep's recorded configuration from settings values (mode-dependent defaults resolved). */
 export function sweepConfigOf(
   v: Values<typeof SWEEP>,
-  c: Pick<ConnectionValues, "timeoutS" | "extraBody" | "headers">,
+  c: Pick<ConnectionValues, "timeoutS" | "extraBody" | "headers" | "api">,
 ): SweepConfig {
+  checkChoices(c.extraBody);
   const levels =
     v.levels.length > 0
       ? v.levels
@@ -113,12 +121,12 @@ export function sweepConfigOf(
         : v.mode === "search"
           ? [1]
           : DEFAULT_OPEN_LEVELS;
-  checkBounds(v, levels);
+  checkBounds({ ...v, api: c.api }, levels);
   if (v.mode === "search") {
-    if (v.sloTtftMs === null && v.sloTpotMs === null && v.sloE2eMs === null)
+    if (v.sloTtftMs === null && v.sloTpotMs === null && v.sloE2eMs === null && v.sloTtfatMs === null)
       throw new BoundError(
         "mode",
-        "search needs an SLO to search under: --slo-ttft-ms, --slo-tpot-ms or --slo-e2e-ms",
+        "search needs an SLO to search under: --slo-ttft-ms, --slo-ttfat-ms, --slo-tpot-ms or --slo-e2e-ms",
       );
     if (v.levels.length > 1)
       throw new BoundError("levels", "with --mode search is one starting rate (the search picks the others)");
@@ -142,7 +150,12 @@ export function sweepConfigOf(
     burstiness: v.burstiness,
     max_in_flight: v.maxInFlight,
     timeout_s: c.timeoutS,
-    slo: { ttft_ms: v.sloTtftMs, tpot_ms: v.sloTpotMs, e2e_ms: v.sloE2eMs },
+    slo: {
+      ttft_ms: v.sloTtftMs,
+      tpot_ms: v.sloTpotMs,
+      e2e_ms: v.sloE2eMs,
+      ...(v.sloTtfatMs !== null ? { ttfat_ms: v.sloTtfatMs } : {}),
+    },
     extra_body: c.extraBody,
     metrics_interval_ms: v.metricsIntervalMs === 0 ? null : v.metricsIntervalMs,
     header_names: Object.keys(c.headers),
@@ -151,7 +164,22 @@ export function sweepConfigOf(
       ? { shared_prefix: { tokens: v.sharedPrefixTokens, groups: v.prefixGroups } }
       : {}),
     ...(v.turns > 1 ? { sessions: { turns: v.turns, think_time_ms: v.thinkTimeMs } } : {}),
+    ...(v.reasoningTags !== "off" ? { reasoning_tags: v.reasoningTags } : {}),
+    ...(v.responsesChain ? { responses_chain: true } : {}),
   };
+}
+
+/**
+ * `n > 1` asks for several answers in one stream: every per-token figure would mix them (TPOT
+ * halved at n = 2). Refused: run more requests instead.
+ */
+function checkChoices(extraBody: Record<string, unknown>): void {
+  const n = extraBody.n;
+  if (n !== undefined && n !== 1)
+    throw new UsageError(
+      `--extra-body asks for ${JSON.stringify(n)} choices per request (n): tokenbench measures one answer per stream (several would share its token timings); drop n, or raise --requests for more samples`,
+      null,
+    );
 }
 
 /** A complete sweep configuration with the table's defaults; override what you need. */

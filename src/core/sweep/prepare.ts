@@ -12,6 +12,7 @@ import type { Values } from "../settings/setting.ts";
 import type { SWEEP } from "../settings/sweep-table.ts";
 import type { CONNECTION, LOAD } from "../settings/table.ts";
 import { type Dataset, loadDataset } from "../workload/dataset.ts";
+import { loadTools } from "../workload/tools.ts";
 import { loadTrace, traceReplay } from "../workload/trace.ts";
 
 /** The settings a sweep is set up from: the CLI's flags or the Action's inputs, read by one table. */
@@ -45,6 +46,7 @@ export async function prepareSweep(
 ): Promise<SweepSetup> {
   const file = v.dataset !== null ? loadDataset(v.dataset) : null;
   if (file) config.dataset = { name: file.name, lines: file.lines, sha256: file.sha256 };
+  if (v.tools !== null) config.tools = loadTools(v.tools, v.toolChoice);
   const trace = v.trace !== null ? loadTrace(v.trace) : null;
   for (const n of [...(file?.notices ?? []), ...(trace?.notices ?? [])]) o.onNotice(n);
   const replay = trace ? traceReplay(trace, config, v.traceSpeed, v.requests, v.maxDurationS) : null;

@@ -8,7 +8,7 @@ import { performance } from "node:perf_hooks";
 import { TokenbenchError } from "../../schema/errors.ts";
 import type { LevelResult, RequestRecord, ResultDocument, SweepConfig } from "../../schema/v1.ts";
 import { warmUpClientPath } from "../client/jit-warmup.ts";
-import { StreamClient } from "../client/stream-client.ts";
+import { clientOptionsOf, StreamClient } from "../client/stream-client.ts";
 import { planLevel } from "../load/level-plan.ts";
 import { type LevelRunContext, type Progress, runLevel, runShardedLevel } from "../load/level-run.ts";
 import { summariseLevel } from "../load/level-summary.ts";
@@ -127,13 +127,7 @@ export async function runSweep(opts: SweepOptions): Promise<ResultDocument> {
   const notice = opts.onNotice ?? (() => {});
   const state = startState(opts, notice);
   const { target, server, calibration } = opts.pre;
-  const client = new StreamClient({
-    target,
-    timeoutS: cfg.timeout_s,
-    ignoreEos: cfg.ignore_eos,
-    extraBody: cfg.extra_body,
-    originMs: state.originMs,
-  });
+  const client = new StreamClient({ target, ...clientOptionsOf(cfg), originMs: state.originMs });
   const environment = await captureEnvironment();
   const sampler =
     cfg.metrics_interval_ms !== null
@@ -171,9 +165,7 @@ export async function runSweep(opts: SweepOptions): Promise<ResultDocument> {
     load.workers > 1
       ? new WorkerPool(load.workers, {
           target,
-          timeoutS: cfg.timeout_s,
-          ignoreEos: cfg.ignore_eos,
-          extraBody: cfg.extra_body,
+          ...clientOptionsOf(cfg),
           originEpochMs: performance.timeOrigin + state.originMs,
         })
       : null;
