@@ -15,7 +15,9 @@ function run(
     serverOffsetMs: 0,
     setError: (code) => errors.push(code),
   });
-  events.forEach((e, i) => s.event({ data: e.data, event: e.event ?? null }, 10 * (i + 1)));
+  events.forEach((e, i) => {
+    s.event({ data: e.data, event: e.event ?? null }, 10 * (i + 1));
+  });
   const rec = {
     usage: s.usage,
     max_tokens: o.maxTokens ?? 64,
@@ -165,7 +167,9 @@ describe("ResponseState", () => {
 describe("ThinkTags", () => {
   const feed = (parts: string[]) => {
     const t = new ThinkTags();
-    parts.forEach((p, i) => t.feed(p, i + 1));
+    parts.forEach((p, i) => {
+      t.feed(p, i + 1);
+    });
     t.finish();
     return [t.firstReasoningMs, t.firstAnswerMs, t.reasoningEvents];
   };
