@@ -3999,10 +3999,10 @@ var require_webidl = __commonJS({
         }
       };
     };
-    webidl.argumentLengthCheck = function({ length }, min, ctx) {
-      if (length < min)
+    webidl.argumentLengthCheck = function({ length }, min2, ctx) {
+      if (length < min2)
         throw webidl.errors.exception({
-          message: `${min} argument${min !== 1 ? "s" : ""} required, but${length ? " only" : ""} ${length} found.`,
+          message: `${min2} argument${min2 !== 1 ? "s" : ""} required, but${length ? " only" : ""} ${length} found.`,
           header: ctx
         });
     };
@@ -19004,7 +19004,7 @@ ${value}`, this.dataLineCount++;
 var require_eventsource = __commonJS({
   "node_modules/undici/lib/web/eventsource/eventsource.js"(exports, module) {
     "use strict";
-    var { pipeline } = __require("node:stream"), { fetching } = require_fetch(), { makeRequest } = require_request2(), { webidl } = require_webidl(), { EventSourceStream } = require_eventsource_stream(), { parseMIMEType } = require_data_url(), { createFastMessageEvent } = require_events(), { isNetworkError } = require_response(), { kEnumerableProperty } = require_util(), { environmentSettingsObject } = require_util2(), { getGlobalDispatcher } = require_global2(), experimentalWarned = !1, defaultReconnectionTime = 3e3, CONNECTING = 0, OPEN = 1, CLOSED = 2, ANONYMOUS = "anonymous", USE_CREDENTIALS = "use-credentials", EventSource = class _EventSource extends EventTarget {
+    var { pipeline } = __require("node:stream"), { fetching } = require_fetch(), { makeRequest } = require_request2(), { webidl } = require_webidl(), { EventSourceStream } = require_eventsource_stream(), { parseMIMEType } = require_data_url(), { createFastMessageEvent } = require_events(), { isNetworkError } = require_response(), { kEnumerableProperty } = require_util(), { environmentSettingsObject } = require_util2(), { getGlobalDispatcher } = require_global2(), experimentalWarned = !1, defaultReconnectionTime = 3e3, CONNECTING = 0, OPEN2 = 1, CLOSED = 2, ANONYMOUS = "anonymous", USE_CREDENTIALS = "use-credentials", EventSource = class _EventSource extends EventTarget {
       #events = {
         open: null,
         error: null,
@@ -19105,7 +19105,7 @@ var require_eventsource = __commonJS({
             this.close(), this.dispatchEvent(new Event("error"));
             return;
           }
-          this.#readyState = OPEN, this.dispatchEvent(new Event("open")), this.#state.origin = response.urlList[response.urlList.length - 1].origin;
+          this.#readyState = OPEN2, this.dispatchEvent(new Event("open")), this.#state.origin = response.urlList[response.urlList.length - 1].origin;
           let eventSourceStream = new EventSourceStream({
             eventSourceSettings: this.#state,
             maxEventSize: this.#dispatcher.eventSourceOptions?.maxEventSize,
@@ -19177,7 +19177,7 @@ var require_eventsource = __commonJS({
         __proto__: null,
         configurable: !1,
         enumerable: !0,
-        value: OPEN,
+        value: OPEN2,
         writable: !1
       },
       CLOSED: {
@@ -19724,8 +19724,28 @@ var FLAVORS = ["vllm", "sglang", "freetoken", "llamacpp", "minimal"], FAULT_KIND
   "malformed",
   "no_usage",
   "no_done",
-  "slow_first_byte"
-];
+  "slow_first_byte",
+  // an `event: error` frame halfway, then the end of the stream
+  "error_event",
+  // a 200 whose body is a JSON error instead of a stream
+  "error_body",
+  // ignore_eos ignored: stop with "stop" at half of max_tokens
+  "early_stop",
+  // usage.completion_tokens of 10^15
+  "huge_usage",
+  // every content chunk carries a second choice (index 1), as n = 2 would
+  "two_choices"
+], PROTOCOL_VARIANTS = [
+  "cr",
+  "crlf",
+  "bom",
+  "no-space",
+  "multiline",
+  "comments",
+  "ids",
+  "after-done",
+  "early-hints"
+], REASONING_FIELDS = ["reasoning_content", "reasoning", "think"];
 function parseFault(s) {
   let m = /^([a-z0-9_]+)(?::([0-9.]+)|@([0-9]+))$/.exec(s.trim());
   if (!m || !FAULT_KINDS.includes(m[1]))
@@ -19764,7 +19784,11 @@ var DEFAULT_MOCK_OPTIONS = {
   faults: [],
   stallS: 2,
   slowFirstByteMs: 1e3,
-  cudaGraphMaxBs: null
+  cudaGraphMaxBs: null,
+  reasoningTokens: 0,
+  reasoningField: "reasoning_content",
+  reasoningUsage: !1,
+  protocol: []
 }, HTTP_FAULTS = {
   http500: [500, "injected fault: internal server error", "internal_error"],
   http503: [503, "injected fault: service unavailable", "unavailable_error"],
@@ -19778,7 +19802,204 @@ import { performance as performance4 } from "node:perf_hooks";
 // src/mock/engine.ts
 import { performance as performance3 } from "node:perf_hooks";
 
+// src/mock/request.ts
+import { randomBytes } from "node:crypto";
+
+// src/mock/tokenizer.ts
+var TOKEN_RE = /[A-Za-z0-9]+|[^\sA-Za-z0-9]/g;
+function tokenize(text2) {
+  return text2.match(TOKEN_RE) ?? [];
+}
+function hashChain(prev, s) {
+  let h = (prev ^ 2166136261) >>> 0;
+  for (let i = 0; i < s.length; i++)
+    h ^= s.charCodeAt(i), h = Math.imul(h, 16777619) >>> 0;
+  return h;
+}
+
+// src/mock/http.ts
+var HttpError = class extends Error {
+  constructor(status, message, type = "invalid_request_error") {
+    super(message);
+    this.status = status;
+    this.type = type;
+  }
+  status;
+  type;
+};
+function sendJson(res, status, body) {
+  let s = JSON.stringify(body);
+  res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(s) }), res.end(s);
+}
+function sendError(res, status, message, type) {
+  sendJson(res, status, { error: { message, type, param: null, code: status } });
+}
+function promptOf(body, chat) {
+  if (chat) {
+    let msgs = body.messages;
+    if (!Array.isArray(msgs) || msgs.length === 0)
+      throw new HttpError(400, "'messages' must be a non-empty array");
+    let parts = [];
+    for (let m of msgs) {
+      let c = m?.content;
+      if (typeof c == "string") parts.push(c);
+      else if (Array.isArray(c))
+        for (let p2 of c)
+          typeof p2?.text == "string" && parts.push(p2.text);
+      else throw new HttpError(400, "each message needs a string 'content'");
+    }
+    return tokenize(parts.join(`
+`));
+  }
+  let p = body.prompt;
+  if (typeof p == "string") return tokenize(p);
+  if (Array.isArray(p) && p.every((x) => typeof x == "string")) return tokenize(p.join(`
+`));
+  throw new HttpError(400, "'prompt' must be a string");
+}
+async function readJson(req) {
+  let chunks = [], size = 0;
+  for await (let c of req) {
+    if (size += c.length, size > 64 * 1024 * 1024) throw new HttpError(413, "request body too large");
+    chunks.push(c);
+  }
+  let text2 = Buffer.concat(chunks).toString("utf8"), v;
+  try {
+    v = JSON.parse(text2);
+  } catch {
+    throw new HttpError(400, "request body is not valid JSON");
+  }
+  if (v === null || typeof v != "object" || Array.isArray(v))
+    throw new HttpError(400, "request body must be a JSON object");
+  return v;
+}
+
+// src/mock/request.ts
+function validateCompletion(body, api, o, stored) {
+  if (typeof body.model != "string") throw new HttpError(400, "'model' is required");
+  if (body.model !== o.model)
+    throw new HttpError(400, `The model \`${body.model}\` does not exist.`, "NotFoundError");
+  let promptTokens;
+  if (api === "responses") {
+    let prev = body.previous_response_id, before = typeof prev == "string" ? stored.get(prev) : [];
+    if (before === void 0) throw new HttpError(400, `Previous response with id '${prev}' not found.`);
+    promptTokens = [...before, ...inputOf(body)];
+  } else promptTokens = promptOf(body, api === "chat");
+  if (promptTokens.length >= o.maxModelLen)
+    throw new HttpError(
+      400,
+      `prompt of ${promptTokens.length} tokens exceeds max_model_len ${o.maxModelLen}`
+    );
+  let maxTokens = typeof body.max_tokens == "number" ? body.max_tokens : typeof body.max_completion_tokens == "number" ? body.max_completion_tokens : typeof body.max_output_tokens == "number" ? body.max_output_tokens : o.defaultMaxTokens;
+  if (!Number.isInteger(maxTokens) || maxTokens < 1)
+    throw new HttpError(400, "'max_tokens' must be an integer >= 1");
+  return { promptTokens, maxTokens };
+}
+function inputOf(body) {
+  let input2 = body.input;
+  if (typeof input2 == "string") return tokenize(input2);
+  if (!Array.isArray(input2) || input2.length === 0)
+    throw new HttpError(400, "'input' must be a string or a non-empty array of items");
+  let parts = [];
+  for (let item of input2) {
+    let c = item?.content;
+    if (typeof c == "string") parts.push(c);
+    else if (Array.isArray(c))
+      for (let p of c)
+        typeof p?.text == "string" && parts.push(p.text);
+    else throw new HttpError(400, "each input item needs a 'content'");
+  }
+  return tokenize(parts.join(`
+`));
+}
+function toolOf(body) {
+  let tools = body.tools;
+  if (!Array.isArray(tools) || tools.length === 0 || body.tool_choice === "none") return null;
+  let choice = body.tool_choice;
+  if (choice !== null && typeof choice == "object") {
+    let name2 = choice.function?.name ?? choice.name;
+    if (typeof name2 == "string") return name2;
+  }
+  let first = tools[0], name = first?.function?.name ?? first?.name;
+  return typeof name == "string" ? name : "tool";
+}
+function newReq(a) {
+  let so = a.body.stream_options, chat = a.api === "chat", prefix = a.api === "responses" ? "resp" : chat ? "chatcmpl" : "cmpl";
+  return {
+    o: a.o,
+    seq: a.seq,
+    id: `${prefix}-${randomBytes(8).toString("hex")}`,
+    res: a.res,
+    api: a.api,
+    chat,
+    reasoning: a.api === "completions" ? 0 : Math.min(a.o.reasoningTokens, a.target),
+    tool: a.api === "completions" ? null : toolOf(a.body),
+    store: a.api === "responses" && a.body.store !== !1,
+    stream: a.body.stream === !0,
+    // the Responses API always reports usage (in response.completed)
+    includeUsage: so?.include_usage === !0 || a.api === "responses",
+    serverTs: a.o.serverTimestamps || a.req.headers["x-tokenbench-server-ts"] === "1",
+    model: a.o.model,
+    promptTokens: a.promptTokens,
+    cachedTokens: 0,
+    target: a.target,
+    maxTokens: a.maxTokens,
+    emitted: 0,
+    fault: a.fault,
+    tArrive: a.arrival,
+    tArriveHr: a.arrivalHr,
+    tAdmit: 0,
+    tFirst: 0,
+    tLast: 0,
+    gen: 0,
+    state: "queued",
+    roleSent: !1,
+    written: 0,
+    text: [],
+    created: Math.floor(Date.now() / 1e3)
+  };
+}
+function completionBody(r, usage) {
+  let text2 = r.text.join(""), finish = r.target < r.maxTokens ? "stop" : "length";
+  if (r.api === "responses")
+    return {
+      id: r.id,
+      object: "response",
+      created_at: r.created,
+      status: "completed",
+      model: r.model,
+      output: [{ type: "message", role: "assistant", content: [{ type: "output_text", text: text2 }] }],
+      usage: {
+        input_tokens: usage.prompt_tokens,
+        output_tokens: usage.completion_tokens,
+        total_tokens: usage.total_tokens
+      }
+    };
+  let choice = r.chat ? { index: 0, message: { role: "assistant", content: text2 }, finish_reason: finish } : { index: 0, text: text2, finish_reason: finish };
+  return {
+    id: r.id,
+    object: r.chat ? "chat.completion" : "text_completion",
+    created: r.created,
+    model: r.model,
+    choices: [choice],
+    usage
+  };
+}
+var VOCAB = "the of and to in is was for on that with as it by at from his her an be this are or which".split(" "), vocabAt = (r, i) => VOCAB[(i + r.seq) % VOCAB.length];
+function generatedTokens(r) {
+  return Array.from({ length: r.emitted }, (_, i) => vocabAt(r, i));
+}
+
 // src/mock/chunks.ts
+function pieceOf(r, k) {
+  let reasoning = "", answer = "", from = r.emitted;
+  for (let i = from; i < from + k; i++) {
+    let t = ` ${vocabAt(r, i)}`;
+    i < r.reasoning ? reasoning += t : answer += t;
+  }
+  return { reasoning, answer, from, to: from + k };
+}
+var pieceText = (p) => p.reasoning + p.answer;
 function chunkPrefix(r) {
   return `{"id":"${r.id}","object":"${r.chat ? "chat.completion.chunk" : "text_completion"}","created":${r.created},"model":${JSON.stringify(r.model)},"choices":`;
 }
@@ -19787,24 +20008,117 @@ function roleChunk(r) {
 
 ` : "";
 }
-function contentChunk(r, text2, finish, usage, ts, tokensPerChunk) {
-  let fin = finish === null ? "null" : `"${finish}"`, choice = r.chat ? `{"index":0,"delta":{"content":${JSON.stringify(text2)}},"logprobs":null,"finish_reason":${fin}}` : `{"index":0,"text":${JSON.stringify(text2)},"logprobs":null,"finish_reason":${fin}}`, s = `data: ${chunkPrefix(r)}[${choice}]`;
-  return usage !== null && (s += `,"usage":${usage}`), ts !== null && (s += `,"tokenbench_server_ts_ms":${ts}`, r.emitted <= tokensPerChunk && (s += `,"tokenbench_server_arrival_ts_ms":${r.tArriveHr}`)), `${s}}
+function argumentsOf(r, p) {
+  let a = p.answer;
+  return p.from <= r.reasoning && p.to > r.reasoning && (a = `{"q":"${a}`), p.to === r.target && a !== "" && (a += '"}'), a;
+}
+function chatDelta(r, o, p) {
+  let parts = [], content = p.answer;
+  if (p.reasoning !== "")
+    if (o.reasoningField === "think") {
+      let open2 = p.from === 0 ? "<think>" : "", close = p.to >= r.reasoning ? `</think>
+
+` : "";
+      content = `${open2}${p.reasoning}${close}${r.tool === null ? content : ""}`;
+    } else parts.push(`${JSON.stringify(o.reasoningField)}:${JSON.stringify(p.reasoning)}`);
+  if (r.tool !== null && p.answer !== "") {
+    let first = p.from <= r.reasoning, head = first ? `"id":"call_${r.id.slice(-8)}","type":"function",` : "", fn = first ? `"name":${JSON.stringify(r.tool)},` : "";
+    parts.push(
+      `"tool_calls":[{"index":0,${head}"function":{${fn}"arguments":${JSON.stringify(argumentsOf(r, p))}}}]`
+    ), o.reasoningField === "think" && p.reasoning !== "" && parts.unshift(`"content":${JSON.stringify(content)}`);
+  } else (content !== "" || parts.length === 0) && parts.unshift(`"content":${JSON.stringify(content)}`);
+  return `{${parts.join(",")}}`;
+}
+function contentChunk(r, o, p, finish, usage, ts) {
+  let fin = finish === null ? "null" : `"${finish}"`, choice = r.chat ? `{"index":0,"delta":${chatDelta(r, o, p)},"logprobs":null,"finish_reason":${fin}}` : `{"index":0,"text":${JSON.stringify(pieceText(p))},"logprobs":null,"finish_reason":${fin}}`, second = r.fault === "two_choices" ? `,${choice.replace('{"index":0', '{"index":1')}` : "", s = `data: ${chunkPrefix(r)}[${choice}${second}]`;
+  return usage !== null && (s += `,"usage":${usage}`), ts !== null && (s += serverStamp(r, p, ts, o)), `${s}}
 
 `;
 }
-function usageJson(r, omitDetails) {
-  let u = {
-    prompt_tokens: r.promptTokens.length,
-    total_tokens: r.promptTokens.length + r.emitted,
-    completion_tokens: r.emitted
-  };
-  return omitDetails || (u.prompt_tokens_details = { cached_tokens: r.cachedTokens }), JSON.stringify(u);
+function serverStamp(r, p, ts, o) {
+  let s = `,"tokenbench_server_ts_ms":${ts}`;
+  return p.to <= o.tokensPerChunk && (s += `,"tokenbench_server_arrival_ts_ms":${r.tArriveHr}`), s;
 }
+function usageJson(r, omitDetails, o) {
+  let completion = r.fault === "huge_usage" ? 1e15 : r.emitted, u = {
+    prompt_tokens: r.promptTokens.length,
+    total_tokens: r.promptTokens.length + completion,
+    completion_tokens: completion
+  };
+  return omitDetails || (u.prompt_tokens_details = { cached_tokens: r.cachedTokens }), o.reasoningUsage && r.reasoning > 0 && (u.completion_tokens_details = { reasoning_tokens: Math.min(r.reasoning, r.emitted) }), JSON.stringify(u);
+}
+var typed = (type, body) => `event: ${type}
+data: {"type":"${type}",${body}}
+
+`;
+function responsesStart(r) {
+  let resp = `"response":{"id":"${r.id}","object":"response","created_at":${r.created},"status":"in_progress","model":${JSON.stringify(r.model)}}`;
+  return typed("response.created", resp) + typed("response.in_progress", resp);
+}
+function responsesDelta(r, o, p, ts) {
+  let stamp = ts !== null ? serverStamp(r, p, ts, o) : "", out = "";
+  if (p.reasoning !== "" && (p.from === 0 && (out += typed(
+    "response.output_item.added",
+    `"output_index":0,"item":{"id":"rs_${r.id}","type":"reasoning"}`
+  )), out += typed(
+    "response.reasoning_text.delta",
+    `"item_id":"rs_${r.id}","output_index":0,"content_index":0,"delta":${JSON.stringify(p.reasoning)}${stamp}`
+  )), p.answer !== "") {
+    let index = r.reasoning > 0 ? 1 : 0;
+    if (p.from <= r.reasoning) {
+      let item = r.tool !== null ? `{"id":"fc_${r.id}","type":"function_call","call_id":"call_${r.id.slice(-8)}","name":${JSON.stringify(r.tool)},"arguments":""}` : `{"id":"msg_${r.id}","type":"message","role":"assistant","content":[]}`;
+      out += typed("response.output_item.added", `"output_index":${index},"item":${item}`);
+    }
+    let s = stamp;
+    out += r.tool !== null ? typed(
+      "response.function_call_arguments.delta",
+      `"item_id":"fc_${r.id}","output_index":${index},"delta":${JSON.stringify(argumentsOf(r, p))}${s}`
+    ) : typed(
+      "response.output_text.delta",
+      `"item_id":"msg_${r.id}","output_index":${index},"content_index":0,"delta":${JSON.stringify(p.answer)}${s}`
+    );
+  }
+  return out;
+}
+function responsesLast(r, o, p, usage, ts) {
+  let u = JSON.parse(usage), ru = {
+    input_tokens: u.prompt_tokens,
+    output_tokens: u.completion_tokens,
+    total_tokens: u.total_tokens,
+    input_tokens_details: u.prompt_tokens_details ?? { cached_tokens: 0 },
+    output_tokens_details: { reasoning_tokens: Math.min(r.reasoning, r.emitted) }
+  }, incomplete = r.target >= r.maxTokens, status = incomplete ? '"status":"incomplete","incomplete_details":{"reason":"max_output_tokens"}' : '"status":"completed"', type = incomplete ? "response.incomplete" : "response.completed";
+  return responsesDelta(r, o, p, ts) + typed(type, `"response":{"id":"${r.id}","object":"response",${status},"usage":${JSON.stringify(ru)}}`);
+}
+function wire(o, first, text2) {
+  let v = o.protocol;
+  if (v.length === 0) return text2;
+  let s = text2;
+  return v.includes("ids") && (s = s.replace(/^data: /gm, `id: 7
+retry: 3000
+data: `)), v.includes("multiline") && (s = s.replace(/^data: \{"/gm, `data: {
+data: "`)), v.includes("comments") && (s = s.replace(/^data: /gm, `: keep-alive
+data: `)), v.includes("no-space") && (s = s.replace(/^data: /gm, "data:")), v.includes("crlf") ? s = s.replace(/\n/g, `\r
+`) : v.includes("cr") && (s = s.replace(/\n/g, "\r")), first && v.includes("bom") && (s = `\uFEFF${s}`), s;
+}
+function afterDone(r, o) {
+  return contentChunk(
+    r,
+    o,
+    { reasoning: "", answer: " late", from: r.target, to: r.target },
+    null,
+    null,
+    null
+  );
+}
+var errorEvent = () => `event: error
+data: {"error":{"message":"injected fault: the model crashed mid-stream","type":"internal_error"}}
+
+`;
 
 // src/mock/flavor.ts
-function standardLastEvents(c, s, text2, finish) {
-  let out = c.content(text2, finish, null);
+function standardLastEvents(c, s, piece, finish) {
+  let out = c.content(piece, finish, null);
   return s.includeUsage && (out += `data: ${c.prefix}[],"usage":${s.usage}}
 
 `), out;
@@ -19918,18 +20232,6 @@ var freetoken = flavor({
   }
 });
 
-// src/mock/tokenizer.ts
-var TOKEN_RE = /[A-Za-z0-9]+|[^\sA-Za-z0-9]/g;
-function tokenize(text2) {
-  return text2.match(TOKEN_RE) ?? [];
-}
-function hashChain(prev, s) {
-  let h = (prev ^ 2166136261) >>> 0;
-  for (let i = 0; i < s.length; i++)
-    h ^= s.charCodeAt(i), h = Math.imul(h, 16777619) >>> 0;
-  return h;
-}
-
 // src/mock/flavors/llamacpp.ts
 var llamacpp = flavor({
   closeAfterStream: !0,
@@ -19957,14 +20259,14 @@ var llamacpp = flavor({
     let content = typeof body.content == "string" ? body.content : "";
     return { tokens: tokenize(content).map((_, i) => i + 1) };
   },
-  lastEvents(c, s, text2, finish) {
+  lastEvents(c, s, piece, finish) {
     let timings = JSON.stringify({
       prompt_n: s.promptTokens - s.cachedTokens,
       prompt_ms: s.tFirst - s.tAdmit,
       predicted_n: s.emitted,
       predicted_ms: s.now - s.tFirst
     }), fin = `data: ${c.prefix}[{"index":0,"delta":{},"logprobs":null,"finish_reason":"${finish}"}]`;
-    return s.includeUsage && (fin += `,"usage":${s.usage}`), `${c.content(text2, null, null)}${fin},"timings":${timings}}
+    return s.includeUsage && (fin += `,"usage":${s.usage}`), `${c.content(piece, null, null)}${fin},"timings":${timings}}
 
 `;
   },
@@ -19999,7 +20301,7 @@ var sglang = flavor({
     let toks = promptOf2(body.messages !== void 0);
     return { count: toks.length, max_model_len: e.o.maxModelLen, tokens: toks.map((_, i) => i + 1) };
   },
-  lastEvents: (c, s, text2, finish) => c.content(text2, finish, s.includeUsage ? s.usage : null),
+  lastEvents: (c, s, piece, finish) => c.content(piece, finish, s.includeUsage ? s.usage : null),
   metrics(x, e) {
     coreMetrics(x, e, CORE_METRICS.sglang);
     let c = e.cache;
@@ -20058,63 +20360,6 @@ var FLAVOR_MODULES = {
   llamacpp,
   minimal
 };
-
-// src/mock/http.ts
-var HttpError = class extends Error {
-  constructor(status, message, type = "invalid_request_error") {
-    super(message);
-    this.status = status;
-    this.type = type;
-  }
-  status;
-  type;
-};
-function sendJson(res, status, body) {
-  let s = JSON.stringify(body);
-  res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(s) }), res.end(s);
-}
-function sendError(res, status, message, type) {
-  sendJson(res, status, { error: { message, type, param: null, code: status } });
-}
-function promptOf(body, chat) {
-  if (chat) {
-    let msgs = body.messages;
-    if (!Array.isArray(msgs) || msgs.length === 0)
-      throw new HttpError(400, "'messages' must be a non-empty array");
-    let parts = [];
-    for (let m of msgs) {
-      let c = m?.content;
-      if (typeof c == "string") parts.push(c);
-      else if (Array.isArray(c))
-        for (let p2 of c)
-          typeof p2?.text == "string" && parts.push(p2.text);
-      else throw new HttpError(400, "each message needs a string 'content'");
-    }
-    return tokenize(parts.join(`
-`));
-  }
-  let p = body.prompt;
-  if (typeof p == "string") return tokenize(p);
-  if (Array.isArray(p) && p.every((x) => typeof x == "string")) return tokenize(p.join(`
-`));
-  throw new HttpError(400, "'prompt' must be a string");
-}
-async function readJson(req) {
-  let chunks = [], size = 0;
-  for await (let c of req) {
-    if (size += c.length, size > 64 * 1024 * 1024) throw new HttpError(413, "request body too large");
-    chunks.push(c);
-  }
-  let text2 = Buffer.concat(chunks).toString("utf8"), v;
-  try {
-    v = JSON.parse(text2);
-  } catch {
-    throw new HttpError(400, "request body is not valid JSON");
-  }
-  if (v === null || typeof v != "object" || Array.isArray(v))
-    throw new HttpError(400, "request body must be a JSON object");
-  return v;
-}
 
 // src/mock/prefix-cache.ts
 var PrefixCache = class {
@@ -20268,66 +20513,39 @@ function seededRandom(seed) {
   };
 }
 
-// src/mock/request.ts
-import { randomBytes } from "node:crypto";
-function validateCompletion(body, chat, o) {
-  if (typeof body.model != "string") throw new HttpError(400, "'model' is required");
-  if (body.model !== o.model)
-    throw new HttpError(400, `The model \`${body.model}\` does not exist.`, "NotFoundError");
-  let promptTokens = promptOf(body, chat);
-  if (promptTokens.length >= o.maxModelLen)
-    throw new HttpError(
-      400,
-      `prompt of ${promptTokens.length} tokens exceeds max_model_len ${o.maxModelLen}`
-    );
-  let maxTokens = typeof body.max_tokens == "number" ? body.max_tokens : typeof body.max_completion_tokens == "number" ? body.max_completion_tokens : o.defaultMaxTokens;
-  if (!Number.isInteger(maxTokens) || maxTokens < 1)
-    throw new HttpError(400, "'max_tokens' must be an integer >= 1");
-  return { promptTokens, maxTokens };
-}
-function newReq(a) {
-  let so = a.body.stream_options;
-  return {
-    seq: a.seq,
-    id: `${a.chat ? "chatcmpl" : "cmpl"}-${randomBytes(8).toString("hex")}`,
-    res: a.res,
-    chat: a.chat,
-    stream: a.body.stream === !0,
-    includeUsage: so?.include_usage === !0,
-    serverTs: a.o.serverTimestamps || a.req.headers["x-tokenbench-server-ts"] === "1",
-    model: a.o.model,
-    promptTokens: a.promptTokens,
-    cachedTokens: 0,
-    target: a.target,
-    maxTokens: a.maxTokens,
-    emitted: 0,
-    fault: a.fault,
-    tArrive: a.arrival,
-    tArriveHr: a.arrivalHr,
-    tAdmit: 0,
-    tFirst: 0,
-    tLast: 0,
-    gen: 0,
-    state: "queued",
-    roleSent: !1,
-    text: [],
-    created: Math.floor(Date.now() / 1e3)
-  };
-}
-function completionBody(r, usage) {
-  let text2 = r.text.join(""), finish = r.target < r.maxTokens ? "stop" : "length", choice = r.chat ? { index: 0, message: { role: "assistant", content: text2 }, finish_reason: finish } : { index: 0, text: text2, finish_reason: finish };
-  return {
-    id: r.id,
-    object: r.chat ? "chat.completion" : "text_completion",
-    created: r.created,
-    model: r.model,
-    choices: [choice],
-    usage
-  };
-}
-var VOCAB = "the of and to in is was for on that with as it by at from his her an be this are or which".split(" "), vocabAt = (r, i) => VOCAB[(i + r.seq) % VOCAB.length];
-function generatedTokens(r) {
-  return Array.from({ length: r.emitted }, (_, i) => vocabAt(r, i));
+// src/mock/stream-text.ts
+function streamText(r, flavor2, st) {
+  let o = r.o, { piece, last: last2, ts } = st, out = "";
+  if (st.first && !r.roleSent && (r.roleSent = !0, out += r.api === "responses" ? responsesStart(r) : roleChunk(r)), r.fault === "malformed" && r.emitted > r.target / 2 && r.emitted - piece.to + piece.from <= r.target / 2 && (out += `data: {"choices": [{"delta": {"content": "oops"
+
+`), r.fault === "error_event" && last2) return out + errorEvent();
+  let finish = r.target < r.maxTokens ? "stop" : "length";
+  if (r.api === "responses")
+    out += last2 ? responsesLast(r, o, piece, st.usage, ts) : responsesDelta(r, o, piece, ts);
+  else {
+    let chunks = {
+      prefix: chunkPrefix(r),
+      content: (p, fin, usage) => contentChunk(r, o, p, fin, usage, ts)
+    };
+    last2 ? out += flavor2.lastEvents(
+      chunks,
+      {
+        promptTokens: r.promptTokens.length,
+        cachedTokens: r.cachedTokens,
+        emitted: r.emitted,
+        includeUsage: r.includeUsage && r.fault !== "no_usage",
+        usage: st.usage,
+        tAdmit: r.tAdmit,
+        tFirst: r.tFirst,
+        now: st.now
+      },
+      piece,
+      finish
+    ) : out += chunks.content(piece, null, null), last2 && r.fault !== "no_done" && (out += `data: [DONE]
+
+`);
+  }
+  return last2 && o.protocol.includes("after-done") && (out += afterDone(r, o)), out;
 }
 
 // src/mock/timer-queue.ts
@@ -20413,6 +20631,8 @@ var hrMs = () => Number(process.hrtime.bigint()) / 1e6, Engine = class {
   events = 0;
   faultCounts = {};
   lateness = [];
+  /** Responses API: stored conversations (prompt and answer tokens) by response id, oldest first. */
+  stored = /* @__PURE__ */ new Map();
   h = {
     ttft: new Histogram(LATENCY_BUCKETS_S),
     itl: new Histogram(ITL_BUCKETS_S),
@@ -20467,8 +20687,8 @@ var hrMs = () => Number(process.hrtime.bigint()) / 1e6, Engine = class {
       if (f2.every !== null && seq % f2.every === 0 || f2.rate !== null && this.faultRand() < f2.rate) return f2.kind;
     return null;
   }
-  completion(req, res, body, chat, arrival, arrivalHr) {
-    let o = this.o, { promptTokens, maxTokens } = validateCompletion(body, chat, o);
+  completion(req, res, body, api, arrival, arrivalHr) {
+    let o = this.o, { promptTokens, maxTokens } = validateCompletion(body, api, o, this.stored);
     if (this.loading()) throw new HttpError(503, "model is still loading", "unavailable_error");
     let seq = ++this.seq, fault = this.pickFault(seq);
     fault !== null && this.countFault(fault);
@@ -20476,8 +20696,9 @@ var hrMs = () => Number(process.hrtime.bigint()) / 1e6, Engine = class {
     if (httpFault) throw new HttpError(...httpFault);
     if (o.maxQueue !== null && this.active.size >= o.capacity && this.queue.length >= o.maxQueue)
       throw this.rejected++, new HttpError(o.rejectStatus, "server queue is full", "rate_limit_error");
-    let ignoreEos = body.ignore_eos === !0, target = maxTokens;
-    if (!ignoreEos) {
+    let ignoreEos = body.ignore_eos === !0 && fault !== "early_stop", target = maxTokens;
+    if (fault === "early_stop") target = Math.max(1, Math.floor(maxTokens / 2));
+    else if (!ignoreEos) {
       let p = 1 / Math.max(1, o.meanOutputTokens);
       target = Math.min(maxTokens, 1 + Math.floor(Math.log(1 - this.rand()) / Math.log(1 - p)));
     }
@@ -20486,7 +20707,7 @@ var hrMs = () => Number(process.hrtime.bigint()) / 1e6, Engine = class {
       req,
       res,
       body,
-      chat,
+      api,
       o,
       promptTokens,
       maxTokens,
@@ -20499,7 +20720,11 @@ var hrMs = () => Number(process.hrtime.bigint()) / 1e6, Engine = class {
       r.state !== "done" && (this.cancelled++, this.finish(r, performance3.now(), !1));
     });
     let begin = () => {
-      if (r.stream) {
+      if (fault === "error_body")
+        return this.finish(r, performance3.now(), !1), sendJson(res, 200, {
+          error: { message: "injected fault: the engine is overloaded", type: "internal_error" }
+        });
+      if (r.stream && o.protocol.includes("early-hints") && res.writeEarlyHints({ link: "</v1/models>; rel=preload" }), r.stream) {
         let headers2 = {
           "content-type": "text/event-stream; charset=utf-8",
           "cache-control": "no-cache"
@@ -20542,7 +20767,7 @@ var hrMs = () => Number(process.hrtime.bigint()) / 1e6, Engine = class {
     let resumed = r.emitted > 0;
     resumed || (r.tAdmit = t, this.h.queue.observe((t - r.tArrive) / 1e3), r.cachedTokens = this.cache.lookupAndInsert(r.promptTokens));
     let uncached = resumed ? r.promptTokens.length + r.emitted : r.promptTokens.length - r.cachedTokens, prefill = o.ttftMs + o.prefillMsPer1k * uncached / 1e3;
-    resumed || this.h.prefill.observe(prefill / 1e3), this.flavor.roleChunkAtAdmission && r.stream && !r.roleSent && (r.roleSent = !0, r.res.write(roleChunk(r)));
+    resumed || this.h.prefill.observe(prefill / 1e3), this.flavor.roleChunkAtAdmission && r.stream && !r.roleSent && (r.roleSent = !0, this.write(r, r.api === "responses" ? responsesStart(r) : roleChunk(r)));
     let gen = r.gen;
     this.timers.at(t + prefill, () => this.emit(r, t + prefill, gen));
   }
@@ -20551,7 +20776,7 @@ var hrMs = () => Number(process.hrtime.bigint()) / 1e6, Engine = class {
     return o.itlJitterMs > 0 && (d += (this.rand() * 2 - 1) * o.itlJitterMs), Math.max(0, d);
   }
   usageJson(r) {
-    return usageJson(r, this.flavor.omitCachedDetailsWhenZero && r.cachedTokens === 0);
+    return usageJson(r, this.flavor.omitCachedDetailsWhenZero && r.cachedTokens === 0, this.o);
   }
   /**
    * Emit the event due at `scheduled`, and every later event of this stream that is already due
@@ -20563,60 +20788,44 @@ var hrMs = () => Number(process.hrtime.bigint()) / 1e6, Engine = class {
       let now = performance3.now(), step = this.step(r, t, now);
       if (out += step.out, step.reset) {
         let res = r.res;
-        this.finish(r, now, !1), res.write(out, () => res.socket ? res.socket.resetAndDestroy() : res.destroy());
+        this.finish(r, now, !1), res.write(
+          wire(this.o, r.written++ === 0, out),
+          () => res.socket ? res.socket.resetAndDestroy() : res.destroy()
+        );
         return;
       }
       if (step.last) {
-        out && r.stream && r.res.write(out), this.finish(r, now, !0);
+        out && r.stream && this.write(r, out), this.finish(r, now, !0);
         return;
       }
       this.enforceKv();
       let next = t + this.itl() + step.extraDelayMs;
       if (r.state !== "running" || r.gen !== gen || next > performance3.now()) {
-        out && r.stream && r.res.write(out), r.state === "running" && r.gen === gen && this.timers.at(next, () => this.emit(r, next, gen));
+        out && r.stream && this.write(r, out), r.state === "running" && r.gen === gen && this.timers.at(next, () => this.emit(r, next, gen));
         return;
       }
       t = next;
     }
   }
+  /** Stream text onto the wire, in the configured protocol variant. */
+  write(r, out) {
+    out !== "" && r.res.write(wire(this.o, r.written++ === 0, out));
+  }
   /** One stream event: bookkeeping and its SSE text (nothing written here). */
   step(r, scheduled, now) {
     let o = this.o;
     this.lateness.length < 1e6 && this.lateness.push(now - scheduled);
-    let k = Math.min(o.tokensPerChunk, r.target - r.emitted), text2 = "";
-    for (let i = 0; i < k; i++) text2 += ` ${vocabAt(r, r.emitted + i)}`;
-    let first = r.emitted === 0;
+    let k = Math.min(o.tokensPerChunk, r.target - r.emitted), piece = pieceOf(r, k), first = r.emitted === 0;
     r.emitted += k, this.generationTotal += k, this.events++, first ? (r.tFirst = now, this.h.ttft.observe((now - r.tArrive) / 1e3)) : this.h.itl.observe((now - r.tLast) / 1e3), r.tLast = now;
-    let last2 = r.emitted >= r.target, half = Math.floor(r.target / 2), crossedHalf = r.emitted >= half && r.emitted - k < half, extraDelayMs = r.fault === "stall" && crossedHalf ? o.stallS * 1e3 : 0;
+    let half = Math.floor(r.target / 2), crossedHalf = r.emitted >= half && r.emitted - k < half, last2 = r.emitted >= r.target || r.fault === "error_event" && crossedHalf, extraDelayMs = r.fault === "stall" && crossedHalf ? o.stallS * 1e3 : 0;
     if (!r.stream)
-      return r.text.push(text2), { out: "", last: last2, reset: !1, extraDelayMs };
-    let ts = r.serverTs ? hrMs() : null, out = "";
-    first && !r.roleSent && (r.roleSent = !0, out += roleChunk(r)), r.fault === "malformed" && r.emitted > r.target / 2 && r.emitted - k <= r.target / 2 && (out += `data: {"choices": [{"delta": {"content": "oops"
-
-`);
-    let finish = last2 ? r.target < r.maxTokens ? "stop" : "length" : null, chunks = {
-      prefix: chunkPrefix(r),
-      content: (t, fin, usage) => contentChunk(r, t, fin, usage, ts, o.tokensPerChunk)
-    };
-    last2 ? out += this.flavor.lastEvents(
-      chunks,
-      {
-        promptTokens: r.promptTokens.length,
-        cachedTokens: r.cachedTokens,
-        emitted: r.emitted,
-        includeUsage: r.includeUsage && r.fault !== "no_usage",
-        usage: this.usageJson(r),
-        tAdmit: r.tAdmit,
-        tFirst: r.tFirst,
-        now
-      },
-      text2,
-      finish
-    ) : out += chunks.content(text2, null, null), last2 && r.fault !== "no_done" && (out += `data: [DONE]
-
-`);
-    let reset = r.fault === "reset" && !last2 && r.emitted >= Math.max(1, half);
+      return r.text.push(pieceText(piece)), { out: "", last: last2, reset: !1, extraDelayMs };
+    let ts = r.serverTs ? hrMs() : null, usage = last2 ? this.usageJson(r) : "", out = streamText(r, this.flavor, { piece, first, last: last2, ts, usage, now }), reset = r.fault === "reset" && !last2 && r.emitted >= Math.max(1, half);
     return { out, last: last2, reset, extraDelayMs };
+  }
+  /** A stored response for previous_response_id, the oldest dropped beyond 10,000. */
+  keep(id, tokens) {
+    this.stored.set(id, tokens), this.stored.size > 1e4 && this.stored.delete(this.stored.keys().next().value);
   }
   /** Over the KV budget: preempt the most recently admitted request (recompute policy). */
   enforceKv() {
@@ -20637,11 +20846,21 @@ var hrMs = () => Number(process.hrtime.bigint()) / 1e6, Engine = class {
       let i = this.queue.indexOf(r);
       i >= 0 && this.queue.splice(i, 1);
     }
-    ok && (this.completed++, this.cache.insert([...r.promptTokens, ...generatedTokens(r)]), this.h.e2e.observe((t - r.tArrive) / 1e3), r.stream ? (r.res.end(), this.flavor.closeAfterStream && r.res.once("finish", () => r.res.socket?.destroy())) : sendJson(r.res, 200, completionBody(r, JSON.parse(this.usageJson(r))))), this.scheduleAdmission(t);
+    if (ok) {
+      this.completed++;
+      let conversation = [...r.promptTokens, ...generatedTokens(r)];
+      this.cache.insert(conversation), r.store && this.keep(r.id, conversation), this.h.e2e.observe((t - r.tArrive) / 1e3), r.stream ? (r.res.end(), this.flavor.closeAfterStream && r.res.once("finish", () => r.res.socket?.destroy())) : sendJson(r.res, 200, completionBody(r, JSON.parse(this.usageJson(r))));
+    }
+    this.scheduleAdmission(t);
   }
 };
 
 // src/mock/server.ts
+var API_ROUTES = {
+  "/v1/chat/completions": "chat",
+  "/v1/completions": "completions",
+  "/v1/responses": "responses"
+};
 async function start(partial2 = {}) {
   let o = { ...DEFAULT_MOCK_OPTIONS, ...partial2 };
   partial2.port === void 0 && (o.port = 0);
@@ -20695,9 +20914,10 @@ function metricsText(e) {
 async function handle(engine, req, res) {
   let arrival = performance4.now(), arrivalHr = Number(process.hrtime.bigint()) / 1e6, url3 = (req.url ?? "/").split("?")[0], method = req.method ?? "GET", flavor2 = engine.flavor;
   try {
-    if (method === "POST" && (url3 === "/v1/chat/completions" || url3 === "/v1/completions")) {
+    let api = API_ROUTES[url3];
+    if (method === "POST" && api !== void 0) {
       let body = await readJson(req);
-      return engine.completion(req, res, body, url3 === "/v1/chat/completions", arrival, arrivalHr);
+      return engine.completion(req, res, body, api, arrival, arrivalHr);
     }
     if (method === "GET" && url3 === "/mock/stats") return sendJson(res, 200, engine.stats());
     if (!flavor2.commonRoutes) throw new HttpError(404, `no route ${method} ${url3}`, "not_found_error");
@@ -20743,6 +20963,12 @@ async function writePlotsBeside(doc, out) {
 }
 
 // src/cli/mock-command.ts
+function parseProtocol(s) {
+  let v = s.trim();
+  if (!PROTOCOL_VARIANTS.includes(v))
+    throw new Error(`invalid protocol variant "${s}": expected one of ${PROTOCOL_VARIANTS.join(", ")}`);
+  return v;
+}
 var ms = (flag, def, help) => number({
   flag,
   input: null,
@@ -20863,13 +21089,44 @@ var ms = (flag, def, help) => number({
     default: DEFAULT_MOCK_OPTIONS.serverTimestamps,
     help: "send tokenbench_server_ts_ms in every chunk (also per request: header x-tokenbench-server-ts: 1)"
   }),
+  reasoningTokens: number({
+    flag: "reasoning-tokens",
+    input: null,
+    metavar: "N",
+    default: DEFAULT_MOCK_OPTIONS.reasoningTokens,
+    check: nonNegInt,
+    what: "a non-negative integer",
+    help: "a reasoning model: the first N tokens of every answer are thinking (counted in completion_tokens)"
+  }),
+  reasoningField: oneOf({
+    flag: "reasoning-field",
+    input: null,
+    choices: REASONING_FIELDS,
+    default: DEFAULT_MOCK_OPTIONS.reasoningField,
+    help: "how thinking is sent: delta.reasoning_content (vLLM, SGLang, DeepSeek), delta.reasoning (newer vLLM), or inline <think> tags"
+  }),
+  reasoningUsage: boolean({
+    flag: "reasoning-usage",
+    input: null,
+    switch: !0,
+    default: DEFAULT_MOCK_OPTIONS.reasoningUsage,
+    help: "report usage.completion_tokens_details.reasoning_tokens"
+  }),
+  protocol: list({
+    flag: "protocol",
+    input: null,
+    metavar: "VARIANT",
+    default: DEFAULT_MOCK_OPTIONS.protocol,
+    item: parseProtocol,
+    help: `write the event stream another way the SSE standard allows: ${PROTOCOL_VARIANTS.join(" ")}`
+  }),
   faults: list({
     flag: "fault",
     input: null,
     metavar: "KIND:RATE|KIND@N",
     default: DEFAULT_MOCK_OPTIONS.faults,
     item: parseFault,
-    help: "seeded faults: http500 http503 http429 reset stall malformed no_usage no_done slow_first_byte"
+    help: `seeded faults: ${FAULT_KINDS.join(" ")}`
   }),
   stallS: number({
     flag: "stall-s",
@@ -20942,7 +21199,21 @@ function makeTarget(o) {
     basePath: u.pathname.replace(/\/+$/, "").replace(/\/v1$/, "")
   };
 }
-var withModel = (t, model) => ({ ...t, model }), url = (t, path) => t.origin + t.basePath + path, rootUrl = (t) => t.origin + t.basePath, completionsPath = (api) => api === "chat" ? "/v1/chat/completions" : "/v1/completions", targetRecord = (t) => ({ base_url: t.baseUrl, api: t.api, model: t.model }), SECRET_HEADER = /authorization|api[-_]?key|token|secret|cookie|password|credential/i;
+var withModel = (t, model) => ({ ...t, model }), url = (t, path) => t.origin + t.basePath + path, rootUrl = (t) => t.origin + t.basePath, completionsPath = (api) => api === "chat" ? "/v1/chat/completions" : api === "responses" ? "/v1/responses" : "/v1/completions";
+function generationBody(api, model, input2, maxTokens, stream) {
+  let messages = input2.messages ?? [{ role: "user", content: input2.prompt }];
+  if (api === "responses")
+    return { model, input: messages, max_output_tokens: maxTokens, stream, store: !1 };
+  let body = { model, stream, max_tokens: maxTokens };
+  return stream && (body.stream_options = { include_usage: !0 }), api === "chat" ? body.messages = messages : body.prompt = input2.messages ? input2.messages.map((m) => m.content).join(`
+
+`) : input2.prompt, body;
+}
+function promptTokensOf(api, json2) {
+  let usage = json2?.usage;
+  return api === "responses" ? usage?.input_tokens : usage?.prompt_tokens;
+}
+var targetRecord = (t) => ({ base_url: t.baseUrl, api: t.api, model: t.model }), SECRET_HEADER = /authorization|api[-_]?key|token|secret|cookie|password|credential/i;
 function secretsIn(headers2) {
   let out = /* @__PURE__ */ new Set();
   for (let [name, value] of Object.entries(headers2)) {
@@ -20966,52 +21237,6 @@ var import_undici = __toESM(require_undici(), 1);
 import { randomBytes as randomBytes2 } from "node:crypto";
 import { performance as performance6 } from "node:perf_hooks";
 
-// src/core/client/chunk.ts
-function strLen(v) {
-  return typeof v == "string" ? v.length : 0;
-}
-function count(v, name, bad) {
-  return v == null ? null : typeof v == "number" && Number.isInteger(v) && v >= 0 ? v : (bad.push(`usage.${name} is ${JSON.stringify(v)?.slice(0, 40)}, not a non-negative integer`), null);
-}
-function interpretChunk(obj2) {
-  let info = {
-    contentChars: 0,
-    text: "",
-    finishReason: null,
-    usage: null,
-    errorMessage: null,
-    serverTsMs: null,
-    serverArrivalTsMs: null,
-    timings: null,
-    usageRaw: null
-  };
-  if (obj2 === null || typeof obj2 != "object" || Array.isArray(obj2))
-    return info.errorMessage = "chunk is not a JSON object", info;
-  let o = obj2;
-  if (o.error !== void 0 && o.error !== null) {
-    let e = o.error;
-    info.errorMessage = typeof e == "string" ? e : typeof e.message == "string" ? e.message : JSON.stringify(e).slice(0, 500);
-  }
-  let choices = o.choices;
-  if (Array.isArray(choices))
-    for (let c of choices) {
-      if (c === null || typeof c != "object") continue;
-      let ch = c, delta = ch.delta;
-      delta != null && typeof delta == "object" && (info.contentChars += strLen(delta.content) + strLen(delta.reasoning_content) + strLen(delta.reasoning), typeof delta.content == "string" && (info.text += delta.content)), info.contentChars += strLen(ch.text), typeof ch.text == "string" && (info.text += ch.text), typeof ch.finish_reason == "string" && (info.finishReason = ch.finish_reason);
-    }
-  let u = o.usage;
-  if (u !== null && typeof u == "object") {
-    let us = u, details = us.prompt_tokens_details, bad = [];
-    info.usage = {
-      prompt: count(us.prompt_tokens, "prompt_tokens", bad),
-      completion: count(us.completion_tokens, "completion_tokens", bad),
-      cached: details && typeof details == "object" ? count(details.cached_tokens, "prompt_tokens_details.cached_tokens", bad) : null,
-      invalid: bad.length > 0 ? bad.join("; ") : null
-    }, Object.keys(us).some((k) => k !== "prompt_tokens" && k !== "completion_tokens" && k !== "total_tokens") && (info.usageRaw = us);
-  }
-  return o.timings !== null && typeof o.timings == "object" && !Array.isArray(o.timings) && (info.timings = o.timings), typeof o.tokenbench_server_ts_ms == "number" && (info.serverTsMs = o.tokenbench_server_ts_ms), typeof o.tokenbench_server_arrival_ts_ms == "number" && (info.serverArrivalTsMs = o.tokenbench_server_arrival_ts_ms), info;
-}
-
 // src/core/client/request-errors.ts
 var ErrorCode = {
   /** TCP connect failed (refused, unreachable, DNS). */
@@ -21022,7 +21247,7 @@ var ErrorCode = {
   notSse: "not_sse",
   /** A `data:` payload that is not valid JSON. */
   malformedChunk: "malformed_chunk",
-  /** A JSON `error` object (or `event: error`) inside the stream. */
+  /** A JSON `error` object (or `event: error`, Responses `response.failed`) in the stream, or a JSON error body with a 200. */
   serverErrorEvent: "server_error_event",
   /** The connection was reset or closed before the stream finished. */
   connectionReset: "connection_reset",
@@ -21038,8 +21263,13 @@ var ErrorCode = {
   responseTooLarge: "response_too_large",
   /** One SSE line (or one event's data) passed the byte cap without ending. */
   lineTooLong: "line_too_long",
-  /** A usage count that is not a non-negative integer (e.g. `completion_tokens: 8.5`): a protocol violation. */
+  /**
+   * A usage count that is not a non-negative integer (e.g. `completion_tokens: 8.5`), or one that
+   * cannot be true (more than twice max_tokens, or 64 tokens per content event received).
+   */
   invalidUsage: "invalid_usage",
+  /** The stream carries several choices (`n > 1`): no per-token figure would be one answer's. */
+  multipleChoices: "multiple_choices",
   /** The stream came compressed (`content-encoding`) though none was asked for: its timing is not the tokens'. */
   unsupportedEncoding: "unsupported_encoding",
   /** Anything else the HTTP stack raised. */
@@ -21050,6 +21280,265 @@ var ErrorCode = {
   /** 1 MiB for one line or one event's data. */
   maxLineBytes: 1024 * 1024
 };
+function classifyNetworkError(err, timedOut) {
+  if (timedOut) return { code: ErrorCode.timeout, message: err.message };
+  let code = err.code ?? err.cause?.code ?? "";
+  return code === "UND_ERR_HEADERS_TIMEOUT" || code === "UND_ERR_BODY_TIMEOUT" ? { code: ErrorCode.timeout, message: err.message } : code === "ECONNREFUSED" || code === "ENOTFOUND" || code === "EHOSTUNREACH" || code === "ENETUNREACH" || code === "EAI_AGAIN" || code === "UND_ERR_CONNECT_TIMEOUT" ? { code: ErrorCode.connectFailed, message: `${code}: ${err.message}` } : code === "ECONNRESET" || code === "UND_ERR_SOCKET" || code === "EPIPE" || code === "UND_ERR_CLOSED" ? { code: ErrorCode.connectionReset, message: `${code}: ${err.message}` } : { code: ErrorCode.clientError, message: `${code || err.name}: ${err.message}` };
+}
+function serverErrorIn(body) {
+  try {
+    let j = JSON.parse(body);
+    if (j === null || typeof j != "object" || j.error === void 0 || j.error === null) return null;
+    let e = j.error;
+    return typeof e == "string" ? e : typeof e.message == "string" ? e.message : JSON.stringify(e).slice(0, 500);
+  } catch {
+    return null;
+  }
+}
+
+// src/core/client/chunk.ts
+var isObj = (v) => v !== null && typeof v == "object" && !Array.isArray(v), strLen = (v) => typeof v == "string" ? v.length : 0;
+function count(v, name, bad) {
+  return v == null ? null : typeof v == "number" && Number.isInteger(v) && v >= 0 ? v : (bad.push(`usage.${name} is ${JSON.stringify(v)?.slice(0, 40)}, not a non-negative integer`), null);
+}
+function emptyInfo() {
+  return {
+    answerChars: 0,
+    reasoningChars: 0,
+    toolChars: 0,
+    toolCalls: 0,
+    toolCallsAreNew: !1,
+    text: "",
+    finishReason: null,
+    maxChoiceIndex: 0,
+    usage: null,
+    errorMessage: null,
+    responseId: null,
+    terminal: !1,
+    serverTsMs: null,
+    serverArrivalTsMs: null,
+    timings: null,
+    usageRaw: null
+  };
+}
+function errorText(e) {
+  return typeof e == "string" ? e : isObj(e) && typeof e.message == "string" ? e.message : JSON.stringify(e)?.slice(0, 500) ?? String(e);
+}
+function readUsage(info, us, responses) {
+  let [p, c, pd, cd] = responses ? ["input_tokens", "output_tokens", "input_tokens_details", "output_tokens_details"] : ["prompt_tokens", "completion_tokens", "prompt_tokens_details", "completion_tokens_details"], bad = [], pDetails = us[pd], cDetails = us[cd];
+  info.usage = {
+    prompt: count(us[p], p, bad),
+    completion: count(us[c], c, bad),
+    cached: isObj(pDetails) ? count(pDetails.cached_tokens, `${pd}.cached_tokens`, bad) : null,
+    reasoning: isObj(cDetails) ? count(cDetails.reasoning_tokens, `${cd}.reasoning_tokens`, bad) : null,
+    invalid: bad.length > 0 ? bad.join("; ") : null
+  }, Object.keys(us).some((k) => k !== p && k !== c && k !== "total_tokens") && (info.usageRaw = us);
+}
+function readCommon(info, o) {
+  isObj(o.timings) && (info.timings = o.timings), typeof o.tokenbench_server_ts_ms == "number" && (info.serverTsMs = o.tokenbench_server_ts_ms), typeof o.tokenbench_server_arrival_ts_ms == "number" && (info.serverArrivalTsMs = o.tokenbench_server_arrival_ts_ms);
+}
+function interpretChunk(obj2) {
+  let info = emptyInfo();
+  if (!isObj(obj2))
+    return info.errorMessage = "chunk is not a JSON object", info;
+  obj2.error !== void 0 && obj2.error !== null && (info.errorMessage = errorText(obj2.error));
+  let choices = obj2.choices;
+  if (Array.isArray(choices))
+    for (let ch of choices) {
+      if (!isObj(ch)) continue;
+      typeof ch.index == "number" && ch.index > info.maxChoiceIndex && (info.maxChoiceIndex = ch.index);
+      let delta = ch.delta;
+      if (isObj(delta)) {
+        let content = delta.content;
+        typeof content == "string" && content.length > 0 && (info.answerChars += content.length, info.text += content), info.reasoningChars += strLen(delta.reasoning_content) + strLen(delta.reasoning);
+        let calls = delta.tool_calls;
+        if (Array.isArray(calls))
+          for (let call of calls) {
+            if (!isObj(call)) continue;
+            let fn = call.function;
+            typeof call.index == "number" ? call.index + 1 > info.toolCalls && (info.toolCalls = call.index + 1) : typeof call.id == "string" && call.id !== "" && (info.toolCalls++, info.toolCallsAreNew = !0), isObj(fn) && (info.toolChars += strLen(fn.name) + strLen(fn.arguments));
+          }
+      }
+      typeof ch.text == "string" && ch.text.length > 0 && (info.answerChars += ch.text.length, info.text += ch.text), typeof ch.finish_reason == "string" && (info.finishReason = ch.finish_reason);
+    }
+  return isObj(obj2.usage) && readUsage(info, obj2.usage, !1), readCommon(info, obj2), info;
+}
+function interpretResponsesEvent(obj2) {
+  let info = emptyInfo();
+  if (!isObj(obj2))
+    return info.errorMessage = "event is not a JSON object", info;
+  let type = obj2.type;
+  switch (type) {
+    case "response.output_text.delta":
+      typeof obj2.delta == "string" && (info.answerChars = obj2.delta.length, info.text = obj2.delta);
+      break;
+    case "response.reasoning_text.delta":
+    case "response.reasoning_summary_text.delta":
+      info.reasoningChars = strLen(obj2.delta);
+      break;
+    case "response.function_call_arguments.delta":
+      info.toolChars = strLen(obj2.delta);
+      break;
+    case "response.output_item.added": {
+      let item = obj2.item;
+      isObj(item) && item.type === "function_call" && (info.toolCalls = 1, info.toolCallsAreNew = !0, info.toolChars = strLen(item.name) + strLen(item.arguments));
+      break;
+    }
+    case "response.created": {
+      let r = obj2.response;
+      isObj(r) && typeof r.id == "string" && (info.responseId = r.id);
+      break;
+    }
+    case "response.completed":
+    case "response.incomplete": {
+      info.terminal = !0;
+      let r = obj2.response;
+      if (isObj(r)) {
+        typeof r.id == "string" && (info.responseId = r.id), isObj(r.usage) && readUsage(info, r.usage, !0);
+        let why = isObj(r.incomplete_details) ? r.incomplete_details.reason : null;
+        info.finishReason = type === "response.completed" ? "stop" : why === "max_output_tokens" ? "length" : String(why);
+      }
+      break;
+    }
+    case "response.failed": {
+      let r = obj2.response;
+      info.errorMessage = isObj(r) && r.error != null ? errorText(r.error) : "response.failed";
+      break;
+    }
+    case "error":
+      info.errorMessage = typeof obj2.message == "string" ? obj2.message : errorText(obj2.error ?? obj2);
+      break;
+    default:
+      obj2.error !== void 0 && obj2.error !== null && (info.errorMessage = errorText(obj2.error));
+  }
+  return readCommon(info, obj2), info;
+}
+
+// src/core/client/think-tags.ts
+var OPEN = "<think>", CLOSE = "</think>", CARRY = CLOSE.length - 1, ThinkTags = class {
+  /** 0: no text yet or only a prefix of `<think>`; 1: inside the block; 2: after it; 3: no block opened. */
+  phase = 0;
+  head = "";
+  carry = "";
+  /** Events with text, counted up to and including the one that closed the block. */
+  textEvents = 0;
+  reasoningEvents = 0;
+  firstReasoningMs = null;
+  /** The first answer text: after the block, or the first text when there is none. */
+  firstAnswerMs = null;
+  firstTextMs = null;
+  feed(text2, tMs) {
+    if (text2.length === 0) return;
+    if (this.phase === 2) {
+      this.firstAnswerMs === null && text2.trim() !== "" && (this.firstAnswerMs = tMs);
+      return;
+    }
+    this.textEvents++, this.firstTextMs ??= tMs;
+    let rest = text2;
+    if (this.phase === 0) {
+      this.head += text2;
+      let h = this.head.trimStart();
+      if (h.length === 0 || h.length < OPEN.length && OPEN.startsWith(h)) return;
+      h.startsWith(OPEN) ? (this.phase = 1, this.firstReasoningMs = this.firstTextMs, rest = h.slice(OPEN.length), this.carry = "") : (this.phase = 3, this.firstAnswerMs = this.firstTextMs, rest = this.head, this.carry = ""), this.head = "";
+    }
+    let hay = this.carry + rest, at = hay.indexOf(CLOSE);
+    if (at === -1) {
+      this.carry = hay.slice(-CARRY);
+      return;
+    }
+    this.phase = 2, this.reasoningEvents = this.textEvents, this.firstReasoningMs = this.firstTextMs, this.firstAnswerMs = hay.slice(at + CLOSE.length).trim() !== "" ? tMs : null;
+  }
+  /** At the end of the stream: a block opened and never closed is all reasoning. */
+  finish() {
+    this.phase === 1 ? (this.reasoningEvents = this.textEvents, this.firstAnswerMs = null) : this.phase === 0 && this.firstTextMs !== null && (this.firstAnswerMs = this.head.trim() !== "" ? this.firstTextMs : null);
+  }
+};
+
+// src/core/client/response-state.ts
+var USAGE_BOUNDS = { perMaxTokens: 2, perContentEvent: 64 }, SHORT_OUTPUT_SHARE = 0.9, ResponseState = class {
+  constructor(o) {
+    this.o = o;
+    this.text = o.keepText ? [] : null, this.think = o.reasoningTags === "think" ? new ThinkTags() : null, this.interpret = o.api === "responses" ? interpretResponsesEvent : interpretChunk;
+  }
+  o;
+  eventTimes = [];
+  eventChars = [];
+  serverTimes;
+  serverArrival;
+  eventCount = 0;
+  /** `data: [DONE]` came (Responses: the terminal event). */
+  done = !1;
+  /** Events after the end of the stream: never counted. */
+  afterDone = 0;
+  finishReason = null;
+  usage = null;
+  usageReasoning = null;
+  timings = null;
+  usageRaw = null;
+  responseId = null;
+  text;
+  firstReasoningMs = null;
+  firstAnswerMs = null;
+  firstToolMs = null;
+  reasoningEvents = 0;
+  toolCalls = 0;
+  multipleChoices = !1;
+  think;
+  interpret;
+  /** One SSE event, received at `tMs` on the run's clock. */
+  event(ev, tMs) {
+    if (this.done) {
+      ev.data !== "[DONE]" && this.afterDone++;
+      return;
+    }
+    if (ev.data === "[DONE]") {
+      this.done = !0;
+      return;
+    }
+    this.eventCount++;
+    let obj2;
+    try {
+      obj2 = JSON.parse(ev.data);
+    } catch {
+      ev.event === "error" ? this.o.setError(ErrorCode.serverErrorEvent, ev.data.slice(0, 500)) : this.o.setError(
+        ErrorCode.malformedChunk,
+        `invalid JSON in data event #${this.eventCount}: ${ev.data.slice(0, 200)}`
+      );
+      return;
+    }
+    let info = this.interpret(obj2);
+    (info.errorMessage !== null || ev.event === "error") && this.o.setError(ErrorCode.serverErrorEvent, info.errorMessage ?? ev.data.slice(0, 500)), info.maxChoiceIndex > 0 && !this.multipleChoices && (this.multipleChoices = !0, this.o.setError(
+      ErrorCode.multipleChoices,
+      `the stream carries choice index ${info.maxChoiceIndex}: several choices (n > 1) share one stream, so no per-token figure is one answer's; send n = 1`
+    )), info.usage !== null && (info.usage.invalid !== null && this.o.setError(ErrorCode.invalidUsage, info.usage.invalid), this.usage = {
+      prompt_tokens: info.usage.prompt,
+      completion_tokens: info.usage.completion,
+      cached_tokens: info.usage.cached
+    }, this.usageReasoning = info.usage.reasoning), info.finishReason !== null && (this.finishReason = info.finishReason), info.timings !== null && (this.timings = info.timings), info.usageRaw !== null && (this.usageRaw = info.usageRaw), info.responseId !== null && (this.responseId = info.responseId), info.toolCalls > 0 && (this.toolCalls = info.toolCallsAreNew ? this.toolCalls + info.toolCalls : Math.max(this.toolCalls, info.toolCalls));
+    let chars = info.answerChars + info.reasoningChars + info.toolChars;
+    chars > 0 && (this.eventTimes.push(tMs), this.eventChars.push(chars), info.reasoningChars > 0 && (this.reasoningEvents++, this.firstReasoningMs ??= tMs), info.toolChars > 0 && (this.firstToolMs ??= tMs), this.think !== null ? (this.think.feed(info.text, tMs), info.toolChars > 0 && (this.firstAnswerMs ??= tMs)) : (info.answerChars > 0 || info.toolChars > 0) && (this.firstAnswerMs ??= tMs), this.text !== null && info.text !== "" && this.text.push(info.text), info.serverTsMs !== null && (this.serverTimes ??= [], this.serverTimes.push(info.serverTsMs - this.o.serverOffsetMs)), info.serverArrivalTsMs !== null && (this.serverArrival = info.serverArrivalTsMs - this.o.serverOffsetMs)), info.terminal && (this.done = !0);
+  }
+  /** The checks only the whole stream allows, then what the record keeps of reasoning and tools. */
+  finish(rec, ignoreEos) {
+    let t = this.think, firstReasoning = this.firstReasoningMs, firstAnswer = this.firstAnswerMs, reasoningEvents = this.reasoningEvents;
+    t !== null && (t.finish(), reasoningEvents += t.reasoningEvents, firstReasoning = min(firstReasoning, t.firstReasoningMs), firstAnswer = min(firstAnswer, t.firstAnswerMs));
+    let completion = rec.usage?.completion_tokens ?? null, events = this.eventTimes.length;
+    if (rec.error === null && completion !== null) {
+      let cap = rec.max_tokens !== null ? rec.max_tokens * USAGE_BOUNDS.perMaxTokens : Number.POSITIVE_INFINITY;
+      (completion > cap || completion > events * USAGE_BOUNDS.perContentEvent) && (rec.error = {
+        code: ErrorCode.invalidUsage,
+        message: `usage.completion_tokens ${completion} cannot be true: max_tokens was ${rec.max_tokens} and ${events} content events came; the stream's own figures are kept, its usage is not counted`
+      });
+    }
+    if (reasoningEvents > 0) {
+      if (rec.first_reasoning_ms = firstReasoning, rec.first_answer_ms = firstAnswer, rec.reasoning_events = reasoningEvents, completion !== null) {
+        let fromUsage = this.usageReasoning, counted = fromUsage ?? (events > 0 ? Math.min(completion, Math.round(reasoningEvents * completion / events)) : 0);
+        rec.reasoning_tokens = counted, rec.reasoning_tokens_source = fromUsage !== null ? "usage" : "events", rec.answer_tokens = Math.max(0, completion - counted);
+      }
+    } else this.usageReasoning !== null && this.usageReasoning > 0 && completion !== null && (rec.reasoning_tokens = this.usageReasoning, rec.reasoning_tokens_source = "usage", rec.answer_tokens = Math.max(0, completion - this.usageReasoning));
+    this.firstToolMs !== null && (rec.first_tool_call_ms = this.firstToolMs, rec.tool_calls = this.toolCalls), this.afterDone > 0 && (rec.events_after_done = this.afterDone), ignoreEos && rec.error === null && completion !== null && rec.max_tokens !== null && completion < rec.max_tokens && (rec.finish_reason === "stop" || completion < SHORT_OUTPUT_SHARE * rec.max_tokens) && (rec.short_output = !0);
+  }
+}, min = (a, b) => a === null ? b : b === null ? a : Math.min(a, b);
 
 // src/core/client/socket-writes.ts
 import diagnostics from "node:diagnostics_channel";
@@ -21086,6 +21575,10 @@ var SseParser = class {
   dataParts = [];
   eventName = null;
   hasData = !1;
+  /** The last read ended in CR: an LF that starts the next read belongs to that line end. */
+  skipLf = !1;
+  /** Nothing read yet: a byte-order mark may still come. */
+  atStart = !0;
   /** Bytes seen in total; useful to tell "empty body" from "no events". */
   bytes = 0;
   /** Characters of `data` gathered for the event not yet dispatched. */
@@ -21098,24 +21591,51 @@ var SseParser = class {
     this.bytes += chunk.length;
     let buf = chunk;
     this.pending !== null && (buf = Buffer.concat([this.pending, chunk]), this.pending = null);
-    let start2 = 0, len = buf.length;
-    for (; start2 < len; ) {
-      let nl = buf.indexOf(10, start2);
-      if (nl === -1) {
-        this.pending = buf.subarray(start2);
+    let start2 = 0;
+    if (this.atStart) {
+      if (buf.length < 3 && isBomPrefix(buf)) {
+        this.pending = buf;
         return;
       }
-      let end = nl;
-      end > start2 && buf[end - 1] === 13 && end--, this.line(buf, start2, end), start2 = nl + 1;
+      this.atStart = !1, buf[0] === 239 && buf[1] === 187 && buf[2] === 191 && (start2 = 3);
     }
+    this.skipLf && (this.skipLf = !1, start2 < buf.length && buf[start2] === 10 && start2++);
+    let len = buf.length;
+    if (buf.indexOf(13, start2) === -1) {
+      for (; start2 < len; ) {
+        let nl = buf.indexOf(10, start2);
+        if (nl === -1) {
+          this.pending = buf.subarray(start2);
+          return;
+        }
+        this.line(buf, start2, nl), start2 = nl + 1;
+      }
+      return;
+    }
+    let i = start2;
+    for (; i < len; ) {
+      let b = buf[i];
+      if (b === 10 || b === 13) {
+        if (this.line(buf, start2, i), b === 13) {
+          if (i + 1 === len) {
+            this.skipLf = !0;
+            return;
+          }
+          buf[i + 1] === 10 && i++;
+        }
+        start2 = i + 1;
+      }
+      i++;
+    }
+    start2 < len && (this.pending = buf.subarray(start2));
   }
   /** End of body: an event without its terminating blank line is still delivered. */
   end() {
     if (this.pending !== null && this.pending.length > 0) {
       let buf = this.pending;
       this.pending = null;
-      let end = buf.length;
-      buf[end - 1] === 13 && end--, this.line(buf, 0, end);
+      let start2 = this.atStart && buf[0] === 239 && buf[1] === 187 && buf[2] === 191 ? 3 : 0;
+      this.line(buf, start2, buf.length);
     }
     this.dispatch();
   }
@@ -21141,30 +21661,53 @@ var SseParser = class {
 `);
       this.dataParts = [], this.dataChars = 0, this.hasData = !1;
       let event = this.eventName;
-      this.eventName = null, this.onEvent({ data, event });
+      this.eventName = null, this.onEvent({ data, event: event === "" ? null : event });
     } else
       this.eventName = null;
   }
 };
+function isBomPrefix(buf) {
+  let bom = [239, 187, 191];
+  for (let i = 0; i < buf.length; i++) if (buf[i] !== bom[i]) return !1;
+  return !0;
+}
+
+// src/core/client/tools.ts
+function toolSettingsOf(cfg) {
+  return cfg.tools ? { tools: cfg.tools.definitions, choice: cfg.tools.choice } : null;
+}
+function toolsBody(api, t) {
+  let forced = t.choice !== "auto" && t.choice !== "required" && t.choice !== "none";
+  return api === "responses" ? {
+    tools: t.tools.map((d) => ({ type: "function", ...d.function })),
+    tool_choice: forced ? { type: "function", name: t.choice } : t.choice
+  } : {
+    tools: t.tools,
+    tool_choice: forced ? { type: "function", function: { name: t.choice } } : t.choice
+  };
+}
 
 // src/core/client/stream-client.ts
 var STALE_CONNECTION = /* @__PURE__ */ new Set(["UND_ERR_SOCKET", "ECONNRESET", "EPIPE"]), MAX_STALE_RETRIES = 3;
-function buildRequestBody(cfg, spec) {
-  let body = {
-    model: cfg.target.model,
-    stream: !0,
-    stream_options: { include_usage: !0 },
-    max_tokens: spec.maxTokens,
-    temperature: 0
+function clientOptionsOf(cfg) {
+  return {
+    timeoutS: cfg.timeout_s,
+    ignoreEos: cfg.ignore_eos,
+    extraBody: cfg.extra_body,
+    reasoningTags: cfg.reasoning_tags ?? null,
+    tools: toolSettingsOf(cfg),
+    responsesChain: cfg.responses_chain === !0
   };
-  return cfg.target.api === "chat" ? body.messages = spec.messages ?? [{ role: "user", content: spec.prompt }] : body.prompt = spec.messages ? spec.messages.map((m) => m.content).join(`
-
-`) : spec.prompt, cfg.ignoreEos && (body.ignore_eos = !0), Object.assign(body, cfg.extraBody, spec.bodyOverrides ?? {}), body;
 }
-function classifyNetworkError(err, timedOut) {
-  if (timedOut) return { code: ErrorCode.timeout, message: err.message };
-  let code = err.code ?? err.cause?.code ?? "";
-  return code === "UND_ERR_HEADERS_TIMEOUT" || code === "UND_ERR_BODY_TIMEOUT" ? { code: ErrorCode.timeout, message: err.message } : code === "ECONNREFUSED" || code === "ENOTFOUND" || code === "EHOSTUNREACH" || code === "ENETUNREACH" || code === "EAI_AGAIN" || code === "UND_ERR_CONNECT_TIMEOUT" ? { code: ErrorCode.connectFailed, message: `${code}: ${err.message}` } : code === "ECONNRESET" || code === "UND_ERR_SOCKET" || code === "EPIPE" || code === "UND_ERR_CLOSED" ? { code: ErrorCode.connectionReset, message: `${code}: ${err.message}` } : { code: ErrorCode.clientError, message: `${code || err.name}: ${err.message}` };
+function buildRequestBody(cfg, spec) {
+  let api = cfg.target.api, chained = api === "responses" && cfg.responsesChain === !0 && spec.previousResponseId !== void 0, messages = chained && spec.messages ? spec.messages.slice(-1) : spec.messages, body = generationBody(
+    api,
+    cfg.target.model,
+    messages ? { prompt: spec.prompt, messages } : { prompt: spec.prompt },
+    spec.maxTokens,
+    !0
+  );
+  return body.temperature = 0, api === "responses" && cfg.responsesChain === !0 && (body.store = !0, chained && (body.previous_response_id = spec.previousResponseId)), cfg.ignoreEos && (body.ignore_eos = !0), cfg.tools && Object.assign(body, toolsBody(api, cfg.tools)), Object.assign(body, cfg.extraBody, spec.bodyOverrides ?? {}), body;
 }
 var StreamClient = class {
   constructor(cfg) {
@@ -21205,39 +21748,26 @@ var StreamClient = class {
    * after every response. Nothing else is retried.
    */
   attempt(spec, body, retries, resolve2) {
-    let cfg = this.cfg, origin = cfg.originMs, eventTimes = [], eventChars = [], serverTimes, serverArrival, timings = null, usageRaw = null, eventCount = 0, now = 0, headersMs = null, status = null, finishReason = null, usage = null, error62 = null, done = !1, errBody = "", sse = !0, timedOut = !1, finished = !1, controller = null, received = 0, text2 = spec.keepText ? [] : null, maxResponseBytes = cfg.limits?.maxResponseBytes ?? STREAM_LIMITS.maxResponseBytes, maxLineBytes = cfg.limits?.maxLineBytes ?? STREAM_LIMITS.maxLineBytes, secrets = this.secrets, setError = (code, message) => {
+    let cfg = this.cfg, origin = cfg.originMs, now = 0, headersMs = null, status = null, error62 = null, errBody = "", sse = !0, timedOut = !1, finished = !1, controller = null, received = 0, maxResponseBytes = cfg.limits?.maxResponseBytes ?? STREAM_LIMITS.maxResponseBytes, maxLineBytes = cfg.limits?.maxLineBytes ?? STREAM_LIMITS.maxLineBytes, secrets = this.secrets, setError = (code, message) => {
       error62 === null && (error62 = { code, message: redacted(message, secrets).slice(0, 1e3) });
-    }, parser = new SseParser((ev) => {
-      if (ev.data === "[DONE]") {
-        done = !0;
-        return;
-      }
-      eventCount++;
-      let obj2;
-      try {
-        obj2 = JSON.parse(ev.data);
-      } catch {
-        setError(
-          ErrorCode.malformedChunk,
-          `invalid JSON in data event #${eventCount}: ${ev.data.slice(0, 200)}`
-        );
-        return;
-      }
-      let info = interpretChunk(obj2);
-      (info.errorMessage !== null || ev.event === "error") && setError(ErrorCode.serverErrorEvent, info.errorMessage ?? ev.data.slice(0, 500)), info.usage !== null && (info.usage.invalid !== null && setError(ErrorCode.invalidUsage, info.usage.invalid), usage = {
-        prompt_tokens: info.usage.prompt,
-        completion_tokens: info.usage.completion,
-        cached_tokens: info.usage.cached
-      }), info.finishReason !== null && (finishReason = info.finishReason), info.timings !== null && (timings = info.timings), info.usageRaw !== null && (usageRaw = info.usageRaw), info.contentChars > 0 && (text2 !== null && info.text !== "" && text2.push(info.text), eventTimes.push(now - origin), eventChars.push(info.contentChars), info.serverTsMs !== null && (serverTimes ??= [], serverTimes.push(info.serverTsMs - this.hrtimeOffsetMs - origin)), info.serverArrivalTsMs !== null && (serverArrival = info.serverArrivalTsMs - this.hrtimeOffsetMs - origin));
-    }), dispatchAbs = performance6.now(), wireId = `${this.tag}-${spec.id}${retries > 0 ? `-r${retries}` : ""}`, timer = setTimeout(() => {
+    }, state = new ResponseState({
+      api: cfg.target.api,
+      reasoningTags: cfg.reasoningTags ?? null,
+      keepText: spec.keepText === !0,
+      serverOffsetMs: this.hrtimeOffsetMs + origin,
+      setError
+    }), parser = new SseParser((ev) => state.event(ev, now - origin)), dispatchAbs = performance6.now(), wireId = `${this.tag}-${spec.id}${retries > 0 ? `-r${retries}` : ""}`, timer = setTimeout(() => {
       timedOut = !0, controller?.abort(new Error(`request exceeded --timeout-s ${cfg.timeoutS}`));
     }, cfg.timeoutS * 1e3), finish = () => {
       if (finished) return;
       finished = !0, clearTimeout(timer);
       let endMs = performance6.now() - origin, written = socketWrites.get(wireId);
       socketWrites.delete(wireId);
-      let sendAbs = written?.t ?? dispatchAbs;
-      error62 === null && status !== null && status < 400 && sse && (done ? usage === null || usage.completion_tokens === null ? setError(ErrorCode.missingUsage, "stream finished without usage.completion_tokens") : eventTimes.length === 0 && setError(ErrorCode.emptyStream, "no content-bearing event") : setError(ErrorCode.missingDone, "stream ended without data: [DONE]"));
+      let sendAbs = written?.t ?? dispatchAbs, eventTimes = state.eventTimes, usage = state.usage;
+      error62 === null && status !== null && status < 400 && sse && (state.done ? usage === null || usage.completion_tokens === null ? setError(ErrorCode.missingUsage, "stream finished without usage.completion_tokens") : eventTimes.length === 0 && setError(ErrorCode.emptyStream, "no content-bearing event") : setError(
+        ErrorCode.missingDone,
+        cfg.target.api === "responses" ? "stream ended without response.completed" : "stream ended without data: [DONE]"
+      ));
       let rec = {
         id: spec.id,
         level: spec.level,
@@ -21250,16 +21780,16 @@ var StreamClient = class {
         last_token_ms: eventTimes.length > 0 ? eventTimes[eventTimes.length - 1] : null,
         end_ms: endMs,
         event_times_ms: eventTimes,
-        event_text_chars: eventChars,
-        event_count: eventCount,
+        event_text_chars: state.eventChars,
+        event_count: state.eventCount,
         prompt_tokens_requested: spec.promptTokensRequested,
         max_tokens: spec.maxTokens,
         usage,
-        finish_reason: finishReason,
+        finish_reason: state.finishReason,
         http_status: status,
         error: error62
       };
-      serverTimes !== void 0 && (rec.server_event_times_ms = serverTimes), serverArrival !== void 0 && (rec.server_arrival_ms = serverArrival), retries > 0 && (rec.retries = retries), spec.session !== void 0 && (rec.session = spec.session), spec.turn !== void 0 && (rec.turn = spec.turn), text2 !== null && (spec.responseText = text2.join("")), written?.connectedAt != null && written.connectedAt >= dispatchAbs && (rec.connected_ms = written.connectedAt - origin), timings !== null && (rec.server_timings = timings), usageRaw !== null && (rec.usage_raw = usageRaw), resolve2(rec);
+      state.serverTimes !== void 0 && (rec.server_event_times_ms = state.serverTimes), state.serverArrival !== void 0 && (rec.server_arrival_ms = state.serverArrival), retries > 0 && (rec.retries = retries), spec.session !== void 0 && (rec.session = spec.session), spec.turn !== void 0 && (rec.turn = spec.turn), state.text !== null && (spec.responseText = state.text.join("")), state.text !== null && state.responseId !== null && (spec.responseId = state.responseId), written?.connectedAt != null && written.connectedAt >= dispatchAbs && (rec.connected_ms = written.connectedAt - origin), state.timings !== null && (rec.server_timings = state.timings), state.usageRaw !== null && (rec.usage_raw = state.usageRaw), state.finish(rec, cfg.ignoreEos), resolve2(rec);
     }, handler = {
       onRequestStart(c) {
         controller = c;
@@ -21289,10 +21819,22 @@ var StreamClient = class {
         ), c.abort(new Error("line_too_long")))) : errBody.length < 2e3 && (errBody += chunk.toString("utf8"));
       },
       onResponseEnd() {
-        now = performance6.now(), sse && parser.end(), status !== null && status >= 400 ? setError(ErrorCode.httpError, `HTTP ${status}: ${errBody.slice(0, 500)}`) : !sse && error62 !== null && errBody && (error62 = {
-          code: error62.code,
-          message: `${error62.message}; body: ${redacted(errBody, secrets).slice(0, 300)}`
-        }), finish();
+        if (now = performance6.now(), sse && parser.end(), status !== null && status >= 400)
+          setError(ErrorCode.httpError, `HTTP ${status}: ${errBody.slice(0, 500)}`);
+        else if (!sse && error62 !== null && errBody) {
+          let said = serverErrorIn(errBody);
+          error62 = said !== null && error62.code === ErrorCode.notSse ? {
+            code: ErrorCode.serverErrorEvent,
+            message: redacted(
+              `HTTP ${status} with an error instead of a stream: ${said}`,
+              secrets
+            ).slice(0, 1e3)
+          } : {
+            code: error62.code,
+            message: `${error62.message}; body: ${redacted(errBody, secrets).slice(0, 300)}`
+          };
+        }
+        finish();
       },
       onResponseError: (_c, err) => {
         now = performance6.now();
@@ -21378,7 +21920,8 @@ async function warmUpClientPath(cfg, chunks = WARMUP_CHUNKS) {
           level: 0,
           warmup: !0,
           prompt: "warm up",
-          maxTokens: 1,
+          // what the loopback server sends (a usage above twice max_tokens is refused as untrue)
+          maxTokens: Math.ceil(chunks / REQUESTS),
           promptTokensRequested: null,
           intendedSendAbsMs: null
         });
@@ -31470,8 +32013,8 @@ function generateChecks(doc, ctx, schema, accessor) {
         generateNumberFormatCheck(doc, def, currentAccessor);
         break;
       case "min_length": {
-        let min = numericOperand(def.minimum, "min_length"), len = codePointLengthVar(doc, ctx, currentAccessor, `${currentAccessor}.length >= ${min} && ${currentAccessor}.length < ${def.minimum * 2}`);
-        doc.write(`if (${len} < ${min}) return INVALID;`);
+        let min2 = numericOperand(def.minimum, "min_length"), len = codePointLengthVar(doc, ctx, currentAccessor, `${currentAccessor}.length >= ${min2} && ${currentAccessor}.length < ${def.minimum * 2}`);
+        doc.write(`if (${len} < ${min2}) return INVALID;`);
         break;
       }
       case "max_length": {
@@ -36588,7 +37131,9 @@ var num = external_exports.number(), nullableNum = external_exports.number().nul
 var SloConfig = external_exports.object({
   ttft_ms: nullableNum,
   tpot_ms: nullableNum,
-  e2e_ms: nullableNum
+  e2e_ms: nullableNum,
+  /** Time to first answer token (after any reasoning). */
+  ttfat_ms: nullableNum.optional()
 }), SweepConfig = external_exports.object({
   mode: external_exports.enum(["closed", "open"]),
   levels: external_exports.array(num).min(1),
@@ -36629,7 +37174,20 @@ var SloConfig = external_exports.object({
     lines: external_exports.number().int().nonnegative(),
     sha256: external_exports.string().regex(/^[0-9a-f]{64}$/),
     speed: external_exports.number().positive()
-  }).nullable().optional()
+  }).nullable().optional(),
+  /** `--tools FILE --tool-choice`: the tool definitions' file, its SHA-256, count and the choice. */
+  tools: external_exports.object({
+    name: external_exports.string(),
+    sha256: external_exports.string().regex(/^[0-9a-f]{64}$/),
+    count: external_exports.number().int().positive(),
+    choice: external_exports.string(),
+    /** The definitions as sent (OpenAI chat shape). */
+    definitions: external_exports.array(external_exports.record(external_exports.string(), external_exports.unknown())).min(1)
+  }).nullable().optional(),
+  /** `--reasoning-tags think`: reasoning was read from `<think>` tags inside the content. */
+  reasoning_tags: external_exports.enum(["think"]).nullable().optional(),
+  /** `--api responses --responses-chain`: later turns named the previous response instead of re-sending it. */
+  responses_chain: external_exports.boolean().optional()
 }), PromptCalibration = external_exports.object({
   method: external_exports.enum(["count_tokens", "tokenize", "usage_probe"]),
   /** Tokens the server adds around the user content (chat template, BOS), measured with one usage probe. */
@@ -36863,7 +37421,27 @@ var SCHEMA_VERSION = 1, Stats = external_exports.object({
   /** What the server reported of its own timing, kept as sent (llama.cpp `timings`: prompt_ms, predicted_ms, cache_n, ...). */
   server_timings: external_exports.record(external_exports.string(), external_exports.unknown()).optional(),
   /** The server's `usage` object as sent, when it carries more than the three counts (details). */
-  usage_raw: external_exports.record(external_exports.string(), external_exports.unknown()).optional()
+  usage_raw: external_exports.record(external_exports.string(), external_exports.unknown()).optional(),
+  /**
+   * Reasoning (thinking) came: its first event, and the first answer token after it (content or a
+   * tool call; null: no answer came). Absent: no reasoning, the first token was the answer's.
+   */
+  first_reasoning_ms: nullableNum.optional(),
+  first_answer_ms: nullableNum.optional(),
+  /** Content events that carried reasoning (a separate field, or inside `<think>` tags). */
+  reasoning_events: external_exports.number().int().nonnegative().optional(),
+  /** Reasoning tokens, and where the count came from: the server's usage details, or the events' share of completion_tokens. */
+  reasoning_tokens: external_exports.number().int().nonnegative().optional(),
+  reasoning_tokens_source: external_exports.enum(["usage", "events"]).optional(),
+  /** completion_tokens - reasoning_tokens. */
+  answer_tokens: external_exports.number().int().nonnegative().optional(),
+  /** The first tool-call event (its name or arguments), and how many tool calls the response made. */
+  first_tool_call_ms: num.optional(),
+  tool_calls: external_exports.number().int().nonnegative().optional(),
+  /** Events that came after the end of the stream (`[DONE]`, Responses' terminal event): not counted. */
+  events_after_done: external_exports.number().int().positive().optional(),
+  /** ignore_eos was asked and the response stopped short of max_tokens (the server ignored it). */
+  short_output: external_exports.literal(!0).optional()
 }), OpenLoopSummary = external_exports.object({
   arrival: external_exports.enum(["poisson", "constant", "gamma"]),
   burstiness: num,
@@ -36919,6 +37497,16 @@ var SCHEMA_VERSION = 1, Stats = external_exports.object({
   prompt_tokens: MeasuredStats.optional(),
   /** Cached prompt tokens the server reported; with unique prompts, the prefix every prompt shares. */
   cached_tokens: MeasuredStats.optional(),
+  /** Reasoning models: time to first answer token (after any reasoning), and the reasoning's length in time and tokens. */
+  ttfat_ms: MeasuredStats.optional(),
+  reasoning_ms: MeasuredStats.optional(),
+  reasoning_tokens: MeasuredStats.optional(),
+  answer_tokens: MeasuredStats.optional(),
+  /** Tool calling: time to the first tool-call event, and tool calls made in all. */
+  tt_first_tool_call_ms: MeasuredStats.optional(),
+  tool_calls_total: external_exports.number().int().nonnegative().optional(),
+  /** Successful requests that stopped short of the output asked (ignore_eos ignored): not the workload asked for. */
+  short_output: external_exports.number().int().nonnegative().optional(),
   open_loop: OpenLoopSummary.nullable(),
   client: ClientSelfCheck,
   admission: AdmissionSummary.nullable().optional(),
@@ -36938,7 +37526,7 @@ var SCHEMA_VERSION = 1, Stats = external_exports.object({
   });
 }), Target = external_exports.object({
   base_url: external_exports.string(),
-  api: external_exports.enum(["chat", "completions"]),
+  api: external_exports.enum(["chat", "completions", "responses"]),
   model: external_exports.string()
 }), Environment = external_exports.object({
   os: external_exports.string(),
@@ -37080,7 +37668,12 @@ function workloadSpec(doc) {
     ...c.ramp_up_s ? { ramp_up_s: c.ramp_up_s } : {},
     ...c.shared_prefix ? { shared_prefix: c.shared_prefix } : {},
     ...c.sessions ? { sessions: c.sessions } : {},
-    ...c.trace ? { trace: { sha256: c.trace.sha256, speed: c.trace.speed } } : {}
+    ...c.trace ? { trace: { sha256: c.trace.sha256, speed: c.trace.speed } } : {},
+    ...c.tools ? { tools: { sha256: c.tools.sha256, choice: c.tools.choice } } : {},
+    ...c.reasoning_tags ? { reasoning_tags: c.reasoning_tags } : {},
+    ...c.responses_chain ? { responses_chain: !0 } : {},
+    // A server that ignored ignore_eos answered a shorter workload than the one asked.
+    ...shortOutputs(doc) > 0 ? { outputs: "shorter than asked (ignore_eos ignored)" } : {}
   } : p ? {
     ...common,
     targets: p.targets,
@@ -37089,6 +37682,9 @@ function workloadSpec(doc) {
     thinking: p.thinking,
     extra_body: p.extra_body
   } : common;
+}
+function shortOutputs(doc) {
+  return doc.levels.reduce((a, l) => a + (l.short_output ?? 0), 0);
 }
 function workloadDiff(a, b) {
   let x = workloadSpec(a), y = workloadSpec(b);
@@ -37337,7 +37933,13 @@ function summarize(values) {
 // src/core/results/metrics.ts
 var FORMULAS = {
   clock: "all *_ms timestamps: performance.now() (monotonic) minus the run origin, in milliseconds",
-  ttft_ms: "first content event receive time - actual send time",
+  ttft_ms: "first content event receive time - actual send time; a content event carries any generated text: reasoning, answer or tool call",
+  ttfat_ms: "first answer event (content or tool call after any reasoning; --reasoning-tags think: after </think>) - actual send time",
+  reasoning_ms: "first answer event - first reasoning event, requests that reasoned",
+  reasoning_tokens: "usage.completion_tokens_details.reasoning_tokens where the server sends it, else round(reasoning events * completion_tokens / content events)",
+  answer_tokens: "usage.completion_tokens - reasoning_tokens",
+  tt_first_tool_call_ms: "first tool-call event (name or arguments delta) - actual send time",
+  short_output: "with ignore_eos: successful requests whose completion_tokens < max_tokens and that said stop or came under 90 % of max_tokens",
   itl_ms: "every gap between consecutive content events of a request, pooled over requests",
   tpot_ms: "(last content event - first content event) / (usage.completion_tokens - 1), requests with completion_tokens >= 2",
   e2e_ms: "last content event - actual send time",
@@ -37365,7 +37967,7 @@ function deriveRequest(r) {
     let span = last2 - first;
     tpotMs = span / (ct - 1), decodeTokS = span > 0 ? (ct - 1) / (span / 1e3) : null;
   }
-  let events = r.event_times_ms.length, tokensPerChunk = ct !== null && events > 0 ? ct / events : null, intended = r.intended_send_ms;
+  let events = r.event_times_ms.length, tokensPerChunk = ct !== null && events > 0 ? ct / events : null, intended = r.intended_send_ms, answer = r.first_answer_ms === void 0 ? first : r.first_answer_ms;
   return {
     ok,
     ttftMs,
@@ -37376,13 +37978,21 @@ function deriveRequest(r) {
     tokensPerChunk,
     ttftFromIntendedMs: intended !== null && first !== null ? first - intended : null,
     e2eFromIntendedMs: intended !== null && last2 !== null ? last2 - intended : null,
-    scheduleLagMs: intended !== null ? r.send_ms - intended : null
+    scheduleLagMs: intended !== null ? r.send_ms - intended : null,
+    ttfatMs: answer !== null ? answer - r.send_ms : null,
+    reasoningMs: r.first_reasoning_ms != null && r.first_answer_ms != null ? r.first_answer_ms - r.first_reasoning_ms : null,
+    ttFirstToolCallMs: r.first_tool_call_ms !== void 0 ? r.first_tool_call_ms - r.send_ms : null
   };
 }
 function meetsSlo(d, slo, openLoop) {
   if (!d.ok) return !1;
   let ttft = openLoop ? d.ttftFromIntendedMs ?? d.ttftMs : d.ttftMs, e2e = openLoop ? d.e2eFromIntendedMs ?? d.e2eMs : d.e2eMs;
-  return !(slo.ttft_ms !== null && (ttft === null || ttft > slo.ttft_ms) || slo.tpot_ms !== null && d.tpotMs !== null && d.tpotMs > slo.tpot_ms || slo.e2e_ms !== null && (e2e === null || e2e > slo.e2e_ms));
+  if (slo.ttft_ms !== null && (ttft === null || ttft > slo.ttft_ms) || slo.tpot_ms !== null && d.tpotMs !== null && d.tpotMs > slo.tpot_ms || slo.e2e_ms !== null && (e2e === null || e2e > slo.e2e_ms)) return !1;
+  if (slo.ttfat_ms != null) {
+    let lag = openLoop ? d.scheduleLagMs ?? 0 : 0;
+    if (d.ttfatMs === null || d.ttfatMs + lag > slo.ttfat_ms) return !1;
+  }
+  return !0;
 }
 function peakInFlight(records2) {
   let pairs = records2.flatMap((r) => [
@@ -37396,7 +38006,7 @@ function peakInFlight(records2) {
   return peak;
 }
 function aggregateLevel(input2) {
-  let recs = input2.records.filter((r) => !r.warmup), openLoop = input2.mode === "open", derived2 = recs.map(deriveRequest), ttft = [], itl = [], tpot = [], e2e = [], e2eStream = [], decode3 = [], tpc = [], errorsByCode = {}, ok = 0, promptTotal = 0, completionTotal = 0, sloPass = 0, mismatches = 0, firstSend = Number.POSITIVE_INFINITY, lastEnd = Number.NEGATIVE_INFINITY;
+  let recs = input2.records.filter((r) => !r.warmup), openLoop = input2.mode === "open", derived2 = recs.map(deriveRequest), ttft = [], itl = [], tpot = [], e2e = [], e2eStream = [], decode3 = [], tpc = [], ttfat = [], reasoningMs = [], reasoningTokens = [], answerTokens = [], ttTool = [], reasoned = 0, toolCalls = 0, usedTools = 0, shortOutput = 0, errorsByCode = {}, ok = 0, promptTotal = 0, completionTotal = 0, sloPass = 0, mismatches = 0, firstSend = Number.POSITIVE_INFINITY, lastEnd = Number.NEGATIVE_INFINITY;
   for (let i = 0; i < recs.length; i++) {
     let r = recs[i], d = derived2[i];
     r.send_ms < firstSend && (firstSend = r.send_ms);
@@ -37411,9 +38021,18 @@ function aggregateLevel(input2) {
     completionTotal += ct, d.ttftMs !== null && ttft.push(d.ttftMs);
     let et = r.event_times_ms;
     for (let k = 1; k < et.length; k++) itl.push(et[k] - et[k - 1]);
-    d.tpotMs !== null && tpot.push(d.tpotMs), d.e2eMs !== null && e2e.push(d.e2eMs), d.e2eStreamMs !== null && e2eStream.push(d.e2eStreamMs), d.decodeTokS !== null && decode3.push(d.decodeTokS), d.tokensPerChunk !== null && tpc.push(d.tokensPerChunk), ct !== et.length && mismatches++, meetsSlo(d, input2.slo, openLoop) && sloPass++;
+    d.tpotMs !== null && tpot.push(d.tpotMs), d.e2eMs !== null && e2e.push(d.e2eMs), d.e2eStreamMs !== null && e2eStream.push(d.e2eStreamMs), d.decodeTokS !== null && decode3.push(d.decodeTokS), d.tokensPerChunk !== null && tpc.push(d.tokensPerChunk), ct !== et.length && mismatches++, d.ttfatMs !== null && ttfat.push(d.ttfatMs), r.reasoning_tokens !== void 0 && (reasoned++, reasoningTokens.push(r.reasoning_tokens), answerTokens.push(r.answer_tokens ?? ct - r.reasoning_tokens)), d.reasoningMs !== null && reasoningMs.push(d.reasoningMs), d.ttFirstToolCallMs !== null && (usedTools++, ttTool.push(d.ttFirstToolCallMs), toolCalls += r.tool_calls ?? 0), r.short_output === !0 && shortOutput++, meetsSlo(d, input2.slo, openLoop) && sloPass++;
   }
-  let wallS = recs.length > 0 ? Math.max(0, lastEnd - firstSend) / 1e3 : 0, per = (x) => wallS > 0 ? x / wallS : 0, anySlo = input2.slo.ttft_ms !== null || input2.slo.tpot_ms !== null || input2.slo.e2e_ms !== null;
+  let wallS = recs.length > 0 ? Math.max(0, lastEnd - firstSend) / 1e3 : 0, per = (x) => wallS > 0 ? x / wallS : 0, anySlo = input2.slo.ttft_ms !== null || input2.slo.tpot_ms !== null || input2.slo.e2e_ms !== null || input2.slo.ttfat_ms != null, streamShapes = {
+    ...reasoned > 0 || reasoningMs.length > 0 ? {
+      ttfat_ms: summarize(ttfat),
+      reasoning_ms: summarize(reasoningMs),
+      reasoning_tokens: summarize(reasoningTokens),
+      answer_tokens: summarize(answerTokens)
+    } : {},
+    ...usedTools > 0 ? { tt_first_tool_call_ms: summarize(ttTool), tool_calls_total: toolCalls } : {},
+    ...shortOutput > 0 ? { short_output: shortOutput } : {}
+  };
   return {
     level: input2.level,
     mode: input2.mode,
@@ -37440,7 +38059,8 @@ function aggregateLevel(input2) {
     req_s: per(ok),
     goodput_req_s: per(anySlo ? sloPass : ok),
     slo_pass_pct: recs.length > 0 ? 100 * (anySlo ? sloPass : ok) / recs.length : null,
-    peak_in_flight: peakInFlight(recs)
+    peak_in_flight: peakInFlight(recs),
+    ...streamShapes
   };
 }
 function openLoopStats(records2) {
@@ -37884,7 +38504,7 @@ function oneTokenRequest(target, model, timeoutMs = 3e4) {
   return httpCall(url(target, completionsPath(target.api)), {
     method: "POST",
     headers: { ...target.headers },
-    body: target.api === "chat" ? { model, messages: [{ role: "user", content: "ping" }], max_tokens: 1 } : { model, prompt: "ping", max_tokens: 1 },
+    body: generationBody(target.api, model, { prompt: "ping" }, 1, !1),
     timeoutMs
   });
 }
@@ -37903,16 +38523,13 @@ async function usagePromptTokens(target, extraBody, text2) {
     method: "POST",
     headers: { ...target.headers },
     body: {
-      model: target.model,
-      max_tokens: 1,
+      ...generationBody(target.api, target.model, { prompt: text2 }, 1, !1),
       temperature: 0,
-      stream: !1,
-      ...extraBody,
-      ...target.api === "chat" ? { messages: [{ role: "user", content: text2 }] } : { prompt: text2 }
+      ...extraBody
     },
     timeoutMs: 12e4
   });
-  return r.status !== 200 ? null : asCount(r.json?.usage?.prompt_tokens);
+  return r.status !== 200 ? null : asCount(promptTokensOf(target.api, r.json));
 }
 async function detectCounter(target, extraBody) {
   let model = target.model, h = { ...target.headers }, viaCountTokens = async (text2) => {
@@ -37923,7 +38540,7 @@ async function detectCounter(target, extraBody) {
     });
     return r.status === 200 ? asCount(r.json?.input_tokens) : null;
   }, viaTokenize = async (text2) => {
-    let body = target.api === "chat" ? { model, messages: [{ role: "user", content: text2 }], content: text2 } : { model, prompt: text2, content: text2 }, r = await httpCall(url(target, "/tokenize"), { method: "POST", headers: h, body });
+    let body = target.api !== "completions" ? { model, messages: [{ role: "user", content: text2 }], content: text2 } : { model, prompt: text2, content: text2 }, r = await httpCall(url(target, "/tokenize"), { method: "POST", headers: h, body });
     if (r.status !== 200) return null;
     let j = r.json;
     return asCount(j?.count) ?? (Array.isArray(j?.tokens) ? j.tokens.length : null);
@@ -38425,6 +39042,30 @@ var SWEEP = {
     what: "a positive number of seconds up to 3600",
     help: "before each level's measurement, bring users in one by one (closed loop) or raise the rate linearly from 0 (open loop) over S seconds; those requests are excluded and counted"
   }),
+  tools: text({
+    flag: "tools",
+    metavar: "FILE",
+    default: null,
+    help: "benchmark function calling: a JSON array of OpenAI tool definitions sent with every request (tool-call deltas count as output)"
+  }),
+  toolChoice: text({
+    flag: "tool-choice",
+    metavar: "auto|required|NAME",
+    default: "auto",
+    help: "with --tools: let the model choose, require a call, or force the tool NAME"
+  }),
+  reasoningTags: oneOf({
+    flag: "reasoning-tags",
+    choices: ["off", "think"],
+    default: "off",
+    help: "think: the server leaves reasoning inline in the content as <think>...</think>; time the answer after it"
+  }),
+  responsesChain: boolean({
+    flag: "responses-chain",
+    switch: !0,
+    default: !1,
+    help: "with --api responses --turns: later turns send previous_response_id instead of the history"
+  }),
   dataset: text({
     flag: "dataset",
     metavar: "FILE",
@@ -38561,6 +39202,14 @@ var SWEEP = {
     what: "a positive number of ms",
     help: "SLO on time per output token (goodput)"
   }),
+  sloTtfatMs: number({
+    flag: "slo-ttfat-ms",
+    metavar: "MS",
+    default: null,
+    check: positive,
+    what: "a positive number of ms",
+    help: "SLO on time to first answer token, after any reasoning (goodput)"
+  }),
   sloE2eMs: number({
     flag: "slo-e2e-ms",
     metavar: "MS",
@@ -38608,9 +39257,9 @@ var CONNECTION = {
   }),
   api: oneOf({
     flag: "api",
-    choices: ["chat", "completions"],
+    choices: ["chat", "completions", "responses"],
     default: "chat",
-    help: "API to call"
+    help: "API to call: chat completions, completions, or the Responses API (/v1/responses)"
   }),
   apiKey: text({
     flag: "api-key",
@@ -39630,6 +40279,13 @@ function checkBounds(v, levels) {
         "brings its own prompts (lengths and shared blocks): it does not combine with --dataset, --turns or --shared-prefix-tokens"
       );
   }
+  if (v.toolChoice !== "auto" && v.tools === null)
+    throw new BoundError("toolChoice", "goes with --tools FILE (the tools to choose from)");
+  if (v.responsesChain && (v.api !== "responses" || v.turns < 2))
+    throw new BoundError(
+      "responsesChain",
+      "goes with --api responses and --turns T (it names the previous turn's response)"
+    );
   if (v.prefixGroups !== 1 && v.sharedPrefixTokens === null)
     throw new BoundError("prefixGroups", "goes with --shared-prefix-tokens N (the prefix each group shares)");
   if (levels.length > b.levels)
@@ -39668,12 +40324,13 @@ function checkBounds(v, levels) {
     throw new BoundError("warmup", `is at most ${b.warmupRequests} requests, got ${v.warmup}`);
 }
 function sweepConfigOf(v, c) {
+  checkChoices(c.extraBody);
   let levels = v.levels.length > 0 ? v.levels : v.mode === "closed" ? DEFAULT_CLOSED_LEVELS : v.mode === "search" ? [1] : DEFAULT_OPEN_LEVELS;
-  if (checkBounds(v, levels), v.mode === "search") {
-    if (v.sloTtftMs === null && v.sloTpotMs === null && v.sloE2eMs === null)
+  if (checkBounds({ ...v, api: c.api }, levels), v.mode === "search") {
+    if (v.sloTtftMs === null && v.sloTpotMs === null && v.sloE2eMs === null && v.sloTtfatMs === null)
       throw new BoundError(
         "mode",
-        "search needs an SLO to search under: --slo-ttft-ms, --slo-tpot-ms or --slo-e2e-ms"
+        "search needs an SLO to search under: --slo-ttft-ms, --slo-ttfat-ms, --slo-tpot-ms or --slo-e2e-ms"
       );
     if (v.levels.length > 1)
       throw new BoundError("levels", "with --mode search is one starting rate (the search picks the others)");
@@ -39695,14 +40352,29 @@ function sweepConfigOf(v, c) {
     burstiness: v.burstiness,
     max_in_flight: v.maxInFlight,
     timeout_s: c.timeoutS,
-    slo: { ttft_ms: v.sloTtftMs, tpot_ms: v.sloTpotMs, e2e_ms: v.sloE2eMs },
+    slo: {
+      ttft_ms: v.sloTtftMs,
+      tpot_ms: v.sloTpotMs,
+      e2e_ms: v.sloE2eMs,
+      ...v.sloTtfatMs !== null ? { ttfat_ms: v.sloTtfatMs } : {}
+    },
     extra_body: c.extraBody,
     metrics_interval_ms: v.metricsIntervalMs === 0 ? null : v.metricsIntervalMs,
     header_names: Object.keys(c.headers),
     ...v.rampUpS !== null ? { ramp_up_s: v.rampUpS } : {},
     ...v.sharedPrefixTokens !== null ? { shared_prefix: { tokens: v.sharedPrefixTokens, groups: v.prefixGroups } } : {},
-    ...v.turns > 1 ? { sessions: { turns: v.turns, think_time_ms: v.thinkTimeMs } } : {}
+    ...v.turns > 1 ? { sessions: { turns: v.turns, think_time_ms: v.thinkTimeMs } } : {},
+    ...v.reasoningTags !== "off" ? { reasoning_tags: v.reasoningTags } : {},
+    ...v.responsesChain ? { responses_chain: !0 } : {}
   };
+}
+function checkChoices(extraBody) {
+  let n = extraBody.n;
+  if (n !== void 0 && n !== 1)
+    throw new UsageError(
+      `--extra-body asks for ${JSON.stringify(n)} choices per request (n): tokenbench measures one answer per stream (several would share its token timings); drop n, or raise --requests for more samples`,
+      null
+    );
 }
 function sameConfig(a, b) {
   let strip = (c) => JSON.stringify({ ...c, levels: void 0 });
@@ -39864,8 +40536,8 @@ function firstInvalidUtf8(b) {
       if ((d & 192) !== 128) return i;
       cp = cp << 6 | d & 63;
     }
-    let min = [0, 128, 2048, 65536][n];
-    if (cp < min || cp > 1114111 || cp >= 55296 && cp <= 57343) return i;
+    let min2 = [0, 128, 2048, 65536][n];
+    if (cp < min2 || cp > 1114111 || cp >= 55296 && cp <= 57343) return i;
     i += n + 1;
   }
   return -1;
@@ -39894,10 +40566,53 @@ function loadDataset(path) {
   return parseDataset(file2.text, basename2(path), file2.sha256);
 }
 
+// src/core/workload/tools.ts
+init_errors();
+import { basename as basename3 } from "node:path";
+var ToolsError = class extends TokenbenchError {
+  constructor(message) {
+    super("tools_invalid", message);
+  }
+};
+function loadTools(path, choice) {
+  let file2 = readWorkloadFile(path, (m) => new ToolsError(m)), t = parseTools(file2.text, path, choice);
+  if (typeof t == "string") throw new ToolsError(t);
+  return {
+    name: basename3(path),
+    sha256: file2.sha256,
+    count: t.length,
+    choice,
+    definitions: t
+  };
+}
+function parseTools(text2, file2, choice) {
+  let j;
+  try {
+    j = JSON.parse(text2);
+  } catch (e) {
+    return `${file2} is not JSON (${e.message}); it should hold an array of OpenAI tool definitions`;
+  }
+  if (!Array.isArray(j) || j.length === 0)
+    return `${file2} should hold a non-empty JSON array of tool definitions ({"type":"function","function":{"name":...}})`;
+  let names = [];
+  for (let i = 0; i < j.length; i++) {
+    let d = j[i];
+    if (d === null || typeof d != "object" || d.type !== "function")
+      return `${file2}: tool ${i} needs "type": "function"`;
+    let fn = d.function;
+    if (fn === null || typeof fn != "object" || typeof fn.name != "string" || !/^[A-Za-z0-9_-]{1,64}$/.test(fn.name))
+      return `${file2}: tool ${i} needs function.name of 1-64 letters, digits, _ or -`;
+    if (fn.parameters !== void 0 && (fn.parameters === null || typeof fn.parameters != "object"))
+      return `${file2}: tool ${i} (${fn.name}): function.parameters must be a JSON Schema object`;
+    names.push(fn.name);
+  }
+  return choice !== "auto" && choice !== "required" && !names.includes(choice) ? `--tool-choice ${choice}: no tool of that name in ${file2} (it has ${names.join(", ")}); use auto, required or one of them` : j;
+}
+
 // src/core/workload/trace.ts
 init_errors();
 import { createHash as createHash3 } from "node:crypto";
-import { basename as basename3 } from "node:path";
+import { basename as basename4 } from "node:path";
 var TRACE_BLOCK_TOKENS = 512, REPLAY_LAG_WARN_MS = 50, TraceError = class extends TokenbenchError {
   constructor(message) {
     super("trace_invalid", message);
@@ -39948,7 +40663,7 @@ function parseTrace(input2, name, sha256 = createHash3("sha256").update(input2).
 }
 function loadTrace(path) {
   let file2 = readWorkloadFile(path, (m) => new TraceError(m));
-  return parseTrace(file2.text, basename3(path), file2.sha256);
+  return parseTrace(file2.text, basename4(path), file2.sha256);
 }
 function traceRows(trace, speed, requests, durationS) {
   let t0 = trace.rows[0].timestampMs, rows = trace.rows.map((r) => ({ row: r, offsetMs: (r.timestampMs - t0) / speed }));
@@ -40006,7 +40721,7 @@ function traceReplay(trace, config2, speed, requests, maxDurationS = Number.POSI
 // src/core/sweep/prepare.ts
 async function prepareSweep(v, config2, o) {
   let file2 = v.dataset !== null ? loadDataset(v.dataset) : null;
-  file2 && (config2.dataset = { name: file2.name, lines: file2.lines, sha256: file2.sha256 });
+  file2 && (config2.dataset = { name: file2.name, lines: file2.lines, sha256: file2.sha256 }), v.tools !== null && (config2.tools = loadTools(v.tools, v.toolChoice));
   let trace = v.trace !== null ? loadTrace(v.trace) : null;
   for (let n of [...file2?.notices ?? [], ...trace?.notices ?? []]) o.onNotice(n);
   let replay = trace ? traceReplay(trace, config2, v.traceSpeed, v.requests, v.maxDurationS) : null, target = makeTarget(v), load = loadGeneratorOf(v, config2, target), started = o.beforeContact?.(), pre = await preflight(target, config2, {
@@ -40092,7 +40807,8 @@ function nextTurn(spec, rec, turns) {
   return rec.error !== null || turn >= turns || spec.responseText === void 0 ? null : {
     session: spec.session ?? spec.id,
     turn: turn + 1,
-    history: [...spec.messages ?? [], { role: "assistant", content: spec.responseText }]
+    history: [...spec.messages ?? [], { role: "assistant", content: spec.responseText }],
+    ...spec.responseId !== void 0 ? { previousResponseId: spec.responseId } : {}
   };
 }
 async function runOpenLoop(client, makeSpec, opts) {
@@ -40356,6 +41072,7 @@ function inConversation(spec, turn, userContent) {
     session: turn.turn === 1 ? spec.id : turn.session,
     turn: turn.turn,
     keepText: !0,
+    ...turn.previousResponseId !== void 0 ? { previousResponseId: turn.previousResponseId } : {},
     // only the new turn was sized: the history is whatever the conversation holds by now
     promptTokensRequested: turn.turn === 1 ? spec.promptTokensRequested : null
   };
@@ -40975,13 +41692,7 @@ async function runSweep(opts) {
     targetPassPct: search.target_pass_pct,
     maxProbes: search.max_probes
   } : null, probes = () => state.levels.map((l) => ({ rate: l.level, passPct: l.slo_pass_pct ?? 0 })), notice = opts.onNotice ?? (() => {
-  }), state = startState(opts, notice), { target, server, calibration } = opts.pre, client = new StreamClient({
-    target,
-    timeoutS: cfg.timeout_s,
-    ignoreEos: cfg.ignore_eos,
-    extraBody: cfg.extra_body,
-    originMs: state.originMs
-  }), environment = await captureEnvironment(), sampler = cfg.metrics_interval_ms !== null ? new MetricsSampler(target, cfg.metrics_interval_ms, state.originMs) : null, limits = {
+  }), state = startState(opts, notice), { target, server, calibration } = opts.pre, client = new StreamClient({ target, ...clientOptionsOf(cfg), originMs: state.originMs }), environment = await captureEnvironment(), sampler = cfg.metrics_interval_ms !== null ? new MetricsSampler(target, cfg.metrics_interval_ms, state.originMs) : null, limits = {
     maxRunningRequests: limitNumber(server.limits, "max_running_requests"),
     cudaGraphMaxBs: limitNumber(server.limits, "cuda_graph_max_bs")
   }, load = opts.load ?? ONE_THREAD, salt = opts.salt ?? runSaltOf(load), doc = (complete2, requests) => buildDocument({
@@ -41004,9 +41715,7 @@ async function runSweep(opts) {
     opts.out !== null && writeResults(doc(complete2, null), opts.out, state.records, opts.records);
   }, sharded = load.workers > 1 || load.shard !== null, pool = load.workers > 1 ? new WorkerPool(load.workers, {
     target,
-    timeoutS: cfg.timeout_s,
-    ignoreEos: cfg.ignore_eos,
-    extraBody: cfg.extra_body,
+    ...clientOptionsOf(cfg),
     originEpochMs: performance12.timeOrigin + state.originMs
   }) : null;
   pool === null && await warmUpClientPath(client.cfg);

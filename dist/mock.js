@@ -10,8 +10,28 @@ var FLAVORS = ["vllm", "sglang", "freetoken", "llamacpp", "minimal"], FAULT_KIND
   "malformed",
   "no_usage",
   "no_done",
-  "slow_first_byte"
-];
+  "slow_first_byte",
+  // an `event: error` frame halfway, then the end of the stream
+  "error_event",
+  // a 200 whose body is a JSON error instead of a stream
+  "error_body",
+  // ignore_eos ignored: stop with "stop" at half of max_tokens
+  "early_stop",
+  // usage.completion_tokens of 10^15
+  "huge_usage",
+  // every content chunk carries a second choice (index 1), as n = 2 would
+  "two_choices"
+], PROTOCOL_VARIANTS = [
+  "cr",
+  "crlf",
+  "bom",
+  "no-space",
+  "multiline",
+  "comments",
+  "ids",
+  "after-done",
+  "early-hints"
+], REASONING_FIELDS = ["reasoning_content", "reasoning", "think"];
 function parseFault(s) {
   let m = /^([a-z0-9_]+)(?::([0-9.]+)|@([0-9]+))$/.exec(s.trim());
   if (!m || !FAULT_KINDS.includes(m[1]))
@@ -50,7 +70,11 @@ var DEFAULT_MOCK_OPTIONS = {
   faults: [],
   stallS: 2,
   slowFirstByteMs: 1e3,
-  cudaGraphMaxBs: null
+  cudaGraphMaxBs: null,
+  reasoningTokens: 0,
+  reasoningField: "reasoning_content",
+  reasoningUsage: !1,
+  protocol: []
 }, HTTP_FAULTS = {
   http500: [500, "injected fault: internal server error", "internal_error"],
   http503: [503, "injected fault: service unavailable", "unavailable_error"],
@@ -64,7 +88,209 @@ import { performance as performance4 } from "node:perf_hooks";
 // src/mock/engine.ts
 import { performance as performance3 } from "node:perf_hooks";
 
+// src/mock/request.ts
+import { randomBytes } from "node:crypto";
+
+// src/mock/tokenizer.ts
+var TOKEN_RE = /[A-Za-z0-9]+|[^\sA-Za-z0-9]/g;
+function tokenize(text) {
+  return text.match(TOKEN_RE) ?? [];
+}
+function countTokens(text) {
+  let n = 0;
+  for (TOKEN_RE.lastIndex = 0; TOKEN_RE.exec(text) !== null; ) n++;
+  return n;
+}
+function hashChain(prev, s) {
+  let h = (prev ^ 2166136261) >>> 0;
+  for (let i = 0; i < s.length; i++)
+    h ^= s.charCodeAt(i), h = Math.imul(h, 16777619) >>> 0;
+  return h;
+}
+
+// src/mock/http.ts
+var HttpError = class extends Error {
+  constructor(status, message, type = "invalid_request_error") {
+    super(message);
+    this.status = status;
+    this.type = type;
+  }
+  status;
+  type;
+};
+function sendJson(res, status, body) {
+  let s = JSON.stringify(body);
+  res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(s) }), res.end(s);
+}
+function sendError(res, status, message, type) {
+  sendJson(res, status, { error: { message, type, param: null, code: status } });
+}
+function promptOf(body, chat) {
+  if (chat) {
+    let msgs = body.messages;
+    if (!Array.isArray(msgs) || msgs.length === 0)
+      throw new HttpError(400, "'messages' must be a non-empty array");
+    let parts = [];
+    for (let m of msgs) {
+      let c = m?.content;
+      if (typeof c == "string") parts.push(c);
+      else if (Array.isArray(c))
+        for (let p2 of c)
+          typeof p2?.text == "string" && parts.push(p2.text);
+      else throw new HttpError(400, "each message needs a string 'content'");
+    }
+    return tokenize(parts.join(`
+`));
+  }
+  let p = body.prompt;
+  if (typeof p == "string") return tokenize(p);
+  if (Array.isArray(p) && p.every((x) => typeof x == "string")) return tokenize(p.join(`
+`));
+  throw new HttpError(400, "'prompt' must be a string");
+}
+async function readJson(req) {
+  let chunks = [], size = 0;
+  for await (let c of req) {
+    if (size += c.length, size > 64 * 1024 * 1024) throw new HttpError(413, "request body too large");
+    chunks.push(c);
+  }
+  let text = Buffer.concat(chunks).toString("utf8"), v;
+  try {
+    v = JSON.parse(text);
+  } catch {
+    throw new HttpError(400, "request body is not valid JSON");
+  }
+  if (v === null || typeof v != "object" || Array.isArray(v))
+    throw new HttpError(400, "request body must be a JSON object");
+  return v;
+}
+
+// src/mock/request.ts
+function validateCompletion(body, api, o, stored) {
+  if (typeof body.model != "string") throw new HttpError(400, "'model' is required");
+  if (body.model !== o.model)
+    throw new HttpError(400, `The model \`${body.model}\` does not exist.`, "NotFoundError");
+  let promptTokens;
+  if (api === "responses") {
+    let prev = body.previous_response_id, before = typeof prev == "string" ? stored.get(prev) : [];
+    if (before === void 0) throw new HttpError(400, `Previous response with id '${prev}' not found.`);
+    promptTokens = [...before, ...inputOf(body)];
+  } else promptTokens = promptOf(body, api === "chat");
+  if (promptTokens.length >= o.maxModelLen)
+    throw new HttpError(
+      400,
+      `prompt of ${promptTokens.length} tokens exceeds max_model_len ${o.maxModelLen}`
+    );
+  let maxTokens = typeof body.max_tokens == "number" ? body.max_tokens : typeof body.max_completion_tokens == "number" ? body.max_completion_tokens : typeof body.max_output_tokens == "number" ? body.max_output_tokens : o.defaultMaxTokens;
+  if (!Number.isInteger(maxTokens) || maxTokens < 1)
+    throw new HttpError(400, "'max_tokens' must be an integer >= 1");
+  return { promptTokens, maxTokens };
+}
+function inputOf(body) {
+  let input = body.input;
+  if (typeof input == "string") return tokenize(input);
+  if (!Array.isArray(input) || input.length === 0)
+    throw new HttpError(400, "'input' must be a string or a non-empty array of items");
+  let parts = [];
+  for (let item of input) {
+    let c = item?.content;
+    if (typeof c == "string") parts.push(c);
+    else if (Array.isArray(c))
+      for (let p of c)
+        typeof p?.text == "string" && parts.push(p.text);
+    else throw new HttpError(400, "each input item needs a 'content'");
+  }
+  return tokenize(parts.join(`
+`));
+}
+function toolOf(body) {
+  let tools = body.tools;
+  if (!Array.isArray(tools) || tools.length === 0 || body.tool_choice === "none") return null;
+  let choice = body.tool_choice;
+  if (choice !== null && typeof choice == "object") {
+    let name2 = choice.function?.name ?? choice.name;
+    if (typeof name2 == "string") return name2;
+  }
+  let first = tools[0], name = first?.function?.name ?? first?.name;
+  return typeof name == "string" ? name : "tool";
+}
+function newReq(a) {
+  let so = a.body.stream_options, chat = a.api === "chat", prefix = a.api === "responses" ? "resp" : chat ? "chatcmpl" : "cmpl";
+  return {
+    o: a.o,
+    seq: a.seq,
+    id: `${prefix}-${randomBytes(8).toString("hex")}`,
+    res: a.res,
+    api: a.api,
+    chat,
+    reasoning: a.api === "completions" ? 0 : Math.min(a.o.reasoningTokens, a.target),
+    tool: a.api === "completions" ? null : toolOf(a.body),
+    store: a.api === "responses" && a.body.store !== !1,
+    stream: a.body.stream === !0,
+    // the Responses API always reports usage (in response.completed)
+    includeUsage: so?.include_usage === !0 || a.api === "responses",
+    serverTs: a.o.serverTimestamps || a.req.headers["x-tokenbench-server-ts"] === "1",
+    model: a.o.model,
+    promptTokens: a.promptTokens,
+    cachedTokens: 0,
+    target: a.target,
+    maxTokens: a.maxTokens,
+    emitted: 0,
+    fault: a.fault,
+    tArrive: a.arrival,
+    tArriveHr: a.arrivalHr,
+    tAdmit: 0,
+    tFirst: 0,
+    tLast: 0,
+    gen: 0,
+    state: "queued",
+    roleSent: !1,
+    written: 0,
+    text: [],
+    created: Math.floor(Date.now() / 1e3)
+  };
+}
+function completionBody(r, usage) {
+  let text = r.text.join(""), finish = r.target < r.maxTokens ? "stop" : "length";
+  if (r.api === "responses")
+    return {
+      id: r.id,
+      object: "response",
+      created_at: r.created,
+      status: "completed",
+      model: r.model,
+      output: [{ type: "message", role: "assistant", content: [{ type: "output_text", text }] }],
+      usage: {
+        input_tokens: usage.prompt_tokens,
+        output_tokens: usage.completion_tokens,
+        total_tokens: usage.total_tokens
+      }
+    };
+  let choice = r.chat ? { index: 0, message: { role: "assistant", content: text }, finish_reason: finish } : { index: 0, text, finish_reason: finish };
+  return {
+    id: r.id,
+    object: r.chat ? "chat.completion" : "text_completion",
+    created: r.created,
+    model: r.model,
+    choices: [choice],
+    usage
+  };
+}
+var VOCAB = "the of and to in is was for on that with as it by at from his her an be this are or which".split(" "), vocabAt = (r, i) => VOCAB[(i + r.seq) % VOCAB.length];
+function generatedTokens(r) {
+  return Array.from({ length: r.emitted }, (_, i) => vocabAt(r, i));
+}
+
 // src/mock/chunks.ts
+function pieceOf(r, k) {
+  let reasoning = "", answer = "", from = r.emitted;
+  for (let i = from; i < from + k; i++) {
+    let t = ` ${vocabAt(r, i)}`;
+    i < r.reasoning ? reasoning += t : answer += t;
+  }
+  return { reasoning, answer, from, to: from + k };
+}
+var pieceText = (p) => p.reasoning + p.answer;
 function chunkPrefix(r) {
   return `{"id":"${r.id}","object":"${r.chat ? "chat.completion.chunk" : "text_completion"}","created":${r.created},"model":${JSON.stringify(r.model)},"choices":`;
 }
@@ -73,24 +299,117 @@ function roleChunk(r) {
 
 ` : "";
 }
-function contentChunk(r, text, finish, usage, ts, tokensPerChunk) {
-  let fin = finish === null ? "null" : `"${finish}"`, choice = r.chat ? `{"index":0,"delta":{"content":${JSON.stringify(text)}},"logprobs":null,"finish_reason":${fin}}` : `{"index":0,"text":${JSON.stringify(text)},"logprobs":null,"finish_reason":${fin}}`, s = `data: ${chunkPrefix(r)}[${choice}]`;
-  return usage !== null && (s += `,"usage":${usage}`), ts !== null && (s += `,"tokenbench_server_ts_ms":${ts}`, r.emitted <= tokensPerChunk && (s += `,"tokenbench_server_arrival_ts_ms":${r.tArriveHr}`)), `${s}}
+function argumentsOf(r, p) {
+  let a = p.answer;
+  return p.from <= r.reasoning && p.to > r.reasoning && (a = `{"q":"${a}`), p.to === r.target && a !== "" && (a += '"}'), a;
+}
+function chatDelta(r, o, p) {
+  let parts = [], content = p.answer;
+  if (p.reasoning !== "")
+    if (o.reasoningField === "think") {
+      let open = p.from === 0 ? "<think>" : "", close = p.to >= r.reasoning ? `</think>
+
+` : "";
+      content = `${open}${p.reasoning}${close}${r.tool === null ? content : ""}`;
+    } else parts.push(`${JSON.stringify(o.reasoningField)}:${JSON.stringify(p.reasoning)}`);
+  if (r.tool !== null && p.answer !== "") {
+    let first = p.from <= r.reasoning, head = first ? `"id":"call_${r.id.slice(-8)}","type":"function",` : "", fn = first ? `"name":${JSON.stringify(r.tool)},` : "";
+    parts.push(
+      `"tool_calls":[{"index":0,${head}"function":{${fn}"arguments":${JSON.stringify(argumentsOf(r, p))}}}]`
+    ), o.reasoningField === "think" && p.reasoning !== "" && parts.unshift(`"content":${JSON.stringify(content)}`);
+  } else (content !== "" || parts.length === 0) && parts.unshift(`"content":${JSON.stringify(content)}`);
+  return `{${parts.join(",")}}`;
+}
+function contentChunk(r, o, p, finish, usage, ts) {
+  let fin = finish === null ? "null" : `"${finish}"`, choice = r.chat ? `{"index":0,"delta":${chatDelta(r, o, p)},"logprobs":null,"finish_reason":${fin}}` : `{"index":0,"text":${JSON.stringify(pieceText(p))},"logprobs":null,"finish_reason":${fin}}`, second = r.fault === "two_choices" ? `,${choice.replace('{"index":0', '{"index":1')}` : "", s = `data: ${chunkPrefix(r)}[${choice}${second}]`;
+  return usage !== null && (s += `,"usage":${usage}`), ts !== null && (s += serverStamp(r, p, ts, o)), `${s}}
 
 `;
 }
-function usageJson(r, omitDetails) {
-  let u = {
-    prompt_tokens: r.promptTokens.length,
-    total_tokens: r.promptTokens.length + r.emitted,
-    completion_tokens: r.emitted
-  };
-  return omitDetails || (u.prompt_tokens_details = { cached_tokens: r.cachedTokens }), JSON.stringify(u);
+function serverStamp(r, p, ts, o) {
+  let s = `,"tokenbench_server_ts_ms":${ts}`;
+  return p.to <= o.tokensPerChunk && (s += `,"tokenbench_server_arrival_ts_ms":${r.tArriveHr}`), s;
 }
+function usageJson(r, omitDetails, o) {
+  let completion = r.fault === "huge_usage" ? 1e15 : r.emitted, u = {
+    prompt_tokens: r.promptTokens.length,
+    total_tokens: r.promptTokens.length + completion,
+    completion_tokens: completion
+  };
+  return omitDetails || (u.prompt_tokens_details = { cached_tokens: r.cachedTokens }), o.reasoningUsage && r.reasoning > 0 && (u.completion_tokens_details = { reasoning_tokens: Math.min(r.reasoning, r.emitted) }), JSON.stringify(u);
+}
+var typed = (type, body) => `event: ${type}
+data: {"type":"${type}",${body}}
+
+`;
+function responsesStart(r) {
+  let resp = `"response":{"id":"${r.id}","object":"response","created_at":${r.created},"status":"in_progress","model":${JSON.stringify(r.model)}}`;
+  return typed("response.created", resp) + typed("response.in_progress", resp);
+}
+function responsesDelta(r, o, p, ts) {
+  let stamp = ts !== null ? serverStamp(r, p, ts, o) : "", out = "";
+  if (p.reasoning !== "" && (p.from === 0 && (out += typed(
+    "response.output_item.added",
+    `"output_index":0,"item":{"id":"rs_${r.id}","type":"reasoning"}`
+  )), out += typed(
+    "response.reasoning_text.delta",
+    `"item_id":"rs_${r.id}","output_index":0,"content_index":0,"delta":${JSON.stringify(p.reasoning)}${stamp}`
+  )), p.answer !== "") {
+    let index = r.reasoning > 0 ? 1 : 0;
+    if (p.from <= r.reasoning) {
+      let item = r.tool !== null ? `{"id":"fc_${r.id}","type":"function_call","call_id":"call_${r.id.slice(-8)}","name":${JSON.stringify(r.tool)},"arguments":""}` : `{"id":"msg_${r.id}","type":"message","role":"assistant","content":[]}`;
+      out += typed("response.output_item.added", `"output_index":${index},"item":${item}`);
+    }
+    let s = stamp;
+    out += r.tool !== null ? typed(
+      "response.function_call_arguments.delta",
+      `"item_id":"fc_${r.id}","output_index":${index},"delta":${JSON.stringify(argumentsOf(r, p))}${s}`
+    ) : typed(
+      "response.output_text.delta",
+      `"item_id":"msg_${r.id}","output_index":${index},"content_index":0,"delta":${JSON.stringify(p.answer)}${s}`
+    );
+  }
+  return out;
+}
+function responsesLast(r, o, p, usage, ts) {
+  let u = JSON.parse(usage), ru = {
+    input_tokens: u.prompt_tokens,
+    output_tokens: u.completion_tokens,
+    total_tokens: u.total_tokens,
+    input_tokens_details: u.prompt_tokens_details ?? { cached_tokens: 0 },
+    output_tokens_details: { reasoning_tokens: Math.min(r.reasoning, r.emitted) }
+  }, incomplete = r.target >= r.maxTokens, status = incomplete ? '"status":"incomplete","incomplete_details":{"reason":"max_output_tokens"}' : '"status":"completed"', type = incomplete ? "response.incomplete" : "response.completed";
+  return responsesDelta(r, o, p, ts) + typed(type, `"response":{"id":"${r.id}","object":"response",${status},"usage":${JSON.stringify(ru)}}`);
+}
+function wire(o, first, text) {
+  let v = o.protocol;
+  if (v.length === 0) return text;
+  let s = text;
+  return v.includes("ids") && (s = s.replace(/^data: /gm, `id: 7
+retry: 3000
+data: `)), v.includes("multiline") && (s = s.replace(/^data: \{"/gm, `data: {
+data: "`)), v.includes("comments") && (s = s.replace(/^data: /gm, `: keep-alive
+data: `)), v.includes("no-space") && (s = s.replace(/^data: /gm, "data:")), v.includes("crlf") ? s = s.replace(/\n/g, `\r
+`) : v.includes("cr") && (s = s.replace(/\n/g, "\r")), first && v.includes("bom") && (s = `\uFEFF${s}`), s;
+}
+function afterDone(r, o) {
+  return contentChunk(
+    r,
+    o,
+    { reasoning: "", answer: " late", from: r.target, to: r.target },
+    null,
+    null,
+    null
+  );
+}
+var errorEvent = () => `event: error
+data: {"error":{"message":"injected fault: the model crashed mid-stream","type":"internal_error"}}
+
+`;
 
 // src/mock/flavor.ts
-function standardLastEvents(c, s, text, finish) {
-  let out = c.content(text, finish, null);
+function standardLastEvents(c, s, piece, finish) {
+  let out = c.content(piece, finish, null);
   return s.includeUsage && (out += `data: ${c.prefix}[],"usage":${s.usage}}
 
 `), out;
@@ -204,23 +523,6 @@ var freetoken = flavor({
   }
 });
 
-// src/mock/tokenizer.ts
-var TOKEN_RE = /[A-Za-z0-9]+|[^\sA-Za-z0-9]/g;
-function tokenize(text) {
-  return text.match(TOKEN_RE) ?? [];
-}
-function countTokens(text) {
-  let n = 0;
-  for (TOKEN_RE.lastIndex = 0; TOKEN_RE.exec(text) !== null; ) n++;
-  return n;
-}
-function hashChain(prev, s) {
-  let h = (prev ^ 2166136261) >>> 0;
-  for (let i = 0; i < s.length; i++)
-    h ^= s.charCodeAt(i), h = Math.imul(h, 16777619) >>> 0;
-  return h;
-}
-
 // src/mock/flavors/llamacpp.ts
 var llamacpp = flavor({
   closeAfterStream: !0,
@@ -248,14 +550,14 @@ var llamacpp = flavor({
     let content = typeof body.content == "string" ? body.content : "";
     return { tokens: tokenize(content).map((_, i) => i + 1) };
   },
-  lastEvents(c, s, text, finish) {
+  lastEvents(c, s, piece, finish) {
     let timings = JSON.stringify({
       prompt_n: s.promptTokens - s.cachedTokens,
       prompt_ms: s.tFirst - s.tAdmit,
       predicted_n: s.emitted,
       predicted_ms: s.now - s.tFirst
     }), fin = `data: ${c.prefix}[{"index":0,"delta":{},"logprobs":null,"finish_reason":"${finish}"}]`;
-    return s.includeUsage && (fin += `,"usage":${s.usage}`), `${c.content(text, null, null)}${fin},"timings":${timings}}
+    return s.includeUsage && (fin += `,"usage":${s.usage}`), `${c.content(piece, null, null)}${fin},"timings":${timings}}
 
 `;
   },
@@ -290,7 +592,7 @@ var sglang = flavor({
     let toks = promptOf2(body.messages !== void 0);
     return { count: toks.length, max_model_len: e.o.maxModelLen, tokens: toks.map((_, i) => i + 1) };
   },
-  lastEvents: (c, s, text, finish) => c.content(text, finish, s.includeUsage ? s.usage : null),
+  lastEvents: (c, s, piece, finish) => c.content(piece, finish, s.includeUsage ? s.usage : null),
   metrics(x, e) {
     coreMetrics(x, e, CORE_METRICS.sglang);
     let c = e.cache;
@@ -349,63 +651,6 @@ var FLAVOR_MODULES = {
   llamacpp,
   minimal
 };
-
-// src/mock/http.ts
-var HttpError = class extends Error {
-  constructor(status, message, type = "invalid_request_error") {
-    super(message);
-    this.status = status;
-    this.type = type;
-  }
-  status;
-  type;
-};
-function sendJson(res, status, body) {
-  let s = JSON.stringify(body);
-  res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(s) }), res.end(s);
-}
-function sendError(res, status, message, type) {
-  sendJson(res, status, { error: { message, type, param: null, code: status } });
-}
-function promptOf(body, chat) {
-  if (chat) {
-    let msgs = body.messages;
-    if (!Array.isArray(msgs) || msgs.length === 0)
-      throw new HttpError(400, "'messages' must be a non-empty array");
-    let parts = [];
-    for (let m of msgs) {
-      let c = m?.content;
-      if (typeof c == "string") parts.push(c);
-      else if (Array.isArray(c))
-        for (let p2 of c)
-          typeof p2?.text == "string" && parts.push(p2.text);
-      else throw new HttpError(400, "each message needs a string 'content'");
-    }
-    return tokenize(parts.join(`
-`));
-  }
-  let p = body.prompt;
-  if (typeof p == "string") return tokenize(p);
-  if (Array.isArray(p) && p.every((x) => typeof x == "string")) return tokenize(p.join(`
-`));
-  throw new HttpError(400, "'prompt' must be a string");
-}
-async function readJson(req) {
-  let chunks = [], size = 0;
-  for await (let c of req) {
-    if (size += c.length, size > 64 * 1024 * 1024) throw new HttpError(413, "request body too large");
-    chunks.push(c);
-  }
-  let text = Buffer.concat(chunks).toString("utf8"), v;
-  try {
-    v = JSON.parse(text);
-  } catch {
-    throw new HttpError(400, "request body is not valid JSON");
-  }
-  if (v === null || typeof v != "object" || Array.isArray(v))
-    throw new HttpError(400, "request body must be a JSON object");
-  return v;
-}
 
 // src/mock/prefix-cache.ts
 var PrefixCache = class {
@@ -559,66 +804,39 @@ function seededRandom(seed) {
   };
 }
 
-// src/mock/request.ts
-import { randomBytes } from "node:crypto";
-function validateCompletion(body, chat, o) {
-  if (typeof body.model != "string") throw new HttpError(400, "'model' is required");
-  if (body.model !== o.model)
-    throw new HttpError(400, `The model \`${body.model}\` does not exist.`, "NotFoundError");
-  let promptTokens = promptOf(body, chat);
-  if (promptTokens.length >= o.maxModelLen)
-    throw new HttpError(
-      400,
-      `prompt of ${promptTokens.length} tokens exceeds max_model_len ${o.maxModelLen}`
-    );
-  let maxTokens = typeof body.max_tokens == "number" ? body.max_tokens : typeof body.max_completion_tokens == "number" ? body.max_completion_tokens : o.defaultMaxTokens;
-  if (!Number.isInteger(maxTokens) || maxTokens < 1)
-    throw new HttpError(400, "'max_tokens' must be an integer >= 1");
-  return { promptTokens, maxTokens };
-}
-function newReq(a) {
-  let so = a.body.stream_options;
-  return {
-    seq: a.seq,
-    id: `${a.chat ? "chatcmpl" : "cmpl"}-${randomBytes(8).toString("hex")}`,
-    res: a.res,
-    chat: a.chat,
-    stream: a.body.stream === !0,
-    includeUsage: so?.include_usage === !0,
-    serverTs: a.o.serverTimestamps || a.req.headers["x-tokenbench-server-ts"] === "1",
-    model: a.o.model,
-    promptTokens: a.promptTokens,
-    cachedTokens: 0,
-    target: a.target,
-    maxTokens: a.maxTokens,
-    emitted: 0,
-    fault: a.fault,
-    tArrive: a.arrival,
-    tArriveHr: a.arrivalHr,
-    tAdmit: 0,
-    tFirst: 0,
-    tLast: 0,
-    gen: 0,
-    state: "queued",
-    roleSent: !1,
-    text: [],
-    created: Math.floor(Date.now() / 1e3)
-  };
-}
-function completionBody(r, usage) {
-  let text = r.text.join(""), finish = r.target < r.maxTokens ? "stop" : "length", choice = r.chat ? { index: 0, message: { role: "assistant", content: text }, finish_reason: finish } : { index: 0, text, finish_reason: finish };
-  return {
-    id: r.id,
-    object: r.chat ? "chat.completion" : "text_completion",
-    created: r.created,
-    model: r.model,
-    choices: [choice],
-    usage
-  };
-}
-var VOCAB = "the of and to in is was for on that with as it by at from his her an be this are or which".split(" "), vocabAt = (r, i) => VOCAB[(i + r.seq) % VOCAB.length];
-function generatedTokens(r) {
-  return Array.from({ length: r.emitted }, (_, i) => vocabAt(r, i));
+// src/mock/stream-text.ts
+function streamText(r, flavor2, st) {
+  let o = r.o, { piece, last, ts } = st, out = "";
+  if (st.first && !r.roleSent && (r.roleSent = !0, out += r.api === "responses" ? responsesStart(r) : roleChunk(r)), r.fault === "malformed" && r.emitted > r.target / 2 && r.emitted - piece.to + piece.from <= r.target / 2 && (out += `data: {"choices": [{"delta": {"content": "oops"
+
+`), r.fault === "error_event" && last) return out + errorEvent();
+  let finish = r.target < r.maxTokens ? "stop" : "length";
+  if (r.api === "responses")
+    out += last ? responsesLast(r, o, piece, st.usage, ts) : responsesDelta(r, o, piece, ts);
+  else {
+    let chunks = {
+      prefix: chunkPrefix(r),
+      content: (p, fin, usage) => contentChunk(r, o, p, fin, usage, ts)
+    };
+    last ? out += flavor2.lastEvents(
+      chunks,
+      {
+        promptTokens: r.promptTokens.length,
+        cachedTokens: r.cachedTokens,
+        emitted: r.emitted,
+        includeUsage: r.includeUsage && r.fault !== "no_usage",
+        usage: st.usage,
+        tAdmit: r.tAdmit,
+        tFirst: r.tFirst,
+        now: st.now
+      },
+      piece,
+      finish
+    ) : out += chunks.content(piece, null, null), last && r.fault !== "no_done" && (out += `data: [DONE]
+
+`);
+  }
+  return last && o.protocol.includes("after-done") && (out += afterDone(r, o)), out;
 }
 
 // src/mock/timer-queue.ts
@@ -704,6 +922,8 @@ var hrMs = () => Number(process.hrtime.bigint()) / 1e6, Engine = class {
   events = 0;
   faultCounts = {};
   lateness = [];
+  /** Responses API: stored conversations (prompt and answer tokens) by response id, oldest first. */
+  stored = /* @__PURE__ */ new Map();
   h = {
     ttft: new Histogram(LATENCY_BUCKETS_S),
     itl: new Histogram(ITL_BUCKETS_S),
@@ -758,8 +978,8 @@ var hrMs = () => Number(process.hrtime.bigint()) / 1e6, Engine = class {
       if (f.every !== null && seq % f.every === 0 || f.rate !== null && this.faultRand() < f.rate) return f.kind;
     return null;
   }
-  completion(req, res, body, chat, arrival, arrivalHr) {
-    let o = this.o, { promptTokens, maxTokens } = validateCompletion(body, chat, o);
+  completion(req, res, body, api, arrival, arrivalHr) {
+    let o = this.o, { promptTokens, maxTokens } = validateCompletion(body, api, o, this.stored);
     if (this.loading()) throw new HttpError(503, "model is still loading", "unavailable_error");
     let seq = ++this.seq, fault = this.pickFault(seq);
     fault !== null && this.countFault(fault);
@@ -767,8 +987,9 @@ var hrMs = () => Number(process.hrtime.bigint()) / 1e6, Engine = class {
     if (httpFault) throw new HttpError(...httpFault);
     if (o.maxQueue !== null && this.active.size >= o.capacity && this.queue.length >= o.maxQueue)
       throw this.rejected++, new HttpError(o.rejectStatus, "server queue is full", "rate_limit_error");
-    let ignoreEos = body.ignore_eos === !0, target = maxTokens;
-    if (!ignoreEos) {
+    let ignoreEos = body.ignore_eos === !0 && fault !== "early_stop", target = maxTokens;
+    if (fault === "early_stop") target = Math.max(1, Math.floor(maxTokens / 2));
+    else if (!ignoreEos) {
       let p = 1 / Math.max(1, o.meanOutputTokens);
       target = Math.min(maxTokens, 1 + Math.floor(Math.log(1 - this.rand()) / Math.log(1 - p)));
     }
@@ -777,7 +998,7 @@ var hrMs = () => Number(process.hrtime.bigint()) / 1e6, Engine = class {
       req,
       res,
       body,
-      chat,
+      api,
       o,
       promptTokens,
       maxTokens,
@@ -790,7 +1011,11 @@ var hrMs = () => Number(process.hrtime.bigint()) / 1e6, Engine = class {
       r.state !== "done" && (this.cancelled++, this.finish(r, performance3.now(), !1));
     });
     let begin = () => {
-      if (r.stream) {
+      if (fault === "error_body")
+        return this.finish(r, performance3.now(), !1), sendJson(res, 200, {
+          error: { message: "injected fault: the engine is overloaded", type: "internal_error" }
+        });
+      if (r.stream && o.protocol.includes("early-hints") && res.writeEarlyHints({ link: "</v1/models>; rel=preload" }), r.stream) {
         let headers = {
           "content-type": "text/event-stream; charset=utf-8",
           "cache-control": "no-cache"
@@ -833,7 +1058,7 @@ var hrMs = () => Number(process.hrtime.bigint()) / 1e6, Engine = class {
     let resumed = r.emitted > 0;
     resumed || (r.tAdmit = t, this.h.queue.observe((t - r.tArrive) / 1e3), r.cachedTokens = this.cache.lookupAndInsert(r.promptTokens));
     let uncached = resumed ? r.promptTokens.length + r.emitted : r.promptTokens.length - r.cachedTokens, prefill = o.ttftMs + o.prefillMsPer1k * uncached / 1e3;
-    resumed || this.h.prefill.observe(prefill / 1e3), this.flavor.roleChunkAtAdmission && r.stream && !r.roleSent && (r.roleSent = !0, r.res.write(roleChunk(r)));
+    resumed || this.h.prefill.observe(prefill / 1e3), this.flavor.roleChunkAtAdmission && r.stream && !r.roleSent && (r.roleSent = !0, this.write(r, r.api === "responses" ? responsesStart(r) : roleChunk(r)));
     let gen = r.gen;
     this.timers.at(t + prefill, () => this.emit(r, t + prefill, gen));
   }
@@ -842,7 +1067,7 @@ var hrMs = () => Number(process.hrtime.bigint()) / 1e6, Engine = class {
     return o.itlJitterMs > 0 && (d += (this.rand() * 2 - 1) * o.itlJitterMs), Math.max(0, d);
   }
   usageJson(r) {
-    return usageJson(r, this.flavor.omitCachedDetailsWhenZero && r.cachedTokens === 0);
+    return usageJson(r, this.flavor.omitCachedDetailsWhenZero && r.cachedTokens === 0, this.o);
   }
   /**
    * Emit the event due at `scheduled`, and every later event of this stream that is already due
@@ -854,60 +1079,44 @@ var hrMs = () => Number(process.hrtime.bigint()) / 1e6, Engine = class {
       let now = performance3.now(), step = this.step(r, t, now);
       if (out += step.out, step.reset) {
         let res = r.res;
-        this.finish(r, now, !1), res.write(out, () => res.socket ? res.socket.resetAndDestroy() : res.destroy());
+        this.finish(r, now, !1), res.write(
+          wire(this.o, r.written++ === 0, out),
+          () => res.socket ? res.socket.resetAndDestroy() : res.destroy()
+        );
         return;
       }
       if (step.last) {
-        out && r.stream && r.res.write(out), this.finish(r, now, !0);
+        out && r.stream && this.write(r, out), this.finish(r, now, !0);
         return;
       }
       this.enforceKv();
       let next = t + this.itl() + step.extraDelayMs;
       if (r.state !== "running" || r.gen !== gen || next > performance3.now()) {
-        out && r.stream && r.res.write(out), r.state === "running" && r.gen === gen && this.timers.at(next, () => this.emit(r, next, gen));
+        out && r.stream && this.write(r, out), r.state === "running" && r.gen === gen && this.timers.at(next, () => this.emit(r, next, gen));
         return;
       }
       t = next;
     }
   }
+  /** Stream text onto the wire, in the configured protocol variant. */
+  write(r, out) {
+    out !== "" && r.res.write(wire(this.o, r.written++ === 0, out));
+  }
   /** One stream event: bookkeeping and its SSE text (nothing written here). */
   step(r, scheduled, now) {
     let o = this.o;
     this.lateness.length < 1e6 && this.lateness.push(now - scheduled);
-    let k = Math.min(o.tokensPerChunk, r.target - r.emitted), text = "";
-    for (let i = 0; i < k; i++) text += ` ${vocabAt(r, r.emitted + i)}`;
-    let first = r.emitted === 0;
+    let k = Math.min(o.tokensPerChunk, r.target - r.emitted), piece = pieceOf(r, k), first = r.emitted === 0;
     r.emitted += k, this.generationTotal += k, this.events++, first ? (r.tFirst = now, this.h.ttft.observe((now - r.tArrive) / 1e3)) : this.h.itl.observe((now - r.tLast) / 1e3), r.tLast = now;
-    let last = r.emitted >= r.target, half = Math.floor(r.target / 2), crossedHalf = r.emitted >= half && r.emitted - k < half, extraDelayMs = r.fault === "stall" && crossedHalf ? o.stallS * 1e3 : 0;
+    let half = Math.floor(r.target / 2), crossedHalf = r.emitted >= half && r.emitted - k < half, last = r.emitted >= r.target || r.fault === "error_event" && crossedHalf, extraDelayMs = r.fault === "stall" && crossedHalf ? o.stallS * 1e3 : 0;
     if (!r.stream)
-      return r.text.push(text), { out: "", last, reset: !1, extraDelayMs };
-    let ts = r.serverTs ? hrMs() : null, out = "";
-    first && !r.roleSent && (r.roleSent = !0, out += roleChunk(r)), r.fault === "malformed" && r.emitted > r.target / 2 && r.emitted - k <= r.target / 2 && (out += `data: {"choices": [{"delta": {"content": "oops"
-
-`);
-    let finish = last ? r.target < r.maxTokens ? "stop" : "length" : null, chunks = {
-      prefix: chunkPrefix(r),
-      content: (t, fin, usage) => contentChunk(r, t, fin, usage, ts, o.tokensPerChunk)
-    };
-    last ? out += this.flavor.lastEvents(
-      chunks,
-      {
-        promptTokens: r.promptTokens.length,
-        cachedTokens: r.cachedTokens,
-        emitted: r.emitted,
-        includeUsage: r.includeUsage && r.fault !== "no_usage",
-        usage: this.usageJson(r),
-        tAdmit: r.tAdmit,
-        tFirst: r.tFirst,
-        now
-      },
-      text,
-      finish
-    ) : out += chunks.content(text, null, null), last && r.fault !== "no_done" && (out += `data: [DONE]
-
-`);
-    let reset = r.fault === "reset" && !last && r.emitted >= Math.max(1, half);
+      return r.text.push(pieceText(piece)), { out: "", last, reset: !1, extraDelayMs };
+    let ts = r.serverTs ? hrMs() : null, usage = last ? this.usageJson(r) : "", out = streamText(r, this.flavor, { piece, first, last, ts, usage, now }), reset = r.fault === "reset" && !last && r.emitted >= Math.max(1, half);
     return { out, last, reset, extraDelayMs };
+  }
+  /** A stored response for previous_response_id, the oldest dropped beyond 10,000. */
+  keep(id, tokens) {
+    this.stored.set(id, tokens), this.stored.size > 1e4 && this.stored.delete(this.stored.keys().next().value);
   }
   /** Over the KV budget: preempt the most recently admitted request (recompute policy). */
   enforceKv() {
@@ -928,11 +1137,21 @@ var hrMs = () => Number(process.hrtime.bigint()) / 1e6, Engine = class {
       let i = this.queue.indexOf(r);
       i >= 0 && this.queue.splice(i, 1);
     }
-    ok && (this.completed++, this.cache.insert([...r.promptTokens, ...generatedTokens(r)]), this.h.e2e.observe((t - r.tArrive) / 1e3), r.stream ? (r.res.end(), this.flavor.closeAfterStream && r.res.once("finish", () => r.res.socket?.destroy())) : sendJson(r.res, 200, completionBody(r, JSON.parse(this.usageJson(r))))), this.scheduleAdmission(t);
+    if (ok) {
+      this.completed++;
+      let conversation = [...r.promptTokens, ...generatedTokens(r)];
+      this.cache.insert(conversation), r.store && this.keep(r.id, conversation), this.h.e2e.observe((t - r.tArrive) / 1e3), r.stream ? (r.res.end(), this.flavor.closeAfterStream && r.res.once("finish", () => r.res.socket?.destroy())) : sendJson(r.res, 200, completionBody(r, JSON.parse(this.usageJson(r))));
+    }
+    this.scheduleAdmission(t);
   }
 };
 
 // src/mock/server.ts
+var API_ROUTES = {
+  "/v1/chat/completions": "chat",
+  "/v1/completions": "completions",
+  "/v1/responses": "responses"
+};
 async function start(partial = {}) {
   let o = { ...DEFAULT_MOCK_OPTIONS, ...partial };
   partial.port === void 0 && (o.port = 0);
@@ -986,9 +1205,10 @@ function metricsText(e) {
 async function handle(engine, req, res) {
   let arrival = performance4.now(), arrivalHr = Number(process.hrtime.bigint()) / 1e6, url = (req.url ?? "/").split("?")[0], method = req.method ?? "GET", flavor2 = engine.flavor;
   try {
-    if (method === "POST" && (url === "/v1/chat/completions" || url === "/v1/completions")) {
+    let api = API_ROUTES[url];
+    if (method === "POST" && api !== void 0) {
       let body = await readJson(req);
-      return engine.completion(req, res, body, url === "/v1/chat/completions", arrival, arrivalHr);
+      return engine.completion(req, res, body, api, arrival, arrivalHr);
     }
     if (method === "GET" && url === "/mock/stats") return sendJson(res, 200, engine.stats());
     if (!flavor2.commonRoutes) throw new HttpError(404, `no route ${method} ${url}`, "not_found_error");
@@ -1017,6 +1237,8 @@ export {
   DEFAULT_MOCK_OPTIONS,
   FAULT_KINDS,
   FLAVORS,
+  PROTOCOL_VARIANTS,
+  REASONING_FIELDS,
   countTokens,
   parseFault,
   start,

@@ -294,8 +294,8 @@ var require_errors = __commonJS({
   "node_modules/undici/lib/core/errors.js"(exports, module) {
     "use strict";
     var kUndiciError = /* @__PURE__ */ Symbol.for("undici.error.UND_ERR"), UndiciError = class extends Error {
-      constructor(message, options) {
-        super(message, options), this.name = "UndiciError", this.code = "UND_ERR";
+      constructor(message, options2) {
+        super(message, options2), this.name = "UndiciError", this.code = "UND_ERR";
       }
       static [Symbol.hasInstance](instance) {
         return instance && instance[kUndiciError] === !0;
@@ -504,8 +504,8 @@ var require_errors = __commonJS({
         return !0;
       }
     }, kSecureProxyConnectionError = /* @__PURE__ */ Symbol.for("undici.error.UND_ERR_PRX_TLS"), SecureProxyConnectionError = class extends UndiciError {
-      constructor(cause, message, options = {}) {
-        super(message, { cause, ...options }), this.name = "SecureProxyConnectionError", this.message = message || "Secure Proxy Connection failed", this.code = "UND_ERR_PRX_TLS", this.cause = cause;
+      constructor(cause, message, options2 = {}) {
+        super(message, { cause, ...options2 }), this.name = "SecureProxyConnectionError", this.message = message || "Secure Proxy Connection failed", this.code = "UND_ERR_PRX_TLS", this.cause = cause;
       }
       static [Symbol.hasInstance](instance) {
         return instance && instance[kSecureProxyConnectionError] === !0;
@@ -2317,18 +2317,18 @@ var require_connect = __commonJS({
     function buildConnector({ allowH2, useH2c, maxCachedSessions, socketPath, timeout, session: customSession, ...opts }) {
       if (maxCachedSessions != null && (!Number.isInteger(maxCachedSessions) || maxCachedSessions < 0))
         throw new InvalidArgumentError("maxCachedSessions must be a positive integer or zero");
-      let options = { path: socketPath, ...opts }, sessionCache = new SessionCache(maxCachedSessions ?? 100);
+      let options2 = { path: socketPath, ...opts }, sessionCache = new SessionCache(maxCachedSessions ?? 100);
       return timeout = timeout ?? 1e4, allowH2 = allowH2 ?? !1, function({ hostname, host, protocol, port: port2, servername, localAddress, httpSocket }, callback) {
         let socket;
         if (protocol === "https:") {
-          tls || (tls = __require("node:tls")), servername = servername || options.servername || util.getServerName(host) || null;
+          tls || (tls = __require("node:tls")), servername = servername || options2.servername || util.getServerName(host) || null;
           let sessionKey = servername || hostname;
           assert(sessionKey);
           let session = customSession || sessionCache.get(sessionKey) || null;
           port2 = port2 || 443, socket = tls.connect({
             highWaterMark: 16384,
             // TLS in node can't have bigger HWM anyway...
-            ...options,
+            ...options2,
             servername,
             session,
             localAddress,
@@ -2344,13 +2344,13 @@ var require_connect = __commonJS({
           assert(!httpSocket, "httpSocket can only be sent on TLS update"), port2 = port2 || 80, socket = net.connect({
             highWaterMark: 64 * 1024,
             // Same as nodejs fs streams.
-            ...options,
+            ...options2,
             localAddress,
             port: port2,
             host: hostname
           }), useH2c === !0 && (socket.alpnProtocol = "h2");
-        if (options.keepAlive == null || options.keepAlive) {
-          let keepAliveInitialDelay = options.keepAliveInitialDelay === void 0 ? 6e4 : options.keepAliveInitialDelay;
+        if (options2.keepAlive == null || options2.keepAlive) {
+          let keepAliveInitialDelay = options2.keepAliveInitialDelay === void 0 ? 6e4 : options2.keepAliveInitialDelay;
           socket.setKeepAlive(!0, keepAliveInitialDelay);
         }
         let clearConnectTimeout = util.setupConnectTimeout(new WeakRef(socket), { timeout, hostname, port: port2 });
@@ -3682,10 +3682,10 @@ var require_webidl = __commonJS({
         }
       };
     };
-    webidl.argumentLengthCheck = function({ length }, min, ctx) {
-      if (length < min)
+    webidl.argumentLengthCheck = function({ length }, min2, ctx) {
+      if (length < min2)
         throw webidl.errors.exception({
-          message: `${min} argument${min !== 1 ? "s" : ""} required, but${length ? " only" : ""} ${length} found.`,
+          message: `${min2} argument${min2 !== 1 ? "s" : ""} required, but${length ? " only" : ""} ${length} found.`,
           header: ctx
         });
     };
@@ -3864,8 +3864,8 @@ var require_webidl = __commonJS({
             header: prefix,
             message: `Expected ${dictionary} to be one of: Null, Undefined, Object.`
           });
-        for (let options of converters) {
-          let { key, defaultValue, required, converter } = options;
+        for (let options2 of converters) {
+          let { key, defaultValue, required, converter } = options2;
           if (required === !0 && (dictionary == null || !Object.hasOwn(dictionary, key)))
             throw webidl.errors.exception({
               header: prefix,
@@ -3873,10 +3873,10 @@ var require_webidl = __commonJS({
             });
           let value = dictionary?.[key], hasDefault = defaultValue !== void 0;
           if (hasDefault && value === void 0 && (value = defaultValue()), required || hasDefault || value !== void 0) {
-            if (value = converter(value, prefix, `${argument}.${key}`), options.allowedValues && !options.allowedValues.includes(value))
+            if (value = converter(value, prefix, `${argument}.${key}`), options2.allowedValues && !options2.allowedValues.includes(value))
               throw webidl.errors.exception({
                 header: prefix,
-                message: `${value} is not an accepted type. Expected one of ${options.allowedValues.join(", ")}.`
+                message: `${value} is not an accepted type. Expected one of ${options2.allowedValues.join(", ")}.`
               });
             dict[key] = value;
           }
@@ -4695,10 +4695,10 @@ var require_formdata = __commonJS({
           ...this.#state.slice(idx + 1).filter((entry2) => entry2.name !== name)
         ] : this.#state.push(entry);
       }
-      [nodeUtil.inspect.custom](depth, options) {
+      [nodeUtil.inspect.custom](depth, options2) {
         let state = this.#state.reduce((a, b) => (a[b.name] ? Array.isArray(a[b.name]) ? a[b.name].push(b.value) : a[b.name] = [a[b.name], b.value] : a[b.name] = b.value, a), { __proto__: null });
-        options.depth ??= depth, options.colors ??= !0;
-        let output = nodeUtil.formatWithOptions(options, state);
+        options2.depth ??= depth, options2.colors ??= !0;
+        let output = nodeUtil.formatWithOptions(options2, state);
         return `FormData ${output.slice(output.indexOf("]") + 2)}`;
       }
       /**
@@ -4733,11 +4733,11 @@ var require_formdata = __commonJS({
     function makeEntry(name, value, filename) {
       if (typeof value != "string") {
         if (webidl.is.File(value) || (value = new File([value], "blob", { type: value.type })), filename !== void 0) {
-          let options = {
+          let options2 = {
             type: value.type,
             lastModified: value.lastModified
           };
-          value = new File([value], filename, options);
+          value = new File([value], filename, options2);
         }
       }
       return { name, value };
@@ -6903,7 +6903,7 @@ var require_pool = __commonJS({
         autoSelectFamilyAttemptTimeout,
         allowH2,
         clientTtl,
-        ...options
+        ...options2
       } = {}) {
         if (connections != null && (!Number.isFinite(connections) || connections < 0))
           throw new InvalidArgumentError("invalid connections");
@@ -6919,7 +6919,7 @@ var require_pool = __commonJS({
           timeout: connectTimeout,
           ...typeof autoSelectFamily == "boolean" ? { autoSelectFamily, autoSelectFamilyAttemptTimeout } : void 0,
           ...connect
-        })), super(options), this[kConnections] = connections || null, this[kUrl] = util.parseOrigin(origin), this[kOptions] = { ...util.deepClone(options), connect, allowH2, clientTtl, socketPath }, this[kOptions].interceptors = options.interceptors ? { ...options.interceptors } : void 0, this[kFactory] = factory, this.on("connect", (origin2, targets) => {
+        })), super(options2), this[kConnections] = connections || null, this[kUrl] = util.parseOrigin(origin), this[kOptions] = { ...util.deepClone(options2), connect, allowH2, clientTtl, socketPath }, this[kOptions].interceptors = options2.interceptors ? { ...options2.interceptors } : void 0, this[kFactory] = factory, this.on("connect", (origin2, targets) => {
           if (clientTtl != null && clientTtl > 0)
             for (let target of targets)
               Object.assign(target, { ttl: Date.now() });
@@ -7065,7 +7065,7 @@ var require_round_robin_pool = __commonJS({
         autoSelectFamilyAttemptTimeout,
         allowH2,
         clientTtl,
-        ...options
+        ...options2
       } = {}) {
         if (connections != null && (!Number.isFinite(connections) || connections < 0))
           throw new InvalidArgumentError("invalid connections");
@@ -7081,7 +7081,7 @@ var require_round_robin_pool = __commonJS({
           timeout: connectTimeout,
           ...typeof autoSelectFamily == "boolean" ? { autoSelectFamily, autoSelectFamilyAttemptTimeout } : void 0,
           ...connect
-        })), super(), this[kConnections] = connections || null, this[kUrl] = util.parseOrigin(origin), this[kOptions] = { ...util.deepClone(options), connect, allowH2, clientTtl, socketPath }, this[kOptions].interceptors = options.interceptors ? { ...options.interceptors } : void 0, this[kFactory] = factory, this[kIndex] = -1, this.on("connect", (origin2, targets) => {
+        })), super(), this[kConnections] = connections || null, this[kUrl] = util.parseOrigin(origin), this[kOptions] = { ...util.deepClone(options2), connect, allowH2, clientTtl, socketPath }, this[kOptions].interceptors = options2.interceptors ? { ...options2.interceptors } : void 0, this[kFactory] = factory, this[kIndex] = -1, this.on("connect", (origin2, targets) => {
           if (clientTtl != null && clientTtl > 0)
             for (let target of targets)
               Object.assign(target, { ttl: Date.now() });
@@ -7129,14 +7129,14 @@ var require_agent = __commonJS({
       return opts && opts.connections === 1 ? new Client(origin, opts) : new Pool(origin, opts);
     }
     var Agent2 = class extends DispatcherBase {
-      constructor({ factory = defaultFactory, maxOrigins = 1 / 0, connect, tls, ...options } = {}) {
+      constructor({ factory = defaultFactory, maxOrigins = 1 / 0, connect, tls, ...options2 } = {}) {
         if (typeof factory != "function")
           throw new InvalidArgumentError("factory must be a function.");
         if (connect != null && typeof connect != "function" && typeof connect != "object")
           throw new InvalidArgumentError("connect must be a function or an object");
         if (typeof maxOrigins != "number" || Number.isNaN(maxOrigins) || maxOrigins <= 0)
           throw new InvalidArgumentError("maxOrigins must be a number greater than 0");
-        super(options), connect && typeof connect != "function" && (connect = { ...connect }), tls && typeof tls != "function" && (tls = { ...tls }), this[kOptions] = { ...util.deepClone(options), maxOrigins, connect, tls }, this[kFactory] = factory, this[kClients] = /* @__PURE__ */ new Map(), this[kOrigins] = /* @__PURE__ */ new Set(), this[kOnDrain] = (origin, targets) => {
+        super(options2), connect && typeof connect != "function" && (connect = { ...connect }), tls && typeof tls != "function" && (tls = { ...tls }), this[kOptions] = { ...util.deepClone(options2), maxOrigins, connect, tls }, this[kFactory] = factory, this[kClients] = /* @__PURE__ */ new Map(), this[kOrigins] = /* @__PURE__ */ new Set(), this[kOnDrain] = (origin, targets) => {
           this.emit("drain", origin, [this, ...targets]);
         }, this[kOnConnect] = (origin, targets) => {
           this.emit("connect", origin, [this, ...targets]);
@@ -7364,10 +7364,10 @@ var require_socks5_client = __commonJS({
       ERROR: "error",
       CLOSED: "closed"
     }, Socks5Client = class extends EventEmitter {
-      constructor(socket, options = {}) {
+      constructor(socket, options2 = {}) {
         if (super(), !socket)
           throw new InvalidArgumentError("socket is required");
-        this.socket = socket, this.options = options, this.state = STATES.INITIAL, this.buffer = EMPTY_BUFFER, this.onSocketData = this.onData.bind(this), this.onSocketError = this.onError.bind(this), this.onSocketClose = this.onClose.bind(this), this.authMethods = [], options.username && options.password && this.authMethods.push(AUTH_METHODS.USERNAME_PASSWORD), this.authMethods.push(AUTH_METHODS.NO_AUTH), this.socket.on("data", this.onSocketData), this.socket.on("error", this.onSocketError), this.socket.on("close", this.onSocketClose);
+        this.socket = socket, this.options = options2, this.state = STATES.INITIAL, this.buffer = EMPTY_BUFFER, this.onSocketData = this.onData.bind(this), this.onSocketError = this.onError.bind(this), this.onSocketClose = this.onClose.bind(this), this.authMethods = [], options2.username && options2.password && this.authMethods.push(AUTH_METHODS.USERNAME_PASSWORD), this.authMethods.push(AUTH_METHODS.NO_AUTH), this.socket.on("data", this.onSocketData), this.socket.on("error", this.onSocketError), this.socket.on("close", this.onSocketClose);
       }
       /**
        * Handle incoming data from the socket
@@ -7574,7 +7574,7 @@ var require_socks5_proxy_agent = __commonJS({
   "node_modules/undici/lib/dispatcher/socks5-proxy-agent.js"(exports, module) {
     "use strict";
     var { URL: URL2 } = __require("node:url"), tls, DispatcherBase = require_dispatcher_base(), { InvalidArgumentError } = require_errors(), { Socks5Client, STATES } = require_socks5_client(), { kDispatch, kClose, kDestroy } = require_symbols(), Pool = require_pool(), buildConnector = require_connect(), { debuglog } = __require("node:util"), debug = debuglog("undici:socks5-proxy"), kProxyUrl = /* @__PURE__ */ Symbol("proxy url"), kProxyHeaders = /* @__PURE__ */ Symbol("proxy headers"), kProxyAuth = /* @__PURE__ */ Symbol("proxy auth"), kProxyProtocol = /* @__PURE__ */ Symbol("proxy protocol"), kPools = /* @__PURE__ */ Symbol("pools"), kConnector = /* @__PURE__ */ Symbol("connector"), kRequestTls = /* @__PURE__ */ Symbol("request tls settings"), experimentalWarningEmitted = !1, Socks5ProxyAgent = class extends DispatcherBase {
-      constructor(proxyUrl, options = {}) {
+      constructor(proxyUrl, options2 = {}) {
         if (super(), experimentalWarningEmitted || (process.emitWarning(
           "SOCKS5 proxy support is experimental and subject to change",
           "ExperimentalWarning"
@@ -7583,12 +7583,12 @@ var require_socks5_proxy_agent = __commonJS({
         let url = typeof proxyUrl == "string" ? new URL2(proxyUrl) : proxyUrl;
         if (url.protocol !== "socks5:" && url.protocol !== "socks:")
           throw new InvalidArgumentError("Proxy URL must use socks5:// or socks:// protocol");
-        this[kProxyUrl] = url, this[kProxyHeaders] = options.headers || {}, this[kProxyProtocol] = options.proxyTls ? "https:" : "http:", this[kRequestTls] = options.requestTls, this[kProxyAuth] = {
-          username: options.username || (url.username ? decodeURIComponent(url.username) : null),
-          password: options.password || (url.password ? decodeURIComponent(url.password) : null)
-        }, this[kConnector] = options.connect || buildConnector({
-          ...options.proxyTls,
-          servername: options.proxyTls?.servername || url.hostname
+        this[kProxyUrl] = url, this[kProxyHeaders] = options2.headers || {}, this[kProxyProtocol] = options2.proxyTls ? "https:" : "http:", this[kRequestTls] = options2.requestTls, this[kProxyAuth] = {
+          username: options2.username || (url.username ? decodeURIComponent(url.username) : null),
+          password: options2.password || (url.password ? decodeURIComponent(url.password) : null)
+        }, this[kConnector] = options2.connect || buildConnector({
+          ...options2.proxyTls,
+          servername: options2.proxyTls?.servername || url.hostname
         }), this[kPools] = /* @__PURE__ */ new Map();
       }
       /**
@@ -7746,7 +7746,7 @@ var require_proxy_agent = __commonJS({
         opts.auth ? this[kProxyHeaders]["proxy-authorization"] = `Basic ${opts.auth}` : opts.token ? this[kProxyHeaders]["proxy-authorization"] = opts.token : username && password && (this[kProxyHeaders]["proxy-authorization"] = `Basic ${Buffer.from(`${decodeURIComponent(username)}:${decodeURIComponent(password)}`).toString("base64")}`);
         let connect = buildConnector({ ...opts.proxyTls });
         this[kConnectEndpoint] = buildConnector({ ...opts.requestTls });
-        let agentFactory = opts.factory || defaultAgentFactory, factory = (origin2, options) => {
+        let agentFactory = opts.factory || defaultAgentFactory, factory = (origin2, options2) => {
           let { protocol: protocol2 } = new URL(origin2);
           return this[kProxy].protocol === "socks5:" || this[kProxy].protocol === "socks:" ? new Socks5ProxyAgent(this[kProxy].uri, {
             headers: this[kProxyHeaders],
@@ -7760,7 +7760,7 @@ var require_proxy_agent = __commonJS({
             headers: this[kProxyHeaders],
             connect,
             factory: agentFactory
-          }) : agentFactory(origin2, options);
+          }) : agentFactory(origin2, options2);
         };
         protocol === "socks5:" || protocol === "socks:" ? this[kClient] = null : this[kClient] = clientFactory(url, { connect }), this[kAgent] = new Agent2({
           ...opts,
@@ -8244,8 +8244,8 @@ var require_retry_agent = __commonJS({
     var Dispatcher = require_dispatcher(), RetryHandler = require_retry_handler(), RetryAgent = class extends Dispatcher {
       #agent = null;
       #options = null;
-      constructor(agent, options = {}) {
-        super(options), this.#agent = agent, this.#options = options;
+      constructor(agent, options2 = {}) {
+        super(options2), this.#agent = agent, this.#options = options2;
       }
       dispatch(opts, handler) {
         let retry = new RetryHandler({
@@ -9538,8 +9538,8 @@ var require_mock_call_history = __commonJS({
   "node_modules/undici/lib/mock/mock-call-history.js"(exports, module) {
     "use strict";
     var { kMockCallHistoryAddLog } = require_mock_symbols(), { InvalidArgumentError } = require_errors();
-    function handleFilterCallsWithOptions(criteria, options, handler, store, allLogs) {
-      switch (options.operator) {
+    function handleFilterCallsWithOptions(criteria, options2, handler, store, allLogs) {
+      switch (options2.operator) {
         case "OR":
           return store.push(...handler(criteria, allLogs)), store;
         case "AND":
@@ -9548,14 +9548,14 @@ var require_mock_call_history = __commonJS({
           throw new InvalidArgumentError("options.operator must to be a case insensitive string equal to 'OR' or 'AND'");
       }
     }
-    function buildAndValidateFilterCallsOptions(options = {}) {
+    function buildAndValidateFilterCallsOptions(options2 = {}) {
       let finalOptions = {};
-      if ("operator" in options) {
-        if (typeof options.operator != "string" || options.operator.toUpperCase() !== "OR" && options.operator.toUpperCase() !== "AND")
+      if ("operator" in options2) {
+        if (typeof options2.operator != "string" || options2.operator.toUpperCase() !== "OR" && options2.operator.toUpperCase() !== "AND")
           throw new InvalidArgumentError("options.operator must to be a case insensitive string equal to 'OR' or 'AND'");
         return {
           ...finalOptions,
-          operator: options.operator.toUpperCase()
+          operator: options2.operator.toUpperCase()
         };
       }
       return finalOptions;
@@ -9601,9 +9601,9 @@ var require_mock_call_history = __commonJS({
         );
       }
       toString() {
-        let options = { betweenKeyValueSeparator: "->", betweenPairSeparator: "|" }, result = "";
+        let options2 = { betweenKeyValueSeparator: "->", betweenPairSeparator: "|" }, result = "";
         return this.toMap().forEach((value, key) => {
-          (typeof value == "string" || value === void 0 || value === null) && (result = `${result}${key}${options.betweenKeyValueSeparator}${value}${options.betweenPairSeparator}`), (typeof value == "object" && value !== null || Array.isArray(value)) && (result = `${result}${key}${options.betweenKeyValueSeparator}${JSON.stringify(value)}${options.betweenPairSeparator}`);
+          (typeof value == "string" || value === void 0 || value === null) && (result = `${result}${key}${options2.betweenKeyValueSeparator}${value}${options2.betweenPairSeparator}`), (typeof value == "object" && value !== null || Array.isArray(value)) && (result = `${result}${key}${options2.betweenKeyValueSeparator}${JSON.stringify(value)}${options2.betweenPairSeparator}`);
         }), result.slice(0, -1);
       }
     }, MockCallHistory = class {
@@ -9626,7 +9626,7 @@ var require_mock_call_history = __commonJS({
           throw new InvalidArgumentError("nthCall must be called with a positive value. use firstCall or lastCall instead");
         return this.logs.at(number - 1);
       }
-      filterCalls(criteria, options) {
+      filterCalls(criteria, options2) {
         if (this.logs.length === 0)
           return this.logs;
         if (typeof criteria == "function")
@@ -9636,7 +9636,7 @@ var require_mock_call_history = __commonJS({
         if (typeof criteria == "object" && criteria !== null) {
           if (Object.keys(criteria).length === 0)
             return this.logs;
-          let finalOptions = { operator: "OR", ...buildAndValidateFilterCallsOptions(options) }, maybeDuplicatedLogsFiltered = finalOptions.operator === "AND" ? this.logs : [];
+          let finalOptions = { operator: "OR", ...buildAndValidateFilterCallsOptions(options2) }, maybeDuplicatedLogsFiltered = finalOptions.operator === "AND" ? this.logs : [];
           return "protocol" in criteria && (maybeDuplicatedLogsFiltered = handleFilterCallsWithOptions(criteria.protocol, finalOptions, this.filterCallsByProtocol, maybeDuplicatedLogsFiltered, this.logs)), "host" in criteria && (maybeDuplicatedLogsFiltered = handleFilterCallsWithOptions(criteria.host, finalOptions, this.filterCallsByHost, maybeDuplicatedLogsFiltered, this.logs)), "port" in criteria && (maybeDuplicatedLogsFiltered = handleFilterCallsWithOptions(criteria.port, finalOptions, this.filterCallsByPort, maybeDuplicatedLogsFiltered, this.logs)), "origin" in criteria && (maybeDuplicatedLogsFiltered = handleFilterCallsWithOptions(criteria.origin, finalOptions, this.filterCallsByOrigin, maybeDuplicatedLogsFiltered, this.logs)), "path" in criteria && (maybeDuplicatedLogsFiltered = handleFilterCallsWithOptions(criteria.path, finalOptions, this.filterCallsByPath, maybeDuplicatedLogsFiltered, this.logs)), "hash" in criteria && (maybeDuplicatedLogsFiltered = handleFilterCallsWithOptions(criteria.hash, finalOptions, this.filterCallsByHash, maybeDuplicatedLogsFiltered, this.logs)), "fullUrl" in criteria && (maybeDuplicatedLogsFiltered = handleFilterCallsWithOptions(criteria.fullUrl, finalOptions, this.filterCallsByFullUrl, maybeDuplicatedLogsFiltered, this.logs)), "method" in criteria && (maybeDuplicatedLogsFiltered = handleFilterCallsWithOptions(criteria.method, finalOptions, this.filterCallsByMethod, maybeDuplicatedLogsFiltered, this.logs)), [...new Set(maybeDuplicatedLogsFiltered)];
         }
         throw new InvalidArgumentError("criteria parameter should be one of function, regexp, or object");
@@ -10013,18 +10013,18 @@ var require_snapshot_recorder = __commonJS({
        * Creates a new SnapshotRecorder instance
        * @param {SnapshotRecorderOptions&SnapshotRecorderMatchOptions} [options={}] - Configuration options for the recorder
        */
-      constructor(options = {}) {
-        this.#snapshotPath = options.snapshotPath, this.#maxSnapshots = options.maxSnapshots || 1 / 0, this.#autoFlush = options.autoFlush || !1, this.flushInterval = options.flushInterval || 3e4, this._flushTimer = null, this.matchOptions = {
-          matchHeaders: options.matchHeaders || [],
+      constructor(options2 = {}) {
+        this.#snapshotPath = options2.snapshotPath, this.#maxSnapshots = options2.maxSnapshots || 1 / 0, this.#autoFlush = options2.autoFlush || !1, this.flushInterval = options2.flushInterval || 3e4, this._flushTimer = null, this.matchOptions = {
+          matchHeaders: options2.matchHeaders || [],
           // empty means match all headers
-          ignoreHeaders: options.ignoreHeaders || [],
-          excludeHeaders: options.excludeHeaders || [],
-          matchBody: options.matchBody !== !1,
+          ignoreHeaders: options2.ignoreHeaders || [],
+          excludeHeaders: options2.excludeHeaders || [],
+          matchBody: options2.matchBody !== !1,
           // default: true
-          matchQuery: options.matchQuery !== !1,
+          matchQuery: options2.matchQuery !== !1,
           // default: true
-          caseSensitive: options.caseSensitive || !1
-        }, this.#headerFilters = createHeaderFilters(this.matchOptions), this.shouldRecord = options.shouldRecord || (() => !0), this.shouldPlayback = options.shouldPlayback || (() => !0), this.#isUrlExcluded = isUrlExcludedFactory(options.excludeUrls), this.#autoFlush && this.#snapshotPath && this.#startAutoFlush();
+          caseSensitive: options2.caseSensitive || !1
+        }, this.#headerFilters = createHeaderFilters(this.matchOptions), this.shouldRecord = options2.shouldRecord || (() => !0), this.shouldPlayback = options2.shouldPlayback || (() => !0), this.#isUrlExcluded = isUrlExcludedFactory(options2.excludeUrls), this.#autoFlush && this.#snapshotPath && this.#startAutoFlush();
       }
       /**
        * Records a request-response interaction
@@ -13272,12 +13272,12 @@ var require_decompress = __commonJS({
         }
       }
     };
-    function createDecompressInterceptor(options = {}) {
+    function createDecompressInterceptor(options2 = {}) {
       return warningEmitted || (process.emitWarning(
         "DecompressInterceptor is experimental and subject to change",
         "ExperimentalWarning"
       ), warningEmitted = !0), (dispatch) => (opts, handler) => {
-        let decompressHandler = new DecompressHandler(handler, options);
+        let decompressHandler = new DecompressHandler(handler, options2);
         return dispatch(opts, decompressHandler);
       };
     }
@@ -14253,8 +14253,8 @@ var require_headers = __commonJS({
         let list = this.#headersList.cookies;
         return list ? [...list] : [];
       }
-      [util.inspect.custom](depth, options) {
-        return options.depth ??= depth, `Headers ${util.formatWithOptions(options, this.#headersList.entries)}`;
+      [util.inspect.custom](depth, options2) {
+        return options2.depth ??= depth, `Headers ${util.formatWithOptions(options2, this.#headersList.entries)}`;
       }
       static getHeadersGuard(o) {
         return o.#guard;
@@ -14429,8 +14429,8 @@ var require_response = __commonJS({
         let clonedResponse = cloneResponse(this.#state);
         return this.#state.urlList.length !== 0 && this.#state.body?.stream && streamRegistry.register(this, new WeakRef(this.#state.body.stream)), fromInnerResponse(clonedResponse, getHeadersGuard(this.#headers));
       }
-      [nodeUtil.inspect.custom](depth, options) {
-        options.depth === null && (options.depth = 2), options.colors ??= !0;
+      [nodeUtil.inspect.custom](depth, options2) {
+        options2.depth === null && (options2.depth = 2), options2.colors ??= !0;
         let properties = {
           status: this.status,
           statusText: this.statusText,
@@ -14442,7 +14442,7 @@ var require_response = __commonJS({
           type: this.type,
           url: this.url
         };
-        return `Response ${nodeUtil.formatWithOptions(options, properties)}`;
+        return `Response ${nodeUtil.formatWithOptions(options2, properties)}`;
       }
       /**
        * @param {Response} response
@@ -14976,8 +14976,8 @@ var require_request2 = __commonJS({
         }
         return fromInnerRequest(clonedRequest, this.#dispatcher, ac.signal, getHeadersGuard(this.#headers));
       }
-      [nodeUtil.inspect.custom](depth, options) {
-        options.depth === null && (options.depth = 2), options.colors ??= !0;
+      [nodeUtil.inspect.custom](depth, options2) {
+        options2.depth === null && (options2.depth = 2), options2.colors ??= !0;
         let properties = {
           method: this.method,
           url: this.url,
@@ -14995,7 +14995,7 @@ var require_request2 = __commonJS({
           isHistoryNavigation: this.isHistoryNavigation,
           signal: this.signal
         };
-        return `Request ${nodeUtil.formatWithOptions(options, properties)}`;
+        return `Request ${nodeUtil.formatWithOptions(options2, properties)}`;
       }
       /**
        * @param {Request} request
@@ -15987,18 +15987,18 @@ var require_cache3 = __commonJS({
       constructor() {
         arguments[0] !== kConstruct && webidl.illegalConstructor(), webidl.util.markAsUncloneable(this), this.#relevantRequestResponseList = arguments[1];
       }
-      async match(request, options = {}) {
+      async match(request, options2 = {}) {
         webidl.brandCheck(this, _Cache);
         let prefix = "Cache.match";
-        webidl.argumentLengthCheck(arguments, 1, prefix), request = webidl.converters.RequestInfo(request), options = webidl.converters.CacheQueryOptions(options, prefix, "options");
-        let p = this.#internalMatchAll(request, options, 1);
+        webidl.argumentLengthCheck(arguments, 1, prefix), request = webidl.converters.RequestInfo(request), options2 = webidl.converters.CacheQueryOptions(options2, prefix, "options");
+        let p = this.#internalMatchAll(request, options2, 1);
         if (p.length !== 0)
           return p[0];
       }
-      async matchAll(request = void 0, options = {}) {
+      async matchAll(request = void 0, options2 = {}) {
         webidl.brandCheck(this, _Cache);
         let prefix = "Cache.matchAll";
-        return request !== void 0 && (request = webidl.converters.RequestInfo(request)), options = webidl.converters.CacheQueryOptions(options, prefix, "options"), this.#internalMatchAll(request, options);
+        return request !== void 0 && (request = webidl.converters.RequestInfo(request)), options2 = webidl.converters.CacheQueryOptions(options2, prefix, "options"), this.#internalMatchAll(request, options2);
       }
       async add(request) {
         webidl.brandCheck(this, _Cache), webidl.argumentLengthCheck(arguments, 1, "Cache.add"), request = webidl.converters.RequestInfo(request);
@@ -16146,20 +16146,20 @@ var require_cache3 = __commonJS({
           errorData === null ? cacheJobPromise.resolve() : cacheJobPromise.reject(errorData);
         }), cacheJobPromise.promise;
       }
-      async delete(request, options = {}) {
+      async delete(request, options2 = {}) {
         webidl.brandCheck(this, _Cache);
         let prefix = "Cache.delete";
-        webidl.argumentLengthCheck(arguments, 1, prefix), request = webidl.converters.RequestInfo(request), options = webidl.converters.CacheQueryOptions(options, prefix, "options");
+        webidl.argumentLengthCheck(arguments, 1, prefix), request = webidl.converters.RequestInfo(request), options2 = webidl.converters.CacheQueryOptions(options2, prefix, "options");
         let r = null;
         if (webidl.is.Request(request)) {
-          if (r = getRequestState(request), r.method !== "GET" && !options.ignoreMethod)
+          if (r = getRequestState(request), r.method !== "GET" && !options2.ignoreMethod)
             return !1;
         } else
           assert(typeof request == "string"), r = getRequestState(new Request(request));
         let operations = [], operation = {
           type: "delete",
           request: r,
-          options
+          options: options2
         };
         operations.push(operation);
         let cacheJobPromise = createDeferredPromise(), errorData = null, requestResponses;
@@ -16178,14 +16178,14 @@ var require_cache3 = __commonJS({
        * @param {import('../../../types/cache').CacheQueryOptions} options
        * @returns {Promise<readonly Request[]>}
        */
-      async keys(request = void 0, options = {}) {
+      async keys(request = void 0, options2 = {}) {
         webidl.brandCheck(this, _Cache);
         let prefix = "Cache.keys";
-        request !== void 0 && (request = webidl.converters.RequestInfo(request)), options = webidl.converters.CacheQueryOptions(options, prefix, "options");
+        request !== void 0 && (request = webidl.converters.RequestInfo(request)), options2 = webidl.converters.CacheQueryOptions(options2, prefix, "options");
         let r = null;
         if (request !== void 0)
           if (webidl.is.Request(request)) {
-            if (r = getRequestState(request), r.method !== "GET" && !options.ignoreMethod)
+            if (r = getRequestState(request), r.method !== "GET" && !options2.ignoreMethod)
               return [];
           } else typeof request == "string" && (r = getRequestState(new Request(request)));
         let promise = createDeferredPromise(), requests = [];
@@ -16193,7 +16193,7 @@ var require_cache3 = __commonJS({
           for (let requestResponse of this.#relevantRequestResponseList)
             requests.push(requestResponse[0]);
         else {
-          let requestResponses = this.#queryCache(r, options);
+          let requestResponses = this.#queryCache(r, options2);
           for (let requestResponse of requestResponses)
             requests.push(requestResponse[0]);
         }
@@ -16283,11 +16283,11 @@ var require_cache3 = __commonJS({
        * @param {requestResponseList} targetStorage
        * @returns {requestResponseList}
        */
-      #queryCache(requestQuery, options, targetStorage) {
+      #queryCache(requestQuery, options2, targetStorage) {
         let resultList = [], storage = targetStorage ?? this.#relevantRequestResponseList;
         for (let requestResponse of storage) {
           let [cachedRequest, cachedResponse] = requestResponse;
-          this.#requestMatchesCachedItem(requestQuery, cachedRequest, cachedResponse, options) && resultList.push(requestResponse);
+          this.#requestMatchesCachedItem(requestQuery, cachedRequest, cachedResponse, options2) && resultList.push(requestResponse);
         }
         return resultList;
       }
@@ -16299,11 +16299,11 @@ var require_cache3 = __commonJS({
        * @param {import('../../../types/cache').CacheQueryOptions | undefined} options
        * @returns {boolean}
        */
-      #requestMatchesCachedItem(requestQuery, request, response = null, options) {
+      #requestMatchesCachedItem(requestQuery, request, response = null, options2) {
         let queryURL = new URL(requestQuery.url), cachedURL = new URL(request.url);
-        if (options?.ignoreSearch && (cachedURL.search = "", queryURL.search = ""), !urlEquals(queryURL, cachedURL, !0))
+        if (options2?.ignoreSearch && (cachedURL.search = "", queryURL.search = ""), !urlEquals(queryURL, cachedURL, !0))
           return !1;
-        if (response == null || options?.ignoreVary || !response.headersList.contains("vary"))
+        if (response == null || options2?.ignoreVary || !response.headersList.contains("vary"))
           return !0;
         let fieldValues = getFieldValues(response.headersList.get("vary"));
         for (let fieldValue of fieldValues) {
@@ -16315,11 +16315,11 @@ var require_cache3 = __commonJS({
         }
         return !0;
       }
-      #internalMatchAll(request, options, maxResponses = 1 / 0) {
+      #internalMatchAll(request, options2, maxResponses = 1 / 0) {
         let r = null;
         if (request !== void 0)
           if (webidl.is.Request(request)) {
-            if (r = getRequestState(request), r.method !== "GET" && !options.ignoreMethod)
+            if (r = getRequestState(request), r.method !== "GET" && !options2.ignoreMethod)
               return [];
           } else typeof request == "string" && (r = getRequestState(new Request(request)));
         let responses = [];
@@ -16327,7 +16327,7 @@ var require_cache3 = __commonJS({
           for (let requestResponse of this.#relevantRequestResponseList)
             responses.push(requestResponse[1]);
         else {
-          let requestResponses = this.#queryCache(r, options);
+          let requestResponses = this.#queryCache(r, options2);
           for (let requestResponse of requestResponses)
             responses.push(requestResponse[1]);
         }
@@ -16404,15 +16404,15 @@ var require_cachestorage = __commonJS({
       constructor() {
         arguments[0] !== kConstruct && webidl.illegalConstructor(), webidl.util.markAsUncloneable(this);
       }
-      async match(request, options = {}) {
-        if (webidl.brandCheck(this, _CacheStorage), webidl.argumentLengthCheck(arguments, 1, "CacheStorage.match"), request = webidl.converters.RequestInfo(request), options = webidl.converters.MultiCacheQueryOptions(options), options.cacheName != null) {
-          if (this.#caches.has(options.cacheName)) {
-            let cacheList = this.#caches.get(options.cacheName);
-            return await new Cache(kConstruct, cacheList).match(request, options);
+      async match(request, options2 = {}) {
+        if (webidl.brandCheck(this, _CacheStorage), webidl.argumentLengthCheck(arguments, 1, "CacheStorage.match"), request = webidl.converters.RequestInfo(request), options2 = webidl.converters.MultiCacheQueryOptions(options2), options2.cacheName != null) {
+          if (this.#caches.has(options2.cacheName)) {
+            let cacheList = this.#caches.get(options2.cacheName);
+            return await new Cache(kConstruct, cacheList).match(request, options2);
           }
         } else
           for (let cacheList of this.#caches.values()) {
-            let response = await new Cache(kConstruct, cacheList).match(request, options);
+            let response = await new Cache(kConstruct, cacheList).match(request, options2);
             if (response !== void 0)
               return response;
           }
@@ -17314,7 +17314,7 @@ var require_connection = __commonJS({
   "node_modules/undici/lib/web/websocket/connection.js"(exports, module) {
     "use strict";
     var { uid, states, sentCloseFrameState, emptyBuffer, opcodes } = require_constants5(), { parseExtensions, isClosed, isClosing, isEstablished, isConnecting, validateCloseCodeAndReason } = require_util5(), { makeRequest } = require_request2(), { fetching } = require_fetch(), { Headers, getHeadersList } = require_headers(), { getDecodeSplit } = require_util2(), { WebsocketFrameSend } = require_frame(), assert = __require("node:assert"), { runtimeFeatures } = require_runtime_features(), crypto = runtimeFeatures.has("crypto") ? __require("node:crypto") : null, warningEmitted = !1;
-    function establishWebSocketConnection(url, protocols, client2, handler, options) {
+    function establishWebSocketConnection(url, protocols, client2, handler, options2) {
       let requestURL = url;
       requestURL.protocol = url.protocol === "ws:" ? "http:" : "https:";
       let request = makeRequest({
@@ -17328,8 +17328,8 @@ var require_connection = __commonJS({
         redirect: "error",
         useURLCredentials: !0
       });
-      if (options.headers) {
-        let headersList = getHeadersList(new Headers(options.headers));
+      if (options2.headers) {
+        let headersList = getHeadersList(new Headers(options2.headers));
         request.headersList = headersList;
       }
       let keyValue = crypto.randomBytes(16).toString("base64");
@@ -17339,7 +17339,7 @@ var require_connection = __commonJS({
       return request.headersList.append("sec-websocket-extensions", "permessage-deflate; client_max_window_bits", !0), fetching({
         request,
         useParallelQueue: !0,
-        dispatcher: options.dispatcher,
+        dispatcher: options2.dispatcher,
         processResponse(response) {
           if (response.type === "error" || response.status !== 101) {
             if (response.socket?.session == null) {
@@ -17421,8 +17421,8 @@ var require_permessage_deflate = __commonJS({
       /**
        * @param {Map<string, string>} extensions
        */
-      constructor(extensions, options) {
-        this.#options.serverNoContextTakeover = extensions.has("server_no_context_takeover"), this.#options.serverMaxWindowBits = extensions.get("server_max_window_bits"), this.#maxPayloadSize = options.maxPayloadSize;
+      constructor(extensions, options2) {
+        this.#options.serverNoContextTakeover = extensions.has("server_no_context_takeover"), this.#options.serverMaxWindowBits = extensions.get("server_max_window_bits"), this.#maxPayloadSize = options2.maxPayloadSize;
       }
       /**
        * Decompress a compressed payload.
@@ -17501,8 +17501,8 @@ var require_receiver = __commonJS({
        * @param {Map<string, string>|null} extensions
        * @param {{ maxFragments?: number, maxPayloadSize?: number }} [options]
        */
-      constructor(handler, extensions, options = {}) {
-        super(), this.#handler = handler, this.#extensions = extensions ?? /* @__PURE__ */ new Map(), this.#maxFragments = options.maxFragments ?? 0, this.#maxPayloadSize = options.maxPayloadSize ?? 0, this.#extensions.has("permessage-deflate") && this.#extensions.set("permessage-deflate", new PerMessageDeflate(extensions, options));
+      constructor(handler, extensions, options2 = {}) {
+        super(), this.#handler = handler, this.#extensions = extensions ?? /* @__PURE__ */ new Map(), this.#maxFragments = options2.maxFragments ?? 0, this.#maxPayloadSize = options2.maxPayloadSize ?? 0, this.#extensions.has("permessage-deflate") && this.#extensions.set("permessage-deflate", new PerMessageDeflate(extensions, options2));
       }
       /**
        * @param {Buffer} chunk
@@ -17862,8 +17862,8 @@ var require_websocket = __commonJS({
         super(), webidl.util.markAsUncloneable(this);
         let prefix = "WebSocket constructor";
         webidl.argumentLengthCheck(arguments, 1, prefix);
-        let options = webidl.converters["DOMString or sequence<DOMString> or WebSocketInit"](protocols, prefix, "options");
-        url = webidl.converters.USVString(url), protocols = options.protocols;
+        let options2 = webidl.converters["DOMString or sequence<DOMString> or WebSocketInit"](protocols, prefix, "options");
+        url = webidl.converters.USVString(url), protocols = options2.protocols;
         let baseURL = environmentSettingsObject.settingsObject.baseUrl, urlRecord = getURLRecord(url, baseURL);
         if (typeof protocols == "string" && (protocols = [protocols]), protocols.length !== new Set(protocols.map((p) => p.toLowerCase())).size)
           throw new DOMException("Invalid Sec-WebSocket-Protocol value", "SyntaxError");
@@ -17876,7 +17876,7 @@ var require_websocket = __commonJS({
           protocols,
           client2,
           this.#handler,
-          options
+          options2
         ), this.#handler.readyState = _WebSocket.CONNECTING, this.#binaryType = "blob";
       }
       /**
@@ -18226,17 +18226,17 @@ var require_websocketstream = __commonJS({
       };
       /** @type {import('../receiver').ByteParser} */
       #parser;
-      constructor(url, options = void 0) {
+      constructor(url, options2 = void 0) {
         emittedExperimentalWarning || (process.emitWarning("WebSocketStream is experimental! Expect it to change at any time.", {
           code: "UNDICI-WSS"
-        }), emittedExperimentalWarning = !0), webidl.argumentLengthCheck(arguments, 1, "WebSocket"), url = webidl.converters.USVString(url), options !== null && (options = webidl.converters.WebSocketStreamOptions(options));
-        let baseURL = environmentSettingsObject.settingsObject.baseUrl, urlRecord = getURLRecord(url, baseURL), protocols = options.protocols;
+        }), emittedExperimentalWarning = !0), webidl.argumentLengthCheck(arguments, 1, "WebSocket"), url = webidl.converters.USVString(url), options2 !== null && (options2 = webidl.converters.WebSocketStreamOptions(options2));
+        let baseURL = environmentSettingsObject.settingsObject.baseUrl, urlRecord = getURLRecord(url, baseURL), protocols = options2.protocols;
         if (protocols.length !== new Set(protocols.map((p) => p.toLowerCase())).size)
           throw new DOMException("Invalid Sec-WebSocket-Protocol value", "SyntaxError");
         if (protocols.length > 0 && !protocols.every((p) => isValidSubprotocol(p)))
           throw new DOMException("Invalid Sec-WebSocket-Protocol value", "SyntaxError");
-        if (this.#url = urlRecord.toString(), this.#openedPromise = createDeferredPromise(), this.#closedPromise = createDeferredPromise(), options.signal != null) {
-          let signal = options.signal;
+        if (this.#url = urlRecord.toString(), this.#openedPromise = createDeferredPromise(), this.#closedPromise = createDeferredPromise(), options2.signal != null) {
+          let signal = options2.signal;
           if (signal.aborted) {
             this.#openedPromise.reject(signal.reason), this.#closedPromise.reject(signal.reason);
             return;
@@ -18251,7 +18251,7 @@ var require_websocketstream = __commonJS({
           protocols,
           client2,
           this.#handler,
-          options
+          options2
         );
       }
       // The url getter steps are to return this 's url , serialized .
@@ -18504,10 +18504,10 @@ var require_eventsource_stream = __commonJS({
        * @param {eventSourceSettings} [options.eventSourceSettings]
        * @param {(chunk: any, encoding?: BufferEncoding | undefined) => boolean} [options.push]
        */
-      constructor(options = {}) {
-        options.readableObjectMode = !0, super(options), this.state = options.eventSourceSettings || {}, this.maxEventSize = options.maxEventSize ?? defaultMaxEventSize;
+      constructor(options2 = {}) {
+        options2.readableObjectMode = !0, super(options2), this.state = options2.eventSourceSettings || {}, this.maxEventSize = options2.maxEventSize ?? defaultMaxEventSize;
         let parserItemLimit = this.maxEventSize > 0 ? Math.min(maxParserItems, Math.max(minParserItems, Math.floor(this.maxEventSize / bytesPerParserItem))) : 0;
-        this.maxDataLines = parserItemLimit, this.maxBufferedChunks = parserItemLimit, options.push && (this.push = options.push);
+        this.maxDataLines = parserItemLimit, this.maxBufferedChunks = parserItemLimit, options2.push && (this.push = options2.push);
       }
       /**
        * @param {Buffer} chunk
@@ -18687,7 +18687,7 @@ ${value}`, this.dataLineCount++;
 var require_eventsource = __commonJS({
   "node_modules/undici/lib/web/eventsource/eventsource.js"(exports, module) {
     "use strict";
-    var { pipeline } = __require("node:stream"), { fetching } = require_fetch(), { makeRequest } = require_request2(), { webidl } = require_webidl(), { EventSourceStream } = require_eventsource_stream(), { parseMIMEType } = require_data_url(), { createFastMessageEvent } = require_events(), { isNetworkError } = require_response(), { kEnumerableProperty } = require_util(), { environmentSettingsObject } = require_util2(), { getGlobalDispatcher } = require_global2(), experimentalWarned = !1, defaultReconnectionTime = 3e3, CONNECTING = 0, OPEN = 1, CLOSED = 2, ANONYMOUS = "anonymous", USE_CREDENTIALS = "use-credentials", EventSource = class _EventSource extends EventTarget {
+    var { pipeline } = __require("node:stream"), { fetching } = require_fetch(), { makeRequest } = require_request2(), { webidl } = require_webidl(), { EventSourceStream } = require_eventsource_stream(), { parseMIMEType } = require_data_url(), { createFastMessageEvent } = require_events(), { isNetworkError } = require_response(), { kEnumerableProperty } = require_util(), { environmentSettingsObject } = require_util2(), { getGlobalDispatcher } = require_global2(), experimentalWarned = !1, defaultReconnectionTime = 3e3, CONNECTING = 0, OPEN2 = 1, CLOSED = 2, ANONYMOUS = "anonymous", USE_CREDENTIALS = "use-credentials", EventSource = class _EventSource extends EventTarget {
       #events = {
         open: null,
         error: null,
@@ -18788,7 +18788,7 @@ var require_eventsource = __commonJS({
             this.close(), this.dispatchEvent(new Event("error"));
             return;
           }
-          this.#readyState = OPEN, this.dispatchEvent(new Event("open")), this.#state.origin = response.urlList[response.urlList.length - 1].origin;
+          this.#readyState = OPEN2, this.dispatchEvent(new Event("open")), this.#state.origin = response.urlList[response.urlList.length - 1].origin;
           let eventSourceStream = new EventSourceStream({
             eventSourceSettings: this.#state,
             maxEventSize: this.#dispatcher.eventSourceOptions?.maxEventSize,
@@ -18860,7 +18860,7 @@ var require_eventsource = __commonJS({
         __proto__: null,
         configurable: !1,
         enumerable: !0,
-        value: OPEN,
+        value: OPEN2,
         writable: !1
       },
       CLOSED: {
@@ -19001,8 +19001,8 @@ var require_undici = __commonJS({
       err.stack = stack ? `${stack}
 ${captureLines}` : capture.stack;
     }
-    module.exports.fetch = function(init, options = void 0) {
-      return fetchImpl(init, options).catch((err) => {
+    module.exports.fetch = function(init, options2 = void 0) {
+      return fetchImpl(init, options2).catch((err) => {
         throw currentFilename ? appendFetchStackTrace(err, currentFilename) : err && typeof err == "object" && Error.captureStackTrace(err, module.exports.fetch), err;
       });
     };
@@ -19073,7 +19073,16 @@ function makeTarget(o) {
     basePath: u.pathname.replace(/\/+$/, "").replace(/\/v1$/, "")
   };
 }
-var completionsPath = (api) => api === "chat" ? "/v1/chat/completions" : "/v1/completions";
+var completionsPath = (api) => api === "chat" ? "/v1/chat/completions" : api === "responses" ? "/v1/responses" : "/v1/completions";
+function generationBody(api, model, input, maxTokens, stream) {
+  let messages = input.messages ?? [{ role: "user", content: input.prompt }];
+  if (api === "responses")
+    return { model, input: messages, max_output_tokens: maxTokens, stream, store: !1 };
+  let body = { model, stream, max_tokens: maxTokens };
+  return stream && (body.stream_options = { include_usage: !0 }), api === "chat" ? body.messages = messages : body.prompt = input.messages ? input.messages.map((m) => m.content).join(`
+
+`) : input.prompt, body;
+}
 var SECRET_HEADER = /authorization|api[-_]?key|token|secret|cookie|password|credential/i;
 function secretsIn(headers) {
   let out = /* @__PURE__ */ new Set();
@@ -19098,52 +19107,6 @@ var import_undici = __toESM(require_undici(), 1);
 import { randomBytes } from "node:crypto";
 import { performance as performance3 } from "node:perf_hooks";
 
-// src/core/client/chunk.ts
-function strLen(v) {
-  return typeof v == "string" ? v.length : 0;
-}
-function count(v, name, bad) {
-  return v == null ? null : typeof v == "number" && Number.isInteger(v) && v >= 0 ? v : (bad.push(`usage.${name} is ${JSON.stringify(v)?.slice(0, 40)}, not a non-negative integer`), null);
-}
-function interpretChunk(obj) {
-  let info = {
-    contentChars: 0,
-    text: "",
-    finishReason: null,
-    usage: null,
-    errorMessage: null,
-    serverTsMs: null,
-    serverArrivalTsMs: null,
-    timings: null,
-    usageRaw: null
-  };
-  if (obj === null || typeof obj != "object" || Array.isArray(obj))
-    return info.errorMessage = "chunk is not a JSON object", info;
-  let o = obj;
-  if (o.error !== void 0 && o.error !== null) {
-    let e = o.error;
-    info.errorMessage = typeof e == "string" ? e : typeof e.message == "string" ? e.message : JSON.stringify(e).slice(0, 500);
-  }
-  let choices = o.choices;
-  if (Array.isArray(choices))
-    for (let c of choices) {
-      if (c === null || typeof c != "object") continue;
-      let ch = c, delta = ch.delta;
-      delta != null && typeof delta == "object" && (info.contentChars += strLen(delta.content) + strLen(delta.reasoning_content) + strLen(delta.reasoning), typeof delta.content == "string" && (info.text += delta.content)), info.contentChars += strLen(ch.text), typeof ch.text == "string" && (info.text += ch.text), typeof ch.finish_reason == "string" && (info.finishReason = ch.finish_reason);
-    }
-  let u = o.usage;
-  if (u !== null && typeof u == "object") {
-    let us = u, details = us.prompt_tokens_details, bad = [];
-    info.usage = {
-      prompt: count(us.prompt_tokens, "prompt_tokens", bad),
-      completion: count(us.completion_tokens, "completion_tokens", bad),
-      cached: details && typeof details == "object" ? count(details.cached_tokens, "prompt_tokens_details.cached_tokens", bad) : null,
-      invalid: bad.length > 0 ? bad.join("; ") : null
-    }, Object.keys(us).some((k) => k !== "prompt_tokens" && k !== "completion_tokens" && k !== "total_tokens") && (info.usageRaw = us);
-  }
-  return o.timings !== null && typeof o.timings == "object" && !Array.isArray(o.timings) && (info.timings = o.timings), typeof o.tokenbench_server_ts_ms == "number" && (info.serverTsMs = o.tokenbench_server_ts_ms), typeof o.tokenbench_server_arrival_ts_ms == "number" && (info.serverArrivalTsMs = o.tokenbench_server_arrival_ts_ms), info;
-}
-
 // src/core/client/request-errors.ts
 var ErrorCode = {
   /** TCP connect failed (refused, unreachable, DNS). */
@@ -19154,7 +19117,7 @@ var ErrorCode = {
   notSse: "not_sse",
   /** A `data:` payload that is not valid JSON. */
   malformedChunk: "malformed_chunk",
-  /** A JSON `error` object (or `event: error`) inside the stream. */
+  /** A JSON `error` object (or `event: error`, Responses `response.failed`) in the stream, or a JSON error body with a 200. */
   serverErrorEvent: "server_error_event",
   /** The connection was reset or closed before the stream finished. */
   connectionReset: "connection_reset",
@@ -19170,8 +19133,13 @@ var ErrorCode = {
   responseTooLarge: "response_too_large",
   /** One SSE line (or one event's data) passed the byte cap without ending. */
   lineTooLong: "line_too_long",
-  /** A usage count that is not a non-negative integer (e.g. `completion_tokens: 8.5`): a protocol violation. */
+  /**
+   * A usage count that is not a non-negative integer (e.g. `completion_tokens: 8.5`), or one that
+   * cannot be true (more than twice max_tokens, or 64 tokens per content event received).
+   */
   invalidUsage: "invalid_usage",
+  /** The stream carries several choices (`n > 1`): no per-token figure would be one answer's. */
+  multipleChoices: "multiple_choices",
   /** The stream came compressed (`content-encoding`) though none was asked for: its timing is not the tokens'. */
   unsupportedEncoding: "unsupported_encoding",
   /** Anything else the HTTP stack raised. */
@@ -19182,6 +19150,265 @@ var ErrorCode = {
   /** 1 MiB for one line or one event's data. */
   maxLineBytes: 1024 * 1024
 };
+function classifyNetworkError(err, timedOut) {
+  if (timedOut) return { code: ErrorCode.timeout, message: err.message };
+  let code = err.code ?? err.cause?.code ?? "";
+  return code === "UND_ERR_HEADERS_TIMEOUT" || code === "UND_ERR_BODY_TIMEOUT" ? { code: ErrorCode.timeout, message: err.message } : code === "ECONNREFUSED" || code === "ENOTFOUND" || code === "EHOSTUNREACH" || code === "ENETUNREACH" || code === "EAI_AGAIN" || code === "UND_ERR_CONNECT_TIMEOUT" ? { code: ErrorCode.connectFailed, message: `${code}: ${err.message}` } : code === "ECONNRESET" || code === "UND_ERR_SOCKET" || code === "EPIPE" || code === "UND_ERR_CLOSED" ? { code: ErrorCode.connectionReset, message: `${code}: ${err.message}` } : { code: ErrorCode.clientError, message: `${code || err.name}: ${err.message}` };
+}
+function serverErrorIn(body) {
+  try {
+    let j = JSON.parse(body);
+    if (j === null || typeof j != "object" || j.error === void 0 || j.error === null) return null;
+    let e = j.error;
+    return typeof e == "string" ? e : typeof e.message == "string" ? e.message : JSON.stringify(e).slice(0, 500);
+  } catch {
+    return null;
+  }
+}
+
+// src/core/client/chunk.ts
+var isObj = (v) => v !== null && typeof v == "object" && !Array.isArray(v), strLen = (v) => typeof v == "string" ? v.length : 0;
+function count(v, name, bad) {
+  return v == null ? null : typeof v == "number" && Number.isInteger(v) && v >= 0 ? v : (bad.push(`usage.${name} is ${JSON.stringify(v)?.slice(0, 40)}, not a non-negative integer`), null);
+}
+function emptyInfo() {
+  return {
+    answerChars: 0,
+    reasoningChars: 0,
+    toolChars: 0,
+    toolCalls: 0,
+    toolCallsAreNew: !1,
+    text: "",
+    finishReason: null,
+    maxChoiceIndex: 0,
+    usage: null,
+    errorMessage: null,
+    responseId: null,
+    terminal: !1,
+    serverTsMs: null,
+    serverArrivalTsMs: null,
+    timings: null,
+    usageRaw: null
+  };
+}
+function errorText(e) {
+  return typeof e == "string" ? e : isObj(e) && typeof e.message == "string" ? e.message : JSON.stringify(e)?.slice(0, 500) ?? String(e);
+}
+function readUsage(info, us, responses) {
+  let [p, c, pd, cd] = responses ? ["input_tokens", "output_tokens", "input_tokens_details", "output_tokens_details"] : ["prompt_tokens", "completion_tokens", "prompt_tokens_details", "completion_tokens_details"], bad = [], pDetails = us[pd], cDetails = us[cd];
+  info.usage = {
+    prompt: count(us[p], p, bad),
+    completion: count(us[c], c, bad),
+    cached: isObj(pDetails) ? count(pDetails.cached_tokens, `${pd}.cached_tokens`, bad) : null,
+    reasoning: isObj(cDetails) ? count(cDetails.reasoning_tokens, `${cd}.reasoning_tokens`, bad) : null,
+    invalid: bad.length > 0 ? bad.join("; ") : null
+  }, Object.keys(us).some((k) => k !== p && k !== c && k !== "total_tokens") && (info.usageRaw = us);
+}
+function readCommon(info, o) {
+  isObj(o.timings) && (info.timings = o.timings), typeof o.tokenbench_server_ts_ms == "number" && (info.serverTsMs = o.tokenbench_server_ts_ms), typeof o.tokenbench_server_arrival_ts_ms == "number" && (info.serverArrivalTsMs = o.tokenbench_server_arrival_ts_ms);
+}
+function interpretChunk(obj) {
+  let info = emptyInfo();
+  if (!isObj(obj))
+    return info.errorMessage = "chunk is not a JSON object", info;
+  obj.error !== void 0 && obj.error !== null && (info.errorMessage = errorText(obj.error));
+  let choices = obj.choices;
+  if (Array.isArray(choices))
+    for (let ch of choices) {
+      if (!isObj(ch)) continue;
+      typeof ch.index == "number" && ch.index > info.maxChoiceIndex && (info.maxChoiceIndex = ch.index);
+      let delta = ch.delta;
+      if (isObj(delta)) {
+        let content = delta.content;
+        typeof content == "string" && content.length > 0 && (info.answerChars += content.length, info.text += content), info.reasoningChars += strLen(delta.reasoning_content) + strLen(delta.reasoning);
+        let calls = delta.tool_calls;
+        if (Array.isArray(calls))
+          for (let call of calls) {
+            if (!isObj(call)) continue;
+            let fn = call.function;
+            typeof call.index == "number" ? call.index + 1 > info.toolCalls && (info.toolCalls = call.index + 1) : typeof call.id == "string" && call.id !== "" && (info.toolCalls++, info.toolCallsAreNew = !0), isObj(fn) && (info.toolChars += strLen(fn.name) + strLen(fn.arguments));
+          }
+      }
+      typeof ch.text == "string" && ch.text.length > 0 && (info.answerChars += ch.text.length, info.text += ch.text), typeof ch.finish_reason == "string" && (info.finishReason = ch.finish_reason);
+    }
+  return isObj(obj.usage) && readUsage(info, obj.usage, !1), readCommon(info, obj), info;
+}
+function interpretResponsesEvent(obj) {
+  let info = emptyInfo();
+  if (!isObj(obj))
+    return info.errorMessage = "event is not a JSON object", info;
+  let type = obj.type;
+  switch (type) {
+    case "response.output_text.delta":
+      typeof obj.delta == "string" && (info.answerChars = obj.delta.length, info.text = obj.delta);
+      break;
+    case "response.reasoning_text.delta":
+    case "response.reasoning_summary_text.delta":
+      info.reasoningChars = strLen(obj.delta);
+      break;
+    case "response.function_call_arguments.delta":
+      info.toolChars = strLen(obj.delta);
+      break;
+    case "response.output_item.added": {
+      let item = obj.item;
+      isObj(item) && item.type === "function_call" && (info.toolCalls = 1, info.toolCallsAreNew = !0, info.toolChars = strLen(item.name) + strLen(item.arguments));
+      break;
+    }
+    case "response.created": {
+      let r = obj.response;
+      isObj(r) && typeof r.id == "string" && (info.responseId = r.id);
+      break;
+    }
+    case "response.completed":
+    case "response.incomplete": {
+      info.terminal = !0;
+      let r = obj.response;
+      if (isObj(r)) {
+        typeof r.id == "string" && (info.responseId = r.id), isObj(r.usage) && readUsage(info, r.usage, !0);
+        let why = isObj(r.incomplete_details) ? r.incomplete_details.reason : null;
+        info.finishReason = type === "response.completed" ? "stop" : why === "max_output_tokens" ? "length" : String(why);
+      }
+      break;
+    }
+    case "response.failed": {
+      let r = obj.response;
+      info.errorMessage = isObj(r) && r.error != null ? errorText(r.error) : "response.failed";
+      break;
+    }
+    case "error":
+      info.errorMessage = typeof obj.message == "string" ? obj.message : errorText(obj.error ?? obj);
+      break;
+    default:
+      obj.error !== void 0 && obj.error !== null && (info.errorMessage = errorText(obj.error));
+  }
+  return readCommon(info, obj), info;
+}
+
+// src/core/client/think-tags.ts
+var OPEN = "<think>", CLOSE = "</think>", CARRY = CLOSE.length - 1, ThinkTags = class {
+  /** 0: no text yet or only a prefix of `<think>`; 1: inside the block; 2: after it; 3: no block opened. */
+  phase = 0;
+  head = "";
+  carry = "";
+  /** Events with text, counted up to and including the one that closed the block. */
+  textEvents = 0;
+  reasoningEvents = 0;
+  firstReasoningMs = null;
+  /** The first answer text: after the block, or the first text when there is none. */
+  firstAnswerMs = null;
+  firstTextMs = null;
+  feed(text, tMs) {
+    if (text.length === 0) return;
+    if (this.phase === 2) {
+      this.firstAnswerMs === null && text.trim() !== "" && (this.firstAnswerMs = tMs);
+      return;
+    }
+    this.textEvents++, this.firstTextMs ??= tMs;
+    let rest = text;
+    if (this.phase === 0) {
+      this.head += text;
+      let h = this.head.trimStart();
+      if (h.length === 0 || h.length < OPEN.length && OPEN.startsWith(h)) return;
+      h.startsWith(OPEN) ? (this.phase = 1, this.firstReasoningMs = this.firstTextMs, rest = h.slice(OPEN.length), this.carry = "") : (this.phase = 3, this.firstAnswerMs = this.firstTextMs, rest = this.head, this.carry = ""), this.head = "";
+    }
+    let hay = this.carry + rest, at = hay.indexOf(CLOSE);
+    if (at === -1) {
+      this.carry = hay.slice(-CARRY);
+      return;
+    }
+    this.phase = 2, this.reasoningEvents = this.textEvents, this.firstReasoningMs = this.firstTextMs, this.firstAnswerMs = hay.slice(at + CLOSE.length).trim() !== "" ? tMs : null;
+  }
+  /** At the end of the stream: a block opened and never closed is all reasoning. */
+  finish() {
+    this.phase === 1 ? (this.reasoningEvents = this.textEvents, this.firstAnswerMs = null) : this.phase === 0 && this.firstTextMs !== null && (this.firstAnswerMs = this.head.trim() !== "" ? this.firstTextMs : null);
+  }
+};
+
+// src/core/client/response-state.ts
+var USAGE_BOUNDS = { perMaxTokens: 2, perContentEvent: 64 }, SHORT_OUTPUT_SHARE = 0.9, ResponseState = class {
+  constructor(o) {
+    this.o = o;
+    this.text = o.keepText ? [] : null, this.think = o.reasoningTags === "think" ? new ThinkTags() : null, this.interpret = o.api === "responses" ? interpretResponsesEvent : interpretChunk;
+  }
+  o;
+  eventTimes = [];
+  eventChars = [];
+  serverTimes;
+  serverArrival;
+  eventCount = 0;
+  /** `data: [DONE]` came (Responses: the terminal event). */
+  done = !1;
+  /** Events after the end of the stream: never counted. */
+  afterDone = 0;
+  finishReason = null;
+  usage = null;
+  usageReasoning = null;
+  timings = null;
+  usageRaw = null;
+  responseId = null;
+  text;
+  firstReasoningMs = null;
+  firstAnswerMs = null;
+  firstToolMs = null;
+  reasoningEvents = 0;
+  toolCalls = 0;
+  multipleChoices = !1;
+  think;
+  interpret;
+  /** One SSE event, received at `tMs` on the run's clock. */
+  event(ev, tMs) {
+    if (this.done) {
+      ev.data !== "[DONE]" && this.afterDone++;
+      return;
+    }
+    if (ev.data === "[DONE]") {
+      this.done = !0;
+      return;
+    }
+    this.eventCount++;
+    let obj;
+    try {
+      obj = JSON.parse(ev.data);
+    } catch {
+      ev.event === "error" ? this.o.setError(ErrorCode.serverErrorEvent, ev.data.slice(0, 500)) : this.o.setError(
+        ErrorCode.malformedChunk,
+        `invalid JSON in data event #${this.eventCount}: ${ev.data.slice(0, 200)}`
+      );
+      return;
+    }
+    let info = this.interpret(obj);
+    (info.errorMessage !== null || ev.event === "error") && this.o.setError(ErrorCode.serverErrorEvent, info.errorMessage ?? ev.data.slice(0, 500)), info.maxChoiceIndex > 0 && !this.multipleChoices && (this.multipleChoices = !0, this.o.setError(
+      ErrorCode.multipleChoices,
+      `the stream carries choice index ${info.maxChoiceIndex}: several choices (n > 1) share one stream, so no per-token figure is one answer's; send n = 1`
+    )), info.usage !== null && (info.usage.invalid !== null && this.o.setError(ErrorCode.invalidUsage, info.usage.invalid), this.usage = {
+      prompt_tokens: info.usage.prompt,
+      completion_tokens: info.usage.completion,
+      cached_tokens: info.usage.cached
+    }, this.usageReasoning = info.usage.reasoning), info.finishReason !== null && (this.finishReason = info.finishReason), info.timings !== null && (this.timings = info.timings), info.usageRaw !== null && (this.usageRaw = info.usageRaw), info.responseId !== null && (this.responseId = info.responseId), info.toolCalls > 0 && (this.toolCalls = info.toolCallsAreNew ? this.toolCalls + info.toolCalls : Math.max(this.toolCalls, info.toolCalls));
+    let chars = info.answerChars + info.reasoningChars + info.toolChars;
+    chars > 0 && (this.eventTimes.push(tMs), this.eventChars.push(chars), info.reasoningChars > 0 && (this.reasoningEvents++, this.firstReasoningMs ??= tMs), info.toolChars > 0 && (this.firstToolMs ??= tMs), this.think !== null ? (this.think.feed(info.text, tMs), info.toolChars > 0 && (this.firstAnswerMs ??= tMs)) : (info.answerChars > 0 || info.toolChars > 0) && (this.firstAnswerMs ??= tMs), this.text !== null && info.text !== "" && this.text.push(info.text), info.serverTsMs !== null && (this.serverTimes ??= [], this.serverTimes.push(info.serverTsMs - this.o.serverOffsetMs)), info.serverArrivalTsMs !== null && (this.serverArrival = info.serverArrivalTsMs - this.o.serverOffsetMs)), info.terminal && (this.done = !0);
+  }
+  /** The checks only the whole stream allows, then what the record keeps of reasoning and tools. */
+  finish(rec, ignoreEos) {
+    let t = this.think, firstReasoning = this.firstReasoningMs, firstAnswer = this.firstAnswerMs, reasoningEvents = this.reasoningEvents;
+    t !== null && (t.finish(), reasoningEvents += t.reasoningEvents, firstReasoning = min(firstReasoning, t.firstReasoningMs), firstAnswer = min(firstAnswer, t.firstAnswerMs));
+    let completion = rec.usage?.completion_tokens ?? null, events = this.eventTimes.length;
+    if (rec.error === null && completion !== null) {
+      let cap = rec.max_tokens !== null ? rec.max_tokens * USAGE_BOUNDS.perMaxTokens : Number.POSITIVE_INFINITY;
+      (completion > cap || completion > events * USAGE_BOUNDS.perContentEvent) && (rec.error = {
+        code: ErrorCode.invalidUsage,
+        message: `usage.completion_tokens ${completion} cannot be true: max_tokens was ${rec.max_tokens} and ${events} content events came; the stream's own figures are kept, its usage is not counted`
+      });
+    }
+    if (reasoningEvents > 0) {
+      if (rec.first_reasoning_ms = firstReasoning, rec.first_answer_ms = firstAnswer, rec.reasoning_events = reasoningEvents, completion !== null) {
+        let fromUsage = this.usageReasoning, counted = fromUsage ?? (events > 0 ? Math.min(completion, Math.round(reasoningEvents * completion / events)) : 0);
+        rec.reasoning_tokens = counted, rec.reasoning_tokens_source = fromUsage !== null ? "usage" : "events", rec.answer_tokens = Math.max(0, completion - counted);
+      }
+    } else this.usageReasoning !== null && this.usageReasoning > 0 && completion !== null && (rec.reasoning_tokens = this.usageReasoning, rec.reasoning_tokens_source = "usage", rec.answer_tokens = Math.max(0, completion - this.usageReasoning));
+    this.firstToolMs !== null && (rec.first_tool_call_ms = this.firstToolMs, rec.tool_calls = this.toolCalls), this.afterDone > 0 && (rec.events_after_done = this.afterDone), ignoreEos && rec.error === null && completion !== null && rec.max_tokens !== null && completion < rec.max_tokens && (rec.finish_reason === "stop" || completion < SHORT_OUTPUT_SHARE * rec.max_tokens) && (rec.short_output = !0);
+  }
+}, min = (a, b) => a === null ? b : b === null ? a : Math.min(a, b);
 
 // src/core/client/socket-writes.ts
 import diagnostics from "node:diagnostics_channel";
@@ -19218,6 +19445,10 @@ var SseParser = class {
   dataParts = [];
   eventName = null;
   hasData = !1;
+  /** The last read ended in CR: an LF that starts the next read belongs to that line end. */
+  skipLf = !1;
+  /** Nothing read yet: a byte-order mark may still come. */
+  atStart = !0;
   /** Bytes seen in total; useful to tell "empty body" from "no events". */
   bytes = 0;
   /** Characters of `data` gathered for the event not yet dispatched. */
@@ -19230,24 +19461,51 @@ var SseParser = class {
     this.bytes += chunk.length;
     let buf = chunk;
     this.pending !== null && (buf = Buffer.concat([this.pending, chunk]), this.pending = null);
-    let start = 0, len = buf.length;
-    for (; start < len; ) {
-      let nl = buf.indexOf(10, start);
-      if (nl === -1) {
-        this.pending = buf.subarray(start);
+    let start = 0;
+    if (this.atStart) {
+      if (buf.length < 3 && isBomPrefix(buf)) {
+        this.pending = buf;
         return;
       }
-      let end = nl;
-      end > start && buf[end - 1] === 13 && end--, this.line(buf, start, end), start = nl + 1;
+      this.atStart = !1, buf[0] === 239 && buf[1] === 187 && buf[2] === 191 && (start = 3);
     }
+    this.skipLf && (this.skipLf = !1, start < buf.length && buf[start] === 10 && start++);
+    let len = buf.length;
+    if (buf.indexOf(13, start) === -1) {
+      for (; start < len; ) {
+        let nl = buf.indexOf(10, start);
+        if (nl === -1) {
+          this.pending = buf.subarray(start);
+          return;
+        }
+        this.line(buf, start, nl), start = nl + 1;
+      }
+      return;
+    }
+    let i = start;
+    for (; i < len; ) {
+      let b = buf[i];
+      if (b === 10 || b === 13) {
+        if (this.line(buf, start, i), b === 13) {
+          if (i + 1 === len) {
+            this.skipLf = !0;
+            return;
+          }
+          buf[i + 1] === 10 && i++;
+        }
+        start = i + 1;
+      }
+      i++;
+    }
+    start < len && (this.pending = buf.subarray(start));
   }
   /** End of body: an event without its terminating blank line is still delivered. */
   end() {
     if (this.pending !== null && this.pending.length > 0) {
       let buf = this.pending;
       this.pending = null;
-      let end = buf.length;
-      buf[end - 1] === 13 && end--, this.line(buf, 0, end);
+      let start = this.atStart && buf[0] === 239 && buf[1] === 187 && buf[2] === 191 ? 3 : 0;
+      this.line(buf, start, buf.length);
     }
     this.dispatch();
   }
@@ -19273,30 +19531,40 @@ var SseParser = class {
 `);
       this.dataParts = [], this.dataChars = 0, this.hasData = !1;
       let event = this.eventName;
-      this.eventName = null, this.onEvent({ data: data2, event });
+      this.eventName = null, this.onEvent({ data: data2, event: event === "" ? null : event });
     } else
       this.eventName = null;
   }
 };
+function isBomPrefix(buf) {
+  let bom = [239, 187, 191];
+  for (let i = 0; i < buf.length; i++) if (buf[i] !== bom[i]) return !1;
+  return !0;
+}
+
+// src/core/client/tools.ts
+function toolsBody(api, t) {
+  let forced = t.choice !== "auto" && t.choice !== "required" && t.choice !== "none";
+  return api === "responses" ? {
+    tools: t.tools.map((d) => ({ type: "function", ...d.function })),
+    tool_choice: forced ? { type: "function", name: t.choice } : t.choice
+  } : {
+    tools: t.tools,
+    tool_choice: forced ? { type: "function", function: { name: t.choice } } : t.choice
+  };
+}
 
 // src/core/client/stream-client.ts
 var STALE_CONNECTION = /* @__PURE__ */ new Set(["UND_ERR_SOCKET", "ECONNRESET", "EPIPE"]), MAX_STALE_RETRIES = 3;
 function buildRequestBody(cfg, spec) {
-  let body = {
-    model: cfg.target.model,
-    stream: !0,
-    stream_options: { include_usage: !0 },
-    max_tokens: spec.maxTokens,
-    temperature: 0
-  };
-  return cfg.target.api === "chat" ? body.messages = spec.messages ?? [{ role: "user", content: spec.prompt }] : body.prompt = spec.messages ? spec.messages.map((m) => m.content).join(`
-
-`) : spec.prompt, cfg.ignoreEos && (body.ignore_eos = !0), Object.assign(body, cfg.extraBody, spec.bodyOverrides ?? {}), body;
-}
-function classifyNetworkError(err, timedOut) {
-  if (timedOut) return { code: ErrorCode.timeout, message: err.message };
-  let code = err.code ?? err.cause?.code ?? "";
-  return code === "UND_ERR_HEADERS_TIMEOUT" || code === "UND_ERR_BODY_TIMEOUT" ? { code: ErrorCode.timeout, message: err.message } : code === "ECONNREFUSED" || code === "ENOTFOUND" || code === "EHOSTUNREACH" || code === "ENETUNREACH" || code === "EAI_AGAIN" || code === "UND_ERR_CONNECT_TIMEOUT" ? { code: ErrorCode.connectFailed, message: `${code}: ${err.message}` } : code === "ECONNRESET" || code === "UND_ERR_SOCKET" || code === "EPIPE" || code === "UND_ERR_CLOSED" ? { code: ErrorCode.connectionReset, message: `${code}: ${err.message}` } : { code: ErrorCode.clientError, message: `${code || err.name}: ${err.message}` };
+  let api = cfg.target.api, chained = api === "responses" && cfg.responsesChain === !0 && spec.previousResponseId !== void 0, messages = chained && spec.messages ? spec.messages.slice(-1) : spec.messages, body = generationBody(
+    api,
+    cfg.target.model,
+    messages ? { prompt: spec.prompt, messages } : { prompt: spec.prompt },
+    spec.maxTokens,
+    !0
+  );
+  return body.temperature = 0, api === "responses" && cfg.responsesChain === !0 && (body.store = !0, chained && (body.previous_response_id = spec.previousResponseId)), cfg.ignoreEos && (body.ignore_eos = !0), cfg.tools && Object.assign(body, toolsBody(api, cfg.tools)), Object.assign(body, cfg.extraBody, spec.bodyOverrides ?? {}), body;
 }
 var StreamClient = class {
   constructor(cfg) {
@@ -19337,39 +19605,26 @@ var StreamClient = class {
    * after every response. Nothing else is retried.
    */
   attempt(spec, body, retries, resolve) {
-    let cfg = this.cfg, origin = cfg.originMs, eventTimes = [], eventChars = [], serverTimes, serverArrival, timings = null, usageRaw = null, eventCount = 0, now = 0, headersMs = null, status = null, finishReason = null, usage = null, error = null, done = !1, errBody = "", sse = !0, timedOut = !1, finished = !1, controller = null, received = 0, text = spec.keepText ? [] : null, maxResponseBytes = cfg.limits?.maxResponseBytes ?? STREAM_LIMITS.maxResponseBytes, maxLineBytes = cfg.limits?.maxLineBytes ?? STREAM_LIMITS.maxLineBytes, secrets = this.secrets, setError = (code, message) => {
+    let cfg = this.cfg, origin = cfg.originMs, now = 0, headersMs = null, status = null, error = null, errBody = "", sse = !0, timedOut = !1, finished = !1, controller = null, received = 0, maxResponseBytes = cfg.limits?.maxResponseBytes ?? STREAM_LIMITS.maxResponseBytes, maxLineBytes = cfg.limits?.maxLineBytes ?? STREAM_LIMITS.maxLineBytes, secrets = this.secrets, setError = (code, message) => {
       error === null && (error = { code, message: redacted(message, secrets).slice(0, 1e3) });
-    }, parser = new SseParser((ev) => {
-      if (ev.data === "[DONE]") {
-        done = !0;
-        return;
-      }
-      eventCount++;
-      let obj;
-      try {
-        obj = JSON.parse(ev.data);
-      } catch {
-        setError(
-          ErrorCode.malformedChunk,
-          `invalid JSON in data event #${eventCount}: ${ev.data.slice(0, 200)}`
-        );
-        return;
-      }
-      let info = interpretChunk(obj);
-      (info.errorMessage !== null || ev.event === "error") && setError(ErrorCode.serverErrorEvent, info.errorMessage ?? ev.data.slice(0, 500)), info.usage !== null && (info.usage.invalid !== null && setError(ErrorCode.invalidUsage, info.usage.invalid), usage = {
-        prompt_tokens: info.usage.prompt,
-        completion_tokens: info.usage.completion,
-        cached_tokens: info.usage.cached
-      }), info.finishReason !== null && (finishReason = info.finishReason), info.timings !== null && (timings = info.timings), info.usageRaw !== null && (usageRaw = info.usageRaw), info.contentChars > 0 && (text !== null && info.text !== "" && text.push(info.text), eventTimes.push(now - origin), eventChars.push(info.contentChars), info.serverTsMs !== null && (serverTimes ??= [], serverTimes.push(info.serverTsMs - this.hrtimeOffsetMs - origin)), info.serverArrivalTsMs !== null && (serverArrival = info.serverArrivalTsMs - this.hrtimeOffsetMs - origin));
-    }), dispatchAbs = performance3.now(), wireId = `${this.tag}-${spec.id}${retries > 0 ? `-r${retries}` : ""}`, timer = setTimeout(() => {
+    }, state = new ResponseState({
+      api: cfg.target.api,
+      reasoningTags: cfg.reasoningTags ?? null,
+      keepText: spec.keepText === !0,
+      serverOffsetMs: this.hrtimeOffsetMs + origin,
+      setError
+    }), parser = new SseParser((ev) => state.event(ev, now - origin)), dispatchAbs = performance3.now(), wireId = `${this.tag}-${spec.id}${retries > 0 ? `-r${retries}` : ""}`, timer = setTimeout(() => {
       timedOut = !0, controller?.abort(new Error(`request exceeded --timeout-s ${cfg.timeoutS}`));
     }, cfg.timeoutS * 1e3), finish = () => {
       if (finished) return;
       finished = !0, clearTimeout(timer);
       let endMs = performance3.now() - origin, written = socketWrites.get(wireId);
       socketWrites.delete(wireId);
-      let sendAbs = written?.t ?? dispatchAbs;
-      error === null && status !== null && status < 400 && sse && (done ? usage === null || usage.completion_tokens === null ? setError(ErrorCode.missingUsage, "stream finished without usage.completion_tokens") : eventTimes.length === 0 && setError(ErrorCode.emptyStream, "no content-bearing event") : setError(ErrorCode.missingDone, "stream ended without data: [DONE]"));
+      let sendAbs = written?.t ?? dispatchAbs, eventTimes = state.eventTimes, usage = state.usage;
+      error === null && status !== null && status < 400 && sse && (state.done ? usage === null || usage.completion_tokens === null ? setError(ErrorCode.missingUsage, "stream finished without usage.completion_tokens") : eventTimes.length === 0 && setError(ErrorCode.emptyStream, "no content-bearing event") : setError(
+        ErrorCode.missingDone,
+        cfg.target.api === "responses" ? "stream ended without response.completed" : "stream ended without data: [DONE]"
+      ));
       let rec = {
         id: spec.id,
         level: spec.level,
@@ -19382,16 +19637,16 @@ var StreamClient = class {
         last_token_ms: eventTimes.length > 0 ? eventTimes[eventTimes.length - 1] : null,
         end_ms: endMs,
         event_times_ms: eventTimes,
-        event_text_chars: eventChars,
-        event_count: eventCount,
+        event_text_chars: state.eventChars,
+        event_count: state.eventCount,
         prompt_tokens_requested: spec.promptTokensRequested,
         max_tokens: spec.maxTokens,
         usage,
-        finish_reason: finishReason,
+        finish_reason: state.finishReason,
         http_status: status,
         error
       };
-      serverTimes !== void 0 && (rec.server_event_times_ms = serverTimes), serverArrival !== void 0 && (rec.server_arrival_ms = serverArrival), retries > 0 && (rec.retries = retries), spec.session !== void 0 && (rec.session = spec.session), spec.turn !== void 0 && (rec.turn = spec.turn), text !== null && (spec.responseText = text.join("")), written?.connectedAt != null && written.connectedAt >= dispatchAbs && (rec.connected_ms = written.connectedAt - origin), timings !== null && (rec.server_timings = timings), usageRaw !== null && (rec.usage_raw = usageRaw), resolve(rec);
+      state.serverTimes !== void 0 && (rec.server_event_times_ms = state.serverTimes), state.serverArrival !== void 0 && (rec.server_arrival_ms = state.serverArrival), retries > 0 && (rec.retries = retries), spec.session !== void 0 && (rec.session = spec.session), spec.turn !== void 0 && (rec.turn = spec.turn), state.text !== null && (spec.responseText = state.text.join("")), state.text !== null && state.responseId !== null && (spec.responseId = state.responseId), written?.connectedAt != null && written.connectedAt >= dispatchAbs && (rec.connected_ms = written.connectedAt - origin), state.timings !== null && (rec.server_timings = state.timings), state.usageRaw !== null && (rec.usage_raw = state.usageRaw), state.finish(rec, cfg.ignoreEos), resolve(rec);
     }, handler = {
       onRequestStart(c) {
         controller = c;
@@ -19421,10 +19676,22 @@ var StreamClient = class {
         ), c.abort(new Error("line_too_long")))) : errBody.length < 2e3 && (errBody += chunk.toString("utf8"));
       },
       onResponseEnd() {
-        now = performance3.now(), sse && parser.end(), status !== null && status >= 400 ? setError(ErrorCode.httpError, `HTTP ${status}: ${errBody.slice(0, 500)}`) : !sse && error !== null && errBody && (error = {
-          code: error.code,
-          message: `${error.message}; body: ${redacted(errBody, secrets).slice(0, 300)}`
-        }), finish();
+        if (now = performance3.now(), sse && parser.end(), status !== null && status >= 400)
+          setError(ErrorCode.httpError, `HTTP ${status}: ${errBody.slice(0, 500)}`);
+        else if (!sse && error !== null && errBody) {
+          let said = serverErrorIn(errBody);
+          error = said !== null && error.code === ErrorCode.notSse ? {
+            code: ErrorCode.serverErrorEvent,
+            message: redacted(
+              `HTTP ${status} with an error instead of a stream: ${said}`,
+              secrets
+            ).slice(0, 1e3)
+          } : {
+            code: error.code,
+            message: `${error.message}; body: ${redacted(errBody, secrets).slice(0, 300)}`
+          };
+        }
+        finish();
       },
       onResponseError: (_c, err) => {
         now = performance3.now();
@@ -19510,7 +19777,8 @@ async function warmUpClientPath(cfg, chunks = WARMUP_CHUNKS) {
           level: 0,
           warmup: !0,
           prompt: "warm up",
-          maxTokens: 1,
+          // what the loopback server sends (a usage above twice max_tokens is refused as untrue)
+          maxTokens: Math.ceil(chunks / REQUESTS),
           promptTokensRequested: null,
           intendedSendAbsMs: null
         });
@@ -19740,7 +20008,8 @@ function nextTurn(spec, rec, turns) {
   return rec.error !== null || turn >= turns || spec.responseText === void 0 ? null : {
     session: spec.session ?? spec.id,
     turn: turn + 1,
-    history: [...spec.messages ?? [], { role: "assistant", content: spec.responseText }]
+    history: [...spec.messages ?? [], { role: "assistant", content: spec.responseText }],
+    ...spec.responseId !== void 0 ? { previousResponseId: spec.responseId } : {}
   };
 }
 async function runOpenLoop(client2, makeSpec, opts) {
@@ -20220,6 +20489,7 @@ function inConversation(spec, turn, userContent) {
     session: turn.turn === 1 ? spec.id : turn.session,
     turn: turn.turn,
     keepText: !0,
+    ...turn.previousResponseId !== void 0 ? { previousResponseId: turn.previousResponseId } : {},
     // only the new turn was sized: the history is whatever the conversation holds by now
     promptTokensRequested: turn.turn === 1 ? spec.promptTokensRequested : null
   };
@@ -20271,13 +20541,7 @@ function runShare(client2, job2, o) {
 }
 
 // src/core/load/shard-worker.ts
-var port = parentPort, data = workerData, client = new StreamClient({
-  target: data.target,
-  timeoutS: data.timeoutS,
-  ignoreEos: data.ignoreEos,
-  extraBody: data.extraBody,
-  originMs: data.originEpochMs - performance7.timeOrigin
-}), job = null, stopping = new AbortController(), post = (m) => port.postMessage(m);
+var port = parentPort, data = workerData, { originEpochMs, ...options } = data, client = new StreamClient({ ...options, originMs: originEpochMs - performance7.timeOrigin }), job = null, stopping = new AbortController(), post = (m) => port.postMessage(m);
 port.on("message", (m) => {
   (async () => {
     try {

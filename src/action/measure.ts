@@ -19,7 +19,11 @@ import type { Docs } from "./modes.ts";
 import { logTail, startServer } from "./server-process.ts";
 
 /** The input a workload file's error belongs to, so the message names it. */
-const FILE_INPUT: Record<string, string> = { dataset_invalid: "dataset", trace_invalid: "trace" };
+const FILE_INPUT: Record<string, string> = {
+  dataset_invalid: "dataset",
+  trace_invalid: "trace",
+  tools_invalid: "tools",
+};
 
 const notice = (m: string) => core.info(`notice: ${m}`);
 
@@ -30,6 +34,7 @@ async function setUp(inputs: ActionInputs): Promise<SweepSetup | null> {
     for (const [input, path] of [
       ["dataset", inputs.dataset],
       ["trace", inputs.trace],
+      ["tools", inputs.tools],
     ] as const)
       if (path !== null) insideOrRefuse(workspace(), path, `input "${input}":`);
     const setup = await prepareSweep(inputs, inputs.sweep, {

@@ -11,7 +11,25 @@ import {
   positiveInt,
   text,
 } from "../core/settings/setting.ts";
-import { DEFAULT_MOCK_OPTIONS as D, FLAVORS, type MockOptions, parseFault, start } from "../mock/index.ts";
+import {
+  DEFAULT_MOCK_OPTIONS as D,
+  FAULT_KINDS,
+  FLAVORS,
+  type MockOptions,
+  PROTOCOL_VARIANTS,
+  type ProtocolVariant,
+  parseFault,
+  REASONING_FIELDS,
+  start,
+} from "../mock/index.ts";
+
+function parseProtocol(s: string): ProtocolVariant {
+  const v = s.trim() as ProtocolVariant;
+  if (!PROTOCOL_VARIANTS.includes(v))
+    throw new Error(`invalid protocol variant "${s}": expected one of ${PROTOCOL_VARIANTS.join(", ")}`);
+  return v;
+}
+
 import { parseCommand } from "./command.ts";
 
 // The mock's flags, declared with the same machinery as every other setting. Their defaults are
@@ -138,13 +156,44 @@ const MOCK = {
     default: D.serverTimestamps,
     help: "send tokenbench_server_ts_ms in every chunk (also per request: header x-tokenbench-server-ts: 1)",
   }),
+  reasoningTokens: number<number>({
+    flag: "reasoning-tokens",
+    input: null,
+    metavar: "N",
+    default: D.reasoningTokens,
+    check: nonNegInt,
+    what: "a non-negative integer",
+    help: "a reasoning model: the first N tokens of every answer are thinking (counted in completion_tokens)",
+  }),
+  reasoningField: oneOf({
+    flag: "reasoning-field",
+    input: null,
+    choices: REASONING_FIELDS,
+    default: D.reasoningField,
+    help: "how thinking is sent: delta.reasoning_content (vLLM, SGLang, DeepSeek), delta.reasoning (newer vLLM), or inline <think> tags",
+  }),
+  reasoningUsage: boolean({
+    flag: "reasoning-usage",
+    input: null,
+    switch: true,
+    default: D.reasoningUsage,
+    help: "report usage.completion_tokens_details.reasoning_tokens",
+  }),
+  protocol: list({
+    flag: "protocol",
+    input: null,
+    metavar: "VARIANT",
+    default: D.protocol,
+    item: parseProtocol,
+    help: `write the event stream another way the SSE standard allows: ${PROTOCOL_VARIANTS.join(" ")}`,
+  }),
   faults: list({
     flag: "fault",
     input: null,
     metavar: "KIND:RATE|KIND@N",
     default: D.faults,
     item: parseFault,
-    help: "seeded faults: http500 http503 http429 reset stall malformed no_usage no_done slow_first_byte",
+    help: `seeded faults: ${FAULT_KINDS.join(" ")}`,
   }),
   stallS: number<number>({
     flag: "stall-s",

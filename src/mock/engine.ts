@@ -6,8 +6,8 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { performance } from "node:perf_hooks";
-import { chunkPrefix, contentChunk, roleChunk, usageJson } from "./chunks.ts";
-import type { ChunkText, EngineView, FlavorModule } from "./flavor.ts";
+import { pieceOf, pieceText, responsesStart, roleChunk, usageJson, wire } from "./chunks.ts";
+import type { EngineView, FlavorModule } from "./flavor.ts";
 import { FLAVOR_MODULES } from "./flavors/index.ts";
 import { HttpError, sendJson } from "./http.ts";
 import { type FaultKind, HTTP_FAULTS, type MockOptions } from "./options.ts";
@@ -17,12 +17,13 @@ import { seededRandom } from "./random.ts";
 import {
   completionBody,
   generatedTokens,
+  type MockApi,
   type MockStats,
   newReq,
   type Req,
   validateCompletion,
-  vocabAt,
 } from "./request.ts";
+import { streamText } from "./stream-text.ts";
 import { TimerQueue } from "./timer-queue.ts";
 
 const hrMs = (): number => Number(process.hrtime.bigint()) / 1e6;
@@ -46,6 +47,8 @@ export class Engine implements EngineView {
   private events = 0;
   readonly faultCounts: Record<string, number> = {};
   private readonly lateness: number[] = [];
+  /** Responses API: stored conversations (prompt and answer tokens) by response id, oldest first. */
+  private readonly stored = new Map<string, string[]>();
   readonly h = {
     ttft: new Histogram(LATENCY_BUCKETS_S),
     itl: new Histogram(ITL_BUCKETS_S),
@@ -123,12 +126,12 @@ export class Engine implements EngineView {
     req: IncomingMessage,
     res: ServerResponse,
     body: Record<string, unknown>,
-    chat: boolean,
+    api: MockApi,
     arrival: number,
     arrivalHr: number,
   ): void {
     const o = this.o;
-    const { promptTokens, maxTokens } = validateCompletion(body, chat, o);
+    const { promptTokens, maxTokens } = validateCompletion(body, api, o, this.stored);
     if (this.loading()) throw new HttpError(503, "model is still loading", "unavailable_error");
     const seq = ++this.seq;
     const fault = this.pickFault(seq);
@@ -139,9 +142,10 @@ export class Engine implements EngineView {
       this.rejected++;
       throw new HttpError(o.rejectStatus, "server queue is full", "rate_limit_error");
     }
-    const ignoreEos = body.ignore_eos === true;
+    const ignoreEos = body.ignore_eos === true && fault !== "early_stop";
     let target = maxTokens;
-    if (!ignoreEos) {
+    if (fault === "early_stop") target = Math.max(1, Math.floor(maxTokens / 2));
+    else if (!ignoreEos) {
       // Geometric with the configured mean, capped by max_tokens.
       const p = 1 / Math.max(1, o.meanOutputTokens);
       target = Math.min(maxTokens, 1 + Math.floor(Math.log(1 - this.rand()) / Math.log(1 - p)));
@@ -152,7 +156,7 @@ export class Engine implements EngineView {
       req,
       res,
       body,
-      chat,
+      api,
       o,
       promptTokens,
       maxTokens,
@@ -169,6 +173,15 @@ export class Engine implements EngineView {
       }
     });
     const begin = () => {
+      if (fault === "error_body") {
+        // a 200 that carries an error instead of the stream asked for
+        this.finish(r, performance.now(), false);
+        return sendJson(res, 200, {
+          error: { message: "injected fault: the engine is overloaded", type: "internal_error" },
+        });
+      }
+      if (r.stream && o.protocol.includes("early-hints"))
+        res.writeEarlyHints({ link: "</v1/models>; rel=preload" });
       if (r.stream) {
         const headers: Record<string, string> = {
           "content-type": "text/event-stream; charset=utf-8",
@@ -238,7 +251,7 @@ export class Engine implements EngineView {
     if (this.flavor.roleChunkAtAdmission && r.stream && !r.roleSent) {
       // FreeToken sends the role chunk as soon as the request is admitted, before prefill.
       r.roleSent = true;
-      r.res.write(roleChunk(r));
+      this.write(r, r.api === "responses" ? responsesStart(r) : roleChunk(r));
     }
     const gen = r.gen;
     this.timers.at(t + prefill, () => this.emit(r, t + prefill, gen));
@@ -252,7 +265,7 @@ export class Engine implements EngineView {
   }
 
   private usageJson(r: Req): string {
-    return usageJson(r, this.flavor.omitCachedDetailsWhenZero && r.cachedTokens === 0);
+    return usageJson(r, this.flavor.omitCachedDetailsWhenZero && r.cachedTokens === 0, this.o);
   }
 
   /**
@@ -270,23 +283,30 @@ export class Engine implements EngineView {
         // Flush what was generated so far, then drop the connection with a TCP RST.
         const res = r.res;
         this.finish(r, now, false);
-        res.write(out, () => (res.socket ? res.socket.resetAndDestroy() : res.destroy()));
+        res.write(wire(this.o, r.written++ === 0, out), () =>
+          res.socket ? res.socket.resetAndDestroy() : res.destroy(),
+        );
         return;
       }
       if (step.last) {
-        if (out && r.stream) r.res.write(out);
+        if (out && r.stream) this.write(r, out);
         this.finish(r, now, true);
         return;
       }
       this.enforceKv();
       const next = t + this.itl() + step.extraDelayMs;
       if (r.state !== "running" || r.gen !== gen || next > performance.now()) {
-        if (out && r.stream) r.res.write(out);
+        if (out && r.stream) this.write(r, out);
         if (r.state === "running" && r.gen === gen) this.timers.at(next, () => this.emit(r, next, gen));
         return;
       }
       t = next;
     }
+  }
+
+  /** Stream text onto the wire, in the configured protocol variant. */
+  private write(r: Req, out: string): void {
+    if (out !== "") r.res.write(wire(this.o, r.written++ === 0, out));
   }
 
   /** One stream event: bookkeeping and its SSE text (nothing written here). */
@@ -298,8 +318,7 @@ export class Engine implements EngineView {
     const o = this.o;
     if (this.lateness.length < 1_000_000) this.lateness.push(now - scheduled);
     const k = Math.min(o.tokensPerChunk, r.target - r.emitted);
-    let text = "";
-    for (let i = 0; i < k; i++) text += ` ${vocabAt(r, r.emitted + i)}`;
+    const piece = pieceOf(r, k);
     const first = r.emitted === 0;
     r.emitted += k;
     this.generationTotal += k;
@@ -311,48 +330,26 @@ export class Engine implements EngineView {
       this.h.itl.observe((now - r.tLast) / 1000);
     }
     r.tLast = now;
-    const last = r.emitted >= r.target;
     const half = Math.floor(r.target / 2);
     const crossedHalf = r.emitted >= half && r.emitted - k < half;
+    // an error frame halfway ends the stream there
+    const last = r.emitted >= r.target || (r.fault === "error_event" && crossedHalf);
     const extraDelayMs = r.fault === "stall" && crossedHalf ? o.stallS * 1000 : 0;
     if (!r.stream) {
-      r.text.push(text);
+      r.text.push(pieceText(piece));
       return { out: "", last, reset: false, extraDelayMs };
     }
     const ts = r.serverTs ? hrMs() : null;
-    let out = "";
-    if (first && !r.roleSent) {
-      r.roleSent = true;
-      out += roleChunk(r);
-    }
-    if (r.fault === "malformed" && r.emitted > r.target / 2 && r.emitted - k <= r.target / 2) {
-      out += 'data: {"choices": [{"delta": {"content": "oops"\n\n';
-    }
-    const finish = last ? (r.target < r.maxTokens ? "stop" : "length") : null;
-    const chunks: ChunkText = {
-      prefix: chunkPrefix(r),
-      content: (t, fin, usage) => contentChunk(r, t, fin, usage, ts, o.tokensPerChunk),
-    };
-    if (!last) out += chunks.content(text, null, null);
-    else
-      out += this.flavor.lastEvents(
-        chunks,
-        {
-          promptTokens: r.promptTokens.length,
-          cachedTokens: r.cachedTokens,
-          emitted: r.emitted,
-          includeUsage: r.includeUsage && r.fault !== "no_usage",
-          usage: this.usageJson(r),
-          tAdmit: r.tAdmit,
-          tFirst: r.tFirst,
-          now,
-        },
-        text,
-        finish!,
-      );
-    if (last && r.fault !== "no_done") out += "data: [DONE]\n\n";
+    const usage = last ? this.usageJson(r) : "";
+    const out = streamText(r, this.flavor, { piece, first, last, ts, usage, now });
     const reset = r.fault === "reset" && !last && r.emitted >= Math.max(1, half);
     return { out, last, reset, extraDelayMs };
+  }
+
+  /** A stored response for previous_response_id, the oldest dropped beyond 10,000. */
+  private keep(id: string, tokens: string[]): void {
+    this.stored.set(id, tokens);
+    if (this.stored.size > 10_000) this.stored.delete(this.stored.keys().next().value!);
   }
 
   /** Over the KV budget: preempt the most recently admitted request (recompute policy). */
@@ -384,13 +381,15 @@ export class Engine implements EngineView {
     if (ok) {
       this.completed++;
       // the answer's full blocks join the prompt's in the cache (a conversation re-sends both)
-      this.cache.insert([...r.promptTokens, ...generatedTokens(r)]);
+      const conversation = [...r.promptTokens, ...generatedTokens(r)];
+      this.cache.insert(conversation);
+      if (r.store) this.keep(r.id, conversation);
       this.h.e2e.observe((t - r.tArrive) / 1000);
       if (r.stream) {
         r.res.end();
         if (this.flavor.closeAfterStream) r.res.once("finish", () => r.res.socket?.destroy());
       } else {
-        sendJson(r.res, 200, completionBody(r, JSON.parse(this.usageJson(r))));
+        sendJson(r.res, 200, completionBody(r, JSON.parse(this.usageJson(r)) as Record<string, unknown>));
       }
     }
     this.scheduleAdmission(t);

@@ -3,6 +3,7 @@
  * health, usage details, the final chunk, metric names and connection behaviour. The engine
  * knows nothing of flavours; each flavour module (flavors/*.ts) fills this interface.
  */
+import type { Piece } from "./chunks.ts";
 import type { MockOptions } from "./options.ts";
 import type { PrefixCache } from "./prefix-cache.ts";
 import type { Exposition, Histogram } from "./prometheus.ts";
@@ -42,8 +43,8 @@ export interface StreamView {
 export interface ChunkText {
   /** `data: {...,"choices":` prefix of this stream's chunks. */
   prefix: string;
-  /** A content chunk: text, finish reason, usage JSON (or null). */
-  content(text: string, finish: string | null, usage: string | null): string;
+  /** A content chunk: its tokens, finish reason, usage JSON (or null). */
+  content(piece: Piece, finish: string | null, usage: string | null): string;
 }
 
 export interface HealthAnswer {
@@ -77,13 +78,13 @@ export interface FlavorModule {
     e: EngineView,
   ): unknown;
   /** The last event(s) of a stream before [DONE]: the final content and the usage. */
-  lastEvents(c: ChunkText, s: StreamView, text: string, finish: string): string;
+  lastEvents(c: ChunkText, s: StreamView, piece: Piece, finish: string): string;
   metrics(x: Exposition, e: EngineView): void;
 }
 
 /** The common final events: the last content chunk, then a usage-only chunk when asked for. */
-export function standardLastEvents(c: ChunkText, s: StreamView, text: string, finish: string): string {
-  let out = c.content(text, finish, null);
+export function standardLastEvents(c: ChunkText, s: StreamView, piece: Piece, finish: string): string {
+  let out = c.content(piece, finish, null);
   if (s.includeUsage) out += `data: ${c.prefix}[],"usage":${s.usage}}\n\n`;
   return out;
 }

@@ -11,7 +11,12 @@ export type FaultKind =
   | "malformed"
   | "no_usage"
   | "no_done"
-  | "slow_first_byte";
+  | "slow_first_byte"
+  | "error_event"
+  | "error_body"
+  | "early_stop"
+  | "huge_usage"
+  | "two_choices";
 export const FAULT_KINDS: readonly FaultKind[] = [
   "http500",
   "http503",
@@ -22,7 +27,44 @@ export const FAULT_KINDS: readonly FaultKind[] = [
   "no_usage",
   "no_done",
   "slow_first_byte",
+  // an `event: error` frame halfway, then the end of the stream
+  "error_event",
+  // a 200 whose body is a JSON error instead of a stream
+  "error_body",
+  // ignore_eos ignored: stop with "stop" at half of max_tokens
+  "early_stop",
+  // usage.completion_tokens of 10^15
+  "huge_usage",
+  // every content chunk carries a second choice (index 1), as n = 2 would
+  "two_choices",
 ];
+
+/** Ways of writing the event stream that the SSE standard allows and servers use. */
+export type ProtocolVariant =
+  | "cr"
+  | "crlf"
+  | "bom"
+  | "no-space"
+  | "multiline"
+  | "comments"
+  | "ids"
+  | "after-done"
+  | "early-hints";
+export const PROTOCOL_VARIANTS: readonly ProtocolVariant[] = [
+  "cr",
+  "crlf",
+  "bom",
+  "no-space",
+  "multiline",
+  "comments",
+  "ids",
+  "after-done",
+  "early-hints",
+];
+
+/** Where a reasoning model's thinking goes in a chat stream. */
+export type ReasoningField = "reasoning_content" | "reasoning" | "think";
+export const REASONING_FIELDS: readonly ReasoningField[] = ["reasoning_content", "reasoning", "think"];
 
 /** `kind:rate` (probability per request, seeded) or `kind@n` (every n-th request). */
 export interface FaultSpec {
@@ -86,6 +128,14 @@ export interface MockOptions {
   slowFirstByteMs: number;
   /** Server limits to advertise (sglang/freetoken/llamacpp expose them). */
   cudaGraphMaxBs: number | null;
+  /** A reasoning model: the first N tokens of every answer are thinking (0: none). */
+  reasoningTokens: number;
+  /** How the thinking is sent: `delta.reasoning_content`, `delta.reasoning`, or inline `<think>` tags. */
+  reasoningField: ReasoningField;
+  /** Report `completion_tokens_details.reasoning_tokens` in the usage. */
+  reasoningUsage: boolean;
+  /** How the event stream is written (line ends, BOM, fields; see PROTOCOL_VARIANTS). */
+  protocol: ProtocolVariant[];
 }
 
 export const DEFAULT_MOCK_OPTIONS: MockOptions = {
@@ -115,6 +165,10 @@ export const DEFAULT_MOCK_OPTIONS: MockOptions = {
   stallS: 2,
   slowFirstByteMs: 1000,
   cudaGraphMaxBs: null,
+  reasoningTokens: 0,
+  reasoningField: "reasoning_content",
+  reasoningUsage: false,
+  protocol: [],
 };
 
 /** The faults that are an HTTP error answer: status, message and OpenAI error type. */

@@ -3,12 +3,24 @@ import { randomBytes } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { HttpError, promptOf } from "./http.ts";
 import type { FaultKind, MockOptions } from "./options.ts";
+import { tokenize } from "./tokenizer.ts";
+
+export type MockApi = "chat" | "completions" | "responses";
 
 export interface Req {
+  /** The server's options (read-only). */
+  o: MockOptions;
   seq: number;
   id: string;
   res: ServerResponse;
+  api: MockApi;
   chat: boolean;
+  /** Of the `target` tokens, the first `reasoning` are reasoning (--reasoning-tokens). */
+  reasoning: number;
+  /** The tool this response calls (the request offered tools), or null: a text answer. */
+  tool: string | null;
+  /** Responses API: keep the conversation (prompt and answer) for a later previous_response_id. */
+  store: boolean;
   stream: boolean;
   includeUsage: boolean;
   serverTs: boolean;
@@ -29,6 +41,8 @@ export interface Req {
   gen: number;
   state: "queued" | "running" | "done";
   roleSent: boolean;
+  /** Writes of stream text so far (the first may carry a BOM). */
+  written: number;
   text: string[];
   created: number;
 }
@@ -50,13 +64,20 @@ export interface MockStats {
 /** The prompt and output length of a completion request, or a 400 naming what is wrong. */
 export function validateCompletion(
   body: Record<string, unknown>,
-  chat: boolean,
+  api: MockApi,
   o: MockOptions,
+  stored: ReadonlyMap<string, string[]>,
 ): { promptTokens: string[]; maxTokens: number } {
   if (typeof body.model !== "string") throw new HttpError(400, "'model' is required");
   if (body.model !== o.model)
     throw new HttpError(400, `The model \`${body.model}\` does not exist.`, "NotFoundError");
-  const promptTokens = promptOf(body, chat);
+  let promptTokens: string[];
+  if (api === "responses") {
+    const prev = body.previous_response_id;
+    const before = typeof prev === "string" ? stored.get(prev) : [];
+    if (before === undefined) throw new HttpError(400, `Previous response with id '${prev}' not found.`);
+    promptTokens = [...before, ...inputOf(body)];
+  } else promptTokens = promptOf(body, api === "chat");
   if (promptTokens.length >= o.maxModelLen) {
     throw new HttpError(
       400,
@@ -68,10 +89,44 @@ export function validateCompletion(
       ? body.max_tokens
       : typeof body.max_completion_tokens === "number"
         ? body.max_completion_tokens
-        : o.defaultMaxTokens;
+        : typeof body.max_output_tokens === "number"
+          ? body.max_output_tokens
+          : o.defaultMaxTokens;
   if (!Number.isInteger(maxTokens) || maxTokens < 1)
     throw new HttpError(400, "'max_tokens' must be an integer >= 1");
   return { promptTokens, maxTokens };
+}
+
+/** The Responses API's `input`: a string, or message items with string or `input_text` content. */
+function inputOf(body: Record<string, unknown>): string[] {
+  const input = body.input;
+  if (typeof input === "string") return tokenize(input);
+  if (!Array.isArray(input) || input.length === 0)
+    throw new HttpError(400, "'input' must be a string or a non-empty array of items");
+  const parts: string[] = [];
+  for (const item of input) {
+    const c = (item as { content?: unknown } | null)?.content;
+    if (typeof c === "string") parts.push(c);
+    else if (Array.isArray(c)) {
+      for (const p of c)
+        if (typeof (p as { text?: unknown })?.text === "string") parts.push((p as { text: string }).text);
+    } else throw new HttpError(400, "each input item needs a 'content'");
+  }
+  return tokenize(parts.join("\n"));
+}
+
+/** The tool a request makes the answer call: none unless it offers tools and does not say "none". */
+function toolOf(body: Record<string, unknown>): string | null {
+  const tools = body.tools;
+  if (!Array.isArray(tools) || tools.length === 0 || body.tool_choice === "none") return null;
+  const choice = body.tool_choice as { name?: unknown; function?: { name?: unknown } } | string | undefined;
+  if (choice !== null && typeof choice === "object") {
+    const name = choice.function?.name ?? choice.name;
+    if (typeof name === "string") return name;
+  }
+  const first = tools[0] as { name?: unknown; function?: { name?: unknown } };
+  const name = first?.function?.name ?? first?.name;
+  return typeof name === "string" ? name : "tool";
 }
 
 export function newReq(a: {
@@ -79,7 +134,7 @@ export function newReq(a: {
   req: IncomingMessage;
   res: ServerResponse;
   body: Record<string, unknown>;
-  chat: boolean;
+  api: MockApi;
   o: MockOptions;
   promptTokens: string[];
   maxTokens: number;
@@ -89,13 +144,21 @@ export function newReq(a: {
   arrivalHr: number;
 }): Req {
   const so = a.body.stream_options as { include_usage?: unknown } | undefined;
+  const chat = a.api === "chat";
+  const prefix = a.api === "responses" ? "resp" : chat ? "chatcmpl" : "cmpl";
   return {
+    o: a.o,
     seq: a.seq,
-    id: `${a.chat ? "chatcmpl" : "cmpl"}-${randomBytes(8).toString("hex")}`,
+    id: `${prefix}-${randomBytes(8).toString("hex")}`,
     res: a.res,
-    chat: a.chat,
+    api: a.api,
+    chat,
+    reasoning: a.api === "completions" ? 0 : Math.min(a.o.reasoningTokens, a.target),
+    tool: a.api === "completions" ? null : toolOf(a.body),
+    store: a.api === "responses" && a.body.store !== false,
     stream: a.body.stream === true,
-    includeUsage: so?.include_usage === true,
+    // the Responses API always reports usage (in response.completed)
+    includeUsage: so?.include_usage === true || a.api === "responses",
     serverTs: a.o.serverTimestamps || a.req.headers["x-tokenbench-server-ts"] === "1",
     model: a.o.model,
     promptTokens: a.promptTokens,
@@ -112,15 +175,30 @@ export function newReq(a: {
     gen: 0,
     state: "queued",
     roleSent: false,
+    written: 0,
     text: [],
     created: Math.floor(Date.now() / 1000),
   };
 }
 
 /** The non-streaming answer of a finished request. */
-export function completionBody(r: Req, usage: unknown): unknown {
+export function completionBody(r: Req, usage: Record<string, unknown>): unknown {
   const text = r.text.join("");
   const finish = r.target < r.maxTokens ? "stop" : "length";
+  if (r.api === "responses")
+    return {
+      id: r.id,
+      object: "response",
+      created_at: r.created,
+      status: "completed",
+      model: r.model,
+      output: [{ type: "message", role: "assistant", content: [{ type: "output_text", text }] }],
+      usage: {
+        input_tokens: usage.prompt_tokens,
+        output_tokens: usage.completion_tokens,
+        total_tokens: usage.total_tokens,
+      },
+    };
   const choice = r.chat
     ? { index: 0, message: { role: "assistant", content: text }, finish_reason: finish }
     : { index: 0, text, finish_reason: finish };

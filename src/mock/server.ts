@@ -11,7 +11,13 @@ import { HttpError, promptOf, readJson, sendError, sendJson } from "./http.ts";
 import { DEFAULT_MOCK_OPTIONS, type MockOptions } from "./options.ts";
 import { Exposition } from "./prometheus.ts";
 
-import type { MockStats } from "./request.ts";
+import type { MockApi, MockStats } from "./request.ts";
+
+const API_ROUTES: Record<string, MockApi> = {
+  "/v1/chat/completions": "chat",
+  "/v1/completions": "completions",
+  "/v1/responses": "responses",
+};
 
 export type { MockStats } from "./request.ts";
 
@@ -96,9 +102,10 @@ async function handle(engine: Engine, req: IncomingMessage, res: ServerResponse)
   const method = req.method ?? "GET";
   const flavor = engine.flavor;
   try {
-    if (method === "POST" && (url === "/v1/chat/completions" || url === "/v1/completions")) {
+    const api = API_ROUTES[url];
+    if (method === "POST" && api !== undefined) {
       const body = await readJson(req);
-      return engine.completion(req, res, body, url === "/v1/chat/completions", arrival, arrivalHr);
+      return engine.completion(req, res, body, api, arrival, arrivalHr);
     }
     if (method === "GET" && url === "/mock/stats") return sendJson(res, 200, engine.stats());
     if (!flavor.commonRoutes) throw new HttpError(404, `no route ${method} ${url}`, "not_found_error");

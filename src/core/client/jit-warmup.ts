@@ -82,7 +82,8 @@ export async function warmUpClientPath(
           level: 0,
           warmup: true,
           prompt: "warm up",
-          maxTokens: 1,
+          // what the loopback server sends (a usage above twice max_tokens is refused as untrue)
+          maxTokens: Math.ceil(chunks / REQUESTS),
           promptTokensRequested: null,
           intendedSendAbsMs: null,
         });

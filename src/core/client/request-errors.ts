@@ -45,3 +45,45 @@ export const STREAM_LIMITS = {
   /** 1 MiB for one line or one event's data. */
   maxLineBytes: 1024 * 1024,
 };
+
+/** The stable code of a transport failure. */
+export function classifyNetworkError(
+  err: Error & { code?: string },
+  timedOut: boolean,
+): { code: string; message: string } {
+  if (timedOut) return { code: ErrorCode.timeout, message: err.message };
+  const code = err.code ?? (err.cause as { code?: string } | undefined)?.code ?? "";
+  if (code === "UND_ERR_HEADERS_TIMEOUT" || code === "UND_ERR_BODY_TIMEOUT") {
+    return { code: ErrorCode.timeout, message: err.message };
+  }
+  if (
+    code === "ECONNREFUSED" ||
+    code === "ENOTFOUND" ||
+    code === "EHOSTUNREACH" ||
+    code === "ENETUNREACH" ||
+    code === "EAI_AGAIN" ||
+    code === "UND_ERR_CONNECT_TIMEOUT"
+  ) {
+    return { code: ErrorCode.connectFailed, message: `${code}: ${err.message}` };
+  }
+  if (code === "ECONNRESET" || code === "UND_ERR_SOCKET" || code === "EPIPE" || code === "UND_ERR_CLOSED") {
+    return { code: ErrorCode.connectionReset, message: `${code}: ${err.message}` };
+  }
+  return { code: ErrorCode.clientError, message: `${code || err.name}: ${err.message}` };
+}
+
+/** The server's own message when a body is a JSON error object (`{"error": ...}`), else null. */
+export function serverErrorIn(body: string): string | null {
+  try {
+    const j = JSON.parse(body) as { error?: unknown; message?: unknown };
+    if (j === null || typeof j !== "object" || j.error === undefined || j.error === null) return null;
+    const e = j.error as { message?: unknown };
+    return typeof e === "string"
+      ? e
+      : typeof e.message === "string"
+        ? e.message
+        : JSON.stringify(e).slice(0, 500);
+  } catch {
+    return null;
+  }
+}

@@ -14,12 +14,11 @@ import {
   redacted,
   secretsIn,
 } from "../server/target.ts";
-import { toolSettingsOf } from "../workload/tools.ts";
-import { ErrorCode, STREAM_LIMITS } from "./request-errors.ts";
+import { classifyNetworkError, ErrorCode, STREAM_LIMITS, serverErrorIn } from "./request-errors.ts";
 import { ResponseState } from "./response-state.ts";
 import { REQUEST_ID_HEADER, socketWrites, watchSocketWrites } from "./socket-writes.ts";
 import { SseParser } from "./sse.ts";
-import { type ToolSettings, toolsBody } from "./tools.ts";
+import { type ToolSettings, toolSettingsOf, toolsBody } from "./tools.ts";
 
 /** Errors that mean the connection was already closed when the request went out on it. */
 const STALE_CONNECTION = new Set(["UND_ERR_SOCKET", "ECONNRESET", "EPIPE"]);
@@ -108,47 +107,6 @@ export function buildRequestBody(cfg: ClientConfig, spec: RequestSpec): Record<s
   if (cfg.tools) Object.assign(body, toolsBody(api, cfg.tools));
   Object.assign(body, cfg.extraBody, spec.bodyOverrides ?? {});
   return body;
-}
-
-function classifyNetworkError(
-  err: Error & { code?: string },
-  timedOut: boolean,
-): { code: string; message: string } {
-  if (timedOut) return { code: ErrorCode.timeout, message: err.message };
-  const code = err.code ?? (err.cause as { code?: string } | undefined)?.code ?? "";
-  if (code === "UND_ERR_HEADERS_TIMEOUT" || code === "UND_ERR_BODY_TIMEOUT") {
-    return { code: ErrorCode.timeout, message: err.message };
-  }
-  if (
-    code === "ECONNREFUSED" ||
-    code === "ENOTFOUND" ||
-    code === "EHOSTUNREACH" ||
-    code === "ENETUNREACH" ||
-    code === "EAI_AGAIN" ||
-    code === "UND_ERR_CONNECT_TIMEOUT"
-  ) {
-    return { code: ErrorCode.connectFailed, message: `${code}: ${err.message}` };
-  }
-  if (code === "ECONNRESET" || code === "UND_ERR_SOCKET" || code === "EPIPE" || code === "UND_ERR_CLOSED") {
-    return { code: ErrorCode.connectionReset, message: `${code}: ${err.message}` };
-  }
-  return { code: ErrorCode.clientError, message: `${code || err.name}: ${err.message}` };
-}
-
-/** The server's own message when a body is a JSON error object (`{"error": ...}`), else null. */
-function serverErrorIn(body: string): string | null {
-  try {
-    const j = JSON.parse(body) as { error?: unknown; message?: unknown };
-    if (j === null || typeof j !== "object" || j.error === undefined || j.error === null) return null;
-    const e = j.error as { message?: unknown };
-    return typeof e === "string"
-      ? e
-      : typeof e.message === "string"
-        ? e.message
-        : JSON.stringify(e).slice(0, 500);
-  } catch {
-    return null;
-  }
 }
 
 export class StreamClient {

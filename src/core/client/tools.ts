@@ -3,10 +3,26 @@
  * takes them as written; the Responses API takes the same definitions flattened
  * (`{"type":"function","name":...,"parameters":...}`) and names a forced tool without `function`.
  */
+import type { SweepConfig } from "../../schema/v1.ts";
 import type { ApiKind } from "../server/target.ts";
-import type { ToolSettings } from "../workload/tools.ts";
 
-export type { ToolSettings } from "../workload/tools.ts";
+export interface ToolDefinition {
+  type: "function";
+  function: { name: string; description?: string; parameters?: Record<string, unknown>; strict?: boolean };
+}
+
+export interface ToolSettings {
+  tools: ToolDefinition[];
+  /** "auto", "required", or the name of one tool to force. */
+  choice: string;
+}
+
+/** The tools a recorded configuration sends (checked when the file was read), or null. */
+export function toolSettingsOf(cfg: SweepConfig): ToolSettings | null {
+  return cfg.tools
+    ? { tools: cfg.tools.definitions as unknown as ToolDefinition[], choice: cfg.tools.choice }
+    : null;
+}
 
 export function toolsBody(api: ApiKind, t: ToolSettings): Record<string, unknown> {
   const forced = t.choice !== "auto" && t.choice !== "required" && t.choice !== "none";

@@ -9,17 +9,6 @@ import { TokenbenchError } from "../../schema/errors.ts";
 import type { SweepConfig } from "../../schema/v1.ts";
 import { readWorkloadFile } from "./dataset.ts";
 
-export interface ToolDefinition {
-  type: "function";
-  function: { name: string; description?: string; parameters?: Record<string, unknown>; strict?: boolean };
-}
-
-export interface ToolSettings {
-  tools: ToolDefinition[];
-  /** "auto", "required", or the name of one tool to force. */
-  choice: string;
-}
-
 export class ToolsError extends TokenbenchError {
   constructor(message: string) {
     super("tools_invalid", message);
@@ -34,21 +23,14 @@ export function loadTools(path: string, choice: string): NonNullable<SweepConfig
   return {
     name: basename(path),
     sha256: file.sha256,
-    count: t.tools.length,
+    count: t.length,
     choice,
-    definitions: t.tools as unknown as Record<string, unknown>[],
+    definitions: t,
   };
 }
 
-/** The tools a recorded configuration sends, or null. */
-export function toolSettingsOf(cfg: SweepConfig): ToolSettings | null {
-  return cfg.tools
-    ? { tools: cfg.tools.definitions as unknown as ToolDefinition[], choice: cfg.tools.choice }
-    : null;
-}
-
 /** The tool definitions of a file's text, or a message naming what is wrong (file, index, field). */
-export function parseTools(text: string, file: string, choice: string): ToolSettings | string {
+export function parseTools(text: string, file: string, choice: string): Record<string, unknown>[] | string {
   let j: unknown;
   try {
     j = JSON.parse(text);
@@ -76,5 +58,5 @@ export function parseTools(text: string, file: string, choice: string): ToolSett
   }
   if (choice !== "auto" && choice !== "required" && !names.includes(choice))
     return `--tool-choice ${choice}: no tool of that name in ${file} (it has ${names.join(", ")}); use auto, required or one of them`;
-  return { tools: j as ToolDefinition[], choice };
+  return j as Record<string, unknown>[];
 }

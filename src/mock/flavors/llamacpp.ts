@@ -37,7 +37,7 @@ export const llamacpp = flavor({
     const content = typeof body.content === "string" ? body.content : "";
     return { tokens: tokenize(content).map((_, i) => i + 1) };
   },
-  lastEvents(c, s, text, finish) {
+  lastEvents(c, s, piece, finish) {
     const timings = JSON.stringify({
       prompt_n: s.promptTokens - s.cachedTokens,
       prompt_ms: s.tFirst - s.tAdmit,
@@ -46,7 +46,7 @@ export const llamacpp = flavor({
     });
     let fin = `data: ${c.prefix}[{"index":0,"delta":{},"logprobs":null,"finish_reason":"${finish}"}]`;
     if (s.includeUsage) fin += `,"usage":${s.usage}`;
-    return `${c.content(text, null, null)}${fin},"timings":${timings}}\n\n`;
+    return `${c.content(piece, null, null)}${fin},"timings":${timings}}\n\n`;
   },
   metrics(x, e) {
     coreMetrics(x, e, CORE_METRICS.llamacpp);

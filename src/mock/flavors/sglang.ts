@@ -25,7 +25,7 @@ export const sglang = flavor({
     const toks = promptOf(body.messages !== undefined);
     return { count: toks.length, max_model_len: e.o.maxModelLen, tokens: toks.map((_, i) => i + 1) };
   },
-  lastEvents: (c, s, text, finish) => c.content(text, finish, s.includeUsage ? s.usage : null),
+  lastEvents: (c, s, piece, finish) => c.content(piece, finish, s.includeUsage ? s.usage : null),
   metrics(x, e) {
     coreMetrics(x, e, CORE_METRICS.sglang);
     const c = e.cache;
