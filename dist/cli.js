@@ -21381,7 +21381,7 @@ function interpretResponsesEvent(obj2) {
       break;
     case "response.output_item.added": {
       let item = obj2.item;
-      isObj(item) && item.type === "function_call" && (info.toolCalls = 1, info.toolCallsAreNew = !0, info.toolChars = strLen(item.name) + strLen(item.arguments));
+      isObj(item) && item.type === "function_call" && (info.toolCalls = 1, info.toolCallsAreNew = !0, info.toolChars = strLen(item.arguments));
       break;
     }
     case "response.created": {
@@ -21795,6 +21795,7 @@ var StreamClient = class {
         controller = c;
       },
       onResponseStart(_c, statusCode, headers2) {
+        if (statusCode < 200) return;
         if (now = performance6.now(), headersMs = now - origin, status = statusCode, statusCode >= 400) {
           sse = !1;
           return;

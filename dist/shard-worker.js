@@ -19251,7 +19251,7 @@ function interpretResponsesEvent(obj) {
       break;
     case "response.output_item.added": {
       let item = obj.item;
-      isObj(item) && item.type === "function_call" && (info.toolCalls = 1, info.toolCallsAreNew = !0, info.toolChars = strLen(item.name) + strLen(item.arguments));
+      isObj(item) && item.type === "function_call" && (info.toolCalls = 1, info.toolCallsAreNew = !0, info.toolChars = strLen(item.arguments));
       break;
     }
     case "response.created": {
@@ -19652,6 +19652,7 @@ var StreamClient = class {
         controller = c;
       },
       onResponseStart(_c, statusCode, headers) {
+        if (statusCode < 200) return;
         if (now = performance3.now(), headersMs = now - origin, status = statusCode, statusCode >= 400) {
           sse = !1;
           return;

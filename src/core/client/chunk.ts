@@ -4,8 +4,8 @@
  * Responses' `response.output_text.delta`), reasoning (`delta.reasoning_content` as vLLM, SGLang
  * and DeepSeek send it, `delta.reasoning` as newer vLLM and OpenRouter do, Responses'
  * `response.reasoning_text.delta` and `response.reasoning_summary_text.delta`) and tool calls
- * (`delta.tool_calls[].function` name and arguments, Responses' function-call items and
- * `response.function_call_arguments.delta`). Role-only, empty and usage-only chunks carry 0
+ * (`delta.tool_calls[].function` name and arguments, Responses'
+ * `response.function_call_arguments.delta`; a Responses function-call item counts the call). Role-only, empty and usage-only chunks carry 0
  * characters and so can never be taken for the first token.
  */
 export interface ChunkUsage {
@@ -186,10 +186,12 @@ export function interpretResponsesEvent(obj: unknown): ChunkInfo {
       break;
     case "response.output_item.added": {
       const item = obj.item;
+      // the call is counted here; its first token is its first arguments delta (the item's
+      // name comes with the item, not as a token of its own)
       if (isObj(item) && item.type === "function_call") {
         info.toolCalls = 1;
         info.toolCallsAreNew = true;
-        info.toolChars = strLen(item.name) + strLen(item.arguments);
+        info.toolChars = strLen(item.arguments);
       }
       break;
     }

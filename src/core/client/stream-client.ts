@@ -254,6 +254,8 @@ export class StreamClient {
         controller = c;
       },
       onResponseStart(_c, statusCode, headers) {
+        // an interim answer (103 Early Hints, 100 Continue) comes before the real one
+        if (statusCode < 200) return;
         now = performance.now();
         headersMs = now - origin;
         status = statusCode;

@@ -93,7 +93,7 @@ describe("interpretResponsesEvent", () => {
       type: "response.output_item.added",
       item: { type: "function_call", name: "get", arguments: "" },
     });
-    expect([item.toolChars, item.toolCalls, item.toolCallsAreNew]).toEqual([3, 1, true]);
+    expect([item.toolChars, item.toolCalls, item.toolCallsAreNew]).toEqual([0, 1, true]);
     // a message item, done events and the created event carry nothing measured
     expect(chars(ev({ type: "response.output_item.added", item: { type: "message" } }))).toEqual([0, 0, 0]);
     expect(chars(ev({ type: "response.output_text.done", text: "abc" }))).toEqual([0, 0, 0]);

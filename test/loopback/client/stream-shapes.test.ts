@@ -1,0 +1,190 @@
+// Streams as reasoning and tool-calling models send them, the Responses API, every protocol
+// variant the SSE standard allows, and the errors servers send instead of a stream: against the
+// mock in its own process, each figure checked against the mock's own stamps of the same request.
+import { afterAll, describe, expect, it } from "vitest";
+import { deriveRequest } from "../../../src/core/results/metrics.ts";
+import type { MockOptions } from "../../../src/mock/index.ts";
+import type { RequestRecord } from "../../../src/schema/v1.ts";
+import { allowanceMs, serverTtftMs, watched } from "../../helpers/lateness.ts";
+import { type MockProcess, startMock } from "../../helpers/mock-process.ts";
+import { client, spec } from "../../helpers/servers.ts";
+
+const mocks: MockProcess[] = [];
+afterAll(() => Promise.all(mocks.map((m) => m.close())));
+const mock = async (o: Partial<MockOptions>) => {
+  const m = await startMock({ ttftMs: 20, itlMs: 5, serverTimestamps: true, ...o });
+  mocks.push(m);
+  return m;
+};
+type ClientOver = Parameters<typeof client>[1];
+
+/** One request at one stream, with the client's self-check watching. */
+async function one(url: string, over: ClientOver = {}, maxTokens = 20, extra = {}) {
+  const c = client(url, over);
+  await c.stream(spec({ maxTokens: 2 })); // a connection and a warm path first
+  const { value: r, check } = await watched(() => c.stream(spec({ maxTokens, ...extra })));
+  await c.close();
+  return { r, late: allowanceMs(check) + 0.5 };
+}
+
+/** The mock's own time from its first event to event i (its stamps), ms. */
+const serverSince = (r: RequestRecord, i: number) =>
+  r.server_event_times_ms![i]! - r.server_event_times_ms![0]!;
+
+describe("reasoning, timed apart from the answer", () => {
+  it.each([
+    ["reasoning_content", {}],
+    ["reasoning", {}],
+    ["think", { reasoningTags: "think" as const }],
+  ] as const)(
+    "delta %s: TTFT is the first thinking token, TTFAT the first answer token, by the mock's stamps",
+    async (field, over) => {
+      // 30 tokens of thinking at 10 ms each: 300 ms before the answer
+      const m = await mock({ reasoningTokens: 30, reasoningField: field, itlMs: 10 });
+      const { r, late } = await one(m.url, over, 40);
+      expect(r.error).toBeNull();
+      expect(r.event_times_ms).toHaveLength(40);
+      expect(r.reasoning_events).toBe(30);
+      expect([r.reasoning_tokens, r.reasoning_tokens_source, r.answer_tokens]).toEqual([30, "events", 10]);
+      const d = deriveRequest(r);
+      // TTFT: the first thinking token, as the server stamped it
+      expect(d.ttftMs!).toBeGreaterThanOrEqual(serverTtftMs(r) - 0.5);
+      // TTFAT - TTFT: the server's own time from its first token to its first answer token
+      const own = serverSince(r, 30);
+      expect(own).toBeGreaterThanOrEqual(300 - 1);
+      expect(Math.abs(d.ttfatMs! - d.ttftMs! - own)).toBeLessThanOrEqual(2 * late);
+      expect(Math.abs(d.reasoningMs! - own)).toBeLessThanOrEqual(2 * late);
+    },
+  );
+
+  it("takes the server's reasoning_tokens when its usage has them", async () => {
+    const m = await mock({ reasoningTokens: 6, reasoningUsage: true, tokensPerChunk: 3 });
+    const { r } = await one(m.url, {}, 12);
+    // 3 tokens per event: 2 reasoning events; the usage says 6 tokens
+    expect([r.reasoning_events, r.reasoning_tokens, r.reasoning_tokens_source]).toEqual([2, 6, "usage"]);
+  });
+
+  it("a plain stream has no reasoning figures: its TTFAT is its TTFT", async () => {
+    const m = await mock({});
+    const { r } = await one(m.url, {}, 8);
+    expect(r.reasoning_tokens).toBeUndefined();
+    expect(deriveRequest(r).ttfatMs).toBe(deriveRequest(r).ttftMs);
+  });
+});
+
+describe("tool calls", () => {
+  const tools = {
+    tools: [{ type: "function" as const, function: { name: "lookup", parameters: { type: "object" } } }],
+    choice: "required",
+  };
+  it.each(["chat", "responses"] as const)(
+    "%s: argument deltas are output, timed and counted",
+    async (api) => {
+      const m = await mock({ reasoningTokens: 4 });
+      const { r, late } = await one(m.url, { api, tools }, 16);
+      expect(r.error).toBeNull();
+      expect(r.usage?.completion_tokens).toBe(16);
+      expect(r.event_times_ms).toHaveLength(16);
+      expect(r.tool_calls).toBe(1);
+      // the first tool-call event is the first answer event, the mock's 5th token
+      expect(r.first_tool_call_ms).toBe(r.first_answer_ms);
+      const d = deriveRequest(r);
+      expect(Math.abs(d.ttFirstToolCallMs! - d.ttftMs! - serverSince(r, 4))).toBeLessThanOrEqual(2 * late);
+    },
+  );
+});
+
+describe("the Responses API", () => {
+  it("typed events: TTFT, ITL and usage agree with the mock's own record", async () => {
+    const m = await mock({});
+    const { r, late } = await one(m.url, { api: "responses" }, 24);
+    expect(r.error).toBeNull();
+    expect(r.usage?.completion_tokens).toBe(24);
+    expect(r.usage?.prompt_tokens).toBeGreaterThan(0);
+    expect(r.finish_reason).toBe("length"); // response.incomplete at max_output_tokens
+    expect(r.event_times_ms).toHaveLength(24);
+    expect(deriveRequest(r).ttftMs!).toBeGreaterThanOrEqual(serverTtftMs(r) - 0.5);
+    const gaps = r.event_times_ms.slice(1).map((t, i) => t - r.event_times_ms[i]!);
+    const own = r.server_event_times_ms!.slice(1).map((t, i) => t - r.server_event_times_ms![i]!);
+    const off = gaps.map((g, i) => Math.abs(g - own[i]!)).sort((a, b) => a - b);
+    expect(off[Math.floor(off.length / 2)]!).toBeLessThanOrEqual(late);
+  });
+
+  it("a stream without its terminal event is missing_done; response.failed is the server's error", async () => {
+    const m = await mock({ faults: [{ kind: "no_done", rate: 1, every: null }] });
+    const { r } = await one(m.url, { api: "responses" }, 8);
+    // the Responses API has no [DONE]: the mock's no_done drops nothing there, so the stream is whole
+    expect(r.error).toBeNull();
+    const f = await mock({ faults: [{ kind: "error_event", rate: 1, every: null }] });
+    const failed = (await one(f.url, { api: "responses" }, 8)).r;
+    expect(failed.error?.code).toBe("server_error_event");
+    expect(failed.error?.message).toMatch(/model crashed/);
+  });
+});
+
+describe("every framing the SSE standard allows gives the same figures", () => {
+  it.each([
+    ["cr"],
+    ["crlf"],
+    ["bom"],
+    ["no-space"],
+    ["multiline"],
+    ["comments"],
+    ["ids"],
+    ["early-hints"],
+    ["cr", "bom", "multiline", "comments", "ids", "no-space"],
+  ] as const)("%s", async (...protocol) => {
+    for (const api of ["chat", "responses"] as const) {
+      const m = await mock({ protocol: [...protocol] });
+      const { r } = await one(m.url, { api }, 12);
+      expect(r.error, `${api}: ${JSON.stringify(r.error)}`).toBeNull();
+      expect(r.event_times_ms).toHaveLength(12);
+      expect(r.usage?.completion_tokens).toBe(12);
+      expect(r.server_event_times_ms).toHaveLength(12);
+      expect(r.http_status).toBe(200);
+    }
+  });
+
+  it("events after [DONE] are not counted, and the record says how many came", async () => {
+    const m = await mock({ protocol: ["after-done"] });
+    const { r } = await one(m.url, {}, 10);
+    expect(r.error).toBeNull();
+    expect(r.event_times_ms).toHaveLength(10);
+    expect(r.events_after_done).toBe(1);
+  });
+});
+
+describe("errors and impossible answers, with what was measured kept", () => {
+  const fault = (kind: string) => mock({ faults: [{ kind: kind as never, rate: 1, every: null }] });
+  it("an event: error frame is server_error_event with the server's message; the tokens before it are kept", async () => {
+    const { r } = await one((await fault("error_event")).url, {}, 20);
+    expect(r.error?.code).toBe("server_error_event");
+    expect(r.error?.message).toMatch(/the model crashed mid-stream/);
+    expect(r.event_times_ms.length).toBeGreaterThanOrEqual(9);
+  });
+
+  it("a 200 with a JSON error body is server_error_event with the server's message", async () => {
+    const { r } = await one((await fault("error_body")).url, {}, 8);
+    expect(r.http_status).toBe(200);
+    expect(r.error?.code).toBe("server_error_event");
+    expect(r.error?.message).toMatch(/the engine is overloaded/);
+  });
+
+  it("a server that ignores ignore_eos is short_output", async () => {
+    const { r } = await one((await fault("early_stop")).url, {}, 20);
+    expect(r.error).toBeNull();
+    expect(r.usage?.completion_tokens).toBe(10);
+    expect(r.short_output).toBe(true);
+  });
+
+  it("10^15 completion tokens are invalid_usage, the stream's own times kept", async () => {
+    const { r } = await one((await fault("huge_usage")).url, {}, 8);
+    expect(r.error?.code).toBe("invalid_usage");
+    expect(r.event_times_ms).toHaveLength(8);
+  });
+
+  it("two choices in one stream are multiple_choices", async () => {
+    const { r } = await one((await fault("two_choices")).url, {}, 8);
+    expect(r.error?.code).toBe("multiple_choices");
+  });
+});
