@@ -38782,6 +38782,67 @@ var lower = "lower", higher = "higher", CATALOGUE = [
       description: "--mode search: the highest open-loop rate that kept the target share of requests within every SLO"
     },
     null
+  ],
+  // Reasoning and tool-calling streams: only where a level has them.
+  [
+    {
+      name: "ttfat_p50_ms",
+      unit: "ms",
+      direction: lower,
+      label: "TTFAT p50",
+      description: "time to first answer token (after any reasoning), median"
+    },
+    (l) => l.ttfat_ms?.p50 ?? null
+  ],
+  [
+    {
+      name: "ttfat_p95_ms",
+      unit: "ms",
+      direction: lower,
+      label: "TTFAT p95",
+      description: "time to first answer token (after any reasoning), p95"
+    },
+    (l) => l.ttfat_ms?.p95 ?? null
+  ],
+  [
+    {
+      name: "ttfat_p99_ms",
+      unit: "ms",
+      direction: lower,
+      label: "TTFAT p99",
+      description: "time to first answer token (after any reasoning), p99"
+    },
+    (l) => l.ttfat_ms?.p99 ?? null
+  ],
+  [
+    {
+      name: "reasoning_p50_ms",
+      unit: "ms",
+      direction: lower,
+      label: "reasoning time p50",
+      description: "first reasoning token to first answer token, median"
+    },
+    (l) => l.reasoning_ms?.p50 ?? null
+  ],
+  [
+    {
+      name: "reasoning_tokens_p50",
+      unit: "tokens",
+      direction: lower,
+      label: "reasoning tokens p50",
+      description: "reasoning tokens per answer, median"
+    },
+    (l) => l.reasoning_tokens?.p50 ?? null
+  ],
+  [
+    {
+      name: "tt_first_tool_call_p50_ms",
+      unit: "ms",
+      direction: lower,
+      label: "first tool call p50",
+      description: "time to the first tool-call token, median"
+    },
+    (l) => l.tt_first_tool_call_ms?.p50 ?? null
   ]
 ], MEASURES = CATALOGUE.map(([m]) => m), MEASURE_BY_NAME = new Map(MEASURES.map((m) => [m.name, m]));
 function benchmarkName(l) {
@@ -39822,6 +39883,19 @@ How it was found: ${s.method}; a probe passes when at least ${s.target_pass_pct}
 `)
     );
   }
+  let shaped = doc.levels.filter((l) => l.ttfat_ms || l.tt_first_tool_call_ms);
+  shaped.length > 0 && parts.push(
+    [
+      "**Reasoning and tool calls:** TTFT is the first token of any kind; TTFAT the first answer token after any reasoning",
+      "",
+      "| level | TTFT p50 (ms) | TTFAT p50 (ms) | TTFAT p95 (ms) | TTFAT p99 (ms) | reasoning p50 (ms) | reasoning tokens p50 | answer tokens p50 | first tool call p50 (ms) | tool calls |",
+      "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+      ...shaped.map(
+        (l) => `| ${l.level} | ${fmt2(l.ttft_ms.p50, 1)} | ${fmt2(l.ttfat_ms?.p50, 1)} | ${fmt2(l.ttfat_ms?.p95, 1)} | ${fmt2(l.ttfat_ms?.p99, 1)} | ${fmt2(l.reasoning_ms?.p50, 1)} | ${fmt2(l.reasoning_tokens?.p50, 0)} | ${fmt2(l.answer_tokens?.p50, 0)} | ${fmt2(l.tt_first_tool_call_ms?.p50, 1)} | ${l.tool_calls_total ?? "-"} |`
+      )
+    ].join(`
+`)
+  );
   let trace = doc.config?.trace, ol = doc.levels[0]?.open_loop;
   return trace && ol && parts.push(
     `**Trace replay:** ${trace.name} at ${trace.speed}x, ${doc.levels[0].requests} requests; replay lag (actual \u2212 scheduled send) p50 ${fmt2(ol.schedule_lag_ms.p50, 2)} ms, p99 ${fmt2(ol.schedule_lag_ms.p99, 2)} ms, max ${fmt2(ol.schedule_lag_ms.max, 2)} ms.`
@@ -39829,7 +39903,13 @@ How it was found: ${s.method}; a probe passes when at least ${s.target_pass_pct}
 
 `);
 }
-var STAT_KEYS = ["n", "mean", "p50", "p90", "p95", "p99", "min", "max"], STAT_FIELDS = ["ttft_ms", "itl_ms", "tpot_ms", "e2e_ms", "decode_tok_s"];
+var STAT_KEYS = ["n", "mean", "p50", "p90", "p95", "p99", "min", "max"], STAT_FIELDS = ["ttft_ms", "itl_ms", "tpot_ms", "e2e_ms", "decode_tok_s"], SHAPE_FIELDS = [
+  "ttfat_ms",
+  "reasoning_ms",
+  "reasoning_tokens",
+  "answer_tokens",
+  "tt_first_tool_call_ms"
+];
 function csvTable(levels) {
   let cols = [
     "level",
@@ -39856,6 +39936,8 @@ function csvTable(levels) {
     "bottleneck_warning",
     "timing_note"
   );
+  for (let f2 of SHAPE_FIELDS) for (let k of STAT_KEYS) cols.push(`${f2}_${k}`);
+  cols.push("tool_calls_total", "short_output");
   let cell = (v) => {
     if (v == null) return "";
     let s = String(v);
@@ -39886,7 +39968,9 @@ function csvTable(levels) {
       l.client.cpu_pct_of_one_core,
       l.client.bottleneck_warning,
       l.client.timing_note
-    ), lines.push(row.map(cell).join(","));
+    );
+    for (let f2 of SHAPE_FIELDS) for (let k of STAT_KEYS) row.push(l[f2]?.[k]);
+    row.push(l.tool_calls_total, l.short_output), lines.push(row.map(cell).join(","));
   }
   return `${lines.join(`
 `)}
@@ -41493,6 +41577,14 @@ function summariseLevel(input2) {
     slo: cfg.slo
   });
   input2.client.bottleneck_warning && notices.push(`level ${level}: ${input2.client.bottleneck_warning}`), input2.client.timing_note && notices.push(`level ${level}: ${input2.client.timing_note}`);
+  let measured = run.records.filter((r) => !r.warmup);
+  agg.short_output && notices.push(
+    `level ${level}: ${agg.short_output} of ${agg.ok} answers stopped short of the ${cfg.max_tokens} tokens asked with ignore_eos (the server ignored it): this is not the workload asked for, and compare treats the run as a different workload; check that the server honours ignore_eos (vLLM, SGLang and llama.cpp do)`
+  );
+  let afterDone2 = measured.filter((r) => r.events_after_done !== void 0).length;
+  afterDone2 > 0 && notices.push(
+    `level ${level}: ${afterDone2} stream(s) sent events after their end (data: [DONE]); they were not counted`
+  );
   let ok = run.records.filter((r) => !r.warmup && r.error === null && r.usage !== null), counted = (xs) => summarize(xs.filter((x) => typeof x == "number")), result = {
     ...agg,
     prompt_tokens: counted(ok.map((r) => r.usage.prompt_tokens)),

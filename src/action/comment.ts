@@ -15,7 +15,8 @@ export const GITHUB_COMMENT_LIMIT = 65_536;
 const BUDGET = 60_000; // headroom under the limit
 
 /** The measures the comment shows up front, in human words with units (the catalogue's labels). */
-export const KEY_MEASURES = ["output_tok_s", "ttft_p95_ms", "itl_p50_ms"];
+/** Shown above the fold per level; TTFAT only where the runs reasoned (it is TTFT elsewhere). */
+export const KEY_MEASURES = ["output_tok_s", "ttft_p95_ms", "ttfat_p95_ms", "itl_p50_ms"];
 /** At most this many rows above the fold. */
 export const MAX_VISIBLE_ROWS = 15;
 
@@ -149,7 +150,7 @@ export function renderComment(input: CommentInput, limit = BUDGET): string {
   const regressedLevels = new Set(
     all.filter((l) => KEY_MEASURES.includes(l.measure) && l.verdict === "regressed").map((l) => l.level),
   );
-  const perLevel = Math.max(1, KEY_MEASURES.length);
+  const perLevel = Math.max(1, KEY_MEASURES.filter((m) => all.some((l) => l.measure === m)).length);
   const maxLevels = Math.floor(MAX_VISIBLE_ROWS / perLevel);
   const chosen = [
     ...levels.filter((lv) => regressedLevels.has(lv)),

@@ -207,6 +207,67 @@ const CATALOGUE: readonly [MeasureDef, LevelValue | null][] = [
     },
     null,
   ],
+  // Reasoning and tool-calling streams: only where a level has them.
+  [
+    {
+      name: "ttfat_p50_ms",
+      unit: "ms",
+      direction: lower,
+      label: "TTFAT p50",
+      description: "time to first answer token (after any reasoning), median",
+    },
+    (l) => l.ttfat_ms?.p50 ?? null,
+  ],
+  [
+    {
+      name: "ttfat_p95_ms",
+      unit: "ms",
+      direction: lower,
+      label: "TTFAT p95",
+      description: "time to first answer token (after any reasoning), p95",
+    },
+    (l) => l.ttfat_ms?.p95 ?? null,
+  ],
+  [
+    {
+      name: "ttfat_p99_ms",
+      unit: "ms",
+      direction: lower,
+      label: "TTFAT p99",
+      description: "time to first answer token (after any reasoning), p99",
+    },
+    (l) => l.ttfat_ms?.p99 ?? null,
+  ],
+  [
+    {
+      name: "reasoning_p50_ms",
+      unit: "ms",
+      direction: lower,
+      label: "reasoning time p50",
+      description: "first reasoning token to first answer token, median",
+    },
+    (l) => l.reasoning_ms?.p50 ?? null,
+  ],
+  [
+    {
+      name: "reasoning_tokens_p50",
+      unit: "tokens",
+      direction: lower,
+      label: "reasoning tokens p50",
+      description: "reasoning tokens per answer, median",
+    },
+    (l) => l.reasoning_tokens?.p50 ?? null,
+  ],
+  [
+    {
+      name: "tt_first_tool_call_p50_ms",
+      unit: "ms",
+      direction: lower,
+      label: "first tool call p50",
+      description: "time to the first tool-call token, median",
+    },
+    (l) => l.tt_first_tool_call_ms?.p50 ?? null,
+  ],
 ];
 
 export const MEASURES: readonly MeasureDef[] = CATALOGUE.map(([m]) => m);

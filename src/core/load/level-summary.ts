@@ -91,6 +91,16 @@ export function summariseLevel(input: LevelSummaryInput): { result: LevelResult;
   });
   if (input.client.bottleneck_warning) notices.push(`level ${level}: ${input.client.bottleneck_warning}`);
   if (input.client.timing_note) notices.push(`level ${level}: ${input.client.timing_note}`);
+  const measured = run.records.filter((r) => !r.warmup);
+  if (agg.short_output)
+    notices.push(
+      `level ${level}: ${agg.short_output} of ${agg.ok} answers stopped short of the ${cfg.max_tokens} tokens asked with ignore_eos (the server ignored it): this is not the workload asked for, and compare treats the run as a different workload; check that the server honours ignore_eos (vLLM, SGLang and llama.cpp do)`,
+    );
+  const afterDone = measured.filter((r) => r.events_after_done !== undefined).length;
+  if (afterDone > 0)
+    notices.push(
+      `level ${level}: ${afterDone} stream(s) sent events after their end (data: [DONE]); they were not counted`,
+    );
   const ok = run.records.filter((r) => !r.warmup && r.error === null && r.usage !== null);
   const counted = (xs: (number | null | undefined)[]) =>
     summarize(xs.filter((x): x is number => typeof x === "number"));

@@ -60,6 +60,20 @@ export function markdownReport(doc: Pick<ResultDocument, "levels" | "config" | "
       ].join("\n"),
     );
   }
+  const shaped = doc.levels.filter((l) => l.ttfat_ms || l.tt_first_tool_call_ms);
+  if (shaped.length > 0)
+    parts.push(
+      [
+        "**Reasoning and tool calls:** TTFT is the first token of any kind; TTFAT the first answer token after any reasoning",
+        "",
+        "| level | TTFT p50 (ms) | TTFAT p50 (ms) | TTFAT p95 (ms) | TTFAT p99 (ms) | reasoning p50 (ms) | reasoning tokens p50 | answer tokens p50 | first tool call p50 (ms) | tool calls |",
+        "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+        ...shaped.map(
+          (l) =>
+            `| ${l.level} | ${fmt(l.ttft_ms.p50, 1)} | ${fmt(l.ttfat_ms?.p50, 1)} | ${fmt(l.ttfat_ms?.p95, 1)} | ${fmt(l.ttfat_ms?.p99, 1)} | ${fmt(l.reasoning_ms?.p50, 1)} | ${fmt(l.reasoning_tokens?.p50, 0)} | ${fmt(l.answer_tokens?.p50, 0)} | ${fmt(l.tt_first_tool_call_ms?.p50, 1)} | ${l.tool_calls_total ?? "-"} |`,
+        ),
+      ].join("\n"),
+    );
   const trace = doc.config?.trace;
   const ol = doc.levels[0]?.open_loop;
   if (trace && ol)
@@ -71,6 +85,14 @@ export function markdownReport(doc: Pick<ResultDocument, "levels" | "config" | "
 
 const STAT_KEYS = ["n", "mean", "p50", "p90", "p95", "p99", "min", "max"] as const;
 const STAT_FIELDS = ["ttft_ms", "itl_ms", "tpot_ms", "e2e_ms", "decode_tok_s"] as const;
+/** Reasoning and tool-call figures: empty cells on levels without them. */
+const SHAPE_FIELDS = [
+  "ttfat_ms",
+  "reasoning_ms",
+  "reasoning_tokens",
+  "answer_tokens",
+  "tt_first_tool_call_ms",
+] as const;
 
 export function csvTable(levels: readonly LevelResult[]): string {
   const cols: string[] = [
@@ -98,6 +120,8 @@ export function csvTable(levels: readonly LevelResult[]): string {
     "bottleneck_warning",
     "timing_note",
   );
+  for (const f of SHAPE_FIELDS) for (const k of STAT_KEYS) cols.push(`${f}_${k}`);
+  cols.push("tool_calls_total", "short_output");
   const cell = (v: unknown): string => {
     if (v === null || v === undefined) return "";
     const s = String(v);
@@ -130,6 +154,8 @@ export function csvTable(levels: readonly LevelResult[]): string {
       l.client.bottleneck_warning,
       l.client.timing_note,
     );
+    for (const f of SHAPE_FIELDS) for (const k of STAT_KEYS) row.push(l[f]?.[k]);
+    row.push(l.tool_calls_total, l.short_output);
     lines.push(row.map(cell).join(","));
   }
   return `${lines.join("\n")}\n`;
