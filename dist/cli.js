@@ -79,7 +79,8 @@ function levelRows(levels, series = "run") {
     itl_p95_ms: l.itl_ms.p95,
     tpot_p50_ms: l.tpot_ms.p50,
     tpot_p95_ms: l.tpot_ms.p95,
-    e2e_p50_ms: l.e2e_ms.p50
+    e2e_p50_ms: l.e2e_ms.p50,
+    ...l.ttfat_ms ? { ttfat_p50_ms: l.ttfat_ms.p50, ttfat_p95_ms: l.ttfat_ms.p95 } : {}
   }));
 }
 function levelAxis(mode) {
@@ -108,6 +109,7 @@ function latencySpec(rows, mode) {
   for (let r of rows)
     for (let [metric, p50, p95] of [
       ["TTFT", r.ttft_p50_ms, r.ttft_p95_ms],
+      ["TTFAT", r.ttfat_p50_ms ?? null, r.ttfat_p95_ms ?? null],
       ["ITL", r.itl_p50_ms, r.itl_p95_ms],
       ["TPOT", r.tpot_p50_ms, r.tpot_p95_ms]
     ])
@@ -118,7 +120,9 @@ function latencySpec(rows, mode) {
     height: 200,
     title: "Latency (ms) vs level: p50 solid, p95 dashed",
     data: { values: long },
-    facet: { column: { field: "metric", type: "nominal", title: null, sort: ["TTFT", "ITL", "TPOT"] } },
+    facet: {
+      column: { field: "metric", type: "nominal", title: null, sort: ["TTFT", "TTFAT", "ITL", "TPOT"] }
+    },
     resolve: { scale: { y: "independent" } },
     spec: {
       mark: { type: "line", point: !0, tooltip: !0 },
@@ -21532,7 +21536,10 @@ var USAGE_BOUNDS = { perMaxTokens: 2, perContentEvent: 64 }, SHORT_OUTPUT_SHARE 
     }
     if (reasoningEvents > 0) {
       if (rec.first_reasoning_ms = firstReasoning, rec.first_answer_ms = firstAnswer, rec.reasoning_events = reasoningEvents, completion !== null) {
-        let fromUsage = this.usageReasoning, counted = fromUsage ?? (events > 0 ? Math.min(completion, Math.round(reasoningEvents * completion / events)) : 0);
+        let fromUsage = this.usageReasoning, perEvent = completion - events <= 1, counted = fromUsage ?? (events > 0 ? Math.min(
+          completion,
+          perEvent ? reasoningEvents : Math.round(reasoningEvents * completion / events)
+        ) : 0);
         rec.reasoning_tokens = counted, rec.reasoning_tokens_source = fromUsage !== null ? "usage" : "events", rec.answer_tokens = Math.max(0, completion - counted);
       }
     } else this.usageReasoning !== null && this.usageReasoning > 0 && completion !== null && (rec.reasoning_tokens = this.usageReasoning, rec.reasoning_tokens_source = "usage", rec.answer_tokens = Math.max(0, completion - this.usageReasoning));
@@ -37937,7 +37944,7 @@ var FORMULAS = {
   ttft_ms: "first content event receive time - actual send time; a content event carries any generated text: reasoning, answer or tool call",
   ttfat_ms: "first answer event (content or tool call after any reasoning; --reasoning-tags think: after </think>) - actual send time",
   reasoning_ms: "first answer event - first reasoning event, requests that reasoned",
-  reasoning_tokens: "usage.completion_tokens_details.reasoning_tokens where the server sends it, else round(reasoning events * completion_tokens / content events)",
+  reasoning_tokens: "usage.completion_tokens_details.reasoning_tokens where the server sends it; else reasoning events when completion_tokens is at most content events + 1 (one token per event, the end-of-sequence token unsent), else round(reasoning events * completion_tokens / content events)",
   answer_tokens: "usage.completion_tokens - reasoning_tokens",
   tt_first_tool_call_ms: "first tool-call event (name or arguments delta) - actual send time",
   short_output: "with ignore_eos: successful requests whose completion_tokens < max_tokens and that said stop or came under 90 % of max_tokens",

@@ -19402,7 +19402,10 @@ var USAGE_BOUNDS = { perMaxTokens: 2, perContentEvent: 64 }, SHORT_OUTPUT_SHARE 
     }
     if (reasoningEvents > 0) {
       if (rec.first_reasoning_ms = firstReasoning, rec.first_answer_ms = firstAnswer, rec.reasoning_events = reasoningEvents, completion !== null) {
-        let fromUsage = this.usageReasoning, counted = fromUsage ?? (events > 0 ? Math.min(completion, Math.round(reasoningEvents * completion / events)) : 0);
+        let fromUsage = this.usageReasoning, perEvent = completion - events <= 1, counted = fromUsage ?? (events > 0 ? Math.min(
+          completion,
+          perEvent ? reasoningEvents : Math.round(reasoningEvents * completion / events)
+        ) : 0);
         rec.reasoning_tokens = counted, rec.reasoning_tokens_source = fromUsage !== null ? "usage" : "events", rec.answer_tokens = Math.max(0, completion - counted);
       }
     } else this.usageReasoning !== null && this.usageReasoning > 0 && completion !== null && (rec.reasoning_tokens = this.usageReasoning, rec.reasoning_tokens_source = "usage", rec.answer_tokens = Math.max(0, completion - this.usageReasoning));

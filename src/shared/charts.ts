@@ -33,6 +33,9 @@ export interface LevelRow {
   tpot_p50_ms: number | null;
   tpot_p95_ms: number | null;
   e2e_p50_ms: number | null;
+  /** Reasoning models only: time to first answer token (absent elsewhere, where it is TTFT). */
+  ttfat_p50_ms?: number | null;
+  ttfat_p95_ms?: number | null;
 }
 
 export function levelRows(levels: readonly LevelResult[], series = "run"): LevelRow[] {
@@ -50,6 +53,7 @@ export function levelRows(levels: readonly LevelResult[], series = "run"): Level
     tpot_p50_ms: l.tpot_ms.p50,
     tpot_p95_ms: l.tpot_ms.p95,
     e2e_p50_ms: l.e2e_ms.p50,
+    ...(l.ttfat_ms ? { ttfat_p50_ms: l.ttfat_ms.p50, ttfat_p95_ms: l.ttfat_ms.p95 } : {}),
   }));
 }
 
@@ -83,6 +87,7 @@ export function latencySpec(rows: LevelRow[], mode: "closed" | "open"): Spec {
   for (const r of rows) {
     for (const [metric, p50, p95] of [
       ["TTFT", r.ttft_p50_ms, r.ttft_p95_ms],
+      ["TTFAT", r.ttfat_p50_ms ?? null, r.ttfat_p95_ms ?? null],
       ["ITL", r.itl_p50_ms, r.itl_p95_ms],
       ["TPOT", r.tpot_p50_ms, r.tpot_p95_ms],
     ] as const) {
@@ -96,7 +101,9 @@ export function latencySpec(rows: LevelRow[], mode: "closed" | "open"): Spec {
     height: 200,
     title: "Latency (ms) vs level: p50 solid, p95 dashed",
     data: { values: long },
-    facet: { column: { field: "metric", type: "nominal", title: null, sort: ["TTFT", "ITL", "TPOT"] } },
+    facet: {
+      column: { field: "metric", type: "nominal", title: null, sort: ["TTFT", "TTFAT", "ITL", "TPOT"] },
+    },
     resolve: { scale: { y: "independent" } },
     spec: {
       mark: { type: "line", point: true, tooltip: true },

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MODEL_ALIAS, type RealServer, startRealServer } from "../../scripts/real-server/index.ts";
 import { parseResultDocument, type RequestRecord, type ResultDocument } from "../../src/schema/v1.ts";
 import { runCli } from "../helpers/cli.ts";
+import { client, spec } from "../helpers/servers.ts";
 
 const tmp = mkdtempSync(join(tmpdir(), "tokenbench-real-"));
 const tolerance = (n: number) => Math.max(4, Math.ceil(0.005 * n));
@@ -249,5 +250,97 @@ describe("every workload kind runs against llama.cpp", () => {
     expect(doc.levels.length).toBeLessThanOrEqual(4);
     expect(doc.saturation!.probes).toBe(doc.levels.length);
     expect(s.stdout).toMatch(/sustains (at least )?[\d.]+ req\/s under SLO/);
+  }, 200_000);
+});
+
+describe("streams as llama.cpp sends them: the Responses API and an inline think block", () => {
+  it("a Responses API sweep agrees with the server's own decode timings as a chat sweep does", async () => {
+    const out = join(tmp, "responses.json");
+    const r = await tb(
+      `sweep --api responses --levels 1,4 --requests 16 --max-tokens 48 --prompt-tokens 96 --warmup 1 --metrics-interval-ms 0 --records inline`,
+      out,
+      180_000,
+    );
+    expect(r.code, r.stderr).toBe(0);
+    const d = read(out);
+    expect(d.target.api).toBe("responses");
+    for (const l of d.levels) {
+      expect([l.ok, l.errors]).toEqual([16, 0]);
+      const rs = d.requests!.filter((x) => x.level === l.level && !x.warmup);
+      const client =
+        rs.reduce((a, x) => a + (x.last_token_ms! - x.first_token_ms!), 0) /
+        rs.reduce((a, x) => a + x.usage!.completion_tokens! - 1, 0);
+      const own =
+        rs.reduce((a, x) => a + timing(x, "predicted_ms"), 0) /
+        rs.reduce((a, x) => a + timing(x, "predicted_n") - 1, 0);
+      expect(Math.abs(client / own - 1), `level ${l.level}: ${client} vs ${own} ms/token`).toBeLessThan(0.02);
+      for (const x of rs) {
+        expect(x.usage!.completion_tokens).toBe(timing(x, "predicted_n"));
+        expect(x.usage!.cached_tokens).toBe(timing(x, "cache_n"));
+        expect(x.first_token_ms! - x.send_ms).toBeGreaterThanOrEqual(timing(x, "prompt_ms"));
+      }
+    }
+  }, 200_000);
+
+  it("--reasoning-tags think: the forced think block's tokens are the server's, and the answer comes after", async () => {
+    const out = join(tmp, "think.json");
+    const grammar = 'root ::= "<think>" [a-z ]{10,20} "</think>" [a-z ]{10,20}';
+    const r = await runCli(
+      [
+        "sweep",
+        "--base-url",
+        server.url,
+        "--levels",
+        "1",
+        "--requests",
+        "6",
+        "--max-tokens",
+        "96",
+        "--ignore-eos=false",
+        "--reasoning-tags",
+        "think",
+        "--extra-body",
+        JSON.stringify({ grammar }),
+        "--warmup",
+        "0",
+        "--metrics-interval-ms",
+        "0",
+        "--records",
+        "inline",
+        "--out",
+        out,
+      ],
+      { timeoutMs: 120_000 },
+    );
+    expect(r.code, r.stderr).toBe(0);
+    const d = read(out);
+    const l = d.levels[0]!;
+    expect(l.errors).toBe(0);
+    expect(l.reasoning_tokens!.n).toBe(6);
+    for (const x of d.requests!.filter((q) => !q.warmup)) {
+      // llama.cpp streams one token per event: the events are the tokens the server generated,
+      // but for the end-of-sequence token that ends the grammar (counted, never sent)
+      expect(timing(x, "predicted_n") - x.event_times_ms.length).toBe(x.finish_reason === "stop" ? 1 : 0);
+      expect(x.reasoning_tokens).toBe(x.reasoning_events);
+      // the block: "<think>" and "</think>" (several tokens each here) and 10-20 letters
+      expect(x.reasoning_tokens!).toBeGreaterThanOrEqual(4);
+      expect(x.reasoning_tokens! + x.answer_tokens!).toBe(timing(x, "predicted_n"));
+      expect(x.answer_tokens!).toBeGreaterThan(0);
+      expect(x.first_answer_ms!).toBeGreaterThan(x.first_token_ms!);
+      // the reasoning took the server's time for its tokens: inside its own decode time
+      expect(x.first_answer_ms! - x.first_reasoning_ms!).toBeLessThanOrEqual(timing(x, "predicted_ms") + 5);
+    }
+    // Counted apart from the tag scanner: the server's tokens (one per event) whose text lies in
+    // the block, by the answer's text and each event's size. (Not the tokenizer's count of the
+    // block's text: under a grammar the server spells "<think>" in six tokens, its tokenizer in fewer.)
+    const c = client(server.url, { reasoningTags: "think", ignoreEos: false, extraBody: { grammar } });
+    const s = spec({ maxTokens: 96, keepText: true });
+    const rec = await c.stream(s);
+    await c.close();
+    const block = /^\s*<think>[\s\S]*?<\/think>/.exec(s.responseText!)![0];
+    let chars = 0;
+    let inBlock = 0;
+    while (chars < block.length) chars += rec.event_text_chars[inBlock++]!;
+    expect(rec.reasoning_tokens, block).toBe(inBlock);
   }, 200_000);
 });

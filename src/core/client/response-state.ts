@@ -162,9 +162,17 @@ export class ResponseState {
       rec.reasoning_events = reasoningEvents;
       if (completion !== null) {
         const fromUsage = this.usageReasoning;
+        // One token per event, give or take the end-of-sequence token (counted, never sent):
+        // each reasoning event is one token. Otherwise the events' share of the count.
+        const perEvent = completion - events <= 1;
         const counted =
           fromUsage ??
-          (events > 0 ? Math.min(completion, Math.round((reasoningEvents * completion) / events)) : 0);
+          (events > 0
+            ? Math.min(
+                completion,
+                perEvent ? reasoningEvents : Math.round((reasoningEvents * completion) / events),
+              )
+            : 0);
         rec.reasoning_tokens = counted;
         rec.reasoning_tokens_source = fromUsage !== null ? "usage" : "events";
         rec.answer_tokens = Math.max(0, completion - counted);

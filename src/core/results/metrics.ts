@@ -13,7 +13,7 @@ export const FORMULAS: Record<string, string> = {
     "first answer event (content or tool call after any reasoning; --reasoning-tags think: after </think>) - actual send time",
   reasoning_ms: "first answer event - first reasoning event, requests that reasoned",
   reasoning_tokens:
-    "usage.completion_tokens_details.reasoning_tokens where the server sends it, else round(reasoning events * completion_tokens / content events)",
+    "usage.completion_tokens_details.reasoning_tokens where the server sends it; else reasoning events when completion_tokens is at most content events + 1 (one token per event, the end-of-sequence token unsent), else round(reasoning events * completion_tokens / content events)",
   answer_tokens: "usage.completion_tokens - reasoning_tokens",
   tt_first_tool_call_ms: "first tool-call event (name or arguments delta) - actual send time",
   short_output:
