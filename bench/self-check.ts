@@ -5,6 +5,7 @@
 // Also the idle cost: client CPU per chunk at 1 stream x 100 tok/s, side by side with a Python
 // aiohttp client reading the same mock the way vLLM's `bench serve` does (bench/reference-aiohttp.py;
 // needs Debian's python3-aiohttp, else only the 0.45 ms figure of the issue is the reference).
+// --only-idle: the 1-stream comparison alone.
 //   npx tsx bench/self-check.ts [--quick]
 import { spawn, spawnSync } from "node:child_process";
 import { performance } from "node:perf_hooks";
@@ -16,6 +17,8 @@ import { makeTarget } from "../src/core/server/target.ts";
 import { f, pct, ROOT, spawnMock } from "./lib.ts";
 
 const quick = process.argv.includes("--quick");
+/** --no-self-check: the idle windows without the self-check's sampler, to see what it costs. */
+const withSelfCheck = !process.argv.includes("--no-self-check");
 const results: Record<string, unknown> = {};
 
 function client(url: string) {
@@ -145,13 +148,13 @@ async function idle(coldS: number, warmS: number, steadyS: number) {
   const warm = await warmUpClientPath(c.cfg);
   const window = async (seconds: number): Promise<IdleFigure> => {
     const check = new SelfCheck();
-    check.start();
+    if (withSelfCheck) check.start();
     const cpu0 = process.cpuUsage();
     const t0 = performance.now();
     let chunks = 0;
     while (performance.now() - t0 < seconds * 1000) chunks += (await c.stream(spec(100))).event_count;
     const cpu = process.cpuUsage(cpu0);
-    check.stop([]);
+    if (withSelfCheck) check.stop([]);
     const cpuMs = (cpu.user + cpu.system) / 1000;
     return { msPerChunk: cpuMs / chunks, pctCore: (100 * cpuMs) / (performance.now() - t0) };
   };
@@ -180,7 +183,7 @@ async function idle(coldS: number, warmS: number, steadyS: number) {
   const line = (name: string, x: IdleFigure) =>
     `${name} ${f(x.msPerChunk, 3)} ms per chunk (${f(x.pctCore, 1)}% of a core)`;
   console.log(
-    `idle, 1 stream x 100 tok/s, steady state (${steadyS} s after ${warmS} s of streaming): ${line("tokenbench", steady)} with its self-check on; ` +
+    `idle, 1 stream x 100 tok/s, steady state (${steadyS} s after ${warmS} s of streaming): ${line("tokenbench", steady)} with its self-check ${withSelfCheck ? "on" : "off"}; ` +
       (ref
         ? `${line(ref.client, ref.steady)}, run alongside against the same mock`
         : "no Python aiohttp here (apt-get install python3-aiohttp to compare)") +
@@ -200,6 +203,11 @@ async function idle(coldS: number, warmS: number, steadyS: number) {
 }
 
 await idle(quick ? 3 : 10, quick ? 6 : 30, quick ? 3 : 20);
-for (const n of process.argv.includes("--only-1000") ? [1000] : quick ? [1, 16, 256] : [1, 16, 64, 256, 1000])
-  await level(n, quick ? 50 : 100);
+if (!process.argv.includes("--only-idle"))
+  for (const n of process.argv.includes("--only-1000")
+    ? [1000]
+    : quick
+      ? [1, 16, 256]
+      : [1, 16, 64, 256, 1000])
+    await level(n, quick ? 50 : 100);
 console.log(JSON.stringify({ bench: "self-check", ...results }));

@@ -18752,7 +18752,7 @@ var require_util6 = __commonJS({
 var require_eventsource_stream = __commonJS({
   "node_modules/undici/lib/web/eventsource/eventsource-stream.js"(exports, module) {
     "use strict";
-    var buffer = __require("node:buffer"), { Transform } = __require("node:stream"), { isASCIINumber, isValidLastEventId } = require_util6(), BOM = [239, 187, 191], LF = 10, CR = 13, COLON = 58, SPACE = 32, defaultMaxEventSize = buffer.kStringMaxLength, DATA = Buffer.from("data"), EVENT = Buffer.from("event"), ID = Buffer.from("id"), RETRY = Buffer.from("retry"), minParserItems = 1024, maxParserItems = 131072, bytesPerParserItem = 128;
+    var buffer = __require("node:buffer"), { Transform } = __require("node:stream"), { isASCIINumber, isValidLastEventId } = require_util6(), BOM = [239, 187, 191], LF = 10, CR = 13, COLON = 58, SPACE = 32, defaultMaxEventSize = buffer.kStringMaxLength, DATA2 = Buffer.from("data"), EVENT2 = Buffer.from("event"), ID = Buffer.from("id"), RETRY = Buffer.from("retry"), minParserItems = 1024, maxParserItems = 131072, bytesPerParserItem = 128;
     function isASCIINumberBytes(buffer2, start2) {
       if (start2 >= buffer2.length)
         return !1;
@@ -18899,7 +18899,7 @@ var require_eventsource_stream = __commonJS({
         if (colonPosition === 0)
           return;
         let fieldLength = line.length, valueStart = line.length;
-        if (colonPosition !== -1 && (fieldLength = colonPosition, valueStart = colonPosition + 1, line[valueStart] === SPACE && ++valueStart), isFieldName(line, fieldLength, DATA)) {
+        if (colonPosition !== -1 && (fieldLength = colonPosition, valueStart = colonPosition + 1, line[valueStart] === SPACE && ++valueStart), isFieldName(line, fieldLength, DATA2)) {
           if (this.maxEventSize > 0 && this.dataLineCount >= this.maxDataLines)
             throw createMaxEventSizeExceededError();
           let valueBytes = line.length - valueStart, dataSize = this.eventFieldSizes.data + (event.data === void 0 ? 0 : 1) + valueBytes;
@@ -18917,7 +18917,7 @@ ${value}`, this.dataLineCount++;
           isValidLastEventIdBytes(line, valueStart) && (this.setEventFieldSize("id", line.length - valueStart), event.id = line.toString("utf8", valueStart));
           return;
         }
-        isFieldName(line, fieldLength, EVENT) && valueStart < line.length && (this.setEventFieldSize("event", line.length - valueStart), event.event = line.toString("utf8", valueStart));
+        isFieldName(line, fieldLength, EVENT2) && valueStart < line.length && (this.setEventFieldSize("event", line.length - valueStart), event.event = line.toString("utf8", valueStart));
       }
       setEventFieldSize(field, size) {
         let eventSize = this.eventSize - this.eventFieldSizes[field] + size;
@@ -21306,24 +21306,10 @@ function count(v, name, bad) {
   return v == null ? null : typeof v == "number" && Number.isInteger(v) && v >= 0 ? v : (bad.push(`usage.${name} is ${JSON.stringify(v)?.slice(0, 40)}, not a non-negative integer`), null);
 }
 function emptyInfo() {
-  return {
-    answerChars: 0,
-    reasoningChars: 0,
-    toolChars: 0,
-    toolCalls: 0,
-    toolCallsAreNew: !1,
-    text: "",
-    finishReason: null,
-    maxChoiceIndex: 0,
-    usage: null,
-    errorMessage: null,
-    responseId: null,
-    terminal: !1,
-    serverTsMs: null,
-    serverArrivalTsMs: null,
-    timings: null,
-    usageRaw: null
-  };
+  return resetInfo({});
+}
+function resetInfo(info) {
+  return info.answerChars = 0, info.reasoningChars = 0, info.toolChars = 0, info.toolCalls = 0, info.toolCallsAreNew = !1, info.text = "", info.finishReason = null, info.maxChoiceIndex = 0, info.usage = null, info.errorMessage = null, info.responseId = null, info.terminal = !1, info.serverTsMs = null, info.serverArrivalTsMs = null, info.timings = null, info.usageRaw = null, info;
 }
 function errorText(e) {
   return typeof e == "string" ? e : isObj(e) && typeof e.message == "string" ? e.message : JSON.stringify(e)?.slice(0, 500) ?? String(e);
@@ -21341,8 +21327,8 @@ function readUsage(info, us, responses) {
 function readCommon(info, o) {
   isObj(o.timings) && (info.timings = o.timings), typeof o.tokenbench_server_ts_ms == "number" && (info.serverTsMs = o.tokenbench_server_ts_ms), typeof o.tokenbench_server_arrival_ts_ms == "number" && (info.serverArrivalTsMs = o.tokenbench_server_arrival_ts_ms);
 }
-function interpretChunk(obj2) {
-  let info = emptyInfo();
+function interpretChunk(obj2, into) {
+  let info = into ? resetInfo(into) : emptyInfo();
   if (!isObj(obj2))
     return info.errorMessage = "chunk is not a JSON object", info;
   obj2.error !== void 0 && obj2.error !== null && (info.errorMessage = errorText(obj2.error));
@@ -21367,8 +21353,8 @@ function interpretChunk(obj2) {
     }
   return isObj(obj2.usage) && readUsage(info, obj2.usage, !1), readCommon(info, obj2), info;
 }
-function interpretResponsesEvent(obj2) {
-  let info = emptyInfo();
+function interpretResponsesEvent(obj2, into) {
+  let info = into ? resetInfo(into) : emptyInfo();
   if (!isObj(obj2))
     return info.errorMessage = "event is not a JSON object", info;
   let type = obj2.type;
@@ -21489,6 +21475,7 @@ var USAGE_BOUNDS = { perMaxTokens: 2, perContentEvent: 64 }, SHORT_OUTPUT_SHARE 
   multipleChoices = !1;
   think;
   interpret;
+  scratch = emptyInfo();
   /** One SSE event, received at `tMs` on the run's clock. */
   event(ev, tMs) {
     if (this.done) {
@@ -21510,7 +21497,7 @@ var USAGE_BOUNDS = { perMaxTokens: 2, perContentEvent: 64 }, SHORT_OUTPUT_SHARE 
       );
       return;
     }
-    let info = this.interpret(obj2);
+    let info = this.interpret(obj2, this.scratch);
     (info.errorMessage !== null || ev.event === "error") && this.o.setError(ErrorCode.serverErrorEvent, info.errorMessage ?? ev.data.slice(0, 500)), info.maxChoiceIndex > 0 && !this.multipleChoices && (this.multipleChoices = !0, this.o.setError(
       ErrorCode.multipleChoices,
       `the stream carries choice index ${info.maxChoiceIndex}: several choices (n > 1) share one stream, so no per-token figure is one answer's; send n = 1`
@@ -21652,15 +21639,14 @@ var SseParser = class {
       return;
     }
     if (buf[start2] === 58) return;
-    let colon = buf.indexOf(58, start2), field, value;
-    if (colon === -1 || colon >= end)
-      field = buf.toString("latin1", start2, end), value = "";
-    else {
-      field = buf.toString("latin1", start2, colon);
-      let vs = colon + 1;
-      vs < end && buf[vs] === 32 && vs++, value = buf.toString("utf8", vs, end);
-    }
-    field === "data" ? (this.dataParts.push(value), this.dataChars += value.length, this.hasData = !0) : field === "event" && (this.eventName = value);
+    let colon = buf.indexOf(58, start2);
+    (colon === -1 || colon > end) && (colon = end);
+    let kind = fieldKind(buf, start2, colon);
+    if (kind === NONE) return;
+    let vs = colon + 1;
+    vs < end && buf[vs] === 32 && vs++;
+    let value = vs < end ? buf.toString("utf8", vs, end) : "";
+    kind === DATA ? (this.dataParts.push(value), this.dataChars += value.length, this.hasData = !0) : this.eventName = value;
   }
   dispatch() {
     if (this.hasData) {
@@ -21672,7 +21658,11 @@ var SseParser = class {
     } else
       this.eventName = null;
   }
-};
+}, NONE = 0, DATA = 1, EVENT = 2;
+function fieldKind(buf, start2, colon) {
+  let n = colon - start2;
+  return n === 4 ? buf[start2] === 100 && buf[start2 + 1] === 97 && buf[start2 + 2] === 116 && buf[start2 + 3] === 97 ? DATA : NONE : n === 5 && buf[start2] === 101 && buf[start2 + 1] === 118 && buf[start2 + 2] === 101 && buf[start2 + 3] === 110 && buf[start2 + 4] === 116 ? EVENT : NONE;
+}
 function isBomPrefix(buf) {
   let bom = [239, 187, 191];
   for (let i = 0; i < buf.length; i++) if (buf[i] !== bom[i]) return !1;
@@ -25584,26 +25574,26 @@ function isRef(value) {
 function cloneIssues(issues) {
   return issues.map((iss) => iss.path ? { ...iss, path: iss.path.slice() } : { ...iss });
 }
-var recursive = /* @__PURE__ */ new WeakMap(), NONE = 0, ASSUMED = 1, PROVEN = 2;
+var recursive = /* @__PURE__ */ new WeakMap(), NONE2 = 0, ASSUMED = 1, PROVEN = 2;
 function isRecursive(inst, stack, resolve2) {
   let cached2 = recursive.get(inst);
   if (cached2 !== void 0)
-    return cached2 ? PROVEN : NONE;
+    return cached2 ? PROVEN : NONE2;
   if (stack.has(inst))
     return PROVEN;
   stack.add(inst);
-  let result = NONE, check2 = (child) => {
+  let result = NONE2, check2 = (child) => {
     if (result !== PROVEN && child?._zod) {
       let answer = isRecursive(child, stack, resolve2);
       answer > result && (result = answer);
     }
   }, shape = (sh, spread) => {
-    let answer = NONE;
+    let answer = NONE2;
     for (let key of Reflect.ownKeys(sh)) {
       let desc = Object.getOwnPropertyDescriptor(sh, key);
       if (spread && !desc.enumerable)
         continue;
-      let child = desc.get ? ASSUMED : desc.value?._zod ? isRecursive(desc.value, stack, resolve2) : NONE;
+      let child = desc.get ? ASSUMED : desc.value?._zod ? isRecursive(desc.value, stack, resolve2) : NONE2;
       child > answer && (answer = child);
     }
     return answer;
@@ -25705,7 +25695,7 @@ function settle(inst, answer) {
   return answer !== ASSUMED && recursive.set(inst, answer === PROVEN), answer;
 }
 function isRecursiveSchema(inst) {
-  return isRecursive(inst, /* @__PURE__ */ new Set(), !0) !== NONE;
+  return isRecursive(inst, /* @__PURE__ */ new Set(), !0) !== NONE2;
 }
 function bucketFor(state, inst) {
   let bucket = state.buckets.get(inst);
@@ -25738,7 +25728,7 @@ var handoff, open = [], memo = {
       let base = inst._zod.parse, wrapped = (payload, ctx) => {
         if (isRecursiveInst === void 0) {
           let walked = isRecursive(inst, /* @__PURE__ */ new Set(), !1);
-          if (walked === NONE)
+          if (walked === NONE2)
             return inst._zod.parse = base, inst._zod.run === wrapped && (inst._zod.run = base), base(payload, ctx);
           walked === PROVEN || rechecked ? isRecursiveInst = !0 : rechecked = !0;
         }
@@ -40294,13 +40284,21 @@ function checkContext(target, server, cfg, calibration, longest) {
       `a prompt of ${prompt} tokens plus ${output2} output tokens does not fit the server's context of ${context} tokens (${rootUrl(target)}): ${longest ? "the trace's longest request needs a server with a longer context" : `lower ${cfg.sessions ? "--turns, " : ""}--prompt-tokens or --max-tokens, or start the server with a longer context`}`
     );
 }
+async function checkResponsesApi(target) {
+  let r = await oneTokenRequest(target, target.model);
+  if (r.status === 404 || r.status === 405 || r.status === 501)
+    throw new TokenbenchError(
+      "api_unsupported",
+      `${rootUrl(target)} does not serve the Responses API (POST ${completionsPath("responses")} answered HTTP ${r.status}: ${r.text.slice(0, 120)}): use --api chat, or a server version that has /v1/responses`
+    );
+}
 async function preflight(target0, cfg, o) {
   let readiness = await waitReady(target0, {
     timeoutS: o.readyTimeoutS,
     onWait: o.onNotice,
     ...o.serverExited ? { serverExited: o.serverExited } : {}
   }), server = await snapshotServer(target0, o.serverLimits), target = await checkModel(target0, server, o.onNotice);
-  if (cfg === null) return { target, readiness, server, calibration: null };
+  if (target.api === "responses" && await checkResponsesApi(target), cfg === null) return { target, readiness, server, calibration: null };
   let calibration = await sweepCalibration(target, cfg, o);
   return checkContext(target, server, cfg, calibration, o.longest), { target, readiness, server, calibration };
 }

@@ -18431,7 +18431,7 @@ var require_util6 = __commonJS({
 var require_eventsource_stream = __commonJS({
   "node_modules/undici/lib/web/eventsource/eventsource-stream.js"(exports, module) {
     "use strict";
-    var buffer = __require("node:buffer"), { Transform } = __require("node:stream"), { isASCIINumber, isValidLastEventId } = require_util6(), BOM = [239, 187, 191], LF = 10, CR = 13, COLON = 58, SPACE = 32, defaultMaxEventSize = buffer.kStringMaxLength, DATA = Buffer.from("data"), EVENT = Buffer.from("event"), ID = Buffer.from("id"), RETRY = Buffer.from("retry"), minParserItems = 1024, maxParserItems = 131072, bytesPerParserItem = 128;
+    var buffer = __require("node:buffer"), { Transform } = __require("node:stream"), { isASCIINumber, isValidLastEventId } = require_util6(), BOM = [239, 187, 191], LF = 10, CR = 13, COLON = 58, SPACE = 32, defaultMaxEventSize = buffer.kStringMaxLength, DATA2 = Buffer.from("data"), EVENT2 = Buffer.from("event"), ID = Buffer.from("id"), RETRY = Buffer.from("retry"), minParserItems = 1024, maxParserItems = 131072, bytesPerParserItem = 128;
     function isASCIINumberBytes(buffer2, start) {
       if (start >= buffer2.length)
         return !1;
@@ -18578,7 +18578,7 @@ var require_eventsource_stream = __commonJS({
         if (colonPosition === 0)
           return;
         let fieldLength = line.length, valueStart = line.length;
-        if (colonPosition !== -1 && (fieldLength = colonPosition, valueStart = colonPosition + 1, line[valueStart] === SPACE && ++valueStart), isFieldName(line, fieldLength, DATA)) {
+        if (colonPosition !== -1 && (fieldLength = colonPosition, valueStart = colonPosition + 1, line[valueStart] === SPACE && ++valueStart), isFieldName(line, fieldLength, DATA2)) {
           if (this.maxEventSize > 0 && this.dataLineCount >= this.maxDataLines)
             throw createMaxEventSizeExceededError();
           let valueBytes = line.length - valueStart, dataSize = this.eventFieldSizes.data + (event.data === void 0 ? 0 : 1) + valueBytes;
@@ -18596,7 +18596,7 @@ ${value}`, this.dataLineCount++;
           isValidLastEventIdBytes(line, valueStart) && (this.setEventFieldSize("id", line.length - valueStart), event.id = line.toString("utf8", valueStart));
           return;
         }
-        isFieldName(line, fieldLength, EVENT) && valueStart < line.length && (this.setEventFieldSize("event", line.length - valueStart), event.event = line.toString("utf8", valueStart));
+        isFieldName(line, fieldLength, EVENT2) && valueStart < line.length && (this.setEventFieldSize("event", line.length - valueStart), event.event = line.toString("utf8", valueStart));
       }
       setEventFieldSize(field, size) {
         let eventSize = this.eventSize - this.eventFieldSizes[field] + size;
@@ -19172,24 +19172,10 @@ function count(v, name, bad) {
   return v == null ? null : typeof v == "number" && Number.isInteger(v) && v >= 0 ? v : (bad.push(`usage.${name} is ${JSON.stringify(v)?.slice(0, 40)}, not a non-negative integer`), null);
 }
 function emptyInfo() {
-  return {
-    answerChars: 0,
-    reasoningChars: 0,
-    toolChars: 0,
-    toolCalls: 0,
-    toolCallsAreNew: !1,
-    text: "",
-    finishReason: null,
-    maxChoiceIndex: 0,
-    usage: null,
-    errorMessage: null,
-    responseId: null,
-    terminal: !1,
-    serverTsMs: null,
-    serverArrivalTsMs: null,
-    timings: null,
-    usageRaw: null
-  };
+  return resetInfo({});
+}
+function resetInfo(info) {
+  return info.answerChars = 0, info.reasoningChars = 0, info.toolChars = 0, info.toolCalls = 0, info.toolCallsAreNew = !1, info.text = "", info.finishReason = null, info.maxChoiceIndex = 0, info.usage = null, info.errorMessage = null, info.responseId = null, info.terminal = !1, info.serverTsMs = null, info.serverArrivalTsMs = null, info.timings = null, info.usageRaw = null, info;
 }
 function errorText(e) {
   return typeof e == "string" ? e : isObj(e) && typeof e.message == "string" ? e.message : JSON.stringify(e)?.slice(0, 500) ?? String(e);
@@ -19207,8 +19193,8 @@ function readUsage(info, us, responses) {
 function readCommon(info, o) {
   isObj(o.timings) && (info.timings = o.timings), typeof o.tokenbench_server_ts_ms == "number" && (info.serverTsMs = o.tokenbench_server_ts_ms), typeof o.tokenbench_server_arrival_ts_ms == "number" && (info.serverArrivalTsMs = o.tokenbench_server_arrival_ts_ms);
 }
-function interpretChunk(obj) {
-  let info = emptyInfo();
+function interpretChunk(obj, into) {
+  let info = into ? resetInfo(into) : emptyInfo();
   if (!isObj(obj))
     return info.errorMessage = "chunk is not a JSON object", info;
   obj.error !== void 0 && obj.error !== null && (info.errorMessage = errorText(obj.error));
@@ -19233,8 +19219,8 @@ function interpretChunk(obj) {
     }
   return isObj(obj.usage) && readUsage(info, obj.usage, !1), readCommon(info, obj), info;
 }
-function interpretResponsesEvent(obj) {
-  let info = emptyInfo();
+function interpretResponsesEvent(obj, into) {
+  let info = into ? resetInfo(into) : emptyInfo();
   if (!isObj(obj))
     return info.errorMessage = "event is not a JSON object", info;
   let type = obj.type;
@@ -19355,6 +19341,7 @@ var USAGE_BOUNDS = { perMaxTokens: 2, perContentEvent: 64 }, SHORT_OUTPUT_SHARE 
   multipleChoices = !1;
   think;
   interpret;
+  scratch = emptyInfo();
   /** One SSE event, received at `tMs` on the run's clock. */
   event(ev, tMs) {
     if (this.done) {
@@ -19376,7 +19363,7 @@ var USAGE_BOUNDS = { perMaxTokens: 2, perContentEvent: 64 }, SHORT_OUTPUT_SHARE 
       );
       return;
     }
-    let info = this.interpret(obj);
+    let info = this.interpret(obj, this.scratch);
     (info.errorMessage !== null || ev.event === "error") && this.o.setError(ErrorCode.serverErrorEvent, info.errorMessage ?? ev.data.slice(0, 500)), info.maxChoiceIndex > 0 && !this.multipleChoices && (this.multipleChoices = !0, this.o.setError(
       ErrorCode.multipleChoices,
       `the stream carries choice index ${info.maxChoiceIndex}: several choices (n > 1) share one stream, so no per-token figure is one answer's; send n = 1`
@@ -19518,15 +19505,14 @@ var SseParser = class {
       return;
     }
     if (buf[start] === 58) return;
-    let colon = buf.indexOf(58, start), field, value;
-    if (colon === -1 || colon >= end)
-      field = buf.toString("latin1", start, end), value = "";
-    else {
-      field = buf.toString("latin1", start, colon);
-      let vs = colon + 1;
-      vs < end && buf[vs] === 32 && vs++, value = buf.toString("utf8", vs, end);
-    }
-    field === "data" ? (this.dataParts.push(value), this.dataChars += value.length, this.hasData = !0) : field === "event" && (this.eventName = value);
+    let colon = buf.indexOf(58, start);
+    (colon === -1 || colon > end) && (colon = end);
+    let kind = fieldKind(buf, start, colon);
+    if (kind === NONE) return;
+    let vs = colon + 1;
+    vs < end && buf[vs] === 32 && vs++;
+    let value = vs < end ? buf.toString("utf8", vs, end) : "";
+    kind === DATA ? (this.dataParts.push(value), this.dataChars += value.length, this.hasData = !0) : this.eventName = value;
   }
   dispatch() {
     if (this.hasData) {
@@ -19538,7 +19524,11 @@ var SseParser = class {
     } else
       this.eventName = null;
   }
-};
+}, NONE = 0, DATA = 1, EVENT = 2;
+function fieldKind(buf, start, colon) {
+  let n = colon - start;
+  return n === 4 ? buf[start] === 100 && buf[start + 1] === 97 && buf[start + 2] === 116 && buf[start + 3] === 97 ? DATA : NONE : n === 5 && buf[start] === 101 && buf[start + 1] === 118 && buf[start + 2] === 101 && buf[start + 3] === 110 && buf[start + 4] === 116 ? EVENT : NONE;
+}
 function isBomPrefix(buf) {
   let bom = [239, 187, 191];
   for (let i = 0; i < buf.length; i++) if (buf[i] !== bom[i]) return !1;

@@ -23,6 +23,11 @@ export const RUN_ERRORS = {
     exit: 1,
     meaning: "the server does not serve `--model` and refuses it; the message lists what it serves",
   },
+  api_unsupported: {
+    exit: 1,
+    meaning:
+      "the server does not serve the API asked for (`--api responses` answered 404/405, or with no stream): the message says which to use",
+  },
   calibration_failed: {
     exit: 1,
     meaning: "the server offers no way to count prompt tokens (`count_tokens`, `/tokenize`, usage probes)",

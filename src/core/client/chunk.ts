@@ -62,25 +62,29 @@ function count(v: unknown, name: string, bad: string[]): number | null {
   return null;
 }
 
-function emptyInfo(): ChunkInfo {
-  return {
-    answerChars: 0,
-    reasoningChars: 0,
-    toolChars: 0,
-    toolCalls: 0,
-    toolCallsAreNew: false,
-    text: "",
-    finishReason: null,
-    maxChoiceIndex: 0,
-    usage: null,
-    errorMessage: null,
-    responseId: null,
-    terminal: false,
-    serverTsMs: null,
-    serverArrivalTsMs: null,
-    timings: null,
-    usageRaw: null,
-  };
+export function emptyInfo(): ChunkInfo {
+  return resetInfo({} as ChunkInfo);
+}
+
+/** Every field back to "nothing seen": one object serves every event of a stream (no garbage per chunk). */
+function resetInfo(info: ChunkInfo): ChunkInfo {
+  info.answerChars = 0;
+  info.reasoningChars = 0;
+  info.toolChars = 0;
+  info.toolCalls = 0;
+  info.toolCallsAreNew = false;
+  info.text = "";
+  info.finishReason = null;
+  info.maxChoiceIndex = 0;
+  info.usage = null;
+  info.errorMessage = null;
+  info.responseId = null;
+  info.terminal = false;
+  info.serverTsMs = null;
+  info.serverArrivalTsMs = null;
+  info.timings = null;
+  info.usageRaw = null;
+  return info;
 }
 
 function errorText(e: unknown): string {
@@ -114,9 +118,9 @@ function readCommon(info: ChunkInfo, o: Obj): void {
     info.serverArrivalTsMs = o.tokenbench_server_arrival_ts_ms;
 }
 
-/** One chunk of a chat or completions stream. */
-export function interpretChunk(obj: unknown): ChunkInfo {
-  const info = emptyInfo();
+/** One chunk of a chat or completions stream (into `into`, reset first, when given). */
+export function interpretChunk(obj: unknown, into?: ChunkInfo): ChunkInfo {
+  const info = into ? resetInfo(into) : emptyInfo();
   if (!isObj(obj)) {
     info.errorMessage = "chunk is not a JSON object";
     return info;
@@ -163,8 +167,8 @@ export function interpretChunk(obj: unknown): ChunkInfo {
 }
 
 /** One typed event of a Responses API stream (`type` names it; the SSE `event:` repeats it). */
-export function interpretResponsesEvent(obj: unknown): ChunkInfo {
-  const info = emptyInfo();
+export function interpretResponsesEvent(obj: unknown, into?: ChunkInfo): ChunkInfo {
+  const info = into ? resetInfo(into) : emptyInfo();
   if (!isObj(obj)) {
     info.errorMessage = "event is not a JSON object";
     return info;

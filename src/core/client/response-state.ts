@@ -5,7 +5,7 @@
  */
 import type { RequestRecord } from "../../schema/v1.ts";
 import type { ApiKind } from "../server/target.ts";
-import { type ChunkInfo, interpretChunk, interpretResponsesEvent } from "./chunk.ts";
+import { type ChunkInfo, emptyInfo, interpretChunk, interpretResponsesEvent } from "./chunk.ts";
 import { ErrorCode } from "./request-errors.ts";
 import type { SseEvent } from "./sse.ts";
 import { ThinkTags } from "./think-tags.ts";
@@ -51,7 +51,8 @@ export class ResponseState {
   private toolCalls = 0;
   private multipleChoices = false;
   private readonly think: ThinkTags | null;
-  private readonly interpret: (obj: unknown) => ChunkInfo;
+  private readonly interpret: (obj: unknown, into: ChunkInfo) => ChunkInfo;
+  private readonly scratch = emptyInfo();
 
   constructor(private readonly o: ResponseOptions) {
     this.text = o.keepText ? [] : null;
@@ -82,7 +83,7 @@ export class ResponseState {
         );
       return;
     }
-    const info = this.interpret(obj);
+    const info = this.interpret(obj, this.scratch);
     if (info.errorMessage !== null || ev.event === "error")
       this.o.setError(ErrorCode.serverErrorEvent, info.errorMessage ?? ev.data.slice(0, 500));
     if (info.maxChoiceIndex > 0 && !this.multipleChoices) {

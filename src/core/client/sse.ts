@@ -117,26 +117,19 @@ export class SseParser {
     }
     const first = buf[start];
     if (first === COLON) return; // comment / ping
-    const colon = buf.indexOf(COLON, start);
-    let field: string;
-    let value: string;
-    if (colon === -1 || colon >= end) {
-      field = buf.toString("latin1", start, end);
-      value = "";
-    } else {
-      field = buf.toString("latin1", start, colon);
-      let vs = colon + 1;
-      if (vs < end && buf[vs] === 32) vs++;
-      value = buf.toString("utf8", vs, end);
-    }
-    if (field === "data") {
+    let colon = buf.indexOf(COLON, start);
+    if (colon === -1 || colon > end) colon = end;
+    // The field name is compared as bytes: no string is made for it.
+    const kind = fieldKind(buf, start, colon);
+    if (kind === NONE) return; // id / retry / unknown fields are ignored, as the standard says
+    let vs = colon + 1;
+    if (vs < end && buf[vs] === 32) vs++;
+    const value = vs < end ? buf.toString("utf8", vs, end) : "";
+    if (kind === DATA) {
       this.dataParts.push(value);
       this.dataChars += value.length;
       this.hasData = true;
-    } else if (field === "event") {
-      this.eventName = value;
-    }
-    // id / retry / unknown fields are ignored, as the standard says.
+    } else this.eventName = value;
   }
 
   private dispatch(): void {
@@ -153,6 +146,32 @@ export class SseParser {
       this.eventName = null;
     }
   }
+}
+
+const NONE = 0;
+const DATA = 1;
+const EVENT = 2;
+
+/** Which field a line names (bytes start..colon): `data`, `event`, or one that is ignored. */
+function fieldKind(buf: Buffer, start: number, colon: number): number {
+  const n = colon - start;
+  if (n === 4) {
+    return buf[start] === 0x64 &&
+      buf[start + 1] === 0x61 &&
+      buf[start + 2] === 0x74 &&
+      buf[start + 3] === 0x61
+      ? DATA
+      : NONE;
+  }
+  if (n === 5)
+    return buf[start] === 0x65 &&
+      buf[start + 1] === 0x76 &&
+      buf[start + 2] === 0x65 &&
+      buf[start + 3] === 0x6e &&
+      buf[start + 4] === 0x74
+      ? EVENT
+      : NONE;
+  return NONE;
 }
 
 function isBomPrefix(buf: Buffer): boolean {

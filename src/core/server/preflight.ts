@@ -12,7 +12,8 @@ import { calibratePrompts } from "./calibration.ts";
 import { probeModel, resolveModel, servedModels } from "./model.ts";
 import { type Readiness, waitReady } from "./readiness.ts";
 import { snapshotServer } from "./snapshot.ts";
-import { type ResolvedTarget, rootUrl, type Target, withModel } from "./target.ts";
+import { oneTokenRequest } from "./http.ts";
+import { completionsPath, type ResolvedTarget, rootUrl, type Target, withModel } from "./target.ts";
 
 export interface Preflight {
   target: ResolvedTarget;
@@ -102,6 +103,19 @@ function checkContext(
 }
 
 /**
+ * The Responses API is newer than chat completions: a server without it answers 404 (vLLM before
+ * it, TGI), which would otherwise surface as a calibration failure or as every request's error.
+ */
+async function checkResponsesApi(target: ResolvedTarget): Promise<void> {
+  const r = await oneTokenRequest(target, target.model);
+  if (r.status === 404 || r.status === 405 || r.status === 501)
+    throw new TokenbenchError(
+      "api_unsupported",
+      `${rootUrl(target)} does not serve the Responses API (POST ${completionsPath("responses")} answered HTTP ${r.status}: ${(r.text ?? "").slice(0, 120)}): use --api chat, or a server version that has /v1/responses`,
+    );
+}
+
+/**
  * Readiness, snapshot and the model check; then, for a sweep (`cfg` not null), the prompt
  * calibration and the context check. The profile passes null: it calibrates its own targets.
  */
@@ -117,6 +131,7 @@ export async function preflight(
   });
   const server = await snapshotServer(target0, o.serverLimits);
   const target = await checkModel(target0, server, o.onNotice);
+  if (target.api === "responses") await checkResponsesApi(target);
   if (cfg === null) return { target, readiness, server, calibration: null };
   const calibration = await sweepCalibration(target, cfg, o);
   checkContext(target, server, cfg, calibration, o.longest);

@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parseResultDocument } from "../../../src/schema/v1.ts";
 import { runCli } from "../../helpers/cli.ts";
+import { startHostileServer } from "../../helpers/hostile-process.ts";
 import { startMock } from "../../helpers/mock-process.ts";
 
 const tmp = mkdtempSync(join(tmpdir(), "tokenbench-first-"));
@@ -68,6 +69,30 @@ describe("first contact", () => {
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/\[model_not_served\].*does not serve model "nope".*it serves: mock-model/);
     expect(stats.completed).toBe(0); // the 1-token probe was refused; nothing else was sent
+  });
+
+  it("--api responses against a server without the Responses API: one line saying so, no load sent", async () => {
+    const server = await startHostileServer();
+    try {
+      const r = await runCli([
+        "sweep",
+        "--base-url",
+        `${server.root}/plain`,
+        "--api",
+        "responses",
+        ...common,
+        "--out",
+        join(tmp, "responses.json"),
+      ]);
+      expect(r.code).toBe(1);
+      const lines = errorLines(r.stderr);
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).toMatch(
+        /\[api_unsupported\].*does not serve the Responses API.*HTTP 404.*use --api chat/,
+      );
+    } finally {
+      server.stop();
+    }
   });
 
   it("a prompt longer than the server's context: refused before any load", async () => {
