@@ -330,3 +330,32 @@ describe("a search's saturation point is a measure the service stores and serves
     expect(s.measure.label).toBe("max rate under SLO");
   });
 });
+
+describe("a reasoning model's measures are stored, trended and badged", () => {
+  it("TTFAT and the reasoning figures become points with series, in the catalogue's names", async () => {
+    const t = await apiToken("acme/reasoning");
+    for (const ms of [900, 960]) {
+      const d = sweepDoc("acme/reasoning");
+      const stats = (v: number) => ({ n: 8, mean: v, min: v, max: v, p50: v, p90: v, p95: v, p99: v });
+      for (const l of d.levels) {
+        l.ttfat_ms = stats(ms);
+        l.reasoning_ms = stats(ms - 100);
+        l.reasoning_tokens = stats(64);
+        l.answer_tokens = stats(64);
+      }
+      expect((await upload(d, t)).status).toBe(201);
+    }
+    const s = await json(
+      call("/api/v1/repos/acme/reasoning/series?benchmark=closed%20c%3D4&measure=ttfat_p95_ms"),
+    );
+    expect(s.points.map((p: { value: number }) => p.value)).toEqual([900, 960]);
+    expect(s.measure.label).toBe("TTFAT p95");
+    const r = await json(
+      call("/api/v1/repos/acme/reasoning/series?benchmark=closed%20c%3D4&measure=reasoning_tokens_p50"),
+    );
+    expect(r.points.map((p: { value: number }) => p.value)).toEqual([64, 64]);
+    const badge = await call("/badge/acme/reasoning.svg?measure=ttfat_p95_ms");
+    expect(badge.status).toBe(200);
+    expect(await badge.text()).toMatch(/TTFAT p95/);
+  });
+});

@@ -147,6 +147,24 @@ describe("PR comment", () => {
     );
     expect(md).toContain("[workflow run](https://r)");
   });
+  it("a reasoning model's runs show TTFAT above the fold, beside TTFT", () => {
+    const doc = example();
+    const stats = (v: number) => ({ n: 8, mean: v, min: v, max: v, p50: v, p90: v, p95: v, p99: v });
+    for (const l of doc.levels) l.ttfat_ms = stats(900);
+    const pts = documentPoints(doc);
+    const rows = compareRows(
+      pts,
+      pts.map((p) => ({ ...p, value: p.measure === "ttfat_p95_ms" ? p.value * 1.5 : p.value })),
+    ).rows;
+    const md = renderComment({ doc, testbed: "tb", rows, baseBranch: "main", baselineRuns: 1, links: {} });
+    const visible = md.split("<details>")[0]!;
+    // (compareRows takes the head's points first)
+    expect(visible).toMatch(/\| closed c=4 \| TTFAT p95 \(ms\) \| 1350 \| 900\.0 \| -33\.3 % \|/);
+    expect(visible).toMatch(/\| closed c=4 \| TTFT p95 \(ms\) \|/);
+    // a run without reasoning has no TTFAT rows at all
+    const plain = documentPoints(example());
+    expect(plain.some((p) => p.measure.startsWith("ttfat"))).toBe(false);
+  });
   it("stays under GitHub's 65,536-character limit, regressions first", () => {
     const doc = example();
     const big: ResultDocument = {
