@@ -156,6 +156,29 @@ describe("tool calling and the Responses API from the CLI", () => {
     }
   });
 
+  it("a server that ignores ignore_eos: short_output counted with a notice, and not the same workload", async () => {
+    const early = await startMock({
+      ttftMs: 20,
+      itlMs: 4,
+      faults: [{ kind: "early_stop", rate: 1, every: null }],
+    });
+    try {
+      const r = await sweep("early", early.url, ["--levels", "1"]);
+      expect(r.code, r.stderr).toBe(0);
+      const l = r.doc!.levels[0]!;
+      expect([l.ok, l.short_output]).toEqual([8, 8]);
+      expect(r.stderr).toMatch(/8 of 8 answers stopped short of the 24 tokens asked with ignore_eos/);
+      const whole = await sweep("whole", plain.url, ["--levels", "1"]);
+      expect(whole.code, whole.stderr).toBe(0);
+      expect(whole.doc!.workload_fingerprint).not.toBe(r.doc!.workload_fingerprint);
+      const cmp = await runCli(["compare", whole.out, r.out]);
+      expect(cmp.code).toBe(2);
+      expect(cmp.stderr).toMatch(/different workloads.*outputs/);
+    } finally {
+      await early.close();
+    }
+  });
+
   it("n > 1 is refused before any request (usage error, exit 2)", async () => {
     const r = await sweep("n2", plain.url, ["--levels", "1", "--extra-body", '{"n":2}']);
     expect(r.code).toBe(2);
