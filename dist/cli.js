@@ -40289,7 +40289,7 @@ async function checkResponsesApi(target) {
   if (r.status === 404 || r.status === 405 || r.status === 501)
     throw new TokenbenchError(
       "api_unsupported",
-      `${rootUrl(target)} does not serve the Responses API (POST ${completionsPath("responses")} answered HTTP ${r.status}: ${r.text.slice(0, 120)}): use --api chat, or a server version that has /v1/responses`
+      `${rootUrl(target)} does not serve the Responses API (POST ${completionsPath("responses")} answered HTTP ${r.status}: ${(r.text ?? "").slice(0, 120)}): use --api chat, or a server version that has /v1/responses`
     );
 }
 async function preflight(target0, cfg, o) {

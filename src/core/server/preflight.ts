@@ -9,10 +9,10 @@ import { TokenbenchError } from "../../schema/errors.ts";
 import type { PromptCalibration, ServerSnapshot, SweepConfig } from "../../schema/v1.ts";
 import { MAX_SAMPLE_PROMPT_TOKENS } from "../workload/sample-lengths.ts";
 import { calibratePrompts } from "./calibration.ts";
+import { oneTokenRequest } from "./http.ts";
 import { probeModel, resolveModel, servedModels } from "./model.ts";
 import { type Readiness, waitReady } from "./readiness.ts";
 import { snapshotServer } from "./snapshot.ts";
-import { oneTokenRequest } from "./http.ts";
 import { completionsPath, type ResolvedTarget, rootUrl, type Target, withModel } from "./target.ts";
 
 export interface Preflight {
