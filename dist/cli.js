@@ -21786,7 +21786,7 @@ var StreamClient = class {
         http_status: status,
         error: error62
       };
-      state.serverTimes !== void 0 && (rec.server_event_times_ms = state.serverTimes), state.serverArrival !== void 0 && (rec.server_arrival_ms = state.serverArrival), retries > 0 && (rec.retries = retries), spec.session !== void 0 && (rec.session = spec.session), spec.turn !== void 0 && (rec.turn = spec.turn), state.text !== null && (spec.responseText = state.text.join("")), state.text !== null && state.responseId !== null && (spec.responseId = state.responseId), written?.connectedAt != null && written.connectedAt >= dispatchAbs && (rec.connected_ms = written.connectedAt - origin), state.timings !== null && (rec.server_timings = state.timings), state.usageRaw !== null && (rec.usage_raw = state.usageRaw), state.finish(rec, cfg.ignoreEos), resolve2(rec);
+      state.serverTimes !== void 0 && (rec.server_event_times_ms = state.serverTimes), state.serverArrival !== void 0 && (rec.server_arrival_ms = state.serverArrival), retries > 0 && (rec.retries = retries), spec.session !== void 0 && (rec.session = spec.session), spec.turn !== void 0 && (rec.turn = spec.turn), spec.promptReuse !== void 0 && (rec.prompt_reuse = spec.promptReuse), state.text !== null && (spec.responseText = state.text.join("")), state.text !== null && state.responseId !== null && (spec.responseId = state.responseId), written?.connectedAt != null && written.connectedAt >= dispatchAbs && (rec.connected_ms = written.connectedAt - origin), state.timings !== null && (rec.server_timings = state.timings), state.usageRaw !== null && (rec.usage_raw = state.usageRaw), state.finish(rec, cfg.ignoreEos), resolve2(rec);
     }, handler = {
       onRequestStart(c) {
         controller = c;
@@ -37182,6 +37182,8 @@ var SloConfig = external_exports.object({
     /** The definitions as sent (OpenAI chat shape). */
     definitions: external_exports.array(external_exports.record(external_exports.string(), external_exports.unknown())).min(1)
   }).nullable().optional(),
+  /** `--dataset-reuse`: a dataset's entries drawn again get a unique tag ahead (tagged) or go as they are (exact). */
+  dataset_reuse: external_exports.enum(["tagged", "exact"]).optional(),
   /** `--reasoning-tags think`: reasoning was read from `<think>` tags inside the content. */
   reasoning_tags: external_exports.enum(["think"]).nullable().optional(),
   /** `--api responses --responses-chain`: later turns named the previous response instead of re-sending it. */
@@ -37438,6 +37440,8 @@ var SCHEMA_VERSION = 1, Stats = external_exports.object({
   tool_calls: external_exports.number().int().nonnegative().optional(),
   /** Events that came after the end of the stream (`[DONE]`, Responses' terminal event): not counted. */
   events_after_done: external_exports.number().int().positive().optional(),
+  /** A dataset entry drawn again after every entry was sent: with a unique tag ahead of it, or exactly (`--dataset-reuse exact`). */
+  prompt_reuse: external_exports.enum(["tagged", "exact"]).optional(),
   /** ignore_eos was asked and the response stopped short of max_tokens (the server ignored it). */
   short_output: external_exports.literal(!0).optional()
 }), OpenLoopSummary = external_exports.object({
@@ -37663,6 +37667,7 @@ function workloadSpec(doc) {
     extra_body: c.extra_body,
     // Only when there is one, so fingerprints of synthetic-prompt runs stay what they were.
     ...c.dataset ? { dataset: c.dataset.sha256 } : {},
+    ...c.dataset_reuse ? { dataset_reuse: c.dataset_reuse } : {},
     ...c.ramp_up_s ? { ramp_up_s: c.ramp_up_s } : {},
     ...c.shared_prefix ? { shared_prefix: c.shared_prefix } : {},
     ...c.sessions ? { sessions: c.sessions } : {},
@@ -39101,6 +39106,12 @@ var SWEEP = {
     what: "a positive number of seconds up to 3600",
     help: "before each level's measurement, bring users in one by one (closed loop) or raise the rate linearly from 0 (open loop) over S seconds; those requests are excluded and counted"
   }),
+  datasetReuse: oneOf({
+    flag: "dataset-reuse",
+    choices: ["tagged", "exact"],
+    default: "tagged",
+    help: "with --dataset: once every prompt was sent (levels draw the file in order, without repeats), a reused prompt gets a unique tag ahead of it so the cache cannot serve it (tagged), or goes as it is (exact)"
+  }),
   tools: text({
     flag: "tools",
     metavar: "FILE",
@@ -40369,6 +40380,8 @@ function checkBounds(v, levels) {
         "brings its own prompts (lengths and shared blocks): it does not combine with --dataset, --turns or --shared-prefix-tokens"
       );
   }
+  if (v.datasetReuse !== "tagged" && v.dataset === null)
+    throw new BoundError("datasetReuse", "goes with --dataset FILE (how its prompts are reused)");
   if (v.toolChoice !== "auto" && v.tools === null)
     throw new BoundError("toolChoice", "goes with --tools FILE (the tools to choose from)");
   if (v.responsesChain && (v.api !== "responses" || v.turns < 2))
@@ -40455,6 +40468,7 @@ function sweepConfigOf(v, c) {
     ...v.sharedPrefixTokens !== null ? { shared_prefix: { tokens: v.sharedPrefixTokens, groups: v.prefixGroups } } : {},
     ...v.turns > 1 ? { sessions: { turns: v.turns, think_time_ms: v.thinkTimeMs } } : {},
     ...v.reasoningTags !== "off" ? { reasoning_tags: v.reasoningTags } : {},
+    ...v.datasetReuse !== "tagged" ? { dataset_reuse: v.datasetReuse } : {},
     ...v.responsesChain ? { responses_chain: !0 } : {}
   };
 }
@@ -40570,6 +40584,13 @@ function entryOf(o, where) {
     }), outputTokens: out };
   throw new DatasetError(`${where}: needs "prompt" (a non-empty string) or "messages" (a non-empty array)`);
 }
+function taggedEntry(e, tag) {
+  if (e.messages === null) return { ...e, prompt: `${tag}
+${e.prompt ?? ""}` };
+  let at = e.messages.findIndex((m) => m.role !== "system"), i = at === -1 ? 0 : at, messages = e.messages.map((m, k) => k === i ? { ...m, content: `${tag}
+${m.content}` } : m);
+  return { ...e, messages };
+}
 var withoutBom = (text2) => text2.charCodeAt(0) === 65279 ? text2.slice(1) : text2;
 function parseDataset(input2, name, sha256 = createHash2("sha256").update(input2).digest("hex")) {
   let text2 = withoutBom(input2), notices = [], trimmed = text2.trimStart(), entries, lines;
@@ -40609,7 +40630,14 @@ function parseDataset(input2, name, sha256 = createHash2("sha256").update(input2
     });
   }
   if (entries.length === 0) throw new DatasetError(`${name}: no usable prompt in it`);
-  return { name, lines, sha256, entries, ...notices.length > 0 ? { notices } : {} };
+  let seen = /* @__PURE__ */ new Set(), repeats = 0;
+  for (let e of entries) {
+    let key = JSON.stringify(e.messages ?? e.prompt);
+    seen.has(key) ? repeats++ : seen.add(key);
+  }
+  return repeats > 0 && notices.push(
+    `${name}: ${repeats} of ${entries.length} prompts repeat an earlier one exactly: the server's prefix cache will serve those repeats (part of this dataset's workload)`
+  ), { name, lines, sha256, entries, ...notices.length > 0 ? { notices } : {} };
 }
 function firstInvalidUtf8(b) {
   for (let i = 0; i < b.length; ) {
@@ -40837,11 +40865,28 @@ function effectiveRequests(mode, level, requests) {
 function sessionsOf(cfg) {
   return cfg.sessions ? { turns: cfg.sessions.turns, thinkTimeMs: cfg.sessions.think_time_ms } : null;
 }
+function datasetStartOf(cfg, index) {
+  let start2 = 0;
+  for (let k = 0; k < index; k++) {
+    let r = effectiveRequests(cfg.mode, cfg.levels[k], cfg.requests_per_level);
+    if (r === null) return index * ID_STRIDE;
+    start2 += r;
+  }
+  return start2;
+}
 function planLevel(cfg, index, salt = 0) {
   let level = cfg.levels[index], requests = effectiveRequests(cfg.mode, level, cfg.requests_per_level), notices = [];
   return cfg.mode === "closed" && requests !== null && cfg.requests_per_level !== null && requests > cfg.requests_per_level && notices.push(
     `level ${level}: raised --requests from ${cfg.requests_per_level} to ${requests} (at least 2x the ${level} users, so every user sends at least twice)`
-  ), { level, index, requests, seed: cfg.seed + 7919 * (index + 1) >>> 0, salt, notices };
+  ), {
+    level,
+    index,
+    requests,
+    seed: cfg.seed + 7919 * (index + 1) >>> 0,
+    salt,
+    notices,
+    datasetStart: datasetStartOf(cfg, index)
+  };
 }
 
 // src/core/load/level-run.ts
@@ -41121,7 +41166,7 @@ function sharedPrefix(cfg, index, calibration, salt = 0) {
 }
 function buildSpec(cfg, plan, id, i, warmup, intended, calibration, dataset = null, order = null, turn) {
   if (dataset && order) {
-    let n = order.length, entry = dataset.entries[order[warmup ? n - 1 - i % n : i % n]], spec2 = {
+    let n = order.length, draw = plan.datasetStart + i, reused = !warmup && draw >= n, exact = cfg.dataset_reuse === "exact", drawn = dataset.entries[order[warmup ? n - 1 - i % n : draw % n]], entry = warmup || reused && !exact ? taggedEntry(drawn, uniqueTag(id + cfg.seed * 1000003, plan.salt)) : drawn, spec2 = {
       id,
       level: plan.level,
       warmup,
@@ -41129,7 +41174,8 @@ function buildSpec(cfg, plan, id, i, warmup, intended, calibration, dataset = nu
       ...entry.messages ? { messages: entry.messages } : {},
       maxTokens: entry.outputTokens ?? cfg.max_tokens,
       promptTokensRequested: entry.promptTokens ?? null,
-      intendedSendAbsMs: intended
+      intendedSendAbsMs: intended,
+      ...reused ? { promptReuse: exact ? "exact" : "tagged" } : {}
     };
     return turn ? inConversation(spec2, turn, entry.prompt ?? lastUserContent(entry.messages ?? [])) : spec2;
   }
@@ -41141,11 +41187,14 @@ function buildSpec(cfg, plan, id, i, warmup, intended, calibration, dataset = nu
     // seed), so prompts of one length count the same tokens and share no prefix beyond the
     // server's own template. A later turn of a conversation has no shared prefix of its own:
     // the history before it is one.
-    prompt: (turn && turn.turn > 1 ? "" : sharedPrefix(cfg, i, calibration, plan.salt)) + makePrompt(
-      calibration ? wordsFor(calibration, shape.promptTokens) : shape.promptTokens,
-      cfg.seed,
-      id + cfg.seed * 1000003,
-      plan.salt
+    prompt: (
+      // (a warmup neither: it must not warm a group's prefix before the group's first request)
+      (warmup || turn && turn.turn > 1 ? "" : sharedPrefix(cfg, i, calibration, plan.salt)) + makePrompt(
+        calibration ? wordsFor(calibration, shape.promptTokens) : shape.promptTokens,
+        cfg.seed,
+        id + cfg.seed * 1000003,
+        plan.salt
+      )
     ),
     maxTokens: shape.maxTokens,
     promptTokensRequested: shape.promptTokens,
@@ -41572,6 +41621,14 @@ function turnSummaries(ok) {
     cached_tokens_pct: cachedShare(rs).cached_tokens_pct ?? null
   }));
 }
+function cacheBeyondWorkload(input2, ok) {
+  let cfg = input2.cfg;
+  if (cfg.dataset || cfg.trace || cfg.sessions) return null;
+  let rows = ok.filter((r) => r.usage?.cached_tokens != null && r.usage.prompt_tokens != null);
+  if (rows.length === 0) return null;
+  let mean2 = (f2) => rows.reduce((a, r) => a + f2(r), 0) / rows.length, cached2 = mean2((r) => r.usage.cached_tokens), prompt = mean2((r) => r.usage.prompt_tokens), implied = (cfg.shared_prefix?.tokens ?? 0) + Math.max(0, input2.calibration?.template_overhead_tokens ?? 0);
+  return cached2 <= implied + Math.max(16, 0.1 * prompt) ? null : `level ${input2.level}: the server reported ${cached2.toFixed(0)} of ${prompt.toFixed(0)} prompt tokens cached on average, far above the ${implied} this workload shares (template${cfg.shared_prefix ? " and shared prefix" : ""}): a cache this run did not fill served it (another run's prompts?), so its TTFT is not the workload's`;
+}
 function summariseLevel(input2) {
   let { cfg, level, run } = input2, notices = [...input2.notices], agg = aggregateLevel({
     level,
@@ -41585,6 +41642,15 @@ function summariseLevel(input2) {
   let measured = run.records.filter((r) => !r.warmup);
   agg.short_output && notices.push(
     `level ${level}: ${agg.short_output} of ${agg.ok} answers stopped short of the ${cfg.max_tokens} tokens asked with ignore_eos (the server ignored it): this is not the workload asked for, and compare treats the run as a different workload; check that the server honours ignore_eos (vLLM, SGLang and llama.cpp do)`
+  );
+  let beyond = cacheBeyondWorkload(
+    input2,
+    measured.filter((r) => r.error === null)
+  );
+  beyond !== null && notices.push(beyond);
+  let reused = measured.filter((r) => r.prompt_reuse !== void 0);
+  reused.length > 0 && cfg.dataset && notices.push(
+    reused[0].prompt_reuse === "exact" ? `level ${level}: ${reused.length} of ${measured.length} prompts were reused exactly (every one of the dataset's ${cfg.dataset.lines} lines had been sent; --dataset-reuse exact): the server's cache may serve them` : `level ${level}: ${reused.length} of ${measured.length} prompts were reused (every one of the dataset's ${cfg.dataset.lines} lines had been sent), each with a unique tag ahead of it so the cache cannot serve a repeat; a bigger dataset avoids reuse`
   );
   let afterDone2 = measured.filter((r) => r.events_after_done !== void 0).length;
   afterDone2 > 0 && notices.push(
@@ -41861,7 +41927,8 @@ async function runSweep(opts) {
         client: measured.client,
         sampler,
         limits,
-        notices: late === null ? plan.notices : [...plan.notices, late]
+        notices: late === null ? plan.notices : [...plan.notices, late],
+        calibration
       });
       for (let n of notices.slice(plan.notices.length)) notice(n);
       let final2 = opts.levelHooks ? { ...result, ...await opts.levelHooks.stop(result, measured.run.records) } : result;

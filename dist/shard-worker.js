@@ -19639,7 +19639,7 @@ var StreamClient = class {
         http_status: status,
         error
       };
-      state.serverTimes !== void 0 && (rec.server_event_times_ms = state.serverTimes), state.serverArrival !== void 0 && (rec.server_arrival_ms = state.serverArrival), retries > 0 && (rec.retries = retries), spec.session !== void 0 && (rec.session = spec.session), spec.turn !== void 0 && (rec.turn = spec.turn), state.text !== null && (spec.responseText = state.text.join("")), state.text !== null && state.responseId !== null && (spec.responseId = state.responseId), written?.connectedAt != null && written.connectedAt >= dispatchAbs && (rec.connected_ms = written.connectedAt - origin), state.timings !== null && (rec.server_timings = state.timings), state.usageRaw !== null && (rec.usage_raw = state.usageRaw), state.finish(rec, cfg.ignoreEos), resolve(rec);
+      state.serverTimes !== void 0 && (rec.server_event_times_ms = state.serverTimes), state.serverArrival !== void 0 && (rec.server_arrival_ms = state.serverArrival), retries > 0 && (rec.retries = retries), spec.session !== void 0 && (rec.session = spec.session), spec.turn !== void 0 && (rec.turn = spec.turn), spec.promptReuse !== void 0 && (rec.prompt_reuse = spec.promptReuse), state.text !== null && (spec.responseText = state.text.join("")), state.text !== null && state.responseId !== null && (spec.responseId = state.responseId), written?.connectedAt != null && written.connectedAt >= dispatchAbs && (rec.connected_ms = written.connectedAt - origin), state.timings !== null && (rec.server_timings = state.timings), state.usageRaw !== null && (rec.usage_raw = state.usageRaw), state.finish(rec, cfg.ignoreEos), resolve(rec);
     }, handler = {
       onRequestStart(c) {
         controller = c;
@@ -19913,6 +19913,14 @@ function sendQueueOf(records) {
   return records.filter((r) => r.dispatch_ms !== void 0).map((r) => r.send_ms - Math.max(r.dispatch_ms, r.connected_ms ?? 0));
 }
 
+// src/core/load/shard.ts
+function splitEven(total, n) {
+  let base = Math.floor(total / n), extra = total - base * n;
+  return Array.from({ length: n }, (_, k) => base + (k < extra ? 1 : 0));
+}
+var shareOf = (total, p) => splitEven(splitEven(total, p.runner.count)[p.runner.index], p.thread.count)[p.thread.index], closedIndex = (local, p) => (local * p.thread.count + p.thread.index) * p.runner.count + p.runner.index, ownsArrival = (j, p) => j % p.runner.count === p.runner.index && Math.floor(j / p.runner.count) % p.thread.count === p.thread.index;
+var WARMUP_ID_OFFSET = 5e6;
+
 // src/core/load/level-plan.ts
 function sessionsOf(cfg) {
   return cfg.sessions ? { turns: cfg.sessions.turns, thinkTimeMs: cfg.sessions.think_time_ms } : null;
@@ -19952,14 +19960,6 @@ function arrivalOffsetsMs(opts) {
   }
   return out;
 }
-
-// src/core/load/shard.ts
-function splitEven(total, n) {
-  let base = Math.floor(total / n), extra = total - base * n;
-  return Array.from({ length: n }, (_, k) => base + (k < extra ? 1 : 0));
-}
-var shareOf = (total, p) => splitEven(splitEven(total, p.runner.count)[p.runner.index], p.thread.count)[p.thread.index], closedIndex = (local, p) => (local * p.thread.count + p.thread.index) * p.runner.count + p.runner.index, ownsArrival = (j, p) => j % p.runner.count === p.runner.index && Math.floor(j / p.runner.count) % p.thread.count === p.thread.index;
-var WARMUP_ID_OFFSET = 5e6;
 
 // src/core/load/loops.ts
 var MAX_TIMER_MS = 2 ** 31 - 1;
@@ -20068,6 +20068,16 @@ async function runWarmup(client2, makeSpec, count2, concurrency) {
   };
   return await Promise.all(Array.from({ length: Math.max(1, Math.min(concurrency, count2)) }, user)), out;
 }
+
+// src/core/workload/dataset.ts
+function taggedEntry(e, tag) {
+  if (e.messages === null) return { ...e, prompt: `${tag}
+${e.prompt ?? ""}` };
+  let at = e.messages.findIndex((m) => m.role !== "system"), i = at === -1 ? 0 : at, messages = e.messages.map((m, k) => k === i ? { ...m, content: `${tag}
+${m.content}` } : m);
+  return { ...e, messages };
+}
+var UTF8 = new TextDecoder("utf-8", { fatal: !0, ignoreBOM: !0 });
 
 // src/core/workload/sample-lengths.ts
 var SAMPLE_LENGTHS = [
@@ -20442,7 +20452,7 @@ function sharedPrefix(cfg, index, calibration, salt = 0) {
 }
 function buildSpec(cfg, plan, id, i, warmup, intended, calibration, dataset = null, order = null, turn) {
   if (dataset && order) {
-    let n = order.length, entry = dataset.entries[order[warmup ? n - 1 - i % n : i % n]], spec2 = {
+    let n = order.length, draw = plan.datasetStart + i, reused = !warmup && draw >= n, exact = cfg.dataset_reuse === "exact", drawn = dataset.entries[order[warmup ? n - 1 - i % n : draw % n]], entry = warmup || reused && !exact ? taggedEntry(drawn, uniqueTag(id + cfg.seed * 1000003, plan.salt)) : drawn, spec2 = {
       id,
       level: plan.level,
       warmup,
@@ -20450,7 +20460,8 @@ function buildSpec(cfg, plan, id, i, warmup, intended, calibration, dataset = nu
       ...entry.messages ? { messages: entry.messages } : {},
       maxTokens: entry.outputTokens ?? cfg.max_tokens,
       promptTokensRequested: entry.promptTokens ?? null,
-      intendedSendAbsMs: intended
+      intendedSendAbsMs: intended,
+      ...reused ? { promptReuse: exact ? "exact" : "tagged" } : {}
     };
     return turn ? inConversation(spec2, turn, entry.prompt ?? lastUserContent(entry.messages ?? [])) : spec2;
   }
@@ -20462,11 +20473,14 @@ function buildSpec(cfg, plan, id, i, warmup, intended, calibration, dataset = nu
     // seed), so prompts of one length count the same tokens and share no prefix beyond the
     // server's own template. A later turn of a conversation has no shared prefix of its own:
     // the history before it is one.
-    prompt: (turn && turn.turn > 1 ? "" : sharedPrefix(cfg, i, calibration, plan.salt)) + makePrompt(
-      calibration ? wordsFor(calibration, shape.promptTokens) : shape.promptTokens,
-      cfg.seed,
-      id + cfg.seed * 1000003,
-      plan.salt
+    prompt: (
+      // (a warmup neither: it must not warm a group's prefix before the group's first request)
+      (warmup || turn && turn.turn > 1 ? "" : sharedPrefix(cfg, i, calibration, plan.salt)) + makePrompt(
+        calibration ? wordsFor(calibration, shape.promptTokens) : shape.promptTokens,
+        cfg.seed,
+        id + cfg.seed * 1000003,
+        plan.salt
+      )
     ),
     maxTokens: shape.maxTokens,
     promptTokensRequested: shape.promptTokens,

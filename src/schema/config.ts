@@ -79,6 +79,8 @@ export const SweepConfig = z.object({
     })
     .nullable()
     .optional(),
+  /** `--dataset-reuse`: a dataset's entries drawn again get a unique tag ahead (tagged) or go as they are (exact). */
+  dataset_reuse: z.enum(["tagged", "exact"]).optional(),
   /** `--reasoning-tags think`: reasoning was read from `<think>` tags inside the content. */
   reasoning_tags: z.enum(["think"]).nullable().optional(),
   /** `--api responses --responses-chain`: later turns named the previous response instead of re-sending it. */

@@ -125,6 +125,8 @@ export const RequestRecord = z.object({
   tool_calls: z.number().int().nonnegative().optional(),
   /** Events that came after the end of the stream (`[DONE]`, Responses' terminal event): not counted. */
   events_after_done: z.number().int().positive().optional(),
+  /** A dataset entry drawn again after every entry was sent: with a unique tag ahead of it, or exactly (`--dataset-reuse exact`). */
+  prompt_reuse: z.enum(["tagged", "exact"]).optional(),
   /** ignore_eos was asked and the response stopped short of max_tokens (the server ignored it). */
   short_output: z.literal(true).optional(),
 });

@@ -26,6 +26,7 @@ export function workloadSpec(doc: ResultDocument): Record<string, unknown> {
       extra_body: c.extra_body,
       // Only when there is one, so fingerprints of synthetic-prompt runs stay what they were.
       ...(c.dataset ? { dataset: c.dataset.sha256 } : {}),
+      ...(c.dataset_reuse ? { dataset_reuse: c.dataset_reuse } : {}),
       ...(c.ramp_up_s ? { ramp_up_s: c.ramp_up_s } : {}),
       ...(c.shared_prefix ? { shared_prefix: c.shared_prefix } : {}),
       ...(c.sessions ? { sessions: c.sessions } : {}),

@@ -1,11 +1,12 @@
 // Against a real inference server: llama.cpp's llama-server (built by `npm run real-server`,
 // 4 slots, 1 thread, a tiny random-weight model). Every figure is checked against what the
 // server itself reports: its per-request `timings` and its /metrics gauges.
-import { mkdtempSync, readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MODEL_ALIAS, type RealServer, startRealServer } from "../../scripts/real-server/index.ts";
+import { promptWords } from "../../src/core/workload/prompts.ts";
 import { parseResultDocument, type RequestRecord, type ResultDocument } from "../../src/schema/v1.ts";
 import { runCli } from "../helpers/cli.ts";
 import { client, spec } from "../helpers/servers.ts";
@@ -196,6 +197,34 @@ describe("real workloads against llama.cpp: its prompt cache sees the sharing", 
     }
     const turns = d.levels[0]!.turns!;
     expect(turns[2]!.cached_tokens_pct!).toBeGreaterThan(turns[0]!.cached_tokens_pct! + 40);
+  }, 200_000);
+});
+
+describe("cache hygiene against llama.cpp's prompt cache", () => {
+  it("a dataset over 4 levels: no measured prompt finds more than the template cached (cached = cache_n), warmups and reuses tagged", async () => {
+    const file = join(tmp, "ten.jsonl");
+    writeFileSync(
+      file,
+      Array.from({ length: 10 }, (_, i) =>
+        JSON.stringify({ prompt: `p${i} ${promptWords(80, 2000 + i)}` }),
+      ).join("\n"),
+    );
+    const out = join(tmp, "hygiene.json");
+    const r = await tb(
+      `sweep --dataset ${file} --levels 1,2,3,4 --requests 4 --warmup 2 --max-tokens 8 --metrics-interval-ms 0 --records inline`,
+      out,
+      180_000,
+    );
+    expect(r.code, r.stderr).toBe(0);
+    const d = read(out);
+    const measured = d.requests!.filter((x) => !x.warmup);
+    expect(measured.filter((x) => x.prompt_reuse === "tagged").length).toBeGreaterThan(0);
+    for (const x of measured) {
+      expect(x.error).toBeNull();
+      expect(x.usage!.cached_tokens).toBe(timing(x, "cache_n"));
+      // the template's prefix and a few characters the prompts' starts share: never the prompt
+      expect(x.usage!.cached_tokens!, `request ${x.id}`).toBeLessThan(0.3 * x.usage!.prompt_tokens!);
+    }
   }, 200_000);
 });
 

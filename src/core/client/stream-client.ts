@@ -84,6 +84,8 @@ export interface RequestSpec {
   responseId?: string;
   /** Responses API, `--responses-chain`: the previous turn's response id. */
   previousResponseId?: string;
+  /** A dataset entry drawn again after every entry was sent: with a unique tag, or exactly. */
+  promptReuse?: "tagged" | "exact";
 }
 
 export function buildRequestBody(cfg: ClientConfig, spec: RequestSpec): Record<string, unknown> {
@@ -239,6 +241,7 @@ export class StreamClient {
       if (retries > 0) rec.retries = retries;
       if (spec.session !== undefined) rec.session = spec.session;
       if (spec.turn !== undefined) rec.turn = spec.turn;
+      if (spec.promptReuse !== undefined) rec.prompt_reuse = spec.promptReuse;
       if (state.text !== null) spec.responseText = state.text.join("");
       if (state.text !== null && state.responseId !== null) spec.responseId = state.responseId;
       if (written?.connectedAt != null && written.connectedAt >= dispatchAbs)

@@ -3,6 +3,7 @@
  * from what was asked. Its requests are built in requests.ts.
  */
 import type { SweepConfig } from "../../schema/v1.ts";
+import { ID_STRIDE } from "./shard.ts";
 
 /** Closed loop: a level with fewer than 2x its users in requests never measures steady state. */
 export function effectiveRequests(
@@ -30,6 +31,22 @@ export interface LevelPlan {
   salt: number;
   /** Why the plan differs from what was asked, for the level's notices. */
   notices: string[];
+  /**
+   * A dataset's draws before this level: the levels before it consumed that many of its entries
+   * (levels that run for a duration have no count: after one, every draw is a reuse).
+   */
+  datasetStart: number;
+}
+
+/** How many dataset entries the levels before `index` drew. */
+function datasetStartOf(cfg: SweepConfig, index: number): number {
+  let start = 0;
+  for (let k = 0; k < index; k++) {
+    const r = effectiveRequests(cfg.mode, cfg.levels[k]!, cfg.requests_per_level);
+    if (r === null) return index * ID_STRIDE;
+    start += r;
+  }
+  return start;
 }
 
 export function planLevel(cfg: SweepConfig, index: number, salt = 0): LevelPlan {
@@ -42,5 +59,13 @@ export function planLevel(cfg: SweepConfig, index: number, salt = 0): LevelPlan 
         `level ${level}: raised --requests from ${cfg.requests_per_level} to ${requests} (at least 2x the ${level} users, so every user sends at least twice)`,
       );
   }
-  return { level, index, requests, seed: (cfg.seed + 7919 * (index + 1)) >>> 0, salt, notices };
+  return {
+    level,
+    index,
+    requests,
+    seed: (cfg.seed + 7919 * (index + 1)) >>> 0,
+    salt,
+    notices,
+    datasetStart: datasetStartOf(cfg, index),
+  };
 }

@@ -2,7 +2,7 @@
  * Summarising one measured level: the latency and throughput aggregates, the open-loop schedule
  * figures, the client's self-check and the server's admission, side by side. Pure.
  */
-import type { LevelResult, RequestRecord, SweepConfig } from "../../schema/v1.ts";
+import type { LevelResult, PromptCalibration, RequestRecord, SweepConfig } from "../../schema/v1.ts";
 import { aggregateLevel, deriveRequest, openLoopStats } from "../results/metrics.ts";
 import { summarize } from "../results/stats.ts";
 import { admissionSummary, type MetricsSampler } from "../server/metrics-sampler.ts";
@@ -75,6 +75,27 @@ export interface LevelSummaryInput {
   sampler: MetricsSampler | null;
   limits: { maxRunningRequests: number | null; cudaGraphMaxBs: number | null };
   notices: string[];
+  /** The prompts' sizing (its template overhead is the prefix every prompt shares), if any. */
+  calibration?: PromptCalibration | null;
+}
+
+/**
+ * Synthetic prompts share only the server's template and any --shared-prefix-tokens: a level
+ * whose cached prompt tokens pass that by more than 10 % of its prompts (16 tokens at least, a
+ * cache block) was served by a cache the workload did not imply (another run's prompts, a warmup).
+ */
+function cacheBeyondWorkload(input: LevelSummaryInput, ok: readonly RequestRecord[]): string | null {
+  const cfg = input.cfg;
+  if (cfg.dataset || cfg.trace || cfg.sessions) return null;
+  const rows = ok.filter((r) => r.usage?.cached_tokens != null && r.usage.prompt_tokens != null);
+  if (rows.length === 0) return null;
+  const mean = (f: (r: RequestRecord) => number) => rows.reduce((a, r) => a + f(r), 0) / rows.length;
+  const cached = mean((r) => r.usage!.cached_tokens!);
+  const prompt = mean((r) => r.usage!.prompt_tokens!);
+  const implied =
+    (cfg.shared_prefix?.tokens ?? 0) + Math.max(0, input.calibration?.template_overhead_tokens ?? 0);
+  if (cached <= implied + Math.max(16, 0.1 * prompt)) return null;
+  return `level ${input.level}: the server reported ${cached.toFixed(0)} of ${prompt.toFixed(0)} prompt tokens cached on average, far above the ${implied} this workload shares (template${cfg.shared_prefix ? " and shared prefix" : ""}): a cache this run did not fill served it (another run's prompts?), so its TTFT is not the workload's`;
 }
 
 /** The level's result and the notices to show (each notice once, in the order they arose). */
@@ -95,6 +116,18 @@ export function summariseLevel(input: LevelSummaryInput): { result: LevelResult;
   if (agg.short_output)
     notices.push(
       `level ${level}: ${agg.short_output} of ${agg.ok} answers stopped short of the ${cfg.max_tokens} tokens asked with ignore_eos (the server ignored it): this is not the workload asked for, and compare treats the run as a different workload; check that the server honours ignore_eos (vLLM, SGLang and llama.cpp do)`,
+    );
+  const beyond = cacheBeyondWorkload(
+    input,
+    measured.filter((r) => r.error === null),
+  );
+  if (beyond !== null) notices.push(beyond);
+  const reused = measured.filter((r) => r.prompt_reuse !== undefined);
+  if (reused.length > 0 && cfg.dataset)
+    notices.push(
+      reused[0]!.prompt_reuse === "exact"
+        ? `level ${level}: ${reused.length} of ${measured.length} prompts were reused exactly (every one of the dataset's ${cfg.dataset.lines} lines had been sent; --dataset-reuse exact): the server's cache may serve them`
+        : `level ${level}: ${reused.length} of ${measured.length} prompts were reused (every one of the dataset's ${cfg.dataset.lines} lines had been sent), each with a unique tag ahead of it so the cache cannot serve a repeat; a bigger dataset avoids reuse`,
     );
   const afterDone = measured.filter((r) => r.events_after_done !== undefined).length;
   if (afterDone > 0)

@@ -6,8 +6,8 @@
 import type { PromptCalibration, SweepConfig } from "../../schema/v1.ts";
 import { rng } from "../../shared/random.ts";
 import type { RequestSpec } from "../client/stream-client.ts";
-import type { Dataset } from "../workload/dataset.ts";
-import { makePrompt, promptWords, shapeFor, wordsFor } from "../workload/prompts.ts";
+import { type Dataset, taggedEntry } from "../workload/dataset.ts";
+import { makePrompt, promptWords, shapeFor, uniqueTag, wordsFor } from "../workload/prompts.ts";
 import type { LevelPlan } from "./level-plan.ts";
 import type { SpecFactory, TurnContext } from "./loops.ts";
 import { WARMUP_ID_OFFSET } from "./shard.ts";
@@ -102,9 +102,19 @@ function buildSpec(
   turn?: TurnContext,
 ): RequestSpec {
   if (dataset && order) {
-    // A dataset: request i of the level takes the shuffle's i-th prompt (warmups from its end).
+    // A dataset is consumed across levels in its seeded order: the level's i-th request draws
+    // entry (datasetStart + i); once every entry was sent, a draw is a reuse, and a reuse (unless
+    // --dataset-reuse exact) and every warmup (copies from the order's end) get a unique tag
+    // ahead of their user text, so the cache never serves a prompt the workload did not repeat.
     const n = order.length;
-    const entry = dataset.entries[order[warmup ? n - 1 - (i % n) : i % n]!]!;
+    const draw = plan.datasetStart + i;
+    const reused = !warmup && draw >= n;
+    const exact = cfg.dataset_reuse === "exact";
+    const drawn = dataset.entries[order[warmup ? n - 1 - (i % n) : draw % n]!]!;
+    const entry =
+      warmup || (reused && !exact)
+        ? taggedEntry(drawn, uniqueTag(id + cfg.seed * 1_000_003, plan.salt))
+        : drawn;
     const spec: RequestSpec = {
       id,
       level: plan.level,
@@ -114,6 +124,7 @@ function buildSpec(
       maxTokens: entry.outputTokens ?? cfg.max_tokens,
       promptTokensRequested: entry.promptTokens ?? null,
       intendedSendAbsMs: intended,
+      ...(reused ? { promptReuse: exact ? ("exact" as const) : ("tagged" as const) } : {}),
     };
     // In a conversation, the entry is the next user turn (a messages entry: its last user message).
     return turn ? inConversation(spec, turn, entry.prompt ?? lastUserContent(entry.messages ?? [])) : spec;
@@ -129,7 +140,8 @@ function buildSpec(
     // server's own template. A later turn of a conversation has no shared prefix of its own:
     // the history before it is one.
     prompt:
-      (turn && turn.turn > 1 ? "" : sharedPrefix(cfg, i, calibration, plan.salt)) +
+      // (a warmup neither: it must not warm a group's prefix before the group's first request)
+      (warmup || (turn && turn.turn > 1) ? "" : sharedPrefix(cfg, i, calibration, plan.salt)) +
       makePrompt(
         calibration ? wordsFor(calibration, shape.promptTokens) : shape.promptTokens,
         cfg.seed,

@@ -69,6 +69,12 @@ export const SWEEP = {
     what: "a positive number of seconds up to 3600",
     help: "before each level's measurement, bring users in one by one (closed loop) or raise the rate linearly from 0 (open loop) over S seconds; those requests are excluded and counted",
   }),
+  datasetReuse: oneOf({
+    flag: "dataset-reuse",
+    choices: ["tagged", "exact"] as const,
+    default: "tagged",
+    help: "with --dataset: once every prompt was sent (levels draw the file in order, without repeats), a reused prompt gets a unique tag ahead of it so the cache cannot serve it (tagged), or goes as it is (exact)",
+  }),
   tools: text<string | null>({
     flag: "tools",
     metavar: "FILE",

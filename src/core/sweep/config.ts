@@ -58,6 +58,8 @@ function checkBounds(v: Values<typeof SWEEP> & { api: string }, levels: number[]
         "brings its own prompts (lengths and shared blocks): it does not combine with --dataset, --turns or --shared-prefix-tokens",
       );
   }
+  if (v.datasetReuse !== "tagged" && v.dataset === null)
+    throw new BoundError("datasetReuse", "goes with --dataset FILE (how its prompts are reused)");
   if (v.toolChoice !== "auto" && v.tools === null)
     throw new BoundError("toolChoice", "goes with --tools FILE (the tools to choose from)");
   if (v.responsesChain && (v.api !== "responses" || v.turns < 2))
@@ -165,6 +167,7 @@ export function sweepConfigOf(
       : {}),
     ...(v.turns > 1 ? { sessions: { turns: v.turns, think_time_ms: v.thinkTimeMs } } : {}),
     ...(v.reasoningTags !== "off" ? { reasoning_tags: v.reasoningTags } : {}),
+    ...(v.datasetReuse !== "tagged" ? { dataset_reuse: v.datasetReuse } : {}),
     ...(v.responsesChain ? { responses_chain: true } : {}),
   };
 }

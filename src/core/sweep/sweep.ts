@@ -222,6 +222,7 @@ export async function runSweep(opts: SweepOptions): Promise<ResultDocument> {
         sampler,
         limits,
         notices: late === null ? plan.notices : [...plan.notices, late],
+        calibration,
       });
       for (const n of notices.slice(plan.notices.length)) notice(n); // the late start among them
       const final = opts.levelHooks

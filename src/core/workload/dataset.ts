@@ -77,6 +77,19 @@ function entryOf(o: unknown, where: string): DatasetEntry {
   throw new DatasetError(`${where}: needs "prompt" (a non-empty string) or "messages" (a non-empty array)`);
 }
 
+/**
+ * A dataset entry with a unique tag ahead of its user text, so a reused or warmup copy shares no
+ * prefix with the entry as measured (prefix caches match from the start). A system message is
+ * kept as it is: a shared system prompt is the dataset's own sharing.
+ */
+export function taggedEntry(e: DatasetEntry, tag: string): DatasetEntry {
+  if (e.messages === null) return { ...e, prompt: `${tag}\n${e.prompt ?? ""}` };
+  const at = e.messages.findIndex((m) => m.role !== "system");
+  const i = at === -1 ? 0 : at;
+  const messages = e.messages.map((m, k) => (k === i ? { ...m, content: `${tag}\n${m.content}` } : m));
+  return { ...e, messages };
+}
+
 /** `text` as read from a file, without a leading byte-order mark (editors on Windows write one). */
 export const withoutBom = (text: string): string => (text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
 
@@ -131,6 +144,17 @@ export function parseDataset(
     });
   }
   if (entries.length === 0) throw new DatasetError(`${name}: no usable prompt in it`);
+  const seen = new Set<string>();
+  let repeats = 0;
+  for (const e of entries) {
+    const key = JSON.stringify(e.messages ?? e.prompt);
+    if (seen.has(key)) repeats++;
+    else seen.add(key);
+  }
+  if (repeats > 0)
+    notices.push(
+      `${name}: ${repeats} of ${entries.length} prompts repeat an earlier one exactly: the server's prefix cache will serve those repeats (part of this dataset's workload)`,
+    );
   return { name, lines, sha256, entries, ...(notices.length > 0 ? { notices } : {}) };
 }
 
