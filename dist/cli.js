@@ -21168,7 +21168,18 @@ var ms = (flag, def, help) => number({
   })
 };
 function mockOptionsFrom(argv) {
-  let p = parseCommand(argv, MOCK, "tokenbench mockserver: an OpenAI-compatible fake inference server");
+  let p = parseCommand(
+    argv,
+    MOCK,
+    `tokenbench mockserver: an OpenAI-compatible fake inference server
+
+Its capacity follows from its configuration: a request holds one of --capacity slots from its
+admission through --ttft-ms (plus --prefill-ms-per-1k) and n - 1 more tokens at --itl-ms, and the
+freed slot is refilled one --itl-ms later, so it sustains
+  capacity / (ttft + n x itl) requests per second for n output tokens
+(16 slots, 60 ms, 12 ms, 32 tokens: 16 / 0.444 s = 36.0 req/s), with --itl-growth-per-running 0,
+no KV budget and no prefill cost.`
+  );
   return p === null ? null : { ...DEFAULT_MOCK_OPTIONS, ...p.values };
 }
 async function mockCommand(argv) {
@@ -21176,7 +21187,7 @@ async function mockCommand(argv) {
   if (opts === null) return 0;
   let server = await start(opts);
   return process.stderr.write(
-    `tokenbench mockserver (${opts.flavor}) listening on ${server.url}: model ${opts.model}, TTFT ${opts.ttftMs} ms, ITL ${opts.itlMs} ms, capacity ${opts.capacity}
+    `tokenbench mockserver (${opts.flavor}) listening on ${server.url}: model ${opts.model}, TTFT ${opts.ttftMs} ms, ITL ${opts.itlMs} ms, capacity ${opts.capacity} (sustains ${opts.capacity} / (TTFT + n x ITL) req/s for n output tokens)
 `
   ), await new Promise((resolve2) => {
     let stop = () => resolve2();
@@ -37182,6 +37193,8 @@ var SloConfig = external_exports.object({
     /** The definitions as sent (OpenAI chat shape). */
     definitions: external_exports.array(external_exports.record(external_exports.string(), external_exports.unknown())).min(1)
   }).nullable().optional(),
+  /** `--min-steady-s`: the shortest steady-state window a level's headline may come from (null: 5 s, or half a level under 10 s). */
+  min_steady_s: external_exports.number().positive().nullable().optional(),
   /** `--dataset-reuse`: a dataset's entries drawn again get a unique tag ahead (tagged) or go as they are (exact). */
   dataset_reuse: external_exports.enum(["tagged", "exact"]).optional(),
   /** `--reasoning-tags think`: reasoning was read from `<think>` tags inside the content. */
@@ -37277,6 +37290,21 @@ var ClientSelfCheck = external_exports.object({
   /** Why the curve bent at this level, as far as the evidence says. */
   bend_reasons: external_exports.array(external_exports.enum(["server_queue", "kv_full", "scheduler_cap", "client_queueing"])),
   notes: external_exports.array(external_exports.string())
+}), SteadyState = external_exports.object({
+  steady: external_exports.boolean(),
+  window_start_ms: external_exports.number().nullable(),
+  window_end_ms: external_exports.number().nullable(),
+  window_s: external_exports.number().nonnegative(),
+  min_steady_s: external_exports.number().nonnegative(),
+  requests_inside: external_exports.number().int().nonnegative(),
+  /** Started before the window (the ramp), ended after it (the drain): counted, kept, not in the headline. */
+  before_window: external_exports.number().int().nonnegative(),
+  after_window: external_exports.number().int().nonnegative(),
+  /** Open loop: requests finished inside the window per second. */
+  completed_rps: external_exports.number().nonnegative().nullable(),
+  /** Open loop: fewer requests finished in the window than arrived, beyond the arrival noise (the queue grew). */
+  fell_behind: external_exports.boolean().optional(),
+  reason: external_exports.string()
 });
 
 // src/schema/profile.ts
@@ -37507,6 +37535,8 @@ var SCHEMA_VERSION = 1, Stats = external_exports.object({
   /** Tool calling: time to the first tool-call event, and tool calls made in all. */
   tt_first_tool_call_ms: MeasuredStats.optional(),
   tool_calls_total: external_exports.number().int().nonnegative().optional(),
+  /** The level's steady-state window: whose requests the headline figures are (level-parts.ts). */
+  steady_state: SteadyState.optional(),
   /** Successful requests that stopped short of the output asked (ignore_eos ignored): not the workload asked for. */
   short_output: external_exports.number().int().nonnegative().optional(),
   open_loop: OpenLoopSummary.nullable(),
@@ -39256,6 +39286,14 @@ var SWEEP = {
     default: !0,
     help: "ask for exactly --max-tokens tokens"
   }),
+  minSteadyS: number({
+    flag: "min-steady-s",
+    metavar: "S",
+    default: null,
+    check: positive,
+    what: "a positive number of seconds",
+    help: "the shortest steady-state window (full level to first user stopping; open loop: filled to last arrival) a level's headline figures may come from; shorter: the level says no steady state (default: 5 s, or half a level under 10 s)"
+  }),
   sloTtftMs: number({
     flag: "slo-ttft-ms",
     metavar: "MS",
@@ -39857,17 +39895,22 @@ var fmt2 = (v, digits) => v == null || !Number.isFinite(v) ? "-" : v.toFixed(dig
   "ITL p95 (ms)",
   "TPOT p50 (ms)",
   "SLO pass",
-  "goodput req/s"
-];
+  "goodput req/s",
+  "steady"
+], steadyCell = (l) => l.steady_state === void 0 ? "-" : l.steady_state.steady ? `${l.steady_state.window_s.toFixed(1)} s` : "no";
 function markdownTable(levels) {
   let head = `| ${MARKDOWN_COLUMNS.join(" | ")} |`, sep = `|${MARKDOWN_COLUMNS.map(() => "---:").join("|")}|`, rows = levels.map(
-    (l) => `| ${l.level} | ${l.requests} | ${l.errors} | ${fmt2(l.output_tok_s, 0)} | ${fmt2(l.ttft_ms.p50, 1)} | ${fmt2(l.ttft_ms.p95, 1)} | ${fmt2(l.itl_ms.p50, 2)} | ${fmt2(l.itl_ms.p95, 2)} | ${fmt2(l.tpot_ms.p50, 2)} | ${l.slo_pass_pct === null ? "-" : `${l.slo_pass_pct.toFixed(0)}%`} | ${fmt2(l.goodput_req_s, 2)} |`
+    (l) => `| ${l.level} | ${l.requests} | ${l.errors} | ${fmt2(l.output_tok_s, 0)} | ${fmt2(l.ttft_ms.p50, 1)} | ${fmt2(l.ttft_ms.p95, 1)} | ${fmt2(l.itl_ms.p50, 2)} | ${fmt2(l.itl_ms.p95, 2)} | ${fmt2(l.tpot_ms.p50, 2)} | ${l.slo_pass_pct === null ? "-" : `${l.slo_pass_pct.toFixed(0)}%`} | ${fmt2(l.goodput_req_s, 2)} | ${steadyCell(l)} |`
   );
   return [head, sep, ...rows].join(`
 `);
 }
 function markdownReport(doc) {
-  let parts = [markdownTable(doc.levels)], s = doc.saturation;
+  let parts = [markdownTable(doc.levels)], unsteady = doc.levels.filter((l) => l.steady_state && !l.steady_state.steady);
+  unsteady.length > 0 && parts.push(
+    `**No steady state** at ${unsteady.length === doc.levels.length ? "any level" : `level${unsteady.length > 1 ? "s" : ""} ${unsteady.map((l) => l.level).join(", ")}`}: their figures are the whole level's, ramp and drain included (${unsteady[0].steady_state.reason}). Steady levels report their window (the steady column).`
+  );
+  let s = doc.saturation;
   s && parts.push(
     `**Saturation:** ${saturationHeadline(s)}.
 
@@ -39943,7 +39986,7 @@ function csvTable(levels) {
     "client_cpu_pct",
     "bottleneck_warning",
     "timing_note"
-  );
+  ), cols.push("steady", "steady_window_s");
   for (let f2 of SHAPE_FIELDS) for (let k of STAT_KEYS) cols.push(`${f2}_${k}`);
   cols.push("tool_calls_total", "short_output");
   let cell = (v) => {
@@ -39976,7 +40019,7 @@ function csvTable(levels) {
       l.client.cpu_pct_of_one_core,
       l.client.bottleneck_warning,
       l.client.timing_note
-    );
+    ), row.push(l.steady_state?.steady, l.steady_state?.window_s);
     for (let f2 of SHAPE_FIELDS) for (let k of STAT_KEYS) row.push(l[f2]?.[k]);
     row.push(l.tool_calls_total, l.short_output), lines.push(row.map(cell).join(","));
   }
@@ -40469,6 +40512,7 @@ function sweepConfigOf(v, c) {
     ...v.turns > 1 ? { sessions: { turns: v.turns, think_time_ms: v.thinkTimeMs } } : {},
     ...v.reasoningTags !== "off" ? { reasoning_tags: v.reasoningTags } : {},
     ...v.datasetReuse !== "tagged" ? { dataset_reuse: v.datasetReuse } : {},
+    ...v.minSteadyS !== null ? { min_steady_s: v.minSteadyS } : {},
     ...v.responsesChain ? { responses_chain: !0 } : {}
   };
 }
@@ -40865,6 +40909,7 @@ function effectiveRequests(mode, level, requests) {
 function sessionsOf(cfg) {
   return cfg.sessions ? { turns: cfg.sessions.turns, thinkTimeMs: cfg.sessions.think_time_ms } : null;
 }
+var MIN_PROBE_S = 4;
 function datasetStartOf(cfg, index) {
   let start2 = 0;
   for (let k = 0; k < index; k++) {
@@ -40875,13 +40920,15 @@ function datasetStartOf(cfg, index) {
   return start2;
 }
 function planLevel(cfg, index, salt = 0) {
-  let level = cfg.levels[index], requests = effectiveRequests(cfg.mode, level, cfg.requests_per_level), notices = [];
-  return cfg.mode === "closed" && requests !== null && cfg.requests_per_level !== null && requests > cfg.requests_per_level && notices.push(
+  let level = cfg.levels[index], requests = effectiveRequests(cfg.mode, level, cfg.requests_per_level), durationS = cfg.duration_s, notices = [];
+  return cfg.search && (durationS !== null && (durationS = Math.max(durationS, MIN_PROBE_S)), requests !== null && (requests = Math.max(requests, Math.ceil(level * MIN_PROBE_S)))), cfg.mode === "closed" && requests !== null && cfg.requests_per_level !== null && requests > cfg.requests_per_level && notices.push(
     `level ${level}: raised --requests from ${cfg.requests_per_level} to ${requests} (at least 2x the ${level} users, so every user sends at least twice)`
   ), {
     level,
     index,
     requests,
+    durationS,
+    arrival: cfg.arrival,
     seed: cfg.seed + 7919 * (index + 1) >>> 0,
     salt,
     notices,
@@ -41233,7 +41280,7 @@ function runShareWarmup(client, job) {
 }
 function runShare(client, job, o) {
   let { cfg, plan, placement } = job, f2 = factories(job), common = {
-    durationS: cfg.duration_s,
+    durationS: plan.durationS,
     startAtAbsMs: o.startAtAbsMs,
     ...cfg.ramp_up_s ? { rampUpS: cfg.ramp_up_s } : {},
     ...o.stop ? { stop: o.stop } : {},
@@ -41253,7 +41300,7 @@ function runShare(client, job, o) {
     requests: plan.requests,
     // the whole schedule's count: this placement sends its arrivals of it
     rateRps: plan.level,
-    arrival: cfg.arrival,
+    arrival: plan.arrival,
     burstiness: cfg.burstiness,
     seed: plan.seed,
     maxInFlight: cfg.max_in_flight === null ? null : Math.max(1, shareOf(cfg.max_in_flight, placement)),
@@ -41266,7 +41313,7 @@ function runShare(client, job, o) {
 function progressReporter(ctx, plan, done) {
   let t0 = performance10.now();
   return () => {
-    let elapsedS = (performance10.now() - t0) / 1e3, total = plan.requests, n = done(), etaS = total !== null && n > 0 ? elapsedS / n * (total - n) : ctx.cfg.duration_s !== null ? Math.max(0, ctx.cfg.duration_s - elapsedS) : null;
+    let elapsedS = (performance10.now() - t0) / 1e3, total = plan.requests, n = done(), etaS = total !== null && n > 0 ? elapsedS / n * (total - n) : plan.durationS !== null ? Math.max(0, plan.durationS - elapsedS) : null;
     ctx.onProgress?.({
       level: plan.level,
       levelIndex: plan.index,
@@ -41344,7 +41391,7 @@ async function runLevel(ctx, plan, makeSpec) {
   sampler?.start(), selfCheck.start();
   let common = {
     requests: plan.requests,
-    durationS: cfg.duration_s,
+    durationS: plan.durationS,
     ...cfg.ramp_up_s ? { rampUpS: cfg.ramp_up_s } : {},
     onRecord: () => {
       done++;
@@ -41355,7 +41402,7 @@ async function runLevel(ctx, plan, makeSpec) {
     run = cfg.mode === "closed" ? await runClosedLoop(client, makeSpec, { ...common, concurrency: level, sessions: sessionsOf(cfg) }) : await runOpenLoop(client, makeSpec, {
       ...common,
       rateRps: level,
-      arrival: cfg.arrival,
+      arrival: plan.arrival,
       burstiness: cfg.burstiness,
       seed: plan.seed,
       maxInFlight: cfg.max_in_flight,
@@ -41366,6 +41413,108 @@ async function runLevel(ctx, plan, makeSpec) {
   }
   let clientCheck = selfCheck.stop(sendQueueOf(run.records), run.records);
   return await sampler?.stop(), report(), { warmup, run, client: clientCheck };
+}
+
+// src/core/results/steady.ts
+var DEFAULT_MIN_STEADY_S = 5;
+function arrivalNoise(arrived, arrival, burstiness) {
+  return arrival === "constant" ? Math.max(2, 0.02 * arrived) : Math.max(2, 2 * Math.sqrt(arrived / (arrival === "gamma" ? burstiness : 1)));
+}
+var median = (xs) => {
+  if (xs.length === 0) return null;
+  let s = [...xs].sort((a, b) => a - b), m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+};
+function steadyWindow(records2, o) {
+  let recs = records2.filter((r) => !r.warmup).sort((a, b) => a.send_ms - b.send_ms), ends = recs.map((r) => r.end_ms ?? r.send_ms), first = recs[0]?.send_ms ?? 0, levelS = recs.length > 0 ? (Math.max(...ends) - first) / 1e3 : 0, minSteadyS = o.minSteadyS ?? Math.min(DEFAULT_MIN_STEADY_S, levelS < 10 ? levelS / 2 : DEFAULT_MIN_STEADY_S), none = (reason) => ({
+    steady: !1,
+    startMs: null,
+    endMs: null,
+    windowS: 0,
+    minSteadyS,
+    inside: [],
+    ramp: 0,
+    drain: 0,
+    completedRps: null,
+    fellBehind: !1,
+    reason
+  });
+  if (recs.length < 2) return none("fewer than two requests");
+  let e2e = median(
+    recs.filter((r) => r.error === null && r.end_ms !== null).map((r) => r.end_ms - r.send_ms)
+  );
+  if (e2e === null) return none("no request finished");
+  let lastSend = recs[recs.length - 1].send_ms, start2, end;
+  if (o.mode === "closed") {
+    let users = Math.min(o.level, recs.length);
+    start2 = recs[users - 1].send_ms;
+    let after = ends.filter((t) => t > lastSend);
+    end = after.length > 0 ? Math.min(...after) : Math.max(...ends);
+  } else {
+    start2 = first + e2e;
+    let intended = recs.map((r) => r.intended_send_ms ?? r.send_ms);
+    end = Math.max(...intended);
+  }
+  let windowS = Math.max(0, end - start2) / 1e3, inside = recs.filter((r) => r.send_ms >= start2 && (r.end_ms ?? r.send_ms) <= end), ramp = recs.filter((r) => r.send_ms < start2).length, drain = recs.filter((r) => r.send_ms >= start2 && (r.end_ms ?? r.send_ms) > end).length, finished = ends.filter((t) => t > start2 && t <= end).length, completedRps = o.mode === "open" && windowS > 0 ? finished / windowS : null, w = {
+    startMs: start2,
+    endMs: end,
+    windowS,
+    minSteadyS,
+    inside,
+    ramp,
+    drain,
+    completedRps,
+    fellBehind: !1
+  }, fmt3 = (x) => x.toFixed(x < 10 ? 2 : 1);
+  if (windowS < minSteadyS)
+    return {
+      ...w,
+      steady: !1,
+      reason: `the window lasted ${fmt3(windowS)} s, under the ${fmt3(minSteadyS)} s asked (--min-steady-s)`
+    };
+  if (windowS < 2 * e2e / 1e3)
+    return {
+      ...w,
+      steady: !1,
+      reason: `the window lasted ${fmt3(windowS)} s, under two request lifetimes (median E2E ${fmt3(e2e / 1e3)} s): the level filled and drained without a steady stretch between`
+    };
+  if (inside.length === 0)
+    return { ...w, steady: !1, reason: "no request started and ended inside the window" };
+  if (o.mode === "open") {
+    let arrived = recs.filter((r) => {
+      let t = r.intended_send_ms ?? r.send_ms;
+      return t >= start2 && t <= end;
+    }).length;
+    if (arrived - finished > arrivalNoise(arrived, o.arrival ?? "poisson", o.burstiness ?? 1))
+      return {
+        ...w,
+        steady: !1,
+        fellBehind: !0,
+        reason: `the server fell behind: ${finished} requests finished in the ${fmt3(windowS)} s window while ${arrived} arrived (its queue grew all level)`
+      };
+  }
+  return { ...w, steady: !0, reason: "steady" };
+}
+function windowRates(records2, w, slo, openLoop) {
+  let start2 = w.startMs, end = w.endMs, tokens = 0, prompt = 0, done = 0, good = 0, anySlo = slo.ttft_ms !== null || slo.tpot_ms !== null || slo.e2e_ms !== null || slo.ttfat_ms != null;
+  for (let r of records2) {
+    if (r.warmup || r.error !== null) continue;
+    let ct = r.usage?.completion_tokens ?? 0, ev = r.event_times_ms;
+    if (ev.length > 0) {
+      let n = 0;
+      for (let t of ev) t >= start2 && t <= end && n++;
+      tokens += n * ct / ev.length;
+    }
+    let e = r.end_ms ?? r.send_ms;
+    e > start2 && e <= end && (done++, prompt += r.usage?.prompt_tokens ?? 0, (!anySlo || meetsSlo(deriveRequest(r), slo, openLoop)) && good++);
+  }
+  let per = (x) => w.windowS > 0 ? x / w.windowS : 0;
+  return {
+    output_tok_s: per(tokens),
+    total_tok_s: per(tokens + prompt),
+    req_s: per(done),
+    goodput_req_s: per(good)
+  };
 }
 
 // src/core/server/prometheus.ts
@@ -41540,6 +41689,15 @@ var maxOf = (xs) => {
   let v = xs.filter((x) => x !== null);
   return v.length ? v.reduce((a, b) => a + b, 0) / v.length : null;
 };
+function meanInFlightWithin(records2, start2, end) {
+  if (!(end > start2)) return null;
+  let area = 0;
+  for (let r of records2) {
+    let a = Math.max(start2, r.send_ms), b = Math.min(end, r.end_ms ?? r.send_ms);
+    b > a && (area += b - a);
+  }
+  return area / (end - start2);
+}
 function admissionSummary(input2) {
   let { level, samples } = input2, recs = input2.records.filter((r) => !r.warmup), offered = level.mode === "closed" ? level.level : level.peak_in_flight, running = samples.map((s) => s.running), waiting = samples.map((s) => s.waiting), hasGauges = running.some((x) => x !== null), admittedMax = maxOf(running), queuedMax = maxOf(waiting), kvMax = maxOf(samples.map((s) => s.kv_cache_usage_pct)), queueMeanMs = input2.queueDelta !== null && input2.queueDelta.count > 0 ? 1e3 * input2.queueDelta.sum / input2.queueDelta.count : null, e2eSum = recs.reduce((a, r) => a + ((r.end_ms ?? r.send_ms) - r.send_ms), 0), implied = level.wall_time_s > 0 ? e2eSum / 1e3 / level.wall_time_s : null, observed = meanInFlight(recs), runMean = meanOf(running), waitMean = meanOf(waiting), notes = [], reasons = [], source = hasGauges ? "metrics" : queueMeanMs !== null ? "server_queue_time" : "none", sf = input2.scrapeFailures;
   if (!input2.metricsAvailable && sf !== void 0 && sf.failures > 0 && sf.failures === sf.scrapes) {
@@ -41549,11 +41707,15 @@ function admissionSummary(input2) {
     );
   } else input2.metricsAvailable ? hasGauges || notes.push("server /metrics has no known running/waiting gauges: admission not observable") : notes.push("server /metrics not observable: admitted and queued requests are unknown (not zero)");
   let cap = input2.limits.maxRunningRequests;
-  if (hasGauges && ((queuedMax ?? 0) > 0 && (reasons.push("server_queue"), notes.push(`server queue: up to ${queuedMax} requests waiting while at most ${admittedMax} ran`)), cap !== null && admittedMax !== null && admittedMax >= cap && offered > cap && (reasons.push("scheduler_cap"), notes.push(`scheduler cap: ${offered} offered, at most ${cap} admitted (max running requests)`)), observed !== null && runMean !== null)) {
-    let serverHeld = runMean + (waitMean ?? 0);
-    observed > serverHeld * 1.25 + 1 && (queuedMax ?? 0) === 0 && (reasons.push("client_queueing"), notes.push(
-      `client-side queueing: ${observed.toFixed(1)} requests in flight on the client on average, but the server reported only ${serverHeld.toFixed(1)} running + waiting and nobody waiting; requests were held before the server's scheduler (client, connection, or server front end)`
-    ));
+  if (hasGauges) {
+    (queuedMax ?? 0) > 0 && (reasons.push("server_queue"), notes.push(`server queue: up to ${queuedMax} requests waiting while at most ${admittedMax} ran`)), cap !== null && admittedMax !== null && admittedMax >= cap && offered > cap && (reasons.push("scheduler_cap"), notes.push(`scheduler cap: ${offered} offered, at most ${cap} admitted (max running requests)`));
+    let w = input2.window ?? null, inWindow = w ? samples.filter((s) => s.t_ms >= w.startMs && s.t_ms <= w.endMs) : [], clientHeld = w ? meanInFlightWithin(recs, w.startMs, w.endMs) : null, runW = meanOf(inWindow.map((s) => s.running)), waitW = meanOf(inWindow.map((s) => s.waiting));
+    if (clientHeld !== null && runW !== null) {
+      let serverHeld = runW + (waitW ?? 0), observed2 = clientHeld;
+      observed2 > serverHeld * 1.25 + 1 && (queuedMax ?? 0) === 0 && (reasons.push("client_queueing"), notes.push(
+        `client-side queueing: ${observed2.toFixed(1)} requests in flight on the client on average, but the server reported only ${serverHeld.toFixed(1)} running + waiting and nobody waiting; requests were held before the server's scheduler (client, connection, or server front end)`
+      ));
+    }
   }
   return kvMax !== null && kvMax >= 95 && (reasons.push("kv_full"), notes.push(`KV cache full: peak usage ${kvMax.toFixed(1)} %`)), level.client.bottleneck_warning && !reasons.includes("client_queueing") && (reasons.push("client_queueing"), notes.push(level.client.bottleneck_warning)), cap !== null && offered > cap && !hasGauges && notes.push(
     `offered concurrency ${offered} exceeds the server's max running requests ${cap}: this is not a true c${offered} run`
@@ -41580,11 +41742,11 @@ function admissionSummary(input2) {
 }
 
 // src/core/load/level-summary.ts
-function openLoopSummary(cfg, level, run) {
+function openLoopSummary(cfg, level, run, arrival = cfg.arrival) {
   if (cfg.mode !== "open") return null;
   let ol = openLoopStats(run.records), sends = run.records.map((r) => r.send_ms), spanS = sends.length > 1 ? (Math.max(...sends) - Math.min(...sends)) / 1e3 : 0;
   return {
-    arrival: cfg.arrival,
+    arrival,
     burstiness: cfg.burstiness,
     target_rate_rps: level,
     achieved_rate_rps: spanS > 0 ? (sends.length - 1) / spanS : null,
@@ -41629,16 +41791,46 @@ function cacheBeyondWorkload(input2, ok) {
   let mean2 = (f2) => rows.reduce((a, r) => a + f2(r), 0) / rows.length, cached2 = mean2((r) => r.usage.cached_tokens), prompt = mean2((r) => r.usage.prompt_tokens), implied = (cfg.shared_prefix?.tokens ?? 0) + Math.max(0, input2.calibration?.template_overhead_tokens ?? 0);
   return cached2 <= implied + Math.max(16, 0.1 * prompt) ? null : `level ${input2.level}: the server reported ${cached2.toFixed(0)} of ${prompt.toFixed(0)} prompt tokens cached on average, far above the ${implied} this workload shares (template${cfg.shared_prefix ? " and shared prefix" : ""}): a cache this run did not fill served it (another run's prompts?), so its TTFT is not the workload's`;
 }
+function steadyFigures(whole, inside, rates) {
+  let latency = {
+    ttft_ms: inside.ttft_ms,
+    itl_ms: inside.itl_ms,
+    tpot_ms: inside.tpot_ms,
+    e2e_ms: inside.e2e_ms,
+    e2e_stream_ms: inside.e2e_stream_ms,
+    decode_tok_s: inside.decode_tok_s,
+    tokens_per_chunk: inside.tokens_per_chunk,
+    slo_pass_pct: inside.slo_pass_pct,
+    ...whole.ttfat_ms ? { ttfat_ms: inside.ttfat_ms ?? whole.ttfat_ms } : {},
+    ...whole.reasoning_ms ? { reasoning_ms: inside.reasoning_ms ?? whole.reasoning_ms } : {},
+    ...whole.reasoning_tokens ? { reasoning_tokens: inside.reasoning_tokens ?? whole.reasoning_tokens } : {},
+    ...whole.answer_tokens ? { answer_tokens: inside.answer_tokens ?? whole.answer_tokens } : {},
+    ...whole.tt_first_tool_call_ms ? { tt_first_tool_call_ms: inside.tt_first_tool_call_ms ?? whole.tt_first_tool_call_ms } : {}
+  };
+  return { ...whole, ...latency, ...rates };
+}
 function summariseLevel(input2) {
-  let { cfg, level, run } = input2, notices = [...input2.notices], agg = aggregateLevel({
+  let { cfg, level, run } = input2, notices = [...input2.notices], aggOf = (records2) => aggregateLevel({
     level,
     mode: cfg.mode,
     concurrency: cfg.mode === "closed" ? level : null,
-    records: run.records,
+    records: records2,
     warmupRequests: input2.warmupRequests,
     slo: cfg.slo
-  });
-  input2.client.bottleneck_warning && notices.push(`level ${level}: ${input2.client.bottleneck_warning}`), input2.client.timing_note && notices.push(`level ${level}: ${input2.client.timing_note}`);
+  }), whole = aggOf(run.records), window = steadyWindow(run.records, {
+    mode: cfg.mode,
+    level,
+    minSteadyS: cfg.min_steady_s ?? null,
+    arrival: input2.arrival ?? cfg.arrival,
+    burstiness: cfg.burstiness
+  }), agg = window.steady ? steadyFigures(
+    whole,
+    aggOf(window.inside),
+    windowRates(run.records, window, cfg.slo, cfg.mode === "open")
+  ) : whole;
+  !window.steady && whole.requests > 0 && notices.push(
+    `level ${level}: no steady state (${window.reason}); its figures are the whole level's, ramp and drain included: lengthen the level (--requests, --duration) to measure a steady load`
+  ), input2.client.bottleneck_warning && notices.push(`level ${level}: ${input2.client.bottleneck_warning}`), input2.client.timing_note && notices.push(`level ${level}: ${input2.client.timing_note}`);
   let measured = run.records.filter((r) => !r.warmup);
   agg.short_output && notices.push(
     `level ${level}: ${agg.short_output} of ${agg.ok} answers stopped short of the ${cfg.max_tokens} tokens asked with ignore_eos (the server ignored it): this is not the workload asked for, and compare treats the run as a different workload; check that the server honours ignore_eos (vLLM, SGLang and llama.cpp do)`
@@ -41658,9 +41850,22 @@ function summariseLevel(input2) {
   );
   let ok = run.records.filter((r) => !r.warmup && r.error === null && r.usage !== null), counted = (xs) => summarize(xs.filter((x) => typeof x == "number")), result = {
     ...agg,
+    steady_state: {
+      steady: window.steady,
+      window_start_ms: window.startMs,
+      window_end_ms: window.endMs,
+      window_s: window.windowS,
+      min_steady_s: window.minSteadyS,
+      requests_inside: window.inside.length,
+      before_window: window.ramp,
+      after_window: window.drain,
+      completed_rps: window.completedRps,
+      ...window.fellBehind ? { fell_behind: !0 } : {},
+      reason: window.reason
+    },
     prompt_tokens: counted(ok.map((r) => r.usage.prompt_tokens)),
     cached_tokens: counted(ok.map((r) => r.usage.cached_tokens)),
-    open_loop: openLoopSummary(cfg, level, run),
+    open_loop: openLoopSummary(cfg, level, run, input2.arrival ?? cfg.arrival),
     ...cfg.ramp_up_s ? { ramp_requests: run.records.filter((r) => r.ramp).length } : {},
     ...cachedShare(ok),
     ...cfg.sessions ? { turns: turnSummaries(ok) } : {},
@@ -41689,7 +41894,8 @@ function summariseLevel(input2) {
       metricsAvailable: s.available,
       scrapeFailures: { failures: s.failures, scrapes: s.scrapes, lastError: s.lastError },
       queueDelta,
-      limits: input2.limits
+      limits: input2.limits,
+      window: window.steady ? { startMs: window.startMs, endMs: window.endMs } : null
     });
     result = { ...result, admission, metrics_timeline: s.samples };
     for (let n of admission.notes) notices.push(`level ${level}: ${n}`);
@@ -41783,7 +41989,7 @@ var ThreadHandle = class {
 };
 
 // src/core/sweep/search.ts
-var same = (a, b) => Math.abs(a / b - 1) < 1e-3;
+var NUDGE = 1.0001, same = (a, b) => Math.abs(a / b - 1) < 1e-3;
 function byRate(probes) {
   let out = [];
   for (let p of probes) {
@@ -41800,12 +42006,20 @@ function nextProbe(probes, o) {
   if (probes.length >= o.maxProbes) return null;
   if (probes.length === 0) return o.start;
   let margin = o.margin ?? 2, last2 = probes[probes.length - 1];
-  if (probes.filter((p) => same(p.rate, last2.rate)).length === 1 && Math.abs(last2.passPct - o.targetPassPct) <= margin) return last2.rate * 1.0001;
+  if (probes.filter((p) => same(p.rate, last2.rate)).length === 1 && Math.abs(last2.passPct - o.targetPassPct) <= margin) return last2.rate * NUDGE;
   let { lo, hi } = bracketOf(probes, o.targetPassPct);
   return hi === null ? Math.max(...probes.map((p) => p.rate)) * 2 : lo === null ? Math.min(...probes.map((p) => p.rate)) / 2 : (hi - lo) / hi <= (o.precision ?? 0.03) ? null : (lo + hi) / 2;
 }
+function probeOf(l) {
+  let s = l.steady_state, passPct = s !== void 0 && !s.steady ? 0 : l.slo_pass_pct ?? 0;
+  return { rate: l.level, passPct };
+}
+function deliveredRps(l) {
+  let done = l.steady_state?.completed_rps ?? l.open_loop?.achieved_rate_rps ?? l.level;
+  return Math.min(l.level, done);
+}
 function saturationOf(levels, search) {
-  let probes = levels.map((l) => ({ rate: l.level, passPct: l.slo_pass_pct ?? 0 })), { lo, hi } = bracketOf(probes, search.target_pass_pct), atMax = lo === null ? [] : levels.filter((l) => Math.abs(l.level / lo - 1) < 1e-3), mean2 = (xs) => xs.length > 0 ? xs.reduce((a, b) => a + b, 0) / xs.length : null;
+  let probes = levels.map(probeOf), { lo: loRate, hi } = bracketOf(probes, search.target_pass_pct), atMax = loRate === null ? [] : levels.filter((l) => Math.abs(l.level / loRate - 1) < 1e-3), mean2 = (xs) => xs.length > 0 ? xs.reduce((a, b) => a + b, 0) / xs.length : null, delivered = mean2(atMax.map(deliveredRps)), lo = loRate === null ? null : Math.min(loRate, delivered ?? loRate);
   return {
     max_rate_rps: lo,
     bracket_rps: [lo, hi],
@@ -41813,7 +42027,7 @@ function saturationOf(levels, search) {
     goodput_at_max_rps: mean2(atMax.map((l) => l.goodput_req_s)),
     target_pass_pct: search.target_pass_pct,
     probes: levels.length,
-    method: "open-loop probes: the rate doubles from the start until a probe fails (or halves until one passes), then the bracket between the highest passing and the lowest failing rate is bisected to 3 % or until the probes run out; a probe within 2 points of the target is measured twice and averaged"
+    method: `open-loop probes of at least ${MIN_PROBE_S} s each: the rate doubles from the start until a probe fails (or halves until one passes), then the bracket between the highest passing and the lowest failing rate is bisected to 3 % or until the probes run out; a probe passes only from a steady window in which the target share of its requests met every SLO and the server kept up with the arrivals (a probe whose queue grew or that never settled fails); the answer is the rate the highest passing probe delivered; a probe within 2 points of the target is measured twice and averaged`
   };
 }
 
@@ -41855,7 +42069,7 @@ async function runSweep(opts) {
     start: opts.config.levels[0] ?? 1,
     targetPassPct: search.target_pass_pct,
     maxProbes: search.max_probes
-  } : null, probes = () => state.levels.map((l) => ({ rate: l.level, passPct: l.slo_pass_pct ?? 0 })), notice = opts.onNotice ?? (() => {
+  } : null, probes = () => state.levels.map(probeOf), notice = opts.onNotice ?? (() => {
   }), state = startState(opts, notice), { target, server, calibration } = opts.pre, client = new StreamClient({ target, ...clientOptionsOf(cfg), originMs: state.originMs }), environment = await captureEnvironment(), sampler = cfg.metrics_interval_ms !== null ? new MetricsSampler(target, cfg.metrics_interval_ms, state.originMs) : null, limits = {
     maxRunningRequests: limitNumber(server.limits, "max_running_requests"),
     cudaGraphMaxBs: limitNumber(server.limits, "cuda_graph_max_bs")
@@ -41896,6 +42110,7 @@ async function runSweep(opts) {
     }), pool?.stop();
   };
   opts.stop?.addEventListener("abort", onStop, { once: !0 });
+  let evenNoted = !1;
   try {
     for (let li = 0; ; li++) {
       if (probeOptions) {
@@ -41904,7 +42119,9 @@ async function runSweep(opts) {
         cfg.levels.push(Number(next.toPrecision(6)));
       } else if (li >= cfg.levels.length) break;
       let plan = planLevel(cfg, li, salt);
-      if (state.levels.some((l) => l.level === plan.level)) continue;
+      if (probeOptions && cfg.arrival !== "constant" && bracketOf(probes(), probeOptions.targetPassPct).hi !== null && (plan.arrival = "constant", evenNoted || (evenNoted = !0, notice(
+        `search: probes inside the bracket arrive at constant intervals (${cfg.arrival} arrivals' own noise is wider than the 3 % the bracket is narrowed to)`
+      ))), state.levels.some((l) => l.level === plan.level)) continue;
       if (opts.stop?.aborted) break;
       for (let n of plan.notices) notice(n);
       opts.levelHooks?.start(plan.level, state.originMs);
@@ -41928,7 +42145,8 @@ async function runSweep(opts) {
         sampler,
         limits,
         notices: late === null ? plan.notices : [...plan.notices, late],
-        calibration
+        calibration,
+        arrival: plan.arrival
       });
       for (let n of notices.slice(plan.notices.length)) notice(n);
       let final2 = opts.levelHooks ? { ...result, ...await opts.levelHooks.stop(result, measured.run.records) } : result;

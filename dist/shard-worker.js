@@ -20519,7 +20519,7 @@ function runShareWarmup(client2, job2) {
 }
 function runShare(client2, job2, o) {
   let { cfg, plan, placement } = job2, f = factories(job2), common = {
-    durationS: cfg.duration_s,
+    durationS: plan.durationS,
     startAtAbsMs: o.startAtAbsMs,
     ...cfg.ramp_up_s ? { rampUpS: cfg.ramp_up_s } : {},
     ...o.stop ? { stop: o.stop } : {},
@@ -20539,7 +20539,7 @@ function runShare(client2, job2, o) {
     requests: plan.requests,
     // the whole schedule's count: this placement sends its arrivals of it
     rateRps: plan.level,
-    arrival: cfg.arrival,
+    arrival: plan.arrival,
     burstiness: cfg.burstiness,
     seed: plan.seed,
     maxInFlight: cfg.max_in_flight === null ? null : Math.max(1, shareOf(cfg.max_in_flight, placement)),

@@ -184,12 +184,21 @@ export function renderComment(input: CommentInput, limit = BUDGET): string {
       : input.baselineRuns === 0
         ? `No runs of ${baseBranch} on this testbed yet: nothing to compare against.`
         : `**${counts(shownRows)}** in the ${shownRows.length} rows below, against the last ${input.baselineRuns} run(s) of ${baseBranch}; ${hidden.length} more in the details${hiddenRegressed > 0 ? ` (**${hiddenRegressed} regressed**)` : ""}.`;
+  const unsteady = doc.kind === "sweep" ? doc.levels.filter((l) => l.steady_state?.steady === false) : [];
+  const steadyLine =
+    unsteady.length > 0
+      ? [
+          `**No steady state** at ${unsteady.length === doc.levels.length ? "any level" : `level${unsteady.length > 1 ? "s" : ""} ${unsteady.map((l) => l.level).join(", ")}`}: their figures are the whole level's, ramp and drain included (${mdText(unsteady[0]!.steady_state!.reason, 160)}).`,
+          "",
+        ]
+      : [];
   const head = [
     marker,
     `### tokenbench: ${mdText(doc.target.model)}`,
     "",
     `Testbed **${mdText(input.testbed)}**, ${mdText(benchmarkSet(doc), 120)}, ${sha}. ${verdictLine}`,
     "",
+    ...steadyLine,
     ...TABLE_HEAD,
     ...shownRows.map(lineOf),
   ];

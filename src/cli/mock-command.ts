@@ -233,7 +233,18 @@ const MOCK = {
 
 /** Mock options from argv, or null when --help was printed. */
 export function mockOptionsFrom(argv: string[]): MockOptions | null {
-  const p = parseCommand(argv, MOCK, "tokenbench mockserver: an OpenAI-compatible fake inference server");
+  const p = parseCommand(
+    argv,
+    MOCK,
+    `tokenbench mockserver: an OpenAI-compatible fake inference server
+
+Its capacity follows from its configuration: a request holds one of --capacity slots from its
+admission through --ttft-ms (plus --prefill-ms-per-1k) and n - 1 more tokens at --itl-ms, and the
+freed slot is refilled one --itl-ms later, so it sustains
+  capacity / (ttft + n x itl) requests per second for n output tokens
+(16 slots, 60 ms, 12 ms, 32 tokens: 16 / 0.444 s = 36.0 req/s), with --itl-growth-per-running 0,
+no KV budget and no prefill cost.`,
+  );
   if (p === null) return null;
   return { ...D, ...p.values };
 }
@@ -243,7 +254,7 @@ export async function mockCommand(argv: string[]): Promise<number> {
   if (opts === null) return 0;
   const server = await start(opts);
   process.stderr.write(
-    `tokenbench mockserver (${opts.flavor}) listening on ${server.url}: model ${opts.model}, TTFT ${opts.ttftMs} ms, ITL ${opts.itlMs} ms, capacity ${opts.capacity}\n`,
+    `tokenbench mockserver (${opts.flavor}) listening on ${server.url}: model ${opts.model}, TTFT ${opts.ttftMs} ms, ITL ${opts.itlMs} ms, capacity ${opts.capacity} (sustains ${opts.capacity} / (TTFT + n x ITL) req/s for n output tokens)\n`,
   );
   await new Promise<void>((resolve) => {
     const stop = () => resolve();

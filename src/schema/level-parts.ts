@@ -86,3 +86,25 @@ export const AdmissionSummary = z.object({
 
 export type AdmissionSummary = z.infer<typeof AdmissionSummary>;
 export type MetricsSample = z.infer<typeof MetricsSample>;
+
+/**
+ * A level's steady-state window (src/core/results/steady.ts). Steady: the headline figures
+ * (latency percentiles from requests wholly inside it, rates from what happened in it) are the
+ * window's. Not steady: they are the whole level's, ramp and drain included, and `reason` says why.
+ */
+export const SteadyState = z.object({
+  steady: z.boolean(),
+  window_start_ms: z.number().nullable(),
+  window_end_ms: z.number().nullable(),
+  window_s: z.number().nonnegative(),
+  min_steady_s: z.number().nonnegative(),
+  requests_inside: z.number().int().nonnegative(),
+  /** Started before the window (the ramp), ended after it (the drain): counted, kept, not in the headline. */
+  before_window: z.number().int().nonnegative(),
+  after_window: z.number().int().nonnegative(),
+  /** Open loop: requests finished inside the window per second. */
+  completed_rps: z.number().nonnegative().nullable(),
+  /** Open loop: fewer requests finished in the window than arrived, beyond the arrival noise (the queue grew). */
+  fell_behind: z.boolean().optional(),
+  reason: z.string(),
+});

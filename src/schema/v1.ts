@@ -9,7 +9,7 @@ import { z } from "zod";
 import { nullableNum, num, RequestError } from "./common.ts";
 import { PromptCalibration, SweepConfig } from "./config.ts";
 import { TokenbenchError } from "./errors.ts";
-import { AdmissionSummary, ClientSelfCheck, MetricsSample } from "./level-parts.ts";
+import { AdmissionSummary, ClientSelfCheck, MetricsSample, SteadyState } from "./level-parts.ts";
 import { Profile } from "./profile.ts";
 
 export { RequestError } from "./common.ts";
@@ -201,6 +201,8 @@ export const LevelResult = z
     /** Tool calling: time to the first tool-call event, and tool calls made in all. */
     tt_first_tool_call_ms: MeasuredStats.optional(),
     tool_calls_total: z.number().int().nonnegative().optional(),
+    /** The level's steady-state window: whose requests the headline figures are (level-parts.ts). */
+    steady_state: SteadyState.optional(),
     /** Successful requests that stopped short of the output asked (ignore_eos ignored): not the workload asked for. */
     short_output: z.number().int().nonnegative().optional(),
     open_loop: OpenLoopSummary.nullable(),

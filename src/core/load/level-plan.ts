@@ -21,11 +21,22 @@ export function sessionsOf(cfg: SweepConfig): { turns: number; thinkTimeMs: numb
   return cfg.sessions ? { turns: cfg.sessions.turns, thinkTimeMs: cfg.sessions.think_time_ms } : null;
 }
 
+/**
+ * `--mode search`: a probe runs at least this long at its rate, seconds: long enough for a queue
+ * to form and show (a server that keeps up for 32 requests at 1,000 req/s has not been tested),
+ * and for its steady window to span whole request lifetimes.
+ */
+export const MIN_PROBE_S = 4;
+
 export interface LevelPlan {
   level: number;
   index: number;
-  /** Measured requests (null: run for the configured duration). */
+  /** Measured requests (null: run for the duration). */
   requests: number | null;
+  /** How long the level runs (null: until its requests are done). */
+  durationS: number | null;
+  /** Open loop: the arrival process (a search bisects its bracket with constant arrivals). */
+  arrival: SweepConfig["arrival"];
   seed: number;
   /** The run's salt (prompts.ts): in every unique tag and shared prefix, so no run sees another's. */
   salt: number;
@@ -51,8 +62,14 @@ function datasetStartOf(cfg: SweepConfig, index: number): number {
 
 export function planLevel(cfg: SweepConfig, index: number, salt = 0): LevelPlan {
   const level = cfg.levels[index]!;
-  const requests = effectiveRequests(cfg.mode, level, cfg.requests_per_level);
+  let requests = effectiveRequests(cfg.mode, level, cfg.requests_per_level);
+  let durationS = cfg.duration_s;
   const notices: string[] = [];
+  if (cfg.search) {
+    // A probe is sized from its rate, whatever --requests says.
+    if (durationS !== null) durationS = Math.max(durationS, MIN_PROBE_S);
+    if (requests !== null) requests = Math.max(requests, Math.ceil(level * MIN_PROBE_S));
+  }
   if (cfg.mode === "closed" && requests !== null && cfg.requests_per_level !== null) {
     if (requests > cfg.requests_per_level)
       notices.push(
@@ -63,6 +80,8 @@ export function planLevel(cfg: SweepConfig, index: number, salt = 0): LevelPlan 
     level,
     index,
     requests,
+    durationS,
+    arrival: cfg.arrival,
     seed: (cfg.seed + 7919 * (index + 1)) >>> 0,
     salt,
     notices,

@@ -62,8 +62,8 @@ function progressReporter(ctx: LevelRunContext, plan: LevelPlan, done: () => num
     const etaS =
       total !== null && n > 0
         ? (elapsedS / n) * (total - n)
-        : ctx.cfg.duration_s !== null
-          ? Math.max(0, ctx.cfg.duration_s - elapsedS)
+        : plan.durationS !== null
+          ? Math.max(0, plan.durationS - elapsedS)
           : null;
     ctx.onProgress?.({
       level: plan.level,
@@ -203,7 +203,7 @@ export async function runLevel(
   selfCheck.start();
   const common = {
     requests: plan.requests,
-    durationS: cfg.duration_s,
+    durationS: plan.durationS,
     ...(cfg.ramp_up_s ? { rampUpS: cfg.ramp_up_s } : {}),
     onRecord: () => {
       done++;
@@ -218,7 +218,7 @@ export async function runLevel(
         : await runOpenLoop(client, makeSpec, {
             ...common,
             rateRps: level,
-            arrival: cfg.arrival,
+            arrival: plan.arrival,
             burstiness: cfg.burstiness,
             seed: plan.seed,
             maxInFlight: cfg.max_in_flight,

@@ -3,19 +3,25 @@
  * figures, the client's self-check and the server's admission, side by side. Pure.
  */
 import type { LevelResult, PromptCalibration, RequestRecord, SweepConfig } from "../../schema/v1.ts";
-import { aggregateLevel, deriveRequest, openLoopStats } from "../results/metrics.ts";
+import { aggregateLevel, deriveRequest, type LevelAggregate, openLoopStats } from "../results/metrics.ts";
 import { summarize } from "../results/stats.ts";
+import { steadyWindow, windowRates } from "../results/steady.ts";
 import { admissionSummary, type MetricsSampler } from "../server/metrics-sampler.ts";
 import { REPLAY_LAG_WARN_MS } from "../workload/trace.ts";
 import type { LevelRun } from "./loops.ts";
 
-export function openLoopSummary(cfg: SweepConfig, level: number, run: LevelRun): LevelResult["open_loop"] {
+export function openLoopSummary(
+  cfg: SweepConfig,
+  level: number,
+  run: LevelRun,
+  arrival: SweepConfig["arrival"] = cfg.arrival,
+): LevelResult["open_loop"] {
   if (cfg.mode !== "open") return null;
   const ol = openLoopStats(run.records);
   const sends = run.records.map((r) => r.send_ms);
   const spanS = sends.length > 1 ? (Math.max(...sends) - Math.min(...sends)) / 1000 : 0;
   return {
-    arrival: cfg.arrival,
+    arrival,
     burstiness: cfg.burstiness,
     target_rate_rps: level,
     achieved_rate_rps: spanS > 0 ? (sends.length - 1) / spanS : null,
@@ -75,6 +81,8 @@ export interface LevelSummaryInput {
   sampler: MetricsSampler | null;
   limits: { maxRunningRequests: number | null; cudaGraphMaxBs: number | null };
   notices: string[];
+  /** Open loop: the arrival process this level used (a search's bracket: constant). */
+  arrival?: SweepConfig["arrival"];
   /** The prompts' sizing (its template overhead is the prefix every prompt shares), if any. */
   calibration?: PromptCalibration | null;
 }
@@ -98,18 +106,69 @@ function cacheBeyondWorkload(input: LevelSummaryInput, ok: readonly RequestRecor
   return `level ${input.level}: the server reported ${cached.toFixed(0)} of ${prompt.toFixed(0)} prompt tokens cached on average, far above the ${implied} this workload shares (template${cfg.shared_prefix ? " and shared prefix" : ""}): a cache this run did not fill served it (another run's prompts?), so its TTFT is not the workload's`;
 }
 
+/**
+ * A steady level's headline: latency figures from the requests wholly inside its window, rates
+ * from the window; the counts (requests, errors, tokens) stay the whole level's, as recorded.
+ */
+function steadyFigures(
+  whole: LevelAggregate,
+  inside: LevelAggregate,
+  rates: ReturnType<typeof windowRates>,
+): LevelAggregate {
+  const latency = {
+    ttft_ms: inside.ttft_ms,
+    itl_ms: inside.itl_ms,
+    tpot_ms: inside.tpot_ms,
+    e2e_ms: inside.e2e_ms,
+    e2e_stream_ms: inside.e2e_stream_ms,
+    decode_tok_s: inside.decode_tok_s,
+    tokens_per_chunk: inside.tokens_per_chunk,
+    slo_pass_pct: inside.slo_pass_pct,
+    ...(whole.ttfat_ms ? { ttfat_ms: inside.ttfat_ms ?? whole.ttfat_ms } : {}),
+    ...(whole.reasoning_ms ? { reasoning_ms: inside.reasoning_ms ?? whole.reasoning_ms } : {}),
+    ...(whole.reasoning_tokens
+      ? { reasoning_tokens: inside.reasoning_tokens ?? whole.reasoning_tokens }
+      : {}),
+    ...(whole.answer_tokens ? { answer_tokens: inside.answer_tokens ?? whole.answer_tokens } : {}),
+    ...(whole.tt_first_tool_call_ms
+      ? { tt_first_tool_call_ms: inside.tt_first_tool_call_ms ?? whole.tt_first_tool_call_ms }
+      : {}),
+  };
+  return { ...whole, ...latency, ...rates };
+}
+
 /** The level's result and the notices to show (each notice once, in the order they arose). */
 export function summariseLevel(input: LevelSummaryInput): { result: LevelResult; notices: string[] } {
   const { cfg, level, run } = input;
   const notices = [...input.notices];
-  const agg = aggregateLevel({
-    level,
+  const aggOf = (records: readonly RequestRecord[]) =>
+    aggregateLevel({
+      level,
+      mode: cfg.mode,
+      concurrency: cfg.mode === "closed" ? level : null,
+      records,
+      warmupRequests: input.warmupRequests,
+      slo: cfg.slo,
+    });
+  const whole = aggOf(run.records);
+  const window = steadyWindow(run.records, {
     mode: cfg.mode,
-    concurrency: cfg.mode === "closed" ? level : null,
-    records: run.records,
-    warmupRequests: input.warmupRequests,
-    slo: cfg.slo,
+    level,
+    minSteadyS: cfg.min_steady_s ?? null,
+    arrival: input.arrival ?? cfg.arrival,
+    burstiness: cfg.burstiness,
   });
+  const agg = window.steady
+    ? steadyFigures(
+        whole,
+        aggOf(window.inside),
+        windowRates(run.records, window, cfg.slo, cfg.mode === "open"),
+      )
+    : whole;
+  if (!window.steady && whole.requests > 0)
+    notices.push(
+      `level ${level}: no steady state (${window.reason}); its figures are the whole level's, ramp and drain included: lengthen the level (--requests, --duration) to measure a steady load`,
+    );
   if (input.client.bottleneck_warning) notices.push(`level ${level}: ${input.client.bottleneck_warning}`);
   if (input.client.timing_note) notices.push(`level ${level}: ${input.client.timing_note}`);
   const measured = run.records.filter((r) => !r.warmup);
@@ -139,9 +198,22 @@ export function summariseLevel(input: LevelSummaryInput): { result: LevelResult;
     summarize(xs.filter((x): x is number => typeof x === "number"));
   let result: LevelResult = {
     ...agg,
+    steady_state: {
+      steady: window.steady,
+      window_start_ms: window.startMs,
+      window_end_ms: window.endMs,
+      window_s: window.windowS,
+      min_steady_s: window.minSteadyS,
+      requests_inside: window.inside.length,
+      before_window: window.ramp,
+      after_window: window.drain,
+      completed_rps: window.completedRps,
+      ...(window.fellBehind ? { fell_behind: true } : {}),
+      reason: window.reason,
+    },
     prompt_tokens: counted(ok.map((r) => r.usage!.prompt_tokens)),
     cached_tokens: counted(ok.map((r) => r.usage!.cached_tokens)),
-    open_loop: openLoopSummary(cfg, level, run),
+    open_loop: openLoopSummary(cfg, level, run, input.arrival ?? cfg.arrival),
     ...(cfg.ramp_up_s ? { ramp_requests: run.records.filter((r) => r.ramp).length } : {}),
     ...cachedShare(ok),
     ...(cfg.sessions ? { turns: turnSummaries(ok) } : {}),
@@ -181,6 +253,7 @@ export function summariseLevel(input: LevelSummaryInput): { result: LevelResult;
       scrapeFailures: { failures: s.failures, scrapes: s.scrapes, lastError: s.lastError },
       queueDelta,
       limits: input.limits,
+      window: window.steady ? { startMs: window.startMs!, endMs: window.endMs! } : null,
     });
     result = { ...result, admission, metrics_timeline: s.samples };
     for (const n of admission.notes) notices.push(`level ${level}: ${n}`);

@@ -44,7 +44,7 @@ export function runShare(
   const { cfg, plan, placement } = job;
   const f = factories(job);
   const common = {
-    durationS: cfg.duration_s,
+    durationS: plan.durationS,
     startAtAbsMs: o.startAtAbsMs,
     ...(cfg.ramp_up_s ? { rampUpS: cfg.ramp_up_s } : {}),
     ...(o.stop ? { stop: o.stop } : {}),
@@ -64,7 +64,7 @@ export function runShare(
     ...common,
     requests: plan.requests, // the whole schedule's count: this placement sends its arrivals of it
     rateRps: plan.level,
-    arrival: cfg.arrival,
+    arrival: plan.arrival,
     burstiness: cfg.burstiness,
     seed: plan.seed,
     maxInFlight: cfg.max_in_flight === null ? null : Math.max(1, shareOf(cfg.max_in_flight, placement)),

@@ -18,14 +18,23 @@ export const MARKDOWN_COLUMNS = [
   "TPOT p50 (ms)",
   "SLO pass",
   "goodput req/s",
+  "steady",
 ] as const;
+
+/** The steady column: the window's length, or "no" (the figures are the whole level's). */
+const steadyCell = (l: LevelResult): string =>
+  l.steady_state === undefined
+    ? "-"
+    : l.steady_state.steady
+      ? `${l.steady_state.window_s.toFixed(1)} s`
+      : "no";
 
 export function markdownTable(levels: readonly LevelResult[]): string {
   const head = `| ${MARKDOWN_COLUMNS.join(" | ")} |`;
   const sep = `|${MARKDOWN_COLUMNS.map(() => "---:").join("|")}|`;
   const rows = levels.map(
     (l) =>
-      `| ${l.level} | ${l.requests} | ${l.errors} | ${fmt(l.output_tok_s, 0)} | ${fmt(l.ttft_ms.p50, 1)} | ${fmt(l.ttft_ms.p95, 1)} | ${fmt(l.itl_ms.p50, 2)} | ${fmt(l.itl_ms.p95, 2)} | ${fmt(l.tpot_ms.p50, 2)} | ${l.slo_pass_pct === null ? "-" : `${l.slo_pass_pct.toFixed(0)}%`} | ${fmt(l.goodput_req_s, 2)} |`,
+      `| ${l.level} | ${l.requests} | ${l.errors} | ${fmt(l.output_tok_s, 0)} | ${fmt(l.ttft_ms.p50, 1)} | ${fmt(l.ttft_ms.p95, 1)} | ${fmt(l.itl_ms.p50, 2)} | ${fmt(l.itl_ms.p95, 2)} | ${fmt(l.tpot_ms.p50, 2)} | ${l.slo_pass_pct === null ? "-" : `${l.slo_pass_pct.toFixed(0)}%`} | ${fmt(l.goodput_req_s, 2)} | ${steadyCell(l)} |`,
   );
   return [head, sep, ...rows].join("\n");
 }
@@ -36,6 +45,11 @@ export function markdownTable(levels: readonly LevelResult[]): string {
  */
 export function markdownReport(doc: Pick<ResultDocument, "levels" | "config" | "saturation">): string {
   const parts = [markdownTable(doc.levels)];
+  const unsteady = doc.levels.filter((l) => l.steady_state && !l.steady_state.steady);
+  if (unsteady.length > 0)
+    parts.push(
+      `**No steady state** at ${unsteady.length === doc.levels.length ? "any level" : `level${unsteady.length > 1 ? "s" : ""} ${unsteady.map((l) => l.level).join(", ")}`}: their figures are the whole level's, ramp and drain included (${unsteady[0]!.steady_state!.reason}). Steady levels report their window (the steady column).`,
+    );
   const s = doc.saturation;
   if (s)
     parts.push(
@@ -120,6 +134,7 @@ export function csvTable(levels: readonly LevelResult[]): string {
     "bottleneck_warning",
     "timing_note",
   );
+  cols.push("steady", "steady_window_s");
   for (const f of SHAPE_FIELDS) for (const k of STAT_KEYS) cols.push(`${f}_${k}`);
   cols.push("tool_calls_total", "short_output");
   const cell = (v: unknown): string => {
@@ -154,6 +169,7 @@ export function csvTable(levels: readonly LevelResult[]): string {
       l.client.bottleneck_warning,
       l.client.timing_note,
     );
+    row.push(l.steady_state?.steady, l.steady_state?.window_s);
     for (const f of SHAPE_FIELDS) for (const k of STAT_KEYS) row.push(l[f]?.[k]);
     row.push(l.tool_calls_total, l.short_output);
     lines.push(row.map(cell).join(","));

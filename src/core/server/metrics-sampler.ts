@@ -209,6 +209,24 @@ export interface AdmissionInput {
   scrapeFailures?: { failures: number; scrapes: number; lastError: string | null };
   queueDelta: { sum: number; count: number } | null;
   limits: { maxRunningRequests: number | null; cudaGraphMaxBs: number | null };
+  /**
+   * The level's steady-state window, or null: the in-flight comparison behind "client-side
+   * queueing" is made inside it only (a level's idle start and end would pull the server's
+   * running count down, and a level without one is not compared at all).
+   */
+  window?: { startMs: number; endMs: number } | null;
+}
+
+/** Mean requests in flight over [start, end] (the time-weighted count). */
+function meanInFlightWithin(records: readonly RequestRecord[], start: number, end: number): number | null {
+  if (!(end > start)) return null;
+  let area = 0;
+  for (const r of records) {
+    const a = Math.max(start, r.send_ms);
+    const b = Math.min(end, r.end_ms ?? r.send_ms);
+    if (b > a) area += b - a;
+  }
+  return area / (end - start);
 }
 
 export function admissionSummary(input: AdmissionInput): AdmissionSummary {
@@ -260,9 +278,16 @@ export function admissionSummary(input: AdmissionInput): AdmissionSummary {
       reasons.push("scheduler_cap");
       notes.push(`scheduler cap: ${offered} offered, at most ${cap} admitted (max running requests)`);
     }
-    // Client holds more requests in flight than the server reports running + waiting.
-    if (observed !== null && runMean !== null) {
-      const serverHeld = runMean + (waitMean ?? 0);
+    // Client holds more requests in flight than the server reports running + waiting: compared
+    // inside the steady window only, on the samples taken in it.
+    const w = input.window ?? null;
+    const inWindow = w ? samples.filter((s) => s.t_ms >= w.startMs && s.t_ms <= w.endMs) : [];
+    const clientHeld = w ? meanInFlightWithin(recs, w.startMs, w.endMs) : null;
+    const runW = meanOf(inWindow.map((s) => s.running));
+    const waitW = meanOf(inWindow.map((s) => s.waiting));
+    if (clientHeld !== null && runW !== null) {
+      const serverHeld = runW + (waitW ?? 0);
+      const observed = clientHeld;
       if (observed > serverHeld * 1.25 + 1 && (queuedMax ?? 0) === 0) {
         reasons.push("client_queueing");
         notes.push(

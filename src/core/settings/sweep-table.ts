@@ -219,6 +219,14 @@ export const SWEEP = {
     default: true,
     help: "ask for exactly --max-tokens tokens",
   }),
+  minSteadyS: number<number | null>({
+    flag: "min-steady-s",
+    metavar: "S",
+    default: null,
+    check: positive,
+    what: "a positive number of seconds",
+    help: "the shortest steady-state window (full level to first user stopping; open loop: filled to last arrival) a level's headline figures may come from; shorter: the level says no steady state (default: 5 s, or half a level under 10 s)",
+  }),
   sloTtftMs: number<number | null>({
     flag: "slo-ttft-ms",
     metavar: "MS",

@@ -168,6 +168,7 @@ export function sweepConfigOf(
     ...(v.turns > 1 ? { sessions: { turns: v.turns, think_time_ms: v.thinkTimeMs } } : {}),
     ...(v.reasoningTags !== "off" ? { reasoning_tags: v.reasoningTags } : {}),
     ...(v.datasetReuse !== "tagged" ? { dataset_reuse: v.datasetReuse } : {}),
+    ...(v.minSteadyS !== null ? { min_steady_s: v.minSteadyS } : {}),
     ...(v.responsesChain ? { responses_chain: true } : {}),
   };
 }

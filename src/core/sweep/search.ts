@@ -8,6 +8,7 @@
  * next probe is a function of the probes so far, so a resumed search continues where it stopped.
  */
 import type { LevelResult, ResultDocument, SweepConfig } from "../../schema/v1.ts";
+import { MIN_PROBE_S } from "../load/level-plan.ts";
 
 type Saturation = NonNullable<ResultDocument["saturation"]>;
 
@@ -70,15 +71,36 @@ export function nextProbe(probes: readonly Probe[], o: SearchOptions): number | 
   return (lo + hi) / 2;
 }
 
+/**
+ * A probe as the search judges it: by what it delivered. A probe passes only from a steady
+ * window (results/steady.ts) whose requests met the SLOs at the target share; one whose queue
+ * grew (fewer finished than arrived, beyond the arrival noise) or that never settled fails at
+ * that rate, whatever share of its early requests met the SLOs.
+ */
+export function probeOf(l: LevelResult): Probe {
+  const s = l.steady_state;
+  const passPct = s !== undefined && !s.steady ? 0 : (l.slo_pass_pct ?? 0);
+  return { rate: l.level, passPct };
+}
+
+/** The rate a passing probe delivered: what finished in its window per second (never above its target). */
+function deliveredRps(l: LevelResult): number {
+  const done = l.steady_state?.completed_rps ?? l.open_loop?.achieved_rate_rps ?? l.level;
+  return Math.min(l.level, done);
+}
+
 /** The outcome of `--mode search`: the saturation point and how it was found. */
 export function saturationOf(
   levels: readonly LevelResult[],
   search: NonNullable<SweepConfig["search"]>,
 ): Saturation {
-  const probes = levels.map((l) => ({ rate: l.level, passPct: l.slo_pass_pct ?? 0 }));
-  const { lo, hi } = bracketOf(probes, search.target_pass_pct);
-  const atMax = lo === null ? [] : levels.filter((l) => Math.abs(l.level / lo - 1) < 0.001);
+  const probes = levels.map(probeOf);
+  const { lo: loRate, hi } = bracketOf(probes, search.target_pass_pct);
+  const atMax = loRate === null ? [] : levels.filter((l) => Math.abs(l.level / loRate - 1) < 0.001);
   const mean = (xs: number[]) => (xs.length > 0 ? xs.reduce((a, b) => a + b, 0) / xs.length : null);
+  // The headline never names more than the passing probe delivered.
+  const delivered = mean(atMax.map(deliveredRps));
+  const lo = loRate === null ? null : Math.min(loRate, delivered ?? loRate);
   return {
     max_rate_rps: lo,
     bracket_rps: [lo, hi],
@@ -86,7 +108,6 @@ export function saturationOf(
     goodput_at_max_rps: mean(atMax.map((l) => l.goodput_req_s)),
     target_pass_pct: search.target_pass_pct,
     probes: levels.length,
-    method:
-      "open-loop probes: the rate doubles from the start until a probe fails (or halves until one passes), then the bracket between the highest passing and the lowest failing rate is bisected to 3 % or until the probes run out; a probe within 2 points of the target is measured twice and averaged",
+    method: `open-loop probes of at least ${MIN_PROBE_S} s each: the rate doubles from the start until a probe fails (or halves until one passes), then the bracket between the highest passing and the lowest failing rate is bisected to 3 % or until the probes run out; a probe passes only from a steady window in which the target share of its requests met every SLO and the server kept up with the arrivals (a probe whose queue grew or that never settled fails); the answer is the rate the highest passing probe delivered; a probe within 2 points of the target is measured twice and averaged`,
   };
 }

@@ -32,7 +32,7 @@ import type { Preflight } from "../server/preflight.ts";
 import { limitNumber } from "../server/snapshot.ts";
 import type { Dataset } from "../workload/dataset.ts";
 import { sameConfig } from "./config.ts";
-import { nextProbe, saturationOf } from "./search.ts";
+import { bracketOf, nextProbe, probeOf, saturationOf } from "./search.ts";
 
 export type { Progress } from "../load/level-run.ts";
 
@@ -123,7 +123,7 @@ export async function runSweep(opts: SweepOptions): Promise<ResultDocument> {
         maxProbes: search.max_probes,
       }
     : null;
-  const probes = () => state.levels.map((l) => ({ rate: l.level, passPct: l.slo_pass_pct ?? 0 }));
+  const probes = () => state.levels.map(probeOf);
   const notice = opts.onNotice ?? (() => {});
   const state = startState(opts, notice);
   const { target, server, calibration } = opts.pre;
@@ -187,6 +187,7 @@ export async function runSweep(opts: SweepOptions): Promise<ResultDocument> {
     pool?.stop();
   };
   opts.stop?.addEventListener("abort", onStop, { once: true });
+  let evenNoted = false;
   try {
     for (let li = 0; ; li++) {
       if (probeOptions) {
@@ -195,6 +196,21 @@ export async function runSweep(opts: SweepOptions): Promise<ResultDocument> {
         cfg.levels.push(Number(next.toPrecision(6)));
       } else if (li >= cfg.levels.length) break;
       const plan = planLevel(cfg, li, salt);
+      if (
+        probeOptions &&
+        cfg.arrival !== "constant" &&
+        bracketOf(probes(), probeOptions.targetPassPct).hi !== null
+      ) {
+        // Inside the bracket the rates differ by a few %: a Poisson probe's own count noise
+        // (1/sqrt(arrivals), 8 % at 150) is wider than that, so these probes arrive evenly.
+        plan.arrival = "constant";
+        if (!evenNoted) {
+          evenNoted = true;
+          notice(
+            `search: probes inside the bracket arrive at constant intervals (${cfg.arrival} arrivals' own noise is wider than the 3 % the bracket is narrowed to)`,
+          );
+        }
+      }
       if (state.levels.some((l) => l.level === plan.level)) continue;
       if (opts.stop?.aborted) break;
       for (const n of plan.notices) notice(n);
@@ -223,6 +239,7 @@ export async function runSweep(opts: SweepOptions): Promise<ResultDocument> {
         limits,
         notices: late === null ? plan.notices : [...plan.notices, late],
         calibration,
+        arrival: plan.arrival,
       });
       for (const n of notices.slice(plan.notices.length)) notice(n); // the late start among them
       const final = opts.levelHooks
