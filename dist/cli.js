@@ -39896,11 +39896,12 @@ var fmt2 = (v, digits) => v == null || !Number.isFinite(v) ? "-" : v.toFixed(dig
   "TPOT p50 (ms)",
   "SLO pass",
   "goodput req/s",
+  "cached",
   "steady"
 ], steadyCell = (l) => l.steady_state === void 0 ? "-" : l.steady_state.steady ? `${l.steady_state.window_s.toFixed(1)} s` : "no";
 function markdownTable(levels) {
   let head = `| ${MARKDOWN_COLUMNS.join(" | ")} |`, sep = `|${MARKDOWN_COLUMNS.map(() => "---:").join("|")}|`, rows = levels.map(
-    (l) => `| ${l.level} | ${l.requests} | ${l.errors} | ${fmt2(l.output_tok_s, 0)} | ${fmt2(l.ttft_ms.p50, 1)} | ${fmt2(l.ttft_ms.p95, 1)} | ${fmt2(l.itl_ms.p50, 2)} | ${fmt2(l.itl_ms.p95, 2)} | ${fmt2(l.tpot_ms.p50, 2)} | ${l.slo_pass_pct === null ? "-" : `${l.slo_pass_pct.toFixed(0)}%`} | ${fmt2(l.goodput_req_s, 2)} | ${steadyCell(l)} |`
+    (l) => `| ${l.level} | ${l.requests} | ${l.errors} | ${fmt2(l.output_tok_s, 0)} | ${fmt2(l.ttft_ms.p50, 1)} | ${fmt2(l.ttft_ms.p95, 1)} | ${fmt2(l.itl_ms.p50, 2)} | ${fmt2(l.itl_ms.p95, 2)} | ${fmt2(l.tpot_ms.p50, 2)} | ${l.slo_pass_pct === null ? "-" : `${l.slo_pass_pct.toFixed(0)}%`} | ${fmt2(l.goodput_req_s, 2)} | ${l.cached_tokens_pct == null ? "-" : `${l.cached_tokens_pct.toFixed(0)}%`} | ${steadyCell(l)} |`
   );
   return [head, sep, ...rows].join(`
 `);
@@ -39986,7 +39987,7 @@ function csvTable(levels) {
     "client_cpu_pct",
     "bottleneck_warning",
     "timing_note"
-  ), cols.push("steady", "steady_window_s");
+  ), cols.push("cached_tokens_pct", "steady", "steady_window_s");
   for (let f2 of SHAPE_FIELDS) for (let k of STAT_KEYS) cols.push(`${f2}_${k}`);
   cols.push("tool_calls_total", "short_output");
   let cell = (v) => {
@@ -40019,7 +40020,7 @@ function csvTable(levels) {
       l.client.cpu_pct_of_one_core,
       l.client.bottleneck_warning,
       l.client.timing_note
-    ), row.push(l.steady_state?.steady, l.steady_state?.window_s);
+    ), row.push(l.cached_tokens_pct, l.steady_state?.steady, l.steady_state?.window_s);
     for (let f2 of SHAPE_FIELDS) for (let k of STAT_KEYS) row.push(l[f2]?.[k]);
     row.push(l.tool_calls_total, l.short_output), lines.push(row.map(cell).join(","));
   }
@@ -40029,7 +40030,12 @@ function csvTable(levels) {
 }
 function saturationHeadline(s) {
   let f2 = (x) => x === null ? "?" : x.toPrecision(3), [lo, hi] = s.bracket_rps;
-  return lo === null ? `no probed rate kept ${s.target_pass_pct}% of requests within the SLOs (lowest probe failed): lower the starting --levels` : hi === null ? `sustains at least ${f2(lo)} req/s under SLO (no probe failed in ${s.probes}: raise --search-max-probes or the starting rate)` : `sustains ${f2(lo)} req/s under SLO (bracket ${f2(lo)}\u2013${f2(hi)}; ${f2(s.pass_pct_at_max)}% of requests within SLO there, goodput ${f2(s.goodput_at_max_rps)} req/s; ${s.probes} probes)`;
+  if (lo === null)
+    return `no probed rate kept ${s.target_pass_pct}% of requests within the SLOs (lowest probe failed): lower the starting --levels`;
+  if (hi === null)
+    return `sustains at least ${f2(lo)} req/s under SLO (no probe failed in ${s.probes}: raise --search-max-probes or the starting rate)`;
+  let wide = (hi - lo) / hi > 0.03;
+  return `sustains ${f2(s.max_rate_rps)} req/s under SLO (bracket ${f2(lo)}\u2013${f2(hi)}; ${f2(s.pass_pct_at_max)}% of requests within SLO there, goodput ${f2(s.goodput_at_max_rps)} req/s; ${s.probes} probes${wide ? `; the bracket is ${(100 * (hi - lo) / hi).toFixed(0)} % wide: the probes ran out before 3 %, raise --search-max-probes` : ""})`;
 }
 
 // src/core/results/files.ts
@@ -41708,7 +41714,9 @@ function admissionSummary(input2) {
   } else input2.metricsAvailable ? hasGauges || notes.push("server /metrics has no known running/waiting gauges: admission not observable") : notes.push("server /metrics not observable: admitted and queued requests are unknown (not zero)");
   let cap = input2.limits.maxRunningRequests;
   if (hasGauges) {
-    (queuedMax ?? 0) > 0 && (reasons.push("server_queue"), notes.push(`server queue: up to ${queuedMax} requests waiting while at most ${admittedMax} ran`)), cap !== null && admittedMax !== null && admittedMax >= cap && offered > cap && (reasons.push("scheduler_cap"), notes.push(`scheduler cap: ${offered} offered, at most ${cap} admitted (max running requests)`));
+    (queuedMax ?? 0) > 0 && (reasons.push("server_queue"), notes.push(`server queue: up to ${queuedMax} requests waiting while at most ${admittedMax} ran`));
+    let win = input2.window ?? null, capSamples = win ? samples.filter((x) => x.t_ms >= win.startMs && x.t_ms <= win.endMs) : [], admittedInWindow = maxOf(capSamples.map((x) => x.running));
+    cap !== null && admittedInWindow !== null && admittedInWindow >= cap && offered > cap && (reasons.push("scheduler_cap"), notes.push(`scheduler cap: ${offered} offered, at most ${cap} admitted (max running requests)`));
     let w = input2.window ?? null, inWindow = w ? samples.filter((s) => s.t_ms >= w.startMs && s.t_ms <= w.endMs) : [], clientHeld = w ? meanInFlightWithin(recs, w.startMs, w.endMs) : null, runW = meanOf(inWindow.map((s) => s.running)), waitW = meanOf(inWindow.map((s) => s.waiting));
     if (clientHeld !== null && runW !== null) {
       let serverHeld = runW + (waitW ?? 0), observed2 = clientHeld;

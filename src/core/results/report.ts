@@ -18,6 +18,7 @@ export const MARKDOWN_COLUMNS = [
   "TPOT p50 (ms)",
   "SLO pass",
   "goodput req/s",
+  "cached",
   "steady",
 ] as const;
 
@@ -34,7 +35,7 @@ export function markdownTable(levels: readonly LevelResult[]): string {
   const sep = `|${MARKDOWN_COLUMNS.map(() => "---:").join("|")}|`;
   const rows = levels.map(
     (l) =>
-      `| ${l.level} | ${l.requests} | ${l.errors} | ${fmt(l.output_tok_s, 0)} | ${fmt(l.ttft_ms.p50, 1)} | ${fmt(l.ttft_ms.p95, 1)} | ${fmt(l.itl_ms.p50, 2)} | ${fmt(l.itl_ms.p95, 2)} | ${fmt(l.tpot_ms.p50, 2)} | ${l.slo_pass_pct === null ? "-" : `${l.slo_pass_pct.toFixed(0)}%`} | ${fmt(l.goodput_req_s, 2)} | ${steadyCell(l)} |`,
+      `| ${l.level} | ${l.requests} | ${l.errors} | ${fmt(l.output_tok_s, 0)} | ${fmt(l.ttft_ms.p50, 1)} | ${fmt(l.ttft_ms.p95, 1)} | ${fmt(l.itl_ms.p50, 2)} | ${fmt(l.itl_ms.p95, 2)} | ${fmt(l.tpot_ms.p50, 2)} | ${l.slo_pass_pct === null ? "-" : `${l.slo_pass_pct.toFixed(0)}%`} | ${fmt(l.goodput_req_s, 2)} | ${l.cached_tokens_pct == null ? "-" : `${l.cached_tokens_pct.toFixed(0)}%`} | ${steadyCell(l)} |`,
   );
   return [head, sep, ...rows].join("\n");
 }
@@ -134,7 +135,7 @@ export function csvTable(levels: readonly LevelResult[]): string {
     "bottleneck_warning",
     "timing_note",
   );
-  cols.push("steady", "steady_window_s");
+  cols.push("cached_tokens_pct", "steady", "steady_window_s");
   for (const f of SHAPE_FIELDS) for (const k of STAT_KEYS) cols.push(`${f}_${k}`);
   cols.push("tool_calls_total", "short_output");
   const cell = (v: unknown): string => {
@@ -169,7 +170,7 @@ export function csvTable(levels: readonly LevelResult[]): string {
       l.client.bottleneck_warning,
       l.client.timing_note,
     );
-    row.push(l.steady_state?.steady, l.steady_state?.window_s);
+    row.push(l.cached_tokens_pct, l.steady_state?.steady, l.steady_state?.window_s);
     for (const f of SHAPE_FIELDS) for (const k of STAT_KEYS) row.push(l[f]?.[k]);
     row.push(l.tool_calls_total, l.short_output);
     lines.push(row.map(cell).join(","));
@@ -185,5 +186,6 @@ export function saturationHeadline(s: Saturation): string {
     return `no probed rate kept ${s.target_pass_pct}% of requests within the SLOs (lowest probe failed): lower the starting --levels`;
   if (hi === null)
     return `sustains at least ${f(lo)} req/s under SLO (no probe failed in ${s.probes}: raise --search-max-probes or the starting rate)`;
-  return `sustains ${f(lo)} req/s under SLO (bracket ${f(lo)}–${f(hi)}; ${f(s.pass_pct_at_max)}% of requests within SLO there, goodput ${f(s.goodput_at_max_rps)} req/s; ${s.probes} probes)`;
+  const wide = (hi - lo) / hi > 0.03;
+  return `sustains ${f(s.max_rate_rps)} req/s under SLO (bracket ${f(lo)}–${f(hi)}; ${f(s.pass_pct_at_max)}% of requests within SLO there, goodput ${f(s.goodput_at_max_rps)} req/s; ${s.probes} probes${wide ? `; the bracket is ${((100 * (hi - lo)) / hi).toFixed(0)} % wide: the probes ran out before 3 %, raise --search-max-probes` : ""})`;
 }

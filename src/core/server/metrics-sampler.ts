@@ -274,7 +274,12 @@ export function admissionSummary(input: AdmissionInput): AdmissionSummary {
       reasons.push("server_queue");
       notes.push(`server queue: up to ${queuedMax} requests waiting while at most ${admittedMax} ran`);
     }
-    if (cap !== null && admittedMax !== null && admittedMax >= cap && offered > cap) {
+    // The cap is a reason for the bend only where the level was steady, on the window's samples
+    // (a level with no window is not diagnosed: its samples are mostly filling and draining).
+    const win = input.window ?? null;
+    const capSamples = win ? samples.filter((x) => x.t_ms >= win.startMs && x.t_ms <= win.endMs) : [];
+    const admittedInWindow = maxOf(capSamples.map((x) => x.running));
+    if (cap !== null && admittedInWindow !== null && admittedInWindow >= cap && offered > cap) {
       reasons.push("scheduler_cap");
       notes.push(`scheduler cap: ${offered} offered, at most ${cap} admitted (max running requests)`);
     }
