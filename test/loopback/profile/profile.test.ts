@@ -204,6 +204,20 @@ describe("admission-aware sweeps", () => {
     expect(a.server_queue_time_mean_ms).not.toBeNull();
   });
 
+  it("no client-side queueing where the mock queued nothing: the idle start and end of a level are outside its window", async () => {
+    // 4 users on 8 slots, sampled every 10 ms: the samples before the first request and after the
+    // last one show nobody running, and averaged in they once faked a client-side queue
+    const m = await mock({ flavor: "vllm", capacity: 8, ttftMs: 20, itlMs: 5 });
+    for (const levels of [[4], [1, 4]]) {
+      const doc = await sweep(m.url, { levels, requests_per_level: 64, metrics_interval_ms: 10 });
+      for (const l of doc.levels) {
+        expect(l.admission!.queued_requests_max).toBe(0);
+        expect(l.admission!.bend_reasons, l.notices.join("; ")).not.toContain("client_queueing");
+        expect(l.notices.join("; ")).not.toMatch(/client-side queueing/);
+      }
+    }
+  });
+
   it("a server without /metrics yields `not observable`, not zeros", async () => {
     const m = await mock({ flavor: "minimal", capacity: 2 });
     const doc = await sweep(m.url, { levels: [4] });
