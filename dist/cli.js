@@ -37193,7 +37193,7 @@ var SloConfig = external_exports.object({
     /** The definitions as sent (OpenAI chat shape). */
     definitions: external_exports.array(external_exports.record(external_exports.string(), external_exports.unknown())).min(1)
   }).nullable().optional(),
-  /** `--min-steady-s`: the shortest steady-state window a level's headline may come from (null: 5 s, or half a level under 10 s). */
+  /** `--min-steady-s`: the shortest steady-state window a level's headline may come from (null: 5 s, or half a level under 10 s, 1 s at least). */
   min_steady_s: external_exports.number().positive().nullable().optional(),
   /** `--dataset-reuse`: a dataset's entries drawn again get a unique tag ahead (tagged) or go as they are (exact). */
   dataset_reuse: external_exports.enum(["tagged", "exact"]).optional(),
@@ -39292,7 +39292,7 @@ var SWEEP = {
     default: null,
     check: positive,
     what: "a positive number of seconds",
-    help: "the shortest steady-state window (full level to first user stopping; open loop: filled to last arrival) a level's headline figures may come from; shorter: the level says no steady state (default: 5 s, or half a level under 10 s)"
+    help: "the shortest steady-state window (full level to first user stopping; open loop: filled to last arrival) a level's headline figures may come from; shorter: the level says no steady state (default: 5 s, or half a level under 10 s, 1 s at least)"
   }),
   sloTtftMs: number({
     flag: "slo-ttft-ms",
@@ -42409,23 +42409,25 @@ init_errors();
 // src/schema/upload.ts
 var MAX_FUTURE_SKEW_MS = 600 * 1e3, SLACK = 1.01;
 function impossibleFigures(levels) {
-  let out = [], wallBound = (what, value, count3, wallS, i, unit) => {
+  let out = [], windowed = !1, wallBound = (what, value, count3, wallS, i, unit) => {
     value * wallS <= count3 * SLACK + 1 || out.push({
       code: "figure_impossible",
       path: `levels[${i}].${what}`,
-      message: `${value} ${unit} over a wall time of ${wallS} s is more than the level's ${count3} counted (${what} \u2264 count \xF7 wall_time_s)`
+      message: `${value} ${unit} over ${wallS} s is more than the level's ${count3} counted (${what} \u2264 count \xF7 ${windowed ? "steady_state.window_s" : "wall_time_s"})`
     });
   };
   return levels.forEach((l, i) => {
     let wall = l.wall_time_s;
-    wallBound("output_tok_s", l.output_tok_s, l.completion_tokens_total, wall, i, "tok/s"), wallBound(
+    windowed = l.steady_state?.steady === !0 && l.steady_state.window_s > 0;
+    let rateS = windowed ? Math.min(wall, l.steady_state.window_s) : wall;
+    wallBound("output_tok_s", l.output_tok_s, l.completion_tokens_total, rateS, i, "tok/s"), wallBound(
       "total_tok_s",
       l.total_tok_s,
       l.prompt_tokens_total + l.completion_tokens_total,
-      wall,
+      rateS,
       i,
       "tok/s"
-    ), wallBound("req_s", l.req_s, l.ok, wall, i, "req/s"), l.goodput_req_s > l.req_s * SLACK + 1e-9 && out.push({
+    ), wallBound("req_s", l.req_s, l.ok, rateS, i, "req/s"), l.goodput_req_s > l.req_s * SLACK + 1e-9 && out.push({
       code: "figure_impossible",
       path: `levels[${i}].goodput_req_s`,
       message: `goodput ${l.goodput_req_s} req/s is more than the level's ${l.req_s} req/s`

@@ -79,7 +79,7 @@ export const SweepConfig = z.object({
     })
     .nullable()
     .optional(),
-  /** `--min-steady-s`: the shortest steady-state window a level's headline may come from (null: 5 s, or half a level under 10 s). */
+  /** `--min-steady-s`: the shortest steady-state window a level's headline may come from (null: 5 s, or half a level under 10 s, 1 s at least). */
   min_steady_s: z.number().positive().nullable().optional(),
   /** `--dataset-reuse`: a dataset's entries drawn again get a unique tag ahead (tagged) or go as they are (exact). */
   dataset_reuse: z.enum(["tagged", "exact"]).optional(),

@@ -47,30 +47,35 @@ const SLACK = 1.01;
  * last end), so a rate times the wall time is at most the count it came from: output tok/s ≤
  * completion tokens ÷ wall time, total tok/s ≤ all tokens ÷ wall time, req/s ≤ successful
  * requests ÷ wall time, goodput ≤ req/s. Every measured request lies inside the wall time, so no
- * latency (TTFT, ITL, TPOT, E2E, any percentile or the maximum) is longer than it.
+ * latency (TTFT, ITL, TPOT, E2E, any percentile or the maximum) is longer than it. A steady
+ * level's rates are counts inside its window over the window (never longer than the wall time),
+ * so they are bounded by the level's counts over the window instead.
  */
 export function impossibleFigures(levels: ResultDocument["levels"]): UploadIssue[] {
   const out: UploadIssue[] = [];
+  let windowed = false;
   const wallBound = (what: string, value: number, count: number, wallS: number, i: number, unit: string) => {
     if (value * wallS <= count * SLACK + 1) return;
     out.push({
       code: "figure_impossible",
       path: `levels[${i}].${what}`,
-      message: `${value} ${unit} over a wall time of ${wallS} s is more than the level's ${count} counted (${what} ≤ count ÷ wall_time_s)`,
+      message: `${value} ${unit} over ${wallS} s is more than the level's ${count} counted (${what} ≤ count ÷ ${windowed ? "steady_state.window_s" : "wall_time_s"})`,
     });
   };
   levels.forEach((l, i) => {
     const wall = l.wall_time_s;
-    wallBound("output_tok_s", l.output_tok_s, l.completion_tokens_total, wall, i, "tok/s");
+    windowed = l.steady_state?.steady === true && l.steady_state.window_s > 0;
+    const rateS = windowed ? Math.min(wall, l.steady_state!.window_s) : wall;
+    wallBound("output_tok_s", l.output_tok_s, l.completion_tokens_total, rateS, i, "tok/s");
     wallBound(
       "total_tok_s",
       l.total_tok_s,
       l.prompt_tokens_total + l.completion_tokens_total,
-      wall,
+      rateS,
       i,
       "tok/s",
     );
-    wallBound("req_s", l.req_s, l.ok, wall, i, "req/s");
+    wallBound("req_s", l.req_s, l.ok, rateS, i, "req/s");
     if (l.goodput_req_s > l.req_s * SLACK + 1e-9)
       out.push({
         code: "figure_impossible",

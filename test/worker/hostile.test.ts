@@ -427,6 +427,33 @@ describe("figures that cannot be impossible", () => {
   it("a real document passes every bound", async () => {
     expect((await upload(sweepDoc("acme/hostile"), token)).status).toBe(201);
   });
+  const steady = (d: Doc, windowS: number) => {
+    const l = d.levels[0];
+    l.steady_state = {
+      steady: true,
+      window_start_ms: 0,
+      window_end_ms: windowS * 1000,
+      window_s: windowS,
+      min_steady_s: 1,
+      requests_inside: 1,
+      before_window: 0,
+      after_window: 0,
+      completed_rps: null,
+      reason: "steady",
+    };
+  };
+  it("a steady level's rates are bounded by its counts over its window, not over its wall time", async () => {
+    // the window's rate may pass count / wall (the ramp and drain are slower), never count / window
+    const fast = sweepDoc("acme/hostile");
+    const l = fast.levels[0];
+    steady(fast, l.wall_time_s / 2);
+    l.output_tok_s = (1.5 * l.completion_tokens_total) / l.wall_time_s;
+    expect((await upload(fast, token)).status).toBe(201);
+    await impossible((d) => {
+      steady(d, d.levels[0].wall_time_s / 2);
+      d.levels[0].output_tok_s = (3 * d.levels[0].completion_tokens_total) / d.levels[0].wall_time_s;
+    }, "levels[0].output_tok_s");
+  });
 });
 
 describe("the read side's statistics: no finite input overflows", () => {

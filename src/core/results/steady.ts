@@ -10,7 +10,7 @@
  * number in flight has then reached λ × E2E) to the last arrival (then the drain begins).
  *
  * A window is steady when it lasts at least `minSteadyS` (default: 5 s, or half the level when
- * the level is shorter than 10 s) and at least two median E2E (so it spans whole request cycles,
+ * the level is shorter than 10 s, never under 1 s) and at least two median E2E (so it spans whole request cycles,
  * not one fill and one drain), and, open loop, the server kept up: as many requests finished
  * inside it as arrived in it, give or take the arrival process's own noise (arrivalNoise).
  * Otherwise: "no steady state", with the reason.
@@ -19,6 +19,8 @@ import type { LevelResult, RequestRecord, SloConfig } from "../../schema/v1.ts";
 import { deriveRequest, meetsSlo } from "./metrics.ts";
 
 export const DEFAULT_MIN_STEADY_S = 5;
+/** Whatever the level's length, a window shorter than this is no steady state by default. */
+export const FLOOR_MIN_STEADY_S = 1;
 
 export interface SteadyWindow {
   steady: boolean;

@@ -225,7 +225,7 @@ export const SWEEP = {
     default: null,
     check: positive,
     what: "a positive number of seconds",
-    help: "the shortest steady-state window (full level to first user stopping; open loop: filled to last arrival) a level's headline figures may come from; shorter: the level says no steady state (default: 5 s, or half a level under 10 s)",
+    help: "the shortest steady-state window (full level to first user stopping; open loop: filled to last arrival) a level's headline figures may come from; shorter: the level says no steady state (default: 5 s, or half a level under 10 s, 1 s at least)",
   }),
   sloTtftMs: number<number | null>({
     flag: "slo-ttft-ms",

@@ -245,7 +245,8 @@ describe(`the Action (dist/index.js under node ${NODE24 ? "24 from npm" : proces
     expect(paths.some((p) => p.includes("/issues/7/comments"))).toBe(true);
     expect(paths.some((p) => p.includes("/999/"))).toBe(false);
     const runId = pub.outputs["run-url"]!.split("/").at(-1)!;
-    const stored = (await (await fetch(`${service.url}/api/v1/runs/${runId}`)).json()) as {
+    const answer = await fetch(`${service.url}/api/v1/runs/${runId}`);
+    const stored = (await answer.json()) as {
       run: { branch: string; pr_number: number; commit_sha: string; workflow_run_id: string };
     };
     expect(stored.run).toMatchObject({
@@ -433,10 +434,12 @@ describe(`the Action (dist/index.js under node ${NODE24 ? "24 from npm" : proces
     expect(merged.code, merged.stdout).toBe(0);
     expect(merged.stdout).toMatch(/merged 2 shards \(\d+ requests\)/);
     const runId = merged.outputs["run-url"]!.split("/").at(-1)!;
-    const stored = (await (await fetch(`${service.url}/api/v1/runs/${runId}`)).json()) as {
+    const answer = await fetch(`${service.url}/api/v1/runs/${runId}`);
+    const stored = (await answer.json()) as {
       document: { levels: { level: number; requests: number }[]; load_generator: { merged_from: string[] } };
       points: unknown[];
     };
+    expect(answer.status, `${merged.stdout.slice(-1500)}\n${JSON.stringify(stored).slice(0, 500)}`).toBe(200);
     expect(stored.document.levels.map((l) => [l.level, l.requests])).toEqual([
       [2, 8],
       [4, 8],

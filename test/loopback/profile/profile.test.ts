@@ -175,8 +175,10 @@ const sweep = async (url: string, over: Partial<SweepConfig> = {}) =>
 describe("admission-aware sweeps", () => {
   it("c8 offered to a 4-slot server: 4 admitted, 4 queued, scheduler cap named", async () => {
     const m = await mock({ flavor: "sglang", capacity: 4, cudaGraphMaxBs: 4, ttftMs: 20, itlMs: 5 });
-    const doc = await sweep(m.url, { requests_per_level: 32 });
+    // 64 requests: about 2 s, a steady window to diagnose the bend in
+    const doc = await sweep(m.url, { requests_per_level: 64 });
     const a = doc.levels[0]!.admission!;
+    expect(doc.levels[0]!.steady_state!.steady, doc.levels[0]!.steady_state!.reason).toBe(true);
     expect(a.observable).toBe(true);
     expect(a.source).toBe("metrics");
     expect(a.offered_concurrency).toBe(8);
@@ -211,8 +213,12 @@ describe("admission-aware sweeps", () => {
     for (const levels of [[4], [1, 4]]) {
       const doc = await sweep(m.url, { levels, requests_per_level: 64, metrics_interval_ms: 10 });
       for (const l of doc.levels) {
+        // steady, so the comparison was made (a level without a window is not compared at all)
+        expect(l.steady_state!.steady, l.steady_state!.reason).toBe(true);
         expect(l.admission!.queued_requests_max).toBe(0);
-        expect(l.admission!.bend_reasons, l.notices.join("; ")).not.toContain("client_queueing");
+        // (a client the self-check finds overloaded is named for that, on a busy machine)
+        if (l.client.bottleneck_warning === null)
+          expect(l.admission!.bend_reasons, l.notices.join("; ")).not.toContain("client_queueing");
         expect(l.notices.join("; ")).not.toMatch(/client-side queueing/);
       }
     }
