@@ -445,7 +445,7 @@ describe("figures that cannot be impossible", () => {
   it("a steady level's rates are bounded by its counts over its window, not over its wall time", async () => {
     // the window's rate may pass count / wall (the ramp and drain are slower), never count / window
     const fast = sweepDoc("acme/hostile");
-    const l = fast.levels[0];
+    const l = fast.levels[0]!;
     steady(fast, l.wall_time_s / 2);
     l.output_tok_s = (1.5 * l.completion_tokens_total) / l.wall_time_s;
     expect((await upload(fast, token)).status).toBe(201);
