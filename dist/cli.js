@@ -41426,13 +41426,18 @@ var DEFAULT_MIN_STEADY_S = 5;
 function arrivalNoise(arrived, arrival, burstiness) {
   return arrival === "constant" ? Math.max(2, 0.02 * arrived) : Math.max(2, 2 * Math.sqrt(arrived / (arrival === "gamma" ? burstiness : 1)));
 }
+function maxOf(xs) {
+  let m = Number.NEGATIVE_INFINITY;
+  for (let x of xs) x > m && (m = x);
+  return m;
+}
 var median = (xs) => {
   if (xs.length === 0) return null;
   let s = [...xs].sort((a, b) => a - b), m = s.length >> 1;
   return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
 };
 function steadyWindow(records2, o) {
-  let recs = records2.filter((r) => !r.warmup).sort((a, b) => a.send_ms - b.send_ms), ends = recs.map((r) => r.end_ms ?? r.send_ms), first = recs[0]?.send_ms ?? 0, levelS = recs.length > 0 ? (Math.max(...ends) - first) / 1e3 : 0, minSteadyS = o.minSteadyS ?? Math.min(DEFAULT_MIN_STEADY_S, levelS < 10 ? levelS / 2 : DEFAULT_MIN_STEADY_S), none = (reason) => ({
+  let recs = records2.filter((r) => !r.warmup).sort((a, b) => a.send_ms - b.send_ms), ends = recs.map((r) => r.end_ms ?? r.send_ms), first = recs[0]?.send_ms ?? 0, lastEnd = maxOf(ends), levelS = recs.length > 0 ? (lastEnd - first) / 1e3 : 0, minSteadyS = o.minSteadyS ?? Math.min(DEFAULT_MIN_STEADY_S, levelS < 10 ? levelS / 2 : DEFAULT_MIN_STEADY_S), none = (reason) => ({
     steady: !1,
     startMs: null,
     endMs: null,
@@ -41454,13 +41459,11 @@ function steadyWindow(records2, o) {
   if (o.mode === "closed") {
     let users = Math.min(o.level, recs.length);
     start2 = recs[users - 1].send_ms;
-    let after = ends.filter((t) => t > lastSend);
-    end = after.length > 0 ? Math.min(...after) : Math.max(...ends);
-  } else {
-    start2 = first + e2e;
-    let intended = recs.map((r) => r.intended_send_ms ?? r.send_ms);
-    end = Math.max(...intended);
-  }
+    let firstStop = Number.POSITIVE_INFINITY;
+    for (let t of ends) t > lastSend && t < firstStop && (firstStop = t);
+    end = Number.isFinite(firstStop) ? firstStop : lastEnd;
+  } else
+    start2 = first + e2e, end = maxOf(recs.map((r) => r.intended_send_ms ?? r.send_ms));
   let windowS = Math.max(0, end - start2) / 1e3, inside = recs.filter((r) => r.send_ms >= start2 && (r.end_ms ?? r.send_ms) <= end), ramp = recs.filter((r) => r.send_ms < start2).length, drain = recs.filter((r) => r.send_ms >= start2 && (r.end_ms ?? r.send_ms) > end).length, finished = ends.filter((t) => t > start2 && t <= end).length, completedRps = o.mode === "open" && windowS > 0 ? finished / windowS : null, w = {
     startMs: start2,
     endMs: end,
@@ -41688,7 +41691,7 @@ function meanInFlight(records2) {
   let span = ev[ev.length - 1].t - ev[0].t;
   return span > 0 ? area / span : null;
 }
-var maxOf = (xs) => {
+var maxOf2 = (xs) => {
   let v = xs.filter((x) => x !== null);
   return v.length ? Math.max(...v) : null;
 }, meanOf = (xs) => {
@@ -41705,7 +41708,7 @@ function meanInFlightWithin(records2, start2, end) {
   return area / (end - start2);
 }
 function admissionSummary(input2) {
-  let { level, samples } = input2, recs = input2.records.filter((r) => !r.warmup), offered = level.mode === "closed" ? level.level : level.peak_in_flight, running = samples.map((s) => s.running), waiting = samples.map((s) => s.waiting), hasGauges = running.some((x) => x !== null), admittedMax = maxOf(running), queuedMax = maxOf(waiting), kvMax = maxOf(samples.map((s) => s.kv_cache_usage_pct)), queueMeanMs = input2.queueDelta !== null && input2.queueDelta.count > 0 ? 1e3 * input2.queueDelta.sum / input2.queueDelta.count : null, e2eSum = recs.reduce((a, r) => a + ((r.end_ms ?? r.send_ms) - r.send_ms), 0), implied = level.wall_time_s > 0 ? e2eSum / 1e3 / level.wall_time_s : null, observed = meanInFlight(recs), runMean = meanOf(running), waitMean = meanOf(waiting), notes = [], reasons = [], source = hasGauges ? "metrics" : queueMeanMs !== null ? "server_queue_time" : "none", sf = input2.scrapeFailures;
+  let { level, samples } = input2, recs = input2.records.filter((r) => !r.warmup), offered = level.mode === "closed" ? level.level : level.peak_in_flight, running = samples.map((s) => s.running), waiting = samples.map((s) => s.waiting), hasGauges = running.some((x) => x !== null), admittedMax = maxOf2(running), queuedMax = maxOf2(waiting), kvMax = maxOf2(samples.map((s) => s.kv_cache_usage_pct)), queueMeanMs = input2.queueDelta !== null && input2.queueDelta.count > 0 ? 1e3 * input2.queueDelta.sum / input2.queueDelta.count : null, e2eSum = recs.reduce((a, r) => a + ((r.end_ms ?? r.send_ms) - r.send_ms), 0), implied = level.wall_time_s > 0 ? e2eSum / 1e3 / level.wall_time_s : null, observed = meanInFlight(recs), runMean = meanOf(running), waitMean = meanOf(waiting), notes = [], reasons = [], source = hasGauges ? "metrics" : queueMeanMs !== null ? "server_queue_time" : "none", sf = input2.scrapeFailures;
   if (!input2.metricsAvailable && sf !== void 0 && sf.failures > 0 && sf.failures === sf.scrapes) {
     let http2 = sf.lastError !== null && /^HTTP \d+/.test(sf.lastError);
     notes.push(
@@ -41715,7 +41718,7 @@ function admissionSummary(input2) {
   let cap = input2.limits.maxRunningRequests;
   if (hasGauges) {
     (queuedMax ?? 0) > 0 && (reasons.push("server_queue"), notes.push(`server queue: up to ${queuedMax} requests waiting while at most ${admittedMax} ran`));
-    let win = input2.window ?? null, capSamples = win ? samples.filter((x) => x.t_ms >= win.startMs && x.t_ms <= win.endMs) : [], admittedInWindow = maxOf(capSamples.map((x) => x.running));
+    let win = input2.window ?? null, capSamples = win ? samples.filter((x) => x.t_ms >= win.startMs && x.t_ms <= win.endMs) : [], admittedInWindow = maxOf2(capSamples.map((x) => x.running));
     cap !== null && admittedInWindow !== null && admittedInWindow >= cap && offered > cap && (reasons.push("scheduler_cap"), notes.push(`scheduler cap: ${offered} offered, at most ${cap} admitted (max running requests)`));
     let w = input2.window ?? null, inWindow = w ? samples.filter((s) => s.t_ms >= w.startMs && s.t_ms <= w.endMs) : [], clientHeld = w ? meanInFlightWithin(recs, w.startMs, w.endMs) : null, runW = meanOf(inWindow.map((s) => s.running)), waitW = meanOf(inWindow.map((s) => s.waiting));
     if (clientHeld !== null && runW !== null) {

@@ -56,6 +56,13 @@ export function arrivalNoise(
   return Math.max(2, 2 * Math.sqrt(arrived / k));
 }
 
+/** The largest of many numbers (a level may hold 10^6 requests: too many to spread into Math.max). */
+function maxOf(xs: readonly number[]): number {
+  let m = Number.NEGATIVE_INFINITY;
+  for (const x of xs) if (x > m) m = x;
+  return m;
+}
+
 const median = (xs: number[]): number | null => {
   if (xs.length === 0) return null;
   const s = [...xs].sort((a, b) => a - b);
@@ -77,7 +84,8 @@ export function steadyWindow(
   const recs = records.filter((r) => !r.warmup).sort((a, b) => a.send_ms - b.send_ms);
   const ends = recs.map((r) => r.end_ms ?? r.send_ms);
   const first = recs[0]?.send_ms ?? 0;
-  const levelS = recs.length > 0 ? (Math.max(...ends) - first) / 1000 : 0;
+  const lastEnd = maxOf(ends);
+  const levelS = recs.length > 0 ? (lastEnd - first) / 1000 : 0;
   const minSteadyS =
     o.minSteadyS ?? Math.min(DEFAULT_MIN_STEADY_S, levelS < 10 ? levelS / 2 : DEFAULT_MIN_STEADY_S);
   const none = (reason: string): SteadyWindow => ({
@@ -104,12 +112,12 @@ export function steadyWindow(
   if (o.mode === "closed") {
     const users = Math.min(o.level, recs.length);
     start = recs[users - 1]!.send_ms;
-    const after = ends.filter((t) => t > lastSend);
-    end = after.length > 0 ? Math.min(...after) : Math.max(...ends);
+    let firstStop = Number.POSITIVE_INFINITY;
+    for (const t of ends) if (t > lastSend && t < firstStop) firstStop = t;
+    end = Number.isFinite(firstStop) ? firstStop : lastEnd;
   } else {
     start = first + e2e;
-    const intended = recs.map((r) => r.intended_send_ms ?? r.send_ms);
-    end = Math.max(...intended);
+    end = maxOf(recs.map((r) => r.intended_send_ms ?? r.send_ms));
   }
   const windowS = Math.max(0, end - start) / 1000;
   const inside = recs.filter((r) => r.send_ms >= start && (r.end_ms ?? r.send_ms) <= end);
