@@ -21883,25 +21883,38 @@ var StreamClient = class {
 
 // src/core/client/jit-warmup.ts
 var WARMUP_CHUNKS = 8e4, REQUESTS = 4, BURST = 50;
-function chunkEvent(chat, i) {
-  let choice = chat ? { index: 0, delta: { content: ` w${i % 97}` }, finish_reason: null } : { index: 0, text: ` w${i % 97}`, finish_reason: null };
-  return `data: ${JSON.stringify({ id: "warmup", object: chat ? "chat.completion.chunk" : "text_completion", created: 0, model: "warmup", choices: [choice] })}
+function chunkEvent(api, i) {
+  let text2 = ` w${i % 97}`;
+  return api === "responses" ? `event: response.output_text.delta
+data: ${JSON.stringify({ type: "response.output_text.delta", item_id: "warmup", output_index: 0, content_index: 0, delta: text2 })}
+
+` : `data: ${JSON.stringify({ id: "warmup", object: api === "chat" ? "chat.completion.chunk" : "text_completion", created: 0, model: "warmup", choices: [api === "chat" ? { index: 0, delta: { content: text2 }, finish_reason: null } : { index: 0, text: text2, finish_reason: null }] })}
+
+`;
+}
+function endEvents(api, tokens) {
+  if (api === "responses") {
+    let usage2 = { input_tokens: 8, output_tokens: tokens, total_tokens: tokens + 8 };
+    return `event: response.completed
+data: ${JSON.stringify({ type: "response.completed", response: { id: "warmup", status: "completed", usage: usage2 } })}
+
+`;
+  }
+  let usage = { prompt_tokens: 8, completion_tokens: tokens, total_tokens: tokens + 8 };
+  return `data: ${JSON.stringify({ id: "warmup", choices: [], usage })}
+
+data: [DONE]
 
 `;
 }
 function serve(perRequest) {
   return (req, res) => {
     req.resume(), req.on("end", async () => {
-      let chat = (req.url ?? "").includes("chat");
+      let url3 = req.url ?? "", api = url3.includes("chat") ? "chat" : url3.includes("responses") ? "responses" : "completions";
       res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
       for (let i = 0; i < perRequest; i++)
-        res.write(chunkEvent(chat, i)), i % BURST === BURST - 1 && await new Promise((r) => setImmediate(r));
-      let usage = { prompt_tokens: 8, completion_tokens: perRequest, total_tokens: perRequest + 8 };
-      res.end(`data: ${JSON.stringify({ id: "warmup", choices: [], usage })}
-
-data: [DONE]
-
-`);
+        res.write(chunkEvent(api, i)), i % BURST === BURST - 1 && await new Promise((r) => setImmediate(r));
+      res.end(endEvents(api, perRequest));
     });
   };
 }

@@ -21,26 +21,47 @@ const REQUESTS = 4;
 /** Writes between two yields, so the client (same event loop) reads as the server writes. */
 const BURST = 50;
 
-function chunkEvent(chat: boolean, i: number): string {
-  const choice = chat
-    ? { index: 0, delta: { content: ` w${i % 97}` }, finish_reason: null }
-    : { index: 0, text: ` w${i % 97}`, finish_reason: null };
-  const object = chat ? "chat.completion.chunk" : "text_completion";
+type Api = "chat" | "completions" | "responses";
+
+/** One content event in the API's own shape, as the client will read it from the server. */
+function chunkEvent(api: Api, i: number): string {
+  const text = ` w${i % 97}`;
+  if (api === "responses")
+    return `event: response.output_text.delta\ndata: ${JSON.stringify({ type: "response.output_text.delta", item_id: "warmup", output_index: 0, content_index: 0, delta: text })}\n\n`;
+  const choice =
+    api === "chat"
+      ? { index: 0, delta: { content: text }, finish_reason: null }
+      : { index: 0, text, finish_reason: null };
+  const object = api === "chat" ? "chat.completion.chunk" : "text_completion";
   return `data: ${JSON.stringify({ id: "warmup", object, created: 0, model: "warmup", choices: [choice] })}\n\n`;
+}
+
+/** The stream's end: the usage, then [DONE] (the Responses API: its terminal event). */
+function endEvents(api: Api, tokens: number): string {
+  if (api === "responses") {
+    const usage = { input_tokens: 8, output_tokens: tokens, total_tokens: tokens + 8 };
+    return `event: response.completed\ndata: ${JSON.stringify({ type: "response.completed", response: { id: "warmup", status: "completed", usage } })}\n\n`;
+  }
+  const usage = { prompt_tokens: 8, completion_tokens: tokens, total_tokens: tokens + 8 };
+  return `data: ${JSON.stringify({ id: "warmup", choices: [], usage })}\n\ndata: [DONE]\n\n`;
 }
 
 function serve(perRequest: number) {
   return (req: IncomingMessage, res: ServerResponse) => {
     req.resume();
     req.on("end", async () => {
-      const chat = (req.url ?? "").includes("chat");
+      const url = req.url ?? "";
+      const api: Api = url.includes("chat")
+        ? "chat"
+        : url.includes("responses")
+          ? "responses"
+          : "completions";
       res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
       for (let i = 0; i < perRequest; i++) {
-        res.write(chunkEvent(chat, i));
+        res.write(chunkEvent(api, i));
         if (i % BURST === BURST - 1) await new Promise((r) => setImmediate(r));
       }
-      const usage = { prompt_tokens: 8, completion_tokens: perRequest, total_tokens: perRequest + 8 };
-      res.end(`data: ${JSON.stringify({ id: "warmup", choices: [], usage })}\n\ndata: [DONE]\n\n`);
+      res.end(endEvents(api, perRequest));
     });
   };
 }

@@ -1,13 +1,13 @@
 /**
  * The JIT warm-up (#10): 80,000 chunks through the real client path from a loopback server in
- * this process, for both API kinds (the target is never contacted: here it is a closed port).
+ * this process, for every API kind (the target is never contacted: here it is a closed port).
  */
 import { performance } from "node:perf_hooks";
 import { describe, expect, it } from "vitest";
 import { WARMUP_CHUNKS, warmUpClientPath } from "../../../src/core/client/jit-warmup.ts";
 import { makeTarget } from "../../../src/core/server/target.ts";
 
-const cfg = (api: "chat" | "completions") => ({
+const cfg = (api: "chat" | "completions" | "responses") => ({
   target: makeTarget({ baseUrl: "http://127.0.0.1:9", api, model: "m", apiKey: null, headers: {} }),
   timeoutS: 30,
   ignoreEos: true,
@@ -16,7 +16,7 @@ const cfg = (api: "chat" | "completions") => ({
 });
 
 describe("JIT warm-up of the client path", () => {
-  it.each(["chat", "completions"] as const)("streams %s chunks through a StreamClient", async (api) => {
+  it.each(["chat", "completions", "responses"] as const)("streams %s chunks through a StreamClient", async (api) => {
     const r = await warmUpClientPath(cfg(api));
     expect(r).not.toBeNull();
     // every chunk read as a content event, plus the usage event
