@@ -16,12 +16,15 @@ const cfg = (api: "chat" | "completions" | "responses") => ({
 });
 
 describe("JIT warm-up of the client path", () => {
-  it.each(["chat", "completions", "responses"] as const)("streams %s chunks through a StreamClient", async (api) => {
-    const r = await warmUpClientPath(cfg(api));
-    expect(r).not.toBeNull();
-    // every chunk read as a content event, plus the usage event
-    expect(r!.chunks).toBeGreaterThanOrEqual(WARMUP_CHUNKS);
-    expect(r!.chunks).toBeLessThanOrEqual(WARMUP_CHUNKS + 8);
-    expect(r!.ms).toBeLessThan(20_000);
-  });
+  it.each(["chat", "completions", "responses"] as const)(
+    "streams %s chunks through a StreamClient",
+    async (api) => {
+      const r = await warmUpClientPath(cfg(api));
+      expect(r).not.toBeNull();
+      // every chunk read as a content event, plus the usage event
+      expect(r!.chunks).toBeGreaterThanOrEqual(WARMUP_CHUNKS);
+      expect(r!.chunks).toBeLessThanOrEqual(WARMUP_CHUNKS + 8);
+      expect(r!.ms).toBeLessThan(20_000);
+    },
+  );
 });
