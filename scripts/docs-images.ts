@@ -11,11 +11,8 @@ import { marked } from "marked";
 import { chromium } from "playwright-core";
 import { renderComment } from "../src/action/comment.ts";
 import { readResults } from "../src/core/results/files.ts";
+import { compareDocuments } from "../src/core/tools/compare.ts";
 import { start } from "../src/mock/index.ts";
-import { compareRows } from "../src/shared/compare.ts";
-import { documentPoints } from "../src/shared/measures.ts";
-import { parseRules } from "../src/shared/rules.ts";
-import { DEFAULT_THRESHOLDS } from "../src/shared/statistics.ts";
 
 const ROOT = resolve(import.meta.dirname, "..");
 const OUT = join(ROOT, "docs/images");
@@ -54,15 +51,13 @@ try {
   const headPath = await sweep(69, "head", true);
   const base = readResults(basePath).doc;
   const head = readResults(headPath).doc;
-  const cmp = compareRows(documentPoints(head), documentPoints(base), DEFAULT_THRESHOLDS, parseRules(null));
+  const summary = compareDocuments([base], head);
   const md = renderComment({
     doc: head,
     testbed: "mock-2core",
-    rows: cmp.rows,
+    verdict: { summary, baseName: "the file base.json" },
     baseBranch: "main",
-    baselineRuns: 1,
     links: { run: "https://github.com/", dashboard: "https://github.com/", artifact: "https://github.com/" },
-    rules: cmp.rules,
   });
   const html = `<!doctype html><html><head><meta charset="utf-8"><style>${CSS}</style></head><body><div class="comment">${await marked.parse(md)}</div></body></html>`;
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox"] });

@@ -6,8 +6,19 @@
 import { createHash } from "node:crypto";
 import { TokenbenchError } from "../schema/errors.ts";
 import type { ResultDocument } from "../schema/v1.ts";
-import type { CompareRow } from "../shared/compare.ts";
-import { benchmarkName, documentPoints, MEASURE_BY_NAME } from "../shared/measures.ts";
+import { benchmarkName, documentPoints } from "../shared/measures.ts";
+import type { VerdictRow, VerdictSummary } from "../shared/verdict.ts";
+import {
+  deltaText,
+  evidenceLine,
+  formatValue,
+  headline,
+  intervalText,
+  METHOD_TEXT,
+  measureName,
+  VERDICT_EMOJI,
+  verdictWord,
+} from "../shared/verdict-text.ts";
 import { visible } from "../shared/visible.ts";
 import { failureText, readJson } from "./remote.ts";
 
@@ -19,13 +30,6 @@ const BUDGET = 60_000; // headroom under the limit
 export const KEY_MEASURES = ["output_tok_s", "ttft_p95_ms", "ttfat_p95_ms", "itl_p50_ms"];
 /** At most this many rows above the fold. */
 export const MAX_VISIBLE_ROWS = 15;
-
-const MARK: Record<string, string> = {
-  improved: "🟢 improved",
-  regressed: "🔴 regressed",
-  unchanged: "⚪ unchanged",
-  no_baseline: "➖ no baseline",
-};
 
 /**
  * The hidden marker that finds this comment again: a hash of the testbed and benchmark set, so no
@@ -62,93 +66,66 @@ export function benchmarkSet(doc: ResultDocument): string {
   return `${c.mode} ${c.levels.join(",")}`;
 }
 
-const fmt = (v: number | null | undefined, unit = ""): string => {
-  if (v === null || v === undefined || !Number.isFinite(v)) return "–";
-  const a = Math.abs(v);
-  const s = a >= 1000 ? v.toFixed(0) : a >= 100 ? v.toFixed(1) : a >= 1 ? v.toFixed(2) : v.toFixed(3);
-  return unit ? `${s} ${unit}` : s;
-};
-
 export interface CommentInput {
   doc: ResultDocument;
   testbed: string;
-  rows: CompareRow[] | null;
+  /** The verdict engine's summary and how the base is named, or null when there was none to have. */
+  verdict: { summary: VerdictSummary; baseName: string } | null;
   baseBranch: string | null;
-  baselineRuns: number;
   links: { run?: string | null; dashboard?: string | null; artifact?: string | null };
-  /** The rules the verdicts used (`ttft_p95_ms=+10%, *=t-test`), when known. */
-  rules?: string | null;
 }
 
 interface Line {
   benchmark: string;
   level: number | null;
   measure: string;
-  baseline: number | null;
+  row: VerdictRow | null;
   head: number;
-  delta: number | null;
-  interval: [number, number] | null;
-  verdict: string;
-  rule: string;
-  severity: string;
 }
 
-const delta = (d: number | null) => (d === null ? "–" : `${d > 0 ? "+" : ""}${d.toFixed(1)} %`);
-const interval = (i: [number, number] | null) => (i === null ? "–" : `${fmt(i[0])} – ${fmt(i[1])}`);
-const verdictCell = (l: Line) =>
-  `${MARK[l.verdict] ?? l.verdict}${l.severity === "warning" ? " (warning)" : ""}${l.rule ? ` <sub>${l.rule}</sub>` : ""}`;
+/** The verdict in words with its emoji beside it (decoration: the word carries the meaning). */
+const verdictCell = (r: VerdictRow | null) =>
+  r === null
+    ? `${VERDICT_EMOJI.no_baseline} no baseline`
+    : `${VERDICT_EMOJI[r.verdict]} ${verdictWord(r)} <sub>${r.method === "none" ? "" : METHOD_TEXT[r.method]}${r.rule !== "t-test" ? ` ${r.rule}` : ""}</sub>`;
 
-function lineOf(l: Line): string {
-  const def = MEASURE_BY_NAME.get(l.measure);
-  const name = def
-    ? `${def.label}${def.unit && !def.label.includes(def.unit) ? ` (${def.unit})` : ""}`
-    : l.measure;
-  return `| ${l.benchmark} | ${name} | ${fmt(l.baseline)} | ${fmt(l.head)} | ${delta(l.delta)} | ${interval(l.interval)} | ${verdictCell(l)} |`;
-}
-
-const TABLE_HEAD = [
-  "| benchmark | measure | baseline | head | Δ | interval | verdict <sub>rule</sub> |",
-  "|---|---|---:|---:|---:|---|---|",
-];
-
-function counts(lines: readonly Line[]): string {
-  const n = (v: string) => lines.filter((l) => l.verdict === v).length;
-  return `${n("regressed")} regressed, ${n("improved")} improved, ${n("unchanged")} unchanged${n("no_baseline") ? `, ${n("no_baseline")} without a baseline` : ""}`;
+function tableOf(lines: readonly Line[], withInterval: boolean): string[] {
+  return [
+    `| benchmark | measure | baseline | head | Δ |${withInterval ? " interval |" : ""} verdict <sub>method</sub> |`,
+    `|---|---|---:|---:|---:|${withInterval ? "---|" : ""}---|`,
+    ...lines.map(
+      (l) =>
+        `| ${mdText(l.benchmark, 60)} | ${measureName(l.measure)} | ${formatValue(l.row?.base)} | ${formatValue(l.head)} | ${deltaText(l.row?.delta_pct ?? null)} |${withInterval ? ` ${intervalText(l.row?.interval_pct ?? null) || "–"} |` : ""} ${verdictCell(l.row)} |`,
+    ),
+  ];
 }
 
 /**
- * The comment, read in ten seconds: one verdict line whose counts are those of the rows shown;
- * a table of the key measures (human names, units) at the levels that matter (the lowest and the
- * highest, and any level where a key measure regressed), at most 15 rows, each with baseline,
- * head, Δ, the interval and the verdict with the rule that made it; per-level curves as a table
- * (missing values shown as missing); everything else folded below. Kept under GitHub's limit by
- * dropping whole rows of the folded part, never the marker or a row in half.
+ * The comment, read in ten seconds: the engine's headline (the terminal's first line, word for
+ * word) and what it rests on; a table of the key measures (human names, units) at the levels that
+ * matter (the lowest and the highest, and any level where a key measure regressed), at most 15
+ * rows; per-level curves as a table; then every row the headline counts, folded. Kept under
+ * GitHub's limit by dropping whole rows of the folded part, never the marker or a row in half.
  */
 export function renderComment(input: CommentInput, limit = BUDGET): string {
-  const { doc, rows } = input;
+  const { doc, verdict } = input;
   const marker = stickyMarker(input.testbed, benchmarkSet(doc));
-  const byKey = new Map((rows ?? []).map((r) => [`${r.benchmark}\u0000${r.measure}`, r]));
-  const all: Line[] = documentPoints(doc).map((p) => {
-    const r = byKey.get(`${p.benchmark}\u0000${p.measure}`);
-    return {
-      benchmark: p.benchmark,
-      level: p.level,
-      measure: p.measure,
-      baseline: r?.baseline_mean ?? null,
-      head: p.value,
-      delta: r?.delta_pct ?? null,
-      interval: r?.interval ?? null,
-      verdict: r?.verdict ?? "no_baseline",
-      rule: r?.rule ?? "",
-      severity: r?.severity ?? "none",
-    };
-  });
+  const summary = verdict?.summary ?? null;
+  const byKey = new Map((summary?.rows ?? []).map((r) => [`${r.benchmark}\u0000${r.measure}`, r]));
+  const all: Line[] = documentPoints(doc).map((p) => ({
+    benchmark: p.benchmark,
+    level: p.level,
+    measure: p.measure,
+    row: byKey.get(`${p.benchmark}\u0000${p.measure}`) ?? null,
+    head: byKey.get(`${p.benchmark}\u0000${p.measure}`)?.head ?? p.value,
+  }));
+  const withInterval = all.some((l) => l.row?.interval_pct != null);
   // Which rows go above the fold: key measures at the first and last level and at regressed levels.
   const levels = [...new Set(all.map((l) => l.level).filter((x): x is number => x !== null))].sort(
     (a, b) => a - b,
   );
   const regressedLevels = new Set(
-    all.filter((l) => KEY_MEASURES.includes(l.measure) && l.verdict === "regressed").map((l) => l.level),
+    all.filter((l) => KEY_MEASURES.includes(l.measure) && l.row?.verdict === "regressed").map((l) => l.level),
   );
   const perLevel = Math.max(1, KEY_MEASURES.filter((m) => all.some((l) => l.measure === m)).length);
   const maxLevels = Math.floor(MAX_VISIBLE_ROWS / perLevel);
@@ -172,18 +149,22 @@ export function renderComment(input: CommentInput, limit = BUDGET): string {
           KEY_MEASURES.indexOf(a.measure) - KEY_MEASURES.indexOf(b.measure),
     )
     .slice(0, MAX_VISIBLE_ROWS);
-  const hidden = all.filter((l) => !shownRows.includes(l));
 
   const short = shortSha(doc.git?.sha);
   const sha = short ? `\`${short}\`` : "this run";
   const baseBranch = `<code>${mdText(input.baseBranch ?? "", 60)}</code>`;
-  const hiddenRegressed = hidden.filter((l) => l.verdict === "regressed").length;
-  const verdictLine =
-    rows === null
-      ? "No baseline: the results service is not configured or did not answer."
-      : input.baselineRuns === 0
-        ? `No runs of ${baseBranch} on this testbed yet: nothing to compare against.`
-        : `**${counts(shownRows)}** in the ${shownRows.length} rows below, against the last ${input.baselineRuns} run(s) of ${baseBranch}; ${hidden.length} more in the details${hiddenRegressed > 0 ? ` (**${hiddenRegressed} regressed**)` : ""}.`;
+  const verdictLines =
+    summary === null
+      ? [
+          "No baseline: the results service is not configured or did not answer, and no baseline file was given.",
+        ]
+      : summary.base_runs === 0
+        ? [`No runs of ${baseBranch} on this testbed yet: nothing to compare against.`]
+        : [
+            `**${mdText(headline(summary.rows), 1000)}**`,
+            "",
+            `<sub>${summary.rows.length} measures judged ${mdText(evidenceLine(summary, verdict!.baseName), 300)}. Key measures below; every row in the details.</sub>`,
+          ];
   const unsteady = doc.kind === "sweep" ? doc.levels.filter((l) => l.steady_state?.steady === false) : [];
   const steadyLine =
     unsteady.length > 0
@@ -192,27 +173,29 @@ export function renderComment(input: CommentInput, limit = BUDGET): string {
           "",
         ]
       : [];
+  const repeats = doc.repeats && doc.repeats.length > 1 ? `, median of ${doc.repeats.length} repeats` : "";
   const head = [
     marker,
     `### tokenbench: ${mdText(doc.target.model)}`,
     "",
-    `Testbed **${mdText(input.testbed)}**, ${mdText(benchmarkSet(doc), 120)}, ${sha}. ${verdictLine}`,
+    `Testbed **${mdText(input.testbed)}**, ${mdText(benchmarkSet(doc), 120)}${repeats}, ${sha}, against ${baseBranch}.`,
+    "",
+    ...verdictLines,
     "",
     ...steadyLine,
-    ...TABLE_HEAD,
-    ...shownRows.map(lineOf),
+    ...tableOf(shownRows, withInterval),
   ];
 
   // Curves per level, as a table: a legend needs no image, and a missing value stays missing.
   const curves: string[] = [];
   if (doc.kind === "sweep" && doc.levels.length > 1) {
-    const base = (b: string, m: string) => byKey.get(`${b}\u0000${m}`)?.baseline_mean ?? null;
+    const base = (b: string, m: string) => byKey.get(`${b}\u0000${m}`)?.base ?? null;
     curves.push(
       "| level | output tok/s: baseline → head | TTFT p95 (ms): baseline → head |",
       "|---:|---:|---:|",
       ...doc.levels.map((l) => {
         const b = benchmarkName(l);
-        return `| ${l.level} | ${fmt(base(b, "output_tok_s"))} → ${fmt(l.output_tok_s)} | ${fmt(base(b, "ttft_p95_ms"))} → ${fmt(l.ttft_ms.p95)} |`;
+        return `| ${l.level} | ${formatValue(base(b, "output_tok_s"))} → ${formatValue(l.output_tok_s)} | ${formatValue(base(b, "ttft_p95_ms"))} → ${formatValue(l.ttft_ms.p95)} |`;
       }),
     );
   }
@@ -222,25 +205,25 @@ export function renderComment(input: CommentInput, limit = BUDGET): string {
     input.links.artifact ? `[raw results (artifact)](${input.links.artifact})` : null,
   ].filter(Boolean);
   // In HTML, not a code span: a code span shows character references literally.
-  const rulesText = `rules <code>${mdText(input.rules ?? "*=t-test", 300)}</code>`;
+  const rulesText = `rules <code>${mdText(summary?.rules ?? "*=t-test", 300)}</code>`;
   const foot = [
     "",
     links.length ? links.join(" · ") : "",
     "",
-    `<sub>tokenbench: measured from the stream on a monotonic clock. Verdicts by ${rulesText}: t-test is a Student-t prediction interval over the base branch's recent runs (a percentage below 5 runs); a measure's own rule gates, the * rule warns.</sub>`,
+    `<sub>tokenbench: measured from the stream on a monotonic clock. Verdicts by ${rulesText}, one engine for this comment, the CLI, the dashboard and the API. Methods: repeats-t (the head's repeats), history-t (5+ base runs), bootstrap (per-request samples of one run each side), percent (nothing measures the noise). A measure's own rule gates, the * rule warns; "too noisy to judge" could not have seen the change it is there for.</sub>`,
   ];
-  let kept = hidden.length;
+  const judged = all.filter((l) => l.row !== null);
+  let kept = judged.length;
   let withCurves = true;
   for (;;) {
-    const dropped = hidden.length - kept;
+    const dropped = judged.length - kept;
     const details =
-      hidden.length > 0
+      judged.length > 0
         ? [
             "",
-            `<details><summary>all measures (${hidden.length} more: ${counts(hidden)})</summary>`,
+            `<details><summary>every measure (${judged.length}: the rows the headline counts)</summary>`,
             "",
-            ...TABLE_HEAD,
-            ...hidden.slice(0, kept).map(lineOf),
+            ...tableOf(judged.slice(0, kept), withInterval),
             ...(dropped > 0
               ? [
                   "",

@@ -8,7 +8,7 @@ import { existsSync, readFileSync } from "node:fs";
 import * as core from "@actions/core";
 import type { ResultDocument } from "../schema/v1.ts";
 import { benchmarkName } from "../shared/measures.ts";
-import { type FailOn, fails, type Severity } from "../shared/rules.ts";
+import { DEFAULT_FAIL_ON, type FailOn, fails, type Severity } from "../shared/rules.ts";
 import { testbedDisplayName, testbedSpec } from "../shared/testbed.ts";
 import { uploadArtifact } from "./artifact.ts";
 import { benchmarkSet, GitHubError, renderComment, stickyMarker, upsertStickyComment } from "./comment.ts";
@@ -156,8 +156,8 @@ async function judgeAll(
     const runUrl = service?.runUrl ?? null;
     out.firstRunUrl ??= runUrl;
     if (verdict !== null) {
-      out.regressions += verdict.rows.filter((r) => r.verdict === "regressed").length;
-      out.severities.push(...verdict.rows.map((r) => r.severity));
+      out.regressions += verdict.summary.counts.regressed;
+      out.severities.push(...verdict.summary.rows.map((r) => r.severity));
     }
     const note = await changePointNote(inputs, ctx, payload, doc);
     if (note !== null) out.changeNotes.push(masked(note));
@@ -166,11 +166,9 @@ async function judgeAll(
       renderComment({
         doc,
         testbed,
-        rows: verdict?.rows ?? null,
+        verdict,
         baseBranch: verdict?.baseBranch ?? doc.git?.base_branch ?? ctx.git.base_branch ?? "main",
-        baselineRuns: verdict?.baselineRuns ?? 0,
         links: { run: ctx.runUrl, dashboard: runUrl ?? inputs.dashboardUrl, artifact: artifact.url },
-        rules: verdict?.rules ?? inputs.thresholds,
       }),
     );
     out.markdowns.push(md);
@@ -219,7 +217,7 @@ export async function main(): Promise<void> {
     inputs.publishResults !== null || inputs.mergeResults !== null
       ? { id: null, url: null } // the measuring jobs already uploaded their artifacts
       : await keepArtifact(inputs);
-  const failOn: FailOn = inputs.failOn ?? (inputs.failOnRegression ? "warning" : "never");
+  const failOn: FailOn = inputs.failOn ?? (inputs.failOnRegression ? "warning" : DEFAULT_FAIL_ON);
   const out = await judgeAll(inputs, ctx, payload, docs, artifact, failOn);
   if (out !== null) await finish(inputs, docs, out, failOn);
 }

@@ -5,23 +5,22 @@
  * the step with the reason.
  */
 import * as core from "@actions/core";
+import { compareDocuments } from "../core/tools/compare.ts";
 import type { ResultDocument } from "../schema/v1.ts";
-import type { CompareRow } from "../shared/compare.ts";
-import { compareRows } from "../shared/compare.ts";
-import { documentPoints } from "../shared/measures.ts";
-import { type FailOn, parseRules } from "../shared/rules.ts";
-import { DEFAULT_THRESHOLDS } from "../shared/statistics.ts";
+import { canFail, type FailOn, parseRules } from "../shared/rules.ts";
+import type { VerdictSummary } from "../shared/verdict.ts";
 import { workloadDiff } from "../shared/workload.ts";
 import { type Baseline, loadBaseline } from "./baseline.ts";
 import type { Payload, RunContext } from "./context.ts";
 import type { ActionInputs } from "./inputs.ts";
 import { fetchCompare, uploadResults } from "./publish.ts";
 
+/** The engine's verdict for one document, and what it was judged against (for the comment's words). */
 export interface Verdict {
-  rows: CompareRow[];
-  baselineRuns: number;
+  summary: VerdictSummary;
   baseBranch: string;
-  rules: string | null;
+  /** "the file base.json", "main": how the evidence line names the base. */
+  baseName: string;
 }
 
 export interface ServiceOutcome {
@@ -49,9 +48,9 @@ async function credentials(inputs: ActionInputs): Promise<string | null> {
   return inputs.apiToken;
 }
 
-/** A comparison that could not be had: a warning, or the step's failure when `fail-on` needs it. */
-function withoutVerdict(msg: string, failOn: FailOn): "failed" | null {
-  if (failOn !== "never") {
+/** A comparison that could not be had: a warning, or the step's failure when its verdict could fail the step. */
+function withoutVerdict(msg: string, failOn: FailOn, rules: string | null): "failed" | null {
+  if (canFail(parseRules(rules), failOn)) {
     core.setFailed(`${msg} (fail-on: ${failOn} cannot be decided without it)`);
     return "failed";
   }
@@ -97,17 +96,20 @@ export async function serviceVerdict(
     { thresholds: inputs.thresholds, failOn },
   );
   if (!res.ok) {
-    const failed = withoutVerdict(`compare against the base branch failed: ${res.error}`, failOn);
+    const failed = withoutVerdict(
+      `compare against the base branch failed: ${res.error}`,
+      failOn,
+      inputs.thresholds,
+    );
     return failed ?? { runUrl: up.runUrl, verdict: null };
   }
   const cmp = res.compare;
   return {
     runUrl: up.runUrl,
     verdict: {
-      rows: cmp.rows,
-      baselineRuns: cmp.baseline_runs.length,
+      summary: cmp,
       baseBranch: cmp.base_branch,
-      rules: cmp.rules ?? inputs.thresholds,
+      baseName: cmp.baseline_runs.length === 1 ? `the last run of ${cmp.base_branch}` : cmp.base_branch,
     },
   };
 }
@@ -144,15 +146,10 @@ export async function fileVerdict(
       );
       return "failed";
     }
-    const cmp = compareRows(
-      documentPoints(doc),
-      documentPoints(base.doc),
-      DEFAULT_THRESHOLDS,
-      parseRules(inputs.thresholds),
-    );
+    const summary = compareDocuments([base.doc], doc, { rules: parseRules(inputs.thresholds) });
     core.info(`compared against ${base.source}`);
-    return { rows: cmp.rows, baselineRuns: 1, baseBranch: branch ?? "baseline", rules: cmp.rules };
+    return { summary, baseBranch: branch ?? "baseline", baseName: base.source };
   } catch (err) {
-    return withoutVerdict(`baseline: ${(err as Error).message}`, failOn);
+    return withoutVerdict(`baseline: ${(err as Error).message}`, failOn, inputs.thresholds);
   }
 }

@@ -40,9 +40,20 @@ export function progressPrinter(quiet: boolean): ((p: Progress) => void) | undef
 
 /** 0 when every level's error rate is within the limit, else 1 with the levels named on stderr. */
 export function exitStatus(doc: ResultDocument, maxErrorRatePct: number): number {
-  const over = doc.levels.filter((l) => l.requests > 0 && (100 * l.errors) / l.requests > maxErrorRatePct);
+  // With --repeats every repeat's levels count: a median would hide one repeat that failed.
+  const runs = doc.repeats && doc.repeats.length > 1 ? doc.repeats : [{ index: 0, levels: doc.levels }];
+  const over = runs.flatMap((r) =>
+    r.levels
+      .filter((l) => l.requests > 0 && (100 * l.errors) / l.requests > maxErrorRatePct)
+      .map((l) => ({ ...l, repeat: runs.length > 1 ? r.index : null })),
+  );
   if (over.length > 0) {
-    const which = over.map((l) => `level ${l.level}: ${l.errors} of ${l.requests} failed`).join("; ");
+    const which = over
+      .map(
+        (l) =>
+          `level ${l.level}${l.repeat !== null ? ` (repeat ${l.repeat + 1})` : ""}: ${l.errors} of ${l.requests} failed`,
+      )
+      .join("; ");
     process.stderr.write(
       `error: more than ${maxErrorRatePct}% of requests failed (${which}); everything measured is in the results (--max-error-rate sets the limit)\n`,
     );

@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { ResultsFileError, readResults, writeResults } from "../core/results/files.ts";
 import { writePlots } from "../core/results/plots.ts";
-import { markdownReport, markdownTable } from "../core/results/report.ts";
+import { hasSlo, markdownReport, markdownTable } from "../core/results/report.ts";
 import { CLI_OUTPUT, GATING, TOOLS } from "../core/settings/table.ts";
 import { compareDocuments, compareMarkdown } from "../core/tools/compare.ts";
 import { exportBencher, exportGab } from "../core/tools/export.ts";
@@ -11,8 +11,8 @@ import { ImportError, importVllmMany, vllmResultsIn } from "../core/tools/import
 import { mergeShards } from "../core/tools/merge.ts";
 import { UsageError } from "../schema/errors.ts";
 import { parseResultDocument, type ResultDocument } from "../schema/v1.ts";
-import { fails, parseRules, type Rules, RulesError } from "../shared/rules.ts";
-import { DEFAULT_THRESHOLDS } from "../shared/statistics.ts";
+import { DEFAULT_FAIL_ON, fails, parseRules, type Rules, RulesError } from "../shared/rules.ts";
+import { headline } from "../shared/verdict-text.ts";
 import { workloadDiff } from "../shared/workload.ts";
 import { parseCommand, plotsDir } from "./command.ts";
 
@@ -55,7 +55,7 @@ export async function reportCommand(argv: string[]): Promise<number> {
 
 export async function compareCommand(argv: string[]): Promise<number> {
   const { format, out, thresholdPct, confidence, minEffectPct, iterations } = TOOLS;
-  const { thresholds, failOn } = GATING;
+  const { thresholds, failOn: failOnSetting } = GATING;
   const { allowDifferentWorkloads } = TOOLS;
   const p = parseCommand(
     argv,
@@ -63,42 +63,47 @@ export async function compareCommand(argv: string[]): Promise<number> {
       format,
       out,
       thresholds,
-      failOn,
+      failOn: failOnSetting,
       allowDifferentWorkloads,
       thresholdPct,
       confidence,
       minEffectPct,
       iterations,
     },
-    `tokenbench compare base.json head.json
-  per level and measure: base, head, delta % and a verdict. Each measure is judged by its rule
-  (--thresholds; default *=t-test): +N%/-N% is a percentage threshold; t-test is, for latency
-  measures with per-request samples on both sides, a seeded bootstrap interval on the percentile
-  difference (must exclude 0 and exceed --min-effect-pct), else |delta %| > --threshold-pct.
-  Runs of different workloads (API, model, mode, levels, lengths, arrivals, SLOs, ignore_eos,
-  extra body) are refused, naming the fields (exit 2), unless --allow-different-workloads.
-  Exit code 1 when the verdicts fail --fail-on (default warning: any regression), 0 otherwise,
-  2 for usage errors.`,
+    `tokenbench compare base.json [more-base.json ...] head.json
+  one verdict per level and measure, from the same engine as the PR comment, the dashboard and
+  the results service (CONCEPTS.md "Comparing runs"). The first line is the headline. One base
+  file is one run; several are a history. The method follows the evidence and is named per row:
+  repeats-t (the head ran --repeats), history-t (5+ base files), bootstrap (one run each side with
+  per-request samples), else percent (--threshold-pct). A measure's own rule (--thresholds
+  "ttft_p95_ms=+10%") gates; the * rule warns. A row whose noise hides the change it is there for
+  is "too noisy to judge". Runs of different workloads are refused, naming the fields (exit 2),
+  unless --allow-different-workloads. Exit 1 when the verdicts fail --fail-on (default
+  regression, as in the Action), 0 otherwise, 2 for usage errors.`,
   );
   if (p === null) return 0;
   const v = p.values;
   const positionals = p.positionals;
-  if (positionals.length !== 2) throw new UsageError("expected two files: base.json head.json");
-  const base = loadDoc(positionals[0], "base file");
-  const head = loadDoc(positionals[1], "head file");
-  if (base.kind !== head.kind) throw new UsageError(`cannot compare a ${base.kind} with a ${head.kind}`);
-  const differ = workloadDiff(base, head);
-  if (differ.length > 0 && !v.allowDifferentWorkloads) {
-    const show = (x: unknown) => JSON.stringify(x)?.slice(0, 60);
-    throw new UsageError(
-      `the runs measured different workloads, so their figures are not comparable: ${differ.map((d) => `${d.field} ${show(d.a)} vs ${show(d.b)}`).join("; ")}. Compare like with like, or pass --allow-different-workloads`,
-      "--allow-different-workloads",
-    );
+  if (positionals.length < 2)
+    throw new UsageError("expected two or more files: base.json [more-base.json ...] head.json");
+  const basePaths = positionals.slice(0, -1);
+  const bases = basePaths.map((b) => loadDoc(b, "base file"));
+  const head = loadDoc(positionals[positionals.length - 1], "head file");
+  for (const [i, base] of bases.entries()) {
+    if (base.kind !== head.kind) throw new UsageError(`cannot compare a ${base.kind} with a ${head.kind}`);
+    const differ = workloadDiff(base, head);
+    if (differ.length > 0 && !v.allowDifferentWorkloads) {
+      const show = (x: unknown) => JSON.stringify(x)?.slice(0, 60);
+      throw new UsageError(
+        `${basePaths[i]} and the head measured different workloads, so their figures are not comparable: ${differ.map((d) => `${d.field} ${show(d.a)} vs ${show(d.b)}`).join("; ")}. Compare like with like, or pass --allow-different-workloads`,
+        "--allow-different-workloads",
+      );
+    }
+    if (differ.length > 0)
+      process.stderr.write(
+        `warning: different workloads compared (--allow-different-workloads): ${differ.map((d) => d.field).join(", ")}\n`,
+      );
   }
-  if (differ.length > 0)
-    process.stderr.write(
-      `warning: different workloads compared (--allow-different-workloads): ${differ.map((d) => d.field).join(", ")}\n`,
-    );
   let rules: Rules;
   try {
     rules = parseRules(v.thresholds);
@@ -106,27 +111,30 @@ export async function compareCommand(argv: string[]): Promise<number> {
     if (err instanceof RulesError) throw new UsageError(`--thresholds: ${err.message}`, "--thresholds");
     throw err;
   }
-  const rows = compareDocuments(base, head, {
+  const failOn = v.failOn ?? DEFAULT_FAIL_ON;
+  const summary = compareDocuments(bases, head, {
     rules,
-    thresholds: { ...DEFAULT_THRESHOLDS, pct: v.thresholdPct, confidence: v.confidence },
+    fallbackPct: v.thresholdPct,
+    confidence: v.confidence,
     minEffectPct: v.minEffectPct,
     iterations: v.iterations,
   });
+  const baseName = basePaths.length === 1 ? basePaths[0]! : `${basePaths.length} base files`;
+  const failed = fails(
+    summary.rows.map((r) => r.severity),
+    failOn,
+  );
   const text =
     v.format === "json"
-      ? `${JSON.stringify({ base: positionals[0], head: positionals[1], rules: rules.text, fail_on: v.failOn ?? "warning", rows }, null, 1)}\n`
-      : `${compareMarkdown(rows)}\n`;
+      ? `${JSON.stringify({ base: basePaths, head: positionals[positionals.length - 1], headline: headline(summary.rows), fail_on: failOn, failed, ...summary }, null, 1)}\n`
+      : `${compareMarkdown(summary, baseName)}\n`;
   const outFile = v.out;
   if (outFile) {
     mkdirSync(dirname(outFile), { recursive: true });
     writeFileSync(outFile, text);
+    process.stdout.write(`${headline(summary.rows)}\n`);
   } else process.stdout.write(text);
-  return fails(
-    rows.map((r) => r.severity),
-    v.failOn ?? "warning",
-  )
-    ? 1
-    : 0;
+  return failed ? 1 : 0;
 }
 
 /** `tokenbench VERB KIND FILE`: a subcommand with one kind of input, e.g. `import vllm`. */
@@ -169,7 +177,7 @@ export async function importCommand(argv: string[]): Promise<number> {
   const out = v.out ?? `${files[0]!.replace(/\.jsonl?$/i, "")}.tokenbench.json`;
   mkdirSync(dirname(out), { recursive: true });
   writeFileSync(out, `${JSON.stringify(doc, null, 1)}\n`);
-  process.stdout.write(`${markdownTable(doc.levels)}\n`);
+  process.stdout.write(`${markdownTable(doc.levels, hasSlo(doc.config))}\n`);
   process.stderr.write(`wrote ${out}\n`);
   return 0;
 }
@@ -228,7 +236,7 @@ export async function mergeCommand(argv: string[]): Promise<number> {
   });
   const merged = mergeShards(files, { toleranceMs: v.clockToleranceMs });
   const paths = writeResults(merged.doc, v.out, merged.records, v.records);
-  process.stdout.write(`${markdownTable(merged.doc.levels)}\n`);
+  process.stdout.write(`${markdownTable(merged.doc.levels, hasSlo(merged.doc.config))}\n`);
   process.stderr.write(
     `merged ${files.length} shards (${merged.records.length} requests) into ${paths.json}${v.records === "file" ? `, ${paths.requestsFile}` : ""}\n`,
   );

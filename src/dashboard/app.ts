@@ -2,7 +2,8 @@
  * The dashboard: a small client-side app served by the Worker as static assets. Pages:
  * `/` repositories, `/r/{owner}/{repo}` trend charts per measure (testbed, benchmark, branch
  * chosen in the page) with the baseline band compare uses and regressions marked, and
- * `/runs/{id}` the per-level table and the curves. Charts use the same Vega-Lite specifications
+ * `/runs/{id}` (and `/r/{owner}/{repo}/pull/{n}`, a pull request's newest run) the verdict
+ * against the base branch first, then the curves, then the tables. Charts use the same Vega-Lite specifications
  * as the CLI (src/shared/charts.ts), rendered here by vega-embed.
  */
 
@@ -10,8 +11,16 @@ import embed from "vega-embed";
 import type { ResultDocument } from "../schema/v1.ts";
 import type { ChangePointsResponse, CompareResponse, SeriesResponse } from "../shared/api-types.ts";
 import { documentSpecs, type Spec, trendSpec } from "../shared/charts.ts";
-import { MEASURE_BY_NAME } from "../shared/measures.ts";
 import { judge, mean, predictionInterval } from "../shared/statistics.ts";
+import {
+  deltaText,
+  evidenceLine,
+  formatValue,
+  intervalText,
+  METHOD_TEXT,
+  measureName,
+  verdictWord,
+} from "../shared/verdict-text.ts";
 import { visible } from "../shared/visible.ts";
 
 const TREND_MEASURES = [
@@ -233,6 +242,45 @@ async function repoPage(repo: string): Promise<void> {
       .join("")}</tbody></table></div>`;
 }
 
+/** The engine's summary as the run and PR pages show it: headline and evidence, then every row. */
+function verdictSection(cmp: CompareResponse | null): { summary: string; table: string } {
+  if (cmp === null || cmp.baseline_runs.length === 0)
+    return {
+      summary: `<section class="verdict"><p class="headline">No baseline: no earlier runs of ${esc(cmp?.base_branch ?? "the base branch")} on this testbed.</p></section>`,
+      table: "",
+    };
+  const baseName = cmp.baseline_runs.length === 1 ? `the last run of ${cmp.base_branch}` : cmp.base_branch;
+  const withInterval = cmp.rows.some((r) => r.interval_pct !== null);
+  const summary = `<section class="verdict" data-regressed="${cmp.counts.regressed}"><h2>Against ${esc(cmp.base_branch)}</h2><p class="headline">${esc(cmp.headline)}</p><p class="muted">${cmp.rows.length} measures judged ${esc(evidenceLine(cmp, baseName))}; rules <code>${esc(cmp.rules)}</code>.</p></section>`;
+  const table = `<h2>Every measure</h2><div class="scroll"><table class="verdicts"><thead><tr><th>benchmark</th><th>measure</th><th>baseline</th><th>this run</th><th>Δ</th>${withInterval ? "<th>interval</th>" : ""}<th>method</th><th>verdict</th></tr></thead><tbody>${cmp.rows
+    .map(
+      (row) =>
+        `<tr data-verdict="${attr(row.verdict)}"><td>${esc(row.benchmark)}</td><td>${esc(measureName(row.measure))}</td><td>${esc(formatValue(row.base))}</td><td>${esc(formatValue(row.head))}</td><td>${esc(deltaText(row.delta_pct))}</td>${withInterval ? `<td>${esc(intervalText(row.interval_pct) || "–")}</td>` : ""}<td>${esc(METHOD_TEXT[row.method])}</td><td class="v v-${attr(row.verdict)}">${esc(verdictWord(row))}</td></tr>`,
+    )
+    .join("")}</tbody></table></div>`;
+  return { summary, table };
+}
+
+/** `/r/{owner}/{repo}/pull/{n}`: the pull request's newest run, verdict first, and its other runs. */
+async function pullPage(repo: string, pr: number): Promise<void> {
+  const { runs } = await api<{ runs: { id: string; created_at: string; commit_sha: string | null }[] }>(
+    `/api/v1/repos/${repo}/runs?pr=${pr}&limit=20`,
+  );
+  if (runs.length === 0) {
+    setTitle(
+      `PR #${pr}`,
+      `<a href="/">tokenbench</a> / <a href="/r/${attr(repo)}">${esc(repo)}</a> / PR #${pr}`,
+    );
+    app.insertAdjacentHTML("beforeend", `<p class="empty">No runs of pull request #${pr} yet.</p>`);
+    return;
+  }
+  await runPage(runs[0]!.id);
+  app.insertAdjacentHTML(
+    "beforeend",
+    `<h2>Runs of PR #${pr}</h2><ul class="pr-runs">${runs.map((r) => `<li><a class="run" href="/runs/${attr(r.id)}">${esc(r.created_at.replace("T", " ").slice(0, 19))}</a> <code>${esc((r.commit_sha ?? "").slice(0, 7))}</code></li>`).join("")}</ul>`,
+  );
+}
+
 async function runPage(id: string): Promise<void> {
   const r = await api<{
     run: {
@@ -266,25 +314,10 @@ async function runPage(id: string): Promise<void> {
       : null,
   ].filter(Boolean);
   const meta = `<p class="muted">${esc(doc.target.model)} · testbed ${esc(r.run.testbed.name)} · branch ${esc(r.run.branch)} · ${esc(r.run.created_at)}${links.length ? ` · ${links.join(" · ")}` : ""}</p>`;
-  // Verdicts against its baseline: the service's compare, as the PR comment shows them.
+  // The verdict first (the engine's rows, as the PR comment and the CLI word them), then the
+  // charts, then the tables.
   const cmp = await api<CompareResponse>(`/api/v1/repos/${repo}/compare?head=${id}`).catch(() => null);
-  const key = ["output_tok_s", "ttft_p95_ms", "itl_p50_ms"];
-  const MARKS: Record<string, string> = {
-    improved: "🟢 improved",
-    regressed: "🔴 regressed",
-    unchanged: "⚪ unchanged",
-    no_baseline: "➖ no baseline",
-  };
-  const verdicts =
-    cmp === null || cmp.baseline_runs.length === 0
-      ? `<p class="muted">No baseline: no earlier runs of ${esc(cmp?.base_branch ?? "the base branch")} on this testbed.</p>`
-      : `<h2>Against ${esc(cmp.base_branch)} (last ${cmp.baseline_runs.length} runs)</h2><p>${cmp.counts.regressed} regressed, ${cmp.counts.improved} improved, ${cmp.counts.unchanged} unchanged of ${cmp.rows.length} measures (rules <code>${esc(cmp.rules)}</code>).</p><div class="scroll"><table class="verdicts"><thead><tr><th>benchmark</th><th>measure</th><th>baseline</th><th>this run</th><th>Δ %</th><th>verdict</th></tr></thead><tbody>${cmp.rows
-          .filter((row) => key.includes(row.measure) || row.verdict === "regressed")
-          .map(
-            (row) =>
-              `<tr data-verdict="${attr(row.verdict)}"><td>${esc(row.benchmark)}</td><td>${esc(MEASURE_BY_NAME.get(row.measure)?.label ?? row.measure)}</td><td>${fmt(row.baseline_mean, 2)}</td><td>${fmt(row.head, 2)}</td><td>${row.delta_pct === null ? "–" : fmt(row.delta_pct, 1)}</td><td>${MARKS[row.verdict] ?? esc(row.verdict)} <span class="muted">${esc(row.rule)}</span></td></tr>`,
-          )
-          .join("")}</tbody></table></div><h2>This run</h2>`;
+  const verdict = verdictSection(cmp);
   // The newest baseline run, drawn under this run's curves.
   const baselineDoc =
     cmp && cmp.baseline_runs.length > 0
@@ -301,7 +334,7 @@ async function runPage(id: string): Promise<void> {
       )
       .join("")}</tbody></table></div><p class="muted">Times in ms.</p>`;
   }
-  body.innerHTML = `${meta}${verdicts}${table}<div class="grid" id="curves"></div>`;
+  body.innerHTML = `${meta}${verdict.summary}<div class="grid" id="curves"></div>${verdict.table}${table ? `<h2>This run, per level</h2>${table}` : ""}`;
   const grid = document.getElementById("curves")!;
   for (const [name, spec] of Object.entries(documentSpecs(doc, baselineDoc))) {
     const div = document.createElement("div");
@@ -318,7 +351,9 @@ async function route(): Promise<void> {
   try {
     const repo = /^\/r\/([^/]+\/[^/]+)\/?$/.exec(p);
     const run = /^\/runs\/([0-9a-f]{16})\/?$/.exec(p);
-    if (repo) await repoPage(decodeURIComponent(repo[1]!));
+    const pull = /^\/r\/([^/]+\/[^/]+)\/pull\/(\d{1,9})\/?$/.exec(p);
+    if (pull) await pullPage(decodeURIComponent(pull[1]!), Number(pull[2]));
+    else if (repo) await repoPage(decodeURIComponent(repo[1]!));
     else if (run) await runPage(run[1]!);
     else await home();
     document.body.dataset.ready = "true";

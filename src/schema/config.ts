@@ -87,6 +87,8 @@ export const SweepConfig = z.object({
   reasoning_tags: z.enum(["think"]).nullable().optional(),
   /** `--api responses --responses-chain`: later turns named the previous response instead of re-sending it. */
   responses_chain: z.boolean().optional(),
+  /** `--repeats N`: the sweep ran N times back to back (the document's `repeats`); absent: once. */
+  repeats: z.number().int().min(2).max(50).optional(),
 });
 export type SweepConfig = z.infer<typeof SweepConfig>;
 

@@ -127,6 +127,8 @@ export const RequestRecord = z.object({
   events_after_done: z.number().int().positive().optional(),
   /** A dataset entry drawn again after every entry was sent: with a unique tag ahead of it, or exactly (`--dataset-reuse exact`). */
   prompt_reuse: z.enum(["tagged", "exact"]).optional(),
+  /** `--repeats N`: which repeat of the sweep sent it (0-based; absent: the only one). */
+  repeat: z.number().int().nonnegative().optional(),
   /** ignore_eos was asked and the response stopped short of max_tokens (the server ignored it). */
   short_output: z.literal(true).optional(),
 });
@@ -351,6 +353,13 @@ export const ResultDocument = z
         merged_from: z.array(z.string()).optional(),
       })
       .nullable()
+      .optional(),
+    /**
+     * `--repeats N`: every repeat's own levels, in the order run; `levels` then holds each figure's
+     * median over the repeats (shared/repeats.ts), and the repeats' spread is the verdict's evidence.
+     */
+    repeats: z
+      .array(z.object({ index: z.number().int().nonnegative(), levels: z.array(LevelResult) }))
       .optional(),
     complete: z.boolean(),
   })

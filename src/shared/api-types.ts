@@ -4,10 +4,9 @@
  */
 
 import type { ChangePoint } from "./change-points.ts";
-import type { CompareRow } from "./compare.ts";
 import type { MeasureDef } from "./measures.ts";
 import type { FailOn } from "./rules.ts";
-import type { Thresholds, Verdict } from "./statistics.ts";
+import type { VerdictSummary } from "./verdict.ts";
 
 export interface RunSummary {
   id: string;
@@ -33,18 +32,16 @@ export interface IngestResponse {
   url: string;
 }
 
-export interface CompareResponse {
+/** The verdict engine's summary (shared/verdict.ts) for a stored run against its base branch. */
+export interface CompareResponse extends VerdictSummary {
   head: RunSummary;
   base_branch: string;
   baseline_runs: string[];
-  thresholds: Thresholds;
-  /** The rules that judged the rows, normalised (`ttft_p95_ms=+10%, *=t-test`). */
-  rules: string;
+  /** The one headline (shared/verdict-text.ts), as the PR comment and the terminal word it. */
+  headline: string;
   fail_on: FailOn;
   /** Whether the rows fail the check under fail_on. */
   failed: boolean;
-  counts: Record<Verdict, number>;
-  rows: CompareRow[];
 }
 
 export interface SeriesResponse {

@@ -8,13 +8,12 @@
  * A rule names a measure (or `*`, every measure no other rule names) and how it is judged:
  *   `+N%` / `-N%` / `N%`  a change of more than N % of the baseline, direction-aware (the sign
  *                         documents the bad direction; a sign against the measure's is an error);
- *   `t-test`              the statistical rule: a Student-t prediction interval over the
- *                         baseline's runs (a bootstrap over per-request samples in the CLI), or
- *                         the default percentage below 5 baseline points;
+ *   `t-test`              the statistical rule: the method the evidence allows (shared/verdict.ts:
+ *                         repeats-t, history-t, bootstrap), else the default percentage;
  *   `off`                 not judged (shown, never gating).
  * A measure named by its own rule gates: its regressions are `regression`s. Measures judged by
  * `*` warn: their regressions are `warning`s. `fail-on: regression` fails on the first kind,
- * `warning` on either, `never` on neither. Default: `*=t-test` and `never`.
+ * `warning` on either, `never` on neither. Default: `*=t-test` and `regression` (everywhere).
  */
 
 import type { Direction } from "./measures.ts";
@@ -89,8 +88,19 @@ export function parseRules(given: string | null | undefined): Rules {
   return { byMeasure, rest, text };
 }
 
+/**
+ * The one default, for `tokenbench compare`, the Action and the service: fail on regressions of
+ * measures with their own rule; the * rule only warns (so the default rules never fail a check).
+ */
+export const DEFAULT_FAIL_ON: FailOn = "regression";
+
+/** Whether any verdict under these rules could fail a check with `failOn`. */
+export function canFail(rules: Rules, failOn: FailOn): boolean {
+  return failOn === "warning" || (failOn === "regression" && rules.byMeasure.size > 0);
+}
+
 export function parseFailOn(s: string | null | undefined): FailOn {
-  const v = (s ?? "").trim() || "never";
+  const v = (s ?? "").trim() || DEFAULT_FAIL_ON;
   if (!(FAIL_ON as readonly string[]).includes(v))
     throw new RulesError(`fail-on must be one of ${FAIL_ON.join(", ")}, got "${v}"`);
   return v as FailOn;

@@ -6,6 +6,7 @@ const COLORS: Record<Verdict | "none", string> = {
   improved: "#2ea44f",
   unchanged: "#0366d6",
   regressed: "#d73a49",
+  too_noisy: "#b08800",
   no_baseline: "#6a737d",
   none: "#9f9f9f",
 };
@@ -13,6 +14,7 @@ const SHIELDS_COLORS: Record<Verdict | "none", string> = {
   improved: "success",
   unchanged: "blue",
   regressed: "critical",
+  too_noisy: "yellow",
   no_baseline: "inactive",
   none: "lightgrey",
 };

@@ -42,6 +42,8 @@ export interface ListRunsQuery {
   branch: string | null;
   testbed: string | null;
   sha: string | null;
+  /** A pull request's runs only (0: any). */
+  pr: number;
   limit: number;
   cursor: { createdAt: string; id: number } | null;
 }
@@ -60,6 +62,10 @@ export async function listRuns(db: Db, repo: string, q: ListRunsQuery): Promise<
   if (q.sha !== null) {
     where.push("r.commit_sha LIKE ?");
     params.push(`${q.sha.replace(/[%_]/g, "")}%`);
+  }
+  if (q.pr > 0) {
+    where.push("r.pr_number = ?");
+    params.push(q.pr);
   }
   if (q.cursor !== null) {
     where.push("(r.created_at < ? OR (r.created_at = ? AND r.id < ?))");
@@ -127,7 +133,16 @@ export async function baselinePoints(
   head: { id: number; repository: string; testbedFingerprint: string; createdAt: string },
   branch: string,
   n: number,
-): Promise<{ benchmark: string; measure: string; value: number; run_id: string; created_at: string }[]> {
+): Promise<
+  {
+    benchmark: string;
+    measure: string;
+    level: number | null;
+    value: number;
+    run_id: string;
+    created_at: string;
+  }[]
+> {
   return db.all(
     `WITH repo AS (SELECT id FROM repositories WHERE name = ?),
      base_runs AS (
@@ -137,7 +152,7 @@ export async function baselinePoints(
        WHERE r.id != ? AND r.created_at <= ?
        ORDER BY r.created_at DESC, r.id DESC LIMIT ?
      )
-     SELECT bm.name AS benchmark, m.name AS measure, pt.value, br.public_id AS run_id, pt.created_at
+     SELECT bm.name AS benchmark, m.name AS measure, pt.level, pt.value, br.public_id AS run_id, pt.created_at
      FROM base_runs br JOIN points pt ON pt.run_id = br.id
      JOIN benchmarks bm ON bm.id = pt.benchmark_id JOIN measures m ON m.id = pt.measure_id
      ORDER BY bm.name, m.name, pt.created_at DESC`,
@@ -205,4 +220,20 @@ export function seriesSql(testbedGiven: boolean): string {
      LEFT JOIN branches b ON b.id = pt.branch_id
      ORDER BY pt.created_at DESC
      LIMIT ?`;
+}
+
+/** A run's stored per-request samples (shared/samples.ts), by level and measure. */
+export async function runSamples(
+  db: Db,
+  runId: number,
+): Promise<(level: number, measure: string) => number[] | null> {
+  const rows = await db.all<{ level: number; measure: string; values_json: string }>(
+    "SELECT level, measure, values_json FROM run_samples WHERE run_id = ?",
+    runId,
+  );
+  const m = new Map(rows.map((r) => [`${r.level}\u0000${r.measure}`, r.values_json]));
+  return (level, measure) => {
+    const j = m.get(`${level}\u0000${measure}`);
+    return j === undefined ? null : (JSON.parse(j) as number[]);
+  };
 }

@@ -45,6 +45,7 @@ const shell = (c: { html(s: string): Response | Promise<Response> }) => c.html(S
 app.get("/", shell);
 app.get("/r/:owner/:repo", shell);
 app.get("/runs/:id", shell);
+app.get("/r/:owner/:repo/pull/:pr", shell);
 app.get("/openapi.json", (c) => c.json(openApiDocument(new URL(c.req.url).origin)));
 // The result schema the OpenAPI document references, served here so the reference resolves.
 app.get("/schema/result-v1.schema.json", (c) => c.json(resultSchema));

@@ -6,7 +6,8 @@
  */
 import { CHANGE_POINT_DEFAULTS } from "../shared/change-points.ts";
 import { MEASURE_BY_NAME, type MeasureDef } from "../shared/measures.ts";
-import { DEFAULT_THRESHOLDS } from "../shared/statistics.ts";
+import { DEFAULT_FAIL_ON } from "../shared/rules.ts";
+import { VERDICT_DEFAULTS } from "../shared/verdict.ts";
 import type { Ctx } from "./context.ts";
 import { ApiError } from "./errors.ts";
 
@@ -178,6 +179,7 @@ export const QUERIES = {
     branch: name("branch name"),
     testbed: name("testbed name or fingerprint"),
     sha: sha("commit sha prefix"),
+    pr: int(0, 0, 2_147_483_647, "only the runs of this pull request (0: any, the default)"),
     limit: int(20, 1, 100, "runs per page, default 20"),
     cursor: text("next_cursor of the previous page", 200),
   },
@@ -212,11 +214,21 @@ export const QUERIES = {
     head: runId("run id (default: the newest run)"),
     base_branch: name("default: the document's base branch, else main"),
     n: int(10, 1, 100, "baseline runs, default 10"),
-    threshold_pct: num(DEFAULT_THRESHOLDS.pct, 0, 1000, `default ${DEFAULT_THRESHOLDS.pct}`),
-    confidence: num(DEFAULT_THRESHOLDS.confidence, 0.5, 0.9999, `default ${DEFAULT_THRESHOLDS.confidence}`),
-    min_points: int(DEFAULT_THRESHOLDS.minPoints, 2, 100, `default ${DEFAULT_THRESHOLDS.minPoints}`),
+    threshold_pct: num(
+      VERDICT_DEFAULTS.fallbackPct,
+      0,
+      1000,
+      `the percent method's threshold where nothing measures noise, default ${VERDICT_DEFAULTS.fallbackPct}`,
+    ),
+    confidence: num(VERDICT_DEFAULTS.confidence, 0.5, 0.9999, `default ${VERDICT_DEFAULTS.confidence}`),
+    min_points: int(
+      VERDICT_DEFAULTS.minHistory,
+      2,
+      100,
+      `base runs for history-t, default ${VERDICT_DEFAULTS.minHistory}`,
+    ),
     thresholds: text('rules, e.g. "ttft_p95_ms=+10%, output_tok_s=-5%, *=t-test" (default *=t-test)'),
-    fail_on: text("regression | warning | never: what sets `failed` (default warning)", 20),
+    fail_on: text(`regression | warning | never: what sets \`failed\` (default ${DEFAULT_FAIL_ON})`, 20),
   },
   badge: {
     benchmark: name("default: the headline of the newest run"),

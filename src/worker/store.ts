@@ -4,6 +4,7 @@
  */
 import type { ResultDocument } from "../schema/v1.ts";
 import { documentPoints, type Point } from "../shared/measures.ts";
+import { documentSamples } from "../shared/samples.ts";
 import {
   canonicalJson,
   sha256Hex,
@@ -159,6 +160,14 @@ export async function storeRun(
   for (let i = 0; i < points.length; i += POINTS_PER_STATEMENT) {
     stmts.push(pointsStatement(d1, publicId, points.slice(i, i + POINTS_PER_STATEMENT)));
   }
+  for (const smp of documentSamples(doc))
+    stmts.push(
+      d1
+        .prepare(
+          "INSERT INTO run_samples (run_id, level, measure, values_json) SELECT id, ?, ?, ? FROM runs WHERE public_id = ?",
+        )
+        .bind(smp.level, smp.measure, JSON.stringify(smp.values), publicId),
+    );
   if (identity !== null)
     stmts.push(
       d1

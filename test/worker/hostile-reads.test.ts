@@ -49,7 +49,7 @@ describe("GET parameters: a 400 naming the parameter", () => {
 
   it("unknown and doubled parameters", async () => {
     const msg = await refused(`/api/v1/repos/${REPO}/runs?limt=5`, "limt", "unknown_parameter");
-    expect(msg).toMatch(/this route takes branch, testbed, sha, limit, cursor/);
+    expect(msg).toMatch(/this route takes branch, testbed, sha, pr, limit, cursor/);
     await refused(`/api/v1/repos?page=2`, "page", "unknown_parameter");
     await refused(`/api/v1/repos/${REPO}/catalog?x=1`, "x", "unknown_parameter");
     await refused(`${SERIES}&limit=1&limit=2`, "limit");

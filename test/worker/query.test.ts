@@ -105,8 +105,8 @@ describe("compare: verdicts on constructed histories", () => {
       (r: { benchmark: string; measure: string }) =>
         r.benchmark === "closed c=4" && r.measure === "output_tok_s",
     );
-    expect(row.method).toBe("t_prediction_interval");
-    expect(row.baseline_n).toBe(8);
+    expect(row.method).toBe("history-t");
+    expect(row.base_n).toBe(8);
     expect(row.verdict).toBe("unchanged");
     expect(c.baseline_runs).toHaveLength(8);
   });
@@ -141,7 +141,7 @@ describe("compare: verdicts on constructed histories", () => {
     const pick = (c: { rows: { benchmark: string; measure: string; verdict: string; method: string }[] }) =>
       c.rows.find((r) => r.benchmark === "closed c=4" && r.measure === "output_tok_s")!;
     const def = await json(call(`/api/v1/repos/acme/cmp-few/compare?head=${head.run.id}`));
-    expect(pick(def).method).toBe("percent_threshold");
+    expect(pick(def).method).toBe("percent");
     expect(pick(def).verdict).toBe("regressed"); // -6 % beyond the default 5 %
     const loose = await json(call(`/api/v1/repos/acme/cmp-few/compare?head=${head.run.id}&threshold_pct=10`));
     expect(pick(loose).verdict).toBe("unchanged");

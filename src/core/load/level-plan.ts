@@ -60,7 +60,12 @@ function datasetStartOf(cfg: SweepConfig, index: number): number {
   return start;
 }
 
-export function planLevel(cfg: SweepConfig, index: number, salt = 0): LevelPlan {
+/**
+ * Level `index` of repeat `repeat` (`--repeats`): a repeat sends the same levels with the same
+ * seeds (lengths and arrivals as a separate run would have them), and draws a dataset on from
+ * where the repeat before it stopped, so no repeat re-sends another's prompts.
+ */
+export function planLevel(cfg: SweepConfig, index: number, salt = 0, repeat = 0): LevelPlan {
   const level = cfg.levels[index]!;
   let requests = effectiveRequests(cfg.mode, level, cfg.requests_per_level);
   let durationS = cfg.duration_s;
@@ -85,6 +90,6 @@ export function planLevel(cfg: SweepConfig, index: number, salt = 0): LevelPlan 
     seed: (cfg.seed + 7919 * (index + 1)) >>> 0,
     salt,
     notices,
-    datasetStart: datasetStartOf(cfg, index),
+    datasetStart: datasetStartOf(cfg, index) + repeat * datasetStartOf(cfg, cfg.levels.length),
   };
 }

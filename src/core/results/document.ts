@@ -48,6 +48,7 @@ export interface DocumentParts {
   promptCalibration?: PromptCalibration | null;
   loadGenerator?: ResultDocument["load_generator"];
   saturation?: ResultDocument["saturation"];
+  repeats?: ResultDocument["repeats"];
 }
 
 export function buildDocument(p: DocumentParts): ResultDocument {
@@ -73,6 +74,7 @@ export function buildDocument(p: DocumentParts): ResultDocument {
     requests: p.requests,
     ...(p.loadGenerator ? { load_generator: p.loadGenerator } : {}),
     ...(p.saturation ? { saturation: p.saturation } : {}),
+    ...(p.repeats ? { repeats: p.repeats } : {}),
     complete: p.complete,
   };
   doc.workload_fingerprint = createHash("sha256")

@@ -1,26 +1,12 @@
 /** Rendering of results: the Markdown table and the CSV of per-level aggregates. */
 import type { LevelResult, ResultDocument } from "../../schema/v1.ts";
+import { profilePoints } from "../../shared/measures.ts";
+import { measureName } from "../../shared/verdict-text.ts";
 
 type Saturation = NonNullable<ResultDocument["saturation"]>;
 
 const fmt = (v: number | null | undefined, digits: number): string =>
   v === null || v === undefined || !Number.isFinite(v) ? "-" : v.toFixed(digits);
-
-export const MARKDOWN_COLUMNS = [
-  "level",
-  "req",
-  "err",
-  "out tok/s",
-  "TTFT p50 (ms)",
-  "TTFT p95 (ms)",
-  "ITL p50 (ms)",
-  "ITL p95 (ms)",
-  "TPOT p50 (ms)",
-  "SLO pass",
-  "goodput req/s",
-  "cached",
-  "steady",
-] as const;
 
 /** The steady column: the window's length, or "no" (the figures are the whole level's). */
 const steadyCell = (l: LevelResult): string =>
@@ -30,22 +16,138 @@ const steadyCell = (l: LevelResult): string =>
       ? `${l.steady_state.window_s.toFixed(1)} s`
       : "no";
 
-export function markdownTable(levels: readonly LevelResult[]): string {
-  const head = `| ${MARKDOWN_COLUMNS.join(" | ")} |`;
-  const sep = `|${MARKDOWN_COLUMNS.map(() => "---:").join("|")}|`;
-  const rows = levels.map(
-    (l) =>
-      `| ${l.level} | ${l.requests} | ${l.errors} | ${fmt(l.output_tok_s, 0)} | ${fmt(l.ttft_ms.p50, 1)} | ${fmt(l.ttft_ms.p95, 1)} | ${fmt(l.itl_ms.p50, 2)} | ${fmt(l.itl_ms.p95, 2)} | ${fmt(l.tpot_ms.p50, 2)} | ${l.slo_pass_pct === null ? "-" : `${l.slo_pass_pct.toFixed(0)}%`} | ${fmt(l.goodput_req_s, 2)} | ${l.cached_tokens_pct == null ? "-" : `${l.cached_tokens_pct.toFixed(0)}%`} | ${steadyCell(l)} |`,
+interface Column {
+  title: string;
+  cell: (l: LevelResult) => string;
+}
+
+const pct0 = (v: number | null | undefined) => (v === null || v === undefined ? "-" : `${v.toFixed(0)}%`);
+
+/**
+ * The level table's columns for these levels: SLO pass and goodput only when SLOs were given
+ * (without one every request "passes", which says nothing); offered and achieved rates for open
+ * loop, so a server that fell behind shows it in the table that introduces it.
+ */
+export function markdownColumns(levels: readonly LevelResult[], hasSlo: boolean): Column[] {
+  const open = levels.some((l) => l.mode === "open");
+  return [
+    { title: "level", cell: (l) => String(l.level) },
+    ...(open
+      ? [
+          { title: "offered req/s", cell: (l: LevelResult) => fmt(l.open_loop?.target_rate_rps, 2) },
+          { title: "achieved req/s", cell: (l: LevelResult) => fmt(l.open_loop?.achieved_rate_rps, 2) },
+        ]
+      : []),
+    { title: "req", cell: (l) => String(l.requests) },
+    { title: "err", cell: (l) => String(l.errors) },
+    { title: "out tok/s", cell: (l) => fmt(l.output_tok_s, 0) },
+    { title: "TTFT p50 (ms)", cell: (l) => fmt(l.ttft_ms.p50, 1) },
+    { title: "TTFT p95 (ms)", cell: (l) => fmt(l.ttft_ms.p95, 1) },
+    { title: "ITL p50 (ms)", cell: (l) => fmt(l.itl_ms.p50, 2) },
+    { title: "ITL p95 (ms)", cell: (l) => fmt(l.itl_ms.p95, 2) },
+    { title: "TPOT p50 (ms)", cell: (l) => fmt(l.tpot_ms.p50, 2) },
+    ...(hasSlo
+      ? [
+          { title: "SLO pass", cell: (l: LevelResult) => pct0(l.slo_pass_pct) },
+          { title: "goodput req/s", cell: (l: LevelResult) => fmt(l.goodput_req_s, 2) },
+        ]
+      : []),
+    { title: "cached", cell: (l) => pct0(l.cached_tokens_pct) },
+    { title: "steady", cell: steadyCell },
+  ];
+}
+
+/** Whether the configuration gave any SLO. */
+export function hasSlo(config: ResultDocument["config"]): boolean {
+  const s = config?.slo;
+  return (
+    !!s && (s.ttft_ms !== null || s.tpot_ms !== null || s.e2e_ms !== null || (s.ttfat_ms ?? null) !== null)
   );
+}
+
+export function markdownTable(levels: readonly LevelResult[], slo = true): string {
+  const cols = markdownColumns(levels, slo);
+  const head = `| ${cols.map((c) => c.title).join(" | ")} |`;
+  const sep = `|${cols.map(() => "---:").join("|")}|`;
+  const rows = levels.map((l) => `| ${cols.map((c) => c.cell(l)).join(" | ")} |`);
   return [head, sep, ...rows].join("\n");
+}
+
+type Described = Pick<
+  ResultDocument,
+  "kind" | "levels" | "config" | "saturation" | "target" | "created_at" | "tool"
+> &
+  Partial<Pick<ResultDocument, "repeats" | "profile">>;
+
+/** What was measured, before any figure: target, model, workload, date, version, notices. */
+export function reportHeader(doc: Described): string {
+  const c = doc.config;
+  const workload =
+    doc.kind === "profile"
+      ? "single-stream serving profile"
+      : c
+        ? [
+            c.search
+              ? "search for the saturation rate"
+              : `${c.mode} loop at ${c.mode === "closed" ? "concurrency" : "req/s"} ${c.levels.join(", ")}`,
+            c.dataset
+              ? `dataset ${c.dataset.name}`
+              : c.trace
+                ? `trace ${c.trace.name}`
+                : `${c.prompt_tokens} prompt tokens`,
+            `${c.max_tokens} max tokens${c.ignore_eos ? " (ignore_eos)" : ""}`,
+            c.requests_per_level !== null
+              ? `${c.requests_per_level} requests per level`
+              : `${c.duration_s} s per level`,
+            ...(doc.repeats && doc.repeats.length > 1
+              ? [`${doc.repeats.length} repeats (each figure their median)`]
+              : []),
+          ].join("; ")
+        : "";
+  // The self-check's timing note, one per level, is one line here: the levels and the worst reading.
+  const timing = doc.levels.flatMap((l) =>
+    l.notices
+      .map((n) => /^timing noise: the client read about ([\d.]+) ms late/.exec(n))
+      .filter((m) => m !== null)
+      .map((m) => ({ level: l.level, ms: Number(m[1]) })),
+  );
+  const notices = [
+    ...(timing.length > 0
+      ? [
+          `timing noise at level${timing.length > 1 ? "s" : ""} ${timing.map((t) => t.level).join(", ")}: the machine woke the client up to ${Math.max(...timing.map((t) => t.ms)).toFixed(1)} ms late (p99 estimate), not client load; TTFT and ITL carry up to that much of it`,
+        ]
+      : []),
+    ...new Set(
+      doc.levels.flatMap((l) =>
+        l.notices
+          .filter((n) => !n.startsWith("timing noise:"))
+          .map((n) => (n.startsWith("level ") ? n : `level ${l.level}: ${n}`)),
+      ),
+    ),
+  ];
+  const shown = notices.slice(0, 5);
+  return [
+    `# tokenbench ${doc.kind}: ${doc.target.model}`,
+    "",
+    `${doc.target.base_url} (${doc.target.api} API); ${workload}. Measured ${doc.created_at} by tokenbench ${doc.tool.version}.`,
+    ...(shown.length > 0
+      ? [
+          "",
+          `Notices (${notices.length}${notices.length > shown.length ? `; the JSON has all of them` : ""}):`,
+          "",
+          ...shown.map((n) => `- ${n}`),
+        ]
+      : []),
+  ].join("\n");
 }
 
 /**
  * A sweep's Markdown: the level table, then what the workload adds: how the saturation point was
  * found (`--mode search`), TTFT per turn (`--turns`), and how closely a trace's times were kept.
  */
-export function markdownReport(doc: Pick<ResultDocument, "levels" | "config" | "saturation">): string {
-  const parts = [markdownTable(doc.levels)];
+export function markdownReport(doc: Described): string {
+  if (doc.kind === "profile") return [reportHeader(doc), profileTable(doc as ResultDocument)].join("\n\n");
+  const parts = [reportHeader(doc), markdownTable(doc.levels, hasSlo(doc.config))];
   const unsteady = doc.levels.filter((l) => l.steady_state && !l.steady_state.steady);
   if (unsteady.length > 0)
     parts.push(
@@ -188,4 +290,14 @@ export function saturationHeadline(s: Saturation): string {
     return `sustains at least ${f(lo)} req/s under SLO (no probe failed in ${s.probes}: raise --search-max-probes or the starting rate)`;
   const wide = (hi - lo) / hi > 0.03;
   return `sustains ${f(s.max_rate_rps)} req/s under SLO (bracket ${f(lo)}–${f(hi)}; ${f(s.pass_pct_at_max)}% of requests within SLO there, goodput ${f(s.goodput_at_max_rps)} req/s; ${s.probes} probes${wide ? `; the bracket is ${((100 * (hi - lo)) / hi).toFixed(0)} % wide: the probes ran out before 3 %, raise --search-max-probes` : ""})`;
+}
+
+/** A profile's comparable figures, one row each (the JSON has the whole profile). */
+function profileTable(doc: ResultDocument): string {
+  const pts = profilePoints(doc);
+  return [
+    "| benchmark | measure | value |",
+    "|---|---|---:|",
+    ...pts.map((p) => `| ${p.benchmark} | ${measureName(p.measure)} | ${fmt(p.value, 2)} |`),
+  ].join("\n");
 }

@@ -219,6 +219,14 @@ export const SWEEP = {
     default: true,
     help: "ask for exactly --max-tokens tokens",
   }),
+  repeats: number<number>({
+    flag: "repeats",
+    metavar: "N",
+    default: 1,
+    check: (n) => Number.isInteger(n) && n >= 1 && n <= 50,
+    what: "an integer from 1 to 50",
+    help: "run the whole sweep N times back to back (fresh prompts each time) and keep every repeat: each figure is then the median of the N, and their spread is the evidence compare judges by (repeats-t); needed to gate a p99 (CONCEPTS.md)",
+  }),
   minSteadyS: number<number | null>({
     flag: "min-steady-s",
     metavar: "S",

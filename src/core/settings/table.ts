@@ -5,7 +5,7 @@
  * are in sweep-table.ts, the Action-only inputs in action-table.ts.
  */
 import { FAIL_ON, type FailOn } from "../../shared/rules.ts";
-import { DEFAULT_THRESHOLDS } from "../../shared/statistics.ts";
+import { VERDICT_DEFAULTS } from "../../shared/verdict.ts";
 import { ACTION } from "./action-table.ts";
 import {
   boolean,
@@ -199,7 +199,7 @@ export const GATING = {
       metavar: "regression|warning|never",
       default: null,
       defaultText: null,
-      help: "fail on: regression (a measure with its own rule regressed), warning (any regression), never (CLI default: warning; Action default: never, or warning with fail-on-regression)",
+      help: "fail on: regression (a measure with its own rule regressed), warning (any regression), never (default regression in the CLI, the Action and the service; the Action's fail-on-regression means warning)",
     },
     (v) =>
       FAIL_ON.includes(v as FailOn)
@@ -304,15 +304,15 @@ export const TOOLS = {
   thresholdPct: number<number>({
     flag: "threshold-pct",
     input: null,
-    default: DEFAULT_THRESHOLDS.pct,
+    default: VERDICT_DEFAULTS.fallbackPct,
     check: nonNeg,
     what: "a non-negative number",
-    help: "|delta %| above which a measure without samples changed",
+    help: "|delta %| above which a measure changed where nothing measures its noise (the percent method)",
   }),
   confidence: number<number>({
     flag: "confidence",
     input: null,
-    default: DEFAULT_THRESHOLDS.confidence,
+    default: VERDICT_DEFAULTS.confidence,
     check: (n) => n > 0.5 && n < 1,
     what: "in (0.5, 1)",
     help: "confidence of the intervals",
@@ -323,7 +323,7 @@ export const TOOLS = {
     default: 1,
     check: nonNeg,
     what: "a non-negative number",
-    help: "smallest percentile difference that counts (bootstrap)",
+    help: "smallest change, in % of the base, that a statistical method counts",
   }),
   iterations: number<number>({
     flag: "iterations",

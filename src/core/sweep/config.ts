@@ -133,6 +133,11 @@ export function sweepConfigOf(
     if (v.levels.length > 1)
       throw new BoundError("levels", "with --mode search is one starting rate (the search picks the others)");
   }
+  if (v.repeats > 1 && v.mode === "search")
+    throw new BoundError(
+      "repeats",
+      "cannot repeat a search (it decides its rates from the probes it ran): run the search once, then --repeats on a sweep at the rates it found",
+    );
   return {
     // a trace is replayed open loop, at its own times (the level: its mean rate, set when it is read)
     mode: v.mode === "search" || v.trace !== null ? "open" : v.mode,
@@ -170,6 +175,7 @@ export function sweepConfigOf(
     ...(v.datasetReuse !== "tagged" ? { dataset_reuse: v.datasetReuse } : {}),
     ...(v.minSteadyS !== null ? { min_steady_s: v.minSteadyS } : {}),
     ...(v.responsesChain ? { responses_chain: true } : {}),
+    ...(v.repeats > 1 ? { repeats: v.repeats } : {}),
   };
 }
 

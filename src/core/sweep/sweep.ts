@@ -7,6 +7,7 @@ import { existsSync } from "node:fs";
 import { performance } from "node:perf_hooks";
 import { TokenbenchError } from "../../schema/errors.ts";
 import type { LevelResult, RequestRecord, ResultDocument, SweepConfig } from "../../schema/v1.ts";
+import { medianLevels } from "../../shared/repeats.ts";
 import { warmUpClientPath } from "../client/jit-warmup.ts";
 import { clientOptionsOf, StreamClient } from "../client/stream-client.ts";
 import { planLevel } from "../load/level-plan.ts";
@@ -71,7 +72,10 @@ export interface LevelHooks {
 export class SweepError extends TokenbenchError {}
 
 interface SweepState {
+  /** The levels of the repeat in progress (the only one without --repeats). */
   levels: LevelResult[];
+  /** Finished repeats' levels (--repeats), in the order run. */
+  repeats: LevelResult[][];
   records: RequestRecord[];
   createdAt: string;
   originWall: number;
@@ -82,6 +86,7 @@ interface SweepState {
 function startState(opts: SweepOptions, notice: (m: string) => void): SweepState {
   const fresh = {
     levels: [],
+    repeats: [],
     records: [],
     createdAt: new Date().toISOString(),
     originWall: Date.now(),
@@ -103,6 +108,7 @@ function startState(opts: SweepOptions, notice: (m: string) => void): SweepState
   );
   return {
     levels: prev.levels,
+    repeats: [],
     // Only the records of finished levels (readResults leaves out the level in progress at the kill).
     records,
     createdAt: prev.created_at,
@@ -139,6 +145,15 @@ export async function runSweep(opts: SweepOptions): Promise<ResultDocument> {
   };
   const load = opts.load ?? ONE_THREAD;
   const salt = opts.salt ?? runSaltOf(load);
+  const repeats = cfg.repeats ?? 1;
+  if (repeats > 1 && opts.resume)
+    throw new SweepError("usage", "--resume cannot finish a sweep with --repeats: run it again whole");
+  if (repeats > 1 && load.shard !== null)
+    throw new SweepError(
+      "usage",
+      "--repeats with --shard: the runners' start slots are per level; run the repeats as separate jobs",
+    );
+  const allRepeats = () => [...state.repeats, state.levels].filter((r) => r.length > 0);
   const doc = (complete: boolean, requests: RequestRecord[] | null): ResultDocument =>
     buildDocument({
       kind: "sweep",
@@ -148,7 +163,8 @@ export async function runSweep(opts: SweepOptions): Promise<ResultDocument> {
       environment,
       formulas: FORMULAS,
       config: cfg,
-      levels: state.levels,
+      levels: repeats > 1 ? medianLevels(allRepeats()) : state.levels,
+      ...(repeats > 1 ? { repeats: allRepeats().map((levels, index) => ({ index, levels })) } : {}),
       server,
       requests,
       complete,
@@ -189,67 +205,77 @@ export async function runSweep(opts: SweepOptions): Promise<ResultDocument> {
   opts.stop?.addEventListener("abort", onStop, { once: true });
   let evenNoted = false;
   try {
-    for (let li = 0; ; li++) {
-      if (probeOptions) {
-        const next = nextProbe(probes(), probeOptions);
-        if (next === null) break;
-        cfg.levels.push(Number(next.toPrecision(6)));
-      } else if (li >= cfg.levels.length) break;
-      const plan = planLevel(cfg, li, salt);
-      if (
-        probeOptions &&
-        cfg.arrival !== "constant" &&
-        bracketOf(probes(), probeOptions.targetPassPct).hi !== null
-      ) {
-        // Inside the bracket the rates differ by a few %: a Poisson probe's own count noise
-        // (1/sqrt(arrivals), 8 % at 150) is wider than that, so these probes arrive evenly.
-        plan.arrival = "constant";
-        if (!evenNoted) {
-          evenNoted = true;
-          notice(
-            `search: probes inside the bracket arrive at constant intervals (${cfg.arrival} arrivals' own noise is wider than the 3 % the bracket is narrowed to)`,
-          );
+    for (let rep = 0; rep < repeats && !opts.stop?.aborted; rep++) {
+      if (rep > 0) {
+        state.repeats.push(state.levels);
+        state.levels = [];
+        notice(`repeat ${rep + 1} of ${repeats}: the same levels again, with fresh prompts`);
+      }
+      for (let li = 0; ; li++) {
+        if (probeOptions) {
+          const next = nextProbe(probes(), probeOptions);
+          if (next === null) break;
+          cfg.levels.push(Number(next.toPrecision(6)));
+        } else if (li >= cfg.levels.length) break;
+        const plan = planLevel(cfg, li, salt, rep);
+        // Threads number their requests and runners start by slot: one slot per level of each repeat.
+        const slot = rep * cfg.levels.length + li;
+        if (
+          probeOptions &&
+          cfg.arrival !== "constant" &&
+          bracketOf(probes(), probeOptions.targetPassPct).hi !== null
+        ) {
+          // Inside the bracket the rates differ by a few %: a Poisson probe's own count noise
+          // (1/sqrt(arrivals), 8 % at 150) is wider than that, so these probes arrive evenly.
+          plan.arrival = "constant";
+          if (!evenNoted) {
+            evenNoted = true;
+            notice(
+              `search: probes inside the bracket arrive at constant intervals (${cfg.arrival} arrivals' own noise is wider than the 3 % the bracket is narrowed to)`,
+            );
+          }
         }
+        if (state.levels.some((l) => l.level === plan.level)) continue;
+        if (opts.stop?.aborted) break;
+        for (const n of plan.notices) notice(n);
+        opts.levelHooks?.start(plan.level, state.originMs);
+        const measured = sharded
+          ? await runShardedLevel(ctx, plan, {
+              runner: load.shard ?? SINGLE,
+              idBase: slot * ID_STRIDE,
+              calibration,
+              dataset: opts.dataset ?? null,
+              startEpochMs: levelStartEpochMs(load, slot),
+            })
+          : await runLevel(ctx, plan, specFactory(cfg, plan, ids, calibration, opts.dataset ?? null));
+        if (opts.stop?.aborted) {
+          notice(`level ${plan.level} interrupted; not recorded (--resume measures it again)`);
+          break;
+        }
+        const late = lateStartNotice(load, plan.index, plan.level, measured.startLateMs ?? null);
+        const { result, notices } = summariseLevel({
+          cfg,
+          level: plan.level,
+          run: measured.run,
+          warmupRequests: measured.warmup.length,
+          client: measured.client,
+          sampler,
+          limits,
+          notices: late === null ? plan.notices : [...plan.notices, late],
+          calibration,
+          arrival: plan.arrival,
+        });
+        for (const n of notices.slice(plan.notices.length)) notice(n); // the late start among them
+        const final = opts.levelHooks
+          ? { ...result, ...(await opts.levelHooks.stop(result, measured.run.records)) }
+          : result;
+        if (repeats > 1) for (const r of [...measured.warmup, ...measured.run.records]) r.repeat = rep;
+        state.records.push(...measured.warmup, ...measured.run.records);
+        state.levels.push(final);
+        state.levels.sort((a, b) => cfg.levels.indexOf(a.level) - cfg.levels.indexOf(b.level));
+        checkpoint(false);
+        opts.onLevel?.(final);
       }
-      if (state.levels.some((l) => l.level === plan.level)) continue;
-      if (opts.stop?.aborted) break;
-      for (const n of plan.notices) notice(n);
-      opts.levelHooks?.start(plan.level, state.originMs);
-      const measured = sharded
-        ? await runShardedLevel(ctx, plan, {
-            runner: load.shard ?? SINGLE,
-            idBase: plan.index * ID_STRIDE,
-            calibration,
-            dataset: opts.dataset ?? null,
-            startEpochMs: levelStartEpochMs(load, plan.index),
-          })
-        : await runLevel(ctx, plan, specFactory(cfg, plan, ids, calibration, opts.dataset ?? null));
-      if (opts.stop?.aborted) {
-        notice(`level ${plan.level} interrupted; not recorded (--resume measures it again)`);
-        break;
-      }
-      const late = lateStartNotice(load, plan.index, plan.level, measured.startLateMs ?? null);
-      const { result, notices } = summariseLevel({
-        cfg,
-        level: plan.level,
-        run: measured.run,
-        warmupRequests: measured.warmup.length,
-        client: measured.client,
-        sampler,
-        limits,
-        notices: late === null ? plan.notices : [...plan.notices, late],
-        calibration,
-        arrival: plan.arrival,
-      });
-      for (const n of notices.slice(plan.notices.length)) notice(n); // the late start among them
-      const final = opts.levelHooks
-        ? { ...result, ...(await opts.levelHooks.stop(result, measured.run.records)) }
-        : result;
-      state.records.push(...measured.warmup, ...measured.run.records);
-      state.levels.push(final);
-      state.levels.sort((a, b) => cfg.levels.indexOf(a.level) - cfg.levels.indexOf(b.level));
-      checkpoint(false);
-      opts.onLevel?.(final);
     }
   } finally {
     opts.stop?.removeEventListener("abort", onStop);
@@ -258,7 +284,8 @@ export async function runSweep(opts: SweepOptions): Promise<ResultDocument> {
   }
   const complete = probeOptions
     ? nextProbe(probes(), probeOptions) === null
-    : cfg.levels.every((l) => state.levels.some((x) => x.level === l));
+    : allRepeats().length === repeats &&
+      allRepeats().every((r) => cfg.levels.every((l) => r.some((x) => x.level === l)));
   checkpoint(complete);
   const final = doc(complete, opts.records === "inline" ? state.records : null);
   if (opts.records === "file" && opts.out) final.requests_file = outputPaths(opts.out).requestsFile;

@@ -3,11 +3,11 @@ import { Hono } from "hono";
 import type { ResultDocument } from "../../schema/v1.ts";
 import type { ChangePointsResponse, CompareResponse, SeriesResponse } from "../../shared/api-types.ts";
 import { changePoints } from "../../shared/change-points.ts";
-import { compareRows } from "../../shared/compare.ts";
 import { type FailOn, fails, parseFailOn, parseRules, type Rules, RulesError } from "../../shared/rules.ts";
-import type { Thresholds } from "../../shared/statistics.ts";
+import { documentEvidence, type Evidence, historyEvidence, judgeRuns } from "../../shared/verdict.ts";
+import { headline } from "../../shared/verdict-text.ts";
 import { type AppEnv, routeRepo, runJson } from "../context.ts";
-import { baselinePoints, latestRun, runDocument, runPoints, series } from "../db.ts";
+import { baselinePoints, latestRun, runDocument, runSamples, series } from "../db.ts";
 import { ApiError } from "../errors.ts";
 import { QUERIES, readQuery } from "../query.ts";
 
@@ -86,13 +86,11 @@ compare.get("/repos/:owner/:repo/compare", async (c) => {
     throw new ApiError(404, "run_not_found", `no head run ${headId ?? "(latest)"} in ${repo}`);
   const doc = JSON.parse(head.document_json) as ResultDocument;
   const baseBranch = q.base_branch ?? doc.git?.base_branch ?? "main";
-  const n = q.n;
-  const th: Thresholds = { pct: q.threshold_pct, confidence: q.confidence, minPoints: q.min_points };
   let rules: Rules;
   let failOn: FailOn;
   try {
     rules = parseRules(q.thresholds ?? undefined);
-    failOn = parseFailOn(q.fail_on ?? "warning");
+    failOn = parseFailOn(q.fail_on ?? undefined);
   } catch (err) {
     if (err instanceof RulesError) throw new ApiError(400, "invalid_rules", err.message);
     throw err;
@@ -106,22 +104,42 @@ compare.get("/repos/:owner/:repo/compare", async (c) => {
       createdAt: head.created_at,
     },
     baseBranch,
-    n,
+    q.n,
   );
-  const summary = compareRows(await runPoints(db, head.id), base, th, rules);
+  const baseRuns = [...new Set(base.map((b) => b.run_id))];
+  // One base run is judged as its file would be: its repeats, or its stored per-request samples.
+  let baseEvidence: Evidence = historyEvidence(base);
+  if (baseRuns.length === 1) {
+    const one = await runDocument(db, baseRuns[0]!);
+    if (one)
+      baseEvidence = {
+        ...documentEvidence(JSON.parse(one.document_json) as ResultDocument),
+        samples: await runSamples(db, one.id),
+      };
+  }
+  const headEvidence: Evidence = { ...documentEvidence(doc), samples: await runSamples(db, head.id) };
+  if (headEvidence.runs.length > 1) headEvidence.samples = null;
+  if (baseEvidence.runs.length > 1) baseEvidence.samples = null;
+  const summary = judgeRuns(baseEvidence, headEvidence, {
+    rules,
+    fallbackPct: q.threshold_pct,
+    confidence: q.confidence,
+    minHistory: q.min_points,
+  });
   const body: CompareResponse = {
     head: runJson(head),
     base_branch: baseBranch,
-    baseline_runs: [...new Set(base.map((b) => b.run_id))],
-    thresholds: th,
-    rules: summary.rules,
+    baseline_runs: baseRuns,
+    headline:
+      baseRuns.length === 0
+        ? `No runs of ${baseBranch} on this testbed yet: nothing to compare against.`
+        : headline(summary.rows),
     fail_on: failOn,
     failed: fails(
       summary.rows.map((r) => r.severity),
       failOn,
     ),
-    counts: summary.counts,
-    rows: summary.rows,
+    ...summary,
   };
   return c.json(body);
 });

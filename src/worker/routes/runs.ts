@@ -51,6 +51,7 @@ runs.get("/repos/:owner/:repo/runs", async (c) => {
     branch: q.branch,
     testbed: q.testbed,
     sha: q.sha,
+    pr: q.pr,
     limit,
     cursor: decodeCursor(q.cursor),
   });

@@ -5,10 +5,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort, type LocalService, startService } from "../../../scripts/local-service.ts";
 import { node24, runAction as runActionBundle } from "../../../scripts/run-action.ts";
 import { stickyMarker } from "../../../src/action/comment.ts";
+import { compareDocuments } from "../../../src/core/tools/compare.ts";
 import { type MockServer, start } from "../../../src/mock/index.ts";
 import { parseResultDocument } from "../../../src/schema/v1.ts";
-import { compareRows } from "../../../src/shared/compare.ts";
-import { documentPoints } from "../../../src/shared/measures.ts";
 import { startGitHubApi } from "../../helpers/github-api.ts";
 import { zip } from "../../helpers/zip.ts";
 
@@ -157,7 +156,10 @@ describe(`the Action (dist/index.js under node ${NODE24 ? "24 from npm" : proces
     });
     expect(gh.comments).toHaveLength(1);
     expect(gh.comments[0]!.body.startsWith(stickyMarker("ci-mock", "closed 1,2"))).toBe(true);
-    expect(gh.comments[0]!.body).toMatch(/against the last \d run\(s\) of <code>main<\/code>/);
+    // the service judged it against main: the evidence line names the runs and the methods
+    expect(gh.comments[0]!.body).toMatch(
+      /measures judged against (the last run of main|\d+ runs of main); head: one run; methods: /,
+    );
     expect(gh.comments[0]!.body).toContain("per level: baseline → head");
     expect(gh.comments[0]!.body).toContain(`https://github.example/acme/infer/actions/runs/${r1.runId}`);
     const r2 = await runAction(base(), prEnv(), prPayload());
@@ -457,9 +459,7 @@ describe(`the Action (dist/index.js under node ${NODE24 ? "24 from npm" : proces
     const baseDoc = parseResultDocument(JSON.parse(readFileSync(basePath, "utf8")));
     const expected = (r: { outputs: Record<string, string> }) => {
       const head = parseResultDocument(JSON.parse(readFileSync(r.outputs["results-path"]!, "utf8")));
-      return compareRows(documentPoints(head), documentPoints(baseDoc)).rows.filter(
-        (x) => x.verdict === "regressed",
-      ).length;
+      return compareDocuments([baseDoc], head).counts.regressed;
     };
     const slow = await start({ ttftMs: 25, itlMs: 8 });
     try {
@@ -471,7 +471,9 @@ describe(`the Action (dist/index.js under node ${NODE24 ? "24 from npm" : proces
       expect(Number(viaFile.outputs["regression-count"])).toBe(expected(viaFile));
       expect(Number(viaFile.outputs["regression-count"])).toBeGreaterThan(0);
       expect(viaFile.code).toBe(1);
-      expect(viaFile.outputs.markdown).toMatch(/against the last 1 run\(s\) of <code>main<\/code>/);
+      expect(viaFile.outputs.markdown).toMatch(
+        /measures judged against the file \S+results\.json; head: one run; methods: [^.]*bootstrap \d+/,
+      );
       // the same baseline as the newest successful run's artifact on main
       ghRuns!.push({
         id: 777,

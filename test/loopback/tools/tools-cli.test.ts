@@ -58,7 +58,9 @@ describe("plots", () => {
     }
     const rep = await runCli(["report", out, "--out-dir", join(tmp, "again"), "--png", "false"]);
     expect(rep.code).toBe(0);
-    expect(rep.stdout).toMatch(/^\| level \|/);
+    // what was measured first, then the table
+    expect(rep.stdout).toMatch(/^# tokenbench sweep: /);
+    expect(rep.stdout).toMatch(/^\| level \|/m);
     expect(existsSync(join(tmp, "again", "knee.svg"))).toBe(true);
     expect(existsSync(join(tmp, "again", "knee.png"))).toBe(false);
   });
@@ -70,14 +72,20 @@ describe("compare, import, export from the CLI", () => {
   it("exit 0 when nothing regressed, 1 when something did, 2 on usage errors; md and json", async () => {
     const same = await runCli(["compare", example, example]);
     expect(same.code).toBe(0);
-    expect(same.stdout).toMatch(/0 regressed/);
+    // the headline first: the same words as the PR comment's
+    expect(same.stdout.split("\n")[0]).toMatch(/^No regression; /);
     const doc = JSON.parse(readFileSync(example, "utf8"));
     for (const l of doc.levels) l.output_tok_s *= 0.5;
     const worse = join(tmp, "worse.json");
     writeFileSync(worse, JSON.stringify(doc));
+    // by default (fail-on regression, as in the Action) the * rule's regressions warn: exit 0
     const r = await runCli(["compare", example, worse, "--format", "json"]);
-    expect(r.code).toBe(1);
+    expect(r.code).toBe(0);
     const j = JSON.parse(r.stdout);
+    expect(j.failed).toBe(false);
+    expect(j.counts.regressed).toBeGreaterThan(0);
+    expect(j.headline).toMatch(/^\d+ regressed beyond/);
+    expect((await runCli(["compare", example, worse, "--fail-on", "warning"])).code).toBe(1);
     expect(
       j.rows.find(
         (x: { benchmark: string; measure: string }) =>
@@ -117,7 +125,7 @@ describe("compare, import, export from the CLI", () => {
     ]);
     expect(gate.code).toBe(1);
     expect(gate.stdout).toMatch(
-      /\| closed c=4 \| output_tok_s \| .* \| -10% \| percent_threshold \| REGRESSED \|/,
+      /\| closed c=4 \| output tok\/s \| [0-9.]+ \| [0-9.]+ \| −50\.0 % \| – \| percent \| regressed \|/,
     );
     // judged by *: a warning; fail-on never passes whatever regressed
     expect((await runCli(["compare", example, worse, "--fail-on", "never"])).code).toBe(0);

@@ -7,8 +7,9 @@ import { runContext } from "../../../src/action/context.ts";
 import { ACTION_INPUTS, InputError, readInputs } from "../../../src/action/inputs.ts";
 import { uploadResults } from "../../../src/action/publish.ts";
 import { parseResultDocument, type ResultDocument } from "../../../src/schema/v1.ts";
-import { compareRows } from "../../../src/shared/compare.ts";
 import { documentPoints } from "../../../src/shared/measures.ts";
+import { headline, VERDICT_EMOJI } from "../../../src/shared/verdict-text.ts";
+import { pairVerdict } from "../../helpers/verdict.ts";
 
 const ROOT = resolve(import.meta.dirname, "../../..");
 const example = () =>
@@ -129,22 +130,23 @@ describe("PR comment", () => {
   it("renders a table with baseline, head, delta and verdict", () => {
     const doc = example();
     const pts = documentPoints(doc);
-    const rows = compareRows(
+    const verdict = pairVerdict(
       pts,
       pts.map((p) => ({ ...p, value: p.value * 1.5 })),
-    ).rows;
+    );
     const md = renderComment({
       doc,
       testbed: "tb",
-      rows,
+      verdict,
       baseBranch: "main",
-      baselineRuns: 1,
       links: { run: "https://r" },
     });
     expect(md.startsWith(stickyMarker("tb", "closed 1,4"))).toBe(true);
+    // one base file, no samples: the percent method, named; no interval column (it has none)
     expect(md).toMatch(
-      /\| closed c=4 \| output tok\/s \| [0-9.]+ \| [0-9.]+ \| -33\.3 % \| – \| 🔴 regressed \(warning\) <sub>t-test<\/sub> \|/,
+      /\| closed c=4 \| output tok\/s \| [0-9.]+ \| [0-9.]+ \| −33\.3 % \| 🔴 regressed \(warning\) <sub>percent<\/sub> \|/,
     );
+    expect(md).not.toContain("| interval |");
     expect(md).toContain("[workflow run](https://r)");
   });
   it("a reasoning model's runs show TTFAT above the fold, beside TTFT", () => {
@@ -152,14 +154,13 @@ describe("PR comment", () => {
     const stats = (v: number) => ({ n: 8, mean: v, min: v, max: v, p50: v, p90: v, p95: v, p99: v });
     for (const l of doc.levels) l.ttfat_ms = stats(900);
     const pts = documentPoints(doc);
-    const rows = compareRows(
+    const verdict = pairVerdict(
       pts,
       pts.map((p) => ({ ...p, value: p.measure === "ttfat_p95_ms" ? p.value * 1.5 : p.value })),
-    ).rows;
-    const md = renderComment({ doc, testbed: "tb", rows, baseBranch: "main", baselineRuns: 1, links: {} });
+    );
+    const md = renderComment({ doc, testbed: "tb", verdict, baseBranch: "main", links: {} });
     const visible = md.split("<details>")[0]!;
-    // (compareRows takes the head's points first)
-    expect(visible).toMatch(/\| closed c=4 \| TTFAT p95 \(ms\) \| 1350 \| 900\.0 \| -33\.3 % \|/);
+    expect(visible).toMatch(/\| closed c=4 \| TTFAT p95 \(ms\) \| 1350 \| 900\.0 \| −33\.3 % \|/);
     expect(visible).toMatch(/\| closed c=4 \| TTFT p95 \(ms\) \|/);
     // a run without reasoning has no TTFAT rows at all
     const plain = documentPoints(example());
@@ -172,25 +173,18 @@ describe("PR comment", () => {
       levels: Array.from({ length: 600 }, (_, i) => ({ ...doc.levels[0]!, level: i + 1 })),
     };
     const pts = documentPoints(big);
-    const rows = compareRows(
+    const verdict = pairVerdict(
       pts,
       pts.map((p, i) => ({ ...p, value: i === 5 ? p.value * 2 : p.value })),
-    ).rows;
-    const md = renderComment({
-      doc: big,
-      testbed: "tb",
-      rows,
-      baseBranch: "main",
-      baselineRuns: 1,
-      links: {},
-    });
+    );
+    const md = renderComment({ doc: big, testbed: "tb", verdict, baseBranch: "main", links: {} });
     expect(md.length).toBeLessThan(GITHUB_COMMENT_LIMIT);
     expect(md).toMatch(/rows left out to stay under GitHub's comment limit/);
     const above = md.slice(0, md.indexOf("<details>"));
     expect(above.split("\n").filter((l) => l.startsWith("| closed")).length).toBeLessThanOrEqual(15);
   });
 
-  it("reads in ten seconds: key measures at the levels that matter, counts that match the rows shown", () => {
+  it("reads in ten seconds: the engine's headline, key measures at the levels that matter, every row it counts below", () => {
     const doc = example();
     const seven: ResultDocument = {
       ...doc,
@@ -201,15 +195,8 @@ describe("PR comment", () => {
     const base = pts
       .filter((p) => p.level !== 64)
       .map((p) => ({ ...p, value: p.level === 8 && p.measure === "output_tok_s" ? p.value * 2 : p.value }));
-    const rows = compareRows(pts, base).rows;
-    const md = renderComment({
-      doc: seven,
-      testbed: "tb",
-      rows,
-      baseBranch: "main",
-      baselineRuns: 1,
-      links: {},
-    });
+    const verdict = pairVerdict(pts, base);
+    const md = renderComment({ doc: seven, testbed: "tb", verdict, baseBranch: "main", links: {} });
     const above = md.slice(0, md.indexOf("<details>"));
     const shown = above.split("\n").filter((l) => l.startsWith("| closed"));
     // levels 1 and 64 (first, last) and 8 (regressed), three key measures each
@@ -221,11 +208,19 @@ describe("PR comment", () => {
     expect(shown.map((l) => l.split(" | ")[1])).toEqual(
       Array(3).fill(["output tok/s", "TTFT p95 (ms)", "ITL p50 (ms)"]).flat(),
     );
-    const n = (v: string) => shown.filter((l) => l.includes(v)).length;
-    expect(above).toContain(
-      `**${n("🔴 regressed")} regressed, ${n("🟢 improved")} improved, ${n("⚪ unchanged")} unchanged, ${n("➖ no baseline")} without a baseline** in the ${shown.length} rows below`,
-    );
-    expect(n("🔴 regressed")).toBe(1);
+    // the headline is the engine's, word for word (the terminal prints the same line)
+    expect(above).toContain(`**${headline(verdict.summary.rows)}**`);
+    expect(above).toContain("1 regressed beyond their rule: output tok/s at c=8 −50.0 %");
+    // and its counts are the counts of the rows in the details
+    const details = md.slice(md.indexOf("<details><summary>every measure"));
+    const all = details
+      .slice(0, details.indexOf("</details>"))
+      .split("\n")
+      .filter((l) => l.startsWith("| closed"));
+    expect(all.length).toBe(verdict.summary.rows.length);
+    for (const v of ["regressed", "unchanged", "no_baseline"] as const)
+      expect(all.filter((l) => l.includes(VERDICT_EMOJI[v])).length).toBe(verdict.summary.counts[v]);
+    expect(verdict.summary.counts.regressed).toBe(1);
     // a missing baseline is shown as missing, never as 0
     expect(shown.find((l) => l.startsWith("| closed c=64 | output tok/s"))).toMatch(
       /\| – \| [0-9.]+ \| – \|/,

@@ -7,8 +7,8 @@ import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { GITHUB_COMMENT_LIMIT, mdText, renderComment, stickyMarker } from "../../../src/action/comment.ts";
 import { parseResultDocument, type ResultDocument } from "../../../src/schema/v1.ts";
-import { compareRows } from "../../../src/shared/compare.ts";
 import { documentPoints } from "../../../src/shared/measures.ts";
+import { pairVerdict } from "../../helpers/verdict.ts";
 
 const example = (): ResultDocument =>
   parseResultDocument(JSON.parse(readFileSync("schema/examples/closed-sweep.json", "utf8")));
@@ -82,8 +82,7 @@ describe("the rendered comment with hostile names", () => {
         run_attempt: null,
       };
     const pts = documentPoints(doc);
-    const rows = compareRows(pts, pts).rows;
-    return renderComment({ doc, testbed, rows, baseBranch, baselineRuns: 3, links: {} });
+    return renderComment({ doc, testbed, verdict: pairVerdict(pts, pts), baseBranch, links: {} });
   };
   for (const [kind, s] of Object.entries(HOSTILE)) {
     it(`${kind} as model, testbed and base branch`, () => {
@@ -120,9 +119,8 @@ describe("the rendered comment with hostile names", () => {
       {
         doc,
         testbed: "tb",
-        rows: compareRows(pts, pts).rows,
+        verdict: pairVerdict(pts, pts),
         baseBranch: "main",
-        baselineRuns: 3,
         links: {},
       },
       300,

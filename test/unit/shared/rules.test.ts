@@ -5,9 +5,9 @@ import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { compareDocuments } from "../../../src/core/tools/compare.ts";
 import { parseResultDocument, type ResultDocument } from "../../../src/schema/v1.ts";
-import { compareRows } from "../../../src/shared/compare.ts";
 import { documentPoints } from "../../../src/shared/measures.ts";
 import { fails, parseFailOn, parseRules, RulesError } from "../../../src/shared/rules.ts";
+import { type Evidence, judgeRuns } from "../../../src/shared/verdict.ts";
 
 const example = (): ResultDocument =>
   parseResultDocument(JSON.parse(readFileSync("schema/examples/closed-sweep.json", "utf8")));
@@ -33,7 +33,7 @@ describe("parsing", () => {
     ] as [string, RegExp][])
       expect(() => parseRules(bad), bad).toThrow(msg);
     expect(() => parseFailOn("sometimes")).toThrow(RulesError);
-    expect(parseFailOn("")).toBe("never");
+    expect(parseFailOn("")).toBe("regression"); // the one default: CLI, Action, service
   });
   it("fail-on: regression fails on own-rule regressions only, warning on any, never on none", () => {
     expect(fails(["warning"], "regression")).toBe(false);
@@ -54,25 +54,30 @@ describe("the same verdicts in the service's rows and the CLI's", () => {
     l.output_tok_s *= 0.96;
   }
   const rules = parseRules("ttft_p95_ms=+10%, output_tok_s=-5%, *=+5%");
+  const pointsOnly = (d: ResultDocument): Evidence => ({
+    runs: [documentPoints(d)],
+    samples: null,
+    kind: "run",
+  });
   const pick = (rows: { measure: string; verdict: string; severity: string; rule: string }[], m: string) => {
     const r = rows.find((x) => x.measure === m)!;
     return [r.verdict, r.severity, r.rule];
   };
   it("service rows (one baseline run, percentage rules)", () => {
-    const rows = compareRows(documentPoints(head), documentPoints(base), undefined, rules).rows;
+    const rows = judgeRuns(pointsOnly(base), pointsOnly(head), { rules }).rows;
     expect(pick(rows, "ttft_p95_ms")).toEqual(["regressed", "regression", "+10%"]);
     expect(pick(rows, "output_tok_s")).toEqual(["unchanged", "none", "-5%"]);
     expect(pick(rows, "ttft_p50_ms")).toEqual(["regressed", "warning", "+5%"]);
   });
   it("CLI rows (documents without samples): the same", () => {
-    const rows = compareDocuments({ ...base, requests: null }, { ...head, requests: null }, { rules });
+    const rows = compareDocuments([{ ...base, requests: null }], { ...head, requests: null }, { rules }).rows;
     expect(pick(rows, "ttft_p95_ms")).toEqual(["regressed", "regression", "+10%"]);
     expect(pick(rows, "output_tok_s")).toEqual(["unchanged", "none", "-5%"]);
     expect(pick(rows, "ttft_p50_ms")).toEqual(["regressed", "warning", "+5%"]);
   });
   it("off: shown, never a regression", () => {
     const off = parseRules("*=off");
-    const rows = compareRows(documentPoints(head), documentPoints(base), undefined, off).rows;
+    const rows = judgeRuns(pointsOnly(base), pointsOnly(head), { rules: off }).rows;
     expect(rows.every((r) => r.severity === "none" && r.rule === "off")).toBe(true);
   });
 });

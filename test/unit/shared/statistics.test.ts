@@ -1,9 +1,9 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { describe, expect, it } from "vitest";
-import { compareRows } from "../../../src/shared/compare.ts";
 import { MEASURES } from "../../../src/shared/measures.ts";
 import { judge, stddev, tCdf, tQuantile } from "../../../src/shared/statistics.ts";
+import { type Evidence, judgeRuns } from "../../../src/shared/verdict.ts";
 
 describe("Student t", () => {
   it("matches the t table", () => {
@@ -38,16 +38,21 @@ describe("verdicts", () => {
     expect(judge([50, 50, 50, 50, 50], 51, "lower").verdict).toBe("unchanged");
     expect(judge([50, 50, 50, 50, 50], 60, "lower").verdict).toBe("regressed");
   });
-  it("compareRows pairs head and baseline by benchmark and measure", () => {
-    const s = compareRows(
-      [
-        { benchmark: "closed c=1", measure: "output_tok_s", value: 50 },
-        { benchmark: "closed c=1", measure: "ttft_p50_ms", value: 10 },
-      ],
-      [
+  it("the engine pairs head and baseline by benchmark and measure", () => {
+    const run = (pts: { benchmark: string; measure: string; value: number }[]): Evidence => ({
+      runs: [pts.map((p) => ({ ...p, level: 1 }))],
+      samples: null,
+      kind: "run",
+    });
+    const s = judgeRuns(
+      run([
         { benchmark: "closed c=1", measure: "output_tok_s", value: 100 },
         { benchmark: "closed c=2", measure: "ttft_p50_ms", value: 10 },
-      ],
+      ]),
+      run([
+        { benchmark: "closed c=1", measure: "output_tok_s", value: 50 },
+        { benchmark: "closed c=1", measure: "ttft_p50_ms", value: 10 },
+      ]),
     );
     expect(s.rows.map((r) => r.verdict)).toEqual(["regressed", "no_baseline"]);
     expect(s.counts).toMatchObject({ regressed: 1, no_baseline: 1 });
