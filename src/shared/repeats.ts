@@ -5,18 +5,18 @@
 import type { LevelResult, ResultDocument } from "../schema/v1.ts";
 import { documentPoints, levelPoints, type Point } from "./measures.ts";
 
-/** Median of numbers: the middle one, or the mean of the middle two; whole numbers keep the lower middle. */
+/** Median of numbers: the middle one, or the mean of the middle two (rounded when both are whole: a count stays a count). */
 export function medianOf(xs: readonly number[]): number {
   const s = [...xs].sort((a, b) => a - b);
   const mid = (s.length - 1) / 2;
   if (Number.isInteger(mid)) return s[mid]!;
   const lo = s[Math.floor(mid)]!;
   const hi = s[Math.ceil(mid)]!;
-  return Number.isInteger(lo) && Number.isInteger(hi) ? lo : (lo + hi) / 2;
+  return Number.isInteger(lo) && Number.isInteger(hi) ? Math.round((lo + hi) / 2) : (lo + hi) / 2;
 }
 
 /**
- * The median of values of one shape: numbers by their median (counts keep a whole number), a
+ * The median of values of one shape: numbers by their median (a count stays whole), a
  * boolean by majority (a tie is false: "steady" must hold in most repeats), objects field by
  * field, anything else (strings, lists, a null beside numbers) as the first repeat has it.
  */

@@ -207,7 +207,9 @@ function judgeOne(
     }
   }
   if (method === null || baseFig === 0) return percent(o.fallbackPct, true);
-  interval ??= [d - half, d + half];
+  // repeats-t is a t interval on the means; the figures shown are medians (the table's).
+  const centre = method === "repeats-t" ? mean(head) - (k >= 2 ? mean(base) : baseFig) : d;
+  interval ??= [centre - half, centre + half];
   const ipct: [number, number] = [pctOf(interval[0], baseFig), pctOf(interval[1], baseFig)];
   const excludesZero = ipct[0] > 0 || ipct[1] < 0;
   if (excludesZero && deltaPct !== null && Math.abs(deltaPct) > o.minEffectPct)
