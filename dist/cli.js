@@ -37240,6 +37240,31 @@ var SloConfig = external_exports.object({
   tokens_per_word: num
 });
 
+// src/schema/document-parts.ts
+var Saturation = external_exports.object({
+  max_rate_rps: nullableNum,
+  bracket_rps: external_exports.tuple([nullableNum, nullableNum]),
+  pass_pct_at_max: nullableNum,
+  goodput_at_max_rps: nullableNum,
+  target_pass_pct: num,
+  probes: external_exports.number().int().nonnegative(),
+  method: external_exports.string()
+}), LoadGenerator = external_exports.object({
+  workers: external_exports.number().int().positive(),
+  shard: external_exports.string().regex(/^[1-9][0-9]{0,3}\/[1-9][0-9]{0,3}$/, "must be i/n with 1 <= i <= n (e.g. 2/4)").refine((s) => {
+    let [i, n] = s.split("/").map(Number);
+    return i <= n;
+  }, "must be i/n with 1 <= i <= n (e.g. 2/4)").nullable(),
+  start_at_epoch_ms: nullableNum,
+  merged_from: external_exports.array(external_exports.string()).optional()
+}), SentSamples = external_exports.array(
+  external_exports.object({
+    level: num,
+    measure: external_exports.string().max(64),
+    values: external_exports.array(external_exports.number().finite()).max(1e3)
+  })
+).max(5e3);
+
 // src/schema/v1.ts
 init_errors();
 
@@ -37651,32 +37676,14 @@ var SCHEMA_VERSION = 1, Stats = external_exports.object({
   /** Per-request records inline, or null when stored in `requests_file` (or stripped by the service). */
   requests: external_exports.array(RequestRecord).nullable(),
   requests_file: external_exports.string().nullable().optional(),
+  /** Samples behind the sampled percentiles, sent in place of the records (document-parts.ts). */
+  samples: SentSamples.optional(),
   /** `--mode search`: the highest rate that kept the target share of requests within every SLO. */
-  saturation: external_exports.object({
-    max_rate_rps: nullableNum,
-    bracket_rps: external_exports.tuple([nullableNum, nullableNum]),
-    pass_pct_at_max: nullableNum,
-    goodput_at_max_rps: nullableNum,
-    target_pass_pct: num,
-    probes: external_exports.number().int().nonnegative(),
-    method: external_exports.string()
-  }).nullable().optional(),
+  saturation: Saturation.nullable().optional(),
   /** Hash (16 hex) of the workload: API, model, mode, levels, lengths, arrivals, SLOs, ignore_eos, body (shared/workload.ts). */
   workload_fingerprint: external_exports.string().regex(/^[0-9a-f]{16}$/).optional(),
-  /**
-   * How the load was generated, when not by one thread of one runner: worker threads per
-   * runner, and for a run sharded across runners its shard (`i/n`) and common start (epoch ms).
-   * A merged document names the shard files it was merged from.
-   */
-  load_generator: external_exports.object({
-    workers: external_exports.number().int().positive(),
-    shard: external_exports.string().regex(/^[1-9][0-9]{0,3}\/[1-9][0-9]{0,3}$/, "must be i/n with 1 <= i <= n (e.g. 2/4)").refine((s) => {
-      let [i, n] = s.split("/").map(Number);
-      return i <= n;
-    }, "must be i/n with 1 <= i <= n (e.g. 2/4)").nullable(),
-    start_at_epoch_ms: nullableNum,
-    merged_from: external_exports.array(external_exports.string()).optional()
-  }).nullable().optional(),
+  /** How the load was generated, when not by one thread of one runner (document-parts.ts). */
+  load_generator: LoadGenerator.nullable().optional(),
   /**
    * `--repeats N`: every repeat's own levels, in the order run; `levels` then holds each figure's
    * median over the repeats (shared/repeats.ts), and the repeats' spread is the verdict's evidence.
@@ -38989,7 +38996,7 @@ function medianOf(xs) {
   let s = [...xs].sort((a, b) => a - b), mid = (s.length - 1) / 2;
   if (Number.isInteger(mid)) return s[mid];
   let lo = s[Math.floor(mid)], hi = s[Math.ceil(mid)];
-  return Number.isInteger(lo) && Number.isInteger(hi) ? lo : (lo + hi) / 2;
+  return Number.isInteger(lo) && Number.isInteger(hi) ? Math.round((lo + hi) / 2) : (lo + hi) / 2;
 }
 function medianValue(vs) {
   let first = vs[0];
@@ -39061,6 +39068,10 @@ function levelSamples(doc, level, measure) {
   if (!s || doc.kind !== "sweep" || (doc.repeats?.length ?? 0) > 1) return null;
   let l = doc.levels.find((x) => x.level === level);
   if (!l) return null;
+  if (doc.requests === null) {
+    let sent = doc.samples?.find((x) => x.level === level && x.measure === measure);
+    return sent ? { q: s.q, values: sent.values } : null;
+  }
   let values = [];
   for (let r of levelRequests(doc, l)) s.of(r, values);
   return { q: s.q, values: thinned(values) };
@@ -39132,7 +39143,8 @@ function judgeOne(base, head, baseFig, headFig, samples, rule, direction, o) {
     }));
   }
   if (method === null || baseFig === 0) return percent(o.fallbackPct, !0);
-  interval ??= [d - half, d + half];
+  let centre = method === "repeats-t" ? mean(head) - (k >= 2 ? mean(base) : baseFig) : d;
+  interval ??= [centre - half, centre + half];
   let ipct = [pctOf(interval[0], baseFig), pctOf(interval[1], baseFig)];
   if ((ipct[0] > 0 || ipct[1] < 0) && deltaPct !== null && Math.abs(deltaPct) > o.minEffectPct)
     return { method, interval: ipct, verdict: word(deltaPct), noise };
@@ -40191,11 +40203,11 @@ function headline(rows, named = 3) {
   let c = countOf(rows);
   if (rows.length > 0 && c.no_baseline === rows.length)
     return `No baseline: none of the ${rows.length} measures has one.`;
-  let regressed = worstFirst(rows.filter((r) => r.verdict === "regressed")), stat = regressed.every((r) => r.method !== "percent"), parts = [];
+  let regressed = worstFirst(rows.filter((r) => r.verdict === "regressed")), stat = regressed.filter((r) => r.method !== "percent").length, why = stat === regressed.length ? " beyond noise" : stat === 0 ? " beyond their threshold" : "", parts = [];
   if (regressed.length > 0) {
     let shown2 = regressed.slice(0, named).map(rowPhrase), more = regressed.length - shown2.length;
     parts.push(
-      `${regressed.length} regressed ${stat ? "beyond noise" : "beyond their rule"}: ${shown2.join(", ")}${more > 0 ? ` and ${more} more` : ""}`
+      `${regressed.length} regressed${why}: ${shown2.join(", ")}${more > 0 ? ` and ${more} more` : ""}`
     );
   } else parts.push("No regression");
   return c.improved && parts.push(`${c.improved} improved`), c.unchanged && parts.push(`${c.unchanged} unchanged`), c.too_noisy && parts.push(`${c.too_noisy} too noisy to judge`), c.no_baseline && parts.push(`${c.no_baseline} without a baseline`), `${parts.join("; ")}.`;

@@ -4,6 +4,7 @@
  */
 import type { ResultDocument } from "../schema/v1.ts";
 import type { ChangePointsResponse, CompareResponse, IngestResponse } from "../shared/api-types.ts";
+import { documentSamples } from "../shared/samples.ts";
 import { answerText, failureText, RemoteAnswerError, readJson } from "./remote.ts";
 
 export type { CompareResponse };
@@ -56,7 +57,14 @@ export async function uploadResults(
   retry: RetryOptions = DEFAULT_RETRY,
   fetchImpl: typeof fetch = fetch,
 ): Promise<UploadResult> {
-  const body = JSON.stringify({ ...doc, requests: null, requests_file: null });
+  // The records stay in the artifact; their samples go along, so the service's bootstrap is the file's.
+  const samples = documentSamples(doc);
+  const body = JSON.stringify({
+    ...doc,
+    requests: null,
+    requests_file: null,
+    ...(samples.length > 0 ? { samples } : {}),
+  });
   let lastErr: string | null = null;
   let status: number | null = null;
   const sleep = retry.sleep ?? defaultSleep;

@@ -8,6 +8,7 @@
 import { z } from "zod";
 import { nullableNum, num, RequestError } from "./common.ts";
 import { PromptCalibration, SweepConfig } from "./config.ts";
+import { LoadGenerator, Saturation, SentSamples } from "./document-parts.ts";
 import { TokenbenchError } from "./errors.ts";
 import { AdmissionSummary, ClientSelfCheck, MetricsSample, SteadyState } from "./level-parts.ts";
 import { Profile } from "./profile.ts";
@@ -315,45 +316,17 @@ export const ResultDocument = z
     /** Per-request records inline, or null when stored in `requests_file` (or stripped by the service). */
     requests: z.array(RequestRecord).nullable(),
     requests_file: z.string().nullable().optional(),
+    /** Samples behind the sampled percentiles, sent in place of the records (document-parts.ts). */
+    samples: SentSamples.optional(),
     /** `--mode search`: the highest rate that kept the target share of requests within every SLO. */
-    saturation: z
-      .object({
-        max_rate_rps: nullableNum,
-        bracket_rps: z.tuple([nullableNum, nullableNum]),
-        pass_pct_at_max: nullableNum,
-        goodput_at_max_rps: nullableNum,
-        target_pass_pct: num,
-        probes: z.number().int().nonnegative(),
-        method: z.string(),
-      })
-      .nullable()
-      .optional(),
+    saturation: Saturation.nullable().optional(),
     /** Hash (16 hex) of the workload: API, model, mode, levels, lengths, arrivals, SLOs, ignore_eos, body (shared/workload.ts). */
     workload_fingerprint: z
       .string()
       .regex(/^[0-9a-f]{16}$/)
       .optional(),
-    /**
-     * How the load was generated, when not by one thread of one runner: worker threads per
-     * runner, and for a run sharded across runners its shard (`i/n`) and common start (epoch ms).
-     * A merged document names the shard files it was merged from.
-     */
-    load_generator: z
-      .object({
-        workers: z.number().int().positive(),
-        shard: z
-          .string()
-          .regex(/^[1-9][0-9]{0,3}\/[1-9][0-9]{0,3}$/, "must be i/n with 1 <= i <= n (e.g. 2/4)")
-          .refine((s) => {
-            const [i, n] = s.split("/").map(Number) as [number, number];
-            return i <= n;
-          }, "must be i/n with 1 <= i <= n (e.g. 2/4)")
-          .nullable(),
-        start_at_epoch_ms: nullableNum,
-        merged_from: z.array(z.string()).optional(),
-      })
-      .nullable()
-      .optional(),
+    /** How the load was generated, when not by one thread of one runner (document-parts.ts). */
+    load_generator: LoadGenerator.nullable().optional(),
     /**
      * `--repeats N`: every repeat's own levels, in the order run; `levels` then holds each figure's
      * median over the repeats (shared/repeats.ts), and the repeats' spread is the verdict's evidence.

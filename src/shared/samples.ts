@@ -92,14 +92,19 @@ export function levelSamples(
   if (!s || doc.kind !== "sweep" || (doc.repeats?.length ?? 0) > 1) return null;
   const l = doc.levels.find((x) => x.level === level);
   if (!l) return null;
+  if (doc.requests === null) {
+    const sent = doc.samples?.find((x) => x.level === level && x.measure === measure);
+    return sent ? { q: s.q, values: sent.values } : null;
+  }
   const values: number[] = [];
   for (const r of levelRequests(doc, l)) s.of(r, values);
   return { q: s.q, values: thinned(values) };
 }
 
-/** Every sampled measure of every level of a document: what the service keeps beside the run. */
+/** Every sampled measure of every level of a document (from its records, else as it was sent): what the service keeps beside the run. */
 export function documentSamples(doc: ResultDocument): { level: number; measure: string; values: number[] }[] {
-  if (doc.kind !== "sweep" || !doc.requests) return [];
+  if (doc.kind !== "sweep") return [];
+  if (!doc.requests) return doc.samples ?? [];
   const out: { level: number; measure: string; values: number[] }[] = [];
   for (const l of doc.levels)
     for (const measure of Object.keys(SAMPLED)) {
@@ -112,4 +117,15 @@ export function documentSamples(doc: ResultDocument): { level: number; measure: 
 /** The quantile a sampled measure's figure is (0.95 for ttft_p95_ms), or null. */
 export function sampledQuantile(measure: string): number | null {
   return SAMPLED[measure]?.q ?? null;
+}
+
+/** What is wrong with a document's sent samples (a measure that is not sampled, a level it does not have), or null. */
+export function samplesProblem(doc: ResultDocument): string | null {
+  const levels = new Set(doc.levels.map((l) => l.level));
+  for (const [i, x] of (doc.samples ?? []).entries()) {
+    if (!SAMPLED[x.measure])
+      return `samples[${i}].measure "${x.measure.slice(0, 64)}" is not a sampled measure (${Object.keys(SAMPLED).join(", ")})`;
+    if (!levels.has(x.level)) return `samples[${i}].level ${x.level} is not a level of the document`;
+  }
+  return null;
 }

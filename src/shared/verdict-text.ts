@@ -118,13 +118,16 @@ export function headline(rows: readonly VerdictRow[], named = 3): string {
   if (rows.length > 0 && c.no_baseline === rows.length)
     return `No baseline: none of the ${rows.length} measures has one.`;
   const regressed = worstFirst(rows.filter((r) => r.verdict === "regressed"));
-  const stat = regressed.every((r) => r.method !== "percent");
+  // "beyond noise" where an interval said so, "beyond their threshold" where a percentage did.
+  const stat = regressed.filter((r) => r.method !== "percent").length;
+  const why =
+    stat === regressed.length ? " beyond noise" : stat === 0 ? " beyond their threshold" : "";
   const parts: string[] = [];
   if (regressed.length > 0) {
     const shown = regressed.slice(0, named).map(rowPhrase);
     const more = regressed.length - shown.length;
     parts.push(
-      `${regressed.length} regressed ${stat ? "beyond noise" : "beyond their rule"}: ${shown.join(", ")}${more > 0 ? ` and ${more} more` : ""}`,
+      `${regressed.length} regressed${why}: ${shown.join(", ")}${more > 0 ? ` and ${more} more` : ""}`,
     );
   } else parts.push("No regression");
   if (c.improved) parts.push(`${c.improved} improved`);

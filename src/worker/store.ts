@@ -4,7 +4,7 @@
  */
 import type { ResultDocument } from "../schema/v1.ts";
 import { documentPoints, type Point } from "../shared/measures.ts";
-import { documentSamples } from "../shared/samples.ts";
+import { documentSamples, samplesProblem } from "../shared/samples.ts";
 import {
   canonicalJson,
   sha256Hex,
@@ -23,8 +23,10 @@ export interface IngestAuth {
   jtiExpiresAt: number | null;
 }
 
+/** The document as stored: no records (and no samples: those go to run_samples). */
 export function storedDocument(doc: ResultDocument): ResultDocument {
-  return { ...doc, requests: null, requests_file: null };
+  const { samples: _samples, ...rest } = doc;
+  return { ...rest, requests: null, requests_file: null };
 }
 
 export async function runPublicId(stored: ResultDocument): Promise<string> {
@@ -71,6 +73,8 @@ export async function storeRun(
   nowIso: string,
 ): Promise<{ run: RunRow; created: boolean; points: number }> {
   const repo = doc.repository!;
+  const badSamples = samplesProblem(doc);
+  if (badSamples !== null) throw new ApiError(422, "samples_invalid", badSamples);
   const stored = storedDocument(doc);
   const json = JSON.stringify(stored);
   if (new TextEncoder().encode(json).length > MAX_DOCUMENT_BYTES) {

@@ -39,6 +39,23 @@ describe("ingest with repository API tokens", () => {
     ).toBeTruthy();
   });
 
+  it("samples sent in place of the records are kept beside the run, not in its document", async () => {
+    const doc = sweepDoc("acme/llm");
+    const level = doc.levels[0]!.level;
+    const values = [10.5, 11.25, 12, 13.5, 9.75, 10];
+    const res = await upload({ ...doc, samples: [{ level, measure: "ttft_p50_ms", values }] }, token);
+    expect(res.status).toBe(201);
+    const body = await json(res);
+    const run = await json(call(`/api/v1/runs/${body.run.id}`));
+    expect(run.document.samples).toBeUndefined();
+    const row = await env.DB.prepare(
+      "SELECT s.values_json FROM run_samples s JOIN runs r ON r.id = s.run_id WHERE r.public_id = ? AND s.measure = 'ttft_p50_ms'",
+    )
+      .bind(body.run.id)
+      .first<{ values_json: string }>();
+    expect(JSON.parse(row!.values_json)).toEqual(values);
+  });
+
   it("re-sending the same run returns the stored run and writes nothing new", async () => {
     const doc = sweepDoc("acme/llm");
     const first = await json(upload(doc, token));
@@ -152,6 +169,23 @@ describe("invalid uploads: 4xx with a stable code, nothing written", () => {
     await nothingWritten(() => upload(doc, token), 422, "schema_invalid");
     const res = await json(upload(doc, token));
     expect(res.error.details[0].path).toBe("target");
+  });
+  it("samples of a measure that is not sampled, or of a level the document lacks", async () => {
+    const doc = sweepDoc("acme/bad");
+    await nothingWritten(
+      () =>
+        upload(
+          { ...doc, samples: [{ level: doc.levels[0]!.level, measure: "output_tok_s", values: [1] }] },
+          token,
+        ),
+      422,
+      "samples_invalid",
+    );
+    await nothingWritten(
+      () => upload({ ...doc, samples: [{ level: 12345, measure: "ttft_p50_ms", values: [1] }] }, token),
+      422,
+      "samples_invalid",
+    );
   });
   it("no repository", () =>
     nothingWritten(

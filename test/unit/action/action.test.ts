@@ -210,7 +210,7 @@ describe("PR comment", () => {
     );
     // the headline is the engine's, word for word (the terminal prints the same line)
     expect(above).toContain(`**${headline(verdict.summary.rows)}**`);
-    expect(above).toContain("1 regressed beyond their rule: output tok/s at c=8 −50.0 %");
+    expect(above).toContain("1 regressed beyond their threshold: output tok/s at c=8 −50.0 %");
     // and its counts are the counts of the rows in the details
     const details = md.slice(md.indexOf("<details><summary>every measure"));
     const all = details

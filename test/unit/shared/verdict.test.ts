@@ -138,7 +138,7 @@ describe("words", () => {
       { runs: [[pt(120), pt(50, "output_tok_s")]], samples: null, kind: "run" },
     );
     expect(headline(s.rows)).toBe(
-      "1 regressed beyond their rule: TTFT p99 (ms) at c=4 +20.0 %; 1 unchanged.",
+      "1 regressed beyond their threshold: TTFT p99 (ms) at c=4 +20.0 %; 1 unchanged.",
     );
     expect(rowPhrase({ ...s.rows[0]!, interval_pct: [11, 25] })).toBe(
       "TTFT p99 (ms) at c=4 +20.0 % [+11.0, +25.0]",

@@ -1,0 +1,48 @@
+/** Parts of a result document in schema v1: a search's answer, how the load was generated, sent samples. */
+import { z } from "zod";
+import { nullableNum, num } from "./common.ts";
+
+/** `--mode search`: the highest rate that kept the target share of requests within every SLO. */
+export const Saturation = z.object({
+  max_rate_rps: nullableNum,
+  bracket_rps: z.tuple([nullableNum, nullableNum]),
+  pass_pct_at_max: nullableNum,
+  goodput_at_max_rps: nullableNum,
+  target_pass_pct: num,
+  probes: z.number().int().nonnegative(),
+  method: z.string(),
+});
+
+/**
+ * How the load was generated, when not by one thread of one runner: worker threads per
+ * runner, and for a run sharded across runners its shard (`i/n`) and common start (epoch ms).
+ * A merged document names the shard files it was merged from.
+ */
+export const LoadGenerator = z.object({
+  workers: z.number().int().positive(),
+  shard: z
+    .string()
+    .regex(/^[1-9][0-9]{0,3}\/[1-9][0-9]{0,3}$/, "must be i/n with 1 <= i <= n (e.g. 2/4)")
+    .refine((s) => {
+      const [i, n] = s.split("/").map(Number) as [number, number];
+      return i <= n;
+    }, "must be i/n with 1 <= i <= n (e.g. 2/4)")
+    .nullable(),
+  start_at_epoch_ms: nullableNum,
+  merged_from: z.array(z.string()).optional(),
+});
+
+/**
+ * The per-request samples behind the sampled percentiles (shared/samples.ts: at most 1,000
+ * per level and measure), sent in place of the records when an upload leaves them out, so
+ * the service's bootstrap sees what the file's would.
+ */
+export const SentSamples = z
+  .array(
+    z.object({
+      level: num,
+      measure: z.string().max(64),
+      values: z.array(z.number().finite()).max(1000),
+    }),
+  )
+  .max(5000);

@@ -1,0 +1,217 @@
+/// <reference lib="dom" />
+// One pair of runs, one verdict: the same base and head files judged by `tokenbench compare`, by
+// the Action with the file as its baseline, by the Action against the results service (the base
+// uploaded as a run of main), by the service's compare endpoint and on the dashboard's run page
+// in headless Chromium. Every surface must show the same rows (benchmark, measure, figures,
+// change, interval, method, verdict) and the same counts.
+import { copyFileSync, existsSync, mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { type Browser, chromium } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type LocalService, startService } from "../../../scripts/local-service.ts";
+import { runAction } from "../../../scripts/run-action.ts";
+import { start } from "../../../src/mock/index.ts";
+import type { CompareResponse } from "../../../src/shared/api-types.ts";
+import type { VerdictRow } from "../../../src/shared/verdict.ts";
+import {
+  deltaText,
+  formatValue,
+  intervalText,
+  METHOD_TEXT,
+  measureName,
+  verdictWord,
+} from "../../../src/shared/verdict-text.ts";
+import { runCli } from "../../helpers/cli.ts";
+import { startGitHubApi } from "../../helpers/github-api.ts";
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+const repo = "acme/one-verdict";
+
+/** A row as every surface words it: benchmark | measure | base | head | Δ | interval | method | verdict. */
+const wordsOf = (r: VerdictRow) =>
+  [
+    r.benchmark,
+    measureName(r.measure),
+    formatValue(r.base),
+    formatValue(r.head),
+    deltaText(r.delta_pct),
+    intervalText(r.interval_pct) || "–",
+    METHOD_TEXT[r.method],
+    verdictWord(r),
+  ].join(" | ");
+
+/** The comment's "every measure" table, back into the same words. */
+function commentRows(md: string): string[] {
+  const start = md.indexOf("<details><summary>every measure");
+  const block = md.slice(start, md.indexOf("</details>", start));
+  return block
+    .split("\n")
+    .filter((l) => /^\| (closed|open|search)/.test(l))
+    .map((l) => {
+      const cells = l.slice(2, -2).split(" | ");
+      const verdict = cells.pop()!;
+      const m = /^\S+ (.+?) <sub>(\S*)[^<]*<\/sub>$/.exec(verdict)!;
+      return [...cells, m[2], m[1]].join(" | ");
+    });
+}
+
+describe.skipIf(process.env.TOKENBENCH_SKIP_BROWSER === "1")("one verdict on every surface", () => {
+  let service: LocalService;
+  let gh: Awaited<ReturnType<typeof startGitHubApi>>;
+  let browser: Browser;
+  const dir = mkdtempSync(join(tmpdir(), "tokenbench-one-verdict-"));
+  const basePath = join(dir, "base.json");
+  const headPath = join(dir, "head.json");
+
+  beforeAll(async () => {
+    if (!existsSync(CHROMIUM)) throw new Error(`no Chromium at ${CHROMIUM}: install it or set CHROMIUM_PATH`);
+    [service, gh] = await Promise.all([startService(), startGitHubApi({ runs: [], pulls: [] })]);
+    // The head's server is 15 % slower to first token: some rows regress, most do not.
+    for (const [path, ttftMs] of [
+      [basePath, 20],
+      [headPath, 23],
+    ] as const) {
+      const mock = await start({ port: 0, ttftMs, itlMs: 3 });
+      const r = await runCli([
+        "sweep",
+        ...["--base-url", mock.url, "--levels", "1,4", "--requests", "24", "--max-tokens", "16"],
+        ...["--warmup", "2", "--quiet", "--out", path],
+      ]);
+      await mock.close();
+      expect(r.code, r.stderr).toBe(0);
+    }
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox", "--disable-gpu"] });
+  }, 180_000);
+  afterAll(async () => {
+    await browser?.close();
+    await Promise.all([service?.stop(), gh?.close()]);
+  });
+
+  it("CLI, Action (file and service baselines), API and dashboard: identical rows and counts", {
+    timeout: 180_000,
+  }, async () => {
+    // 1. the terminal
+    const cli = await runCli(["compare", basePath, headPath, "--format", "json"]);
+    expect(cli.code, cli.stderr).toBe(0);
+    const fromCli = JSON.parse(cli.stdout) as {
+      rows: VerdictRow[];
+      counts: Record<string, number>;
+      headline: string;
+    };
+    expect(fromCli.rows.some((r) => r.method === "bootstrap")).toBe(true);
+    expect(fromCli.rows.some((r) => r.method === "percent")).toBe(true);
+    const expected = fromCli.rows.map(wordsOf);
+
+    const token = await service.apiToken(repo);
+    const env = (over: Record<string, string>) => ({
+      GITHUB_REPOSITORY: repo,
+      GITHUB_API_URL: gh.url,
+      GITHUB_SERVER_URL: "https://github.example",
+      GITHUB_RUN_ATTEMPT: "1",
+      RUNNER_NAME: "r1",
+      RUNNER_OS: "Linux",
+      ...over,
+    });
+    const pr = {
+      GITHUB_EVENT_NAME: "pull_request",
+      GITHUB_REF: "refs/pull/3/merge",
+      GITHUB_SHA: "9".repeat(40),
+      GITHUB_HEAD_REF: "feature",
+      GITHUB_BASE_REF: "main",
+    };
+    const prPayload = {
+      pull_request: {
+        number: 3,
+        head: { sha: "2".repeat(40), ref: "feature", repo: { full_name: repo, fork: false } },
+        base: { ref: "main", repo: { full_name: repo } },
+      },
+    };
+    const publish = async (
+      file: string,
+      inputs: Record<string, string>,
+      github: Record<string, string>,
+      payload: unknown,
+    ) => {
+      const ws = mkdtempSync(join(dir, "ws-"));
+      copyFileSync(file, join(ws, "results.json"));
+      if (inputs.baseline) copyFileSync(inputs.baseline, join(ws, "base.json"));
+      const r = await runAction(
+        {
+          "publish-results": "results.json",
+          testbed: "one-verdict",
+          "github-token": "ghs_test",
+          ...inputs,
+          ...(inputs.baseline ? { baseline: "base.json" } : {}),
+        },
+        env(github),
+        payload,
+        { workspace: ws },
+      );
+      expect(r.code, r.log).toBe(0);
+      return r;
+    };
+
+    // 2. the Action with the file as its baseline (no service)
+    const viaFile = await publish(
+      headPath,
+      { baseline: basePath, "results-url": "" },
+      { ...pr, GITHUB_RUN_ID: "11" },
+      prPayload,
+    );
+    expect(commentRows(viaFile.outputs.markdown!)).toEqual(expected);
+    expect(viaFile.outputs["regression-count"]).toBe(String(fromCli.counts.regressed));
+
+    // 3. the Action against the service: the base is a run of main, the head a run of the PR
+    const service_ = { "results-url": service.url, "api-token": token };
+    await publish(
+      basePath,
+      service_,
+      {
+        GITHUB_EVENT_NAME: "push",
+        GITHUB_REF: "refs/heads/main",
+        GITHUB_SHA: "1".repeat(40),
+        GITHUB_RUN_ID: "12",
+      },
+      {},
+    );
+    const viaService = await publish(headPath, service_, { ...pr, GITHUB_RUN_ID: "13" }, prPayload);
+    expect(commentRows(viaService.outputs.markdown!)).toEqual(expected);
+    expect(viaService.outputs["regression-count"]).toBe(String(fromCli.counts.regressed));
+    // the headline is word for word the terminal's
+    const unescaped = viaService.outputs.markdown!.replace(/&#(\d+);/g, (_, n) =>
+      String.fromCharCode(Number(n)),
+    );
+    expect(unescaped).toContain(`**${fromCli.headline}**`);
+
+    // 4. the service's compare endpoint
+    const headId = /\/runs\/([0-9a-f]{16})$/.exec(viaService.outputs["run-url"]!)![1]!;
+    const api = (await (
+      await fetch(`${service.url}/api/v1/repos/${repo}/compare?head=${headId}`)
+    ).json()) as CompareResponse;
+    expect(api.rows.map(wordsOf)).toEqual(expected);
+    expect(api.counts).toEqual(fromCli.counts);
+    expect(api.headline).toBe(fromCli.headline);
+
+    // 5. the dashboard's run page, and the PR page that leads to the same run
+    for (const path of [`/runs/${headId}`, `/r/${repo}/pull/3`]) {
+      const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+      await page.goto(`${service.url}${path}`);
+      await page.waitForSelector("body[data-ready='true']", { timeout: 90_000 });
+      const shown = await page.$$eval("table.verdicts tbody tr", (trs) =>
+        trs.map((tr) => [...tr.querySelectorAll("td")].map((td) => td.textContent ?? "").join(" | ")),
+      );
+      expect(shown, path).toEqual(expected);
+      expect(await page.textContent("section.verdict .headline")).toBe(fromCli.headline);
+      // verdict first: the summary comes before the charts and the tables in the page
+      const order = await page.evaluate(() => {
+        const at = (sel: string) =>
+          [...document.querySelectorAll("#body > *")].findIndex((e) => e.matches(sel));
+        return [at("section.verdict"), at("#curves"), at(".scroll")];
+      });
+      expect(order[0]).toBeLessThan(order[1]!);
+      expect(order[1]).toBeLessThan(order[2]!);
+      await page.close();
+    }
+  });
+});
