@@ -64,6 +64,60 @@ var TokenbenchError, UsageError, init_errors = __esm({
   }
 });
 
+// src/shared/workload.ts
+function workloadSpec(doc) {
+  let c = doc.config, p = doc.profile?.config, common = { kind: doc.kind, api: doc.target.api, model: doc.target.model };
+  return c ? {
+    ...common,
+    mode: c.mode,
+    levels: c.levels,
+    prompt_tokens: c.prompt_tokens,
+    max_tokens: c.max_tokens,
+    prompts: c.prompts,
+    ignore_eos: c.ignore_eos,
+    arrival: c.mode === "open" ? c.arrival : null,
+    burstiness: c.mode === "open" ? c.burstiness : null,
+    max_in_flight: c.max_in_flight,
+    slo: c.slo,
+    extra_body: c.extra_body,
+    // Only when there is one, so fingerprints of synthetic-prompt runs stay what they were.
+    ...c.dataset ? { dataset: c.dataset.sha256 } : {},
+    ...c.dataset_reuse ? { dataset_reuse: c.dataset_reuse } : {},
+    ...c.ramp_up_s ? { ramp_up_s: c.ramp_up_s } : {},
+    ...c.shared_prefix ? { shared_prefix: c.shared_prefix } : {},
+    ...c.sessions ? { sessions: c.sessions } : {},
+    ...c.trace ? { trace: { sha256: c.trace.sha256, speed: c.trace.speed } } : {},
+    ...c.tools ? { tools: { sha256: c.tools.sha256, choice: c.tools.choice } } : {},
+    ...c.reasoning_tags ? { reasoning_tags: c.reasoning_tags } : {},
+    ...c.responses_chain ? { responses_chain: !0 } : {},
+    // A server that ignored ignore_eos answered a shorter workload than the one asked.
+    ...shortOutputs(doc) > 0 ? { outputs: "shorter than asked (ignore_eos ignored)" } : {}
+  } : p ? {
+    ...common,
+    targets: p.targets,
+    decode_tokens: p.decode_tokens,
+    suffix_tokens: p.suffix_tokens,
+    thinking: p.thinking,
+    extra_body: p.extra_body
+  } : common;
+}
+function shortOutputs(doc) {
+  return doc.levels.reduce((a, l) => a + (l.short_output ?? 0), 0);
+}
+function workloadDiff(a, b) {
+  let x = workloadSpec(a), y = workloadSpec(b);
+  return [.../* @__PURE__ */ new Set([...Object.keys(x), ...Object.keys(y)])].filter((k) => JSON.stringify(x[k]) !== JSON.stringify(y[k])).map((field) => ({ field, a: x[field], b: y[field] }));
+}
+function sloGiven(config2) {
+  let s = config2?.slo;
+  return !!s && (s.ttft_ms !== null || s.tpot_ms !== null || s.e2e_ms !== null || (s.ttfat_ms ?? null) !== null);
+}
+var init_workload = __esm({
+  "src/shared/workload.ts"() {
+    "use strict";
+  }
+});
+
 // src/shared/charts.ts
 function levelRows(levels, series = "run") {
   return levels.map((l) => ({
@@ -92,6 +146,7 @@ function levelAxis(mode) {
   };
 }
 function throughputSpec(rows, mode) {
+  let color = colorOf(rows);
   return {
     ...BASE,
     title: "Output throughput vs level",
@@ -114,33 +169,48 @@ function latencySpec(rows, mode) {
       ["TPOT", r.tpot_p50_ms, r.tpot_p95_ms]
     ])
       p50 !== null && long.push({ series: r.series, level: r.level, metric, stat: "p50", value: p50 }), p95 !== null && long.push({ series: r.series, level: r.level, metric, stat: "p95", value: p95 });
+  let stat = { field: "stat", type: "nominal", title: null };
   return {
     ...BASE,
     width: 220,
     height: 200,
-    title: "Latency (ms) vs level: p50 solid, p95 dashed",
+    title: "Latency (ms) vs level: p50 solid circles, p95 dashed triangles",
     data: { values: long },
     facet: {
       column: { field: "metric", type: "nominal", title: null, sort: ["TTFT", "TTFAT", "ITL", "TPOT"] }
     },
     resolve: { scale: { y: "independent" } },
     spec: {
-      mark: { type: "line", point: !0, tooltip: !0 },
-      encoding: {
-        x: levelAxis(mode),
-        y: { field: "value", type: "quantitative", title: "ms" },
-        color,
-        strokeDash: { field: "stat", type: "nominal", title: null }
-      }
+      layer: [
+        {
+          mark: { type: "line", point: { filled: !0, size: 45 }, tooltip: !0 },
+          encoding: {
+            x: levelAxis(mode),
+            y: { field: "value", type: "quantitative", title: "ms" },
+            color: colorOf(rows),
+            strokeDash: { ...stat, legend: null },
+            // one legend for p50/p95: the shape's
+            shape: { ...stat, scale: { domain: ["p50", "p95"], range: ["circle", "triangle-up"] } }
+          }
+        }
+      ]
     }
   };
 }
-function kneeSpec(rows) {
+function kneeSpec(rows, sloTtftMs = null) {
+  let color = colorOf(rows);
   return {
     ...BASE,
-    title: "Latency vs throughput (the knee)",
+    title: `Latency vs throughput (the knee)${sloTtftMs !== null ? `; TTFT SLO ${sloTtftMs} ms in red` : ""}`,
     data: { values: rows.filter((r) => r.ttft_p95_ms !== null) },
     layer: [
+      ...sloTtftMs !== null ? [
+        {
+          data: { values: [{ slo: sloTtftMs }] },
+          mark: { type: "rule", color: "#d73a49", strokeWidth: 1.5 },
+          encoding: { y: { field: "slo", type: "quantitative", scale: { type: "log" } } }
+        }
+      ] : [],
       {
         mark: { type: "line", point: !0, tooltip: !0 },
         encoding: {
@@ -163,6 +233,7 @@ function kneeSpec(rows) {
   };
 }
 function goodputSpec(rows, mode) {
+  let color = colorOf(rows);
   return {
     ...BASE,
     title: "Goodput and SLO pass rate vs level",
@@ -273,17 +344,19 @@ function documentSpecs(doc, baseline) {
   let mode = doc.config?.mode ?? "closed", rows = [
     ...levelRows(doc.levels, baseline ? "head" : "run"),
     ...baseline ? levelRows(baseline.levels, "base") : []
-  ], out = {
+  ], slo = doc.config?.slo ?? null, anySlo = slo !== null && (slo.ttft_ms !== null || slo.tpot_ms !== null || slo.e2e_ms !== null || (slo.ttfat_ms ?? null) !== null), out = {
     throughput: throughputSpec(rows, mode),
     latency: latencySpec(rows, mode),
-    knee: kneeSpec(rows),
-    goodput: goodputSpec(rows, mode)
+    knee: kneeSpec(rows, slo?.ttft_ms ?? null),
+    // Goodput and SLO pass say something only under an SLO: without one every request passes.
+    ...anySlo ? { goodput: goodputSpec(rows, mode) } : {}
   }, timeline = metricsTimelineSpec(doc);
   return timeline && (out["metrics-timeline"] = timeline), out;
 }
-var BASE, color, init_charts = __esm({
+var BASE, colorOf, init_charts = __esm({
   "src/shared/charts.ts"() {
     "use strict";
+    init_workload();
     BASE = {
       $schema: "https://vega.github.io/schema/vega-lite/v6.json",
       width: 420,
@@ -295,7 +368,12 @@ var BASE, color, init_charts = __esm({
         legend: { orient: "bottom", labelFontSize: 11 }
       }
     };
-    color = { field: "series", type: "nominal", title: null };
+    colorOf = (rows) => ({
+      field: "series",
+      type: "nominal",
+      title: null,
+      ...new Set(rows.map((r) => r.series)).size < 2 ? { legend: null } : {}
+    });
   }
 });
 
@@ -37718,52 +37796,8 @@ function parseResultDocument(input2) {
   return r.data;
 }
 
-// src/shared/workload.ts
-function workloadSpec(doc) {
-  let c = doc.config, p = doc.profile?.config, common = { kind: doc.kind, api: doc.target.api, model: doc.target.model };
-  return c ? {
-    ...common,
-    mode: c.mode,
-    levels: c.levels,
-    prompt_tokens: c.prompt_tokens,
-    max_tokens: c.max_tokens,
-    prompts: c.prompts,
-    ignore_eos: c.ignore_eos,
-    arrival: c.mode === "open" ? c.arrival : null,
-    burstiness: c.mode === "open" ? c.burstiness : null,
-    max_in_flight: c.max_in_flight,
-    slo: c.slo,
-    extra_body: c.extra_body,
-    // Only when there is one, so fingerprints of synthetic-prompt runs stay what they were.
-    ...c.dataset ? { dataset: c.dataset.sha256 } : {},
-    ...c.dataset_reuse ? { dataset_reuse: c.dataset_reuse } : {},
-    ...c.ramp_up_s ? { ramp_up_s: c.ramp_up_s } : {},
-    ...c.shared_prefix ? { shared_prefix: c.shared_prefix } : {},
-    ...c.sessions ? { sessions: c.sessions } : {},
-    ...c.trace ? { trace: { sha256: c.trace.sha256, speed: c.trace.speed } } : {},
-    ...c.tools ? { tools: { sha256: c.tools.sha256, choice: c.tools.choice } } : {},
-    ...c.reasoning_tags ? { reasoning_tags: c.reasoning_tags } : {},
-    ...c.responses_chain ? { responses_chain: !0 } : {},
-    // A server that ignored ignore_eos answered a shorter workload than the one asked.
-    ...shortOutputs(doc) > 0 ? { outputs: "shorter than asked (ignore_eos ignored)" } : {}
-  } : p ? {
-    ...common,
-    targets: p.targets,
-    decode_tokens: p.decode_tokens,
-    suffix_tokens: p.suffix_tokens,
-    thinking: p.thinking,
-    extra_body: p.extra_body
-  } : common;
-}
-function shortOutputs(doc) {
-  return doc.levels.reduce((a, l) => a + (l.short_output ?? 0), 0);
-}
-function workloadDiff(a, b) {
-  let x = workloadSpec(a), y = workloadSpec(b);
-  return [.../* @__PURE__ */ new Set([...Object.keys(x), ...Object.keys(y)])].filter((k) => JSON.stringify(x[k]) !== JSON.stringify(y[k])).map((field) => ({ field, a: x[field], b: y[field] }));
-}
-
 // src/shared/testbed.ts
+init_workload();
 function testbedSpec(doc) {
   let tb = doc.testbed ?? null, ex = doc.server?.extracted ?? {}, s = (v) => typeof v == "string" && v !== "" ? v : null, { api: _api, model: _model, levels: _levels, targets: _targets, ...workload } = workloadSpec(doc);
   return {
@@ -37797,6 +37831,7 @@ function canonicalJson(v) {
 }
 
 // src/core/results/document.ts
+init_workload();
 var CLOCK_SOURCE = "performance.now() (monotonic), ms from origin";
 function buildDocument(p) {
   let origin = new Date(p.originWallMs).toISOString(), target = targetRecord(p.target), pv = p.provenance ?? null, environment = pv?.runnerName != null ? { ...p.environment, runner_name: pv.runnerName } : p.environment, doc = {
@@ -40220,6 +40255,7 @@ function evidenceLine(s, baseName) {
 }
 
 // src/core/results/report.ts
+init_workload();
 var fmt2 = (v, digits) => v == null || !Number.isFinite(v) ? "-" : v.toFixed(digits), steadyCell = (l) => l.steady_state === void 0 ? "-" : l.steady_state.steady ? `${l.steady_state.window_s.toFixed(1)} s` : "no", pct0 = (v) => v == null ? "-" : `${v.toFixed(0)}%`;
 function markdownColumns(levels, hasSlo2) {
   let open2 = levels.some((l) => l.mode === "open");
@@ -40245,10 +40281,7 @@ function markdownColumns(levels, hasSlo2) {
     { title: "steady", cell: steadyCell }
   ];
 }
-function hasSlo(config2) {
-  let s = config2?.slo;
-  return !!s && (s.ttft_ms !== null || s.tpot_ms !== null || s.e2e_ms !== null || (s.ttfat_ms ?? null) !== null);
-}
+var hasSlo = sloGiven;
 function markdownTable(levels, slo = !0) {
   let cols = markdownColumns(levels, slo), head = `| ${cols.map((c) => c.title).join(" | ")} |`, sep = `|${cols.map(() => "---:").join("|")}|`, rows = levels.map((l) => `| ${cols.map((c) => c.cell(l)).join(" | ")} |`);
   return [head, sep, ...rows].join(`
@@ -43151,6 +43184,7 @@ function mergeShards(input2, o = {}) {
 
 // src/cli/tools-command.ts
 init_errors();
+init_workload();
 function loadDoc(path, what) {
   if (!path) throw new UsageError(`missing ${what}`);
   if (!existsSync5(path)) throw new UsageError(`${what} ${path} does not exist`);

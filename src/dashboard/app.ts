@@ -10,8 +10,9 @@
 import embed from "vega-embed";
 import type { ResultDocument } from "../schema/v1.ts";
 import type { ChangePointsResponse, CompareResponse, SeriesResponse } from "../shared/api-types.ts";
-import { documentSpecs, type Spec, trendSpec } from "../shared/charts.ts";
+import { documentSpecs, type Spec } from "../shared/charts.ts";
 import { judge, mean, predictionInterval } from "../shared/statistics.ts";
+import { trendSpec } from "../shared/trend-spec.ts";
 import {
   deltaText,
   evidenceLine,
@@ -22,6 +23,7 @@ import {
   verdictWord,
 } from "../shared/verdict-text.ts";
 import { visible } from "../shared/visible.ts";
+import { sloGiven } from "../shared/workload.ts";
 
 const TREND_MEASURES = [
   "output_tok_s",
@@ -327,10 +329,13 @@ async function runPage(id: string): Promise<void> {
       : undefined;
   let table = "";
   if (doc.kind === "sweep") {
-    table = `<div class="scroll"><table class="levels"><thead><tr><th>level</th><th>req</th><th>err</th><th>out tok/s</th><th>TTFT p50</th><th>TTFT p95</th><th>ITL p50</th><th>ITL p95</th><th>TPOT p50</th><th>SLO pass</th><th>goodput req/s</th><th>admitted / queued</th></tr></thead><tbody>${doc.levels
+    // SLO pass and goodput only under an SLO; offered vs achieved rate for open loop.
+    const slo = sloGiven(doc.config);
+    const open = doc.config?.mode === "open";
+    table = `<div class="scroll"><table class="levels"><thead><tr><th>level</th>${open ? "<th>offered req/s</th><th>achieved req/s</th>" : ""}<th>req</th><th>err</th><th>out tok/s</th><th>TTFT p50</th><th>TTFT p95</th><th>ITL p50</th><th>ITL p95</th><th>TPOT p50</th>${slo ? "<th>SLO pass</th><th>goodput req/s</th>" : ""}<th>admitted / queued</th></tr></thead><tbody>${doc.levels
       .map(
         (l) =>
-          `<tr><td>${l.level}</td><td>${l.requests}</td><td>${l.errors}</td><td>${fmt(l.output_tok_s, 0)}</td><td>${fmt(l.ttft_ms.p50)}</td><td>${fmt(l.ttft_ms.p95)}</td><td>${fmt(l.itl_ms.p50, 2)}</td><td>${fmt(l.itl_ms.p95, 2)}</td><td>${fmt(l.tpot_ms.p50, 2)}</td><td>${l.slo_pass_pct === null ? "–" : `${fmt(l.slo_pass_pct, 0)}%`}</td><td>${fmt(l.goodput_req_s, 2)}</td><td>${l.admission?.observable ? `${l.admission.admitted_concurrency_max} / ${l.admission.queued_requests_max}` : "not observable"}</td></tr>`,
+          `<tr><td>${l.level}</td>${open ? `<td>${fmt(l.open_loop?.target_rate_rps, 2)}</td><td>${fmt(l.open_loop?.achieved_rate_rps, 2)}</td>` : ""}<td>${l.requests}</td><td>${l.errors}</td><td>${fmt(l.output_tok_s, 0)}</td><td>${fmt(l.ttft_ms.p50)}</td><td>${fmt(l.ttft_ms.p95)}</td><td>${fmt(l.itl_ms.p50, 2)}</td><td>${fmt(l.itl_ms.p95, 2)}</td><td>${fmt(l.tpot_ms.p50, 2)}</td>${slo ? `<td>${l.slo_pass_pct === null ? "–" : `${fmt(l.slo_pass_pct, 0)}%`}</td><td>${fmt(l.goodput_req_s, 2)}</td>` : ""}<td>${l.admission?.observable ? `${l.admission.admitted_concurrency_max} / ${l.admission.queued_requests_max}` : "not observable"}</td></tr>`,
       )
       .join("")}</tbody></table></div><p class="muted">Times in ms.</p>`;
   }

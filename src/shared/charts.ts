@@ -4,10 +4,11 @@
  * spec out.
  */
 import type { LevelResult, ResultDocument } from "../schema/v1.ts";
+import { sloGiven } from "./workload.ts";
 
 export type Spec = Record<string, unknown>;
 
-const BASE: Spec = {
+export const BASE: Spec = {
   $schema: "https://vega.github.io/schema/vega-lite/v6.json",
   width: 420,
   height: 240,
@@ -66,9 +67,16 @@ function levelAxis(mode: "closed" | "open") {
   };
 }
 
-const color = { field: "series", type: "nominal", title: null };
+/** Colour by run; no legend when there is one run (a legend of one entry says nothing). */
+const colorOf = (rows: readonly { series: string }[]) => ({
+  field: "series",
+  type: "nominal",
+  title: null,
+  ...(new Set(rows.map((r) => r.series)).size < 2 ? { legend: null } : {}),
+});
 
 export function throughputSpec(rows: LevelRow[], mode: "closed" | "open"): Spec {
+  const color = colorOf(rows);
   return {
     ...BASE,
     title: "Output throughput vs level",
@@ -82,6 +90,10 @@ export function throughputSpec(rows: LevelRow[], mode: "closed" | "open"): Spec 
   };
 }
 
+/**
+ * p50 and p95 of each latency per level, faceted by measure: p50 a solid line with circles, p95
+ * dashed with triangles (told apart without colour). The TTFT SLO is drawn on the knee chart.
+ */
 export function latencySpec(rows: LevelRow[], mode: "closed" | "open"): Spec {
   const long: { series: string; level: number; metric: string; stat: string; value: number }[] = [];
   for (const r of rows) {
@@ -95,34 +107,50 @@ export function latencySpec(rows: LevelRow[], mode: "closed" | "open"): Spec {
       if (p95 !== null) long.push({ series: r.series, level: r.level, metric, stat: "p95", value: p95 });
     }
   }
+  const stat = { field: "stat", type: "nominal", title: null };
   return {
     ...BASE,
     width: 220,
     height: 200,
-    title: "Latency (ms) vs level: p50 solid, p95 dashed",
+    title: "Latency (ms) vs level: p50 solid circles, p95 dashed triangles",
     data: { values: long },
     facet: {
       column: { field: "metric", type: "nominal", title: null, sort: ["TTFT", "TTFAT", "ITL", "TPOT"] },
     },
     resolve: { scale: { y: "independent" } },
     spec: {
-      mark: { type: "line", point: true, tooltip: true },
-      encoding: {
-        x: levelAxis(mode),
-        y: { field: "value", type: "quantitative", title: "ms" },
-        color,
-        strokeDash: { field: "stat", type: "nominal", title: null },
-      },
+      layer: [
+        {
+          mark: { type: "line", point: { filled: true, size: 45 }, tooltip: true },
+          encoding: {
+            x: levelAxis(mode),
+            y: { field: "value", type: "quantitative", title: "ms" },
+            color: colorOf(rows),
+            strokeDash: { ...stat, legend: null }, // one legend for p50/p95: the shape's
+            shape: { ...stat, scale: { domain: ["p50", "p95"], range: ["circle", "triangle-up"] } },
+          },
+        },
+      ],
     },
   };
 }
 
-export function kneeSpec(rows: LevelRow[]): Spec {
+export function kneeSpec(rows: LevelRow[], sloTtftMs: number | null = null): Spec {
+  const color = colorOf(rows);
   return {
     ...BASE,
-    title: "Latency vs throughput (the knee)",
+    title: `Latency vs throughput (the knee)${sloTtftMs !== null ? `; TTFT SLO ${sloTtftMs} ms in red` : ""}`,
     data: { values: rows.filter((r) => r.ttft_p95_ms !== null) },
     layer: [
+      ...(sloTtftMs !== null
+        ? [
+            {
+              data: { values: [{ slo: sloTtftMs }] },
+              mark: { type: "rule", color: "#d73a49", strokeWidth: 1.5 },
+              encoding: { y: { field: "slo", type: "quantitative", scale: { type: "log" } } },
+            },
+          ]
+        : []),
       {
         mark: { type: "line", point: true, tooltip: true },
         encoding: {
@@ -146,6 +174,7 @@ export function kneeSpec(rows: LevelRow[]): Spec {
 }
 
 export function goodputSpec(rows: LevelRow[], mode: "closed" | "open"): Spec {
+  const color = colorOf(rows);
   return {
     ...BASE,
     title: "Goodput and SLO pass rate vs level",
@@ -272,99 +301,18 @@ export function documentSpecs(doc: ResultDocument, baseline?: ResultDocument): R
     ...levelRows(doc.levels, baseline ? "head" : "run"),
     ...(baseline ? levelRows(baseline.levels, "base") : []),
   ];
+  const slo = doc.config?.slo ?? null;
+  const anySlo =
+    slo !== null &&
+    (slo.ttft_ms !== null || slo.tpot_ms !== null || slo.e2e_ms !== null || (slo.ttfat_ms ?? null) !== null);
   const out: Record<string, Spec> = {
     throughput: throughputSpec(rows, mode),
     latency: latencySpec(rows, mode),
-    knee: kneeSpec(rows),
-    goodput: goodputSpec(rows, mode),
+    knee: kneeSpec(rows, slo?.ttft_ms ?? null),
+    // Goodput and SLO pass say something only under an SLO: without one every request passes.
+    ...(anySlo ? { goodput: goodputSpec(rows, mode) } : {}),
   };
   const timeline = metricsTimelineSpec(doc);
   if (timeline) out["metrics-timeline"] = timeline;
   return out;
-}
-
-export interface TrendPoint {
-  created_at: string;
-  value: number;
-  run_id: string;
-  commit_sha: string | null;
-  verdict?: string;
-}
-
-/**
- * Dashboard trend: points over time (dates on the axis), the baseline band compare uses, the base
- * branch's points under a PR branch's, regressions (▼) and change points (dashed rules) marked.
- * A layer is drawn only when it has data (an empty layer makes Vega warn "Infinite extent").
- */
-export function trendSpec(
-  title: string,
-  unit: string,
-  points: TrendPoint[],
-  band: { lo: number; hi: number; mean: number } | null,
-  extra: { base?: TrendPoint[]; baseName?: string; changes?: { created_at: string; label: string }[] } = {},
-): Spec {
-  const layers: Spec[] = [];
-  const x = {
-    field: "created_at",
-    type: "temporal",
-    title: "date",
-    axis: { format: "%b %d", labelAngle: 0 },
-  };
-  const y = {
-    field: "value",
-    type: "quantitative",
-    title: unit && !title.includes(unit) ? `${title} (${unit})` : title,
-    scale: { zero: false },
-    axis: { format: ".4~g" },
-  };
-  if (band) {
-    layers.push({
-      data: { values: [band] },
-      mark: { type: "rect", color: "#0366d6", opacity: 0.1 },
-      encoding: { y: { field: "lo", type: "quantitative" }, y2: { field: "hi" } },
-    });
-    layers.push({
-      data: { values: [band] },
-      mark: { type: "rule", color: "#0366d6", strokeDash: [4, 3] },
-      encoding: { y: { field: "mean", type: "quantitative" } },
-    });
-  }
-  if (extra.base && extra.base.length > 0)
-    layers.push({
-      data: { values: extra.base.map((p) => ({ ...p, series: extra.baseName ?? "base" })) },
-      mark: { type: "line", color: "#959da5", point: { size: 20, color: "#959da5" }, tooltip: true },
-      encoding: { x, y },
-    });
-  if (extra.changes && extra.changes.length > 0)
-    layers.push({
-      data: { values: extra.changes },
-      mark: { type: "rule", color: "#e36209", strokeDash: [6, 3], strokeWidth: 1.5 },
-      encoding: {
-        x: { field: "created_at", type: "temporal" },
-        tooltip: [{ field: "label", type: "nominal", title: "change point" }],
-      },
-    });
-  layers.push({
-    data: { values: points },
-    mark: { type: "line", point: { filled: true, size: 40 }, tooltip: true },
-    encoding: {
-      x,
-      y,
-      tooltip: [
-        { field: "created_at", type: "temporal", title: "time" },
-        { field: "value", type: "quantitative", format: ".4~g" },
-        { field: "commit_sha", type: "nominal", title: "commit" },
-        { field: "verdict", type: "nominal" },
-      ],
-      href: { field: "href", type: "nominal" },
-    },
-  });
-  const regressed = points.filter((p) => p.verdict === "regressed");
-  if (regressed.length > 0)
-    layers.push({
-      data: { values: regressed },
-      mark: { type: "point", shape: "triangle-down", size: 160, color: "#d73a49", filled: true },
-      encoding: { x: { field: "created_at", type: "temporal" }, y: { field: "value", type: "quantitative" } },
-    });
-  return { ...BASE, width: "container", height: 220, title, layer: layers };
 }

@@ -120,8 +120,7 @@ export function headline(rows: readonly VerdictRow[], named = 3): string {
   const regressed = worstFirst(rows.filter((r) => r.verdict === "regressed"));
   // "beyond noise" where an interval said so, "beyond their threshold" where a percentage did.
   const stat = regressed.filter((r) => r.method !== "percent").length;
-  const why =
-    stat === regressed.length ? " beyond noise" : stat === 0 ? " beyond their threshold" : "";
+  const why = stat === regressed.length ? " beyond noise" : stat === 0 ? " beyond their threshold" : "";
   const parts: string[] = [];
   if (regressed.length > 0) {
     const shown = regressed.slice(0, named).map(rowPhrase);

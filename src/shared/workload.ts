@@ -65,3 +65,11 @@ export function workloadDiff(
     .filter((k) => JSON.stringify(x[k]) !== JSON.stringify(y[k]))
     .map((field) => ({ field, a: x[field], b: y[field] }));
 }
+
+/** Whether a sweep was given any SLO: without one, SLO pass and goodput say nothing (every request passes). */
+export function sloGiven(config: ResultDocument["config"]): boolean {
+  const s = config?.slo;
+  return (
+    !!s && (s.ttft_ms !== null || s.tpot_ms !== null || s.e2e_ms !== null || (s.ttfat_ms ?? null) !== null)
+  );
+}

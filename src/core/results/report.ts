@@ -2,6 +2,7 @@
 import type { LevelResult, ResultDocument } from "../../schema/v1.ts";
 import { profilePoints } from "../../shared/measures.ts";
 import { measureName } from "../../shared/verdict-text.ts";
+import { sloGiven } from "../../shared/workload.ts";
 
 type Saturation = NonNullable<ResultDocument["saturation"]>;
 
@@ -57,13 +58,8 @@ export function markdownColumns(levels: readonly LevelResult[], hasSlo: boolean)
   ];
 }
 
-/** Whether the configuration gave any SLO. */
-export function hasSlo(config: ResultDocument["config"]): boolean {
-  const s = config?.slo;
-  return (
-    !!s && (s.ttft_ms !== null || s.tpot_ms !== null || s.e2e_ms !== null || (s.ttfat_ms ?? null) !== null)
-  );
-}
+/** Whether the configuration gave any SLO (shared/workload.ts). */
+export const hasSlo = sloGiven;
 
 export function markdownTable(levels: readonly LevelResult[], slo = true): string {
   const cols = markdownColumns(levels, slo);

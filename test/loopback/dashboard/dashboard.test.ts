@@ -129,7 +129,15 @@ describe.skipIf(process.env.TOKENBENCH_SKIP_BROWSER === "1")("dashboard in headl
     // human titles with units, a date axis
     const titles = await home.$$eval(".trend svg .role-title-text", (els) => els.map((e) => e.textContent));
     expect(titles).toEqual(expect.arrayContaining(["output tok/s", "TTFT p95"]));
-    expect(await home.textContent(".trend[data-measure='output_tok_s'] svg")).toContain("date");
+    // runs stored seconds apart: the time axis labels times, each label once (not ten identical dates)
+    expect(await home.textContent(".trend[data-measure='output_tok_s'] svg")).toContain("time (UTC)");
+    const axes = await home.$$eval(".trend[data-measure='output_tok_s'] svg g.role-axis", (gs) =>
+      gs.map((g) => [...g.querySelectorAll(".role-axis-label text")].map((e) => e.textContent ?? "")),
+    );
+    const times = axes.filter((a) => a.length > 0 && a.every((t) => /^\d\d:\d\d(:\d\d(\.\d{3})?)?$/.test(t)));
+    expect(times.length).toBe(1); // one time axis
+    expect(times[0]!.length).toBeGreaterThan(2);
+    expect(new Set(times[0]).size).toBe(times[0]!.length);
     await home.screenshot({ path: resolve(OUT, "dashboard-repo.png"), fullPage: true });
 
     // choose another benchmark through the form: the page reloads with it

@@ -32,6 +32,8 @@ describe("plots", () => {
       "6",
       "--metrics-interval-ms",
       "50",
+      "--slo-ttft-ms",
+      "500",
       "--out",
       out,
       "--plots",
@@ -50,6 +52,12 @@ describe("plots", () => {
       expect(h).toBeGreaterThan(150);
     }
     const svg = readFileSync(join(dir, "throughput.svg"), "utf8");
+    // one run: no legend of one entry; p50 and p95 told apart by shape, the SLO drawn as a line
+    expect(svg).not.toContain("role-legend");
+    const latency = readFileSync(join(dir, "latency.svg"), "utf8");
+    expect(latency).toContain("p50 solid circles, p95 dashed triangles");
+    expect(latency).toContain("role-legend");
+    expect(readFileSync(join(dir, "knee.svg"), "utf8")).toContain("TTFT SLO 500 ms in red");
     for (const l of doc.levels) {
       const label = `concurrent users: ${l.level}; output tok/s: `;
       const m2 = new RegExp(`${label}([0-9.]+)`).exec(svg);
