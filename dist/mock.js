@@ -54,6 +54,7 @@ var DEFAULT_MOCK_OPTIONS = {
   prefillMsPer1k: 0,
   itlMs: 12,
   itlJitterMs: 0,
+  ttftJitterMs: 0,
   tokensPerChunk: 1,
   capacity: 32,
   maxQueue: null,
@@ -1058,7 +1059,7 @@ var hrMs = () => Number(process.hrtime.bigint()) / 1e6, Engine = class {
     let resumed = r.emitted > 0;
     resumed || (r.tAdmit = t, this.h.queue.observe((t - r.tArrive) / 1e3), r.cachedTokens = this.cache.lookupAndInsert(r.promptTokens));
     let uncached = resumed ? r.promptTokens.length + r.emitted : r.promptTokens.length - r.cachedTokens, prefill = o.ttftMs + o.prefillMsPer1k * uncached / 1e3;
-    resumed || this.h.prefill.observe(prefill / 1e3), this.flavor.roleChunkAtAdmission && r.stream && !r.roleSent && (r.roleSent = !0, this.write(r, r.api === "responses" ? responsesStart(r) : roleChunk(r)));
+    !resumed && o.ttftJitterMs > 0 && (prefill += -Math.log(1 - this.rand()) * o.ttftJitterMs), resumed || this.h.prefill.observe(prefill / 1e3), this.flavor.roleChunkAtAdmission && r.stream && !r.roleSent && (r.roleSent = !0, this.write(r, r.api === "responses" ? responsesStart(r) : roleChunk(r)));
     let gen = r.gen;
     this.timers.at(t + prefill, () => this.emit(r, t + prefill, gen));
   }

@@ -72,6 +72,11 @@ const MOCK = {
   prefillMsPer1k: ms("prefill-ms-per-1k", D.prefillMsPer1k, "extra prefill per 1,000 uncached prompt tokens"),
   itlMs: ms("itl-ms", D.itlMs, "time between stream events"),
   itlJitterMs: ms("itl-jitter-ms", D.itlJitterMs, "seeded uniform jitter +/- MS per event"),
+  ttftJitterMs: ms(
+    "ttft-jitter-ms",
+    D.ttftJitterMs,
+    "seeded exponential extra time to first token with mean MS per request (a tail, so TTFT p99 varies between runs with different --seed)",
+  ),
   tokensPerChunk: number<number>({
     flag: "tokens-per-chunk",
     input: null,

@@ -246,7 +246,8 @@ export class Engine implements EngineView {
       r.cachedTokens = this.cache.lookupAndInsert(r.promptTokens);
     }
     const uncached = resumed ? r.promptTokens.length + r.emitted : r.promptTokens.length - r.cachedTokens;
-    const prefill = o.ttftMs + (o.prefillMsPer1k * uncached) / 1000;
+    let prefill = o.ttftMs + (o.prefillMsPer1k * uncached) / 1000;
+    if (!resumed && o.ttftJitterMs > 0) prefill += -Math.log(1 - this.rand()) * o.ttftJitterMs;
     if (!resumed) this.h.prefill.observe(prefill / 1000);
     if (this.flavor.roleChunkAtAdmission && r.stream && !r.roleSent) {
       // FreeToken sends the role chunk as soon as the request is admitted, before prefill.

@@ -102,6 +102,11 @@ export interface MockOptions {
   itlMs: number;
   /** Uniform seeded jitter, +/- ms, added to each ITL. */
   itlJitterMs: number;
+  /**
+   * Seeded exponential extra time to first token with this mean, ms, per request: a tail like a
+   * real server's, so a run's TTFT p99 varies from run to run (with another --seed) as it does there.
+   */
+  ttftJitterMs: number;
   /** Tokens carried by each content event (speculative decoding imitation). */
   tokensPerChunk: number;
   /** Running slots; more requests wait in a FIFO queue. */
@@ -148,6 +153,7 @@ export const DEFAULT_MOCK_OPTIONS: MockOptions = {
   prefillMsPer1k: 0,
   itlMs: 12,
   itlJitterMs: 0,
+  ttftJitterMs: 0,
   tokensPerChunk: 1,
   capacity: 32,
   maxQueue: null,
