@@ -38705,6 +38705,7 @@ async function calibratePrompts(target, extraBody, promptTokens, seed) {
 }
 
 // src/shared/measures.ts
+init_workload();
 var lower = "lower", higher = "higher", CATALOGUE = [
   [
     {
@@ -38971,9 +38972,14 @@ function profilePoints(doc) {
     put(out, `profile prefix ${k}`, null, "ttft_p50_ms", v.client_wall_ttft_ms.median), k !== "fresh" && put(out, `profile prefix ${k}`, null, "ttft_ratio", v.ttft_ratio_vs_fresh);
   return out;
 }
+var UNDER_SLO = /* @__PURE__ */ new Set(["slo_pass_pct", "goodput_req_s"]);
+function sweepLevelPoints(doc, levels) {
+  let pts = levels.flatMap(levelPoints);
+  return sloGiven(doc.config) ? pts : pts.filter((p) => !UNDER_SLO.has(p.measure));
+}
 function documentPoints(doc) {
   if (doc.kind === "profile") return profilePoints(doc);
-  let out = doc.levels.flatMap(levelPoints);
+  let out = sweepLevelPoints(doc, doc.levels);
   return put(out, "search saturation", null, "saturation_rps", doc.saturation?.max_rate_rps ?? null), out;
 }
 
@@ -39061,7 +39067,7 @@ function medianLevels(repeats) {
   });
 }
 function runPointsOf(doc) {
-  return doc.kind === "sweep" && doc.repeats && doc.repeats.length > 1 ? doc.repeats.map((r) => r.levels.flatMap(levelPoints)) : [documentPoints(doc)];
+  return doc.kind === "sweep" && doc.repeats && doc.repeats.length > 1 ? doc.repeats.map((r) => sweepLevelPoints(doc, r.levels)) : [documentPoints(doc)];
 }
 
 // src/shared/samples.ts

@@ -4,6 +4,7 @@
  * Pure: no Node, no Workers APIs.
  */
 import type { LevelResult, ResultDocument } from "../schema/v1.ts";
+import { sloGiven } from "./workload.ts";
 
 export type Direction = "lower" | "higher";
 
@@ -320,10 +321,19 @@ export function profilePoints(doc: ResultDocument): Point[] {
   return out;
 }
 
+/** Measures that mean something only under an SLO: without one every request passes. */
+const UNDER_SLO = new Set(["slo_pass_pct", "goodput_req_s"]);
+
+/** A sweep's points at its levels; SLO pass and goodput only when the sweep was given an SLO. */
+export function sweepLevelPoints(doc: ResultDocument, levels: readonly LevelResult[]): Point[] {
+  const pts = levels.flatMap(levelPoints);
+  return sloGiven(doc.config) ? pts : pts.filter((p) => !UNDER_SLO.has(p.measure));
+}
+
 /** Every comparable point of a document. */
 export function documentPoints(doc: ResultDocument): Point[] {
   if (doc.kind === "profile") return profilePoints(doc);
-  const out = doc.levels.flatMap(levelPoints);
+  const out = sweepLevelPoints(doc, doc.levels);
   // A search's answer is a measure of its own, on a benchmark of its own (compared, badged).
   put(out, "search saturation", null, "saturation_rps", doc.saturation?.max_rate_rps ?? null);
   return out;

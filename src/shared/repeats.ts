@@ -3,7 +3,7 @@
  * and each repeat's points are the evidence the verdict engine weighs. Pure.
  */
 import type { LevelResult, ResultDocument } from "../schema/v1.ts";
-import { documentPoints, levelPoints, type Point } from "./measures.ts";
+import { documentPoints, type Point, sweepLevelPoints } from "./measures.ts";
 
 /** Median of numbers: the middle one, or the mean of the middle two (rounded when both are whole: a count stays a count). */
 export function medianOf(xs: readonly number[]): number {
@@ -49,6 +49,6 @@ export function medianLevels(repeats: readonly (readonly LevelResult[])[]): Leve
 /** The points of each run a document holds: one per repeat, or the document's own. */
 export function runPointsOf(doc: ResultDocument): Point[][] {
   if (doc.kind === "sweep" && doc.repeats && doc.repeats.length > 1)
-    return doc.repeats.map((r) => r.levels.flatMap(levelPoints));
+    return doc.repeats.map((r) => sweepLevelPoints(doc, r.levels));
   return [documentPoints(doc)];
 }
