@@ -187,13 +187,19 @@ describe("the CLI", () => {
     ]);
     await m.close();
     expect(r.code).toBe(0);
-    expect(r.stdout).toMatch(/^\| level \| req \| err \| out tok\/s/);
+    // what was measured first (target, model, workload, date, version), then the table
+    expect(r.stdout).toMatch(
+      /^# tokenbench sweep: mock-model\n\nhttp:\/\/127\.0\.0\.1:\d+ \(chat API\); closed loop at concurrency /,
+    );
+    expect(r.stdout).toMatch(/Measured \d{4}-\d\d-\d\dT[\d:.]+Z by tokenbench \d+\.\d+\.\d+/);
     const lines = r.stdout.trim().split("\n");
+    const at = lines.findIndex((l) => l.startsWith("| level | req | err | out tok/s"));
+    expect(at).toBeGreaterThan(0);
     // the table (head, separator, two levels), then, for levels this short, the note that they
     // had no steady state (their figures are the whole level's)
-    expect(lines.slice(0, 4).every((l) => l.startsWith("|"))).toBe(true);
-    expect(lines.slice(4).filter((l) => l !== "")).toEqual(
-      lines.length > 4 ? [expect.stringMatching(/^\*\*No steady state\*\*/)] : [],
+    expect(lines.slice(at, at + 4).every((l) => l.startsWith("|"))).toBe(true);
+    expect(lines.slice(at + 4).filter((l) => l !== "")).toEqual(
+      lines.length > at + 4 ? [expect.stringMatching(/^\*\*No steady state\*\*/)] : [],
     );
     const doc = parseResultDocument(JSON.parse(readFileSync(out, "utf8")));
     expect(doc.target.model).toBe("mock-model"); // discovered from /v1/models
