@@ -351,7 +351,47 @@ function documentSpecs(doc, baseline) {
     // Goodput and SLO pass say something only under an SLO: without one every request passes.
     ...anySlo ? { goodput: goodputSpec(rows, mode) } : {}
   }, timeline = metricsTimelineSpec(doc);
-  return timeline && (out["metrics-timeline"] = timeline), out;
+  return timeline && (out["metrics-timeline"] = timeline), Object.assign(out, energySpecs(doc)), out;
+}
+function energySpecs(doc) {
+  let samples = doc.gpu_telemetry?.samples ?? [];
+  if (samples.length === 0) return {};
+  let power = samples.filter((x) => x.power_w !== null).map((x) => ({ t_s: x.t_ms / 1e3, gpu: `GPU ${x.index}`, power_w: x.power_w })), bounds = doc.levels.map((l) => ({ t_s: l.started_at_ms / 1e3, label: `${l.level}` })), perJ = doc.levels.filter((l) => l.gpu?.output_tok_per_j != null).map((l) => ({ level: l.level, tok_per_j: l.gpu.output_tok_per_j })), mode = doc.config?.mode ?? "closed";
+  return {
+    power: {
+      ...BASE,
+      width: 640,
+      title: `GPU power over the sweep (${doc.gpu_telemetry.source}); dotted: level starts`,
+      layer: [
+        {
+          data: { values: power },
+          mark: { type: "line", interpolate: "step-after", tooltip: !0 },
+          encoding: {
+            x: { field: "t_s", type: "quantitative", title: "seconds since the sweep started" },
+            y: { field: "power_w", type: "quantitative", title: "power (W)" },
+            color: { ...colorOf(power.map((p) => ({ series: p.gpu }))), field: "gpu" }
+          }
+        },
+        {
+          data: { values: bounds },
+          mark: { type: "rule", strokeDash: [2, 3], color: "#999" },
+          encoding: { x: { field: "t_s", type: "quantitative" } }
+        }
+      ]
+    },
+    ...perJ.length > 0 ? {
+      "tokens-per-joule": {
+        ...BASE,
+        title: "Output tokens per joule of GPU energy vs level",
+        data: { values: perJ },
+        mark: { type: "line", point: !0, tooltip: !0 },
+        encoding: {
+          x: levelAxis(mode),
+          y: { field: "tok_per_j", type: "quantitative", title: "output tok/J" }
+        }
+      }
+    } : {}
+  };
 }
 var BASE, colorOf, init_charts = __esm({
   "src/shared/charts.ts"() {
@@ -4499,7 +4539,7 @@ var require_webidl = __commonJS({
 var require_util2 = __commonJS({
   "node_modules/undici/lib/web/fetch/util.js"(exports, module) {
     "use strict";
-    var { Transform } = __require("node:stream"), zlib = __require("node:zlib"), { redirectStatusSet, referrerPolicyTokens, badPortsSet } = require_constants3(), { getGlobalOrigin } = require_global(), { collectAnHTTPQuotedString, parseMIMEType } = require_data_url(), { performance: performance13 } = __require("node:perf_hooks"), { ReadableStreamFrom, isValidHTTPToken, normalizedMethodRecordsBase } = require_util(), assert2 = __require("node:assert"), { isUint8Array } = __require("node:util/types"), { webidl } = require_webidl(), { isomorphicEncode, collectASequenceOfCodePoints, removeChars } = require_infra();
+    var { Transform } = __require("node:stream"), zlib = __require("node:zlib"), { redirectStatusSet, referrerPolicyTokens, badPortsSet } = require_constants3(), { getGlobalOrigin } = require_global(), { collectAnHTTPQuotedString, parseMIMEType } = require_data_url(), { performance: performance15 } = __require("node:perf_hooks"), { ReadableStreamFrom, isValidHTTPToken, normalizedMethodRecordsBase } = require_util(), assert2 = __require("node:assert"), { isUint8Array } = __require("node:util/types"), { webidl } = require_webidl(), { isomorphicEncode, collectASequenceOfCodePoints, removeChars } = require_infra();
     function responseURL(response) {
       let urlList = response.urlList, length = urlList.length;
       return length === 0 ? null : urlList[length - 1].toString();
@@ -4621,7 +4661,7 @@ var require_util2 = __commonJS({
       };
     }
     function coarsenedSharedCurrentTime(crossOriginIsolatedCapability) {
-      return coarsenTime(performance13.now(), crossOriginIsolatedCapability);
+      return coarsenTime(performance15.now(), crossOriginIsolatedCapability);
     }
     function createOpaqueTimingInfo(timingInfo) {
       return {
@@ -37308,6 +37348,13 @@ var SloConfig = external_exports.object({
   reasoning_tags: external_exports.enum(["think"]).nullable().optional(),
   /** `--api responses --responses-chain`: later turns named the previous response instead of re-sending it. */
   responses_chain: external_exports.boolean().optional(),
+  /** `--gpu-sample-ms`, `--gpus`, `--gpu-hour-cost`, `--gpu-metrics-url`: GPU telemetry as asked (absent: off). */
+  gpu_telemetry: external_exports.object({
+    sample_ms: external_exports.number().int().positive(),
+    gpus: external_exports.array(external_exports.number().int().nonnegative()).nullable(),
+    hour_cost_usd: external_exports.number().positive().nullable(),
+    metrics_url: external_exports.string().nullable()
+  }).optional(),
   /** `--repeats N`: the sweep ran N times back to back (the document's `repeats`); absent: once. */
   repeats: external_exports.number().int().min(2).max(50).optional()
 }), PromptCalibration = external_exports.object({
@@ -37347,7 +37394,34 @@ var Saturation = external_exports.object({
     measure: external_exports.string().max(64),
     values: external_exports.array(external_exports.number().finite()).max(1e3)
   })
-).max(5e3);
+).max(5e3), GpuSampleRecord = external_exports.object({
+  t_ms: num,
+  index: external_exports.number().int().nonnegative(),
+  uuid: external_exports.string().nullable(),
+  name: external_exports.string().nullable(),
+  power_w: nullableNum,
+  power_limit_w: nullableNum,
+  energy_j: nullableNum,
+  util_pct: nullableNum,
+  mem_util_pct: nullableNum,
+  mem_used_mib: nullableNum,
+  mem_total_mib: nullableNum,
+  sm_clock_mhz: nullableNum,
+  temp_c: nullableNum
+}), GpuTelemetry = external_exports.object({
+  source: external_exports.string(),
+  sample_ms: external_exports.number().int().positive(),
+  gpus: external_exports.array(
+    external_exports.object({
+      index: external_exports.number().int().nonnegative(),
+      uuid: external_exports.string().nullable(),
+      name: external_exports.string().nullable()
+    })
+  ),
+  idle_window_ms: external_exports.tuple([num, num]),
+  died: external_exports.object({ t_ms: num, reason: external_exports.string() }).nullable(),
+  samples: external_exports.array(GpuSampleRecord).nullable()
+});
 
 // src/schema/v1.ts
 init_errors();
@@ -37439,6 +37513,37 @@ var ClientSelfCheck = external_exports.object({
   /** Open loop: fewer requests finished in the window than arrived, beyond the arrival noise (the queue grew). */
   fell_behind: external_exports.boolean().optional(),
   reason: external_exports.string()
+}), gpuFigures = {
+  energy_j: nullableNum,
+  mean_power_w: nullableNum,
+  peak_power_w: nullableNum,
+  idle_power_w: nullableNum
+}, LevelGpu = external_exports.object({
+  source: external_exports.string(),
+  energy_method: external_exports.enum(["counter", "integrated"]).nullable(),
+  window: external_exports.enum(["steady", "level"]),
+  window_s: num,
+  ...gpuFigures,
+  output_tok_per_j: nullableNum,
+  j_per_output_tok: nullableNum,
+  j_per_request: nullableNum,
+  w_per_user: nullableNum,
+  usd_per_m_output_tok: nullableNum,
+  usd_per_m_total_tok: nullableNum,
+  per_gpu: external_exports.array(
+    external_exports.object({
+      index: external_exports.number().int().nonnegative(),
+      uuid: external_exports.string().nullable(),
+      name: external_exports.string().nullable(),
+      samples: external_exports.number().int().nonnegative(),
+      ...gpuFigures,
+      util_pct_mean: nullableNum,
+      mem_used_max_mib: nullableNum,
+      sm_clock_mhz_mean: nullableNum,
+      temp_max_c: nullableNum
+    })
+  ),
+  unknown_reason: external_exports.string().nullable()
 });
 
 // src/schema/profile.ts
@@ -37673,6 +37778,8 @@ var SCHEMA_VERSION = 1, Stats = external_exports.object({
   tool_calls_total: external_exports.number().int().nonnegative().optional(),
   /** The level's steady-state window: whose requests the headline figures are (level-parts.ts). */
   steady_state: SteadyState.optional(),
+  /** GPU energy and cost over the level's window (`--gpu-sample-ms`); absent without GPU telemetry. */
+  gpu: LevelGpu.optional(),
   /** Successful requests that stopped short of the output asked (ignore_eos ignored): not the workload asked for. */
   short_output: external_exports.number().int().nonnegative().optional(),
   open_loop: OpenLoopSummary.nullable(),
@@ -37762,6 +37869,8 @@ var SCHEMA_VERSION = 1, Stats = external_exports.object({
   requests_file: external_exports.string().nullable().optional(),
   /** Samples behind the sampled percentiles, sent in place of the records (document-parts.ts). */
   samples: SentSamples.optional(),
+  /** GPU telemetry (`--gpu-sample-ms`): its source, idle window and raw reads; absent without a GPU tool. */
+  gpu_telemetry: GpuTelemetry.optional(),
   /** `--mode search`: the highest rate that kept the target share of requests within every SLO. */
   saturation: Saturation.nullable().optional(),
   /** Hash (16 hex) of the workload: API, model, mode, levels, lengths, arrivals, SLOs, ignore_eos, body (shared/workload.ts). */
@@ -37858,6 +37967,7 @@ function buildDocument(p) {
     ...p.loadGenerator ? { load_generator: p.loadGenerator } : {},
     ...p.saturation ? { saturation: p.saturation } : {},
     ...p.repeats ? { repeats: p.repeats } : {},
+    ...p.gpuTelemetry ? { gpu_telemetry: p.gpuTelemetry } : {},
     complete: p.complete
   };
   return doc.workload_fingerprint = createHash("sha256").update(canonicalJson(workloadSpec(doc))).digest("hex").slice(0, 16), pv !== null && (doc.repository = pv.repository, doc.git = pv.git, pv.testbed !== null && (doc.testbed = describeTestbed(doc, pv.testbed))), doc;
@@ -38947,6 +39057,56 @@ var lower = "lower", higher = "higher", CATALOGUE = [
       description: "time to the first tool-call token, median"
     },
     (l) => l.tt_first_tool_call_ms?.p50 ?? null
+  ],
+  [
+    {
+      name: "output_tok_per_j",
+      unit: "tok/J",
+      direction: higher,
+      label: "tok/J",
+      description: "output tokens per joule of GPU energy over the level's window"
+    },
+    (l) => l.gpu?.output_tok_per_j ?? null
+  ],
+  [
+    {
+      name: "j_per_output_tok",
+      unit: "J",
+      direction: lower,
+      label: "J per output token",
+      description: "GPU energy per output token over the level's window"
+    },
+    (l) => l.gpu?.j_per_output_tok ?? null
+  ],
+  [
+    {
+      name: "gpu_power_mean_w",
+      unit: "W",
+      direction: lower,
+      label: "GPU power",
+      description: "mean GPU power over the level's window, summed over the server's GPUs"
+    },
+    (l) => l.gpu?.mean_power_w ?? null
+  ],
+  [
+    {
+      name: "usd_per_m_output_tok",
+      unit: "USD",
+      direction: lower,
+      label: "$ per M output tokens",
+      description: "GPU-hour cost per million output tokens at the level's throughput (--gpu-hour-cost)"
+    },
+    (l) => l.gpu?.usd_per_m_output_tok ?? null
+  ],
+  [
+    {
+      name: "usd_per_m_total_tok",
+      unit: "USD",
+      direction: lower,
+      label: "$ per M total tokens",
+      description: "GPU-hour cost per million prompt + output tokens at the level's throughput"
+    },
+    (l) => l.gpu?.usd_per_m_total_tok ?? null
   ]
 ], MEASURES = CATALOGUE.map(([m]) => m), MEASURE_BY_NAME = new Map(MEASURES.map((m) => [m.name, m]));
 function benchmarkName(l) {
@@ -39635,6 +39795,36 @@ var SWEEP = {
     what: "a percentage in [0, 100]",
     help: "exit 1 (the Action: fail) when a level's failed requests exceed this share"
   }),
+  gpuSampleMs: number({
+    flag: "gpu-sample-ms",
+    metavar: "MS",
+    default: 200,
+    check: nonNegInt,
+    what: "a non-negative integer",
+    help: "sample GPU power, energy, utilisation, memory, clocks and temperature this often (one long-lived nvidia-smi, or --gpu-metrics-url) from before the first level to the end; energy per level and per token (0 = off)"
+  }),
+  gpus: numbers({
+    flag: "gpus",
+    default: [],
+    defaultText: null,
+    check: (n) => Number.isInteger(n) && n >= 0,
+    what: "GPU indices",
+    help: "the GPUs the server uses, e.g. 0,1 (default: CUDA_VISIBLE_DEVICES, else every GPU nvidia-smi lists)"
+  }),
+  gpuHourCost: number({
+    flag: "gpu-hour-cost",
+    metavar: "USD",
+    default: null,
+    check: positive,
+    what: "a positive price",
+    help: "the price of one GPU for an hour: adds dollars per million output (and total) tokens at each level's throughput"
+  }),
+  gpuMetricsUrl: text({
+    flag: "gpu-metrics-url",
+    metavar: "URL",
+    default: null,
+    help: "a DCGM exporter's Prometheus endpoint (e.g. http://127.0.0.1:9400/metrics) instead of nvidia-smi: for GPUs in a container or on another host"
+  }),
   metricsIntervalMs: number({
     flag: "metrics-interval-ms",
     metavar: "MS",
@@ -40268,7 +40458,7 @@ function evidenceLine(s, baseName) {
 
 // src/core/results/report.ts
 init_workload();
-var fmt2 = (v, digits) => v == null || !Number.isFinite(v) ? "-" : v.toFixed(digits), steadyCell = (l) => l.steady_state === void 0 ? "-" : l.steady_state.steady ? `${l.steady_state.window_s.toFixed(1)} s` : "no", pct0 = (v) => v == null ? "-" : `${v.toFixed(0)}%`;
+var fmt2 = (v, digits) => v == null || !Number.isFinite(v) ? "-" : v.toFixed(digits), steadyCell = (l) => l.steady_state === void 0 ? "-" : l.steady_state.steady ? `${l.steady_state.window_s.toFixed(1)} s` : "no", gpuCell = (l, v, d) => l.gpu ? v == null ? "?" : fmt2(v, d) : "-", pct0 = (v) => v == null ? "-" : `${v.toFixed(0)}%`;
 function markdownColumns(levels, hasSlo2) {
   let open2 = levels.some((l) => l.mode === "open");
   return [
@@ -40290,7 +40480,13 @@ function markdownColumns(levels, hasSlo2) {
       { title: "goodput req/s", cell: (l) => fmt2(l.goodput_req_s, 2) }
     ] : [],
     { title: "cached", cell: (l) => pct0(l.cached_tokens_pct) },
-    { title: "steady", cell: steadyCell }
+    { title: "steady", cell: steadyCell },
+    // GPU energy where telemetry was taken ("?" where the level's energy is unknown: see its reason)
+    ...levels.some((l) => l.gpu) ? [
+      { title: "GPU W", cell: (l) => gpuCell(l, l.gpu?.mean_power_w, 0) },
+      { title: "tok/J", cell: (l) => gpuCell(l, l.gpu?.output_tok_per_j, 3) }
+    ] : [],
+    ...levels.some((l) => l.gpu?.usd_per_m_output_tok != null) ? [{ title: "$/M out tok", cell: (l) => gpuCell(l, l.gpu?.usd_per_m_output_tok, 3) }] : []
   ];
 }
 var hasSlo = sloGiven;
@@ -40317,11 +40513,11 @@ function reportHeader(doc) {
         (l) => l.notices.filter((n) => !n.startsWith("timing noise:")).map((n) => n.startsWith("level ") ? n : `level ${l.level}: ${n}`)
       )
     )
-  ], shown2 = notices.slice(0, 5);
+  ], shown2 = notices.slice(0, 5), gt = doc.gpu_telemetry, gpuLine = gt ? ` GPU telemetry: ${gt.source}, ${gt.gpus.length} GPU${gt.gpus.length === 1 ? "" : "s"} (${[...new Set(gt.gpus.map((x) => x.name ?? "?"))].join(", ")}) every ${gt.sample_ms} ms${gt.died ? `; it stopped: ${gt.died.reason}` : ""}.` : "";
   return [
     `# tokenbench ${doc.kind}: ${doc.target.model}`,
     "",
-    `${doc.target.base_url} (${doc.target.api} API); ${workload}. Measured ${doc.created_at} by tokenbench ${doc.tool.version}.`,
+    `${doc.target.base_url} (${doc.target.api} API); ${workload}. Measured ${doc.created_at} by tokenbench ${doc.tool.version}.${gpuLine}`,
     ...shown2.length > 0 ? [
       "",
       `Notices (${notices.length}${notices.length > shown2.length ? "; the JSON has all of them" : ""}):`,
@@ -40389,6 +40585,18 @@ var STAT_KEYS = ["n", "mean", "p50", "p90", "p95", "p99", "min", "max"], STAT_FI
   "reasoning_tokens",
   "answer_tokens",
   "tt_first_tool_call_ms"
+], GPU_FIELDS = [
+  "energy_j",
+  "mean_power_w",
+  "peak_power_w",
+  "idle_power_w",
+  "output_tok_per_j",
+  "j_per_output_tok",
+  "j_per_request",
+  "w_per_user",
+  "usd_per_m_output_tok",
+  "usd_per_m_total_tok",
+  "window_s"
 ];
 function csvTable(levels) {
   let cols = [
@@ -40417,7 +40625,7 @@ function csvTable(levels) {
     "timing_note"
   ), cols.push("cached_tokens_pct", "steady", "steady_window_s");
   for (let f of SHAPE_FIELDS) for (let k of STAT_KEYS) cols.push(`${f}_${k}`);
-  cols.push("tool_calls_total", "short_output");
+  cols.push("tool_calls_total", "short_output"), cols.push(...GPU_FIELDS.map((f) => `gpu_${f}`), "gpu_unknown_reason");
   let cell = (v) => {
     if (v == null) return "";
     let s = String(v);
@@ -40450,7 +40658,7 @@ function csvTable(levels) {
       l.client.timing_note
     ), row.push(l.cached_tokens_pct, l.steady_state?.steady, l.steady_state?.window_s);
     for (let f of SHAPE_FIELDS) for (let k of STAT_KEYS) row.push(l[f]?.[k]);
-    row.push(l.tool_calls_total, l.short_output), lines.push(row.map(cell).join(","));
+    row.push(l.tool_calls_total, l.short_output), row.push(...GPU_FIELDS.map((f) => l.gpu?.[f]), l.gpu?.unknown_reason), lines.push(row.map(cell).join(","));
   }
   return `${lines.join(`
 `)}
@@ -40961,7 +41169,15 @@ function sweepConfigOf(v, c) {
     ...v.datasetReuse !== "tagged" ? { dataset_reuse: v.datasetReuse } : {},
     ...v.minSteadyS !== null ? { min_steady_s: v.minSteadyS } : {},
     ...v.responsesChain ? { responses_chain: !0 } : {},
-    ...v.repeats > 1 ? { repeats: v.repeats } : {}
+    ...v.repeats > 1 ? { repeats: v.repeats } : {},
+    ...v.gpuSampleMs > 0 ? {
+      gpu_telemetry: {
+        sample_ms: v.gpuSampleMs,
+        gpus: v.gpus.length > 0 ? v.gpus : null,
+        hour_cost_usd: v.gpuHourCost,
+        metrics_url: v.gpuMetricsUrl
+      }
+    } : {}
   };
 }
 function checkChoices(extraBody) {
@@ -41348,7 +41564,7 @@ async function prepareSweep(v, config2, o) {
 // src/core/sweep/sweep.ts
 init_errors();
 import { existsSync as existsSync3 } from "node:fs";
-import { performance as performance12 } from "node:perf_hooks";
+import { performance as performance14 } from "node:perf_hooks";
 
 // src/core/load/level-plan.ts
 function effectiveRequests(mode, level, requests) {
@@ -42441,6 +42657,394 @@ var ThreadHandle = class {
   }
 };
 
+// src/core/sweep/gpu.ts
+import { performance as performance13 } from "node:perf_hooks";
+
+// src/core/results/energy.ts
+var meanOf2 = (xs) => xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : null, maxOf3 = (xs) => xs.length ? xs.reduce((a, b) => b > a ? b : a, xs[0]) : null;
+function counterAt(s, t) {
+  for (let i = 1; i < s.length; i++) {
+    let a = s[i - 1], b = s[i];
+    if (a.t_ms <= t && t <= b.t_ms && a.energy_j !== null && b.energy_j !== null)
+      return b.t_ms === a.t_ms ? a.energy_j : a.energy_j + (b.energy_j - a.energy_j) * (t - a.t_ms) / (b.t_ms - a.t_ms);
+  }
+  return null;
+}
+function integratedJ(s, a, b) {
+  let pts = s.filter((x) => x.power_w !== null);
+  if (pts.length < 2 || pts[0].t_ms > a || pts[pts.length - 1].t_ms < b) return null;
+  let j = 0;
+  for (let i = 1; i < pts.length; i++) {
+    let lo = Math.max(a, pts[i - 1].t_ms), hi = Math.min(b, pts[i].t_ms);
+    if (hi <= lo) continue;
+    let p = (t) => pts[i - 1].power_w + (pts[i].power_w - pts[i - 1].power_w) * (t - pts[i - 1].t_ms) / (pts[i].t_ms - pts[i - 1].t_ms || 1);
+    j += (p(lo) + p(hi)) / 2 * ((hi - lo) / 1e3);
+  }
+  return j;
+}
+function levelGpu(i) {
+  let [a, b] = i.windowMs, windowS = (b - a) / 1e3, byGpu = /* @__PURE__ */ new Map();
+  for (let s of i.samples) {
+    let list2 = byGpu.get(s.index) ?? [];
+    list2.push(s), byGpu.set(s.index, list2);
+  }
+  let reason = null;
+  i.died !== null && i.died.t_ms < b && (reason = `the GPU sampler stopped ${((i.died.t_ms - a) / 1e3).toFixed(1)} s into the window (${i.died.reason})`);
+  let method = null, perGpu = [...byGpu.entries()].sort((x, y) => x[0] - y[0]).map(([index, all]) => {
+    let inside = all.filter((s) => s.t_ms >= a && s.t_ms <= b), num3 = (f) => inside.map(f).filter((v) => v !== null), energy2 = null;
+    if (reason === null && inside.length >= 5) {
+      let ea = counterAt(all, a), eb = counterAt(all, b);
+      ea !== null && eb !== null && eb >= ea ? (energy2 = eb - ea, method = "counter") : (energy2 = integratedJ(all, a, b), energy2 !== null && method === null && (method = "integrated"));
+    }
+    return {
+      index,
+      uuid: all[0].uuid,
+      name: all[0].name,
+      samples: inside.length,
+      energy_j: energy2,
+      mean_power_w: energy2 !== null && windowS > 0 ? energy2 / windowS : null,
+      peak_power_w: maxOf3(num3((s) => s.power_w)),
+      idle_power_w: i.idle.get(index) ?? null,
+      util_pct_mean: meanOf2(num3((s) => s.util_pct)),
+      mem_used_max_mib: maxOf3(num3((s) => s.mem_used_mib)),
+      sm_clock_mhz_mean: meanOf2(num3((s) => s.sm_clock_mhz)),
+      temp_max_c: maxOf3(num3((s) => s.temp_c))
+    };
+  });
+  reason === null && perGpu.some((g) => g.samples < 5) && (reason = `fewer than 5 samples in the ${windowS.toFixed(1)} s window (${Math.min(...perGpu.map((g) => g.samples))}): sample more often (--gpu-sample-ms) or lengthen the level`), reason === null && perGpu.some((g) => g.energy_j === null) && (reason = "the samples around the window's edges have neither an energy counter nor power"), perGpu.length === 0 && (reason ??= "no GPU sample in the window");
+  let energy = reason === null ? perGpu.reduce((s, g) => s + g.energy_j, 0) : null, power = energy !== null && windowS > 0 ? energy / windowS : null, idle = perGpu.every((g) => g.idle_power_w !== null) ? perGpu.reduce((s, g) => s + g.idle_power_w, 0) : null, perS = i.gpuHourUsd !== null ? i.gpuHourUsd * perGpu.length / 3600 : null, perM = (rate) => perS !== null && rate > 0 ? perS / rate * 1e6 : null;
+  return {
+    source: i.source,
+    energy_method: energy !== null ? method : null,
+    window: i.steady ? "steady" : "level",
+    window_s: windowS,
+    energy_j: energy,
+    mean_power_w: power,
+    // Summed: each GPU's peak (they peak together under one load).
+    peak_power_w: perGpu.every((g) => g.peak_power_w !== null) ? perGpu.reduce((x, g) => x + g.peak_power_w, 0) : null,
+    idle_power_w: idle,
+    output_tok_per_j: power !== null && power > 0 ? i.outputTokS / power : null,
+    j_per_output_tok: power !== null && i.outputTokS > 0 ? power / i.outputTokS : null,
+    j_per_request: power !== null && i.reqS > 0 ? power / i.reqS : null,
+    w_per_user: power !== null && i.closedLoop && i.level > 0 ? power / i.level : null,
+    usd_per_m_output_tok: perM(i.outputTokS),
+    usd_per_m_total_tok: perM(i.totalTokS),
+    per_gpu: perGpu,
+    unknown_reason: reason
+  };
+}
+function idlePower(samples, windowMs) {
+  let out = /* @__PURE__ */ new Map();
+  for (let s of samples) out.has(s.index) || out.set(s.index, null);
+  for (let idx of out.keys()) {
+    let p = samples.filter((s) => s.index === idx && s.t_ms >= windowMs[0] && s.t_ms <= windowMs[1] && s.power_w !== null).map((s) => s.power_w);
+    out.set(idx, meanOf2(p));
+  }
+  return out;
+}
+
+// src/core/server/gpu-sampler.ts
+init_errors();
+import { execFile as execFile2, spawn } from "node:child_process";
+import { performance as performance12 } from "node:perf_hooks";
+import { Worker as Worker2 } from "node:worker_threads";
+
+// src/core/server/gpu-telemetry.ts
+var NVIDIA_SMI_FIELDS = [
+  "timestamp",
+  "index",
+  "uuid",
+  "name",
+  "power.draw",
+  "power.limit",
+  "total_energy_consumption",
+  "utilization.gpu",
+  "utilization.memory",
+  "memory.used",
+  "memory.total",
+  "clocks.sm",
+  "temperature.gpu"
+], numOf = (s) => {
+  let v = Number.parseFloat((s ?? "").trim());
+  return Number.isFinite(v) ? v : null;
+};
+function smiTimestamp(s) {
+  let m = /^(\d{4})\/(\d\d)\/(\d\d) (\d\d):(\d\d):(\d\d)(?:\.(\d{1,3}))?$/.exec(s.trim());
+  if (!m) return null;
+  let [, y, mo, d, h, mi, se, ms2] = m;
+  return new Date(+y, +mo - 1, +d, +h, +mi, +se, Number((ms2 ?? "0").padEnd(3, "0"))).getTime();
+}
+function parseSmiLine(line, toMs, receivedMs) {
+  let c = line.split(",").map((x) => x.trim());
+  if (c.length < NVIDIA_SMI_FIELDS.length) return null;
+  let index = Number(c[1]);
+  if (!Number.isInteger(index) || index < 0) return null;
+  let epoch = smiTimestamp(c[0]), energyMj = numOf(c[6]);
+  return {
+    t_ms: epoch !== null ? toMs(epoch) : receivedMs,
+    index,
+    uuid: c[2] || null,
+    name: c[3] || null,
+    power_w: numOf(c[4]),
+    power_limit_w: numOf(c[5]),
+    energy_j: energyMj !== null ? energyMj / 1e3 : null,
+    util_pct: numOf(c[7]),
+    mem_util_pct: numOf(c[8]),
+    mem_used_mib: numOf(c[9]),
+    mem_total_mib: numOf(c[10]),
+    sm_clock_mhz: numOf(c[11]),
+    temp_c: numOf(c[12])
+  };
+}
+function parseDcgm(text2, tMs) {
+  let byGpu = /* @__PURE__ */ new Map(), line = /^(DCGM_FI_DEV_[A-Z_]+)\{([^}]*)\}\s+([-+0-9.eE]+|NaN)/;
+  for (let raw of text2.split(`
+`)) {
+    let m = line.exec(raw.trim());
+    if (!m) continue;
+    let labels = Object.fromEntries(
+      [...m[2].matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)].map((x) => [x[1], x[2]])
+    ), index = Number(labels.gpu);
+    if (!Number.isInteger(index)) continue;
+    let s = byGpu.get(index) ?? {
+      t_ms: tMs,
+      index,
+      uuid: labels.UUID ?? null,
+      name: labels.modelName ?? null,
+      power_w: null,
+      power_limit_w: null,
+      energy_j: null,
+      util_pct: null,
+      mem_util_pct: null,
+      mem_used_mib: null,
+      mem_total_mib: null,
+      sm_clock_mhz: null,
+      temp_c: null
+    };
+    byGpu.set(index, s);
+    let v = numOf(m[3]);
+    switch (m[1]) {
+      case "DCGM_FI_DEV_POWER_USAGE":
+        s.power_w = v;
+        break;
+      case "DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION":
+        s.energy_j = v !== null ? v / 1e3 : null;
+        break;
+      case "DCGM_FI_DEV_GPU_UTIL":
+        s.util_pct = v;
+        break;
+      case "DCGM_FI_DEV_MEM_COPY_UTIL":
+        s.mem_util_pct = v;
+        break;
+      case "DCGM_FI_DEV_FB_USED":
+        s.mem_used_mib = v;
+        break;
+      case "DCGM_FI_DEV_SM_CLOCK":
+        s.sm_clock_mhz = v;
+        break;
+      case "DCGM_FI_DEV_GPU_TEMP":
+        s.temp_c = v;
+        break;
+    }
+  }
+  return [...byGpu.values()].sort((a, b) => a.index - b.index);
+}
+
+// src/core/server/gpu-sampler.ts
+var GpuError = class extends TokenbenchError {
+};
+function listGpus() {
+  return new Promise((resolve2) => {
+    execFile2(
+      "nvidia-smi",
+      ["--query-gpu=index,uuid,name", "--format=csv,noheader,nounits"],
+      { timeout: 15e3 },
+      (err, stdout) => {
+        if (err) return resolve2(null);
+        resolve2(
+          stdout.trim().split(`
+`).map((l) => l.split(",").map((x) => x.trim())).filter((c) => c.length >= 3 && /^\d+$/.test(c[0])).map((c) => ({ index: Number(c[0]), uuid: c[1], name: c[2] }))
+        );
+      }
+    );
+  });
+}
+function visibleDevices(env) {
+  let v = env.CUDA_VISIBLE_DEVICES?.trim();
+  return !v || !/^\d+(,\d+)*$/.test(v) ? null : v.split(",").map(Number);
+}
+var DCGM_WORKER = `
+const { parentPort, workerData } = require("node:worker_threads");
+const { url, sampleMs } = workerData;
+let stopped = false;
+parentPort.on("message", () => { stopped = true; });
+(async () => {
+  while (!stopped) {
+    const t0 = Date.now();
+    try {
+      const res = await fetch(url, { signal: AbortSignal.timeout(Math.max(1000, 5 * sampleMs)) });
+      const text = await res.text();
+      parentPort.postMessage(res.ok ? { epochMs: Date.now(), text } : { error: "HTTP " + res.status });
+    } catch (e) { parentPort.postMessage({ error: String(e && e.message || e) }); }
+    await new Promise((r) => setTimeout(r, Math.max(0, sampleMs - (Date.now() - t0))));
+  }
+})();
+`, GpuSampler = class _GpuSampler {
+  constructor(source, gpus, o) {
+    this.source = source;
+    this.gpus = gpus;
+    this.o = o;
+  }
+  source;
+  gpus;
+  o;
+  samples = [];
+  died = null;
+  proc = null;
+  worker = null;
+  stopping = !1;
+  now() {
+    return performance12.now() - this.o.originMs;
+  }
+  /** The sampler, or why there is none (no tool on this runner). Unknown GPU indices are an error. */
+  static async open(o) {
+    if (o.metricsUrl !== null) {
+      let s2 = new _GpuSampler("dcgm", [], o);
+      return s2.startDcgm(), s2;
+    }
+    let listed = await listGpus();
+    if (listed === null || listed.length === 0)
+      return {
+        absent: "no GPU telemetry: nvidia-smi is not on PATH (or lists no GPU) and --gpu-metrics-url is not set; the energy and cost figures are left out"
+      };
+    let want = o.gpus ?? visibleDevices(process.env) ?? listed.map((g) => g.index), missing = want.filter((i) => !listed.some((g) => g.index === i));
+    if (missing.length > 0)
+      throw new GpuError(
+        "gpus_unknown",
+        `--gpus names GPU ${missing.join(", ")}, which nvidia-smi does not list (it lists ${listed.map((g) => g.index).join(", ")}): name the GPUs the server uses`
+      );
+    let s = new _GpuSampler(
+      "nvidia-smi",
+      listed.filter((g) => want.includes(g.index)),
+      o
+    );
+    return s.startSmi(want), s;
+  }
+  startSmi(indices) {
+    let p = spawn(
+      "nvidia-smi",
+      [
+        `--query-gpu=${NVIDIA_SMI_FIELDS.join(",")}`,
+        "--format=csv,noheader,nounits",
+        "-lms",
+        String(this.o.sampleMs),
+        "-i",
+        indices.join(",")
+      ],
+      { stdio: ["ignore", "pipe", "pipe"] }
+    );
+    this.proc = p;
+    let buf = "", err = "", toMs = (epoch) => epoch - this.o.originWallMs;
+    p.stdout.setEncoding("utf8"), p.stdout.on("data", (d) => {
+      buf += d;
+      let nl = buf.indexOf(`
+`);
+      for (; nl >= 0; ) {
+        let s = parseSmiLine(buf.slice(0, nl), toMs, this.now());
+        s && this.samples.push(s), buf = buf.slice(nl + 1), nl = buf.indexOf(`
+`);
+      }
+    }), p.stderr.setEncoding("utf8"), p.stderr.on("data", (d) => {
+      err = (err + d).slice(-300);
+    });
+    let ended = (why) => {
+      this.stopping || this.died || (this.died = { t_ms: this.now(), reason: `nvidia-smi ${why}${err.trim() ? `: ${err.trim()}` : ""}` });
+    };
+    p.on("exit", (code, signal) => ended(signal ? `was killed (${signal})` : `exited (code ${code})`)), p.on("error", (e) => ended(`failed: ${e.message}`));
+  }
+  startDcgm() {
+    let w = new Worker2(DCGM_WORKER, {
+      eval: !0,
+      workerData: { url: this.o.metricsUrl, sampleMs: this.o.sampleMs }
+    });
+    this.worker = w, w.unref(), w.on("message", (m) => {
+      if (m.error !== void 0) {
+        !this.stopping && !this.died && (this.died = { t_ms: this.now(), reason: `the DCGM exporter at ${this.o.metricsUrl}: ${m.error}` });
+        return;
+      }
+      let t = m.epochMs - this.o.originWallMs;
+      for (let s of parseDcgm(m.text, t))
+        !this.gpus.some((g) => g.index === s.index) && (this.o.gpus === null || this.o.gpus.includes(s.index)) && this.gpus.push({ index: s.index, uuid: s.uuid, name: s.name }), (this.o.gpus === null || this.o.gpus.includes(s.index)) && this.samples.push(s);
+    }), w.on("error", (e) => {
+      !this.stopping && !this.died && (this.died = { t_ms: this.now(), reason: `the DCGM reader failed: ${e.message}` });
+    });
+  }
+  /** Until at least `n` reads have come (the idle window), or `maxMs` passed. */
+  async waitForSamples(n, maxMs) {
+    let t0 = performance12.now(), per = Math.max(1, this.gpus.length);
+    for (; this.samples.length < n * per && performance12.now() - t0 < maxMs && this.died === null; )
+      await new Promise((r) => setTimeout(r, Math.min(50, this.o.sampleMs)));
+  }
+  /** Until every GPU has a read at or after `tMs` (a window's end needs one on each side), or `maxMs` passed. */
+  async waitPast(tMs, maxMs) {
+    let t0 = performance12.now(), past = () => this.gpus.length > 0 && this.gpus.every((g) => this.samples.some((x) => x.index === g.index && x.t_ms >= tMs));
+    for (; !past() && performance12.now() - t0 < maxMs && this.died === null; )
+      await new Promise((r) => setTimeout(r, Math.min(50, this.o.sampleMs)));
+  }
+  async stop() {
+    this.stopping = !0, this.proc?.kill("SIGTERM"), this.worker && (this.worker.postMessage("stop"), await this.worker.terminate());
+  }
+};
+
+// src/core/sweep/gpu.ts
+async function openGpu(cfg, origin, notice) {
+  let g = cfg.gpu_telemetry;
+  if (!g) return null;
+  let opened = await GpuSampler.open({
+    sampleMs: g.sample_ms,
+    gpus: g.gpus,
+    metricsUrl: g.metrics_url,
+    ...origin
+  });
+  if ("absent" in opened)
+    return notice(opened.absent), null;
+  let s = opened, idleStart = performance13.now() - origin.originMs;
+  await s.waitForSamples(5, Math.max(2e3, 10 * g.sample_ms));
+  let idleWindow = [idleStart, performance13.now() - origin.originMs];
+  s.died && notice(`GPU telemetry stopped before the first level (${s.died.reason}): energy is unknown`);
+  let idle = idlePower(s.samples, idleWindow);
+  return {
+    async figures(l) {
+      let st = l.steady_state, steady = st?.steady === !0 && st.window_start_ms !== null && st.window_end_ms !== null, windowMs = steady ? [st.window_start_ms, st.window_end_ms] : [l.started_at_ms, l.started_at_ms + l.wall_time_s * 1e3];
+      await s.waitPast(windowMs[1], 3 * g.sample_ms + 1e3);
+      let f = levelGpu({
+        source: s.source,
+        samples: s.samples,
+        died: s.died,
+        windowMs,
+        steady,
+        idle,
+        level: l.level,
+        closedLoop: l.mode === "closed",
+        outputTokS: l.output_tok_s,
+        totalTokS: l.total_tok_s,
+        reqS: l.req_s,
+        gpuHourUsd: g.hour_cost_usd
+      });
+      return f.unknown_reason !== null && notice(`level ${l.level}: GPU energy unknown: ${f.unknown_reason}`), f;
+    },
+    record: () => ({
+      source: s.source,
+      sample_ms: g.sample_ms,
+      gpus: s.gpus.map((x) => ({ index: x.index, uuid: x.uuid, name: x.name })),
+      idle_window_ms: idleWindow,
+      died: s.died,
+      samples: [...s.samples]
+    }),
+    stop: () => s.stop()
+  };
+}
+
 // src/core/sweep/search.ts
 var NUDGE = 1.0001, same = (a, b) => Math.abs(a / b - 1) < 1e-3;
 function byRate(probes) {
@@ -42494,7 +43098,7 @@ function startState(opts, notice) {
     records: [],
     createdAt: (/* @__PURE__ */ new Date()).toISOString(),
     originWall: Date.now(),
-    originMs: performance12.now()
+    originMs: performance14.now()
   };
   if (!opts.resume) return fresh;
   if (opts.out === null) throw new SweepError("usage", "--resume needs --out");
@@ -42516,7 +43120,7 @@ function startState(opts, notice) {
     createdAt: prev.created_at,
     originWall,
     // Same timeline as the first part: map the old origin onto this process's monotonic clock.
-    originMs: performance12.now() - (Date.now() - originWall)
+    originMs: performance14.now() - (Date.now() - originWall)
   };
 }
 async function runSweep(opts) {
@@ -42525,7 +43129,7 @@ async function runSweep(opts) {
     targetPassPct: search.target_pass_pct,
     maxProbes: search.max_probes
   } : null, probes = () => state.levels.map(probeOf), notice = opts.onNotice ?? (() => {
-  }), state = startState(opts, notice), { target, server, calibration } = opts.pre, client = new StreamClient({ target, ...clientOptionsOf(cfg), originMs: state.originMs }), environment = await captureEnvironment(), sampler = cfg.metrics_interval_ms !== null ? new MetricsSampler(target, cfg.metrics_interval_ms, state.originMs) : null, limits = {
+  }), state = startState(opts, notice), { target, server, calibration } = opts.pre, client = new StreamClient({ target, ...clientOptionsOf(cfg), originMs: state.originMs }), environment = await captureEnvironment(), gpu = await openGpu(cfg, { originMs: state.originMs, originWallMs: state.originWall }, notice), sampler = cfg.metrics_interval_ms !== null ? new MetricsSampler(target, cfg.metrics_interval_ms, state.originMs) : null, limits = {
     maxRunningRequests: limitNumber(server.limits, "max_running_requests"),
     cudaGraphMaxBs: limitNumber(server.limits, "cuda_graph_max_bs")
   }, load = opts.load ?? ONE_THREAD, salt = opts.salt ?? runSaltOf(load), repeats = cfg.repeats ?? 1;
@@ -42552,13 +43156,14 @@ async function runSweep(opts) {
     provenance: opts.provenance ?? null,
     promptCalibration: calibration,
     loadGenerator: loadGeneratorRecord(load),
-    ...search ? { saturation: saturationOf(state.levels, search) } : {}
+    ...search ? { saturation: saturationOf(state.levels, search) } : {},
+    ...gpu ? { gpuTelemetry: gpu.record() } : {}
   }), checkpoint = (complete2) => {
     opts.out !== null && writeResults(doc(complete2, null), opts.out, state.records, opts.records);
   }, sharded = load.workers > 1 || load.shard !== null, pool = load.workers > 1 ? new WorkerPool(load.workers, {
     target,
     ...clientOptionsOf(cfg),
-    originEpochMs: performance12.timeOrigin + state.originMs
+    originEpochMs: performance14.timeOrigin + state.originMs
   }) : null;
   pool === null && await warmUpClientPath(client.cfg);
   let ctx = {
@@ -42616,13 +43221,13 @@ async function runSweep(opts) {
         });
         for (let n of notices.slice(plan.notices.length)) notice(n);
         let final2 = opts.levelHooks ? { ...result, ...await opts.levelHooks.stop(result, measured.run.records) } : result;
-        if (repeats > 1) for (let r of [...measured.warmup, ...measured.run.records]) r.repeat = rep;
+        if (gpu && (final2.gpu = await gpu.figures(final2)), repeats > 1) for (let r of [...measured.warmup, ...measured.run.records]) r.repeat = rep;
         state.records.push(...measured.warmup, ...measured.run.records), state.levels.push(final2), state.levels.sort((a, b) => cfg.levels.indexOf(a.level) - cfg.levels.indexOf(b.level)), checkpoint(!1), opts.onLevel?.(final2);
       }
     }
   } finally {
     opts.stop?.removeEventListener("abort", onStop), await client.close().catch(() => {
-    }), await pool?.close();
+    }), await gpu?.stop(), await pool?.close();
   }
   let complete = probeOptions ? nextProbe(probes(), probeOptions) === null : allRepeats().length === repeats && allRepeats().every((r) => cfg.levels.every((l) => r.some((x) => x.level === l)));
   checkpoint(complete);

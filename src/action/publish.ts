@@ -64,6 +64,8 @@ export async function uploadResults(
     requests: null,
     requests_file: null,
     ...(samples.length > 0 ? { samples } : {}),
+    // the raw GPU reads stay in the artifact too; each level's energy figures go
+    ...(doc.gpu_telemetry ? { gpu_telemetry: { ...doc.gpu_telemetry, samples: null } } : {}),
   });
   let lastErr: string | null = null;
   let status: number | null = null;

@@ -87,6 +87,15 @@ export const SweepConfig = z.object({
   reasoning_tags: z.enum(["think"]).nullable().optional(),
   /** `--api responses --responses-chain`: later turns named the previous response instead of re-sending it. */
   responses_chain: z.boolean().optional(),
+  /** `--gpu-sample-ms`, `--gpus`, `--gpu-hour-cost`, `--gpu-metrics-url`: GPU telemetry as asked (absent: off). */
+  gpu_telemetry: z
+    .object({
+      sample_ms: z.number().int().positive(),
+      gpus: z.array(z.number().int().nonnegative()).nullable(),
+      hour_cost_usd: z.number().positive().nullable(),
+      metrics_url: z.string().nullable(),
+    })
+    .optional(),
   /** `--repeats N`: the sweep ran N times back to back (the document's `repeats`); absent: once. */
   repeats: z.number().int().min(2).max(50).optional(),
 });

@@ -46,3 +46,36 @@ export const SentSamples = z
     }),
   )
   .max(5000);
+
+/** One GPU telemetry read (src/core/server/gpu-telemetry.ts), on the sweep's timeline. */
+export const GpuSampleRecord = z.object({
+  t_ms: num,
+  index: z.number().int().nonnegative(),
+  uuid: z.string().nullable(),
+  name: z.string().nullable(),
+  power_w: nullableNum,
+  power_limit_w: nullableNum,
+  energy_j: nullableNum,
+  util_pct: nullableNum,
+  mem_util_pct: nullableNum,
+  mem_used_mib: nullableNum,
+  mem_total_mib: nullableNum,
+  sm_clock_mhz: nullableNum,
+  temp_c: nullableNum,
+});
+
+/** The GPU telemetry of a sweep: where it came from, the idle window, and every raw read (the upload leaves these out). */
+export const GpuTelemetry = z.object({
+  source: z.string(),
+  sample_ms: z.number().int().positive(),
+  gpus: z.array(
+    z.object({
+      index: z.number().int().nonnegative(),
+      uuid: z.string().nullable(),
+      name: z.string().nullable(),
+    }),
+  ),
+  idle_window_ms: z.tuple([num, num]),
+  died: z.object({ t_ms: num, reason: z.string() }).nullable(),
+  samples: z.array(GpuSampleRecord).nullable(),
+});

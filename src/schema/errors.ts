@@ -97,6 +97,10 @@ export const RUN_ERRORS = {
     exit: 1,
     meaning: "the Action: the `baseline` input names no file and no artifact could be found",
   },
+  gpus_unknown: {
+    exit: 1,
+    meaning: "`--gpus` names a GPU index that nvidia-smi does not list; the message names the ones it lists",
+  },
 } as const satisfies Record<string, { exit: number; meaning: string }>;
 
 export type RunErrorCode = keyof typeof RUN_ERRORS;

@@ -108,3 +108,43 @@ export const SteadyState = z.object({
   fell_behind: z.boolean().optional(),
   reason: z.string(),
 });
+
+const gpuFigures = {
+  energy_j: nullableNum,
+  mean_power_w: nullableNum,
+  peak_power_w: nullableNum,
+  idle_power_w: nullableNum,
+};
+
+/**
+ * A level's GPU energy and cost (src/core/results/energy.ts, CONCEPTS.md §14): whole-GPU energy
+ * over the steady window, summed over the server's GPUs, and per GPU. Absent without telemetry;
+ * `energy_j` null with `unknown_reason` when the sampler died or sampled too sparsely.
+ */
+export const LevelGpu = z.object({
+  source: z.string(),
+  energy_method: z.enum(["counter", "integrated"]).nullable(),
+  window: z.enum(["steady", "level"]),
+  window_s: num,
+  ...gpuFigures,
+  output_tok_per_j: nullableNum,
+  j_per_output_tok: nullableNum,
+  j_per_request: nullableNum,
+  w_per_user: nullableNum,
+  usd_per_m_output_tok: nullableNum,
+  usd_per_m_total_tok: nullableNum,
+  per_gpu: z.array(
+    z.object({
+      index: z.number().int().nonnegative(),
+      uuid: z.string().nullable(),
+      name: z.string().nullable(),
+      samples: z.number().int().nonnegative(),
+      ...gpuFigures,
+      util_pct_mean: nullableNum,
+      mem_used_max_mib: nullableNum,
+      sm_clock_mhz_mean: nullableNum,
+      temp_max_c: nullableNum,
+    }),
+  ),
+  unknown_reason: z.string().nullable(),
+});

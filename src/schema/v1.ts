@@ -8,9 +8,9 @@
 import { z } from "zod";
 import { nullableNum, num, RequestError } from "./common.ts";
 import { PromptCalibration, SweepConfig } from "./config.ts";
-import { LoadGenerator, Saturation, SentSamples } from "./document-parts.ts";
+import { GpuTelemetry, LoadGenerator, Saturation, SentSamples } from "./document-parts.ts";
 import { TokenbenchError } from "./errors.ts";
-import { AdmissionSummary, ClientSelfCheck, MetricsSample, SteadyState } from "./level-parts.ts";
+import { AdmissionSummary, ClientSelfCheck, LevelGpu, MetricsSample, SteadyState } from "./level-parts.ts";
 import { Profile } from "./profile.ts";
 
 export { RequestError } from "./common.ts";
@@ -206,6 +206,8 @@ export const LevelResult = z
     tool_calls_total: z.number().int().nonnegative().optional(),
     /** The level's steady-state window: whose requests the headline figures are (level-parts.ts). */
     steady_state: SteadyState.optional(),
+    /** GPU energy and cost over the level's window (`--gpu-sample-ms`); absent without GPU telemetry. */
+    gpu: LevelGpu.optional(),
     /** Successful requests that stopped short of the output asked (ignore_eos ignored): not the workload asked for. */
     short_output: z.number().int().nonnegative().optional(),
     open_loop: OpenLoopSummary.nullable(),
@@ -318,6 +320,8 @@ export const ResultDocument = z
     requests_file: z.string().nullable().optional(),
     /** Samples behind the sampled percentiles, sent in place of the records (document-parts.ts). */
     samples: SentSamples.optional(),
+    /** GPU telemetry (`--gpu-sample-ms`): its source, idle window and raw reads; absent without a GPU tool. */
+    gpu_telemetry: GpuTelemetry.optional(),
     /** `--mode search`: the highest rate that kept the target share of requests within every SLO. */
     saturation: Saturation.nullable().optional(),
     /** Hash (16 hex) of the workload: API, model, mode, levels, lengths, arrivals, SLOs, ignore_eos, body (shared/workload.ts). */

@@ -314,5 +314,57 @@ export function documentSpecs(doc: ResultDocument, baseline?: ResultDocument): R
   };
   const timeline = metricsTimelineSpec(doc);
   if (timeline) out["metrics-timeline"] = timeline;
+  Object.assign(out, energySpecs(doc));
   return out;
+}
+
+/** GPU power over the sweep with the level boundaries, and tokens per joule by level (with telemetry). */
+function energySpecs(doc: ResultDocument): Record<string, Spec> {
+  const samples = doc.gpu_telemetry?.samples ?? [];
+  if (samples.length === 0) return {};
+  const power = samples
+    .filter((x) => x.power_w !== null)
+    .map((x) => ({ t_s: x.t_ms / 1000, gpu: `GPU ${x.index}`, power_w: x.power_w }));
+  const bounds = doc.levels.map((l) => ({ t_s: l.started_at_ms / 1000, label: `${l.level}` }));
+  const perJ = doc.levels
+    .filter((l) => l.gpu?.output_tok_per_j != null)
+    .map((l) => ({ level: l.level, tok_per_j: l.gpu!.output_tok_per_j }));
+  const mode = doc.config?.mode ?? "closed";
+  return {
+    power: {
+      ...BASE,
+      width: 640,
+      title: `GPU power over the sweep (${doc.gpu_telemetry!.source}); dotted: level starts`,
+      layer: [
+        {
+          data: { values: power },
+          mark: { type: "line", interpolate: "step-after", tooltip: true },
+          encoding: {
+            x: { field: "t_s", type: "quantitative", title: "seconds since the sweep started" },
+            y: { field: "power_w", type: "quantitative", title: "power (W)" },
+            color: { ...colorOf(power.map((p) => ({ series: p.gpu }))), field: "gpu" },
+          },
+        },
+        {
+          data: { values: bounds },
+          mark: { type: "rule", strokeDash: [2, 3], color: "#999" },
+          encoding: { x: { field: "t_s", type: "quantitative" } },
+        },
+      ],
+    },
+    ...(perJ.length > 0
+      ? {
+          "tokens-per-joule": {
+            ...BASE,
+            title: "Output tokens per joule of GPU energy vs level",
+            data: { values: perJ },
+            mark: { type: "line", point: true, tooltip: true },
+            encoding: {
+              x: levelAxis(mode),
+              y: { field: "tok_per_j", type: "quantitative", title: "output tok/J" },
+            },
+          },
+        }
+      : {}),
+  };
 }

@@ -269,6 +269,56 @@ const CATALOGUE: readonly [MeasureDef, LevelValue | null][] = [
     },
     (l) => l.tt_first_tool_call_ms?.p50 ?? null,
   ],
+  [
+    {
+      name: "output_tok_per_j",
+      unit: "tok/J",
+      direction: higher,
+      label: "tok/J",
+      description: "output tokens per joule of GPU energy over the level's window",
+    },
+    (l) => l.gpu?.output_tok_per_j ?? null,
+  ],
+  [
+    {
+      name: "j_per_output_tok",
+      unit: "J",
+      direction: lower,
+      label: "J per output token",
+      description: "GPU energy per output token over the level's window",
+    },
+    (l) => l.gpu?.j_per_output_tok ?? null,
+  ],
+  [
+    {
+      name: "gpu_power_mean_w",
+      unit: "W",
+      direction: lower,
+      label: "GPU power",
+      description: "mean GPU power over the level's window, summed over the server's GPUs",
+    },
+    (l) => l.gpu?.mean_power_w ?? null,
+  ],
+  [
+    {
+      name: "usd_per_m_output_tok",
+      unit: "USD",
+      direction: lower,
+      label: "$ per M output tokens",
+      description: "GPU-hour cost per million output tokens at the level's throughput (--gpu-hour-cost)",
+    },
+    (l) => l.gpu?.usd_per_m_output_tok ?? null,
+  ],
+  [
+    {
+      name: "usd_per_m_total_tok",
+      unit: "USD",
+      direction: lower,
+      label: "$ per M total tokens",
+      description: "GPU-hour cost per million prompt + output tokens at the level's throughput",
+    },
+    (l) => l.gpu?.usd_per_m_total_tok ?? null,
+  ],
 ];
 
 export const MEASURES: readonly MeasureDef[] = CATALOGUE.map(([m]) => m);

@@ -26,7 +26,12 @@ export interface IngestAuth {
 /** The document as stored: no records (and no samples: those go to run_samples). */
 export function storedDocument(doc: ResultDocument): ResultDocument {
   const { samples: _samples, ...rest } = doc;
-  return { ...rest, requests: null, requests_file: null };
+  return {
+    ...rest,
+    requests: null,
+    requests_file: null,
+    ...(doc.gpu_telemetry ? { gpu_telemetry: { ...doc.gpu_telemetry, samples: null } } : {}),
+  };
 }
 
 export async function runPublicId(stored: ResultDocument): Promise<string> {

@@ -49,6 +49,7 @@ export interface DocumentParts {
   loadGenerator?: ResultDocument["load_generator"];
   saturation?: ResultDocument["saturation"];
   repeats?: ResultDocument["repeats"];
+  gpuTelemetry?: ResultDocument["gpu_telemetry"];
 }
 
 export function buildDocument(p: DocumentParts): ResultDocument {
@@ -75,6 +76,7 @@ export function buildDocument(p: DocumentParts): ResultDocument {
     ...(p.loadGenerator ? { load_generator: p.loadGenerator } : {}),
     ...(p.saturation ? { saturation: p.saturation } : {}),
     ...(p.repeats ? { repeats: p.repeats } : {}),
+    ...(p.gpuTelemetry ? { gpu_telemetry: p.gpuTelemetry } : {}),
     complete: p.complete,
   };
   doc.workload_fingerprint = createHash("sha256")

@@ -17,6 +17,9 @@ const steadyCell = (l: LevelResult): string =>
       ? `${l.steady_state.window_s.toFixed(1)} s`
       : "no";
 
+const gpuCell = (l: LevelResult, v: number | null | undefined, d: number) =>
+  !l.gpu ? "-" : v === null || v === undefined ? "?" : fmt(v, d);
+
 interface Column {
   title: string;
   cell: (l: LevelResult) => string;
@@ -55,6 +58,16 @@ export function markdownColumns(levels: readonly LevelResult[], hasSlo: boolean)
       : []),
     { title: "cached", cell: (l) => pct0(l.cached_tokens_pct) },
     { title: "steady", cell: steadyCell },
+    // GPU energy where telemetry was taken ("?" where the level's energy is unknown: see its reason)
+    ...(levels.some((l) => l.gpu)
+      ? [
+          { title: "GPU W", cell: (l: LevelResult) => gpuCell(l, l.gpu?.mean_power_w, 0) },
+          { title: "tok/J", cell: (l: LevelResult) => gpuCell(l, l.gpu?.output_tok_per_j, 3) },
+        ]
+      : []),
+    ...(levels.some((l) => l.gpu?.usd_per_m_output_tok != null)
+      ? [{ title: "$/M out tok", cell: (l: LevelResult) => gpuCell(l, l.gpu?.usd_per_m_output_tok, 3) }]
+      : []),
   ];
 }
 
@@ -73,7 +86,7 @@ type Described = Pick<
   ResultDocument,
   "kind" | "levels" | "config" | "saturation" | "target" | "created_at" | "tool"
 > &
-  Partial<Pick<ResultDocument, "repeats" | "profile">>;
+  Partial<Pick<ResultDocument, "repeats" | "profile" | "gpu_telemetry">>;
 
 /** What was measured, before any figure: target, model, workload, date, version, notices. */
 export function reportHeader(doc: Described): string {
@@ -122,10 +135,14 @@ export function reportHeader(doc: Described): string {
     ),
   ];
   const shown = notices.slice(0, 5);
+  const gt = doc.gpu_telemetry;
+  const gpuLine = gt
+    ? ` GPU telemetry: ${gt.source}, ${gt.gpus.length} GPU${gt.gpus.length === 1 ? "" : "s"} (${[...new Set(gt.gpus.map((x) => x.name ?? "?"))].join(", ")}) every ${gt.sample_ms} ms${gt.died ? `; it stopped: ${gt.died.reason}` : ""}.`
+    : "";
   return [
     `# tokenbench ${doc.kind}: ${doc.target.model}`,
     "",
-    `${doc.target.base_url} (${doc.target.api} API); ${workload}. Measured ${doc.created_at} by tokenbench ${doc.tool.version}.`,
+    `${doc.target.base_url} (${doc.target.api} API); ${workload}. Measured ${doc.created_at} by tokenbench ${doc.tool.version}.${gpuLine}`,
     ...(shown.length > 0
       ? [
           "",
@@ -207,6 +224,20 @@ const SHAPE_FIELDS = [
   "tt_first_tool_call_ms",
 ] as const;
 
+const GPU_FIELDS = [
+  "energy_j",
+  "mean_power_w",
+  "peak_power_w",
+  "idle_power_w",
+  "output_tok_per_j",
+  "j_per_output_tok",
+  "j_per_request",
+  "w_per_user",
+  "usd_per_m_output_tok",
+  "usd_per_m_total_tok",
+  "window_s",
+] as const;
+
 export function csvTable(levels: readonly LevelResult[]): string {
   const cols: string[] = [
     "level",
@@ -236,6 +267,7 @@ export function csvTable(levels: readonly LevelResult[]): string {
   cols.push("cached_tokens_pct", "steady", "steady_window_s");
   for (const f of SHAPE_FIELDS) for (const k of STAT_KEYS) cols.push(`${f}_${k}`);
   cols.push("tool_calls_total", "short_output");
+  cols.push(...GPU_FIELDS.map((f) => `gpu_${f}`), "gpu_unknown_reason");
   const cell = (v: unknown): string => {
     if (v === null || v === undefined) return "";
     const s = String(v);
@@ -271,6 +303,7 @@ export function csvTable(levels: readonly LevelResult[]): string {
     row.push(l.cached_tokens_pct, l.steady_state?.steady, l.steady_state?.window_s);
     for (const f of SHAPE_FIELDS) for (const k of STAT_KEYS) row.push(l[f]?.[k]);
     row.push(l.tool_calls_total, l.short_output);
+    row.push(...GPU_FIELDS.map((f) => l.gpu?.[f]), l.gpu?.unknown_reason);
     lines.push(row.map(cell).join(","));
   }
   return `${lines.join("\n")}\n`;

@@ -176,6 +176,16 @@ export function sweepConfigOf(
     ...(v.minSteadyS !== null ? { min_steady_s: v.minSteadyS } : {}),
     ...(v.responsesChain ? { responses_chain: true } : {}),
     ...(v.repeats > 1 ? { repeats: v.repeats } : {}),
+    ...(v.gpuSampleMs > 0
+      ? {
+          gpu_telemetry: {
+            sample_ms: v.gpuSampleMs,
+            gpus: v.gpus.length > 0 ? v.gpus : null,
+            hour_cost_usd: v.gpuHourCost,
+            metrics_url: v.gpuMetricsUrl,
+          },
+        }
+      : {}),
   };
 }
 

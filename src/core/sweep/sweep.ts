@@ -33,6 +33,7 @@ import type { Preflight } from "../server/preflight.ts";
 import { limitNumber } from "../server/snapshot.ts";
 import type { Dataset } from "../workload/dataset.ts";
 import { sameConfig } from "./config.ts";
+import { openGpu } from "./gpu.ts";
 import { bracketOf, nextProbe, probeOf, saturationOf } from "./search.ts";
 
 export type { Progress } from "../load/level-run.ts";
@@ -135,6 +136,8 @@ export async function runSweep(opts: SweepOptions): Promise<ResultDocument> {
   const { target, server, calibration } = opts.pre;
   const client = new StreamClient({ target, ...clientOptionsOf(cfg), originMs: state.originMs });
   const environment = await captureEnvironment();
+  // GPU telemetry first: its idle window comes before any load (a notice and nothing else without a GPU tool).
+  const gpu = await openGpu(cfg, { originMs: state.originMs, originWallMs: state.originWall }, notice);
   const sampler =
     cfg.metrics_interval_ms !== null
       ? new MetricsSampler(target, cfg.metrics_interval_ms, state.originMs)
@@ -172,6 +175,7 @@ export async function runSweep(opts: SweepOptions): Promise<ResultDocument> {
       promptCalibration: calibration,
       loadGenerator: loadGeneratorRecord(load),
       ...(search ? { saturation: saturationOf(state.levels, search) } : {}),
+      ...(gpu ? { gpuTelemetry: gpu.record() } : {}),
     });
   const checkpoint = (complete: boolean) => {
     if (opts.out !== null) writeResults(doc(complete, null), opts.out, state.records, opts.records);
@@ -269,6 +273,7 @@ export async function runSweep(opts: SweepOptions): Promise<ResultDocument> {
         const final = opts.levelHooks
           ? { ...result, ...(await opts.levelHooks.stop(result, measured.run.records)) }
           : result;
+        if (gpu) final.gpu = await gpu.figures(final);
         if (repeats > 1) for (const r of [...measured.warmup, ...measured.run.records]) r.repeat = rep;
         state.records.push(...measured.warmup, ...measured.run.records);
         state.levels.push(final);
@@ -280,6 +285,7 @@ export async function runSweep(opts: SweepOptions): Promise<ResultDocument> {
   } finally {
     opts.stop?.removeEventListener("abort", onStop);
     await client.close().catch(() => {});
+    await gpu?.stop();
     await pool?.close();
   }
   const complete = probeOptions

@@ -1,0 +1,168 @@
+// GPU energy and cost per level, without a GPU: the CLI against the mock with a fake nvidia-smi
+// first on PATH that replays a known trace (two GPUs at 300 W and 150 W, the energy counter
+// exactly power × time), a DCGM exporter's text served over HTTP, the sampler killed mid-sweep,
+// GPU indices that do not exist, and no GPU tool at all.
+import { existsSync, mkdtempSync, readFileSync } from "node:fs";
+import { createServer, type Server } from "node:http";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type MockServer, start } from "../../../src/mock/index.ts";
+import { parseResultDocument, type ResultDocument } from "../../../src/schema/v1.ts";
+import { runCli } from "../../helpers/cli.ts";
+import { fakeNvidiaSmiPath } from "../../helpers/fake-gpu.ts";
+
+const tmp = mkdtempSync(join(tmpdir(), "tokenbench-gpu-"));
+const SWEEP = [
+  "--levels",
+  "1,4",
+  "--requests",
+  "40",
+  "--max-tokens",
+  "16",
+  "--warmup",
+  "0",
+  "--gpu-sample-ms",
+  "100",
+];
+
+describe("GPU energy and cost per level", () => {
+  let mock: MockServer;
+  let path: string;
+  beforeAll(async () => {
+    mock = await start({ port: 0, ttftMs: 30, itlMs: 5 });
+    path = fakeNvidiaSmiPath();
+  });
+  afterAll(async () => {
+    await mock?.close();
+  });
+  const sweep = async (name: string, extra: string[], env: Record<string, string>) => {
+    const out = join(tmp, `${name}.json`);
+    const r = await runCli(["sweep", "--base-url", mock.url, ...SWEEP, ...extra, "--out", out], { env });
+    return {
+      ...r,
+      out,
+      doc: () => parseResultDocument(JSON.parse(readFileSync(out, "utf8"))) as ResultDocument,
+    };
+  };
+
+  it("from nvidia-smi's energy counter: joules, tokens per joule, joules per token and dollars exact to the trace", {
+    timeout: 60_000,
+  }, async () => {
+    const r = await sweep("smi", ["--gpu-hour-cost", "2.5"], { PATH: path, FAKE_SMI_GPUS: "0:300,1:150" });
+    expect(r.code, r.stderr).toBe(0);
+    const doc = r.doc();
+    expect(doc.gpu_telemetry!.source).toBe("nvidia-smi");
+    expect(doc.gpu_telemetry!.gpus.map((g) => g.index)).toEqual([0, 1]);
+    expect(doc.gpu_telemetry!.samples!.length).toBeGreaterThan(20);
+    for (const l of doc.levels) {
+      const g = l.gpu!;
+      expect(g.unknown_reason, `level ${l.level}`).toBeNull();
+      expect(g.energy_method).toBe("counter");
+      const w = g.window_s;
+      expect(w).toBeGreaterThan(0.5);
+      // the trace: 450 W in all, 300 + 150, for the window's length
+      expect(g.energy_j! / (450 * w)).toBeCloseTo(1, 6);
+      expect(g.per_gpu.map((x) => x.energy_j! / w)).toEqual([expect.closeTo(300, 3), expect.closeTo(150, 3)]);
+      expect(g.mean_power_w).toBeCloseTo(450, 3);
+      expect(g.idle_power_w).toBeCloseTo(450, 6);
+      expect(g.peak_power_w).toBeCloseTo(450, 6);
+      expect(g.output_tok_per_j! / (l.output_tok_s / 450)).toBeCloseTo(1, 6);
+      expect(g.j_per_output_tok! / (450 / l.output_tok_s)).toBeCloseTo(1, 6);
+      expect(g.w_per_user! / (450 / l.level)).toBeCloseTo(1, 6);
+      // $2.50 per GPU-hour, two GPUs, at the level's throughput
+      expect(g.usd_per_m_output_tok! / (((2.5 * 2) / 3600 / l.output_tok_s) * 1e6)).toBeCloseTo(1, 9);
+      expect(g.usd_per_m_total_tok! / (((2.5 * 2) / 3600 / l.total_tok_s) * 1e6)).toBeCloseTo(1, 9);
+      expect(g.per_gpu.every((x) => x.samples >= 5 && x.name?.startsWith("FAKE-GPU"))).toBe(true);
+    }
+    const md = readFileSync(join(tmp, "smi.md"), "utf8");
+    expect(md).toMatch(
+      /GPU telemetry: nvidia-smi, 2 GPUs \(FAKE-GPU \(tokenbench test nvidia-smi\)\) every 100 ms/,
+    );
+    expect(md).toMatch(/\| GPU W \| tok\/J \| \$\/M out tok \|/);
+    const csv = readFileSync(join(tmp, "smi.csv"), "utf8");
+    expect(csv.split("\n")[0]).toContain("gpu_output_tok_per_j");
+  });
+
+  it("a sampler that dies mid-sweep: the levels after are unknown with the reason, never zero", {
+    timeout: 60_000,
+  }, async () => {
+    const r = await sweep("died", [], { PATH: path, FAKE_SMI_GPUS: "0:300", FAKE_SMI_EXIT_AFTER_MS: "2500" });
+    expect(r.code, r.stderr).toBe(0);
+    const doc = r.doc();
+    expect(doc.gpu_telemetry!.died!.reason).toMatch(/nvidia-smi exited \(code 3\)/);
+    const last = doc.levels.at(-1)!.gpu!;
+    expect(last.energy_j).toBeNull();
+    expect(last.output_tok_per_j).toBeNull();
+    expect(last.unknown_reason).toMatch(/the GPU sampler stopped .* \(nvidia-smi exited \(code 3\)\)/);
+    expect(doc.levels.every((l) => l.gpu!.energy_j !== 0)).toBe(true);
+    expect(r.stderr).toMatch(/GPU energy unknown/);
+  });
+
+  it("GPU indices nvidia-smi does not list: refused before any load, naming the ones it lists", async () => {
+    const r = await sweep("bad-index", ["--gpus", "0,7"], { PATH: path, FAKE_SMI_GPUS: "0:300,1:150" });
+    expect(r.code).toBe(1);
+    expect(existsSync(join(tmp, "bad-index.json"))).toBe(false);
+    expect(r.stderr).toMatch(/gpus_unknown.*GPU 7, which nvidia-smi does not list \(it lists 0, 1\)/);
+  });
+
+  it("no GPU tool: the fields are absent, never zero, and one notice says so", {
+    timeout: 60_000,
+  }, async () => {
+    const r = await sweep("none", [], { PATH: "/usr/bin:/bin" });
+    expect(r.code, r.stderr).toBe(0);
+    const doc = r.doc();
+    expect(doc.gpu_telemetry).toBeUndefined();
+    expect(doc.levels.every((l) => l.gpu === undefined)).toBe(true);
+    expect(r.stderr.match(/no GPU telemetry/g)).toHaveLength(1);
+  });
+
+  describe("a DCGM exporter over HTTP", () => {
+    let server: Server;
+    let url = "";
+    const t0 = Date.now();
+    beforeAll(async () => {
+      server = createServer((_req, res) => {
+        const mj = 1e9 + 200 * (Date.now() - t0); // 200 W since t0
+        res.setHeader("content-type", "text/plain; version=0.0.4");
+        res.end(
+          [
+            "# HELP DCGM_FI_DEV_POWER_USAGE Power draw (in W).",
+            "# TYPE DCGM_FI_DEV_POWER_USAGE gauge",
+            'DCGM_FI_DEV_POWER_USAGE{gpu="0",UUID="GPU-dcgm-0",device="nvidia0",modelName="FAKE-DCGM",Hostname="h"} 200.000000',
+            "# TYPE DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION counter",
+            `DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION{gpu="0",UUID="GPU-dcgm-0",device="nvidia0",modelName="FAKE-DCGM",Hostname="h"} ${mj}`,
+            'DCGM_FI_DEV_GPU_UTIL{gpu="0",UUID="GPU-dcgm-0",device="nvidia0",modelName="FAKE-DCGM",Hostname="h"} 91',
+            'DCGM_FI_DEV_FB_USED{gpu="0",UUID="GPU-dcgm-0",device="nvidia0",modelName="FAKE-DCGM",Hostname="h"} 60000',
+            "",
+          ].join("\n"),
+        );
+      });
+      await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+      url = `http://127.0.0.1:${(server.address() as { port: number }).port}/metrics`;
+    });
+    afterAll(() => new Promise<void>((r) => server.close(() => r())));
+    it("energy from its counter, to within the reads' own latency", { timeout: 60_000 }, async () => {
+      const r = await sweep("dcgm", ["--gpu-metrics-url", url, "--gpu-hour-cost", "4"], {
+        PATH: "/usr/bin:/bin",
+      });
+      expect(r.code, r.stderr).toBe(0);
+      const doc = r.doc();
+      expect(doc.gpu_telemetry!.source).toBe("dcgm");
+      for (const l of doc.levels) {
+        const g = l.gpu!;
+        expect(g.unknown_reason).toBeNull();
+        expect(g.energy_method).toBe("counter");
+        // each read is stamped when it arrived, a millisecond or two after the exporter wrote it
+        expect(g.mean_power_w! / 200).toBeCloseTo(1, 1);
+        expect(g.per_gpu[0]).toMatchObject({
+          index: 0,
+          name: "FAKE-DCGM",
+          mem_used_max_mib: 60000,
+          util_pct_mean: 91,
+        });
+        expect(g.usd_per_m_output_tok! / ((4 / 3600 / l.output_tok_s) * 1e6)).toBeCloseTo(1, 9);
+      }
+    });
+  });
+});
