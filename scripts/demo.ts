@@ -6,6 +6,7 @@
 // `npm run demo -- --serve` keeps the services up afterwards until Ctrl-C.
 import { rmSync } from "node:fs";
 import { type MockServer, start } from "../src/mock/index.ts";
+import { fakeNvidiaSmiPath } from "./fake-gpu.ts";
 import { startService } from "./local-service.ts";
 import { runAction } from "./run-action.ts";
 
@@ -41,6 +42,17 @@ try {
     "results-url": service.url,
     "api-token": token,
     comment: "false",
+    "gpu-sample-ms": "100",
+    "gpu-hour-cost": "2.50",
+  });
+  // No GPU here: a fake nvidia-smi that says so in its GPU name (the comment's and the dashboard's
+  // testbed), at a known power, so the energy and cost figures have something to show.
+  const gpuEnv = (watts: number) => ({
+    env: {
+      PATH: fakeNvidiaSmiPath(),
+      FAKE_SMI_GPUS: `0:${watts}`,
+      FAKE_SMI_NAME: "FAKE-GPU (tokenbench demo: not a real nvidia-smi)",
+    },
   });
   const github = (over: Record<string, string>) => ({
     GITHUB_REPOSITORY: repo,
@@ -61,6 +73,7 @@ try {
         GITHUB_RUN_ID: String(100 + i),
       }),
       {},
+      gpuEnv(350),
     );
     if (r.code !== 0) throw new Error(`the Action failed on main run ${i}:\n${r.log}`);
   }
@@ -82,6 +95,7 @@ try {
         base: { ref: "main", repo: { full_name: repo } },
       },
     },
+    gpuEnv(420),
   );
   if (pr.code !== 0) throw new Error(`the Action failed on the PR run:\n${pr.log}`);
   process.stdout.write("\n========== the PR comment the Action would post ==========\n\n");

@@ -67,6 +67,14 @@ export function benchmarkSet(doc: ResultDocument): string {
   return `${c.mode} ${c.levels.join(",")}`;
 }
 
+/** Where the energy figures came from, GPU names as the tool gave them (a demo's fake says it is one). */
+function gpuText(doc: ResultDocument): string {
+  const g = doc.gpu_telemetry;
+  if (!g) return "";
+  const names = [...new Set(g.gpus.map((x) => x.name ?? "?"))].join(", ");
+  return ` GPU energy from ${mdText(g.source, 20)}: ${g.gpus.length} × ${mdText(names, 100)}.`;
+}
+
 export interface CommentInput {
   doc: ResultDocument;
   testbed: string;
@@ -179,7 +187,7 @@ export function renderComment(input: CommentInput, limit = BUDGET): string {
     marker,
     `### tokenbench: ${mdText(doc.target.model)}`,
     "",
-    `Testbed **${mdText(input.testbed)}**, ${mdText(benchmarkSet(doc), 120)}${repeats}, ${sha}, against ${baseBranch}.`,
+    `Testbed **${mdText(input.testbed)}**, ${mdText(benchmarkSet(doc), 120)}${repeats}, ${sha}, against ${baseBranch}.${gpuText(doc)}`,
     "",
     ...verdictLines,
     "",

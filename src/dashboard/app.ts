@@ -315,7 +315,11 @@ async function runPage(id: string): Promise<void> {
       ? `<a class="workflow" href="${attr(`${gh}/actions/runs/${r.run.workflow_run_id}`)}">workflow run</a>`
       : null,
   ].filter(Boolean);
-  const meta = `<p class="muted">${esc(doc.target.model)} · testbed ${esc(r.run.testbed.name)} · branch ${esc(r.run.branch)} · ${esc(r.run.created_at)}${links.length ? ` · ${links.join(" · ")}` : ""}</p>`;
+  const gt = doc.gpu_telemetry;
+  const gpuMeta = gt
+    ? ` · GPU energy from ${esc(gt.source)}: ${gt.gpus.length} × ${esc([...new Set(gt.gpus.map((x) => x.name ?? "?"))].join(", "))}`
+    : "";
+  const meta = `<p class="muted">${esc(doc.target.model)}${gpuMeta} · testbed ${esc(r.run.testbed.name)} · branch ${esc(r.run.branch)} · ${esc(r.run.created_at)}${links.length ? ` · ${links.join(" · ")}` : ""}</p>`;
   // The verdict first (the engine's rows, as the PR comment and the CLI word them), then the
   // charts, then the tables.
   const cmp = await api<CompareResponse>(`/api/v1/repos/${repo}/compare?head=${id}`).catch(() => null);

@@ -359,3 +359,50 @@ describe("a reasoning model's measures are stored, trended and badged", () => {
     expect(await badge.text()).toMatch(/TTFAT p95/);
   });
 });
+
+describe("energy and cost measures", () => {
+  it("tokens per joule and dollars per million tokens are stored, trended, compared and badged", async () => {
+    const repo = "acme/energy";
+    const t = await apiToken(repo);
+    // 400 W for main's runs, 500 W for the PR's: tokens per joule falls by a fifth
+    const withGpu = (d: ReturnType<typeof sweepDoc>, watts: number) => {
+      for (const l of d.levels)
+        l.gpu = {
+          source: "nvidia-smi",
+          energy_method: "counter",
+          window: "steady",
+          window_s: 10,
+          energy_j: watts * 10,
+          mean_power_w: watts,
+          peak_power_w: watts,
+          idle_power_w: 60,
+          output_tok_per_j: l.output_tok_s / watts,
+          j_per_output_tok: watts / l.output_tok_s,
+          j_per_request: watts / l.req_s,
+          w_per_user: watts / l.level,
+          usd_per_m_output_tok: (2.5 / 3600 / l.output_tok_s) * 1e6,
+          usd_per_m_total_tok: (2.5 / 3600 / l.total_tok_s) * 1e6,
+          per_gpu: [],
+          unknown_reason: null,
+        };
+      return d;
+    };
+    for (let i = 0; i < 5; i++) expect((await upload(withGpu(sweepDoc(repo), 400 + i), t)).status).toBe(201);
+    const head = await json(upload(withGpu(sweepDoc(repo, { branch: "pr", pr: 3 }), 500), t));
+    const s = await json(
+      call(`/api/v1/repos/${repo}/series?benchmark=closed%20c%3D4&measure=output_tok_per_j`),
+    );
+    expect(s.points).toHaveLength(5);
+    const c = await json(call(`/api/v1/repos/${repo}/compare?head=${head.run.id}`));
+    const row = c.rows.find(
+      (r: { benchmark: string; measure: string }) =>
+        r.benchmark === "closed c=4" && r.measure === "output_tok_per_j",
+    );
+    expect(row).toMatchObject({ method: "history-t", verdict: "regressed" });
+    expect(c.rows.some((r: { measure: string }) => r.measure === "usd_per_m_output_tok")).toBe(true);
+    const badge = await (
+      await call(`/badge/${repo}.svg?measure=output_tok_per_j&benchmark=closed%20c%3D4&branch=main`)
+    ).text();
+    expect(badge).toContain("tok/J @ c4");
+  });
+});

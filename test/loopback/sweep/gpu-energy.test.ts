@@ -7,10 +7,10 @@ import { createServer, type Server } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { fakeNvidiaSmiPath } from "../../../scripts/fake-gpu.ts";
 import { type MockServer, start } from "../../../src/mock/index.ts";
 import { parseResultDocument, type ResultDocument } from "../../../src/schema/v1.ts";
 import { runCli } from "../../helpers/cli.ts";
-import { fakeNvidiaSmiPath } from "../../helpers/fake-gpu.ts";
 
 const tmp = mkdtempSync(join(tmpdir(), "tokenbench-gpu-"));
 const SWEEP = [
