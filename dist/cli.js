@@ -64,60 +64,6 @@ var TokenbenchError, UsageError, init_errors = __esm({
   }
 });
 
-// src/shared/workload.ts
-function workloadSpec(doc) {
-  let c = doc.config, p = doc.profile?.config, common = { kind: doc.kind, api: doc.target.api, model: doc.target.model };
-  return c ? {
-    ...common,
-    mode: c.mode,
-    levels: c.levels,
-    prompt_tokens: c.prompt_tokens,
-    max_tokens: c.max_tokens,
-    prompts: c.prompts,
-    ignore_eos: c.ignore_eos,
-    arrival: c.mode === "open" ? c.arrival : null,
-    burstiness: c.mode === "open" ? c.burstiness : null,
-    max_in_flight: c.max_in_flight,
-    slo: c.slo,
-    extra_body: c.extra_body,
-    // Only when there is one, so fingerprints of synthetic-prompt runs stay what they were.
-    ...c.dataset ? { dataset: c.dataset.sha256 } : {},
-    ...c.dataset_reuse ? { dataset_reuse: c.dataset_reuse } : {},
-    ...c.ramp_up_s ? { ramp_up_s: c.ramp_up_s } : {},
-    ...c.shared_prefix ? { shared_prefix: c.shared_prefix } : {},
-    ...c.sessions ? { sessions: c.sessions } : {},
-    ...c.trace ? { trace: { sha256: c.trace.sha256, speed: c.trace.speed } } : {},
-    ...c.tools ? { tools: { sha256: c.tools.sha256, choice: c.tools.choice } } : {},
-    ...c.reasoning_tags ? { reasoning_tags: c.reasoning_tags } : {},
-    ...c.responses_chain ? { responses_chain: !0 } : {},
-    // A server that ignored ignore_eos answered a shorter workload than the one asked.
-    ...shortOutputs(doc) > 0 ? { outputs: "shorter than asked (ignore_eos ignored)" } : {}
-  } : p ? {
-    ...common,
-    targets: p.targets,
-    decode_tokens: p.decode_tokens,
-    suffix_tokens: p.suffix_tokens,
-    thinking: p.thinking,
-    extra_body: p.extra_body
-  } : common;
-}
-function shortOutputs(doc) {
-  return doc.levels.reduce((a, l) => a + (l.short_output ?? 0), 0);
-}
-function workloadDiff(a, b) {
-  let x = workloadSpec(a), y = workloadSpec(b);
-  return [.../* @__PURE__ */ new Set([...Object.keys(x), ...Object.keys(y)])].filter((k) => JSON.stringify(x[k]) !== JSON.stringify(y[k])).map((field) => ({ field, a: x[field], b: y[field] }));
-}
-function sloGiven(config2) {
-  let s = config2?.slo;
-  return !!s && (s.ttft_ms !== null || s.tpot_ms !== null || s.e2e_ms !== null || (s.ttfat_ms ?? null) !== null);
-}
-var init_workload = __esm({
-  "src/shared/workload.ts"() {
-    "use strict";
-  }
-});
-
 // src/shared/charts.ts
 function levelRows(levels, series = "run") {
   return levels.map((l) => ({
@@ -396,7 +342,6 @@ function energySpecs(doc) {
 var BASE, colorOf, init_charts = __esm({
   "src/shared/charts.ts"() {
     "use strict";
-    init_workload();
     BASE = {
       $schema: "https://vega.github.io/schema/vega-lite/v6.json",
       width: 420,
@@ -37911,8 +37856,56 @@ function parseResultDocument(input2) {
   return r.data;
 }
 
+// src/shared/workload.ts
+function workloadSpec(doc) {
+  let c = doc.config, p = doc.profile?.config, common = { kind: doc.kind, api: doc.target.api, model: doc.target.model };
+  return c ? {
+    ...common,
+    mode: c.mode,
+    levels: c.levels,
+    prompt_tokens: c.prompt_tokens,
+    max_tokens: c.max_tokens,
+    prompts: c.prompts,
+    ignore_eos: c.ignore_eos,
+    arrival: c.mode === "open" ? c.arrival : null,
+    burstiness: c.mode === "open" ? c.burstiness : null,
+    max_in_flight: c.max_in_flight,
+    slo: c.slo,
+    extra_body: c.extra_body,
+    // Only when there is one, so fingerprints of synthetic-prompt runs stay what they were.
+    ...c.dataset ? { dataset: c.dataset.sha256 } : {},
+    ...c.dataset_reuse ? { dataset_reuse: c.dataset_reuse } : {},
+    ...c.ramp_up_s ? { ramp_up_s: c.ramp_up_s } : {},
+    ...c.shared_prefix ? { shared_prefix: c.shared_prefix } : {},
+    ...c.sessions ? { sessions: c.sessions } : {},
+    ...c.trace ? { trace: { sha256: c.trace.sha256, speed: c.trace.speed } } : {},
+    ...c.tools ? { tools: { sha256: c.tools.sha256, choice: c.tools.choice } } : {},
+    ...c.reasoning_tags ? { reasoning_tags: c.reasoning_tags } : {},
+    ...c.responses_chain ? { responses_chain: !0 } : {},
+    // A server that ignored ignore_eos answered a shorter workload than the one asked.
+    ...shortOutputs(doc) > 0 ? { outputs: "shorter than asked (ignore_eos ignored)" } : {}
+  } : p ? {
+    ...common,
+    targets: p.targets,
+    decode_tokens: p.decode_tokens,
+    suffix_tokens: p.suffix_tokens,
+    thinking: p.thinking,
+    extra_body: p.extra_body
+  } : common;
+}
+function shortOutputs(doc) {
+  return doc.levels.reduce((a, l) => a + (l.short_output ?? 0), 0);
+}
+function workloadDiff(a, b) {
+  let x = workloadSpec(a), y = workloadSpec(b);
+  return [.../* @__PURE__ */ new Set([...Object.keys(x), ...Object.keys(y)])].filter((k) => JSON.stringify(x[k]) !== JSON.stringify(y[k])).map((field) => ({ field, a: x[field], b: y[field] }));
+}
+function sloGiven(config2) {
+  let s = config2?.slo;
+  return !!s && (s.ttft_ms !== null || s.tpot_ms !== null || s.e2e_ms !== null || (s.ttfat_ms ?? null) !== null);
+}
+
 // src/shared/testbed.ts
-init_workload();
 function testbedSpec(doc) {
   let tb = doc.testbed ?? null, ex = doc.server?.extracted ?? {}, s = (v) => typeof v == "string" && v !== "" ? v : null, { api: _api, model: _model, levels: _levels, targets: _targets, ...workload } = workloadSpec(doc);
   return {
@@ -37946,7 +37939,6 @@ function canonicalJson(v) {
 }
 
 // src/core/results/document.ts
-init_workload();
 var CLOCK_SOURCE = "performance.now() (monotonic), ms from origin";
 function buildDocument(p) {
   let origin = new Date(p.originWallMs).toISOString(), target = targetRecord(p.target), pv = p.provenance ?? null, environment = pv?.runnerName != null ? { ...p.environment, runner_name: pv.runnerName } : p.environment, doc = {
@@ -38815,7 +38807,6 @@ async function calibratePrompts(target, extraBody, promptTokens, seed) {
 }
 
 // src/shared/measures.ts
-init_workload();
 var lower = "lower", higher = "higher", CATALOGUE = [
   [
     {
@@ -40457,7 +40448,6 @@ function evidenceLine(s, baseName) {
 }
 
 // src/core/results/report.ts
-init_workload();
 var fmt2 = (v, digits) => v == null || !Number.isFinite(v) ? "-" : v.toFixed(digits), steadyCell = (l) => l.steady_state === void 0 ? "-" : l.steady_state.steady ? `${l.steady_state.window_s.toFixed(1)} s` : "no", gpuCell = (l, v, d) => l.gpu ? v == null ? "?" : fmt2(v, d) : "-", pct0 = (v) => v == null ? "-" : `${v.toFixed(0)}%`;
 function markdownColumns(levels, hasSlo2) {
   let open2 = levels.some((l) => l.mode === "open");
@@ -42661,7 +42651,7 @@ var ThreadHandle = class {
 import { performance as performance13 } from "node:perf_hooks";
 
 // src/core/results/energy.ts
-var meanOf2 = (xs) => xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : null, maxOf3 = (xs) => xs.length ? xs.reduce((a, b) => b > a ? b : a, xs[0]) : null;
+var meanOf2 = (xs) => xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : null, maxOf3 = (xs) => xs.length ? xs.reduce((a, b) => Math.max(b, a), xs[0]) : null;
 function counterAt(s, t) {
   for (let i = 1; i < s.length; i++) {
     let a = s[i - 1], b = s[i];
@@ -43801,7 +43791,6 @@ function mergeShards(input2, o = {}) {
 
 // src/cli/tools-command.ts
 init_errors();
-init_workload();
 function loadDoc(path, what) {
   if (!path) throw new UsageError(`missing ${what}`);
   if (!existsSync5(path)) throw new UsageError(`${what} ${path} does not exist`);

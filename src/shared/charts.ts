@@ -4,7 +4,6 @@
  * spec out.
  */
 import type { LevelResult, ResultDocument } from "../schema/v1.ts";
-import { sloGiven } from "./workload.ts";
 
 export type Spec = Record<string, unknown>;
 

@@ -46,7 +46,7 @@ export interface LevelGpu {
 export const MIN_WINDOW_SAMPLES = 5;
 
 const meanOf = (xs: number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : null);
-const maxOf = (xs: number[]) => (xs.length ? xs.reduce((a, b) => (b > a ? b : a), xs[0]!) : null);
+const maxOf = (xs: number[]) => (xs.length ? xs.reduce((a, b) => Math.max(b, a), xs[0]!) : null);
 
 /** The counter at time t, linearly between the samples around it; null outside them. */
 function counterAt(s: readonly GpuSample[], t: number): number | null {

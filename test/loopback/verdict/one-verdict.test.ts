@@ -4,9 +4,9 @@
 // uploaded as a run of main), by the service's compare endpoint and on the dashboard's run page
 // in headless Chromium. Every surface must show the same rows (benchmark, measure, figures,
 // change, interval, method, verdict) and the same counts.
-import { copyFileSync, existsSync, mkdtempSync, readFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { type Browser, chromium } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type LocalService, startService } from "../../../scripts/local-service.ts";
