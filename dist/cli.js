@@ -64,6 +64,60 @@ var TokenbenchError, UsageError, init_errors = __esm({
   }
 });
 
+// src/shared/workload.ts
+function workloadSpec(doc) {
+  let c = doc.config, p = doc.profile?.config, common = { kind: doc.kind, api: doc.target.api, model: doc.target.model };
+  return c ? {
+    ...common,
+    mode: c.mode,
+    levels: c.levels,
+    prompt_tokens: c.prompt_tokens,
+    max_tokens: c.max_tokens,
+    prompts: c.prompts,
+    ignore_eos: c.ignore_eos,
+    arrival: c.mode === "open" ? c.arrival : null,
+    burstiness: c.mode === "open" ? c.burstiness : null,
+    max_in_flight: c.max_in_flight,
+    slo: c.slo,
+    extra_body: c.extra_body,
+    // Only when there is one, so fingerprints of synthetic-prompt runs stay what they were.
+    ...c.dataset ? { dataset: c.dataset.sha256 } : {},
+    ...c.dataset_reuse ? { dataset_reuse: c.dataset_reuse } : {},
+    ...c.ramp_up_s ? { ramp_up_s: c.ramp_up_s } : {},
+    ...c.shared_prefix ? { shared_prefix: c.shared_prefix } : {},
+    ...c.sessions ? { sessions: c.sessions } : {},
+    ...c.trace ? { trace: { sha256: c.trace.sha256, speed: c.trace.speed } } : {},
+    ...c.tools ? { tools: { sha256: c.tools.sha256, choice: c.tools.choice } } : {},
+    ...c.reasoning_tags ? { reasoning_tags: c.reasoning_tags } : {},
+    ...c.responses_chain ? { responses_chain: !0 } : {},
+    // A server that ignored ignore_eos answered a shorter workload than the one asked.
+    ...shortOutputs(doc) > 0 ? { outputs: "shorter than asked (ignore_eos ignored)" } : {}
+  } : p ? {
+    ...common,
+    targets: p.targets,
+    decode_tokens: p.decode_tokens,
+    suffix_tokens: p.suffix_tokens,
+    thinking: p.thinking,
+    extra_body: p.extra_body
+  } : common;
+}
+function shortOutputs(doc) {
+  return doc.levels.reduce((a, l) => a + (l.short_output ?? 0), 0);
+}
+function workloadDiff(a, b) {
+  let x = workloadSpec(a), y = workloadSpec(b);
+  return [.../* @__PURE__ */ new Set([...Object.keys(x), ...Object.keys(y)])].filter((k) => JSON.stringify(x[k]) !== JSON.stringify(y[k])).map((field) => ({ field, a: x[field], b: y[field] }));
+}
+function sloGiven(config2) {
+  let s = config2?.slo;
+  return !!s && (s.ttft_ms !== null || s.tpot_ms !== null || s.e2e_ms !== null || (s.ttfat_ms ?? null) !== null);
+}
+var init_workload = __esm({
+  "src/shared/workload.ts"() {
+    "use strict";
+  }
+});
+
 // src/shared/charts.ts
 function levelRows(levels, series = "run") {
   return levels.map((l) => ({
@@ -290,7 +344,7 @@ function documentSpecs(doc, baseline) {
   let mode = doc.config?.mode ?? "closed", rows = [
     ...levelRows(doc.levels, baseline ? "head" : "run"),
     ...baseline ? levelRows(baseline.levels, "base") : []
-  ], slo = doc.config?.slo ?? null, anySlo = slo !== null && (slo.ttft_ms !== null || slo.tpot_ms !== null || slo.e2e_ms !== null || (slo.ttfat_ms ?? null) !== null), out = {
+  ], slo = doc.config?.slo ?? null, anySlo = sloGiven(doc.config), out = {
     throughput: throughputSpec(rows, mode),
     latency: latencySpec(rows, mode),
     knee: kneeSpec(rows, slo?.ttft_ms ?? null),
@@ -342,6 +396,7 @@ function energySpecs(doc) {
 var BASE, colorOf, init_charts = __esm({
   "src/shared/charts.ts"() {
     "use strict";
+    init_workload();
     BASE = {
       $schema: "https://vega.github.io/schema/vega-lite/v6.json",
       width: 420,
@@ -21011,24 +21066,717 @@ async function handle(engine, req, res) {
   }
 }
 
+// src/shared/measures.ts
+init_workload();
+var lower = "lower", higher = "higher", CATALOGUE = [
+  [
+    {
+      name: "ttft_p50_ms",
+      unit: "ms",
+      direction: lower,
+      label: "TTFT p50",
+      description: "time to first token, median"
+    },
+    (l) => l.ttft_ms.p50
+  ],
+  [
+    {
+      name: "ttft_p95_ms",
+      unit: "ms",
+      direction: lower,
+      label: "TTFT p95",
+      description: "time to first token, p95"
+    },
+    (l) => l.ttft_ms.p95
+  ],
+  [
+    {
+      name: "ttft_p99_ms",
+      unit: "ms",
+      direction: lower,
+      label: "TTFT p99",
+      description: "time to first token, p99"
+    },
+    (l) => l.ttft_ms.p99
+  ],
+  [
+    {
+      name: "itl_p50_ms",
+      unit: "ms",
+      direction: lower,
+      label: "ITL p50",
+      description: "inter-token (chunk) latency, median"
+    },
+    (l) => l.itl_ms.p50
+  ],
+  [
+    {
+      name: "itl_p95_ms",
+      unit: "ms",
+      direction: lower,
+      label: "ITL p95",
+      description: "inter-token (chunk) latency, p95"
+    },
+    (l) => l.itl_ms.p95
+  ],
+  [
+    {
+      name: "tpot_p50_ms",
+      unit: "ms",
+      direction: lower,
+      label: "TPOT p50",
+      description: "time per output token, median"
+    },
+    (l) => l.tpot_ms.p50
+  ],
+  [
+    {
+      name: "e2e_p50_ms",
+      unit: "ms",
+      direction: lower,
+      label: "E2E p50",
+      description: "end-to-end latency, median"
+    },
+    (l) => l.e2e_ms.p50
+  ],
+  [
+    {
+      name: "e2e_p95_ms",
+      unit: "ms",
+      direction: lower,
+      label: "E2E p95",
+      description: "end-to-end latency, p95"
+    },
+    (l) => l.e2e_ms.p95
+  ],
+  [
+    {
+      name: "output_tok_s",
+      unit: "tok/s",
+      direction: higher,
+      label: "output tok/s",
+      description: "output tokens per second"
+    },
+    (l) => l.output_tok_s
+  ],
+  [
+    {
+      name: "total_tok_s",
+      unit: "tok/s",
+      direction: higher,
+      label: "total tok/s",
+      description: "prompt + output tokens per second"
+    },
+    (l) => l.total_tok_s
+  ],
+  [
+    {
+      name: "req_s",
+      unit: "req/s",
+      direction: higher,
+      label: "req/s",
+      description: "successful requests per second"
+    },
+    (l) => l.req_s
+  ],
+  [
+    {
+      name: "goodput_req_s",
+      unit: "req/s",
+      direction: higher,
+      label: "goodput req/s",
+      description: "requests meeting every SLO per second"
+    },
+    (l) => l.goodput_req_s
+  ],
+  [
+    {
+      name: "slo_pass_pct",
+      unit: "%",
+      direction: higher,
+      label: "SLO pass %",
+      description: "share of requests meeting every SLO"
+    },
+    (l) => l.slo_pass_pct
+  ],
+  [
+    {
+      name: "error_rate",
+      unit: "ratio",
+      direction: lower,
+      label: "error rate",
+      description: "failed requests / requests"
+    },
+    (l) => l.requests > 0 ? l.errors / l.requests : null
+  ],
+  [
+    {
+      name: "decode_tps",
+      unit: "tok/s",
+      direction: higher,
+      label: "decode tok/s",
+      description: "per-request decode tok/s, median"
+    },
+    (l) => l.decode_tok_s.p50
+  ],
+  [
+    {
+      name: "effective_prefill_tps",
+      unit: "tok/s",
+      direction: higher,
+      label: "prefill tok/s",
+      description: "client-wall (prompt - cached) tokens / TTFT, median"
+    },
+    null
+  ],
+  [
+    {
+      name: "ttft_ratio",
+      unit: "ratio",
+      direction: lower,
+      label: "TTFT ratio",
+      description: "prefix-cache case TTFT / fresh TTFT"
+    },
+    null
+  ],
+  [
+    {
+      name: "saturation_rps",
+      unit: "req/s",
+      direction: higher,
+      label: "max rate under SLO",
+      description: "--mode search: the highest open-loop rate that kept the target share of requests within every SLO"
+    },
+    null
+  ],
+  // Reasoning and tool-calling streams: only where a level has them.
+  [
+    {
+      name: "ttfat_p50_ms",
+      unit: "ms",
+      direction: lower,
+      label: "TTFAT p50",
+      description: "time to first answer token (after any reasoning), median"
+    },
+    (l) => l.ttfat_ms?.p50 ?? null
+  ],
+  [
+    {
+      name: "ttfat_p95_ms",
+      unit: "ms",
+      direction: lower,
+      label: "TTFAT p95",
+      description: "time to first answer token (after any reasoning), p95"
+    },
+    (l) => l.ttfat_ms?.p95 ?? null
+  ],
+  [
+    {
+      name: "ttfat_p99_ms",
+      unit: "ms",
+      direction: lower,
+      label: "TTFAT p99",
+      description: "time to first answer token (after any reasoning), p99"
+    },
+    (l) => l.ttfat_ms?.p99 ?? null
+  ],
+  [
+    {
+      name: "reasoning_p50_ms",
+      unit: "ms",
+      direction: lower,
+      label: "reasoning time p50",
+      description: "first reasoning token to first answer token, median"
+    },
+    (l) => l.reasoning_ms?.p50 ?? null
+  ],
+  [
+    {
+      name: "reasoning_tokens_p50",
+      unit: "tokens",
+      direction: lower,
+      label: "reasoning tokens p50",
+      description: "reasoning tokens per answer, median"
+    },
+    (l) => l.reasoning_tokens?.p50 ?? null
+  ],
+  [
+    {
+      name: "tt_first_tool_call_p50_ms",
+      unit: "ms",
+      direction: lower,
+      label: "first tool call p50",
+      description: "time to the first tool-call token, median"
+    },
+    (l) => l.tt_first_tool_call_ms?.p50 ?? null
+  ],
+  [
+    {
+      name: "output_tok_per_j",
+      unit: "tok/J",
+      direction: higher,
+      label: "tok/J",
+      description: "output tokens per joule of GPU energy over the level's window"
+    },
+    (l) => l.gpu?.output_tok_per_j ?? null
+  ],
+  [
+    {
+      name: "j_per_output_tok",
+      unit: "J",
+      direction: lower,
+      label: "J per output token",
+      description: "GPU energy per output token over the level's window"
+    },
+    (l) => l.gpu?.j_per_output_tok ?? null
+  ],
+  [
+    {
+      name: "gpu_power_mean_w",
+      unit: "W",
+      direction: lower,
+      label: "GPU power",
+      description: "mean GPU power over the level's window, summed over the server's GPUs"
+    },
+    (l) => l.gpu?.mean_power_w ?? null
+  ],
+  [
+    {
+      name: "usd_per_m_output_tok",
+      unit: "USD",
+      direction: lower,
+      label: "$ per M output tokens",
+      description: "GPU-hour cost per million output tokens at the level's throughput (--gpu-hour-cost)"
+    },
+    (l) => l.gpu?.usd_per_m_output_tok ?? null
+  ],
+  [
+    {
+      name: "usd_per_m_total_tok",
+      unit: "USD",
+      direction: lower,
+      label: "$ per M total tokens",
+      description: "GPU-hour cost per million prompt + output tokens at the level's throughput"
+    },
+    (l) => l.gpu?.usd_per_m_total_tok ?? null
+  ]
+], MEASURES = CATALOGUE.map(([m]) => m), MEASURE_BY_NAME = new Map(MEASURES.map((m) => [m.name, m]));
+function benchmarkName(l) {
+  return l.mode === "closed" ? `closed c=${l.level}` : `open ${l.level} req/s`;
+}
+var put = (out, benchmark, level, measure, v) => {
+  typeof v == "number" && Number.isFinite(v) && out.push({ benchmark, measure, value: v, level });
+};
+function levelPoints(l) {
+  let b = benchmarkName(l), out = [];
+  for (let [m, read] of CATALOGUE) read !== null && put(out, b, l.level, m.name, read(l));
+  return out;
+}
+function profilePoints(doc) {
+  let out = [], s = doc.profile?.summary;
+  if (!s) return out;
+  for (let [target, v] of Object.entries(s.prefill)) {
+    let b = `profile prefill ${target}`;
+    put(out, b, null, "ttft_p50_ms", v.client_wall_ttft_ms.median), put(out, b, null, "effective_prefill_tps", v.client_wall_effective_prefill_tps.median);
+  }
+  put(out, "profile decode", null, "decode_tps", s.decode.client_wall_decode_tps.median);
+  for (let [k, v] of Object.entries(s.prefix_cache))
+    put(out, `profile prefix ${k}`, null, "ttft_p50_ms", v.client_wall_ttft_ms.median), k !== "fresh" && put(out, `profile prefix ${k}`, null, "ttft_ratio", v.ttft_ratio_vs_fresh);
+  return out;
+}
+var UNDER_SLO = /* @__PURE__ */ new Set(["slo_pass_pct", "goodput_req_s"]);
+function sweepLevelPoints(doc, levels) {
+  let pts = levels.flatMap(levelPoints);
+  return sloGiven(doc.config) ? pts : pts.filter((p) => !UNDER_SLO.has(p.measure));
+}
+function documentPoints(doc) {
+  if (doc.kind === "profile") return profilePoints(doc);
+  let out = sweepLevelPoints(doc, doc.levels);
+  return put(out, "search saturation", null, "saturation_rps", doc.saturation?.max_rate_rps ?? null), out;
+}
+
+// src/shared/testbed.ts
+init_workload();
+function testbedSpec(doc) {
+  let tb = doc.testbed ?? null, ex = doc.server?.extracted ?? {}, s = (v) => typeof v == "string" && v !== "" ? v : null, { api: _api, model: _model, levels: _levels, targets: _targets, ...workload } = workloadSpec(doc);
+  return {
+    gpu: tb?.gpu ?? doc.environment.gpu?.name ?? null,
+    gpu_count: tb?.gpu_count ?? doc.environment.gpu?.count ?? null,
+    engine: tb?.engine ?? s(ex.server_name),
+    engine_version: tb?.engine_version ?? s(ex.server_version),
+    engine_flags: tb?.engine_flags ?? null,
+    model: tb?.model ?? doc.target.model,
+    api: doc.target.api,
+    workload
+  };
+}
+function describeTestbed(doc, declared) {
+  let spec = testbedSpec({ ...doc, testbed: null });
+  return {
+    name: declared.name,
+    gpu: spec.gpu,
+    gpu_count: spec.gpu_count,
+    engine: spec.engine,
+    engine_version: spec.engine_version,
+    engine_flags: declared.engine_flags,
+    model: spec.model
+  };
+}
+function canonicalJson(v) {
+  if (v === null || typeof v != "object") return JSON.stringify(v);
+  if (Array.isArray(v)) return `[${v.map(canonicalJson).join(",")}]`;
+  let o = v;
+  return `{${Object.keys(o).filter((k) => o[k] !== void 0).sort().map((k) => `${JSON.stringify(k)}:${canonicalJson(o[k])}`).join(",")}}`;
+}
+function gpuTelemetryText(t) {
+  let names = [...new Set(t.gpus.map((x) => x.name ?? "?"))].join(", ");
+  return `${t.source}, ${t.gpus.length} GPU${t.gpus.length === 1 ? "" : "s"} (${names}) every ${t.sample_ms} ms${t.died ? `; it stopped: ${t.died.reason}` : ""}`;
+}
+
+// src/shared/verdict-text.ts
+function measureName(measure) {
+  let def = MEASURE_BY_NAME.get(measure);
+  return def ? def.unit && !def.label.includes(def.unit) ? `${def.label} (${def.unit})` : def.label : measure;
+}
+function wherePhrase(benchmark) {
+  let closed = /^closed (c=\d+)$/.exec(benchmark);
+  if (closed) return `at ${closed[1]}`;
+  let open2 = /^open (.+)$/.exec(benchmark);
+  return open2 ? `at ${open2[1]}` : benchmark === "search saturation" ? "" : `in ${benchmark}`;
+}
+function formatValue(v) {
+  if (v == null || !Number.isFinite(v)) return "\u2013";
+  let a = Math.abs(v);
+  return a >= 1e3 ? v.toFixed(0) : a >= 100 ? v.toFixed(1) : a >= 1 ? v.toFixed(2) : v.toFixed(3);
+}
+var signed = (x, digits) => `${x > 0 ? "+" : x < 0 ? "\u2212" : "\xB1"}${Math.abs(x).toFixed(digits)}`;
+function deltaText(d) {
+  return d === null ? "\u2013" : `${signed(d, 1)} %`;
+}
+function intervalText(i) {
+  return i === null ? "" : `[${signed(i[0], 1)}, ${signed(i[1], 1)}]`;
+}
+var METHOD_TEXT = {
+  "repeats-t": "repeats-t",
+  "history-t": "history-t",
+  bootstrap: "bootstrap",
+  percent: "percent",
+  off: "not judged",
+  none: "\u2013"
+};
+function verdictWord(r) {
+  switch (r.verdict) {
+    case "regressed":
+      return r.severity === "warning" ? "regressed (warning)" : "regressed";
+    case "improved":
+      return "improved";
+    case "unchanged":
+      return "unchanged";
+    case "too_noisy": {
+      if (r.noise_pct !== null) return `too noisy to judge (CV ${r.noise_pct.toFixed(1)} %)`;
+      let i = r.interval_pct;
+      return i ? `too noisy to judge (\xB1${((i[1] - i[0]) / 2).toFixed(1)} %)` : "too noisy to judge";
+    }
+    case "no_baseline":
+      return "no baseline";
+  }
+}
+function rowCells(r, withInterval) {
+  return [
+    r.benchmark,
+    measureName(r.measure),
+    formatValue(r.base),
+    formatValue(r.head),
+    deltaText(r.delta_pct),
+    ...withInterval ? [intervalText(r.interval_pct) || "\u2013"] : []
+  ];
+}
+function rowPhrase(r) {
+  let where = wherePhrase(r.benchmark), i = intervalText(r.interval_pct);
+  return `${measureName(r.measure)}${where ? ` ${where}` : ""} ${deltaText(r.delta_pct)}${i ? ` ${i}` : ""}`;
+}
+function worstFirst(rows) {
+  return [...rows].sort(
+    (a, b) => +(b.severity === "regression") - +(a.severity === "regression") || Math.abs(b.delta_pct ?? 0) - Math.abs(a.delta_pct ?? 0)
+  );
+}
+function countOf(rows) {
+  let c = {
+    regressed: 0,
+    improved: 0,
+    too_noisy: 0,
+    unchanged: 0,
+    no_baseline: 0
+  };
+  for (let r of rows) c[r.verdict]++;
+  return c;
+}
+function headline(rows, named = 3) {
+  let c = countOf(rows);
+  if (rows.length > 0 && c.no_baseline === rows.length)
+    return `No baseline: none of the ${rows.length} measures has one.`;
+  let regressed = worstFirst(rows.filter((r) => r.verdict === "regressed")), stat = regressed.filter((r) => r.method !== "percent").length, why = stat === regressed.length ? " beyond noise" : stat === 0 ? " beyond their threshold" : "", parts = [];
+  if (regressed.length > 0) {
+    let shown2 = regressed.slice(0, named).map(rowPhrase), more = regressed.length - shown2.length;
+    parts.push(
+      `${regressed.length} regressed${why}: ${shown2.join(", ")}${more > 0 ? ` and ${more} more` : ""}`
+    );
+  } else parts.push("No regression");
+  return c.improved && parts.push(`${c.improved} improved`), c.unchanged && parts.push(`${c.unchanged} unchanged`), c.too_noisy && parts.push(`${c.too_noisy} too noisy to judge`), c.no_baseline && parts.push(`${c.no_baseline} without a baseline`), `${parts.join("; ")}.`;
+}
+function evidenceLine(s, baseName) {
+  let base = s.base_kind === "history" ? `${s.base_runs} run${s.base_runs === 1 ? "" : "s"} of ${baseName}` : s.base_kind === "repeats" ? `${baseName} (${s.base_runs} repeats)` : baseName, methods = /* @__PURE__ */ new Map();
+  for (let r of s.rows) r.method !== "none" && methods.set(r.method, (methods.get(r.method) ?? 0) + 1);
+  let m = [...methods].map(([k, n]) => `${METHOD_TEXT[k]} ${n}`).join(", ");
+  return `against ${base}; head: ${s.head_runs > 1 ? `${s.head_runs} repeats` : "one run"}${m ? `; methods: ${m}` : ""}`;
+}
+
+// src/core/results/report.ts
+init_workload();
+var fmt = (v, digits) => v == null || !Number.isFinite(v) ? "-" : v.toFixed(digits), steadyCell = (l) => l.steady_state === void 0 ? "-" : l.steady_state.steady ? `${l.steady_state.window_s.toFixed(1)} s` : "no", gpuCell = (l, v, d) => l.gpu ? v == null ? "?" : fmt(v, d) : "-";
+function timingNoteMs(notice) {
+  let m = /^timing noise: the client read about ([\d.]+) ms late/.exec(notice);
+  return m ? Number(m[1]) : null;
+}
+var pct0 = (v) => v == null ? "-" : `${v.toFixed(0)}%`;
+function markdownColumns(levels, hasSlo) {
+  let open2 = levels.some((l) => l.mode === "open");
+  return [
+    { title: "level", cell: (l) => String(l.level) },
+    ...open2 ? [
+      { title: "offered req/s", cell: (l) => fmt(l.open_loop?.target_rate_rps, 2) },
+      { title: "achieved req/s", cell: (l) => fmt(l.open_loop?.achieved_rate_rps, 2) }
+    ] : [],
+    { title: "req", cell: (l) => String(l.requests) },
+    { title: "err", cell: (l) => String(l.errors) },
+    { title: "out tok/s", cell: (l) => fmt(l.output_tok_s, 0) },
+    { title: "TTFT p50 (ms)", cell: (l) => fmt(l.ttft_ms.p50, 1) },
+    { title: "TTFT p95 (ms)", cell: (l) => fmt(l.ttft_ms.p95, 1) },
+    { title: "ITL p50 (ms)", cell: (l) => fmt(l.itl_ms.p50, 2) },
+    { title: "ITL p95 (ms)", cell: (l) => fmt(l.itl_ms.p95, 2) },
+    { title: "TPOT p50 (ms)", cell: (l) => fmt(l.tpot_ms.p50, 2) },
+    ...hasSlo ? [
+      { title: "SLO pass", cell: (l) => pct0(l.slo_pass_pct) },
+      { title: "goodput req/s", cell: (l) => fmt(l.goodput_req_s, 2) }
+    ] : [],
+    { title: "cached", cell: (l) => pct0(l.cached_tokens_pct) },
+    { title: "steady", cell: steadyCell },
+    // GPU energy where telemetry was taken ("?" where the level's energy is unknown: see its reason)
+    ...levels.some((l) => l.gpu) ? [
+      { title: "GPU W", cell: (l) => gpuCell(l, l.gpu?.mean_power_w, 0) },
+      { title: "tok/J", cell: (l) => gpuCell(l, l.gpu?.output_tok_per_j, 3) }
+    ] : [],
+    ...levels.some((l) => l.gpu?.usd_per_m_output_tok != null) ? [{ title: "$/M out tok", cell: (l) => gpuCell(l, l.gpu?.usd_per_m_output_tok, 3) }] : []
+  ];
+}
+function markdownTable(levels, slo = !0) {
+  let cols = markdownColumns(levels, slo), head = `| ${cols.map((c) => c.title).join(" | ")} |`, sep = `|${cols.map(() => "---:").join("|")}|`, rows = levels.map((l) => `| ${cols.map((c) => c.cell(l)).join(" | ")} |`);
+  return [head, sep, ...rows].join(`
+`);
+}
+function reportHeader(doc) {
+  let c = doc.config, workload = doc.kind === "profile" ? "single-stream serving profile" : c ? [
+    c.search ? "search for the saturation rate" : `${c.mode} loop at ${c.mode === "closed" ? "concurrency" : "req/s"} ${c.levels.join(", ")}`,
+    c.dataset ? `dataset ${c.dataset.name}` : c.trace ? `trace ${c.trace.name}` : `${c.prompt_tokens} prompt tokens`,
+    `${c.max_tokens} max tokens${c.ignore_eos ? " (ignore_eos)" : ""}`,
+    c.requests_per_level !== null ? `${c.requests_per_level} requests per level` : `${c.duration_s} s per level`,
+    ...doc.repeats && doc.repeats.length > 1 ? [`${doc.repeats.length} repeats (each figure their median)`] : []
+  ].join("; ") : "", timing = doc.levels.flatMap(
+    (l) => l.notices.map(timingNoteMs).filter((ms2) => ms2 !== null).map((ms2) => ({ level: l.level, ms: ms2 }))
+  ), notices = [
+    ...timing.length > 0 ? [
+      `timing noise at level${timing.length > 1 ? "s" : ""} ${timing.map((t) => t.level).join(", ")}: the machine woke the client up to ${Math.max(...timing.map((t) => t.ms)).toFixed(1)} ms late (p99 estimate), not client load; TTFT and ITL carry up to that much of it`
+    ] : [],
+    ...new Set(
+      doc.levels.flatMap(
+        (l) => l.notices.filter((n) => timingNoteMs(n) === null).map((n) => n.startsWith("level ") ? n : `level ${l.level}: ${n}`)
+      )
+    )
+  ], shown2 = notices.slice(0, 5), gpuLine = doc.gpu_telemetry ? ` GPU telemetry: ${gpuTelemetryText(doc.gpu_telemetry)}.` : "";
+  return [
+    `# tokenbench ${doc.kind}: ${doc.target.model}`,
+    "",
+    `${doc.target.base_url} (${doc.target.api} API); ${workload}. Measured ${doc.created_at} by tokenbench ${doc.tool.version}.${gpuLine}`,
+    ...shown2.length > 0 ? [
+      "",
+      `Notices (${notices.length}${notices.length > shown2.length ? "; the JSON has all of them" : ""}):`,
+      "",
+      ...shown2.map((n) => `- ${n}`)
+    ] : []
+  ].join(`
+`);
+}
+function markdownReport(doc) {
+  if (doc.kind === "profile") return [reportHeader(doc), profileTable(doc)].join(`
+
+`);
+  let parts = [reportHeader(doc), markdownTable(doc.levels, sloGiven(doc.config))], unsteady = doc.levels.filter((l) => l.steady_state && !l.steady_state.steady);
+  unsteady.length > 0 && parts.push(
+    `**No steady state** at ${unsteady.length === doc.levels.length ? "any level" : `level${unsteady.length > 1 ? "s" : ""} ${unsteady.map((l) => l.level).join(", ")}`}: their figures are the whole level's, ramp and drain included (${unsteady[0].steady_state.reason}). Steady levels report their window (the steady column).`
+  );
+  let s = doc.saturation;
+  s && parts.push(
+    `**Saturation:** ${saturationHeadline(s)}.
+
+How it was found: ${s.method}; a probe passes when at least ${s.target_pass_pct}% of its requests meet every SLO.`
+  );
+  let turned = doc.levels.filter((l) => l.turns && l.turns.length > 0);
+  if (turned.length > 0) {
+    let sessions = doc.config?.sessions, rows = turned.flatMap(
+      (l) => l.turns.map(
+        (t) => `| ${l.level} | ${t.turn} | ${t.ok} | ${fmt(t.ttft_ms.p50, 1)} | ${fmt(t.ttft_ms.p95, 1)} | ${fmt(t.prompt_tokens.p50, 0)} | ${t.cached_tokens_pct === null ? "-" : `${t.cached_tokens_pct.toFixed(0)}%`} |`
+      )
+    );
+    parts.push(
+      [
+        `**Conversations** (${sessions?.turns ?? "?"} turns, ${sessions?.think_time_ms ?? 0} ms think time): TTFT per turn`,
+        "",
+        "| level | turn | ok | TTFT p50 (ms) | TTFT p95 (ms) | prompt tokens p50 | cached |",
+        "|---:|---:|---:|---:|---:|---:|---:|",
+        ...rows
+      ].join(`
+`)
+    );
+  }
+  let shaped = doc.levels.filter((l) => l.ttfat_ms || l.tt_first_tool_call_ms);
+  shaped.length > 0 && parts.push(
+    [
+      "**Reasoning and tool calls:** TTFT is the first token of any kind; TTFAT the first answer token after any reasoning",
+      "",
+      "| level | TTFT p50 (ms) | TTFAT p50 (ms) | TTFAT p95 (ms) | TTFAT p99 (ms) | reasoning p50 (ms) | reasoning tokens p50 | answer tokens p50 | first tool call p50 (ms) | tool calls |",
+      "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+      ...shaped.map(
+        (l) => `| ${l.level} | ${fmt(l.ttft_ms.p50, 1)} | ${fmt(l.ttfat_ms?.p50, 1)} | ${fmt(l.ttfat_ms?.p95, 1)} | ${fmt(l.ttfat_ms?.p99, 1)} | ${fmt(l.reasoning_ms?.p50, 1)} | ${fmt(l.reasoning_tokens?.p50, 0)} | ${fmt(l.answer_tokens?.p50, 0)} | ${fmt(l.tt_first_tool_call_ms?.p50, 1)} | ${l.tool_calls_total ?? "-"} |`
+      )
+    ].join(`
+`)
+  );
+  let trace = doc.config?.trace, ol = doc.levels[0]?.open_loop;
+  return trace && ol && parts.push(
+    `**Trace replay:** ${trace.name} at ${trace.speed}x, ${doc.levels[0].requests} requests; replay lag (actual \u2212 scheduled send) p50 ${fmt(ol.schedule_lag_ms.p50, 2)} ms, p99 ${fmt(ol.schedule_lag_ms.p99, 2)} ms, max ${fmt(ol.schedule_lag_ms.max, 2)} ms.`
+  ), parts.join(`
+
+`);
+}
+var STAT_KEYS = ["n", "mean", "p50", "p90", "p95", "p99", "min", "max"], STAT_FIELDS = ["ttft_ms", "itl_ms", "tpot_ms", "e2e_ms", "decode_tok_s"], SHAPE_FIELDS = [
+  "ttfat_ms",
+  "reasoning_ms",
+  "reasoning_tokens",
+  "answer_tokens",
+  "tt_first_tool_call_ms"
+], GPU_FIELDS = [
+  "energy_j",
+  "mean_power_w",
+  "peak_power_w",
+  "idle_power_w",
+  "output_tok_per_j",
+  "j_per_output_tok",
+  "j_per_request",
+  "w_per_user",
+  "usd_per_m_output_tok",
+  "usd_per_m_total_tok",
+  "window_s"
+];
+function csvTable(levels) {
+  let cols = [
+    "level",
+    "mode",
+    "requests",
+    "ok",
+    "errors",
+    "wall_time_s",
+    "output_tok_s",
+    "total_tok_s",
+    "req_s",
+    "goodput_req_s",
+    "slo_pass_pct",
+    "peak_in_flight",
+    "prompt_tokens_total",
+    "completion_tokens_total"
+  ];
+  for (let f of STAT_FIELDS) for (let k of STAT_KEYS) cols.push(`${f}_${k}`);
+  cols.push(
+    "target_rate_rps",
+    "achieved_rate_rps",
+    "schedule_lag_ms_p99",
+    "client_cpu_pct",
+    "bottleneck_warning",
+    "timing_note"
+  ), cols.push("cached_tokens_pct", "steady", "steady_window_s");
+  for (let f of SHAPE_FIELDS) for (let k of STAT_KEYS) cols.push(`${f}_${k}`);
+  cols.push("tool_calls_total", "short_output"), cols.push(...GPU_FIELDS.map((f) => `gpu_${f}`), "gpu_unknown_reason");
+  let cell = (v) => {
+    if (v == null) return "";
+    let s = String(v);
+    return /[",\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+  }, lines = [cols.join(",")];
+  for (let l of levels) {
+    let row = [
+      l.level,
+      l.mode,
+      l.requests,
+      l.ok,
+      l.errors,
+      l.wall_time_s,
+      l.output_tok_s,
+      l.total_tok_s,
+      l.req_s,
+      l.goodput_req_s,
+      l.slo_pass_pct,
+      l.peak_in_flight,
+      l.prompt_tokens_total,
+      l.completion_tokens_total
+    ];
+    for (let f of STAT_FIELDS) for (let k of STAT_KEYS) row.push(l[f][k]);
+    row.push(
+      l.open_loop?.target_rate_rps,
+      l.open_loop?.achieved_rate_rps,
+      l.open_loop?.schedule_lag_ms.p99,
+      l.client.cpu_pct_of_one_core,
+      l.client.bottleneck_warning,
+      l.client.timing_note
+    ), row.push(l.cached_tokens_pct, l.steady_state?.steady, l.steady_state?.window_s);
+    for (let f of SHAPE_FIELDS) for (let k of STAT_KEYS) row.push(l[f]?.[k]);
+    row.push(l.tool_calls_total, l.short_output), row.push(...GPU_FIELDS.map((f) => l.gpu?.[f]), l.gpu?.unknown_reason), lines.push(row.map(cell).join(","));
+  }
+  return `${lines.join(`
+`)}
+`;
+}
+function saturationHeadline(s) {
+  let f = (x) => x === null ? "?" : x.toPrecision(3), [lo, hi] = s.bracket_rps;
+  if (lo === null)
+    return `no probed rate kept ${s.target_pass_pct}% of requests within the SLOs (lowest probe failed): lower the starting --levels`;
+  if (hi === null)
+    return `sustains at least ${f(lo)} req/s under SLO (no probe failed in ${s.probes}: raise --search-max-probes or the starting rate)`;
+  let wide = (hi - lo) / hi > 0.03;
+  return `sustains ${f(s.max_rate_rps)} req/s under SLO (bracket ${f(lo)}\u2013${f(hi)}; ${f(s.pass_pct_at_max)}% of requests within SLO there, goodput ${f(s.goodput_at_max_rps)} req/s; ${s.probes} probes${wide ? `; the bracket is ${(100 * (hi - lo) / hi).toFixed(0)} % wide: the probes ran out before 3 %, raise --search-max-probes` : ""})`;
+}
+function profileTable(doc) {
+  return [
+    "| benchmark | measure | value |",
+    "|---|---|---:|",
+    ...profilePoints(doc).map((p) => `| ${p.benchmark} | ${measureName(p.measure)} | ${fmt(p.value, 2)} |`)
+  ].join(`
+`);
+}
+
 // src/cli/command.ts
 function parseCommand(argv, table, intro, groups = [{ title: "Flags", settings: Object.values(table) }]) {
   let p = parseArgv(argv, table);
   return p.help ? (process.stdout.write(helpText(intro, groups)), null) : { values: readSettings(table, p.source), positionals: p.positionals };
 }
-var TIMING_NOTE = /^level (\S+): timing noise: the client read about ([\d.]+) ms late/;
 function noticePrinter(silent = !1) {
   let seen = /* @__PURE__ */ new Set(), timingMs = null, write = (m) => process.stderr.write(`${process.stderr.isTTY ? "\r\x1B[K" : ""}notice: ${m}
 `);
   return (m) => {
     if (silent || seen.has(m)) return;
     seen.add(m);
-    let t = TIMING_NOTE.exec(m);
-    if (t === null) return write(m);
-    let ms2 = Number(t[2]);
+    let lv = /^level (\S+): /.exec(m), ms2 = lv ? timingNoteMs(m.slice(lv[0].length)) : null;
+    if (ms2 === null) return write(m);
     if (timingMs === null) write(`${m} (said once; each level's reading is in the JSON)`);
     else if (Math.abs(ms2 - timingMs) > timingMs / 2)
-      write(`level ${t[1]}: timing noise now about ${ms2.toFixed(1)} ms (was ${timingMs.toFixed(1)} ms)`);
+      write(`level ${lv[1]}: timing noise now about ${ms2.toFixed(1)} ms (was ${timingMs.toFixed(1)} ms)`);
     else return;
     timingMs = ms2;
   };
@@ -37856,89 +38604,8 @@ function parseResultDocument(input2) {
   return r.data;
 }
 
-// src/shared/workload.ts
-function workloadSpec(doc) {
-  let c = doc.config, p = doc.profile?.config, common = { kind: doc.kind, api: doc.target.api, model: doc.target.model };
-  return c ? {
-    ...common,
-    mode: c.mode,
-    levels: c.levels,
-    prompt_tokens: c.prompt_tokens,
-    max_tokens: c.max_tokens,
-    prompts: c.prompts,
-    ignore_eos: c.ignore_eos,
-    arrival: c.mode === "open" ? c.arrival : null,
-    burstiness: c.mode === "open" ? c.burstiness : null,
-    max_in_flight: c.max_in_flight,
-    slo: c.slo,
-    extra_body: c.extra_body,
-    // Only when there is one, so fingerprints of synthetic-prompt runs stay what they were.
-    ...c.dataset ? { dataset: c.dataset.sha256 } : {},
-    ...c.dataset_reuse ? { dataset_reuse: c.dataset_reuse } : {},
-    ...c.ramp_up_s ? { ramp_up_s: c.ramp_up_s } : {},
-    ...c.shared_prefix ? { shared_prefix: c.shared_prefix } : {},
-    ...c.sessions ? { sessions: c.sessions } : {},
-    ...c.trace ? { trace: { sha256: c.trace.sha256, speed: c.trace.speed } } : {},
-    ...c.tools ? { tools: { sha256: c.tools.sha256, choice: c.tools.choice } } : {},
-    ...c.reasoning_tags ? { reasoning_tags: c.reasoning_tags } : {},
-    ...c.responses_chain ? { responses_chain: !0 } : {},
-    // A server that ignored ignore_eos answered a shorter workload than the one asked.
-    ...shortOutputs(doc) > 0 ? { outputs: "shorter than asked (ignore_eos ignored)" } : {}
-  } : p ? {
-    ...common,
-    targets: p.targets,
-    decode_tokens: p.decode_tokens,
-    suffix_tokens: p.suffix_tokens,
-    thinking: p.thinking,
-    extra_body: p.extra_body
-  } : common;
-}
-function shortOutputs(doc) {
-  return doc.levels.reduce((a, l) => a + (l.short_output ?? 0), 0);
-}
-function workloadDiff(a, b) {
-  let x = workloadSpec(a), y = workloadSpec(b);
-  return [.../* @__PURE__ */ new Set([...Object.keys(x), ...Object.keys(y)])].filter((k) => JSON.stringify(x[k]) !== JSON.stringify(y[k])).map((field) => ({ field, a: x[field], b: y[field] }));
-}
-function sloGiven(config2) {
-  let s = config2?.slo;
-  return !!s && (s.ttft_ms !== null || s.tpot_ms !== null || s.e2e_ms !== null || (s.ttfat_ms ?? null) !== null);
-}
-
-// src/shared/testbed.ts
-function testbedSpec(doc) {
-  let tb = doc.testbed ?? null, ex = doc.server?.extracted ?? {}, s = (v) => typeof v == "string" && v !== "" ? v : null, { api: _api, model: _model, levels: _levels, targets: _targets, ...workload } = workloadSpec(doc);
-  return {
-    gpu: tb?.gpu ?? doc.environment.gpu?.name ?? null,
-    gpu_count: tb?.gpu_count ?? doc.environment.gpu?.count ?? null,
-    engine: tb?.engine ?? s(ex.server_name),
-    engine_version: tb?.engine_version ?? s(ex.server_version),
-    engine_flags: tb?.engine_flags ?? null,
-    model: tb?.model ?? doc.target.model,
-    api: doc.target.api,
-    workload
-  };
-}
-function describeTestbed(doc, declared) {
-  let spec = testbedSpec({ ...doc, testbed: null });
-  return {
-    name: declared.name,
-    gpu: spec.gpu,
-    gpu_count: spec.gpu_count,
-    engine: spec.engine,
-    engine_version: spec.engine_version,
-    engine_flags: declared.engine_flags,
-    model: spec.model
-  };
-}
-function canonicalJson(v) {
-  if (v === null || typeof v != "object") return JSON.stringify(v);
-  if (Array.isArray(v)) return `[${v.map(canonicalJson).join(",")}]`;
-  let o = v;
-  return `{${Object.keys(o).filter((k) => o[k] !== void 0).sort().map((k) => `${JSON.stringify(k)}:${canonicalJson(o[k])}`).join(",")}}`;
-}
-
 // src/core/results/document.ts
+init_workload();
 var CLOCK_SOURCE = "performance.now() (monotonic), ms from origin";
 function buildDocument(p) {
   let origin = new Date(p.originWallMs).toISOString(), target = targetRecord(p.target), pv = p.provenance ?? null, environment = pv?.runnerName != null ? { ...p.environment, runner_name: pv.runnerName } : p.environment, doc = {
@@ -38014,6 +38681,7 @@ function rng(seed) {
 }
 
 // src/shared/statistics.ts
+var DEFAULT_THRESHOLDS = { pct: 5, confidence: 0.95, minPoints: 5 };
 function scaleOf(xs) {
   let s = 0;
   for (let x of xs) Math.abs(x) > s && (s = Math.abs(x));
@@ -38071,6 +38739,12 @@ function tQuantile(p, df) {
     tCdf(mid, df) < p ? lo = mid : hi = mid;
   }
   return (lo + hi) / 2;
+}
+function predictionInterval(base, th = DEFAULT_THRESHOLDS) {
+  let n = base.length, m = mean(base), pctHalf = Math.abs(m) * th.pct / 100;
+  if (n < th.minPoints) return [m - pctHalf, m + pctHalf];
+  let s = stddev(base), t = tQuantile(1 - (1 - th.confidence) / 2, n - 1), half = s <= Math.abs(m) * 1e-9 ? pctHalf : t * s * Math.sqrt(1 + 1 / n);
+  return [m - half, m + half];
 }
 function percentileSorted(sorted, q) {
   let n = sorted.length;
@@ -38806,334 +39480,6 @@ async function calibratePrompts(target, extraBody, promptTokens, seed) {
   };
 }
 
-// src/shared/measures.ts
-var lower = "lower", higher = "higher", CATALOGUE = [
-  [
-    {
-      name: "ttft_p50_ms",
-      unit: "ms",
-      direction: lower,
-      label: "TTFT p50",
-      description: "time to first token, median"
-    },
-    (l) => l.ttft_ms.p50
-  ],
-  [
-    {
-      name: "ttft_p95_ms",
-      unit: "ms",
-      direction: lower,
-      label: "TTFT p95",
-      description: "time to first token, p95"
-    },
-    (l) => l.ttft_ms.p95
-  ],
-  [
-    {
-      name: "ttft_p99_ms",
-      unit: "ms",
-      direction: lower,
-      label: "TTFT p99",
-      description: "time to first token, p99"
-    },
-    (l) => l.ttft_ms.p99
-  ],
-  [
-    {
-      name: "itl_p50_ms",
-      unit: "ms",
-      direction: lower,
-      label: "ITL p50",
-      description: "inter-token (chunk) latency, median"
-    },
-    (l) => l.itl_ms.p50
-  ],
-  [
-    {
-      name: "itl_p95_ms",
-      unit: "ms",
-      direction: lower,
-      label: "ITL p95",
-      description: "inter-token (chunk) latency, p95"
-    },
-    (l) => l.itl_ms.p95
-  ],
-  [
-    {
-      name: "tpot_p50_ms",
-      unit: "ms",
-      direction: lower,
-      label: "TPOT p50",
-      description: "time per output token, median"
-    },
-    (l) => l.tpot_ms.p50
-  ],
-  [
-    {
-      name: "e2e_p50_ms",
-      unit: "ms",
-      direction: lower,
-      label: "E2E p50",
-      description: "end-to-end latency, median"
-    },
-    (l) => l.e2e_ms.p50
-  ],
-  [
-    {
-      name: "e2e_p95_ms",
-      unit: "ms",
-      direction: lower,
-      label: "E2E p95",
-      description: "end-to-end latency, p95"
-    },
-    (l) => l.e2e_ms.p95
-  ],
-  [
-    {
-      name: "output_tok_s",
-      unit: "tok/s",
-      direction: higher,
-      label: "output tok/s",
-      description: "output tokens per second"
-    },
-    (l) => l.output_tok_s
-  ],
-  [
-    {
-      name: "total_tok_s",
-      unit: "tok/s",
-      direction: higher,
-      label: "total tok/s",
-      description: "prompt + output tokens per second"
-    },
-    (l) => l.total_tok_s
-  ],
-  [
-    {
-      name: "req_s",
-      unit: "req/s",
-      direction: higher,
-      label: "req/s",
-      description: "successful requests per second"
-    },
-    (l) => l.req_s
-  ],
-  [
-    {
-      name: "goodput_req_s",
-      unit: "req/s",
-      direction: higher,
-      label: "goodput req/s",
-      description: "requests meeting every SLO per second"
-    },
-    (l) => l.goodput_req_s
-  ],
-  [
-    {
-      name: "slo_pass_pct",
-      unit: "%",
-      direction: higher,
-      label: "SLO pass %",
-      description: "share of requests meeting every SLO"
-    },
-    (l) => l.slo_pass_pct
-  ],
-  [
-    {
-      name: "error_rate",
-      unit: "ratio",
-      direction: lower,
-      label: "error rate",
-      description: "failed requests / requests"
-    },
-    (l) => l.requests > 0 ? l.errors / l.requests : null
-  ],
-  [
-    {
-      name: "decode_tps",
-      unit: "tok/s",
-      direction: higher,
-      label: "decode tok/s",
-      description: "per-request decode tok/s, median"
-    },
-    (l) => l.decode_tok_s.p50
-  ],
-  [
-    {
-      name: "effective_prefill_tps",
-      unit: "tok/s",
-      direction: higher,
-      label: "prefill tok/s",
-      description: "client-wall (prompt - cached) tokens / TTFT, median"
-    },
-    null
-  ],
-  [
-    {
-      name: "ttft_ratio",
-      unit: "ratio",
-      direction: lower,
-      label: "TTFT ratio",
-      description: "prefix-cache case TTFT / fresh TTFT"
-    },
-    null
-  ],
-  [
-    {
-      name: "saturation_rps",
-      unit: "req/s",
-      direction: higher,
-      label: "max rate under SLO",
-      description: "--mode search: the highest open-loop rate that kept the target share of requests within every SLO"
-    },
-    null
-  ],
-  // Reasoning and tool-calling streams: only where a level has them.
-  [
-    {
-      name: "ttfat_p50_ms",
-      unit: "ms",
-      direction: lower,
-      label: "TTFAT p50",
-      description: "time to first answer token (after any reasoning), median"
-    },
-    (l) => l.ttfat_ms?.p50 ?? null
-  ],
-  [
-    {
-      name: "ttfat_p95_ms",
-      unit: "ms",
-      direction: lower,
-      label: "TTFAT p95",
-      description: "time to first answer token (after any reasoning), p95"
-    },
-    (l) => l.ttfat_ms?.p95 ?? null
-  ],
-  [
-    {
-      name: "ttfat_p99_ms",
-      unit: "ms",
-      direction: lower,
-      label: "TTFAT p99",
-      description: "time to first answer token (after any reasoning), p99"
-    },
-    (l) => l.ttfat_ms?.p99 ?? null
-  ],
-  [
-    {
-      name: "reasoning_p50_ms",
-      unit: "ms",
-      direction: lower,
-      label: "reasoning time p50",
-      description: "first reasoning token to first answer token, median"
-    },
-    (l) => l.reasoning_ms?.p50 ?? null
-  ],
-  [
-    {
-      name: "reasoning_tokens_p50",
-      unit: "tokens",
-      direction: lower,
-      label: "reasoning tokens p50",
-      description: "reasoning tokens per answer, median"
-    },
-    (l) => l.reasoning_tokens?.p50 ?? null
-  ],
-  [
-    {
-      name: "tt_first_tool_call_p50_ms",
-      unit: "ms",
-      direction: lower,
-      label: "first tool call p50",
-      description: "time to the first tool-call token, median"
-    },
-    (l) => l.tt_first_tool_call_ms?.p50 ?? null
-  ],
-  [
-    {
-      name: "output_tok_per_j",
-      unit: "tok/J",
-      direction: higher,
-      label: "tok/J",
-      description: "output tokens per joule of GPU energy over the level's window"
-    },
-    (l) => l.gpu?.output_tok_per_j ?? null
-  ],
-  [
-    {
-      name: "j_per_output_tok",
-      unit: "J",
-      direction: lower,
-      label: "J per output token",
-      description: "GPU energy per output token over the level's window"
-    },
-    (l) => l.gpu?.j_per_output_tok ?? null
-  ],
-  [
-    {
-      name: "gpu_power_mean_w",
-      unit: "W",
-      direction: lower,
-      label: "GPU power",
-      description: "mean GPU power over the level's window, summed over the server's GPUs"
-    },
-    (l) => l.gpu?.mean_power_w ?? null
-  ],
-  [
-    {
-      name: "usd_per_m_output_tok",
-      unit: "USD",
-      direction: lower,
-      label: "$ per M output tokens",
-      description: "GPU-hour cost per million output tokens at the level's throughput (--gpu-hour-cost)"
-    },
-    (l) => l.gpu?.usd_per_m_output_tok ?? null
-  ],
-  [
-    {
-      name: "usd_per_m_total_tok",
-      unit: "USD",
-      direction: lower,
-      label: "$ per M total tokens",
-      description: "GPU-hour cost per million prompt + output tokens at the level's throughput"
-    },
-    (l) => l.gpu?.usd_per_m_total_tok ?? null
-  ]
-], MEASURES = CATALOGUE.map(([m]) => m), MEASURE_BY_NAME = new Map(MEASURES.map((m) => [m.name, m]));
-function benchmarkName(l) {
-  return l.mode === "closed" ? `closed c=${l.level}` : `open ${l.level} req/s`;
-}
-var put = (out, benchmark, level, measure, v) => {
-  typeof v == "number" && Number.isFinite(v) && out.push({ benchmark, measure, value: v, level });
-};
-function levelPoints(l) {
-  let b = benchmarkName(l), out = [];
-  for (let [m, read] of CATALOGUE) read !== null && put(out, b, l.level, m.name, read(l));
-  return out;
-}
-function profilePoints(doc) {
-  let out = [], s = doc.profile?.summary;
-  if (!s) return out;
-  for (let [target, v] of Object.entries(s.prefill)) {
-    let b = `profile prefill ${target}`;
-    put(out, b, null, "ttft_p50_ms", v.client_wall_ttft_ms.median), put(out, b, null, "effective_prefill_tps", v.client_wall_effective_prefill_tps.median);
-  }
-  put(out, "profile decode", null, "decode_tps", s.decode.client_wall_decode_tps.median);
-  for (let [k, v] of Object.entries(s.prefix_cache))
-    put(out, `profile prefix ${k}`, null, "ttft_p50_ms", v.client_wall_ttft_ms.median), k !== "fresh" && put(out, `profile prefix ${k}`, null, "ttft_ratio", v.ttft_ratio_vs_fresh);
-  return out;
-}
-var UNDER_SLO = /* @__PURE__ */ new Set(["slo_pass_pct", "goodput_req_s"]);
-function sweepLevelPoints(doc, levels) {
-  let pts = levels.flatMap(levelPoints);
-  return sloGiven(doc.config) ? pts : pts.filter((p) => !UNDER_SLO.has(p.measure));
-}
-function documentPoints(doc) {
-  if (doc.kind === "profile") return profilePoints(doc);
-  let out = sweepLevelPoints(doc, doc.levels);
-  return put(out, "search saturation", null, "saturation_rps", doc.saturation?.max_rate_rps ?? null), out;
-}
-
 // src/shared/rules.ts
 var FAIL_ON = ["regression", "warning", "never"], DEFAULT_RULES_TEXT = "*=t-test", RulesError = class extends Error {
 };
@@ -39252,7 +39598,7 @@ var ttft = (r, out) => {
 function levelRequests(doc, l) {
   let s = l.steady_state, inWindow = s?.steady === !0 && s.window_start_ms !== null && s.window_end_ms !== null ? (r) => r.send_ms >= s.window_start_ms && (r.end_ms ?? r.send_ms) <= s.window_end_ms : () => !0;
   return (doc.requests ?? []).filter(
-    (r) => r.level === l.level && !r.warmup && r.error === null && (r.repeat ?? 0) === 0 && inWindow(r)
+    (r) => r.level === l.level && !r.warmup && r.error === null && inWindow(r)
   );
 }
 var MAX_SAMPLES = 1e3;
@@ -39330,9 +39676,15 @@ function judgeOne(base, head, baseFig, headFig, samples, rule, direction, o) {
       half = tQuantile(1 - alpha, welchDf(vh, m, vb, k)) * Math.sqrt(vh / m + vb / k);
     } else
       half = tQuantile(1 - alpha, m - 1) * Math.sqrt(vh * (1 + 1 / m));
-  } else if (k >= o.minHistory)
-    method = "history-t", half = tQuantile(1 - alpha, k - 1) * stddev(base) * Math.sqrt(1 + 1 / k);
-  else if (k === 1) {
+  } else if (k >= o.minHistory) {
+    method = "history-t";
+    let [lo, hi] = predictionInterval(base, {
+      pct: o.fallbackPct,
+      confidence: o.confidence,
+      minPoints: o.minHistory
+    });
+    half = (hi - lo) / 2;
+  } else if (k === 1) {
     let s = samples();
     s && s.b.length >= 5 && s.h.length >= 5 && (method = "bootstrap", interval = bootstrapQuantileDiff(s.b, s.h, s.q, {
       iterations: o.iterations,
@@ -40168,9 +40520,9 @@ function summarizeProfile(samples) {
     errors: samples.filter((s) => s.error !== null).length
   };
 }
-var fmt = (v, d) => typeof v == "number" && Number.isFinite(v) ? v.toFixed(d) : "-";
+var fmt2 = (v, d) => typeof v == "number" && Number.isFinite(v) ? v.toFixed(d) : "-";
 function profileSummaryText(doc) {
-  let p = doc.profile, s = p.summary, range = (x) => `${fmt(x.median, 1)} (${fmt(x.min, 1)}-${fmt(x.max, 1)})`, lines = [];
+  let p = doc.profile, s = p.summary, range = (x) => `${fmt2(x.median, 1)} (${fmt2(x.min, 1)}-${fmt2(x.max, 1)})`, lines = [];
   lines.push(
     `profile of ${doc.target.model} at ${doc.target.base_url} (${doc.server?.extracted.server_name ?? "server"})`
   ), lines.push(
@@ -40180,15 +40532,15 @@ function profileSummaryText(doc) {
   ), lines.push("|---|---:|---:|---:|---:|---:|");
   for (let [t, v] of Object.entries(s.prefill))
     lines.push(
-      `| prefill ${t} | ${fmt(v.prompt_tokens.median, 0)} | ${range(v.client_wall_ttft_ms)} | ${fmt(v.client_wall_effective_prefill_tps.median, 0)} | | |`
+      `| prefill ${t} | ${fmt2(v.prompt_tokens.median, 0)} | ${range(v.client_wall_ttft_ms)} | ${fmt2(v.client_wall_effective_prefill_tps.median, 0)} | | |`
     );
   let d = s.decode;
   lines.push(
-    `| decode | | ${fmt(d.client_wall_ttft_ms.median, 1)} | | ${range(d.client_wall_decode_tps)} | |`
+    `| decode | | ${fmt2(d.client_wall_ttft_ms.median, 1)} | | ${range(d.client_wall_decode_tps)} | |`
   );
   for (let [k, v] of Object.entries(s.prefix_cache))
     lines.push(
-      `| prefix ${k} | ${fmt(v.prompt_tokens.median, 0)} | ${range(v.client_wall_ttft_ms)} x${fmt(v.ttft_ratio_vs_fresh, 2)} | | | ${fmt(v.cached_tokens.median, 0)} |`
+      `| prefix ${k} | ${fmt2(v.prompt_tokens.median, 0)} | ${range(v.client_wall_ttft_ms)} x${fmt2(v.ttft_ratio_vs_fresh, 2)} | | | ${fmt2(v.cached_tokens.median, 0)} |`
     );
   return lines.join(`
 `);
@@ -40358,321 +40710,6 @@ import {
   writeFileSync as writeFileSync2
 } from "node:fs";
 import { basename, dirname, isAbsolute, join as join2, relative, resolve } from "node:path";
-
-// src/shared/verdict-text.ts
-function measureName(measure) {
-  let def = MEASURE_BY_NAME.get(measure);
-  return def ? def.unit && !def.label.includes(def.unit) ? `${def.label} (${def.unit})` : def.label : measure;
-}
-function wherePhrase(benchmark) {
-  let closed = /^closed (c=\d+)$/.exec(benchmark);
-  if (closed) return `at ${closed[1]}`;
-  let open2 = /^open (.+)$/.exec(benchmark);
-  return open2 ? `at ${open2[1]}` : benchmark === "search saturation" ? "" : `in ${benchmark}`;
-}
-function formatValue(v) {
-  if (v == null || !Number.isFinite(v)) return "\u2013";
-  let a = Math.abs(v);
-  return a >= 1e3 ? v.toFixed(0) : a >= 100 ? v.toFixed(1) : a >= 1 ? v.toFixed(2) : v.toFixed(3);
-}
-var signed = (x, digits) => `${x > 0 ? "+" : x < 0 ? "\u2212" : "\xB1"}${Math.abs(x).toFixed(digits)}`;
-function deltaText(d) {
-  return d === null ? "\u2013" : `${signed(d, 1)} %`;
-}
-function intervalText(i) {
-  return i === null ? "" : `[${signed(i[0], 1)}, ${signed(i[1], 1)}]`;
-}
-var METHOD_TEXT = {
-  "repeats-t": "repeats-t",
-  "history-t": "history-t",
-  bootstrap: "bootstrap",
-  percent: "percent",
-  off: "not judged",
-  none: "\u2013"
-};
-function verdictWord(r) {
-  switch (r.verdict) {
-    case "regressed":
-      return r.severity === "warning" ? "regressed (warning)" : "regressed";
-    case "improved":
-      return "improved";
-    case "unchanged":
-      return "unchanged";
-    case "too_noisy": {
-      if (r.noise_pct !== null) return `too noisy to judge (CV ${r.noise_pct.toFixed(1)} %)`;
-      let i = r.interval_pct;
-      return i ? `too noisy to judge (\xB1${((i[1] - i[0]) / 2).toFixed(1)} %)` : "too noisy to judge";
-    }
-    case "no_baseline":
-      return "no baseline";
-  }
-}
-function rowPhrase(r) {
-  let where = wherePhrase(r.benchmark), i = intervalText(r.interval_pct);
-  return `${measureName(r.measure)}${where ? ` ${where}` : ""} ${deltaText(r.delta_pct)}${i ? ` ${i}` : ""}`;
-}
-function worstFirst(rows) {
-  return [...rows].sort(
-    (a, b) => +(b.severity === "regression") - +(a.severity === "regression") || Math.abs(b.delta_pct ?? 0) - Math.abs(a.delta_pct ?? 0)
-  );
-}
-function countOf(rows) {
-  let c = {
-    regressed: 0,
-    improved: 0,
-    too_noisy: 0,
-    unchanged: 0,
-    no_baseline: 0
-  };
-  for (let r of rows) c[r.verdict]++;
-  return c;
-}
-function headline(rows, named = 3) {
-  let c = countOf(rows);
-  if (rows.length > 0 && c.no_baseline === rows.length)
-    return `No baseline: none of the ${rows.length} measures has one.`;
-  let regressed = worstFirst(rows.filter((r) => r.verdict === "regressed")), stat = regressed.filter((r) => r.method !== "percent").length, why = stat === regressed.length ? " beyond noise" : stat === 0 ? " beyond their threshold" : "", parts = [];
-  if (regressed.length > 0) {
-    let shown2 = regressed.slice(0, named).map(rowPhrase), more = regressed.length - shown2.length;
-    parts.push(
-      `${regressed.length} regressed${why}: ${shown2.join(", ")}${more > 0 ? ` and ${more} more` : ""}`
-    );
-  } else parts.push("No regression");
-  return c.improved && parts.push(`${c.improved} improved`), c.unchanged && parts.push(`${c.unchanged} unchanged`), c.too_noisy && parts.push(`${c.too_noisy} too noisy to judge`), c.no_baseline && parts.push(`${c.no_baseline} without a baseline`), `${parts.join("; ")}.`;
-}
-function evidenceLine(s, baseName) {
-  let base = s.base_kind === "history" ? `${s.base_runs} run${s.base_runs === 1 ? "" : "s"} of ${baseName}` : s.base_kind === "repeats" ? `${baseName} (${s.base_runs} repeats)` : baseName, methods = /* @__PURE__ */ new Map();
-  for (let r of s.rows) r.method !== "none" && methods.set(r.method, (methods.get(r.method) ?? 0) + 1);
-  let m = [...methods].map(([k, n]) => `${METHOD_TEXT[k]} ${n}`).join(", ");
-  return `against ${base}; head: ${s.head_runs > 1 ? `${s.head_runs} repeats` : "one run"}${m ? `; methods: ${m}` : ""}`;
-}
-
-// src/core/results/report.ts
-var fmt2 = (v, digits) => v == null || !Number.isFinite(v) ? "-" : v.toFixed(digits), steadyCell = (l) => l.steady_state === void 0 ? "-" : l.steady_state.steady ? `${l.steady_state.window_s.toFixed(1)} s` : "no", gpuCell = (l, v, d) => l.gpu ? v == null ? "?" : fmt2(v, d) : "-", pct0 = (v) => v == null ? "-" : `${v.toFixed(0)}%`;
-function markdownColumns(levels, hasSlo2) {
-  let open2 = levels.some((l) => l.mode === "open");
-  return [
-    { title: "level", cell: (l) => String(l.level) },
-    ...open2 ? [
-      { title: "offered req/s", cell: (l) => fmt2(l.open_loop?.target_rate_rps, 2) },
-      { title: "achieved req/s", cell: (l) => fmt2(l.open_loop?.achieved_rate_rps, 2) }
-    ] : [],
-    { title: "req", cell: (l) => String(l.requests) },
-    { title: "err", cell: (l) => String(l.errors) },
-    { title: "out tok/s", cell: (l) => fmt2(l.output_tok_s, 0) },
-    { title: "TTFT p50 (ms)", cell: (l) => fmt2(l.ttft_ms.p50, 1) },
-    { title: "TTFT p95 (ms)", cell: (l) => fmt2(l.ttft_ms.p95, 1) },
-    { title: "ITL p50 (ms)", cell: (l) => fmt2(l.itl_ms.p50, 2) },
-    { title: "ITL p95 (ms)", cell: (l) => fmt2(l.itl_ms.p95, 2) },
-    { title: "TPOT p50 (ms)", cell: (l) => fmt2(l.tpot_ms.p50, 2) },
-    ...hasSlo2 ? [
-      { title: "SLO pass", cell: (l) => pct0(l.slo_pass_pct) },
-      { title: "goodput req/s", cell: (l) => fmt2(l.goodput_req_s, 2) }
-    ] : [],
-    { title: "cached", cell: (l) => pct0(l.cached_tokens_pct) },
-    { title: "steady", cell: steadyCell },
-    // GPU energy where telemetry was taken ("?" where the level's energy is unknown: see its reason)
-    ...levels.some((l) => l.gpu) ? [
-      { title: "GPU W", cell: (l) => gpuCell(l, l.gpu?.mean_power_w, 0) },
-      { title: "tok/J", cell: (l) => gpuCell(l, l.gpu?.output_tok_per_j, 3) }
-    ] : [],
-    ...levels.some((l) => l.gpu?.usd_per_m_output_tok != null) ? [{ title: "$/M out tok", cell: (l) => gpuCell(l, l.gpu?.usd_per_m_output_tok, 3) }] : []
-  ];
-}
-var hasSlo = sloGiven;
-function markdownTable(levels, slo = !0) {
-  let cols = markdownColumns(levels, slo), head = `| ${cols.map((c) => c.title).join(" | ")} |`, sep = `|${cols.map(() => "---:").join("|")}|`, rows = levels.map((l) => `| ${cols.map((c) => c.cell(l)).join(" | ")} |`);
-  return [head, sep, ...rows].join(`
-`);
-}
-function reportHeader(doc) {
-  let c = doc.config, workload = doc.kind === "profile" ? "single-stream serving profile" : c ? [
-    c.search ? "search for the saturation rate" : `${c.mode} loop at ${c.mode === "closed" ? "concurrency" : "req/s"} ${c.levels.join(", ")}`,
-    c.dataset ? `dataset ${c.dataset.name}` : c.trace ? `trace ${c.trace.name}` : `${c.prompt_tokens} prompt tokens`,
-    `${c.max_tokens} max tokens${c.ignore_eos ? " (ignore_eos)" : ""}`,
-    c.requests_per_level !== null ? `${c.requests_per_level} requests per level` : `${c.duration_s} s per level`,
-    ...doc.repeats && doc.repeats.length > 1 ? [`${doc.repeats.length} repeats (each figure their median)`] : []
-  ].join("; ") : "", timing = doc.levels.flatMap(
-    (l) => l.notices.map((n) => /^timing noise: the client read about ([\d.]+) ms late/.exec(n)).filter((m) => m !== null).map((m) => ({ level: l.level, ms: Number(m[1]) }))
-  ), notices = [
-    ...timing.length > 0 ? [
-      `timing noise at level${timing.length > 1 ? "s" : ""} ${timing.map((t) => t.level).join(", ")}: the machine woke the client up to ${Math.max(...timing.map((t) => t.ms)).toFixed(1)} ms late (p99 estimate), not client load; TTFT and ITL carry up to that much of it`
-    ] : [],
-    ...new Set(
-      doc.levels.flatMap(
-        (l) => l.notices.filter((n) => !n.startsWith("timing noise:")).map((n) => n.startsWith("level ") ? n : `level ${l.level}: ${n}`)
-      )
-    )
-  ], shown2 = notices.slice(0, 5), gt = doc.gpu_telemetry, gpuLine = gt ? ` GPU telemetry: ${gt.source}, ${gt.gpus.length} GPU${gt.gpus.length === 1 ? "" : "s"} (${[...new Set(gt.gpus.map((x) => x.name ?? "?"))].join(", ")}) every ${gt.sample_ms} ms${gt.died ? `; it stopped: ${gt.died.reason}` : ""}.` : "";
-  return [
-    `# tokenbench ${doc.kind}: ${doc.target.model}`,
-    "",
-    `${doc.target.base_url} (${doc.target.api} API); ${workload}. Measured ${doc.created_at} by tokenbench ${doc.tool.version}.${gpuLine}`,
-    ...shown2.length > 0 ? [
-      "",
-      `Notices (${notices.length}${notices.length > shown2.length ? "; the JSON has all of them" : ""}):`,
-      "",
-      ...shown2.map((n) => `- ${n}`)
-    ] : []
-  ].join(`
-`);
-}
-function markdownReport(doc) {
-  if (doc.kind === "profile") return [reportHeader(doc), profileTable(doc)].join(`
-
-`);
-  let parts = [reportHeader(doc), markdownTable(doc.levels, hasSlo(doc.config))], unsteady = doc.levels.filter((l) => l.steady_state && !l.steady_state.steady);
-  unsteady.length > 0 && parts.push(
-    `**No steady state** at ${unsteady.length === doc.levels.length ? "any level" : `level${unsteady.length > 1 ? "s" : ""} ${unsteady.map((l) => l.level).join(", ")}`}: their figures are the whole level's, ramp and drain included (${unsteady[0].steady_state.reason}). Steady levels report their window (the steady column).`
-  );
-  let s = doc.saturation;
-  s && parts.push(
-    `**Saturation:** ${saturationHeadline(s)}.
-
-How it was found: ${s.method}; a probe passes when at least ${s.target_pass_pct}% of its requests meet every SLO.`
-  );
-  let turned = doc.levels.filter((l) => l.turns && l.turns.length > 0);
-  if (turned.length > 0) {
-    let sessions = doc.config?.sessions, rows = turned.flatMap(
-      (l) => l.turns.map(
-        (t) => `| ${l.level} | ${t.turn} | ${t.ok} | ${fmt2(t.ttft_ms.p50, 1)} | ${fmt2(t.ttft_ms.p95, 1)} | ${fmt2(t.prompt_tokens.p50, 0)} | ${t.cached_tokens_pct === null ? "-" : `${t.cached_tokens_pct.toFixed(0)}%`} |`
-      )
-    );
-    parts.push(
-      [
-        `**Conversations** (${sessions?.turns ?? "?"} turns, ${sessions?.think_time_ms ?? 0} ms think time): TTFT per turn`,
-        "",
-        "| level | turn | ok | TTFT p50 (ms) | TTFT p95 (ms) | prompt tokens p50 | cached |",
-        "|---:|---:|---:|---:|---:|---:|---:|",
-        ...rows
-      ].join(`
-`)
-    );
-  }
-  let shaped = doc.levels.filter((l) => l.ttfat_ms || l.tt_first_tool_call_ms);
-  shaped.length > 0 && parts.push(
-    [
-      "**Reasoning and tool calls:** TTFT is the first token of any kind; TTFAT the first answer token after any reasoning",
-      "",
-      "| level | TTFT p50 (ms) | TTFAT p50 (ms) | TTFAT p95 (ms) | TTFAT p99 (ms) | reasoning p50 (ms) | reasoning tokens p50 | answer tokens p50 | first tool call p50 (ms) | tool calls |",
-      "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
-      ...shaped.map(
-        (l) => `| ${l.level} | ${fmt2(l.ttft_ms.p50, 1)} | ${fmt2(l.ttfat_ms?.p50, 1)} | ${fmt2(l.ttfat_ms?.p95, 1)} | ${fmt2(l.ttfat_ms?.p99, 1)} | ${fmt2(l.reasoning_ms?.p50, 1)} | ${fmt2(l.reasoning_tokens?.p50, 0)} | ${fmt2(l.answer_tokens?.p50, 0)} | ${fmt2(l.tt_first_tool_call_ms?.p50, 1)} | ${l.tool_calls_total ?? "-"} |`
-      )
-    ].join(`
-`)
-  );
-  let trace = doc.config?.trace, ol = doc.levels[0]?.open_loop;
-  return trace && ol && parts.push(
-    `**Trace replay:** ${trace.name} at ${trace.speed}x, ${doc.levels[0].requests} requests; replay lag (actual \u2212 scheduled send) p50 ${fmt2(ol.schedule_lag_ms.p50, 2)} ms, p99 ${fmt2(ol.schedule_lag_ms.p99, 2)} ms, max ${fmt2(ol.schedule_lag_ms.max, 2)} ms.`
-  ), parts.join(`
-
-`);
-}
-var STAT_KEYS = ["n", "mean", "p50", "p90", "p95", "p99", "min", "max"], STAT_FIELDS = ["ttft_ms", "itl_ms", "tpot_ms", "e2e_ms", "decode_tok_s"], SHAPE_FIELDS = [
-  "ttfat_ms",
-  "reasoning_ms",
-  "reasoning_tokens",
-  "answer_tokens",
-  "tt_first_tool_call_ms"
-], GPU_FIELDS = [
-  "energy_j",
-  "mean_power_w",
-  "peak_power_w",
-  "idle_power_w",
-  "output_tok_per_j",
-  "j_per_output_tok",
-  "j_per_request",
-  "w_per_user",
-  "usd_per_m_output_tok",
-  "usd_per_m_total_tok",
-  "window_s"
-];
-function csvTable(levels) {
-  let cols = [
-    "level",
-    "mode",
-    "requests",
-    "ok",
-    "errors",
-    "wall_time_s",
-    "output_tok_s",
-    "total_tok_s",
-    "req_s",
-    "goodput_req_s",
-    "slo_pass_pct",
-    "peak_in_flight",
-    "prompt_tokens_total",
-    "completion_tokens_total"
-  ];
-  for (let f of STAT_FIELDS) for (let k of STAT_KEYS) cols.push(`${f}_${k}`);
-  cols.push(
-    "target_rate_rps",
-    "achieved_rate_rps",
-    "schedule_lag_ms_p99",
-    "client_cpu_pct",
-    "bottleneck_warning",
-    "timing_note"
-  ), cols.push("cached_tokens_pct", "steady", "steady_window_s");
-  for (let f of SHAPE_FIELDS) for (let k of STAT_KEYS) cols.push(`${f}_${k}`);
-  cols.push("tool_calls_total", "short_output"), cols.push(...GPU_FIELDS.map((f) => `gpu_${f}`), "gpu_unknown_reason");
-  let cell = (v) => {
-    if (v == null) return "";
-    let s = String(v);
-    return /[",\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
-  }, lines = [cols.join(",")];
-  for (let l of levels) {
-    let row = [
-      l.level,
-      l.mode,
-      l.requests,
-      l.ok,
-      l.errors,
-      l.wall_time_s,
-      l.output_tok_s,
-      l.total_tok_s,
-      l.req_s,
-      l.goodput_req_s,
-      l.slo_pass_pct,
-      l.peak_in_flight,
-      l.prompt_tokens_total,
-      l.completion_tokens_total
-    ];
-    for (let f of STAT_FIELDS) for (let k of STAT_KEYS) row.push(l[f][k]);
-    row.push(
-      l.open_loop?.target_rate_rps,
-      l.open_loop?.achieved_rate_rps,
-      l.open_loop?.schedule_lag_ms.p99,
-      l.client.cpu_pct_of_one_core,
-      l.client.bottleneck_warning,
-      l.client.timing_note
-    ), row.push(l.cached_tokens_pct, l.steady_state?.steady, l.steady_state?.window_s);
-    for (let f of SHAPE_FIELDS) for (let k of STAT_KEYS) row.push(l[f]?.[k]);
-    row.push(l.tool_calls_total, l.short_output), row.push(...GPU_FIELDS.map((f) => l.gpu?.[f]), l.gpu?.unknown_reason), lines.push(row.map(cell).join(","));
-  }
-  return `${lines.join(`
-`)}
-`;
-}
-function saturationHeadline(s) {
-  let f = (x) => x === null ? "?" : x.toPrecision(3), [lo, hi] = s.bracket_rps;
-  if (lo === null)
-    return `no probed rate kept ${s.target_pass_pct}% of requests within the SLOs (lowest probe failed): lower the starting --levels`;
-  if (hi === null)
-    return `sustains at least ${f(lo)} req/s under SLO (no probe failed in ${s.probes}: raise --search-max-probes or the starting rate)`;
-  let wide = (hi - lo) / hi > 0.03;
-  return `sustains ${f(s.max_rate_rps)} req/s under SLO (bracket ${f(lo)}\u2013${f(hi)}; ${f(s.pass_pct_at_max)}% of requests within SLO there, goodput ${f(s.goodput_at_max_rps)} req/s; ${s.probes} probes${wide ? `; the bracket is ${(100 * (hi - lo) / hi).toFixed(0)} % wide: the probes ran out before 3 %, raise --search-max-probes` : ""})`;
-}
-function profileTable(doc) {
-  return [
-    "| benchmark | measure | value |",
-    "|---|---|---:|",
-    ...profilePoints(doc).map((p) => `| ${p.benchmark} | ${measureName(p.measure)} | ${fmt2(p.value, 2)} |`)
-  ].join(`
-`);
-}
-
-// src/core/results/files.ts
 var ResultsFileError = class extends TokenbenchError {
   constructor(path, message) {
     super("results_file_invalid", `${path}: ${message}`);
@@ -43334,9 +43371,7 @@ function compareMarkdown(s, baseName) {
     `|---|---|---:|---:|---:|${withInterval ? "---|" : ""}---|---|`
   ];
   for (let r of s.rows)
-    lines.push(
-      `| ${r.benchmark} | ${measureName(r.measure)} | ${formatValue(r.base)} | ${formatValue(r.head)} | ${deltaText(r.delta_pct)} |${withInterval ? ` ${intervalText(r.interval_pct) || "\u2013"} |` : ""} ${METHOD_TEXT[r.method]} | ${verdictWord(r)} |`
-    );
+    lines.push(`| ${[...rowCells(r, withInterval), METHOD_TEXT[r.method], verdictWord(r)].join(" | ")} |`);
   return lines.join(`
 `);
 }
@@ -43791,6 +43826,7 @@ function mergeShards(input2, o = {}) {
 
 // src/cli/tools-command.ts
 init_errors();
+init_workload();
 function loadDoc(path, what) {
   if (!path) throw new UsageError(`missing ${what}`);
   if (!existsSync5(path)) throw new UsageError(`${what} ${path} does not exist`);
@@ -43913,7 +43949,7 @@ async function importCommand(argv) {
   }
   let out = v.out ?? `${files[0].replace(/\.jsonl?$/i, "")}.tokenbench.json`;
   return mkdirSync3(dirname2(out), { recursive: !0 }), writeFileSync3(out, `${JSON.stringify(doc, null, 1)}
-`), process.stdout.write(`${markdownTable(doc.levels, hasSlo(doc.config))}
+`), process.stdout.write(`${markdownTable(doc.levels, sloGiven(doc.config))}
 `), process.stderr.write(`wrote ${out}
 `), 0;
 }
@@ -43960,7 +43996,7 @@ async function mergeCommand(argv) {
   if (v.out === null) throw new UsageError("merge needs --out FILE.json");
   if (p.positionals.length < 2) throw new UsageError("merge needs the results files of at least two shards");
   let files = p.positionals.map((path) => ({ path, ...readResults(path) })), merged = mergeShards(files, { toleranceMs: v.clockToleranceMs }), paths = writeResults(merged.doc, v.out, merged.records, v.records);
-  return process.stdout.write(`${markdownTable(merged.doc.levels, hasSlo(merged.doc.config))}
+  return process.stdout.write(`${markdownTable(merged.doc.levels, sloGiven(merged.doc.config))}
 `), process.stderr.write(
     `merged ${files.length} shards (${merged.records.length} requests) into ${paths.json}${v.records === "file" ? `, ${paths.requestsFile}` : ""}
 `

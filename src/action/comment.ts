@@ -6,16 +6,21 @@
 import { createHash } from "node:crypto";
 import { TokenbenchError } from "../schema/errors.ts";
 import type { ResultDocument } from "../schema/v1.ts";
-import { benchmarkName, documentPoints } from "../shared/measures.ts";
-import type { VerdictRow, VerdictSummary } from "../shared/verdict.ts";
+import { benchmarkName } from "../shared/measures.ts";
+import { gpuTelemetryText } from "../shared/testbed.ts";
 import {
-  deltaText,
+  documentEvidence,
+  type Evidence,
+  judgeRuns,
+  type VerdictRow,
+  type VerdictSummary,
+} from "../shared/verdict.ts";
+import {
   evidenceLine,
   formatValue,
   headline,
-  intervalText,
   METHOD_TEXT,
-  measureName,
+  rowCells,
   VERDICT_EMOJI,
   verdictWord,
 } from "../shared/verdict-text.ts";
@@ -25,9 +30,10 @@ import { failureText, readJson } from "./remote.ts";
 export const GITHUB_COMMENT_LIMIT = 65_536;
 const BUDGET = 60_000; // headroom under the limit
 
-/** The measures the comment shows up front, in human words with units (the catalogue's labels). */
-/** Shown above the fold per level; TTFAT only where the runs reasoned (it is TTFT elsewhere). */
-/** Tokens per joule where GPU telemetry was taken. */
+/**
+ * The measures shown above the fold per level, where the run has them: TTFAT only where the runs
+ * reasoned (it is TTFT elsewhere), tokens per joule only where GPU telemetry was taken.
+ */
 export const KEY_MEASURES = ["output_tok_s", "ttft_p95_ms", "ttfat_p95_ms", "itl_p50_ms", "output_tok_per_j"];
 /** At most this many rows above the fold. */
 export const MAX_VISIBLE_ROWS = 15;
@@ -67,14 +73,6 @@ export function benchmarkSet(doc: ResultDocument): string {
   return `${c.mode} ${c.levels.join(",")}`;
 }
 
-/** Where the energy figures came from, GPU names as the tool gave them (a demo's fake says it is one). */
-function gpuText(doc: ResultDocument): string {
-  const g = doc.gpu_telemetry;
-  if (!g) return "";
-  const names = [...new Set(g.gpus.map((x) => x.name ?? "?"))].join(", ");
-  return ` GPU energy from ${mdText(g.source, 20)}: ${g.gpus.length} × ${mdText(names, 100)}.`;
-}
-
 export interface CommentInput {
   doc: ResultDocument;
   testbed: string;
@@ -84,30 +82,23 @@ export interface CommentInput {
   links: { run?: string | null; dashboard?: string | null; artifact?: string | null };
 }
 
-interface Line {
-  benchmark: string;
-  level: number | null;
-  measure: string;
-  row: VerdictRow | null;
-  head: number;
-}
-
 /** The verdict in words with its emoji beside it (decoration: the word carries the meaning). */
-const verdictCell = (r: VerdictRow | null) =>
-  r === null
-    ? `${VERDICT_EMOJI.no_baseline} no baseline`
-    : `${VERDICT_EMOJI[r.verdict]} ${verdictWord(r)} <sub>${r.method === "none" ? "" : METHOD_TEXT[r.method]}${r.rule !== "t-test" ? ` ${r.rule}` : ""}</sub>`;
+const verdictCell = (r: VerdictRow) =>
+  `${VERDICT_EMOJI[r.verdict]} ${verdictWord(r)} <sub>${r.method === "none" ? "" : METHOD_TEXT[r.method]}${r.rule !== "t-test" ? ` ${r.rule}` : ""}</sub>`;
 
-function tableOf(lines: readonly Line[], withInterval: boolean): string[] {
+function tableOf(rows: readonly VerdictRow[], withInterval: boolean): string[] {
   return [
     `| benchmark | measure | baseline | head | Δ |${withInterval ? " interval |" : ""} verdict <sub>method</sub> |`,
     `|---|---|---:|---:|---:|${withInterval ? "---|" : ""}---|`,
-    ...lines.map(
-      (l) =>
-        `| ${mdText(l.benchmark, 60)} | ${measureName(l.measure)} | ${formatValue(l.row?.base)} | ${formatValue(l.head)} | ${deltaText(l.row?.delta_pct ?? null)} |${withInterval ? ` ${intervalText(l.row?.interval_pct ?? null) || "–"} |` : ""} ${verdictCell(l.row)} |`,
-    ),
+    ...rows.map((r) => {
+      const [benchmark, ...cells] = rowCells(r, withInterval);
+      return `| ${[mdText(benchmark!, 60), ...cells, verdictCell(r)].join(" | ")} |`;
+    }),
   ];
 }
+
+/** No base at all: every head point a "no baseline" row (a comment without a verdict shows its figures). */
+const NO_BASE: Evidence = { runs: [], samples: null, kind: "history" };
 
 /**
  * The comment, read in ten seconds: the engine's headline (the terminal's first line, word for
@@ -120,21 +111,15 @@ export function renderComment(input: CommentInput, limit = BUDGET): string {
   const { doc, verdict } = input;
   const marker = stickyMarker(input.testbed, benchmarkSet(doc));
   const summary = verdict?.summary ?? null;
-  const byKey = new Map((summary?.rows ?? []).map((r) => [`${r.benchmark}\u0000${r.measure}`, r]));
-  const all: Line[] = documentPoints(doc).map((p) => ({
-    benchmark: p.benchmark,
-    level: p.level,
-    measure: p.measure,
-    row: byKey.get(`${p.benchmark}\u0000${p.measure}`) ?? null,
-    head: byKey.get(`${p.benchmark}\u0000${p.measure}`)?.head ?? p.value,
-  }));
-  const withInterval = all.some((l) => l.row?.interval_pct != null);
+  const all = summary?.rows ?? judgeRuns(NO_BASE, documentEvidence(doc)).rows;
+  const byKey = new Map(all.map((r) => [`${r.benchmark}\u0000${r.measure}`, r]));
+  const withInterval = all.some((r) => r.interval_pct !== null);
   // Which rows go above the fold: key measures at the first and last level and at regressed levels.
   const levels = [...new Set(all.map((l) => l.level).filter((x): x is number => x !== null))].sort(
     (a, b) => a - b,
   );
   const regressedLevels = new Set(
-    all.filter((l) => KEY_MEASURES.includes(l.measure) && l.row?.verdict === "regressed").map((l) => l.level),
+    all.filter((l) => KEY_MEASURES.includes(l.measure) && l.verdict === "regressed").map((l) => l.level),
   );
   const perLevel = Math.max(1, KEY_MEASURES.filter((m) => all.some((l) => l.measure === m)).length);
   const maxLevels = Math.floor(MAX_VISIBLE_ROWS / perLevel);
@@ -145,7 +130,7 @@ export function renderComment(input: CommentInput, limit = BUDGET): string {
     .filter((lv, i, a) => a.indexOf(lv) === i)
     .slice(0, maxLevels)
     .sort((a, b) => a - b);
-  const isVisible = (l: Line) =>
+  const isVisible = (l: VerdictRow) =>
     doc.kind === "profile"
       ? all.indexOf(l) < MAX_VISIBLE_ROWS
       : l.level !== null && chosen.includes(l.level) && KEY_MEASURES.includes(l.measure);
@@ -187,7 +172,7 @@ export function renderComment(input: CommentInput, limit = BUDGET): string {
     marker,
     `### tokenbench: ${mdText(doc.target.model)}`,
     "",
-    `Testbed **${mdText(input.testbed)}**, ${mdText(benchmarkSet(doc), 120)}${repeats}, ${sha}, against ${baseBranch}.${gpuText(doc)}`,
+    `Testbed **${mdText(input.testbed)}**, ${mdText(benchmarkSet(doc), 120)}${repeats}, ${sha}, against ${baseBranch}.${doc.gpu_telemetry ? ` GPU telemetry: ${mdText(gpuTelemetryText(doc.gpu_telemetry), 300)}.` : ""}`,
     "",
     ...verdictLines,
     "",
@@ -221,7 +206,7 @@ export function renderComment(input: CommentInput, limit = BUDGET): string {
     "",
     `<sub>tokenbench: measured from the stream on a monotonic clock. Verdicts by ${rulesText}, one engine for this comment, the CLI, the dashboard and the API. Methods: repeats-t (the head's repeats), history-t (5+ base runs), bootstrap (per-request samples of one run each side), percent (nothing measures the noise). A measure's own rule gates, the * rule warns; "too noisy to judge" could not have seen the change it is there for.</sub>`,
   ];
-  const judged = all.filter((l) => l.row !== null);
+  const judged = summary === null ? [] : all;
   let kept = judged.length;
   let withCurves = true;
   for (;;) {

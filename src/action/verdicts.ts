@@ -109,7 +109,7 @@ export async function serviceVerdict(
     verdict: {
       summary: cmp,
       baseBranch: cmp.base_branch,
-      baseName: cmp.baseline_runs.length === 1 ? `the last run of ${cmp.base_branch}` : cmp.base_branch,
+      baseName: cmp.base_name,
     },
   };
 }

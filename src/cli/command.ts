@@ -1,5 +1,6 @@
 /** What every subcommand does with its argv: parse it against its settings, or print --help. */
 
+import { timingNoteMs } from "../core/results/report.ts";
 import { type HelpGroup, helpText, parseArgv } from "../core/settings/argv.ts";
 import { type AnySetting, readSettings, type Values } from "../core/settings/setting.ts";
 
@@ -24,8 +25,6 @@ export function parseCommand<T extends Record<string, AnySetting>>(
 }
 
 /** Notices on stderr, each printed once (none when `silent`: --quiet prints only errors). */
-/** "level 4: timing noise: the client read about 6.7 ms late ...": the self-check's note on the machine. */
-const TIMING_NOTE = /^level (\S+): timing noise: the client read about ([\d.]+) ms late/;
 
 /**
  * Notices on stderr, each once. The self-check's timing note (the machine woke the client late)
@@ -40,12 +39,13 @@ export function noticePrinter(silent = false): (m: string) => void {
   return (m) => {
     if (silent || seen.has(m)) return;
     seen.add(m);
-    const t = TIMING_NOTE.exec(m);
-    if (t === null) return write(m);
-    const ms = Number(t[2]);
+    // A level's notices arrive as "level 4: <notice>".
+    const lv = /^level (\S+): /.exec(m);
+    const ms = lv ? timingNoteMs(m.slice(lv[0].length)) : null;
+    if (ms === null) return write(m);
     if (timingMs === null) write(`${m} (said once; each level's reading is in the JSON)`);
     else if (Math.abs(ms - timingMs) > timingMs / 2)
-      write(`level ${t[1]}: timing noise now about ${ms.toFixed(1)} ms (was ${timingMs.toFixed(1)} ms)`);
+      write(`level ${lv![1]}: timing noise now about ${ms.toFixed(1)} ms (was ${timingMs.toFixed(1)} ms)`);
     else return;
     timingMs = ms;
   };

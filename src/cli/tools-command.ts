@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { ResultsFileError, readResults, writeResults } from "../core/results/files.ts";
 import { writePlots } from "../core/results/plots.ts";
-import { hasSlo, markdownReport, markdownTable } from "../core/results/report.ts";
+import { markdownReport, markdownTable } from "../core/results/report.ts";
 import { CLI_OUTPUT, GATING, TOOLS } from "../core/settings/table.ts";
 import { compareDocuments, compareMarkdown } from "../core/tools/compare.ts";
 import { exportBencher, exportGab } from "../core/tools/export.ts";
@@ -13,7 +13,7 @@ import { UsageError } from "../schema/errors.ts";
 import { parseResultDocument, type ResultDocument } from "../schema/v1.ts";
 import { DEFAULT_FAIL_ON, fails, parseRules, type Rules, RulesError } from "../shared/rules.ts";
 import { headline } from "../shared/verdict-text.ts";
-import { workloadDiff } from "../shared/workload.ts";
+import { sloGiven, workloadDiff } from "../shared/workload.ts";
 import { parseCommand, plotsDir } from "./command.ts";
 
 function loadDoc(path: string | undefined, what: string): ResultDocument {
@@ -177,7 +177,7 @@ export async function importCommand(argv: string[]): Promise<number> {
   const out = v.out ?? `${files[0]!.replace(/\.jsonl?$/i, "")}.tokenbench.json`;
   mkdirSync(dirname(out), { recursive: true });
   writeFileSync(out, `${JSON.stringify(doc, null, 1)}\n`);
-  process.stdout.write(`${markdownTable(doc.levels, hasSlo(doc.config))}\n`);
+  process.stdout.write(`${markdownTable(doc.levels, sloGiven(doc.config))}\n`);
   process.stderr.write(`wrote ${out}\n`);
   return 0;
 }
@@ -236,7 +236,7 @@ export async function mergeCommand(argv: string[]): Promise<number> {
   });
   const merged = mergeShards(files, { toleranceMs: v.clockToleranceMs });
   const paths = writeResults(merged.doc, v.out, merged.records, v.records);
-  process.stdout.write(`${markdownTable(merged.doc.levels, hasSlo(merged.doc.config))}\n`);
+  process.stdout.write(`${markdownTable(merged.doc.levels, sloGiven(merged.doc.config))}\n`);
   process.stderr.write(
     `merged ${files.length} shards (${merged.records.length} requests) into ${paths.json}${v.records === "file" ? `, ${paths.requestsFile}` : ""}\n`,
   );

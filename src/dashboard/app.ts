@@ -12,16 +12,9 @@ import type { ResultDocument } from "../schema/v1.ts";
 import type { ChangePointsResponse, CompareResponse, SeriesResponse } from "../shared/api-types.ts";
 import { documentSpecs, type Spec } from "../shared/charts.ts";
 import { judge, mean, predictionInterval } from "../shared/statistics.ts";
+import { gpuTelemetryText } from "../shared/testbed.ts";
 import { trendSpec } from "../shared/trend-spec.ts";
-import {
-  deltaText,
-  evidenceLine,
-  formatValue,
-  intervalText,
-  METHOD_TEXT,
-  measureName,
-  verdictWord,
-} from "../shared/verdict-text.ts";
+import { evidenceLine, METHOD_TEXT, rowCells, verdictWord } from "../shared/verdict-text.ts";
 import { visible } from "../shared/visible.ts";
 import { sloGiven } from "../shared/workload.ts";
 
@@ -251,13 +244,12 @@ function verdictSection(cmp: CompareResponse | null): { summary: string; table: 
       summary: `<section class="verdict"><p class="headline">No baseline: no earlier runs of ${esc(cmp?.base_branch ?? "the base branch")} on this testbed.</p></section>`,
       table: "",
     };
-  const baseName = cmp.baseline_runs.length === 1 ? `the last run of ${cmp.base_branch}` : cmp.base_branch;
   const withInterval = cmp.rows.some((r) => r.interval_pct !== null);
-  const summary = `<section class="verdict" data-regressed="${cmp.counts.regressed}"><h2>Against ${esc(cmp.base_branch)}</h2><p class="headline">${esc(cmp.headline)}</p><p class="muted">${cmp.rows.length} measures judged ${esc(evidenceLine(cmp, baseName))}; rules <code>${esc(cmp.rules)}</code>.</p></section>`;
+  const summary = `<section class="verdict" data-regressed="${cmp.counts.regressed}"><h2>Against ${esc(cmp.base_branch)}</h2><p class="headline">${esc(cmp.headline)}</p><p class="muted">${cmp.rows.length} measures judged ${esc(evidenceLine(cmp, cmp.base_name))}; rules <code>${esc(cmp.rules)}</code>.</p></section>`;
   const table = `<h2>Every measure</h2><div class="scroll"><table class="verdicts"><thead><tr><th>benchmark</th><th>measure</th><th>baseline</th><th>this run</th><th>Δ</th>${withInterval ? "<th>interval</th>" : ""}<th>method</th><th>verdict</th></tr></thead><tbody>${cmp.rows
     .map(
       (row) =>
-        `<tr data-verdict="${attr(row.verdict)}"><td>${esc(row.benchmark)}</td><td>${esc(measureName(row.measure))}</td><td>${esc(formatValue(row.base))}</td><td>${esc(formatValue(row.head))}</td><td>${esc(deltaText(row.delta_pct))}</td>${withInterval ? `<td>${esc(intervalText(row.interval_pct) || "–")}</td>` : ""}<td>${esc(METHOD_TEXT[row.method])}</td><td class="v v-${attr(row.verdict)}">${esc(verdictWord(row))}</td></tr>`,
+        `<tr data-verdict="${attr(row.verdict)}">${[...rowCells(row, withInterval), METHOD_TEXT[row.method]].map((c) => `<td>${esc(c)}</td>`).join("")}<td class="v v-${attr(row.verdict)}">${esc(verdictWord(row))}</td></tr>`,
     )
     .join("")}</tbody></table></div>`;
   return { summary, table };
@@ -315,10 +307,7 @@ async function runPage(id: string): Promise<void> {
       ? `<a class="workflow" href="${attr(`${gh}/actions/runs/${r.run.workflow_run_id}`)}">workflow run</a>`
       : null,
   ].filter(Boolean);
-  const gt = doc.gpu_telemetry;
-  const gpuMeta = gt
-    ? ` · GPU energy from ${esc(gt.source)}: ${gt.gpus.length} × ${esc([...new Set(gt.gpus.map((x) => x.name ?? "?"))].join(", "))}`
-    : "";
+  const gpuMeta = doc.gpu_telemetry ? ` · GPU telemetry: ${esc(gpuTelemetryText(doc.gpu_telemetry))}` : "";
   const meta = `<p class="muted">${esc(doc.target.model)}${gpuMeta} · testbed ${esc(r.run.testbed.name)} · branch ${esc(r.run.branch)} · ${esc(r.run.created_at)}${links.length ? ` · ${links.join(" · ")}` : ""}</p>`;
   // The verdict first (the engine's rows, as the PR comment and the CLI word them), then the
   // charts, then the tables.

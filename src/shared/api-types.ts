@@ -37,6 +37,8 @@ export interface CompareResponse extends VerdictSummary {
   head: RunSummary;
   base_branch: string;
   baseline_runs: string[];
+  /** How the evidence line names the base ("the last run of main", or "main" for its runs). */
+  base_name: string;
   /** The one headline (shared/verdict-text.ts), as the PR comment and the terminal word it. */
   headline: string;
   fail_on: FailOn;

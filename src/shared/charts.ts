@@ -4,6 +4,7 @@
  * spec out.
  */
 import type { LevelResult, ResultDocument } from "../schema/v1.ts";
+import { sloGiven } from "./workload.ts";
 
 export type Spec = Record<string, unknown>;
 
@@ -301,9 +302,7 @@ export function documentSpecs(doc: ResultDocument, baseline?: ResultDocument): R
     ...(baseline ? levelRows(baseline.levels, "base") : []),
   ];
   const slo = doc.config?.slo ?? null;
-  const anySlo =
-    slo !== null &&
-    (slo.ttft_ms !== null || slo.tpot_ms !== null || slo.e2e_ms !== null || (slo.ttfat_ms ?? null) !== null);
+  const anySlo = sloGiven(doc.config);
   const out: Record<string, Spec> = {
     throughput: throughputSpec(rows, mode),
     latency: latencySpec(rows, mode),

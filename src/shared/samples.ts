@@ -57,7 +57,7 @@ function levelRequests(doc: ResultDocument, l: LevelResult): RequestRecord[] {
       ? (r: RequestRecord) => r.send_ms >= s.window_start_ms! && (r.end_ms ?? r.send_ms) <= s.window_end_ms!
       : () => true;
   return (doc.requests ?? []).filter(
-    (r) => r.level === l.level && !r.warmup && r.error === null && (r.repeat ?? 0) === 0 && inWindow(r),
+    (r) => r.level === l.level && !r.warmup && r.error === null && inWindow(r),
   );
 }
 

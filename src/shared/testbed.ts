@@ -80,3 +80,12 @@ export function testbedDisplayName(doc: ResultDocument, spec: TestbedSpec): stri
     : "no-gpu";
   return `${hw} / ${spec.engine ?? "server"}${spec.engine_version ? ` ${spec.engine_version}` : ""} / ${spec.model}`;
 }
+
+/**
+ * Where a run's energy figures came from, in words: "nvidia-smi, 2 GPUs (NVIDIA H200) every 200 ms",
+ * GPU names as the tool gave them (a demo's fake says it is one). Callers escape for their medium.
+ */
+export function gpuTelemetryText(t: NonNullable<ResultDocument["gpu_telemetry"]>): string {
+  const names = [...new Set(t.gpus.map((x) => x.name ?? "?"))].join(", ");
+  return `${t.source}, ${t.gpus.length} GPU${t.gpus.length === 1 ? "" : "s"} (${names}) every ${t.sample_ms} ms${t.died ? `; it stopped: ${t.died.reason}` : ""}`;
+}

@@ -81,6 +81,21 @@ export const VERDICT_EMOJI: Record<Verdict, string> = {
   no_baseline: "➖",
 };
 
+/**
+ * A row's figures as every table shows them (terminal, comment, dashboard): benchmark, measure,
+ * base, head, Δ, and the interval when the table has that column. Callers escape for their medium.
+ */
+export function rowCells(r: VerdictRow, withInterval: boolean): string[] {
+  return [
+    r.benchmark,
+    measureName(r.measure),
+    formatValue(r.base),
+    formatValue(r.head),
+    deltaText(r.delta_pct),
+    ...(withInterval ? [intervalText(r.interval_pct) || "–"] : []),
+  ];
+}
+
 /** "TTFT p95 (ms) at c=16 +18 % [+11, +25]" */
 export function rowPhrase(r: VerdictRow): string {
   const where = wherePhrase(r.benchmark);

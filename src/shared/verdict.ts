@@ -20,7 +20,14 @@ import { type Direction, MEASURE_BY_NAME, type Point } from "./measures.ts";
 import { medianOf, runPointsOf } from "./repeats.ts";
 import { parseRules, type Rules, ruleFor, type Severity, severityOf } from "./rules.ts";
 import { levelSamples, sampledQuantile } from "./samples.ts";
-import { bootstrapQuantileDiff, mean, stddev, tQuantile, type Verdict } from "./statistics.ts";
+import {
+  bootstrapQuantileDiff,
+  mean,
+  predictionInterval,
+  stddev,
+  tQuantile,
+  type Verdict,
+} from "./statistics.ts";
 
 export type Method = "repeats-t" | "history-t" | "bootstrap" | "percent" | "off" | "none";
 export type { Verdict };
@@ -194,7 +201,13 @@ function judgeOne(
     }
   } else if (k >= o.minHistory) {
     method = "history-t";
-    half = tQuantile(1 - alpha, k - 1) * stddev(base) * Math.sqrt(1 + 1 / k);
+    // The band the dashboard draws and `judge` uses (a flat history keeps the percentage).
+    const [lo, hi] = predictionInterval(base, {
+      pct: o.fallbackPct,
+      confidence: o.confidence,
+      minPoints: o.minHistory,
+    });
+    half = (hi - lo) / 2;
   } else if (k === 1) {
     const s = samples();
     if (s && s.b.length >= 5 && s.h.length >= 5) {

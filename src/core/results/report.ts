@@ -1,6 +1,7 @@
 /** Rendering of results: the Markdown table and the CSV of per-level aggregates. */
 import type { LevelResult, ResultDocument } from "../../schema/v1.ts";
 import { profilePoints } from "../../shared/measures.ts";
+import { gpuTelemetryText } from "../../shared/testbed.ts";
 import { measureName } from "../../shared/verdict-text.ts";
 import { sloGiven } from "../../shared/workload.ts";
 
@@ -19,6 +20,16 @@ const steadyCell = (l: LevelResult): string =>
 
 const gpuCell = (l: LevelResult, v: number | null | undefined, d: number) =>
   !l.gpu ? "-" : v === null || v === undefined ? "?" : fmt(v, d);
+
+/**
+ * The reading of the self-check's timing note (load/self-check.ts: "timing noise: the client read
+ * about 6.7 ms late …"), ms, or null for any other notice: the report and the terminal both fold
+ * one note per level into one line.
+ */
+export function timingNoteMs(notice: string): number | null {
+  const m = /^timing noise: the client read about ([\d.]+) ms late/.exec(notice);
+  return m ? Number(m[1]) : null;
+}
 
 interface Column {
   title: string;
@@ -71,9 +82,6 @@ export function markdownColumns(levels: readonly LevelResult[], hasSlo: boolean)
   ];
 }
 
-/** Whether the configuration gave any SLO (shared/workload.ts). */
-export const hasSlo = sloGiven;
-
 export function markdownTable(levels: readonly LevelResult[], slo = true): string {
   const cols = markdownColumns(levels, slo);
   const head = `| ${cols.map((c) => c.title).join(" | ")} |`;
@@ -116,9 +124,9 @@ export function reportHeader(doc: Described): string {
   // The self-check's timing note, one per level, is one line here: the levels and the worst reading.
   const timing = doc.levels.flatMap((l) =>
     l.notices
-      .map((n) => /^timing noise: the client read about ([\d.]+) ms late/.exec(n))
-      .filter((m) => m !== null)
-      .map((m) => ({ level: l.level, ms: Number(m[1]) })),
+      .map(timingNoteMs)
+      .filter((ms) => ms !== null)
+      .map((ms) => ({ level: l.level, ms })),
   );
   const notices = [
     ...(timing.length > 0
@@ -129,16 +137,13 @@ export function reportHeader(doc: Described): string {
     ...new Set(
       doc.levels.flatMap((l) =>
         l.notices
-          .filter((n) => !n.startsWith("timing noise:"))
+          .filter((n) => timingNoteMs(n) === null)
           .map((n) => (n.startsWith("level ") ? n : `level ${l.level}: ${n}`)),
       ),
     ),
   ];
   const shown = notices.slice(0, 5);
-  const gt = doc.gpu_telemetry;
-  const gpuLine = gt
-    ? ` GPU telemetry: ${gt.source}, ${gt.gpus.length} GPU${gt.gpus.length === 1 ? "" : "s"} (${[...new Set(gt.gpus.map((x) => x.name ?? "?"))].join(", ")}) every ${gt.sample_ms} ms${gt.died ? `; it stopped: ${gt.died.reason}` : ""}.`
-    : "";
+  const gpuLine = doc.gpu_telemetry ? ` GPU telemetry: ${gpuTelemetryText(doc.gpu_telemetry)}.` : "";
   return [
     `# tokenbench ${doc.kind}: ${doc.target.model}`,
     "",
@@ -160,7 +165,7 @@ export function reportHeader(doc: Described): string {
  */
 export function markdownReport(doc: Described): string {
   if (doc.kind === "profile") return [reportHeader(doc), profileTable(doc as ResultDocument)].join("\n\n");
-  const parts = [reportHeader(doc), markdownTable(doc.levels, hasSlo(doc.config))];
+  const parts = [reportHeader(doc), markdownTable(doc.levels, sloGiven(doc.config))];
   const unsteady = doc.levels.filter((l) => l.steady_state && !l.steady_state.steady);
   if (unsteady.length > 0)
     parts.push(

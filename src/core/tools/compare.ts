@@ -12,16 +12,7 @@ import {
   type VerdictOptions,
   type VerdictSummary,
 } from "../../shared/verdict.ts";
-import {
-  deltaText,
-  evidenceLine,
-  formatValue,
-  headline,
-  intervalText,
-  METHOD_TEXT,
-  measureName,
-  verdictWord,
-} from "../../shared/verdict-text.ts";
+import { evidenceLine, headline, METHOD_TEXT, rowCells, verdictWord } from "../../shared/verdict-text.ts";
 
 /** One base document is a run; several are a history of runs (each its headline figures). */
 export function baseEvidence(bases: readonly ResultDocument[]): Evidence {
@@ -49,8 +40,6 @@ export function compareMarkdown(s: VerdictSummary, baseName: string): string {
     `|---|---|---:|---:|---:|${withInterval ? "---|" : ""}---|---|`,
   ];
   for (const r of s.rows)
-    lines.push(
-      `| ${r.benchmark} | ${measureName(r.measure)} | ${formatValue(r.base)} | ${formatValue(r.head)} | ${deltaText(r.delta_pct)} |${withInterval ? ` ${intervalText(r.interval_pct) || "–"} |` : ""} ${METHOD_TEXT[r.method]} | ${verdictWord(r)} |`,
-    );
+    lines.push(`| ${[...rowCells(r, withInterval), METHOD_TEXT[r.method], verdictWord(r)].join(" | ")} |`);
   return lines.join("\n");
 }

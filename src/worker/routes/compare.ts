@@ -107,19 +107,17 @@ compare.get("/repos/:owner/:repo/compare", async (c) => {
     q.n,
   );
   const baseRuns = [...new Set(base.map((b) => b.run_id))];
-  // One base run is judged as its file would be: its repeats, or its stored per-request samples.
-  let baseEvidence: Evidence = historyEvidence(base);
-  if (baseRuns.length === 1) {
-    const one = await runDocument(db, baseRuns[0]!);
-    if (one)
-      baseEvidence = {
-        ...documentEvidence(JSON.parse(one.document_json) as ResultDocument),
-        samples: await runSamples(db, one.id),
-      };
-  }
-  const headEvidence: Evidence = { ...documentEvidence(doc), samples: await runSamples(db, head.id) };
-  if (headEvidence.runs.length > 1) headEvidence.samples = null;
-  if (baseEvidence.runs.length > 1) baseEvidence.samples = null;
+  // A stored run is judged as its file would be: its repeats, or (one run) its stored samples in
+  // place of the records its document no longer has.
+  const stored = async (id: number, d: ResultDocument): Promise<Evidence> => {
+    const e = documentEvidence(d);
+    return e.kind === "run" ? { ...e, samples: await runSamples(db, id) } : e;
+  };
+  const one = baseRuns.length === 1 ? await runDocument(db, baseRuns[0]!) : null;
+  const baseEvidence = one
+    ? await stored(one.id, JSON.parse(one.document_json) as ResultDocument)
+    : historyEvidence(base);
+  const headEvidence = await stored(head.id, doc);
   const summary = judgeRuns(baseEvidence, headEvidence, {
     rules,
     fallbackPct: q.threshold_pct,
@@ -130,6 +128,7 @@ compare.get("/repos/:owner/:repo/compare", async (c) => {
     head: runJson(head),
     base_branch: baseBranch,
     baseline_runs: baseRuns,
+    base_name: baseRuns.length === 1 ? `the last run of ${baseBranch}` : baseBranch,
     headline:
       baseRuns.length === 0
         ? `No runs of ${baseBranch} on this testbed yet: nothing to compare against.`
