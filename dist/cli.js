@@ -71,6 +71,9 @@ function workloadSpec(doc) {
     ...common,
     mode: c.mode,
     levels: c.levels,
+    // A type-7 p99 reads lower from fewer requests: runs of other lengths are other workloads.
+    requests_per_level: c.requests_per_level,
+    duration_s: c.duration_s,
     prompt_tokens: c.prompt_tokens,
     max_tokens: c.max_tokens,
     prompts: c.prompts,
@@ -105,7 +108,7 @@ function shortOutputs(doc) {
   return doc.levels.reduce((a, l) => a + (l.short_output ?? 0), 0);
 }
 function workloadDiff(a, b) {
-  let x = workloadSpec(a), y = workloadSpec(b);
+  let { levels: _a3, ...x } = workloadSpec(a), { levels: _b, ...y } = workloadSpec(b);
   return [.../* @__PURE__ */ new Set([...Object.keys(x), ...Object.keys(y)])].filter((k) => JSON.stringify(x[k]) !== JSON.stringify(y[k])).map((field) => ({ field, a: x[field], b: y[field] }));
 }
 function sloGiven(config2) {
@@ -2371,10 +2374,10 @@ var require_request = __commonJS({
             if (typeof val[i] == "object")
               throw new InvalidArgumentError(`invalid ${key} header`);
             {
-              let str2 = `${val[i]}`;
-              if (!isValidHeaderValue(str2))
+              let str3 = `${val[i]}`;
+              if (!isValidHeaderValue(str3))
                 throw new InvalidArgumentError(`invalid ${key} header`);
-              arr.push(str2);
+              arr.push(str3);
             }
           }
         val = arr;
@@ -3726,8 +3729,8 @@ var require_infra = __commonJS({
       return idx === -1 ? (position.position = input2.length, input2.slice(start2)) : (position.position = idx, input2.slice(start2, position.position));
     }
     var ASCII_WHITESPACE_REPLACE_REGEX = /[\u0009\u000A\u000C\u000D\u0020]/g, nonASCIIRegex = /[^\x00-\x7F]/;
-    function asciiLowercase(str2) {
-      return nonASCIIRegex.test(str2) ? str2.replace(/[A-Z]+/g, (upper) => upper.toLowerCase()) : str2.toLowerCase();
+    function asciiLowercase(str3) {
+      return nonASCIIRegex.test(str3) ? str3.replace(/[A-Z]+/g, (upper) => upper.toLowerCase()) : str3.toLowerCase();
     }
     function forgivingBase64(data) {
       data = data.replace(ASCII_WHITESPACE_REPLACE_REGEX, "");
@@ -3760,16 +3763,16 @@ var require_infra = __commonJS({
     function parseJSONFromBytes(bytes) {
       return JSON.parse(utf8DecodeBytes(bytes));
     }
-    function removeASCIIWhitespace(str2, leading = !0, trailing = !0) {
-      return removeChars(str2, leading, trailing, isASCIIWhitespace);
+    function removeASCIIWhitespace(str3, leading = !0, trailing = !0) {
+      return removeChars(str3, leading, trailing, isASCIIWhitespace);
     }
-    function removeChars(str2, leading, trailing, predicate) {
-      let lead = 0, trail = str2.length - 1;
+    function removeChars(str3, leading, trailing, predicate) {
+      let lead = 0, trail = str3.length - 1;
       if (leading)
-        for (; lead < str2.length && predicate(str2.charCodeAt(lead)); ) lead++;
+        for (; lead < str3.length && predicate(str3.charCodeAt(lead)); ) lead++;
       if (trailing)
-        for (; trail > 0 && predicate(str2.charCodeAt(trail)); ) trail--;
-      return lead === 0 && trail === str2.length - 1 ? str2 : str2.slice(lead, trail + 1);
+        for (; trail > 0 && predicate(str3.charCodeAt(trail)); ) trail--;
+      return lead === 0 && trail === str3.length - 1 ? str3 : str3.slice(lead, trail + 1);
     }
     function serializeJavascriptValueToJSONString(value) {
       let result = JSON.stringify(value);
@@ -3940,8 +3943,8 @@ var require_data_url = __commonJS({
     function isHTTPWhiteSpace(char) {
       return char === 13 || char === 10 || char === 9 || char === 32;
     }
-    function removeHTTPWhitespace(str2, leading = !0, trailing = !0) {
-      return removeChars(str2, leading, trailing, isHTTPWhiteSpace);
+    function removeHTTPWhitespace(str3, leading = !0, trailing = !0) {
+      return removeChars(str3, leading, trailing, isHTTPWhiteSpace);
     }
     function minimizeSupportedMimeType(mimeType) {
       switch (mimeType.essence) {
@@ -4094,7 +4097,7 @@ var require_webidl = __commonJS({
       return new TypeError(`${message.header}: ${message.message}`);
     };
     webidl.errors.conversionFailed = function(opts) {
-      let plural2 = opts.types.length === 1 ? "" : " one of", message = `${opts.argument} could not be converted to${plural2}: ${opts.types.join(", ")}.`;
+      let plural3 = opts.types.length === 1 ? "" : " one of", message = `${opts.argument} could not be converted to${plural3}: ${opts.types.join(", ")}.`;
       return webidl.errors.exception({
         header: opts.prefix,
         message
@@ -4539,7 +4542,7 @@ var require_webidl = __commonJS({
 var require_util2 = __commonJS({
   "node_modules/undici/lib/web/fetch/util.js"(exports, module) {
     "use strict";
-    var { Transform } = __require("node:stream"), zlib = __require("node:zlib"), { redirectStatusSet, referrerPolicyTokens, badPortsSet } = require_constants3(), { getGlobalOrigin } = require_global(), { collectAnHTTPQuotedString, parseMIMEType } = require_data_url(), { performance: performance15 } = __require("node:perf_hooks"), { ReadableStreamFrom, isValidHTTPToken, normalizedMethodRecordsBase } = require_util(), assert2 = __require("node:assert"), { isUint8Array } = __require("node:util/types"), { webidl } = require_webidl(), { isomorphicEncode, collectASequenceOfCodePoints, removeChars } = require_infra();
+    var { Transform } = __require("node:stream"), zlib = __require("node:zlib"), { redirectStatusSet, referrerPolicyTokens, badPortsSet } = require_constants3(), { getGlobalOrigin } = require_global(), { collectAnHTTPQuotedString, parseMIMEType } = require_data_url(), { performance: performance16 } = __require("node:perf_hooks"), { ReadableStreamFrom, isValidHTTPToken, normalizedMethodRecordsBase } = require_util(), assert2 = __require("node:assert"), { isUint8Array } = __require("node:util/types"), { webidl } = require_webidl(), { isomorphicEncode, collectASequenceOfCodePoints, removeChars } = require_infra();
     function responseURL(response) {
       let urlList = response.urlList, length = urlList.length;
       return length === 0 ? null : urlList[length - 1].toString();
@@ -4661,7 +4664,7 @@ var require_util2 = __commonJS({
       };
     }
     function coarsenedSharedCurrentTime(crossOriginIsolatedCapability) {
-      return coarsenTime(performance15.now(), crossOriginIsolatedCapability);
+      return coarsenTime(performance16.now(), crossOriginIsolatedCapability);
     }
     function createOpaqueTimingInfo(timingInfo) {
       return {
@@ -5012,8 +5015,8 @@ var require_util2 = __commonJS({
       }
       return values;
     }
-    function getDecodeSplit(name, list2) {
-      let value = list2.get(name, !0);
+    function getDecodeSplit(name, list3) {
+      let value = list3.get(name, !0);
       return value === null ? null : gettingDecodingSplitting(value);
     }
     function hasAuthenticationEntry(request2) {
@@ -5500,7 +5503,7 @@ var require_body = __commonJS({
       else if (webidl.is.FormData(object2)) {
         let boundary = `----formdata-undici-0${`${random(1e11)}`.padStart(11, "0")}`, prefix = `--${boundary}\r
 Content-Disposition: form-data`;
-        let formdataEscape = (str2) => str2.replace(/\n/g, "%0A").replace(/\r/g, "%0D").replace(/"/g, "%22"), normalizeLinefeeds = (value) => value.replace(/\r?\n|\r/g, `\r
+        let formdataEscape = (str3) => str3.replace(/\n/g, "%0A").replace(/\r/g, "%0D").replace(/"/g, "%22"), normalizeLinefeeds = (value) => value.replace(/\r?\n|\r/g, `\r
 `), blobParts = [], rn = new Uint8Array([13, 10]);
         length = 0;
         let hasUnknownSizeValue = !1;
@@ -10000,11 +10003,11 @@ var require_mock_call_history = __commonJS({
       return finalOptions;
     }
     function makeFilterCalls(parameterName) {
-      return (parameterValue, logs) => {
+      return (parameterValue, logs2) => {
         if (typeof parameterValue == "string" || parameterValue == null)
-          return logs.filter((log) => log[parameterName] === parameterValue);
+          return logs2.filter((log) => log[parameterName] === parameterValue);
         if (parameterValue instanceof RegExp)
-          return logs.filter((log) => parameterValue.test(log[parameterName]));
+          return logs2.filter((log) => parameterValue.test(log[parameterName]));
         throw new InvalidArgumentError(`${parameterName} parameter should be one of string, regexp, undefined or null`);
       };
     }
@@ -14689,8 +14692,8 @@ var require_headers = __commonJS({
       // https://fetch.spec.whatwg.org/#dom-headers-getsetcookie
       getSetCookie() {
         webidl.brandCheck(this, _Headers);
-        let list2 = this.#headersList.cookies;
-        return list2 ? [...list2] : [];
+        let list3 = this.#headersList.cookies;
+        return list3 ? [...list3] : [];
       }
       [util.inspect.custom](depth, options) {
         return options.depth ??= depth, `Headers ${util.formatWithOptions(options, this.#headersList.entries)}`;
@@ -14711,8 +14714,8 @@ var require_headers = __commonJS({
        * @param {Headers} target
        * @param {HeadersList} list
        */
-      static setHeadersList(target, list2) {
-        target.#headersList = list2;
+      static setHeadersList(target, list3) {
+        target.#headersList = list3;
       }
     }, { getHeadersGuard, setHeadersGuard, getHeadersList, setHeadersList } = Headers;
     Reflect.deleteProperty(Headers, "getHeadersGuard");
@@ -15405,10 +15408,10 @@ var require_request2 = __commonJS({
         if (this.signal.aborted)
           ac.abort(this.signal.reason);
         else {
-          let list2 = dependentControllerMap.get(this.signal);
-          list2 === void 0 && (list2 = /* @__PURE__ */ new Set(), dependentControllerMap.set(this.signal, list2));
+          let list3 = dependentControllerMap.get(this.signal);
+          list3 === void 0 && (list3 = /* @__PURE__ */ new Set(), dependentControllerMap.set(this.signal, list3));
           let acRef = new WeakRef(ac);
-          list2.add(acRef), util.addAbortListener(
+          list3.add(acRef), util.addAbortListener(
             ac.signal,
             buildAbort(acRef)
           );
@@ -17203,8 +17206,8 @@ var require_cookies = __commonJS({
     }
     function setCookie(headers2, cookie) {
       webidl.argumentLengthCheck(arguments, 2, "setCookie"), brandChecks(headers2), cookie = webidl.converters.Cookie(cookie);
-      let str2 = stringify(cookie);
-      str2 && headers2.append("set-cookie", str2, !0);
+      let str3 = stringify(cookie);
+      str3 && headers2.append("set-cookie", str3, !0);
     }
     webidl.converters.DeleteCookieAttributes = webidl.dictionaryConverter([
       {
@@ -19731,8 +19734,8 @@ function list(o) {
 function readSettings(table, source) {
   let out = {};
   for (let [key, s] of Object.entries(table)) {
-    let raw = source.get(s), list2 = raw === void 0 ? [] : Array.isArray(raw) ? raw : [raw], given = list2.filter((r) => r.trim() !== "");
-    if (list2.length > 0 && given.length === 0)
+    let raw = source.get(s), list3 = raw === void 0 ? [] : Array.isArray(raw) ? raw : [raw], given = list3.filter((r) => r.trim() !== "");
+    if (list3.length > 0 && given.length === 0)
       throw problem(source.label(s), "needs a value, got an empty one");
     out[key] = given.length === 0 ? s.default : s.parse(given, source.label(s));
   }
@@ -20250,8 +20253,8 @@ var plainHealth = (e) => e.loading() ? { status: 503, body: null, error: "model 
 function coreMetrics(x, e, n) {
   x.metric(n.running[0], "gauge", n.running[1], e.running), x.metric(n.waiting[0], "gauge", n.waiting[1], e.waiting), x.metric(n.kv[0], "gauge", n.kv[1], e.kvRatio()), x.metric(n.prompt[0], "counter", n.prompt[1], e.promptTotal), x.metric(n.generation[0], "counter", n.generation[1], e.generationTotal);
 }
-function histograms(x, e, prefix, list2) {
-  for (let [key, [suffix, help]] of Object.entries(list2))
+function histograms(x, e, prefix, list3) {
+  for (let [key, [suffix, help]] of Object.entries(list3))
     x.histogram(`${prefix}${suffix}`, help, e.h[key]);
 }
 function flavor(over) {
@@ -21066,12 +21069,15 @@ async function handle(engine, req, res) {
   }
 }
 
-// src/shared/measures.ts
-init_workload();
+// src/shared/measure-catalogue.ts
+function isShare(def) {
+  return def.name === "error_rate" || def.name === "slo_pass_pct";
+}
 var lower = "lower", higher = "higher", CATALOGUE = [
   [
     {
       name: "ttft_p50_ms",
+      family: "latency",
       unit: "ms",
       direction: lower,
       label: "TTFT p50",
@@ -21082,6 +21088,7 @@ var lower = "lower", higher = "higher", CATALOGUE = [
   [
     {
       name: "ttft_p95_ms",
+      family: "latency",
       unit: "ms",
       direction: lower,
       label: "TTFT p95",
@@ -21092,6 +21099,7 @@ var lower = "lower", higher = "higher", CATALOGUE = [
   [
     {
       name: "ttft_p99_ms",
+      family: "latency",
       unit: "ms",
       direction: lower,
       label: "TTFT p99",
@@ -21102,6 +21110,7 @@ var lower = "lower", higher = "higher", CATALOGUE = [
   [
     {
       name: "itl_p50_ms",
+      family: "latency",
       unit: "ms",
       direction: lower,
       label: "ITL p50",
@@ -21112,6 +21121,7 @@ var lower = "lower", higher = "higher", CATALOGUE = [
   [
     {
       name: "itl_p95_ms",
+      family: "latency",
       unit: "ms",
       direction: lower,
       label: "ITL p95",
@@ -21122,6 +21132,7 @@ var lower = "lower", higher = "higher", CATALOGUE = [
   [
     {
       name: "tpot_p50_ms",
+      family: "latency",
       unit: "ms",
       direction: lower,
       label: "TPOT p50",
@@ -21132,6 +21143,7 @@ var lower = "lower", higher = "higher", CATALOGUE = [
   [
     {
       name: "e2e_p50_ms",
+      family: "latency",
       unit: "ms",
       direction: lower,
       label: "E2E p50",
@@ -21142,6 +21154,7 @@ var lower = "lower", higher = "higher", CATALOGUE = [
   [
     {
       name: "e2e_p95_ms",
+      family: "latency",
       unit: "ms",
       direction: lower,
       label: "E2E p95",
@@ -21152,6 +21165,7 @@ var lower = "lower", higher = "higher", CATALOGUE = [
   [
     {
       name: "output_tok_s",
+      family: "rate",
       unit: "tok/s",
       direction: higher,
       label: "output tok/s",
@@ -21162,6 +21176,7 @@ var lower = "lower", higher = "higher", CATALOGUE = [
   [
     {
       name: "total_tok_s",
+      family: "rate",
       unit: "tok/s",
       direction: higher,
       label: "total tok/s",
@@ -21172,6 +21187,7 @@ var lower = "lower", higher = "higher", CATALOGUE = [
   [
     {
       name: "req_s",
+      family: "rate",
       unit: "req/s",
       direction: higher,
       label: "req/s",
@@ -21182,6 +21198,7 @@ var lower = "lower", higher = "higher", CATALOGUE = [
   [
     {
       name: "goodput_req_s",
+      family: "slo",
       unit: "req/s",
       direction: higher,
       label: "goodput req/s",
@@ -21192,6 +21209,7 @@ var lower = "lower", higher = "higher", CATALOGUE = [
   [
     {
       name: "slo_pass_pct",
+      family: "slo",
       unit: "%",
       direction: higher,
       label: "SLO pass %",
@@ -21202,6 +21220,7 @@ var lower = "lower", higher = "higher", CATALOGUE = [
   [
     {
       name: "error_rate",
+      family: "errors",
       unit: "ratio",
       direction: lower,
       label: "error rate",
@@ -21212,6 +21231,7 @@ var lower = "lower", higher = "higher", CATALOGUE = [
   [
     {
       name: "decode_tps",
+      family: "latency",
       unit: "tok/s",
       direction: higher,
       label: "decode tok/s",
@@ -21222,6 +21242,7 @@ var lower = "lower", higher = "higher", CATALOGUE = [
   [
     {
       name: "effective_prefill_tps",
+      family: "latency",
       unit: "tok/s",
       direction: higher,
       label: "prefill tok/s",
@@ -21232,6 +21253,7 @@ var lower = "lower", higher = "higher", CATALOGUE = [
   [
     {
       name: "ttft_ratio",
+      family: "latency",
       unit: "ratio",
       direction: lower,
       label: "TTFT ratio",
@@ -21242,6 +21264,7 @@ var lower = "lower", higher = "higher", CATALOGUE = [
   [
     {
       name: "saturation_rps",
+      family: "search",
       unit: "req/s",
       direction: higher,
       label: "max rate under SLO",
@@ -21253,6 +21276,7 @@ var lower = "lower", higher = "higher", CATALOGUE = [
   [
     {
       name: "ttfat_p50_ms",
+      family: "latency",
       unit: "ms",
       direction: lower,
       label: "TTFAT p50",
@@ -21263,6 +21287,7 @@ var lower = "lower", higher = "higher", CATALOGUE = [
   [
     {
       name: "ttfat_p95_ms",
+      family: "latency",
       unit: "ms",
       direction: lower,
       label: "TTFAT p95",
@@ -21273,6 +21298,7 @@ var lower = "lower", higher = "higher", CATALOGUE = [
   [
     {
       name: "ttfat_p99_ms",
+      family: "latency",
       unit: "ms",
       direction: lower,
       label: "TTFAT p99",
@@ -21283,6 +21309,7 @@ var lower = "lower", higher = "higher", CATALOGUE = [
   [
     {
       name: "reasoning_p50_ms",
+      family: "latency",
       unit: "ms",
       direction: lower,
       label: "reasoning time p50",
@@ -21293,6 +21320,7 @@ var lower = "lower", higher = "higher", CATALOGUE = [
   [
     {
       name: "reasoning_tokens_p50",
+      family: "tokens",
       unit: "tokens",
       direction: lower,
       label: "reasoning tokens p50",
@@ -21303,6 +21331,7 @@ var lower = "lower", higher = "higher", CATALOGUE = [
   [
     {
       name: "tt_first_tool_call_p50_ms",
+      family: "latency",
       unit: "ms",
       direction: lower,
       label: "first tool call p50",
@@ -21313,6 +21342,7 @@ var lower = "lower", higher = "higher", CATALOGUE = [
   [
     {
       name: "output_tok_per_j",
+      family: "gpu",
       unit: "tok/J",
       direction: higher,
       label: "tok/J",
@@ -21323,6 +21353,7 @@ var lower = "lower", higher = "higher", CATALOGUE = [
   [
     {
       name: "j_per_output_tok",
+      family: "gpu",
       unit: "J",
       direction: lower,
       label: "J per output token",
@@ -21333,6 +21364,7 @@ var lower = "lower", higher = "higher", CATALOGUE = [
   [
     {
       name: "gpu_power_mean_w",
+      family: "gpu",
       unit: "W",
       direction: lower,
       label: "GPU power",
@@ -21343,6 +21375,7 @@ var lower = "lower", higher = "higher", CATALOGUE = [
   [
     {
       name: "usd_per_m_output_tok",
+      family: "gpu",
       unit: "USD",
       direction: lower,
       label: "$ per M output tokens",
@@ -21353,6 +21386,7 @@ var lower = "lower", higher = "higher", CATALOGUE = [
   [
     {
       name: "usd_per_m_total_tok",
+      family: "gpu",
       unit: "USD",
       direction: lower,
       label: "$ per M total tokens",
@@ -21360,7 +21394,11 @@ var lower = "lower", higher = "higher", CATALOGUE = [
     },
     (l) => l.gpu?.usd_per_m_total_tok ?? null
   ]
-], MEASURES = CATALOGUE.map(([m]) => m), MEASURE_BY_NAME = new Map(MEASURES.map((m) => [m.name, m]));
+];
+
+// src/shared/measures.ts
+init_workload();
+var MEASURES = CATALOGUE.map(([m]) => m), MEASURE_BY_NAME = new Map(MEASURES.map((m) => [m.name, m]));
 function benchmarkName(l) {
   return l.mode === "closed" ? `closed c=${l.level}` : `open ${l.level} req/s`;
 }
@@ -21433,16 +21471,149 @@ function gpuTelemetryText(t) {
   return `${t.source}, ${t.gpus.length} GPU${t.gpus.length === 1 ? "" : "s"} (${names}) every ${t.sample_ms} ms${t.died ? `; it stopped: ${t.died.reason}` : ""}`;
 }
 
+// src/shared/environment-diff.ts
+var ENV_FIELDS = [
+  "gpu",
+  "gpu count",
+  "driver",
+  "CUDA",
+  "GPU power limit (W)",
+  "GPU max SM clock (MHz)",
+  "server",
+  "server version",
+  "model",
+  "server flags",
+  "tokenbench",
+  "runner",
+  "CPU"
+], str = (v) => v == null || v === "" ? null : typeof v == "number" ? String(v) : typeof v == "string" ? v : null;
+function environmentFacts(doc) {
+  let g = doc.environment.gpu, ex = doc.server?.extracted ?? {};
+  return {
+    gpu: str(g?.name),
+    "gpu count": str(g?.count),
+    driver: str(g?.driver),
+    CUDA: str(g?.cuda_version),
+    "GPU power limit (W)": str(g?.power_limit_w),
+    "GPU max SM clock (MHz)": str(g?.sm_clock_max_mhz),
+    server: str(ex.server_name),
+    "server version": str(ex.server_version),
+    model: str(doc.target.model),
+    "server flags": str(doc.testbed?.engine_flags),
+    tokenbench: str(doc.tool.version),
+    runner: str(doc.environment.runner_name),
+    CPU: str(doc.environment.cpu_model)
+  };
+}
+function environmentChanges(base, head) {
+  let b = base[base.length - 1]?.env, h = head[0]?.env;
+  return !b || !h ? [] : ENV_FIELDS.filter((f) => b[f] != null && h[f] != null && b[f] !== h[f]).map((field) => ({
+    field,
+    base: b[field] ?? null,
+    head: h[field] ?? null
+  }));
+}
+function environmentText(changes) {
+  return changes.map((c) => `${c.field} ${c.base} \u2192 ${c.head}`).join(", ");
+}
+
+// src/shared/rules.ts
+var FAIL_ON = ["regression", "unjudged", "warning", "never"], DEFAULT_RULES_TEXT = "*=t-test", RulesError = class extends Error {
+};
+function parseRule(measure, spec) {
+  let s = spec.trim().toLowerCase();
+  if (s === "t-test" || s === "ttest") return { kind: "t-test", text: "t-test" };
+  if (s === "off") return { kind: "off", text: "off" };
+  let m = /^([+-]?)(\d+(?:\.\d+)?)%$/.exec(s);
+  if (!m) throw new RulesError(`rule for ${measure}: "${spec}" is not +N%, -N%, N%, t-test or off`);
+  let pct = Number(m[2]), def = MEASURE_BY_NAME.get(measure);
+  if (def && m[1] !== "") {
+    let bad = def.direction === "lower" ? "+" : "-";
+    if (m[1] !== bad)
+      throw new RulesError(
+        `rule for ${measure}: ${measure} is ${def.direction} is better, so its regressions are ${bad}N%, not ${m[1]}${m[2]}%`
+      );
+  }
+  return {
+    kind: "percent",
+    pct,
+    text: `${m[1] || (def?.direction === "lower" ? "+" : def ? "-" : "")}${m[2]}%`
+  };
+}
+function parseRules(given) {
+  let byMeasure = /* @__PURE__ */ new Map(), rest = { kind: "t-test", text: "t-test" }, src = (given ?? "").trim() || DEFAULT_RULES_TEXT;
+  for (let part of src.split(",").map((p) => p.trim())) {
+    if (part === "") throw new RulesError(`an empty rule in "${src}"`);
+    let eq = part.indexOf("=");
+    if (eq <= 0) throw new RulesError(`"${part}" is not measure=rule (e.g. ttft_p95_ms=+10%)`);
+    let measure = part.slice(0, eq).trim(), rule = parseRule(measure, part.slice(eq + 1));
+    if (measure === "*") rest = rule;
+    else {
+      if (!MEASURE_BY_NAME.has(measure))
+        throw new RulesError(
+          `unknown measure "${measure}" (known: ${[...MEASURE_BY_NAME.keys()].join(", ")})`
+        );
+      if (byMeasure.has(measure)) throw new RulesError(`${measure} has two rules`);
+      byMeasure.set(measure, rule);
+    }
+  }
+  let text2 = [...[...byMeasure].map(([m, r]) => `${m}=${r.text}`), `*=${rest.text}`].join(", ");
+  return { byMeasure, rest, text: text2 };
+}
+var DEFAULT_FAIL_ON = "regression";
+var DEFAULT_GATE_TEXT = "output_tok_s, ttft_p95_ms, ttft_p50_ms, error_rate";
+function parseGate(given, rules) {
+  let src = (given ?? "").trim() || DEFAULT_GATE_TEXT, measures = /* @__PURE__ */ new Map();
+  if (src.toLowerCase() === "off") return { off: !0, measures, text: "off" };
+  for (let part of src.split(",").map((p) => p.trim())) {
+    if (part === "") throw new RulesError(`an empty entry in the gate "${src}"`);
+    let [name, at] = part.split("@").map((x) => x.trim());
+    if (!MEASURE_BY_NAME.has(name))
+      throw new RulesError(
+        `gate: unknown measure "${name}" (known: ${[...MEASURE_BY_NAME.keys()].join(", ")})`
+      );
+    if (at === void 0) {
+      measures.set(name, null);
+      continue;
+    }
+    let level = Number(at.replace(/^c=/, ""));
+    if (!(level > 0)) throw new RulesError(`gate: "${part}" is not measure@level (e.g. ttft_p95_ms@16)`);
+    let prev = measures.get(name);
+    prev !== null && measures.set(name, /* @__PURE__ */ new Set([...prev ?? [], level]));
+  }
+  for (let [m, r] of rules?.byMeasure ?? [])
+    r.kind !== "off" && !measures.has(m) && measures.set(m, null);
+  for (let [m, r] of rules?.byMeasure ?? []) r.kind === "off" && measures.delete(m);
+  let text2 = [...measures].map(([m, at]) => at === null ? m : [...at].map((l) => `${m}@${l}`).join(", ")).join(", ");
+  return { off: !1, measures, text: text2 };
+}
+function isGated(gate, measure, level) {
+  if (gate.off || !gate.measures.has(measure)) return !1;
+  let at = gate.measures.get(measure);
+  return at == null || level !== null && at.has(level);
+}
+function ruleFor(rules, measure) {
+  let own2 = rules.byMeasure.get(measure);
+  return own2 ? { rule: own2, gating: !0 } : { rule: rules.rest, gating: !1 };
+}
+function severityOf(verdict, gating) {
+  return verdict !== "regressed" ? "none" : gating ? "regression" : "warning";
+}
+function fails(outcome, failOn) {
+  return failOn === "never" ? !1 : outcome.gate === "failed" ? !0 : failOn === "regression" ? !1 : outcome.gate === "cannot_judge" ? !0 : failOn === "warning" && outcome.severities.some((s) => s !== "none");
+}
+
 // src/shared/verdict-text.ts
+var NO_BASELINE = "no baseline";
 function measureName(measure) {
   let def = MEASURE_BY_NAME.get(measure);
-  return def ? def.unit && !def.label.includes(def.unit) ? `${def.label} (${def.unit})` : def.label : measure;
+  return def ? def.unit && !def.label.includes(def.unit) && def.unit !== "ratio" ? `${def.label} (${def.unit})` : def.label : measure;
 }
 function wherePhrase(benchmark) {
   let closed = /^closed (c=\d+)$/.exec(benchmark);
   if (closed) return `at ${closed[1]}`;
   let open2 = /^open (.+)$/.exec(benchmark);
-  return open2 ? `at ${open2[1]}` : benchmark === "search saturation" ? "" : `in ${benchmark}`;
+  return open2 ? `at ${open2[1]}` : benchmark === "search saturation" ? "" : benchmark === "all levels" ? "over all levels" : `in ${benchmark}`;
 }
 function formatValue(v) {
   if (v == null || !Number.isFinite(v)) return "\u2013";
@@ -21450,36 +21621,53 @@ function formatValue(v) {
   return a >= 1e3 ? v.toFixed(0) : a >= 100 ? v.toFixed(1) : a >= 1 ? v.toFixed(2) : v.toFixed(3);
 }
 var signed = (x, digits) => `${x > 0 ? "+" : x < 0 ? "\u2212" : "\xB1"}${Math.abs(x).toFixed(digits)}`;
-function deltaText(d) {
-  return d === null ? "\u2013" : `${signed(d, 1)} %`;
+function deltaText(d, pp = null) {
+  return pp !== null ? `${signed(pp, 1)} pp` : d === null ? "\u2013" : `${signed(d, 1)} %`;
 }
+var rowDelta = (r) => deltaText(r.delta_pct, r.delta_pp);
 function intervalText(i) {
   return i === null ? "" : `[${signed(i[0], 1)}, ${signed(i[1], 1)}]`;
 }
-var METHOD_TEXT = {
-  "repeats-t": "repeats-t",
+var rowInterval = (r) => r.interval_pp ?? r.interval_pct, METHOD_TEXT = {
+  "ab-paired": "A/B paired",
   "history-t": "history-t",
+  "repeats-t": "repeats-t",
   bootstrap: "bootstrap",
+  exact: "exact test",
   percent: "percent",
   off: "not judged",
   none: "\u2013"
 };
+function methodText(r) {
+  let unit = r.independent === "request" ? r.method === "bootstrap" ? "within one run" : "per request" : r.independent === "repeat" ? "within one job" : r.independent === "job" ? "per job" : r.independent === "block" ? "per block" : null;
+  return unit ? `${METHOD_TEXT[r.method]}, ${unit}` : METHOD_TEXT[r.method];
+}
+function detectableText(r) {
+  if (r.detectable === null) return null;
+  let share = r.measure === "error_rate" || r.measure === "slo_pass_pct";
+  return `could detect \u2265 ${r.detectable.toFixed(1)} ${share ? "pp" : "%"}`;
+}
 function verdictWord(r) {
+  let detect = r.gated ? detectableText(r) : null, withDetect = (w) => detect ? `${w} (${detect})` : w;
   switch (r.verdict) {
     case "regressed":
-      return r.severity === "warning" ? "regressed (warning)" : "regressed";
+      return r.reason ? `regressed: ${r.reason}` : r.severity === "warning" ? "regressed (warning)" : "regressed";
     case "improved":
       return "improved";
     case "unchanged":
-      return "unchanged";
+      return withDetect("unchanged");
     case "too_noisy": {
+      if (detect) return `too noisy to judge (${detect})`;
       if (r.noise_pct !== null) return `too noisy to judge (CV ${r.noise_pct.toFixed(1)} %)`;
       let i = r.interval_pct;
       return i ? `too noisy to judge (\xB1${((i[1] - i[0]) / 2).toFixed(1)} %)` : "too noisy to judge";
     }
+    case "not_judged":
+      return `not judged: ${r.reason ?? "?"}`;
     case "no_baseline":
-      return "no baseline";
+      return NO_BASELINE;
   }
+  return r.verdict;
 }
 function rowCells(r, withInterval) {
   return [
@@ -21487,48 +21675,74 @@ function rowCells(r, withInterval) {
     measureName(r.measure),
     formatValue(r.base),
     formatValue(r.head),
-    deltaText(r.delta_pct),
-    ...withInterval ? [intervalText(r.interval_pct) || "\u2013"] : []
+    rowDelta(r),
+    ...withInterval ? [intervalText(rowInterval(r)) || "\u2013"] : []
   ];
 }
 function rowPhrase(r) {
-  let where = wherePhrase(r.benchmark), i = intervalText(r.interval_pct);
-  return `${measureName(r.measure)}${where ? ` ${where}` : ""} ${deltaText(r.delta_pct)}${i ? ` ${i}` : ""}`;
+  let where = wherePhrase(r.benchmark), i = intervalText(rowInterval(r)), what = `${measureName(r.measure)}${where ? ` ${where}` : ""}`;
+  return r.head === null ? `${what}: ${r.reason ?? "no value"}` : `${what} ${rowDelta(r)}${i ? ` ${i}` : ""}`;
 }
-function worstFirst(rows) {
-  return [...rows].sort(
-    (a, b) => +(b.severity === "regression") - +(a.severity === "regression") || Math.abs(b.delta_pct ?? 0) - Math.abs(a.delta_pct ?? 0)
-  );
+function gatedInOrder(rows, gateText) {
+  let order = gateText.split(",").map((x) => x.trim().split("@")[0]), rank = (m) => order.indexOf(m) < 0 ? order.length : order.indexOf(m);
+  return rows.filter((r) => r.gated).sort((a, b) => rank(a.measure) - rank(b.measure) || (a.level ?? 0) - (b.level ?? 0));
 }
-function countOf(rows) {
-  let c = {
-    regressed: 0,
-    improved: 0,
-    too_noisy: 0,
-    unchanged: 0,
-    no_baseline: 0
-  };
-  for (let r of rows) c[r.verdict]++;
-  return c;
+var plural = (n, one2, many = `${one2}s`) => `${n} ${n === 1 ? one2 : many}`, list2 = (xs, named = 3) => xs.length <= named ? xs.join(", ") : `${xs.slice(0, named).join(", ")} and ${xs.length - named} more`;
+function headline(s, named = 3) {
+  let rows = s.rows;
+  if (rows.length > 0 && s.counts.no_baseline === rows.length)
+    return `No baseline: ${s.baseline_note ?? `none of the ${rows.length} measures has one`}.`;
+  let gated = gatedInOrder(rows, s.gate.text || DEFAULT_GATE_TEXT), others = rows.length - gated.length, tail = others > 0 ? `; ${plural(others, "other row")} in the details.` : ".", regressed = gated.filter((r) => r.verdict === "regressed").map(rowPhrase);
+  switch (s.gate.status) {
+    case "failed":
+      return `Gate failed: ${list2(regressed, named)} ${regressed.length === 1, "regressed"}${tail}`;
+    case "passed": {
+      let d = gated.map((r) => r.detectable).filter((x) => x !== null && r0(x)), range = d.length ? `; each could detect \u2265 ${Math.min(...d).toFixed(1)}\u2013${Math.max(...d).toFixed(1)} %` : "";
+      return `Gate passed: no gated row regressed (${plural(gated.length, "row")}${range})${tail}`;
+    }
+    case "cannot_judge":
+      return `Gate cannot judge: ${s.gate.reason}${tail}`;
+    case "not_gated": {
+      let words = gated.filter((r) => r.verdict === "regressed" || r.verdict === "improved").map((r) => `${rowPhrase(r)} ${r.verdict}`);
+      return `Not gated (${s.gate.reason})${words.length ? `: ${list2(words, named)}` : ": no gated row moved beyond its interval"}${tail}`;
+    }
+    case "no_baseline":
+      return `No baseline for the gated rows${tail}`;
+    case "off": {
+      let reg = rows.filter((r) => r.verdict === "regressed").map(rowPhrase);
+      return `${reg.length > 0 ? `${plural(reg.length, "row")} regressed: ${list2(reg, named)}` : "No regression"} (gate off)${tail}`;
+    }
+  }
 }
-function headline(rows, named = 3) {
-  let c = countOf(rows);
-  if (rows.length > 0 && c.no_baseline === rows.length)
-    return `No baseline: none of the ${rows.length} measures has one.`;
-  let regressed = worstFirst(rows.filter((r) => r.verdict === "regressed")), stat = regressed.filter((r) => r.method !== "percent").length, why = stat === regressed.length ? " beyond noise" : stat === 0 ? " beyond their threshold" : "", parts = [];
-  if (regressed.length > 0) {
-    let shown2 = regressed.slice(0, named).map(rowPhrase), more = regressed.length - shown2.length;
-    parts.push(
-      `${regressed.length} regressed${why}: ${shown2.join(", ")}${more > 0 ? ` and ${more} more` : ""}`
-    );
-  } else parts.push("No regression");
-  return c.improved && parts.push(`${c.improved} improved`), c.unchanged && parts.push(`${c.unchanged} unchanged`), c.too_noisy && parts.push(`${c.too_noisy} too noisy to judge`), c.no_baseline && parts.push(`${c.no_baseline} without a baseline`), `${parts.join("; ")}.`;
+var r0 = (x) => Number.isFinite(x);
+function othersLine(s) {
+  let others = s.rows.filter((r) => !r.gated);
+  if (others.length === 0) return null;
+  let c = (v) => others.filter((r) => r.verdict === v).length, parts = [
+    c("regressed") ? `${c("regressed")} regressed` : null,
+    c("improved") ? `${c("improved")} improved` : null,
+    c("too_noisy") ? `${c("too_noisy")} too noisy to judge` : null,
+    c("not_judged") ? `${c("not_judged")} not judged` : null,
+    c("unchanged") ? `${c("unchanged")} unchanged` : null,
+    c("no_baseline") ? `${c("no_baseline")} without a baseline` : null
+  ].filter(Boolean), chance = s.chance_flags.rows > 0 ? ` (chance alone would flag about ${s.chance_flags.expected.toFixed(1)} of them as regressed)` : "";
+  return `Of ${plural(others.length, "other row")}: ${parts.join(", ")}${chance}.`;
 }
 function evidenceLine(s, baseName) {
-  let base = s.base_kind === "history" ? `${s.base_runs} run${s.base_runs === 1 ? "" : "s"} of ${baseName}` : s.base_kind === "repeats" ? `${baseName} (${s.base_runs} repeats)` : baseName, methods = /* @__PURE__ */ new Map();
-  for (let r of s.rows) r.method !== "none" && methods.set(r.method, (methods.get(r.method) ?? 0) + 1);
-  let m = [...methods].map(([k, n]) => `${METHOD_TEXT[k]} ${n}`).join(", ");
-  return `against ${base}; head: ${s.head_runs > 1 ? `${s.head_runs} repeats` : "one run"}${m ? `; methods: ${m}` : ""}`;
+  let base = s.base_kind === "ab" ? `the base's server in the same job (A/B, ${plural(s.base_runs, "pair")})` : s.base_kind === "history" ? `${plural(s.base_runs, "run")} of ${baseName}${s.excluded.length ? ` (${s.excluded.length} left out: ${[...new Set(s.excluded.map((e) => e.reason.split(":")[0]))].join(", ")})` : ""}` : s.base_kind === "repeats" ? `${baseName} (${s.base_runs} repeats)` : baseName, methods = /* @__PURE__ */ new Map();
+  for (let r of s.rows)
+    r.method !== "none" && methods.set(methodText(r), (methods.get(methodText(r)) ?? 0) + 1);
+  let m = [...methods].map(([k, n]) => `${k} ${n}`).join(", "), head = s.base_kind === "ab" ? "" : `; head: ${s.head_runs > 1 ? `${s.head_runs} repeats` : "one run"}`;
+  return `against ${base}${head}${m ? `; methods: ${m}` : ""}`;
+}
+function environmentLine(s) {
+  return s.environment.length > 0 ? `Another environment: ${environmentText(s.environment)}.` : null;
+}
+function gateLine(s) {
+  let g = s.gate;
+  if (g.status === "off") return "The gate is off (gate: off).";
+  let corr = g.correlation !== null ? `, rows moving together at \u03C1 \u2248 ${g.correlation.toFixed(2)}` : "";
+  return `Gate: ${g.text || DEFAULT_GATE_TEXT} at every level; false-fail rate per pull request held at ${g.fwer_pct} % (${g.procedure}${corr}).`;
 }
 
 // src/core/results/report.ts
@@ -23588,13 +23802,13 @@ function promiseAllObject(promisesObj) {
   });
 }
 function randomString(length = 10) {
-  let chars = "abcdefghijklmnopqrstuvwxyz", str2 = "";
+  let chars = "abcdefghijklmnopqrstuvwxyz", str3 = "";
   for (let i = 0; i < length; i++)
-    str2 += chars[Math.floor(Math.random() * chars.length)];
-  return str2;
+    str3 += chars[Math.floor(Math.random() * chars.length)];
+  return str3;
 }
-function esc(str2) {
-  return JSON.stringify(str2);
+function esc(str3) {
+  return JSON.stringify(str3);
 }
 function slugify(input2) {
   return input2.toLowerCase().trim().replace(/[^\w\s-]/g, "").replace(/[\s_-]+/g, "-").replace(/^-+|-+$/g, "");
@@ -23662,8 +23876,8 @@ var getParsedType = (data) => {
   "symbol",
   "undefined"
 ]);
-function escapeRegex(str2) {
-  return str2.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+function escapeRegex(str3) {
+  return str3.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
 function clone(inst, def, params) {
   let cl = new inst._zod.constr(def ?? inst._zod.def);
@@ -23852,13 +24066,13 @@ function getSizableOrigin(input2) {
   return input2 instanceof Set ? "set" : input2 instanceof Map ? "map" : input2 instanceof File ? "file" : "unknown";
 }
 var highSurrogate = /[\uD800-\uDBFF]/;
-function codePointLength(str2) {
-  let units = str2.length;
-  if (!highSurrogate.test(str2))
+function codePointLength(str3) {
+  let units = str3.length;
+  if (!highSurrogate.test(str3))
     return units;
   let count3 = units;
   for (let i = 0; i < units - 1; i++)
-    (str2.charCodeAt(i) & 64512) === 55296 && (str2.charCodeAt(i + 1) & 64512) === 56320 && (count3--, i++);
+    (str3.charCodeAt(i) & 64512) === 55296 && (str3.charCodeAt(i + 1) & 64512) === 56320 && (count3--, i++);
   return count3;
 }
 function getLengthableOrigin(input2) {
@@ -26858,9 +27072,9 @@ function az_default() {
 }
 
 // node_modules/zod/v4/locales/be.js
-function getBelarusianPlural(count3, one, few, many) {
+function getBelarusianPlural(count3, one2, few, many) {
   let absCount = Math.abs(count3), lastDigit = absCount % 10, lastTwoDigits = absCount % 100;
-  return lastTwoDigits >= 11 && lastTwoDigits <= 19 ? many : lastDigit === 1 ? one : lastDigit >= 2 && lastDigit <= 4 ? few : many;
+  return lastTwoDigits >= 11 && lastTwoDigits <= 19 ? many : lastDigit === 1 ? one2 : lastDigit >= 2 && lastDigit <= 4 ? few : many;
 }
 var error3 = () => {
   let Sizable = {
@@ -28957,14 +29171,14 @@ function hu_default() {
 }
 
 // node_modules/zod/v4/locales/hy.js
-function getArmenianPlural(count3, one, many) {
-  return Math.abs(count3) === 1 ? one : many;
+function getArmenianPlural(count3, one2, many) {
+  return Math.abs(count3) === 1 ? one2 : many;
 }
-function withDefiniteArticle(word) {
-  if (!word)
+function withDefiniteArticle(word2) {
+  if (!word2)
     return "";
-  let vowels = ["\u0561", "\u0565", "\u0568", "\u056B", "\u0578", "\u0578\u0582", "\u0585"], lastChar = word[word.length - 1];
-  return word + (vowels.includes(lastChar) ? "\u0576" : "\u0568");
+  let vowels = ["\u0561", "\u0565", "\u0568", "\u056B", "\u0578", "\u0578\u0582", "\u0585"], lastChar = word2[word2.length - 1];
+  return word2 + (vowels.includes(lastChar) ? "\u0576" : "\u0568");
 }
 var error24 = () => {
   let Sizable = {
@@ -30921,8 +31135,8 @@ var error43 = () => {
       case "not_multiple_of":
         return `N\xFAmero inv\xE1lido: deve ser m\xFAltiplo de ${issue2.divisor}`;
       case "unrecognized_keys": {
-        let plural2 = issue2.keys.length > 1 ? "s" : "";
-        return `Chave${plural2} inv\xE1lida${plural2}: ${joinValues(issue2.keys, ", ")}`;
+        let plural3 = issue2.keys.length > 1 ? "s" : "";
+        return `Chave${plural3} inv\xE1lida${plural3}: ${joinValues(issue2.keys, ", ")}`;
       }
       case "invalid_key":
         return `Entrada inv\xE1lida n${translateOriginWithArticle(issue2.origin, "definite")}`;
@@ -31040,8 +31254,8 @@ var error44 = () => {
       case "not_multiple_of":
         return `N\xFAmero inv\xE1lido: deve ser m\xFAltiplo de ${issue2.divisor}`;
       case "unrecognized_keys": {
-        let plural2 = issue2.keys.length > 1 ? "s" : "";
-        return `Chave${plural2} inv\xE1lida${plural2}: ${joinValues(issue2.keys, ", ")}`;
+        let plural3 = issue2.keys.length > 1 ? "s" : "";
+        return `Chave${plural3} inv\xE1lida${plural3}: ${joinValues(issue2.keys, ", ")}`;
       }
       case "invalid_key":
         return `Entrada inv\xE1lida n${translateOriginWithArticle(issue2.origin, "definite")}`;
@@ -31163,9 +31377,9 @@ function ro_default() {
 }
 
 // node_modules/zod/v4/locales/ru.js
-function getRussianPlural(count3, one, few, many) {
+function getRussianPlural(count3, one2, few, many) {
   let absCount = Math.abs(count3), lastDigit = absCount % 10, lastTwoDigits = absCount % 100;
-  return lastTwoDigits >= 11 && lastTwoDigits <= 19 ? many : lastDigit === 1 ? one : lastDigit >= 2 && lastDigit <= 4 ? few : many;
+  return lastTwoDigits >= 11 && lastTwoDigits <= 19 ? many : lastDigit === 1 ? one2 : lastDigit >= 2 && lastDigit <= 4 ? few : many;
 }
 var error46 = () => {
   let Sizable = {
@@ -33074,37 +33288,37 @@ var PATTERN_IS_COMPLETE = /* @__PURE__ */ new Set([
   "xid"
 ]);
 function generateStringFormatCheck(doc, ctx, def, accessor, needsValue = !0) {
-  let fmt3 = def.format;
-  if (fmt3 === "base64") {
+  let fmt4 = def.format;
+  if (fmt4 === "base64") {
     let validator = addConstant(ctx, isValidBase64);
     return doc.write(`if (!${validator}(${accessor})) return INVALID;`), accessor;
   }
-  if (fmt3 === "base64url") {
+  if (fmt4 === "base64url") {
     let validator = addConstant(ctx, isValidBase64URL);
     return doc.write(`if (!${validator}(${accessor})) return INVALID;`), accessor;
   }
-  if (fmt3 === "jwt") {
+  if (fmt4 === "jwt") {
     let validator = addConstant(ctx, isValidJWT), alg = addConstant(ctx, def.alg ?? null);
     return doc.write(`if (!${validator}(${accessor}, ${alg})) return INVALID;`), accessor;
   }
-  if (fmt3 === "ipv6") {
+  if (fmt4 === "ipv6") {
     let validator = addConstant(ctx, isValidIPv6);
     return doc.write(`if (!${validator}(${accessor})) return INVALID;`), accessor;
   }
-  if (fmt3 === "cidrv6") {
+  if (fmt4 === "cidrv6") {
     let validator = addConstant(ctx, isValidCIDRv6);
     return doc.write(`if (!${validator}(${accessor})) return INVALID;`), accessor;
   }
-  if (fmt3 === "credit_card") {
+  if (fmt4 === "credit_card") {
     let validator = addConstant(ctx, isValidCreditCard);
     return doc.write(`if (!${validator}(${accessor})) return INVALID;`), accessor;
   }
-  if (fmt3 === "iban") {
+  if (fmt4 === "iban") {
     let validator = addConstant(ctx, isValidIBAN);
     return doc.write(`if (!${validator}(${accessor})) return INVALID;`), accessor;
   }
   let formatDef = def;
-  if (fmt3 === "url" || fmt3 === "httpurl" || formatDef.normalize || formatDef.hostname !== void 0 || formatDef.protocol !== void 0) {
+  if (fmt4 === "url" || fmt4 === "httpurl" || formatDef.normalize || formatDef.hostname !== void 0 || formatDef.protocol !== void 0) {
     let parseConst = addConstant(ctx, validateURL), defConst = addConstant(ctx, def), trimVar = newVar(ctx), urlVar = newVar(ctx);
     if (doc.write(`const ${trimVar} = ${accessor}.trim();`), doc.write(`const ${urlVar} = ${parseConst}(${trimVar}, ${defConst});`), doc.write(`if (typeof ${urlVar} === "number") return INVALID;`), formatDef.hostname !== void 0) {
       let hostnameConst = addConstant(ctx, urlHostnameOk);
@@ -33122,11 +33336,11 @@ function generateStringFormatCheck(doc, ctx, def, accessor, needsValue = !0) {
   let customFn = def.fn;
   if (customFn) {
     if (isAsyncFunction(customFn))
-      throw new ZodCompileUnsupportedError(`async string format ${fmt3}`);
+      throw new ZodCompileUnsupportedError(`async string format ${fmt4}`);
     let fnConst = addConstant(ctx, customFn);
     return doc.write(`if (!${fnConst}(${accessor})) return INVALID;`), accessor;
   }
-  if (PATTERN_IS_COMPLETE.has(fmt3) && def.pattern) {
+  if (PATTERN_IS_COMPLETE.has(fmt4) && def.pattern) {
     let patternConst = addConstant(ctx, def.pattern);
     return doc.write(`${patternConst}.lastIndex = 0;`), doc.write(`if (!${patternConst}.test(${accessor})) return INVALID;`), accessor;
   }
@@ -35299,8 +35513,8 @@ var narrowMin = (agg, key, value) => {
   mime_type: (agg, def) => intersectMime(agg, def.mime)
 };
 function aggregateChecks(schema) {
-  let agg = {}, def = schema._zod.def, list2 = schema._zod.traits.has("$ZodCheck") ? [schema, ...def.checks ?? []] : def.checks ?? [];
-  for (let ch of list2)
+  let agg = {}, def = schema._zod.def, list3 = schema._zod.traits.has("$ZodCheck") ? [schema, ...def.checks ?? []] : def.checks ?? [];
+  for (let ch of list3)
     contributors[ch._zod.def.check]?.(agg, ch._zod.def);
   let bag = schema._zod.bag;
   bag.minimum !== void 0 && narrowMin(agg, "minimum", bag.minimum), bag.exclusiveMinimum !== void 0 && narrowMin(agg, "exclusiveMinimum", bag.exclusiveMinimum), bag.maximum !== void 0 && narrowMax(agg, "maximum", bag.maximum), bag.exclusiveMaximum !== void 0 && narrowMax(agg, "exclusiveMaximum", bag.exclusiveMaximum), bag.multipleOf !== void 0 && addDivisor(agg, bag.multipleOf), bag.format !== void 0 && (agg.format ?? (agg.format = bag.format), bag.format.includes("int") && (agg.isInt = !0)), bag.mime && intersectMime(agg, bag.mime);
@@ -37514,7 +37728,7 @@ var SCHEMA_KEYWORDS = /* @__PURE__ */ new Set([
 function containsRef(value) {
   return typeof value != "object" || value === null ? !1 : Array.isArray(value) ? value.some(containsRef) : typeof value.$ref == "string" ? !0 : Object.entries(value).some(([key, sub]) => SCHEMA_KEYWORDS.has(key) ? containsRef(sub) : !SCHEMA_MAP_KEYWORDS.has(key) || typeof sub != "object" || sub === null ? !1 : Object.values(sub).some(containsRef));
 }
-function plural(n) {
+function plural2(n) {
   return n === 1 ? "element" : "elements";
 }
 function checkArrayGuards(arraySchema, guards) {
@@ -37548,12 +37762,12 @@ function checkArrayGuards(arraySchema, guards) {
             break;
         matches < minContains && payload.issues.push({
           code: "custom",
-          message: `Array must contain at least ${minContains} matching ${plural(minContains)}; found ${matches}`,
+          message: `Array must contain at least ${minContains} matching ${plural2(minContains)}; found ${matches}`,
           input: items,
           continue: !0
         }), guards.maxContains !== void 0 && matches > guards.maxContains && payload.issues.push({
           code: "custom",
-          message: `Array must contain at most ${guards.maxContains} matching ${plural(guards.maxContains)}`,
+          message: `Array must contain at most ${guards.maxContains} matching ${plural2(guards.maxContains)}`,
           input: items,
           continue: !0
         });
@@ -38085,9 +38299,16 @@ var Saturation = external_exports.object({
   external_exports.object({
     level: num,
     measure: external_exports.string().max(64),
-    values: external_exports.array(external_exports.number().finite()).max(1e3)
+    values: external_exports.array(external_exports.number().finite()).max(1e3),
+    /** Values in groups, one per request in order (ITL: a request's gaps), their sizes; absent: one value each. */
+    sizes: external_exports.array(external_exports.number().int().positive()).max(1e3).optional()
   })
-).max(5e3), GpuSampleRecord = external_exports.object({
+).max(5e3), VerdictRules = external_exports.object({
+  thresholds: external_exports.string().max(2e3).nullable(),
+  gate: external_exports.string().max(2e3).nullable(),
+  fwer_pct: external_exports.number().positive().max(49).nullable().optional(),
+  fail_on: external_exports.string().max(32).nullable()
+}), GpuSampleRecord = external_exports.object({
   t_ms: num,
   index: external_exports.number().int().nonnegative(),
   uuid: external_exports.string().nullable(),
@@ -38237,6 +38458,28 @@ var ClientSelfCheck = external_exports.object({
     })
   ),
   unknown_reason: external_exports.string().nullable()
+}), ValidityReason = external_exports.object({
+  code: external_exports.enum([
+    "client_bound",
+    "no_steady_state",
+    "fell_behind",
+    "error_rate",
+    "short_output",
+    "cache_unasked",
+    "too_few_samples",
+    "load_shape",
+    "telemetry_gap"
+  ]),
+  affects: external_exports.array(external_exports.string().max(64)).max(64),
+  figure: external_exports.number().nullable(),
+  bound: external_exports.number().nullable(),
+  text: external_exports.string().max(1e3)
+}), LevelValidity = external_exports.object({
+  status: external_exports.enum(["valid", "invalid"]),
+  reasons: external_exports.array(ValidityReason).max(32)
+}), RunValidity = external_exports.object({
+  status: external_exports.enum(["valid", "invalid"]),
+  reasons: external_exports.array(external_exports.object({ level: external_exports.number(), code: ValidityReason.shape.code, text: external_exports.string().max(1e3) })).max(256)
 });
 
 // src/schema/profile.ts
@@ -38310,26 +38553,8 @@ var ProfileSample = external_exports.object({
   summary: ProfileSummary
 });
 
-// src/schema/v1.ts
-var SCHEMA_VERSION = 1, Stats = external_exports.object({
-  n: external_exports.number().int().nonnegative(),
-  mean: nullableNum,
-  min: nullableNum,
-  max: nullableNum,
-  p50: nullableNum,
-  p90: nullableNum,
-  p95: nullableNum,
-  p99: nullableNum
-}), nonNeg2 = external_exports.number().nonnegative(), nullableNonNeg = nonNeg2.nullable(), MeasuredStats = external_exports.object({
-  n: external_exports.number().int().nonnegative(),
-  mean: nullableNonNeg,
-  min: nullableNonNeg,
-  max: nullableNonNeg,
-  p50: nullableNonNeg,
-  p90: nullableNonNeg,
-  p95: nullableNonNeg,
-  p99: nullableNonNeg
-}), Usage = external_exports.object({
+// src/schema/request-record.ts
+var Usage = external_exports.object({
   prompt_tokens: external_exports.number().int().nonnegative().nullable(),
   completion_tokens: external_exports.number().int().nonnegative().nullable(),
   /** null when the server did not report prompt_tokens_details. */
@@ -38404,8 +38629,31 @@ var SCHEMA_VERSION = 1, Stats = external_exports.object({
   prompt_reuse: external_exports.enum(["tagged", "exact"]).optional(),
   /** `--repeats N`: which repeat of the sweep sent it (0-based; absent: the only one). */
   repeat: external_exports.number().int().nonnegative().optional(),
+  /** `--ab`: which block of the job sent it (the document's `ab.blocks`: the base's server or the head's). */
+  block: external_exports.number().int().nonnegative().optional(),
   /** ignore_eos was asked and the response stopped short of max_tokens (the server ignored it). */
   short_output: external_exports.literal(!0).optional()
+});
+
+// src/schema/v1.ts
+var SCHEMA_VERSION = 1, Stats = external_exports.object({
+  n: external_exports.number().int().nonnegative(),
+  mean: nullableNum,
+  min: nullableNum,
+  max: nullableNum,
+  p50: nullableNum,
+  p90: nullableNum,
+  p95: nullableNum,
+  p99: nullableNum
+}), nonNeg2 = external_exports.number().nonnegative(), nullableNonNeg = nonNeg2.nullable(), MeasuredStats = external_exports.object({
+  n: external_exports.number().int().nonnegative(),
+  mean: nullableNonNeg,
+  min: nullableNonNeg,
+  max: nullableNonNeg,
+  p50: nullableNonNeg,
+  p90: nullableNonNeg,
+  p95: nullableNonNeg,
+  p99: nullableNonNeg
 }), OpenLoopSummary = external_exports.object({
   arrival: external_exports.enum(["poisson", "constant", "gamma"]),
   burstiness: num,
@@ -38475,6 +38723,10 @@ var SCHEMA_VERSION = 1, Stats = external_exports.object({
   gpu: LevelGpu.optional(),
   /** Successful requests that stopped short of the output asked (ignore_eos ignored): not the workload asked for. */
   short_output: external_exports.number().int().nonnegative().optional(),
+  /** Successful measured requests by the finish reason the server gave ("none": it gave none). */
+  finish_reasons: external_exports.record(external_exports.string(), external_exports.number().int().nonnegative()).optional(),
+  /** Whether the level's figures are what they claim, and if not why (core/results/validity.ts). */
+  validity: LevelValidity.optional(),
   open_loop: OpenLoopSummary.nullable(),
   client: ClientSelfCheck,
   admission: AdmissionSummary.nullable().optional(),
@@ -38507,7 +38759,11 @@ var SCHEMA_VERSION = 1, Stats = external_exports.object({
     name: external_exports.string().nullable(),
     count: external_exports.number().int().nonnegative().nullable(),
     memory_mib: nullableNum,
-    driver: external_exports.string().nullable()
+    driver: external_exports.string().nullable(),
+    /** The CUDA version the driver reports, its power limit and its highest SM clock (absent: not read). */
+    cuda_version: external_exports.string().nullable().optional(),
+    power_limit_w: nullableNum.optional(),
+    sm_clock_max_mhz: nullableNum.optional()
   }).nullable(),
   runner_name: external_exports.string().nullable().optional()
 }), GitInfo = external_exports.object({
@@ -38575,6 +38831,24 @@ var SCHEMA_VERSION = 1, Stats = external_exports.object({
    * median over the repeats (shared/repeats.ts), and the repeats' spread is the verdict's evidence.
    */
   repeats: external_exports.array(external_exports.object({ index: external_exports.number().int().nonnegative(), levels: external_exports.array(LevelResult) })).optional(),
+  /** `--ab`: the blocks of the base's server and the head's, alternated in one job; `levels` are the head's. */
+  ab: external_exports.object({
+    base_target: external_exports.object({ base_url: external_exports.string(), model: external_exports.string() }),
+    seed: external_exports.number().int(),
+    blocks: external_exports.array(
+      external_exports.object({
+        index: external_exports.number().int().nonnegative(),
+        arm: external_exports.enum(["base", "head"]),
+        pair: external_exports.number().int().nonnegative(),
+        levels: external_exports.array(LevelResult)
+      })
+    ).max(200),
+    pairs: external_exports.array(external_exports.object({ base: external_exports.number().int().nonnegative(), head: external_exports.number().int().nonnegative() })).max(100)
+  }).optional(),
+  /** Whether every level is valid; an invalid run is judged "not judged" and never enters a base history. */
+  validity: RunValidity.optional(),
+  /** The rules the run is judged with (document-parts.ts). */
+  verdict_rules: VerdictRules.nullable().optional(),
   complete: external_exports.boolean()
 }).superRefine((d, ctx) => {
   let seen = /* @__PURE__ */ new Set();
@@ -38606,6 +38880,122 @@ function parseResultDocument(input2) {
 
 // src/core/results/document.ts
 init_workload();
+
+// src/core/results/validity.ts
+function samplesNeeded(q) {
+  return Math.ceil(Math.log(0.05) / Math.log(q));
+}
+var TIMING = ["latency", "rate", "slo"], FIGURES = ["latency", "rate", "slo", "tokens", "gpu"], PERCENTILES = [
+  {
+    stats: "ttft_ms",
+    of: [
+      ["ttft_p95_ms", 0.95],
+      ["ttft_p99_ms", 0.99]
+    ]
+  },
+  { stats: "itl_ms", of: [["itl_p95_ms", 0.95]] },
+  { stats: "e2e_ms", of: [["e2e_p95_ms", 0.95]] },
+  {
+    stats: "ttfat_ms",
+    of: [
+      ["ttfat_p95_ms", 0.95],
+      ["ttfat_p99_ms", 0.99]
+    ]
+  }
+], fmt2 = (x) => x >= 100 ? x.toFixed(0) : x >= 10 ? x.toFixed(1) : x.toFixed(2);
+function levelReasons(l, cfg, cacheNote) {
+  let out = [], add = (code, affects, figure, bound, text2) => out.push({ code, affects, figure, bound, text: text2 }), delay = l.client.event_loop_delay_ms.p99, itl = l.itl_ms.p50, ttft2 = l.ttft_ms.p50;
+  if (delay !== null && (itl !== null || ttft2 !== null)) {
+    let late = 2 * delay + 1, bound = Math.max(
+      20,
+      Math.min(
+        itl !== null ? 0.5 * itl : Number.POSITIVE_INFINITY,
+        ttft2 !== null ? 0.2 * ttft2 : Number.POSITIVE_INFINITY
+      )
+    );
+    late > bound && add(
+      "client_bound",
+      TIMING,
+      late,
+      bound,
+      `client-bound: it read what the server sent up to about ${fmt2(late)} ms late (p99), over ${fmt2(bound)} ms (half the ITL p50 or a fifth of the TTFT p50, at least 20 ms)${l.client.bottleneck_warning ? "; its own work was the cause (more --workers)" : "; the machine woke it late (a quieter runner)"}`
+    );
+  }
+  let queue = l.client.send_queue_ms?.p99 ?? null;
+  queue !== null && ttft2 !== null && queue > Math.max(20, 0.2 * ttft2) && add(
+    "client_bound",
+    TIMING,
+    queue,
+    Math.max(20, 0.2 * ttft2),
+    `client-bound: requests waited ${fmt2(queue)} ms (p99) in the client before their socket write, over a fifth of the TTFT p50 (more --workers)`
+  );
+  let s = l.steady_state;
+  if (s?.fell_behind ? add(
+    "fell_behind",
+    FIGURES,
+    s.completed_rps,
+    l.level,
+    `the server fell behind: ${s.reason.replace(/^the server fell behind: /, "")}`
+  ) : s && !s.steady && l.requests > 0 && add("no_steady_state", FIGURES, s.window_s, s.min_steady_s, `no steady state: ${s.reason}`), l.requests > 0 && l.errors / l.requests > 0.05 && add(
+    "error_rate",
+    [...FIGURES],
+    l.errors / l.requests,
+    0.05,
+    `${l.errors} of ${l.requests} requests failed (over ${100 * 0.05} %): the rest are not the workload's figures`
+  ), cfg.ignore_eos && l.ok > 0 && cfg.max_tokens > 0) {
+    let mean2 = l.completion_tokens_total / l.ok;
+    mean2 < 0.9 * cfg.max_tokens && add(
+      "short_output",
+      [...FIGURES],
+      mean2,
+      0.9 * cfg.max_tokens,
+      `outputs shorter than asked: ${fmt2(mean2)} tokens on average for ${cfg.max_tokens} with ignore_eos (the server stopped early)`
+    );
+  }
+  cacheNote !== null && add("cache_unasked", ["latency", "rate", "slo"], null, null, cacheNote);
+  let ol = l.open_loop;
+  if (ol && ol.achieved_rate_rps !== null && ol.target_rate_rps > 0) {
+    let off = Math.abs(ol.achieved_rate_rps / ol.target_rate_rps - 1), bound = Math.max(0.1, 3 / Math.sqrt(Math.max(1, l.requests)));
+    off > bound && add(
+      "load_shape",
+      [...FIGURES],
+      ol.achieved_rate_rps,
+      ol.target_rate_rps,
+      `the load was not the one asked: ${fmt2(ol.achieved_rate_rps)} req/s sent for ${fmt2(ol.target_rate_rps)} (off by ${(100 * off).toFixed(0)} %, over ${(100 * bound).toFixed(0)} %)`
+    );
+  } else l.mode === "closed" && l.requests >= l.level && l.peak_in_flight < l.level && add(
+    "load_shape",
+    [...FIGURES],
+    l.peak_in_flight,
+    l.level,
+    `the load was not the one asked: at most ${l.peak_in_flight} of ${l.level} users had a request in flight`
+  );
+  for (let p of PERCENTILES) {
+    let st = l[p.stats];
+    if (!(!st || st.n === 0))
+      for (let [measure, q] of p.of)
+        st.n < samplesNeeded(q) && add(
+          "too_few_samples",
+          [measure],
+          st.n,
+          samplesNeeded(q),
+          `p${Math.round(q * 100)} needs \u2265 ${samplesNeeded(q)} samples (has ${st.n})`
+        );
+  }
+  return l.gpu?.unknown_reason && add("telemetry_gap", ["gpu"], null, null, `GPU figures unknown: ${l.gpu.unknown_reason}`), out;
+}
+var ROWS_ONLY = /* @__PURE__ */ new Set(["too_few_samples", "telemetry_gap"]);
+function levelValidity(reasons) {
+  return { status: reasons.some((r) => !ROWS_ONLY.has(r.code)) ? "invalid" : "valid", reasons: [...reasons] };
+}
+function runValidity(levels) {
+  let reasons = levels.flatMap(
+    (l) => (l.validity?.reasons ?? []).filter((r) => !ROWS_ONLY.has(r.code)).map((r) => ({ level: l.level, code: r.code, text: r.text }))
+  );
+  return { status: reasons.length > 0 ? "invalid" : "valid", reasons };
+}
+
+// src/core/results/document.ts
 var CLOCK_SOURCE = "performance.now() (monotonic), ms from origin";
 function buildDocument(p) {
   let origin = new Date(p.originWallMs).toISOString(), target = targetRecord(p.target), pv = p.provenance ?? null, environment = pv?.runnerName != null ? { ...p.environment, runner_name: pv.runnerName } : p.environment, doc = {
@@ -38627,9 +39017,11 @@ function buildDocument(p) {
     ...p.saturation ? { saturation: p.saturation } : {},
     ...p.repeats ? { repeats: p.repeats } : {},
     ...p.gpuTelemetry ? { gpu_telemetry: p.gpuTelemetry } : {},
+    ...p.ab ? { ab: p.ab } : {},
+    ...p.kind === "sweep" ? { validity: runValidity([...p.levels, ...p.ab?.blocks.flatMap((b) => b.levels) ?? []]) } : {},
     complete: p.complete
   };
-  return doc.workload_fingerprint = createHash("sha256").update(canonicalJson(workloadSpec(doc))).digest("hex").slice(0, 16), pv !== null && (doc.repository = pv.repository, doc.git = pv.git, pv.testbed !== null && (doc.testbed = describeTestbed(doc, pv.testbed))), doc;
+  return doc.workload_fingerprint = createHash("sha256").update(canonicalJson(workloadSpec(doc))).digest("hex").slice(0, 16), pv !== null && (doc.repository = pv.repository, doc.git = pv.git, pv.testbed !== null && (doc.testbed = describeTestbed(doc, pv.testbed)), pv.verdictRules && (doc.verdict_rules = pv.verdictRules)), doc;
 }
 
 // src/core/results/environment.ts
@@ -38670,6 +39062,75 @@ async function captureEnvironment() {
   };
 }
 
+// src/shared/formulas.ts
+var FORMULAS = {
+  clock: "all *_ms timestamps: performance.now() (monotonic) minus the run origin, in milliseconds",
+  ttft_ms: "first content event receive time - actual send time; a content event carries any generated text: reasoning, answer or tool call",
+  ttfat_ms: "first answer event (content or tool call after any reasoning; --reasoning-tags think: after </think>) - actual send time",
+  reasoning_ms: "first answer event - first reasoning event, requests that reasoned",
+  reasoning_tokens: "usage.completion_tokens_details.reasoning_tokens where the server sends it; else reasoning events when completion_tokens is at most content events + 1 (one token per event, the end-of-sequence token unsent), else round(reasoning events * completion_tokens / content events)",
+  answer_tokens: "usage.completion_tokens - reasoning_tokens",
+  tt_first_tool_call_ms: "first tool-call event (name or arguments delta) - actual send time",
+  short_output: "with ignore_eos: successful requests whose completion_tokens < max_tokens and that said stop or came under 90 % of max_tokens",
+  itl_ms: "every gap between consecutive content events of a request, pooled over requests",
+  tpot_ms: "(last content event - first content event) / (usage.completion_tokens - 1), requests with completion_tokens >= 2",
+  e2e_ms: "last content event - actual send time",
+  e2e_stream_ms: "end of stream (response end) - actual send time",
+  decode_tok_s: "(usage.completion_tokens - 1) / ((last content event - first content event) / 1000), per request",
+  tokens_per_chunk: "usage.completion_tokens / number of content events, per request",
+  output_tok_s: "sum of usage.completion_tokens over successful requests / level wall time",
+  total_tok_s: "sum of (usage.prompt_tokens + usage.completion_tokens) over successful requests / level wall time",
+  req_s: "successful requests / level wall time",
+  wall_time_s: "last measured request end - first measured request send (warmup excluded)",
+  goodput_req_s: "successful requests meeting every configured SLO / level wall time",
+  slo_pass_pct: "100 * requests meeting every SLO / all measured requests (errors count as misses)",
+  slo_basis: "closed loop: TTFT/E2E from actual send; open loop: from intended send (queue-inclusive)",
+  ttft_from_intended_ms: "open loop: first content event - intended send time (includes client-side queueing)",
+  e2e_from_intended_ms: "open loop: last content event - intended send time",
+  schedule_lag_ms: "open loop: actual send time - intended send time",
+  percentile: "linear interpolation between closest ranks (Hyndman-Fan type 7) on raw samples",
+  latency_population: "latency statistics use successful, non-warmup requests only",
+  peak_in_flight: "maximum number of measured requests between send and end at any instant",
+  littles_law_implied_in_flight: "sum of E2E (stream) times / level wall time"
+};
+function deriveRequest(r) {
+  let ok = r.error === null, first = r.first_token_ms, last2 = r.last_token_ms, ct = r.usage?.completion_tokens ?? null, ttftMs = first !== null ? first - r.send_ms : null, e2eMs = last2 !== null ? last2 - r.send_ms : null, e2eStreamMs = r.end_ms !== null ? r.end_ms - r.send_ms : null, tpotMs = null, decodeTokS = null;
+  if (first !== null && last2 !== null && ct !== null && ct >= 2) {
+    let span = last2 - first;
+    tpotMs = span / (ct - 1), decodeTokS = span > 0 ? (ct - 1) / (span / 1e3) : null;
+  }
+  let events = r.event_times_ms.length, tokensPerChunk = ct !== null && events > 0 ? ct / events : null, intended = r.intended_send_ms, answer = r.first_answer_ms === void 0 ? first : r.first_answer_ms;
+  return {
+    ok,
+    ttftMs,
+    e2eMs,
+    e2eStreamMs,
+    tpotMs,
+    decodeTokS,
+    tokensPerChunk,
+    ttftFromIntendedMs: intended !== null && first !== null ? first - intended : null,
+    e2eFromIntendedMs: intended !== null && last2 !== null ? last2 - intended : null,
+    scheduleLagMs: intended !== null ? r.send_ms - intended : null,
+    ttfatMs: answer !== null ? answer - r.send_ms : null,
+    reasoningMs: r.first_reasoning_ms != null && r.first_answer_ms != null ? r.first_answer_ms - r.first_reasoning_ms : null,
+    ttFirstToolCallMs: r.first_tool_call_ms !== void 0 ? r.first_tool_call_ms - r.send_ms : null
+  };
+}
+function itlGapsOf(r, out) {
+  let et = r.event_times_ms;
+  for (let k = 1; k < et.length; k++) out.push(et[k] - et[k - 1]);
+}
+function meetsSlo(d, slo, openLoop) {
+  if (!d.ok) return !1;
+  let ttft2 = openLoop ? d.ttftFromIntendedMs ?? d.ttftMs : d.ttftMs, e2e2 = openLoop ? d.e2eFromIntendedMs ?? d.e2eMs : d.e2eMs;
+  if (slo.ttft_ms !== null && (ttft2 === null || ttft2 > slo.ttft_ms) || slo.tpot_ms !== null && d.tpotMs !== null && d.tpotMs > slo.tpot_ms || slo.e2e_ms !== null && (e2e2 === null || e2e2 > slo.e2e_ms)) return !1;
+  if (slo.ttfat_ms != null) {
+    let lag = openLoop ? d.scheduleLagMs ?? 0 : 0;
+    if (d.ttfatMs === null || d.ttfatMs + lag > slo.ttfat_ms) return !1;
+  }
+  return !0;
+}
+
 // src/shared/random.ts
 function rng(seed) {
   let a = seed >>> 0;
@@ -38681,7 +39142,6 @@ function rng(seed) {
 }
 
 // src/shared/statistics.ts
-var DEFAULT_THRESHOLDS = { pct: 5, confidence: 0.95, minPoints: 5 };
 function scaleOf(xs) {
   let s = 0;
   for (let x of xs) Math.abs(x) > s && (s = Math.abs(x));
@@ -38740,12 +39200,6 @@ function tQuantile(p, df) {
   }
   return (lo + hi) / 2;
 }
-function predictionInterval(base, th = DEFAULT_THRESHOLDS) {
-  let n = base.length, m = mean(base), pctHalf = Math.abs(m) * th.pct / 100;
-  if (n < th.minPoints) return [m - pctHalf, m + pctHalf];
-  let s = stddev(base), t = tQuantile(1 - (1 - th.confidence) / 2, n - 1), half = s <= Math.abs(m) * 1e-9 ? pctHalf : t * s * Math.sqrt(1 + 1 / n);
-  return [m - half, m + half];
-}
 function percentileSorted(sorted, q) {
   let n = sorted.length;
   if (n === 0) return null;
@@ -38781,16 +39235,6 @@ function selectQuantile(a, q) {
   for (let m = k + 1; m < n; m++) a[m] < next && (next = a[m]);
   return x + frac * (next - x);
 }
-function bootstrapQuantileDiff(base, head, q, opts = {}) {
-  let B = opts.iterations ?? 1e3, conf = opts.confidence ?? 0.95, r = rng(opts.seed ?? 1), diffs = new Float64Array(B), bs = new Float64Array(base.length), hs = new Float64Array(head.length);
-  for (let b = 0; b < B; b++) {
-    for (let i = 0; i < bs.length; i++) bs[i] = base[Math.floor(r() * base.length)];
-    for (let i = 0; i < hs.length; i++) hs[i] = head[Math.floor(r() * head.length)];
-    diffs[b] = selectQuantile(hs, q) - selectQuantile(bs, q);
-  }
-  let alpha = (1 - conf) / 2;
-  return [quantile(diffs, alpha), quantile(diffs, 1 - alpha)];
-}
 
 // src/core/results/stats.ts
 function summarize(values) {
@@ -38811,69 +39255,6 @@ function summarize(values) {
 }
 
 // src/core/results/metrics.ts
-var FORMULAS = {
-  clock: "all *_ms timestamps: performance.now() (monotonic) minus the run origin, in milliseconds",
-  ttft_ms: "first content event receive time - actual send time; a content event carries any generated text: reasoning, answer or tool call",
-  ttfat_ms: "first answer event (content or tool call after any reasoning; --reasoning-tags think: after </think>) - actual send time",
-  reasoning_ms: "first answer event - first reasoning event, requests that reasoned",
-  reasoning_tokens: "usage.completion_tokens_details.reasoning_tokens where the server sends it; else reasoning events when completion_tokens is at most content events + 1 (one token per event, the end-of-sequence token unsent), else round(reasoning events * completion_tokens / content events)",
-  answer_tokens: "usage.completion_tokens - reasoning_tokens",
-  tt_first_tool_call_ms: "first tool-call event (name or arguments delta) - actual send time",
-  short_output: "with ignore_eos: successful requests whose completion_tokens < max_tokens and that said stop or came under 90 % of max_tokens",
-  itl_ms: "every gap between consecutive content events of a request, pooled over requests",
-  tpot_ms: "(last content event - first content event) / (usage.completion_tokens - 1), requests with completion_tokens >= 2",
-  e2e_ms: "last content event - actual send time",
-  e2e_stream_ms: "end of stream (response end) - actual send time",
-  decode_tok_s: "(usage.completion_tokens - 1) / ((last content event - first content event) / 1000), per request",
-  tokens_per_chunk: "usage.completion_tokens / number of content events, per request",
-  output_tok_s: "sum of usage.completion_tokens over successful requests / level wall time",
-  total_tok_s: "sum of (usage.prompt_tokens + usage.completion_tokens) over successful requests / level wall time",
-  req_s: "successful requests / level wall time",
-  wall_time_s: "last measured request end - first measured request send (warmup excluded)",
-  goodput_req_s: "successful requests meeting every configured SLO / level wall time",
-  slo_pass_pct: "100 * requests meeting every SLO / all measured requests (errors count as misses)",
-  slo_basis: "closed loop: TTFT/E2E from actual send; open loop: from intended send (queue-inclusive)",
-  ttft_from_intended_ms: "open loop: first content event - intended send time (includes client-side queueing)",
-  e2e_from_intended_ms: "open loop: last content event - intended send time",
-  schedule_lag_ms: "open loop: actual send time - intended send time",
-  percentile: "linear interpolation between closest ranks (Hyndman-Fan type 7) on raw samples",
-  latency_population: "latency statistics use successful, non-warmup requests only",
-  peak_in_flight: "maximum number of measured requests between send and end at any instant",
-  littles_law_implied_in_flight: "sum of E2E (stream) times / level wall time"
-};
-function deriveRequest(r) {
-  let ok = r.error === null, first = r.first_token_ms, last2 = r.last_token_ms, ct = r.usage?.completion_tokens ?? null, ttftMs = first !== null ? first - r.send_ms : null, e2eMs = last2 !== null ? last2 - r.send_ms : null, e2eStreamMs = r.end_ms !== null ? r.end_ms - r.send_ms : null, tpotMs = null, decodeTokS = null;
-  if (first !== null && last2 !== null && ct !== null && ct >= 2) {
-    let span = last2 - first;
-    tpotMs = span / (ct - 1), decodeTokS = span > 0 ? (ct - 1) / (span / 1e3) : null;
-  }
-  let events = r.event_times_ms.length, tokensPerChunk = ct !== null && events > 0 ? ct / events : null, intended = r.intended_send_ms, answer = r.first_answer_ms === void 0 ? first : r.first_answer_ms;
-  return {
-    ok,
-    ttftMs,
-    e2eMs,
-    e2eStreamMs,
-    tpotMs,
-    decodeTokS,
-    tokensPerChunk,
-    ttftFromIntendedMs: intended !== null && first !== null ? first - intended : null,
-    e2eFromIntendedMs: intended !== null && last2 !== null ? last2 - intended : null,
-    scheduleLagMs: intended !== null ? r.send_ms - intended : null,
-    ttfatMs: answer !== null ? answer - r.send_ms : null,
-    reasoningMs: r.first_reasoning_ms != null && r.first_answer_ms != null ? r.first_answer_ms - r.first_reasoning_ms : null,
-    ttFirstToolCallMs: r.first_tool_call_ms !== void 0 ? r.first_tool_call_ms - r.send_ms : null
-  };
-}
-function meetsSlo(d, slo, openLoop) {
-  if (!d.ok) return !1;
-  let ttft2 = openLoop ? d.ttftFromIntendedMs ?? d.ttftMs : d.ttftMs, e2e2 = openLoop ? d.e2eFromIntendedMs ?? d.e2eMs : d.e2eMs;
-  if (slo.ttft_ms !== null && (ttft2 === null || ttft2 > slo.ttft_ms) || slo.tpot_ms !== null && d.tpotMs !== null && d.tpotMs > slo.tpot_ms || slo.e2e_ms !== null && (e2e2 === null || e2e2 > slo.e2e_ms)) return !1;
-  if (slo.ttfat_ms != null) {
-    let lag = openLoop ? d.scheduleLagMs ?? 0 : 0;
-    if (d.ttfatMs === null || d.ttfatMs + lag > slo.ttfat_ms) return !1;
-  }
-  return !0;
-}
 function peakInFlight(records2) {
   let pairs = records2.flatMap((r) => [
     { t: r.send_ms, d: 1 },
@@ -38900,8 +39281,7 @@ function aggregateLevel(input2) {
     let ct = r.usage?.completion_tokens ?? 0;
     completionTotal += ct, d.ttftMs !== null && ttft2.push(d.ttftMs);
     let et = r.event_times_ms;
-    for (let k = 1; k < et.length; k++) itl.push(et[k] - et[k - 1]);
-    d.tpotMs !== null && tpot2.push(d.tpotMs), d.e2eMs !== null && e2e2.push(d.e2eMs), d.e2eStreamMs !== null && e2eStream.push(d.e2eStreamMs), d.decodeTokS !== null && decode4.push(d.decodeTokS), d.tokensPerChunk !== null && tpc.push(d.tokensPerChunk), ct !== et.length && mismatches++, d.ttfatMs !== null && ttfat.push(d.ttfatMs), r.reasoning_tokens !== void 0 && (reasoned++, reasoningTokens.push(r.reasoning_tokens), answerTokens.push(r.answer_tokens ?? ct - r.reasoning_tokens)), d.reasoningMs !== null && reasoningMs.push(d.reasoningMs), d.ttFirstToolCallMs !== null && (usedTools++, ttTool.push(d.ttFirstToolCallMs), toolCalls += r.tool_calls ?? 0), r.short_output === !0 && shortOutput++, meetsSlo(d, input2.slo, openLoop) && sloPass++;
+    itlGapsOf(r, itl), d.tpotMs !== null && tpot2.push(d.tpotMs), d.e2eMs !== null && e2e2.push(d.e2eMs), d.e2eStreamMs !== null && e2eStream.push(d.e2eStreamMs), d.decodeTokS !== null && decode4.push(d.decodeTokS), d.tokensPerChunk !== null && tpc.push(d.tokensPerChunk), ct !== et.length && mismatches++, d.ttfatMs !== null && ttfat.push(d.ttfatMs), r.reasoning_tokens !== void 0 && (reasoned++, reasoningTokens.push(r.reasoning_tokens), answerTokens.push(r.answer_tokens ?? ct - r.reasoning_tokens)), d.reasoningMs !== null && reasoningMs.push(d.reasoningMs), d.ttFirstToolCallMs !== null && (usedTools++, ttTool.push(d.ttFirstToolCallMs), toolCalls += r.tool_calls ?? 0), r.short_output === !0 && shortOutput++, meetsSlo(d, input2.slo, openLoop) && sloPass++;
   }
   let wallS = recs.length > 0 ? Math.max(0, lastEnd - firstSend) / 1e3 : 0, per = (x) => wallS > 0 ? x / wallS : 0, anySlo = input2.slo.ttft_ms !== null || input2.slo.tpot_ms !== null || input2.slo.e2e_ms !== null || input2.slo.ttfat_ms != null, streamShapes = {
     ...reasoned > 0 || reasoningMs.length > 0 ? {
@@ -39480,59 +39860,324 @@ async function calibratePrompts(target, extraBody, promptTokens, seed) {
   };
 }
 
-// src/shared/rules.ts
-var FAIL_ON = ["regression", "warning", "never"], DEFAULT_RULES_TEXT = "*=t-test", RulesError = class extends Error {
-};
-function parseRule(measure, spec) {
-  let s = spec.trim().toLowerCase();
-  if (s === "t-test" || s === "ttest") return { kind: "t-test", text: "t-test" };
-  if (s === "off") return { kind: "off", text: "off" };
-  let m = /^([+-]?)(\d+(?:\.\d+)?)%$/.exec(s);
-  if (!m) throw new RulesError(`rule for ${measure}: "${spec}" is not +N%, -N%, N%, t-test or off`);
-  let pct = Number(m[2]), def = MEASURE_BY_NAME.get(measure);
-  if (def && m[1] !== "") {
-    let bad = def.direction === "lower" ? "+" : "-";
-    if (m[1] !== bad)
-      throw new RulesError(
-        `rule for ${measure}: ${measure} is ${def.direction} is better, so its regressions are ${bad}N%, not ${m[1]}${m[2]}%`
-      );
+// src/shared/row-facts.ts
+var keyOf = (benchmark, measure) => `${benchmark}\0${measure}`;
+function runValue(run, key) {
+  for (let p of run.points) if (keyOf(p.benchmark, p.measure) === key) return p.value;
+}
+function indexRuns(runs) {
+  return runs.map((r) => new Map(r.points.map((p) => [keyOf(p.benchmark, p.measure), p.value])));
+}
+var covers = (r, def) => r.affects.includes(def.family) || r.affects.includes(def.name);
+function resolutionOf(def, value, facts) {
+  return def.unit === "ms" ? 1 : def.family === "rate" && facts ? value / Math.max(1, facts.tokens) : def.family === "tokens" ? 1 : 0;
+}
+function shareCounts(def, runs, benchmark, key) {
+  let bad = 0, of = 0;
+  for (let r of runs) {
+    let f = r.facts.get(benchmark), v = runValue(r, key);
+    !f || v === void 0 || (def.name === "error_rate" ? (bad += f.errors, of += f.requests) : (bad += Math.round(f.sloJudged * (1 - v / 100)), of += f.sloJudged));
   }
-  return {
-    kind: "percent",
-    pct,
-    text: `${m[1] || (def?.direction === "lower" ? "+" : def ? "-" : "")}${m[2]}%`
+  return { bad, of };
+}
+function finishShares(runs, benchmark) {
+  let tot = /* @__PURE__ */ new Map(), n = 0;
+  for (let r of runs) {
+    let f = r.facts.get(benchmark)?.finish;
+    if (!f) return null;
+    for (let [k, v] of Object.entries(f))
+      tot.set(k, (tot.get(k) ?? 0) + v), n += v;
+  }
+  return n === 0 ? null : new Map([...tot].map(([k, v]) => [k, v / n]));
+}
+function finishDiffers(base, head, benchmark) {
+  let a = finishShares(base, benchmark), b = finishShares(head, benchmark);
+  if (!a || !b) return null;
+  let keys = [.../* @__PURE__ */ new Set([...a.keys(), ...b.keys()])], worst = keys.reduce(
+    (w, k) => Math.abs((b.get(k) ?? 0) - (a.get(k) ?? 0)) > Math.abs((b.get(w) ?? 0) - (a.get(w) ?? 0)) ? k : w,
+    keys[0]
+  );
+  if (Math.abs((b.get(worst) ?? 0) - (a.get(worst) ?? 0)) <= 0.1) return null;
+  let fmt4 = (m) => [...m].sort((x, y) => y[1] - x[1]).map(([k, v]) => `${k} ${(100 * v).toFixed(0)} %`).join(", ");
+  return `finish reasons differ: ${fmt4(a)} \u2192 ${fmt4(b)}`;
+}
+function invalidOn(runs, benchmark, def) {
+  for (let r of runs) {
+    let hit = r.facts.get(benchmark)?.reasons.find((x) => covers(x, def));
+    if (hit) return hit.text;
+  }
+  return null;
+}
+
+// src/shared/all-levels.ts
+var ALL_LEVELS = "all levels";
+function validValues(run, def) {
+  let out = /* @__PURE__ */ new Map();
+  for (let p of run.points)
+    p.measure !== def.name || p.level === null || !(p.value > 0) || run.facts.get(p.benchmark)?.reasons.some((x) => covers(x, def)) || out.set(p.benchmark, p.value);
+  return out;
+}
+function withAllLevels(head, base) {
+  let measures = new Set(head.flatMap((r) => r.points.map((p) => p.measure))), add = /* @__PURE__ */ new Map();
+  for (let name of measures) {
+    let def = MEASURE_BY_NAME.get(name);
+    if (!def || isShare(def)) continue;
+    let hv = head.map((r) => validValues(r, def)), bv = base.map((r) => validValues(r, def)), set2 = [...hv[0]?.keys() ?? []].filter((b) => hv.every((m) => m.has(b)));
+    if (bv.length > 0 && (set2 = set2.filter((b) => bv.filter((m) => m.has(b)).length * 2 > bv.length)), set2.length < 2) continue;
+    let gm = (m) => set2.every((b) => m.has(b)) ? Math.exp(set2.reduce((a, b) => a + Math.log(m.get(b)), 0) / set2.length) : null;
+    [...head, ...base].forEach((r, i) => {
+      let v = gm(i < head.length ? hv[i] : bv[i - head.length]);
+      v !== null && add.set(r, [...add.get(r) ?? [], { benchmark: ALL_LEVELS, measure: name, value: v, level: null }]);
+    });
+  }
+  let extend2 = (r) => add.has(r) ? { ...r, points: [...r.points, ...add.get(r)] } : r;
+  return { head: head.map(extend2), base: base.map(extend2) };
+}
+
+// src/shared/change-points.ts
+var CHANGE_POINT_DEFAULTS = { minSegment: 3, pValue: 0.01 };
+function meanAbsDiff(a, b) {
+  let s = 0;
+  for (let x of a) for (let y of b) s += Math.abs(x - y);
+  return s / (a.length * b.length);
+}
+function meanAbsWithin(a) {
+  if (a.length < 2) return 0;
+  let s = 0;
+  for (let i = 0; i < a.length; i++) for (let j = i + 1; j < a.length; j++) s += Math.abs(a[i] - a[j]);
+  return 2 * s / (a.length * a.length);
+}
+function energyDivergence(a, b) {
+  let m = a.length, k = b.length;
+  return m * k / (m + k) * (2 * meanAbsDiff(a, b) - meanAbsWithin(a) - meanAbsWithin(b));
+}
+function variance(xs) {
+  let m = mean(xs), s = 0;
+  for (let x of xs) s += (x - m) ** 2;
+  return s / (xs.length - 1);
+}
+function studentP(a, b) {
+  let n1 = a.length, n2 = b.length, df = n1 + n2 - 2, pooled = ((n1 - 1) * variance(a) + (n2 - 1) * variance(b)) / df, se = Math.sqrt(pooled * (1 / n1 + 1 / n2)), diff = mean(a) - mean(b);
+  return se === 0 ? diff === 0 ? 1 : 0 : 2 * (1 - tCdf(Math.abs(diff / se), df));
+}
+function changePoints(values, o = {}) {
+  let scale = scaleOf(values), xs = values.map((x) => x / scale), minSeg = Math.max(2, o.minSegment ?? CHANGE_POINT_DEFAULTS.minSegment), alpha = o.pValue ?? CHANGE_POINT_DEFAULTS.pValue, found = [], search = (lo, hi) => {
+    if (hi - lo < 2 * minSeg) return;
+    let best = -1, bestQ = Number.NEGATIVE_INFINITY;
+    for (let tau = lo + minSeg; tau <= hi - minSeg; tau++) {
+      let q = energyDivergence(xs.slice(lo, tau), xs.slice(tau, hi));
+      q > bestQ && (bestQ = q, best = tau);
+    }
+    if (best < 0) return;
+    let a = xs.slice(lo, best), b = xs.slice(best, hi), candidates = hi - lo - 2 * minSeg + 1, p = Math.min(1, studentP(a, b) * candidates);
+    if (!(p < alpha)) return;
+    let before = mean(a), after = mean(b);
+    found.push({
+      index: best,
+      before_mean: before * scale,
+      after_mean: after * scale,
+      delta_pct: before !== 0 ? 100 * (after - before) / Math.abs(before) : null,
+      p_value: p
+    }), search(lo, best), search(best, hi);
+  };
+  return search(0, xs.length), found.sort((x, y) => x.index - y.index);
+}
+
+// src/shared/gate-stats.ts
+function normals(r) {
+  let spare = null;
+  return () => {
+    if (spare !== null) {
+      let s = spare;
+      return spare = null, s;
+    }
+    let m = Math.sqrt(-2 * Math.log(Math.max(r(), 1e-300))), a = 2 * Math.PI * r();
+    return spare = m * Math.sin(a), m * Math.cos(a);
   };
 }
-function parseRules(given) {
-  let byMeasure = /* @__PURE__ */ new Map(), rest = { kind: "t-test", text: "t-test" }, src = (given ?? "").trim() || DEFAULT_RULES_TEXT;
-  for (let part of src.split(",").map((p) => p.trim())) {
-    if (part === "") throw new RulesError(`an empty rule in "${src}"`);
-    let eq = part.indexOf("=");
-    if (eq <= 0) throw new RulesError(`"${part}" is not measure=rule (e.g. ttft_p95_ms=+10%)`);
-    let measure = part.slice(0, eq).trim(), rule = parseRule(measure, part.slice(eq + 1));
-    if (measure === "*") rest = rule;
-    else {
-      if (!MEASURE_BY_NAME.has(measure))
-        throw new RulesError(
-          `unknown measure "${measure}" (known: ${[...MEASURE_BY_NAME.keys()].join(", ")})`
-        );
-      if (byMeasure.has(measure)) throw new RulesError(`${measure} has two rules`);
-      byMeasure.set(measure, rule);
+function shrunkCorrelation(residuals) {
+  let k = residuals.length, n = residuals[0]?.length ?? 0, eye = Array.from(
+    { length: k },
+    (_, i) => Array.from({ length: k }, (_2, j) => i === j ? 1 : 0)
+  );
+  if (n < 3 || residuals.some((x) => x.length !== n)) return { r: eye, lambda: 1 };
+  let z2 = residuals.map((x) => {
+    let m = mean(x), sd = stddev(x);
+    return sd > 0 ? x.map((v) => (v - m) / sd) : null;
+  }), r = eye.map((row) => [...row]), varSum = 0, sqSum = 0;
+  for (let i = 0; i < k; i++)
+    for (let j = i + 1; j < k; j++) {
+      let a = z2[i], b = z2[j];
+      if (!a || !b) continue;
+      let w = a.map((v, q) => v * b[q]), wm = mean(w), rij = wm * n / (n - 1);
+      varSum += n / (n - 1) ** 3 * w.reduce((acc, x) => acc + (x - wm) ** 2, 0), sqSum += rij * rij, r[i][j] = rij, r[j][i] = rij;
+    }
+  let lambda = sqSum > 0 ? Math.min(1, Math.max(0, varSum / sqSum)) : 1;
+  for (let i = 0; i < k; i++) for (let j = 0; j < k; j++) i !== j && (r[i][j] = (1 - lambda) * r[i][j]);
+  return { r, lambda };
+}
+function meanCorrelation(r) {
+  let s = 0, n = 0;
+  for (let i = 0; i < r.length; i++)
+    for (let j = i + 1; j < r.length; j++)
+      s += r[i][j], n++;
+  return n > 0 ? s / n : 0;
+}
+function cholesky(a) {
+  let k = a.length, l = Array.from({ length: k }, () => new Float64Array(k));
+  for (let i = 0; i < k; i++)
+    for (let j = 0; j <= i; j++) {
+      let s = a[i][j];
+      for (let q = 0; q < j; q++) s -= l[i][q] * l[j][q];
+      i === j ? l[i][i] = Math.sqrt(Math.max(s, 1e-9)) : l[i][j] = s / l[j][j];
+    }
+  return l;
+}
+var DRAWS = 2e3;
+function maxTCritical(design, corr, alpha) {
+  if (corr.length < 1) return Number.POSITIVE_INFINITY;
+  let key = JSON.stringify([design, alpha, corr.map((row) => row.map((x) => Math.round(x * 1e6)))]), hit = RECENT.get(key);
+  if (hit !== void 0) return hit;
+  let c = simulate(design, corr, alpha);
+  return RECENT.size >= 32 && RECENT.delete(RECENT.keys().next().value), RECENT.set(key, c), c;
+}
+var RECENT = /* @__PURE__ */ new Map();
+function simulate(design, corr, alpha) {
+  let size = corr.length, l = cholesky(corr), normal2 = normals(rng(20261202)), g = new Float64Array(size), draw = (out) => {
+    for (let i = 0; i < size; i++) g[i] = normal2();
+    for (let i = 0; i < size; i++) {
+      let s = 0, li = l[i];
+      for (let q = 0; q <= i; q++) s += li[q] * g[q];
+      out[i] = s;
+    }
+  }, maxima = new Float64Array(DRAWS);
+  if (design.kind === "history") {
+    let n = design.n, jobs = Array.from({ length: n + 1 }, () => new Float64Array(size)), scale = Math.sqrt(1 + 1 / n);
+    for (let d = 0; d < DRAWS; d++) {
+      for (let j of jobs) draw(j);
+      let best = Number.NEGATIVE_INFINITY;
+      for (let i = 0; i < size; i++) {
+        let s = 0;
+        for (let j = 0; j < n; j++) s += jobs[j][i];
+        let m = s / n, v = 0;
+        for (let j = 0; j < n; j++) v += (jobs[j][i] - m) ** 2;
+        let t = (jobs[n][i] - m) / (Math.sqrt(v / (n - 1)) * scale);
+        t > best && (best = t);
+      }
+      maxima[d] = best;
+    }
+  } else {
+    let b = design.blocks, blocks = Array.from({ length: b }, () => new Float64Array(size)), means = new Float64Array(size);
+    for (let d = 0; d < DRAWS; d++) {
+      for (let x of blocks) draw(x);
+      let best = Number.NEGATIVE_INFINITY, row = 0;
+      for (let gsize of design.groups) {
+        let ss = 0;
+        for (let i = row; i < row + gsize; i++) {
+          let s = 0;
+          for (let j = 0; j < b; j++) s += blocks[j][i];
+          means[i] = s / b;
+          for (let j = 0; j < b; j++) ss += (blocks[j][i] - means[i]) ** 2;
+        }
+        let sd = Math.sqrt(ss / (gsize * (b - 1)));
+        for (let i = row; i < row + gsize; i++) {
+          let t = means[i] / (sd / Math.sqrt(b));
+          t > best && (best = t);
+        }
+        row += gsize;
+      }
+      maxima[d] = best;
     }
   }
-  let text2 = [...[...byMeasure].map(([m, r]) => `${m}=${r.text}`), `*=${rest.text}`].join(", ");
-  return { byMeasure, rest, text: text2 };
+  return maxima.sort(), maxima[Math.min(DRAWS - 1, Math.ceil((1 - alpha) * DRAWS) - 1)];
 }
-var DEFAULT_FAIL_ON = "regression";
-function ruleFor(rules, measure) {
-  let own2 = rules.byMeasure.get(measure);
-  return own2 ? { rule: own2, gating: !0 } : { rule: rules.rest, gating: !1 };
+function logFactorial(n) {
+  let s = 0;
+  for (let i = 2; i <= n; i++) s += Math.log(i);
+  return s;
 }
-function severityOf(verdict, gating) {
-  return verdict !== "regressed" ? "none" : gating ? "regression" : "warning";
+var LOG_F = new Float64Array(5001);
+for (let i = 2; i < LOG_F.length; i++) LOG_F[i] = LOG_F[i - 1] + Math.log(i);
+var logF = (n) => n < LOG_F.length ? LOG_F[n] : logFactorial(n);
+function fisherUpperP(kb, nb, kh, nh) {
+  let K = kb + kh, N = nb + nh;
+  if (nh === 0 || nb === 0) return 1;
+  if (N > 2e4) {
+    let p2 = K / N, se = Math.sqrt(p2 * (1 - p2) * (1 / nb + 1 / nh));
+    if (se === 0) return kh / nh > kb / nb ? 0 : 1;
+    let z2 = (kh / nh - kb / nb) / se;
+    return 0.5 * erfc(z2 / Math.SQRT2);
+  }
+  let lnDen = logF(N) - logF(nh) - logF(nb), p = 0;
+  for (let x = kh; x <= Math.min(K, nh); x++) {
+    let ln = logF(K) - logF(x) - logF(K - x) + logF(N - K) - logF(nh - x) - logF(N - K - nh + x) - lnDen;
+    N - K - nh + x < 0 || (p += Math.exp(ln));
+  }
+  return Math.min(1, p);
 }
-function fails(severities, failOn) {
-  return failOn === "never" ? !1 : failOn === "regression" ? severities.includes("regression") : severities.some((s) => s !== "none");
+function erfc(x) {
+  let z2 = Math.abs(x), t = 1 / (1 + 0.5 * z2), r = t * Math.exp(
+    -z2 * z2 - 1.26551223 + t * (1.00002368 + t * (0.37409196 + t * (0.09678418 + t * (-0.18628806 + t * (0.27886807 + t * (-1.13520398 + t * (1.48851587 + t * (-0.82215223 + t * 0.17087277))))))))
+  );
+  return x >= 0 ? r : 2 - r;
+}
+function smallestFlagged(kb, nb, nh, alpha) {
+  for (let kh = 0; kh <= nh; kh++) if (fisherUpperP(kb, nb, kh, nh) < alpha) return kh;
+  return null;
+}
+function outlierRuns(rows, runs, limit = 6) {
+  let out = /* @__PURE__ */ new Set();
+  if (runs < 6) return out;
+  let med = (xs) => {
+    let s = [...xs].sort((a, b) => a - b), m2 = s.length >> 1;
+    return s.length % 2 ? s[m2] : (s[m2 - 1] + s[m2]) / 2;
+  }, score = new Float64Array(runs), used = 0;
+  for (let xs of rows) {
+    if (xs.length !== runs) continue;
+    let m2 = med(xs), mad2 = med(xs.map((x) => Math.abs(x - m2)));
+    if (mad2 > 0) {
+      for (let j = 0; j < runs; j++) score[j] = score[j] + (xs[j] - m2) / (1.4826 * mad2);
+      used++;
+    }
+  }
+  if (used === 0) return out;
+  let avg = [...score].map((x) => x / used), m = med(avg), mad = med(avg.map((x) => Math.abs(x - m)));
+  if (!(mad > 0)) return out;
+  let z2 = avg.map((x) => Math.abs(x - m) / (1.4826 * mad)), order = [...z2.keys()].filter((j) => z2[j] > limit).sort((a, b) => z2[b] - z2[a]);
+  for (let j of order.slice(0, Math.floor(runs / 5))) out.add(j);
+  return out;
+}
+
+// src/shared/base-history.ts
+function keptHistory(runs, gatedKeys, excluded) {
+  let kept = runs.filter((r) => (r.invalid !== null && excluded.push({ run: r.id, reason: `invalid: ${r.invalid}` }), r.invalid === null)), byMeasure = /* @__PURE__ */ new Map();
+  for (let g of gatedKeys) byMeasure.set(g.def.name, [...byMeasure.get(g.def.name) ?? [], g.key]);
+  let cut = 0;
+  for (let [measure, keys] of byMeasure) {
+    let def = MEASURE_BY_NAME.get(measure);
+    if (isShare(def)) continue;
+    let idx2 = indexRuns(kept), series = [], at = [];
+    idx2.forEach((m, j) => {
+      let vs = keys.map((k) => m.get(k)).filter((v) => v !== void 0 && v > 0);
+      vs.length === keys.length && (series.push(vs.reduce((a, v) => a + Math.log(v), 0) / vs.length), at.push(j));
+    });
+    for (let f of changePoints(series)) cut = Math.max(cut, at[f.index]);
+  }
+  if (cut > 0) {
+    for (let r of kept.slice(0, cut))
+      excluded.push({ run: r.id, reason: `before the base branch's change at run ${kept[cut].id}` });
+    kept = kept.slice(cut);
+  }
+  let idx = indexRuns(kept), rows = gatedKeys.filter((g) => !isShare(g.def)).map((g) => idx.map((m) => m.get(g.key))).map((xs, i) => ({
+    xs,
+    bad: gatedKeys.filter((g) => !isShare(g.def))[i].def.direction === "lower" ? 1 : -1
+  })).filter((x) => x.xs.every((v) => v !== void 0 && v > 0)).map(({ xs, bad }) => xs.map((v) => bad * Math.log(v))), out = outlierRuns(rows, kept.length);
+  for (let j of out)
+    excluded.push({
+      run: kept[j].id,
+      reason: "an outlier run (more than 5 robust SDs from the history's median)"
+    });
+  return kept.filter((_, j) => !out.has(j));
 }
 
 // src/shared/repeats.ts
@@ -39563,28 +40208,12 @@ function medianLevels(repeats) {
     return medianValue(same2);
   });
 }
-function runPointsOf(doc) {
-  return doc.kind === "sweep" && doc.repeats && doc.repeats.length > 1 ? doc.repeats.map((r) => sweepLevelPoints(doc, r.levels)) : [documentPoints(doc)];
-}
 
 // src/shared/samples.ts
-var ttft = (r, out) => {
-  r.first_token_ms !== null && out.push(r.first_token_ms - r.send_ms);
-}, e2e = (r, out) => {
-  r.last_token_ms !== null && out.push(r.last_token_ms - r.send_ms);
-}, decodeSpan = (r) => {
-  let ct = r.usage?.completion_tokens ?? null;
-  return r.first_token_ms === null || r.last_token_ms === null || ct === null || ct < 2 ? null : { spanMs: r.last_token_ms - r.first_token_ms, tokens: ct - 1 };
-}, tpot = (r, out) => {
-  let d = decodeSpan(r);
-  d && out.push(d.spanMs / d.tokens);
-}, decode3 = (r, out) => {
-  let d = decodeSpan(r);
-  d && d.spanMs > 0 && out.push(d.tokens / (d.spanMs / 1e3));
-}, gaps = (r, out) => {
-  let et = r.event_times_ms;
-  for (let i = 1; i < et.length; i++) out.push(et[i] - et[i - 1]);
-}, SAMPLED = {
+var one = (f) => (r, out) => {
+  let v = f(deriveRequest(r));
+  v !== null && out.push(v);
+}, ttft = one((d) => d.ttftMs), e2e = one((d) => d.e2eMs), tpot = one((d) => d.tpotMs), decode3 = one((d) => d.decodeTokS), SAMPLED = {
   ttft_p50_ms: { q: 0.5, of: ttft },
   ttft_p95_ms: { q: 0.95, of: ttft },
   ttft_p99_ms: { q: 0.99, of: ttft },
@@ -39592,8 +40221,8 @@ var ttft = (r, out) => {
   e2e_p50_ms: { q: 0.5, of: e2e },
   e2e_p95_ms: { q: 0.95, of: e2e },
   decode_tps: { q: 0.5, of: decode3 },
-  itl_p50_ms: { q: 0.5, of: gaps },
-  itl_p95_ms: { q: 0.95, of: gaps }
+  itl_p50_ms: { q: 0.5, of: itlGapsOf },
+  itl_p95_ms: { q: 0.95, of: itlGapsOf }
 };
 function levelRequests(doc, l) {
   let s = l.steady_state, inWindow = s?.steady === !0 && s.window_start_ms !== null && s.window_end_ms !== null ? (r) => r.send_ms >= s.window_start_ms && (r.end_ms ?? r.send_ms) <= s.window_end_ms : () => !0;
@@ -39601,11 +40230,23 @@ function levelRequests(doc, l) {
     (r) => r.level === l.level && !r.warmup && r.error === null && inWindow(r)
   );
 }
-var MAX_SAMPLES = 1e3;
+var MAX_SAMPLES = 1e3, round6 = (x) => Number(x.toPrecision(6));
 function thinned(values) {
   let n = values.length, keep = Math.min(n, MAX_SAMPLES), out = new Array(keep);
-  for (let i = 0; i < keep; i++) out[i] = Number(values[Math.floor(i * n / keep)].toPrecision(6));
+  for (let i = 0; i < keep; i++) out[i] = round6(values[Math.floor(i * n / keep)]);
   return out;
+}
+function thinnedGroups(groups) {
+  let nonEmpty = groups.filter((g) => g.length > 0), keepGroups = Math.min(nonEmpty.length, MAX_SAMPLES), perGroup = Math.max(1, Math.floor(MAX_SAMPLES / Math.max(1, keepGroups))), values = [], sizes = [];
+  for (let i = 0; i < keepGroups; i++) {
+    let g = nonEmpty[Math.floor(i * nonEmpty.length / keepGroups)], kept = thinnedTo(g, perGroup);
+    values.push(...kept), sizes.push(kept.length);
+  }
+  return { values, sizes };
+}
+function thinnedTo(g, keep) {
+  let k = Math.min(g.length, keep);
+  return Array.from({ length: k }, (_, i) => round6(g[Math.floor(i * g.length / k)]));
 }
 function levelSamples(doc, level, measure) {
   let s = SAMPLED[measure];
@@ -39614,29 +40255,387 @@ function levelSamples(doc, level, measure) {
   if (!l) return null;
   if (doc.requests === null) {
     let sent = doc.samples?.find((x) => x.level === level && x.measure === measure);
-    return sent ? { q: s.q, values: sent.values } : null;
+    return sent ? { q: s.q, values: sent.values, sizes: sent.sizes ?? null } : null;
   }
-  let values = [];
-  for (let r of levelRequests(doc, l)) s.of(r, values);
-  return { q: s.q, values: thinned(values) };
-}
-function sampledQuantile(measure) {
-  return SAMPLED[measure]?.q ?? null;
+  let groups = levelRequests(doc, l).map((r) => {
+    let out = [];
+    return s.of(r, out), out;
+  });
+  if (groups.every((g) => g.length <= 1)) return { q: s.q, values: thinned(groups.flat()), sizes: null };
+  let t = thinnedGroups(groups);
+  return { q: s.q, values: t.values, sizes: t.sizes };
 }
 
-// src/shared/verdict.ts
+// src/shared/evidence.ts
+var NO_EVIDENCE = { kind: "none" };
+function runsOf(e) {
+  switch (e.kind) {
+    case "run":
+      return [e.run];
+    case "repeats":
+    case "history":
+      return e.runs;
+    case "ab":
+      return e.pairs.map((p) => p.head);
+    case "none":
+      return [];
+  }
+}
+function reasonsOf(l) {
+  return (l.validity?.reasons ?? []).map((r) => ({ code: r.code, affects: r.affects, text: r.text }));
+}
+function levelFacts(l) {
+  return {
+    benchmark: benchmarkName(l),
+    level: l.level,
+    requests: l.requests,
+    errors: l.errors,
+    tokens: l.completion_tokens_total,
+    sloJudged: l.ttft_ms.n,
+    finish: l.finish_reasons ?? null,
+    reasons: reasonsOf(l)
+  };
+}
+function runInvalid(doc, levels) {
+  if (doc.validity?.status === "invalid") {
+    let r = doc.validity.reasons[0];
+    return r ? `level ${r.level}: ${r.text}` : "invalid";
+  }
+  let bad = levels.find((l) => l.validity?.status === "invalid");
+  return bad ? `level ${bad.level}: ${bad.validity.reasons[0]?.text ?? "invalid"}` : null;
+}
+function runFigures(doc, levels, id, points = sweepLevelPoints(doc, levels)) {
+  return {
+    id,
+    createdAt: doc.created_at,
+    points,
+    facts: new Map(levels.map((l) => [benchmarkName(l), levelFacts(l)])),
+    invalid: runInvalid(doc, levels),
+    env: environmentFacts(doc)
+  };
+}
+function documentEvidence(doc, id = "head") {
+  return doc.kind === "sweep" && doc.ab && doc.ab.blocks.length >= 2 ? { kind: "ab", pairs: doc.ab.pairs.map((p) => {
+    let block = (i) => doc.ab.blocks[i];
+    return {
+      base: runFigures(doc, block(p.base).levels, `${id}#${p.base}`),
+      head: runFigures(doc, block(p.head).levels, `${id}#${p.head}`)
+    };
+  }) } : doc.kind === "sweep" && doc.repeats && doc.repeats.length > 1 ? {
+    kind: "repeats",
+    runs: doc.repeats.map((r) => runFigures(doc, r.levels, `${id}#${r.index}`))
+  } : { kind: "run", run: runFigures(doc, doc.levels, id, documentPoints(doc)), samples: (level, measure) => levelSamples(doc, level, measure) };
+}
+function historyEvidence(docs) {
+  let runs = [...docs].sort((a, b) => a.doc.created_at.localeCompare(b.doc.created_at)).map(({ id, doc }) => {
+    let levels = doc.repeats && doc.repeats.length > 1 ? medianLevels(doc.repeats.map((r) => r.levels)) : doc.levels;
+    return runFigures(
+      doc,
+      levels,
+      id,
+      doc.kind === "sweep" ? documentPoints({ ...doc, levels }) : documentPoints(doc)
+    );
+  });
+  return runs.length > 0 ? { kind: "history", runs } : NO_EVIDENCE;
+}
+
+// src/shared/gate.ts
+var POWER = 0.8, CURVE_SHARE = 0.8;
+function tierCritical(tier, d, alpha) {
+  let groups = [...new Set(tier.map((r) => r.group ?? r.key))], ordered = d.kind === "paired" ? groups.flatMap((g) => tier.filter((r) => (r.group ?? r.key) === g)) : tier, design = d.kind === "paired" ? {
+    kind: "paired",
+    blocks: d.blocks,
+    groups: groups.map((g) => tier.filter((r) => (r.group ?? r.key) === g).length)
+  } : d, { r: corr } = shrunkCorrelation(ordered.map((r) => r.residuals ?? []));
+  return { critical: maxTCritical(design, corr, alpha), correlation: meanCorrelation(corr) };
+}
+function decideGate(rows, evidence, o) {
+  let alpha = o.fwerPct / 100, out = {
+    status: "passed",
+    fwer_pct: o.fwerPct,
+    procedure: "max-t over the all-levels rows (4/5 of the rate) and over the level rows (1/5), from their correlation; exact test per share row (1/10)",
+    rows: rows.length,
+    judged: 0,
+    failed: [],
+    critical: { curve: null, level: null },
+    correlation: null,
+    evidence,
+    reason: null,
+    detectable: {},
+    regressed: {}
+  };
+  if (o.off) return { ...out, status: "off", procedure: "off", reason: "gate: off" };
+  let ratio = rows.filter((r) => r.kind === "ratio"), share = rows.filter((r) => r.kind === "share"), canGate = evidence === "history" || evidence === "ab", shareAlpha = share.length === 0 ? 0 : ratio.length > 0 && canGate ? alpha / 10 : alpha, ratioAlpha = alpha - shareAlpha;
+  for (let r of share) {
+    let s = r.share, each = shareAlpha / share.length, hit = s.pRise < each && s.deltaPp > s.minPp;
+    out.regressed[r.key] = hit;
+    let k = smallestFlagged(s.base.bad, s.base.of, s.head.of, each), baseShare = s.base.of > 0 ? s.base.bad / s.base.of : 0;
+    out.detectable[r.key] = k === null ? null : Math.max(s.minPp, 100 * (k / Math.max(1, s.head.of) - baseShare)), hit && out.failed.push(r.key);
+  }
+  if (canGate && ratio.length > 0 && o.design !== null) {
+    let tiers = [ratio.filter((r) => r.tier === "curve"), ratio.filter((r) => r.tier !== "curve")].filter(
+      (t) => t.length > 0
+    ), shareOf2 = (t) => tiers.length === 1 ? 1 : t[0].tier === "curve" ? CURVE_SHARE : 1 - CURVE_SHARE;
+    for (let tier of tiers) {
+      let c = tierCritical(tier, o.design, ratioAlpha * shareOf2(tier));
+      out.critical[tier[0].tier === "curve" ? "curve" : "level"] = c.critical, out.correlation = Math.max(out.correlation ?? 0, c.correlation);
+      for (let r of tier) {
+        let hit = r.badLog / r.se > c.critical && r.badLog > r.minLog;
+        out.regressed[r.key] = hit;
+        let power = r.df > 0 ? tQuantile(POWER, r.df) : 0, x = Math.max(r.minLog, (c.critical + power) * r.se);
+        out.detectable[r.key] = 100 * (r.higher ? 1 - Math.exp(-x) : Math.exp(x) - 1), hit && out.failed.push(r.key);
+      }
+    }
+  } else for (let r of ratio) out.detectable[r.key] = null;
+  let missing = rows.filter((r) => r.kind === "missing");
+  for (let r of missing)
+    out.regressed[r.key] = !0, out.failed.push(r.key);
+  let notJudged = rows.filter((r) => r.kind === "not_judged");
+  return out.judged = share.length + missing.length + (canGate ? ratio.length : 0), out.failed.length > 0 ? { ...out, status: "failed" } : rows.length > 0 && rows.every((r) => r.kind === "no_baseline") ? { ...out, status: "no_baseline", reason: "no gated row has a baseline" } : ratio.length > 0 && !canGate ? {
+    ...out,
+    status: "not_gated",
+    reason: evidence === "within-job" ? `repeats in one job cannot see what the job shares (its runner, its GPU's state): a base history of ${o.minHistory}+ runs (the results service) or --ab would let it gate` : evidence === "short-history" ? `the base history has ${o.baseRuns} usable run${o.baseRuns === 1 ? "" : "s"}, ${o.minHistory} are needed to gate (or --ab)` : `one run each side cannot see run-to-run noise: a base history of ${o.minHistory}+ runs (the results service) or --ab would let it gate`
+  } : notJudged.length > 0 ? {
+    ...out,
+    status: "cannot_judge",
+    reason: `${notJudged.length} gated row${notJudged.length === 1 ? "" : "s"} not judged: ${[...new Set(notJudged.map((r) => r.why ?? "?"))].slice(0, 3).join("; ")}`
+  } : out;
+}
+
+// src/shared/row-stats.ts
+var logs = (xs) => xs.map((x) => Math.log(x)), floorLog = (resolution, value) => value > 0 && resolution > 0 ? Math.log1p(resolution / value) / 2 : 0;
+function historyStat(base, head, floor, confidence) {
+  let b = logs(base), n = b.length, m = mean(b), se = Math.max(stddev(b), floor) * Math.sqrt(1 + 1 / n), df = n - 1;
+  return {
+    centre: Math.log(head) - m,
+    half: tQuantile(1 - (1 - confidence) / 2, df) * se,
+    se,
+    df,
+    noisePct: cvPct(base),
+    residuals: b.map((x) => x - m)
+  };
+}
+function pairedStat(diffs, pooled, floor, confidence) {
+  let b = diffs.length, m = mean(diffs), s = Math.max(pooled.df > 0 ? Math.sqrt(pooled.ss / pooled.df) : 0, floor), se = s / Math.sqrt(b);
+  return {
+    centre: m,
+    half: tQuantile(1 - (1 - confidence) / 2, Math.max(1, pooled.df)) * se,
+    se,
+    df: Math.max(1, pooled.df),
+    noisePct: 100 * s,
+    residuals: diffs.map((d) => d - m)
+  };
+}
+function pairedSs(diffs) {
+  let m = mean(diffs);
+  return { ss: diffs.reduce((a, d) => a + (d - m) ** 2, 0), df: diffs.length - 1 };
+}
+function repeatsStat(base, head, floor, confidence) {
+  let b = logs(base), h = logs(head), v = (xs) => Math.max(stddev(xs), floor) ** 2, se, df;
+  if (b.length >= 2 && h.length >= 2) {
+    let x = v(h) / h.length, y = v(b) / b.length;
+    se = Math.sqrt(x + y), df = (x + y) ** 2 / (x * x / (h.length - 1) + y * y / (b.length - 1));
+  } else {
+    let many = h.length >= 2 ? h : b;
+    se = Math.sqrt(v(many) * (1 / h.length + 1 / b.length)), df = many.length - 1;
+  }
+  return {
+    centre: mean(h) - mean(b),
+    half: tQuantile(1 - (1 - confidence) / 2, df) * se,
+    se: null,
+    df: null,
+    noisePct: cvPct(head.length >= 2 ? head : base),
+    residuals: null
+  };
+}
+function groupsOf(s) {
+  if (!s.sizes) return s.values.map((v) => Float64Array.of(v));
+  let out = [], i = 0;
+  for (let n of s.sizes)
+    out.push(Float64Array.from(s.values.slice(i, i + n))), i += n;
+  return out;
+}
+function resample(groups, r, buf) {
+  let k = 0;
+  for (let g = 0; g < groups.length; g++) {
+    let pick3 = groups[Math.floor(r() * groups.length)];
+    for (let i = 0; i < pick3.length && k < buf.length; i++) buf[k++] = pick3[i];
+  }
+  return buf.subarray(0, k);
+}
+function bootstrapStat(base, head, o) {
+  let bg = groupsOf(base), hg = groupsOf(head), qb = quantile(base.values, base.q), qh = quantile(head.values, head.q);
+  if (!(qb > 0 && qh > 0)) return null;
+  let r = rng(o.seed), diffs = new Float64Array(o.iterations), bufB = new Float64Array(base.values.length * 2 + 16), bufH = new Float64Array(head.values.length * 2 + 16);
+  for (let i = 0; i < o.iterations; i++) {
+    let b = selectQuantile(resample(bg, r, bufB), base.q), h = selectQuantile(resample(hg, r, bufH), head.q);
+    diffs[i] = b > 0 && h > 0 ? Math.log(h / b) : 0;
+  }
+  let a = (1 - o.confidence) / 2, lo = quantile(diffs, a), hi = quantile(diffs, 1 - a), centre = Math.log(qh / qb);
+  return {
+    centre,
+    half: Math.max(centre - lo, hi - centre),
+    se: null,
+    df: null,
+    noisePct: null,
+    residuals: null,
+    interval: [lo, hi]
+  };
+}
+function wilson(k, n, z2) {
+  if (n === 0) return [0, 1];
+  let p = k / n, d = 1 + z2 * z2 / n, c = p + z2 * z2 / (2 * n), w = z2 * Math.sqrt(p * (1 - p) / n + z2 * z2 / (4 * n * n));
+  return [(c - w) / d, (c + w) / d];
+}
+function shareStat(base, head, confidence) {
+  let z2 = -normalQ((1 - confidence) / 2), pb = base.of > 0 ? base.bad / base.of : 0, ph = head.of > 0 ? head.bad / head.of : 0, [lb, ub] = wilson(base.bad, base.of, z2), [lh, uh] = wilson(head.bad, head.of, z2), d = ph - pb;
+  return {
+    deltaPp: 100 * d,
+    intervalPp: [
+      100 * (d - Math.sqrt((ph - lh) ** 2 + (ub - pb) ** 2)),
+      100 * (d + Math.sqrt((uh - ph) ** 2 + (pb - lb) ** 2))
+    ],
+    pRise: fisherUpperP(base.bad, base.of, head.bad, head.of),
+    pFall: fisherUpperP(base.of - base.bad, base.of, head.of - head.bad, head.of)
+  };
+}
+function normalQ(p) {
+  let a = [
+    -39.69683028665376,
+    220.9460984245205,
+    -275.9285104469687,
+    138.357751867269,
+    -30.66479806614716,
+    2.506628277459239
+  ], b = [
+    -54.47609879822406,
+    161.5858368580409,
+    -155.6989798598866,
+    66.80131188771972,
+    -13.28068155288572
+  ], c = [
+    -0.007784894002430293,
+    -0.3223964580411365,
+    -2.400758277161838,
+    -2.549732539343734,
+    4.374664141464968,
+    2.938163982698783
+  ], d = [0.007784695709041462, 0.3224671290700398, 2.445134137142996, 3.754408661907416], lo = 0.02425;
+  if (p < lo) {
+    let q2 = Math.sqrt(-2 * Math.log(p));
+    return (((((c[0] * q2 + c[1]) * q2 + c[2]) * q2 + c[3]) * q2 + c[4]) * q2 + c[5]) / ((((d[0] * q2 + d[1]) * q2 + d[2]) * q2 + d[3]) * q2 + 1);
+  }
+  if (p > 1 - lo) return -normalQ(1 - p);
+  let q = p - 0.5, r = q * q;
+  return (((((a[0] * r + a[1]) * r + a[2]) * r + a[3]) * r + a[4]) * r + a[5]) * q / (((((b[0] * r + b[1]) * r + b[2]) * r + b[3]) * r + b[4]) * r + 1);
+}
+function cvPct(xs) {
+  let m = mean(xs);
+  return xs.length >= 2 && m !== 0 ? 100 * stddev(xs) / Math.abs(m) : null;
+}
+
+// src/shared/verdict-rows.ts
+function pairDiffs(ab, key) {
+  if (!ab) return [];
+  let out = [];
+  for (let p of ab.pairs) {
+    let b = runValue(p.base, key), h = runValue(p.head, key);
+    b !== void 0 && h !== void 0 && b > 0 && h > 0 && out.push(Math.log(h / b));
+  }
+  return out;
+}
+function geoMean(xs) {
+  return xs.every((x) => x > 0) ? Math.exp(xs.reduce((a, x) => a + Math.log(x), 0) / xs.length) : medianOf(xs);
+}
+var word = (def, sign) => sign > 0 == (def.direction === "higher") ? "improved" : "regressed", ungateable = (key, unit) => ({
+  key,
+  kind: "ratio",
+  badLog: 0,
+  se: 1,
+  df: 1,
+  unit,
+  residuals: null,
+  minLog: Number.POSITIVE_INFINITY
+});
+function judgeShare(c, row, k, baseRuns, minPp) {
+  let { def } = k, b = shareCounts(def, baseRuns, k.benchmark, k.key), h = shareCounts(def, c.headRuns, k.benchmark, k.key), sign = def.direction === "lower" ? 1 : -1;
+  if (b.of === 0 || h.of === 0) {
+    let scale = def.name === "error_rate" ? 100 : 1;
+    row.method = "percent", row.delta_pct = null, row.delta_pp = scale * ((row.head ?? 0) - (row.base ?? 0));
+    let bad = sign * row.delta_pp;
+    return row.verdict = bad > minPp ? "regressed" : -bad > minPp ? "improved" : "unchanged", { row, gate: row.gated ? ungateable(k.key, null) : null, stat: null, chance: !1 };
+  }
+  let s = shareStat(b, h, c.o.confidence);
+  row.method = "exact", row.independent = "request", row.delta_pct = null, row.delta_pp = sign * s.deltaPp, row.interval_pp = sign > 0 ? s.intervalPp : [-s.intervalPp[1], -s.intervalPp[0]];
+  let a = (1 - c.o.confidence) / 2;
+  return row.verdict = s.pRise < a && s.deltaPp > minPp ? "regressed" : s.pFall < a && -s.deltaPp > minPp ? "improved" : "unchanged", {
+    row,
+    gate: row.gated ? {
+      key: keyOf(k.benchmark, def.name),
+      kind: "share",
+      share: { base: b, head: h, pRise: s.pRise, deltaPp: s.deltaPp, minPp }
+    } : null,
+    stat: null,
+    chance: !row.gated
+  };
+}
+function ratioStat(c, k, bv, hv, floor) {
+  let none = { stat: null, method: "percent", unit: null };
+  if (!(bv.every((x) => x > 0) && hv.every((x) => x > 0))) return none;
+  if (c.ab) {
+    let d = pairDiffs(c.ab, k.key), p = k.level === null ? pairedSs(d) : c.pooled.get(k.def.name);
+    return d.length >= 2 && p && p.df > 0 ? { stat: pairedStat(d, p, floor, c.o.confidence), method: "ab-paired", unit: "block" } : none;
+  }
+  if (c.history && bv.length >= 2)
+    return { stat: historyStat(bv, medianOf(hv), floor, c.o.confidence), method: "history-t", unit: "job" };
+  if (bv.length + hv.length >= 3)
+    return { stat: repeatsStat(bv, hv, floor, c.o.confidence), method: "repeats-t", unit: "repeat" };
+  if (c.base.kind === "run" && c.head.kind === "run" && c.base.samples && c.head.samples && k.level !== null) {
+    let sb = c.base.samples(k.level, k.def.name), sh = c.head.samples(k.level, k.def.name);
+    if (sb && sh && sb.values.length >= 5 && sh.values.length >= 5) {
+      let stat = bootstrapStat(sb, sh, c.o);
+      if (stat) return { stat, method: "bootstrap", unit: "request" };
+    }
+  }
+  return none;
+}
+function judgeRatio(c, row, k, bv, hv, minPct) {
+  let { def } = k, facts = c.headRuns[0]?.facts.get(k.benchmark), floor = row.head > 0 ? floorLog(resolutionOf(def, row.head, facts), row.head) : 0, { stat, method, unit } = ratioStat(c, k, bv, hv, floor);
+  if (row.method = method, row.independent = unit, stat === null) {
+    let pct = minPct > c.o.minEffectPct ? minPct : c.o.fallbackPct;
+    return row.verdict = row.delta_pct !== null && Math.abs(row.delta_pct) > pct ? word(def, row.delta_pct) : "unchanged", { row, gate: row.gated ? ungateable(k.key, null) : null, stat: null, chance: !1 };
+  }
+  row.noise_pct = stat.noisePct;
+  let [lo, hi] = stat.interval ?? [stat.centre - stat.half, stat.centre + stat.half];
+  row.interval_pct = [100 * (Math.exp(lo) - 1), 100 * (Math.exp(hi) - 1)], (method === "ab-paired" || method === "history-t") && (row.delta_pct = 100 * (Math.exp(stat.centre) - 1));
+  let big = Math.abs(row.delta_pct ?? 0) > minPct, wide = (row.interval_pct[1] - row.interval_pct[0]) / 2 > c.o.noiseLimitPct;
+  row.verdict = (lo > 0 || hi < 0) && big ? word(def, stat.centre) : wide ? "too_noisy" : "unchanged";
+  let bad = def.direction === "lower" ? 1 : -1, canGate = stat.se !== null && stat.df !== null && (method === "ab-paired" || method === "history-t"), gate = row.gated ? canGate ? {
+    key: k.key,
+    kind: "ratio",
+    badLog: bad * stat.centre,
+    se: stat.se,
+    df: stat.df,
+    unit,
+    residuals: stat.residuals ? stat.residuals.map((x) => bad * x) : null,
+    group: k.level === null ? `${def.name} ${ALL_LEVELS}` : def.name,
+    tier: k.level === null ? "curve" : "level",
+    minLog: Math.log1p(minPct / 100),
+    higher: def.direction === "higher"
+  } : ungateable(k.key, unit) : null;
+  return { row, gate, stat, chance: !row.gated };
+}
+
+// src/shared/verdict-types.ts
 var VERDICTS = [
   "regressed",
   "improved",
   "too_noisy",
+  "not_judged",
   "unchanged",
   "no_baseline"
-];
-function documentEvidence(doc) {
-  let runs = runPointsOf(doc), samples = (level, measure) => levelSamples(doc, level, measure)?.values ?? null;
-  return { runs, samples: runs.length > 1 ? null : samples, kind: runs.length > 1 ? "repeats" : "run" };
-}
-var VERDICT_DEFAULTS = {
+], VERDICT_DEFAULTS = {
+  fwerPct: 5,
   confidence: 0.95,
   minHistory: 5,
   fallbackPct: 5,
@@ -39644,114 +40643,111 @@ var VERDICT_DEFAULTS = {
   minEffectPct: 1,
   iterations: 1e3,
   seed: 1
-}, keyOf = (p) => `${p.benchmark}\0${p.measure}`;
-function valuesByKey(e) {
-  let m = /* @__PURE__ */ new Map();
-  for (let run of e.runs)
-    for (let p of run) {
-      let list2 = m.get(keyOf(p)) ?? [];
-      list2.push(p.value), m.set(keyOf(p), list2);
-    }
-  return m;
-}
-var pctOf = (x, base) => 100 * x / Math.abs(base), cv = (xs) => xs.length >= 2 && mean(xs) !== 0 ? pctOf(stddev(xs), mean(xs)) : null;
-function welchDf(va, na, vb, nb) {
-  let a = va / na, b = vb / nb, den = a * a / (na - 1) + b * b / (nb - 1);
-  return den > 0 ? (a + b) * (a + b) / den : na + nb - 2;
-}
-function judgeOne(base, head, baseFig, headFig, samples, rule, direction, o) {
-  let k = base.length, m = head.length, d = headFig - baseFig, deltaPct = baseFig !== 0 ? pctOf(d, baseFig) : null, noise = m >= 2 ? cv(head) : cv(base), word = (sign) => sign > 0 == (direction === "higher") ? "improved" : "regressed";
-  if (rule.kind === "off") return { method: "off", interval: null, verdict: "unchanged", noise };
-  let percent = (pct, calibrated) => {
-    let bar = calibrated && noise !== null ? Math.max(pct, 2 * noise) : pct;
-    return deltaPct !== null && Math.abs(deltaPct) > bar ? { method: "percent", interval: null, verdict: word(deltaPct), noise } : { method: "percent", interval: null, verdict: noise !== null && 2 * noise > pct ? "too_noisy" : "unchanged", noise };
-  };
-  if (rule.kind === "percent") return percent(rule.pct, !1);
-  let alpha = (1 - o.confidence) / 2, method = null, half = 0, interval = null;
-  if (m >= 2) {
-    method = "repeats-t";
-    let vh = stddev(head) ** 2;
-    if (k >= 2) {
-      let vb = stddev(base) ** 2;
-      half = tQuantile(1 - alpha, welchDf(vh, m, vb, k)) * Math.sqrt(vh / m + vb / k);
-    } else
-      half = tQuantile(1 - alpha, m - 1) * Math.sqrt(vh * (1 + 1 / m));
-  } else if (k >= o.minHistory) {
-    method = "history-t";
-    let [lo, hi] = predictionInterval(base, {
-      pct: o.fallbackPct,
-      confidence: o.confidence,
-      minPoints: o.minHistory
-    });
-    half = (hi - lo) / 2;
-  } else if (k === 1) {
-    let s = samples();
-    s && s.b.length >= 5 && s.h.length >= 5 && (method = "bootstrap", interval = bootstrapQuantileDiff(s.b, s.h, s.q, {
-      iterations: o.iterations,
-      confidence: o.confidence,
-      seed: o.seed
-    }));
-  }
-  if (method === null || baseFig === 0) return percent(o.fallbackPct, !0);
-  let centre = method === "repeats-t" ? mean(head) - (k >= 2 ? mean(base) : baseFig) : d;
-  interval ??= [centre - half, centre + half];
-  let ipct = [pctOf(interval[0], baseFig), pctOf(interval[1], baseFig)];
-  if ((ipct[0] > 0 || ipct[1] < 0) && deltaPct !== null && Math.abs(deltaPct) > o.minEffectPct)
-    return { method, interval: ipct, verdict: word(deltaPct), noise };
-  let wide = (ipct[1] - ipct[0]) / 2 > o.noiseLimitPct;
-  return { method, interval: ipct, verdict: wide ? "too_noisy" : "unchanged", noise };
-}
+};
+
+// src/shared/verdict.ts
 function judgeRuns(base, head, opts = {}) {
-  let o = { ...VERDICT_DEFAULTS, ...opts, rules: void 0 }, rules = opts.rules ?? parseRules(null), baseVals = valuesByKey(base), headVals = valuesByKey(head), order = [], seen = /* @__PURE__ */ new Set();
-  for (let run of head.runs)
-    for (let p of run)
-      seen.has(keyOf(p)) || (seen.add(keyOf(p)), order.push(p));
-  let rows = [];
-  for (let p of order) {
-    let def = MEASURE_BY_NAME.get(p.measure);
-    if (!def) continue;
-    let h = headVals.get(keyOf(p)), b = baseVals.get(keyOf(p)) ?? [], headFig = medianOf(h), { rule, gating } = ruleFor(rules, p.measure), row = {
-      benchmark: p.benchmark,
-      level: p.level,
-      measure: p.measure,
+  let o = { ...VERDICT_DEFAULTS, ...opts }, rules = opts.rules ?? parseRules(null), gate = parseGate(opts.gate ?? null, rules), excluded = [], abIn = head.kind === "ab" ? head : null, baseEv = abIn ? { kind: "repeats", runs: abIn.pairs.map((p) => p.base) } : base, keysOf = (runs, headOnly) => {
+    let out = [], seen = /* @__PURE__ */ new Set(), headLevels = new Set(headOnly.flatMap((r) => r.points.map((p) => p.benchmark)));
+    for (let r of runs)
+      for (let p of r.points) {
+        let key = keyOf(p.benchmark, p.measure), def = MEASURE_BY_NAME.get(p.measure);
+        !def || seen.has(key) || !headLevels.has(p.benchmark) || (seen.add(key), out.push({ key, benchmark: p.benchmark, level: p.level, def }));
+      }
+    return out;
+  }, gatedKeys = keysOf([...runsOf(head), ...runsOf(baseEv)], runsOf(head)).filter((k) => isGated(gate, k.def.name, k.level)), kept = baseEv.kind === "history" ? keptHistory(baseEv.runs, gatedKeys, excluded) : runsOf(baseEv), { head: headRuns, base: baseRuns } = withAllLevels(runsOf(head), kept), ab = abIn ? { kind: "ab", pairs: abIn.pairs.map((_, i) => ({ base: baseRuns[i], head: headRuns[i] })) } : null, keys = keysOf([...headRuns, ...baseRuns], headRuns), headIdx = indexRuns(headRuns), history = baseEv.kind === "history", evidenceKind = ab ? "ab" : history && baseRuns.length >= o.minHistory ? "history" : history && baseRuns.length > 0 ? "short-history" : baseRuns.length === 0 ? "none" : head.kind === "repeats" || baseEv.kind === "repeats" ? "within-job" : "within-run", pooled = /* @__PURE__ */ new Map();
+  for (let k of ab ? keys : []) {
+    if (isShare(k.def) || k.level === null || invalidOn(headRuns, k.benchmark, k.def) || invalidOn(baseRuns, k.benchmark, k.def))
+      continue;
+    let d = pairDiffs(ab, k.key);
+    if (d.length < 2) continue;
+    let s = pairedSs(d), p = pooled.get(k.def.name) ?? { ss: 0, df: 0 };
+    pooled.set(k.def.name, { ss: p.ss + s.ss, df: p.df + s.df });
+  }
+  let ctx = { o, base, head, headRuns, ab, history, pooled }, evaluate = (k) => {
+    let { def } = k, { rule, gating } = ruleFor(rules, def.name), gated = isGated(gate, def.name, k.level) && rule.kind !== "off", hv = headIdx.map((m) => m.get(k.key)).filter((v) => v !== void 0), bRuns = baseRuns.filter((r) => !(history && invalidOn([r], k.benchmark, def))), bv = bRuns.map((r) => runValue(r, k.key)).filter((v) => v !== void 0), row = {
+      benchmark: k.benchmark,
+      level: k.level,
+      measure: def.name,
       unit: def.unit,
       direction: def.direction,
-      base: null,
-      base_n: b.length,
-      head: headFig,
-      head_n: h.length,
+      base: bv.length > 0 ? history || ab ? geoMean(bv) : medianOf(bv) : null,
+      base_n: bv.length,
+      head: hv.length > 0 ? ab ? geoMean(hv) : medianOf(hv) : null,
+      head_n: hv.length,
       delta_pct: null,
+      delta_pp: null,
       interval_pct: null,
+      interval_pp: null,
       noise_pct: null,
       method: "none",
+      independent: null,
       verdict: "no_baseline",
+      reason: null,
+      gated,
+      decided: !1,
+      detectable: null,
       rule: rule.text,
       severity: "none"
-    };
-    if (b.length > 0) {
-      let baseFig = base.kind === "history" ? mean(b) : medianOf(b);
-      row.base = baseFig, row.delta_pct = baseFig !== 0 ? pctOf(headFig - baseFig, baseFig) : null;
-      let j = judgeOne(b, h, baseFig, headFig, () => {
-        let q = sampledQuantile(p.measure);
-        if (q === null || !base.samples || !head.samples || p.level === null) return null;
-        let bs = base.samples(p.level, p.measure), hs = head.samples(p.level, p.measure);
-        return bs && hs ? { q, b: bs, h: hs } : null;
-      }, rule, def.direction, o);
-      row.method = j.method, row.interval_pct = j.interval, row.noise_pct = j.noise, row.verdict = j.verdict, row.severity = severityOf(j.verdict, gating);
+    }, done = (g, extra = {}) => ({
+      row,
+      gate: gated && g ? { key: k.key, kind: g, ...extra } : null,
+      stat: null,
+      chance: !1
+    });
+    if (bv.length === 0)
+      return row.reason = baseRuns.length === 0 ? null : "the base did not measure it", done("no_baseline");
+    if (row.base !== null && row.head !== null && row.base !== 0 && (row.delta_pct = 100 * (row.head - row.base) / Math.abs(row.base)), hv.length === 0) {
+      let f = headRuns[0]?.facts.get(k.benchmark), why = f && f.requests > 0 && f.errors === f.requests ? "every request failed" : "the head has no value for it";
+      return row.reason = `no value in the head: ${why}`, def.family === "latency" || def.family === "rate" || def.family === "slo" ? (row.verdict = "regressed", row.severity = severityOf("regressed", gated || gating), done("missing")) : (row.verdict = "not_judged", done("not_judged", { why: row.reason }));
     }
-    rows.push(row);
+    if (rule.kind === "off")
+      return row.method = "off", row.verdict = "unchanged", done(null);
+    let headBad = invalidOn(headRuns, k.benchmark, def), baseBad = history ? null : invalidOn(baseRuns, k.benchmark, def), finish = def.family === "errors" ? null : finishDiffers(baseRuns, headRuns, k.benchmark), notJudged = headBad ? `head ${headBad}` : baseBad ? `base ${baseBad}` : finish;
+    if (notJudged !== null)
+      return row.verdict = "not_judged", row.reason = notJudged, done("not_judged", { why: notJudged });
+    let minPct = rule.kind === "percent" ? rule.pct : o.minEffectPct;
+    return isShare(def) ? judgeShare(ctx, row, k, bRuns, minPct) : judgeRatio(ctx, row, k, bv, hv, minPct);
+  }, evaluated = keys.map(evaluate), gateRows = evaluated.map((e) => e.gate).filter((g) => g !== null), design = evidenceKind === "history" ? {
+    kind: "history",
+    n: Math.min(...evaluated.filter((e) => e.gate?.kind === "ratio").map((e) => e.row.base_n))
+  } : evidenceKind === "ab" ? { kind: "paired", blocks: ab.pairs.length } : null, outcome = decideGate(gateRows, evidenceKind, {
+    fwerPct: o.fwerPct,
+    off: gate.off,
+    minHistory: o.minHistory,
+    baseRuns: baseRuns.length,
+    design
+  });
+  for (let e of evaluated) {
+    let r = e.row, key = keyOf(r.benchmark, r.measure);
+    if (!r.gated) {
+      r.severity = severityOf(r.verdict, !1);
+      continue;
+    }
+    r.detectable = outcome.detectable[key] ?? null;
+    let judgedByGate = e.gate?.kind === "share" || e.gate?.kind === "ratio" && (evidenceKind === "history" || evidenceKind === "ab");
+    judgedByGate && (outcome.regressed[key] ? r.verdict = "regressed" : r.verdict === "regressed" && (r.verdict = "unchanged")), r.decided = judgedByGate || e.gate?.kind === "missing", r.severity = r.verdict === "regressed" && (judgedByGate || e.gate?.kind === "missing") ? "regression" : severityOf(r.verdict, !1);
   }
-  let counts = Object.fromEntries(VERDICTS.map((v) => [v, 0]));
+  let rows = evaluated.map((e) => e.row), counts = Object.fromEntries(VERDICTS.map((v) => [v, 0]));
   for (let r of rows) counts[r.verdict]++;
+  let chanceRows = evaluated.filter(
+    (e) => e.chance && e.row.interval_pct !== null || e.chance && e.row.method === "exact"
+  ).length;
   return {
     rows,
     counts,
     rules: rules.text,
-    base_runs: base.runs.length,
-    head_runs: head.runs.length,
-    base_kind: base.kind
+    gate: { ...outcome, text: gate.text },
+    base_runs: baseRuns.length,
+    head_runs: headRuns.length,
+    base_kind: ab ? "ab" : base.kind,
+    excluded,
+    environment: environmentChanges(baseRuns, headRuns),
+    chance_flags: { rows: chanceRows, expected: chanceRows * ((1 - o.confidence) / 2) },
+    baseline_note: null
   };
 }
+var summaryFails = (s, failOn) => fails({ gate: s.gate.status, severities: s.rows.map((r) => r.severity) }, failOn);
 
 // src/core/settings/action-table.ts
 var ACTION = {
@@ -39997,7 +40993,7 @@ var SWEEP = {
     default: null,
     check: positiveInt,
     what: "a positive integer",
-    help: "measured requests per level (default 32 unless --duration is set; closed loop raises it to 2x the users)"
+    help: "measured requests per level (default 64 unless --duration is set, enough for a p95, and in closed loop at least 4 per user so each level has a steady stretch; a count given is raised to 2 per user)"
   }),
   duration: number({
     flag: "duration",
@@ -40185,6 +41181,19 @@ var CONNECTION = {
     default: "http://127.0.0.1:8000",
     help: "server root, e.g. http://127.0.0.1:8000 (a trailing /v1 is accepted)"
   }),
+  abBaseUrl: httpUrl({
+    flag: "ab-base-url",
+    default: null,
+    help: "interleaved A/B in one job: the base branch's server (--base-url is the head's); the sweep alternates the two in blocks, a seeded order per pair, so what the job shares cancels in each pair (CONCEPTS.md, the gate)"
+  }),
+  abPairs: number({
+    flag: "ab-pairs",
+    metavar: "N",
+    default: 3,
+    check: (n) => Number.isInteger(n) && n >= 2 && n <= 50,
+    what: "an integer from 2 to 50",
+    help: "with --ab-base-url: pairs of blocks (each block a whole pass over the levels on one server)"
+  }),
   model: text({
     flag: "model",
     metavar: "ID",
@@ -40333,15 +41342,30 @@ var CONNECTION = {
     flag: "thresholds",
     metavar: "RULES",
     default: null,
-    help: `how each measure is judged, e.g. "ttft_p95_ms=+10%, output_tok_s=-5%, *=t-test": a measure's own rule gates (regression), the * rule warns (warning); rules are +N%/-N%/N%, t-test or off (default *=t-test)`
+    help: 'how each measure is judged, e.g. "ttft_p95_ms=+10%, output_tok_s=-5%, *=t-test": rules are +N%/-N%/N% (a gated measure: the smallest change that counts), t-test or off; a measure given its own rule joins the gate (default *=t-test)'
+  }),
+  gate: text({
+    flag: "gate",
+    metavar: "MEASURES",
+    default: null,
+    defaultText: DEFAULT_GATE_TEXT,
+    help: "the rows that decide a pull request, one-sided with the false-fail rate per pull request held at --gate-fwer: measures (every level), measure@level, or off; every other row is informational"
+  }),
+  gateFwer: number({
+    flag: "gate-fwer",
+    metavar: "PCT",
+    default: VERDICT_DEFAULTS.fwerPct,
+    check: (n) => n > 0 && n < 50,
+    what: "a percentage above 0 and under 50",
+    help: "the gate's false-fail rate per pull request, % (held across its rows)"
   }),
   failOn: custom(
     {
       flag: "fail-on",
-      metavar: "regression|warning|never",
+      metavar: "regression|unjudged|warning|never",
       default: null,
       defaultText: null,
-      help: "fail on: regression (a measure with its own rule regressed), warning (any regression), never (default regression in the CLI, the Action and the service; the Action's fail-on-regression means warning)"
+      help: "fail on: regression (the gate failed), unjudged (also a gate that could not judge), warning (also any other row that regressed), never (default regression in the CLI, the Action and the service; the Action's fail-on-regression means warning)"
     },
     (v) => FAIL_ON.includes(v) ? v : { problem: `must be one of ${FAIL_ON.join(", ")}, got "${v}"` }
   )
@@ -40520,9 +41544,9 @@ function summarizeProfile(samples) {
     errors: samples.filter((s) => s.error !== null).length
   };
 }
-var fmt2 = (v, d) => typeof v == "number" && Number.isFinite(v) ? v.toFixed(d) : "-";
+var fmt3 = (v, d) => typeof v == "number" && Number.isFinite(v) ? v.toFixed(d) : "-";
 function profileSummaryText(doc) {
-  let p = doc.profile, s = p.summary, range = (x) => `${fmt2(x.median, 1)} (${fmt2(x.min, 1)}-${fmt2(x.max, 1)})`, lines = [];
+  let p = doc.profile, s = p.summary, range = (x) => `${fmt3(x.median, 1)} (${fmt3(x.min, 1)}-${fmt3(x.max, 1)})`, lines = [];
   lines.push(
     `profile of ${doc.target.model} at ${doc.target.base_url} (${doc.server?.extracted.server_name ?? "server"})`
   ), lines.push(
@@ -40532,15 +41556,15 @@ function profileSummaryText(doc) {
   ), lines.push("|---|---:|---:|---:|---:|---:|");
   for (let [t, v] of Object.entries(s.prefill))
     lines.push(
-      `| prefill ${t} | ${fmt2(v.prompt_tokens.median, 0)} | ${range(v.client_wall_ttft_ms)} | ${fmt2(v.client_wall_effective_prefill_tps.median, 0)} | | |`
+      `| prefill ${t} | ${fmt3(v.prompt_tokens.median, 0)} | ${range(v.client_wall_ttft_ms)} | ${fmt3(v.client_wall_effective_prefill_tps.median, 0)} | | |`
     );
   let d = s.decode;
   lines.push(
-    `| decode | | ${fmt2(d.client_wall_ttft_ms.median, 1)} | | ${range(d.client_wall_decode_tps)} | |`
+    `| decode | | ${fmt3(d.client_wall_ttft_ms.median, 1)} | | ${range(d.client_wall_decode_tps)} | |`
   );
   for (let [k, v] of Object.entries(s.prefix_cache))
     lines.push(
-      `| prefix ${k} | ${fmt2(v.prompt_tokens.median, 0)} | ${range(v.client_wall_ttft_ms)} x${fmt2(v.ttft_ratio_vs_fresh, 2)} | | | ${fmt2(v.cached_tokens.median, 0)} |`
+      `| prefix ${k} | ${fmt3(v.prompt_tokens.median, 0)} | ${range(v.client_wall_ttft_ms)} x${fmt3(v.ttft_ratio_vs_fresh, 2)} | | | ${fmt3(v.cached_tokens.median, 0)} |`
     );
   return lines.join(`
 `);
@@ -40908,14 +41932,14 @@ var SNAPSHOT_ENDPOINTS = [
   "/get_server_info",
   "/version",
   "/metrics"
-], num2 = (v) => typeof v == "number" && Number.isFinite(v) ? v : null, str = (v) => typeof v == "string" && v !== "" ? v : null, obj = (v) => v !== null && typeof v == "object" && !Array.isArray(v) ? v : null;
+], num2 = (v) => typeof v == "number" && Number.isFinite(v) ? v : null, str2 = (v) => typeof v == "string" && v !== "" ? v : null, obj = (v) => v !== null && typeof v == "object" && !Array.isArray(v) ? v : null;
 function extractServerFacts(bodies, metricsText2) {
   let out = {}, models2 = obj(bodies["/v1/models"]), m0 = Array.isArray(models2?.data) ? obj(models2.data[0]) : null;
-  m0 && (out.model_id = str(m0.id), num2(m0.max_model_len) !== null && (out.context_length = num2(m0.max_model_len)), str(m0.owned_by) && (out.owned_by = m0.owned_by));
+  m0 && (out.model_id = str2(m0.id), num2(m0.max_model_len) !== null && (out.context_length = num2(m0.max_model_len)), str2(m0.owned_by) && (out.owned_by = m0.owned_by));
   let stats = obj(bodies["/v1/stats"]);
   if (stats) {
     let server = obj(stats.server);
-    server && (out.server_name = str(server.name), out.server_version = str(server.version));
+    server && (out.server_name = str2(server.name), out.server_version = str2(server.version));
     let model = obj(stats.model);
     model && num2(model.context_length) !== null && (out.context_length = num2(model.context_length)), Array.isArray(stats.gpus) && (out.gpus = stats.gpus);
     let limits = obj(stats.limits);
@@ -40930,15 +41954,15 @@ function extractServerFacts(bodies, metricsText2) {
     kv && num2(kv.budget_tokens) !== null && (out.cache_budget_tokens = num2(kv.budget_tokens)), typeof cache.reports_cached_tokens == "boolean" && (out.reports_cached_tokens = cache.reports_cached_tokens);
   }
   let sg = obj(bodies["/get_server_info"]);
-  sg && (out.server_name = out.server_name ?? "sglang", out.server_version = str(sg.version) ?? out.server_version ?? null, num2(sg.context_length) !== null && (out.context_length = num2(sg.context_length)), num2(sg.max_running_requests) !== null && (out.max_running_requests = num2(sg.max_running_requests)), num2(sg.cuda_graph_max_bs) !== null && (out.cuda_graph_max_bs = num2(sg.cuda_graph_max_bs)), num2(sg.max_total_num_tokens) !== null && (out.cache_budget_tokens = num2(sg.max_total_num_tokens)), num2(sg.page_size) !== null && (out.kv_page_size = num2(sg.page_size)), str(sg.model_path) && (out.model_id = out.model_id ?? sg.model_path));
+  sg && (out.server_name = out.server_name ?? "sglang", out.server_version = str2(sg.version) ?? out.server_version ?? null, num2(sg.context_length) !== null && (out.context_length = num2(sg.context_length)), num2(sg.max_running_requests) !== null && (out.max_running_requests = num2(sg.max_running_requests)), num2(sg.cuda_graph_max_bs) !== null && (out.cuda_graph_max_bs = num2(sg.cuda_graph_max_bs)), num2(sg.max_total_num_tokens) !== null && (out.cache_budget_tokens = num2(sg.max_total_num_tokens)), num2(sg.page_size) !== null && (out.kv_page_size = num2(sg.page_size)), str2(sg.model_path) && (out.model_id = out.model_id ?? sg.model_path));
   let props = obj(bodies["/props"]);
   if (props) {
-    out.server_name = out.server_name ?? "llama.cpp", str(props.build_info) && (out.server_version = props.build_info);
+    out.server_name = out.server_name ?? "llama.cpp", str2(props.build_info) && (out.server_version = props.build_info);
     let dgs = obj(props.default_generation_settings);
-    dgs && num2(dgs.n_ctx) !== null && (out.context_length = num2(dgs.n_ctx)), num2(props.total_slots) !== null && (out.max_running_requests = num2(props.total_slots)), str(props.model_path) && (out.model_path = props.model_path);
+    dgs && num2(dgs.n_ctx) !== null && (out.context_length = num2(dgs.n_ctx)), num2(props.total_slots) !== null && (out.max_running_requests = num2(props.total_slots)), str2(props.model_path) && (out.model_path = props.model_path);
   }
   let ver = obj(bodies["/version"]);
-  if (ver && str(ver.version) && (out.server_version = out.server_version ?? ver.version, out.server_name = out.server_name ?? "vllm"), metricsText2 !== null) {
+  if (ver && str2(ver.version) && (out.server_version = out.server_version ?? ver.version, out.server_name = out.server_name ?? "vllm"), metricsText2 !== null) {
     out.server_name === void 0 && (metricsText2.includes("vllm:") ? out.server_name = "vllm" : metricsText2.includes("sglang:") ? out.server_name = "sglang" : metricsText2.includes("llamacpp:") ? out.server_name = "llama.cpp" : metricsText2.includes("freetoken:") ? out.server_name = "freetoken" : metricsText2.includes("tgi_") && (out.server_name = "tgi"));
     let block = /vllm:cache_config_info\{([^}]*)\}/.exec(metricsText2);
     if (block) {
@@ -41064,7 +42088,63 @@ import { existsSync as existsSync4 } from "node:fs";
 
 // src/core/sweep/config.ts
 init_errors();
-var DEFAULT_CLOSED_LEVELS = [1, 2, 4, 8], DEFAULT_OPEN_LEVELS = [1, 2, 4], DEFAULT_REQUESTS = 32, SWEEP_BOUNDS = {
+
+// src/core/load/shard.ts
+init_errors();
+var SINGLE = { index: 0, count: 1 };
+function parseShard(s) {
+  let m = /^(\d+)\/(\d+)$/.exec(s.trim()), i = m ? Number(m[1]) : Number.NaN, n = m ? Number(m[2]) : Number.NaN;
+  if (!m || n < 1 || i < 1 || i > n || n > 1024)
+    throw new UsageError(`--shard must be i/n with 1 <= i <= n <= 1024 (e.g. 1/4), got "${s}"`, "--shard");
+  return { index: i - 1, count: n };
+}
+function splitEven(total, n) {
+  let base = Math.floor(total / n), extra = total - base * n;
+  return Array.from({ length: n }, (_, k) => base + (k < extra ? 1 : 0));
+}
+var shareOf = (total, p) => splitEven(splitEven(total, p.runner.count)[p.runner.index], p.thread.count)[p.thread.index], closedIndex = (local, p) => (local * p.thread.count + p.thread.index) * p.runner.count + p.runner.index, ownsArrival = (j, p) => j % p.runner.count === p.runner.index && Math.floor(j / p.runner.count) % p.thread.count === p.thread.index;
+var ID_STRIDE = 1e7, WARMUP_ID_OFFSET = 5e6;
+
+// src/core/load/level-plan.ts
+var DEFAULT_REQUESTS = 64, MIN_REQUESTS_PER_USER = 2, DEFAULT_REQUESTS_PER_USER = 4;
+function effectiveRequests(mode, level, requests) {
+  if (requests === null) return null;
+  let perUser = requests === DEFAULT_REQUESTS ? DEFAULT_REQUESTS_PER_USER : MIN_REQUESTS_PER_USER;
+  return mode === "closed" ? Math.max(requests, perUser * level) : requests;
+}
+function sessionsOf(cfg) {
+  return cfg.sessions ? { turns: cfg.sessions.turns, thinkTimeMs: cfg.sessions.think_time_ms } : null;
+}
+var MIN_PROBE_S = 4;
+function datasetStartOf(cfg, index) {
+  let start2 = 0;
+  for (let k = 0; k < index; k++) {
+    let r = effectiveRequests(cfg.mode, cfg.levels[k], cfg.requests_per_level);
+    if (r === null) return index * ID_STRIDE;
+    start2 += r;
+  }
+  return start2;
+}
+function planLevel(cfg, index, salt = 0, repeat = 0) {
+  let level = cfg.levels[index], requests = effectiveRequests(cfg.mode, level, cfg.requests_per_level), durationS = cfg.duration_s, notices = [];
+  return cfg.search && (durationS !== null && (durationS = Math.max(durationS, MIN_PROBE_S)), requests !== null && (requests = Math.max(requests, Math.ceil(level * MIN_PROBE_S)))), cfg.mode === "closed" && requests !== null && cfg.requests_per_level !== null && requests > cfg.requests_per_level && cfg.requests_per_level !== DEFAULT_REQUESTS && notices.push(
+    `level ${level}: raised --requests from ${cfg.requests_per_level} to ${requests} (at least 2x the ${level} users, so every user sends at least twice)`
+  ), {
+    level,
+    index,
+    requests,
+    durationS,
+    arrival: cfg.arrival,
+    seed: cfg.seed + 7919 * (index + 1) >>> 0,
+    salt,
+    notices,
+    datasetStart: datasetStartOf(cfg, index) + repeat * datasetStartOf(cfg, cfg.levels.length)
+  };
+}
+
+// src/core/sweep/config.ts
+var DEFAULT_CLOSED_LEVELS = [1, 2, 4, 8], DEFAULT_OPEN_LEVELS = [1, 2, 4];
+var SWEEP_BOUNDS = {
   closedUsers: 1e4,
   openRateRps: 1e4,
   requestsPerLevel: 1e6,
@@ -41223,24 +42303,6 @@ function sameConfig(a, b) {
 // src/core/load/load-generator.ts
 init_errors();
 import { availableParallelism } from "node:os";
-
-// src/core/load/shard.ts
-init_errors();
-var SINGLE = { index: 0, count: 1 };
-function parseShard(s) {
-  let m = /^(\d+)\/(\d+)$/.exec(s.trim()), i = m ? Number(m[1]) : Number.NaN, n = m ? Number(m[2]) : Number.NaN;
-  if (!m || n < 1 || i < 1 || i > n || n > 1024)
-    throw new UsageError(`--shard must be i/n with 1 <= i <= n <= 1024 (e.g. 1/4), got "${s}"`, "--shard");
-  return { index: i - 1, count: n };
-}
-function splitEven(total, n) {
-  let base = Math.floor(total / n), extra = total - base * n;
-  return Array.from({ length: n }, (_, k) => base + (k < extra ? 1 : 0));
-}
-var shareOf = (total, p) => splitEven(splitEven(total, p.runner.count)[p.runner.index], p.thread.count)[p.thread.index], closedIndex = (local, p) => (local * p.thread.count + p.thread.index) * p.runner.count + p.runner.index, ownsArrival = (j, p) => j % p.runner.count === p.runner.index && Math.floor(j / p.runner.count) % p.thread.count === p.thread.index;
-var ID_STRIDE = 1e7, WARMUP_ID_OFFSET = 5e6;
-
-// src/core/load/load-generator.ts
 var ONE_THREAD = { workers: 1, shard: null, startAtEpochMs: null, levelSlotMs: 0 };
 function runSaltOf(load) {
   return load.startAtEpochMs !== null ? load.startAtEpochMs % 1e6 : newRunSalt();
@@ -41571,64 +42633,59 @@ function traceReplay(trace, config2, speed, requests, maxDurationS = Number.POSI
   };
 }
 
+// src/core/sweep/combination.ts
+init_errors();
+function checkCombination(cfg, load, o) {
+  let repeats = cfg.repeats ?? 1, no = (msg, flag) => {
+    throw new UsageError(msg, flag);
+  };
+  repeats > 1 && o.resume && no("--resume cannot finish a sweep with --repeats: run it again whole", "--resume"), repeats > 1 && load.shard !== null && no(
+    "--repeats with --shard: the runners' start slots are per level; run the repeats as separate jobs",
+    "--repeats"
+  ), o.ab && (cfg.search && no(
+    "--ab-base-url with --mode search: a search decides its levels as it goes, A/B needs the same levels on both servers",
+    "--ab-base-url"
+  ), repeats > 1 && no("--ab-base-url with --repeats: the A/B pairs are the repeats (--ab-pairs)", "--repeats"), o.resume && no("--resume cannot finish an --ab-base-url sweep: run it again whole", "--resume"), load.shard !== null && no(
+    "--ab-base-url with --shard: the pairs of one job alternate on one runner; run the A/B job unsharded",
+    "--ab-base-url"
+  ));
+}
+
 // src/core/sweep/prepare.ts
 async function prepareSweep(v, config2, o) {
   let file2 = v.dataset !== null ? loadDataset(v.dataset) : null;
   file2 && (config2.dataset = { name: file2.name, lines: file2.lines, sha256: file2.sha256 }), v.tools !== null && (config2.tools = loadTools(v.tools, v.toolChoice));
   let trace = v.trace !== null ? loadTrace(v.trace) : null;
   for (let n of [...file2?.notices ?? [], ...trace?.notices ?? []]) o.onNotice(n);
-  let replay = trace ? traceReplay(trace, config2, v.traceSpeed, v.requests, v.maxDurationS) : null, target = makeTarget(v), load = loadGeneratorOf(v, config2, target), started = o.beforeContact?.(), pre = await preflight(target, config2, {
+  let replay = trace ? traceReplay(trace, config2, v.traceSpeed, v.requests, v.maxDurationS) : null, target = makeTarget(v), load = loadGeneratorOf(v, config2, target);
+  checkCombination(config2, load, { resume: v.resume ?? !1, ab: v.abBaseUrl !== null });
+  let started = o.beforeContact?.(), contact = (t, calibrate2) => preflight(t, config2, {
     readyTimeoutS: v.readyTimeoutS,
     serverLimits: v.serverLimits,
-    calibrate: v.calibratePrompts,
+    calibrate: calibrate2,
     onNotice: o.onNotice,
     ...started?.serverExited ? { serverExited: started.serverExited } : {},
     ...replay ? { longest: replay.longest } : {}
-  }), salt = runSaltOf(load), dataset = replay ? replay.build(pre.calibration, salt) : file2;
-  return { config: config2, pre, load, salt, dataset };
-}
-
-// src/core/sweep/sweep.ts
-init_errors();
-import { existsSync as existsSync3 } from "node:fs";
-import { performance as performance14 } from "node:perf_hooks";
-
-// src/core/load/level-plan.ts
-function effectiveRequests(mode, level, requests) {
-  return requests === null ? null : mode === "closed" ? Math.max(requests, 2 * level) : requests;
-}
-function sessionsOf(cfg) {
-  return cfg.sessions ? { turns: cfg.sessions.turns, thinkTimeMs: cfg.sessions.think_time_ms } : null;
-}
-var MIN_PROBE_S = 4;
-function datasetStartOf(cfg, index) {
-  let start2 = 0;
-  for (let k = 0; k < index; k++) {
-    let r = effectiveRequests(cfg.mode, cfg.levels[k], cfg.requests_per_level);
-    if (r === null) return index * ID_STRIDE;
-    start2 += r;
-  }
-  return start2;
-}
-function planLevel(cfg, index, salt = 0, repeat = 0) {
-  let level = cfg.levels[index], requests = effectiveRequests(cfg.mode, level, cfg.requests_per_level), durationS = cfg.duration_s, notices = [];
-  return cfg.search && (durationS !== null && (durationS = Math.max(durationS, MIN_PROBE_S)), requests !== null && (requests = Math.max(requests, Math.ceil(level * MIN_PROBE_S)))), cfg.mode === "closed" && requests !== null && cfg.requests_per_level !== null && requests > cfg.requests_per_level && notices.push(
-    `level ${level}: raised --requests from ${cfg.requests_per_level} to ${requests} (at least 2x the ${level} users, so every user sends at least twice)`
-  ), {
-    level,
-    index,
-    requests,
-    durationS,
-    arrival: cfg.arrival,
-    seed: cfg.seed + 7919 * (index + 1) >>> 0,
+  }), pre = await contact(target, v.calibratePrompts), basePre = v.abBaseUrl !== null ? await contact(makeTarget({ ...v, baseUrl: v.abBaseUrl }), !1) : null, salt = runSaltOf(load), dataset = replay ? replay.build(pre.calibration, salt) : file2;
+  return {
+    config: config2,
+    pre,
+    load,
     salt,
-    notices,
-    datasetStart: datasetStartOf(cfg, index) + repeat * datasetStartOf(cfg, cfg.levels.length)
+    dataset,
+    ab: basePre ? { pre: { ...basePre, calibration: pre.calibration }, pairs: v.abPairs } : null
   };
 }
 
-// src/core/load/level-run.ts
-import { performance as performance10 } from "node:perf_hooks";
+// src/core/sweep/gear.ts
+import { performance as performance12 } from "node:perf_hooks";
+
+// src/core/load/worker-pool.ts
+init_errors();
+import { existsSync as existsSync2 } from "node:fs";
+import { performance as performance9 } from "node:perf_hooks";
+import { fileURLToPath } from "node:url";
+import { Worker } from "node:worker_threads";
 
 // src/core/load/loops.ts
 import { performance as performance8 } from "node:perf_hooks";
@@ -41747,469 +42804,85 @@ async function runWarmup(client, makeSpec, count3, concurrency) {
   return await Promise.all(Array.from({ length: Math.max(1, Math.min(concurrency, count3)) }, user)), out;
 }
 
-// src/core/load/self-check.ts
-import { createHistogram, performance as performance9 } from "node:perf_hooks";
-var SELF_CHECK_LIMITS = { lateMs: 2, cpuPctOfOneCore: 85, sendQueueP99Ms: 5 }, SATURATED_ELU = 0.5;
-function backlogEvidenceMs(records2) {
-  let worst = null;
-  for (let r of records2) {
-    let t = r.event_times_ms;
-    if (t.length < 3) continue;
-    let gap = (t[t.length - 1] - t[0]) / (t.length - 1);
-    if (!(gap > 0)) continue;
-    let k = 1;
-    for (let i = 1; i <= t.length; i++)
-      i < t.length && t[i] === t[i - 1] ? k++ : (k > 1 && (worst = Math.max(worst ?? 0, (k - 1) * gap)), k = 1);
+// src/core/load/worker-pool.ts
+function workerFile() {
+  for (let rel of ["./shard-worker.js", "../../../dist/shard-worker.js"]) {
+    let p = fileURLToPath(new URL(rel, import.meta.url));
+    if (existsSync2(p)) return p;
   }
-  return worst;
+  throw new TokenbenchError(
+    "workers_unavailable",
+    "dist/shard-worker.js is missing: run `npm run build` (or use --workers 1)"
+  );
 }
-var UNSEEN_MS = 1, RESOLUTION_MS = 10, SelfCheck = class {
-  /**
-   * `thread`: this is a worker thread among others, where process CPU is everyone's; its "CPU"
-   * is then the time its own event loop was busy (event-loop utilization), which is what bounds it.
-   */
-  constructor(thread = !1) {
-    this.thread = thread;
+var ThreadHandle = class {
+  worker;
+  waiting = null;
+  done = 0;
+  constructor(file2, data) {
+    this.worker = new Worker(file2, { workerData: data }), this.worker.on("message", (m) => {
+      if (m.op === "progress") {
+        this.done = m.done;
+        return;
+      }
+      let w = this.waiting;
+      w !== null && (this.waiting = null, m.op === "failed" ? w.reject(new Error(`worker thread failed: ${m.message}`)) : w.resolve(m));
+    }), this.worker.on("error", (err) => {
+      let w = this.waiting;
+      this.waiting = null, w?.reject(err);
+    });
   }
-  thread;
-  /** Per sample: how late the sampling timer fired (ns, at least 1). */
-  h = createHistogram();
-  /** Per sample: the part of that lateness during which the client's own loop was busy. */
-  own = createHistogram();
-  timer = null;
-  lastMs = 0;
-  lastIdleMs = 0;
-  /**
-   * One sample every RESOLUTION_MS: the timer's lateness, as `monitorEventLoopDelay` records it,
-   * and the share of it the loop spent busy (event-loop utilization between two samples: time in
-   * the poll wait, a late wake-up included, is idle). Lateness with an idle loop is the machine
-   * waking the process late; lateness with a busy loop is the client's own work.
-   */
-  sample = () => {
-    let now = performance9.now(), idleMs = performance9.eventLoopUtilization().idle, lateMs = Math.max(0, now - this.lastMs - RESOLUTION_MS), busyMs = Math.max(0, now - this.lastMs - (idleMs - this.lastIdleMs));
-    this.h.record(Math.max(1, Math.round(lateMs * 1e6))), this.own.record(Math.max(1, Math.round(Math.min(lateMs, busyMs) * 1e6))), this.lastMs = now, this.lastIdleMs = idleMs, this.timer?.refresh();
-  };
-  cpu0 = process.cpuUsage();
-  elu0 = performance9.eventLoopUtilization();
-  t0 = performance9.now();
-  start() {
-    this.h.reset(), this.own.reset(), this.lastMs = performance9.now(), this.lastIdleMs = performance9.eventLoopUtilization().idle, this.timer && clearTimeout(this.timer), this.timer = setTimeout(this.sample, RESOLUTION_MS), this.timer.unref(), this.cpu0 = process.cpuUsage(), this.elu0 = performance9.eventLoopUtilization(), this.t0 = performance9.now();
+  call(msg, reply) {
+    return new Promise((resolve2, reject) => {
+      this.waiting = { op: reply, resolve: resolve2, reject }, this.worker.postMessage(msg);
+    });
+  }
+  send(msg) {
+    this.worker.postMessage(msg);
+  }
+}, WorkerPool = class {
+  constructor(size, data) {
+    this.size = size;
+    let file2 = workerFile();
+    this.threads = Array.from({ length: size }, () => new ThreadHandle(file2, data));
+  }
+  size;
+  threads;
+  /** Requests finished so far in the level in progress, over all threads. */
+  get done() {
+    return this.threads.reduce((a, t) => a + t.done, 0);
   }
   /**
-   * `sendQueueMs`: per request, the wait in the client before its headers reached the socket.
-   * `records`: the level's records, read for backlog when the client was saturated.
+   * One level on `jobs.length` threads: every thread's warmup, then every thread's share from
+   * one start time a little after the last warmup ended.
    */
-  stop(sendQueueMs = [], records2 = []) {
-    this.timer && clearTimeout(this.timer), this.timer = null;
-    let cpu = process.cpuUsage(this.cpu0), wallMs = performance9.now() - this.t0, ms2 = (ns) => Number.isFinite(ns) && ns > 0 ? ns / 1e6 : 0, figures = (h) => this.h.count > 0 ? { p50: ms2(h.percentile(50)), p99: ms2(h.percentile(99)), max: ms2(h.max) } : { p50: null, p99: null, max: null }, { p50, p99, max } = figures(this.h), ownDelay = figures(this.own), elu = performance9.eventLoopUtilization(this.elu0), user = this.thread ? elu.active / 1e3 : cpu.user / 1e6, system = this.thread ? 0 : cpu.system / 1e6, pct = wallMs > 0 ? 100 * (user + system) * 1e3 / wallMs : 0, saturated = pct > SELF_CHECK_LIMITS.cpuPctOfOneCore || elu.utilization > SATURATED_ELU, bound = max !== null ? 2 * max + UNSEEN_MS : null;
-    if (saturated) {
-      let backlog = backlogEvidenceMs(records2);
-      backlog !== null && (bound = Math.max(bound ?? 0, backlog + 2 * (p99 ?? 0) + UNSEEN_MS));
-    }
-    let lagP99 = p99 !== null ? 2 * p99 + UNSEEN_MS : null, ownCause = ownDelay.p99 !== null && ownDelay.p99 > SELF_CHECK_LIMITS.lateMs, late = lagP99 !== null && lagP99 > SELF_CHECK_LIMITS.lateMs, reasons = [];
-    late && (ownCause || saturated) && reasons.push(
-      `reads late by about ${lagP99.toFixed(1)} ms (p99; event-loop delay p99 ${p99.toFixed(1)} ms, ${ownDelay.p99.toFixed(1)} ms of it with the client busy) > ${SELF_CHECK_LIMITS.lateMs} ms`
+  async runLevel(jobs, notBeforeEpochMs, onStart, stop) {
+    let used = this.threads.slice(0, jobs.length);
+    for (let t of used) t.done = 0;
+    let warm = await Promise.all(used.map((t, k) => t.call({ op: "warmup", job: jobs[k] }, "warmed"))), { startEpochMs, lateMs } = slotStart(notBeforeEpochMs), pending = Promise.all(used.map((t) => t.call({ op: "run", startEpochMs }, "done")));
+    return await sleepUntil(startEpochMs - performance9.timeOrigin, stop), onStart?.(), {
+      results: (await pending).map((r, k) => ({ warmup: warm[k].records, run: r.run, check: r.check })),
+      startLateMs: lateMs
+    };
+  }
+  /** End the requests in flight at once (SIGINT/SIGTERM). */
+  stop() {
+    for (let t of this.threads) t.send({ op: "stop" });
+  }
+  async close() {
+    await Promise.all(
+      this.threads.map(async (t) => {
+        let timer;
+        await Promise.race([
+          t.call({ op: "close" }, "closed"),
+          new Promise((r) => {
+            timer = setTimeout(r, 2e3);
+          })
+        ]), clearTimeout(timer), await t.worker.terminate();
+      })
     );
-    let sq = summarize(sendQueueMs);
-    sq.p99 !== null && sq.p99 > SELF_CHECK_LIMITS.sendQueueP99Ms && (ownCause || saturated) && reasons.push(`requests waited ${sq.p99.toFixed(1)} ms (p99) in the client before reaching the socket`), pct > SELF_CHECK_LIMITS.cpuPctOfOneCore && reasons.push(`client CPU ${pct.toFixed(0)}% of one core > ${SELF_CHECK_LIMITS.cpuPctOfOneCore}%`);
-    let timingNote = reasons.length === 0 && late ? `timing noise: the client read about ${lagP99.toFixed(1)} ms late (p99 estimate; at most ${(bound ?? 0).toFixed(1)} ms) while busy ${(100 * elu.utilization).toFixed(0)} % of the time (event-loop delay p99 ${(p99 ?? 0).toFixed(1)} ms, ${(ownDelay.p99 ?? 0).toFixed(1)} ms of it busy): the machine woke it late (scheduling, virtualisation), not client load, so --workers would not help; TTFT and ITL carry up to that much of it` : null;
-    return {
-      event_loop_delay_ms: { p50, p99, max },
-      own_delay_ms: ownDelay,
-      send_queue_ms: { p50: sq.p50, p99: sq.p99, max: sq.max },
-      lateness_bound_ms: bound,
-      cpu_user_s: user,
-      cpu_system_s: system,
-      cpu_pct_of_one_core: pct,
-      bottleneck_warning: reasons.length > 0 ? `the client may be the bottleneck (${reasons.join("; ")}): it may read what the server sent up to ${(bound ?? 0).toFixed(1)} ms late, which inflates TTFT and ITL by as much; latencies count from the socket write, so the client's own queue is excluded and reported` : null,
-      timing_note: timingNote
-    };
   }
 };
-function sendQueueOf(records2) {
-  return records2.filter((r) => r.dispatch_ms !== void 0).map((r) => r.send_ms - Math.max(r.dispatch_ms, r.connected_ms ?? 0));
-}
-function worstOf(xs) {
-  let v = xs.filter((x) => typeof x == "number");
-  return v.length > 0 ? Math.max(...v) : null;
-}
-function mergeChecks(threads, processWide) {
-  let checks = threads.map((t) => t.check), worst = (f) => worstOf(checks.map(f)), n = checks.length, byThread = (pick3) => checks.map((c, k) => pick3(c) ? `thread ${k + 1}/${n}: ${pick3(c)}` : null).filter((w) => w !== null), warnings = byThread((c) => c.bottleneck_warning), notes = byThread((c) => c.timing_note);
-  return {
-    event_loop_delay_ms: {
-      p50: worst((c) => c.event_loop_delay_ms.p50),
-      p99: worst((c) => c.event_loop_delay_ms.p99),
-      max: worst((c) => c.event_loop_delay_ms.max)
-    },
-    own_delay_ms: {
-      p50: worst((c) => c.own_delay_ms?.p50),
-      p99: worst((c) => c.own_delay_ms?.p99),
-      max: worst((c) => c.own_delay_ms?.max)
-    },
-    ...processWide.send_queue_ms ? { send_queue_ms: processWide.send_queue_ms } : {},
-    lateness_bound_ms: worst((c) => c.lateness_bound_ms ?? null),
-    cpu_user_s: processWide.cpu_user_s,
-    cpu_system_s: processWide.cpu_system_s,
-    cpu_pct_of_one_core: processWide.cpu_pct_of_one_core,
-    bottleneck_warning: warnings.length > 0 ? warnings.join("; ") : null,
-    timing_note: warnings.length === 0 && notes.length > 0 ? notes.join("; ") : null,
-    shards: checks.map((c, k) => ({
-      thread: `${k + 1}/${n}`,
-      requests: threads[k].requests,
-      event_loop_delay_ms: c.event_loop_delay_ms,
-      lateness_bound_ms: c.lateness_bound_ms ?? null,
-      busy_pct: c.cpu_pct_of_one_core,
-      bottleneck_warning: c.bottleneck_warning
-    }))
-  };
-}
-
-// src/core/load/requests.ts
-function datasetOrder(n, seed) {
-  let order = Array.from({ length: n }, (_, i) => i), r = rng(seed >>> 0);
-  for (let i = n - 1; i > 0; i--) {
-    let j = Math.floor(r() * (i + 1));
-    [order[i], order[j]] = [order[j], order[i]];
-  }
-  return order;
-}
-function specFactory(cfg, plan, ids, calibration = null, dataset = null) {
-  let order = dataset ? orderOf(dataset, cfg.seed) : null;
-  return (i, warmup, intended, turn) => buildSpec(cfg, plan, ids.next++, i, warmup, intended, calibration, dataset, order, turn);
-}
-function indexedSpecFactory(cfg, plan, idBase, calibration = null, dataset = null) {
-  let order = dataset ? orderOf(dataset, cfg.seed) : null;
-  return (i, warmup, intended, turn) => buildSpec(
-    cfg,
-    plan,
-    idBase + (warmup ? WARMUP_ID_OFFSET : 0) + i,
-    i,
-    warmup,
-    intended,
-    calibration,
-    dataset,
-    order,
-    turn
-  );
-}
-function orderOf(dataset, seed) {
-  return dataset.offsetsMs ? dataset.entries.map((_, i) => i) : datasetOrder(dataset.entries.length, seed);
-}
-function sharedPrefix(cfg, index, calibration, salt = 0) {
-  let sp = cfg.shared_prefix;
-  if (!sp) return "";
-  let group = index % sp.groups, words = calibration ? Math.max(1, Math.round(sp.tokens / calibration.tokens_per_word)) : sp.tokens;
-  return `group${String(group).padStart(4, "0")} ${promptWords(Math.max(1, words - 1), cfg.seed * 7919 + group + 1 + salt * 1000003 >>> 0)}
-`;
-}
-function buildSpec(cfg, plan, id, i, warmup, intended, calibration, dataset = null, order = null, turn) {
-  if (dataset && order) {
-    let n = order.length, draw = plan.datasetStart + i, reused = !warmup && draw >= n, exact = cfg.dataset_reuse === "exact", drawn = dataset.entries[order[warmup ? n - 1 - i % n : draw % n]], entry = warmup || reused && !exact ? taggedEntry(drawn, uniqueTag(id + cfg.seed * 1000003, plan.salt)) : drawn, spec2 = {
-      id,
-      level: plan.level,
-      warmup,
-      prompt: entry.prompt ?? "",
-      ...entry.messages ? { messages: entry.messages } : {},
-      maxTokens: entry.outputTokens ?? cfg.max_tokens,
-      promptTokensRequested: entry.promptTokens ?? null,
-      intendedSendAbsMs: intended,
-      ...reused ? { promptReuse: exact ? "exact" : "tagged" } : {}
-    };
-    return turn ? inConversation(spec2, turn, entry.prompt ?? lastUserContent(entry.messages ?? [])) : spec2;
-  }
-  let fixed = { promptTokens: cfg.prompt_tokens, maxTokens: cfg.max_tokens }, shape = shapeFor(cfg.prompts, warmup ? 1e6 + i : i, plan.seed, fixed), spec = {
-    id,
-    level: plan.level,
-    warmup,
-    // Every prompt: a unique fixed-width tag first, then the run's words (one sequence per
-    // seed), so prompts of one length count the same tokens and share no prefix beyond the
-    // server's own template. A later turn of a conversation has no shared prefix of its own:
-    // the history before it is one.
-    prompt: (
-      // (a warmup neither: it must not warm a group's prefix before the group's first request)
-      (warmup || turn && turn.turn > 1 ? "" : sharedPrefix(cfg, i, calibration, plan.salt)) + makePrompt(
-        calibration ? wordsFor(calibration, shape.promptTokens) : shape.promptTokens,
-        cfg.seed,
-        id + cfg.seed * 1000003,
-        plan.salt
-      )
-    ),
-    maxTokens: shape.maxTokens,
-    promptTokensRequested: shape.promptTokens,
-    intendedSendAbsMs: intended
-  };
-  return turn ? inConversation(spec, turn, spec.prompt) : spec;
-}
-var lastUserContent = (ms2) => [...ms2].reverse().find((m) => m.role === "user")?.content ?? ms2[ms2.length - 1]?.content ?? "";
-function inConversation(spec, turn, userContent) {
-  return {
-    ...spec,
-    prompt: userContent,
-    messages: [...turn.history, { role: "user", content: userContent }],
-    session: turn.turn === 1 ? spec.id : turn.session,
-    turn: turn.turn,
-    keepText: !0,
-    ...turn.previousResponseId !== void 0 ? { previousResponseId: turn.previousResponseId } : {},
-    // only the new turn was sized: the history is whatever the conversation holds by now
-    promptTokensRequested: turn.turn === 1 ? spec.promptTokensRequested : null
-  };
-}
-
-// src/core/load/shard-run.ts
-function factories(job) {
-  let all = indexedSpecFactory(job.cfg, job.plan, job.idBase, job.calibration, job.dataset ?? null);
-  return { all, closed: (j, w, t, turn) => all(closedIndex(j, job.placement), w, t, turn) };
-}
-function runShareWarmup(client, job) {
-  let { cfg, plan, placement } = job, users = cfg.mode === "closed" ? shareOf(plan.level, placement) : Math.ceil(plan.level);
-  return runWarmup(
-    client,
-    factories(job).closed,
-    shareOf(cfg.warmup_requests, placement),
-    Math.max(1, users)
-  );
-}
-function runShare(client, job, o) {
-  let { cfg, plan, placement } = job, f = factories(job), common = {
-    durationS: plan.durationS,
-    startAtAbsMs: o.startAtAbsMs,
-    ...cfg.ramp_up_s ? { rampUpS: cfg.ramp_up_s } : {},
-    ...o.stop ? { stop: o.stop } : {},
-    ...o.onRecord ? { onRecord: o.onRecord } : {}
-  };
-  if (cfg.mode === "closed") {
-    let users = shareOf(plan.level, placement);
-    return users === 0 ? Promise.resolve({ records: [], droppedArrivals: 0, drainTimeS: null }) : runClosedLoop(client, f.closed, {
-      ...common,
-      requests: plan.requests === null ? null : shareOf(plan.requests, placement),
-      concurrency: users,
-      sessions: sessionsOf(cfg)
-    });
-  }
-  return runOpenLoop(client, f.all, {
-    ...common,
-    requests: plan.requests,
-    // the whole schedule's count: this placement sends its arrivals of it
-    rateRps: plan.level,
-    arrival: plan.arrival,
-    burstiness: cfg.burstiness,
-    seed: plan.seed,
-    maxInFlight: cfg.max_in_flight === null ? null : Math.max(1, shareOf(cfg.max_in_flight, placement)),
-    shard: placement,
-    ...job.dataset?.offsetsMs ? { offsetsMs: job.dataset.offsetsMs } : {}
-  });
-}
-
-// src/core/load/level-run.ts
-function progressReporter(ctx, plan, done) {
-  let t0 = performance10.now();
-  return () => {
-    let elapsedS = (performance10.now() - t0) / 1e3, total = plan.requests, n = done(), etaS = total !== null && n > 0 ? elapsedS / n * (total - n) : plan.durationS !== null ? Math.max(0, plan.durationS - elapsedS) : null;
-    ctx.onProgress?.({
-      level: plan.level,
-      levelIndex: plan.index,
-      levelCount: ctx.cfg.levels.length,
-      done: n,
-      total,
-      elapsedS,
-      etaS
-    });
-  };
-}
-async function runShardedLevel(ctx, plan, where) {
-  let { cfg, sampler } = ctx, runnerShare = shareOf(plan.level, { runner: where.runner, thread: SINGLE }), threads = ctx.pool ? cfg.mode === "closed" ? Math.max(1, Math.min(ctx.pool.size, runnerShare)) : ctx.pool.size : 1, jobs = Array.from({ length: threads }, (_, k) => ({
-    cfg,
-    plan,
-    placement: { runner: where.runner, thread: { index: k, count: threads } },
-    idBase: where.idBase,
-    calibration: where.calibration,
-    dataset: where.dataset ?? null
-  })), processCheck = new SelfCheck(), localDone = 0, report = progressReporter(ctx, plan, () => ctx.pool ? ctx.pool.done : localDone), progressTimer = setInterval(report, 1e3), begin = () => {
-    sampler?.start(), processCheck.start();
-  }, results, startLateMs = null;
-  try {
-    if (ctx.pool)
-      ({ results, startLateMs } = await ctx.pool.runLevel(jobs, where.startEpochMs, begin, ctx.stop));
-    else {
-      let warmup = await runShareWarmup(ctx.client, jobs[0]), slot = slotStart(where.startEpochMs), startEpochMs = slot.startEpochMs;
-      startLateMs = slot.lateMs, await sleepUntil(startEpochMs - performance10.timeOrigin, ctx.stop), begin();
-      let check2 = new SelfCheck();
-      check2.start();
-      let run2 = await runShare(ctx.client, jobs[0], {
-        startAtAbsMs: startEpochMs - performance10.timeOrigin,
-        ...ctx.stop ? { stop: ctx.stop } : {},
-        onRecord: () => {
-          localDone++;
-        }
-      });
-      results = [{ warmup, run: run2, check: check2.stop(sendQueueOf(run2.records), run2.records) }];
-    }
-  } finally {
-    clearInterval(progressTimer);
-  }
-  let run = mergeRuns(results.map((r) => r.run)), processWide = processCheck.stop(sendQueueOf(run.records), run.records);
-  return await sampler?.stop(), report(), {
-    startLateMs,
-    warmup: results.flatMap((r) => r.warmup).sort((a, b) => a.id - b.id),
-    run,
-    client: ctx.pool ? mergeChecks(
-      results.map((r) => ({ check: r.check, requests: r.run.records.length })),
-      processWide
-    ) : results[0].check
-  };
-}
-function mergeRuns(runs) {
-  let records2 = runs.flatMap((r) => r.records).sort((a, b) => a.id - b.id), intended = runs.map((r) => r.lastIntendedMs).filter((x) => x !== void 0), drainTimeS = null;
-  if (intended.length > 0) {
-    let lastIntended = Math.max(...intended), lastEnd = Number.NEGATIVE_INFINITY;
-    for (let r of records2) r.end_ms !== null && r.end_ms > lastEnd && (lastEnd = r.end_ms);
-    drainTimeS = Number.isFinite(lastEnd) ? Math.max(0, lastEnd - lastIntended) / 1e3 : null;
-  }
-  return {
-    records: records2,
-    droppedArrivals: runs.reduce((a, r) => a + r.droppedArrivals, 0),
-    drainTimeS,
-    ...intended.length > 0 ? { lastIntendedMs: Math.max(...intended) } : {}
-  };
-}
-async function runLevel(ctx, plan, makeSpec) {
-  let { cfg, client, sampler } = ctx, level = plan.level, warmup = await runWarmup(
-    client,
-    makeSpec,
-    cfg.warmup_requests,
-    cfg.mode === "closed" ? level : Math.max(1, Math.ceil(level))
-  ), selfCheck = new SelfCheck(), done = 0, report = progressReporter(ctx, plan, () => done), progressTimer = setInterval(report, 1e3);
-  sampler?.start(), selfCheck.start();
-  let common = {
-    requests: plan.requests,
-    durationS: plan.durationS,
-    ...cfg.ramp_up_s ? { rampUpS: cfg.ramp_up_s } : {},
-    onRecord: () => {
-      done++;
-    },
-    ...ctx.stop ? { stop: ctx.stop } : {}
-  }, run;
-  try {
-    run = cfg.mode === "closed" ? await runClosedLoop(client, makeSpec, { ...common, concurrency: level, sessions: sessionsOf(cfg) }) : await runOpenLoop(client, makeSpec, {
-      ...common,
-      rateRps: level,
-      arrival: plan.arrival,
-      burstiness: cfg.burstiness,
-      seed: plan.seed,
-      maxInFlight: cfg.max_in_flight,
-      ...ctx.offsetsMs ? { offsetsMs: ctx.offsetsMs } : {}
-    });
-  } finally {
-    clearInterval(progressTimer);
-  }
-  let clientCheck = selfCheck.stop(sendQueueOf(run.records), run.records);
-  return await sampler?.stop(), report(), { warmup, run, client: clientCheck };
-}
-
-// src/core/results/steady.ts
-var DEFAULT_MIN_STEADY_S = 5;
-function arrivalNoise(arrived, arrival, burstiness) {
-  return arrival === "constant" ? Math.max(2, 0.02 * arrived) : Math.max(2, 2 * Math.sqrt(arrived / (arrival === "gamma" ? burstiness : 1)));
-}
-function maxOf(xs) {
-  let m = Number.NEGATIVE_INFINITY;
-  for (let x of xs) x > m && (m = x);
-  return m;
-}
-var median = (xs) => {
-  if (xs.length === 0) return null;
-  let s = [...xs].sort((a, b) => a - b), m = s.length >> 1;
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
-};
-function steadyWindow(records2, o) {
-  let recs = records2.filter((r) => !r.warmup).sort((a, b) => a.send_ms - b.send_ms), ends = recs.map((r) => r.end_ms ?? r.send_ms), first = recs[0]?.send_ms ?? 0, lastEnd = maxOf(ends), levelS = recs.length > 0 ? (lastEnd - first) / 1e3 : 0, minSteadyS = o.minSteadyS ?? Math.min(DEFAULT_MIN_STEADY_S, levelS < 10 ? levelS / 2 : DEFAULT_MIN_STEADY_S), none = (reason) => ({
-    steady: !1,
-    startMs: null,
-    endMs: null,
-    windowS: 0,
-    minSteadyS,
-    inside: [],
-    ramp: 0,
-    drain: 0,
-    completedRps: null,
-    fellBehind: !1,
-    reason
-  });
-  if (recs.length < 2) return none("fewer than two requests");
-  let e2e2 = median(
-    recs.filter((r) => r.error === null && r.end_ms !== null).map((r) => r.end_ms - r.send_ms)
-  );
-  if (e2e2 === null) return none("no request finished");
-  let lastSend = recs[recs.length - 1].send_ms, start2, end;
-  if (o.mode === "closed") {
-    let users = Math.min(o.level, recs.length);
-    start2 = recs[users - 1].send_ms;
-    let firstStop = Number.POSITIVE_INFINITY;
-    for (let t of ends) t > lastSend && t < firstStop && (firstStop = t);
-    end = Number.isFinite(firstStop) ? firstStop : lastEnd;
-  } else
-    start2 = first + e2e2, end = maxOf(recs.map((r) => r.intended_send_ms ?? r.send_ms));
-  let windowS = Math.max(0, end - start2) / 1e3, inside = recs.filter((r) => r.send_ms >= start2 && (r.end_ms ?? r.send_ms) <= end), ramp = recs.filter((r) => r.send_ms < start2).length, drain = recs.filter((r) => r.send_ms >= start2 && (r.end_ms ?? r.send_ms) > end).length, finished = ends.filter((t) => t > start2 && t <= end).length, completedRps = o.mode === "open" && windowS > 0 ? finished / windowS : null, w = {
-    startMs: start2,
-    endMs: end,
-    windowS,
-    minSteadyS,
-    inside,
-    ramp,
-    drain,
-    completedRps,
-    fellBehind: !1
-  }, fmt3 = (x) => x.toFixed(x < 10 ? 2 : 1);
-  if (windowS < minSteadyS)
-    return {
-      ...w,
-      steady: !1,
-      reason: `the window lasted ${fmt3(windowS)} s, under the ${fmt3(minSteadyS)} s asked (--min-steady-s)`
-    };
-  if (windowS < 2 * e2e2 / 1e3)
-    return {
-      ...w,
-      steady: !1,
-      reason: `the window lasted ${fmt3(windowS)} s, under two request lifetimes (median E2E ${fmt3(e2e2 / 1e3)} s): the level filled and drained without a steady stretch between`
-    };
-  if (inside.length === 0)
-    return { ...w, steady: !1, reason: "no request started and ended inside the window" };
-  if (o.mode === "open") {
-    let arrived = recs.filter((r) => {
-      let t = r.intended_send_ms ?? r.send_ms;
-      return t >= start2 && t <= end;
-    }).length;
-    if (arrived - finished > arrivalNoise(arrived, o.arrival ?? "poisson", o.burstiness ?? 1))
-      return {
-        ...w,
-        steady: !1,
-        fellBehind: !0,
-        reason: `the server fell behind: ${finished} requests finished in the ${fmt3(windowS)} s window while ${arrived} arrived (its queue grew all level)`
-      };
-  }
-  return { ...w, steady: !0, reason: "steady" };
-}
-function windowRates(records2, w, slo, openLoop) {
-  let start2 = w.startMs, end = w.endMs, tokens = 0, prompt = 0, done = 0, good = 0, anySlo = slo.ttft_ms !== null || slo.tpot_ms !== null || slo.e2e_ms !== null || slo.ttfat_ms != null;
-  for (let r of records2) {
-    if (r.warmup || r.error !== null) continue;
-    let ct = r.usage?.completion_tokens ?? 0, ev = r.event_times_ms;
-    if (ev.length > 0) {
-      let n = 0;
-      for (let t of ev) t >= start2 && t <= end && n++;
-      tokens += n * ct / ev.length;
-    }
-    let e = r.end_ms ?? r.send_ms;
-    e > start2 && e <= end && (done++, prompt += r.usage?.prompt_tokens ?? 0, (!anySlo || meetsSlo(deriveRequest(r), slo, openLoop)) && good++);
-  }
-  let per = (x) => w.windowS > 0 ? x / w.windowS : 0;
-  return {
-    output_tok_s: per(tokens),
-    total_tok_s: per(tokens + prompt),
-    req_s: per(done),
-    goodput_req_s: per(good)
-  };
-}
 
 // src/core/server/prometheus.ts
 function parseValue(s) {
@@ -42376,7 +43049,7 @@ function meanInFlight(records2) {
   let span = ev[ev.length - 1].t - ev[0].t;
   return span > 0 ? area / span : null;
 }
-var maxOf2 = (xs) => {
+var maxOf = (xs) => {
   let v = xs.filter((x) => x !== null);
   return v.length ? Math.max(...v) : null;
 }, meanOf = (xs) => {
@@ -42393,7 +43066,7 @@ function meanInFlightWithin(records2, start2, end) {
   return area / (end - start2);
 }
 function admissionSummary(input2) {
-  let { level, samples } = input2, recs = input2.records.filter((r) => !r.warmup), offered = level.mode === "closed" ? level.level : level.peak_in_flight, running = samples.map((s) => s.running), waiting = samples.map((s) => s.waiting), hasGauges = running.some((x) => x !== null), admittedMax = maxOf2(running), queuedMax = maxOf2(waiting), kvMax = maxOf2(samples.map((s) => s.kv_cache_usage_pct)), queueMeanMs = input2.queueDelta !== null && input2.queueDelta.count > 0 ? 1e3 * input2.queueDelta.sum / input2.queueDelta.count : null, e2eSum = recs.reduce((a, r) => a + ((r.end_ms ?? r.send_ms) - r.send_ms), 0), implied = level.wall_time_s > 0 ? e2eSum / 1e3 / level.wall_time_s : null, observed = meanInFlight(recs), runMean = meanOf(running), waitMean = meanOf(waiting), notes = [], reasons = [], source = hasGauges ? "metrics" : queueMeanMs !== null ? "server_queue_time" : "none", sf = input2.scrapeFailures;
+  let { level, samples } = input2, recs = input2.records.filter((r) => !r.warmup), offered = level.mode === "closed" ? level.level : level.peak_in_flight, running = samples.map((s) => s.running), waiting = samples.map((s) => s.waiting), hasGauges = running.some((x) => x !== null), admittedMax = maxOf(running), queuedMax = maxOf(waiting), kvMax = maxOf(samples.map((s) => s.kv_cache_usage_pct)), queueMeanMs = input2.queueDelta !== null && input2.queueDelta.count > 0 ? 1e3 * input2.queueDelta.sum / input2.queueDelta.count : null, e2eSum = recs.reduce((a, r) => a + ((r.end_ms ?? r.send_ms) - r.send_ms), 0), implied = level.wall_time_s > 0 ? e2eSum / 1e3 / level.wall_time_s : null, observed = meanInFlight(recs), runMean = meanOf(running), waitMean = meanOf(waiting), notes = [], reasons = [], source = hasGauges ? "metrics" : queueMeanMs !== null ? "server_queue_time" : "none", sf = input2.scrapeFailures;
   if (!input2.metricsAvailable && sf !== void 0 && sf.failures > 0 && sf.failures === sf.scrapes) {
     let http2 = sf.lastError !== null && /^HTTP \d+/.test(sf.lastError);
     notes.push(
@@ -42403,7 +43076,7 @@ function admissionSummary(input2) {
   let cap = input2.limits.maxRunningRequests;
   if (hasGauges) {
     (queuedMax ?? 0) > 0 && (reasons.push("server_queue"), notes.push(`server queue: up to ${queuedMax} requests waiting while at most ${admittedMax} ran`));
-    let win = input2.window ?? null, capSamples = win ? samples.filter((x) => x.t_ms >= win.startMs && x.t_ms <= win.endMs) : [], admittedInWindow = maxOf2(capSamples.map((x) => x.running));
+    let win = input2.window ?? null, capSamples = win ? samples.filter((x) => x.t_ms >= win.startMs && x.t_ms <= win.endMs) : [], admittedInWindow = maxOf(capSamples.map((x) => x.running));
     cap !== null && admittedInWindow !== null && admittedInWindow >= cap && offered > cap && (reasons.push("scheduler_cap"), notes.push(`scheduler cap: ${offered} offered, at most ${cap} admitted (max running requests)`));
     let w = input2.window ?? null, inWindow = w ? samples.filter((s) => s.t_ms >= w.startMs && s.t_ms <= w.endMs) : [], clientHeld = w ? meanInFlightWithin(recs, w.startMs, w.endMs) : null, runW = meanOf(inWindow.map((s) => s.running)), waitW = meanOf(inWindow.map((s) => s.waiting));
     if (clientHeld !== null && runW !== null) {
@@ -42437,258 +43110,11 @@ function admissionSummary(input2) {
   };
 }
 
-// src/core/load/level-summary.ts
-function openLoopSummary(cfg, level, run, arrival = cfg.arrival) {
-  if (cfg.mode !== "open") return null;
-  let ol = openLoopStats(run.records), sends = run.records.map((r) => r.send_ms), spanS = sends.length > 1 ? (Math.max(...sends) - Math.min(...sends)) / 1e3 : 0;
-  return {
-    arrival,
-    burstiness: cfg.burstiness,
-    target_rate_rps: level,
-    achieved_rate_rps: spanS > 0 ? (sends.length - 1) / spanS : null,
-    schedule_lag_ms: ol.lag,
-    late_arrivals: ol.lateArrivals,
-    dropped_arrivals: run.droppedArrivals,
-    drain_time_s: run.drainTimeS,
-    ttft_from_intended_ms: ol.ttftFromIntended,
-    e2e_from_intended_ms: ol.e2eFromIntended
-  };
-}
-function cachedShare(ok) {
-  let prompt = 0, cached2 = 0, known = !1;
-  for (let r of ok) {
-    let u = r.usage;
-    !u || u.prompt_tokens === null || u.cached_tokens === null || (known = !0, prompt += u.prompt_tokens, cached2 += u.cached_tokens);
-  }
-  return known ? { cached_tokens_pct: prompt > 0 ? 100 * cached2 / prompt : null } : {};
-}
-function turnSummaries(ok) {
-  let byTurn = /* @__PURE__ */ new Map();
-  for (let r of ok) {
-    if (r.turn === void 0) continue;
-    let rs = byTurn.get(r.turn);
-    rs ? rs.push(r) : byTurn.set(r.turn, [r]);
-  }
-  return [...byTurn.entries()].sort((a, b) => a[0] - b[0]).map(([turn, rs]) => ({
-    turn,
-    ok: rs.length,
-    ttft_ms: summarize(rs.map((r) => deriveRequest(r).ttftMs).filter((x) => x !== null)),
-    prompt_tokens: summarize(
-      rs.map((r) => r.usage?.prompt_tokens).filter((x) => typeof x == "number")
-    ),
-    cached_tokens_pct: cachedShare(rs).cached_tokens_pct ?? null
-  }));
-}
-function cacheBeyondWorkload(input2, ok) {
-  let cfg = input2.cfg;
-  if (cfg.dataset || cfg.trace || cfg.sessions) return null;
-  let rows = ok.filter((r) => r.usage?.cached_tokens != null && r.usage.prompt_tokens != null);
-  if (rows.length === 0) return null;
-  let mean2 = (f) => rows.reduce((a, r) => a + f(r), 0) / rows.length, cached2 = mean2((r) => r.usage.cached_tokens), prompt = mean2((r) => r.usage.prompt_tokens), implied = (cfg.shared_prefix?.tokens ?? 0) + Math.max(0, input2.calibration?.template_overhead_tokens ?? 0);
-  return cached2 <= implied + Math.max(16, 0.1 * prompt) ? null : `level ${input2.level}: the server reported ${cached2.toFixed(0)} of ${prompt.toFixed(0)} prompt tokens cached on average, far above the ${implied} this workload shares (template${cfg.shared_prefix ? " and shared prefix" : ""}): a cache this run did not fill served it (another run's prompts?), so its TTFT is not the workload's`;
-}
-function steadyFigures(whole, inside, rates) {
-  let latency = {
-    ttft_ms: inside.ttft_ms,
-    itl_ms: inside.itl_ms,
-    tpot_ms: inside.tpot_ms,
-    e2e_ms: inside.e2e_ms,
-    e2e_stream_ms: inside.e2e_stream_ms,
-    decode_tok_s: inside.decode_tok_s,
-    tokens_per_chunk: inside.tokens_per_chunk,
-    slo_pass_pct: inside.slo_pass_pct,
-    ...whole.ttfat_ms ? { ttfat_ms: inside.ttfat_ms ?? whole.ttfat_ms } : {},
-    ...whole.reasoning_ms ? { reasoning_ms: inside.reasoning_ms ?? whole.reasoning_ms } : {},
-    ...whole.reasoning_tokens ? { reasoning_tokens: inside.reasoning_tokens ?? whole.reasoning_tokens } : {},
-    ...whole.answer_tokens ? { answer_tokens: inside.answer_tokens ?? whole.answer_tokens } : {},
-    ...whole.tt_first_tool_call_ms ? { tt_first_tool_call_ms: inside.tt_first_tool_call_ms ?? whole.tt_first_tool_call_ms } : {}
-  };
-  return { ...whole, ...latency, ...rates };
-}
-function summariseLevel(input2) {
-  let { cfg, level, run } = input2, notices = [...input2.notices], aggOf = (records2) => aggregateLevel({
-    level,
-    mode: cfg.mode,
-    concurrency: cfg.mode === "closed" ? level : null,
-    records: records2,
-    warmupRequests: input2.warmupRequests,
-    slo: cfg.slo
-  }), whole = aggOf(run.records), window = steadyWindow(run.records, {
-    mode: cfg.mode,
-    level,
-    minSteadyS: cfg.min_steady_s ?? null,
-    arrival: input2.arrival ?? cfg.arrival,
-    burstiness: cfg.burstiness
-  }), agg = window.steady ? steadyFigures(
-    whole,
-    aggOf(window.inside),
-    windowRates(run.records, window, cfg.slo, cfg.mode === "open")
-  ) : whole;
-  !window.steady && whole.requests > 0 && notices.push(
-    `level ${level}: no steady state (${window.reason}); its figures are the whole level's, ramp and drain included: lengthen the level (--requests, --duration) to measure a steady load`
-  ), input2.client.bottleneck_warning && notices.push(`level ${level}: ${input2.client.bottleneck_warning}`), input2.client.timing_note && notices.push(`level ${level}: ${input2.client.timing_note}`);
-  let measured = run.records.filter((r) => !r.warmup);
-  agg.short_output && notices.push(
-    `level ${level}: ${agg.short_output} of ${agg.ok} answers stopped short of the ${cfg.max_tokens} tokens asked with ignore_eos (the server ignored it): this is not the workload asked for, and compare treats the run as a different workload; check that the server honours ignore_eos (vLLM, SGLang and llama.cpp do)`
-  );
-  let beyond = cacheBeyondWorkload(
-    input2,
-    measured.filter((r) => r.error === null)
-  );
-  beyond !== null && notices.push(beyond);
-  let reused = measured.filter((r) => r.prompt_reuse !== void 0);
-  reused.length > 0 && cfg.dataset && notices.push(
-    reused[0].prompt_reuse === "exact" ? `level ${level}: ${reused.length} of ${measured.length} prompts were reused exactly (every one of the dataset's ${cfg.dataset.lines} lines had been sent; --dataset-reuse exact): the server's cache may serve them` : `level ${level}: ${reused.length} of ${measured.length} prompts were reused (every one of the dataset's ${cfg.dataset.lines} lines had been sent), each with a unique tag ahead of it so the cache cannot serve a repeat; a bigger dataset avoids reuse`
-  );
-  let afterDone2 = measured.filter((r) => r.events_after_done !== void 0).length;
-  afterDone2 > 0 && notices.push(
-    `level ${level}: ${afterDone2} stream(s) sent events after their end (data: [DONE]); they were not counted`
-  );
-  let ok = run.records.filter((r) => !r.warmup && r.error === null && r.usage !== null), counted = (xs) => summarize(xs.filter((x) => typeof x == "number")), result = {
-    ...agg,
-    steady_state: {
-      steady: window.steady,
-      window_start_ms: window.startMs,
-      window_end_ms: window.endMs,
-      window_s: window.windowS,
-      min_steady_s: window.minSteadyS,
-      requests_inside: window.inside.length,
-      before_window: window.ramp,
-      after_window: window.drain,
-      completed_rps: window.completedRps,
-      ...window.fellBehind ? { fell_behind: !0 } : {},
-      reason: window.reason
-    },
-    prompt_tokens: counted(ok.map((r) => r.usage.prompt_tokens)),
-    cached_tokens: counted(ok.map((r) => r.usage.cached_tokens)),
-    open_loop: openLoopSummary(cfg, level, run, input2.arrival ?? cfg.arrival),
-    ...cfg.ramp_up_s ? { ramp_requests: run.records.filter((r) => r.ramp).length } : {},
-    ...cachedShare(ok),
-    ...cfg.sessions ? { turns: turnSummaries(ok) } : {},
-    client: input2.client,
-    notices: notices.map((n) => n.replace(`level ${level}: `, ""))
-  }, lagP99 = result.open_loop?.schedule_lag_ms.p99 ?? null;
-  cfg.trace && lagP99 !== null && lagP99 > REPLAY_LAG_WARN_MS && notices.push(
-    `level ${level}: replay lag p99 ${lagP99.toFixed(1)} ms is over ${REPLAY_LAG_WARN_MS} ms: requests left later than the trace's times, so its bursts were smoothed; check the client's self-check (CPU) or replay slower with --trace-speed`
-  );
-  let resent = run.records.filter((r) => r.retries !== void 0).length;
-  if (resent > 0 && notices.push(
-    `level ${level}: ${resent} request(s) went out on a kept-alive connection the server had already closed and were sent again on a new one (none lost); the client no longer reuses this server's connections`
-  ), agg.errors > 0) {
-    let first = /* @__PURE__ */ new Map();
-    for (let r of run.records)
-      !r.warmup && r.error !== null && !first.has(r.error.code) && first.set(r.error.code, r.error.message);
-    let codes = Object.entries(agg.errors_by_code).map(([c, n]) => `${c}=${n} (first: ${(first.get(c) ?? "").slice(0, 160)})`).join("; ");
-    notices.push(`level ${level}: ${agg.errors} of ${agg.requests} requests failed: ${codes}`);
-  }
-  let s = input2.sampler;
-  if (s !== null) {
-    let queueDelta = s.queueStart && s.queueEnd ? { sum: s.queueEnd.sum - s.queueStart.sum, count: s.queueEnd.count - s.queueStart.count } : null, admission = admissionSummary({
-      level: result,
-      records: run.records,
-      samples: s.samples,
-      metricsAvailable: s.available,
-      scrapeFailures: { failures: s.failures, scrapes: s.scrapes, lastError: s.lastError },
-      queueDelta,
-      limits: input2.limits,
-      window: window.steady ? { startMs: window.startMs, endMs: window.endMs } : null
-    });
-    result = { ...result, admission, metrics_timeline: s.samples };
-    for (let n of admission.notes) notices.push(`level ${level}: ${n}`);
-  }
-  return { result, notices };
-}
-
-// src/core/load/worker-pool.ts
-init_errors();
-import { existsSync as existsSync2 } from "node:fs";
-import { performance as performance11 } from "node:perf_hooks";
-import { fileURLToPath } from "node:url";
-import { Worker } from "node:worker_threads";
-function workerFile() {
-  for (let rel of ["./shard-worker.js", "../../../dist/shard-worker.js"]) {
-    let p = fileURLToPath(new URL(rel, import.meta.url));
-    if (existsSync2(p)) return p;
-  }
-  throw new TokenbenchError(
-    "workers_unavailable",
-    "dist/shard-worker.js is missing: run `npm run build` (or use --workers 1)"
-  );
-}
-var ThreadHandle = class {
-  worker;
-  waiting = null;
-  done = 0;
-  constructor(file2, data) {
-    this.worker = new Worker(file2, { workerData: data }), this.worker.on("message", (m) => {
-      if (m.op === "progress") {
-        this.done = m.done;
-        return;
-      }
-      let w = this.waiting;
-      w !== null && (this.waiting = null, m.op === "failed" ? w.reject(new Error(`worker thread failed: ${m.message}`)) : w.resolve(m));
-    }), this.worker.on("error", (err) => {
-      let w = this.waiting;
-      this.waiting = null, w?.reject(err);
-    });
-  }
-  call(msg, reply) {
-    return new Promise((resolve2, reject) => {
-      this.waiting = { op: reply, resolve: resolve2, reject }, this.worker.postMessage(msg);
-    });
-  }
-  send(msg) {
-    this.worker.postMessage(msg);
-  }
-}, WorkerPool = class {
-  constructor(size, data) {
-    this.size = size;
-    let file2 = workerFile();
-    this.threads = Array.from({ length: size }, () => new ThreadHandle(file2, data));
-  }
-  size;
-  threads;
-  /** Requests finished so far in the level in progress, over all threads. */
-  get done() {
-    return this.threads.reduce((a, t) => a + t.done, 0);
-  }
-  /**
-   * One level on `jobs.length` threads: every thread's warmup, then every thread's share from
-   * one start time a little after the last warmup ended.
-   */
-  async runLevel(jobs, notBeforeEpochMs, onStart, stop) {
-    let used = this.threads.slice(0, jobs.length);
-    for (let t of used) t.done = 0;
-    let warm = await Promise.all(used.map((t, k) => t.call({ op: "warmup", job: jobs[k] }, "warmed"))), { startEpochMs, lateMs } = slotStart(notBeforeEpochMs), pending = Promise.all(used.map((t) => t.call({ op: "run", startEpochMs }, "done")));
-    return await sleepUntil(startEpochMs - performance11.timeOrigin, stop), onStart?.(), {
-      results: (await pending).map((r, k) => ({ warmup: warm[k].records, run: r.run, check: r.check })),
-      startLateMs: lateMs
-    };
-  }
-  /** End the requests in flight at once (SIGINT/SIGTERM). */
-  stop() {
-    for (let t of this.threads) t.send({ op: "stop" });
-  }
-  async close() {
-    await Promise.all(
-      this.threads.map(async (t) => {
-        let timer;
-        await Promise.race([
-          t.call({ op: "close" }, "closed"),
-          new Promise((r) => {
-            timer = setTimeout(r, 2e3);
-          })
-        ]), clearTimeout(timer), await t.worker.terminate();
-      })
-    );
-  }
-};
-
 // src/core/sweep/gpu.ts
-import { performance as performance13 } from "node:perf_hooks";
+import { performance as performance11 } from "node:perf_hooks";
 
 // src/core/results/energy.ts
-var meanOf2 = (xs) => xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : null, maxOf3 = (xs) => xs.length ? xs.reduce((a, b) => Math.max(b, a), xs[0]) : null;
+var meanOf2 = (xs) => xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : null, maxOf2 = (xs) => xs.length ? xs.reduce((a, b) => Math.max(b, a), xs[0]) : null;
 function counterAt(s, t) {
   for (let i = 1; i < s.length; i++) {
     let a = s[i - 1], b = s[i];
@@ -42712,8 +43138,8 @@ function integratedJ(s, a, b) {
 function levelGpu(i) {
   let [a, b] = i.windowMs, windowS = (b - a) / 1e3, byGpu = /* @__PURE__ */ new Map();
   for (let s of i.samples) {
-    let list2 = byGpu.get(s.index) ?? [];
-    list2.push(s), byGpu.set(s.index, list2);
+    let list3 = byGpu.get(s.index) ?? [];
+    list3.push(s), byGpu.set(s.index, list3);
   }
   let reason = null;
   i.died !== null && i.died.t_ms < b && (reason = `the GPU sampler stopped ${((i.died.t_ms - a) / 1e3).toFixed(1)} s into the window (${i.died.reason})`);
@@ -42730,12 +43156,12 @@ function levelGpu(i) {
       samples: inside.length,
       energy_j: energy2,
       mean_power_w: energy2 !== null && windowS > 0 ? energy2 / windowS : null,
-      peak_power_w: maxOf3(num3((s) => s.power_w)),
+      peak_power_w: maxOf2(num3((s) => s.power_w)),
       idle_power_w: i.idle.get(index) ?? null,
       util_pct_mean: meanOf2(num3((s) => s.util_pct)),
-      mem_used_max_mib: maxOf3(num3((s) => s.mem_used_mib)),
+      mem_used_max_mib: maxOf2(num3((s) => s.mem_used_mib)),
       sm_clock_mhz_mean: meanOf2(num3((s) => s.sm_clock_mhz)),
-      temp_max_c: maxOf3(num3((s) => s.temp_c))
+      temp_max_c: maxOf2(num3((s) => s.temp_c))
     };
   });
   reason === null && perGpu.some((g) => g.samples < 5) && (reason = `fewer than 5 samples in the ${windowS.toFixed(1)} s window (${Math.min(...perGpu.map((g) => g.samples))}): sample more often (--gpu-sample-ms) or lengthen the level`), reason === null && perGpu.some((g) => g.energy_j === null) && (reason = "the samples around the window's edges have neither an energy counter nor power"), perGpu.length === 0 && (reason ??= "no GPU sample in the window");
@@ -42773,7 +43199,7 @@ function idlePower(samples, windowMs) {
 // src/core/server/gpu-sampler.ts
 init_errors();
 import { execFile as execFile2, spawn } from "node:child_process";
-import { performance as performance12 } from "node:perf_hooks";
+import { performance as performance10 } from "node:perf_hooks";
 import { Worker as Worker2 } from "node:worker_threads";
 
 // src/core/server/gpu-telemetry.ts
@@ -42931,7 +43357,7 @@ parentPort.on("message", () => { stopped = true; });
   worker = null;
   stopping = !1;
   now() {
-    return performance12.now() - this.o.originMs;
+    return performance10.now() - this.o.originMs;
   }
   /** The sampler, or why there is none (no tool on this runner). Unknown GPU indices are an error. */
   static async open(o) {
@@ -43008,14 +43434,14 @@ parentPort.on("message", () => { stopped = true; });
   }
   /** Until at least `n` reads have come (the idle window), or `maxMs` passed. */
   async waitForSamples(n, maxMs) {
-    let t0 = performance12.now(), per = Math.max(1, this.gpus.length);
-    for (; this.samples.length < n * per && performance12.now() - t0 < maxMs && this.died === null; )
+    let t0 = performance10.now(), per = Math.max(1, this.gpus.length);
+    for (; this.samples.length < n * per && performance10.now() - t0 < maxMs && this.died === null; )
       await new Promise((r) => setTimeout(r, Math.min(50, this.o.sampleMs)));
   }
   /** Until every GPU has a read at or after `tMs` (a window's end needs one on each side), or `maxMs` passed. */
   async waitPast(tMs, maxMs) {
-    let t0 = performance12.now(), past = () => this.gpus.length > 0 && this.gpus.every((g) => this.samples.some((x) => x.index === g.index && x.t_ms >= tMs));
-    for (; !past() && performance12.now() - t0 < maxMs && this.died === null; )
+    let t0 = performance10.now(), past = () => this.gpus.length > 0 && this.gpus.every((g) => this.samples.some((x) => x.index === g.index && x.t_ms >= tMs));
+    for (; !past() && performance10.now() - t0 < maxMs && this.died === null; )
       await new Promise((r) => setTimeout(r, Math.min(50, this.o.sampleMs)));
   }
   async stop() {
@@ -43035,9 +43461,9 @@ async function openGpu(cfg, origin, notice) {
   });
   if ("absent" in opened)
     return notice(opened.absent), null;
-  let s = opened, idleStart = performance13.now() - origin.originMs;
+  let s = opened, idleStart = performance11.now() - origin.originMs;
   await s.waitForSamples(5, Math.max(2e3, 10 * g.sample_ms));
-  let idleWindow = [idleStart, performance13.now() - origin.originMs];
+  let idleWindow = [idleStart, performance11.now() - origin.originMs];
   s.died && notice(`GPU telemetry stopped before the first level (${s.died.reason}): energy is unknown`);
   let idle = idlePower(s.samples, idleWindow);
   return {
@@ -43070,6 +43496,765 @@ async function openGpu(cfg, origin, notice) {
     }),
     stop: () => s.stop()
   };
+}
+
+// src/core/sweep/gear.ts
+async function openGear(o) {
+  let { cfg, load } = o, environment = await captureEnvironment(), gpu = await openGpu(cfg, o.origin, o.notice), poolFor = (pre) => load.workers > 1 ? new WorkerPool(load.workers, {
+    target: pre.target,
+    ...clientOptionsOf(cfg),
+    originEpochMs: performance12.timeOrigin + o.origin.originMs
+  }) : null, pools = [], arm = (pre) => {
+    let pool = poolFor(pre);
+    return pool && pools.push(pool), armOf(pre, pool);
+  }, armOf = (pre, pool) => ({
+    pre,
+    ctx: {
+      cfg,
+      client: new StreamClient({ target: pre.target, ...clientOptionsOf(cfg), originMs: o.origin.originMs }),
+      sampler: cfg.metrics_interval_ms !== null ? new MetricsSampler(pre.target, cfg.metrics_interval_ms, o.origin.originMs) : null,
+      onProgress: o.onProgress,
+      stop: o.stop,
+      pool,
+      offsetsMs: o.offsetsMs
+    },
+    limits: {
+      maxRunningRequests: limitNumber(pre.server.limits, "max_running_requests"),
+      cudaGraphMaxBs: limitNumber(pre.server.limits, "cuda_graph_max_bs")
+    }
+  }), head = arm(o.head), base = o.base ? arm(o.base) : null;
+  pools.length === 0 && await warmUpClientPath(head.ctx.client.cfg);
+  let arms = [head, ...base ? [base] : []], onStop = () => {
+    for (let a of arms) a.ctx.client.destroy().catch(() => {
+    });
+    for (let p of pools) p.stop();
+  };
+  return o.stop?.addEventListener("abort", onStop, { once: !0 }), {
+    head,
+    base,
+    gpu,
+    environment,
+    async close() {
+      o.stop?.removeEventListener("abort", onStop);
+      for (let a of arms) await a.ctx.client.close().catch(() => {
+      });
+      await gpu?.stop();
+      for (let p of pools) await p.close();
+    }
+  };
+}
+
+// src/core/load/level-run.ts
+import { performance as performance14 } from "node:perf_hooks";
+
+// src/core/load/self-check.ts
+import { createHistogram, performance as performance13 } from "node:perf_hooks";
+var SELF_CHECK_LIMITS = { lateMs: 2, cpuPctOfOneCore: 85, sendQueueP99Ms: 5 }, SATURATED_ELU = 0.5;
+function backlogEvidenceMs(records2) {
+  let worst = null;
+  for (let r of records2) {
+    let t = r.event_times_ms;
+    if (t.length < 3) continue;
+    let gap = (t[t.length - 1] - t[0]) / (t.length - 1);
+    if (!(gap > 0)) continue;
+    let k = 1;
+    for (let i = 1; i <= t.length; i++)
+      i < t.length && t[i] === t[i - 1] ? k++ : (k > 1 && (worst = Math.max(worst ?? 0, (k - 1) * gap)), k = 1);
+  }
+  return worst;
+}
+var UNSEEN_MS = 1, RESOLUTION_MS = 10, SelfCheck = class {
+  /**
+   * `thread`: this is a worker thread among others, where process CPU is everyone's; its "CPU"
+   * is then the time its own event loop was busy (event-loop utilization), which is what bounds it.
+   */
+  constructor(thread = !1) {
+    this.thread = thread;
+  }
+  thread;
+  /** Per sample: how late the sampling timer fired (ns, at least 1). */
+  h = createHistogram();
+  /** Per sample: the part of that lateness during which the client's own loop was busy. */
+  own = createHistogram();
+  timer = null;
+  lastMs = 0;
+  lastIdleMs = 0;
+  /**
+   * One sample every RESOLUTION_MS: the timer's lateness, as `monitorEventLoopDelay` records it,
+   * and the share of it the loop spent busy (event-loop utilization between two samples: time in
+   * the poll wait, a late wake-up included, is idle). Lateness with an idle loop is the machine
+   * waking the process late; lateness with a busy loop is the client's own work.
+   */
+  sample = () => {
+    let now = performance13.now(), idleMs = performance13.eventLoopUtilization().idle, lateMs = Math.max(0, now - this.lastMs - RESOLUTION_MS), busyMs = Math.max(0, now - this.lastMs - (idleMs - this.lastIdleMs));
+    this.h.record(Math.max(1, Math.round(lateMs * 1e6))), this.own.record(Math.max(1, Math.round(Math.min(lateMs, busyMs) * 1e6))), this.lastMs = now, this.lastIdleMs = idleMs, this.timer?.refresh();
+  };
+  cpu0 = process.cpuUsage();
+  elu0 = performance13.eventLoopUtilization();
+  t0 = performance13.now();
+  start() {
+    this.h.reset(), this.own.reset(), this.lastMs = performance13.now(), this.lastIdleMs = performance13.eventLoopUtilization().idle, this.timer && clearTimeout(this.timer), this.timer = setTimeout(this.sample, RESOLUTION_MS), this.timer.unref(), this.cpu0 = process.cpuUsage(), this.elu0 = performance13.eventLoopUtilization(), this.t0 = performance13.now();
+  }
+  /**
+   * `sendQueueMs`: per request, the wait in the client before its headers reached the socket.
+   * `records`: the level's records, read for backlog when the client was saturated.
+   */
+  stop(sendQueueMs = [], records2 = []) {
+    this.timer && clearTimeout(this.timer), this.timer = null;
+    let cpu = process.cpuUsage(this.cpu0), wallMs = performance13.now() - this.t0, ms2 = (ns) => Number.isFinite(ns) && ns > 0 ? ns / 1e6 : 0, figures = (h) => this.h.count > 0 ? { p50: ms2(h.percentile(50)), p99: ms2(h.percentile(99)), max: ms2(h.max) } : { p50: null, p99: null, max: null }, { p50, p99, max } = figures(this.h), ownDelay = figures(this.own), elu = performance13.eventLoopUtilization(this.elu0), user = this.thread ? elu.active / 1e3 : cpu.user / 1e6, system = this.thread ? 0 : cpu.system / 1e6, pct = wallMs > 0 ? 100 * (user + system) * 1e3 / wallMs : 0, saturated = pct > SELF_CHECK_LIMITS.cpuPctOfOneCore || elu.utilization > SATURATED_ELU, bound = max !== null ? 2 * max + UNSEEN_MS : null;
+    if (saturated) {
+      let backlog = backlogEvidenceMs(records2);
+      backlog !== null && (bound = Math.max(bound ?? 0, backlog + 2 * (p99 ?? 0) + UNSEEN_MS));
+    }
+    let lagP99 = p99 !== null ? 2 * p99 + UNSEEN_MS : null, ownCause = ownDelay.p99 !== null && ownDelay.p99 > SELF_CHECK_LIMITS.lateMs, late = lagP99 !== null && lagP99 > SELF_CHECK_LIMITS.lateMs, reasons = [];
+    late && (ownCause || saturated) && reasons.push(
+      `reads late by about ${lagP99.toFixed(1)} ms (p99; event-loop delay p99 ${p99.toFixed(1)} ms, ${ownDelay.p99.toFixed(1)} ms of it with the client busy) > ${SELF_CHECK_LIMITS.lateMs} ms`
+    );
+    let sq = summarize(sendQueueMs);
+    sq.p99 !== null && sq.p99 > SELF_CHECK_LIMITS.sendQueueP99Ms && (ownCause || saturated) && reasons.push(`requests waited ${sq.p99.toFixed(1)} ms (p99) in the client before reaching the socket`), pct > SELF_CHECK_LIMITS.cpuPctOfOneCore && reasons.push(`client CPU ${pct.toFixed(0)}% of one core > ${SELF_CHECK_LIMITS.cpuPctOfOneCore}%`);
+    let timingNote = reasons.length === 0 && late ? `timing noise: the client read about ${lagP99.toFixed(1)} ms late (p99 estimate; at most ${(bound ?? 0).toFixed(1)} ms) while busy ${(100 * elu.utilization).toFixed(0)} % of the time (event-loop delay p99 ${(p99 ?? 0).toFixed(1)} ms, ${(ownDelay.p99 ?? 0).toFixed(1)} ms of it busy): the machine woke it late (scheduling, virtualisation), not client load, so --workers would not help; TTFT and ITL carry up to that much of it` : null;
+    return {
+      event_loop_delay_ms: { p50, p99, max },
+      own_delay_ms: ownDelay,
+      send_queue_ms: { p50: sq.p50, p99: sq.p99, max: sq.max },
+      lateness_bound_ms: bound,
+      cpu_user_s: user,
+      cpu_system_s: system,
+      cpu_pct_of_one_core: pct,
+      bottleneck_warning: reasons.length > 0 ? `the client may be the bottleneck (${reasons.join("; ")}): it may read what the server sent up to ${(bound ?? 0).toFixed(1)} ms late, which inflates TTFT and ITL by as much; latencies count from the socket write, so the client's own queue is excluded and reported` : null,
+      timing_note: timingNote
+    };
+  }
+};
+function sendQueueOf(records2) {
+  return records2.filter((r) => r.dispatch_ms !== void 0).map((r) => r.send_ms - Math.max(r.dispatch_ms, r.connected_ms ?? 0));
+}
+function worstOf(xs) {
+  let v = xs.filter((x) => typeof x == "number");
+  return v.length > 0 ? Math.max(...v) : null;
+}
+function mergeChecks(threads, processWide) {
+  let checks = threads.map((t) => t.check), worst = (f) => worstOf(checks.map(f)), n = checks.length, byThread = (pick3) => checks.map((c, k) => pick3(c) ? `thread ${k + 1}/${n}: ${pick3(c)}` : null).filter((w) => w !== null), warnings = byThread((c) => c.bottleneck_warning), notes = byThread((c) => c.timing_note);
+  return {
+    event_loop_delay_ms: {
+      p50: worst((c) => c.event_loop_delay_ms.p50),
+      p99: worst((c) => c.event_loop_delay_ms.p99),
+      max: worst((c) => c.event_loop_delay_ms.max)
+    },
+    own_delay_ms: {
+      p50: worst((c) => c.own_delay_ms?.p50),
+      p99: worst((c) => c.own_delay_ms?.p99),
+      max: worst((c) => c.own_delay_ms?.max)
+    },
+    ...processWide.send_queue_ms ? { send_queue_ms: processWide.send_queue_ms } : {},
+    lateness_bound_ms: worst((c) => c.lateness_bound_ms ?? null),
+    cpu_user_s: processWide.cpu_user_s,
+    cpu_system_s: processWide.cpu_system_s,
+    cpu_pct_of_one_core: processWide.cpu_pct_of_one_core,
+    bottleneck_warning: warnings.length > 0 ? warnings.join("; ") : null,
+    timing_note: warnings.length === 0 && notes.length > 0 ? notes.join("; ") : null,
+    shards: checks.map((c, k) => ({
+      thread: `${k + 1}/${n}`,
+      requests: threads[k].requests,
+      event_loop_delay_ms: c.event_loop_delay_ms,
+      lateness_bound_ms: c.lateness_bound_ms ?? null,
+      busy_pct: c.cpu_pct_of_one_core,
+      bottleneck_warning: c.bottleneck_warning
+    }))
+  };
+}
+
+// src/core/load/requests.ts
+function datasetOrder(n, seed) {
+  let order = Array.from({ length: n }, (_, i) => i), r = rng(seed >>> 0);
+  for (let i = n - 1; i > 0; i--) {
+    let j = Math.floor(r() * (i + 1));
+    [order[i], order[j]] = [order[j], order[i]];
+  }
+  return order;
+}
+function specFactory(cfg, plan, ids, calibration = null, dataset = null) {
+  let order = dataset ? orderOf(dataset, cfg.seed) : null, idOf = "next" in ids ? () => ids.next++ : (i, warmup) => ids.base + (warmup ? WARMUP_ID_OFFSET : 0) + i;
+  return (i, warmup, intended, turn) => buildSpec(cfg, plan, idOf(i, warmup), i, warmup, intended, calibration, dataset, order, turn);
+}
+function orderOf(dataset, seed) {
+  return dataset.offsetsMs ? dataset.entries.map((_, i) => i) : datasetOrder(dataset.entries.length, seed);
+}
+function sharedPrefix(cfg, index, calibration, salt = 0) {
+  let sp = cfg.shared_prefix;
+  if (!sp) return "";
+  let group = index % sp.groups, words = calibration ? Math.max(1, Math.round(sp.tokens / calibration.tokens_per_word)) : sp.tokens;
+  return `group${String(group).padStart(4, "0")} ${promptWords(Math.max(1, words - 1), cfg.seed * 7919 + group + 1 + salt * 1000003 >>> 0)}
+`;
+}
+function buildSpec(cfg, plan, id, i, warmup, intended, calibration, dataset = null, order = null, turn) {
+  if (dataset && order) {
+    let n = order.length, draw = plan.datasetStart + i, reused = !warmup && draw >= n, exact = cfg.dataset_reuse === "exact", drawn = dataset.entries[order[warmup ? n - 1 - i % n : draw % n]], entry = warmup || reused && !exact ? taggedEntry(drawn, uniqueTag(id + cfg.seed * 1000003, plan.salt)) : drawn, spec2 = {
+      id,
+      level: plan.level,
+      warmup,
+      prompt: entry.prompt ?? "",
+      ...entry.messages ? { messages: entry.messages } : {},
+      maxTokens: entry.outputTokens ?? cfg.max_tokens,
+      promptTokensRequested: entry.promptTokens ?? null,
+      intendedSendAbsMs: intended,
+      ...reused ? { promptReuse: exact ? "exact" : "tagged" } : {}
+    };
+    return turn ? inConversation(spec2, turn, entry.prompt ?? lastUserContent(entry.messages ?? [])) : spec2;
+  }
+  let fixed = { promptTokens: cfg.prompt_tokens, maxTokens: cfg.max_tokens }, shape = shapeFor(cfg.prompts, warmup ? 1e6 + i : i, plan.seed, fixed), spec = {
+    id,
+    level: plan.level,
+    warmup,
+    // Every prompt: a unique fixed-width tag first, then the run's words (one sequence per
+    // seed), so prompts of one length count the same tokens and share no prefix beyond the
+    // server's own template. A later turn of a conversation has no shared prefix of its own:
+    // the history before it is one.
+    prompt: (
+      // (a warmup neither: it must not warm a group's prefix before the group's first request)
+      (warmup || turn && turn.turn > 1 ? "" : sharedPrefix(cfg, i, calibration, plan.salt)) + makePrompt(
+        calibration ? wordsFor(calibration, shape.promptTokens) : shape.promptTokens,
+        cfg.seed,
+        id + cfg.seed * 1000003,
+        plan.salt
+      )
+    ),
+    maxTokens: shape.maxTokens,
+    promptTokensRequested: shape.promptTokens,
+    intendedSendAbsMs: intended
+  };
+  return turn ? inConversation(spec, turn, spec.prompt) : spec;
+}
+var lastUserContent = (ms2) => [...ms2].reverse().find((m) => m.role === "user")?.content ?? ms2[ms2.length - 1]?.content ?? "";
+function inConversation(spec, turn, userContent) {
+  return {
+    ...spec,
+    prompt: userContent,
+    messages: [...turn.history, { role: "user", content: userContent }],
+    session: turn.turn === 1 ? spec.id : turn.session,
+    turn: turn.turn,
+    keepText: !0,
+    ...turn.previousResponseId !== void 0 ? { previousResponseId: turn.previousResponseId } : {},
+    // only the new turn was sized: the history is whatever the conversation holds by now
+    promptTokensRequested: turn.turn === 1 ? spec.promptTokensRequested : null
+  };
+}
+
+// src/core/load/shard-run.ts
+function factories(job) {
+  let all = specFactory(job.cfg, job.plan, job.ids, job.calibration, job.dataset ?? null);
+  return { all, closed: (j, w, t, turn) => all(closedIndex(j, job.placement), w, t, turn) };
+}
+function runShareWarmup(client, job) {
+  let { cfg, plan, placement } = job, users = cfg.mode === "closed" ? shareOf(plan.level, placement) : Math.ceil(plan.level);
+  return runWarmup(
+    client,
+    factories(job).closed,
+    shareOf(cfg.warmup_requests, placement),
+    Math.max(1, users)
+  );
+}
+function runShare(client, job, o) {
+  let { cfg, plan, placement } = job, f = factories(job), common = {
+    durationS: plan.durationS,
+    startAtAbsMs: o.startAtAbsMs,
+    ...cfg.ramp_up_s ? { rampUpS: cfg.ramp_up_s } : {},
+    ...o.stop ? { stop: o.stop } : {},
+    ...o.onRecord ? { onRecord: o.onRecord } : {}
+  };
+  if (cfg.mode === "closed") {
+    let users = shareOf(plan.level, placement);
+    return users === 0 ? Promise.resolve({ records: [], droppedArrivals: 0, drainTimeS: null }) : runClosedLoop(client, f.closed, {
+      ...common,
+      requests: plan.requests === null ? null : shareOf(plan.requests, placement),
+      concurrency: users,
+      sessions: sessionsOf(cfg)
+    });
+  }
+  return runOpenLoop(client, f.all, {
+    ...common,
+    requests: plan.requests,
+    // the whole schedule's count: this placement sends its arrivals of it
+    rateRps: plan.level,
+    arrival: plan.arrival,
+    burstiness: cfg.burstiness,
+    seed: plan.seed,
+    maxInFlight: cfg.max_in_flight === null ? null : Math.max(1, shareOf(cfg.max_in_flight, placement)),
+    shard: placement,
+    ...job.dataset?.offsetsMs ? { offsetsMs: job.dataset.offsetsMs } : {}
+  });
+}
+
+// src/core/load/level-run.ts
+function progressReporter(ctx, plan, done) {
+  let t0 = performance14.now();
+  return () => {
+    let elapsedS = (performance14.now() - t0) / 1e3, total = plan.requests, n = done(), etaS = total !== null && n > 0 ? elapsedS / n * (total - n) : plan.durationS !== null ? Math.max(0, plan.durationS - elapsedS) : null;
+    ctx.onProgress?.({
+      level: plan.level,
+      levelIndex: plan.index,
+      levelCount: ctx.cfg.levels.length,
+      done: n,
+      total,
+      elapsedS,
+      etaS
+    });
+  };
+}
+async function runLevel(ctx, plan, where) {
+  let { cfg, sampler } = ctx, runnerShare = shareOf(plan.level, { runner: where.runner, thread: SINGLE }), threads = ctx.pool ? cfg.mode === "closed" ? Math.max(1, Math.min(ctx.pool.size, runnerShare)) : ctx.pool.size : 1, jobs = Array.from({ length: threads }, (_, k) => ({
+    cfg,
+    plan,
+    placement: { runner: where.runner, thread: { index: k, count: threads } },
+    ids: where.ids,
+    calibration: where.calibration,
+    dataset: where.dataset ?? null
+  })), processCheck = new SelfCheck(), localDone = 0, report = progressReporter(ctx, plan, () => ctx.pool ? ctx.pool.done : localDone), progressTimer = setInterval(report, 1e3), begin = () => {
+    sampler?.start(), processCheck.start();
+  }, results, startLateMs = null;
+  try {
+    if (ctx.pool)
+      ({ results, startLateMs } = await ctx.pool.runLevel(jobs, where.startEpochMs, begin, ctx.stop));
+    else {
+      let warmup = await runShareWarmup(ctx.client, jobs[0]), slot = slotStart(where.startEpochMs), startEpochMs = slot.startEpochMs;
+      startLateMs = slot.lateMs, await sleepUntil(startEpochMs - performance14.timeOrigin, ctx.stop), begin();
+      let check2 = new SelfCheck();
+      check2.start();
+      let run2 = await runShare(ctx.client, jobs[0], {
+        startAtAbsMs: startEpochMs - performance14.timeOrigin,
+        ...ctx.stop ? { stop: ctx.stop } : {},
+        onRecord: () => {
+          localDone++;
+        }
+      });
+      results = [{ warmup, run: run2, check: check2.stop(sendQueueOf(run2.records), run2.records) }];
+    }
+  } finally {
+    clearInterval(progressTimer);
+  }
+  let run = mergeRuns(results.map((r) => r.run)), processWide = processCheck.stop(sendQueueOf(run.records), run.records);
+  return await sampler?.stop(), report(), {
+    startLateMs,
+    warmup: results.flatMap((r) => r.warmup).sort((a, b) => a.id - b.id),
+    run,
+    client: ctx.pool ? mergeChecks(
+      results.map((r) => ({ check: r.check, requests: r.run.records.length })),
+      processWide
+    ) : results[0].check
+  };
+}
+function mergeRuns(runs) {
+  let records2 = runs.flatMap((r) => r.records).sort((a, b) => a.id - b.id), intended = runs.map((r) => r.lastIntendedMs).filter((x) => x !== void 0), drainTimeS = null;
+  if (intended.length > 0) {
+    let lastIntended = Math.max(...intended), lastEnd = Number.NEGATIVE_INFINITY;
+    for (let r of records2) r.end_ms !== null && r.end_ms > lastEnd && (lastEnd = r.end_ms);
+    drainTimeS = Number.isFinite(lastEnd) ? Math.max(0, lastEnd - lastIntended) / 1e3 : null;
+  }
+  return {
+    records: records2,
+    droppedArrivals: runs.reduce((a, r) => a + r.droppedArrivals, 0),
+    drainTimeS,
+    ...intended.length > 0 ? { lastIntendedMs: Math.max(...intended) } : {}
+  };
+}
+
+// src/core/results/steady.ts
+var DEFAULT_MIN_STEADY_S = 5, FLOOR_MIN_STEADY_S = 1;
+function arrivalNoise(arrived, arrival, burstiness) {
+  return arrival === "constant" ? Math.max(2, 0.02 * arrived) : Math.max(2, 2 * Math.sqrt(arrived / (arrival === "gamma" ? burstiness : 1)));
+}
+function maxOf3(xs) {
+  let m = Number.NEGATIVE_INFINITY;
+  for (let x of xs) x > m && (m = x);
+  return m;
+}
+var median = (xs) => {
+  if (xs.length === 0) return null;
+  let s = [...xs].sort((a, b) => a - b), m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+};
+function steadyWindow(records2, o) {
+  let recs = records2.filter((r) => !r.warmup).sort((a, b) => a.send_ms - b.send_ms), ends = recs.map((r) => r.end_ms ?? r.send_ms), first = recs[0]?.send_ms ?? 0, lastEnd = maxOf3(ends), levelS = recs.length > 0 ? (lastEnd - first) / 1e3 : 0, minSteadyS = o.minSteadyS ?? Math.max(
+    FLOOR_MIN_STEADY_S,
+    Math.min(DEFAULT_MIN_STEADY_S, levelS < 10 ? levelS / 2 : DEFAULT_MIN_STEADY_S)
+  ), none = (reason) => ({
+    steady: !1,
+    startMs: null,
+    endMs: null,
+    windowS: 0,
+    minSteadyS,
+    inside: [],
+    ramp: 0,
+    drain: 0,
+    completedRps: null,
+    fellBehind: !1,
+    reason
+  });
+  if (recs.length < 2) return none("fewer than two requests");
+  let e2e2 = median(
+    recs.filter((r) => r.error === null && r.end_ms !== null).map((r) => r.end_ms - r.send_ms)
+  );
+  if (e2e2 === null) return none("no request finished");
+  let lastSend = recs[recs.length - 1].send_ms, start2, end;
+  if (o.mode === "closed") {
+    let users = Math.min(o.level, recs.length);
+    start2 = recs[users - 1].send_ms;
+    let firstStop = Number.POSITIVE_INFINITY;
+    for (let t of ends) t > lastSend && t < firstStop && (firstStop = t);
+    end = Number.isFinite(firstStop) ? firstStop : lastEnd;
+  } else
+    start2 = first + e2e2, end = maxOf3(recs.map((r) => r.intended_send_ms ?? r.send_ms));
+  let windowS = Math.max(0, end - start2) / 1e3, inside = recs.filter((r) => r.send_ms >= start2 && (r.end_ms ?? r.send_ms) <= end), ramp = recs.filter((r) => r.send_ms < start2).length, drain = recs.filter((r) => r.send_ms >= start2 && (r.end_ms ?? r.send_ms) > end).length, finished = ends.filter((t) => t > start2 && t <= end).length, completedRps = o.mode === "open" && windowS > 0 ? finished / windowS : null, w = {
+    startMs: start2,
+    endMs: end,
+    windowS,
+    minSteadyS,
+    inside,
+    ramp,
+    drain,
+    completedRps,
+    fellBehind: !1
+  }, fmt4 = (x) => x.toFixed(x < 10 ? 2 : 1);
+  if (windowS < minSteadyS)
+    return {
+      ...w,
+      steady: !1,
+      reason: `the window lasted ${fmt4(windowS)} s, under the ${fmt4(minSteadyS)} s asked (--min-steady-s)`
+    };
+  if (windowS < 2 * e2e2 / 1e3)
+    return {
+      ...w,
+      steady: !1,
+      reason: `the window lasted ${fmt4(windowS)} s, under two request lifetimes (median E2E ${fmt4(e2e2 / 1e3)} s): the level filled and drained without a steady stretch between`
+    };
+  if (inside.length === 0)
+    return { ...w, steady: !1, reason: "no request started and ended inside the window" };
+  if (o.mode === "open") {
+    let arrived = recs.filter((r) => {
+      let t = r.intended_send_ms ?? r.send_ms;
+      return t >= start2 && t <= end;
+    }).length;
+    if (arrived - finished > arrivalNoise(arrived, o.arrival ?? "poisson", o.burstiness ?? 1))
+      return {
+        ...w,
+        steady: !1,
+        fellBehind: !0,
+        reason: `the server fell behind: ${finished} requests finished in the ${fmt4(windowS)} s window while ${arrived} arrived (its queue grew all level)`
+      };
+  }
+  return { ...w, steady: !0, reason: "steady" };
+}
+function windowRates(records2, w, slo, openLoop) {
+  let start2 = w.startMs, end = w.endMs, tokens = 0, prompt = 0, done = 0, good = 0, anySlo = slo.ttft_ms !== null || slo.tpot_ms !== null || slo.e2e_ms !== null || slo.ttfat_ms != null;
+  for (let r of records2) {
+    if (r.warmup || r.error !== null) continue;
+    let ct = r.usage?.completion_tokens ?? 0, ev = r.event_times_ms;
+    if (ev.length > 0) {
+      let n = 0;
+      for (let t of ev) t >= start2 && t <= end && n++;
+      tokens += n * ct / ev.length;
+    }
+    let e = r.end_ms ?? r.send_ms;
+    e > start2 && e <= end && (done++, prompt += r.usage?.prompt_tokens ?? 0, (!anySlo || meetsSlo(deriveRequest(r), slo, openLoop)) && good++);
+  }
+  let per = (x) => w.windowS > 0 ? x / w.windowS : 0;
+  return {
+    output_tok_s: per(tokens),
+    total_tok_s: per(tokens + prompt),
+    req_s: per(done),
+    goodput_req_s: per(good)
+  };
+}
+
+// src/core/load/level-summary.ts
+function openLoopSummary(cfg, level, run, arrival = cfg.arrival) {
+  if (cfg.mode !== "open") return null;
+  let ol = openLoopStats(run.records), sends = run.records.map((r) => r.send_ms), spanS = sends.length > 1 ? (Math.max(...sends) - Math.min(...sends)) / 1e3 : 0;
+  return {
+    arrival,
+    burstiness: cfg.burstiness,
+    target_rate_rps: level,
+    achieved_rate_rps: spanS > 0 ? (sends.length - 1) / spanS : null,
+    schedule_lag_ms: ol.lag,
+    late_arrivals: ol.lateArrivals,
+    dropped_arrivals: run.droppedArrivals,
+    drain_time_s: run.drainTimeS,
+    ttft_from_intended_ms: ol.ttftFromIntended,
+    e2e_from_intended_ms: ol.e2eFromIntended
+  };
+}
+function cachedShare(ok) {
+  let prompt = 0, cached2 = 0, known = !1;
+  for (let r of ok) {
+    let u = r.usage;
+    !u || u.prompt_tokens === null || u.cached_tokens === null || (known = !0, prompt += u.prompt_tokens, cached2 += u.cached_tokens);
+  }
+  return known ? { cached_tokens_pct: prompt > 0 ? 100 * cached2 / prompt : null } : {};
+}
+function finishReasons(ok) {
+  let out = {};
+  for (let r of ok) {
+    let k = r.finish_reason ?? "none";
+    out[k] = (out[k] ?? 0) + 1;
+  }
+  return out;
+}
+function turnSummaries(ok) {
+  let byTurn = /* @__PURE__ */ new Map();
+  for (let r of ok) {
+    if (r.turn === void 0) continue;
+    let rs = byTurn.get(r.turn);
+    rs ? rs.push(r) : byTurn.set(r.turn, [r]);
+  }
+  return [...byTurn.entries()].sort((a, b) => a[0] - b[0]).map(([turn, rs]) => ({
+    turn,
+    ok: rs.length,
+    ttft_ms: summarize(rs.map((r) => deriveRequest(r).ttftMs).filter((x) => x !== null)),
+    prompt_tokens: summarize(
+      rs.map((r) => r.usage?.prompt_tokens).filter((x) => typeof x == "number")
+    ),
+    cached_tokens_pct: cachedShare(rs).cached_tokens_pct ?? null
+  }));
+}
+function cacheBeyondWorkload(input2, ok) {
+  let cfg = input2.cfg;
+  if (cfg.dataset || cfg.trace || cfg.sessions) return null;
+  let rows = ok.filter((r) => r.usage?.cached_tokens != null && r.usage.prompt_tokens != null);
+  if (rows.length === 0) return null;
+  let mean2 = (f) => rows.reduce((a, r) => a + f(r), 0) / rows.length, cached2 = mean2((r) => r.usage.cached_tokens), prompt = mean2((r) => r.usage.prompt_tokens), implied = (cfg.shared_prefix?.tokens ?? 0) + Math.max(0, input2.calibration?.template_overhead_tokens ?? 0);
+  return cached2 <= implied + Math.max(16, 0.1 * prompt) ? null : `cached tokens the workload did not ask for: the server reported ${cached2.toFixed(0)} of ${prompt.toFixed(0)} prompt tokens cached on average, far above the ${implied} this workload shares (template${cfg.shared_prefix ? " and shared prefix" : ""}); a cache this run did not fill served it (another run's prompts?)`;
+}
+function steadyFigures(whole, inside, rates) {
+  let latency = {
+    ttft_ms: inside.ttft_ms,
+    itl_ms: inside.itl_ms,
+    tpot_ms: inside.tpot_ms,
+    e2e_ms: inside.e2e_ms,
+    e2e_stream_ms: inside.e2e_stream_ms,
+    decode_tok_s: inside.decode_tok_s,
+    tokens_per_chunk: inside.tokens_per_chunk,
+    slo_pass_pct: inside.slo_pass_pct,
+    ...whole.ttfat_ms ? { ttfat_ms: inside.ttfat_ms ?? whole.ttfat_ms } : {},
+    ...whole.reasoning_ms ? { reasoning_ms: inside.reasoning_ms ?? whole.reasoning_ms } : {},
+    ...whole.reasoning_tokens ? { reasoning_tokens: inside.reasoning_tokens ?? whole.reasoning_tokens } : {},
+    ...whole.answer_tokens ? { answer_tokens: inside.answer_tokens ?? whole.answer_tokens } : {},
+    ...whole.tt_first_tool_call_ms ? { tt_first_tool_call_ms: inside.tt_first_tool_call_ms ?? whole.tt_first_tool_call_ms } : {}
+  };
+  return { ...whole, ...latency, ...rates };
+}
+function summariseLevel(input2) {
+  let { cfg, level, run } = input2, notices = [...input2.notices], aggOf = (records2) => aggregateLevel({
+    level,
+    mode: cfg.mode,
+    concurrency: cfg.mode === "closed" ? level : null,
+    records: records2,
+    warmupRequests: input2.warmupRequests,
+    slo: cfg.slo
+  }), whole = aggOf(run.records), window = steadyWindow(run.records, {
+    mode: cfg.mode,
+    level,
+    minSteadyS: cfg.min_steady_s ?? null,
+    arrival: input2.arrival ?? cfg.arrival,
+    burstiness: cfg.burstiness
+  }), agg = window.steady ? steadyFigures(
+    whole,
+    aggOf(window.inside),
+    windowRates(run.records, window, cfg.slo, cfg.mode === "open")
+  ) : whole;
+  !window.steady && whole.requests > 0 && notices.push(
+    `level ${level}: no steady state (${window.reason}); its figures are the whole level's, ramp and drain included: lengthen the level (--requests, --duration) to measure a steady load`
+  ), input2.client.bottleneck_warning && notices.push(`level ${level}: ${input2.client.bottleneck_warning}`), input2.client.timing_note && notices.push(`level ${level}: ${input2.client.timing_note}`);
+  let measured = run.records.filter((r) => !r.warmup);
+  agg.short_output && notices.push(
+    `level ${level}: ${agg.short_output} of ${agg.ok} answers stopped short of the ${cfg.max_tokens} tokens asked with ignore_eos (the server ignored it): this is not the workload asked for, and compare treats the run as a different workload; check that the server honours ignore_eos (vLLM, SGLang and llama.cpp do)`
+  );
+  let beyond = cacheBeyondWorkload(
+    input2,
+    measured.filter((r) => r.error === null)
+  ), reused = measured.filter((r) => r.prompt_reuse !== void 0);
+  reused.length > 0 && cfg.dataset && notices.push(
+    reused[0].prompt_reuse === "exact" ? `level ${level}: ${reused.length} of ${measured.length} prompts were reused exactly (every one of the dataset's ${cfg.dataset.lines} lines had been sent; --dataset-reuse exact): the server's cache may serve them` : `level ${level}: ${reused.length} of ${measured.length} prompts were reused (every one of the dataset's ${cfg.dataset.lines} lines had been sent), each with a unique tag ahead of it so the cache cannot serve a repeat; a bigger dataset avoids reuse`
+  );
+  let afterDone2 = measured.filter((r) => r.events_after_done !== void 0).length;
+  afterDone2 > 0 && notices.push(
+    `level ${level}: ${afterDone2} stream(s) sent events after their end (data: [DONE]); they were not counted`
+  );
+  let ok = run.records.filter((r) => !r.warmup && r.error === null && r.usage !== null), counted = (xs) => summarize(xs.filter((x) => typeof x == "number")), result = {
+    ...agg,
+    steady_state: {
+      steady: window.steady,
+      window_start_ms: window.startMs,
+      window_end_ms: window.endMs,
+      window_s: window.windowS,
+      min_steady_s: window.minSteadyS,
+      requests_inside: window.inside.length,
+      before_window: window.ramp,
+      after_window: window.drain,
+      completed_rps: window.completedRps,
+      ...window.fellBehind ? { fell_behind: !0 } : {},
+      reason: window.reason
+    },
+    prompt_tokens: counted(ok.map((r) => r.usage.prompt_tokens)),
+    cached_tokens: counted(ok.map((r) => r.usage.cached_tokens)),
+    open_loop: openLoopSummary(cfg, level, run, input2.arrival ?? cfg.arrival),
+    ...cfg.ramp_up_s ? { ramp_requests: run.records.filter((r) => r.ramp).length } : {},
+    ...cachedShare(ok),
+    ...cfg.sessions ? { turns: turnSummaries(ok) } : {},
+    finish_reasons: finishReasons(ok),
+    client: input2.client,
+    notices: notices.map((n) => n.replace(`level ${level}: `, ""))
+  }, lagP99 = result.open_loop?.schedule_lag_ms.p99 ?? null;
+  cfg.trace && lagP99 !== null && lagP99 > REPLAY_LAG_WARN_MS && notices.push(
+    `level ${level}: replay lag p99 ${lagP99.toFixed(1)} ms is over ${REPLAY_LAG_WARN_MS} ms: requests left later than the trace's times, so its bursts were smoothed; check the client's self-check (CPU) or replay slower with --trace-speed`
+  );
+  let resent = run.records.filter((r) => r.retries !== void 0).length;
+  if (resent > 0 && notices.push(
+    `level ${level}: ${resent} request(s) went out on a kept-alive connection the server had already closed and were sent again on a new one (none lost); the client no longer reuses this server's connections`
+  ), agg.errors > 0) {
+    let first = /* @__PURE__ */ new Map();
+    for (let r of run.records)
+      !r.warmup && r.error !== null && !first.has(r.error.code) && first.set(r.error.code, r.error.message);
+    let codes = Object.entries(agg.errors_by_code).map(([c, n]) => `${c}=${n} (first: ${(first.get(c) ?? "").slice(0, 160)})`).join("; ");
+    notices.push(`level ${level}: ${agg.errors} of ${agg.requests} requests failed: ${codes}`);
+  }
+  let s = input2.sampler;
+  if (s !== null) {
+    let queueDelta = s.queueStart && s.queueEnd ? { sum: s.queueEnd.sum - s.queueStart.sum, count: s.queueEnd.count - s.queueStart.count } : null, admission = admissionSummary({
+      level: result,
+      records: run.records,
+      samples: s.samples,
+      metricsAvailable: s.available,
+      scrapeFailures: { failures: s.failures, scrapes: s.scrapes, lastError: s.lastError },
+      queueDelta,
+      limits: input2.limits,
+      window: window.steady ? { startMs: window.startMs, endMs: window.endMs } : null
+    });
+    result = { ...result, admission, metrics_timeline: s.samples };
+    for (let n of admission.notes) notices.push(`level ${level}: ${n}`);
+  }
+  return result.validity = levelValidity(levelReasons(result, cfg, beyond)), { result, notices };
+}
+
+// src/core/sweep/level-step.ts
+async function runStep(arm, step, c) {
+  let { plan, slot } = step, cfg = arm.ctx.cfg;
+  for (let n of plan.notices) c.notice(n);
+  c.hooks?.start(plan.level, c.originMs);
+  let placed = c.load.workers > 1 || c.load.shard !== null, measured = await runLevel(arm.ctx, plan, {
+    runner: c.load.shard ?? SINGLE,
+    ids: placed ? { base: slot * ID_STRIDE } : c.ids,
+    calibration: c.calibration,
+    dataset: c.dataset,
+    startEpochMs: levelStartEpochMs(c.load, slot)
+  });
+  if (c.stop?.aborted)
+    return c.notice(`level ${plan.level} interrupted; not recorded (--resume measures it again)`), null;
+  let late = lateStartNotice(c.load, plan.index, plan.level, measured.startLateMs ?? null), { result, notices } = summariseLevel({
+    cfg,
+    level: plan.level,
+    run: measured.run,
+    warmupRequests: measured.warmup.length,
+    client: measured.client,
+    sampler: arm.ctx.sampler,
+    limits: arm.limits,
+    notices: late === null ? plan.notices : [...plan.notices, late],
+    calibration: c.calibration,
+    arrival: plan.arrival
+  });
+  for (let n of notices.slice(plan.notices.length)) c.notice(n);
+  let level = c.hooks ? { ...result, ...await c.hooks.stop(result, measured.run.records) } : result;
+  c.gpu && (level.gpu = await c.gpu.figures(level));
+  let records2 = [...measured.warmup, ...measured.run.records];
+  if (c.tag) for (let r of records2) r[c.tag] = step.pass.index;
+  return { level, records: records2 };
+}
+
+// src/core/sweep/run-state.ts
+init_errors();
+import { existsSync as existsSync3 } from "node:fs";
+import { performance as performance15 } from "node:perf_hooks";
+
+// src/core/sweep/errors.ts
+init_errors();
+var SweepError = class extends TokenbenchError {
+};
+
+// src/core/sweep/run-state.ts
+function startState(o, notice) {
+  let fresh = {
+    passes: [],
+    records: [],
+    createdAt: (/* @__PURE__ */ new Date()).toISOString(),
+    originWall: Date.now(),
+    originMs: performance15.now(),
+    ids: { next: 0 }
+  };
+  if (!o.resume) return fresh;
+  if (o.out === null) throw new UsageError("--resume needs --out", "--resume");
+  if (!existsSync3(o.out)) return fresh;
+  let { doc: prev, records: records2, unlisted } = readResults(o.out);
+  if (prev.kind !== "sweep" || prev.config === null || !sameConfig(prev.config, o.config))
+    throw new SweepError(
+      "resume_mismatch",
+      `${o.out} was written with a different configuration; refusing to mix`
+    );
+  let originWall = Date.parse(prev.clock.origin_wall_time);
+  return notice(
+    `resuming ${o.out}: ${prev.levels.length} of ${o.config.levels.length} levels already done${unlisted > 0 ? `; ${unlisted} records of the level in progress at the kill are dropped (it is measured again)` : ""}`
+  ), {
+    passes: [{ pass: { index: 0, arm: "head", pair: null }, levels: prev.levels }],
+    // Only the records of finished levels (readResults leaves out the level in progress at the kill).
+    records: records2,
+    createdAt: prev.created_at,
+    originWall,
+    // Same timeline as the first part: map the old origin onto this process's monotonic clock.
+    originMs: performance15.now() - (Date.now() - originWall),
+    ids: { next: records2.reduce((m, r) => Math.max(m, r.id + 1), 0) }
+  };
+}
+function passLevels(state, pass) {
+  let p = state.passes.find((x) => x.pass.index === pass.index);
+  return p || (p = { pass, levels: [] }, state.passes.push(p)), p.levels;
+}
+function stateDocument(state, d, complete, requests) {
+  let head = state.passes.filter((p) => p.pass.arm === "head" && p.levels.length > 0), many = head.length > 1, repeats = d.abBase === null && (d.config.repeats ?? 1) > 1;
+  return buildDocument({
+    kind: "sweep",
+    createdAt: state.createdAt,
+    originWallMs: state.originWall,
+    target: d.pre.target,
+    environment: d.environment,
+    formulas: FORMULAS,
+    config: d.config,
+    levels: many ? medianLevels(head.map((p) => p.levels)) : head[0]?.levels ?? [],
+    ...repeats ? { repeats: head.map((p, index) => ({ index, levels: p.levels })) } : {},
+    server: d.pre.server,
+    requests,
+    complete,
+    provenance: d.provenance,
+    promptCalibration: d.pre.calibration,
+    loadGenerator: d.loadGenerator,
+    ...d.saturation() ? { saturation: d.saturation() } : {},
+    ...d.gpuTelemetry() ? { gpuTelemetry: d.gpuTelemetry() } : {},
+    ...d.abBase ? { ab: abRecord(state, d.abBase) } : {}
+  });
+}
+function abRecord(state, base) {
+  let blocks = state.passes.filter((p) => p.levels.length > 0).map((p) => ({ index: p.pass.index, arm: p.pass.arm, pair: p.pass.pair ?? 0, levels: p.levels })), pairs = [];
+  for (let b of blocks) {
+    if (b.arm !== "head") continue;
+    let mate = blocks.find((x) => x.pair === b.pair && x.arm === "base");
+    mate && pairs.push({ base: mate.index, head: b.index });
+  }
+  return { base_target: { base_url: base.base_url, model: base.model }, seed: base.seed, blocks, pairs };
+}
+function checkpoint(state, d, out, complete) {
+  out.path !== null && writeResults(stateDocument(state, d, complete, null), out.path, state.records, out.records);
+}
+function finalDocument(state, d, out, complete) {
+  checkpoint(state, d, out, complete);
+  let doc = stateDocument(state, d, complete, out.records === "inline" ? state.records : null);
+  return out.records === "file" && out.path && (doc.requests_file = outputPaths(out.path).requestsFile), doc;
 }
 
 // src/core/sweep/search.ts
@@ -43115,151 +44300,95 @@ function saturationOf(levels, search) {
   };
 }
 
-// src/core/sweep/sweep.ts
-var SweepError = class extends TokenbenchError {
-};
-function startState(opts, notice) {
-  let fresh = {
-    levels: [],
-    repeats: [],
-    records: [],
-    createdAt: (/* @__PURE__ */ new Date()).toISOString(),
-    originWall: Date.now(),
-    originMs: performance14.now()
-  };
-  if (!opts.resume) return fresh;
-  if (opts.out === null) throw new SweepError("usage", "--resume needs --out");
-  if (!existsSync3(opts.out)) return fresh;
-  let { doc: prev, records: records2, unlisted } = readResults(opts.out);
-  if (prev.kind !== "sweep" || prev.config === null || !sameConfig(prev.config, opts.config))
-    throw new SweepError(
-      "resume_mismatch",
-      `${opts.out} was written with a different configuration; refusing to mix`
-    );
-  let originWall = Date.parse(prev.clock.origin_wall_time);
-  return notice(
-    `resuming ${opts.out}: ${prev.levels.length} of ${opts.config.levels.length} levels already done${unlisted > 0 ? `; ${unlisted} records of the level in progress at the kill are dropped (it is measured again)` : ""}`
-  ), {
-    levels: prev.levels,
-    repeats: [],
-    // Only the records of finished levels (readResults leaves out the level in progress at the kill).
-    records: records2,
-    createdAt: prev.created_at,
-    originWall,
-    // Same timeline as the first part: map the old origin onto this process's monotonic clock.
-    originMs: performance14.now() - (Date.now() - originWall)
-  };
+// src/core/sweep/schedule.ts
+function passesOf(cfg, ab) {
+  if (ab) {
+    let r = rng((ab.seed ^ 6221227) >>> 0), out = [];
+    for (let p = 0; p < ab.pairs; p++)
+      for (let arm of r() < 0.5 ? ["base", "head"] : ["head", "base"])
+        out.push({ index: out.length, arm, pair: p });
+    return out;
+  }
+  return Array.from({ length: cfg.repeats ?? 1 }, (_, index) => ({
+    index,
+    arm: "head",
+    pair: null
+  }));
 }
+function* schedule(cfg, passes, done, salt, search) {
+  for (let pass of passes)
+    for (let li = 0; ; li++) {
+      let evened = !1;
+      if (search) {
+        let probes = done(pass).map(probeOf), next = nextProbe(probes, search);
+        if (next === null) break;
+        cfg.levels.push(Number(next.toPrecision(6))), evened = cfg.arrival !== "constant" && bracketOf(probes, search.targetPassPct).hi !== null;
+      } else if (li >= cfg.levels.length) break;
+      let plan = planLevel(cfg, li, salt, pass.index);
+      evened && (plan.arrival = "constant"), !done(pass).some((l) => l.level === plan.level) && (yield { pass, plan, slot: pass.index * cfg.levels.length + li, evened });
+    }
+}
+function scheduleComplete(cfg, passes, done, search) {
+  return search ? nextProbe(done(passes[0]).map(probeOf), search) === null : passes.every((p) => cfg.levels.every((l) => done(p).some((x) => x.level === l)));
+}
+
+// src/core/sweep/sweep.ts
 async function runSweep(opts) {
-  let search = opts.config.search ?? null, cfg = search ? { ...opts.config, levels: [] } : opts.config, probeOptions = search ? {
+  checkCombination(opts.config, opts.load ?? ONE_THREAD, { resume: opts.resume, ab: !!opts.ab });
+  let search = opts.config.search ?? null, cfg = search ? { ...opts.config, levels: [] } : opts.config, probes = search ? {
     start: opts.config.levels[0] ?? 1,
     targetPassPct: search.target_pass_pct,
     maxProbes: search.max_probes
-  } : null, probes = () => state.levels.map(probeOf), notice = opts.onNotice ?? (() => {
-  }), state = startState(opts, notice), { target, server, calibration } = opts.pre, client = new StreamClient({ target, ...clientOptionsOf(cfg), originMs: state.originMs }), environment = await captureEnvironment(), gpu = await openGpu(cfg, { originMs: state.originMs, originWallMs: state.originWall }, notice), sampler = cfg.metrics_interval_ms !== null ? new MetricsSampler(target, cfg.metrics_interval_ms, state.originMs) : null, limits = {
-    maxRunningRequests: limitNumber(server.limits, "max_running_requests"),
-    cudaGraphMaxBs: limitNumber(server.limits, "cuda_graph_max_bs")
-  }, load = opts.load ?? ONE_THREAD, salt = opts.salt ?? runSaltOf(load), repeats = cfg.repeats ?? 1;
-  if (repeats > 1 && opts.resume)
-    throw new SweepError("usage", "--resume cannot finish a sweep with --repeats: run it again whole");
-  if (repeats > 1 && load.shard !== null)
-    throw new SweepError(
-      "usage",
-      "--repeats with --shard: the runners' start slots are per level; run the repeats as separate jobs"
-    );
-  let allRepeats = () => [...state.repeats, state.levels].filter((r) => r.length > 0), doc = (complete2, requests) => buildDocument({
-    kind: "sweep",
-    createdAt: state.createdAt,
-    originWallMs: state.originWall,
-    target,
-    environment,
-    formulas: FORMULAS,
-    config: cfg,
-    levels: repeats > 1 ? medianLevels(allRepeats()) : state.levels,
-    ...repeats > 1 ? { repeats: allRepeats().map((levels, index) => ({ index, levels })) } : {},
-    server,
-    requests,
-    complete: complete2,
-    provenance: opts.provenance ?? null,
-    promptCalibration: calibration,
-    loadGenerator: loadGeneratorRecord(load),
-    ...search ? { saturation: saturationOf(state.levels, search) } : {},
-    ...gpu ? { gpuTelemetry: gpu.record() } : {}
-  }), checkpoint = (complete2) => {
-    opts.out !== null && writeResults(doc(complete2, null), opts.out, state.records, opts.records);
-  }, sharded = load.workers > 1 || load.shard !== null, pool = load.workers > 1 ? new WorkerPool(load.workers, {
-    target,
-    ...clientOptionsOf(cfg),
-    originEpochMs: performance14.timeOrigin + state.originMs
-  }) : null;
-  pool === null && await warmUpClientPath(client.cfg);
-  let ctx = {
+  } : null, notice = opts.onNotice ?? (() => {
+  }), state = startState({ out: opts.out, resume: opts.resume, config: cfg }, notice), load = opts.load ?? ONE_THREAD, ab = opts.ab ? { pairs: opts.ab.pairs, seed: cfg.seed } : null, passes = passesOf(cfg, ab), done = (p) => passLevels(state, p), gear = await openGear({
     cfg,
-    client,
-    sampler,
+    head: opts.pre,
+    base: opts.ab?.pre ?? null,
+    load,
+    origin: { originMs: state.originMs, originWallMs: state.originWall },
+    notice,
     onProgress: opts.onProgress,
     stop: opts.stop,
-    pool,
     offsetsMs: opts.dataset?.offsetsMs ?? null
-  }, ids = { next: state.records.reduce((m, r) => Math.max(m, r.id + 1), 0) }, onStop = () => {
-    client.destroy().catch(() => {
-    }), pool?.stop();
-  };
-  opts.stop?.addEventListener("abort", onStop, { once: !0 });
-  let evenNoted = !1;
+  }), d = {
+    pre: opts.pre,
+    config: cfg,
+    environment: gear.environment,
+    provenance: opts.provenance ?? null,
+    loadGenerator: loadGeneratorRecord(load),
+    saturation: () => search ? saturationOf(done(passes[0]), search) : void 0,
+    gpuTelemetry: () => gear.gpu?.record(),
+    abBase: opts.ab ? { base_url: opts.ab.pre.target.baseUrl, model: opts.ab.pre.target.model, seed: cfg.seed } : null
+  }, out = { path: opts.out, records: opts.records }, evenNoted = !1;
   try {
-    for (let rep = 0; rep < repeats && !opts.stop?.aborted; rep++) {
-      rep > 0 && (state.repeats.push(state.levels), state.levels = [], notice(`repeat ${rep + 1} of ${repeats}: the same levels again, with fresh prompts`));
-      for (let li = 0; ; li++) {
-        if (probeOptions) {
-          let next = nextProbe(probes(), probeOptions);
-          if (next === null) break;
-          cfg.levels.push(Number(next.toPrecision(6)));
-        } else if (li >= cfg.levels.length) break;
-        let plan = planLevel(cfg, li, salt, rep), slot = rep * cfg.levels.length + li;
-        if (probeOptions && cfg.arrival !== "constant" && bracketOf(probes(), probeOptions.targetPassPct).hi !== null && (plan.arrival = "constant", evenNoted || (evenNoted = !0, notice(
-          `search: probes inside the bracket arrive at constant intervals (${cfg.arrival} arrivals' own noise is wider than the 3 % the bracket is narrowed to)`
-        ))), state.levels.some((l) => l.level === plan.level)) continue;
-        if (opts.stop?.aborted) break;
-        for (let n of plan.notices) notice(n);
-        opts.levelHooks?.start(plan.level, state.originMs);
-        let measured = sharded ? await runShardedLevel(ctx, plan, {
-          runner: load.shard ?? SINGLE,
-          idBase: slot * ID_STRIDE,
-          calibration,
-          dataset: opts.dataset ?? null,
-          startEpochMs: levelStartEpochMs(load, slot)
-        }) : await runLevel(ctx, plan, specFactory(cfg, plan, ids, calibration, opts.dataset ?? null));
-        if (opts.stop?.aborted) {
-          notice(`level ${plan.level} interrupted; not recorded (--resume measures it again)`);
-          break;
-        }
-        let late = lateStartNotice(load, plan.index, plan.level, measured.startLateMs ?? null), { result, notices } = summariseLevel({
-          cfg,
-          level: plan.level,
-          run: measured.run,
-          warmupRequests: measured.warmup.length,
-          client: measured.client,
-          sampler,
-          limits,
-          notices: late === null ? plan.notices : [...plan.notices, late],
-          calibration,
-          arrival: plan.arrival
-        });
-        for (let n of notices.slice(plan.notices.length)) notice(n);
-        let final2 = opts.levelHooks ? { ...result, ...await opts.levelHooks.stop(result, measured.run.records) } : result;
-        if (gpu && (final2.gpu = await gpu.figures(final2)), repeats > 1) for (let r of [...measured.warmup, ...measured.run.records]) r.repeat = rep;
-        state.records.push(...measured.warmup, ...measured.run.records), state.levels.push(final2), state.levels.sort((a, b) => cfg.levels.indexOf(a.level) - cfg.levels.indexOf(b.level)), checkpoint(!1), opts.onLevel?.(final2);
-      }
+    for (let step of schedule(cfg, passes, done, opts.salt ?? runSaltOf(load), probes)) {
+      if (opts.stop?.aborted) break;
+      step.pass.index > 0 && done(step.pass).length === 0 && !ab && notice(
+        `repeat ${step.pass.index + 1} of ${passes.length}: the same levels again, with fresh prompts`
+      ), step.evened && !evenNoted && (evenNoted = !0, notice(
+        `search: probes inside the bracket arrive at constant intervals (${cfg.arrival} arrivals' own noise is wider than the 3 % the bracket is narrowed to)`
+      ));
+      let arm = step.pass.arm === "base" ? gear.base : gear.head, ran = await runStep(arm, step, {
+        load,
+        calibration: opts.pre.calibration,
+        dataset: opts.dataset ?? null,
+        gpu: gear.gpu,
+        hooks: opts.levelHooks,
+        originMs: state.originMs,
+        ids: state.ids,
+        tag: ab ? "block" : passes.length > 1 ? "repeat" : null,
+        notice,
+        stop: opts.stop
+      });
+      if (ran === null) break;
+      state.records.push(...ran.records);
+      let levels = done(step.pass);
+      levels.push(ran.level), levels.sort((a, b) => cfg.levels.indexOf(a.level) - cfg.levels.indexOf(b.level)), checkpoint(state, d, out, !1), opts.onLevel?.(ran.level);
     }
   } finally {
-    opts.stop?.removeEventListener("abort", onStop), await client.close().catch(() => {
-    }), await gpu?.stop(), await pool?.close();
+    await gear.close();
   }
-  let complete = probeOptions ? nextProbe(probes(), probeOptions) === null : allRepeats().length === repeats && allRepeats().every((r) => cfg.levels.every((l) => r.some((x) => x.level === l)));
-  checkpoint(complete);
-  let final = doc(complete, opts.records === "inline" ? state.records : null);
-  return opts.records === "file" && opts.out && (final.requests_file = outputPaths(opts.out).requestsFile), final;
+  return finalDocument(state, d, out, scheduleComplete(cfg, passes, done, probes));
 }
 
 // src/cli/sweep-command.ts
@@ -43354,24 +44483,35 @@ import { existsSync as existsSync5, mkdirSync as mkdirSync3, readFileSync as rea
 import { dirname as dirname2, join as join3 } from "node:path";
 init_plots();
 
-// src/core/tools/compare.ts
-function baseEvidence(bases) {
-  return bases.length === 1 ? documentEvidence(bases[0]) : { runs: bases.map(documentPoints), samples: null, kind: "history" };
+// src/shared/comparison.ts
+init_workload();
+var show = (x) => JSON.stringify(x)?.slice(0, 40) ?? "null";
+function workloadText(fields) {
+  return fields.map((d) => `${d.field} ${show(d.base)} vs ${show(d.head)}`).join("; ");
 }
 function compareDocuments(bases, head, opts = {}) {
-  return judgeRuns(baseEvidence(bases), documentEvidence(head), opts);
+  let other = [], like = bases.filter((b) => {
+    let d = workloadDiff(b.doc, head.doc).map((x) => ({ field: x.field, base: x.a, head: x.b }));
+    return d.length > 0 && !opts.allowDifferentWorkloads && other.push({ base: b.id, fields: d }), d.length === 0 || opts.allowDifferentWorkloads;
+  }), base = like.length === 0 ? NO_EVIDENCE : like.length === 1 ? documentEvidence(like[0].doc, like[0].id) : historyEvidence(like), summary = judgeRuns(base, documentEvidence(head.doc, head.id), opts), note = like.length === 0 && other.length > 0 ? `the base measured another workload (${workloadText(other[0].fields)})` : summary.baseline_note;
+  return { ...summary, baseline_note: note, other_workloads: other };
 }
+
+// src/core/tools/compare.ts
 function compareMarkdown(s, baseName) {
-  let withInterval = s.rows.some((r) => r.interval_pct !== null), lines = [
-    headline(s.rows),
+  let withInterval = s.rows.some((r) => r.interval_pct !== null || r.interval_pp !== null), env = environmentLine(s), others = othersLine(s), lines = [
+    headline(s),
+    ...env ? ["", env] : [],
     "",
-    `Judged ${evidenceLine(s, baseName)} (rules ${s.rules}).`,
+    `Judged ${evidenceLine(s, baseName)} (rules ${s.rules}). ${gateLine(s)}${others ? ` ${others}` : ""}`,
     "",
     `| benchmark | measure | base | head | \u0394 |${withInterval ? " interval |" : ""} method | verdict |`,
     `|---|---|---:|---:|---:|${withInterval ? "---|" : ""}---|---|`
   ];
   for (let r of s.rows)
-    lines.push(`| ${[...rowCells(r, withInterval), METHOD_TEXT[r.method], verdictWord(r)].join(" | ")} |`);
+    lines.push(
+      `| ${[...rowCells(r, withInterval), methodText(r), `${r.decided ? "gate: " : ""}${verdictWord(r)}`].join(" | ")} |`
+    );
   return lines.join(`
 `);
 }
@@ -43650,7 +44790,7 @@ function pythonJson(text2) {
   try {
     return JSON.parse(text2);
   } catch (err) {
-    let patched = text2.replace(/("(?:[^"\\]|\\.)*")|-?\b(?:NaN|Infinity)\b/g, (_m, str2) => str2 ?? "null");
+    let patched = text2.replace(/("(?:[^"\\]|\\.)*")|-?\b(?:NaN|Infinity)\b/g, (_m, str3) => str3 ?? "null");
     if (patched === text2) throw err;
     return JSON.parse(patched);
   }
@@ -43855,12 +44995,14 @@ async function reportCommand(argv) {
 `), 0;
 }
 async function compareCommand(argv) {
-  let { format, out, thresholdPct, confidence, minEffectPct, iterations } = TOOLS, { thresholds, failOn: failOnSetting } = GATING, { allowDifferentWorkloads } = TOOLS, p = parseCommand(
+  let { format, out, thresholdPct, confidence, minEffectPct, iterations } = TOOLS, { thresholds, gate, gateFwer, failOn: failOnSetting } = GATING, { allowDifferentWorkloads } = TOOLS, p = parseCommand(
     argv,
     {
       format,
       out,
       thresholds,
+      gate,
+      gateFwer,
       failOn: failOnSetting,
       allowDifferentWorkloads,
       thresholdPct,
@@ -43870,54 +45012,54 @@ async function compareCommand(argv) {
     },
     `tokenbench compare base.json [more-base.json ...] head.json
   one verdict per level and measure, from the same engine as the PR comment, the dashboard and
-  the results service (CONCEPTS.md "Comparing runs"). The first line is the headline. One base
-  file is one run; several are a history. The method follows the evidence and is named per row:
-  repeats-t (the head ran --repeats), history-t (5+ base files), bootstrap (one run each side with
-  per-request samples), else percent (--threshold-pct). A measure's own rule (--thresholds
-  "ttft_p95_ms=+10%") gates; the * rule warns. A row whose noise hides the change it is there for
-  is "too noisy to judge". Runs of different workloads are refused, naming the fields (exit 2),
-  unless --allow-different-workloads. Exit 1 when the verdicts fail --fail-on (default
-  regression, as in the Action), 0 otherwise, 2 for usage errors.`
+  the results service (CONCEPTS.md "Comparing runs"). The first line is the headline, led by the
+  gate: its rows (--gate, default ${DEFAULT_GATE_TEXT}) decide, one-sided, with the
+  false-fail rate per pull request held at --gate-fwer; every other row is informational. One
+  base file is one run; several are a history (the gate needs 5+); a head run with --ab holds its
+  own base. The method follows the evidence and is named per row with its unit (ab-paired per
+  block, history-t per job, repeats-t within one job, bootstrap within one run, exact test per
+  request, percent). A base of another workload is no baseline (its fields named) unless
+  --allow-different-workloads; a level on one side only has no baseline. Exit 1 when the
+  comparison fails --fail-on (default regression: the gate failed), 0 otherwise, 2 for usage
+  errors.`
   );
   if (p === null) return 0;
   let v = p.values, positionals = p.positionals;
   if (positionals.length < 2)
     throw new UsageError("expected two or more files: base.json [more-base.json ...] head.json");
-  let basePaths = positionals.slice(0, -1), bases = basePaths.map((b) => loadDoc(b, "base file")), head = loadDoc(positionals[positionals.length - 1], "head file");
-  for (let [i, base] of bases.entries()) {
-    if (base.kind !== head.kind) throw new UsageError(`cannot compare a ${base.kind} with a ${head.kind}`);
-    let differ = workloadDiff(base, head);
-    if (differ.length > 0 && !v.allowDifferentWorkloads) {
-      let show = (x) => JSON.stringify(x)?.slice(0, 60);
-      throw new UsageError(
-        `${basePaths[i]} and the head measured different workloads, so their figures are not comparable: ${differ.map((d) => `${d.field} ${show(d.a)} vs ${show(d.b)}`).join("; ")}. Compare like with like, or pass --allow-different-workloads`,
-        "--allow-different-workloads"
-      );
-    }
-    differ.length > 0 && process.stderr.write(
-      `warning: different workloads compared (--allow-different-workloads): ${differ.map((d) => d.field).join(", ")}
-`
-    );
-  }
+  let basePaths = positionals.slice(0, -1), headPath = positionals[positionals.length - 1], bases = basePaths.map((b) => ({ id: b, doc: loadDoc(b, "base file") })), head = { id: headPath, doc: loadDoc(headPath, "head file") };
+  for (let base of bases)
+    if (base.doc.kind !== head.doc.kind)
+      throw new UsageError(`cannot compare a ${base.doc.kind} with a ${head.doc.kind}`);
   let rules;
   try {
-    rules = parseRules(v.thresholds);
+    rules = parseRules(v.thresholds), parseGate(v.gate, rules);
   } catch (err) {
-    throw err instanceof RulesError ? new UsageError(`--thresholds: ${err.message}`, "--thresholds") : err;
+    if (err instanceof RulesError) {
+      let flag = err.message.startsWith("gate") ? "--gate" : "--thresholds";
+      throw new UsageError(`${flag}: ${err.message}`, flag);
+    }
+    throw err;
   }
   let failOn = v.failOn ?? DEFAULT_FAIL_ON, summary = compareDocuments(bases, head, {
     rules,
+    gate: v.gate,
+    fwerPct: v.gateFwer,
     fallbackPct: v.thresholdPct,
     confidence: v.confidence,
     minEffectPct: v.minEffectPct,
-    iterations: v.iterations
-  }), baseName = basePaths.length === 1 ? basePaths[0] : `${basePaths.length} base files`, failed = fails(
-    summary.rows.map((r) => r.severity),
-    failOn
-  ), text2 = v.format === "json" ? `${JSON.stringify({ base: basePaths, head: positionals[positionals.length - 1], headline: headline(summary.rows), fail_on: failOn, failed, ...summary }, null, 1)}
+    iterations: v.iterations,
+    allowDifferentWorkloads: v.allowDifferentWorkloads
+  });
+  for (let o of summary.other_workloads)
+    process.stderr.write(
+      `notice: ${o.base} measured another workload (${workloadText(o.fields)}): it is no baseline for the head; compare like with like, or pass --allow-different-workloads
+`
+    );
+  let baseName = basePaths.length === 1 ? basePaths[0] : `${basePaths.length} base files`, failed = summaryFails(summary, failOn), text2 = v.format === "json" ? `${JSON.stringify({ base: basePaths, head: headPath, headline: headline(summary), fail_on: failOn, failed, ...summary }, null, 1)}
 ` : `${compareMarkdown(summary, baseName)}
 `, outFile = v.out;
-  return outFile ? (mkdirSync3(dirname2(outFile), { recursive: !0 }), writeFileSync3(outFile, text2), process.stdout.write(`${headline(summary.rows)}
+  return outFile ? (mkdirSync3(dirname2(outFile), { recursive: !0 }), writeFileSync3(outFile, text2), process.stdout.write(`${headline(summary)}
 `)) : process.stdout.write(text2), failed ? 1 : 0;
 }
 function parseKind(argv, table, kind, usage, what) {

@@ -20438,20 +20438,9 @@ function datasetOrder(n, seed) {
   }
   return order;
 }
-function indexedSpecFactory(cfg, plan, idBase, calibration = null, dataset = null) {
-  let order = dataset ? orderOf(dataset, cfg.seed) : null;
-  return (i, warmup, intended, turn) => buildSpec(
-    cfg,
-    plan,
-    idBase + (warmup ? WARMUP_ID_OFFSET : 0) + i,
-    i,
-    warmup,
-    intended,
-    calibration,
-    dataset,
-    order,
-    turn
-  );
+function specFactory(cfg, plan, ids, calibration = null, dataset = null) {
+  let order = dataset ? orderOf(dataset, cfg.seed) : null, idOf = "next" in ids ? () => ids.next++ : (i, warmup) => ids.base + (warmup ? WARMUP_ID_OFFSET : 0) + i;
+  return (i, warmup, intended, turn) => buildSpec(cfg, plan, idOf(i, warmup), i, warmup, intended, calibration, dataset, order, turn);
 }
 function orderOf(dataset, seed) {
   return dataset.offsetsMs ? dataset.entries.map((_, i) => i) : datasetOrder(dataset.entries.length, seed);
@@ -20518,7 +20507,7 @@ function inConversation(spec, turn, userContent) {
 
 // src/core/load/shard-run.ts
 function factories(job2) {
-  let all = indexedSpecFactory(job2.cfg, job2.plan, job2.idBase, job2.calibration, job2.dataset ?? null);
+  let all = specFactory(job2.cfg, job2.plan, job2.ids, job2.calibration, job2.dataset ?? null);
   return { all, closed: (j, w, t, turn) => all(closedIndex(j, job2.placement), w, t, turn) };
 }
 function runShareWarmup(client2, job2) {

@@ -96,7 +96,7 @@ try {
   const headPath = await sweep(69, "head", true);
   const base = readResults(basePath).doc;
   const head = readResults(headPath).doc;
-  const summary = compareDocuments([base], head);
+  const summary = compareDocuments([{ id: "base.json", doc: base }], { id: "head.json", doc: head });
   const md = renderComment({
     doc: head,
     testbed: "mock-2core",

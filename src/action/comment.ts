@@ -6,20 +6,18 @@
 import { createHash } from "node:crypto";
 import { TokenbenchError } from "../schema/errors.ts";
 import type { ResultDocument } from "../schema/v1.ts";
+import { ALL_LEVELS } from "../shared/all-levels.ts";
 import { benchmarkName } from "../shared/measures.ts";
 import { gpuTelemetryText } from "../shared/testbed.ts";
+import { documentEvidence, judgeNothing, type VerdictRow, type VerdictSummary } from "../shared/verdict.ts";
 import {
-  documentEvidence,
-  type Evidence,
-  judgeRuns,
-  type VerdictRow,
-  type VerdictSummary,
-} from "../shared/verdict.ts";
-import {
+  environmentLine,
   evidenceLine,
   formatValue,
+  gateLine,
   headline,
-  METHOD_TEXT,
+  methodText,
+  othersLine,
   rowCells,
   VERDICT_EMOJI,
   verdictWord,
@@ -31,12 +29,21 @@ export const GITHUB_COMMENT_LIMIT = 65_536;
 const BUDGET = 60_000; // headroom under the limit
 
 /**
- * The measures shown above the fold per level, where the run has them: TTFAT only where the runs
- * reasoned (it is TTFT elsewhere), tokens per joule only where GPU telemetry was taken.
+ * The measures shown above the fold per level, where the run has them (the gate's own rows come
+ * first): TTFAT only where the runs reasoned (it is TTFT elsewhere), tokens per joule only where
+ * GPU telemetry was taken.
  */
-export const KEY_MEASURES = ["output_tok_s", "ttft_p95_ms", "ttfat_p95_ms", "itl_p50_ms", "output_tok_per_j"];
+export const KEY_MEASURES = [
+  "output_tok_s",
+  "ttft_p95_ms",
+  "ttft_p50_ms",
+  "error_rate",
+  "ttfat_p95_ms",
+  "itl_p50_ms",
+  "output_tok_per_j",
+];
 /** At most this many rows above the fold. */
-export const MAX_VISIBLE_ROWS = 15;
+export const MAX_VISIBLE_ROWS = 20;
 
 /**
  * The hidden marker that finds this comment again: a hash of the testbed and benchmark set, so no
@@ -84,7 +91,7 @@ export interface CommentInput {
 
 /** The verdict in words with its emoji beside it (decoration: the word carries the meaning). */
 const verdictCell = (r: VerdictRow) =>
-  `${VERDICT_EMOJI[r.verdict]} ${verdictWord(r)} <sub>${r.method === "none" ? "" : METHOD_TEXT[r.method]}${r.rule !== "t-test" ? ` ${r.rule}` : ""}</sub>`;
+  `${VERDICT_EMOJI[r.verdict]} ${r.decided ? "<b>gate</b>: " : ""}${mdText(verdictWord(r), 200)} <sub>${r.method === "none" ? "" : mdText(methodText(r), 60)}${r.rule !== "t-test" ? ` ${mdText(r.rule, 20)}` : ""}</sub>`;
 
 function tableOf(rows: readonly VerdictRow[], withInterval: boolean): string[] {
   return [
@@ -97,9 +104,6 @@ function tableOf(rows: readonly VerdictRow[], withInterval: boolean): string[] {
   ];
 }
 
-/** No base at all: every head point a "no baseline" row (a comment without a verdict shows its figures). */
-const NO_BASE: Evidence = { runs: [], samples: null, kind: "history" };
-
 /**
  * The comment, read in ten seconds: the engine's headline (the terminal's first line, word for
  * word) and what it rests on; a table of the key measures (human names, units) at the levels that
@@ -111,18 +115,25 @@ export function renderComment(input: CommentInput, limit = BUDGET): string {
   const { doc, verdict } = input;
   const marker = stickyMarker(input.testbed, benchmarkSet(doc));
   const summary = verdict?.summary ?? null;
-  const all = summary?.rows ?? judgeRuns(NO_BASE, documentEvidence(doc)).rows;
+  const all = summary?.rows ?? judgeNothing(documentEvidence(doc)).rows;
   const byKey = new Map(all.map((r) => [`${r.benchmark}\u0000${r.measure}`, r]));
-  const withInterval = all.some((r) => r.interval_pct !== null);
+  const withInterval = all.some((r) => r.interval_pct !== null || r.interval_pp !== null);
   // Which rows go above the fold: key measures at the first and last level and at regressed levels.
   const levels = [...new Set(all.map((l) => l.level).filter((x): x is number => x !== null))].sort(
     (a, b) => a - b,
   );
   const regressedLevels = new Set(
-    all.filter((l) => KEY_MEASURES.includes(l.measure) && l.verdict === "regressed").map((l) => l.level),
+    all
+      .filter((l) => (l.gated || KEY_MEASURES.includes(l.measure)) && l.verdict === "regressed")
+      .map((l) => l.level),
   );
-  const perLevel = Math.max(1, KEY_MEASURES.filter((m) => all.some((l) => l.measure === m)).length);
-  const maxLevels = Math.floor(MAX_VISIBLE_ROWS / perLevel);
+  const perLevel = Math.max(
+    1,
+    KEY_MEASURES.filter((m) => all.some((l) => l.measure === m && l.level !== null)).length,
+  );
+  // The all-levels rows of the key measures first (a whole curve's change), then the levels.
+  const curve = all.filter((l) => l.benchmark === ALL_LEVELS && KEY_MEASURES.includes(l.measure));
+  const maxLevels = Math.max(1, Math.floor((MAX_VISIBLE_ROWS - curve.length) / perLevel));
   const chosen = [
     ...levels.filter((lv) => regressedLevels.has(lv)),
     ...[levels[0], levels[levels.length - 1]].filter((lv): lv is number => lv !== undefined),
@@ -133,37 +144,51 @@ export function renderComment(input: CommentInput, limit = BUDGET): string {
   const isVisible = (l: VerdictRow) =>
     doc.kind === "profile"
       ? all.indexOf(l) < MAX_VISIBLE_ROWS
-      : l.level !== null && chosen.includes(l.level) && KEY_MEASURES.includes(l.measure);
+      : KEY_MEASURES.includes(l.measure) &&
+        (l.benchmark === ALL_LEVELS || (l.level !== null && chosen.includes(l.level)));
+  const rank = (l: VerdictRow) => (l.benchmark === ALL_LEVELS ? -1 : (l.level ?? 0));
   const shownRows = all
     .filter(isVisible)
     .sort((a, b) =>
       doc.kind === "profile"
         ? 0
-        : (a.level ?? 0) - (b.level ?? 0) ||
-          KEY_MEASURES.indexOf(a.measure) - KEY_MEASURES.indexOf(b.measure),
+        : rank(a) - rank(b) || KEY_MEASURES.indexOf(a.measure) - KEY_MEASURES.indexOf(b.measure),
     )
     .slice(0, MAX_VISIBLE_ROWS);
 
   const short = shortSha(doc.git?.sha);
   const sha = short ? `\`${short}\`` : "this run";
   const baseBranch = `<code>${mdText(input.baseBranch ?? "", 60)}</code>`;
+  const env = summary ? environmentLine(summary) : null;
+  const others = summary ? othersLine(summary) : null;
   const verdictLines =
     summary === null
       ? [
           "No baseline: the results service is not configured or did not answer, and no baseline file was given.",
         ]
-      : summary.base_runs === 0
+      : summary.base_runs === 0 && summary.base_kind !== "ab" && summary.baseline_note === null
         ? [`No runs of ${baseBranch} on this testbed yet: nothing to compare against.`]
         : [
-            `**${mdText(headline(summary.rows), 1000)}**`,
+            ...(env ? [`**${mdText(env, 500)}** Every row below is judged across it.`, ""] : []),
+            `**${mdText(headline(summary), 1000)}**`,
             "",
-            `<sub>${summary.rows.length} measures judged ${mdText(evidenceLine(summary, verdict!.baseName), 300)}. Key measures below; every row in the details.</sub>`,
+            `<sub>${summary.rows.length} measures judged ${mdText(evidenceLine(summary, verdict!.baseName), 400)}. ${mdText(gateLine(summary), 400)}${others ? ` ${mdText(others, 300)}` : ""}</sub>`,
           ];
-  const unsteady = doc.kind === "sweep" ? doc.levels.filter((l) => l.steady_state?.steady === false) : [];
+  const invalid =
+    doc.kind === "sweep"
+      ? doc.levels.flatMap((l) =>
+          (l.validity?.reasons ?? [])
+            .filter((x) => x.code !== "too_few_samples")
+            .map((x) => `c=${l.level}: ${x.text}`),
+        )
+      : [];
   const steadyLine =
-    unsteady.length > 0
+    invalid.length > 0
       ? [
-          `**No steady state** at ${unsteady.length === doc.levels.length ? "any level" : `level${unsteady.length > 1 ? "s" : ""} ${unsteady.map((l) => l.level).join(", ")}`}: their figures are the whole level's, ramp and drain included (${mdText(unsteady[0]!.steady_state!.reason, 160)}).`,
+          `**Not valid** (rows at these levels are not judged): ${invalid
+            .slice(0, 4)
+            .map((x) => mdText(x, 200))
+            .join("; ")}${invalid.length > 4 ? `; and ${invalid.length - 4} more` : ""}.`,
           "",
         ]
       : [];
@@ -204,7 +229,7 @@ export function renderComment(input: CommentInput, limit = BUDGET): string {
     "",
     links.length ? links.join(" · ") : "",
     "",
-    `<sub>tokenbench: measured from the stream on a monotonic clock. Verdicts by ${rulesText}, one engine for this comment, the CLI, the dashboard and the API. Methods: repeats-t (the head's repeats), history-t (5+ base runs), bootstrap (per-request samples of one run each side), percent (nothing measures the noise). A measure's own rule gates, the * rule warns; "too noisy to judge" could not have seen the change it is there for.</sub>`,
+    `<sub>tokenbench: measured from the stream on a monotonic clock. Verdicts by ${rulesText}, one engine for this comment, the CLI, the dashboard and the API. The gate's rows decide the pull request (one-sided, the false-fail rate held across them); every other row is informational. Methods: A/B paired (blocks of one job), history-t (per job of the base branch), repeats-t (within one job), bootstrap (within one run), exact test (per request), percent (nothing measures the noise). A row is "not judged" when its level is not valid on either side.</sub>`,
   ];
   const judged = summary === null ? [] : all;
   let kept = judged.length;

@@ -8,8 +8,10 @@ import { existsSync, readFileSync } from "node:fs";
 import * as core from "@actions/core";
 import type { ResultDocument } from "../schema/v1.ts";
 import { benchmarkName } from "../shared/measures.ts";
-import { DEFAULT_FAIL_ON, type FailOn, fails, type Severity } from "../shared/rules.ts";
+import { DEFAULT_FAIL_ON, type FailOn } from "../shared/rules.ts";
 import { testbedDisplayName, testbedSpec } from "../shared/testbed.ts";
+import { summaryFails, type VerdictSummary } from "../shared/verdict.ts";
+import { headline } from "../shared/verdict-text.ts";
 import { uploadArtifact } from "./artifact.ts";
 import { benchmarkSet, GitHubError, renderComment, stickyMarker, upsertStickyComment } from "./comment.ts";
 import { type Payload, type RunContext, runContext } from "./context.ts";
@@ -27,7 +29,7 @@ type Artifact = { id: number | null; url: string | null };
 interface Outcome {
   markdowns: string[];
   changeNotes: string[];
-  severities: Severity[];
+  summaries: VerdictSummary[];
   regressions: number;
   firstRunUrl: string | null;
 }
@@ -139,7 +141,7 @@ async function judgeAll(
   artifact: Artifact,
   failOn: FailOn,
 ): Promise<Outcome | null> {
-  const out: Outcome = { markdowns: [], changeNotes: [], severities: [], regressions: 0, firstRunUrl: null };
+  const out: Outcome = { markdowns: [], changeNotes: [], summaries: [], regressions: 0, firstRunUrl: null };
   const cache = { baseline: null };
   for (const { doc } of docs) {
     const service = inputs.resultsUrl
@@ -157,7 +159,7 @@ async function judgeAll(
     out.firstRunUrl ??= runUrl;
     if (verdict !== null) {
       out.regressions += verdict.summary.counts.regressed;
-      out.severities.push(...verdict.summary.rows.map((r) => r.severity));
+      out.summaries.push(verdict.summary);
     }
     const note = await changePointNote(inputs, ctx, payload, doc);
     if (note !== null) out.changeNotes.push(masked(note));
@@ -185,11 +187,11 @@ async function finish(inputs: ActionInputs, docs: Docs, out: Outcome, failOn: Fa
   core.setOutput("run-url", out.firstRunUrl ?? "");
   core.setOutput("regression-count", String(out.regressions));
   core.setOutput("markdown", markdown);
-  if (fails(out.severities, failOn)) {
-    const gating = out.severities.filter((x) => x === "regression").length;
-    const warnings = out.severities.filter((x) => x === "warning").length;
+  const failing = out.summaries.filter((s) => summaryFails(s, failOn));
+  if (failing.length > 0) {
+    const s = failing[0]!;
     core.setFailed(
-      `${out.regressions} measure(s) regressed against the base branch (${gating} by their own rule, ${warnings} by the * rule; fail-on: ${failOn})`,
+      `${headline(s)} (fail-on: ${failOn}${s.gate.status === "failed" ? "" : `; gate ${s.gate.status.replace("_", " ")}`})`,
     );
   }
   const over = docs.flatMap(({ doc }) =>

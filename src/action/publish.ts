@@ -145,11 +145,13 @@ export async function fetchCompare(
   token: string | null,
   fetchImpl: typeof fetch = fetch,
   timeoutMs = 30_000,
-  gating: { thresholds: string | null; failOn: string } | null = null,
+  gating: { thresholds: string | null; gate: string | null; fwer: number; failOn: string } | null = null,
 ): Promise<CompareResult> {
   const q = new URLSearchParams({ head: runId });
   if (baseBranch) q.set("base_branch", baseBranch);
   if (gating?.thresholds) q.set("thresholds", gating.thresholds);
+  if (gating?.gate) q.set("gate", gating.gate);
+  if (gating) q.set("fwer", String(gating.fwer));
   if (gating) q.set("fail_on", gating.failOn);
   try {
     const res = await fetchImpl(`${resultsUrl}/api/v1/repos/${repository}/compare?${q}`, {

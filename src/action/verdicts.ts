@@ -5,11 +5,10 @@
  * the step with the reason.
  */
 import * as core from "@actions/core";
-import { compareDocuments } from "../core/tools/compare.ts";
 import type { ResultDocument } from "../schema/v1.ts";
-import { canFail, type FailOn, parseRules } from "../shared/rules.ts";
+import { compareDocuments, workloadText } from "../shared/comparison.ts";
+import { canFail, type FailOn, parseGate, parseRules } from "../shared/rules.ts";
 import type { VerdictSummary } from "../shared/verdict.ts";
-import { workloadDiff } from "../shared/workload.ts";
 import { type Baseline, loadBaseline } from "./baseline.ts";
 import type { Payload, RunContext } from "./context.ts";
 import type { ActionInputs } from "./inputs.ts";
@@ -49,8 +48,8 @@ async function credentials(inputs: ActionInputs): Promise<string | null> {
 }
 
 /** A comparison that could not be had: a warning, or the step's failure when its verdict could fail the step. */
-function withoutVerdict(msg: string, failOn: FailOn, rules: string | null): "failed" | null {
-  if (canFail(parseRules(rules), failOn)) {
+function withoutVerdict(msg: string, failOn: FailOn, inputs: ActionInputs): "failed" | null {
+  if (canFail(parseGate(inputs.gate, parseRules(inputs.thresholds)), failOn)) {
     core.setFailed(`${msg} (fail-on: ${failOn} cannot be decided without it)`);
     return "failed";
   }
@@ -93,14 +92,10 @@ export async function serviceVerdict(
     inputs.readToken,
     fetch,
     30_000,
-    { thresholds: inputs.thresholds, failOn },
+    { thresholds: inputs.thresholds, gate: inputs.gate, fwer: inputs.gateFwer, failOn },
   );
   if (!res.ok) {
-    const failed = withoutVerdict(
-      `compare against the base branch failed: ${res.error}`,
-      failOn,
-      inputs.thresholds,
-    );
+    const failed = withoutVerdict(`compare against the base branch failed: ${res.error}`, failOn, inputs);
     return failed ?? { runUrl: up.runUrl, verdict: null };
   }
   const cmp = res.compare;
@@ -139,17 +134,22 @@ export async function fileVerdict(
         : null,
     );
     const base = cache.baseline;
-    const differ = workloadDiff(base.doc, doc);
-    if (differ.length > 0) {
-      core.setFailed(
-        `the baseline (${base.source}) measured a different workload: ${differ.map((d) => `${d.field} ${JSON.stringify(d.a)?.slice(0, 40)} vs ${JSON.stringify(d.b)?.slice(0, 40)}`).join("; ")}; compare like with like`,
+    const summary = compareDocuments(
+      [{ id: base.source, doc: base.doc }],
+      { id: "head", doc },
+      {
+        rules: parseRules(inputs.thresholds),
+        gate: inputs.gate,
+        fwerPct: inputs.gateFwer,
+      },
+    );
+    for (const o of summary.other_workloads)
+      core.warning(
+        `the baseline (${base.source}) measured another workload (${workloadText(o.fields)}): it is no baseline for this run; compare like with like`,
       );
-      return "failed";
-    }
-    const summary = compareDocuments([base.doc], doc, { rules: parseRules(inputs.thresholds) });
     core.info(`compared against ${base.source}`);
     return { summary, baseBranch: branch ?? "baseline", baseName: base.source };
   } catch (err) {
-    return withoutVerdict(`baseline: ${(err as Error).message}`, failOn, inputs.thresholds);
+    return withoutVerdict(`baseline: ${(err as Error).message}`, failOn, inputs);
   }
 }

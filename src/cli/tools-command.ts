@@ -11,9 +11,18 @@ import { ImportError, importVllmMany, vllmResultsIn } from "../core/tools/import
 import { mergeShards } from "../core/tools/merge.ts";
 import { UsageError } from "../schema/errors.ts";
 import { parseResultDocument, type ResultDocument } from "../schema/v1.ts";
-import { DEFAULT_FAIL_ON, fails, parseRules, type Rules, RulesError } from "../shared/rules.ts";
+import { workloadText } from "../shared/comparison.ts";
+import {
+  DEFAULT_FAIL_ON,
+  DEFAULT_GATE_TEXT,
+  parseGate,
+  parseRules,
+  type Rules,
+  RulesError,
+} from "../shared/rules.ts";
+import { summaryFails } from "../shared/verdict.ts";
 import { headline } from "../shared/verdict-text.ts";
-import { sloGiven, workloadDiff } from "../shared/workload.ts";
+import { sloGiven } from "../shared/workload.ts";
 import { parseCommand, plotsDir } from "./command.ts";
 
 function loadDoc(path: string | undefined, what: string): ResultDocument {
@@ -55,7 +64,7 @@ export async function reportCommand(argv: string[]): Promise<number> {
 
 export async function compareCommand(argv: string[]): Promise<number> {
   const { format, out, thresholdPct, confidence, minEffectPct, iterations } = TOOLS;
-  const { thresholds, failOn: failOnSetting } = GATING;
+  const { thresholds, gate, gateFwer, failOn: failOnSetting } = GATING;
   const { allowDifferentWorkloads } = TOOLS;
   const p = parseCommand(
     argv,
@@ -63,6 +72,8 @@ export async function compareCommand(argv: string[]): Promise<number> {
       format,
       out,
       thresholds,
+      gate,
+      gateFwer,
       failOn: failOnSetting,
       allowDifferentWorkloads,
       thresholdPct,
@@ -72,14 +83,16 @@ export async function compareCommand(argv: string[]): Promise<number> {
     },
     `tokenbench compare base.json [more-base.json ...] head.json
   one verdict per level and measure, from the same engine as the PR comment, the dashboard and
-  the results service (CONCEPTS.md "Comparing runs"). The first line is the headline. One base
-  file is one run; several are a history. The method follows the evidence and is named per row:
-  repeats-t (the head ran --repeats), history-t (5+ base files), bootstrap (one run each side with
-  per-request samples), else percent (--threshold-pct). A measure's own rule (--thresholds
-  "ttft_p95_ms=+10%") gates; the * rule warns. A row whose noise hides the change it is there for
-  is "too noisy to judge". Runs of different workloads are refused, naming the fields (exit 2),
-  unless --allow-different-workloads. Exit 1 when the verdicts fail --fail-on (default
-  regression, as in the Action), 0 otherwise, 2 for usage errors.`,
+  the results service (CONCEPTS.md "Comparing runs"). The first line is the headline, led by the
+  gate: its rows (--gate, default ${DEFAULT_GATE_TEXT}) decide, one-sided, with the
+  false-fail rate per pull request held at --gate-fwer; every other row is informational. One
+  base file is one run; several are a history (the gate needs 5+); a head run with --ab holds its
+  own base. The method follows the evidence and is named per row with its unit (ab-paired per
+  block, history-t per job, repeats-t within one job, bootstrap within one run, exact test per
+  request, percent). A base of another workload is no baseline (its fields named) unless
+  --allow-different-workloads; a level on one side only has no baseline. Exit 1 when the
+  comparison fails --fail-on (default regression: the gate failed), 0 otherwise, 2 for usage
+  errors.`,
   );
   if (p === null) return 0;
   const v = p.values;
@@ -87,52 +100,49 @@ export async function compareCommand(argv: string[]): Promise<number> {
   if (positionals.length < 2)
     throw new UsageError("expected two or more files: base.json [more-base.json ...] head.json");
   const basePaths = positionals.slice(0, -1);
-  const bases = basePaths.map((b) => loadDoc(b, "base file"));
-  const head = loadDoc(positionals[positionals.length - 1], "head file");
-  for (const [i, base] of bases.entries()) {
-    if (base.kind !== head.kind) throw new UsageError(`cannot compare a ${base.kind} with a ${head.kind}`);
-    const differ = workloadDiff(base, head);
-    if (differ.length > 0 && !v.allowDifferentWorkloads) {
-      const show = (x: unknown) => JSON.stringify(x)?.slice(0, 60);
-      throw new UsageError(
-        `${basePaths[i]} and the head measured different workloads, so their figures are not comparable: ${differ.map((d) => `${d.field} ${show(d.a)} vs ${show(d.b)}`).join("; ")}. Compare like with like, or pass --allow-different-workloads`,
-        "--allow-different-workloads",
-      );
-    }
-    if (differ.length > 0)
-      process.stderr.write(
-        `warning: different workloads compared (--allow-different-workloads): ${differ.map((d) => d.field).join(", ")}\n`,
-      );
-  }
+  const headPath = positionals[positionals.length - 1]!;
+  const bases = basePaths.map((b) => ({ id: b, doc: loadDoc(b, "base file") }));
+  const head = { id: headPath, doc: loadDoc(headPath, "head file") };
+  for (const base of bases)
+    if (base.doc.kind !== head.doc.kind)
+      throw new UsageError(`cannot compare a ${base.doc.kind} with a ${head.doc.kind}`);
   let rules: Rules;
   try {
     rules = parseRules(v.thresholds);
+    parseGate(v.gate, rules);
   } catch (err) {
-    if (err instanceof RulesError) throw new UsageError(`--thresholds: ${err.message}`, "--thresholds");
+    if (err instanceof RulesError) {
+      const flag = err.message.startsWith("gate") ? "--gate" : "--thresholds";
+      throw new UsageError(`${flag}: ${err.message}`, flag);
+    }
     throw err;
   }
   const failOn = v.failOn ?? DEFAULT_FAIL_ON;
   const summary = compareDocuments(bases, head, {
     rules,
+    gate: v.gate,
+    fwerPct: v.gateFwer,
     fallbackPct: v.thresholdPct,
     confidence: v.confidence,
     minEffectPct: v.minEffectPct,
     iterations: v.iterations,
+    allowDifferentWorkloads: v.allowDifferentWorkloads,
   });
+  for (const o of summary.other_workloads)
+    process.stderr.write(
+      `notice: ${o.base} measured another workload (${workloadText(o.fields)}): it is no baseline for the head; compare like with like, or pass --allow-different-workloads\n`,
+    );
   const baseName = basePaths.length === 1 ? basePaths[0]! : `${basePaths.length} base files`;
-  const failed = fails(
-    summary.rows.map((r) => r.severity),
-    failOn,
-  );
+  const failed = summaryFails(summary, failOn);
   const text =
     v.format === "json"
-      ? `${JSON.stringify({ base: basePaths, head: positionals[positionals.length - 1], headline: headline(summary.rows), fail_on: failOn, failed, ...summary }, null, 1)}\n`
+      ? `${JSON.stringify({ base: basePaths, head: headPath, headline: headline(summary), fail_on: failOn, failed, ...summary }, null, 1)}\n`
       : `${compareMarkdown(summary, baseName)}\n`;
   const outFile = v.out;
   if (outFile) {
     mkdirSync(dirname(outFile), { recursive: true });
     writeFileSync(outFile, text);
-    process.stdout.write(`${headline(summary.rows)}\n`);
+    process.stdout.write(`${headline(summary)}\n`);
   } else process.stdout.write(text);
   return failed ? 1 : 0;
 }

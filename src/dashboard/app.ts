@@ -11,10 +11,18 @@ import embed from "vega-embed";
 import type { ResultDocument } from "../schema/v1.ts";
 import type { ChangePointsResponse, CompareResponse, SeriesResponse } from "../shared/api-types.ts";
 import { documentSpecs, type Spec } from "../shared/charts.ts";
-import { judge, mean, predictionInterval } from "../shared/statistics.ts";
+import { mean, predictionInterval } from "../shared/statistics.ts";
 import { gpuTelemetryText } from "../shared/testbed.ts";
 import { trendSpec } from "../shared/trend-spec.ts";
-import { evidenceLine, METHOD_TEXT, rowCells, verdictWord } from "../shared/verdict-text.ts";
+import {
+  environmentLine,
+  evidenceLine,
+  gateLine,
+  methodText,
+  othersLine,
+  rowCells,
+  verdictWord,
+} from "../shared/verdict-text.ts";
 import { visible } from "../shared/visible.ts";
 import { sloGiven } from "../shared/workload.ts";
 
@@ -183,22 +191,21 @@ async function repoPage(repo: string): Promise<void> {
       // A branch other than the base: its points drawn over the base branch's, the band the base's.
       const onBase = branch === baseBranch;
       const base = onBase ? null : await seriesOf(m, baseBranch);
-      const pts = s.points.map((p, i) => {
-        const before = onBase
-          ? s.points.slice(Math.max(0, i - BASELINE_N), i).map((x) => x.value)
-          : base!.points
-              .filter((b) => b.created_at <= p.created_at)
-              .slice(-BASELINE_N)
-              .map((x) => x.value);
-        return {
-          ...p,
-          verdict: judge(before, p.value, s.measure.direction).verdict,
-          href: `/runs/${p.run_id}`,
-        };
-      });
+      // Each point's verdict is the one its run was given when it arrived (the engine's, with the
+      // run's own rules): the comment's, the badge's and this chart's are the same.
+      const pts = s.points.map((p) => ({
+        ...p,
+        verdict: p.valid === 0 ? "not_judged" : (p.verdict ?? "none"),
+        href: `/runs/${p.run_id}`,
+      }));
+      const validOf = (xs: typeof s.points) => xs.filter((p) => p.valid !== 0);
       const last = onBase
-        ? s.points.slice(-BASELINE_N - 1, -1).map((p) => p.value)
-        : base!.points.slice(-BASELINE_N).map((p) => p.value);
+        ? validOf(s.points)
+            .slice(-BASELINE_N - 1, -1)
+            .map((p) => p.value)
+        : validOf(base!.points)
+            .slice(-BASELINE_N)
+            .map((p) => p.value);
       const band =
         last.length > 0 ? (([lo, hi]) => ({ lo, hi, mean: mean(last) }))(predictionInterval(last)) : null;
       const cps = await api<ChangePointsResponse>(
@@ -212,7 +219,9 @@ async function repoPage(repo: string): Promise<void> {
       await chart(
         div,
         trendSpec(label, s.measure.unit, pts, band, {
-          ...(base ? { base: base.points, baseName: baseBranch } : {}),
+          ...(base
+            ? { base: base.points.map((p) => ({ ...p, verdict: p.verdict ?? "none" })), baseName: baseBranch }
+            : {}),
           changes,
         }),
       );
@@ -239,17 +248,19 @@ async function repoPage(repo: string): Promise<void> {
 
 /** The engine's summary as the run and PR pages show it: headline and evidence, then every row. */
 function verdictSection(cmp: CompareResponse | null): { summary: string; table: string } {
-  if (cmp === null || cmp.baseline_runs.length === 0)
+  if (cmp === null || (cmp.baseline_runs.length === 0 && cmp.base_kind !== "ab"))
     return {
-      summary: `<section class="verdict"><p class="headline">No baseline: no earlier runs of ${esc(cmp?.base_branch ?? "the base branch")} on this testbed.</p></section>`,
+      summary: `<section class="verdict"><p class="headline">${esc(cmp?.headline ?? "No baseline: the results service did not compare this run.")}</p></section>`,
       table: "",
     };
-  const withInterval = cmp.rows.some((r) => r.interval_pct !== null);
-  const summary = `<section class="verdict" data-regressed="${cmp.counts.regressed}"><h2>Against ${esc(cmp.base_branch)}</h2><p class="headline">${esc(cmp.headline)}</p><p class="muted">${cmp.rows.length} measures judged ${esc(evidenceLine(cmp, cmp.base_name))}; rules <code>${esc(cmp.rules)}</code>.</p></section>`;
+  const withInterval = cmp.rows.some((r) => r.interval_pct !== null || r.interval_pp !== null);
+  const env = environmentLine(cmp);
+  const others = othersLine(cmp);
+  const summary = `<section class="verdict" data-regressed="${cmp.counts.regressed}" data-gate="${attr(cmp.gate.status)}"><h2>Against ${esc(cmp.base_branch)}</h2>${env ? `<p class="env">${esc(env)}</p>` : ""}<p class="headline">${esc(cmp.headline)}</p><p class="muted">${cmp.rows.length} measures judged ${esc(evidenceLine(cmp, cmp.base_name))}; rules <code>${esc(cmp.rules)}</code>. ${esc(gateLine(cmp))}${others ? ` ${esc(others)}` : ""}</p></section>`;
   const table = `<h2>Every measure</h2><div class="scroll"><table class="verdicts"><thead><tr><th>benchmark</th><th>measure</th><th>baseline</th><th>this run</th><th>Δ</th>${withInterval ? "<th>interval</th>" : ""}<th>method</th><th>verdict</th></tr></thead><tbody>${cmp.rows
     .map(
       (row) =>
-        `<tr data-verdict="${attr(row.verdict)}">${[...rowCells(row, withInterval), METHOD_TEXT[row.method]].map((c) => `<td>${esc(c)}</td>`).join("")}<td class="v v-${attr(row.verdict)}">${esc(verdictWord(row))}</td></tr>`,
+        `<tr data-verdict="${attr(row.verdict)}"${row.gated ? ' data-gated="true"' : ""}>${[...rowCells(row, withInterval), methodText(row)].map((c) => `<td>${esc(c)}</td>`).join("")}<td class="v v-${attr(row.verdict)}">${row.decided ? "<b>gate</b>: " : ""}${esc(verdictWord(row))}</td></tr>`,
     )
     .join("")}</tbody></table></div>`;
   return { summary, table };

@@ -43,9 +43,22 @@ export const SentSamples = z
       level: num,
       measure: z.string().max(64),
       values: z.array(z.number().finite()).max(1000),
+      /** Values in groups, one per request in order (ITL: a request's gaps), their sizes; absent: one value each. */
+      sizes: z.array(z.number().int().positive()).max(1000).optional(),
     }),
   )
   .max(5000);
+
+/**
+ * The rules a run is judged with (the Action's `thresholds`, `gate`, `fail-on`): stored with it,
+ * so the service's badge, trend and pages judge it as its comment did.
+ */
+export const VerdictRules = z.object({
+  thresholds: z.string().max(2000).nullable(),
+  gate: z.string().max(2000).nullable(),
+  fwer_pct: z.number().positive().max(49).nullable().optional(),
+  fail_on: z.string().max(32).nullable(),
+});
 
 /** One GPU telemetry read (src/core/server/gpu-telemetry.ts), on the sweep's timeline. */
 export const GpuSampleRecord = z.object({

@@ -148,3 +148,42 @@ export const LevelGpu = z.object({
   ),
   unknown_reason: z.string().nullable(),
 });
+
+/**
+ * Why a level's figures are not what they claim (src/core/results/validity.ts, CONCEPTS.md
+ * "Valid runs"): the rule's code, the figure and the bound it broke, in words, and which measures
+ * it leaves without a verdict (families of shared/measures.ts, or measure names).
+ */
+export const ValidityReason = z.object({
+  code: z.enum([
+    "client_bound",
+    "no_steady_state",
+    "fell_behind",
+    "error_rate",
+    "short_output",
+    "cache_unasked",
+    "too_few_samples",
+    "load_shape",
+    "telemetry_gap",
+  ]),
+  affects: z.array(z.string().max(64)).max(64),
+  figure: z.number().nullable(),
+  bound: z.number().nullable(),
+  text: z.string().max(1000),
+});
+export type ValidityReason = z.infer<typeof ValidityReason>;
+
+/** A level is valid, or invalid with its reasons (a reason of some rows only leaves it valid). */
+export const LevelValidity = z.object({
+  status: z.enum(["valid", "invalid"]),
+  reasons: z.array(ValidityReason).max(32),
+});
+export type LevelValidity = z.infer<typeof LevelValidity>;
+
+/** A run is valid when every level is; its reasons name their level. */
+export const RunValidity = z.object({
+  status: z.enum(["valid", "invalid"]),
+  reasons: z
+    .array(z.object({ level: z.number(), code: ValidityReason.shape.code, text: z.string().max(1000) }))
+    .max(256),
+});

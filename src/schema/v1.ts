@@ -6,17 +6,27 @@
  */
 
 import { z } from "zod";
-import { nullableNum, num, RequestError } from "./common.ts";
+import { nullableNum, num } from "./common.ts";
 import { PromptCalibration, SweepConfig } from "./config.ts";
-import { GpuTelemetry, LoadGenerator, Saturation, SentSamples } from "./document-parts.ts";
+import { GpuTelemetry, LoadGenerator, Saturation, SentSamples, VerdictRules } from "./document-parts.ts";
 import { TokenbenchError } from "./errors.ts";
-import { AdmissionSummary, ClientSelfCheck, LevelGpu, MetricsSample, SteadyState } from "./level-parts.ts";
+import {
+  AdmissionSummary,
+  ClientSelfCheck,
+  LevelGpu,
+  LevelValidity,
+  MetricsSample,
+  RunValidity,
+  SteadyState,
+} from "./level-parts.ts";
 import { Profile } from "./profile.ts";
+import { RequestRecord } from "./request-record.ts";
 
 export { RequestError } from "./common.ts";
 export * from "./config.ts";
 export * from "./level-parts.ts";
 export * from "./profile.ts";
+export * from "./request-record.ts";
 
 export const SCHEMA_VERSION = 1 as const;
 
@@ -47,93 +57,6 @@ export const MeasuredStats = z.object({
   p95: nullableNonNeg,
   p99: nullableNonNeg,
 });
-
-export const Usage = z.object({
-  prompt_tokens: z.number().int().nonnegative().nullable(),
-  completion_tokens: z.number().int().nonnegative().nullable(),
-  /** null when the server did not report prompt_tokens_details. */
-  cached_tokens: z.number().int().nonnegative().nullable(),
-});
-export type Usage = z.infer<typeof Usage>;
-
-/**
- * One request, as measured. All `*_ms` timestamps are milliseconds on the run's monotonic clock
- * (`clock.origin_*`), so any figure can be recomputed from them.
- */
-export const RequestRecord = z.object({
-  id: z.number().int().nonnegative(),
-  level: z.number(),
-  warmup: z.boolean(),
-  /** Open loop: when the arrival process wanted this request sent. Null in closed loop. */
-  intended_send_ms: nullableNum,
-  /** When the request's headers were written to the socket (undici), the "actual send". */
-  send_ms: num,
-  /** When tokenbench handed the request to undici; send_ms - dispatch_ms is the client's own queue. */
-  dispatch_ms: num.optional(),
-  /** When the connection this request opened was established (absent: it reused one). */
-  connected_ms: num.optional(),
-  headers_ms: nullableNum,
-  first_token_ms: nullableNum,
-  last_token_ms: nullableNum,
-  end_ms: nullableNum,
-  /** Receive time of every content-bearing event, in order. */
-  event_times_ms: z.array(num),
-  /** Characters of content (and reasoning) text carried by each content-bearing event. */
-  event_text_chars: z.array(z.number().int().nonnegative()),
-  /** Every SSE data event, content-bearing or not ([DONE] excluded). */
-  event_count: z.number().int().nonnegative(),
-  prompt_tokens_requested: z.number().int().nonnegative().nullable(),
-  max_tokens: z.number().int().nonnegative().nullable(),
-  usage: Usage.nullable(),
-  finish_reason: z.string().nullable(),
-  http_status: z.number().int().nullable(),
-  error: RequestError.nullable(),
-  /** Server-side send timestamps (mock `x-tokenbench-server-ts`), when the server provides them. */
-  server_event_times_ms: z.array(num).optional(),
-  /** When the server received the request, on the same clock (mock `tokenbench_server_arrival_ts_ms`). */
-  server_arrival_ms: num.optional(),
-  /**
-   * Times the request was sent again because the kept-alive connection it went out on turned out
-   * to be closed before any response byte (e.g. llama.cpp closes after every stream). Latencies
-   * count from the send that was answered. Absent: sent once.
-   */
-  retries: z.number().int().positive().optional(),
-  /** Sent during `--ramp-up-s`, before measurement: excluded from every figure (also marked warmup). */
-  ramp: z.literal(true).optional(),
-  /** `--turns`: the conversation this request belongs to (the id of its first turn). */
-  session: z.number().int().nonnegative().optional(),
-  /** `--turns`: this request's turn in its conversation, from 1 (the history before it is re-sent). */
-  turn: z.number().int().positive().optional(),
-  /** What the server reported of its own timing, kept as sent (llama.cpp `timings`: prompt_ms, predicted_ms, cache_n, ...). */
-  server_timings: z.record(z.string(), z.unknown()).optional(),
-  /** The server's `usage` object as sent, when it carries more than the three counts (details). */
-  usage_raw: z.record(z.string(), z.unknown()).optional(),
-  /**
-   * Reasoning (thinking) came: its first event, and the first answer token after it (content or a
-   * tool call; null: no answer came). Absent: no reasoning, the first token was the answer's.
-   */
-  first_reasoning_ms: nullableNum.optional(),
-  first_answer_ms: nullableNum.optional(),
-  /** Content events that carried reasoning (a separate field, or inside `<think>` tags). */
-  reasoning_events: z.number().int().nonnegative().optional(),
-  /** Reasoning tokens, and where the count came from: the server's usage details, or the events' share of completion_tokens. */
-  reasoning_tokens: z.number().int().nonnegative().optional(),
-  reasoning_tokens_source: z.enum(["usage", "events"]).optional(),
-  /** completion_tokens - reasoning_tokens. */
-  answer_tokens: z.number().int().nonnegative().optional(),
-  /** The first tool-call event (its name or arguments), and how many tool calls the response made. */
-  first_tool_call_ms: num.optional(),
-  tool_calls: z.number().int().nonnegative().optional(),
-  /** Events that came after the end of the stream (`[DONE]`, Responses' terminal event): not counted. */
-  events_after_done: z.number().int().positive().optional(),
-  /** A dataset entry drawn again after every entry was sent: with a unique tag ahead of it, or exactly (`--dataset-reuse exact`). */
-  prompt_reuse: z.enum(["tagged", "exact"]).optional(),
-  /** `--repeats N`: which repeat of the sweep sent it (0-based; absent: the only one). */
-  repeat: z.number().int().nonnegative().optional(),
-  /** ignore_eos was asked and the response stopped short of max_tokens (the server ignored it). */
-  short_output: z.literal(true).optional(),
-});
-export type RequestRecord = z.infer<typeof RequestRecord>;
 
 export const OpenLoopSummary = z.object({
   arrival: z.enum(["poisson", "constant", "gamma"]),
@@ -210,6 +133,10 @@ export const LevelResult = z
     gpu: LevelGpu.optional(),
     /** Successful requests that stopped short of the output asked (ignore_eos ignored): not the workload asked for. */
     short_output: z.number().int().nonnegative().optional(),
+    /** Successful measured requests by the finish reason the server gave ("none": it gave none). */
+    finish_reasons: z.record(z.string(), z.number().int().nonnegative()).optional(),
+    /** Whether the level's figures are what they claim, and if not why (core/results/validity.ts). */
+    validity: LevelValidity.optional(),
     open_loop: OpenLoopSummary.nullable(),
     client: ClientSelfCheck,
     admission: AdmissionSummary.nullable().optional(),
@@ -252,6 +179,10 @@ export const Environment = z.object({
       count: z.number().int().nonnegative().nullable(),
       memory_mib: nullableNum,
       driver: z.string().nullable(),
+      /** The CUDA version the driver reports, its power limit and its highest SM clock (absent: not read). */
+      cuda_version: z.string().nullable().optional(),
+      power_limit_w: nullableNum.optional(),
+      sm_clock_max_mhz: nullableNum.optional(),
     })
     .nullable(),
   runner_name: z.string().nullable().optional(),
@@ -338,6 +269,30 @@ export const ResultDocument = z
     repeats: z
       .array(z.object({ index: z.number().int().nonnegative(), levels: z.array(LevelResult) }))
       .optional(),
+    /** `--ab`: the blocks of the base's server and the head's, alternated in one job; `levels` are the head's. */
+    ab: z
+      .object({
+        base_target: z.object({ base_url: z.string(), model: z.string() }),
+        seed: z.number().int(),
+        blocks: z
+          .array(
+            z.object({
+              index: z.number().int().nonnegative(),
+              arm: z.enum(["base", "head"]),
+              pair: z.number().int().nonnegative(),
+              levels: z.array(LevelResult),
+            }),
+          )
+          .max(200),
+        pairs: z
+          .array(z.object({ base: z.number().int().nonnegative(), head: z.number().int().nonnegative() }))
+          .max(100),
+      })
+      .optional(),
+    /** Whether every level is valid; an invalid run is judged "not judged" and never enters a base history. */
+    validity: RunValidity.optional(),
+    /** The rules the run is judged with (document-parts.ts). */
+    verdict_rules: VerdictRules.nullable().optional(),
     complete: z.boolean(),
   })
   .superRefine((d, ctx) => {

@@ -42,8 +42,10 @@ export interface CompareResponse extends VerdictSummary {
   /** The one headline (shared/verdict-text.ts), as the PR comment and the terminal word it. */
   headline: string;
   fail_on: FailOn;
-  /** Whether the rows fail the check under fail_on. */
+  /** Whether the comparison fails the check under fail_on. */
   failed: boolean;
+  /** The rules it was judged with: the run's own (stored with it) unless the query gave others. */
+  judged_with: { thresholds: string | null; gate: string | null; fwer_pct: number };
 }
 
 export interface SeriesResponse {
@@ -60,6 +62,11 @@ export interface SeriesPoint {
   commit_sha: string | null;
   testbed: string;
   branch: string | null;
+  /** The verdict its run was judged with when it arrived (null: judged before verdicts were kept). */
+  verdict: string | null;
+  /** 0: the run is not valid (it is in no base history and moves no trend). */
+  valid: number;
+  pr_number: number | null;
 }
 
 export interface ChangePointsResponse {

@@ -3,7 +3,8 @@
  * the Action:
  *
  *   thresholds: "ttft_p95_ms=+10%, output_tok_s=-5%, *=t-test"
- *   fail-on:    regression | warning | never
+ *   gate:       "output_tok_s, ttft_p95_ms, ttft_p50_ms, error_rate"   (or measure@level, or off)
+ *   fail-on:    regression | unjudged | warning | never
  *
  * A rule names a measure (or `*`, every measure no other rule names) and how it is judged:
  *   `+N%` / `-N%` / `N%`  a change of more than N % of the baseline, direction-aware (the sign
@@ -11,14 +12,13 @@
  *   `t-test`              the statistical rule: the method the evidence allows (shared/verdict.ts:
  *                         repeats-t, history-t, bootstrap), else the default percentage;
  *   `off`                 not judged (shown, never gating).
- * A measure named by its own rule gates: its regressions are `regression`s. Measures judged by
- * `*` warn: their regressions are `warning`s. `fail-on: regression` fails on the first kind,
- * `warning` on either, `never` on neither. Default: `*=t-test` and `regression` (everywhere).
+ * The gate's rows (and any measure named by its own rule) decide: their regressions are
+ * `regression`s, judged one-sided with the family-wise error rate held (shared/gate.ts), a `+N%`
+ * rule being the smallest change that counts. Every other row is informational: its regressions
+ * are `warning`s. Default: `*=t-test`, the default gate and `regression` (everywhere).
  */
 
-import type { Direction } from "./measures.ts";
 import { MEASURE_BY_NAME } from "./measures.ts";
-import type { Verdict } from "./statistics.ts";
 
 export type Rule =
   | { kind: "percent"; pct: number; text: string }
@@ -32,8 +32,13 @@ export interface Rules {
   text: string;
 }
 
-export type FailOn = "regression" | "warning" | "never";
-export const FAIL_ON: readonly FailOn[] = ["regression", "warning", "never"];
+/**
+ * What fails a check: `regression` the gate failing (the default), `unjudged` also a gate that
+ * could not judge (a gated row not judged: an invalid level, a missing baseline level), `warning`
+ * also any other row that regressed, `never` nothing.
+ */
+export type FailOn = "regression" | "unjudged" | "warning" | "never";
+export const FAIL_ON: readonly FailOn[] = ["regression", "unjudged", "warning", "never"];
 
 export type Severity = "regression" | "warning" | "none";
 
@@ -88,15 +93,63 @@ export function parseRules(given: string | null | undefined): Rules {
   return { byMeasure, rest, text };
 }
 
-/**
- * The one default, for `tokenbench compare`, the Action and the service: fail on regressions of
- * measures with their own rule; the * rule only warns (so the default rules never fail a check).
- */
+/** The one default, for `tokenbench compare`, the Action and the service: fail when the gate fails. */
 export const DEFAULT_FAIL_ON: FailOn = "regression";
 
-/** Whether any verdict under these rules could fail a check with `failOn`. */
-export function canFail(rules: Rules, failOn: FailOn): boolean {
-  return failOn === "warning" || (failOn === "regression" && rules.byMeasure.size > 0);
+/** Whether a check with `failOn` can fail at all (the gate is on unless `gate: off`). */
+export function canFail(gate: Gate, failOn: FailOn): boolean {
+  return failOn === "warning" || (failOn !== "never" && !gate.off);
+}
+
+/**
+ * The gate: which rows decide a pull request (shared/gate.ts). A list of measures (every level)
+ * or `measure@level` (one level), or `off`. Default: output tok/s, TTFT p50 and p95 at every
+ * level, and the error rate. A measure given its own rule in `thresholds` joins it.
+ */
+export interface Gate {
+  off: boolean;
+  /** Measure -> the levels it is gated at (null: every level), in the order given. */
+  measures: Map<string, Set<number> | null>;
+  text: string;
+}
+
+export const DEFAULT_GATE_TEXT = "output_tok_s, ttft_p95_ms, ttft_p50_ms, error_rate";
+
+export function parseGate(given: string | null | undefined, rules?: Rules): Gate {
+  const src = (given ?? "").trim() || DEFAULT_GATE_TEXT;
+  const measures = new Map<string, Set<number> | null>();
+  if (src.toLowerCase() === "off") return { off: true, measures, text: "off" };
+  for (const part of src.split(",").map((p) => p.trim())) {
+    if (part === "") throw new RulesError(`an empty entry in the gate "${src}"`);
+    const [name, at] = part.split("@").map((x) => x.trim()) as [string, string | undefined];
+    if (!MEASURE_BY_NAME.has(name))
+      throw new RulesError(
+        `gate: unknown measure "${name}" (known: ${[...MEASURE_BY_NAME.keys()].join(", ")})`,
+      );
+    if (at === undefined) {
+      measures.set(name, null);
+      continue;
+    }
+    const level = Number(at.replace(/^c=/, ""));
+    if (!(level > 0)) throw new RulesError(`gate: "${part}" is not measure@level (e.g. ttft_p95_ms@16)`);
+    const prev = measures.get(name);
+    if (prev === null) continue;
+    measures.set(name, new Set([...(prev ?? []), level]));
+  }
+  for (const [m, r] of rules?.byMeasure ?? [])
+    if (r.kind !== "off" && !measures.has(m)) measures.set(m, null);
+  for (const [m, r] of rules?.byMeasure ?? []) if (r.kind === "off") measures.delete(m);
+  const text = [...measures]
+    .map(([m, at]) => (at === null ? m : [...at].map((l) => `${m}@${l}`).join(", ")))
+    .join(", ");
+  return { off: false, measures, text };
+}
+
+/** Whether a row of `measure` at `level` is gated. */
+export function isGated(gate: Gate, measure: string, level: number | null): boolean {
+  if (gate.off || !gate.measures.has(measure)) return false;
+  const at = gate.measures.get(measure);
+  return at === null || at === undefined || (level !== null && at.has(level));
 }
 
 export function parseFailOn(s: string | null | undefined): FailOn {
@@ -112,21 +165,22 @@ export function ruleFor(rules: Rules, measure: string): { rule: Rule; gating: bo
   return own ? { rule: own, gating: true } : { rule: rules.rest, gating: false };
 }
 
-/** The percentage rule's verdict: |delta %| > pct, direction-aware; no baseline, no verdict. */
-export function percentVerdict(deltaPct: number | null, pct: number, direction: Direction): Verdict {
-  if (deltaPct === null) return "no_baseline";
-  if (Math.abs(deltaPct) <= pct) return "unchanged";
-  return deltaPct > 0 === (direction === "higher") ? "improved" : "regressed";
-}
-
-export function severityOf(verdict: Verdict, gating: boolean): Severity {
+export function severityOf(verdict: string, gating: boolean): Severity {
   if (verdict !== "regressed") return "none";
   return gating ? "regression" : "warning";
 }
 
-/** Whether these severities fail the check under `failOn`. */
-export function fails(severities: readonly Severity[], failOn: FailOn): boolean {
+/** Whether a comparison fails the check under `failOn`: the gate's status, and for `warning` any row. */
+export function fails(
+  outcome: {
+    gate: "passed" | "failed" | "not_gated" | "cannot_judge" | "no_baseline" | "off";
+    severities: readonly Severity[];
+  },
+  failOn: FailOn,
+): boolean {
   if (failOn === "never") return false;
-  if (failOn === "regression") return severities.includes("regression");
-  return severities.some((s) => s !== "none");
+  if (outcome.gate === "failed") return true;
+  if (failOn === "regression") return false;
+  if (outcome.gate === "cannot_judge") return true;
+  return failOn === "warning" && outcome.severities.some((s) => s !== "none");
 }

@@ -1,12 +1,11 @@
 /**
- * The statistics behind every verdict (results service, PR comment, `tokenbench compare`).
- * Pure TypeScript: Student's t quantile from the regularized incomplete beta function.
+ * The statistics behind every verdict (the engine is shared/verdict.ts): means and spreads,
+ * Student's t from the regularized incomplete beta function, the prediction band the dashboard
+ * draws, the one percentile, and the bootstrap's quantile selection. Pure TypeScript.
  */
-import type { Direction } from "./measures.ts";
 import { rng } from "./random.ts";
 
-export type Verdict = "improved" | "regressed" | "unchanged" | "too_noisy" | "no_baseline";
-
+/** The band of a history (the dashboard's trend): its percentage below `minPoints` points. */
 export interface Thresholds {
   /** Used when there are fewer than `minPoints` baseline points: |delta| above this % is a change. */
   pct: number;
@@ -132,71 +131,6 @@ export function predictionInterval(
   const flat = s <= Math.abs(m) * 1e-9;
   const half = flat ? pctHalf : t * s * Math.sqrt(1 + 1 / n);
   return [m - half, m + half];
-}
-
-export interface Comparison {
-  baseline_n: number;
-  baseline_mean: number | null;
-  baseline_stddev: number | null;
-  head: number;
-  delta_pct: number | null;
-  /** Interval the head value had to leave to count as a change, or null (percentage rule). */
-  interval: [number, number] | null;
-  method: "t_prediction_interval" | "percent_threshold" | "none";
-  verdict: Verdict;
-}
-
-/**
- * Direction-aware verdict of `head` against the baseline points. With n >= minPoints base
- * points: a Student-t prediction interval mean ± t(1 - (1 - conf)/2, n - 1) · s · sqrt(1 + 1/n)
- * for one new observation; outside it is a change. With fewer points: |delta %| > pct.
- * "Better" is lower for latencies, higher for throughput.
- */
-export function judge(
-  base: readonly number[],
-  head: number,
-  direction: Direction,
-  th: Thresholds = DEFAULT_THRESHOLDS,
-): Comparison {
-  const n = base.length;
-  if (n === 0) {
-    return {
-      baseline_n: 0,
-      baseline_mean: null,
-      baseline_stddev: null,
-      head,
-      delta_pct: null,
-      interval: null,
-      method: "none",
-      verdict: "no_baseline",
-    };
-  }
-  const m = mean(base);
-  const s = stddev(base);
-  const deltaPct = m !== 0 ? (100 * (head - m)) / Math.abs(m) : null;
-  let changed: -1 | 0 | 1 = 0; // sign of (head - mean) when it is a real change
-  let interval: [number, number] | null = null;
-  let method: Comparison["method"];
-  if (n >= th.minPoints) {
-    method = "t_prediction_interval";
-    interval = predictionInterval(base, th);
-    if (head > interval[1]) changed = 1;
-    else if (head < interval[0]) changed = -1;
-  } else {
-    method = "percent_threshold";
-    if (deltaPct !== null && Math.abs(deltaPct) > th.pct) changed = deltaPct > 0 ? 1 : -1;
-  }
-  const better = changed === 0 ? null : changed > 0 === (direction === "higher");
-  return {
-    baseline_n: n,
-    baseline_mean: m,
-    baseline_stddev: s,
-    head,
-    delta_pct: deltaPct,
-    interval,
-    method,
-    verdict: better === null ? "unchanged" : better ? "improved" : "regressed",
-  };
 }
 
 /**

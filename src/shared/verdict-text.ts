@@ -1,16 +1,23 @@
 /**
- * The verdict engine's rows in words: one headline, one name per measure, one word per verdict,
- * used by the terminal, the PR comment and the dashboard alike, so they say the same thing.
- * Pure; callers escape for their medium.
+ * The verdict engine's rows and gate in words: one headline, one name per measure, one word per
+ * verdict, used by the terminal, the PR comment and the dashboard alike, so they say the same
+ * thing. Pure; callers escape for their medium.
  */
+import { environmentText } from "./environment-diff.ts";
 import { MEASURE_BY_NAME } from "./measures.ts";
-import type { Method, Verdict, VerdictRow, VerdictSummary } from "./verdict.ts";
+import { DEFAULT_GATE_TEXT } from "./rules.ts";
+import type { Method, Verdict, VerdictRow, VerdictSummary } from "./verdict-types.ts";
+
+/** The one phrase for a row or a run without a baseline, on every surface. */
+export const NO_BASELINE = "no baseline";
 
 /** "TTFT p95 (ms)": the catalogue's label with its unit. */
 export function measureName(measure: string): string {
   const def = MEASURE_BY_NAME.get(measure);
   if (!def) return measure;
-  return def.unit && !def.label.includes(def.unit) ? `${def.label} (${def.unit})` : def.label;
+  return def.unit && !def.label.includes(def.unit) && def.unit !== "ratio"
+    ? `${def.label} (${def.unit})`
+    : def.label;
 }
 
 /** "at c=16", "at 4 req/s", "in profile decode", or "" for a run-wide benchmark. */
@@ -20,6 +27,7 @@ export function wherePhrase(benchmark: string): string {
   const open = /^open (.+)$/.exec(benchmark);
   if (open) return `at ${open[1]}`;
   if (benchmark === "search saturation") return "";
+  if (benchmark === "all levels") return "over all levels";
   return `in ${benchmark}`;
 }
 
@@ -32,44 +40,97 @@ export function formatValue(v: number | null | undefined): string {
 const signed = (x: number, digits: number) =>
   `${x > 0 ? "+" : x < 0 ? "−" : "±"}${Math.abs(x).toFixed(digits)}`;
 
-/** "+18 %" */
-export function deltaText(d: number | null): string {
+/** "+18.0 %", or for a share "+25.0 pp". */
+export function deltaText(d: number | null, pp: number | null = null): string {
+  if (pp !== null) return `${signed(pp, 1)} pp`;
   return d === null ? "–" : `${signed(d, 1)} %`;
 }
 
-/** "[+11, +25]" (the change's interval in % of the base), or "" when the method has none. */
+/** A row's change: points for a share, else per cent. */
+export const rowDelta = (r: Pick<VerdictRow, "delta_pct" | "delta_pp">) => deltaText(r.delta_pct, r.delta_pp);
+
+/** "[+11.0, +25.0]" (the change's interval, in % of the base or in points), or "" when the method has none. */
 export function intervalText(i: [number, number] | null): string {
   return i === null ? "" : `[${signed(i[0], 1)}, ${signed(i[1], 1)}]`;
 }
 
+const rowInterval = (r: Pick<VerdictRow, "interval_pct" | "interval_pp">) => r.interval_pp ?? r.interval_pct;
+
 export const METHOD_TEXT: Record<Method, string> = {
-  "repeats-t": "repeats-t",
+  "ab-paired": "A/B paired",
   "history-t": "history-t",
+  "repeats-t": "repeats-t",
   bootstrap: "bootstrap",
+  exact: "exact test",
   percent: "percent",
   off: "not judged",
   none: "–",
 };
 
+/** The method and what it counts as independent: "history-t, per job", "bootstrap, within one run". */
+export function methodText(r: Pick<VerdictRow, "method" | "independent">): string {
+  const unit =
+    r.independent === "request"
+      ? r.method === "bootstrap"
+        ? "within one run"
+        : "per request"
+      : r.independent === "repeat"
+        ? "within one job"
+        : r.independent === "job"
+          ? "per job"
+          : r.independent === "block"
+            ? "per block"
+            : null;
+  return unit ? `${METHOD_TEXT[r.method]}, ${unit}` : METHOD_TEXT[r.method];
+}
+
+/** "could detect ≥ 6.2 %" (a share: "≥ 1.0 pp"). */
+export function detectableText(r: Pick<VerdictRow, "detectable" | "delta_pp" | "measure">): string | null {
+  if (r.detectable === null) return null;
+  const share = r.measure === "error_rate" || r.measure === "slo_pass_pct";
+  return `could detect ≥ ${r.detectable.toFixed(1)} ${share ? "pp" : "%"}`;
+}
+
 /** The verdict in words: the meaning never rests on a colour or an emoji. */
 export function verdictWord(
-  r: Pick<VerdictRow, "verdict" | "severity" | "noise_pct" | "interval_pct">,
+  r: Pick<
+    VerdictRow,
+    | "verdict"
+    | "severity"
+    | "noise_pct"
+    | "interval_pct"
+    | "reason"
+    | "gated"
+    | "detectable"
+    | "delta_pp"
+    | "measure"
+  >,
 ): string {
+  const detect = r.gated ? detectableText(r) : null;
+  const withDetect = (w: string) => (detect ? `${w} (${detect})` : w);
   switch (r.verdict) {
     case "regressed":
-      return r.severity === "warning" ? "regressed (warning)" : "regressed";
+      return r.reason
+        ? `regressed: ${r.reason}`
+        : r.severity === "warning"
+          ? "regressed (warning)"
+          : "regressed";
     case "improved":
       return "improved";
     case "unchanged":
-      return "unchanged";
+      return withDetect("unchanged");
     case "too_noisy": {
+      if (detect) return `too noisy to judge (${detect})`;
       if (r.noise_pct !== null) return `too noisy to judge (CV ${r.noise_pct.toFixed(1)} %)`;
       const i = r.interval_pct;
       return i ? `too noisy to judge (±${((i[1] - i[0]) / 2).toFixed(1)} %)` : "too noisy to judge";
     }
+    case "not_judged":
+      return `not judged: ${r.reason ?? "?"}`;
     case "no_baseline":
-      return "no baseline";
+      return NO_BASELINE;
   }
+  return r.verdict;
 }
 
 /** Decoration for surfaces that like it (the PR comment); always beside the word. */
@@ -78,6 +139,7 @@ export const VERDICT_EMOJI: Record<Verdict, string> = {
   improved: "🟢",
   unchanged: "⚪",
   too_noisy: "🟡",
+  not_judged: "⚠️",
   no_baseline: "➖",
 };
 
@@ -91,76 +153,120 @@ export function rowCells(r: VerdictRow, withInterval: boolean): string[] {
     measureName(r.measure),
     formatValue(r.base),
     formatValue(r.head),
-    deltaText(r.delta_pct),
-    ...(withInterval ? [intervalText(r.interval_pct) || "–"] : []),
+    rowDelta(r),
+    ...(withInterval ? [intervalText(rowInterval(r)) || "–"] : []),
   ];
 }
 
-/** "TTFT p95 (ms) at c=16 +18 % [+11, +25]" */
+/** "TTFT p95 (ms) at c=16 +18.0 % [+11.0, +25.0]" */
 export function rowPhrase(r: VerdictRow): string {
   const where = wherePhrase(r.benchmark);
-  const i = intervalText(r.interval_pct);
-  return `${measureName(r.measure)}${where ? ` ${where}` : ""} ${deltaText(r.delta_pct)}${i ? ` ${i}` : ""}`;
+  const i = intervalText(rowInterval(r));
+  const what = `${measureName(r.measure)}${where ? ` ${where}` : ""}`;
+  if (r.head === null) return `${what}: ${r.reason ?? "no value"}`;
+  return `${what} ${rowDelta(r)}${i ? ` ${i}` : ""}`;
 }
 
-/** Worst first: regressions by the size of the change, gating ones before warnings. */
-export function worstFirst(rows: readonly VerdictRow[]): VerdictRow[] {
-  return [...rows].sort(
-    (a, b) =>
-      Number(b.severity === "regression") - Number(a.severity === "regression") ||
-      Math.abs(b.delta_pct ?? 0) - Math.abs(a.delta_pct ?? 0),
-  );
+/** The gate's rows in a fixed order: the gate's measures as declared, then by level. */
+export function gatedInOrder(rows: readonly VerdictRow[], gateText: string): VerdictRow[] {
+  const order = gateText.split(",").map((x) => x.trim().split("@")[0]!);
+  const rank = (m: string) => (order.indexOf(m) < 0 ? order.length : order.indexOf(m));
+  return rows
+    .filter((r) => r.gated)
+    .sort((a, b) => rank(a.measure) - rank(b.measure) || (a.level ?? 0) - (b.level ?? 0));
 }
 
-function countOf(rows: readonly VerdictRow[]): Record<Verdict, number> {
-  const c: Record<Verdict, number> = {
-    regressed: 0,
-    improved: 0,
-    too_noisy: 0,
-    unchanged: 0,
-    no_baseline: 0,
-  };
-  for (const r of rows) c[r.verdict]++;
-  return c;
-}
+const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+const list = (xs: readonly string[], named = 3) =>
+  xs.length <= named ? xs.join(", ") : `${xs.slice(0, named).join(", ")} and ${xs.length - named} more`;
 
 /**
- * The one headline, e.g. "3 regressed beyond noise: TTFT p95 (ms) at c=16 +18 % [+11, +25], …;
- * 2 improved; 40 unchanged; 1 too noisy to judge". Its counts are those of `rows`.
+ * The one headline, led by the gate: its decision, then its rows that decided it in the gate's
+ * order, then how many other rows the details hold (a count that does not wobble with noise).
  */
-export function headline(rows: readonly VerdictRow[], named = 3): string {
-  const c = countOf(rows);
-  if (rows.length > 0 && c.no_baseline === rows.length)
-    return `No baseline: none of the ${rows.length} measures has one.`;
-  const regressed = worstFirst(rows.filter((r) => r.verdict === "regressed"));
-  // "beyond noise" where an interval said so, "beyond their threshold" where a percentage did.
-  const stat = regressed.filter((r) => r.method !== "percent").length;
-  const why = stat === regressed.length ? " beyond noise" : stat === 0 ? " beyond their threshold" : "";
-  const parts: string[] = [];
-  if (regressed.length > 0) {
-    const shown = regressed.slice(0, named).map(rowPhrase);
-    const more = regressed.length - shown.length;
-    parts.push(
-      `${regressed.length} regressed${why}: ${shown.join(", ")}${more > 0 ? ` and ${more} more` : ""}`,
-    );
-  } else parts.push("No regression");
-  if (c.improved) parts.push(`${c.improved} improved`);
-  if (c.unchanged) parts.push(`${c.unchanged} unchanged`);
-  if (c.too_noisy) parts.push(`${c.too_noisy} too noisy to judge`);
-  if (c.no_baseline) parts.push(`${c.no_baseline} without a baseline`);
-  return `${parts.join("; ")}.`;
+export function headline(s: VerdictSummary, named = 3): string {
+  const rows = s.rows;
+  if (rows.length > 0 && s.counts.no_baseline === rows.length)
+    return `No baseline: ${s.baseline_note ?? `none of the ${rows.length} measures has one`}.`;
+  const gated = gatedInOrder(rows, s.gate.text || DEFAULT_GATE_TEXT);
+  const others = rows.length - gated.length;
+  const tail = others > 0 ? `; ${plural(others, "other row")} in the details.` : ".";
+  const regressed = gated.filter((r) => r.verdict === "regressed").map(rowPhrase);
+  switch (s.gate.status) {
+    case "failed":
+      return `Gate failed: ${list(regressed, named)} ${regressed.length === 1 ? "regressed" : "regressed"}${tail}`;
+    case "passed": {
+      const d = gated.map((r) => r.detectable).filter((x): x is number => x !== null && r0(x));
+      const range = d.length
+        ? `; each could detect ≥ ${Math.min(...d).toFixed(1)}–${Math.max(...d).toFixed(1)} %`
+        : "";
+      return `Gate passed: no gated row regressed (${plural(gated.length, "row")}${range})${tail}`;
+    }
+    case "cannot_judge":
+      return `Gate cannot judge: ${s.gate.reason}${tail}`;
+    case "not_gated": {
+      const moved = gated.filter((r) => r.verdict === "regressed" || r.verdict === "improved");
+      const words = moved.map((r) => `${rowPhrase(r)} ${r.verdict}`);
+      return `Not gated (${s.gate.reason})${words.length ? `: ${list(words, named)}` : ": no gated row moved beyond its interval"}${tail}`;
+    }
+    case "no_baseline":
+      return `No baseline for the gated rows${tail}`;
+    case "off": {
+      const reg = rows.filter((r) => r.verdict === "regressed").map(rowPhrase);
+      return `${reg.length > 0 ? `${plural(reg.length, "row")} regressed: ${list(reg, named)}` : "No regression"} (gate off)${tail}`;
+    }
+  }
+}
+const r0 = (x: number) => Number.isFinite(x);
+
+/** The informational rows in one sentence: "Of 40 other rows: 3 regressed, 1 improved (chance alone flags about 1)." */
+export function othersLine(s: VerdictSummary): string | null {
+  const others = s.rows.filter((r) => !r.gated);
+  if (others.length === 0) return null;
+  const c = (v: Verdict) => others.filter((r) => r.verdict === v).length;
+  const parts = [
+    c("regressed") ? `${c("regressed")} regressed` : null,
+    c("improved") ? `${c("improved")} improved` : null,
+    c("too_noisy") ? `${c("too_noisy")} too noisy to judge` : null,
+    c("not_judged") ? `${c("not_judged")} not judged` : null,
+    c("unchanged") ? `${c("unchanged")} unchanged` : null,
+    c("no_baseline") ? `${c("no_baseline")} without a baseline` : null,
+  ].filter(Boolean);
+  const chance =
+    s.chance_flags.rows > 0
+      ? ` (chance alone would flag about ${s.chance_flags.expected.toFixed(1)} of them as regressed)`
+      : "";
+  return `Of ${plural(others.length, "other row")}: ${parts.join(", ")}${chance}.`;
 }
 
-/** What the verdicts rest on: "against 10 runs of main; head: 5 repeats; methods: repeats-t 40, percent 5". */
+/** What the verdicts rest on: "against 10 runs of main (2 left out); head: one run; methods: ...". */
 export function evidenceLine(s: VerdictSummary, baseName: string): string {
   const base =
-    s.base_kind === "history"
-      ? `${s.base_runs} run${s.base_runs === 1 ? "" : "s"} of ${baseName}`
-      : s.base_kind === "repeats"
-        ? `${baseName} (${s.base_runs} repeats)`
-        : baseName;
+    s.base_kind === "ab"
+      ? `the base's server in the same job (A/B, ${plural(s.base_runs, "pair")})`
+      : s.base_kind === "history"
+        ? `${plural(s.base_runs, "run")} of ${baseName}${s.excluded.length ? ` (${s.excluded.length} left out: ${[...new Set(s.excluded.map((e) => e.reason.split(":")[0]!))].join(", ")})` : ""}`
+        : s.base_kind === "repeats"
+          ? `${baseName} (${s.base_runs} repeats)`
+          : baseName;
   const methods = new Map<string, number>();
-  for (const r of s.rows) if (r.method !== "none") methods.set(r.method, (methods.get(r.method) ?? 0) + 1);
-  const m = [...methods].map(([k, n]) => `${METHOD_TEXT[k as Method]} ${n}`).join(", ");
-  return `against ${base}; head: ${s.head_runs > 1 ? `${s.head_runs} repeats` : "one run"}${m ? `; methods: ${m}` : ""}`;
+  for (const r of s.rows)
+    if (r.method !== "none") methods.set(methodText(r), (methods.get(methodText(r)) ?? 0) + 1);
+  const m = [...methods].map(([k, n]) => `${k} ${n}`).join(", ");
+  const head =
+    s.base_kind === "ab" ? "" : `; head: ${s.head_runs > 1 ? `${s.head_runs} repeats` : "one run"}`;
+  return `against ${base}${head}${m ? `; methods: ${m}` : ""}`;
+}
+
+/** "Another environment: driver 550.54 → 555.42." or null when nothing differs. */
+export function environmentLine(s: Pick<VerdictSummary, "environment">): string | null {
+  return s.environment.length > 0 ? `Another environment: ${environmentText(s.environment)}.` : null;
+}
+
+/** The gate in one line for a footer: what it holds and how. */
+export function gateLine(s: VerdictSummary): string {
+  const g = s.gate;
+  if (g.status === "off") return "The gate is off (gate: off).";
+  const corr = g.correlation !== null ? `, rows moving together at ρ ≈ ${g.correlation.toFixed(2)}` : "";
+  return `Gate: ${g.text || DEFAULT_GATE_TEXT} at every level; false-fail rate per pull request held at ${g.fwer_pct} % (${g.procedure}${corr}).`;
 }

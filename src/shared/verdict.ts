@@ -1,307 +1,264 @@
 /**
  * The one verdict engine. `tokenbench compare`, the Action's comment (file, artifact or service
- * baseline), the dashboard's run and PR pages and the service's compare endpoint all call
- * `judgeRuns` and only format its rows, so one pair of runs gets one verdict everywhere.
+ * baseline), the service's compare endpoint, its badges and trend points, and the dashboard's
+ * pages all call `judgeRuns` and only format its rows and its gate, so one pair of runs gets one
+ * verdict everywhere (CONCEPTS.md §13).
  *
- * The method is chosen by the evidence and named on every row (CONCEPTS.md "Comparing runs"):
- *   repeats-t  the head ran `--repeats N` (N >= 2): a Student-t interval on the change from the
- *              repeats' spread (Welch's, with the base's own spread when it has 2+ runs);
- *   history-t  one head run against a base history of >= 5 runs: the Student-t prediction
- *              interval for one new run;
- *   bootstrap  one run each side, both with per-request samples: a seeded bootstrap interval on
- *              the percentile's change (within-run noise only);
- *   percent    nothing to measure noise with, or a measure's own `+N%` rule: |change| > N %.
- * A statistical row changed when its interval excludes 0 and the change exceeds `minEffectPct`;
- * an unchanged row whose interval is wider than `noiseLimitPct` (or whose runs' noise is above
- * its percentage) is "too noisy to judge": it could not have seen the change it is there for.
+ * Each row is judged by the method its evidence allows, and names it and the unit its noise is
+ * counted in:
+ *   ab-paired  the head document alternated base and head servers in blocks (`--ab`): a paired
+ *              t over the pairs, spread pooled over one measure's levels (unit: block);
+ *   history-t  a base history of jobs: the prediction interval for one new job, after invalid
+ *              runs, outlier runs and runs before the base's last change point are left out
+ *              (unit: job);
+ *   repeats-t  repeats of one job on a side: Welch's t, within the job (unit: repeat);
+ *   bootstrap  one run each side: whole requests resampled, within one run (unit: request);
+ *   exact      a share of requests (error rate, SLO pass): Fisher's exact test (unit: request);
+ *   percent    nothing measures the noise, or the `*` rule is `+N%`.
+ * The gate's rows (shared/gate.ts) decide the pull request; every other row is informational
+ * (two-sided, 95 %). A row whose level is not valid on either side is "not judged", with why.
  */
-import type { ResultDocument } from "../schema/v1.ts";
-import { type Direction, MEASURE_BY_NAME, type Point } from "./measures.ts";
-import { medianOf, runPointsOf } from "./repeats.ts";
-import { parseRules, type Rules, ruleFor, type Severity, severityOf } from "./rules.ts";
-import { levelSamples, sampledQuantile } from "./samples.ts";
+
+import { withAllLevels } from "./all-levels.ts";
+import { keptHistory } from "./base-history.ts";
+import { environmentChanges } from "./environment-diff.ts";
+import { type Evidence, NO_EVIDENCE, type RunFigures, runsOf } from "./evidence.ts";
+import { decideGate, type GateOutcome, type GateRow } from "./gate.ts";
+import { isShare, MEASURE_BY_NAME } from "./measures.ts";
+import { medianOf } from "./repeats.ts";
+import { finishDiffers, indexRuns, invalidOn, keyOf, runValue } from "./row-facts.ts";
+import { pairedSs } from "./row-stats.ts";
+import { type FailOn, fails, isGated, parseGate, parseRules, ruleFor, severityOf } from "./rules.ts";
 import {
-  bootstrapQuantileDiff,
-  mean,
-  predictionInterval,
-  stddev,
-  tQuantile,
+  type Evaluated,
+  geoMean,
+  judgeRatio,
+  judgeShare,
+  pairDiffs,
+  type RowContext,
+  type RowKey,
+} from "./verdict-rows.ts";
+import {
+  type Opts,
+  VERDICT_DEFAULTS,
+  VERDICTS,
   type Verdict,
-} from "./statistics.ts";
+  type VerdictOptions,
+  type VerdictRow,
+  type VerdictSummary,
+} from "./verdict-types.ts";
 
-export type Method = "repeats-t" | "history-t" | "bootstrap" | "percent" | "off" | "none";
-export type { Verdict };
-export const VERDICTS: readonly Verdict[] = [
-  "regressed",
-  "improved",
-  "too_noisy",
-  "unchanged",
-  "no_baseline",
-];
-
-/** What one side of a comparison knows: one list of points per run, and the document when it is one. */
-export interface Evidence {
-  /** A base history (one list per stored run), a document's repeats, or one document's points. */
-  runs: Point[][];
-  /** One run's per-request samples of a measure at a level (the bootstrap's input), or null. */
-  samples: SampleSource | null;
-  /** "history" (runs of a branch), "repeats" (one document run N times) or "run" (one document). */
-  kind: "history" | "repeats" | "run";
-}
-
-export type SampleSource = (level: number, measure: string) => number[] | null;
-
-export function documentEvidence(doc: ResultDocument): Evidence {
-  const runs = runPointsOf(doc);
-  const samples: SampleSource = (level, measure) => levelSamples(doc, level, measure)?.values ?? null;
-  return { runs, samples: runs.length > 1 ? null : samples, kind: runs.length > 1 ? "repeats" : "run" };
-}
-
-/** Stored points of several runs (the service's base history), grouped by run. */
-export function historyEvidence(points: readonly (Point & { run_id: string })[]): Evidence {
-  const byRun = new Map<string, Point[]>();
-  for (const p of points) {
-    const list = byRun.get(p.run_id) ?? [];
-    list.push(p);
-    byRun.set(p.run_id, list);
-  }
-  return { runs: [...byRun.values()], samples: null, kind: "history" };
-}
-
-export interface VerdictOptions {
-  rules?: Rules;
-  /** Two-sided confidence of every interval (0.95). */
-  confidence?: number;
-  /** Base runs needed for history-t (5). */
-  minHistory?: number;
-  /** The percentage rule where nothing measures noise (5). */
-  fallbackPct?: number;
-  /** An interval wider than this, in % of the base, cannot see a change worth gating (10). */
-  noiseLimitPct?: number;
-  /** A statistical change must also exceed this, in % of the base (1). */
-  minEffectPct?: number;
-  /** Bootstrap resamples (1,000) and seed (1). */
-  iterations?: number;
-  seed?: number;
-}
-
-export const VERDICT_DEFAULTS = {
-  confidence: 0.95,
-  minHistory: 5,
-  fallbackPct: 5,
-  noiseLimitPct: 10,
-  minEffectPct: 1,
-  iterations: 1000,
-  seed: 1,
-} as const;
-
-export interface VerdictRow {
-  benchmark: string;
-  level: number | null;
-  measure: string;
-  unit: string;
-  direction: Direction;
-  /** The base figure: the mean of a history, the median of a document's repeats, or its value. */
-  base: number | null;
-  base_n: number;
-  /** The head figure: the median of its repeats, or its value. */
-  head: number;
-  head_n: number;
-  delta_pct: number | null;
-  /** The interval on the change, in % of the base, that the method used; null for percent. */
-  interval_pct: [number, number] | null;
-  /** The runs' coefficient of variation (%), where 2+ runs give one. */
-  noise_pct: number | null;
-  method: Method;
-  verdict: Verdict;
-  /** The rule that judged the row (`+10%`, `t-test`, `off`). */
-  rule: string;
-  severity: Severity;
-}
-
-export interface VerdictSummary {
-  rows: VerdictRow[];
-  counts: Record<Verdict, number>;
-  rules: string;
-  base_runs: number;
-  head_runs: number;
-  base_kind: Evidence["kind"];
-}
-
-const keyOf = (p: Pick<Point, "benchmark" | "measure">) => `${p.benchmark}\u0000${p.measure}`;
-
-function valuesByKey(e: Evidence): Map<string, number[]> {
-  const m = new Map<string, number[]>();
-  for (const run of e.runs)
-    for (const p of run) {
-      const list = m.get(keyOf(p)) ?? [];
-      list.push(p.value);
-      m.set(keyOf(p), list);
-    }
-  return m;
-}
-
-const pctOf = (x: number, base: number) => (100 * x) / Math.abs(base);
-const cv = (xs: readonly number[]) => (xs.length >= 2 && mean(xs) !== 0 ? pctOf(stddev(xs), mean(xs)) : null);
-
-/** Welch–Satterthwaite degrees of freedom for two sample variances over their counts. */
-function welchDf(va: number, na: number, vb: number, nb: number): number {
-  const a = va / na;
-  const b = vb / nb;
-  const den = (a * a) / (na - 1) + (b * b) / (nb - 1);
-  return den > 0 ? ((a + b) * (a + b)) / den : na + nb - 2;
-}
-
-interface Judged {
-  method: Method;
-  interval: [number, number] | null;
-  verdict: Verdict;
-  noise: number | null;
-}
-
-function judgeOne(
-  base: number[],
-  head: number[],
-  baseFig: number,
-  headFig: number,
-  samples: () => { q: number; b: number[]; h: number[] } | null,
-  rule: ReturnType<typeof ruleFor>["rule"],
-  direction: Direction,
-  o: Required<Omit<VerdictOptions, "rules">>,
-): Judged {
-  const k = base.length;
-  const m = head.length;
-  const d = headFig - baseFig;
-  const deltaPct = baseFig !== 0 ? pctOf(d, baseFig) : null;
-  const noise = m >= 2 ? cv(head) : cv(base);
-  const word = (sign: number): Verdict => (sign > 0 === (direction === "higher") ? "improved" : "regressed");
-  if (rule.kind === "off") return { method: "off", interval: null, verdict: "unchanged", noise };
-  const percent = (pct: number, calibrated: boolean): Judged => {
-    // The default rule with 2-4 runs of noise: a change must also clear two standard deviations.
-    const bar = calibrated && noise !== null ? Math.max(pct, 2 * noise) : pct;
-    if (deltaPct !== null && Math.abs(deltaPct) > bar)
-      return { method: "percent", interval: null, verdict: word(deltaPct), noise };
-    const noisy = noise !== null && 2 * noise > pct;
-    return { method: "percent", interval: null, verdict: noisy ? "too_noisy" : "unchanged", noise };
-  };
-  if (rule.kind === "percent") return percent(rule.pct, false);
-  const alpha = (1 - o.confidence) / 2;
-  let method: Method | null = null;
-  let half = 0;
-  let interval: [number, number] | null = null;
-  if (m >= 2) {
-    method = "repeats-t";
-    const vh = stddev(head) ** 2;
-    if (k >= 2) {
-      const vb = stddev(base) ** 2;
-      half = tQuantile(1 - alpha, welchDf(vh, m, vb, k)) * Math.sqrt(vh / m + vb / k);
-    } else {
-      // One base run: its noise is taken to be the head's (same testbed), so Var(diff) = s²(1 + 1/m).
-      half = tQuantile(1 - alpha, m - 1) * Math.sqrt(vh * (1 + 1 / m));
-    }
-  } else if (k >= o.minHistory) {
-    method = "history-t";
-    // The band the dashboard draws and `judge` uses (a flat history keeps the percentage).
-    const [lo, hi] = predictionInterval(base, {
-      pct: o.fallbackPct,
-      confidence: o.confidence,
-      minPoints: o.minHistory,
-    });
-    half = (hi - lo) / 2;
-  } else if (k === 1) {
-    const s = samples();
-    if (s && s.b.length >= 5 && s.h.length >= 5) {
-      method = "bootstrap";
-      interval = bootstrapQuantileDiff(s.b, s.h, s.q, {
-        iterations: o.iterations,
-        confidence: o.confidence,
-        seed: o.seed,
-      });
-    }
-  }
-  if (method === null || baseFig === 0) return percent(o.fallbackPct, true);
-  // repeats-t is a t interval on the means; the figures shown are medians (the table's).
-  const centre = method === "repeats-t" ? mean(head) - (k >= 2 ? mean(base) : baseFig) : d;
-  interval ??= [centre - half, centre + half];
-  const ipct: [number, number] = [pctOf(interval[0], baseFig), pctOf(interval[1], baseFig)];
-  const excludesZero = ipct[0] > 0 || ipct[1] < 0;
-  if (excludesZero && deltaPct !== null && Math.abs(deltaPct) > o.minEffectPct)
-    return { method, interval: ipct, verdict: word(deltaPct), noise };
-  const wide = (ipct[1] - ipct[0]) / 2 > o.noiseLimitPct;
-  return { method, interval: ipct, verdict: wide ? "too_noisy" : "unchanged", noise };
-}
+export { documentEvidence, type Evidence, historyEvidence, NO_EVIDENCE } from "./evidence.ts";
+export type { GateOutcome } from "./gate.ts";
+export * from "./verdict-types.ts";
 
 /**
- * Head evidence against base evidence under the rules: one row per head point (benchmark and
- * measure), with the figures, the interval, the method and the verdict. Pure and deterministic.
+ * Head evidence against base evidence under the rules: one row per benchmark and measure the
+ * head has (and per measure the base has at a level the head measured), and the gate. Pure,
+ * deterministic.
  */
 export function judgeRuns(base: Evidence, head: Evidence, opts: VerdictOptions = {}): VerdictSummary {
-  const o = { ...VERDICT_DEFAULTS, ...opts, rules: undefined } as Required<Omit<VerdictOptions, "rules">>;
+  const o: Opts = { ...VERDICT_DEFAULTS, ...opts } as Opts;
   const rules = opts.rules ?? parseRules(null);
-  const baseVals = valuesByKey(base);
-  const headVals = valuesByKey(head);
-  const order: Point[] = [];
-  const seen = new Set<string>();
-  for (const run of head.runs)
-    for (const p of run)
-      if (!seen.has(keyOf(p))) {
-        seen.add(keyOf(p));
-        order.push(p);
+  const gate = parseGate(opts.gate ?? null, rules);
+  const excluded: VerdictSummary["excluded"] = [];
+  const abIn = head.kind === "ab" ? head : null;
+  const baseEv: Evidence = abIn ? { kind: "repeats", runs: abIn.pairs.map((p) => p.base) } : base;
+  const keysOf = (runs: readonly RunFigures[], headOnly: readonly RunFigures[]) => {
+    // The head's, in its order, then the base's at levels the head measured.
+    const out: RowKey[] = [];
+    const seen = new Set<string>();
+    const headLevels = new Set(headOnly.flatMap((r) => r.points.map((p) => p.benchmark)));
+    for (const r of runs)
+      for (const p of r.points) {
+        const key = keyOf(p.benchmark, p.measure);
+        const def = MEASURE_BY_NAME.get(p.measure);
+        if (!def || seen.has(key) || !headLevels.has(p.benchmark)) continue;
+        seen.add(key);
+        out.push({ key, benchmark: p.benchmark, level: p.level, def });
       }
-  const rows: VerdictRow[] = [];
-  for (const p of order) {
-    const def = MEASURE_BY_NAME.get(p.measure);
-    if (!def) continue;
-    const h = headVals.get(keyOf(p))!;
-    const b = baseVals.get(keyOf(p)) ?? [];
-    const headFig = medianOf(h);
-    const { rule, gating } = ruleFor(rules, p.measure);
+    return out;
+  };
+  const levelKeys = keysOf([...runsOf(head), ...runsOf(baseEv)], runsOf(head));
+  const gatedKeys = levelKeys.filter((k) => isGated(gate, k.def.name, k.level));
+  const kept = baseEv.kind === "history" ? keptHistory(baseEv.runs, gatedKeys, excluded) : runsOf(baseEv);
+  // Each ratio measure over all levels, beside each level (all-levels.ts).
+  const { head: headRuns, base: baseRuns } = withAllLevels(runsOf(head), kept);
+  const ab = abIn
+    ? { kind: "ab" as const, pairs: abIn.pairs.map((_, i) => ({ base: baseRuns[i]!, head: headRuns[i]! })) }
+    : null;
+  const keys = keysOf([...headRuns, ...baseRuns], headRuns);
+  const headIdx = indexRuns(headRuns);
+  const history = baseEv.kind === "history";
+  const evidenceKind: GateOutcome["evidence"] = ab
+    ? "ab"
+    : history && baseRuns.length >= o.minHistory
+      ? "history"
+      : history && baseRuns.length > 0
+        ? "short-history"
+        : baseRuns.length === 0
+          ? "none"
+          : head.kind === "repeats" || baseEv.kind === "repeats"
+            ? "within-job"
+            : "within-run";
+  // A/B: each measure's spread pooled over its levels (rows whose levels are valid on both sides).
+  const pooled = new Map<string, { ss: number; df: number }>();
+  for (const k of ab ? keys : []) {
+    if (
+      isShare(k.def) ||
+      k.level === null ||
+      invalidOn(headRuns, k.benchmark, k.def) ||
+      invalidOn(baseRuns, k.benchmark, k.def)
+    )
+      continue;
+    const d = pairDiffs(ab, k.key);
+    if (d.length < 2) continue;
+    const s = pairedSs(d);
+    const p = pooled.get(k.def.name) ?? { ss: 0, df: 0 };
+    pooled.set(k.def.name, { ss: p.ss + s.ss, df: p.df + s.df });
+  }
+  const ctx: RowContext = { o, base, head, headRuns, ab, history, pooled };
+
+  const evaluate = (k: RowKey): Evaluated => {
+    const { def } = k;
+    const { rule, gating } = ruleFor(rules, def.name);
+    const gated = isGated(gate, def.name, k.level) && rule.kind !== "off";
+    const hv = headIdx.map((m) => m.get(k.key)).filter((v): v is number => v !== undefined);
+    const bRuns = baseRuns.filter((r) => !(history && invalidOn([r], k.benchmark, def)));
+    const bv = bRuns.map((r) => runValue(r, k.key)).filter((v): v is number => v !== undefined);
     const row: VerdictRow = {
-      benchmark: p.benchmark,
-      level: p.level,
-      measure: p.measure,
+      benchmark: k.benchmark,
+      level: k.level,
+      measure: def.name,
       unit: def.unit,
       direction: def.direction,
-      base: null,
-      base_n: b.length,
-      head: headFig,
-      head_n: h.length,
+      base: bv.length > 0 ? (history || ab ? geoMean(bv) : medianOf(bv)) : null,
+      base_n: bv.length,
+      head: hv.length > 0 ? (ab ? geoMean(hv) : medianOf(hv)) : null,
+      head_n: hv.length,
       delta_pct: null,
+      delta_pp: null,
       interval_pct: null,
+      interval_pp: null,
       noise_pct: null,
       method: "none",
+      independent: null,
       verdict: "no_baseline",
+      reason: null,
+      gated,
+      decided: false,
+      detectable: null,
       rule: rule.text,
       severity: "none",
     };
-    if (b.length > 0) {
-      const baseFig = base.kind === "history" ? mean(b) : medianOf(b);
-      row.base = baseFig;
-      row.delta_pct = baseFig !== 0 ? pctOf(headFig - baseFig, baseFig) : null;
-      const samples = () => {
-        const q = sampledQuantile(p.measure);
-        if (q === null || !base.samples || !head.samples || p.level === null) return null;
-        const bs = base.samples(p.level, p.measure);
-        const hs = head.samples(p.level, p.measure);
-        return bs && hs ? { q, b: bs, h: hs } : null;
-      };
-      const j = judgeOne(b, h, baseFig, headFig, samples, rule, def.direction, o);
-      row.method = j.method;
-      row.interval_pct = j.interval;
-      row.noise_pct = j.noise;
-      row.verdict = j.verdict;
-      row.severity = severityOf(j.verdict, gating);
+    const done = (g: GateRow["kind"] | null, extra: Partial<GateRow> = {}): Evaluated => ({
+      row,
+      gate: gated && g ? { key: k.key, kind: g, ...extra } : null,
+      stat: null,
+      chance: false,
+    });
+    if (bv.length === 0) {
+      row.reason = baseRuns.length === 0 ? null : "the base did not measure it";
+      return done("no_baseline");
     }
-    rows.push(row);
+    if (row.base !== null && row.head !== null && row.base !== 0)
+      row.delta_pct = (100 * (row.head - row.base)) / Math.abs(row.base);
+    if (hv.length === 0) {
+      const f = headRuns[0]?.facts.get(k.benchmark);
+      const why =
+        f && f.requests > 0 && f.errors === f.requests
+          ? "every request failed"
+          : "the head has no value for it";
+      row.reason = `no value in the head: ${why}`;
+      if (def.family === "latency" || def.family === "rate" || def.family === "slo") {
+        row.verdict = "regressed";
+        row.severity = severityOf("regressed", gated || gating);
+        return done("missing");
+      }
+      row.verdict = "not_judged";
+      return done("not_judged", { why: row.reason });
+    }
+    if (rule.kind === "off") {
+      row.method = "off";
+      row.verdict = "unchanged";
+      return done(null);
+    }
+    const headBad = invalidOn(headRuns, k.benchmark, def);
+    const baseBad = history ? null : invalidOn(baseRuns, k.benchmark, def);
+    const finish = def.family === "errors" ? null : finishDiffers(baseRuns, headRuns, k.benchmark);
+    const notJudged = headBad ? `head ${headBad}` : baseBad ? `base ${baseBad}` : finish;
+    if (notJudged !== null) {
+      row.verdict = "not_judged";
+      row.reason = notJudged;
+      return done("not_judged", { why: notJudged });
+    }
+    const minPct = rule.kind === "percent" ? rule.pct : o.minEffectPct;
+    return isShare(def) ? judgeShare(ctx, row, k, bRuns, minPct) : judgeRatio(ctx, row, k, bv, hv, minPct);
+  };
+
+  const evaluated = keys.map(evaluate);
+  const gateRows = evaluated.map((e) => e.gate).filter((g): g is GateRow => g !== null);
+  const design =
+    evidenceKind === "history"
+      ? {
+          kind: "history" as const,
+          n: Math.min(...evaluated.filter((e) => e.gate?.kind === "ratio").map((e) => e.row.base_n)),
+        }
+      : evidenceKind === "ab"
+        ? { kind: "paired" as const, blocks: ab!.pairs.length }
+        : null;
+  const outcome = decideGate(gateRows, evidenceKind, {
+    fwerPct: o.fwerPct,
+    off: gate.off,
+    minHistory: o.minHistory,
+    baseRuns: baseRuns.length,
+    design,
+  });
+  for (const e of evaluated) {
+    const r = e.row;
+    const key = keyOf(r.benchmark, r.measure);
+    if (!r.gated) {
+      r.severity = severityOf(r.verdict, false);
+      continue;
+    }
+    r.detectable = outcome.detectable[key] ?? null;
+    const judgedByGate =
+      e.gate?.kind === "share" ||
+      (e.gate?.kind === "ratio" && (evidenceKind === "history" || evidenceKind === "ab"));
+    if (judgedByGate) {
+      if (outcome.regressed[key]) r.verdict = "regressed";
+      else if (r.verdict === "regressed") r.verdict = "unchanged"; // beyond 95 % two-sided, not beyond the family's bound
+      // (a gated row that could only see a large change says so in its detectable change)
+    }
+    r.decided = judgedByGate || e.gate?.kind === "missing";
+    r.severity =
+      r.verdict === "regressed" && (judgedByGate || e.gate?.kind === "missing")
+        ? "regression"
+        : severityOf(r.verdict, false);
   }
+  const rows = evaluated.map((e) => e.row);
   const counts = Object.fromEntries(VERDICTS.map((v) => [v, 0])) as Record<Verdict, number>;
   for (const r of rows) counts[r.verdict]++;
+  const chanceRows = evaluated.filter(
+    (e) => (e.chance && e.row.interval_pct !== null) || (e.chance && e.row.method === "exact"),
+  ).length;
   return {
     rows,
     counts,
     rules: rules.text,
-    base_runs: base.runs.length,
-    head_runs: head.runs.length,
-    base_kind: base.kind,
+    gate: { ...outcome, text: gate.text },
+    base_runs: baseRuns.length,
+    head_runs: headRuns.length,
+    base_kind: ab ? "ab" : base.kind,
+    excluded,
+    environment: environmentChanges(baseRuns, headRuns),
+    chance_flags: { rows: chanceRows, expected: chanceRows * ((1 - o.confidence) / 2) },
+    baseline_note: null,
   };
 }
+
+/** Whether a comparison fails a check under `failOn` (shared/rules.ts `fails`). */
+export const summaryFails = (s: VerdictSummary, failOn: FailOn): boolean =>
+  fails({ gate: s.gate.status, severities: s.rows.map((r) => r.severity) }, failOn);
+
+export const judgeNothing = (head: Evidence, opts?: VerdictOptions) => judgeRuns(NO_EVIDENCE, head, opts);

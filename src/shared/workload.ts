@@ -5,7 +5,11 @@
  */
 import type { ResultDocument } from "../schema/v1.ts";
 
-/** The workload of a document: API, model, mode, levels, lengths, arrivals, SLOs, ignore_eos, body. */
+/**
+ * The workload of a document: API, model, mode, levels, requests per level (or duration),
+ * lengths, arrivals, SLOs, ignore_eos, body. Levels are in it for the fingerprint, but two runs
+ * with other levels still compare at the levels both measured (workloadDiff leaves them out).
+ */
 export function workloadSpec(doc: ResultDocument): Record<string, unknown> {
   const c = doc.config;
   const p = doc.profile?.config;
@@ -15,6 +19,9 @@ export function workloadSpec(doc: ResultDocument): Record<string, unknown> {
       ...common,
       mode: c.mode,
       levels: c.levels,
+      // A type-7 p99 reads lower from fewer requests: runs of other lengths are other workloads.
+      requests_per_level: c.requests_per_level,
+      duration_s: c.duration_s,
       prompt_tokens: c.prompt_tokens,
       max_tokens: c.max_tokens,
       prompts: c.prompts,
@@ -54,13 +61,16 @@ export function shortOutputs(doc: ResultDocument): number {
   return doc.levels.reduce((a, l) => a + (l.short_output ?? 0), 0);
 }
 
-/** The fields whose values differ between two documents' workloads (empty: like with like). */
+/**
+ * The fields whose values differ between two documents' workloads (empty: like with like).
+ * Levels are not among them: a level on one side only is a row without a baseline.
+ */
 export function workloadDiff(
   a: ResultDocument,
   b: ResultDocument,
 ): { field: string; a: unknown; b: unknown }[] {
-  const x = workloadSpec(a);
-  const y = workloadSpec(b);
+  const { levels: _a, ...x } = workloadSpec(a);
+  const { levels: _b, ...y } = workloadSpec(b);
   return [...new Set([...Object.keys(x), ...Object.keys(y)])]
     .filter((k) => JSON.stringify(x[k]) !== JSON.stringify(y[k]))
     .map((field) => ({ field, a: x[field], b: y[field] }));

@@ -1,5 +1,6 @@
 /** Badges: a shields-style SVG, the shields.io endpoint JSON, and a sparkline SVG. */
-import { mean, scaleOf, type Verdict } from "../shared/statistics.ts";
+import { mean, scaleOf } from "../shared/statistics.ts";
+import type { Verdict } from "../shared/verdict.ts";
 import { visible } from "../shared/visible.ts";
 
 const COLORS: Record<Verdict | "none", string> = {
@@ -7,6 +8,7 @@ const COLORS: Record<Verdict | "none", string> = {
   unchanged: "#0366d6",
   regressed: "#d73a49",
   too_noisy: "#b08800",
+  not_judged: "#b08800",
   no_baseline: "#6a737d",
   none: "#9f9f9f",
 };
@@ -15,6 +17,7 @@ const SHIELDS_COLORS: Record<Verdict | "none", string> = {
   unchanged: "blue",
   regressed: "critical",
   too_noisy: "yellow",
+  not_judged: "yellow",
   no_baseline: "inactive",
   none: "lightgrey",
 };

@@ -81,8 +81,11 @@ export async function listRuns(db: Db, repo: string, q: ListRunsQuery): Promise<
 export async function runDocument(
   db: Db,
   publicId: string,
-): Promise<(RunRow & { document_json: string }) | null> {
-  return db.first(`SELECT ${RUN_COLUMNS}, r.document_json FROM ${RUN_FROM} WHERE r.public_id = ?`, publicId);
+): Promise<(RunRow & { document_json: string; verdict_json: string | null }) | null> {
+  return db.first(
+    `SELECT ${RUN_COLUMNS}, r.document_json, r.verdict_json FROM ${RUN_FROM} WHERE r.public_id = ?`,
+    publicId,
+  );
 }
 
 export interface SeriesQuery {
@@ -124,43 +127,27 @@ export async function runPoints(db: Db, runId: number): Promise<RunPoint[]> {
 }
 
 /**
- * The baseline: every point of the last `n` runs of `branch` on the head's testbed, measured no
- * later than the head (the head itself excluded). Two index range scans: the runs, then their
- * points by run id.
+ * The base history of a run: the last `n` valid runs of `branch` on its testbed, received no
+ * later than `before` (the run itself excluded), newest first, with their stored documents.
  */
-export async function baselinePoints(
+export async function baseRuns(
   db: Db,
-  head: { id: number; repository: string; testbedFingerprint: string; createdAt: string },
+  head: { id: number | null; repository: string; testbedFingerprint: string; before: string },
   branch: string,
   n: number,
-): Promise<
-  {
-    benchmark: string;
-    measure: string;
-    level: number | null;
-    value: number;
-    run_id: string;
-    created_at: string;
-  }[]
-> {
+): Promise<{ id: number; public_id: string; document_json: string }[]> {
   return db.all(
-    `WITH repo AS (SELECT id FROM repositories WHERE name = ?),
-     base_runs AS (
-       SELECT r.id, r.public_id FROM repo JOIN runs r ON r.repository_id = repo.id
-         AND r.testbed_id = (SELECT id FROM testbeds WHERE repository_id = repo.id AND fingerprint = ?)
-         AND r.branch_id = (SELECT id FROM branches WHERE repository_id = repo.id AND name = ?)
-       WHERE r.id != ? AND r.created_at <= ?
-       ORDER BY r.created_at DESC, r.id DESC LIMIT ?
-     )
-     SELECT bm.name AS benchmark, m.name AS measure, pt.level, pt.value, br.public_id AS run_id, pt.created_at
-     FROM base_runs br JOIN points pt ON pt.run_id = br.id
-     JOIN benchmarks bm ON bm.id = pt.benchmark_id JOIN measures m ON m.id = pt.measure_id
-     ORDER BY bm.name, m.name, pt.created_at DESC`,
+    `WITH repo AS (SELECT id FROM repositories WHERE name = ?)
+     SELECT r.id, r.public_id, r.document_json FROM repo JOIN runs r ON r.repository_id = repo.id
+       AND r.testbed_id = (SELECT id FROM testbeds WHERE repository_id = repo.id AND fingerprint = ?)
+       AND r.branch_id = (SELECT id FROM branches WHERE repository_id = repo.id AND name = ?)
+     WHERE r.id != ? AND r.created_at <= ? AND r.valid = 1
+     ORDER BY r.created_at DESC, r.id DESC LIMIT ?`,
     head.repository,
     head.testbedFingerprint,
     branch,
-    head.id,
-    head.createdAt,
+    head.id ?? -1,
+    head.before,
     n,
   );
 }
@@ -207,7 +194,8 @@ export function seriesSql(testbedGiven: boolean): string {
     ? "(SELECT t.id FROM testbeds t WHERE t.repository_id = repo.id AND (t.fingerprint = ? OR t.name = ?) LIMIT 1)"
     : "(SELECT r2.testbed_id FROM runs r2 WHERE r2.repository_id = repo.id ORDER BY r2.created_at DESC LIMIT 1)";
   return `WITH repo AS (SELECT id FROM repositories WHERE name = ?)
-     SELECT pt.value, pt.created_at, r.public_id AS run_id, r.commit_sha, t.name AS testbed, b.name AS branch
+     SELECT pt.value, pt.created_at, r.public_id AS run_id, r.commit_sha, t.name AS testbed, b.name AS branch,
+       pt.verdict, r.valid, r.pr_number
      FROM repo
      JOIN points pt ON pt.repository_id = repo.id
        AND pt.benchmark_id = (SELECT id FROM benchmarks WHERE repository_id = repo.id AND name = ?)
@@ -222,18 +210,21 @@ export function seriesSql(testbedGiven: boolean): string {
      LIMIT ?`;
 }
 
-/** A run's stored per-request samples (shared/samples.ts), by level and measure. */
+/** A run's stored per-request samples (shared/samples.ts), as a document's `samples`. */
 export async function runSamples(
   db: Db,
   runId: number,
-): Promise<(level: number, measure: string) => number[] | null> {
-  const rows = await db.all<{ level: number; measure: string; values_json: string }>(
-    "SELECT level, measure, values_json FROM run_samples WHERE run_id = ?",
-    runId,
-  );
-  const m = new Map(rows.map((r) => [`${r.level}\u0000${r.measure}`, r.values_json]));
-  return (level, measure) => {
-    const j = m.get(`${level}\u0000${measure}`);
-    return j === undefined ? null : (JSON.parse(j) as number[]);
-  };
+): Promise<{ level: number; measure: string; values: number[]; sizes?: number[] }[]> {
+  const rows = await db.all<{
+    level: number;
+    measure: string;
+    values_json: string;
+    sizes_json: string | null;
+  }>("SELECT level, measure, values_json, sizes_json FROM run_samples WHERE run_id = ?", runId);
+  return rows.map((r) => ({
+    level: r.level,
+    measure: r.measure,
+    values: JSON.parse(r.values_json) as number[],
+    ...(r.sizes_json ? { sizes: JSON.parse(r.sizes_json) as number[] } : {}),
+  }));
 }

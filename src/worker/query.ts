@@ -6,10 +6,11 @@
  */
 import { CHANGE_POINT_DEFAULTS } from "../shared/change-points.ts";
 import { MEASURE_BY_NAME, type MeasureDef } from "../shared/measures.ts";
-import { DEFAULT_FAIL_ON } from "../shared/rules.ts";
+import { DEFAULT_FAIL_ON, DEFAULT_GATE_TEXT } from "../shared/rules.ts";
 import { VERDICT_DEFAULTS } from "../shared/verdict.ts";
 import type { Ctx } from "./context.ts";
 import { ApiError } from "./errors.ts";
+import { BASE_RUNS } from "./judge.ts";
 
 export interface Param<T> {
   /** what OpenAPI says the parameter is */
@@ -212,8 +213,8 @@ export const QUERIES = {
   },
   compare: {
     head: runId("run id (default: the newest run)"),
-    base_branch: name("default: the document's base branch, else main"),
-    n: int(10, 1, 100, "baseline runs, default 10"),
+    base_branch: name("default: the document's base branch, else its own branch"),
+    n: int(BASE_RUNS, 1, 100, `baseline runs, default ${BASE_RUNS}`),
     threshold_pct: num(
       VERDICT_DEFAULTS.fallbackPct,
       0,
@@ -227,8 +228,20 @@ export const QUERIES = {
       100,
       `base runs for history-t, default ${VERDICT_DEFAULTS.minHistory}`,
     ),
-    thresholds: text('rules, e.g. "ttft_p95_ms=+10%, output_tok_s=-5%, *=t-test" (default *=t-test)'),
-    fail_on: text(`regression | warning | never: what sets \`failed\` (default ${DEFAULT_FAIL_ON})`, 20),
+    thresholds: text(
+      'rules, e.g. "ttft_p95_ms=+10%, output_tok_s=-5%, *=t-test" (default: the run\'s own, else *=t-test)',
+    ),
+    gate: text(`the gated rows, e.g. "${DEFAULT_GATE_TEXT}" or off (default: the run's own, else that)`),
+    fwer: num(
+      VERDICT_DEFAULTS.fwerPct,
+      0.01,
+      49,
+      `the gate's false-fail rate per pull request, %, default ${VERDICT_DEFAULTS.fwerPct}`,
+    ),
+    fail_on: text(
+      `regression | unjudged | warning | never: what sets \`failed\` (default ${DEFAULT_FAIL_ON})`,
+      20,
+    ),
   },
   badge: {
     benchmark: name("default: the headline of the newest run"),

@@ -14,9 +14,10 @@ import {
 } from "../shared/testbed.ts";
 import { type Db, findRun, type RunRow } from "./db.ts";
 import { ApiError } from "./errors.ts";
+import { judgeStoredRun } from "./judge.ts";
 
 export const MAX_DOCUMENT_BYTES = 1_900_000; // below D1's 2 MB row limit
-const POINTS_PER_STATEMENT = 20; // 4 bound parameters each + 1: below D1's 100
+const POINTS_PER_STATEMENT = 19; // 5 bound parameters each + 1: below D1's 100
 
 export interface IngestAuth {
   jti: string | null;
@@ -106,6 +107,16 @@ export async function storeRun(
   }
   const branch = doc.git?.branch ?? null;
   const points = documentPoints(doc);
+  // Judged once, as it arrives, against the base branch's history before it: the comment, the
+  // badge, the trend point and the pages all read this verdict.
+  const judged = await judgeStoredRun(
+    db,
+    { id: null, repository: repo, testbedFingerprint: fp, before: nowIso },
+    doc,
+  );
+  const verdictOf = new Map(judged.summary.rows.map((r) => [`${r.benchmark}\u0000${r.measure}`, r.verdict]));
+  const valid =
+    doc.validity?.status === "invalid" || doc.levels.some((l) => l.validity?.status === "invalid") ? 0 : 1;
   const d1 = db.d1;
   const stmts: D1PreparedStatement[] = [
     d1
@@ -143,11 +154,11 @@ export async function storeRun(
     d1
       .prepare(
         `INSERT INTO runs (public_id, repository_id, branch_id, testbed_id, kind, commit_sha, pr_number, workflow_run_id,
-           run_attempt, created_at, ingested_at, measured_at, document_json)
+           run_attempt, created_at, ingested_at, measured_at, document_json, valid, verdict_json)
          SELECT ?, r.id,
            (SELECT b.id FROM branches b WHERE b.repository_id = r.id AND b.name = ?),
            (SELECT t.id FROM testbeds t WHERE t.repository_id = r.id AND t.fingerprint = ?),
-           ?, ?, ?, ?, ?, ?, ?, ?, ?
+           ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?
          FROM repositories r WHERE r.name = ?`,
       )
       .bind(
@@ -163,19 +174,27 @@ export async function storeRun(
         nowIso,
         doc.created_at,
         json,
+        valid,
+        JSON.stringify(judged),
         repo,
       ),
   );
   for (let i = 0; i < points.length; i += POINTS_PER_STATEMENT) {
-    stmts.push(pointsStatement(d1, publicId, points.slice(i, i + POINTS_PER_STATEMENT)));
+    stmts.push(pointsStatement(d1, publicId, points.slice(i, i + POINTS_PER_STATEMENT), verdictOf));
   }
   for (const smp of documentSamples(doc))
     stmts.push(
       d1
         .prepare(
-          "INSERT INTO run_samples (run_id, level, measure, values_json) SELECT id, ?, ?, ? FROM runs WHERE public_id = ?",
+          "INSERT INTO run_samples (run_id, level, measure, values_json, sizes_json) SELECT id, ?, ?, ?, ? FROM runs WHERE public_id = ?",
         )
-        .bind(smp.level, smp.measure, JSON.stringify(smp.values), publicId),
+        .bind(
+          smp.level,
+          smp.measure,
+          JSON.stringify(smp.values),
+          smp.sizes ? JSON.stringify(smp.sizes) : null,
+          publicId,
+        ),
     );
   if (identity !== null)
     stmts.push(
@@ -209,16 +228,28 @@ function pruneJti(d1: D1Database, nowIso: string): D1PreparedStatement {
 }
 const JTI_LEEWAY_S = 300;
 
-function pointsStatement(d1: D1Database, publicId: string, pts: Point[]): D1PreparedStatement {
-  const values = pts.map(() => "(?, ?, ?, ?)").join(", ");
+function pointsStatement(
+  d1: D1Database,
+  publicId: string,
+  pts: Point[],
+  verdicts: ReadonlyMap<string, string>,
+): D1PreparedStatement {
+  const values = pts.map(() => "(?, ?, ?, ?, ?)").join(", ");
   const params: unknown[] = [];
-  for (const p of pts) params.push(p.benchmark, p.measure, p.level, p.value);
+  for (const p of pts)
+    params.push(
+      p.benchmark,
+      p.measure,
+      p.level,
+      p.value,
+      verdicts.get(`${p.benchmark}\u0000${p.measure}`) ?? null,
+    );
   params.push(publicId);
   return d1
     .prepare(
-      `WITH v (benchmark, measure, level, value) AS (VALUES ${values})
-       INSERT INTO points (run_id, repository_id, branch_id, testbed_id, benchmark_id, measure_id, level, value, created_at)
-       SELECT r.id, r.repository_id, r.branch_id, r.testbed_id, b.id, m.id, v.level, v.value, r.created_at
+      `WITH v (benchmark, measure, level, value, verdict) AS (VALUES ${values})
+       INSERT INTO points (run_id, repository_id, branch_id, testbed_id, benchmark_id, measure_id, level, value, created_at, verdict)
+       SELECT r.id, r.repository_id, r.branch_id, r.testbed_id, b.id, m.id, v.level, v.value, r.created_at, v.verdict
        FROM v JOIN runs r ON r.public_id = ?
        JOIN benchmarks b ON b.repository_id = r.repository_id AND b.name = v.benchmark
        JOIN measures m ON m.name = v.measure`,

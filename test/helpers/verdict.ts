@@ -1,4 +1,5 @@
 /** A verdict for the comment's tests: head and base points, one run each, judged by the engine. */
+import { pointsRun } from "../../src/shared/evidence.ts";
 import type { Point } from "../../src/shared/measures.ts";
 import type { Rules } from "../../src/shared/rules.ts";
 import { judgeRuns, type VerdictSummary } from "../../src/shared/verdict.ts";
@@ -9,8 +10,8 @@ export function pairVerdict(
   rules?: Rules,
 ): { summary: VerdictSummary; baseName: string } {
   const summary = judgeRuns(
-    { runs: [[...base]], samples: null, kind: "run" },
-    { runs: [[...head]], samples: null, kind: "run" },
+    { kind: "run", run: pointsRun("base", base), samples: null },
+    { kind: "run", run: pointsRun("head", head), samples: null },
     rules ? { rules } : {},
   );
   return { summary, baseName: "the file base.json" };

@@ -105,9 +105,9 @@ describe("compare: verdicts on constructed histories", () => {
       (r: { benchmark: string; measure: string }) =>
         r.benchmark === "closed c=4" && r.measure === "output_tok_s",
     );
-    expect(row.method).toBe("history-t");
+    expect(row.method, JSON.stringify(row)).toBe("history-t");
     expect(row.base_n).toBe(8);
-    expect(row.verdict).toBe("unchanged");
+    expect(row.verdict, JSON.stringify(row)).toBe("unchanged");
     expect(c.baseline_runs).toHaveLength(8);
   });
 
@@ -134,17 +134,22 @@ describe("compare: verdicts on constructed histories", () => {
     expect(c2.counts.regressed).toBe(0);
   });
 
-  it("fewer than 5 base points -> percentage threshold, configurable per request", async () => {
-    await seedHistory("acme/cmp-few", [1, 1]);
+  it("fewer than 5 base runs: still an interval (more history never gives a weaker method), but not gated", async () => {
+    await seedHistory("acme/cmp-few", [1, 1.02, 0.99]);
     const t = await apiToken("acme/cmp-few");
-    const head = await json(upload(sweepDoc("acme/cmp-few", { branch: "pr", scale: 0.94 }), t));
-    const pick = (c: { rows: { benchmark: string; measure: string; verdict: string; method: string }[] }) =>
-      c.rows.find((r) => r.benchmark === "closed c=4" && r.measure === "output_tok_s")!;
-    const def = await json(call(`/api/v1/repos/acme/cmp-few/compare?head=${head.run.id}`));
-    expect(pick(def).method).toBe("percent");
-    expect(pick(def).verdict).toBe("regressed"); // -6 % beyond the default 5 %
-    const loose = await json(call(`/api/v1/repos/acme/cmp-few/compare?head=${head.run.id}&threshold_pct=10`));
-    expect(pick(loose).verdict).toBe("unchanged");
+    const head = await json(upload(sweepDoc("acme/cmp-few", { branch: "pr", scale: 0.7 }), t));
+    const c = await json(call(`/api/v1/repos/acme/cmp-few/compare?head=${head.run.id}`));
+    const row = c.rows.find(
+      (r: { benchmark: string; measure: string }) =>
+        r.benchmark === "closed c=4" && r.measure === "output_tok_s",
+    );
+    expect(row.method).toBe("history-t");
+    expect(row.interval_pct).toHaveLength(2);
+    expect(row.verdict).toBe("regressed"); // -30 %, beyond even a 3-run interval
+    expect(row.severity).toBe("warning"); // informational: the gate needs 5 runs
+    expect(c.gate.status).toBe("not_gated");
+    expect(c.gate.reason).toMatch(/3 usable runs, 5 are needed to gate/);
+    expect(c.failed).toBe(false);
   });
 
   it("thresholds and fail_on: a measure's own rule gates, the * rule warns; bad rules are a 400", async () => {
@@ -163,7 +168,8 @@ describe("compare: verdicts on constructed histories", () => {
         severity: string;
         rule: string;
       };
-    // -20 % output tok/s: beyond -10 % (its own rule: a regression); TTFT p95 +25 % judged by * (a warning)
+    // -20 % output tok/s beyond its own -10 %, TTFT p95 +25 % (gated by default): the gate fails;
+    // ITL p50 (not gated) regressed too: a warning
     const c = await q("output_tok_s=-10%, *=t-test", "regression");
     expect(c.rules).toBe("output_tok_s=-10%, *=t-test");
     expect(pick(c, "output_tok_s")).toMatchObject({
@@ -173,15 +179,19 @@ describe("compare: verdicts on constructed histories", () => {
     });
     expect(pick(c, "ttft_p95_ms")).toMatchObject({
       verdict: "regressed",
-      severity: "warning",
+      severity: "regression",
       rule: "t-test",
     });
+    expect(pick(c, "tpot_p50_ms")).toMatchObject({ verdict: "regressed", severity: "warning" });
+    expect(c.gate.status).toBe("failed");
     expect(c.failed).toBe(true);
-    // a looser own rule: no gating regression, so fail_on=regression passes while warning fails
-    const loose = await q("output_tok_s=-30%, ttft_p95_ms=+30%, *=t-test", "regression");
+    // looser own rules for the gated measures: the gate passes, fail_on=warning still fails on the rest
+    const rules = "output_tok_s=-30%, ttft_p95_ms=+30%, ttft_p50_ms=+30%, *=t-test";
+    const loose = await q(rules, "regression");
     expect(pick(loose, "output_tok_s")).toMatchObject({ verdict: "unchanged", severity: "none" });
+    expect(loose.gate.status).toBe("passed");
     expect(loose.failed).toBe(false);
-    expect((await q("output_tok_s=-30%, ttft_p95_ms=+30%, *=t-test", "warning")).failed).toBe(true);
+    expect((await q(rules, "warning")).failed).toBe(true);
     expect((await q("*=off", "warning")).failed).toBe(false);
     const bad = await call(
       `/api/v1/repos/acme/cmp-rules/compare?head=${head.run.id}&thresholds=ttft_p95_ms%3D-5%25`,

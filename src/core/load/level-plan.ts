@@ -5,14 +5,26 @@
 import type { SweepConfig } from "../../schema/v1.ts";
 import { ID_STRIDE } from "./shard.ts";
 
-/** Closed loop: a level with fewer than 2x its users in requests never measures steady state. */
+/** Measured requests per level by default: enough for a p95 (59 samples at least, results/validity.ts). */
+export const DEFAULT_REQUESTS = 64;
+
+/**
+ * Closed loop: each user sends at least twice (a count the user gave), or by default 4 times. The
+ * steady window runs from the last user's first send to the first user's last end, about (k − 1)
+ * request lifetimes for k requests per user: with fewer than 4 it is under the two lifetimes (and
+ * half the level) a steady window needs (results/steady.ts), so the default sizes for it.
+ */
+export const MIN_REQUESTS_PER_USER = 2;
+export const DEFAULT_REQUESTS_PER_USER = 4;
+
 export function effectiveRequests(
   mode: "closed" | "open",
   level: number,
   requests: number | null,
 ): number | null {
   if (requests === null) return null;
-  if (mode === "closed") return Math.max(requests, 2 * level);
+  const perUser = requests === DEFAULT_REQUESTS ? DEFAULT_REQUESTS_PER_USER : MIN_REQUESTS_PER_USER;
+  if (mode === "closed") return Math.max(requests, perUser * level);
   return requests;
 }
 
@@ -75,8 +87,9 @@ export function planLevel(cfg: SweepConfig, index: number, salt = 0, repeat = 0)
     if (durationS !== null) durationS = Math.max(durationS, MIN_PROBE_S);
     if (requests !== null) requests = Math.max(requests, Math.ceil(level * MIN_PROBE_S));
   }
+  // (said only for a count the user gave: raising the default is the default's own rule)
   if (cfg.mode === "closed" && requests !== null && cfg.requests_per_level !== null) {
-    if (requests > cfg.requests_per_level)
+    if (requests > cfg.requests_per_level && cfg.requests_per_level !== DEFAULT_REQUESTS)
       notices.push(
         `level ${level}: raised --requests from ${cfg.requests_per_level} to ${requests} (at least 2x the ${level} users, so every user sends at least twice)`,
       );

@@ -1,22 +1,16 @@
 /**
- * Running one level: warmup, then the closed or open loop, with the client's self-check, the
- * /metrics sampler and the progress reports around it. Returns what was measured, untouched.
+ * Running one level: warmup, then the closed or open loop (shard-run.ts), with the client's
+ * self-check, the /metrics sampler and the progress reports around it. Returns what was measured,
+ * untouched.
  */
 import { performance } from "node:perf_hooks";
 import type { LevelResult, PromptCalibration, RequestRecord, SweepConfig } from "../../schema/v1.ts";
 import type { StreamClient } from "../client/stream-client.ts";
 import type { MetricsSampler } from "../server/metrics-sampler.ts";
 import type { Dataset } from "../workload/dataset.ts";
-import { type LevelPlan, sessionsOf } from "./level-plan.ts";
-import {
-  type LevelRun,
-  runClosedLoop,
-  runOpenLoop,
-  runWarmup,
-  type SpecFactory,
-  sleepUntil,
-  slotStart,
-} from "./loops.ts";
+import type { LevelPlan } from "./level-plan.ts";
+import { type LevelRun, sleepUntil, slotStart } from "./loops.ts";
+import type { IdScheme } from "./requests.ts";
 import { mergeChecks, SelfCheck, sendQueueOf } from "./self-check.ts";
 import { type Shard, SINGLE, shareOf } from "./shard.ts";
 import { runShare, runShareWarmup, type ShareJob } from "./shard-run.ts";
@@ -77,10 +71,11 @@ function progressReporter(ctx: LevelRunContext, plan: LevelPlan, done: () => num
   };
 }
 
-/** Where a sharded level runs: this runner's shard, its request ids, and when it starts. */
-export interface ShardedLevel {
+/** Where a level runs: this runner's shard of it (SINGLE: the whole), its request ids, and when it starts. */
+export interface LevelPlace {
   runner: Shard;
-  idBase: number;
+  /** Threads of a pool number a level from its base; one thread alone continues the run's count. */
+  ids: IdScheme;
   calibration: PromptCalibration | null;
   dataset?: Dataset | null;
   /** Epoch ms at which the level starts on every runner (`--start-at`), or null: when ready. */
@@ -88,14 +83,14 @@ export interface ShardedLevel {
 }
 
 /**
- * One level as placements (shard.ts): on the pool's threads, or on the main thread when this
- * runner is one shard of several and has no pool. Same warmup, self-check, sampler and
- * progress as runLevel; the threads' runs are merged into one.
+ * One level, the one way: its placements (shard.ts) on the pool's threads, or this runner's whole
+ * share on the main thread (the unsplit level is the placement SINGLE of SINGLE). Warmup, the
+ * self-check, the /metrics sampler and progress around it; the threads' runs merged into one.
  */
-export async function runShardedLevel(
+export async function runLevel(
   ctx: LevelRunContext,
   plan: LevelPlan,
-  where: ShardedLevel,
+  where: LevelPlace,
 ): Promise<MeasuredLevel> {
   const { cfg, sampler } = ctx;
   const runnerShare = shareOf(plan.level, { runner: where.runner, thread: SINGLE });
@@ -108,7 +103,7 @@ export async function runShardedLevel(
     cfg,
     plan,
     placement: { runner: where.runner, thread: { index: k, count: threads } },
-    idBase: where.idBase,
+    ids: where.ids,
     calibration: where.calibration,
     dataset: where.dataset ?? null,
   }));
@@ -180,55 +175,4 @@ export function mergeRuns(runs: LevelRun[]): LevelRun {
     drainTimeS,
     ...(intended.length > 0 ? { lastIntendedMs: Math.max(...intended) } : {}),
   };
-}
-
-export async function runLevel(
-  ctx: LevelRunContext,
-  plan: LevelPlan,
-  makeSpec: SpecFactory,
-): Promise<MeasuredLevel> {
-  const { cfg, client, sampler } = ctx;
-  const level = plan.level;
-  const warmup = await runWarmup(
-    client,
-    makeSpec,
-    cfg.warmup_requests,
-    cfg.mode === "closed" ? level : Math.max(1, Math.ceil(level)),
-  );
-  const selfCheck = new SelfCheck();
-  let done = 0;
-  const report = progressReporter(ctx, plan, () => done);
-  const progressTimer = setInterval(report, 1000);
-  sampler?.start();
-  selfCheck.start();
-  const common = {
-    requests: plan.requests,
-    durationS: plan.durationS,
-    ...(cfg.ramp_up_s ? { rampUpS: cfg.ramp_up_s } : {}),
-    onRecord: () => {
-      done++;
-    },
-    ...(ctx.stop ? { stop: ctx.stop } : {}),
-  };
-  let run: LevelRun;
-  try {
-    run =
-      cfg.mode === "closed"
-        ? await runClosedLoop(client, makeSpec, { ...common, concurrency: level, sessions: sessionsOf(cfg) })
-        : await runOpenLoop(client, makeSpec, {
-            ...common,
-            rateRps: level,
-            arrival: plan.arrival,
-            burstiness: cfg.burstiness,
-            seed: plan.seed,
-            maxInFlight: cfg.max_in_flight,
-            ...(ctx.offsetsMs ? { offsetsMs: ctx.offsetsMs } : {}),
-          });
-  } finally {
-    clearInterval(progressTimer);
-  }
-  const clientCheck = selfCheck.stop(sendQueueOf(run.records), run.records);
-  await sampler?.stop();
-  report();
-  return { warmup, run, client: clientCheck };
 }

@@ -6,6 +6,7 @@ import type { LevelResult, PromptCalibration, RequestRecord, SweepConfig } from 
 import { aggregateLevel, deriveRequest, type LevelAggregate, openLoopStats } from "../results/metrics.ts";
 import { summarize } from "../results/stats.ts";
 import { steadyWindow, windowRates } from "../results/steady.ts";
+import { levelReasons, levelValidity } from "../results/validity.ts";
 import { admissionSummary, type MetricsSampler } from "../server/metrics-sampler.ts";
 import { REPLAY_LAG_WARN_MS } from "../workload/trace.ts";
 import type { LevelRun } from "./loops.ts";
@@ -47,6 +48,16 @@ function cachedShare(ok: readonly RequestRecord[]): { cached_tokens_pct?: number
     cached += u.cached_tokens;
   }
   return known ? { cached_tokens_pct: prompt > 0 ? (100 * cached) / prompt : null } : {};
+}
+
+/** Successful requests by the finish reason the server gave ("none": it gave none). */
+function finishReasons(ok: readonly RequestRecord[]): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const r of ok) {
+    const k = r.finish_reason ?? "none";
+    out[k] = (out[k] ?? 0) + 1;
+  }
+  return out;
 }
 
 /** `--turns`: per turn index, TTFT and the prompt the server counted and reported cached. */
@@ -103,7 +114,7 @@ function cacheBeyondWorkload(input: LevelSummaryInput, ok: readonly RequestRecor
   const implied =
     (cfg.shared_prefix?.tokens ?? 0) + Math.max(0, input.calibration?.template_overhead_tokens ?? 0);
   if (cached <= implied + Math.max(16, 0.1 * prompt)) return null;
-  return `level ${input.level}: the server reported ${cached.toFixed(0)} of ${prompt.toFixed(0)} prompt tokens cached on average, far above the ${implied} this workload shares (template${cfg.shared_prefix ? " and shared prefix" : ""}): a cache this run did not fill served it (another run's prompts?), so its TTFT is not the workload's`;
+  return `cached tokens the workload did not ask for: the server reported ${cached.toFixed(0)} of ${prompt.toFixed(0)} prompt tokens cached on average, far above the ${implied} this workload shares (template${cfg.shared_prefix ? " and shared prefix" : ""}); a cache this run did not fill served it (another run's prompts?)`;
 }
 
 /**
@@ -180,7 +191,6 @@ export function summariseLevel(input: LevelSummaryInput): { result: LevelResult;
     input,
     measured.filter((r) => r.error === null),
   );
-  if (beyond !== null) notices.push(beyond);
   const reused = measured.filter((r) => r.prompt_reuse !== undefined);
   if (reused.length > 0 && cfg.dataset)
     notices.push(
@@ -217,6 +227,7 @@ export function summariseLevel(input: LevelSummaryInput): { result: LevelResult;
     ...(cfg.ramp_up_s ? { ramp_requests: run.records.filter((r) => r.ramp).length } : {}),
     ...cachedShare(ok),
     ...(cfg.sessions ? { turns: turnSummaries(ok) } : {}),
+    finish_reasons: finishReasons(ok),
     client: input.client,
     notices: notices.map((n) => n.replace(`level ${level}: `, "")),
   };
@@ -258,5 +269,6 @@ export function summariseLevel(input: LevelSummaryInput): { result: LevelResult;
     result = { ...result, admission, metrics_timeline: s.samples };
     for (const n of admission.notes) notices.push(`level ${level}: ${n}`);
   }
+  result.validity = levelValidity(levelReasons(result, cfg, beyond));
   return { result, notices };
 }

@@ -24,47 +24,31 @@ export function datasetOrder(n: number, seed: number): number[] {
 }
 
 /**
- * The level's requests: ids continue from `ids.next`, prompts are seeded per level and request,
- * and sized by the prompt calibration when there is one (else one word per token).
+ * How a level's requests are numbered: from a level's own base (its index in the level, warmups
+ * after WARMUP_ID_OFFSET: shards on threads or runners build exactly the requests a single process
+ * would, and their ids never collide), or in the order they are built, continuing the run's count
+ * (one thread of one runner: ids 0, 1, 2, ... across the run).
+ */
+export type IdScheme = { base: number } | { next: number };
+
+/**
+ * The level's requests: numbered by `ids`, prompts seeded per level and request, and sized by the
+ * prompt calibration when there is one (else one word per token).
  */
 export function specFactory(
   cfg: SweepConfig,
   plan: LevelPlan,
-  ids: { next: number },
+  ids: IdScheme,
   calibration: PromptCalibration | null = null,
   dataset: Dataset | null = null,
 ): SpecFactory {
   const order = dataset ? orderOf(dataset, cfg.seed) : null;
+  const idOf =
+    "next" in ids
+      ? () => ids.next++
+      : (i: number, warmup: boolean) => ids.base + (warmup ? WARMUP_ID_OFFSET : 0) + i;
   return (i, warmup, intended, turn) =>
-    buildSpec(cfg, plan, ids.next++, i, warmup, intended, calibration, dataset, order, turn);
-}
-
-/**
- * The same requests for a sharded level: the id is the level's `idBase` plus the request's
- * level-wide index (warmups after WARMUP_ID_OFFSET), so shards on threads or on other runners
- * build exactly the requests a single process would, and their ids never collide.
- */
-export function indexedSpecFactory(
-  cfg: SweepConfig,
-  plan: LevelPlan,
-  idBase: number,
-  calibration: PromptCalibration | null = null,
-  dataset: Dataset | null = null,
-): SpecFactory {
-  const order = dataset ? orderOf(dataset, cfg.seed) : null;
-  return (i, warmup, intended, turn) =>
-    buildSpec(
-      cfg,
-      plan,
-      idBase + (warmup ? WARMUP_ID_OFFSET : 0) + i,
-      i,
-      warmup,
-      intended,
-      calibration,
-      dataset,
-      order,
-      turn,
-    );
+    buildSpec(cfg, plan, idOf(i, warmup), i, warmup, intended, calibration, dataset, order, turn);
 }
 
 /** A dataset's prompts in a seeded shuffle; a trace's in its own (time) order. */

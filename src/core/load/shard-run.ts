@@ -8,20 +8,21 @@ import type { StreamClient } from "../client/stream-client.ts";
 import type { Dataset } from "../workload/dataset.ts";
 import { type LevelPlan, sessionsOf } from "./level-plan.ts";
 import { type LevelRun, runClosedLoop, runOpenLoop, runWarmup, type SpecFactory } from "./loops.ts";
-import { indexedSpecFactory } from "./requests.ts";
+import { type IdScheme, specFactory } from "./requests.ts";
 import { closedIndex, type Placement, shareOf } from "./shard.ts";
 
 export interface ShareJob {
   cfg: SweepConfig;
   plan: LevelPlan;
   placement: Placement;
-  idBase: number;
+  /** How its requests are numbered (worker threads: a level's base; the main thread alone: the run's count). */
+  ids: IdScheme;
   calibration: PromptCalibration | null;
   dataset?: Dataset | null;
 }
 
 function factories(job: ShareJob): { all: SpecFactory; closed: SpecFactory } {
-  const all = indexedSpecFactory(job.cfg, job.plan, job.idBase, job.calibration, job.dataset ?? null);
+  const all = specFactory(job.cfg, job.plan, job.ids, job.calibration, job.dataset ?? null);
   return { all, closed: (j, w, t, turn) => all(closedIndex(j, job.placement), w, t, turn) };
 }
 

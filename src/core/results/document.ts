@@ -17,6 +17,7 @@ import {
 import { canonicalJson, describeTestbed } from "../../shared/testbed.ts";
 import { workloadSpec } from "../../shared/workload.ts";
 import { type ResolvedTarget, targetRecord } from "../server/target.ts";
+import { runValidity } from "./validity.ts";
 import { TOOL_VERSION } from "./version.ts";
 
 export const CLOCK_SOURCE = "performance.now() (monotonic), ms from origin";
@@ -28,6 +29,8 @@ export interface Provenance {
   /** What the user declares of the testbed; the rest (GPU, engine, model) comes from the run. */
   testbed: { name: string | null; engine_flags: string | null } | null;
   runnerName: string | null;
+  /** The rules the run will be judged with (the Action's thresholds, gate, fail-on), stored with it. */
+  verdictRules?: ResultDocument["verdict_rules"];
 }
 
 export interface DocumentParts {
@@ -50,6 +53,7 @@ export interface DocumentParts {
   saturation?: ResultDocument["saturation"];
   repeats?: ResultDocument["repeats"];
   gpuTelemetry?: ResultDocument["gpu_telemetry"];
+  ab?: ResultDocument["ab"];
 }
 
 export function buildDocument(p: DocumentParts): ResultDocument {
@@ -77,6 +81,10 @@ export function buildDocument(p: DocumentParts): ResultDocument {
     ...(p.saturation ? { saturation: p.saturation } : {}),
     ...(p.repeats ? { repeats: p.repeats } : {}),
     ...(p.gpuTelemetry ? { gpu_telemetry: p.gpuTelemetry } : {}),
+    ...(p.ab ? { ab: p.ab } : {}),
+    ...(p.kind === "sweep"
+      ? { validity: runValidity([...p.levels, ...(p.ab?.blocks.flatMap((b) => b.levels) ?? [])]) }
+      : {}),
     complete: p.complete,
   };
   doc.workload_fingerprint = createHash("sha256")
@@ -87,6 +95,7 @@ export function buildDocument(p: DocumentParts): ResultDocument {
     doc.repository = pv.repository;
     doc.git = pv.git;
     if (pv.testbed !== null) doc.testbed = describeTestbed(doc, pv.testbed);
+    if (pv.verdictRules) doc.verdict_rules = pv.verdictRules;
   }
   return doc;
 }

@@ -86,8 +86,14 @@ export function steadyWindow(
   const first = recs[0]?.send_ms ?? 0;
   const lastEnd = maxOf(ends);
   const levelS = recs.length > 0 ? (lastEnd - first) / 1000 : 0;
+  // The default: 5 s, or half a level shorter than 10 s, but never under the 1 s floor (a window of
+  // a few hundred ms holds a handful of request lifetimes, not a steady load).
   const minSteadyS =
-    o.minSteadyS ?? Math.min(DEFAULT_MIN_STEADY_S, levelS < 10 ? levelS / 2 : DEFAULT_MIN_STEADY_S);
+    o.minSteadyS ??
+    Math.max(
+      FLOOR_MIN_STEADY_S,
+      Math.min(DEFAULT_MIN_STEADY_S, levelS < 10 ? levelS / 2 : DEFAULT_MIN_STEADY_S),
+    );
   const none = (reason: string): SteadyWindow => ({
     steady: false,
     startMs: null,

@@ -140,7 +140,7 @@ export const SWEEP = {
     default: null,
     check: positiveInt,
     what: "a positive integer",
-    help: "measured requests per level (default 32 unless --duration is set; closed loop raises it to 2x the users)",
+    help: "measured requests per level (default 64 unless --duration is set, enough for a p95, and in closed loop at least 4 per user so each level has a steady stretch; a count given is raised to 2 per user)",
   }),
   duration: number<number | null>({
     flag: "duration",

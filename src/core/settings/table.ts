@@ -4,7 +4,7 @@
  * come from these declarations; no default is written anywhere else. The sweep's own settings
  * are in sweep-table.ts, the Action-only inputs in action-table.ts.
  */
-import { FAIL_ON, type FailOn } from "../../shared/rules.ts";
+import { DEFAULT_GATE_TEXT, FAIL_ON, type FailOn } from "../../shared/rules.ts";
 import { VERDICT_DEFAULTS } from "../../shared/verdict.ts";
 import { ACTION } from "./action-table.ts";
 import {
@@ -31,6 +31,19 @@ export const CONNECTION = {
     flag: "base-url",
     default: "http://127.0.0.1:8000",
     help: "server root, e.g. http://127.0.0.1:8000 (a trailing /v1 is accepted)",
+  }),
+  abBaseUrl: httpUrl<string | null>({
+    flag: "ab-base-url",
+    default: null,
+    help: "interleaved A/B in one job: the base branch's server (--base-url is the head's); the sweep alternates the two in blocks, a seeded order per pair, so what the job shares cancels in each pair (CONCEPTS.md, the gate)",
+  }),
+  abPairs: number<number>({
+    flag: "ab-pairs",
+    metavar: "N",
+    default: 3,
+    check: (n) => Number.isInteger(n) && n >= 2 && n <= 50,
+    what: "an integer from 2 to 50",
+    help: "with --ab-base-url: pairs of blocks (each block a whole pass over the levels on one server)",
   }),
   model: text<string | null>({
     flag: "model",
@@ -191,15 +204,30 @@ export const GATING = {
     flag: "thresholds",
     metavar: "RULES",
     default: null,
-    help: 'how each measure is judged, e.g. "ttft_p95_ms=+10%, output_tok_s=-5%, *=t-test": a measure\'s own rule gates (regression), the * rule warns (warning); rules are +N%/-N%/N%, t-test or off (default *=t-test)',
+    help: 'how each measure is judged, e.g. "ttft_p95_ms=+10%, output_tok_s=-5%, *=t-test": rules are +N%/-N%/N% (a gated measure: the smallest change that counts), t-test or off; a measure given its own rule joins the gate (default *=t-test)',
+  }),
+  gate: text<string | null>({
+    flag: "gate",
+    metavar: "MEASURES",
+    default: null,
+    defaultText: DEFAULT_GATE_TEXT,
+    help: "the rows that decide a pull request, one-sided with the false-fail rate per pull request held at --gate-fwer: measures (every level), measure@level, or off; every other row is informational",
+  }),
+  gateFwer: number<number>({
+    flag: "gate-fwer",
+    metavar: "PCT",
+    default: VERDICT_DEFAULTS.fwerPct,
+    check: (n) => n > 0 && n < 50,
+    what: "a percentage above 0 and under 50",
+    help: "the gate's false-fail rate per pull request, % (held across its rows)",
   }),
   failOn: custom<FailOn | null>(
     {
       flag: "fail-on",
-      metavar: "regression|warning|never",
+      metavar: "regression|unjudged|warning|never",
       default: null,
       defaultText: null,
-      help: "fail on: regression (a measure with its own rule regressed), warning (any regression), never (default regression in the CLI, the Action and the service; the Action's fail-on-regression means warning)",
+      help: "fail on: regression (the gate failed), unjudged (also a gate that could not judge), warning (also any other row that regressed), never (default regression in the CLI, the Action and the service; the Action's fail-on-regression means warning)",
     },
     (v) =>
       FAIL_ON.includes(v as FailOn)

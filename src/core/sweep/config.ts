@@ -11,7 +11,10 @@ import { CONNECTION } from "../settings/table.ts";
 
 export const DEFAULT_CLOSED_LEVELS = [1, 2, 4, 8];
 export const DEFAULT_OPEN_LEVELS = [1, 2, 4];
-export const DEFAULT_REQUESTS = 32;
+
+import { DEFAULT_REQUESTS } from "../load/level-plan.ts";
+
+export { DEFAULT_REQUESTS };
 
 type ConnectionValues = Values<typeof CONNECTION>;
 

@@ -14,9 +14,12 @@ import type { CONNECTION, LOAD } from "../settings/table.ts";
 import { type Dataset, loadDataset } from "../workload/dataset.ts";
 import { loadTools } from "../workload/tools.ts";
 import { loadTrace, traceReplay } from "../workload/trace.ts";
+import { checkCombination } from "./combination.ts";
 
 /** The settings a sweep is set up from: the CLI's flags or the Action's inputs, read by one table. */
-export type SweepSettings = Values<typeof CONNECTION> & Values<typeof SWEEP> & Values<typeof LOAD>;
+export type SweepSettings = Values<typeof CONNECTION> &
+  Values<typeof SWEEP> &
+  Values<typeof LOAD> & { resume?: boolean };
 
 export interface SweepSetup {
   /** The configuration as measured: the workload file recorded, a trace's rate and lengths set. */
@@ -26,6 +29,8 @@ export interface SweepSetup {
   salt: number;
   /** `--dataset`, or the trace's requests as prompts (sized by the calibration). */
   dataset: Dataset | null;
+  /** `--ab-base-url`: the base's server (its own preflight) and the pairs of blocks. */
+  ab: { pre: Preflight; pairs: number } | null;
 }
 
 export interface PrepareOptions {
@@ -52,17 +57,31 @@ export async function prepareSweep(
   const replay = trace ? traceReplay(trace, config, v.traceSpeed, v.requests, v.maxDurationS) : null;
   const target = makeTarget(v);
   const load = loadGeneratorOf(v, config, target);
+  // A combination the sweep refuses is refused before any server is started or contacted.
+  checkCombination(config, load, { resume: v.resume ?? false, ab: v.abBaseUrl !== null });
   const started = o.beforeContact?.();
-  const pre = await preflight(target, config, {
-    readyTimeoutS: v.readyTimeoutS,
-    serverLimits: v.serverLimits,
-    calibrate: v.calibratePrompts,
-    onNotice: o.onNotice,
-    ...(started?.serverExited ? { serverExited: started.serverExited } : {}),
-    ...(replay ? { longest: replay.longest } : {}),
-  });
+  const contact = (t: typeof target, calibrate: boolean) =>
+    preflight(t, config, {
+      readyTimeoutS: v.readyTimeoutS,
+      serverLimits: v.serverLimits,
+      calibrate,
+      onNotice: o.onNotice,
+      ...(started?.serverExited ? { serverExited: started.serverExited } : {}),
+      ...(replay ? { longest: replay.longest } : {}),
+    });
+  const pre = await contact(target, v.calibratePrompts);
+  // The base's server: its own readiness and model; the head's prompt sizing serves both.
+  const basePre =
+    v.abBaseUrl !== null ? await contact(makeTarget({ ...v, baseUrl: v.abBaseUrl }), false) : null;
   const salt = runSaltOf(load);
   // A trace's prompts are sized once the server's token count is known.
   const dataset = replay ? replay.build(pre.calibration, salt) : file;
-  return { config, pre, load, salt, dataset };
+  return {
+    config,
+    pre,
+    load,
+    salt,
+    dataset,
+    ab: basePre ? { pre: { ...basePre, calibration: pre.calibration }, pairs: v.abPairs } : null,
+  };
 }

@@ -1,7 +1,7 @@
 /** Badges: SVG and shields.io JSON of a series' latest value and verdict, and a sparkline. */
 import { Hono } from "hono";
 import { headline, MEASURE_BY_NAME } from "../../shared/measures.ts";
-import { judge } from "../../shared/statistics.ts";
+import { VERDICTS, type Verdict } from "../../shared/verdict.ts";
 import { badgeSvg, formatValue, shieldsJson, sparklineSvg } from "../badge.ts";
 import { type AppEnv, type Ctx, knownRepo, routeRepo } from "../context.ts";
 import { latestRun, runPoints, series } from "../db.ts";
@@ -28,18 +28,17 @@ async function badgeData(c: Ctx, repo: string, q: Values<typeof QUERIES.badge>) 
   const pts = await series(db, repo, { benchmark, measure, testbed, branch, limit: 31, since: null });
   if (pts.length === 0)
     return { benchmark, measure: def, points: [] as number[], verdict: "none" as const, latest: null };
-  const [latest, ...rest] = pts;
-  const v = judge(
-    rest.map((p) => p.value),
-    latest!.value,
-    def.direction,
-  ).verdict;
+  // The verdict its run was given when it arrived (the engine's, with the run's own rules).
+  const latest = pts.find((p) => p.valid !== 0) ?? pts[0]!;
+  const v = (VERDICTS as readonly string[]).includes(latest.verdict ?? "")
+    ? (latest.verdict as Verdict)
+    : ("none" as const);
   return {
     benchmark,
     measure: def,
     points: pts.map((p) => p.value).reverse(),
     verdict: v,
-    latest: latest!.value,
+    latest: latest.value,
   };
 }
 

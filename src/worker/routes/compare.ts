@@ -1,14 +1,14 @@
 /** Series for trend charts, and compare: a run against its base branch's recent runs. */
 import { Hono } from "hono";
 import type { ResultDocument } from "../../schema/v1.ts";
-import type { ChangePointsResponse, CompareResponse, SeriesResponse } from "../../shared/api-types.ts";
+import type { ChangePointsResponse, SeriesResponse } from "../../shared/api-types.ts";
 import { changePoints } from "../../shared/change-points.ts";
-import { type FailOn, fails, parseFailOn, parseRules, type Rules, RulesError } from "../../shared/rules.ts";
-import { documentEvidence, type Evidence, historyEvidence, judgeRuns } from "../../shared/verdict.ts";
-import { headline } from "../../shared/verdict-text.ts";
+import { type FailOn, parseFailOn, parseGate, parseRules, RulesError } from "../../shared/rules.ts";
+import { VERDICT_DEFAULTS } from "../../shared/verdict.ts";
 import { type AppEnv, routeRepo, runJson } from "../context.ts";
-import { baselinePoints, latestRun, runDocument, runSamples, series } from "../db.ts";
+import { latestRun, runDocument, runSamples, series } from "../db.ts";
 import { ApiError } from "../errors.ts";
+import { compareBody, type Judged, type JudgeOptions, judgeStoredRun, overrides } from "../judge.ts";
 import { QUERIES, readQuery } from "../query.ts";
 
 export const compare = new Hono<AppEnv>();
@@ -85,60 +85,39 @@ compare.get("/repos/:owner/:repo/compare", async (c) => {
   if (!head || head.repository !== repo)
     throw new ApiError(404, "run_not_found", `no head run ${headId ?? "(latest)"} in ${repo}`);
   const doc = JSON.parse(head.document_json) as ResultDocument;
-  const baseBranch = q.base_branch ?? doc.git?.base_branch ?? "main";
-  let rules: Rules;
   let failOn: FailOn;
+  const opts: JudgeOptions = {
+    baseBranch: q.base_branch,
+    n: q.n,
+    thresholds: q.thresholds,
+    gate: q.gate,
+    fwerPct: q.fwer === VERDICT_DEFAULTS.fwerPct ? null : q.fwer,
+    fallbackPct: q.threshold_pct,
+    confidence: q.confidence,
+    minHistory: q.min_points,
+  };
   try {
-    rules = parseRules(q.thresholds ?? undefined);
     failOn = parseFailOn(q.fail_on ?? undefined);
+    parseGate(q.gate, parseRules(q.thresholds ?? undefined));
   } catch (err) {
     if (err instanceof RulesError) throw new ApiError(400, "invalid_rules", err.message);
     throw err;
   }
-  const base = await baselinePoints(
-    db,
-    {
-      id: head.id,
-      repository: repo,
-      testbedFingerprint: head.testbed_fingerprint,
-      createdAt: head.created_at,
-    },
-    baseBranch,
-    q.n,
-  );
-  const baseRuns = [...new Set(base.map((b) => b.run_id))];
-  // A stored run is judged as its file would be: its repeats, or (one run) its stored samples in
-  // place of the records its document no longer has.
-  const stored = async (id: number, d: ResultDocument): Promise<Evidence> => {
-    const e = documentEvidence(d);
-    return e.kind === "run" ? { ...e, samples: await runSamples(db, id) } : e;
-  };
-  const one = baseRuns.length === 1 ? await runDocument(db, baseRuns[0]!) : null;
-  const baseEvidence = one
-    ? await stored(one.id, JSON.parse(one.document_json) as ResultDocument)
-    : historyEvidence(base);
-  const headEvidence = await stored(head.id, doc);
-  const summary = judgeRuns(baseEvidence, headEvidence, {
-    rules,
-    fallbackPct: q.threshold_pct,
-    confidence: q.confidence,
-    minHistory: q.min_points,
-  });
-  const body: CompareResponse = {
-    head: runJson(head),
-    base_branch: baseBranch,
-    baseline_runs: baseRuns,
-    base_name: baseRuns.length === 1 ? `the last run of ${baseBranch}` : baseBranch,
-    headline:
-      baseRuns.length === 0
-        ? `No runs of ${baseBranch} on this testbed yet: nothing to compare against.`
-        : headline(summary.rows),
-    fail_on: failOn,
-    failed: fails(
-      summary.rows.map((r) => r.severity),
-      failOn,
-    ),
-    ...summary,
-  };
-  return c.json(body);
+  // The verdict kept at ingest, unless the query asks for another; a run kept before verdicts were, judged now.
+  const kept = head.verdict_json ? (JSON.parse(head.verdict_json) as Judged) : null;
+  const judged =
+    kept && !overrides(opts, kept.baseBranch)
+      ? kept
+      : await judgeStoredRun(
+          db,
+          {
+            id: head.id,
+            repository: repo,
+            testbedFingerprint: head.testbed_fingerprint,
+            before: head.created_at,
+          },
+          { ...doc, samples: await runSamples(db, head.id) },
+          opts,
+        );
+  return c.json(compareBody(runJson(head), judged, failOn));
 });

@@ -18,8 +18,8 @@ import {
   deltaText,
   formatValue,
   intervalText,
-  METHOD_TEXT,
   measureName,
+  methodText,
   verdictWord,
 } from "../../../src/shared/verdict-text.ts";
 import { runCli } from "../../helpers/cli.ts";
@@ -35,11 +35,13 @@ const wordsOf = (r: VerdictRow) =>
     measureName(r.measure),
     formatValue(r.base),
     formatValue(r.head),
-    deltaText(r.delta_pct),
-    intervalText(r.interval_pct) || "–",
-    METHOD_TEXT[r.method],
-    verdictWord(r),
+    deltaText(r.delta_pct, r.delta_pp),
+    intervalText(r.interval_pp ?? r.interval_pct) || "–",
+    methodText(r),
+    `${r.decided ? "gate: " : ""}${verdictWord(r)}`,
   ].join(" | ");
+
+const unescapeRefs = (s: string) => s.replace(/&#(\d+);/g, (_, n) => String.fromCharCode(Number(n)));
 
 /** The comment's "every measure" table, back into the same words. */
 function commentRows(md: string): string[] {
@@ -47,12 +49,14 @@ function commentRows(md: string): string[] {
   const block = md.slice(start, md.indexOf("</details>", start));
   return block
     .split("\n")
-    .filter((l) => /^\| (closed|open|search)/.test(l))
+    .filter((l) => /^\| (closed|open|search|all levels)/.test(l))
     .map((l) => {
-      const cells = l.slice(2, -2).split(" | ");
+      const cells = l.slice(2, -2).split(" | ").map(unescapeRefs);
       const verdict = cells.pop()!;
-      const m = /^\S+ (.+?) <sub>(\S*)[^<]*<\/sub>$/.exec(verdict)!;
-      return [...cells, m[2], m[1]].join(" | ");
+      const m = /^\S+ (?:<b>gate<\/b>: )?(.+?) <sub>([^<]*)<\/sub>$/.exec(verdict)!;
+      const gate = verdict.includes("<b>gate</b>: ") ? "gate: " : "";
+      // the sub holds the method, then the rule when it is not the t-test
+      return [...cells, m[2]!.replace(/ [+−-]?\d+(\.\d+)?%$| off$/, "") || "–", `${gate}${m[1]}`].join(" | ");
     });
 }
 
@@ -76,7 +80,7 @@ describe.skipIf(process.env.TOKENBENCH_SKIP_BROWSER === "1")("one verdict on eve
       const r = await runCli([
         "sweep",
         ...["--base-url", mock.url, "--levels", "1,4", "--requests", "24", "--max-tokens", "16"],
-        ...["--warmup", "2", "--quiet", "--out", path],
+        ...["--warmup", "2", "--min-steady-s", "0.2", "--quiet", "--out", path],
       ]);
       await mock.close();
       expect(r.code, r.stderr).toBe(0);
@@ -179,9 +183,7 @@ describe.skipIf(process.env.TOKENBENCH_SKIP_BROWSER === "1")("one verdict on eve
     expect(commentRows(viaService.outputs.markdown!)).toEqual(expected);
     expect(viaService.outputs["regression-count"]).toBe(String(fromCli.counts.regressed));
     // the headline is word for word the terminal's
-    const unescaped = viaService.outputs.markdown!.replace(/&#(\d+);/g, (_, n) =>
-      String.fromCharCode(Number(n)),
-    );
+    const unescaped = unescapeRefs(viaService.outputs.markdown!);
     expect(unescaped).toContain(`**${fromCli.headline}**`);
 
     // 4. the service's compare endpoint

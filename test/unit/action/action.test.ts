@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
-import { GITHUB_COMMENT_LIMIT, renderComment, stickyMarker } from "../../../src/action/comment.ts";
+import { GITHUB_COMMENT_LIMIT, mdText, renderComment, stickyMarker } from "../../../src/action/comment.ts";
 import { runContext } from "../../../src/action/context.ts";
 import { ACTION_INPUTS, InputError, readInputs } from "../../../src/action/inputs.ts";
 import { uploadResults } from "../../../src/action/publish.ts";
@@ -142,10 +142,11 @@ describe("PR comment", () => {
       links: { run: "https://r" },
     });
     expect(md.startsWith(stickyMarker("tb", "closed 1,4"))).toBe(true);
-    // one base file, no samples: the percent method, named; no interval column (it has none)
+    // one base file, no samples: the percent method, named, the gate's words beside it; no interval column (it has none)
     expect(md).toMatch(
-      /\| closed c=4 \| output tok\/s \| [0-9.]+ \| [0-9.]+ \| −33\.3 % \| 🔴 regressed \(warning\) <sub>percent<\/sub> \|/,
+      /\| closed c=4 \| output tok\/s \| [0-9.]+ \| [0-9.]+ \| −33\.3 % \| 🔴 regressed &#40;warning&#41; <sub>percent<\/sub> \|/,
     );
+    expect(md).toContain("**Not gated &#40;one run each side cannot see run-to-run noise");
     expect(md).not.toContain("| interval |");
     expect(md).toContain("[workflow run](https://r)");
   });
@@ -181,7 +182,7 @@ describe("PR comment", () => {
     expect(md.length).toBeLessThan(GITHUB_COMMENT_LIMIT);
     expect(md).toMatch(/rows left out to stay under GitHub's comment limit/);
     const above = md.slice(0, md.indexOf("<details>"));
-    expect(above.split("\n").filter((l) => l.startsWith("| closed")).length).toBeLessThanOrEqual(15);
+    expect(above.split("\n").filter((l) => /^\| (closed|all levels)/.test(l)).length).toBeLessThanOrEqual(20);
   });
 
   it("reads in ten seconds: the engine's headline, key measures at the levels that matter, every row it counts below", () => {
@@ -198,29 +199,37 @@ describe("PR comment", () => {
     const verdict = pairVerdict(pts, base);
     const md = renderComment({ doc: seven, testbed: "tb", verdict, baseBranch: "main", links: {} });
     const above = md.slice(0, md.indexOf("<details>"));
-    const shown = above.split("\n").filter((l) => l.startsWith("| closed"));
-    // levels 1 and 64 (first, last) and 8 (regressed), three key measures each
+    const shown = above.split("\n").filter((l) => /^\| (closed|all levels)/.test(l));
+    // the all-levels rows first, then levels 1 and 64 (first, last) and 8 (regressed), the key measures each
+    const keyAt = ["output tok/s", "TTFT p95 (ms)", "TTFT p50 (ms)", "error rate", "ITL p50 (ms)"];
     expect(shown.map((l) => l.split(" | ")[0]!.slice(2))).toEqual([
-      ...Array(3).fill("closed c=1"),
-      ...Array(3).fill("closed c=8"),
-      ...Array(3).fill("closed c=64"),
+      ...Array(4).fill("all levels"),
+      ...Array(5).fill("closed c=1"),
+      ...Array(5).fill("closed c=8"),
+      ...Array(5).fill("closed c=64"),
     ]);
-    expect(shown.map((l) => l.split(" | ")[1])).toEqual(
-      Array(3).fill(["output tok/s", "TTFT p95 (ms)", "ITL p50 (ms)"]).flat(),
-    );
+    expect(shown.map((l) => l.split(" | ")[1])).toEqual([
+      "output tok/s",
+      "TTFT p95 (ms)",
+      "TTFT p50 (ms)",
+      "ITL p50 (ms)",
+      ...Array(3).fill(keyAt).flat(),
+    ]);
     // the headline is the engine's, word for word (the terminal prints the same line)
-    expect(above).toContain(`**${headline(verdict.summary.rows)}**`);
-    expect(above).toContain("1 regressed beyond their threshold: output tok/s at c=8 −50.0 %");
+    expect(above).toContain(`**${mdText(headline(verdict.summary), 1000)}**`);
+    expect(headline(verdict.summary)).toMatch(
+      /^Not gated \(one run each side cannot see run-to-run noise: .*\): output tok\/s over all levels −10\.9 % regressed, output tok\/s at c=8 −50\.0 % regressed; \d+ other rows in the details\.$/,
+    );
     // and its counts are the counts of the rows in the details
     const details = md.slice(md.indexOf("<details><summary>every measure"));
     const all = details
       .slice(0, details.indexOf("</details>"))
       .split("\n")
-      .filter((l) => l.startsWith("| closed"));
+      .filter((l) => /^\| (closed|all levels)/.test(l));
     expect(all.length).toBe(verdict.summary.rows.length);
     for (const v of ["regressed", "unchanged", "no_baseline"] as const)
       expect(all.filter((l) => l.includes(VERDICT_EMOJI[v])).length).toBe(verdict.summary.counts[v]);
-    expect(verdict.summary.counts.regressed).toBe(1);
+    expect(verdict.summary.counts.regressed).toBe(2); // c=8 and the curve over all levels
     // a missing baseline is shown as missing, never as 0
     expect(shown.find((l) => l.startsWith("| closed c=64 | output tok/s"))).toMatch(
       /\| – \| [0-9.]+ \| – \|/,

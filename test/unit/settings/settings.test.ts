@@ -71,7 +71,7 @@ describe("one settings table, parsed as users expect", () => {
   it("defaults come from the table alone; mode-dependent levels and requests", () => {
     const v = cli().values;
     const closed = sweepConfigOf(v, v);
-    expect(closed).toMatchObject({ levels: [1, 2, 4, 8], requests_per_level: 32, warmup_requests: 2 });
+    expect(closed).toMatchObject({ levels: [1, 2, 4, 8], requests_per_level: 64, warmup_requests: 2 });
     const open = cli("--mode", "open", "--duration", "10").values;
     expect(sweepConfigOf(open, open)).toMatchObject({ levels: [1, 2, 4], requests_per_level: null });
     const action = readInputs((n) => (n === "base-url" ? "http://a" : ""));

@@ -1,8 +1,9 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { describe, expect, it } from "vitest";
+import { pointsRun } from "../../../src/shared/evidence.ts";
 import { MEASURES } from "../../../src/shared/measures.ts";
-import { judge, stddev, tCdf, tQuantile } from "../../../src/shared/statistics.ts";
+import { predictionInterval, stddev, tCdf, tQuantile } from "../../../src/shared/statistics.ts";
 import { type Evidence, judgeRuns } from "../../../src/shared/verdict.ts";
 
 describe("Student t", () => {
@@ -16,45 +17,39 @@ describe("Student t", () => {
   it("sample standard deviation", () => expect(stddev([2, 4, 4, 4, 5, 5, 7, 9])).toBeCloseTo(2.138, 3));
 });
 
-describe("verdicts", () => {
+describe("the prediction band (the dashboard's trend) and the engine's pairing", () => {
   const base = [100, 102, 98, 101, 99, 100];
-  it("inside the prediction interval is unchanged; outside is a change, by direction", () => {
-    expect(judge(base, 101.5, "higher").verdict).toBe("unchanged");
-    expect(judge(base, 90, "higher").verdict).toBe("regressed");
-    expect(judge(base, 90, "lower").verdict).toBe("improved");
-    expect(judge(base, 110, "lower").verdict).toBe("regressed");
-    const j = judge(base, 90, "higher");
-    expect(j.method).toBe("t_prediction_interval");
+  it("mean ± t(0.975, n-1) · s · sqrt(1 + 1/n); few points: the percentage; flat: the percentage", () => {
+    const [lo, hi] = predictionInterval(base);
     // mean 100, s = 1.414, t(0.975, 5) = 2.571, sqrt(1 + 1/6): half width 3.93
-    expect(j.interval![0]).toBeCloseTo(100 - 2.5706 * Math.SQRT2 * Math.sqrt(7 / 6), 2);
-  });
-  it("few points: percentage threshold; none: no_baseline; flat history still tolerates pct", () => {
-    expect(judge([100, 100], 94, "higher")).toMatchObject({
-      method: "percent_threshold",
-      verdict: "regressed",
-    });
-    expect(judge([100, 100], 96, "higher").verdict).toBe("unchanged");
-    expect(judge([], 1, "higher").verdict).toBe("no_baseline");
-    expect(judge([50, 50, 50, 50, 50], 51, "lower").verdict).toBe("unchanged");
-    expect(judge([50, 50, 50, 50, 50], 60, "lower").verdict).toBe("regressed");
+    expect(hi - 100).toBeCloseTo(2.5706 * Math.SQRT2 * Math.sqrt(7 / 6), 2);
+    expect(100 - lo).toBeCloseTo(hi - 100, 9);
+    expect(predictionInterval([100, 100])).toEqual([95, 105]);
+    expect(predictionInterval([50, 50, 50, 50, 50])).toEqual([47.5, 52.5]);
   });
   it("the engine pairs head and baseline by benchmark and measure", () => {
-    const run = (pts: { benchmark: string; measure: string; value: number }[]): Evidence => ({
-      runs: [pts.map((p) => ({ ...p, level: 1 }))],
-      samples: null,
+    const run = (id: string, pts: { benchmark: string; measure: string; value: number }[]): Evidence => ({
       kind: "run",
+      run: pointsRun(
+        id,
+        pts.map((p) => ({ ...p, level: 1 })),
+      ),
+      samples: null,
     });
     const s = judgeRuns(
-      run([
+      run("base", [
         { benchmark: "closed c=1", measure: "output_tok_s", value: 100 },
         { benchmark: "closed c=2", measure: "ttft_p50_ms", value: 10 },
       ]),
-      run([
+      run("head", [
         { benchmark: "closed c=1", measure: "output_tok_s", value: 50 },
         { benchmark: "closed c=1", measure: "ttft_p50_ms", value: 10 },
       ]),
     );
-    expect(s.rows.map((r) => r.verdict)).toEqual(["regressed", "no_baseline"]);
+    expect(s.rows.map((r) => [r.benchmark, r.measure, r.verdict])).toEqual([
+      ["closed c=1", "output_tok_s", "regressed"],
+      ["closed c=1", "ttft_p50_ms", "no_baseline"],
+    ]);
     expect(s.counts).toMatchObject({ regressed: 1, no_baseline: 1 });
   });
 });

@@ -90,7 +90,10 @@ describe("compare base.json head.json", () => {
   }
 
   it("noise only -> unchanged", () => {
-    const rows = compareDocuments([doc(0, 100, 1)], doc(0, 101, 2)).rows;
+    const rows = compareDocuments([{ id: "base", doc: doc(0, 100, 1) }], {
+      id: "head",
+      doc: doc(0, 101, 2),
+    }).rows;
     const ttft = rows.find((r) => r.measure === "ttft_p50_ms")!;
     expect(ttft.method).toBe("bootstrap");
     expect(ttft.verdict).toBe("unchanged");
@@ -98,10 +101,16 @@ describe("compare base.json head.json", () => {
   });
 
   it("a real shift -> regressed or improved by direction", () => {
-    const slower = compareDocuments([doc(0, 100, 1)], doc(8, 80, 2)).rows;
+    const slower = compareDocuments([{ id: "base", doc: doc(0, 100, 1) }], {
+      id: "head",
+      doc: doc(8, 80, 2),
+    }).rows;
     expect(slower.find((r) => r.measure === "ttft_p50_ms")!.verdict).toBe("regressed");
     expect(slower.find((r) => r.measure === "output_tok_s")!.verdict).toBe("regressed");
-    const faster = compareDocuments([doc(8, 80, 1)], doc(0, 100, 2)).rows;
+    const faster = compareDocuments([{ id: "base", doc: doc(8, 80, 1) }], {
+      id: "head",
+      doc: doc(0, 100, 2),
+    }).rows;
     expect(faster.find((r) => r.measure === "ttft_p50_ms")!.verdict).toBe("improved");
     expect(faster.find((r) => r.measure === "output_tok_s")!.verdict).toBe("improved");
   });

@@ -1,0 +1,187 @@
+/**
+ * Whether a level's figures are what they claim (CONCEPTS.md "Valid runs"), computed once here and
+ * read by every surface: each rule, the figure it read, the bound it broke, and the measures it
+ * leaves without a verdict (families of shared/measures.ts, or measure names). A level with any
+ * reason but those of some rows only (too few samples for a percentile, a telemetry gap) is
+ * invalid, and so is its run: an invalid run is never judged and never enters a base history.
+ */
+import type { LevelResult, LevelValidity, SweepConfig, ValidityReason } from "../../schema/v1.ts";
+
+/** Lateness a shared CI runner shows under ordinary load: below it the client is not the problem. */
+export const CLIENT_LATE_FLOOR_MS = 20;
+/** A client is bound when its lateness is this share of the ITL p50, or this share of the TTFT p50. */
+export const CLIENT_LATE_ITL_SHARE = 0.5;
+export const CLIENT_LATE_TTFT_SHARE = 0.2;
+/** Failed requests above this share leave the survivors' figures unlike the workload's. */
+export const ERROR_SHARE_BOUND = 0.05;
+/** With ignore_eos: mean output under this share of what was asked is another workload. */
+export const OUTPUT_SHARE_BOUND = 0.9;
+/** Open loop: an achieved rate off the target by more than this share (or 3/√n, the count's own noise). */
+export const RATE_OFF_BOUND = 0.1;
+
+/**
+ * A percentile needs at least this many samples for its distribution-free 95 % upper confidence
+ * bound to exist at all (the sample's maximum covers the q-quantile with probability 1 − q^n ≥ 0.95):
+ * n ≥ ln 0.05 / ln q, 299 for a p99, 59 for a p95.
+ */
+export function samplesNeeded(q: number): number {
+  return Math.ceil(Math.log(0.05) / Math.log(q));
+}
+
+const TIMING = ["latency", "rate", "slo"];
+const FIGURES = ["latency", "rate", "slo", "tokens", "gpu"];
+
+/** The percentile measures of each of a level's sample families, and the quantile each is. */
+const PERCENTILES: { stats: keyof LevelResult; of: [string, number][] }[] = [
+  {
+    stats: "ttft_ms",
+    of: [
+      ["ttft_p95_ms", 0.95],
+      ["ttft_p99_ms", 0.99],
+    ],
+  },
+  { stats: "itl_ms", of: [["itl_p95_ms", 0.95]] },
+  { stats: "e2e_ms", of: [["e2e_p95_ms", 0.95]] },
+  {
+    stats: "ttfat_ms",
+    of: [
+      ["ttfat_p95_ms", 0.95],
+      ["ttfat_p99_ms", 0.99],
+    ],
+  },
+];
+
+const fmt = (x: number) => (x >= 100 ? x.toFixed(0) : x >= 10 ? x.toFixed(1) : x.toFixed(2));
+
+/** The level's reasons, in the order the rules are listed in CONCEPTS.md. */
+export function levelReasons(l: LevelResult, cfg: SweepConfig, cacheNote: string | null): ValidityReason[] {
+  const out: ValidityReason[] = [];
+  const add = (
+    code: ValidityReason["code"],
+    affects: string[],
+    figure: number | null,
+    bound: number | null,
+    text: string,
+  ) => out.push({ code, affects, figure, bound, text });
+  // The client: its p99 lateness estimate (the self-check's), against what it would distort.
+  const delay = l.client.event_loop_delay_ms.p99;
+  const itl = l.itl_ms.p50;
+  const ttft = l.ttft_ms.p50;
+  if (delay !== null && (itl !== null || ttft !== null)) {
+    const late = 2 * delay + 1;
+    const bound = Math.max(
+      CLIENT_LATE_FLOOR_MS,
+      Math.min(
+        itl !== null ? CLIENT_LATE_ITL_SHARE * itl : Number.POSITIVE_INFINITY,
+        ttft !== null ? CLIENT_LATE_TTFT_SHARE * ttft : Number.POSITIVE_INFINITY,
+      ),
+    );
+    if (late > bound)
+      add(
+        "client_bound",
+        TIMING,
+        late,
+        bound,
+        `client-bound: it read what the server sent up to about ${fmt(late)} ms late (p99), over ${fmt(bound)} ms (half the ITL p50 or a fifth of the TTFT p50, at least ${CLIENT_LATE_FLOOR_MS} ms)${l.client.bottleneck_warning ? "; its own work was the cause (more --workers)" : "; the machine woke it late (a quieter runner)"}`,
+      );
+  }
+  const queue = l.client.send_queue_ms?.p99 ?? null;
+  if (
+    queue !== null &&
+    ttft !== null &&
+    queue > Math.max(CLIENT_LATE_FLOOR_MS, CLIENT_LATE_TTFT_SHARE * ttft)
+  )
+    add(
+      "client_bound",
+      TIMING,
+      queue,
+      Math.max(CLIENT_LATE_FLOOR_MS, CLIENT_LATE_TTFT_SHARE * ttft),
+      `client-bound: requests waited ${fmt(queue)} ms (p99) in the client before their socket write, over a fifth of the TTFT p50 (more --workers)`,
+    );
+  const s = l.steady_state;
+  if (s?.fell_behind)
+    add(
+      "fell_behind",
+      FIGURES,
+      s.completed_rps,
+      l.level,
+      `the server fell behind: ${s.reason.replace(/^the server fell behind: /, "")}`,
+    );
+  else if (s && !s.steady && l.requests > 0)
+    add("no_steady_state", FIGURES, s.window_s, s.min_steady_s, `no steady state: ${s.reason}`);
+  if (l.requests > 0 && l.errors / l.requests > ERROR_SHARE_BOUND)
+    add(
+      "error_rate",
+      [...FIGURES],
+      l.errors / l.requests,
+      ERROR_SHARE_BOUND,
+      `${l.errors} of ${l.requests} requests failed (over ${100 * ERROR_SHARE_BOUND} %): the rest are not the workload's figures`,
+    );
+  if (cfg.ignore_eos && l.ok > 0 && cfg.max_tokens > 0) {
+    const mean = l.completion_tokens_total / l.ok;
+    if (mean < OUTPUT_SHARE_BOUND * cfg.max_tokens)
+      add(
+        "short_output",
+        [...FIGURES],
+        mean,
+        OUTPUT_SHARE_BOUND * cfg.max_tokens,
+        `outputs shorter than asked: ${fmt(mean)} tokens on average for ${cfg.max_tokens} with ignore_eos (the server stopped early)`,
+      );
+  }
+  if (cacheNote !== null) add("cache_unasked", ["latency", "rate", "slo"], null, null, cacheNote);
+  const ol = l.open_loop;
+  if (ol && ol.achieved_rate_rps !== null && ol.target_rate_rps > 0) {
+    const off = Math.abs(ol.achieved_rate_rps / ol.target_rate_rps - 1);
+    const bound = Math.max(RATE_OFF_BOUND, 3 / Math.sqrt(Math.max(1, l.requests)));
+    if (off > bound)
+      add(
+        "load_shape",
+        [...FIGURES],
+        ol.achieved_rate_rps,
+        ol.target_rate_rps,
+        `the load was not the one asked: ${fmt(ol.achieved_rate_rps)} req/s sent for ${fmt(ol.target_rate_rps)} (off by ${(100 * off).toFixed(0)} %, over ${(100 * bound).toFixed(0)} %)`,
+      );
+  } else if (l.mode === "closed" && l.requests >= l.level && l.peak_in_flight < l.level)
+    add(
+      "load_shape",
+      [...FIGURES],
+      l.peak_in_flight,
+      l.level,
+      `the load was not the one asked: at most ${l.peak_in_flight} of ${l.level} users had a request in flight`,
+    );
+  for (const p of PERCENTILES) {
+    const st = l[p.stats] as { n: number } | undefined;
+    if (!st || st.n === 0) continue;
+    for (const [measure, q] of p.of)
+      if (st.n < samplesNeeded(q))
+        add(
+          "too_few_samples",
+          [measure],
+          st.n,
+          samplesNeeded(q),
+          `p${Math.round(q * 100)} needs ≥ ${samplesNeeded(q)} samples (has ${st.n})`,
+        );
+  }
+  if (l.gpu?.unknown_reason)
+    add("telemetry_gap", ["gpu"], null, null, `GPU figures unknown: ${l.gpu.unknown_reason}`);
+  return out;
+}
+
+/** Reasons of some rows only: the level stays valid for the rest. */
+const ROWS_ONLY = new Set<ValidityReason["code"]>(["too_few_samples", "telemetry_gap"]);
+
+export function levelValidity(reasons: readonly ValidityReason[]): LevelValidity {
+  return { status: reasons.some((r) => !ROWS_ONLY.has(r.code)) ? "invalid" : "valid", reasons: [...reasons] };
+}
+
+/** A run is valid when every level is; its reasons name their level. */
+export function runValidity(
+  levels: readonly LevelResult[],
+): NonNullable<import("../../schema/v1.ts").ResultDocument["validity"]> {
+  const reasons = levels.flatMap((l) =>
+    (l.validity?.reasons ?? [])
+      .filter((r) => !ROWS_ONLY.has(r.code))
+      .map((r) => ({ level: l.level, code: r.code, text: r.text })),
+  );
+  return { status: reasons.length > 0 ? "invalid" : "valid", reasons };
+}

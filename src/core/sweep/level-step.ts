@@ -1,0 +1,79 @@
+/**
+ * One level of a sweep, in one place: run it (load/level-run.ts), summarise it, its GPU energy,
+ * the hooks around it, and its records tagged with their pass. Null when a stop interrupted it
+ * (its records are not kept: `--resume` measures it again).
+ */
+import type { LevelResult, PromptCalibration, RequestRecord } from "../../schema/v1.ts";
+import { runLevel } from "../load/level-run.ts";
+import { summariseLevel } from "../load/level-summary.ts";
+import { type LoadGenerator, lateStartNotice, levelStartEpochMs } from "../load/load-generator.ts";
+import { ID_STRIDE, SINGLE } from "../load/shard.ts";
+import type { Dataset } from "../workload/dataset.ts";
+import type { Arm } from "./gear.ts";
+import type { GpuRun } from "./gpu.ts";
+import type { Step } from "./schedule.ts";
+
+export interface LevelHooks {
+  start(level: number, originMs: number): void;
+  stop(
+    level: LevelResult,
+    records: readonly RequestRecord[],
+  ): Promise<Partial<LevelResult>> | Partial<LevelResult>;
+}
+
+export interface StepContext {
+  load: LoadGenerator;
+  calibration: PromptCalibration | null;
+  dataset: Dataset | null;
+  gpu: GpuRun | null;
+  hooks?: LevelHooks | undefined;
+  originMs: number;
+  /** The run's request count (one thread of one runner numbers requests in order). */
+  ids: { next: number };
+  /** Tag records with their pass: `repeat` (`--repeats`) or `block` (`--ab`). */
+  tag: "repeat" | "block" | null;
+  notice: (m: string) => void;
+  stop?: AbortSignal | undefined;
+}
+
+export async function runStep(
+  arm: Arm,
+  step: Step,
+  c: StepContext,
+): Promise<{ level: LevelResult; records: RequestRecord[] } | null> {
+  const { plan, slot } = step;
+  const cfg = arm.ctx.cfg;
+  for (const n of plan.notices) c.notice(n);
+  c.hooks?.start(plan.level, c.originMs);
+  const placed = c.load.workers > 1 || c.load.shard !== null;
+  const measured = await runLevel(arm.ctx, plan, {
+    runner: c.load.shard ?? SINGLE,
+    ids: placed ? { base: slot * ID_STRIDE } : c.ids,
+    calibration: c.calibration,
+    dataset: c.dataset,
+    startEpochMs: levelStartEpochMs(c.load, slot),
+  });
+  if (c.stop?.aborted) {
+    c.notice(`level ${plan.level} interrupted; not recorded (--resume measures it again)`);
+    return null;
+  }
+  const late = lateStartNotice(c.load, plan.index, plan.level, measured.startLateMs ?? null);
+  const { result, notices } = summariseLevel({
+    cfg,
+    level: plan.level,
+    run: measured.run,
+    warmupRequests: measured.warmup.length,
+    client: measured.client,
+    sampler: arm.ctx.sampler,
+    limits: arm.limits,
+    notices: late === null ? plan.notices : [...plan.notices, late],
+    calibration: c.calibration,
+    arrival: plan.arrival,
+  });
+  for (const n of notices.slice(plan.notices.length)) c.notice(n); // the late start among them
+  const level = c.hooks ? { ...result, ...(await c.hooks.stop(result, measured.run.records)) } : result;
+  if (c.gpu) level.gpu = await c.gpu.figures(level);
+  const records = [...measured.warmup, ...measured.run.records];
+  if (c.tag) for (const r of records) r[c.tag] = step.pass.index;
+  return { level, records };
+}
