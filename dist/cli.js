@@ -121,359 +121,6 @@ var init_workload = __esm({
   }
 });
 
-// src/shared/charts.ts
-function levelRows(levels, series = "run") {
-  return levels.map((l) => ({
-    series,
-    level: l.level,
-    output_tok_s: l.output_tok_s,
-    total_tok_s: l.total_tok_s,
-    goodput_req_s: l.goodput_req_s,
-    slo_pass_pct: l.slo_pass_pct,
-    ttft_p50_ms: l.ttft_ms.p50,
-    ttft_p95_ms: l.ttft_ms.p95,
-    itl_p50_ms: l.itl_ms.p50,
-    itl_p95_ms: l.itl_ms.p95,
-    tpot_p50_ms: l.tpot_ms.p50,
-    tpot_p95_ms: l.tpot_ms.p95,
-    e2e_p50_ms: l.e2e_ms.p50,
-    ...l.ttfat_ms ? { ttfat_p50_ms: l.ttfat_ms.p50, ttfat_p95_ms: l.ttfat_ms.p95 } : {}
-  }));
-}
-function levelAxis(mode) {
-  return {
-    field: "level",
-    type: "quantitative",
-    title: mode === "closed" ? "concurrent users" : "request rate (req/s)",
-    scale: { type: "log", base: 2 }
-  };
-}
-function throughputSpec(rows, mode) {
-  let color = colorOf(rows);
-  return {
-    ...BASE,
-    title: "Output throughput vs level",
-    data: { values: rows },
-    mark: { type: "line", point: !0, tooltip: !0 },
-    encoding: {
-      x: levelAxis(mode),
-      y: { field: "output_tok_s", type: "quantitative", title: "output tok/s" },
-      color
-    }
-  };
-}
-function latencySpec(rows, mode) {
-  let long = [];
-  for (let r of rows)
-    for (let [metric, p50, p95] of [
-      ["TTFT", r.ttft_p50_ms, r.ttft_p95_ms],
-      ["TTFAT", r.ttfat_p50_ms ?? null, r.ttfat_p95_ms ?? null],
-      ["ITL", r.itl_p50_ms, r.itl_p95_ms],
-      ["TPOT", r.tpot_p50_ms, r.tpot_p95_ms]
-    ])
-      p50 !== null && long.push({ series: r.series, level: r.level, metric, stat: "p50", value: p50 }), p95 !== null && long.push({ series: r.series, level: r.level, metric, stat: "p95", value: p95 });
-  let stat = { field: "stat", type: "nominal", title: null };
-  return {
-    ...BASE,
-    width: 220,
-    height: 200,
-    title: "Latency (ms) vs level: p50 solid circles, p95 dashed triangles",
-    data: { values: long },
-    facet: {
-      column: { field: "metric", type: "nominal", title: null, sort: ["TTFT", "TTFAT", "ITL", "TPOT"] }
-    },
-    resolve: { scale: { y: "independent" } },
-    spec: {
-      layer: [
-        {
-          mark: { type: "line", point: { filled: !0, size: 45 }, tooltip: !0 },
-          encoding: {
-            x: levelAxis(mode),
-            y: { field: "value", type: "quantitative", title: "ms" },
-            color: colorOf(rows),
-            strokeDash: { ...stat, legend: null },
-            // one legend for p50/p95: the shape's
-            shape: { ...stat, scale: { domain: ["p50", "p95"], range: ["circle", "triangle-up"] } }
-          }
-        }
-      ]
-    }
-  };
-}
-function kneeSpec(rows, sloTtftMs = null) {
-  let color = colorOf(rows);
-  return {
-    ...BASE,
-    title: `Latency vs throughput (the knee)${sloTtftMs !== null ? `; TTFT SLO ${sloTtftMs} ms in red` : ""}`,
-    data: { values: rows.filter((r) => r.ttft_p95_ms !== null) },
-    layer: [
-      ...sloTtftMs !== null ? [
-        {
-          data: { values: [{ slo: sloTtftMs }] },
-          mark: { type: "rule", color: "#d73a49", strokeWidth: 1.5 },
-          encoding: { y: { field: "slo", type: "quantitative", scale: { type: "log" } } }
-        }
-      ] : [],
-      {
-        mark: { type: "line", point: !0, tooltip: !0 },
-        encoding: {
-          x: { field: "output_tok_s", type: "quantitative", title: "output tok/s" },
-          y: { field: "ttft_p95_ms", type: "quantitative", title: "TTFT p95 (ms)", scale: { type: "log" } },
-          color,
-          order: { field: "level" }
-        }
-      },
-      {
-        mark: { type: "text", dx: 8, dy: -8, fontSize: 10 },
-        encoding: {
-          x: { field: "output_tok_s", type: "quantitative" },
-          y: { field: "ttft_p95_ms", type: "quantitative", scale: { type: "log" } },
-          text: { field: "level" },
-          color
-        }
-      }
-    ]
-  };
-}
-function goodputSpec(rows, mode) {
-  let color = colorOf(rows);
-  return {
-    ...BASE,
-    title: "Goodput and SLO pass rate vs level",
-    data: { values: rows },
-    layer: [
-      {
-        mark: { type: "bar", opacity: 0.35, tooltip: !0 },
-        encoding: {
-          x: {
-            field: "level",
-            type: "ordinal",
-            title: mode === "closed" ? "concurrent users" : "request rate (req/s)"
-          },
-          xOffset: { field: "series" },
-          y: {
-            field: "slo_pass_pct",
-            type: "quantitative",
-            title: "SLO pass %",
-            scale: { domain: [0, 100] }
-          },
-          color
-        }
-      },
-      {
-        mark: { type: "line", point: !0, tooltip: !0 },
-        encoding: {
-          x: { field: "level", type: "ordinal" },
-          y: { field: "goodput_req_s", type: "quantitative", title: "goodput req/s" },
-          color
-        }
-      }
-    ],
-    resolve: { scale: { y: "independent" } }
-  };
-}
-function metricsTimelineSpec(doc) {
-  let values = [];
-  for (let l of doc.levels)
-    for (let s of l.metrics_timeline ?? []) {
-      let t = s.t_ms / 1e3;
-      s.running !== null && values.push({ t_s: t, series: "running", value: s.running, level: l.level }), s.waiting !== null && values.push({ t_s: t, series: "waiting", value: s.waiting, level: l.level }), s.kv_cache_usage_pct !== null && values.push({ t_s: t, series: "KV usage %", value: s.kv_cache_usage_pct, level: l.level });
-    }
-  if (values.length === 0) return null;
-  let bounds = doc.levels.map((l) => ({ t_s: l.started_at_ms / 1e3, label: `${l.level}` }));
-  return {
-    ...BASE,
-    width: 640,
-    title: "Server /metrics across levels (running, waiting, KV usage)",
-    layer: [
-      {
-        data: { values },
-        mark: { type: "line", interpolate: "step-after", tooltip: !0 },
-        encoding: {
-          x: { field: "t_s", type: "quantitative", title: "seconds since the sweep started" },
-          y: { field: "value", type: "quantitative", title: "requests / %" },
-          color: { field: "series", type: "nominal", title: null }
-        }
-      },
-      {
-        data: { values: bounds },
-        mark: { type: "rule", strokeDash: [2, 3], color: "#999" },
-        encoding: { x: { field: "t_s", type: "quantitative" } }
-      },
-      {
-        data: { values: bounds },
-        mark: { type: "text", dy: -6, align: "left", dx: 3, color: "#666", fontSize: 10 },
-        encoding: { x: { field: "t_s", type: "quantitative" }, y: { value: 0 }, text: { field: "label" } }
-      }
-    ]
-  };
-}
-function profileSpecs(doc) {
-  let samples = (doc.profile?.samples ?? []).filter((s) => s.error === null), prefill = samples.filter((s) => s.phase === "prefill").map((s) => ({
-    prompt_tokens: s.prompt_tokens,
-    ttft_ms: s.client_wall_ttft_ms,
-    prefill_tps: s.client_wall_effective_prefill_tps
-  })), prefix = samples.filter((s) => s.phase.startsWith("prefix_")).map((s) => ({
-    case: s.phase.replace("prefix_", ""),
-    ttft_ms: s.client_wall_ttft_ms,
-    cached_tokens: s.cached_tokens
-  }));
-  return {
-    "profile-prefill": {
-      ...BASE,
-      title: "Fresh prefill: client-wall TTFT vs prompt tokens",
-      data: { values: prefill },
-      mark: { type: "point", filled: !0, tooltip: !0 },
-      encoding: {
-        x: { field: "prompt_tokens", type: "quantitative", title: "prompt tokens" },
-        y: { field: "ttft_ms", type: "quantitative", title: "client_wall_ttft_ms" }
-      }
-    },
-    "profile-prefix-cache": {
-      ...BASE,
-      title: "Prefix cache: TTFT by case",
-      data: { values: prefix },
-      mark: { type: "point", filled: !0, tooltip: !0 },
-      encoding: {
-        x: { field: "case", type: "nominal", sort: ["fresh", "identical", "small_suffix"], title: null },
-        y: { field: "ttft_ms", type: "quantitative", title: "client_wall_ttft_ms" },
-        color: { field: "case", type: "nominal", legend: null }
-      }
-    }
-  };
-}
-function documentSpecs(doc, baseline) {
-  if (doc.kind === "profile") return profileSpecs(doc);
-  let mode = doc.config?.mode ?? "closed", rows = [
-    ...levelRows(doc.levels, baseline ? "head" : "run"),
-    ...baseline ? levelRows(baseline.levels, "base") : []
-  ], slo = doc.config?.slo ?? null, anySlo = sloGiven(doc.config), out = {
-    throughput: throughputSpec(rows, mode),
-    latency: latencySpec(rows, mode),
-    knee: kneeSpec(rows, slo?.ttft_ms ?? null),
-    // Goodput and SLO pass say something only under an SLO: without one every request passes.
-    ...anySlo ? { goodput: goodputSpec(rows, mode) } : {}
-  }, timeline = metricsTimelineSpec(doc);
-  return timeline && (out["metrics-timeline"] = timeline), Object.assign(out, energySpecs(doc)), out;
-}
-function energySpecs(doc) {
-  let samples = doc.gpu_telemetry?.samples ?? [];
-  if (samples.length === 0) return {};
-  let power = samples.filter((x) => x.power_w !== null).map((x) => ({ t_s: x.t_ms / 1e3, gpu: `GPU ${x.index}`, power_w: x.power_w })), bounds = doc.levels.map((l) => ({ t_s: l.started_at_ms / 1e3, label: `${l.level}` })), perJ = doc.levels.filter((l) => l.gpu?.output_tok_per_j != null).map((l) => ({ level: l.level, tok_per_j: l.gpu.output_tok_per_j })), mode = doc.config?.mode ?? "closed";
-  return {
-    power: {
-      ...BASE,
-      width: 640,
-      title: `GPU power over the sweep (${doc.gpu_telemetry.source}); dotted: level starts`,
-      layer: [
-        {
-          data: { values: power },
-          mark: { type: "line", interpolate: "step-after", tooltip: !0 },
-          encoding: {
-            x: { field: "t_s", type: "quantitative", title: "seconds since the sweep started" },
-            y: { field: "power_w", type: "quantitative", title: "power (W)" },
-            color: { ...colorOf(power.map((p) => ({ series: p.gpu }))), field: "gpu" }
-          }
-        },
-        {
-          data: { values: bounds },
-          mark: { type: "rule", strokeDash: [2, 3], color: "#999" },
-          encoding: { x: { field: "t_s", type: "quantitative" } }
-        }
-      ]
-    },
-    ...perJ.length > 0 ? {
-      "tokens-per-joule": {
-        ...BASE,
-        title: "Output tokens per joule of GPU energy vs level",
-        data: { values: perJ },
-        mark: { type: "line", point: !0, tooltip: !0 },
-        encoding: {
-          x: levelAxis(mode),
-          y: { field: "tok_per_j", type: "quantitative", title: "output tok/J" }
-        }
-      }
-    } : {}
-  };
-}
-var BASE, colorOf, init_charts = __esm({
-  "src/shared/charts.ts"() {
-    "use strict";
-    init_workload();
-    BASE = {
-      $schema: "https://vega.github.io/schema/vega-lite/v6.json",
-      width: 420,
-      height: 240,
-      config: {
-        font: "DejaVu Sans, Verdana, sans-serif",
-        view: { stroke: "#ddd" },
-        axis: { labelFontSize: 11, titleFontSize: 12, gridColor: "#eee" },
-        legend: { orient: "bottom", labelFontSize: 11 }
-      }
-    };
-    colorOf = (rows) => ({
-      field: "series",
-      type: "nominal",
-      title: null,
-      ...new Set(rows.map((r) => r.series)).size < 2 ? { legend: null } : {}
-    });
-  }
-});
-
-// src/core/results/plots.ts
-var plots_exports = {};
-__export(plots_exports, {
-  renderSvg: () => renderSvg,
-  svgToPng: () => svgToPng,
-  writePlots: () => writePlots
-});
-import { mkdirSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
-async function charting(name, load) {
-  try {
-    return await load();
-  } catch (err) {
-    let code = err.code;
-    throw code !== "ERR_MODULE_NOT_FOUND" && code !== "MODULE_NOT_FOUND" ? err : new TokenbenchError(
-      "plots_unavailable",
-      `charts need ${name}, which is not installed (tokenbench's charting libraries are optional dependencies): install them with npm i vega@6.4.0 vega-lite@6.4.0 @resvg/resvg-js@2.6.2, or leave out --plots; the results themselves are written`
-    );
-  }
-}
-async function renderSvg(spec) {
-  let [vega, vl] = await Promise.all([
-    charting("vega", () => import("vega")),
-    charting("vega-lite", () => import("vega-lite"))
-  ]), compiled = vl.compile(spec).spec, view = new vega.View(vega.parse(compiled), { renderer: "none" }), svg = await view.toSVG();
-  return view.finalize(), svg;
-}
-async function svgToPng(svg, scale = 2) {
-  let { Resvg } = await charting("@resvg/resvg-js", () => import("@resvg/resvg-js"));
-  return new Resvg(svg, {
-    fitTo: { mode: "zoom", value: scale },
-    background: "white",
-    font: { loadSystemFonts: !0, defaultFontFamily: "DejaVu Sans" }
-  }).render().asPng();
-}
-async function writePlots(doc, dir, opts = {}) {
-  mkdirSync(dir, { recursive: !0 });
-  let out = [];
-  for (let [name, spec] of Object.entries(documentSpecs(doc, opts.baseline))) {
-    let svg = await renderSvg(spec), svgPath = join(dir, `${name}.svg`);
-    writeFileSync(svgPath, svg);
-    let pngPath = null;
-    opts.png !== !1 && (pngPath = join(dir, `${name}.png`), writeFileSync(pngPath, await svgToPng(svg))), out.push({ name, svg: svgPath, png: pngPath });
-  }
-  return out;
-}
-var init_plots = __esm({
-  "src/core/results/plots.ts"() {
-    "use strict";
-    init_errors();
-    init_charts();
-  }
-});
-
 // node_modules/undici/lib/core/symbols.js
 var require_symbols = __commonJS({
   "node_modules/undici/lib/core/symbols.js"(exports, module) {
@@ -19495,6 +19142,359 @@ ${captureLines}` : capture.stack;
   }
 });
 
+// src/shared/charts.ts
+function levelRows(levels, series = "run") {
+  return levels.map((l) => ({
+    series,
+    level: l.level,
+    output_tok_s: l.output_tok_s,
+    total_tok_s: l.total_tok_s,
+    goodput_req_s: l.goodput_req_s,
+    slo_pass_pct: l.slo_pass_pct,
+    ttft_p50_ms: l.ttft_ms.p50,
+    ttft_p95_ms: l.ttft_ms.p95,
+    itl_p50_ms: l.itl_ms.p50,
+    itl_p95_ms: l.itl_ms.p95,
+    tpot_p50_ms: l.tpot_ms.p50,
+    tpot_p95_ms: l.tpot_ms.p95,
+    e2e_p50_ms: l.e2e_ms.p50,
+    ...l.ttfat_ms ? { ttfat_p50_ms: l.ttfat_ms.p50, ttfat_p95_ms: l.ttfat_ms.p95 } : {}
+  }));
+}
+function levelAxis(mode) {
+  return {
+    field: "level",
+    type: "quantitative",
+    title: mode === "closed" ? "concurrent users" : "request rate (req/s)",
+    scale: { type: "log", base: 2 }
+  };
+}
+function throughputSpec(rows, mode) {
+  let color = colorOf(rows);
+  return {
+    ...BASE,
+    title: "Output throughput vs level",
+    data: { values: rows },
+    mark: { type: "line", point: !0, tooltip: !0 },
+    encoding: {
+      x: levelAxis(mode),
+      y: { field: "output_tok_s", type: "quantitative", title: "output tok/s" },
+      color
+    }
+  };
+}
+function latencySpec(rows, mode) {
+  let long = [];
+  for (let r of rows)
+    for (let [metric, p50, p95] of [
+      ["TTFT", r.ttft_p50_ms, r.ttft_p95_ms],
+      ["TTFAT", r.ttfat_p50_ms ?? null, r.ttfat_p95_ms ?? null],
+      ["ITL", r.itl_p50_ms, r.itl_p95_ms],
+      ["TPOT", r.tpot_p50_ms, r.tpot_p95_ms]
+    ])
+      p50 !== null && long.push({ series: r.series, level: r.level, metric, stat: "p50", value: p50 }), p95 !== null && long.push({ series: r.series, level: r.level, metric, stat: "p95", value: p95 });
+  let stat = { field: "stat", type: "nominal", title: null };
+  return {
+    ...BASE,
+    width: 220,
+    height: 200,
+    title: "Latency (ms) vs level: p50 solid circles, p95 dashed triangles",
+    data: { values: long },
+    facet: {
+      column: { field: "metric", type: "nominal", title: null, sort: ["TTFT", "TTFAT", "ITL", "TPOT"] }
+    },
+    resolve: { scale: { y: "independent" } },
+    spec: {
+      layer: [
+        {
+          mark: { type: "line", point: { filled: !0, size: 45 }, tooltip: !0 },
+          encoding: {
+            x: levelAxis(mode),
+            y: { field: "value", type: "quantitative", title: "ms" },
+            color: colorOf(rows),
+            strokeDash: { ...stat, legend: null },
+            // one legend for p50/p95: the shape's
+            shape: { ...stat, scale: { domain: ["p50", "p95"], range: ["circle", "triangle-up"] } }
+          }
+        }
+      ]
+    }
+  };
+}
+function kneeSpec(rows, sloTtftMs = null) {
+  let color = colorOf(rows);
+  return {
+    ...BASE,
+    title: `Latency vs throughput (the knee)${sloTtftMs !== null ? `; TTFT SLO ${sloTtftMs} ms in red` : ""}`,
+    data: { values: rows.filter((r) => r.ttft_p95_ms !== null) },
+    layer: [
+      ...sloTtftMs !== null ? [
+        {
+          data: { values: [{ slo: sloTtftMs }] },
+          mark: { type: "rule", color: "#d73a49", strokeWidth: 1.5 },
+          encoding: { y: { field: "slo", type: "quantitative", scale: { type: "log" } } }
+        }
+      ] : [],
+      {
+        mark: { type: "line", point: !0, tooltip: !0 },
+        encoding: {
+          x: { field: "output_tok_s", type: "quantitative", title: "output tok/s" },
+          y: { field: "ttft_p95_ms", type: "quantitative", title: "TTFT p95 (ms)", scale: { type: "log" } },
+          color,
+          order: { field: "level" }
+        }
+      },
+      {
+        mark: { type: "text", dx: 8, dy: -8, fontSize: 10 },
+        encoding: {
+          x: { field: "output_tok_s", type: "quantitative" },
+          y: { field: "ttft_p95_ms", type: "quantitative", scale: { type: "log" } },
+          text: { field: "level" },
+          color
+        }
+      }
+    ]
+  };
+}
+function goodputSpec(rows, mode) {
+  let color = colorOf(rows);
+  return {
+    ...BASE,
+    title: "Goodput and SLO pass rate vs level",
+    data: { values: rows },
+    layer: [
+      {
+        mark: { type: "bar", opacity: 0.35, tooltip: !0 },
+        encoding: {
+          x: {
+            field: "level",
+            type: "ordinal",
+            title: mode === "closed" ? "concurrent users" : "request rate (req/s)"
+          },
+          xOffset: { field: "series" },
+          y: {
+            field: "slo_pass_pct",
+            type: "quantitative",
+            title: "SLO pass %",
+            scale: { domain: [0, 100] }
+          },
+          color
+        }
+      },
+      {
+        mark: { type: "line", point: !0, tooltip: !0 },
+        encoding: {
+          x: { field: "level", type: "ordinal" },
+          y: { field: "goodput_req_s", type: "quantitative", title: "goodput req/s" },
+          color
+        }
+      }
+    ],
+    resolve: { scale: { y: "independent" } }
+  };
+}
+function metricsTimelineSpec(doc) {
+  let values = [];
+  for (let l of doc.levels)
+    for (let s of l.metrics_timeline ?? []) {
+      let t = s.t_ms / 1e3;
+      s.running !== null && values.push({ t_s: t, series: "running", value: s.running, level: l.level }), s.waiting !== null && values.push({ t_s: t, series: "waiting", value: s.waiting, level: l.level }), s.kv_cache_usage_pct !== null && values.push({ t_s: t, series: "KV usage %", value: s.kv_cache_usage_pct, level: l.level });
+    }
+  if (values.length === 0) return null;
+  let bounds = doc.levels.map((l) => ({ t_s: l.started_at_ms / 1e3, label: `${l.level}` }));
+  return {
+    ...BASE,
+    width: 640,
+    title: "Server /metrics across levels (running, waiting, KV usage)",
+    layer: [
+      {
+        data: { values },
+        mark: { type: "line", interpolate: "step-after", tooltip: !0 },
+        encoding: {
+          x: { field: "t_s", type: "quantitative", title: "seconds since the sweep started" },
+          y: { field: "value", type: "quantitative", title: "requests / %" },
+          color: { field: "series", type: "nominal", title: null }
+        }
+      },
+      {
+        data: { values: bounds },
+        mark: { type: "rule", strokeDash: [2, 3], color: "#999" },
+        encoding: { x: { field: "t_s", type: "quantitative" } }
+      },
+      {
+        data: { values: bounds },
+        mark: { type: "text", dy: -6, align: "left", dx: 3, color: "#666", fontSize: 10 },
+        encoding: { x: { field: "t_s", type: "quantitative" }, y: { value: 0 }, text: { field: "label" } }
+      }
+    ]
+  };
+}
+function profileSpecs(doc) {
+  let samples = (doc.profile?.samples ?? []).filter((s) => s.error === null), prefill = samples.filter((s) => s.phase === "prefill").map((s) => ({
+    prompt_tokens: s.prompt_tokens,
+    ttft_ms: s.client_wall_ttft_ms,
+    prefill_tps: s.client_wall_effective_prefill_tps
+  })), prefix = samples.filter((s) => s.phase.startsWith("prefix_")).map((s) => ({
+    case: s.phase.replace("prefix_", ""),
+    ttft_ms: s.client_wall_ttft_ms,
+    cached_tokens: s.cached_tokens
+  }));
+  return {
+    "profile-prefill": {
+      ...BASE,
+      title: "Fresh prefill: client-wall TTFT vs prompt tokens",
+      data: { values: prefill },
+      mark: { type: "point", filled: !0, tooltip: !0 },
+      encoding: {
+        x: { field: "prompt_tokens", type: "quantitative", title: "prompt tokens" },
+        y: { field: "ttft_ms", type: "quantitative", title: "client_wall_ttft_ms" }
+      }
+    },
+    "profile-prefix-cache": {
+      ...BASE,
+      title: "Prefix cache: TTFT by case",
+      data: { values: prefix },
+      mark: { type: "point", filled: !0, tooltip: !0 },
+      encoding: {
+        x: { field: "case", type: "nominal", sort: ["fresh", "identical", "small_suffix"], title: null },
+        y: { field: "ttft_ms", type: "quantitative", title: "client_wall_ttft_ms" },
+        color: { field: "case", type: "nominal", legend: null }
+      }
+    }
+  };
+}
+function documentSpecs(doc, baseline) {
+  if (doc.kind === "profile") return profileSpecs(doc);
+  let mode = doc.config?.mode ?? "closed", rows = [
+    ...levelRows(doc.levels, baseline ? "head" : "run"),
+    ...baseline ? levelRows(baseline.levels, "base") : []
+  ], slo = doc.config?.slo ?? null, anySlo = sloGiven(doc.config), out = {
+    throughput: throughputSpec(rows, mode),
+    latency: latencySpec(rows, mode),
+    knee: kneeSpec(rows, slo?.ttft_ms ?? null),
+    // Goodput and SLO pass say something only under an SLO: without one every request passes.
+    ...anySlo ? { goodput: goodputSpec(rows, mode) } : {}
+  }, timeline = metricsTimelineSpec(doc);
+  return timeline && (out["metrics-timeline"] = timeline), Object.assign(out, energySpecs(doc)), out;
+}
+function energySpecs(doc) {
+  let samples = doc.gpu_telemetry?.samples ?? [];
+  if (samples.length === 0) return {};
+  let power = samples.filter((x) => x.power_w !== null).map((x) => ({ t_s: x.t_ms / 1e3, gpu: `GPU ${x.index}`, power_w: x.power_w })), bounds = doc.levels.map((l) => ({ t_s: l.started_at_ms / 1e3, label: `${l.level}` })), perJ = doc.levels.filter((l) => l.gpu?.output_tok_per_j != null).map((l) => ({ level: l.level, tok_per_j: l.gpu.output_tok_per_j })), mode = doc.config?.mode ?? "closed";
+  return {
+    power: {
+      ...BASE,
+      width: 640,
+      title: `GPU power over the sweep (${doc.gpu_telemetry.source}); dotted: level starts`,
+      layer: [
+        {
+          data: { values: power },
+          mark: { type: "line", interpolate: "step-after", tooltip: !0 },
+          encoding: {
+            x: { field: "t_s", type: "quantitative", title: "seconds since the sweep started" },
+            y: { field: "power_w", type: "quantitative", title: "power (W)" },
+            color: { ...colorOf(power.map((p) => ({ series: p.gpu }))), field: "gpu" }
+          }
+        },
+        {
+          data: { values: bounds },
+          mark: { type: "rule", strokeDash: [2, 3], color: "#999" },
+          encoding: { x: { field: "t_s", type: "quantitative" } }
+        }
+      ]
+    },
+    ...perJ.length > 0 ? {
+      "tokens-per-joule": {
+        ...BASE,
+        title: "Output tokens per joule of GPU energy vs level",
+        data: { values: perJ },
+        mark: { type: "line", point: !0, tooltip: !0 },
+        encoding: {
+          x: levelAxis(mode),
+          y: { field: "tok_per_j", type: "quantitative", title: "output tok/J" }
+        }
+      }
+    } : {}
+  };
+}
+var BASE, colorOf, init_charts = __esm({
+  "src/shared/charts.ts"() {
+    "use strict";
+    init_workload();
+    BASE = {
+      $schema: "https://vega.github.io/schema/vega-lite/v6.json",
+      width: 420,
+      height: 240,
+      config: {
+        font: "DejaVu Sans, Verdana, sans-serif",
+        view: { stroke: "#ddd" },
+        axis: { labelFontSize: 11, titleFontSize: 12, gridColor: "#eee" },
+        legend: { orient: "bottom", labelFontSize: 11 }
+      }
+    };
+    colorOf = (rows) => ({
+      field: "series",
+      type: "nominal",
+      title: null,
+      ...new Set(rows.map((r) => r.series)).size < 2 ? { legend: null } : {}
+    });
+  }
+});
+
+// src/core/results/plots.ts
+var plots_exports = {};
+__export(plots_exports, {
+  renderSvg: () => renderSvg,
+  svgToPng: () => svgToPng,
+  writePlots: () => writePlots
+});
+import { mkdirSync as mkdirSync2, writeFileSync as writeFileSync2 } from "node:fs";
+import { join as join2 } from "node:path";
+async function charting(name, load) {
+  try {
+    return await load();
+  } catch (err) {
+    let code = err.code;
+    throw code !== "ERR_MODULE_NOT_FOUND" && code !== "MODULE_NOT_FOUND" ? err : new TokenbenchError(
+      "plots_unavailable",
+      `charts need ${name}, which is not installed (tokenbench's charting libraries are optional dependencies): install them with npm i vega@6.4.0 vega-lite@6.4.0 @resvg/resvg-js@2.6.2, or leave out --plots; the results themselves are written`
+    );
+  }
+}
+async function renderSvg(spec) {
+  let [vega, vl] = await Promise.all([
+    charting("vega", () => import("vega")),
+    charting("vega-lite", () => import("vega-lite"))
+  ]), compiled = vl.compile(spec).spec, view = new vega.View(vega.parse(compiled), { renderer: "none" }), svg = await view.toSVG();
+  return view.finalize(), svg;
+}
+async function svgToPng(svg, scale = 2) {
+  let { Resvg } = await charting("@resvg/resvg-js", () => import("@resvg/resvg-js"));
+  return new Resvg(svg, {
+    fitTo: { mode: "zoom", value: scale },
+    background: "white",
+    font: { loadSystemFonts: !0, defaultFontFamily: "DejaVu Sans" }
+  }).render().asPng();
+}
+async function writePlots(doc, dir, opts = {}) {
+  mkdirSync2(dir, { recursive: !0 });
+  let out = [];
+  for (let [name, spec] of Object.entries(documentSpecs(doc, opts.baseline))) {
+    let svg = await renderSvg(spec), svgPath = join2(dir, `${name}.svg`);
+    writeFileSync2(svgPath, svg);
+    let pngPath = null;
+    opts.png !== !1 && (pngPath = join2(dir, `${name}.png`), writeFileSync2(pngPath, await svgToPng(svg))), out.push({ name, svg: svgPath, png: pngPath });
+  }
+  return out;
+}
+var init_plots = __esm({
+  "src/core/results/plots.ts"() {
+    "use strict";
+    init_errors();
+    init_charts();
+  }
+});
+
 // src/core/results/version.ts
 var TOOL_VERSION = "0.1.0";
 
@@ -19839,1234 +19839,54 @@ ${" ".repeat(30)}${right}`);
 // src/cli/main.ts
 init_errors();
 
-// src/mock/options.ts
-var FLAVORS = ["vllm", "sglang", "freetoken", "llamacpp", "minimal"], FAULT_KINDS = [
-  "http500",
-  "http503",
-  "http429",
-  "reset",
-  "stall",
-  "malformed",
-  "no_usage",
-  "no_done",
-  "slow_first_byte",
-  // an `event: error` frame halfway, then the end of the stream
-  "error_event",
-  // a 200 whose body is a JSON error instead of a stream
-  "error_body",
-  // ignore_eos ignored: stop with "stop" at half of max_tokens
-  "early_stop",
-  // usage.completion_tokens of 10^15
-  "huge_usage",
-  // every content chunk carries a second choice (index 1), as n = 2 would
-  "two_choices"
-], PROTOCOL_VARIANTS = [
-  "cr",
-  "crlf",
-  "bom",
-  "no-space",
-  "multiline",
-  "comments",
-  "ids",
-  "after-done",
-  "early-hints"
-], REASONING_FIELDS = ["reasoning_content", "reasoning", "think"];
-function parseFault(s) {
-  let m = /^([a-z0-9_]+)(?::([0-9.]+)|@([0-9]+))$/.exec(s.trim());
-  if (!m || !FAULT_KINDS.includes(m[1]))
-    throw new Error(
-      `invalid fault "${s}": expected KIND:RATE or KIND@N with KIND one of ${FAULT_KINDS.join(", ")}`
-    );
-  let rate = m[2] !== void 0 ? Number(m[2]) : null, every = m[3] !== void 0 ? Number(m[3]) : null;
-  if (rate !== null && !(rate >= 0 && rate <= 1))
-    throw new Error(`invalid fault "${s}": rate must be in [0, 1]`);
-  if (every !== null && !(every >= 1)) throw new Error(`invalid fault "${s}": N must be >= 1`);
-  return { kind: m[1], rate, every };
-}
-var DEFAULT_MOCK_OPTIONS = {
-  host: "127.0.0.1",
-  port: 8001,
-  flavor: "vllm",
-  model: "mock-model",
-  maxModelLen: 32768,
-  ttftMs: 80,
-  prefillMsPer1k: 0,
-  itlMs: 12,
-  itlJitterMs: 0,
-  ttftJitterMs: 0,
-  tokensPerChunk: 1,
-  capacity: 32,
-  maxQueue: null,
-  rejectStatus: 503,
-  itlGrowthPerRunning: 0,
-  kvTokens: 0,
-  prefixCacheTokens: 65536,
-  blockTokens: 16,
-  meanOutputTokens: 128,
-  defaultMaxTokens: 256,
-  seed: 1,
-  loadTimeS: 0,
-  serverTimestamps: !1,
-  faults: [],
-  stallS: 2,
-  slowFirstByteMs: 1e3,
-  cudaGraphMaxBs: null,
-  reasoningTokens: 0,
-  reasoningField: "reasoning_content",
-  reasoningUsage: !1,
-  protocol: []
-}, HTTP_FAULTS = {
-  http500: [500, "injected fault: internal server error", "internal_error"],
-  http503: [503, "injected fault: service unavailable", "unavailable_error"],
-  http429: [429, "injected fault: too many requests", "rate_limit_error"]
-};
+// src/cli/document-commands.ts
+import { existsSync as existsSync2, mkdirSync as mkdirSync3, readFileSync as readFileSync3, writeFileSync as writeFileSync3 } from "node:fs";
+import { dirname as dirname2, join as join3 } from "node:path";
 
-// src/mock/server.ts
-import http from "node:http";
-import { performance as performance4 } from "node:perf_hooks";
-
-// src/mock/engine.ts
-import { performance as performance3 } from "node:perf_hooks";
-
-// src/mock/request.ts
-import { randomBytes } from "node:crypto";
-
-// src/mock/tokenizer.ts
-var TOKEN_RE = /[A-Za-z0-9]+|[^\sA-Za-z0-9]/g;
-function tokenize(text2) {
-  return text2.match(TOKEN_RE) ?? [];
-}
-function hashChain(prev, s) {
-  let h = (prev ^ 2166136261) >>> 0;
-  for (let i = 0; i < s.length; i++)
-    h ^= s.charCodeAt(i), h = Math.imul(h, 16777619) >>> 0;
-  return h;
-}
-
-// src/mock/http.ts
-var HttpError = class extends Error {
-  constructor(status, message, type = "invalid_request_error") {
-    super(message);
-    this.status = status;
-    this.type = type;
-  }
-  status;
-  type;
-};
-function sendJson(res, status, body) {
-  let s = JSON.stringify(body);
-  res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(s) }), res.end(s);
-}
-function sendError(res, status, message, type) {
-  sendJson(res, status, { error: { message, type, param: null, code: status } });
-}
-function promptOf(body, chat) {
-  if (chat) {
-    let msgs = body.messages;
-    if (!Array.isArray(msgs) || msgs.length === 0)
-      throw new HttpError(400, "'messages' must be a non-empty array");
-    let parts = [];
-    for (let m of msgs) {
-      let c = m?.content;
-      if (typeof c == "string") parts.push(c);
-      else if (Array.isArray(c))
-        for (let p2 of c)
-          typeof p2?.text == "string" && parts.push(p2.text);
-      else throw new HttpError(400, "each message needs a string 'content'");
-    }
-    return tokenize(parts.join(`
-`));
-  }
-  let p = body.prompt;
-  if (typeof p == "string") return tokenize(p);
-  if (Array.isArray(p) && p.every((x) => typeof x == "string")) return tokenize(p.join(`
-`));
-  throw new HttpError(400, "'prompt' must be a string");
-}
-async function readJson(req) {
-  let chunks = [], size = 0;
-  for await (let c of req) {
-    if (size += c.length, size > 64 * 1024 * 1024) throw new HttpError(413, "request body too large");
-    chunks.push(c);
-  }
-  let text2 = Buffer.concat(chunks).toString("utf8"), v;
-  try {
-    v = JSON.parse(text2);
-  } catch {
-    throw new HttpError(400, "request body is not valid JSON");
-  }
-  if (v === null || typeof v != "object" || Array.isArray(v))
-    throw new HttpError(400, "request body must be a JSON object");
-  return v;
-}
-
-// src/mock/request.ts
-function validateCompletion(body, api, o, stored) {
-  if (typeof body.model != "string") throw new HttpError(400, "'model' is required");
-  if (body.model !== o.model)
-    throw new HttpError(400, `The model \`${body.model}\` does not exist.`, "NotFoundError");
-  let promptTokens;
-  if (api === "responses") {
-    let prev = body.previous_response_id, before = typeof prev == "string" ? stored.get(prev) : [];
-    if (before === void 0) throw new HttpError(400, `Previous response with id '${prev}' not found.`);
-    promptTokens = [...before, ...inputOf(body)];
-  } else promptTokens = promptOf(body, api === "chat");
-  if (promptTokens.length >= o.maxModelLen)
-    throw new HttpError(
-      400,
-      `prompt of ${promptTokens.length} tokens exceeds max_model_len ${o.maxModelLen}`
-    );
-  let maxTokens = typeof body.max_tokens == "number" ? body.max_tokens : typeof body.max_completion_tokens == "number" ? body.max_completion_tokens : typeof body.max_output_tokens == "number" ? body.max_output_tokens : o.defaultMaxTokens;
-  if (!Number.isInteger(maxTokens) || maxTokens < 1)
-    throw new HttpError(400, "'max_tokens' must be an integer >= 1");
-  return { promptTokens, maxTokens };
-}
-function inputOf(body) {
-  let input2 = body.input;
-  if (typeof input2 == "string") return tokenize(input2);
-  if (!Array.isArray(input2) || input2.length === 0)
-    throw new HttpError(400, "'input' must be a string or a non-empty array of items");
-  let parts = [];
-  for (let item of input2) {
-    let c = item?.content;
-    if (typeof c == "string") parts.push(c);
-    else if (Array.isArray(c))
-      for (let p of c)
-        typeof p?.text == "string" && parts.push(p.text);
-    else throw new HttpError(400, "each input item needs a 'content'");
-  }
-  return tokenize(parts.join(`
-`));
-}
-function toolOf(body) {
-  let tools = body.tools;
-  if (!Array.isArray(tools) || tools.length === 0 || body.tool_choice === "none") return null;
-  let choice = body.tool_choice;
-  if (choice !== null && typeof choice == "object") {
-    let name2 = choice.function?.name ?? choice.name;
-    if (typeof name2 == "string") return name2;
-  }
-  let first = tools[0], name = first?.function?.name ?? first?.name;
-  return typeof name == "string" ? name : "tool";
-}
-function newReq(a) {
-  let so = a.body.stream_options, chat = a.api === "chat", prefix = a.api === "responses" ? "resp" : chat ? "chatcmpl" : "cmpl";
+// src/shared/environment-diff.ts
+var ENV_FIELDS = [
+  "gpu",
+  "gpu count",
+  "driver",
+  "CUDA",
+  "GPU power limit (W)",
+  "GPU max SM clock (MHz)",
+  "server",
+  "server version",
+  "model",
+  "server flags",
+  "tokenbench",
+  "runner",
+  "CPU"
+], str = (v) => v == null || v === "" ? null : typeof v == "number" ? String(v) : typeof v == "string" ? v : null;
+function environmentFacts(doc) {
+  let g = doc.environment.gpu, ex = doc.server?.extracted ?? {};
   return {
-    o: a.o,
-    seq: a.seq,
-    id: `${prefix}-${randomBytes(8).toString("hex")}`,
-    res: a.res,
-    api: a.api,
-    chat,
-    reasoning: a.api === "completions" ? 0 : Math.min(a.o.reasoningTokens, a.target),
-    tool: a.api === "completions" ? null : toolOf(a.body),
-    store: a.api === "responses" && a.body.store !== !1,
-    stream: a.body.stream === !0,
-    // the Responses API always reports usage (in response.completed)
-    includeUsage: so?.include_usage === !0 || a.api === "responses",
-    serverTs: a.o.serverTimestamps || a.req.headers["x-tokenbench-server-ts"] === "1",
-    model: a.o.model,
-    promptTokens: a.promptTokens,
-    cachedTokens: 0,
-    target: a.target,
-    maxTokens: a.maxTokens,
-    emitted: 0,
-    fault: a.fault,
-    tArrive: a.arrival,
-    tArriveHr: a.arrivalHr,
-    tAdmit: 0,
-    tFirst: 0,
-    tLast: 0,
-    gen: 0,
-    state: "queued",
-    roleSent: !1,
-    written: 0,
-    text: [],
-    created: Math.floor(Date.now() / 1e3)
+    gpu: str(g?.name),
+    "gpu count": str(g?.count),
+    driver: str(g?.driver),
+    CUDA: str(g?.cuda_version),
+    "GPU power limit (W)": str(g?.power_limit_w),
+    "GPU max SM clock (MHz)": str(g?.sm_clock_max_mhz),
+    server: str(ex.server_name),
+    "server version": str(ex.server_version),
+    model: str(doc.target.model),
+    "server flags": str(doc.testbed?.engine_flags),
+    tokenbench: str(doc.tool.version),
+    runner: str(doc.environment.runner_name),
+    CPU: str(doc.environment.cpu_model)
   };
 }
-function completionBody(r, usage) {
-  let text2 = r.text.join(""), finish = r.target < r.maxTokens ? "stop" : "length";
-  if (r.api === "responses")
-    return {
-      id: r.id,
-      object: "response",
-      created_at: r.created,
-      status: "completed",
-      model: r.model,
-      output: [{ type: "message", role: "assistant", content: [{ type: "output_text", text: text2 }] }],
-      usage: {
-        input_tokens: usage.prompt_tokens,
-        output_tokens: usage.completion_tokens,
-        total_tokens: usage.total_tokens
-      }
-    };
-  let choice = r.chat ? { index: 0, message: { role: "assistant", content: text2 }, finish_reason: finish } : { index: 0, text: text2, finish_reason: finish };
-  return {
-    id: r.id,
-    object: r.chat ? "chat.completion" : "text_completion",
-    created: r.created,
-    model: r.model,
-    choices: [choice],
-    usage
-  };
+function environmentChanges(base, head) {
+  let b = base[base.length - 1]?.env, h = head[0]?.env;
+  return !b || !h ? [] : ENV_FIELDS.filter((f) => b[f] != null && h[f] != null && b[f] !== h[f]).map((field) => ({
+    field,
+    base: b[field] ?? null,
+    head: h[field] ?? null
+  }));
 }
-var VOCAB = "the of and to in is was for on that with as it by at from his her an be this are or which".split(" "), vocabAt = (r, i) => VOCAB[(i + r.seq) % VOCAB.length];
-function generatedTokens(r) {
-  return Array.from({ length: r.emitted }, (_, i) => vocabAt(r, i));
-}
-
-// src/mock/chunks.ts
-function pieceOf(r, k) {
-  let reasoning = "", answer = "", from = r.emitted;
-  for (let i = from; i < from + k; i++) {
-    let t = ` ${vocabAt(r, i)}`;
-    i < r.reasoning ? reasoning += t : answer += t;
-  }
-  return { reasoning, answer, from, to: from + k };
-}
-var pieceText = (p) => p.reasoning + p.answer;
-function chunkPrefix(r) {
-  return `{"id":"${r.id}","object":"${r.chat ? "chat.completion.chunk" : "text_completion"}","created":${r.created},"model":${JSON.stringify(r.model)},"choices":`;
-}
-function roleChunk(r) {
-  return r.chat ? `data: ${chunkPrefix(r)}[{"index":0,"delta":{"role":"assistant","content":""},"logprobs":null,"finish_reason":null}]}
-
-` : "";
-}
-function argumentsOf(r, p) {
-  let a = p.answer;
-  return p.from <= r.reasoning && p.to > r.reasoning && (a = `{"q":"${a}`), p.to === r.target && a !== "" && (a += '"}'), a;
-}
-function chatDelta(r, o, p) {
-  let parts = [], content = p.answer;
-  if (p.reasoning !== "")
-    if (o.reasoningField === "think") {
-      let open2 = p.from === 0 ? "<think>" : "", close = p.to >= r.reasoning ? `</think>
-
-` : "";
-      content = `${open2}${p.reasoning}${close}${r.tool === null ? content : ""}`;
-    } else parts.push(`${JSON.stringify(o.reasoningField)}:${JSON.stringify(p.reasoning)}`);
-  if (r.tool !== null && p.answer !== "") {
-    let first = p.from <= r.reasoning, head = first ? `"id":"call_${r.id.slice(-8)}","type":"function",` : "", fn = first ? `"name":${JSON.stringify(r.tool)},` : "";
-    parts.push(
-      `"tool_calls":[{"index":0,${head}"function":{${fn}"arguments":${JSON.stringify(argumentsOf(r, p))}}}]`
-    ), o.reasoningField === "think" && p.reasoning !== "" && parts.unshift(`"content":${JSON.stringify(content)}`);
-  } else (content !== "" || parts.length === 0) && parts.unshift(`"content":${JSON.stringify(content)}`);
-  return `{${parts.join(",")}}`;
-}
-function contentChunk(r, o, p, finish, usage, ts) {
-  let fin = finish === null ? "null" : `"${finish}"`, choice = r.chat ? `{"index":0,"delta":${chatDelta(r, o, p)},"logprobs":null,"finish_reason":${fin}}` : `{"index":0,"text":${JSON.stringify(pieceText(p))},"logprobs":null,"finish_reason":${fin}}`, second = r.fault === "two_choices" ? `,${choice.replace('{"index":0', '{"index":1')}` : "", s = `data: ${chunkPrefix(r)}[${choice}${second}]`;
-  return usage !== null && (s += `,"usage":${usage}`), ts !== null && (s += serverStamp(r, p, ts, o)), `${s}}
-
-`;
-}
-function serverStamp(r, p, ts, o) {
-  let s = `,"tokenbench_server_ts_ms":${ts}`;
-  return p.to <= o.tokensPerChunk && (s += `,"tokenbench_server_arrival_ts_ms":${r.tArriveHr}`), s;
-}
-function usageJson(r, omitDetails, o) {
-  let completion = r.fault === "huge_usage" ? 1e15 : r.emitted, u = {
-    prompt_tokens: r.promptTokens.length,
-    total_tokens: r.promptTokens.length + completion,
-    completion_tokens: completion
-  };
-  return omitDetails || (u.prompt_tokens_details = { cached_tokens: r.cachedTokens }), o.reasoningUsage && r.reasoning > 0 && (u.completion_tokens_details = { reasoning_tokens: Math.min(r.reasoning, r.emitted) }), JSON.stringify(u);
-}
-var typed = (type, body) => `event: ${type}
-data: {"type":"${type}",${body}}
-
-`;
-function responsesStart(r) {
-  let resp = `"response":{"id":"${r.id}","object":"response","created_at":${r.created},"status":"in_progress","model":${JSON.stringify(r.model)}}`;
-  return typed("response.created", resp) + typed("response.in_progress", resp);
-}
-function responsesDelta(r, o, p, ts) {
-  let stamp = ts !== null ? serverStamp(r, p, ts, o) : "", out = "";
-  if (p.reasoning !== "" && (p.from === 0 && (out += typed(
-    "response.output_item.added",
-    `"output_index":0,"item":{"id":"rs_${r.id}","type":"reasoning"}`
-  )), out += typed(
-    "response.reasoning_text.delta",
-    `"item_id":"rs_${r.id}","output_index":0,"content_index":0,"delta":${JSON.stringify(p.reasoning)}${stamp}`
-  )), p.answer !== "") {
-    let index = r.reasoning > 0 ? 1 : 0;
-    if (p.from <= r.reasoning) {
-      let item = r.tool !== null ? `{"id":"fc_${r.id}","type":"function_call","call_id":"call_${r.id.slice(-8)}","name":${JSON.stringify(r.tool)},"arguments":""}` : `{"id":"msg_${r.id}","type":"message","role":"assistant","content":[]}`;
-      out += typed("response.output_item.added", `"output_index":${index},"item":${item}`);
-    }
-    let s = stamp;
-    out += r.tool !== null ? typed(
-      "response.function_call_arguments.delta",
-      `"item_id":"fc_${r.id}","output_index":${index},"delta":${JSON.stringify(argumentsOf(r, p))}${s}`
-    ) : typed(
-      "response.output_text.delta",
-      `"item_id":"msg_${r.id}","output_index":${index},"content_index":0,"delta":${JSON.stringify(p.answer)}${s}`
-    );
-  }
-  return out;
-}
-function responsesLast(r, o, p, usage, ts) {
-  let u = JSON.parse(usage), ru = {
-    input_tokens: u.prompt_tokens,
-    output_tokens: u.completion_tokens,
-    total_tokens: u.total_tokens,
-    input_tokens_details: u.prompt_tokens_details ?? { cached_tokens: 0 },
-    output_tokens_details: { reasoning_tokens: Math.min(r.reasoning, r.emitted) }
-  }, incomplete = r.target >= r.maxTokens, status = incomplete ? '"status":"incomplete","incomplete_details":{"reason":"max_output_tokens"}' : '"status":"completed"', type = incomplete ? "response.incomplete" : "response.completed";
-  return responsesDelta(r, o, p, ts) + typed(type, `"response":{"id":"${r.id}","object":"response",${status},"usage":${JSON.stringify(ru)}}`);
-}
-function wire(o, first, text2) {
-  let v = o.protocol;
-  if (v.length === 0) return text2;
-  let s = text2;
-  return v.includes("ids") && (s = s.replace(/^data: /gm, `id: 7
-retry: 3000
-data: `)), v.includes("multiline") && (s = s.replace(/^data: \{"/gm, `data: {
-data: "`)), v.includes("comments") && (s = s.replace(/^data: /gm, `: keep-alive
-data: `)), v.includes("no-space") && (s = s.replace(/^data: /gm, "data:")), v.includes("crlf") ? s = s.replace(/\n/g, `\r
-`) : v.includes("cr") && (s = s.replace(/\n/g, "\r")), first && v.includes("bom") && (s = `\uFEFF${s}`), s;
-}
-function afterDone(r, o) {
-  return contentChunk(
-    r,
-    o,
-    { reasoning: "", answer: " late", from: r.target, to: r.target },
-    null,
-    null,
-    null
-  );
-}
-var errorEvent = () => `event: error
-data: {"error":{"message":"injected fault: the model crashed mid-stream","type":"internal_error"}}
-
-`;
-
-// src/mock/flavor.ts
-function standardLastEvents(c, s, piece, finish) {
-  let out = c.content(piece, finish, null);
-  return s.includeUsage && (out += `data: ${c.prefix}[],"usage":${s.usage}}
-
-`), out;
-}
-var plainHealth = (e) => e.loading() ? { status: 503, body: null, error: "model loading" } : { status: 200, body: null };
-function coreMetrics(x, e, n) {
-  x.metric(n.running[0], "gauge", n.running[1], e.running), x.metric(n.waiting[0], "gauge", n.waiting[1], e.waiting), x.metric(n.kv[0], "gauge", n.kv[1], e.kvRatio()), x.metric(n.prompt[0], "counter", n.prompt[1], e.promptTotal), x.metric(n.generation[0], "counter", n.generation[1], e.generationTotal);
-}
-function histograms(x, e, prefix, list3) {
-  for (let [key, [suffix, help]] of Object.entries(list3))
-    x.histogram(`${prefix}${suffix}`, help, e.h[key]);
-}
-function flavor(over) {
-  return {
-    commonRoutes: !0,
-    roleChunkAtAdmission: !1,
-    omitCachedDetailsWhenZero: !1,
-    closeAfterStream: !1,
-    streamHeaders: {},
-    metricLabels: (o) => ({ model_name: o.model }),
-    health: plainHealth,
-    get: () => {
-    },
-    post: () => {
-    },
-    lastEvents: standardLastEvents,
-    metrics: () => {
-    },
-    ...over
-  };
-}
-
-// src/mock/metric-names.ts
-var CORE_METRICS = {
-  vllm: {
-    running: ["vllm:num_requests_running", "Number of requests in model execution batches."],
-    waiting: ["vllm:num_requests_waiting", "Number of requests waiting to be processed."],
-    kv: ["vllm:kv_cache_usage_perc", "KV-cache usage. 1 means 100 percent usage."],
-    prompt: ["vllm:prompt_tokens_total", "Number of prefill tokens processed."],
-    generation: ["vllm:generation_tokens_total", "Number of generation tokens processed."]
-  },
-  sglang: {
-    running: ["sglang:num_running_reqs", "The number of running requests."],
-    waiting: ["sglang:num_queue_reqs", "The number of requests in the waiting queue."],
-    kv: ["sglang:token_usage", "The token usage."],
-    prompt: ["sglang:prompt_tokens_total", "Number of prefill tokens processed."],
-    generation: ["sglang:generation_tokens_total", "Number of generation tokens processed."]
-  },
-  freetoken: {
-    running: ["freetoken:requests_running", "Requests being decoded."],
-    waiting: ["freetoken:requests_waiting", "Requests waiting for a slot."],
-    kv: ["freetoken:kv_cache_usage_ratio", "KV cache usage, 0..1."],
-    prompt: ["freetoken:prompt_tokens_total", "Prompt tokens processed."],
-    generation: ["freetoken:generation_tokens_total", "Tokens generated."]
-  },
-  llamacpp: {
-    running: ["llamacpp:requests_processing", "Number of requests processing."],
-    waiting: ["llamacpp:requests_deferred", "Number of requests deferred."],
-    kv: ["llamacpp:kv_cache_usage_ratio", "KV-cache usage. 1 means 100 percent usage."],
-    prompt: ["llamacpp:prompt_tokens_total", "Number of prompt tokens processed."],
-    generation: ["llamacpp:tokens_predicted_total", "Number of generation tokens processed."]
-  }
-};
-
-// src/mock/flavors/freetoken.ts
-var freetoken = flavor({
-  roleChunkAtAdmission: !0,
-  omitCachedDetailsWhenZero: !0,
-  health(e) {
-    return e.loading() ? { status: 200, body: { status: "loading", maintenance: "loading", progress: Math.min(1, (performance.now() - e.startedAtMs) / 1e3 / Math.max(e.o.loadTimeS, 1e-9)) } } : { status: 200, body: { status: "ok", maintenance: "serving" } };
-  },
-  get(url3, e) {
-    let o = e.o;
-    if (url3 === "/v1/cache/status") {
-      let c = e.cache;
-      return {
-        prefix_cache: {
-          enabled: o.prefixCacheTokens > 0,
-          capacity_tokens: o.prefixCacheTokens,
-          used_tokens: c.usedTokens,
-          block_tokens: o.blockTokens,
-          hits: c.hits,
-          queries: c.queries,
-          hit_rate: c.queryTokens ? c.hitTokens / c.queryTokens : 0
-        },
-        kv_cache: { budget_tokens: o.kvTokens || null, used_tokens: e.kvUsed(), block_tokens: o.blockTokens },
-        reports_cached_tokens: !0
-      };
-    }
-    if (url3 === "/v1/stats")
-      return {
-        server: { name: "freetoken", version: "0.9.0+tokenbench.mock" },
-        model: { id: o.model, context_length: o.maxModelLen },
-        gpus: [{ name: "Mock GPU", vram_mib: 0 }],
-        requests_running: e.running,
-        requests_waiting: e.waiting,
-        requests_total: e.requestsTotal,
-        limits: {
-          max_running_requests: o.capacity,
-          cuda_graph_max_bs: o.cudaGraphMaxBs,
-          max_total_num_tokens: o.kvTokens || null
-        }
-      };
-  },
-  post: (url3, _body, promptOf2) => url3 === "/v1/messages/count_tokens" ? { input_tokens: promptOf2(!0).length } : void 0,
-  metrics(x, e) {
-    coreMetrics(x, e, CORE_METRICS.freetoken), histograms(x, e, "freetoken:", {
-      ttft: ["time_to_first_token_seconds", "Time to first token."],
-      queue: ["request_queue_time_seconds", "Time spent waiting for a slot."]
-    });
-  }
-});
-
-// src/mock/flavors/llamacpp.ts
-var llamacpp = flavor({
-  closeAfterStream: !0,
-  streamHeaders: { connection: "keep-alive" },
-  metricLabels: () => ({}),
-  health: (e) => e.loading() ? { status: 503, body: null, error: "Loading model" } : { status: 200, body: { status: "ok" } },
-  get(url3, e) {
-    let o = e.o;
-    if (url3 === "/props")
-      return {
-        default_generation_settings: { n_ctx: o.maxModelLen, params: { n_predict: -1 } },
-        total_slots: o.capacity,
-        model_path: `/models/${o.model}.gguf`,
-        build_info: "b0000-tokenbench-mock"
-      };
-    if (url3 === "/slots")
-      return Array.from({ length: o.capacity }, (_, i) => ({
-        id: i,
-        n_ctx: o.maxModelLen,
-        is_processing: i < e.running
-      }));
-  },
-  post(url3, body) {
-    if (url3 !== "/tokenize") return;
-    let content = typeof body.content == "string" ? body.content : "";
-    return { tokens: tokenize(content).map((_, i) => i + 1) };
-  },
-  lastEvents(c, s, piece, finish) {
-    let timings = JSON.stringify({
-      prompt_n: s.promptTokens - s.cachedTokens,
-      prompt_ms: s.tFirst - s.tAdmit,
-      predicted_n: s.emitted,
-      predicted_ms: s.now - s.tFirst
-    }), fin = `data: ${c.prefix}[{"index":0,"delta":{},"logprobs":null,"finish_reason":"${finish}"}]`;
-    return s.includeUsage && (fin += `,"usage":${s.usage}`), `${c.content(piece, null, null)}${fin},"timings":${timings}}
-
-`;
-  },
-  metrics(x, e) {
-    coreMetrics(x, e, CORE_METRICS.llamacpp), x.metric("llamacpp:kv_cache_tokens", "gauge", "KV-cache tokens.", e.kvUsed());
-  }
-});
-
-// src/mock/flavors/minimal.ts
-var minimal = flavor({ commonRoutes: !1 });
-
-// src/mock/flavors/sglang.ts
-var sglang = flavor({
-  omitCachedDetailsWhenZero: !0,
-  get(url3, e) {
-    let o = e.o;
-    if (url3 === "/get_model_info") return { model_path: o.model, is_generation: !0 };
-    if (url3 === "/get_server_info")
-      return {
-        version: "0.5.0+tokenbench.mock",
-        model_path: o.model,
-        context_length: o.maxModelLen,
-        max_running_requests: o.capacity,
-        cuda_graph_max_bs: o.cudaGraphMaxBs,
-        max_total_num_tokens: o.kvTokens || null,
-        page_size: o.blockTokens,
-        enable_prefix_caching: o.prefixCacheTokens > 0
-      };
-  },
-  post(url3, body, promptOf2, e) {
-    if (url3 !== "/tokenize") return;
-    let toks = promptOf2(body.messages !== void 0);
-    return { count: toks.length, max_model_len: e.o.maxModelLen, tokens: toks.map((_, i) => i + 1) };
-  },
-  lastEvents: (c, s, piece, finish) => c.content(piece, finish, s.includeUsage ? s.usage : null),
-  metrics(x, e) {
-    coreMetrics(x, e, CORE_METRICS.sglang);
-    let c = e.cache;
-    x.metric(
-      "sglang:cache_hit_rate",
-      "gauge",
-      "The prefix cache hit rate.",
-      c.queryTokens ? c.hitTokens / c.queryTokens : 0
-    ), histograms(x, e, "sglang:", {
-      ttft: ["time_to_first_token_seconds", "Histogram of time to first token in seconds."],
-      itl: ["inter_token_latency_seconds", "Histogram of inter-token latency in seconds."],
-      e2e: ["e2e_request_latency_seconds", "Histogram of End-to-end request latency in seconds"],
-      queue: ["queue_time_seconds", "Histogram of queueing time in seconds."]
-    });
-  }
-});
-
-// src/mock/flavors/vllm.ts
-var vllm = flavor({
-  get: (url3) => url3 === "/version" ? { version: "0.11.0+tokenbench.mock" } : void 0,
-  post(url3, body, promptOf2, e) {
-    if (url3 === "/v1/messages/count_tokens") return { input_tokens: promptOf2(!0).length };
-    if (url3 !== "/tokenize") return;
-    let toks = promptOf2(body.messages !== void 0);
-    return { count: toks.length, max_model_len: e.o.maxModelLen, tokens: toks.map((_, i) => i + 1) };
-  },
-  metrics(x, e) {
-    coreMetrics(x, e, CORE_METRICS.vllm), x.metric(
-      "vllm:num_preemptions_total",
-      "counter",
-      "Cumulative number of preemption from the engine.",
-      e.preemptions
-    ), x.metric(
-      "vllm:prefix_cache_queries_total",
-      "counter",
-      "Prefix cache queries, in tokens.",
-      e.cache.queryTokens
-    ), x.metric("vllm:prefix_cache_hits_total", "counter", "Prefix cache hits, in tokens.", e.cache.hitTokens), x.metric("vllm:cache_config_info", "gauge", "Information of the LLMEngine CacheConfig", 1, {
-      block_size: String(e.o.blockTokens),
-      enable_prefix_caching: String(e.o.prefixCacheTokens > 0)
-    }), histograms(x, e, "vllm:", {
-      ttft: ["time_to_first_token_seconds", "Histogram of time to first token in seconds."],
-      itl: ["inter_token_latency_seconds", "Histogram of inter-token latency in seconds."],
-      e2e: ["e2e_request_latency_seconds", "Histogram of e2e request latency in seconds."],
-      queue: ["request_queue_time_seconds", "Histogram of time spent in WAITING phase."],
-      prefill: ["request_prefill_time_seconds", "Histogram of time spent in PREFILL phase."]
-    });
-  }
-});
-
-// src/mock/flavors/index.ts
-var FLAVOR_MODULES = {
-  vllm,
-  sglang,
-  freetoken,
-  llamacpp,
-  minimal
-};
-
-// src/mock/prefix-cache.ts
-var PrefixCache = class {
-  constructor(capacityTokens, blockTokens = 16) {
-    this.capacityTokens = capacityTokens;
-    this.blockTokens = blockTokens;
-  }
-  capacityTokens;
-  blockTokens;
-  lru = /* @__PURE__ */ new Map();
-  hits = 0;
-  queries = 0;
-  hitTokens = 0;
-  queryTokens = 0;
-  blockHashes(tokens) {
-    let out = [], h = 0, full = Math.floor(tokens.length / this.blockTokens);
-    for (let b = 0; b < full; b++) {
-      let s = tokens.slice(b * this.blockTokens, (b + 1) * this.blockTokens).join("");
-      h = hashChain(h, s), out.push(h);
-    }
-    return out;
-  }
-  /** Look up and insert; returns the number of cached prompt tokens. */
-  lookupAndInsert(tokens) {
-    if (this.capacityTokens <= 0) return 0;
-    let hashes = this.blockHashes(tokens), hitBlocks = 0;
-    for (let h of hashes) {
-      if (!this.lru.has(h)) break;
-      hitBlocks++;
-    }
-    for (let h of hashes)
-      this.lru.delete(h), this.lru.set(h, !0);
-    this.evict();
-    let cached2 = hitBlocks * this.blockTokens;
-    return this.queries++, this.queryTokens += tokens.length, cached2 > 0 && this.hits++, this.hitTokens += cached2, cached2;
-  }
-  /**
-   * Keep a finished request's full blocks (prompt then generated tokens), as vLLM does: the next
-   * turn of a conversation, which re-sends them, hits them. Not a query: the hit counters stay.
-   */
-  insert(tokens) {
-    if (!(this.capacityTokens <= 0)) {
-      for (let h of this.blockHashes(tokens))
-        this.lru.delete(h), this.lru.set(h, !0);
-      this.evict();
-    }
-  }
-  evict() {
-    let maxBlocks = Math.floor(this.capacityTokens / this.blockTokens);
-    for (; this.lru.size > maxBlocks; ) {
-      let oldest = this.lru.keys().next().value;
-      this.lru.delete(oldest);
-    }
-  }
-  get usedTokens() {
-    return this.lru.size * this.blockTokens;
-  }
-};
-
-// src/mock/prometheus.ts
-var Histogram = class {
-  constructor(buckets) {
-    this.buckets = buckets;
-    this.counts = new Array(buckets.length).fill(0);
-  }
-  buckets;
-  counts;
-  sum = 0;
-  count = 0;
-  observe(v) {
-    this.sum += v, this.count++;
-    for (let i = 0; i < this.buckets.length; i++) v <= this.buckets[i] && this.counts[i]++;
-  }
-}, fmtLabels = (labels) => {
-  let parts = Object.entries(labels).map(
-    ([k, v]) => `${k}="${v.replace(/\\/g, "\\\\").replace(/"/g, '\\"')}"`
-  );
-  return parts.length ? `{${parts.join(",")}}` : "";
-}, Exposition = class {
-  constructor(labels) {
-    this.labels = labels;
-  }
-  labels;
-  lines = [];
-  metric(name, type, help, value, extra = {}) {
-    this.lines.push(`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`), this.lines.push(`${name}${fmtLabels({ ...this.labels, ...extra })} ${value}`);
-  }
-  series(name, type, help, values) {
-    this.lines.push(`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`);
-    for (let [l, v] of values) this.lines.push(`${name}${fmtLabels({ ...this.labels, ...l })} ${v}`);
-  }
-  histogram(name, help, h) {
-    this.lines.push(`# HELP ${name} ${help}`, `# TYPE ${name} histogram`);
-    for (let i = 0; i < h.buckets.length; i++)
-      this.lines.push(
-        `${name}_bucket${fmtLabels({ ...this.labels, le: String(h.buckets[i]) })} ${h.counts[i]}`
-      );
-    this.lines.push(`${name}_bucket${fmtLabels({ ...this.labels, le: "+Inf" })} ${h.count}`), this.lines.push(`${name}_sum${fmtLabels(this.labels)} ${h.sum}`), this.lines.push(`${name}_count${fmtLabels(this.labels)} ${h.count}`);
-  }
-  text() {
-    return `${this.lines.join(`
-`)}
-`;
-  }
-}, LATENCY_BUCKETS_S = [
-  1e-3,
-  5e-3,
-  0.01,
-  0.02,
-  0.04,
-  0.06,
-  0.08,
-  0.1,
-  0.25,
-  0.5,
-  0.75,
-  1,
-  2.5,
-  5,
-  7.5,
-  10,
-  20,
-  40,
-  80
-], ITL_BUCKETS_S = [
-  1e-3,
-  25e-4,
-  5e-3,
-  75e-4,
-  0.01,
-  0.0125,
-  0.015,
-  0.02,
-  0.025,
-  0.03,
-  0.04,
-  0.05,
-  0.075,
-  0.1,
-  0.25,
-  0.5,
-  1
-];
-
-// src/mock/random.ts
-function seededRandom(seed) {
-  let state = new Uint32Array([seed >>> 0 || 2654435769]);
-  return function() {
-    let x = state[0];
-    return x ^= x << 13, x ^= x >>> 17, x ^= x << 5, state[0] = x, state[0] / 4294967296;
-  };
-}
-
-// src/mock/stream-text.ts
-function streamText(r, flavor2, st) {
-  let o = r.o, { piece, last: last2, ts } = st, out = "";
-  if (st.first && !r.roleSent && (r.roleSent = !0, out += r.api === "responses" ? responsesStart(r) : roleChunk(r)), r.fault === "malformed" && r.emitted > r.target / 2 && r.emitted - piece.to + piece.from <= r.target / 2 && (out += `data: {"choices": [{"delta": {"content": "oops"
-
-`), r.fault === "error_event" && last2) return out + errorEvent();
-  let finish = r.target < r.maxTokens ? "stop" : "length";
-  if (r.api === "responses")
-    out += last2 ? responsesLast(r, o, piece, st.usage, ts) : responsesDelta(r, o, piece, ts);
-  else {
-    let chunks = {
-      prefix: chunkPrefix(r),
-      content: (p, fin, usage) => contentChunk(r, o, p, fin, usage, ts)
-    };
-    last2 ? out += flavor2.lastEvents(
-      chunks,
-      {
-        promptTokens: r.promptTokens.length,
-        cachedTokens: r.cachedTokens,
-        emitted: r.emitted,
-        includeUsage: r.includeUsage && r.fault !== "no_usage",
-        usage: st.usage,
-        tAdmit: r.tAdmit,
-        tFirst: r.tFirst,
-        now: st.now
-      },
-      piece,
-      finish
-    ) : out += chunks.content(piece, null, null), last2 && r.fault !== "no_done" && (out += `data: [DONE]
-
-`);
-  }
-  return last2 && o.protocol.includes("after-done") && (out += afterDone(r, o)), out;
-}
-
-// src/mock/timer-queue.ts
-import { performance as performance2 } from "node:perf_hooks";
-var TimerQueue = class {
-  heap = [];
-  seq = 0;
-  timer = null;
-  immediate = null;
-  closed = !1;
-  at(t, fn) {
-    if (this.closed) return;
-    let e = { t, seq: this.seq++, fn }, h = this.heap;
-    h.push(e);
-    let i = h.length - 1;
-    for (; i > 0; ) {
-      let p = i - 1 >> 1;
-      if (this.less(h[p], e)) break;
-      h[i] = h[p], i = p;
-    }
-    h[i] = e, i === 0 && this.arm();
-  }
-  get size() {
-    return this.heap.length;
-  }
-  close() {
-    this.closed = !0, this.heap = [], this.timer && clearTimeout(this.timer), this.immediate && clearImmediate(this.immediate), this.timer = null, this.immediate = null;
-  }
-  less(a, b) {
-    return a.t < b.t || a.t === b.t && a.seq < b.seq;
-  }
-  pop() {
-    let h = this.heap, top = h[0], last2 = h.pop();
-    if (h.length > 0) {
-      let i = 0, n = h.length;
-      for (; ; ) {
-        let l = 2 * i + 1;
-        if (l >= n) break;
-        let r = l + 1, c = r < n && this.less(h[r], h[l]) ? r : l;
-        if (this.less(last2, h[c])) break;
-        h[i] = h[c], i = c;
-      }
-      h[i] = last2;
-    }
-    return top;
-  }
-  arm() {
-    if (this.closed || this.heap.length === 0 || (this.timer && (clearTimeout(this.timer), this.timer = null), this.immediate)) return;
-    let d = this.heap[0].t - performance2.now();
-    d > 1.5 ? this.timer = setTimeout(() => this.fire(), d - 1) : this.immediate = setImmediate(() => this.fire());
-  }
-  fire() {
-    this.timer = null, this.immediate = null;
-    let now = performance2.now(), h = this.heap;
-    for (; h.length > 0 && h[0].t <= now; )
-      this.pop().fn();
-    this.arm();
-  }
-};
-
-// src/mock/engine.ts
-var hrMs = () => Number(process.hrtime.bigint()) / 1e6, Engine = class {
-  constructor(o) {
-    this.o = o;
-    this.flavor = FLAVOR_MODULES[o.flavor], this.rand = seededRandom(o.seed), this.faultRand = seededRandom(o.seed ^ 2654435769), this.cache = new PrefixCache(o.prefixCacheTokens, o.blockTokens);
-  }
-  o;
-  timers = new TimerQueue();
-  queue = [];
-  active = /* @__PURE__ */ new Set();
-  rand;
-  faultRand;
-  cache;
-  startedAtMs = performance3.now();
-  seq = 0;
-  admitPending = !1;
-  promptTotal = 0;
-  generationTotal = 0;
-  completed = 0;
-  rejected = 0;
-  cancelled = 0;
-  preemptions = 0;
-  events = 0;
-  faultCounts = {};
-  lateness = [];
-  /** Responses API: stored conversations (prompt and answer tokens) by response id, oldest first. */
-  stored = /* @__PURE__ */ new Map();
-  h = {
-    ttft: new Histogram(LATENCY_BUCKETS_S),
-    itl: new Histogram(ITL_BUCKETS_S),
-    e2e: new Histogram(LATENCY_BUCKETS_S),
-    queue: new Histogram(LATENCY_BUCKETS_S),
-    prefill: new Histogram(LATENCY_BUCKETS_S)
-  };
-  flavor;
-  close() {
-    this.timers.close();
-  }
-  stats() {
-    let s = Float64Array.from(this.lateness).sort(), q = (p) => s.length ? s[Math.min(s.length - 1, Math.floor(p * (s.length - 1)))] : null;
-    return {
-      requests: this.seq,
-      completed: this.completed,
-      rejected: this.rejected,
-      cancelled: this.cancelled,
-      running: this.active.size,
-      waiting: this.queue.length,
-      preemptions: this.preemptions,
-      events: this.events,
-      faults: { ...this.faultCounts },
-      lateness: { n: s.length, p50: q(0.5), p99: q(0.99), max: s.length ? s[s.length - 1] : null }
-    };
-  }
-  get running() {
-    return this.active.size;
-  }
-  get waiting() {
-    return this.queue.length;
-  }
-  get requestsTotal() {
-    return this.seq;
-  }
-  loading() {
-    return performance3.now() - this.startedAtMs < this.o.loadTimeS * 1e3;
-  }
-  kvUsed() {
-    let n = 0;
-    for (let r of this.active) n += r.promptTokens.length + r.emitted;
-    return n;
-  }
-  kvRatio() {
-    return this.o.kvTokens > 0 ? this.kvUsed() / this.o.kvTokens : 0;
-  }
-  countFault(kind) {
-    this.faultCounts[kind] = (this.faultCounts[kind] ?? 0) + 1;
-  }
-  pickFault(seq) {
-    for (let f of this.o.faults)
-      if (f.every !== null && seq % f.every === 0 || f.rate !== null && this.faultRand() < f.rate) return f.kind;
-    return null;
-  }
-  completion(req, res, body, api, arrival, arrivalHr) {
-    let o = this.o, { promptTokens, maxTokens } = validateCompletion(body, api, o, this.stored);
-    if (this.loading()) throw new HttpError(503, "model is still loading", "unavailable_error");
-    let seq = ++this.seq, fault = this.pickFault(seq);
-    fault !== null && this.countFault(fault);
-    let httpFault = fault !== null ? HTTP_FAULTS[fault] : void 0;
-    if (httpFault) throw new HttpError(...httpFault);
-    if (o.maxQueue !== null && this.active.size >= o.capacity && this.queue.length >= o.maxQueue)
-      throw this.rejected++, new HttpError(o.rejectStatus, "server queue is full", "rate_limit_error");
-    let ignoreEos = body.ignore_eos === !0 && fault !== "early_stop", target = maxTokens;
-    if (fault === "early_stop") target = Math.max(1, Math.floor(maxTokens / 2));
-    else if (!ignoreEos) {
-      let p = 1 / Math.max(1, o.meanOutputTokens);
-      target = Math.min(maxTokens, 1 + Math.floor(Math.log(1 - this.rand()) / Math.log(1 - p)));
-    }
-    let now = performance3.now(), r = newReq({
-      seq,
-      req,
-      res,
-      body,
-      api,
-      o,
-      promptTokens,
-      maxTokens,
-      target,
-      fault,
-      arrival,
-      arrivalHr
-    });
-    this.promptTotal += promptTokens.length, res.on("close", () => {
-      r.state !== "done" && (this.cancelled++, this.finish(r, performance3.now(), !1));
-    });
-    let begin = () => {
-      if (fault === "error_body")
-        return this.finish(r, performance3.now(), !1), sendJson(res, 200, {
-          error: { message: "injected fault: the engine is overloaded", type: "internal_error" }
-        });
-      if (r.stream && o.protocol.includes("early-hints") && res.writeEarlyHints({ link: "</v1/models>; rel=preload" }), r.stream) {
-        let headers2 = {
-          "content-type": "text/event-stream; charset=utf-8",
-          "cache-control": "no-cache"
-        };
-        res.writeHead(200, { ...headers2, ...this.flavor.streamHeaders }), res.flushHeaders();
-      }
-      this.enqueue(r, performance3.now());
-    };
-    fault === "slow_first_byte" ? this.timers.at(now + o.slowFirstByteMs, begin) : begin();
-  }
-  enqueue(r, t) {
-    if (r.state === "done") return;
-    let someoneWaiting = this.queue.length > 0;
-    this.queue.push(r), someoneWaiting || this.admitWaiting(t);
-  }
-  /**
-   * A slot freed while requests wait is filled at the scheduler's next iteration, one decode
-   * step (ITL) later, as continuous-batching servers admit waiting requests between steps.
-   */
-  scheduleAdmission(t) {
-    if (this.queue.length === 0 || this.admitPending) return;
-    this.admitPending = !0;
-    let at = t + this.o.itlMs;
-    this.timers.at(at, () => {
-      this.admitPending = !1, this.admitWaiting(at), this.queue.length > 0 && this.active.size < this.o.capacity && this.scheduleAdmission(at);
-    });
-  }
-  canAdmit(r) {
-    return this.active.size >= this.o.capacity ? !1 : this.o.kvTokens > 0 && this.active.size > 0 ? this.kvUsed() + r.promptTokens.length + r.emitted <= this.o.kvTokens : !0;
-  }
-  admitWaiting(t) {
-    for (; this.queue.length > 0 && this.canAdmit(this.queue[0]); ) {
-      let r = this.queue.shift();
-      r.state !== "done" && this.admit(r, t);
-    }
-  }
-  admit(r, t) {
-    let o = this.o;
-    r.state = "running", this.active.add(r);
-    let resumed = r.emitted > 0;
-    resumed || (r.tAdmit = t, this.h.queue.observe((t - r.tArrive) / 1e3), r.cachedTokens = this.cache.lookupAndInsert(r.promptTokens));
-    let uncached = resumed ? r.promptTokens.length + r.emitted : r.promptTokens.length - r.cachedTokens, prefill = o.ttftMs + o.prefillMsPer1k * uncached / 1e3;
-    !resumed && o.ttftJitterMs > 0 && (prefill += -Math.log(1 - this.rand()) * o.ttftJitterMs), resumed || this.h.prefill.observe(prefill / 1e3), this.flavor.roleChunkAtAdmission && r.stream && !r.roleSent && (r.roleSent = !0, this.write(r, r.api === "responses" ? responsesStart(r) : roleChunk(r)));
-    let gen = r.gen;
-    this.timers.at(t + prefill, () => this.emit(r, t + prefill, gen));
-  }
-  itl() {
-    let o = this.o, d = o.itlMs * (1 + o.itlGrowthPerRunning * Math.max(0, this.active.size - 1));
-    return o.itlJitterMs > 0 && (d += (this.rand() * 2 - 1) * o.itlJitterMs), Math.max(0, d);
-  }
-  usageJson(r) {
-    return usageJson(r, this.flavor.omitCachedDetailsWhenZero && r.cachedTokens === 0, this.o);
-  }
-  /**
-   * Emit the event due at `scheduled`, and every later event of this stream that is already due
-   * (zero or tiny ITL, or after a stall in the event loop), in one socket write.
-   */
-  emit(r, scheduled, gen) {
-    let out = "", t = scheduled;
-    for (; ; ) {
-      let now = performance3.now(), step = this.step(r, t, now);
-      if (out += step.out, step.reset) {
-        let res = r.res;
-        this.finish(r, now, !1), res.write(
-          wire(this.o, r.written++ === 0, out),
-          () => res.socket ? res.socket.resetAndDestroy() : res.destroy()
-        );
-        return;
-      }
-      if (step.last) {
-        out && r.stream && this.write(r, out), this.finish(r, now, !0);
-        return;
-      }
-      this.enforceKv();
-      let next = t + this.itl() + step.extraDelayMs;
-      if (r.state !== "running" || r.gen !== gen || next > performance3.now()) {
-        out && r.stream && this.write(r, out), r.state === "running" && r.gen === gen && this.timers.at(next, () => this.emit(r, next, gen));
-        return;
-      }
-      t = next;
-    }
-  }
-  /** Stream text onto the wire, in the configured protocol variant. */
-  write(r, out) {
-    out !== "" && r.res.write(wire(this.o, r.written++ === 0, out));
-  }
-  /** One stream event: bookkeeping and its SSE text (nothing written here). */
-  step(r, scheduled, now) {
-    let o = this.o;
-    this.lateness.length < 1e6 && this.lateness.push(now - scheduled);
-    let k = Math.min(o.tokensPerChunk, r.target - r.emitted), piece = pieceOf(r, k), first = r.emitted === 0;
-    r.emitted += k, this.generationTotal += k, this.events++, first ? (r.tFirst = now, this.h.ttft.observe((now - r.tArrive) / 1e3)) : this.h.itl.observe((now - r.tLast) / 1e3), r.tLast = now;
-    let half = Math.floor(r.target / 2), crossedHalf = r.emitted >= half && r.emitted - k < half, last2 = r.emitted >= r.target || r.fault === "error_event" && crossedHalf, extraDelayMs = r.fault === "stall" && crossedHalf ? o.stallS * 1e3 : 0;
-    if (!r.stream)
-      return r.text.push(pieceText(piece)), { out: "", last: last2, reset: !1, extraDelayMs };
-    let ts = r.serverTs ? hrMs() : null, usage = last2 ? this.usageJson(r) : "", out = streamText(r, this.flavor, { piece, first, last: last2, ts, usage, now }), reset = r.fault === "reset" && !last2 && r.emitted >= Math.max(1, half);
-    return { out, last: last2, reset, extraDelayMs };
-  }
-  /** A stored response for previous_response_id, the oldest dropped beyond 10,000. */
-  keep(id, tokens) {
-    this.stored.set(id, tokens), this.stored.size > 1e4 && this.stored.delete(this.stored.keys().next().value);
-  }
-  /** Over the KV budget: preempt the most recently admitted request (recompute policy). */
-  enforceKv() {
-    let budget = this.o.kvTokens;
-    if (!(budget <= 0))
-      for (; this.active.size > 1 && this.kvUsed() > budget; ) {
-        let victim = null;
-        for (let x of this.active) (victim === null || x.tAdmit >= victim.tAdmit) && (victim = x);
-        if (victim === null) return;
-        this.active.delete(victim), victim.state = "queued", victim.gen++, this.preemptions++, this.queue.unshift(victim);
-      }
-  }
-  finish(r, t, ok) {
-    if (r.state === "done") return;
-    let wasRunning = r.state === "running";
-    if (r.state = "done", r.gen++, wasRunning) this.active.delete(r);
-    else {
-      let i = this.queue.indexOf(r);
-      i >= 0 && this.queue.splice(i, 1);
-    }
-    if (ok) {
-      this.completed++;
-      let conversation = [...r.promptTokens, ...generatedTokens(r)];
-      this.cache.insert(conversation), r.store && this.keep(r.id, conversation), this.h.e2e.observe((t - r.tArrive) / 1e3), r.stream ? (r.res.end(), this.flavor.closeAfterStream && r.res.once("finish", () => r.res.socket?.destroy())) : sendJson(r.res, 200, completionBody(r, JSON.parse(this.usageJson(r))));
-    }
-    this.scheduleAdmission(t);
-  }
-};
-
-// src/mock/server.ts
-var API_ROUTES = {
-  "/v1/chat/completions": "chat",
-  "/v1/completions": "completions",
-  "/v1/responses": "responses"
-};
-async function start(partial2 = {}) {
-  let o = { ...DEFAULT_MOCK_OPTIONS, ...partial2 };
-  partial2.port === void 0 && (o.port = 0);
-  let engine = new Engine(o), server = http.createServer({ keepAliveTimeout: 3e4, noDelay: !0 }, (req, res) => {
-    handle(engine, req, res).catch((err) => {
-      res.headersSent ? res.destroy() : sendError(res, 500, String(err), "internal_error");
-    });
-  });
-  server.maxHeadersCount = 200, server.headersTimeout = 6e4, server.requestTimeout = 0, await new Promise((resolve2, reject) => {
-    server.once("error", reject), server.listen(o.port, o.host, () => resolve2());
-  });
-  let port = server.address().port;
-  return {
-    url: `http://${o.host.includes(":") ? `[${o.host}]` : o.host}:${port}`,
-    port,
-    options: o,
-    stats: () => engine.stats(),
-    close: async () => {
-      engine.close(), server.closeAllConnections(), await new Promise((resolve2) => server.close(() => resolve2()));
-    }
-  };
-}
-function models(o) {
-  return {
-    object: "list",
-    data: [
-      {
-        id: o.model,
-        object: "model",
-        created: Math.floor(Date.now() / 1e3),
-        owned_by: o.flavor,
-        max_model_len: o.maxModelLen
-      }
-    ]
-  };
-}
-function metricsText(e) {
-  let x = new Exposition(e.flavor.metricLabels(e.o));
-  e.flavor.metrics(x, e);
-  let faults = Object.entries(e.faultCounts).map(([kind, n]) => [
-    { kind },
-    n
-  ]);
-  return x.series("tokenbench_mock_faults_total", "counter", "Faults injected by the mock, by kind.", faults), x.metric(
-    "tokenbench_mock_rejected_total",
-    "counter",
-    "Requests rejected because the queue was full.",
-    e.rejected
-  ), x.text();
-}
-async function handle(engine, req, res) {
-  let arrival = performance4.now(), arrivalHr = Number(process.hrtime.bigint()) / 1e6, url3 = (req.url ?? "/").split("?")[0], method = req.method ?? "GET", flavor2 = engine.flavor;
-  try {
-    let api = API_ROUTES[url3];
-    if (method === "POST" && api !== void 0) {
-      let body = await readJson(req);
-      return engine.completion(req, res, body, api, arrival, arrivalHr);
-    }
-    if (method === "GET" && url3 === "/mock/stats") return sendJson(res, 200, engine.stats());
-    if (!flavor2.commonRoutes) throw new HttpError(404, `no route ${method} ${url3}`, "not_found_error");
-    if (method === "GET" && url3 === "/v1/models") return sendJson(res, 200, models(engine.o));
-    if (method === "GET" && url3 === "/health") {
-      let h = flavor2.health(engine);
-      return h.error !== void 0 ? sendError(res, h.status, h.error, "unavailable_error") : h.body !== null ? sendJson(res, h.status, h.body) : (res.writeHead(h.status, { "content-length": 0 }), void res.end());
-    }
-    if (method === "GET" && url3 === "/metrics")
-      return res.writeHead(200, { "content-type": "text/plain; version=0.0.4; charset=utf-8" }), void res.end(metricsText(engine));
-    if (method === "POST") {
-      let body = await readJson(req), answer = flavor2.post(url3, body, (chat) => promptOf(body, chat), engine);
-      if (answer !== void 0) return sendJson(res, 200, answer);
-    }
-    if (method === "GET") {
-      let answer = flavor2.get(url3, engine);
-      if (answer !== void 0) return sendJson(res, 200, answer);
-    }
-    throw new HttpError(404, `no route ${method} ${url3}`, "not_found_error");
-  } catch (err) {
-    if (err instanceof HttpError) return sendError(res, err.status, err.message, err.type);
-    throw err;
-  }
+function environmentText(changes) {
+  return changes.map((c) => `${c.field} ${c.base} \u2192 ${c.head}`).join(", ");
 }
 
 // src/shared/measure-catalogue.ts
@@ -21433,88 +20253,869 @@ function documentPoints(doc) {
   return put(out, "search saturation", null, "saturation_rps", doc.saturation?.max_rate_rps ?? null), out;
 }
 
-// src/shared/testbed.ts
-init_workload();
-function testbedSpec(doc) {
-  let tb = doc.testbed ?? null, ex = doc.server?.extracted ?? {}, s = (v) => typeof v == "string" && v !== "" ? v : null, { api: _api, model: _model, levels: _levels, targets: _targets, ...workload } = workloadSpec(doc);
-  return {
-    gpu: tb?.gpu ?? doc.environment.gpu?.name ?? null,
-    gpu_count: tb?.gpu_count ?? doc.environment.gpu?.count ?? null,
-    engine: tb?.engine ?? s(ex.server_name),
-    engine_version: tb?.engine_version ?? s(ex.server_version),
-    engine_flags: tb?.engine_flags ?? null,
-    model: tb?.model ?? doc.target.model,
-    api: doc.target.api,
-    workload
-  };
+// src/shared/repeats.ts
+function medianOf(xs) {
+  let s = [...xs].sort((a, b) => a - b), mid = (s.length - 1) / 2;
+  if (Number.isInteger(mid)) return s[mid];
+  let lo = s[Math.floor(mid)], hi = s[Math.ceil(mid)];
+  return Number.isInteger(lo) && Number.isInteger(hi) ? Math.round((lo + hi) / 2) : (lo + hi) / 2;
 }
-function describeTestbed(doc, declared) {
-  let spec = testbedSpec({ ...doc, testbed: null });
-  return {
-    name: declared.name,
-    gpu: spec.gpu,
-    gpu_count: spec.gpu_count,
-    engine: spec.engine,
-    engine_version: spec.engine_version,
-    engine_flags: declared.engine_flags,
-    model: spec.model
-  };
+function medianValue(vs) {
+  let first = vs[0];
+  if (typeof first == "number") {
+    let nums = vs.filter((v) => typeof v == "number" && Number.isFinite(v));
+    return nums.length === vs.length ? medianOf(nums) : first;
+  }
+  if (typeof first == "boolean") return vs.filter((v) => v === !0).length * 2 > vs.length;
+  if (first !== null && typeof first == "object" && !Array.isArray(first)) {
+    let out = {};
+    for (let k of Object.keys(first))
+      out[k] = medianValue(vs.map((v) => v?.[k]));
+    return out;
+  }
+  return first;
 }
-function canonicalJson(v) {
-  if (v === null || typeof v != "object") return JSON.stringify(v);
-  if (Array.isArray(v)) return `[${v.map(canonicalJson).join(",")}]`;
-  let o = v;
-  return `{${Object.keys(o).filter((k) => o[k] !== void 0).sort().map((k) => `${JSON.stringify(k)}:${canonicalJson(o[k])}`).join(",")}}`;
-}
-function gpuTelemetryText(t) {
-  let names = [...new Set(t.gpus.map((x) => x.name ?? "?"))].join(", ");
-  return `${t.source}, ${t.gpus.length} GPU${t.gpus.length === 1 ? "" : "s"} (${names}) every ${t.sample_ms} ms${t.died ? `; it stopped: ${t.died.reason}` : ""}`;
+function medianLevels(repeats) {
+  return repeats.length === 1 ? [...repeats[0]] : (repeats[0] ?? []).map((l) => {
+    let same2 = repeats.map((r) => r.find((x) => x.level === l.level)).filter((x) => x !== void 0);
+    return medianValue(same2);
+  });
 }
 
-// src/shared/environment-diff.ts
-var ENV_FIELDS = [
-  "gpu",
-  "gpu count",
-  "driver",
-  "CUDA",
-  "GPU power limit (W)",
-  "GPU max SM clock (MHz)",
-  "server",
-  "server version",
-  "model",
-  "server flags",
-  "tokenbench",
-  "runner",
-  "CPU"
-], str = (v) => v == null || v === "" ? null : typeof v == "number" ? String(v) : typeof v == "string" ? v : null;
-function environmentFacts(doc) {
-  let g = doc.environment.gpu, ex = doc.server?.extracted ?? {};
+// src/shared/formulas.ts
+var FORMULAS = {
+  clock: "all *_ms timestamps: performance.now() (monotonic) minus the run origin, in milliseconds",
+  ttft_ms: "first content event receive time - actual send time; a content event carries any generated text: reasoning, answer or tool call",
+  ttfat_ms: "first answer event (content or tool call after any reasoning; --reasoning-tags think: after </think>) - actual send time",
+  reasoning_ms: "first answer event - first reasoning event, requests that reasoned",
+  reasoning_tokens: "usage.completion_tokens_details.reasoning_tokens where the server sends it; else reasoning events when completion_tokens is at most content events + 1 (one token per event, the end-of-sequence token unsent), else round(reasoning events * completion_tokens / content events)",
+  answer_tokens: "usage.completion_tokens - reasoning_tokens",
+  tt_first_tool_call_ms: "first tool-call event (name or arguments delta) - actual send time",
+  short_output: "with ignore_eos: successful requests whose completion_tokens < max_tokens and that said stop or came under 90 % of max_tokens",
+  itl_ms: "every gap between consecutive content events of a request, pooled over requests",
+  tpot_ms: "(last content event - first content event) / (usage.completion_tokens - 1), requests with completion_tokens >= 2",
+  e2e_ms: "last content event - actual send time",
+  e2e_stream_ms: "end of stream (response end) - actual send time",
+  decode_tok_s: "(usage.completion_tokens - 1) / ((last content event - first content event) / 1000), per request",
+  tokens_per_chunk: "usage.completion_tokens / number of content events, per request",
+  output_tok_s: "sum of usage.completion_tokens over successful requests / level wall time",
+  total_tok_s: "sum of (usage.prompt_tokens + usage.completion_tokens) over successful requests / level wall time",
+  req_s: "successful requests / level wall time",
+  wall_time_s: "last measured request end - first measured request send (warmup excluded)",
+  goodput_req_s: "successful requests meeting every configured SLO / level wall time",
+  slo_pass_pct: "100 * requests meeting every SLO / all measured requests (errors count as misses)",
+  slo_basis: "closed loop: TTFT/E2E from actual send; open loop: from intended send (queue-inclusive)",
+  ttft_from_intended_ms: "open loop: first content event - intended send time (includes client-side queueing)",
+  e2e_from_intended_ms: "open loop: last content event - intended send time",
+  schedule_lag_ms: "open loop: actual send time - intended send time",
+  percentile: "linear interpolation between closest ranks (Hyndman-Fan type 7) on raw samples",
+  latency_population: "latency statistics use successful, non-warmup requests only",
+  peak_in_flight: "maximum number of measured requests between send and end at any instant",
+  littles_law_implied_in_flight: "sum of E2E (stream) times / level wall time"
+};
+function deriveRequest(r) {
+  let ok = r.error === null, first = r.first_token_ms, last2 = r.last_token_ms, ct = r.usage?.completion_tokens ?? null, ttftMs = first !== null ? first - r.send_ms : null, e2eMs = last2 !== null ? last2 - r.send_ms : null, e2eStreamMs = r.end_ms !== null ? r.end_ms - r.send_ms : null, tpotMs = null, decodeTokS = null;
+  if (first !== null && last2 !== null && ct !== null && ct >= 2) {
+    let span = last2 - first;
+    tpotMs = span / (ct - 1), decodeTokS = span > 0 ? (ct - 1) / (span / 1e3) : null;
+  }
+  let events = r.event_times_ms.length, tokensPerChunk = ct !== null && events > 0 ? ct / events : null, intended = r.intended_send_ms, answer = r.first_answer_ms === void 0 ? first : r.first_answer_ms;
   return {
-    gpu: str(g?.name),
-    "gpu count": str(g?.count),
-    driver: str(g?.driver),
-    CUDA: str(g?.cuda_version),
-    "GPU power limit (W)": str(g?.power_limit_w),
-    "GPU max SM clock (MHz)": str(g?.sm_clock_max_mhz),
-    server: str(ex.server_name),
-    "server version": str(ex.server_version),
-    model: str(doc.target.model),
-    "server flags": str(doc.testbed?.engine_flags),
-    tokenbench: str(doc.tool.version),
-    runner: str(doc.environment.runner_name),
-    CPU: str(doc.environment.cpu_model)
+    ok,
+    ttftMs,
+    e2eMs,
+    e2eStreamMs,
+    tpotMs,
+    decodeTokS,
+    tokensPerChunk,
+    ttftFromIntendedMs: intended !== null && first !== null ? first - intended : null,
+    e2eFromIntendedMs: intended !== null && last2 !== null ? last2 - intended : null,
+    scheduleLagMs: intended !== null ? r.send_ms - intended : null,
+    ttfatMs: answer !== null ? answer - r.send_ms : null,
+    reasoningMs: r.first_reasoning_ms != null && r.first_answer_ms != null ? r.first_answer_ms - r.first_reasoning_ms : null,
+    ttFirstToolCallMs: r.first_tool_call_ms !== void 0 ? r.first_tool_call_ms - r.send_ms : null
   };
 }
-function environmentChanges(base, head) {
-  let b = base[base.length - 1]?.env, h = head[0]?.env;
-  return !b || !h ? [] : ENV_FIELDS.filter((f) => b[f] != null && h[f] != null && b[f] !== h[f]).map((field) => ({
-    field,
-    base: b[field] ?? null,
-    head: h[field] ?? null
-  }));
+function itlGapsOf(r, out) {
+  let et = r.event_times_ms;
+  for (let k = 1; k < et.length; k++) out.push(et[k] - et[k - 1]);
 }
-function environmentText(changes) {
-  return changes.map((c) => `${c.field} ${c.base} \u2192 ${c.head}`).join(", ");
+function meetsSlo(d, slo, openLoop) {
+  if (!d.ok) return !1;
+  let ttft2 = openLoop ? d.ttftFromIntendedMs ?? d.ttftMs : d.ttftMs, e2e2 = openLoop ? d.e2eFromIntendedMs ?? d.e2eMs : d.e2eMs;
+  if (slo.ttft_ms !== null && (ttft2 === null || ttft2 > slo.ttft_ms) || slo.tpot_ms !== null && d.tpotMs !== null && d.tpotMs > slo.tpot_ms || slo.e2e_ms !== null && (e2e2 === null || e2e2 > slo.e2e_ms)) return !1;
+  if (slo.ttfat_ms != null) {
+    let lag = openLoop ? d.scheduleLagMs ?? 0 : 0;
+    if (d.ttfatMs === null || d.ttfatMs + lag > slo.ttfat_ms) return !1;
+  }
+  return !0;
+}
+
+// src/shared/samples.ts
+var one = (f) => (r, out) => {
+  let v = f(deriveRequest(r));
+  v !== null && out.push(v);
+}, ttft = one((d) => d.ttftMs), e2e = one((d) => d.e2eMs), tpot = one((d) => d.tpotMs), decode = one((d) => d.decodeTokS), SAMPLED = {
+  ttft_p50_ms: { q: 0.5, of: ttft },
+  ttft_p95_ms: { q: 0.95, of: ttft },
+  ttft_p99_ms: { q: 0.99, of: ttft },
+  tpot_p50_ms: { q: 0.5, of: tpot },
+  e2e_p50_ms: { q: 0.5, of: e2e },
+  e2e_p95_ms: { q: 0.95, of: e2e },
+  decode_tps: { q: 0.5, of: decode },
+  itl_p50_ms: { q: 0.5, of: itlGapsOf },
+  itl_p95_ms: { q: 0.95, of: itlGapsOf }
+};
+function levelRequests(doc, l) {
+  let s = l.steady_state, inWindow = s?.steady === !0 && s.window_start_ms !== null && s.window_end_ms !== null ? (r) => r.send_ms >= s.window_start_ms && (r.end_ms ?? r.send_ms) <= s.window_end_ms : () => !0;
+  return (doc.requests ?? []).filter(
+    (r) => r.level === l.level && !r.warmup && r.error === null && inWindow(r)
+  );
+}
+var MAX_SAMPLES = 1e3, round6 = (x) => Number(x.toPrecision(6));
+function thinned(values) {
+  let n = values.length, keep = Math.min(n, MAX_SAMPLES), out = new Array(keep);
+  for (let i = 0; i < keep; i++) out[i] = round6(values[Math.floor(i * n / keep)]);
+  return out;
+}
+function thinnedGroups(groups) {
+  let nonEmpty = groups.filter((g) => g.length > 0), keepGroups = Math.min(nonEmpty.length, MAX_SAMPLES), perGroup = Math.max(1, Math.floor(MAX_SAMPLES / Math.max(1, keepGroups))), values = [], sizes = [];
+  for (let i = 0; i < keepGroups; i++) {
+    let g = nonEmpty[Math.floor(i * nonEmpty.length / keepGroups)], kept = thinnedTo(g, perGroup);
+    values.push(...kept), sizes.push(kept.length);
+  }
+  return { values, sizes };
+}
+function thinnedTo(g, keep) {
+  let k = Math.min(g.length, keep);
+  return Array.from({ length: k }, (_, i) => round6(g[Math.floor(i * g.length / k)]));
+}
+function levelSamples(doc, level, measure) {
+  let s = SAMPLED[measure];
+  if (!s || doc.kind !== "sweep" || (doc.repeats?.length ?? 0) > 1) return null;
+  let l = doc.levels.find((x) => x.level === level);
+  if (!l) return null;
+  if (doc.requests === null) {
+    let sent = doc.samples?.find((x) => x.level === level && x.measure === measure);
+    return sent ? { q: s.q, values: sent.values, sizes: sent.sizes ?? null } : null;
+  }
+  let groups = levelRequests(doc, l).map((r) => {
+    let out = [];
+    return s.of(r, out), out;
+  });
+  if (groups.every((g) => g.length <= 1)) return { q: s.q, values: thinned(groups.flat()), sizes: null };
+  let t = thinnedGroups(groups);
+  return { q: s.q, values: t.values, sizes: t.sizes };
+}
+
+// src/shared/evidence.ts
+var NO_EVIDENCE = { kind: "none" };
+function runsOf(e) {
+  switch (e.kind) {
+    case "run":
+      return [e.run];
+    case "repeats":
+    case "history":
+      return e.runs;
+    case "ab":
+      return e.pairs.map((p) => p.head);
+    case "none":
+      return [];
+  }
+}
+function reasonsOf(l) {
+  return (l.validity?.reasons ?? []).map((r) => ({ code: r.code, affects: r.affects, text: r.text }));
+}
+function levelFacts(l) {
+  return {
+    benchmark: benchmarkName(l),
+    level: l.level,
+    requests: l.requests,
+    errors: l.errors,
+    tokens: l.completion_tokens_total,
+    sloJudged: l.ttft_ms.n,
+    finish: l.finish_reasons ?? null,
+    reasons: reasonsOf(l)
+  };
+}
+function runInvalid(doc, levels) {
+  if (doc.validity?.status === "invalid") {
+    let r = doc.validity.reasons[0];
+    return r ? `level ${r.level}: ${r.text}` : "invalid";
+  }
+  let bad = levels.find((l) => l.validity?.status === "invalid");
+  return bad ? `level ${bad.level}: ${bad.validity.reasons[0]?.text ?? "invalid"}` : null;
+}
+function runFigures(doc, levels, id, points = sweepLevelPoints(doc, levels)) {
+  return {
+    id,
+    createdAt: doc.created_at,
+    points,
+    facts: new Map(levels.map((l) => [benchmarkName(l), levelFacts(l)])),
+    invalid: runInvalid(doc, levels),
+    env: environmentFacts(doc)
+  };
+}
+function documentEvidence(doc, id = "head") {
+  return doc.kind === "sweep" && doc.ab && doc.ab.blocks.length >= 2 ? { kind: "ab", pairs: doc.ab.pairs.map((p) => {
+    let block = (i) => doc.ab.blocks[i];
+    return {
+      base: runFigures(doc, block(p.base).levels, `${id}#${p.base}`),
+      head: runFigures(doc, block(p.head).levels, `${id}#${p.head}`)
+    };
+  }) } : doc.kind === "sweep" && doc.repeats && doc.repeats.length > 1 ? {
+    kind: "repeats",
+    runs: doc.repeats.map((r) => runFigures(doc, r.levels, `${id}#${r.index}`))
+  } : { kind: "run", run: runFigures(doc, doc.levels, id, documentPoints(doc)), samples: (level, measure) => levelSamples(doc, level, measure) };
+}
+function historyEvidence(docs) {
+  let runs = [...docs].sort((a, b) => a.doc.created_at.localeCompare(b.doc.created_at)).map(({ id, doc }) => {
+    let levels = doc.repeats && doc.repeats.length > 1 ? medianLevels(doc.repeats.map((r) => r.levels)) : doc.levels;
+    return runFigures(
+      doc,
+      levels,
+      id,
+      doc.kind === "sweep" ? documentPoints({ ...doc, levels }) : documentPoints(doc)
+    );
+  });
+  return runs.length > 0 ? { kind: "history", runs } : NO_EVIDENCE;
+}
+
+// src/shared/row-facts.ts
+var keyOf = (benchmark, measure) => `${benchmark}\0${measure}`;
+function runValue(run, key) {
+  for (let p of run.points) if (keyOf(p.benchmark, p.measure) === key) return p.value;
+}
+function indexRuns(runs) {
+  return runs.map((r) => new Map(r.points.map((p) => [keyOf(p.benchmark, p.measure), p.value])));
+}
+var covers = (r, def) => r.affects.includes(def.family) || r.affects.includes(def.name);
+function resolutionOf(def, value, facts) {
+  return def.unit === "ms" ? 1 : def.family === "rate" && facts ? value / Math.max(1, facts.tokens) : def.family === "tokens" ? 1 : 0;
+}
+function shareCounts(def, runs, benchmark, key) {
+  let bad = 0, of = 0;
+  for (let r of runs) {
+    let f = r.facts.get(benchmark), v = runValue(r, key);
+    !f || v === void 0 || (def.name === "error_rate" ? (bad += f.errors, of += f.requests) : (bad += Math.round(f.sloJudged * (1 - v / 100)), of += f.sloJudged));
+  }
+  return { bad, of };
+}
+function finishShares(runs, benchmark) {
+  let tot = /* @__PURE__ */ new Map(), n = 0;
+  for (let r of runs) {
+    let f = r.facts.get(benchmark)?.finish;
+    if (!f) return null;
+    for (let [k, v] of Object.entries(f))
+      tot.set(k, (tot.get(k) ?? 0) + v), n += v;
+  }
+  return n === 0 ? null : new Map([...tot].map(([k, v]) => [k, v / n]));
+}
+function finishDiffers(base, head, benchmark) {
+  let a = finishShares(base, benchmark), b = finishShares(head, benchmark);
+  if (!a || !b) return null;
+  let keys = [.../* @__PURE__ */ new Set([...a.keys(), ...b.keys()])], worst = keys.reduce(
+    (w, k) => Math.abs((b.get(k) ?? 0) - (a.get(k) ?? 0)) > Math.abs((b.get(w) ?? 0) - (a.get(w) ?? 0)) ? k : w,
+    keys[0]
+  );
+  if (Math.abs((b.get(worst) ?? 0) - (a.get(worst) ?? 0)) <= 0.1) return null;
+  let fmt4 = (m) => [...m].sort((x, y) => y[1] - x[1]).map(([k, v]) => `${k} ${(100 * v).toFixed(0)} %`).join(", ");
+  return `finish reasons differ: ${fmt4(a)} \u2192 ${fmt4(b)}`;
+}
+function invalidOn(runs, benchmark, def) {
+  for (let r of runs) {
+    let hit = r.facts.get(benchmark)?.reasons.find((x) => covers(x, def));
+    if (hit) return hit.text;
+  }
+  return null;
+}
+
+// src/shared/all-levels.ts
+var ALL_LEVELS = "all levels";
+function validValues(run, def) {
+  let out = /* @__PURE__ */ new Map();
+  for (let p of run.points)
+    p.measure !== def.name || p.level === null || !(p.value > 0) || run.facts.get(p.benchmark)?.reasons.some((x) => covers(x, def)) || out.set(p.benchmark, p.value);
+  return out;
+}
+function withAllLevels(head, base) {
+  let measures = new Set(head.flatMap((r) => r.points.map((p) => p.measure))), add = /* @__PURE__ */ new Map();
+  for (let name of measures) {
+    let def = MEASURE_BY_NAME.get(name);
+    if (!def || isShare(def)) continue;
+    let hv = head.map((r) => validValues(r, def)), bv = base.map((r) => validValues(r, def)), set2 = [...hv[0]?.keys() ?? []].filter((b) => hv.every((m) => m.has(b)));
+    if (bv.length > 0 && (set2 = set2.filter((b) => bv.filter((m) => m.has(b)).length * 2 > bv.length)), set2.length < 2) continue;
+    let gm = (m) => set2.every((b) => m.has(b)) ? Math.exp(set2.reduce((a, b) => a + Math.log(m.get(b)), 0) / set2.length) : null;
+    [...head, ...base].forEach((r, i) => {
+      let v = gm(i < head.length ? hv[i] : bv[i - head.length]);
+      v !== null && add.set(r, [...add.get(r) ?? [], { benchmark: ALL_LEVELS, measure: name, value: v, level: null }]);
+    });
+  }
+  let extend2 = (r) => add.has(r) ? { ...r, points: [...r.points, ...add.get(r)] } : r;
+  return { head: head.map(extend2), base: base.map(extend2) };
+}
+
+// src/shared/random.ts
+function rng(seed) {
+  let a = seed >>> 0;
+  return () => {
+    a = a + 1831565813 >>> 0;
+    let t = a;
+    return t = Math.imul(t ^ t >>> 15, t | 1), t ^= t + Math.imul(t ^ t >>> 7, t | 61), ((t ^ t >>> 14) >>> 0) / 4294967296;
+  };
+}
+
+// src/shared/statistics.ts
+function scaleOf(xs) {
+  let s = 0;
+  for (let x of xs) Math.abs(x) > s && (s = Math.abs(x));
+  return s > 0 && Number.isFinite(s) ? s : 1;
+}
+function mean(xs) {
+  let s = scaleOf(xs);
+  return xs.reduce((a, b) => a + b / s, 0) / xs.length * s;
+}
+function stddev(xs) {
+  if (xs.length < 2) return 0;
+  let s = scaleOf(xs), m = mean(xs) / s;
+  return Math.sqrt(xs.reduce((a, x) => a + (x / s - m) ** 2, 0) / (xs.length - 1)) * s;
+}
+var LANCZOS = [
+  76.18009172947146,
+  -86.50532032941678,
+  24.01409824083091,
+  -1.231739572450155,
+  0.001208650973866179,
+  -5395239384953e-18
+];
+function logGamma(x) {
+  let y = x, tmp = x + 5.5 - (x + 0.5) * Math.log(x + 5.5), ser = 1.000000000190015;
+  for (let ci of LANCZOS) ser += ci / ++y;
+  return -tmp + Math.log(2.5066282746310007 * ser / x);
+}
+function betacf(a, b, x) {
+  let c = 1, d = 1 - (a + b) * x / (a + 1);
+  Math.abs(d) < 1e-300 && (d = 1e-300), d = 1 / d;
+  let h = d;
+  for (let m = 1; m <= 200; m++) {
+    let m2 = 2 * m, aa = m * (b - m) * x / ((a + m2 - 1) * (a + m2));
+    d = 1 + aa * d, Math.abs(d) < 1e-300 && (d = 1e-300), c = 1 + aa / c, Math.abs(c) < 1e-300 && (c = 1e-300), d = 1 / d, h *= d * c, aa = -(a + m) * (a + b + m) * x / ((a + m2) * (a + m2 + 1)), d = 1 + aa * d, Math.abs(d) < 1e-300 && (d = 1e-300), c = 1 + aa / c, Math.abs(c) < 1e-300 && (c = 1e-300), d = 1 / d;
+    let del = d * c;
+    if (h *= del, Math.abs(del - 1) < 3e-14) break;
+  }
+  return h;
+}
+function incompleteBeta(x, a, b) {
+  if (x <= 0) return 0;
+  if (x >= 1) return 1;
+  let bt = Math.exp(logGamma(a + b) - logGamma(a) - logGamma(b) + a * Math.log(x) + b * Math.log(1 - x));
+  return x < (a + 1) / (a + b + 2) ? bt * betacf(a, b, x) / a : 1 - bt * betacf(b, a, 1 - x) / b;
+}
+function tCdf(t, df) {
+  let x = df / (df + t * t), tail = 0.5 * incompleteBeta(x, df / 2, 0.5);
+  return t >= 0 ? 1 - tail : tail;
+}
+function tQuantile(p, df) {
+  if (p <= 0 || p >= 1) throw new RangeError("p must be in (0, 1)");
+  let lo = -1e3, hi = 1e3;
+  for (let i = 0; i < 200; i++) {
+    let mid = (lo + hi) / 2;
+    tCdf(mid, df) < p ? lo = mid : hi = mid;
+  }
+  return (lo + hi) / 2;
+}
+function percentileSorted(sorted, q) {
+  let n = sorted.length;
+  if (n === 0) return null;
+  if (q <= 0) return sorted[0];
+  if (q >= 1) return sorted[n - 1];
+  let h = (n - 1) * q, lo = Math.floor(h), frac = h - lo, a = sorted[lo];
+  return frac === 0 || lo + 1 >= n ? a : a + frac * (sorted[lo + 1] - a);
+}
+function quantile(xs, q) {
+  return percentileSorted(Float64Array.from(xs).sort(), q) ?? Number.NaN;
+}
+function selectQuantile(a, q) {
+  let n = a.length;
+  if (n === 0) return Number.NaN;
+  let h = (n - 1) * Math.min(1, Math.max(0, q)), k = Math.floor(h), lo = 0, hi = n - 1;
+  for (; hi > lo; ) {
+    let pivot = a[lo + hi >> 1], i = lo, j = hi;
+    for (; i <= j; ) {
+      for (; a[i] < pivot; ) i++;
+      for (; a[j] > pivot; ) j--;
+      if (i <= j) {
+        let t = a[i];
+        a[i] = a[j], a[j] = t, i++, j--;
+      }
+    }
+    if (k <= j) hi = j;
+    else if (k >= i) lo = i;
+    else break;
+  }
+  let x = a[k], frac = h - k;
+  if (frac === 0 || k + 1 >= n) return x;
+  let next = Number.POSITIVE_INFINITY;
+  for (let m = k + 1; m < n; m++) a[m] < next && (next = a[m]);
+  return x + frac * (next - x);
+}
+
+// src/shared/change-points.ts
+var CHANGE_POINT_DEFAULTS = { minSegment: 3, pValue: 0.01 };
+function meanAbsDiff(a, b) {
+  let s = 0;
+  for (let x of a) for (let y of b) s += Math.abs(x - y);
+  return s / (a.length * b.length);
+}
+function meanAbsWithin(a) {
+  if (a.length < 2) return 0;
+  let s = 0;
+  for (let i = 0; i < a.length; i++) for (let j = i + 1; j < a.length; j++) s += Math.abs(a[i] - a[j]);
+  return 2 * s / (a.length * a.length);
+}
+function energyDivergence(a, b) {
+  let m = a.length, k = b.length;
+  return m * k / (m + k) * (2 * meanAbsDiff(a, b) - meanAbsWithin(a) - meanAbsWithin(b));
+}
+function variance(xs) {
+  let m = mean(xs), s = 0;
+  for (let x of xs) s += (x - m) ** 2;
+  return s / (xs.length - 1);
+}
+function studentP(a, b) {
+  let n1 = a.length, n2 = b.length, df = n1 + n2 - 2, pooled = ((n1 - 1) * variance(a) + (n2 - 1) * variance(b)) / df, se = Math.sqrt(pooled * (1 / n1 + 1 / n2)), diff = mean(a) - mean(b);
+  return se === 0 ? diff === 0 ? 1 : 0 : 2 * (1 - tCdf(Math.abs(diff / se), df));
+}
+function changePoints(values, o = {}) {
+  let scale = scaleOf(values), xs = values.map((x) => x / scale), minSeg = Math.max(2, o.minSegment ?? CHANGE_POINT_DEFAULTS.minSegment), alpha = o.pValue ?? CHANGE_POINT_DEFAULTS.pValue, found = [], search = (lo, hi) => {
+    if (hi - lo < 2 * minSeg) return;
+    let best = -1, bestQ = Number.NEGATIVE_INFINITY;
+    for (let tau = lo + minSeg; tau <= hi - minSeg; tau++) {
+      let q = energyDivergence(xs.slice(lo, tau), xs.slice(tau, hi));
+      q > bestQ && (bestQ = q, best = tau);
+    }
+    if (best < 0) return;
+    let a = xs.slice(lo, best), b = xs.slice(best, hi), candidates = hi - lo - 2 * minSeg + 1, p = Math.min(1, studentP(a, b) * candidates);
+    if (!(p < alpha)) return;
+    let before = mean(a), after = mean(b);
+    found.push({
+      index: best,
+      before_mean: before * scale,
+      after_mean: after * scale,
+      delta_pct: before !== 0 ? 100 * (after - before) / Math.abs(before) : null,
+      p_value: p
+    }), search(lo, best), search(best, hi);
+  };
+  return search(0, xs.length), found.sort((x, y) => x.index - y.index);
+}
+
+// src/shared/gate-stats.ts
+function normals(r) {
+  let spare = null;
+  return () => {
+    if (spare !== null) {
+      let s = spare;
+      return spare = null, s;
+    }
+    let m = Math.sqrt(-2 * Math.log(Math.max(r(), 1e-300))), a = 2 * Math.PI * r();
+    return spare = m * Math.sin(a), m * Math.cos(a);
+  };
+}
+function shrunkCorrelation(residuals) {
+  let k = residuals.length, n = residuals[0]?.length ?? 0, eye = Array.from(
+    { length: k },
+    (_, i) => Array.from({ length: k }, (_2, j) => i === j ? 1 : 0)
+  );
+  if (n < 3 || residuals.some((x) => x.length !== n)) return { r: eye, lambda: 1 };
+  let z2 = residuals.map((x) => {
+    let m = mean(x), sd = stddev(x);
+    return sd > 0 ? x.map((v) => (v - m) / sd) : null;
+  }), r = eye.map((row) => [...row]), varSum = 0, sqSum = 0;
+  for (let i = 0; i < k; i++)
+    for (let j = i + 1; j < k; j++) {
+      let a = z2[i], b = z2[j];
+      if (!a || !b) continue;
+      let w = a.map((v, q) => v * b[q]), wm = mean(w), rij = wm * n / (n - 1);
+      varSum += n / (n - 1) ** 3 * w.reduce((acc, x) => acc + (x - wm) ** 2, 0), sqSum += rij * rij, r[i][j] = rij, r[j][i] = rij;
+    }
+  let lambda = sqSum > 0 ? Math.min(1, Math.max(0, varSum / sqSum)) : 1;
+  for (let i = 0; i < k; i++) for (let j = 0; j < k; j++) i !== j && (r[i][j] = (1 - lambda) * r[i][j]);
+  return { r, lambda };
+}
+function meanCorrelation(r) {
+  let s = 0, n = 0;
+  for (let i = 0; i < r.length; i++)
+    for (let j = i + 1; j < r.length; j++)
+      s += r[i][j], n++;
+  return n > 0 ? s / n : 0;
+}
+function cholesky(a) {
+  let k = a.length, l = Array.from({ length: k }, () => new Float64Array(k));
+  for (let i = 0; i < k; i++)
+    for (let j = 0; j <= i; j++) {
+      let s = a[i][j];
+      for (let q = 0; q < j; q++) s -= l[i][q] * l[j][q];
+      i === j ? l[i][i] = Math.sqrt(Math.max(s, 1e-9)) : l[i][j] = s / l[j][j];
+    }
+  return l;
+}
+var DRAWS = 2e3;
+function maxTCritical(design, corr, alpha) {
+  if (corr.length < 1) return Number.POSITIVE_INFINITY;
+  let key = JSON.stringify([design, alpha, corr.map((row) => row.map((x) => Math.round(x * 1e6)))]), hit = RECENT.get(key);
+  if (hit !== void 0) return hit;
+  let c = simulate(design, corr, alpha);
+  return RECENT.size >= 32 && RECENT.delete(RECENT.keys().next().value), RECENT.set(key, c), c;
+}
+var RECENT = /* @__PURE__ */ new Map();
+function simulate(design, corr, alpha) {
+  let size = corr.length, l = cholesky(corr), normal2 = normals(rng(20261202)), g = new Float64Array(size), draw = (out) => {
+    for (let i = 0; i < size; i++) g[i] = normal2();
+    for (let i = 0; i < size; i++) {
+      let s = 0, li = l[i];
+      for (let q = 0; q <= i; q++) s += li[q] * g[q];
+      out[i] = s;
+    }
+  }, maxima = new Float64Array(DRAWS);
+  if (design.kind === "history") {
+    let n = design.n, jobs = Array.from({ length: n + 1 }, () => new Float64Array(size)), scale = Math.sqrt(1 + 1 / n);
+    for (let d = 0; d < DRAWS; d++) {
+      for (let j of jobs) draw(j);
+      let best = Number.NEGATIVE_INFINITY;
+      for (let i = 0; i < size; i++) {
+        let s = 0;
+        for (let j = 0; j < n; j++) s += jobs[j][i];
+        let m = s / n, v = 0;
+        for (let j = 0; j < n; j++) v += (jobs[j][i] - m) ** 2;
+        let t = (jobs[n][i] - m) / (Math.sqrt(v / (n - 1)) * scale);
+        t > best && (best = t);
+      }
+      maxima[d] = best;
+    }
+  } else {
+    let b = design.blocks, blocks = Array.from({ length: b }, () => new Float64Array(size)), means = new Float64Array(size);
+    for (let d = 0; d < DRAWS; d++) {
+      for (let x of blocks) draw(x);
+      let best = Number.NEGATIVE_INFINITY, row = 0;
+      for (let gsize of design.groups) {
+        let ss = 0;
+        for (let i = row; i < row + gsize; i++) {
+          let s = 0;
+          for (let j = 0; j < b; j++) s += blocks[j][i];
+          means[i] = s / b;
+          for (let j = 0; j < b; j++) ss += (blocks[j][i] - means[i]) ** 2;
+        }
+        let sd = Math.sqrt(ss / (gsize * (b - 1)));
+        for (let i = row; i < row + gsize; i++) {
+          let t = means[i] / (sd / Math.sqrt(b));
+          t > best && (best = t);
+        }
+        row += gsize;
+      }
+      maxima[d] = best;
+    }
+  }
+  return maxima.sort(), maxima[Math.min(DRAWS - 1, Math.ceil((1 - alpha) * DRAWS) - 1)];
+}
+function logFactorial(n) {
+  let s = 0;
+  for (let i = 2; i <= n; i++) s += Math.log(i);
+  return s;
+}
+var LOG_F = new Float64Array(5001);
+for (let i = 2; i < LOG_F.length; i++) LOG_F[i] = LOG_F[i - 1] + Math.log(i);
+var logF = (n) => n < LOG_F.length ? LOG_F[n] : logFactorial(n);
+function fisherUpperP(kb, nb, kh, nh) {
+  let K = kb + kh, N = nb + nh;
+  if (nh === 0 || nb === 0) return 1;
+  if (N > 2e4) {
+    let p2 = K / N, se = Math.sqrt(p2 * (1 - p2) * (1 / nb + 1 / nh));
+    if (se === 0) return kh / nh > kb / nb ? 0 : 1;
+    let z2 = (kh / nh - kb / nb) / se;
+    return 0.5 * erfc(z2 / Math.SQRT2);
+  }
+  let lnDen = logF(N) - logF(nh) - logF(nb), p = 0;
+  for (let x = kh; x <= Math.min(K, nh); x++) {
+    let ln = logF(K) - logF(x) - logF(K - x) + logF(N - K) - logF(nh - x) - logF(N - K - nh + x) - lnDen;
+    N - K - nh + x < 0 || (p += Math.exp(ln));
+  }
+  return Math.min(1, p);
+}
+function erfc(x) {
+  let z2 = Math.abs(x), t = 1 / (1 + 0.5 * z2), r = t * Math.exp(
+    -z2 * z2 - 1.26551223 + t * (1.00002368 + t * (0.37409196 + t * (0.09678418 + t * (-0.18628806 + t * (0.27886807 + t * (-1.13520398 + t * (1.48851587 + t * (-0.82215223 + t * 0.17087277))))))))
+  );
+  return x >= 0 ? r : 2 - r;
+}
+function smallestFlagged(kb, nb, nh, alpha) {
+  for (let kh = 0; kh <= nh; kh++) if (fisherUpperP(kb, nb, kh, nh) < alpha) return kh;
+  return null;
+}
+function outlierRuns(rows, runs, limit = 6) {
+  let out = /* @__PURE__ */ new Set();
+  if (runs < 6) return out;
+  let med = (xs) => {
+    let s = [...xs].sort((a, b) => a - b), m2 = s.length >> 1;
+    return s.length % 2 ? s[m2] : (s[m2 - 1] + s[m2]) / 2;
+  }, score = new Float64Array(runs), used = 0;
+  for (let xs of rows) {
+    if (xs.length !== runs) continue;
+    let m2 = med(xs), mad2 = med(xs.map((x) => Math.abs(x - m2)));
+    if (mad2 > 0) {
+      for (let j = 0; j < runs; j++) score[j] = score[j] + (xs[j] - m2) / (1.4826 * mad2);
+      used++;
+    }
+  }
+  if (used === 0) return out;
+  let avg = [...score].map((x) => x / used), m = med(avg), mad = med(avg.map((x) => Math.abs(x - m)));
+  if (!(mad > 0)) return out;
+  let z2 = avg.map((x) => Math.abs(x - m) / (1.4826 * mad)), order = [...z2.keys()].filter((j) => z2[j] > limit).sort((a, b) => z2[b] - z2[a]);
+  for (let j of order.slice(0, Math.floor(runs / 5))) out.add(j);
+  return out;
+}
+
+// src/shared/base-history.ts
+function keptHistory(runs, gatedKeys, excluded) {
+  let kept = runs.filter((r) => (r.invalid !== null && excluded.push({ run: r.id, reason: `invalid: ${r.invalid}` }), r.invalid === null)), byMeasure = /* @__PURE__ */ new Map();
+  for (let g of gatedKeys) byMeasure.set(g.def.name, [...byMeasure.get(g.def.name) ?? [], g.key]);
+  let cut = 0;
+  for (let [measure, keys] of byMeasure) {
+    let def = MEASURE_BY_NAME.get(measure);
+    if (isShare(def)) continue;
+    let idx2 = indexRuns(kept), series = [], at = [];
+    idx2.forEach((m, j) => {
+      let vs = keys.map((k) => m.get(k)).filter((v) => v !== void 0 && v > 0);
+      vs.length === keys.length && (series.push(vs.reduce((a, v) => a + Math.log(v), 0) / vs.length), at.push(j));
+    });
+    for (let f of changePoints(series)) cut = Math.max(cut, at[f.index]);
+  }
+  if (cut > 0) {
+    for (let r of kept.slice(0, cut))
+      excluded.push({ run: r.id, reason: `before the base branch's change at run ${kept[cut].id}` });
+    kept = kept.slice(cut);
+  }
+  let idx = indexRuns(kept), rows = gatedKeys.filter((g) => !isShare(g.def)).map((g) => idx.map((m) => m.get(g.key))).map((xs, i) => ({
+    xs,
+    bad: gatedKeys.filter((g) => !isShare(g.def))[i].def.direction === "lower" ? 1 : -1
+  })).filter((x) => x.xs.every((v) => v !== void 0 && v > 0)).map(({ xs, bad }) => xs.map((v) => bad * Math.log(v))), out = outlierRuns(rows, kept.length);
+  for (let j of out)
+    excluded.push({
+      run: kept[j].id,
+      reason: "an outlier run (more than 5 robust SDs from the history's median)"
+    });
+  return kept.filter((_, j) => !out.has(j));
+}
+
+// src/shared/extremes.ts
+function maxOf(xs) {
+  let m = Number.NEGATIVE_INFINITY;
+  for (let x of xs) x > m && (m = x);
+  return m;
+}
+function minOf(xs) {
+  let m = Number.POSITIVE_INFINITY;
+  for (let x of xs) x < m && (m = x);
+  return m;
+}
+function maxOrNull(xs) {
+  let m = null;
+  for (let x of xs) typeof x == "number" && (m === null || x > m) && (m = x);
+  return m;
+}
+
+// src/shared/gate.ts
+var POWER = 0.8, CURVE_SHARE = 0.8;
+function tierCritical(tier, d, alpha) {
+  let groups = [...new Set(tier.map((r) => r.group ?? r.key))], ordered = d.kind === "paired" ? groups.flatMap((g) => tier.filter((r) => (r.group ?? r.key) === g)) : tier, design = d.kind === "paired" ? {
+    kind: "paired",
+    blocks: d.blocks,
+    groups: groups.map((g) => tier.filter((r) => (r.group ?? r.key) === g).length)
+  } : d, { r: corr } = shrunkCorrelation(ordered.map((r) => r.residuals ?? []));
+  return { critical: maxTCritical(design, corr, alpha), correlation: meanCorrelation(corr) };
+}
+function decideGate(rows, evidence, o) {
+  let alpha = o.fwerPct / 100, out = {
+    status: "passed",
+    fwer_pct: o.fwerPct,
+    procedure: "max-t over the all-levels rows (4/5 of the rate) and over the level rows (1/5), from their correlation; exact test per share row (1/10)",
+    rows: rows.length,
+    judged: 0,
+    failed: [],
+    critical: { curve: null, level: null },
+    correlation: null,
+    evidence,
+    reason: null,
+    detectable: {},
+    regressed: {}
+  };
+  if (o.off) return { ...out, status: "off", procedure: "off", reason: "gate: off" };
+  let ratio = rows.filter((r) => r.kind === "ratio"), share = rows.filter((r) => r.kind === "share"), canGate = evidence === "history" || evidence === "ab", shareAlpha = share.length === 0 ? 0 : ratio.length > 0 && canGate ? alpha / 10 : alpha, ratioAlpha = alpha - shareAlpha;
+  for (let r of share) {
+    let s = r.share, each = shareAlpha / share.length, hit = s.pRise < each && s.deltaPp > s.minPp;
+    out.regressed[r.key] = hit;
+    let k = smallestFlagged(s.base.bad, s.base.of, s.head.of, each), baseShare = s.base.of > 0 ? s.base.bad / s.base.of : 0;
+    out.detectable[r.key] = k === null ? null : Math.max(s.minPp, 100 * (k / Math.max(1, s.head.of) - baseShare)), hit && out.failed.push(r.key);
+  }
+  if (canGate && ratio.length > 0 && o.design !== null) {
+    let tiers = [ratio.filter((r) => r.tier === "curve"), ratio.filter((r) => r.tier !== "curve")].filter(
+      (t) => t.length > 0
+    ), shareOf2 = (t) => tiers.length === 1 ? 1 : t[0].tier === "curve" ? CURVE_SHARE : 1 - CURVE_SHARE;
+    for (let tier of tiers) {
+      let c = tierCritical(tier, o.design, ratioAlpha * shareOf2(tier));
+      out.critical[tier[0].tier === "curve" ? "curve" : "level"] = c.critical, out.correlation = Math.max(out.correlation ?? 0, c.correlation);
+      for (let r of tier) {
+        let hit = r.badLog / r.se > c.critical && r.badLog > r.minLog;
+        out.regressed[r.key] = hit;
+        let power = r.df > 0 ? tQuantile(POWER, r.df) : 0, x = Math.max(r.minLog, (c.critical + power) * r.se);
+        out.detectable[r.key] = 100 * (r.higher ? 1 - Math.exp(-x) : Math.exp(x) - 1), hit && out.failed.push(r.key);
+      }
+    }
+  } else for (let r of ratio) out.detectable[r.key] = null;
+  let missing = rows.filter((r) => r.kind === "missing");
+  for (let r of missing)
+    out.regressed[r.key] = !0, out.failed.push(r.key);
+  let notJudged = rows.filter((r) => r.kind === "not_judged");
+  return out.judged = share.length + missing.length + (canGate ? ratio.length : 0), out.failed.length > 0 ? { ...out, status: "failed" } : rows.length > 0 && rows.every((r) => r.kind === "no_baseline") ? { ...out, status: "no_baseline", reason: "no gated row has a baseline" } : ratio.length > 0 && !canGate ? {
+    ...out,
+    status: "not_gated",
+    reason: evidence === "within-job" ? `repeats in one job cannot see what the job shares (its runner, its GPU's state): a base history of ${o.minHistory}+ runs (the results service) or --ab would let it gate` : evidence === "short-history" ? `the base history has ${o.baseRuns} usable run${o.baseRuns === 1 ? "" : "s"}, ${o.minHistory} are needed to gate (or --ab)` : `one run each side cannot see run-to-run noise: a base history of ${o.minHistory}+ runs (the results service) or --ab would let it gate`
+  } : notJudged.length > 0 ? {
+    ...out,
+    status: "cannot_judge",
+    reason: `${notJudged.length} gated row${notJudged.length === 1 ? "" : "s"} not judged: ${[...new Set(notJudged.map((r) => r.why ?? "?"))].slice(0, 3).join("; ")}`
+  } : out;
+}
+
+// src/shared/row-stats.ts
+var logs = (xs) => xs.map((x) => Math.log(x)), floorLog = (resolution, value) => value > 0 && resolution > 0 ? Math.log1p(resolution / value) / 2 : 0;
+function historyStat(base, head, floor, confidence) {
+  let b = logs(base), n = b.length, m = mean(b), se = Math.max(stddev(b), floor) * Math.sqrt(1 + 1 / n), df = n - 1;
+  return {
+    centre: Math.log(head) - m,
+    half: tQuantile(1 - (1 - confidence) / 2, df) * se,
+    se,
+    df,
+    noisePct: cvPct(base),
+    residuals: b.map((x) => x - m)
+  };
+}
+function pairedStat(diffs, pooled, floor, confidence) {
+  let b = diffs.length, m = mean(diffs), s = Math.max(pooled.df > 0 ? Math.sqrt(pooled.ss / pooled.df) : 0, floor), se = s / Math.sqrt(b);
+  return {
+    centre: m,
+    half: tQuantile(1 - (1 - confidence) / 2, Math.max(1, pooled.df)) * se,
+    se,
+    df: Math.max(1, pooled.df),
+    noisePct: 100 * s,
+    residuals: diffs.map((d) => d - m)
+  };
+}
+function pairedSs(diffs) {
+  let m = mean(diffs);
+  return { ss: diffs.reduce((a, d) => a + (d - m) ** 2, 0), df: diffs.length - 1 };
+}
+function repeatsStat(base, head, floor, confidence) {
+  let b = logs(base), h = logs(head), v = (xs) => Math.max(stddev(xs), floor) ** 2, se, df;
+  if (b.length >= 2 && h.length >= 2) {
+    let x = v(h) / h.length, y = v(b) / b.length;
+    se = Math.sqrt(x + y), df = (x + y) ** 2 / (x * x / (h.length - 1) + y * y / (b.length - 1));
+  } else {
+    let many = h.length >= 2 ? h : b;
+    se = Math.sqrt(v(many) * (1 / h.length + 1 / b.length)), df = many.length - 1;
+  }
+  return {
+    centre: mean(h) - mean(b),
+    half: tQuantile(1 - (1 - confidence) / 2, df) * se,
+    se: null,
+    df: null,
+    noisePct: cvPct(head.length >= 2 ? head : base),
+    residuals: null
+  };
+}
+function groupsOf(s) {
+  if (!s.sizes) return s.values.map((v) => Float64Array.of(v));
+  let out = [], i = 0;
+  for (let n of s.sizes)
+    out.push(Float64Array.from(s.values.slice(i, i + n))), i += n;
+  return out;
+}
+function resample(groups, r, buf) {
+  let k = 0;
+  for (let g = 0; g < groups.length; g++) {
+    let pick3 = groups[Math.floor(r() * groups.length)];
+    for (let i = 0; i < pick3.length && k < buf.length; i++) buf[k++] = pick3[i];
+  }
+  return buf.subarray(0, k);
+}
+function bootstrapStat(base, head, o) {
+  let bg = groupsOf(base), hg = groupsOf(head), qb = quantile(base.values, base.q), qh = quantile(head.values, head.q);
+  if (!(qb > 0 && qh > 0)) return null;
+  let r = rng(o.seed), diffs = new Float64Array(o.iterations), bufB = new Float64Array(base.values.length * 2 + 16), bufH = new Float64Array(head.values.length * 2 + 16);
+  for (let i = 0; i < o.iterations; i++) {
+    let b = selectQuantile(resample(bg, r, bufB), base.q), h = selectQuantile(resample(hg, r, bufH), head.q);
+    diffs[i] = b > 0 && h > 0 ? Math.log(h / b) : 0;
+  }
+  let a = (1 - o.confidence) / 2, lo = quantile(diffs, a), hi = quantile(diffs, 1 - a), centre = Math.log(qh / qb);
+  return {
+    centre,
+    half: Math.max(centre - lo, hi - centre),
+    se: null,
+    df: null,
+    noisePct: null,
+    residuals: null,
+    interval: [lo, hi]
+  };
+}
+function wilson(k, n, z2) {
+  if (n === 0) return [0, 1];
+  let p = k / n, d = 1 + z2 * z2 / n, c = p + z2 * z2 / (2 * n), w = z2 * Math.sqrt(p * (1 - p) / n + z2 * z2 / (4 * n * n));
+  return [(c - w) / d, (c + w) / d];
+}
+function shareStat(base, head, confidence) {
+  let z2 = -normalQ((1 - confidence) / 2), pb = base.of > 0 ? base.bad / base.of : 0, ph = head.of > 0 ? head.bad / head.of : 0, [lb, ub] = wilson(base.bad, base.of, z2), [lh, uh] = wilson(head.bad, head.of, z2), d = ph - pb;
+  return {
+    deltaPp: 100 * d,
+    intervalPp: [
+      100 * (d - Math.sqrt((ph - lh) ** 2 + (ub - pb) ** 2)),
+      100 * (d + Math.sqrt((uh - ph) ** 2 + (pb - lb) ** 2))
+    ],
+    pRise: fisherUpperP(base.bad, base.of, head.bad, head.of),
+    pFall: fisherUpperP(base.of - base.bad, base.of, head.of - head.bad, head.of)
+  };
+}
+function normalQ(p) {
+  let a = [
+    -39.69683028665376,
+    220.9460984245205,
+    -275.9285104469687,
+    138.357751867269,
+    -30.66479806614716,
+    2.506628277459239
+  ], b = [
+    -54.47609879822406,
+    161.5858368580409,
+    -155.6989798598866,
+    66.80131188771972,
+    -13.28068155288572
+  ], c = [
+    -0.007784894002430293,
+    -0.3223964580411365,
+    -2.400758277161838,
+    -2.549732539343734,
+    4.374664141464968,
+    2.938163982698783
+  ], d = [0.007784695709041462, 0.3224671290700398, 2.445134137142996, 3.754408661907416], lo = 0.02425;
+  if (p < lo) {
+    let q2 = Math.sqrt(-2 * Math.log(p));
+    return (((((c[0] * q2 + c[1]) * q2 + c[2]) * q2 + c[3]) * q2 + c[4]) * q2 + c[5]) / ((((d[0] * q2 + d[1]) * q2 + d[2]) * q2 + d[3]) * q2 + 1);
+  }
+  if (p > 1 - lo) return -normalQ(1 - p);
+  let q = p - 0.5, r = q * q;
+  return (((((a[0] * r + a[1]) * r + a[2]) * r + a[3]) * r + a[4]) * r + a[5]) * q / (((((b[0] * r + b[1]) * r + b[2]) * r + b[3]) * r + b[4]) * r + 1);
+}
+function cvPct(xs) {
+  let m = mean(xs);
+  return xs.length >= 2 && m !== 0 ? 100 * stddev(xs) / Math.abs(m) : null;
 }
 
 // src/shared/rules.ts
@@ -21601,6 +21202,235 @@ function severityOf(verdict, gating) {
 }
 function fails(outcome, failOn) {
   return failOn === "never" ? !1 : outcome.gate === "failed" ? !0 : failOn === "regression" ? !1 : outcome.gate === "cannot_judge" ? !0 : failOn === "warning" && outcome.severities.some((s) => s !== "none");
+}
+
+// src/shared/verdict-rows.ts
+function pairDiffs(ab, key) {
+  if (!ab) return [];
+  let out = [];
+  for (let p of ab.pairs) {
+    let b = runValue(p.base, key), h = runValue(p.head, key);
+    b !== void 0 && h !== void 0 && b > 0 && h > 0 && out.push(Math.log(h / b));
+  }
+  return out;
+}
+function geoMean(xs) {
+  return xs.every((x) => x > 0) ? Math.exp(xs.reduce((a, x) => a + Math.log(x), 0) / xs.length) : medianOf(xs);
+}
+var word = (def, sign) => sign > 0 == (def.direction === "higher") ? "improved" : "regressed", ungateable = (key, unit) => ({
+  key,
+  kind: "ratio",
+  badLog: 0,
+  se: 1,
+  df: 1,
+  unit,
+  residuals: null,
+  minLog: Number.POSITIVE_INFINITY
+});
+function judgeShare(c, row, k, baseRuns, minPp) {
+  let { def } = k, b = shareCounts(def, baseRuns, k.benchmark, k.key), h = shareCounts(def, c.headRuns, k.benchmark, k.key), sign = def.direction === "lower" ? 1 : -1;
+  if (b.of === 0 || h.of === 0) {
+    let scale = def.name === "error_rate" ? 100 : 1;
+    row.method = "percent", row.delta_pct = null, row.delta_pp = scale * ((row.head ?? 0) - (row.base ?? 0));
+    let bad = sign * row.delta_pp;
+    return row.verdict = bad > minPp ? "regressed" : -bad > minPp ? "improved" : "unchanged", { row, gate: row.gated ? ungateable(k.key, null) : null, stat: null, chance: !1 };
+  }
+  let s = shareStat(b, h, c.o.confidence);
+  row.method = "exact", row.independent = "request", row.delta_pct = null, row.delta_pp = sign * s.deltaPp, row.interval_pp = sign > 0 ? s.intervalPp : [-s.intervalPp[1], -s.intervalPp[0]];
+  let a = (1 - c.o.confidence) / 2;
+  return row.verdict = s.pRise < a && s.deltaPp > minPp ? "regressed" : s.pFall < a && -s.deltaPp > minPp ? "improved" : "unchanged", {
+    row,
+    gate: row.gated ? {
+      key: keyOf(k.benchmark, def.name),
+      kind: "share",
+      share: { base: b, head: h, pRise: s.pRise, deltaPp: s.deltaPp, minPp }
+    } : null,
+    stat: null,
+    chance: !row.gated
+  };
+}
+function ratioStat(c, k, bv, hv, floor) {
+  let none = { stat: null, method: "percent", unit: null };
+  if (!(bv.every((x) => x > 0) && hv.every((x) => x > 0))) return none;
+  if (c.ab) {
+    let d = pairDiffs(c.ab, k.key), p = k.level === null ? pairedSs(d) : c.pooled.get(k.def.name);
+    return d.length >= 2 && p && p.df > 0 ? { stat: pairedStat(d, p, floor, c.o.confidence), method: "ab-paired", unit: "block" } : none;
+  }
+  if (c.history && bv.length >= 2)
+    return { stat: historyStat(bv, medianOf(hv), floor, c.o.confidence), method: "history-t", unit: "job" };
+  if (bv.length + hv.length >= 3)
+    return { stat: repeatsStat(bv, hv, floor, c.o.confidence), method: "repeats-t", unit: "repeat" };
+  if (c.base.kind === "run" && c.head.kind === "run" && c.base.samples && c.head.samples && k.level !== null) {
+    let sb = c.base.samples(k.level, k.def.name), sh = c.head.samples(k.level, k.def.name);
+    if (sb && sh && sb.values.length >= 5 && sh.values.length >= 5) {
+      let stat = bootstrapStat(sb, sh, c.o);
+      if (stat) return { stat, method: "bootstrap", unit: "request" };
+    }
+  }
+  return none;
+}
+function judgeRatio(c, row, k, bv, hv, minPct) {
+  let { def } = k, facts = c.headRuns[0]?.facts.get(k.benchmark), floor = row.head > 0 ? floorLog(resolutionOf(def, row.head, facts), row.head) : 0, { stat, method, unit } = ratioStat(c, k, bv, hv, floor);
+  if (row.method = method, row.independent = unit, stat === null) {
+    let pct = minPct > c.o.minEffectPct ? minPct : c.o.fallbackPct;
+    return row.verdict = row.delta_pct !== null && Math.abs(row.delta_pct) > pct ? word(def, row.delta_pct) : "unchanged", { row, gate: row.gated ? ungateable(k.key, null) : null, stat: null, chance: !1 };
+  }
+  row.noise_pct = stat.noisePct;
+  let [lo, hi] = stat.interval ?? [stat.centre - stat.half, stat.centre + stat.half];
+  row.interval_pct = [100 * (Math.exp(lo) - 1), 100 * (Math.exp(hi) - 1)], (method === "ab-paired" || method === "history-t") && (row.delta_pct = 100 * (Math.exp(stat.centre) - 1));
+  let big = Math.abs(row.delta_pct ?? 0) > minPct, wide = (row.interval_pct[1] - row.interval_pct[0]) / 2 > c.o.noiseLimitPct;
+  row.verdict = (lo > 0 || hi < 0) && big ? word(def, stat.centre) : wide ? "too_noisy" : "unchanged";
+  let bad = def.direction === "lower" ? 1 : -1, canGate = stat.se !== null && stat.df !== null && (method === "ab-paired" || method === "history-t"), gate = row.gated ? canGate ? {
+    key: k.key,
+    kind: "ratio",
+    badLog: bad * stat.centre,
+    se: stat.se,
+    df: stat.df,
+    unit,
+    residuals: stat.residuals ? stat.residuals.map((x) => bad * x) : null,
+    group: k.level === null ? `${def.name} ${ALL_LEVELS}` : def.name,
+    tier: k.level === null ? "curve" : "level",
+    minLog: Math.log1p(minPct / 100),
+    higher: def.direction === "higher"
+  } : ungateable(k.key, unit) : null;
+  return { row, gate, stat, chance: !row.gated };
+}
+
+// src/shared/verdict-types.ts
+var VERDICTS = [
+  "regressed",
+  "improved",
+  "too_noisy",
+  "not_judged",
+  "unchanged",
+  "no_baseline"
+], VERDICT_DEFAULTS = {
+  fwerPct: 5,
+  confidence: 0.95,
+  minHistory: 5,
+  fallbackPct: 5,
+  noiseLimitPct: 10,
+  minEffectPct: 1,
+  iterations: 1e3,
+  seed: 1
+};
+
+// src/shared/verdict.ts
+function judgeRuns(base, head, opts = {}) {
+  let o = { ...VERDICT_DEFAULTS, ...opts }, rules = opts.rules ?? parseRules(null), gate = parseGate(opts.gate ?? null, rules), excluded = [], abIn = head.kind === "ab" ? head : null, baseEv = abIn ? { kind: "repeats", runs: abIn.pairs.map((p) => p.base) } : base, keysOf = (runs, headOnly) => {
+    let out = [], seen = /* @__PURE__ */ new Set(), headLevels = new Set(headOnly.flatMap((r) => r.points.map((p) => p.benchmark)));
+    for (let r of runs)
+      for (let p of r.points) {
+        let key = keyOf(p.benchmark, p.measure), def = MEASURE_BY_NAME.get(p.measure);
+        !def || seen.has(key) || !headLevels.has(p.benchmark) || (seen.add(key), out.push({ key, benchmark: p.benchmark, level: p.level, def }));
+      }
+    return out;
+  }, gatedKeys = keysOf([...runsOf(head), ...runsOf(baseEv)], runsOf(head)).filter((k) => isGated(gate, k.def.name, k.level)), kept = baseEv.kind === "history" ? keptHistory(baseEv.runs, gatedKeys, excluded) : runsOf(baseEv), { head: headRuns, base: baseRuns } = withAllLevels(runsOf(head), kept), ab = abIn ? { kind: "ab", pairs: abIn.pairs.map((_, i) => ({ base: baseRuns[i], head: headRuns[i] })) } : null, keys = keysOf([...headRuns, ...baseRuns], headRuns), headIdx = indexRuns(headRuns), history = baseEv.kind === "history", evidenceKind = ab ? "ab" : history && baseRuns.length >= o.minHistory ? "history" : history && baseRuns.length > 0 ? "short-history" : baseRuns.length === 0 ? "none" : head.kind === "repeats" || baseEv.kind === "repeats" ? "within-job" : "within-run", pooled = /* @__PURE__ */ new Map();
+  for (let k of ab ? keys : []) {
+    if (isShare(k.def) || k.level === null || invalidOn(headRuns, k.benchmark, k.def) || invalidOn(baseRuns, k.benchmark, k.def))
+      continue;
+    let d = pairDiffs(ab, k.key);
+    if (d.length < 2) continue;
+    let s = pairedSs(d), p = pooled.get(k.def.name) ?? { ss: 0, df: 0 };
+    pooled.set(k.def.name, { ss: p.ss + s.ss, df: p.df + s.df });
+  }
+  let ctx = { o, base, head, headRuns, ab, history, pooled }, evaluate = (k) => {
+    let { def } = k, { rule, gating } = ruleFor(rules, def.name), gated = isGated(gate, def.name, k.level) && rule.kind !== "off", hv = headIdx.map((m) => m.get(k.key)).filter((v) => v !== void 0), bRuns = baseRuns.filter((r) => !(history && invalidOn([r], k.benchmark, def))), bv = bRuns.map((r) => runValue(r, k.key)).filter((v) => v !== void 0), row = {
+      benchmark: k.benchmark,
+      level: k.level,
+      measure: def.name,
+      unit: def.unit,
+      direction: def.direction,
+      base: bv.length > 0 ? history || ab ? geoMean(bv) : medianOf(bv) : null,
+      base_n: bv.length,
+      head: hv.length > 0 ? ab ? geoMean(hv) : medianOf(hv) : null,
+      head_n: hv.length,
+      delta_pct: null,
+      delta_pp: null,
+      interval_pct: null,
+      interval_pp: null,
+      noise_pct: null,
+      method: "none",
+      independent: null,
+      verdict: "no_baseline",
+      reason: null,
+      gated,
+      decided: !1,
+      detectable: null,
+      rule: rule.text,
+      severity: "none"
+    }, done = (g, extra = {}) => ({
+      row,
+      gate: gated && g ? { key: k.key, kind: g, ...extra } : null,
+      stat: null,
+      chance: !1
+    });
+    if (bv.length === 0)
+      return row.reason = baseRuns.length === 0 ? null : "the base did not measure it", done("no_baseline");
+    if (row.base !== null && row.head !== null && row.base !== 0 && (row.delta_pct = 100 * (row.head - row.base) / Math.abs(row.base)), hv.length === 0) {
+      let f = headRuns[0]?.facts.get(k.benchmark), why = f && f.requests > 0 && f.errors === f.requests ? "every request failed" : "the head has no value for it";
+      return row.reason = `no value in the head: ${why}`, def.family === "latency" || def.family === "rate" || def.family === "slo" ? (row.verdict = "regressed", row.severity = severityOf("regressed", gated || gating), done("missing")) : (row.verdict = "not_judged", done("not_judged", { why: row.reason }));
+    }
+    if (rule.kind === "off")
+      return row.method = "off", row.verdict = "unchanged", done(null);
+    let headBad = invalidOn(headRuns, k.benchmark, def), baseBad = history ? null : invalidOn(baseRuns, k.benchmark, def), finish = def.family === "errors" ? null : finishDiffers(baseRuns, headRuns, k.benchmark), notJudged = headBad ? `head ${headBad}` : baseBad ? `base ${baseBad}` : finish;
+    if (notJudged !== null)
+      return row.verdict = "not_judged", row.reason = notJudged, done("not_judged", { why: notJudged });
+    let minPct = rule.kind === "percent" ? rule.pct : o.minEffectPct;
+    return isShare(def) ? judgeShare(ctx, row, k, bRuns, minPct) : judgeRatio(ctx, row, k, bv, hv, minPct);
+  }, evaluated = keys.map(evaluate), gateRows = evaluated.map((e) => e.gate).filter((g) => g !== null), design = evidenceKind === "history" ? {
+    kind: "history",
+    n: minOf(evaluated.filter((e) => e.gate?.kind === "ratio").map((e) => e.row.base_n))
+  } : evidenceKind === "ab" ? { kind: "paired", blocks: ab.pairs.length } : null, outcome = decideGate(gateRows, evidenceKind, {
+    fwerPct: o.fwerPct,
+    off: gate.off,
+    minHistory: o.minHistory,
+    baseRuns: baseRuns.length,
+    design
+  });
+  for (let e of evaluated) {
+    let r = e.row, key = keyOf(r.benchmark, r.measure);
+    if (!r.gated) {
+      r.severity = severityOf(r.verdict, !1);
+      continue;
+    }
+    r.detectable = outcome.detectable[key] ?? null;
+    let judgedByGate = e.gate?.kind === "share" || e.gate?.kind === "ratio" && (evidenceKind === "history" || evidenceKind === "ab");
+    judgedByGate && (outcome.regressed[key] ? r.verdict = "regressed" : r.verdict === "regressed" && (r.verdict = "unchanged")), r.decided = judgedByGate || e.gate?.kind === "missing", r.severity = r.verdict === "regressed" && (judgedByGate || e.gate?.kind === "missing") ? "regression" : severityOf(r.verdict, !1);
+  }
+  let rows = evaluated.map((e) => e.row), counts = Object.fromEntries(VERDICTS.map((v) => [v, 0]));
+  for (let r of rows) counts[r.verdict]++;
+  let chanceRows = evaluated.filter(
+    (e) => e.chance && e.row.interval_pct !== null || e.chance && e.row.method === "exact"
+  ).length;
+  return {
+    rows,
+    counts,
+    rules: rules.text,
+    gate: { ...outcome, text: gate.text },
+    base_runs: baseRuns.length,
+    head_runs: headRuns.length,
+    base_kind: ab ? "ab" : base.kind,
+    excluded,
+    environment: environmentChanges(baseRuns, headRuns),
+    chance_flags: { rows: chanceRows, expected: chanceRows * ((1 - o.confidence) / 2) },
+    baseline_note: null
+  };
+}
+var summaryFails = (s, failOn) => fails({ gate: s.gate.status, severities: s.rows.map((r) => r.severity) }, failOn);
+
+// src/shared/comparison.ts
+init_workload();
+var show = (x) => JSON.stringify(x)?.slice(0, 40) ?? "null";
+function workloadText(fields) {
+  return fields.map((d) => `${d.field} ${show(d.base)} vs ${show(d.head)}`).join("; ");
+}
+function compareDocuments(bases, head, opts = {}) {
+  let other = [], like = bases.filter((b) => {
+    let d = workloadDiff(b.doc, head.doc).map((x) => ({ field: x.field, base: x.a, head: x.b }));
+    return d.length > 0 && !opts.allowDifferentWorkloads && other.push({ base: b.id, fields: d }), d.length === 0 || opts.allowDifferentWorkloads;
+  }), base = like.length === 0 ? NO_EVIDENCE : like.length === 1 ? documentEvidence(like[0].doc, like[0].id) : historyEvidence(like), summary = judgeRuns(base, documentEvidence(head.doc, head.id), opts), note = like.length === 0 && other.length > 0 ? `the base measured another workload (${workloadText(other[0].fields)})` : summary.baseline_note;
+  return { ...summary, baseline_note: note, other_workloads: other };
 }
 
 // src/shared/verdict-text.ts
@@ -21697,7 +21527,7 @@ function headline(s, named = 3) {
     case "failed":
       return `Gate failed: ${list2(regressed, named)} ${regressed.length === 1, "regressed"}${tail}`;
     case "passed": {
-      let d = gated.map((r) => r.detectable).filter((x) => x !== null && r0(x)), range = d.length ? `; each could detect \u2265 ${Math.min(...d).toFixed(1)}\u2013${Math.max(...d).toFixed(1)} %` : "";
+      let d = gated.map((r) => r.detectable).filter((x) => x !== null && r0(x)), range = d.length ? `; each could detect \u2265 ${minOf(d).toFixed(1)}\u2013${maxOf(d).toFixed(1)} %` : "";
       return `Gate passed: no gated row regressed (${plural(gated.length, "row")}${range})${tail}`;
     }
     case "cannot_judge":
@@ -21745,1265 +21575,109 @@ function gateLine(s) {
   return `Gate: ${g.text || DEFAULT_GATE_TEXT} at every level; false-fail rate per pull request held at ${g.fwer_pct} % (${g.procedure}${corr}).`;
 }
 
-// src/core/results/report.ts
-init_workload();
-var fmt = (v, digits) => v == null || !Number.isFinite(v) ? "-" : v.toFixed(digits), steadyCell = (l) => l.steady_state === void 0 ? "-" : l.steady_state.steady ? `${l.steady_state.window_s.toFixed(1)} s` : "no", gpuCell = (l, v, d) => l.gpu ? v == null ? "?" : fmt(v, d) : "-";
-function timingNoteMs(notice) {
-  let m = /^timing noise: the client read about ([\d.]+) ms late/.exec(notice);
-  return m ? Number(m[1]) : null;
-}
-var pct0 = (v) => v == null ? "-" : `${v.toFixed(0)}%`;
-function markdownColumns(levels, hasSlo) {
-  let open2 = levels.some((l) => l.mode === "open");
-  return [
-    { title: "level", cell: (l) => String(l.level) },
-    ...open2 ? [
-      { title: "offered req/s", cell: (l) => fmt(l.open_loop?.target_rate_rps, 2) },
-      { title: "achieved req/s", cell: (l) => fmt(l.open_loop?.achieved_rate_rps, 2) }
-    ] : [],
-    { title: "req", cell: (l) => String(l.requests) },
-    { title: "err", cell: (l) => String(l.errors) },
-    { title: "out tok/s", cell: (l) => fmt(l.output_tok_s, 0) },
-    { title: "TTFT p50 (ms)", cell: (l) => fmt(l.ttft_ms.p50, 1) },
-    { title: "TTFT p95 (ms)", cell: (l) => fmt(l.ttft_ms.p95, 1) },
-    { title: "ITL p50 (ms)", cell: (l) => fmt(l.itl_ms.p50, 2) },
-    { title: "ITL p95 (ms)", cell: (l) => fmt(l.itl_ms.p95, 2) },
-    { title: "TPOT p50 (ms)", cell: (l) => fmt(l.tpot_ms.p50, 2) },
-    ...hasSlo ? [
-      { title: "SLO pass", cell: (l) => pct0(l.slo_pass_pct) },
-      { title: "goodput req/s", cell: (l) => fmt(l.goodput_req_s, 2) }
-    ] : [],
-    { title: "cached", cell: (l) => pct0(l.cached_tokens_pct) },
-    { title: "steady", cell: steadyCell },
-    // GPU energy where telemetry was taken ("?" where the level's energy is unknown: see its reason)
-    ...levels.some((l) => l.gpu) ? [
-      { title: "GPU W", cell: (l) => gpuCell(l, l.gpu?.mean_power_w, 0) },
-      { title: "tok/J", cell: (l) => gpuCell(l, l.gpu?.output_tok_per_j, 3) }
-    ] : [],
-    ...levels.some((l) => l.gpu?.usd_per_m_output_tok != null) ? [{ title: "$/M out tok", cell: (l) => gpuCell(l, l.gpu?.usd_per_m_output_tok, 3) }] : []
-  ];
-}
-function markdownTable(levels, slo = !0) {
-  let cols = markdownColumns(levels, slo), head = `| ${cols.map((c) => c.title).join(" | ")} |`, sep = `|${cols.map(() => "---:").join("|")}|`, rows = levels.map((l) => `| ${cols.map((c) => c.cell(l)).join(" | ")} |`);
-  return [head, sep, ...rows].join(`
-`);
-}
-function reportHeader(doc) {
-  let c = doc.config, workload = doc.kind === "profile" ? "single-stream serving profile" : c ? [
-    c.search ? "search for the saturation rate" : `${c.mode} loop at ${c.mode === "closed" ? "concurrency" : "req/s"} ${c.levels.join(", ")}`,
-    c.dataset ? `dataset ${c.dataset.name}` : c.trace ? `trace ${c.trace.name}` : `${c.prompt_tokens} prompt tokens`,
-    `${c.max_tokens} max tokens${c.ignore_eos ? " (ignore_eos)" : ""}`,
-    c.requests_per_level !== null ? `${c.requests_per_level} requests per level` : `${c.duration_s} s per level`,
-    ...doc.repeats && doc.repeats.length > 1 ? [`${doc.repeats.length} repeats (each figure their median)`] : []
-  ].join("; ") : "", timing = doc.levels.flatMap(
-    (l) => l.notices.map(timingNoteMs).filter((ms2) => ms2 !== null).map((ms2) => ({ level: l.level, ms: ms2 }))
-  ), notices = [
-    ...timing.length > 0 ? [
-      `timing noise at level${timing.length > 1 ? "s" : ""} ${timing.map((t) => t.level).join(", ")}: the machine woke the client up to ${Math.max(...timing.map((t) => t.ms)).toFixed(1)} ms late (p99 estimate), not client load; TTFT and ITL carry up to that much of it`
-    ] : [],
-    ...new Set(
-      doc.levels.flatMap(
-        (l) => l.notices.filter((n) => timingNoteMs(n) === null).map((n) => n.startsWith("level ") ? n : `level ${l.level}: ${n}`)
-      )
-    )
-  ], shown2 = notices.slice(0, 5), gpuLine = doc.gpu_telemetry ? ` GPU telemetry: ${gpuTelemetryText(doc.gpu_telemetry)}.` : "";
-  return [
-    `# tokenbench ${doc.kind}: ${doc.target.model}`,
+// src/core/documents/compare.ts
+function compareMarkdown(s, baseName) {
+  let withInterval = s.rows.some((r) => r.interval_pct !== null || r.interval_pp !== null), env = environmentLine(s), others = othersLine(s), lines = [
+    headline(s),
+    ...env ? ["", env] : [],
     "",
-    `${doc.target.base_url} (${doc.target.api} API); ${workload}. Measured ${doc.created_at} by tokenbench ${doc.tool.version}.${gpuLine}`,
-    ...shown2.length > 0 ? [
-      "",
-      `Notices (${notices.length}${notices.length > shown2.length ? "; the JSON has all of them" : ""}):`,
-      "",
-      ...shown2.map((n) => `- ${n}`)
-    ] : []
-  ].join(`
-`);
-}
-function markdownReport(doc) {
-  if (doc.kind === "profile") return [reportHeader(doc), profileTable(doc)].join(`
-
-`);
-  let parts = [reportHeader(doc), markdownTable(doc.levels, sloGiven(doc.config))], unsteady = doc.levels.filter((l) => l.steady_state && !l.steady_state.steady);
-  unsteady.length > 0 && parts.push(
-    `**No steady state** at ${unsteady.length === doc.levels.length ? "any level" : `level${unsteady.length > 1 ? "s" : ""} ${unsteady.map((l) => l.level).join(", ")}`}: their figures are the whole level's, ramp and drain included (${unsteady[0].steady_state.reason}). Steady levels report their window (the steady column).`
-  );
-  let s = doc.saturation;
-  s && parts.push(
-    `**Saturation:** ${saturationHeadline(s)}.
-
-How it was found: ${s.method}; a probe passes when at least ${s.target_pass_pct}% of its requests meet every SLO.`
-  );
-  let turned = doc.levels.filter((l) => l.turns && l.turns.length > 0);
-  if (turned.length > 0) {
-    let sessions = doc.config?.sessions, rows = turned.flatMap(
-      (l) => l.turns.map(
-        (t) => `| ${l.level} | ${t.turn} | ${t.ok} | ${fmt(t.ttft_ms.p50, 1)} | ${fmt(t.ttft_ms.p95, 1)} | ${fmt(t.prompt_tokens.p50, 0)} | ${t.cached_tokens_pct === null ? "-" : `${t.cached_tokens_pct.toFixed(0)}%`} |`
-      )
-    );
-    parts.push(
-      [
-        `**Conversations** (${sessions?.turns ?? "?"} turns, ${sessions?.think_time_ms ?? 0} ms think time): TTFT per turn`,
-        "",
-        "| level | turn | ok | TTFT p50 (ms) | TTFT p95 (ms) | prompt tokens p50 | cached |",
-        "|---:|---:|---:|---:|---:|---:|---:|",
-        ...rows
-      ].join(`
-`)
-    );
-  }
-  let shaped = doc.levels.filter((l) => l.ttfat_ms || l.tt_first_tool_call_ms);
-  shaped.length > 0 && parts.push(
-    [
-      "**Reasoning and tool calls:** TTFT is the first token of any kind; TTFAT the first answer token after any reasoning",
-      "",
-      "| level | TTFT p50 (ms) | TTFAT p50 (ms) | TTFAT p95 (ms) | TTFAT p99 (ms) | reasoning p50 (ms) | reasoning tokens p50 | answer tokens p50 | first tool call p50 (ms) | tool calls |",
-      "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
-      ...shaped.map(
-        (l) => `| ${l.level} | ${fmt(l.ttft_ms.p50, 1)} | ${fmt(l.ttfat_ms?.p50, 1)} | ${fmt(l.ttfat_ms?.p95, 1)} | ${fmt(l.ttfat_ms?.p99, 1)} | ${fmt(l.reasoning_ms?.p50, 1)} | ${fmt(l.reasoning_tokens?.p50, 0)} | ${fmt(l.answer_tokens?.p50, 0)} | ${fmt(l.tt_first_tool_call_ms?.p50, 1)} | ${l.tool_calls_total ?? "-"} |`
-      )
-    ].join(`
-`)
-  );
-  let trace = doc.config?.trace, ol = doc.levels[0]?.open_loop;
-  return trace && ol && parts.push(
-    `**Trace replay:** ${trace.name} at ${trace.speed}x, ${doc.levels[0].requests} requests; replay lag (actual \u2212 scheduled send) p50 ${fmt(ol.schedule_lag_ms.p50, 2)} ms, p99 ${fmt(ol.schedule_lag_ms.p99, 2)} ms, max ${fmt(ol.schedule_lag_ms.max, 2)} ms.`
-  ), parts.join(`
-
-`);
-}
-var STAT_KEYS = ["n", "mean", "p50", "p90", "p95", "p99", "min", "max"], STAT_FIELDS = ["ttft_ms", "itl_ms", "tpot_ms", "e2e_ms", "decode_tok_s"], SHAPE_FIELDS = [
-  "ttfat_ms",
-  "reasoning_ms",
-  "reasoning_tokens",
-  "answer_tokens",
-  "tt_first_tool_call_ms"
-], GPU_FIELDS = [
-  "energy_j",
-  "mean_power_w",
-  "peak_power_w",
-  "idle_power_w",
-  "output_tok_per_j",
-  "j_per_output_tok",
-  "j_per_request",
-  "w_per_user",
-  "usd_per_m_output_tok",
-  "usd_per_m_total_tok",
-  "window_s"
-];
-function csvTable(levels) {
-  let cols = [
-    "level",
-    "mode",
-    "requests",
-    "ok",
-    "errors",
-    "wall_time_s",
-    "output_tok_s",
-    "total_tok_s",
-    "req_s",
-    "goodput_req_s",
-    "slo_pass_pct",
-    "peak_in_flight",
-    "prompt_tokens_total",
-    "completion_tokens_total"
+    `Judged ${evidenceLine(s, baseName)} (rules ${s.rules}). ${gateLine(s)}${others ? ` ${others}` : ""}`,
+    "",
+    `| benchmark | measure | base | head | \u0394 |${withInterval ? " interval |" : ""} method | verdict |`,
+    `|---|---|---:|---:|---:|${withInterval ? "---|" : ""}---|---|`
   ];
-  for (let f of STAT_FIELDS) for (let k of STAT_KEYS) cols.push(`${f}_${k}`);
-  cols.push(
-    "target_rate_rps",
-    "achieved_rate_rps",
-    "schedule_lag_ms_p99",
-    "client_cpu_pct",
-    "bottleneck_warning",
-    "timing_note"
-  ), cols.push("cached_tokens_pct", "steady", "steady_window_s");
-  for (let f of SHAPE_FIELDS) for (let k of STAT_KEYS) cols.push(`${f}_${k}`);
-  cols.push("tool_calls_total", "short_output"), cols.push(...GPU_FIELDS.map((f) => `gpu_${f}`), "gpu_unknown_reason");
-  let cell = (v) => {
-    if (v == null) return "";
-    let s = String(v);
-    return /[",\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
-  }, lines = [cols.join(",")];
-  for (let l of levels) {
-    let row = [
-      l.level,
-      l.mode,
-      l.requests,
-      l.ok,
-      l.errors,
-      l.wall_time_s,
-      l.output_tok_s,
-      l.total_tok_s,
-      l.req_s,
-      l.goodput_req_s,
-      l.slo_pass_pct,
-      l.peak_in_flight,
-      l.prompt_tokens_total,
-      l.completion_tokens_total
-    ];
-    for (let f of STAT_FIELDS) for (let k of STAT_KEYS) row.push(l[f][k]);
-    row.push(
-      l.open_loop?.target_rate_rps,
-      l.open_loop?.achieved_rate_rps,
-      l.open_loop?.schedule_lag_ms.p99,
-      l.client.cpu_pct_of_one_core,
-      l.client.bottleneck_warning,
-      l.client.timing_note
-    ), row.push(l.cached_tokens_pct, l.steady_state?.steady, l.steady_state?.window_s);
-    for (let f of SHAPE_FIELDS) for (let k of STAT_KEYS) row.push(l[f]?.[k]);
-    row.push(l.tool_calls_total, l.short_output), row.push(...GPU_FIELDS.map((f) => l.gpu?.[f]), l.gpu?.unknown_reason), lines.push(row.map(cell).join(","));
+  for (let r of s.rows)
+    lines.push(
+      `| ${[...rowCells(r, withInterval), methodText(r), `${r.decided ? "gate: " : ""}${verdictWord(r)}`].join(" | ")} |`
+    );
+  return lines.join(`
+`);
+}
+
+// src/core/documents/export.ts
+init_errors();
+var ExportError = class extends TokenbenchError {
+  constructor(message) {
+    super("export_empty", message);
   }
-  return `${lines.join(`
-`)}
-`;
-}
-function saturationHeadline(s) {
-  let f = (x) => x === null ? "?" : x.toPrecision(3), [lo, hi] = s.bracket_rps;
-  if (lo === null)
-    return `no probed rate kept ${s.target_pass_pct}% of requests within the SLOs (lowest probe failed): lower the starting --levels`;
-  if (hi === null)
-    return `sustains at least ${f(lo)} req/s under SLO (no probe failed in ${s.probes}: raise --search-max-probes or the starting rate)`;
-  let wide = (hi - lo) / hi > 0.03;
-  return `sustains ${f(s.max_rate_rps)} req/s under SLO (bracket ${f(lo)}\u2013${f(hi)}; ${f(s.pass_pct_at_max)}% of requests within SLO there, goodput ${f(s.goodput_at_max_rps)} req/s; ${s.probes} probes${wide ? `; the bracket is ${(100 * (hi - lo) / hi).toFixed(0)} % wide: the probes ran out before 3 %, raise --search-max-probes` : ""})`;
-}
-function profileTable(doc) {
-  return [
-    "| benchmark | measure | value |",
-    "|---|---|---:|",
-    ...profilePoints(doc).map((p) => `| ${p.benchmark} | ${measureName(p.measure)} | ${fmt(p.value, 2)} |`)
-  ].join(`
-`);
-}
-
-// src/cli/command.ts
-function parseCommand(argv, table, intro, groups = [{ title: "Flags", settings: Object.values(table) }]) {
-  let p = parseArgv(argv, table);
-  return p.help ? (process.stdout.write(helpText(intro, groups)), null) : { values: readSettings(table, p.source), positionals: p.positionals };
-}
-function noticePrinter(silent = !1) {
-  let seen = /* @__PURE__ */ new Set(), timingMs = null, write = (m) => process.stderr.write(`${process.stderr.isTTY ? "\r\x1B[K" : ""}notice: ${m}
-`);
-  return (m) => {
-    if (silent || seen.has(m)) return;
-    seen.add(m);
-    let lv = /^level (\S+): /.exec(m), ms2 = lv ? timingNoteMs(m.slice(lv[0].length)) : null;
-    if (ms2 === null) return write(m);
-    if (timingMs === null) write(`${m} (said once; each level's reading is in the JSON)`);
-    else if (Math.abs(ms2 - timingMs) > timingMs / 2)
-      write(`level ${lv[1]}: timing noise now about ${ms2.toFixed(1)} ms (was ${timingMs.toFixed(1)} ms)`);
-    else return;
-    timingMs = ms2;
-  };
-}
-var plotsDir = (jsonPath) => `${jsonPath.replace(/\.json$/i, "")}-plots`;
-async function writePlotsBeside(doc, out) {
-  let { writePlots: writePlots2 } = await Promise.resolve().then(() => (init_plots(), plots_exports)), files = await writePlots2(doc, plotsDir(out));
-  process.stderr.write(`wrote ${files.length} charts to ${plotsDir(out)}
-`);
-}
-
-// src/cli/mock-command.ts
-function parseProtocol(s) {
-  let v = s.trim();
-  if (!PROTOCOL_VARIANTS.includes(v))
-    throw new Error(`invalid protocol variant "${s}": expected one of ${PROTOCOL_VARIANTS.join(", ")}`);
-  return v;
-}
-var ms = (flag, def, help) => number({
-  flag,
-  input: null,
-  metavar: "MS",
-  default: def,
-  check: nonNeg,
-  what: "a non-negative number",
-  help
-}), MOCK = {
-  host: text({ flag: "host", input: null, metavar: "H", default: DEFAULT_MOCK_OPTIONS.host, help: "bind address" }),
-  port: number({
-    flag: "port",
-    input: null,
-    default: DEFAULT_MOCK_OPTIONS.port,
-    check: (n) => Number.isInteger(n) && n >= 0 && n < 65536,
-    what: "a port number",
-    help: "port (0 = any free port)"
-  }),
-  flavor: oneOf({
-    flag: "flavor",
-    input: null,
-    choices: FLAVORS,
-    default: DEFAULT_MOCK_OPTIONS.flavor,
-    help: "endpoints, metric names and stream quirks"
-  }),
-  model: text({
-    flag: "model",
-    input: null,
-    metavar: "ID",
-    default: DEFAULT_MOCK_OPTIONS.model,
-    help: "served model name"
-  }),
-  ttftMs: ms("ttft-ms", DEFAULT_MOCK_OPTIONS.ttftMs, "base time to first token"),
-  prefillMsPer1k: ms("prefill-ms-per-1k", DEFAULT_MOCK_OPTIONS.prefillMsPer1k, "extra prefill per 1,000 uncached prompt tokens"),
-  itlMs: ms("itl-ms", DEFAULT_MOCK_OPTIONS.itlMs, "time between stream events"),
-  itlJitterMs: ms("itl-jitter-ms", DEFAULT_MOCK_OPTIONS.itlJitterMs, "seeded uniform jitter +/- MS per event"),
-  ttftJitterMs: ms(
-    "ttft-jitter-ms",
-    DEFAULT_MOCK_OPTIONS.ttftJitterMs,
-    "seeded exponential extra time to first token with mean MS per request (a tail, so TTFT p99 varies between runs with different --seed)"
-  ),
-  tokensPerChunk: number({
-    flag: "tokens-per-chunk",
-    input: null,
-    metavar: "K",
-    default: DEFAULT_MOCK_OPTIONS.tokensPerChunk,
-    check: positiveInt,
-    what: "a positive integer",
-    help: "tokens per event, like speculative decoding"
-  }),
-  capacity: number({
-    flag: "capacity",
-    input: null,
-    default: DEFAULT_MOCK_OPTIONS.capacity,
-    check: positiveInt,
-    what: "a positive integer",
-    help: "running slots; more requests queue FIFO"
-  }),
-  maxQueue: number({
-    flag: "max-queue",
-    input: null,
-    default: DEFAULT_MOCK_OPTIONS.maxQueue,
-    defaultText: "unbounded",
-    check: nonNegInt,
-    what: "a non-negative integer",
-    help: "reject beyond N waiting requests"
-  }),
-  rejectStatus: number({
-    flag: "reject-status",
-    input: null,
-    metavar: "429|503",
-    default: DEFAULT_MOCK_OPTIONS.rejectStatus,
-    check: (n) => n === 429 || n === 503,
-    what: "429 or 503",
-    help: "status for rejected requests"
-  }),
-  itlGrowthPerRunning: number({
-    flag: "itl-growth-per-running",
-    input: null,
-    metavar: "F",
-    default: DEFAULT_MOCK_OPTIONS.itlGrowthPerRunning,
-    check: nonNeg,
-    what: "a non-negative number",
-    help: "ITL x (1 + F x (running - 1))"
-  }),
-  kvTokens: number({
-    flag: "kv-tokens",
-    input: null,
-    default: DEFAULT_MOCK_OPTIONS.kvTokens,
-    check: nonNegInt,
-    what: "a non-negative integer",
-    help: "KV budget in tokens; drives kv usage and preemption (0 = unlimited)"
-  }),
-  prefixCacheTokens: number({
-    flag: "prefix-cache-tokens",
-    input: null,
-    default: DEFAULT_MOCK_OPTIONS.prefixCacheTokens,
-    check: nonNegInt,
-    what: "a non-negative integer",
-    help: "prefix cache size (0 = off)"
-  }),
-  meanOutputTokens: number({
-    flag: "mean-output-tokens",
-    input: null,
-    default: DEFAULT_MOCK_OPTIONS.meanOutputTokens,
-    check: positive,
-    what: "a positive number",
-    help: "mean output length without ignore_eos"
-  }),
-  loadTimeS: number({
-    flag: "load-time-s",
-    input: null,
-    metavar: "S",
-    default: DEFAULT_MOCK_OPTIONS.loadTimeS,
-    check: nonNeg,
-    what: "a non-negative number",
-    help: 'report "loading" for S seconds after start'
-  }),
-  serverTimestamps: boolean({
-    flag: "server-timestamps",
-    input: null,
-    switch: !0,
-    default: DEFAULT_MOCK_OPTIONS.serverTimestamps,
-    help: "send tokenbench_server_ts_ms in every chunk (also per request: header x-tokenbench-server-ts: 1)"
-  }),
-  reasoningTokens: number({
-    flag: "reasoning-tokens",
-    input: null,
-    metavar: "N",
-    default: DEFAULT_MOCK_OPTIONS.reasoningTokens,
-    check: nonNegInt,
-    what: "a non-negative integer",
-    help: "a reasoning model: the first N tokens of every answer are thinking (counted in completion_tokens)"
-  }),
-  reasoningField: oneOf({
-    flag: "reasoning-field",
-    input: null,
-    choices: REASONING_FIELDS,
-    default: DEFAULT_MOCK_OPTIONS.reasoningField,
-    help: "how thinking is sent: delta.reasoning_content (vLLM, SGLang, DeepSeek), delta.reasoning (newer vLLM), or inline <think> tags"
-  }),
-  reasoningUsage: boolean({
-    flag: "reasoning-usage",
-    input: null,
-    switch: !0,
-    default: DEFAULT_MOCK_OPTIONS.reasoningUsage,
-    help: "report usage.completion_tokens_details.reasoning_tokens"
-  }),
-  protocol: list({
-    flag: "protocol",
-    input: null,
-    metavar: "VARIANT",
-    default: DEFAULT_MOCK_OPTIONS.protocol,
-    item: parseProtocol,
-    help: `write the event stream another way the SSE standard allows: ${PROTOCOL_VARIANTS.join(" ")}`
-  }),
-  faults: list({
-    flag: "fault",
-    input: null,
-    metavar: "KIND:RATE|KIND@N",
-    default: DEFAULT_MOCK_OPTIONS.faults,
-    item: parseFault,
-    help: `seeded faults: ${FAULT_KINDS.join(" ")}`
-  }),
-  stallS: number({
-    flag: "stall-s",
-    input: null,
-    metavar: "S",
-    default: DEFAULT_MOCK_OPTIONS.stallS,
-    check: nonNeg,
-    what: "a non-negative number",
-    help: "stall length"
-  }),
-  slowFirstByteMs: ms("slow-first-byte-ms", DEFAULT_MOCK_OPTIONS.slowFirstByteMs, "first-byte delay"),
-  cudaGraphMaxBs: number({
-    flag: "cuda-graph-max-bs",
-    input: null,
-    default: DEFAULT_MOCK_OPTIONS.cudaGraphMaxBs,
-    check: positiveInt,
-    what: "a positive integer",
-    help: "limit to advertise (sglang/freetoken)"
-  }),
-  maxModelLen: number({
-    flag: "max-model-len",
-    input: null,
-    default: DEFAULT_MOCK_OPTIONS.maxModelLen,
-    check: positiveInt,
-    what: "a positive integer",
-    help: "context length"
-  }),
-  seed: number({
-    flag: "seed",
-    input: null,
-    default: DEFAULT_MOCK_OPTIONS.seed,
-    check: anyInt,
-    what: "an integer",
-    help: "seed"
-  })
 };
-function mockOptionsFrom(argv) {
-  let p = parseCommand(
-    argv,
-    MOCK,
-    `tokenbench mockserver: an OpenAI-compatible fake inference server
-
-Its capacity follows from its configuration: a request holds one of --capacity slots from its
-admission through --ttft-ms (plus --prefill-ms-per-1k) and n - 1 more tokens at --itl-ms, and the
-freed slot is refilled one --itl-ms later, so it sustains
-  capacity / (ttft + n x itl) requests per second for n output tokens
-(16 slots, 60 ms, 12 ms, 32 tokens: 16 / 0.444 s = 36.0 req/s), with --itl-growth-per-running 0,
-no KV budget and no prefill cost.`
+function exportable(doc, source) {
+  if (doc.kind === "sweep" && doc.levels.length === 0)
+    throw new ExportError(
+      `${source}: levels is empty: the document holds no finished level (a run stopped before its first level ended?), so there is nothing to export`
+    );
+  let points = documentPoints(doc).filter(
+    (p) => MEASURE_BY_NAME.has(p.measure) && Number.isFinite(p.value)
   );
-  return p === null ? null : { ...DEFAULT_MOCK_OPTIONS, ...p.values };
+  if (points.length === 0)
+    throw new ExportError(
+      `${source}: no level has a measured value (every request failed?), so there is nothing to export`
+    );
+  return points;
 }
-async function mockCommand(argv) {
-  let opts = mockOptionsFrom(argv);
-  if (opts === null) return 0;
-  let server = await start(opts);
-  return process.stderr.write(
-    `tokenbench mockserver (${opts.flavor}) listening on ${server.url}: model ${opts.model}, TTFT ${opts.ttftMs} ms, ITL ${opts.itlMs} ms, capacity ${opts.capacity} (sustains ${opts.capacity} / (TTFT + n x ITL) req/s for n output tokens)
-`
-  ), await new Promise((resolve2) => {
-    let stop = () => resolve2();
-    process.once("SIGINT", stop), process.once("SIGTERM", stop);
-  }), await server.close(), 0;
-}
-
-// src/core/profile/profile.ts
-import { randomBytes as randomBytes3 } from "node:crypto";
-
-// src/core/client/jit-warmup.ts
-import { createServer } from "node:http";
-import { performance as performance7 } from "node:perf_hooks";
-
-// src/core/server/target.ts
-function makeTarget(o) {
-  let u = new URL(o.baseUrl);
-  return {
-    baseUrl: o.baseUrl.replace(/\/+$/, ""),
-    api: o.api,
-    model: o.model,
-    headers: { ...o.headers, ...o.apiKey ? { authorization: `Bearer ${o.apiKey}` } : {} },
-    origin: u.origin,
-    basePath: u.pathname.replace(/\/+$/, "").replace(/\/v1$/, "")
-  };
-}
-var withModel = (t, model) => ({ ...t, model }), url = (t, path) => t.origin + t.basePath + path, rootUrl = (t) => t.origin + t.basePath, completionsPath = (api) => api === "chat" ? "/v1/chat/completions" : api === "responses" ? "/v1/responses" : "/v1/completions";
-function generationBody(api, model, input2, maxTokens, stream) {
-  let messages = input2.messages ?? [{ role: "user", content: input2.prompt }];
-  if (api === "responses")
-    return { model, input: messages, max_output_tokens: maxTokens, stream, store: !1 };
-  let body = { model, stream, max_tokens: maxTokens };
-  return stream && (body.stream_options = { include_usage: !0 }), api === "chat" ? body.messages = messages : body.prompt = input2.messages ? input2.messages.map((m) => m.content).join(`
-
-`) : input2.prompt, body;
-}
-function promptTokensOf(api, json2) {
-  let usage = json2?.usage;
-  return api === "responses" ? usage?.input_tokens : usage?.prompt_tokens;
-}
-var targetRecord = (t) => ({ base_url: t.baseUrl, api: t.api, model: t.model }), SECRET_HEADER = /authorization|api[-_]?key|token|secret|cookie|password|credential/i;
-function secretsIn(headers2) {
-  let out = /* @__PURE__ */ new Set();
-  for (let [name, value] of Object.entries(headers2)) {
-    if (!SECRET_HEADER.test(name)) continue;
-    let v = value.trim();
-    out.add(v);
-    let scheme = /^\S+\s+(\S.*)$/.exec(v);
-    scheme && out.add(scheme[1]);
+function exportGab(doc, source = "the document") {
+  let smaller = [], bigger = [];
+  for (let p of exportable(doc, source)) {
+    let def = MEASURE_BY_NAME.get(p.measure), e = {
+      name: `${p.benchmark} ${p.measure}`,
+      unit: def.unit,
+      value: p.value,
+      extra: `${doc.target.model} (${doc.tool.name} ${doc.tool.version})`
+    };
+    (def.direction === "lower" ? smaller : bigger).push(e);
   }
-  return [...out].filter((v) => v.length >= 4);
+  return { smaller, bigger };
 }
-function redacted(text2, secrets) {
-  let out = text2;
-  for (let s of [...secrets].sort((a, b) => b.length - a.length))
-    out.includes(s) && (out = out.split(s).join("***"));
+function exportBencher(doc, source = "the document") {
+  let out = {};
+  for (let p of exportable(doc, source)) {
+    let bench = out[p.benchmark] ?? {};
+    bench[p.measure.replace(/_/g, "-")] = { value: p.value }, out[p.benchmark] = bench;
+  }
   return out;
 }
 
-// src/core/client/stream-client.ts
-var import_undici = __toESM(require_undici(), 1);
-import { randomBytes as randomBytes2 } from "node:crypto";
-import { performance as performance6 } from "node:perf_hooks";
+// src/core/documents/import-vllm.ts
+init_errors();
 
-// src/core/client/request-errors.ts
-var ErrorCode = {
-  /** TCP connect failed (refused, unreachable, DNS). */
-  connectFailed: "connect_failed",
-  /** The server answered with HTTP status >= 400. */
-  httpError: "http_error",
-  /** HTTP 200 but the body is not `text/event-stream`. */
-  notSse: "not_sse",
-  /** A `data:` payload that is not valid JSON. */
-  malformedChunk: "malformed_chunk",
-  /** A JSON `error` object (or `event: error`, Responses `response.failed`) in the stream, or a JSON error body with a 200. */
-  serverErrorEvent: "server_error_event",
-  /** The connection was reset or closed before the stream finished. */
-  connectionReset: "connection_reset",
-  /** The stream finished without a `usage` object (TPOT cannot be computed honestly). */
-  missingUsage: "missing_usage",
-  /** The stream ended without `data: [DONE]`. */
-  missingDone: "missing_done",
-  /** The stream finished without a single content-bearing event. */
-  emptyStream: "empty_stream",
-  /** The request ran past `--timeout-s`. */
-  timeout: "timeout",
-  /** The response passed the byte cap for one response (an endless stream). */
-  responseTooLarge: "response_too_large",
-  /** One SSE line (or one event's data) passed the byte cap without ending. */
-  lineTooLong: "line_too_long",
-  /**
-   * A usage count that is not a non-negative integer (e.g. `completion_tokens: 8.5`), or one that
-   * cannot be true (more than twice max_tokens, or 64 tokens per content event received).
-   */
-  invalidUsage: "invalid_usage",
-  /** The stream carries several choices (`n > 1`): no per-token figure would be one answer's. */
-  multipleChoices: "multiple_choices",
-  /** The stream came compressed (`content-encoding`) though none was asked for: its timing is not the tokens'. */
-  unsupportedEncoding: "unsupported_encoding",
-  /** Anything else the HTTP stack raised. */
-  clientError: "client_error"
-}, STREAM_LIMITS = {
-  /** 64 MiB: about 300,000 tokens of typical chunks; an endless stream is cut here. */
-  maxResponseBytes: 64 * 1024 * 1024,
-  /** 1 MiB for one line or one event's data. */
-  maxLineBytes: 1024 * 1024
-};
-function classifyNetworkError(err, timedOut) {
-  if (timedOut) return { code: ErrorCode.timeout, message: err.message };
-  let code = err.code ?? err.cause?.code ?? "";
-  return code === "UND_ERR_HEADERS_TIMEOUT" || code === "UND_ERR_BODY_TIMEOUT" ? { code: ErrorCode.timeout, message: err.message } : code === "ECONNREFUSED" || code === "ENOTFOUND" || code === "EHOSTUNREACH" || code === "ENETUNREACH" || code === "EAI_AGAIN" || code === "UND_ERR_CONNECT_TIMEOUT" ? { code: ErrorCode.connectFailed, message: `${code}: ${err.message}` } : code === "ECONNRESET" || code === "UND_ERR_SOCKET" || code === "EPIPE" || code === "UND_ERR_CLOSED" ? { code: ErrorCode.connectionReset, message: `${code}: ${err.message}` } : { code: ErrorCode.clientError, message: `${code || err.name}: ${err.message}` };
-}
-function serverErrorIn(body) {
-  try {
-    let j = JSON.parse(body);
-    if (j === null || typeof j != "object" || j.error === void 0 || j.error === null) return null;
-    let e = j.error;
-    return typeof e == "string" ? e : typeof e.message == "string" ? e.message : JSON.stringify(e).slice(0, 500);
-  } catch {
-    return null;
-  }
-}
-
-// src/core/client/chunk.ts
-var isObj = (v) => v !== null && typeof v == "object" && !Array.isArray(v), strLen = (v) => typeof v == "string" ? v.length : 0;
-function count(v, name, bad) {
-  return v == null ? null : typeof v == "number" && Number.isInteger(v) && v >= 0 ? v : (bad.push(`usage.${name} is ${JSON.stringify(v)?.slice(0, 40)}, not a non-negative integer`), null);
-}
-function emptyInfo() {
-  return resetInfo({});
-}
-function resetInfo(info) {
-  return info.answerChars = 0, info.reasoningChars = 0, info.toolChars = 0, info.toolCalls = 0, info.toolCallsAreNew = !1, info.text = "", info.finishReason = null, info.maxChoiceIndex = 0, info.usage = null, info.errorMessage = null, info.responseId = null, info.terminal = !1, info.serverTsMs = null, info.serverArrivalTsMs = null, info.timings = null, info.usageRaw = null, info;
-}
-function errorText(e) {
-  return typeof e == "string" ? e : isObj(e) && typeof e.message == "string" ? e.message : JSON.stringify(e)?.slice(0, 500) ?? String(e);
-}
-function readUsage(info, us, responses) {
-  let [p, c, pd, cd] = responses ? ["input_tokens", "output_tokens", "input_tokens_details", "output_tokens_details"] : ["prompt_tokens", "completion_tokens", "prompt_tokens_details", "completion_tokens_details"], bad = [], pDetails = us[pd], cDetails = us[cd];
-  info.usage = {
-    prompt: count(us[p], p, bad),
-    completion: count(us[c], c, bad),
-    cached: isObj(pDetails) ? count(pDetails.cached_tokens, `${pd}.cached_tokens`, bad) : null,
-    reasoning: isObj(cDetails) ? count(cDetails.reasoning_tokens, `${cd}.reasoning_tokens`, bad) : null,
-    invalid: bad.length > 0 ? bad.join("; ") : null
-  }, Object.keys(us).some((k) => k !== p && k !== c && k !== "total_tokens") && (info.usageRaw = us);
-}
-function readCommon(info, o) {
-  isObj(o.timings) && (info.timings = o.timings), typeof o.tokenbench_server_ts_ms == "number" && (info.serverTsMs = o.tokenbench_server_ts_ms), typeof o.tokenbench_server_arrival_ts_ms == "number" && (info.serverArrivalTsMs = o.tokenbench_server_arrival_ts_ms);
-}
-function interpretChunk(obj2, into) {
-  let info = into ? resetInfo(into) : emptyInfo();
-  if (!isObj(obj2))
-    return info.errorMessage = "chunk is not a JSON object", info;
-  obj2.error !== void 0 && obj2.error !== null && (info.errorMessage = errorText(obj2.error));
-  let choices = obj2.choices;
-  if (Array.isArray(choices))
-    for (let ch of choices) {
-      if (!isObj(ch)) continue;
-      typeof ch.index == "number" && ch.index > info.maxChoiceIndex && (info.maxChoiceIndex = ch.index);
-      let delta = ch.delta;
-      if (isObj(delta)) {
-        let content = delta.content;
-        typeof content == "string" && content.length > 0 && (info.answerChars += content.length, info.text += content), info.reasoningChars += strLen(delta.reasoning_content) + strLen(delta.reasoning);
-        let calls = delta.tool_calls;
-        if (Array.isArray(calls))
-          for (let call of calls) {
-            if (!isObj(call)) continue;
-            let fn = call.function;
-            typeof call.index == "number" ? call.index + 1 > info.toolCalls && (info.toolCalls = call.index + 1) : typeof call.id == "string" && call.id !== "" && (info.toolCalls++, info.toolCallsAreNew = !0), isObj(fn) && (info.toolChars += strLen(fn.name) + strLen(fn.arguments));
-          }
-      }
-      typeof ch.text == "string" && ch.text.length > 0 && (info.answerChars += ch.text.length, info.text += ch.text), typeof ch.finish_reason == "string" && (info.finishReason = ch.finish_reason);
-    }
-  return isObj(obj2.usage) && readUsage(info, obj2.usage, !1), readCommon(info, obj2), info;
-}
-function interpretResponsesEvent(obj2, into) {
-  let info = into ? resetInfo(into) : emptyInfo();
-  if (!isObj(obj2))
-    return info.errorMessage = "event is not a JSON object", info;
-  let type = obj2.type;
-  switch (type) {
-    case "response.output_text.delta":
-      typeof obj2.delta == "string" && (info.answerChars = obj2.delta.length, info.text = obj2.delta);
-      break;
-    case "response.reasoning_text.delta":
-    case "response.reasoning_summary_text.delta":
-      info.reasoningChars = strLen(obj2.delta);
-      break;
-    case "response.function_call_arguments.delta":
-      info.toolChars = strLen(obj2.delta);
-      break;
-    case "response.output_item.added": {
-      let item = obj2.item;
-      isObj(item) && item.type === "function_call" && (info.toolCalls = 1, info.toolCallsAreNew = !0, info.toolChars = strLen(item.arguments));
-      break;
-    }
-    case "response.created": {
-      let r = obj2.response;
-      isObj(r) && typeof r.id == "string" && (info.responseId = r.id);
-      break;
-    }
-    case "response.completed":
-    case "response.incomplete": {
-      info.terminal = !0;
-      let r = obj2.response;
-      if (isObj(r)) {
-        typeof r.id == "string" && (info.responseId = r.id), isObj(r.usage) && readUsage(info, r.usage, !0);
-        let why = isObj(r.incomplete_details) ? r.incomplete_details.reason : null;
-        info.finishReason = type === "response.completed" ? "stop" : why === "max_output_tokens" ? "length" : String(why);
-      }
-      break;
-    }
-    case "response.failed": {
-      let r = obj2.response;
-      info.errorMessage = isObj(r) && r.error != null ? errorText(r.error) : "response.failed";
-      break;
-    }
-    case "error":
-      info.errorMessage = typeof obj2.message == "string" ? obj2.message : errorText(obj2.error ?? obj2);
-      break;
-    default:
-      obj2.error !== void 0 && obj2.error !== null && (info.errorMessage = errorText(obj2.error));
-  }
-  return readCommon(info, obj2), info;
-}
-
-// src/core/client/think-tags.ts
-var OPEN = "<think>", CLOSE = "</think>", CARRY = CLOSE.length - 1, ThinkTags = class {
-  /** 0: no text yet or only a prefix of `<think>`; 1: inside the block; 2: after it; 3: no block opened. */
-  phase = 0;
-  head = "";
-  carry = "";
-  /** Events with text, counted up to and including the one that closed the block. */
-  textEvents = 0;
-  reasoningEvents = 0;
-  firstReasoningMs = null;
-  /** The first answer text: after the block, or the first text when there is none. */
-  firstAnswerMs = null;
-  firstTextMs = null;
-  feed(text2, tMs) {
-    if (text2.length === 0) return;
-    if (this.phase === 2) {
-      this.firstAnswerMs === null && text2.trim() !== "" && (this.firstAnswerMs = tMs);
-      return;
-    }
-    this.textEvents++, this.firstTextMs ??= tMs;
-    let rest = text2;
-    if (this.phase === 0) {
-      this.head += text2;
-      let h = this.head.trimStart();
-      if (h.length === 0 || h.length < OPEN.length && OPEN.startsWith(h)) return;
-      h.startsWith(OPEN) ? (this.phase = 1, this.firstReasoningMs = this.firstTextMs, rest = h.slice(OPEN.length), this.carry = "") : (this.phase = 3, this.firstAnswerMs = this.firstTextMs, rest = this.head, this.carry = ""), this.head = "";
-    }
-    let hay = this.carry + rest, at = hay.indexOf(CLOSE);
-    if (at === -1) {
-      this.carry = hay.slice(-CARRY);
-      return;
-    }
-    this.phase = 2, this.reasoningEvents = this.textEvents, this.firstReasoningMs = this.firstTextMs, this.firstAnswerMs = hay.slice(at + CLOSE.length).trim() !== "" ? tMs : null;
-  }
-  /** At the end of the stream: a block opened and never closed is all reasoning. */
-  finish() {
-    this.phase === 1 ? (this.reasoningEvents = this.textEvents, this.firstAnswerMs = null) : this.phase === 0 && this.firstTextMs !== null && (this.firstAnswerMs = this.head.trim() !== "" ? this.firstTextMs : null);
-  }
-};
-
-// src/core/client/response-state.ts
-var USAGE_BOUNDS = { perMaxTokens: 2, perContentEvent: 64 }, SHORT_OUTPUT_SHARE = 0.9, ResponseState = class {
-  constructor(o) {
-    this.o = o;
-    this.text = o.keepText ? [] : null, this.think = o.reasoningTags === "think" ? new ThinkTags() : null, this.interpret = o.api === "responses" ? interpretResponsesEvent : interpretChunk;
-  }
-  o;
-  eventTimes = [];
-  eventChars = [];
-  serverTimes;
-  serverArrival;
-  eventCount = 0;
-  /** `data: [DONE]` came (Responses: the terminal event). */
-  done = !1;
-  /** Events after the end of the stream: never counted. */
-  afterDone = 0;
-  finishReason = null;
-  usage = null;
-  usageReasoning = null;
-  timings = null;
-  usageRaw = null;
-  responseId = null;
-  text;
-  firstReasoningMs = null;
-  firstAnswerMs = null;
-  firstToolMs = null;
-  reasoningEvents = 0;
-  toolCalls = 0;
-  multipleChoices = !1;
-  think;
-  interpret;
-  scratch = emptyInfo();
-  /** One SSE event, received at `tMs` on the run's clock. */
-  event(ev, tMs) {
-    if (this.done) {
-      ev.data !== "[DONE]" && this.afterDone++;
-      return;
-    }
-    if (ev.data === "[DONE]") {
-      this.done = !0;
-      return;
-    }
-    this.eventCount++;
-    let obj2;
-    try {
-      obj2 = JSON.parse(ev.data);
-    } catch {
-      ev.event === "error" ? this.o.setError(ErrorCode.serverErrorEvent, ev.data.slice(0, 500)) : this.o.setError(
-        ErrorCode.malformedChunk,
-        `invalid JSON in data event #${this.eventCount}: ${ev.data.slice(0, 200)}`
-      );
-      return;
-    }
-    let info = this.interpret(obj2, this.scratch);
-    (info.errorMessage !== null || ev.event === "error") && this.o.setError(ErrorCode.serverErrorEvent, info.errorMessage ?? ev.data.slice(0, 500)), info.maxChoiceIndex > 0 && !this.multipleChoices && (this.multipleChoices = !0, this.o.setError(
-      ErrorCode.multipleChoices,
-      `the stream carries choice index ${info.maxChoiceIndex}: several choices (n > 1) share one stream, so no per-token figure is one answer's; send n = 1`
-    )), info.usage !== null && (info.usage.invalid !== null && this.o.setError(ErrorCode.invalidUsage, info.usage.invalid), this.usage = {
-      prompt_tokens: info.usage.prompt,
-      completion_tokens: info.usage.completion,
-      cached_tokens: info.usage.cached
-    }, this.usageReasoning = info.usage.reasoning), info.finishReason !== null && (this.finishReason = info.finishReason), info.timings !== null && (this.timings = info.timings), info.usageRaw !== null && (this.usageRaw = info.usageRaw), info.responseId !== null && (this.responseId = info.responseId), info.toolCalls > 0 && (this.toolCalls = info.toolCallsAreNew ? this.toolCalls + info.toolCalls : Math.max(this.toolCalls, info.toolCalls));
-    let chars = info.answerChars + info.reasoningChars + info.toolChars;
-    chars > 0 && (this.eventTimes.push(tMs), this.eventChars.push(chars), info.reasoningChars > 0 && (this.reasoningEvents++, this.firstReasoningMs ??= tMs), info.toolChars > 0 && (this.firstToolMs ??= tMs), this.think !== null ? (this.think.feed(info.text, tMs), info.toolChars > 0 && (this.firstAnswerMs ??= tMs)) : (info.answerChars > 0 || info.toolChars > 0) && (this.firstAnswerMs ??= tMs), this.text !== null && info.text !== "" && this.text.push(info.text), info.serverTsMs !== null && (this.serverTimes ??= [], this.serverTimes.push(info.serverTsMs - this.o.serverOffsetMs)), info.serverArrivalTsMs !== null && (this.serverArrival = info.serverArrivalTsMs - this.o.serverOffsetMs)), info.terminal && (this.done = !0);
-  }
-  /** The checks only the whole stream allows, then what the record keeps of reasoning and tools. */
-  finish(rec, ignoreEos) {
-    let t = this.think, firstReasoning = this.firstReasoningMs, firstAnswer = this.firstAnswerMs, reasoningEvents = this.reasoningEvents;
-    t !== null && (t.finish(), reasoningEvents += t.reasoningEvents, firstReasoning = min(firstReasoning, t.firstReasoningMs), firstAnswer = min(firstAnswer, t.firstAnswerMs));
-    let completion = rec.usage?.completion_tokens ?? null, events = this.eventTimes.length;
-    if (rec.error === null && completion !== null) {
-      let cap = rec.max_tokens !== null ? rec.max_tokens * USAGE_BOUNDS.perMaxTokens : Number.POSITIVE_INFINITY;
-      (completion > cap || completion > events * USAGE_BOUNDS.perContentEvent) && (rec.error = {
-        code: ErrorCode.invalidUsage,
-        message: `usage.completion_tokens ${completion} cannot be true: max_tokens was ${rec.max_tokens} and ${events} content events came; the stream's own figures are kept, its usage is not counted`
-      });
-    }
-    if (reasoningEvents > 0) {
-      if (rec.first_reasoning_ms = firstReasoning, rec.first_answer_ms = firstAnswer, rec.reasoning_events = reasoningEvents, completion !== null) {
-        let fromUsage = this.usageReasoning, perEvent = completion - events <= 1, counted = fromUsage ?? (events > 0 ? Math.min(
-          completion,
-          perEvent ? reasoningEvents : Math.round(reasoningEvents * completion / events)
-        ) : 0);
-        rec.reasoning_tokens = counted, rec.reasoning_tokens_source = fromUsage !== null ? "usage" : "events", rec.answer_tokens = Math.max(0, completion - counted);
-      }
-    } else this.usageReasoning !== null && this.usageReasoning > 0 && completion !== null && (rec.reasoning_tokens = this.usageReasoning, rec.reasoning_tokens_source = "usage", rec.answer_tokens = Math.max(0, completion - this.usageReasoning));
-    this.firstToolMs !== null && (rec.first_tool_call_ms = this.firstToolMs, rec.tool_calls = this.toolCalls), this.afterDone > 0 && (rec.events_after_done = this.afterDone), ignoreEos && rec.error === null && completion !== null && rec.max_tokens !== null && completion < rec.max_tokens && (rec.finish_reason === "stop" || completion < SHORT_OUTPUT_SHARE * rec.max_tokens) && (rec.short_output = !0);
-  }
-}, min = (a, b) => a === null ? b : b === null ? a : Math.min(a, b);
-
-// src/core/client/socket-writes.ts
-import diagnostics from "node:diagnostics_channel";
-import { performance as performance5 } from "node:perf_hooks";
-var REQUEST_ID_HEADER = "x-tokenbench-request-id", socketWrites = /* @__PURE__ */ new Map(), socketUses = /* @__PURE__ */ new WeakMap(), socketConnected = /* @__PURE__ */ new WeakMap(), sendHeadersSubscribed = !1;
-function watchSocketWrites() {
-  sendHeadersSubscribed || (sendHeadersSubscribed = !0, diagnostics.subscribe("undici:client:connected", (msg) => {
-    let socket = msg.socket;
-    socket && socketConnected.set(socket, performance5.now());
-  }), diagnostics.subscribe("undici:client:sendHeaders", (msg) => {
-    let t = performance5.now(), { headers: headers2, socket } = msg;
-    if (typeof headers2 != "string") return;
-    let i = headers2.indexOf(`${REQUEST_ID_HEADER}: `);
-    if (i === -1) return;
-    let start2 = i + REQUEST_ID_HEADER.length + 2, end = headers2.indexOf(`\r
-`, start2), uses = socket ? socketUses.get(socket) ?? 0 : 0;
-    socket && socketUses.set(socket, uses + 1);
-    let connectedAt = socket !== void 0 && uses === 0 ? socketConnected.get(socket) ?? null : null;
-    socketWrites.set(headers2.slice(start2, end === -1 ? void 0 : end), {
-      t,
-      reused: uses > 0,
-      connectedAt
-    });
-  }));
-}
-
-// src/core/client/sse.ts
-var SseParser = class {
-  constructor(onEvent) {
-    this.onEvent = onEvent;
-  }
-  onEvent;
-  pending = null;
-  dataParts = [];
-  eventName = null;
-  hasData = !1;
-  /** The last read ended in CR: an LF that starts the next read belongs to that line end. */
-  skipLf = !1;
-  /** Nothing read yet: a byte-order mark may still come. */
-  atStart = !0;
-  /** Bytes seen in total; useful to tell "empty body" from "no events". */
-  bytes = 0;
-  /** Characters of `data` gathered for the event not yet dispatched. */
-  dataChars = 0;
-  /** What is held waiting for the end of a line or of an event: the bound a hostile stream pushes. */
-  get bufferedBytes() {
-    return (this.pending?.length ?? 0) + this.dataChars;
-  }
-  push(chunk) {
-    this.bytes += chunk.length;
-    let buf = chunk;
-    this.pending !== null && (buf = Buffer.concat([this.pending, chunk]), this.pending = null);
-    let start2 = 0;
-    if (this.atStart) {
-      if (buf.length < 3 && isBomPrefix(buf)) {
-        this.pending = buf;
-        return;
-      }
-      this.atStart = !1, buf[0] === 239 && buf[1] === 187 && buf[2] === 191 && (start2 = 3);
-    }
-    this.skipLf && (this.skipLf = !1, start2 < buf.length && buf[start2] === 10 && start2++);
-    let len = buf.length;
-    if (buf.indexOf(13, start2) === -1) {
-      for (; start2 < len; ) {
-        let nl = buf.indexOf(10, start2);
-        if (nl === -1) {
-          this.pending = buf.subarray(start2);
-          return;
-        }
-        this.line(buf, start2, nl), start2 = nl + 1;
-      }
-      return;
-    }
-    let i = start2;
-    for (; i < len; ) {
-      let b = buf[i];
-      if (b === 10 || b === 13) {
-        if (this.line(buf, start2, i), b === 13) {
-          if (i + 1 === len) {
-            this.skipLf = !0;
-            return;
-          }
-          buf[i + 1] === 10 && i++;
-        }
-        start2 = i + 1;
-      }
-      i++;
-    }
-    start2 < len && (this.pending = buf.subarray(start2));
-  }
-  /** End of body: an event without its terminating blank line is still delivered. */
-  end() {
-    if (this.pending !== null && this.pending.length > 0) {
-      let buf = this.pending;
-      this.pending = null;
-      let start2 = this.atStart && buf[0] === 239 && buf[1] === 187 && buf[2] === 191 ? 3 : 0;
-      this.line(buf, start2, buf.length);
-    }
-    this.dispatch();
-  }
-  line(buf, start2, end) {
-    if (end === start2) {
-      this.dispatch();
-      return;
-    }
-    if (buf[start2] === 58) return;
-    let colon = buf.indexOf(58, start2);
-    (colon === -1 || colon > end) && (colon = end);
-    let kind = fieldKind(buf, start2, colon);
-    if (kind === NONE) return;
-    let vs = colon + 1;
-    vs < end && buf[vs] === 32 && vs++;
-    let value = vs < end ? buf.toString("utf8", vs, end) : "";
-    kind === DATA ? (this.dataParts.push(value), this.dataChars += value.length, this.hasData = !0) : this.eventName = value;
-  }
-  dispatch() {
-    if (this.hasData) {
-      let parts = this.dataParts, data = parts.length === 1 ? parts[0] : parts.join(`
-`);
-      this.dataParts = [], this.dataChars = 0, this.hasData = !1;
-      let event = this.eventName;
-      this.eventName = null, this.onEvent({ data, event: event === "" ? null : event });
-    } else
-      this.eventName = null;
-  }
-}, NONE = 0, DATA = 1, EVENT = 2;
-function fieldKind(buf, start2, colon) {
-  let n = colon - start2;
-  return n === 4 ? buf[start2] === 100 && buf[start2 + 1] === 97 && buf[start2 + 2] === 116 && buf[start2 + 3] === 97 ? DATA : NONE : n === 5 && buf[start2] === 101 && buf[start2 + 1] === 118 && buf[start2 + 2] === 101 && buf[start2 + 3] === 110 && buf[start2 + 4] === 116 ? EVENT : NONE;
-}
-function isBomPrefix(buf) {
-  let bom = [239, 187, 191];
-  for (let i = 0; i < buf.length; i++) if (buf[i] !== bom[i]) return !1;
-  return !0;
-}
-
-// src/core/client/tools.ts
-function toolSettingsOf(cfg) {
-  return cfg.tools ? { tools: cfg.tools.definitions, choice: cfg.tools.choice } : null;
-}
-function toolsBody(api, t) {
-  let forced = t.choice !== "auto" && t.choice !== "required" && t.choice !== "none";
-  return api === "responses" ? {
-    tools: t.tools.map((d) => ({ type: "function", ...d.function })),
-    tool_choice: forced ? { type: "function", name: t.choice } : t.choice
-  } : {
-    tools: t.tools,
-    tool_choice: forced ? { type: "function", function: { name: t.choice } } : t.choice
-  };
-}
-
-// src/core/client/stream-client.ts
-var STALE_CONNECTION = /* @__PURE__ */ new Set(["UND_ERR_SOCKET", "ECONNRESET", "EPIPE"]), MAX_STALE_RETRIES = 3;
-function clientOptionsOf(cfg) {
-  return {
-    timeoutS: cfg.timeout_s,
-    ignoreEos: cfg.ignore_eos,
-    extraBody: cfg.extra_body,
-    reasoningTags: cfg.reasoning_tags ?? null,
-    tools: toolSettingsOf(cfg),
-    responsesChain: cfg.responses_chain === !0
-  };
-}
-function buildRequestBody(cfg, spec) {
-  let api = cfg.target.api, chained = api === "responses" && cfg.responsesChain === !0 && spec.previousResponseId !== void 0, messages = chained && spec.messages ? spec.messages.slice(-1) : spec.messages, body = generationBody(
-    api,
-    cfg.target.model,
-    messages ? { prompt: spec.prompt, messages } : { prompt: spec.prompt },
-    spec.maxTokens,
-    !0
-  );
-  return body.temperature = 0, api === "responses" && cfg.responsesChain === !0 && (body.store = !0, chained && (body.previous_response_id = spec.previousResponseId)), cfg.ignoreEos && (body.ignore_eos = !0), cfg.tools && Object.assign(body, toolsBody(api, cfg.tools)), Object.assign(body, cfg.extraBody, spec.bodyOverrides ?? {}), body;
-}
-var StreamClient = class {
-  constructor(cfg) {
-    this.cfg = cfg;
-    this.agent = new import_undici.Agent({
-      connections: null,
-      pipelining: 1,
-      keepAliveTimeout: 3e4,
-      headersTimeout: 0,
-      bodyTimeout: 0,
-      connect: { timeout: 1e4 }
-    }), this.headers = { "content-type": "application/json", accept: "text/event-stream", ...cfg.target.headers }, this.secrets = secretsIn(cfg.target.headers);
-    let hr = Number(process.hrtime.bigint()) / 1e6;
-    this.hrtimeOffsetMs = hr - performance6.now(), watchSocketWrites();
-  }
-  cfg;
-  agent;
-  headers;
-  /** The request's credentials, masked in every error message a record keeps. */
-  secrets;
-  /** process.hrtime (system CLOCK_MONOTONIC) minus performance.now(), to align server timestamps. */
-  hrtimeOffsetMs;
-  /** Distinguishes this client's request ids from another client's in the same process. */
-  tag = randomBytes2(4).toString("hex");
-  /** False once the server was seen closing a kept-alive connection: every request then asks to close. */
-  reuseConnections = !0;
-  /** Requests sent again because their kept-alive connection was already closed. */
-  staleRetries = 0;
-  /** Stream one request; always resolves with a record (errors are data, not exceptions). */
-  stream(spec) {
-    let body = spec.body ?? JSON.stringify(buildRequestBody(this.cfg, spec));
-    return new Promise((resolve2) => this.attempt(spec, body, 0, resolve2));
-  }
-  /**
-   * One send of a request. A request that went out on a kept-alive connection the server had
-   * already closed (no response byte came back) is sent again on a fresh connection; from then
-   * on this client stops reusing connections (`connection: close`), since such a server closes
-   * after every response. Nothing else is retried.
-   */
-  attempt(spec, body, retries, resolve2) {
-    let cfg = this.cfg, origin = cfg.originMs, now = 0, headersMs = null, status = null, error62 = null, errBody = "", sse = !0, timedOut = !1, finished = !1, controller = null, received = 0, maxResponseBytes = cfg.limits?.maxResponseBytes ?? STREAM_LIMITS.maxResponseBytes, maxLineBytes = cfg.limits?.maxLineBytes ?? STREAM_LIMITS.maxLineBytes, secrets = this.secrets, setError = (code, message) => {
-      error62 === null && (error62 = { code, message: redacted(message, secrets).slice(0, 1e3) });
-    }, state = new ResponseState({
-      api: cfg.target.api,
-      reasoningTags: cfg.reasoningTags ?? null,
-      keepText: spec.keepText === !0,
-      serverOffsetMs: this.hrtimeOffsetMs + origin,
-      setError
-    }), parser = new SseParser((ev) => state.event(ev, now - origin)), dispatchAbs = performance6.now(), wireId = `${this.tag}-${spec.id}${retries > 0 ? `-r${retries}` : ""}`, timer = setTimeout(() => {
-      timedOut = !0, controller?.abort(new Error(`request exceeded --timeout-s ${cfg.timeoutS}`));
-    }, cfg.timeoutS * 1e3), finish = () => {
-      if (finished) return;
-      finished = !0, clearTimeout(timer);
-      let endMs = performance6.now() - origin, written = socketWrites.get(wireId);
-      socketWrites.delete(wireId);
-      let sendAbs = written?.t ?? dispatchAbs, eventTimes = state.eventTimes, usage = state.usage;
-      error62 === null && status !== null && status < 400 && sse && (state.done ? usage === null || usage.completion_tokens === null ? setError(ErrorCode.missingUsage, "stream finished without usage.completion_tokens") : eventTimes.length === 0 && setError(ErrorCode.emptyStream, "no content-bearing event") : setError(
-        ErrorCode.missingDone,
-        cfg.target.api === "responses" ? "stream ended without response.completed" : "stream ended without data: [DONE]"
-      ));
-      let rec = {
-        id: spec.id,
-        level: spec.level,
-        warmup: spec.warmup,
-        intended_send_ms: spec.intendedSendAbsMs === null ? null : spec.intendedSendAbsMs - origin,
-        send_ms: sendAbs - origin,
-        dispatch_ms: dispatchAbs - origin,
-        headers_ms: headersMs,
-        first_token_ms: eventTimes.length > 0 ? eventTimes[0] : null,
-        last_token_ms: eventTimes.length > 0 ? eventTimes[eventTimes.length - 1] : null,
-        end_ms: endMs,
-        event_times_ms: eventTimes,
-        event_text_chars: state.eventChars,
-        event_count: state.eventCount,
-        prompt_tokens_requested: spec.promptTokensRequested,
-        max_tokens: spec.maxTokens,
-        usage,
-        finish_reason: state.finishReason,
-        http_status: status,
-        error: error62
-      };
-      state.serverTimes !== void 0 && (rec.server_event_times_ms = state.serverTimes), state.serverArrival !== void 0 && (rec.server_arrival_ms = state.serverArrival), retries > 0 && (rec.retries = retries), spec.session !== void 0 && (rec.session = spec.session), spec.turn !== void 0 && (rec.turn = spec.turn), spec.promptReuse !== void 0 && (rec.prompt_reuse = spec.promptReuse), state.text !== null && (spec.responseText = state.text.join("")), state.text !== null && state.responseId !== null && (spec.responseId = state.responseId), written?.connectedAt != null && written.connectedAt >= dispatchAbs && (rec.connected_ms = written.connectedAt - origin), state.timings !== null && (rec.server_timings = state.timings), state.usageRaw !== null && (rec.usage_raw = state.usageRaw), state.finish(rec, cfg.ignoreEos), resolve2(rec);
-    }, handler = {
-      onRequestStart(c) {
-        controller = c;
-      },
-      onResponseStart(_c, statusCode, headers2) {
-        if (statusCode < 200) return;
-        if (now = performance6.now(), headersMs = now - origin, status = statusCode, statusCode >= 400) {
-          sse = !1;
-          return;
-        }
-        let ct = String(headers2["content-type"] ?? ""), enc = String(headers2["content-encoding"] ?? "identity").toLowerCase();
-        enc !== "identity" ? (sse = !1, setError(
-          ErrorCode.unsupportedEncoding,
-          `the stream came with content-encoding "${enc.slice(0, 40)}" though none was asked for; turn compression off for the completions endpoint (a proxy?)`
-        )) : ct.includes("text/event-stream") || (sse = !1, setError(ErrorCode.notSse, `expected text/event-stream, got content-type "${ct}"`));
-      },
-      onResponseData(c, chunk) {
-        if (now = performance6.now(), received += chunk.length, received > maxResponseBytes) {
-          setError(
-            ErrorCode.responseTooLarge,
-            `response passed ${maxResponseBytes} bytes without ending; cut there (an endless stream?)`
-          ), c.abort(new Error("response_too_large"));
-          return;
-        }
-        sse ? (parser.push(chunk), parser.bufferedBytes > maxLineBytes && (setError(
-          ErrorCode.lineTooLong,
-          `one SSE line or event passed ${maxLineBytes} bytes without ending`
-        ), c.abort(new Error("line_too_long")))) : errBody.length < 2e3 && (errBody += chunk.toString("utf8"));
-      },
-      onResponseEnd() {
-        if (now = performance6.now(), sse && parser.end(), status !== null && status >= 400)
-          setError(ErrorCode.httpError, `HTTP ${status}: ${errBody.slice(0, 500)}`);
-        else if (!sse && error62 !== null && errBody) {
-          let said = serverErrorIn(errBody);
-          error62 = said !== null && error62.code === ErrorCode.notSse ? {
-            code: ErrorCode.serverErrorEvent,
-            message: redacted(
-              `HTTP ${status} with an error instead of a stream: ${said}`,
-              secrets
-            ).slice(0, 1e3)
-          } : {
-            code: error62.code,
-            message: `${error62.message}; body: ${redacted(errBody, secrets).slice(0, 300)}`
-          };
-        }
-        finish();
-      },
-      onResponseError: (_c, err) => {
-        now = performance6.now();
-        let code = err.code ?? "", written = socketWrites.get(wireId);
-        if (status === null && !timedOut && written?.reused === !0 && STALE_CONNECTION.has(code) && retries < MAX_STALE_RETRIES) {
-          finished = !0, clearTimeout(timer), socketWrites.delete(wireId), this.staleRetries++, this.reuseConnections = !1, this.attempt(spec, body, retries + 1, resolve2);
-          return;
-        }
-        sse && status !== null && parser.end();
-        let cls = classifyNetworkError(err, timedOut);
-        error62 = error62 !== null && error62.code !== ErrorCode.missingDone ? error62 : cls, timedOut && (error62 = cls), finish();
-      }
-    };
-    this.agent.dispatch(
-      {
-        origin: cfg.target.origin,
-        path: cfg.target.basePath + completionsPath(cfg.target.api),
-        method: "POST",
-        headers: {
-          ...this.headers,
-          [REQUEST_ID_HEADER]: wireId,
-          ...this.reuseConnections ? {} : { connection: "close" }
-        },
-        body
-      },
-      handler
-    );
-  }
-  close() {
-    return this.agent.close();
-  }
-  /** Abort everything in flight (used on SIGINT). */
-  destroy() {
-    return this.agent.destroy();
-  }
-};
-
-// src/core/client/jit-warmup.ts
-var WARMUP_CHUNKS = 8e4, REQUESTS = 4, BURST = 50;
-function chunkEvent(api, i) {
-  let text2 = ` w${i % 97}`;
-  return api === "responses" ? `event: response.output_text.delta
-data: ${JSON.stringify({ type: "response.output_text.delta", item_id: "warmup", output_index: 0, content_index: 0, delta: text2 })}
-
-` : `data: ${JSON.stringify({ id: "warmup", object: api === "chat" ? "chat.completion.chunk" : "text_completion", created: 0, model: "warmup", choices: [api === "chat" ? { index: 0, delta: { content: text2 }, finish_reason: null } : { index: 0, text: text2, finish_reason: null }] })}
-
-`;
-}
-function endEvents(api, tokens) {
-  if (api === "responses") {
-    let usage2 = { input_tokens: 8, output_tokens: tokens, total_tokens: tokens + 8 };
-    return `event: response.completed
-data: ${JSON.stringify({ type: "response.completed", response: { id: "warmup", status: "completed", usage: usage2 } })}
-
-`;
-  }
-  let usage = { prompt_tokens: 8, completion_tokens: tokens, total_tokens: tokens + 8 };
-  return `data: ${JSON.stringify({ id: "warmup", choices: [], usage })}
-
-data: [DONE]
-
-`;
-}
-function serve(perRequest) {
-  return (req, res) => {
-    req.resume(), req.on("end", async () => {
-      let url3 = req.url ?? "", api = url3.includes("chat") ? "chat" : url3.includes("responses") ? "responses" : "completions";
-      res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
-      for (let i = 0; i < perRequest; i++)
-        res.write(chunkEvent(api, i)), i % BURST === BURST - 1 && await new Promise((r) => setImmediate(r));
-      res.end(endEvents(api, perRequest));
+// src/schema/upload.ts
+var MAX_FUTURE_SKEW_MS = 600 * 1e3, SLACK = 1.01;
+function impossibleFigures(levels) {
+  let out = [], windowed = !1, wallBound = (what, value, count3, wallS, i, unit) => {
+    value * wallS <= count3 * SLACK + 1 || out.push({
+      code: "figure_impossible",
+      path: `levels[${i}].${what}`,
+      message: `${value} ${unit} over ${wallS} s is more than the level's ${count3} counted (${what} \u2264 count \xF7 ${windowed ? "steady_state.window_s" : "wall_time_s"})`
     });
   };
-}
-async function warmUpClientPath(cfg, chunks = WARMUP_CHUNKS) {
-  let t0 = performance7.now(), server = createServer(serve(Math.ceil(chunks / REQUESTS)));
-  try {
-    await new Promise((res, rej) => {
-      server.once("error", rej), server.listen(0, "127.0.0.1", () => res());
+  return levels.forEach((l, i) => {
+    let wall = l.wall_time_s;
+    windowed = l.steady_state?.steady === !0 && l.steady_state.window_s > 0;
+    let rateS = windowed ? Math.min(wall, l.steady_state.window_s) : wall;
+    wallBound("output_tok_s", l.output_tok_s, l.completion_tokens_total, rateS, i, "tok/s"), wallBound(
+      "total_tok_s",
+      l.total_tok_s,
+      l.prompt_tokens_total + l.completion_tokens_total,
+      rateS,
+      i,
+      "tok/s"
+    ), wallBound("req_s", l.req_s, l.ok, rateS, i, "req/s"), l.goodput_req_s > l.req_s * SLACK + 1e-9 && out.push({
+      code: "figure_impossible",
+      path: `levels[${i}].goodput_req_s`,
+      message: `goodput ${l.goodput_req_s} req/s is more than the level's ${l.req_s} req/s`
     });
-    let { port } = server.address(), client = new StreamClient({
-      ...cfg,
-      target: makeTarget({
-        baseUrl: `http://127.0.0.1:${port}`,
-        api: cfg.target.api,
-        model: "warmup",
-        apiKey: null,
-        headers: {}
-      }),
-      originMs: performance7.now()
-    }), read = 0;
-    try {
-      for (let i = 0; i < REQUESTS; i++) {
-        let r = await client.stream({
-          id: i,
-          level: 0,
-          warmup: !0,
-          prompt: "warm up",
-          // what the loopback server sends (a usage above twice max_tokens is refused as untrue)
-          maxTokens: Math.ceil(chunks / REQUESTS),
-          promptTokensRequested: null,
-          intendedSendAbsMs: null
+    let maxMs = wall * 1e3 * SLACK + 1;
+    for (let key of ["ttft_ms", "itl_ms", "tpot_ms", "e2e_ms", "e2e_stream_ms"]) {
+      let s = l[key];
+      for (let [stat, v] of Object.entries(s))
+        stat !== "n" && typeof v == "number" && v > maxMs && out.push({
+          code: "figure_impossible",
+          path: `levels[${i}].${key}.${stat}`,
+          message: `${v} ms is longer than the level's wall time of ${wall} s: every measured request lies inside it`
         });
-        if (r.error !== null) return null;
-        read += r.event_count;
-      }
-    } finally {
-      await client.close();
     }
-    return { chunks: read, ms: performance7.now() - t0 };
-  } catch {
-    return null;
-  } finally {
-    server.close();
-  }
+  }), out;
 }
-
-// src/core/results/document.ts
-import { createHash } from "node:crypto";
 
 // node_modules/zod/v4/classic/external.js
 var external_exports = {};
@@ -23121,7 +21795,7 @@ __export(external_exports, {
   currencyCode: () => currencyCode2,
   custom: () => custom2,
   date: () => date2,
-  decode: () => decode2,
+  decode: () => decode3,
   decodeAsync: () => decodeAsync2,
   deepPartial: () => deepPartial,
   describe: () => describe2,
@@ -23254,7 +21928,7 @@ __export(external_exports, {
   union: () => union,
   unknown: () => unknown,
   uppercase: () => _uppercase,
-  url: () => url2,
+  url: () => url,
   util: () => util_exports,
   uuid: () => uuid2,
   uuidv4: () => uuidv4,
@@ -23528,7 +22202,7 @@ __export(core_exports2, {
   config: () => config,
   createStandardJSONSchemaMethod: () => createStandardJSONSchemaMethod,
   createToJSONSchemaMethod: () => createToJSONSchemaMethod,
-  decode: () => decode,
+  decode: () => decode2,
   decodeAsync: () => decodeAsync,
   describe: () => describe,
   encode: () => encode,
@@ -24517,7 +23191,7 @@ var validateAsync = async (schema, value, _ctx) => {
 }, encode = /* @__PURE__ */ _encode($ZodRealError), _decode = (_Err) => {
   let parse3 = _parse(_Err), fn = (schema, value, _ctx, _params) => parse3(schema, value, _ctx, finalizeParams(fn, _params));
   return fn;
-}, decode = /* @__PURE__ */ _decode($ZodRealError), _encodeAsync = (_Err) => {
+}, decode2 = /* @__PURE__ */ _decode($ZodRealError), _encodeAsync = (_Err) => {
   let parseAsync3 = _parseAsync(_Err), fn = async (schema, value, _ctx, _params) => {
     let ctx = _ctx ? { ..._ctx, direction: "backward" } : { direction: "backward" };
     return await parseAsync3(schema, value, ctx, finalizeParams(fn, _params));
@@ -26639,26 +25313,26 @@ function isRef(value) {
 function cloneIssues(issues) {
   return issues.map((iss) => iss.path ? { ...iss, path: iss.path.slice() } : { ...iss });
 }
-var recursive = /* @__PURE__ */ new WeakMap(), NONE2 = 0, ASSUMED = 1, PROVEN = 2;
+var recursive = /* @__PURE__ */ new WeakMap(), NONE = 0, ASSUMED = 1, PROVEN = 2;
 function isRecursive(inst, stack, resolve2) {
   let cached2 = recursive.get(inst);
   if (cached2 !== void 0)
-    return cached2 ? PROVEN : NONE2;
+    return cached2 ? PROVEN : NONE;
   if (stack.has(inst))
     return PROVEN;
   stack.add(inst);
-  let result = NONE2, check2 = (child) => {
+  let result = NONE, check2 = (child) => {
     if (result !== PROVEN && child?._zod) {
       let answer = isRecursive(child, stack, resolve2);
       answer > result && (result = answer);
     }
   }, shape = (sh, spread) => {
-    let answer = NONE2;
+    let answer = NONE;
     for (let key of Reflect.ownKeys(sh)) {
       let desc = Object.getOwnPropertyDescriptor(sh, key);
       if (spread && !desc.enumerable)
         continue;
-      let child = desc.get ? ASSUMED : desc.value?._zod ? isRecursive(desc.value, stack, resolve2) : NONE2;
+      let child = desc.get ? ASSUMED : desc.value?._zod ? isRecursive(desc.value, stack, resolve2) : NONE;
       child > answer && (answer = child);
     }
     return answer;
@@ -26760,7 +25434,7 @@ function settle(inst, answer) {
   return answer !== ASSUMED && recursive.set(inst, answer === PROVEN), answer;
 }
 function isRecursiveSchema(inst) {
-  return isRecursive(inst, /* @__PURE__ */ new Set(), !0) !== NONE2;
+  return isRecursive(inst, /* @__PURE__ */ new Set(), !0) !== NONE;
 }
 function bucketFor(state, inst) {
   let bucket = state.buckets.get(inst);
@@ -26793,7 +25467,7 @@ var handoff, open = [], memo = {
       let base = inst._zod.parse, wrapped = (payload, ctx) => {
         if (isRecursiveInst === void 0) {
           let walked = isRecursive(inst, /* @__PURE__ */ new Set(), !1);
-          if (walked === NONE2)
+          if (walked === NONE)
             return inst._zod.parse = base, inst._zod.run === wrapped && (inst._zod.run = base), base(payload, ctx);
           walked === PROVEN || rechecked ? isRecursiveInst = !0 : rechecked = !0;
         }
@@ -36147,7 +34821,7 @@ __export(schemas_exports2, {
   undefined: () => _undefined3,
   union: () => union,
   unknown: () => unknown,
-  url: () => url2,
+  url: () => url,
   uuid: () => uuid2,
   uuidv4: () => uuidv4,
   uuidv6: () => uuidv6,
@@ -36226,7 +34900,7 @@ var initializer2 = (inst, issues) => {
 });
 
 // node_modules/zod/v4/classic/parse.js
-var parse2 = /* @__PURE__ */ _parse(ZodRealError), parseAsync2 = /* @__PURE__ */ _parseAsync(ZodRealError), safeParse2 = /* @__PURE__ */ _safeParse(ZodRealError), safeParseAsync2 = /* @__PURE__ */ _safeParseAsync(ZodRealError), encode2 = /* @__PURE__ */ _encode(ZodRealError), decode2 = /* @__PURE__ */ _decode(ZodRealError), encodeAsync2 = /* @__PURE__ */ _encodeAsync(ZodRealError), decodeAsync2 = /* @__PURE__ */ _decodeAsync(ZodRealError), safeEncode2 = /* @__PURE__ */ _safeEncode(ZodRealError), safeDecode2 = /* @__PURE__ */ _safeDecode(ZodRealError), safeEncodeAsync2 = /* @__PURE__ */ _safeEncodeAsync(ZodRealError), safeDecodeAsync2 = /* @__PURE__ */ _safeDecodeAsync(ZodRealError);
+var parse2 = /* @__PURE__ */ _parse(ZodRealError), parseAsync2 = /* @__PURE__ */ _parseAsync(ZodRealError), safeParse2 = /* @__PURE__ */ _safeParse(ZodRealError), safeParseAsync2 = /* @__PURE__ */ _safeParseAsync(ZodRealError), encode2 = /* @__PURE__ */ _encode(ZodRealError), decode3 = /* @__PURE__ */ _decode(ZodRealError), encodeAsync2 = /* @__PURE__ */ _encodeAsync(ZodRealError), decodeAsync2 = /* @__PURE__ */ _decodeAsync(ZodRealError), safeEncode2 = /* @__PURE__ */ _safeEncode(ZodRealError), safeDecode2 = /* @__PURE__ */ _safeDecode(ZodRealError), safeEncodeAsync2 = /* @__PURE__ */ _safeEncodeAsync(ZodRealError), safeDecodeAsync2 = /* @__PURE__ */ _safeDecodeAsync(ZodRealError);
 
 // node_modules/zod/v4/classic/schemas.js
 function _ensureDefaultLocale() {
@@ -36369,7 +35043,7 @@ var ZodType = /* @__PURE__ */ $constructor("ZodType", (inst, def) => (_ensureDef
     return encode2(this, data, params, { callee: _encode2 });
   },
   decode: function _decode2(data, params) {
-    return decode2(this, data, params, { callee: _decode2 });
+    return decode3(this, data, params, { callee: _decode2 });
   },
   encodeAsync: async function _encodeAsync2(data, params) {
     return await encodeAsync2(this, data, params, { callee: _encodeAsync2 });
@@ -36581,7 +35255,7 @@ function uuidv7(params) {
 var ZodURL = /* @__PURE__ */ $constructor("ZodURL", (inst, def) => {
   $ZodURL.init(inst, def), ZodStringFormat.init(inst, def);
 });
-function url2(params) {
+function url(params) {
   return _url(ZodURL, params);
 }
 function httpUrl2(params) {
@@ -38878,364 +37552,6 @@ function parseResultDocument(input2) {
   return r.data;
 }
 
-// src/core/results/document.ts
-init_workload();
-
-// src/core/results/validity.ts
-function samplesNeeded(q) {
-  return Math.ceil(Math.log(0.05) / Math.log(q));
-}
-var TIMING = ["latency", "rate", "slo"], FIGURES = ["latency", "rate", "slo", "tokens", "gpu"], PERCENTILES = [
-  {
-    stats: "ttft_ms",
-    of: [
-      ["ttft_p95_ms", 0.95],
-      ["ttft_p99_ms", 0.99]
-    ]
-  },
-  { stats: "itl_ms", of: [["itl_p95_ms", 0.95]] },
-  { stats: "e2e_ms", of: [["e2e_p95_ms", 0.95]] },
-  {
-    stats: "ttfat_ms",
-    of: [
-      ["ttfat_p95_ms", 0.95],
-      ["ttfat_p99_ms", 0.99]
-    ]
-  }
-], fmt2 = (x) => x >= 100 ? x.toFixed(0) : x >= 10 ? x.toFixed(1) : x.toFixed(2);
-function levelReasons(l, cfg, cacheNote) {
-  let out = [], add = (code, affects, figure, bound, text2) => out.push({ code, affects, figure, bound, text: text2 }), delay = l.client.event_loop_delay_ms.p99, itl = l.itl_ms.p50, ttft2 = l.ttft_ms.p50;
-  if (delay !== null && (itl !== null || ttft2 !== null)) {
-    let late = 2 * delay + 1, bound = Math.max(
-      20,
-      Math.min(
-        itl !== null ? 0.5 * itl : Number.POSITIVE_INFINITY,
-        ttft2 !== null ? 0.2 * ttft2 : Number.POSITIVE_INFINITY
-      )
-    );
-    late > bound && add(
-      "client_bound",
-      TIMING,
-      late,
-      bound,
-      `client-bound: it read what the server sent up to about ${fmt2(late)} ms late (p99), over ${fmt2(bound)} ms (half the ITL p50 or a fifth of the TTFT p50, at least 20 ms)${l.client.bottleneck_warning ? "; its own work was the cause (more --workers)" : "; the machine woke it late (a quieter runner)"}`
-    );
-  }
-  let queue = l.client.send_queue_ms?.p99 ?? null;
-  queue !== null && ttft2 !== null && queue > Math.max(20, 0.2 * ttft2) && add(
-    "client_bound",
-    TIMING,
-    queue,
-    Math.max(20, 0.2 * ttft2),
-    `client-bound: requests waited ${fmt2(queue)} ms (p99) in the client before their socket write, over a fifth of the TTFT p50 (more --workers)`
-  );
-  let s = l.steady_state;
-  if (s?.fell_behind ? add(
-    "fell_behind",
-    FIGURES,
-    s.completed_rps,
-    l.level,
-    `the server fell behind: ${s.reason.replace(/^the server fell behind: /, "")}`
-  ) : s && !s.steady && l.requests > 0 && add("no_steady_state", FIGURES, s.window_s, s.min_steady_s, `no steady state: ${s.reason}`), l.requests > 0 && l.errors / l.requests > 0.05 && add(
-    "error_rate",
-    [...FIGURES],
-    l.errors / l.requests,
-    0.05,
-    `${l.errors} of ${l.requests} requests failed (over ${100 * 0.05} %): the rest are not the workload's figures`
-  ), cfg.ignore_eos && l.ok > 0 && cfg.max_tokens > 0) {
-    let mean2 = l.completion_tokens_total / l.ok;
-    mean2 < 0.9 * cfg.max_tokens && add(
-      "short_output",
-      [...FIGURES],
-      mean2,
-      0.9 * cfg.max_tokens,
-      `outputs shorter than asked: ${fmt2(mean2)} tokens on average for ${cfg.max_tokens} with ignore_eos (the server stopped early)`
-    );
-  }
-  cacheNote !== null && add("cache_unasked", ["latency", "rate", "slo"], null, null, cacheNote);
-  let ol = l.open_loop;
-  if (ol && ol.achieved_rate_rps !== null && ol.target_rate_rps > 0) {
-    let off = Math.abs(ol.achieved_rate_rps / ol.target_rate_rps - 1), bound = Math.max(0.1, 3 / Math.sqrt(Math.max(1, l.requests)));
-    off > bound && add(
-      "load_shape",
-      [...FIGURES],
-      ol.achieved_rate_rps,
-      ol.target_rate_rps,
-      `the load was not the one asked: ${fmt2(ol.achieved_rate_rps)} req/s sent for ${fmt2(ol.target_rate_rps)} (off by ${(100 * off).toFixed(0)} %, over ${(100 * bound).toFixed(0)} %)`
-    );
-  } else l.mode === "closed" && l.requests >= l.level && l.peak_in_flight < l.level && add(
-    "load_shape",
-    [...FIGURES],
-    l.peak_in_flight,
-    l.level,
-    `the load was not the one asked: at most ${l.peak_in_flight} of ${l.level} users had a request in flight`
-  );
-  for (let p of PERCENTILES) {
-    let st = l[p.stats];
-    if (!(!st || st.n === 0))
-      for (let [measure, q] of p.of)
-        st.n < samplesNeeded(q) && add(
-          "too_few_samples",
-          [measure],
-          st.n,
-          samplesNeeded(q),
-          `p${Math.round(q * 100)} needs \u2265 ${samplesNeeded(q)} samples (has ${st.n})`
-        );
-  }
-  return l.gpu?.unknown_reason && add("telemetry_gap", ["gpu"], null, null, `GPU figures unknown: ${l.gpu.unknown_reason}`), out;
-}
-var ROWS_ONLY = /* @__PURE__ */ new Set(["too_few_samples", "telemetry_gap"]);
-function levelValidity(reasons) {
-  return { status: reasons.some((r) => !ROWS_ONLY.has(r.code)) ? "invalid" : "valid", reasons: [...reasons] };
-}
-function runValidity(levels) {
-  let reasons = levels.flatMap(
-    (l) => (l.validity?.reasons ?? []).filter((r) => !ROWS_ONLY.has(r.code)).map((r) => ({ level: l.level, code: r.code, text: r.text }))
-  );
-  return { status: reasons.length > 0 ? "invalid" : "valid", reasons };
-}
-
-// src/core/results/document.ts
-var CLOCK_SOURCE = "performance.now() (monotonic), ms from origin";
-function buildDocument(p) {
-  let origin = new Date(p.originWallMs).toISOString(), target = targetRecord(p.target), pv = p.provenance ?? null, environment = pv?.runnerName != null ? { ...p.environment, runner_name: pv.runnerName } : p.environment, doc = {
-    schema_version: SCHEMA_VERSION,
-    kind: p.kind,
-    tool: { name: "tokenbench", version: TOOL_VERSION },
-    created_at: p.createdAt ?? origin,
-    target,
-    environment,
-    clock: { source: CLOCK_SOURCE, origin_wall_time: origin },
-    formulas: p.formulas,
-    config: p.config,
-    levels: p.levels,
-    ...p.profile !== void 0 ? { profile: p.profile } : {},
-    server: p.server,
-    ...p.promptCalibration ? { prompt_calibration: p.promptCalibration } : {},
-    requests: p.requests,
-    ...p.loadGenerator ? { load_generator: p.loadGenerator } : {},
-    ...p.saturation ? { saturation: p.saturation } : {},
-    ...p.repeats ? { repeats: p.repeats } : {},
-    ...p.gpuTelemetry ? { gpu_telemetry: p.gpuTelemetry } : {},
-    ...p.ab ? { ab: p.ab } : {},
-    ...p.kind === "sweep" ? { validity: runValidity([...p.levels, ...p.ab?.blocks.flatMap((b) => b.levels) ?? []]) } : {},
-    complete: p.complete
-  };
-  return doc.workload_fingerprint = createHash("sha256").update(canonicalJson(workloadSpec(doc))).digest("hex").slice(0, 16), pv !== null && (doc.repository = pv.repository, doc.git = pv.git, pv.testbed !== null && (doc.testbed = describeTestbed(doc, pv.testbed)), pv.verdictRules && (doc.verdict_rules = pv.verdictRules)), doc;
-}
-
-// src/core/results/environment.ts
-import { execFile } from "node:child_process";
-import os from "node:os";
-function parseNvidiaSmi(csv) {
-  let rows = csv.trim().split(`
-`).map((l) => l.split(",").map((s) => s.trim())).filter((r) => r.length >= 3 && r[0]);
-  if (rows.length === 0) return null;
-  let [name, mem, driver] = rows[0], memMib = Number.parseFloat(mem ?? "");
-  return {
-    name: name ?? null,
-    count: rows.length,
-    memory_mib: Number.isFinite(memMib) ? memMib : null,
-    driver: driver ?? null
-  };
-}
-function probeGpu(timeoutMs = 5e3) {
-  return new Promise((resolve2) => {
-    execFile(
-      "nvidia-smi",
-      ["--query-gpu=name,memory.total,driver_version", "--format=csv,noheader,nounits"],
-      { timeout: timeoutMs },
-      (err, stdout) => resolve2(err ? null : parseNvidiaSmi(stdout))
-    );
-  });
-}
-async function captureEnvironment() {
-  let cpus = os.cpus();
-  return {
-    os: `${os.platform()} ${os.release()}`,
-    arch: os.arch(),
-    cpu_model: cpus[0]?.model ?? null,
-    cpu_count: cpus.length,
-    node_version: process.version,
-    hostname: os.hostname(),
-    gpu: await probeGpu()
-  };
-}
-
-// src/shared/formulas.ts
-var FORMULAS = {
-  clock: "all *_ms timestamps: performance.now() (monotonic) minus the run origin, in milliseconds",
-  ttft_ms: "first content event receive time - actual send time; a content event carries any generated text: reasoning, answer or tool call",
-  ttfat_ms: "first answer event (content or tool call after any reasoning; --reasoning-tags think: after </think>) - actual send time",
-  reasoning_ms: "first answer event - first reasoning event, requests that reasoned",
-  reasoning_tokens: "usage.completion_tokens_details.reasoning_tokens where the server sends it; else reasoning events when completion_tokens is at most content events + 1 (one token per event, the end-of-sequence token unsent), else round(reasoning events * completion_tokens / content events)",
-  answer_tokens: "usage.completion_tokens - reasoning_tokens",
-  tt_first_tool_call_ms: "first tool-call event (name or arguments delta) - actual send time",
-  short_output: "with ignore_eos: successful requests whose completion_tokens < max_tokens and that said stop or came under 90 % of max_tokens",
-  itl_ms: "every gap between consecutive content events of a request, pooled over requests",
-  tpot_ms: "(last content event - first content event) / (usage.completion_tokens - 1), requests with completion_tokens >= 2",
-  e2e_ms: "last content event - actual send time",
-  e2e_stream_ms: "end of stream (response end) - actual send time",
-  decode_tok_s: "(usage.completion_tokens - 1) / ((last content event - first content event) / 1000), per request",
-  tokens_per_chunk: "usage.completion_tokens / number of content events, per request",
-  output_tok_s: "sum of usage.completion_tokens over successful requests / level wall time",
-  total_tok_s: "sum of (usage.prompt_tokens + usage.completion_tokens) over successful requests / level wall time",
-  req_s: "successful requests / level wall time",
-  wall_time_s: "last measured request end - first measured request send (warmup excluded)",
-  goodput_req_s: "successful requests meeting every configured SLO / level wall time",
-  slo_pass_pct: "100 * requests meeting every SLO / all measured requests (errors count as misses)",
-  slo_basis: "closed loop: TTFT/E2E from actual send; open loop: from intended send (queue-inclusive)",
-  ttft_from_intended_ms: "open loop: first content event - intended send time (includes client-side queueing)",
-  e2e_from_intended_ms: "open loop: last content event - intended send time",
-  schedule_lag_ms: "open loop: actual send time - intended send time",
-  percentile: "linear interpolation between closest ranks (Hyndman-Fan type 7) on raw samples",
-  latency_population: "latency statistics use successful, non-warmup requests only",
-  peak_in_flight: "maximum number of measured requests between send and end at any instant",
-  littles_law_implied_in_flight: "sum of E2E (stream) times / level wall time"
-};
-function deriveRequest(r) {
-  let ok = r.error === null, first = r.first_token_ms, last2 = r.last_token_ms, ct = r.usage?.completion_tokens ?? null, ttftMs = first !== null ? first - r.send_ms : null, e2eMs = last2 !== null ? last2 - r.send_ms : null, e2eStreamMs = r.end_ms !== null ? r.end_ms - r.send_ms : null, tpotMs = null, decodeTokS = null;
-  if (first !== null && last2 !== null && ct !== null && ct >= 2) {
-    let span = last2 - first;
-    tpotMs = span / (ct - 1), decodeTokS = span > 0 ? (ct - 1) / (span / 1e3) : null;
-  }
-  let events = r.event_times_ms.length, tokensPerChunk = ct !== null && events > 0 ? ct / events : null, intended = r.intended_send_ms, answer = r.first_answer_ms === void 0 ? first : r.first_answer_ms;
-  return {
-    ok,
-    ttftMs,
-    e2eMs,
-    e2eStreamMs,
-    tpotMs,
-    decodeTokS,
-    tokensPerChunk,
-    ttftFromIntendedMs: intended !== null && first !== null ? first - intended : null,
-    e2eFromIntendedMs: intended !== null && last2 !== null ? last2 - intended : null,
-    scheduleLagMs: intended !== null ? r.send_ms - intended : null,
-    ttfatMs: answer !== null ? answer - r.send_ms : null,
-    reasoningMs: r.first_reasoning_ms != null && r.first_answer_ms != null ? r.first_answer_ms - r.first_reasoning_ms : null,
-    ttFirstToolCallMs: r.first_tool_call_ms !== void 0 ? r.first_tool_call_ms - r.send_ms : null
-  };
-}
-function itlGapsOf(r, out) {
-  let et = r.event_times_ms;
-  for (let k = 1; k < et.length; k++) out.push(et[k] - et[k - 1]);
-}
-function meetsSlo(d, slo, openLoop) {
-  if (!d.ok) return !1;
-  let ttft2 = openLoop ? d.ttftFromIntendedMs ?? d.ttftMs : d.ttftMs, e2e2 = openLoop ? d.e2eFromIntendedMs ?? d.e2eMs : d.e2eMs;
-  if (slo.ttft_ms !== null && (ttft2 === null || ttft2 > slo.ttft_ms) || slo.tpot_ms !== null && d.tpotMs !== null && d.tpotMs > slo.tpot_ms || slo.e2e_ms !== null && (e2e2 === null || e2e2 > slo.e2e_ms)) return !1;
-  if (slo.ttfat_ms != null) {
-    let lag = openLoop ? d.scheduleLagMs ?? 0 : 0;
-    if (d.ttfatMs === null || d.ttfatMs + lag > slo.ttfat_ms) return !1;
-  }
-  return !0;
-}
-
-// src/shared/random.ts
-function rng(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = a + 1831565813 >>> 0;
-    let t = a;
-    return t = Math.imul(t ^ t >>> 15, t | 1), t ^= t + Math.imul(t ^ t >>> 7, t | 61), ((t ^ t >>> 14) >>> 0) / 4294967296;
-  };
-}
-
-// src/shared/statistics.ts
-function scaleOf(xs) {
-  let s = 0;
-  for (let x of xs) Math.abs(x) > s && (s = Math.abs(x));
-  return s > 0 && Number.isFinite(s) ? s : 1;
-}
-function mean(xs) {
-  let s = scaleOf(xs);
-  return xs.reduce((a, b) => a + b / s, 0) / xs.length * s;
-}
-function stddev(xs) {
-  if (xs.length < 2) return 0;
-  let s = scaleOf(xs), m = mean(xs) / s;
-  return Math.sqrt(xs.reduce((a, x) => a + (x / s - m) ** 2, 0) / (xs.length - 1)) * s;
-}
-var LANCZOS = [
-  76.18009172947146,
-  -86.50532032941678,
-  24.01409824083091,
-  -1.231739572450155,
-  0.001208650973866179,
-  -5395239384953e-18
-];
-function logGamma(x) {
-  let y = x, tmp = x + 5.5 - (x + 0.5) * Math.log(x + 5.5), ser = 1.000000000190015;
-  for (let ci of LANCZOS) ser += ci / ++y;
-  return -tmp + Math.log(2.5066282746310007 * ser / x);
-}
-function betacf(a, b, x) {
-  let c = 1, d = 1 - (a + b) * x / (a + 1);
-  Math.abs(d) < 1e-300 && (d = 1e-300), d = 1 / d;
-  let h = d;
-  for (let m = 1; m <= 200; m++) {
-    let m2 = 2 * m, aa = m * (b - m) * x / ((a + m2 - 1) * (a + m2));
-    d = 1 + aa * d, Math.abs(d) < 1e-300 && (d = 1e-300), c = 1 + aa / c, Math.abs(c) < 1e-300 && (c = 1e-300), d = 1 / d, h *= d * c, aa = -(a + m) * (a + b + m) * x / ((a + m2) * (a + m2 + 1)), d = 1 + aa * d, Math.abs(d) < 1e-300 && (d = 1e-300), c = 1 + aa / c, Math.abs(c) < 1e-300 && (c = 1e-300), d = 1 / d;
-    let del = d * c;
-    if (h *= del, Math.abs(del - 1) < 3e-14) break;
-  }
-  return h;
-}
-function incompleteBeta(x, a, b) {
-  if (x <= 0) return 0;
-  if (x >= 1) return 1;
-  let bt = Math.exp(logGamma(a + b) - logGamma(a) - logGamma(b) + a * Math.log(x) + b * Math.log(1 - x));
-  return x < (a + 1) / (a + b + 2) ? bt * betacf(a, b, x) / a : 1 - bt * betacf(b, a, 1 - x) / b;
-}
-function tCdf(t, df) {
-  let x = df / (df + t * t), tail = 0.5 * incompleteBeta(x, df / 2, 0.5);
-  return t >= 0 ? 1 - tail : tail;
-}
-function tQuantile(p, df) {
-  if (p <= 0 || p >= 1) throw new RangeError("p must be in (0, 1)");
-  let lo = -1e3, hi = 1e3;
-  for (let i = 0; i < 200; i++) {
-    let mid = (lo + hi) / 2;
-    tCdf(mid, df) < p ? lo = mid : hi = mid;
-  }
-  return (lo + hi) / 2;
-}
-function percentileSorted(sorted, q) {
-  let n = sorted.length;
-  if (n === 0) return null;
-  if (q <= 0) return sorted[0];
-  if (q >= 1) return sorted[n - 1];
-  let h = (n - 1) * q, lo = Math.floor(h), frac = h - lo, a = sorted[lo];
-  return frac === 0 || lo + 1 >= n ? a : a + frac * (sorted[lo + 1] - a);
-}
-function quantile(xs, q) {
-  return percentileSorted(Float64Array.from(xs).sort(), q) ?? Number.NaN;
-}
-function selectQuantile(a, q) {
-  let n = a.length;
-  if (n === 0) return Number.NaN;
-  let h = (n - 1) * Math.min(1, Math.max(0, q)), k = Math.floor(h), lo = 0, hi = n - 1;
-  for (; hi > lo; ) {
-    let pivot = a[lo + hi >> 1], i = lo, j = hi;
-    for (; i <= j; ) {
-      for (; a[i] < pivot; ) i++;
-      for (; a[j] > pivot; ) j--;
-      if (i <= j) {
-        let t = a[i];
-        a[i] = a[j], a[j] = t, i++, j--;
-      }
-    }
-    if (k <= j) hi = j;
-    else if (k >= i) lo = i;
-    else break;
-  }
-  let x = a[k], frac = h - k;
-  if (frac === 0 || k + 1 >= n) return x;
-  let next = Number.POSITIVE_INFINITY;
-  for (let m = k + 1; m < n; m++) a[m] < next && (next = a[m]);
-  return x + frac * (next - x);
-}
-
 // src/core/results/stats.ts
 function summarize(values) {
   let n = values.length;
@@ -39254,96 +37570,907 @@ function summarize(values) {
   };
 }
 
-// src/core/results/metrics.ts
-function peakInFlight(records2) {
-  let pairs = records2.flatMap((r) => [
-    { t: r.send_ms, d: 1 },
-    { t: r.end_ms ?? r.send_ms, d: -1 }
-  ]);
-  pairs.sort((a, b) => a.t - b.t || a.d - b.d);
-  let cur = 0, peak = 0;
-  for (let p of pairs)
-    cur += p.d, cur > peak && (peak = cur);
-  return peak;
+// src/core/documents/import-vllm.ts
+var ImportError = class extends TokenbenchError {
+  constructor(message) {
+    super("import_invalid", message);
+  }
+};
+function shown(x) {
+  if (x === void 0) return "nothing";
+  let s = JSON.stringify(x) ?? String(x), cut = s.length > 40 ? `${s.slice(0, 40)}\u2026` : s;
+  return typeof x == "string" ? `${cut} (a string)` : cut;
 }
-function aggregateLevel(input2) {
-  let recs = input2.records.filter((r) => !r.warmup), openLoop = input2.mode === "open", derived2 = recs.map(deriveRequest), ttft2 = [], itl = [], tpot2 = [], e2e2 = [], e2eStream = [], decode4 = [], tpc = [], ttfat = [], reasoningMs = [], reasoningTokens = [], answerTokens = [], ttTool = [], reasoned = 0, toolCalls = 0, usedTools = 0, shortOutput = 0, errorsByCode = {}, ok = 0, promptTotal = 0, completionTotal = 0, sloPass = 0, mismatches = 0, firstSend = Number.POSITIVE_INFINITY, lastEnd = Number.NEGATIVE_INFINITY;
-  for (let i = 0; i < recs.length; i++) {
-    let r = recs[i], d = derived2[i];
-    r.send_ms < firstSend && (firstSend = r.send_ms);
-    let end = r.end_ms ?? r.send_ms;
-    if (end > lastEnd && (lastEnd = end), !d.ok) {
-      let code = r.error.code;
-      errorsByCode[code] = (errorsByCode[code] ?? 0) + 1;
-      continue;
+var nonNegative = (x) => x >= 0, count = (x) => Number.isInteger(x) && x >= 0;
+function fieldsOf(v, source) {
+  let fail = (field, want, got) => {
+    throw new ImportError(`${source}: ${field} must be ${want}, found ${shown(got)}`);
+  }, value = (field, want, ok) => {
+    let x = v[field];
+    return x == null ? null : typeof x == "number" && Number.isFinite(x) && ok(x) ? x : fail(field, want, x);
+  }, required2 = (field, want, ok) => value(field, want, ok) ?? fail(field, want, v[field]), series = (field, want, ok, at = v[field]) => at == null ? null : Array.isArray(at) ? (at.forEach((x, i) => {
+    (typeof x != "number" || !Number.isFinite(x) || !ok(x)) && fail(`${field}[${i}]`, want, x);
+  }), at) : fail(field, `an array of ${want}`, at);
+  return { fail, value, required: required2, series, nested: (field, want) => {
+    let at = v[field];
+    return at == null ? null : Array.isArray(at) ? at.map((row, i) => series(`${field}[${i}]`, want, nonNegative, row) ?? []) : fail(field, `an array of arrays of ${want}`, at);
+  } };
+}
+function fromSummary(f, key, n) {
+  let ms2 = (name) => f.value(name, "a number of milliseconds \u2265 0", nonNegative), mean2 = ms2(`mean_${key}_ms`);
+  return {
+    n: mean2 === null ? 0 : n,
+    mean: mean2,
+    min: null,
+    max: null,
+    p50: ms2(`median_${key}_ms`) ?? ms2(`p50_${key}_ms`),
+    p90: ms2(`p90_${key}_ms`),
+    p95: ms2(`p95_${key}_ms`),
+    p99: ms2(`p99_${key}_ms`)
+  };
+}
+function importVllm(raw, source = "vllm bench serve") {
+  if (raw === null || typeof raw != "object" || Array.isArray(raw))
+    throw new ImportError("not a JSON object");
+  let v = raw;
+  if (v.completed === void 0 && v.duration === void 0 && v.output_throughput === void 0)
+    throw new ImportError(
+      `${source}: not a vLLM bench serve result: completed, duration and output_throughput are required`
+    );
+  let f = fieldsOf(v, source), completed = f.required("completed", "a count of requests (an integer \u2265 0)", count), duration3 = f.required("duration", "a number of seconds above 0", (x) => x > 0), outputThroughput = f.required("output_throughput", "a number of tok/s \u2265 0", nonNegative), numPrompts = f.value("num_prompts", "a count of requests (an integer \u2265 0)", count) ?? completed;
+  numPrompts < completed && f.fail("num_prompts", `at least completed (${completed})`, numPrompts);
+  let maxConc = f.value("max_concurrency", "an integer \u2265 1", (x) => Number.isInteger(x) && x >= 1), rate = v.request_rate === "inf" ? null : f.value("request_rate", 'a number of req/s above 0 or "inf"', (x) => x > 0), mode = maxConc !== null || rate === null ? "closed" : "open", level = mode === "closed" ? maxConc ?? numPrompts : rate, ttfts = f.series("ttfts", "a number of seconds \u2265 0", nonNegative), itls = f.nested("itls", "numbers of seconds \u2265 0"), outLens = f.series("output_lens", "a count of tokens (an integer \u2265 0)", count), inLens = f.series("input_lens", "a count of tokens (an integer \u2265 0)", count), given = { ttfts, itls, output_lens: outLens }, present = Object.entries(given).filter(([, a]) => a !== null);
+  if (present.length > 0 && present.length < 3)
+    throw new ImportError(
+      `${source}: the per-request arrays of --save-detailed come together: ${present.map(([k]) => k).join(", ")} given without ${Object.keys(
+        given
+      ).filter((k) => !present.some(([p]) => p === k)).join(", ")}`
+    );
+  for (let [k, a] of [...present, ["input_lens", inLens]])
+    if (a !== null && ttfts !== null && a.length !== ttfts.length)
+      throw new ImportError(
+        `${source}: ${k} has ${a.length} entries, ttfts ${ttfts.length}: one per request each`
+      );
+  let detailed = ttfts !== null && itls !== null && outLens !== null, ttft2, itl, tpot2, e2e2, decode4, notes = [
+    `imported from ${source}${typeof v.backend == "string" ? ` (backend ${v.backend})` : ""}${typeof v.date == "string" ? `, ${v.date}` : ""}`
+  ];
+  if (detailed) {
+    let ok = ttfts.map((t, i) => ({ t, itl: itls[i], out: outLens[i] ?? 0 })).filter((r) => r.t > 0 && r.out > 0);
+    ttft2 = summarize(ok.map((r) => r.t * 1e3)), itl = summarize(ok.flatMap((r) => r.itl.map((x) => x * 1e3))), tpot2 = summarize(
+      ok.filter((r) => r.out > 1).map((r) => 1e3 * r.itl.reduce((a, b) => a + b, 0) / (r.out - 1))
+    ), e2e2 = summarize(ok.map((r) => 1e3 * (r.t + r.itl.reduce((a, b) => a + b, 0)))), decode4 = summarize(
+      ok.filter((r) => r.out > 1 && r.itl.reduce((a, b) => a + b, 0) > 0).map((r) => (r.out - 1) / r.itl.reduce((a, b) => a + b, 0))
+    ), notes.push("latency statistics recomputed by tokenbench from the per-request arrays (--save-detailed)");
+  } else
+    ttft2 = fromSummary(f, "ttft", completed), itl = fromSummary(f, "itl", completed), tpot2 = fromSummary(f, "tpot", completed), e2e2 = fromSummary(f, "e2el", completed), decode4 = summarize([]), notes.push(
+      "latency statistics as vLLM summarized them (median -> p50; percentiles vLLM did not save are null)"
+    );
+  let tokens = (field) => f.value(field, "a count of tokens (an integer \u2265 0)", count) ?? 0, rateOf = (field) => f.value(field, "a rate \u2265 0", nonNegative), totalIn = tokens("total_input_tokens"), totalOut = tokens("total_output_tokens"), errors = Math.max(0, numPrompts - completed), none = { p50: null, p99: null, max: null }, lvl = {
+    level,
+    mode,
+    concurrency: mode === "closed" ? level : null,
+    started_at_ms: 0,
+    wall_time_s: duration3,
+    requests: numPrompts,
+    ok: completed,
+    errors,
+    errors_by_code: errors > 0 ? { vllm_failed: errors } : {},
+    warmup_requests: 0,
+    prompt_tokens_total: totalIn,
+    completion_tokens_total: totalOut,
+    ttft_ms: ttft2,
+    itl_ms: itl,
+    tpot_ms: tpot2,
+    e2e_ms: e2e2,
+    e2e_stream_ms: summarize([]),
+    decode_tok_s: decode4,
+    tokens_per_chunk: summarize([]),
+    usage_chunk_mismatches: 0,
+    output_tok_s: outputThroughput,
+    total_tok_s: rateOf("total_token_throughput") ?? (totalIn + totalOut) / duration3,
+    req_s: rateOf("request_throughput") ?? completed / duration3,
+    goodput_req_s: rateOf("request_goodput") ?? rateOf("request_throughput") ?? completed / duration3,
+    slo_pass_pct: null,
+    peak_in_flight: f.value("max_concurrent_requests", "a count (an integer \u2265 0)", count) ?? 0,
+    open_loop: null,
+    client: {
+      event_loop_delay_ms: none,
+      cpu_user_s: 0,
+      cpu_system_s: 0,
+      cpu_pct_of_one_core: 0,
+      bottleneck_warning: null
+    },
+    notices: notes
+  }, impossible = impossibleFigures([lvl]);
+  if (impossible.length > 0)
+    throw new ImportError(
+      `${source}: figures that cannot be true: ${impossible.map((i) => i.message).join("; ")}`
+    );
+  let meanIn = inLens?.length ? Math.round(inLens.reduce((a, b) => a + b, 0) / inLens.length) : Math.max(1, Math.round(totalIn / Math.max(1, completed))), maxOut = outLens?.length ? maxOf(outLens) : Math.max(1, Math.round(totalOut / Math.max(1, completed))), burstiness = f.value("burstiness", "a number above 0", (x) => x > 0) ?? 1, created = typeof v.date == "string" && /^\d{8}-\d{6}$/.test(v.date) ? `${v.date.slice(0, 4)}-${v.date.slice(4, 6)}-${v.date.slice(6, 8)}T${v.date.slice(9, 11)}:${v.date.slice(11, 13)}:${v.date.slice(13, 15)}Z` : (/* @__PURE__ */ new Date()).toISOString();
+  return {
+    schema_version: SCHEMA_VERSION,
+    kind: "sweep",
+    tool: { name: "tokenbench", version: TOOL_VERSION },
+    created_at: created,
+    target: {
+      base_url: "imported:vllm-bench-serve",
+      api: "completions",
+      model: typeof v.model_id == "string" ? v.model_id : "unknown"
+    },
+    environment: {
+      os: "unknown",
+      arch: "unknown",
+      cpu_model: null,
+      cpu_count: 0,
+      node_version: "n/a",
+      hostname: null,
+      gpu: null
+    },
+    clock: { source: "imported: vLLM bench serve (time.perf_counter)", origin_wall_time: created },
+    formulas: {
+      source: "figures as vLLM bench serve computed them, or recomputed from its per-request arrays with tokenbench's formulas",
+      tpot_ms: "sum of the request's ITLs / (output_len - 1)",
+      e2e_ms: "ttft + sum of the request's ITLs",
+      percentile: "linear interpolation between closest ranks (Hyndman-Fan type 7) on raw samples"
+    },
+    config: {
+      mode,
+      levels: [level],
+      requests_per_level: numPrompts,
+      duration_s: null,
+      warmup_requests: 0,
+      prompt_tokens: Math.max(1, meanIn),
+      max_tokens: Math.max(1, maxOut),
+      prompts: "sample",
+      ignore_eos: !1,
+      seed: 0,
+      arrival: burstiness !== 1 ? "gamma" : "poisson",
+      burstiness,
+      max_in_flight: maxConc,
+      timeout_s: 300,
+      slo: { ttft_ms: null, tpot_ms: null, e2e_ms: null },
+      extra_body: {},
+      metrics_interval_ms: null,
+      header_names: []
+    },
+    levels: [lvl],
+    requests: null,
+    complete: !0
+  };
+}
+function importVllmMany(results) {
+  if (results.length === 0) throw new ImportError("no vLLM result given");
+  let docs = results.map((r) => ({ doc: importVllm(r.raw, r.source), source: r.source })), first = docs[0].doc, seen = /* @__PURE__ */ new Map();
+  for (let { doc, source } of docs) {
+    if (doc.config.mode !== first.config.mode)
+      throw new ImportError(
+        `${source} is ${doc.config.mode} loop, ${docs[0].source} is ${first.config.mode} loop`
+      );
+    for (let l of doc.levels) {
+      let other = seen.get(l.level);
+      if (other !== void 0) throw new ImportError(`level ${l.level} appears in ${other} and in ${source}`);
+      seen.set(l.level, source);
     }
-    ok++, promptTotal += r.usage?.prompt_tokens ?? 0;
-    let ct = r.usage?.completion_tokens ?? 0;
-    completionTotal += ct, d.ttftMs !== null && ttft2.push(d.ttftMs);
-    let et = r.event_times_ms;
-    itlGapsOf(r, itl), d.tpotMs !== null && tpot2.push(d.tpotMs), d.e2eMs !== null && e2e2.push(d.e2eMs), d.e2eStreamMs !== null && e2eStream.push(d.e2eStreamMs), d.decodeTokS !== null && decode4.push(d.decodeTokS), d.tokensPerChunk !== null && tpc.push(d.tokensPerChunk), ct !== et.length && mismatches++, d.ttfatMs !== null && ttfat.push(d.ttfatMs), r.reasoning_tokens !== void 0 && (reasoned++, reasoningTokens.push(r.reasoning_tokens), answerTokens.push(r.answer_tokens ?? ct - r.reasoning_tokens)), d.reasoningMs !== null && reasoningMs.push(d.reasoningMs), d.ttFirstToolCallMs !== null && (usedTools++, ttTool.push(d.ttFirstToolCallMs), toolCalls += r.tool_calls ?? 0), r.short_output === !0 && shortOutput++, meetsSlo(d, input2.slo, openLoop) && sloPass++;
   }
-  let wallS = recs.length > 0 ? Math.max(0, lastEnd - firstSend) / 1e3 : 0, per = (x) => wallS > 0 ? x / wallS : 0, anySlo = input2.slo.ttft_ms !== null || input2.slo.tpot_ms !== null || input2.slo.e2e_ms !== null || input2.slo.ttfat_ms != null, streamShapes = {
-    ...reasoned > 0 || reasoningMs.length > 0 ? {
-      ttfat_ms: summarize(ttfat),
-      reasoning_ms: summarize(reasoningMs),
-      reasoning_tokens: summarize(reasoningTokens),
-      answer_tokens: summarize(answerTokens)
-    } : {},
-    ...usedTools > 0 ? { tt_first_tool_call_ms: summarize(ttTool), tool_calls_total: toolCalls } : {},
-    ...shortOutput > 0 ? { short_output: shortOutput } : {}
-  };
-  return {
-    level: input2.level,
-    mode: input2.mode,
-    concurrency: input2.concurrency,
-    started_at_ms: Number.isFinite(firstSend) ? firstSend : 0,
-    wall_time_s: wallS,
-    requests: recs.length,
-    ok,
-    errors: recs.length - ok,
-    errors_by_code: errorsByCode,
-    warmup_requests: input2.warmupRequests,
-    prompt_tokens_total: promptTotal,
-    completion_tokens_total: completionTotal,
-    ttft_ms: summarize(ttft2),
-    itl_ms: summarize(itl),
-    tpot_ms: summarize(tpot2),
-    e2e_ms: summarize(e2e2),
-    e2e_stream_ms: summarize(e2eStream),
-    decode_tok_s: summarize(decode4),
-    tokens_per_chunk: summarize(tpc),
-    usage_chunk_mismatches: mismatches,
-    output_tok_s: per(completionTotal),
-    total_tok_s: per(promptTotal + completionTotal),
-    req_s: per(ok),
-    goodput_req_s: per(anySlo ? sloPass : ok),
-    slo_pass_pct: recs.length > 0 ? 100 * (anySlo ? sloPass : ok) / recs.length : null,
-    peak_in_flight: peakInFlight(recs),
-    ...streamShapes
-  };
+  let levels = docs.flatMap((d) => d.doc.levels).sort((a, b) => a.level - b.level);
+  return { ...first, config: { ...first.config, levels: levels.map((l) => l.level) }, levels };
 }
-function openLoopStats(records2) {
-  let lag = [], ti = [], ei = [], late = 0;
-  for (let r of records2) {
-    if (r.warmup) continue;
-    let d = deriveRequest(r);
-    d.scheduleLagMs !== null && (lag.push(d.scheduleLagMs), d.scheduleLagMs > LATE_THRESHOLD_MS && late++), d.ok && (d.ttftFromIntendedMs !== null && ti.push(d.ttftFromIntendedMs), d.e2eFromIntendedMs !== null && ei.push(d.e2eFromIntendedMs));
+function pythonJson(text2) {
+  try {
+    return JSON.parse(text2);
+  } catch (err) {
+    let patched = text2.replace(/("(?:[^"\\]|\\.)*")|-?\b(?:NaN|Infinity)\b/g, (_m, str3) => str3 ?? "null");
+    if (patched === text2) throw err;
+    return JSON.parse(patched);
   }
-  return {
-    lag: summarize(lag),
-    ttftFromIntended: summarize(ti),
-    e2eFromIntended: summarize(ei),
-    lateArrivals: late
-  };
 }
-var LATE_THRESHOLD_MS = 1;
+function vllmResultsIn(text2, name) {
+  if (text2.trim() === "")
+    throw new ImportError(
+      `${name}: the file is empty (expected the JSON that vllm bench serve --save-result writes)`
+    );
+  try {
+    return [{ raw: pythonJson(text2), source: `vllm bench serve (${name})` }];
+  } catch {
+    return text2.split(`
+`).map((line, i) => ({ line, i })).filter(({ line }) => line.trim() !== "").map(({ line, i }) => {
+      try {
+        return { raw: pythonJson(line), source: `vllm bench serve (${name} line ${i + 1})` };
+      } catch {
+        throw new ImportError(`${name}: line ${i + 1} is not JSON (one result object per line expected)`);
+      }
+    });
+  }
+}
 
-// src/core/server/calibration.ts
+// src/core/documents/merge.ts
 init_errors();
 
-// src/core/workload/prompts.ts
-import { randomInt } from "node:crypto";
+// src/core/load/level-run.ts
+import { performance as performance6 } from "node:perf_hooks";
+
+// src/core/load/loops.ts
+import { performance as performance4 } from "node:perf_hooks";
+import { setImmediate as yieldImmediate } from "node:timers/promises";
+
+// src/core/client/stream-client.ts
+var import_undici = __toESM(require_undici(), 1);
+import { randomBytes } from "node:crypto";
+import { performance as performance3 } from "node:perf_hooks";
+
+// src/core/server/target.ts
+function makeTarget(o) {
+  let u = new URL(o.baseUrl);
+  return {
+    baseUrl: o.baseUrl.replace(/\/+$/, ""),
+    api: o.api,
+    model: o.model,
+    headers: { ...o.headers, ...o.apiKey ? { authorization: `Bearer ${o.apiKey}` } : {} },
+    origin: u.origin,
+    basePath: u.pathname.replace(/\/+$/, "").replace(/\/v1$/, "")
+  };
+}
+var withModel = (t, model) => ({ ...t, model }), url2 = (t, path) => t.origin + t.basePath + path, rootUrl = (t) => t.origin + t.basePath, completionsPath = (api) => api === "chat" ? "/v1/chat/completions" : api === "responses" ? "/v1/responses" : "/v1/completions";
+function generationBody(api, model, input2, maxTokens, stream) {
+  let messages = input2.messages ?? [{ role: "user", content: input2.prompt }];
+  if (api === "responses")
+    return { model, input: messages, max_output_tokens: maxTokens, stream, store: !1 };
+  let body = { model, stream, max_tokens: maxTokens };
+  return stream && (body.stream_options = { include_usage: !0 }), api === "chat" ? body.messages = messages : body.prompt = input2.messages ? input2.messages.map((m) => m.content).join(`
+
+`) : input2.prompt, body;
+}
+function promptTokensOf(api, json2) {
+  let usage = json2?.usage;
+  return api === "responses" ? usage?.input_tokens : usage?.prompt_tokens;
+}
+var targetRecord = (t) => ({ base_url: t.baseUrl, api: t.api, model: t.model }), SECRET_HEADER = /authorization|api[-_]?key|token|secret|cookie|password|credential/i;
+function secretsIn(headers2) {
+  let out = /* @__PURE__ */ new Set();
+  for (let [name, value] of Object.entries(headers2)) {
+    if (!SECRET_HEADER.test(name)) continue;
+    let v = value.trim();
+    out.add(v);
+    let scheme = /^\S+\s+(\S.*)$/.exec(v);
+    scheme && out.add(scheme[1]);
+  }
+  return [...out].filter((v) => v.length >= 4);
+}
+function redacted(text2, secrets) {
+  let out = text2;
+  for (let s of [...secrets].sort((a, b) => b.length - a.length))
+    out.includes(s) && (out = out.split(s).join("***"));
+  return out;
+}
+
+// src/core/client/request-errors.ts
+var ErrorCode = {
+  /** TCP connect failed (refused, unreachable, DNS). */
+  connectFailed: "connect_failed",
+  /** The server answered with HTTP status >= 400. */
+  httpError: "http_error",
+  /** HTTP 200 but the body is not `text/event-stream`. */
+  notSse: "not_sse",
+  /** A `data:` payload that is not valid JSON. */
+  malformedChunk: "malformed_chunk",
+  /** A JSON `error` object (or `event: error`, Responses `response.failed`) in the stream, or a JSON error body with a 200. */
+  serverErrorEvent: "server_error_event",
+  /** The connection was reset or closed before the stream finished. */
+  connectionReset: "connection_reset",
+  /** The stream finished without a `usage` object (TPOT cannot be computed honestly). */
+  missingUsage: "missing_usage",
+  /** The stream ended without `data: [DONE]`. */
+  missingDone: "missing_done",
+  /** The stream finished without a single content-bearing event. */
+  emptyStream: "empty_stream",
+  /** The request ran past `--timeout-s`. */
+  timeout: "timeout",
+  /** The response passed the byte cap for one response (an endless stream). */
+  responseTooLarge: "response_too_large",
+  /** One SSE line (or one event's data) passed the byte cap without ending. */
+  lineTooLong: "line_too_long",
+  /**
+   * A usage count that is not a non-negative integer (e.g. `completion_tokens: 8.5`), or one that
+   * cannot be true (more than twice max_tokens, or 64 tokens per content event received).
+   */
+  invalidUsage: "invalid_usage",
+  /** The stream carries several choices (`n > 1`): no per-token figure would be one answer's. */
+  multipleChoices: "multiple_choices",
+  /** The stream came compressed (`content-encoding`) though none was asked for: its timing is not the tokens'. */
+  unsupportedEncoding: "unsupported_encoding",
+  /** Anything else the HTTP stack raised. */
+  clientError: "client_error"
+}, STREAM_LIMITS = {
+  /** 64 MiB: about 300,000 tokens of typical chunks; an endless stream is cut here. */
+  maxResponseBytes: 64 * 1024 * 1024,
+  /** 1 MiB for one line or one event's data. */
+  maxLineBytes: 1024 * 1024
+};
+function classifyNetworkError(err, timedOut) {
+  if (timedOut) return { code: ErrorCode.timeout, message: err.message };
+  let code = err.code ?? err.cause?.code ?? "";
+  return code === "UND_ERR_HEADERS_TIMEOUT" || code === "UND_ERR_BODY_TIMEOUT" ? { code: ErrorCode.timeout, message: err.message } : code === "ECONNREFUSED" || code === "ENOTFOUND" || code === "EHOSTUNREACH" || code === "ENETUNREACH" || code === "EAI_AGAIN" || code === "UND_ERR_CONNECT_TIMEOUT" ? { code: ErrorCode.connectFailed, message: `${code}: ${err.message}` } : code === "ECONNRESET" || code === "UND_ERR_SOCKET" || code === "EPIPE" || code === "UND_ERR_CLOSED" ? { code: ErrorCode.connectionReset, message: `${code}: ${err.message}` } : { code: ErrorCode.clientError, message: `${code || err.name}: ${err.message}` };
+}
+function serverErrorIn(body) {
+  try {
+    let j = JSON.parse(body);
+    if (j === null || typeof j != "object" || j.error === void 0 || j.error === null) return null;
+    let e = j.error;
+    return typeof e == "string" ? e : typeof e.message == "string" ? e.message : JSON.stringify(e).slice(0, 500);
+  } catch {
+    return null;
+  }
+}
+
+// src/core/client/chunk.ts
+var isObj = (v) => v !== null && typeof v == "object" && !Array.isArray(v), strLen = (v) => typeof v == "string" ? v.length : 0;
+function count2(v, name, bad) {
+  return v == null ? null : typeof v == "number" && Number.isInteger(v) && v >= 0 ? v : (bad.push(`usage.${name} is ${JSON.stringify(v)?.slice(0, 40)}, not a non-negative integer`), null);
+}
+function emptyInfo() {
+  return resetInfo({});
+}
+function resetInfo(info) {
+  return info.answerChars = 0, info.reasoningChars = 0, info.toolChars = 0, info.toolCalls = 0, info.toolCallsAreNew = !1, info.text = "", info.finishReason = null, info.maxChoiceIndex = 0, info.usage = null, info.errorMessage = null, info.responseId = null, info.terminal = !1, info.serverTsMs = null, info.serverArrivalTsMs = null, info.timings = null, info.usageRaw = null, info;
+}
+function errorText(e) {
+  return typeof e == "string" ? e : isObj(e) && typeof e.message == "string" ? e.message : JSON.stringify(e)?.slice(0, 500) ?? String(e);
+}
+function readUsage(info, us, responses) {
+  let [p, c, pd, cd] = responses ? ["input_tokens", "output_tokens", "input_tokens_details", "output_tokens_details"] : ["prompt_tokens", "completion_tokens", "prompt_tokens_details", "completion_tokens_details"], bad = [], pDetails = us[pd], cDetails = us[cd];
+  info.usage = {
+    prompt: count2(us[p], p, bad),
+    completion: count2(us[c], c, bad),
+    cached: isObj(pDetails) ? count2(pDetails.cached_tokens, `${pd}.cached_tokens`, bad) : null,
+    reasoning: isObj(cDetails) ? count2(cDetails.reasoning_tokens, `${cd}.reasoning_tokens`, bad) : null,
+    invalid: bad.length > 0 ? bad.join("; ") : null
+  }, Object.keys(us).some((k) => k !== p && k !== c && k !== "total_tokens") && (info.usageRaw = us);
+}
+function readCommon(info, o) {
+  isObj(o.timings) && (info.timings = o.timings), typeof o.tokenbench_server_ts_ms == "number" && (info.serverTsMs = o.tokenbench_server_ts_ms), typeof o.tokenbench_server_arrival_ts_ms == "number" && (info.serverArrivalTsMs = o.tokenbench_server_arrival_ts_ms);
+}
+function interpretChunk(obj2, into) {
+  let info = into ? resetInfo(into) : emptyInfo();
+  if (!isObj(obj2))
+    return info.errorMessage = "chunk is not a JSON object", info;
+  obj2.error !== void 0 && obj2.error !== null && (info.errorMessage = errorText(obj2.error));
+  let choices = obj2.choices;
+  if (Array.isArray(choices))
+    for (let ch of choices) {
+      if (!isObj(ch)) continue;
+      typeof ch.index == "number" && ch.index > info.maxChoiceIndex && (info.maxChoiceIndex = ch.index);
+      let delta = ch.delta;
+      if (isObj(delta)) {
+        let content = delta.content;
+        typeof content == "string" && content.length > 0 && (info.answerChars += content.length, info.text += content), info.reasoningChars += strLen(delta.reasoning_content) + strLen(delta.reasoning);
+        let calls = delta.tool_calls;
+        if (Array.isArray(calls))
+          for (let call of calls) {
+            if (!isObj(call)) continue;
+            let fn = call.function;
+            typeof call.index == "number" ? call.index + 1 > info.toolCalls && (info.toolCalls = call.index + 1) : typeof call.id == "string" && call.id !== "" && (info.toolCalls++, info.toolCallsAreNew = !0), isObj(fn) && (info.toolChars += strLen(fn.name) + strLen(fn.arguments));
+          }
+      }
+      typeof ch.text == "string" && ch.text.length > 0 && (info.answerChars += ch.text.length, info.text += ch.text), typeof ch.finish_reason == "string" && (info.finishReason = ch.finish_reason);
+    }
+  return isObj(obj2.usage) && readUsage(info, obj2.usage, !1), readCommon(info, obj2), info;
+}
+function interpretResponsesEvent(obj2, into) {
+  let info = into ? resetInfo(into) : emptyInfo();
+  if (!isObj(obj2))
+    return info.errorMessage = "event is not a JSON object", info;
+  let type = obj2.type;
+  switch (type) {
+    case "response.output_text.delta":
+      typeof obj2.delta == "string" && (info.answerChars = obj2.delta.length, info.text = obj2.delta);
+      break;
+    case "response.reasoning_text.delta":
+    case "response.reasoning_summary_text.delta":
+      info.reasoningChars = strLen(obj2.delta);
+      break;
+    case "response.function_call_arguments.delta":
+      info.toolChars = strLen(obj2.delta);
+      break;
+    case "response.output_item.added": {
+      let item = obj2.item;
+      isObj(item) && item.type === "function_call" && (info.toolCalls = 1, info.toolCallsAreNew = !0, info.toolChars = strLen(item.arguments));
+      break;
+    }
+    case "response.created": {
+      let r = obj2.response;
+      isObj(r) && typeof r.id == "string" && (info.responseId = r.id);
+      break;
+    }
+    case "response.completed":
+    case "response.incomplete": {
+      info.terminal = !0;
+      let r = obj2.response;
+      if (isObj(r)) {
+        typeof r.id == "string" && (info.responseId = r.id), isObj(r.usage) && readUsage(info, r.usage, !0);
+        let why = isObj(r.incomplete_details) ? r.incomplete_details.reason : null;
+        info.finishReason = type === "response.completed" ? "stop" : why === "max_output_tokens" ? "length" : String(why);
+      }
+      break;
+    }
+    case "response.failed": {
+      let r = obj2.response;
+      info.errorMessage = isObj(r) && r.error != null ? errorText(r.error) : "response.failed";
+      break;
+    }
+    case "error":
+      info.errorMessage = typeof obj2.message == "string" ? obj2.message : errorText(obj2.error ?? obj2);
+      break;
+    default:
+      obj2.error !== void 0 && obj2.error !== null && (info.errorMessage = errorText(obj2.error));
+  }
+  return readCommon(info, obj2), info;
+}
+
+// src/core/client/think-tags.ts
+var OPEN = "<think>", CLOSE = "</think>", CARRY = CLOSE.length - 1, ThinkTags = class {
+  /** 0: no text yet or only a prefix of `<think>`; 1: inside the block; 2: after it; 3: no block opened. */
+  phase = 0;
+  head = "";
+  carry = "";
+  /** Events with text, counted up to and including the one that closed the block. */
+  textEvents = 0;
+  reasoningEvents = 0;
+  firstReasoningMs = null;
+  /** The first answer text: after the block, or the first text when there is none. */
+  firstAnswerMs = null;
+  firstTextMs = null;
+  feed(text2, tMs) {
+    if (text2.length === 0) return;
+    if (this.phase === 2) {
+      this.firstAnswerMs === null && text2.trim() !== "" && (this.firstAnswerMs = tMs);
+      return;
+    }
+    this.textEvents++, this.firstTextMs ??= tMs;
+    let rest = text2;
+    if (this.phase === 0) {
+      this.head += text2;
+      let h = this.head.trimStart();
+      if (h.length === 0 || h.length < OPEN.length && OPEN.startsWith(h)) return;
+      h.startsWith(OPEN) ? (this.phase = 1, this.firstReasoningMs = this.firstTextMs, rest = h.slice(OPEN.length), this.carry = "") : (this.phase = 3, this.firstAnswerMs = this.firstTextMs, rest = this.head, this.carry = ""), this.head = "";
+    }
+    let hay = this.carry + rest, at = hay.indexOf(CLOSE);
+    if (at === -1) {
+      this.carry = hay.slice(-CARRY);
+      return;
+    }
+    this.phase = 2, this.reasoningEvents = this.textEvents, this.firstReasoningMs = this.firstTextMs, this.firstAnswerMs = hay.slice(at + CLOSE.length).trim() !== "" ? tMs : null;
+  }
+  /** At the end of the stream: a block opened and never closed is all reasoning. */
+  finish() {
+    this.phase === 1 ? (this.reasoningEvents = this.textEvents, this.firstAnswerMs = null) : this.phase === 0 && this.firstTextMs !== null && (this.firstAnswerMs = this.head.trim() !== "" ? this.firstTextMs : null);
+  }
+};
+
+// src/core/client/response-state.ts
+var USAGE_BOUNDS = { perMaxTokens: 2, perContentEvent: 64 }, SHORT_OUTPUT_SHARE = 0.9, ResponseState = class {
+  constructor(o) {
+    this.o = o;
+    this.text = o.keepText ? [] : null, this.think = o.reasoningTags === "think" ? new ThinkTags() : null, this.interpret = o.api === "responses" ? interpretResponsesEvent : interpretChunk;
+  }
+  o;
+  eventTimes = [];
+  eventChars = [];
+  serverTimes;
+  serverArrival;
+  eventCount = 0;
+  /** `data: [DONE]` came (Responses: the terminal event). */
+  done = !1;
+  /** Events after the end of the stream: never counted. */
+  afterDone = 0;
+  finishReason = null;
+  usage = null;
+  usageReasoning = null;
+  timings = null;
+  usageRaw = null;
+  responseId = null;
+  text;
+  firstReasoningMs = null;
+  firstAnswerMs = null;
+  firstToolMs = null;
+  reasoningEvents = 0;
+  toolCalls = 0;
+  multipleChoices = !1;
+  think;
+  interpret;
+  scratch = emptyInfo();
+  /** One SSE event, received at `tMs` on the run's clock. */
+  event(ev, tMs) {
+    if (this.done) {
+      ev.data !== "[DONE]" && this.afterDone++;
+      return;
+    }
+    if (ev.data === "[DONE]") {
+      this.done = !0;
+      return;
+    }
+    this.eventCount++;
+    let obj2;
+    try {
+      obj2 = JSON.parse(ev.data);
+    } catch {
+      ev.event === "error" ? this.o.setError(ErrorCode.serverErrorEvent, ev.data.slice(0, 500)) : this.o.setError(
+        ErrorCode.malformedChunk,
+        `invalid JSON in data event #${this.eventCount}: ${ev.data.slice(0, 200)}`
+      );
+      return;
+    }
+    let info = this.interpret(obj2, this.scratch);
+    (info.errorMessage !== null || ev.event === "error") && this.o.setError(ErrorCode.serverErrorEvent, info.errorMessage ?? ev.data.slice(0, 500)), info.maxChoiceIndex > 0 && !this.multipleChoices && (this.multipleChoices = !0, this.o.setError(
+      ErrorCode.multipleChoices,
+      `the stream carries choice index ${info.maxChoiceIndex}: several choices (n > 1) share one stream, so no per-token figure is one answer's; send n = 1`
+    )), info.usage !== null && (info.usage.invalid !== null && this.o.setError(ErrorCode.invalidUsage, info.usage.invalid), this.usage = {
+      prompt_tokens: info.usage.prompt,
+      completion_tokens: info.usage.completion,
+      cached_tokens: info.usage.cached
+    }, this.usageReasoning = info.usage.reasoning), info.finishReason !== null && (this.finishReason = info.finishReason), info.timings !== null && (this.timings = info.timings), info.usageRaw !== null && (this.usageRaw = info.usageRaw), info.responseId !== null && (this.responseId = info.responseId), info.toolCalls > 0 && (this.toolCalls = info.toolCallsAreNew ? this.toolCalls + info.toolCalls : Math.max(this.toolCalls, info.toolCalls));
+    let chars = info.answerChars + info.reasoningChars + info.toolChars;
+    chars > 0 && (this.eventTimes.push(tMs), this.eventChars.push(chars), info.reasoningChars > 0 && (this.reasoningEvents++, this.firstReasoningMs ??= tMs), info.toolChars > 0 && (this.firstToolMs ??= tMs), this.think !== null ? (this.think.feed(info.text, tMs), info.toolChars > 0 && (this.firstAnswerMs ??= tMs)) : (info.answerChars > 0 || info.toolChars > 0) && (this.firstAnswerMs ??= tMs), this.text !== null && info.text !== "" && this.text.push(info.text), info.serverTsMs !== null && (this.serverTimes ??= [], this.serverTimes.push(info.serverTsMs - this.o.serverOffsetMs)), info.serverArrivalTsMs !== null && (this.serverArrival = info.serverArrivalTsMs - this.o.serverOffsetMs)), info.terminal && (this.done = !0);
+  }
+  /** The checks only the whole stream allows, then what the record keeps of reasoning and tools. */
+  finish(rec, ignoreEos) {
+    let t = this.think, firstReasoning = this.firstReasoningMs, firstAnswer = this.firstAnswerMs, reasoningEvents = this.reasoningEvents;
+    t !== null && (t.finish(), reasoningEvents += t.reasoningEvents, firstReasoning = min(firstReasoning, t.firstReasoningMs), firstAnswer = min(firstAnswer, t.firstAnswerMs));
+    let completion = rec.usage?.completion_tokens ?? null, events = this.eventTimes.length;
+    if (rec.error === null && completion !== null) {
+      let cap = rec.max_tokens !== null ? rec.max_tokens * USAGE_BOUNDS.perMaxTokens : Number.POSITIVE_INFINITY;
+      (completion > cap || completion > events * USAGE_BOUNDS.perContentEvent) && (rec.error = {
+        code: ErrorCode.invalidUsage,
+        message: `usage.completion_tokens ${completion} cannot be true: max_tokens was ${rec.max_tokens} and ${events} content events came; the stream's own figures are kept, its usage is not counted`
+      });
+    }
+    if (reasoningEvents > 0) {
+      if (rec.first_reasoning_ms = firstReasoning, rec.first_answer_ms = firstAnswer, rec.reasoning_events = reasoningEvents, completion !== null) {
+        let fromUsage = this.usageReasoning, perEvent = completion - events <= 1, counted = fromUsage ?? (events > 0 ? Math.min(
+          completion,
+          perEvent ? reasoningEvents : Math.round(reasoningEvents * completion / events)
+        ) : 0);
+        rec.reasoning_tokens = counted, rec.reasoning_tokens_source = fromUsage !== null ? "usage" : "events", rec.answer_tokens = Math.max(0, completion - counted);
+      }
+    } else this.usageReasoning !== null && this.usageReasoning > 0 && completion !== null && (rec.reasoning_tokens = this.usageReasoning, rec.reasoning_tokens_source = "usage", rec.answer_tokens = Math.max(0, completion - this.usageReasoning));
+    this.firstToolMs !== null && (rec.first_tool_call_ms = this.firstToolMs, rec.tool_calls = this.toolCalls), this.afterDone > 0 && (rec.events_after_done = this.afterDone), ignoreEos && rec.error === null && completion !== null && rec.max_tokens !== null && completion < rec.max_tokens && (rec.finish_reason === "stop" || completion < SHORT_OUTPUT_SHARE * rec.max_tokens) && (rec.short_output = !0);
+  }
+}, min = (a, b) => a === null ? b : b === null ? a : Math.min(a, b);
+
+// src/core/client/socket-writes.ts
+import diagnostics from "node:diagnostics_channel";
+import { performance as performance2 } from "node:perf_hooks";
+var REQUEST_ID_HEADER = "x-tokenbench-request-id", socketWrites = /* @__PURE__ */ new Map(), socketUses = /* @__PURE__ */ new WeakMap(), socketConnected = /* @__PURE__ */ new WeakMap(), sendHeadersSubscribed = !1;
+function watchSocketWrites() {
+  sendHeadersSubscribed || (sendHeadersSubscribed = !0, diagnostics.subscribe("undici:client:connected", (msg) => {
+    let socket = msg.socket;
+    socket && socketConnected.set(socket, performance2.now());
+  }), diagnostics.subscribe("undici:client:sendHeaders", (msg) => {
+    let t = performance2.now(), { headers: headers2, socket } = msg;
+    if (typeof headers2 != "string") return;
+    let i = headers2.indexOf(`${REQUEST_ID_HEADER}: `);
+    if (i === -1) return;
+    let start2 = i + REQUEST_ID_HEADER.length + 2, end = headers2.indexOf(`\r
+`, start2), uses = socket ? socketUses.get(socket) ?? 0 : 0;
+    socket && socketUses.set(socket, uses + 1);
+    let connectedAt = socket !== void 0 && uses === 0 ? socketConnected.get(socket) ?? null : null;
+    socketWrites.set(headers2.slice(start2, end === -1 ? void 0 : end), {
+      t,
+      reused: uses > 0,
+      connectedAt
+    });
+  }));
+}
+
+// src/core/client/sse.ts
+var SseParser = class {
+  constructor(onEvent) {
+    this.onEvent = onEvent;
+  }
+  onEvent;
+  pending = null;
+  dataParts = [];
+  eventName = null;
+  hasData = !1;
+  /** The last read ended in CR: an LF that starts the next read belongs to that line end. */
+  skipLf = !1;
+  /** Nothing read yet: a byte-order mark may still come. */
+  atStart = !0;
+  /** Bytes seen in total; useful to tell "empty body" from "no events". */
+  bytes = 0;
+  /** Characters of `data` gathered for the event not yet dispatched. */
+  dataChars = 0;
+  /** What is held waiting for the end of a line or of an event: the bound a hostile stream pushes. */
+  get bufferedBytes() {
+    return (this.pending?.length ?? 0) + this.dataChars;
+  }
+  push(chunk) {
+    this.bytes += chunk.length;
+    let buf = chunk;
+    this.pending !== null && (buf = Buffer.concat([this.pending, chunk]), this.pending = null);
+    let start2 = 0;
+    if (this.atStart) {
+      if (buf.length < 3 && isBomPrefix(buf)) {
+        this.pending = buf;
+        return;
+      }
+      this.atStart = !1, buf[0] === 239 && buf[1] === 187 && buf[2] === 191 && (start2 = 3);
+    }
+    this.skipLf && (this.skipLf = !1, start2 < buf.length && buf[start2] === 10 && start2++);
+    let len = buf.length;
+    if (buf.indexOf(13, start2) === -1) {
+      for (; start2 < len; ) {
+        let nl = buf.indexOf(10, start2);
+        if (nl === -1) {
+          this.pending = buf.subarray(start2);
+          return;
+        }
+        this.line(buf, start2, nl), start2 = nl + 1;
+      }
+      return;
+    }
+    let i = start2;
+    for (; i < len; ) {
+      let b = buf[i];
+      if (b === 10 || b === 13) {
+        if (this.line(buf, start2, i), b === 13) {
+          if (i + 1 === len) {
+            this.skipLf = !0;
+            return;
+          }
+          buf[i + 1] === 10 && i++;
+        }
+        start2 = i + 1;
+      }
+      i++;
+    }
+    start2 < len && (this.pending = buf.subarray(start2));
+  }
+  /** End of body: an event without its terminating blank line is still delivered. */
+  end() {
+    if (this.pending !== null && this.pending.length > 0) {
+      let buf = this.pending;
+      this.pending = null;
+      let start2 = this.atStart && buf[0] === 239 && buf[1] === 187 && buf[2] === 191 ? 3 : 0;
+      this.line(buf, start2, buf.length);
+    }
+    this.dispatch();
+  }
+  line(buf, start2, end) {
+    if (end === start2) {
+      this.dispatch();
+      return;
+    }
+    if (buf[start2] === 58) return;
+    let colon = buf.indexOf(58, start2);
+    (colon === -1 || colon > end) && (colon = end);
+    let kind = fieldKind(buf, start2, colon);
+    if (kind === NONE2) return;
+    let vs = colon + 1;
+    vs < end && buf[vs] === 32 && vs++;
+    let value = vs < end ? buf.toString("utf8", vs, end) : "";
+    kind === DATA ? (this.dataParts.push(value), this.dataChars += value.length, this.hasData = !0) : this.eventName = value;
+  }
+  dispatch() {
+    if (this.hasData) {
+      let parts = this.dataParts, data = parts.length === 1 ? parts[0] : parts.join(`
+`);
+      this.dataParts = [], this.dataChars = 0, this.hasData = !1;
+      let event = this.eventName;
+      this.eventName = null, this.onEvent({ data, event: event === "" ? null : event });
+    } else
+      this.eventName = null;
+  }
+}, NONE2 = 0, DATA = 1, EVENT = 2;
+function fieldKind(buf, start2, colon) {
+  let n = colon - start2;
+  return n === 4 ? buf[start2] === 100 && buf[start2 + 1] === 97 && buf[start2 + 2] === 116 && buf[start2 + 3] === 97 ? DATA : NONE2 : n === 5 && buf[start2] === 101 && buf[start2 + 1] === 118 && buf[start2 + 2] === 101 && buf[start2 + 3] === 110 && buf[start2 + 4] === 116 ? EVENT : NONE2;
+}
+function isBomPrefix(buf) {
+  let bom = [239, 187, 191];
+  for (let i = 0; i < buf.length; i++) if (buf[i] !== bom[i]) return !1;
+  return !0;
+}
+
+// src/core/client/tool-calls.ts
+function toolSettingsOf(cfg) {
+  return cfg.tools ? { tools: cfg.tools.definitions, choice: cfg.tools.choice } : null;
+}
+function toolsBody(api, t) {
+  let forced = t.choice !== "auto" && t.choice !== "required" && t.choice !== "none";
+  return api === "responses" ? {
+    tools: t.tools.map((d) => ({ type: "function", ...d.function })),
+    tool_choice: forced ? { type: "function", name: t.choice } : t.choice
+  } : {
+    tools: t.tools,
+    tool_choice: forced ? { type: "function", function: { name: t.choice } } : t.choice
+  };
+}
+
+// src/core/client/stream-client.ts
+var STALE_CONNECTION = /* @__PURE__ */ new Set(["UND_ERR_SOCKET", "ECONNRESET", "EPIPE"]), MAX_STALE_RETRIES = 3;
+function clientOptionsOf(cfg) {
+  return {
+    timeoutS: cfg.timeout_s,
+    ignoreEos: cfg.ignore_eos,
+    extraBody: cfg.extra_body,
+    reasoningTags: cfg.reasoning_tags ?? null,
+    tools: toolSettingsOf(cfg),
+    responsesChain: cfg.responses_chain === !0
+  };
+}
+function buildRequestBody(cfg, spec) {
+  let api = cfg.target.api, chained = api === "responses" && cfg.responsesChain === !0 && spec.previousResponseId !== void 0, messages = chained && spec.messages ? spec.messages.slice(-1) : spec.messages, body = generationBody(
+    api,
+    cfg.target.model,
+    messages ? { prompt: spec.prompt, messages } : { prompt: spec.prompt },
+    spec.maxTokens,
+    !0
+  );
+  return body.temperature = 0, api === "responses" && cfg.responsesChain === !0 && (body.store = !0, chained && (body.previous_response_id = spec.previousResponseId)), cfg.ignoreEos && (body.ignore_eos = !0), cfg.tools && Object.assign(body, toolsBody(api, cfg.tools)), Object.assign(body, cfg.extraBody, spec.bodyOverrides ?? {}), body;
+}
+var StreamClient = class {
+  constructor(cfg) {
+    this.cfg = cfg;
+    this.agent = new import_undici.Agent({
+      connections: null,
+      pipelining: 1,
+      keepAliveTimeout: 3e4,
+      headersTimeout: 0,
+      bodyTimeout: 0,
+      connect: { timeout: 1e4 }
+    }), this.headers = { "content-type": "application/json", accept: "text/event-stream", ...cfg.target.headers }, this.secrets = secretsIn(cfg.target.headers);
+    let hr = Number(process.hrtime.bigint()) / 1e6;
+    this.hrtimeOffsetMs = hr - performance3.now(), watchSocketWrites();
+  }
+  cfg;
+  agent;
+  headers;
+  /** The request's credentials, masked in every error message a record keeps. */
+  secrets;
+  /** process.hrtime (system CLOCK_MONOTONIC) minus performance.now(), to align server timestamps. */
+  hrtimeOffsetMs;
+  /** Distinguishes this client's request ids from another client's in the same process. */
+  tag = randomBytes(4).toString("hex");
+  /** False once the server was seen closing a kept-alive connection: every request then asks to close. */
+  reuseConnections = !0;
+  /** Requests sent again because their kept-alive connection was already closed. */
+  staleRetries = 0;
+  /** Stream one request; always resolves with a record (errors are data, not exceptions). */
+  stream(spec) {
+    let body = spec.body ?? JSON.stringify(buildRequestBody(this.cfg, spec));
+    return new Promise((resolve2) => this.attempt(spec, body, 0, resolve2));
+  }
+  /**
+   * One send of a request. A request that went out on a kept-alive connection the server had
+   * already closed (no response byte came back) is sent again on a fresh connection; from then
+   * on this client stops reusing connections (`connection: close`), since such a server closes
+   * after every response. Nothing else is retried.
+   */
+  attempt(spec, body, retries, resolve2) {
+    let cfg = this.cfg, origin = cfg.originMs, now = 0, headersMs = null, status = null, error62 = null, errBody = "", sse = !0, timedOut = !1, finished = !1, controller = null, received = 0, maxResponseBytes = cfg.limits?.maxResponseBytes ?? STREAM_LIMITS.maxResponseBytes, maxLineBytes = cfg.limits?.maxLineBytes ?? STREAM_LIMITS.maxLineBytes, secrets = this.secrets, setError = (code, message) => {
+      error62 === null && (error62 = { code, message: redacted(message, secrets).slice(0, 1e3) });
+    }, state = new ResponseState({
+      api: cfg.target.api,
+      reasoningTags: cfg.reasoningTags ?? null,
+      keepText: spec.keepText === !0,
+      serverOffsetMs: this.hrtimeOffsetMs + origin,
+      setError
+    }), parser = new SseParser((ev) => state.event(ev, now - origin)), dispatchAbs = performance3.now(), wireId = `${this.tag}-${spec.id}${retries > 0 ? `-r${retries}` : ""}`, timer = setTimeout(() => {
+      timedOut = !0, controller?.abort(new Error(`request exceeded --timeout-s ${cfg.timeoutS}`));
+    }, cfg.timeoutS * 1e3), finish = () => {
+      if (finished) return;
+      finished = !0, clearTimeout(timer);
+      let endMs = performance3.now() - origin, written = socketWrites.get(wireId);
+      socketWrites.delete(wireId);
+      let sendAbs = written?.t ?? dispatchAbs, eventTimes = state.eventTimes, usage = state.usage;
+      error62 === null && status !== null && status < 400 && sse && (state.done ? usage === null || usage.completion_tokens === null ? setError(ErrorCode.missingUsage, "stream finished without usage.completion_tokens") : eventTimes.length === 0 && setError(ErrorCode.emptyStream, "no content-bearing event") : setError(
+        ErrorCode.missingDone,
+        cfg.target.api === "responses" ? "stream ended without response.completed" : "stream ended without data: [DONE]"
+      ));
+      let rec = {
+        id: spec.id,
+        level: spec.level,
+        warmup: spec.warmup,
+        intended_send_ms: spec.intendedSendAbsMs === null ? null : spec.intendedSendAbsMs - origin,
+        send_ms: sendAbs - origin,
+        dispatch_ms: dispatchAbs - origin,
+        headers_ms: headersMs,
+        first_token_ms: eventTimes.length > 0 ? eventTimes[0] : null,
+        last_token_ms: eventTimes.length > 0 ? eventTimes[eventTimes.length - 1] : null,
+        end_ms: endMs,
+        event_times_ms: eventTimes,
+        event_text_chars: state.eventChars,
+        event_count: state.eventCount,
+        prompt_tokens_requested: spec.promptTokensRequested,
+        max_tokens: spec.maxTokens,
+        usage,
+        finish_reason: state.finishReason,
+        http_status: status,
+        error: error62
+      };
+      state.serverTimes !== void 0 && (rec.server_event_times_ms = state.serverTimes), state.serverArrival !== void 0 && (rec.server_arrival_ms = state.serverArrival), retries > 0 && (rec.retries = retries), spec.session !== void 0 && (rec.session = spec.session), spec.turn !== void 0 && (rec.turn = spec.turn), spec.promptReuse !== void 0 && (rec.prompt_reuse = spec.promptReuse), state.text !== null && (spec.responseText = state.text.join("")), state.text !== null && state.responseId !== null && (spec.responseId = state.responseId), written?.connectedAt != null && written.connectedAt >= dispatchAbs && (rec.connected_ms = written.connectedAt - origin), state.timings !== null && (rec.server_timings = state.timings), state.usageRaw !== null && (rec.usage_raw = state.usageRaw), state.finish(rec, cfg.ignoreEos), resolve2(rec);
+    }, handler = {
+      onRequestStart(c) {
+        controller = c;
+      },
+      onResponseStart(_c, statusCode, headers2) {
+        if (statusCode < 200) return;
+        if (now = performance3.now(), headersMs = now - origin, status = statusCode, statusCode >= 400) {
+          sse = !1;
+          return;
+        }
+        let ct = String(headers2["content-type"] ?? ""), enc = String(headers2["content-encoding"] ?? "identity").toLowerCase();
+        enc !== "identity" ? (sse = !1, setError(
+          ErrorCode.unsupportedEncoding,
+          `the stream came with content-encoding "${enc.slice(0, 40)}" though none was asked for; turn compression off for the completions endpoint (a proxy?)`
+        )) : ct.includes("text/event-stream") || (sse = !1, setError(ErrorCode.notSse, `expected text/event-stream, got content-type "${ct}"`));
+      },
+      onResponseData(c, chunk) {
+        if (now = performance3.now(), received += chunk.length, received > maxResponseBytes) {
+          setError(
+            ErrorCode.responseTooLarge,
+            `response passed ${maxResponseBytes} bytes without ending; cut there (an endless stream?)`
+          ), c.abort(new Error("response_too_large"));
+          return;
+        }
+        sse ? (parser.push(chunk), parser.bufferedBytes > maxLineBytes && (setError(
+          ErrorCode.lineTooLong,
+          `one SSE line or event passed ${maxLineBytes} bytes without ending`
+        ), c.abort(new Error("line_too_long")))) : errBody.length < 2e3 && (errBody += chunk.toString("utf8"));
+      },
+      onResponseEnd() {
+        if (now = performance3.now(), sse && parser.end(), status !== null && status >= 400)
+          setError(ErrorCode.httpError, `HTTP ${status}: ${errBody.slice(0, 500)}`);
+        else if (!sse && error62 !== null && errBody) {
+          let said = serverErrorIn(errBody);
+          error62 = said !== null && error62.code === ErrorCode.notSse ? {
+            code: ErrorCode.serverErrorEvent,
+            message: redacted(
+              `HTTP ${status} with an error instead of a stream: ${said}`,
+              secrets
+            ).slice(0, 1e3)
+          } : {
+            code: error62.code,
+            message: `${error62.message}; body: ${redacted(errBody, secrets).slice(0, 300)}`
+          };
+        }
+        finish();
+      },
+      onResponseError: (_c, err) => {
+        now = performance3.now();
+        let code = err.code ?? "", written = socketWrites.get(wireId);
+        if (status === null && !timedOut && written?.reused === !0 && STALE_CONNECTION.has(code) && retries < MAX_STALE_RETRIES) {
+          finished = !0, clearTimeout(timer), socketWrites.delete(wireId), this.staleRetries++, this.reuseConnections = !1, this.attempt(spec, body, retries + 1, resolve2);
+          return;
+        }
+        sse && status !== null && parser.end();
+        let cls = classifyNetworkError(err, timedOut);
+        error62 = error62 !== null && error62.code !== ErrorCode.missingDone ? error62 : cls, timedOut && (error62 = cls), finish();
+      }
+    };
+    this.agent.dispatch(
+      {
+        origin: cfg.target.origin,
+        path: cfg.target.basePath + completionsPath(cfg.target.api),
+        method: "POST",
+        headers: {
+          ...this.headers,
+          [REQUEST_ID_HEADER]: wireId,
+          ...this.reuseConnections ? {} : { connection: "close" }
+        },
+        body
+      },
+      handler
+    );
+  }
+  close() {
+    return this.agent.close();
+  }
+  /** Abort everything in flight (used on SIGINT). */
+  destroy() {
+    return this.agent.destroy();
+  }
+};
 
 // src/core/workload/arrivals.ts
 function normal(r) {
@@ -39375,6 +38502,423 @@ function arrivalOffsetsMs(opts) {
   }
   return out;
 }
+
+// src/core/load/shard.ts
+init_errors();
+var SINGLE = { index: 0, count: 1 };
+function parseShard(s) {
+  let m = /^(\d+)\/(\d+)$/.exec(s.trim()), i = m ? Number(m[1]) : Number.NaN, n = m ? Number(m[2]) : Number.NaN;
+  if (!m || n < 1 || i < 1 || i > n || n > 1024)
+    throw new UsageError(`--shard must be i/n with 1 <= i <= n <= 1024 (e.g. 1/4), got "${s}"`, "--shard");
+  return { index: i - 1, count: n };
+}
+function splitEven(total, n) {
+  let base = Math.floor(total / n), extra = total - base * n;
+  return Array.from({ length: n }, (_, k) => base + (k < extra ? 1 : 0));
+}
+var shareOf = (total, p) => splitEven(splitEven(total, p.runner.count)[p.runner.index], p.thread.count)[p.thread.index], closedIndex = (local, p) => (local * p.thread.count + p.thread.index) * p.runner.count + p.runner.index, ownsArrival = (j, p) => j % p.runner.count === p.runner.index && Math.floor(j / p.runner.count) % p.thread.count === p.thread.index;
+var ID_STRIDE = 1e7, WARMUP_ID_OFFSET = 5e6;
+
+// src/core/load/loops.ts
+var MAX_TIMER_MS = 2 ** 31 - 1;
+function slotStart(notBeforeEpochMs) {
+  let earliest = performance4.timeOrigin + performance4.now() + 50;
+  return notBeforeEpochMs === null ? { startEpochMs: earliest, lateMs: null } : {
+    startEpochMs: Math.max(earliest, notBeforeEpochMs),
+    lateMs: Math.max(0, earliest - notBeforeEpochMs)
+  };
+}
+function sleepUntil(tAbsMs, stop) {
+  return new Promise((resolve2) => {
+    let timer, finished = !1, finish = () => {
+      finished || (finished = !0, clearTimeout(timer), stop?.removeEventListener("abort", finish), resolve2());
+    }, spin = () => {
+      if (finished) return;
+      let d = tAbsMs - performance4.now();
+      d <= 0 || stop?.aborted ? finish() : d > 3 ? timer = setTimeout(spin, Math.min(d - 2, MAX_TIMER_MS)) : setImmediate(spin);
+    };
+    stop && tAbsMs - performance4.now() > 3 && stop.addEventListener("abort", finish, { once: !0 }), spin();
+  });
+}
+var RAMP_INDEX = 1e6;
+function markRamp(rec) {
+  return rec.warmup = !0, rec.ramp = !0, rec;
+}
+async function runClosedLoop(client, makeSpec, opts) {
+  let records2 = [], next = 0, rampNext = 0;
+  opts.startAtAbsMs !== void 0 && await sleepUntil(opts.startAtAbsMs, opts.stop);
+  let rampMs = (opts.rampUpS ?? 0) * 1e3, t0 = performance4.now(), measureFrom = t0 + rampMs, deadline = opts.durationS !== null ? measureFrom + opts.durationS * 1e3 : Number.POSITIVE_INFINITY, limit = opts.requests ?? Number.POSITIVE_INFINITY, user = async (k) => {
+    if (rampMs > 0)
+      for (await sleepUntil(t0 + rampMs * k / opts.concurrency, opts.stop); performance4.now() < measureFrom && !opts.stop?.aborted; ) {
+        let rec = markRamp(await client.stream(makeSpec(RAMP_INDEX + rampNext++, !0, null)));
+        records2.push(rec), await yieldImmediate();
+      }
+    let sessions = opts.sessions ?? null, conversation = null;
+    for (; ; ) {
+      if (conversation !== null && sessions.thinkTimeMs > 0 && await sleepUntil(performance4.now() + sessions.thinkTimeMs, opts.stop), next >= limit || performance4.now() >= deadline || opts.stop?.aborted) return;
+      let i = next++, spec = sessions ? makeSpec(i, !1, null, conversation ?? { session: 0, turn: 1, history: [] }) : makeSpec(i, !1, null), rec = await client.stream(spec);
+      records2.push(rec), opts.onRecord?.(rec), sessions && (conversation = nextTurn(spec, rec, sessions.turns)), await yieldImmediate();
+    }
+  };
+  return await Promise.all(Array.from({ length: opts.concurrency }, (_, k) => user(k))), { records: records2, droppedArrivals: 0, drainTimeS: null };
+}
+function nextTurn(spec, rec, turns) {
+  let turn = spec.turn ?? 1;
+  return rec.error !== null || turn >= turns || spec.responseText === void 0 ? null : {
+    session: spec.session ?? spec.id,
+    turn: turn + 1,
+    history: [...spec.messages ?? [], { role: "assistant", content: spec.responseText }],
+    ...spec.responseId !== void 0 ? { previousResponseId: spec.responseId } : {}
+  };
+}
+async function runOpenLoop(client, makeSpec, opts) {
+  let offsets = opts.offsetsMs ? opts.offsetsMs : arrivalOffsetsMs({
+    kind: opts.arrival,
+    rateRps: opts.rateRps,
+    burstiness: opts.burstiness,
+    seed: opts.seed,
+    ...opts.requests !== null ? { count: opts.requests } : {},
+    ...opts.durationS !== null ? { durationS: opts.durationS } : {}
+  }), records2 = [], pending = [], inFlight = 0, slotWaiters = [], dropped = 0, mine = offsets.map((_, j) => j).filter((j) => opts.shard === void 0 || ownsArrival(j, opts.shard)), specs = mine.map((j) => {
+    let spec = makeSpec(j, !1, 0);
+    return spec.body = JSON.stringify(buildRequestBody(client.cfg, spec)), spec;
+  }), t0 = opts.startAtAbsMs ?? performance4.now() + 5, rampMs = (opts.rampUpS ?? 0) * 1e3;
+  if (rampMs > 0) {
+    let n = Math.floor(opts.rateRps * rampMs / 2e3);
+    for (let k = 0; k < n; k++) {
+      if (opts.shard !== void 0 && !ownsArrival(k, opts.shard)) continue;
+      let due = t0 + Math.sqrt(2 * k * rampMs / (opts.rateRps / 1e3));
+      if (await sleepUntil(due, opts.stop), opts.stop?.aborted) break;
+      pending.push(
+        // its intended time kept, as for measured arrivals: the ramp's schedule can be checked
+        client.stream(makeSpec(RAMP_INDEX + k, !0, due)).then((rec) => {
+          records2.push(markRamp(rec));
+        })
+      );
+    }
+  }
+  let start2 = t0 + rampMs;
+  for (let i = 0; i < mine.length; i++) {
+    let intended = start2 + offsets[mine[i]], spec = specs[i];
+    if (spec.intendedSendAbsMs = intended, await sleepUntil(intended, opts.stop), opts.maxInFlight !== null)
+      for (; inFlight >= opts.maxInFlight && !opts.stop?.aborted; )
+        await new Promise((res) => slotWaiters.push(res));
+    if (opts.stop?.aborted) {
+      dropped = mine.length - i;
+      break;
+    }
+    inFlight++;
+    let p = client.stream(spec).then((rec) => {
+      if (inFlight--, records2.push(rec), opts.onRecord?.(rec), slotWaiters.length > 0) {
+        let w = slotWaiters;
+        slotWaiters = [];
+        for (let f of w) f();
+      }
+    });
+    pending.push(p);
+  }
+  await Promise.all(pending);
+  let lastIntended = mine.length > 0 ? start2 + offsets[mine[mine.length - 1]] : start2, lastEnd = Number.NEGATIVE_INFINITY;
+  for (let r of records2) r.end_ms !== null && r.end_ms > lastEnd && (lastEnd = r.end_ms);
+  let origin = client.cfg.originMs, drain = Number.isFinite(lastEnd) ? Math.max(0, lastEnd - (lastIntended - origin)) / 1e3 : null;
+  return { records: records2, droppedArrivals: dropped, drainTimeS: drain, lastIntendedMs: lastIntended - origin };
+}
+async function runWarmup(client, makeSpec, count3, concurrency) {
+  if (count3 <= 0) return [];
+  let out = [], next = 0, user = async () => {
+    for (; next < count3; ) {
+      let i = next++;
+      out.push(await client.stream(makeSpec(i, !0, null)));
+    }
+  };
+  return await Promise.all(Array.from({ length: Math.max(1, Math.min(concurrency, count3)) }, user)), out;
+}
+
+// src/core/load/self-check.ts
+import { createHistogram, performance as performance5 } from "node:perf_hooks";
+var SELF_CHECK_LIMITS = { lateMs: 2, cpuPctOfOneCore: 85, sendQueueP99Ms: 5 }, SATURATED_ELU = 0.5;
+function backlogEvidenceMs(records2) {
+  let worst = null;
+  for (let r of records2) {
+    let t = r.event_times_ms;
+    if (t.length < 3) continue;
+    let gap = (t[t.length - 1] - t[0]) / (t.length - 1);
+    if (!(gap > 0)) continue;
+    let k = 1;
+    for (let i = 1; i <= t.length; i++)
+      i < t.length && t[i] === t[i - 1] ? k++ : (k > 1 && (worst = Math.max(worst ?? 0, (k - 1) * gap)), k = 1);
+  }
+  return worst;
+}
+var UNSEEN_MS = 1, RESOLUTION_MS = 10, SelfCheck = class {
+  /**
+   * `thread`: this is a worker thread among others, where process CPU is everyone's; its "CPU"
+   * is then the time its own event loop was busy (event-loop utilization), which is what bounds it.
+   */
+  constructor(thread = !1) {
+    this.thread = thread;
+  }
+  thread;
+  /** Per sample: how late the sampling timer fired (ns, at least 1). */
+  h = createHistogram();
+  /** Per sample: the part of that lateness during which the client's own loop was busy. */
+  own = createHistogram();
+  timer = null;
+  lastMs = 0;
+  lastIdleMs = 0;
+  /**
+   * One sample every RESOLUTION_MS: the timer's lateness, as `monitorEventLoopDelay` records it,
+   * and the share of it the loop spent busy (event-loop utilization between two samples: time in
+   * the poll wait, a late wake-up included, is idle). Lateness with an idle loop is the machine
+   * waking the process late; lateness with a busy loop is the client's own work.
+   */
+  sample = () => {
+    let now = performance5.now(), idleMs = performance5.eventLoopUtilization().idle, lateMs = Math.max(0, now - this.lastMs - RESOLUTION_MS), busyMs = Math.max(0, now - this.lastMs - (idleMs - this.lastIdleMs));
+    this.h.record(Math.max(1, Math.round(lateMs * 1e6))), this.own.record(Math.max(1, Math.round(Math.min(lateMs, busyMs) * 1e6))), this.lastMs = now, this.lastIdleMs = idleMs, this.timer?.refresh();
+  };
+  cpu0 = process.cpuUsage();
+  elu0 = performance5.eventLoopUtilization();
+  t0 = performance5.now();
+  start() {
+    this.h.reset(), this.own.reset(), this.lastMs = performance5.now(), this.lastIdleMs = performance5.eventLoopUtilization().idle, this.timer && clearTimeout(this.timer), this.timer = setTimeout(this.sample, RESOLUTION_MS), this.timer.unref(), this.cpu0 = process.cpuUsage(), this.elu0 = performance5.eventLoopUtilization(), this.t0 = performance5.now();
+  }
+  /**
+   * `sendQueueMs`: per request, the wait in the client before its headers reached the socket.
+   * `records`: the level's records, read for backlog when the client was saturated.
+   */
+  stop(sendQueueMs = [], records2 = []) {
+    this.timer && clearTimeout(this.timer), this.timer = null;
+    let cpu = process.cpuUsage(this.cpu0), wallMs = performance5.now() - this.t0, ms2 = (ns) => Number.isFinite(ns) && ns > 0 ? ns / 1e6 : 0, figures = (h) => this.h.count > 0 ? { p50: ms2(h.percentile(50)), p99: ms2(h.percentile(99)), max: ms2(h.max) } : { p50: null, p99: null, max: null }, { p50, p99, max } = figures(this.h), ownDelay = figures(this.own), elu = performance5.eventLoopUtilization(this.elu0), user = this.thread ? elu.active / 1e3 : cpu.user / 1e6, system = this.thread ? 0 : cpu.system / 1e6, pct = wallMs > 0 ? 100 * (user + system) * 1e3 / wallMs : 0, saturated = pct > SELF_CHECK_LIMITS.cpuPctOfOneCore || elu.utilization > SATURATED_ELU, bound = max !== null ? 2 * max + UNSEEN_MS : null;
+    if (saturated) {
+      let backlog = backlogEvidenceMs(records2);
+      backlog !== null && (bound = Math.max(bound ?? 0, backlog + 2 * (p99 ?? 0) + UNSEEN_MS));
+    }
+    let lagP99 = p99 !== null ? 2 * p99 + UNSEEN_MS : null, ownCause = ownDelay.p99 !== null && ownDelay.p99 > SELF_CHECK_LIMITS.lateMs, late = lagP99 !== null && lagP99 > SELF_CHECK_LIMITS.lateMs, reasons = [];
+    late && (ownCause || saturated) && reasons.push(
+      `reads late by about ${lagP99.toFixed(1)} ms (p99; event-loop delay p99 ${p99.toFixed(1)} ms, ${ownDelay.p99.toFixed(1)} ms of it with the client busy) > ${SELF_CHECK_LIMITS.lateMs} ms`
+    );
+    let sq = summarize(sendQueueMs);
+    sq.p99 !== null && sq.p99 > SELF_CHECK_LIMITS.sendQueueP99Ms && (ownCause || saturated) && reasons.push(`requests waited ${sq.p99.toFixed(1)} ms (p99) in the client before reaching the socket`), pct > SELF_CHECK_LIMITS.cpuPctOfOneCore && reasons.push(`client CPU ${pct.toFixed(0)}% of one core > ${SELF_CHECK_LIMITS.cpuPctOfOneCore}%`);
+    let timingNote = reasons.length === 0 && late ? `timing noise: the client read about ${lagP99.toFixed(1)} ms late (p99 estimate; at most ${(bound ?? 0).toFixed(1)} ms) while busy ${(100 * elu.utilization).toFixed(0)} % of the time (event-loop delay p99 ${(p99 ?? 0).toFixed(1)} ms, ${(ownDelay.p99 ?? 0).toFixed(1)} ms of it busy): the machine woke it late (scheduling, virtualisation), not client load, so --workers would not help; TTFT and ITL carry up to that much of it` : null;
+    return {
+      event_loop_delay_ms: { p50, p99, max },
+      own_delay_ms: ownDelay,
+      send_queue_ms: { p50: sq.p50, p99: sq.p99, max: sq.max },
+      lateness_bound_ms: bound,
+      cpu_user_s: user,
+      cpu_system_s: system,
+      cpu_pct_of_one_core: pct,
+      bottleneck_warning: reasons.length > 0 ? `the client may be the bottleneck (${reasons.join("; ")}): it may read what the server sent up to ${(bound ?? 0).toFixed(1)} ms late, which inflates TTFT and ITL by as much; latencies count from the socket write, so the client's own queue is excluded and reported` : null,
+      timing_note: timingNote
+    };
+  }
+};
+function sendQueueOf(records2) {
+  return records2.filter((r) => r.dispatch_ms !== void 0).map((r) => r.send_ms - Math.max(r.dispatch_ms, r.connected_ms ?? 0));
+}
+function worstOf(xs) {
+  let v = xs.filter((x) => typeof x == "number");
+  return v.length > 0 ? maxOf(v) : null;
+}
+function mergeChecks(threads, processWide) {
+  let checks = threads.map((t) => t.check), worst = (f) => worstOf(checks.map(f)), n = checks.length, byThread = (pick3) => checks.map((c, k) => pick3(c) ? `thread ${k + 1}/${n}: ${pick3(c)}` : null).filter((w) => w !== null), warnings = byThread((c) => c.bottleneck_warning), notes = byThread((c) => c.timing_note);
+  return {
+    event_loop_delay_ms: {
+      p50: worst((c) => c.event_loop_delay_ms.p50),
+      p99: worst((c) => c.event_loop_delay_ms.p99),
+      max: worst((c) => c.event_loop_delay_ms.max)
+    },
+    own_delay_ms: {
+      p50: worst((c) => c.own_delay_ms?.p50),
+      p99: worst((c) => c.own_delay_ms?.p99),
+      max: worst((c) => c.own_delay_ms?.max)
+    },
+    ...processWide.send_queue_ms ? { send_queue_ms: processWide.send_queue_ms } : {},
+    lateness_bound_ms: worst((c) => c.lateness_bound_ms ?? null),
+    cpu_user_s: processWide.cpu_user_s,
+    cpu_system_s: processWide.cpu_system_s,
+    cpu_pct_of_one_core: processWide.cpu_pct_of_one_core,
+    bottleneck_warning: warnings.length > 0 ? warnings.join("; ") : null,
+    timing_note: warnings.length === 0 && notes.length > 0 ? notes.join("; ") : null,
+    shards: checks.map((c, k) => ({
+      thread: `${k + 1}/${n}`,
+      requests: threads[k].requests,
+      event_loop_delay_ms: c.event_loop_delay_ms,
+      lateness_bound_ms: c.lateness_bound_ms ?? null,
+      busy_pct: c.cpu_pct_of_one_core,
+      bottleneck_warning: c.bottleneck_warning
+    }))
+  };
+}
+
+// src/core/load/level-plan.ts
+var DEFAULT_REQUESTS = 64, MIN_REQUESTS_PER_USER = 2, DEFAULT_REQUESTS_PER_USER = 4;
+function effectiveRequests(mode, level, requests) {
+  if (requests === null) return null;
+  let perUser = requests === DEFAULT_REQUESTS ? DEFAULT_REQUESTS_PER_USER : MIN_REQUESTS_PER_USER;
+  return mode === "closed" ? Math.max(requests, perUser * level) : requests;
+}
+function sessionsOf(cfg) {
+  return cfg.sessions ? { turns: cfg.sessions.turns, thinkTimeMs: cfg.sessions.think_time_ms } : null;
+}
+var MIN_PROBE_S = 4;
+function datasetStartOf(cfg, index) {
+  let start2 = 0;
+  for (let k = 0; k < index; k++) {
+    let r = effectiveRequests(cfg.mode, cfg.levels[k], cfg.requests_per_level);
+    if (r === null) return index * ID_STRIDE;
+    start2 += r;
+  }
+  return start2;
+}
+function planLevel(cfg, index, salt = 0, repeat = 0) {
+  let level = cfg.levels[index], requests = effectiveRequests(cfg.mode, level, cfg.requests_per_level), durationS = cfg.duration_s, notices = [];
+  return cfg.search && (durationS !== null && (durationS = Math.max(durationS, MIN_PROBE_S)), requests !== null && (requests = Math.max(requests, Math.ceil(level * MIN_PROBE_S)))), cfg.mode === "closed" && requests !== null && cfg.requests_per_level !== null && requests > cfg.requests_per_level && cfg.requests_per_level !== DEFAULT_REQUESTS && notices.push(
+    `level ${level}: raised --requests from ${cfg.requests_per_level} to ${requests} (at least 2x the ${level} users, so every user sends at least twice)`
+  ), {
+    level,
+    index,
+    requests,
+    durationS,
+    arrival: cfg.arrival,
+    seed: cfg.seed + 7919 * (index + 1) >>> 0,
+    salt,
+    notices,
+    datasetStart: datasetStartOf(cfg, index) + repeat * datasetStartOf(cfg, cfg.levels.length)
+  };
+}
+
+// src/core/workload/dataset.ts
+init_errors();
+import { createHash } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { basename } from "node:path";
+var DatasetError = class extends TokenbenchError {
+  constructor(message) {
+    super("dataset_invalid", message);
+  }
+}, ROLES = /* @__PURE__ */ new Set(["system", "user", "assistant"]);
+function entryOf(o, where) {
+  if (o === null || typeof o != "object" || Array.isArray(o))
+    throw new DatasetError(`${where}: not a JSON object`);
+  let r = o, out = r.output_tokens === void 0 || r.output_tokens === null ? null : Number.isInteger(r.output_tokens) && r.output_tokens > 0 ? r.output_tokens : (() => {
+    throw new DatasetError(`${where}: output_tokens must be a positive integer`);
+  })();
+  if (typeof r.prompt == "string" && r.prompt !== "")
+    return { prompt: r.prompt, messages: null, outputTokens: out };
+  if (Array.isArray(r.messages) && r.messages.length > 0)
+    return { prompt: null, messages: r.messages.map((m, i) => {
+      let mm = m;
+      if (!mm || typeof mm.role != "string" || !ROLES.has(mm.role) || typeof mm.content != "string")
+        throw new DatasetError(
+          `${where}: messages[${i}] must be {"role": system|user|assistant, "content": string}`
+        );
+      return { role: mm.role, content: mm.content };
+    }), outputTokens: out };
+  throw new DatasetError(`${where}: needs "prompt" (a non-empty string) or "messages" (a non-empty array)`);
+}
+function taggedEntry(e, tag) {
+  if (e.messages === null) return { ...e, prompt: `${tag}
+${e.prompt ?? ""}` };
+  let at = e.messages.findIndex((m) => m.role !== "system"), i = at === -1 ? 0 : at, messages = e.messages.map((m, k) => k === i ? { ...m, content: `${tag}
+${m.content}` } : m);
+  return { ...e, messages };
+}
+var withoutBom = (text2) => text2.charCodeAt(0) === 65279 ? text2.slice(1) : text2;
+function parseDataset(input2, name, sha256 = createHash("sha256").update(input2).digest("hex")) {
+  let text2 = withoutBom(input2), notices = [], trimmed = text2.trimStart(), entries, lines;
+  if (trimmed.startsWith("[")) {
+    let arr;
+    try {
+      arr = JSON.parse(text2);
+    } catch {
+      throw new DatasetError(`${name}: starts with "[" but is not valid JSON (ShareGPT layout expected)`);
+    }
+    if (!Array.isArray(arr))
+      throw new DatasetError(`${name}: is JSON but not an array (ShareGPT layout expected)`);
+    entries = [];
+    let noHuman = [];
+    for (let [i, c] of arr.entries()) {
+      let conv = c?.conversations;
+      if (!Array.isArray(conv)) throw new DatasetError(`${name}: item ${i} has no "conversations" array`);
+      let human = conv.find((t) => t?.from === "human" && typeof t.value == "string" && t.value !== "");
+      human?.value ? entries.push({ prompt: human.value, messages: null, outputTokens: null }) : noHuman.push(i);
+    }
+    noHuman.length > 0 && notices.push(
+      `${name}: ${noHuman.length} of ${arr.length} conversations have no human turn to use as the prompt (item${noHuman.length > 1 ? "s" : ""} ${noHuman.slice(0, 5).join(", ")}${noHuman.length > 5 ? ", ..." : ""}): they are skipped`
+    ), lines = arr.length;
+  } else {
+    let raw = text2.split(`
+`);
+    entries = [], lines = 0, raw.forEach((line, i) => {
+      if (line.trim() === "") return;
+      lines++;
+      let o;
+      try {
+        o = JSON.parse(line);
+      } catch {
+        throw new DatasetError(`${name}: line ${i + 1} is not valid JSON`);
+      }
+      entries.push(entryOf(o, `${name}: line ${i + 1}`));
+    });
+  }
+  if (entries.length === 0) throw new DatasetError(`${name}: no usable prompt in it`);
+  let seen = /* @__PURE__ */ new Set(), repeats = 0;
+  for (let e of entries) {
+    let key = JSON.stringify(e.messages ?? e.prompt);
+    seen.has(key) ? repeats++ : seen.add(key);
+  }
+  return repeats > 0 && notices.push(
+    `${name}: ${repeats} of ${entries.length} prompts repeat an earlier one exactly: the server's prefix cache will serve those repeats (part of this dataset's workload)`
+  ), { name, lines, sha256, entries, ...notices.length > 0 ? { notices } : {} };
+}
+function firstInvalidUtf8(b) {
+  for (let i = 0; i < b.length; ) {
+    let c = b[i];
+    if (c < 128) {
+      i++;
+      continue;
+    }
+    let n = c >= 194 && c <= 223 ? 1 : c >= 224 && c <= 239 ? 2 : c >= 240 && c <= 244 ? 3 : 0;
+    if (n === 0 || i + n >= b.length) return i;
+    let cp = c & 63 >> n;
+    for (let k = 1; k <= n; k++) {
+      let d = b[i + k];
+      if ((d & 192) !== 128) return i;
+      cp = cp << 6 | d & 63;
+    }
+    let min2 = [0, 128, 2048, 65536][n];
+    if (cp < min2 || cp > 1114111 || cp >= 55296 && cp <= 57343) return i;
+    i += n + 1;
+  }
+  return -1;
+}
+var UTF8 = new TextDecoder("utf-8", { fatal: !0, ignoreBOM: !0 });
+function readWorkloadFile(path, fail) {
+  let bytes;
+  try {
+    bytes = readFileSync(path);
+  } catch (err) {
+    throw fail(`${path}: cannot be read (${err.code ?? "error"})`);
+  }
+  let sha256 = createHash("sha256").update(bytes).digest("hex"), text2;
+  try {
+    text2 = UTF8.decode(bytes);
+  } catch {
+    let at = firstInvalidUtf8(bytes), lineStart = bytes.lastIndexOf(10, at - 1) + 1, line = bytes.subarray(0, at).filter((x) => x === 10).length + 1;
+    throw fail(
+      `${path}: is not valid UTF-8 at line ${line}, column ${at - lineStart + 1} (byte ${at} of the file, 0x${bytes[at]?.toString(16).padStart(2, "0")}): save it as UTF-8 (e.g. iconv -f latin1 -t utf-8) or remove that byte`
+    );
+  }
+  return { text: withoutBom(text2), sha256 };
+}
+function loadDataset(path) {
+  let file2 = readWorkloadFile(path, (m) => new DatasetError(m));
+  return parseDataset(file2.text, basename(path), file2.sha256);
+}
+
+// src/core/workload/prompts.ts
+import { randomInt } from "node:crypto";
 
 // src/core/workload/sample-lengths.ts
 var SAMPLE_LENGTHS = [
@@ -39678,7 +39222,7 @@ var SAMPLE_LENGTHS = [
   [446, 159],
   [3458, 331],
   [172, 64]
-], MAX_SAMPLE_PROMPT_TOKENS = Math.max(...SAMPLE_LENGTHS.map((r) => r[0]));
+], MAX_SAMPLE_PROMPT_TOKENS = maxOf(SAMPLE_LENGTHS.map((r) => r[0]));
 
 // src/core/workload/prompts.ts
 var WORDS = [
@@ -39716,1157 +39260,853 @@ function wordsFor(cal, tokens) {
   return tokens === cal.target_tokens ? cal.words : Math.max(1, cal.words + Math.round((tokens - cal.target_tokens) / cal.tokens_per_word));
 }
 
-// src/core/server/http.ts
-var import_undici2 = __toESM(require_undici(), 1);
-var MAX_HTTP_BYTES = 8 * 1024 * 1024;
-async function httpCall(url3, opts = {}) {
-  let t0 = performance.now(), timeoutMs = opts.timeoutMs ?? 1e4, maxBytes = opts.maxBytes ?? MAX_HTTP_BYTES, signal = AbortSignal.timeout(timeoutMs), fail = (error62) => ({
-    status: null,
-    text: null,
-    json: null,
-    error: error62,
-    elapsedMs: performance.now() - t0
-  }), status = null;
-  try {
-    let res = await (0, import_undici2.request)(url3, {
-      method: opts.method ?? "GET",
-      headers: {
-        ...opts.body !== void 0 ? { "content-type": "application/json" } : {},
-        ...opts.headers
-      },
-      ...opts.body !== void 0 ? { body: JSON.stringify(opts.body) } : {},
-      headersTimeout: timeoutMs,
-      bodyTimeout: timeoutMs,
-      signal
-    });
-    status = res.statusCode;
-    let chunks = [], bytes = 0;
-    for await (let chunk of res.body) {
-      if (bytes += chunk.length, bytes > maxBytes)
-        return res.body.destroy(), fail(`response_too_large: the answer (HTTP ${status}) passed ${maxBytes} bytes`);
-      chunks.push(chunk);
-    }
-    let text2 = redacted(Buffer.concat(chunks).toString("utf8"), secretsIn(opts.headers ?? {})), json2 = null;
-    try {
-      json2 = JSON.parse(text2);
-    } catch {
-      json2 = null;
-    }
-    return { status, text: text2, json: json2, error: null, elapsedMs: performance.now() - t0 };
-  } catch (err) {
-    let e = err;
-    return signal.aborted ? fail(
-      `deadline: no complete answer within ${(timeoutMs / 1e3).toFixed(1)} s${status !== null ? ` (HTTP ${status} headers came, the body did not finish)` : ""}`
-    ) : fail(redacted(`${e.code ?? e.name}: ${e.message}`, secretsIn(opts.headers ?? {})));
+// src/core/load/requests.ts
+function datasetOrder(n, seed) {
+  let order = Array.from({ length: n }, (_, i) => i), r = rng(seed >>> 0);
+  for (let i = n - 1; i > 0; i--) {
+    let j = Math.floor(r() * (i + 1));
+    [order[i], order[j]] = [order[j], order[i]];
   }
+  return order;
 }
-function oneTokenRequest(target, model, timeoutMs = 3e4) {
-  return httpCall(url(target, completionsPath(target.api)), {
-    method: "POST",
-    headers: { ...target.headers },
-    body: generationBody(target.api, model, { prompt: "ping" }, 1, !1),
-    timeoutMs
-  });
+function specFactory(cfg, plan, ids, calibration = null, dataset = null) {
+  let order = dataset ? orderOf(dataset, cfg.seed) : null, idOf = "next" in ids ? () => ids.next++ : (i, warmup) => ids.base + (warmup ? WARMUP_ID_OFFSET : 0) + i;
+  return (i, warmup, intended, turn) => buildSpec(cfg, plan, idOf(i, warmup), i, warmup, intended, calibration, dataset, order, turn);
 }
-
-// src/core/server/calibration.ts
-var CalibrationError = class extends TokenbenchError {
-  constructor(message) {
-    super("calibration_failed", message);
-  }
-}, tolerance = (target) => Math.max(4, Math.ceil(5e-3 * target)), TOLERANCE_RULE = "|reached - target| <= max(4, ceil(0.5 % of target)) tokens";
-function asCount(v) {
-  return typeof v == "number" && Number.isInteger(v) && v >= 0 ? v : null;
+function orderOf(dataset, seed) {
+  return dataset.offsetsMs ? dataset.entries.map((_, i) => i) : datasetOrder(dataset.entries.length, seed);
 }
-async function usagePromptTokens(target, extraBody, text2) {
-  let r = await httpCall(url(target, completionsPath(target.api)), {
-    method: "POST",
-    headers: { ...target.headers },
-    body: {
-      ...generationBody(target.api, target.model, { prompt: text2 }, 1, !1),
-      temperature: 0,
-      ...extraBody
-    },
-    timeoutMs: 12e4
-  });
-  return r.status !== 200 ? null : asCount(promptTokensOf(target.api, r.json));
+function sharedPrefix(cfg, index, calibration, salt = 0) {
+  let sp = cfg.shared_prefix;
+  if (!sp) return "";
+  let group = index % sp.groups, words = calibration ? Math.max(1, Math.round(sp.tokens / calibration.tokens_per_word)) : sp.tokens;
+  return `group${String(group).padStart(4, "0")} ${promptWords(Math.max(1, words - 1), cfg.seed * 7919 + group + 1 + salt * 1000003 >>> 0)}
+`;
 }
-async function detectCounter(target, extraBody) {
-  let model = target.model, h = { ...target.headers }, viaCountTokens = async (text2) => {
-    let r = await httpCall(url(target, "/v1/messages/count_tokens"), {
-      method: "POST",
-      headers: h,
-      body: { model, messages: [{ role: "user", content: text2 }] }
-    });
-    return r.status === 200 ? asCount(r.json?.input_tokens) : null;
-  }, viaTokenize = async (text2) => {
-    let body = target.api !== "completions" ? { model, messages: [{ role: "user", content: text2 }], content: text2 } : { model, prompt: text2, content: text2 }, r = await httpCall(url(target, "/tokenize"), { method: "POST", headers: h, body });
-    if (r.status !== 200) return null;
-    let j = r.json;
-    return asCount(j?.count) ?? (Array.isArray(j?.tokens) ? j.tokens.length : null);
-  }, viaUsage = (text2) => usagePromptTokens(target, extraBody, text2), probe = "calibration probe text";
-  if (await viaCountTokens(probe) !== null) return { method: "count_tokens", count: need(viaCountTokens) };
-  if (await viaTokenize(probe) !== null) return { method: "tokenize", count: need(viaTokenize) };
-  if (await viaUsage(probe) !== null) return { method: "usage_probe", count: need(viaUsage) };
-  throw new CalibrationError(
-    `cannot count tokens at ${rootUrl(target)}: /v1/messages/count_tokens, /tokenize and a max_tokens=1 usage probe all failed`
-  );
-}
-function need(f) {
-  return async (t) => {
-    let n = await f(t);
-    if (n === null) throw new CalibrationError("token counting stopped working during calibration");
-    return n;
-  };
-}
-async function calibrate(counter, target, build, maxIter = 12) {
-  let tol = tolerance(target), words = Math.max(1, target), best = null, seen = /* @__PURE__ */ new Map();
-  for (let i = 1; i <= maxIter; i++) {
-    let n = seen.get(words) ?? await counter.count(build(words));
-    seen.set(words, n);
-    let cand = { target, words, reached: n, iterations: i, withinTolerance: Math.abs(n - target) <= tol };
-    if ((best === null || Math.abs(n - target) < Math.abs(best.reached - target)) && (best = cand), cand.withinTolerance) return cand;
-    let perWord = n > 0 ? n / words : 1, next = Math.round(words + (target - n) / Math.max(perWord, 0.01));
-    next === words && (next += target > n ? 1 : -1), words = Math.max(1, next);
-  }
-  return { ...best, iterations: maxIter };
-}
-function profilePrompt(nonce, words, seed) {
-  return `[${nonce}] ${promptWords(words, seed)}`;
-}
-var sampleOf = (seed) => (words) => makePrompt(words, seed, 0), sample = sampleOf(4242);
-async function servedCounter(target, extraBody) {
-  let counter = await detectCounter(target, extraBody), overhead = 0;
-  if (counter.method !== "usage_probe") {
-    let probe = sample(32), served = await usagePromptTokens(target, extraBody, probe);
-    served !== null && (overhead = served - await counter.count(probe));
-  }
-  return overhead === 0 ? { counter, overhead } : {
-    counter: { method: counter.method, count: async (t) => await counter.count(t) + overhead },
-    overhead
-  };
-}
-async function calibratePrompts(target, extraBody, promptTokens, seed) {
-  let { counter, overhead } = await servedCounter(target, extraBody), build = sampleOf(seed), c = await calibrate(counter, promptTokens, build), base = await counter.count(build(1));
-  return {
-    method: counter.method,
-    template_overhead_tokens: overhead,
-    target_tokens: promptTokens,
-    words: c.words,
-    reached_tokens: c.reached,
-    within_tolerance: c.withinTolerance,
-    tolerance_rule: TOLERANCE_RULE,
-    tokens_per_word: c.words > MIN_TAGGED_WORDS ? Math.max(0.1, (c.reached - base) / (c.words - MIN_TAGGED_WORDS)) : 1
-  };
-}
-
-// src/shared/row-facts.ts
-var keyOf = (benchmark, measure) => `${benchmark}\0${measure}`;
-function runValue(run, key) {
-  for (let p of run.points) if (keyOf(p.benchmark, p.measure) === key) return p.value;
-}
-function indexRuns(runs) {
-  return runs.map((r) => new Map(r.points.map((p) => [keyOf(p.benchmark, p.measure), p.value])));
-}
-var covers = (r, def) => r.affects.includes(def.family) || r.affects.includes(def.name);
-function resolutionOf(def, value, facts) {
-  return def.unit === "ms" ? 1 : def.family === "rate" && facts ? value / Math.max(1, facts.tokens) : def.family === "tokens" ? 1 : 0;
-}
-function shareCounts(def, runs, benchmark, key) {
-  let bad = 0, of = 0;
-  for (let r of runs) {
-    let f = r.facts.get(benchmark), v = runValue(r, key);
-    !f || v === void 0 || (def.name === "error_rate" ? (bad += f.errors, of += f.requests) : (bad += Math.round(f.sloJudged * (1 - v / 100)), of += f.sloJudged));
-  }
-  return { bad, of };
-}
-function finishShares(runs, benchmark) {
-  let tot = /* @__PURE__ */ new Map(), n = 0;
-  for (let r of runs) {
-    let f = r.facts.get(benchmark)?.finish;
-    if (!f) return null;
-    for (let [k, v] of Object.entries(f))
-      tot.set(k, (tot.get(k) ?? 0) + v), n += v;
-  }
-  return n === 0 ? null : new Map([...tot].map(([k, v]) => [k, v / n]));
-}
-function finishDiffers(base, head, benchmark) {
-  let a = finishShares(base, benchmark), b = finishShares(head, benchmark);
-  if (!a || !b) return null;
-  let keys = [.../* @__PURE__ */ new Set([...a.keys(), ...b.keys()])], worst = keys.reduce(
-    (w, k) => Math.abs((b.get(k) ?? 0) - (a.get(k) ?? 0)) > Math.abs((b.get(w) ?? 0) - (a.get(w) ?? 0)) ? k : w,
-    keys[0]
-  );
-  if (Math.abs((b.get(worst) ?? 0) - (a.get(worst) ?? 0)) <= 0.1) return null;
-  let fmt4 = (m) => [...m].sort((x, y) => y[1] - x[1]).map(([k, v]) => `${k} ${(100 * v).toFixed(0)} %`).join(", ");
-  return `finish reasons differ: ${fmt4(a)} \u2192 ${fmt4(b)}`;
-}
-function invalidOn(runs, benchmark, def) {
-  for (let r of runs) {
-    let hit = r.facts.get(benchmark)?.reasons.find((x) => covers(x, def));
-    if (hit) return hit.text;
-  }
-  return null;
-}
-
-// src/shared/all-levels.ts
-var ALL_LEVELS = "all levels";
-function validValues(run, def) {
-  let out = /* @__PURE__ */ new Map();
-  for (let p of run.points)
-    p.measure !== def.name || p.level === null || !(p.value > 0) || run.facts.get(p.benchmark)?.reasons.some((x) => covers(x, def)) || out.set(p.benchmark, p.value);
-  return out;
-}
-function withAllLevels(head, base) {
-  let measures = new Set(head.flatMap((r) => r.points.map((p) => p.measure))), add = /* @__PURE__ */ new Map();
-  for (let name of measures) {
-    let def = MEASURE_BY_NAME.get(name);
-    if (!def || isShare(def)) continue;
-    let hv = head.map((r) => validValues(r, def)), bv = base.map((r) => validValues(r, def)), set2 = [...hv[0]?.keys() ?? []].filter((b) => hv.every((m) => m.has(b)));
-    if (bv.length > 0 && (set2 = set2.filter((b) => bv.filter((m) => m.has(b)).length * 2 > bv.length)), set2.length < 2) continue;
-    let gm = (m) => set2.every((b) => m.has(b)) ? Math.exp(set2.reduce((a, b) => a + Math.log(m.get(b)), 0) / set2.length) : null;
-    [...head, ...base].forEach((r, i) => {
-      let v = gm(i < head.length ? hv[i] : bv[i - head.length]);
-      v !== null && add.set(r, [...add.get(r) ?? [], { benchmark: ALL_LEVELS, measure: name, value: v, level: null }]);
-    });
-  }
-  let extend2 = (r) => add.has(r) ? { ...r, points: [...r.points, ...add.get(r)] } : r;
-  return { head: head.map(extend2), base: base.map(extend2) };
-}
-
-// src/shared/change-points.ts
-var CHANGE_POINT_DEFAULTS = { minSegment: 3, pValue: 0.01 };
-function meanAbsDiff(a, b) {
-  let s = 0;
-  for (let x of a) for (let y of b) s += Math.abs(x - y);
-  return s / (a.length * b.length);
-}
-function meanAbsWithin(a) {
-  if (a.length < 2) return 0;
-  let s = 0;
-  for (let i = 0; i < a.length; i++) for (let j = i + 1; j < a.length; j++) s += Math.abs(a[i] - a[j]);
-  return 2 * s / (a.length * a.length);
-}
-function energyDivergence(a, b) {
-  let m = a.length, k = b.length;
-  return m * k / (m + k) * (2 * meanAbsDiff(a, b) - meanAbsWithin(a) - meanAbsWithin(b));
-}
-function variance(xs) {
-  let m = mean(xs), s = 0;
-  for (let x of xs) s += (x - m) ** 2;
-  return s / (xs.length - 1);
-}
-function studentP(a, b) {
-  let n1 = a.length, n2 = b.length, df = n1 + n2 - 2, pooled = ((n1 - 1) * variance(a) + (n2 - 1) * variance(b)) / df, se = Math.sqrt(pooled * (1 / n1 + 1 / n2)), diff = mean(a) - mean(b);
-  return se === 0 ? diff === 0 ? 1 : 0 : 2 * (1 - tCdf(Math.abs(diff / se), df));
-}
-function changePoints(values, o = {}) {
-  let scale = scaleOf(values), xs = values.map((x) => x / scale), minSeg = Math.max(2, o.minSegment ?? CHANGE_POINT_DEFAULTS.minSegment), alpha = o.pValue ?? CHANGE_POINT_DEFAULTS.pValue, found = [], search = (lo, hi) => {
-    if (hi - lo < 2 * minSeg) return;
-    let best = -1, bestQ = Number.NEGATIVE_INFINITY;
-    for (let tau = lo + minSeg; tau <= hi - minSeg; tau++) {
-      let q = energyDivergence(xs.slice(lo, tau), xs.slice(tau, hi));
-      q > bestQ && (bestQ = q, best = tau);
-    }
-    if (best < 0) return;
-    let a = xs.slice(lo, best), b = xs.slice(best, hi), candidates = hi - lo - 2 * minSeg + 1, p = Math.min(1, studentP(a, b) * candidates);
-    if (!(p < alpha)) return;
-    let before = mean(a), after = mean(b);
-    found.push({
-      index: best,
-      before_mean: before * scale,
-      after_mean: after * scale,
-      delta_pct: before !== 0 ? 100 * (after - before) / Math.abs(before) : null,
-      p_value: p
-    }), search(lo, best), search(best, hi);
-  };
-  return search(0, xs.length), found.sort((x, y) => x.index - y.index);
-}
-
-// src/shared/gate-stats.ts
-function normals(r) {
-  let spare = null;
-  return () => {
-    if (spare !== null) {
-      let s = spare;
-      return spare = null, s;
-    }
-    let m = Math.sqrt(-2 * Math.log(Math.max(r(), 1e-300))), a = 2 * Math.PI * r();
-    return spare = m * Math.sin(a), m * Math.cos(a);
-  };
-}
-function shrunkCorrelation(residuals) {
-  let k = residuals.length, n = residuals[0]?.length ?? 0, eye = Array.from(
-    { length: k },
-    (_, i) => Array.from({ length: k }, (_2, j) => i === j ? 1 : 0)
-  );
-  if (n < 3 || residuals.some((x) => x.length !== n)) return { r: eye, lambda: 1 };
-  let z2 = residuals.map((x) => {
-    let m = mean(x), sd = stddev(x);
-    return sd > 0 ? x.map((v) => (v - m) / sd) : null;
-  }), r = eye.map((row) => [...row]), varSum = 0, sqSum = 0;
-  for (let i = 0; i < k; i++)
-    for (let j = i + 1; j < k; j++) {
-      let a = z2[i], b = z2[j];
-      if (!a || !b) continue;
-      let w = a.map((v, q) => v * b[q]), wm = mean(w), rij = wm * n / (n - 1);
-      varSum += n / (n - 1) ** 3 * w.reduce((acc, x) => acc + (x - wm) ** 2, 0), sqSum += rij * rij, r[i][j] = rij, r[j][i] = rij;
-    }
-  let lambda = sqSum > 0 ? Math.min(1, Math.max(0, varSum / sqSum)) : 1;
-  for (let i = 0; i < k; i++) for (let j = 0; j < k; j++) i !== j && (r[i][j] = (1 - lambda) * r[i][j]);
-  return { r, lambda };
-}
-function meanCorrelation(r) {
-  let s = 0, n = 0;
-  for (let i = 0; i < r.length; i++)
-    for (let j = i + 1; j < r.length; j++)
-      s += r[i][j], n++;
-  return n > 0 ? s / n : 0;
-}
-function cholesky(a) {
-  let k = a.length, l = Array.from({ length: k }, () => new Float64Array(k));
-  for (let i = 0; i < k; i++)
-    for (let j = 0; j <= i; j++) {
-      let s = a[i][j];
-      for (let q = 0; q < j; q++) s -= l[i][q] * l[j][q];
-      i === j ? l[i][i] = Math.sqrt(Math.max(s, 1e-9)) : l[i][j] = s / l[j][j];
-    }
-  return l;
-}
-var DRAWS = 2e3;
-function maxTCritical(design, corr, alpha) {
-  if (corr.length < 1) return Number.POSITIVE_INFINITY;
-  let key = JSON.stringify([design, alpha, corr.map((row) => row.map((x) => Math.round(x * 1e6)))]), hit = RECENT.get(key);
-  if (hit !== void 0) return hit;
-  let c = simulate(design, corr, alpha);
-  return RECENT.size >= 32 && RECENT.delete(RECENT.keys().next().value), RECENT.set(key, c), c;
-}
-var RECENT = /* @__PURE__ */ new Map();
-function simulate(design, corr, alpha) {
-  let size = corr.length, l = cholesky(corr), normal2 = normals(rng(20261202)), g = new Float64Array(size), draw = (out) => {
-    for (let i = 0; i < size; i++) g[i] = normal2();
-    for (let i = 0; i < size; i++) {
-      let s = 0, li = l[i];
-      for (let q = 0; q <= i; q++) s += li[q] * g[q];
-      out[i] = s;
-    }
-  }, maxima = new Float64Array(DRAWS);
-  if (design.kind === "history") {
-    let n = design.n, jobs = Array.from({ length: n + 1 }, () => new Float64Array(size)), scale = Math.sqrt(1 + 1 / n);
-    for (let d = 0; d < DRAWS; d++) {
-      for (let j of jobs) draw(j);
-      let best = Number.NEGATIVE_INFINITY;
-      for (let i = 0; i < size; i++) {
-        let s = 0;
-        for (let j = 0; j < n; j++) s += jobs[j][i];
-        let m = s / n, v = 0;
-        for (let j = 0; j < n; j++) v += (jobs[j][i] - m) ** 2;
-        let t = (jobs[n][i] - m) / (Math.sqrt(v / (n - 1)) * scale);
-        t > best && (best = t);
-      }
-      maxima[d] = best;
-    }
-  } else {
-    let b = design.blocks, blocks = Array.from({ length: b }, () => new Float64Array(size)), means = new Float64Array(size);
-    for (let d = 0; d < DRAWS; d++) {
-      for (let x of blocks) draw(x);
-      let best = Number.NEGATIVE_INFINITY, row = 0;
-      for (let gsize of design.groups) {
-        let ss = 0;
-        for (let i = row; i < row + gsize; i++) {
-          let s = 0;
-          for (let j = 0; j < b; j++) s += blocks[j][i];
-          means[i] = s / b;
-          for (let j = 0; j < b; j++) ss += (blocks[j][i] - means[i]) ** 2;
-        }
-        let sd = Math.sqrt(ss / (gsize * (b - 1)));
-        for (let i = row; i < row + gsize; i++) {
-          let t = means[i] / (sd / Math.sqrt(b));
-          t > best && (best = t);
-        }
-        row += gsize;
-      }
-      maxima[d] = best;
-    }
-  }
-  return maxima.sort(), maxima[Math.min(DRAWS - 1, Math.ceil((1 - alpha) * DRAWS) - 1)];
-}
-function logFactorial(n) {
-  let s = 0;
-  for (let i = 2; i <= n; i++) s += Math.log(i);
-  return s;
-}
-var LOG_F = new Float64Array(5001);
-for (let i = 2; i < LOG_F.length; i++) LOG_F[i] = LOG_F[i - 1] + Math.log(i);
-var logF = (n) => n < LOG_F.length ? LOG_F[n] : logFactorial(n);
-function fisherUpperP(kb, nb, kh, nh) {
-  let K = kb + kh, N = nb + nh;
-  if (nh === 0 || nb === 0) return 1;
-  if (N > 2e4) {
-    let p2 = K / N, se = Math.sqrt(p2 * (1 - p2) * (1 / nb + 1 / nh));
-    if (se === 0) return kh / nh > kb / nb ? 0 : 1;
-    let z2 = (kh / nh - kb / nb) / se;
-    return 0.5 * erfc(z2 / Math.SQRT2);
-  }
-  let lnDen = logF(N) - logF(nh) - logF(nb), p = 0;
-  for (let x = kh; x <= Math.min(K, nh); x++) {
-    let ln = logF(K) - logF(x) - logF(K - x) + logF(N - K) - logF(nh - x) - logF(N - K - nh + x) - lnDen;
-    N - K - nh + x < 0 || (p += Math.exp(ln));
-  }
-  return Math.min(1, p);
-}
-function erfc(x) {
-  let z2 = Math.abs(x), t = 1 / (1 + 0.5 * z2), r = t * Math.exp(
-    -z2 * z2 - 1.26551223 + t * (1.00002368 + t * (0.37409196 + t * (0.09678418 + t * (-0.18628806 + t * (0.27886807 + t * (-1.13520398 + t * (1.48851587 + t * (-0.82215223 + t * 0.17087277))))))))
-  );
-  return x >= 0 ? r : 2 - r;
-}
-function smallestFlagged(kb, nb, nh, alpha) {
-  for (let kh = 0; kh <= nh; kh++) if (fisherUpperP(kb, nb, kh, nh) < alpha) return kh;
-  return null;
-}
-function outlierRuns(rows, runs, limit = 6) {
-  let out = /* @__PURE__ */ new Set();
-  if (runs < 6) return out;
-  let med = (xs) => {
-    let s = [...xs].sort((a, b) => a - b), m2 = s.length >> 1;
-    return s.length % 2 ? s[m2] : (s[m2 - 1] + s[m2]) / 2;
-  }, score = new Float64Array(runs), used = 0;
-  for (let xs of rows) {
-    if (xs.length !== runs) continue;
-    let m2 = med(xs), mad2 = med(xs.map((x) => Math.abs(x - m2)));
-    if (mad2 > 0) {
-      for (let j = 0; j < runs; j++) score[j] = score[j] + (xs[j] - m2) / (1.4826 * mad2);
-      used++;
-    }
-  }
-  if (used === 0) return out;
-  let avg = [...score].map((x) => x / used), m = med(avg), mad = med(avg.map((x) => Math.abs(x - m)));
-  if (!(mad > 0)) return out;
-  let z2 = avg.map((x) => Math.abs(x - m) / (1.4826 * mad)), order = [...z2.keys()].filter((j) => z2[j] > limit).sort((a, b) => z2[b] - z2[a]);
-  for (let j of order.slice(0, Math.floor(runs / 5))) out.add(j);
-  return out;
-}
-
-// src/shared/base-history.ts
-function keptHistory(runs, gatedKeys, excluded) {
-  let kept = runs.filter((r) => (r.invalid !== null && excluded.push({ run: r.id, reason: `invalid: ${r.invalid}` }), r.invalid === null)), byMeasure = /* @__PURE__ */ new Map();
-  for (let g of gatedKeys) byMeasure.set(g.def.name, [...byMeasure.get(g.def.name) ?? [], g.key]);
-  let cut = 0;
-  for (let [measure, keys] of byMeasure) {
-    let def = MEASURE_BY_NAME.get(measure);
-    if (isShare(def)) continue;
-    let idx2 = indexRuns(kept), series = [], at = [];
-    idx2.forEach((m, j) => {
-      let vs = keys.map((k) => m.get(k)).filter((v) => v !== void 0 && v > 0);
-      vs.length === keys.length && (series.push(vs.reduce((a, v) => a + Math.log(v), 0) / vs.length), at.push(j));
-    });
-    for (let f of changePoints(series)) cut = Math.max(cut, at[f.index]);
-  }
-  if (cut > 0) {
-    for (let r of kept.slice(0, cut))
-      excluded.push({ run: r.id, reason: `before the base branch's change at run ${kept[cut].id}` });
-    kept = kept.slice(cut);
-  }
-  let idx = indexRuns(kept), rows = gatedKeys.filter((g) => !isShare(g.def)).map((g) => idx.map((m) => m.get(g.key))).map((xs, i) => ({
-    xs,
-    bad: gatedKeys.filter((g) => !isShare(g.def))[i].def.direction === "lower" ? 1 : -1
-  })).filter((x) => x.xs.every((v) => v !== void 0 && v > 0)).map(({ xs, bad }) => xs.map((v) => bad * Math.log(v))), out = outlierRuns(rows, kept.length);
-  for (let j of out)
-    excluded.push({
-      run: kept[j].id,
-      reason: "an outlier run (more than 5 robust SDs from the history's median)"
-    });
-  return kept.filter((_, j) => !out.has(j));
-}
-
-// src/shared/repeats.ts
-function medianOf(xs) {
-  let s = [...xs].sort((a, b) => a - b), mid = (s.length - 1) / 2;
-  if (Number.isInteger(mid)) return s[mid];
-  let lo = s[Math.floor(mid)], hi = s[Math.ceil(mid)];
-  return Number.isInteger(lo) && Number.isInteger(hi) ? Math.round((lo + hi) / 2) : (lo + hi) / 2;
-}
-function medianValue(vs) {
-  let first = vs[0];
-  if (typeof first == "number") {
-    let nums = vs.filter((v) => typeof v == "number" && Number.isFinite(v));
-    return nums.length === vs.length ? medianOf(nums) : first;
-  }
-  if (typeof first == "boolean") return vs.filter((v) => v === !0).length * 2 > vs.length;
-  if (first !== null && typeof first == "object" && !Array.isArray(first)) {
-    let out = {};
-    for (let k of Object.keys(first))
-      out[k] = medianValue(vs.map((v) => v?.[k]));
-    return out;
-  }
-  return first;
-}
-function medianLevels(repeats) {
-  return repeats.length === 1 ? [...repeats[0]] : (repeats[0] ?? []).map((l) => {
-    let same2 = repeats.map((r) => r.find((x) => x.level === l.level)).filter((x) => x !== void 0);
-    return medianValue(same2);
-  });
-}
-
-// src/shared/samples.ts
-var one = (f) => (r, out) => {
-  let v = f(deriveRequest(r));
-  v !== null && out.push(v);
-}, ttft = one((d) => d.ttftMs), e2e = one((d) => d.e2eMs), tpot = one((d) => d.tpotMs), decode3 = one((d) => d.decodeTokS), SAMPLED = {
-  ttft_p50_ms: { q: 0.5, of: ttft },
-  ttft_p95_ms: { q: 0.95, of: ttft },
-  ttft_p99_ms: { q: 0.99, of: ttft },
-  tpot_p50_ms: { q: 0.5, of: tpot },
-  e2e_p50_ms: { q: 0.5, of: e2e },
-  e2e_p95_ms: { q: 0.95, of: e2e },
-  decode_tps: { q: 0.5, of: decode3 },
-  itl_p50_ms: { q: 0.5, of: itlGapsOf },
-  itl_p95_ms: { q: 0.95, of: itlGapsOf }
-};
-function levelRequests(doc, l) {
-  let s = l.steady_state, inWindow = s?.steady === !0 && s.window_start_ms !== null && s.window_end_ms !== null ? (r) => r.send_ms >= s.window_start_ms && (r.end_ms ?? r.send_ms) <= s.window_end_ms : () => !0;
-  return (doc.requests ?? []).filter(
-    (r) => r.level === l.level && !r.warmup && r.error === null && inWindow(r)
-  );
-}
-var MAX_SAMPLES = 1e3, round6 = (x) => Number(x.toPrecision(6));
-function thinned(values) {
-  let n = values.length, keep = Math.min(n, MAX_SAMPLES), out = new Array(keep);
-  for (let i = 0; i < keep; i++) out[i] = round6(values[Math.floor(i * n / keep)]);
-  return out;
-}
-function thinnedGroups(groups) {
-  let nonEmpty = groups.filter((g) => g.length > 0), keepGroups = Math.min(nonEmpty.length, MAX_SAMPLES), perGroup = Math.max(1, Math.floor(MAX_SAMPLES / Math.max(1, keepGroups))), values = [], sizes = [];
-  for (let i = 0; i < keepGroups; i++) {
-    let g = nonEmpty[Math.floor(i * nonEmpty.length / keepGroups)], kept = thinnedTo(g, perGroup);
-    values.push(...kept), sizes.push(kept.length);
-  }
-  return { values, sizes };
-}
-function thinnedTo(g, keep) {
-  let k = Math.min(g.length, keep);
-  return Array.from({ length: k }, (_, i) => round6(g[Math.floor(i * g.length / k)]));
-}
-function levelSamples(doc, level, measure) {
-  let s = SAMPLED[measure];
-  if (!s || doc.kind !== "sweep" || (doc.repeats?.length ?? 0) > 1) return null;
-  let l = doc.levels.find((x) => x.level === level);
-  if (!l) return null;
-  if (doc.requests === null) {
-    let sent = doc.samples?.find((x) => x.level === level && x.measure === measure);
-    return sent ? { q: s.q, values: sent.values, sizes: sent.sizes ?? null } : null;
-  }
-  let groups = levelRequests(doc, l).map((r) => {
-    let out = [];
-    return s.of(r, out), out;
-  });
-  if (groups.every((g) => g.length <= 1)) return { q: s.q, values: thinned(groups.flat()), sizes: null };
-  let t = thinnedGroups(groups);
-  return { q: s.q, values: t.values, sizes: t.sizes };
-}
-
-// src/shared/evidence.ts
-var NO_EVIDENCE = { kind: "none" };
-function runsOf(e) {
-  switch (e.kind) {
-    case "run":
-      return [e.run];
-    case "repeats":
-    case "history":
-      return e.runs;
-    case "ab":
-      return e.pairs.map((p) => p.head);
-    case "none":
-      return [];
-  }
-}
-function reasonsOf(l) {
-  return (l.validity?.reasons ?? []).map((r) => ({ code: r.code, affects: r.affects, text: r.text }));
-}
-function levelFacts(l) {
-  return {
-    benchmark: benchmarkName(l),
-    level: l.level,
-    requests: l.requests,
-    errors: l.errors,
-    tokens: l.completion_tokens_total,
-    sloJudged: l.ttft_ms.n,
-    finish: l.finish_reasons ?? null,
-    reasons: reasonsOf(l)
-  };
-}
-function runInvalid(doc, levels) {
-  if (doc.validity?.status === "invalid") {
-    let r = doc.validity.reasons[0];
-    return r ? `level ${r.level}: ${r.text}` : "invalid";
-  }
-  let bad = levels.find((l) => l.validity?.status === "invalid");
-  return bad ? `level ${bad.level}: ${bad.validity.reasons[0]?.text ?? "invalid"}` : null;
-}
-function runFigures(doc, levels, id, points = sweepLevelPoints(doc, levels)) {
-  return {
-    id,
-    createdAt: doc.created_at,
-    points,
-    facts: new Map(levels.map((l) => [benchmarkName(l), levelFacts(l)])),
-    invalid: runInvalid(doc, levels),
-    env: environmentFacts(doc)
-  };
-}
-function documentEvidence(doc, id = "head") {
-  return doc.kind === "sweep" && doc.ab && doc.ab.blocks.length >= 2 ? { kind: "ab", pairs: doc.ab.pairs.map((p) => {
-    let block = (i) => doc.ab.blocks[i];
-    return {
-      base: runFigures(doc, block(p.base).levels, `${id}#${p.base}`),
-      head: runFigures(doc, block(p.head).levels, `${id}#${p.head}`)
-    };
-  }) } : doc.kind === "sweep" && doc.repeats && doc.repeats.length > 1 ? {
-    kind: "repeats",
-    runs: doc.repeats.map((r) => runFigures(doc, r.levels, `${id}#${r.index}`))
-  } : { kind: "run", run: runFigures(doc, doc.levels, id, documentPoints(doc)), samples: (level, measure) => levelSamples(doc, level, measure) };
-}
-function historyEvidence(docs) {
-  let runs = [...docs].sort((a, b) => a.doc.created_at.localeCompare(b.doc.created_at)).map(({ id, doc }) => {
-    let levels = doc.repeats && doc.repeats.length > 1 ? medianLevels(doc.repeats.map((r) => r.levels)) : doc.levels;
-    return runFigures(
-      doc,
-      levels,
+function buildSpec(cfg, plan, id, i, warmup, intended, calibration, dataset = null, order = null, turn) {
+  if (dataset && order) {
+    let n = order.length, draw = plan.datasetStart + i, reused = !warmup && draw >= n, exact = cfg.dataset_reuse === "exact", drawn = dataset.entries[order[warmup ? n - 1 - i % n : draw % n]], entry = warmup || reused && !exact ? taggedEntry(drawn, uniqueTag(id + cfg.seed * 1000003, plan.salt)) : drawn, spec2 = {
       id,
-      doc.kind === "sweep" ? documentPoints({ ...doc, levels }) : documentPoints(doc)
-    );
-  });
-  return runs.length > 0 ? { kind: "history", runs } : NO_EVIDENCE;
+      level: plan.level,
+      warmup,
+      prompt: entry.prompt ?? "",
+      ...entry.messages ? { messages: entry.messages } : {},
+      maxTokens: entry.outputTokens ?? cfg.max_tokens,
+      promptTokensRequested: entry.promptTokens ?? null,
+      intendedSendAbsMs: intended,
+      ...reused ? { promptReuse: exact ? "exact" : "tagged" } : {}
+    };
+    return turn ? inConversation(spec2, turn, entry.prompt ?? lastUserContent(entry.messages ?? [])) : spec2;
+  }
+  let fixed = { promptTokens: cfg.prompt_tokens, maxTokens: cfg.max_tokens }, shape = shapeFor(cfg.prompts, warmup ? 1e6 + i : i, plan.seed, fixed), spec = {
+    id,
+    level: plan.level,
+    warmup,
+    // Every prompt: a unique fixed-width tag first, then the run's words (one sequence per
+    // seed), so prompts of one length count the same tokens and share no prefix beyond the
+    // server's own template. A later turn of a conversation has no shared prefix of its own:
+    // the history before it is one.
+    prompt: (
+      // (a warmup neither: it must not warm a group's prefix before the group's first request)
+      (warmup || turn && turn.turn > 1 ? "" : sharedPrefix(cfg, i, calibration, plan.salt)) + makePrompt(
+        calibration ? wordsFor(calibration, shape.promptTokens) : shape.promptTokens,
+        cfg.seed,
+        id + cfg.seed * 1000003,
+        plan.salt
+      )
+    ),
+    maxTokens: shape.maxTokens,
+    promptTokensRequested: shape.promptTokens,
+    intendedSendAbsMs: intended
+  };
+  return turn ? inConversation(spec, turn, spec.prompt) : spec;
+}
+var lastUserContent = (ms2) => [...ms2].reverse().find((m) => m.role === "user")?.content ?? ms2[ms2.length - 1]?.content ?? "";
+function inConversation(spec, turn, userContent) {
+  return {
+    ...spec,
+    prompt: userContent,
+    messages: [...turn.history, { role: "user", content: userContent }],
+    session: turn.turn === 1 ? spec.id : turn.session,
+    turn: turn.turn,
+    keepText: !0,
+    ...turn.previousResponseId !== void 0 ? { previousResponseId: turn.previousResponseId } : {},
+    // only the new turn was sized: the history is whatever the conversation holds by now
+    promptTokensRequested: turn.turn === 1 ? spec.promptTokensRequested : null
+  };
 }
 
-// src/shared/gate.ts
-var POWER = 0.8, CURVE_SHARE = 0.8;
-function tierCritical(tier, d, alpha) {
-  let groups = [...new Set(tier.map((r) => r.group ?? r.key))], ordered = d.kind === "paired" ? groups.flatMap((g) => tier.filter((r) => (r.group ?? r.key) === g)) : tier, design = d.kind === "paired" ? {
-    kind: "paired",
-    blocks: d.blocks,
-    groups: groups.map((g) => tier.filter((r) => (r.group ?? r.key) === g).length)
-  } : d, { r: corr } = shrunkCorrelation(ordered.map((r) => r.residuals ?? []));
-  return { critical: maxTCritical(design, corr, alpha), correlation: meanCorrelation(corr) };
+// src/core/load/shard-run.ts
+function factories(job) {
+  let all = specFactory(job.cfg, job.plan, job.ids, job.calibration, job.dataset ?? null);
+  return { all, closed: (j, w, t, turn) => all(closedIndex(j, job.placement), w, t, turn) };
 }
-function decideGate(rows, evidence, o) {
-  let alpha = o.fwerPct / 100, out = {
-    status: "passed",
-    fwer_pct: o.fwerPct,
-    procedure: "max-t over the all-levels rows (4/5 of the rate) and over the level rows (1/5), from their correlation; exact test per share row (1/10)",
-    rows: rows.length,
-    judged: 0,
-    failed: [],
-    critical: { curve: null, level: null },
-    correlation: null,
-    evidence,
-    reason: null,
-    detectable: {},
-    regressed: {}
+function runShareWarmup(client, job) {
+  let { cfg, plan, placement } = job, users = cfg.mode === "closed" ? shareOf(plan.level, placement) : Math.ceil(plan.level);
+  return runWarmup(
+    client,
+    factories(job).closed,
+    shareOf(cfg.warmup_requests, placement),
+    Math.max(1, users)
+  );
+}
+function runShare(client, job, o) {
+  let { cfg, plan, placement } = job, f = factories(job), common = {
+    durationS: plan.durationS,
+    startAtAbsMs: o.startAtAbsMs,
+    ...cfg.ramp_up_s ? { rampUpS: cfg.ramp_up_s } : {},
+    ...o.stop ? { stop: o.stop } : {},
+    ...o.onRecord ? { onRecord: o.onRecord } : {}
   };
-  if (o.off) return { ...out, status: "off", procedure: "off", reason: "gate: off" };
-  let ratio = rows.filter((r) => r.kind === "ratio"), share = rows.filter((r) => r.kind === "share"), canGate = evidence === "history" || evidence === "ab", shareAlpha = share.length === 0 ? 0 : ratio.length > 0 && canGate ? alpha / 10 : alpha, ratioAlpha = alpha - shareAlpha;
-  for (let r of share) {
-    let s = r.share, each = shareAlpha / share.length, hit = s.pRise < each && s.deltaPp > s.minPp;
-    out.regressed[r.key] = hit;
-    let k = smallestFlagged(s.base.bad, s.base.of, s.head.of, each), baseShare = s.base.of > 0 ? s.base.bad / s.base.of : 0;
-    out.detectable[r.key] = k === null ? null : Math.max(s.minPp, 100 * (k / Math.max(1, s.head.of) - baseShare)), hit && out.failed.push(r.key);
-  }
-  if (canGate && ratio.length > 0 && o.design !== null) {
-    let tiers = [ratio.filter((r) => r.tier === "curve"), ratio.filter((r) => r.tier !== "curve")].filter(
-      (t) => t.length > 0
-    ), shareOf2 = (t) => tiers.length === 1 ? 1 : t[0].tier === "curve" ? CURVE_SHARE : 1 - CURVE_SHARE;
-    for (let tier of tiers) {
-      let c = tierCritical(tier, o.design, ratioAlpha * shareOf2(tier));
-      out.critical[tier[0].tier === "curve" ? "curve" : "level"] = c.critical, out.correlation = Math.max(out.correlation ?? 0, c.correlation);
-      for (let r of tier) {
-        let hit = r.badLog / r.se > c.critical && r.badLog > r.minLog;
-        out.regressed[r.key] = hit;
-        let power = r.df > 0 ? tQuantile(POWER, r.df) : 0, x = Math.max(r.minLog, (c.critical + power) * r.se);
-        out.detectable[r.key] = 100 * (r.higher ? 1 - Math.exp(-x) : Math.exp(x) - 1), hit && out.failed.push(r.key);
-      }
-    }
-  } else for (let r of ratio) out.detectable[r.key] = null;
-  let missing = rows.filter((r) => r.kind === "missing");
-  for (let r of missing)
-    out.regressed[r.key] = !0, out.failed.push(r.key);
-  let notJudged = rows.filter((r) => r.kind === "not_judged");
-  return out.judged = share.length + missing.length + (canGate ? ratio.length : 0), out.failed.length > 0 ? { ...out, status: "failed" } : rows.length > 0 && rows.every((r) => r.kind === "no_baseline") ? { ...out, status: "no_baseline", reason: "no gated row has a baseline" } : ratio.length > 0 && !canGate ? {
-    ...out,
-    status: "not_gated",
-    reason: evidence === "within-job" ? `repeats in one job cannot see what the job shares (its runner, its GPU's state): a base history of ${o.minHistory}+ runs (the results service) or --ab would let it gate` : evidence === "short-history" ? `the base history has ${o.baseRuns} usable run${o.baseRuns === 1 ? "" : "s"}, ${o.minHistory} are needed to gate (or --ab)` : `one run each side cannot see run-to-run noise: a base history of ${o.minHistory}+ runs (the results service) or --ab would let it gate`
-  } : notJudged.length > 0 ? {
-    ...out,
-    status: "cannot_judge",
-    reason: `${notJudged.length} gated row${notJudged.length === 1 ? "" : "s"} not judged: ${[...new Set(notJudged.map((r) => r.why ?? "?"))].slice(0, 3).join("; ")}`
-  } : out;
-}
-
-// src/shared/row-stats.ts
-var logs = (xs) => xs.map((x) => Math.log(x)), floorLog = (resolution, value) => value > 0 && resolution > 0 ? Math.log1p(resolution / value) / 2 : 0;
-function historyStat(base, head, floor, confidence) {
-  let b = logs(base), n = b.length, m = mean(b), se = Math.max(stddev(b), floor) * Math.sqrt(1 + 1 / n), df = n - 1;
-  return {
-    centre: Math.log(head) - m,
-    half: tQuantile(1 - (1 - confidence) / 2, df) * se,
-    se,
-    df,
-    noisePct: cvPct(base),
-    residuals: b.map((x) => x - m)
-  };
-}
-function pairedStat(diffs, pooled, floor, confidence) {
-  let b = diffs.length, m = mean(diffs), s = Math.max(pooled.df > 0 ? Math.sqrt(pooled.ss / pooled.df) : 0, floor), se = s / Math.sqrt(b);
-  return {
-    centre: m,
-    half: tQuantile(1 - (1 - confidence) / 2, Math.max(1, pooled.df)) * se,
-    se,
-    df: Math.max(1, pooled.df),
-    noisePct: 100 * s,
-    residuals: diffs.map((d) => d - m)
-  };
-}
-function pairedSs(diffs) {
-  let m = mean(diffs);
-  return { ss: diffs.reduce((a, d) => a + (d - m) ** 2, 0), df: diffs.length - 1 };
-}
-function repeatsStat(base, head, floor, confidence) {
-  let b = logs(base), h = logs(head), v = (xs) => Math.max(stddev(xs), floor) ** 2, se, df;
-  if (b.length >= 2 && h.length >= 2) {
-    let x = v(h) / h.length, y = v(b) / b.length;
-    se = Math.sqrt(x + y), df = (x + y) ** 2 / (x * x / (h.length - 1) + y * y / (b.length - 1));
-  } else {
-    let many = h.length >= 2 ? h : b;
-    se = Math.sqrt(v(many) * (1 / h.length + 1 / b.length)), df = many.length - 1;
-  }
-  return {
-    centre: mean(h) - mean(b),
-    half: tQuantile(1 - (1 - confidence) / 2, df) * se,
-    se: null,
-    df: null,
-    noisePct: cvPct(head.length >= 2 ? head : base),
-    residuals: null
-  };
-}
-function groupsOf(s) {
-  if (!s.sizes) return s.values.map((v) => Float64Array.of(v));
-  let out = [], i = 0;
-  for (let n of s.sizes)
-    out.push(Float64Array.from(s.values.slice(i, i + n))), i += n;
-  return out;
-}
-function resample(groups, r, buf) {
-  let k = 0;
-  for (let g = 0; g < groups.length; g++) {
-    let pick3 = groups[Math.floor(r() * groups.length)];
-    for (let i = 0; i < pick3.length && k < buf.length; i++) buf[k++] = pick3[i];
-  }
-  return buf.subarray(0, k);
-}
-function bootstrapStat(base, head, o) {
-  let bg = groupsOf(base), hg = groupsOf(head), qb = quantile(base.values, base.q), qh = quantile(head.values, head.q);
-  if (!(qb > 0 && qh > 0)) return null;
-  let r = rng(o.seed), diffs = new Float64Array(o.iterations), bufB = new Float64Array(base.values.length * 2 + 16), bufH = new Float64Array(head.values.length * 2 + 16);
-  for (let i = 0; i < o.iterations; i++) {
-    let b = selectQuantile(resample(bg, r, bufB), base.q), h = selectQuantile(resample(hg, r, bufH), head.q);
-    diffs[i] = b > 0 && h > 0 ? Math.log(h / b) : 0;
-  }
-  let a = (1 - o.confidence) / 2, lo = quantile(diffs, a), hi = quantile(diffs, 1 - a), centre = Math.log(qh / qb);
-  return {
-    centre,
-    half: Math.max(centre - lo, hi - centre),
-    se: null,
-    df: null,
-    noisePct: null,
-    residuals: null,
-    interval: [lo, hi]
-  };
-}
-function wilson(k, n, z2) {
-  if (n === 0) return [0, 1];
-  let p = k / n, d = 1 + z2 * z2 / n, c = p + z2 * z2 / (2 * n), w = z2 * Math.sqrt(p * (1 - p) / n + z2 * z2 / (4 * n * n));
-  return [(c - w) / d, (c + w) / d];
-}
-function shareStat(base, head, confidence) {
-  let z2 = -normalQ((1 - confidence) / 2), pb = base.of > 0 ? base.bad / base.of : 0, ph = head.of > 0 ? head.bad / head.of : 0, [lb, ub] = wilson(base.bad, base.of, z2), [lh, uh] = wilson(head.bad, head.of, z2), d = ph - pb;
-  return {
-    deltaPp: 100 * d,
-    intervalPp: [
-      100 * (d - Math.sqrt((ph - lh) ** 2 + (ub - pb) ** 2)),
-      100 * (d + Math.sqrt((uh - ph) ** 2 + (pb - lb) ** 2))
-    ],
-    pRise: fisherUpperP(base.bad, base.of, head.bad, head.of),
-    pFall: fisherUpperP(base.of - base.bad, base.of, head.of - head.bad, head.of)
-  };
-}
-function normalQ(p) {
-  let a = [
-    -39.69683028665376,
-    220.9460984245205,
-    -275.9285104469687,
-    138.357751867269,
-    -30.66479806614716,
-    2.506628277459239
-  ], b = [
-    -54.47609879822406,
-    161.5858368580409,
-    -155.6989798598866,
-    66.80131188771972,
-    -13.28068155288572
-  ], c = [
-    -0.007784894002430293,
-    -0.3223964580411365,
-    -2.400758277161838,
-    -2.549732539343734,
-    4.374664141464968,
-    2.938163982698783
-  ], d = [0.007784695709041462, 0.3224671290700398, 2.445134137142996, 3.754408661907416], lo = 0.02425;
-  if (p < lo) {
-    let q2 = Math.sqrt(-2 * Math.log(p));
-    return (((((c[0] * q2 + c[1]) * q2 + c[2]) * q2 + c[3]) * q2 + c[4]) * q2 + c[5]) / ((((d[0] * q2 + d[1]) * q2 + d[2]) * q2 + d[3]) * q2 + 1);
-  }
-  if (p > 1 - lo) return -normalQ(1 - p);
-  let q = p - 0.5, r = q * q;
-  return (((((a[0] * r + a[1]) * r + a[2]) * r + a[3]) * r + a[4]) * r + a[5]) * q / (((((b[0] * r + b[1]) * r + b[2]) * r + b[3]) * r + b[4]) * r + 1);
-}
-function cvPct(xs) {
-  let m = mean(xs);
-  return xs.length >= 2 && m !== 0 ? 100 * stddev(xs) / Math.abs(m) : null;
-}
-
-// src/shared/verdict-rows.ts
-function pairDiffs(ab, key) {
-  if (!ab) return [];
-  let out = [];
-  for (let p of ab.pairs) {
-    let b = runValue(p.base, key), h = runValue(p.head, key);
-    b !== void 0 && h !== void 0 && b > 0 && h > 0 && out.push(Math.log(h / b));
-  }
-  return out;
-}
-function geoMean(xs) {
-  return xs.every((x) => x > 0) ? Math.exp(xs.reduce((a, x) => a + Math.log(x), 0) / xs.length) : medianOf(xs);
-}
-var word = (def, sign) => sign > 0 == (def.direction === "higher") ? "improved" : "regressed", ungateable = (key, unit) => ({
-  key,
-  kind: "ratio",
-  badLog: 0,
-  se: 1,
-  df: 1,
-  unit,
-  residuals: null,
-  minLog: Number.POSITIVE_INFINITY
-});
-function judgeShare(c, row, k, baseRuns, minPp) {
-  let { def } = k, b = shareCounts(def, baseRuns, k.benchmark, k.key), h = shareCounts(def, c.headRuns, k.benchmark, k.key), sign = def.direction === "lower" ? 1 : -1;
-  if (b.of === 0 || h.of === 0) {
-    let scale = def.name === "error_rate" ? 100 : 1;
-    row.method = "percent", row.delta_pct = null, row.delta_pp = scale * ((row.head ?? 0) - (row.base ?? 0));
-    let bad = sign * row.delta_pp;
-    return row.verdict = bad > minPp ? "regressed" : -bad > minPp ? "improved" : "unchanged", { row, gate: row.gated ? ungateable(k.key, null) : null, stat: null, chance: !1 };
-  }
-  let s = shareStat(b, h, c.o.confidence);
-  row.method = "exact", row.independent = "request", row.delta_pct = null, row.delta_pp = sign * s.deltaPp, row.interval_pp = sign > 0 ? s.intervalPp : [-s.intervalPp[1], -s.intervalPp[0]];
-  let a = (1 - c.o.confidence) / 2;
-  return row.verdict = s.pRise < a && s.deltaPp > minPp ? "regressed" : s.pFall < a && -s.deltaPp > minPp ? "improved" : "unchanged", {
-    row,
-    gate: row.gated ? {
-      key: keyOf(k.benchmark, def.name),
-      kind: "share",
-      share: { base: b, head: h, pRise: s.pRise, deltaPp: s.deltaPp, minPp }
-    } : null,
-    stat: null,
-    chance: !row.gated
-  };
-}
-function ratioStat(c, k, bv, hv, floor) {
-  let none = { stat: null, method: "percent", unit: null };
-  if (!(bv.every((x) => x > 0) && hv.every((x) => x > 0))) return none;
-  if (c.ab) {
-    let d = pairDiffs(c.ab, k.key), p = k.level === null ? pairedSs(d) : c.pooled.get(k.def.name);
-    return d.length >= 2 && p && p.df > 0 ? { stat: pairedStat(d, p, floor, c.o.confidence), method: "ab-paired", unit: "block" } : none;
-  }
-  if (c.history && bv.length >= 2)
-    return { stat: historyStat(bv, medianOf(hv), floor, c.o.confidence), method: "history-t", unit: "job" };
-  if (bv.length + hv.length >= 3)
-    return { stat: repeatsStat(bv, hv, floor, c.o.confidence), method: "repeats-t", unit: "repeat" };
-  if (c.base.kind === "run" && c.head.kind === "run" && c.base.samples && c.head.samples && k.level !== null) {
-    let sb = c.base.samples(k.level, k.def.name), sh = c.head.samples(k.level, k.def.name);
-    if (sb && sh && sb.values.length >= 5 && sh.values.length >= 5) {
-      let stat = bootstrapStat(sb, sh, c.o);
-      if (stat) return { stat, method: "bootstrap", unit: "request" };
-    }
-  }
-  return none;
-}
-function judgeRatio(c, row, k, bv, hv, minPct) {
-  let { def } = k, facts = c.headRuns[0]?.facts.get(k.benchmark), floor = row.head > 0 ? floorLog(resolutionOf(def, row.head, facts), row.head) : 0, { stat, method, unit } = ratioStat(c, k, bv, hv, floor);
-  if (row.method = method, row.independent = unit, stat === null) {
-    let pct = minPct > c.o.minEffectPct ? minPct : c.o.fallbackPct;
-    return row.verdict = row.delta_pct !== null && Math.abs(row.delta_pct) > pct ? word(def, row.delta_pct) : "unchanged", { row, gate: row.gated ? ungateable(k.key, null) : null, stat: null, chance: !1 };
-  }
-  row.noise_pct = stat.noisePct;
-  let [lo, hi] = stat.interval ?? [stat.centre - stat.half, stat.centre + stat.half];
-  row.interval_pct = [100 * (Math.exp(lo) - 1), 100 * (Math.exp(hi) - 1)], (method === "ab-paired" || method === "history-t") && (row.delta_pct = 100 * (Math.exp(stat.centre) - 1));
-  let big = Math.abs(row.delta_pct ?? 0) > minPct, wide = (row.interval_pct[1] - row.interval_pct[0]) / 2 > c.o.noiseLimitPct;
-  row.verdict = (lo > 0 || hi < 0) && big ? word(def, stat.centre) : wide ? "too_noisy" : "unchanged";
-  let bad = def.direction === "lower" ? 1 : -1, canGate = stat.se !== null && stat.df !== null && (method === "ab-paired" || method === "history-t"), gate = row.gated ? canGate ? {
-    key: k.key,
-    kind: "ratio",
-    badLog: bad * stat.centre,
-    se: stat.se,
-    df: stat.df,
-    unit,
-    residuals: stat.residuals ? stat.residuals.map((x) => bad * x) : null,
-    group: k.level === null ? `${def.name} ${ALL_LEVELS}` : def.name,
-    tier: k.level === null ? "curve" : "level",
-    minLog: Math.log1p(minPct / 100),
-    higher: def.direction === "higher"
-  } : ungateable(k.key, unit) : null;
-  return { row, gate, stat, chance: !row.gated };
-}
-
-// src/shared/verdict-types.ts
-var VERDICTS = [
-  "regressed",
-  "improved",
-  "too_noisy",
-  "not_judged",
-  "unchanged",
-  "no_baseline"
-], VERDICT_DEFAULTS = {
-  fwerPct: 5,
-  confidence: 0.95,
-  minHistory: 5,
-  fallbackPct: 5,
-  noiseLimitPct: 10,
-  minEffectPct: 1,
-  iterations: 1e3,
-  seed: 1
-};
-
-// src/shared/verdict.ts
-function judgeRuns(base, head, opts = {}) {
-  let o = { ...VERDICT_DEFAULTS, ...opts }, rules = opts.rules ?? parseRules(null), gate = parseGate(opts.gate ?? null, rules), excluded = [], abIn = head.kind === "ab" ? head : null, baseEv = abIn ? { kind: "repeats", runs: abIn.pairs.map((p) => p.base) } : base, keysOf = (runs, headOnly) => {
-    let out = [], seen = /* @__PURE__ */ new Set(), headLevels = new Set(headOnly.flatMap((r) => r.points.map((p) => p.benchmark)));
-    for (let r of runs)
-      for (let p of r.points) {
-        let key = keyOf(p.benchmark, p.measure), def = MEASURE_BY_NAME.get(p.measure);
-        !def || seen.has(key) || !headLevels.has(p.benchmark) || (seen.add(key), out.push({ key, benchmark: p.benchmark, level: p.level, def }));
-      }
-    return out;
-  }, gatedKeys = keysOf([...runsOf(head), ...runsOf(baseEv)], runsOf(head)).filter((k) => isGated(gate, k.def.name, k.level)), kept = baseEv.kind === "history" ? keptHistory(baseEv.runs, gatedKeys, excluded) : runsOf(baseEv), { head: headRuns, base: baseRuns } = withAllLevels(runsOf(head), kept), ab = abIn ? { kind: "ab", pairs: abIn.pairs.map((_, i) => ({ base: baseRuns[i], head: headRuns[i] })) } : null, keys = keysOf([...headRuns, ...baseRuns], headRuns), headIdx = indexRuns(headRuns), history = baseEv.kind === "history", evidenceKind = ab ? "ab" : history && baseRuns.length >= o.minHistory ? "history" : history && baseRuns.length > 0 ? "short-history" : baseRuns.length === 0 ? "none" : head.kind === "repeats" || baseEv.kind === "repeats" ? "within-job" : "within-run", pooled = /* @__PURE__ */ new Map();
-  for (let k of ab ? keys : []) {
-    if (isShare(k.def) || k.level === null || invalidOn(headRuns, k.benchmark, k.def) || invalidOn(baseRuns, k.benchmark, k.def))
-      continue;
-    let d = pairDiffs(ab, k.key);
-    if (d.length < 2) continue;
-    let s = pairedSs(d), p = pooled.get(k.def.name) ?? { ss: 0, df: 0 };
-    pooled.set(k.def.name, { ss: p.ss + s.ss, df: p.df + s.df });
-  }
-  let ctx = { o, base, head, headRuns, ab, history, pooled }, evaluate = (k) => {
-    let { def } = k, { rule, gating } = ruleFor(rules, def.name), gated = isGated(gate, def.name, k.level) && rule.kind !== "off", hv = headIdx.map((m) => m.get(k.key)).filter((v) => v !== void 0), bRuns = baseRuns.filter((r) => !(history && invalidOn([r], k.benchmark, def))), bv = bRuns.map((r) => runValue(r, k.key)).filter((v) => v !== void 0), row = {
-      benchmark: k.benchmark,
-      level: k.level,
-      measure: def.name,
-      unit: def.unit,
-      direction: def.direction,
-      base: bv.length > 0 ? history || ab ? geoMean(bv) : medianOf(bv) : null,
-      base_n: bv.length,
-      head: hv.length > 0 ? ab ? geoMean(hv) : medianOf(hv) : null,
-      head_n: hv.length,
-      delta_pct: null,
-      delta_pp: null,
-      interval_pct: null,
-      interval_pp: null,
-      noise_pct: null,
-      method: "none",
-      independent: null,
-      verdict: "no_baseline",
-      reason: null,
-      gated,
-      decided: !1,
-      detectable: null,
-      rule: rule.text,
-      severity: "none"
-    }, done = (g, extra = {}) => ({
-      row,
-      gate: gated && g ? { key: k.key, kind: g, ...extra } : null,
-      stat: null,
-      chance: !1
+  if (cfg.mode === "closed") {
+    let users = shareOf(plan.level, placement);
+    return users === 0 ? Promise.resolve({ records: [], droppedArrivals: 0, drainTimeS: null }) : runClosedLoop(client, f.closed, {
+      ...common,
+      requests: plan.requests === null ? null : shareOf(plan.requests, placement),
+      concurrency: users,
+      sessions: sessionsOf(cfg)
     });
-    if (bv.length === 0)
-      return row.reason = baseRuns.length === 0 ? null : "the base did not measure it", done("no_baseline");
-    if (row.base !== null && row.head !== null && row.base !== 0 && (row.delta_pct = 100 * (row.head - row.base) / Math.abs(row.base)), hv.length === 0) {
-      let f = headRuns[0]?.facts.get(k.benchmark), why = f && f.requests > 0 && f.errors === f.requests ? "every request failed" : "the head has no value for it";
-      return row.reason = `no value in the head: ${why}`, def.family === "latency" || def.family === "rate" || def.family === "slo" ? (row.verdict = "regressed", row.severity = severityOf("regressed", gated || gating), done("missing")) : (row.verdict = "not_judged", done("not_judged", { why: row.reason }));
-    }
-    if (rule.kind === "off")
-      return row.method = "off", row.verdict = "unchanged", done(null);
-    let headBad = invalidOn(headRuns, k.benchmark, def), baseBad = history ? null : invalidOn(baseRuns, k.benchmark, def), finish = def.family === "errors" ? null : finishDiffers(baseRuns, headRuns, k.benchmark), notJudged = headBad ? `head ${headBad}` : baseBad ? `base ${baseBad}` : finish;
-    if (notJudged !== null)
-      return row.verdict = "not_judged", row.reason = notJudged, done("not_judged", { why: notJudged });
-    let minPct = rule.kind === "percent" ? rule.pct : o.minEffectPct;
-    return isShare(def) ? judgeShare(ctx, row, k, bRuns, minPct) : judgeRatio(ctx, row, k, bv, hv, minPct);
-  }, evaluated = keys.map(evaluate), gateRows = evaluated.map((e) => e.gate).filter((g) => g !== null), design = evidenceKind === "history" ? {
-    kind: "history",
-    n: Math.min(...evaluated.filter((e) => e.gate?.kind === "ratio").map((e) => e.row.base_n))
-  } : evidenceKind === "ab" ? { kind: "paired", blocks: ab.pairs.length } : null, outcome = decideGate(gateRows, evidenceKind, {
-    fwerPct: o.fwerPct,
-    off: gate.off,
-    minHistory: o.minHistory,
-    baseRuns: baseRuns.length,
-    design
-  });
-  for (let e of evaluated) {
-    let r = e.row, key = keyOf(r.benchmark, r.measure);
-    if (!r.gated) {
-      r.severity = severityOf(r.verdict, !1);
-      continue;
-    }
-    r.detectable = outcome.detectable[key] ?? null;
-    let judgedByGate = e.gate?.kind === "share" || e.gate?.kind === "ratio" && (evidenceKind === "history" || evidenceKind === "ab");
-    judgedByGate && (outcome.regressed[key] ? r.verdict = "regressed" : r.verdict === "regressed" && (r.verdict = "unchanged")), r.decided = judgedByGate || e.gate?.kind === "missing", r.severity = r.verdict === "regressed" && (judgedByGate || e.gate?.kind === "missing") ? "regression" : severityOf(r.verdict, !1);
   }
-  let rows = evaluated.map((e) => e.row), counts = Object.fromEntries(VERDICTS.map((v) => [v, 0]));
-  for (let r of rows) counts[r.verdict]++;
-  let chanceRows = evaluated.filter(
-    (e) => e.chance && e.row.interval_pct !== null || e.chance && e.row.method === "exact"
-  ).length;
-  return {
-    rows,
-    counts,
-    rules: rules.text,
-    gate: { ...outcome, text: gate.text },
-    base_runs: baseRuns.length,
-    head_runs: headRuns.length,
-    base_kind: ab ? "ab" : base.kind,
-    excluded,
-    environment: environmentChanges(baseRuns, headRuns),
-    chance_flags: { rows: chanceRows, expected: chanceRows * ((1 - o.confidence) / 2) },
-    baseline_note: null
+  return runOpenLoop(client, f.all, {
+    ...common,
+    requests: plan.requests,
+    // the whole schedule's count: this placement sends its arrivals of it
+    rateRps: plan.level,
+    arrival: plan.arrival,
+    burstiness: cfg.burstiness,
+    seed: plan.seed,
+    maxInFlight: cfg.max_in_flight === null ? null : Math.max(1, shareOf(cfg.max_in_flight, placement)),
+    shard: placement,
+    ...job.dataset?.offsetsMs ? { offsetsMs: job.dataset.offsetsMs } : {}
+  });
+}
+
+// src/core/load/level-run.ts
+function progressReporter(ctx, plan, done) {
+  let t0 = performance6.now();
+  return () => {
+    let elapsedS = (performance6.now() - t0) / 1e3, total = plan.requests, n = done(), etaS = total !== null && n > 0 ? elapsedS / n * (total - n) : plan.durationS !== null ? Math.max(0, plan.durationS - elapsedS) : null;
+    ctx.onProgress?.({
+      level: plan.level,
+      levelIndex: plan.index,
+      levelCount: ctx.cfg.levels.length,
+      done: n,
+      total,
+      elapsedS,
+      etaS
+    });
   };
 }
-var summaryFails = (s, failOn) => fails({ gate: s.gate.status, severities: s.rows.map((r) => r.severity) }, failOn);
+async function runLevel(ctx, plan, where) {
+  let { cfg, sampler } = ctx, runnerShare = shareOf(plan.level, { runner: where.runner, thread: SINGLE }), threads = ctx.pool ? cfg.mode === "closed" ? Math.max(1, Math.min(ctx.pool.size, runnerShare)) : ctx.pool.size : 1, jobs = Array.from({ length: threads }, (_, k) => ({
+    cfg,
+    plan,
+    placement: { runner: where.runner, thread: { index: k, count: threads } },
+    ids: where.ids,
+    calibration: where.calibration,
+    dataset: where.dataset ?? null
+  })), processCheck = new SelfCheck(), localDone = 0, report = progressReporter(ctx, plan, () => ctx.pool ? ctx.pool.done : localDone), progressTimer = setInterval(report, 1e3), begin = () => {
+    sampler?.start(), processCheck.start();
+  }, results, startLateMs = null;
+  try {
+    if (ctx.pool)
+      ({ results, startLateMs } = await ctx.pool.runLevel(jobs, where.startEpochMs, begin, ctx.stop));
+    else {
+      let warmup = await runShareWarmup(ctx.client, jobs[0]), slot = slotStart(where.startEpochMs), startEpochMs = slot.startEpochMs;
+      startLateMs = slot.lateMs, await sleepUntil(startEpochMs - performance6.timeOrigin, ctx.stop), begin();
+      let check2 = new SelfCheck();
+      check2.start();
+      let run2 = await runShare(ctx.client, jobs[0], {
+        startAtAbsMs: startEpochMs - performance6.timeOrigin,
+        ...ctx.stop ? { stop: ctx.stop } : {},
+        onRecord: () => {
+          localDone++;
+        }
+      });
+      results = [{ warmup, run: run2, check: check2.stop(sendQueueOf(run2.records), run2.records) }];
+    }
+  } finally {
+    clearInterval(progressTimer);
+  }
+  let run = mergeRuns(results.map((r) => r.run)), processWide = processCheck.stop(sendQueueOf(run.records), run.records);
+  return await sampler?.stop(), report(), {
+    startLateMs,
+    warmup: results.flatMap((r) => r.warmup).sort((a, b) => a.id - b.id),
+    run,
+    client: ctx.pool ? mergeChecks(
+      results.map((r) => ({ check: r.check, requests: r.run.records.length })),
+      processWide
+    ) : results[0].check
+  };
+}
+function mergeRuns(runs) {
+  let records2 = runs.flatMap((r) => r.records).sort((a, b) => a.id - b.id), intended = runs.map((r) => r.lastIntendedMs).filter((x) => x !== void 0), drainTimeS = null;
+  if (intended.length > 0) {
+    let lastIntended = maxOf(intended), lastEnd = Number.NEGATIVE_INFINITY;
+    for (let r of records2) r.end_ms !== null && r.end_ms > lastEnd && (lastEnd = r.end_ms);
+    drainTimeS = Number.isFinite(lastEnd) ? Math.max(0, lastEnd - lastIntended) / 1e3 : null;
+  }
+  return {
+    records: records2,
+    droppedArrivals: runs.reduce((a, r) => a + r.droppedArrivals, 0),
+    drainTimeS,
+    ...intended.length > 0 ? { lastIntendedMs: maxOf(intended) } : {}
+  };
+}
 
-// src/core/settings/action-table.ts
-var ACTION = {
-  publishResults: text({
-    flag: null,
-    input: "publish-results",
-    default: null,
-    help: "Publish-only mode: comma-separated results JSON files written by an earlier job (the fork-safe workflow_run pattern); nothing is measured"
-  }),
-  mergeResults: text({
-    flag: null,
-    input: "merge-results",
-    default: null,
-    help: "Merge mode: comma-separated results JSON files of one run's shards (the matrix's `shard` jobs); they are merged into one document, which is uploaded, compared and commented like a measured one; nothing is measured"
-  }),
-  mergeClockToleranceMs: number({
-    flag: null,
-    input: "clock-tolerance-ms",
-    default: 50,
-    check: (n) => n >= 0 && n <= 6e4,
-    what: "a number of milliseconds from 0 to 60000",
-    help: "Merge mode: how far apart the shards' level starts may be (the runners' clock skew plus their scheduling)"
-  }),
-  serverCommand: text({
-    flag: null,
-    input: "server-command",
-    default: null,
-    help: "Command that starts the inference server in the background (stopped in the post step; its log is attached to the artifact)"
-  }),
-  profile: boolean({
-    flag: null,
-    input: "profile",
-    default: !1,
-    help: "Also run the single-stream serving profile"
-  }),
-  testbed: text({
-    flag: null,
-    input: "testbed",
-    default: null,
-    help: "A name for this testbed (hardware + server + model + workload); results are compared only within one"
-  }),
-  resultsUrl: httpUrl({
-    flag: null,
-    input: "results-url",
-    default: null,
-    help: "URL of the tokenbench results service; empty = no upload, no comparison"
-  }),
-  audience: text({
-    flag: null,
-    input: "audience",
-    default: "tokenbench",
-    help: "Audience of the GitHub OIDC token sent to the results service"
-  }),
-  apiToken: text({
-    flag: null,
-    input: "api-token",
-    default: null,
-    secret: !0,
-    help: "Repository API token for the results service (used when no OIDC token is available)"
-  }),
-  baseline: text({
-    flag: null,
-    input: "baseline",
-    default: null,
-    help: "Compare without a results service: a results file in the repository, or `artifact` (the results artifact of the newest successful run of this workflow on the base branch; needs actions: read)"
-  }),
-  readToken: text({
-    flag: null,
-    input: "read-token",
-    default: null,
-    secret: !0,
-    help: "The results service's READ_TOKEN, when it has one: needed to compare against the base branch (and so for fail-on-regression)"
-  }),
-  dashboardUrl: httpUrl({
-    flag: null,
-    input: "dashboard-url",
-    default: null,
-    help: "Dashboard base URL for links (default results-url)"
-  }),
-  githubToken: text({
-    flag: null,
-    input: "github-token",
-    default: null,
-    secret: !0,
-    // biome-ignore lint/suspicious/noTemplateCurlyInString: a GitHub expression, as action.yml writes it
-    defaultText: "${{ github.token }}",
-    help: "Token used to comment on the pull request"
-  }),
-  comment: boolean({
-    flag: null,
-    input: "comment",
-    default: !0,
-    help: "Post (and update) a sticky PR comment"
-  }),
-  failOnRegression: boolean({
-    flag: null,
-    input: "fail-on-regression",
-    default: !1,
-    help: "Fail the step when compare reports a regression"
-  }),
-  failOnUploadError: boolean({
-    flag: null,
-    input: "fail-on-upload-error",
-    default: !1,
-    help: "Fail the step when the upload to results-url fails (otherwise a warning; results stay in the artifact)"
-  }),
-  artifactName: text({
-    flag: null,
-    input: "artifact-name",
-    default: "tokenbench-results",
-    help: "Name of the artifact holding the raw results"
-  }),
-  resultsDir: text({
-    flag: null,
-    input: "results-dir",
-    default: "tokenbench-results",
-    help: "Where results are written in the workspace"
-  })
+// src/core/workload/trace.ts
+init_errors();
+import { createHash as createHash2 } from "node:crypto";
+import { basename as basename2 } from "node:path";
+var TRACE_BLOCK_TOKENS = 512, REPLAY_LAG_WARN_MS = 50, TraceError = class extends TokenbenchError {
+  constructor(message) {
+    super("trace_invalid", message);
+  }
+}, posInt = (v) => typeof v == "number" && Number.isInteger(v) && v > 0;
+function rowOf(o, where) {
+  if (o === null || typeof o != "object" || Array.isArray(o))
+    throw new TraceError(`${where}: not a JSON object`);
+  let r = o;
+  if (typeof r.timestamp != "number" || !Number.isFinite(r.timestamp) || r.timestamp < 0)
+    throw new TraceError(`${where}: "timestamp" must be a non-negative number of milliseconds`);
+  if (!posInt(r.input_length)) throw new TraceError(`${where}: "input_length" must be a positive integer`);
+  if (!posInt(r.output_length)) throw new TraceError(`${where}: "output_length" must be a positive integer`);
+  let ids = r.hash_ids ?? [];
+  if (!Array.isArray(ids) || !ids.every((h) => typeof h == "number" && Number.isInteger(h) && h >= 0))
+    throw new TraceError(`${where}: "hash_ids" must be an array of non-negative integers`);
+  if (ids.length > Math.ceil(r.input_length / TRACE_BLOCK_TOKENS))
+    throw new TraceError(
+      `${where}: ${ids.length} hash_ids of ${TRACE_BLOCK_TOKENS} tokens are more than input_length ${r.input_length} holds`
+    );
+  return {
+    timestampMs: r.timestamp,
+    inputTokens: r.input_length,
+    outputTokens: r.output_length,
+    hashIds: ids
+  };
+}
+function parseTrace(input2, name, sha256 = createHash2("sha256").update(input2).digest("hex")) {
+  let text2 = withoutBom(input2), rows = [], lines = 0;
+  for (let [i, line] of text2.split(`
+`).entries()) {
+    if (line.trim() === "") continue;
+    lines++;
+    let o;
+    try {
+      o = JSON.parse(line);
+    } catch {
+      throw new TraceError(`${name}: line ${i + 1} is not valid JSON`);
+    }
+    rows.push(rowOf(o, `${name}: line ${i + 1}`));
+  }
+  if (rows.length === 0) throw new TraceError(`${name}: no request in it`);
+  rows.sort((a, b) => a.timestampMs - b.timestampMs);
+  let ties = rows.filter((r, i) => i > 0 && r.timestampMs === rows[i - 1].timestampMs).length, notices = ties > 0 ? [
+    `${name}: ${ties} of ${rows.length} rows share their timestamp with the row before: they are sent at the same moment, in file order`
+  ] : [];
+  return { name, lines, sha256, rows, ...notices.length > 0 ? { notices } : {} };
+}
+function loadTrace(path) {
+  let file2 = readWorkloadFile(path, (m) => new TraceError(m));
+  return parseTrace(file2.text, basename2(path), file2.sha256);
+}
+function traceRows(trace, speed, requests, durationS) {
+  let t0 = trace.rows[0].timestampMs, rows = trace.rows.map((r) => ({ row: r, offsetMs: (r.timestampMs - t0) / speed }));
+  return durationS !== null && (rows = rows.filter((r) => r.offsetMs < durationS * 1e3)), requests !== null && (rows = rows.slice(0, requests)), rows;
+}
+function traceRateRps(offsetsMs) {
+  let span = offsetsMs.length > 1 ? offsetsMs[offsetsMs.length - 1] - offsetsMs[0] : 0;
+  return span > 0 ? Number(((offsetsMs.length - 1) * 1e3 / span).toPrecision(4)) : 1;
+}
+function traceDataset(trace, o, calibration) {
+  let rows = traceRows(trace, o.speed, o.requests, o.durationS), blockWords = calibration ? Math.max(1, Math.round(TRACE_BLOCK_TOKENS / calibration.tokens_per_word)) : TRACE_BLOCK_TOKENS, entries = rows.map(({ row }, i) => {
+    let words = calibration ? wordsFor(calibration, row.inputTokens) : row.inputTokens, used = 0, parts = [];
+    for (let h of row.hashIds) {
+      let n = Math.min(blockWords, words - MIN_TAGGED_WORDS - used);
+      if (n <= 0) break;
+      parts.push(promptWords(n, h * 2654435761 + 97 + (o.salt ?? 0) * 1000003 >>> 0)), used += n;
+    }
+    return parts.push(makePrompt(words - used, o.seed, o.seed * 1000003 + i, o.salt ?? 0)), {
+      prompt: parts.join(" "),
+      messages: null,
+      outputTokens: row.outputTokens,
+      promptTokens: row.inputTokens
+    };
+  });
+  return {
+    name: trace.name,
+    lines: trace.lines,
+    sha256: trace.sha256,
+    entries,
+    offsetsMs: rows.map((r) => r.offsetMs)
+  };
+}
+function traceReplay(trace, config2, speed, requests, maxDurationS = Number.POSITIVE_INFINITY) {
+  config2.requests_per_level = requests ?? (config2.duration_s === null ? trace.rows.length : null);
+  let rows = traceRows(trace, speed, config2.requests_per_level, config2.duration_s), spanS = (rows[rows.length - 1]?.offsetMs ?? 0) / 1e3;
+  if (spanS > maxDurationS)
+    throw new UsageError(
+      `--trace ${trace.name} spans ${spanS.toPrecision(3)} s at --trace-speed ${speed}, over --max-duration-s ${maxDurationS}: replay part of it (--requests, --duration), speed it up, or raise --max-duration-s`,
+      "--trace"
+    );
+  config2.levels = [traceRateRps(rows.map((r) => r.offsetMs))], config2.max_tokens = maxOf(rows.map((r) => r.row.outputTokens)), config2.trace = { name: trace.name, lines: trace.lines, sha256: trace.sha256, speed };
+  let longest = rows.reduce(
+    (a, r) => r.row.inputTokens + r.row.outputTokens > a.row.inputTokens + a.row.outputTokens ? r : a
+  ).row;
+  return {
+    longest: { promptTokens: longest.inputTokens, outputTokens: longest.outputTokens },
+    build: (calibration, salt) => traceDataset(
+      trace,
+      { speed, requests: config2.requests_per_level, durationS: config2.duration_s, seed: config2.seed, salt },
+      calibration
+    )
+  };
+}
+
+// src/core/results/admission.ts
+function meanInFlight(records2) {
+  if (records2.length === 0) return null;
+  let ev = [];
+  for (let r of records2)
+    ev.push({ t: r.send_ms, d: 1 }, { t: r.end_ms ?? r.send_ms, d: -1 });
+  ev.sort((a, b) => a.t - b.t || a.d - b.d);
+  let cur = 0, area = 0, last2 = ev[0].t;
+  for (let e of ev)
+    area += cur * (e.t - last2), last2 = e.t, cur += e.d;
+  let span = ev[ev.length - 1].t - ev[0].t;
+  return span > 0 ? area / span : null;
+}
+var meanOf = (xs) => {
+  let v = xs.filter((x) => x !== null);
+  return v.length ? v.reduce((a, b) => a + b, 0) / v.length : null;
 };
+function meanInFlightWithin(records2, start2, end) {
+  if (!(end > start2)) return null;
+  let area = 0;
+  for (let r of records2) {
+    let a = Math.max(start2, r.send_ms), b = Math.min(end, r.end_ms ?? r.send_ms);
+    b > a && (area += b - a);
+  }
+  return area / (end - start2);
+}
+function admissionSummary(input2) {
+  let { level, samples } = input2, recs = input2.records.filter((r) => !r.warmup), offered = level.mode === "closed" ? level.level : level.peak_in_flight, running = samples.map((s) => s.running), waiting = samples.map((s) => s.waiting), hasGauges = running.some((x) => x !== null), admittedMax = maxOrNull(running), queuedMax = maxOrNull(waiting), kvMax = maxOrNull(samples.map((s) => s.kv_cache_usage_pct)), queueMeanMs = input2.queueDelta !== null && input2.queueDelta.count > 0 ? 1e3 * input2.queueDelta.sum / input2.queueDelta.count : null, e2eSum = recs.reduce((a, r) => a + ((r.end_ms ?? r.send_ms) - r.send_ms), 0), implied = level.wall_time_s > 0 ? e2eSum / 1e3 / level.wall_time_s : null, observed = meanInFlight(recs), runMean = meanOf(running), waitMean = meanOf(waiting), notes = [], reasons = [], source = hasGauges ? "metrics" : queueMeanMs !== null ? "server_queue_time" : "none", sf = input2.scrapeFailures;
+  if (!input2.metricsAvailable && sf !== void 0 && sf.failures > 0 && sf.failures === sf.scrapes) {
+    let http2 = sf.lastError !== null && /^HTTP \d+/.test(sf.lastError);
+    notes.push(
+      http2 ? `server /metrics not observable (${sf.lastError}): admitted and queued requests are unknown (not zero)` : `server /metrics unreachable, not observable (${sf.failures} of ${sf.scrapes} scrapes failed: ${sf.lastError}): admitted and queued requests are unknown (not zero)`
+    );
+  } else input2.metricsAvailable ? hasGauges || notes.push("server /metrics has no known running/waiting gauges: admission not observable") : notes.push("server /metrics not observable: admitted and queued requests are unknown (not zero)");
+  let cap = input2.limits.maxRunningRequests;
+  if (hasGauges) {
+    (queuedMax ?? 0) > 0 && (reasons.push("server_queue"), notes.push(`server queue: up to ${queuedMax} requests waiting while at most ${admittedMax} ran`));
+    let win = input2.window ?? null, capSamples = win ? samples.filter((x) => x.t_ms >= win.startMs && x.t_ms <= win.endMs) : [], admittedInWindow = maxOrNull(capSamples.map((x) => x.running));
+    cap !== null && admittedInWindow !== null && admittedInWindow >= cap && offered > cap && (reasons.push("scheduler_cap"), notes.push(`scheduler cap: ${offered} offered, at most ${cap} admitted (max running requests)`));
+    let w = input2.window ?? null, inWindow = w ? samples.filter((s) => s.t_ms >= w.startMs && s.t_ms <= w.endMs) : [], clientHeld = w ? meanInFlightWithin(recs, w.startMs, w.endMs) : null, runW = meanOf(inWindow.map((s) => s.running)), waitW = meanOf(inWindow.map((s) => s.waiting));
+    if (clientHeld !== null && runW !== null) {
+      let serverHeld = runW + (waitW ?? 0), observed2 = clientHeld;
+      observed2 > serverHeld * 1.25 + 1 && (queuedMax ?? 0) === 0 && (reasons.push("client_queueing"), notes.push(
+        `client-side queueing: ${observed2.toFixed(1)} requests in flight on the client on average, but the server reported only ${serverHeld.toFixed(1)} running + waiting and nobody waiting; requests were held before the server's scheduler (client, connection, or server front end)`
+      ));
+    }
+  }
+  return kvMax !== null && kvMax >= 95 && (reasons.push("kv_full"), notes.push(`KV cache full: peak usage ${kvMax.toFixed(1)} %`)), level.client.bottleneck_warning && !reasons.includes("client_queueing") && (reasons.push("client_queueing"), notes.push(level.client.bottleneck_warning)), cap !== null && offered > cap && !hasGauges && notes.push(
+    `offered concurrency ${offered} exceeds the server's max running requests ${cap}: this is not a true c${offered} run`
+  ), {
+    observable: hasGauges,
+    source,
+    offered_concurrency: offered,
+    max_running_requests: cap,
+    cuda_graph_max_bs: input2.limits.cudaGraphMaxBs,
+    admitted_concurrency_max: admittedMax,
+    queued_requests_max: queuedMax,
+    kv_cache_usage_pct_max: kvMax,
+    server_queue_time_mean_ms: queueMeanMs,
+    metrics_samples: samples.length,
+    littles_law: {
+      implied_in_flight: implied,
+      observed_in_flight_mean: observed,
+      server_running_mean: runMean,
+      server_waiting_mean: waitMean
+    },
+    bend_reasons: reasons,
+    notes
+  };
+}
+
+// src/core/results/metrics.ts
+function peakInFlight(records2) {
+  let pairs = records2.flatMap((r) => [
+    { t: r.send_ms, d: 1 },
+    { t: r.end_ms ?? r.send_ms, d: -1 }
+  ]);
+  pairs.sort((a, b) => a.t - b.t || a.d - b.d);
+  let cur = 0, peak = 0;
+  for (let p of pairs)
+    cur += p.d, cur > peak && (peak = cur);
+  return peak;
+}
+function aggregateLevel(input2) {
+  let recs = input2.records.filter((r) => !r.warmup), openLoop = input2.mode === "open", derived2 = recs.map(deriveRequest), ttft2 = [], itl = [], tpot2 = [], e2e2 = [], e2eStream = [], decode4 = [], tpc = [], ttfat = [], reasoningMs = [], reasoningTokens = [], answerTokens = [], ttTool = [], reasoned = 0, toolCalls = 0, usedTools = 0, shortOutput = 0, errorsByCode = {}, ok = 0, promptTotal = 0, completionTotal = 0, sloPass = 0, mismatches = 0, firstSend = Number.POSITIVE_INFINITY, lastEnd = Number.NEGATIVE_INFINITY;
+  for (let i = 0; i < recs.length; i++) {
+    let r = recs[i], d = derived2[i];
+    r.send_ms < firstSend && (firstSend = r.send_ms);
+    let end = r.end_ms ?? r.send_ms;
+    if (end > lastEnd && (lastEnd = end), !d.ok) {
+      let code = r.error.code;
+      errorsByCode[code] = (errorsByCode[code] ?? 0) + 1;
+      continue;
+    }
+    ok++, promptTotal += r.usage?.prompt_tokens ?? 0;
+    let ct = r.usage?.completion_tokens ?? 0;
+    completionTotal += ct, d.ttftMs !== null && ttft2.push(d.ttftMs);
+    let et = r.event_times_ms;
+    itlGapsOf(r, itl), d.tpotMs !== null && tpot2.push(d.tpotMs), d.e2eMs !== null && e2e2.push(d.e2eMs), d.e2eStreamMs !== null && e2eStream.push(d.e2eStreamMs), d.decodeTokS !== null && decode4.push(d.decodeTokS), d.tokensPerChunk !== null && tpc.push(d.tokensPerChunk), ct !== et.length && mismatches++, d.ttfatMs !== null && ttfat.push(d.ttfatMs), r.reasoning_tokens !== void 0 && (reasoned++, reasoningTokens.push(r.reasoning_tokens), answerTokens.push(r.answer_tokens ?? ct - r.reasoning_tokens)), d.reasoningMs !== null && reasoningMs.push(d.reasoningMs), d.ttFirstToolCallMs !== null && (usedTools++, ttTool.push(d.ttFirstToolCallMs), toolCalls += r.tool_calls ?? 0), r.short_output === !0 && shortOutput++, meetsSlo(d, input2.slo, openLoop) && sloPass++;
+  }
+  let wallS = recs.length > 0 ? Math.max(0, lastEnd - firstSend) / 1e3 : 0, per = (x) => wallS > 0 ? x / wallS : 0, anySlo = input2.slo.ttft_ms !== null || input2.slo.tpot_ms !== null || input2.slo.e2e_ms !== null || input2.slo.ttfat_ms != null, streamShapes = {
+    ...reasoned > 0 || reasoningMs.length > 0 ? {
+      ttfat_ms: summarize(ttfat),
+      reasoning_ms: summarize(reasoningMs),
+      reasoning_tokens: summarize(reasoningTokens),
+      answer_tokens: summarize(answerTokens)
+    } : {},
+    ...usedTools > 0 ? { tt_first_tool_call_ms: summarize(ttTool), tool_calls_total: toolCalls } : {},
+    ...shortOutput > 0 ? { short_output: shortOutput } : {}
+  };
+  return {
+    level: input2.level,
+    mode: input2.mode,
+    concurrency: input2.concurrency,
+    started_at_ms: Number.isFinite(firstSend) ? firstSend : 0,
+    wall_time_s: wallS,
+    requests: recs.length,
+    ok,
+    errors: recs.length - ok,
+    errors_by_code: errorsByCode,
+    warmup_requests: input2.warmupRequests,
+    prompt_tokens_total: promptTotal,
+    completion_tokens_total: completionTotal,
+    ttft_ms: summarize(ttft2),
+    itl_ms: summarize(itl),
+    tpot_ms: summarize(tpot2),
+    e2e_ms: summarize(e2e2),
+    e2e_stream_ms: summarize(e2eStream),
+    decode_tok_s: summarize(decode4),
+    tokens_per_chunk: summarize(tpc),
+    usage_chunk_mismatches: mismatches,
+    output_tok_s: per(completionTotal),
+    total_tok_s: per(promptTotal + completionTotal),
+    req_s: per(ok),
+    goodput_req_s: per(anySlo ? sloPass : ok),
+    slo_pass_pct: recs.length > 0 ? 100 * (anySlo ? sloPass : ok) / recs.length : null,
+    peak_in_flight: peakInFlight(recs),
+    ...streamShapes
+  };
+}
+function openLoopStats(records2) {
+  let lag = [], ti = [], ei = [], late = 0;
+  for (let r of records2) {
+    if (r.warmup) continue;
+    let d = deriveRequest(r);
+    d.scheduleLagMs !== null && (lag.push(d.scheduleLagMs), d.scheduleLagMs > LATE_THRESHOLD_MS && late++), d.ok && (d.ttftFromIntendedMs !== null && ti.push(d.ttftFromIntendedMs), d.e2eFromIntendedMs !== null && ei.push(d.e2eFromIntendedMs));
+  }
+  return {
+    lag: summarize(lag),
+    ttftFromIntended: summarize(ti),
+    e2eFromIntended: summarize(ei),
+    lateArrivals: late
+  };
+}
+var LATE_THRESHOLD_MS = 1;
+
+// src/core/results/steady.ts
+var DEFAULT_MIN_STEADY_S = 5, FLOOR_MIN_STEADY_S = 1;
+function arrivalNoise(arrived, arrival, burstiness) {
+  return arrival === "constant" ? Math.max(2, 0.02 * arrived) : Math.max(2, 2 * Math.sqrt(arrived / (arrival === "gamma" ? burstiness : 1)));
+}
+var median = (xs) => {
+  if (xs.length === 0) return null;
+  let s = [...xs].sort((a, b) => a - b), m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+};
+function steadyWindow(records2, o) {
+  let recs = records2.filter((r) => !r.warmup).sort((a, b) => a.send_ms - b.send_ms), ends = recs.map((r) => r.end_ms ?? r.send_ms), first = recs[0]?.send_ms ?? 0, lastEnd = maxOf(ends), levelS = recs.length > 0 ? (lastEnd - first) / 1e3 : 0, minSteadyS = o.minSteadyS ?? Math.max(
+    FLOOR_MIN_STEADY_S,
+    Math.min(DEFAULT_MIN_STEADY_S, levelS < 10 ? levelS / 2 : DEFAULT_MIN_STEADY_S)
+  ), none = (reason) => ({
+    steady: !1,
+    startMs: null,
+    endMs: null,
+    windowS: 0,
+    minSteadyS,
+    inside: [],
+    ramp: 0,
+    drain: 0,
+    completedRps: null,
+    fellBehind: !1,
+    reason
+  });
+  if (recs.length < 2) return none("fewer than two requests");
+  let e2e2 = median(
+    recs.filter((r) => r.error === null && r.end_ms !== null).map((r) => r.end_ms - r.send_ms)
+  );
+  if (e2e2 === null) return none("no request finished");
+  let lastSend = recs[recs.length - 1].send_ms, start2, end;
+  if (o.mode === "closed") {
+    let users = Math.min(o.level, recs.length);
+    start2 = recs[users - 1].send_ms;
+    let firstStop = Number.POSITIVE_INFINITY;
+    for (let t of ends) t > lastSend && t < firstStop && (firstStop = t);
+    end = Number.isFinite(firstStop) ? firstStop : lastEnd;
+  } else
+    start2 = first + e2e2, end = maxOf(recs.map((r) => r.intended_send_ms ?? r.send_ms));
+  let windowS = Math.max(0, end - start2) / 1e3, inside = recs.filter((r) => r.send_ms >= start2 && (r.end_ms ?? r.send_ms) <= end), ramp = recs.filter((r) => r.send_ms < start2).length, drain = recs.filter((r) => r.send_ms >= start2 && (r.end_ms ?? r.send_ms) > end).length, finished = ends.filter((t) => t > start2 && t <= end).length, completedRps = o.mode === "open" && windowS > 0 ? finished / windowS : null, w = {
+    startMs: start2,
+    endMs: end,
+    windowS,
+    minSteadyS,
+    inside,
+    ramp,
+    drain,
+    completedRps,
+    fellBehind: !1
+  }, fmt4 = (x) => x.toFixed(x < 10 ? 2 : 1);
+  if (windowS < minSteadyS)
+    return {
+      ...w,
+      steady: !1,
+      reason: `the window lasted ${fmt4(windowS)} s, under the ${fmt4(minSteadyS)} s asked (--min-steady-s)`
+    };
+  if (windowS < 2 * e2e2 / 1e3)
+    return {
+      ...w,
+      steady: !1,
+      reason: `the window lasted ${fmt4(windowS)} s, under two request lifetimes (median E2E ${fmt4(e2e2 / 1e3)} s): the level filled and drained without a steady stretch between`
+    };
+  if (inside.length === 0)
+    return { ...w, steady: !1, reason: "no request started and ended inside the window" };
+  if (o.mode === "open") {
+    let arrived = recs.filter((r) => {
+      let t = r.intended_send_ms ?? r.send_ms;
+      return t >= start2 && t <= end;
+    }).length;
+    if (arrived - finished > arrivalNoise(arrived, o.arrival ?? "poisson", o.burstiness ?? 1))
+      return {
+        ...w,
+        steady: !1,
+        fellBehind: !0,
+        reason: `the server fell behind: ${finished} requests finished in the ${fmt4(windowS)} s window while ${arrived} arrived (its queue grew all level)`
+      };
+  }
+  return { ...w, steady: !0, reason: "steady" };
+}
+function windowRates(records2, w, slo, openLoop) {
+  let start2 = w.startMs, end = w.endMs, tokens = 0, prompt = 0, done = 0, good = 0, anySlo = slo.ttft_ms !== null || slo.tpot_ms !== null || slo.e2e_ms !== null || slo.ttfat_ms != null;
+  for (let r of records2) {
+    if (r.warmup || r.error !== null) continue;
+    let ct = r.usage?.completion_tokens ?? 0, ev = r.event_times_ms;
+    if (ev.length > 0) {
+      let n = 0;
+      for (let t of ev) t >= start2 && t <= end && n++;
+      tokens += n * ct / ev.length;
+    }
+    let e = r.end_ms ?? r.send_ms;
+    e > start2 && e <= end && (done++, prompt += r.usage?.prompt_tokens ?? 0, (!anySlo || meetsSlo(deriveRequest(r), slo, openLoop)) && good++);
+  }
+  let per = (x) => w.windowS > 0 ? x / w.windowS : 0;
+  return {
+    output_tok_s: per(tokens),
+    total_tok_s: per(tokens + prompt),
+    req_s: per(done),
+    goodput_req_s: per(good)
+  };
+}
+
+// src/core/results/validity.ts
+function samplesNeeded(q) {
+  return Math.ceil(Math.log(0.05) / Math.log(q));
+}
+var TIMING = ["latency", "rate", "slo"], FIGURES = ["latency", "rate", "slo", "tokens", "gpu"], PERCENTILES = [
+  {
+    stats: "ttft_ms",
+    of: [
+      ["ttft_p95_ms", 0.95],
+      ["ttft_p99_ms", 0.99]
+    ]
+  },
+  { stats: "itl_ms", of: [["itl_p95_ms", 0.95]] },
+  { stats: "e2e_ms", of: [["e2e_p95_ms", 0.95]] },
+  {
+    stats: "ttfat_ms",
+    of: [
+      ["ttfat_p95_ms", 0.95],
+      ["ttfat_p99_ms", 0.99]
+    ]
+  }
+], fmt = (x) => x >= 100 ? x.toFixed(0) : x >= 10 ? x.toFixed(1) : x.toFixed(2);
+function levelReasons(l, cfg, cacheNote) {
+  let out = [], add = (code, affects, figure, bound, text2) => out.push({ code, affects, figure, bound, text: text2 }), delay = l.client.event_loop_delay_ms.p99, itl = l.itl_ms.p50, ttft2 = l.ttft_ms.p50;
+  if (delay !== null && (itl !== null || ttft2 !== null)) {
+    let late = 2 * delay + 1, bound = Math.max(
+      20,
+      Math.min(
+        itl !== null ? 0.5 * itl : Number.POSITIVE_INFINITY,
+        ttft2 !== null ? 0.2 * ttft2 : Number.POSITIVE_INFINITY
+      )
+    );
+    late > bound && add(
+      "client_bound",
+      TIMING,
+      late,
+      bound,
+      `client-bound: it read what the server sent up to about ${fmt(late)} ms late (p99), over ${fmt(bound)} ms (half the ITL p50 or a fifth of the TTFT p50, at least 20 ms)${l.client.bottleneck_warning ? "; its own work was the cause (more --workers)" : "; the machine woke it late (a quieter runner)"}`
+    );
+  }
+  let queue = l.client.send_queue_ms?.p99 ?? null;
+  queue !== null && ttft2 !== null && queue > Math.max(20, 0.2 * ttft2) && add(
+    "client_bound",
+    TIMING,
+    queue,
+    Math.max(20, 0.2 * ttft2),
+    `client-bound: requests waited ${fmt(queue)} ms (p99) in the client before their socket write, over a fifth of the TTFT p50 (more --workers)`
+  );
+  let s = l.steady_state;
+  if (s?.fell_behind ? add(
+    "fell_behind",
+    FIGURES,
+    s.completed_rps,
+    l.level,
+    `the server fell behind: ${s.reason.replace(/^the server fell behind: /, "")}`
+  ) : s && !s.steady && l.requests > 0 && add("no_steady_state", FIGURES, s.window_s, s.min_steady_s, `no steady state: ${s.reason}`), l.requests > 0 && l.errors / l.requests > 0.05 && add(
+    "error_rate",
+    [...FIGURES],
+    l.errors / l.requests,
+    0.05,
+    `${l.errors} of ${l.requests} requests failed (over ${100 * 0.05} %): the rest are not the workload's figures`
+  ), cfg.ignore_eos && l.ok > 0 && cfg.max_tokens > 0) {
+    let mean2 = l.completion_tokens_total / l.ok;
+    mean2 < 0.9 * cfg.max_tokens && add(
+      "short_output",
+      [...FIGURES],
+      mean2,
+      0.9 * cfg.max_tokens,
+      `outputs shorter than asked: ${fmt(mean2)} tokens on average for ${cfg.max_tokens} with ignore_eos (the server stopped early)`
+    );
+  }
+  cacheNote !== null && add("cache_unasked", ["latency", "rate", "slo"], null, null, cacheNote);
+  let ol = l.open_loop;
+  if (ol && ol.achieved_rate_rps !== null && ol.target_rate_rps > 0) {
+    let off = Math.abs(ol.achieved_rate_rps / ol.target_rate_rps - 1), bound = Math.max(0.1, 3 / Math.sqrt(Math.max(1, l.requests)));
+    off > bound && add(
+      "load_shape",
+      [...FIGURES],
+      ol.achieved_rate_rps,
+      ol.target_rate_rps,
+      `the load was not the one asked: ${fmt(ol.achieved_rate_rps)} req/s sent for ${fmt(ol.target_rate_rps)} (off by ${(100 * off).toFixed(0)} %, over ${(100 * bound).toFixed(0)} %)`
+    );
+  } else l.mode === "closed" && l.requests >= l.level && l.peak_in_flight < l.level && add(
+    "load_shape",
+    [...FIGURES],
+    l.peak_in_flight,
+    l.level,
+    `the load was not the one asked: at most ${l.peak_in_flight} of ${l.level} users had a request in flight`
+  );
+  for (let p of PERCENTILES) {
+    let st = l[p.stats];
+    if (!(!st || st.n === 0))
+      for (let [measure, q] of p.of)
+        st.n < samplesNeeded(q) && add(
+          "too_few_samples",
+          [measure],
+          st.n,
+          samplesNeeded(q),
+          `p${Math.round(q * 100)} needs \u2265 ${samplesNeeded(q)} samples (has ${st.n})`
+        );
+  }
+  return l.gpu?.unknown_reason && add("telemetry_gap", ["gpu"], null, null, `GPU figures unknown: ${l.gpu.unknown_reason}`), out;
+}
+var ROWS_ONLY = /* @__PURE__ */ new Set(["too_few_samples", "telemetry_gap"]);
+function levelValidity(reasons) {
+  return { status: reasons.some((r) => !ROWS_ONLY.has(r.code)) ? "invalid" : "valid", reasons: [...reasons] };
+}
+function runValidity(levels) {
+  let reasons = levels.flatMap(
+    (l) => (l.validity?.reasons ?? []).filter((r) => !ROWS_ONLY.has(r.code)).map((r) => ({ level: l.level, code: r.code, text: r.text }))
+  );
+  return { status: reasons.length > 0 ? "invalid" : "valid", reasons };
+}
+
+// src/core/results/level-summary.ts
+function openLoopSummary(cfg, level, run, arrival = cfg.arrival) {
+  if (cfg.mode !== "open") return null;
+  let ol = openLoopStats(run.records), sends = run.records.map((r) => r.send_ms), spanS = sends.length > 1 ? (maxOf(sends) - minOf(sends)) / 1e3 : 0;
+  return {
+    arrival,
+    burstiness: cfg.burstiness,
+    target_rate_rps: level,
+    achieved_rate_rps: spanS > 0 ? (sends.length - 1) / spanS : null,
+    schedule_lag_ms: ol.lag,
+    late_arrivals: ol.lateArrivals,
+    dropped_arrivals: run.droppedArrivals,
+    drain_time_s: run.drainTimeS,
+    ttft_from_intended_ms: ol.ttftFromIntended,
+    e2e_from_intended_ms: ol.e2eFromIntended
+  };
+}
+function cachedShare(ok) {
+  let prompt = 0, cached2 = 0, known = !1;
+  for (let r of ok) {
+    let u = r.usage;
+    !u || u.prompt_tokens === null || u.cached_tokens === null || (known = !0, prompt += u.prompt_tokens, cached2 += u.cached_tokens);
+  }
+  return known ? { cached_tokens_pct: prompt > 0 ? 100 * cached2 / prompt : null } : {};
+}
+function finishReasons(ok) {
+  let out = {};
+  for (let r of ok) {
+    let k = r.finish_reason ?? "none";
+    out[k] = (out[k] ?? 0) + 1;
+  }
+  return out;
+}
+function turnSummaries(ok) {
+  let byTurn = /* @__PURE__ */ new Map();
+  for (let r of ok) {
+    if (r.turn === void 0) continue;
+    let rs = byTurn.get(r.turn);
+    rs ? rs.push(r) : byTurn.set(r.turn, [r]);
+  }
+  return [...byTurn.entries()].sort((a, b) => a[0] - b[0]).map(([turn, rs]) => ({
+    turn,
+    ok: rs.length,
+    ttft_ms: summarize(rs.map((r) => deriveRequest(r).ttftMs).filter((x) => x !== null)),
+    prompt_tokens: summarize(
+      rs.map((r) => r.usage?.prompt_tokens).filter((x) => typeof x == "number")
+    ),
+    cached_tokens_pct: cachedShare(rs).cached_tokens_pct ?? null
+  }));
+}
+function cacheBeyondWorkload(input2, ok) {
+  let cfg = input2.cfg;
+  if (cfg.dataset || cfg.trace || cfg.sessions) return null;
+  let rows = ok.filter((r) => r.usage?.cached_tokens != null && r.usage.prompt_tokens != null);
+  if (rows.length === 0) return null;
+  let mean2 = (f) => rows.reduce((a, r) => a + f(r), 0) / rows.length, cached2 = mean2((r) => r.usage.cached_tokens), prompt = mean2((r) => r.usage.prompt_tokens), implied = (cfg.shared_prefix?.tokens ?? 0) + Math.max(0, input2.calibration?.template_overhead_tokens ?? 0);
+  return cached2 <= implied + Math.max(16, 0.1 * prompt) ? null : `cached tokens the workload did not ask for: the server reported ${cached2.toFixed(0)} of ${prompt.toFixed(0)} prompt tokens cached on average, far above the ${implied} this workload shares (template${cfg.shared_prefix ? " and shared prefix" : ""}); a cache this run did not fill served it (another run's prompts?)`;
+}
+function steadyFigures(whole, inside, rates) {
+  let latency = {
+    ttft_ms: inside.ttft_ms,
+    itl_ms: inside.itl_ms,
+    tpot_ms: inside.tpot_ms,
+    e2e_ms: inside.e2e_ms,
+    e2e_stream_ms: inside.e2e_stream_ms,
+    decode_tok_s: inside.decode_tok_s,
+    tokens_per_chunk: inside.tokens_per_chunk,
+    slo_pass_pct: inside.slo_pass_pct,
+    ...whole.ttfat_ms ? { ttfat_ms: inside.ttfat_ms ?? whole.ttfat_ms } : {},
+    ...whole.reasoning_ms ? { reasoning_ms: inside.reasoning_ms ?? whole.reasoning_ms } : {},
+    ...whole.reasoning_tokens ? { reasoning_tokens: inside.reasoning_tokens ?? whole.reasoning_tokens } : {},
+    ...whole.answer_tokens ? { answer_tokens: inside.answer_tokens ?? whole.answer_tokens } : {},
+    ...whole.tt_first_tool_call_ms ? { tt_first_tool_call_ms: inside.tt_first_tool_call_ms ?? whole.tt_first_tool_call_ms } : {}
+  };
+  return { ...whole, ...latency, ...rates };
+}
+function summariseLevel(input2) {
+  let { cfg, level, run } = input2, notices = [...input2.notices], aggOf = (records2) => aggregateLevel({
+    level,
+    mode: cfg.mode,
+    concurrency: cfg.mode === "closed" ? level : null,
+    records: records2,
+    warmupRequests: input2.warmupRequests,
+    slo: cfg.slo
+  }), whole = aggOf(run.records), window = steadyWindow(run.records, {
+    mode: cfg.mode,
+    level,
+    minSteadyS: cfg.min_steady_s ?? null,
+    arrival: input2.arrival ?? cfg.arrival,
+    burstiness: cfg.burstiness
+  }), agg = window.steady ? steadyFigures(
+    whole,
+    aggOf(window.inside),
+    windowRates(run.records, window, cfg.slo, cfg.mode === "open")
+  ) : whole;
+  !window.steady && whole.requests > 0 && notices.push(
+    `level ${level}: no steady state (${window.reason}); its figures are the whole level's, ramp and drain included: lengthen the level (--requests, --duration) to measure a steady load`
+  ), input2.client.bottleneck_warning && notices.push(`level ${level}: ${input2.client.bottleneck_warning}`), input2.client.timing_note && notices.push(`level ${level}: ${input2.client.timing_note}`);
+  let measured = run.records.filter((r) => !r.warmup);
+  agg.short_output && notices.push(
+    `level ${level}: ${agg.short_output} of ${agg.ok} answers stopped short of the ${cfg.max_tokens} tokens asked with ignore_eos (the server ignored it): this is not the workload asked for, and compare treats the run as a different workload; check that the server honours ignore_eos (vLLM, SGLang and llama.cpp do)`
+  );
+  let beyond = cacheBeyondWorkload(
+    input2,
+    measured.filter((r) => r.error === null)
+  ), reused = measured.filter((r) => r.prompt_reuse !== void 0);
+  reused.length > 0 && cfg.dataset && notices.push(
+    reused[0].prompt_reuse === "exact" ? `level ${level}: ${reused.length} of ${measured.length} prompts were reused exactly (every one of the dataset's ${cfg.dataset.lines} lines had been sent; --dataset-reuse exact): the server's cache may serve them` : `level ${level}: ${reused.length} of ${measured.length} prompts were reused (every one of the dataset's ${cfg.dataset.lines} lines had been sent), each with a unique tag ahead of it so the cache cannot serve a repeat; a bigger dataset avoids reuse`
+  );
+  let afterDone2 = measured.filter((r) => r.events_after_done !== void 0).length;
+  afterDone2 > 0 && notices.push(
+    `level ${level}: ${afterDone2} stream(s) sent events after their end (data: [DONE]); they were not counted`
+  );
+  let ok = run.records.filter((r) => !r.warmup && r.error === null && r.usage !== null), counted = (xs) => summarize(xs.filter((x) => typeof x == "number")), result = {
+    ...agg,
+    steady_state: {
+      steady: window.steady,
+      window_start_ms: window.startMs,
+      window_end_ms: window.endMs,
+      window_s: window.windowS,
+      min_steady_s: window.minSteadyS,
+      requests_inside: window.inside.length,
+      before_window: window.ramp,
+      after_window: window.drain,
+      completed_rps: window.completedRps,
+      ...window.fellBehind ? { fell_behind: !0 } : {},
+      reason: window.reason
+    },
+    prompt_tokens: counted(ok.map((r) => r.usage.prompt_tokens)),
+    cached_tokens: counted(ok.map((r) => r.usage.cached_tokens)),
+    open_loop: openLoopSummary(cfg, level, run, input2.arrival ?? cfg.arrival),
+    ...cfg.ramp_up_s ? { ramp_requests: run.records.filter((r) => r.ramp).length } : {},
+    ...cachedShare(ok),
+    ...cfg.sessions ? { turns: turnSummaries(ok) } : {},
+    finish_reasons: finishReasons(ok),
+    client: input2.client,
+    notices: notices.map((n) => n.replace(`level ${level}: `, ""))
+  }, lagP99 = result.open_loop?.schedule_lag_ms.p99 ?? null;
+  cfg.trace && lagP99 !== null && lagP99 > REPLAY_LAG_WARN_MS && notices.push(
+    `level ${level}: replay lag p99 ${lagP99.toFixed(1)} ms is over ${REPLAY_LAG_WARN_MS} ms: requests left later than the trace's times, so its bursts were smoothed; check the client's self-check (CPU) or replay slower with --trace-speed`
+  );
+  let resent = run.records.filter((r) => r.retries !== void 0).length;
+  if (resent > 0 && notices.push(
+    `level ${level}: ${resent} request(s) went out on a kept-alive connection the server had already closed and were sent again on a new one (none lost); the client no longer reuses this server's connections`
+  ), agg.errors > 0) {
+    let first = /* @__PURE__ */ new Map();
+    for (let r of run.records)
+      !r.warmup && r.error !== null && !first.has(r.error.code) && first.set(r.error.code, r.error.message);
+    let codes = Object.entries(agg.errors_by_code).map(([c, n]) => `${c}=${n} (first: ${(first.get(c) ?? "").slice(0, 160)})`).join("; ");
+    notices.push(`level ${level}: ${agg.errors} of ${agg.requests} requests failed: ${codes}`);
+  }
+  let s = input2.sampler;
+  if (s !== null) {
+    let queueDelta = s.queueStart && s.queueEnd ? { sum: s.queueEnd.sum - s.queueStart.sum, count: s.queueEnd.count - s.queueStart.count } : null, admission = admissionSummary({
+      level: result,
+      records: run.records,
+      samples: s.samples,
+      metricsAvailable: s.available,
+      scrapeFailures: { failures: s.failures, scrapes: s.scrapes, lastError: s.lastError },
+      queueDelta,
+      limits: input2.limits,
+      window: window.steady ? { startMs: window.startMs, endMs: window.endMs } : null
+    });
+    result = { ...result, admission, metrics_timeline: s.samples };
+    for (let n of admission.notes) notices.push(`level ${level}: ${n}`);
+  }
+  return result.validity = levelValidity(levelReasons(result, cfg, beyond)), { result, notices };
+}
+
+// src/core/sweep/config.ts
+init_errors();
 
 // src/core/settings/sweep-table.ts
 var SWEEP = {
@@ -41171,6 +40411,125 @@ var SWEEP = {
     check: nonNegInt,
     what: "a non-negative integer",
     help: "sample the server's /metrics this often during each level (0 = off)"
+  })
+};
+
+// src/core/settings/action-table.ts
+var ACTION = {
+  publishResults: text({
+    flag: null,
+    input: "publish-results",
+    default: null,
+    help: "Publish-only mode: comma-separated results JSON files written by an earlier job (the fork-safe workflow_run pattern); nothing is measured"
+  }),
+  mergeResults: text({
+    flag: null,
+    input: "merge-results",
+    default: null,
+    help: "Merge mode: comma-separated results JSON files of one run's shards (the matrix's `shard` jobs); they are merged into one document, which is uploaded, compared and commented like a measured one; nothing is measured"
+  }),
+  mergeClockToleranceMs: number({
+    flag: null,
+    input: "clock-tolerance-ms",
+    default: 50,
+    check: (n) => n >= 0 && n <= 6e4,
+    what: "a number of milliseconds from 0 to 60000",
+    help: "Merge mode: how far apart the shards' level starts may be (the runners' clock skew plus their scheduling)"
+  }),
+  serverCommand: text({
+    flag: null,
+    input: "server-command",
+    default: null,
+    help: "Command that starts the inference server in the background (stopped in the post step; its log is attached to the artifact)"
+  }),
+  profile: boolean({
+    flag: null,
+    input: "profile",
+    default: !1,
+    help: "Also run the single-stream serving profile"
+  }),
+  testbed: text({
+    flag: null,
+    input: "testbed",
+    default: null,
+    help: "A name for this testbed (hardware + server + model + workload); results are compared only within one"
+  }),
+  resultsUrl: httpUrl({
+    flag: null,
+    input: "results-url",
+    default: null,
+    help: "URL of the tokenbench results service; empty = no upload, no comparison"
+  }),
+  audience: text({
+    flag: null,
+    input: "audience",
+    default: "tokenbench",
+    help: "Audience of the GitHub OIDC token sent to the results service"
+  }),
+  apiToken: text({
+    flag: null,
+    input: "api-token",
+    default: null,
+    secret: !0,
+    help: "Repository API token for the results service (used when no OIDC token is available)"
+  }),
+  baseline: text({
+    flag: null,
+    input: "baseline",
+    default: null,
+    help: "Compare without a results service: a results file in the repository, or `artifact` (the results artifact of the newest successful run of this workflow on the base branch; needs actions: read)"
+  }),
+  readToken: text({
+    flag: null,
+    input: "read-token",
+    default: null,
+    secret: !0,
+    help: "The results service's READ_TOKEN, when it has one: needed to compare against the base branch (and so for fail-on-regression)"
+  }),
+  dashboardUrl: httpUrl({
+    flag: null,
+    input: "dashboard-url",
+    default: null,
+    help: "Dashboard base URL for links (default results-url)"
+  }),
+  githubToken: text({
+    flag: null,
+    input: "github-token",
+    default: null,
+    secret: !0,
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: a GitHub expression, as action.yml writes it
+    defaultText: "${{ github.token }}",
+    help: "Token used to comment on the pull request"
+  }),
+  comment: boolean({
+    flag: null,
+    input: "comment",
+    default: !0,
+    help: "Post (and update) a sticky PR comment"
+  }),
+  failOnRegression: boolean({
+    flag: null,
+    input: "fail-on-regression",
+    default: !1,
+    help: "Fail the step when compare reports a regression"
+  }),
+  failOnUploadError: boolean({
+    flag: null,
+    input: "fail-on-upload-error",
+    default: !1,
+    help: "Fail the step when the upload to results-url fails (otherwise a warning; results stay in the artifact)"
+  }),
+  artifactName: text({
+    flag: null,
+    input: "artifact-name",
+    default: "tokenbench-results",
+    help: "Name of the artifact holding the raw results"
+  }),
+  resultsDir: text({
+    flag: null,
+    input: "results-dir",
+    default: "tokenbench-results",
+    help: "Where results are written in the workspace"
   })
 };
 
@@ -41497,6 +40856,2677 @@ var CONNECTION = {
   ...ACTION
 };
 
+// src/core/sweep/config.ts
+var DEFAULT_CLOSED_LEVELS = [1, 2, 4, 8], DEFAULT_OPEN_LEVELS = [1, 2, 4];
+var SWEEP_BOUNDS = {
+  closedUsers: 1e4,
+  openRateRps: 1e4,
+  requestsPerLevel: 1e6,
+  warmupRequests: 1e5,
+  levels: 100
+}, BoundError = class extends UsageError {
+  constructor(key, problem2) {
+    super(`--${SWEEP[key].flag} ${problem2}`, null);
+    this.key = key;
+    this.problem = problem2;
+  }
+  key;
+  problem;
+};
+function checkBounds(v, levels) {
+  let b = SWEEP_BOUNDS;
+  if (v.thinkTimeMs !== 0 && v.turns === 1)
+    throw new BoundError("thinkTimeMs", "goes with --turns T (the pause between a conversation's turns)");
+  if (v.turns > 1 && v.mode !== "closed")
+    throw new BoundError("turns", "needs --mode closed: each user holds one conversation at a time");
+  if (v.traceSpeed !== 1 && v.trace === null) throw new BoundError("traceSpeed", "goes with --trace FILE");
+  if (v.trace !== null) {
+    if (v.mode === "search")
+      throw new BoundError("trace", "replays the trace's own times; it cannot be searched");
+    if (v.levels.length > 0)
+      throw new BoundError(
+        "trace",
+        "sets the rate from the trace's own times: drop --levels (--trace-speed scales it)"
+      );
+    if (v.dataset !== null || v.turns > 1 || v.sharedPrefixTokens !== null)
+      throw new BoundError(
+        "trace",
+        "brings its own prompts (lengths and shared blocks): it does not combine with --dataset, --turns or --shared-prefix-tokens"
+      );
+  }
+  if (v.datasetReuse !== "tagged" && v.dataset === null)
+    throw new BoundError("datasetReuse", "goes with --dataset FILE (how its prompts are reused)");
+  if (v.toolChoice !== "auto" && v.tools === null)
+    throw new BoundError("toolChoice", "goes with --tools FILE (the tools to choose from)");
+  if (v.responsesChain && (v.api !== "responses" || v.turns < 2))
+    throw new BoundError(
+      "responsesChain",
+      "goes with --api responses and --turns T (it names the previous turn's response)"
+    );
+  if (v.prefixGroups !== 1 && v.sharedPrefixTokens === null)
+    throw new BoundError("prefixGroups", "goes with --shared-prefix-tokens N (the prefix each group shares)");
+  if (levels.length > b.levels)
+    throw new BoundError("levels", `takes at most ${b.levels} levels, got ${levels.length}`);
+  if (v.mode === "closed") {
+    let bad = levels.find((l) => !Number.isInteger(l) || l > b.closedUsers);
+    if (bad !== void 0)
+      throw new BoundError(
+        "levels",
+        `in closed loop are users: whole numbers up to ${b.closedUsers}, got ${bad} (for more load, run shards on several machines)`
+      );
+  } else {
+    let bad = levels.find((l) => l > b.openRateRps);
+    if (bad !== void 0)
+      throw new BoundError(
+        "levels",
+        `in open loop are request rates up to ${b.openRateRps} req/s, got ${bad}`
+      );
+  }
+  if (v.requests !== null && v.requests > b.requestsPerLevel)
+    throw new BoundError("requests", `is at most ${b.requestsPerLevel} per level, got ${v.requests}`);
+  if (v.duration !== null && v.duration > v.maxDurationS)
+    throw new BoundError(
+      "duration",
+      `is at most ${v.maxDurationS} s per level (--max-duration-s), got ${v.duration}`
+    );
+  if (v.mode !== "closed" && v.duration === null && v.trace === null) {
+    let requests = v.requests ?? DEFAULT_REQUESTS, slowest = minOf(levels), spanS = requests / slowest;
+    if (spanS > v.maxDurationS)
+      throw new BoundError(
+        "levels",
+        `at ${slowest} req/s with ${requests} requests a level would take ${spanS.toPrecision(3)} s, over --max-duration-s ${v.maxDurationS}: raise the rate, lower --requests, set --duration, or raise --max-duration-s`
+      );
+  }
+  if (v.warmup > b.warmupRequests)
+    throw new BoundError("warmup", `is at most ${b.warmupRequests} requests, got ${v.warmup}`);
+}
+function sweepConfigOf(v, c) {
+  checkChoices(c.extraBody);
+  let levels = v.levels.length > 0 ? v.levels : v.mode === "closed" ? DEFAULT_CLOSED_LEVELS : v.mode === "search" ? [1] : DEFAULT_OPEN_LEVELS;
+  if (checkBounds({ ...v, api: c.api }, levels), v.mode === "search") {
+    if (v.sloTtftMs === null && v.sloTpotMs === null && v.sloE2eMs === null && v.sloTtfatMs === null)
+      throw new BoundError(
+        "mode",
+        "search needs an SLO to search under: --slo-ttft-ms, --slo-ttfat-ms, --slo-tpot-ms or --slo-e2e-ms"
+      );
+    if (v.levels.length > 1)
+      throw new BoundError("levels", "with --mode search is one starting rate (the search picks the others)");
+  }
+  if (v.repeats > 1 && v.mode === "search")
+    throw new BoundError(
+      "repeats",
+      "cannot repeat a search (it decides its rates from the probes it ran): run the search once, then --repeats on a sweep at the rates it found"
+    );
+  return {
+    // a trace is replayed open loop, at its own times (the level: its mean rate, set when it is read)
+    mode: v.mode === "search" || v.trace !== null ? "open" : v.mode,
+    ...v.mode === "search" ? { search: { target_pass_pct: v.searchSloPassPct, max_probes: v.searchMaxProbes } } : {},
+    levels,
+    requests_per_level: v.requests ?? (v.duration === null ? DEFAULT_REQUESTS : null),
+    duration_s: v.duration,
+    warmup_requests: v.warmup,
+    prompt_tokens: v.promptTokens,
+    max_tokens: v.maxTokens,
+    prompts: v.prompts,
+    ignore_eos: v.ignoreEos,
+    seed: v.seed,
+    arrival: v.arrival,
+    burstiness: v.burstiness,
+    max_in_flight: v.maxInFlight,
+    timeout_s: c.timeoutS,
+    slo: {
+      ttft_ms: v.sloTtftMs,
+      tpot_ms: v.sloTpotMs,
+      e2e_ms: v.sloE2eMs,
+      ...v.sloTtfatMs !== null ? { ttfat_ms: v.sloTtfatMs } : {}
+    },
+    extra_body: c.extraBody,
+    metrics_interval_ms: v.metricsIntervalMs === 0 ? null : v.metricsIntervalMs,
+    header_names: Object.keys(c.headers),
+    ...v.rampUpS !== null ? { ramp_up_s: v.rampUpS } : {},
+    ...v.sharedPrefixTokens !== null ? { shared_prefix: { tokens: v.sharedPrefixTokens, groups: v.prefixGroups } } : {},
+    ...v.turns > 1 ? { sessions: { turns: v.turns, think_time_ms: v.thinkTimeMs } } : {},
+    ...v.reasoningTags !== "off" ? { reasoning_tags: v.reasoningTags } : {},
+    ...v.datasetReuse !== "tagged" ? { dataset_reuse: v.datasetReuse } : {},
+    ...v.minSteadyS !== null ? { min_steady_s: v.minSteadyS } : {},
+    ...v.responsesChain ? { responses_chain: !0 } : {},
+    ...v.repeats > 1 ? { repeats: v.repeats } : {},
+    ...v.gpuSampleMs > 0 ? {
+      gpu_telemetry: {
+        sample_ms: v.gpuSampleMs,
+        gpus: v.gpus.length > 0 ? v.gpus : null,
+        hour_cost_usd: v.gpuHourCost,
+        metrics_url: v.gpuMetricsUrl
+      }
+    } : {}
+  };
+}
+function checkChoices(extraBody) {
+  let n = extraBody.n;
+  if (n !== void 0 && n !== 1)
+    throw new UsageError(
+      `--extra-body asks for ${JSON.stringify(n)} choices per request (n): tokenbench measures one answer per stream (several would share its token timings); drop n, or raise --requests for more samples`,
+      null
+    );
+}
+function sameConfig(a, b) {
+  let strip = (c) => JSON.stringify({ ...c, levels: void 0 });
+  return strip(a) === strip(b) && JSON.stringify(a.levels) === JSON.stringify(b.levels);
+}
+
+// src/core/documents/merge.ts
+var MergeError = class extends TokenbenchError {
+  constructor(message) {
+    super("merge_refused", message);
+  }
+}, DEFAULT_CLOCK_TOLERANCE_MS = 50;
+function shiftRecord(r, deltaMs) {
+  if (deltaMs === 0) return r;
+  let m = (x) => x === null ? null : x + deltaMs;
+  return {
+    ...r,
+    intended_send_ms: m(r.intended_send_ms),
+    send_ms: r.send_ms + deltaMs,
+    ...r.dispatch_ms !== void 0 ? { dispatch_ms: r.dispatch_ms + deltaMs } : {},
+    ...r.connected_ms !== void 0 ? { connected_ms: r.connected_ms + deltaMs } : {},
+    headers_ms: m(r.headers_ms),
+    first_token_ms: m(r.first_token_ms),
+    last_token_ms: m(r.last_token_ms),
+    end_ms: m(r.end_ms),
+    event_times_ms: r.event_times_ms.map((t) => t + deltaMs),
+    ...r.server_event_times_ms !== void 0 ? { server_event_times_ms: r.server_event_times_ms.map((t) => t + deltaMs) } : {},
+    ...r.server_arrival_ms !== void 0 ? { server_arrival_ms: r.server_arrival_ms + deltaMs } : {}
+  };
+}
+var wallOrigin = (d) => Date.parse(d.clock.origin_wall_time);
+function refusal(files, toleranceMs) {
+  let name = (f) => f.path;
+  for (let f of files) {
+    if (f.doc.kind !== "sweep" || f.doc.config === null) return `${name(f)} is not a sweep`;
+    if (!f.doc.load_generator?.shard) return `${name(f)} is not a shard (it was not run with --shard i/n)`;
+    if (f.records.length === 0)
+      return `${name(f)} has no per-request records (run the shards with --records inline or file)`;
+    if ((f.unlisted ?? 0) > 0)
+      return `${name(f)} holds ${f.unlisted} records at a level its document does not list (a level in progress when that shard was killed): finish it with --resume, or run the shard again`;
+  }
+  let shards = files.map((f) => f.doc.load_generator.shard), n = Number(shards[0].split("/")[1]);
+  if (new Set(shards.map((s) => s.split("/")[1])).size > 1) return `the files are shards of different splits: ${shards.join(", ")}`;
+  let seen = /* @__PURE__ */ new Set();
+  for (let s of shards) {
+    if (seen.has(s)) return `shard ${s} is given twice`;
+    seen.add(s);
+  }
+  let missing = Array.from({ length: n }, (_, i) => `${i + 1}/${n}`).filter((s) => !seen.has(s));
+  if (missing.length > 0) return `shard(s) ${missing.join(", ")} missing: all ${n} are needed`;
+  let [first, ...rest] = files, a = first.doc;
+  for (let f of rest) {
+    let b = f.doc;
+    if (!sameConfig(a.config, b.config))
+      return `${name(f)} measured a different workload than ${name(first)} (config differs: ${diffKeys(a.config, b.config).join(", ")})`;
+    if (a.target.base_url !== b.target.base_url || a.target.model !== b.target.model || a.target.api !== b.target.api)
+      return `${name(f)} measured ${b.target.base_url} (${b.target.model}), ${name(first)} measured ${a.target.base_url} (${a.target.model})`;
+    let la = a.levels.map((l) => l.level).join(","), lb = b.levels.map((l) => l.level).join(",");
+    if (la !== lb) return `${name(f)} has levels ${lb}, ${name(first)} has ${la} (an unfinished shard?)`;
+    if (a.load_generator.start_at_epoch_ms !== b.load_generator.start_at_epoch_ms)
+      return `${name(f)} started at ${b.load_generator.start_at_epoch_ms}, ${name(first)} at ${a.load_generator.start_at_epoch_ms} (--start-at must be the same)`;
+  }
+  for (let li = 0; li < a.levels.length; li++) {
+    let starts = files.map((f) => wallOrigin(f.doc) + f.doc.levels[li].started_at_ms), spread = maxOf(starts) - minOf(starts);
+    if (spread > toleranceMs)
+      return `level ${a.levels[li].level} started ${spread.toFixed(0)} ms apart on the shards (tolerance ${toleranceMs} ms): their clocks disagree, or a runner was late for its slot`;
+  }
+  return null;
+}
+function diffKeys(a, b) {
+  let ka = a, kb = b;
+  return Object.keys({ ...ka, ...kb }).filter((k) => JSON.stringify(ka[k]) !== JSON.stringify(kb[k]));
+}
+function mergedClient(levels) {
+  let shards = levels.flatMap(
+    (l, i) => (l.client.shards ?? [
+      {
+        thread: "1/1",
+        requests: l.requests + l.warmup_requests,
+        event_loop_delay_ms: l.client.event_loop_delay_ms,
+        lateness_bound_ms: l.client.lateness_bound_ms ?? null,
+        busy_pct: l.client.cpu_pct_of_one_core,
+        bottleneck_warning: l.client.bottleneck_warning
+      }
+    ]).map((s) => ({ ...s, thread: `runner ${i + 1}/${levels.length} thread ${s.thread}` }))
+  ), warnings = shards.filter((s) => s.bottleneck_warning).map((s) => `${s.thread}: ${s.bottleneck_warning}`), notes = levels.map(
+    (l, i) => l.client.timing_note ? `runner ${i + 1}/${levels.length}: ${l.client.timing_note}` : null
+  ).filter((w) => w !== null);
+  return {
+    event_loop_delay_ms: {
+      p50: worstOf(levels.map((l) => l.client.event_loop_delay_ms.p50)),
+      p99: worstOf(levels.map((l) => l.client.event_loop_delay_ms.p99)),
+      max: worstOf(levels.map((l) => l.client.event_loop_delay_ms.max))
+    },
+    lateness_bound_ms: worstOf(levels.map((l) => l.client.lateness_bound_ms)),
+    cpu_user_s: levels.reduce((a, l) => a + l.client.cpu_user_s, 0),
+    cpu_system_s: levels.reduce((a, l) => a + l.client.cpu_system_s, 0),
+    cpu_pct_of_one_core: levels.reduce((a, l) => a + l.client.cpu_pct_of_one_core, 0),
+    bottleneck_warning: warnings.length > 0 ? warnings.join("; ") : null,
+    timing_note: warnings.length === 0 && notes.length > 0 ? notes.join("; ") : null,
+    shards
+  };
+}
+function mergeShards(input2, o = {}) {
+  if (input2.length < 2) throw new MergeError("merge needs the documents of at least two shards");
+  let toleranceMs = o.toleranceMs ?? DEFAULT_CLOCK_TOLERANCE_MS, files = [...input2].sort(
+    (x, y) => Number(x.doc.load_generator?.shard?.split("/")[0]) - Number(y.doc.load_generator?.shard?.split("/")[0])
+  ), why = refusal(files, toleranceMs);
+  if (why !== null) throw new MergeError(`cannot merge: ${why}`);
+  let base = files[0].doc, cfg = base.config, origin0 = wallOrigin(base), all = files.flatMap((f) => f.records.map((r) => shiftRecord(r, wallOrigin(f.doc) - origin0))), ids = /* @__PURE__ */ new Set();
+  for (let r of all) {
+    if (ids.has(r.id)) throw new MergeError(`cannot merge: request id ${r.id} appears in two shards`);
+    ids.add(r.id);
+  }
+  let levels = base.levels.map((l0, li) => {
+    let lvl = files.map((f) => f.doc.levels[li]), measured = all.filter((r) => r.level === l0.level && !r.warmup), intended = measured.map((r) => r.intended_send_ms).filter((x) => x !== null), run = mergeRuns([
+      {
+        records: measured,
+        droppedArrivals: lvl.reduce((a, l) => a + (l.open_loop?.dropped_arrivals ?? 0), 0),
+        drainTimeS: null,
+        ...intended.length > 0 ? { lastIntendedMs: maxOf(intended) } : {}
+      }
+    ]), { result } = summariseLevel({
+      cfg,
+      level: l0.level,
+      run,
+      warmupRequests: lvl.reduce((a, l) => a + l.warmup_requests, 0),
+      client: mergedClient(lvl),
+      sampler: null,
+      limits: { maxRunningRequests: null, cudaGraphMaxBs: null },
+      notices: []
+    }), merged = {
+      ...result,
+      notices: [
+        ...result.notices,
+        `merged from ${files.length} shards; the server's /metrics timeline and admission are shard 1's`
+      ]
+    };
+    return l0.admission !== void 0 && (merged.admission = l0.admission), l0.metrics_timeline !== void 0 && (merged.metrics_timeline = l0.metrics_timeline), merged;
+  });
+  return { doc: {
+    ...base,
+    levels,
+    requests: null,
+    requests_file: null,
+    load_generator: {
+      workers: maxOf(files.map((f) => f.doc.load_generator.workers)),
+      shard: null,
+      start_at_epoch_ms: base.load_generator.start_at_epoch_ms,
+      merged_from: files.map((f) => f.path)
+    },
+    complete: files.every((f) => f.doc.complete)
+  }, records: all.sort((a, b) => a.id - b.id) };
+}
+
+// src/core/results/files.ts
+init_errors();
+import {
+  existsSync,
+  mkdirSync,
+  readFileSync as readFileSync2,
+  realpathSync,
+  renameSync,
+  statSync,
+  unlinkSync,
+  writeFileSync
+} from "node:fs";
+import { basename as basename3, dirname, isAbsolute, join, relative, resolve } from "node:path";
+
+// src/shared/testbed.ts
+init_workload();
+function testbedSpec(doc) {
+  let tb = doc.testbed ?? null, ex = doc.server?.extracted ?? {}, s = (v) => typeof v == "string" && v !== "" ? v : null, { api: _api, model: _model, levels: _levels, targets: _targets, ...workload } = workloadSpec(doc);
+  return {
+    gpu: tb?.gpu ?? doc.environment.gpu?.name ?? null,
+    gpu_count: tb?.gpu_count ?? doc.environment.gpu?.count ?? null,
+    engine: tb?.engine ?? s(ex.server_name),
+    engine_version: tb?.engine_version ?? s(ex.server_version),
+    engine_flags: tb?.engine_flags ?? null,
+    model: tb?.model ?? doc.target.model,
+    api: doc.target.api,
+    workload
+  };
+}
+function describeTestbed(doc, declared) {
+  let spec = testbedSpec({ ...doc, testbed: null });
+  return {
+    name: declared.name,
+    gpu: spec.gpu,
+    gpu_count: spec.gpu_count,
+    engine: spec.engine,
+    engine_version: spec.engine_version,
+    engine_flags: declared.engine_flags,
+    model: spec.model
+  };
+}
+function canonicalJson(v) {
+  if (v === null || typeof v != "object") return JSON.stringify(v);
+  if (Array.isArray(v)) return `[${v.map(canonicalJson).join(",")}]`;
+  let o = v;
+  return `{${Object.keys(o).filter((k) => o[k] !== void 0).sort().map((k) => `${JSON.stringify(k)}:${canonicalJson(o[k])}`).join(",")}}`;
+}
+function gpuTelemetryText(t) {
+  let names = [...new Set(t.gpus.map((x) => x.name ?? "?"))].join(", ");
+  return `${t.source}, ${t.gpus.length} GPU${t.gpus.length === 1 ? "" : "s"} (${names}) every ${t.sample_ms} ms${t.died ? `; it stopped: ${t.died.reason}` : ""}`;
+}
+
+// src/core/results/report.ts
+init_workload();
+var fmt2 = (v, digits) => v == null || !Number.isFinite(v) ? "-" : v.toFixed(digits), steadyCell = (l) => l.steady_state === void 0 ? "-" : l.steady_state.steady ? `${l.steady_state.window_s.toFixed(1)} s` : "no", gpuCell = (l, v, d) => l.gpu ? v == null ? "?" : fmt2(v, d) : "-";
+function timingNoteMs(notice) {
+  let m = /^timing noise: the client read about ([\d.]+) ms late/.exec(notice);
+  return m ? Number(m[1]) : null;
+}
+var pct0 = (v) => v == null ? "-" : `${v.toFixed(0)}%`;
+function markdownColumns(levels, hasSlo) {
+  let open2 = levels.some((l) => l.mode === "open");
+  return [
+    { title: "level", cell: (l) => String(l.level) },
+    ...open2 ? [
+      { title: "offered req/s", cell: (l) => fmt2(l.open_loop?.target_rate_rps, 2) },
+      { title: "achieved req/s", cell: (l) => fmt2(l.open_loop?.achieved_rate_rps, 2) }
+    ] : [],
+    { title: "req", cell: (l) => String(l.requests) },
+    { title: "err", cell: (l) => String(l.errors) },
+    { title: "out tok/s", cell: (l) => fmt2(l.output_tok_s, 0) },
+    { title: "TTFT p50 (ms)", cell: (l) => fmt2(l.ttft_ms.p50, 1) },
+    { title: "TTFT p95 (ms)", cell: (l) => fmt2(l.ttft_ms.p95, 1) },
+    { title: "ITL p50 (ms)", cell: (l) => fmt2(l.itl_ms.p50, 2) },
+    { title: "ITL p95 (ms)", cell: (l) => fmt2(l.itl_ms.p95, 2) },
+    { title: "TPOT p50 (ms)", cell: (l) => fmt2(l.tpot_ms.p50, 2) },
+    ...hasSlo ? [
+      { title: "SLO pass", cell: (l) => pct0(l.slo_pass_pct) },
+      { title: "goodput req/s", cell: (l) => fmt2(l.goodput_req_s, 2) }
+    ] : [],
+    { title: "cached", cell: (l) => pct0(l.cached_tokens_pct) },
+    { title: "steady", cell: steadyCell },
+    // GPU energy where telemetry was taken ("?" where the level's energy is unknown: see its reason)
+    ...levels.some((l) => l.gpu) ? [
+      { title: "GPU W", cell: (l) => gpuCell(l, l.gpu?.mean_power_w, 0) },
+      { title: "tok/J", cell: (l) => gpuCell(l, l.gpu?.output_tok_per_j, 3) }
+    ] : [],
+    ...levels.some((l) => l.gpu?.usd_per_m_output_tok != null) ? [{ title: "$/M out tok", cell: (l) => gpuCell(l, l.gpu?.usd_per_m_output_tok, 3) }] : []
+  ];
+}
+function markdownTable(levels, slo = !0) {
+  let cols = markdownColumns(levels, slo), head = `| ${cols.map((c) => c.title).join(" | ")} |`, sep = `|${cols.map(() => "---:").join("|")}|`, rows = levels.map((l) => `| ${cols.map((c) => c.cell(l)).join(" | ")} |`);
+  return [head, sep, ...rows].join(`
+`);
+}
+function reportHeader(doc) {
+  let c = doc.config, workload = doc.kind === "profile" ? "single-stream serving profile" : c ? [
+    c.search ? "search for the saturation rate" : `${c.mode} loop at ${c.mode === "closed" ? "concurrency" : "req/s"} ${c.levels.join(", ")}`,
+    c.dataset ? `dataset ${c.dataset.name}` : c.trace ? `trace ${c.trace.name}` : `${c.prompt_tokens} prompt tokens`,
+    `${c.max_tokens} max tokens${c.ignore_eos ? " (ignore_eos)" : ""}`,
+    c.requests_per_level !== null ? `${c.requests_per_level} requests per level` : `${c.duration_s} s per level`,
+    ...doc.repeats && doc.repeats.length > 1 ? [`${doc.repeats.length} repeats (each figure their median)`] : []
+  ].join("; ") : "", timing = doc.levels.flatMap(
+    (l) => l.notices.map(timingNoteMs).filter((ms2) => ms2 !== null).map((ms2) => ({ level: l.level, ms: ms2 }))
+  ), notices = [
+    ...timing.length > 0 ? [
+      `timing noise at level${timing.length > 1 ? "s" : ""} ${timing.map((t) => t.level).join(", ")}: the machine woke the client up to ${maxOf(timing.map((t) => t.ms)).toFixed(1)} ms late (p99 estimate), not client load; TTFT and ITL carry up to that much of it`
+    ] : [],
+    ...new Set(
+      doc.levels.flatMap(
+        (l) => l.notices.filter((n) => timingNoteMs(n) === null).map((n) => n.startsWith("level ") ? n : `level ${l.level}: ${n}`)
+      )
+    )
+  ], shown2 = notices.slice(0, 5), gpuLine = doc.gpu_telemetry ? ` GPU telemetry: ${gpuTelemetryText(doc.gpu_telemetry)}.` : "";
+  return [
+    `# tokenbench ${doc.kind}: ${doc.target.model}`,
+    "",
+    `${doc.target.base_url} (${doc.target.api} API); ${workload}. Measured ${doc.created_at} by tokenbench ${doc.tool.version}.${gpuLine}`,
+    ...shown2.length > 0 ? [
+      "",
+      `Notices (${notices.length}${notices.length > shown2.length ? "; the JSON has all of them" : ""}):`,
+      "",
+      ...shown2.map((n) => `- ${n}`)
+    ] : []
+  ].join(`
+`);
+}
+function markdownReport(doc) {
+  if (doc.kind === "profile") return [reportHeader(doc), profileTable(doc)].join(`
+
+`);
+  let parts = [reportHeader(doc), markdownTable(doc.levels, sloGiven(doc.config))], unsteady = doc.levels.filter((l) => l.steady_state && !l.steady_state.steady);
+  unsteady.length > 0 && parts.push(
+    `**No steady state** at ${unsteady.length === doc.levels.length ? "any level" : `level${unsteady.length > 1 ? "s" : ""} ${unsteady.map((l) => l.level).join(", ")}`}: their figures are the whole level's, ramp and drain included (${unsteady[0].steady_state.reason}). Steady levels report their window (the steady column).`
+  );
+  let s = doc.saturation;
+  s && parts.push(
+    `**Saturation:** ${saturationHeadline(s)}.
+
+How it was found: ${s.method}; a probe passes when at least ${s.target_pass_pct}% of its requests meet every SLO.`
+  );
+  let turned = doc.levels.filter((l) => l.turns && l.turns.length > 0);
+  if (turned.length > 0) {
+    let sessions = doc.config?.sessions, rows = turned.flatMap(
+      (l) => l.turns.map(
+        (t) => `| ${l.level} | ${t.turn} | ${t.ok} | ${fmt2(t.ttft_ms.p50, 1)} | ${fmt2(t.ttft_ms.p95, 1)} | ${fmt2(t.prompt_tokens.p50, 0)} | ${t.cached_tokens_pct === null ? "-" : `${t.cached_tokens_pct.toFixed(0)}%`} |`
+      )
+    );
+    parts.push(
+      [
+        `**Conversations** (${sessions?.turns ?? "?"} turns, ${sessions?.think_time_ms ?? 0} ms think time): TTFT per turn`,
+        "",
+        "| level | turn | ok | TTFT p50 (ms) | TTFT p95 (ms) | prompt tokens p50 | cached |",
+        "|---:|---:|---:|---:|---:|---:|---:|",
+        ...rows
+      ].join(`
+`)
+    );
+  }
+  let shaped = doc.levels.filter((l) => l.ttfat_ms || l.tt_first_tool_call_ms);
+  shaped.length > 0 && parts.push(
+    [
+      "**Reasoning and tool calls:** TTFT is the first token of any kind; TTFAT the first answer token after any reasoning",
+      "",
+      "| level | TTFT p50 (ms) | TTFAT p50 (ms) | TTFAT p95 (ms) | TTFAT p99 (ms) | reasoning p50 (ms) | reasoning tokens p50 | answer tokens p50 | first tool call p50 (ms) | tool calls |",
+      "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+      ...shaped.map(
+        (l) => `| ${l.level} | ${fmt2(l.ttft_ms.p50, 1)} | ${fmt2(l.ttfat_ms?.p50, 1)} | ${fmt2(l.ttfat_ms?.p95, 1)} | ${fmt2(l.ttfat_ms?.p99, 1)} | ${fmt2(l.reasoning_ms?.p50, 1)} | ${fmt2(l.reasoning_tokens?.p50, 0)} | ${fmt2(l.answer_tokens?.p50, 0)} | ${fmt2(l.tt_first_tool_call_ms?.p50, 1)} | ${l.tool_calls_total ?? "-"} |`
+      )
+    ].join(`
+`)
+  );
+  let trace = doc.config?.trace, ol = doc.levels[0]?.open_loop;
+  return trace && ol && parts.push(
+    `**Trace replay:** ${trace.name} at ${trace.speed}x, ${doc.levels[0].requests} requests; replay lag (actual \u2212 scheduled send) p50 ${fmt2(ol.schedule_lag_ms.p50, 2)} ms, p99 ${fmt2(ol.schedule_lag_ms.p99, 2)} ms, max ${fmt2(ol.schedule_lag_ms.max, 2)} ms.`
+  ), parts.join(`
+
+`);
+}
+var STAT_KEYS = ["n", "mean", "p50", "p90", "p95", "p99", "min", "max"], STAT_FIELDS = ["ttft_ms", "itl_ms", "tpot_ms", "e2e_ms", "decode_tok_s"], SHAPE_FIELDS = [
+  "ttfat_ms",
+  "reasoning_ms",
+  "reasoning_tokens",
+  "answer_tokens",
+  "tt_first_tool_call_ms"
+], GPU_FIELDS = [
+  "energy_j",
+  "mean_power_w",
+  "peak_power_w",
+  "idle_power_w",
+  "output_tok_per_j",
+  "j_per_output_tok",
+  "j_per_request",
+  "w_per_user",
+  "usd_per_m_output_tok",
+  "usd_per_m_total_tok",
+  "window_s"
+];
+function csvTable(levels) {
+  let cols = [
+    "level",
+    "mode",
+    "requests",
+    "ok",
+    "errors",
+    "wall_time_s",
+    "output_tok_s",
+    "total_tok_s",
+    "req_s",
+    "goodput_req_s",
+    "slo_pass_pct",
+    "peak_in_flight",
+    "prompt_tokens_total",
+    "completion_tokens_total"
+  ];
+  for (let f of STAT_FIELDS) for (let k of STAT_KEYS) cols.push(`${f}_${k}`);
+  cols.push(
+    "target_rate_rps",
+    "achieved_rate_rps",
+    "schedule_lag_ms_p99",
+    "client_cpu_pct",
+    "bottleneck_warning",
+    "timing_note"
+  ), cols.push("cached_tokens_pct", "steady", "steady_window_s");
+  for (let f of SHAPE_FIELDS) for (let k of STAT_KEYS) cols.push(`${f}_${k}`);
+  cols.push("tool_calls_total", "short_output"), cols.push(...GPU_FIELDS.map((f) => `gpu_${f}`), "gpu_unknown_reason");
+  let cell = (v) => {
+    if (v == null) return "";
+    let s = String(v);
+    return /[",\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+  }, lines = [cols.join(",")];
+  for (let l of levels) {
+    let row = [
+      l.level,
+      l.mode,
+      l.requests,
+      l.ok,
+      l.errors,
+      l.wall_time_s,
+      l.output_tok_s,
+      l.total_tok_s,
+      l.req_s,
+      l.goodput_req_s,
+      l.slo_pass_pct,
+      l.peak_in_flight,
+      l.prompt_tokens_total,
+      l.completion_tokens_total
+    ];
+    for (let f of STAT_FIELDS) for (let k of STAT_KEYS) row.push(l[f][k]);
+    row.push(
+      l.open_loop?.target_rate_rps,
+      l.open_loop?.achieved_rate_rps,
+      l.open_loop?.schedule_lag_ms.p99,
+      l.client.cpu_pct_of_one_core,
+      l.client.bottleneck_warning,
+      l.client.timing_note
+    ), row.push(l.cached_tokens_pct, l.steady_state?.steady, l.steady_state?.window_s);
+    for (let f of SHAPE_FIELDS) for (let k of STAT_KEYS) row.push(l[f]?.[k]);
+    row.push(l.tool_calls_total, l.short_output), row.push(...GPU_FIELDS.map((f) => l.gpu?.[f]), l.gpu?.unknown_reason), lines.push(row.map(cell).join(","));
+  }
+  return `${lines.join(`
+`)}
+`;
+}
+function saturationHeadline(s) {
+  let f = (x) => x === null ? "?" : x.toPrecision(3), [lo, hi] = s.bracket_rps;
+  if (lo === null)
+    return `no probed rate kept ${s.target_pass_pct}% of requests within the SLOs (lowest probe failed): lower the starting --levels`;
+  if (hi === null)
+    return `sustains at least ${f(lo)} req/s under SLO (no probe failed in ${s.probes}: raise --search-max-probes or the starting rate)`;
+  let wide = (hi - lo) / hi > 0.03;
+  return `sustains ${f(s.max_rate_rps)} req/s under SLO (bracket ${f(lo)}\u2013${f(hi)}; ${f(s.pass_pct_at_max)}% of requests within SLO there, goodput ${f(s.goodput_at_max_rps)} req/s; ${s.probes} probes${wide ? `; the bracket is ${(100 * (hi - lo) / hi).toFixed(0)} % wide: the probes ran out before 3 %, raise --search-max-probes` : ""})`;
+}
+function profileTable(doc) {
+  return [
+    "| benchmark | measure | value |",
+    "|---|---|---:|",
+    ...profilePoints(doc).map((p) => `| ${p.benchmark} | ${measureName(p.measure)} | ${fmt2(p.value, 2)} |`)
+  ].join(`
+`);
+}
+
+// src/core/results/files.ts
+var ResultsFileError = class extends TokenbenchError {
+  constructor(path, message) {
+    super("results_file_invalid", `${path}: ${message}`);
+    this.path = path;
+  }
+  path;
+};
+function assertWritable(jsonPath) {
+  let probe = `${jsonPath}.probe-${process.pid}`;
+  try {
+    if (mkdirSync(dirname(jsonPath), { recursive: !0 }), writeFileSync(probe, ""), unlinkSync(probe), existsSync(jsonPath) && statSync(jsonPath).isDirectory())
+      throw Object.assign(new Error(), { code: "EISDIR" });
+  } catch (err) {
+    let code = err.code ?? "error";
+    throw new TokenbenchError(
+      "out_unwritable",
+      `cannot write results to ${jsonPath} (${code}); nothing was sent. Check the directory exists and is writable, or choose another --out`
+    );
+  }
+}
+function atomicWrite(path, data) {
+  mkdirSync(dirname(path), { recursive: !0 });
+  let tmp = `${path}.tmp-${process.pid}`;
+  writeFileSync(tmp, data), renameSync(tmp, path);
+}
+function outputPaths(jsonPath) {
+  let stem = jsonPath.replace(/\.json$/i, "");
+  return { json: jsonPath, csv: `${stem}.csv`, md: `${stem}.md`, requestsFile: `${stem}.requests.jsonl` };
+}
+var onDisk = (p) => existsSync(p) ? realpathSync(p) : resolve(p);
+function pathInside(folder, path) {
+  let abs = resolve(folder, path), rel = relative(onDisk(folder), onDisk(abs));
+  return rel === "" || !rel.startsWith("..") && !isAbsolute(rel) ? abs : null;
+}
+function insideOrRefuse(folder, path, what) {
+  let p = pathInside(folder, path);
+  if (p === null)
+    throw new TokenbenchError(
+      "path_outside",
+      `${what} "${path}" leads outside ${resolve(folder)}; it is not read. Keep the file inside that folder (a symbolic link out of it counts as outside)`
+    );
+  return p;
+}
+function writeResults(doc, jsonPath, records2, recordsMode) {
+  let paths = outputPaths(jsonPath), out = { ...doc, requests: null, requests_file: null };
+  return recordsMode === "inline" ? out.requests = [...records2] : recordsMode === "file" && (out.requests_file = basename3(paths.requestsFile), atomicWrite(
+    paths.requestsFile,
+    records2.map((r) => JSON.stringify(r)).join(`
+`) + (records2.length ? `
+` : "")
+  )), parseResultDocument(out), atomicWrite(paths.json, `${JSON.stringify(out, null, 1)}
+`), atomicWrite(paths.csv, csvTable(out.levels)), atomicWrite(paths.md, `${markdownReport(out)}
+`), paths;
+}
+function readResultsDocument(path) {
+  let text2;
+  try {
+    text2 = readFileSync2(path, "utf8");
+  } catch (err) {
+    throw new ResultsFileError(path, `cannot be read (${err.code ?? "error"})`);
+  }
+  let raw;
+  try {
+    raw = JSON.parse(text2);
+  } catch {
+    throw new ResultsFileError(path, "is not valid JSON (truncated or not a tokenbench results file?)");
+  }
+  try {
+    return parseResultDocument(raw);
+  } catch (err) {
+    throw err instanceof SchemaError ? new ResultsFileError(path, err.message) : err;
+  }
+}
+var unlistedOf = (doc, records2) => {
+  let listed = new Set(doc.levels.map((l) => l.level));
+  return doc.kind === "sweep" ? records2.filter((r) => !listed.has(r.level)) : [];
+};
+function readResults(path) {
+  let doc = readResultsDocument(path);
+  if (doc.requests !== null) {
+    let stray2 = unlistedOf(doc, doc.requests);
+    if (stray2.length > 0)
+      throw new ResultsFileError(
+        path,
+        `${stray2.length} per-request record(s) are at level(s) ${[...new Set(stray2.map((r) => r.level))].slice(0, 5).join(", ")}, which the document's levels (${doc.levels.map((l) => l.level).join(", ")}) do not list: the records and the document do not belong together`
+      );
+    return { doc, records: doc.requests, unlisted: 0 };
+  }
+  if (!doc.requests_file) return { doc, records: [], unlisted: 0 };
+  let p = insideOrRefuse(dirname(path), doc.requests_file, `${path}: requests_file`);
+  if (!existsSync(p)) return { doc, records: [], unlisted: 0 };
+  let records2 = [];
+  readFileSync2(p, "utf8").split(`
+`).forEach((line, i) => {
+    if (line.trim() !== "")
+      try {
+        records2.push(JSON.parse(line));
+      } catch {
+        throw new ResultsFileError(p, `line ${i + 1} is not valid JSON`);
+      }
+  });
+  let stray = new Set(unlistedOf(doc, records2));
+  return { doc, records: records2.filter((r) => !stray.has(r)), unlisted: stray.size };
+}
+
+// src/cli/document-commands.ts
+init_plots();
+init_errors();
+init_workload();
+
+// src/cli/command.ts
+function parseCommand(argv, table, intro, groups = [{ title: "Flags", settings: Object.values(table) }]) {
+  let p = parseArgv(argv, table);
+  return p.help ? (process.stdout.write(helpText(intro, groups)), null) : { values: readSettings(table, p.source), positionals: p.positionals };
+}
+function noticePrinter(silent = !1) {
+  let seen = /* @__PURE__ */ new Set(), timingMs = null, write = (m) => process.stderr.write(`${process.stderr.isTTY ? "\r\x1B[K" : ""}notice: ${m}
+`);
+  return (m) => {
+    if (silent || seen.has(m)) return;
+    seen.add(m);
+    let lv = /^level (\S+): /.exec(m), ms2 = lv ? timingNoteMs(m.slice(lv[0].length)) : null;
+    if (ms2 === null) return write(m);
+    if (timingMs === null) write(`${m} (said once; each level's reading is in the JSON)`);
+    else if (Math.abs(ms2 - timingMs) > timingMs / 2)
+      write(`level ${lv[1]}: timing noise now about ${ms2.toFixed(1)} ms (was ${timingMs.toFixed(1)} ms)`);
+    else return;
+    timingMs = ms2;
+  };
+}
+var plotsDir = (jsonPath) => `${jsonPath.replace(/\.json$/i, "")}-plots`;
+async function writePlotsBeside(doc, out) {
+  let { writePlots: writePlots2 } = await Promise.resolve().then(() => (init_plots(), plots_exports)), files = await writePlots2(doc, plotsDir(out));
+  process.stderr.write(`wrote ${files.length} charts to ${plotsDir(out)}
+`);
+}
+
+// src/cli/document-commands.ts
+function loadDoc(path, what) {
+  if (!path) throw new UsageError(`missing ${what}`);
+  if (!existsSync2(path)) throw new UsageError(`${what} ${path} does not exist`);
+  let loaded;
+  try {
+    loaded = readResults(path);
+  } catch (err) {
+    throw err instanceof ResultsFileError ? new UsageError(`${what} ${err.message}`) : err;
+  }
+  let { doc, records: records2, unlisted } = loaded;
+  return unlisted > 0 && process.stderr.write(
+    `notice: ${path}: ${unlisted} records at a level the document does not list (a level in progress when the run was killed) are left out
+`
+  ), doc.requests === null && records2.length > 0 ? { ...doc, requests: records2 } : doc;
+}
+async function reportCommand(argv) {
+  let { outDir, png, baseline: baseFile } = TOOLS, p = parseCommand(
+    argv,
+    { outDir, png, baseline: baseFile },
+    "tokenbench report results.json: re-render the Markdown table and the SVG/PNG charts from a saved document"
+  );
+  if (p === null) return 0;
+  let v = p.values, path = p.positionals[0], doc = loadDoc(path, "results file"), baseline = v.baseline !== null ? loadDoc(v.baseline, "baseline file") : void 0, dir = v.outDir ?? plotsDir(path), files = await writePlots(doc, dir, { png: v.png, ...baseline ? { baseline } : {} });
+  return doc.kind === "sweep" && process.stdout.write(`${markdownReport(doc)}
+`), process.stderr.write(`wrote ${files.length} charts to ${dir}: ${files.map((f) => f.name).join(", ")}
+`), 0;
+}
+async function compareCommand(argv) {
+  let { format, out, thresholdPct, confidence, minEffectPct, iterations } = TOOLS, { thresholds, gate, gateFwer, failOn: failOnSetting } = GATING, { allowDifferentWorkloads } = TOOLS, p = parseCommand(
+    argv,
+    {
+      format,
+      out,
+      thresholds,
+      gate,
+      gateFwer,
+      failOn: failOnSetting,
+      allowDifferentWorkloads,
+      thresholdPct,
+      confidence,
+      minEffectPct,
+      iterations
+    },
+    `tokenbench compare base.json [more-base.json ...] head.json
+  one verdict per level and measure, from the same engine as the PR comment, the dashboard and
+  the results service (CONCEPTS.md "Comparing runs"). The first line is the headline, led by the
+  gate: its rows (--gate, default ${DEFAULT_GATE_TEXT}) decide, one-sided, with the
+  false-fail rate per pull request held at --gate-fwer; every other row is informational. One
+  base file is one run; several are a history (the gate needs 5+); a head run with --ab holds its
+  own base. The method follows the evidence and is named per row with its unit (ab-paired per
+  block, history-t per job, repeats-t within one job, bootstrap within one run, exact test per
+  request, percent). A base of another workload is no baseline (its fields named) unless
+  --allow-different-workloads; a level on one side only has no baseline. Exit 1 when the
+  comparison fails --fail-on (default regression: the gate failed), 0 otherwise, 2 for usage
+  errors.`
+  );
+  if (p === null) return 0;
+  let v = p.values, positionals = p.positionals;
+  if (positionals.length < 2)
+    throw new UsageError("expected two or more files: base.json [more-base.json ...] head.json");
+  let basePaths = positionals.slice(0, -1), headPath = positionals[positionals.length - 1], bases = basePaths.map((b) => ({ id: b, doc: loadDoc(b, "base file") })), head = { id: headPath, doc: loadDoc(headPath, "head file") };
+  for (let base of bases)
+    if (base.doc.kind !== head.doc.kind)
+      throw new UsageError(`cannot compare a ${base.doc.kind} with a ${head.doc.kind}`);
+  let rules;
+  try {
+    rules = parseRules(v.thresholds), parseGate(v.gate, rules);
+  } catch (err) {
+    if (err instanceof RulesError) {
+      let flag = err.message.startsWith("gate") ? "--gate" : "--thresholds";
+      throw new UsageError(`${flag}: ${err.message}`, flag);
+    }
+    throw err;
+  }
+  let failOn = v.failOn ?? DEFAULT_FAIL_ON, summary = compareDocuments(bases, head, {
+    rules,
+    gate: v.gate,
+    fwerPct: v.gateFwer,
+    fallbackPct: v.thresholdPct,
+    confidence: v.confidence,
+    minEffectPct: v.minEffectPct,
+    iterations: v.iterations,
+    allowDifferentWorkloads: v.allowDifferentWorkloads
+  });
+  for (let o of summary.other_workloads)
+    process.stderr.write(
+      `notice: ${o.base} measured another workload (${workloadText(o.fields)}): it is no baseline for the head; compare like with like, or pass --allow-different-workloads
+`
+    );
+  let baseName = basePaths.length === 1 ? basePaths[0] : `${basePaths.length} base files`, failed = summaryFails(summary, failOn), text2 = v.format === "json" ? `${JSON.stringify({ base: basePaths, head: headPath, headline: headline(summary), fail_on: failOn, failed, ...summary }, null, 1)}
+` : `${compareMarkdown(summary, baseName)}
+`, outFile = v.out;
+  return outFile ? (mkdirSync3(dirname2(outFile), { recursive: !0 }), writeFileSync3(outFile, text2), process.stdout.write(`${headline(summary)}
+`)) : process.stdout.write(text2), failed ? 1 : 0;
+}
+function parseKind(argv, table, kind, usage, what) {
+  let p = parseCommand(argv, table, `${usage}
+  ${what}`);
+  if (p !== null && p.positionals[0] !== kind) throw new UsageError(`usage: ${usage}`);
+  return p;
+}
+async function importCommand(argv) {
+  let usage = "tokenbench import vllm RESULT.json [MORE.json|APPENDED.jsonl ...] --out results.json", p = parseKind(
+    argv,
+    { out: TOOLS.out },
+    "vllm",
+    usage,
+    "convert `vllm bench serve --save-result` JSON (several files, or --append-result JSON Lines) into one schema-v1 document, a level per result"
+  );
+  if (p === null) return 0;
+  let v = p.values, files = p.positionals.slice(1);
+  if (files.length === 0) throw new UsageError(`no result file given: ${usage}`);
+  let doc;
+  try {
+    let results = files.flatMap((file2) => {
+      if (!existsSync2(file2)) throw new UsageError(`no such file: ${file2}`);
+      return vllmResultsIn(readFileSync3(file2, "utf8"), file2);
+    });
+    doc = parseResultDocument(importVllmMany(results));
+  } catch (err) {
+    throw err instanceof SyntaxError ? new ImportError(err.message) : err;
+  }
+  let out = v.out ?? `${files[0].replace(/\.jsonl?$/i, "")}.tokenbench.json`;
+  return mkdirSync3(dirname2(out), { recursive: !0 }), writeFileSync3(out, `${JSON.stringify(doc, null, 1)}
+`), process.stdout.write(`${markdownTable(doc.levels, sloGiven(doc.config))}
+`), process.stderr.write(`wrote ${out}
+`), 0;
+}
+async function exportCommand(argv) {
+  let usage = "tokenbench export gab|bencher results.json [--out-dir DIR | --out FILE]", p = parseCommand(
+    argv,
+    { outDir: TOOLS.outDir, out: TOOLS.out },
+    `${usage}
+  gab: github-action-benchmark customSmallerIsBetter.json and customBiggerIsBetter.json (--out-dir)
+  bencher: Bencher Metric Format JSON (--out, default stdout), for \`bencher run --adapter json\``
+  );
+  if (p === null) return 0;
+  let [kind, file2] = p.positionals;
+  if (kind !== "gab" && kind !== "bencher") throw new UsageError(`usage: ${usage}`);
+  let doc = loadDoc(file2, "results file");
+  if (kind === "bencher") {
+    let text2 = `${JSON.stringify(exportBencher(doc, file2), null, 1)}
+`;
+    return p.values.out ? (mkdirSync3(dirname2(p.values.out), { recursive: !0 }), writeFileSync3(p.values.out, text2), process.stderr.write(`wrote ${p.values.out}
+`)) : process.stdout.write(text2), 0;
+  }
+  let dir = p.values.outDir ?? dirname2(file2);
+  mkdirSync3(dir, { recursive: !0 });
+  let { smaller, bigger } = exportGab(doc, file2);
+  return writeFileSync3(join3(dir, "customSmallerIsBetter.json"), `${JSON.stringify(smaller, null, 1)}
+`), writeFileSync3(join3(dir, "customBiggerIsBetter.json"), `${JSON.stringify(bigger, null, 1)}
+`), process.stderr.write(
+    `wrote ${smaller.length} smaller-is-better and ${bigger.length} bigger-is-better entries to ${dir}
+`
+  ), 0;
+}
+async function mergeCommand(argv) {
+  let { out, clockToleranceMs } = TOOLS, { records: records2 } = CLI_OUTPUT, p = parseCommand(
+    argv,
+    { out, clockToleranceMs, records: records2 },
+    `tokenbench merge shard1.json shard2.json ... --out merged.json
+  the documents of one run sharded across runners (--shard i/n, same --start-at) as one document:
+  every level recomputed from the union of the records. Refused (exit 1) when the workloads,
+  targets or levels differ, a shard is missing or doubled, or the shards' level starts lie more
+  than --clock-tolerance-ms apart.`
+  );
+  if (p === null) return 0;
+  let v = p.values;
+  if (v.out === null) throw new UsageError("merge needs --out FILE.json");
+  if (p.positionals.length < 2) throw new UsageError("merge needs the results files of at least two shards");
+  let files = p.positionals.map((path) => ({ path, ...readResults(path) })), merged = mergeShards(files, { toleranceMs: v.clockToleranceMs }), paths = writeResults(merged.doc, v.out, merged.records, v.records);
+  return process.stdout.write(`${markdownTable(merged.doc.levels, sloGiven(merged.doc.config))}
+`), process.stderr.write(
+    `merged ${files.length} shards (${merged.records.length} requests) into ${paths.json}${v.records === "file" ? `, ${paths.requestsFile}` : ""}
+`
+  ), 0;
+}
+
+// src/mock/options.ts
+var FLAVORS = ["vllm", "sglang", "freetoken", "llamacpp", "minimal"], FAULT_KINDS = [
+  "http500",
+  "http503",
+  "http429",
+  "reset",
+  "stall",
+  "malformed",
+  "no_usage",
+  "no_done",
+  "slow_first_byte",
+  // an `event: error` frame halfway, then the end of the stream
+  "error_event",
+  // a 200 whose body is a JSON error instead of a stream
+  "error_body",
+  // ignore_eos ignored: stop with "stop" at half of max_tokens
+  "early_stop",
+  // usage.completion_tokens of 10^15
+  "huge_usage",
+  // every content chunk carries a second choice (index 1), as n = 2 would
+  "two_choices"
+], PROTOCOL_VARIANTS = [
+  "cr",
+  "crlf",
+  "bom",
+  "no-space",
+  "multiline",
+  "comments",
+  "ids",
+  "after-done",
+  "early-hints"
+], REASONING_FIELDS = ["reasoning_content", "reasoning", "think"];
+function parseFault(s) {
+  let m = /^([a-z0-9_]+)(?::([0-9.]+)|@([0-9]+))$/.exec(s.trim());
+  if (!m || !FAULT_KINDS.includes(m[1]))
+    throw new Error(
+      `invalid fault "${s}": expected KIND:RATE or KIND@N with KIND one of ${FAULT_KINDS.join(", ")}`
+    );
+  let rate = m[2] !== void 0 ? Number(m[2]) : null, every = m[3] !== void 0 ? Number(m[3]) : null;
+  if (rate !== null && !(rate >= 0 && rate <= 1))
+    throw new Error(`invalid fault "${s}": rate must be in [0, 1]`);
+  if (every !== null && !(every >= 1)) throw new Error(`invalid fault "${s}": N must be >= 1`);
+  return { kind: m[1], rate, every };
+}
+var DEFAULT_MOCK_OPTIONS = {
+  host: "127.0.0.1",
+  port: 8001,
+  flavor: "vllm",
+  model: "mock-model",
+  maxModelLen: 32768,
+  ttftMs: 80,
+  prefillMsPer1k: 0,
+  itlMs: 12,
+  itlJitterMs: 0,
+  ttftJitterMs: 0,
+  tokensPerChunk: 1,
+  capacity: 32,
+  maxQueue: null,
+  rejectStatus: 503,
+  itlGrowthPerRunning: 0,
+  kvTokens: 0,
+  prefixCacheTokens: 65536,
+  blockTokens: 16,
+  meanOutputTokens: 128,
+  defaultMaxTokens: 256,
+  seed: 1,
+  loadTimeS: 0,
+  serverTimestamps: !1,
+  faults: [],
+  stallS: 2,
+  slowFirstByteMs: 1e3,
+  cudaGraphMaxBs: null,
+  reasoningTokens: 0,
+  reasoningField: "reasoning_content",
+  reasoningUsage: !1,
+  protocol: []
+}, HTTP_FAULTS = {
+  http500: [500, "injected fault: internal server error", "internal_error"],
+  http503: [503, "injected fault: service unavailable", "unavailable_error"],
+  http429: [429, "injected fault: too many requests", "rate_limit_error"]
+};
+
+// src/mock/server.ts
+import http from "node:http";
+import { performance as performance9 } from "node:perf_hooks";
+
+// src/mock/engine.ts
+import { performance as performance8 } from "node:perf_hooks";
+
+// src/mock/request.ts
+import { randomBytes as randomBytes2 } from "node:crypto";
+
+// src/mock/tokenizer.ts
+var TOKEN_RE = /[A-Za-z0-9]+|[^\sA-Za-z0-9]/g;
+function tokenize(text2) {
+  return text2.match(TOKEN_RE) ?? [];
+}
+function hashChain(prev, s) {
+  let h = (prev ^ 2166136261) >>> 0;
+  for (let i = 0; i < s.length; i++)
+    h ^= s.charCodeAt(i), h = Math.imul(h, 16777619) >>> 0;
+  return h;
+}
+
+// src/mock/http.ts
+var HttpError = class extends Error {
+  constructor(status, message, type = "invalid_request_error") {
+    super(message);
+    this.status = status;
+    this.type = type;
+  }
+  status;
+  type;
+};
+function sendJson(res, status, body) {
+  let s = JSON.stringify(body);
+  res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(s) }), res.end(s);
+}
+function sendError(res, status, message, type) {
+  sendJson(res, status, { error: { message, type, param: null, code: status } });
+}
+function promptOf(body, chat) {
+  if (chat) {
+    let msgs = body.messages;
+    if (!Array.isArray(msgs) || msgs.length === 0)
+      throw new HttpError(400, "'messages' must be a non-empty array");
+    let parts = [];
+    for (let m of msgs) {
+      let c = m?.content;
+      if (typeof c == "string") parts.push(c);
+      else if (Array.isArray(c))
+        for (let p2 of c)
+          typeof p2?.text == "string" && parts.push(p2.text);
+      else throw new HttpError(400, "each message needs a string 'content'");
+    }
+    return tokenize(parts.join(`
+`));
+  }
+  let p = body.prompt;
+  if (typeof p == "string") return tokenize(p);
+  if (Array.isArray(p) && p.every((x) => typeof x == "string")) return tokenize(p.join(`
+`));
+  throw new HttpError(400, "'prompt' must be a string");
+}
+async function readJson(req) {
+  let chunks = [], size = 0;
+  for await (let c of req) {
+    if (size += c.length, size > 64 * 1024 * 1024) throw new HttpError(413, "request body too large");
+    chunks.push(c);
+  }
+  let text2 = Buffer.concat(chunks).toString("utf8"), v;
+  try {
+    v = JSON.parse(text2);
+  } catch {
+    throw new HttpError(400, "request body is not valid JSON");
+  }
+  if (v === null || typeof v != "object" || Array.isArray(v))
+    throw new HttpError(400, "request body must be a JSON object");
+  return v;
+}
+
+// src/mock/request.ts
+function validateCompletion(body, api, o, stored) {
+  if (typeof body.model != "string") throw new HttpError(400, "'model' is required");
+  if (body.model !== o.model)
+    throw new HttpError(400, `The model \`${body.model}\` does not exist.`, "NotFoundError");
+  let promptTokens;
+  if (api === "responses") {
+    let prev = body.previous_response_id, before = typeof prev == "string" ? stored.get(prev) : [];
+    if (before === void 0) throw new HttpError(400, `Previous response with id '${prev}' not found.`);
+    promptTokens = [...before, ...inputOf(body)];
+  } else promptTokens = promptOf(body, api === "chat");
+  if (promptTokens.length >= o.maxModelLen)
+    throw new HttpError(
+      400,
+      `prompt of ${promptTokens.length} tokens exceeds max_model_len ${o.maxModelLen}`
+    );
+  let maxTokens = typeof body.max_tokens == "number" ? body.max_tokens : typeof body.max_completion_tokens == "number" ? body.max_completion_tokens : typeof body.max_output_tokens == "number" ? body.max_output_tokens : o.defaultMaxTokens;
+  if (!Number.isInteger(maxTokens) || maxTokens < 1)
+    throw new HttpError(400, "'max_tokens' must be an integer >= 1");
+  return { promptTokens, maxTokens };
+}
+function inputOf(body) {
+  let input2 = body.input;
+  if (typeof input2 == "string") return tokenize(input2);
+  if (!Array.isArray(input2) || input2.length === 0)
+    throw new HttpError(400, "'input' must be a string or a non-empty array of items");
+  let parts = [];
+  for (let item of input2) {
+    let c = item?.content;
+    if (typeof c == "string") parts.push(c);
+    else if (Array.isArray(c))
+      for (let p of c)
+        typeof p?.text == "string" && parts.push(p.text);
+    else throw new HttpError(400, "each input item needs a 'content'");
+  }
+  return tokenize(parts.join(`
+`));
+}
+function toolOf(body) {
+  let tools = body.tools;
+  if (!Array.isArray(tools) || tools.length === 0 || body.tool_choice === "none") return null;
+  let choice = body.tool_choice;
+  if (choice !== null && typeof choice == "object") {
+    let name2 = choice.function?.name ?? choice.name;
+    if (typeof name2 == "string") return name2;
+  }
+  let first = tools[0], name = first?.function?.name ?? first?.name;
+  return typeof name == "string" ? name : "tool";
+}
+function newReq(a) {
+  let so = a.body.stream_options, chat = a.api === "chat", prefix = a.api === "responses" ? "resp" : chat ? "chatcmpl" : "cmpl";
+  return {
+    o: a.o,
+    seq: a.seq,
+    id: `${prefix}-${randomBytes2(8).toString("hex")}`,
+    res: a.res,
+    api: a.api,
+    chat,
+    reasoning: a.api === "completions" ? 0 : Math.min(a.o.reasoningTokens, a.target),
+    tool: a.api === "completions" ? null : toolOf(a.body),
+    store: a.api === "responses" && a.body.store !== !1,
+    stream: a.body.stream === !0,
+    // the Responses API always reports usage (in response.completed)
+    includeUsage: so?.include_usage === !0 || a.api === "responses",
+    serverTs: a.o.serverTimestamps || a.req.headers["x-tokenbench-server-ts"] === "1",
+    model: a.o.model,
+    promptTokens: a.promptTokens,
+    cachedTokens: 0,
+    target: a.target,
+    maxTokens: a.maxTokens,
+    emitted: 0,
+    fault: a.fault,
+    tArrive: a.arrival,
+    tArriveHr: a.arrivalHr,
+    tAdmit: 0,
+    tFirst: 0,
+    tLast: 0,
+    gen: 0,
+    state: "queued",
+    roleSent: !1,
+    written: 0,
+    text: [],
+    created: Math.floor(Date.now() / 1e3)
+  };
+}
+function completionBody(r, usage) {
+  let text2 = r.text.join(""), finish = r.target < r.maxTokens ? "stop" : "length";
+  if (r.api === "responses")
+    return {
+      id: r.id,
+      object: "response",
+      created_at: r.created,
+      status: "completed",
+      model: r.model,
+      output: [{ type: "message", role: "assistant", content: [{ type: "output_text", text: text2 }] }],
+      usage: {
+        input_tokens: usage.prompt_tokens,
+        output_tokens: usage.completion_tokens,
+        total_tokens: usage.total_tokens
+      }
+    };
+  let choice = r.chat ? { index: 0, message: { role: "assistant", content: text2 }, finish_reason: finish } : { index: 0, text: text2, finish_reason: finish };
+  return {
+    id: r.id,
+    object: r.chat ? "chat.completion" : "text_completion",
+    created: r.created,
+    model: r.model,
+    choices: [choice],
+    usage
+  };
+}
+var VOCAB = "the of and to in is was for on that with as it by at from his her an be this are or which".split(" "), vocabAt = (r, i) => VOCAB[(i + r.seq) % VOCAB.length];
+function generatedTokens(r) {
+  return Array.from({ length: r.emitted }, (_, i) => vocabAt(r, i));
+}
+
+// src/mock/chunks.ts
+function pieceOf(r, k) {
+  let reasoning = "", answer = "", from = r.emitted;
+  for (let i = from; i < from + k; i++) {
+    let t = ` ${vocabAt(r, i)}`;
+    i < r.reasoning ? reasoning += t : answer += t;
+  }
+  return { reasoning, answer, from, to: from + k };
+}
+var pieceText = (p) => p.reasoning + p.answer;
+function chunkPrefix(r) {
+  return `{"id":"${r.id}","object":"${r.chat ? "chat.completion.chunk" : "text_completion"}","created":${r.created},"model":${JSON.stringify(r.model)},"choices":`;
+}
+function roleChunk(r) {
+  return r.chat ? `data: ${chunkPrefix(r)}[{"index":0,"delta":{"role":"assistant","content":""},"logprobs":null,"finish_reason":null}]}
+
+` : "";
+}
+function argumentsOf(r, p) {
+  let a = p.answer;
+  return p.from <= r.reasoning && p.to > r.reasoning && (a = `{"q":"${a}`), p.to === r.target && a !== "" && (a += '"}'), a;
+}
+function chatDelta(r, o, p) {
+  let parts = [], content = p.answer;
+  if (p.reasoning !== "")
+    if (o.reasoningField === "think") {
+      let open2 = p.from === 0 ? "<think>" : "", close = p.to >= r.reasoning ? `</think>
+
+` : "";
+      content = `${open2}${p.reasoning}${close}${r.tool === null ? content : ""}`;
+    } else parts.push(`${JSON.stringify(o.reasoningField)}:${JSON.stringify(p.reasoning)}`);
+  if (r.tool !== null && p.answer !== "") {
+    let first = p.from <= r.reasoning, head = first ? `"id":"call_${r.id.slice(-8)}","type":"function",` : "", fn = first ? `"name":${JSON.stringify(r.tool)},` : "";
+    parts.push(
+      `"tool_calls":[{"index":0,${head}"function":{${fn}"arguments":${JSON.stringify(argumentsOf(r, p))}}}]`
+    ), o.reasoningField === "think" && p.reasoning !== "" && parts.unshift(`"content":${JSON.stringify(content)}`);
+  } else (content !== "" || parts.length === 0) && parts.unshift(`"content":${JSON.stringify(content)}`);
+  return `{${parts.join(",")}}`;
+}
+function contentChunk(r, o, p, finish, usage, ts) {
+  let fin = finish === null ? "null" : `"${finish}"`, choice = r.chat ? `{"index":0,"delta":${chatDelta(r, o, p)},"logprobs":null,"finish_reason":${fin}}` : `{"index":0,"text":${JSON.stringify(pieceText(p))},"logprobs":null,"finish_reason":${fin}}`, second = r.fault === "two_choices" ? `,${choice.replace('{"index":0', '{"index":1')}` : "", s = `data: ${chunkPrefix(r)}[${choice}${second}]`;
+  return usage !== null && (s += `,"usage":${usage}`), ts !== null && (s += serverStamp(r, p, ts, o)), `${s}}
+
+`;
+}
+function serverStamp(r, p, ts, o) {
+  let s = `,"tokenbench_server_ts_ms":${ts}`;
+  return p.to <= o.tokensPerChunk && (s += `,"tokenbench_server_arrival_ts_ms":${r.tArriveHr}`), s;
+}
+function usageJson(r, omitDetails, o) {
+  let completion = r.fault === "huge_usage" ? 1e15 : r.emitted, u = {
+    prompt_tokens: r.promptTokens.length,
+    total_tokens: r.promptTokens.length + completion,
+    completion_tokens: completion
+  };
+  return omitDetails || (u.prompt_tokens_details = { cached_tokens: r.cachedTokens }), o.reasoningUsage && r.reasoning > 0 && (u.completion_tokens_details = { reasoning_tokens: Math.min(r.reasoning, r.emitted) }), JSON.stringify(u);
+}
+var typed = (type, body) => `event: ${type}
+data: {"type":"${type}",${body}}
+
+`;
+function responsesStart(r) {
+  let resp = `"response":{"id":"${r.id}","object":"response","created_at":${r.created},"status":"in_progress","model":${JSON.stringify(r.model)}}`;
+  return typed("response.created", resp) + typed("response.in_progress", resp);
+}
+function responsesDelta(r, o, p, ts) {
+  let stamp = ts !== null ? serverStamp(r, p, ts, o) : "", out = "";
+  if (p.reasoning !== "" && (p.from === 0 && (out += typed(
+    "response.output_item.added",
+    `"output_index":0,"item":{"id":"rs_${r.id}","type":"reasoning"}`
+  )), out += typed(
+    "response.reasoning_text.delta",
+    `"item_id":"rs_${r.id}","output_index":0,"content_index":0,"delta":${JSON.stringify(p.reasoning)}${stamp}`
+  )), p.answer !== "") {
+    let index = r.reasoning > 0 ? 1 : 0;
+    if (p.from <= r.reasoning) {
+      let item = r.tool !== null ? `{"id":"fc_${r.id}","type":"function_call","call_id":"call_${r.id.slice(-8)}","name":${JSON.stringify(r.tool)},"arguments":""}` : `{"id":"msg_${r.id}","type":"message","role":"assistant","content":[]}`;
+      out += typed("response.output_item.added", `"output_index":${index},"item":${item}`);
+    }
+    let s = stamp;
+    out += r.tool !== null ? typed(
+      "response.function_call_arguments.delta",
+      `"item_id":"fc_${r.id}","output_index":${index},"delta":${JSON.stringify(argumentsOf(r, p))}${s}`
+    ) : typed(
+      "response.output_text.delta",
+      `"item_id":"msg_${r.id}","output_index":${index},"content_index":0,"delta":${JSON.stringify(p.answer)}${s}`
+    );
+  }
+  return out;
+}
+function responsesLast(r, o, p, usage, ts) {
+  let u = JSON.parse(usage), ru = {
+    input_tokens: u.prompt_tokens,
+    output_tokens: u.completion_tokens,
+    total_tokens: u.total_tokens,
+    input_tokens_details: u.prompt_tokens_details ?? { cached_tokens: 0 },
+    output_tokens_details: { reasoning_tokens: Math.min(r.reasoning, r.emitted) }
+  }, incomplete = r.target >= r.maxTokens, status = incomplete ? '"status":"incomplete","incomplete_details":{"reason":"max_output_tokens"}' : '"status":"completed"', type = incomplete ? "response.incomplete" : "response.completed";
+  return responsesDelta(r, o, p, ts) + typed(type, `"response":{"id":"${r.id}","object":"response",${status},"usage":${JSON.stringify(ru)}}`);
+}
+function wire(o, first, text2) {
+  let v = o.protocol;
+  if (v.length === 0) return text2;
+  let s = text2;
+  return v.includes("ids") && (s = s.replace(/^data: /gm, `id: 7
+retry: 3000
+data: `)), v.includes("multiline") && (s = s.replace(/^data: \{"/gm, `data: {
+data: "`)), v.includes("comments") && (s = s.replace(/^data: /gm, `: keep-alive
+data: `)), v.includes("no-space") && (s = s.replace(/^data: /gm, "data:")), v.includes("crlf") ? s = s.replace(/\n/g, `\r
+`) : v.includes("cr") && (s = s.replace(/\n/g, "\r")), first && v.includes("bom") && (s = `\uFEFF${s}`), s;
+}
+function afterDone(r, o) {
+  return contentChunk(
+    r,
+    o,
+    { reasoning: "", answer: " late", from: r.target, to: r.target },
+    null,
+    null,
+    null
+  );
+}
+var errorEvent = () => `event: error
+data: {"error":{"message":"injected fault: the model crashed mid-stream","type":"internal_error"}}
+
+`;
+
+// src/mock/flavor.ts
+function standardLastEvents(c, s, piece, finish) {
+  let out = c.content(piece, finish, null);
+  return s.includeUsage && (out += `data: ${c.prefix}[],"usage":${s.usage}}
+
+`), out;
+}
+var plainHealth = (e) => e.loading() ? { status: 503, body: null, error: "model loading" } : { status: 200, body: null };
+function coreMetrics(x, e, n) {
+  x.metric(n.running[0], "gauge", n.running[1], e.running), x.metric(n.waiting[0], "gauge", n.waiting[1], e.waiting), x.metric(n.kv[0], "gauge", n.kv[1], e.kvRatio()), x.metric(n.prompt[0], "counter", n.prompt[1], e.promptTotal), x.metric(n.generation[0], "counter", n.generation[1], e.generationTotal);
+}
+function histograms(x, e, prefix, list3) {
+  for (let [key, [suffix, help]] of Object.entries(list3))
+    x.histogram(`${prefix}${suffix}`, help, e.h[key]);
+}
+function flavor(over) {
+  return {
+    commonRoutes: !0,
+    roleChunkAtAdmission: !1,
+    omitCachedDetailsWhenZero: !1,
+    closeAfterStream: !1,
+    streamHeaders: {},
+    metricLabels: (o) => ({ model_name: o.model }),
+    health: plainHealth,
+    get: () => {
+    },
+    post: () => {
+    },
+    lastEvents: standardLastEvents,
+    metrics: () => {
+    },
+    ...over
+  };
+}
+
+// src/mock/metric-names.ts
+var CORE_METRICS = {
+  vllm: {
+    running: ["vllm:num_requests_running", "Number of requests in model execution batches."],
+    waiting: ["vllm:num_requests_waiting", "Number of requests waiting to be processed."],
+    kv: ["vllm:kv_cache_usage_perc", "KV-cache usage. 1 means 100 percent usage."],
+    prompt: ["vllm:prompt_tokens_total", "Number of prefill tokens processed."],
+    generation: ["vllm:generation_tokens_total", "Number of generation tokens processed."]
+  },
+  sglang: {
+    running: ["sglang:num_running_reqs", "The number of running requests."],
+    waiting: ["sglang:num_queue_reqs", "The number of requests in the waiting queue."],
+    kv: ["sglang:token_usage", "The token usage."],
+    prompt: ["sglang:prompt_tokens_total", "Number of prefill tokens processed."],
+    generation: ["sglang:generation_tokens_total", "Number of generation tokens processed."]
+  },
+  freetoken: {
+    running: ["freetoken:requests_running", "Requests being decoded."],
+    waiting: ["freetoken:requests_waiting", "Requests waiting for a slot."],
+    kv: ["freetoken:kv_cache_usage_ratio", "KV cache usage, 0..1."],
+    prompt: ["freetoken:prompt_tokens_total", "Prompt tokens processed."],
+    generation: ["freetoken:generation_tokens_total", "Tokens generated."]
+  },
+  llamacpp: {
+    running: ["llamacpp:requests_processing", "Number of requests processing."],
+    waiting: ["llamacpp:requests_deferred", "Number of requests deferred."],
+    kv: ["llamacpp:kv_cache_usage_ratio", "KV-cache usage. 1 means 100 percent usage."],
+    prompt: ["llamacpp:prompt_tokens_total", "Number of prompt tokens processed."],
+    generation: ["llamacpp:tokens_predicted_total", "Number of generation tokens processed."]
+  }
+};
+
+// src/mock/flavors/freetoken.ts
+var freetoken = flavor({
+  roleChunkAtAdmission: !0,
+  omitCachedDetailsWhenZero: !0,
+  health(e) {
+    return e.loading() ? { status: 200, body: { status: "loading", maintenance: "loading", progress: Math.min(1, (performance.now() - e.startedAtMs) / 1e3 / Math.max(e.o.loadTimeS, 1e-9)) } } : { status: 200, body: { status: "ok", maintenance: "serving" } };
+  },
+  get(url3, e) {
+    let o = e.o;
+    if (url3 === "/v1/cache/status") {
+      let c = e.cache;
+      return {
+        prefix_cache: {
+          enabled: o.prefixCacheTokens > 0,
+          capacity_tokens: o.prefixCacheTokens,
+          used_tokens: c.usedTokens,
+          block_tokens: o.blockTokens,
+          hits: c.hits,
+          queries: c.queries,
+          hit_rate: c.queryTokens ? c.hitTokens / c.queryTokens : 0
+        },
+        kv_cache: { budget_tokens: o.kvTokens || null, used_tokens: e.kvUsed(), block_tokens: o.blockTokens },
+        reports_cached_tokens: !0
+      };
+    }
+    if (url3 === "/v1/stats")
+      return {
+        server: { name: "freetoken", version: "0.9.0+tokenbench.mock" },
+        model: { id: o.model, context_length: o.maxModelLen },
+        gpus: [{ name: "Mock GPU", vram_mib: 0 }],
+        requests_running: e.running,
+        requests_waiting: e.waiting,
+        requests_total: e.requestsTotal,
+        limits: {
+          max_running_requests: o.capacity,
+          cuda_graph_max_bs: o.cudaGraphMaxBs,
+          max_total_num_tokens: o.kvTokens || null
+        }
+      };
+  },
+  post: (url3, _body, promptOf2) => url3 === "/v1/messages/count_tokens" ? { input_tokens: promptOf2(!0).length } : void 0,
+  metrics(x, e) {
+    coreMetrics(x, e, CORE_METRICS.freetoken), histograms(x, e, "freetoken:", {
+      ttft: ["time_to_first_token_seconds", "Time to first token."],
+      queue: ["request_queue_time_seconds", "Time spent waiting for a slot."]
+    });
+  }
+});
+
+// src/mock/flavors/llamacpp.ts
+var llamacpp = flavor({
+  closeAfterStream: !0,
+  streamHeaders: { connection: "keep-alive" },
+  metricLabels: () => ({}),
+  health: (e) => e.loading() ? { status: 503, body: null, error: "Loading model" } : { status: 200, body: { status: "ok" } },
+  get(url3, e) {
+    let o = e.o;
+    if (url3 === "/props")
+      return {
+        default_generation_settings: { n_ctx: o.maxModelLen, params: { n_predict: -1 } },
+        total_slots: o.capacity,
+        model_path: `/models/${o.model}.gguf`,
+        build_info: "b0000-tokenbench-mock"
+      };
+    if (url3 === "/slots")
+      return Array.from({ length: o.capacity }, (_, i) => ({
+        id: i,
+        n_ctx: o.maxModelLen,
+        is_processing: i < e.running
+      }));
+  },
+  post(url3, body) {
+    if (url3 !== "/tokenize") return;
+    let content = typeof body.content == "string" ? body.content : "";
+    return { tokens: tokenize(content).map((_, i) => i + 1) };
+  },
+  lastEvents(c, s, piece, finish) {
+    let timings = JSON.stringify({
+      prompt_n: s.promptTokens - s.cachedTokens,
+      prompt_ms: s.tFirst - s.tAdmit,
+      predicted_n: s.emitted,
+      predicted_ms: s.now - s.tFirst
+    }), fin = `data: ${c.prefix}[{"index":0,"delta":{},"logprobs":null,"finish_reason":"${finish}"}]`;
+    return s.includeUsage && (fin += `,"usage":${s.usage}`), `${c.content(piece, null, null)}${fin},"timings":${timings}}
+
+`;
+  },
+  metrics(x, e) {
+    coreMetrics(x, e, CORE_METRICS.llamacpp), x.metric("llamacpp:kv_cache_tokens", "gauge", "KV-cache tokens.", e.kvUsed());
+  }
+});
+
+// src/mock/flavors/minimal.ts
+var minimal = flavor({ commonRoutes: !1 });
+
+// src/mock/flavors/sglang.ts
+var sglang = flavor({
+  omitCachedDetailsWhenZero: !0,
+  get(url3, e) {
+    let o = e.o;
+    if (url3 === "/get_model_info") return { model_path: o.model, is_generation: !0 };
+    if (url3 === "/get_server_info")
+      return {
+        version: "0.5.0+tokenbench.mock",
+        model_path: o.model,
+        context_length: o.maxModelLen,
+        max_running_requests: o.capacity,
+        cuda_graph_max_bs: o.cudaGraphMaxBs,
+        max_total_num_tokens: o.kvTokens || null,
+        page_size: o.blockTokens,
+        enable_prefix_caching: o.prefixCacheTokens > 0
+      };
+  },
+  post(url3, body, promptOf2, e) {
+    if (url3 !== "/tokenize") return;
+    let toks = promptOf2(body.messages !== void 0);
+    return { count: toks.length, max_model_len: e.o.maxModelLen, tokens: toks.map((_, i) => i + 1) };
+  },
+  lastEvents: (c, s, piece, finish) => c.content(piece, finish, s.includeUsage ? s.usage : null),
+  metrics(x, e) {
+    coreMetrics(x, e, CORE_METRICS.sglang);
+    let c = e.cache;
+    x.metric(
+      "sglang:cache_hit_rate",
+      "gauge",
+      "The prefix cache hit rate.",
+      c.queryTokens ? c.hitTokens / c.queryTokens : 0
+    ), histograms(x, e, "sglang:", {
+      ttft: ["time_to_first_token_seconds", "Histogram of time to first token in seconds."],
+      itl: ["inter_token_latency_seconds", "Histogram of inter-token latency in seconds."],
+      e2e: ["e2e_request_latency_seconds", "Histogram of End-to-end request latency in seconds"],
+      queue: ["queue_time_seconds", "Histogram of queueing time in seconds."]
+    });
+  }
+});
+
+// src/mock/flavors/vllm.ts
+var vllm = flavor({
+  get: (url3) => url3 === "/version" ? { version: "0.11.0+tokenbench.mock" } : void 0,
+  post(url3, body, promptOf2, e) {
+    if (url3 === "/v1/messages/count_tokens") return { input_tokens: promptOf2(!0).length };
+    if (url3 !== "/tokenize") return;
+    let toks = promptOf2(body.messages !== void 0);
+    return { count: toks.length, max_model_len: e.o.maxModelLen, tokens: toks.map((_, i) => i + 1) };
+  },
+  metrics(x, e) {
+    coreMetrics(x, e, CORE_METRICS.vllm), x.metric(
+      "vllm:num_preemptions_total",
+      "counter",
+      "Cumulative number of preemption from the engine.",
+      e.preemptions
+    ), x.metric(
+      "vllm:prefix_cache_queries_total",
+      "counter",
+      "Prefix cache queries, in tokens.",
+      e.cache.queryTokens
+    ), x.metric("vllm:prefix_cache_hits_total", "counter", "Prefix cache hits, in tokens.", e.cache.hitTokens), x.metric("vllm:cache_config_info", "gauge", "Information of the LLMEngine CacheConfig", 1, {
+      block_size: String(e.o.blockTokens),
+      enable_prefix_caching: String(e.o.prefixCacheTokens > 0)
+    }), histograms(x, e, "vllm:", {
+      ttft: ["time_to_first_token_seconds", "Histogram of time to first token in seconds."],
+      itl: ["inter_token_latency_seconds", "Histogram of inter-token latency in seconds."],
+      e2e: ["e2e_request_latency_seconds", "Histogram of e2e request latency in seconds."],
+      queue: ["request_queue_time_seconds", "Histogram of time spent in WAITING phase."],
+      prefill: ["request_prefill_time_seconds", "Histogram of time spent in PREFILL phase."]
+    });
+  }
+});
+
+// src/mock/flavors/index.ts
+var FLAVOR_MODULES = {
+  vllm,
+  sglang,
+  freetoken,
+  llamacpp,
+  minimal
+};
+
+// src/mock/prefix-cache.ts
+var PrefixCache = class {
+  constructor(capacityTokens, blockTokens = 16) {
+    this.capacityTokens = capacityTokens;
+    this.blockTokens = blockTokens;
+  }
+  capacityTokens;
+  blockTokens;
+  lru = /* @__PURE__ */ new Map();
+  hits = 0;
+  queries = 0;
+  hitTokens = 0;
+  queryTokens = 0;
+  blockHashes(tokens) {
+    let out = [], h = 0, full = Math.floor(tokens.length / this.blockTokens);
+    for (let b = 0; b < full; b++) {
+      let s = tokens.slice(b * this.blockTokens, (b + 1) * this.blockTokens).join("");
+      h = hashChain(h, s), out.push(h);
+    }
+    return out;
+  }
+  /** Look up and insert; returns the number of cached prompt tokens. */
+  lookupAndInsert(tokens) {
+    if (this.capacityTokens <= 0) return 0;
+    let hashes = this.blockHashes(tokens), hitBlocks = 0;
+    for (let h of hashes) {
+      if (!this.lru.has(h)) break;
+      hitBlocks++;
+    }
+    for (let h of hashes)
+      this.lru.delete(h), this.lru.set(h, !0);
+    this.evict();
+    let cached2 = hitBlocks * this.blockTokens;
+    return this.queries++, this.queryTokens += tokens.length, cached2 > 0 && this.hits++, this.hitTokens += cached2, cached2;
+  }
+  /**
+   * Keep a finished request's full blocks (prompt then generated tokens), as vLLM does: the next
+   * turn of a conversation, which re-sends them, hits them. Not a query: the hit counters stay.
+   */
+  insert(tokens) {
+    if (!(this.capacityTokens <= 0)) {
+      for (let h of this.blockHashes(tokens))
+        this.lru.delete(h), this.lru.set(h, !0);
+      this.evict();
+    }
+  }
+  evict() {
+    let maxBlocks = Math.floor(this.capacityTokens / this.blockTokens);
+    for (; this.lru.size > maxBlocks; ) {
+      let oldest = this.lru.keys().next().value;
+      this.lru.delete(oldest);
+    }
+  }
+  get usedTokens() {
+    return this.lru.size * this.blockTokens;
+  }
+};
+
+// src/mock/prometheus.ts
+var Histogram = class {
+  constructor(buckets) {
+    this.buckets = buckets;
+    this.counts = new Array(buckets.length).fill(0);
+  }
+  buckets;
+  counts;
+  sum = 0;
+  count = 0;
+  observe(v) {
+    this.sum += v, this.count++;
+    for (let i = 0; i < this.buckets.length; i++) v <= this.buckets[i] && this.counts[i]++;
+  }
+}, fmtLabels = (labels) => {
+  let parts = Object.entries(labels).map(
+    ([k, v]) => `${k}="${v.replace(/\\/g, "\\\\").replace(/"/g, '\\"')}"`
+  );
+  return parts.length ? `{${parts.join(",")}}` : "";
+}, Exposition = class {
+  constructor(labels) {
+    this.labels = labels;
+  }
+  labels;
+  lines = [];
+  metric(name, type, help, value, extra = {}) {
+    this.lines.push(`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`), this.lines.push(`${name}${fmtLabels({ ...this.labels, ...extra })} ${value}`);
+  }
+  series(name, type, help, values) {
+    this.lines.push(`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`);
+    for (let [l, v] of values) this.lines.push(`${name}${fmtLabels({ ...this.labels, ...l })} ${v}`);
+  }
+  histogram(name, help, h) {
+    this.lines.push(`# HELP ${name} ${help}`, `# TYPE ${name} histogram`);
+    for (let i = 0; i < h.buckets.length; i++)
+      this.lines.push(
+        `${name}_bucket${fmtLabels({ ...this.labels, le: String(h.buckets[i]) })} ${h.counts[i]}`
+      );
+    this.lines.push(`${name}_bucket${fmtLabels({ ...this.labels, le: "+Inf" })} ${h.count}`), this.lines.push(`${name}_sum${fmtLabels(this.labels)} ${h.sum}`), this.lines.push(`${name}_count${fmtLabels(this.labels)} ${h.count}`);
+  }
+  text() {
+    return `${this.lines.join(`
+`)}
+`;
+  }
+}, LATENCY_BUCKETS_S = [
+  1e-3,
+  5e-3,
+  0.01,
+  0.02,
+  0.04,
+  0.06,
+  0.08,
+  0.1,
+  0.25,
+  0.5,
+  0.75,
+  1,
+  2.5,
+  5,
+  7.5,
+  10,
+  20,
+  40,
+  80
+], ITL_BUCKETS_S = [
+  1e-3,
+  25e-4,
+  5e-3,
+  75e-4,
+  0.01,
+  0.0125,
+  0.015,
+  0.02,
+  0.025,
+  0.03,
+  0.04,
+  0.05,
+  0.075,
+  0.1,
+  0.25,
+  0.5,
+  1
+];
+
+// src/mock/random.ts
+function seededRandom(seed) {
+  let state = new Uint32Array([seed >>> 0 || 2654435769]);
+  return function() {
+    let x = state[0];
+    return x ^= x << 13, x ^= x >>> 17, x ^= x << 5, state[0] = x, state[0] / 4294967296;
+  };
+}
+
+// src/mock/stream-text.ts
+function streamText(r, flavor2, st) {
+  let o = r.o, { piece, last: last2, ts } = st, out = "";
+  if (st.first && !r.roleSent && (r.roleSent = !0, out += r.api === "responses" ? responsesStart(r) : roleChunk(r)), r.fault === "malformed" && r.emitted > r.target / 2 && r.emitted - piece.to + piece.from <= r.target / 2 && (out += `data: {"choices": [{"delta": {"content": "oops"
+
+`), r.fault === "error_event" && last2) return out + errorEvent();
+  let finish = r.target < r.maxTokens ? "stop" : "length";
+  if (r.api === "responses")
+    out += last2 ? responsesLast(r, o, piece, st.usage, ts) : responsesDelta(r, o, piece, ts);
+  else {
+    let chunks = {
+      prefix: chunkPrefix(r),
+      content: (p, fin, usage) => contentChunk(r, o, p, fin, usage, ts)
+    };
+    last2 ? out += flavor2.lastEvents(
+      chunks,
+      {
+        promptTokens: r.promptTokens.length,
+        cachedTokens: r.cachedTokens,
+        emitted: r.emitted,
+        includeUsage: r.includeUsage && r.fault !== "no_usage",
+        usage: st.usage,
+        tAdmit: r.tAdmit,
+        tFirst: r.tFirst,
+        now: st.now
+      },
+      piece,
+      finish
+    ) : out += chunks.content(piece, null, null), last2 && r.fault !== "no_done" && (out += `data: [DONE]
+
+`);
+  }
+  return last2 && o.protocol.includes("after-done") && (out += afterDone(r, o)), out;
+}
+
+// src/mock/timer-queue.ts
+import { performance as performance7 } from "node:perf_hooks";
+var TimerQueue = class {
+  heap = [];
+  seq = 0;
+  timer = null;
+  immediate = null;
+  closed = !1;
+  at(t, fn) {
+    if (this.closed) return;
+    let e = { t, seq: this.seq++, fn }, h = this.heap;
+    h.push(e);
+    let i = h.length - 1;
+    for (; i > 0; ) {
+      let p = i - 1 >> 1;
+      if (this.less(h[p], e)) break;
+      h[i] = h[p], i = p;
+    }
+    h[i] = e, i === 0 && this.arm();
+  }
+  get size() {
+    return this.heap.length;
+  }
+  close() {
+    this.closed = !0, this.heap = [], this.timer && clearTimeout(this.timer), this.immediate && clearImmediate(this.immediate), this.timer = null, this.immediate = null;
+  }
+  less(a, b) {
+    return a.t < b.t || a.t === b.t && a.seq < b.seq;
+  }
+  pop() {
+    let h = this.heap, top = h[0], last2 = h.pop();
+    if (h.length > 0) {
+      let i = 0, n = h.length;
+      for (; ; ) {
+        let l = 2 * i + 1;
+        if (l >= n) break;
+        let r = l + 1, c = r < n && this.less(h[r], h[l]) ? r : l;
+        if (this.less(last2, h[c])) break;
+        h[i] = h[c], i = c;
+      }
+      h[i] = last2;
+    }
+    return top;
+  }
+  arm() {
+    if (this.closed || this.heap.length === 0 || (this.timer && (clearTimeout(this.timer), this.timer = null), this.immediate)) return;
+    let d = this.heap[0].t - performance7.now();
+    d > 1.5 ? this.timer = setTimeout(() => this.fire(), d - 1) : this.immediate = setImmediate(() => this.fire());
+  }
+  fire() {
+    this.timer = null, this.immediate = null;
+    let now = performance7.now(), h = this.heap;
+    for (; h.length > 0 && h[0].t <= now; )
+      this.pop().fn();
+    this.arm();
+  }
+};
+
+// src/mock/engine.ts
+var hrMs = () => Number(process.hrtime.bigint()) / 1e6, Engine = class {
+  constructor(o) {
+    this.o = o;
+    this.flavor = FLAVOR_MODULES[o.flavor], this.rand = seededRandom(o.seed), this.faultRand = seededRandom(o.seed ^ 2654435769), this.cache = new PrefixCache(o.prefixCacheTokens, o.blockTokens);
+  }
+  o;
+  timers = new TimerQueue();
+  queue = [];
+  active = /* @__PURE__ */ new Set();
+  rand;
+  faultRand;
+  cache;
+  startedAtMs = performance8.now();
+  seq = 0;
+  admitPending = !1;
+  promptTotal = 0;
+  generationTotal = 0;
+  completed = 0;
+  rejected = 0;
+  cancelled = 0;
+  preemptions = 0;
+  events = 0;
+  faultCounts = {};
+  lateness = [];
+  /** Responses API: stored conversations (prompt and answer tokens) by response id, oldest first. */
+  stored = /* @__PURE__ */ new Map();
+  h = {
+    ttft: new Histogram(LATENCY_BUCKETS_S),
+    itl: new Histogram(ITL_BUCKETS_S),
+    e2e: new Histogram(LATENCY_BUCKETS_S),
+    queue: new Histogram(LATENCY_BUCKETS_S),
+    prefill: new Histogram(LATENCY_BUCKETS_S)
+  };
+  flavor;
+  close() {
+    this.timers.close();
+  }
+  stats() {
+    let s = Float64Array.from(this.lateness).sort(), q = (p) => s.length ? s[Math.min(s.length - 1, Math.floor(p * (s.length - 1)))] : null;
+    return {
+      requests: this.seq,
+      completed: this.completed,
+      rejected: this.rejected,
+      cancelled: this.cancelled,
+      running: this.active.size,
+      waiting: this.queue.length,
+      preemptions: this.preemptions,
+      events: this.events,
+      faults: { ...this.faultCounts },
+      lateness: { n: s.length, p50: q(0.5), p99: q(0.99), max: s.length ? s[s.length - 1] : null }
+    };
+  }
+  get running() {
+    return this.active.size;
+  }
+  get waiting() {
+    return this.queue.length;
+  }
+  get requestsTotal() {
+    return this.seq;
+  }
+  loading() {
+    return performance8.now() - this.startedAtMs < this.o.loadTimeS * 1e3;
+  }
+  kvUsed() {
+    let n = 0;
+    for (let r of this.active) n += r.promptTokens.length + r.emitted;
+    return n;
+  }
+  kvRatio() {
+    return this.o.kvTokens > 0 ? this.kvUsed() / this.o.kvTokens : 0;
+  }
+  countFault(kind) {
+    this.faultCounts[kind] = (this.faultCounts[kind] ?? 0) + 1;
+  }
+  pickFault(seq) {
+    for (let f of this.o.faults)
+      if (f.every !== null && seq % f.every === 0 || f.rate !== null && this.faultRand() < f.rate) return f.kind;
+    return null;
+  }
+  completion(req, res, body, api, arrival, arrivalHr) {
+    let o = this.o, { promptTokens, maxTokens } = validateCompletion(body, api, o, this.stored);
+    if (this.loading()) throw new HttpError(503, "model is still loading", "unavailable_error");
+    let seq = ++this.seq, fault = this.pickFault(seq);
+    fault !== null && this.countFault(fault);
+    let httpFault = fault !== null ? HTTP_FAULTS[fault] : void 0;
+    if (httpFault) throw new HttpError(...httpFault);
+    if (o.maxQueue !== null && this.active.size >= o.capacity && this.queue.length >= o.maxQueue)
+      throw this.rejected++, new HttpError(o.rejectStatus, "server queue is full", "rate_limit_error");
+    let ignoreEos = body.ignore_eos === !0 && fault !== "early_stop", target = maxTokens;
+    if (fault === "early_stop") target = Math.max(1, Math.floor(maxTokens / 2));
+    else if (!ignoreEos) {
+      let p = 1 / Math.max(1, o.meanOutputTokens);
+      target = Math.min(maxTokens, 1 + Math.floor(Math.log(1 - this.rand()) / Math.log(1 - p)));
+    }
+    let now = performance8.now(), r = newReq({
+      seq,
+      req,
+      res,
+      body,
+      api,
+      o,
+      promptTokens,
+      maxTokens,
+      target,
+      fault,
+      arrival,
+      arrivalHr
+    });
+    this.promptTotal += promptTokens.length, res.on("close", () => {
+      r.state !== "done" && (this.cancelled++, this.finish(r, performance8.now(), !1));
+    });
+    let begin = () => {
+      if (fault === "error_body")
+        return this.finish(r, performance8.now(), !1), sendJson(res, 200, {
+          error: { message: "injected fault: the engine is overloaded", type: "internal_error" }
+        });
+      if (r.stream && o.protocol.includes("early-hints") && res.writeEarlyHints({ link: "</v1/models>; rel=preload" }), r.stream) {
+        let headers2 = {
+          "content-type": "text/event-stream; charset=utf-8",
+          "cache-control": "no-cache"
+        };
+        res.writeHead(200, { ...headers2, ...this.flavor.streamHeaders }), res.flushHeaders();
+      }
+      this.enqueue(r, performance8.now());
+    };
+    fault === "slow_first_byte" ? this.timers.at(now + o.slowFirstByteMs, begin) : begin();
+  }
+  enqueue(r, t) {
+    if (r.state === "done") return;
+    let someoneWaiting = this.queue.length > 0;
+    this.queue.push(r), someoneWaiting || this.admitWaiting(t);
+  }
+  /**
+   * A slot freed while requests wait is filled at the scheduler's next iteration, one decode
+   * step (ITL) later, as continuous-batching servers admit waiting requests between steps.
+   */
+  scheduleAdmission(t) {
+    if (this.queue.length === 0 || this.admitPending) return;
+    this.admitPending = !0;
+    let at = t + this.o.itlMs;
+    this.timers.at(at, () => {
+      this.admitPending = !1, this.admitWaiting(at), this.queue.length > 0 && this.active.size < this.o.capacity && this.scheduleAdmission(at);
+    });
+  }
+  canAdmit(r) {
+    return this.active.size >= this.o.capacity ? !1 : this.o.kvTokens > 0 && this.active.size > 0 ? this.kvUsed() + r.promptTokens.length + r.emitted <= this.o.kvTokens : !0;
+  }
+  admitWaiting(t) {
+    for (; this.queue.length > 0 && this.canAdmit(this.queue[0]); ) {
+      let r = this.queue.shift();
+      r.state !== "done" && this.admit(r, t);
+    }
+  }
+  admit(r, t) {
+    let o = this.o;
+    r.state = "running", this.active.add(r);
+    let resumed = r.emitted > 0;
+    resumed || (r.tAdmit = t, this.h.queue.observe((t - r.tArrive) / 1e3), r.cachedTokens = this.cache.lookupAndInsert(r.promptTokens));
+    let uncached = resumed ? r.promptTokens.length + r.emitted : r.promptTokens.length - r.cachedTokens, prefill = o.ttftMs + o.prefillMsPer1k * uncached / 1e3;
+    !resumed && o.ttftJitterMs > 0 && (prefill += -Math.log(1 - this.rand()) * o.ttftJitterMs), resumed || this.h.prefill.observe(prefill / 1e3), this.flavor.roleChunkAtAdmission && r.stream && !r.roleSent && (r.roleSent = !0, this.write(r, r.api === "responses" ? responsesStart(r) : roleChunk(r)));
+    let gen = r.gen;
+    this.timers.at(t + prefill, () => this.emit(r, t + prefill, gen));
+  }
+  itl() {
+    let o = this.o, d = o.itlMs * (1 + o.itlGrowthPerRunning * Math.max(0, this.active.size - 1));
+    return o.itlJitterMs > 0 && (d += (this.rand() * 2 - 1) * o.itlJitterMs), Math.max(0, d);
+  }
+  usageJson(r) {
+    return usageJson(r, this.flavor.omitCachedDetailsWhenZero && r.cachedTokens === 0, this.o);
+  }
+  /**
+   * Emit the event due at `scheduled`, and every later event of this stream that is already due
+   * (zero or tiny ITL, or after a stall in the event loop), in one socket write.
+   */
+  emit(r, scheduled, gen) {
+    let out = "", t = scheduled;
+    for (; ; ) {
+      let now = performance8.now(), step = this.step(r, t, now);
+      if (out += step.out, step.reset) {
+        let res = r.res;
+        this.finish(r, now, !1), res.write(
+          wire(this.o, r.written++ === 0, out),
+          () => res.socket ? res.socket.resetAndDestroy() : res.destroy()
+        );
+        return;
+      }
+      if (step.last) {
+        out && r.stream && this.write(r, out), this.finish(r, now, !0);
+        return;
+      }
+      this.enforceKv();
+      let next = t + this.itl() + step.extraDelayMs;
+      if (r.state !== "running" || r.gen !== gen || next > performance8.now()) {
+        out && r.stream && this.write(r, out), r.state === "running" && r.gen === gen && this.timers.at(next, () => this.emit(r, next, gen));
+        return;
+      }
+      t = next;
+    }
+  }
+  /** Stream text onto the wire, in the configured protocol variant. */
+  write(r, out) {
+    out !== "" && r.res.write(wire(this.o, r.written++ === 0, out));
+  }
+  /** One stream event: bookkeeping and its SSE text (nothing written here). */
+  step(r, scheduled, now) {
+    let o = this.o;
+    this.lateness.length < 1e6 && this.lateness.push(now - scheduled);
+    let k = Math.min(o.tokensPerChunk, r.target - r.emitted), piece = pieceOf(r, k), first = r.emitted === 0;
+    r.emitted += k, this.generationTotal += k, this.events++, first ? (r.tFirst = now, this.h.ttft.observe((now - r.tArrive) / 1e3)) : this.h.itl.observe((now - r.tLast) / 1e3), r.tLast = now;
+    let half = Math.floor(r.target / 2), crossedHalf = r.emitted >= half && r.emitted - k < half, last2 = r.emitted >= r.target || r.fault === "error_event" && crossedHalf, extraDelayMs = r.fault === "stall" && crossedHalf ? o.stallS * 1e3 : 0;
+    if (!r.stream)
+      return r.text.push(pieceText(piece)), { out: "", last: last2, reset: !1, extraDelayMs };
+    let ts = r.serverTs ? hrMs() : null, usage = last2 ? this.usageJson(r) : "", out = streamText(r, this.flavor, { piece, first, last: last2, ts, usage, now }), reset = r.fault === "reset" && !last2 && r.emitted >= Math.max(1, half);
+    return { out, last: last2, reset, extraDelayMs };
+  }
+  /** A stored response for previous_response_id, the oldest dropped beyond 10,000. */
+  keep(id, tokens) {
+    this.stored.set(id, tokens), this.stored.size > 1e4 && this.stored.delete(this.stored.keys().next().value);
+  }
+  /** Over the KV budget: preempt the most recently admitted request (recompute policy). */
+  enforceKv() {
+    let budget = this.o.kvTokens;
+    if (!(budget <= 0))
+      for (; this.active.size > 1 && this.kvUsed() > budget; ) {
+        let victim = null;
+        for (let x of this.active) (victim === null || x.tAdmit >= victim.tAdmit) && (victim = x);
+        if (victim === null) return;
+        this.active.delete(victim), victim.state = "queued", victim.gen++, this.preemptions++, this.queue.unshift(victim);
+      }
+  }
+  finish(r, t, ok) {
+    if (r.state === "done") return;
+    let wasRunning = r.state === "running";
+    if (r.state = "done", r.gen++, wasRunning) this.active.delete(r);
+    else {
+      let i = this.queue.indexOf(r);
+      i >= 0 && this.queue.splice(i, 1);
+    }
+    if (ok) {
+      this.completed++;
+      let conversation = [...r.promptTokens, ...generatedTokens(r)];
+      this.cache.insert(conversation), r.store && this.keep(r.id, conversation), this.h.e2e.observe((t - r.tArrive) / 1e3), r.stream ? (r.res.end(), this.flavor.closeAfterStream && r.res.once("finish", () => r.res.socket?.destroy())) : sendJson(r.res, 200, completionBody(r, JSON.parse(this.usageJson(r))));
+    }
+    this.scheduleAdmission(t);
+  }
+};
+
+// src/mock/server.ts
+var API_ROUTES = {
+  "/v1/chat/completions": "chat",
+  "/v1/completions": "completions",
+  "/v1/responses": "responses"
+};
+async function start(partial2 = {}) {
+  let o = { ...DEFAULT_MOCK_OPTIONS, ...partial2 };
+  partial2.port === void 0 && (o.port = 0);
+  let engine = new Engine(o), server = http.createServer({ keepAliveTimeout: 3e4, noDelay: !0 }, (req, res) => {
+    handle(engine, req, res).catch((err) => {
+      res.headersSent ? res.destroy() : sendError(res, 500, String(err), "internal_error");
+    });
+  });
+  server.maxHeadersCount = 200, server.headersTimeout = 6e4, server.requestTimeout = 0, await new Promise((resolve2, reject) => {
+    server.once("error", reject), server.listen(o.port, o.host, () => resolve2());
+  });
+  let port = server.address().port;
+  return {
+    url: `http://${o.host.includes(":") ? `[${o.host}]` : o.host}:${port}`,
+    port,
+    options: o,
+    stats: () => engine.stats(),
+    close: async () => {
+      engine.close(), server.closeAllConnections(), await new Promise((resolve2) => server.close(() => resolve2()));
+    }
+  };
+}
+function models(o) {
+  return {
+    object: "list",
+    data: [
+      {
+        id: o.model,
+        object: "model",
+        created: Math.floor(Date.now() / 1e3),
+        owned_by: o.flavor,
+        max_model_len: o.maxModelLen
+      }
+    ]
+  };
+}
+function metricsText(e) {
+  let x = new Exposition(e.flavor.metricLabels(e.o));
+  e.flavor.metrics(x, e);
+  let faults = Object.entries(e.faultCounts).map(([kind, n]) => [
+    { kind },
+    n
+  ]);
+  return x.series("tokenbench_mock_faults_total", "counter", "Faults injected by the mock, by kind.", faults), x.metric(
+    "tokenbench_mock_rejected_total",
+    "counter",
+    "Requests rejected because the queue was full.",
+    e.rejected
+  ), x.text();
+}
+async function handle(engine, req, res) {
+  let arrival = performance9.now(), arrivalHr = Number(process.hrtime.bigint()) / 1e6, url3 = (req.url ?? "/").split("?")[0], method = req.method ?? "GET", flavor2 = engine.flavor;
+  try {
+    let api = API_ROUTES[url3];
+    if (method === "POST" && api !== void 0) {
+      let body = await readJson(req);
+      return engine.completion(req, res, body, api, arrival, arrivalHr);
+    }
+    if (method === "GET" && url3 === "/mock/stats") return sendJson(res, 200, engine.stats());
+    if (!flavor2.commonRoutes) throw new HttpError(404, `no route ${method} ${url3}`, "not_found_error");
+    if (method === "GET" && url3 === "/v1/models") return sendJson(res, 200, models(engine.o));
+    if (method === "GET" && url3 === "/health") {
+      let h = flavor2.health(engine);
+      return h.error !== void 0 ? sendError(res, h.status, h.error, "unavailable_error") : h.body !== null ? sendJson(res, h.status, h.body) : (res.writeHead(h.status, { "content-length": 0 }), void res.end());
+    }
+    if (method === "GET" && url3 === "/metrics")
+      return res.writeHead(200, { "content-type": "text/plain; version=0.0.4; charset=utf-8" }), void res.end(metricsText(engine));
+    if (method === "POST") {
+      let body = await readJson(req), answer = flavor2.post(url3, body, (chat) => promptOf(body, chat), engine);
+      if (answer !== void 0) return sendJson(res, 200, answer);
+    }
+    if (method === "GET") {
+      let answer = flavor2.get(url3, engine);
+      if (answer !== void 0) return sendJson(res, 200, answer);
+    }
+    throw new HttpError(404, `no route ${method} ${url3}`, "not_found_error");
+  } catch (err) {
+    if (err instanceof HttpError) return sendError(res, err.status, err.message, err.type);
+    throw err;
+  }
+}
+
+// src/cli/mock-command.ts
+function parseProtocol(s) {
+  let v = s.trim();
+  if (!PROTOCOL_VARIANTS.includes(v))
+    throw new Error(`invalid protocol variant "${s}": expected one of ${PROTOCOL_VARIANTS.join(", ")}`);
+  return v;
+}
+var ms = (flag, def, help) => number({
+  flag,
+  input: null,
+  metavar: "MS",
+  default: def,
+  check: nonNeg,
+  what: "a non-negative number",
+  help
+}), MOCK = {
+  host: text({ flag: "host", input: null, metavar: "H", default: DEFAULT_MOCK_OPTIONS.host, help: "bind address" }),
+  port: number({
+    flag: "port",
+    input: null,
+    default: DEFAULT_MOCK_OPTIONS.port,
+    check: (n) => Number.isInteger(n) && n >= 0 && n < 65536,
+    what: "a port number",
+    help: "port (0 = any free port)"
+  }),
+  flavor: oneOf({
+    flag: "flavor",
+    input: null,
+    choices: FLAVORS,
+    default: DEFAULT_MOCK_OPTIONS.flavor,
+    help: "endpoints, metric names and stream quirks"
+  }),
+  model: text({
+    flag: "model",
+    input: null,
+    metavar: "ID",
+    default: DEFAULT_MOCK_OPTIONS.model,
+    help: "served model name"
+  }),
+  ttftMs: ms("ttft-ms", DEFAULT_MOCK_OPTIONS.ttftMs, "base time to first token"),
+  prefillMsPer1k: ms("prefill-ms-per-1k", DEFAULT_MOCK_OPTIONS.prefillMsPer1k, "extra prefill per 1,000 uncached prompt tokens"),
+  itlMs: ms("itl-ms", DEFAULT_MOCK_OPTIONS.itlMs, "time between stream events"),
+  itlJitterMs: ms("itl-jitter-ms", DEFAULT_MOCK_OPTIONS.itlJitterMs, "seeded uniform jitter +/- MS per event"),
+  ttftJitterMs: ms(
+    "ttft-jitter-ms",
+    DEFAULT_MOCK_OPTIONS.ttftJitterMs,
+    "seeded exponential extra time to first token with mean MS per request (a tail, so TTFT p99 varies between runs with different --seed)"
+  ),
+  tokensPerChunk: number({
+    flag: "tokens-per-chunk",
+    input: null,
+    metavar: "K",
+    default: DEFAULT_MOCK_OPTIONS.tokensPerChunk,
+    check: positiveInt,
+    what: "a positive integer",
+    help: "tokens per event, like speculative decoding"
+  }),
+  capacity: number({
+    flag: "capacity",
+    input: null,
+    default: DEFAULT_MOCK_OPTIONS.capacity,
+    check: positiveInt,
+    what: "a positive integer",
+    help: "running slots; more requests queue FIFO"
+  }),
+  maxQueue: number({
+    flag: "max-queue",
+    input: null,
+    default: DEFAULT_MOCK_OPTIONS.maxQueue,
+    defaultText: "unbounded",
+    check: nonNegInt,
+    what: "a non-negative integer",
+    help: "reject beyond N waiting requests"
+  }),
+  rejectStatus: number({
+    flag: "reject-status",
+    input: null,
+    metavar: "429|503",
+    default: DEFAULT_MOCK_OPTIONS.rejectStatus,
+    check: (n) => n === 429 || n === 503,
+    what: "429 or 503",
+    help: "status for rejected requests"
+  }),
+  itlGrowthPerRunning: number({
+    flag: "itl-growth-per-running",
+    input: null,
+    metavar: "F",
+    default: DEFAULT_MOCK_OPTIONS.itlGrowthPerRunning,
+    check: nonNeg,
+    what: "a non-negative number",
+    help: "ITL x (1 + F x (running - 1))"
+  }),
+  kvTokens: number({
+    flag: "kv-tokens",
+    input: null,
+    default: DEFAULT_MOCK_OPTIONS.kvTokens,
+    check: nonNegInt,
+    what: "a non-negative integer",
+    help: "KV budget in tokens; drives kv usage and preemption (0 = unlimited)"
+  }),
+  prefixCacheTokens: number({
+    flag: "prefix-cache-tokens",
+    input: null,
+    default: DEFAULT_MOCK_OPTIONS.prefixCacheTokens,
+    check: nonNegInt,
+    what: "a non-negative integer",
+    help: "prefix cache size (0 = off)"
+  }),
+  meanOutputTokens: number({
+    flag: "mean-output-tokens",
+    input: null,
+    default: DEFAULT_MOCK_OPTIONS.meanOutputTokens,
+    check: positive,
+    what: "a positive number",
+    help: "mean output length without ignore_eos"
+  }),
+  loadTimeS: number({
+    flag: "load-time-s",
+    input: null,
+    metavar: "S",
+    default: DEFAULT_MOCK_OPTIONS.loadTimeS,
+    check: nonNeg,
+    what: "a non-negative number",
+    help: 'report "loading" for S seconds after start'
+  }),
+  serverTimestamps: boolean({
+    flag: "server-timestamps",
+    input: null,
+    switch: !0,
+    default: DEFAULT_MOCK_OPTIONS.serverTimestamps,
+    help: "send tokenbench_server_ts_ms in every chunk (also per request: header x-tokenbench-server-ts: 1)"
+  }),
+  reasoningTokens: number({
+    flag: "reasoning-tokens",
+    input: null,
+    metavar: "N",
+    default: DEFAULT_MOCK_OPTIONS.reasoningTokens,
+    check: nonNegInt,
+    what: "a non-negative integer",
+    help: "a reasoning model: the first N tokens of every answer are thinking (counted in completion_tokens)"
+  }),
+  reasoningField: oneOf({
+    flag: "reasoning-field",
+    input: null,
+    choices: REASONING_FIELDS,
+    default: DEFAULT_MOCK_OPTIONS.reasoningField,
+    help: "how thinking is sent: delta.reasoning_content (vLLM, SGLang, DeepSeek), delta.reasoning (newer vLLM), or inline <think> tags"
+  }),
+  reasoningUsage: boolean({
+    flag: "reasoning-usage",
+    input: null,
+    switch: !0,
+    default: DEFAULT_MOCK_OPTIONS.reasoningUsage,
+    help: "report usage.completion_tokens_details.reasoning_tokens"
+  }),
+  protocol: list({
+    flag: "protocol",
+    input: null,
+    metavar: "VARIANT",
+    default: DEFAULT_MOCK_OPTIONS.protocol,
+    item: parseProtocol,
+    help: `write the event stream another way the SSE standard allows: ${PROTOCOL_VARIANTS.join(" ")}`
+  }),
+  faults: list({
+    flag: "fault",
+    input: null,
+    metavar: "KIND:RATE|KIND@N",
+    default: DEFAULT_MOCK_OPTIONS.faults,
+    item: parseFault,
+    help: `seeded faults: ${FAULT_KINDS.join(" ")}`
+  }),
+  stallS: number({
+    flag: "stall-s",
+    input: null,
+    metavar: "S",
+    default: DEFAULT_MOCK_OPTIONS.stallS,
+    check: nonNeg,
+    what: "a non-negative number",
+    help: "stall length"
+  }),
+  slowFirstByteMs: ms("slow-first-byte-ms", DEFAULT_MOCK_OPTIONS.slowFirstByteMs, "first-byte delay"),
+  cudaGraphMaxBs: number({
+    flag: "cuda-graph-max-bs",
+    input: null,
+    default: DEFAULT_MOCK_OPTIONS.cudaGraphMaxBs,
+    check: positiveInt,
+    what: "a positive integer",
+    help: "limit to advertise (sglang/freetoken)"
+  }),
+  maxModelLen: number({
+    flag: "max-model-len",
+    input: null,
+    default: DEFAULT_MOCK_OPTIONS.maxModelLen,
+    check: positiveInt,
+    what: "a positive integer",
+    help: "context length"
+  }),
+  seed: number({
+    flag: "seed",
+    input: null,
+    default: DEFAULT_MOCK_OPTIONS.seed,
+    check: anyInt,
+    what: "an integer",
+    help: "seed"
+  })
+};
+function mockOptionsFrom(argv) {
+  let p = parseCommand(
+    argv,
+    MOCK,
+    `tokenbench mockserver: an OpenAI-compatible fake inference server
+
+Its capacity follows from its configuration: a request holds one of --capacity slots from its
+admission through --ttft-ms (plus --prefill-ms-per-1k) and n - 1 more tokens at --itl-ms, and the
+freed slot is refilled one --itl-ms later, so it sustains
+  capacity / (ttft + n x itl) requests per second for n output tokens
+(16 slots, 60 ms, 12 ms, 32 tokens: 16 / 0.444 s = 36.0 req/s), with --itl-growth-per-running 0,
+no KV budget and no prefill cost.`
+  );
+  return p === null ? null : { ...DEFAULT_MOCK_OPTIONS, ...p.values };
+}
+async function mockCommand(argv) {
+  let opts = mockOptionsFrom(argv);
+  if (opts === null) return 0;
+  let server = await start(opts);
+  return process.stderr.write(
+    `tokenbench mockserver (${opts.flavor}) listening on ${server.url}: model ${opts.model}, TTFT ${opts.ttftMs} ms, ITL ${opts.itlMs} ms, capacity ${opts.capacity} (sustains ${opts.capacity} / (TTFT + n x ITL) req/s for n output tokens)
+`
+  ), await new Promise((resolve2) => {
+    let stop = () => resolve2();
+    process.once("SIGINT", stop), process.once("SIGTERM", stop);
+  }), await server.close(), 0;
+}
+
+// src/core/profile/profile.ts
+import { randomBytes as randomBytes3 } from "node:crypto";
+
+// src/core/client/jit-warmup.ts
+import { createServer } from "node:http";
+import { performance as performance10 } from "node:perf_hooks";
+var WARMUP_CHUNKS = 8e4, REQUESTS = 4, BURST = 50;
+function chunkEvent(api, i) {
+  let text2 = ` w${i % 97}`;
+  return api === "responses" ? `event: response.output_text.delta
+data: ${JSON.stringify({ type: "response.output_text.delta", item_id: "warmup", output_index: 0, content_index: 0, delta: text2 })}
+
+` : `data: ${JSON.stringify({ id: "warmup", object: api === "chat" ? "chat.completion.chunk" : "text_completion", created: 0, model: "warmup", choices: [api === "chat" ? { index: 0, delta: { content: text2 }, finish_reason: null } : { index: 0, text: text2, finish_reason: null }] })}
+
+`;
+}
+function endEvents(api, tokens) {
+  if (api === "responses") {
+    let usage2 = { input_tokens: 8, output_tokens: tokens, total_tokens: tokens + 8 };
+    return `event: response.completed
+data: ${JSON.stringify({ type: "response.completed", response: { id: "warmup", status: "completed", usage: usage2 } })}
+
+`;
+  }
+  let usage = { prompt_tokens: 8, completion_tokens: tokens, total_tokens: tokens + 8 };
+  return `data: ${JSON.stringify({ id: "warmup", choices: [], usage })}
+
+data: [DONE]
+
+`;
+}
+function serve(perRequest) {
+  return (req, res) => {
+    req.resume(), req.on("end", async () => {
+      let url3 = req.url ?? "", api = url3.includes("chat") ? "chat" : url3.includes("responses") ? "responses" : "completions";
+      res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
+      for (let i = 0; i < perRequest; i++)
+        res.write(chunkEvent(api, i)), i % BURST === BURST - 1 && await new Promise((r) => setImmediate(r));
+      res.end(endEvents(api, perRequest));
+    });
+  };
+}
+async function warmUpClientPath(cfg, chunks = WARMUP_CHUNKS) {
+  let t0 = performance10.now(), server = createServer(serve(Math.ceil(chunks / REQUESTS)));
+  try {
+    await new Promise((res, rej) => {
+      server.once("error", rej), server.listen(0, "127.0.0.1", () => res());
+    });
+    let { port } = server.address(), client = new StreamClient({
+      ...cfg,
+      target: makeTarget({
+        baseUrl: `http://127.0.0.1:${port}`,
+        api: cfg.target.api,
+        model: "warmup",
+        apiKey: null,
+        headers: {}
+      }),
+      originMs: performance10.now()
+    }), read = 0;
+    try {
+      for (let i = 0; i < REQUESTS; i++) {
+        let r = await client.stream({
+          id: i,
+          level: 0,
+          warmup: !0,
+          prompt: "warm up",
+          // what the loopback server sends (a usage above twice max_tokens is refused as untrue)
+          maxTokens: Math.ceil(chunks / REQUESTS),
+          promptTokensRequested: null,
+          intendedSendAbsMs: null
+        });
+        if (r.error !== null) return null;
+        read += r.event_count;
+      }
+    } finally {
+      await client.close();
+    }
+    return { chunks: read, ms: performance10.now() - t0 };
+  } catch {
+    return null;
+  } finally {
+    server.close();
+  }
+}
+
+// src/core/results/document.ts
+import { createHash as createHash3 } from "node:crypto";
+init_workload();
+var CLOCK_SOURCE = "performance.now() (monotonic), ms from origin";
+function buildDocument(p) {
+  let origin = new Date(p.originWallMs).toISOString(), target = targetRecord(p.target), pv = p.provenance ?? null, environment = pv?.runnerName != null ? { ...p.environment, runner_name: pv.runnerName } : p.environment, doc = {
+    schema_version: SCHEMA_VERSION,
+    kind: p.kind,
+    tool: { name: "tokenbench", version: TOOL_VERSION },
+    created_at: p.createdAt ?? origin,
+    target,
+    environment,
+    clock: { source: CLOCK_SOURCE, origin_wall_time: origin },
+    formulas: p.formulas,
+    config: p.config,
+    levels: p.levels,
+    ...p.profile !== void 0 ? { profile: p.profile } : {},
+    server: p.server,
+    ...p.promptCalibration ? { prompt_calibration: p.promptCalibration } : {},
+    requests: p.requests,
+    ...p.loadGenerator ? { load_generator: p.loadGenerator } : {},
+    ...p.saturation ? { saturation: p.saturation } : {},
+    ...p.repeats ? { repeats: p.repeats } : {},
+    ...p.gpuTelemetry ? { gpu_telemetry: p.gpuTelemetry } : {},
+    ...p.ab ? { ab: p.ab } : {},
+    ...p.kind === "sweep" ? { validity: runValidity([...p.levels, ...p.ab?.blocks.flatMap((b) => b.levels) ?? []]) } : {},
+    complete: p.complete
+  };
+  return doc.workload_fingerprint = createHash3("sha256").update(canonicalJson(workloadSpec(doc))).digest("hex").slice(0, 16), pv !== null && (doc.repository = pv.repository, doc.git = pv.git, pv.testbed !== null && (doc.testbed = describeTestbed(doc, pv.testbed)), pv.verdictRules && (doc.verdict_rules = pv.verdictRules)), doc;
+}
+
+// src/core/results/environment.ts
+import { execFile } from "node:child_process";
+import os from "node:os";
+function parseNvidiaSmi(csv) {
+  let rows = csv.trim().split(`
+`).map((l) => l.split(",").map((s) => s.trim())).filter((r) => r.length >= 3 && r[0]);
+  if (rows.length === 0) return null;
+  let [name, mem, driver] = rows[0], memMib = Number.parseFloat(mem ?? "");
+  return {
+    name: name ?? null,
+    count: rows.length,
+    memory_mib: Number.isFinite(memMib) ? memMib : null,
+    driver: driver ?? null
+  };
+}
+function probeGpu(timeoutMs = 5e3) {
+  return new Promise((resolve2) => {
+    execFile(
+      "nvidia-smi",
+      ["--query-gpu=name,memory.total,driver_version", "--format=csv,noheader,nounits"],
+      { timeout: timeoutMs },
+      (err, stdout) => resolve2(err ? null : parseNvidiaSmi(stdout))
+    );
+  });
+}
+async function captureEnvironment() {
+  let cpus = os.cpus();
+  return {
+    os: `${os.platform()} ${os.release()}`,
+    arch: os.arch(),
+    cpu_model: cpus[0]?.model ?? null,
+    cpu_count: cpus.length,
+    node_version: process.version,
+    hostname: os.hostname(),
+    gpu: await probeGpu()
+  };
+}
+
+// src/core/server/calibration.ts
+init_errors();
+
+// src/core/server/http.ts
+var import_undici2 = __toESM(require_undici(), 1);
+var MAX_HTTP_BYTES = 8 * 1024 * 1024;
+async function httpCall(url3, opts = {}) {
+  let t0 = performance.now(), timeoutMs = opts.timeoutMs ?? 1e4, maxBytes = opts.maxBytes ?? MAX_HTTP_BYTES, signal = AbortSignal.timeout(timeoutMs), fail = (error62) => ({
+    status: null,
+    text: null,
+    json: null,
+    error: error62,
+    elapsedMs: performance.now() - t0
+  }), status = null;
+  try {
+    let res = await (0, import_undici2.request)(url3, {
+      method: opts.method ?? "GET",
+      headers: {
+        ...opts.body !== void 0 ? { "content-type": "application/json" } : {},
+        ...opts.headers
+      },
+      ...opts.body !== void 0 ? { body: JSON.stringify(opts.body) } : {},
+      headersTimeout: timeoutMs,
+      bodyTimeout: timeoutMs,
+      signal
+    });
+    status = res.statusCode;
+    let chunks = [], bytes = 0;
+    for await (let chunk of res.body) {
+      if (bytes += chunk.length, bytes > maxBytes)
+        return res.body.destroy(), fail(`response_too_large: the answer (HTTP ${status}) passed ${maxBytes} bytes`);
+      chunks.push(chunk);
+    }
+    let text2 = redacted(Buffer.concat(chunks).toString("utf8"), secretsIn(opts.headers ?? {})), json2 = null;
+    try {
+      json2 = JSON.parse(text2);
+    } catch {
+      json2 = null;
+    }
+    return { status, text: text2, json: json2, error: null, elapsedMs: performance.now() - t0 };
+  } catch (err) {
+    let e = err;
+    return signal.aborted ? fail(
+      `deadline: no complete answer within ${(timeoutMs / 1e3).toFixed(1)} s${status !== null ? ` (HTTP ${status} headers came, the body did not finish)` : ""}`
+    ) : fail(redacted(`${e.code ?? e.name}: ${e.message}`, secretsIn(opts.headers ?? {})));
+  }
+}
+function oneTokenRequest(target, model, timeoutMs = 3e4) {
+  return httpCall(url2(target, completionsPath(target.api)), {
+    method: "POST",
+    headers: { ...target.headers },
+    body: generationBody(target.api, model, { prompt: "ping" }, 1, !1),
+    timeoutMs
+  });
+}
+
+// src/core/server/calibration.ts
+var CalibrationError = class extends TokenbenchError {
+  constructor(message) {
+    super("calibration_failed", message);
+  }
+}, tolerance = (target) => Math.max(4, Math.ceil(5e-3 * target)), TOLERANCE_RULE = "|reached - target| <= max(4, ceil(0.5 % of target)) tokens";
+function asCount(v) {
+  return typeof v == "number" && Number.isInteger(v) && v >= 0 ? v : null;
+}
+async function usagePromptTokens(target, extraBody, text2) {
+  let r = await httpCall(url2(target, completionsPath(target.api)), {
+    method: "POST",
+    headers: { ...target.headers },
+    body: {
+      ...generationBody(target.api, target.model, { prompt: text2 }, 1, !1),
+      temperature: 0,
+      ...extraBody
+    },
+    timeoutMs: 12e4
+  });
+  return r.status !== 200 ? null : asCount(promptTokensOf(target.api, r.json));
+}
+async function detectCounter(target, extraBody) {
+  let model = target.model, h = { ...target.headers }, viaCountTokens = async (text2) => {
+    let r = await httpCall(url2(target, "/v1/messages/count_tokens"), {
+      method: "POST",
+      headers: h,
+      body: { model, messages: [{ role: "user", content: text2 }] }
+    });
+    return r.status === 200 ? asCount(r.json?.input_tokens) : null;
+  }, viaTokenize = async (text2) => {
+    let body = target.api !== "completions" ? { model, messages: [{ role: "user", content: text2 }], content: text2 } : { model, prompt: text2, content: text2 }, r = await httpCall(url2(target, "/tokenize"), { method: "POST", headers: h, body });
+    if (r.status !== 200) return null;
+    let j = r.json;
+    return asCount(j?.count) ?? (Array.isArray(j?.tokens) ? j.tokens.length : null);
+  }, viaUsage = (text2) => usagePromptTokens(target, extraBody, text2), probe = "calibration probe text";
+  if (await viaCountTokens(probe) !== null) return { method: "count_tokens", count: need(viaCountTokens) };
+  if (await viaTokenize(probe) !== null) return { method: "tokenize", count: need(viaTokenize) };
+  if (await viaUsage(probe) !== null) return { method: "usage_probe", count: need(viaUsage) };
+  throw new CalibrationError(
+    `cannot count tokens at ${rootUrl(target)}: /v1/messages/count_tokens, /tokenize and a max_tokens=1 usage probe all failed`
+  );
+}
+function need(f) {
+  return async (t) => {
+    let n = await f(t);
+    if (n === null) throw new CalibrationError("token counting stopped working during calibration");
+    return n;
+  };
+}
+async function calibrate(counter, target, build, maxIter = 12) {
+  let tol = tolerance(target), words = Math.max(1, target), best = null, seen = /* @__PURE__ */ new Map();
+  for (let i = 1; i <= maxIter; i++) {
+    let n = seen.get(words) ?? await counter.count(build(words));
+    seen.set(words, n);
+    let cand = { target, words, reached: n, iterations: i, withinTolerance: Math.abs(n - target) <= tol };
+    if ((best === null || Math.abs(n - target) < Math.abs(best.reached - target)) && (best = cand), cand.withinTolerance) return cand;
+    let perWord = n > 0 ? n / words : 1, next = Math.round(words + (target - n) / Math.max(perWord, 0.01));
+    next === words && (next += target > n ? 1 : -1), words = Math.max(1, next);
+  }
+  return { ...best, iterations: maxIter };
+}
+function profilePrompt(nonce, words, seed) {
+  return `[${nonce}] ${promptWords(words, seed)}`;
+}
+var sampleOf = (seed) => (words) => makePrompt(words, seed, 0), sample = sampleOf(4242);
+async function servedCounter(target, extraBody) {
+  let counter = await detectCounter(target, extraBody), overhead = 0;
+  if (counter.method !== "usage_probe") {
+    let probe = sample(32), served = await usagePromptTokens(target, extraBody, probe);
+    served !== null && (overhead = served - await counter.count(probe));
+  }
+  return overhead === 0 ? { counter, overhead } : {
+    counter: { method: counter.method, count: async (t) => await counter.count(t) + overhead },
+    overhead
+  };
+}
+async function calibratePrompts(target, extraBody, promptTokens, seed) {
+  let { counter, overhead } = await servedCounter(target, extraBody), build = sampleOf(seed), c = await calibrate(counter, promptTokens, build), base = await counter.count(build(1));
+  return {
+    method: counter.method,
+    template_overhead_tokens: overhead,
+    target_tokens: promptTokens,
+    words: c.words,
+    reached_tokens: c.reached,
+    within_tolerance: c.withinTolerance,
+    tolerance_rule: TOLERANCE_RULE,
+    tokens_per_word: c.words > MIN_TAGGED_WORDS ? Math.max(0.1, (c.reached - base) / (c.words - MIN_TAGGED_WORDS)) : 1
+  };
+}
+
 // src/core/profile/summary.ts
 function summarizeProfile(samples) {
   let stat = (xs) => {
@@ -41653,7 +43683,7 @@ async function runProfile(opts) {
         let r = await stream(profilePrompt(nonce(), calibrated.get(t), t), 1, !1);
         note(r), samples.push(sampleFrom("prefill", t, rep, r, reporting));
       }
-    let decodeWords = calibrated.get(Math.min(...cfg.targets));
+    let decodeWords = calibrated.get(minOf(cfg.targets));
     for (let rep = 0; rep < cfg.repetitions; rep++) {
       let r = await stream(profilePrompt(nonce(), decodeWords, 77), cfg.decode_tokens, !1);
       note(r), samples.push(sampleFrom("decode", null, rep, r, reporting));
@@ -41713,130 +43743,12 @@ function profileConfigOf(v, c) {
     warmup_runs: v.warmupRuns,
     decode_tokens: v.decodeTokens,
     suffix_tokens: v.suffixTokens,
-    prefix_target: v.prefixTarget ?? Math.max(...v.targets),
+    prefix_target: v.prefixTarget ?? maxOf(v.targets),
     thinking: v.thinking,
     ready_timeout_s: c.readyTimeoutS,
     extra_body: c.extraBody,
     header_names: Object.keys(c.headers)
   };
-}
-
-// src/core/results/files.ts
-init_errors();
-import {
-  existsSync,
-  mkdirSync as mkdirSync2,
-  readFileSync,
-  realpathSync,
-  renameSync,
-  statSync,
-  unlinkSync,
-  writeFileSync as writeFileSync2
-} from "node:fs";
-import { basename, dirname, isAbsolute, join as join2, relative, resolve } from "node:path";
-var ResultsFileError = class extends TokenbenchError {
-  constructor(path, message) {
-    super("results_file_invalid", `${path}: ${message}`);
-    this.path = path;
-  }
-  path;
-};
-function assertWritable(jsonPath) {
-  let probe = `${jsonPath}.probe-${process.pid}`;
-  try {
-    if (mkdirSync2(dirname(jsonPath), { recursive: !0 }), writeFileSync2(probe, ""), unlinkSync(probe), existsSync(jsonPath) && statSync(jsonPath).isDirectory())
-      throw Object.assign(new Error(), { code: "EISDIR" });
-  } catch (err) {
-    let code = err.code ?? "error";
-    throw new TokenbenchError(
-      "out_unwritable",
-      `cannot write results to ${jsonPath} (${code}); nothing was sent. Check the directory exists and is writable, or choose another --out`
-    );
-  }
-}
-function atomicWrite(path, data) {
-  mkdirSync2(dirname(path), { recursive: !0 });
-  let tmp = `${path}.tmp-${process.pid}`;
-  writeFileSync2(tmp, data), renameSync(tmp, path);
-}
-function outputPaths(jsonPath) {
-  let stem = jsonPath.replace(/\.json$/i, "");
-  return { json: jsonPath, csv: `${stem}.csv`, md: `${stem}.md`, requestsFile: `${stem}.requests.jsonl` };
-}
-var onDisk = (p) => existsSync(p) ? realpathSync(p) : resolve(p);
-function pathInside(folder, path) {
-  let abs = resolve(folder, path), rel = relative(onDisk(folder), onDisk(abs));
-  return rel === "" || !rel.startsWith("..") && !isAbsolute(rel) ? abs : null;
-}
-function insideOrRefuse(folder, path, what) {
-  let p = pathInside(folder, path);
-  if (p === null)
-    throw new TokenbenchError(
-      "path_outside",
-      `${what} "${path}" leads outside ${resolve(folder)}; it is not read. Keep the file inside that folder (a symbolic link out of it counts as outside)`
-    );
-  return p;
-}
-function writeResults(doc, jsonPath, records2, recordsMode) {
-  let paths = outputPaths(jsonPath), out = { ...doc, requests: null, requests_file: null };
-  return recordsMode === "inline" ? out.requests = [...records2] : recordsMode === "file" && (out.requests_file = basename(paths.requestsFile), atomicWrite(
-    paths.requestsFile,
-    records2.map((r) => JSON.stringify(r)).join(`
-`) + (records2.length ? `
-` : "")
-  )), parseResultDocument(out), atomicWrite(paths.json, `${JSON.stringify(out, null, 1)}
-`), atomicWrite(paths.csv, csvTable(out.levels)), atomicWrite(paths.md, `${markdownReport(out)}
-`), paths;
-}
-function readResultsDocument(path) {
-  let text2;
-  try {
-    text2 = readFileSync(path, "utf8");
-  } catch (err) {
-    throw new ResultsFileError(path, `cannot be read (${err.code ?? "error"})`);
-  }
-  let raw;
-  try {
-    raw = JSON.parse(text2);
-  } catch {
-    throw new ResultsFileError(path, "is not valid JSON (truncated or not a tokenbench results file?)");
-  }
-  try {
-    return parseResultDocument(raw);
-  } catch (err) {
-    throw err instanceof SchemaError ? new ResultsFileError(path, err.message) : err;
-  }
-}
-var unlistedOf = (doc, records2) => {
-  let listed = new Set(doc.levels.map((l) => l.level));
-  return doc.kind === "sweep" ? records2.filter((r) => !listed.has(r.level)) : [];
-};
-function readResults(path) {
-  let doc = readResultsDocument(path);
-  if (doc.requests !== null) {
-    let stray2 = unlistedOf(doc, doc.requests);
-    if (stray2.length > 0)
-      throw new ResultsFileError(
-        path,
-        `${stray2.length} per-request record(s) are at level(s) ${[...new Set(stray2.map((r) => r.level))].slice(0, 5).join(", ")}, which the document's levels (${doc.levels.map((l) => l.level).join(", ")}) do not list: the records and the document do not belong together`
-      );
-    return { doc, records: doc.requests, unlisted: 0 };
-  }
-  if (!doc.requests_file) return { doc, records: [], unlisted: 0 };
-  let p = insideOrRefuse(dirname(path), doc.requests_file, `${path}: requests_file`);
-  if (!existsSync(p)) return { doc, records: [], unlisted: 0 };
-  let records2 = [];
-  readFileSync(p, "utf8").split(`
-`).forEach((line, i) => {
-    if (line.trim() !== "")
-      try {
-        records2.push(JSON.parse(line));
-      } catch {
-        throw new ResultsFileError(p, `line ${i + 1} is not valid JSON`);
-      }
-  });
-  let stray = new Set(unlistedOf(doc, records2));
-  return { doc, records: records2.filter((r) => !stray.has(r)), unlisted: stray.size };
 }
 
 // src/core/server/preflight.ts
@@ -41845,7 +43757,7 @@ init_errors();
 // src/core/server/model.ts
 init_errors();
 async function discoverModel(target) {
-  let data = (await httpCall(url(target, "/v1/models"), { headers: { ...target.headers }, timeoutMs: 1e4 })).json?.data, id = Array.isArray(data) ? data[0]?.id : void 0;
+  let data = (await httpCall(url2(target, "/v1/models"), { headers: { ...target.headers }, timeoutMs: 1e4 })).json?.data, id = Array.isArray(data) ? data[0]?.id : void 0;
   return typeof id == "string" ? id : null;
 }
 async function resolveModel(target, discovered) {
@@ -41886,7 +43798,7 @@ async function waitReady(target, opts) {
   for (; ; ) {
     let exited = opts.serverExited?.() ?? null;
     if (exited !== null) throw new TokenbenchError("server_exited", exited);
-    let h = await httpCall(url(target, "/health"), { headers: headers2, timeoutMs: 5e3 });
+    let h = await httpCall(url2(target, "/health"), { headers: headers2, timeoutMs: 5e3 });
     if (h.status === 200) {
       let j = h.json;
       if (j && typeof j == "object" && (j.status !== void 0 || j.maintenance !== void 0)) {
@@ -41900,7 +43812,7 @@ async function waitReady(target, opts) {
         return note("GET /health -> 200"), { ready: !0, waited_s: (performance.now() - t0) / 1e3, probes };
     } else if (h.status === 404 || h.status === 405) {
       note(`GET /health -> ${h.status}`);
-      let m = await httpCall(url(target, "/v1/models"), { headers: headers2, timeoutMs: 5e3 });
+      let m = await httpCall(url2(target, "/v1/models"), { headers: headers2, timeoutMs: 5e3 });
       if (m.status === 200)
         return note("GET /v1/models -> 200"), { ready: !0, waited_s: (performance.now() - t0) / 1e3, probes };
       if (note(`GET /v1/models -> ${m.status ?? m.error}`), target.model !== null) {
@@ -41986,7 +43898,7 @@ async function snapshotServer(target, limits) {
   let headers2 = { ...target.headers }, endpoints = {}, bodies = {}, metricsText2 = null;
   await Promise.all(
     SNAPSHOT_ENDPOINTS.map(async (p) => {
-      let r = await httpCall(url(target, p), { headers: headers2, timeoutMs: 1e4 }), present = r.status !== null && r.status < 400, body;
+      let r = await httpCall(url2(target, p), { headers: headers2, timeoutMs: 1e4 }), present = r.status !== null && r.status < 400, body;
       present && (p === "/metrics" ? (metricsText2 = r.text, body = (r.text ?? "").slice(0, 65536)) : body = boundedBody(r.json, r.text ?? ""), bodies[p] = r.json), endpoints[p] = { present, status: r.status, ...body !== void 0 ? { body } : {} };
     })
   );
@@ -42084,221 +43996,7 @@ async function profileCommand(argv) {
 }
 
 // src/cli/sweep-command.ts
-import { existsSync as existsSync4 } from "node:fs";
-
-// src/core/sweep/config.ts
-init_errors();
-
-// src/core/load/shard.ts
-init_errors();
-var SINGLE = { index: 0, count: 1 };
-function parseShard(s) {
-  let m = /^(\d+)\/(\d+)$/.exec(s.trim()), i = m ? Number(m[1]) : Number.NaN, n = m ? Number(m[2]) : Number.NaN;
-  if (!m || n < 1 || i < 1 || i > n || n > 1024)
-    throw new UsageError(`--shard must be i/n with 1 <= i <= n <= 1024 (e.g. 1/4), got "${s}"`, "--shard");
-  return { index: i - 1, count: n };
-}
-function splitEven(total, n) {
-  let base = Math.floor(total / n), extra = total - base * n;
-  return Array.from({ length: n }, (_, k) => base + (k < extra ? 1 : 0));
-}
-var shareOf = (total, p) => splitEven(splitEven(total, p.runner.count)[p.runner.index], p.thread.count)[p.thread.index], closedIndex = (local, p) => (local * p.thread.count + p.thread.index) * p.runner.count + p.runner.index, ownsArrival = (j, p) => j % p.runner.count === p.runner.index && Math.floor(j / p.runner.count) % p.thread.count === p.thread.index;
-var ID_STRIDE = 1e7, WARMUP_ID_OFFSET = 5e6;
-
-// src/core/load/level-plan.ts
-var DEFAULT_REQUESTS = 64, MIN_REQUESTS_PER_USER = 2, DEFAULT_REQUESTS_PER_USER = 4;
-function effectiveRequests(mode, level, requests) {
-  if (requests === null) return null;
-  let perUser = requests === DEFAULT_REQUESTS ? DEFAULT_REQUESTS_PER_USER : MIN_REQUESTS_PER_USER;
-  return mode === "closed" ? Math.max(requests, perUser * level) : requests;
-}
-function sessionsOf(cfg) {
-  return cfg.sessions ? { turns: cfg.sessions.turns, thinkTimeMs: cfg.sessions.think_time_ms } : null;
-}
-var MIN_PROBE_S = 4;
-function datasetStartOf(cfg, index) {
-  let start2 = 0;
-  for (let k = 0; k < index; k++) {
-    let r = effectiveRequests(cfg.mode, cfg.levels[k], cfg.requests_per_level);
-    if (r === null) return index * ID_STRIDE;
-    start2 += r;
-  }
-  return start2;
-}
-function planLevel(cfg, index, salt = 0, repeat = 0) {
-  let level = cfg.levels[index], requests = effectiveRequests(cfg.mode, level, cfg.requests_per_level), durationS = cfg.duration_s, notices = [];
-  return cfg.search && (durationS !== null && (durationS = Math.max(durationS, MIN_PROBE_S)), requests !== null && (requests = Math.max(requests, Math.ceil(level * MIN_PROBE_S)))), cfg.mode === "closed" && requests !== null && cfg.requests_per_level !== null && requests > cfg.requests_per_level && cfg.requests_per_level !== DEFAULT_REQUESTS && notices.push(
-    `level ${level}: raised --requests from ${cfg.requests_per_level} to ${requests} (at least 2x the ${level} users, so every user sends at least twice)`
-  ), {
-    level,
-    index,
-    requests,
-    durationS,
-    arrival: cfg.arrival,
-    seed: cfg.seed + 7919 * (index + 1) >>> 0,
-    salt,
-    notices,
-    datasetStart: datasetStartOf(cfg, index) + repeat * datasetStartOf(cfg, cfg.levels.length)
-  };
-}
-
-// src/core/sweep/config.ts
-var DEFAULT_CLOSED_LEVELS = [1, 2, 4, 8], DEFAULT_OPEN_LEVELS = [1, 2, 4];
-var SWEEP_BOUNDS = {
-  closedUsers: 1e4,
-  openRateRps: 1e4,
-  requestsPerLevel: 1e6,
-  warmupRequests: 1e5,
-  levels: 100
-}, BoundError = class extends UsageError {
-  constructor(key, problem2) {
-    super(`--${SWEEP[key].flag} ${problem2}`, null);
-    this.key = key;
-    this.problem = problem2;
-  }
-  key;
-  problem;
-};
-function checkBounds(v, levels) {
-  let b = SWEEP_BOUNDS;
-  if (v.thinkTimeMs !== 0 && v.turns === 1)
-    throw new BoundError("thinkTimeMs", "goes with --turns T (the pause between a conversation's turns)");
-  if (v.turns > 1 && v.mode !== "closed")
-    throw new BoundError("turns", "needs --mode closed: each user holds one conversation at a time");
-  if (v.traceSpeed !== 1 && v.trace === null) throw new BoundError("traceSpeed", "goes with --trace FILE");
-  if (v.trace !== null) {
-    if (v.mode === "search")
-      throw new BoundError("trace", "replays the trace's own times; it cannot be searched");
-    if (v.levels.length > 0)
-      throw new BoundError(
-        "trace",
-        "sets the rate from the trace's own times: drop --levels (--trace-speed scales it)"
-      );
-    if (v.dataset !== null || v.turns > 1 || v.sharedPrefixTokens !== null)
-      throw new BoundError(
-        "trace",
-        "brings its own prompts (lengths and shared blocks): it does not combine with --dataset, --turns or --shared-prefix-tokens"
-      );
-  }
-  if (v.datasetReuse !== "tagged" && v.dataset === null)
-    throw new BoundError("datasetReuse", "goes with --dataset FILE (how its prompts are reused)");
-  if (v.toolChoice !== "auto" && v.tools === null)
-    throw new BoundError("toolChoice", "goes with --tools FILE (the tools to choose from)");
-  if (v.responsesChain && (v.api !== "responses" || v.turns < 2))
-    throw new BoundError(
-      "responsesChain",
-      "goes with --api responses and --turns T (it names the previous turn's response)"
-    );
-  if (v.prefixGroups !== 1 && v.sharedPrefixTokens === null)
-    throw new BoundError("prefixGroups", "goes with --shared-prefix-tokens N (the prefix each group shares)");
-  if (levels.length > b.levels)
-    throw new BoundError("levels", `takes at most ${b.levels} levels, got ${levels.length}`);
-  if (v.mode === "closed") {
-    let bad = levels.find((l) => !Number.isInteger(l) || l > b.closedUsers);
-    if (bad !== void 0)
-      throw new BoundError(
-        "levels",
-        `in closed loop are users: whole numbers up to ${b.closedUsers}, got ${bad} (for more load, run shards on several machines)`
-      );
-  } else {
-    let bad = levels.find((l) => l > b.openRateRps);
-    if (bad !== void 0)
-      throw new BoundError(
-        "levels",
-        `in open loop are request rates up to ${b.openRateRps} req/s, got ${bad}`
-      );
-  }
-  if (v.requests !== null && v.requests > b.requestsPerLevel)
-    throw new BoundError("requests", `is at most ${b.requestsPerLevel} per level, got ${v.requests}`);
-  if (v.duration !== null && v.duration > v.maxDurationS)
-    throw new BoundError(
-      "duration",
-      `is at most ${v.maxDurationS} s per level (--max-duration-s), got ${v.duration}`
-    );
-  if (v.mode !== "closed" && v.duration === null && v.trace === null) {
-    let requests = v.requests ?? DEFAULT_REQUESTS, slowest = Math.min(...levels), spanS = requests / slowest;
-    if (spanS > v.maxDurationS)
-      throw new BoundError(
-        "levels",
-        `at ${slowest} req/s with ${requests} requests a level would take ${spanS.toPrecision(3)} s, over --max-duration-s ${v.maxDurationS}: raise the rate, lower --requests, set --duration, or raise --max-duration-s`
-      );
-  }
-  if (v.warmup > b.warmupRequests)
-    throw new BoundError("warmup", `is at most ${b.warmupRequests} requests, got ${v.warmup}`);
-}
-function sweepConfigOf(v, c) {
-  checkChoices(c.extraBody);
-  let levels = v.levels.length > 0 ? v.levels : v.mode === "closed" ? DEFAULT_CLOSED_LEVELS : v.mode === "search" ? [1] : DEFAULT_OPEN_LEVELS;
-  if (checkBounds({ ...v, api: c.api }, levels), v.mode === "search") {
-    if (v.sloTtftMs === null && v.sloTpotMs === null && v.sloE2eMs === null && v.sloTtfatMs === null)
-      throw new BoundError(
-        "mode",
-        "search needs an SLO to search under: --slo-ttft-ms, --slo-ttfat-ms, --slo-tpot-ms or --slo-e2e-ms"
-      );
-    if (v.levels.length > 1)
-      throw new BoundError("levels", "with --mode search is one starting rate (the search picks the others)");
-  }
-  if (v.repeats > 1 && v.mode === "search")
-    throw new BoundError(
-      "repeats",
-      "cannot repeat a search (it decides its rates from the probes it ran): run the search once, then --repeats on a sweep at the rates it found"
-    );
-  return {
-    // a trace is replayed open loop, at its own times (the level: its mean rate, set when it is read)
-    mode: v.mode === "search" || v.trace !== null ? "open" : v.mode,
-    ...v.mode === "search" ? { search: { target_pass_pct: v.searchSloPassPct, max_probes: v.searchMaxProbes } } : {},
-    levels,
-    requests_per_level: v.requests ?? (v.duration === null ? DEFAULT_REQUESTS : null),
-    duration_s: v.duration,
-    warmup_requests: v.warmup,
-    prompt_tokens: v.promptTokens,
-    max_tokens: v.maxTokens,
-    prompts: v.prompts,
-    ignore_eos: v.ignoreEos,
-    seed: v.seed,
-    arrival: v.arrival,
-    burstiness: v.burstiness,
-    max_in_flight: v.maxInFlight,
-    timeout_s: c.timeoutS,
-    slo: {
-      ttft_ms: v.sloTtftMs,
-      tpot_ms: v.sloTpotMs,
-      e2e_ms: v.sloE2eMs,
-      ...v.sloTtfatMs !== null ? { ttfat_ms: v.sloTtfatMs } : {}
-    },
-    extra_body: c.extraBody,
-    metrics_interval_ms: v.metricsIntervalMs === 0 ? null : v.metricsIntervalMs,
-    header_names: Object.keys(c.headers),
-    ...v.rampUpS !== null ? { ramp_up_s: v.rampUpS } : {},
-    ...v.sharedPrefixTokens !== null ? { shared_prefix: { tokens: v.sharedPrefixTokens, groups: v.prefixGroups } } : {},
-    ...v.turns > 1 ? { sessions: { turns: v.turns, think_time_ms: v.thinkTimeMs } } : {},
-    ...v.reasoningTags !== "off" ? { reasoning_tags: v.reasoningTags } : {},
-    ...v.datasetReuse !== "tagged" ? { dataset_reuse: v.datasetReuse } : {},
-    ...v.minSteadyS !== null ? { min_steady_s: v.minSteadyS } : {},
-    ...v.responsesChain ? { responses_chain: !0 } : {},
-    ...v.repeats > 1 ? { repeats: v.repeats } : {},
-    ...v.gpuSampleMs > 0 ? {
-      gpu_telemetry: {
-        sample_ms: v.gpuSampleMs,
-        gpus: v.gpus.length > 0 ? v.gpus : null,
-        hour_cost_usd: v.gpuHourCost,
-        metrics_url: v.gpuMetricsUrl
-      }
-    } : {}
-  };
-}
-function checkChoices(extraBody) {
-  let n = extraBody.n;
-  if (n !== void 0 && n !== 1)
-    throw new UsageError(
-      `--extra-body asks for ${JSON.stringify(n)} choices per request (n): tokenbench measures one answer per stream (several would share its token timings); drop n, or raise --requests for more samples`,
-      null
-    );
-}
-function sameConfig(a, b) {
-  let strip = (c) => JSON.stringify({ ...c, levels: void 0 });
-  return strip(a) === strip(b) && JSON.stringify(a.levels) === JSON.stringify(b.levels);
-}
+import { existsSync as existsSync5 } from "node:fs";
 
 // src/core/load/load-generator.ts
 init_errors();
@@ -42352,138 +44050,9 @@ function loadGeneratorRecord(g) {
   };
 }
 
-// src/core/workload/dataset.ts
+// src/core/workload/tool-definitions.ts
 init_errors();
-import { createHash as createHash2 } from "node:crypto";
-import { readFileSync as readFileSync2 } from "node:fs";
-import { basename as basename2 } from "node:path";
-var DatasetError = class extends TokenbenchError {
-  constructor(message) {
-    super("dataset_invalid", message);
-  }
-}, ROLES = /* @__PURE__ */ new Set(["system", "user", "assistant"]);
-function entryOf(o, where) {
-  if (o === null || typeof o != "object" || Array.isArray(o))
-    throw new DatasetError(`${where}: not a JSON object`);
-  let r = o, out = r.output_tokens === void 0 || r.output_tokens === null ? null : Number.isInteger(r.output_tokens) && r.output_tokens > 0 ? r.output_tokens : (() => {
-    throw new DatasetError(`${where}: output_tokens must be a positive integer`);
-  })();
-  if (typeof r.prompt == "string" && r.prompt !== "")
-    return { prompt: r.prompt, messages: null, outputTokens: out };
-  if (Array.isArray(r.messages) && r.messages.length > 0)
-    return { prompt: null, messages: r.messages.map((m, i) => {
-      let mm = m;
-      if (!mm || typeof mm.role != "string" || !ROLES.has(mm.role) || typeof mm.content != "string")
-        throw new DatasetError(
-          `${where}: messages[${i}] must be {"role": system|user|assistant, "content": string}`
-        );
-      return { role: mm.role, content: mm.content };
-    }), outputTokens: out };
-  throw new DatasetError(`${where}: needs "prompt" (a non-empty string) or "messages" (a non-empty array)`);
-}
-function taggedEntry(e, tag) {
-  if (e.messages === null) return { ...e, prompt: `${tag}
-${e.prompt ?? ""}` };
-  let at = e.messages.findIndex((m) => m.role !== "system"), i = at === -1 ? 0 : at, messages = e.messages.map((m, k) => k === i ? { ...m, content: `${tag}
-${m.content}` } : m);
-  return { ...e, messages };
-}
-var withoutBom = (text2) => text2.charCodeAt(0) === 65279 ? text2.slice(1) : text2;
-function parseDataset(input2, name, sha256 = createHash2("sha256").update(input2).digest("hex")) {
-  let text2 = withoutBom(input2), notices = [], trimmed = text2.trimStart(), entries, lines;
-  if (trimmed.startsWith("[")) {
-    let arr;
-    try {
-      arr = JSON.parse(text2);
-    } catch {
-      throw new DatasetError(`${name}: starts with "[" but is not valid JSON (ShareGPT layout expected)`);
-    }
-    if (!Array.isArray(arr))
-      throw new DatasetError(`${name}: is JSON but not an array (ShareGPT layout expected)`);
-    entries = [];
-    let noHuman = [];
-    for (let [i, c] of arr.entries()) {
-      let conv = c?.conversations;
-      if (!Array.isArray(conv)) throw new DatasetError(`${name}: item ${i} has no "conversations" array`);
-      let human = conv.find((t) => t?.from === "human" && typeof t.value == "string" && t.value !== "");
-      human?.value ? entries.push({ prompt: human.value, messages: null, outputTokens: null }) : noHuman.push(i);
-    }
-    noHuman.length > 0 && notices.push(
-      `${name}: ${noHuman.length} of ${arr.length} conversations have no human turn to use as the prompt (item${noHuman.length > 1 ? "s" : ""} ${noHuman.slice(0, 5).join(", ")}${noHuman.length > 5 ? ", ..." : ""}): they are skipped`
-    ), lines = arr.length;
-  } else {
-    let raw = text2.split(`
-`);
-    entries = [], lines = 0, raw.forEach((line, i) => {
-      if (line.trim() === "") return;
-      lines++;
-      let o;
-      try {
-        o = JSON.parse(line);
-      } catch {
-        throw new DatasetError(`${name}: line ${i + 1} is not valid JSON`);
-      }
-      entries.push(entryOf(o, `${name}: line ${i + 1}`));
-    });
-  }
-  if (entries.length === 0) throw new DatasetError(`${name}: no usable prompt in it`);
-  let seen = /* @__PURE__ */ new Set(), repeats = 0;
-  for (let e of entries) {
-    let key = JSON.stringify(e.messages ?? e.prompt);
-    seen.has(key) ? repeats++ : seen.add(key);
-  }
-  return repeats > 0 && notices.push(
-    `${name}: ${repeats} of ${entries.length} prompts repeat an earlier one exactly: the server's prefix cache will serve those repeats (part of this dataset's workload)`
-  ), { name, lines, sha256, entries, ...notices.length > 0 ? { notices } : {} };
-}
-function firstInvalidUtf8(b) {
-  for (let i = 0; i < b.length; ) {
-    let c = b[i];
-    if (c < 128) {
-      i++;
-      continue;
-    }
-    let n = c >= 194 && c <= 223 ? 1 : c >= 224 && c <= 239 ? 2 : c >= 240 && c <= 244 ? 3 : 0;
-    if (n === 0 || i + n >= b.length) return i;
-    let cp = c & 63 >> n;
-    for (let k = 1; k <= n; k++) {
-      let d = b[i + k];
-      if ((d & 192) !== 128) return i;
-      cp = cp << 6 | d & 63;
-    }
-    let min2 = [0, 128, 2048, 65536][n];
-    if (cp < min2 || cp > 1114111 || cp >= 55296 && cp <= 57343) return i;
-    i += n + 1;
-  }
-  return -1;
-}
-var UTF8 = new TextDecoder("utf-8", { fatal: !0, ignoreBOM: !0 });
-function readWorkloadFile(path, fail) {
-  let bytes;
-  try {
-    bytes = readFileSync2(path);
-  } catch (err) {
-    throw fail(`${path}: cannot be read (${err.code ?? "error"})`);
-  }
-  let sha256 = createHash2("sha256").update(bytes).digest("hex"), text2;
-  try {
-    text2 = UTF8.decode(bytes);
-  } catch {
-    let at = firstInvalidUtf8(bytes), lineStart = bytes.lastIndexOf(10, at - 1) + 1, line = bytes.subarray(0, at).filter((x) => x === 10).length + 1;
-    throw fail(
-      `${path}: is not valid UTF-8 at line ${line}, column ${at - lineStart + 1} (byte ${at} of the file, 0x${bytes[at]?.toString(16).padStart(2, "0")}): save it as UTF-8 (e.g. iconv -f latin1 -t utf-8) or remove that byte`
-    );
-  }
-  return { text: withoutBom(text2), sha256 };
-}
-function loadDataset(path) {
-  let file2 = readWorkloadFile(path, (m) => new DatasetError(m));
-  return parseDataset(file2.text, basename2(path), file2.sha256);
-}
-
-// src/core/workload/tools.ts
-init_errors();
-import { basename as basename3 } from "node:path";
+import { basename as basename4 } from "node:path";
 var ToolsError = class extends TokenbenchError {
   constructor(message) {
     super("tools_invalid", message);
@@ -42493,7 +44062,7 @@ function loadTools(path, choice) {
   let file2 = readWorkloadFile(path, (m) => new ToolsError(m)), t = parseTools(file2.text, path, choice);
   if (typeof t == "string") throw new ToolsError(t);
   return {
-    name: basename3(path),
+    name: basename4(path),
     sha256: file2.sha256,
     count: t.length,
     choice,
@@ -42522,115 +44091,6 @@ function parseTools(text2, file2, choice) {
     names.push(fn.name);
   }
   return choice !== "auto" && choice !== "required" && !names.includes(choice) ? `--tool-choice ${choice}: no tool of that name in ${file2} (it has ${names.join(", ")}); use auto, required or one of them` : j;
-}
-
-// src/core/workload/trace.ts
-init_errors();
-import { createHash as createHash3 } from "node:crypto";
-import { basename as basename4 } from "node:path";
-var TRACE_BLOCK_TOKENS = 512, REPLAY_LAG_WARN_MS = 50, TraceError = class extends TokenbenchError {
-  constructor(message) {
-    super("trace_invalid", message);
-  }
-}, posInt = (v) => typeof v == "number" && Number.isInteger(v) && v > 0;
-function rowOf(o, where) {
-  if (o === null || typeof o != "object" || Array.isArray(o))
-    throw new TraceError(`${where}: not a JSON object`);
-  let r = o;
-  if (typeof r.timestamp != "number" || !Number.isFinite(r.timestamp) || r.timestamp < 0)
-    throw new TraceError(`${where}: "timestamp" must be a non-negative number of milliseconds`);
-  if (!posInt(r.input_length)) throw new TraceError(`${where}: "input_length" must be a positive integer`);
-  if (!posInt(r.output_length)) throw new TraceError(`${where}: "output_length" must be a positive integer`);
-  let ids = r.hash_ids ?? [];
-  if (!Array.isArray(ids) || !ids.every((h) => typeof h == "number" && Number.isInteger(h) && h >= 0))
-    throw new TraceError(`${where}: "hash_ids" must be an array of non-negative integers`);
-  if (ids.length > Math.ceil(r.input_length / TRACE_BLOCK_TOKENS))
-    throw new TraceError(
-      `${where}: ${ids.length} hash_ids of ${TRACE_BLOCK_TOKENS} tokens are more than input_length ${r.input_length} holds`
-    );
-  return {
-    timestampMs: r.timestamp,
-    inputTokens: r.input_length,
-    outputTokens: r.output_length,
-    hashIds: ids
-  };
-}
-function parseTrace(input2, name, sha256 = createHash3("sha256").update(input2).digest("hex")) {
-  let text2 = withoutBom(input2), rows = [], lines = 0;
-  for (let [i, line] of text2.split(`
-`).entries()) {
-    if (line.trim() === "") continue;
-    lines++;
-    let o;
-    try {
-      o = JSON.parse(line);
-    } catch {
-      throw new TraceError(`${name}: line ${i + 1} is not valid JSON`);
-    }
-    rows.push(rowOf(o, `${name}: line ${i + 1}`));
-  }
-  if (rows.length === 0) throw new TraceError(`${name}: no request in it`);
-  rows.sort((a, b) => a.timestampMs - b.timestampMs);
-  let ties = rows.filter((r, i) => i > 0 && r.timestampMs === rows[i - 1].timestampMs).length, notices = ties > 0 ? [
-    `${name}: ${ties} of ${rows.length} rows share their timestamp with the row before: they are sent at the same moment, in file order`
-  ] : [];
-  return { name, lines, sha256, rows, ...notices.length > 0 ? { notices } : {} };
-}
-function loadTrace(path) {
-  let file2 = readWorkloadFile(path, (m) => new TraceError(m));
-  return parseTrace(file2.text, basename4(path), file2.sha256);
-}
-function traceRows(trace, speed, requests, durationS) {
-  let t0 = trace.rows[0].timestampMs, rows = trace.rows.map((r) => ({ row: r, offsetMs: (r.timestampMs - t0) / speed }));
-  return durationS !== null && (rows = rows.filter((r) => r.offsetMs < durationS * 1e3)), requests !== null && (rows = rows.slice(0, requests)), rows;
-}
-function traceRateRps(offsetsMs) {
-  let span = offsetsMs.length > 1 ? offsetsMs[offsetsMs.length - 1] - offsetsMs[0] : 0;
-  return span > 0 ? Number(((offsetsMs.length - 1) * 1e3 / span).toPrecision(4)) : 1;
-}
-function traceDataset(trace, o, calibration) {
-  let rows = traceRows(trace, o.speed, o.requests, o.durationS), blockWords = calibration ? Math.max(1, Math.round(TRACE_BLOCK_TOKENS / calibration.tokens_per_word)) : TRACE_BLOCK_TOKENS, entries = rows.map(({ row }, i) => {
-    let words = calibration ? wordsFor(calibration, row.inputTokens) : row.inputTokens, used = 0, parts = [];
-    for (let h of row.hashIds) {
-      let n = Math.min(blockWords, words - MIN_TAGGED_WORDS - used);
-      if (n <= 0) break;
-      parts.push(promptWords(n, h * 2654435761 + 97 + (o.salt ?? 0) * 1000003 >>> 0)), used += n;
-    }
-    return parts.push(makePrompt(words - used, o.seed, o.seed * 1000003 + i, o.salt ?? 0)), {
-      prompt: parts.join(" "),
-      messages: null,
-      outputTokens: row.outputTokens,
-      promptTokens: row.inputTokens
-    };
-  });
-  return {
-    name: trace.name,
-    lines: trace.lines,
-    sha256: trace.sha256,
-    entries,
-    offsetsMs: rows.map((r) => r.offsetMs)
-  };
-}
-function traceReplay(trace, config2, speed, requests, maxDurationS = Number.POSITIVE_INFINITY) {
-  config2.requests_per_level = requests ?? (config2.duration_s === null ? trace.rows.length : null);
-  let rows = traceRows(trace, speed, config2.requests_per_level, config2.duration_s), spanS = (rows[rows.length - 1]?.offsetMs ?? 0) / 1e3;
-  if (spanS > maxDurationS)
-    throw new UsageError(
-      `--trace ${trace.name} spans ${spanS.toPrecision(3)} s at --trace-speed ${speed}, over --max-duration-s ${maxDurationS}: replay part of it (--requests, --duration), speed it up, or raise --max-duration-s`,
-      "--trace"
-    );
-  config2.levels = [traceRateRps(rows.map((r) => r.offsetMs))], config2.max_tokens = Math.max(...rows.map((r) => r.row.outputTokens)), config2.trace = { name: trace.name, lines: trace.lines, sha256: trace.sha256, speed };
-  let longest = rows.reduce(
-    (a, r) => r.row.inputTokens + r.row.outputTokens > a.row.inputTokens + a.row.outputTokens ? r : a
-  ).row;
-  return {
-    longest: { promptTokens: longest.inputTokens, outputTokens: longest.outputTokens },
-    build: (calibration, salt) => traceDataset(
-      trace,
-      { speed, requests: config2.requests_per_level, durationS: config2.duration_s, seed: config2.seed, salt },
-      calibration
-    )
-  };
 }
 
 // src/core/sweep/combination.ts
@@ -42678,141 +44138,22 @@ async function prepareSweep(v, config2, o) {
 }
 
 // src/core/sweep/gear.ts
-import { performance as performance12 } from "node:perf_hooks";
+import { performance as performance14 } from "node:perf_hooks";
 
-// src/core/load/worker-pool.ts
+// src/core/load/thread-pool.ts
 init_errors();
-import { existsSync as existsSync2 } from "node:fs";
-import { performance as performance9 } from "node:perf_hooks";
+import { existsSync as existsSync3 } from "node:fs";
+import { performance as performance11 } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
-
-// src/core/load/loops.ts
-import { performance as performance8 } from "node:perf_hooks";
-import { setImmediate as yieldImmediate } from "node:timers/promises";
-var MAX_TIMER_MS = 2 ** 31 - 1;
-function slotStart(notBeforeEpochMs) {
-  let earliest = performance8.timeOrigin + performance8.now() + 50;
-  return notBeforeEpochMs === null ? { startEpochMs: earliest, lateMs: null } : {
-    startEpochMs: Math.max(earliest, notBeforeEpochMs),
-    lateMs: Math.max(0, earliest - notBeforeEpochMs)
-  };
-}
-function sleepUntil(tAbsMs, stop) {
-  return new Promise((resolve2) => {
-    let timer, finished = !1, finish = () => {
-      finished || (finished = !0, clearTimeout(timer), stop?.removeEventListener("abort", finish), resolve2());
-    }, spin = () => {
-      if (finished) return;
-      let d = tAbsMs - performance8.now();
-      d <= 0 || stop?.aborted ? finish() : d > 3 ? timer = setTimeout(spin, Math.min(d - 2, MAX_TIMER_MS)) : setImmediate(spin);
-    };
-    stop && tAbsMs - performance8.now() > 3 && stop.addEventListener("abort", finish, { once: !0 }), spin();
-  });
-}
-var RAMP_INDEX = 1e6;
-function markRamp(rec) {
-  return rec.warmup = !0, rec.ramp = !0, rec;
-}
-async function runClosedLoop(client, makeSpec, opts) {
-  let records2 = [], next = 0, rampNext = 0;
-  opts.startAtAbsMs !== void 0 && await sleepUntil(opts.startAtAbsMs, opts.stop);
-  let rampMs = (opts.rampUpS ?? 0) * 1e3, t0 = performance8.now(), measureFrom = t0 + rampMs, deadline = opts.durationS !== null ? measureFrom + opts.durationS * 1e3 : Number.POSITIVE_INFINITY, limit = opts.requests ?? Number.POSITIVE_INFINITY, user = async (k) => {
-    if (rampMs > 0)
-      for (await sleepUntil(t0 + rampMs * k / opts.concurrency, opts.stop); performance8.now() < measureFrom && !opts.stop?.aborted; ) {
-        let rec = markRamp(await client.stream(makeSpec(RAMP_INDEX + rampNext++, !0, null)));
-        records2.push(rec), await yieldImmediate();
-      }
-    let sessions = opts.sessions ?? null, conversation = null;
-    for (; ; ) {
-      if (conversation !== null && sessions.thinkTimeMs > 0 && await sleepUntil(performance8.now() + sessions.thinkTimeMs, opts.stop), next >= limit || performance8.now() >= deadline || opts.stop?.aborted) return;
-      let i = next++, spec = sessions ? makeSpec(i, !1, null, conversation ?? { session: 0, turn: 1, history: [] }) : makeSpec(i, !1, null), rec = await client.stream(spec);
-      records2.push(rec), opts.onRecord?.(rec), sessions && (conversation = nextTurn(spec, rec, sessions.turns)), await yieldImmediate();
-    }
-  };
-  return await Promise.all(Array.from({ length: opts.concurrency }, (_, k) => user(k))), { records: records2, droppedArrivals: 0, drainTimeS: null };
-}
-function nextTurn(spec, rec, turns) {
-  let turn = spec.turn ?? 1;
-  return rec.error !== null || turn >= turns || spec.responseText === void 0 ? null : {
-    session: spec.session ?? spec.id,
-    turn: turn + 1,
-    history: [...spec.messages ?? [], { role: "assistant", content: spec.responseText }],
-    ...spec.responseId !== void 0 ? { previousResponseId: spec.responseId } : {}
-  };
-}
-async function runOpenLoop(client, makeSpec, opts) {
-  let offsets = opts.offsetsMs ? opts.offsetsMs : arrivalOffsetsMs({
-    kind: opts.arrival,
-    rateRps: opts.rateRps,
-    burstiness: opts.burstiness,
-    seed: opts.seed,
-    ...opts.requests !== null ? { count: opts.requests } : {},
-    ...opts.durationS !== null ? { durationS: opts.durationS } : {}
-  }), records2 = [], pending = [], inFlight = 0, slotWaiters = [], dropped = 0, mine = offsets.map((_, j) => j).filter((j) => opts.shard === void 0 || ownsArrival(j, opts.shard)), specs = mine.map((j) => {
-    let spec = makeSpec(j, !1, 0);
-    return spec.body = JSON.stringify(buildRequestBody(client.cfg, spec)), spec;
-  }), t0 = opts.startAtAbsMs ?? performance8.now() + 5, rampMs = (opts.rampUpS ?? 0) * 1e3;
-  if (rampMs > 0) {
-    let n = Math.floor(opts.rateRps * rampMs / 2e3);
-    for (let k = 0; k < n; k++) {
-      if (opts.shard !== void 0 && !ownsArrival(k, opts.shard)) continue;
-      let due = t0 + Math.sqrt(2 * k * rampMs / (opts.rateRps / 1e3));
-      if (await sleepUntil(due, opts.stop), opts.stop?.aborted) break;
-      pending.push(
-        // its intended time kept, as for measured arrivals: the ramp's schedule can be checked
-        client.stream(makeSpec(RAMP_INDEX + k, !0, due)).then((rec) => {
-          records2.push(markRamp(rec));
-        })
-      );
-    }
-  }
-  let start2 = t0 + rampMs;
-  for (let i = 0; i < mine.length; i++) {
-    let intended = start2 + offsets[mine[i]], spec = specs[i];
-    if (spec.intendedSendAbsMs = intended, await sleepUntil(intended, opts.stop), opts.maxInFlight !== null)
-      for (; inFlight >= opts.maxInFlight && !opts.stop?.aborted; )
-        await new Promise((res) => slotWaiters.push(res));
-    if (opts.stop?.aborted) {
-      dropped = mine.length - i;
-      break;
-    }
-    inFlight++;
-    let p = client.stream(spec).then((rec) => {
-      if (inFlight--, records2.push(rec), opts.onRecord?.(rec), slotWaiters.length > 0) {
-        let w = slotWaiters;
-        slotWaiters = [];
-        for (let f of w) f();
-      }
-    });
-    pending.push(p);
-  }
-  await Promise.all(pending);
-  let lastIntended = mine.length > 0 ? start2 + offsets[mine[mine.length - 1]] : start2, lastEnd = Number.NEGATIVE_INFINITY;
-  for (let r of records2) r.end_ms !== null && r.end_ms > lastEnd && (lastEnd = r.end_ms);
-  let origin = client.cfg.originMs, drain = Number.isFinite(lastEnd) ? Math.max(0, lastEnd - (lastIntended - origin)) / 1e3 : null;
-  return { records: records2, droppedArrivals: dropped, drainTimeS: drain, lastIntendedMs: lastIntended - origin };
-}
-async function runWarmup(client, makeSpec, count3, concurrency) {
-  if (count3 <= 0) return [];
-  let out = [], next = 0, user = async () => {
-    for (; next < count3; ) {
-      let i = next++;
-      out.push(await client.stream(makeSpec(i, !0, null)));
-    }
-  };
-  return await Promise.all(Array.from({ length: Math.max(1, Math.min(concurrency, count3)) }, user)), out;
-}
-
-// src/core/load/worker-pool.ts
 function workerFile() {
-  for (let rel of ["./shard-worker.js", "../../../dist/shard-worker.js"]) {
+  for (let rel of ["./shard-thread.js", "../../../dist/shard-thread.js"]) {
     let p = fileURLToPath(new URL(rel, import.meta.url));
-    if (existsSync2(p)) return p;
+    if (existsSync3(p)) return p;
   }
   throw new TokenbenchError(
     "workers_unavailable",
-    "dist/shard-worker.js is missing: run `npm run build` (or use --workers 1)"
+    "dist/shard-thread.js is missing: run `npm run build` (or use --workers 1)"
   );
 }
 var ThreadHandle = class {
@@ -42840,7 +44181,7 @@ var ThreadHandle = class {
   send(msg) {
     this.worker.postMessage(msg);
   }
-}, WorkerPool = class {
+}, ThreadPool = class {
   constructor(size, data) {
     this.size = size;
     let file2 = workerFile();
@@ -42860,7 +44201,7 @@ var ThreadHandle = class {
     let used = this.threads.slice(0, jobs.length);
     for (let t of used) t.done = 0;
     let warm = await Promise.all(used.map((t, k) => t.call({ op: "warmup", job: jobs[k] }, "warmed"))), { startEpochMs, lateMs } = slotStart(notBeforeEpochMs), pending = Promise.all(used.map((t) => t.call({ op: "run", startEpochMs }, "done")));
-    return await sleepUntil(startEpochMs - performance9.timeOrigin, stop), onStart?.(), {
+    return await sleepUntil(startEpochMs - performance11.timeOrigin, stop), onStart?.(), {
       results: (await pending).map((r, k) => ({ warmup: warm[k].records, run: r.run, check: r.check })),
       startLateMs: lateMs
     };
@@ -42990,7 +44331,7 @@ function toSample(tMs, samples) {
   };
 }
 async function scrapeMetrics(target) {
-  let r = await httpCall(url(target, "/metrics"), { headers: { ...target.headers }, timeoutMs: 5e3 });
+  let r = await httpCall(url2(target, "/metrics"), { headers: { ...target.headers }, timeoutMs: 5e3 });
   if (r.status !== 200 || r.text === null)
     return { ok: !1, samples: [], status: r.status, error: r.error ?? `HTTP ${r.status}` };
   let samples = parsePrometheus(r.text);
@@ -43037,84 +44378,12 @@ var MetricsSampler = class {
     this.timer && clearInterval(this.timer), this.timer = null, this.inflight && await this.inflight, await this.once();
   }
 };
-function meanInFlight(records2) {
-  if (records2.length === 0) return null;
-  let ev = [];
-  for (let r of records2)
-    ev.push({ t: r.send_ms, d: 1 }, { t: r.end_ms ?? r.send_ms, d: -1 });
-  ev.sort((a, b) => a.t - b.t || a.d - b.d);
-  let cur = 0, area = 0, last2 = ev[0].t;
-  for (let e of ev)
-    area += cur * (e.t - last2), last2 = e.t, cur += e.d;
-  let span = ev[ev.length - 1].t - ev[0].t;
-  return span > 0 ? area / span : null;
-}
-var maxOf = (xs) => {
-  let v = xs.filter((x) => x !== null);
-  return v.length ? Math.max(...v) : null;
-}, meanOf = (xs) => {
-  let v = xs.filter((x) => x !== null);
-  return v.length ? v.reduce((a, b) => a + b, 0) / v.length : null;
-};
-function meanInFlightWithin(records2, start2, end) {
-  if (!(end > start2)) return null;
-  let area = 0;
-  for (let r of records2) {
-    let a = Math.max(start2, r.send_ms), b = Math.min(end, r.end_ms ?? r.send_ms);
-    b > a && (area += b - a);
-  }
-  return area / (end - start2);
-}
-function admissionSummary(input2) {
-  let { level, samples } = input2, recs = input2.records.filter((r) => !r.warmup), offered = level.mode === "closed" ? level.level : level.peak_in_flight, running = samples.map((s) => s.running), waiting = samples.map((s) => s.waiting), hasGauges = running.some((x) => x !== null), admittedMax = maxOf(running), queuedMax = maxOf(waiting), kvMax = maxOf(samples.map((s) => s.kv_cache_usage_pct)), queueMeanMs = input2.queueDelta !== null && input2.queueDelta.count > 0 ? 1e3 * input2.queueDelta.sum / input2.queueDelta.count : null, e2eSum = recs.reduce((a, r) => a + ((r.end_ms ?? r.send_ms) - r.send_ms), 0), implied = level.wall_time_s > 0 ? e2eSum / 1e3 / level.wall_time_s : null, observed = meanInFlight(recs), runMean = meanOf(running), waitMean = meanOf(waiting), notes = [], reasons = [], source = hasGauges ? "metrics" : queueMeanMs !== null ? "server_queue_time" : "none", sf = input2.scrapeFailures;
-  if (!input2.metricsAvailable && sf !== void 0 && sf.failures > 0 && sf.failures === sf.scrapes) {
-    let http2 = sf.lastError !== null && /^HTTP \d+/.test(sf.lastError);
-    notes.push(
-      http2 ? `server /metrics not observable (${sf.lastError}): admitted and queued requests are unknown (not zero)` : `server /metrics unreachable, not observable (${sf.failures} of ${sf.scrapes} scrapes failed: ${sf.lastError}): admitted and queued requests are unknown (not zero)`
-    );
-  } else input2.metricsAvailable ? hasGauges || notes.push("server /metrics has no known running/waiting gauges: admission not observable") : notes.push("server /metrics not observable: admitted and queued requests are unknown (not zero)");
-  let cap = input2.limits.maxRunningRequests;
-  if (hasGauges) {
-    (queuedMax ?? 0) > 0 && (reasons.push("server_queue"), notes.push(`server queue: up to ${queuedMax} requests waiting while at most ${admittedMax} ran`));
-    let win = input2.window ?? null, capSamples = win ? samples.filter((x) => x.t_ms >= win.startMs && x.t_ms <= win.endMs) : [], admittedInWindow = maxOf(capSamples.map((x) => x.running));
-    cap !== null && admittedInWindow !== null && admittedInWindow >= cap && offered > cap && (reasons.push("scheduler_cap"), notes.push(`scheduler cap: ${offered} offered, at most ${cap} admitted (max running requests)`));
-    let w = input2.window ?? null, inWindow = w ? samples.filter((s) => s.t_ms >= w.startMs && s.t_ms <= w.endMs) : [], clientHeld = w ? meanInFlightWithin(recs, w.startMs, w.endMs) : null, runW = meanOf(inWindow.map((s) => s.running)), waitW = meanOf(inWindow.map((s) => s.waiting));
-    if (clientHeld !== null && runW !== null) {
-      let serverHeld = runW + (waitW ?? 0), observed2 = clientHeld;
-      observed2 > serverHeld * 1.25 + 1 && (queuedMax ?? 0) === 0 && (reasons.push("client_queueing"), notes.push(
-        `client-side queueing: ${observed2.toFixed(1)} requests in flight on the client on average, but the server reported only ${serverHeld.toFixed(1)} running + waiting and nobody waiting; requests were held before the server's scheduler (client, connection, or server front end)`
-      ));
-    }
-  }
-  return kvMax !== null && kvMax >= 95 && (reasons.push("kv_full"), notes.push(`KV cache full: peak usage ${kvMax.toFixed(1)} %`)), level.client.bottleneck_warning && !reasons.includes("client_queueing") && (reasons.push("client_queueing"), notes.push(level.client.bottleneck_warning)), cap !== null && offered > cap && !hasGauges && notes.push(
-    `offered concurrency ${offered} exceeds the server's max running requests ${cap}: this is not a true c${offered} run`
-  ), {
-    observable: hasGauges,
-    source,
-    offered_concurrency: offered,
-    max_running_requests: cap,
-    cuda_graph_max_bs: input2.limits.cudaGraphMaxBs,
-    admitted_concurrency_max: admittedMax,
-    queued_requests_max: queuedMax,
-    kv_cache_usage_pct_max: kvMax,
-    server_queue_time_mean_ms: queueMeanMs,
-    metrics_samples: samples.length,
-    littles_law: {
-      implied_in_flight: implied,
-      observed_in_flight_mean: observed,
-      server_running_mean: runMean,
-      server_waiting_mean: waitMean
-    },
-    bend_reasons: reasons,
-    notes
-  };
-}
 
 // src/core/sweep/gpu.ts
-import { performance as performance11 } from "node:perf_hooks";
+import { performance as performance13 } from "node:perf_hooks";
 
 // src/core/results/energy.ts
-var meanOf2 = (xs) => xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : null, maxOf2 = (xs) => xs.length ? xs.reduce((a, b) => Math.max(b, a), xs[0]) : null;
+var MIN_WINDOW_SAMPLES = 5, meanOf2 = (xs) => xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : null;
 function counterAt(s, t) {
   for (let i = 1; i < s.length; i++) {
     let a = s[i - 1], b = s[i];
@@ -43145,7 +44414,7 @@ function levelGpu(i) {
   i.died !== null && i.died.t_ms < b && (reason = `the GPU sampler stopped ${((i.died.t_ms - a) / 1e3).toFixed(1)} s into the window (${i.died.reason})`);
   let method = null, perGpu = [...byGpu.entries()].sort((x, y) => x[0] - y[0]).map(([index, all]) => {
     let inside = all.filter((s) => s.t_ms >= a && s.t_ms <= b), num3 = (f) => inside.map(f).filter((v) => v !== null), energy2 = null;
-    if (reason === null && inside.length >= 5) {
+    if (reason === null && inside.length >= MIN_WINDOW_SAMPLES) {
       let ea = counterAt(all, a), eb = counterAt(all, b);
       ea !== null && eb !== null && eb >= ea ? (energy2 = eb - ea, method = "counter") : (energy2 = integratedJ(all, a, b), energy2 !== null && method === null && (method = "integrated"));
     }
@@ -43156,15 +44425,15 @@ function levelGpu(i) {
       samples: inside.length,
       energy_j: energy2,
       mean_power_w: energy2 !== null && windowS > 0 ? energy2 / windowS : null,
-      peak_power_w: maxOf2(num3((s) => s.power_w)),
+      peak_power_w: maxOrNull(num3((s) => s.power_w)),
       idle_power_w: i.idle.get(index) ?? null,
       util_pct_mean: meanOf2(num3((s) => s.util_pct)),
-      mem_used_max_mib: maxOf2(num3((s) => s.mem_used_mib)),
+      mem_used_max_mib: maxOrNull(num3((s) => s.mem_used_mib)),
       sm_clock_mhz_mean: meanOf2(num3((s) => s.sm_clock_mhz)),
-      temp_max_c: maxOf2(num3((s) => s.temp_c))
+      temp_max_c: maxOrNull(num3((s) => s.temp_c))
     };
   });
-  reason === null && perGpu.some((g) => g.samples < 5) && (reason = `fewer than 5 samples in the ${windowS.toFixed(1)} s window (${Math.min(...perGpu.map((g) => g.samples))}): sample more often (--gpu-sample-ms) or lengthen the level`), reason === null && perGpu.some((g) => g.energy_j === null) && (reason = "the samples around the window's edges have neither an energy counter nor power"), perGpu.length === 0 && (reason ??= "no GPU sample in the window");
+  reason === null && perGpu.some((g) => g.samples < MIN_WINDOW_SAMPLES) && (reason = `fewer than ${MIN_WINDOW_SAMPLES} samples in the ${windowS.toFixed(1)} s window (${minOf(perGpu.map((g) => g.samples))}): sample more often (--gpu-sample-ms) or lengthen the level`), reason === null && perGpu.some((g) => g.energy_j === null) && (reason = "the samples around the window's edges have neither an energy counter nor power"), perGpu.length === 0 && (reason ??= "no GPU sample in the window");
   let energy = reason === null ? perGpu.reduce((s, g) => s + g.energy_j, 0) : null, power = energy !== null && windowS > 0 ? energy / windowS : null, idle = perGpu.every((g) => g.idle_power_w !== null) ? perGpu.reduce((s, g) => s + g.idle_power_w, 0) : null, perS = i.gpuHourUsd !== null ? i.gpuHourUsd * perGpu.length / 3600 : null, perM = (rate) => perS !== null && rate > 0 ? perS / rate * 1e6 : null;
   return {
     source: i.source,
@@ -43199,7 +44468,7 @@ function idlePower(samples, windowMs) {
 // src/core/server/gpu-sampler.ts
 init_errors();
 import { execFile as execFile2, spawn } from "node:child_process";
-import { performance as performance10 } from "node:perf_hooks";
+import { performance as performance12 } from "node:perf_hooks";
 import { Worker as Worker2 } from "node:worker_threads";
 
 // src/core/server/gpu-telemetry.ts
@@ -43357,7 +44626,7 @@ parentPort.on("message", () => { stopped = true; });
   worker = null;
   stopping = !1;
   now() {
-    return performance10.now() - this.o.originMs;
+    return performance12.now() - this.o.originMs;
   }
   /** The sampler, or why there is none (no tool on this runner). Unknown GPU indices are an error. */
   static async open(o) {
@@ -43434,14 +44703,14 @@ parentPort.on("message", () => { stopped = true; });
   }
   /** Until at least `n` reads have come (the idle window), or `maxMs` passed. */
   async waitForSamples(n, maxMs) {
-    let t0 = performance10.now(), per = Math.max(1, this.gpus.length);
-    for (; this.samples.length < n * per && performance10.now() - t0 < maxMs && this.died === null; )
+    let t0 = performance12.now(), per = Math.max(1, this.gpus.length);
+    for (; this.samples.length < n * per && performance12.now() - t0 < maxMs && this.died === null; )
       await new Promise((r) => setTimeout(r, Math.min(50, this.o.sampleMs)));
   }
   /** Until every GPU has a read at or after `tMs` (a window's end needs one on each side), or `maxMs` passed. */
   async waitPast(tMs, maxMs) {
-    let t0 = performance10.now(), past = () => this.gpus.length > 0 && this.gpus.every((g) => this.samples.some((x) => x.index === g.index && x.t_ms >= tMs));
-    for (; !past() && performance10.now() - t0 < maxMs && this.died === null; )
+    let t0 = performance12.now(), past = () => this.gpus.length > 0 && this.gpus.every((g) => this.samples.some((x) => x.index === g.index && x.t_ms >= tMs));
+    for (; !past() && performance12.now() - t0 < maxMs && this.died === null; )
       await new Promise((r) => setTimeout(r, Math.min(50, this.o.sampleMs)));
   }
   async stop() {
@@ -43461,9 +44730,9 @@ async function openGpu(cfg, origin, notice) {
   });
   if ("absent" in opened)
     return notice(opened.absent), null;
-  let s = opened, idleStart = performance11.now() - origin.originMs;
-  await s.waitForSamples(5, Math.max(2e3, 10 * g.sample_ms));
-  let idleWindow = [idleStart, performance11.now() - origin.originMs];
+  let s = opened, idleStart = performance13.now() - origin.originMs;
+  await s.waitForSamples(MIN_WINDOW_SAMPLES, Math.max(2e3, 10 * g.sample_ms));
+  let idleWindow = [idleStart, performance13.now() - origin.originMs];
   s.died && notice(`GPU telemetry stopped before the first level (${s.died.reason}): energy is unknown`);
   let idle = idlePower(s.samples, idleWindow);
   return {
@@ -43500,10 +44769,10 @@ async function openGpu(cfg, origin, notice) {
 
 // src/core/sweep/gear.ts
 async function openGear(o) {
-  let { cfg, load } = o, environment = await captureEnvironment(), gpu = await openGpu(cfg, o.origin, o.notice), poolFor = (pre) => load.workers > 1 ? new WorkerPool(load.workers, {
+  let { cfg, load } = o, environment = await captureEnvironment(), gpu = await openGpu(cfg, o.origin, o.notice), poolFor = (pre) => load.workers > 1 ? new ThreadPool(load.workers, {
     target: pre.target,
     ...clientOptionsOf(cfg),
-    originEpochMs: performance12.timeOrigin + o.origin.originMs
+    originEpochMs: performance14.timeOrigin + o.origin.originMs
   }) : null, pools = [], arm = (pre) => {
     let pool = poolFor(pre);
     return pool && pools.push(pool), armOf(pre, pool);
@@ -43544,597 +44813,6 @@ async function openGear(o) {
   };
 }
 
-// src/core/load/level-run.ts
-import { performance as performance14 } from "node:perf_hooks";
-
-// src/core/load/self-check.ts
-import { createHistogram, performance as performance13 } from "node:perf_hooks";
-var SELF_CHECK_LIMITS = { lateMs: 2, cpuPctOfOneCore: 85, sendQueueP99Ms: 5 }, SATURATED_ELU = 0.5;
-function backlogEvidenceMs(records2) {
-  let worst = null;
-  for (let r of records2) {
-    let t = r.event_times_ms;
-    if (t.length < 3) continue;
-    let gap = (t[t.length - 1] - t[0]) / (t.length - 1);
-    if (!(gap > 0)) continue;
-    let k = 1;
-    for (let i = 1; i <= t.length; i++)
-      i < t.length && t[i] === t[i - 1] ? k++ : (k > 1 && (worst = Math.max(worst ?? 0, (k - 1) * gap)), k = 1);
-  }
-  return worst;
-}
-var UNSEEN_MS = 1, RESOLUTION_MS = 10, SelfCheck = class {
-  /**
-   * `thread`: this is a worker thread among others, where process CPU is everyone's; its "CPU"
-   * is then the time its own event loop was busy (event-loop utilization), which is what bounds it.
-   */
-  constructor(thread = !1) {
-    this.thread = thread;
-  }
-  thread;
-  /** Per sample: how late the sampling timer fired (ns, at least 1). */
-  h = createHistogram();
-  /** Per sample: the part of that lateness during which the client's own loop was busy. */
-  own = createHistogram();
-  timer = null;
-  lastMs = 0;
-  lastIdleMs = 0;
-  /**
-   * One sample every RESOLUTION_MS: the timer's lateness, as `monitorEventLoopDelay` records it,
-   * and the share of it the loop spent busy (event-loop utilization between two samples: time in
-   * the poll wait, a late wake-up included, is idle). Lateness with an idle loop is the machine
-   * waking the process late; lateness with a busy loop is the client's own work.
-   */
-  sample = () => {
-    let now = performance13.now(), idleMs = performance13.eventLoopUtilization().idle, lateMs = Math.max(0, now - this.lastMs - RESOLUTION_MS), busyMs = Math.max(0, now - this.lastMs - (idleMs - this.lastIdleMs));
-    this.h.record(Math.max(1, Math.round(lateMs * 1e6))), this.own.record(Math.max(1, Math.round(Math.min(lateMs, busyMs) * 1e6))), this.lastMs = now, this.lastIdleMs = idleMs, this.timer?.refresh();
-  };
-  cpu0 = process.cpuUsage();
-  elu0 = performance13.eventLoopUtilization();
-  t0 = performance13.now();
-  start() {
-    this.h.reset(), this.own.reset(), this.lastMs = performance13.now(), this.lastIdleMs = performance13.eventLoopUtilization().idle, this.timer && clearTimeout(this.timer), this.timer = setTimeout(this.sample, RESOLUTION_MS), this.timer.unref(), this.cpu0 = process.cpuUsage(), this.elu0 = performance13.eventLoopUtilization(), this.t0 = performance13.now();
-  }
-  /**
-   * `sendQueueMs`: per request, the wait in the client before its headers reached the socket.
-   * `records`: the level's records, read for backlog when the client was saturated.
-   */
-  stop(sendQueueMs = [], records2 = []) {
-    this.timer && clearTimeout(this.timer), this.timer = null;
-    let cpu = process.cpuUsage(this.cpu0), wallMs = performance13.now() - this.t0, ms2 = (ns) => Number.isFinite(ns) && ns > 0 ? ns / 1e6 : 0, figures = (h) => this.h.count > 0 ? { p50: ms2(h.percentile(50)), p99: ms2(h.percentile(99)), max: ms2(h.max) } : { p50: null, p99: null, max: null }, { p50, p99, max } = figures(this.h), ownDelay = figures(this.own), elu = performance13.eventLoopUtilization(this.elu0), user = this.thread ? elu.active / 1e3 : cpu.user / 1e6, system = this.thread ? 0 : cpu.system / 1e6, pct = wallMs > 0 ? 100 * (user + system) * 1e3 / wallMs : 0, saturated = pct > SELF_CHECK_LIMITS.cpuPctOfOneCore || elu.utilization > SATURATED_ELU, bound = max !== null ? 2 * max + UNSEEN_MS : null;
-    if (saturated) {
-      let backlog = backlogEvidenceMs(records2);
-      backlog !== null && (bound = Math.max(bound ?? 0, backlog + 2 * (p99 ?? 0) + UNSEEN_MS));
-    }
-    let lagP99 = p99 !== null ? 2 * p99 + UNSEEN_MS : null, ownCause = ownDelay.p99 !== null && ownDelay.p99 > SELF_CHECK_LIMITS.lateMs, late = lagP99 !== null && lagP99 > SELF_CHECK_LIMITS.lateMs, reasons = [];
-    late && (ownCause || saturated) && reasons.push(
-      `reads late by about ${lagP99.toFixed(1)} ms (p99; event-loop delay p99 ${p99.toFixed(1)} ms, ${ownDelay.p99.toFixed(1)} ms of it with the client busy) > ${SELF_CHECK_LIMITS.lateMs} ms`
-    );
-    let sq = summarize(sendQueueMs);
-    sq.p99 !== null && sq.p99 > SELF_CHECK_LIMITS.sendQueueP99Ms && (ownCause || saturated) && reasons.push(`requests waited ${sq.p99.toFixed(1)} ms (p99) in the client before reaching the socket`), pct > SELF_CHECK_LIMITS.cpuPctOfOneCore && reasons.push(`client CPU ${pct.toFixed(0)}% of one core > ${SELF_CHECK_LIMITS.cpuPctOfOneCore}%`);
-    let timingNote = reasons.length === 0 && late ? `timing noise: the client read about ${lagP99.toFixed(1)} ms late (p99 estimate; at most ${(bound ?? 0).toFixed(1)} ms) while busy ${(100 * elu.utilization).toFixed(0)} % of the time (event-loop delay p99 ${(p99 ?? 0).toFixed(1)} ms, ${(ownDelay.p99 ?? 0).toFixed(1)} ms of it busy): the machine woke it late (scheduling, virtualisation), not client load, so --workers would not help; TTFT and ITL carry up to that much of it` : null;
-    return {
-      event_loop_delay_ms: { p50, p99, max },
-      own_delay_ms: ownDelay,
-      send_queue_ms: { p50: sq.p50, p99: sq.p99, max: sq.max },
-      lateness_bound_ms: bound,
-      cpu_user_s: user,
-      cpu_system_s: system,
-      cpu_pct_of_one_core: pct,
-      bottleneck_warning: reasons.length > 0 ? `the client may be the bottleneck (${reasons.join("; ")}): it may read what the server sent up to ${(bound ?? 0).toFixed(1)} ms late, which inflates TTFT and ITL by as much; latencies count from the socket write, so the client's own queue is excluded and reported` : null,
-      timing_note: timingNote
-    };
-  }
-};
-function sendQueueOf(records2) {
-  return records2.filter((r) => r.dispatch_ms !== void 0).map((r) => r.send_ms - Math.max(r.dispatch_ms, r.connected_ms ?? 0));
-}
-function worstOf(xs) {
-  let v = xs.filter((x) => typeof x == "number");
-  return v.length > 0 ? Math.max(...v) : null;
-}
-function mergeChecks(threads, processWide) {
-  let checks = threads.map((t) => t.check), worst = (f) => worstOf(checks.map(f)), n = checks.length, byThread = (pick3) => checks.map((c, k) => pick3(c) ? `thread ${k + 1}/${n}: ${pick3(c)}` : null).filter((w) => w !== null), warnings = byThread((c) => c.bottleneck_warning), notes = byThread((c) => c.timing_note);
-  return {
-    event_loop_delay_ms: {
-      p50: worst((c) => c.event_loop_delay_ms.p50),
-      p99: worst((c) => c.event_loop_delay_ms.p99),
-      max: worst((c) => c.event_loop_delay_ms.max)
-    },
-    own_delay_ms: {
-      p50: worst((c) => c.own_delay_ms?.p50),
-      p99: worst((c) => c.own_delay_ms?.p99),
-      max: worst((c) => c.own_delay_ms?.max)
-    },
-    ...processWide.send_queue_ms ? { send_queue_ms: processWide.send_queue_ms } : {},
-    lateness_bound_ms: worst((c) => c.lateness_bound_ms ?? null),
-    cpu_user_s: processWide.cpu_user_s,
-    cpu_system_s: processWide.cpu_system_s,
-    cpu_pct_of_one_core: processWide.cpu_pct_of_one_core,
-    bottleneck_warning: warnings.length > 0 ? warnings.join("; ") : null,
-    timing_note: warnings.length === 0 && notes.length > 0 ? notes.join("; ") : null,
-    shards: checks.map((c, k) => ({
-      thread: `${k + 1}/${n}`,
-      requests: threads[k].requests,
-      event_loop_delay_ms: c.event_loop_delay_ms,
-      lateness_bound_ms: c.lateness_bound_ms ?? null,
-      busy_pct: c.cpu_pct_of_one_core,
-      bottleneck_warning: c.bottleneck_warning
-    }))
-  };
-}
-
-// src/core/load/requests.ts
-function datasetOrder(n, seed) {
-  let order = Array.from({ length: n }, (_, i) => i), r = rng(seed >>> 0);
-  for (let i = n - 1; i > 0; i--) {
-    let j = Math.floor(r() * (i + 1));
-    [order[i], order[j]] = [order[j], order[i]];
-  }
-  return order;
-}
-function specFactory(cfg, plan, ids, calibration = null, dataset = null) {
-  let order = dataset ? orderOf(dataset, cfg.seed) : null, idOf = "next" in ids ? () => ids.next++ : (i, warmup) => ids.base + (warmup ? WARMUP_ID_OFFSET : 0) + i;
-  return (i, warmup, intended, turn) => buildSpec(cfg, plan, idOf(i, warmup), i, warmup, intended, calibration, dataset, order, turn);
-}
-function orderOf(dataset, seed) {
-  return dataset.offsetsMs ? dataset.entries.map((_, i) => i) : datasetOrder(dataset.entries.length, seed);
-}
-function sharedPrefix(cfg, index, calibration, salt = 0) {
-  let sp = cfg.shared_prefix;
-  if (!sp) return "";
-  let group = index % sp.groups, words = calibration ? Math.max(1, Math.round(sp.tokens / calibration.tokens_per_word)) : sp.tokens;
-  return `group${String(group).padStart(4, "0")} ${promptWords(Math.max(1, words - 1), cfg.seed * 7919 + group + 1 + salt * 1000003 >>> 0)}
-`;
-}
-function buildSpec(cfg, plan, id, i, warmup, intended, calibration, dataset = null, order = null, turn) {
-  if (dataset && order) {
-    let n = order.length, draw = plan.datasetStart + i, reused = !warmup && draw >= n, exact = cfg.dataset_reuse === "exact", drawn = dataset.entries[order[warmup ? n - 1 - i % n : draw % n]], entry = warmup || reused && !exact ? taggedEntry(drawn, uniqueTag(id + cfg.seed * 1000003, plan.salt)) : drawn, spec2 = {
-      id,
-      level: plan.level,
-      warmup,
-      prompt: entry.prompt ?? "",
-      ...entry.messages ? { messages: entry.messages } : {},
-      maxTokens: entry.outputTokens ?? cfg.max_tokens,
-      promptTokensRequested: entry.promptTokens ?? null,
-      intendedSendAbsMs: intended,
-      ...reused ? { promptReuse: exact ? "exact" : "tagged" } : {}
-    };
-    return turn ? inConversation(spec2, turn, entry.prompt ?? lastUserContent(entry.messages ?? [])) : spec2;
-  }
-  let fixed = { promptTokens: cfg.prompt_tokens, maxTokens: cfg.max_tokens }, shape = shapeFor(cfg.prompts, warmup ? 1e6 + i : i, plan.seed, fixed), spec = {
-    id,
-    level: plan.level,
-    warmup,
-    // Every prompt: a unique fixed-width tag first, then the run's words (one sequence per
-    // seed), so prompts of one length count the same tokens and share no prefix beyond the
-    // server's own template. A later turn of a conversation has no shared prefix of its own:
-    // the history before it is one.
-    prompt: (
-      // (a warmup neither: it must not warm a group's prefix before the group's first request)
-      (warmup || turn && turn.turn > 1 ? "" : sharedPrefix(cfg, i, calibration, plan.salt)) + makePrompt(
-        calibration ? wordsFor(calibration, shape.promptTokens) : shape.promptTokens,
-        cfg.seed,
-        id + cfg.seed * 1000003,
-        plan.salt
-      )
-    ),
-    maxTokens: shape.maxTokens,
-    promptTokensRequested: shape.promptTokens,
-    intendedSendAbsMs: intended
-  };
-  return turn ? inConversation(spec, turn, spec.prompt) : spec;
-}
-var lastUserContent = (ms2) => [...ms2].reverse().find((m) => m.role === "user")?.content ?? ms2[ms2.length - 1]?.content ?? "";
-function inConversation(spec, turn, userContent) {
-  return {
-    ...spec,
-    prompt: userContent,
-    messages: [...turn.history, { role: "user", content: userContent }],
-    session: turn.turn === 1 ? spec.id : turn.session,
-    turn: turn.turn,
-    keepText: !0,
-    ...turn.previousResponseId !== void 0 ? { previousResponseId: turn.previousResponseId } : {},
-    // only the new turn was sized: the history is whatever the conversation holds by now
-    promptTokensRequested: turn.turn === 1 ? spec.promptTokensRequested : null
-  };
-}
-
-// src/core/load/shard-run.ts
-function factories(job) {
-  let all = specFactory(job.cfg, job.plan, job.ids, job.calibration, job.dataset ?? null);
-  return { all, closed: (j, w, t, turn) => all(closedIndex(j, job.placement), w, t, turn) };
-}
-function runShareWarmup(client, job) {
-  let { cfg, plan, placement } = job, users = cfg.mode === "closed" ? shareOf(plan.level, placement) : Math.ceil(plan.level);
-  return runWarmup(
-    client,
-    factories(job).closed,
-    shareOf(cfg.warmup_requests, placement),
-    Math.max(1, users)
-  );
-}
-function runShare(client, job, o) {
-  let { cfg, plan, placement } = job, f = factories(job), common = {
-    durationS: plan.durationS,
-    startAtAbsMs: o.startAtAbsMs,
-    ...cfg.ramp_up_s ? { rampUpS: cfg.ramp_up_s } : {},
-    ...o.stop ? { stop: o.stop } : {},
-    ...o.onRecord ? { onRecord: o.onRecord } : {}
-  };
-  if (cfg.mode === "closed") {
-    let users = shareOf(plan.level, placement);
-    return users === 0 ? Promise.resolve({ records: [], droppedArrivals: 0, drainTimeS: null }) : runClosedLoop(client, f.closed, {
-      ...common,
-      requests: plan.requests === null ? null : shareOf(plan.requests, placement),
-      concurrency: users,
-      sessions: sessionsOf(cfg)
-    });
-  }
-  return runOpenLoop(client, f.all, {
-    ...common,
-    requests: plan.requests,
-    // the whole schedule's count: this placement sends its arrivals of it
-    rateRps: plan.level,
-    arrival: plan.arrival,
-    burstiness: cfg.burstiness,
-    seed: plan.seed,
-    maxInFlight: cfg.max_in_flight === null ? null : Math.max(1, shareOf(cfg.max_in_flight, placement)),
-    shard: placement,
-    ...job.dataset?.offsetsMs ? { offsetsMs: job.dataset.offsetsMs } : {}
-  });
-}
-
-// src/core/load/level-run.ts
-function progressReporter(ctx, plan, done) {
-  let t0 = performance14.now();
-  return () => {
-    let elapsedS = (performance14.now() - t0) / 1e3, total = plan.requests, n = done(), etaS = total !== null && n > 0 ? elapsedS / n * (total - n) : plan.durationS !== null ? Math.max(0, plan.durationS - elapsedS) : null;
-    ctx.onProgress?.({
-      level: plan.level,
-      levelIndex: plan.index,
-      levelCount: ctx.cfg.levels.length,
-      done: n,
-      total,
-      elapsedS,
-      etaS
-    });
-  };
-}
-async function runLevel(ctx, plan, where) {
-  let { cfg, sampler } = ctx, runnerShare = shareOf(plan.level, { runner: where.runner, thread: SINGLE }), threads = ctx.pool ? cfg.mode === "closed" ? Math.max(1, Math.min(ctx.pool.size, runnerShare)) : ctx.pool.size : 1, jobs = Array.from({ length: threads }, (_, k) => ({
-    cfg,
-    plan,
-    placement: { runner: where.runner, thread: { index: k, count: threads } },
-    ids: where.ids,
-    calibration: where.calibration,
-    dataset: where.dataset ?? null
-  })), processCheck = new SelfCheck(), localDone = 0, report = progressReporter(ctx, plan, () => ctx.pool ? ctx.pool.done : localDone), progressTimer = setInterval(report, 1e3), begin = () => {
-    sampler?.start(), processCheck.start();
-  }, results, startLateMs = null;
-  try {
-    if (ctx.pool)
-      ({ results, startLateMs } = await ctx.pool.runLevel(jobs, where.startEpochMs, begin, ctx.stop));
-    else {
-      let warmup = await runShareWarmup(ctx.client, jobs[0]), slot = slotStart(where.startEpochMs), startEpochMs = slot.startEpochMs;
-      startLateMs = slot.lateMs, await sleepUntil(startEpochMs - performance14.timeOrigin, ctx.stop), begin();
-      let check2 = new SelfCheck();
-      check2.start();
-      let run2 = await runShare(ctx.client, jobs[0], {
-        startAtAbsMs: startEpochMs - performance14.timeOrigin,
-        ...ctx.stop ? { stop: ctx.stop } : {},
-        onRecord: () => {
-          localDone++;
-        }
-      });
-      results = [{ warmup, run: run2, check: check2.stop(sendQueueOf(run2.records), run2.records) }];
-    }
-  } finally {
-    clearInterval(progressTimer);
-  }
-  let run = mergeRuns(results.map((r) => r.run)), processWide = processCheck.stop(sendQueueOf(run.records), run.records);
-  return await sampler?.stop(), report(), {
-    startLateMs,
-    warmup: results.flatMap((r) => r.warmup).sort((a, b) => a.id - b.id),
-    run,
-    client: ctx.pool ? mergeChecks(
-      results.map((r) => ({ check: r.check, requests: r.run.records.length })),
-      processWide
-    ) : results[0].check
-  };
-}
-function mergeRuns(runs) {
-  let records2 = runs.flatMap((r) => r.records).sort((a, b) => a.id - b.id), intended = runs.map((r) => r.lastIntendedMs).filter((x) => x !== void 0), drainTimeS = null;
-  if (intended.length > 0) {
-    let lastIntended = Math.max(...intended), lastEnd = Number.NEGATIVE_INFINITY;
-    for (let r of records2) r.end_ms !== null && r.end_ms > lastEnd && (lastEnd = r.end_ms);
-    drainTimeS = Number.isFinite(lastEnd) ? Math.max(0, lastEnd - lastIntended) / 1e3 : null;
-  }
-  return {
-    records: records2,
-    droppedArrivals: runs.reduce((a, r) => a + r.droppedArrivals, 0),
-    drainTimeS,
-    ...intended.length > 0 ? { lastIntendedMs: Math.max(...intended) } : {}
-  };
-}
-
-// src/core/results/steady.ts
-var DEFAULT_MIN_STEADY_S = 5, FLOOR_MIN_STEADY_S = 1;
-function arrivalNoise(arrived, arrival, burstiness) {
-  return arrival === "constant" ? Math.max(2, 0.02 * arrived) : Math.max(2, 2 * Math.sqrt(arrived / (arrival === "gamma" ? burstiness : 1)));
-}
-function maxOf3(xs) {
-  let m = Number.NEGATIVE_INFINITY;
-  for (let x of xs) x > m && (m = x);
-  return m;
-}
-var median = (xs) => {
-  if (xs.length === 0) return null;
-  let s = [...xs].sort((a, b) => a - b), m = s.length >> 1;
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
-};
-function steadyWindow(records2, o) {
-  let recs = records2.filter((r) => !r.warmup).sort((a, b) => a.send_ms - b.send_ms), ends = recs.map((r) => r.end_ms ?? r.send_ms), first = recs[0]?.send_ms ?? 0, lastEnd = maxOf3(ends), levelS = recs.length > 0 ? (lastEnd - first) / 1e3 : 0, minSteadyS = o.minSteadyS ?? Math.max(
-    FLOOR_MIN_STEADY_S,
-    Math.min(DEFAULT_MIN_STEADY_S, levelS < 10 ? levelS / 2 : DEFAULT_MIN_STEADY_S)
-  ), none = (reason) => ({
-    steady: !1,
-    startMs: null,
-    endMs: null,
-    windowS: 0,
-    minSteadyS,
-    inside: [],
-    ramp: 0,
-    drain: 0,
-    completedRps: null,
-    fellBehind: !1,
-    reason
-  });
-  if (recs.length < 2) return none("fewer than two requests");
-  let e2e2 = median(
-    recs.filter((r) => r.error === null && r.end_ms !== null).map((r) => r.end_ms - r.send_ms)
-  );
-  if (e2e2 === null) return none("no request finished");
-  let lastSend = recs[recs.length - 1].send_ms, start2, end;
-  if (o.mode === "closed") {
-    let users = Math.min(o.level, recs.length);
-    start2 = recs[users - 1].send_ms;
-    let firstStop = Number.POSITIVE_INFINITY;
-    for (let t of ends) t > lastSend && t < firstStop && (firstStop = t);
-    end = Number.isFinite(firstStop) ? firstStop : lastEnd;
-  } else
-    start2 = first + e2e2, end = maxOf3(recs.map((r) => r.intended_send_ms ?? r.send_ms));
-  let windowS = Math.max(0, end - start2) / 1e3, inside = recs.filter((r) => r.send_ms >= start2 && (r.end_ms ?? r.send_ms) <= end), ramp = recs.filter((r) => r.send_ms < start2).length, drain = recs.filter((r) => r.send_ms >= start2 && (r.end_ms ?? r.send_ms) > end).length, finished = ends.filter((t) => t > start2 && t <= end).length, completedRps = o.mode === "open" && windowS > 0 ? finished / windowS : null, w = {
-    startMs: start2,
-    endMs: end,
-    windowS,
-    minSteadyS,
-    inside,
-    ramp,
-    drain,
-    completedRps,
-    fellBehind: !1
-  }, fmt4 = (x) => x.toFixed(x < 10 ? 2 : 1);
-  if (windowS < minSteadyS)
-    return {
-      ...w,
-      steady: !1,
-      reason: `the window lasted ${fmt4(windowS)} s, under the ${fmt4(minSteadyS)} s asked (--min-steady-s)`
-    };
-  if (windowS < 2 * e2e2 / 1e3)
-    return {
-      ...w,
-      steady: !1,
-      reason: `the window lasted ${fmt4(windowS)} s, under two request lifetimes (median E2E ${fmt4(e2e2 / 1e3)} s): the level filled and drained without a steady stretch between`
-    };
-  if (inside.length === 0)
-    return { ...w, steady: !1, reason: "no request started and ended inside the window" };
-  if (o.mode === "open") {
-    let arrived = recs.filter((r) => {
-      let t = r.intended_send_ms ?? r.send_ms;
-      return t >= start2 && t <= end;
-    }).length;
-    if (arrived - finished > arrivalNoise(arrived, o.arrival ?? "poisson", o.burstiness ?? 1))
-      return {
-        ...w,
-        steady: !1,
-        fellBehind: !0,
-        reason: `the server fell behind: ${finished} requests finished in the ${fmt4(windowS)} s window while ${arrived} arrived (its queue grew all level)`
-      };
-  }
-  return { ...w, steady: !0, reason: "steady" };
-}
-function windowRates(records2, w, slo, openLoop) {
-  let start2 = w.startMs, end = w.endMs, tokens = 0, prompt = 0, done = 0, good = 0, anySlo = slo.ttft_ms !== null || slo.tpot_ms !== null || slo.e2e_ms !== null || slo.ttfat_ms != null;
-  for (let r of records2) {
-    if (r.warmup || r.error !== null) continue;
-    let ct = r.usage?.completion_tokens ?? 0, ev = r.event_times_ms;
-    if (ev.length > 0) {
-      let n = 0;
-      for (let t of ev) t >= start2 && t <= end && n++;
-      tokens += n * ct / ev.length;
-    }
-    let e = r.end_ms ?? r.send_ms;
-    e > start2 && e <= end && (done++, prompt += r.usage?.prompt_tokens ?? 0, (!anySlo || meetsSlo(deriveRequest(r), slo, openLoop)) && good++);
-  }
-  let per = (x) => w.windowS > 0 ? x / w.windowS : 0;
-  return {
-    output_tok_s: per(tokens),
-    total_tok_s: per(tokens + prompt),
-    req_s: per(done),
-    goodput_req_s: per(good)
-  };
-}
-
-// src/core/load/level-summary.ts
-function openLoopSummary(cfg, level, run, arrival = cfg.arrival) {
-  if (cfg.mode !== "open") return null;
-  let ol = openLoopStats(run.records), sends = run.records.map((r) => r.send_ms), spanS = sends.length > 1 ? (Math.max(...sends) - Math.min(...sends)) / 1e3 : 0;
-  return {
-    arrival,
-    burstiness: cfg.burstiness,
-    target_rate_rps: level,
-    achieved_rate_rps: spanS > 0 ? (sends.length - 1) / spanS : null,
-    schedule_lag_ms: ol.lag,
-    late_arrivals: ol.lateArrivals,
-    dropped_arrivals: run.droppedArrivals,
-    drain_time_s: run.drainTimeS,
-    ttft_from_intended_ms: ol.ttftFromIntended,
-    e2e_from_intended_ms: ol.e2eFromIntended
-  };
-}
-function cachedShare(ok) {
-  let prompt = 0, cached2 = 0, known = !1;
-  for (let r of ok) {
-    let u = r.usage;
-    !u || u.prompt_tokens === null || u.cached_tokens === null || (known = !0, prompt += u.prompt_tokens, cached2 += u.cached_tokens);
-  }
-  return known ? { cached_tokens_pct: prompt > 0 ? 100 * cached2 / prompt : null } : {};
-}
-function finishReasons(ok) {
-  let out = {};
-  for (let r of ok) {
-    let k = r.finish_reason ?? "none";
-    out[k] = (out[k] ?? 0) + 1;
-  }
-  return out;
-}
-function turnSummaries(ok) {
-  let byTurn = /* @__PURE__ */ new Map();
-  for (let r of ok) {
-    if (r.turn === void 0) continue;
-    let rs = byTurn.get(r.turn);
-    rs ? rs.push(r) : byTurn.set(r.turn, [r]);
-  }
-  return [...byTurn.entries()].sort((a, b) => a[0] - b[0]).map(([turn, rs]) => ({
-    turn,
-    ok: rs.length,
-    ttft_ms: summarize(rs.map((r) => deriveRequest(r).ttftMs).filter((x) => x !== null)),
-    prompt_tokens: summarize(
-      rs.map((r) => r.usage?.prompt_tokens).filter((x) => typeof x == "number")
-    ),
-    cached_tokens_pct: cachedShare(rs).cached_tokens_pct ?? null
-  }));
-}
-function cacheBeyondWorkload(input2, ok) {
-  let cfg = input2.cfg;
-  if (cfg.dataset || cfg.trace || cfg.sessions) return null;
-  let rows = ok.filter((r) => r.usage?.cached_tokens != null && r.usage.prompt_tokens != null);
-  if (rows.length === 0) return null;
-  let mean2 = (f) => rows.reduce((a, r) => a + f(r), 0) / rows.length, cached2 = mean2((r) => r.usage.cached_tokens), prompt = mean2((r) => r.usage.prompt_tokens), implied = (cfg.shared_prefix?.tokens ?? 0) + Math.max(0, input2.calibration?.template_overhead_tokens ?? 0);
-  return cached2 <= implied + Math.max(16, 0.1 * prompt) ? null : `cached tokens the workload did not ask for: the server reported ${cached2.toFixed(0)} of ${prompt.toFixed(0)} prompt tokens cached on average, far above the ${implied} this workload shares (template${cfg.shared_prefix ? " and shared prefix" : ""}); a cache this run did not fill served it (another run's prompts?)`;
-}
-function steadyFigures(whole, inside, rates) {
-  let latency = {
-    ttft_ms: inside.ttft_ms,
-    itl_ms: inside.itl_ms,
-    tpot_ms: inside.tpot_ms,
-    e2e_ms: inside.e2e_ms,
-    e2e_stream_ms: inside.e2e_stream_ms,
-    decode_tok_s: inside.decode_tok_s,
-    tokens_per_chunk: inside.tokens_per_chunk,
-    slo_pass_pct: inside.slo_pass_pct,
-    ...whole.ttfat_ms ? { ttfat_ms: inside.ttfat_ms ?? whole.ttfat_ms } : {},
-    ...whole.reasoning_ms ? { reasoning_ms: inside.reasoning_ms ?? whole.reasoning_ms } : {},
-    ...whole.reasoning_tokens ? { reasoning_tokens: inside.reasoning_tokens ?? whole.reasoning_tokens } : {},
-    ...whole.answer_tokens ? { answer_tokens: inside.answer_tokens ?? whole.answer_tokens } : {},
-    ...whole.tt_first_tool_call_ms ? { tt_first_tool_call_ms: inside.tt_first_tool_call_ms ?? whole.tt_first_tool_call_ms } : {}
-  };
-  return { ...whole, ...latency, ...rates };
-}
-function summariseLevel(input2) {
-  let { cfg, level, run } = input2, notices = [...input2.notices], aggOf = (records2) => aggregateLevel({
-    level,
-    mode: cfg.mode,
-    concurrency: cfg.mode === "closed" ? level : null,
-    records: records2,
-    warmupRequests: input2.warmupRequests,
-    slo: cfg.slo
-  }), whole = aggOf(run.records), window = steadyWindow(run.records, {
-    mode: cfg.mode,
-    level,
-    minSteadyS: cfg.min_steady_s ?? null,
-    arrival: input2.arrival ?? cfg.arrival,
-    burstiness: cfg.burstiness
-  }), agg = window.steady ? steadyFigures(
-    whole,
-    aggOf(window.inside),
-    windowRates(run.records, window, cfg.slo, cfg.mode === "open")
-  ) : whole;
-  !window.steady && whole.requests > 0 && notices.push(
-    `level ${level}: no steady state (${window.reason}); its figures are the whole level's, ramp and drain included: lengthen the level (--requests, --duration) to measure a steady load`
-  ), input2.client.bottleneck_warning && notices.push(`level ${level}: ${input2.client.bottleneck_warning}`), input2.client.timing_note && notices.push(`level ${level}: ${input2.client.timing_note}`);
-  let measured = run.records.filter((r) => !r.warmup);
-  agg.short_output && notices.push(
-    `level ${level}: ${agg.short_output} of ${agg.ok} answers stopped short of the ${cfg.max_tokens} tokens asked with ignore_eos (the server ignored it): this is not the workload asked for, and compare treats the run as a different workload; check that the server honours ignore_eos (vLLM, SGLang and llama.cpp do)`
-  );
-  let beyond = cacheBeyondWorkload(
-    input2,
-    measured.filter((r) => r.error === null)
-  ), reused = measured.filter((r) => r.prompt_reuse !== void 0);
-  reused.length > 0 && cfg.dataset && notices.push(
-    reused[0].prompt_reuse === "exact" ? `level ${level}: ${reused.length} of ${measured.length} prompts were reused exactly (every one of the dataset's ${cfg.dataset.lines} lines had been sent; --dataset-reuse exact): the server's cache may serve them` : `level ${level}: ${reused.length} of ${measured.length} prompts were reused (every one of the dataset's ${cfg.dataset.lines} lines had been sent), each with a unique tag ahead of it so the cache cannot serve a repeat; a bigger dataset avoids reuse`
-  );
-  let afterDone2 = measured.filter((r) => r.events_after_done !== void 0).length;
-  afterDone2 > 0 && notices.push(
-    `level ${level}: ${afterDone2} stream(s) sent events after their end (data: [DONE]); they were not counted`
-  );
-  let ok = run.records.filter((r) => !r.warmup && r.error === null && r.usage !== null), counted = (xs) => summarize(xs.filter((x) => typeof x == "number")), result = {
-    ...agg,
-    steady_state: {
-      steady: window.steady,
-      window_start_ms: window.startMs,
-      window_end_ms: window.endMs,
-      window_s: window.windowS,
-      min_steady_s: window.minSteadyS,
-      requests_inside: window.inside.length,
-      before_window: window.ramp,
-      after_window: window.drain,
-      completed_rps: window.completedRps,
-      ...window.fellBehind ? { fell_behind: !0 } : {},
-      reason: window.reason
-    },
-    prompt_tokens: counted(ok.map((r) => r.usage.prompt_tokens)),
-    cached_tokens: counted(ok.map((r) => r.usage.cached_tokens)),
-    open_loop: openLoopSummary(cfg, level, run, input2.arrival ?? cfg.arrival),
-    ...cfg.ramp_up_s ? { ramp_requests: run.records.filter((r) => r.ramp).length } : {},
-    ...cachedShare(ok),
-    ...cfg.sessions ? { turns: turnSummaries(ok) } : {},
-    finish_reasons: finishReasons(ok),
-    client: input2.client,
-    notices: notices.map((n) => n.replace(`level ${level}: `, ""))
-  }, lagP99 = result.open_loop?.schedule_lag_ms.p99 ?? null;
-  cfg.trace && lagP99 !== null && lagP99 > REPLAY_LAG_WARN_MS && notices.push(
-    `level ${level}: replay lag p99 ${lagP99.toFixed(1)} ms is over ${REPLAY_LAG_WARN_MS} ms: requests left later than the trace's times, so its bursts were smoothed; check the client's self-check (CPU) or replay slower with --trace-speed`
-  );
-  let resent = run.records.filter((r) => r.retries !== void 0).length;
-  if (resent > 0 && notices.push(
-    `level ${level}: ${resent} request(s) went out on a kept-alive connection the server had already closed and were sent again on a new one (none lost); the client no longer reuses this server's connections`
-  ), agg.errors > 0) {
-    let first = /* @__PURE__ */ new Map();
-    for (let r of run.records)
-      !r.warmup && r.error !== null && !first.has(r.error.code) && first.set(r.error.code, r.error.message);
-    let codes = Object.entries(agg.errors_by_code).map(([c, n]) => `${c}=${n} (first: ${(first.get(c) ?? "").slice(0, 160)})`).join("; ");
-    notices.push(`level ${level}: ${agg.errors} of ${agg.requests} requests failed: ${codes}`);
-  }
-  let s = input2.sampler;
-  if (s !== null) {
-    let queueDelta = s.queueStart && s.queueEnd ? { sum: s.queueEnd.sum - s.queueStart.sum, count: s.queueEnd.count - s.queueStart.count } : null, admission = admissionSummary({
-      level: result,
-      records: run.records,
-      samples: s.samples,
-      metricsAvailable: s.available,
-      scrapeFailures: { failures: s.failures, scrapes: s.scrapes, lastError: s.lastError },
-      queueDelta,
-      limits: input2.limits,
-      window: window.steady ? { startMs: window.startMs, endMs: window.endMs } : null
-    });
-    result = { ...result, admission, metrics_timeline: s.samples };
-    for (let n of admission.notes) notices.push(`level ${level}: ${n}`);
-  }
-  return result.validity = levelValidity(levelReasons(result, cfg, beyond)), { result, notices };
-}
-
 // src/core/sweep/level-step.ts
 async function runStep(arm, step, c) {
   let { plan, slot } = step, cfg = arm.ctx.cfg;
@@ -44171,7 +44849,7 @@ async function runStep(arm, step, c) {
 
 // src/core/sweep/run-state.ts
 init_errors();
-import { existsSync as existsSync3 } from "node:fs";
+import { existsSync as existsSync4 } from "node:fs";
 import { performance as performance15 } from "node:perf_hooks";
 
 // src/core/sweep/errors.ts
@@ -44191,7 +44869,7 @@ function startState(o, notice) {
   };
   if (!o.resume) return fresh;
   if (o.out === null) throw new UsageError("--resume needs --out", "--resume");
-  if (!existsSync3(o.out)) return fresh;
+  if (!existsSync4(o.out)) return fresh;
   let { doc: prev, records: records2, unlisted } = readResults(o.out);
   if (prev.kind !== "sweep" || prev.config === null || !sameConfig(prev.config, o.config))
     throw new SweepError(
@@ -44268,8 +44946,8 @@ function byRate(probes) {
   return out.map((o) => ({ rate: o.rate, passPct: o.sum / o.n }));
 }
 function bracketOf(probes, target) {
-  let rates = byRate(probes), fails2 = rates.filter((p) => p.passPct < target).map((p) => p.rate), hi = fails2.length > 0 ? Math.min(...fails2) : null, passes = rates.filter((p) => p.passPct >= target && (hi === null || p.rate < hi)).map((p) => p.rate);
-  return { lo: passes.length > 0 ? Math.max(...passes) : null, hi };
+  let rates = byRate(probes), fails2 = rates.filter((p) => p.passPct < target).map((p) => p.rate), hi = fails2.length > 0 ? minOf(fails2) : null, passes = rates.filter((p) => p.passPct >= target && (hi === null || p.rate < hi)).map((p) => p.rate);
+  return { lo: passes.length > 0 ? maxOf(passes) : null, hi };
 }
 function nextProbe(probes, o) {
   if (probes.length >= o.maxProbes) return null;
@@ -44277,7 +44955,7 @@ function nextProbe(probes, o) {
   let margin = o.margin ?? 2, last2 = probes[probes.length - 1];
   if (probes.filter((p) => same(p.rate, last2.rate)).length === 1 && Math.abs(last2.passPct - o.targetPassPct) <= margin) return last2.rate * NUDGE;
   let { lo, hi } = bracketOf(probes, o.targetPassPct);
-  return hi === null ? Math.max(...probes.map((p) => p.rate)) * 2 : lo === null ? Math.min(...probes.map((p) => p.rate)) / 2 : (hi - lo) / hi <= (o.precision ?? 0.03) ? null : (lo + hi) / 2;
+  return hi === null ? maxOf(probes.map((p) => p.rate)) * 2 : lo === null ? minOf(probes.map((p) => p.rate)) / 2 : (hi - lo) / hi <= (o.precision ?? 0.03) ? null : (lo + hi) / 2;
 }
 function probeOf(l) {
   let s = l.steady_state, passPct = s !== void 0 && !s.steady ? 0 : l.slo_pass_pct ?? 0;
@@ -44454,7 +45132,7 @@ async function sweepCommand(argv) {
   let settings = sweepSettingsOf(argv);
   if (settings === null) return 0;
   let { values: v, config: config2 } = settings, notice = noticePrinter(v.quiet);
-  assertWritable(v.out), v.resume && existsSync4(v.out) && readResults(v.out);
+  assertWritable(v.out), v.resume && existsSync5(v.out) && readResults(v.out);
   let signals = watchSignals(), setup = await prepareSweep(v, config2, { onNotice: notice });
   signals.sweeping();
   let progress = progressPrinter(v.quiet), doc = await runSweep({
@@ -44476,673 +45154,6 @@ async function sweepCommand(argv) {
     `wrote ${p.json}, ${p.csv}, ${p.md}${v.records === "file" ? `, ${p.requestsFile}` : ""}
 `
   ), v.plots && await writePlotsBeside(doc, v.out), signals.stop.aborted ? 130 : exitStatus(doc, v.maxErrorRate);
-}
-
-// src/cli/tools-command.ts
-import { existsSync as existsSync5, mkdirSync as mkdirSync3, readFileSync as readFileSync3, writeFileSync as writeFileSync3 } from "node:fs";
-import { dirname as dirname2, join as join3 } from "node:path";
-init_plots();
-
-// src/shared/comparison.ts
-init_workload();
-var show = (x) => JSON.stringify(x)?.slice(0, 40) ?? "null";
-function workloadText(fields) {
-  return fields.map((d) => `${d.field} ${show(d.base)} vs ${show(d.head)}`).join("; ");
-}
-function compareDocuments(bases, head, opts = {}) {
-  let other = [], like = bases.filter((b) => {
-    let d = workloadDiff(b.doc, head.doc).map((x) => ({ field: x.field, base: x.a, head: x.b }));
-    return d.length > 0 && !opts.allowDifferentWorkloads && other.push({ base: b.id, fields: d }), d.length === 0 || opts.allowDifferentWorkloads;
-  }), base = like.length === 0 ? NO_EVIDENCE : like.length === 1 ? documentEvidence(like[0].doc, like[0].id) : historyEvidence(like), summary = judgeRuns(base, documentEvidence(head.doc, head.id), opts), note = like.length === 0 && other.length > 0 ? `the base measured another workload (${workloadText(other[0].fields)})` : summary.baseline_note;
-  return { ...summary, baseline_note: note, other_workloads: other };
-}
-
-// src/core/tools/compare.ts
-function compareMarkdown(s, baseName) {
-  let withInterval = s.rows.some((r) => r.interval_pct !== null || r.interval_pp !== null), env = environmentLine(s), others = othersLine(s), lines = [
-    headline(s),
-    ...env ? ["", env] : [],
-    "",
-    `Judged ${evidenceLine(s, baseName)} (rules ${s.rules}). ${gateLine(s)}${others ? ` ${others}` : ""}`,
-    "",
-    `| benchmark | measure | base | head | \u0394 |${withInterval ? " interval |" : ""} method | verdict |`,
-    `|---|---|---:|---:|---:|${withInterval ? "---|" : ""}---|---|`
-  ];
-  for (let r of s.rows)
-    lines.push(
-      `| ${[...rowCells(r, withInterval), methodText(r), `${r.decided ? "gate: " : ""}${verdictWord(r)}`].join(" | ")} |`
-    );
-  return lines.join(`
-`);
-}
-
-// src/core/tools/export.ts
-init_errors();
-var ExportError = class extends TokenbenchError {
-  constructor(message) {
-    super("export_empty", message);
-  }
-};
-function exportable(doc, source) {
-  if (doc.kind === "sweep" && doc.levels.length === 0)
-    throw new ExportError(
-      `${source}: levels is empty: the document holds no finished level (a run stopped before its first level ended?), so there is nothing to export`
-    );
-  let points = documentPoints(doc).filter(
-    (p) => MEASURE_BY_NAME.has(p.measure) && Number.isFinite(p.value)
-  );
-  if (points.length === 0)
-    throw new ExportError(
-      `${source}: no level has a measured value (every request failed?), so there is nothing to export`
-    );
-  return points;
-}
-function exportGab(doc, source = "the document") {
-  let smaller = [], bigger = [];
-  for (let p of exportable(doc, source)) {
-    let def = MEASURE_BY_NAME.get(p.measure), e = {
-      name: `${p.benchmark} ${p.measure}`,
-      unit: def.unit,
-      value: p.value,
-      extra: `${doc.target.model} (${doc.tool.name} ${doc.tool.version})`
-    };
-    (def.direction === "lower" ? smaller : bigger).push(e);
-  }
-  return { smaller, bigger };
-}
-function exportBencher(doc, source = "the document") {
-  let out = {};
-  for (let p of exportable(doc, source)) {
-    let bench = out[p.benchmark] ?? {};
-    bench[p.measure.replace(/_/g, "-")] = { value: p.value }, out[p.benchmark] = bench;
-  }
-  return out;
-}
-
-// src/core/tools/import-vllm.ts
-init_errors();
-
-// src/schema/upload.ts
-var MAX_FUTURE_SKEW_MS = 600 * 1e3, SLACK = 1.01;
-function impossibleFigures(levels) {
-  let out = [], windowed = !1, wallBound = (what, value, count3, wallS, i, unit) => {
-    value * wallS <= count3 * SLACK + 1 || out.push({
-      code: "figure_impossible",
-      path: `levels[${i}].${what}`,
-      message: `${value} ${unit} over ${wallS} s is more than the level's ${count3} counted (${what} \u2264 count \xF7 ${windowed ? "steady_state.window_s" : "wall_time_s"})`
-    });
-  };
-  return levels.forEach((l, i) => {
-    let wall = l.wall_time_s;
-    windowed = l.steady_state?.steady === !0 && l.steady_state.window_s > 0;
-    let rateS = windowed ? Math.min(wall, l.steady_state.window_s) : wall;
-    wallBound("output_tok_s", l.output_tok_s, l.completion_tokens_total, rateS, i, "tok/s"), wallBound(
-      "total_tok_s",
-      l.total_tok_s,
-      l.prompt_tokens_total + l.completion_tokens_total,
-      rateS,
-      i,
-      "tok/s"
-    ), wallBound("req_s", l.req_s, l.ok, rateS, i, "req/s"), l.goodput_req_s > l.req_s * SLACK + 1e-9 && out.push({
-      code: "figure_impossible",
-      path: `levels[${i}].goodput_req_s`,
-      message: `goodput ${l.goodput_req_s} req/s is more than the level's ${l.req_s} req/s`
-    });
-    let maxMs = wall * 1e3 * SLACK + 1;
-    for (let key of ["ttft_ms", "itl_ms", "tpot_ms", "e2e_ms", "e2e_stream_ms"]) {
-      let s = l[key];
-      for (let [stat, v] of Object.entries(s))
-        stat !== "n" && typeof v == "number" && v > maxMs && out.push({
-          code: "figure_impossible",
-          path: `levels[${i}].${key}.${stat}`,
-          message: `${v} ms is longer than the level's wall time of ${wall} s: every measured request lies inside it`
-        });
-    }
-  }), out;
-}
-
-// src/core/tools/import-vllm.ts
-var ImportError = class extends TokenbenchError {
-  constructor(message) {
-    super("import_invalid", message);
-  }
-};
-function shown(x) {
-  if (x === void 0) return "nothing";
-  let s = JSON.stringify(x) ?? String(x), cut = s.length > 40 ? `${s.slice(0, 40)}\u2026` : s;
-  return typeof x == "string" ? `${cut} (a string)` : cut;
-}
-var nonNegative = (x) => x >= 0, count2 = (x) => Number.isInteger(x) && x >= 0;
-function fieldsOf(v, source) {
-  let fail = (field, want, got) => {
-    throw new ImportError(`${source}: ${field} must be ${want}, found ${shown(got)}`);
-  }, value = (field, want, ok) => {
-    let x = v[field];
-    return x == null ? null : typeof x == "number" && Number.isFinite(x) && ok(x) ? x : fail(field, want, x);
-  }, required2 = (field, want, ok) => value(field, want, ok) ?? fail(field, want, v[field]), series = (field, want, ok, at = v[field]) => at == null ? null : Array.isArray(at) ? (at.forEach((x, i) => {
-    (typeof x != "number" || !Number.isFinite(x) || !ok(x)) && fail(`${field}[${i}]`, want, x);
-  }), at) : fail(field, `an array of ${want}`, at);
-  return { fail, value, required: required2, series, nested: (field, want) => {
-    let at = v[field];
-    return at == null ? null : Array.isArray(at) ? at.map((row, i) => series(`${field}[${i}]`, want, nonNegative, row) ?? []) : fail(field, `an array of arrays of ${want}`, at);
-  } };
-}
-function fromSummary(f, key, n) {
-  let ms2 = (name) => f.value(name, "a number of milliseconds \u2265 0", nonNegative), mean2 = ms2(`mean_${key}_ms`);
-  return {
-    n: mean2 === null ? 0 : n,
-    mean: mean2,
-    min: null,
-    max: null,
-    p50: ms2(`median_${key}_ms`) ?? ms2(`p50_${key}_ms`),
-    p90: ms2(`p90_${key}_ms`),
-    p95: ms2(`p95_${key}_ms`),
-    p99: ms2(`p99_${key}_ms`)
-  };
-}
-function importVllm(raw, source = "vllm bench serve") {
-  if (raw === null || typeof raw != "object" || Array.isArray(raw))
-    throw new ImportError("not a JSON object");
-  let v = raw;
-  if (v.completed === void 0 && v.duration === void 0 && v.output_throughput === void 0)
-    throw new ImportError(
-      `${source}: not a vLLM bench serve result: completed, duration and output_throughput are required`
-    );
-  let f = fieldsOf(v, source), completed = f.required("completed", "a count of requests (an integer \u2265 0)", count2), duration3 = f.required("duration", "a number of seconds above 0", (x) => x > 0), outputThroughput = f.required("output_throughput", "a number of tok/s \u2265 0", nonNegative), numPrompts = f.value("num_prompts", "a count of requests (an integer \u2265 0)", count2) ?? completed;
-  numPrompts < completed && f.fail("num_prompts", `at least completed (${completed})`, numPrompts);
-  let maxConc = f.value("max_concurrency", "an integer \u2265 1", (x) => Number.isInteger(x) && x >= 1), rate = v.request_rate === "inf" ? null : f.value("request_rate", 'a number of req/s above 0 or "inf"', (x) => x > 0), mode = maxConc !== null || rate === null ? "closed" : "open", level = mode === "closed" ? maxConc ?? numPrompts : rate, ttfts = f.series("ttfts", "a number of seconds \u2265 0", nonNegative), itls = f.nested("itls", "numbers of seconds \u2265 0"), outLens = f.series("output_lens", "a count of tokens (an integer \u2265 0)", count2), inLens = f.series("input_lens", "a count of tokens (an integer \u2265 0)", count2), given = { ttfts, itls, output_lens: outLens }, present = Object.entries(given).filter(([, a]) => a !== null);
-  if (present.length > 0 && present.length < 3)
-    throw new ImportError(
-      `${source}: the per-request arrays of --save-detailed come together: ${present.map(([k]) => k).join(", ")} given without ${Object.keys(
-        given
-      ).filter((k) => !present.some(([p]) => p === k)).join(", ")}`
-    );
-  for (let [k, a] of [...present, ["input_lens", inLens]])
-    if (a !== null && ttfts !== null && a.length !== ttfts.length)
-      throw new ImportError(
-        `${source}: ${k} has ${a.length} entries, ttfts ${ttfts.length}: one per request each`
-      );
-  let detailed = ttfts !== null && itls !== null && outLens !== null, ttft2, itl, tpot2, e2e2, decode4, notes = [
-    `imported from ${source}${typeof v.backend == "string" ? ` (backend ${v.backend})` : ""}${typeof v.date == "string" ? `, ${v.date}` : ""}`
-  ];
-  if (detailed) {
-    let ok = ttfts.map((t, i) => ({ t, itl: itls[i], out: outLens[i] ?? 0 })).filter((r) => r.t > 0 && r.out > 0);
-    ttft2 = summarize(ok.map((r) => r.t * 1e3)), itl = summarize(ok.flatMap((r) => r.itl.map((x) => x * 1e3))), tpot2 = summarize(
-      ok.filter((r) => r.out > 1).map((r) => 1e3 * r.itl.reduce((a, b) => a + b, 0) / (r.out - 1))
-    ), e2e2 = summarize(ok.map((r) => 1e3 * (r.t + r.itl.reduce((a, b) => a + b, 0)))), decode4 = summarize(
-      ok.filter((r) => r.out > 1 && r.itl.reduce((a, b) => a + b, 0) > 0).map((r) => (r.out - 1) / r.itl.reduce((a, b) => a + b, 0))
-    ), notes.push("latency statistics recomputed by tokenbench from the per-request arrays (--save-detailed)");
-  } else
-    ttft2 = fromSummary(f, "ttft", completed), itl = fromSummary(f, "itl", completed), tpot2 = fromSummary(f, "tpot", completed), e2e2 = fromSummary(f, "e2el", completed), decode4 = summarize([]), notes.push(
-      "latency statistics as vLLM summarized them (median -> p50; percentiles vLLM did not save are null)"
-    );
-  let tokens = (field) => f.value(field, "a count of tokens (an integer \u2265 0)", count2) ?? 0, rateOf = (field) => f.value(field, "a rate \u2265 0", nonNegative), totalIn = tokens("total_input_tokens"), totalOut = tokens("total_output_tokens"), errors = Math.max(0, numPrompts - completed), none = { p50: null, p99: null, max: null }, lvl = {
-    level,
-    mode,
-    concurrency: mode === "closed" ? level : null,
-    started_at_ms: 0,
-    wall_time_s: duration3,
-    requests: numPrompts,
-    ok: completed,
-    errors,
-    errors_by_code: errors > 0 ? { vllm_failed: errors } : {},
-    warmup_requests: 0,
-    prompt_tokens_total: totalIn,
-    completion_tokens_total: totalOut,
-    ttft_ms: ttft2,
-    itl_ms: itl,
-    tpot_ms: tpot2,
-    e2e_ms: e2e2,
-    e2e_stream_ms: summarize([]),
-    decode_tok_s: decode4,
-    tokens_per_chunk: summarize([]),
-    usage_chunk_mismatches: 0,
-    output_tok_s: outputThroughput,
-    total_tok_s: rateOf("total_token_throughput") ?? (totalIn + totalOut) / duration3,
-    req_s: rateOf("request_throughput") ?? completed / duration3,
-    goodput_req_s: rateOf("request_goodput") ?? rateOf("request_throughput") ?? completed / duration3,
-    slo_pass_pct: null,
-    peak_in_flight: f.value("max_concurrent_requests", "a count (an integer \u2265 0)", count2) ?? 0,
-    open_loop: null,
-    client: {
-      event_loop_delay_ms: none,
-      cpu_user_s: 0,
-      cpu_system_s: 0,
-      cpu_pct_of_one_core: 0,
-      bottleneck_warning: null
-    },
-    notices: notes
-  }, impossible = impossibleFigures([lvl]);
-  if (impossible.length > 0)
-    throw new ImportError(
-      `${source}: figures that cannot be true: ${impossible.map((i) => i.message).join("; ")}`
-    );
-  let meanIn = inLens?.length ? Math.round(inLens.reduce((a, b) => a + b, 0) / inLens.length) : Math.max(1, Math.round(totalIn / Math.max(1, completed))), maxOut = outLens?.length ? Math.max(...outLens) : Math.max(1, Math.round(totalOut / Math.max(1, completed))), burstiness = f.value("burstiness", "a number above 0", (x) => x > 0) ?? 1, created = typeof v.date == "string" && /^\d{8}-\d{6}$/.test(v.date) ? `${v.date.slice(0, 4)}-${v.date.slice(4, 6)}-${v.date.slice(6, 8)}T${v.date.slice(9, 11)}:${v.date.slice(11, 13)}:${v.date.slice(13, 15)}Z` : (/* @__PURE__ */ new Date()).toISOString();
-  return {
-    schema_version: SCHEMA_VERSION,
-    kind: "sweep",
-    tool: { name: "tokenbench", version: TOOL_VERSION },
-    created_at: created,
-    target: {
-      base_url: "imported:vllm-bench-serve",
-      api: "completions",
-      model: typeof v.model_id == "string" ? v.model_id : "unknown"
-    },
-    environment: {
-      os: "unknown",
-      arch: "unknown",
-      cpu_model: null,
-      cpu_count: 0,
-      node_version: "n/a",
-      hostname: null,
-      gpu: null
-    },
-    clock: { source: "imported: vLLM bench serve (time.perf_counter)", origin_wall_time: created },
-    formulas: {
-      source: "figures as vLLM bench serve computed them, or recomputed from its per-request arrays with tokenbench's formulas",
-      tpot_ms: "sum of the request's ITLs / (output_len - 1)",
-      e2e_ms: "ttft + sum of the request's ITLs",
-      percentile: "linear interpolation between closest ranks (Hyndman-Fan type 7) on raw samples"
-    },
-    config: {
-      mode,
-      levels: [level],
-      requests_per_level: numPrompts,
-      duration_s: null,
-      warmup_requests: 0,
-      prompt_tokens: Math.max(1, meanIn),
-      max_tokens: Math.max(1, maxOut),
-      prompts: "sample",
-      ignore_eos: !1,
-      seed: 0,
-      arrival: burstiness !== 1 ? "gamma" : "poisson",
-      burstiness,
-      max_in_flight: maxConc,
-      timeout_s: 300,
-      slo: { ttft_ms: null, tpot_ms: null, e2e_ms: null },
-      extra_body: {},
-      metrics_interval_ms: null,
-      header_names: []
-    },
-    levels: [lvl],
-    requests: null,
-    complete: !0
-  };
-}
-function importVllmMany(results) {
-  if (results.length === 0) throw new ImportError("no vLLM result given");
-  let docs = results.map((r) => ({ doc: importVllm(r.raw, r.source), source: r.source })), first = docs[0].doc, seen = /* @__PURE__ */ new Map();
-  for (let { doc, source } of docs) {
-    if (doc.config.mode !== first.config.mode)
-      throw new ImportError(
-        `${source} is ${doc.config.mode} loop, ${docs[0].source} is ${first.config.mode} loop`
-      );
-    for (let l of doc.levels) {
-      let other = seen.get(l.level);
-      if (other !== void 0) throw new ImportError(`level ${l.level} appears in ${other} and in ${source}`);
-      seen.set(l.level, source);
-    }
-  }
-  let levels = docs.flatMap((d) => d.doc.levels).sort((a, b) => a.level - b.level);
-  return { ...first, config: { ...first.config, levels: levels.map((l) => l.level) }, levels };
-}
-function pythonJson(text2) {
-  try {
-    return JSON.parse(text2);
-  } catch (err) {
-    let patched = text2.replace(/("(?:[^"\\]|\\.)*")|-?\b(?:NaN|Infinity)\b/g, (_m, str3) => str3 ?? "null");
-    if (patched === text2) throw err;
-    return JSON.parse(patched);
-  }
-}
-function vllmResultsIn(text2, name) {
-  if (text2.trim() === "")
-    throw new ImportError(
-      `${name}: the file is empty (expected the JSON that vllm bench serve --save-result writes)`
-    );
-  try {
-    return [{ raw: pythonJson(text2), source: `vllm bench serve (${name})` }];
-  } catch {
-    return text2.split(`
-`).map((line, i) => ({ line, i })).filter(({ line }) => line.trim() !== "").map(({ line, i }) => {
-      try {
-        return { raw: pythonJson(line), source: `vllm bench serve (${name} line ${i + 1})` };
-      } catch {
-        throw new ImportError(`${name}: line ${i + 1} is not JSON (one result object per line expected)`);
-      }
-    });
-  }
-}
-
-// src/core/tools/merge.ts
-init_errors();
-var MergeError = class extends TokenbenchError {
-  constructor(message) {
-    super("merge_refused", message);
-  }
-}, DEFAULT_CLOCK_TOLERANCE_MS = 50;
-function shiftRecord(r, deltaMs) {
-  if (deltaMs === 0) return r;
-  let m = (x) => x === null ? null : x + deltaMs;
-  return {
-    ...r,
-    intended_send_ms: m(r.intended_send_ms),
-    send_ms: r.send_ms + deltaMs,
-    ...r.dispatch_ms !== void 0 ? { dispatch_ms: r.dispatch_ms + deltaMs } : {},
-    ...r.connected_ms !== void 0 ? { connected_ms: r.connected_ms + deltaMs } : {},
-    headers_ms: m(r.headers_ms),
-    first_token_ms: m(r.first_token_ms),
-    last_token_ms: m(r.last_token_ms),
-    end_ms: m(r.end_ms),
-    event_times_ms: r.event_times_ms.map((t) => t + deltaMs),
-    ...r.server_event_times_ms !== void 0 ? { server_event_times_ms: r.server_event_times_ms.map((t) => t + deltaMs) } : {},
-    ...r.server_arrival_ms !== void 0 ? { server_arrival_ms: r.server_arrival_ms + deltaMs } : {}
-  };
-}
-var wallOrigin = (d) => Date.parse(d.clock.origin_wall_time);
-function refusal(files, toleranceMs) {
-  let name = (f) => f.path;
-  for (let f of files) {
-    if (f.doc.kind !== "sweep" || f.doc.config === null) return `${name(f)} is not a sweep`;
-    if (!f.doc.load_generator?.shard) return `${name(f)} is not a shard (it was not run with --shard i/n)`;
-    if (f.records.length === 0)
-      return `${name(f)} has no per-request records (run the shards with --records inline or file)`;
-    if ((f.unlisted ?? 0) > 0)
-      return `${name(f)} holds ${f.unlisted} records at a level its document does not list (a level in progress when that shard was killed): finish it with --resume, or run the shard again`;
-  }
-  let shards = files.map((f) => f.doc.load_generator.shard), n = Number(shards[0].split("/")[1]);
-  if (new Set(shards.map((s) => s.split("/")[1])).size > 1) return `the files are shards of different splits: ${shards.join(", ")}`;
-  let seen = /* @__PURE__ */ new Set();
-  for (let s of shards) {
-    if (seen.has(s)) return `shard ${s} is given twice`;
-    seen.add(s);
-  }
-  let missing = Array.from({ length: n }, (_, i) => `${i + 1}/${n}`).filter((s) => !seen.has(s));
-  if (missing.length > 0) return `shard(s) ${missing.join(", ")} missing: all ${n} are needed`;
-  let [first, ...rest] = files, a = first.doc;
-  for (let f of rest) {
-    let b = f.doc;
-    if (!sameConfig(a.config, b.config))
-      return `${name(f)} measured a different workload than ${name(first)} (config differs: ${diffKeys(a.config, b.config).join(", ")})`;
-    if (a.target.base_url !== b.target.base_url || a.target.model !== b.target.model || a.target.api !== b.target.api)
-      return `${name(f)} measured ${b.target.base_url} (${b.target.model}), ${name(first)} measured ${a.target.base_url} (${a.target.model})`;
-    let la = a.levels.map((l) => l.level).join(","), lb = b.levels.map((l) => l.level).join(",");
-    if (la !== lb) return `${name(f)} has levels ${lb}, ${name(first)} has ${la} (an unfinished shard?)`;
-    if (a.load_generator.start_at_epoch_ms !== b.load_generator.start_at_epoch_ms)
-      return `${name(f)} started at ${b.load_generator.start_at_epoch_ms}, ${name(first)} at ${a.load_generator.start_at_epoch_ms} (--start-at must be the same)`;
-  }
-  for (let li = 0; li < a.levels.length; li++) {
-    let starts = files.map((f) => wallOrigin(f.doc) + f.doc.levels[li].started_at_ms), spread = Math.max(...starts) - Math.min(...starts);
-    if (spread > toleranceMs)
-      return `level ${a.levels[li].level} started ${spread.toFixed(0)} ms apart on the shards (tolerance ${toleranceMs} ms): their clocks disagree, or a runner was late for its slot`;
-  }
-  return null;
-}
-function diffKeys(a, b) {
-  let ka = a, kb = b;
-  return Object.keys({ ...ka, ...kb }).filter((k) => JSON.stringify(ka[k]) !== JSON.stringify(kb[k]));
-}
-function mergedClient(levels) {
-  let shards = levels.flatMap(
-    (l, i) => (l.client.shards ?? [
-      {
-        thread: "1/1",
-        requests: l.requests + l.warmup_requests,
-        event_loop_delay_ms: l.client.event_loop_delay_ms,
-        lateness_bound_ms: l.client.lateness_bound_ms ?? null,
-        busy_pct: l.client.cpu_pct_of_one_core,
-        bottleneck_warning: l.client.bottleneck_warning
-      }
-    ]).map((s) => ({ ...s, thread: `runner ${i + 1}/${levels.length} thread ${s.thread}` }))
-  ), warnings = shards.filter((s) => s.bottleneck_warning).map((s) => `${s.thread}: ${s.bottleneck_warning}`), notes = levels.map(
-    (l, i) => l.client.timing_note ? `runner ${i + 1}/${levels.length}: ${l.client.timing_note}` : null
-  ).filter((w) => w !== null);
-  return {
-    event_loop_delay_ms: {
-      p50: worstOf(levels.map((l) => l.client.event_loop_delay_ms.p50)),
-      p99: worstOf(levels.map((l) => l.client.event_loop_delay_ms.p99)),
-      max: worstOf(levels.map((l) => l.client.event_loop_delay_ms.max))
-    },
-    lateness_bound_ms: worstOf(levels.map((l) => l.client.lateness_bound_ms)),
-    cpu_user_s: levels.reduce((a, l) => a + l.client.cpu_user_s, 0),
-    cpu_system_s: levels.reduce((a, l) => a + l.client.cpu_system_s, 0),
-    cpu_pct_of_one_core: levels.reduce((a, l) => a + l.client.cpu_pct_of_one_core, 0),
-    bottleneck_warning: warnings.length > 0 ? warnings.join("; ") : null,
-    timing_note: warnings.length === 0 && notes.length > 0 ? notes.join("; ") : null,
-    shards
-  };
-}
-function mergeShards(input2, o = {}) {
-  if (input2.length < 2) throw new MergeError("merge needs the documents of at least two shards");
-  let toleranceMs = o.toleranceMs ?? DEFAULT_CLOCK_TOLERANCE_MS, files = [...input2].sort(
-    (x, y) => Number(x.doc.load_generator?.shard?.split("/")[0]) - Number(y.doc.load_generator?.shard?.split("/")[0])
-  ), why = refusal(files, toleranceMs);
-  if (why !== null) throw new MergeError(`cannot merge: ${why}`);
-  let base = files[0].doc, cfg = base.config, origin0 = wallOrigin(base), all = files.flatMap((f) => f.records.map((r) => shiftRecord(r, wallOrigin(f.doc) - origin0))), ids = /* @__PURE__ */ new Set();
-  for (let r of all) {
-    if (ids.has(r.id)) throw new MergeError(`cannot merge: request id ${r.id} appears in two shards`);
-    ids.add(r.id);
-  }
-  let levels = base.levels.map((l0, li) => {
-    let lvl = files.map((f) => f.doc.levels[li]), measured = all.filter((r) => r.level === l0.level && !r.warmup), intended = measured.map((r) => r.intended_send_ms).filter((x) => x !== null), run = mergeRuns([
-      {
-        records: measured,
-        droppedArrivals: lvl.reduce((a, l) => a + (l.open_loop?.dropped_arrivals ?? 0), 0),
-        drainTimeS: null,
-        ...intended.length > 0 ? { lastIntendedMs: Math.max(...intended) } : {}
-      }
-    ]), { result } = summariseLevel({
-      cfg,
-      level: l0.level,
-      run,
-      warmupRequests: lvl.reduce((a, l) => a + l.warmup_requests, 0),
-      client: mergedClient(lvl),
-      sampler: null,
-      limits: { maxRunningRequests: null, cudaGraphMaxBs: null },
-      notices: []
-    }), merged = {
-      ...result,
-      notices: [
-        ...result.notices,
-        `merged from ${files.length} shards; the server's /metrics timeline and admission are shard 1's`
-      ]
-    };
-    return l0.admission !== void 0 && (merged.admission = l0.admission), l0.metrics_timeline !== void 0 && (merged.metrics_timeline = l0.metrics_timeline), merged;
-  });
-  return { doc: {
-    ...base,
-    levels,
-    requests: null,
-    requests_file: null,
-    load_generator: {
-      workers: Math.max(...files.map((f) => f.doc.load_generator.workers)),
-      shard: null,
-      start_at_epoch_ms: base.load_generator.start_at_epoch_ms,
-      merged_from: files.map((f) => f.path)
-    },
-    complete: files.every((f) => f.doc.complete)
-  }, records: all.sort((a, b) => a.id - b.id) };
-}
-
-// src/cli/tools-command.ts
-init_errors();
-init_workload();
-function loadDoc(path, what) {
-  if (!path) throw new UsageError(`missing ${what}`);
-  if (!existsSync5(path)) throw new UsageError(`${what} ${path} does not exist`);
-  let loaded;
-  try {
-    loaded = readResults(path);
-  } catch (err) {
-    throw err instanceof ResultsFileError ? new UsageError(`${what} ${err.message}`) : err;
-  }
-  let { doc, records: records2, unlisted } = loaded;
-  return unlisted > 0 && process.stderr.write(
-    `notice: ${path}: ${unlisted} records at a level the document does not list (a level in progress when the run was killed) are left out
-`
-  ), doc.requests === null && records2.length > 0 ? { ...doc, requests: records2 } : doc;
-}
-async function reportCommand(argv) {
-  let { outDir, png, baseline: baseFile } = TOOLS, p = parseCommand(
-    argv,
-    { outDir, png, baseline: baseFile },
-    "tokenbench report results.json: re-render the Markdown table and the SVG/PNG charts from a saved document"
-  );
-  if (p === null) return 0;
-  let v = p.values, path = p.positionals[0], doc = loadDoc(path, "results file"), baseline = v.baseline !== null ? loadDoc(v.baseline, "baseline file") : void 0, dir = v.outDir ?? plotsDir(path), files = await writePlots(doc, dir, { png: v.png, ...baseline ? { baseline } : {} });
-  return doc.kind === "sweep" && process.stdout.write(`${markdownReport(doc)}
-`), process.stderr.write(`wrote ${files.length} charts to ${dir}: ${files.map((f) => f.name).join(", ")}
-`), 0;
-}
-async function compareCommand(argv) {
-  let { format, out, thresholdPct, confidence, minEffectPct, iterations } = TOOLS, { thresholds, gate, gateFwer, failOn: failOnSetting } = GATING, { allowDifferentWorkloads } = TOOLS, p = parseCommand(
-    argv,
-    {
-      format,
-      out,
-      thresholds,
-      gate,
-      gateFwer,
-      failOn: failOnSetting,
-      allowDifferentWorkloads,
-      thresholdPct,
-      confidence,
-      minEffectPct,
-      iterations
-    },
-    `tokenbench compare base.json [more-base.json ...] head.json
-  one verdict per level and measure, from the same engine as the PR comment, the dashboard and
-  the results service (CONCEPTS.md "Comparing runs"). The first line is the headline, led by the
-  gate: its rows (--gate, default ${DEFAULT_GATE_TEXT}) decide, one-sided, with the
-  false-fail rate per pull request held at --gate-fwer; every other row is informational. One
-  base file is one run; several are a history (the gate needs 5+); a head run with --ab holds its
-  own base. The method follows the evidence and is named per row with its unit (ab-paired per
-  block, history-t per job, repeats-t within one job, bootstrap within one run, exact test per
-  request, percent). A base of another workload is no baseline (its fields named) unless
-  --allow-different-workloads; a level on one side only has no baseline. Exit 1 when the
-  comparison fails --fail-on (default regression: the gate failed), 0 otherwise, 2 for usage
-  errors.`
-  );
-  if (p === null) return 0;
-  let v = p.values, positionals = p.positionals;
-  if (positionals.length < 2)
-    throw new UsageError("expected two or more files: base.json [more-base.json ...] head.json");
-  let basePaths = positionals.slice(0, -1), headPath = positionals[positionals.length - 1], bases = basePaths.map((b) => ({ id: b, doc: loadDoc(b, "base file") })), head = { id: headPath, doc: loadDoc(headPath, "head file") };
-  for (let base of bases)
-    if (base.doc.kind !== head.doc.kind)
-      throw new UsageError(`cannot compare a ${base.doc.kind} with a ${head.doc.kind}`);
-  let rules;
-  try {
-    rules = parseRules(v.thresholds), parseGate(v.gate, rules);
-  } catch (err) {
-    if (err instanceof RulesError) {
-      let flag = err.message.startsWith("gate") ? "--gate" : "--thresholds";
-      throw new UsageError(`${flag}: ${err.message}`, flag);
-    }
-    throw err;
-  }
-  let failOn = v.failOn ?? DEFAULT_FAIL_ON, summary = compareDocuments(bases, head, {
-    rules,
-    gate: v.gate,
-    fwerPct: v.gateFwer,
-    fallbackPct: v.thresholdPct,
-    confidence: v.confidence,
-    minEffectPct: v.minEffectPct,
-    iterations: v.iterations,
-    allowDifferentWorkloads: v.allowDifferentWorkloads
-  });
-  for (let o of summary.other_workloads)
-    process.stderr.write(
-      `notice: ${o.base} measured another workload (${workloadText(o.fields)}): it is no baseline for the head; compare like with like, or pass --allow-different-workloads
-`
-    );
-  let baseName = basePaths.length === 1 ? basePaths[0] : `${basePaths.length} base files`, failed = summaryFails(summary, failOn), text2 = v.format === "json" ? `${JSON.stringify({ base: basePaths, head: headPath, headline: headline(summary), fail_on: failOn, failed, ...summary }, null, 1)}
-` : `${compareMarkdown(summary, baseName)}
-`, outFile = v.out;
-  return outFile ? (mkdirSync3(dirname2(outFile), { recursive: !0 }), writeFileSync3(outFile, text2), process.stdout.write(`${headline(summary)}
-`)) : process.stdout.write(text2), failed ? 1 : 0;
-}
-function parseKind(argv, table, kind, usage, what) {
-  let p = parseCommand(argv, table, `${usage}
-  ${what}`);
-  if (p !== null && p.positionals[0] !== kind) throw new UsageError(`usage: ${usage}`);
-  return p;
-}
-async function importCommand(argv) {
-  let usage = "tokenbench import vllm RESULT.json [MORE.json|APPENDED.jsonl ...] --out results.json", p = parseKind(
-    argv,
-    { out: TOOLS.out },
-    "vllm",
-    usage,
-    "convert `vllm bench serve --save-result` JSON (several files, or --append-result JSON Lines) into one schema-v1 document, a level per result"
-  );
-  if (p === null) return 0;
-  let v = p.values, files = p.positionals.slice(1);
-  if (files.length === 0) throw new UsageError(`no result file given: ${usage}`);
-  let doc;
-  try {
-    let results = files.flatMap((file2) => {
-      if (!existsSync5(file2)) throw new UsageError(`no such file: ${file2}`);
-      return vllmResultsIn(readFileSync3(file2, "utf8"), file2);
-    });
-    doc = parseResultDocument(importVllmMany(results));
-  } catch (err) {
-    throw err instanceof SyntaxError ? new ImportError(err.message) : err;
-  }
-  let out = v.out ?? `${files[0].replace(/\.jsonl?$/i, "")}.tokenbench.json`;
-  return mkdirSync3(dirname2(out), { recursive: !0 }), writeFileSync3(out, `${JSON.stringify(doc, null, 1)}
-`), process.stdout.write(`${markdownTable(doc.levels, sloGiven(doc.config))}
-`), process.stderr.write(`wrote ${out}
-`), 0;
-}
-async function exportCommand(argv) {
-  let usage = "tokenbench export gab|bencher results.json [--out-dir DIR | --out FILE]", p = parseCommand(
-    argv,
-    { outDir: TOOLS.outDir, out: TOOLS.out },
-    `${usage}
-  gab: github-action-benchmark customSmallerIsBetter.json and customBiggerIsBetter.json (--out-dir)
-  bencher: Bencher Metric Format JSON (--out, default stdout), for \`bencher run --adapter json\``
-  );
-  if (p === null) return 0;
-  let [kind, file2] = p.positionals;
-  if (kind !== "gab" && kind !== "bencher") throw new UsageError(`usage: ${usage}`);
-  let doc = loadDoc(file2, "results file");
-  if (kind === "bencher") {
-    let text2 = `${JSON.stringify(exportBencher(doc, file2), null, 1)}
-`;
-    return p.values.out ? (mkdirSync3(dirname2(p.values.out), { recursive: !0 }), writeFileSync3(p.values.out, text2), process.stderr.write(`wrote ${p.values.out}
-`)) : process.stdout.write(text2), 0;
-  }
-  let dir = p.values.outDir ?? dirname2(file2);
-  mkdirSync3(dir, { recursive: !0 });
-  let { smaller, bigger } = exportGab(doc, file2);
-  return writeFileSync3(join3(dir, "customSmallerIsBetter.json"), `${JSON.stringify(smaller, null, 1)}
-`), writeFileSync3(join3(dir, "customBiggerIsBetter.json"), `${JSON.stringify(bigger, null, 1)}
-`), process.stderr.write(
-    `wrote ${smaller.length} smaller-is-better and ${bigger.length} bigger-is-better entries to ${dir}
-`
-  ), 0;
-}
-async function mergeCommand(argv) {
-  let { out, clockToleranceMs } = TOOLS, { records: records2 } = CLI_OUTPUT, p = parseCommand(
-    argv,
-    { out, clockToleranceMs, records: records2 },
-    `tokenbench merge shard1.json shard2.json ... --out merged.json
-  the documents of one run sharded across runners (--shard i/n, same --start-at) as one document:
-  every level recomputed from the union of the records. Refused (exit 1) when the workloads,
-  targets or levels differ, a shard is missing or doubled, or the shards' level starts lie more
-  than --clock-tolerance-ms apart.`
-  );
-  if (p === null) return 0;
-  let v = p.values;
-  if (v.out === null) throw new UsageError("merge needs --out FILE.json");
-  if (p.positionals.length < 2) throw new UsageError("merge needs the results files of at least two shards");
-  let files = p.positionals.map((path) => ({ path, ...readResults(path) })), merged = mergeShards(files, { toleranceMs: v.clockToleranceMs }), paths = writeResults(merged.doc, v.out, merged.records, v.records);
-  return process.stdout.write(`${markdownTable(merged.doc.levels, sloGiven(merged.doc.config))}
-`), process.stderr.write(
-    `merged ${files.length} shards (${merged.records.length} requests) into ${paths.json}${v.records === "file" ? `, ${paths.requestsFile}` : ""}
-`
-  ), 0;
 }
 
 // src/cli/main.ts

@@ -27,7 +27,7 @@ await build({
 });
 await build({ ...common, entryPoints: ["src/mock/index.ts"], outfile: "dist/mock.js" });
 // The worker thread of `--workers N`, beside the CLI and the Action, which both start it.
-await build({ ...common, entryPoints: ["src/core/load/shard-worker.ts"], outfile: "dist/shard-worker.js" });
+await build({ ...common, entryPoints: ["src/core/load/shard-thread.ts"], outfile: "dist/shard-thread.js" });
 // The GitHub Action (runs.using: node24): one ESM file, minified, committed.
 await build({
   ...common,

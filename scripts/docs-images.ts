@@ -13,7 +13,7 @@ import { marked } from "marked";
 import { chromium } from "playwright-core";
 import { renderComment } from "../src/action/comment.ts";
 import { readResults } from "../src/core/results/files.ts";
-import { compareDocuments } from "../src/core/tools/compare.ts";
+import { compareDocuments } from "../src/core/documents/compare.ts";
 import { start } from "../src/mock/index.ts";
 import { documentSamples } from "../src/shared/samples.ts";
 import { startService } from "./local-service.ts";

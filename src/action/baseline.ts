@@ -12,7 +12,8 @@ import { insideOrRefuse, readResultsDocument } from "../core/results/files.ts";
 import { TokenbenchError } from "../schema/errors.ts";
 import type { ResultDocument } from "../schema/v1.ts";
 import { workspace } from "./context.ts";
-import { failureText, RemoteAnswerError, readJson } from "./remote.ts";
+import { type GitHubApi, GitHubError, github } from "./github.ts";
+import { RemoteAnswerError } from "./remote.ts";
 
 export interface Baseline {
   doc: ResultDocument;
@@ -26,33 +27,21 @@ export class BaselineError extends TokenbenchError {
   }
 }
 
-export interface BaselineGitHub {
-  apiUrl: string;
-  token: string;
-  repository: string;
+export interface BaselineGitHub extends GitHubApi {
   /** This workflow's name (GITHUB_WORKFLOW): only its runs are baselines. */
   workflow: string | null;
   artifactName: string;
-  fetchImpl?: typeof fetch;
   /** The artifact client (injectable for tests; default @actions/artifact's). */
   download?: (artifactId: number, runId: number, dir: string) => Promise<void>;
 }
 
+/** A GitHub call of the artifact look-up: its failure says which permission the token needs. */
 async function gh<T>(g: BaselineGitHub, path: string): Promise<T> {
-  const res = await (g.fetchImpl ?? fetch)(`${g.apiUrl}${path}`, {
-    headers: {
-      authorization: `Bearer ${g.token}`,
-      accept: "application/vnd.github+json",
-      "user-agent": "tokenbench-action",
-    },
-    signal: AbortSignal.timeout(30_000),
-  });
-  const service = `GitHub's API (GET ${path.split("?")[0]})`;
-  if (!res.ok)
-    throw new BaselineError(`${await failureText(res, service)}; the job's token needs actions: read`);
   try {
-    return await readJson<T>(res, service);
+    return await github<T>(g, "GET", path);
   } catch (err) {
+    if (err instanceof GitHubError)
+      throw new BaselineError(`${err.message}; the job's token needs actions: read`);
     if (err instanceof RemoteAnswerError) throw new BaselineError(err.message);
     throw err;
   }

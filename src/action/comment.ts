@@ -4,7 +4,6 @@
  * comment per testbed and benchmark set, found by a hidden marker, updated in place.
  */
 import { createHash } from "node:crypto";
-import { TokenbenchError } from "../schema/errors.ts";
 import type { ResultDocument } from "../schema/v1.ts";
 import { ALL_LEVELS } from "../shared/all-levels.ts";
 import { benchmarkName } from "../shared/measures.ts";
@@ -23,7 +22,7 @@ import {
   verdictWord,
 } from "../shared/verdict-text.ts";
 import { visible } from "../shared/visible.ts";
-import { failureText, readJson } from "./remote.ts";
+import { during, type GitHubApi, GitHubError, github, repoPath } from "./github.ts";
 
 export const GITHUB_COMMENT_LIMIT = 65_536;
 const BUDGET = 60_000; // headroom under the limit
@@ -277,18 +276,6 @@ export function renderComment(input: CommentInput, limit = BUDGET): string {
   }
 }
 
-/** Every GitHub API call of the comment has this deadline (a hung API must not hold the job). */
-const GITHUB_TIMEOUT_MS = 30_000;
-
-export interface GitHubApi {
-  /** Deadline of each call (default 30 s). */
-  timeoutMs?: number;
-  apiUrl: string;
-  token: string;
-  repository: string;
-  fetchImpl?: typeof fetch;
-}
-
 /** Create the comment once, then update it in place (found by its marker). Returns what happened. */
 export async function upsertStickyComment(
   gh: GitHubApi,
@@ -296,61 +283,46 @@ export async function upsertStickyComment(
   marker: string,
   body: string,
 ): Promise<{ action: "created" | "updated"; id: number; url: string | null }> {
-  const f = gh.fetchImpl ?? fetch;
-  const headers = {
-    authorization: `Bearer ${gh.token}`,
-    accept: "application/vnd.github+json",
-    "x-github-api-version": "2022-11-28",
-    "content-type": "application/json",
-    "user-agent": "tokenbench-action",
-  };
   let existing: { id: number } | null = null;
   for (let page = 1; page <= 20 && existing === null; page++) {
-    const res = await f(
-      `${gh.apiUrl}/repos/${gh.repository}/issues/${prNumber}/comments?per_page=100&page=${page}`,
-      { headers, signal: AbortSignal.timeout(gh.timeoutMs ?? GITHUB_TIMEOUT_MS) },
+    const list = await during(
+      "listing comments",
+      github<{ id: number; body?: string }[]>(
+        gh,
+        "GET",
+        repoPath(gh, `/issues/${prNumber}/comments?per_page=100&page=${page}`),
+      ),
     );
-    const listing = `GitHub's API (GET /repos/${gh.repository}/issues/${prNumber}/comments)`;
-    if (!res.ok) throw new GitHubError(res.status, `listing comments: ${await failureText(res, listing)}`);
-    const list = await readJson<{ id: number; body?: string }[]>(res, listing);
     if (!Array.isArray(list))
       throw new GitHubError(
-        res.status,
-        `listing comments: ${listing} answered JSON that is not a list of comments`,
+        200,
+        `listing comments: GitHub's API answered JSON that is not a list of comments`,
       );
     // The marker opens the comment tokenbench wrote; a marker quoted elsewhere does not count.
     existing = list.find((c) => (c.body ?? "").startsWith(marker)) ?? null;
     if (list.length < 100) break;
   }
   if (existing) {
-    const res = await f(`${gh.apiUrl}/repos/${gh.repository}/issues/comments/${existing.id}`, {
-      method: "PATCH",
-      headers,
-      body: JSON.stringify({ body }),
-      signal: AbortSignal.timeout(gh.timeoutMs ?? GITHUB_TIMEOUT_MS),
-    });
-    const updating = `GitHub's API (PATCH /repos/${gh.repository}/issues/comments/${existing.id})`;
-    if (!res.ok) throw new GitHubError(res.status, `updating comment: ${await failureText(res, updating)}`);
-    const j = await readJson<{ id: number; html_url?: string }>(res, updating);
+    const j = await during(
+      "updating comment",
+      github<{ id: number; html_url?: string }>(
+        gh,
+        "PATCH",
+        repoPath(gh, `/issues/comments/${existing.id}`),
+        {
+          body,
+        },
+      ),
+    );
     return { action: "updated", id: j.id, url: j.html_url ?? null };
   }
-  const res = await f(`${gh.apiUrl}/repos/${gh.repository}/issues/${prNumber}/comments`, {
-    method: "POST",
-    headers,
-    body: JSON.stringify({ body }),
-    signal: AbortSignal.timeout(gh.timeoutMs ?? GITHUB_TIMEOUT_MS),
-  });
-  const creating = `GitHub's API (POST /repos/${gh.repository}/issues/${prNumber}/comments)`;
-  if (!res.ok) throw new GitHubError(res.status, `creating comment: ${await failureText(res, creating)}`);
-  const j = await readJson<{ id: number; html_url?: string }>(res, creating);
+  const j = await during(
+    "creating comment",
+    github<{ id: number; html_url?: string }>(gh, "POST", repoPath(gh, `/issues/${prNumber}/comments`), {
+      body,
+    }),
+  );
   return { action: "created", id: j.id, url: j.html_url ?? null };
 }
 
-export class GitHubError extends TokenbenchError {
-  constructor(
-    readonly status: number,
-    message: string,
-  ) {
-    super("github_api", message);
-  }
-}
+export { GitHubError } from "./github.ts";

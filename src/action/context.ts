@@ -1,6 +1,6 @@
 /** The run's place in GitHub: repository, commit (the PR head, not the merge commit), PR, runner. */
 
-import { failureText, readJson } from "./remote.ts";
+import { type GitHubApi, github } from "./github.ts";
 import type { GitInfo } from "./types.ts";
 
 export interface RunContext {
@@ -106,7 +106,7 @@ export function runContext(env: Record<string, string | undefined>, payload: Pay
  * found through the API with the job's token. Null when there is none or the API cannot tell.
  */
 export async function findForkPullRequest(
-  gh: { apiUrl: string; token: string; repository: string; fetchImpl?: typeof fetch },
+  gh: GitHubApi,
   payload: Payload | null,
   /** Told why, when the API could not say (an error answer, a body that is not its JSON). */
   onProblem: (message: string) => void = () => {},
@@ -116,22 +116,10 @@ export async function findForkPullRequest(
   if (!wr?.head_sha || !wr.head_branch || !owner) return null;
   const q = new URLSearchParams({ state: "open", head: `${owner}:${wr.head_branch}`, per_page: "100" });
   try {
-    const res = await (gh.fetchImpl ?? fetch)(`${gh.apiUrl}/repos/${gh.repository}/pulls?${q}`, {
-      headers: {
-        authorization: `Bearer ${gh.token}`,
-        accept: "application/vnd.github+json",
-        "user-agent": "tokenbench-action",
-      },
-      signal: AbortSignal.timeout(30_000),
-    });
-    const service = `GitHub's API (GET /repos/${gh.repository}/pulls)`;
-    if (!res.ok) {
-      onProblem(await failureText(res, service));
-      return null;
-    }
-    const list = await readJson<{ number?: unknown; head?: { sha?: unknown }; base?: { ref?: unknown } }[]>(
-      res,
-      service,
+    const list = await github<{ number?: unknown; head?: { sha?: unknown }; base?: { ref?: unknown } }[]>(
+      gh,
+      "GET",
+      `/repos/${gh.repository}/pulls?${q}`,
     );
     const hit = Array.isArray(list) ? list.find((p) => p.head?.sha === wr.head_sha) : undefined;
     if (!hit || typeof hit.number !== "number" || !Number.isInteger(hit.number) || hit.number <= 0)

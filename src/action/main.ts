@@ -1,8 +1,8 @@
 /**
  * The GitHub Action: start (optionally) and wait for the server, run the sweep (and profile),
  * keep raw results as an artifact, upload to the results service, compare against the base
- * branch, write the job summary and a sticky PR comment. `main` is the steps in order; each
- * step that fails the job says why and ends the run.
+ * branch, write the job summary and a sticky PR comment. `main` is the steps in order; a step
+ * that fails the job throws why (failure.ts), and index.ts fails the step once.
  */
 import { existsSync, readFileSync } from "node:fs";
 import * as core from "@actions/core";
@@ -15,7 +15,8 @@ import { headline } from "../shared/verdict-text.ts";
 import { uploadArtifact } from "./artifact.ts";
 import { benchmarkSet, GitHubError, renderComment, stickyMarker, upsertStickyComment } from "./comment.ts";
 import { type Payload, type RunContext, runContext } from "./context.ts";
-import { type ActionInputs, InputError, readInputs } from "./inputs.ts";
+import { fail } from "./failure.ts";
+import { type ActionInputs, readInputs } from "./inputs.ts";
 import { measure } from "./measure.ts";
 import { type Docs, mergedDocs, publishedDocs } from "./modes.ts";
 import { recentChangePoints } from "./publish.ts";
@@ -34,20 +35,8 @@ interface Outcome {
   firstRunUrl: string | null;
 }
 
-function inputsOrFail(): ActionInputs | null {
-  try {
-    return readInputs((n) => core.getInput(n));
-  } catch (err) {
-    if (err instanceof InputError) {
-      core.setFailed(err.message);
-      return null;
-    }
-    throw err;
-  }
-}
-
 /** The documents of this run: published (workflow_run), merged (shards) or measured here. */
-function documents(inputs: ActionInputs, ctx: RunContext, payload: Payload | null): Promise<Docs | null> {
+function documents(inputs: ActionInputs, ctx: RunContext, payload: Payload | null): Promise<Docs> {
   if (inputs.publishResults !== null) return publishedDocs(inputs, inputs.publishResults, ctx, payload);
   if (inputs.mergeResults !== null)
     return Promise.resolve(
@@ -132,7 +121,7 @@ async function commentOnPullRequest(
   }
 }
 
-/** Each document: judged (service, else baseline file), commented, summarised. Null when the job failed. */
+/** Each document: judged (service, else baseline file), commented, summarised. */
 async function judgeAll(
   inputs: ActionInputs,
   ctx: RunContext,
@@ -140,19 +129,17 @@ async function judgeAll(
   docs: Docs,
   artifact: Artifact,
   failOn: FailOn,
-): Promise<Outcome | null> {
+): Promise<Outcome> {
   const out: Outcome = { markdowns: [], changeNotes: [], summaries: [], regressions: 0, firstRunUrl: null };
   const cache = { baseline: null };
   for (const { doc } of docs) {
     const service = inputs.resultsUrl
       ? await serviceVerdict({ ...inputs, resultsUrl: inputs.resultsUrl }, ctx, doc, failOn)
       : null;
-    if (service === "failed") return null;
     let verdict: Verdict | null = service?.verdict ?? null;
     // No service (or it did not compare): the baseline input, judged as the service judges.
     if (verdict === null && inputs.baseline !== null) {
       const v = await fileVerdict({ ...inputs, baseline: inputs.baseline }, ctx, payload, doc, failOn, cache);
-      if (v === "failed") return null;
       verdict = v;
     }
     const runUrl = service?.runUrl ?? null;
@@ -179,7 +166,7 @@ async function judgeAll(
   return out;
 }
 
-/** The job summary, the outputs, and the job's own verdict (fail-on, max-error-rate). */
+/** The job summary and the outputs, then the job's own verdict (fail-on, max-error-rate): a failure thrown once. */
 async function finish(inputs: ActionInputs, docs: Docs, out: Outcome, failOn: FailOn): Promise<void> {
   const markdown = out.markdowns.join("\n\n---\n\n");
   await core.summary.addRaw([markdown, ...out.changeNotes].join("\n\n"), true).write();
@@ -187,10 +174,11 @@ async function finish(inputs: ActionInputs, docs: Docs, out: Outcome, failOn: Fa
   core.setOutput("run-url", out.firstRunUrl ?? "");
   core.setOutput("regression-count", String(out.regressions));
   core.setOutput("markdown", markdown);
+  const failures: string[] = [];
   const failing = out.summaries.filter((s) => summaryFails(s, failOn));
   if (failing.length > 0) {
     const s = failing[0]!;
-    core.setFailed(
+    failures.push(
       `${headline(s)} (fail-on: ${failOn}${s.gate.status === "failed" ? "" : `; gate ${s.gate.status.replace("_", " ")}`})`,
     );
   }
@@ -198,30 +186,28 @@ async function finish(inputs: ActionInputs, docs: Docs, out: Outcome, failOn: Fa
     doc.levels.filter((l) => l.requests > 0 && (100 * l.errors) / l.requests > inputs.maxErrorRate),
   );
   if (over.length > 0)
-    core.setFailed(
+    failures.push(
       `more than ${inputs.maxErrorRate}% of requests failed at ${over.map((l) => `level ${l.level} (${l.errors} of ${l.requests})`).join(", ")}; the results were kept (input max-error-rate)`,
     );
+  if (failures.length > 0) fail(failures.join("\n"));
 }
 
 export async function main(): Promise<void> {
   // before anything can print one: a bad input's message, a server's echo, a service's error body
   maskSecrets(secretInputs((n) => core.getInput(n)));
-  const inputs = inputsOrFail();
-  if (inputs === null) return;
+  const inputs = readInputs((n) => core.getInput(n));
   const payloadPath = process.env.GITHUB_EVENT_PATH;
   const payload: Payload | null =
     payloadPath && existsSync(payloadPath) ? JSON.parse(readFileSync(payloadPath, "utf8")) : null;
   const ctx = runContext(process.env, payload);
   const docs = await documents(inputs, ctx, payload);
-  if (docs === null) return;
   if (inputs.shard !== null) return keepShard(inputs, docs);
   const artifact: Artifact =
     inputs.publishResults !== null || inputs.mergeResults !== null
       ? { id: null, url: null } // the measuring jobs already uploaded their artifacts
       : await keepArtifact(inputs);
   const failOn: FailOn = inputs.failOn ?? (inputs.failOnRegression ? "warning" : DEFAULT_FAIL_ON);
-  const out = await judgeAll(inputs, ctx, payload, docs, artifact, failOn);
-  if (out !== null) await finish(inputs, docs, out, failOn);
+  await finish(inputs, docs, await judgeAll(inputs, ctx, payload, docs, artifact, failOn), failOn);
 }
 
 export async function post(): Promise<void> {

@@ -14,6 +14,7 @@ import { prepareSweep, type SweepSetup } from "../core/sweep/prepare.ts";
 import { runSweep } from "../core/sweep/sweep.ts";
 import { TokenbenchError, UsageError } from "../schema/errors.ts";
 import { type RunContext, workspace } from "./context.ts";
+import { fail } from "./failure.ts";
 import type { ActionInputs } from "./inputs.ts";
 import type { Docs } from "./modes.ts";
 import { logTail, startServer } from "./server-process.ts";
@@ -27,8 +28,8 @@ const FILE_INPUT: Record<string, string> = {
 
 const notice = (m: string) => core.info(`notice: ${m}`);
 
-/** Prepare the sweep; null after failing the step with the reason (and the server log's tail). */
-async function setUp(inputs: ActionInputs): Promise<SweepSetup | null> {
+/** Prepare the sweep, or fail the step with the reason (and the server log's tail). */
+async function setUp(inputs: ActionInputs): Promise<SweepSetup> {
   const dir = inputs.resultsDir;
   try {
     for (const [input, path] of [
@@ -61,28 +62,22 @@ async function setUp(inputs: ActionInputs): Promise<SweepSetup | null> {
         : err instanceof TokenbenchError
           ? FILE_INPUT[err.code]
           : undefined;
-    if (input !== undefined) {
-      core.setFailed(`input "${input}": ${(err as Error).message}`);
-      return null;
-    }
+    if (input !== undefined) fail(`input "${input}": ${(err as Error).message}`);
     const tail = inputs.serverCommand ? logTail(resolve(dir, "server.log")) : "";
     const code = err instanceof TokenbenchError ? `[${err.code}] ` : "";
-    core.setFailed(`${code}${(err as Error).message}${tail ? `\nserver log (last lines):\n${tail}` : ""}`);
-    return null;
+    fail(`${code}${(err as Error).message}${tail ? `\nserver log (last lines):\n${tail}` : ""}`);
   }
 }
 
-/** Measure: the sweep, then the profile when asked. Null after failing the step. */
-export async function measure(inputs: ActionInputs, ctx: RunContext): Promise<Docs | null> {
+/** Measure: the sweep, then the profile when asked. */
+export async function measure(inputs: ActionInputs, ctx: RunContext): Promise<Docs> {
   const dir = inputs.resultsDir;
   try {
     assertWritable(join(dir, "results.json"));
   } catch (err) {
-    core.setFailed(`[out_unwritable] ${(err as Error).message.replace("--out", "results-dir")}`);
-    return null;
+    fail(`[out_unwritable] ${(err as Error).message.replace("--out", "results-dir")}`);
   }
   const setup = await setUp(inputs);
-  if (setup === null) return null;
   if ((await probeGpu()) === null) core.info("nvidia-smi not found: GPU recorded as unknown");
   // Provenance goes into the documents as they are written: nothing is rewritten afterwards.
   const provenance: Provenance = {
@@ -90,6 +85,13 @@ export async function measure(inputs: ActionInputs, ctx: RunContext): Promise<Do
     git: ctx.git,
     testbed: { name: inputs.testbed, engine_flags: inputs.serverCommand },
     runnerName: ctx.runnerName,
+    // judged with these wherever it is shown (the service's badge, trend and pages too)
+    verdictRules: {
+      thresholds: inputs.thresholds,
+      gate: inputs.gate,
+      fwer_pct: inputs.gateFwer,
+      fail_on: inputs.failOn ?? (inputs.failOnRegression ? "warning" : null),
+    },
   };
   const docs: Docs = [];
   await core.group("sweep", async () => {

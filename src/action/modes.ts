@@ -6,13 +6,14 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import * as core from "@actions/core";
+import { mergeShards } from "../core/documents/merge.ts";
 import { assertWritable, insideOrRefuse, readResults, writeResults } from "../core/results/files.ts";
 import { markdownReport } from "../core/results/report.ts";
-import { mergeShards } from "../core/tools/merge.ts";
 import { TokenbenchError } from "../schema/errors.ts";
 import { uploadIssues } from "../schema/upload.ts";
 import { parseResultDocument, type ResultDocument } from "../schema/v1.ts";
 import { findForkPullRequest, type Payload, type RunContext, workspace } from "./context.ts";
+import { fail } from "./failure.ts";
 
 export type Docs = { doc: ResultDocument; path: string }[];
 
@@ -31,7 +32,7 @@ export async function publishedDocs(
   files: string,
   ctx: RunContext,
   payload: Payload | null,
-): Promise<Docs | null> {
+): Promise<Docs> {
   const git = { ...ctx.git };
   if (git.pr_number === null && inputs.githubToken && ctx.repository) {
     const pr = await findForkPullRequest(
@@ -54,24 +55,21 @@ export async function publishedDocs(
       const inside = insideOrRefuse(workspace(), path, "the file");
       doc = parseResultDocument(JSON.parse(readFileSync(inside, "utf8")));
     } catch (err) {
-      core.setFailed(`input "publish-results": ${path}: ${(err as Error).message}`);
-      return null;
+      fail(`input "publish-results": ${path}: ${(err as Error).message}`);
     }
     const trusted: ResultDocument = { ...doc, repository: ctx.repository, git };
     const problems = uploadIssues(trusted, Date.now());
-    if (problems.length > 0) {
-      core.setFailed(
+    if (problems.length > 0)
+      fail(
         `input "publish-results": ${path} is refused: ${problems.map((p) => `${p.path}: ${p.message}`).join("; ")}`,
       );
-      return null;
-    }
     docs.push({ doc: trusted, path });
   }
   return docs;
 }
 
 /** The shards of one run (a matrix's shard jobs, same workflow run) as one document in `dir`. */
-export function mergedDocs(files: string, ctx: RunContext, dir: string, toleranceMs?: number): Docs | null {
+export function mergedDocs(files: string, ctx: RunContext, dir: string, toleranceMs?: number): Docs {
   try {
     const shards = list(files).map((path) => ({
       path,
@@ -87,7 +85,6 @@ export function mergedDocs(files: string, ctx: RunContext, dir: string, toleranc
     return [{ doc, path: out }];
   } catch (err) {
     const code = err instanceof TokenbenchError ? `[${err.code}] ` : "";
-    core.setFailed(`input "merge-results": ${code}${(err as Error).message}`);
-    return null;
+    fail(`input "merge-results": ${code}${(err as Error).message}`);
   }
 }

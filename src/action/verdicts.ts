@@ -1,8 +1,8 @@
 /**
  * A document judged against the base branch: by the results service (upload, then its compare
  * endpoint), else by the `baseline` input (a file or the base branch's artifact) judged as the
- * service judges. Each returns the rows with what the comment needs, or "failed" after failing
- * the step with the reason.
+ * service judges. Each returns the rows with what the comment needs; a comparison that could
+ * fail the step but cannot be had fails it (ActionFailure).
  */
 import * as core from "@actions/core";
 import type { ResultDocument } from "../schema/v1.ts";
@@ -11,6 +11,7 @@ import { canFail, type FailOn, parseGate, parseRules } from "../shared/rules.ts"
 import type { VerdictSummary } from "../shared/verdict.ts";
 import { type Baseline, loadBaseline } from "./baseline.ts";
 import type { Payload, RunContext } from "./context.ts";
+import { fail } from "./failure.ts";
 import type { ActionInputs } from "./inputs.ts";
 import { fetchCompare, uploadResults } from "./publish.ts";
 
@@ -48,11 +49,9 @@ async function credentials(inputs: ActionInputs): Promise<string | null> {
 }
 
 /** A comparison that could not be had: a warning, or the step's failure when its verdict could fail the step. */
-function withoutVerdict(msg: string, failOn: FailOn, inputs: ActionInputs): "failed" | null {
-  if (canFail(parseGate(inputs.gate, parseRules(inputs.thresholds)), failOn)) {
-    core.setFailed(`${msg} (fail-on: ${failOn} cannot be decided without it)`);
-    return "failed";
-  }
+function withoutVerdict(msg: string, failOn: FailOn, inputs: ActionInputs): null {
+  if (canFail(parseGate(inputs.gate, parseRules(inputs.thresholds)), failOn))
+    fail(`${msg} (fail-on: ${failOn} cannot be decided without it)`);
   core.warning(msg);
   return null;
 }
@@ -63,7 +62,7 @@ export async function serviceVerdict(
   ctx: RunContext,
   doc: ResultDocument,
   failOn: FailOn,
-): Promise<ServiceOutcome | "failed"> {
+): Promise<ServiceOutcome> {
   const token = await credentials(inputs);
   if (token === null) {
     core.warning("results-url is set but there is no credential: grant `id-token: write` or pass api-token");
@@ -76,10 +75,7 @@ export async function serviceVerdict(
   const up = await uploadResults(inputs.resultsUrl, doc, token);
   if (!up.ok) {
     const msg = `upload to ${inputs.resultsUrl} failed after ${up.attempts} attempt(s): ${up.error} (the results are in the artifact)`;
-    if (inputs.failOnUploadError) {
-      core.setFailed(msg);
-      return "failed";
-    }
+    if (inputs.failOnUploadError) fail(msg);
     core.warning(msg);
     return { runUrl: null, verdict: null };
   }
@@ -95,8 +91,8 @@ export async function serviceVerdict(
     { thresholds: inputs.thresholds, gate: inputs.gate, fwer: inputs.gateFwer, failOn },
   );
   if (!res.ok) {
-    const failed = withoutVerdict(`compare against the base branch failed: ${res.error}`, failOn, inputs);
-    return failed ?? { runUrl: up.runUrl, verdict: null };
+    withoutVerdict(`compare against the base branch failed: ${res.error}`, failOn, inputs);
+    return { runUrl: up.runUrl, verdict: null };
   }
   const cmp = res.compare;
   return {
@@ -117,7 +113,7 @@ export async function fileVerdict(
   doc: ResultDocument,
   failOn: FailOn,
   cache: { baseline: Baseline | null },
-): Promise<Verdict | "failed" | null> {
+): Promise<Verdict | null> {
   const branch = doc.git?.base_branch ?? ctx.git.base_branch ?? payload?.repository?.default_branch ?? null;
   try {
     cache.baseline ??= await loadBaseline(

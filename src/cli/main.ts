@@ -3,16 +3,16 @@
 import { TOOL_VERSION } from "../core/results/version.ts";
 import { didYouMean } from "../core/settings/argv.ts";
 import { TokenbenchError, UsageError } from "../schema/errors.ts";
-import { mockCommand } from "./mock-command.ts";
-import { profileCommand } from "./profile-command.ts";
-import { sweepCommand } from "./sweep-command.ts";
 import {
   compareCommand,
   exportCommand,
   importCommand,
   mergeCommand,
   reportCommand,
-} from "./tools-command.ts";
+} from "./document-commands.ts";
+import { mockCommand } from "./mock-command.ts";
+import { profileCommand } from "./profile-command.ts";
+import { sweepCommand } from "./sweep-command.ts";
 
 const HELP = `tokenbench ${TOOL_VERSION}: measure OpenAI-compatible LLM inference servers
 

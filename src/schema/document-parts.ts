@@ -77,6 +77,8 @@ export const GpuSampleRecord = z.object({
   temp_c: nullableNum,
 });
 
+export type GpuSampleRecord = z.infer<typeof GpuSampleRecord>;
+
 /** The GPU telemetry of a sweep: where it came from, the idle window, and every raw read (the upload leaves these out). */
 export const GpuTelemetry = z.object({
   source: z.string(),

@@ -82,7 +82,7 @@ export const RUN_ERRORS = {
   },
   workers_unavailable: {
     exit: 1,
-    meaning: "`--workers N` needs `dist/shard-worker.js`, which is missing (run `npm run build`)",
+    meaning: "`--workers N` needs `dist/shard-thread.js`, which is missing (run `npm run build`)",
   },
   github_api: {
     exit: 1,

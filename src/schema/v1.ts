@@ -24,6 +24,7 @@ import { RequestRecord } from "./request-record.ts";
 
 export { RequestError } from "./common.ts";
 export * from "./config.ts";
+export type { GpuSampleRecord } from "./document-parts.ts";
 export * from "./level-parts.ts";
 export * from "./profile.ts";
 export * from "./request-record.ts";

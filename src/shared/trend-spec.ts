@@ -1,5 +1,6 @@
 /** The dashboard's trend chart (Vega-Lite), beside the run charts of charts.ts. Pure. */
 import { BASE, type Spec } from "./charts.ts";
+import { maxOf, minOf } from "./extremes.ts";
 
 export interface TrendPoint {
   created_at: string;
@@ -36,7 +37,7 @@ export function trendSpec(
   // Labels that tell the runs apart (runs uploaded in one go are seconds apart): milliseconds within
   // a minute, seconds within an hour, times within a day, dates with times within a week.
   const times = [...points, ...(extra.base ?? [])].map((p) => Date.parse(p.created_at));
-  const spanH = times.length > 1 ? (Math.max(...times) - Math.min(...times)) / 3_600_000 : 0;
+  const spanH = times.length > 1 ? (maxOf(times) - minOf(times)) / 3_600_000 : 0;
   const format =
     spanH <= 1 / 60
       ? "%H:%M:%S.%L"

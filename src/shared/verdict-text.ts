@@ -4,6 +4,7 @@
  * thing. Pure; callers escape for their medium.
  */
 import { environmentText } from "./environment-diff.ts";
+import { maxOf, minOf } from "./extremes.ts";
 import { MEASURE_BY_NAME } from "./measures.ts";
 import { DEFAULT_GATE_TEXT } from "./rules.ts";
 import type { Method, Verdict, VerdictRow, VerdictSummary } from "./verdict-types.ts";
@@ -197,9 +198,7 @@ export function headline(s: VerdictSummary, named = 3): string {
       return `Gate failed: ${list(regressed, named)} ${regressed.length === 1 ? "regressed" : "regressed"}${tail}`;
     case "passed": {
       const d = gated.map((r) => r.detectable).filter((x): x is number => x !== null && r0(x));
-      const range = d.length
-        ? `; each could detect ≥ ${Math.min(...d).toFixed(1)}–${Math.max(...d).toFixed(1)} %`
-        : "";
+      const range = d.length ? `; each could detect ≥ ${minOf(d).toFixed(1)}–${maxOf(d).toFixed(1)} %` : "";
       return `Gate passed: no gated row regressed (${plural(gated.length, "row")}${range})${tail}`;
     }
     case "cannot_judge":

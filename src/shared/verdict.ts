@@ -23,6 +23,7 @@ import { withAllLevels } from "./all-levels.ts";
 import { keptHistory } from "./base-history.ts";
 import { environmentChanges } from "./environment-diff.ts";
 import { type Evidence, NO_EVIDENCE, type RunFigures, runsOf } from "./evidence.ts";
+import { minOf } from "./extremes.ts";
 import { decideGate, type GateOutcome, type GateRow } from "./gate.ts";
 import { isShare, MEASURE_BY_NAME } from "./measures.ts";
 import { medianOf } from "./repeats.ts";
@@ -202,7 +203,7 @@ export function judgeRuns(base: Evidence, head: Evidence, opts: VerdictOptions =
     evidenceKind === "history"
       ? {
           kind: "history" as const,
-          n: Math.min(...evaluated.filter((e) => e.gate?.kind === "ratio").map((e) => e.row.base_n)),
+          n: minOf(evaluated.filter((e) => e.gate?.kind === "ratio").map((e) => e.row.base_n)),
         }
       : evidenceKind === "ab"
         ? { kind: "paired" as const, blocks: ab!.pairs.length }

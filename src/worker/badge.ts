@@ -1,4 +1,6 @@
 /** Badges: a shields-style SVG, the shields.io endpoint JSON, and a sparkline SVG. */
+
+import { maxOf, minOf } from "../shared/extremes.ts";
 import { mean, scaleOf } from "../shared/statistics.ts";
 import type { Verdict } from "../shared/verdict.ts";
 import { visible } from "../shared/visible.ts";
@@ -64,8 +66,8 @@ export function sparklineSvg(values: readonly number[], width = 120, height = 24
   // In units of the largest magnitude, so no finite value overflows the span or the mean.
   const scale = scaleOf(values);
   const scaled = values.map((v) => v / scale);
-  const lo = Math.min(...scaled);
-  const hi = Math.max(...scaled);
+  const lo = minOf(scaled);
+  const hi = maxOf(scaled);
   const m = mean(scaled);
   const span = Math.max(hi - lo, 0.2 * Math.abs(m)) || 1;
   const min = (lo + hi) / 2 - span / 2;

@@ -1,5 +1,5 @@
 /** OpenAPI 3.1 description of the results service, served at /openapi.json. */
-import { QUERIES, queryParameters } from "./query.ts";
+import { QUERIES, queryParameters } from "./query-params.ts";
 
 export function openApiDocument(origin: string): Record<string, unknown> {
   const err = { $ref: "#/components/schemas/Error" };

@@ -73,7 +73,7 @@ function violations(dir: string, bad: (spec: string, resolved: string | null) =>
 
 /** The harness's stages, top to bottom: a folder imports only from itself and the folders below it. */
 const CORE_FLOORS = [
-  "tools",
+  "documents",
   "sweep",
   "profile",
   "load",
@@ -157,11 +157,11 @@ describe("the harness by stage", () => {
     expect(bad.map((i) => `${i.from} imports ${i.to}`)).toEqual([]);
   });
 
-  it("nothing imports tools/ but the CLI and the Action", () => {
+  it("nothing imports documents/ but the CLI and the Action", () => {
     const bad = [...graph].flatMap(([from, tos]) =>
       tos
-        .filter((to) => coreFolder(to) === "tools")
-        .filter((_) => !/^src\/(cli|action)\//.test(from) && coreFolder(from) !== "tools")
+        .filter((to) => coreFolder(to) === "documents")
+        .filter((_) => !/^src\/(cli|action)\//.test(from) && coreFolder(from) !== "documents")
         .map((to) => `${from} imports ${to}`),
     );
     expect(bad).toEqual([]);
@@ -176,6 +176,33 @@ describe("the harness by stage", () => {
       .map((f) => ({ f: relative(ROOT, f), n: readFileSync(f, "utf8").split("\n").length - 1 }))
       .filter((x) => x.n > 400);
     expect(long.map((x) => `${x.f}: ${x.n} lines`)).toEqual([]);
+  });
+
+  it("results/ imports nothing from load/ or the samplers: it reads what they measured as data", () => {
+    const bad = coreImports.filter(
+      (i) =>
+        i.a === "results" &&
+        (i.b === "load" || /^src\/core\/server\/(metrics-sampler|gpu-sampler|gpu-telemetry)\.ts$/.test(i.to)),
+    );
+    expect(bad.map((i) => `${i.from} imports ${i.to}`)).toEqual([]);
+  });
+
+  it("one level runner, one spec factory, one verdict engine", () => {
+    const exported = (name: string) =>
+      files("src").filter((f) =>
+        new RegExp(`export (async )?function ${name}\\b`).test(readFileSync(f, "utf8")),
+      );
+    expect(exported("runLevel").map((f) => relative(ROOT, f))).toEqual(["src/core/load/level-run.ts"]);
+    expect(exported("runShardedLevel")).toEqual([]);
+    expect(exported("specFactory").map((f) => relative(ROOT, f))).toEqual(["src/core/load/requests.ts"]);
+    expect(exported("indexedSpecFactory")).toEqual([]);
+    const stats = readFileSync(join(ROOT, "src/shared/statistics.ts"), "utf8");
+    expect(stats).not.toMatch(/export (function judge|type Verdict|interface Comparison)/);
+  });
+
+  it("no per-request array is spread into Math.max or Math.min (shared/extremes.ts)", () => {
+    const bad = files("src").filter((f) => /Math\.(max|min)\(\.\.\./.test(readFileSync(f, "utf8")));
+    expect(bad.map((f) => relative(ROOT, f))).toEqual([]);
   });
 
   it("the settings tables hold declarations only", () => {

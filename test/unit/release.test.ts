@@ -74,7 +74,7 @@ describe("the release steps", () => {
         "bin/tokenbench.js",
         "dist/cli.js",
         "dist/mock.js",
-        "dist/shard-worker.js",
+        "dist/shard-thread.js",
         "package.json",
         "README.md",
       ]),

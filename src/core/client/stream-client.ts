@@ -18,7 +18,7 @@ import { classifyNetworkError, ErrorCode, STREAM_LIMITS, serverErrorIn } from ".
 import { ResponseState } from "./response-state.ts";
 import { REQUEST_ID_HEADER, socketWrites, watchSocketWrites } from "./socket-writes.ts";
 import { SseParser } from "./sse.ts";
-import { type ToolSettings, toolSettingsOf, toolsBody } from "./tools.ts";
+import { type ToolSettings, toolSettingsOf, toolsBody } from "./tool-calls.ts";
 
 /** Errors that mean the connection was already closed when the request went out on it. */
 const STALE_CONNECTION = new Set(["UND_ERR_SOCKET", "ECONNRESET", "EPIPE"]);

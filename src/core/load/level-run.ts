@@ -5,6 +5,7 @@
  */
 import { performance } from "node:perf_hooks";
 import type { LevelResult, PromptCalibration, RequestRecord, SweepConfig } from "../../schema/v1.ts";
+import { maxOf } from "../../shared/extremes.ts";
 import type { StreamClient } from "../client/stream-client.ts";
 import type { MetricsSampler } from "../server/metrics-sampler.ts";
 import type { Dataset } from "../workload/dataset.ts";
@@ -14,7 +15,7 @@ import type { IdScheme } from "./requests.ts";
 import { mergeChecks, SelfCheck, sendQueueOf } from "./self-check.ts";
 import { type Shard, SINGLE, shareOf } from "./shard.ts";
 import { runShare, runShareWarmup, type ShareJob } from "./shard-run.ts";
-import type { ThreadResult, WorkerPool } from "./worker-pool.ts";
+import type { ThreadPool, ThreadResult } from "./thread-pool.ts";
 
 export interface Progress {
   level: number;
@@ -34,7 +35,7 @@ export interface LevelRunContext {
   /** Aborted on SIGINT/SIGTERM: waits end at once, nothing more is sent. */
   stop?: AbortSignal | undefined;
   /** Worker threads (`--workers` > 1), or null: the main thread sends. */
-  pool?: WorkerPool | null;
+  pool?: ThreadPool | null;
   /** `--trace`: the send times (ms from the level's start) instead of the arrival process's. */
   offsetsMs?: readonly number[] | null;
 }
@@ -164,7 +165,7 @@ export function mergeRuns(runs: LevelRun[]): LevelRun {
   const intended = runs.map((r) => r.lastIntendedMs).filter((x): x is number => x !== undefined);
   let drainTimeS: number | null = null;
   if (intended.length > 0) {
-    const lastIntended = Math.max(...intended);
+    const lastIntended = maxOf(intended);
     let lastEnd = Number.NEGATIVE_INFINITY;
     for (const r of records) if (r.end_ms !== null && r.end_ms > lastEnd) lastEnd = r.end_ms;
     drainTimeS = Number.isFinite(lastEnd) ? Math.max(0, lastEnd - lastIntended) / 1000 : null;
@@ -173,6 +174,6 @@ export function mergeRuns(runs: LevelRun[]): LevelRun {
     records,
     droppedArrivals: runs.reduce((a, r) => a + r.droppedArrivals, 0),
     drainTimeS,
-    ...(intended.length > 0 ? { lastIntendedMs: Math.max(...intended) } : {}),
+    ...(intended.length > 0 ? { lastIntendedMs: maxOf(intended) } : {}),
   };
 }

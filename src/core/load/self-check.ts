@@ -21,6 +21,7 @@
  */
 import { createHistogram, performance, type RecordableHistogram } from "node:perf_hooks";
 import type { LevelResult } from "../../schema/v1.ts";
+import { maxOf } from "../../shared/extremes.ts";
 import { summarize } from "../results/stats.ts";
 
 export const SELF_CHECK_LIMITS = { lateMs: 2, cpuPctOfOneCore: 85, sendQueueP99Ms: 5 } as const;
@@ -195,7 +196,7 @@ export function sendQueueOf(
 /** The largest of the known figures (a chunk is as late as the slowest reader), or null. */
 export function worstOf(xs: readonly (number | null | undefined)[]): number | null {
   const v = xs.filter((x): x is number => typeof x === "number");
-  return v.length > 0 ? Math.max(...v) : null;
+  return v.length > 0 ? maxOf(v) : null;
 }
 
 /**

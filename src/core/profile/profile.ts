@@ -12,6 +12,7 @@ import type {
   RequestRecord,
   ResultDocument,
 } from "../../schema/v1.ts";
+import { maxOf, minOf } from "../../shared/extremes.ts";
 import { warmUpClientPath } from "../client/jit-warmup.ts";
 import { StreamClient } from "../client/stream-client.ts";
 import { buildDocument, type Provenance } from "../results/document.ts";
@@ -183,7 +184,7 @@ export async function runProfile(opts: ProfileOptions): Promise<ResultDocument> 
         samples.push(sampleFrom("prefill", t, rep, r, reporting));
       }
     }
-    const decodeWords = calibrated.get(Math.min(...cfg.targets))!;
+    const decodeWords = calibrated.get(minOf(cfg.targets))!;
     for (let rep = 0; rep < cfg.repetitions; rep++) {
       const r = await stream(profilePrompt(nonce(), decodeWords, 77), cfg.decode_tokens, false);
       note(r);
@@ -258,7 +259,7 @@ export function profileConfigOf(
     warmup_runs: v.warmupRuns,
     decode_tokens: v.decodeTokens,
     suffix_tokens: v.suffixTokens,
-    prefix_target: v.prefixTarget ?? Math.max(...v.targets),
+    prefix_target: v.prefixTarget ?? maxOf(v.targets),
     thinking: v.thinking,
     ready_timeout_s: c.readyTimeoutS,
     extra_body: c.extraBody,

@@ -5,7 +5,9 @@
  * derived tokens per joule, joules per token and per request, watts per user, and with an hourly
  * price per GPU, dollars per million tokens at the level's throughput. Pure.
  */
-import type { GpuSample } from "../server/gpu-telemetry.ts";
+
+import type { GpuSampleRecord as GpuSample } from "../../schema/v1.ts";
+import { maxOrNull, minOf } from "../../shared/extremes.ts";
 
 export interface GpuFigures {
   index: number;
@@ -46,7 +48,6 @@ export interface LevelGpu {
 export const MIN_WINDOW_SAMPLES = 5;
 
 const meanOf = (xs: number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : null);
-const maxOf = (xs: number[]) => (xs.length ? xs.reduce((a, b) => Math.max(b, a), xs[0]!) : null);
 
 /** The counter at time t, linearly between the samples around it; null outside them. */
 function counterAt(s: readonly GpuSample[], t: number): number | null {
@@ -134,16 +135,16 @@ export function levelGpu(i: LevelGpuInput): LevelGpu {
         samples: inside.length,
         energy_j: energy,
         mean_power_w: energy !== null && windowS > 0 ? energy / windowS : null,
-        peak_power_w: maxOf(num((s) => s.power_w)),
+        peak_power_w: maxOrNull(num((s) => s.power_w)),
         idle_power_w: i.idle.get(index) ?? null,
         util_pct_mean: meanOf(num((s) => s.util_pct)),
-        mem_used_max_mib: maxOf(num((s) => s.mem_used_mib)),
+        mem_used_max_mib: maxOrNull(num((s) => s.mem_used_mib)),
         sm_clock_mhz_mean: meanOf(num((s) => s.sm_clock_mhz)),
-        temp_max_c: maxOf(num((s) => s.temp_c)),
+        temp_max_c: maxOrNull(num((s) => s.temp_c)),
       };
     });
   if (reason === null && perGpu.some((g) => g.samples < MIN_WINDOW_SAMPLES))
-    reason = `fewer than ${MIN_WINDOW_SAMPLES} samples in the ${windowS.toFixed(1)} s window (${Math.min(...perGpu.map((g) => g.samples))}): sample more often (--gpu-sample-ms) or lengthen the level`;
+    reason = `fewer than ${MIN_WINDOW_SAMPLES} samples in the ${windowS.toFixed(1)} s window (${minOf(perGpu.map((g) => g.samples))}): sample more often (--gpu-sample-ms) or lengthen the level`;
   if (reason === null && perGpu.some((g) => g.energy_j === null))
     reason = "the samples around the window's edges have neither an energy counter nor power";
   if (perGpu.length === 0) reason ??= "no GPU sample in the window";

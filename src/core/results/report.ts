@@ -1,5 +1,6 @@
 /** Rendering of results: the Markdown table and the CSV of per-level aggregates. */
 import type { LevelResult, ResultDocument } from "../../schema/v1.ts";
+import { maxOf } from "../../shared/extremes.ts";
 import { profilePoints } from "../../shared/measures.ts";
 import { gpuTelemetryText } from "../../shared/testbed.ts";
 import { measureName } from "../../shared/verdict-text.ts";
@@ -131,7 +132,7 @@ export function reportHeader(doc: Described): string {
   const notices = [
     ...(timing.length > 0
       ? [
-          `timing noise at level${timing.length > 1 ? "s" : ""} ${timing.map((t) => t.level).join(", ")}: the machine woke the client up to ${Math.max(...timing.map((t) => t.ms)).toFixed(1)} ms late (p99 estimate), not client load; TTFT and ITL carry up to that much of it`,
+          `timing noise at level${timing.length > 1 ? "s" : ""} ${timing.map((t) => t.level).join(", ")}: the machine woke the client up to ${maxOf(timing.map((t) => t.ms)).toFixed(1)} ms late (p99 estimate), not client load; TTFT and ITL carry up to that much of it`,
         ]
       : []),
     ...new Set(

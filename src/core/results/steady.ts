@@ -16,6 +16,7 @@
  * Otherwise: "no steady state", with the reason.
  */
 import type { LevelResult, RequestRecord, SloConfig } from "../../schema/v1.ts";
+import { maxOf } from "../../shared/extremes.ts";
 import { deriveRequest, meetsSlo } from "./metrics.ts";
 
 export const DEFAULT_MIN_STEADY_S = 5;
@@ -54,13 +55,6 @@ export function arrivalNoise(
   if (arrival === "constant") return Math.max(2, 0.02 * arrived);
   const k = arrival === "gamma" ? burstiness : 1;
   return Math.max(2, 2 * Math.sqrt(arrived / k));
-}
-
-/** The largest of many numbers (a level may hold 10^6 requests: too many to spread into Math.max). */
-function maxOf(xs: readonly number[]): number {
-  let m = Number.NEGATIVE_INFINITY;
-  for (const x of xs) if (x > m) m = x;
-  return m;
 }
 
 const median = (xs: number[]): number | null => {

@@ -2,24 +2,10 @@
  * GPU telemetry as read: one sample per GPU per read, from `nvidia-smi --query-gpu ... -lms N`
  * lines or a DCGM exporter's Prometheus text. Pure parsing; the sampler (gpu-sampler.ts) reads.
  */
+import type { GpuSampleRecord } from "../../schema/v1.ts";
 
-export interface GpuSample {
-  /** When the sample was taken, ms on the sweep's timeline (nvidia-smi's own timestamp when it gives one). */
-  t_ms: number;
-  index: number;
-  uuid: string | null;
-  name: string | null;
-  power_w: number | null;
-  power_limit_w: number | null;
-  /** The driver's energy counter (J since it loaded), read directly; null where the GPU has none. */
-  energy_j: number | null;
-  util_pct: number | null;
-  mem_util_pct: number | null;
-  mem_used_mib: number | null;
-  mem_total_mib: number | null;
-  sm_clock_mhz: number | null;
-  temp_c: number | null;
-}
+/** One read, as the schema records it (schema/document-parts.ts). */
+export type GpuSample = GpuSampleRecord;
 
 /** The nvidia-smi fields, in the order asked (`timestamp` first, for the sample's own time). */
 export const NVIDIA_SMI_FIELDS = [

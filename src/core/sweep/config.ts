@@ -12,6 +12,7 @@ import { CONNECTION } from "../settings/table.ts";
 export const DEFAULT_CLOSED_LEVELS = [1, 2, 4, 8];
 export const DEFAULT_OPEN_LEVELS = [1, 2, 4];
 
+import { minOf } from "../../shared/extremes.ts";
 import { DEFAULT_REQUESTS } from "../load/level-plan.ts";
 
 export { DEFAULT_REQUESTS };
@@ -100,7 +101,7 @@ function checkBounds(v: Values<typeof SWEEP> & { api: string }, levels: number[]
   // thousand years of waiting, refused here rather than slept through.
   if (v.mode !== "closed" && v.duration === null && v.trace === null) {
     const requests = v.requests ?? DEFAULT_REQUESTS;
-    const slowest = Math.min(...levels);
+    const slowest = minOf(levels);
     const spanS = requests / slowest;
     if (spanS > v.maxDurationS)
       throw new BoundError(

@@ -10,7 +10,7 @@ import { warmUpClientPath } from "../client/jit-warmup.ts";
 import { clientOptionsOf, StreamClient } from "../client/stream-client.ts";
 import type { LevelRunContext, Progress } from "../load/level-run.ts";
 import type { LoadGenerator } from "../load/load-generator.ts";
-import { WorkerPool } from "../load/worker-pool.ts";
+import { ThreadPool } from "../load/thread-pool.ts";
 import { captureEnvironment } from "../results/environment.ts";
 import { MetricsSampler } from "../server/metrics-sampler.ts";
 import type { Preflight } from "../server/preflight.ts";
@@ -51,19 +51,19 @@ export async function openGear(o: {
   // A pool's threads are bound to one server: with --ab each server has its own, of the same size.
   const poolFor = (pre: Preflight) =>
     load.workers > 1
-      ? new WorkerPool(load.workers, {
+      ? new ThreadPool(load.workers, {
           target: pre.target,
           ...clientOptionsOf(cfg),
           originEpochMs: performance.timeOrigin + o.origin.originMs,
         })
       : null;
-  const pools: WorkerPool[] = [];
+  const pools: ThreadPool[] = [];
   const arm = (pre: Preflight): Arm => {
     const pool = poolFor(pre);
     if (pool) pools.push(pool);
     return armOf(pre, pool);
   };
-  const armOf = (pre: Preflight, pool: WorkerPool | null): Arm => ({
+  const armOf = (pre: Preflight, pool: ThreadPool | null): Arm => ({
     pre,
     ctx: {
       cfg,

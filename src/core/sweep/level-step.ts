@@ -5,9 +5,9 @@
  */
 import type { LevelResult, PromptCalibration, RequestRecord } from "../../schema/v1.ts";
 import { runLevel } from "../load/level-run.ts";
-import { summariseLevel } from "../load/level-summary.ts";
 import { type LoadGenerator, lateStartNotice, levelStartEpochMs } from "../load/load-generator.ts";
 import { ID_STRIDE, SINGLE } from "../load/shard.ts";
+import { summariseLevel } from "../results/level-summary.ts";
 import type { Dataset } from "../workload/dataset.ts";
 import type { Arm } from "./gear.ts";
 import type { GpuRun } from "./gpu.ts";

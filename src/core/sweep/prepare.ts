@@ -12,7 +12,7 @@ import type { Values } from "../settings/setting.ts";
 import type { SWEEP } from "../settings/sweep-table.ts";
 import type { CONNECTION, LOAD } from "../settings/table.ts";
 import { type Dataset, loadDataset } from "../workload/dataset.ts";
-import { loadTools } from "../workload/tools.ts";
+import { loadTools } from "../workload/tool-definitions.ts";
 import { loadTrace, traceReplay } from "../workload/trace.ts";
 import { checkCombination } from "./combination.ts";
 

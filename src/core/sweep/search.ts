@@ -8,6 +8,7 @@
  * next probe is a function of the probes so far, so a resumed search continues where it stopped.
  */
 import type { LevelResult, ResultDocument, SweepConfig } from "../../schema/v1.ts";
+import { maxOf, minOf } from "../../shared/extremes.ts";
 import { MIN_PROBE_S } from "../load/level-plan.ts";
 
 type Saturation = NonNullable<ResultDocument["saturation"]>;
@@ -51,9 +52,9 @@ export interface Bracket {
 export function bracketOf(probes: readonly Probe[], target: number): Bracket {
   const rates = byRate(probes);
   const fails = rates.filter((p) => p.passPct < target).map((p) => p.rate);
-  const hi = fails.length > 0 ? Math.min(...fails) : null;
+  const hi = fails.length > 0 ? minOf(fails) : null;
   const passes = rates.filter((p) => p.passPct >= target && (hi === null || p.rate < hi)).map((p) => p.rate);
-  return { lo: passes.length > 0 ? Math.max(...passes) : null, hi };
+  return { lo: passes.length > 0 ? maxOf(passes) : null, hi };
 }
 
 /** The rate of the next probe, or null when the search is done. */
@@ -65,8 +66,8 @@ export function nextProbe(probes: readonly Probe[], o: SearchOptions): number | 
   const repeats = probes.filter((p) => same(p.rate, last.rate)).length;
   if (repeats === 1 && Math.abs(last.passPct - o.targetPassPct) <= margin) return last.rate * NUDGE;
   const { lo, hi } = bracketOf(probes, o.targetPassPct);
-  if (hi === null) return Math.max(...probes.map((p) => p.rate)) * 2;
-  if (lo === null) return Math.min(...probes.map((p) => p.rate)) / 2;
+  if (hi === null) return maxOf(probes.map((p) => p.rate)) * 2;
+  if (lo === null) return minOf(probes.map((p) => p.rate)) / 2;
   if ((hi - lo) / hi <= (o.precision ?? 0.03)) return null;
   return (lo + hi) / 2;
 }

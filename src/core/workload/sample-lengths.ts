@@ -4,6 +4,7 @@
  * sigma 0.8, 8..1024) with a fixed seed. Synthetic, not a trace: it gives a realistic spread of
  * lengths without shipping anyone's data.
  */
+import { maxOf } from "../../shared/extremes.ts";
 export const SAMPLE_LENGTHS: readonly (readonly [number, number])[] = [
   [639, 39],
   [486, 137],
@@ -308,4 +309,4 @@ export const SAMPLE_LENGTHS: readonly (readonly [number, number])[] = [
 ];
 
 /** The longest prompt of the bundled distribution, for the context check before a sweep. */
-export const MAX_SAMPLE_PROMPT_TOKENS = Math.max(...SAMPLE_LENGTHS.map((r) => r[0]));
+export const MAX_SAMPLE_PROMPT_TOKENS = maxOf(SAMPLE_LENGTHS.map((r) => r[0]));

@@ -10,6 +10,7 @@ import { createHash } from "node:crypto";
 import { basename } from "node:path";
 import { TokenbenchError, UsageError } from "../../schema/errors.ts";
 import type { PromptCalibration, SweepConfig } from "../../schema/v1.ts";
+import { maxOf } from "../../shared/extremes.ts";
 import { type Dataset, type DatasetEntry, readWorkloadFile, withoutBom } from "./dataset.ts";
 import { MIN_TAGGED_WORDS, makePrompt, promptWords, wordsFor } from "./prompts.ts";
 
@@ -182,7 +183,7 @@ export function traceReplay(
       "--trace",
     );
   config.levels = [traceRateRps(rows.map((r) => r.offsetMs))];
-  config.max_tokens = Math.max(...rows.map((r) => r.row.outputTokens));
+  config.max_tokens = maxOf(rows.map((r) => r.row.outputTokens));
   config.trace = { name: trace.name, lines: trace.lines, sha256: trace.sha256, speed };
   const longest = rows.reduce((a, r) =>
     r.row.inputTokens + r.row.outputTokens > a.row.inputTokens + a.row.outputTokens ? r : a,

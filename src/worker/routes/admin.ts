@@ -4,7 +4,7 @@ import { canonicalRepository } from "../../schema/upload.ts";
 import { randomToken } from "../auth.ts";
 import { type AppEnv, adminAuth } from "../context.ts";
 import { ApiError } from "../errors.ts";
-import { QUERIES, readQuery } from "../query.ts";
+import { QUERIES, readQuery } from "../query-params.ts";
 import { createApiToken, listApiTokens, revokeApiToken } from "../token-store.ts";
 import { readBodyWithin } from "./ingest.ts";
 

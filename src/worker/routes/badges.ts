@@ -6,7 +6,7 @@ import { badgeSvg, formatValue, shieldsJson, sparklineSvg } from "../badge.ts";
 import { type AppEnv, type Ctx, knownRepo, routeRepo } from "../context.ts";
 import { latestRun, runPoints, series } from "../db.ts";
 import { ApiError } from "../errors.ts";
-import { QUERIES, readQuery, type Values } from "../query.ts";
+import { QUERIES, readQuery, type Values } from "../query-params.ts";
 
 export const badges = new Hono<AppEnv>();
 

@@ -9,7 +9,7 @@ import { type AppEnv, routeRepo, runJson } from "../context.ts";
 import { latestRun, runDocument, runSamples, series } from "../db.ts";
 import { ApiError } from "../errors.ts";
 import { compareBody, type Judged, type JudgeOptions, judgeStoredRun, overrides } from "../judge.ts";
-import { QUERIES, readQuery } from "../query.ts";
+import { QUERIES, readQuery } from "../query-params.ts";
 
 export const compare = new Hono<AppEnv>();
 

@@ -5,7 +5,7 @@ import { repositoryAllowed } from "../auth.ts";
 import { type AppEnv, allowed, routeRepo, runJson } from "../context.ts";
 import { listRepositories, listRuns, type RunRow, repoCatalog, runDocument, runPoints } from "../db.ts";
 import { ApiError } from "../errors.ts";
-import { QUERIES, readQuery } from "../query.ts";
+import { QUERIES, readQuery } from "../query-params.ts";
 
 export const runs = new Hono<AppEnv>();
 

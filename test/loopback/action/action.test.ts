@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort, type LocalService, startService } from "../../../scripts/local-service.ts";
 import { node24, runAction as runActionBundle } from "../../../scripts/run-action.ts";
 import { stickyMarker } from "../../../src/action/comment.ts";
-import { compareDocuments } from "../../../src/core/tools/compare.ts";
+import { compareDocuments } from "../../../src/core/documents/compare.ts";
 import { type MockServer, start } from "../../../src/mock/index.ts";
 import { parseResultDocument } from "../../../src/schema/v1.ts";
 import { startGitHubApi } from "../../helpers/github-api.ts";

@@ -8,6 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fakeNvidiaSmiPath } from "../../../scripts/fake-gpu.ts";
+import { runAction } from "../../../scripts/run-action.ts";
 import { type MockServer, start } from "../../../src/mock/index.ts";
 import { parseResultDocument, type ResultDocument } from "../../../src/schema/v1.ts";
 import { runCli } from "../../helpers/cli.ts";
@@ -104,6 +105,49 @@ describe("GPU energy and cost per level", () => {
     expect(r.code).toBe(1);
     expect(existsSync(join(tmp, "bad-index.json"))).toBe(false);
     expect(r.stderr).toMatch(/gpus_unknown.*GPU 7, which nvidia-smi does not list \(it lists 0, 1\)/);
+  });
+
+  it("a combination the sweep refuses is refused before the GPU tool, the server or any socket: exit 2 at once (CLI and Action)", {
+    timeout: 60_000,
+  }, async () => {
+    const env = { PATH: `${path}:${process.env.PATH}`, FAKE_SMI_GPUS: "0:300" };
+    const args = [
+      "--repeats",
+      "2",
+      "--shard",
+      "1/2",
+      "--start-at",
+      String(Date.now() + 60_000),
+      "--duration",
+      "1",
+    ];
+    const t0 = Date.now();
+    const r = await sweep("repeats-shard", args, env);
+    expect(Date.now() - t0).toBeLessThan(5000); // a node start and a usage error: no GPU idle window, no contact
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stderr).toMatch(/--repeats with --shard: the runners' start slots are per level/);
+    const a = await runAction(
+      {
+        "base-url": "http://127.0.0.1:9",
+        repeats: "2",
+        shard: "1/2",
+        "start-at": String(Date.now() + 60_000),
+        duration: "1",
+        "gpu-sample-ms": "100",
+        "results-dir": join(tmp, "action-out"),
+      },
+      {
+        GITHUB_REPOSITORY: "acme/x",
+        GITHUB_EVENT_NAME: "push",
+        GITHUB_REF: "refs/heads/main",
+        GITHUB_SHA: "1".repeat(40),
+      },
+      {},
+      { env },
+    );
+    expect(a.code, a.log).toBe(1);
+    expect(a.log).toMatch(/::error::input "repeats": --repeats with --shard/);
+    expect(a.log).not.toMatch(/server ready/);
   });
 
   it("no GPU tool: the fields are absent, never zero, and one notice says so", {

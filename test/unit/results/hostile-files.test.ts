@@ -6,8 +6,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { loadBaseline } from "../../../src/action/baseline.ts";
+import { mergeShards } from "../../../src/core/documents/merge.ts";
 import { pathInside, readResults } from "../../../src/core/results/files.ts";
-import { mergeShards } from "../../../src/core/tools/merge.ts";
 import { TokenbenchError } from "../../../src/schema/errors.ts";
 
 const root = mkdtempSync(join(tmpdir(), "tokenbench-paths-"));

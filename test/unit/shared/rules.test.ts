@@ -3,7 +3,7 @@
  */
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { compareDocuments } from "../../../src/core/tools/compare.ts";
+import { compareDocuments } from "../../../src/core/documents/compare.ts";
 import { parseResultDocument, type ResultDocument } from "../../../src/schema/v1.ts";
 import { pointsRun } from "../../../src/shared/evidence.ts";
 import { documentPoints } from "../../../src/shared/measures.ts";

@@ -1,14 +1,14 @@
 /** `tokenbench report | compare | import | export`: working with saved result documents. */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
+import { compareDocuments, compareMarkdown } from "../core/documents/compare.ts";
+import { exportBencher, exportGab } from "../core/documents/export.ts";
+import { ImportError, importVllmMany, vllmResultsIn } from "../core/documents/import-vllm.ts";
+import { mergeShards } from "../core/documents/merge.ts";
 import { ResultsFileError, readResults, writeResults } from "../core/results/files.ts";
 import { writePlots } from "../core/results/plots.ts";
 import { markdownReport, markdownTable } from "../core/results/report.ts";
 import { CLI_OUTPUT, GATING, TOOLS } from "../core/settings/table.ts";
-import { compareDocuments, compareMarkdown } from "../core/tools/compare.ts";
-import { exportBencher, exportGab } from "../core/tools/export.ts";
-import { ImportError, importVllmMany, vllmResultsIn } from "../core/tools/import-vllm.ts";
-import { mergeShards } from "../core/tools/merge.ts";
 import { UsageError } from "../schema/errors.ts";
 import { parseResultDocument, type ResultDocument } from "../schema/v1.ts";
 import { workloadText } from "../shared/comparison.ts";

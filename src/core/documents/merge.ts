@@ -7,9 +7,10 @@
  */
 import { TokenbenchError } from "../../schema/errors.ts";
 import type { LevelResult, RequestRecord, ResultDocument } from "../../schema/v1.ts";
+import { maxOf, minOf } from "../../shared/extremes.ts";
 import { mergeRuns } from "../load/level-run.ts";
-import { summariseLevel } from "../load/level-summary.ts";
 import { worstOf } from "../load/self-check.ts";
+import { summariseLevel } from "../results/level-summary.ts";
 import { sameConfig } from "../sweep/config.ts";
 
 export interface ShardFile {
@@ -95,7 +96,7 @@ function refusal(files: ShardFile[], toleranceMs: number): string | null {
   }
   for (let li = 0; li < a.levels.length; li++) {
     const starts = files.map((f) => wallOrigin(f.doc) + f.doc.levels[li]!.started_at_ms);
-    const spread = Math.max(...starts) - Math.min(...starts);
+    const spread = maxOf(starts) - minOf(starts);
     if (spread > toleranceMs)
       return `level ${a.levels[li]!.level} started ${spread.toFixed(0)} ms apart on the shards (tolerance ${toleranceMs} ms): their clocks disagree, or a runner was late for its slot`;
   }
@@ -179,7 +180,7 @@ export function mergeShards(
         records: measured,
         droppedArrivals: lvl.reduce((a, l) => a + (l.open_loop?.dropped_arrivals ?? 0), 0),
         drainTimeS: null,
-        ...(intended.length > 0 ? { lastIntendedMs: Math.max(...intended) } : {}),
+        ...(intended.length > 0 ? { lastIntendedMs: maxOf(intended) } : {}),
       },
     ]);
     const { result } = summariseLevel({
@@ -209,7 +210,7 @@ export function mergeShards(
     requests: null,
     requests_file: null,
     load_generator: {
-      workers: Math.max(...files.map((f) => f.doc.load_generator!.workers)),
+      workers: maxOf(files.map((f) => f.doc.load_generator!.workers)),
       shard: null,
       start_at_epoch_ms: base.load_generator!.start_at_epoch_ms,
       merged_from: files.map((f) => f.path),

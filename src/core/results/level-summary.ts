@@ -1,15 +1,40 @@
 /**
  * Summarising one measured level: the latency and throughput aggregates, the open-loop schedule
- * figures, the client's self-check and the server's admission, side by side. Pure.
+ * figures, the client's self-check, the server's admission and the level's validity, side by
+ * side. Pure: it reads what the loop and the samplers measured, as plain data.
  */
-import type { LevelResult, PromptCalibration, RequestRecord, SweepConfig } from "../../schema/v1.ts";
-import { aggregateLevel, deriveRequest, type LevelAggregate, openLoopStats } from "../results/metrics.ts";
-import { summarize } from "../results/stats.ts";
-import { steadyWindow, windowRates } from "../results/steady.ts";
-import { levelReasons, levelValidity } from "../results/validity.ts";
-import { admissionSummary, type MetricsSampler } from "../server/metrics-sampler.ts";
+import type {
+  LevelResult,
+  MetricsSample,
+  PromptCalibration,
+  RequestRecord,
+  SweepConfig,
+} from "../../schema/v1.ts";
+import { maxOf, minOf } from "../../shared/extremes.ts";
 import { REPLAY_LAG_WARN_MS } from "../workload/trace.ts";
-import type { LevelRun } from "./loops.ts";
+import { admissionSummary } from "./admission.ts";
+import { aggregateLevel, deriveRequest, type LevelAggregate, openLoopStats } from "./metrics.ts";
+import { summarize } from "./stats.ts";
+import { steadyWindow, windowRates } from "./steady.ts";
+import { levelReasons, levelValidity } from "./validity.ts";
+
+/** What a level's loop measured (load/loops.ts's LevelRun), as this summary reads it. */
+export interface LevelRun {
+  records: RequestRecord[];
+  droppedArrivals: number;
+  drainTimeS: number | null;
+}
+
+/** What the /metrics sampler read over the level (server/metrics-sampler.ts), as this summary reads it. */
+export interface MetricsReading {
+  samples: MetricsSample[];
+  available: boolean;
+  scrapes: number;
+  failures: number;
+  lastError: string | null;
+  queueStart: { sum: number; count: number } | null;
+  queueEnd: { sum: number; count: number } | null;
+}
 
 export function openLoopSummary(
   cfg: SweepConfig,
@@ -20,7 +45,7 @@ export function openLoopSummary(
   if (cfg.mode !== "open") return null;
   const ol = openLoopStats(run.records);
   const sends = run.records.map((r) => r.send_ms);
-  const spanS = sends.length > 1 ? (Math.max(...sends) - Math.min(...sends)) / 1000 : 0;
+  const spanS = sends.length > 1 ? (maxOf(sends) - minOf(sends)) / 1000 : 0;
   return {
     arrival,
     burstiness: cfg.burstiness,
@@ -89,7 +114,7 @@ export interface LevelSummaryInput {
   warmupRequests: number;
   client: LevelResult["client"];
   /** The level's /metrics timeline, or null when sampling is off. */
-  sampler: MetricsSampler | null;
+  sampler: MetricsReading | null;
   limits: { maxRunningRequests: number | null; cudaGraphMaxBs: number | null };
   notices: string[];
   /** Open loop: the arrival process this level used (a search's bracket: constant). */

@@ -1,8 +1,8 @@
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { describe, expect, it } from "vitest";
-import { ExportError, exportBencher, exportGab } from "../../../src/core/tools/export.ts";
-import { ImportError, importVllm, vllmResultsIn } from "../../../src/core/tools/import-vllm.ts";
+import { ExportError, exportBencher, exportGab } from "../../../src/core/documents/export.ts";
+import { ImportError, importVllm, vllmResultsIn } from "../../../src/core/documents/import-vllm.ts";
 import { parseResultDocument } from "../../../src/schema/v1.ts";
 
 const ROOT = resolve(import.meta.dirname, "../../..");

@@ -1,9 +1,9 @@
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { describe, expect, it } from "vitest";
-import { compareDocuments } from "../../../src/core/tools/compare.ts";
-import { exportGab } from "../../../src/core/tools/export.ts";
-import { ImportError, importVllm } from "../../../src/core/tools/import-vllm.ts";
+import { compareDocuments } from "../../../src/core/documents/compare.ts";
+import { exportGab } from "../../../src/core/documents/export.ts";
+import { ImportError, importVllm } from "../../../src/core/documents/import-vllm.ts";
 import { parseResultDocument, type RequestRecord, type ResultDocument } from "../../../src/schema/v1.ts";
 import { bootstrapQuantileDiff } from "../../../src/shared/statistics.ts";
 

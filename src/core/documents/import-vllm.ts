@@ -6,6 +6,7 @@ import { TokenbenchError } from "../../schema/errors.ts";
 import { impossibleFigures } from "../../schema/upload.ts";
 import type { LevelResult, ResultDocument, Stats } from "../../schema/v1.ts";
 import { SCHEMA_VERSION } from "../../schema/v1.ts";
+import { maxOf } from "../../shared/extremes.ts";
 import { summarize } from "../results/stats.ts";
 import { TOOL_VERSION } from "../results/version.ts";
 
@@ -211,7 +212,7 @@ export function importVllm(raw: unknown, source = "vllm bench serve"): ResultDoc
     ? Math.round(inLens.reduce((a, b) => a + b, 0) / inLens.length)
     : Math.max(1, Math.round(totalIn / Math.max(1, completed)));
   const maxOut = outLens?.length
-    ? Math.max(...outLens)
+    ? maxOf(outLens)
     : Math.max(1, Math.round(totalOut / Math.max(1, completed)));
   const burstiness = f.value("burstiness", "a number above 0", (x) => x > 0) ?? 1;
   const created =

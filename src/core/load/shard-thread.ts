@@ -1,5 +1,5 @@
 /**
- * A worker thread of `--workers N` (built to dist/shard-worker.js): its own client and
+ * A worker thread of `--workers N` (built to dist/shard-thread.js): its own client and
  * connections, its own event loop and self-check. Every timestamp is put on the run's one clock:
  * the main thread sends the run's origin as an epoch time, and this thread, whose
  * `performance.timeOrigin` differs, converts it to its own `performance.now()` scale.

@@ -11,17 +11,17 @@ import { TokenbenchError } from "../../schema/errors.ts";
 import type { LevelResult, RequestRecord } from "../../schema/v1.ts";
 import { type LevelRun, sleepUntil, slotStart } from "./loops.ts";
 import type { ShareJob } from "./shard-run.ts";
-import type { FromWorker, ShardWorkerData, ToWorker } from "./shard-worker.ts";
+import type { FromWorker, ShardWorkerData, ToWorker } from "./shard-thread.ts";
 
-/** dist/shard-worker.js beside the running bundle, or under dist/ when running from source. */
+/** dist/shard-thread.js beside the running bundle, or under dist/ when running from source. */
 function workerFile(): string {
-  for (const rel of ["./shard-worker.js", "../../../dist/shard-worker.js"]) {
+  for (const rel of ["./shard-thread.js", "../../../dist/shard-thread.js"]) {
     const p = fileURLToPath(new URL(rel, import.meta.url));
     if (existsSync(p)) return p;
   }
   throw new TokenbenchError(
     "workers_unavailable",
-    "dist/shard-worker.js is missing: run `npm run build` (or use --workers 1)",
+    "dist/shard-thread.js is missing: run `npm run build` (or use --workers 1)",
   );
 }
 
@@ -72,7 +72,7 @@ export interface ThreadResult {
   check: LevelResult["client"];
 }
 
-export class WorkerPool {
+export class ThreadPool {
   private readonly threads: ThreadHandle[];
 
   constructor(
