@@ -43996,7 +43996,7 @@ async function profileCommand(argv) {
 }
 
 // src/cli/sweep-command.ts
-import { existsSync as existsSync5 } from "node:fs";
+import { existsSync as existsSync6 } from "node:fs";
 
 // src/core/load/load-generator.ts
 init_errors();
@@ -44468,7 +44468,9 @@ function idlePower(samples, windowMs) {
 // src/core/server/gpu-sampler.ts
 init_errors();
 import { execFile as execFile2, spawn } from "node:child_process";
+import { existsSync as existsSync4 } from "node:fs";
 import { performance as performance12 } from "node:perf_hooks";
+import { fileURLToPath as fileURLToPath2 } from "node:url";
 import { Worker as Worker2 } from "node:worker_threads";
 
 // src/core/server/gpu-telemetry.ts
@@ -44595,23 +44597,14 @@ function visibleDevices(env) {
   let v = env.CUDA_VISIBLE_DEVICES?.trim();
   return !v || !/^\d+(,\d+)*$/.test(v) ? null : v.split(",").map(Number);
 }
-var DCGM_WORKER = `
-const { parentPort, workerData } = require("node:worker_threads");
-const { url, sampleMs } = workerData;
-let stopped = false;
-parentPort.on("message", () => { stopped = true; });
-(async () => {
-  while (!stopped) {
-    const t0 = Date.now();
-    try {
-      const res = await fetch(url, { signal: AbortSignal.timeout(Math.max(1000, 5 * sampleMs)) });
-      const text = await res.text();
-      parentPort.postMessage(res.ok ? { epochMs: Date.now(), text } : { error: "HTTP " + res.status });
-    } catch (e) { parentPort.postMessage({ error: String(e && e.message || e) }); }
-    await new Promise((r) => setTimeout(r, Math.max(0, sampleMs - (Date.now() - t0))));
+function dcgmThreadFile() {
+  for (let rel of ["./dcgm-thread.js", "../../../dist/dcgm-thread.js"]) {
+    let p = fileURLToPath2(new URL(rel, import.meta.url));
+    if (existsSync4(p)) return p;
   }
-})();
-`, GpuSampler = class _GpuSampler {
+  return null;
+}
+var GpuSampler = class _GpuSampler {
   constructor(source, gpus, o) {
     this.source = source;
     this.gpus = gpus;
@@ -44685,12 +44678,14 @@ parentPort.on("message", () => { stopped = true; });
     p.on("exit", (code, signal) => ended(signal ? `was killed (${signal})` : `exited (code ${code})`)), p.on("error", (e) => ended(`failed: ${e.message}`));
   }
   startDcgm() {
-    let w = new Worker2(DCGM_WORKER, {
-      eval: !0,
-      workerData: { url: this.o.metricsUrl, sampleMs: this.o.sampleMs }
-    });
+    let file2 = dcgmThreadFile();
+    if (file2 === null) {
+      this.died = { t_ms: this.now(), reason: "dist/dcgm-thread.js is missing: run `npm run build`" };
+      return;
+    }
+    let data = { url: this.o.metricsUrl, sampleMs: this.o.sampleMs }, w = new Worker2(file2, { workerData: data });
     this.worker = w, w.unref(), w.on("message", (m) => {
-      if (m.error !== void 0) {
+      if ("error" in m) {
         !this.stopping && !this.died && (this.died = { t_ms: this.now(), reason: `the DCGM exporter at ${this.o.metricsUrl}: ${m.error}` });
         return;
       }
@@ -44849,7 +44844,7 @@ async function runStep(arm, step, c) {
 
 // src/core/sweep/run-state.ts
 init_errors();
-import { existsSync as existsSync4 } from "node:fs";
+import { existsSync as existsSync5 } from "node:fs";
 import { performance as performance15 } from "node:perf_hooks";
 
 // src/core/sweep/errors.ts
@@ -44869,7 +44864,7 @@ function startState(o, notice) {
   };
   if (!o.resume) return fresh;
   if (o.out === null) throw new UsageError("--resume needs --out", "--resume");
-  if (!existsSync4(o.out)) return fresh;
+  if (!existsSync5(o.out)) return fresh;
   let { doc: prev, records: records2, unlisted } = readResults(o.out);
   if (prev.kind !== "sweep" || prev.config === null || !sameConfig(prev.config, o.config))
     throw new SweepError(
@@ -44893,6 +44888,11 @@ function startState(o, notice) {
 function passLevels(state, pass) {
   let p = state.passes.find((x) => x.pass.index === pass.index);
   return p || (p = { pass, levels: [] }, state.passes.push(p)), p.levels;
+}
+function recordLevel(state, pass, ran, order) {
+  state.records.push(...ran.records);
+  let levels = passLevels(state, pass);
+  levels.push(ran.level), levels.sort((a, b) => order.indexOf(a.level) - order.indexOf(b.level));
 }
 function stateDocument(state, d, complete, requests) {
   let head = state.passes.filter((p) => p.pass.arm === "head" && p.levels.length > 0), many = head.length > 1, repeats = d.abBase === null && (d.config.repeats ?? 1) > 1;
@@ -44993,6 +44993,18 @@ function passesOf(cfg, ab) {
     pair: null
   }));
 }
+function searchPlan(given) {
+  let s = given.search ?? null;
+  return s ? {
+    cfg: { ...given, levels: [] },
+    probes: { start: given.levels[0] ?? 1, targetPassPct: s.target_pass_pct, maxProbes: s.max_probes }
+  } : { cfg: given, probes: null };
+}
+function stepNotices(step, o, notice) {
+  return step.pass.index > 0 && o.fresh && !o.ab && notice(`repeat ${step.pass.index + 1} of ${o.passes}: the same levels again, with fresh prompts`), !step.evened || o.evenNoted ? { evenNoted: o.evenNoted } : (notice(
+    `search: probes inside the bracket arrive at constant intervals (${o.arrival} arrivals' own noise is wider than the 3 % the bracket is narrowed to)`
+  ), { evenNoted: !0 });
+}
 function* schedule(cfg, passes, done, salt, search) {
   for (let pass of passes)
     for (let li = 0; ; li++) {
@@ -45013,11 +45025,7 @@ function scheduleComplete(cfg, passes, done, search) {
 // src/core/sweep/sweep.ts
 async function runSweep(opts) {
   checkCombination(opts.config, opts.load ?? ONE_THREAD, { resume: opts.resume, ab: !!opts.ab });
-  let search = opts.config.search ?? null, cfg = search ? { ...opts.config, levels: [] } : opts.config, probes = search ? {
-    start: opts.config.levels[0] ?? 1,
-    targetPassPct: search.target_pass_pct,
-    maxProbes: search.max_probes
-  } : null, notice = opts.onNotice ?? (() => {
+  let { cfg, probes } = searchPlan(opts.config), notice = opts.onNotice ?? (() => {
   }), state = startState({ out: opts.out, resume: opts.resume, config: cfg }, notice), load = opts.load ?? ONE_THREAD, ab = opts.ab ? { pairs: opts.ab.pairs, seed: cfg.seed } : null, passes = passesOf(cfg, ab), done = (p) => passLevels(state, p), gear = await openGear({
     cfg,
     head: opts.pre,
@@ -45034,19 +45042,20 @@ async function runSweep(opts) {
     environment: gear.environment,
     provenance: opts.provenance ?? null,
     loadGenerator: loadGeneratorRecord(load),
-    saturation: () => search ? saturationOf(done(passes[0]), search) : void 0,
+    saturation: () => cfg.search ? saturationOf(done(passes[0]), cfg.search) : void 0,
     gpuTelemetry: () => gear.gpu?.record(),
     abBase: opts.ab ? { base_url: opts.ab.pre.target.baseUrl, model: opts.ab.pre.target.model, seed: cfg.seed } : null
-  }, out = { path: opts.out, records: opts.records }, evenNoted = !1;
+  }, out = { path: opts.out, records: opts.records }, said = { evenNoted: !1 };
   try {
     for (let step of schedule(cfg, passes, done, opts.salt ?? runSaltOf(load), probes)) {
       if (opts.stop?.aborted) break;
-      step.pass.index > 0 && done(step.pass).length === 0 && !ab && notice(
-        `repeat ${step.pass.index + 1} of ${passes.length}: the same levels again, with fresh prompts`
-      ), step.evened && !evenNoted && (evenNoted = !0, notice(
-        `search: probes inside the bracket arrive at constant intervals (${cfg.arrival} arrivals' own noise is wider than the 3 % the bracket is narrowed to)`
-      ));
-      let arm = step.pass.arm === "base" ? gear.base : gear.head, ran = await runStep(arm, step, {
+      let fresh = done(step.pass).length === 0;
+      said = stepNotices(
+        step,
+        { passes: passes.length, ab: !!ab, fresh, arrival: cfg.arrival, ...said },
+        notice
+      );
+      let ran = await runStep(step.pass.arm === "base" ? gear.base : gear.head, step, {
         load,
         calibration: opts.pre.calibration,
         dataset: opts.dataset ?? null,
@@ -45059,9 +45068,7 @@ async function runSweep(opts) {
         stop: opts.stop
       });
       if (ran === null) break;
-      state.records.push(...ran.records);
-      let levels = done(step.pass);
-      levels.push(ran.level), levels.sort((a, b) => cfg.levels.indexOf(a.level) - cfg.levels.indexOf(b.level)), checkpoint(state, d, out, !1), opts.onLevel?.(ran.level);
+      recordLevel(state, step.pass, ran, cfg.levels), checkpoint(state, d, out, !1), opts.onLevel?.(ran.level);
     }
   } finally {
     await gear.close();
@@ -45132,7 +45139,7 @@ async function sweepCommand(argv) {
   let settings = sweepSettingsOf(argv);
   if (settings === null) return 0;
   let { values: v, config: config2 } = settings, notice = noticePrinter(v.quiet);
-  assertWritable(v.out), v.resume && existsSync5(v.out) && readResults(v.out);
+  assertWritable(v.out), v.resume && existsSync6(v.out) && readResults(v.out);
   let signals = watchSignals(), setup = await prepareSweep(v, config2, { onNotice: notice });
   signals.sweeping();
   let progress = progressPrinter(v.quiet), doc = await runSweep({

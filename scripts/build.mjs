@@ -28,6 +28,8 @@ await build({
 await build({ ...common, entryPoints: ["src/mock/index.ts"], outfile: "dist/mock.js" });
 // The worker thread of `--workers N`, beside the CLI and the Action, which both start it.
 await build({ ...common, entryPoints: ["src/core/load/shard-thread.ts"], outfile: "dist/shard-thread.js" });
+// The DCGM exporter's reader thread of `--gpu-metrics-url`, likewise.
+await build({ ...common, entryPoints: ["src/core/server/dcgm-thread.ts"], outfile: "dist/dcgm-thread.js" });
 // The GitHub Action (runs.using: node24): one ESM file, minified, committed.
 await build({
   ...common,

@@ -2,8 +2,8 @@
 // (docs/action.md, from action.yml) and the run-level error table (docs/cli.md, from
 // src/schema/errors.ts). `npm run docs` rewrites each block between its markers; a unit test fails
 // when one is stale.
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { join, relative } from "node:path";
 import { parse } from "yaml";
 import { RUN_ERRORS } from "../src/schema/errors.ts";
 
@@ -41,7 +41,76 @@ export function errorTable(): string {
   return lines.join("\n");
 }
 
+/**
+ * A source file's role: the first sentence of its header comment (a leading block comment or run
+ * of line comments), or null when it has none.
+ */
+export function headerLine(text: string): string | null {
+  const t = text.replace(/^#!.*\n/, "").trimStart();
+  let body: string;
+  if (t.startsWith("/*")) body = t.slice(2, t.indexOf("*/")).replace(/^\s*\*+ ?/gm, "");
+  else if (t.startsWith("//")) body = (/^(?:\/\/.*\n?)+/.exec(t)?.[0] ?? "").replace(/^\/\/+ ?/gm, "");
+  else return null;
+  const flat = body.replace(/\s+/g, " ").trim();
+  // The first sentence: up to a full stop followed by a space (not inside "e.g." or a version).
+  const m = /^(.+?[.:;])(?= [A-Z(`"]|$)/.exec(flat);
+  const first = (m?.[1] ?? flat).replace(/[.:;]$/, "");
+  return first === "" ? null : first;
+}
+
+/** Every source file under `dir` (recursively), sorted, with its header line. */
+export function sourceFiles(root: string, dir: string): { path: string; header: string | null }[] {
+  const out: { path: string; header: string | null }[] = [];
+  const walk = (d: string) => {
+    for (const name of readdirSync(d).sort()) {
+      const p = join(d, name);
+      if (statSync(p).isDirectory()) walk(p);
+      else if (/\.(ts|mjs)$/.test(name) && !name.endsWith(".d.ts"))
+        out.push({ path: relative(root, p), header: headerLine(readFileSync(p, "utf8")) });
+    }
+  };
+  walk(join(root, dir));
+  return out;
+}
+
+/** The layout of src/: each folder, each file and its header line, in the folders' import order. */
+export function layout(root: string): string {
+  const folders = [
+    "src/cli",
+    "src/action",
+    "src/dashboard",
+    "src/worker",
+    ...["documents", "sweep", "profile", "load", "results", "client", "server", "settings", "workload"].map(
+      (f) => `src/core/${f}`,
+    ),
+    "src/mock",
+    "src/shared",
+    "src/schema",
+  ];
+  const lines: string[] = [];
+  const seen = new Set<string>();
+  for (const folder of folders) {
+    lines.push(`**\`${folder}/\`**`, "");
+    for (const f of sourceFiles(root, folder)) {
+      if (seen.has(f.path)) continue;
+      seen.add(f.path);
+      lines.push(`- \`${f.path.slice(folder.length + 1)}\`: ${cell(f.header ?? "(no header)")}`);
+    }
+    lines.push("");
+  }
+  const missing = sourceFiles(root, "src").filter((f) => !seen.has(f.path));
+  if (missing.length > 0)
+    throw new Error(`layout: folders not listed: ${missing.map((f) => f.path).join(", ")}`);
+  return lines.join("\n").trimEnd();
+}
+
 export const BLOCKS: readonly Block[] = [
+  {
+    file: "docs/development.md",
+    start: "<!-- layout:start (generated from each file's header by npm run docs) -->",
+    end: "<!-- layout:end -->",
+    render: (root) => layout(root),
+  },
   {
     file: "docs/action.md",
     start: "<!-- action-reference:start (generated from action.yml by npm run docs) -->",

@@ -1,3 +1,4 @@
+/** The results service's SQL, in one place: reads of runs, series and base histories from D1, with the rows read counted. */
 import type { RunSummary, SeriesPoint } from "../shared/api-types.ts";
 
 /** Counts D1 rows read per request (exposed as `x-tokenbench-rows-read`). */

@@ -1,3 +1,4 @@
+/** The results service's one error shape, `{ "error": { "code", "message", "details"? } }`, and its HTTP status. */
 import { TokenbenchError } from "../schema/errors.ts";
 
 /** One error shape for every route: `{ "error": { "code", "message", "details"? } }`. */

@@ -205,6 +205,14 @@ describe("the harness by stage", () => {
     expect(bad.map((f) => relative(ROOT, f))).toEqual([]);
   });
 
+  it("every file in src says what it is for in a header comment (docs/development.md's layout is made of them)", async () => {
+    const { sourceFiles } = await import("../../scripts/docs-blocks.ts");
+    expect(
+      sourceFiles(ROOT, "src")
+        .filter((f) => f.header === null)
+        .map((f) => f.path),
+    ).toEqual([]);
+  });
   it("the settings tables hold declarations only", () => {
     for (const t of ["table.ts", "sweep-table.ts", "action-table.ts"]) {
       const src = readFileSync(join(ROOT, "src/core/settings", t), "utf8");

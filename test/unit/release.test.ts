@@ -75,6 +75,7 @@ describe("the release steps", () => {
         "dist/cli.js",
         "dist/mock.js",
         "dist/shard-thread.js",
+        "dist/dcgm-thread.js",
         "package.json",
         "README.md",
       ]),

@@ -1,13 +1,12 @@
 /**
  * Compile the client's hot path before the first measurement. V8 optimizes a function after
  * enough calls; at 100 chunks/s (one stream) that takes about half a minute, during which the
- * client spends about twice its steady CPU per chunk and its event loop has longer busy stretches
- * (bench/self-check.ts: the first 10 s of a process 0.8–0.9 ms per chunk, steady 0.35–0.42 ms).
+ * client spends about twice its steady CPU per chunk and its event loop has longer busy stretches.
  * A sweep's first level is usually its one-user level, so it would pay that. Streaming 80,000
  * chunks from a loopback server in this process through a StreamClient of the same API kind
  * (undici, the SSE parser, the chunk reader, the record) takes under a second and brings the
- * first 10 s to 0.50–0.55 ms per chunk, level with a Python aiohttp client's on the same machine.
- * Nothing of it reaches the measured server or the results.
+ * first seconds' cost per chunk near the steady one (`bench/self-check.ts` measures both, and
+ * bench/README.md quotes them). Nothing of it reaches the measured server or the results.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";

@@ -6,9 +6,12 @@
  * marked unknown, never zero).
  */
 import { type ChildProcess, execFile, spawn } from "node:child_process";
+import { existsSync } from "node:fs";
 import { performance } from "node:perf_hooks";
+import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
 import { TokenbenchError } from "../../schema/errors.ts";
+import type { DcgmThreadData, FromDcgmThread } from "./dcgm-thread.ts";
 import { type GpuSample, NVIDIA_SMI_FIELDS, parseDcgm, parseSmiLine } from "./gpu-telemetry.ts";
 
 export interface GpuSamplerOptions {
@@ -51,24 +54,14 @@ function visibleDevices(env: NodeJS.ProcessEnv): number[] | null {
   return v.split(",").map(Number);
 }
 
-// The DCGM reader: its own thread and event loop, posting each read's text and time.
-const DCGM_WORKER = `
-const { parentPort, workerData } = require("node:worker_threads");
-const { url, sampleMs } = workerData;
-let stopped = false;
-parentPort.on("message", () => { stopped = true; });
-(async () => {
-  while (!stopped) {
-    const t0 = Date.now();
-    try {
-      const res = await fetch(url, { signal: AbortSignal.timeout(Math.max(1000, 5 * sampleMs)) });
-      const text = await res.text();
-      parentPort.postMessage(res.ok ? { epochMs: Date.now(), text } : { error: "HTTP " + res.status });
-    } catch (e) { parentPort.postMessage({ error: String(e && e.message || e) }); }
-    await new Promise((r) => setTimeout(r, Math.max(0, sampleMs - (Date.now() - t0))));
+/** dist/dcgm-thread.js beside the running bundle, or under dist/ when running from source. */
+function dcgmThreadFile(): string | null {
+  for (const rel of ["./dcgm-thread.js", "../../../dist/dcgm-thread.js"]) {
+    const p = fileURLToPath(new URL(rel, import.meta.url));
+    if (existsSync(p)) return p;
   }
-})();
-`;
+  return null;
+}
 
 export class GpuSampler {
   readonly samples: GpuSample[] = [];
@@ -157,20 +150,23 @@ export class GpuSampler {
   }
 
   private startDcgm(): void {
-    const w = new Worker(DCGM_WORKER, {
-      eval: true,
-      workerData: { url: this.o.metricsUrl, sampleMs: this.o.sampleMs },
-    });
+    const file = dcgmThreadFile();
+    if (file === null) {
+      this.died = { t_ms: this.now(), reason: "dist/dcgm-thread.js is missing: run `npm run build`" };
+      return;
+    }
+    const data: DcgmThreadData = { url: this.o.metricsUrl!, sampleMs: this.o.sampleMs };
+    const w = new Worker(file, { workerData: data });
     this.worker = w;
     w.unref();
-    w.on("message", (m: { epochMs?: number; text?: string; error?: string }) => {
-      if (m.error !== undefined) {
+    w.on("message", (m: FromDcgmThread) => {
+      if ("error" in m) {
         if (!this.stopping && !this.died)
           this.died = { t_ms: this.now(), reason: `the DCGM exporter at ${this.o.metricsUrl}: ${m.error}` };
         return;
       }
-      const t = m.epochMs! - this.o.originWallMs;
-      for (const s of parseDcgm(m.text!, t)) {
+      const t = m.epochMs - this.o.originWallMs;
+      for (const s of parseDcgm(m.text, t)) {
         if (
           !this.gpus.some((g) => g.index === s.index) &&
           (this.o.gpus === null || this.o.gpus.includes(s.index))

@@ -1,3 +1,4 @@
+/** The settings only the Action has (no CLI flag): publish, merge, baselines, the comment; declarations only. */
 import { boolean, httpUrl, number, text } from "./setting.ts";
 
 /** The Action's own inputs (no CLI flag). */

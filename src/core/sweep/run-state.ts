@@ -76,6 +76,19 @@ export function passLevels(state: SweepState, pass: Pass): LevelResult[] {
   return p.levels;
 }
 
+/** A finished level into its pass, in the order of the config's levels, with its records. */
+export function recordLevel(
+  state: SweepState,
+  pass: Pass,
+  ran: { level: LevelResult; records: readonly RequestRecord[] },
+  order: readonly number[],
+): void {
+  state.records.push(...ran.records);
+  const levels = passLevels(state, pass);
+  levels.push(ran.level);
+  levels.sort((a, b) => order.indexOf(a.level) - order.indexOf(b.level));
+}
+
 export interface DocumentInputs {
   pre: Preflight;
   config: SweepConfig;

@@ -32,6 +32,40 @@ export function passesOf(cfg: SweepConfig, ab: { pairs: number; seed: number } |
   }));
 }
 
+/** A search's probes' settings (null for a list of levels). */
+export type Probes = { start: number; targetPassPct: number; maxProbes: number } | null;
+
+/**
+ * The config a sweep runs and its search, if any: a search decides its levels as it goes, so its
+ * config's levels start empty and grow with the probes (the given first level is where it starts).
+ */
+export function searchPlan(given: SweepConfig): { cfg: SweepConfig; probes: Probes } {
+  const s = given.search ?? null;
+  if (!s) return { cfg: given, probes: null };
+  return {
+    cfg: { ...given, levels: [] },
+    probes: { start: given.levels[0] ?? 1, targetPassPct: s.target_pass_pct, maxProbes: s.max_probes },
+  };
+}
+
+/**
+ * What a step says before it runs, once each: a repeat starting, the search's probes made even.
+ * Returns the notes still to say.
+ */
+export function stepNotices(
+  step: Step,
+  o: { passes: number; ab: boolean; fresh: boolean; arrival: string; evenNoted: boolean },
+  notice: (m: string) => void,
+): { evenNoted: boolean } {
+  if (step.pass.index > 0 && o.fresh && !o.ab)
+    notice(`repeat ${step.pass.index + 1} of ${o.passes}: the same levels again, with fresh prompts`);
+  if (!step.evened || o.evenNoted) return { evenNoted: o.evenNoted };
+  notice(
+    `search: probes inside the bracket arrive at constant intervals (${o.arrival} arrivals' own noise is wider than the 3 % the bracket is narrowed to)`,
+  );
+  return { evenNoted: true };
+}
+
 export interface Step {
   pass: Pass;
   plan: LevelPlan;
@@ -51,7 +85,7 @@ export function* schedule(
   passes: readonly Pass[],
   done: (pass: Pass) => readonly LevelResult[],
   salt: number,
-  search: { start: number; targetPassPct: number; maxProbes: number } | null,
+  search: Probes,
 ): Generator<Step> {
   for (const pass of passes) {
     for (let li = 0; ; li++) {
@@ -78,7 +112,7 @@ export function scheduleComplete(
   cfg: SweepConfig,
   passes: readonly Pass[],
   done: (pass: Pass) => readonly LevelResult[],
-  search: { start: number; targetPassPct: number; maxProbes: number } | null,
+  search: Probes,
 ): boolean {
   if (search) return nextProbe(done(passes[0]!).map(probeOf), search) === null;
   return passes.every((p) => cfg.levels.every((l) => done(p).some((x) => x.level === l)));

@@ -14,8 +14,15 @@ import type { Dataset } from "../workload/dataset.ts";
 import { checkCombination } from "./combination.ts";
 import { openGear } from "./gear.ts";
 import { type LevelHooks, runStep } from "./level-step.ts";
-import { checkpoint, type DocumentInputs, finalDocument, passLevels, startState } from "./run-state.ts";
-import { passesOf, schedule, scheduleComplete } from "./schedule.ts";
+import {
+  checkpoint,
+  type DocumentInputs,
+  finalDocument,
+  passLevels,
+  recordLevel,
+  startState,
+} from "./run-state.ts";
+import { passesOf, schedule, scheduleComplete, searchPlan, stepNotices } from "./schedule.ts";
 import { saturationOf } from "./search.ts";
 
 export type { Progress } from "../load/level-run.ts";
@@ -50,16 +57,7 @@ export interface SweepOptions {
 
 export async function runSweep(opts: SweepOptions): Promise<ResultDocument> {
   checkCombination(opts.config, opts.load ?? ONE_THREAD, { resume: opts.resume, ab: !!opts.ab });
-  // A search decides its levels as it goes: its config's levels are the probes so far.
-  const search = opts.config.search ?? null;
-  const cfg: SweepConfig = search ? { ...opts.config, levels: [] } : opts.config;
-  const probes = search
-    ? {
-        start: opts.config.levels[0] ?? 1,
-        targetPassPct: search.target_pass_pct,
-        maxProbes: search.max_probes,
-      }
-    : null;
+  const { cfg, probes } = searchPlan(opts.config);
   const notice = opts.onNotice ?? (() => {});
   const state = startState({ out: opts.out, resume: opts.resume, config: cfg }, notice);
   const load = opts.load ?? ONE_THREAD;
@@ -83,29 +81,24 @@ export async function runSweep(opts: SweepOptions): Promise<ResultDocument> {
     environment: gear.environment,
     provenance: opts.provenance ?? null,
     loadGenerator: loadGeneratorRecord(load),
-    saturation: () => (search ? saturationOf(done(passes[0]!), search) : undefined),
+    saturation: () => (cfg.search ? saturationOf(done(passes[0]!), cfg.search) : undefined),
     gpuTelemetry: () => gear.gpu?.record(),
     abBase: opts.ab
       ? { base_url: opts.ab.pre.target.baseUrl, model: opts.ab.pre.target.model, seed: cfg.seed }
       : null,
   };
   const out = { path: opts.out, records: opts.records };
-  let evenNoted = false;
+  let said = { evenNoted: false };
   try {
     for (const step of schedule(cfg, passes, done, opts.salt ?? runSaltOf(load), probes)) {
       if (opts.stop?.aborted) break;
-      if (step.pass.index > 0 && done(step.pass).length === 0 && !ab)
-        notice(
-          `repeat ${step.pass.index + 1} of ${passes.length}: the same levels again, with fresh prompts`,
-        );
-      if (step.evened && !evenNoted) {
-        evenNoted = true;
-        notice(
-          `search: probes inside the bracket arrive at constant intervals (${cfg.arrival} arrivals' own noise is wider than the 3 % the bracket is narrowed to)`,
-        );
-      }
-      const arm = step.pass.arm === "base" ? gear.base! : gear.head;
-      const ran = await runStep(arm, step, {
+      const fresh = done(step.pass).length === 0;
+      said = stepNotices(
+        step,
+        { passes: passes.length, ab: !!ab, fresh, arrival: cfg.arrival, ...said },
+        notice,
+      );
+      const ran = await runStep(step.pass.arm === "base" ? gear.base! : gear.head, step, {
         load,
         calibration: opts.pre.calibration,
         dataset: opts.dataset ?? null,
@@ -118,10 +111,7 @@ export async function runSweep(opts: SweepOptions): Promise<ResultDocument> {
         stop: opts.stop,
       });
       if (ran === null) break;
-      state.records.push(...ran.records);
-      const levels = done(step.pass);
-      levels.push(ran.level);
-      levels.sort((a, b) => cfg.levels.indexOf(a.level) - cfg.levels.indexOf(b.level));
+      recordLevel(state, step.pass, ran, cfg.levels);
       checkpoint(state, d, out, false);
       opts.onLevel?.(ran.level);
     }
