@@ -92,9 +92,9 @@ function workloadSpec(doc) {
     ...c.trace ? { trace: { sha256: c.trace.sha256, speed: c.trace.speed } } : {},
     ...c.tools ? { tools: { sha256: c.tools.sha256, choice: c.tools.choice } } : {},
     ...c.reasoning_tags ? { reasoning_tags: c.reasoning_tags } : {},
-    ...c.responses_chain ? { responses_chain: !0 } : {},
-    // A server that ignored ignore_eos answered a shorter workload than the one asked.
-    ...shortOutputs(doc) > 0 ? { outputs: "shorter than asked (ignore_eos ignored)" } : {}
+    ...c.responses_chain ? { responses_chain: !0 } : {}
+    // What the server did with it (a server that ignored ignore_eos) is no part of what was asked:
+    // such a level is not valid (core/results/validity.ts `short_output`), its rows not judged.
   } : p ? {
     ...common,
     targets: p.targets,
@@ -103,9 +103,6 @@ function workloadSpec(doc) {
     thinking: p.thinking,
     extra_body: p.extra_body
   } : common;
-}
-function shortOutputs(doc) {
-  return doc.levels.reduce((a, l) => a + (l.short_output ?? 0), 0);
 }
 function workloadDiff(a, b) {
   let { levels: _a3, ...x } = workloadSpec(a), { levels: _b, ...y } = workloadSpec(b);
@@ -20407,6 +20404,9 @@ function levelSamples(doc, level, measure) {
   let t = thinnedGroups(groups);
   return { q: s.q, values: t.values, sizes: t.sizes };
 }
+function sampledQuantile(measure) {
+  return SAMPLED[measure]?.q ?? null;
+}
 
 // src/shared/evidence.ts
 var NO_EVIDENCE = { kind: "none" };
@@ -20453,7 +20453,8 @@ function runFigures(doc, levels, id, points = sweepLevelPoints(doc, levels)) {
     points,
     facts: new Map(levels.map((l) => [benchmarkName(l), levelFacts(l)])),
     invalid: runInvalid(doc, levels),
-    env: environmentFacts(doc)
+    env: environmentFacts(doc),
+    answers: doc.consistency ?? null
   };
 }
 function documentEvidence(doc, id = "head") {
@@ -20521,6 +20522,24 @@ function finishDiffers(base, head, benchmark) {
   if (Math.abs((b.get(worst) ?? 0) - (a.get(worst) ?? 0)) <= 0.1) return null;
   let fmt4 = (m) => [...m].sort((x, y) => y[1] - x[1]).map(([k, v]) => `${k} ${(100 * v).toFixed(0)} %`).join(", ");
   return `finish reasons differ: ${fmt4(a)} \u2192 ${fmt4(b)}`;
+}
+var REASON_LABEL = {
+  client_bound: "client-bound",
+  fell_behind: "the server fell behind",
+  no_steady_state: "no steady state",
+  error_rate: "too many errors",
+  short_output: "outputs shorter than asked",
+  cache_unasked: "cached tokens not asked for",
+  load_shape: "another load than asked",
+  too_few_samples: "too few samples for the percentile",
+  telemetry_gap: "a telemetry gap"
+};
+function invalidLabel(runs, benchmark, def) {
+  for (let r of runs) {
+    let hit = r.facts.get(benchmark)?.reasons.find((x) => covers(x, def));
+    if (hit) return REASON_LABEL[hit.code] ?? hit.code;
+  }
+  return null;
 }
 function invalidOn(runs, benchmark, def) {
   for (let r of runs) {
@@ -20759,7 +20778,7 @@ function cholesky(a) {
     }
   return l;
 }
-var DRAWS = 2e3;
+var DRAWS = 1e5;
 function maxTCritical(design, corr, alpha) {
   if (corr.length < 1) return Number.POSITIVE_INFINITY;
   let key = JSON.stringify([design, alpha, corr.map((row) => row.map((x) => Math.round(x * 1e6)))]), hit = RECENT.get(key);
@@ -20768,52 +20787,61 @@ function maxTCritical(design, corr, alpha) {
   return RECENT.size >= 32 && RECENT.delete(RECENT.keys().next().value), RECENT.set(key, c), c;
 }
 var RECENT = /* @__PURE__ */ new Map();
+function gammaOf(shape, normal2, r) {
+  if (shape < 1) return gammaOf(shape + 1, normal2, r) * Math.max(r(), 1e-300) ** (1 / shape);
+  let d = shape - 1 / 3, c = 1 / Math.sqrt(9 * d);
+  for (; ; ) {
+    let x, v;
+    do
+      x = normal2(), v = 1 + c * x;
+    while (v <= 0);
+    v = v * v * v;
+    let u = Math.max(r(), 1e-300);
+    if (Math.log(u) < 0.5 * x * x + d - d * v + d * Math.log(v)) return d * v;
+  }
+}
 function simulate(design, corr, alpha) {
-  let size = corr.length, l = cholesky(corr), normal2 = normals(rng(20261202)), g = new Float64Array(size), draw = (out) => {
-    for (let i = 0; i < size; i++) g[i] = normal2();
-    for (let i = 0; i < size; i++) {
+  let k = corr.length, l = cholesky(corr), r = rng(20261202), normal2 = normals(r), nu = design.kind === "history" ? design.n - 1 : design.blocks - 1;
+  if (nu < 1) return Number.POSITIVE_INFINITY;
+  let groupOf = new Int32Array(k), groupSize = [];
+  if (design.kind === "paired") {
+    let row = 0;
+    design.groups.forEach((g2, gi) => {
+      for (let i = 0; i < g2; i++) groupOf[row++] = gi;
+      groupSize.push(g2);
+    });
+  } else for (let i = 0; i < k; i++) groupOf[i] = i, groupSize.push(1);
+  let z2 = new Float64Array(k), g = new Float64Array(k), diag = new Float64Array(k), pooled = new Float64Array(groupSize.length), la = Array.from({ length: k }, () => new Float64Array(Math.max(k, nu))), a = Array.from({ length: k }, () => new Float64Array(Math.max(k, nu))), bartlett = nu >= k, maxima = new Float64Array(DRAWS);
+  for (let d = 0; d < DRAWS; d++) {
+    for (let i = 0; i < k; i++) g[i] = normal2();
+    for (let i = 0; i < k; i++) {
       let s = 0, li = l[i];
       for (let q = 0; q <= i; q++) s += li[q] * g[q];
-      out[i] = s;
+      z2[i] = s;
     }
-  }, maxima = new Float64Array(DRAWS);
-  if (design.kind === "history") {
-    let n = design.n, jobs = Array.from({ length: n + 1 }, () => new Float64Array(size)), scale = Math.sqrt(1 + 1 / n);
-    for (let d = 0; d < DRAWS; d++) {
-      for (let j of jobs) draw(j);
-      let best = Number.NEGATIVE_INFINITY;
-      for (let i = 0; i < size; i++) {
+    let cols = bartlett ? k : nu;
+    for (let i = 0; i < k; i++) {
+      let ai = a[i];
+      for (let j = 0; j < cols; j++)
+        ai[j] = bartlett ? j < i ? normal2() : j === i ? Math.sqrt(2 * gammaOf((nu - i) / 2, normal2, r)) : 0 : normal2();
+    }
+    for (let i = 0; i < k; i++) {
+      let li = l[i], out = la[i], w = 0;
+      for (let j = 0; j < cols; j++) {
         let s = 0;
-        for (let j = 0; j < n; j++) s += jobs[j][i];
-        let m = s / n, v = 0;
-        for (let j = 0; j < n; j++) v += (jobs[j][i] - m) ** 2;
-        let t = (jobs[n][i] - m) / (Math.sqrt(v / (n - 1)) * scale);
-        t > best && (best = t);
+        for (let q = bartlett ? j : 0; q <= i; q++) s += li[q] * a[q][j];
+        out[j] = s, w += s * s;
       }
-      maxima[d] = best;
+      diag[i] = w / nu;
     }
-  } else {
-    let b = design.blocks, blocks = Array.from({ length: b }, () => new Float64Array(size)), means = new Float64Array(size);
-    for (let d = 0; d < DRAWS; d++) {
-      for (let x of blocks) draw(x);
-      let best = Number.NEGATIVE_INFINITY, row = 0;
-      for (let gsize of design.groups) {
-        let ss = 0;
-        for (let i = row; i < row + gsize; i++) {
-          let s = 0;
-          for (let j = 0; j < b; j++) s += blocks[j][i];
-          means[i] = s / b;
-          for (let j = 0; j < b; j++) ss += (blocks[j][i] - means[i]) ** 2;
-        }
-        let sd = Math.sqrt(ss / (gsize * (b - 1)));
-        for (let i = row; i < row + gsize; i++) {
-          let t = means[i] / (sd / Math.sqrt(b));
-          t > best && (best = t);
-        }
-        row += gsize;
-      }
-      maxima[d] = best;
+    pooled.fill(0);
+    for (let i = 0; i < k; i++) pooled[groupOf[i]] = pooled[groupOf[i]] + diag[i];
+    let best = Number.NEGATIVE_INFINITY;
+    for (let i = 0; i < k; i++) {
+      let gi = groupOf[i], t = z2[i] / Math.sqrt(pooled[gi] / groupSize[gi]);
+      t > best && (best = t);
     }
+    maxima[d] = best;
   }
   return maxima.sort(), maxima[Math.min(DRAWS - 1, Math.ceil((1 - alpha) * DRAWS) - 1)];
 }
@@ -20906,6 +20934,26 @@ function keptHistory(runs, gatedKeys, excluded) {
   return kept.filter((_, j) => !out.has(j));
 }
 
+// src/shared/consistency.ts
+function consistencyDiff(base, head) {
+  if (!base || !head || base.max_tokens !== head.max_tokens) return null;
+  let byPrompt = new Map(base.outputs.map((o) => [o.prompt, o])), compared = 0, differ = 0, first = null;
+  for (let h of head.outputs) {
+    let b = byPrompt.get(h.prompt);
+    if (!b || b.sha256 === null || h.sha256 === null || (compared++, b.sha256 === h.sha256) || (differ++, first !== null)) continue;
+    let bt = b.text ?? "", ht = h.text ?? "", i = 0;
+    for (; i < bt.length && i < ht.length && bt[i] === ht[i]; ) i++;
+    let known = i < bt.length || i < ht.length;
+    first = {
+      prompt: h.prompt,
+      at_char: known ? i : null,
+      base: known ? bt.slice(i, i + 40) : null,
+      head: known ? ht.slice(i, i + 40) : null
+    };
+  }
+  return { compared, differ, first };
+}
+
 // src/shared/extremes.ts
 function maxOf(xs) {
   let m = Number.NEGATIVE_INFINITY;
@@ -20924,7 +20972,7 @@ function maxOrNull(xs) {
 }
 
 // src/shared/gate.ts
-var POWER = 0.8, CURVE_SHARE = 0.8;
+var POWER = 0.8, CURVE_SHARE = 0.95, SHARE_PART = 1 / 20;
 function tierCritical(tier, d, alpha) {
   let groups = [...new Set(tier.map((r) => r.group ?? r.key))], ordered = d.kind === "paired" ? groups.flatMap((g) => tier.filter((r) => (r.group ?? r.key) === g)) : tier, design = d.kind === "paired" ? {
     kind: "paired",
@@ -20937,7 +20985,7 @@ function decideGate(rows, evidence, o) {
   let alpha = o.fwerPct / 100, out = {
     status: "passed",
     fwer_pct: o.fwerPct,
-    procedure: "max-t over the all-levels rows (4/5 of the rate) and over the level rows (1/5), from their correlation; exact test per share row (1/10)",
+    procedure: "max-t over the all-levels rows (19/20 of the rate, from their correlation), Bonferroni over the level rows (1/20), exact test per share row (1/20)",
     rows: rows.length,
     judged: 0,
     failed: [],
@@ -20949,7 +20997,7 @@ function decideGate(rows, evidence, o) {
     regressed: {}
   };
   if (o.off) return { ...out, status: "off", procedure: "off", reason: "gate: off" };
-  let ratio = rows.filter((r) => r.kind === "ratio"), share = rows.filter((r) => r.kind === "share"), canGate = evidence === "history" || evidence === "ab", shareAlpha = share.length === 0 ? 0 : ratio.length > 0 && canGate ? alpha / 10 : alpha, ratioAlpha = alpha - shareAlpha;
+  let ratio = rows.filter((r) => r.kind === "ratio"), share = rows.filter((r) => r.kind === "share"), canGate = evidence === "history" || evidence === "ab", shareAlpha = share.length === 0 ? 0 : ratio.length > 0 && canGate ? alpha * SHARE_PART : alpha, ratioAlpha = alpha - shareAlpha;
   for (let r of share) {
     let s = r.share, each = shareAlpha / share.length, hit = s.pRise < each && s.deltaPp > s.minPp;
     out.regressed[r.key] = hit;
@@ -20957,17 +21005,22 @@ function decideGate(rows, evidence, o) {
     out.detectable[r.key] = k === null ? null : Math.max(s.minPp, 100 * (k / Math.max(1, s.head.of) - baseShare)), hit && out.failed.push(r.key);
   }
   if (canGate && ratio.length > 0 && o.design !== null) {
-    let tiers = [ratio.filter((r) => r.tier === "curve"), ratio.filter((r) => r.tier !== "curve")].filter(
-      (t) => t.length > 0
-    ), shareOf2 = (t) => tiers.length === 1 ? 1 : t[0].tier === "curve" ? CURVE_SHARE : 1 - CURVE_SHARE;
-    for (let tier of tiers) {
-      let c = tierCritical(tier, o.design, ratioAlpha * shareOf2(tier));
-      out.critical[tier[0].tier === "curve" ? "curve" : "level"] = c.critical, out.correlation = Math.max(out.correlation ?? 0, c.correlation);
-      for (let r of tier) {
-        let hit = r.badLog / r.se > c.critical && r.badLog > r.minLog;
-        out.regressed[r.key] = hit;
-        let power = r.df > 0 ? tQuantile(POWER, r.df) : 0, x = Math.max(r.minLog, (c.critical + power) * r.se);
-        out.detectable[r.key] = 100 * (r.higher ? 1 - Math.exp(-x) : Math.exp(x) - 1), hit && out.failed.push(r.key);
+    let curve = ratio.filter((r) => r.tier === "curve"), levels = ratio.filter((r) => r.tier !== "curve"), both = curve.length > 0 && levels.length > 0, judge = (r, critical) => {
+      let hit = r.badLog / r.se > critical && r.badLog > r.minLog;
+      out.regressed[r.key] = hit;
+      let power = r.df > 0 ? tQuantile(POWER, r.df) : 0, x = Math.max(r.minLog, (critical + power) * r.se);
+      out.detectable[r.key] = 100 * (r.higher ? 1 - Math.exp(-x) : Math.exp(x) - 1), hit && out.failed.push(r.key);
+    };
+    if (curve.length > 0) {
+      let c = tierCritical(curve, o.design, ratioAlpha * (both ? CURVE_SHARE : 1));
+      out.critical.curve = c.critical, out.correlation = c.correlation;
+      for (let r of curve) judge(r, c.critical);
+    }
+    if (levels.length > 0) {
+      let each = ratioAlpha * (both ? 1 - CURVE_SHARE : 1) / levels.length;
+      for (let r of levels) {
+        let critical = tQuantile(1 - each, Math.max(1, r.df));
+        out.critical.level = Math.max(out.critical.level ?? 0, critical), judge(r, critical);
       }
     }
   } else for (let r of ratio) out.detectable[r.key] = null;
@@ -20975,15 +21028,29 @@ function decideGate(rows, evidence, o) {
   for (let r of missing)
     out.regressed[r.key] = !0, out.failed.push(r.key);
   let notJudged = rows.filter((r) => r.kind === "not_judged");
-  return out.judged = share.length + missing.length + (canGate ? ratio.length : 0), out.failed.length > 0 ? { ...out, status: "failed" } : rows.length > 0 && rows.every((r) => r.kind === "no_baseline") ? { ...out, status: "no_baseline", reason: "no gated row has a baseline" } : ratio.length > 0 && !canGate ? {
-    ...out,
-    status: "not_gated",
-    reason: evidence === "within-job" ? `repeats in one job cannot see what the job shares (its runner, its GPU's state): a base history of ${o.minHistory}+ runs (the results service) or --ab would let it gate` : evidence === "short-history" ? `the base history has ${o.baseRuns} usable run${o.baseRuns === 1 ? "" : "s"}, ${o.minHistory} are needed to gate (or --ab)` : `one run each side cannot see run-to-run noise: a base history of ${o.minHistory}+ runs (the results service) or --ab would let it gate`
-  } : notJudged.length > 0 ? {
-    ...out,
-    status: "cannot_judge",
-    reason: `${notJudged.length} gated row${notJudged.length === 1 ? "" : "s"} not judged: ${[...new Set(notJudged.map((r) => r.why ?? "?"))].slice(0, 3).join("; ")}`
-  } : out;
+  if (out.judged = share.length + missing.length + (canGate ? ratio.length : 0), out.failed.length > 0) return { ...out, status: "failed" };
+  if (rows.length > 0 && rows.every((r) => r.kind === "no_baseline"))
+    return { ...out, status: "no_baseline", reason: "no gated row has a baseline" };
+  if (ratio.length > 0 && !canGate)
+    return {
+      ...out,
+      status: "not_gated",
+      reason: evidence === "within-job" ? `repeats in one job cannot see what the job shares (its runner, its GPU's state): a base history of ${o.minHistory}+ runs (the results service) or --ab would let it gate` : evidence === "short-history" ? `the base history has ${o.baseRuns} usable run${o.baseRuns === 1 ? "" : "s"}, ${o.minHistory} are needed to gate (or --ab)` : `one run each side cannot see run-to-run noise: a base history of ${o.minHistory}+ runs (the results service) or --ab would let it gate`
+    };
+  if (notJudged.length > 0) {
+    let byWhy = /* @__PURE__ */ new Map();
+    for (let r of notJudged) {
+      let at = (r.where ?? "").replace(/^closed /, "").replace(/^open /, ""), list3 = byWhy.get(r.why ?? "?") ?? [];
+      at && !list3.includes(at) && list3.push(at), byWhy.set(r.why ?? "?", list3);
+    }
+    let causes = [...byWhy].map(([why, at]) => at.length ? `${why} at ${at.join(", ")}` : why);
+    return {
+      ...out,
+      status: "cannot_judge",
+      reason: `${notJudged.length} gated row${notJudged.length === 1 ? "" : "s"} not judged: ${causes.slice(0, 3).join("; ")}${causes.length > 3 ? `; and ${causes.length - 3} more` : ""}`
+    };
+  }
+  return out;
 }
 
 // src/shared/row-stats.ts
@@ -21065,6 +21132,16 @@ function bootstrapStat(base, head, o) {
     residuals: null,
     interval: [lo, hi]
   };
+}
+function samplingSe(g, o) {
+  let groups = groupsOf(g), q = quantile(g.values, g.q);
+  if (!(q > 0)) return null;
+  let r = rng(o.seed), buf = new Float64Array(g.values.length * 2 + 16), logsOf = new Float64Array(o.iterations);
+  for (let i = 0; i < o.iterations; i++) {
+    let x = selectQuantile(resample(groups, r, buf), g.q);
+    logsOf[i] = x > 0 ? Math.log(x) : Math.log(q);
+  }
+  return stddev([...logsOf]);
 }
 function wilson(k, n, z2) {
   if (n === 0) return [0, 1];
@@ -21369,13 +21446,22 @@ function judgeRuns(base, head, opts = {}) {
       return row.reason = baseRuns.length === 0 ? null : "the base did not measure it", done("no_baseline");
     if (row.base !== null && row.head !== null && row.base !== 0 && (row.delta_pct = 100 * (row.head - row.base) / Math.abs(row.base)), hv.length === 0) {
       let f = headRuns[0]?.facts.get(k.benchmark), why = f && f.requests > 0 && f.errors === f.requests ? "every request failed" : "the head has no value for it";
-      return row.reason = `no value in the head: ${why}`, def.family === "latency" || def.family === "rate" || def.family === "slo" ? (row.verdict = "regressed", row.severity = severityOf("regressed", gated || gating), done("missing")) : (row.verdict = "not_judged", done("not_judged", { why: row.reason }));
+      if (row.reason = `no value in the head: ${why}`, def.family === "latency" || def.family === "rate" || def.family === "slo")
+        return row.verdict = "regressed", row.severity = severityOf("regressed", gated || gating), done("missing");
+      let gap = invalidOn(headRuns, k.benchmark, def);
+      return gap !== null && (row.reason = `head ${gap}`), row.verdict = "not_judged", done("not_judged", {
+        why: gap !== null ? `head ${invalidLabel(headRuns, k.benchmark, def)}` : "no value in the head",
+        where: k.benchmark
+      });
     }
     if (rule.kind === "off")
       return row.method = "off", row.verdict = "unchanged", done(null);
     let headBad = invalidOn(headRuns, k.benchmark, def), baseBad = history ? null : invalidOn(baseRuns, k.benchmark, def), finish = def.family === "errors" ? null : finishDiffers(baseRuns, headRuns, k.benchmark), notJudged = headBad ? `head ${headBad}` : baseBad ? `base ${baseBad}` : finish;
-    if (notJudged !== null)
-      return row.verdict = "not_judged", row.reason = notJudged, done("not_judged", { why: notJudged });
+    if (notJudged !== null) {
+      row.verdict = "not_judged", row.reason = notJudged;
+      let label = headBad ? `head ${invalidLabel(headRuns, k.benchmark, def)}` : baseBad ? `base ${invalidLabel(baseRuns, k.benchmark, def)}` : "finish reasons moved";
+      return done("not_judged", { why: label, where: k.benchmark });
+    }
     let minPct = rule.kind === "percent" ? rule.pct : o.minEffectPct;
     return isShare(def) ? judgeShare(ctx, row, k, bRuns, minPct) : judgeRatio(ctx, row, k, bv, hv, minPct);
   }, evaluated = keys.map(evaluate), gateRows = evaluated.map((e) => e.gate).filter((g) => g !== null), design = evidenceKind === "history" ? {
@@ -21413,6 +21499,7 @@ function judgeRuns(base, head, opts = {}) {
     base_kind: ab ? "ab" : base.kind,
     excluded,
     environment: environmentChanges(baseRuns, headRuns),
+    consistency: consistencyDiff(baseRuns[baseRuns.length - 1]?.answers, headRuns[0]?.answers),
     chance_flags: { rows: chanceRows, expected: chanceRows * ((1 - o.confidence) / 2) },
     baseline_note: null
   };
@@ -21565,6 +21652,23 @@ function evidenceLine(s, baseName) {
   let m = [...methods].map(([k, n]) => `${k} ${n}`).join(", "), head = s.base_kind === "ab" ? "" : `; head: ${s.head_runs > 1 ? `${s.head_runs} repeats` : "one run"}`;
   return `against ${base}${head}${m ? `; methods: ${m}` : ""}`;
 }
+function consistencyLine(s) {
+  let c = s.consistency;
+  if (c === null || c.compared === 0) return null;
+  if (c.differ === 0)
+    return `Answers unchanged: the ${plural(c.compared, "fixed prompt")} at temperature 0 answered as in the base.`;
+  let f = c.first, where = f.at_char === null ? `prompt ${f.prompt}, past the characters kept` : `prompt ${f.prompt}, from character ${f.at_char}: ${JSON.stringify(f.head)} where the base said ${JSON.stringify(f.base)}`;
+  return `Answers differ: ${c.differ} of ${plural(c.compared, "fixed prompt")} at temperature 0 answered otherwise than the base (the first, ${where}); a speed change here may come with another output.`;
+}
+function invalidLevelLines(doc) {
+  return doc.kind !== "sweep" ? [] : doc.levels.flatMap(
+    (l) => (l.validity?.reasons ?? []).filter((x) => x.code !== "too_few_samples").map((x) => `${l.mode === "closed" ? `c=${l.level}` : `${l.level} req/s`}: ${x.text}`)
+  );
+}
+function invalidLine(doc, named = 4) {
+  let lines = invalidLevelLines(doc);
+  return lines.length === 0 ? null : `Not valid (rows at these levels are not judged): ${lines.slice(0, named).join("; ")}${lines.length > named ? `; and ${lines.length - named} more` : ""}.`;
+}
 function environmentLine(s) {
   return s.environment.length > 0 ? `Another environment: ${environmentText(s.environment)}.` : null;
 }
@@ -21576,10 +21680,12 @@ function gateLine(s) {
 }
 
 // src/core/documents/compare.ts
-function compareMarkdown(s, baseName) {
-  let withInterval = s.rows.some((r) => r.interval_pct !== null || r.interval_pp !== null), env = environmentLine(s), others = othersLine(s), lines = [
+function compareMarkdown(s, baseName, head = null) {
+  let withInterval = s.rows.some((r) => r.interval_pct !== null || r.interval_pp !== null), env = environmentLine(s), answers = consistencyLine(s), others = othersLine(s), notValid = head ? invalidLine(head) : null, lines = [
     headline(s),
+    ...answers ? ["", answers] : [],
     ...env ? ["", env] : [],
+    ...notValid ? ["", notValid] : [],
     "",
     `Judged ${evidenceLine(s, baseName)} (rules ${s.rules}). ${gateLine(s)}${others ? ` ${others}` : ""}`,
     "",
@@ -37009,6 +37115,20 @@ var Saturation = external_exports.object({
   idle_window_ms: external_exports.tuple([num, num]),
   died: external_exports.object({ t_ms: num, reason: external_exports.string() }).nullable(),
   samples: external_exports.array(GpuSampleRecord).nullable()
+}), ConsistencyRecord = external_exports.object({
+  prompts: external_exports.number().int().min(1).max(100),
+  max_tokens: external_exports.number().int().positive(),
+  temperature: external_exports.number(),
+  seed: external_exports.number().int(),
+  outputs: external_exports.array(
+    external_exports.object({
+      prompt: external_exports.number().int().nonnegative(),
+      sha256: external_exports.string().regex(/^[0-9a-f]{64}$/).nullable(),
+      text: external_exports.string().max(400).nullable(),
+      /** Why there is no answer (the request failed, or the response had no text). */
+      error: external_exports.string().max(500).nullable()
+    })
+  ).max(100)
 });
 
 // src/schema/v1.ts
@@ -37523,6 +37643,8 @@ var SCHEMA_VERSION = 1, Stats = external_exports.object({
   validity: RunValidity.optional(),
   /** The rules the run is judged with (document-parts.ts). */
   verdict_rules: VerdictRules.nullable().optional(),
+  /** `--consistency N`: the answers to N fixed prompts at temperature 0 (document-parts.ts). */
+  consistency: ConsistencyRecord.optional(),
   complete: external_exports.boolean()
 }).superRefine((d, ctx) => {
   let seen = /* @__PURE__ */ new Set();
@@ -39771,6 +39893,17 @@ function steadyWindow(records2, o) {
     completedRps,
     fellBehind: !1
   }, fmt4 = (x) => x.toFixed(x < 10 ? 2 : 1);
+  if (o.mode === "open") {
+    let spanEnd = maxOf(recs.map((r) => r.intended_send_ms ?? r.send_ms)), done = ends.filter((t) => t > first && t <= spanEnd).length, q = Math.max(2, Math.floor(recs.length / 4)), e2eOf = (xs) => median(xs.filter((r) => r.error === null && r.end_ms !== null).map((r) => r.end_ms - r.send_ms)), early = e2eOf(recs.slice(0, q)), late = e2eOf(recs.slice(-q)), spanS = (spanEnd - first) / 1e3;
+    if (early !== null && late !== null && late >= 1.5 * early && recs.length - done > arrivalNoise(recs.length, o.arrival ?? "poisson", o.burstiness ?? 1))
+      return {
+        ...w,
+        steady: !1,
+        fellBehind: !0,
+        completedRps: spanS > 0 ? done / spanS : null,
+        reason: `the server fell behind: ${done} requests finished in the ${fmt4(spanS)} s they arrived over while ${recs.length} arrived, and E2E rose from ${fmt4(early / 1e3)} s to ${fmt4(late / 1e3)} s (its queue grew all level)`
+      };
+  }
   if (windowS < minSteadyS)
     return {
       ...w,
@@ -39923,7 +40056,17 @@ function levelReasons(l, cfg, cacheNote) {
           `p${Math.round(q * 100)} needs \u2265 ${samplesNeeded(q)} samples (has ${st.n})`
         );
   }
-  return l.gpu?.unknown_reason && add("telemetry_gap", ["gpu"], null, null, `GPU figures unknown: ${l.gpu.unknown_reason}`), out;
+  return out;
+}
+function withGpuValidity(l) {
+  let reasons = (l.validity?.reasons ?? []).filter((r) => r.code !== "telemetry_gap");
+  return l.gpu?.unknown_reason && reasons.push({
+    code: "telemetry_gap",
+    affects: ["gpu"],
+    figure: null,
+    bound: null,
+    text: `GPU figures unknown: ${l.gpu.unknown_reason}`
+  }), levelValidity(reasons);
 }
 var ROWS_ONLY = /* @__PURE__ */ new Set(["too_few_samples", "telemetry_gap"]);
 function levelValidity(reasons) {
@@ -40036,7 +40179,7 @@ function summariseLevel(input2) {
   ), input2.client.bottleneck_warning && notices.push(`level ${level}: ${input2.client.bottleneck_warning}`), input2.client.timing_note && notices.push(`level ${level}: ${input2.client.timing_note}`);
   let measured = run.records.filter((r) => !r.warmup);
   agg.short_output && notices.push(
-    `level ${level}: ${agg.short_output} of ${agg.ok} answers stopped short of the ${cfg.max_tokens} tokens asked with ignore_eos (the server ignored it): this is not the workload asked for, and compare treats the run as a different workload; check that the server honours ignore_eos (vLLM, SGLang and llama.cpp do)`
+    `level ${level}: ${agg.short_output} of ${agg.ok} answers stopped short of the ${cfg.max_tokens} tokens asked with ignore_eos (the server ignored it): this is not the workload asked for, so the level is not valid and compare judges none of its rows; check that the server honours ignore_eos (vLLM, SGLang and llama.cpp do)`
   );
   let beyond = cacheBeyondWorkload(
     input2,
@@ -40312,6 +40455,14 @@ var SWEEP = {
     default: !0,
     help: "ask for exactly --max-tokens tokens"
   }),
+  consistency: number({
+    flag: "consistency",
+    metavar: "N",
+    default: 0,
+    check: (n) => Number.isInteger(n) && n >= 0 && n <= 100,
+    what: "an integer from 0 to 100",
+    help: "ask N fixed prompts once at temperature 0 with a fixed seed before the first level and keep a fingerprint of each answer, so a comparison names a server that got faster by answering differently (0: off)"
+  }),
   repeats: number({
     flag: "repeats",
     metavar: "N",
@@ -40548,10 +40699,10 @@ var CONNECTION = {
   abPairs: number({
     flag: "ab-pairs",
     metavar: "N",
-    default: 3,
+    default: 5,
     check: (n) => Number.isInteger(n) && n >= 2 && n <= 50,
     what: "an integer from 2 to 50",
-    help: "with --ab-base-url: pairs of blocks (each block a whole pass over the levels on one server)"
+    help: "with --ab-base-url: pairs of blocks (each block a whole pass over the levels on one server); with fewer the gate sees only large changes (CONCEPTS.md \xA713 has its power per number of pairs)"
   }),
   model: text({
     flag: "model",
@@ -40837,6 +40988,15 @@ var CONNECTION = {
     check: nonNeg,
     what: "a non-negative number",
     help: "smallest change, in % of the base, that a statistical method counts"
+  }),
+  detectPct: number({
+    flag: "detect-pct",
+    input: null,
+    metavar: "PCT",
+    default: 10,
+    check: (n) => n > 0 && n < 100,
+    what: "a percentage above 0 and under 100",
+    help: "plan: the change to detect, % of the base"
   }),
   iterations: number({
     flag: "iterations",
@@ -41161,6 +41321,84 @@ function mergeShards(input2, o = {}) {
     },
     complete: files.every((f) => f.doc.complete)
   }, records: all.sort((a, b) => a.id - b.id) };
+}
+
+// src/core/documents/plan.ts
+var PLAN_DEFAULTS = {
+  detectPct: 10,
+  gate: null,
+  fwerPct: 5,
+  measures: ["output_tok_s", "ttft_p50_ms", "ttft_p95_ms", "ttft_p99_ms"],
+  maxRequests: 1e5,
+  maxRuns: 100,
+  maxPairs: 50
+}, POWER2 = 0.8;
+function criticalOf(gated, curve, gatedRows, fwerPct, df) {
+  if (!gated) return tQuantile(0.975, df);
+  let ratio = fwerPct / 100 * (19 / 20), alpha = (curve ? ratio * (19 / 20) : ratio / 20) / Math.max(1, gatedRows);
+  return tQuantile(1 - alpha, df);
+}
+function smallest(lo, hi, ok) {
+  for (let x = lo; x <= hi; x++) if (ok(x)) return x;
+  return null;
+}
+function planRun(docs, opts = {}) {
+  let o = { ...PLAN_DEFAULTS, ...opts }, sweeps = docs.filter((d) => d.kind === "sweep"), ev = historyEvidence(sweeps.map((doc, i) => ({ id: `run-${i}`, doc }))), runs = withAllLevels(runsOf(ev), []).head, gate = parseGate(o.gate), target = Math.log1p(o.detectPct / 100), levels = [...new Set(sweeps.flatMap((d) => d.levels.map((l) => l.level)))], benchmarks = [...new Set(runs.flatMap((r) => r.points.map((p) => p.benchmark)))], levelOf = new Map(runs.flatMap((r) => r.points.map((p) => [p.benchmark, p.level]))), gatedCount = (curve) => o.measures.reduce(
+    (a, m) => a + benchmarks.filter((b) => b === ALL_LEVELS === curve && isGated(gate, m, levelOf.get(b) ?? null)).length,
+    0
+  ), out = [];
+  for (let measure of o.measures)
+    for (let benchmark of benchmarks) {
+      let values = runs.map((r) => r.points.find((p) => p.benchmark === benchmark && p.measure === measure)?.value).filter((v) => v !== void 0 && v > 0);
+      if (values.length < 2) continue;
+      let curve = benchmark === ALL_LEVELS, level = levelOf.get(benchmark) ?? null, atLevels = curve ? levels : [level], gated = isGated(gate, measure, level), total = stddev(values.map(Math.log)), lv = sweeps.flatMap((d) => d.levels.filter((l) => atLevels.includes(l.level))), requests = Math.round(medianOf(lv.map((l) => l.ok))), secPerRequest = medianOf(sweeps.map((d) => d.levels.reduce((a, l) => a + l.wall_time_s / Math.max(1, l.ok), 0))) || 0, q = sampledQuantile(measure), samp = null;
+      if (q !== null) {
+        let per = atLevels.map((lvl) => {
+          let ses = sweeps.map((d) => levelSamples(d, lvl, measure)).filter((g) => g !== null && g.values.length >= 5).map((g) => samplingSe(g, { iterations: 200, seed: 1 })).filter((x) => x !== null);
+          return ses.length > 0 ? medianOf(ses) : null;
+        });
+        per.every((x) => x !== null) && (samp = Math.sqrt(per.reduce((a, x) => a + x ** 2, 0)) / per.length);
+      }
+      let noise = Math.max(total, samp ?? 0), between = Math.sqrt(Math.max(0, noise ** 2 - (samp ?? 0) ** 2)), sigmaAt = (r) => Math.sqrt(between ** 2 + (samp ?? 0) ** 2 * (requests / r)), crit = (df) => criticalOf(gated, curve, gatedCount(curve), o.fwerPct, df), detects = (se, df) => (crit(df) + tQuantile(POWER2, df)) * se, n = values.length, historyAt = (r, runsN) => detects(sigmaAt(r) * Math.sqrt(1 + 1 / runsN), runsN - 1), pairsAt = (b) => detects(Math.sqrt(2 * sigmaAt(requests) ** 2 / b), curve ? b - 1 : levels.length * (b - 1)), floor = q === null ? 1 : samplesNeeded(q), grid = [...Array(48)].map((_, i) => Math.ceil(Math.max(floor, 8) * 1.25 ** i)), needR = samp === null ? null : grid.filter((r) => r <= o.maxRequests).find((r) => historyAt(r, n) <= target) ?? null, needRuns = smallest(
+        VERDICT_DEFAULTS.minHistory,
+        o.maxRuns,
+        (k) => historyAt(requests, k) <= target
+      ), needPairs = smallest(2, o.maxPairs, (b) => pairsAt(b) <= target), passMin = secPerRequest * (needR ?? requests) / 60;
+      out.push({
+        benchmark,
+        measure,
+        gated,
+        runs: n,
+        requests,
+        noise_pct: 100 * noise,
+        from_requests_pct: samp === null ? null : 100 * samp,
+        detectable_pct: 100 * Math.expm1(historyAt(requests, n)),
+        requests_needed: needR,
+        runs_needed: needRuns,
+        pairs_needed: needPairs,
+        pass_min: passMin,
+        ab_min: needPairs === null ? null : 2 * needPairs * secPerRequest * requests / 60,
+        note: q === null ? "no per-request samples: all of its noise is taken as run-to-run (more requests may help less than shown)" : requests < floor ? `p${Math.round(q * 100)} needs \u2265 ${floor} requests per level to be judged at all` : needR === null && between > 0 ? `run-to-run noise alone (CV ${(100 * between).toFixed(1)} %) is beyond ${o.detectPct} % with ${n} runs: more runs of history, or A/B` : null
+      });
+    }
+  return out;
+}
+function planMarkdown(rows, o = {}) {
+  let p = { ...PLAN_DEFAULTS, ...o }, f = (x, d = 1) => x === null ? "\u2013" : x.toFixed(d), lines = [
+    `To detect a ${p.detectPct} % change at 80 % power (gated rows as the gate judges them, with its false-fail rate of ${p.fwerPct} % per pull request; other rows at 95 % two-sided), from ${rows[0]?.runs ?? 0} runs:`,
+    "",
+    "| measure | where | gated | noise between runs (CV) | of it from requests | detects now | requests per level | runs of history | A/B pairs (minutes) | note |",
+    "|---|---|---|---:|---:|---:|---:|---:|---:|---|"
+  ];
+  for (let r of rows)
+    lines.push(
+      `| ${measureName(r.measure)} | ${wherePhrase(r.benchmark) || r.benchmark} | ${r.gated ? "yes" : "no"} | ${f(r.noise_pct)} % | ${r.from_requests_pct === null ? "\u2013" : `${f(r.from_requests_pct)} %`} | \u2265 ${f(r.detectable_pct)} % | ${r.requests_needed ?? "\u2013"} (now ${r.requests}) | ${r.runs_needed ?? "\u2013"} | ${r.pairs_needed === null ? "\u2013" : `${r.pairs_needed} (${f(r.ab_min, 0)})`} | ${r.note ?? ""} |`
+    );
+  return lines.push(
+    "",
+    "A/B pairs assume no part of the noise cancels within a job (a history cannot tell the job's share): with a runner whose noise is mostly the job's, fewer pairs do. Minutes are the history's own time per request, summed over its levels."
+  ), lines.join(`
+`);
 }
 
 // src/core/results/files.ts
@@ -41611,6 +41849,43 @@ async function reportCommand(argv) {
 `), process.stderr.write(`wrote ${files.length} charts to ${dir}: ${files.map((f) => f.name).join(", ")}
 `), 0;
 }
+async function planCommand(argv) {
+  let { format, out, detectPct } = TOOLS, { gate, gateFwer } = GATING, p = parseCommand(
+    argv,
+    { format, out, detectPct, gate, gateFwer },
+    `tokenbench plan run.json run.json [more runs ...]
+  how big a run must be to detect a change of --detect-pct (default 10 %), from two or more runs
+  of one workload on one testbed (a history of its base branch): each measure's noise between
+  runs split into what its requests make (shrinks with more requests) and the rest (run-to-run:
+  only more runs of history or an A/B job see past it), the change each row can detect now at
+  80 % power as the gate judges it, and the requests per level, runs of history or A/B pairs that
+  would detect --detect-pct, with their minutes (CONCEPTS.md "Planning a run"). Exit 0, or 2 for
+  usage errors.`
+  );
+  if (p === null) return 0;
+  let v = p.values;
+  if (p.positionals.length < 2)
+    throw new UsageError("expected two or more results files of one workload (runs of the base branch)");
+  let sweeps = p.positionals.map((path) => loadDoc(path, "results file")).filter((d) => d.kind === "sweep");
+  if (sweeps.length < 2)
+    throw new UsageError("plan needs two or more sweep documents (a profile has no levels to plan)");
+  for (let [i, d] of sweeps.entries()) {
+    let diff = workloadDiff(sweeps[0], d);
+    if (diff.length > 0)
+      throw new UsageError(
+        `${p.positionals[i]} measured another workload than ${p.positionals[0]} (${workloadText(diff.map((x) => ({ field: x.field, base: x.a, head: x.b })))}): plan from runs of one workload`
+      );
+  }
+  try {
+    parseGate(v.gate);
+  } catch (err) {
+    throw err instanceof RulesError ? new UsageError(`--gate: ${err.message}`, "--gate") : err;
+  }
+  let o = { detectPct: v.detectPct, gate: v.gate, fwerPct: v.gateFwer }, rows = planRun(sweeps, o), text2 = v.format === "json" ? `${JSON.stringify({ detect_pct: v.detectPct, rows }, null, 1)}
+` : `${planMarkdown(rows, o)}
+`;
+  return v.out !== null ? writeFileSync3(v.out, text2) : process.stdout.write(text2), 0;
+}
 async function compareCommand(argv) {
   let { format, out, thresholdPct, confidence, minEffectPct, iterations } = TOOLS, { thresholds, gate, gateFwer, failOn: failOnSetting } = GATING, { allowDifferentWorkloads } = TOOLS, p = parseCommand(
     argv,
@@ -41674,7 +41949,7 @@ async function compareCommand(argv) {
 `
     );
   let baseName = basePaths.length === 1 ? basePaths[0] : `${basePaths.length} base files`, failed = summaryFails(summary, failOn), text2 = v.format === "json" ? `${JSON.stringify({ base: basePaths, head: headPath, headline: headline(summary), fail_on: failOn, failed, ...summary }, null, 1)}
-` : `${compareMarkdown(summary, baseName)}
+` : `${compareMarkdown(summary, baseName, head.doc)}
 `, outFile = v.out;
   return outFile ? (mkdirSync3(dirname2(outFile), { recursive: !0 }), writeFileSync3(outFile, text2), process.stdout.write(`${headline(summary)}
 `)) : process.stdout.write(text2), failed ? 1 : 0;
@@ -41782,7 +42057,9 @@ var FLAVORS = ["vllm", "sglang", "freetoken", "llamacpp", "minimal"], FAULT_KIND
   // usage.completion_tokens of 10^15
   "huge_usage",
   // every content chunk carries a second choice (index 1), as n = 2 would
-  "two_choices"
+  "two_choices",
+  // every prompt reported cached and its prefill skipped, as a response cache would (unasked)
+  "cache_all"
 ], PROTOCOL_VARIANTS = [
   "cr",
   "crlf",
@@ -41828,6 +42105,8 @@ var DEFAULT_MOCK_OPTIONS = {
   meanOutputTokens: 128,
   defaultMaxTokens: 256,
   seed: 1,
+  serverVersion: null,
+  answerVariant: 0,
   loadTimeS: 0,
   serverTimestamps: !1,
   faults: [],
@@ -42037,6 +42316,19 @@ function completionBody(r, usage) {
 var VOCAB = "the of and to in is was for on that with as it by at from his her an be this are or which".split(" "), vocabAt = (r, i) => VOCAB[(i + r.seq) % VOCAB.length];
 function generatedTokens(r) {
   return Array.from({ length: r.emitted }, (_, i) => vocabAt(r, i));
+}
+function outputPlan(body, fault, promptTokens, maxTokens, o, rand) {
+  let ignoreEos = body.ignore_eos === !0 && fault !== "early_stop", textKey = body.temperature === 0 ? greedyKey(promptTokens, o.answerVariant) : null;
+  if (fault === "early_stop") return { target: Math.max(1, Math.floor(maxTokens / 2)), textKey };
+  if (ignoreEos) return { target: maxTokens, textKey };
+  let p = 1 / Math.max(1, o.meanOutputTokens), u = textKey === null ? rand() : textKey % 10007 / 10007;
+  return { target: Math.min(maxTokens, 1 + Math.floor(Math.log(1 - u) / Math.log(1 - p))), textKey };
+}
+function greedyKey(promptTokens, variant) {
+  let h = 2166136261;
+  for (let t of promptTokens)
+    for (let i = 0; i < t.length; i++) h = Math.imul(h ^ t.charCodeAt(i), 16777619) >>> 0;
+  return h + Math.imul(variant, 7919) >>> 0;
 }
 
 // src/mock/chunks.ts
@@ -42259,7 +42551,7 @@ var freetoken = flavor({
     }
     if (url3 === "/v1/stats")
       return {
-        server: { name: "freetoken", version: "0.9.0+tokenbench.mock" },
+        server: { name: "freetoken", version: o.serverVersion ?? "0.9.0+tokenbench.mock" },
         model: { id: o.model, context_length: o.maxModelLen },
         gpus: [{ name: "Mock GPU", vram_mib: 0 }],
         requests_running: e.running,
@@ -42335,7 +42627,7 @@ var sglang = flavor({
     if (url3 === "/get_model_info") return { model_path: o.model, is_generation: !0 };
     if (url3 === "/get_server_info")
       return {
-        version: "0.5.0+tokenbench.mock",
+        version: o.serverVersion ?? "0.5.0+tokenbench.mock",
         model_path: o.model,
         context_length: o.maxModelLen,
         max_running_requests: o.capacity,
@@ -42370,7 +42662,7 @@ var sglang = flavor({
 
 // src/mock/flavors/vllm.ts
 var vllm = flavor({
-  get: (url3) => url3 === "/version" ? { version: "0.11.0+tokenbench.mock" } : void 0,
+  get: (url3, e) => url3 === "/version" ? { version: e.o.serverVersion ?? "0.11.0+tokenbench.mock" } : void 0,
   post(url3, body, promptOf2, e) {
     if (url3 === "/v1/messages/count_tokens") return { input_tokens: promptOf2(!0).length };
     if (url3 !== "/tokenize") return;
@@ -42745,14 +43037,8 @@ var hrMs = () => Number(process.hrtime.bigint()) / 1e6, Engine = class {
     if (httpFault) throw new HttpError(...httpFault);
     if (o.maxQueue !== null && this.active.size >= o.capacity && this.queue.length >= o.maxQueue)
       throw this.rejected++, new HttpError(o.rejectStatus, "server queue is full", "rate_limit_error");
-    let ignoreEos = body.ignore_eos === !0 && fault !== "early_stop", target = maxTokens;
-    if (fault === "early_stop") target = Math.max(1, Math.floor(maxTokens / 2));
-    else if (!ignoreEos) {
-      let p = 1 / Math.max(1, o.meanOutputTokens);
-      target = Math.min(maxTokens, 1 + Math.floor(Math.log(1 - this.rand()) / Math.log(1 - p)));
-    }
-    let now = performance8.now(), r = newReq({
-      seq,
+    let { target, textKey } = outputPlan(body, fault, promptTokens, maxTokens, o, this.rand), now = performance8.now(), r = newReq({
+      seq: textKey ?? seq,
       req,
       res,
       body,
@@ -42814,7 +43100,11 @@ var hrMs = () => Number(process.hrtime.bigint()) / 1e6, Engine = class {
     let o = this.o;
     r.state = "running", this.active.add(r);
     let resumed = r.emitted > 0;
-    resumed || (r.tAdmit = t, this.h.queue.observe((t - r.tArrive) / 1e3), r.cachedTokens = this.cache.lookupAndInsert(r.promptTokens));
+    if (!resumed) {
+      r.tAdmit = t, this.h.queue.observe((t - r.tArrive) / 1e3);
+      let hit = this.cache.lookupAndInsert(r.promptTokens);
+      r.cachedTokens = r.fault === "cache_all" ? r.promptTokens.length : hit;
+    }
     let uncached = resumed ? r.promptTokens.length + r.emitted : r.promptTokens.length - r.cachedTokens, prefill = o.ttftMs + o.prefillMsPer1k * uncached / 1e3;
     !resumed && o.ttftJitterMs > 0 && (prefill += -Math.log(1 - this.rand()) * o.ttftJitterMs), resumed || this.h.prefill.observe(prefill / 1e3), this.flavor.roleChunkAtAdmission && r.stream && !r.roleSent && (r.roleSent = !0, this.write(r, r.api === "responses" ? responsesStart(r) : roleChunk(r)));
     let gen = r.gen;
@@ -43030,6 +43320,22 @@ var ms = (flag, def, help) => number({
     metavar: "ID",
     default: DEFAULT_MOCK_OPTIONS.model,
     help: "served model name"
+  }),
+  answerVariant: number({
+    flag: "answer-variant",
+    input: null,
+    metavar: "N",
+    default: DEFAULT_MOCK_OPTIONS.answerVariant,
+    check: anyInt,
+    what: "an integer",
+    help: "which answers the model gives at temperature 0 (greedy: a function of the prompt); another variant answers every prompt otherwise, as a changed model or kernel might"
+  }),
+  serverVersion: text({
+    flag: "server-version",
+    input: null,
+    metavar: "V",
+    default: DEFAULT_MOCK_OPTIONS.serverVersion,
+    help: "the version the server reports of itself (/version, /get_server_info, /v1/stats), e.g. to try an environment change"
   }),
   ttftMs: ms("ttft-ms", DEFAULT_MOCK_OPTIONS.ttftMs, "base time to first token"),
   prefillMsPer1k: ms("prefill-ms-per-1k", DEFAULT_MOCK_OPTIONS.prefillMsPer1k, "extra prefill per 1,000 uncached prompt tokens"),
@@ -43336,6 +43642,7 @@ function buildDocument(p) {
     ...p.repeats ? { repeats: p.repeats } : {},
     ...p.gpuTelemetry ? { gpu_telemetry: p.gpuTelemetry } : {},
     ...p.ab ? { ab: p.ab } : {},
+    ...p.consistency ? { consistency: p.consistency } : {},
     ...p.kind === "sweep" ? { validity: runValidity([...p.levels, ...p.ab?.blocks.flatMap((b) => b.levels) ?? []]) } : {},
     complete: p.complete
   };
@@ -44133,8 +44440,68 @@ async function prepareSweep(v, config2, o) {
     load,
     salt,
     dataset,
-    ab: basePre ? { pre: { ...basePre, calibration: pre.calibration }, pairs: v.abPairs } : null
+    ab: basePre ? { pre: { ...basePre, calibration: pre.calibration }, pairs: v.abPairs } : null,
+    consistency: v.consistency
   };
+}
+
+// src/core/server/consistency.ts
+import { createHash as createHash4 } from "node:crypto";
+var CONSISTENCY_TOKENS = 32, KEPT_CHARS = 400, TOPICS = [
+  "the boiling point of water at sea level",
+  "how a bicycle stays upright",
+  "why the sky is blue",
+  "what a prime number is",
+  "how bread rises",
+  "the difference between weather and climate",
+  "what a hash table does",
+  "how tides are caused"
+];
+function consistencyPrompt(k) {
+  return `[tokenbench consistency ${k}] In one short paragraph, explain ${TOPICS[k % TOPICS.length]}${k >= TOPICS.length ? ` (variant ${Math.floor(k / TOPICS.length)})` : ""}.`;
+}
+function answerText(json2) {
+  let j = json2, c = j?.choices?.[0];
+  if (typeof c?.message?.content == "string") return c.message.content;
+  if (typeof c?.text == "string") return c.text;
+  if (typeof j?.output_text == "string") return j.output_text;
+  let parts = j?.output?.flatMap((o) => o.content ?? []).map((p) => p.text);
+  return parts && parts.length > 0 && parts.every((p) => typeof p == "string") ? parts.join("") : null;
+}
+async function checkConsistency(target, n) {
+  let outputs = [];
+  for (let k = 0; k < n; k++) {
+    let body = {
+      ...generationBody(
+        target.api,
+        target.model,
+        { prompt: consistencyPrompt(k) },
+        CONSISTENCY_TOKENS,
+        !1
+      ),
+      temperature: 0,
+      seed: 0
+    }, r = await httpCall(url2(target, completionsPath(target.api)), {
+      method: "POST",
+      headers: { ...target.headers },
+      body,
+      timeoutMs: 6e4
+    }), text2 = r.status === 200 ? answerText(r.json) : null;
+    outputs.push(
+      text2 === null ? {
+        prompt: k,
+        sha256: null,
+        text: null,
+        error: r.error ?? `HTTP ${r.status}${r.status === 200 ? ": no answer text in the response" : ""}`
+      } : {
+        prompt: k,
+        sha256: createHash4("sha256").update(text2).digest("hex"),
+        text: text2.slice(0, KEPT_CHARS),
+        error: null
+      }
+    );
+  }
+  return { prompts: n, max_tokens: CONSISTENCY_TOKENS, temperature: 0, seed: 0, outputs };
 }
 
 // src/core/sweep/gear.ts
@@ -44411,7 +44778,7 @@ function levelGpu(i) {
     list3.push(s), byGpu.set(s.index, list3);
   }
   let reason = null;
-  i.died !== null && i.died.t_ms < b && (reason = `the GPU sampler stopped ${((i.died.t_ms - a) / 1e3).toFixed(1)} s into the window (${i.died.reason})`);
+  i.died !== null && i.died.t_ms < b && (reason = i.died.t_ms <= a ? `the GPU sampler had stopped ${((a - i.died.t_ms) / 1e3).toFixed(1)} s before the window (${i.died.reason})` : `the GPU sampler stopped ${((i.died.t_ms - a) / 1e3).toFixed(1)} s into the window (${i.died.reason})`);
   let method = null, perGpu = [...byGpu.entries()].sort((x, y) => x[0] - y[0]).map(([index, all]) => {
     let inside = all.filter((s) => s.t_ms >= a && s.t_ms <= b), num3 = (f) => inside.map(f).filter((v) => v !== null), energy2 = null;
     if (reason === null && inside.length >= MIN_WINDOW_SAMPLES) {
@@ -44836,7 +45203,7 @@ async function runStep(arm, step, c) {
   });
   for (let n of notices.slice(plan.notices.length)) c.notice(n);
   let level = c.hooks ? { ...result, ...await c.hooks.stop(result, measured.run.records) } : result;
-  c.gpu && (level.gpu = await c.gpu.figures(level));
+  c.gpu && (level.gpu = await c.gpu.figures(level), level.validity = withGpuValidity(level));
   let records2 = [...measured.warmup, ...measured.run.records];
   if (c.tag) for (let r of records2) r[c.tag] = step.pass.index;
   return { level, records: records2 };
@@ -44914,7 +45281,8 @@ function stateDocument(state, d, complete, requests) {
     loadGenerator: d.loadGenerator,
     ...d.saturation() ? { saturation: d.saturation() } : {},
     ...d.gpuTelemetry() ? { gpuTelemetry: d.gpuTelemetry() } : {},
-    ...d.abBase ? { ab: abRecord(state, d.abBase) } : {}
+    ...d.abBase ? { ab: abRecord(state, d.abBase) } : {},
+    ...d.consistency ? { consistency: d.consistency } : {}
   });
 }
 function abRecord(state, base) {
@@ -45036,8 +45404,9 @@ async function runSweep(opts) {
     onProgress: opts.onProgress,
     stop: opts.stop,
     offsetsMs: opts.dataset?.offsetsMs ?? null
-  }), d = {
+  }), consistency = opts.consistency ? await checkConsistency(opts.pre.target, opts.consistency) : null, d = {
     pre: opts.pre,
+    consistency,
     config: cfg,
     environment: gear.environment,
     provenance: opts.provenance ?? null,
@@ -45172,7 +45541,8 @@ Commands:
   sweep        closed- or open-loop load sweep: TTFT, ITL, TPOT, E2E, throughput, goodput
   profile      single-stream serving profile: calibration, prefill, decode, prefix cache
   report       re-render the table and SVG/PNG charts from a saved results file
-  compare      base.json vs head.json: deltas and verdicts; exit 1 on a regression
+  compare      base.json vs head.json: verdicts and the gate; exit 1 when the gate fails
+  plan         runs of the base branch: requests, runs or A/B pairs needed to detect a change of X %
   import       import vllm RESULT.json: a vLLM bench serve result into schema v1
   export       export gab|bencher results.json: github-action-benchmark or Bencher Metric Format JSON
   merge        shard documents of one run (--shard i/n on several runners) into one
@@ -45183,6 +45553,7 @@ Commands:
   profile: profileCommand,
   report: reportCommand,
   compare: compareCommand,
+  plan: planCommand,
   import: importCommand,
   export: exportCommand,
   merge: mergeCommand

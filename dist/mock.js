@@ -20,7 +20,9 @@ var FLAVORS = ["vllm", "sglang", "freetoken", "llamacpp", "minimal"], FAULT_KIND
   // usage.completion_tokens of 10^15
   "huge_usage",
   // every content chunk carries a second choice (index 1), as n = 2 would
-  "two_choices"
+  "two_choices",
+  // every prompt reported cached and its prefill skipped, as a response cache would (unasked)
+  "cache_all"
 ], PROTOCOL_VARIANTS = [
   "cr",
   "crlf",
@@ -66,6 +68,8 @@ var DEFAULT_MOCK_OPTIONS = {
   meanOutputTokens: 128,
   defaultMaxTokens: 256,
   seed: 1,
+  serverVersion: null,
+  answerVariant: 0,
   loadTimeS: 0,
   serverTimestamps: !1,
   faults: [],
@@ -280,6 +284,19 @@ function completionBody(r, usage) {
 var VOCAB = "the of and to in is was for on that with as it by at from his her an be this are or which".split(" "), vocabAt = (r, i) => VOCAB[(i + r.seq) % VOCAB.length];
 function generatedTokens(r) {
   return Array.from({ length: r.emitted }, (_, i) => vocabAt(r, i));
+}
+function outputPlan(body, fault, promptTokens, maxTokens, o, rand) {
+  let ignoreEos = body.ignore_eos === !0 && fault !== "early_stop", textKey = body.temperature === 0 ? greedyKey(promptTokens, o.answerVariant) : null;
+  if (fault === "early_stop") return { target: Math.max(1, Math.floor(maxTokens / 2)), textKey };
+  if (ignoreEos) return { target: maxTokens, textKey };
+  let p = 1 / Math.max(1, o.meanOutputTokens), u = textKey === null ? rand() : textKey % 10007 / 10007;
+  return { target: Math.min(maxTokens, 1 + Math.floor(Math.log(1 - u) / Math.log(1 - p))), textKey };
+}
+function greedyKey(promptTokens, variant) {
+  let h = 2166136261;
+  for (let t of promptTokens)
+    for (let i = 0; i < t.length; i++) h = Math.imul(h ^ t.charCodeAt(i), 16777619) >>> 0;
+  return h + Math.imul(variant, 7919) >>> 0;
 }
 
 // src/mock/chunks.ts
@@ -502,7 +519,7 @@ var freetoken = flavor({
     }
     if (url === "/v1/stats")
       return {
-        server: { name: "freetoken", version: "0.9.0+tokenbench.mock" },
+        server: { name: "freetoken", version: o.serverVersion ?? "0.9.0+tokenbench.mock" },
         model: { id: o.model, context_length: o.maxModelLen },
         gpus: [{ name: "Mock GPU", vram_mib: 0 }],
         requests_running: e.running,
@@ -578,7 +595,7 @@ var sglang = flavor({
     if (url === "/get_model_info") return { model_path: o.model, is_generation: !0 };
     if (url === "/get_server_info")
       return {
-        version: "0.5.0+tokenbench.mock",
+        version: o.serverVersion ?? "0.5.0+tokenbench.mock",
         model_path: o.model,
         context_length: o.maxModelLen,
         max_running_requests: o.capacity,
@@ -613,7 +630,7 @@ var sglang = flavor({
 
 // src/mock/flavors/vllm.ts
 var vllm = flavor({
-  get: (url) => url === "/version" ? { version: "0.11.0+tokenbench.mock" } : void 0,
+  get: (url, e) => url === "/version" ? { version: e.o.serverVersion ?? "0.11.0+tokenbench.mock" } : void 0,
   post(url, body, promptOf2, e) {
     if (url === "/v1/messages/count_tokens") return { input_tokens: promptOf2(!0).length };
     if (url !== "/tokenize") return;
@@ -988,14 +1005,8 @@ var hrMs = () => Number(process.hrtime.bigint()) / 1e6, Engine = class {
     if (httpFault) throw new HttpError(...httpFault);
     if (o.maxQueue !== null && this.active.size >= o.capacity && this.queue.length >= o.maxQueue)
       throw this.rejected++, new HttpError(o.rejectStatus, "server queue is full", "rate_limit_error");
-    let ignoreEos = body.ignore_eos === !0 && fault !== "early_stop", target = maxTokens;
-    if (fault === "early_stop") target = Math.max(1, Math.floor(maxTokens / 2));
-    else if (!ignoreEos) {
-      let p = 1 / Math.max(1, o.meanOutputTokens);
-      target = Math.min(maxTokens, 1 + Math.floor(Math.log(1 - this.rand()) / Math.log(1 - p)));
-    }
-    let now = performance3.now(), r = newReq({
-      seq,
+    let { target, textKey } = outputPlan(body, fault, promptTokens, maxTokens, o, this.rand), now = performance3.now(), r = newReq({
+      seq: textKey ?? seq,
       req,
       res,
       body,
@@ -1057,7 +1068,11 @@ var hrMs = () => Number(process.hrtime.bigint()) / 1e6, Engine = class {
     let o = this.o;
     r.state = "running", this.active.add(r);
     let resumed = r.emitted > 0;
-    resumed || (r.tAdmit = t, this.h.queue.observe((t - r.tArrive) / 1e3), r.cachedTokens = this.cache.lookupAndInsert(r.promptTokens));
+    if (!resumed) {
+      r.tAdmit = t, this.h.queue.observe((t - r.tArrive) / 1e3);
+      let hit = this.cache.lookupAndInsert(r.promptTokens);
+      r.cachedTokens = r.fault === "cache_all" ? r.promptTokens.length : hit;
+    }
     let uncached = resumed ? r.promptTokens.length + r.emitted : r.promptTokens.length - r.cachedTokens, prefill = o.ttftMs + o.prefillMsPer1k * uncached / 1e3;
     !resumed && o.ttftJitterMs > 0 && (prefill += -Math.log(1 - this.rand()) * o.ttftJitterMs), resumed || this.h.prefill.observe(prefill / 1e3), this.flavor.roleChunkAtAdmission && r.stream && !r.roleSent && (r.roleSent = !0, this.write(r, r.api === "responses" ? responsesStart(r) : roleChunk(r)));
     let gen = r.gen;

@@ -51,9 +51,16 @@ export function headerLine(text: string): string | null {
   if (t.startsWith("/*")) body = t.slice(2, t.indexOf("*/")).replace(/^\s*\*+ ?/gm, "");
   else if (t.startsWith("//")) body = (/^(?:\/\/.*\n?)+/.exec(t)?.[0] ?? "").replace(/^\/\/+ ?/gm, "");
   else return null;
-  const flat = body.replace(/\s+/g, " ").trim();
-  // The first sentence: up to a full stop followed by a space (not inside "e.g." or a version).
-  const m = /^(.+?[.:;])(?= [A-Z(`"]|$)/.exec(flat);
+  // The opening paragraph, up to a blank line, a list, or the line that introduces one.
+  const lines: string[] = [];
+  for (const line of body.trim().split("\n")) {
+    if (line.trim() === "" || /^\s*[-*] /.test(line)) break;
+    lines.push(line);
+    if (/:\s*$/.test(line)) break;
+  }
+  const flat = lines.join(" ").replace(/\s+/g, " ").trim();
+  // Its first sentence: up to a stop followed by a capital (not "e.g." or a version number).
+  const m = /^(.+?[.;])(?= [A-Z(`"]|$)/.exec(flat);
   const first = (m?.[1] ?? flat).replace(/[.:;]$/, "");
   return first === "" ? null : first;
 }

@@ -2,7 +2,8 @@
 // A stand-in for nvidia-smi that replays a known trace: each GPU at a constant power
 // (FAKE_SMI_GPUS="0:300,1:150", index:watts), its energy counter exactly power × time since start
 // on the timestamps it prints, so a window's energy is known to the joule. FAKE_SMI_EXIT_AFTER_MS
-// makes the looping process die that long after it started (a sampler lost mid-level).
+// makes the looping process die that long after it started (a sampler lost mid-level);
+// FAKE_SMI_DRIVER is the driver version it reports (another environment).
 const args = process.argv.slice(2);
 const q = (args.find((a) => a.startsWith("--query-gpu=")) ?? "").slice("--query-gpu=".length);
 const gpus = (process.env.FAKE_SMI_GPUS ?? "0:300").split(",").map((g) => {
@@ -15,7 +16,7 @@ if (q === "index,uuid,name") {
   process.exit(0);
 }
 if (q === "name,memory.total,driver_version") {
-  for (const _ of gpus) console.log(`${name}, 81559, 999.99`);
+  for (const _ of gpus) console.log(`${name}, 81559, ${process.env.FAKE_SMI_DRIVER ?? "999.99"}`);
   process.exit(0);
 }
 const li = args.indexOf("-lms");

@@ -10,11 +10,13 @@ import { benchmarkName } from "../shared/measures.ts";
 import { gpuTelemetryText } from "../shared/testbed.ts";
 import { documentEvidence, judgeNothing, type VerdictRow, type VerdictSummary } from "../shared/verdict.ts";
 import {
+  consistencyLine,
   environmentLine,
   evidenceLine,
   formatValue,
   gateLine,
   headline,
+  invalidLevelLines,
   methodText,
   othersLine,
   rowCells,
@@ -159,6 +161,7 @@ export function renderComment(input: CommentInput, limit = BUDGET): string {
   const sha = short ? `\`${short}\`` : "this run";
   const baseBranch = `<code>${mdText(input.baseBranch ?? "", 60)}</code>`;
   const env = summary ? environmentLine(summary) : null;
+  const answers = summary ? consistencyLine(summary) : null;
   const others = summary ? othersLine(summary) : null;
   const verdictLines =
     summary === null
@@ -171,16 +174,15 @@ export function renderComment(input: CommentInput, limit = BUDGET): string {
             ...(env ? [`**${mdText(env, 500)}** Every row below is judged across it.`, ""] : []),
             `**${mdText(headline(summary), 1000)}**`,
             "",
+            ...(answers
+              ? [
+                  `${summary.consistency!.differ > 0 ? "⚠️ **" : ""}${mdText(answers, 600)}${summary.consistency!.differ > 0 ? "**" : ""}`,
+                  "",
+                ]
+              : []),
             `<sub>${summary.rows.length} measures judged ${mdText(evidenceLine(summary, verdict!.baseName), 400)}. ${mdText(gateLine(summary), 400)}${others ? ` ${mdText(others, 300)}` : ""}</sub>`,
           ];
-  const invalid =
-    doc.kind === "sweep"
-      ? doc.levels.flatMap((l) =>
-          (l.validity?.reasons ?? [])
-            .filter((x) => x.code !== "too_few_samples")
-            .map((x) => `c=${l.level}: ${x.text}`),
-        )
-      : [];
+  const invalid = invalidLevelLines(doc);
   const steadyLine =
     invalid.length > 0
       ? [

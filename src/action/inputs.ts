@@ -10,7 +10,7 @@ import { SWEEP } from "../core/settings/sweep-table.ts";
 import { CONNECTION, GATING, LOAD, PROFILE } from "../core/settings/table.ts";
 import { BoundError, sweepConfigOf } from "../core/sweep/config.ts";
 import { UsageError } from "../schema/errors.ts";
-import type { SweepConfig } from "../schema/v1.ts";
+import type { ResultDocument, SweepConfig } from "../schema/v1.ts";
 import { parseRules, RulesError } from "../shared/rules.ts";
 
 /** A usage error that names the Action input at fault. */
@@ -32,6 +32,21 @@ export type ActionInputs = Values<typeof ACTION_INPUTS> & {
 };
 
 type Get = (name: string) => string;
+
+/**
+ * The rules this job judges with, as a document stores them: whatever the service shows of the
+ * run (its badge, trend and pages) judges it as this job's comment did. Set from the job's own
+ * inputs on every document it uploads, measured here or published from another job's artifact
+ * (whose own rules are not trusted: a pull request's job could loosen them).
+ */
+export function verdictRulesOf(inputs: ActionInputs): NonNullable<ResultDocument["verdict_rules"]> {
+  return {
+    thresholds: inputs.thresholds,
+    gate: inputs.gate,
+    fwer_pct: inputs.gateFwer,
+    fail_on: inputs.failOn ?? (inputs.failOnRegression ? "warning" : null),
+  };
+}
 
 export function readInputs(get: Get): ActionInputs {
   const byLabel = new Map(

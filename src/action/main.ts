@@ -16,7 +16,7 @@ import { uploadArtifact } from "./artifact.ts";
 import { benchmarkSet, GitHubError, renderComment, stickyMarker, upsertStickyComment } from "./comment.ts";
 import { type Payload, type RunContext, runContext } from "./context.ts";
 import { fail } from "./failure.ts";
-import { type ActionInputs, readInputs } from "./inputs.ts";
+import { type ActionInputs, readInputs, verdictRulesOf } from "./inputs.ts";
 import { measure } from "./measure.ts";
 import { type Docs, mergedDocs, publishedDocs } from "./modes.ts";
 import { recentChangePoints } from "./publish.ts";
@@ -37,10 +37,12 @@ interface Outcome {
 
 /** The documents of this run: published (workflow_run), merged (shards) or measured here. */
 function documents(inputs: ActionInputs, ctx: RunContext, payload: Payload | null): Promise<Docs> {
-  if (inputs.publishResults !== null) return publishedDocs(inputs, inputs.publishResults, ctx, payload);
+  const rules = verdictRulesOf(inputs);
+  if (inputs.publishResults !== null)
+    return publishedDocs(inputs, inputs.publishResults, ctx, payload, rules);
   if (inputs.mergeResults !== null)
     return Promise.resolve(
-      mergedDocs(inputs.mergeResults, ctx, inputs.resultsDir, inputs.mergeClockToleranceMs),
+      mergedDocs(inputs.mergeResults, ctx, inputs.resultsDir, rules, inputs.mergeClockToleranceMs),
     );
   return measure(inputs, ctx);
 }

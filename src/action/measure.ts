@@ -15,7 +15,7 @@ import { runSweep } from "../core/sweep/sweep.ts";
 import { TokenbenchError, UsageError } from "../schema/errors.ts";
 import { type RunContext, workspace } from "./context.ts";
 import { fail } from "./failure.ts";
-import type { ActionInputs } from "./inputs.ts";
+import { type ActionInputs, verdictRulesOf } from "./inputs.ts";
 import type { Docs } from "./modes.ts";
 import { logTail, startServer } from "./server-process.ts";
 
@@ -86,12 +86,7 @@ export async function measure(inputs: ActionInputs, ctx: RunContext): Promise<Do
     testbed: { name: inputs.testbed, engine_flags: inputs.serverCommand },
     runnerName: ctx.runnerName,
     // judged with these wherever it is shown (the service's badge, trend and pages too)
-    verdictRules: {
-      thresholds: inputs.thresholds,
-      gate: inputs.gate,
-      fwer_pct: inputs.gateFwer,
-      fail_on: inputs.failOn ?? (inputs.failOnRegression ? "warning" : null),
-    },
+    verdictRules: verdictRulesOf(inputs),
   };
   const docs: Docs = [];
   await core.group("sweep", async () => {

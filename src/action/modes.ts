@@ -25,13 +25,15 @@ const list = (s: string) =>
 
 /**
  * The artifact supplies measurements only; where the results belong (repository, PR, branch,
- * commit, run) comes from the trusted event and the GitHub API, never from the artifact.
+ * commit, run) comes from the trusted event and the GitHub API, and the rules they are judged
+ * with from this job's inputs, never from the artifact.
  */
 export async function publishedDocs(
   inputs: { githubToken: string | null },
   files: string,
   ctx: RunContext,
   payload: Payload | null,
+  rules: ResultDocument["verdict_rules"],
 ): Promise<Docs> {
   const git = { ...ctx.git };
   if (git.pr_number === null && inputs.githubToken && ctx.repository) {
@@ -57,7 +59,8 @@ export async function publishedDocs(
     } catch (err) {
       fail(`input "publish-results": ${path}: ${(err as Error).message}`);
     }
-    const trusted: ResultDocument = { ...doc, repository: ctx.repository, git };
+    // Where it belongs and how it is judged come from this trusted job, never from the artifact.
+    const trusted: ResultDocument = { ...doc, repository: ctx.repository, git, verdict_rules: rules };
     const problems = uploadIssues(trusted, Date.now());
     if (problems.length > 0)
       fail(
@@ -69,7 +72,13 @@ export async function publishedDocs(
 }
 
 /** The shards of one run (a matrix's shard jobs, same workflow run) as one document in `dir`. */
-export function mergedDocs(files: string, ctx: RunContext, dir: string, toleranceMs?: number): Docs {
+export function mergedDocs(
+  files: string,
+  ctx: RunContext,
+  dir: string,
+  rules: ResultDocument["verdict_rules"],
+  toleranceMs?: number,
+): Docs {
   try {
     const shards = list(files).map((path) => ({
       path,
@@ -78,7 +87,12 @@ export function mergedDocs(files: string, ctx: RunContext, dir: string, toleranc
     const merged = mergeShards(shards, toleranceMs === undefined ? {} : { toleranceMs });
     const out = join(dir, "results.json");
     assertWritable(out);
-    const doc: ResultDocument = { ...merged.doc, repository: ctx.repository, git: ctx.git };
+    const doc: ResultDocument = {
+      ...merged.doc,
+      repository: ctx.repository,
+      git: ctx.git,
+      verdict_rules: rules,
+    };
     writeResults(doc, out, merged.records, "inline");
     core.info(`merged ${shards.length} shards (${merged.records.length} requests) into ${out}`);
     core.info(markdownReport(doc));

@@ -1,10 +1,11 @@
-/** `tokenbench report | compare | import | export`: working with saved result documents. */
+/** `tokenbench report | compare | plan | import | export | merge`: working with saved result documents. */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { compareDocuments, compareMarkdown } from "../core/documents/compare.ts";
 import { exportBencher, exportGab } from "../core/documents/export.ts";
 import { ImportError, importVllmMany, vllmResultsIn } from "../core/documents/import-vllm.ts";
 import { mergeShards } from "../core/documents/merge.ts";
+import { planMarkdown, planRun } from "../core/documents/plan.ts";
 import { ResultsFileError, readResults, writeResults } from "../core/results/files.ts";
 import { writePlots } from "../core/results/plots.ts";
 import { markdownReport, markdownTable } from "../core/results/report.ts";
@@ -22,7 +23,7 @@ import {
 } from "../shared/rules.ts";
 import { summaryFails } from "../shared/verdict.ts";
 import { headline } from "../shared/verdict-text.ts";
-import { sloGiven } from "../shared/workload.ts";
+import { sloGiven, workloadDiff } from "../shared/workload.ts";
 import { parseCommand, plotsDir } from "./command.ts";
 
 function loadDoc(path: string | undefined, what: string): ResultDocument {
@@ -59,6 +60,53 @@ export async function reportCommand(argv: string[]): Promise<number> {
   const files = await writePlots(doc, dir, { png: v.png, ...(baseline ? { baseline } : {}) });
   if (doc.kind === "sweep") process.stdout.write(`${markdownReport(doc)}\n`);
   process.stderr.write(`wrote ${files.length} charts to ${dir}: ${files.map((f) => f.name).join(", ")}\n`);
+  return 0;
+}
+
+export async function planCommand(argv: string[]): Promise<number> {
+  const { format, out, detectPct } = TOOLS;
+  const { gate, gateFwer } = GATING;
+  const p = parseCommand(
+    argv,
+    { format, out, detectPct, gate, gateFwer },
+    `tokenbench plan run.json run.json [more runs ...]
+  how big a run must be to detect a change of --detect-pct (default 10 %), from two or more runs
+  of one workload on one testbed (a history of its base branch): each measure's noise between
+  runs split into what its requests make (shrinks with more requests) and the rest (run-to-run:
+  only more runs of history or an A/B job see past it), the change each row can detect now at
+  80 % power as the gate judges it, and the requests per level, runs of history or A/B pairs that
+  would detect --detect-pct, with their minutes (CONCEPTS.md "Planning a run"). Exit 0, or 2 for
+  usage errors.`,
+  );
+  if (p === null) return 0;
+  const v = p.values;
+  if (p.positionals.length < 2)
+    throw new UsageError("expected two or more results files of one workload (runs of the base branch)");
+  const docs = p.positionals.map((path) => loadDoc(path, "results file"));
+  const sweeps = docs.filter((d) => d.kind === "sweep");
+  if (sweeps.length < 2)
+    throw new UsageError("plan needs two or more sweep documents (a profile has no levels to plan)");
+  for (const [i, d] of sweeps.entries()) {
+    const diff = workloadDiff(sweeps[0]!, d);
+    if (diff.length > 0)
+      throw new UsageError(
+        `${p.positionals[i]} measured another workload than ${p.positionals[0]} (${workloadText(diff.map((x) => ({ field: x.field, base: x.a, head: x.b })))}): plan from runs of one workload`,
+      );
+  }
+  try {
+    parseGate(v.gate);
+  } catch (err) {
+    if (err instanceof RulesError) throw new UsageError(`--gate: ${err.message}`, "--gate");
+    throw err;
+  }
+  const o = { detectPct: v.detectPct, gate: v.gate, fwerPct: v.gateFwer };
+  const rows = planRun(sweeps, o);
+  const text =
+    v.format === "json"
+      ? `${JSON.stringify({ detect_pct: v.detectPct, rows }, null, 1)}\n`
+      : `${planMarkdown(rows, o)}\n`;
+  if (v.out !== null) writeFileSync(v.out, text);
+  else process.stdout.write(text);
   return 0;
 }
 
@@ -137,7 +185,7 @@ export async function compareCommand(argv: string[]): Promise<number> {
   const text =
     v.format === "json"
       ? `${JSON.stringify({ base: basePaths, head: headPath, headline: headline(summary), fail_on: failOn, failed, ...summary }, null, 1)}\n`
-      : `${compareMarkdown(summary, baseName)}\n`;
+      : `${compareMarkdown(summary, baseName, head.doc)}\n`;
   const outFile = v.out;
   if (outFile) {
     mkdirSync(dirname(outFile), { recursive: true });

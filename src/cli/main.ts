@@ -8,6 +8,7 @@ import {
   exportCommand,
   importCommand,
   mergeCommand,
+  planCommand,
   reportCommand,
 } from "./document-commands.ts";
 import { mockCommand } from "./mock-command.ts";
@@ -22,7 +23,8 @@ Commands:
   sweep        closed- or open-loop load sweep: TTFT, ITL, TPOT, E2E, throughput, goodput
   profile      single-stream serving profile: calibration, prefill, decode, prefix cache
   report       re-render the table and SVG/PNG charts from a saved results file
-  compare      base.json vs head.json: deltas and verdicts; exit 1 on a regression
+  compare      base.json vs head.json: verdicts and the gate; exit 1 when the gate fails
+  plan         runs of the base branch: requests, runs or A/B pairs needed to detect a change of X %
   import       import vllm RESULT.json: a vLLM bench serve result into schema v1
   export       export gab|bencher results.json: github-action-benchmark or Bencher Metric Format JSON
   merge        shard documents of one run (--shard i/n on several runners) into one
@@ -35,6 +37,7 @@ const COMMANDS: Record<string, (argv: string[]) => Promise<number>> = {
   profile: profileCommand,
   report: reportCommand,
   compare: compareCommand,
+  plan: planCommand,
   import: importCommand,
   export: exportCommand,
   merge: mergeCommand,

@@ -15,9 +15,11 @@ import { mean, predictionInterval } from "../shared/statistics.ts";
 import { gpuTelemetryText } from "../shared/testbed.ts";
 import { trendSpec } from "../shared/trend-spec.ts";
 import {
+  consistencyLine,
   environmentLine,
   evidenceLine,
   gateLine,
+  invalidLine,
   methodText,
   othersLine,
   rowCells,
@@ -255,8 +257,9 @@ function verdictSection(cmp: CompareResponse | null): { summary: string; table: 
     };
   const withInterval = cmp.rows.some((r) => r.interval_pct !== null || r.interval_pp !== null);
   const env = environmentLine(cmp);
+  const answers = consistencyLine(cmp);
   const others = othersLine(cmp);
-  const summary = `<section class="verdict" data-regressed="${cmp.counts.regressed}" data-gate="${attr(cmp.gate.status)}"><h2>Against ${esc(cmp.base_branch)}</h2>${env ? `<p class="env">${esc(env)}</p>` : ""}<p class="headline">${esc(cmp.headline)}</p><p class="muted">${cmp.rows.length} measures judged ${esc(evidenceLine(cmp, cmp.base_name))}; rules <code>${esc(cmp.rules)}</code>. ${esc(gateLine(cmp))}${others ? ` ${esc(others)}` : ""}</p></section>`;
+  const summary = `<section class="verdict" data-regressed="${cmp.counts.regressed}" data-gate="${attr(cmp.gate.status)}"><h2>Against ${esc(cmp.base_branch)}</h2>${env ? `<p class="env">${esc(env)}</p>` : ""}<p class="headline">${esc(cmp.headline)}</p>${answers ? `<p class="answers">${esc(answers)}</p>` : ""}<p class="muted">${cmp.rows.length} measures judged ${esc(evidenceLine(cmp, cmp.base_name))}; rules <code>${esc(cmp.rules)}</code>. ${esc(gateLine(cmp))}${others ? ` ${esc(others)}` : ""}</p></section>`;
   const table = `<h2>Every measure</h2><div class="scroll"><table class="verdicts"><thead><tr><th>benchmark</th><th>measure</th><th>baseline</th><th>this run</th><th>Δ</th>${withInterval ? "<th>interval</th>" : ""}<th>method</th><th>verdict</th></tr></thead><tbody>${cmp.rows
     .map(
       (row) =>
@@ -343,7 +346,8 @@ async function runPage(id: string): Promise<void> {
       )
       .join("")}</tbody></table></div><p class="muted">Times in ms.</p>`;
   }
-  body.innerHTML = `${meta}${verdict.summary}<div class="grid" id="curves"></div>${verdict.table}${table ? `<h2>This run, per level</h2>${table}` : ""}`;
+  const notValid = invalidLine(doc);
+  body.innerHTML = `${meta}${verdict.summary}${notValid ? `<p class="invalid">${esc(notValid)}</p>` : ""}<div class="grid" id="curves"></div>${verdict.table}${table ? `<h2>This run, per level</h2>${table}` : ""}`;
   const grid = document.getElementById("curves")!;
   for (const [name, spec] of Object.entries(documentSpecs(doc, baselineDoc))) {
     const div = document.createElement("div");

@@ -20,6 +20,7 @@ import {
   type MockApi,
   type MockStats,
   newReq,
+  outputPlan,
   type Req,
   validateCompletion,
 } from "./request.ts";
@@ -142,17 +143,10 @@ export class Engine implements EngineView {
       this.rejected++;
       throw new HttpError(o.rejectStatus, "server queue is full", "rate_limit_error");
     }
-    const ignoreEos = body.ignore_eos === true && fault !== "early_stop";
-    let target = maxTokens;
-    if (fault === "early_stop") target = Math.max(1, Math.floor(maxTokens / 2));
-    else if (!ignoreEos) {
-      // Geometric with the configured mean, capped by max_tokens.
-      const p = 1 / Math.max(1, o.meanOutputTokens);
-      target = Math.min(maxTokens, 1 + Math.floor(Math.log(1 - this.rand()) / Math.log(1 - p)));
-    }
+    const { target, textKey } = outputPlan(body, fault, promptTokens, maxTokens, o, this.rand);
     const now = performance.now();
     const r = newReq({
-      seq,
+      seq: textKey ?? seq,
       req,
       res,
       body,
@@ -243,7 +237,9 @@ export class Engine implements EngineView {
     if (!resumed) {
       r.tAdmit = t;
       this.h.queue.observe((t - r.tArrive) / 1000);
-      r.cachedTokens = this.cache.lookupAndInsert(r.promptTokens);
+      const hit = this.cache.lookupAndInsert(r.promptTokens);
+      // cache_all: a response cache in front of the model serves every prompt whole, unasked.
+      r.cachedTokens = r.fault === "cache_all" ? r.promptTokens.length : hit;
     }
     const uncached = resumed ? r.promptTokens.length + r.emitted : r.promptTokens.length - r.cachedTokens;
     let prefill = o.ttftMs + (o.prefillMsPer1k * uncached) / 1000;

@@ -16,7 +16,8 @@ export type FaultKind =
   | "error_body"
   | "early_stop"
   | "huge_usage"
-  | "two_choices";
+  | "two_choices"
+  | "cache_all";
 export const FAULT_KINDS: readonly FaultKind[] = [
   "http500",
   "http503",
@@ -37,6 +38,8 @@ export const FAULT_KINDS: readonly FaultKind[] = [
   "huge_usage",
   // every content chunk carries a second choice (index 1), as n = 2 would
   "two_choices",
+  // every prompt reported cached and its prefill skipped, as a response cache would (unasked)
+  "cache_all",
 ];
 
 /** Ways of writing the event stream that the SSE standard allows and servers use. */
@@ -124,6 +127,10 @@ export interface MockOptions {
   meanOutputTokens: number;
   defaultMaxTokens: number;
   seed: number;
+  /** Which answers the model gives at temperature 0 (another variant answers every prompt otherwise). */
+  answerVariant: number;
+  /** The version the server reports of itself (null: the flavour's own "+tokenbench.mock" version). */
+  serverVersion: string | null;
   /** Seconds of "loading" after start: health says so and completions get 503. */
   loadTimeS: number;
   /** Put the server's monotonic send time (`tokenbench_server_ts_ms`) into every chunk. */
@@ -165,6 +172,8 @@ export const DEFAULT_MOCK_OPTIONS: MockOptions = {
   meanOutputTokens: 128,
   defaultMaxTokens: 256,
   seed: 1,
+  serverVersion: null,
+  answerVariant: 0,
   loadTimeS: 0,
   serverTimestamps: false,
   faults: [],

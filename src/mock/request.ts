@@ -10,6 +10,7 @@ export type MockApi = "chat" | "completions" | "responses";
 export interface Req {
   /** The server's options (read-only). */
   o: MockOptions;
+  /** Where the request's text starts in the vocabulary: its arrival order, or a greedy answer's key. */
   seq: number;
   id: string;
   res: ServerResponse;
@@ -221,4 +222,35 @@ export const vocabAt = (r: Req, i: number): string => VOCAB[(i + r.seq) % VOCAB.
 /** Every token a request generated, in order. */
 export function generatedTokens(r: Req): string[] {
   return Array.from({ length: r.emitted }, (_, i) => vocabAt(r, i));
+}
+
+/**
+ * How long a request's answer is and where its text starts: max_tokens with ignore_eos, half of it
+ * under the early_stop fault (ignore_eos ignored), else geometric with the configured mean. At
+ * temperature 0 the answer (text and length) is a function of the prompt, as greedy decoding's is,
+ * moved only by the server's --answer-variant; otherwise it follows the arrival order.
+ */
+export function outputPlan(
+  body: Record<string, unknown>,
+  fault: FaultKind | null,
+  promptTokens: readonly string[],
+  maxTokens: number,
+  o: MockOptions,
+  rand: () => number,
+): { target: number; textKey: number | null } {
+  const ignoreEos = body.ignore_eos === true && fault !== "early_stop";
+  const textKey = body.temperature === 0 ? greedyKey(promptTokens, o.answerVariant) : null;
+  if (fault === "early_stop") return { target: Math.max(1, Math.floor(maxTokens / 2)), textKey };
+  if (ignoreEos) return { target: maxTokens, textKey };
+  const p = 1 / Math.max(1, o.meanOutputTokens);
+  const u = textKey === null ? rand() : (textKey % 10_007) / 10_007;
+  return { target: Math.min(maxTokens, 1 + Math.floor(Math.log(1 - u) / Math.log(1 - p))), textKey };
+}
+
+/** A greedy answer's key: FNV-1a of the prompt's tokens, moved by the server's answer variant. */
+function greedyKey(promptTokens: readonly string[], variant: number): number {
+  let h = 0x811c9dc5;
+  for (const t of promptTokens)
+    for (let i = 0; i < t.length; i++) h = Math.imul(h ^ t.charCodeAt(i), 0x01000193) >>> 0;
+  return (h + Math.imul(variant, 7919)) >>> 0;
 }

@@ -94,3 +94,29 @@ export const GpuTelemetry = z.object({
   died: z.object({ t_ms: num, reason: z.string() }).nullable(),
   samples: z.array(GpuSampleRecord).nullable(),
 });
+
+/**
+ * The output-consistency check (`--consistency N`, core/server/consistency.ts): N fixed prompts at
+ * temperature 0 with a fixed seed, each answer's SHA-256 and its first characters.
+ */
+export const ConsistencyRecord = z.object({
+  prompts: z.number().int().min(1).max(100),
+  max_tokens: z.number().int().positive(),
+  temperature: z.number(),
+  seed: z.number().int(),
+  outputs: z
+    .array(
+      z.object({
+        prompt: z.number().int().nonnegative(),
+        sha256: z
+          .string()
+          .regex(/^[0-9a-f]{64}$/)
+          .nullable(),
+        text: z.string().max(400).nullable(),
+        /** Why there is no answer (the request failed, or the response had no text). */
+        error: z.string().max(500).nullable(),
+      }),
+    )
+    .max(100),
+});
+export type ConsistencyRecord = z.infer<typeof ConsistencyRecord>;

@@ -8,7 +8,14 @@
 import { z } from "zod";
 import { nullableNum, num } from "./common.ts";
 import { PromptCalibration, SweepConfig } from "./config.ts";
-import { GpuTelemetry, LoadGenerator, Saturation, SentSamples, VerdictRules } from "./document-parts.ts";
+import {
+  ConsistencyRecord,
+  GpuTelemetry,
+  LoadGenerator,
+  Saturation,
+  SentSamples,
+  VerdictRules,
+} from "./document-parts.ts";
 import { TokenbenchError } from "./errors.ts";
 import {
   AdmissionSummary,
@@ -24,7 +31,7 @@ import { RequestRecord } from "./request-record.ts";
 
 export { RequestError } from "./common.ts";
 export * from "./config.ts";
-export type { GpuSampleRecord } from "./document-parts.ts";
+export type { ConsistencyRecord, GpuSampleRecord } from "./document-parts.ts";
 export * from "./level-parts.ts";
 export * from "./profile.ts";
 export * from "./request-record.ts";
@@ -294,6 +301,8 @@ export const ResultDocument = z
     validity: RunValidity.optional(),
     /** The rules the run is judged with (document-parts.ts). */
     verdict_rules: VerdictRules.nullable().optional(),
+    /** `--consistency N`: the answers to N fixed prompts at temperature 0 (document-parts.ts). */
+    consistency: ConsistencyRecord.optional(),
     complete: z.boolean(),
   })
   .superRefine((d, ctx) => {

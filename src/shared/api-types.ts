@@ -74,8 +74,10 @@ export interface ChangePointsResponse {
   benchmark: string;
   measure: MeasureDef;
   branch: string;
-  /** Runs of the series searched, oldest first. */
+  /** Runs of the series searched, oldest first (valid runs only). */
   points: number;
+  /** Runs of the series left out because they are not valid (they move no change point). */
+  invalid_left_out: number;
   min_segment: number;
   p_value: number;
   change_points: (ChangePoint & { run_id: string; commit_sha: string | null; created_at: string })[];

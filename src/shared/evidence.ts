@@ -42,6 +42,8 @@ export interface RunFigures {
   invalid: string | null;
   /** What it ran on (shared/environment-diff.ts), where known. */
   env?: Record<string, string | null>;
+  /** Its answers to the fixed prompts of `--consistency` (shared/consistency.ts), where it asked them. */
+  answers?: ResultDocument["consistency"] | null;
 }
 
 export type SampleSource = (level: number, measure: string) => Grouped | null;
@@ -116,6 +118,7 @@ export function runFigures(
     facts: new Map(levels.map((l) => [benchmarkName(l), levelFacts(l)])),
     invalid: runInvalid(doc, levels),
     env: environmentFacts(doc),
+    answers: doc.consistency ?? null,
   };
 }
 

@@ -2,11 +2,13 @@
  * The gate: one decision per pull request from the gated rows (shared/rules.ts `Gate`), judged
  * one-sided in the bad direction with the family-wise error rate across them held at `fwer`
  * (CONCEPTS.md §13 "The gate"):
- *   - ratio rows (throughput, latency) by a single-step max-t over the rows, whose critical value
- *     comes from their common correlation (shared/gate-stats.ts): rows that move together (a slow
- *     job is slow everywhere) cost less of the error rate than independent ones;
+ *   - the all-levels ratio rows (throughput, latency over the whole curve) by a single-step max-t,
+ *     whose critical value comes from their correlation (shared/gate-stats.ts): rows that move
+ *     together (a slow job is slow everywhere) cost less of the error rate than independent ones;
+ *   - each level's ratio rows, a backstop for a change at one level, by Bonferroni;
  *   - share rows (error rate, SLO pass) by the exact test per request, Bonferroni over them, with
- *     a tenth of the error rate (a server that breaks is far beyond any bound);
+ *     a twentieth of the error rate (a server that breaks is far beyond any bound: 0 → 25 % of 64
+ *     requests has p < 10⁻⁸);
  *   - a gated row the head has no value for is a failure (something broke, not noise).
  * Only evidence that sees the noise between jobs can fail ratio rows: a base history or A/B
  * blocks. Pure and seeded.
@@ -44,8 +46,9 @@ export interface GateRow {
   higher?: boolean;
   /** Share rows: the counts and the smallest change in points that counts. */
   share?: { base: ShareCounts; head: ShareCounts; pRise: number; deltaPp: number; minPp: number };
-  /** Why not judged (for the gate's words). */
+  /** Why not judged, in a few words, and where (for the gate's words). */
   why?: string;
+  where?: string;
 }
 
 export interface GateOutcome {
@@ -70,8 +73,15 @@ export interface GateOutcome {
 }
 
 const POWER = 0.8;
-/** The all-levels rows' share of the ratio rows' error rate: a whole curve moving is the common case. */
-const CURVE_SHARE = 0.8;
+/**
+ * The all-levels rows' share of the ratio rows' error rate. A whole curve moving is the common
+ * case, and each all-levels row averages its levels' own noise; the level rows keep a twentieth,
+ * enough to fail on a large change at one level (a critical value near 4 at 10 base jobs), since
+ * at a fifth they cost the all-levels rows about 7 points of power for a 10 % change at 3 % noise.
+ */
+const CURVE_SHARE = 0.95;
+/** The share rows' part of the error rate when ratio rows can gate too. */
+const SHARE_PART = 1 / 20;
 
 /** A tier's max-t critical value: its rows in the design's order, their shrunk correlation. */
 function tierCritical(
@@ -116,7 +126,7 @@ export function decideGate(
     status: "passed",
     fwer_pct: o.fwerPct,
     procedure:
-      "max-t over the all-levels rows (4/5 of the rate) and over the level rows (1/5), from their correlation; exact test per share row (1/10)",
+      "max-t over the all-levels rows (19/20 of the rate, from their correlation), Bonferroni over the level rows (1/20), exact test per share row (1/20)",
     rows: rows.length,
     judged: 0,
     failed: [],
@@ -131,7 +141,7 @@ export function decideGate(
   const ratio = rows.filter((r) => r.kind === "ratio");
   const share = rows.filter((r) => r.kind === "share");
   const canGate = evidence === "history" || evidence === "ab";
-  const shareAlpha = share.length === 0 ? 0 : ratio.length > 0 && canGate ? alpha / 10 : alpha;
+  const shareAlpha = share.length === 0 ? 0 : ratio.length > 0 && canGate ? alpha * SHARE_PART : alpha;
   const ratioAlpha = alpha - shareAlpha;
   for (const r of share) {
     const s = r.share!;
@@ -146,25 +156,33 @@ export function decideGate(
   }
   if (canGate && ratio.length > 0 && o.design !== null) {
     // Two tiers: the all-levels rows (a change of the whole curve, each level's noise averaged)
-    // take most of the error rate, each level's rows the rest; a max-t within each (a union bound
-    // between them).
-    const tiers = [ratio.filter((r) => r.tier === "curve"), ratio.filter((r) => r.tier !== "curve")].filter(
-      (t) => t.length > 0,
-    );
-    const shareOf = (t: GateRow[]) =>
-      tiers.length === 1 ? 1 : t[0]!.tier === "curve" ? CURVE_SHARE : 1 - CURVE_SHARE;
-    for (const tier of tiers) {
-      const c = tierCritical(tier, o.design, ratioAlpha * shareOf(tier));
-      out.critical[tier[0]!.tier === "curve" ? "curve" : "level"] = c.critical;
-      out.correlation = Math.max(out.correlation ?? 0, c.correlation);
-      for (const r of tier) {
-        const t = r.badLog! / r.se!;
-        const hit = t > c.critical && r.badLog! > r.minLog!;
-        out.regressed[r.key] = hit;
-        const power = r.df! > 0 ? tQuantile(POWER, r.df!) : 0;
-        const x = Math.max(r.minLog!, (c.critical + power) * r.se!);
-        out.detectable[r.key] = 100 * (r.higher ? 1 - Math.exp(-x) : Math.exp(x) - 1);
-        if (hit) out.failed.push(r.key);
+    // take most of the error rate by a max-t over them; each level's rows the rest, Bonferroni
+    // over them (at a twentieth of the rate a max-t gains little over it, and costs a simulation
+    // of every level's rows); a union bound between the tiers.
+    const curve = ratio.filter((r) => r.tier === "curve");
+    const levels = ratio.filter((r) => r.tier !== "curve");
+    const both = curve.length > 0 && levels.length > 0;
+    const judge = (r: GateRow, critical: number) => {
+      const t = r.badLog! / r.se!;
+      const hit = t > critical && r.badLog! > r.minLog!;
+      out.regressed[r.key] = hit;
+      const power = r.df! > 0 ? tQuantile(POWER, r.df!) : 0;
+      const x = Math.max(r.minLog!, (critical + power) * r.se!);
+      out.detectable[r.key] = 100 * (r.higher ? 1 - Math.exp(-x) : Math.exp(x) - 1);
+      if (hit) out.failed.push(r.key);
+    };
+    if (curve.length > 0) {
+      const c = tierCritical(curve, o.design, ratioAlpha * (both ? CURVE_SHARE : 1));
+      out.critical.curve = c.critical;
+      out.correlation = c.correlation;
+      for (const r of curve) judge(r, c.critical);
+    }
+    if (levels.length > 0) {
+      const each = (ratioAlpha * (both ? 1 - CURVE_SHARE : 1)) / levels.length;
+      for (const r of levels) {
+        const critical = tQuantile(1 - each, Math.max(1, r.df!));
+        out.critical.level = Math.max(out.critical.level ?? 0, critical);
+        judge(r, critical);
       }
     }
   } else for (const r of ratio) out.detectable[r.key] = null;
@@ -189,11 +207,21 @@ export function decideGate(
             ? `the base history has ${o.baseRuns} usable run${o.baseRuns === 1 ? "" : "s"}, ${o.minHistory} are needed to gate (or --ab)`
             : `one run each side cannot see run-to-run noise: a base history of ${o.minHistory}+ runs (the results service) or --ab would let it gate`,
     };
-  if (notJudged.length > 0)
+  if (notJudged.length > 0) {
+    // One cause per phrase, with where it held: "head client-bound at c=1, c=4".
+    const byWhy = new Map<string, string[]>();
+    for (const r of notJudged) {
+      const at = (r.where ?? "").replace(/^closed /, "").replace(/^open /, "");
+      const list = byWhy.get(r.why ?? "?") ?? [];
+      if (at && !list.includes(at)) list.push(at);
+      byWhy.set(r.why ?? "?", list);
+    }
+    const causes = [...byWhy].map(([why, at]) => (at.length ? `${why} at ${at.join(", ")}` : why));
     return {
       ...out,
       status: "cannot_judge",
-      reason: `${notJudged.length} gated row${notJudged.length === 1 ? "" : "s"} not judged: ${[...new Set(notJudged.map((r) => r.why ?? "?"))].slice(0, 3).join("; ")}`,
+      reason: `${notJudged.length} gated row${notJudged.length === 1 ? "" : "s"} not judged: ${causes.slice(0, 3).join("; ")}${causes.length > 3 ? `; and ${causes.length - 3} more` : ""}`,
     };
+  }
   return out;
 }

@@ -94,6 +94,28 @@ export function finishDiffers(
   return `finish reasons differ: ${fmt(a)} → ${fmt(b)}`;
 }
 
+/** Each validity reason in a few words, for counts ("6 gated rows not judged: head client-bound at c=1, c=4"). */
+export const REASON_LABEL: Readonly<Record<string, string>> = {
+  client_bound: "client-bound",
+  fell_behind: "the server fell behind",
+  no_steady_state: "no steady state",
+  error_rate: "too many errors",
+  short_output: "outputs shorter than asked",
+  cache_unasked: "cached tokens not asked for",
+  load_shape: "another load than asked",
+  too_few_samples: "too few samples for the percentile",
+  telemetry_gap: "a telemetry gap",
+};
+
+/** The short label of why a key cannot be judged on a side, or null. */
+export function invalidLabel(runs: readonly RunFigures[], benchmark: string, def: MeasureDef): string | null {
+  for (const r of runs) {
+    const hit = r.facts.get(benchmark)?.reasons.find((x) => covers(x, def));
+    if (hit) return REASON_LABEL[hit.code] ?? hit.code;
+  }
+  return null;
+}
+
 /** Why a key cannot be judged on a side (its level's reasons that cover it), or null. */
 export function invalidOn(runs: readonly RunFigures[], benchmark: string, def: MeasureDef): string | null {
   for (const r of runs) {

@@ -189,6 +189,25 @@ export function bootstrapStat(
   };
 }
 
+/**
+ * The standard error of one run's quantile on the log scale, from its requests (whole requests
+ * resampled, as bootstrapStat does): the noise a run's figure has from its requests alone, which
+ * shrinks as 1/√requests. Null where the quantile is not positive.
+ */
+export function samplingSe(g: Grouped, o: { iterations: number; seed: number }): number | null {
+  const groups = groupsOf(g);
+  const q = quantile(g.values, g.q);
+  if (!(q > 0)) return null;
+  const r = rng(o.seed);
+  const buf = new Float64Array(g.values.length * 2 + 16);
+  const logsOf = new Float64Array(o.iterations);
+  for (let i = 0; i < o.iterations; i++) {
+    const x = selectQuantile(resample(groups, r, buf), g.q);
+    logsOf[i] = x > 0 ? Math.log(x) : Math.log(q);
+  }
+  return stddev([...logsOf]);
+}
+
 /** Counts of a share: requests that count against it (errors, SLO misses) out of requests. */
 export interface ShareCounts {
   bad: number;

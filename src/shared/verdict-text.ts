@@ -3,6 +3,8 @@
  * verdict, used by the terminal, the PR comment and the dashboard alike, so they say the same
  * thing. Pure; callers escape for their medium.
  */
+
+import type { ResultDocument } from "../schema/v1.ts";
 import { environmentText } from "./environment-diff.ts";
 import { maxOf, minOf } from "./extremes.ts";
 import { MEASURE_BY_NAME } from "./measures.ts";
@@ -255,6 +257,44 @@ export function evidenceLine(s: VerdictSummary, baseName: string): string {
   const head =
     s.base_kind === "ab" ? "" : `; head: ${s.head_runs > 1 ? `${s.head_runs} repeats` : "one run"}`;
   return `against ${base}${head}${m ? `; methods: ${m}` : ""}`;
+}
+
+/**
+ * "Answers differ: 5 of 8 fixed prompts answered otherwise than the base (the first, prompt 0, from
+ * character 12: "blue" where the base said "red")." or "Answers unchanged: …", or null without the check.
+ */
+export function consistencyLine(s: Pick<VerdictSummary, "consistency">): string | null {
+  const c = s.consistency;
+  if (c === null || c.compared === 0) return null;
+  if (c.differ === 0)
+    return `Answers unchanged: the ${plural(c.compared, "fixed prompt")} at temperature 0 answered as in the base.`;
+  const f = c.first!;
+  const where =
+    f.at_char === null
+      ? `prompt ${f.prompt}, past the characters kept`
+      : `prompt ${f.prompt}, from character ${f.at_char}: ${JSON.stringify(f.head)} where the base said ${JSON.stringify(f.base)}`;
+  return `Answers differ: ${c.differ} of ${plural(c.compared, "fixed prompt")} at temperature 0 answered otherwise than the base (the first, ${where}); a speed change here may come with another output.`;
+}
+
+/**
+ * A run's levels that are not valid, one line each ("c=4: client-bound: …"), reasons of single rows
+ * (too few samples for a percentile) left out: what the comment, the CLI and the run page list
+ * under "Not valid".
+ */
+export function invalidLevelLines(doc: ResultDocument): string[] {
+  if (doc.kind !== "sweep") return [];
+  return doc.levels.flatMap((l) =>
+    (l.validity?.reasons ?? [])
+      .filter((x) => x.code !== "too_few_samples")
+      .map((x) => `${l.mode === "closed" ? `c=${l.level}` : `${l.level} req/s`}: ${x.text}`),
+  );
+}
+
+/** "Not valid (rows at these levels are not judged): c=4: …; and 2 more." or null when every level is valid. */
+export function invalidLine(doc: ResultDocument, named = 4): string | null {
+  const lines = invalidLevelLines(doc);
+  if (lines.length === 0) return null;
+  return `Not valid (rows at these levels are not judged): ${lines.slice(0, named).join("; ")}${lines.length > named ? `; and ${lines.length - named} more` : ""}.`;
 }
 
 /** "Another environment: driver 550.54 → 555.42." or null when nothing differs. */

@@ -3,6 +3,7 @@
  * summary every surface formats.
  */
 
+import type { ConsistencyDiff } from "./consistency.ts";
 import type { EnvChange } from "./environment-diff.ts";
 import type { Evidence } from "./evidence.ts";
 import type { GateOutcome } from "./gate.ts";
@@ -111,6 +112,8 @@ export interface VerdictSummary {
   excluded: { run: string; reason: string }[];
   /** What differs between the base's environment and the head's (driver, server version, ...). */
   environment: EnvChange[];
+  /** `--consistency` on both sides: how many of the fixed prompts the head answered differently. */
+  consistency: ConsistencyDiff | null;
   /** Informational rows judged by an interval, and how many of them chance alone would flag. */
   chance_flags: { rows: number; expected: number };
   /** Why there is no baseline at all, when there is none (another workload, no runs yet). */

@@ -21,13 +21,14 @@
 
 import { withAllLevels } from "./all-levels.ts";
 import { keptHistory } from "./base-history.ts";
+import { consistencyDiff } from "./consistency.ts";
 import { environmentChanges } from "./environment-diff.ts";
 import { type Evidence, NO_EVIDENCE, type RunFigures, runsOf } from "./evidence.ts";
 import { minOf } from "./extremes.ts";
 import { decideGate, type GateOutcome, type GateRow } from "./gate.ts";
 import { isShare, MEASURE_BY_NAME } from "./measures.ts";
 import { medianOf } from "./repeats.ts";
-import { finishDiffers, indexRuns, invalidOn, keyOf, runValue } from "./row-facts.ts";
+import { finishDiffers, indexRuns, invalidLabel, invalidOn, keyOf, runValue } from "./row-facts.ts";
 import { pairedSs } from "./row-stats.ts";
 import { type FailOn, fails, isGated, parseGate, parseRules, ruleFor, severityOf } from "./rules.ts";
 import {
@@ -176,8 +177,14 @@ export function judgeRuns(base: Evidence, head: Evidence, opts: VerdictOptions =
         row.severity = severityOf("regressed", gated || gating);
         return done("missing");
       }
+      // A figure the head could not have (its GPU tool stopped): the level's reason, not "no value".
+      const gap = invalidOn(headRuns, k.benchmark, def);
+      if (gap !== null) row.reason = `head ${gap}`;
       row.verdict = "not_judged";
-      return done("not_judged", { why: row.reason });
+      return done("not_judged", {
+        why: gap !== null ? `head ${invalidLabel(headRuns, k.benchmark, def)}` : "no value in the head",
+        where: k.benchmark,
+      });
     }
     if (rule.kind === "off") {
       row.method = "off";
@@ -191,7 +198,12 @@ export function judgeRuns(base: Evidence, head: Evidence, opts: VerdictOptions =
     if (notJudged !== null) {
       row.verdict = "not_judged";
       row.reason = notJudged;
-      return done("not_judged", { why: notJudged });
+      const label = headBad
+        ? `head ${invalidLabel(headRuns, k.benchmark, def)}`
+        : baseBad
+          ? `base ${invalidLabel(baseRuns, k.benchmark, def)}`
+          : "finish reasons moved";
+      return done("not_judged", { why: label, where: k.benchmark });
     }
     const minPct = rule.kind === "percent" ? rule.pct : o.minEffectPct;
     return isShare(def) ? judgeShare(ctx, row, k, bRuns, minPct) : judgeRatio(ctx, row, k, bv, hv, minPct);
@@ -253,6 +265,7 @@ export function judgeRuns(base: Evidence, head: Evidence, opts: VerdictOptions =
     base_kind: ab ? "ab" : base.kind,
     excluded,
     environment: environmentChanges(baseRuns, headRuns),
+    consistency: consistencyDiff(baseRuns[baseRuns.length - 1]?.answers, headRuns[0]?.answers),
     chance_flags: { rows: chanceRows, expected: chanceRows * ((1 - o.confidence) / 2) },
     baseline_note: null,
   };

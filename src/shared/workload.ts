@@ -41,8 +41,8 @@ export function workloadSpec(doc: ResultDocument): Record<string, unknown> {
       ...(c.tools ? { tools: { sha256: c.tools.sha256, choice: c.tools.choice } } : {}),
       ...(c.reasoning_tags ? { reasoning_tags: c.reasoning_tags } : {}),
       ...(c.responses_chain ? { responses_chain: true } : {}),
-      // A server that ignored ignore_eos answered a shorter workload than the one asked.
-      ...(shortOutputs(doc) > 0 ? { outputs: "shorter than asked (ignore_eos ignored)" } : {}),
+      // What the server did with it (a server that ignored ignore_eos) is no part of what was asked:
+      // such a level is not valid (core/results/validity.ts `short_output`), its rows not judged.
     };
   if (p)
     return {
@@ -54,11 +54,6 @@ export function workloadSpec(doc: ResultDocument): Record<string, unknown> {
       extra_body: p.extra_body,
     };
   return common;
-}
-
-/** Successful requests of a sweep that stopped short of the output asked. */
-export function shortOutputs(doc: ResultDocument): number {
-  return doc.levels.reduce((a, l) => a + (l.short_output ?? 0), 0);
 }
 
 /**

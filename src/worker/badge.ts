@@ -14,7 +14,7 @@ const COLORS: Record<Verdict | "none", string> = {
   no_baseline: "#6a737d",
   none: "#9f9f9f",
 };
-const SHIELDS_COLORS: Record<Verdict | "none", string> = {
+export const SHIELDS_COLORS: Record<Verdict | "none", string> = {
   improved: "success",
   unchanged: "blue",
   regressed: "critical",

@@ -102,7 +102,7 @@ export function openApiDocument(origin: string): Record<string, unknown> {
         get: {
           summary: "Head run against the last n runs of the base branch on the same testbed",
           description:
-            "Verdict per measure, direction-aware: with >= min_points baseline points, a Student-t prediction interval at `confidence`; with fewer, |delta %| > threshold_pct.",
+            "The run judged against its base branch by the one verdict engine (as `tokenbench compare` and the PR comment judge it): a row per benchmark and measure with the method its evidence allows (history-t from the base branch's last valid runs, invalid runs, outliers and runs before its last change point left out), and the gate: its rows judged one-sided with the false-fail rate per pull request held at `fwer`; the kept verdict unless the query asks for other rules.",
           parameters: [path("owner"), path("repo"), ...queryParameters(QUERIES.compare)],
           responses: { ...ok("compare"), ...errors },
         },
@@ -111,7 +111,7 @@ export function openApiDocument(origin: string): Record<string, unknown> {
         get: {
           summary: "Change points of one series (E-divisive means with a Student-t test)",
           description:
-            "The series' last `limit` runs, oldest first; a change needs min_segment runs on each side and p < p_value after a Bonferroni correction for the candidate splits.",
+            "The series' last `limit` valid runs, oldest first (invalid runs are left out and counted); a change needs min_segment runs on each side and p < p_value after a Bonferroni correction for the candidate splits.",
           parameters: [path("owner"), path("repo"), ...queryParameters(QUERIES.changePoints)],
           responses: { ...ok("change points"), ...errors },
         },

@@ -42,7 +42,7 @@ export const DEFAULT_MODEL: NoiseModel = {
   errorRate: 0.002,
 };
 
-/** What the head changed: its TTFT by (1 + ttft), its decode speed (so output tok/s) by (1 − tput). */
+/** What the head changed: its TTFT by (1 + ttft), its output tok/s by (1 − tput) (its gaps slower to match). */
 export interface Change {
   ttft: number;
   tput: number;
@@ -95,7 +95,14 @@ function level(
   let errors = 0;
   // Load: more users, longer TTFT (queueing) and slightly slower decode.
   const ttftBase = BASE_TTFT_MS * (1 + 0.15 * Math.log2(c)) * (1 + change.ttft);
-  const itlBase = (BASE_ITL_MS * (1 + 0.05 * Math.log2(c))) / (1 - change.tput);
+  // Throughput is tokens over the level's wall time, which is the mean E2E (TTFT + the gaps): the
+  // gaps grow so that the expected E2E grows by 1 / (1 − tput), so output tok/s falls by exactly
+  // `tput` in expectation (slowing the gaps alone by that share would move it less, TTFT being
+  // part of E2E). The expectations are the log-normals' means, exp(σ²/2).
+  const itl0 = BASE_ITL_MS * (1 + 0.05 * Math.log2(c));
+  const eTtft = ttftBase * Math.exp(0.3 ** 2 / 2);
+  const eSpan = (m.tokens - 1) * itl0 * Math.exp(0.1 ** 2 / 2 + 0.05 ** 2 / 2);
+  const itlBase = itl0 * (((eTtft + eSpan) / (1 - change.tput) - eTtft) / eSpan);
   for (let i = 0; i < m.requests; i++) {
     if (r() < m.errorRate) {
       errors++;

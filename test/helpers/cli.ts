@@ -6,10 +6,13 @@ export const CLI = resolve(ROOT, "bin/tokenbench.js");
 
 export function runCli(
   args: string[],
-  opts: { timeoutMs?: number; env?: Record<string, string> } = {},
+  opts: { timeoutMs?: number; env?: Record<string, string>; nodeArgs?: string[] } = {},
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((res, rej) => {
-    const p = spawn(process.execPath, [CLI, ...args], { cwd: ROOT, env: { ...process.env, ...opts.env } });
+    const p = spawn(process.execPath, [...(opts.nodeArgs ?? []), CLI, ...args], {
+      cwd: ROOT,
+      env: { ...process.env, ...opts.env },
+    });
     let stdout = "";
     let stderr = "";
     p.stdout.on("data", (d) => {

@@ -54,6 +54,7 @@ export interface DocumentParts {
   repeats?: ResultDocument["repeats"];
   gpuTelemetry?: ResultDocument["gpu_telemetry"];
   ab?: ResultDocument["ab"];
+  consistency?: ResultDocument["consistency"];
 }
 
 export function buildDocument(p: DocumentParts): ResultDocument {
@@ -82,6 +83,7 @@ export function buildDocument(p: DocumentParts): ResultDocument {
     ...(p.repeats ? { repeats: p.repeats } : {}),
     ...(p.gpuTelemetry ? { gpu_telemetry: p.gpuTelemetry } : {}),
     ...(p.ab ? { ab: p.ab } : {}),
+    ...(p.consistency ? { consistency: p.consistency } : {}),
     ...(p.kind === "sweep"
       ? { validity: runValidity([...p.levels, ...(p.ab?.blocks.flatMap((b) => b.levels) ?? [])]) }
       : {}),

@@ -108,7 +108,10 @@ export function levelGpu(i: LevelGpuInput): LevelGpu {
   }
   let reason: string | null = null;
   if (i.died !== null && i.died.t_ms < b)
-    reason = `the GPU sampler stopped ${((i.died.t_ms - a) / 1000).toFixed(1)} s into the window (${i.died.reason})`;
+    reason =
+      i.died.t_ms <= a
+        ? `the GPU sampler had stopped ${((a - i.died.t_ms) / 1000).toFixed(1)} s before the window (${i.died.reason})`
+        : `the GPU sampler stopped ${((i.died.t_ms - a) / 1000).toFixed(1)} s into the window (${i.died.reason})`;
   let method: LevelGpu["energy_method"] = null;
   const perGpu: GpuFigures[] = [...byGpu.entries()]
     .sort((x, y) => x[0] - y[0])

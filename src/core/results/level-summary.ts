@@ -210,7 +210,7 @@ export function summariseLevel(input: LevelSummaryInput): { result: LevelResult;
   const measured = run.records.filter((r) => !r.warmup);
   if (agg.short_output)
     notices.push(
-      `level ${level}: ${agg.short_output} of ${agg.ok} answers stopped short of the ${cfg.max_tokens} tokens asked with ignore_eos (the server ignored it): this is not the workload asked for, and compare treats the run as a different workload; check that the server honours ignore_eos (vLLM, SGLang and llama.cpp do)`,
+      `level ${level}: ${agg.short_output} of ${agg.ok} answers stopped short of the ${cfg.max_tokens} tokens asked with ignore_eos (the server ignored it): this is not the workload asked for, so the level is not valid and compare judges none of its rows; check that the server honours ignore_eos (vLLM, SGLang and llama.cpp do)`,
     );
   const beyond = cacheBeyondWorkload(
     input,

@@ -137,6 +137,34 @@ export function steadyWindow(
     fellBehind: false,
   };
   const fmt = (x: number) => x.toFixed(x < 10 ? 2 : 1);
+  // Open loop, a server far behind: its queue (so each request's E2E) grows all level, until the
+  // window, which starts one median E2E after the first arrival, is empty. Judged over the whole
+  // arrival span first: fewer finished than arrived beyond the arrival count's noise, and the last
+  // quarter's E2E at least 1.5 times the first quarter's (requests merely in flight at the end
+  // raise neither).
+  if (o.mode === "open") {
+    const spanEnd = maxOf(recs.map((r) => r.intended_send_ms ?? r.send_ms));
+    const done = ends.filter((t) => t > first && t <= spanEnd).length;
+    const q = Math.max(2, Math.floor(recs.length / 4));
+    const e2eOf = (xs: readonly RequestRecord[]) =>
+      median(xs.filter((r) => r.error === null && r.end_ms !== null).map((r) => r.end_ms! - r.send_ms));
+    const early = e2eOf(recs.slice(0, q));
+    const late = e2eOf(recs.slice(-q));
+    const spanS = (spanEnd - first) / 1000;
+    if (
+      early !== null &&
+      late !== null &&
+      late >= 1.5 * early &&
+      recs.length - done > arrivalNoise(recs.length, o.arrival ?? "poisson", o.burstiness ?? 1)
+    )
+      return {
+        ...w,
+        steady: false,
+        fellBehind: true,
+        completedRps: spanS > 0 ? done / spanS : null,
+        reason: `the server fell behind: ${done} requests finished in the ${fmt(spanS)} s they arrived over while ${recs.length} arrived, and E2E rose from ${fmt(early / 1000)} s to ${fmt(late / 1000)} s (its queue grew all level)`,
+      };
+  }
   if (windowS < minSteadyS)
     return {
       ...w,

@@ -162,9 +162,25 @@ export function levelReasons(l: LevelResult, cfg: SweepConfig, cacheNote: string
           `p${Math.round(q * 100)} needs ≥ ${samplesNeeded(q)} samples (has ${st.n})`,
         );
   }
-  if (l.gpu?.unknown_reason)
-    add("telemetry_gap", ["gpu"], null, null, `GPU figures unknown: ${l.gpu.unknown_reason}`);
   return out;
+}
+
+/**
+ * A level's validity once its GPU figures are attached (they come after its summary, from the
+ * sampler that ran beside it): a level whose GPU figures are unknown has a telemetry gap, which
+ * leaves its GPU rows without a verdict and the rest valid.
+ */
+export function withGpuValidity(l: LevelResult): LevelValidity {
+  const reasons = (l.validity?.reasons ?? []).filter((r) => r.code !== "telemetry_gap");
+  if (l.gpu?.unknown_reason)
+    reasons.push({
+      code: "telemetry_gap",
+      affects: ["gpu"],
+      figure: null,
+      bound: null,
+      text: `GPU figures unknown: ${l.gpu.unknown_reason}`,
+    });
+  return levelValidity(reasons);
 }
 
 /** Reasons of some rows only: the level stays valid for the rest. */

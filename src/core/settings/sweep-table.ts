@@ -219,6 +219,14 @@ export const SWEEP = {
     default: true,
     help: "ask for exactly --max-tokens tokens",
   }),
+  consistency: number<number>({
+    flag: "consistency",
+    metavar: "N",
+    default: 0,
+    check: (n) => Number.isInteger(n) && n >= 0 && n <= 100,
+    what: "an integer from 0 to 100",
+    help: "ask N fixed prompts once at temperature 0 with a fixed seed before the first level and keep a fingerprint of each answer, so a comparison names a server that got faster by answering differently (0: off)",
+  }),
   repeats: number<number>({
     flag: "repeats",
     metavar: "N",

@@ -40,10 +40,10 @@ export const CONNECTION = {
   abPairs: number<number>({
     flag: "ab-pairs",
     metavar: "N",
-    default: 3,
+    default: 5,
     check: (n) => Number.isInteger(n) && n >= 2 && n <= 50,
     what: "an integer from 2 to 50",
-    help: "with --ab-base-url: pairs of blocks (each block a whole pass over the levels on one server)",
+    help: "with --ab-base-url: pairs of blocks (each block a whole pass over the levels on one server); with fewer the gate sees only large changes (CONCEPTS.md §13 has its power per number of pairs)",
   }),
   model: text<string | null>({
     flag: "model",
@@ -352,6 +352,15 @@ export const TOOLS = {
     check: nonNeg,
     what: "a non-negative number",
     help: "smallest change, in % of the base, that a statistical method counts",
+  }),
+  detectPct: number<number>({
+    flag: "detect-pct",
+    input: null,
+    metavar: "PCT",
+    default: 10,
+    check: (n) => n > 0 && n < 100,
+    what: "a percentage above 0 and under 100",
+    help: "plan: the change to detect, % of the base",
   }),
   iterations: number<number>({
     flag: "iterations",

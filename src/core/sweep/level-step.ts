@@ -8,6 +8,7 @@ import { runLevel } from "../load/level-run.ts";
 import { type LoadGenerator, lateStartNotice, levelStartEpochMs } from "../load/load-generator.ts";
 import { ID_STRIDE, SINGLE } from "../load/shard.ts";
 import { summariseLevel } from "../results/level-summary.ts";
+import { withGpuValidity } from "../results/validity.ts";
 import type { Dataset } from "../workload/dataset.ts";
 import type { Arm } from "./gear.ts";
 import type { GpuRun } from "./gpu.ts";
@@ -72,7 +73,10 @@ export async function runStep(
   });
   for (const n of notices.slice(plan.notices.length)) c.notice(n); // the late start among them
   const level = c.hooks ? { ...result, ...(await c.hooks.stop(result, measured.run.records)) } : result;
-  if (c.gpu) level.gpu = await c.gpu.figures(level);
+  if (c.gpu) {
+    level.gpu = await c.gpu.figures(level);
+    level.validity = withGpuValidity(level);
+  }
   const records = [...measured.warmup, ...measured.run.records];
   if (c.tag) for (const r of records) r[c.tag] = step.pass.index;
   return { level, records };

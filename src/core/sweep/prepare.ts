@@ -31,6 +31,8 @@ export interface SweepSetup {
   dataset: Dataset | null;
   /** `--ab-base-url`: the base's server (its own preflight) and the pairs of blocks. */
   ab: { pre: Preflight; pairs: number } | null;
+  /** `--consistency N`: fixed prompts to fingerprint the answers of (0: none). */
+  consistency: number;
 }
 
 export interface PrepareOptions {
@@ -83,5 +85,6 @@ export async function prepareSweep(
     salt,
     dataset,
     ab: basePre ? { pre: { ...basePre, calibration: pre.calibration }, pairs: v.abPairs } : null,
+    consistency: v.consistency,
   };
 }

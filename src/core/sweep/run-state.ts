@@ -99,6 +99,8 @@ export interface DocumentInputs {
   gpuTelemetry: () => ResultDocument["gpu_telemetry"] | undefined;
   /** `--ab`: the base's server. */
   abBase: { base_url: string; model: string; seed: number } | null;
+  /** `--consistency N`: the answers to its fixed prompts. */
+  consistency: ResultDocument["consistency"] | null;
 }
 
 /** The document of the state as it stands: the head's levels (each figure's median over its passes). */
@@ -130,6 +132,7 @@ export function stateDocument(
     ...(d.saturation() ? { saturation: d.saturation()! } : {}),
     ...(d.gpuTelemetry() ? { gpuTelemetry: d.gpuTelemetry()! } : {}),
     ...(d.abBase ? { ab: abRecord(state, d.abBase) } : {}),
+    ...(d.consistency ? { consistency: d.consistency } : {}),
   });
 }
 

@@ -9,6 +9,7 @@ import type { Progress } from "../load/level-run.ts";
 import { type LoadGenerator, loadGeneratorRecord, ONE_THREAD, runSaltOf } from "../load/load-generator.ts";
 import type { Provenance } from "../results/document.ts";
 import type { RecordsMode } from "../results/files.ts";
+import { checkConsistency } from "../server/consistency.ts";
 import type { Preflight } from "../server/preflight.ts";
 import type { Dataset } from "../workload/dataset.ts";
 import { checkCombination } from "./combination.ts";
@@ -53,6 +54,8 @@ export interface SweepOptions {
   salt?: number;
   /** `--ab`: the base's server (its preflight) and the pairs of blocks to alternate with it. */
   ab?: { pre: Preflight; pairs: number } | null;
+  /** `--consistency N`: the answers to N fixed prompts, fingerprinted before the first level. */
+  consistency?: number;
 }
 
 export async function runSweep(opts: SweepOptions): Promise<ResultDocument> {
@@ -75,8 +78,10 @@ export async function runSweep(opts: SweepOptions): Promise<ResultDocument> {
     stop: opts.stop,
     offsetsMs: opts.dataset?.offsetsMs ?? null,
   });
+  const consistency = opts.consistency ? await checkConsistency(opts.pre.target, opts.consistency) : null;
   const d: DocumentInputs = {
     pre: opts.pre,
+    consistency,
     config: cfg,
     environment: gear.environment,
     provenance: opts.provenance ?? null,

@@ -34,7 +34,7 @@ export const freetoken = flavor({
     }
     if (url === "/v1/stats")
       return {
-        server: { name: "freetoken", version: "0.9.0+tokenbench.mock" },
+        server: { name: "freetoken", version: o.serverVersion ?? "0.9.0+tokenbench.mock" },
         model: { id: o.model, context_length: o.maxModelLen },
         gpus: [{ name: "Mock GPU", vram_mib: 0 }],
         requests_running: e.running,

@@ -10,7 +10,7 @@ export const sglang = flavor({
     if (url === "/get_model_info") return { model_path: o.model, is_generation: true };
     if (url !== "/get_server_info") return undefined;
     return {
-      version: "0.5.0+tokenbench.mock",
+      version: o.serverVersion ?? "0.5.0+tokenbench.mock",
       model_path: o.model,
       context_length: o.maxModelLen,
       max_running_requests: o.capacity,

@@ -4,7 +4,8 @@ import { coreMetrics, flavor, histograms } from "../flavor.ts";
 import { CORE_METRICS } from "../metric-names.ts";
 
 export const vllm = flavor({
-  get: (url) => (url === "/version" ? { version: "0.11.0+tokenbench.mock" } : undefined),
+  get: (url, e) =>
+    url === "/version" ? { version: e.o.serverVersion ?? "0.11.0+tokenbench.mock" } : undefined,
   post(url, body, promptOf, e) {
     if (url === "/v1/messages/count_tokens") return { input_tokens: promptOf(true).length };
     if (url !== "/tokenize") return undefined;

@@ -32,7 +32,8 @@ compare.get("/repos/:owner/:repo/series", async (c) => {
 
 /**
  * Change points of one series (branch default main): E-divisive means with a Student-t test
- * (shared/change-points.ts) over its last `limit` runs, oldest first. Each change names the run
+ * (shared/change-points.ts) over its last `limit` runs, oldest first, invalid runs left out (a
+ * client-bound run would otherwise look like a change of the server). Each change names the run
  * that starts the new segment.
  */
 compare.get("/repos/:owner/:repo/change-points", async (c) => {
@@ -41,7 +42,7 @@ compare.get("/repos/:owner/:repo/change-points", async (c) => {
   const benchmark = q.benchmark!;
   const def = q.measure!;
   const branch = q.branch ?? "main";
-  const points = (
+  const all = (
     await series(c.get("db"), repo, {
       benchmark,
       measure: def.name,
@@ -51,6 +52,7 @@ compare.get("/repos/:owner/:repo/change-points", async (c) => {
       since: null,
     })
   ).reverse();
+  const points = all.filter((p) => p.valid !== 0);
   const opts = { minSegment: q.min_segment, pValue: q.p_value };
   const found = changePoints(
     points.map((p) => p.value),
@@ -62,6 +64,7 @@ compare.get("/repos/:owner/:repo/change-points", async (c) => {
     measure: def,
     branch,
     points: points.length,
+    invalid_left_out: all.length - points.length,
     min_segment: opts.minSegment,
     p_value: opts.pValue,
     change_points: found.map((cp) => ({

@@ -249,3 +249,38 @@ describe("compare, import, export from the CLI", () => {
     expect(existsSync(join(tmp, "stopped-gab", "customBiggerIsBetter.json"))).toBe(false);
   });
 });
+
+describe("plan", () => {
+  it("from runs of one workload: a table of what detecting X % takes; runs of two workloads or one run: exit 2", {
+    timeout: 60_000,
+  }, async () => {
+    const { DEFAULT_MODEL, historyDocuments, rng } = await import("../../helpers/ci-noise.ts");
+    const docs = historyDocuments(rng(9), { ...DEFAULT_MODEL, noisePct: 3 }, 6);
+    const files = docs.map((d, i) => {
+      const f = join(tmp, `plan-${i}.json`);
+      writeFileSync(f, JSON.stringify(d.doc));
+      return f;
+    });
+    const r = await runCli(["plan", ...files, "--detect-pct", "8"]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/^To detect a 8 % change at 80 % power/);
+    expect(r.stdout).toMatch(
+      /\| TTFT p50 \(ms\) \| over all levels \| yes \| [\d.]+ % \| [\d.]+ % \| ≥ [\d.]+ % \|/,
+    );
+    const json = await runCli(["plan", ...files, "--format", "json"]);
+    const rows = JSON.parse(json.stdout).rows as { measure: string; benchmark: string; runs: number }[];
+    expect(rows.every((x) => x.runs === 6)).toBe(true);
+    // one run cannot show run-to-run noise; a run of another workload is not history
+    const one = await runCli(["plan", files[0]!]);
+    expect(one.code).toBe(2);
+    expect(one.stderr).toMatch(/two or more results files/);
+    const other = join(tmp, "plan-other.json");
+    writeFileSync(
+      other,
+      JSON.stringify({ ...docs[0]!.doc, target: { ...docs[0]!.doc.target, model: "other" } }),
+    );
+    const mixed = await runCli(["plan", files[0]!, other]);
+    expect(mixed.code).toBe(2);
+    expect(mixed.stderr).toMatch(/measured another workload .*model "m" vs "other"/);
+  });
+});

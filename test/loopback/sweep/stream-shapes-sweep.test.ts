@@ -169,7 +169,7 @@ describe("tool calling and the Responses API from the CLI", () => {
     }
   });
 
-  it("a server that ignores ignore_eos: short_output counted with a notice, and not the same workload", async () => {
+  it("a server that ignores ignore_eos: short_output counted with a notice, the level not valid and its rows not judged", async () => {
     const early = await startMock({
       ttftMs: 20,
       itlMs: 4,
@@ -181,16 +181,24 @@ describe("tool calling and the Responses API from the CLI", () => {
       const l = r.doc!.levels[0]!;
       expect([l.ok, l.short_output]).toEqual([8, 8]);
       expect(r.stderr).toMatch(/8 of 8 answers stopped short of the 24 tokens asked with ignore_eos/);
+      expect(l.validity!.status).toBe("invalid");
+      expect(l.validity!.reasons).toContainEqual(
+        expect.objectContaining({ code: "short_output", figure: 12, bound: 0.9 * 24 }),
+      );
       const whole = await sweep("whole", plain.url, ["--levels", "1"]);
       expect(whole.code, whole.stderr).toBe(0);
-      expect(whole.doc!.workload_fingerprint).not.toBe(r.doc!.workload_fingerprint);
-      // another workload is no baseline, on every surface (the fields named), not a refusal
-      const cmp = await runCli(["compare", whole.out, r.out]);
+      // the same workload was asked: the same fingerprint, and the short level's rows not judged
+      expect(whole.doc!.workload_fingerprint).toBe(r.doc!.workload_fingerprint);
+      const cmp = await runCli(["compare", whole.out, r.out, "--format", "json"]);
       expect(cmp.code, cmp.stderr).toBe(0);
-      expect(cmp.stdout.split("\n")[0]).toMatch(
-        /^No baseline: the base measured another workload \(outputs /,
-      );
-      expect(cmp.stderr).toMatch(/measured another workload \(outputs .*compare like with like/);
+      const rows = JSON.parse(cmp.stdout).rows as {
+        measure: string;
+        verdict: string;
+        reason: string | null;
+      }[];
+      const ttft = rows.find((x) => x.measure === "ttft_p50_ms")!;
+      expect(ttft.verdict).toBe("not_judged");
+      expect(ttft.reason).toMatch(/^head /);
     } finally {
       await early.close();
     }

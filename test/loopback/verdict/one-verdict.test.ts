@@ -1,10 +1,12 @@
 /// <reference lib="dom" />
 // One pair of runs, one verdict: the same base and head files judged by `tokenbench compare`, by
 // the Action with the file as its baseline, by the Action against the results service (the base
-// uploaded as a run of main), by the service's compare endpoint and on the dashboard's run page
-// in headless Chromium. Every surface must show the same rows (benchmark, measure, figures,
-// change, interval, method, verdict) and the same counts.
-import { copyFileSync, existsSync, mkdtempSync } from "node:fs";
+// uploaded as a run of main), by the service's compare endpoint, on the dashboard's run page in
+// headless Chromium and on the badge. Every surface must show the same rows (benchmark, measure,
+// figures, change, interval, method, verdict) and the same counts, with the same `thresholds`
+// (the publishing job's: rules planted in the head's artifact are not believed) and a level only
+// the head ran (a row without a baseline everywhere, never a refusal).
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type Browser, chromium } from "playwright-core";
@@ -22,11 +24,14 @@ import {
   methodText,
   verdictWord,
 } from "../../../src/shared/verdict-text.ts";
+import { SHIELDS_COLORS } from "../../../src/worker/badge.ts";
 import { runCli } from "../../helpers/cli.ts";
 import { startGitHubApi } from "../../helpers/github-api.ts";
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 const repo = "acme/one-verdict";
+/** The rules every surface is given (the Action's `thresholds`, the CLI's `--thresholds`). */
+const RULES = "ttft_p95_ms=+10%, *=t-test";
 
 /** A row as every surface words it: benchmark | measure | base | head | Δ | interval | method | verdict. */
 const wordsOf = (r: VerdictRow) =>
@@ -71,20 +76,25 @@ describe.skipIf(process.env.TOKENBENCH_SKIP_BROWSER === "1")("one verdict on eve
   beforeAll(async () => {
     if (!existsSync(CHROMIUM)) throw new Error(`no Chromium at ${CHROMIUM}: install it or set CHROMIUM_PATH`);
     [service, gh] = await Promise.all([startService(), startGitHubApi({ runs: [], pulls: [] })]);
-    // The head's server is 15 % slower to first token: some rows regress, most do not.
-    for (const [path, ttftMs] of [
-      [basePath, 20],
-      [headPath, 23],
+    // The head's server is 15 % slower to first token: some rows regress, most do not. The head
+    // also ran a level the base did not (c=8).
+    for (const [path, ttftMs, levels] of [
+      [basePath, 20, "1,4"],
+      [headPath, 23, "1,4,8"],
     ] as const) {
       const mock = await start({ port: 0, ttftMs, itlMs: 3 });
       const r = await runCli([
         "sweep",
-        ...["--base-url", mock.url, "--levels", "1,4", "--requests", "24", "--max-tokens", "16"],
+        ...["--base-url", mock.url, "--levels", levels, "--requests", "24", "--max-tokens", "16"],
         ...["--warmup", "2", "--min-steady-s", "0.2", "--quiet", "--out", path],
       ]);
       await mock.close();
       expect(r.code, r.stderr).toBe(0);
     }
+    // An artifact that would loosen its own rules: the publishing job's are the ones that count.
+    const head = JSON.parse(readFileSync(headPath, "utf8"));
+    head.verdict_rules = { thresholds: "*=off", gate: "off", fwer_pct: 5, fail_on: "never" };
+    writeFileSync(headPath, JSON.stringify(head));
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox", "--disable-gpu"] });
   }, 180_000);
   afterAll(async () => {
@@ -96,7 +106,7 @@ describe.skipIf(process.env.TOKENBENCH_SKIP_BROWSER === "1")("one verdict on eve
     timeout: 180_000,
   }, async () => {
     // 1. the terminal
-    const cli = await runCli(["compare", basePath, headPath, "--format", "json"]);
+    const cli = await runCli(["compare", basePath, headPath, "--format", "json", "--thresholds", RULES]);
     expect(cli.code, cli.stderr).toBe(0);
     const fromCli = JSON.parse(cli.stdout) as {
       rows: VerdictRow[];
@@ -105,6 +115,11 @@ describe.skipIf(process.env.TOKENBENCH_SKIP_BROWSER === "1")("one verdict on eve
     };
     expect(fromCli.rows.some((r) => r.method === "bootstrap")).toBe(true);
     expect(fromCli.rows.some((r) => r.method === "percent")).toBe(true);
+    expect(fromCli.rows.find((r) => r.measure === "ttft_p95_ms")!.rule).toBe("+10%");
+    // the level only the head ran: rows without a baseline, judged nowhere
+    const c8 = fromCli.rows.filter((r) => r.benchmark === "closed c=8");
+    expect(c8.length).toBeGreaterThan(5);
+    expect(c8.every((r) => r.verdict === "no_baseline")).toBe(true);
     const expected = fromCli.rows.map(wordsOf);
 
     const token = await service.apiToken(repo);
@@ -145,6 +160,7 @@ describe.skipIf(process.env.TOKENBENCH_SKIP_BROWSER === "1")("one verdict on eve
           "publish-results": "results.json",
           testbed: "one-verdict",
           "github-token": "ghs_test",
+          thresholds: RULES,
           ...inputs,
           ...(inputs.baseline ? { baseline: "base.json" } : {}),
         },
@@ -194,8 +210,25 @@ describe.skipIf(process.env.TOKENBENCH_SKIP_BROWSER === "1")("one verdict on eve
     expect(api.rows.map(wordsOf)).toEqual(expected);
     expect(api.counts).toEqual(fromCli.counts);
     expect(api.headline).toBe(fromCli.headline);
+    expect(api.rules).toBe(RULES);
+    expect(api.judged_with.thresholds).toBe(RULES);
 
-    // 5. the dashboard's run page, and the PR page that leads to the same run
+    // 5. the badge of the PR's branch, per row: the verdict its run was judged with
+    for (const [benchmark, measure] of [
+      ["closed c=4", "ttft_p95_ms"],
+      ["closed c=4", "output_tok_s"],
+      ["closed c=1", "ttft_p50_ms"],
+      ["closed c=8", "ttft_p95_ms"],
+    ] as const) {
+      const want = fromCli.rows.find((r) => r.benchmark === benchmark && r.measure === measure)!;
+      const q = new URLSearchParams({ branch: "feature", benchmark, measure });
+      const badge = (await (await fetch(`${service.url}/badge/${repo}.json?${q}`)).json()) as {
+        color: string;
+      };
+      expect(badge.color, `${benchmark} ${measure}: ${want.verdict}`).toBe(SHIELDS_COLORS[want.verdict]);
+    }
+
+    // 6. the dashboard's run page, and the PR page that leads to the same run
     for (const path of [`/runs/${headId}`, `/r/${repo}/pull/3`]) {
       const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
       await page.goto(`${service.url}${path}`);

@@ -45,17 +45,18 @@ describe("per pull request on the CI-noise model (3 % noise, half of it the job'
     expect(c.status.not_gated).toBe(40);
   });
   it("a history of 10 jobs: unchanged PRs fail near 5 %, a 20 % regression is caught", {
-    timeout: 60_000,
+    timeout: 180_000,
   }, () => {
     const c = cellRates(M, "history 10", { trials: 80, seed: 5, regressions: big });
     expect(c.falseFail / c.trials).toBeLessThanOrEqual(0.12); // 5 % held; 80 trials give about ±5 %
     for (const g of big) expect(c.power[g.name]! / c.trials, g.name).toBeGreaterThanOrEqual(0.85);
   });
   it("A/B with 5 pairs: unchanged PRs fail near 5 %, a 20 % regression is caught", {
-    timeout: 60_000,
+    timeout: 180_000,
   }, () => {
-    const c = cellRates(M, "ab 5", { trials: 80, seed: 7, regressions: big });
-    expect(c.falseFail / c.trials).toBeLessThanOrEqual(0.12);
+    // Each A/B PR is its own job, so its own family: 50 trials (3 critical values each).
+    const c = cellRates(M, "ab 5", { trials: 50, seed: 7, regressions: big });
+    expect(c.falseFail / c.trials).toBeLessThanOrEqual(0.14); // 5 % held; 50 trials give about ±6 %
     for (const g of big) expect(c.power[g.name]! / c.trials, g.name).toBeGreaterThanOrEqual(0.9);
   });
   it("repeats in two jobs never gate (they cannot see the job effect)", () => {

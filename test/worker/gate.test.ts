@@ -1,0 +1,160 @@
+// The gate's hard cases through the results service (workerd, real D1), as the CLI meets them in
+// test/unit/shared/verdict.test.ts: a server that breaks (error rate 0 → 25 %, a level where every
+// request failed) fails the gate; a history with one slow run in twenty flags that run instead of
+// averaging it in; a run with an invalid level never enters a base history.
+import { describe, expect, it } from "vitest";
+import type { ResultDocument } from "../../src/schema/v1.ts";
+import { DEFAULT_MODEL, NO_CHANGE, type NoiseModel, rng, runDocument } from "../helpers/ci-noise.ts";
+import { apiToken, call, json, upload } from "./helpers.ts";
+
+const QUIET: NoiseModel = { ...DEFAULT_MODEL, noisePct: 1, jobShare: 0.5, errorRate: 0 };
+let seq = 0;
+
+/** A model run as a run of `branch` of `repo` (PR `pr` when given). */
+function asRun(doc: ResultDocument, repo: string, branch: string, pr: number | null = null): ResultDocument {
+  const n = ++seq;
+  return {
+    ...doc,
+    repository: repo,
+    created_at: new Date(Date.UTC(2026, 1, 1) + n * 60_000).toISOString(),
+    git: {
+      sha: `${n.toString(16).padStart(8, "0")}cafef00d`,
+      ref: `refs/heads/${branch}`,
+      branch,
+      base_branch: "main",
+      pr_number: pr,
+      workflow_run_id: String(5000 + n),
+      run_attempt: 1,
+    },
+  };
+}
+
+async function history(repo: string, docs: ResultDocument[]): Promise<{ token: string; ids: string[] }> {
+  const token = await apiToken(repo);
+  const ids: string[] = [];
+  for (const d of docs) {
+    const res = await upload(asRun(d, repo, "main"), token);
+    expect(res.status, await res.clone().text()).toBe(201);
+    ids.push((await json(res)).run.id);
+  }
+  return { token, ids };
+}
+
+async function judgeHead(repo: string, token: string, head: ResultDocument) {
+  const res = await upload(asRun(head, repo, "feature", 7), token);
+  expect(res.status, await res.clone().text()).toBe(201);
+  const id = (await json(res)).run.id;
+  return json(call(`/api/v1/repos/${repo}/compare?head=${id}`));
+}
+
+const pick = (c: { rows: { benchmark: string; measure: string }[] }, benchmark: string, measure: string) =>
+  c.rows.find((r) => r.benchmark === benchmark && r.measure === measure) as unknown as Record<
+    string,
+    unknown
+  >;
+
+describe("the gate through the service", () => {
+  it("error rate 0 → 25 %: +25 points, regressed, the gate fails", async () => {
+    const r = rng(31);
+    const repo = "acme/gate-errors";
+    const { token } = await history(
+      repo,
+      Array.from({ length: 8 }, () => runDocument(r, QUIET, 0, NO_CHANGE)),
+    );
+    const c = await judgeHead(repo, token, runDocument(r, { ...QUIET, errorRate: 0.25 }, 0, NO_CHANGE));
+    const e = pick(c, "closed c=4", "error_rate");
+    expect(e.verdict).toBe("regressed");
+    expect(e.delta_pp as number).toBeGreaterThan(15);
+    expect(e.delta_pct).toBeNull();
+    expect(c.gate.status).toBe("failed");
+    expect(c.failed).toBe(true);
+  });
+
+  it("a level where every request failed: its TTFT rows regress with the reason, the gate fails", async () => {
+    const r = rng(32);
+    const repo = "acme/gate-vanished";
+    const { token } = await history(
+      repo,
+      Array.from({ length: 6 }, () => runDocument(r, QUIET, 0, NO_CHANGE)),
+    );
+    const head = runDocument(r, QUIET, 0, NO_CHANGE);
+    const l = head.levels[1]!;
+    Object.assign(l, { ok: 0, errors: l.requests, errors_by_code: { http_500: l.requests } });
+    l.output_tok_s = 0;
+    l.total_tok_s = 0;
+    l.req_s = 0;
+    l.goodput_req_s = 0;
+    l.completion_tokens_total = 0;
+    l.prompt_tokens_total = 0;
+    l.slo_pass_pct = 0;
+    for (const k of [
+      "ttft_ms",
+      "itl_ms",
+      "tpot_ms",
+      "e2e_ms",
+      "e2e_stream_ms",
+      "decode_tok_s",
+      "tokens_per_chunk",
+    ] as const)
+      l[k] = { n: 0, mean: null, min: null, max: null, p50: null, p90: null, p95: null, p99: null };
+    l.finish_reasons = {};
+    head.samples = head.samples!.filter((x) => x.level !== l.level);
+    const c = await judgeHead(repo, token, head);
+    expect(pick(c, "closed c=4", "ttft_p95_ms")).toMatchObject({
+      verdict: "regressed",
+      head: null,
+      reason: "no value in the head: every request failed",
+    });
+    expect(c.gate.status).toBe("failed");
+  });
+
+  it("one slow run in twenty is left out, named; a 10 % throughput regression is still caught", async () => {
+    const r = rng(33);
+    const repo = "acme/gate-outlier";
+    const docs = Array.from({ length: 20 }, () => runDocument(r, QUIET, 0, NO_CHANGE));
+    for (const l of docs[7]!.levels) {
+      l.output_tok_s *= 0.6;
+      for (const k of ["p50", "p95", "p99"] as const) l.ttft_ms[k]! *= 1.6;
+    }
+    const { token, ids } = await history(repo, docs);
+    const c = await judgeHead(repo, token, runDocument(r, QUIET, 0, { ttft: 0, tput: 0.1 }));
+    expect(c.excluded).toContainEqual({ run: ids[7], reason: expect.stringMatching(/^an outlier run/) });
+    expect(pick(c, "all levels", "output_tok_s").verdict).toBe("regressed");
+    expect(c.gate.status).toBe("failed");
+  });
+
+  it("a run with an invalid level is never in the base history", async () => {
+    const r = rng(34);
+    const repo = "acme/gate-invalid";
+    const docs = Array.from({ length: 7 }, () => runDocument(r, QUIET, 0, NO_CHANGE));
+    docs[3]!.levels[1]!.validity = {
+      status: "invalid",
+      reasons: [
+        {
+          code: "client_bound",
+          affects: ["latency", "rate", "slo"],
+          figure: 90,
+          bound: 20,
+          text: "client-bound: …",
+        },
+      ],
+    };
+    docs[3]!.validity = {
+      status: "invalid",
+      reasons: [{ level: 4, code: "client_bound", text: "client-bound: …" }],
+    };
+    const { token, ids } = await history(repo, docs);
+    const c = await judgeHead(repo, token, runDocument(r, QUIET, 0, NO_CHANGE));
+    // the service keeps it out of the history it reads (runs.valid = 0)
+    expect(c.baseline_runs).toHaveLength(6);
+    expect(c.baseline_runs).not.toContain(ids[3]);
+    expect(pick(c, "closed c=4", "output_tok_s").base_n).toBe(6);
+    // nor in the change points of the base branch's trend
+    const cp = await json(
+      call(
+        `/api/v1/repos/${repo}/change-points?benchmark=${encodeURIComponent("closed c=4")}&measure=output_tok_s`,
+      ),
+    );
+    expect(cp).toMatchObject({ points: 6, invalid_left_out: 1 });
+  });
+});
