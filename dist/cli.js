@@ -38874,11 +38874,9 @@ function mergeChecks(threads, processWide) {
 }
 
 // src/core/load/level-plan.ts
-var DEFAULT_REQUESTS = 64, MIN_REQUESTS_PER_USER = 2, DEFAULT_REQUESTS_PER_USER = 4;
+var DEFAULT_REQUESTS = 64, MIN_REQUESTS_PER_USER = 2, DEFAULT_REQUESTS_PER_USER = 4, WINDOW_EDGE_PER_USER = 2;
 function effectiveRequests(mode, level, requests) {
-  if (requests === null) return null;
-  let perUser = requests === DEFAULT_REQUESTS ? DEFAULT_REQUESTS_PER_USER : MIN_REQUESTS_PER_USER;
-  return mode === "closed" ? Math.max(requests, perUser * level) : requests;
+  return requests === null ? null : mode !== "closed" ? requests : requests !== DEFAULT_REQUESTS ? Math.max(requests, MIN_REQUESTS_PER_USER * level) : Math.max(requests + WINDOW_EDGE_PER_USER * level, DEFAULT_REQUESTS_PER_USER * level);
 }
 function sessionsOf(cfg) {
   return cfg.sessions ? { turns: cfg.sessions.turns, thinkTimeMs: cfg.sessions.think_time_ms } : null;
@@ -40376,7 +40374,7 @@ var SWEEP = {
     default: null,
     check: positiveInt,
     what: "a positive integer",
-    help: "measured requests per level (default 64 unless --duration is set, enough for a p95, and in closed loop at least 4 per user so each level has a steady stretch; a count given is raised to 2 per user)"
+    help: "measured requests per level (default 64 unless --duration is set, enough for a p95; in closed loop the default adds 2 per user, the requests the steady window leaves out at its ends, and is at least 4 per user so each level has a steady stretch; a count given is raised to 2 per user)"
   }),
   duration: number({
     flag: "duration",
@@ -41917,9 +41915,13 @@ async function compareCommand(argv) {
   );
   if (p === null) return 0;
   let v = p.values, positionals = p.positionals;
-  if (positionals.length < 2)
+  if (positionals.length < 1)
     throw new UsageError("expected two or more files: base.json [more-base.json ...] head.json");
   let basePaths = positionals.slice(0, -1), headPath = positionals[positionals.length - 1], bases = basePaths.map((b) => ({ id: b, doc: loadDoc(b, "base file") })), head = { id: headPath, doc: loadDoc(headPath, "head file") };
+  if (bases.length === 0 && !head.doc.ab)
+    throw new UsageError(
+      "expected two or more files: base.json [more-base.json ...] head.json (one file only for a sweep run with --ab-base-url, which holds its own base)"
+    );
   for (let base of bases)
     if (base.doc.kind !== head.doc.kind)
       throw new UsageError(`cannot compare a ${base.doc.kind} with a ${head.doc.kind}`);
@@ -41948,7 +41950,7 @@ async function compareCommand(argv) {
       `notice: ${o.base} measured another workload (${workloadText(o.fields)}): it is no baseline for the head; compare like with like, or pass --allow-different-workloads
 `
     );
-  let baseName = basePaths.length === 1 ? basePaths[0] : `${basePaths.length} base files`, failed = summaryFails(summary, failOn), text2 = v.format === "json" ? `${JSON.stringify({ base: basePaths, head: headPath, headline: headline(summary), fail_on: failOn, failed, ...summary }, null, 1)}
+  let baseName = basePaths.length === 0 ? "its own base blocks" : basePaths.length === 1 ? basePaths[0] : `${basePaths.length} base files`, failed = summaryFails(summary, failOn), text2 = v.format === "json" ? `${JSON.stringify({ base: basePaths, head: headPath, headline: headline(summary), fail_on: failOn, failed, ...summary }, null, 1)}
 ` : `${compareMarkdown(summary, baseName, head.doc)}
 `, outFile = v.out;
   return outFile ? (mkdirSync3(dirname2(outFile), { recursive: !0 }), writeFileSync3(outFile, text2), process.stdout.write(`${headline(summary)}

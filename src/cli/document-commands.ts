@@ -145,12 +145,17 @@ export async function compareCommand(argv: string[]): Promise<number> {
   if (p === null) return 0;
   const v = p.values;
   const positionals = p.positionals;
-  if (positionals.length < 2)
+  if (positionals.length < 1)
     throw new UsageError("expected two or more files: base.json [more-base.json ...] head.json");
   const basePaths = positionals.slice(0, -1);
   const headPath = positionals[positionals.length - 1]!;
   const bases = basePaths.map((b) => ({ id: b, doc: loadDoc(b, "base file") }));
   const head = { id: headPath, doc: loadDoc(headPath, "head file") };
+  // An A/B job holds its own base (its base blocks); any other head needs a base file.
+  if (bases.length === 0 && !head.doc.ab)
+    throw new UsageError(
+      "expected two or more files: base.json [more-base.json ...] head.json (one file only for a sweep run with --ab-base-url, which holds its own base)",
+    );
   for (const base of bases)
     if (base.doc.kind !== head.doc.kind)
       throw new UsageError(`cannot compare a ${base.doc.kind} with a ${head.doc.kind}`);
@@ -180,7 +185,12 @@ export async function compareCommand(argv: string[]): Promise<number> {
     process.stderr.write(
       `notice: ${o.base} measured another workload (${workloadText(o.fields)}): it is no baseline for the head; compare like with like, or pass --allow-different-workloads\n`,
     );
-  const baseName = basePaths.length === 1 ? basePaths[0]! : `${basePaths.length} base files`;
+  const baseName =
+    basePaths.length === 0
+      ? "its own base blocks"
+      : basePaths.length === 1
+        ? basePaths[0]!
+        : `${basePaths.length} base files`;
   const failed = summaryFails(summary, failOn);
   const text =
     v.format === "json"

@@ -17,15 +17,23 @@ export const DEFAULT_REQUESTS = 64;
 export const MIN_REQUESTS_PER_USER = 2;
 export const DEFAULT_REQUESTS_PER_USER = 4;
 
+/**
+ * The requests of a closed level the steady window leaves out: about one per user at each end
+ * (every user's first send but the last one's before it starts, every user's last request still
+ * running when the first user stops). The default adds them, so that its 64 land inside the
+ * window, where a p95 is taken from (59 needed).
+ */
+export const WINDOW_EDGE_PER_USER = 2;
+
 export function effectiveRequests(
   mode: "closed" | "open",
   level: number,
   requests: number | null,
 ): number | null {
   if (requests === null) return null;
-  const perUser = requests === DEFAULT_REQUESTS ? DEFAULT_REQUESTS_PER_USER : MIN_REQUESTS_PER_USER;
-  if (mode === "closed") return Math.max(requests, perUser * level);
-  return requests;
+  if (mode !== "closed") return requests;
+  if (requests !== DEFAULT_REQUESTS) return Math.max(requests, MIN_REQUESTS_PER_USER * level);
+  return Math.max(requests + WINDOW_EDGE_PER_USER * level, DEFAULT_REQUESTS_PER_USER * level);
 }
 
 /** `--turns`: the closed loop's conversations, or null. */

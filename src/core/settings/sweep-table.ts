@@ -140,7 +140,7 @@ export const SWEEP = {
     default: null,
     check: positiveInt,
     what: "a positive integer",
-    help: "measured requests per level (default 64 unless --duration is set, enough for a p95, and in closed loop at least 4 per user so each level has a steady stretch; a count given is raised to 2 per user)",
+    help: "measured requests per level (default 64 unless --duration is set, enough for a p95; in closed loop the default adds 2 per user, the requests the steady window leaves out at its ends, and is at least 4 per user so each level has a steady stretch; a count given is raised to 2 per user)",
   }),
   duration: number<number | null>({
     flag: "duration",

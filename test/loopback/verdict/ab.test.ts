@@ -1,0 +1,93 @@
+// Interleaved A/B in one job, end to end: `sweep --ab-base-url` alternates the base's server and
+// the head's (each mock in its own process) in pairs of blocks, a seeded order per pair, and the
+// one document it writes is judged on its own by `tokenbench compare` (ab-paired, per block): a
+// head 15 % slower to first token fails the gate on TTFT; the same server on both sides passes.
+import { mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parseResultDocument } from "../../../src/schema/v1.ts";
+import type { VerdictRow } from "../../../src/shared/verdict.ts";
+import { runCli } from "../../helpers/cli.ts";
+import { type MockProcess, startMock } from "../../helpers/mock-process.ts";
+
+const dir = mkdtempSync(join(tmpdir(), "tokenbench-ab-"));
+// The default requests per level: enough in each steady window for the gated TTFT p95.
+const WORKLOAD = ["--levels", "2,4", "--max-tokens", "16", "--quiet"];
+
+describe("interleaved A/B in one job", () => {
+  let base: MockProcess;
+  let slower: MockProcess;
+  let same: MockProcess;
+  beforeAll(async () => {
+    [base, slower, same] = await Promise.all([
+      startMock({ ttftMs: 40, itlMs: 4, capacity: 16 }),
+      startMock({ ttftMs: 46, itlMs: 4, capacity: 16 }),
+      startMock({ ttftMs: 40, itlMs: 4, capacity: 16 }),
+    ]);
+  }, 60_000);
+  afterAll(async () => {
+    await Promise.all([base?.close(), slower?.close(), same?.close()]);
+  });
+
+  const abSweep = async (name: string, head: MockProcess) => {
+    const out = join(dir, `${name}.json`);
+    const r = await runCli(
+      [
+        "sweep",
+        "--base-url",
+        head.url,
+        "--ab-base-url",
+        base.url,
+        "--ab-pairs",
+        "3",
+        ...WORKLOAD,
+        "--out",
+        out,
+      ],
+      { timeoutMs: 240_000 },
+    );
+    expect(r.code, r.stderr).toBe(0);
+    return { out, doc: parseResultDocument(JSON.parse(readFileSync(out, "utf8"))) };
+  };
+
+  it("a head 15 % slower to first token: blocks alternate, the gate fails on TTFT from the one file", async () => {
+    const { out, doc } = await abSweep("slower", slower);
+    expect(doc.ab!.blocks.map((b) => b.arm).sort()).toEqual(["base", "base", "base", "head", "head", "head"]);
+    expect(doc.ab!.pairs).toHaveLength(3);
+    for (const p of doc.ab!.pairs) expect(doc.ab!.blocks[p.base]!.pair).toBe(doc.ab!.blocks[p.head]!.pair);
+    expect(doc.ab!.base_target.base_url).toBe(base.url);
+    const c = await runCli(["compare", out, "--format", "json"]);
+    expect(c.code, c.stderr).toBe(1); // the gate failed
+    const s = JSON.parse(c.stdout) as { rows: VerdictRow[]; gate: { status: string; failed: string[] } };
+    const ttft = s.rows.find((r) => r.benchmark === "all levels" && r.measure === "ttft_p50_ms")!;
+    expect(ttft).toMatchObject({
+      method: "ab-paired",
+      independent: "block",
+      verdict: "regressed",
+      base_n: 3,
+    });
+    expect(ttft.delta_pct!).toBeGreaterThan(8);
+    expect(ttft.delta_pct!).toBeLessThan(25);
+    expect(s.gate.status).toBe("failed");
+    expect(s.gate.failed.some((k) => k.includes("ttft_p"))).toBe(true);
+  }, 300_000);
+
+  it("the same server on both sides: judged per block, the gate passes", async () => {
+    const { out } = await abSweep("same", same);
+    const c = await runCli(["compare", out, "--format", "json"]);
+    expect(c.code, c.stderr).toBe(0);
+    const s = JSON.parse(c.stdout) as { rows: VerdictRow[]; gate: { status: string } };
+    expect(s.gate.status).toBe("passed");
+    expect(s.rows.filter((r) => r.gated && r.method === "ab-paired").length).toBeGreaterThan(4);
+  }, 300_000);
+
+  it("one file that is not an A/B job: a usage error naming what one file can be", async () => {
+    const out = join(dir, "plain.json");
+    const r = await runCli(["sweep", "--base-url", base.url, ...WORKLOAD, "--out", out]);
+    expect(r.code, r.stderr).toBe(0);
+    const c = await runCli(["compare", out]);
+    expect(c.code).toBe(2);
+    expect(c.stderr).toMatch(/one file only for a sweep run with --ab-base-url/);
+  }, 120_000);
+});
