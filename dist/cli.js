@@ -21411,7 +21411,12 @@ function judgeRuns(base, head, opts = {}) {
     let s = pairedSs(d), p = pooled.get(k.def.name) ?? { ss: 0, df: 0 };
     pooled.set(k.def.name, { ss: p.ss + s.ss, df: p.df + s.df });
   }
-  let ctx = { o, base, head, headRuns, ab, history, pooled }, evaluate = (k) => {
+  let ctx = { o, base, head, headRuns, ab, history, pooled }, missingInHead = (k, row, done, gating) => {
+    let { def } = k, f = headRuns[0]?.facts.get(k.benchmark), broke2 = def.family === "latency" || def.family === "rate" || def.family === "slo", regress = (why) => (row.reason = `no value in the head: ${why}`, row.verdict = "regressed", row.severity = severityOf("regressed", gating), done("missing"));
+    if (broke2 && f && f.requests > 0 && f.errors === f.requests) return regress("every request failed");
+    let at = k.level === null ? [...headRuns[0]?.facts.keys() ?? []].find((b) => invalidOn(headRuns, b, def) !== null) : invalidOn(headRuns, k.benchmark, def) !== null ? k.benchmark : void 0;
+    return at !== void 0 ? (row.reason = `head ${invalidOn(headRuns, at, def)}${at !== k.benchmark ? ` (${at})` : ""}`, row.verdict = "not_judged", done("not_judged", { why: `head ${invalidLabel(headRuns, at, def)}`, where: at })) : broke2 ? regress("the head has no value for it") : (row.reason = "no value in the head: the head has no value for it", row.verdict = "not_judged", done("not_judged", { why: "no value in the head", where: k.benchmark }));
+  }, evaluate = (k) => {
     let { def } = k, { rule, gating } = ruleFor(rules, def.name), gated = isGated(gate, def.name, k.level) && rule.kind !== "off", hv = headIdx.map((m) => m.get(k.key)).filter((v) => v !== void 0), bRuns = baseRuns.filter((r) => !(history && invalidOn([r], k.benchmark, def))), bv = bRuns.map((r) => runValue(r, k.key)).filter((v) => v !== void 0), row = {
       benchmark: k.benchmark,
       level: k.level,
@@ -21444,16 +21449,7 @@ function judgeRuns(base, head, opts = {}) {
     });
     if (bv.length === 0)
       return row.reason = baseRuns.length === 0 ? null : "the base did not measure it", done("no_baseline");
-    if (row.base !== null && row.head !== null && row.base !== 0 && (row.delta_pct = 100 * (row.head - row.base) / Math.abs(row.base)), hv.length === 0) {
-      let f = headRuns[0]?.facts.get(k.benchmark), why = f && f.requests > 0 && f.errors === f.requests ? "every request failed" : "the head has no value for it";
-      if (row.reason = `no value in the head: ${why}`, def.family === "latency" || def.family === "rate" || def.family === "slo")
-        return row.verdict = "regressed", row.severity = severityOf("regressed", gated || gating), done("missing");
-      let gap = invalidOn(headRuns, k.benchmark, def);
-      return gap !== null && (row.reason = `head ${gap}`), row.verdict = "not_judged", done("not_judged", {
-        why: gap !== null ? `head ${invalidLabel(headRuns, k.benchmark, def)}` : "no value in the head",
-        where: k.benchmark
-      });
-    }
+    if (row.base !== null && row.head !== null && row.base !== 0 && (row.delta_pct = 100 * (row.head - row.base) / Math.abs(row.base)), hv.length === 0) return missingInHead(k, row, done, gated || gating);
     if (rule.kind === "off")
       return row.method = "off", row.verdict = "unchanged", done(null);
     let headBad = invalidOn(headRuns, k.benchmark, def), baseBad = history ? null : invalidOn(baseRuns, k.benchmark, def), finish = def.family === "errors" ? null : finishDiffers(baseRuns, headRuns, k.benchmark), notJudged = headBad ? `head ${headBad}` : baseBad ? `base ${baseBad}` : finish;
@@ -21609,7 +21605,7 @@ function headline(s, named = 3) {
   let rows = s.rows;
   if (rows.length > 0 && s.counts.no_baseline === rows.length)
     return `No baseline: ${s.baseline_note ?? `none of the ${rows.length} measures has one`}.`;
-  let gated = gatedInOrder(rows, s.gate.text || DEFAULT_GATE_TEXT), others = rows.length - gated.length, tail = others > 0 ? `; ${plural(others, "other row")} in the details.` : ".", regressed = gated.filter((r) => r.verdict === "regressed").map(rowPhrase);
+  let gated = gatedInOrder(rows, s.gate.text || DEFAULT_GATE_TEXT), others = rows.length - gated.length, tail = others > 0 ? `; ${plural(others, "other row")} in the details.` : ".", failedKeys = new Set(s.gate.failed), regressed = gated.filter((r) => r.verdict === "regressed" && failedKeys.has(`${r.benchmark}\0${r.measure}`)).map(rowPhrase);
   switch (s.gate.status) {
     case "failed":
       return `Gate failed: ${list2(regressed, named)} ${regressed.length === 1, "regressed"}${tail}`;
@@ -37007,7 +37003,13 @@ var SloConfig = external_exports.object({
   dataset: external_exports.object({
     name: external_exports.string(),
     lines: external_exports.number().int().nonnegative(),
-    sha256: external_exports.string().regex(/^[0-9a-f]{64}$/)
+    sha256: external_exports.string().regex(/^[0-9a-f]{64}$/),
+    /**
+     * The share of the dataset's prompt text (by characters) that system prompts several lines
+     * open with make up: the caching the dataset itself implies (a notice compares the cached
+     * share with it).
+     */
+    shared_share: external_exports.number().min(0).max(1).optional()
   }).nullable().optional(),
   /** `--turns T --think-time-ms MS`: each user holds conversations of T turns, re-sending the history. */
   sessions: external_exports.object({ turns: external_exports.number().int().min(2), think_time_ms: external_exports.number().nonnegative() }).nullable().optional(),
@@ -38937,12 +38939,37 @@ function entryOf(o, where) {
     }), outputTokens: out };
   throw new DatasetError(`${where}: needs "prompt" (a non-empty string) or "messages" (a non-empty array)`);
 }
-function taggedEntry(e, tag) {
+function taggedEntry(e, tag, keepSystem = !1) {
   if (e.messages === null) return { ...e, prompt: `${tag}
 ${e.prompt ?? ""}` };
-  let at = e.messages.findIndex((m) => m.role !== "system"), i = at === -1 ? 0 : at, messages = e.messages.map((m, k) => k === i ? { ...m, content: `${tag}
+  let first = keepSystem ? e.messages.findIndex((m) => m.role !== "system") : 0, i = first === -1 ? 0 : first, messages = e.messages.map((m, k) => k === i ? { ...m, content: `${tag}
 ${m.content}` } : m);
   return { ...e, messages };
+}
+var SHARED_SYSTEM = /* @__PURE__ */ new WeakMap();
+function sharedSystemShare(d) {
+  let shared = sharedSystemPrompts(d), all = 0, part = 0;
+  for (let e of d.entries) {
+    if (e.messages === null) {
+      all += (e.prompt ?? "").length;
+      continue;
+    }
+    for (let [i, m] of e.messages.entries())
+      all += m.content.length, i === 0 && m.role === "system" && shared.has(m.content) && (part += m.content.length);
+  }
+  return all > 0 ? part / all : 0;
+}
+function sharedSystemPrompts(d) {
+  let out = SHARED_SYSTEM.get(d);
+  if (!out) {
+    let seen = /* @__PURE__ */ new Set(), shared = /* @__PURE__ */ new Set();
+    for (let e of d.entries) {
+      let m = e.messages?.[0];
+      m?.role === "system" && (seen.has(m.content) && shared.add(m.content), seen.add(m.content));
+    }
+    out = shared, SHARED_SYSTEM.set(d, out);
+  }
+  return out;
 }
 var withoutBom = (text2) => text2.charCodeAt(0) === 65279 ? text2.slice(1) : text2;
 function parseDataset(input2, name, sha256 = createHash("sha256").update(input2).digest("hex")) {
@@ -39405,7 +39432,7 @@ function sharedPrefix(cfg, index, calibration, salt = 0) {
 }
 function buildSpec(cfg, plan, id, i, warmup, intended, calibration, dataset = null, order = null, turn) {
   if (dataset && order) {
-    let n = order.length, draw = plan.datasetStart + i, reused = !warmup && draw >= n, exact = cfg.dataset_reuse === "exact", drawn = dataset.entries[order[warmup ? n - 1 - i % n : draw % n]], entry = warmup || reused && !exact ? taggedEntry(drawn, uniqueTag(id + cfg.seed * 1000003, plan.salt)) : drawn, spec2 = {
+    let n = order.length, draw = plan.datasetStart + i, reused = !warmup && draw >= n, exact = cfg.dataset_reuse === "exact", drawn = dataset.entries[order[warmup ? n - 1 - i % n : draw % n]], system = drawn.messages?.[0]?.role === "system" ? drawn.messages[0].content : null, keepSystem = !warmup && system !== null && sharedSystemPrompts(dataset).has(system), entry = warmup || reused && !exact ? taggedEntry(drawn, uniqueTag(id + cfg.seed * 1000003, plan.salt), keepSystem) : drawn, spec2 = {
       id,
       level: plan.level,
       warmup,
@@ -39684,6 +39711,7 @@ function traceReplay(trace, config2, speed, requests, maxDurationS = Number.POSI
 }
 
 // src/core/results/admission.ts
+var CLIENT_QUEUE_MS = 1;
 function meanInFlight(records2) {
   if (records2.length === 0) return null;
   let ev = [];
@@ -39725,12 +39753,15 @@ function admissionSummary(input2) {
     let w = input2.window ?? null, inWindow = w ? samples.filter((s) => s.t_ms >= w.startMs && s.t_ms <= w.endMs) : [], clientHeld = w ? meanInFlightWithin(recs, w.startMs, w.endMs) : null, runW = meanOf(inWindow.map((s) => s.running)), waitW = meanOf(inWindow.map((s) => s.waiting));
     if (clientHeld !== null && runW !== null) {
       let serverHeld = runW + (waitW ?? 0), observed2 = clientHeld;
-      observed2 > serverHeld * 1.25 + 1 && (queuedMax ?? 0) === 0 && (reasons.push("client_queueing"), notes.push(
-        `client-side queueing: ${observed2.toFixed(1)} requests in flight on the client on average, but the server reported only ${serverHeld.toFixed(1)} running + waiting and nobody waiting; requests were held before the server's scheduler (client, connection, or server front end)`
-      ));
+      if (observed2 > serverHeld * 1.25 + 1 && (queuedMax ?? 0) === 0) {
+        let clientQueueMs = level.client.send_queue_ms?.p99 ?? 0, client = clientQueueMs >= CLIENT_QUEUE_MS;
+        reasons.includes(client ? "client_queueing" : "server_queue") || reasons.push(client ? "client_queueing" : "server_queue"), notes.push(
+          client ? `client-side queueing: ${observed2.toFixed(1)} requests in flight on the client on average, but the server reported only ${serverHeld.toFixed(1)} running + waiting; the client's own queue held requests up to ${clientQueueMs.toFixed(1)} ms (p99) before their socket write` : `queued in front of the server's scheduler: ${observed2.toFixed(1)} requests in flight on the client on average, the server's gauges only ${serverHeld.toFixed(1)} running + waiting, and the client sent each within ${CLIENT_QUEUE_MS} ms; they waited in the server's front end or its connections`
+        );
+      }
     }
   }
-  return kvMax !== null && kvMax >= 95 && (reasons.push("kv_full"), notes.push(`KV cache full: peak usage ${kvMax.toFixed(1)} %`)), level.client.bottleneck_warning && !reasons.includes("client_queueing") && (reasons.push("client_queueing"), notes.push(level.client.bottleneck_warning)), cap !== null && offered > cap && !hasGauges && notes.push(
+  return kvMax !== null && kvMax >= 95 && (reasons.push("kv_full"), notes.push(`KV cache full: peak usage ${kvMax.toFixed(1)} %`)), cap !== null && offered > cap && !hasGauges && notes.push(
     `offered concurrency ${offered} exceeds the server's max running requests ${cap}: this is not a true c${offered} run`
   ), {
     observable: hasGauges,
@@ -40129,11 +40160,19 @@ function turnSummaries(ok) {
 }
 function cacheBeyondWorkload(input2, ok) {
   let cfg = input2.cfg;
-  if (cfg.dataset || cfg.trace || cfg.sessions) return null;
+  if (cfg.trace || cfg.sessions) return null;
   let rows = ok.filter((r) => r.usage?.cached_tokens != null && r.usage.prompt_tokens != null);
   if (rows.length === 0) return null;
-  let mean2 = (f) => rows.reduce((a, r) => a + f(r), 0) / rows.length, cached2 = mean2((r) => r.usage.cached_tokens), prompt = mean2((r) => r.usage.prompt_tokens), implied = (cfg.shared_prefix?.tokens ?? 0) + Math.max(0, input2.calibration?.template_overhead_tokens ?? 0);
-  return cached2 <= implied + Math.max(16, 0.1 * prompt) ? null : `cached tokens the workload did not ask for: the server reported ${cached2.toFixed(0)} of ${prompt.toFixed(0)} prompt tokens cached on average, far above the ${implied} this workload shares (template${cfg.shared_prefix ? " and shared prefix" : ""}); a cache this run did not fill served it (another run's prompts?)`;
+  let mean2 = (f) => rows.reduce((a, r) => a + f(r), 0) / rows.length, cached2 = mean2((r) => r.usage.cached_tokens), prompt = mean2((r) => r.usage.prompt_tokens), fromDataset = (cfg.dataset?.shared_share ?? 0) * prompt, implied = Math.round(
+    (cfg.shared_prefix?.tokens ?? 0) + Math.max(0, input2.calibration?.template_overhead_tokens ?? 0) + fromDataset
+  );
+  if (cached2 <= implied + Math.max(16, 0.1 * prompt)) return null;
+  let what = [
+    "template",
+    cfg.shared_prefix ? "shared prefix" : null,
+    fromDataset > 0 ? "the dataset's shared system prompts" : null
+  ].filter(Boolean).join(", ");
+  return `cached tokens the workload did not ask for: the server reported ${cached2.toFixed(0)} of ${prompt.toFixed(0)} prompt tokens cached on average, far above the ${implied} this workload shares (${what}); a cache this run did not fill served it (an earlier run of the same prompts?): restart the server or reset its prefix cache before the run`;
 }
 function steadyFigures(whole, inside, rates) {
   let latency = {
@@ -40182,7 +40221,9 @@ function summariseLevel(input2) {
   let beyond = cacheBeyondWorkload(
     input2,
     measured.filter((r) => r.error === null)
-  ), reused = measured.filter((r) => r.prompt_reuse !== void 0);
+  );
+  beyond !== null && notices.push(`level ${level}: ${beyond}`);
+  let reused = measured.filter((r) => r.prompt_reuse !== void 0);
   reused.length > 0 && cfg.dataset && notices.push(
     reused[0].prompt_reuse === "exact" ? `level ${level}: ${reused.length} of ${measured.length} prompts were reused exactly (every one of the dataset's ${cfg.dataset.lines} lines had been sent; --dataset-reuse exact): the server's cache may serve them` : `level ${level}: ${reused.length} of ${measured.length} prompts were reused (every one of the dataset's ${cfg.dataset.lines} lines had been sent), each with a unique tag ahead of it so the cache cannot serve a repeat; a bigger dataset avoids reuse`
   );
@@ -44423,7 +44464,12 @@ function checkCombination(cfg, load, o) {
 // src/core/sweep/prepare.ts
 async function prepareSweep(v, config2, o) {
   let file2 = v.dataset !== null ? loadDataset(v.dataset) : null;
-  file2 && (config2.dataset = { name: file2.name, lines: file2.lines, sha256: file2.sha256 }), v.tools !== null && (config2.tools = loadTools(v.tools, v.toolChoice));
+  file2 && (config2.dataset = {
+    name: file2.name,
+    lines: file2.lines,
+    sha256: file2.sha256,
+    shared_share: Number(sharedSystemShare(file2).toFixed(4))
+  }), v.tools !== null && (config2.tools = loadTools(v.tools, v.toolChoice));
   let trace = v.trace !== null ? loadTrace(v.trace) : null;
   for (let n of [...file2?.notices ?? [], ...trace?.notices ?? []]) o.onNotice(n);
   let replay = trace ? traceReplay(trace, config2, v.traceSpeed, v.requests, v.maxDurationS) : null, target = makeTarget(v), load = loadGeneratorOf(v, config2, target);

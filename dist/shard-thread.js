@@ -20090,12 +20090,25 @@ async function runWarmup(client2, makeSpec, count2, concurrency) {
 }
 
 // src/core/workload/dataset.ts
-function taggedEntry(e, tag) {
+function taggedEntry(e, tag, keepSystem = !1) {
   if (e.messages === null) return { ...e, prompt: `${tag}
 ${e.prompt ?? ""}` };
-  let at = e.messages.findIndex((m) => m.role !== "system"), i = at === -1 ? 0 : at, messages = e.messages.map((m, k) => k === i ? { ...m, content: `${tag}
+  let first = keepSystem ? e.messages.findIndex((m) => m.role !== "system") : 0, i = first === -1 ? 0 : first, messages = e.messages.map((m, k) => k === i ? { ...m, content: `${tag}
 ${m.content}` } : m);
   return { ...e, messages };
+}
+var SHARED_SYSTEM = /* @__PURE__ */ new WeakMap();
+function sharedSystemPrompts(d) {
+  let out = SHARED_SYSTEM.get(d);
+  if (!out) {
+    let seen = /* @__PURE__ */ new Set(), shared = /* @__PURE__ */ new Set();
+    for (let e of d.entries) {
+      let m = e.messages?.[0];
+      m?.role === "system" && (seen.has(m.content) && shared.add(m.content), seen.add(m.content));
+    }
+    out = shared, SHARED_SYSTEM.set(d, out);
+  }
+  return out;
 }
 var UTF8 = new TextDecoder("utf-8", { fatal: !0, ignoreBOM: !0 });
 
@@ -20461,7 +20474,7 @@ function sharedPrefix(cfg, index, calibration, salt = 0) {
 }
 function buildSpec(cfg, plan, id, i, warmup, intended, calibration, dataset = null, order = null, turn) {
   if (dataset && order) {
-    let n = order.length, draw = plan.datasetStart + i, reused = !warmup && draw >= n, exact = cfg.dataset_reuse === "exact", drawn = dataset.entries[order[warmup ? n - 1 - i % n : draw % n]], entry = warmup || reused && !exact ? taggedEntry(drawn, uniqueTag(id + cfg.seed * 1000003, plan.salt)) : drawn, spec2 = {
+    let n = order.length, draw = plan.datasetStart + i, reused = !warmup && draw >= n, exact = cfg.dataset_reuse === "exact", drawn = dataset.entries[order[warmup ? n - 1 - i % n : draw % n]], system = drawn.messages?.[0]?.role === "system" ? drawn.messages[0].content : null, keepSystem = !warmup && system !== null && sharedSystemPrompts(dataset).has(system), entry = warmup || reused && !exact ? taggedEntry(drawn, uniqueTag(id + cfg.seed * 1000003, plan.salt), keepSystem) : drawn, spec2 = {
       id,
       level: plan.level,
       warmup,

@@ -15,7 +15,8 @@ if (values["build-only"]) {
   console.log(`llama-server: ${bin}\nmodel: ${model}`);
 } else {
   const s = await startRealServer({ port: Number(values.port ?? 8080), slots: Number(values.slots ?? 4) });
-  console.log(`llama-server (${MODEL_ALIAS}, 4 slots, 1 thread) at ${s.url}
+  const slots = s.slots === null ? "slots unknown (no /props)" : `${s.slots} slot${s.slots === 1 ? "" : "s"}`;
+  console.log(`llama-server (${MODEL_ALIAS}, ${slots}, ${s.threads} thread${s.threads === 1 ? "" : "s"}) at ${s.url}
   npx tokenbench sweep --base-url ${s.url} --levels 1,2,4,8 --requests 32 --max-tokens 64
   npx tokenbench profile --base-url ${s.url} --targets 128,512 --decode-tokens 64
 Ctrl-C stops it.`);

@@ -170,6 +170,10 @@ export function ensureModel(): string {
 export interface RealServer {
   url: string;
   proc: ChildProcess;
+  /** The slots and context per slot the server reports (its /props), and the threads it was given. */
+  slots: number | null;
+  ctxPerSlot: number | null;
+  threads: number;
   log(): string;
   stop(): Promise<void>;
 }
@@ -218,9 +222,16 @@ export async function startRealServer(
       throw new Error(`llama-server not healthy after 60 s:\n${out.slice(-2000)}`);
     await new Promise((r) => setTimeout(r, 100));
   }
+  // What it serves, as the server itself says (its /props), not as it was asked.
+  const props = (await fetch(`${url}/props`)
+    .then((r) => r.json())
+    .catch(() => null)) as { total_slots?: number; default_generation_settings?: { n_ctx?: number } } | null;
   return {
     url,
     proc,
+    slots: props?.total_slots ?? null,
+    ctxPerSlot: props?.default_generation_settings?.n_ctx ?? null,
+    threads: Number(args[args.indexOf("-t") + 1]),
     log: () => out,
     stop: () =>
       new Promise<void>((done) => {

@@ -49,6 +49,12 @@ export const SweepConfig = z.object({
       name: z.string(),
       lines: z.number().int().nonnegative(),
       sha256: z.string().regex(/^[0-9a-f]{64}$/),
+      /**
+       * The share of the dataset's prompt text (by characters) that system prompts several lines
+       * open with make up: the caching the dataset itself implies (a notice compares the cached
+       * share with it).
+       */
+      shared_share: z.number().min(0).max(1).optional(),
     })
     .nullable()
     .optional(),

@@ -194,7 +194,12 @@ export function headline(s: VerdictSummary, named = 3): string {
   const gated = gatedInOrder(rows, s.gate.text || DEFAULT_GATE_TEXT);
   const others = rows.length - gated.length;
   const tail = others > 0 ? `; ${plural(others, "other row")} in the details.` : ".";
-  const regressed = gated.filter((r) => r.verdict === "regressed").map(rowPhrase);
+  // The rows that failed the gate (a gated row can read "regressed" by its own interval on evidence
+  // that cannot gate it: that is not why the gate failed).
+  const failedKeys = new Set(s.gate.failed);
+  const regressed = gated
+    .filter((r) => r.verdict === "regressed" && failedKeys.has(`${r.benchmark}\u0000${r.measure}`))
+    .map(rowPhrase);
   switch (s.gate.status) {
     case "failed":
       return `Gate failed: ${list(regressed, named)} ${regressed.length === 1 ? "regressed" : "regressed"}${tail}`;

@@ -121,6 +121,46 @@ export function judgeRuns(base: Evidence, head: Evidence, opts: VerdictOptions =
   }
   const ctx: RowContext = { o, base, head, headRuns, ab, history, pooled };
 
+  /**
+   * A row the head has no value for. Something broke when every request of its level failed (a
+   * latency, rate or SLO row then regresses); a value missing because its level is not valid (or,
+   * over all levels, some level is not) is not judged, with that reason; any other latency, rate
+   * or SLO value that vanished regresses; the rest are not judged.
+   */
+  const missingInHead = (
+    k: RowKey,
+    row: VerdictRow,
+    done: (g: GateRow["kind"] | null, extra?: Partial<GateRow>) => Evaluated,
+    gating: boolean,
+  ): Evaluated => {
+    const { def } = k;
+    const f = headRuns[0]?.facts.get(k.benchmark);
+    const broke = def.family === "latency" || def.family === "rate" || def.family === "slo";
+    const regress = (why: string) => {
+      row.reason = `no value in the head: ${why}`;
+      row.verdict = "regressed";
+      row.severity = severityOf("regressed", gating);
+      return done("missing");
+    };
+    if (broke && f && f.requests > 0 && f.errors === f.requests) return regress("every request failed");
+    // Its own level's reason, or for the all-levels row the first level whose reason covers it.
+    const at =
+      k.level === null
+        ? [...(headRuns[0]?.facts.keys() ?? [])].find((b) => invalidOn(headRuns, b, def) !== null)
+        : invalidOn(headRuns, k.benchmark, def) !== null
+          ? k.benchmark
+          : undefined;
+    if (at !== undefined) {
+      row.reason = `head ${invalidOn(headRuns, at, def)}${at !== k.benchmark ? ` (${at})` : ""}`;
+      row.verdict = "not_judged";
+      return done("not_judged", { why: `head ${invalidLabel(headRuns, at, def)}`, where: at });
+    }
+    if (broke) return regress("the head has no value for it");
+    row.reason = "no value in the head: the head has no value for it";
+    row.verdict = "not_judged";
+    return done("not_judged", { why: "no value in the head", where: k.benchmark });
+  };
+
   const evaluate = (k: RowKey): Evaluated => {
     const { def } = k;
     const { rule, gating } = ruleFor(rules, def.name);
@@ -165,27 +205,7 @@ export function judgeRuns(base: Evidence, head: Evidence, opts: VerdictOptions =
     }
     if (row.base !== null && row.head !== null && row.base !== 0)
       row.delta_pct = (100 * (row.head - row.base)) / Math.abs(row.base);
-    if (hv.length === 0) {
-      const f = headRuns[0]?.facts.get(k.benchmark);
-      const why =
-        f && f.requests > 0 && f.errors === f.requests
-          ? "every request failed"
-          : "the head has no value for it";
-      row.reason = `no value in the head: ${why}`;
-      if (def.family === "latency" || def.family === "rate" || def.family === "slo") {
-        row.verdict = "regressed";
-        row.severity = severityOf("regressed", gated || gating);
-        return done("missing");
-      }
-      // A figure the head could not have (its GPU tool stopped): the level's reason, not "no value".
-      const gap = invalidOn(headRuns, k.benchmark, def);
-      if (gap !== null) row.reason = `head ${gap}`;
-      row.verdict = "not_judged";
-      return done("not_judged", {
-        why: gap !== null ? `head ${invalidLabel(headRuns, k.benchmark, def)}` : "no value in the head",
-        where: k.benchmark,
-      });
-    }
+    if (hv.length === 0) return missingInHead(k, row, done, gated || gating);
     if (rule.kind === "off") {
       row.method = "off";
       row.verdict = "unchanged";

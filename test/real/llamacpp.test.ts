@@ -81,6 +81,8 @@ describe("tokenbench against llama.cpp's llama-server", () => {
   });
 
   it("8 users on 4 slots: 4 admitted, the rest queued (the server's /metrics)", () => {
+    // what the real-server script says it started is what the server reports (its /props)
+    expect(server.slots).toBe(4);
     const l8 = doc.levels.find((l) => l.level === 8)!;
     expect(l8.admission!.admitted_concurrency_max).toBe(4);
     expect(l8.admission!.queued_requests_max).toBeGreaterThanOrEqual(1);
@@ -226,6 +228,43 @@ describe("cache hygiene against llama.cpp's prompt cache", () => {
       expect(x.usage!.cached_tokens!, `request ${x.id}`).toBeLessThan(0.3 * x.usage!.prompt_tokens!);
     }
   }, 200_000);
+
+  it("lines with a system prompt of their own: no measured request finds more than the template cached; a second run of the same file names the warm cache", async () => {
+    const file = join(tmp, "system.jsonl");
+    writeFileSync(
+      file,
+      Array.from({ length: 10 }, (_, i) =>
+        JSON.stringify({
+          messages: [
+            { role: "system", content: `s${i} ${promptWords(180, 4000 + i)}` },
+            { role: "user", content: `q${i} ${promptWords(20, 5000 + i)}` },
+          ],
+        }),
+      ).join("\n"),
+    );
+    const args = `sweep --dataset ${file} --levels 1,2,3 --requests 3 --warmup 2 --max-tokens 8 --metrics-interval-ms 0 --records inline`;
+    const out = join(tmp, "system.json");
+    const r = await tb(args, out, 180_000);
+    expect(r.code, r.stderr).toBe(0);
+    const d = read(out);
+    for (const x of d.requests!.filter((q) => !q.warmup)) {
+      expect(x.error).toBeNull();
+      expect(x.usage!.cached_tokens).toBe(timing(x, "cache_n"));
+      // the chat template's opening and the first characters every system prompt starts with ("s"):
+      // never the 180 words of a system prompt a warmup sent before
+      expect(x.usage!.cached_tokens!, `request ${x.id}`).toBeLessThan(0.15 * x.usage!.prompt_tokens!);
+    }
+    // the same file again: the server holds what the first run sent, and the run says so
+    const again = await tb(args, join(tmp, "system-again.json"), 180_000);
+    expect(again.code, again.stderr).toBe(0);
+    const warm = read(join(tmp, "system-again.json"));
+    // llama.cpp keeps what the first run sent (its prompt cache in host memory)
+    expect(warm.levels[0]!.cached_tokens_pct!).toBeGreaterThan(80);
+    expect(again.stderr).toMatch(/cached tokens the workload did not ask for: .*reset its prefix cache/);
+    expect(warm.levels[0]!.validity!.reasons).toContainEqual(
+      expect.objectContaining({ code: "cache_unasked" }),
+    );
+  }, 400_000);
 });
 
 describe("every workload kind runs against llama.cpp", () => {

@@ -108,6 +108,22 @@ describe("the gate through the service", () => {
     expect(c.gate.status).toBe("failed");
   });
 
+  it("repeats that agree exactly: a +1.5 % change is not beyond noise (the figure's resolution is the floor)", async () => {
+    const r = rng(35);
+    const repo = "acme/gate-zero-variance";
+    const one = runDocument(r, QUIET, 0, NO_CHANGE);
+    const scaled = (k: number): ResultDocument => {
+      const d = structuredClone(one);
+      for (const l of d.levels) for (const q of ["p50", "p95", "p99"] as const) l.ttft_ms[q]! *= k;
+      return { ...d, samples: undefined, repeats: [0, 1, 2].map((index) => ({ index, levels: d.levels })) };
+    };
+    const { token } = await history(repo, [scaled(1)]);
+    const c = await judgeHead(repo, token, scaled(1.015));
+    const row = pick(c, "closed c=4", "ttft_p50_ms");
+    expect(row.method).toBe("repeats-t");
+    expect(row.verdict).toBe("unchanged");
+  });
+
   it("one slow run in twenty is left out, named; a 10 % throughput regression is still caught", async () => {
     const r = rng(33);
     const repo = "acme/gate-outlier";

@@ -6,7 +6,7 @@
 import type { PromptCalibration, SweepConfig } from "../../schema/v1.ts";
 import { rng } from "../../shared/random.ts";
 import type { RequestSpec } from "../client/stream-client.ts";
-import { type Dataset, taggedEntry } from "../workload/dataset.ts";
+import { type Dataset, sharedSystemPrompts, taggedEntry } from "../workload/dataset.ts";
 import { makePrompt, promptWords, shapeFor, uniqueTag, wordsFor } from "../workload/prompts.ts";
 import type { LevelPlan } from "./level-plan.ts";
 import type { SpecFactory, TurnContext } from "./loops.ts";
@@ -88,16 +88,19 @@ function buildSpec(
   if (dataset && order) {
     // A dataset is consumed across levels in its seeded order: the level's i-th request draws
     // entry (datasetStart + i); once every entry was sent, a draw is a reuse, and a reuse (unless
-    // --dataset-reuse exact) and every warmup (copies from the order's end) get a unique tag
-    // ahead of their user text, so the cache never serves a prompt the workload did not repeat.
+    // --dataset-reuse exact) and every warmup (copies from the order's end) get a unique tag at
+    // their start, so the cache never serves a prompt the measured workload did not itself repeat;
+    // a reuse keeps in front a system prompt other lines open with too (the dataset's own sharing).
     const n = order.length;
     const draw = plan.datasetStart + i;
     const reused = !warmup && draw >= n;
     const exact = cfg.dataset_reuse === "exact";
     const drawn = dataset.entries[order[warmup ? n - 1 - (i % n) : draw % n]!]!;
+    const system = drawn.messages?.[0]?.role === "system" ? drawn.messages[0].content : null;
+    const keepSystem = !warmup && system !== null && sharedSystemPrompts(dataset).has(system);
     const entry =
       warmup || (reused && !exact)
-        ? taggedEntry(drawn, uniqueTag(id + cfg.seed * 1_000_003, plan.salt))
+        ? taggedEntry(drawn, uniqueTag(id + cfg.seed * 1_000_003, plan.salt), keepSystem)
         : drawn;
     const spec: RequestSpec = {
       id,

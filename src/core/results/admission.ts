@@ -8,6 +8,9 @@ import type { AdmissionSummary, LevelResult, MetricsSample, RequestRecord } from
 import { maxOrNull as maxOf } from "../../shared/extremes.ts";
 
 /** Time-weighted mean number of client requests in flight between first send and last end. */
+/** A client send queue (p99) under this held nothing worth naming: the wait was the server's. */
+const CLIENT_QUEUE_MS = 1;
+
 export function meanInFlight(records: readonly RequestRecord[]): number | null {
   if (records.length === 0) return null;
   const ev: { t: number; d: number }[] = [];
@@ -126,9 +129,16 @@ export function admissionSummary(input: AdmissionInput): AdmissionSummary {
       const serverHeld = runW + (waitW ?? 0);
       const observed = clientHeld;
       if (observed > serverHeld * 1.25 + 1 && (queuedMax ?? 0) === 0) {
-        reasons.push("client_queueing");
+        // Whose queue: the client's only when its own send queue held requests (1 ms at p99);
+        // otherwise they waited in front of the server's scheduler, where its gauges do not look.
+        const clientQueueMs = level.client.send_queue_ms?.p99 ?? 0;
+        const client = clientQueueMs >= CLIENT_QUEUE_MS;
+        if (!reasons.includes(client ? "client_queueing" : "server_queue"))
+          reasons.push(client ? "client_queueing" : "server_queue");
         notes.push(
-          `client-side queueing: ${observed.toFixed(1)} requests in flight on the client on average, but the server reported only ${serverHeld.toFixed(1)} running + waiting and nobody waiting; requests were held before the server's scheduler (client, connection, or server front end)`,
+          client
+            ? `client-side queueing: ${observed.toFixed(1)} requests in flight on the client on average, but the server reported only ${serverHeld.toFixed(1)} running + waiting; the client's own queue held requests up to ${clientQueueMs.toFixed(1)} ms (p99) before their socket write`
+            : `queued in front of the server's scheduler: ${observed.toFixed(1)} requests in flight on the client on average, the server's gauges only ${serverHeld.toFixed(1)} running + waiting, and the client sent each within ${CLIENT_QUEUE_MS} ms; they waited in the server's front end or its connections`,
         );
       }
     }
@@ -137,10 +147,8 @@ export function admissionSummary(input: AdmissionInput): AdmissionSummary {
     reasons.push("kv_full");
     notes.push(`KV cache full: peak usage ${kvMax.toFixed(1)} %`);
   }
-  if (level.client.bottleneck_warning && !reasons.includes("client_queueing")) {
-    reasons.push("client_queueing");
-    notes.push(level.client.bottleneck_warning);
-  }
+  // The client's own lateness is no reason for the server's bend: it is the level's validity
+  // (results/validity.ts, client_bound), and the self-check says it once in its own notice.
   if (cap !== null && offered > cap && !hasGauges) {
     notes.push(
       `offered concurrency ${offered} exceeds the server's max running requests ${cap}: this is not a true c${offered} run`,

@@ -124,22 +124,35 @@ export interface LevelSummaryInput {
 }
 
 /**
- * Synthetic prompts share only the server's template and any --shared-prefix-tokens: a level
+ * What a workload shares is the server's template, any --shared-prefix-tokens, and for a dataset
+ * the system prompts several of its lines open with (its `shared_share` of the prompt): a level
  * whose cached prompt tokens pass that by more than 10 % of its prompts (16 tokens at least, a
- * cache block) was served by a cache the workload did not imply (another run's prompts, a warmup).
+ * cache block) was served by a cache the workload did not imply (another run's prompts, a
+ * warmup). A trace and a conversation share by design (their blocks, their history): not judged.
  */
 function cacheBeyondWorkload(input: LevelSummaryInput, ok: readonly RequestRecord[]): string | null {
   const cfg = input.cfg;
-  if (cfg.dataset || cfg.trace || cfg.sessions) return null;
+  if (cfg.trace || cfg.sessions) return null;
   const rows = ok.filter((r) => r.usage?.cached_tokens != null && r.usage.prompt_tokens != null);
   if (rows.length === 0) return null;
   const mean = (f: (r: RequestRecord) => number) => rows.reduce((a, r) => a + f(r), 0) / rows.length;
   const cached = mean((r) => r.usage!.cached_tokens!);
   const prompt = mean((r) => r.usage!.prompt_tokens!);
-  const implied =
-    (cfg.shared_prefix?.tokens ?? 0) + Math.max(0, input.calibration?.template_overhead_tokens ?? 0);
+  const fromDataset = (cfg.dataset?.shared_share ?? 0) * prompt;
+  const implied = Math.round(
+    (cfg.shared_prefix?.tokens ?? 0) +
+      Math.max(0, input.calibration?.template_overhead_tokens ?? 0) +
+      fromDataset,
+  );
   if (cached <= implied + Math.max(16, 0.1 * prompt)) return null;
-  return `cached tokens the workload did not ask for: the server reported ${cached.toFixed(0)} of ${prompt.toFixed(0)} prompt tokens cached on average, far above the ${implied} this workload shares (template${cfg.shared_prefix ? " and shared prefix" : ""}); a cache this run did not fill served it (another run's prompts?)`;
+  const what = [
+    "template",
+    cfg.shared_prefix ? "shared prefix" : null,
+    fromDataset > 0 ? "the dataset's shared system prompts" : null,
+  ]
+    .filter(Boolean)
+    .join(", ");
+  return `cached tokens the workload did not ask for: the server reported ${cached.toFixed(0)} of ${prompt.toFixed(0)} prompt tokens cached on average, far above the ${implied} this workload shares (${what}); a cache this run did not fill served it (an earlier run of the same prompts?): restart the server or reset its prefix cache before the run`;
 }
 
 /**
@@ -216,6 +229,7 @@ export function summariseLevel(input: LevelSummaryInput): { result: LevelResult;
     input,
     measured.filter((r) => r.error === null),
   );
+  if (beyond !== null) notices.push(`level ${level}: ${beyond}`);
   const reused = measured.filter((r) => r.prompt_reuse !== undefined);
   if (reused.length > 0 && cfg.dataset)
     notices.push(

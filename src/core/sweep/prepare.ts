@@ -11,7 +11,7 @@ import { makeTarget } from "../server/target.ts";
 import type { Values } from "../settings/setting.ts";
 import type { SWEEP } from "../settings/sweep-table.ts";
 import type { CONNECTION, LOAD } from "../settings/table.ts";
-import { type Dataset, loadDataset } from "../workload/dataset.ts";
+import { type Dataset, loadDataset, sharedSystemShare } from "../workload/dataset.ts";
 import { loadTools } from "../workload/tool-definitions.ts";
 import { loadTrace, traceReplay } from "../workload/trace.ts";
 import { checkCombination } from "./combination.ts";
@@ -52,7 +52,13 @@ export async function prepareSweep(
   o: PrepareOptions,
 ): Promise<SweepSetup> {
   const file = v.dataset !== null ? loadDataset(v.dataset) : null;
-  if (file) config.dataset = { name: file.name, lines: file.lines, sha256: file.sha256 };
+  if (file)
+    config.dataset = {
+      name: file.name,
+      lines: file.lines,
+      sha256: file.sha256,
+      shared_share: Number(sharedSystemShare(file).toFixed(4)),
+    };
   if (v.tools !== null) config.tools = loadTools(v.tools, v.toolChoice);
   const trace = v.trace !== null ? loadTrace(v.trace) : null;
   for (const n of [...(file?.notices ?? []), ...(trace?.notices ?? [])]) o.onNotice(n);

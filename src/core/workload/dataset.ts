@@ -78,16 +78,55 @@ function entryOf(o: unknown, where: string): DatasetEntry {
 }
 
 /**
- * A dataset entry with a unique tag ahead of its user text, so a reused or warmup copy shares no
- * prefix with the entry as measured (prefix caches match from the start). A system message is
- * kept as it is: a shared system prompt is the dataset's own sharing.
+ * A dataset entry with a unique tag, so a copy (a warmup, a reuse) shares no prefix with the entry
+ * as measured (prefix caches match from the start): ahead of everything, or with `keepSystem` ahead
+ * of its first message after the system ones (a system prompt several lines open with is the
+ * dataset's own sharing, which every measured line has too: see sharedSystemPrompts).
  */
-export function taggedEntry(e: DatasetEntry, tag: string): DatasetEntry {
+export function taggedEntry(e: DatasetEntry, tag: string, keepSystem = false): DatasetEntry {
   if (e.messages === null) return { ...e, prompt: `${tag}\n${e.prompt ?? ""}` };
-  const at = e.messages.findIndex((m) => m.role !== "system");
-  const i = at === -1 ? 0 : at;
+  const first = keepSystem ? e.messages.findIndex((m) => m.role !== "system") : 0;
+  const i = first === -1 ? 0 : first;
   const messages = e.messages.map((m, k) => (k === i ? { ...m, content: `${tag}\n${m.content}` } : m));
   return { ...e, messages };
+}
+
+const SHARED_SYSTEM = new WeakMap<Dataset, ReadonlySet<string>>();
+
+/** The share of the dataset's text (characters) in system prompts several entries open with. */
+export function sharedSystemShare(d: Dataset): number {
+  const shared = sharedSystemPrompts(d);
+  let all = 0;
+  let part = 0;
+  for (const e of d.entries) {
+    if (e.messages === null) {
+      all += (e.prompt ?? "").length;
+      continue;
+    }
+    for (const [i, m] of e.messages.entries()) {
+      all += m.content.length;
+      if (i === 0 && m.role === "system" && shared.has(m.content)) part += m.content.length;
+    }
+  }
+  return all > 0 ? part / all : 0;
+}
+
+/** The system prompts more than one entry opens with: the sharing the dataset itself asks for. */
+export function sharedSystemPrompts(d: Dataset): ReadonlySet<string> {
+  let out = SHARED_SYSTEM.get(d);
+  if (!out) {
+    const seen = new Set<string>();
+    const shared = new Set<string>();
+    for (const e of d.entries) {
+      const m = e.messages?.[0];
+      if (m?.role !== "system") continue;
+      if (seen.has(m.content)) shared.add(m.content);
+      seen.add(m.content);
+    }
+    out = shared;
+    SHARED_SYSTEM.set(d, out);
+  }
+  return out;
 }
 
 /** `text` as read from a file, without a leading byte-order mark (editors on Windows write one). */

@@ -95,7 +95,14 @@ describe("GPU energy and cost per level", () => {
     const last = doc.levels.at(-1)!.gpu!;
     expect(last.energy_j).toBeNull();
     expect(last.output_tok_per_j).toBeNull();
-    expect(last.unknown_reason).toMatch(/the GPU sampler stopped .* \(nvidia-smi exited \(code 3\)\)/);
+    // the last level began after the sampler died: said as such, never a negative time
+    expect(last.unknown_reason).toMatch(
+      /the GPU sampler (had stopped [\d.]+ s before|stopped [\d.]+ s into) the window \(nvidia-smi exited \(code 3\)\)/,
+    );
+    expect(last.unknown_reason).not.toMatch(/-\d/);
+    expect(doc.levels.at(-1)!.validity!.reasons).toContainEqual(
+      expect.objectContaining({ code: "telemetry_gap" }),
+    );
     expect(doc.levels.every((l) => l.gpu!.energy_j !== 0)).toBe(true);
     expect(r.stderr).toMatch(/GPU energy unknown/);
   });

@@ -20,20 +20,39 @@ writeFileSync(
     "\n",
   ),
 );
+// Ten lines, each with its own 180-word system prompt, then a short user question: a warmup that
+// kept the system prompt as it is would warm the measured line's first 180 words.
+const SYSTEM_FILE = join(dir, "system.jsonl");
+writeFileSync(
+  SYSTEM_FILE,
+  Array.from({ length: 10 }, (_, i) =>
+    JSON.stringify({
+      messages: [
+        { role: "system", content: `s${i} ${promptWords(180, 2000 + i)}` },
+        { role: "user", content: `q${i} ${promptWords(20, 3000 + i)}` },
+      ],
+    }),
+  ).join("\n"),
+);
 const mocks: MockProcess[] = [];
 afterAll(() => Promise.all(mocks.map((m) => m.close())));
 
 /** A sweep against a mock of its own: its cache holds this run's prompts only. */
-async function sweep(name: string, extra: string[]): Promise<{ doc: ResultDocument; stderr: string }> {
-  const mock = await startMock({ ttftMs: 5, itlMs: 1, blockTokens: 4 });
-  mocks.push(mock);
+async function sweep(
+  name: string,
+  extra: string[],
+  file = FILE,
+  given: MockProcess | null = null,
+): Promise<{ doc: ResultDocument; stderr: string }> {
+  const mock = given ?? (await startMock({ ttftMs: 5, itlMs: 1, blockTokens: 4 }));
+  if (!given) mocks.push(mock);
   const out = join(dir, `${name}.json`);
   const r = await runCli([
     "sweep",
     "--base-url",
     mock.url,
     "--dataset",
-    FILE,
+    file,
     "--levels",
     "1,2,3,4",
     "--requests",
@@ -77,5 +96,38 @@ describe("a dataset over 4 levels on a prefix cache", () => {
     for (const r of first) expect(r.usage!.cached_tokens).toBe(0);
     expect(stderr).toMatch(/reused exactly/);
     expect(doc.config!.dataset_reuse).toBe("exact");
+  });
+
+  it("lines with a system prompt of their own: warmups share none of it, so no measured request finds it cached", async () => {
+    // 2 warmups per level copy the order's last lines (9 and 8), which the third level then
+    // measures (3 + 4 + 6 requests draw past all ten lines)
+    const { doc } = await sweep(
+      "system",
+      ["--levels", "1,2,3", "--requests", "3", "--warmup", "2"],
+      SYSTEM_FILE,
+    );
+    const warmups = doc.requests!.filter((r) => r.warmup);
+    expect(warmups.length).toBeGreaterThanOrEqual(2);
+    const measured = doc.requests!.filter((r) => !r.warmup);
+    for (const r of measured) expect(r.usage!.cached_tokens, `request ${r.id}`).toBe(0);
+    for (const l of doc.levels) expect(l.cached_tokens_pct).toBe(0);
+  });
+
+  it("the same dataset a second time against the same server: the warm cache is named, with the remedy", async () => {
+    const mock = await startMock({ ttftMs: 5, itlMs: 1, blockTokens: 4 });
+    mocks.push(mock);
+    const first = await sweep("first", ["--levels", "1,2", "--requests", "4"], FILE, mock);
+    for (const l of first.doc.levels)
+      expect(
+        l.validity!.reasons.map((r) => r.code),
+        "the first run is cold",
+      ).not.toContain("cache_unasked");
+    const second = await sweep("second", ["--levels", "1,2", "--requests", "4"], FILE, mock);
+    expect(second.stderr).toMatch(
+      /cached tokens the workload did not ask for: .*\(an earlier run of the same prompts\?\): restart the server or reset its prefix cache/,
+    );
+    const l = second.doc.levels[0]!;
+    expect(l.cached_tokens_pct!).toBeGreaterThan(80);
+    expect(l.validity!.reasons).toContainEqual(expect.objectContaining({ code: "cache_unasked" }));
   });
 });

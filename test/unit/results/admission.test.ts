@@ -17,23 +17,47 @@ describe("admission summary", () => {
     expect(meanInFlight(records)).toBeCloseTo(4, 9);
   });
 
-  it("flags client-side queueing when the client holds more than the server reports, inside the steady window", () => {
-    const input = {
-      level,
-      records,
-      samples: [
-        { t_ms: 0, running: 0, waiting: 0, kv_cache_usage_pct: 10 },
-        { t_ms: 500, running: 1, waiting: 0, kv_cache_usage_pct: 10 },
-      ],
-      metricsAvailable: true,
-      queueDelta: null,
-      limits: { maxRunningRequests: null, cudaGraphMaxBs: null },
-    };
-    const a = admissionSummary({ ...input, window: { startMs: 100, endMs: 900 } });
+  const held = {
+    records,
+    samples: [
+      { t_ms: 0, running: 0, waiting: 0, kv_cache_usage_pct: 10 },
+      { t_ms: 500, running: 1, waiting: 0, kv_cache_usage_pct: 10 },
+    ],
+    metricsAvailable: true,
+    queueDelta: null,
+    limits: { maxRunningRequests: null, cudaGraphMaxBs: null },
+  };
+  const withClient = (sendQueueP99: number | null, warning: string | null = null) =>
+    ({
+      ...(level as object),
+      client: {
+        bottleneck_warning: warning,
+        send_queue_ms: sendQueueP99 === null ? undefined : { p99: sendQueueP99 },
+      },
+    }) as never;
+
+  it("the client holds more in flight than the server reports: the client's queue only when its own send queue held them", () => {
+    const window = { startMs: 100, endMs: 900 };
+    const a = admissionSummary({ ...held, level: withClient(12), window });
     expect(a.bend_reasons).toContain("client_queueing");
+    expect(a.notes.join(" ")).toMatch(/the client's own queue held requests up to 12\.0 ms/);
     expect(a.littles_law!.implied_in_flight).toBeCloseTo(4, 9);
+    // the client sent each at once: they waited in front of the server's scheduler
+    const b = admissionSummary({ ...held, level: withClient(0.3), window });
+    expect(b.bend_reasons).toEqual(["server_queue"]);
+    expect(b.notes.join(" ")).toMatch(/queued in front of the server's scheduler/);
     // no steady window: no comparison (an idle start or end would fake one)
-    expect(admissionSummary({ ...input, window: null }).bend_reasons).not.toContain("client_queueing");
+    expect(admissionSummary({ ...held, level: withClient(12), window: null }).bend_reasons).toEqual([]);
+  });
+
+  it("the self-check's bottleneck warning is no bend reason (it is the level's validity)", () => {
+    const a = admissionSummary({
+      ...held,
+      level: withClient(0.2, "the client may be the bottleneck (…)"),
+      samples: [{ t_ms: 500, running: 4, waiting: 0, kv_cache_usage_pct: 10 }],
+      window: { startMs: 100, endMs: 900 },
+    });
+    expect(a.bend_reasons).toEqual([]);
   });
 
   it("no client-side queueing from the idle samples at a level's start and end", () => {

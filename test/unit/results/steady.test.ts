@@ -14,4 +14,34 @@ describe("steadyWindow", () => {
     expect(w.endMs).toBe(249_999 * 20 + 19);
     expect(w.inside).toHaveLength(250_000);
   });
+
+  it("a level of 0.5 s has no steady state by default: the 1 s floor applies, whatever half the level is", () => {
+    // 4 users, 25 requests each of 20 ms back to back: 0.5 s in all, steady in shape
+    const level = (scale: number) =>
+      Array.from({ length: 100 }, (_, i) => {
+        const t = Math.floor(i / 4) * 20 * scale;
+        return rec({ id: i, send_ms: t, events: [t + 10 * scale], end_ms: t + 19 * scale });
+      });
+    const w = steadyWindow(level(1), { mode: "closed", level: 4, minSteadyS: null });
+    expect(w.steady).toBe(false);
+    expect(w.minSteadyS).toBe(1);
+    expect(w.reason).toMatch(/^the window lasted 0\.\d+ s, under the 1\.00 s asked/);
+    // the same shape over 2 s is steady
+    const long = level(4);
+    expect(steadyWindow(long, { mode: "closed", level: 4, minSteadyS: null }).steady).toBe(true);
+  });
+
+  it("an open-loop server far behind: fell behind, from the whole arrival span, even with no window left", () => {
+    // 10 req/s offered, one served every 300 ms: the queue (and each E2E) grows all level
+    const records = Array.from({ length: 40 }, (_, i) => {
+      const send = i * 100;
+      const end = 300 * (i + 1);
+      return { ...rec({ id: i, send_ms: send, events: [end - 10], end_ms: end }), intended_send_ms: send };
+    });
+    const w = steadyWindow(records, { mode: "open", level: 10, minSteadyS: null, arrival: "constant" });
+    expect(w.fellBehind).toBe(true);
+    expect(w.reason).toMatch(
+      /^the server fell behind: 13 requests finished in the 3\.90 s they arrived over while 40 arrived, and E2E rose/,
+    );
+  });
 });
