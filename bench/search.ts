@@ -1,8 +1,8 @@
 // The saturation search against a server whose capacity is known: the mock with 16 slots, 60 ms
 // TTFT, 12 ms ITL and 32 output tokens sustains 16 / (0.060 + 32 x 0.012) s = 36.0 req/s (its
-// --help). Five seeds of each arrival kind through the CLI, as users run it; the target: every
-// answer within -10 % / +3 % of the capacity, never above what its passing probe delivered, and a
-// bracket of at most 3 %.
+// --help). Five seeds of each arrival kind through the CLI, as users run it, with the search's own
+// defaults (a start of 1 req/s, 8 probes); the target: every answer within -10 % / +3 % of the
+// capacity, never above what its passing probe delivered, and a bracket of at most 3 %.
 // Usage: npm run build && npx tsx bench/search.ts [--quick]
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync } from "node:fs";
@@ -39,8 +39,6 @@ for (const arrival of ["poisson", "constant"]) {
         mock.url,
         "--mode",
         "search",
-        "--levels",
-        "8",
         "--max-tokens",
         "32",
         "--slo-ttft-ms",
@@ -49,8 +47,6 @@ for (const arrival of ["poisson", "constant"]) {
         arrival,
         "--seed",
         String(seed),
-        "--search-max-probes",
-        "10",
         "--warmup",
         "0",
         "--calibrate-prompts",

@@ -20329,7 +20329,8 @@ function deriveRequest(r) {
     e2eFromIntendedMs: intended !== null && last2 !== null ? last2 - intended : null,
     scheduleLagMs: intended !== null ? r.send_ms - intended : null,
     ttfatMs: answer !== null ? answer - r.send_ms : null,
-    reasoningMs: r.first_reasoning_ms != null && r.first_answer_ms != null ? r.first_answer_ms - r.first_reasoning_ms : null,
+    // Answer text before any reasoning (a leading "\n" is enough) leaves no span to measure.
+    reasoningMs: r.first_reasoning_ms != null && r.first_answer_ms != null && r.first_answer_ms >= r.first_reasoning_ms ? r.first_answer_ms - r.first_reasoning_ms : null,
     ttFirstToolCallMs: r.first_tool_call_ms !== void 0 ? r.first_tool_call_ms - r.send_ms : null
   };
 }
@@ -20532,7 +20533,8 @@ var REASON_LABEL = {
   cache_unasked: "cached tokens not asked for",
   load_shape: "another load than asked",
   too_few_samples: "too few samples for the percentile",
-  telemetry_gap: "a telemetry gap"
+  telemetry_gap: "a telemetry gap",
+  buffered_stream: "a stream that came in bursts"
 };
 function invalidLabel(runs, benchmark, def) {
   for (let r of runs) {
@@ -21743,9 +21745,9 @@ function exportBencher(doc, source = "the document") {
 init_errors();
 
 // src/schema/upload.ts
-var MAX_FUTURE_SKEW_MS = 600 * 1e3, SLACK = 1.01;
-function impossibleFigures(levels) {
-  let out = [], windowed = !1, wallBound = (what, value, count3, wallS, i, unit) => {
+var MAX_FUTURE_SKEW_MS = 600 * 1e3, SLACK = 1.01, PHYSICS = { decodeTokS: 1e5, levelTokS: 1e7, gpuW: 5e3 };
+function impossibleFigures(levels, config2 = null) {
+  let out = [], no = (path, message) => out.push({ code: "figure_impossible", path, message }), windowed = !1, wallBound = (what, value, count3, wallS, i, unit) => {
     value * wallS <= count3 * SLACK + 1 || out.push({
       code: "figure_impossible",
       path: `levels[${i}].${what}`,
@@ -21767,7 +21769,47 @@ function impossibleFigures(levels) {
       code: "figure_impossible",
       path: `levels[${i}].goodput_req_s`,
       message: `goodput ${l.goodput_req_s} req/s is more than the level's ${l.req_s} req/s`
-    });
+    }), l.output_tok_s > PHYSICS.levelTokS && no(
+      `levels[${i}].output_tok_s`,
+      `${l.output_tok_s} tok/s is beyond any server (at most ${PHYSICS.levelTokS})`
+    );
+    for (let [stat, v] of Object.entries(l.decode_tok_s))
+      stat !== "n" && typeof v == "number" && v > PHYSICS.decodeTokS && no(
+        `levels[${i}].decode_tok_s.${stat}`,
+        `${v} tok/s is beyond any one stream's decode (at most ${PHYSICS.decodeTokS})`
+      );
+    let perRequest = config2 && !config2.dataset && !config2.trace ? config2.max_tokens : null;
+    perRequest !== null && perRequest > 0 && l.completion_tokens_total > l.ok * perRequest * SLACK + 1 && no(
+      `levels[${i}].completion_tokens_total`,
+      `${l.completion_tokens_total} tokens from ${l.ok} requests is more than their ${perRequest} max_tokens each`
+    );
+    let g = l.gpu;
+    if (g) {
+      let nonNegative2 = [
+        "energy_j",
+        "mean_power_w",
+        "peak_power_w",
+        "idle_power_w",
+        "output_tok_per_j",
+        "j_per_output_tok",
+        "j_per_request",
+        "w_per_user",
+        "usd_per_m_output_tok",
+        "usd_per_m_total_tok"
+      ];
+      for (let k of nonNegative2) {
+        let v = g[k];
+        typeof v == "number" && v < 0 && no(`levels[${i}].gpu.${k}`, `${v} cannot be negative`);
+      }
+      let gpus = Math.max(1, g.per_gpu?.length ?? 1);
+      for (let k of ["mean_power_w", "peak_power_w", "idle_power_w"]) {
+        let v = g[k];
+        typeof v == "number" && v > PHYSICS.gpuW * gpus && no(
+          `levels[${i}].gpu.${k}`,
+          `${v} W is beyond ${gpus} GPU${gpus === 1 ? "" : "s"} (at most ${PHYSICS.gpuW} W each)`
+        );
+      }
+    }
     let maxMs = wall * 1e3 * SLACK + 1;
     for (let key of ["ttft_ms", "itl_ms", "tpot_ms", "e2e_ms", "e2e_stream_ms"]) {
       let s = l[key];
@@ -37068,6 +37110,8 @@ var Saturation = external_exports.object({
   goodput_at_max_rps: nullableNum,
   target_pass_pct: num,
   probes: external_exports.number().int().nonnegative(),
+  /** The probes the search was allowed (--search-max-probes). */
+  max_probes: external_exports.number().int().nonnegative().optional(),
   method: external_exports.string()
 }), LoadGenerator = external_exports.object({
   workers: external_exports.number().int().positive(),
@@ -37253,7 +37297,9 @@ var ClientSelfCheck = external_exports.object({
       temp_max_c: nullableNum
     })
   ),
-  unknown_reason: external_exports.string().nullable()
+  unknown_reason: external_exports.string().nullable(),
+  /** A read set aside for being impossible (an energy counter against the power reads), with why. */
+  note: external_exports.string().nullable().optional()
 }), ValidityReason = external_exports.object({
   code: external_exports.enum([
     "client_bound",
@@ -37264,7 +37310,8 @@ var ClientSelfCheck = external_exports.object({
     "cache_unasked",
     "too_few_samples",
     "load_shape",
-    "telemetry_gap"
+    "telemetry_gap",
+    "buffered_stream"
   ]),
   affects: external_exports.array(external_exports.string().max(64)).max(64),
   figure: external_exports.number().nullable(),
@@ -37421,6 +37468,8 @@ var Usage = external_exports.object({
   tool_calls: external_exports.number().int().nonnegative().optional(),
   /** Events that came after the end of the stream (`[DONE]`, Responses' terminal event): not counted. */
   events_after_done: external_exports.number().int().positive().optional(),
+  /** Reasoning tokens the usage claimed beyond the completion's own count: not believed (the stream's count is used). */
+  reasoning_usage_ignored: external_exports.number().nonnegative().optional(),
   /** A dataset entry drawn again after every entry was sent: with a unique tag ahead of it, or exactly (`--dataset-reuse exact`). */
   prompt_reuse: external_exports.enum(["tagged", "exact"]).optional(),
   /** `--repeats N`: which repeat of the sweep sent it (0-based; absent: the only one). */
@@ -37924,15 +37973,44 @@ import { performance as performance3 } from "node:perf_hooks";
 
 // src/core/server/target.ts
 function makeTarget(o) {
-  let u = new URL(o.baseUrl);
+  let u = new URL(o.baseUrl), basic = urlBasicAuth(o.baseUrl);
   return {
-    baseUrl: o.baseUrl.replace(/\/+$/, ""),
+    baseUrl: publicUrl(o.baseUrl).replace(/\/+$/, ""),
     api: o.api,
     model: o.model,
-    headers: { ...o.headers, ...o.apiKey ? { authorization: `Bearer ${o.apiKey}` } : {} },
+    headers: {
+      ...basic ? { authorization: basic } : {},
+      ...o.headers,
+      ...o.apiKey ? { authorization: `Bearer ${o.apiKey}` } : {}
+    },
     origin: u.origin,
     basePath: u.pathname.replace(/\/+$/, "").replace(/\/v1$/, "")
   };
+}
+var SECRET_PARAM = /^(api[-_]?key|key|token|access[-_]?token|auth|password|passwd|secret|sig|signature)$/i;
+function publicUrl(raw) {
+  let u;
+  try {
+    u = new URL(raw);
+  } catch {
+    return raw;
+  }
+  let changed = !1;
+  (u.username !== "" || u.password !== "") && (u.username = "***", u.password = "", changed = !0);
+  for (let k of [...u.searchParams.keys()])
+    SECRET_PARAM.test(k) && (u.searchParams.set(k, "***"), changed = !0);
+  return changed ? u.toString().replace(/%2A%2A%2A/g, "***") : raw;
+}
+function urlBasicAuth(raw) {
+  let u;
+  try {
+    u = new URL(raw);
+  } catch {
+    return null;
+  }
+  if (u.username === "" && u.password === "") return null;
+  let pair = `${decodeURIComponent(u.username)}:${decodeURIComponent(u.password)}`;
+  return `Basic ${Buffer.from(pair).toString("base64")}`;
 }
 var withModel = (t, model) => ({ ...t, model }), url2 = (t, path) => t.origin + t.basePath + path, rootUrl = (t) => t.origin + t.basePath, completionsPath = (api) => api === "chat" ? "/v1/chat/completions" : api === "responses" ? "/v1/responses" : "/v1/completions";
 function generationBody(api, model, input2, maxTokens, stream) {
@@ -38035,7 +38113,7 @@ function emptyInfo() {
   return resetInfo({});
 }
 function resetInfo(info) {
-  return info.answerChars = 0, info.reasoningChars = 0, info.toolChars = 0, info.toolCalls = 0, info.toolCallsAreNew = !1, info.text = "", info.finishReason = null, info.maxChoiceIndex = 0, info.usage = null, info.errorMessage = null, info.responseId = null, info.terminal = !1, info.serverTsMs = null, info.serverArrivalTsMs = null, info.timings = null, info.usageRaw = null, info;
+  return info.answerChars = 0, info.reasoningChars = 0, info.toolChars = 0, info.toolCalls = 0, info.toolCallsAreNew = !1, info.toolIndexes ? info.toolIndexes.length = 0 : info.toolIndexes = [], info.text = "", info.finishReason = null, info.maxChoiceIndex = 0, info.usage = null, info.errorMessage = null, info.responseId = null, info.terminal = !1, info.serverTsMs = null, info.serverArrivalTsMs = null, info.timings = null, info.usageRaw = null, info;
 }
 function errorText(e) {
   return typeof e == "string" ? e : isObj(e) && typeof e.message == "string" ? e.message : JSON.stringify(e)?.slice(0, 500) ?? String(e);
@@ -38072,7 +38150,7 @@ function interpretChunk(obj2, into) {
           for (let call of calls) {
             if (!isObj(call)) continue;
             let fn = call.function;
-            typeof call.index == "number" ? call.index + 1 > info.toolCalls && (info.toolCalls = call.index + 1) : typeof call.id == "string" && call.id !== "" && (info.toolCalls++, info.toolCallsAreNew = !0), isObj(fn) && (info.toolChars += strLen(fn.name) + strLen(fn.arguments));
+            typeof call.index == "number" && Number.isFinite(call.index) ? info.toolIndexes.includes(call.index) || info.toolIndexes.push(call.index) : typeof call.id == "string" && call.id !== "" && (info.toolCalls++, info.toolCallsAreNew = !0), isObj(fn) && (info.toolChars += strLen(fn.name) + strLen(fn.arguments));
           }
       }
       typeof ch.text == "string" && ch.text.length > 0 && (info.answerChars += ch.text.length, info.text += ch.text), typeof ch.finish_reason == "string" && (info.finishReason = ch.finish_reason);
@@ -38197,7 +38275,9 @@ var USAGE_BOUNDS = { perMaxTokens: 2, perContentEvent: 64 }, SHORT_OUTPUT_SHARE 
   firstAnswerMs = null;
   firstToolMs = null;
   reasoningEvents = 0;
+  /** Tool calls without an index (counted as they start), and the indexes indexed calls used. */
   toolCalls = 0;
+  toolIndexes = /* @__PURE__ */ new Set();
   multipleChoices = !1;
   think;
   interpret;
@@ -38231,7 +38311,8 @@ var USAGE_BOUNDS = { perMaxTokens: 2, perContentEvent: 64 }, SHORT_OUTPUT_SHARE 
       prompt_tokens: info.usage.prompt,
       completion_tokens: info.usage.completion,
       cached_tokens: info.usage.cached
-    }, this.usageReasoning = info.usage.reasoning), info.finishReason !== null && (this.finishReason = info.finishReason), info.timings !== null && (this.timings = info.timings), info.usageRaw !== null && (this.usageRaw = info.usageRaw), info.responseId !== null && (this.responseId = info.responseId), info.toolCalls > 0 && (this.toolCalls = info.toolCallsAreNew ? this.toolCalls + info.toolCalls : Math.max(this.toolCalls, info.toolCalls));
+    }, this.usageReasoning = info.usage.reasoning), info.finishReason !== null && (this.finishReason = info.finishReason), info.timings !== null && (this.timings = info.timings), info.usageRaw !== null && (this.usageRaw = info.usageRaw), info.responseId !== null && (this.responseId = info.responseId), this.toolCalls += info.toolCalls;
+    for (let i of info.toolIndexes) this.toolIndexes.add(i);
     let chars = info.answerChars + info.reasoningChars + info.toolChars;
     chars > 0 && (this.eventTimes.push(tMs), this.eventChars.push(chars), info.reasoningChars > 0 && (this.reasoningEvents++, this.firstReasoningMs ??= tMs), info.toolChars > 0 && (this.firstToolMs ??= tMs), this.think !== null ? (this.think.feed(info.text, tMs), info.toolChars > 0 && (this.firstAnswerMs ??= tMs)) : (info.answerChars > 0 || info.toolChars > 0) && (this.firstAnswerMs ??= tMs), this.text !== null && info.text !== "" && this.text.push(info.text), info.serverTsMs !== null && (this.serverTimes ??= [], this.serverTimes.push(info.serverTsMs - this.o.serverOffsetMs)), info.serverArrivalTsMs !== null && (this.serverArrival = info.serverArrivalTsMs - this.o.serverOffsetMs)), info.terminal && (this.done = !0);
   }
@@ -38247,7 +38328,7 @@ var USAGE_BOUNDS = { perMaxTokens: 2, perContentEvent: 64 }, SHORT_OUTPUT_SHARE 
         message: `usage.completion_tokens ${completion} cannot be true: max_tokens was ${rec.max_tokens} and ${events} content events came; the stream's own figures are kept, its usage is not counted`
       });
     }
-    if (reasoningEvents > 0) {
+    if (completion !== null && this.usageReasoning !== null && this.usageReasoning > completion && (rec.reasoning_usage_ignored = this.usageReasoning, this.usageReasoning = null), reasoningEvents > 0) {
       if (rec.first_reasoning_ms = firstReasoning, rec.first_answer_ms = firstAnswer, rec.reasoning_events = reasoningEvents, completion !== null) {
         let fromUsage = this.usageReasoning, perEvent = completion - events <= 1, counted = fromUsage ?? (events > 0 ? Math.min(
           completion,
@@ -38256,7 +38337,7 @@ var USAGE_BOUNDS = { perMaxTokens: 2, perContentEvent: 64 }, SHORT_OUTPUT_SHARE 
         rec.reasoning_tokens = counted, rec.reasoning_tokens_source = fromUsage !== null ? "usage" : "events", rec.answer_tokens = Math.max(0, completion - counted);
       }
     } else this.usageReasoning !== null && this.usageReasoning > 0 && completion !== null && (rec.reasoning_tokens = this.usageReasoning, rec.reasoning_tokens_source = "usage", rec.answer_tokens = Math.max(0, completion - this.usageReasoning));
-    this.firstToolMs !== null && (rec.first_tool_call_ms = this.firstToolMs, rec.tool_calls = this.toolCalls), this.afterDone > 0 && (rec.events_after_done = this.afterDone), ignoreEos && rec.error === null && completion !== null && rec.max_tokens !== null && completion < rec.max_tokens && (rec.finish_reason === "stop" || completion < SHORT_OUTPUT_SHARE * rec.max_tokens) && (rec.short_output = !0);
+    this.firstToolMs !== null && (rec.first_tool_call_ms = this.firstToolMs, rec.tool_calls = this.toolCalls + this.toolIndexes.size), this.afterDone > 0 && (rec.events_after_done = this.afterDone), ignoreEos && rec.error === null && completion !== null && rec.max_tokens !== null && completion < rec.max_tokens && (rec.finish_reason === "stop" || completion < SHORT_OUTPUT_SHARE * rec.max_tokens) && (rec.short_output = !0);
   }
 }, min = (a, b) => a === null ? b : b === null ? a : Math.min(a, b);
 
@@ -39923,13 +40004,13 @@ function steadyWindow(records2, o) {
     fellBehind: !1
   }, fmt4 = (x) => x.toFixed(x < 10 ? 2 : 1);
   if (o.mode === "open") {
-    let spanEnd = maxOf(recs.map((r) => r.intended_send_ms ?? r.send_ms)), done = ends.filter((t) => t > first && t <= spanEnd).length, q = Math.max(2, Math.floor(recs.length / 4)), e2eOf = (xs) => median(xs.filter((r) => r.error === null && r.end_ms !== null).map((r) => r.end_ms - r.send_ms)), early = e2eOf(recs.slice(0, q)), late = e2eOf(recs.slice(-q)), spanS = (spanEnd - first) / 1e3;
+    let spanEnd = maxOf(recs.map((r) => r.intended_send_ms ?? r.send_ms)), doneAt = ends.filter((t) => t > first && t <= spanEnd).sort((a, b) => a - b), done = doneAt.length, paceS = done >= 3 ? (doneAt[done - 1] - doneAt[0]) / 1e3 : 0, q = Math.max(2, Math.floor(recs.length / 4)), e2eOf = (xs) => median(xs.filter((r) => r.error === null && r.end_ms !== null).map((r) => r.end_ms - r.send_ms)), early = e2eOf(recs.slice(0, q)), late = e2eOf(recs.slice(-q)), spanS = (spanEnd - first) / 1e3;
     if (early !== null && late !== null && late >= 1.5 * early && recs.length - done > arrivalNoise(recs.length, o.arrival ?? "poisson", o.burstiness ?? 1))
       return {
         ...w,
         steady: !1,
         fellBehind: !0,
-        completedRps: spanS > 0 ? done / spanS : null,
+        completedRps: paceS > 0 ? (done - 1) / paceS : spanS > 0 ? done / spanS : null,
         reason: `the server fell behind: ${done} requests finished in the ${fmt4(spanS)} s they arrived over while ${recs.length} arrived, and E2E rose from ${fmt4(early / 1e3)} s to ${fmt4(late / 1e3)} s (its queue grew all level)`
       };
   }
@@ -40097,7 +40178,42 @@ function withGpuValidity(l) {
     text: `GPU figures unknown: ${l.gpu.unknown_reason}`
   }), levelValidity(reasons);
 }
-var ROWS_ONLY = /* @__PURE__ */ new Set(["too_few_samples", "telemetry_gap"]);
+var ROWS_ONLY = /* @__PURE__ */ new Set(["too_few_samples", "telemetry_gap", "buffered_stream"]), SAME_READ_MS = 0.05;
+function streamBuffering(records2) {
+  let ok = records2.filter((r) => !r.warmup && r.error === null && r.event_times_ms.length > 0);
+  if (ok.length === 0) return null;
+  let events = ok.map((r) => r.event_times_ms.length).sort((a, b) => a - b), medianEvents = events[Math.floor(events.length / 2)], tokens = ok.map((r) => r.usage?.completion_tokens ?? 0).sort((a, b) => a - b), medianTokens = tokens[Math.floor(tokens.length / 2)], per = ["itl_p50_ms", "itl_p95_ms", "tpot_p50_ms", "decode_tps"];
+  if (medianEvents === 1 && medianTokens >= 4)
+    return {
+      reason: {
+        code: "buffered_stream",
+        affects: per,
+        figure: medianTokens,
+        bound: 1,
+        text: `the streams arrived in one piece: one event carried all ${medianTokens} tokens (median), so there is no time between tokens to measure (a server that sends the whole answer at once, or a proxy that buffers it)`
+      },
+      withhold: ["itl_ms", "tpot_ms", "decode_tok_s"]
+    };
+  let gaps = 0, same2 = 0, spanZero = 0;
+  for (let r of ok) {
+    let t = r.event_times_ms;
+    for (let k = 1; k < t.length; k++)
+      gaps++, t[k] - t[k - 1] < SAME_READ_MS && same2++;
+    t.length > 1 && t[t.length - 1] - t[0] < SAME_READ_MS && spanZero++;
+  }
+  if (gaps === 0 || same2 / gaps <= 0.5) return null;
+  let share = same2 / gaps, perRead = gaps / Math.max(1, gaps - same2 + ok.length);
+  return {
+    reason: {
+      code: "buffered_stream",
+      affects: spanZero * 2 > ok.length ? per : ["itl_p50_ms", "itl_p95_ms"],
+      figure: share,
+      bound: 0.5,
+      text: `the streams arrived in bursts: ${(100 * share).toFixed(0)} % of the gaps between events were under ${SAME_READ_MS} ms, about ${perRead.toFixed(1)} events per read (a buffering proxy, or a client too busy to read each as it came), so ITL reads near 0 and says nothing of the server`
+    },
+    withhold: spanZero * 2 > ok.length ? ["itl_ms", "tpot_ms", "decode_tok_s"] : ["itl_ms"]
+  };
+}
 function levelValidity(reasons) {
   return { status: reasons.some((r) => !ROWS_ONLY.has(r.code)) ? "invalid" : "valid", reasons: [...reasons] };
 }
@@ -40227,6 +40343,16 @@ function summariseLevel(input2) {
   reused.length > 0 && cfg.dataset && notices.push(
     reused[0].prompt_reuse === "exact" ? `level ${level}: ${reused.length} of ${measured.length} prompts were reused exactly (every one of the dataset's ${cfg.dataset.lines} lines had been sent; --dataset-reuse exact): the server's cache may serve them` : `level ${level}: ${reused.length} of ${measured.length} prompts were reused (every one of the dataset's ${cfg.dataset.lines} lines had been sent), each with a unique tag ahead of it so the cache cannot serve a repeat; a bigger dataset avoids reuse`
   );
+  let answeredFirst = measured.filter(
+    (r) => r.first_reasoning_ms != null && r.first_answer_ms != null && r.first_answer_ms < r.first_reasoning_ms
+  ).length;
+  answeredFirst > 0 && notices.push(
+    `level ${level}: ${answeredFirst} response(s) sent answer text before their reasoning: their reasoning time is left out (no span to measure), their time to first answer token is the first answer's`
+  );
+  let usageIgnored = measured.filter((r) => r.reasoning_usage_ignored !== void 0);
+  usageIgnored.length > 0 && notices.push(
+    `level ${level}: ${usageIgnored.length} response(s) reported more reasoning tokens in their usage (${usageIgnored[0].reasoning_usage_ignored}) than their whole completion: the stream's own count of reasoning tokens is used`
+  );
   let afterDone2 = measured.filter((r) => r.events_after_done !== void 0).length;
   afterDone2 > 0 && notices.push(
     `level ${level}: ${afterDone2} stream(s) sent events after their end (data: [DONE]); they were not counted`
@@ -40284,7 +40410,22 @@ function summariseLevel(input2) {
     result = { ...result, admission, metrics_timeline: s.samples };
     for (let n of admission.notes) notices.push(`level ${level}: ${n}`);
   }
-  return result.validity = levelValidity(levelReasons(result, cfg, beyond)), { result, notices };
+  let buffered = streamBuffering(run.records);
+  if (buffered !== null) {
+    for (let k of buffered.withhold) result[k] = withheld(result[k]);
+    notices.push(
+      `level ${level}: ${buffered.reason.text}: ${buffered.withhold.join(", ").replace(/_ms|_tok_s/g, "")} withheld`
+    );
+  }
+  return result.validity = levelValidity([
+    ...levelReasons(result, cfg, beyond),
+    ...buffered ? [buffered.reason] : []
+  ]), { result, notices };
+}
+function withheld(s) {
+  let out = { ...s };
+  for (let k of Object.keys(out)) k !== "n" && (out[k] = null);
+  return out;
 }
 
 // src/core/sweep/config.ts
@@ -40584,8 +40725,9 @@ var SWEEP = {
     flag: "gpu-hour-cost",
     metavar: "USD",
     default: null,
-    check: positive,
-    what: "a positive price",
+    // The dearest accelerator rents for well under $100 an hour; a price of thousands is a typo.
+    check: (n) => n > 0 && n <= 1e3,
+    what: "a price per GPU-hour above 0 and at most 1000 (dollars)",
     help: "the price of one GPU for an hour: adds dollars per million output (and total) tokens at each level's throughput"
   }),
   gpuMetricsUrl: text({
@@ -41195,7 +41337,8 @@ function sweepConfigOf(v, c) {
         sample_ms: v.gpuSampleMs,
         gpus: v.gpus.length > 0 ? v.gpus : null,
         hour_cost_usd: v.gpuHourCost,
-        metrics_url: v.gpuMetricsUrl
+        // as it may be recorded: the sampler gets the URL as given (SweepSetup.gpuMetricsUrl)
+        metrics_url: v.gpuMetricsUrl === null ? null : publicUrl(v.gpuMetricsUrl)
       }
     } : {}
   };
@@ -41710,8 +41853,8 @@ function saturationHeadline(s) {
     return `no probed rate kept ${s.target_pass_pct}% of requests within the SLOs (lowest probe failed): lower the starting --levels`;
   if (hi === null)
     return `sustains at least ${f(lo)} req/s under SLO (no probe failed in ${s.probes}: raise --search-max-probes or the starting rate)`;
-  let wide = (hi - lo) / hi > 0.03;
-  return `sustains ${f(s.max_rate_rps)} req/s under SLO (bracket ${f(lo)}\u2013${f(hi)}; ${f(s.pass_pct_at_max)}% of requests within SLO there, goodput ${f(s.goodput_at_max_rps)} req/s; ${s.probes} probes${wide ? `; the bracket is ${(100 * (hi - lo) / hi).toFixed(0)} % wide: the probes ran out before 3 %, raise --search-max-probes` : ""})`;
+  let widePct = 100 * (hi - lo) / hi, ranOut = s.max_probes !== void 0 ? s.probes >= s.max_probes : !0, of = s.max_probes !== void 0 ? ` of ${s.max_probes}` : "", why = widePct <= 3 ? "" : ranOut ? `; the bracket is ${widePct.toFixed(0)} % wide: the probes ran out before 3 %, raise --search-max-probes` : `; the bracket is ${widePct.toFixed(0)} % wide below: the highest passing probe delivered ${f(lo)} req/s of the rate it was offered`;
+  return `sustains ${f(s.max_rate_rps)} req/s under SLO (bracket ${f(lo)}\u2013${f(hi)}; ${f(s.pass_pct_at_max)}% of requests within SLO there, goodput ${f(s.goodput_at_max_rps)} req/s; ${s.probes}${of} probes${why})`;
 }
 function profileTable(doc) {
   return [
@@ -41768,12 +41911,24 @@ function insideOrRefuse(folder, path, what) {
 }
 function writeResults(doc, jsonPath, records2, recordsMode) {
   let paths = outputPaths(jsonPath), out = { ...doc, requests: null, requests_file: null };
-  return recordsMode === "inline" ? out.requests = [...records2] : recordsMode === "file" && (out.requests_file = basename3(paths.requestsFile), atomicWrite(
+  recordsMode === "inline" ? out.requests = [...records2] : recordsMode === "file" && (out.requests_file = basename3(paths.requestsFile), atomicWrite(
     paths.requestsFile,
     records2.map((r) => JSON.stringify(r)).join(`
 `) + (records2.length ? `
 ` : "")
-  )), parseResultDocument(out), atomicWrite(paths.json, `${JSON.stringify(out, null, 1)}
+  ));
+  try {
+    parseResultDocument(out);
+  } catch (err) {
+    if (!(err instanceof SchemaError)) throw err;
+    let invalid = paths.json.replace(/\.json$/, "") + ".invalid.json";
+    throw atomicWrite(invalid, `${JSON.stringify(out, null, 1)}
+`), new TokenbenchError(
+      "results_unwritable_schema",
+      `what was measured does not fit schema v1 (${err.issues.slice(0, 3).map((i) => `${i.path}: ${i.message}`).join("; ")}): everything is in ${invalid}; please report it with that file`
+    );
+  }
+  return atomicWrite(paths.json, `${JSON.stringify(out, null, 1)}
 `), atomicWrite(paths.csv, csvTable(out.levels)), atomicWrite(paths.md, `${markdownReport(out)}
 `), paths;
 }
@@ -44489,7 +44644,8 @@ async function prepareSweep(v, config2, o) {
     salt,
     dataset,
     ab: basePre ? { pre: { ...basePre, calibration: pre.calibration }, pairs: v.abPairs } : null,
-    consistency: v.consistency
+    consistency: v.consistency,
+    gpuMetricsUrl: v.gpuMetricsUrl
   };
 }
 
@@ -44798,7 +44954,7 @@ var MetricsSampler = class {
 import { performance as performance13 } from "node:perf_hooks";
 
 // src/core/results/energy.ts
-var MIN_WINDOW_SAMPLES = 5, meanOf2 = (xs) => xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : null;
+var COUNTER_AGREES = 2, COUNTER_CEILING = 1.5, MIN_WINDOW_SAMPLES = 5, meanOf2 = (xs) => xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : null;
 function counterAt(s, t) {
   for (let i = 1; i < s.length; i++) {
     let a = s[i - 1], b = s[i];
@@ -44827,11 +44983,13 @@ function levelGpu(i) {
   }
   let reason = null;
   i.died !== null && i.died.t_ms < b && (reason = i.died.t_ms <= a ? `the GPU sampler had stopped ${((a - i.died.t_ms) / 1e3).toFixed(1)} s before the window (${i.died.reason})` : `the GPU sampler stopped ${((i.died.t_ms - a) / 1e3).toFixed(1)} s into the window (${i.died.reason})`);
-  let method = null, perGpu = [...byGpu.entries()].sort((x, y) => x[0] - y[0]).map(([index, all]) => {
+  let method = null, notes = [], perGpu = [...byGpu.entries()].sort((x, y) => x[0] - y[0]).map(([index, all]) => {
     let inside = all.filter((s) => s.t_ms >= a && s.t_ms <= b), num3 = (f) => inside.map(f).filter((v) => v !== null), energy2 = null;
     if (reason === null && inside.length >= MIN_WINDOW_SAMPLES) {
-      let ea = counterAt(all, a), eb = counterAt(all, b);
-      ea !== null && eb !== null && eb >= ea ? (energy2 = eb - ea, method = "counter") : (energy2 = integratedJ(all, a, b), energy2 !== null && method === null && (method = "integrated"));
+      let ea = counterAt(all, a), eb = counterAt(all, b), counterJ = ea !== null && eb !== null && eb >= ea ? eb - ea : null, integral = integratedJ(all, a, b), ceiling = COUNTER_CEILING * Math.max(maxOrNull(num3((s) => s.power_limit_w)) ?? 0, maxOrNull(num3((s) => s.power_w)) ?? 0), impossible = counterJ !== null && windowS > 0 && (ceiling > 0 && counterJ / windowS > ceiling || integral !== null && integral > 0 && (counterJ > COUNTER_AGREES * integral || counterJ * COUNTER_AGREES < integral));
+      counterJ !== null && !impossible ? (energy2 = counterJ, method = "counter") : (energy2 = integral, energy2 !== null && method === null && (method = "integrated"), impossible && windowS > 0 && notes.push(
+        `GPU ${index}'s energy counter gave ${(counterJ / windowS).toFixed(0)} W over the window, its power reads ${integral !== null ? `${(integral / windowS).toFixed(0)} W` : "nothing"}: the counter was set aside${integral !== null ? ", the power reads integrated" : ""}`
+      ));
     }
     return {
       index,
@@ -44867,7 +45025,8 @@ function levelGpu(i) {
     usd_per_m_output_tok: perM(i.outputTokS),
     usd_per_m_total_tok: perM(i.totalTokS),
     per_gpu: perGpu,
-    unknown_reason: reason
+    unknown_reason: reason,
+    note: notes.length > 0 ? notes.join("; ") : null
   };
 }
 function idlePower(samples, windowMs) {
@@ -44934,6 +45093,21 @@ function parseSmiLine(line, toMs, receivedMs) {
     sm_clock_mhz: numOf(c[11]),
     temp_c: numOf(c[12])
   };
+}
+var BOUNDS = [
+  { field: "power_w", lo: 0, hi: 5e3, what: "power" },
+  { field: "energy_j", lo: 0, hi: Number.POSITIVE_INFINITY, what: "energy" },
+  { field: "util_pct", lo: 0, hi: 100, what: "utilisation" },
+  { field: "mem_util_pct", lo: 0, hi: 100, what: "memory utilisation" },
+  { field: "temp_c", lo: -50, hi: 200, what: "temperature" }
+];
+function plausibleRead(s) {
+  let out = s, dropped = null;
+  for (let b of BOUNDS) {
+    let v = s[b.field];
+    v === null || v >= b.lo && v <= b.hi || (dropped ??= `an impossible ${b.what} (${v})`, out = { ...out, [b.field]: null });
+  }
+  return { sample: out, dropped };
 }
 function parseDcgm(text2, tMs) {
   let byGpu = /* @__PURE__ */ new Map(), line = /^(DCGM_FI_DEV_[A-Z_]+)\{([^}]*)\}\s+([-+0-9.eE]+|NaN)/;
@@ -45019,7 +45193,7 @@ function dcgmThreadFile() {
   }
   return null;
 }
-var GpuSampler = class _GpuSampler {
+var MAX_LINE = 4096, CLOCK_SLACK_MS = 5e3, STOP_GRACE_MS = 2e3, DCGM_FAILURES = 3, DCGM_FAILURE_MS = 2e3, GpuSampler = class _GpuSampler {
   constructor(source, gpus, o) {
     this.source = source;
     this.gpus = gpus;
@@ -45030,6 +45204,8 @@ var GpuSampler = class _GpuSampler {
   o;
   samples = [];
   died = null;
+  /** What was set aside while reading (a lying clock, dropped reads), said once each at the end. */
+  notes = /* @__PURE__ */ new Set();
   proc = null;
   worker = null;
   stopping = !1;
@@ -45073,17 +45249,25 @@ var GpuSampler = class _GpuSampler {
       ],
       { stdio: ["ignore", "pipe", "pipe"] }
     );
-    this.proc = p;
-    let buf = "", err = "", toMs = (epoch) => epoch - this.o.originWallMs;
+    this.proc = p, p.unref();
+    let buf = "", err = "", toMs = (epoch) => epoch - this.o.originWallMs, perSecond = Math.ceil(4 * 1e3 * Math.max(1, indices.length) / Math.max(1, this.o.sampleMs)) + 20, second = Math.floor(this.now() / 1e3), lines = 0;
     p.stdout.setEncoding("utf8"), p.stdout.on("data", (d) => {
       buf += d;
       let nl = buf.indexOf(`
 `);
       for (; nl >= 0; ) {
-        let s = parseSmiLine(buf.slice(0, nl), toMs, this.now());
-        s && this.samples.push(s), buf = buf.slice(nl + 1), nl = buf.indexOf(`
+        let now = this.now();
+        if (Math.floor(now / 1e3) !== second && (second = Math.floor(now / 1e3), lines = 0), ++lines > perSecond) {
+          this.gone(
+            `nvidia-smi flooded its output (more than ${perSecond} lines in a second for ${indices.length} GPU${indices.length === 1 ? "" : "s"} every ${this.o.sampleMs} ms): stopped reading it`
+          );
+          return;
+        }
+        let s = parseSmiLine(buf.slice(0, nl), toMs, now);
+        s && this.keep(s, now), buf = buf.slice(nl + 1), nl = buf.indexOf(`
 `);
       }
+      buf.length > MAX_LINE && (this.notes.add(`nvidia-smi sent a line of more than ${MAX_LINE} bytes: it was dropped`), buf = "");
     }), p.stderr.setEncoding("utf8"), p.stderr.on("data", (d) => {
       err = (err + d).slice(-300);
     });
@@ -45099,14 +45283,20 @@ var GpuSampler = class _GpuSampler {
       return;
     }
     let data = { url: this.o.metricsUrl, sampleMs: this.o.sampleMs }, w = new Worker2(file2, { workerData: data });
-    this.worker = w, w.unref(), w.on("message", (m) => {
+    this.worker = w, w.unref();
+    let failures = 0, firstFailure = 0;
+    w.on("message", (m) => {
       if ("error" in m) {
-        !this.stopping && !this.died && (this.died = { t_ms: this.now(), reason: `the DCGM exporter at ${this.o.metricsUrl}: ${m.error}` });
+        if (this.stopping || this.died) return;
+        failures++ === 0 && (firstFailure = this.now());
+        let where = `the DCGM exporter at ${publicUrl(this.o.metricsUrl)}`;
+        failures >= DCGM_FAILURES && this.now() - firstFailure >= DCGM_FAILURE_MS ? this.died = { t_ms: firstFailure, reason: `${where}: ${m.error} (${failures} reads in a row)` } : this.notes.add(`${where} failed a read now and then (${m.error}): those reads are gaps`);
         return;
       }
+      failures = 0;
       let t = m.epochMs - this.o.originWallMs;
       for (let s of parseDcgm(m.text, t))
-        !this.gpus.some((g) => g.index === s.index) && (this.o.gpus === null || this.o.gpus.includes(s.index)) && this.gpus.push({ index: s.index, uuid: s.uuid, name: s.name }), (this.o.gpus === null || this.o.gpus.includes(s.index)) && this.samples.push(s);
+        !this.gpus.some((g) => g.index === s.index) && (this.o.gpus === null || this.o.gpus.includes(s.index)) && this.gpus.push({ index: s.index, uuid: s.uuid, name: s.name }), (this.o.gpus === null || this.o.gpus.includes(s.index)) && this.keep(s, this.now());
     }), w.on("error", (e) => {
       !this.stopping && !this.died && (this.died = { t_ms: this.now(), reason: `the DCGM reader failed: ${e.message}` });
     });
@@ -45123,19 +45313,44 @@ var GpuSampler = class _GpuSampler {
     for (; !past() && performance12.now() - t0 < maxMs && this.died === null; )
       await new Promise((r) => setTimeout(r, Math.min(50, this.o.sampleMs)));
   }
+  /** A read kept: its time checked against this machine's clock, impossible values dropped. */
+  keep(s, receivedMs) {
+    Math.abs(s.t_ms - receivedMs) > CLOCK_SLACK_MS && (this.notes.add(
+      `${this.source}'s timestamps were ${((s.t_ms - receivedMs) / 1e3).toFixed(0)} s off this machine's clock: its reads were placed when they arrived`
+    ), s = { ...s, t_ms: receivedMs });
+    let sane = plausibleRead(s);
+    sane.dropped !== null && this.notes.add(`${this.source} reported ${sane.dropped}: those reads were left out`), this.samples.push(sane.sample);
+  }
+  /** The tool is given up on, with why (its reads so far stay). */
+  gone(reason) {
+    this.died || (this.died = { t_ms: this.now(), reason }), this.proc?.stdout?.removeAllListeners("data"), this.proc?.stdout?.destroy(), this.proc?.kill("SIGKILL");
+  }
+  /**
+   * Stops the tool: SIGTERM, then SIGKILL after a grace period (a wedged driver's nvidia-smi can
+   * ignore SIGTERM), its pipes closed either way; resolves when it has ended or been killed.
+   */
   async stop() {
-    this.stopping = !0, this.proc?.kill("SIGTERM"), this.worker && (this.worker.postMessage("stop"), await this.worker.terminate());
+    this.stopping = !0;
+    let p = this.proc;
+    if (p && p.exitCode === null && p.signalCode === null) {
+      let ended = new Promise((res) => p.once("exit", () => res()));
+      p.kill("SIGTERM");
+      let timer = setTimeout(() => p.kill("SIGKILL"), STOP_GRACE_MS);
+      timer.unref(), await Promise.race([ended, new Promise((r) => setTimeout(r, STOP_GRACE_MS + 500).unref())]), clearTimeout(timer);
+    }
+    p?.stdout?.destroy(), p?.stderr?.destroy(), this.worker && (this.worker.postMessage("stop"), await this.worker.terminate());
   }
 };
 
 // src/core/sweep/gpu.ts
-async function openGpu(cfg, origin, notice) {
+async function openGpu(cfg, origin, notice, metricsUrl = null) {
   let g = cfg.gpu_telemetry;
   if (!g) return null;
   let opened = await GpuSampler.open({
     sampleMs: g.sample_ms,
     gpus: g.gpus,
-    metricsUrl: g.metrics_url,
+    // the URL as given (its credentials used, never shown), else the recorded one
+    metricsUrl: metricsUrl ?? g.metrics_url,
     ...origin
   });
   if ("absent" in opened)
@@ -45163,7 +45378,7 @@ async function openGpu(cfg, origin, notice) {
         reqS: l.req_s,
         gpuHourUsd: g.hour_cost_usd
       });
-      return f.unknown_reason !== null && notice(`level ${l.level}: GPU energy unknown: ${f.unknown_reason}`), f;
+      return f.unknown_reason !== null && notice(`level ${l.level}: GPU energy unknown: ${f.unknown_reason}`), f.note !== null && notice(`level ${l.level}: ${f.note}`), f;
     },
     record: () => ({
       source: s.source,
@@ -45173,13 +45388,16 @@ async function openGpu(cfg, origin, notice) {
       died: s.died,
       samples: [...s.samples]
     }),
-    stop: () => s.stop()
+    stop: async () => {
+      await s.stop();
+      for (let n of s.notes) notice(`GPU telemetry: ${n}`);
+    }
   };
 }
 
 // src/core/sweep/gear.ts
 async function openGear(o) {
-  let { cfg, load } = o, environment = await captureEnvironment(), gpu = await openGpu(cfg, o.origin, o.notice), poolFor = (pre) => load.workers > 1 ? new ThreadPool(load.workers, {
+  let { cfg, load } = o, environment = await captureEnvironment(), gpu = await openGpu(cfg, o.origin, o.notice, o.gpuMetricsUrl ?? null), poolFor = (pre) => load.workers > 1 ? new ThreadPool(load.workers, {
     target: pre.target,
     ...clientOptionsOf(cfg),
     originEpochMs: performance14.timeOrigin + o.origin.originMs
@@ -45356,13 +45574,13 @@ var NUDGE = 1.0001, same = (a, b) => Math.abs(a / b - 1) < 1e-3;
 function byRate(probes) {
   let out = [];
   for (let p of probes) {
-    let hit = out.find((o) => same(o.rate, p.rate));
-    hit ? (hit.sum += p.passPct, hit.n++) : out.push({ rate: p.rate, sum: p.passPct, n: 1 });
+    let hit = out.find((o) => same(o.rate, p.rate)), passed = p.passedRps ?? null;
+    hit ? (hit.sum += p.passPct, hit.n++, passed !== null && (hit.passed = hit.passed === null ? passed : Math.min(hit.passed, passed))) : out.push({ rate: p.rate, sum: p.passPct, n: 1, passed });
   }
-  return out.map((o) => ({ rate: o.rate, passPct: o.sum / o.n }));
+  return out.map((o) => ({ rate: o.rate, passPct: o.sum / o.n, passedRps: o.passed }));
 }
 function bracketOf(probes, target) {
-  let rates = byRate(probes), fails2 = rates.filter((p) => p.passPct < target).map((p) => p.rate), hi = fails2.length > 0 ? minOf(fails2) : null, passes = rates.filter((p) => p.passPct >= target && (hi === null || p.rate < hi)).map((p) => p.rate);
+  let rates = byRate(probes), fails2 = rates.filter((p) => p.passPct < target).map((p) => p.rate), hi = fails2.length > 0 ? minOf(fails2) : null, passes = rates.filter((p) => p.passPct >= target && (hi === null || p.rate < hi)).map((p) => Math.min(p.rate, p.passedRps ?? p.rate));
   return { lo: passes.length > 0 ? maxOf(passes) : null, hi };
 }
 function nextProbe(probes, o) {
@@ -45371,11 +45589,36 @@ function nextProbe(probes, o) {
   let margin = o.margin ?? 2, last2 = probes[probes.length - 1];
   if (probes.filter((p) => same(p.rate, last2.rate)).length === 1 && Math.abs(last2.passPct - o.targetPassPct) <= margin) return last2.rate * NUDGE;
   let { lo, hi } = bracketOf(probes, o.targetPassPct);
-  return hi === null ? maxOf(probes.map((p) => p.rate)) * 2 : lo === null ? minOf(probes.map((p) => p.rate)) / 2 : (hi - lo) / hi <= (o.precision ?? 0.03) ? null : (lo + hi) / 2;
+  if (hi === null) return maxOf(probes.map((p) => p.rate)) * GROWTH;
+  if (lo === null) return minOf(probes.map((p) => p.rate)) / 2;
+  let precision = o.precision ?? 0.03;
+  if ((hi - lo) / hi <= precision) return null;
+  let inside = (r) => r > lo * 1.001 && r < hi * 0.999 && !probes.some((p) => same(p.rate, r)), shown2 = probes.filter(
+    (p) => p.passPct < o.targetPassPct && p.deliveredRps != null && p.deliveredRps > lo * (1 - precision)
+  ).map((p) => Math.min(p.deliveredRps, hi));
+  if (shown2.length > 0) {
+    let est = minOf(shown2), under = est * (1 - precision / 2), over = est * (1 + precision / 2);
+    if (lo < under * 0.999 && inside(under)) return under;
+    if (hi > over * 1.001 && inside(over)) return over;
+    let step = lo * (1 + precision);
+    if (lo >= under * 0.999 && inside(step)) return step;
+  }
+  let at = (rate) => byRate(probes).find((p) => same(p.rate, rate) || same(p.passedRps ?? 0, rate))?.passPct ?? 100, pLo = at(lo), pHi = at(hi);
+  if (pLo < 100 && pLo > pHi) {
+    let t = Math.min(0.9, Math.max(0.1, (pLo - o.targetPassPct) / (pLo - pHi))), next = lo + (hi - lo) * t;
+    if (inside(next)) return next;
+  }
+  return (lo + hi) / 2;
 }
+var GROWTH = 4;
 function probeOf(l) {
   let s = l.steady_state, passPct = s !== void 0 && !s.steady ? 0 : l.slo_pass_pct ?? 0;
-  return { rate: l.level, passPct };
+  return {
+    rate: l.level,
+    passPct,
+    deliveredRps: s?.fell_behind ? s.completed_rps : null,
+    passedRps: s?.steady && s.completed_rps !== null ? s.completed_rps : null
+  };
 }
 function deliveredRps(l) {
   let done = l.steady_state?.completed_rps ?? l.open_loop?.achieved_rate_rps ?? l.level;
@@ -45390,7 +45633,8 @@ function saturationOf(levels, search) {
     goodput_at_max_rps: mean2(atMax.map((l) => l.goodput_req_s)),
     target_pass_pct: search.target_pass_pct,
     probes: levels.length,
-    method: `open-loop probes of at least ${MIN_PROBE_S} s each: the rate doubles from the start until a probe fails (or halves until one passes), then the bracket between the highest passing and the lowest failing rate is bisected to 3 % or until the probes run out; a probe passes only from a steady window in which the target share of its requests met every SLO and the server kept up with the arrivals (a probe whose queue grew or that never settled fails); the answer is the rate the highest passing probe delivered; a probe within 2 points of the target is measured twice and averaged`
+    max_probes: search.max_probes,
+    method: `open-loop probes of at least ${MIN_PROBE_S} s each: the rate grows 4-fold from the start until a probe fails (or halves until one passes), then the bracket between the highest passing and the lowest failing rate is narrowed to 3 % (just under and just over the rate a probe the server fell behind on finished, else where the pass share crosses the target) or until the probes run out; a probe passes only from a steady window in which the target share of its requests met every SLO and the server kept up with the arrivals (a probe whose queue grew or that never settled fails); the answer is the rate the highest passing probe delivered; a probe within 2 points of the target is measured twice and averaged`
   };
 }
 
@@ -45451,7 +45695,8 @@ async function runSweep(opts) {
     notice,
     onProgress: opts.onProgress,
     stop: opts.stop,
-    offsetsMs: opts.dataset?.offsetsMs ?? null
+    offsetsMs: opts.dataset?.offsetsMs ?? null,
+    gpuMetricsUrl: opts.gpuMetricsUrl ?? null
   }), consistency = opts.consistency ? await checkConsistency(opts.pre.target, opts.consistency) : null, d = {
     pre: opts.pre,
     consistency,

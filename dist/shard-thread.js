@@ -19063,15 +19063,44 @@ import { performance as performance4 } from "node:perf_hooks";
 
 // src/core/server/target.ts
 function makeTarget(o) {
-  let u = new URL(o.baseUrl);
+  let u = new URL(o.baseUrl), basic = urlBasicAuth(o.baseUrl);
   return {
-    baseUrl: o.baseUrl.replace(/\/+$/, ""),
+    baseUrl: publicUrl(o.baseUrl).replace(/\/+$/, ""),
     api: o.api,
     model: o.model,
-    headers: { ...o.headers, ...o.apiKey ? { authorization: `Bearer ${o.apiKey}` } : {} },
+    headers: {
+      ...basic ? { authorization: basic } : {},
+      ...o.headers,
+      ...o.apiKey ? { authorization: `Bearer ${o.apiKey}` } : {}
+    },
     origin: u.origin,
     basePath: u.pathname.replace(/\/+$/, "").replace(/\/v1$/, "")
   };
+}
+var SECRET_PARAM = /^(api[-_]?key|key|token|access[-_]?token|auth|password|passwd|secret|sig|signature)$/i;
+function publicUrl(raw) {
+  let u;
+  try {
+    u = new URL(raw);
+  } catch {
+    return raw;
+  }
+  let changed = !1;
+  (u.username !== "" || u.password !== "") && (u.username = "***", u.password = "", changed = !0);
+  for (let k of [...u.searchParams.keys()])
+    SECRET_PARAM.test(k) && (u.searchParams.set(k, "***"), changed = !0);
+  return changed ? u.toString().replace(/%2A%2A%2A/g, "***") : raw;
+}
+function urlBasicAuth(raw) {
+  let u;
+  try {
+    u = new URL(raw);
+  } catch {
+    return null;
+  }
+  if (u.username === "" && u.password === "") return null;
+  let pair = `${decodeURIComponent(u.username)}:${decodeURIComponent(u.password)}`;
+  return `Basic ${Buffer.from(pair).toString("base64")}`;
 }
 var completionsPath = (api) => api === "chat" ? "/v1/chat/completions" : api === "responses" ? "/v1/responses" : "/v1/completions";
 function generationBody(api, model, input, maxTokens, stream) {
@@ -19175,7 +19204,7 @@ function emptyInfo() {
   return resetInfo({});
 }
 function resetInfo(info) {
-  return info.answerChars = 0, info.reasoningChars = 0, info.toolChars = 0, info.toolCalls = 0, info.toolCallsAreNew = !1, info.text = "", info.finishReason = null, info.maxChoiceIndex = 0, info.usage = null, info.errorMessage = null, info.responseId = null, info.terminal = !1, info.serverTsMs = null, info.serverArrivalTsMs = null, info.timings = null, info.usageRaw = null, info;
+  return info.answerChars = 0, info.reasoningChars = 0, info.toolChars = 0, info.toolCalls = 0, info.toolCallsAreNew = !1, info.toolIndexes ? info.toolIndexes.length = 0 : info.toolIndexes = [], info.text = "", info.finishReason = null, info.maxChoiceIndex = 0, info.usage = null, info.errorMessage = null, info.responseId = null, info.terminal = !1, info.serverTsMs = null, info.serverArrivalTsMs = null, info.timings = null, info.usageRaw = null, info;
 }
 function errorText(e) {
   return typeof e == "string" ? e : isObj(e) && typeof e.message == "string" ? e.message : JSON.stringify(e)?.slice(0, 500) ?? String(e);
@@ -19212,7 +19241,7 @@ function interpretChunk(obj, into) {
           for (let call of calls) {
             if (!isObj(call)) continue;
             let fn = call.function;
-            typeof call.index == "number" ? call.index + 1 > info.toolCalls && (info.toolCalls = call.index + 1) : typeof call.id == "string" && call.id !== "" && (info.toolCalls++, info.toolCallsAreNew = !0), isObj(fn) && (info.toolChars += strLen(fn.name) + strLen(fn.arguments));
+            typeof call.index == "number" && Number.isFinite(call.index) ? info.toolIndexes.includes(call.index) || info.toolIndexes.push(call.index) : typeof call.id == "string" && call.id !== "" && (info.toolCalls++, info.toolCallsAreNew = !0), isObj(fn) && (info.toolChars += strLen(fn.name) + strLen(fn.arguments));
           }
       }
       typeof ch.text == "string" && ch.text.length > 0 && (info.answerChars += ch.text.length, info.text += ch.text), typeof ch.finish_reason == "string" && (info.finishReason = ch.finish_reason);
@@ -19337,7 +19366,9 @@ var USAGE_BOUNDS = { perMaxTokens: 2, perContentEvent: 64 }, SHORT_OUTPUT_SHARE 
   firstAnswerMs = null;
   firstToolMs = null;
   reasoningEvents = 0;
+  /** Tool calls without an index (counted as they start), and the indexes indexed calls used. */
   toolCalls = 0;
+  toolIndexes = /* @__PURE__ */ new Set();
   multipleChoices = !1;
   think;
   interpret;
@@ -19371,7 +19402,8 @@ var USAGE_BOUNDS = { perMaxTokens: 2, perContentEvent: 64 }, SHORT_OUTPUT_SHARE 
       prompt_tokens: info.usage.prompt,
       completion_tokens: info.usage.completion,
       cached_tokens: info.usage.cached
-    }, this.usageReasoning = info.usage.reasoning), info.finishReason !== null && (this.finishReason = info.finishReason), info.timings !== null && (this.timings = info.timings), info.usageRaw !== null && (this.usageRaw = info.usageRaw), info.responseId !== null && (this.responseId = info.responseId), info.toolCalls > 0 && (this.toolCalls = info.toolCallsAreNew ? this.toolCalls + info.toolCalls : Math.max(this.toolCalls, info.toolCalls));
+    }, this.usageReasoning = info.usage.reasoning), info.finishReason !== null && (this.finishReason = info.finishReason), info.timings !== null && (this.timings = info.timings), info.usageRaw !== null && (this.usageRaw = info.usageRaw), info.responseId !== null && (this.responseId = info.responseId), this.toolCalls += info.toolCalls;
+    for (let i of info.toolIndexes) this.toolIndexes.add(i);
     let chars = info.answerChars + info.reasoningChars + info.toolChars;
     chars > 0 && (this.eventTimes.push(tMs), this.eventChars.push(chars), info.reasoningChars > 0 && (this.reasoningEvents++, this.firstReasoningMs ??= tMs), info.toolChars > 0 && (this.firstToolMs ??= tMs), this.think !== null ? (this.think.feed(info.text, tMs), info.toolChars > 0 && (this.firstAnswerMs ??= tMs)) : (info.answerChars > 0 || info.toolChars > 0) && (this.firstAnswerMs ??= tMs), this.text !== null && info.text !== "" && this.text.push(info.text), info.serverTsMs !== null && (this.serverTimes ??= [], this.serverTimes.push(info.serverTsMs - this.o.serverOffsetMs)), info.serverArrivalTsMs !== null && (this.serverArrival = info.serverArrivalTsMs - this.o.serverOffsetMs)), info.terminal && (this.done = !0);
   }
@@ -19387,7 +19419,7 @@ var USAGE_BOUNDS = { perMaxTokens: 2, perContentEvent: 64 }, SHORT_OUTPUT_SHARE 
         message: `usage.completion_tokens ${completion} cannot be true: max_tokens was ${rec.max_tokens} and ${events} content events came; the stream's own figures are kept, its usage is not counted`
       });
     }
-    if (reasoningEvents > 0) {
+    if (completion !== null && this.usageReasoning !== null && this.usageReasoning > completion && (rec.reasoning_usage_ignored = this.usageReasoning, this.usageReasoning = null), reasoningEvents > 0) {
       if (rec.first_reasoning_ms = firstReasoning, rec.first_answer_ms = firstAnswer, rec.reasoning_events = reasoningEvents, completion !== null) {
         let fromUsage = this.usageReasoning, perEvent = completion - events <= 1, counted = fromUsage ?? (events > 0 ? Math.min(
           completion,
@@ -19396,7 +19428,7 @@ var USAGE_BOUNDS = { perMaxTokens: 2, perContentEvent: 64 }, SHORT_OUTPUT_SHARE 
         rec.reasoning_tokens = counted, rec.reasoning_tokens_source = fromUsage !== null ? "usage" : "events", rec.answer_tokens = Math.max(0, completion - counted);
       }
     } else this.usageReasoning !== null && this.usageReasoning > 0 && completion !== null && (rec.reasoning_tokens = this.usageReasoning, rec.reasoning_tokens_source = "usage", rec.answer_tokens = Math.max(0, completion - this.usageReasoning));
-    this.firstToolMs !== null && (rec.first_tool_call_ms = this.firstToolMs, rec.tool_calls = this.toolCalls), this.afterDone > 0 && (rec.events_after_done = this.afterDone), ignoreEos && rec.error === null && completion !== null && rec.max_tokens !== null && completion < rec.max_tokens && (rec.finish_reason === "stop" || completion < SHORT_OUTPUT_SHARE * rec.max_tokens) && (rec.short_output = !0);
+    this.firstToolMs !== null && (rec.first_tool_call_ms = this.firstToolMs, rec.tool_calls = this.toolCalls + this.toolIndexes.size), this.afterDone > 0 && (rec.events_after_done = this.afterDone), ignoreEos && rec.error === null && completion !== null && rec.max_tokens !== null && completion < rec.max_tokens && (rec.finish_reason === "stop" || completion < SHORT_OUTPUT_SHARE * rec.max_tokens) && (rec.short_output = !0);
   }
 }, min = (a, b) => a === null ? b : b === null ? a : Math.min(a, b);
 

@@ -47,14 +47,38 @@ async function gh<T>(g: BaselineGitHub, path: string): Promise<T> {
   }
 }
 
-/** The newest successful run of this workflow on `branch` that kept a results artifact. */
+/** The events whose runs measured the base branch itself (a pull request's run never did). */
+const BASE_EVENTS = new Set(["push", "schedule"]);
+
+/**
+ * The newest successful run of this workflow on `branch` that kept a results artifact: a run of
+ * this repository's own `branch` on a push or a schedule. A pull request's run is never one (a
+ * fork may name its branch `main`, and its run shows up under `?branch=main`), nor a run whose head
+ * is another repository.
+ */
 export async function artifactBaseline(g: BaselineGitHub, branch: string): Promise<Baseline> {
   const q = new URLSearchParams({ branch, status: "success", per_page: "20" });
   const { workflow_runs: runs } = await gh<{
-    workflow_runs: { id: number; name?: string; head_sha?: string; event?: string }[];
+    workflow_runs: {
+      id: number;
+      name?: string;
+      head_sha?: string;
+      head_branch?: string | null;
+      event?: string;
+      head_repository?: { full_name?: string } | null;
+    }[];
   }>(g, `/repos/${g.repository}/actions/runs?${q}`);
+  let skipped = 0;
   for (const run of runs ?? []) {
     if (g.workflow !== null && run.name !== g.workflow) continue;
+    if (
+      !BASE_EVENTS.has(run.event ?? "") ||
+      run.head_repository?.full_name !== g.repository ||
+      run.head_branch !== branch
+    ) {
+      skipped++;
+      continue;
+    }
     const { artifacts } = await gh<{ artifacts: { id: number; name: string; expired?: boolean }[] }>(
       g,
       `/repos/${g.repository}/actions/runs/${run.id}/artifacts?name=${encodeURIComponent(g.artifactName)}`,
@@ -85,7 +109,7 @@ export async function artifactBaseline(g: BaselineGitHub, branch: string): Promi
     };
   }
   throw new BaselineError(
-    `no successful run of ${g.workflow ?? "this workflow"} on ${branch} with a ${g.artifactName} artifact among the last ${runs?.length ?? 0}`,
+    `no successful run of ${g.workflow ?? "this workflow"} on ${branch} with a ${g.artifactName} artifact among the last ${runs?.length ?? 0}${skipped > 0 ? ` (${skipped} left out: not a push or schedule of ${g.repository}'s own ${branch}, such as a pull request's run)` : ""}: push to ${branch} once with this workflow to make one`,
   );
 }
 

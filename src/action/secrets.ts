@@ -1,5 +1,5 @@
 /**
- * Credentials in the Action's output. The runner hides what `core.setSecret` registers, but only
+ * Credentials and commands in the Action's output. The runner hides what `core.setSecret` registers, but only
  * in its own log view: the job summary, step outputs, the PR comment and runs outside a hosted
  * runner (act, a wrapper that captures the step's output, these tests) see the raw text. So every
  * secret input (and every credential header) is registered with the runner at start, and the
@@ -7,7 +7,7 @@
  * it produces (`masked`).
  */
 import * as core from "@actions/core";
-import { redacted, secretsIn } from "../core/server/target.ts";
+import { redacted, secretsIn, urlSecrets } from "../core/server/target.ts";
 import { ACTION_INPUTS } from "./inputs.ts";
 
 const known = new Set<string>();
@@ -15,13 +15,19 @@ let patched = false;
 // core.setSecret announces the value on stdout (`::add-mask::VALUE`): that line must pass unmasked
 let registering = false;
 
-/** The raw values of the secret inputs, and the credentials among the `headers` input's lines. */
+/**
+ * The raw values of the secret inputs, the credentials among the `headers` input's lines, and the
+ * user and password (or a key in the query) of any input that is a URL (`base-url`,
+ * `gpu-metrics-url`, ...: http://user:pw@host is a secret in every one).
+ */
 export function secretInputs(get: (name: string) => string): string[] {
   const values: string[] = [];
   for (const s of Object.values(ACTION_INPUTS)) {
-    if (!s.secret || s.input === null) continue;
+    if (s.input === null) continue;
     const v = get(s.input).trim();
-    if (v !== "") values.push(v);
+    if (v === "") continue;
+    if (s.secret) values.push(v);
+    for (const u of v.match(/\bhttps?:\/\/\S+/g) ?? []) values.push(...urlSecrets(u));
   }
   const headers: Record<string, string> = {};
   for (const line of get("headers").split(/\r?\n/)) {
@@ -35,6 +41,18 @@ export function secretInputs(get: (name: string) => string): string[] {
 
 /** `text` with every registered secret replaced by `***`. */
 export const masked = (text: string): string => redacted(text, [...known]);
+
+/**
+ * `text` that cannot issue a workflow command: a line that starts with `::` (after any blanks) is
+ * one to the runner (`::error::`, `::add-mask::`, `::stop-commands::`), and text from the server
+ * under test (an error body, its model id, its own log) reaches the log inside the Action's lines.
+ * Every line but a write's first gets a zero-width space between its colons: it reads the same and
+ * commands nothing. A write's first line is the Action's own (a fixed prefix, or @actions/core's
+ * command, whose data it escapes: a newline is %0A there).
+ */
+export function inert(text: string): string {
+  return text.replace(/([\r\n][ \t]*):(?=:)/g, "$1:\u200b");
+}
 
 /** Registers secrets with the runner and masks them in this process's stdout and stderr from now on. */
 export function maskSecrets(values: readonly string[]): void {
@@ -55,7 +73,7 @@ export function maskSecrets(values: readonly string[]): void {
     stream.write = ((chunk: unknown, ...rest: unknown[]) =>
       write(
         !registering && (typeof chunk === "string" || Buffer.isBuffer(chunk))
-          ? masked(chunk.toString())
+          ? inert(masked(chunk.toString()))
           : chunk,
         ...rest,
       )) as typeof stream.write;

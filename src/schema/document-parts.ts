@@ -10,6 +10,8 @@ export const Saturation = z.object({
   goodput_at_max_rps: nullableNum,
   target_pass_pct: num,
   probes: z.number().int().nonnegative(),
+  /** The probes the search was allowed (--search-max-probes). */
+  max_probes: z.number().int().nonnegative().optional(),
   method: z.string(),
 });
 

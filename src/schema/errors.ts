@@ -48,6 +48,11 @@ export const RUN_ERRORS = {
     exit: 1,
     meaning: "a document does not match schema v1; the message names each field at fault",
   },
+  results_unwritable_schema: {
+    exit: 1,
+    meaning:
+      "what a run measured does not fit schema v1 (a stream tokenbench could not make sense of, or a bug): it is all written to `<out>.invalid.json` beside the results, and the message names the fields; please report it",
+  },
   resume_mismatch: { exit: 1, meaning: "`--resume` found a document written with a different configuration" },
   path_outside: {
     exit: 1,

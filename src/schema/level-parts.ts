@@ -147,6 +147,8 @@ export const LevelGpu = z.object({
     }),
   ),
   unknown_reason: z.string().nullable(),
+  /** A read set aside for being impossible (an energy counter against the power reads), with why. */
+  note: z.string().nullable().optional(),
 });
 
 /**
@@ -165,6 +167,7 @@ export const ValidityReason = z.object({
     "too_few_samples",
     "load_shape",
     "telemetry_gap",
+    "buffered_stream",
   ]),
   affects: z.array(z.string().max(64)).max(64),
   figure: z.number().nullable(),

@@ -80,6 +80,8 @@ export const RequestRecord = z.object({
   tool_calls: z.number().int().nonnegative().optional(),
   /** Events that came after the end of the stream (`[DONE]`, Responses' terminal event): not counted. */
   events_after_done: z.number().int().positive().optional(),
+  /** Reasoning tokens the usage claimed beyond the completion's own count: not believed (the stream's count is used). */
+  reasoning_usage_ignored: z.number().nonnegative().optional(),
   /** A dataset entry drawn again after every entry was sent: with a unique tag ahead of it, or exactly (`--dataset-reuse exact`). */
   prompt_reuse: z.enum(["tagged", "exact"]).optional(),
   /** `--repeats N`: which repeat of the sweep sent it (0-based; absent: the only one). */

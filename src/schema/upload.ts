@@ -43,6 +43,13 @@ export interface UploadIssue {
 const SLACK = 1.01;
 
 /**
+ * What no figure of 2026's hardware can pass, with room to spare: one stream's decode (the
+ * fastest speculative decoders stream a few thousand tokens a second), one server's output, one
+ * GPU's power (the largest accelerators draw under 2 kW).
+ */
+export const PHYSICS = { decodeTokS: 100_000, levelTokS: 10_000_000, gpuW: 5000 } as const;
+
+/**
  * Figures a level cannot have. Its rates are counts over its wall time (first measured send to
  * last end), so a rate times the wall time is at most the count it came from: output tok/s ≤
  * completion tokens ÷ wall time, total tok/s ≤ all tokens ÷ wall time, req/s ≤ successful
@@ -51,8 +58,12 @@ const SLACK = 1.01;
  * level's rates are counts inside its window over the window (never longer than the wall time),
  * so they are bounded by the level's counts over the window instead.
  */
-export function impossibleFigures(levels: ResultDocument["levels"]): UploadIssue[] {
+export function impossibleFigures(
+  levels: ResultDocument["levels"],
+  config: ResultDocument["config"] = null,
+): UploadIssue[] {
   const out: UploadIssue[] = [];
+  const no = (path: string, message: string) => out.push({ code: "figure_impossible", path, message });
   let windowed = false;
   const wallBound = (what: string, value: number, count: number, wallS: number, i: number, unit: string) => {
     if (value * wallS <= count * SLACK + 1) return;
@@ -82,6 +93,54 @@ export function impossibleFigures(levels: ResultDocument["levels"]): UploadIssue
         path: `levels[${i}].goodput_req_s`,
         message: `goodput ${l.goodput_req_s} req/s is more than the level's ${l.req_s} req/s`,
       });
+    // Counts raised to match a rate are still bounded by physics: no stream decodes faster than
+    // PHYSICS.decodeTokS, no server serves more than PHYSICS.levelTokS, and no request returns more
+    // than the max_tokens it asked (a dataset's or trace's lines may ask for their own).
+    if (l.output_tok_s > PHYSICS.levelTokS)
+      no(
+        `levels[${i}].output_tok_s`,
+        `${l.output_tok_s} tok/s is beyond any server (at most ${PHYSICS.levelTokS})`,
+      );
+    for (const [stat, v] of Object.entries(l.decode_tok_s))
+      if (stat !== "n" && typeof v === "number" && v > PHYSICS.decodeTokS)
+        no(
+          `levels[${i}].decode_tok_s.${stat}`,
+          `${v} tok/s is beyond any one stream's decode (at most ${PHYSICS.decodeTokS})`,
+        );
+    const perRequest = config && !config.dataset && !config.trace ? config.max_tokens : null;
+    if (perRequest !== null && perRequest > 0 && l.completion_tokens_total > l.ok * perRequest * SLACK + 1)
+      no(
+        `levels[${i}].completion_tokens_total`,
+        `${l.completion_tokens_total} tokens from ${l.ok} requests is more than their ${perRequest} max_tokens each`,
+      );
+    const g = l.gpu;
+    if (g) {
+      const nonNegative = [
+        "energy_j",
+        "mean_power_w",
+        "peak_power_w",
+        "idle_power_w",
+        "output_tok_per_j",
+        "j_per_output_tok",
+        "j_per_request",
+        "w_per_user",
+        "usd_per_m_output_tok",
+        "usd_per_m_total_tok",
+      ] as const;
+      for (const k of nonNegative) {
+        const v = g[k];
+        if (typeof v === "number" && v < 0) no(`levels[${i}].gpu.${k}`, `${v} cannot be negative`);
+      }
+      const gpus = Math.max(1, g.per_gpu?.length ?? 1);
+      for (const k of ["mean_power_w", "peak_power_w", "idle_power_w"] as const) {
+        const v = g[k];
+        if (typeof v === "number" && v > PHYSICS.gpuW * gpus)
+          no(
+            `levels[${i}].gpu.${k}`,
+            `${v} W is beyond ${gpus} GPU${gpus === 1 ? "" : "s"} (at most ${PHYSICS.gpuW} W each)`,
+          );
+      }
+    }
     const maxMs = wall * 1000 * SLACK + 1;
     for (const key of ["ttft_ms", "itl_ms", "tpot_ms", "e2e_ms", "e2e_stream_ms"] as const) {
       const s = l[key] as Record<string, unknown>;
@@ -125,7 +184,7 @@ export function uploadIssues(doc: ResultDocument, nowMs: number): UploadIssue[] 
       path: "levels",
       message: "a sweep without a measured level has nothing to store",
     });
-  issues.push(...impossibleFigures(doc.levels));
+  issues.push(...impossibleFigures(doc.levels, doc.config));
   if (doc.kind === "profile" && (doc.profile == null || doc.profile === undefined))
     issues.push({
       code: "profile_missing",

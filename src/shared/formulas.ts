@@ -93,8 +93,9 @@ export function deriveRequest(r: RequestRecord): Derived {
     e2eFromIntendedMs: intended !== null && last !== null ? last - intended : null,
     scheduleLagMs: intended !== null ? r.send_ms - intended : null,
     ttfatMs: answer !== null ? answer - r.send_ms : null,
+    // Answer text before any reasoning (a leading "\n" is enough) leaves no span to measure.
     reasoningMs:
-      r.first_reasoning_ms != null && r.first_answer_ms != null
+      r.first_reasoning_ms != null && r.first_answer_ms != null && r.first_answer_ms >= r.first_reasoning_ms
         ? r.first_answer_ms - r.first_reasoning_ms
         : null,
     ttFirstToolCallMs: r.first_tool_call_ms !== undefined ? r.first_tool_call_ms - r.send_ms : null,

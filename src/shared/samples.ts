@@ -143,15 +143,44 @@ export function sampledQuantile(measure: string): number | null {
   return SAMPLED[measure]?.q ?? null;
 }
 
-/** What is wrong with a document's sent samples (a measure that is not sampled, a level it does not have), or null. */
+/**
+ * What is wrong with a document's sent samples (a measure that is not sampled, a level it does
+ * not have, or samples that contradict the level's own figure), or null. The samples are the
+ * requests the figure came from, thinned at even strides: the figure must sit where its quantile
+ * does among them, to within the thinning's noise (a rank of q ± (0.05 + 3/√n)). Samples that put
+ * a level's TTFT p50 elsewhere would let a base's samples say another thing than its figure.
+ */
 export function samplesProblem(doc: ResultDocument): string | null {
-  const levels = new Set(doc.levels.map((l) => l.level));
+  const levels = new Map(doc.levels.map((l) => [l.level, l]));
   for (const [i, x] of (doc.samples ?? []).entries()) {
-    if (!SAMPLED[x.measure])
+    const s = SAMPLED[x.measure];
+    if (!s)
       return `samples[${i}].measure "${x.measure.slice(0, 64)}" is not a sampled measure (${Object.keys(SAMPLED).join(", ")})`;
-    if (!levels.has(x.level)) return `samples[${i}].level ${x.level} is not a level of the document`;
+    const l = levels.get(x.level);
+    if (!l) return `samples[${i}].level ${x.level} is not a level of the document`;
     if (x.sizes && x.sizes.reduce((a, b) => a + b, 0) !== x.values.length)
       return `samples[${i}].sizes sum to ${x.sizes.reduce((a, b) => a + b, 0)}, not to the ${x.values.length} values`;
+    const figure = FIGURE_OF[x.measure]?.(l) ?? null;
+    const n = x.values.length;
+    if (figure === null || n < 20) continue;
+    const below = x.values.reduce((a, v) => a + (v < figure ? 1 : 0), 0);
+    const atOrBelow = x.values.reduce((a, v) => a + (v <= figure ? 1 : 0), 0);
+    const slack = 0.05 + 3 / Math.sqrt(n);
+    if (atOrBelow / n < s.q - slack || below / n > s.q + slack)
+      return `samples[${i}] (${x.measure} at level ${x.level}) contradict the level's own figure ${figure}: ${((100 * below) / n).toFixed(0)} % of them are below it, where a p${Math.round(s.q * 100)} has ${Math.round(100 * s.q)} % (they must be the requests the figure came from)`;
   }
   return null;
 }
+
+/** Each sampled measure's figure in a level. */
+const FIGURE_OF: Readonly<Record<string, (l: LevelResult) => number | null>> = {
+  ttft_p50_ms: (l) => l.ttft_ms.p50,
+  ttft_p95_ms: (l) => l.ttft_ms.p95,
+  ttft_p99_ms: (l) => l.ttft_ms.p99,
+  tpot_p50_ms: (l) => l.tpot_ms.p50,
+  e2e_p50_ms: (l) => l.e2e_ms.p50,
+  e2e_p95_ms: (l) => l.e2e_ms.p95,
+  decode_tps: (l) => l.decode_tok_s.p50,
+  itl_p50_ms: (l) => l.itl_ms.p50,
+  itl_p95_ms: (l) => l.itl_ms.p95,
+};

@@ -19,6 +19,9 @@ export async function startGitHubApi(
       name: string;
       branch: string;
       head_sha: string;
+      /** The run's event (default push) and its head repository (default the one asked about). */
+      event?: string;
+      head_repository?: string;
       artifacts: { id: number; name: string; zip: Buffer }[];
     }[];
   } = {},
@@ -44,9 +47,16 @@ export async function startGitHubApi(
       if (/^\/repos\/[^/]+\/[^/]+\/actions\/runs$/.test(url.pathname)) {
         const branch = url.searchParams.get("branch");
         const runs = (opts.runs ?? []).filter((r) => r.branch === branch);
+        const asked = url.pathname.split("/").slice(2, 4).join("/");
         return send(200, {
           total_count: runs.length,
-          workflow_runs: runs.map(({ artifacts: _, ...r }) => r),
+          // as GitHub lists them: a fork's pull request run shows up under its own branch name
+          workflow_runs: runs.map(({ artifacts: _, event, head_repository, ...r }) => ({
+            ...r,
+            head_branch: r.branch,
+            event: event ?? "push",
+            head_repository: { full_name: head_repository ?? asked },
+          })),
         });
       }
       let a = /^\/repos\/[^/]+\/[^/]+\/actions\/runs\/(\d+)\/artifacts$/.exec(url.pathname);

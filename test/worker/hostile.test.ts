@@ -424,6 +424,78 @@ describe("figures that cannot be impossible", () => {
     expect((await json(res)).error.code).toBe("schema_invalid");
     expect(await count("runs")).toBe(before);
   });
+  it("counts raised to match 3.3e16 tok/s: beyond any server, whatever the counts", () =>
+    impossible((d) => {
+      const l = d.levels[0];
+      l.completion_tokens_total = Math.ceil(3.3e16 * l.wall_time_s);
+      l.output_tok_s = 3.3e16;
+    }, "levels[0].output_tok_s"));
+  it("more completion tokens than the requests' max_tokens allowed", () =>
+    impossible((d) => {
+      const l = d.levels[1];
+      l.completion_tokens_total = l.ok * d.config!.max_tokens * 3;
+    }, "levels[1].completion_tokens_total"));
+  it("one stream decoding at a million tokens a second", () =>
+    impossible((d) => (d.levels[0].decode_tok_s.max = 1e6), "levels[0].decode_tok_s.max"));
+  const gpu = (edit: (g: Record<string, unknown>) => void) => (d: Doc) => {
+    const g: Record<string, unknown> = {
+      source: "nvidia-smi",
+      energy_method: "counter",
+      window: "steady",
+      window_s: 1,
+      energy_j: 300,
+      mean_power_w: 300,
+      peak_power_w: 310,
+      idle_power_w: 60,
+      output_tok_per_j: 1,
+      j_per_output_tok: 1,
+      j_per_request: 1,
+      w_per_user: 300,
+      usd_per_m_output_tok: 1,
+      usd_per_m_total_tok: 1,
+      per_gpu: [],
+      unknown_reason: null,
+    };
+    edit(g);
+    (d.levels[0] as Record<string, unknown>).gpu = g;
+  };
+  it("negative power, energy or cost", async () => {
+    await impossible(
+      gpu((g) => (g.mean_power_w = -300)),
+      "levels[0].gpu.mean_power_w",
+    );
+    await impossible(
+      gpu((g) => (g.energy_j = -1)),
+      "levels[0].gpu.energy_j",
+    );
+    await impossible(
+      gpu((g) => (g.usd_per_m_output_tok = -2)),
+      "levels[0].gpu.usd_per_m_output_tok",
+    );
+  });
+  it("328 million W from one GPU", () =>
+    impossible(
+      gpu((g) => (g.mean_power_w = 328e6)),
+      "levels[0].gpu.mean_power_w",
+    ));
+  it("samples that contradict the level's own figure (a TTFT p50 its samples put elsewhere)", async () => {
+    const d = sweepDoc("acme/hostile");
+    const l = d.levels[0]!;
+    d.samples = [
+      {
+        level: l.level,
+        measure: "ttft_p50_ms",
+        values: Array.from({ length: 100 }, (_, i) => 2 * l.ttft_ms.p50! + i),
+      },
+    ];
+    const res = await upload(d, token);
+    expect(res.status).toBe(422);
+    const body = await json(res);
+    expect(body.error.code).toBe("samples_invalid");
+    expect(body.error.message).toMatch(
+      /contradict the level's own figure .*0 % of them are below it, where a p50 has 50 %/,
+    );
+  });
   it("a real document passes every bound", async () => {
     expect((await upload(sweepDoc("acme/hostile"), token)).status).toBe(201);
   });

@@ -25,12 +25,14 @@ export interface ChunkInfo {
   /** Characters of tool-call names and arguments. */
   toolChars: number;
   /**
-   * Tool calls this chunk shows: the highest `index` + 1 among its tool-call deltas (a call keeps
-   * its index over its deltas), or, for deltas without an index, how many carry an id.
+   * New tool calls this chunk starts that have no index of their own (Responses items, index-less
+   * deltas with an id), counted.
    */
   toolCalls: number;
-  /** The tool-call count above counts new calls (Responses items, index-less ids), not indexes. */
+  /** Always true when set: `toolCalls` counts new calls; indexed calls are in `toolIndexes`. */
   toolCallsAreNew: boolean;
+  /** The `index`es of this chunk's tool-call deltas (a call keeps its index over its deltas). */
+  toolIndexes: number[];
   /** The answer's text in this chunk (reasoning is not part of it). */
   text: string;
   finishReason: string | null;
@@ -73,6 +75,8 @@ function resetInfo(info: ChunkInfo): ChunkInfo {
   info.toolChars = 0;
   info.toolCalls = 0;
   info.toolCallsAreNew = false;
+  if (info.toolIndexes) info.toolIndexes.length = 0;
+  else info.toolIndexes = [];
   info.text = "";
   info.finishReason = null;
   info.maxChoiceIndex = 0;
@@ -144,8 +148,10 @@ export function interpretChunk(obj: unknown, into?: ChunkInfo): ChunkInfo {
           for (const call of calls) {
             if (!isObj(call)) continue;
             const fn = call.function;
-            if (typeof call.index === "number") {
-              if (call.index + 1 > info.toolCalls) info.toolCalls = call.index + 1;
+            // An index says which call a delta continues: calls are counted by the indexes used,
+            // so one that jumps (0, then 5) or is huge counts once, not index + 1 times.
+            if (typeof call.index === "number" && Number.isFinite(call.index)) {
+              if (!info.toolIndexes.includes(call.index)) info.toolIndexes.push(call.index);
             } else if (typeof call.id === "string" && call.id !== "") {
               info.toolCalls++;
               info.toolCallsAreNew = true;

@@ -48,7 +48,9 @@ export class ResponseState {
   private firstAnswerMs: number | null = null;
   private firstToolMs: number | null = null;
   private reasoningEvents = 0;
+  /** Tool calls without an index (counted as they start), and the indexes indexed calls used. */
   private toolCalls = 0;
+  private readonly toolIndexes = new Set<number>();
   private multipleChoices = false;
   private readonly think: ThinkTags | null;
   private readonly interpret: (obj: unknown, into: ChunkInfo) => ChunkInfo;
@@ -106,10 +108,8 @@ export class ResponseState {
     if (info.timings !== null) this.timings = info.timings;
     if (info.usageRaw !== null) this.usageRaw = info.usageRaw;
     if (info.responseId !== null) this.responseId = info.responseId;
-    if (info.toolCalls > 0)
-      this.toolCalls = info.toolCallsAreNew
-        ? this.toolCalls + info.toolCalls
-        : Math.max(this.toolCalls, info.toolCalls);
+    this.toolCalls += info.toolCalls;
+    for (const i of info.toolIndexes) this.toolIndexes.add(i);
     const chars = info.answerChars + info.reasoningChars + info.toolChars;
     if (chars > 0) {
       this.eventTimes.push(tMs);
@@ -157,6 +157,11 @@ export class ResponseState {
           message: `usage.completion_tokens ${completion} cannot be true: max_tokens was ${rec.max_tokens} and ${events} content events came; the stream's own figures are kept, its usage is not counted`,
         };
     }
+    // More reasoning tokens than the whole completion cannot be true: the stream's count is used.
+    if (completion !== null && this.usageReasoning !== null && this.usageReasoning > completion) {
+      rec.reasoning_usage_ignored = this.usageReasoning;
+      this.usageReasoning = null;
+    }
     if (reasoningEvents > 0) {
       rec.first_reasoning_ms = firstReasoning;
       rec.first_answer_ms = firstAnswer;
@@ -186,7 +191,7 @@ export class ResponseState {
     }
     if (this.firstToolMs !== null) {
       rec.first_tool_call_ms = this.firstToolMs;
-      rec.tool_calls = this.toolCalls;
+      rec.tool_calls = this.toolCalls + this.toolIndexes.size;
     }
     if (this.afterDone > 0) rec.events_after_done = this.afterDone;
     if (

@@ -42,7 +42,14 @@ export interface LevelGpu {
   per_gpu: GpuFigures[];
   /** Why the energy is unknown (the sampler died, too few samples), or null. */
   unknown_reason: string | null;
+  /** An energy counter set aside for the power reads, with why, or null. */
+  note: string | null;
 }
+
+/** A counter whose window energy differs from the integrated power by more than this factor is broken. */
+const COUNTER_AGREES = 2;
+/** Nor may it imply more than this times the higher of the power limit and the peak read. */
+const COUNTER_CEILING = 1.5;
 
 /** Fewer samples than this inside a window make no figure: it is marked, not reported. */
 export const MIN_WINDOW_SAMPLES = 5;
@@ -113,6 +120,7 @@ export function levelGpu(i: LevelGpuInput): LevelGpu {
         ? `the GPU sampler had stopped ${((a - i.died.t_ms) / 1000).toFixed(1)} s before the window (${i.died.reason})`
         : `the GPU sampler stopped ${((i.died.t_ms - a) / 1000).toFixed(1)} s into the window (${i.died.reason})`;
   let method: LevelGpu["energy_method"] = null;
+  const notes: string[] = [];
   const perGpu: GpuFigures[] = [...byGpu.entries()]
     .sort((x, y) => x[0] - y[0])
     .map(([index, all]) => {
@@ -123,12 +131,31 @@ export function levelGpu(i: LevelGpuInput): LevelGpu {
       if (reason === null && inside.length >= MIN_WINDOW_SAMPLES) {
         const ea = counterAt(all, a);
         const eb = counterAt(all, b);
-        if (ea !== null && eb !== null && eb >= ea) {
-          energy = eb - ea;
+        const counterJ = ea !== null && eb !== null && eb >= ea ? eb - ea : null;
+        const integral = integratedJ(all, a, b);
+        // The counter sees every millisecond, the power reads only the instants sampled: the
+        // counter is believed unless it is impossible (a jump, a frozen or a wrapped counter):
+        // above 1.5 x the power limit or the peak read, or off the power reads by 2 x.
+        const ceiling =
+          COUNTER_CEILING *
+          Math.max(maxOrNull(num((s) => s.power_limit_w)) ?? 0, maxOrNull(num((s) => s.power_w)) ?? 0);
+        const impossible =
+          counterJ !== null &&
+          windowS > 0 &&
+          ((ceiling > 0 && counterJ / windowS > ceiling) ||
+            (integral !== null &&
+              integral > 0 &&
+              (counterJ > COUNTER_AGREES * integral || counterJ * COUNTER_AGREES < integral)));
+        if (counterJ !== null && !impossible) {
+          energy = counterJ;
           method = "counter";
         } else {
-          energy = integratedJ(all, a, b);
+          energy = integral;
           if (energy !== null && method === null) method = "integrated";
+          if (impossible && windowS > 0)
+            notes.push(
+              `GPU ${index}'s energy counter gave ${(counterJ! / windowS).toFixed(0)} W over the window, its power reads ${integral !== null ? `${(integral / windowS).toFixed(0)} W` : "nothing"}: the counter was set aside${integral !== null ? ", the power reads integrated" : ""}`,
+            );
         }
       }
       return {
@@ -178,6 +205,7 @@ export function levelGpu(i: LevelGpuInput): LevelGpu {
     usd_per_m_total_tok: perM(i.totalTokS),
     per_gpu: perGpu,
     unknown_reason: reason,
+    note: notes.length > 0 ? notes.join("; ") : null,
   };
 }
 

@@ -124,7 +124,21 @@ export function writeResults(
       records.map((r) => JSON.stringify(r)).join("\n") + (records.length ? "\n" : ""),
     );
   }
-  parseResultDocument(out);
+  try {
+    parseResultDocument(out);
+  } catch (err) {
+    // Nothing measured is lost to the final check: the document goes beside the results as it is.
+    if (!(err instanceof SchemaError)) throw err;
+    const invalid = paths.json.replace(/\.json$/, "") + ".invalid.json";
+    atomicWrite(invalid, `${JSON.stringify(out, null, 1)}\n`);
+    throw new TokenbenchError(
+      "results_unwritable_schema",
+      `what was measured does not fit schema v1 (${err.issues
+        .slice(0, 3)
+        .map((i) => `${i.path}: ${i.message}`)
+        .join("; ")}): everything is in ${invalid}; please report it with that file`,
+    );
+  }
   atomicWrite(paths.json, `${JSON.stringify(out, null, 1)}\n`);
   atomicWrite(paths.csv, csvTable(out.levels));
   atomicWrite(paths.md, `${markdownReport(out)}\n`);

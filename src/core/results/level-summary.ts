@@ -16,7 +16,7 @@ import { admissionSummary } from "./admission.ts";
 import { aggregateLevel, deriveRequest, type LevelAggregate, openLoopStats } from "./metrics.ts";
 import { summarize } from "./stats.ts";
 import { steadyWindow, windowRates } from "./steady.ts";
-import { levelReasons, levelValidity } from "./validity.ts";
+import { levelReasons, levelValidity, streamBuffering } from "./validity.ts";
 
 /** What a level's loop measured (load/loops.ts's LevelRun), as this summary reads it. */
 export interface LevelRun {
@@ -237,6 +237,20 @@ export function summariseLevel(input: LevelSummaryInput): { result: LevelResult;
         ? `level ${level}: ${reused.length} of ${measured.length} prompts were reused exactly (every one of the dataset's ${cfg.dataset.lines} lines had been sent; --dataset-reuse exact): the server's cache may serve them`
         : `level ${level}: ${reused.length} of ${measured.length} prompts were reused (every one of the dataset's ${cfg.dataset.lines} lines had been sent), each with a unique tag ahead of it so the cache cannot serve a repeat; a bigger dataset avoids reuse`,
     );
+  // Orders the grammar allows but that leave a figure undefined: said, the figure left out.
+  const answeredFirst = measured.filter(
+    (r) =>
+      r.first_reasoning_ms != null && r.first_answer_ms != null && r.first_answer_ms < r.first_reasoning_ms,
+  ).length;
+  if (answeredFirst > 0)
+    notices.push(
+      `level ${level}: ${answeredFirst} response(s) sent answer text before their reasoning: their reasoning time is left out (no span to measure), their time to first answer token is the first answer's`,
+    );
+  const usageIgnored = measured.filter((r) => r.reasoning_usage_ignored !== undefined);
+  if (usageIgnored.length > 0)
+    notices.push(
+      `level ${level}: ${usageIgnored.length} response(s) reported more reasoning tokens in their usage (${usageIgnored[0]!.reasoning_usage_ignored}) than their whole completion: the stream's own count of reasoning tokens is used`,
+    );
   const afterDone = measured.filter((r) => r.events_after_done !== undefined).length;
   if (afterDone > 0)
     notices.push(
@@ -308,6 +322,24 @@ export function summariseLevel(input: LevelSummaryInput): { result: LevelResult;
     result = { ...result, admission, metrics_timeline: s.samples };
     for (const n of admission.notes) notices.push(`level ${level}: ${n}`);
   }
-  result.validity = levelValidity(levelReasons(result, cfg, beyond));
+  // Streams that came in one piece or in bursts: their per-token figures withheld, said once.
+  const buffered = streamBuffering(run.records as RequestRecord[]);
+  if (buffered !== null) {
+    for (const k of buffered.withhold) result[k] = withheld(result[k]);
+    notices.push(
+      `level ${level}: ${buffered.reason.text}: ${buffered.withhold.join(", ").replace(/_ms|_tok_s/g, "")} withheld`,
+    );
+  }
+  result.validity = levelValidity([
+    ...levelReasons(result, cfg, beyond),
+    ...(buffered ? [buffered.reason] : []),
+  ]);
   return { result, notices };
+}
+
+/** A figure withheld: its count kept, its values null (a value of 0 would read as a measurement). */
+function withheld<T extends { n: number }>(s: T): T {
+  const out = { ...s } as Record<string, unknown>;
+  for (const k of Object.keys(out)) if (k !== "n") out[k] = null;
+  return out as T;
 }

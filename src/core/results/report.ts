@@ -323,8 +323,18 @@ export function saturationHeadline(s: Saturation): string {
     return `no probed rate kept ${s.target_pass_pct}% of requests within the SLOs (lowest probe failed): lower the starting --levels`;
   if (hi === null)
     return `sustains at least ${f(lo)} req/s under SLO (no probe failed in ${s.probes}: raise --search-max-probes or the starting rate)`;
-  const wide = (hi - lo) / hi > 0.03;
-  return `sustains ${f(s.max_rate_rps)} req/s under SLO (bracket ${f(lo)}–${f(hi)}; ${f(s.pass_pct_at_max)}% of requests within SLO there, goodput ${f(s.goodput_at_max_rps)} req/s; ${s.probes} probes${wide ? `; the bracket is ${((100 * (hi - lo)) / hi).toFixed(0)} % wide: the probes ran out before 3 %, raise --search-max-probes` : ""})`;
+  const widePct = (100 * (hi - lo)) / hi;
+  const ranOut = s.max_probes !== undefined ? s.probes >= s.max_probes : true;
+  const of = s.max_probes !== undefined ? ` of ${s.max_probes}` : "";
+  // Wider than 3 %: the probes ran out, or the search closed at 3 % and the answer is what the
+  // highest passing probe delivered, below the rate it was offered.
+  const why =
+    widePct <= 3
+      ? ""
+      : ranOut
+        ? `; the bracket is ${widePct.toFixed(0)} % wide: the probes ran out before 3 %, raise --search-max-probes`
+        : `; the bracket is ${widePct.toFixed(0)} % wide below: the highest passing probe delivered ${f(lo)} req/s of the rate it was offered`;
+  return `sustains ${f(s.max_rate_rps)} req/s under SLO (bracket ${f(lo)}–${f(hi)}; ${f(s.pass_pct_at_max)}% of requests within SLO there, goodput ${f(s.goodput_at_max_rps)} req/s; ${s.probes}${of} probes${why})`;
 }
 
 /** A profile's comparable figures, one row each (the JSON has the whole profile). */

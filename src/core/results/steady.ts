@@ -144,7 +144,11 @@ export function steadyWindow(
   // raise neither).
   if (o.mode === "open") {
     const spanEnd = maxOf(recs.map((r) => r.intended_send_ms ?? r.send_ms));
-    const done = ends.filter((t) => t > first && t <= spanEnd).length;
+    const doneAt = ends.filter((t) => t > first && t <= spanEnd).sort((a, b) => a - b);
+    const done = doneAt.length;
+    // What it finished per second while saturated: between its first and last completion in the
+    // span (the first lifetime, before anything could finish, is not the server's pace).
+    const paceS = done >= 3 ? (doneAt[done - 1]! - doneAt[0]!) / 1000 : 0;
     const q = Math.max(2, Math.floor(recs.length / 4));
     const e2eOf = (xs: readonly RequestRecord[]) =>
       median(xs.filter((r) => r.error === null && r.end_ms !== null).map((r) => r.end_ms! - r.send_ms));
@@ -161,7 +165,7 @@ export function steadyWindow(
         ...w,
         steady: false,
         fellBehind: true,
-        completedRps: spanS > 0 ? done / spanS : null,
+        completedRps: paceS > 0 ? (done - 1) / paceS : spanS > 0 ? done / spanS : null,
         reason: `the server fell behind: ${done} requests finished in the ${fmt(spanS)} s they arrived over while ${recs.length} arrived, and E2E rose from ${fmt(early / 1000)} s to ${fmt(late / 1000)} s (its queue grew all level)`,
       };
   }

@@ -5,7 +5,13 @@
  * reason but those of some rows only (too few samples for a percentile, a telemetry gap) is
  * invalid, and so is its run: an invalid run is never judged and never enters a base history.
  */
-import type { LevelResult, LevelValidity, SweepConfig, ValidityReason } from "../../schema/v1.ts";
+import type {
+  LevelResult,
+  LevelValidity,
+  RequestRecord,
+  SweepConfig,
+  ValidityReason,
+} from "../../schema/v1.ts";
 
 /** Lateness a shared CI runner shows under ordinary load: below it the client is not the problem. */
 export const CLIENT_LATE_FLOOR_MS = 20;
@@ -184,7 +190,64 @@ export function withGpuValidity(l: LevelResult): LevelValidity {
 }
 
 /** Reasons of some rows only: the level stays valid for the rest. */
-const ROWS_ONLY = new Set<ValidityReason["code"]>(["too_few_samples", "telemetry_gap"]);
+const ROWS_ONLY = new Set<ValidityReason["code"]>(["too_few_samples", "telemetry_gap", "buffered_stream"]);
+
+/** A gap under this is two events of one read (the client stamps each read once). */
+const SAME_READ_MS = 0.05;
+
+/**
+ * How a level's streams arrived, when not token by token: in one piece (the median request had a
+ * single event carrying 4 tokens or more: a server that sends the whole answer at once), or in
+ * bursts (most gaps under 0.05 ms: a buffering proxy releasing many events per read). Either way
+ * the per-token figures it makes meaningless (ITL, and TPOT and decode speed where the stream's
+ * span is itself about zero) are withheld, as a reason of those rows only.
+ */
+export function streamBuffering(
+  records: readonly RequestRecord[],
+): { reason: ValidityReason; withhold: ("itl_ms" | "tpot_ms" | "decode_tok_s")[] } | null {
+  const ok = records.filter((r) => !r.warmup && r.error === null && r.event_times_ms.length > 0);
+  if (ok.length === 0) return null;
+  const events = ok.map((r) => r.event_times_ms.length).sort((a, b) => a - b);
+  const medianEvents = events[Math.floor(events.length / 2)]!;
+  const tokens = ok.map((r) => r.usage?.completion_tokens ?? 0).sort((a, b) => a - b);
+  const medianTokens = tokens[Math.floor(tokens.length / 2)]!;
+  const per = ["itl_p50_ms", "itl_p95_ms", "tpot_p50_ms", "decode_tps"];
+  if (medianEvents === 1 && medianTokens >= 4)
+    return {
+      reason: {
+        code: "buffered_stream",
+        affects: per,
+        figure: medianTokens,
+        bound: 1,
+        text: `the streams arrived in one piece: one event carried all ${medianTokens} tokens (median), so there is no time between tokens to measure (a server that sends the whole answer at once, or a proxy that buffers it)`,
+      },
+      withhold: ["itl_ms", "tpot_ms", "decode_tok_s"],
+    };
+  let gaps = 0;
+  let same = 0;
+  let spanZero = 0;
+  for (const r of ok) {
+    const t = r.event_times_ms;
+    for (let k = 1; k < t.length; k++) {
+      gaps++;
+      if (t[k]! - t[k - 1]! < SAME_READ_MS) same++;
+    }
+    if (t.length > 1 && t[t.length - 1]! - t[0]! < SAME_READ_MS) spanZero++;
+  }
+  if (gaps === 0 || same / gaps <= 0.5) return null;
+  const share = same / gaps;
+  const perRead = gaps / Math.max(1, gaps - same + ok.length);
+  return {
+    reason: {
+      code: "buffered_stream",
+      affects: spanZero * 2 > ok.length ? per : ["itl_p50_ms", "itl_p95_ms"],
+      figure: share,
+      bound: 0.5,
+      text: `the streams arrived in bursts: ${(100 * share).toFixed(0)} % of the gaps between events were under ${SAME_READ_MS} ms, about ${perRead.toFixed(1)} events per read (a buffering proxy, or a client too busy to read each as it came), so ITL reads near 0 and says nothing of the server`,
+    },
+    withhold: spanZero * 2 > ok.length ? ["itl_ms", "tpot_ms", "decode_tok_s"] : ["itl_ms"],
+  };
+}
 
 export function levelValidity(reasons: readonly ValidityReason[]): LevelValidity {
   return { status: reasons.some((r) => !ROWS_ONLY.has(r.code)) ? "invalid" : "valid", reasons: [...reasons] };

@@ -5,6 +5,7 @@
  * to stop. Bundled to dist/dcgm-thread.js beside the CLI and the Action.
  */
 import { parentPort, workerData } from "node:worker_threads";
+import { urlBasicAuth } from "./target.ts";
 
 export interface DcgmThreadData {
   url: string;
@@ -12,7 +13,10 @@ export interface DcgmThreadData {
 }
 export type FromDcgmThread = { epochMs: number; text: string } | { error: string };
 
-const { url, sampleMs } = workerData as DcgmThreadData;
+const { url: given, sampleMs } = workerData as DcgmThreadData;
+// Credentials in the URL (user:pw@) go as a Basic header: fetch refuses them in a URL.
+const auth = urlBasicAuth(given);
+const url = auth === null ? given : given.replace(/\/\/[^/@]*@/, "//");
 let stopped = false;
 parentPort!.on("message", () => {
   stopped = true;
@@ -23,7 +27,10 @@ while (!stopped) {
   const t0 = Date.now();
   try {
     // A read slower than five periods (at least 1 s) is a stalled exporter, not a slow one.
-    const res = await fetch(url, { signal: AbortSignal.timeout(Math.max(1000, 5 * sampleMs)) });
+    const res = await fetch(url, {
+      signal: AbortSignal.timeout(Math.max(1000, 5 * sampleMs)),
+      ...(auth ? { headers: { authorization: auth } } : {}),
+    });
     const text = await res.text();
     post(res.ok ? { epochMs: Date.now(), text } : { error: `HTTP ${res.status}` });
   } catch (e) {

@@ -12,7 +12,14 @@ import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
 import { TokenbenchError } from "../../schema/errors.ts";
 import type { DcgmThreadData, FromDcgmThread } from "./dcgm-thread.ts";
-import { type GpuSample, NVIDIA_SMI_FIELDS, parseDcgm, parseSmiLine } from "./gpu-telemetry.ts";
+import {
+  type GpuSample,
+  NVIDIA_SMI_FIELDS,
+  parseDcgm,
+  parseSmiLine,
+  plausibleRead,
+} from "./gpu-telemetry.ts";
+import { publicUrl } from "./target.ts";
 
 export interface GpuSamplerOptions {
   sampleMs: number;
@@ -63,9 +70,21 @@ function dcgmThreadFile(): string | null {
   return null;
 }
 
+/** A line longer than this is not nvidia-smi's (one GPU's CSV line is under 300 bytes). */
+const MAX_LINE = 4096;
+/** Reads further from this machine's clock than this are placed when they arrived. */
+const CLOCK_SLACK_MS = 5000;
+/** How long a tool may take to end after SIGTERM before it is killed. */
+const STOP_GRACE_MS = 2000;
+/** A DCGM exporter that failed this many reads in a row, over this long, is gone; fewer is a gap. */
+const DCGM_FAILURES = 3;
+const DCGM_FAILURE_MS = 2000;
+
 export class GpuSampler {
   readonly samples: GpuSample[] = [];
   died: { t_ms: number; reason: string } | null = null;
+  /** What was set aside while reading (a lying clock, dropped reads), said once each at the end. */
+  readonly notes = new Set<string>();
   private proc: ChildProcess | null = null;
   private worker: Worker | null = null;
   private stopping = false;
@@ -123,18 +142,40 @@ export class GpuSampler {
       { stdio: ["ignore", "pipe", "pipe"] },
     );
     this.proc = p;
+    // The tool may never hold tokenbench open (its pipes would keep the event loop alive).
+    p.unref();
     let buf = "";
     let err = "";
     const toMs = (epoch: number) => epoch - this.o.originWallMs;
+    // Lines a second it may send: what -lms asks for, four times over; a flood past that is read
+    // no further (the sampler must never take the measuring client's time).
+    const perSecond = Math.ceil((4 * 1000 * Math.max(1, indices.length)) / Math.max(1, this.o.sampleMs)) + 20;
+    let second = Math.floor(this.now() / 1000);
+    let lines = 0;
     p.stdout!.setEncoding("utf8");
     p.stdout!.on("data", (d: string) => {
       buf += d;
       let nl = buf.indexOf("\n");
       while (nl >= 0) {
-        const s = parseSmiLine(buf.slice(0, nl), toMs, this.now());
-        if (s) this.samples.push(s);
+        const now = this.now();
+        if (Math.floor(now / 1000) !== second) {
+          second = Math.floor(now / 1000);
+          lines = 0;
+        }
+        if (++lines > perSecond) {
+          this.gone(
+            `nvidia-smi flooded its output (more than ${perSecond} lines in a second for ${indices.length} GPU${indices.length === 1 ? "" : "s"} every ${this.o.sampleMs} ms): stopped reading it`,
+          );
+          return;
+        }
+        const s = parseSmiLine(buf.slice(0, nl), toMs, now);
+        if (s) this.keep(s, now);
         buf = buf.slice(nl + 1);
         nl = buf.indexOf("\n");
+      }
+      if (buf.length > MAX_LINE) {
+        this.notes.add(`nvidia-smi sent a line of more than ${MAX_LINE} bytes: it was dropped`);
+        buf = "";
       }
     });
     p.stderr!.setEncoding("utf8");
@@ -159,12 +200,20 @@ export class GpuSampler {
     const w = new Worker(file, { workerData: data });
     this.worker = w;
     w.unref();
+    // A failed read is a gap; failures in a row for long enough are an exporter gone.
+    let failures = 0;
+    let firstFailure = 0;
     w.on("message", (m: FromDcgmThread) => {
       if ("error" in m) {
-        if (!this.stopping && !this.died)
-          this.died = { t_ms: this.now(), reason: `the DCGM exporter at ${this.o.metricsUrl}: ${m.error}` };
+        if (this.stopping || this.died) return;
+        if (failures++ === 0) firstFailure = this.now();
+        const where = `the DCGM exporter at ${publicUrl(this.o.metricsUrl!)}`;
+        if (failures >= DCGM_FAILURES && this.now() - firstFailure >= DCGM_FAILURE_MS)
+          this.died = { t_ms: firstFailure, reason: `${where}: ${m.error} (${failures} reads in a row)` };
+        else this.notes.add(`${where} failed a read now and then (${m.error}): those reads are gaps`);
         return;
       }
+      failures = 0;
       const t = m.epochMs - this.o.originWallMs;
       for (const s of parseDcgm(m.text, t)) {
         if (
@@ -172,7 +221,7 @@ export class GpuSampler {
           (this.o.gpus === null || this.o.gpus.includes(s.index))
         )
           this.gpus.push({ index: s.index, uuid: s.uuid, name: s.name });
-        if (this.o.gpus === null || this.o.gpus.includes(s.index)) this.samples.push(s);
+        if (this.o.gpus === null || this.o.gpus.includes(s.index)) this.keep(s, this.now());
       }
     });
     w.on("error", (e) => {
@@ -199,9 +248,45 @@ export class GpuSampler {
       await new Promise((r) => setTimeout(r, Math.min(50, this.o.sampleMs)));
   }
 
+  /** A read kept: its time checked against this machine's clock, impossible values dropped. */
+  private keep(s: GpuSample, receivedMs: number): void {
+    if (Math.abs(s.t_ms - receivedMs) > CLOCK_SLACK_MS) {
+      this.notes.add(
+        `${this.source}'s timestamps were ${((s.t_ms - receivedMs) / 1000).toFixed(0)} s off this machine's clock: its reads were placed when they arrived`,
+      );
+      s = { ...s, t_ms: receivedMs };
+    }
+    const sane = plausibleRead(s);
+    if (sane.dropped !== null)
+      this.notes.add(`${this.source} reported ${sane.dropped}: those reads were left out`);
+    this.samples.push(sane.sample);
+  }
+
+  /** The tool is given up on, with why (its reads so far stay). */
+  private gone(reason: string): void {
+    if (!this.died) this.died = { t_ms: this.now(), reason };
+    this.proc?.stdout?.removeAllListeners("data");
+    this.proc?.stdout?.destroy();
+    this.proc?.kill("SIGKILL");
+  }
+
+  /**
+   * Stops the tool: SIGTERM, then SIGKILL after a grace period (a wedged driver's nvidia-smi can
+   * ignore SIGTERM), its pipes closed either way; resolves when it has ended or been killed.
+   */
   async stop(): Promise<void> {
     this.stopping = true;
-    this.proc?.kill("SIGTERM");
+    const p = this.proc;
+    if (p && p.exitCode === null && p.signalCode === null) {
+      const ended = new Promise<void>((res) => p.once("exit", () => res()));
+      p.kill("SIGTERM");
+      const timer = setTimeout(() => p.kill("SIGKILL"), STOP_GRACE_MS);
+      timer.unref();
+      await Promise.race([ended, new Promise((r) => setTimeout(r, STOP_GRACE_MS + 500).unref())]);
+      clearTimeout(timer);
+    }
+    p?.stdout?.destroy();
+    p?.stderr?.destroy();
     if (this.worker) {
       this.worker.postMessage("stop");
       await this.worker.terminate();

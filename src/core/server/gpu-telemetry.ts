@@ -71,6 +71,29 @@ export function parseSmiLine(
   };
 }
 
+/** What a GPU can report: power and energy never below 0, power at most 5 kW a GPU (2026's largest
+ * accelerators draw under 2 kW), utilisation 0–100 %, temperature −50 to 200 °C. */
+const BOUNDS: { field: keyof GpuSample; lo: number; hi: number; what: string }[] = [
+  { field: "power_w", lo: 0, hi: 5000, what: "power" },
+  { field: "energy_j", lo: 0, hi: Number.POSITIVE_INFINITY, what: "energy" },
+  { field: "util_pct", lo: 0, hi: 100, what: "utilisation" },
+  { field: "mem_util_pct", lo: 0, hi: 100, what: "memory utilisation" },
+  { field: "temp_c", lo: -50, hi: 200, what: "temperature" },
+];
+
+/** A read with each impossible value set to null, and which one it had (the first), if any. */
+export function plausibleRead(s: GpuSample): { sample: GpuSample; dropped: string | null } {
+  let out = s;
+  let dropped: string | null = null;
+  for (const b of BOUNDS) {
+    const v = s[b.field] as number | null;
+    if (v === null || (v >= b.lo && v <= b.hi)) continue;
+    dropped ??= `an impossible ${b.what} (${v})`;
+    out = { ...out, [b.field]: null };
+  }
+  return { sample: out, dropped };
+}
+
 /**
  * A DCGM exporter's `/metrics` (Prometheus text) at one read: a sample per `gpu` label. Power in
  * W (DCGM_FI_DEV_POWER_USAGE), energy in mJ (DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION), utilisation in

@@ -38,14 +38,79 @@ export function makeTarget(o: TargetOptions & { model: string }): ResolvedTarget
 export function makeTarget(o: TargetOptions): Target;
 export function makeTarget(o: TargetOptions): Target {
   const u = new URL(o.baseUrl);
+  // Credentials in the URL (http://user:pw@host) travel as a Basic authorization header (fetch and
+  // undici refuse them in a URL) and never as part of the URL a document or a message shows.
+  const basic = urlBasicAuth(o.baseUrl);
   return {
-    baseUrl: o.baseUrl.replace(/\/+$/, ""),
+    baseUrl: publicUrl(o.baseUrl).replace(/\/+$/, ""),
     api: o.api,
     model: o.model,
-    headers: { ...o.headers, ...(o.apiKey ? { authorization: `Bearer ${o.apiKey}` } : {}) },
+    headers: {
+      ...(basic ? { authorization: basic } : {}),
+      ...o.headers,
+      ...(o.apiKey ? { authorization: `Bearer ${o.apiKey}` } : {}),
+    },
     origin: u.origin,
     basePath: u.pathname.replace(/\/+$/, "").replace(/\/v1$/, ""),
   };
+}
+
+/** Query parameters that carry a credential (`?api_key=…`, `?token=…`). */
+const SECRET_PARAM = /^(api[-_]?key|key|token|access[-_]?token|auth|password|passwd|secret|sig|signature)$/i;
+
+/**
+ * A URL as it may be shown or recorded: its user and password and any credential-carrying query
+ * parameter replaced by `***`. Not a URL (or one that does not parse): returned as it is.
+ */
+export function publicUrl(raw: string): string {
+  let u: URL;
+  try {
+    u = new URL(raw);
+  } catch {
+    return raw;
+  }
+  let changed = false;
+  if (u.username !== "" || u.password !== "") {
+    u.username = "***";
+    u.password = "";
+    changed = true;
+  }
+  for (const k of [...u.searchParams.keys()])
+    if (SECRET_PARAM.test(k)) {
+      u.searchParams.set(k, "***");
+      changed = true;
+    }
+  if (!changed) return raw;
+  // URL writes `***` percent-encoded in the user part: shown as typed
+  return u.toString().replace(/%2A%2A%2A/g, "***");
+}
+
+/** The credentials a URL carries, each as typed and decoded (to be masked wherever they could appear). */
+export function urlSecrets(raw: string): string[] {
+  let u: URL;
+  try {
+    u = new URL(raw);
+  } catch {
+    return [];
+  }
+  const out: string[] = [];
+  if (u.password !== "") out.push(u.password, decodeURIComponent(u.password));
+  if (u.username !== "" && u.password !== "") out.push(`${u.username}:${u.password}`);
+  for (const [k, v] of u.searchParams) if (SECRET_PARAM.test(k) && v !== "") out.push(v);
+  return [...new Set(out)].filter((v) => v.length >= 4);
+}
+
+/** `Basic …` for a URL's user and password, or null. */
+export function urlBasicAuth(raw: string): string | null {
+  let u: URL;
+  try {
+    u = new URL(raw);
+  } catch {
+    return null;
+  }
+  if (u.username === "" && u.password === "") return null;
+  const pair = `${decodeURIComponent(u.username)}:${decodeURIComponent(u.password)}`;
+  return `Basic ${Buffer.from(pair).toString("base64")}`;
 }
 
 export const withModel = (t: Target, model: string): ResolvedTarget => ({ ...t, model });

@@ -309,8 +309,9 @@ export const SWEEP = {
     flag: "gpu-hour-cost",
     metavar: "USD",
     default: null,
-    check: positive,
-    what: "a positive price",
+    // The dearest accelerator rents for well under $100 an hour; a price of thousands is a typo.
+    check: (n) => n > 0 && n <= 1000,
+    what: "a price per GPU-hour above 0 and at most 1000 (dollars)",
     help: "the price of one GPU for an hour: adds dollars per million output (and total) tokens at each level's throughput",
   }),
   gpuMetricsUrl: text<string | null>({

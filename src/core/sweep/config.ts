@@ -14,6 +14,7 @@ export const DEFAULT_OPEN_LEVELS = [1, 2, 4];
 
 import { minOf } from "../../shared/extremes.ts";
 import { DEFAULT_REQUESTS } from "../load/level-plan.ts";
+import { publicUrl } from "../server/target.ts";
 
 export { DEFAULT_REQUESTS };
 
@@ -186,7 +187,8 @@ export function sweepConfigOf(
             sample_ms: v.gpuSampleMs,
             gpus: v.gpus.length > 0 ? v.gpus : null,
             hour_cost_usd: v.gpuHourCost,
-            metrics_url: v.gpuMetricsUrl,
+            // as it may be recorded: the sampler gets the URL as given (SweepSetup.gpuMetricsUrl)
+            metrics_url: v.gpuMetricsUrl === null ? null : publicUrl(v.gpuMetricsUrl),
           },
         }
       : {}),

@@ -43,11 +43,13 @@ export async function openGear(o: {
   onProgress?: ((p: Progress) => void) | undefined;
   stop?: AbortSignal | undefined;
   offsetsMs: readonly number[] | null;
+  /** `--gpu-metrics-url` as given (the configuration holds its public form). */
+  gpuMetricsUrl?: string | null;
 }): Promise<Gear> {
   const { cfg, load } = o;
   const environment = await captureEnvironment();
   // GPU telemetry first: its idle window comes before any load (a notice and nothing else without a GPU tool).
-  const gpu = await openGpu(cfg, o.origin, o.notice);
+  const gpu = await openGpu(cfg, o.origin, o.notice, o.gpuMetricsUrl ?? null);
   // A pool's threads are bound to one server: with --ab each server has its own, of the same size.
   const poolFor = (pre: Preflight) =>
     load.workers > 1

@@ -18,13 +18,15 @@ export async function openGpu(
   cfg: SweepConfig,
   origin: { originMs: number; originWallMs: number },
   notice: (m: string) => void,
+  metricsUrl: string | null = null,
 ): Promise<GpuRun | null> {
   const g = cfg.gpu_telemetry;
   if (!g) return null;
   const opened = await GpuSampler.open({
     sampleMs: g.sample_ms,
     gpus: g.gpus,
-    metricsUrl: g.metrics_url,
+    // the URL as given (its credentials used, never shown), else the recorded one
+    metricsUrl: metricsUrl ?? g.metrics_url,
     ...origin,
   });
   if ("absent" in opened) {
@@ -61,6 +63,7 @@ export async function openGpu(
         gpuHourUsd: g.hour_cost_usd,
       });
       if (f.unknown_reason !== null) notice(`level ${l.level}: GPU energy unknown: ${f.unknown_reason}`);
+      if (f.note !== null) notice(`level ${l.level}: ${f.note}`);
       return f;
     },
     record: () => ({
@@ -71,6 +74,9 @@ export async function openGpu(
       died: s.died,
       samples: [...s.samples],
     }),
-    stop: () => s.stop(),
+    stop: async () => {
+      await s.stop();
+      for (const n of s.notes) notice(`GPU telemetry: ${n}`);
+    },
   };
 }

@@ -33,6 +33,8 @@ export interface SweepSetup {
   ab: { pre: Preflight; pairs: number } | null;
   /** `--consistency N`: fixed prompts to fingerprint the answers of (0: none). */
   consistency: number;
+  /** `--gpu-metrics-url` as given, credentials and all (the configuration records its public form). */
+  gpuMetricsUrl: string | null;
 }
 
 export interface PrepareOptions {
@@ -92,5 +94,6 @@ export async function prepareSweep(
     dataset,
     ab: basePre ? { pre: { ...basePre, calibration: pre.calibration }, pairs: v.abPairs } : null,
     consistency: v.consistency,
+    gpuMetricsUrl: v.gpuMetricsUrl,
   };
 }

@@ -56,6 +56,8 @@ export interface SweepOptions {
   ab?: { pre: Preflight; pairs: number } | null;
   /** `--consistency N`: the answers to N fixed prompts, fingerprinted before the first level. */
   consistency?: number;
+  /** `--gpu-metrics-url` as given (the configuration holds its public form). */
+  gpuMetricsUrl?: string | null;
 }
 
 export async function runSweep(opts: SweepOptions): Promise<ResultDocument> {
@@ -77,6 +79,7 @@ export async function runSweep(opts: SweepOptions): Promise<ResultDocument> {
     onProgress: opts.onProgress,
     stop: opts.stop,
     offsetsMs: opts.dataset?.offsetsMs ?? null,
+    gpuMetricsUrl: opts.gpuMetricsUrl ?? null,
   });
   const consistency = opts.consistency ? await checkConsistency(opts.pre.target, opts.consistency) : null;
   const d: DocumentInputs = {

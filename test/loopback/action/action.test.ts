@@ -489,6 +489,33 @@ describe(`the Action (dist/index.js under node ${NODE24 ? "24 from npm" : proces
           { id: 55, name: "tokenbench-results", zip: zip({ "results.json": readFileSync(basePath) }) },
         ],
       });
+      // newer, and named main too: a fork's pull request run whose artifact claims a far slower base
+      // ("12 improved"), and this repository's own pull request run from a branch called main
+      const planted = JSON.parse(readFileSync(basePath, "utf8"));
+      for (const l of planted.levels) l.output_tok_s /= 3;
+      ghRuns!.unshift(
+        {
+          id: 901,
+          name: "bench",
+          branch: "main",
+          head_sha: "9".repeat(40),
+          event: "pull_request",
+          head_repository: "mallory/fork",
+          artifacts: [
+            { id: 91, name: "tokenbench-results", zip: zip({ "results.json": JSON.stringify(planted) }) },
+          ],
+        },
+        {
+          id: 902,
+          name: "bench",
+          branch: "main",
+          head_sha: "8".repeat(40),
+          event: "pull_request",
+          artifacts: [
+            { id: 92, name: "tokenbench-results", zip: zip({ "results.json": JSON.stringify(planted) }) },
+          ],
+        },
+      );
       const viaArtifact = await runAction(
         { ...pr, baseline: "artifact" },
         // (@actions/artifact downloads only outside GHES; the stand-in API is reached through GITHUB_API_URL)

@@ -260,8 +260,7 @@ describe("--mode search", () => {
             m.url,
             "--mode",
             "search",
-            "--levels",
-            "8",
+            // the search's own defaults: a start of 1 req/s and 8 probes
             "--max-tokens",
             "32",
             "--ignore-eos",
@@ -269,8 +268,6 @@ describe("--mode search", () => {
             "500",
             "--arrival",
             arrival,
-            "--search-max-probes",
-            "10",
             "--warmup",
             "0",
             "--calibrate-prompts",
@@ -286,6 +283,7 @@ describe("--mode search", () => {
         const { doc } = readResults(out);
         const s = doc.saturation!;
         expect(doc.levels).toHaveLength(s.probes);
+        expect(s.probes).toBeLessThanOrEqual(8);
         const answer = s.max_rate_rps!;
         expect(
           answer / capacity - 1,

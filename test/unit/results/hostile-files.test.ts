@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { loadBaseline } from "../../../src/action/baseline.ts";
 import { mergeShards } from "../../../src/core/documents/merge.ts";
-import { pathInside, readResults } from "../../../src/core/results/files.ts";
+import { pathInside, readResults, writeResults } from "../../../src/core/results/files.ts";
 import { TokenbenchError } from "../../../src/schema/errors.ts";
 
 const root = mkdtempSync(join(tmpdir(), "tokenbench-paths-"));
@@ -105,5 +105,27 @@ describe("pathInside", () => {
     mkdirSync(`${docs}-evil`, { recursive: true });
     expect(pathInside(docs, `${docs}-evil/x.json`)).toBeNull();
     expect(pathInside(docs, "not-yet-written.json")).toBe(join(docs, "not-yet-written.json"));
+  });
+});
+
+describe("nothing measured is lost to the final check", () => {
+  it("a document that breaks schema v1 is written whole beside the results, and the error names the file and the fields", async () => {
+    const closed = (await import("../../../schema/examples/closed-sweep.json", { with: { type: "json" } }))
+      .default;
+    const d = mkdtempSync(join(tmpdir(), "tb-unwritable-"));
+    const doc = structuredClone(closed) as never as Parameters<typeof writeResults>[0];
+    doc.levels[0]!.ttft_ms.p50 = -5; // what no stream can give: a bug, kept rather than lost
+    let err: unknown = null;
+    try {
+      writeResults(doc, join(d, "out.json"), [], "none");
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(TokenbenchError);
+    expect((err as TokenbenchError).code).toBe("results_unwritable_schema");
+    expect((err as Error).message).toMatch(
+      /levels\.0\.ttft_ms\.p50: .*everything is in .*out\.invalid\.json/,
+    );
+    expect(JSON.parse(readFileSync(join(d, "out.invalid.json"), "utf8")).levels[0].ttft_ms.p50).toBe(-5);
   });
 });
