@@ -73,6 +73,9 @@ function workloadSpec(doc) {
     levels: c.levels,
     // A type-7 p99 reads lower from fewer requests: runs of other lengths are other workloads.
     requests_per_level: c.requests_per_level,
+    // the default count adds 2 per user in closed loop: another count than the same number
+    // given (named only when true, so a given count's identity is what it always was)
+    ...c.requests_default === !0 ? { requests_default: !0 } : {},
     duration_s: c.duration_s,
     prompt_tokens: c.prompt_tokens,
     max_tokens: c.max_tokens,
@@ -20812,7 +20815,9 @@ function simulate(design, corr, alpha) {
       for (let i = 0; i < g2; i++) groupOf[row++] = gi;
       groupSize.push(g2);
     });
-  } else for (let i = 0; i < k; i++) groupOf[i] = i, groupSize.push(1);
+  } else
+    for (let i = 0; i < k; i++)
+      groupOf[i] = i, groupSize.push(1);
   let z2 = new Float64Array(k), g = new Float64Array(k), diag = new Float64Array(k), pooled = new Float64Array(groupSize.length), la = Array.from({ length: k }, () => new Float64Array(Math.max(k, nu))), a = Array.from({ length: k }, () => new Float64Array(Math.max(k, nu))), bartlett = nu >= k, maxima = new Float64Array(DRAWS);
   for (let d = 0; d < DRAWS; d++) {
     for (let i = 0; i < k; i++) g[i] = normal2();
@@ -37019,6 +37024,12 @@ var SloConfig = external_exports.object({
   mode: external_exports.enum(["closed", "open"]),
   levels: external_exports.array(num).min(1),
   requests_per_level: external_exports.number().int().positive().nullable(),
+  /**
+   * True when `requests_per_level` is the default (no count was given): a closed level then adds
+   * 2 per user (the requests its steady window leaves out) and measures at least 4 per user; a
+   * count given is only raised to 2 per user. Absent: a count given.
+   */
+  requests_default: external_exports.boolean().optional(),
   duration_s: external_exports.number().positive().nullable(),
   warmup_requests: external_exports.number().int().nonnegative(),
   prompt_tokens: external_exports.number().int().positive(),
@@ -38958,8 +38969,9 @@ function mergeChecks(threads, processWide) {
 
 // src/core/load/level-plan.ts
 var DEFAULT_REQUESTS = 64, MIN_REQUESTS_PER_USER = 2, DEFAULT_REQUESTS_PER_USER = 4, WINDOW_EDGE_PER_USER = 2;
-function effectiveRequests(mode, level, requests) {
-  return requests === null ? null : mode !== "closed" ? requests : requests !== DEFAULT_REQUESTS ? Math.max(requests, MIN_REQUESTS_PER_USER * level) : Math.max(requests + WINDOW_EDGE_PER_USER * level, DEFAULT_REQUESTS_PER_USER * level);
+function effectiveRequests(cfg, level) {
+  let requests = cfg.requests_per_level;
+  return requests === null ? null : cfg.mode !== "closed" ? requests : cfg.requests_default !== !0 ? Math.max(requests, MIN_REQUESTS_PER_USER * level) : Math.max(requests + WINDOW_EDGE_PER_USER * level, DEFAULT_REQUESTS_PER_USER * level);
 }
 function sessionsOf(cfg) {
   return cfg.sessions ? { turns: cfg.sessions.turns, thinkTimeMs: cfg.sessions.think_time_ms } : null;
@@ -38968,15 +38980,15 @@ var MIN_PROBE_S = 4;
 function datasetStartOf(cfg, index) {
   let start2 = 0;
   for (let k = 0; k < index; k++) {
-    let r = effectiveRequests(cfg.mode, cfg.levels[k], cfg.requests_per_level);
+    let r = effectiveRequests(cfg, cfg.levels[k]);
     if (r === null) return index * ID_STRIDE;
     start2 += r;
   }
   return start2;
 }
 function planLevel(cfg, index, salt = 0, repeat = 0) {
-  let level = cfg.levels[index], requests = effectiveRequests(cfg.mode, level, cfg.requests_per_level), durationS = cfg.duration_s, notices = [];
-  return cfg.search && (durationS !== null && (durationS = Math.max(durationS, MIN_PROBE_S)), requests !== null && (requests = Math.max(requests, Math.ceil(level * MIN_PROBE_S)))), cfg.mode === "closed" && requests !== null && cfg.requests_per_level !== null && requests > cfg.requests_per_level && cfg.requests_per_level !== DEFAULT_REQUESTS && notices.push(
+  let level = cfg.levels[index], requests = effectiveRequests(cfg, level), durationS = cfg.duration_s, notices = [];
+  return cfg.search && (durationS !== null && (durationS = Math.max(durationS, MIN_PROBE_S)), requests !== null && (requests = Math.max(requests, Math.ceil(level * MIN_PROBE_S)))), cfg.mode === "closed" && requests !== null && cfg.requests_per_level !== null && requests > cfg.requests_per_level && cfg.requests_default !== !0 && notices.push(
     `level ${level}: raised --requests from ${cfg.requests_per_level} to ${requests} (at least 2x the ${level} users, so every user sends at least twice)`
   ), {
     level,
@@ -41304,6 +41316,7 @@ function sweepConfigOf(v, c) {
     ...v.mode === "search" ? { search: { target_pass_pct: v.searchSloPassPct, max_probes: v.searchMaxProbes } } : {},
     levels,
     requests_per_level: v.requests ?? (v.duration === null ? DEFAULT_REQUESTS : null),
+    ...v.requests === null && v.duration === null ? { requests_default: !0 } : {},
     duration_s: v.duration,
     warmup_requests: v.warmup,
     prompt_tokens: v.promptTokens,
@@ -45333,10 +45346,11 @@ var MAX_LINE = 4096, CLOCK_SLACK_MS = 5e3, STOP_GRACE_MS = 2e3, DCGM_FAILURES = 
     this.stopping = !0;
     let p = this.proc;
     if (p && p.exitCode === null && p.signalCode === null) {
+      p.ref();
       let ended = new Promise((res) => p.once("exit", () => res()));
       p.kill("SIGTERM");
-      let timer = setTimeout(() => p.kill("SIGKILL"), STOP_GRACE_MS);
-      timer.unref(), await Promise.race([ended, new Promise((r) => setTimeout(r, STOP_GRACE_MS + 500).unref())]), clearTimeout(timer);
+      let timer = setTimeout(() => p.kill("SIGKILL"), STOP_GRACE_MS), last2;
+      await Promise.race([ended, new Promise((r) => last2 = setTimeout(r, STOP_GRACE_MS + 1e3))]), clearTimeout(timer), clearTimeout(last2), p.unref();
     }
     p?.stdout?.destroy(), p?.stderr?.destroy(), this.worker && (this.worker.postMessage("stop"), await this.worker.terminate());
   }
@@ -45599,7 +45613,8 @@ function nextProbe(probes, o) {
   if (shown2.length > 0) {
     let est = minOf(shown2), under = est * (1 - precision / 2), over = est * (1 + precision / 2);
     if (lo < under * 0.999 && inside(under)) return under;
-    if (hi > over * 1.001 && inside(over)) return over;
+    let passedAbove = probes.some((p) => p.passPct >= o.targetPassPct && p.rate >= over * 0.999);
+    if (hi > over * 1.001 && inside(over) && !passedAbove) return over;
     let step = lo * (1 + precision);
     if (lo >= under * 0.999 && inside(step)) return step;
   }

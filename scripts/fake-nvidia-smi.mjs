@@ -5,7 +5,7 @@
 // makes the looping process die that long after it started (a sampler lost mid-level);
 // FAKE_SMI_DRIVER is the driver version it reports (another environment). And the ways a tool
 // lies or hangs: FAKE_SMI_IGNORE_TERM=1 ignores SIGTERM (a wedged driver), FAKE_SMI_COUNTER=frozen
-// or jump (its energy counter stops, or leaps by 10^12 J after a second), FAKE_SMI_POWER=W reports
+// or jump (its energy counter stops, or leaps by 10^12 J every half second after the first), FAKE_SMI_POWER=W reports
 // that power (negative, say), FAKE_SMI_CLOCK_MS=N stamps its reads N ms off, FAKE_SMI_FLOOD=N
 // prints N copies of every line, FAKE_SMI_LONG=1 first sends a megabyte without a newline;
 // FAKE_SMI_PIDFILE names a file its looping process writes its pid to.
@@ -42,7 +42,9 @@ const print = () => {
       const counter = process.env.FAKE_SMI_COUNTER;
       let mj = 1e9 + g.watts * (t - start); // W × ms = mJ
       if (counter === "frozen") mj = 1e9;
-      if (counter === "jump" && t - start > 1000) mj += 1e15;
+      // leaps by 10^12 J every half second from the first second on, so that every level's window
+      // holds a leap however long the set-up before the first level took
+      if (counter === "jump" && t - start > 1000) mj += 1e15 * Math.floor((t - start) / 500);
       const watts = process.env.FAKE_SMI_POWER !== undefined ? Number(process.env.FAKE_SMI_POWER) : g.watts;
       return `${stamp(t + Number(process.env.FAKE_SMI_CLOCK_MS ?? 0))}, ${g.index}, GPU-fake-${g.index}, ${name}, ${watts.toFixed(2)}, 700.00, ${mj}, 87, 40, 70000, 81559, 1980, 61`;
     });

@@ -15,6 +15,12 @@ export const SweepConfig = z.object({
   mode: z.enum(["closed", "open"]),
   levels: z.array(num).min(1),
   requests_per_level: z.number().int().positive().nullable(),
+  /**
+   * True when `requests_per_level` is the default (no count was given): a closed level then adds
+   * 2 per user (the requests its steady window leaves out) and measures at least 4 per user; a
+   * count given is only raised to 2 per user. Absent: a count given.
+   */
+  requests_default: z.boolean().optional(),
   duration_s: z.number().positive().nullable(),
   warmup_requests: z.number().int().nonnegative(),
   prompt_tokens: z.number().int().positive(),

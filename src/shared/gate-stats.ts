@@ -176,7 +176,11 @@ function simulate(design: Design, corr: readonly (readonly number[])[], alpha: n
       for (let i = 0; i < g; i++) groupOf[row++] = gi;
       groupSize.push(g);
     });
-  } else for (let i = 0; i < k; i++) (groupOf[i] = i), groupSize.push(1);
+  } else
+    for (let i = 0; i < k; i++) {
+      groupOf[i] = i;
+      groupSize.push(1);
+    }
   const z = new Float64Array(k);
   const g = new Float64Array(k);
   const diag = new Float64Array(k); // W_ii / ν: each row's sample variance

@@ -21,6 +21,9 @@ export function workloadSpec(doc: ResultDocument): Record<string, unknown> {
       levels: c.levels,
       // A type-7 p99 reads lower from fewer requests: runs of other lengths are other workloads.
       requests_per_level: c.requests_per_level,
+      // the default count adds 2 per user in closed loop: another count than the same number
+      // given (named only when true, so a given count's identity is what it always was)
+      ...(c.requests_default === true ? { requests_default: true } : {}),
       duration_s: c.duration_s,
       prompt_tokens: c.prompt_tokens,
       max_tokens: c.max_tokens,

@@ -25,14 +25,15 @@ export const DEFAULT_REQUESTS_PER_USER = 4;
  */
 export const WINDOW_EDGE_PER_USER = 2;
 
+/** A level's measured requests from the run's configuration (null: it runs for a duration). */
 export function effectiveRequests(
-  mode: "closed" | "open",
+  cfg: Pick<SweepConfig, "mode" | "requests_per_level" | "requests_default">,
   level: number,
-  requests: number | null,
 ): number | null {
+  const requests = cfg.requests_per_level;
   if (requests === null) return null;
-  if (mode !== "closed") return requests;
-  if (requests !== DEFAULT_REQUESTS) return Math.max(requests, MIN_REQUESTS_PER_USER * level);
+  if (cfg.mode !== "closed") return requests;
+  if (cfg.requests_default !== true) return Math.max(requests, MIN_REQUESTS_PER_USER * level);
   return Math.max(requests + WINDOW_EDGE_PER_USER * level, DEFAULT_REQUESTS_PER_USER * level);
 }
 
@@ -73,7 +74,7 @@ export interface LevelPlan {
 function datasetStartOf(cfg: SweepConfig, index: number): number {
   let start = 0;
   for (let k = 0; k < index; k++) {
-    const r = effectiveRequests(cfg.mode, cfg.levels[k]!, cfg.requests_per_level);
+    const r = effectiveRequests(cfg, cfg.levels[k]!);
     if (r === null) return index * ID_STRIDE;
     start += r;
   }
@@ -87,7 +88,7 @@ function datasetStartOf(cfg: SweepConfig, index: number): number {
  */
 export function planLevel(cfg: SweepConfig, index: number, salt = 0, repeat = 0): LevelPlan {
   const level = cfg.levels[index]!;
-  let requests = effectiveRequests(cfg.mode, level, cfg.requests_per_level);
+  let requests = effectiveRequests(cfg, level);
   let durationS = cfg.duration_s;
   const notices: string[] = [];
   if (cfg.search) {
@@ -97,7 +98,7 @@ export function planLevel(cfg: SweepConfig, index: number, salt = 0, repeat = 0)
   }
   // (said only for a count the user gave: raising the default is the default's own rule)
   if (cfg.mode === "closed" && requests !== null && cfg.requests_per_level !== null) {
-    if (requests > cfg.requests_per_level && cfg.requests_per_level !== DEFAULT_REQUESTS)
+    if (requests > cfg.requests_per_level && cfg.requests_default !== true)
       notices.push(
         `level ${level}: raised --requests from ${cfg.requests_per_level} to ${requests} (at least 2x the ${level} users, so every user sends at least twice)`,
       );

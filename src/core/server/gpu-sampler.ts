@@ -278,12 +278,17 @@ export class GpuSampler {
     this.stopping = true;
     const p = this.proc;
     if (p && p.exitCode === null && p.signalCode === null) {
+      // While it is being stopped the tool holds the process (it was unref'd so that it never
+      // could otherwise): this waits for its end, or kills it after the grace period.
+      p.ref();
       const ended = new Promise<void>((res) => p.once("exit", () => res()));
       p.kill("SIGTERM");
       const timer = setTimeout(() => p.kill("SIGKILL"), STOP_GRACE_MS);
-      timer.unref();
-      await Promise.race([ended, new Promise((r) => setTimeout(r, STOP_GRACE_MS + 500).unref())]);
+      let last: NodeJS.Timeout | undefined;
+      await Promise.race([ended, new Promise((r) => (last = setTimeout(r, STOP_GRACE_MS + 1000)))]);
       clearTimeout(timer);
+      clearTimeout(last);
+      p.unref();
     }
     p?.stdout?.destroy();
     p?.stderr?.destroy();

@@ -151,6 +151,7 @@ export function sweepConfigOf(
       : {}),
     levels,
     requests_per_level: v.requests ?? (v.duration === null ? DEFAULT_REQUESTS : null),
+    ...(v.requests === null && v.duration === null ? { requests_default: true } : {}),
     duration_s: v.duration,
     warmup_requests: v.warmup,
     prompt_tokens: v.promptTokens,

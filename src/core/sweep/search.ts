@@ -102,7 +102,10 @@ export function nextProbe(probes: readonly Probe[], o: SearchOptions): number | 
     const under = est * (1 - precision / 2);
     const over = est * (1 + precision / 2);
     if (lo < under * 0.999 && inside(under)) return under;
-    if (hi > over * 1.001 && inside(over)) return over;
+    // A probe offered at or above `over` that passed (delivering less, so `lo` sits under it)
+    // already answered what `over` would ask.
+    const passedAbove = probes.some((p) => p.passPct >= o.targetPassPct && p.rate >= over * 0.999);
+    if (hi > over * 1.001 && inside(over) && !passedAbove) return over;
     // Passed at or over the estimate: a short probe cannot see an overload of a few % (at 1.5 %
     // over, a 4 s probe's queue grows by about two requests), so the next step is just above the
     // highest pass, not back out toward the far end.

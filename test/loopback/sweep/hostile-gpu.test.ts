@@ -80,7 +80,7 @@ describe("a GPU tool that hangs", () => {
     const out = join(tmp, "term.json");
     const p = spawn(
       process.execPath,
-      [CLI, "sweep", "--base-url", mock.url, ...ARGS, "--levels", "1,2,4", "--requests", "400", "--out", out],
+      [CLI, "sweep", "--base-url", mock.url, ...ARGS, "--levels", "1,2,4", "--requests", "120", "--out", out],
       {
         env: {
           ...process.env,

@@ -9,7 +9,7 @@ import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { datasetOrder } from "../../../src/core/load/requests.ts";
 import { readResults } from "../../../src/core/results/files.ts";
-import { parseDataset } from "../../../src/core/workload/dataset.ts";
+import { parseDataset, sharedSystemShare } from "../../../src/core/workload/dataset.ts";
 import { runCli } from "../../helpers/cli.ts";
 import { startHostileServer } from "../../helpers/hostile-process.ts";
 
@@ -68,7 +68,15 @@ describe("--dataset", () => {
       expect(body.messages).toEqual(e.messages ?? [{ role: "user", content: e.prompt }]);
       expect(body.max_tokens).toBe(e.outputTokens ?? doc.config!.max_tokens);
     });
-    expect(doc.config!.dataset).toEqual({ name: "dataset.jsonl", lines: 40, sha256: ds.sha256 });
+    // the example's lines open with a few system prompts in common: their share of the prompt text
+    const share = sharedSystemShare(ds);
+    expect(share).toBeGreaterThan(0);
+    expect(doc.config!.dataset).toEqual({
+      name: "dataset.jsonl",
+      lines: 40,
+      sha256: ds.sha256,
+      shared_share: Number(share.toFixed(4)),
+    });
     // the fingerprint covers the dataset: a synthetic run of the same flags differs
     const synthetic = await sweep("synthetic", ["--calibrate-prompts", "false"]);
     expect(synthetic.doc.workload_fingerprint).not.toBe(doc.workload_fingerprint);

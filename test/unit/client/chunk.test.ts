@@ -38,12 +38,17 @@ describe("interpretChunk", () => {
       ],
     });
     expect(chars(first)).toEqual([0, 0, 3]);
-    expect(first.toolCalls).toBe(1);
+    expect([first.toolCalls, first.toolIndexes]).toEqual([0, [0]]);
     const args = interpretChunk({
       choices: [{ delta: { tool_calls: [{ index: 1, function: { arguments: '{"a":' } }] } }],
     });
     expect(chars(args)).toEqual([0, 0, 5]);
-    expect([args.toolCalls, args.toolCallsAreNew]).toEqual([2, false]);
+    expect([args.toolCalls, args.toolIndexes]).toEqual([0, [1]]);
+    // a call with an id and no index is new on its own
+    const unindexed = interpretChunk({
+      choices: [{ delta: { tool_calls: [{ id: "call_9", function: { name: "f" } }] } }],
+    });
+    expect([unindexed.toolCalls, unindexed.toolCallsAreNew, unindexed.toolIndexes]).toEqual([1, true, []]);
   });
 
   it("reads usage with cached and reasoning token details", () => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ACTION_INPUTS, readInputs } from "../../../src/action/inputs.ts";
+import { planLevel } from "../../../src/core/load/level-plan.ts";
 import { didYouMean, helpText, parseArgv } from "../../../src/core/settings/argv.ts";
 import { inputSource, readSettings } from "../../../src/core/settings/setting.ts";
 import { SWEEP } from "../../../src/core/settings/sweep-table.ts";
@@ -77,6 +78,24 @@ describe("one settings table, parsed as users expect", () => {
     const action = readInputs((n) => (n === "base-url" ? "http://a" : ""));
     expect(action.sweep).toEqual(closed);
     expect(action.readyTimeoutS).toBe(v.readyTimeoutS);
+  });
+
+  it("the default count adds 2 per user in closed loop (at least 4 each); a count given is only raised to 2 each", () => {
+    const count = (...argv: string[]) => {
+      const v = cli(...argv).values;
+      const cfg = sweepConfigOf(v, v);
+      return cfg.levels.map((_, i) => planLevel(cfg, i));
+    };
+    const byDefault = count("--levels", "1,8,32");
+    expect(byDefault.map((p) => p.requests)).toEqual([66, 80, 128]);
+    expect(byDefault.flatMap((p) => p.notices)).toEqual([]);
+    // 64 given is 64, not the default's 66
+    expect(count("--levels", "1,8", "--requests", "64").map((p) => p.requests)).toEqual([64, 64]);
+    const raised = count("--levels", "1,8", "--requests", "5");
+    expect(raised.map((p) => p.requests)).toEqual([5, 16]);
+    expect(raised[1]!.notices[0]).toMatch(/raised --requests from 5 to 16/);
+    // open loop: the count as it is
+    expect(count("--mode", "open", "--levels", "1,8").map((p) => p.requests)).toEqual([64, 64]);
   });
 
   it("--help lists every flag of the table with its default; the Action reads every input", () => {
