@@ -19840,7 +19840,7 @@ ${" ".repeat(30)}${right}`);
 init_errors();
 
 // src/cli/document-commands.ts
-import { existsSync as existsSync2, mkdirSync as mkdirSync3, readFileSync as readFileSync3, writeFileSync as writeFileSync3 } from "node:fs";
+import { existsSync as existsSync2, mkdirSync as mkdirSync3, writeFileSync as writeFileSync3 } from "node:fs";
 import { dirname as dirname2, join as join3 } from "node:path";
 
 // src/shared/environment-diff.ts
@@ -39006,8 +39006,27 @@ function planLevel(cfg, index, salt = 0, repeat = 0) {
 // src/core/workload/dataset.ts
 init_errors();
 import { createHash } from "node:crypto";
-import { readFileSync } from "node:fs";
 import { basename } from "node:path";
+
+// src/core/workload/regular-file.ts
+import { readFileSync, statSync } from "node:fs";
+function kindOf(path) {
+  let st = statSync(path);
+  return st.isFile() ? null : st.isDirectory() ? "a directory" : st.isFIFO() ? "a FIFO (named pipe)" : st.isCharacterDevice() || st.isBlockDevice() ? "a device" : st.isSocket() ? "a socket" : "not a regular file";
+}
+function readRegularFile(path, fail) {
+  let kind;
+  try {
+    if (kind = kindOf(path), kind === null) return readFileSync(path);
+  } catch (err) {
+    throw fail(`cannot be read (${err.code ?? "error"})`);
+  }
+  throw fail(
+    `is ${kind}, not a regular file: tokenbench reads a file whole before it starts, so it reads only regular files; write the data to a file and pass that`
+  );
+}
+
+// src/core/workload/dataset.ts
 var DatasetError = class extends TokenbenchError {
   constructor(message) {
     super("dataset_invalid", message);
@@ -39135,13 +39154,7 @@ function firstInvalidUtf8(b) {
 }
 var UTF8 = new TextDecoder("utf-8", { fatal: !0, ignoreBOM: !0 });
 function readWorkloadFile(path, fail) {
-  let bytes;
-  try {
-    bytes = readFileSync(path);
-  } catch (err) {
-    throw fail(`${path}: cannot be read (${err.code ?? "error"})`);
-  }
-  let sha256 = createHash("sha256").update(bytes).digest("hex"), text2;
+  let bytes = readRegularFile(path, (detail) => fail(`${path}: ${detail}`)), sha256 = createHash("sha256").update(bytes).digest("hex"), text2;
   try {
     text2 = UTF8.decode(bytes);
   } catch {
@@ -41601,13 +41614,13 @@ init_errors();
 import {
   existsSync,
   mkdirSync,
-  readFileSync as readFileSync2,
   realpathSync,
   renameSync,
-  statSync,
+  statSync as statSync2,
   unlinkSync,
   writeFileSync
 } from "node:fs";
+import { tmpdir } from "node:os";
 import { basename as basename3, dirname, isAbsolute, join, relative, resolve } from "node:path";
 
 // src/shared/testbed.ts
@@ -41889,7 +41902,7 @@ var ResultsFileError = class extends TokenbenchError {
 function assertWritable(jsonPath) {
   let probe = `${jsonPath}.probe-${process.pid}`;
   try {
-    if (mkdirSync(dirname(jsonPath), { recursive: !0 }), writeFileSync(probe, ""), unlinkSync(probe), existsSync(jsonPath) && statSync(jsonPath).isDirectory())
+    if (mkdirSync(dirname(jsonPath), { recursive: !0 }), writeFileSync(probe, ""), unlinkSync(probe), existsSync(jsonPath) && statSync2(jsonPath).isDirectory())
       throw Object.assign(new Error(), { code: "EISDIR" });
   } catch (err) {
     let code = err.code ?? "error";
@@ -41899,10 +41912,54 @@ function assertWritable(jsonPath) {
     );
   }
 }
+var ROOM = "free space there (or raise the limit), or choose another --out", PATH = "check the path, or choose another --out", WRITE_CAUSES = {
+  ENOSPC: ["the disk is full", ROOM],
+  EDQUOT: ["the disk quota is used up", ROOM],
+  EFBIG: ["the file is over this process's file-size limit (ulimit -f)", ROOM],
+  EIO: ["the disk reported an I/O error", "check the disk, or choose another --out"],
+  EROFS: ["the file system is read-only", PATH],
+  EACCES: ["no permission to write there", PATH],
+  EPERM: ["no permission to write there", PATH],
+  ENOTDIR: ["a part of the path is a file, not a folder", PATH],
+  EEXIST: ["a part of the path is a file, not a folder", PATH],
+  EISDIR: ["the path is a folder", PATH]
+}, WriteFailed = class extends Error {
+  constructor(path, errno) {
+    super(`${path}: ${errno}`);
+    this.path = path;
+    this.errno = errno;
+  }
+  path;
+  errno;
+};
 function atomicWrite(path, data) {
-  mkdirSync(dirname(path), { recursive: !0 });
   let tmp = `${path}.tmp-${process.pid}`;
-  writeFileSync(tmp, data), renameSync(tmp, path);
+  try {
+    mkdirSync(dirname(path), { recursive: !0 }), writeFileSync(tmp, data), renameSync(tmp, path);
+  } catch (err) {
+    try {
+      unlinkSync(tmp);
+    } catch {
+    }
+    throw new WriteFailed(path, err.code ?? "error");
+  }
+}
+function unwritten(failed, doc, written) {
+  let [cause, remedy] = WRITE_CAUSES[failed.errno] ?? ["the write failed", PATH], kept = written.length > 0 ? `written before it: ${written.join(", ")}` : "nothing was written there";
+  if (doc !== null) {
+    let spare = join(tmpdir(), `tokenbench-${process.pid}-${basename3(failed.path)}`);
+    try {
+      atomicWrite(spare, `${JSON.stringify(doc, null, 1)}
+`), kept += `; the whole document (every request inline) is in ${spare}`;
+    } catch (err) {
+      if (!(err instanceof WriteFailed)) throw err;
+      kept += `; ${spare} could not be written either (${err.errno}), so the measured data is lost`;
+    }
+  }
+  return new TokenbenchError(
+    "results_unwritten",
+    `could not write ${failed.path}: ${cause} (${failed.errno}); no partial file is left. ${kept[0].toUpperCase()}${kept.slice(1)}. Next: ${remedy}, and run again`
+  );
 }
 function outputPaths(jsonPath) {
   let stem = jsonPath.replace(/\.json$/i, "");
@@ -41913,46 +41970,73 @@ function pathInside(folder, path) {
   let abs = resolve(folder, path), rel = relative(onDisk(folder), onDisk(abs));
   return rel === "" || !rel.startsWith("..") && !isAbsolute(rel) ? abs : null;
 }
+function refuseOverwrite(jsonOut, inputs, remedy = "choose another --out (e.g. merged.json)") {
+  let outs = Object.values(outputPaths(jsonOut)).map(onDisk);
+  for (let input2 of inputs) {
+    let read = [input2.path];
+    input2.doc.requests_file && read.push(join(dirname(input2.path), input2.doc.requests_file));
+    for (let r of read)
+      if (outs.includes(onDisk(r)))
+        throw new UsageError(
+          `writing ${jsonOut} would overwrite ${r}, which is one of the inputs: ${remedy}`
+        );
+  }
+}
 function insideOrRefuse(folder, path, what) {
   let p = pathInside(folder, path);
   if (p === null)
     throw new TokenbenchError(
       "path_outside",
-      `${what} "${path}" leads outside ${resolve(folder)}; it is not read. Keep the file inside that folder (a symbolic link out of it counts as outside)`
+      `${what} "${path}" leads outside ${resolve(folder)}; nothing is read from or written to it. Keep the path inside that folder (a symbolic link out of it counts as outside)`
     );
   return p;
 }
 function writeResults(doc, jsonPath, records2, recordsMode) {
   let paths = outputPaths(jsonPath), out = { ...doc, requests: null, requests_file: null };
-  recordsMode === "inline" ? out.requests = [...records2] : recordsMode === "file" && (out.requests_file = basename3(paths.requestsFile), atomicWrite(
-    paths.requestsFile,
-    records2.map((r) => JSON.stringify(r)).join(`
-`) + (records2.length ? `
-` : "")
-  ));
+  recordsMode === "inline" ? out.requests = [...records2] : recordsMode === "file" && (out.requests_file = basename3(paths.requestsFile));
   try {
     parseResultDocument(out);
   } catch (err) {
     if (!(err instanceof SchemaError)) throw err;
     let invalid = paths.json.replace(/\.json$/, "") + ".invalid.json";
-    throw atomicWrite(invalid, `${JSON.stringify(out, null, 1)}
-`), new TokenbenchError(
+    throw writeOrExplain(
+      [[invalid, () => `${JSON.stringify({ ...out, requests: [...records2] }, null, 1)}
+`]],
+      null
+    ), new TokenbenchError(
       "results_unwritable_schema",
       `what was measured does not fit schema v1 (${err.issues.slice(0, 3).map((i) => `${i.path}: ${i.message}`).join("; ")}): everything is in ${invalid}; please report it with that file`
     );
   }
-  return atomicWrite(paths.json, `${JSON.stringify(out, null, 1)}
-`), atomicWrite(paths.csv, csvTable(out.levels)), atomicWrite(paths.md, `${markdownReport(out)}
-`), paths;
+  let files = [];
+  return recordsMode === "file" && files.push([
+    paths.requestsFile,
+    () => records2.map((r) => JSON.stringify(r)).join(`
+`) + (records2.length ? `
+` : "")
+  ]), files.push(
+    [paths.json, () => `${JSON.stringify(out, null, 1)}
+`],
+    [paths.csv, () => csvTable(out.levels)],
+    [paths.md, () => `${markdownReport(out)}
+`]
+  ), writeOrExplain(files, { doc: { ...out, requests: [...records2], requests_file: null }, path: paths.json }), paths;
+}
+function writeOrExplain(files, whole) {
+  let written = [];
+  for (let [path, data] of files) {
+    try {
+      atomicWrite(path, data());
+    } catch (err) {
+      if (!(err instanceof WriteFailed)) throw err;
+      let docWritten = whole !== null && written.includes(whole.path);
+      throw unwritten(err, docWritten ? null : whole?.doc ?? null, written);
+    }
+    written.push(path);
+  }
 }
 function readResultsDocument(path) {
-  let text2;
-  try {
-    text2 = readFileSync2(path, "utf8");
-  } catch (err) {
-    throw new ResultsFileError(path, `cannot be read (${err.code ?? "error"})`);
-  }
-  let raw;
+  let text2 = readRegularFile(path, (detail) => new ResultsFileError(path, detail)).toString("utf8"), raw;
   try {
     raw = JSON.parse(text2);
   } catch {
@@ -41983,7 +42067,7 @@ function readResults(path) {
   let p = insideOrRefuse(dirname(path), doc.requests_file, `${path}: requests_file`);
   if (!existsSync(p)) return { doc, records: [], unlisted: 0 };
   let records2 = [];
-  readFileSync2(p, "utf8").split(`
+  readRegularFile(p, (detail) => new ResultsFileError(p, detail)).toString("utf8").split(`
 `).forEach((line, i) => {
     if (line.trim() !== "")
       try {
@@ -42186,7 +42270,8 @@ async function importCommand(argv) {
   try {
     let results = files.flatMap((file2) => {
       if (!existsSync2(file2)) throw new UsageError(`no such file: ${file2}`);
-      return vllmResultsIn(readFileSync3(file2, "utf8"), file2);
+      let bytes = readRegularFile(file2, (detail) => new ImportError(`${file2}: ${detail}`));
+      return vllmResultsIn(bytes.toString("utf8"), file2);
     });
     doc = parseResultDocument(importVllmMany(results));
   } catch (err) {
@@ -42240,7 +42325,9 @@ async function mergeCommand(argv) {
   let v = p.values;
   if (v.out === null) throw new UsageError("merge needs --out FILE.json");
   if (p.positionals.length < 2) throw new UsageError("merge needs the results files of at least two shards");
-  let files = p.positionals.map((path) => ({ path, ...readResults(path) })), merged = mergeShards(files, { toleranceMs: v.clockToleranceMs }), paths = writeResults(merged.doc, v.out, merged.records, v.records);
+  let files = p.positionals.map((path) => ({ path, ...readResults(path) }));
+  refuseOverwrite(v.out, files);
+  let merged = mergeShards(files, { toleranceMs: v.clockToleranceMs }), paths = writeResults(merged.doc, v.out, merged.records, v.records);
   return process.stdout.write(`${markdownTable(merged.doc.levels, sloGiven(merged.doc.config))}
 `), process.stderr.write(
     `merged ${files.length} shards (${merged.records.length} requests) into ${paths.json}${v.records === "file" ? `, ${paths.requestsFile}` : ""}

@@ -58,7 +58,7 @@ export async function runAction(
     ...github,
     ...opts.env,
   };
-  for (const [k, v] of Object.entries({ "results-dir": join(dir, "results"), ...inputs }))
+  for (const [k, v] of Object.entries({ "results-dir": join(opts.workspace ?? dir, "results"), ...inputs }))
     env[`INPUT_${k.toUpperCase()}`] = v;
   return new Promise((res) => {
     const p = spawn(node24(), [resolve(ROOT, "dist/index.js")], { cwd: opts.workspace ?? dir, env });

@@ -4,6 +4,7 @@
  * need no runner.
  */
 
+import { insideOrRefuse } from "../core/results/files.ts";
 import { ACTION } from "../core/settings/action-table.ts";
 import { inputSource, readSettings, type Values } from "../core/settings/setting.ts";
 import { SWEEP } from "../core/settings/sweep-table.ts";
@@ -12,6 +13,7 @@ import { BoundError, sweepConfigOf } from "../core/sweep/config.ts";
 import { UsageError } from "../schema/errors.ts";
 import type { ResultDocument, SweepConfig } from "../schema/v1.ts";
 import { parseRules, RulesError } from "../shared/rules.ts";
+import { workspace } from "./context.ts";
 
 /** A usage error that names the Action input at fault. */
 export class InputError extends UsageError {
@@ -82,5 +84,7 @@ export function readInputs(get: Get): ActionInputs {
     if (err instanceof BoundError) throw new InputError(SWEEP[err.key].input ?? err.key, err.problem);
     throw err;
   }
+  // written to, so it stays in the workspace (a symbolic link committed there could lead out)
+  insideOrRefuse(workspace(), v.resultsDir, 'input "results-dir":');
   return { ...v, sweep, dashboardUrl: v.dashboardUrl ?? v.resultsUrl };
 }

@@ -3,12 +3,18 @@
  * publishes what an untrusted job measured) and merge-results (a matrix's shards as one run).
  * Each returns the documents to publish, or null after failing the step with the reason.
  */
-import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import * as core from "@actions/core";
 import { mergeShards } from "../core/documents/merge.ts";
-import { assertWritable, insideOrRefuse, readResults, writeResults } from "../core/results/files.ts";
+import {
+  assertWritable,
+  insideOrRefuse,
+  readResults,
+  refuseOverwrite,
+  writeResults,
+} from "../core/results/files.ts";
 import { markdownReport } from "../core/results/report.ts";
+import { readRegularFile } from "../core/workload/regular-file.ts";
 import { TokenbenchError } from "../schema/errors.ts";
 import { uploadIssues } from "../schema/upload.ts";
 import { parseResultDocument, type ResultDocument } from "../schema/v1.ts";
@@ -55,7 +61,9 @@ export async function publishedDocs(
     let doc: ResultDocument;
     try {
       const inside = insideOrRefuse(workspace(), path, "the file");
-      doc = parseResultDocument(JSON.parse(readFileSync(inside, "utf8")));
+      doc = parseResultDocument(
+        JSON.parse(readRegularFile(inside, (detail) => new Error(detail)).toString("utf8")),
+      );
     } catch (err) {
       fail(`input "publish-results": ${path}: ${(err as Error).message}`);
     }
@@ -84,8 +92,9 @@ export function mergedDocs(
       path,
       ...readResults(insideOrRefuse(workspace(), path, 'input "merge-results":')),
     }));
-    const merged = mergeShards(shards, toleranceMs === undefined ? {} : { toleranceMs });
     const out = join(dir, "results.json");
+    refuseOverwrite(out, shards, 'download the shards outside "results-dir", or set another "results-dir"');
+    const merged = mergeShards(shards, toleranceMs === undefined ? {} : { toleranceMs });
     assertWritable(out);
     const doc: ResultDocument = {
       ...merged.doc,

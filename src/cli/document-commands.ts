@@ -1,15 +1,16 @@
 /** `tokenbench report | compare | plan | import | export | merge`: working with saved result documents. */
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { compareDocuments, compareMarkdown } from "../core/documents/compare.ts";
 import { exportBencher, exportGab } from "../core/documents/export.ts";
 import { ImportError, importVllmMany, vllmResultsIn } from "../core/documents/import-vllm.ts";
 import { mergeShards } from "../core/documents/merge.ts";
 import { planMarkdown, planRun } from "../core/documents/plan.ts";
-import { ResultsFileError, readResults, writeResults } from "../core/results/files.ts";
+import { ResultsFileError, readResults, refuseOverwrite, writeResults } from "../core/results/files.ts";
 import { writePlots } from "../core/results/plots.ts";
 import { markdownReport, markdownTable } from "../core/results/report.ts";
 import { CLI_OUTPUT, GATING, TOOLS } from "../core/settings/table.ts";
+import { readRegularFile } from "../core/workload/regular-file.ts";
 import { UsageError } from "../schema/errors.ts";
 import { parseResultDocument, type ResultDocument } from "../schema/v1.ts";
 import { workloadText } from "../shared/comparison.ts";
@@ -235,7 +236,8 @@ export async function importCommand(argv: string[]): Promise<number> {
   try {
     const results = files.flatMap((file) => {
       if (!existsSync(file)) throw new UsageError(`no such file: ${file}`);
-      return vllmResultsIn(readFileSync(file, "utf8"), file);
+      const bytes = readRegularFile(file, (detail) => new ImportError(`${file}: ${detail}`));
+      return vllmResultsIn(bytes.toString("utf8"), file);
     });
     doc = parseResultDocument(importVllmMany(results));
   } catch (err) {
@@ -302,6 +304,7 @@ export async function mergeCommand(argv: string[]): Promise<number> {
   const files = p.positionals.map((path) => {
     return { path, ...readResults(path) };
   });
+  refuseOverwrite(v.out, files);
   const merged = mergeShards(files, { toleranceMs: v.clockToleranceMs });
   const paths = writeResults(merged.doc, v.out, merged.records, v.records);
   process.stdout.write(`${markdownTable(merged.doc.levels, sloGiven(merged.doc.config))}\n`);

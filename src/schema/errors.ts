@@ -53,6 +53,11 @@ export const RUN_ERRORS = {
     meaning:
       "what a run measured does not fit schema v1 (a stream tokenbench could not make sense of, or a bug): it is all written to `<out>.invalid.json` beside the results, and the message names the fields; please report it",
   },
+  results_unwritten: {
+    exit: 1,
+    meaning:
+      "the results could not be written where asked (a full disk, a quota, a file-size limit, an I/O error): no partial file is left, and the whole document is tried once in the system's temporary folder; the message says what was kept",
+  },
   resume_mismatch: { exit: 1, meaning: "`--resume` found a document written with a different configuration" },
   path_outside: {
     exit: 1,

@@ -211,7 +211,10 @@ function checkChoices(extraBody: Record<string, unknown>): void {
 
 /** A complete sweep configuration with the table's defaults; override what you need. */
 export function defaultSweepConfig(over: Partial<SweepConfig> = {}): SweepConfig {
-  return { ...sweepConfigOf(defaultsOf(SWEEP), defaultsOf(CONNECTION)), ...over };
+  const { requests_default, ...defaults } = sweepConfigOf(defaultsOf(SWEEP), defaultsOf(CONNECTION));
+  // a count given is not the default's: only the default's count adds 2 per user
+  const byDefault = "requests_per_level" in over || "duration_s" in over ? {} : { requests_default };
+  return { ...defaults, ...byDefault, ...over };
 }
 
 /** Two configurations measure the same thing (resume refuses to mix different ones). */

@@ -7,9 +7,9 @@
  * count and SHA-256, so the workload fingerprint covers it.
  */
 import { createHash } from "node:crypto";
-import { readFileSync } from "node:fs";
 import { basename } from "node:path";
 import { TokenbenchError } from "../../schema/errors.ts";
+import { readRegularFile } from "./regular-file.ts";
 
 export interface ChatMessage {
   role: "system" | "user" | "assistant";
@@ -229,12 +229,7 @@ const UTF8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
  * a leading byte-order mark dropped. `fail` makes the error for the file's kind.
  */
 export function readWorkloadFile(path: string, fail: (message: string) => Error): WorkloadFile {
-  let bytes: Buffer;
-  try {
-    bytes = readFileSync(path);
-  } catch (err) {
-    throw fail(`${path}: cannot be read (${(err as NodeJS.ErrnoException).code ?? "error"})`);
-  }
+  const bytes = readRegularFile(path, (detail) => fail(`${path}: ${detail}`));
   const sha256 = createHash("sha256").update(bytes).digest("hex");
   let text: string;
   try {

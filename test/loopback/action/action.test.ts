@@ -1,4 +1,13 @@
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -343,6 +352,18 @@ describe(`the Action (dist/index.js under node ${NODE24 ? "24 from npm" : proces
     expect(r.stdout).toContain('::error::input "levels": must be a comma-separated list');
     const r2 = await runAction({ ...base(), "extra-body": "{bad" }, ghEnv(), {});
     expect(r2.stdout).toContain('::error::input "extra-body"');
+  });
+
+  it("a results-dir that is a symbolic link out of the workspace is refused before anything is sent", async () => {
+    const ws = mkdtempSync(join(tmpdir(), "tokenbench-ws-link-"));
+    const outside = mkdtempSync(join(tmpdir(), "tokenbench-outside-"));
+    symlinkSync(outside, join(ws, "results"));
+    const sent = mock.stats().requests;
+    const r = await runAction({ ...base(), "results-dir": "results" }, ghEnv(), {}, { workspace: ws });
+    expect(r.code).toBe(1);
+    expect(r.stdout).toMatch(/::error::\[path_outside\] input "results-dir": "results" leads outside/);
+    expect(readdirSync(outside)).toEqual([]);
+    expect(mock.stats().requests).toBe(sent);
   });
 
   it("server-command: started, waited for, stopped in the post step", { timeout: 60_000 }, async () => {

@@ -74,12 +74,18 @@ describe("interleaved A/B in one job", () => {
   }, 300_000);
 
   it("the same server on both sides: judged per block, the gate passes", async () => {
-    const { out } = await abSweep("same", same);
+    const { out, doc } = await abSweep("same", same);
     const c = await runCli(["compare", out, "--format", "json"]);
     expect(c.code, c.stderr).toBe(0);
     const s = JSON.parse(c.stdout) as { rows: VerdictRow[]; gate: { status: string } };
-    expect(s.gate.status).toBe("passed");
-    expect(s.rows.filter((r) => r.gated && r.method === "ab-paired").length).toBeGreaterThan(4);
+    // On a machine busy enough that the client read late, its levels are client-bound and the
+    // gate cannot judge them, which is the answer too; it never fails the same server.
+    const busy = (doc.validity?.reasons ?? []).filter((r) => r.code === "client_bound");
+    if (busy.length > 0) expect(["passed", "cannot_judge"]).toContain(s.gate.status);
+    else {
+      expect(s.gate.status).toBe("passed");
+      expect(s.rows.filter((r) => r.gated && r.method === "ab-paired").length).toBeGreaterThan(4);
+    }
   }, 300_000);
 
   it("one file that is not an A/B job: a usage error naming what one file can be", async () => {

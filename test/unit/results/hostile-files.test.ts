@@ -1,7 +1,15 @@
 // Files that stay where they belong: a path read from a document resolves inside the document's
 // folder, and the Action reads its inputs' files only inside its workspace; `..`, absolute paths
 // and symbolic links that lead out are refused with `path_outside`, and nothing of theirs is read.
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -9,6 +17,7 @@ import { loadBaseline } from "../../../src/action/baseline.ts";
 import { mergeShards } from "../../../src/core/documents/merge.ts";
 import { pathInside, readResults, writeResults } from "../../../src/core/results/files.ts";
 import { TokenbenchError } from "../../../src/schema/errors.ts";
+import type { ResultDocument } from "../../../src/schema/v1.ts";
 
 const root = mkdtempSync(join(tmpdir(), "tokenbench-paths-"));
 const docs = join(root, "docs");
@@ -127,5 +136,30 @@ describe("nothing measured is lost to the final check", () => {
       /levels\.0\.ttft_ms\.p50: .*everything is in .*out\.invalid\.json/,
     );
     expect(JSON.parse(readFileSync(join(d, "out.invalid.json"), "utf8")).levels[0].ttft_ms.p50).toBe(-5);
+  });
+});
+
+describe("nothing measured is lost to a write that fails", () => {
+  it("where the results cannot go, the whole document goes to the temporary folder, and the error says where", () => {
+    const d = mkdtempSync(join(tmpdir(), "tb-unwritten-"));
+    writeFileSync(join(d, "file"), "");
+    const doc = structuredClone(example) as ResultDocument;
+    const records = doc.requests!;
+    let err: unknown = null;
+    try {
+      // a folder that is a file: every write under it fails (ENOTDIR)
+      writeResults({ ...doc, requests: null }, join(d, "file", "out.json"), records, "file");
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(TokenbenchError);
+    expect((err as TokenbenchError).code).toBe("results_unwritten");
+    const m = (err as Error).message;
+    expect(m).toMatch(/could not write .*out\.requests\.jsonl: a part of the path is a file, not a folder/);
+    expect(m).toMatch(/Next: check the path, or choose another --out, and run again/);
+    expect(m).toMatch(/Nothing was written there; the whole document \(every request inline\) is in /);
+    const spare = /is in (\S+)\./.exec(m)![1]!;
+    expect(readResults(spare).records).toHaveLength(records.length);
+    expect(readdirSync(d)).toEqual(["file"]);
   });
 });
