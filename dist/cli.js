@@ -38571,7 +38571,9 @@ var StreamClient = class {
       keepText: spec.keepText === !0,
       serverOffsetMs: this.hrtimeOffsetMs + origin,
       setError
-    }), parser = new SseParser((ev) => state.event(ev, now - origin)), dispatchAbs = performance3.now(), wireId = `${this.tag}-${spec.id}${retries > 0 ? `-r${retries}` : ""}`, timer = setTimeout(() => {
+    }), sseEvents = 0, parser = new SseParser((ev) => {
+      sseEvents++, state.event(ev, now - origin);
+    }), dispatchAbs = performance3.now(), wireId = `${this.tag}-${spec.id}${retries > 0 ? `-r${retries}` : ""}`, timer = setTimeout(() => {
       timedOut = !0, controller?.abort(new Error(`request exceeded --timeout-s ${cfg.timeoutS}`));
     }, cfg.timeoutS * 1e3), finish = () => {
       if (finished) return;
@@ -38579,10 +38581,22 @@ var StreamClient = class {
       let endMs = performance3.now() - origin, written = socketWrites.get(wireId);
       socketWrites.delete(wireId);
       let sendAbs = written?.t ?? dispatchAbs, eventTimes = state.eventTimes, usage = state.usage;
-      error62 === null && status !== null && status < 400 && sse && (state.done ? usage === null || usage.completion_tokens === null ? setError(ErrorCode.missingUsage, "stream finished without usage.completion_tokens") : eventTimes.length === 0 && setError(ErrorCode.emptyStream, "no content-bearing event") : setError(
-        ErrorCode.missingDone,
-        cfg.target.api === "responses" ? "stream ended without response.completed" : "stream ended without data: [DONE]"
-      ));
+      if (error62 === null && status !== null && status < 400 && sse) {
+        let said = sseEvents === 0 ? serverErrorIn(errBody.trim()) : null;
+        said !== null ? setError(
+          ErrorCode.serverErrorEvent,
+          redacted(`HTTP ${status} with a JSON error and no stream: ${said}`, secrets).slice(0, 1e3)
+        ) : sseEvents === 0 && errBody.trim() !== "" ? setError(
+          ErrorCode.missingDone,
+          `the body held no SSE event (no "data:" line); it began: ${redacted(errBody.trim(), secrets).slice(0, 200)}`
+        ) : state.done ? usage === null || usage.completion_tokens === null ? setError(ErrorCode.missingUsage, "stream finished without usage.completion_tokens") : eventTimes.length === 0 && setError(
+          ErrorCode.emptyStream,
+          `no content-bearing event: the server answered with no token (finish_reason ${state.finishReason ?? "none"}, ${usage.completion_tokens} completion tokens in its usage); a prompt that fills the context, a stop sequence or a filter that ends it at once?`
+        ) : setError(
+          ErrorCode.missingDone,
+          cfg.target.api === "responses" ? "stream ended without response.completed" : "stream ended without data: [DONE]"
+        );
+      }
       let rec = {
         id: spec.id,
         level: spec.level,
@@ -38615,6 +38629,15 @@ var StreamClient = class {
           sse = !1;
           return;
         }
+        if (statusCode >= 300) {
+          sse = !1;
+          let to = String(headers2.location ?? "").slice(0, 200);
+          setError(
+            ErrorCode.httpError,
+            `HTTP ${statusCode}: the server redirects${to ? ` to ${redacted(to, secrets)}` : ""}, and tokenbench does not follow redirects; point --base-url at where it leads (http vs https, a trailing slash, another host?)`
+          );
+          return;
+        }
         let ct = String(headers2["content-type"] ?? ""), enc = String(headers2["content-encoding"] ?? "identity").toLowerCase();
         enc !== "identity" ? (sse = !1, setError(
           ErrorCode.unsupportedEncoding,
@@ -38629,10 +38652,10 @@ var StreamClient = class {
           ), c.abort(new Error("response_too_large"));
           return;
         }
-        sse ? (parser.push(chunk), parser.bufferedBytes > maxLineBytes && (setError(
+        sse && (parser.push(chunk), parser.bufferedBytes > maxLineBytes && (setError(
           ErrorCode.lineTooLong,
           `one SSE line or event passed ${maxLineBytes} bytes without ending`
-        ), c.abort(new Error("line_too_long")))) : errBody.length < 2e3 && (errBody += chunk.toString("utf8"));
+        ), c.abort(new Error("line_too_long")))), errBody.length < 2e3 && (errBody += chunk.toString("utf8"));
       },
       onResponseEnd() {
         if (now = performance3.now(), sse && parser.end(), status !== null && status >= 400)
@@ -38852,7 +38875,7 @@ async function runWarmup(client, makeSpec, count3, concurrency) {
 
 // src/core/load/self-check.ts
 import { createHistogram, performance as performance5 } from "node:perf_hooks";
-var SELF_CHECK_LIMITS = { lateMs: 2, cpuPctOfOneCore: 85, sendQueueP99Ms: 5 }, SATURATED_ELU = 0.5;
+var SELF_CHECK_LIMITS = { lateMs: 2, cpuPctOfOneCore: 85, sendQueueP99Ms: 5 }, SATURATED_ELU = 0.5, MIN_CPU_WINDOW_MS = 500;
 function backlogEvidenceMs(records2) {
   let worst = null;
   for (let r of records2) {
@@ -38904,7 +38927,7 @@ var UNSEEN_MS = 1, RESOLUTION_MS = 10, SelfCheck = class {
    */
   stop(sendQueueMs = [], records2 = []) {
     this.timer && clearTimeout(this.timer), this.timer = null;
-    let cpu = process.cpuUsage(this.cpu0), wallMs = performance5.now() - this.t0, ms2 = (ns) => Number.isFinite(ns) && ns > 0 ? ns / 1e6 : 0, figures = (h) => this.h.count > 0 ? { p50: ms2(h.percentile(50)), p99: ms2(h.percentile(99)), max: ms2(h.max) } : { p50: null, p99: null, max: null }, { p50, p99, max } = figures(this.h), ownDelay = figures(this.own), elu = performance5.eventLoopUtilization(this.elu0), user = this.thread ? elu.active / 1e3 : cpu.user / 1e6, system = this.thread ? 0 : cpu.system / 1e6, pct = wallMs > 0 ? 100 * (user + system) * 1e3 / wallMs : 0, saturated = pct > SELF_CHECK_LIMITS.cpuPctOfOneCore || elu.utilization > SATURATED_ELU, bound = max !== null ? 2 * max + UNSEEN_MS : null;
+    let cpu = process.cpuUsage(this.cpu0), wallMs = performance5.now() - this.t0, ms2 = (ns) => Number.isFinite(ns) && ns > 0 ? ns / 1e6 : 0, figures = (h) => this.h.count > 0 ? { p50: ms2(h.percentile(50)), p99: ms2(h.percentile(99)), max: ms2(h.max) } : { p50: null, p99: null, max: null }, { p50, p99, max } = figures(this.h), ownDelay = figures(this.own), elu = performance5.eventLoopUtilization(this.elu0), user = this.thread ? elu.active / 1e3 : cpu.user / 1e6, system = this.thread ? 0 : cpu.system / 1e6, pct = wallMs > 0 ? 100 * (user + system) * 1e3 / wallMs : 0, cpuKnown = wallMs >= MIN_CPU_WINDOW_MS, saturated = cpuKnown && (pct > SELF_CHECK_LIMITS.cpuPctOfOneCore || elu.utilization > SATURATED_ELU), bound = max !== null ? 2 * max + UNSEEN_MS : null;
     if (saturated) {
       let backlog = backlogEvidenceMs(records2);
       backlog !== null && (bound = Math.max(bound ?? 0, backlog + 2 * (p99 ?? 0) + UNSEEN_MS));
@@ -38914,7 +38937,7 @@ var UNSEEN_MS = 1, RESOLUTION_MS = 10, SelfCheck = class {
       `reads late by about ${lagP99.toFixed(1)} ms (p99; event-loop delay p99 ${p99.toFixed(1)} ms, ${ownDelay.p99.toFixed(1)} ms of it with the client busy) > ${SELF_CHECK_LIMITS.lateMs} ms`
     );
     let sq = summarize(sendQueueMs);
-    sq.p99 !== null && sq.p99 > SELF_CHECK_LIMITS.sendQueueP99Ms && (ownCause || saturated) && reasons.push(`requests waited ${sq.p99.toFixed(1)} ms (p99) in the client before reaching the socket`), pct > SELF_CHECK_LIMITS.cpuPctOfOneCore && reasons.push(`client CPU ${pct.toFixed(0)}% of one core > ${SELF_CHECK_LIMITS.cpuPctOfOneCore}%`);
+    sq.p99 !== null && sq.p99 > SELF_CHECK_LIMITS.sendQueueP99Ms && (ownCause || saturated) && reasons.push(`requests waited ${sq.p99.toFixed(1)} ms (p99) in the client before reaching the socket`), cpuKnown && pct > SELF_CHECK_LIMITS.cpuPctOfOneCore && reasons.push(`client CPU ${pct.toFixed(0)}% of one core > ${SELF_CHECK_LIMITS.cpuPctOfOneCore}%`);
     let timingNote = reasons.length === 0 && late ? `timing noise: the client read about ${lagP99.toFixed(1)} ms late (p99 estimate; at most ${(bound ?? 0).toFixed(1)} ms) while busy ${(100 * elu.utilization).toFixed(0)} % of the time (event-loop delay p99 ${(p99 ?? 0).toFixed(1)} ms, ${(ownDelay.p99 ?? 0).toFixed(1)} ms of it busy): the machine woke it late (scheduling, virtualisation), not client load, so --workers would not help; TTFT and ITL carry up to that much of it` : null;
     return {
       event_loop_delay_ms: { p50, p99, max },
@@ -38924,7 +38947,7 @@ var UNSEEN_MS = 1, RESOLUTION_MS = 10, SelfCheck = class {
       cpu_user_s: user,
       cpu_system_s: system,
       cpu_pct_of_one_core: pct,
-      bottleneck_warning: reasons.length > 0 ? `the client may be the bottleneck (${reasons.join("; ")}): it may read what the server sent up to ${(bound ?? 0).toFixed(1)} ms late, which inflates TTFT and ITL by as much; latencies count from the socket write, so the client's own queue is excluded and reported` : null,
+      bottleneck_warning: reasons.length > 0 ? `the client may be the bottleneck (${reasons.join("; ")}): ${bound !== null && bound > 0 ? `it may read what the server sent up to ${bound.toFixed(1)} ms late, which inflates TTFT and ITL by as much` : "how late it read is not known (the level was too short for the loop-delay sampler), and TTFT and ITL may carry it"}; latencies count from the socket write, so the client's own queue is excluded and reported` : null,
       timing_note: timingNote
     };
   }
@@ -39802,6 +39825,11 @@ function traceReplay(trace, config2, speed, requests, maxDurationS = Number.POSI
       `--trace ${trace.name} spans ${spanS.toPrecision(3)} s at --trace-speed ${speed}, over --max-duration-s ${maxDurationS}: replay part of it (--requests, --duration), speed it up, or raise --max-duration-s`,
       "--trace"
     );
+  if (rows.length > 1 && spanS === 0)
+    throw new UsageError(
+      `--trace ${trace.name}: its ${rows.length} replayed rows share one timestamp, so there is no rate to replay (a burst is sent at once, and a rate over no time means nothing): spread the timestamps, or send ${rows.length} requests at once with a closed-loop level (--levels ${rows.length})`,
+      "--trace"
+    );
   config2.levels = [traceRateRps(rows.map((r) => r.offsetMs))], config2.max_tokens = maxOf(rows.map((r) => r.row.outputTokens)), config2.trace = { name: trace.name, lines: trace.lines, sha256: trace.sha256, speed };
   let longest = rows.reduce(
     (a, r) => r.row.inputTokens + r.row.outputTokens > a.row.inputTokens + a.row.outputTokens ? r : a
@@ -40007,7 +40035,7 @@ function steadyWindow(records2, o) {
   let e2e2 = median(
     recs.filter((r) => r.error === null && r.end_ms !== null).map((r) => r.end_ms - r.send_ms)
   );
-  if (e2e2 === null) return none("no request finished");
+  if (e2e2 === null) return none("no request succeeded");
   let lastSend = recs[recs.length - 1].send_ms, start2, end;
   if (o.mode === "closed") {
     let users = Math.min(o.level, recs.length);
@@ -40356,9 +40384,7 @@ function summariseLevel(input2) {
     `level ${level}: no steady state (${window.reason}); its figures are the whole level's, ramp and drain included: lengthen the level (--requests, --duration) to measure a steady load`
   ), input2.client.bottleneck_warning && notices.push(`level ${level}: ${input2.client.bottleneck_warning}`), input2.client.timing_note && notices.push(`level ${level}: ${input2.client.timing_note}`);
   let measured = run.records.filter((r) => !r.warmup);
-  agg.short_output && notices.push(
-    `level ${level}: ${agg.short_output} of ${agg.ok} answers stopped short of the ${cfg.max_tokens} tokens asked with ignore_eos (the server ignored it): this is not the workload asked for, so the level is not valid and compare judges none of its rows; check that the server honours ignore_eos (vLLM, SGLang and llama.cpp do)`
-  );
+  agg.short_output && notices.push(`level ${level}: ${shortOutputText(measured, agg.short_output, agg.ok, cfg)}`);
   let beyond = cacheBeyondWorkload(
     input2,
     measured.filter((r) => r.error === null)
@@ -40451,6 +40477,18 @@ function withheld(s) {
   let out = { ...s };
   for (let k of Object.keys(out)) k !== "n" && (out[k] = null);
   return out;
+}
+function shortOutputText(measured, short, ok, cfg) {
+  let empty = measured.filter((r) => r.short_output === !0 && r.usage?.completion_tokens === 0), parts = [];
+  if (short > empty.length && parts.push(
+    `${short - empty.length} of ${ok} answers stopped short of the ${cfg.max_tokens} tokens asked with ignore_eos (the server ignored it; check that it honours ignore_eos: vLLM, SGLang and llama.cpp do)`
+  ), empty.length > 0) {
+    let reasons = [...new Set(empty.map((r) => r.finish_reason ?? "none"))].slice(0, 3).join(", ");
+    parts.push(
+      `${empty.length} of ${ok} answers counted 0 output tokens in their usage (finish_reason ${reasons}; request ${empty[0].id}), which ignore_eos does not explain (a server that ignores it still writes until it stops): check that server's usage counts and what ended those answers`
+    );
+  }
+  return `${parts.join("; ")}: this is not the workload asked for, so the level is not valid and compare judges none of its rows`;
 }
 
 // src/core/sweep/config.ts

@@ -19638,7 +19638,9 @@ var StreamClient = class {
       keepText: spec.keepText === !0,
       serverOffsetMs: this.hrtimeOffsetMs + origin,
       setError
-    }), parser = new SseParser((ev) => state.event(ev, now - origin)), dispatchAbs = performance3.now(), wireId = `${this.tag}-${spec.id}${retries > 0 ? `-r${retries}` : ""}`, timer = setTimeout(() => {
+    }), sseEvents = 0, parser = new SseParser((ev) => {
+      sseEvents++, state.event(ev, now - origin);
+    }), dispatchAbs = performance3.now(), wireId = `${this.tag}-${spec.id}${retries > 0 ? `-r${retries}` : ""}`, timer = setTimeout(() => {
       timedOut = !0, controller?.abort(new Error(`request exceeded --timeout-s ${cfg.timeoutS}`));
     }, cfg.timeoutS * 1e3), finish = () => {
       if (finished) return;
@@ -19646,10 +19648,22 @@ var StreamClient = class {
       let endMs = performance3.now() - origin, written = socketWrites.get(wireId);
       socketWrites.delete(wireId);
       let sendAbs = written?.t ?? dispatchAbs, eventTimes = state.eventTimes, usage = state.usage;
-      error === null && status !== null && status < 400 && sse && (state.done ? usage === null || usage.completion_tokens === null ? setError(ErrorCode.missingUsage, "stream finished without usage.completion_tokens") : eventTimes.length === 0 && setError(ErrorCode.emptyStream, "no content-bearing event") : setError(
-        ErrorCode.missingDone,
-        cfg.target.api === "responses" ? "stream ended without response.completed" : "stream ended without data: [DONE]"
-      ));
+      if (error === null && status !== null && status < 400 && sse) {
+        let said = sseEvents === 0 ? serverErrorIn(errBody.trim()) : null;
+        said !== null ? setError(
+          ErrorCode.serverErrorEvent,
+          redacted(`HTTP ${status} with a JSON error and no stream: ${said}`, secrets).slice(0, 1e3)
+        ) : sseEvents === 0 && errBody.trim() !== "" ? setError(
+          ErrorCode.missingDone,
+          `the body held no SSE event (no "data:" line); it began: ${redacted(errBody.trim(), secrets).slice(0, 200)}`
+        ) : state.done ? usage === null || usage.completion_tokens === null ? setError(ErrorCode.missingUsage, "stream finished without usage.completion_tokens") : eventTimes.length === 0 && setError(
+          ErrorCode.emptyStream,
+          `no content-bearing event: the server answered with no token (finish_reason ${state.finishReason ?? "none"}, ${usage.completion_tokens} completion tokens in its usage); a prompt that fills the context, a stop sequence or a filter that ends it at once?`
+        ) : setError(
+          ErrorCode.missingDone,
+          cfg.target.api === "responses" ? "stream ended without response.completed" : "stream ended without data: [DONE]"
+        );
+      }
       let rec = {
         id: spec.id,
         level: spec.level,
@@ -19682,6 +19696,15 @@ var StreamClient = class {
           sse = !1;
           return;
         }
+        if (statusCode >= 300) {
+          sse = !1;
+          let to = String(headers.location ?? "").slice(0, 200);
+          setError(
+            ErrorCode.httpError,
+            `HTTP ${statusCode}: the server redirects${to ? ` to ${redacted(to, secrets)}` : ""}, and tokenbench does not follow redirects; point --base-url at where it leads (http vs https, a trailing slash, another host?)`
+          );
+          return;
+        }
         let ct = String(headers["content-type"] ?? ""), enc = String(headers["content-encoding"] ?? "identity").toLowerCase();
         enc !== "identity" ? (sse = !1, setError(
           ErrorCode.unsupportedEncoding,
@@ -19696,10 +19719,10 @@ var StreamClient = class {
           ), c.abort(new Error("response_too_large"));
           return;
         }
-        sse ? (parser.push(chunk), parser.bufferedBytes > maxLineBytes && (setError(
+        sse && (parser.push(chunk), parser.bufferedBytes > maxLineBytes && (setError(
           ErrorCode.lineTooLong,
           `one SSE line or event passed ${maxLineBytes} bytes without ending`
-        ), c.abort(new Error("line_too_long")))) : errBody.length < 2e3 && (errBody += chunk.toString("utf8"));
+        ), c.abort(new Error("line_too_long")))), errBody.length < 2e3 && (errBody += chunk.toString("utf8"));
       },
       onResponseEnd() {
         if (now = performance3.now(), sse && parser.end(), status !== null && status >= 400)
@@ -19884,7 +19907,7 @@ function summarize(values) {
 }
 
 // src/core/load/self-check.ts
-var SELF_CHECK_LIMITS = { lateMs: 2, cpuPctOfOneCore: 85, sendQueueP99Ms: 5 }, SATURATED_ELU = 0.5;
+var SELF_CHECK_LIMITS = { lateMs: 2, cpuPctOfOneCore: 85, sendQueueP99Ms: 5 }, SATURATED_ELU = 0.5, MIN_CPU_WINDOW_MS = 500;
 function backlogEvidenceMs(records) {
   let worst = null;
   for (let r of records) {
@@ -19936,7 +19959,7 @@ var UNSEEN_MS = 1, RESOLUTION_MS = 10, SelfCheck = class {
    */
   stop(sendQueueMs = [], records = []) {
     this.timer && clearTimeout(this.timer), this.timer = null;
-    let cpu = process.cpuUsage(this.cpu0), wallMs = performance5.now() - this.t0, ms = (ns) => Number.isFinite(ns) && ns > 0 ? ns / 1e6 : 0, figures = (h) => this.h.count > 0 ? { p50: ms(h.percentile(50)), p99: ms(h.percentile(99)), max: ms(h.max) } : { p50: null, p99: null, max: null }, { p50, p99, max } = figures(this.h), ownDelay = figures(this.own), elu = performance5.eventLoopUtilization(this.elu0), user = this.thread ? elu.active / 1e3 : cpu.user / 1e6, system = this.thread ? 0 : cpu.system / 1e6, pct = wallMs > 0 ? 100 * (user + system) * 1e3 / wallMs : 0, saturated = pct > SELF_CHECK_LIMITS.cpuPctOfOneCore || elu.utilization > SATURATED_ELU, bound = max !== null ? 2 * max + UNSEEN_MS : null;
+    let cpu = process.cpuUsage(this.cpu0), wallMs = performance5.now() - this.t0, ms = (ns) => Number.isFinite(ns) && ns > 0 ? ns / 1e6 : 0, figures = (h) => this.h.count > 0 ? { p50: ms(h.percentile(50)), p99: ms(h.percentile(99)), max: ms(h.max) } : { p50: null, p99: null, max: null }, { p50, p99, max } = figures(this.h), ownDelay = figures(this.own), elu = performance5.eventLoopUtilization(this.elu0), user = this.thread ? elu.active / 1e3 : cpu.user / 1e6, system = this.thread ? 0 : cpu.system / 1e6, pct = wallMs > 0 ? 100 * (user + system) * 1e3 / wallMs : 0, cpuKnown = wallMs >= MIN_CPU_WINDOW_MS, saturated = cpuKnown && (pct > SELF_CHECK_LIMITS.cpuPctOfOneCore || elu.utilization > SATURATED_ELU), bound = max !== null ? 2 * max + UNSEEN_MS : null;
     if (saturated) {
       let backlog = backlogEvidenceMs(records);
       backlog !== null && (bound = Math.max(bound ?? 0, backlog + 2 * (p99 ?? 0) + UNSEEN_MS));
@@ -19946,7 +19969,7 @@ var UNSEEN_MS = 1, RESOLUTION_MS = 10, SelfCheck = class {
       `reads late by about ${lagP99.toFixed(1)} ms (p99; event-loop delay p99 ${p99.toFixed(1)} ms, ${ownDelay.p99.toFixed(1)} ms of it with the client busy) > ${SELF_CHECK_LIMITS.lateMs} ms`
     );
     let sq = summarize(sendQueueMs);
-    sq.p99 !== null && sq.p99 > SELF_CHECK_LIMITS.sendQueueP99Ms && (ownCause || saturated) && reasons.push(`requests waited ${sq.p99.toFixed(1)} ms (p99) in the client before reaching the socket`), pct > SELF_CHECK_LIMITS.cpuPctOfOneCore && reasons.push(`client CPU ${pct.toFixed(0)}% of one core > ${SELF_CHECK_LIMITS.cpuPctOfOneCore}%`);
+    sq.p99 !== null && sq.p99 > SELF_CHECK_LIMITS.sendQueueP99Ms && (ownCause || saturated) && reasons.push(`requests waited ${sq.p99.toFixed(1)} ms (p99) in the client before reaching the socket`), cpuKnown && pct > SELF_CHECK_LIMITS.cpuPctOfOneCore && reasons.push(`client CPU ${pct.toFixed(0)}% of one core > ${SELF_CHECK_LIMITS.cpuPctOfOneCore}%`);
     let timingNote = reasons.length === 0 && late ? `timing noise: the client read about ${lagP99.toFixed(1)} ms late (p99 estimate; at most ${(bound ?? 0).toFixed(1)} ms) while busy ${(100 * elu.utilization).toFixed(0)} % of the time (event-loop delay p99 ${(p99 ?? 0).toFixed(1)} ms, ${(ownDelay.p99 ?? 0).toFixed(1)} ms of it busy): the machine woke it late (scheduling, virtualisation), not client load, so --workers would not help; TTFT and ITL carry up to that much of it` : null;
     return {
       event_loop_delay_ms: { p50, p99, max },
@@ -19956,7 +19979,7 @@ var UNSEEN_MS = 1, RESOLUTION_MS = 10, SelfCheck = class {
       cpu_user_s: user,
       cpu_system_s: system,
       cpu_pct_of_one_core: pct,
-      bottleneck_warning: reasons.length > 0 ? `the client may be the bottleneck (${reasons.join("; ")}): it may read what the server sent up to ${(bound ?? 0).toFixed(1)} ms late, which inflates TTFT and ITL by as much; latencies count from the socket write, so the client's own queue is excluded and reported` : null,
+      bottleneck_warning: reasons.length > 0 ? `the client may be the bottleneck (${reasons.join("; ")}): ${bound !== null && bound > 0 ? `it may read what the server sent up to ${bound.toFixed(1)} ms late, which inflates TTFT and ITL by as much` : "how late it read is not known (the level was too short for the loop-delay sampler), and TTFT and ITL may carry it"}; latencies count from the socket write, so the client's own queue is excluded and reported` : null,
       timing_note: timingNote
     };
   }

@@ -3,7 +3,7 @@
 import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { basename, join, resolve } from "node:path";
 
 const ROOT = resolve(import.meta.dirname, "..");
 
@@ -58,7 +58,9 @@ export async function runAction(
     ...github,
     ...opts.env,
   };
-  for (const [k, v] of Object.entries({ "results-dir": join(opts.workspace ?? dir, "results"), ...inputs }))
+  // a folder of its own inside the workspace (a job in a shared workspace does not overwrite another's)
+  const results = opts.workspace ? join(opts.workspace, `results-${basename(dir)}`) : join(dir, "results");
+  for (const [k, v] of Object.entries({ "results-dir": results, ...inputs }))
     env[`INPUT_${k.toUpperCase()}`] = v;
   return new Promise((res) => {
     const p = spawn(node24(), [resolve(ROOT, "dist/index.js")], { cwd: opts.workspace ?? dir, env });

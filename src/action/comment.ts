@@ -86,6 +86,8 @@ export interface CommentInput {
   testbed: string;
   /** The verdict engine's summary and how the base is named, or null when there was none to have. */
   verdict: { summary: VerdictSummary; baseName: string } | null;
+  /** Why there is no verdict, when a baseline was asked for and could not be had (the log's words). */
+  noVerdict?: string | null;
   baseBranch: string | null;
   links: { run?: string | null; dashboard?: string | null; artifact?: string | null };
 }
@@ -166,7 +168,9 @@ export function renderComment(input: CommentInput, limit = BUDGET): string {
   const verdictLines =
     summary === null
       ? [
-          "No baseline: the results service is not configured or did not answer, and no baseline file was given.",
+          input.noVerdict
+            ? `No baseline: ${mdText(input.noVerdict, 600)}`
+            : "No baseline: no results service is configured (results-url) and no baseline file was given.",
         ]
       : summary.base_runs === 0 && summary.base_kind !== "ab" && summary.baseline_note === null
         ? [`No runs of ${baseBranch} on this testbed yet: nothing to compare against.`]

@@ -139,10 +139,12 @@ async function judgeAll(
       ? await serviceVerdict({ ...inputs, resultsUrl: inputs.resultsUrl }, ctx, doc, failOn)
       : null;
     let verdict: Verdict | null = service?.verdict ?? null;
+    const why: string[] = service?.why ? [service.why] : [];
     // No service (or it did not compare): the baseline input, judged as the service judges.
     if (verdict === null && inputs.baseline !== null) {
       const v = await fileVerdict({ ...inputs, baseline: inputs.baseline }, ctx, payload, doc, failOn, cache);
-      verdict = v;
+      verdict = v.verdict;
+      if (v.why) why.push(v.why);
     }
     const runUrl = service?.runUrl ?? null;
     out.firstRunUrl ??= runUrl;
@@ -158,6 +160,7 @@ async function judgeAll(
         doc,
         testbed,
         verdict,
+        noVerdict: verdict === null && why.length > 0 ? why.join("; ") : null,
         baseBranch: verdict?.baseBranch ?? doc.git?.base_branch ?? ctx.git.base_branch ?? "main",
         links: { run: ctx.runUrl, dashboard: runUrl ?? inputs.dashboardUrl, artifact: artifact.url },
       }),

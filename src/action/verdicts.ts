@@ -5,6 +5,7 @@
  * fail the step but cannot be had fails it (ActionFailure).
  */
 import * as core from "@actions/core";
+import { TokenbenchError } from "../schema/errors.ts";
 import type { ResultDocument } from "../schema/v1.ts";
 import { compareDocuments, workloadText } from "../shared/comparison.ts";
 import { canFail, type FailOn, parseGate, parseRules } from "../shared/rules.ts";
@@ -27,6 +28,14 @@ export interface ServiceOutcome {
   /** The run's page on the service, when the upload went through. */
   runUrl: string | null;
   verdict: Verdict | null;
+  /** Why there is no verdict, in the words the log's warning used (for the comment and summary). */
+  why: string | null;
+}
+
+/** A baseline file's verdict, or why there is none. */
+export interface FileOutcome {
+  verdict: Verdict | null;
+  why: string | null;
 }
 
 async function credentials(inputs: ActionInputs): Promise<string | null> {
@@ -49,11 +58,11 @@ async function credentials(inputs: ActionInputs): Promise<string | null> {
 }
 
 /** A comparison that could not be had: a warning, or the step's failure when its verdict could fail the step. */
-function withoutVerdict(msg: string, failOn: FailOn, inputs: ActionInputs): null {
+function withoutVerdict(msg: string, failOn: FailOn, inputs: ActionInputs): string {
   if (canFail(parseGate(inputs.gate, parseRules(inputs.thresholds)), failOn))
     fail(`${msg} (fail-on: ${failOn} cannot be decided without it)`);
   core.warning(msg);
-  return null;
+  return msg;
 }
 
 /** Upload to `results-url`, then the service's compare against the base branch. */
@@ -65,19 +74,21 @@ export async function serviceVerdict(
 ): Promise<ServiceOutcome> {
   const token = await credentials(inputs);
   if (token === null) {
-    core.warning("results-url is set but there is no credential: grant `id-token: write` or pass api-token");
-    return { runUrl: null, verdict: null };
+    const why = "results-url is set but there is no credential: grant `id-token: write` or pass api-token";
+    core.warning(why);
+    return { runUrl: null, verdict: null, why };
   }
   if (ctx.repository === null) {
-    core.warning("GITHUB_REPOSITORY is not set: cannot upload");
-    return { runUrl: null, verdict: null };
+    const why = "GITHUB_REPOSITORY is not set: cannot upload";
+    core.warning(why);
+    return { runUrl: null, verdict: null, why };
   }
   const up = await uploadResults(inputs.resultsUrl, doc, token);
   if (!up.ok) {
     const msg = `upload to ${inputs.resultsUrl} failed after ${up.attempts} attempt(s): ${up.error} (the results are in the artifact)`;
     if (inputs.failOnUploadError) fail(msg);
     core.warning(msg);
-    return { runUrl: null, verdict: null };
+    return { runUrl: null, verdict: null, why: msg };
   }
   core.info(`uploaded: ${up.created ? "new run" : "already stored"} ${up.runId}`);
   const res = await fetchCompare(
@@ -91,8 +102,8 @@ export async function serviceVerdict(
     { thresholds: inputs.thresholds, gate: inputs.gate, fwer: inputs.gateFwer, failOn },
   );
   if (!res.ok) {
-    withoutVerdict(`compare against the base branch failed: ${res.error}`, failOn, inputs);
-    return { runUrl: up.runUrl, verdict: null };
+    const why = withoutVerdict(`compare against the base branch failed: ${res.error}`, failOn, inputs);
+    return { runUrl: up.runUrl, verdict: null, why };
   }
   const cmp = res.compare;
   return {
@@ -102,6 +113,7 @@ export async function serviceVerdict(
       baseBranch: cmp.base_branch,
       baseName: cmp.base_name,
     },
+    why: null,
   };
 }
 
@@ -113,7 +125,7 @@ export async function fileVerdict(
   doc: ResultDocument,
   failOn: FailOn,
   cache: { baseline: Baseline | null },
-): Promise<Verdict | null> {
+): Promise<FileOutcome> {
   const branch = doc.git?.base_branch ?? ctx.git.base_branch ?? payload?.repository?.default_branch ?? null;
   try {
     cache.baseline ??= await loadBaseline(
@@ -144,8 +156,12 @@ export async function fileVerdict(
         `the baseline (${base.source}) measured another workload (${workloadText(o.fields)}): it is no baseline for this run; compare like with like`,
       );
     core.info(`compared against ${base.source}`);
-    return { summary, baseBranch: branch ?? "baseline", baseName: base.source };
+    return { verdict: { summary, baseBranch: branch ?? "baseline", baseName: base.source }, why: null };
   } catch (err) {
-    return withoutVerdict(`baseline: ${(err as Error).message}`, failOn, inputs);
+    const code = err instanceof TokenbenchError ? `[${err.code}] ` : "";
+    return {
+      verdict: null,
+      why: withoutVerdict(`baseline: ${code}${(err as Error).message}`, failOn, inputs),
+    };
   }
 }

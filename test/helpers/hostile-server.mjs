@@ -124,6 +124,37 @@ const server = http.createServer((req, res) => {
       res.writeHead(200, { ...SSE, "content-encoding": "gzip" });
       return res.end(body);
     }
+    case "zero-tokens": {
+      // an answer with no token: a role chunk, finish_reason stop, usage with 0 completion tokens
+      res.writeHead(200, SSE);
+      res.write(
+        `data: ${JSON.stringify({ id: "x", object: "chat.completion.chunk", choices: [{ index: 0, delta: { role: "assistant", content: "" }, finish_reason: null }] })}\n\n`,
+      );
+      res.write(
+        `data: ${JSON.stringify({ id: "x", object: "chat.completion.chunk", choices: [{ index: 0, delta: {}, finish_reason: "stop" }] })}\n\n`,
+      );
+      res.write(usage({ prompt_tokens: 4, completion_tokens: 0, total_tokens: 4 }));
+      return res.end("data: [DONE]\n\n");
+    }
+    case "zero-usage":
+      // text streamed, and a usage that counts none of it
+      return goodStream(res, { prompt_tokens: 4, completion_tokens: 0, total_tokens: 4 });
+    case "bare-json-error": {
+      // 200 and an event-stream content type, but the body is a JSON error, not SSE
+      res.writeHead(200, SSE);
+      return res.end('{"error":{"message":"model is overloaded, retry later","type":"overloaded"}}\n');
+    }
+    case "comments-only": {
+      res.writeHead(200, SSE);
+      return res.end(": keep-alive\n\n: keep-alive\n\n");
+    }
+    case "redirect": {
+      res.writeHead(307, {
+        location: "https://infer.example/v1/chat/completions",
+        "content-type": "text/html",
+      });
+      return res.end("<a>moved</a>");
+    }
     case "close-mid": {
       res.writeHead(200, SSE);
       res.write(chunk("a"));

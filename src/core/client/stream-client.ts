@@ -184,7 +184,11 @@ export class StreamClient {
       serverOffsetMs: this.hrtimeOffsetMs + origin,
       setError,
     });
-    const parser = new SseParser((ev) => state.event(ev, now - origin));
+    let sseEvents = 0;
+    const parser = new SseParser((ev) => {
+      sseEvents++;
+      state.event(ev, now - origin);
+    });
 
     const dispatchAbs = performance.now();
     const wireId = `${this.tag}-${spec.id}${retries > 0 ? `-r${retries}` : ""}`;
@@ -204,7 +208,19 @@ export class StreamClient {
       const eventTimes = state.eventTimes;
       const usage = state.usage;
       if (error === null && status !== null && status < 400 && sse) {
-        if (!state.done)
+        const said = sseEvents === 0 ? serverErrorIn(errBody.trim()) : null;
+        if (said !== null)
+          // a server (or a proxy) that answers 200 with a bare JSON error where the stream should be
+          setError(
+            ErrorCode.serverErrorEvent,
+            redacted(`HTTP ${status} with a JSON error and no stream: ${said}`, secrets).slice(0, 1000),
+          );
+        else if (sseEvents === 0 && errBody.trim() !== "")
+          setError(
+            ErrorCode.missingDone,
+            `the body held no SSE event (no "data:" line); it began: ${redacted(errBody.trim(), secrets).slice(0, 200)}`,
+          );
+        else if (!state.done)
           setError(
             ErrorCode.missingDone,
             cfg.target.api === "responses"
@@ -213,7 +229,11 @@ export class StreamClient {
           );
         else if (usage === null || usage.completion_tokens === null)
           setError(ErrorCode.missingUsage, "stream finished without usage.completion_tokens");
-        else if (eventTimes.length === 0) setError(ErrorCode.emptyStream, "no content-bearing event");
+        else if (eventTimes.length === 0)
+          setError(
+            ErrorCode.emptyStream,
+            `no content-bearing event: the server answered with no token (finish_reason ${state.finishReason ?? "none"}, ${usage.completion_tokens} completion tokens in its usage); a prompt that fills the context, a stop sequence or a filter that ends it at once?`,
+          );
       }
       const rec: RequestRecord = {
         id: spec.id,
@@ -266,6 +286,16 @@ export class StreamClient {
           sse = false;
           return;
         }
+        if (statusCode >= 300) {
+          // not followed: the POST and its body would be sent again to wherever it points
+          sse = false;
+          const to = String(headers.location ?? "").slice(0, 200);
+          setError(
+            ErrorCode.httpError,
+            `HTTP ${statusCode}: the server redirects${to ? ` to ${redacted(to, secrets)}` : ""}, and tokenbench does not follow redirects; point --base-url at where it leads (http vs https, a trailing slash, another host?)`,
+          );
+          return;
+        }
         const ct = String(headers["content-type"] ?? "");
         const enc = String(headers["content-encoding"] ?? "identity").toLowerCase();
         if (enc !== "identity") {
@@ -299,7 +329,9 @@ export class StreamClient {
             );
             c.abort(new Error("line_too_long"));
           }
-        } else if (errBody.length < 2000) errBody += chunk.toString("utf8");
+        }
+        // the body's first bytes, kept also for a stream: one that holds no event is named by them
+        if (errBody.length < 2000) errBody += chunk.toString("utf8");
       },
       onResponseEnd() {
         now = performance.now();

@@ -27,6 +27,8 @@ import { summarize } from "../results/stats.ts";
 export const SELF_CHECK_LIMITS = { lateMs: 2, cpuPctOfOneCore: 85, sendQueueP99Ms: 5 } as const;
 /** Event-loop utilization above which reads queue behind each other and data waits in socket buffers. */
 const SATURATED_ELU = 0.5;
+/** The shortest level whose CPU share says anything about the client's load, ms. */
+const MIN_CPU_WINDOW_MS = 500;
 
 /**
  * How long data waited in the socket buffers, from the stream itself: events that reached the
@@ -131,7 +133,11 @@ export class SelfCheck {
     const user = this.thread ? elu.active / 1000 : cpu.user / 1e6;
     const system = this.thread ? 0 : cpu.system / 1e6;
     const pct = wallMs > 0 ? (100 * (user + system) * 1000) / wallMs : 0;
-    const saturated = pct > SELF_CHECK_LIMITS.cpuPctOfOneCore || elu.utilization > SATURATED_ELU;
+    // Over a level shorter than this, the CPU share is a few milliseconds of set-up work over
+    // fewer: no sign of a loaded client.
+    const cpuKnown = wallMs >= MIN_CPU_WINDOW_MS;
+    const saturated =
+      cpuKnown && (pct > SELF_CHECK_LIMITS.cpuPctOfOneCore || elu.utilization > SATURATED_ELU);
     let bound = max !== null ? 2 * max + UNSEEN_MS : null;
     // A saturated loop leaves data waiting in the socket buffers, which no loop-delay figure sees;
     // the stream shows it: events that arrive in one read waited for it (see backlogEvidenceMs).
@@ -155,7 +161,7 @@ export class SelfCheck {
     // one-off stall (the burst of writes as a closed loop's users start together) is no bottleneck.
     if (sq.p99 !== null && sq.p99 > SELF_CHECK_LIMITS.sendQueueP99Ms && (ownCause || saturated))
       reasons.push(`requests waited ${sq.p99.toFixed(1)} ms (p99) in the client before reaching the socket`);
-    if (pct > SELF_CHECK_LIMITS.cpuPctOfOneCore)
+    if (cpuKnown && pct > SELF_CHECK_LIMITS.cpuPctOfOneCore)
       reasons.push(`client CPU ${pct.toFixed(0)}% of one core > ${SELF_CHECK_LIMITS.cpuPctOfOneCore}%`);
     // Late with an idle client: the machine woke the process late (scheduling, virtualisation).
     // Worth knowing, but no bottleneck: more threads would not help.
@@ -173,7 +179,7 @@ export class SelfCheck {
       cpu_pct_of_one_core: pct,
       bottleneck_warning:
         reasons.length > 0
-          ? `the client may be the bottleneck (${reasons.join("; ")}): it may read what the server sent up to ${(bound ?? 0).toFixed(1)} ms late, which inflates TTFT and ITL by as much; latencies count from the socket write, so the client's own queue is excluded and reported`
+          ? `the client may be the bottleneck (${reasons.join("; ")}): ${bound !== null && bound > 0 ? `it may read what the server sent up to ${bound.toFixed(1)} ms late, which inflates TTFT and ITL by as much` : "how late it read is not known (the level was too short for the loop-delay sampler), and TTFT and ITL may carry it"}; latencies count from the socket write, so the client's own queue is excluded and reported`
           : null,
       timing_note: timingNote,
     };

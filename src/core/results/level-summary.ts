@@ -222,9 +222,7 @@ export function summariseLevel(input: LevelSummaryInput): { result: LevelResult;
   if (input.client.timing_note) notices.push(`level ${level}: ${input.client.timing_note}`);
   const measured = run.records.filter((r) => !r.warmup);
   if (agg.short_output)
-    notices.push(
-      `level ${level}: ${agg.short_output} of ${agg.ok} answers stopped short of the ${cfg.max_tokens} tokens asked with ignore_eos (the server ignored it): this is not the workload asked for, so the level is not valid and compare judges none of its rows; check that the server honours ignore_eos (vLLM, SGLang and llama.cpp do)`,
-    );
+    notices.push(`level ${level}: ${shortOutputText(measured, agg.short_output, agg.ok, cfg)}`);
   const beyond = cacheBeyondWorkload(
     input,
     measured.filter((r) => r.error === null),
@@ -342,4 +340,30 @@ function withheld<T extends { n: number }>(s: T): T {
   const out = { ...s } as Record<string, unknown>;
   for (const k of Object.keys(out)) if (k !== "n") out[k] = null;
   return out as T;
+}
+
+/**
+ * Answers shorter than asked with ignore_eos. One with no token at all is not ignore_eos at work
+ * (a server that ignores it still writes until it stops): it is named apart, with its finish
+ * reason and a request to look at.
+ */
+function shortOutputText(
+  measured: readonly RequestRecord[],
+  short: number,
+  ok: number,
+  cfg: SweepConfig,
+): string {
+  const empty = measured.filter((r) => r.short_output === true && r.usage?.completion_tokens === 0);
+  const parts: string[] = [];
+  if (short > empty.length)
+    parts.push(
+      `${short - empty.length} of ${ok} answers stopped short of the ${cfg.max_tokens} tokens asked with ignore_eos (the server ignored it; check that it honours ignore_eos: vLLM, SGLang and llama.cpp do)`,
+    );
+  if (empty.length > 0) {
+    const reasons = [...new Set(empty.map((r) => r.finish_reason ?? "none"))].slice(0, 3).join(", ");
+    parts.push(
+      `${empty.length} of ${ok} answers counted 0 output tokens in their usage (finish_reason ${reasons}; request ${empty[0]!.id}), which ignore_eos does not explain (a server that ignores it still writes until it stops): check that server's usage counts and what ended those answers`,
+    );
+  }
+  return `${parts.join("; ")}: this is not the workload asked for, so the level is not valid and compare judges none of its rows`;
 }

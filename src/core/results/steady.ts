@@ -105,7 +105,7 @@ export function steadyWindow(
   const e2e = median(
     recs.filter((r) => r.error === null && r.end_ms !== null).map((r) => r.end_ms! - r.send_ms),
   );
-  if (e2e === null) return none("no request finished");
+  if (e2e === null) return none("no request succeeded");
   const lastSend = recs[recs.length - 1]!.send_ms;
   let start: number;
   let end: number;

@@ -182,6 +182,11 @@ export function traceReplay(
       `--trace ${trace.name} spans ${spanS.toPrecision(3)} s at --trace-speed ${speed}, over --max-duration-s ${maxDurationS}: replay part of it (--requests, --duration), speed it up, or raise --max-duration-s`,
       "--trace",
     );
+  if (rows.length > 1 && spanS === 0)
+    throw new UsageError(
+      `--trace ${trace.name}: its ${rows.length} replayed rows share one timestamp, so there is no rate to replay (a burst is sent at once, and a rate over no time means nothing): spread the timestamps, or send ${rows.length} requests at once with a closed-loop level (--levels ${rows.length})`,
+      "--trace",
+    );
   config.levels = [traceRateRps(rows.map((r) => r.offsetMs))];
   config.max_tokens = maxOf(rows.map((r) => r.row.outputTokens));
   config.trace = { name: trace.name, lines: trace.lines, sha256: trace.sha256, speed };

@@ -559,6 +559,26 @@ describe(`the Action (dist/index.js under node ${NODE24 ? "24 from npm" : proces
       expect(other.outputs.markdown).toContain(
         "No baseline: the base measured another workload &#40;max&#95;tokens 8 vs 6&#41;",
       );
+      // a baseline file outside the workspace: refused, and the comment says why, not "none given"
+      const outside = await runAction(
+        { ...pr, "fail-on": "never", baseline: basePath },
+        prEnv(),
+        prPayload(),
+      );
+      expect(outside.code, outside.stdout).toBe(0);
+      expect(outside.stdout).toMatch(
+        /::warning::baseline: \[path_outside\] input "baseline": .* leads outside/,
+      );
+      expect(outside.outputs.markdown).toMatch(
+        /No baseline: baseline: &#91;path&#95;outside&#93; input &#34;baseline&#34;: .* leads outside/,
+      );
+      expect(outside.outputs.markdown).not.toContain("no baseline file was given");
+      // where a failure could be decided only with it, the step fails with the same words
+      const failing = await runAction({ ...pr, baseline: basePath }, prEnv(), prPayload());
+      expect(failing.code).toBe(1);
+      expect(failing.stdout).toMatch(
+        /::error::baseline: \[path_outside\] .* leads outside .*\(fail-on: warning cannot be decided without it\)/,
+      );
     } finally {
       await slow.close();
     }

@@ -93,6 +93,10 @@ describe("a misbehaving stream is recorded on its request with its own code; the
     ["negative", "invalid_usage"],
     ["gzip", "unsupported_encoding"],
     ["close-mid", "connection_reset"],
+    ["bare-json-error", "server_error_event"],
+    ["comments-only", "missing_done"],
+    ["redirect", "http_error"],
+    ["zero-tokens", "empty_stream"],
   ];
   for (const [behaviour, code] of cases) {
     it(`${behaviour} -> ${code}`, async () => {
@@ -109,6 +113,34 @@ describe("a misbehaving stream is recorded on its request with its own code; the
       expect(r.seconds).toBeLessThan(60);
     }, 130_000);
   }
+  it("the server's own words reach the record: a bare JSON error, a body with no event, a redirect", async () => {
+    const message = async (behaviour: string) => {
+      const r = await sweep(behaviour);
+      const { records } = await import("../../../src/core/results/files.ts").then((m) =>
+        m.readResults(r.out),
+      );
+      return records[0]!.error!.message;
+    };
+    expect(await message("bare-json-error")).toBe(
+      "HTTP 200 with a JSON error and no stream: model is overloaded, retry later",
+    );
+    expect(await message("comments-only")).toMatch(
+      /^the body held no SSE event \(no "data:" line\); it began: : keep-alive/,
+    );
+    expect(await message("zero-tokens")).toBe(
+      "no content-bearing event: the server answered with no token (finish_reason stop, 0 completion tokens in its usage); a prompt that fills the context, a stop sequence or a filter that ends it at once?",
+    );
+    // text streamed with a usage of 0 tokens: named for what it is, not blamed on ignore_eos
+    const zero = await sweep("zero-usage");
+    expect(zero.stderr).toMatch(
+      /level 1: 3 of 3 answers counted 0 output tokens in their usage \(finish_reason none; request \d+\), which ignore_eos does not explain/,
+    );
+    expect(zero.stderr).not.toMatch(/the server ignored it/);
+    expect(await message("redirect")).toMatch(
+      /^HTTP 307: the server redirects to https:\/\/infer\.example\/v1\/chat\/completions, and tokenbench does not follow redirects; point --base-url at where it leads/,
+    );
+  }, 130_000);
+
   it("close-mid keeps the events that did arrive", async () => {
     const r = await sweep("close-mid");
     const { records } = await import("../../../src/core/results/files.ts").then((m) => m.readResults(r.out));

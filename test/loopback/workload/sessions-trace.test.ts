@@ -289,6 +289,14 @@ describe("--trace: replaying a Mooncake trace", () => {
     expect(b.r.stderr).toContain("--trace sets the rate from the trace's own times: drop --levels");
     const c = await sweep("trace-speed-alone", mock.url, ["--trace-speed", "2"], 2);
     expect(c.r.stderr).toContain("--trace-speed goes with --trace FILE");
+    // rows that share one timestamp have no rate: refused, with the closed-loop level that sends them at once
+    const burst = join(dir, "burst-trace.jsonl");
+    writeFileSync(burst, '{"timestamp": 7, "input_length": 10, "output_length": 4}\n'.repeat(6));
+    const d = await sweep("trace-burst", mock.url, ["--trace", burst], 2);
+    expect(d.r.stderr).toContain(
+      "--trace burst-trace.jsonl: its 6 replayed rows share one timestamp, so there is no rate to replay",
+    );
+    expect(d.r.stderr).toContain("(--levels 6)");
   });
 });
 
