@@ -39669,7 +39669,9 @@ function progressReporter(ctx, plan, done) {
       done: n,
       total,
       elapsedS,
-      etaS
+      etaS,
+      durationS: plan.durationS,
+      maxProbes: ctx.cfg.search?.max_probes ?? null
     });
   };
 }
@@ -42153,12 +42155,16 @@ async function writePlotsBeside(doc, out) {
 // src/cli/document-commands.ts
 function loadDoc(path, what) {
   if (!path) throw new UsageError(`missing ${what}`);
-  if (!existsSync2(path)) throw new UsageError(`${what} ${path} does not exist`);
+  if (!existsSync2(path))
+    throw new ResultsFileError(
+      path,
+      `(the ${what}) does not exist: check the path, or run the sweep that writes it`
+    );
   let loaded;
   try {
     loaded = readResults(path);
   } catch (err) {
-    throw err instanceof ResultsFileError ? new UsageError(`${what} ${err.message}`) : err;
+    throw err instanceof ResultsFileError ? new ResultsFileError(err.path, `(the ${what}) ${err.message.slice(err.path.length + 2)}`) : err;
   }
   let { doc, records: records2, unlisted } = loaded;
   return unlisted > 0 && process.stderr.write(
@@ -42173,7 +42179,12 @@ async function reportCommand(argv) {
     "tokenbench report results.json: re-render the Markdown table and the SVG/PNG charts from a saved document"
   );
   if (p === null) return 0;
-  let v = p.values, path = p.positionals[0], doc = loadDoc(path, "results file"), baseline = v.baseline !== null ? loadDoc(v.baseline, "baseline file") : void 0, dir = v.outDir ?? plotsDir(path), files = await writePlots(doc, dir, { png: v.png, ...baseline ? { baseline } : {} });
+  let v = p.values, path = p.positionals[0];
+  if (p.positionals.length > 1)
+    throw new UsageError(
+      `report reads one results file, got ${p.positionals.length}: run it once per file, or compare them with tokenbench compare`
+    );
+  let doc = loadDoc(path, "results file"), baseline = v.baseline !== null ? loadDoc(v.baseline, "baseline file") : void 0, dir = v.outDir ?? plotsDir(path), files = await writePlots(doc, dir, { png: v.png, ...baseline ? { baseline } : {} });
   return doc.kind === "sweep" && process.stdout.write(`${markdownReport(doc)}
 `), process.stderr.write(`wrote ${files.length} charts to ${dir}: ${files.map((f) => f.name).join(", ")}
 `), 0;
@@ -45888,9 +45899,9 @@ var TABLE2 = { ...CONNECTION, ...SWEEP, ...LOAD, out: SWEEP_OUT, ...CLI_OUTPUT }
 ];
 function progressPrinter(quiet3) {
   if (quiet3) return;
-  let tty = process.stderr.isTTY === !0, lastLine = 0;
+  let tty = process.stderr.isTTY === !0, lastLine = Number.NEGATIVE_INFINITY;
   return (p) => {
-    let total = p.total === null ? "?" : String(p.total), eta = p.etaS === null ? "?" : `${p.etaS.toFixed(0)}s`, line = `level ${p.level} [${p.levelIndex + 1}/${p.levelCount}] ${p.done}/${total} requests, ${p.elapsedS.toFixed(1)}s elapsed, ETA ${eta}`;
+    let eta = p.etaS === null ? "" : `, ETA ${p.etaS.toFixed(0)}s`, which = p.maxProbes !== null ? `probe ${p.levelIndex + 1} (at most ${p.maxProbes}) at ${Number(p.level.toPrecision(4))} req/s` : `level ${p.level} [${p.levelIndex + 1}/${p.levelCount}]`, done = p.total !== null ? `${p.done}/${p.total} requests` : `${p.done} requests${p.durationS !== null ? ` of a ${p.durationS} s level` : ""}`, line = `${which} ${done}, ${p.elapsedS.toFixed(1)}s elapsed${eta}`;
     tty ? process.stderr.write(`\r\x1B[K${line}`) : (performance.now() - lastLine > 1e4 || p.total !== null && p.done === p.total) && (lastLine = performance.now(), process.stderr.write(`${line}
 `));
   };

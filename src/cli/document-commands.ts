@@ -29,12 +29,19 @@ import { parseCommand, plotsDir } from "./command.ts";
 
 function loadDoc(path: string | undefined, what: string): ResultDocument {
   if (!path) throw new UsageError(`missing ${what}`);
-  if (!existsSync(path)) throw new UsageError(`${what} ${path} does not exist`);
+  // A file that is missing or cannot be read is the file's fault, not the command line's: exit 1
+  // with the code the error table names (results_file_invalid), as for a file that is not one.
+  if (!existsSync(path))
+    throw new ResultsFileError(
+      path,
+      `(the ${what}) does not exist: check the path, or run the sweep that writes it`,
+    );
   let loaded: ReturnType<typeof readResults>;
   try {
     loaded = readResults(path);
   } catch (err) {
-    if (err instanceof ResultsFileError) throw new UsageError(`${what} ${err.message}`);
+    if (err instanceof ResultsFileError)
+      throw new ResultsFileError(err.path, `(the ${what}) ${err.message.slice(err.path.length + 2)}`);
     throw err;
   }
   const { doc, records, unlisted } = loaded;
@@ -55,6 +62,10 @@ export async function reportCommand(argv: string[]): Promise<number> {
   if (p === null) return 0;
   const v = p.values;
   const path = p.positionals[0];
+  if (p.positionals.length > 1)
+    throw new UsageError(
+      `report reads one results file, got ${p.positionals.length}: run it once per file, or compare them with tokenbench compare`,
+    );
   const doc = loadDoc(path, "results file");
   const baseline = v.baseline !== null ? loadDoc(v.baseline, "baseline file") : undefined;
   const dir = v.outDir ?? plotsDir(path!);

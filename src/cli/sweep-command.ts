@@ -25,11 +25,19 @@ const GROUPS = [
 export function progressPrinter(quiet: boolean): ((p: Progress) => void) | undefined {
   if (quiet) return undefined;
   const tty = process.stderr.isTTY === true;
-  let lastLine = 0;
+  let lastLine = Number.NEGATIVE_INFINITY; // the first line at once: the log shows the sweep started
   return (p) => {
-    const total = p.total === null ? "?" : String(p.total);
-    const eta = p.etaS === null ? "?" : `${p.etaS.toFixed(0)}s`;
-    const line = `level ${p.level} [${p.levelIndex + 1}/${p.levelCount}] ${p.done}/${total} requests, ${p.elapsedS.toFixed(1)}s elapsed, ETA ${eta}`;
+    const eta = p.etaS === null ? "" : `, ETA ${p.etaS.toFixed(0)}s`;
+    // a search's probes are found as it goes: their count is a most, not a total
+    const which =
+      p.maxProbes !== null
+        ? `probe ${p.levelIndex + 1} (at most ${p.maxProbes}) at ${Number(p.level.toPrecision(4))} req/s`
+        : `level ${p.level} [${p.levelIndex + 1}/${p.levelCount}]`;
+    const done =
+      p.total !== null
+        ? `${p.done}/${p.total} requests`
+        : `${p.done} requests${p.durationS !== null ? ` of a ${p.durationS} s level` : ""}`;
+    const line = `${which} ${done}, ${p.elapsedS.toFixed(1)}s elapsed${eta}`;
     if (tty) process.stderr.write(`\r\x1b[K${line}`);
     else if (performance.now() - lastLine > 10_000 || (p.total !== null && p.done === p.total)) {
       lastLine = performance.now();

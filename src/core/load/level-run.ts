@@ -25,6 +25,10 @@ export interface Progress {
   total: number | null;
   elapsedS: number;
   etaS: number | null;
+  /** A level that runs for a duration (no request count), s. */
+  durationS: number | null;
+  /** A saturation search: the most probes it may send (its levels are probes, their count not known). */
+  maxProbes: number | null;
 }
 
 export interface LevelRunContext {
@@ -68,6 +72,8 @@ function progressReporter(ctx: LevelRunContext, plan: LevelPlan, done: () => num
       total,
       elapsedS,
       etaS,
+      durationS: plan.durationS,
+      maxProbes: ctx.cfg.search?.max_probes ?? null,
     });
   };
 }

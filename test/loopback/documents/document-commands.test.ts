@@ -106,7 +106,15 @@ describe("compare, import, export from the CLI", () => {
       ).verdict,
     ).toBe("regressed");
     expect((await runCli(["compare", example])).code).toBe(2);
-    expect((await runCli(["compare", example, join(tmp, "missing.json")])).code).toBe(2);
+    // a file that is not there is the file's fault (exit 1, with the code), a file too many is usage
+    const missing = await runCli(["compare", example, join(tmp, "missing.json")]);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toMatch(
+      /error \[results_file_invalid\]: .*missing\.json: \(the head file\) does not exist/,
+    );
+    const two = await runCli(["report", example, example]);
+    expect(two.code).toBe(2);
+    expect(two.stderr).toContain("report reads one results file, got 2");
     // thresholds and fail-on: output tok/s -50 % under its own -60 % rule is no regression
     const own = [
       "--thresholds",
