@@ -19194,6 +19194,29 @@ function serverErrorIn(body) {
     return null;
   }
 }
+function redirectMessage(status, location) {
+  let to = location.slice(0, 200);
+  return `HTTP ${status}: the server redirects${to ? ` to ${to}` : ""}, and tokenbench does not follow redirects; point --base-url at where it leads (http vs https, a trailing slash, another host?)`;
+}
+function noEventError(status, body) {
+  let text = body.trim();
+  if (text === "") return null;
+  let said = serverErrorIn(text);
+  return said !== null ? {
+    code: ErrorCode.serverErrorEvent,
+    message: `HTTP ${status} with a JSON error and no stream: ${said}`.slice(0, 1e3)
+  } : {
+    code: ErrorCode.missingDone,
+    message: `the body held no SSE event (no "data:" line); it began: ${text.slice(0, 200)}`
+  };
+}
+function withBody(error, status, body) {
+  let said = serverErrorIn(body);
+  return said !== null && error.code === ErrorCode.notSse ? {
+    code: ErrorCode.serverErrorEvent,
+    message: `HTTP ${status} with an error instead of a stream: ${said}`
+  } : { code: error.code, message: `${error.message}; body: ${body.slice(0, 300)}` };
+}
 
 // src/core/client/chunk.ts
 var isObj = (v) => v !== null && typeof v == "object" && !Array.isArray(v), strLen = (v) => typeof v == "string" ? v.length : 0;
@@ -19649,14 +19672,8 @@ var StreamClient = class {
       socketWrites.delete(wireId);
       let sendAbs = written?.t ?? dispatchAbs, eventTimes = state.eventTimes, usage = state.usage;
       if (error === null && status !== null && status < 400 && sse) {
-        let said = sseEvents === 0 ? serverErrorIn(errBody.trim()) : null;
-        said !== null ? setError(
-          ErrorCode.serverErrorEvent,
-          redacted(`HTTP ${status} with a JSON error and no stream: ${said}`, secrets).slice(0, 1e3)
-        ) : sseEvents === 0 && errBody.trim() !== "" ? setError(
-          ErrorCode.missingDone,
-          `the body held no SSE event (no "data:" line); it began: ${redacted(errBody.trim(), secrets).slice(0, 200)}`
-        ) : state.done ? usage === null || usage.completion_tokens === null ? setError(ErrorCode.missingUsage, "stream finished without usage.completion_tokens") : eventTimes.length === 0 && setError(
+        let none = sseEvents === 0 ? noEventError(status, redacted(errBody, secrets)) : null;
+        none !== null ? setError(none.code, none.message) : state.done ? usage === null || usage.completion_tokens === null ? setError(ErrorCode.missingUsage, "stream finished without usage.completion_tokens") : eventTimes.length === 0 && setError(
           ErrorCode.emptyStream,
           `no content-bearing event: the server answered with no token (finish_reason ${state.finishReason ?? "none"}, ${usage.completion_tokens} completion tokens in its usage); a prompt that fills the context, a stop sequence or a filter that ends it at once?`
         ) : setError(
@@ -19697,11 +19714,9 @@ var StreamClient = class {
           return;
         }
         if (statusCode >= 300) {
-          sse = !1;
-          let to = String(headers.location ?? "").slice(0, 200);
-          setError(
+          sse = !1, setError(
             ErrorCode.httpError,
-            `HTTP ${statusCode}: the server redirects${to ? ` to ${redacted(to, secrets)}` : ""}, and tokenbench does not follow redirects; point --base-url at where it leads (http vs https, a trailing slash, another host?)`
+            redirectMessage(statusCode, redacted(String(headers.location ?? ""), secrets))
           );
           return;
         }
@@ -19728,17 +19743,8 @@ var StreamClient = class {
         if (now = performance3.now(), sse && parser.end(), status !== null && status >= 400)
           setError(ErrorCode.httpError, `HTTP ${status}: ${errBody.slice(0, 500)}`);
         else if (!sse && error !== null && errBody) {
-          let said = serverErrorIn(errBody);
-          error = said !== null && error.code === ErrorCode.notSse ? {
-            code: ErrorCode.serverErrorEvent,
-            message: redacted(
-              `HTTP ${status} with an error instead of a stream: ${said}`,
-              secrets
-            ).slice(0, 1e3)
-          } : {
-            code: error.code,
-            message: `${error.message}; body: ${redacted(errBody, secrets).slice(0, 300)}`
-          };
+          let e = withBody(error, status, redacted(errBody, secrets));
+          error = { code: e.code, message: redacted(e.message, secrets).slice(0, 1e3) };
         }
         finish();
       },

@@ -94,7 +94,7 @@ export interface CommentInput {
 
 /** The verdict in words with its emoji beside it (decoration: the word carries the meaning). */
 const verdictCell = (r: VerdictRow) =>
-  `${VERDICT_EMOJI[r.verdict]} ${r.decided ? "<b>gate</b>: " : ""}${mdText(verdictWord(r), 200)} <sub>${r.method === "none" ? "" : mdText(methodText(r), 60)}${r.rule !== "t-test" ? ` ${mdText(r.rule, 20)}` : ""}</sub>`;
+  `${VERDICT_EMOJI[r.verdict]} ${r.decided ? "<b>gate</b>: " : ""}${mdText(verdictWord(r), 400)} <sub>${r.method === "none" ? "" : mdText(methodText(r), 60)}${r.rule !== "t-test" ? ` ${mdText(r.rule, 20)}` : ""}</sub>`;
 
 function tableOf(rows: readonly VerdictRow[], withInterval: boolean): string[] {
   return [

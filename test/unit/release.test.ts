@@ -85,3 +85,23 @@ describe("the release steps", () => {
     ).toBe(false);
   });
 });
+
+describe("what the docs tell users to pin", () => {
+  it("every `uses: tokenbench/tokenbench@vN` is the major tag the release script moves for package.json's version", async () => {
+    const { readFileSync } = await import("node:fs");
+    const version = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")).version as string;
+    const major = `v${version.split(".")[0]}`;
+    const seen: string[] = [];
+    for (const file of ["README.md", "docs/action.md", "docs/service.md", "docs/cli.md"])
+      for (const m of readFileSync(join(ROOT, file), "utf8").matchAll(/tokenbench\/tokenbench@(v\d+)/g))
+        seen.push(`${file}: ${m[1]}`);
+    expect(seen.length).toBeGreaterThan(0);
+    expect(seen.filter((s) => !s.endsWith(`: ${major}`))).toEqual([]);
+  });
+
+  it("the package names its repository, so the registry page links back", async () => {
+    const { readFileSync } = await import("node:fs");
+    const pkg = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8"));
+    expect(pkg.repository?.url).toMatch(/^git\+https:\/\/github\.com\/tokenbench\/tokenbench\.git$/);
+  });
+});

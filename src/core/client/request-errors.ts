@@ -87,3 +87,47 @@ export function serverErrorIn(body: string): string | null {
     return null;
   }
 }
+
+/** A redirect is not followed: the POST and its body would be sent again to wherever it points. */
+export function redirectMessage(status: number, location: string): string {
+  const to = location.slice(0, 200);
+  return `HTTP ${status}: the server redirects${to ? ` to ${to}` : ""}, and tokenbench does not follow redirects; point --base-url at where it leads (http vs https, a trailing slash, another host?)`;
+}
+
+/**
+ * A 2xx event stream that held no SSE event: a bare JSON error where the stream should be (a
+ * server or proxy that answers 200 with it) keeps the server's message; any other body is named by
+ * its first bytes. Null for an empty body (the stream's own checks say what is missing).
+ */
+export function noEventError(status: number | null, body: string): { code: string; message: string } | null {
+  const text = body.trim();
+  if (text === "") return null;
+  const said = serverErrorIn(text);
+  if (said !== null)
+    return {
+      code: ErrorCode.serverErrorEvent,
+      message: `HTTP ${status} with a JSON error and no stream: ${said}`.slice(0, 1000),
+    };
+  return {
+    code: ErrorCode.missingDone,
+    message: `the body held no SSE event (no "data:" line); it began: ${text.slice(0, 200)}`,
+  };
+}
+
+/**
+ * A response that was not a stream, with its body: a JSON error object in it is the server's own
+ * error (`server_error_event`, its message); otherwise the error keeps its code, the body beside it.
+ */
+export function withBody(
+  error: { code: string; message: string },
+  status: number | null,
+  body: string,
+): { code: string; message: string } {
+  const said = serverErrorIn(body);
+  return said !== null && error.code === ErrorCode.notSse
+    ? {
+        code: ErrorCode.serverErrorEvent,
+        message: `HTTP ${status} with an error instead of a stream: ${said}`,
+      }
+    : { code: error.code, message: `${error.message}; body: ${body.slice(0, 300)}` };
+}

@@ -14,7 +14,14 @@ import {
   redacted,
   secretsIn,
 } from "../server/target.ts";
-import { classifyNetworkError, ErrorCode, STREAM_LIMITS, serverErrorIn } from "./request-errors.ts";
+import {
+  classifyNetworkError,
+  ErrorCode,
+  noEventError,
+  redirectMessage,
+  STREAM_LIMITS,
+  withBody,
+} from "./request-errors.ts";
 import { ResponseState } from "./response-state.ts";
 import { REQUEST_ID_HEADER, socketWrites, watchSocketWrites } from "./socket-writes.ts";
 import { SseParser } from "./sse.ts";
@@ -208,18 +215,8 @@ export class StreamClient {
       const eventTimes = state.eventTimes;
       const usage = state.usage;
       if (error === null && status !== null && status < 400 && sse) {
-        const said = sseEvents === 0 ? serverErrorIn(errBody.trim()) : null;
-        if (said !== null)
-          // a server (or a proxy) that answers 200 with a bare JSON error where the stream should be
-          setError(
-            ErrorCode.serverErrorEvent,
-            redacted(`HTTP ${status} with a JSON error and no stream: ${said}`, secrets).slice(0, 1000),
-          );
-        else if (sseEvents === 0 && errBody.trim() !== "")
-          setError(
-            ErrorCode.missingDone,
-            `the body held no SSE event (no "data:" line); it began: ${redacted(errBody.trim(), secrets).slice(0, 200)}`,
-          );
+        const none = sseEvents === 0 ? noEventError(status, redacted(errBody, secrets)) : null;
+        if (none !== null) setError(none.code, none.message);
         else if (!state.done)
           setError(
             ErrorCode.missingDone,
@@ -287,12 +284,10 @@ export class StreamClient {
           return;
         }
         if (statusCode >= 300) {
-          // not followed: the POST and its body would be sent again to wherever it points
           sse = false;
-          const to = String(headers.location ?? "").slice(0, 200);
           setError(
             ErrorCode.httpError,
-            `HTTP ${statusCode}: the server redirects${to ? ` to ${redacted(to, secrets)}` : ""}, and tokenbench does not follow redirects; point --base-url at where it leads (http vs https, a trailing slash, another host?)`,
+            redirectMessage(statusCode, redacted(String(headers.location ?? ""), secrets)),
           );
           return;
         }
@@ -339,20 +334,8 @@ export class StreamClient {
         if (status !== null && status >= 400) {
           setError(ErrorCode.httpError, `HTTP ${status}: ${errBody.slice(0, 500)}`);
         } else if (!sse && error !== null && errBody) {
-          const said = serverErrorIn(errBody);
-          error =
-            said !== null && error.code === ErrorCode.notSse
-              ? {
-                  code: ErrorCode.serverErrorEvent,
-                  message: redacted(
-                    `HTTP ${status} with an error instead of a stream: ${said}`,
-                    secrets,
-                  ).slice(0, 1000),
-                }
-              : {
-                  code: error.code,
-                  message: `${error.message}; body: ${redacted(errBody, secrets).slice(0, 300)}`,
-                };
+          const e = withBody(error, status, redacted(errBody, secrets));
+          error = { code: e.code, message: redacted(e.message, secrets).slice(0, 1000) };
         }
         finish();
       },

