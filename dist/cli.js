@@ -37084,6 +37084,8 @@ var SloConfig = external_exports.object({
   }).nullable().optional(),
   /** `--min-steady-s`: the shortest steady-state window a level's headline may come from (null: 5 s, or half a level under 10 s, 1 s at least). */
   min_steady_s: external_exports.number().positive().nullable().optional(),
+  /** `--client-late-floor-ms`: the client lateness a level tolerates before it is client-bound (absent: 20). */
+  client_late_floor_ms: external_exports.number().positive().optional(),
   /** `--dataset-reuse`: a dataset's entries drawn again get a unique tag ahead (tagged) or go as they are (exact). */
   dataset_reuse: external_exports.enum(["tagged", "exact"]).optional(),
   /** `--reasoning-tags think`: reasoning was read from `<think>` tags inside the content. */
@@ -40151,8 +40153,8 @@ var TIMING = ["latency", "rate", "slo"], FIGURES = ["latency", "rate", "slo", "t
 function levelReasons(l, cfg, cacheNote) {
   let out = [], add = (code, affects, figure, bound, text2) => out.push({ code, affects, figure, bound, text: text2 }), delay = l.client.event_loop_delay_ms.p99, itl = l.itl_ms.p50, ttft2 = l.ttft_ms.p50;
   if (delay !== null && (itl !== null || ttft2 !== null)) {
-    let late = 2 * delay + 1, bound = Math.max(
-      20,
+    let late = 2 * delay + 1, floor = cfg.client_late_floor_ms ?? 20, bound = Math.max(
+      floor,
       Math.min(
         itl !== null ? 0.5 * itl : Number.POSITIVE_INFINITY,
         ttft2 !== null ? 0.2 * ttft2 : Number.POSITIVE_INFINITY
@@ -40163,15 +40165,18 @@ function levelReasons(l, cfg, cacheNote) {
       TIMING,
       late,
       bound,
-      `client-bound: it read what the server sent up to about ${fmt(late)} ms late (p99), over ${fmt(bound)} ms (half the ITL p50 or a fifth of the TTFT p50, at least 20 ms)${l.client.bottleneck_warning ? "; its own work was the cause (more --workers)" : "; the machine woke it late (a quieter runner)"}`
+      `client-bound: it read what the server sent up to about ${fmt(late)} ms late (p99), over ${fmt(bound)} ms (half the ITL p50 or a fifth of the TTFT p50, at least ${floor} ms)${l.client.bottleneck_warning ? "; its own work was the cause (more --workers)" : "; the machine woke it late (a quieter runner)"}`
     );
   }
-  let queue = l.client.send_queue_ms?.p99 ?? null;
-  queue !== null && ttft2 !== null && queue > Math.max(20, 0.2 * ttft2) && add(
+  let queue = l.client.send_queue_ms?.p99 ?? null, queueBound = Math.max(
+    cfg.client_late_floor_ms ?? 20,
+    0.2 * (ttft2 ?? 0)
+  );
+  queue !== null && ttft2 !== null && queue > queueBound && add(
     "client_bound",
     TIMING,
     queue,
-    Math.max(20, 0.2 * ttft2),
+    queueBound,
     `client-bound: requests waited ${fmt(queue)} ms (p99) in the client before their socket write, over a fifth of the TTFT p50 (more --workers)`
   );
   let s = l.steady_state;
@@ -40729,6 +40734,14 @@ var SWEEP = {
     check: positive,
     what: "a positive number of seconds",
     help: "the shortest steady-state window (full level to first user stopping; open loop: filled to last arrival) a level's headline figures may come from; shorter: the level says no steady state (default: 5 s, or half a level under 10 s, 1 s at least)"
+  }),
+  clientLateFloorMs: number({
+    flag: "client-late-floor-ms",
+    metavar: "MS",
+    default: null,
+    check: positive,
+    what: "a positive number of milliseconds",
+    help: "the client lateness (p99 estimate) a level tolerates before it is client-bound and not judged, when half its ITL p50 and a fifth of its TTFT p50 are smaller (default 20: what a shared CI runner shows under ordinary load); raise it on a noisier runner you accept, and say so"
   }),
   sloTtftMs: number({
     flag: "slo-ttft-ms",
@@ -41402,6 +41415,7 @@ function sweepConfigOf(v, c) {
     ...v.reasoningTags !== "off" ? { reasoning_tags: v.reasoningTags } : {},
     ...v.datasetReuse !== "tagged" ? { dataset_reuse: v.datasetReuse } : {},
     ...v.minSteadyS !== null ? { min_steady_s: v.minSteadyS } : {},
+    ...v.clientLateFloorMs !== null ? { client_late_floor_ms: v.clientLateFloorMs } : {},
     ...v.responsesChain ? { responses_chain: !0 } : {},
     ...v.repeats > 1 ? { repeats: v.repeats } : {},
     ...v.gpuSampleMs > 0 ? {

@@ -93,6 +93,8 @@ export const SweepConfig = z.object({
     .optional(),
   /** `--min-steady-s`: the shortest steady-state window a level's headline may come from (null: 5 s, or half a level under 10 s, 1 s at least). */
   min_steady_s: z.number().positive().nullable().optional(),
+  /** `--client-late-floor-ms`: the client lateness a level tolerates before it is client-bound (absent: 20). */
+  client_late_floor_ms: z.number().positive().optional(),
   /** `--dataset-reuse`: a dataset's entries drawn again get a unique tag ahead (tagged) or go as they are (exact). */
   dataset_reuse: z.enum(["tagged", "exact"]).optional(),
   /** `--reasoning-tags think`: reasoning was read from `<think>` tags inside the content. */

@@ -75,8 +75,9 @@ export function levelReasons(l: LevelResult, cfg: SweepConfig, cacheNote: string
   const ttft = l.ttft_ms.p50;
   if (delay !== null && (itl !== null || ttft !== null)) {
     const late = 2 * delay + 1;
+    const floor = cfg.client_late_floor_ms ?? CLIENT_LATE_FLOOR_MS;
     const bound = Math.max(
-      CLIENT_LATE_FLOOR_MS,
+      floor,
       Math.min(
         itl !== null ? CLIENT_LATE_ITL_SHARE * itl : Number.POSITIVE_INFINITY,
         ttft !== null ? CLIENT_LATE_TTFT_SHARE * ttft : Number.POSITIVE_INFINITY,
@@ -88,20 +89,20 @@ export function levelReasons(l: LevelResult, cfg: SweepConfig, cacheNote: string
         TIMING,
         late,
         bound,
-        `client-bound: it read what the server sent up to about ${fmt(late)} ms late (p99), over ${fmt(bound)} ms (half the ITL p50 or a fifth of the TTFT p50, at least ${CLIENT_LATE_FLOOR_MS} ms)${l.client.bottleneck_warning ? "; its own work was the cause (more --workers)" : "; the machine woke it late (a quieter runner)"}`,
+        `client-bound: it read what the server sent up to about ${fmt(late)} ms late (p99), over ${fmt(bound)} ms (half the ITL p50 or a fifth of the TTFT p50, at least ${floor} ms)${l.client.bottleneck_warning ? "; its own work was the cause (more --workers)" : "; the machine woke it late (a quieter runner)"}`,
       );
   }
   const queue = l.client.send_queue_ms?.p99 ?? null;
-  if (
-    queue !== null &&
-    ttft !== null &&
-    queue > Math.max(CLIENT_LATE_FLOOR_MS, CLIENT_LATE_TTFT_SHARE * ttft)
-  )
+  const queueBound = Math.max(
+    cfg.client_late_floor_ms ?? CLIENT_LATE_FLOOR_MS,
+    CLIENT_LATE_TTFT_SHARE * (ttft ?? 0),
+  );
+  if (queue !== null && ttft !== null && queue > queueBound)
     add(
       "client_bound",
       TIMING,
       queue,
-      Math.max(CLIENT_LATE_FLOOR_MS, CLIENT_LATE_TTFT_SHARE * ttft),
+      queueBound,
       `client-bound: requests waited ${fmt(queue)} ms (p99) in the client before their socket write, over a fifth of the TTFT p50 (more --workers)`,
     );
   const s = l.steady_state;

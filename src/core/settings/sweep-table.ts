@@ -243,6 +243,14 @@ export const SWEEP = {
     what: "a positive number of seconds",
     help: "the shortest steady-state window (full level to first user stopping; open loop: filled to last arrival) a level's headline figures may come from; shorter: the level says no steady state (default: 5 s, or half a level under 10 s, 1 s at least)",
   }),
+  clientLateFloorMs: number<number | null>({
+    flag: "client-late-floor-ms",
+    metavar: "MS",
+    default: null,
+    check: positive,
+    what: "a positive number of milliseconds",
+    help: "the client lateness (p99 estimate) a level tolerates before it is client-bound and not judged, when half its ITL p50 and a fifth of its TTFT p50 are smaller (default 20: what a shared CI runner shows under ordinary load); raise it on a noisier runner you accept, and say so",
+  }),
   sloTtftMs: number<number | null>({
     flag: "slo-ttft-ms",
     metavar: "MS",

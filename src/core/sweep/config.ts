@@ -180,6 +180,7 @@ export function sweepConfigOf(
     ...(v.reasoningTags !== "off" ? { reasoning_tags: v.reasoningTags } : {}),
     ...(v.datasetReuse !== "tagged" ? { dataset_reuse: v.datasetReuse } : {}),
     ...(v.minSteadyS !== null ? { min_steady_s: v.minSteadyS } : {}),
+    ...(v.clientLateFloorMs !== null ? { client_late_floor_ms: v.clientLateFloorMs } : {}),
     ...(v.responsesChain ? { responses_chain: true } : {}),
     ...(v.repeats > 1 ? { repeats: v.repeats } : {}),
     ...(v.gpuSampleMs > 0

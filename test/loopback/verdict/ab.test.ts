@@ -13,7 +13,8 @@ import { type MockProcess, startMock } from "../../helpers/mock-process.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "tokenbench-ab-"));
 // The default requests per level: enough in each steady window for the gated TTFT p95.
-const WORKLOAD = ["--levels", "2,4", "--max-tokens", "16", "--quiet"];
+// (a client-late floor of 60 ms: the suite loads this machine beside these sweeps)
+const WORKLOAD = ["--levels", "2,4", "--max-tokens", "16", "--quiet", "--client-late-floor-ms", "60"];
 
 describe("interleaved A/B in one job", () => {
   let base: MockProcess;
