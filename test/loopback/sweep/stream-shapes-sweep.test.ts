@@ -80,11 +80,12 @@ describe("a sweep of a reasoning model", () => {
     const ttfat = rows.filter((x) => x.measure === "ttfat_p95_ms" && x.level !== null);
     expect(ttfat).toHaveLength(2);
     // judged like any measure: unchanged against itself, or not judged and saying why (a short
-    // level: no steady state; a p95 of 8 requests)
+    // level: no steady state; a p95 of 8 requests; a client the suite's load made read late)
     for (const x of rows.filter((y) => y.measure.startsWith("ttfat_") && y.level !== null))
       expect(
         x.verdict === "unchanged" ||
-          (x.verdict === "not_judged" && /no steady state|needs ≥ \d+ samples/.test(x.reason ?? "")),
+          (x.verdict === "not_judged" &&
+            /no steady state|needs ≥ \d+ samples|client-bound/.test(x.reason ?? "")),
         JSON.stringify(x),
       ).toBe(true);
   });
