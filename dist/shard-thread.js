@@ -19672,7 +19672,7 @@ var StreamClient = class {
       socketWrites.delete(wireId);
       let sendAbs = written?.t ?? dispatchAbs, eventTimes = state.eventTimes, usage = state.usage;
       if (error === null && status !== null && status < 400 && sse) {
-        let none = sseEvents === 0 ? noEventError(status, redacted(errBody, secrets)) : null;
+        let none = sseEvents === 0 ? noEventError(status, errBody) : null;
         none !== null ? setError(none.code, none.message) : state.done ? usage === null || usage.completion_tokens === null ? setError(ErrorCode.missingUsage, "stream finished without usage.completion_tokens") : eventTimes.length === 0 && setError(
           ErrorCode.emptyStream,
           `no content-bearing event: the server answered with no token (finish_reason ${state.finishReason ?? "none"}, ${usage.completion_tokens} completion tokens in its usage); a prompt that fills the context, a stop sequence or a filter that ends it at once?`
@@ -19743,7 +19743,7 @@ var StreamClient = class {
         if (now = performance3.now(), sse && parser.end(), status !== null && status >= 400)
           setError(ErrorCode.httpError, `HTTP ${status}: ${errBody.slice(0, 500)}`);
         else if (!sse && error !== null && errBody) {
-          let e = withBody(error, status, redacted(errBody, secrets));
+          let e = withBody(error, status, errBody);
           error = { code: e.code, message: redacted(e.message, secrets).slice(0, 1e3) };
         }
         finish();

@@ -215,7 +215,7 @@ export class StreamClient {
       const eventTimes = state.eventTimes;
       const usage = state.usage;
       if (error === null && status !== null && status < 400 && sse) {
-        const none = sseEvents === 0 ? noEventError(status, redacted(errBody, secrets)) : null;
+        const none = sseEvents === 0 ? noEventError(status, errBody) : null; // setError redacts
         if (none !== null) setError(none.code, none.message);
         else if (!state.done)
           setError(
@@ -334,7 +334,8 @@ export class StreamClient {
         if (status !== null && status >= 400) {
           setError(ErrorCode.httpError, `HTTP ${status}: ${errBody.slice(0, 500)}`);
         } else if (!sse && error !== null && errBody) {
-          const e = withBody(error, status, redacted(errBody, secrets));
+          // redacted once, as setError does: the message holds the body
+          const e = withBody(error, status, errBody);
           error = { code: e.code, message: redacted(e.message, secrets).slice(0, 1000) };
         }
         finish();
