@@ -20282,6 +20282,85 @@ function medianLevels(repeats) {
   });
 }
 
+// src/schema/upload.ts
+var MAX_FUTURE_SKEW_MS = 600 * 1e3, SLACK = 1.01, PHYSICS = { decodeTokS: 1e5, levelTokS: 1e7, gpuW: 5e3 };
+function impossibleFigures(levels, config2 = null) {
+  let out = [], no = (path, message) => out.push({ code: "figure_impossible", path, message }), windowed = !1, wallBound = (what, value, count3, wallS, i, unit) => {
+    value * wallS <= count3 * SLACK + 1 || out.push({
+      code: "figure_impossible",
+      path: `levels[${i}].${what}`,
+      message: `${value} ${unit} over ${wallS} s is more than the level's ${count3} counted (${what} \u2264 count \xF7 ${windowed ? "steady_state.window_s" : "wall_time_s"})`
+    });
+  };
+  return levels.forEach((l, i) => {
+    let wall = l.wall_time_s;
+    windowed = l.steady_state?.steady === !0 && l.steady_state.window_s > 0;
+    let rateS = windowed ? Math.min(wall, l.steady_state.window_s) : wall;
+    wallBound("output_tok_s", l.output_tok_s, l.completion_tokens_total, rateS, i, "tok/s"), wallBound(
+      "total_tok_s",
+      l.total_tok_s,
+      l.prompt_tokens_total + l.completion_tokens_total,
+      rateS,
+      i,
+      "tok/s"
+    ), wallBound("req_s", l.req_s, l.ok, rateS, i, "req/s"), l.goodput_req_s > l.req_s * SLACK + 1e-9 && out.push({
+      code: "figure_impossible",
+      path: `levels[${i}].goodput_req_s`,
+      message: `goodput ${l.goodput_req_s} req/s is more than the level's ${l.req_s} req/s`
+    }), l.output_tok_s > PHYSICS.levelTokS && no(
+      `levels[${i}].output_tok_s`,
+      `${l.output_tok_s} tok/s is beyond any server (at most ${PHYSICS.levelTokS})`
+    );
+    for (let [stat, v] of Object.entries(l.decode_tok_s))
+      stat !== "n" && typeof v == "number" && v > PHYSICS.decodeTokS && no(
+        `levels[${i}].decode_tok_s.${stat}`,
+        `${v} tok/s is beyond any one stream's decode (at most ${PHYSICS.decodeTokS})`
+      );
+    let perRequest = config2 && !config2.dataset && !config2.trace ? config2.max_tokens : null;
+    perRequest !== null && perRequest > 0 && l.completion_tokens_total > l.ok * perRequest * SLACK + 1 && no(
+      `levels[${i}].completion_tokens_total`,
+      `${l.completion_tokens_total} tokens from ${l.ok} requests is more than their ${perRequest} max_tokens each`
+    );
+    let g = l.gpu;
+    if (g) {
+      let nonNegative2 = [
+        "energy_j",
+        "mean_power_w",
+        "peak_power_w",
+        "idle_power_w",
+        "output_tok_per_j",
+        "j_per_output_tok",
+        "j_per_request",
+        "w_per_user",
+        "usd_per_m_output_tok",
+        "usd_per_m_total_tok"
+      ];
+      for (let k of nonNegative2) {
+        let v = g[k];
+        typeof v == "number" && v < 0 && no(`levels[${i}].gpu.${k}`, `${v} cannot be negative`);
+      }
+      let gpus = Math.max(1, g.per_gpu?.length ?? 1);
+      for (let k of ["mean_power_w", "peak_power_w", "idle_power_w"]) {
+        let v = g[k];
+        typeof v == "number" && v > PHYSICS.gpuW * gpus && no(
+          `levels[${i}].gpu.${k}`,
+          `${v} W is beyond ${gpus} GPU${gpus === 1 ? "" : "s"} (at most ${PHYSICS.gpuW} W each)`
+        );
+      }
+    }
+    let maxMs = wall * 1e3 * SLACK + 1;
+    for (let key of ["ttft_ms", "itl_ms", "tpot_ms", "e2e_ms", "e2e_stream_ms"]) {
+      let s = l[key];
+      for (let [stat, v] of Object.entries(s))
+        stat !== "n" && typeof v == "number" && v > maxMs && out.push({
+          code: "figure_impossible",
+          path: `levels[${i}].${key}.${stat}`,
+          message: `${v} ms is longer than the level's wall time of ${wall} s: every measured request lies inside it`
+        });
+    }
+  }), out;
+}
+
 // src/shared/formulas.ts
 var FORMULAS = {
   clock: "all *_ms timestamps: performance.now() (monotonic) minus the run origin, in milliseconds",
@@ -20296,7 +20375,7 @@ var FORMULAS = {
   tpot_ms: "(last content event - first content event) / (usage.completion_tokens - 1), requests with completion_tokens >= 2",
   e2e_ms: "last content event - actual send time",
   e2e_stream_ms: "end of stream (response end) - actual send time",
-  decode_tok_s: "(usage.completion_tokens - 1) / ((last content event - first content event) / 1000), per request",
+  decode_tok_s: `(usage.completion_tokens - 1) / ((last content event - first content event) / 1000), per request; none where that passes ${PHYSICS.decodeTokS} tok/s (the tokens came in one read, not as decoded)`,
   tokens_per_chunk: "usage.completion_tokens / number of content events, per request",
   output_tok_s: "sum of usage.completion_tokens over successful requests / level wall time",
   total_tok_s: "sum of (usage.prompt_tokens + usage.completion_tokens) over successful requests / level wall time",
@@ -20317,7 +20396,9 @@ function deriveRequest(r) {
   let ok = r.error === null, first = r.first_token_ms, last2 = r.last_token_ms, ct = r.usage?.completion_tokens ?? null, ttftMs = first !== null ? first - r.send_ms : null, e2eMs = last2 !== null ? last2 - r.send_ms : null, e2eStreamMs = r.end_ms !== null ? r.end_ms - r.send_ms : null, tpotMs = null, decodeTokS = null;
   if (first !== null && last2 !== null && ct !== null && ct >= 2) {
     let span = last2 - first;
-    tpotMs = span / (ct - 1), decodeTokS = span > 0 ? (ct - 1) / (span / 1e3) : null;
+    tpotMs = span / (ct - 1);
+    let rate = span > 0 ? (ct - 1) / (span / 1e3) : null;
+    decodeTokS = rate !== null && rate <= PHYSICS.decodeTokS ? rate : null;
   }
   let events = r.event_times_ms.length, tokensPerChunk = ct !== null && events > 0 ? ct / events : null, intended = r.intended_send_ms, answer = r.first_answer_ms === void 0 ? first : r.first_answer_ms;
   return {
@@ -21748,85 +21829,6 @@ function exportBencher(doc, source = "the document") {
 
 // src/core/documents/import-vllm.ts
 init_errors();
-
-// src/schema/upload.ts
-var MAX_FUTURE_SKEW_MS = 600 * 1e3, SLACK = 1.01, PHYSICS = { decodeTokS: 1e5, levelTokS: 1e7, gpuW: 5e3 };
-function impossibleFigures(levels, config2 = null) {
-  let out = [], no = (path, message) => out.push({ code: "figure_impossible", path, message }), windowed = !1, wallBound = (what, value, count3, wallS, i, unit) => {
-    value * wallS <= count3 * SLACK + 1 || out.push({
-      code: "figure_impossible",
-      path: `levels[${i}].${what}`,
-      message: `${value} ${unit} over ${wallS} s is more than the level's ${count3} counted (${what} \u2264 count \xF7 ${windowed ? "steady_state.window_s" : "wall_time_s"})`
-    });
-  };
-  return levels.forEach((l, i) => {
-    let wall = l.wall_time_s;
-    windowed = l.steady_state?.steady === !0 && l.steady_state.window_s > 0;
-    let rateS = windowed ? Math.min(wall, l.steady_state.window_s) : wall;
-    wallBound("output_tok_s", l.output_tok_s, l.completion_tokens_total, rateS, i, "tok/s"), wallBound(
-      "total_tok_s",
-      l.total_tok_s,
-      l.prompt_tokens_total + l.completion_tokens_total,
-      rateS,
-      i,
-      "tok/s"
-    ), wallBound("req_s", l.req_s, l.ok, rateS, i, "req/s"), l.goodput_req_s > l.req_s * SLACK + 1e-9 && out.push({
-      code: "figure_impossible",
-      path: `levels[${i}].goodput_req_s`,
-      message: `goodput ${l.goodput_req_s} req/s is more than the level's ${l.req_s} req/s`
-    }), l.output_tok_s > PHYSICS.levelTokS && no(
-      `levels[${i}].output_tok_s`,
-      `${l.output_tok_s} tok/s is beyond any server (at most ${PHYSICS.levelTokS})`
-    );
-    for (let [stat, v] of Object.entries(l.decode_tok_s))
-      stat !== "n" && typeof v == "number" && v > PHYSICS.decodeTokS && no(
-        `levels[${i}].decode_tok_s.${stat}`,
-        `${v} tok/s is beyond any one stream's decode (at most ${PHYSICS.decodeTokS})`
-      );
-    let perRequest = config2 && !config2.dataset && !config2.trace ? config2.max_tokens : null;
-    perRequest !== null && perRequest > 0 && l.completion_tokens_total > l.ok * perRequest * SLACK + 1 && no(
-      `levels[${i}].completion_tokens_total`,
-      `${l.completion_tokens_total} tokens from ${l.ok} requests is more than their ${perRequest} max_tokens each`
-    );
-    let g = l.gpu;
-    if (g) {
-      let nonNegative2 = [
-        "energy_j",
-        "mean_power_w",
-        "peak_power_w",
-        "idle_power_w",
-        "output_tok_per_j",
-        "j_per_output_tok",
-        "j_per_request",
-        "w_per_user",
-        "usd_per_m_output_tok",
-        "usd_per_m_total_tok"
-      ];
-      for (let k of nonNegative2) {
-        let v = g[k];
-        typeof v == "number" && v < 0 && no(`levels[${i}].gpu.${k}`, `${v} cannot be negative`);
-      }
-      let gpus = Math.max(1, g.per_gpu?.length ?? 1);
-      for (let k of ["mean_power_w", "peak_power_w", "idle_power_w"]) {
-        let v = g[k];
-        typeof v == "number" && v > PHYSICS.gpuW * gpus && no(
-          `levels[${i}].gpu.${k}`,
-          `${v} W is beyond ${gpus} GPU${gpus === 1 ? "" : "s"} (at most ${PHYSICS.gpuW} W each)`
-        );
-      }
-    }
-    let maxMs = wall * 1e3 * SLACK + 1;
-    for (let key of ["ttft_ms", "itl_ms", "tpot_ms", "e2e_ms", "e2e_stream_ms"]) {
-      let s = l[key];
-      for (let [stat, v] of Object.entries(s))
-        stat !== "n" && typeof v == "number" && v > maxMs && out.push({
-          code: "figure_impossible",
-          path: `levels[${i}].${key}.${stat}`,
-          message: `${v} ms is longer than the level's wall time of ${wall} s: every measured request lies inside it`
-        });
-    }
-  }), out;
-}
 
 // node_modules/zod/v4/classic/external.js
 var external_exports = {};

@@ -4,6 +4,7 @@
  * level aggregates (core/results/metrics.ts), the bootstrap's samples (shared/samples.ts) and the
  * serving profile use. Pure: the results service runs it too.
  */
+import { PHYSICS } from "../schema/upload.ts";
 import type { RequestRecord, SloConfig } from "../schema/v1.ts";
 
 export const FORMULAS: Record<string, string> = {
@@ -24,8 +25,7 @@ export const FORMULAS: Record<string, string> = {
     "(last content event - first content event) / (usage.completion_tokens - 1), requests with completion_tokens >= 2",
   e2e_ms: "last content event - actual send time",
   e2e_stream_ms: "end of stream (response end) - actual send time",
-  decode_tok_s:
-    "(usage.completion_tokens - 1) / ((last content event - first content event) / 1000), per request",
+  decode_tok_s: `(usage.completion_tokens - 1) / ((last content event - first content event) / 1000), per request; none where that passes ${PHYSICS.decodeTokS} tok/s (the tokens came in one read, not as decoded)`,
   tokens_per_chunk: "usage.completion_tokens / number of content events, per request",
   output_tok_s: "sum of usage.completion_tokens over successful requests / level wall time",
   total_tok_s:
@@ -75,7 +75,10 @@ export function deriveRequest(r: RequestRecord): Derived {
   if (first !== null && last !== null && ct !== null && ct >= 2) {
     const span = last - first;
     tpotMs = span / (ct - 1);
-    decodeTokS = span > 0 ? (ct - 1) / (span / 1000) : null;
+    // A span shorter than any stream decodes in is the tokens of one read (a client reading late,
+    // a buffering proxy): no decode was timed, and the service would refuse the figure.
+    const rate = span > 0 ? (ct - 1) / (span / 1000) : null;
+    decodeTokS = rate !== null && rate <= PHYSICS.decodeTokS ? rate : null;
   }
   const events = r.event_times_ms.length;
   const tokensPerChunk = ct !== null && events > 0 ? ct / events : null;

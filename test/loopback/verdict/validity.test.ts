@@ -260,7 +260,10 @@ describe("every reason a level is not valid, on every surface", () => {
     const starved = await sweep("shape-starved", mock, [], {
       workload,
       nodeArgs: BUSY,
-      env: { TB_BUSY_MS: "95", TB_BUSY_EVERY_MS: "100" },
+      // Blocked 1 s of every 1.01 s: the 0.32 s schedule's sends leave in one burst (far above the
+      // rate) or two bursts a second apart (far below it), never near the rate asked. A client
+      // blocked for short stretches catches up in bursts whose mean rate can still be the one asked.
+      env: { TB_BUSY_MS: "1000", TB_BUSY_EVERY_MS: "1010" },
     });
     expect(ok.doc.levels[0]!.validity!.reasons.map((r) => r.code)).not.toContain("load_shape");
     expect(reasonsOf(starved.doc, 200)).toContainEqual(

@@ -65,6 +65,15 @@ describe("per-request formulas", () => {
     expect(o.e2eFromIntendedMs).toBe(63);
   });
 
+  it("tokens of one read (a span no stream decodes in) have no decode rate, which the service would refuse", () => {
+    // 8 tokens in 0.034 ms: 206,000 tok/s, a late client's one read of an answer already sent
+    const burst = deriveRequest(rec({ send_ms: 0, events: [20, 20.01, 20.034], completion: 8 }));
+    expect(burst.decodeTokS).toBeNull();
+    expect(burst.tpotMs).toBeCloseTo(0.034 / 7, 9);
+    const fast = deriveRequest(rec({ send_ms: 0, events: [20, 20.5, 21], completion: 8 }));
+    expect(fast.decodeTokS).toBeCloseTo(7000, 6);
+  });
+
   it("a single-token request has no TPOT or decode rate", () => {
     const one = deriveRequest(rec({ send_ms: 0, events: [20], completion: 1 }));
     expect(one.tpotMs).toBeNull();
