@@ -8426,33 +8426,33 @@ var require_readable = __commonJS({
        * @param {(...args: any[]) => void} listener
        * @returns {this}
        */
-      on(event, listener) {
-        return (event === "data" || event === "readable") && (this[kReading] = !0, this[kUsed] = !0), super.on(event, listener);
+      on(event2, listener) {
+        return (event2 === "data" || event2 === "readable") && (this[kReading] = !0, this[kUsed] = !0), super.on(event2, listener);
       }
       /**
        * @param {string|symbol} event
        * @param {(...args: any[]) => void} listener
        * @returns {this}
        */
-      addListener(event, listener) {
-        return this.on(event, listener);
+      addListener(event2, listener) {
+        return this.on(event2, listener);
       }
       /**
        * @param {string|symbol} event
        * @param {(...args: any[]) => void} listener
        * @returns {this}
        */
-      off(event, listener) {
-        let ret = super.off(event, listener);
-        return (event === "data" || event === "readable") && (this[kReading] = this.listenerCount("data") > 0 || this.listenerCount("readable") > 0), ret;
+      off(event2, listener) {
+        let ret = super.off(event2, listener);
+        return (event2 === "data" || event2 === "readable") && (this[kReading] = this.listenerCount("data") > 0 || this.listenerCount("readable") > 0), ret;
       }
       /**
        * @param {string|symbol} event
        * @param {(...args: any[]) => void} listener
        * @returns {this}
        */
-      removeListener(event, listener) {
-        return this.off(event, listener);
+      removeListener(event2, listener) {
+        return this.off(event2, listener);
       }
       /**
        * @param {Buffer|null} chunk
@@ -17217,8 +17217,8 @@ var require_util5 = __commonJS({
       return readyState === states.CLOSED;
     }
     function fireEvent(e, target, eventFactory = (type, init) => new Event(type, init), eventInitDict = {}) {
-      let event = eventFactory(e, eventInitDict);
-      target.dispatchEvent(event);
+      let event2 = eventFactory(e, eventInitDict);
+      target.dispatchEvent(event2);
     }
     function websocketMessageReceived(handler, type, data) {
       handler.onMessage(type, data);
@@ -18660,7 +18660,7 @@ var require_eventsource_stream = __commonJS({
        * @param {Buffer} line
        * @param {EventSourceStreamEvent} event
        */
-      parseLine(line, event) {
+      parseLine(line, event2) {
         if (line.length === 0)
           return;
         let colonPosition = line.indexOf(COLON);
@@ -18670,22 +18670,22 @@ var require_eventsource_stream = __commonJS({
         if (colonPosition !== -1 && (fieldLength = colonPosition, valueStart = colonPosition + 1, line[valueStart] === SPACE && ++valueStart), isFieldName(line, fieldLength, DATA2)) {
           if (this.maxEventSize > 0 && this.dataLineCount >= this.maxDataLines)
             throw createMaxEventSizeExceededError();
-          let valueBytes = line.length - valueStart, dataSize = this.eventFieldSizes.data + (event.data === void 0 ? 0 : 1) + valueBytes;
+          let valueBytes = line.length - valueStart, dataSize = this.eventFieldSizes.data + (event2.data === void 0 ? 0 : 1) + valueBytes;
           this.setEventFieldSize("data", dataSize);
           let value = line.toString("utf8", valueStart);
-          event.data === void 0 ? event.data = value : event.data += `
+          event2.data === void 0 ? event2.data = value : event2.data += `
 ${value}`, this.dataLineCount++;
           return;
         }
         if (isFieldName(line, fieldLength, RETRY)) {
-          isASCIINumberBytes(line, valueStart) && (this.setEventFieldSize("retry", line.length - valueStart), event.retry = line.toString("utf8", valueStart));
+          isASCIINumberBytes(line, valueStart) && (this.setEventFieldSize("retry", line.length - valueStart), event2.retry = line.toString("utf8", valueStart));
           return;
         }
         if (isFieldName(line, fieldLength, ID)) {
-          isValidLastEventIdBytes(line, valueStart) && (this.setEventFieldSize("id", line.length - valueStart), event.id = line.toString("utf8", valueStart));
+          isValidLastEventIdBytes(line, valueStart) && (this.setEventFieldSize("id", line.length - valueStart), event2.id = line.toString("utf8", valueStart));
           return;
         }
-        isFieldName(line, fieldLength, EVENT2) && valueStart < line.length && (this.setEventFieldSize("event", line.length - valueStart), event.event = line.toString("utf8", valueStart));
+        isFieldName(line, fieldLength, EVENT2) && valueStart < line.length && (this.setEventFieldSize("event", line.length - valueStart), event2.event = line.toString("utf8", valueStart));
       }
       setEventFieldSize(field, size) {
         let eventSize = this.eventSize - this.eventFieldSizes[field] + size;
@@ -18696,11 +18696,11 @@ ${value}`, this.dataLineCount++;
       /**
        * @param {EventSourceStreamEvent} event
        */
-      processEvent(event) {
-        event.retry && isASCIINumber(event.retry) && (this.state.reconnectionTime = parseInt(event.retry, 10)), event.id !== void 0 && isValidLastEventId(event.id) && (this.state.lastEventId = event.id), event.data !== void 0 && this.push({
-          type: event.event || "message",
+      processEvent(event2) {
+        event2.retry && isASCIINumber(event2.retry) && (this.state.reconnectionTime = parseInt(event2.retry, 10)), event2.id !== void 0 && isValidLastEventId(event2.id) && (this.state.lastEventId = event2.id), event2.data !== void 0 && this.push({
+          type: event2.event || "message",
           options: {
-            data: event.data,
+            data: event2.data,
             lastEventId: this.state.lastEventId,
             origin: this.state.origin
           }
@@ -18881,10 +18881,10 @@ var require_eventsource = __commonJS({
           let eventSourceStream = new EventSourceStream({
             eventSourceSettings: this.#state,
             maxEventSize: this.#dispatcher.eventSourceOptions?.maxEventSize,
-            push: (event) => {
+            push: (event2) => {
               this.dispatchEvent(createFastMessageEvent(
-                event.type,
-                event.options
+                event2.type,
+                event2.options
               ));
             }
           });
@@ -37606,7 +37606,7 @@ var SCHEMA_VERSION = 1, Stats = external_exports.object({
   });
 }), Target = external_exports.object({
   base_url: external_exports.string(),
-  api: external_exports.enum(["chat", "completions", "responses"]),
+  api: external_exports.enum(["chat", "completions", "responses", "messages"]),
   model: external_exports.string()
 }), Environment = external_exports.object({
   os: external_exports.string(),
@@ -37987,6 +37987,7 @@ import { randomBytes } from "node:crypto";
 import { performance as performance3 } from "node:perf_hooks";
 
 // src/core/server/target.ts
+var ANTHROPIC_VERSION = "2023-06-01";
 function makeTarget(o) {
   let u = new URL(o.baseUrl), basic = urlBasicAuth(o.baseUrl);
   return {
@@ -37995,8 +37996,12 @@ function makeTarget(o) {
     model: o.model,
     headers: {
       ...basic ? { authorization: basic } : {},
+      // the Messages API names its version and takes the key as x-api-key (servers that speak it
+      // beside the OpenAI routes take the bearer header too, so both go)
+      ...o.api === "messages" ? { "anthropic-version": ANTHROPIC_VERSION } : {},
       ...o.headers,
-      ...o.apiKey ? { authorization: `Bearer ${o.apiKey}` } : {}
+      ...o.apiKey ? { authorization: `Bearer ${o.apiKey}` } : {},
+      ...o.apiKey && o.api === "messages" ? { "x-api-key": o.apiKey } : {}
     },
     origin: u.origin,
     basePath: u.pathname.replace(/\/+$/, "").replace(/\/v1$/, "")
@@ -38027,11 +38032,27 @@ function urlBasicAuth(raw) {
   let pair = `${decodeURIComponent(u.username)}:${decodeURIComponent(u.password)}`;
   return `Basic ${Buffer.from(pair).toString("base64")}`;
 }
-var withModel = (t, model) => ({ ...t, model }), url2 = (t, path) => t.origin + t.basePath + path, rootUrl = (t) => t.origin + t.basePath, completionsPath = (api) => api === "chat" ? "/v1/chat/completions" : api === "responses" ? "/v1/responses" : "/v1/completions";
+var withModel = (t, model) => ({ ...t, model }), url2 = (t, path) => t.origin + t.basePath + path, rootUrl = (t) => t.origin + t.basePath, PATHS = {
+  chat: "/v1/chat/completions",
+  completions: "/v1/completions",
+  responses: "/v1/responses",
+  messages: "/v1/messages"
+}, completionsPath = (api) => PATHS[api];
 function generationBody(api, model, input2, maxTokens, stream) {
   let messages = input2.messages ?? [{ role: "user", content: input2.prompt }];
   if (api === "responses")
     return { model, input: messages, max_output_tokens: maxTokens, stream, store: !1 };
+  if (api === "messages") {
+    let system = messages.filter((m) => m.role === "system").map((m) => m.content), body2 = {
+      model,
+      messages: messages.filter((m) => m.role !== "system"),
+      max_tokens: maxTokens,
+      stream
+    };
+    return system.length > 0 && (body2.system = system.join(`
+
+`)), body2;
+  }
   let body = { model, stream, max_tokens: maxTokens };
   return stream && (body.stream_options = { include_usage: !0 }), api === "chat" ? body.messages = messages : body.prompt = input2.messages ? input2.messages.map((m) => m.content).join(`
 
@@ -38039,6 +38060,14 @@ function generationBody(api, model, input2, maxTokens, stream) {
 }
 function promptTokensOf(api, json2) {
   let usage = json2?.usage;
+  if (api === "messages") {
+    let parts = [
+      usage?.input_tokens,
+      usage?.cache_read_input_tokens ?? 0,
+      usage?.cache_creation_input_tokens ?? 0
+    ];
+    return parts.every((v) => typeof v == "number") ? parts.reduce((a, b) => a + b, 0) : void 0;
+  }
   return api === "responses" ? usage?.input_tokens : usage?.prompt_tokens;
 }
 var targetRecord = (t) => ({ base_url: t.baseUrl, api: t.api, model: t.model }), SECRET_HEADER = /authorization|api[-_]?key|token|secret|cookie|password|credential/i;
@@ -38072,11 +38101,13 @@ var ErrorCode = {
   malformedChunk: "malformed_chunk",
   /** A JSON `error` object (or `event: error`, Responses `response.failed`) in the stream, or a JSON error body with a 200. */
   serverErrorEvent: "server_error_event",
+  /** The server said it is overloaded mid-stream (the Messages API's `overloaded_error` event). */
+  serverOverloaded: "server_overloaded",
   /** The connection was reset or closed before the stream finished. */
   connectionReset: "connection_reset",
   /** The stream finished without a `usage` object (TPOT cannot be computed honestly). */
   missingUsage: "missing_usage",
-  /** The stream ended without `data: [DONE]`. */
+  /** The stream ended without its end (`data: [DONE]`, `response.completed`, `message_stop`). */
   missingDone: "missing_done",
   /** The stream finished without a single content-bearing event. */
   emptyStream: "empty_stream",
@@ -38151,7 +38182,7 @@ function emptyInfo() {
   return resetInfo({});
 }
 function resetInfo(info) {
-  return info.answerChars = 0, info.reasoningChars = 0, info.toolChars = 0, info.toolCalls = 0, info.toolCallsAreNew = !1, info.toolIndexes ? info.toolIndexes.length = 0 : info.toolIndexes = [], info.text = "", info.finishReason = null, info.maxChoiceIndex = 0, info.usage = null, info.errorMessage = null, info.responseId = null, info.terminal = !1, info.serverTsMs = null, info.serverArrivalTsMs = null, info.timings = null, info.usageRaw = null, info;
+  return info.answerChars = 0, info.reasoningChars = 0, info.toolChars = 0, info.toolCalls = 0, info.toolCallsAreNew = !1, info.toolIndexes ? info.toolIndexes.length = 0 : info.toolIndexes = [], info.text = "", info.finishReason = null, info.maxChoiceIndex = 0, info.usage = null, info.errorMessage = null, info.errorType = null, info.responseId = null, info.terminal = !1, info.serverTsMs = null, info.serverArrivalTsMs = null, info.timings = null, info.usageRaw = null, info;
 }
 function errorText(e) {
   return typeof e == "string" ? e : isObj(e) && typeof e.message == "string" ? e.message : JSON.stringify(e)?.slice(0, 500) ?? String(e);
@@ -38245,6 +38276,62 @@ function interpretResponsesEvent(obj2, into) {
   }
   return readCommon(info, obj2), info;
 }
+var STOP_REASONS = {
+  end_turn: "stop",
+  stop_sequence: "stop",
+  max_tokens: "length",
+  tool_use: "tool_calls"
+};
+function readMessagesUsage(info, us) {
+  let bad = [], input2 = count2(us.input_tokens, "input_tokens", bad), read = count2(us.cache_read_input_tokens, "cache_read_input_tokens", bad), created = count2(us.cache_creation_input_tokens, "cache_creation_input_tokens", bad);
+  info.usage = {
+    prompt: input2 === null ? null : input2 + (read ?? 0) + (created ?? 0),
+    completion: count2(us.output_tokens, "output_tokens", bad),
+    cached: input2 === null ? null : read ?? 0,
+    reasoning: null,
+    invalid: bad.length > 0 ? bad.join("; ") : null
+  }, Object.keys(us).some((k) => k !== "input_tokens" && k !== "output_tokens") && (info.usageRaw = us);
+}
+function interpretMessagesEvent(obj2, into) {
+  let info = into ? resetInfo(into) : emptyInfo();
+  if (!isObj(obj2))
+    return info.errorMessage = "event is not a JSON object", info;
+  switch (obj2.type) {
+    case "message_start": {
+      let m = obj2.message;
+      isObj(m) && (typeof m.id == "string" && (info.responseId = m.id), isObj(m.usage) && readMessagesUsage(info, m.usage));
+      break;
+    }
+    case "content_block_start": {
+      let b = obj2.content_block;
+      if (!isObj(b)) break;
+      b.type === "tool_use" ? (info.toolCalls = 1, info.toolCallsAreNew = !0) : b.type === "text" && typeof b.text == "string" && b.text !== "" ? (info.answerChars = b.text.length, info.text = b.text) : b.type === "thinking" && (info.reasoningChars = strLen(b.thinking));
+      break;
+    }
+    case "content_block_delta": {
+      let d = obj2.delta;
+      if (!isObj(d)) break;
+      d.type === "text_delta" && typeof d.text == "string" ? (info.answerChars = d.text.length, info.text = d.text) : d.type === "thinking_delta" ? info.reasoningChars = strLen(d.thinking) : d.type === "input_json_delta" && (info.toolChars = strLen(d.partial_json));
+      break;
+    }
+    case "message_delta": {
+      let d = obj2.delta;
+      isObj(d) && typeof d.stop_reason == "string" && (info.finishReason = STOP_REASONS[d.stop_reason] ?? d.stop_reason), isObj(obj2.usage) && readMessagesUsage(info, obj2.usage);
+      break;
+    }
+    case "message_stop":
+      info.terminal = !0;
+      break;
+    case "error": {
+      let e = obj2.error;
+      info.errorType = isObj(e) && typeof e.type == "string" ? e.type : null, info.errorMessage = `${info.errorType !== null ? `${info.errorType}: ` : ""}${errorText(e ?? obj2)}`;
+      break;
+    }
+    default:
+      obj2.error !== void 0 && obj2.error !== null && (info.errorMessage = errorText(obj2.error));
+  }
+  return readCommon(info, obj2), info;
+}
 
 // src/core/client/think-tags.ts
 var OPEN = "<think>", CLOSE = "</think>", CARRY = CLOSE.length - 1, ThinkTags = class {
@@ -38290,7 +38377,7 @@ var OPEN = "<think>", CLOSE = "</think>", CARRY = CLOSE.length - 1, ThinkTags = 
 var USAGE_BOUNDS = { perMaxTokens: 2, perContentEvent: 64 }, SHORT_OUTPUT_SHARE = 0.9, ResponseState = class {
   constructor(o) {
     this.o = o;
-    this.text = o.keepText ? [] : null, this.think = o.reasoningTags === "think" ? new ThinkTags() : null, this.interpret = o.api === "responses" ? interpretResponsesEvent : interpretChunk;
+    this.text = o.keepText ? [] : null, this.think = o.reasoningTags === "think" ? new ThinkTags() : null, this.interpret = o.api === "responses" ? interpretResponsesEvent : o.api === "messages" ? interpretMessagesEvent : interpretChunk;
   }
   o;
   eventTimes = [];
@@ -38298,7 +38385,7 @@ var USAGE_BOUNDS = { perMaxTokens: 2, perContentEvent: 64 }, SHORT_OUTPUT_SHARE 
   serverTimes;
   serverArrival;
   eventCount = 0;
-  /** `data: [DONE]` came (Responses: the terminal event). */
+  /** `data: [DONE]` came (Responses, Messages: the terminal event). */
   done = !1;
   /** Events after the end of the stream: never counted. */
   afterDone = 0;
@@ -38342,14 +38429,22 @@ var USAGE_BOUNDS = { perMaxTokens: 2, perContentEvent: 64 }, SHORT_OUTPUT_SHARE 
       return;
     }
     let info = this.interpret(obj2, this.scratch);
-    (info.errorMessage !== null || ev.event === "error") && this.o.setError(ErrorCode.serverErrorEvent, info.errorMessage ?? ev.data.slice(0, 500)), info.maxChoiceIndex > 0 && !this.multipleChoices && (this.multipleChoices = !0, this.o.setError(
+    if ((info.errorMessage !== null || ev.event === "error") && this.o.setError(
+      info.errorType === "overloaded_error" ? ErrorCode.serverOverloaded : ErrorCode.serverErrorEvent,
+      info.errorMessage ?? ev.data.slice(0, 500)
+    ), info.maxChoiceIndex > 0 && !this.multipleChoices && (this.multipleChoices = !0, this.o.setError(
       ErrorCode.multipleChoices,
       `the stream carries choice index ${info.maxChoiceIndex}: several choices (n > 1) share one stream, so no per-token figure is one answer's; send n = 1`
-    )), info.usage !== null && (info.usage.invalid !== null && this.o.setError(ErrorCode.invalidUsage, info.usage.invalid), this.usage = {
-      prompt_tokens: info.usage.prompt,
-      completion_tokens: info.usage.completion,
-      cached_tokens: info.usage.cached
-    }, this.usageReasoning = info.usage.reasoning), info.finishReason !== null && (this.finishReason = info.finishReason), info.timings !== null && (this.timings = info.timings), info.usageRaw !== null && (this.usageRaw = info.usageRaw), info.responseId !== null && (this.responseId = info.responseId), this.toolCalls += info.toolCalls;
+    )), info.usage !== null) {
+      info.usage.invalid !== null && this.o.setError(ErrorCode.invalidUsage, info.usage.invalid);
+      let was = this.usage;
+      this.usage = {
+        prompt_tokens: info.usage.prompt ?? was?.prompt_tokens ?? null,
+        completion_tokens: info.usage.completion ?? was?.completion_tokens ?? null,
+        cached_tokens: info.usage.cached ?? was?.cached_tokens ?? null
+      }, this.usageReasoning = info.usage.reasoning ?? this.usageReasoning;
+    }
+    info.finishReason !== null && (this.finishReason = info.finishReason), info.timings !== null && (this.timings = info.timings), info.usageRaw !== null && (this.usageRaw = info.usageRaw), info.responseId !== null && (this.responseId = info.responseId), this.toolCalls += info.toolCalls;
     for (let i of info.toolIndexes) this.toolIndexes.add(i);
     let chars = info.answerChars + info.reasoningChars + info.toolChars;
     chars > 0 && (this.eventTimes.push(tMs), this.eventChars.push(chars), info.reasoningChars > 0 && (this.reasoningEvents++, this.firstReasoningMs ??= tMs), info.toolChars > 0 && (this.firstToolMs ??= tMs), this.think !== null ? (this.think.feed(info.text, tMs), info.toolChars > 0 && (this.firstAnswerMs ??= tMs)) : (info.answerChars > 0 || info.toolChars > 0) && (this.firstAnswerMs ??= tMs), this.text !== null && info.text !== "" && this.text.push(info.text), info.serverTsMs !== null && (this.serverTimes ??= [], this.serverTimes.push(info.serverTsMs - this.o.serverOffsetMs)), info.serverArrivalTsMs !== null && (this.serverArrival = info.serverArrivalTsMs - this.o.serverOffsetMs)), info.terminal && (this.done = !0);
@@ -38498,8 +38593,8 @@ var SseParser = class {
       let parts = this.dataParts, data = parts.length === 1 ? parts[0] : parts.join(`
 `);
       this.dataParts = [], this.dataChars = 0, this.hasData = !1;
-      let event = this.eventName;
-      this.eventName = null, this.onEvent({ data, event: event === "" ? null : event });
+      let event2 = this.eventName;
+      this.eventName = null, this.onEvent({ data, event: event2 === "" ? null : event2 });
     } else
       this.eventName = null;
   }
@@ -38520,7 +38615,14 @@ function toolSettingsOf(cfg) {
 }
 function toolsBody(api, t) {
   let forced = t.choice !== "auto" && t.choice !== "required" && t.choice !== "none";
-  return api === "responses" ? {
+  return api === "messages" ? {
+    tools: t.tools.map((d) => ({
+      name: d.function.name,
+      ...d.function.description !== void 0 ? { description: d.function.description } : {},
+      input_schema: d.function.parameters ?? { type: "object", properties: {} }
+    })),
+    tool_choice: forced ? { type: "tool", name: t.choice } : { type: t.choice === "required" ? "any" : t.choice }
+  } : api === "responses" ? {
     tools: t.tools.map((d) => ({ type: "function", ...d.function })),
     tool_choice: forced ? { type: "function", name: t.choice } : t.choice
   } : {
@@ -38615,7 +38717,7 @@ var StreamClient = class {
           `no content-bearing event: the server answered with no token (finish_reason ${state.finishReason ?? "none"}, ${usage.completion_tokens} completion tokens in its usage); a prompt that fills the context, a stop sequence or a filter that ends it at once?`
         ) : setError(
           ErrorCode.missingDone,
-          cfg.target.api === "responses" ? "stream ended without response.completed" : "stream ended without data: [DONE]"
+          cfg.target.api === "responses" ? "stream ended without response.completed" : cfg.target.api === "messages" ? "stream ended without message_stop" : "stream ended without data: [DONE]"
         );
       }
       let rec = {
@@ -40979,9 +41081,9 @@ var CONNECTION = {
   }),
   api: oneOf({
     flag: "api",
-    choices: ["chat", "completions", "responses"],
+    choices: ["chat", "completions", "responses", "messages"],
     default: "chat",
-    help: "API to call: chat completions, completions, or the Responses API (/v1/responses)"
+    help: "API to call: chat completions, completions, the Responses API (/v1/responses) or the Messages API (/v1/messages, the Anthropic shape agents speak)"
   }),
   apiKey: text({
     flag: "api-key",
@@ -42570,6 +42672,18 @@ async function readJson(req) {
     throw new HttpError(400, "request body must be a JSON object");
   return v;
 }
+function messagesPrompt(body) {
+  let s = body.system, system = typeof s == "string" ? s : Array.isArray(s) ? s.map(
+    (b) => typeof b?.text == "string" ? b.text : ""
+  ).join(`
+`) : s === void 0 ? "" : null;
+  if (system === null) throw new HttpError(400, "'system' must be a string or an array of text blocks");
+  let rest = promptOf(body, !0);
+  return system === "" ? rest : [...tokenize(system), ...rest];
+}
+function messagesMaxTokens(body) {
+  if (body.max_tokens === void 0) throw new HttpError(400, "max_tokens: Field required");
+}
 
 // src/mock/request.ts
 function validateCompletion(body, api, o, stored) {
@@ -42581,7 +42695,7 @@ function validateCompletion(body, api, o, stored) {
     let prev = body.previous_response_id, before = typeof prev == "string" ? stored.get(prev) : [];
     if (before === void 0) throw new HttpError(400, `Previous response with id '${prev}' not found.`);
     promptTokens = [...before, ...inputOf(body)];
-  } else promptTokens = promptOf(body, api === "chat");
+  } else api === "messages" ? (messagesMaxTokens(body), promptTokens = messagesPrompt(body)) : promptTokens = promptOf(body, api === "chat");
   if (promptTokens.length >= o.maxModelLen)
     throw new HttpError(
       400,
@@ -42621,7 +42735,7 @@ function toolOf(body) {
   return typeof name == "string" ? name : "tool";
 }
 function newReq(a) {
-  let so = a.body.stream_options, chat = a.api === "chat", prefix = a.api === "responses" ? "resp" : chat ? "chatcmpl" : "cmpl";
+  let so = a.body.stream_options, chat = a.api === "chat", prefix = a.api === "responses" ? "resp" : a.api === "messages" ? "msg" : chat ? "chatcmpl" : "cmpl";
   return {
     o: a.o,
     seq: a.seq,
@@ -42633,8 +42747,8 @@ function newReq(a) {
     tool: a.api === "completions" ? null : toolOf(a.body),
     store: a.api === "responses" && a.body.store !== !1,
     stream: a.body.stream === !0,
-    // the Responses API always reports usage (in response.completed)
-    includeUsage: so?.include_usage === !0 || a.api === "responses",
+    // the Responses and Messages APIs always report usage
+    includeUsage: so?.include_usage === !0 || a.api === "responses" || a.api === "messages",
     serverTs: a.o.serverTimestamps || a.req.headers["x-tokenbench-server-ts"] === "1",
     model: a.o.model,
     promptTokens: a.promptTokens,
@@ -42658,6 +42772,21 @@ function newReq(a) {
 }
 function completionBody(r, usage) {
   let text2 = r.text.join(""), finish = r.target < r.maxTokens ? "stop" : "length";
+  if (r.api === "messages")
+    return {
+      id: r.id,
+      type: "message",
+      role: "assistant",
+      model: r.model,
+      content: [{ type: "text", text: text2 }],
+      stop_reason: r.tool !== null ? "tool_use" : finish === "length" ? "max_tokens" : "end_turn",
+      stop_sequence: null,
+      usage: {
+        input_tokens: r.promptTokens.length - r.cachedTokens,
+        cache_read_input_tokens: r.cachedTokens,
+        output_tokens: usage.completion_tokens
+      }
+    };
   if (r.api === "responses")
     return {
       id: r.id,
@@ -42933,7 +43062,7 @@ var freetoken = flavor({
         }
       };
   },
-  post: (url3, _body, promptOf2) => url3 === "/v1/messages/count_tokens" ? { input_tokens: promptOf2(!0).length } : void 0,
+  post: (url3, body) => url3 === "/v1/messages/count_tokens" ? { input_tokens: messagesPrompt(body).length } : void 0,
   metrics(x, e) {
     coreMetrics(x, e, CORE_METRICS.freetoken), histograms(x, e, "freetoken:", {
       ttft: ["time_to_first_token_seconds", "Time to first token."],
@@ -43033,7 +43162,7 @@ var sglang = flavor({
 var vllm = flavor({
   get: (url3, e) => url3 === "/version" ? { version: e.o.serverVersion ?? "0.11.0+tokenbench.mock" } : void 0,
   post(url3, body, promptOf2, e) {
-    if (url3 === "/v1/messages/count_tokens") return { input_tokens: promptOf2(!0).length };
+    if (url3 === "/v1/messages/count_tokens") return { input_tokens: messagesPrompt(body).length };
     if (url3 !== "/tokenize") return;
     let toks = promptOf2(body.messages !== void 0);
     return { count: toks.length, max_model_len: e.o.maxModelLen, tokens: toks.map((_, i) => i + 1) };
@@ -43223,14 +43352,58 @@ function seededRandom(seed) {
   };
 }
 
+// src/mock/messages.ts
+var event = (type, body) => `event: ${type}
+data: {"type":"${type}",${body}}
+
+`;
+function usageOf(r, output2) {
+  return `{"input_tokens":${r.promptTokens.length - r.cachedTokens},"cache_read_input_tokens":${r.cachedTokens},"output_tokens":${output2}}`;
+}
+function messagesStart(r) {
+  return event(
+    "message_start",
+    `"message":{"id":"${r.id}","type":"message","role":"assistant","content":[],"model":${JSON.stringify(r.model)},"stop_reason":null,"stop_sequence":null,"usage":${usageOf(r, 0)}}`
+  );
+}
+function messagesDelta(r, o, p, ts) {
+  let stamp = ts !== null ? serverStamp(r, p, ts, o) : "", out = "";
+  if (p.reasoning !== "" && (p.from === 0 && (out += event("content_block_start", '"index":0,"content_block":{"type":"thinking","thinking":""}')), out += event(
+    "content_block_delta",
+    `"index":0,"delta":{"type":"thinking_delta","thinking":${JSON.stringify(p.reasoning)}}${stamp}`
+  )), p.answer !== "") {
+    let index = r.reasoning > 0 ? 1 : 0;
+    if (p.from <= r.reasoning) {
+      index === 1 && (out += event("content_block_stop", '"index":0'));
+      let block = r.tool !== null ? `{"type":"tool_use","id":"toolu_${r.id.slice(-8)}","name":${JSON.stringify(r.tool)},"input":{}}` : '{"type":"text","text":""}';
+      out += event("content_block_start", `"index":${index},"content_block":${block}`);
+    }
+    let delta = r.tool !== null ? `{"type":"input_json_delta","partial_json":${JSON.stringify(argumentsOf(r, p))}}` : `{"type":"text_delta","text":${JSON.stringify(p.answer)}}`;
+    out += event("content_block_delta", `"index":${index},"delta":${delta}${stamp}`);
+  }
+  return out;
+}
+var stopReason = (r) => r.tool !== null ? "tool_use" : r.target >= r.maxTokens ? "max_tokens" : "end_turn";
+function messagesLast(r, o, p, ts, usage, end) {
+  let blocks = r.reasoning > 0 && r.emitted > r.reasoning ? 1 : 0, counts = usage ? `,"usage":{"output_tokens":${r.emitted}}` : "";
+  return messagesDelta(r, o, p, ts) + event("content_block_stop", `"index":${blocks}`) + event("message_delta", `"delta":{"stop_reason":"${stopReason(r)}","stop_sequence":null}${counts}`) + (end ? `event: message_stop
+data: {"type":"message_stop"}
+
+` : "");
+}
+var messagesError = () => event("error", '"error":{"type":"overloaded_error","message":"injected fault: Overloaded"}');
+
 // src/mock/stream-text.ts
+var openingEvents = (r) => r.api === "responses" ? responsesStart(r) : r.api === "messages" ? messagesStart(r) : roleChunk(r);
 function streamText(r, flavor2, st) {
   let o = r.o, { piece, last: last2, ts } = st, out = "";
-  if (st.first && !r.roleSent && (r.roleSent = !0, out += r.api === "responses" ? responsesStart(r) : roleChunk(r)), r.fault === "malformed" && r.emitted > r.target / 2 && r.emitted - piece.to + piece.from <= r.target / 2 && (out += `data: {"choices": [{"delta": {"content": "oops"
+  if (st.first && !r.roleSent && (r.roleSent = !0, out += openingEvents(r)), r.fault === "malformed" && r.emitted > r.target / 2 && r.emitted - piece.to + piece.from <= r.target / 2 && (out += `data: {"choices": [{"delta": {"content": "oops"
 
-`), r.fault === "error_event" && last2) return out + errorEvent();
+`), r.fault === "error_event" && last2) return out + (r.api === "messages" ? messagesError() : errorEvent());
   let finish = r.target < r.maxTokens ? "stop" : "length";
-  if (r.api === "responses")
+  if (r.api === "messages")
+    out += last2 ? messagesLast(r, o, piece, ts, r.fault !== "no_usage", r.fault !== "no_done") : messagesDelta(r, o, piece, ts);
+  else if (r.api === "responses")
     out += last2 ? responsesLast(r, o, piece, st.usage, ts) : responsesDelta(r, o, piece, ts);
   else {
     let chunks = {
@@ -43475,7 +43648,7 @@ var hrMs = () => Number(process.hrtime.bigint()) / 1e6, Engine = class {
       r.cachedTokens = r.fault === "cache_all" ? r.promptTokens.length : hit;
     }
     let uncached = resumed ? r.promptTokens.length + r.emitted : r.promptTokens.length - r.cachedTokens, prefill = o.ttftMs + o.prefillMsPer1k * uncached / 1e3;
-    !resumed && o.ttftJitterMs > 0 && (prefill += -Math.log(1 - this.rand()) * o.ttftJitterMs), resumed || this.h.prefill.observe(prefill / 1e3), this.flavor.roleChunkAtAdmission && r.stream && !r.roleSent && (r.roleSent = !0, this.write(r, r.api === "responses" ? responsesStart(r) : roleChunk(r)));
+    !resumed && o.ttftJitterMs > 0 && (prefill += -Math.log(1 - this.rand()) * o.ttftJitterMs), resumed || this.h.prefill.observe(prefill / 1e3), this.flavor.roleChunkAtAdmission && r.stream && !r.roleSent && (r.roleSent = !0, this.write(r, openingEvents(r)));
     let gen = r.gen;
     this.timers.at(t + prefill, () => this.emit(r, t + prefill, gen));
   }
@@ -43567,7 +43740,8 @@ var hrMs = () => Number(process.hrtime.bigint()) / 1e6, Engine = class {
 var API_ROUTES = {
   "/v1/chat/completions": "chat",
   "/v1/completions": "completions",
-  "/v1/responses": "responses"
+  "/v1/responses": "responses",
+  "/v1/messages": "messages"
 };
 async function start(partial2 = {}) {
   let o = { ...DEFAULT_MOCK_OPTIONS, ...partial2 };
@@ -43910,7 +44084,10 @@ import { performance as performance10 } from "node:perf_hooks";
 var WARMUP_CHUNKS = 8e4, REQUESTS = 4, BURST = 50;
 function chunkEvent(api, i) {
   let text2 = ` w${i % 97}`;
-  return api === "responses" ? `event: response.output_text.delta
+  return api === "messages" ? `event: content_block_delta
+data: ${JSON.stringify({ type: "content_block_delta", index: 0, delta: { type: "text_delta", text: text2 } })}
+
+` : api === "responses" ? `event: response.output_text.delta
 data: ${JSON.stringify({ type: "response.output_text.delta", item_id: "warmup", output_index: 0, content_index: 0, delta: text2 })}
 
 ` : `data: ${JSON.stringify({ id: "warmup", object: api === "chat" ? "chat.completion.chunk" : "text_completion", created: 0, model: "warmup", choices: [api === "chat" ? { index: 0, delta: { content: text2 }, finish_reason: null } : { index: 0, text: text2, finish_reason: null }] })}
@@ -43918,6 +44095,14 @@ data: ${JSON.stringify({ type: "response.output_text.delta", item_id: "warmup", 
 `;
 }
 function endEvents(api, tokens) {
+  if (api === "messages")
+    return `event: message_delta
+data: ${JSON.stringify({ type: "message_delta", delta: { stop_reason: "max_tokens" }, usage: { input_tokens: 8, output_tokens: tokens } })}
+
+event: message_stop
+data: {"type":"message_stop"}
+
+`;
   if (api === "responses") {
     let usage2 = { input_tokens: 8, output_tokens: tokens, total_tokens: tokens + 8 };
     return `event: response.completed
@@ -43935,7 +44120,7 @@ data: [DONE]
 function serve(perRequest) {
   return (req, res) => {
     req.resume(), req.on("end", async () => {
-      let url3 = req.url ?? "", api = url3.includes("chat") ? "chat" : url3.includes("responses") ? "responses" : "completions";
+      let url3 = req.url ?? "", api = url3.includes("chat") ? "chat" : url3.includes("responses") ? "responses" : url3.includes("messages") ? "messages" : "completions";
       res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
       for (let i = 0; i < perRequest; i++)
         res.write(chunkEvent(api, i)), i % BURST === BURST - 1 && await new Promise((r) => setImmediate(r));
@@ -44627,12 +44812,12 @@ function checkContext(target, server, cfg, calibration, longest) {
       `a prompt of ${prompt} tokens plus ${output2} output tokens does not fit the server's context of ${context} tokens (${rootUrl(target)}): ${longest ? "the trace's longest request needs a server with a longer context" : `lower ${cfg.sessions ? "--turns, " : ""}--prompt-tokens or --max-tokens, or start the server with a longer context`}`
     );
 }
-async function checkResponsesApi(target) {
-  let r = await oneTokenRequest(target, target.model);
+async function checkApiServed(target) {
+  let r = await oneTokenRequest(target, target.model), [name, version2] = target.api === "messages" ? ["Messages API", "/v1/messages"] : ["Responses API", "/v1/responses"];
   if (r.status === 404 || r.status === 405 || r.status === 501)
     throw new TokenbenchError(
       "api_unsupported",
-      `${rootUrl(target)} does not serve the Responses API (POST ${completionsPath("responses")} answered HTTP ${r.status}: ${(r.text ?? "").slice(0, 120)}): use --api chat, or a server version that has /v1/responses`
+      `${rootUrl(target)} does not serve the ${name} (POST ${completionsPath(target.api)} answered HTTP ${r.status}: ${(r.text ?? "").slice(0, 120)}): use --api chat, or a server version that has ${version2}`
     );
 }
 async function preflight(target0, cfg, o) {
@@ -44641,7 +44826,7 @@ async function preflight(target0, cfg, o) {
     onWait: o.onNotice,
     ...o.serverExited ? { serverExited: o.serverExited } : {}
   }), server = await snapshotServer(target0, o.serverLimits), target = await checkModel(target0, server, o.onNotice);
-  if (target.api === "responses" && await checkResponsesApi(target), cfg === null) return { target, readiness, server, calibration: null };
+  if ((target.api === "responses" || target.api === "messages") && await checkApiServed(target), cfg === null) return { target, readiness, server, calibration: null };
   let calibration = await sweepCalibration(target, cfg, o);
   return checkContext(target, server, cfg, calibration, o.longest), { target, readiness, server, calibration };
 }
@@ -44836,7 +45021,12 @@ function consistencyPrompt(k) {
   return `[tokenbench consistency ${k}] In one short paragraph, explain ${TOPICS[k % TOPICS.length]}${k >= TOPICS.length ? ` (variant ${Math.floor(k / TOPICS.length)})` : ""}.`;
 }
 function answerText(json2) {
-  let j = json2, c = j?.choices?.[0];
+  let j = json2;
+  if (Array.isArray(j?.content)) {
+    let texts = j.content.filter((b) => b?.type === "text").map((b) => b.text);
+    return texts.length > 0 && texts.every((t) => typeof t == "string") ? texts.join("") : null;
+  }
+  let c = j?.choices?.[0];
   if (typeof c?.message?.content == "string") return c.message.content;
   if (typeof c?.text == "string") return c.text;
   if (typeof j?.output_text == "string") return j.output_text;

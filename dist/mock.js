@@ -169,6 +169,18 @@ async function readJson(req) {
     throw new HttpError(400, "request body must be a JSON object");
   return v;
 }
+function messagesPrompt(body) {
+  let s = body.system, system = typeof s == "string" ? s : Array.isArray(s) ? s.map(
+    (b) => typeof b?.text == "string" ? b.text : ""
+  ).join(`
+`) : s === void 0 ? "" : null;
+  if (system === null) throw new HttpError(400, "'system' must be a string or an array of text blocks");
+  let rest = promptOf(body, !0);
+  return system === "" ? rest : [...tokenize(system), ...rest];
+}
+function messagesMaxTokens(body) {
+  if (body.max_tokens === void 0) throw new HttpError(400, "max_tokens: Field required");
+}
 
 // src/mock/request.ts
 function validateCompletion(body, api, o, stored) {
@@ -180,7 +192,7 @@ function validateCompletion(body, api, o, stored) {
     let prev = body.previous_response_id, before = typeof prev == "string" ? stored.get(prev) : [];
     if (before === void 0) throw new HttpError(400, `Previous response with id '${prev}' not found.`);
     promptTokens = [...before, ...inputOf(body)];
-  } else promptTokens = promptOf(body, api === "chat");
+  } else api === "messages" ? (messagesMaxTokens(body), promptTokens = messagesPrompt(body)) : promptTokens = promptOf(body, api === "chat");
   if (promptTokens.length >= o.maxModelLen)
     throw new HttpError(
       400,
@@ -220,7 +232,7 @@ function toolOf(body) {
   return typeof name == "string" ? name : "tool";
 }
 function newReq(a) {
-  let so = a.body.stream_options, chat = a.api === "chat", prefix = a.api === "responses" ? "resp" : chat ? "chatcmpl" : "cmpl";
+  let so = a.body.stream_options, chat = a.api === "chat", prefix = a.api === "responses" ? "resp" : a.api === "messages" ? "msg" : chat ? "chatcmpl" : "cmpl";
   return {
     o: a.o,
     seq: a.seq,
@@ -232,8 +244,8 @@ function newReq(a) {
     tool: a.api === "completions" ? null : toolOf(a.body),
     store: a.api === "responses" && a.body.store !== !1,
     stream: a.body.stream === !0,
-    // the Responses API always reports usage (in response.completed)
-    includeUsage: so?.include_usage === !0 || a.api === "responses",
+    // the Responses and Messages APIs always report usage
+    includeUsage: so?.include_usage === !0 || a.api === "responses" || a.api === "messages",
     serverTs: a.o.serverTimestamps || a.req.headers["x-tokenbench-server-ts"] === "1",
     model: a.o.model,
     promptTokens: a.promptTokens,
@@ -257,6 +269,21 @@ function newReq(a) {
 }
 function completionBody(r, usage) {
   let text = r.text.join(""), finish = r.target < r.maxTokens ? "stop" : "length";
+  if (r.api === "messages")
+    return {
+      id: r.id,
+      type: "message",
+      role: "assistant",
+      model: r.model,
+      content: [{ type: "text", text }],
+      stop_reason: r.tool !== null ? "tool_use" : finish === "length" ? "max_tokens" : "end_turn",
+      stop_sequence: null,
+      usage: {
+        input_tokens: r.promptTokens.length - r.cachedTokens,
+        cache_read_input_tokens: r.cachedTokens,
+        output_tokens: usage.completion_tokens
+      }
+    };
   if (r.api === "responses")
     return {
       id: r.id,
@@ -532,7 +559,7 @@ var freetoken = flavor({
         }
       };
   },
-  post: (url, _body, promptOf2) => url === "/v1/messages/count_tokens" ? { input_tokens: promptOf2(!0).length } : void 0,
+  post: (url, body) => url === "/v1/messages/count_tokens" ? { input_tokens: messagesPrompt(body).length } : void 0,
   metrics(x, e) {
     coreMetrics(x, e, CORE_METRICS.freetoken), histograms(x, e, "freetoken:", {
       ttft: ["time_to_first_token_seconds", "Time to first token."],
@@ -632,7 +659,7 @@ var sglang = flavor({
 var vllm = flavor({
   get: (url, e) => url === "/version" ? { version: e.o.serverVersion ?? "0.11.0+tokenbench.mock" } : void 0,
   post(url, body, promptOf2, e) {
-    if (url === "/v1/messages/count_tokens") return { input_tokens: promptOf2(!0).length };
+    if (url === "/v1/messages/count_tokens") return { input_tokens: messagesPrompt(body).length };
     if (url !== "/tokenize") return;
     let toks = promptOf2(body.messages !== void 0);
     return { count: toks.length, max_model_len: e.o.maxModelLen, tokens: toks.map((_, i) => i + 1) };
@@ -822,14 +849,58 @@ function seededRandom(seed) {
   };
 }
 
+// src/mock/messages.ts
+var event = (type, body) => `event: ${type}
+data: {"type":"${type}",${body}}
+
+`;
+function usageOf(r, output) {
+  return `{"input_tokens":${r.promptTokens.length - r.cachedTokens},"cache_read_input_tokens":${r.cachedTokens},"output_tokens":${output}}`;
+}
+function messagesStart(r) {
+  return event(
+    "message_start",
+    `"message":{"id":"${r.id}","type":"message","role":"assistant","content":[],"model":${JSON.stringify(r.model)},"stop_reason":null,"stop_sequence":null,"usage":${usageOf(r, 0)}}`
+  );
+}
+function messagesDelta(r, o, p, ts) {
+  let stamp = ts !== null ? serverStamp(r, p, ts, o) : "", out = "";
+  if (p.reasoning !== "" && (p.from === 0 && (out += event("content_block_start", '"index":0,"content_block":{"type":"thinking","thinking":""}')), out += event(
+    "content_block_delta",
+    `"index":0,"delta":{"type":"thinking_delta","thinking":${JSON.stringify(p.reasoning)}}${stamp}`
+  )), p.answer !== "") {
+    let index = r.reasoning > 0 ? 1 : 0;
+    if (p.from <= r.reasoning) {
+      index === 1 && (out += event("content_block_stop", '"index":0'));
+      let block = r.tool !== null ? `{"type":"tool_use","id":"toolu_${r.id.slice(-8)}","name":${JSON.stringify(r.tool)},"input":{}}` : '{"type":"text","text":""}';
+      out += event("content_block_start", `"index":${index},"content_block":${block}`);
+    }
+    let delta = r.tool !== null ? `{"type":"input_json_delta","partial_json":${JSON.stringify(argumentsOf(r, p))}}` : `{"type":"text_delta","text":${JSON.stringify(p.answer)}}`;
+    out += event("content_block_delta", `"index":${index},"delta":${delta}${stamp}`);
+  }
+  return out;
+}
+var stopReason = (r) => r.tool !== null ? "tool_use" : r.target >= r.maxTokens ? "max_tokens" : "end_turn";
+function messagesLast(r, o, p, ts, usage, end) {
+  let blocks = r.reasoning > 0 && r.emitted > r.reasoning ? 1 : 0, counts = usage ? `,"usage":{"output_tokens":${r.emitted}}` : "";
+  return messagesDelta(r, o, p, ts) + event("content_block_stop", `"index":${blocks}`) + event("message_delta", `"delta":{"stop_reason":"${stopReason(r)}","stop_sequence":null}${counts}`) + (end ? `event: message_stop
+data: {"type":"message_stop"}
+
+` : "");
+}
+var messagesError = () => event("error", '"error":{"type":"overloaded_error","message":"injected fault: Overloaded"}');
+
 // src/mock/stream-text.ts
+var openingEvents = (r) => r.api === "responses" ? responsesStart(r) : r.api === "messages" ? messagesStart(r) : roleChunk(r);
 function streamText(r, flavor2, st) {
   let o = r.o, { piece, last, ts } = st, out = "";
-  if (st.first && !r.roleSent && (r.roleSent = !0, out += r.api === "responses" ? responsesStart(r) : roleChunk(r)), r.fault === "malformed" && r.emitted > r.target / 2 && r.emitted - piece.to + piece.from <= r.target / 2 && (out += `data: {"choices": [{"delta": {"content": "oops"
+  if (st.first && !r.roleSent && (r.roleSent = !0, out += openingEvents(r)), r.fault === "malformed" && r.emitted > r.target / 2 && r.emitted - piece.to + piece.from <= r.target / 2 && (out += `data: {"choices": [{"delta": {"content": "oops"
 
-`), r.fault === "error_event" && last) return out + errorEvent();
+`), r.fault === "error_event" && last) return out + (r.api === "messages" ? messagesError() : errorEvent());
   let finish = r.target < r.maxTokens ? "stop" : "length";
-  if (r.api === "responses")
+  if (r.api === "messages")
+    out += last ? messagesLast(r, o, piece, ts, r.fault !== "no_usage", r.fault !== "no_done") : messagesDelta(r, o, piece, ts);
+  else if (r.api === "responses")
     out += last ? responsesLast(r, o, piece, st.usage, ts) : responsesDelta(r, o, piece, ts);
   else {
     let chunks = {
@@ -1074,7 +1145,7 @@ var hrMs = () => Number(process.hrtime.bigint()) / 1e6, Engine = class {
       r.cachedTokens = r.fault === "cache_all" ? r.promptTokens.length : hit;
     }
     let uncached = resumed ? r.promptTokens.length + r.emitted : r.promptTokens.length - r.cachedTokens, prefill = o.ttftMs + o.prefillMsPer1k * uncached / 1e3;
-    !resumed && o.ttftJitterMs > 0 && (prefill += -Math.log(1 - this.rand()) * o.ttftJitterMs), resumed || this.h.prefill.observe(prefill / 1e3), this.flavor.roleChunkAtAdmission && r.stream && !r.roleSent && (r.roleSent = !0, this.write(r, r.api === "responses" ? responsesStart(r) : roleChunk(r)));
+    !resumed && o.ttftJitterMs > 0 && (prefill += -Math.log(1 - this.rand()) * o.ttftJitterMs), resumed || this.h.prefill.observe(prefill / 1e3), this.flavor.roleChunkAtAdmission && r.stream && !r.roleSent && (r.roleSent = !0, this.write(r, openingEvents(r)));
     let gen = r.gen;
     this.timers.at(t + prefill, () => this.emit(r, t + prefill, gen));
   }
@@ -1166,7 +1237,8 @@ var hrMs = () => Number(process.hrtime.bigint()) / 1e6, Engine = class {
 var API_ROUTES = {
   "/v1/chat/completions": "chat",
   "/v1/completions": "completions",
-  "/v1/responses": "responses"
+  "/v1/responses": "responses",
+  "/v1/messages": "messages"
 };
 async function start(partial = {}) {
   let o = { ...DEFAULT_MOCK_OPTIONS, ...partial };

@@ -19062,6 +19062,7 @@ import { createServer } from "node:http";
 import { performance as performance4 } from "node:perf_hooks";
 
 // src/core/server/target.ts
+var ANTHROPIC_VERSION = "2023-06-01";
 function makeTarget(o) {
   let u = new URL(o.baseUrl), basic = urlBasicAuth(o.baseUrl);
   return {
@@ -19070,8 +19071,12 @@ function makeTarget(o) {
     model: o.model,
     headers: {
       ...basic ? { authorization: basic } : {},
+      // the Messages API names its version and takes the key as x-api-key (servers that speak it
+      // beside the OpenAI routes take the bearer header too, so both go)
+      ...o.api === "messages" ? { "anthropic-version": ANTHROPIC_VERSION } : {},
       ...o.headers,
-      ...o.apiKey ? { authorization: `Bearer ${o.apiKey}` } : {}
+      ...o.apiKey ? { authorization: `Bearer ${o.apiKey}` } : {},
+      ...o.apiKey && o.api === "messages" ? { "x-api-key": o.apiKey } : {}
     },
     origin: u.origin,
     basePath: u.pathname.replace(/\/+$/, "").replace(/\/v1$/, "")
@@ -19102,11 +19107,27 @@ function urlBasicAuth(raw) {
   let pair = `${decodeURIComponent(u.username)}:${decodeURIComponent(u.password)}`;
   return `Basic ${Buffer.from(pair).toString("base64")}`;
 }
-var completionsPath = (api) => api === "chat" ? "/v1/chat/completions" : api === "responses" ? "/v1/responses" : "/v1/completions";
+var PATHS = {
+  chat: "/v1/chat/completions",
+  completions: "/v1/completions",
+  responses: "/v1/responses",
+  messages: "/v1/messages"
+}, completionsPath = (api) => PATHS[api];
 function generationBody(api, model, input, maxTokens, stream) {
   let messages = input.messages ?? [{ role: "user", content: input.prompt }];
   if (api === "responses")
     return { model, input: messages, max_output_tokens: maxTokens, stream, store: !1 };
+  if (api === "messages") {
+    let system = messages.filter((m) => m.role === "system").map((m) => m.content), body2 = {
+      model,
+      messages: messages.filter((m) => m.role !== "system"),
+      max_tokens: maxTokens,
+      stream
+    };
+    return system.length > 0 && (body2.system = system.join(`
+
+`)), body2;
+  }
   let body = { model, stream, max_tokens: maxTokens };
   return stream && (body.stream_options = { include_usage: !0 }), api === "chat" ? body.messages = messages : body.prompt = input.messages ? input.messages.map((m) => m.content).join(`
 
@@ -19148,11 +19169,13 @@ var ErrorCode = {
   malformedChunk: "malformed_chunk",
   /** A JSON `error` object (or `event: error`, Responses `response.failed`) in the stream, or a JSON error body with a 200. */
   serverErrorEvent: "server_error_event",
+  /** The server said it is overloaded mid-stream (the Messages API's `overloaded_error` event). */
+  serverOverloaded: "server_overloaded",
   /** The connection was reset or closed before the stream finished. */
   connectionReset: "connection_reset",
   /** The stream finished without a `usage` object (TPOT cannot be computed honestly). */
   missingUsage: "missing_usage",
-  /** The stream ended without `data: [DONE]`. */
+  /** The stream ended without its end (`data: [DONE]`, `response.completed`, `message_stop`). */
   missingDone: "missing_done",
   /** The stream finished without a single content-bearing event. */
   emptyStream: "empty_stream",
@@ -19227,7 +19250,7 @@ function emptyInfo() {
   return resetInfo({});
 }
 function resetInfo(info) {
-  return info.answerChars = 0, info.reasoningChars = 0, info.toolChars = 0, info.toolCalls = 0, info.toolCallsAreNew = !1, info.toolIndexes ? info.toolIndexes.length = 0 : info.toolIndexes = [], info.text = "", info.finishReason = null, info.maxChoiceIndex = 0, info.usage = null, info.errorMessage = null, info.responseId = null, info.terminal = !1, info.serverTsMs = null, info.serverArrivalTsMs = null, info.timings = null, info.usageRaw = null, info;
+  return info.answerChars = 0, info.reasoningChars = 0, info.toolChars = 0, info.toolCalls = 0, info.toolCallsAreNew = !1, info.toolIndexes ? info.toolIndexes.length = 0 : info.toolIndexes = [], info.text = "", info.finishReason = null, info.maxChoiceIndex = 0, info.usage = null, info.errorMessage = null, info.errorType = null, info.responseId = null, info.terminal = !1, info.serverTsMs = null, info.serverArrivalTsMs = null, info.timings = null, info.usageRaw = null, info;
 }
 function errorText(e) {
   return typeof e == "string" ? e : isObj(e) && typeof e.message == "string" ? e.message : JSON.stringify(e)?.slice(0, 500) ?? String(e);
@@ -19321,6 +19344,62 @@ function interpretResponsesEvent(obj, into) {
   }
   return readCommon(info, obj), info;
 }
+var STOP_REASONS = {
+  end_turn: "stop",
+  stop_sequence: "stop",
+  max_tokens: "length",
+  tool_use: "tool_calls"
+};
+function readMessagesUsage(info, us) {
+  let bad = [], input = count(us.input_tokens, "input_tokens", bad), read = count(us.cache_read_input_tokens, "cache_read_input_tokens", bad), created = count(us.cache_creation_input_tokens, "cache_creation_input_tokens", bad);
+  info.usage = {
+    prompt: input === null ? null : input + (read ?? 0) + (created ?? 0),
+    completion: count(us.output_tokens, "output_tokens", bad),
+    cached: input === null ? null : read ?? 0,
+    reasoning: null,
+    invalid: bad.length > 0 ? bad.join("; ") : null
+  }, Object.keys(us).some((k) => k !== "input_tokens" && k !== "output_tokens") && (info.usageRaw = us);
+}
+function interpretMessagesEvent(obj, into) {
+  let info = into ? resetInfo(into) : emptyInfo();
+  if (!isObj(obj))
+    return info.errorMessage = "event is not a JSON object", info;
+  switch (obj.type) {
+    case "message_start": {
+      let m = obj.message;
+      isObj(m) && (typeof m.id == "string" && (info.responseId = m.id), isObj(m.usage) && readMessagesUsage(info, m.usage));
+      break;
+    }
+    case "content_block_start": {
+      let b = obj.content_block;
+      if (!isObj(b)) break;
+      b.type === "tool_use" ? (info.toolCalls = 1, info.toolCallsAreNew = !0) : b.type === "text" && typeof b.text == "string" && b.text !== "" ? (info.answerChars = b.text.length, info.text = b.text) : b.type === "thinking" && (info.reasoningChars = strLen(b.thinking));
+      break;
+    }
+    case "content_block_delta": {
+      let d = obj.delta;
+      if (!isObj(d)) break;
+      d.type === "text_delta" && typeof d.text == "string" ? (info.answerChars = d.text.length, info.text = d.text) : d.type === "thinking_delta" ? info.reasoningChars = strLen(d.thinking) : d.type === "input_json_delta" && (info.toolChars = strLen(d.partial_json));
+      break;
+    }
+    case "message_delta": {
+      let d = obj.delta;
+      isObj(d) && typeof d.stop_reason == "string" && (info.finishReason = STOP_REASONS[d.stop_reason] ?? d.stop_reason), isObj(obj.usage) && readMessagesUsage(info, obj.usage);
+      break;
+    }
+    case "message_stop":
+      info.terminal = !0;
+      break;
+    case "error": {
+      let e = obj.error;
+      info.errorType = isObj(e) && typeof e.type == "string" ? e.type : null, info.errorMessage = `${info.errorType !== null ? `${info.errorType}: ` : ""}${errorText(e ?? obj)}`;
+      break;
+    }
+    default:
+      obj.error !== void 0 && obj.error !== null && (info.errorMessage = errorText(obj.error));
+  }
+  return readCommon(info, obj), info;
+}
 
 // src/core/client/think-tags.ts
 var OPEN = "<think>", CLOSE = "</think>", CARRY = CLOSE.length - 1, ThinkTags = class {
@@ -19366,7 +19445,7 @@ var OPEN = "<think>", CLOSE = "</think>", CARRY = CLOSE.length - 1, ThinkTags = 
 var USAGE_BOUNDS = { perMaxTokens: 2, perContentEvent: 64 }, SHORT_OUTPUT_SHARE = 0.9, ResponseState = class {
   constructor(o) {
     this.o = o;
-    this.text = o.keepText ? [] : null, this.think = o.reasoningTags === "think" ? new ThinkTags() : null, this.interpret = o.api === "responses" ? interpretResponsesEvent : interpretChunk;
+    this.text = o.keepText ? [] : null, this.think = o.reasoningTags === "think" ? new ThinkTags() : null, this.interpret = o.api === "responses" ? interpretResponsesEvent : o.api === "messages" ? interpretMessagesEvent : interpretChunk;
   }
   o;
   eventTimes = [];
@@ -19374,7 +19453,7 @@ var USAGE_BOUNDS = { perMaxTokens: 2, perContentEvent: 64 }, SHORT_OUTPUT_SHARE 
   serverTimes;
   serverArrival;
   eventCount = 0;
-  /** `data: [DONE]` came (Responses: the terminal event). */
+  /** `data: [DONE]` came (Responses, Messages: the terminal event). */
   done = !1;
   /** Events after the end of the stream: never counted. */
   afterDone = 0;
@@ -19418,14 +19497,22 @@ var USAGE_BOUNDS = { perMaxTokens: 2, perContentEvent: 64 }, SHORT_OUTPUT_SHARE 
       return;
     }
     let info = this.interpret(obj, this.scratch);
-    (info.errorMessage !== null || ev.event === "error") && this.o.setError(ErrorCode.serverErrorEvent, info.errorMessage ?? ev.data.slice(0, 500)), info.maxChoiceIndex > 0 && !this.multipleChoices && (this.multipleChoices = !0, this.o.setError(
+    if ((info.errorMessage !== null || ev.event === "error") && this.o.setError(
+      info.errorType === "overloaded_error" ? ErrorCode.serverOverloaded : ErrorCode.serverErrorEvent,
+      info.errorMessage ?? ev.data.slice(0, 500)
+    ), info.maxChoiceIndex > 0 && !this.multipleChoices && (this.multipleChoices = !0, this.o.setError(
       ErrorCode.multipleChoices,
       `the stream carries choice index ${info.maxChoiceIndex}: several choices (n > 1) share one stream, so no per-token figure is one answer's; send n = 1`
-    )), info.usage !== null && (info.usage.invalid !== null && this.o.setError(ErrorCode.invalidUsage, info.usage.invalid), this.usage = {
-      prompt_tokens: info.usage.prompt,
-      completion_tokens: info.usage.completion,
-      cached_tokens: info.usage.cached
-    }, this.usageReasoning = info.usage.reasoning), info.finishReason !== null && (this.finishReason = info.finishReason), info.timings !== null && (this.timings = info.timings), info.usageRaw !== null && (this.usageRaw = info.usageRaw), info.responseId !== null && (this.responseId = info.responseId), this.toolCalls += info.toolCalls;
+    )), info.usage !== null) {
+      info.usage.invalid !== null && this.o.setError(ErrorCode.invalidUsage, info.usage.invalid);
+      let was = this.usage;
+      this.usage = {
+        prompt_tokens: info.usage.prompt ?? was?.prompt_tokens ?? null,
+        completion_tokens: info.usage.completion ?? was?.completion_tokens ?? null,
+        cached_tokens: info.usage.cached ?? was?.cached_tokens ?? null
+      }, this.usageReasoning = info.usage.reasoning ?? this.usageReasoning;
+    }
+    info.finishReason !== null && (this.finishReason = info.finishReason), info.timings !== null && (this.timings = info.timings), info.usageRaw !== null && (this.usageRaw = info.usageRaw), info.responseId !== null && (this.responseId = info.responseId), this.toolCalls += info.toolCalls;
     for (let i of info.toolIndexes) this.toolIndexes.add(i);
     let chars = info.answerChars + info.reasoningChars + info.toolChars;
     chars > 0 && (this.eventTimes.push(tMs), this.eventChars.push(chars), info.reasoningChars > 0 && (this.reasoningEvents++, this.firstReasoningMs ??= tMs), info.toolChars > 0 && (this.firstToolMs ??= tMs), this.think !== null ? (this.think.feed(info.text, tMs), info.toolChars > 0 && (this.firstAnswerMs ??= tMs)) : (info.answerChars > 0 || info.toolChars > 0) && (this.firstAnswerMs ??= tMs), this.text !== null && info.text !== "" && this.text.push(info.text), info.serverTsMs !== null && (this.serverTimes ??= [], this.serverTimes.push(info.serverTsMs - this.o.serverOffsetMs)), info.serverArrivalTsMs !== null && (this.serverArrival = info.serverArrivalTsMs - this.o.serverOffsetMs)), info.terminal && (this.done = !0);
@@ -19593,7 +19680,14 @@ function isBomPrefix(buf) {
 // src/core/client/tool-calls.ts
 function toolsBody(api, t) {
   let forced = t.choice !== "auto" && t.choice !== "required" && t.choice !== "none";
-  return api === "responses" ? {
+  return api === "messages" ? {
+    tools: t.tools.map((d) => ({
+      name: d.function.name,
+      ...d.function.description !== void 0 ? { description: d.function.description } : {},
+      input_schema: d.function.parameters ?? { type: "object", properties: {} }
+    })),
+    tool_choice: forced ? { type: "tool", name: t.choice } : { type: t.choice === "required" ? "any" : t.choice }
+  } : api === "responses" ? {
     tools: t.tools.map((d) => ({ type: "function", ...d.function })),
     tool_choice: forced ? { type: "function", name: t.choice } : t.choice
   } : {
@@ -19678,7 +19772,7 @@ var StreamClient = class {
           `no content-bearing event: the server answered with no token (finish_reason ${state.finishReason ?? "none"}, ${usage.completion_tokens} completion tokens in its usage); a prompt that fills the context, a stop sequence or a filter that ends it at once?`
         ) : setError(
           ErrorCode.missingDone,
-          cfg.target.api === "responses" ? "stream ended without response.completed" : "stream ended without data: [DONE]"
+          cfg.target.api === "responses" ? "stream ended without response.completed" : cfg.target.api === "messages" ? "stream ended without message_stop" : "stream ended without data: [DONE]"
         );
       }
       let rec = {
@@ -19788,7 +19882,10 @@ var StreamClient = class {
 var WARMUP_CHUNKS = 8e4, REQUESTS = 4, BURST = 50;
 function chunkEvent(api, i) {
   let text = ` w${i % 97}`;
-  return api === "responses" ? `event: response.output_text.delta
+  return api === "messages" ? `event: content_block_delta
+data: ${JSON.stringify({ type: "content_block_delta", index: 0, delta: { type: "text_delta", text } })}
+
+` : api === "responses" ? `event: response.output_text.delta
 data: ${JSON.stringify({ type: "response.output_text.delta", item_id: "warmup", output_index: 0, content_index: 0, delta: text })}
 
 ` : `data: ${JSON.stringify({ id: "warmup", object: api === "chat" ? "chat.completion.chunk" : "text_completion", created: 0, model: "warmup", choices: [api === "chat" ? { index: 0, delta: { content: text }, finish_reason: null } : { index: 0, text, finish_reason: null }] })}
@@ -19796,6 +19893,14 @@ data: ${JSON.stringify({ type: "response.output_text.delta", item_id: "warmup", 
 `;
 }
 function endEvents(api, tokens) {
+  if (api === "messages")
+    return `event: message_delta
+data: ${JSON.stringify({ type: "message_delta", delta: { stop_reason: "max_tokens" }, usage: { input_tokens: 8, output_tokens: tokens } })}
+
+event: message_stop
+data: {"type":"message_stop"}
+
+`;
   if (api === "responses") {
     let usage2 = { input_tokens: 8, output_tokens: tokens, total_tokens: tokens + 8 };
     return `event: response.completed
@@ -19813,7 +19918,7 @@ data: [DONE]
 function serve(perRequest) {
   return (req, res) => {
     req.resume(), req.on("end", async () => {
-      let url = req.url ?? "", api = url.includes("chat") ? "chat" : url.includes("responses") ? "responses" : "completions";
+      let url = req.url ?? "", api = url.includes("chat") ? "chat" : url.includes("responses") ? "responses" : url.includes("messages") ? "messages" : "completions";
       res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
       for (let i = 0; i < perRequest; i++)
         res.write(chunkEvent(api, i)), i % BURST === BURST - 1 && await new Promise((r) => setImmediate(r));

@@ -40,7 +40,7 @@ export function roleChunk(r: Req): string {
 }
 
 /** A tool call's arguments: the answer's tokens as one JSON string value, opened and closed. */
-function argumentsOf(r: Req, p: Piece): string {
+export function argumentsOf(r: Req, p: Piece): string {
   let a = p.answer;
   if (p.from <= r.reasoning && p.to > r.reasoning) a = `{"q":"${a}`;
   if (p.to === r.target && a !== "") a += '"}';
@@ -91,7 +91,7 @@ export function contentChunk(
   return `${s}}\n\n`;
 }
 
-function serverStamp(r: Req, p: Piece, ts: number, o: MockOptions): string {
+export function serverStamp(r: Req, p: Piece, ts: number, o: MockOptions): string {
   let s = `,"tokenbench_server_ts_ms":${ts}`;
   if (p.to <= o.tokensPerChunk) s += `,"tokenbench_server_arrival_ts_ms":${r.tArriveHr}`;
   return s;

@@ -6,7 +6,7 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { performance } from "node:perf_hooks";
-import { pieceOf, pieceText, responsesStart, roleChunk, usageJson, wire } from "./chunks.ts";
+import { pieceOf, pieceText, usageJson, wire } from "./chunks.ts";
 import type { EngineView, FlavorModule } from "./flavor.ts";
 import { FLAVOR_MODULES } from "./flavors/index.ts";
 import { HttpError, sendJson } from "./http.ts";
@@ -24,7 +24,7 @@ import {
   type Req,
   validateCompletion,
 } from "./request.ts";
-import { streamText } from "./stream-text.ts";
+import { openingEvents, streamText } from "./stream-text.ts";
 import { TimerQueue } from "./timer-queue.ts";
 
 const hrMs = (): number => Number(process.hrtime.bigint()) / 1e6;
@@ -248,7 +248,7 @@ export class Engine implements EngineView {
     if (this.flavor.roleChunkAtAdmission && r.stream && !r.roleSent) {
       // FreeToken sends the role chunk as soon as the request is admitted, before prefill.
       r.roleSent = true;
-      this.write(r, r.api === "responses" ? responsesStart(r) : roleChunk(r));
+      this.write(r, openingEvents(r));
     }
     const gen = r.gen;
     this.timers.at(t + prefill, () => this.emit(r, t + prefill, gen));

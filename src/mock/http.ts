@@ -1,4 +1,4 @@
-/** HTTP plumbing of the mock: JSON answers, OpenAI-style errors, request bodies, prompts. */
+/** HTTP plumbing of the mock: JSON answers, OpenAI-style errors, request bodies, prompts (the Messages API's too). */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { tokenize } from "./tokenizer.ts";
 
@@ -63,4 +63,29 @@ export async function readJson(req: IncomingMessage): Promise<Record<string, unk
   if (v === null || typeof v !== "object" || Array.isArray(v))
     throw new HttpError(400, "request body must be a JSON object");
   return v as Record<string, unknown>;
+}
+
+/** The prompt's tokens: the system prompt (a string or text blocks), then the messages. */
+export function messagesPrompt(body: Record<string, unknown>): string[] {
+  const s = body.system;
+  const system =
+    typeof s === "string"
+      ? s
+      : Array.isArray(s)
+        ? s
+            .map((b) =>
+              typeof (b as { text?: unknown })?.text === "string" ? (b as { text: string }).text : "",
+            )
+            .join("\n")
+        : s === undefined
+          ? ""
+          : null;
+  if (system === null) throw new HttpError(400, "'system' must be a string or an array of text blocks");
+  const rest = promptOf(body, true);
+  return system === "" ? rest : [...tokenize(system), ...rest];
+}
+
+/** `max_tokens` is required by the Messages API (the others default it). */
+export function messagesMaxTokens(body: Record<string, unknown>): void {
+  if (body.max_tokens === undefined) throw new HttpError(400, "max_tokens: Field required");
 }

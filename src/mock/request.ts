@@ -1,11 +1,11 @@
 /** One completion request: its validation, its state in the engine, its non-streaming answer. */
 import { randomBytes } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { HttpError, promptOf } from "./http.ts";
+import { HttpError, messagesMaxTokens, messagesPrompt, promptOf } from "./http.ts";
 import type { FaultKind, MockOptions } from "./options.ts";
 import { tokenize } from "./tokenizer.ts";
 
-export type MockApi = "chat" | "completions" | "responses";
+export type MockApi = "chat" | "completions" | "responses" | "messages";
 
 export interface Req {
   /** The server's options (read-only). */
@@ -78,6 +78,9 @@ export function validateCompletion(
     const before = typeof prev === "string" ? stored.get(prev) : [];
     if (before === undefined) throw new HttpError(400, `Previous response with id '${prev}' not found.`);
     promptTokens = [...before, ...inputOf(body)];
+  } else if (api === "messages") {
+    messagesMaxTokens(body);
+    promptTokens = messagesPrompt(body);
   } else promptTokens = promptOf(body, api === "chat");
   if (promptTokens.length >= o.maxModelLen) {
     throw new HttpError(
@@ -146,7 +149,7 @@ export function newReq(a: {
 }): Req {
   const so = a.body.stream_options as { include_usage?: unknown } | undefined;
   const chat = a.api === "chat";
-  const prefix = a.api === "responses" ? "resp" : chat ? "chatcmpl" : "cmpl";
+  const prefix = a.api === "responses" ? "resp" : a.api === "messages" ? "msg" : chat ? "chatcmpl" : "cmpl";
   return {
     o: a.o,
     seq: a.seq,
@@ -158,8 +161,8 @@ export function newReq(a: {
     tool: a.api === "completions" ? null : toolOf(a.body),
     store: a.api === "responses" && a.body.store !== false,
     stream: a.body.stream === true,
-    // the Responses API always reports usage (in response.completed)
-    includeUsage: so?.include_usage === true || a.api === "responses",
+    // the Responses and Messages APIs always report usage
+    includeUsage: so?.include_usage === true || a.api === "responses" || a.api === "messages",
     serverTs: a.o.serverTimestamps || a.req.headers["x-tokenbench-server-ts"] === "1",
     model: a.o.model,
     promptTokens: a.promptTokens,
@@ -186,6 +189,21 @@ export function newReq(a: {
 export function completionBody(r: Req, usage: Record<string, unknown>): unknown {
   const text = r.text.join("");
   const finish = r.target < r.maxTokens ? "stop" : "length";
+  if (r.api === "messages")
+    return {
+      id: r.id,
+      type: "message",
+      role: "assistant",
+      model: r.model,
+      content: [{ type: "text", text }],
+      stop_reason: r.tool !== null ? "tool_use" : finish === "length" ? "max_tokens" : "end_turn",
+      stop_sequence: null,
+      usage: {
+        input_tokens: r.promptTokens.length - r.cachedTokens,
+        cache_read_input_tokens: r.cachedTokens,
+        output_tokens: usage.completion_tokens,
+      },
+    };
   if (r.api === "responses")
     return {
       id: r.id,

@@ -17,6 +17,7 @@ const API_ROUTES: Record<string, MockApi> = {
   "/v1/chat/completions": "chat",
   "/v1/completions": "completions",
   "/v1/responses": "responses",
+  "/v1/messages": "messages",
 };
 
 export type { MockStats } from "./request.ts";

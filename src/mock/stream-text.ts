@@ -14,6 +14,7 @@ import {
   roleChunk,
 } from "./chunks.ts";
 import type { ChunkText, FlavorModule } from "./flavor.ts";
+import { messagesDelta, messagesError, messagesLast, messagesStart } from "./messages.ts";
 import type { Req } from "./request.ts";
 
 export interface Step {
@@ -27,13 +28,17 @@ export interface Step {
   now: number;
 }
 
+/** What a stream opens with before its first token (chat: the role chunk; completions: nothing). */
+export const openingEvents = (r: Req): string =>
+  r.api === "responses" ? responsesStart(r) : r.api === "messages" ? messagesStart(r) : roleChunk(r);
+
 export function streamText(r: Req, flavor: FlavorModule, st: Step): string {
   const o = r.o;
   const { piece, last, ts } = st;
   let out = "";
   if (st.first && !r.roleSent) {
     r.roleSent = true;
-    out += r.api === "responses" ? responsesStart(r) : roleChunk(r);
+    out += openingEvents(r);
   }
   if (
     r.fault === "malformed" &&
@@ -42,9 +47,13 @@ export function streamText(r: Req, flavor: FlavorModule, st: Step): string {
   ) {
     out += 'data: {"choices": [{"delta": {"content": "oops"\n\n';
   }
-  if (r.fault === "error_event" && last) return out + errorEvent();
+  if (r.fault === "error_event" && last) return out + (r.api === "messages" ? messagesError() : errorEvent());
   const finish = r.target < r.maxTokens ? "stop" : "length";
-  if (r.api === "responses") {
+  if (r.api === "messages") {
+    out += last
+      ? messagesLast(r, o, piece, ts, r.fault !== "no_usage", r.fault !== "no_done")
+      : messagesDelta(r, o, piece, ts);
+  } else if (r.api === "responses") {
     out += last ? responsesLast(r, o, piece, st.usage, ts) : responsesDelta(r, o, piece, ts);
   } else {
     const chunks: ChunkText = {

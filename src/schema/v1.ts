@@ -170,7 +170,7 @@ export type LevelResult = z.infer<typeof LevelResult>;
 
 export const Target = z.object({
   base_url: z.string(),
-  api: z.enum(["chat", "completions", "responses"]),
+  api: z.enum(["chat", "completions", "responses", "messages"]),
   model: z.string(),
 });
 

@@ -350,6 +350,52 @@ describe("streams as llama.cpp sends them: the Responses API and an inline think
     }
   }, 200_000);
 
+  it("a Messages API sweep (--api messages): decode agrees with the server's own counters, usage is the server's, count_tokens sizes the prompts", async () => {
+    // One user at a time, so the server's /metrics counters over the run are the run's requests
+    // plus the few 1-token probes the preflight sends (whose single token takes no decode time).
+    const counters = async () => {
+      const text = await (await fetch(`${server.url}/metrics`)).text();
+      const get = (name: string) => Number(new RegExp(`^llamacpp:${name} (\\S+)$`, "m").exec(text)![1]);
+      return { predicted: get("tokens_predicted_total"), predictedS: get("tokens_predicted_seconds_total") };
+    };
+    const before = await counters();
+    const out = join(tmp, "messages.json");
+    const r = await tb(
+      `sweep --api messages --levels 1 --requests 16 --max-tokens 48 --prompt-tokens 96 --seed 41 --warmup 0 --metrics-interval-ms 0 --records inline`,
+      out,
+      180_000,
+    );
+    expect(r.code, r.stderr).toBe(0);
+    const after = await counters();
+    const d = read(out);
+    expect(d.target.api).toBe("messages");
+    expect([d.levels[0]!.ok, d.levels[0]!.errors]).toEqual([16, 0]);
+    const rs = d.requests!.filter((x) => !x.warmup);
+    const completion = rs.reduce((a, x) => a + x.usage!.completion_tokens!, 0);
+    // the server's count of generated tokens is the records' plus one per probe
+    const probes = after.predicted - before.predicted - completion;
+    expect(
+      probes,
+      `${after.predicted - before.predicted} generated, ${completion} in the records`,
+    ).toBeGreaterThanOrEqual(0);
+    expect(probes).toBeLessThanOrEqual(4);
+    const client =
+      rs.reduce((a, x) => a + (x.last_token_ms! - x.first_token_ms!), 0) / (completion - rs.length);
+    const own = ((after.predictedS - before.predictedS) * 1000) / (completion - rs.length);
+    expect(Math.abs(client / own - 1), `${client} vs ${own} ms/token`).toBeLessThan(0.02);
+    expect(d.prompt_calibration!.method).toBe("count_tokens");
+    expect(d.prompt_calibration!.within_tolerance).toBe(true);
+    for (const x of rs) {
+      expect(
+        Math.abs(x.usage!.prompt_tokens! - 96),
+        `prompt_tokens ${x.usage!.prompt_tokens}`,
+      ).toBeLessThanOrEqual(tolerance(96));
+      // the template's prefix, read from the cache (cache_read_input_tokens), never the whole prompt
+      expect(x.usage!.cached_tokens).toBeGreaterThan(0);
+      expect(x.usage!.cached_tokens).toBeLessThan(0.3 * 96);
+    }
+  }, 200_000);
+
   it("--reasoning-tags think: the forced think block's tokens are the server's, and the answer comes after", async () => {
     const out = join(tmp, "think.json");
     const grammar = 'root ::= "<think>" [a-z ]{10,20} "</think>" [a-z ]{10,20}';

@@ -5,7 +5,9 @@
  * and DeepSeek send it, `delta.reasoning` as newer vLLM and OpenRouter do, Responses'
  * `response.reasoning_text.delta` and `response.reasoning_summary_text.delta`) and tool calls
  * (`delta.tool_calls[].function` name and arguments, Responses'
- * `response.function_call_arguments.delta`; a Responses function-call item counts the call). Role-only, empty and usage-only chunks carry 0
+ * `response.function_call_arguments.delta`; a Responses function-call item counts the call) and
+ * the Messages API's content blocks (`text_delta`, `thinking_delta`, `input_json_delta` of a
+ * `tool_use` block, which counts the call). Role-only, empty and usage-only chunks carry 0
  * characters and so can never be taken for the first token.
  */
 export interface ChunkUsage {
@@ -40,6 +42,8 @@ export interface ChunkInfo {
   maxChoiceIndex: number;
   usage: ChunkUsage | null;
   errorMessage: string | null;
+  /** The error's own type where the API names one (Messages: `overloaded_error`, ...), or null. */
+  errorType: string | null;
   /** Responses API: the response's id (`response.created`). */
   responseId: string | null;
   /** Responses API: the terminal event (`response.completed` / `response.incomplete`) came. */
@@ -82,6 +86,7 @@ function resetInfo(info: ChunkInfo): ChunkInfo {
   info.maxChoiceIndex = 0;
   info.usage = null;
   info.errorMessage = null;
+  info.errorType = null;
   info.responseId = null;
   info.terminal = false;
   info.serverTsMs = null;
@@ -233,6 +238,103 @@ export function interpretResponsesEvent(obj: unknown, into?: ChunkInfo): ChunkIn
       break;
     default:
       // other typed events (output_item.done, content_part.added, ...) carry nothing measured
+      if (obj.error !== undefined && obj.error !== null) info.errorMessage = errorText(obj.error);
+  }
+  readCommon(info, obj);
+  return info;
+}
+
+/**
+ * The Messages API's stop reasons in the vocabulary every record uses: `end_turn` and
+ * `stop_sequence` are "stop", `max_tokens` is "length", `tool_use` is "tool_calls"; others
+ * (`pause_turn`, `refusal`) as sent.
+ */
+const STOP_REASONS: Record<string, string> = {
+  end_turn: "stop",
+  stop_sequence: "stop",
+  max_tokens: "length",
+  tool_use: "tool_calls",
+};
+
+/**
+ * Messages usage: `input_tokens` is the uncached part of the prompt, so the prompt is it plus the
+ * cache's reads and writes, and the cached share is the reads. `message_start` carries the input
+ * counts and `message_delta` the output count (some servers repeat the input there): a count not
+ * sent is null here and the response keeps the one it had.
+ */
+function readMessagesUsage(info: ChunkInfo, us: Obj): void {
+  const bad: string[] = [];
+  const input = count(us.input_tokens, "input_tokens", bad);
+  const read = count(us.cache_read_input_tokens, "cache_read_input_tokens", bad);
+  const created = count(us.cache_creation_input_tokens, "cache_creation_input_tokens", bad);
+  info.usage = {
+    prompt: input === null ? null : input + (read ?? 0) + (created ?? 0),
+    completion: count(us.output_tokens, "output_tokens", bad),
+    cached: input === null ? null : (read ?? 0),
+    reasoning: null,
+    invalid: bad.length > 0 ? bad.join("; ") : null,
+  };
+  if (Object.keys(us).some((k) => k !== "input_tokens" && k !== "output_tokens")) info.usageRaw = us;
+}
+
+/** One event of a Messages API stream (`type` names it; the SSE `event:` repeats it). */
+export function interpretMessagesEvent(obj: unknown, into?: ChunkInfo): ChunkInfo {
+  const info = into ? resetInfo(into) : emptyInfo();
+  if (!isObj(obj)) {
+    info.errorMessage = "event is not a JSON object";
+    return info;
+  }
+  switch (obj.type) {
+    case "message_start": {
+      const m = obj.message;
+      if (isObj(m)) {
+        if (typeof m.id === "string") info.responseId = m.id;
+        if (isObj(m.usage)) readMessagesUsage(info, m.usage);
+      }
+      break;
+    }
+    case "content_block_start": {
+      const b = obj.content_block;
+      if (!isObj(b)) break;
+      // a tool_use block is the call (its name comes with the block, not as a token of its own);
+      // text or thinking a block opens with is output like a delta's
+      if (b.type === "tool_use") {
+        info.toolCalls = 1;
+        info.toolCallsAreNew = true;
+      } else if (b.type === "text" && typeof b.text === "string" && b.text !== "") {
+        info.answerChars = b.text.length;
+        info.text = b.text;
+      } else if (b.type === "thinking") info.reasoningChars = strLen(b.thinking);
+      break;
+    }
+    case "content_block_delta": {
+      const d = obj.delta;
+      if (!isObj(d)) break;
+      if (d.type === "text_delta" && typeof d.text === "string") {
+        info.answerChars = d.text.length;
+        info.text = d.text;
+      } else if (d.type === "thinking_delta") info.reasoningChars = strLen(d.thinking);
+      else if (d.type === "input_json_delta") info.toolChars = strLen(d.partial_json);
+      break;
+    }
+    case "message_delta": {
+      const d = obj.delta;
+      if (isObj(d) && typeof d.stop_reason === "string")
+        info.finishReason = STOP_REASONS[d.stop_reason] ?? d.stop_reason;
+      if (isObj(obj.usage)) readMessagesUsage(info, obj.usage);
+      break;
+    }
+    case "message_stop":
+      info.terminal = true;
+      break;
+    case "error": {
+      const e = obj.error;
+      info.errorType = isObj(e) && typeof e.type === "string" ? e.type : null;
+      info.errorMessage = `${info.errorType !== null ? `${info.errorType}: ` : ""}${errorText(e ?? obj)}`;
+      break;
+    }
+    default:
+      // ping, content_block_stop and events of later versions carry nothing measured
       if (obj.error !== undefined && obj.error !== null) info.errorMessage = errorText(obj.error);
   }
   readCommon(info, obj);

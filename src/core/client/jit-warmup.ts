@@ -20,11 +20,13 @@ const REQUESTS = 4;
 /** Writes between two yields, so the client (same event loop) reads as the server writes. */
 const BURST = 50;
 
-type Api = "chat" | "completions" | "responses";
+type Api = "chat" | "completions" | "responses" | "messages";
 
 /** One content event in the API's own shape, as the client will read it from the server. */
 function chunkEvent(api: Api, i: number): string {
   const text = ` w${i % 97}`;
+  if (api === "messages")
+    return `event: content_block_delta\ndata: ${JSON.stringify({ type: "content_block_delta", index: 0, delta: { type: "text_delta", text } })}\n\n`;
   if (api === "responses")
     return `event: response.output_text.delta\ndata: ${JSON.stringify({ type: "response.output_text.delta", item_id: "warmup", output_index: 0, content_index: 0, delta: text })}\n\n`;
   const choice =
@@ -35,8 +37,13 @@ function chunkEvent(api: Api, i: number): string {
   return `data: ${JSON.stringify({ id: "warmup", object, created: 0, model: "warmup", choices: [choice] })}\n\n`;
 }
 
-/** The stream's end: the usage, then [DONE] (the Responses API: its terminal event). */
+/** The stream's end: the usage, then [DONE] (the Responses and Messages APIs: their terminal events). */
 function endEvents(api: Api, tokens: number): string {
+  if (api === "messages") {
+    const usage = { input_tokens: 8, output_tokens: tokens };
+    const delta = { type: "message_delta", delta: { stop_reason: "max_tokens" }, usage };
+    return `event: message_delta\ndata: ${JSON.stringify(delta)}\n\nevent: message_stop\ndata: {"type":"message_stop"}\n\n`;
+  }
   if (api === "responses") {
     const usage = { input_tokens: 8, output_tokens: tokens, total_tokens: tokens + 8 };
     return `event: response.completed\ndata: ${JSON.stringify({ type: "response.completed", response: { id: "warmup", status: "completed", usage } })}\n\n`;
@@ -54,7 +61,9 @@ function serve(perRequest: number) {
         ? "chat"
         : url.includes("responses")
           ? "responses"
-          : "completions";
+          : url.includes("messages")
+            ? "messages"
+            : "completions";
       res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
       for (let i = 0; i < perRequest; i++) {
         res.write(chunkEvent(api, i));

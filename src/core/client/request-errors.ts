@@ -10,11 +10,13 @@ export const ErrorCode = {
   malformedChunk: "malformed_chunk",
   /** A JSON `error` object (or `event: error`, Responses `response.failed`) in the stream, or a JSON error body with a 200. */
   serverErrorEvent: "server_error_event",
+  /** The server said it is overloaded mid-stream (the Messages API's `overloaded_error` event). */
+  serverOverloaded: "server_overloaded",
   /** The connection was reset or closed before the stream finished. */
   connectionReset: "connection_reset",
   /** The stream finished without a `usage` object (TPOT cannot be computed honestly). */
   missingUsage: "missing_usage",
-  /** The stream ended without `data: [DONE]`. */
+  /** The stream ended without its end (`data: [DONE]`, `response.completed`, `message_stop`). */
   missingDone: "missing_done",
   /** The stream finished without a single content-bearing event. */
   emptyStream: "empty_stream",

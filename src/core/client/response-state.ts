@@ -5,7 +5,13 @@
  */
 import type { RequestRecord } from "../../schema/v1.ts";
 import type { ApiKind } from "../server/target.ts";
-import { type ChunkInfo, emptyInfo, interpretChunk, interpretResponsesEvent } from "./chunk.ts";
+import {
+  type ChunkInfo,
+  emptyInfo,
+  interpretChunk,
+  interpretMessagesEvent,
+  interpretResponsesEvent,
+} from "./chunk.ts";
 import { ErrorCode } from "./request-errors.ts";
 import type { SseEvent } from "./sse.ts";
 import { ThinkTags } from "./think-tags.ts";
@@ -33,7 +39,7 @@ export class ResponseState {
   serverTimes: number[] | undefined;
   serverArrival: number | undefined;
   eventCount = 0;
-  /** `data: [DONE]` came (Responses: the terminal event). */
+  /** `data: [DONE]` came (Responses, Messages: the terminal event). */
   done = false;
   /** Events after the end of the stream: never counted. */
   afterDone = 0;
@@ -59,7 +65,12 @@ export class ResponseState {
   constructor(private readonly o: ResponseOptions) {
     this.text = o.keepText ? [] : null;
     this.think = o.reasoningTags === "think" ? new ThinkTags() : null;
-    this.interpret = o.api === "responses" ? interpretResponsesEvent : interpretChunk;
+    this.interpret =
+      o.api === "responses"
+        ? interpretResponsesEvent
+        : o.api === "messages"
+          ? interpretMessagesEvent
+          : interpretChunk;
   }
 
   /** One SSE event, received at `tMs` on the run's clock. */
@@ -87,7 +98,10 @@ export class ResponseState {
     }
     const info = this.interpret(obj, this.scratch);
     if (info.errorMessage !== null || ev.event === "error")
-      this.o.setError(ErrorCode.serverErrorEvent, info.errorMessage ?? ev.data.slice(0, 500));
+      this.o.setError(
+        info.errorType === "overloaded_error" ? ErrorCode.serverOverloaded : ErrorCode.serverErrorEvent,
+        info.errorMessage ?? ev.data.slice(0, 500),
+      );
     if (info.maxChoiceIndex > 0 && !this.multipleChoices) {
       this.multipleChoices = true;
       this.o.setError(
@@ -97,12 +111,15 @@ export class ResponseState {
     }
     if (info.usage !== null) {
       if (info.usage.invalid !== null) this.o.setError(ErrorCode.invalidUsage, info.usage.invalid);
+      // The Messages API sends its counts over two events: a count an event leaves out keeps the
+      // earlier one (the other APIs send every count in one event).
+      const was = this.usage;
       this.usage = {
-        prompt_tokens: info.usage.prompt,
-        completion_tokens: info.usage.completion,
-        cached_tokens: info.usage.cached,
+        prompt_tokens: info.usage.prompt ?? was?.prompt_tokens ?? null,
+        completion_tokens: info.usage.completion ?? was?.completion_tokens ?? null,
+        cached_tokens: info.usage.cached ?? was?.cached_tokens ?? null,
       };
-      this.usageReasoning = info.usage.reasoning;
+      this.usageReasoning = info.usage.reasoning ?? this.usageReasoning;
     }
     if (info.finishReason !== null) this.finishReason = info.finishReason;
     if (info.timings !== null) this.timings = info.timings;

@@ -222,7 +222,9 @@ export class StreamClient {
             ErrorCode.missingDone,
             cfg.target.api === "responses"
               ? "stream ended without response.completed"
-              : "stream ended without data: [DONE]",
+              : cfg.target.api === "messages"
+                ? "stream ended without message_stop"
+                : "stream ended without data: [DONE]",
           );
         else if (usage === null || usage.completion_tokens === null)
           setError(ErrorCode.missingUsage, "stream finished without usage.completion_tokens");

@@ -38,7 +38,13 @@ function answerText(json: unknown): string | null {
     choices?: { message?: { content?: unknown }; text?: unknown }[];
     output?: { content?: { text?: unknown }[] }[];
     output_text?: unknown;
+    content?: { type?: unknown; text?: unknown }[];
   } | null;
+  if (Array.isArray(j?.content)) {
+    // Messages: the answer's text blocks (thinking and tool_use blocks are not its text)
+    const texts = j.content.filter((b) => b?.type === "text").map((b) => b.text);
+    return texts.length > 0 && texts.every((t) => typeof t === "string") ? texts.join("") : null;
+  }
   const c = j?.choices?.[0];
   if (typeof c?.message?.content === "string") return c.message.content;
   if (typeof c?.text === "string") return c.text;

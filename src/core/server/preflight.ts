@@ -103,15 +103,18 @@ function checkContext(
 }
 
 /**
- * The Responses API is newer than chat completions: a server without it answers 404 (vLLM before
- * it, TGI), which would otherwise surface as a calibration failure or as every request's error.
+ * The Responses and Messages APIs are newer than chat completions: a server without one answers
+ * 404 (vLLM and SGLang before they served it, TGI), which would otherwise surface as a
+ * calibration failure or as every request's error.
  */
-async function checkResponsesApi(target: ResolvedTarget): Promise<void> {
+async function checkApiServed(target: ResolvedTarget): Promise<void> {
   const r = await oneTokenRequest(target, target.model);
+  const [name, version] =
+    target.api === "messages" ? ["Messages API", "/v1/messages"] : ["Responses API", "/v1/responses"];
   if (r.status === 404 || r.status === 405 || r.status === 501)
     throw new TokenbenchError(
       "api_unsupported",
-      `${rootUrl(target)} does not serve the Responses API (POST ${completionsPath("responses")} answered HTTP ${r.status}: ${(r.text ?? "").slice(0, 120)}): use --api chat, or a server version that has /v1/responses`,
+      `${rootUrl(target)} does not serve the ${name} (POST ${completionsPath(target.api)} answered HTTP ${r.status}: ${(r.text ?? "").slice(0, 120)}): use --api chat, or a server version that has ${version}`,
     );
 }
 
@@ -131,7 +134,7 @@ export async function preflight(
   });
   const server = await snapshotServer(target0, o.serverLimits);
   const target = await checkModel(target0, server, o.onNotice);
-  if (target.api === "responses") await checkResponsesApi(target);
+  if (target.api === "responses" || target.api === "messages") await checkApiServed(target);
   if (cfg === null) return { target, readiness, server, calibration: null };
   const calibration = await sweepCalibration(target, cfg, o);
   checkContext(target, server, cfg, calibration, o.longest);

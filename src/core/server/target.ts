@@ -4,8 +4,11 @@
  * sampler. It owns URL building (a base URL may end in /v1) and the request headers (the
  * bearer key included), so neither is rebuilt anywhere else.
  */
-export type ApiKind = "chat" | "completions" | "responses";
-export const API_KINDS: readonly ApiKind[] = ["chat", "completions", "responses"];
+export type ApiKind = "chat" | "completions" | "responses" | "messages";
+export const API_KINDS: readonly ApiKind[] = ["chat", "completions", "responses", "messages"];
+
+/** The Messages API's version header: the one every server that speaks it (vLLM, SGLang, llama.cpp) accepts. */
+export const ANTHROPIC_VERSION = "2023-06-01";
 
 export interface Target {
   /** The base URL as given, without a trailing slash (recorded in documents). */
@@ -47,8 +50,12 @@ export function makeTarget(o: TargetOptions): Target {
     model: o.model,
     headers: {
       ...(basic ? { authorization: basic } : {}),
+      // the Messages API names its version and takes the key as x-api-key (servers that speak it
+      // beside the OpenAI routes take the bearer header too, so both go)
+      ...(o.api === "messages" ? { "anthropic-version": ANTHROPIC_VERSION } : {}),
       ...o.headers,
       ...(o.apiKey ? { authorization: `Bearer ${o.apiKey}` } : {}),
+      ...(o.apiKey && o.api === "messages" ? { "x-api-key": o.apiKey } : {}),
     },
     origin: u.origin,
     basePath: u.pathname.replace(/\/+$/, "").replace(/\/v1$/, ""),
@@ -121,8 +128,13 @@ export const url = (t: Target, path: string): string => t.origin + t.basePath + 
 /** The server's root URL (no /v1), for messages. */
 export const rootUrl = (t: Target): string => t.origin + t.basePath;
 
-export const completionsPath = (api: ApiKind): string =>
-  api === "chat" ? "/v1/chat/completions" : api === "responses" ? "/v1/responses" : "/v1/completions";
+const PATHS: Record<ApiKind, string> = {
+  chat: "/v1/chat/completions",
+  completions: "/v1/completions",
+  responses: "/v1/responses",
+  messages: "/v1/messages",
+};
+export const completionsPath = (api: ApiKind): string => PATHS[api];
 
 export interface ChatMessage {
   role: string;
@@ -132,8 +144,9 @@ export interface ChatMessage {
 /**
  * The body of one generation request in the API's own words: chat `messages` + `max_tokens`,
  * completions `prompt` (a conversation's messages joined), Responses `input` items +
- * `max_output_tokens`. Streaming asks for usage the way each API needs (Responses always sends
- * it with `response.completed`).
+ * `max_output_tokens`, Messages `messages` with the system prompt apart (`system`: the API has no
+ * system role) + `max_tokens`. Streaming asks for usage the way each API needs (Responses and
+ * Messages always send it: `response.completed`, `message_start` and `message_delta`).
  */
 export function generationBody(
   api: ApiKind,
@@ -145,6 +158,17 @@ export function generationBody(
   const messages = input.messages ?? [{ role: "user", content: input.prompt }];
   if (api === "responses")
     return { model, input: messages, max_output_tokens: maxTokens, stream, store: false };
+  if (api === "messages") {
+    const system = messages.filter((m) => m.role === "system").map((m) => m.content);
+    const body: Record<string, unknown> = {
+      model,
+      messages: messages.filter((m) => m.role !== "system"),
+      max_tokens: maxTokens,
+      stream,
+    };
+    if (system.length > 0) body.system = system.join("\n\n");
+    return body;
+  }
   const body: Record<string, unknown> = { model, stream, max_tokens: maxTokens };
   if (stream) body.stream_options = { include_usage: true };
   if (api === "chat") body.messages = messages;
@@ -152,9 +176,23 @@ export function generationBody(
   return body;
 }
 
-/** The prompt tokens a non-streaming answer reports (chat/completions `prompt_tokens`, Responses `input_tokens`). */
+/**
+ * The prompt tokens a non-streaming answer reports: chat/completions `prompt_tokens`, Responses
+ * `input_tokens`, Messages the sum of `input_tokens` (the uncached part) and the cache's reads
+ * and writes.
+ */
 export function promptTokensOf(api: ApiKind, json: unknown): unknown {
   const usage = (json as { usage?: Record<string, unknown> } | null)?.usage;
+  if (api === "messages") {
+    const parts = [
+      usage?.input_tokens,
+      usage?.cache_read_input_tokens ?? 0,
+      usage?.cache_creation_input_tokens ?? 0,
+    ];
+    return parts.every((v) => typeof v === "number")
+      ? (parts as number[]).reduce((a, b) => a + b, 0)
+      : undefined;
+  }
   return api === "responses" ? usage?.input_tokens : usage?.prompt_tokens;
 }
 

@@ -53,9 +53,9 @@ export const CONNECTION = {
   }),
   api: oneOf({
     flag: "api",
-    choices: ["chat", "completions", "responses"] as const,
+    choices: ["chat", "completions", "responses", "messages"] as const,
     default: "chat",
-    help: "API to call: chat completions, completions, or the Responses API (/v1/responses)",
+    help: "API to call: chat completions, completions, the Responses API (/v1/responses) or the Messages API (/v1/messages, the Anthropic shape agents speak)",
   }),
   apiKey: text<string | null>({
     flag: "api-key",

@@ -4,6 +4,7 @@
  */
 
 import { coreMetrics, flavor, histograms } from "../flavor.ts";
+import { messagesPrompt } from "../http.ts";
 import { CORE_METRICS } from "../metric-names.ts";
 
 export const freetoken = flavor({
@@ -48,8 +49,8 @@ export const freetoken = flavor({
       };
     return undefined;
   },
-  post: (url, _body, promptOf) =>
-    url === "/v1/messages/count_tokens" ? { input_tokens: promptOf(true).length } : undefined,
+  post: (url, body) =>
+    url === "/v1/messages/count_tokens" ? { input_tokens: messagesPrompt(body).length } : undefined,
   metrics(x, e) {
     coreMetrics(x, e, CORE_METRICS.freetoken);
     histograms(x, e, "freetoken:", {

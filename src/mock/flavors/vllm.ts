@@ -1,13 +1,14 @@
 /** vLLM: /version, count_tokens, /tokenize with max_model_len, vllm:* metrics. */
 
 import { coreMetrics, flavor, histograms } from "../flavor.ts";
+import { messagesPrompt } from "../http.ts";
 import { CORE_METRICS } from "../metric-names.ts";
 
 export const vllm = flavor({
   get: (url, e) =>
     url === "/version" ? { version: e.o.serverVersion ?? "0.11.0+tokenbench.mock" } : undefined,
   post(url, body, promptOf, e) {
-    if (url === "/v1/messages/count_tokens") return { input_tokens: promptOf(true).length };
+    if (url === "/v1/messages/count_tokens") return { input_tokens: messagesPrompt(body).length };
     if (url !== "/tokenize") return undefined;
     const toks = promptOf(body.messages !== undefined);
     return { count: toks.length, max_model_len: e.o.maxModelLen, tokens: toks.map((_, i) => i + 1) };

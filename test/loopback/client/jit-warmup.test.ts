@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest";
 import { WARMUP_CHUNKS, warmUpClientPath } from "../../../src/core/client/jit-warmup.ts";
 import { makeTarget } from "../../../src/core/server/target.ts";
 
-const cfg = (api: "chat" | "completions" | "responses") => ({
+const cfg = (api: "chat" | "completions" | "responses" | "messages") => ({
   target: makeTarget({ baseUrl: "http://127.0.0.1:9", api, model: "m", apiKey: null, headers: {} }),
   timeoutS: 30,
   ignoreEos: true,
@@ -16,7 +16,7 @@ const cfg = (api: "chat" | "completions" | "responses") => ({
 });
 
 describe("JIT warm-up of the client path", () => {
-  it.each(["chat", "completions", "responses"] as const)(
+  it.each(["chat", "completions", "responses", "messages"] as const)(
     "streams %s chunks through a StreamClient",
     async (api) => {
       const r = await warmUpClientPath(cfg(api));

@@ -80,7 +80,7 @@ describe("tool calls", () => {
     tools: [{ type: "function" as const, function: { name: "lookup", parameters: { type: "object" } } }],
     choice: "required",
   };
-  it.each(["chat", "responses"] as const)(
+  it.each(["chat", "responses", "messages"] as const)(
     "%s: argument deltas are output, timed and counted",
     async (api) => {
       const m = await mock({ reasoningTokens: 4 });
@@ -125,6 +125,68 @@ describe("the Responses API", () => {
   });
 });
 
+describe("the Messages API", () => {
+  it("content-block events: TTFT, ITL and usage agree with the mock's own record", async () => {
+    const m = await mock({});
+    const { r, late } = await one(m.url, { api: "messages" }, 24);
+    expect(r.error).toBeNull();
+    expect(r.usage?.completion_tokens).toBe(24);
+    expect(r.finish_reason).toBe("length"); // stop_reason max_tokens
+    expect(r.event_times_ms).toHaveLength(24);
+    expect(deriveRequest(r).ttftMs!).toBeGreaterThanOrEqual(serverTtftMs(r) - 0.5);
+    const gaps = r.event_times_ms.slice(1).map((t, i) => t - r.event_times_ms[i]!);
+    const own = r.server_event_times_ms!.slice(1).map((t, i) => t - r.server_event_times_ms![i]!);
+    const off = gaps.map((g, i) => Math.abs(g - own[i]!)).sort((a, b) => a - b);
+    expect(off[Math.floor(off.length / 2)]!).toBeLessThanOrEqual(late);
+  });
+
+  it("the prompt is input_tokens plus the cache's reads; the cached share is the reads; the system prompt counts", async () => {
+    const m = await mock({ blockTokens: 4 });
+    const prompt = Array.from({ length: 40 }, (_, i) => `word${i}`).join(" ");
+    const c = client(m.url, { api: "messages" });
+    const first = await c.stream(spec({ prompt, maxTokens: 4 }));
+    const again = await c.stream(spec({ prompt, maxTokens: 4 }));
+    const system = await c.stream(
+      spec({
+        prompt,
+        maxTokens: 4,
+        messages: [
+          { role: "system", content: "be brief" },
+          { role: "user", content: prompt },
+        ],
+      }),
+    );
+    await c.close();
+    expect(first.usage).toEqual({ prompt_tokens: 40, completion_tokens: 4, cached_tokens: 0 });
+    // the mock caches whole blocks of 4: all 40 on the second send
+    expect(again.usage).toEqual({ prompt_tokens: 40, completion_tokens: 4, cached_tokens: 40 });
+    // "be brief" is two tokens more, sent as `system` (the API has no system role)
+    expect(system.usage?.prompt_tokens).toBe(42);
+  });
+
+  it("thinking blocks are reasoning: TTFT the first thinking token, TTFAT the first text token", async () => {
+    const m = await mock({ reasoningTokens: 10, itlMs: 10 });
+    const { r, late } = await one(m.url, { api: "messages" }, 16);
+    expect(r.error).toBeNull();
+    expect([r.reasoning_events, r.reasoning_tokens, r.answer_tokens]).toEqual([10, 10, 6]);
+    const d = deriveRequest(r);
+    expect(Math.abs(d.ttfatMs! - d.ttftMs! - serverSince(r, 10))).toBeLessThanOrEqual(2 * late);
+  });
+
+  it("no message_stop is missing_done; an overloaded_error event is server_overloaded, the tokens before it kept", async () => {
+    const m = await mock({ faults: [{ kind: "no_done", rate: 1, every: null }] });
+    const { r } = await one(m.url, { api: "messages" }, 8);
+    expect(r.error?.code).toBe("missing_done");
+    expect(r.error?.message).toMatch(/message_stop/);
+    expect(r.event_times_ms).toHaveLength(8);
+    const f = await mock({ faults: [{ kind: "error_event", rate: 1, every: null }] });
+    const failed = (await one(f.url, { api: "messages" }, 8)).r;
+    expect(failed.error?.code).toBe("server_overloaded");
+    expect(failed.error?.message).toMatch(/^overloaded_error: .*Overloaded/);
+    expect(failed.event_times_ms.length).toBeGreaterThan(0);
+  });
+});
+
 describe("every framing the SSE standard allows gives the same figures", () => {
   it.each([
     ["cr"],
@@ -137,7 +199,7 @@ describe("every framing the SSE standard allows gives the same figures", () => {
     ["early-hints"],
     ["cr", "bom", "multiline", "comments", "ids", "no-space"],
   ] as const)("%s", async (...protocol) => {
-    for (const api of ["chat", "responses"] as const) {
+    for (const api of ["chat", "responses", "messages"] as const) {
       const m = await mock({ protocol: [...protocol] });
       const { r } = await one(m.url, { api }, 12);
       expect(r.error, `${api}: ${JSON.stringify(r.error)}`).toBeNull();

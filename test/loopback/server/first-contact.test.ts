@@ -71,7 +71,10 @@ describe("first contact", () => {
     expect(stats.completed).toBe(0); // the 1-token probe was refused; nothing else was sent
   });
 
-  it("--api responses against a server without the Responses API: one line saying so, no load sent", async () => {
+  it.each([
+    ["responses", "Responses API"],
+    ["messages", "Messages API"],
+  ])("--api %s against a server without the %s: one line saying so, no load sent", async (api, name) => {
     const server = await startHostileServer();
     try {
       const r = await runCli([
@@ -79,16 +82,16 @@ describe("first contact", () => {
         "--base-url",
         `${server.root}/plain`,
         "--api",
-        "responses",
+        api,
         ...common,
         "--out",
-        join(tmp, "responses.json"),
+        join(tmp, `${api}.json`),
       ]);
       expect(r.code).toBe(1);
       const lines = errorLines(r.stderr);
       expect(lines).toHaveLength(1);
       expect(lines[0]).toMatch(
-        /\[api_unsupported\].*does not serve the Responses API.*HTTP 404.*use --api chat/,
+        new RegExp(`\\[api_unsupported\\].*does not serve the ${name}.*HTTP 404.*use --api chat`),
       );
     } finally {
       server.stop();

@@ -105,7 +105,7 @@ describe("tool calling and the Responses API from the CLI", () => {
       file,
       JSON.stringify([{ type: "function", function: { name: "lookup", parameters: { type: "object" } } }]),
     );
-    for (const api of ["chat", "responses"]) {
+    for (const api of ["chat", "responses", "messages"]) {
       const r = await sweep(`tools-${api}`, plain.url, [
         "--levels",
         "1",
@@ -149,13 +149,18 @@ describe("tool calling and the Responses API from the CLI", () => {
     expect(wrong.stderr).toMatch(/no tool of that name/);
   });
 
-  it("--api responses with conversations: the history re-sent, or chained by previous_response_id", async () => {
-    for (const chain of [[], ["--responses-chain"]]) {
-      const r = await sweep(`responses-turns${chain.length}`, plain.url, [
+  it("--api responses and messages with conversations: the history re-sent, or chained by previous_response_id", async () => {
+    for (const [api, chain] of [
+      ["responses", []],
+      ["responses", ["--responses-chain"]],
+      // the Messages API re-sends the history too, its answers as assistant turns
+      ["messages", []],
+    ] as const) {
+      const r = await sweep(`${api}-turns${chain.length}`, plain.url, [
         "--levels",
         "2",
         "--api",
-        "responses",
+        api,
         "--turns",
         "3",
         ...chain,

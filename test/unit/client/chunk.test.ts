@@ -1,5 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { type ChunkInfo, interpretChunk, interpretResponsesEvent } from "../../../src/core/client/chunk.ts";
+import {
+  type ChunkInfo,
+  interpretChunk,
+  interpretMessagesEvent,
+  interpretResponsesEvent,
+} from "../../../src/core/client/chunk.ts";
+import { toolsBody } from "../../../src/core/client/tool-calls.ts";
+import { generationBody, promptTokensOf } from "../../../src/core/server/target.ts";
 
 const chars = (c: ChunkInfo) => [c.answerChars, c.reasoningChars, c.toolChars];
 
@@ -137,5 +144,114 @@ describe("interpretResponsesEvent", () => {
     expect(ev({ type: "error", code: "server_error", message: "overloaded" }).errorMessage).toBe(
       "overloaded",
     );
+  });
+});
+
+describe("interpretMessagesEvent (the Messages API)", () => {
+  const m = interpretMessagesEvent;
+  it("text, thinking and tool-input deltas are answer, reasoning and tool output; pings and stops nothing", () => {
+    expect(
+      chars(m({ type: "content_block_delta", index: 0, delta: { type: "text_delta", text: "abc" } })),
+    ).toEqual([3, 0, 0]);
+    expect(
+      chars(m({ type: "content_block_delta", index: 0, delta: { type: "thinking_delta", thinking: "ab" } })),
+    ).toEqual([0, 2, 0]);
+    expect(
+      chars(
+        m({
+          type: "content_block_delta",
+          index: 1,
+          delta: { type: "input_json_delta", partial_json: '{"q' },
+        }),
+      ),
+    ).toEqual([0, 0, 3]);
+    expect(
+      chars(
+        m({ type: "content_block_delta", index: 0, delta: { type: "signature_delta", signature: "xyz" } }),
+      ),
+    ).toEqual([0, 0, 0]);
+    for (const type of ["ping", "content_block_stop"])
+      expect(chars(m({ type, index: 0 }))).toEqual([0, 0, 0]);
+    const tool = m({
+      type: "content_block_start",
+      index: 1,
+      content_block: { type: "tool_use", id: "t", name: "lookup", input: {} },
+    });
+    // the call is counted at its block; its name is no token of its own
+    expect([tool.toolCalls, tool.toolCallsAreNew, chars(tool)]).toEqual([1, true, [0, 0, 0]]);
+  });
+
+  it("usage: the prompt is input_tokens plus the cache's reads and writes, the cached part the reads", () => {
+    const start = m({
+      type: "message_start",
+      message: {
+        id: "msg_1",
+        usage: {
+          input_tokens: 3,
+          cache_read_input_tokens: 40,
+          cache_creation_input_tokens: 5,
+          output_tokens: 0,
+        },
+      },
+    });
+    expect(start.usage).toEqual({ prompt: 48, completion: 0, cached: 40, reasoning: null, invalid: null });
+    expect(start.responseId).toBe("msg_1");
+    const end = m({ type: "message_delta", delta: { stop_reason: "end_turn" }, usage: { output_tokens: 9 } });
+    // no input count in this event: null here, so the response keeps message_start's
+    expect(end.usage).toEqual({ prompt: null, completion: 9, cached: null, reasoning: null, invalid: null });
+    expect(m({ type: "message_delta", delta: {}, usage: { output_tokens: 2.5 } }).usage?.invalid).toMatch(
+      /output_tokens/,
+    );
+  });
+
+  it("stop reasons in the records' words; message_stop ends the stream; an error event names its type", () => {
+    const why = (r: string) => m({ type: "message_delta", delta: { stop_reason: r } }).finishReason;
+    expect(["end_turn", "stop_sequence", "max_tokens", "tool_use", "refusal"].map(why)).toEqual([
+      "stop",
+      "stop",
+      "length",
+      "tool_calls",
+      "refusal",
+    ]);
+    expect(m({ type: "message_stop" }).terminal).toBe(true);
+    const e = m({ type: "error", error: { type: "overloaded_error", message: "Overloaded" } });
+    expect([e.errorType, e.errorMessage]).toEqual(["overloaded_error", "overloaded_error: Overloaded"]);
+  });
+
+  it("the request: system apart, max_tokens, tools as name/input_schema, tool_choice any/tool; the answer's prompt count", () => {
+    const body = generationBody(
+      "messages",
+      "m",
+      {
+        prompt: "",
+        messages: [
+          { role: "system", content: "be brief" },
+          { role: "user", content: "hi" },
+        ],
+      },
+      16,
+      true,
+    );
+    expect(body).toEqual({
+      model: "m",
+      system: "be brief",
+      messages: [{ role: "user", content: "hi" }],
+      max_tokens: 16,
+      stream: true,
+    });
+    const def = {
+      type: "function" as const,
+      function: { name: "get", description: "d", parameters: { type: "object" } },
+    };
+    expect(toolsBody("messages", { tools: [def], choice: "required" })).toEqual({
+      tools: [{ name: "get", description: "d", input_schema: { type: "object" } }],
+      tool_choice: { type: "any" },
+    });
+    expect(toolsBody("messages", { tools: [def], choice: "get" }).tool_choice).toEqual({
+      type: "tool",
+      name: "get",
+    });
+    expect(promptTokensOf("messages", { usage: { input_tokens: 22, cache_read_input_tokens: 8 } })).toBe(30);
+    expect(promptTokensOf("messages", { usage: {} })).toBeUndefined();
   });
 });
