@@ -15466,7 +15466,7 @@ var require_fetch = __commonJS({
     function handleFetchDone(response) {
       finalizeAndReportTiming(response, "fetch");
     }
-    function fetch(input2, init = void 0) {
+    function fetch2(input2, init = void 0) {
       webidl.argumentLengthCheck(arguments, 1, "globalThis.fetch");
       let p = createDeferredPromise(), requestObject;
       try {
@@ -16032,7 +16032,7 @@ var require_fetch = __commonJS({
       }
     }
     module.exports = {
-      fetch,
+      fetch: fetch2,
       Fetch,
       fetching,
       finalizeAndReportTiming
@@ -20283,6 +20283,13 @@ function medianLevels(repeats) {
 }
 
 // src/schema/upload.ts
+var OWNER = /^[A-Za-z0-9](?:[A-Za-z0-9]|-(?=[A-Za-z0-9])){0,38}$/, NAME = /^[A-Za-z0-9._-]{1,100}$/;
+function canonicalRepository(name) {
+  let parts = name.split("/");
+  if (parts.length !== 2) return null;
+  let [owner, repo] = parts;
+  return !OWNER.test(owner) || !NAME.test(repo) || repo === "." || repo === ".." ? null : `${owner}/${repo}`.toLowerCase();
+}
 var MAX_FUTURE_SKEW_MS = 600 * 1e3, SLACK = 1.01, PHYSICS = { decodeTokS: 1e5, levelTokS: 1e7, gpuW: 5e3 };
 function impossibleFigures(levels, config2 = null) {
   let out = [], no = (path, message) => out.push({ code: "figure_impossible", path, message }), windowed = !1, wallBound = (what, value, count3, wallS, i, unit) => {
@@ -20488,6 +20495,17 @@ function levelSamples(doc, level, measure) {
   if (groups.every((g) => g.length <= 1)) return { q: s.q, values: thinned(groups.flat()), sizes: null };
   let t = thinnedGroups(groups);
   return { q: s.q, values: t.values, sizes: t.sizes };
+}
+function documentSamples(doc) {
+  if (doc.kind !== "sweep") return [];
+  if (!doc.requests) return doc.samples ?? [];
+  let out = [];
+  for (let l of doc.levels)
+    for (let measure of Object.keys(SAMPLED)) {
+      let s = levelSamples(doc, l.level, measure);
+      s && s.values.length > 0 && out.push({ level: l.level, measure, values: s.values, ...s.sizes ? { sizes: s.sizes } : {} });
+    }
+  return out;
 }
 function sampledQuantile(measure) {
   return SAMPLED[measure]?.q ?? null;
@@ -46188,6 +46206,250 @@ async function sweepCommand(argv) {
   ), v.plots && await writePlotsBeside(doc, v.out), signals.stop.aborted ? 130 : exitStatus(doc, v.maxErrorRate);
 }
 
+// src/core/documents/git-checkout.ts
+import { execFileSync } from "node:child_process";
+function git(dir, args) {
+  try {
+    let line = execFileSync("git", args, {
+      cwd: dir,
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "ignore"]
+    }).trim();
+    return line === "" ? null : line;
+  } catch {
+    return null;
+  }
+}
+function githubRepository(remote) {
+  let m = /^(?:https?:\/\/(?:[^@/]+@)?github\.com\/|git@github\.com:|ssh:\/\/git@github\.com\/)([^/\s]+)\/([^/\s]+?)(?:\.git)?\/?$/.exec(
+    remote.trim()
+  );
+  return m ? `${m[1]}/${m[2]}` : null;
+}
+function readCheckout(dir) {
+  let remote = git(dir, ["config", "--get", "remote.origin.url"]);
+  return {
+    sha: git(dir, ["rev-parse", "HEAD"]),
+    // `symbolic-ref` fails on a detached HEAD (a CI checkout of one commit): no branch then
+    branch: git(dir, ["symbolic-ref", "--quiet", "--short", "HEAD"]),
+    repository: remote === null ? null : githubRepository(remote)
+  };
+}
+
+// src/core/documents/remote.ts
+init_errors();
+function firstBytes(text2, max = 160) {
+  let line = text2.replace(/\s+/g, " ").trim();
+  return line === "" ? "an empty body" : JSON.stringify([...line].length > max ? `${[...line].slice(0, max - 1).join("")}\u2026` : line);
+}
+function answerText2(service, res, text2) {
+  let type = res.headers.get("content-type")?.split(";")[0]?.trim() || "no content type";
+  return `${service} answered HTTP ${res.status} (${type}): ${firstBytes(text2)}`;
+}
+
+// src/core/documents/publish.ts
+var DEFAULT_RETRY = {
+  attempts: 4,
+  baseDelayMs: 1e3,
+  attemptTimeoutMs: 6e4,
+  totalTimeoutMs: 18e4
+}, secs = (ms2) => `${Math.round(ms2 / 100) / 10} s`;
+function fetchError(err, timeoutMs) {
+  let e = err;
+  if (e.name === "TimeoutError" || e.name === "AbortError") return `timed out after ${secs(timeoutMs)}`;
+  let cause = e.cause ? ` (${e.cause.code ?? ""}${e.cause.code && e.cause.message ? ": " : ""}${e.cause.message ?? ""})` : "";
+  return `network error: ${e.message}${cause}`;
+}
+var defaultSleep = (ms2) => new Promise((r) => setTimeout(r, ms2));
+async function uploadResults(resultsUrl, doc, token, retry = DEFAULT_RETRY, fetchImpl = fetch) {
+  let samples = documentSamples(doc), body = JSON.stringify({
+    ...doc,
+    requests: null,
+    requests_file: null,
+    ...samples.length > 0 ? { samples } : {},
+    // the raw GPU reads stay in the artifact too; each level's energy figures go
+    ...doc.gpu_telemetry ? { gpu_telemetry: { ...doc.gpu_telemetry, samples: null } } : {}
+  }), lastErr = null, status = null, sleep = retry.sleep ?? defaultSleep, t0 = Date.now(), total = retry.totalTimeoutMs ?? Number.POSITIVE_INFINITY, i = 1;
+  for (; i <= retry.attempts; i++) {
+    let left = total - (Date.now() - t0), attemptMs = Math.min(retry.attemptTimeoutMs ?? Number.POSITIVE_INFINITY, left);
+    try {
+      let res = await fetchImpl(`${resultsUrl}/api/v1/runs`, {
+        ...Number.isFinite(attemptMs) ? { signal: AbortSignal.timeout(attemptMs) } : {},
+        method: "POST",
+        headers: {
+          authorization: `Bearer ${token}`,
+          "content-type": "application/json",
+          "user-agent": "tokenbench-action"
+        },
+        body
+      });
+      status = res.status;
+      let text2 = await res.text(), service = `the results service (POST ${resultsUrl}/api/v1/runs)`, j = null;
+      try {
+        j = JSON.parse(text2);
+      } catch {
+        j = null;
+      }
+      if (res.ok && j !== null)
+        return {
+          ok: !0,
+          status,
+          runId: j.run?.id ?? null,
+          runUrl: j.url ?? null,
+          created: j.created === !0,
+          attempts: i,
+          error: null
+        };
+      if (lastErr = j?.error?.message !== void 0 ? `HTTP ${res.status} ${j.error.code ?? ""}: ${j.error.message.slice(0, 300)}` : `${answerText2(service, res, text2)}${res.ok ? ", not the JSON it speaks (a proxy in front of it?)" : ""}`, res.status < 500) break;
+    } catch (err) {
+      lastErr = fetchError(err, attemptMs), status = null;
+    }
+    let delay = retry.baseDelayMs * 2 ** (i - 1);
+    if (i < retry.attempts && Date.now() - t0 + delay >= total) {
+      lastErr = `${lastErr}; gave up: the upload's total deadline of ${secs(total)} would pass before another attempt`;
+      break;
+    }
+    i < retry.attempts && await sleep(delay);
+  }
+  return {
+    ok: !1,
+    status,
+    runId: null,
+    runUrl: null,
+    created: !1,
+    attempts: Math.min(i, retry.attempts),
+    error: lastErr
+  };
+}
+
+// src/core/settings/upload-table.ts
+var UPLOAD = {
+  url: httpUrl({
+    flag: "url",
+    input: null,
+    metavar: "URL",
+    default: null,
+    help: "the results service's URL (the Action's results-url)"
+  }),
+  token: text({
+    flag: "token",
+    input: null,
+    metavar: "TOKEN",
+    secret: !0,
+    default: null,
+    env: ["TOKENBENCH_API_TOKEN"],
+    help: "the repository's API token for the service (the Action's api-token; POST /api/v1/admin/tokens makes one)"
+  }),
+  repository: text({
+    flag: "repository",
+    input: null,
+    metavar: "OWNER/NAME",
+    default: null,
+    help: "the GitHub repository the run counts for (default: the checkout's origin remote)"
+  }),
+  branch: text({
+    flag: "branch",
+    input: null,
+    metavar: "NAME",
+    default: null,
+    help: "the branch the run measured (default: the checkout's branch); trends and badges are per branch"
+  }),
+  sha: text({
+    flag: "sha",
+    input: null,
+    metavar: "SHA",
+    default: null,
+    help: "the commit the run measured (default: the checkout's HEAD)"
+  }),
+  baseBranch: text({
+    flag: "base-branch",
+    input: null,
+    metavar: "NAME",
+    default: null,
+    help: "for a pull request's run: the branch it merges into, whose runs are its baseline"
+  }),
+  pr: number({
+    flag: "pr",
+    input: null,
+    metavar: "N",
+    default: null,
+    check: (n) => Number.isInteger(n) && n > 0,
+    what: "a pull request number (a positive integer)",
+    help: "for a pull request's run: its number (the dashboard's PR page lists it)"
+  }),
+  testbed: text({
+    flag: "testbed",
+    input: null,
+    metavar: "NAME",
+    default: null,
+    help: "a name for the hardware + server + model; runs are compared only within one (default: the document's)"
+  })
+};
+
+// src/cli/upload-command.ts
+init_errors();
+async function uploadCommand(argv) {
+  let p = parseCommand(
+    argv,
+    UPLOAD,
+    "tokenbench upload results.json --url URL --token TOKEN: store a run in the results service (its trends, badges and the PR page); the repository, branch and commit default to the git checkout's"
+  );
+  if (p === null) return 0;
+  let v = p.values;
+  if (p.positionals.length !== 1)
+    throw new UsageError(
+      `upload takes one results file, got ${p.positionals.length}: tokenbench upload results.json --url URL --token TOKEN`
+    );
+  if (v.url === null)
+    throw new UsageError("--url is required: the results service's URL (the Action's results-url)", "--url");
+  if (v.token === null)
+    throw new UsageError(
+      "--token (or TOKENBENCH_API_TOKEN) is required: the repository's API token for the service (docs/service.md says how to make one)",
+      "--token"
+    );
+  let path = p.positionals[0], doc = loadDoc(path, "results file"), checkout = readCheckout(process.cwd()), repository = v.repository ?? doc.repository ?? checkout.repository;
+  if (repository === null)
+    throw new UsageError(
+      "no repository: the document names none and this directory is not a checkout with a GitHub origin remote; pass --repository OWNER/NAME",
+      "--repository"
+    );
+  if (canonicalRepository(repository) === null)
+    throw new UsageError(
+      `--repository ${JSON.stringify(repository)} is not a GitHub OWNER/NAME`,
+      "--repository"
+    );
+  let was = doc.git ?? null, branch = v.branch ?? was?.branch ?? checkout.branch;
+  if (branch === null)
+    throw new UsageError(
+      "no branch: the document names none and the checkout is on a detached HEAD; pass --branch NAME (trends and badges are per branch)",
+      "--branch"
+    );
+  let git2 = {
+    sha: v.sha ?? was?.sha ?? checkout.sha,
+    ref: was?.ref ?? (v.pr !== null ? `refs/pull/${v.pr}/merge` : `refs/heads/${branch}`),
+    branch,
+    base_branch: v.baseBranch ?? was?.base_branch ?? null,
+    pr_number: v.pr ?? was?.pr_number ?? null,
+    workflow_run_id: was?.workflow_run_id ?? null,
+    run_attempt: was?.run_attempt ?? null
+  }, placed = { ...doc, repository, git: git2 };
+  v.testbed !== null && (placed.testbed = describeTestbed(placed, {
+    name: v.testbed,
+    engine_flags: doc.testbed?.engine_flags ?? null
+  }));
+  let r = await uploadResults(v.url.replace(/\/+$/, ""), placed, v.token);
+  if (!r.ok)
+    throw new TokenbenchError(
+      "upload_failed",
+      `${path} was not stored by ${v.url} (${r.attempts} attempt${r.attempts === 1 ? "" : "s"}): ${r.error}; the file is unchanged: check --url and --token, then run tokenbench upload again`
+    );
+  let where = `${repository} ${branch}${git2.pr_number !== null ? ` (PR #${git2.pr_number})` : ""}${git2.sha ? ` at ${git2.sha.slice(0, 7)}` : ""}`;
+  return process.stdout.write(
+    `${r.created ? "stored" : "already stored"}: ${path} as run ${r.runId} of ${where}${r.runUrl ? `: ${r.runUrl}` : ""}
+`
+  ), 0;
+}
+
 // src/cli/main.ts
 var HELP = `tokenbench ${TOOL_VERSION}: measure OpenAI-compatible LLM inference servers
 
@@ -46202,6 +46464,7 @@ Commands:
   import       import vllm RESULT.json: a vLLM bench serve result into schema v1
   export       export gab|bencher results.json: github-action-benchmark or Bencher Metric Format JSON
   merge        shard documents of one run (--shard i/n on several runners) into one
+  upload       store a results file in the results service (trends, badges, the PR page)
   mockserver   run the OpenAI-compatible mock inference server
 `, COMMANDS = {
   sweep: sweepCommand,
@@ -46212,7 +46475,8 @@ Commands:
   plan: planCommand,
   import: importCommand,
   export: exportCommand,
-  merge: mergeCommand
+  merge: mergeCommand,
+  upload: uploadCommand
 };
 async function main(argv) {
   let [cmd, ...rest] = argv;

@@ -8,12 +8,12 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DefaultArtifactClient } from "@actions/artifact";
+import { RemoteAnswerError } from "../core/documents/remote.ts";
 import { insideOrRefuse, readResultsDocument } from "../core/results/files.ts";
 import { TokenbenchError } from "../schema/errors.ts";
 import type { ResultDocument } from "../schema/v1.ts";
 import { workspace } from "./context.ts";
 import { type GitHubApi, GitHubError, github } from "./github.ts";
-import { RemoteAnswerError } from "./remote.ts";
 
 export interface Baseline {
   doc: ResultDocument;

@@ -5,8 +5,9 @@
  * bytes of the answer. The sticky comment,
  * the artifact baseline and the fork's pull request all go through it.
  */
+
+import { failureText, RemoteAnswerError, readJson } from "../core/documents/remote.ts";
 import { TokenbenchError } from "../schema/errors.ts";
-import { failureText, RemoteAnswerError, readJson } from "./remote.ts";
 
 /** Every GitHub API call's deadline (a hung API must not hold the job). */
 export const GITHUB_TIMEOUT_MS = 30_000;

@@ -6,6 +6,7 @@
  */
 import { existsSync, readFileSync } from "node:fs";
 import * as core from "@actions/core";
+import { recentChangePoints } from "../core/documents/publish.ts";
 import type { ResultDocument } from "../schema/v1.ts";
 import { benchmarkName } from "../shared/measures.ts";
 import { DEFAULT_FAIL_ON, type FailOn } from "../shared/rules.ts";
@@ -19,7 +20,6 @@ import { fail } from "./failure.ts";
 import { type ActionInputs, readInputs, verdictRulesOf } from "./inputs.ts";
 import { measure } from "./measure.ts";
 import { type Docs, mergedDocs, publishedDocs } from "./modes.ts";
-import { recentChangePoints } from "./publish.ts";
 import { masked, maskSecrets, secretInputs } from "./secrets.ts";
 import { logTail, stopServer } from "./server-process.ts";
 import { fileVerdict, serviceVerdict, type Verdict } from "./verdicts.ts";

@@ -5,6 +5,7 @@
  * fail the step but cannot be had fails it (ActionFailure).
  */
 import * as core from "@actions/core";
+import { fetchCompare, uploadResults } from "../core/documents/publish.ts";
 import { TokenbenchError } from "../schema/errors.ts";
 import type { ResultDocument } from "../schema/v1.ts";
 import { compareDocuments, workloadText } from "../shared/comparison.ts";
@@ -14,7 +15,6 @@ import { type Baseline, loadBaseline } from "./baseline.ts";
 import type { Payload, RunContext } from "./context.ts";
 import { fail } from "./failure.ts";
 import type { ActionInputs } from "./inputs.ts";
-import { fetchCompare, uploadResults } from "./publish.ts";
 
 /** The engine's verdict for one document, and what it was judged against (for the comment's words). */
 export interface Verdict {

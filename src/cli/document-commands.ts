@@ -27,7 +27,7 @@ import { headline } from "../shared/verdict-text.ts";
 import { sloGiven, workloadDiff } from "../shared/workload.ts";
 import { parseCommand, plotsDir } from "./command.ts";
 
-function loadDoc(path: string | undefined, what: string): ResultDocument {
+export function loadDoc(path: string | undefined, what: string): ResultDocument {
   if (!path) throw new UsageError(`missing ${what}`);
   // A file that is missing or cannot be read is the file's fault, not the command line's: exit 1
   // with the code the error table names (results_file_invalid), as for a file that is not one.

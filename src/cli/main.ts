@@ -14,6 +14,7 @@ import {
 import { mockCommand } from "./mock-command.ts";
 import { profileCommand } from "./profile-command.ts";
 import { sweepCommand } from "./sweep-command.ts";
+import { uploadCommand } from "./upload-command.ts";
 
 const HELP = `tokenbench ${TOOL_VERSION}: measure OpenAI-compatible LLM inference servers
 
@@ -28,6 +29,7 @@ Commands:
   import       import vllm RESULT.json: a vLLM bench serve result into schema v1
   export       export gab|bencher results.json: github-action-benchmark or Bencher Metric Format JSON
   merge        shard documents of one run (--shard i/n on several runners) into one
+  upload       store a results file in the results service (trends, badges, the PR page)
   mockserver   run the OpenAI-compatible mock inference server
 `;
 
@@ -41,6 +43,7 @@ const COMMANDS: Record<string, (argv: string[]) => Promise<number>> = {
   import: importCommand,
   export: exportCommand,
   merge: mergeCommand,
+  upload: uploadCommand,
 };
 
 export async function main(argv: string[]): Promise<number> {

@@ -107,6 +107,11 @@ export const RUN_ERRORS = {
     exit: 1,
     meaning: "the Action: the `baseline` input names no file and no artifact could be found",
   },
+  upload_failed: {
+    exit: 1,
+    meaning:
+      "`tokenbench upload`: the results service refused the document or could not be reached in 4 tries; the message has its answer (the file is unchanged)",
+  },
   gpus_unknown: {
     exit: 1,
     meaning: "`--gpus` names a GPU index that nvidia-smi does not list; the message names the ones it lists",

@@ -6,11 +6,11 @@ export const CLI = resolve(ROOT, "bin/tokenbench.js");
 
 export function runCli(
   args: string[],
-  opts: { timeoutMs?: number; env?: Record<string, string>; nodeArgs?: string[] } = {},
+  opts: { timeoutMs?: number; env?: Record<string, string>; nodeArgs?: string[]; cwd?: string } = {},
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((res, rej) => {
     const p = spawn(process.execPath, [...(opts.nodeArgs ?? []), CLI, ...args], {
-      cwd: ROOT,
+      cwd: opts.cwd ?? ROOT,
       env: { ...process.env, ...opts.env },
     });
     let stdout = "";

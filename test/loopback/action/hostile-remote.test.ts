@@ -7,8 +7,8 @@ import closed from "../../../schema/examples/closed-sweep.json" with { type: "js
 import { artifactBaseline, BaselineError } from "../../../src/action/baseline.ts";
 import { GitHubError, upsertStickyComment } from "../../../src/action/comment.ts";
 import { findForkPullRequest } from "../../../src/action/context.ts";
-import { fetchCompare, uploadResults } from "../../../src/action/publish.ts";
-import { RemoteAnswerError } from "../../../src/action/remote.ts";
+import { fetchCompare, uploadResults } from "../../../src/core/documents/publish.ts";
+import { RemoteAnswerError } from "../../../src/core/documents/remote.ts";
 import { parseResultDocument } from "../../../src/schema/v1.ts";
 import { rawServer } from "../../helpers/servers.ts";
 

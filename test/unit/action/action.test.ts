@@ -5,7 +5,7 @@ import { parse } from "yaml";
 import { GITHUB_COMMENT_LIMIT, mdText, renderComment, stickyMarker } from "../../../src/action/comment.ts";
 import { runContext } from "../../../src/action/context.ts";
 import { ACTION_INPUTS, InputError, readInputs } from "../../../src/action/inputs.ts";
-import { uploadResults } from "../../../src/action/publish.ts";
+import { uploadResults } from "../../../src/core/documents/publish.ts";
 import { parseResultDocument, type ResultDocument } from "../../../src/schema/v1.ts";
 import { documentPoints } from "../../../src/shared/measures.ts";
 import { headline, VERDICT_EMOJI } from "../../../src/shared/verdict-text.ts";

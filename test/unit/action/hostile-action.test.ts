@@ -6,7 +6,7 @@
 import { readFileSync } from "node:fs";
 import { createServer, type Server } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { fetchCompare, uploadResults } from "../../../src/action/publish.ts";
+import { fetchCompare, uploadResults } from "../../../src/core/documents/publish.ts";
 import { parseResultDocument } from "../../../src/schema/v1.ts";
 
 const doc = parseResultDocument(JSON.parse(readFileSync("schema/examples/closed-sweep.json", "utf8")));
@@ -96,7 +96,7 @@ describe("a results service with a READ_TOKEN", () => {
 
 describe("change points in the job summary of a push to the default branch", () => {
   it("names the run that started a recent segment, and stays quiet about old ones", async () => {
-    const { recentChangePoints } = await import("../../../src/action/publish.ts");
+    const { recentChangePoints } = await import("../../../src/core/documents/publish.ts");
     const answer = (index: number) =>
       (async () =>
         new Response(

@@ -1,10 +1,10 @@
 /**
  * Talking to the results service: upload with retries (network errors and 5xx, exponential
- * backoff), and the compare call. No @actions/* here, so the demo uses the very same code.
+ * backoff), and the compare call: the Action, `tokenbench upload` and the demo use this one code.
  */
-import type { ResultDocument } from "../schema/v1.ts";
-import type { ChangePointsResponse, CompareResponse, IngestResponse } from "../shared/api-types.ts";
-import { documentSamples } from "../shared/samples.ts";
+import type { ResultDocument } from "../../schema/v1.ts";
+import type { ChangePointsResponse, CompareResponse, IngestResponse } from "../../shared/api-types.ts";
+import { documentSamples } from "../../shared/samples.ts";
 import { answerText, failureText, RemoteAnswerError, readJson } from "./remote.ts";
 
 export type { CompareResponse };

@@ -1,10 +1,10 @@
 /**
- * Answers of remote services (GitHub's API, the results service) as the Action reads them. A
+ * Answers of remote services (GitHub's API, the results service) as the Action and the CLI read them. A
  * proxy's HTML error page, a captive portal or a truncated body is not the JSON the service
  * speaks: instead of `Unexpected token '<'`, the error names the service and the request, the
  * status, the content type and the first bytes of the body, shortened to one line.
  */
-import { TokenbenchError } from "../schema/errors.ts";
+import { TokenbenchError } from "../../schema/errors.ts";
 
 /** The first bytes of a body as one line: whitespace collapsed, at most `max` characters. */
 export function firstBytes(text: string, max = 160): string {
