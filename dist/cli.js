@@ -46246,6 +46246,13 @@ function answerText2(service, res, text2) {
   let type = res.headers.get("content-type")?.split(";")[0]?.trim() || "no content type";
   return `${service} answered HTTP ${res.status} (${type}): ${firstBytes(text2)}`;
 }
+var secs = (ms2) => `${Math.round(ms2 / 100) / 10} s`;
+function fetchError(err, timeoutMs) {
+  let e = err;
+  if (e.name === "TimeoutError" || e.name === "AbortError") return `timed out after ${secs(timeoutMs)}`;
+  let cause = e.cause ? ` (${e.cause.code ?? ""}${e.cause.code && e.cause.message ? ": " : ""}${e.cause.message ?? ""})` : "";
+  return `network error: ${e.message}${cause}`;
+}
 
 // src/core/documents/publish.ts
 var DEFAULT_RETRY = {
@@ -46253,14 +46260,7 @@ var DEFAULT_RETRY = {
   baseDelayMs: 1e3,
   attemptTimeoutMs: 6e4,
   totalTimeoutMs: 18e4
-}, secs = (ms2) => `${Math.round(ms2 / 100) / 10} s`;
-function fetchError(err, timeoutMs) {
-  let e = err;
-  if (e.name === "TimeoutError" || e.name === "AbortError") return `timed out after ${secs(timeoutMs)}`;
-  let cause = e.cause ? ` (${e.cause.code ?? ""}${e.cause.code && e.cause.message ? ": " : ""}${e.cause.message ?? ""})` : "";
-  return `network error: ${e.message}${cause}`;
-}
-var defaultSleep = (ms2) => new Promise((r) => setTimeout(r, ms2));
+}, defaultSleep = (ms2) => new Promise((r) => setTimeout(r, ms2));
 async function uploadResults(resultsUrl, doc, token, retry = DEFAULT_RETRY, fetchImpl = fetch) {
   let samples = documentSamples(doc), body = JSON.stringify({
     ...doc,

@@ -14,14 +14,32 @@ const serve = process.argv.includes("--serve");
 const repo = "demo/tokenbench";
 const say = (s: string) => process.stderr.write(`demo: ${s}\n`);
 
+/**
+ * The comment as a terminal shows it: GitHub renders its HTML (folded details, escaped brackets
+ * in table cells), a terminal would print `<details>` and `&#40;ms&#41;` as they are.
+ */
+function asText(md: string): string {
+  return md
+    .replace(/<!--[\s\S]*?-->\n?/g, "")
+    .replace(/<\/?(details|summary|sub|sup)[^>]*>/g, "")
+    .replace(/<br\s*\/?>/g, "\n")
+    .replace(/&#(\d+);/g, (_, n: string) => String.fromCodePoint(Number(n)))
+    .replace(/&lt;/g, "<")
+    .replace(/&gt;/g, ">")
+    .replace(/&quot;/g, '"')
+    .replace(/&amp;/g, "&");
+}
+
 const mocks: MockServer[] = [];
 say("starting the mock servers and the local results service (wrangler dev + local D1) ...");
-const [fast, slow, service] = await Promise.all([
-  start({ ttftMs: 60, itlMs: 12, capacity: 16 }),
-  start({ ttftMs: 75, itlMs: 15, capacity: 16 }),
-  startService(),
-]);
+const fast = await start({ ttftMs: 60, itlMs: 12, capacity: 16 });
+const slow = await start({ ttftMs: 75, itlMs: 15, capacity: 16 });
 mocks.push(fast, slow);
+const service = await startService().catch(async (err: Error) => {
+  await Promise.all(mocks.map((m) => m.close()));
+  process.stderr.write(`demo failed: the local results service did not start: ${err.message}\n`);
+  process.exit(1);
+});
 const cleanup = async () => {
   await Promise.all([...mocks.map((m) => m.close()), service.stop()]);
   rmSync(service.persistDir, { recursive: true, force: true });
@@ -99,7 +117,7 @@ try {
   );
   if (pr.code !== 0) throw new Error(`the Action failed on the PR run:\n${pr.log}`);
   process.stdout.write("\n========== the PR comment the Action would post ==========\n\n");
-  process.stdout.write(`${pr.outputs.markdown}\n`);
+  process.stdout.write(`${asText(pr.outputs.markdown ?? "")}\n`);
   process.stdout.write("\n==========================================================\n\n");
   process.stdout.write(`regressions: ${pr.outputs["regression-count"]}\n`);
   process.stdout.write(`dashboard:   ${service.url}/\n`);

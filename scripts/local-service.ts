@@ -1,7 +1,7 @@
 // The local results service (demo and loopback tests): `wrangler dev` with its own local D1 (migrations
 // applied with `wrangler d1 migrations apply --local`), on a free port of 127.0.0.1.
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -45,7 +45,9 @@ export async function startService(
     },
   );
   if (mig.status !== 0) throw new Error(`migrations failed: ${mig.stderr}\n${mig.stdout}`);
-  const port = await freePort();
+  // wrangler dev's inspector takes 9229 unless told: another wrangler dev (an editor's, a second
+  // demo) holding it would stop this one from starting
+  const [port, inspectorPort] = [await freePort(), await freePort()];
   const adminToken = `admin-${Math.random().toString(36).slice(2)}`;
   const args = [
     "dev",
@@ -53,6 +55,8 @@ export async function startService(
     "127.0.0.1",
     "--port",
     String(port),
+    "--inspector-port",
+    String(inspectorPort),
     "--persist-to",
     dir,
     "--var",
@@ -66,7 +70,7 @@ export async function startService(
     detached: true,
   });
   let log = "";
-  await new Promise<void>((res, rej) => {
+  const started = new Promise<void>((res, rej) => {
     const t = setTimeout(() => rej(new Error(`wrangler dev did not start:\n${log}`)), 60_000);
     const on = (d: Buffer) => {
       log += d.toString();
@@ -82,6 +86,16 @@ export async function startService(
       rej(new Error(`wrangler dev exited ${c}:\n${log}`));
     });
   });
+  try {
+    await started;
+  } catch (err) {
+    // nothing of a service that never started is left behind: its process, its local D1
+    try {
+      process.kill(-proc.pid!, "SIGKILL");
+    } catch {}
+    if (persistDir === undefined) rmSync(dir, { recursive: true, force: true });
+    throw err;
+  }
   const url = `http://127.0.0.1:${port}`;
   return {
     url,

@@ -89,6 +89,8 @@ export interface CommentInput {
   /** Why there is no verdict, when a baseline was asked for and could not be had (the log's words). */
   noVerdict?: string | null;
   baseBranch: string | null;
+  /** What the run was judged against when that is no branch's runs ("the file base.json"). */
+  baseText?: string | null;
   links: { run?: string | null; dashboard?: string | null; artifact?: string | null };
 }
 
@@ -202,7 +204,7 @@ export function renderComment(input: CommentInput, limit = BUDGET): string {
     marker,
     `### tokenbench: ${mdText(doc.target.model)}`,
     "",
-    `Testbed **${mdText(input.testbed)}**, ${mdText(benchmarkSet(doc), 120)}${repeats}, ${sha}, against ${baseBranch}.${doc.gpu_telemetry ? ` GPU telemetry: ${mdText(gpuTelemetryText(doc.gpu_telemetry), 300)}.` : ""}`,
+    `Testbed **${mdText(input.testbed)}**, ${mdText(benchmarkSet(doc), 120)}${repeats}, ${sha}, against ${input.baseText ? mdText(input.baseText, 200) : baseBranch}.${doc.gpu_telemetry ? ` GPU telemetry: ${mdText(gpuTelemetryText(doc.gpu_telemetry), 300)}.` : ""}`,
     "",
     ...verdictLines,
     "",

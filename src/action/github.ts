@@ -6,7 +6,7 @@
  * the artifact baseline and the fork's pull request all go through it.
  */
 
-import { failureText, RemoteAnswerError, readJson } from "../core/documents/remote.ts";
+import { failureText, fetchError, RemoteAnswerError, readJson } from "../core/documents/remote.ts";
 import { TokenbenchError } from "../schema/errors.ts";
 
 /** Every GitHub API call's deadline (a hung API must not hold the job). */
@@ -53,12 +53,8 @@ export async function github<T>(
       signal: AbortSignal.timeout(gh.timeoutMs ?? GITHUB_TIMEOUT_MS),
     });
   } catch (err) {
-    const e = err as Error;
-    const why =
-      e.name === "TimeoutError" || e.name === "AbortError"
-        ? `timed out: no answer within ${(gh.timeoutMs ?? GITHUB_TIMEOUT_MS) / 1000} s`
-        : e.message;
-    throw new GitHubError(0, `${service}: ${why} (${new URL(gh.apiUrl).host})`);
+    const why = fetchError(err, gh.timeoutMs ?? GITHUB_TIMEOUT_MS);
+    throw new GitHubError(0, `${service} at ${new URL(gh.apiUrl).host}: ${why}`);
   }
   if (!res.ok) throw new GitHubError(res.status, await failureText(res, service));
   // an answer that is not its JSON (a proxy's page, a cut body) is a RemoteAnswerError, named

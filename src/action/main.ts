@@ -162,6 +162,7 @@ async function judgeAll(
         verdict,
         noVerdict: verdict === null && why.length > 0 ? why.join("; ") : null,
         baseBranch: verdict?.baseBranch ?? doc.git?.base_branch ?? ctx.git.base_branch ?? "main",
+        baseText: verdict?.baseText ?? null,
         links: { run: ctx.runUrl, dashboard: runUrl ?? inputs.dashboardUrl, artifact: artifact.url },
       }),
     );

@@ -22,6 +22,8 @@ export interface Verdict {
   baseBranch: string;
   /** "the file base.json", "main": how the evidence line names the base. */
   baseName: string;
+  /** A base that is no branch's history (a file, an artifact): the comment says it, not the branch. */
+  baseText?: string;
 }
 
 export interface ServiceOutcome {
@@ -156,7 +158,10 @@ export async function fileVerdict(
         `the baseline (${base.source}) measured another workload (${workloadText(o.fields)}): it is no baseline for this run; compare like with like`,
       );
     core.info(`compared against ${base.source}`);
-    return { verdict: { summary, baseBranch: branch ?? "baseline", baseName: base.source }, why: null };
+    return {
+      verdict: { summary, baseBranch: branch ?? "baseline", baseName: base.source, baseText: base.source },
+      why: null,
+    };
   } catch (err) {
     const code = err instanceof TokenbenchError ? `[${err.code}] ` : "";
     return {

@@ -5,7 +5,7 @@
 import type { ResultDocument } from "../../schema/v1.ts";
 import type { ChangePointsResponse, CompareResponse, IngestResponse } from "../../shared/api-types.ts";
 import { documentSamples } from "../../shared/samples.ts";
-import { answerText, failureText, RemoteAnswerError, readJson } from "./remote.ts";
+import { answerText, failureText, fetchError, RemoteAnswerError, readJson, secs } from "./remote.ts";
 
 export type { CompareResponse };
 
@@ -35,18 +35,6 @@ export const DEFAULT_RETRY: RetryOptions = {
   attemptTimeoutMs: 60_000,
   totalTimeoutMs: 180_000,
 };
-
-const secs = (ms: number) => `${Math.round(ms / 100) / 10} s`;
-
-/** The error of a fetch that may have been aborted by its deadline, in words. */
-function fetchError(err: unknown, timeoutMs: number): string {
-  const e = err as Error & { cause?: { code?: string; message?: string } };
-  if (e.name === "TimeoutError" || e.name === "AbortError") return `timed out after ${secs(timeoutMs)}`;
-  const cause = e.cause
-    ? ` (${e.cause.code ?? ""}${e.cause.code && e.cause.message ? ": " : ""}${e.cause.message ?? ""})`
-    : "";
-  return `network error: ${e.message}${cause}`;
-}
 
 const defaultSleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 

@@ -42,3 +42,18 @@ export async function readJson<T>(res: Response, service: string): Promise<T> {
 export async function failureText(res: Response, service: string): Promise<string> {
   return answerText(service, res, await res.text().catch(() => ""));
 }
+
+export const secs = (ms: number) => `${Math.round(ms / 100) / 10} s`;
+
+/**
+ * The error of a fetch that may have been aborted by its deadline, in words: undici's own message
+ * is "fetch failed", the cause (refused, unknown host, reset) is in `cause`.
+ */
+export function fetchError(err: unknown, timeoutMs: number): string {
+  const e = err as Error & { cause?: { code?: string; message?: string } };
+  if (e.name === "TimeoutError" || e.name === "AbortError") return `timed out after ${secs(timeoutMs)}`;
+  const cause = e.cause
+    ? ` (${e.cause.code ?? ""}${e.cause.code && e.cause.message ? ": " : ""}${e.cause.message ?? ""})`
+    : "";
+  return `network error: ${e.message}${cause}`;
+}

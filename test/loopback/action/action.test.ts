@@ -502,6 +502,9 @@ describe(`the Action (dist/index.js under node ${NODE24 ? "24 from npm" : proces
       expect(viaFile.outputs.markdown).toMatch(
         /measures judged against the file \S+results\.json; head: one run; methods: [^.]*bootstrap, within one run \d+/,
       );
+      // the head line names the file it was judged against, not a branch it never read
+      expect(viaFile.outputs.markdown).toMatch(/, against the file \S+results\.json\./);
+      expect(viaFile.outputs.markdown).not.toMatch(/against <code>main<\/code>/);
       // the same baseline as the newest successful run's artifact on main
       ghRuns!.push({
         id: 777,
@@ -547,6 +550,9 @@ describe(`the Action (dist/index.js under node ${NODE24 ? "24 from npm" : proces
       );
       expect(viaArtifact.stdout).toContain(
         "compared against the tokenbench-results artifact of run 777 on main (1111111)",
+      );
+      expect(viaArtifact.outputs.markdown).toContain(
+        ", against the tokenbench-results artifact of run 777 on main (1111111).",
       );
       expect(Number(viaArtifact.outputs["regression-count"])).toBe(expected(viaArtifact));
       expect(viaArtifact.code).toBe(1);

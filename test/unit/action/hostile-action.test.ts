@@ -123,3 +123,28 @@ describe("change points in the job summary of a push to the default branch", () 
     expect(await recentChangePoints("http://x", "acme/x", "main", series, null, answer(2))).toEqual([]);
   });
 });
+
+describe("GitHub's API out of reach", () => {
+  it("a refused connection names the call, the host and the cause, not only undici's 'fetch failed'", async () => {
+    const { github } = await import("../../../src/action/github.ts");
+    // a port nothing listens on: the silent server's, closed
+    const closed = createServer();
+    await new Promise<void>((r) => closed.listen(0, "127.0.0.1", () => r()));
+    const port = (closed.address() as { port: number }).port;
+    await new Promise<void>((r) => closed.close(() => r()));
+    await expect(
+      github(
+        { apiUrl: `http://127.0.0.1:${port}`, token: "t", repository: "a/b" },
+        "POST",
+        "/repos/a/b/issues/1/comments",
+        {
+          body: "x",
+        },
+      ),
+    ).rejects.toThrow(
+      new RegExp(
+        `^GitHub's API \\(POST /repos/a/b/issues/1/comments\\) at 127\\.0\\.0\\.1:${port}: network error: fetch failed \\(ECONNREFUSED`,
+      ),
+    );
+  });
+});
