@@ -19889,10 +19889,12 @@ function environmentText(changes) {
   return changes.map((c) => `${c.field} ${c.base} \u2192 ${c.head}`).join(", ");
 }
 
-// src/shared/measure-catalogue.ts
+// src/shared/measure-types.ts
 function isShare(def) {
   return def.name === "error_rate" || def.name === "slo_pass_pct";
 }
+
+// src/shared/measure-catalogue.ts
 var lower = "lower", higher = "higher", CATALOGUE = [
   [
     {
@@ -20213,6 +20215,40 @@ var lower = "lower", higher = "higher", CATALOGUE = [
       description: "GPU-hour cost per million prompt + output tokens at the level's throughput"
     },
     (l) => l.gpu?.usd_per_m_total_tok ?? null
+  ],
+  // Jobs (`--turns`: a conversation, as an agent's session): only where a level has them.
+  [
+    {
+      name: "job_e2e_p50_s",
+      family: "latency",
+      unit: "s",
+      direction: lower,
+      label: "job time p50",
+      description: "one job (a conversation of --turns calls) from its first send to its last answer, waits included, median"
+    },
+    (l) => l.jobs?.e2e_s.p50 ?? null
+  ],
+  [
+    {
+      name: "job_e2e_p95_s",
+      family: "latency",
+      unit: "s",
+      direction: lower,
+      label: "job time p95",
+      description: "one job (a conversation of --turns calls) from its first send to its last answer, waits included, p95"
+    },
+    (l) => l.jobs?.e2e_s.p95 ?? null
+  ],
+  [
+    {
+      name: "jobs_per_hour_per_user",
+      family: "rate",
+      unit: "jobs/h",
+      direction: higher,
+      label: "jobs per hour per user",
+      description: "complete jobs per user per hour at the level: complete jobs / (wall time x users) x 3600"
+    },
+    (l) => l.jobs?.jobs_per_hour_per_user ?? null
   ]
 ];
 
@@ -20542,12 +20578,11 @@ function levelFacts(l) {
   };
 }
 function runInvalid(doc, levels) {
-  if (doc.validity?.status === "invalid") {
-    let r = doc.validity.reasons[0];
-    return r ? `level ${r.level}: ${r.text}` : "invalid";
-  }
-  let bad = levels.find((l) => l.validity?.status === "invalid");
-  return bad ? `level ${bad.level}: ${bad.validity.reasons[0]?.text ?? "invalid"}` : null;
+  if (levels.some((l) => l.validity?.status !== "invalid")) return null;
+  let bad = levels[0];
+  if (bad?.validity) return `level ${bad.level}: ${bad.validity.reasons[0]?.text ?? "invalid"}`;
+  let r = doc.validity?.reasons[0];
+  return r ? `level ${r.level}: ${r.text}` : doc.validity?.status === "invalid" ? "invalid" : null;
 }
 function runFigures(doc, levels, id, points = sweepLevelPoints(doc, levels)) {
   return {
@@ -20592,6 +20627,16 @@ function runValue(run, key) {
 }
 function indexRuns(runs) {
   return runs.map((r) => new Map(r.points.map((p) => [keyOf(p.benchmark, p.measure), p.value])));
+}
+function indexValidRuns(runs, defOf) {
+  return runs.map(
+    (r) => new Map(
+      r.points.filter((p) => {
+        let def = defOf(p.measure);
+        return !(def && r.facts.get(p.benchmark)?.reasons.some((x) => covers(x, def)));
+      }).map((p) => [keyOf(p.benchmark, p.measure), p.value])
+    )
+  );
 }
 var covers = (r, def) => r.affects.includes(def.family) || r.affects.includes(def.name);
 function resolutionOf(def, value, facts) {
@@ -21016,7 +21061,7 @@ function keptHistory(runs, gatedKeys, excluded) {
   for (let [measure, keys] of byMeasure) {
     let def = MEASURE_BY_NAME.get(measure);
     if (isShare(def)) continue;
-    let idx2 = indexRuns(kept), series = [], at = [];
+    let idx2 = indexValidRuns(kept, (m) => MEASURE_BY_NAME.get(m)), series = [], at = [];
     idx2.forEach((m, j) => {
       let vs = keys.map((k) => m.get(k)).filter((v) => v !== void 0 && v > 0);
       vs.length === keys.length && (series.push(vs.reduce((a, v) => a + Math.log(v), 0) / vs.length), at.push(j));
@@ -21028,7 +21073,7 @@ function keptHistory(runs, gatedKeys, excluded) {
       excluded.push({ run: r.id, reason: `before the base branch's change at run ${kept[cut].id}` });
     kept = kept.slice(cut);
   }
-  let idx = indexRuns(kept), rows = gatedKeys.filter((g) => !isShare(g.def)).map((g) => idx.map((m) => m.get(g.key))).map((xs, i) => ({
+  let idx = indexValidRuns(kept, (m) => MEASURE_BY_NAME.get(m)), rows = gatedKeys.filter((g) => !isShare(g.def)).map((g) => idx.map((m) => m.get(g.key))).map((xs, i) => ({
     xs,
     bad: gatedKeys.filter((g) => !isShare(g.def))[i].def.direction === "lower" ? 1 : -1
   })).filter((x) => x.xs.every((v) => v !== void 0 && v > 0)).map(({ xs, bad }) => xs.map((v) => bad * Math.log(v))), out = outlierRuns(rows, kept.length);
@@ -37549,6 +37594,19 @@ var SCHEMA_VERSION = 1, Stats = external_exports.object({
   ttft_ms: MeasuredStats,
   prompt_tokens: MeasuredStats,
   cached_tokens_pct: nullableNum
+}), JobSummary = external_exports.object({
+  complete: external_exports.number().int().nonnegative(),
+  incomplete: external_exports.number().int().nonnegative(),
+  turns: external_exports.number().int().positive(),
+  /** First turn's send to last turn's end, seconds. */
+  e2e_s: MeasuredStats,
+  calls_per_job: nullableNonNeg,
+  output_tokens_per_job: nullableNonNeg,
+  /** Of a job's time, the share between its calls (think time, tool waits), 0 to 1. */
+  wait_share: external_exports.number().min(0).max(1).nullable(),
+  cached_tokens_pct: external_exports.number().min(0).max(100).nullable(),
+  /** Complete jobs per hour per user: complete jobs / (wall time x users) x 3600. */
+  jobs_per_hour_per_user: nullableNonNeg
 }), LevelResult = external_exports.object({
   level: external_exports.number().positive(),
   mode: external_exports.enum(["closed", "open"]),
@@ -37583,6 +37641,8 @@ var SCHEMA_VERSION = 1, Stats = external_exports.object({
   ramp_requests: external_exports.number().int().nonnegative().optional(),
   /** `--turns`: per turn index, TTFT and the prompt the server counted and reported cached. */
   turns: external_exports.array(TurnSummary).optional(),
+  /** `--turns`: each conversation as a job (an agent's session): its time, calls, tokens, waits. */
+  jobs: JobSummary.optional(),
   /** Prompt tokens as the server counted them (usage.prompt_tokens), successful requests. */
   prompt_tokens: MeasuredStats.optional(),
   /** Cached prompt tokens the server reported; with unique prompts, the prefix every prompt shares. */
@@ -40051,6 +40111,43 @@ function admissionSummary(input2) {
   };
 }
 
+// src/core/results/jobs.ts
+var jobOf = (r) => r.turn === void 0 || r.turn === 1 ? r.id : r.session ?? r.id;
+function jobSummary(records2, turns, users, wallS) {
+  let byJob = /* @__PURE__ */ new Map();
+  for (let r of records2) {
+    if (r.warmup || r.turn === void 0) continue;
+    let k = jobOf(r), rs = byJob.get(k);
+    rs ? rs.push(r) : byJob.set(k, [r]);
+  }
+  let e2eS = [], calls = [], outputTokens = [], waitShares = [], prompt = 0, cached2 = 0, cacheKnown = !1, incomplete = 0;
+  for (let rs of byJob.values()) {
+    let ok = rs.filter((r) => r.error === null && r.end_ms !== null), seen = new Set(ok.map((r) => r.turn));
+    if (ok.length !== rs.length || seen.size !== turns || !seen.has(1)) {
+      incomplete++;
+      continue;
+    }
+    let start2 = minOf(ok.map((r) => r.send_ms)), jobMs = maxOf(ok.map((r) => r.end_ms)) - start2, modelMs = ok.reduce((a, r) => a + (r.end_ms - r.send_ms), 0);
+    e2eS.push(jobMs / 1e3), calls.push(ok.length), outputTokens.push(ok.reduce((a, r) => a + (r.usage?.completion_tokens ?? 0), 0)), waitShares.push(jobMs > 0 ? Math.max(0, jobMs - modelMs) / jobMs : 0);
+    for (let r of ok) {
+      let u = r.usage;
+      !u || u.prompt_tokens === null || u.cached_tokens === null || (cacheKnown = !0, prompt += u.prompt_tokens, cached2 += u.cached_tokens);
+    }
+  }
+  let complete = e2eS.length, mean2 = (xs) => xs.length > 0 ? xs.reduce((a, b) => a + b, 0) / xs.length : null;
+  return {
+    complete,
+    incomplete,
+    turns,
+    e2e_s: summarize(e2eS),
+    calls_per_job: mean2(calls),
+    output_tokens_per_job: mean2(outputTokens),
+    wait_share: mean2(waitShares),
+    cached_tokens_pct: cacheKnown && prompt > 0 ? 100 * cached2 / prompt : null,
+    jobs_per_hour_per_user: wallS > 0 && users > 0 ? 3600 * complete / (wallS * users) : null
+  };
+}
+
 // src/core/results/metrics.ts
 function peakInFlight(records2) {
   let pairs = records2.flatMap((r) => [
@@ -40135,6 +40232,320 @@ function openLoopStats(records2) {
   };
 }
 var LATE_THRESHOLD_MS = 1;
+
+// src/shared/testbed.ts
+init_workload();
+function testbedSpec(doc) {
+  let tb = doc.testbed ?? null, ex = doc.server?.extracted ?? {}, s = (v) => typeof v == "string" && v !== "" ? v : null, { api: _api, model: _model, levels: _levels, targets: _targets, ...workload } = workloadSpec(doc);
+  return {
+    gpu: tb?.gpu ?? doc.environment.gpu?.name ?? null,
+    gpu_count: tb?.gpu_count ?? doc.environment.gpu?.count ?? null,
+    engine: tb?.engine ?? s(ex.server_name),
+    engine_version: tb?.engine_version ?? s(ex.server_version),
+    engine_flags: tb?.engine_flags ?? null,
+    model: tb?.model ?? doc.target.model,
+    api: doc.target.api,
+    workload
+  };
+}
+function describeTestbed(doc, declared) {
+  let spec = testbedSpec({ ...doc, testbed: null });
+  return {
+    name: declared.name,
+    gpu: spec.gpu,
+    gpu_count: spec.gpu_count,
+    engine: spec.engine,
+    engine_version: spec.engine_version,
+    engine_flags: declared.engine_flags,
+    model: spec.model
+  };
+}
+function canonicalJson(v) {
+  if (v === null || typeof v != "object") return JSON.stringify(v);
+  if (Array.isArray(v)) return `[${v.map(canonicalJson).join(",")}]`;
+  let o = v;
+  return `{${Object.keys(o).filter((k) => o[k] !== void 0).sort().map((k) => `${JSON.stringify(k)}:${canonicalJson(o[k])}`).join(",")}}`;
+}
+function gpuTelemetryText(t) {
+  let names = [...new Set(t.gpus.map((x) => x.name ?? "?"))].join(", ");
+  return `${t.source}, ${t.gpus.length} GPU${t.gpus.length === 1 ? "" : "s"} (${names}) every ${t.sample_ms} ms${t.died ? `; it stopped: ${t.died.reason}` : ""}`;
+}
+
+// src/core/results/report.ts
+init_workload();
+var fmt = (v, digits) => v == null || !Number.isFinite(v) ? "-" : v.toFixed(digits), steadyCell = (l) => l.steady_state === void 0 ? "-" : l.steady_state.steady ? `${l.steady_state.window_s.toFixed(1)} s` : "no", gpuCell = (l, v, d) => l.gpu ? v == null ? "?" : fmt(v, d) : "-";
+function timingNoteMs(notice) {
+  let m = /^timing noise: the client read about ([\d.]+) ms late/.exec(notice);
+  return m ? Number(m[1]) : null;
+}
+var pct0 = (v) => v == null ? "-" : `${v.toFixed(0)}%`;
+function markdownColumns(levels, hasSlo) {
+  let open2 = levels.some((l) => l.mode === "open");
+  return [
+    { title: "level", cell: (l) => String(l.level) },
+    ...open2 ? [
+      { title: "offered req/s", cell: (l) => fmt(l.open_loop?.target_rate_rps, 2) },
+      { title: "achieved req/s", cell: (l) => fmt(l.open_loop?.achieved_rate_rps, 2) }
+    ] : [],
+    { title: "req", cell: (l) => String(l.requests) },
+    { title: "err", cell: (l) => String(l.errors) },
+    { title: "out tok/s", cell: (l) => fmt(l.output_tok_s, 0) },
+    { title: "TTFT p50 (ms)", cell: (l) => fmt(l.ttft_ms.p50, 1) },
+    { title: "TTFT p95 (ms)", cell: (l) => fmt(l.ttft_ms.p95, 1) },
+    { title: "ITL p50 (ms)", cell: (l) => fmt(l.itl_ms.p50, 2) },
+    { title: "ITL p95 (ms)", cell: (l) => fmt(l.itl_ms.p95, 2) },
+    { title: "TPOT p50 (ms)", cell: (l) => fmt(l.tpot_ms.p50, 2) },
+    ...hasSlo ? [
+      { title: "SLO pass", cell: (l) => pct0(l.slo_pass_pct) },
+      { title: "goodput req/s", cell: (l) => fmt(l.goodput_req_s, 2) }
+    ] : [],
+    { title: "cached", cell: (l) => pct0(l.cached_tokens_pct) },
+    { title: "steady", cell: steadyCell },
+    // GPU energy where telemetry was taken ("?" where the level's energy is unknown: see its reason)
+    ...levels.some((l) => l.gpu) ? [
+      { title: "GPU W", cell: (l) => gpuCell(l, l.gpu?.mean_power_w, 0) },
+      { title: "tok/J", cell: (l) => gpuCell(l, l.gpu?.output_tok_per_j, 3) }
+    ] : [],
+    ...levels.some((l) => l.gpu?.usd_per_m_output_tok != null) ? [{ title: "$/M out tok", cell: (l) => gpuCell(l, l.gpu?.usd_per_m_output_tok, 3) }] : []
+  ];
+}
+function markdownTable(levels, slo = !0) {
+  let cols = markdownColumns(levels, slo), head = `| ${cols.map((c) => c.title).join(" | ")} |`, sep = `|${cols.map(() => "---:").join("|")}|`, rows = levels.map((l) => `| ${cols.map((c) => c.cell(l)).join(" | ")} |`);
+  return [head, sep, ...rows].join(`
+`);
+}
+function reportHeader(doc) {
+  let c = doc.config, workload = doc.kind === "profile" ? "single-stream serving profile" : c ? [
+    c.search ? "search for the saturation rate" : `${c.mode} loop at ${c.mode === "closed" ? "concurrency" : "req/s"} ${c.levels.join(", ")}`,
+    c.dataset ? `dataset ${c.dataset.name}` : c.trace ? `trace ${c.trace.name}` : `${c.prompt_tokens} prompt tokens`,
+    `${c.max_tokens} max tokens${c.ignore_eos ? " (ignore_eos)" : ""}`,
+    c.requests_per_level !== null ? `${c.requests_per_level} requests per level` : `${c.duration_s} s per level`,
+    ...doc.repeats && doc.repeats.length > 1 ? [`${doc.repeats.length} repeats (each figure their median)`] : []
+  ].join("; ") : "", timing = doc.levels.flatMap(
+    (l) => l.notices.map(timingNoteMs).filter((ms2) => ms2 !== null).map((ms2) => ({ level: l.level, ms: ms2 }))
+  ), notices = [
+    ...timing.length > 0 ? [
+      `timing noise at level${timing.length > 1 ? "s" : ""} ${timing.map((t) => t.level).join(", ")}: the machine woke the client up to ${maxOf(timing.map((t) => t.ms)).toFixed(1)} ms late (p99 estimate), not client load; TTFT and ITL carry up to that much of it`
+    ] : [],
+    ...new Set(
+      doc.levels.flatMap(
+        (l) => l.notices.filter((n) => timingNoteMs(n) === null).map((n) => n.startsWith("level ") ? n : `level ${l.level}: ${n}`)
+      )
+    )
+  ], shown2 = notices.slice(0, 5), gpuLine = doc.gpu_telemetry ? ` GPU telemetry: ${gpuTelemetryText(doc.gpu_telemetry)}.` : "";
+  return [
+    `# tokenbench ${doc.kind}: ${doc.target.model}`,
+    "",
+    `${doc.target.base_url} (${doc.target.api} API); ${workload}. Measured ${doc.created_at} by tokenbench ${doc.tool.version}.${gpuLine}`,
+    ...shown2.length > 0 ? [
+      "",
+      `Notices (${notices.length}${notices.length > shown2.length ? "; the JSON has all of them" : ""}):`,
+      "",
+      ...shown2.map((n) => `- ${n}`)
+    ] : []
+  ].join(`
+`);
+}
+function markdownReport(doc) {
+  if (doc.kind === "profile") return [reportHeader(doc), profileTable(doc)].join(`
+
+`);
+  let parts = [reportHeader(doc), markdownTable(doc.levels, sloGiven(doc.config))], unsteady = doc.levels.filter((l) => l.steady_state && !l.steady_state.steady);
+  unsteady.length > 0 && parts.push(
+    `**No steady state** at ${unsteady.length === doc.levels.length ? "any level" : `level${unsteady.length > 1 ? "s" : ""} ${unsteady.map((l) => l.level).join(", ")}`}: their figures are the whole level's, ramp and drain included (${unsteady[0].steady_state.reason}). Steady levels report their window (the steady column).`
+  );
+  let s = doc.saturation;
+  s && parts.push(
+    `**Saturation:** ${saturationHeadline(s)}.
+
+How it was found: ${s.method}; a probe passes when at least ${s.target_pass_pct}% of its requests meet every SLO.`
+  );
+  let turned = doc.levels.filter((l) => l.turns && l.turns.length > 0);
+  if (turned.length > 0) {
+    let sessions = doc.config?.sessions, rows = turned.flatMap(
+      (l) => l.turns.map(
+        (t) => `| ${l.level} | ${t.turn} | ${t.ok} | ${fmt(t.ttft_ms.p50, 1)} | ${fmt(t.ttft_ms.p95, 1)} | ${fmt(t.prompt_tokens.p50, 0)} | ${t.cached_tokens_pct === null ? "-" : `${t.cached_tokens_pct.toFixed(0)}%`} |`
+      )
+    );
+    parts.push(
+      [
+        `**Conversations** (${sessions?.turns ?? "?"} turns, ${sessions?.think_time_ms ?? 0} ms think time): TTFT per turn`,
+        "",
+        "| level | turn | ok | TTFT p50 (ms) | TTFT p95 (ms) | prompt tokens p50 | cached |",
+        "|---:|---:|---:|---:|---:|---:|---:|",
+        ...rows
+      ].join(`
+`)
+    );
+  }
+  let jobbed = doc.levels.filter((l) => l.jobs);
+  jobbed.length > 0 && parts.push(
+    [
+      "**Jobs** (a conversation is one job, as an agent's session: first send to last answer, waits included)",
+      "",
+      "| level | jobs | cut short | job p50 (s) | job p95 (s) | jobs/h per user | calls per job | output tokens per job | waiting | cached |",
+      "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+      ...jobbed.map((l) => {
+        let j = l.jobs;
+        return `| ${l.level} | ${j.complete} | ${j.incomplete} | ${fmt(j.e2e_s.p50, 2)} | ${fmt(j.e2e_s.p95, 2)} | ${fmt(j.jobs_per_hour_per_user, 1)} | ${fmt(j.calls_per_job, 1)} | ${fmt(j.output_tokens_per_job, 0)} | ${j.wait_share === null ? "-" : `${(100 * j.wait_share).toFixed(0)}%`} | ${pct0(j.cached_tokens_pct)} |`;
+      })
+    ].join(`
+`)
+  );
+  let shaped = doc.levels.filter((l) => l.ttfat_ms || l.tt_first_tool_call_ms);
+  shaped.length > 0 && parts.push(
+    [
+      "**Reasoning and tool calls:** TTFT is the first token of any kind; TTFAT the first answer token after any reasoning",
+      "",
+      "| level | TTFT p50 (ms) | TTFAT p50 (ms) | TTFAT p95 (ms) | TTFAT p99 (ms) | reasoning p50 (ms) | reasoning tokens p50 | answer tokens p50 | first tool call p50 (ms) | tool calls |",
+      "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+      ...shaped.map(
+        (l) => `| ${l.level} | ${fmt(l.ttft_ms.p50, 1)} | ${fmt(l.ttfat_ms?.p50, 1)} | ${fmt(l.ttfat_ms?.p95, 1)} | ${fmt(l.ttfat_ms?.p99, 1)} | ${fmt(l.reasoning_ms?.p50, 1)} | ${fmt(l.reasoning_tokens?.p50, 0)} | ${fmt(l.answer_tokens?.p50, 0)} | ${fmt(l.tt_first_tool_call_ms?.p50, 1)} | ${l.tool_calls_total ?? "-"} |`
+      )
+    ].join(`
+`)
+  );
+  let trace = doc.config?.trace, ol = doc.levels[0]?.open_loop;
+  return trace && ol && parts.push(
+    `**Trace replay:** ${trace.name} at ${trace.speed}x, ${doc.levels[0].requests} requests; replay lag (actual \u2212 scheduled send) p50 ${fmt(ol.schedule_lag_ms.p50, 2)} ms, p99 ${fmt(ol.schedule_lag_ms.p99, 2)} ms, max ${fmt(ol.schedule_lag_ms.max, 2)} ms.`
+  ), parts.join(`
+
+`);
+}
+var STAT_KEYS = ["n", "mean", "p50", "p90", "p95", "p99", "min", "max"], STAT_FIELDS = ["ttft_ms", "itl_ms", "tpot_ms", "e2e_ms", "decode_tok_s"], SHAPE_FIELDS = [
+  "ttfat_ms",
+  "reasoning_ms",
+  "reasoning_tokens",
+  "answer_tokens",
+  "tt_first_tool_call_ms"
+], GPU_FIELDS = [
+  "energy_j",
+  "mean_power_w",
+  "peak_power_w",
+  "idle_power_w",
+  "output_tok_per_j",
+  "j_per_output_tok",
+  "j_per_request",
+  "w_per_user",
+  "usd_per_m_output_tok",
+  "usd_per_m_total_tok",
+  "window_s"
+];
+function csvTable(levels) {
+  let cols = [
+    "level",
+    "mode",
+    "requests",
+    "ok",
+    "errors",
+    "wall_time_s",
+    "output_tok_s",
+    "total_tok_s",
+    "req_s",
+    "goodput_req_s",
+    "slo_pass_pct",
+    "peak_in_flight",
+    "prompt_tokens_total",
+    "completion_tokens_total"
+  ];
+  for (let f of STAT_FIELDS) for (let k of STAT_KEYS) cols.push(`${f}_${k}`);
+  cols.push(
+    "target_rate_rps",
+    "achieved_rate_rps",
+    "schedule_lag_ms_p99",
+    "client_cpu_pct",
+    "bottleneck_warning",
+    "timing_note"
+  ), cols.push("cached_tokens_pct", "steady", "steady_window_s");
+  for (let f of SHAPE_FIELDS) for (let k of STAT_KEYS) cols.push(`${f}_${k}`);
+  cols.push("tool_calls_total", "short_output"), cols.push(...GPU_FIELDS.map((f) => `gpu_${f}`), "gpu_unknown_reason");
+  let cell = (v) => {
+    if (v == null) return "";
+    let s = String(v);
+    return /[",\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+  }, lines = [cols.join(",")];
+  for (let l of levels) {
+    let row = [
+      l.level,
+      l.mode,
+      l.requests,
+      l.ok,
+      l.errors,
+      l.wall_time_s,
+      l.output_tok_s,
+      l.total_tok_s,
+      l.req_s,
+      l.goodput_req_s,
+      l.slo_pass_pct,
+      l.peak_in_flight,
+      l.prompt_tokens_total,
+      l.completion_tokens_total
+    ];
+    for (let f of STAT_FIELDS) for (let k of STAT_KEYS) row.push(l[f][k]);
+    row.push(
+      l.open_loop?.target_rate_rps,
+      l.open_loop?.achieved_rate_rps,
+      l.open_loop?.schedule_lag_ms.p99,
+      l.client.cpu_pct_of_one_core,
+      l.client.bottleneck_warning,
+      l.client.timing_note
+    ), row.push(l.cached_tokens_pct, l.steady_state?.steady, l.steady_state?.window_s);
+    for (let f of SHAPE_FIELDS) for (let k of STAT_KEYS) row.push(l[f]?.[k]);
+    row.push(l.tool_calls_total, l.short_output), row.push(...GPU_FIELDS.map((f) => l.gpu?.[f]), l.gpu?.unknown_reason), lines.push(row.map(cell).join(","));
+  }
+  return `${lines.join(`
+`)}
+`;
+}
+function saturationHeadline(s) {
+  let f = (x) => x === null ? "?" : x.toPrecision(3), [lo, hi] = s.bracket_rps;
+  if (lo === null)
+    return `no probed rate kept ${s.target_pass_pct}% of requests within the SLOs (lowest probe failed): lower the starting --levels`;
+  if (hi === null)
+    return `sustains at least ${f(lo)} req/s under SLO (no probe failed in ${s.probes}: raise --search-max-probes or the starting rate)`;
+  let widePct = 100 * (hi - lo) / hi, ranOut = s.max_probes !== void 0 ? s.probes >= s.max_probes : !0, of = s.max_probes !== void 0 ? ` of ${s.max_probes}` : "", why = widePct <= 3 ? "" : ranOut ? `; the bracket is ${widePct.toFixed(0)} % wide: the probes ran out before 3 %, raise --search-max-probes` : `; the bracket is ${widePct.toFixed(0)} % wide below: the highest passing probe delivered ${f(lo)} req/s of the rate it was offered`;
+  return `sustains ${f(s.max_rate_rps)} req/s under SLO (bracket ${f(lo)}\u2013${f(hi)}; ${f(s.pass_pct_at_max)}% of requests within SLO there, goodput ${f(s.goodput_at_max_rps)} req/s; ${s.probes}${of} probes${why})`;
+}
+function profileTable(doc) {
+  return [
+    "| benchmark | measure | value |",
+    "|---|---|---:|",
+    ...profilePoints(doc).map((p) => `| ${p.benchmark} | ${measureName(p.measure)} | ${fmt(p.value, 2)} |`)
+  ].join(`
+`);
+}
+
+// src/core/results/notices.ts
+var PART_SEPARATOR = " \xB7 ", levelNotice = (level, parts) => `level ${level}: ${parts.join(PART_SEPARATOR)}`;
+function clientNotice(c) {
+  let bound = c.lateness_bound_ms ?? null, late = bound !== null && bound > 0 ? `up to ${bound.toFixed(1)} ms late` : "late by an amount the level was too short to tell";
+  if (c.bottleneck_warning)
+    return `the client may be the bottleneck: busy with its own work, it read the stream ${late}, so TTFT and ITL may be that much high (more --workers; the figures are under levels[].client)`;
+  if (c.timing_note) {
+    let ms2 = timingNoteMs(c.timing_note);
+    return ms2 === null ? c.timing_note : `timing noise: the client read about ${ms2.toFixed(1)} ms late (p99) because the machine woke it late, not from its own work (--workers would not help); TTFT and ITL carry up to that much`;
+  }
+  return null;
+}
+function noticeWriter(write, silent = !1) {
+  let seen = /* @__PURE__ */ new Set(), timingMs = null, shown2 = (part) => {
+    let ms2 = timingNoteMs(part);
+    if (ms2 === null) return part;
+    if (timingMs === null)
+      return timingMs = ms2, `${part} (said once; each level's reading is in the JSON)`;
+    if (Math.abs(ms2 - timingMs) <= timingMs / 2) return null;
+    let was = timingMs;
+    return timingMs = ms2, `timing noise now about ${ms2.toFixed(1)} ms (was ${was.toFixed(1)} ms)`;
+  };
+  return (m) => {
+    if (silent || seen.has(m)) return;
+    seen.add(m);
+    let lv = /^level (\S+): /.exec(m);
+    if (lv === null) return write(m);
+    let parts = m.slice(lv[0].length).split(PART_SEPARATOR).map(shown2).filter((p) => p !== null);
+    parts.length > 0 && write(`level ${lv[1]}: ${parts.join("; ")}`);
+  };
+}
 
 // src/core/results/steady.ts
 var DEFAULT_MIN_STEADY_S = 5, FLOOR_MIN_STEADY_S = 1;
@@ -40271,7 +40682,7 @@ var TIMING = ["latency", "rate", "slo"], FIGURES = ["latency", "rate", "slo", "t
       ["ttfat_p99_ms", 0.99]
     ]
   }
-], fmt = (x) => x >= 100 ? x.toFixed(0) : x >= 10 ? x.toFixed(1) : x.toFixed(2);
+], fmt2 = (x) => x >= 100 ? x.toFixed(0) : x >= 10 ? x.toFixed(1) : x.toFixed(2);
 function levelReasons(l, cfg, cacheNote) {
   let out = [], add = (code, affects, figure, bound, text2) => out.push({ code, affects, figure, bound, text: text2 }), delay = l.client.event_loop_delay_ms.p99, itl = l.itl_ms.p50, ttft2 = l.ttft_ms.p50;
   if (delay !== null && (itl !== null || ttft2 !== null)) {
@@ -40287,7 +40698,7 @@ function levelReasons(l, cfg, cacheNote) {
       TIMING,
       late,
       bound,
-      `client-bound: it read what the server sent up to about ${fmt(late)} ms late (p99), over ${fmt(bound)} ms (half the ITL p50 or a fifth of the TTFT p50, at least ${floor} ms)${l.client.bottleneck_warning ? "; its own work was the cause (more --workers)" : "; the machine woke it late (a quieter runner)"}`
+      `client-bound: it read what the server sent up to about ${fmt2(late)} ms late (p99), over ${fmt2(bound)} ms (half the ITL p50 or a fifth of the TTFT p50, at least ${floor} ms)${l.client.bottleneck_warning ? "; its own work was the cause (more --workers)" : "; the machine woke it late (a quieter runner)"}`
     );
   }
   let queue = l.client.send_queue_ms?.p99 ?? null, queueBound = Math.max(
@@ -40299,7 +40710,7 @@ function levelReasons(l, cfg, cacheNote) {
     TIMING,
     queue,
     queueBound,
-    `client-bound: requests waited ${fmt(queue)} ms (p99) in the client before their socket write, over a fifth of the TTFT p50 (more --workers)`
+    `client-bound: requests waited ${fmt2(queue)} ms (p99) in the client before their socket write, over a fifth of the TTFT p50 (more --workers)`
   );
   let s = l.steady_state;
   if (s?.fell_behind ? add(
@@ -40321,7 +40732,7 @@ function levelReasons(l, cfg, cacheNote) {
       [...FIGURES],
       mean2,
       0.9 * cfg.max_tokens,
-      `outputs shorter than asked: ${fmt(mean2)} tokens on average for ${cfg.max_tokens} with ignore_eos (the server stopped early)`
+      `outputs shorter than asked: ${fmt2(mean2)} tokens on average for ${cfg.max_tokens} with ignore_eos (the server stopped early)`
     );
   }
   cacheNote !== null && add("cache_unasked", ["latency", "rate", "slo"], null, null, cacheNote);
@@ -40333,7 +40744,7 @@ function levelReasons(l, cfg, cacheNote) {
       [...FIGURES],
       ol.achieved_rate_rps,
       ol.target_rate_rps,
-      `the load was not the one asked: ${fmt(ol.achieved_rate_rps)} req/s sent for ${fmt(ol.target_rate_rps)} (off by ${(100 * off).toFixed(0)} %, over ${(100 * bound).toFixed(0)} %)`
+      `the load was not the one asked: ${fmt2(ol.achieved_rate_rps)} req/s sent for ${fmt2(ol.target_rate_rps)} (off by ${(100 * off).toFixed(0)} %, over ${(100 * bound).toFixed(0)} %)`
     );
   } else l.mode === "closed" && l.requests >= l.level && l.peak_in_flight < l.level && add(
     "load_shape",
@@ -40516,8 +40927,10 @@ function summariseLevel(input2) {
     windowRates(run.records, window, cfg.slo, cfg.mode === "open")
   ) : whole;
   !window.steady && whole.requests > 0 && notices.push(
-    `level ${level}: no steady state (${window.reason}); its figures are the whole level's, ramp and drain included: lengthen the level (--requests, --duration) to measure a steady load`
-  ), input2.client.bottleneck_warning && notices.push(`level ${level}: ${input2.client.bottleneck_warning}`), input2.client.timing_note && notices.push(`level ${level}: ${input2.client.timing_note}`);
+    `level ${level}: no steady state (${window.reason}): its figures include the ramp and the drain; more --requests or a --duration gives it one`
+  );
+  let client = input2.client ? clientNotice(input2.client) : null;
+  client !== null && notices.push(`level ${level}: ${client}`);
   let measured = run.records.filter((r) => !r.warmup);
   agg.short_output && notices.push(`level ${level}: ${shortOutputText(measured, agg.short_output, agg.ok, cfg)}`);
   let beyond = cacheBeyondWorkload(
@@ -40563,7 +40976,10 @@ function summariseLevel(input2) {
     open_loop: openLoopSummary(cfg, level, run, input2.arrival ?? cfg.arrival),
     ...cfg.ramp_up_s ? { ramp_requests: run.records.filter((r) => r.ramp).length } : {},
     ...cachedShare(ok),
-    ...cfg.sessions ? { turns: turnSummaries(ok) } : {},
+    ...cfg.sessions ? {
+      turns: turnSummaries(ok),
+      jobs: jobSummary(run.records, cfg.sessions.turns, level, whole.wall_time_s)
+    } : {},
     finish_reasons: finishReasons(ok),
     client: input2.client,
     notices: notices.map((n) => n.replace(`level ${level}: `, ""))
@@ -41804,276 +42220,6 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename as basename3, dirname, isAbsolute, join, relative, resolve } from "node:path";
-
-// src/shared/testbed.ts
-init_workload();
-function testbedSpec(doc) {
-  let tb = doc.testbed ?? null, ex = doc.server?.extracted ?? {}, s = (v) => typeof v == "string" && v !== "" ? v : null, { api: _api, model: _model, levels: _levels, targets: _targets, ...workload } = workloadSpec(doc);
-  return {
-    gpu: tb?.gpu ?? doc.environment.gpu?.name ?? null,
-    gpu_count: tb?.gpu_count ?? doc.environment.gpu?.count ?? null,
-    engine: tb?.engine ?? s(ex.server_name),
-    engine_version: tb?.engine_version ?? s(ex.server_version),
-    engine_flags: tb?.engine_flags ?? null,
-    model: tb?.model ?? doc.target.model,
-    api: doc.target.api,
-    workload
-  };
-}
-function describeTestbed(doc, declared) {
-  let spec = testbedSpec({ ...doc, testbed: null });
-  return {
-    name: declared.name,
-    gpu: spec.gpu,
-    gpu_count: spec.gpu_count,
-    engine: spec.engine,
-    engine_version: spec.engine_version,
-    engine_flags: declared.engine_flags,
-    model: spec.model
-  };
-}
-function canonicalJson(v) {
-  if (v === null || typeof v != "object") return JSON.stringify(v);
-  if (Array.isArray(v)) return `[${v.map(canonicalJson).join(",")}]`;
-  let o = v;
-  return `{${Object.keys(o).filter((k) => o[k] !== void 0).sort().map((k) => `${JSON.stringify(k)}:${canonicalJson(o[k])}`).join(",")}}`;
-}
-function gpuTelemetryText(t) {
-  let names = [...new Set(t.gpus.map((x) => x.name ?? "?"))].join(", ");
-  return `${t.source}, ${t.gpus.length} GPU${t.gpus.length === 1 ? "" : "s"} (${names}) every ${t.sample_ms} ms${t.died ? `; it stopped: ${t.died.reason}` : ""}`;
-}
-
-// src/core/results/report.ts
-init_workload();
-var fmt2 = (v, digits) => v == null || !Number.isFinite(v) ? "-" : v.toFixed(digits), steadyCell = (l) => l.steady_state === void 0 ? "-" : l.steady_state.steady ? `${l.steady_state.window_s.toFixed(1)} s` : "no", gpuCell = (l, v, d) => l.gpu ? v == null ? "?" : fmt2(v, d) : "-";
-function timingNoteMs(notice) {
-  let m = /^timing noise: the client read about ([\d.]+) ms late/.exec(notice);
-  return m ? Number(m[1]) : null;
-}
-var pct0 = (v) => v == null ? "-" : `${v.toFixed(0)}%`;
-function markdownColumns(levels, hasSlo) {
-  let open2 = levels.some((l) => l.mode === "open");
-  return [
-    { title: "level", cell: (l) => String(l.level) },
-    ...open2 ? [
-      { title: "offered req/s", cell: (l) => fmt2(l.open_loop?.target_rate_rps, 2) },
-      { title: "achieved req/s", cell: (l) => fmt2(l.open_loop?.achieved_rate_rps, 2) }
-    ] : [],
-    { title: "req", cell: (l) => String(l.requests) },
-    { title: "err", cell: (l) => String(l.errors) },
-    { title: "out tok/s", cell: (l) => fmt2(l.output_tok_s, 0) },
-    { title: "TTFT p50 (ms)", cell: (l) => fmt2(l.ttft_ms.p50, 1) },
-    { title: "TTFT p95 (ms)", cell: (l) => fmt2(l.ttft_ms.p95, 1) },
-    { title: "ITL p50 (ms)", cell: (l) => fmt2(l.itl_ms.p50, 2) },
-    { title: "ITL p95 (ms)", cell: (l) => fmt2(l.itl_ms.p95, 2) },
-    { title: "TPOT p50 (ms)", cell: (l) => fmt2(l.tpot_ms.p50, 2) },
-    ...hasSlo ? [
-      { title: "SLO pass", cell: (l) => pct0(l.slo_pass_pct) },
-      { title: "goodput req/s", cell: (l) => fmt2(l.goodput_req_s, 2) }
-    ] : [],
-    { title: "cached", cell: (l) => pct0(l.cached_tokens_pct) },
-    { title: "steady", cell: steadyCell },
-    // GPU energy where telemetry was taken ("?" where the level's energy is unknown: see its reason)
-    ...levels.some((l) => l.gpu) ? [
-      { title: "GPU W", cell: (l) => gpuCell(l, l.gpu?.mean_power_w, 0) },
-      { title: "tok/J", cell: (l) => gpuCell(l, l.gpu?.output_tok_per_j, 3) }
-    ] : [],
-    ...levels.some((l) => l.gpu?.usd_per_m_output_tok != null) ? [{ title: "$/M out tok", cell: (l) => gpuCell(l, l.gpu?.usd_per_m_output_tok, 3) }] : []
-  ];
-}
-function markdownTable(levels, slo = !0) {
-  let cols = markdownColumns(levels, slo), head = `| ${cols.map((c) => c.title).join(" | ")} |`, sep = `|${cols.map(() => "---:").join("|")}|`, rows = levels.map((l) => `| ${cols.map((c) => c.cell(l)).join(" | ")} |`);
-  return [head, sep, ...rows].join(`
-`);
-}
-function reportHeader(doc) {
-  let c = doc.config, workload = doc.kind === "profile" ? "single-stream serving profile" : c ? [
-    c.search ? "search for the saturation rate" : `${c.mode} loop at ${c.mode === "closed" ? "concurrency" : "req/s"} ${c.levels.join(", ")}`,
-    c.dataset ? `dataset ${c.dataset.name}` : c.trace ? `trace ${c.trace.name}` : `${c.prompt_tokens} prompt tokens`,
-    `${c.max_tokens} max tokens${c.ignore_eos ? " (ignore_eos)" : ""}`,
-    c.requests_per_level !== null ? `${c.requests_per_level} requests per level` : `${c.duration_s} s per level`,
-    ...doc.repeats && doc.repeats.length > 1 ? [`${doc.repeats.length} repeats (each figure their median)`] : []
-  ].join("; ") : "", timing = doc.levels.flatMap(
-    (l) => l.notices.map(timingNoteMs).filter((ms2) => ms2 !== null).map((ms2) => ({ level: l.level, ms: ms2 }))
-  ), notices = [
-    ...timing.length > 0 ? [
-      `timing noise at level${timing.length > 1 ? "s" : ""} ${timing.map((t) => t.level).join(", ")}: the machine woke the client up to ${maxOf(timing.map((t) => t.ms)).toFixed(1)} ms late (p99 estimate), not client load; TTFT and ITL carry up to that much of it`
-    ] : [],
-    ...new Set(
-      doc.levels.flatMap(
-        (l) => l.notices.filter((n) => timingNoteMs(n) === null).map((n) => n.startsWith("level ") ? n : `level ${l.level}: ${n}`)
-      )
-    )
-  ], shown2 = notices.slice(0, 5), gpuLine = doc.gpu_telemetry ? ` GPU telemetry: ${gpuTelemetryText(doc.gpu_telemetry)}.` : "";
-  return [
-    `# tokenbench ${doc.kind}: ${doc.target.model}`,
-    "",
-    `${doc.target.base_url} (${doc.target.api} API); ${workload}. Measured ${doc.created_at} by tokenbench ${doc.tool.version}.${gpuLine}`,
-    ...shown2.length > 0 ? [
-      "",
-      `Notices (${notices.length}${notices.length > shown2.length ? "; the JSON has all of them" : ""}):`,
-      "",
-      ...shown2.map((n) => `- ${n}`)
-    ] : []
-  ].join(`
-`);
-}
-function markdownReport(doc) {
-  if (doc.kind === "profile") return [reportHeader(doc), profileTable(doc)].join(`
-
-`);
-  let parts = [reportHeader(doc), markdownTable(doc.levels, sloGiven(doc.config))], unsteady = doc.levels.filter((l) => l.steady_state && !l.steady_state.steady);
-  unsteady.length > 0 && parts.push(
-    `**No steady state** at ${unsteady.length === doc.levels.length ? "any level" : `level${unsteady.length > 1 ? "s" : ""} ${unsteady.map((l) => l.level).join(", ")}`}: their figures are the whole level's, ramp and drain included (${unsteady[0].steady_state.reason}). Steady levels report their window (the steady column).`
-  );
-  let s = doc.saturation;
-  s && parts.push(
-    `**Saturation:** ${saturationHeadline(s)}.
-
-How it was found: ${s.method}; a probe passes when at least ${s.target_pass_pct}% of its requests meet every SLO.`
-  );
-  let turned = doc.levels.filter((l) => l.turns && l.turns.length > 0);
-  if (turned.length > 0) {
-    let sessions = doc.config?.sessions, rows = turned.flatMap(
-      (l) => l.turns.map(
-        (t) => `| ${l.level} | ${t.turn} | ${t.ok} | ${fmt2(t.ttft_ms.p50, 1)} | ${fmt2(t.ttft_ms.p95, 1)} | ${fmt2(t.prompt_tokens.p50, 0)} | ${t.cached_tokens_pct === null ? "-" : `${t.cached_tokens_pct.toFixed(0)}%`} |`
-      )
-    );
-    parts.push(
-      [
-        `**Conversations** (${sessions?.turns ?? "?"} turns, ${sessions?.think_time_ms ?? 0} ms think time): TTFT per turn`,
-        "",
-        "| level | turn | ok | TTFT p50 (ms) | TTFT p95 (ms) | prompt tokens p50 | cached |",
-        "|---:|---:|---:|---:|---:|---:|---:|",
-        ...rows
-      ].join(`
-`)
-    );
-  }
-  let shaped = doc.levels.filter((l) => l.ttfat_ms || l.tt_first_tool_call_ms);
-  shaped.length > 0 && parts.push(
-    [
-      "**Reasoning and tool calls:** TTFT is the first token of any kind; TTFAT the first answer token after any reasoning",
-      "",
-      "| level | TTFT p50 (ms) | TTFAT p50 (ms) | TTFAT p95 (ms) | TTFAT p99 (ms) | reasoning p50 (ms) | reasoning tokens p50 | answer tokens p50 | first tool call p50 (ms) | tool calls |",
-      "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
-      ...shaped.map(
-        (l) => `| ${l.level} | ${fmt2(l.ttft_ms.p50, 1)} | ${fmt2(l.ttfat_ms?.p50, 1)} | ${fmt2(l.ttfat_ms?.p95, 1)} | ${fmt2(l.ttfat_ms?.p99, 1)} | ${fmt2(l.reasoning_ms?.p50, 1)} | ${fmt2(l.reasoning_tokens?.p50, 0)} | ${fmt2(l.answer_tokens?.p50, 0)} | ${fmt2(l.tt_first_tool_call_ms?.p50, 1)} | ${l.tool_calls_total ?? "-"} |`
-      )
-    ].join(`
-`)
-  );
-  let trace = doc.config?.trace, ol = doc.levels[0]?.open_loop;
-  return trace && ol && parts.push(
-    `**Trace replay:** ${trace.name} at ${trace.speed}x, ${doc.levels[0].requests} requests; replay lag (actual \u2212 scheduled send) p50 ${fmt2(ol.schedule_lag_ms.p50, 2)} ms, p99 ${fmt2(ol.schedule_lag_ms.p99, 2)} ms, max ${fmt2(ol.schedule_lag_ms.max, 2)} ms.`
-  ), parts.join(`
-
-`);
-}
-var STAT_KEYS = ["n", "mean", "p50", "p90", "p95", "p99", "min", "max"], STAT_FIELDS = ["ttft_ms", "itl_ms", "tpot_ms", "e2e_ms", "decode_tok_s"], SHAPE_FIELDS = [
-  "ttfat_ms",
-  "reasoning_ms",
-  "reasoning_tokens",
-  "answer_tokens",
-  "tt_first_tool_call_ms"
-], GPU_FIELDS = [
-  "energy_j",
-  "mean_power_w",
-  "peak_power_w",
-  "idle_power_w",
-  "output_tok_per_j",
-  "j_per_output_tok",
-  "j_per_request",
-  "w_per_user",
-  "usd_per_m_output_tok",
-  "usd_per_m_total_tok",
-  "window_s"
-];
-function csvTable(levels) {
-  let cols = [
-    "level",
-    "mode",
-    "requests",
-    "ok",
-    "errors",
-    "wall_time_s",
-    "output_tok_s",
-    "total_tok_s",
-    "req_s",
-    "goodput_req_s",
-    "slo_pass_pct",
-    "peak_in_flight",
-    "prompt_tokens_total",
-    "completion_tokens_total"
-  ];
-  for (let f of STAT_FIELDS) for (let k of STAT_KEYS) cols.push(`${f}_${k}`);
-  cols.push(
-    "target_rate_rps",
-    "achieved_rate_rps",
-    "schedule_lag_ms_p99",
-    "client_cpu_pct",
-    "bottleneck_warning",
-    "timing_note"
-  ), cols.push("cached_tokens_pct", "steady", "steady_window_s");
-  for (let f of SHAPE_FIELDS) for (let k of STAT_KEYS) cols.push(`${f}_${k}`);
-  cols.push("tool_calls_total", "short_output"), cols.push(...GPU_FIELDS.map((f) => `gpu_${f}`), "gpu_unknown_reason");
-  let cell = (v) => {
-    if (v == null) return "";
-    let s = String(v);
-    return /[",\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
-  }, lines = [cols.join(",")];
-  for (let l of levels) {
-    let row = [
-      l.level,
-      l.mode,
-      l.requests,
-      l.ok,
-      l.errors,
-      l.wall_time_s,
-      l.output_tok_s,
-      l.total_tok_s,
-      l.req_s,
-      l.goodput_req_s,
-      l.slo_pass_pct,
-      l.peak_in_flight,
-      l.prompt_tokens_total,
-      l.completion_tokens_total
-    ];
-    for (let f of STAT_FIELDS) for (let k of STAT_KEYS) row.push(l[f][k]);
-    row.push(
-      l.open_loop?.target_rate_rps,
-      l.open_loop?.achieved_rate_rps,
-      l.open_loop?.schedule_lag_ms.p99,
-      l.client.cpu_pct_of_one_core,
-      l.client.bottleneck_warning,
-      l.client.timing_note
-    ), row.push(l.cached_tokens_pct, l.steady_state?.steady, l.steady_state?.window_s);
-    for (let f of SHAPE_FIELDS) for (let k of STAT_KEYS) row.push(l[f]?.[k]);
-    row.push(l.tool_calls_total, l.short_output), row.push(...GPU_FIELDS.map((f) => l.gpu?.[f]), l.gpu?.unknown_reason), lines.push(row.map(cell).join(","));
-  }
-  return `${lines.join(`
-`)}
-`;
-}
-function saturationHeadline(s) {
-  let f = (x) => x === null ? "?" : x.toPrecision(3), [lo, hi] = s.bracket_rps;
-  if (lo === null)
-    return `no probed rate kept ${s.target_pass_pct}% of requests within the SLOs (lowest probe failed): lower the starting --levels`;
-  if (hi === null)
-    return `sustains at least ${f(lo)} req/s under SLO (no probe failed in ${s.probes}: raise --search-max-probes or the starting rate)`;
-  let widePct = 100 * (hi - lo) / hi, ranOut = s.max_probes !== void 0 ? s.probes >= s.max_probes : !0, of = s.max_probes !== void 0 ? ` of ${s.max_probes}` : "", why = widePct <= 3 ? "" : ranOut ? `; the bracket is ${widePct.toFixed(0)} % wide: the probes ran out before 3 %, raise --search-max-probes` : `; the bracket is ${widePct.toFixed(0)} % wide below: the highest passing probe delivered ${f(lo)} req/s of the rate it was offered`;
-  return `sustains ${f(s.max_rate_rps)} req/s under SLO (bracket ${f(lo)}\u2013${f(hi)}; ${f(s.pass_pct_at_max)}% of requests within SLO there, goodput ${f(s.goodput_at_max_rps)} req/s; ${s.probes}${of} probes${why})`;
-}
-function profileTable(doc) {
-  return [
-    "| benchmark | measure | value |",
-    "|---|---|---:|",
-    ...profilePoints(doc).map((p) => `| ${p.benchmark} | ${measureName(p.measure)} | ${fmt2(p.value, 2)} |`)
-  ].join(`
-`);
-}
-
-// src/core/results/files.ts
 var ResultsFileError = class extends TokenbenchError {
   constructor(path, message) {
     super("results_file_invalid", `${path}: ${message}`);
@@ -42273,19 +42419,11 @@ function parseCommand(argv, table, intro, groups = [{ title: "Flags", settings: 
   return p.help ? (process.stdout.write(helpText(intro, groups)), null) : { values: readSettings(table, p.source), positionals: p.positionals };
 }
 function noticePrinter(silent = !1) {
-  let seen = /* @__PURE__ */ new Set(), timingMs = null, write = (m) => process.stderr.write(`${process.stderr.isTTY ? "\r\x1B[K" : ""}notice: ${m}
-`);
-  return (m) => {
-    if (silent || seen.has(m)) return;
-    seen.add(m);
-    let lv = /^level (\S+): /.exec(m), ms2 = lv ? timingNoteMs(m.slice(lv[0].length)) : null;
-    if (ms2 === null) return write(m);
-    if (timingMs === null) write(`${m} (said once; each level's reading is in the JSON)`);
-    else if (Math.abs(ms2 - timingMs) > timingMs / 2)
-      write(`level ${lv[1]}: timing noise now about ${ms2.toFixed(1)} ms (was ${timingMs.toFixed(1)} ms)`);
-    else return;
-    timingMs = ms2;
-  };
+  return noticeWriter(
+    (line) => process.stderr.write(`${process.stderr.isTTY ? "\r\x1B[K" : ""}notice: ${line}
+`),
+    silent
+  );
 }
 var plotsDir = (jsonPath) => `${jsonPath.replace(/\.json$/i, "")}-plots`;
 async function writePlotsBeside(doc, out) {
@@ -45846,8 +45984,9 @@ async function runStep(arm, step, c) {
     notices: late === null ? plan.notices : [...plan.notices, late],
     calibration: c.calibration,
     arrival: plan.arrival
-  });
-  for (let n of notices.slice(plan.notices.length)) c.notice(n);
+  }), own2 = notices.slice(plan.notices.length), prefix = `level ${plan.level}: `, parts = own2.filter((n) => n.startsWith(prefix)).map((n) => n.slice(prefix.length));
+  parts.length > 0 && c.notice(levelNotice(plan.level, parts));
+  for (let n of own2) n.startsWith(prefix) || c.notice(n);
   let level = c.hooks ? { ...result, ...await c.hooks.stop(result, measured.run.records) } : result;
   c.gpu && (level.gpu = await c.gpu.figures(level), level.validity = withGpuValidity(level));
   let records2 = [...measured.warmup, ...measured.run.records];

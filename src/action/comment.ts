@@ -175,7 +175,14 @@ export function renderComment(input: CommentInput, limit = BUDGET): string {
             : "No baseline: no results service is configured (results-url) and no baseline file was given.",
         ]
       : summary.base_runs === 0 && summary.base_kind !== "ab" && summary.baseline_note === null
-        ? [`No runs of ${baseBranch} on this testbed yet: nothing to compare against.`]
+        ? [
+            // the service says why there is no base (no runs yet, or none with a valid level)
+            "headline" in summary &&
+            typeof summary.headline === "string" &&
+            summary.headline.startsWith("No ")
+              ? mdText(summary.headline, 400)
+              : `No runs of ${baseBranch} on this testbed yet: nothing to compare against.`,
+          ]
         : [
             ...(env ? [`**${mdText(env, 500)}** Every row below is judged across it.`, ""] : []),
             `**${mdText(headline(summary), 1000)}**`,

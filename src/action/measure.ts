@@ -3,12 +3,14 @@
  * Action's `server-command` started once the workload files are read, then the sweep (and the
  * profile, through the same preflight) written under `results-dir`.
  */
+
 import { join, resolve } from "node:path";
 import * as core from "@actions/core";
 import { profileConfigOf, runProfile } from "../core/profile/profile.ts";
 import type { Provenance } from "../core/results/document.ts";
 import { probeGpu } from "../core/results/environment.ts";
 import { assertWritable, insideOrRefuse, writeResults } from "../core/results/files.ts";
+import { noticeWriter } from "../core/results/notices.ts";
 import { markdownReport } from "../core/results/report.ts";
 import { prepareSweep, type SweepSetup } from "../core/sweep/prepare.ts";
 import { runSweep } from "../core/sweep/sweep.ts";
@@ -26,7 +28,8 @@ const FILE_INPUT: Record<string, string> = {
   tools_invalid: "tools",
 };
 
-const notice = (m: string) => core.info(`notice: ${m}`);
+/** One line per level, each once, as the CLI prints them. */
+const notice = noticeWriter((line) => core.info(`notice: ${line}`));
 
 /** Prepare the sweep, or fail the step with the reason (and the server log's tail). */
 async function setUp(inputs: ActionInputs): Promise<SweepSetup> {

@@ -1,6 +1,6 @@
 /** What every subcommand does with its argv: parse it against its settings, or print --help. */
 
-import { timingNoteMs } from "../core/results/report.ts";
+import { noticeWriter } from "../core/results/notices.ts";
 import { type HelpGroup, helpText, parseArgv } from "../core/settings/argv.ts";
 import { type AnySetting, readSettings, type Values } from "../core/settings/setting.ts";
 
@@ -24,31 +24,12 @@ export function parseCommand<T extends Record<string, AnySetting>>(
   return { values: readSettings(table, p.source), positionals: p.positionals };
 }
 
-/** Notices on stderr, each printed once (none when `silent`: --quiet prints only errors). */
-
-/**
- * Notices on stderr, each once. The self-check's timing note (the machine woke the client late)
- * is printed in full once per sweep; a later level says so in one short line only when its
- * reading moved by more than half (the full text of every level stays in the JSON).
- */
+/** Notices on stderr, one line per level, each once (none when `silent`: --quiet prints only errors). */
 export function noticePrinter(silent = false): (m: string) => void {
-  const seen = new Set<string>();
-  let timingMs: number | null = null;
-  const write = (m: string) =>
-    process.stderr.write(`${process.stderr.isTTY ? "\r\x1b[K" : ""}notice: ${m}\n`);
-  return (m) => {
-    if (silent || seen.has(m)) return;
-    seen.add(m);
-    // A level's notices arrive as "level 4: <notice>".
-    const lv = /^level (\S+): /.exec(m);
-    const ms = lv ? timingNoteMs(m.slice(lv[0].length)) : null;
-    if (ms === null) return write(m);
-    if (timingMs === null) write(`${m} (said once; each level's reading is in the JSON)`);
-    else if (Math.abs(ms - timingMs) > timingMs / 2)
-      write(`level ${lv![1]}: timing noise now about ${ms.toFixed(1)} ms (was ${timingMs.toFixed(1)} ms)`);
-    else return;
-    timingMs = ms;
-  };
+  return noticeWriter(
+    (line) => process.stderr.write(`${process.stderr.isTTY ? "\r\x1b[K" : ""}notice: ${line}\n`),
+    silent,
+  );
 }
 
 export const plotsDir = (jsonPath: string) => `${jsonPath.replace(/\.json$/i, "")}-plots`;

@@ -88,6 +88,25 @@ export const TurnSummary = z.object({
   cached_tokens_pct: nullableNum,
 });
 
+/**
+ * `--turns`: the level's conversations as jobs. Complete jobs (every turn measured and answered)
+ * give the figures; jobs the level's end cut short or with a failed turn are counted apart.
+ */
+export const JobSummary = z.object({
+  complete: z.number().int().nonnegative(),
+  incomplete: z.number().int().nonnegative(),
+  turns: z.number().int().positive(),
+  /** First turn's send to last turn's end, seconds. */
+  e2e_s: MeasuredStats,
+  calls_per_job: nullableNonNeg,
+  output_tokens_per_job: nullableNonNeg,
+  /** Of a job's time, the share between its calls (think time, tool waits), 0 to 1. */
+  wait_share: z.number().min(0).max(1).nullable(),
+  cached_tokens_pct: z.number().min(0).max(100).nullable(),
+  /** Complete jobs per hour per user: complete jobs / (wall time x users) x 3600. */
+  jobs_per_hour_per_user: nullableNonNeg,
+});
+
 export const LevelResult = z
   .object({
     level: z.number().positive(),
@@ -123,6 +142,8 @@ export const LevelResult = z
     ramp_requests: z.number().int().nonnegative().optional(),
     /** `--turns`: per turn index, TTFT and the prompt the server counted and reported cached. */
     turns: z.array(TurnSummary).optional(),
+    /** `--turns`: each conversation as a job (an agent's session): its time, calls, tokens, waits. */
+    jobs: JobSummary.optional(),
     /** Prompt tokens as the server counted them (usage.prompt_tokens), successful requests. */
     prompt_tokens: MeasuredStats.optional(),
     /** Cached prompt tokens the server reported; with unique prompts, the prefix every prompt shares. */

@@ -1,5 +1,6 @@
 /**
- * The base runs a history is judged with: valid runs only, none from before the base branch's
+ * The base runs a history is judged with: runs with a valid level (a level that is not valid
+ * leaves its own rows, each row judging with the runs whose level is valid), none from before the base branch's
  * last change point (E-divisive, shared/change-points.ts, on each gated measure's mean over its
  * levels), and no outlier run (more than 5 robust SDs from the median in a gated row). What is
  * left out is named with why. Pure.
@@ -8,7 +9,7 @@ import { changePoints } from "./change-points.ts";
 import type { RunFigures } from "./evidence.ts";
 import { outlierRuns } from "./gate-stats.ts";
 import { isShare, MEASURE_BY_NAME, type MeasureDef } from "./measures.ts";
-import { indexRuns } from "./row-facts.ts";
+import { indexValidRuns } from "./row-facts.ts";
 
 export /** The base runs a history judges with: valid, after the last change point, outliers out. */
 function keptHistory(
@@ -27,7 +28,7 @@ function keptHistory(
   for (const [measure, keys] of byMeasure) {
     const def = MEASURE_BY_NAME.get(measure)!;
     if (isShare(def)) continue;
-    const idx = indexRuns(kept);
+    const idx = indexValidRuns(kept, (m) => MEASURE_BY_NAME.get(m));
     const series: number[] = [];
     const at: number[] = [];
     idx.forEach((m, j) => {
@@ -44,7 +45,7 @@ function keptHistory(
       excluded.push({ run: r.id, reason: `before the base branch's change at run ${kept[cut]!.id}` });
     kept = kept.slice(cut);
   }
-  const idx = indexRuns(kept);
+  const idx = indexValidRuns(kept, (m) => MEASURE_BY_NAME.get(m));
   const rows = gatedKeys
     .filter((g) => !isShare(g.def))
     .map((g) => idx.map((m) => m.get(g.key)))

@@ -38,7 +38,10 @@ export interface RunFigures {
   createdAt: string | null;
   points: readonly Point[];
   facts: ReadonlyMap<string, LevelFacts>;
-  /** The run's validity: an invalid run never enters a base history. */
+  /**
+   * Why no level of the run is valid, or null: such a run never enters a base history (one with a
+   * valid level does, and its other levels' rows leave it out).
+   */
   invalid: string | null;
   /** What it ran on (shared/environment-diff.ts), where known. */
   env?: Record<string, string | null>;
@@ -94,14 +97,16 @@ export function levelFacts(l: LevelResult): LevelFacts {
   };
 }
 
-/** The validity of a run, in words, or null when it is valid. */
+/**
+ * Why a run says nothing valid, in words, or null when a level of it is valid: a base history
+ * keeps a run for its valid levels (the rows of the others leave it out, row by row).
+ */
 function runInvalid(doc: ResultDocument, levels: readonly LevelResult[]): string | null {
-  if (doc.validity?.status === "invalid") {
-    const r = doc.validity.reasons[0];
-    return r ? `level ${r.level}: ${r.text}` : "invalid";
-  }
-  const bad = levels.find((l) => l.validity?.status === "invalid");
-  return bad ? `level ${bad.level}: ${bad.validity!.reasons[0]?.text ?? "invalid"}` : null;
+  if (levels.some((l) => l.validity?.status !== "invalid")) return null;
+  const bad = levels[0];
+  if (bad?.validity) return `level ${bad.level}: ${bad.validity.reasons[0]?.text ?? "invalid"}`;
+  const r = doc.validity?.reasons[0];
+  return r ? `level ${r.level}: ${r.text}` : doc.validity?.status === "invalid" ? "invalid" : null;
 }
 
 /** One run's figures from levels of a document (its own, a repeat's, an A/B block's). */

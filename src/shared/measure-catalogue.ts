@@ -3,45 +3,17 @@
  * and (for sweep levels) how it is read from a level. Points, compare rows, charts, badges and the
  * headline all come from here (through shared/measures.ts). Pure.
  */
-import type { LevelResult } from "../schema/v1.ts";
+import type { LevelValue, MeasureDef } from "./measure-types.ts";
 
-export type Direction = "lower" | "higher";
+export {
+  type Direction,
+  isShare,
+  type LevelValue,
+  MEASURE_FAMILIES,
+  type MeasureDef,
+  type MeasureFamily,
+} from "./measure-types.ts";
 
-/**
- * What a measure is made of, so a reason a level is not valid names the measures it leaves
- * without a verdict: client timings (latency), rates over the level's window (rate), errors,
- * SLO outcomes (slo), token counts (tokens), the GPU tool's figures (gpu), a search's answer.
- */
-export type MeasureFamily = "latency" | "rate" | "errors" | "slo" | "tokens" | "gpu" | "search";
-export const MEASURE_FAMILIES: readonly MeasureFamily[] = [
-  "latency",
-  "rate",
-  "errors",
-  "slo",
-  "tokens",
-  "gpu",
-  "search",
-];
-
-export interface MeasureDef {
-  name: string;
-  family: MeasureFamily;
-  unit: string;
-  direction: Direction;
-  /** Human name for comments, charts and badges, e.g. "TTFT p95". */
-  label: string;
-  description: string;
-}
-
-/**
- * Shares of requests (error rate, SLO pass) change in percentage points, judged per request by
- * an exact test; every other measure changes by a ratio, judged on its logarithm.
- */
-export function isShare(def: Pick<MeasureDef, "name">): boolean {
-  return def.name === "error_rate" || def.name === "slo_pass_pct";
-}
-
-export type LevelValue = (l: LevelResult) => number | null;
 const lower = "lower" as const;
 const higher = "higher" as const;
 
@@ -371,5 +343,41 @@ export const CATALOGUE: readonly [MeasureDef, LevelValue | null][] = [
       description: "GPU-hour cost per million prompt + output tokens at the level's throughput",
     },
     (l) => l.gpu?.usd_per_m_total_tok ?? null,
+  ],
+  // Jobs (`--turns`: a conversation, as an agent's session): only where a level has them.
+  [
+    {
+      name: "job_e2e_p50_s",
+      family: "latency",
+      unit: "s",
+      direction: lower,
+      label: "job time p50",
+      description:
+        "one job (a conversation of --turns calls) from its first send to its last answer, waits included, median",
+    },
+    (l) => l.jobs?.e2e_s.p50 ?? null,
+  ],
+  [
+    {
+      name: "job_e2e_p95_s",
+      family: "latency",
+      unit: "s",
+      direction: lower,
+      label: "job time p95",
+      description:
+        "one job (a conversation of --turns calls) from its first send to its last answer, waits included, p95",
+    },
+    (l) => l.jobs?.e2e_s.p95 ?? null,
+  ],
+  [
+    {
+      name: "jobs_per_hour_per_user",
+      family: "rate",
+      unit: "jobs/h",
+      direction: higher,
+      label: "jobs per hour per user",
+      description: "complete jobs per user per hour at the level: complete jobs / (wall time x users) x 3600",
+    },
+    (l) => l.jobs?.jobs_per_hour_per_user ?? null,
   ],
 ];

@@ -19,6 +19,24 @@ export function indexRuns(runs: readonly RunFigures[]): Map<string, number>[] {
   return runs.map((r) => new Map(r.points.map((p) => [keyOf(p.benchmark, p.measure), p.value])));
 }
 
+/** A run's values as `indexRuns` has them, less those of a level whose validity covers the measure. */
+export function indexValidRuns(
+  runs: readonly RunFigures[],
+  defOf: (measure: string) => MeasureDef | undefined,
+): Map<string, number>[] {
+  return runs.map(
+    (r) =>
+      new Map(
+        r.points
+          .filter((p) => {
+            const def = defOf(p.measure);
+            return !(def && r.facts.get(p.benchmark)?.reasons.some((x) => covers(x, def)));
+          })
+          .map((p) => [keyOf(p.benchmark, p.measure), p.value]),
+      ),
+  );
+}
+
 /** A reason covers a measure when it names its family or the measure itself. */
 export const covers = (r: Reason, def: MeasureDef) =>
   r.affects.includes(def.family) || r.affects.includes(def.name);

@@ -128,8 +128,9 @@ export async function runPoints(db: Db, runId: number): Promise<RunPoint[]> {
 }
 
 /**
- * The base history of a run: the last `n` valid runs of `branch` on its testbed, received no
- * later than `before` (the run itself excluded), newest first, with their stored documents.
+ * The base history of a run: the last `n` runs of `branch` on its testbed with a valid level,
+ * received no later than `before` (the run itself excluded), newest first, with their stored
+ * documents (each row judges with the runs whose own level is valid).
  */
 export async function baseRuns(
   db: Db,
@@ -151,6 +152,27 @@ export async function baseRuns(
     head.before,
     n,
   );
+}
+
+/** How many runs of `branch` on the head's testbed, before it, have no valid level (left out of its history). */
+export async function runsWithoutValidLevel(
+  db: Db,
+  head: { id: number | null; repository: string; testbedFingerprint: string; before: string },
+  branch: string,
+): Promise<number> {
+  const row = await db.first<{ n: number }>(
+    `WITH repo AS (SELECT id FROM repositories WHERE name = ?)
+     SELECT COUNT(*) AS n FROM repo JOIN runs r ON r.repository_id = repo.id
+       AND r.testbed_id = (SELECT id FROM testbeds WHERE repository_id = repo.id AND fingerprint = ?)
+       AND r.branch_id = (SELECT id FROM branches WHERE repository_id = repo.id AND name = ?)
+     WHERE r.id != ? AND r.created_at <= ? AND r.valid = 0`,
+    head.repository,
+    head.testbedFingerprint,
+    branch,
+    head.id ?? -1,
+    head.before,
+  );
+  return row?.n ?? 0;
 }
 
 export async function latestRun(db: Db, repo: string, branch: string | null): Promise<RunRow | null> {
@@ -196,7 +218,7 @@ export function seriesSql(testbedGiven: boolean): string {
     : "(SELECT r2.testbed_id FROM runs r2 WHERE r2.repository_id = repo.id ORDER BY r2.created_at DESC LIMIT 1)";
   return `WITH repo AS (SELECT id FROM repositories WHERE name = ?)
      SELECT pt.value, pt.created_at, r.public_id AS run_id, r.commit_sha, t.name AS testbed, b.name AS branch,
-       pt.verdict, r.valid, r.pr_number
+       pt.verdict, r.valid * pt.valid AS valid, r.pr_number
      FROM repo
      JOIN points pt ON pt.repository_id = repo.id
        AND pt.benchmark_id = (SELECT id FROM benchmarks WHERE repository_id = repo.id AND name = ?)

@@ -11,7 +11,7 @@ import { compareDocuments } from "../shared/comparison.ts";
 import { type FailOn, parseRules } from "../shared/rules.ts";
 import { summaryFails, VERDICT_DEFAULTS, type VerdictSummary } from "../shared/verdict.ts";
 import { headline } from "../shared/verdict-text.ts";
-import { baseRuns, type Db, runSamples } from "./db.ts";
+import { baseRuns, type Db, runSamples, runsWithoutValidLevel } from "./db.ts";
 
 /** What the verdict may be asked to differ by (the compare endpoint's query). */
 export interface JudgeOptions {
@@ -61,6 +61,8 @@ export interface Judged {
   summary: VerdictSummary;
   baseBranch: string;
   baseline: string[];
+  /** With no base run: how many runs of the branch were left out for having no valid level. */
+  withoutValidLevel: number;
   judgedWith: CompareResponse["judged_with"];
 }
 
@@ -104,6 +106,7 @@ export async function judgeStoredRun(
     summary,
     baseBranch,
     baseline: rows.map((r) => r.public_id),
+    withoutValidLevel: rows.length === 0 ? await runsWithoutValidLevel(db, head, baseBranch) : 0,
     judgedWith: { thresholds, gate, fwer_pct: fwerPct },
   };
 }
@@ -117,9 +120,11 @@ export function compareBody(run: RunSummary, j: Judged, failOn: FailOn): Compare
     base_branch: j.baseBranch,
     baseline_runs: j.baseline,
     base_name: j.baseline.length === 1 ? `the last run of ${j.baseBranch}` : j.baseBranch,
-    headline: none
-      ? `No runs of ${j.baseBranch} on this testbed yet: nothing to compare against.`
-      : headline(j.summary),
+    headline: !none
+      ? headline(j.summary)
+      : j.withoutValidLevel > 0
+        ? `No valid runs of ${j.baseBranch} on this testbed: its ${j.withoutValidLevel} run${j.withoutValidLevel === 1 ? "" : "s"} here had no valid level (each run's page says why): nothing to compare against.`
+        : `No runs of ${j.baseBranch} on this testbed yet: nothing to compare against.`,
     fail_on: failOn,
     failed: summaryFails(j.summary, failOn),
     judged_with: j.judgedWith,

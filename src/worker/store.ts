@@ -3,7 +3,9 @@
  * whole or not at all), idempotent for the same body, and one run per CI attempt.
  */
 import type { ResultDocument } from "../schema/v1.ts";
-import { documentPoints, type Point } from "../shared/measures.ts";
+import { runFigures } from "../shared/evidence.ts";
+import { documentPoints, MEASURE_BY_NAME, type Point } from "../shared/measures.ts";
+import { indexValidRuns, keyOf } from "../shared/row-facts.ts";
 import { documentSamples, samplesProblem } from "../shared/samples.ts";
 import {
   canonicalJson,
@@ -17,7 +19,7 @@ import { ApiError } from "./errors.ts";
 import { judgeStoredRun } from "./judge.ts";
 
 export const MAX_DOCUMENT_BYTES = 1_900_000; // below D1's 2 MB row limit
-const POINTS_PER_STATEMENT = 19; // 5 bound parameters each + 1: below D1's 100
+const POINTS_PER_STATEMENT = 16; // 6 bound parameters each + 1: below D1's 100
 
 export interface IngestAuth {
   jti: string | null;
@@ -115,8 +117,10 @@ export async function storeRun(
     doc,
   );
   const verdictOf = new Map(judged.summary.rows.map((r) => [`${r.benchmark}\u0000${r.measure}`, r.verdict]));
-  const valid =
-    doc.validity?.status === "invalid" || doc.levels.some((l) => l.validity?.status === "invalid") ? 0 : 1;
+  // A run enters base histories when a level of it is valid; each point says whether its own is.
+  const figures = runFigures(doc, doc.levels, "stored");
+  const valid = figures.invalid === null ? 1 : 0;
+  const validKeys = indexValidRuns([figures], (m) => MEASURE_BY_NAME.get(m))[0]!;
   const d1 = db.d1;
   const stmts: D1PreparedStatement[] = [
     d1
@@ -180,7 +184,9 @@ export async function storeRun(
       ),
   );
   for (let i = 0; i < points.length; i += POINTS_PER_STATEMENT) {
-    stmts.push(pointsStatement(d1, publicId, points.slice(i, i + POINTS_PER_STATEMENT), verdictOf));
+    stmts.push(
+      pointsStatement(d1, publicId, points.slice(i, i + POINTS_PER_STATEMENT), verdictOf, validKeys),
+    );
   }
   for (const smp of documentSamples(doc))
     stmts.push(
@@ -233,8 +239,9 @@ function pointsStatement(
   publicId: string,
   pts: Point[],
   verdicts: ReadonlyMap<string, string>,
+  validKeys: ReadonlyMap<string, number>,
 ): D1PreparedStatement {
-  const values = pts.map(() => "(?, ?, ?, ?, ?)").join(", ");
+  const values = pts.map(() => "(?, ?, ?, ?, ?, ?)").join(", ");
   const params: unknown[] = [];
   for (const p of pts)
     params.push(
@@ -243,13 +250,14 @@ function pointsStatement(
       p.level,
       p.value,
       verdicts.get(`${p.benchmark}\u0000${p.measure}`) ?? null,
+      validKeys.has(keyOf(p.benchmark, p.measure)) ? 1 : 0,
     );
   params.push(publicId);
   return d1
     .prepare(
-      `WITH v (benchmark, measure, level, value, verdict) AS (VALUES ${values})
-       INSERT INTO points (run_id, repository_id, branch_id, testbed_id, benchmark_id, measure_id, level, value, created_at, verdict)
-       SELECT r.id, r.repository_id, r.branch_id, r.testbed_id, b.id, m.id, v.level, v.value, r.created_at, v.verdict
+      `WITH v (benchmark, measure, level, value, verdict, valid) AS (VALUES ${values})
+       INSERT INTO points (run_id, repository_id, branch_id, testbed_id, benchmark_id, measure_id, level, value, created_at, verdict, valid)
+       SELECT r.id, r.repository_id, r.branch_id, r.testbed_id, b.id, m.id, v.level, v.value, r.created_at, v.verdict, v.valid
        FROM v JOIN runs r ON r.public_id = ?
        JOIN benchmarks b ON b.repository_id = r.repository_id AND b.name = v.benchmark
        JOIN measures m ON m.name = v.measure`,

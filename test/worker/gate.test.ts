@@ -142,15 +142,15 @@ describe("the gate through the service", () => {
     expect(c.gate.status).toBe("failed");
   });
 
-  it("a run with an invalid level is never in the base history", async () => {
+  it("a run's invalid level leaves its own rows, not the run: a run with no valid level is never in the base history", async () => {
     const r = rng(34);
     const repo = "acme/gate-invalid";
     const docs = Array.from({ length: 7 }, () => runDocument(r, QUIET, 0, NO_CHANGE));
-    docs[3]!.levels[1]!.validity = {
-      status: "invalid",
+    const clientBound = {
+      status: "invalid" as const,
       reasons: [
         {
-          code: "client_bound",
+          code: "client_bound" as const,
           affects: ["latency", "rate", "slo"],
           figure: 90,
           bound: 20,
@@ -158,22 +158,63 @@ describe("the gate through the service", () => {
         },
       ],
     };
+    // run 3: its c=4 level only; run 5: every level
+    docs[3]!.levels[1]!.validity = clientBound;
     docs[3]!.validity = {
       status: "invalid",
       reasons: [{ level: 4, code: "client_bound", text: "client-bound: …" }],
     };
+    for (const l of docs[5]!.levels) l.validity = clientBound;
+    docs[5]!.validity = {
+      status: "invalid",
+      reasons: [{ level: 1, code: "client_bound", text: "client-bound: …" }],
+    };
     const { token, ids } = await history(repo, docs);
     const c = await judgeHead(repo, token, runDocument(r, QUIET, 0, NO_CHANGE));
-    // the service keeps it out of the history it reads (runs.valid = 0)
+    // the service reads run 3 for its valid levels and never run 5 (runs.valid = 0)
     expect(c.baseline_runs).toHaveLength(6);
-    expect(c.baseline_runs).not.toContain(ids[3]);
-    expect(pick(c, "closed c=4", "output_tok_s").base_n).toBe(6);
-    // nor in the change points of the base branch's trend
-    const cp = await json(
-      call(
-        `/api/v1/repos/${repo}/change-points?benchmark=${encodeURIComponent("closed c=4")}&measure=output_tok_s`,
-      ),
+    expect(c.baseline_runs).toContain(ids[3]);
+    expect(c.baseline_runs).not.toContain(ids[5]);
+    expect(pick(c, "closed c=4", "output_tok_s").base_n).toBe(5);
+    expect(pick(c, "closed c=1", "output_tok_s").base_n).toBe(6);
+    // the base branch's trend: an invalid level's point moves no change point (points.valid = 0)
+    const changes = (benchmark: string) =>
+      json(
+        call(
+          `/api/v1/repos/${repo}/change-points?benchmark=${encodeURIComponent(benchmark)}&measure=output_tok_s`,
+        ),
+      );
+    expect(await changes("closed c=4")).toMatchObject({ points: 5, invalid_left_out: 2 });
+    expect(await changes("closed c=1")).toMatchObject({ points: 6, invalid_left_out: 1 });
+  });
+  it("a base branch whose runs have no valid level: the headline says so, not that it has no runs", async () => {
+    const r = rng(35);
+    const repo = "acme/gate-none-valid";
+    const docs = Array.from({ length: 2 }, () => runDocument(r, QUIET, 0, NO_CHANGE));
+    for (const d of docs) {
+      for (const l of d.levels)
+        l.validity = {
+          status: "invalid",
+          reasons: [
+            {
+              code: "no_steady_state",
+              affects: ["latency", "rate", "slo"],
+              figure: 0.5,
+              bound: 1,
+              text: "no steady state",
+            },
+          ],
+        };
+      d.validity = {
+        status: "invalid",
+        reasons: [{ level: 1, code: "no_steady_state", text: "no steady state" }],
+      };
+    }
+    const { token } = await history(repo, docs);
+    const c = await judgeHead(repo, token, runDocument(r, QUIET, 0, NO_CHANGE));
+    expect(c.baseline_runs).toEqual([]);
+    expect(c.headline).toBe(
+      "No valid runs of main on this testbed: its 2 runs here had no valid level (each run's page says why): nothing to compare against.",
     );
-    expect(cp).toMatchObject({ points: 6, invalid_left_out: 1 });
   });
 });

@@ -3,6 +3,7 @@
  * figures, the client's self-check, the server's admission and the level's validity, side by
  * side. Pure: it reads what the loop and the samplers measured, as plain data.
  */
+
 import type {
   LevelResult,
   MetricsSample,
@@ -13,7 +14,9 @@ import type {
 import { maxOf, minOf } from "../../shared/extremes.ts";
 import { REPLAY_LAG_WARN_MS } from "../workload/trace.ts";
 import { admissionSummary } from "./admission.ts";
+import { jobSummary } from "./jobs.ts";
 import { aggregateLevel, deriveRequest, type LevelAggregate, openLoopStats } from "./metrics.ts";
+import { clientNotice } from "./notices.ts";
 import { summarize } from "./stats.ts";
 import { steadyWindow, windowRates } from "./steady.ts";
 import { levelReasons, levelValidity, streamBuffering } from "./validity.ts";
@@ -216,10 +219,10 @@ export function summariseLevel(input: LevelSummaryInput): { result: LevelResult;
     : whole;
   if (!window.steady && whole.requests > 0)
     notices.push(
-      `level ${level}: no steady state (${window.reason}); its figures are the whole level's, ramp and drain included: lengthen the level (--requests, --duration) to measure a steady load`,
+      `level ${level}: no steady state (${window.reason}): its figures include the ramp and the drain; more --requests or a --duration gives it one`,
     );
-  if (input.client.bottleneck_warning) notices.push(`level ${level}: ${input.client.bottleneck_warning}`);
-  if (input.client.timing_note) notices.push(`level ${level}: ${input.client.timing_note}`);
+  const client = input.client ? clientNotice(input.client) : null;
+  if (client !== null) notices.push(`level ${level}: ${client}`);
   const measured = run.records.filter((r) => !r.warmup);
   if (agg.short_output)
     notices.push(`level ${level}: ${shortOutputText(measured, agg.short_output, agg.ok, cfg)}`);
@@ -277,7 +280,12 @@ export function summariseLevel(input: LevelSummaryInput): { result: LevelResult;
     open_loop: openLoopSummary(cfg, level, run, input.arrival ?? cfg.arrival),
     ...(cfg.ramp_up_s ? { ramp_requests: run.records.filter((r) => r.ramp).length } : {}),
     ...cachedShare(ok),
-    ...(cfg.sessions ? { turns: turnSummaries(ok) } : {}),
+    ...(cfg.sessions
+      ? {
+          turns: turnSummaries(ok),
+          jobs: jobSummary(run.records, cfg.sessions.turns, level, whole.wall_time_s),
+        }
+      : {}),
     finish_reasons: finishReasons(ok),
     client: input.client,
     notices: notices.map((n) => n.replace(`level ${level}: `, "")),

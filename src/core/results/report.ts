@@ -196,6 +196,20 @@ export function markdownReport(doc: Described): string {
       ].join("\n"),
     );
   }
+  const jobbed = doc.levels.filter((l) => l.jobs);
+  if (jobbed.length > 0)
+    parts.push(
+      [
+        "**Jobs** (a conversation is one job, as an agent's session: first send to last answer, waits included)",
+        "",
+        "| level | jobs | cut short | job p50 (s) | job p95 (s) | jobs/h per user | calls per job | output tokens per job | waiting | cached |",
+        "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+        ...jobbed.map((l) => {
+          const j = l.jobs!;
+          return `| ${l.level} | ${j.complete} | ${j.incomplete} | ${fmt(j.e2e_s.p50, 2)} | ${fmt(j.e2e_s.p95, 2)} | ${fmt(j.jobs_per_hour_per_user, 1)} | ${fmt(j.calls_per_job, 1)} | ${fmt(j.output_tokens_per_job, 0)} | ${j.wait_share === null ? "-" : `${(100 * j.wait_share).toFixed(0)}%`} | ${pct0(j.cached_tokens_pct)} |`;
+        }),
+      ].join("\n"),
+    );
   const shaped = doc.levels.filter((l) => l.ttfat_ms || l.tt_first_tool_call_ms);
   if (shaped.length > 0)
     parts.push(

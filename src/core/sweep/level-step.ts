@@ -3,11 +3,13 @@
  * the hooks around it, and its records tagged with their pass. Null when a stop interrupted it
  * (its records are not kept: `--resume` measures it again).
  */
+
 import type { LevelResult, PromptCalibration, RequestRecord } from "../../schema/v1.ts";
 import { runLevel } from "../load/level-run.ts";
 import { type LoadGenerator, lateStartNotice, levelStartEpochMs } from "../load/load-generator.ts";
 import { ID_STRIDE, SINGLE } from "../load/shard.ts";
 import { summariseLevel } from "../results/level-summary.ts";
+import { levelNotice } from "../results/notices.ts";
 import { withGpuValidity } from "../results/validity.ts";
 import type { Dataset } from "../workload/dataset.ts";
 import type { Arm } from "./gear.ts";
@@ -71,7 +73,12 @@ export async function runStep(
     calibration: c.calibration,
     arrival: plan.arrival,
   });
-  for (const n of notices.slice(plan.notices.length)) c.notice(n); // the late start among them
+  // the level's notices (the late start among them) as one line: each says "level N: ..."
+  const own = notices.slice(plan.notices.length);
+  const prefix = `level ${plan.level}: `;
+  const parts = own.filter((n) => n.startsWith(prefix)).map((n) => n.slice(prefix.length));
+  if (parts.length > 0) c.notice(levelNotice(plan.level, parts));
+  for (const n of own) if (!n.startsWith(prefix)) c.notice(n);
   const level = c.hooks ? { ...result, ...(await c.hooks.stop(result, measured.run.records)) } : result;
   if (c.gpu) {
     level.gpu = await c.gpu.figures(level);

@@ -552,7 +552,7 @@ describe(`the Action (dist/index.js under node ${NODE24 ? "24 from npm" : proces
         "compared against the tokenbench-results artifact of run 777 on main (1111111)",
       );
       expect(viaArtifact.outputs.markdown).toContain(
-        ", against the tokenbench-results artifact of run 777 on main (1111111).",
+        ", against the tokenbench-results artifact of run 777 on main &#40;1111111&#41;.",
       );
       expect(Number(viaArtifact.outputs["regression-count"])).toBe(expected(viaArtifact));
       expect(viaArtifact.code).toBe(1);

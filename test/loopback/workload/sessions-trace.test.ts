@@ -162,6 +162,59 @@ describe("--turns: multi-turn conversations", () => {
     const b = await sweep("think-alone", mock.url, ["--think-time-ms", "10"], 2);
     expect(b.r.stderr).toContain("--think-time-ms goes with --turns");
   });
+
+  it("jobs: each conversation is one job (first send to last answer, waits included), the same from the records; a server slower per call regresses the job rows", async () => {
+    const run = (name: string, url: string) =>
+      sweep(name, url, [
+        "--levels",
+        "2",
+        "--requests",
+        "48",
+        "--turns",
+        "3",
+        "--think-time-ms",
+        "50",
+        "--max-tokens",
+        "8",
+        "--client-late-floor-ms",
+        "60",
+      ]);
+    const { doc, records, out } = await run("jobs", mock.url);
+    const level = doc!.levels[0]!;
+    const jobs = level.jobs!;
+    const sessions = [...bySession(records).values()];
+    const complete = sessions.filter((t) => t.length === 3 && t.every((r) => r.error === null));
+    expect(jobs.turns).toBe(3);
+    expect([jobs.complete, jobs.incomplete]).toEqual([complete.length, sessions.length - complete.length]);
+    expect(jobs.complete).toBeGreaterThanOrEqual(2);
+    // the job time from the records themselves: turn 1's send to turn 3's end
+    const spans = complete.map((t) => (t[2]!.end_ms! - t[0]!.send_ms) / 1000).sort((a, b) => a - b);
+    expect(jobs.e2e_s.n).toBe(complete.length);
+    expect(jobs.e2e_s.max!).toBeCloseTo(spans.at(-1)!, 9);
+    expect(jobs.e2e_s.min!).toBeCloseTo(spans[0]!, 9);
+    // two waits of at least 50 ms each (a timer never fires early) in every job
+    for (const t of complete) {
+      const wait = t[2]!.end_ms! - t[0]!.send_ms - t.reduce((a, r) => a + (r.end_ms! - r.send_ms), 0);
+      expect(wait).toBeGreaterThanOrEqual(2 * 50 - 1);
+    }
+    expect(jobs.wait_share!).toBeGreaterThan(0.099 / jobs.e2e_s.max!);
+    expect(jobs.wait_share!).toBeLessThan(1);
+    expect([jobs.calls_per_job, jobs.output_tokens_per_job]).toEqual([3, 24]);
+    expect(jobs.jobs_per_hour_per_user!).toBeCloseTo((3600 * jobs.complete) / (level.wall_time_s * 2), 9);
+    expect(jobs.cached_tokens_pct!).toBeGreaterThan(0); // later turns find the conversation cached
+    const report = await runCli(["report", out, "--out-dir", join(dir, "jobs-plots")]);
+    expect(report.stdout).toMatch(/\*\*Jobs\*\* .*\n\n\| level \| jobs \| cut short \| job p50 \(s\)/);
+    // the same workload against a server 25 ms slower to the first token and 4 ms per token:
+    // about 160 ms more per job of three calls
+    const slower = await startMock({ ttftMs: 30, itlMs: 5 });
+    const slow = await run("jobs-slow", slower.url).finally(() => slower.close());
+    const cmp = await runCli(["compare", out, slow.out, "--format", "json"]);
+    expect(cmp.code, cmp.stderr).toBe(0);
+    const rows = JSON.parse(cmp.stdout).rows as { benchmark: string; measure: string; verdict: string }[];
+    const row = (m: string) => rows.find((x) => x.benchmark === "closed c=2" && x.measure === m)!;
+    expect(row("job_e2e_p50_s").verdict, JSON.stringify(row("job_e2e_p50_s"))).toBe("regressed");
+    expect(row("jobs_per_hour_per_user").verdict).toBe("regressed");
+  }, 120_000);
 });
 
 describe("--trace: replaying a Mooncake trace", () => {

@@ -148,14 +148,29 @@ describe("a robust base history", () => {
     expect(s.gate.status).toBe("failed");
     expect(row(s, "all levels", "output_tok_s").verdict).toBe("regressed");
   });
-  it("runs before the base branch's last change point and invalid runs are left out, named", () => {
+  it("runs before the base branch's last change point and runs with no valid level are left out, named; a run's invalid level leaves only its own rows", () => {
     const r = rng(9);
     const hist = historyDocuments(r, QUIET, 14);
     for (const h of hist.slice(0, 7)) for (const l of h.doc.levels) l.output_tok_s *= 0.8; // slower then
+    const clientBound = {
+      status: "invalid" as const,
+      reasons: [
+        {
+          code: "client_bound" as const,
+          affects: ["latency", "rate", "slo"],
+          figure: 40,
+          bound: 20,
+          text: "the client was the bottleneck",
+        },
+      ],
+    };
+    for (const l of hist[10]!.doc.levels) l.validity = clientBound;
     hist[10]!.doc.validity = {
       status: "invalid",
       reasons: [{ level: 4, code: "client_bound", text: "the client was the bottleneck" }],
     };
+    // one level of another run: that run still counts at the other levels
+    hist[11]!.doc.levels.find((l) => l.level === 4)!.validity = clientBound;
     const s = compareDocuments(hist, side("head", runDocument(r, QUIET, 0, NO_CHANGE)));
     const cut = s.excluded.filter((e) => e.reason.startsWith("before the base branch's change"));
     expect(cut.map((e) => e.run)).toEqual([
@@ -169,10 +184,12 @@ describe("a robust base history", () => {
     ]);
     expect(s.excluded).toContainEqual({
       run: "base-10",
-      reason: "invalid: level 4: the client was the bottleneck",
+      reason: "invalid: level 1: the client was the bottleneck",
     });
+    expect(s.excluded.map((e) => e.run)).not.toContain("base-11");
     expect(s.base_runs).toBe(6);
-    expect(row(s, "closed c=4", "output_tok_s").base_n).toBe(6);
+    expect(row(s, "closed c=4", "output_tok_s").base_n).toBe(5);
+    expect(row(s, "closed c=16", "output_tok_s").base_n).toBe(6);
     expect(row(s, "closed c=4", "output_tok_s").verdict).not.toBe("regressed");
   });
 });

@@ -1,0 +1,79 @@
+/**
+ * Job figures: a conversation (`--turns`) is one job, as an agent's session is: a sequence of
+ * model calls whose context grows by each answer, with a wait between calls (`--think-time-ms`,
+ * the user reading or a tool running). What a team running agents pays for is the job, not the
+ * token: how long one takes end to end, how many one user gets through an hour, how much of it
+ * is the model's time and how much the wait, and how much of its context the cache served.
+ */
+import type { LevelResult, RequestRecord } from "../../schema/v1.ts";
+import { maxOf, minOf } from "../../shared/extremes.ts";
+import { summarize } from "./stats.ts";
+
+/** The job a record belongs to: its first turn's id (a first turn is its own). */
+const jobOf = (r: RequestRecord): number =>
+  r.turn === undefined || r.turn === 1 ? r.id : (r.session ?? r.id);
+
+/**
+ * The level's jobs: complete ones (every one of `turns` turns measured and answered) give the
+ * figures; a job the level's end cut short, or one with a failed turn, is counted apart.
+ */
+export function jobSummary(
+  records: readonly RequestRecord[],
+  turns: number,
+  users: number,
+  wallS: number,
+): NonNullable<LevelResult["jobs"]> {
+  const byJob = new Map<number, RequestRecord[]>();
+  for (const r of records) {
+    if (r.warmup || r.turn === undefined) continue;
+    const k = jobOf(r);
+    const rs = byJob.get(k);
+    if (rs) rs.push(r);
+    else byJob.set(k, [r]);
+  }
+  const e2eS: number[] = [];
+  const calls: number[] = [];
+  const outputTokens: number[] = [];
+  const waitShares: number[] = [];
+  let prompt = 0;
+  let cached = 0;
+  let cacheKnown = false;
+  let incomplete = 0;
+  for (const rs of byJob.values()) {
+    const ok = rs.filter((r) => r.error === null && r.end_ms !== null);
+    const seen = new Set(ok.map((r) => r.turn));
+    if (ok.length !== rs.length || seen.size !== turns || !seen.has(1)) {
+      incomplete++;
+      continue;
+    }
+    const start = minOf(ok.map((r) => r.send_ms));
+    const end = maxOf(ok.map((r) => r.end_ms!));
+    const jobMs = end - start;
+    const modelMs = ok.reduce((a, r) => a + (r.end_ms! - r.send_ms), 0);
+    e2eS.push(jobMs / 1000);
+    calls.push(ok.length);
+    outputTokens.push(ok.reduce((a, r) => a + (r.usage?.completion_tokens ?? 0), 0));
+    // the job's time between its calls: the waits (think time, tool runs) and the client's own gaps
+    waitShares.push(jobMs > 0 ? Math.max(0, jobMs - modelMs) / jobMs : 0);
+    for (const r of ok) {
+      const u = r.usage;
+      if (!u || u.prompt_tokens === null || u.cached_tokens === null) continue;
+      cacheKnown = true;
+      prompt += u.prompt_tokens;
+      cached += u.cached_tokens;
+    }
+  }
+  const complete = e2eS.length;
+  const mean = (xs: number[]) => (xs.length > 0 ? xs.reduce((a, b) => a + b, 0) / xs.length : null);
+  return {
+    complete,
+    incomplete,
+    turns,
+    e2e_s: summarize(e2eS),
+    calls_per_job: mean(calls),
+    output_tokens_per_job: mean(outputTokens),
+    wait_share: mean(waitShares),
+    cached_tokens_pct: cacheKnown && prompt > 0 ? (100 * cached) / prompt : null,
+    jobs_per_hour_per_user: wallS > 0 && users > 0 ? (3600 * complete) / (wallS * users) : null,
+  };
+}
