@@ -95,7 +95,9 @@ function workloadSpec(doc) {
     ...c.trace ? { trace: { sha256: c.trace.sha256, speed: c.trace.speed } } : {},
     ...c.tools ? { tools: { sha256: c.tools.sha256, choice: c.tools.choice } } : {},
     ...c.reasoning_tags ? { reasoning_tags: c.reasoning_tags } : {},
-    ...c.responses_chain ? { responses_chain: !0 } : {}
+    ...c.responses_chain ? { responses_chain: !0 } : {},
+    // a cold cache at every level is another workload than a warm one (only when asked)
+    ...c.cache_reset ? { cache_reset: c.cache_reset.mode } : {}
     // What the server did with it (a server that ignored ignore_eos) is no part of what was asked:
     // such a level is not valid (core/results/validity.ts `short_output`), its rows not judged.
   } : p ? {
@@ -37157,6 +37159,11 @@ var SloConfig = external_exports.object({
   reasoning_tags: external_exports.enum(["think"]).nullable().optional(),
   /** `--api responses --responses-chain`: later turns named the previous response instead of re-sending it. */
   responses_chain: external_exports.boolean().optional(),
+  /** `--cache-reset level|sweep`: the server's prefix cache emptied before each level or once, and how (absent: off). */
+  cache_reset: external_exports.object({
+    mode: external_exports.enum(["level", "sweep"]),
+    method: external_exports.enum(["llamacpp_erase_slots", "sglang_flush_cache", "vllm_reset_prefix_cache"]).nullable()
+  }).optional(),
   /** `--gpu-sample-ms`, `--gpus`, `--gpu-hour-cost`, `--gpu-metrics-url`: GPU telemetry as asked (absent: off). */
   gpu_telemetry: external_exports.object({
     sample_ms: external_exports.number().int().positive(),
@@ -40887,7 +40894,7 @@ function cacheBeyondWorkload(input2, ok) {
     cfg.shared_prefix ? "shared prefix" : null,
     fromDataset > 0 ? "the dataset's shared system prompts" : null
   ].filter(Boolean).join(", ");
-  return `cached tokens the workload did not ask for: the server reported ${cached2.toFixed(0)} of ${prompt.toFixed(0)} prompt tokens cached on average, far above the ${implied} this workload shares (${what}); a cache this run did not fill served it (an earlier run of the same prompts?): restart the server or reset its prefix cache before the run`;
+  return `cached tokens the workload did not ask for: the server reported ${cached2.toFixed(0)} of ${prompt.toFixed(0)} prompt tokens cached on average, far above the ${implied} this workload shares (${what}); a cache this run did not fill served it (an earlier run of the same prompts?): restart the server or reset its prefix cache before the run (--cache-reset sweep)`;
 }
 function steadyFigures(whole, inside, rates) {
   let latency = {
@@ -41122,6 +41129,12 @@ var SWEEP = {
     choices: ["off", "think"],
     default: "off",
     help: "think: the server leaves reasoning inline in the content as <think>...</think>; time the answer after it"
+  }),
+  cacheReset: oneOf({
+    flag: "cache-reset",
+    choices: ["off", "level", "sweep"],
+    default: "off",
+    help: "empty the server's prefix cache before each level's warmup (level) or once before the first (sweep), by its own reset: llama.cpp's slot erase (needs --slot-save-path), SGLang's /flush_cache, vLLM's /reset_prefix_cache (dev mode)"
   }),
   responsesChain: boolean({
     flag: "responses-chain",
@@ -41955,6 +41968,8 @@ function sweepConfigOf(v, c) {
     ...v.minSteadyS !== null ? { min_steady_s: v.minSteadyS } : {},
     ...v.clientLateFloorMs !== null ? { client_late_floor_ms: v.clientLateFloorMs } : {},
     ...v.responsesChain ? { responses_chain: !0 } : {},
+    // the method is the server's, known after the preflight (sweep/prepare.ts)
+    ...v.cacheReset !== "off" ? { cache_reset: { mode: v.cacheReset, method: null } } : {},
     ...v.repeats > 1 ? { repeats: v.repeats } : {},
     ...v.gpuSampleMs > 0 ? {
       gpu_telemetry: {
@@ -42812,13 +42827,15 @@ function promptOf(body, chat) {
 `));
   throw new HttpError(400, "'prompt' must be a string");
 }
-async function readJson(req) {
+async function readJson(req, empty = null) {
   let chunks = [], size = 0;
   for await (let c of req) {
     if (size += c.length, size > 64 * 1024 * 1024) throw new HttpError(413, "request body too large");
     chunks.push(c);
   }
-  let text2 = Buffer.concat(chunks).toString("utf8"), v;
+  let text2 = Buffer.concat(chunks).toString("utf8");
+  if (text2 === "" && empty !== null) return empty;
+  let v;
   try {
     v = JSON.parse(text2);
   } catch {
@@ -43249,7 +43266,9 @@ var llamacpp = flavor({
         is_processing: i < e.running
       }));
   },
-  post(url3, body) {
+  post(url3, body, _promptOf, e) {
+    let slot = /^\/slots\/(\d+)$/.exec(url3);
+    if (slot) return { id_slot: Number(slot[1]), n_erased: e.cache.clear() };
     if (url3 !== "/tokenize") return;
     let content = typeof body.content == "string" ? body.content : "";
     return { tokens: tokenize(content).map((_, i) => i + 1) };
@@ -43292,6 +43311,7 @@ var sglang = flavor({
       };
   },
   post(url3, body, promptOf2, e) {
+    if (url3 === "/flush_cache") return { flushed_tokens: e.cache.clear() };
     if (url3 !== "/tokenize") return;
     let toks = promptOf2(body.messages !== void 0);
     return { count: toks.length, max_model_len: e.o.maxModelLen, tokens: toks.map((_, i) => i + 1) };
@@ -43319,6 +43339,7 @@ var vllm = flavor({
   get: (url3, e) => url3 === "/version" ? { version: e.o.serverVersion ?? "0.11.0+tokenbench.mock" } : void 0,
   post(url3, body, promptOf2, e) {
     if (url3 === "/v1/messages/count_tokens") return { input_tokens: messagesPrompt(body).length };
+    if (url3 === "/reset_prefix_cache") return { reset: e.cache.clear() > 0 };
     if (url3 !== "/tokenize") return;
     let toks = promptOf2(body.messages !== void 0);
     return { count: toks.length, max_model_len: e.o.maxModelLen, tokens: toks.map((_, i) => i + 1) };
@@ -43376,6 +43397,11 @@ var PrefixCache = class {
       h = hashChain(h, s), out.push(h);
     }
     return out;
+  }
+  /** Empty the cache (a server's reset); returns the tokens it held. */
+  clear() {
+    let held = this.usedTokens;
+    return this.lru.clear(), held;
   }
   /** Look up and insert; returns the number of cached prompt tokens. */
   lookupAndInsert(tokens) {
@@ -43967,7 +43993,7 @@ async function handle(engine, req, res) {
     if (method === "GET" && url3 === "/metrics")
       return res.writeHead(200, { "content-type": "text/plain; version=0.0.4; charset=utf-8" }), void res.end(metricsText(engine));
     if (method === "POST") {
-      let body = await readJson(req), answer = flavor2.post(url3, body, (chat) => promptOf(body, chat), engine);
+      let body = await readJson(req, {}), answer = flavor2.post(url3, body, (chat) => promptOf(body, chat), engine);
       if (answer !== void 0) return sendJson(res, 200, answer);
     }
     if (method === "GET") {
@@ -45015,6 +45041,9 @@ async function profileCommand(argv) {
 // src/cli/sweep-command.ts
 import { existsSync as existsSync6 } from "node:fs";
 
+// src/core/sweep/prepare.ts
+init_errors();
+
 // src/core/load/load-generator.ts
 init_errors();
 import { availableParallelism } from "node:os";
@@ -45065,6 +45094,52 @@ function loadGeneratorRecord(g) {
     shard: g.shard === null ? null : `${g.shard.index + 1}/${g.shard.count}`,
     start_at_epoch_ms: g.startAtEpochMs
   };
+}
+
+// src/core/server/cache-reset.ts
+init_errors();
+var CACHE_RESET_TEXT = {
+  llamacpp_erase_slots: "llama.cpp: POST /slots/{id}?action=erase for every slot",
+  sglang_flush_cache: "SGLang: POST /flush_cache",
+  vllm_reset_prefix_cache: "vLLM: POST /reset_prefix_cache"
+}, NEEDS = {
+  llamacpp_erase_slots: "start llama-server with --slot-save-path DIR (it enables the slot actions) and --cache-ram 0 (else it restores erased prompts from its host-memory cache)",
+  sglang_flush_cache: "SGLang serves /flush_cache unless it is behind a proxy that hides it",
+  vllm_reset_prefix_cache: "start vLLM with VLLM_SERVER_DEV_MODE=1 (it serves /reset_prefix_cache only then)"
+};
+function cacheResetMethod(server) {
+  let has = (p) => server.endpoints[p]?.present === !0;
+  return has("/props") ? "llamacpp_erase_slots" : has("/get_server_info") ? "sglang_flush_cache" : has("/version") ? "vllm_reset_prefix_cache" : null;
+}
+function refuseWithoutReset(target) {
+  throw new TokenbenchError(
+    "cache_reset_unsupported",
+    `${rootUrl(target)} has no cache reset tokenbench knows (it serves none of llama.cpp's /props, SGLang's /get_server_info, vLLM's /version): run without --cache-reset, or restart the server between runs to start from a cold cache`
+  );
+}
+async function slotIds(target) {
+  let r = await httpCall(url2(target, "/slots"), { headers: { ...target.headers } });
+  return (Array.isArray(r.json) ? r.json : []).map((s) => s.id).filter((id) => Number.isInteger(id));
+}
+async function resetCache(target, method) {
+  let calls = method === "llamacpp_erase_slots" ? (await slotIds(target)).map((id) => `/slots/${id}?action=erase`) : [method === "sglang_flush_cache" ? "/flush_cache" : "/reset_prefix_cache"];
+  if (calls.length === 0)
+    throw new TokenbenchError(
+      "cache_reset_failed",
+      `${rootUrl(target)} listed no slots at GET /slots, so none could be erased: ${NEEDS[method]}, or run without --cache-reset`
+    );
+  for (let path of calls) {
+    let r = await httpCall(url2(target, path), {
+      method: "POST",
+      headers: { ...target.headers },
+      timeoutMs: 6e4
+    });
+    if (r.status === null || r.status >= 300)
+      throw new TokenbenchError(
+        "cache_reset_failed",
+        `the cache reset (${CACHE_RESET_TEXT[method]}) failed at POST ${path}: ${r.status === null ? r.error : `HTTP ${r.status} ${(r.text ?? "").slice(0, 160)}`}: ${NEEDS[method]}, or run without --cache-reset`
+      );
+  }
 }
 
 // src/core/workload/tool-definitions.ts
@@ -45119,6 +45194,9 @@ function checkCombination(cfg, load, o) {
   repeats > 1 && o.resume && no("--resume cannot finish a sweep with --repeats: run it again whole", "--resume"), repeats > 1 && load.shard !== null && no(
     "--repeats with --shard: the runners' start slots are per level; run the repeats as separate jobs",
     "--repeats"
+  ), cfg.cache_reset?.mode === "level" && load.shard !== null && no(
+    "--cache-reset level with --shard: each runner would empty the cache while the others warm it up; use --cache-reset sweep, or one runner",
+    "--cache-reset"
   ), o.ab && (cfg.search && no(
     "--ab-base-url with --mode search: a search decides its levels as it goes, A/B needs the same levels on both servers",
     "--ab-base-url"
@@ -45148,7 +45226,22 @@ async function prepareSweep(v, config2, o) {
     onNotice: o.onNotice,
     ...started?.serverExited ? { serverExited: started.serverExited } : {},
     ...replay ? { longest: replay.longest } : {}
-  }), pre = await contact(target, v.calibratePrompts), basePre = v.abBaseUrl !== null ? await contact(makeTarget({ ...v, baseUrl: v.abBaseUrl }), !1) : null, salt = runSaltOf(load), dataset = replay ? replay.build(pre.calibration, salt) : file2;
+  }), pre = await contact(target, v.calibratePrompts), basePre = v.abBaseUrl !== null ? await contact(makeTarget({ ...v, baseUrl: v.abBaseUrl }), !1) : null;
+  if (config2.cache_reset) {
+    for (let p of basePre ? [pre, basePre] : [pre]) {
+      let method = cacheResetMethod(p.server) ?? refuseWithoutReset(p.target);
+      if (config2.cache_reset.method !== null && config2.cache_reset.method !== method)
+        throw new UsageError(
+          `--cache-reset with --ab-base-url: the two servers reset their caches differently (${config2.cache_reset.method}, ${method}); compare servers of one engine`,
+          "--cache-reset"
+        );
+      config2.cache_reset.method = method, await resetCache(p.target, method);
+    }
+    o.onNotice(
+      `cache reset: ${CACHE_RESET_TEXT[config2.cache_reset.method]}, ${config2.cache_reset.mode === "level" ? "before each level" : "once, before the first level"}`
+    );
+  }
+  let salt = runSaltOf(load), dataset = replay ? replay.build(pre.calibration, salt) : file2;
   return {
     config: config2,
     pre,
@@ -45963,7 +46056,8 @@ async function openGear(o) {
 async function runStep(arm, step, c) {
   let { plan, slot } = step, cfg = arm.ctx.cfg;
   for (let n of plan.notices) c.notice(n);
-  c.hooks?.start(plan.level, c.originMs);
+  let reset = cfg.cache_reset;
+  reset?.mode === "level" && reset.method !== null && await resetCache(arm.pre.target, reset.method), c.hooks?.start(plan.level, c.originMs);
   let placed = c.load.workers > 1 || c.load.shard !== null, measured = await runLevel(arm.ctx, plan, {
     runner: c.load.shard ?? SINGLE,
     ids: placed ? { base: slot * ID_STRIDE } : c.ids,

@@ -153,13 +153,15 @@ function promptOf(body, chat) {
 `));
   throw new HttpError(400, "'prompt' must be a string");
 }
-async function readJson(req) {
+async function readJson(req, empty = null) {
   let chunks = [], size = 0;
   for await (let c of req) {
     if (size += c.length, size > 64 * 1024 * 1024) throw new HttpError(413, "request body too large");
     chunks.push(c);
   }
-  let text = Buffer.concat(chunks).toString("utf8"), v;
+  let text = Buffer.concat(chunks).toString("utf8");
+  if (text === "" && empty !== null) return empty;
+  let v;
   try {
     v = JSON.parse(text);
   } catch {
@@ -590,7 +592,9 @@ var llamacpp = flavor({
         is_processing: i < e.running
       }));
   },
-  post(url, body) {
+  post(url, body, _promptOf, e) {
+    let slot = /^\/slots\/(\d+)$/.exec(url);
+    if (slot) return { id_slot: Number(slot[1]), n_erased: e.cache.clear() };
     if (url !== "/tokenize") return;
     let content = typeof body.content == "string" ? body.content : "";
     return { tokens: tokenize(content).map((_, i) => i + 1) };
@@ -633,6 +637,7 @@ var sglang = flavor({
       };
   },
   post(url, body, promptOf2, e) {
+    if (url === "/flush_cache") return { flushed_tokens: e.cache.clear() };
     if (url !== "/tokenize") return;
     let toks = promptOf2(body.messages !== void 0);
     return { count: toks.length, max_model_len: e.o.maxModelLen, tokens: toks.map((_, i) => i + 1) };
@@ -660,6 +665,7 @@ var vllm = flavor({
   get: (url, e) => url === "/version" ? { version: e.o.serverVersion ?? "0.11.0+tokenbench.mock" } : void 0,
   post(url, body, promptOf2, e) {
     if (url === "/v1/messages/count_tokens") return { input_tokens: messagesPrompt(body).length };
+    if (url === "/reset_prefix_cache") return { reset: e.cache.clear() > 0 };
     if (url !== "/tokenize") return;
     let toks = promptOf2(body.messages !== void 0);
     return { count: toks.length, max_model_len: e.o.maxModelLen, tokens: toks.map((_, i) => i + 1) };
@@ -717,6 +723,11 @@ var PrefixCache = class {
       h = hashChain(h, s), out.push(h);
     }
     return out;
+  }
+  /** Empty the cache (a server's reset); returns the tokens it held. */
+  clear() {
+    let held = this.usedTokens;
+    return this.lru.clear(), held;
   }
   /** Look up and insert; returns the number of cached prompt tokens. */
   lookupAndInsert(tokens) {
@@ -1308,7 +1319,7 @@ async function handle(engine, req, res) {
     if (method === "GET" && url === "/metrics")
       return res.writeHead(200, { "content-type": "text/plain; version=0.0.4; charset=utf-8" }), void res.end(metricsText(engine));
     if (method === "POST") {
-      let body = await readJson(req), answer = flavor2.post(url, body, (chat) => promptOf(body, chat), engine);
+      let body = await readJson(req, {}), answer = flavor2.post(url, body, (chat) => promptOf(body, chat), engine);
       if (answer !== void 0) return sendJson(res, 200, answer);
     }
     if (method === "GET") {

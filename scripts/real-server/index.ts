@@ -180,7 +180,7 @@ export interface RealServer {
 
 /** Start llama-server on 127.0.0.1 with one thread and `slots` parallel slots; resolves when healthy. */
 export async function startRealServer(
-  o: { port?: number; slots?: number; ctx?: number } = {},
+  o: { port?: number; slots?: number; ctx?: number; extraArgs?: string[] } = {},
 ): Promise<RealServer> {
   const bin = await ensureLlamaServer();
   const model = ensureModel();
@@ -205,6 +205,7 @@ export async function startRealServer(
     String((o.ctx ?? 2048) * slots),
     "--metrics",
     "--no-webui",
+    ...(o.extraArgs ?? []),
   ];
   const proc = spawn(bin, args, { stdio: ["ignore", "pipe", "pipe"] });
   let out = "";

@@ -45,7 +45,11 @@ export function promptOf(body: Record<string, unknown>, chat: boolean): string[]
   throw new HttpError(400, "'prompt' must be a string");
 }
 
-export async function readJson(req: IncomingMessage): Promise<Record<string, unknown>> {
+/** The body as a JSON object; `empty` stands for a body of no bytes (a reset or an erase sends none). */
+export async function readJson(
+  req: IncomingMessage,
+  empty: Record<string, unknown> | null = null,
+): Promise<Record<string, unknown>> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const c of req) {
@@ -54,6 +58,7 @@ export async function readJson(req: IncomingMessage): Promise<Record<string, unk
     chunks.push(c as Buffer);
   }
   const text = Buffer.concat(chunks).toString("utf8");
+  if (text === "" && empty !== null) return empty;
   let v: unknown;
   try {
     v = JSON.parse(text);

@@ -30,6 +30,13 @@ export class PrefixCache {
     return out;
   }
 
+  /** Empty the cache (a server's reset); returns the tokens it held. */
+  clear(): number {
+    const held = this.usedTokens;
+    this.lru.clear();
+    return held;
+  }
+
   /** Look up and insert; returns the number of cached prompt tokens. */
   lookupAndInsert(tokens: readonly string[]): number {
     if (this.capacityTokens <= 0) return 0;

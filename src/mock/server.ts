@@ -123,7 +123,7 @@ async function handle(engine: Engine, req: IncomingMessage, res: ServerResponse)
       return void res.end(metricsText(engine));
     }
     if (method === "POST") {
-      const body = await readJson(req);
+      const body = await readJson(req, {});
       const answer = flavor.post(url, body, (chat) => promptOf(body, chat), engine);
       if (answer !== undefined) return sendJson(res, 200, answer);
     }

@@ -101,6 +101,13 @@ export const SweepConfig = z.object({
   reasoning_tags: z.enum(["think"]).nullable().optional(),
   /** `--api responses --responses-chain`: later turns named the previous response instead of re-sending it. */
   responses_chain: z.boolean().optional(),
+  /** `--cache-reset level|sweep`: the server's prefix cache emptied before each level or once, and how (absent: off). */
+  cache_reset: z
+    .object({
+      mode: z.enum(["level", "sweep"]),
+      method: z.enum(["llamacpp_erase_slots", "sglang_flush_cache", "vllm_reset_prefix_cache"]).nullable(),
+    })
+    .optional(),
   /** `--gpu-sample-ms`, `--gpus`, `--gpu-hour-cost`, `--gpu-metrics-url`: GPU telemetry as asked (absent: off). */
   gpu_telemetry: z
     .object({

@@ -107,6 +107,16 @@ export const RUN_ERRORS = {
     exit: 1,
     meaning: "the Action: the `baseline` input names no file and no artifact could be found",
   },
+  cache_reset_unsupported: {
+    exit: 1,
+    meaning:
+      "`--cache-reset`: the server has no prefix-cache reset tokenbench knows (llama.cpp, SGLang, vLLM have one); nothing was sent",
+  },
+  cache_reset_failed: {
+    exit: 1,
+    meaning:
+      "`--cache-reset`: the server refused its reset (llama.cpp needs `--slot-save-path`, vLLM `VLLM_SERVER_DEV_MODE=1`); the message has its answer",
+  },
   upload_failed: {
     exit: 1,
     meaning:

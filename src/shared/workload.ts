@@ -44,6 +44,8 @@ export function workloadSpec(doc: ResultDocument): Record<string, unknown> {
       ...(c.tools ? { tools: { sha256: c.tools.sha256, choice: c.tools.choice } } : {}),
       ...(c.reasoning_tags ? { reasoning_tags: c.reasoning_tags } : {}),
       ...(c.responses_chain ? { responses_chain: true } : {}),
+      // a cold cache at every level is another workload than a warm one (only when asked)
+      ...(c.cache_reset ? { cache_reset: c.cache_reset.mode } : {}),
       // What the server did with it (a server that ignored ignore_eos) is no part of what was asked:
       // such a level is not valid (core/results/validity.ts `short_output`), its rows not judged.
     };

@@ -229,6 +229,58 @@ describe("cache hygiene against llama.cpp's prompt cache", () => {
     }
   }, 200_000);
 
+  it("--cache-reset level: each level's first send of a prompt finds only the template cached (= cache_n), where without it a later level is warm; a server without --slot-save-path is refused", async () => {
+    const file = join(tmp, "reuse.jsonl");
+    writeFileSync(
+      file,
+      Array.from({ length: 2 }, (_, i) =>
+        JSON.stringify({ prompt: `r${i} ${promptWords(80, 6000 + i)}` }),
+      ).join("\n"),
+    );
+    // two lines sent again at every level (and twice within level 2: 2 requests per user)
+    const args = (reset: string) =>
+      `sweep --dataset ${file} --dataset-reuse exact --levels 1,2 --requests 2 --warmup 0 --max-tokens 8 --metrics-interval-ms 0 --records inline${reset}`;
+    // this suite's server was started without --slot-save-path: its erase is refused, before any load
+    const refused = await tb(args(" --cache-reset level"), join(tmp, "refused.json"), 60_000);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(
+      /error \[cache_reset_failed\]: .*POST \/slots\/0\?action=erase: HTTP 501 .*--slot-save-path/,
+    );
+    // one slot per line, and no host-memory cache to restore an erased slot from
+    const dir = mkdtempSync(join(tmpdir(), "tb-slots-"));
+    const saving = await startRealServer({
+      slots: 2,
+      extraArgs: ["--slot-save-path", dir, "--cache-ram", "0"],
+    });
+    try {
+      const run = async (name: string, reset: string) => {
+        const out = join(tmp, `${name}.json`);
+        const r = await runCli([...args(reset).split(" "), "--base-url", saving.url, "--out", out], {
+          timeoutMs: 120_000,
+        });
+        expect(r.code, r.stderr).toBe(0);
+        const measured = read(out).requests!.filter((x) => !x.warmup);
+        // each level's first two sends, in the order drawn: its first send of each line
+        return [1, 2].map((level) =>
+          measured
+            .filter((x) => x.level === level)
+            .sort((a, b) => a.id - b.id)
+            .slice(0, 2),
+        );
+      };
+      const cold = await run("reuse-cold", " --cache-reset level");
+      for (const x of cold.flat()) {
+        expect(x.usage!.cached_tokens).toBe(timing(x, "cache_n"));
+        expect(x.usage!.cached_tokens!, `request ${x.id}`).toBeLessThan(0.3 * x.usage!.prompt_tokens!);
+      }
+      const warm = await run("reuse-warm", "");
+      for (const x of warm[1]!)
+        expect(x.usage!.cached_tokens!, `request ${x.id}`).toBeGreaterThan(0.9 * x.usage!.prompt_tokens!);
+    } finally {
+      await saving.stop();
+    }
+  }, 240_000);
+
   it("lines with a system prompt of their own: no measured request finds more than the template cached; a second run of the same file names the warm cache", async () => {
     const file = join(tmp, "system.jsonl");
     writeFileSync(

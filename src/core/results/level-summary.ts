@@ -155,7 +155,7 @@ function cacheBeyondWorkload(input: LevelSummaryInput, ok: readonly RequestRecor
   ]
     .filter(Boolean)
     .join(", ");
-  return `cached tokens the workload did not ask for: the server reported ${cached.toFixed(0)} of ${prompt.toFixed(0)} prompt tokens cached on average, far above the ${implied} this workload shares (${what}); a cache this run did not fill served it (an earlier run of the same prompts?): restart the server or reset its prefix cache before the run`;
+  return `cached tokens the workload did not ask for: the server reported ${cached.toFixed(0)} of ${prompt.toFixed(0)} prompt tokens cached on average, far above the ${implied} this workload shares (${what}); a cache this run did not fill served it (an earlier run of the same prompts?): restart the server or reset its prefix cache before the run (--cache-reset sweep)`;
 }
 
 /**

@@ -93,6 +93,12 @@ export const SWEEP = {
     default: "off",
     help: "think: the server leaves reasoning inline in the content as <think>...</think>; time the answer after it",
   }),
+  cacheReset: oneOf({
+    flag: "cache-reset",
+    choices: ["off", "level", "sweep"] as const,
+    default: "off",
+    help: "empty the server's prefix cache before each level's warmup (level) or once before the first (sweep), by its own reset: llama.cpp's slot erase (needs --slot-save-path), SGLang's /flush_cache, vLLM's /reset_prefix_cache (dev mode)",
+  }),
   responsesChain: boolean({
     flag: "responses-chain",
     switch: true,

@@ -22,6 +22,11 @@ export function checkCombination(
       "--repeats with --shard: the runners' start slots are per level; run the repeats as separate jobs",
       "--repeats",
     );
+  if (cfg.cache_reset?.mode === "level" && load.shard !== null)
+    no(
+      "--cache-reset level with --shard: each runner would empty the cache while the others warm it up; use --cache-reset sweep, or one runner",
+      "--cache-reset",
+    );
   if (!o.ab) return;
   if (cfg.search)
     no(

@@ -182,6 +182,8 @@ export function sweepConfigOf(
     ...(v.minSteadyS !== null ? { min_steady_s: v.minSteadyS } : {}),
     ...(v.clientLateFloorMs !== null ? { client_late_floor_ms: v.clientLateFloorMs } : {}),
     ...(v.responsesChain ? { responses_chain: true } : {}),
+    // the method is the server's, known after the preflight (sweep/prepare.ts)
+    ...(v.cacheReset !== "off" ? { cache_reset: { mode: v.cacheReset, method: null } } : {}),
     ...(v.repeats > 1 ? { repeats: v.repeats } : {}),
     ...(v.gpuSampleMs > 0
       ? {

@@ -11,6 +11,7 @@ import { ID_STRIDE, SINGLE } from "../load/shard.ts";
 import { summariseLevel } from "../results/level-summary.ts";
 import { levelNotice } from "../results/notices.ts";
 import { withGpuValidity } from "../results/validity.ts";
+import { resetCache } from "../server/cache-reset.ts";
 import type { Dataset } from "../workload/dataset.ts";
 import type { Arm } from "./gear.ts";
 import type { GpuRun } from "./gpu.ts";
@@ -47,6 +48,9 @@ export async function runStep(
   const { plan, slot } = step;
   const cfg = arm.ctx.cfg;
   for (const n of plan.notices) c.notice(n);
+  // a cold cache before the level's warmup, on this arm's server
+  const reset = cfg.cache_reset;
+  if (reset?.mode === "level" && reset.method !== null) await resetCache(arm.pre.target, reset.method);
   c.hooks?.start(plan.level, c.originMs);
   const placed = c.load.workers > 1 || c.load.shard !== null;
   const measured = await runLevel(arm.ctx, plan, {

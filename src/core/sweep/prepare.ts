@@ -4,8 +4,11 @@
  * trace's prompts once the server's token count is known. Both callers then only run the sweep
  * and write what it measured.
  */
+
+import { UsageError } from "../../schema/errors.ts";
 import type { SweepConfig } from "../../schema/v1.ts";
 import { type LoadGenerator, loadGeneratorOf, runSaltOf } from "../load/load-generator.ts";
+import { CACHE_RESET_TEXT, cacheResetMethod, refuseWithoutReset, resetCache } from "../server/cache-reset.ts";
 import { type Preflight, preflight } from "../server/preflight.ts";
 import { makeTarget } from "../server/target.ts";
 import type { Values } from "../settings/setting.ts";
@@ -83,6 +86,23 @@ export async function prepareSweep(
   // The base's server: its own readiness and model; the head's prompt sizing serves both.
   const basePre =
     v.abBaseUrl !== null ? await contact(makeTarget({ ...v, baseUrl: v.abBaseUrl }), false) : null;
+  if (config.cache_reset) {
+    // The server's own reset, found from what it serves and tried once now: a server without one
+    // (or started without what it needs) is refused before any load, and the sweep starts cold.
+    for (const p of basePre ? [pre, basePre] : [pre]) {
+      const method = cacheResetMethod(p.server) ?? refuseWithoutReset(p.target);
+      if (config.cache_reset.method !== null && config.cache_reset.method !== method)
+        throw new UsageError(
+          `--cache-reset with --ab-base-url: the two servers reset their caches differently (${config.cache_reset.method}, ${method}); compare servers of one engine`,
+          "--cache-reset",
+        );
+      config.cache_reset.method = method;
+      await resetCache(p.target, method);
+    }
+    o.onNotice(
+      `cache reset: ${CACHE_RESET_TEXT[config.cache_reset.method!]}, ${config.cache_reset.mode === "level" ? "before each level" : "once, before the first level"}`,
+    );
+  }
   const salt = runSaltOf(load);
   // A trace's prompts are sized once the server's token count is known.
   const dataset = replay ? replay.build(pre.calibration, salt) : file;

@@ -1,5 +1,5 @@
 /**
- * llama.cpp: /props and /slots, /tokenize of `content`, 503 while loading, a final chunk with
+ * llama.cpp: /props and /slots (and a slot's erase), /tokenize of `content`, 503 while loading, a final chunk with
  * `timings`, and the connection closed after each stream although keep-alive was advertised.
  */
 
@@ -32,7 +32,10 @@ export const llamacpp = flavor({
       }));
     return undefined;
   },
-  post(url, body) {
+  post(url, body, _promptOf, e) {
+    // a slot's erase (its query, ?action=erase, is not read): the mock's one cache is every slot's
+    const slot = /^\/slots\/(\d+)$/.exec(url);
+    if (slot) return { id_slot: Number(slot[1]), n_erased: e.cache.clear() };
     if (url !== "/tokenize") return undefined;
     const content = typeof body.content === "string" ? body.content : "";
     return { tokens: tokenize(content).map((_, i) => i + 1) };

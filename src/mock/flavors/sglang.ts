@@ -1,4 +1,4 @@
-/** SGLang: /get_server_info, /get_model_info, /tokenize; usage rides on the last content chunk. */
+/** SGLang: /get_server_info, /get_model_info, /tokenize, /flush_cache; usage rides on the last content chunk. */
 
 import { coreMetrics, flavor, histograms } from "../flavor.ts";
 import { CORE_METRICS } from "../metric-names.ts";
@@ -21,6 +21,7 @@ export const sglang = flavor({
     };
   },
   post(url, body, promptOf, e) {
+    if (url === "/flush_cache") return { flushed_tokens: e.cache.clear() };
     if (url !== "/tokenize") return undefined;
     const toks = promptOf(body.messages !== undefined);
     return { count: toks.length, max_model_len: e.o.maxModelLen, tokens: toks.map((_, i) => i + 1) };

@@ -1,4 +1,4 @@
-/** vLLM: /version, count_tokens, /tokenize with max_model_len, vllm:* metrics. */
+/** vLLM: /version, count_tokens, /tokenize with max_model_len, /reset_prefix_cache, vllm:* metrics. */
 
 import { coreMetrics, flavor, histograms } from "../flavor.ts";
 import { messagesPrompt } from "../http.ts";
@@ -9,6 +9,7 @@ export const vllm = flavor({
     url === "/version" ? { version: e.o.serverVersion ?? "0.11.0+tokenbench.mock" } : undefined,
   post(url, body, promptOf, e) {
     if (url === "/v1/messages/count_tokens") return { input_tokens: messagesPrompt(body).length };
+    if (url === "/reset_prefix_cache") return { reset: e.cache.clear() > 0 };
     if (url !== "/tokenize") return undefined;
     const toks = promptOf(body.messages !== undefined);
     return { count: toks.length, max_model_len: e.o.maxModelLen, tokens: toks.map((_, i) => i + 1) };

@@ -131,3 +131,81 @@ describe("a dataset over 4 levels on a prefix cache", () => {
     expect(l.validity!.reasons).toContainEqual(expect.objectContaining({ code: "cache_unasked" }));
   });
 });
+
+describe("--cache-reset: the server's own reset, found from what it serves", () => {
+  it.each([
+    ["vllm", "vllm_reset_prefix_cache"],
+    ["sglang", "sglang_flush_cache"],
+    ["llamacpp", "llamacpp_erase_slots"],
+  ] as const)(
+    "%s: a second run with --cache-reset sweep starts cold (%s), as the first did",
+    async (flavor, method) => {
+      const mock = await startMock({ ttftMs: 5, itlMs: 1, blockTokens: 4, flavor });
+      mocks.push(mock);
+      await sweep(`${flavor}-first`, ["--levels", "1,2", "--requests", "4"], FILE, mock);
+      const second = await sweep(
+        `${flavor}-reset`,
+        ["--levels", "1,2", "--requests", "4", "--cache-reset", "sweep"],
+        FILE,
+        mock,
+      );
+      expect(second.doc.config!.cache_reset).toEqual({ mode: "sweep", method });
+      expect(second.stderr).toMatch(/notice: cache reset: .* once, before the first level/);
+      // (SGLang's usage names cached tokens only when there are some: none named is none cached)
+      for (const r of second.doc.requests!.filter((x) => !x.warmup))
+        expect(r.usage!.cached_tokens ?? 0, `request ${r.id}`).toBe(0);
+      for (const l of second.doc.levels)
+        expect(l.validity!.reasons.map((x) => x.code)).not.toContain("cache_unasked");
+    },
+  );
+
+  it("level: exact reuses of the dataset find nothing of an earlier level cached; without it they are served warm", async () => {
+    const warm = await sweep("exact-warm", ["--dataset-reuse", "exact"]);
+    const cold = await sweep("exact-cold", ["--dataset-reuse", "exact", "--cache-reset", "level"]);
+    const reused = (d: ResultDocument) => d.requests!.filter((r) => r.prompt_reuse === "exact");
+    expect(reused(warm.doc).some((r) => r.usage!.cached_tokens! > 0)).toBe(true);
+    expect(reused(cold.doc)).toHaveLength(12);
+    // no level sends a line twice (at most 8 draws of 10 lines), so with a reset before each none is cached
+    for (const r of cold.doc.requests!.filter((x) => !x.warmup))
+      expect(r.usage!.cached_tokens, `request ${r.id}`).toBe(0);
+    expect(cold.doc.config!.cache_reset).toEqual({ mode: "level", method: "vllm_reset_prefix_cache" });
+    // another workload than the warm one: compared with it, nothing is judged
+    expect(cold.doc.workload_fingerprint).not.toBe(warm.doc.workload_fingerprint);
+  });
+
+  it("refused before any load: a server with no reset (exit 1, cache_reset_unsupported), a reset per level with --shard (exit 2)", async () => {
+    const plain = await startMock({ ttftMs: 5, itlMs: 1, flavor: "freetoken" });
+    mocks.push(plain);
+    const r = await runCli([
+      "sweep",
+      "--base-url",
+      plain.url,
+      "--levels",
+      "1",
+      "--cache-reset",
+      "level",
+      "--out",
+      join(dir, "none.json"),
+    ]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(
+      /error \[cache_reset_unsupported\]: .* has no cache reset tokenbench knows .*run without --cache-reset/,
+    );
+    expect((await plain.stats()).completed).toBeLessThanOrEqual(1); // the readiness probe at most
+    const sharded = await runCli([
+      "sweep",
+      "--base-url",
+      plain.url,
+      "--levels",
+      "1",
+      "--cache-reset",
+      "level",
+      "--shard",
+      "1/2",
+      "--start-at",
+      String(Date.now() + 600_000),
+    ]);
+    expect(sharded.code).toBe(2);
+    expect(sharded.stderr).toMatch(/--cache-reset level with --shard: .*use --cache-reset sweep/);
+  });
+});
