@@ -51,7 +51,7 @@ function words(line: string): string[] {
 }
 
 /** Each documented tokenbench command: [file, line number, its arguments after `tokenbench`]. */
-export function documentedCommands(text: string, file: string): [string, number, string[]][] {
+function documentedCommands(text: string, file: string): [string, number, string[]][] {
   const out: [string, number, string[]][] = [];
   const lines = text.split("\n");
   let fence = false;
