@@ -50,7 +50,9 @@ try {
   const inputs = (baseUrl: string) => ({
     "base-url": baseUrl,
     levels: "1,4,16,32",
-    requests: "32",
+    // 4 s per level, not a count: every level, up to 32 users, has a steady stretch (32 requests
+    // at c=32 filled and drained with none between)
+    duration: "4",
     "max-tokens": "32",
     "prompt-tokens": "128",
     warmup: "2",
