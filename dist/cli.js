@@ -96,6 +96,7 @@ function workloadSpec(doc) {
     ...c.tools ? { tools: { sha256: c.tools.sha256, choice: c.tools.choice } } : {},
     ...c.reasoning_tags ? { reasoning_tags: c.reasoning_tags } : {},
     ...c.responses_chain ? { responses_chain: !0 } : {},
+    ...c.cancel ? { cancel: c.cancel } : {},
     // a cold cache at every level is another workload than a warm one (only when asked)
     ...c.cache_reset ? { cache_reset: c.cache_reset.mode } : {}
     // What the server did with it (a server that ignored ignore_eos) is no part of what was asked:
@@ -20683,7 +20684,8 @@ var REASON_LABEL = {
   load_shape: "another load than asked",
   too_few_samples: "too few samples for the percentile",
   telemetry_gap: "a telemetry gap",
-  buffered_stream: "a stream that came in bursts"
+  buffered_stream: "a stream that came in bursts",
+  leak: "a server that kept cancelled requests"
 };
 function invalidLabel(runs, benchmark, def) {
   for (let r of runs) {
@@ -37159,6 +37161,8 @@ var SloConfig = external_exports.object({
   reasoning_tags: external_exports.enum(["think"]).nullable().optional(),
   /** `--api responses --responses-chain`: later turns named the previous response instead of re-sending it. */
   responses_chain: external_exports.boolean().optional(),
+  /** `--cancel-share P --cancel-after-tokens N`: that share of streams aborted by the client after N tokens. */
+  cancel: external_exports.object({ share: external_exports.number().gt(0).max(1), after_tokens: external_exports.number().int().positive() }).optional(),
   /** `--cache-reset level|sweep`: the server's prefix cache emptied before each level or once, and how (absent: off). */
   cache_reset: external_exports.object({
     mode: external_exports.enum(["level", "sweep"]),
@@ -37396,7 +37400,8 @@ var ClientSelfCheck = external_exports.object({
     "too_few_samples",
     "load_shape",
     "telemetry_gap",
-    "buffered_stream"
+    "buffered_stream",
+    "leak"
   ]),
   affects: external_exports.array(external_exports.string().max(64)).max(64),
   figure: external_exports.number().nullable(),
@@ -37650,6 +37655,16 @@ var SCHEMA_VERSION = 1, Stats = external_exports.object({
   turns: external_exports.array(TurnSummary).optional(),
   /** `--turns`: each conversation as a job (an agent's session): its time, calls, tokens, waits. */
   jobs: JobSummary.optional(),
+  /** `--cancel-share`: the streams the client aborted (in no figure) and whether the server freed them. */
+  cancelled: external_exports.object({
+    requests: external_exports.number().int().nonnegative(),
+    after_tokens: external_exports.number().int().positive(),
+    release: external_exports.object({
+      source: external_exports.enum(["slots", "metrics"]).nullable(),
+      freed_s: nullableNonNeg,
+      busy: external_exports.number().int().nonnegative().nullable()
+    }).nullable()
+  }).optional(),
   /** Prompt tokens as the server counted them (usage.prompt_tokens), successful requests. */
   prompt_tokens: MeasuredStats.optional(),
   /** Cached prompt tokens the server reported; with unique prompts, the prefix every prompt shares. */
@@ -38060,16 +38075,11 @@ function vllmResultsIn(text2, name) {
 init_errors();
 
 // src/core/load/level-run.ts
-import { performance as performance6 } from "node:perf_hooks";
+import { performance as performance4 } from "node:perf_hooks";
 
 // src/core/load/loops.ts
-import { performance as performance4 } from "node:perf_hooks";
+import { performance as performance2 } from "node:perf_hooks";
 import { setImmediate as yieldImmediate } from "node:timers/promises";
-
-// src/core/client/stream-client.ts
-var import_undici = __toESM(require_undici(), 1);
-import { randomBytes } from "node:crypto";
-import { performance as performance3 } from "node:perf_hooks";
 
 // src/core/server/target.ts
 var ANTHROPIC_VERSION = "2023-06-01";
@@ -38174,526 +38184,6 @@ function redacted(text2, secrets) {
   return out;
 }
 
-// src/core/client/request-errors.ts
-var ErrorCode = {
-  /** TCP connect failed (refused, unreachable, DNS). */
-  connectFailed: "connect_failed",
-  /** The server answered with HTTP status >= 400. */
-  httpError: "http_error",
-  /** HTTP 200 but the body is not `text/event-stream`. */
-  notSse: "not_sse",
-  /** A `data:` payload that is not valid JSON. */
-  malformedChunk: "malformed_chunk",
-  /** A JSON `error` object (or `event: error`, Responses `response.failed`) in the stream, or a JSON error body with a 200. */
-  serverErrorEvent: "server_error_event",
-  /** The server said it is overloaded mid-stream (the Messages API's `overloaded_error` event). */
-  serverOverloaded: "server_overloaded",
-  /** The connection was reset or closed before the stream finished. */
-  connectionReset: "connection_reset",
-  /** The stream finished without a `usage` object (TPOT cannot be computed honestly). */
-  missingUsage: "missing_usage",
-  /** The stream ended without its end (`data: [DONE]`, `response.completed`, `message_stop`). */
-  missingDone: "missing_done",
-  /** The stream finished without a single content-bearing event. */
-  emptyStream: "empty_stream",
-  /** The request ran past `--timeout-s`. */
-  timeout: "timeout",
-  /** The response passed the byte cap for one response (an endless stream). */
-  responseTooLarge: "response_too_large",
-  /** One SSE line (or one event's data) passed the byte cap without ending. */
-  lineTooLong: "line_too_long",
-  /**
-   * A usage count that is not a non-negative integer (e.g. `completion_tokens: 8.5`), or one that
-   * cannot be true (more than twice max_tokens, or 64 tokens per content event received).
-   */
-  invalidUsage: "invalid_usage",
-  /** The stream carries several choices (`n > 1`): no per-token figure would be one answer's. */
-  multipleChoices: "multiple_choices",
-  /** The stream came compressed (`content-encoding`) though none was asked for: its timing is not the tokens'. */
-  unsupportedEncoding: "unsupported_encoding",
-  /** Anything else the HTTP stack raised. */
-  clientError: "client_error"
-}, STREAM_LIMITS = {
-  /** 64 MiB: about 300,000 tokens of typical chunks; an endless stream is cut here. */
-  maxResponseBytes: 64 * 1024 * 1024,
-  /** 1 MiB for one line or one event's data. */
-  maxLineBytes: 1024 * 1024
-};
-function classifyNetworkError(err, timedOut) {
-  if (timedOut) return { code: ErrorCode.timeout, message: err.message };
-  let code = err.code ?? err.cause?.code ?? "";
-  return code === "UND_ERR_HEADERS_TIMEOUT" || code === "UND_ERR_BODY_TIMEOUT" ? { code: ErrorCode.timeout, message: err.message } : code === "ECONNREFUSED" || code === "ENOTFOUND" || code === "EHOSTUNREACH" || code === "ENETUNREACH" || code === "EAI_AGAIN" || code === "UND_ERR_CONNECT_TIMEOUT" ? { code: ErrorCode.connectFailed, message: `${code}: ${err.message}` } : code === "ECONNRESET" || code === "UND_ERR_SOCKET" || code === "EPIPE" || code === "UND_ERR_CLOSED" ? { code: ErrorCode.connectionReset, message: `${code}: ${err.message}` } : { code: ErrorCode.clientError, message: `${code || err.name}: ${err.message}` };
-}
-function serverErrorIn(body) {
-  try {
-    let j = JSON.parse(body);
-    if (j === null || typeof j != "object" || j.error === void 0 || j.error === null) return null;
-    let e = j.error;
-    return typeof e == "string" ? e : typeof e.message == "string" ? e.message : JSON.stringify(e).slice(0, 500);
-  } catch {
-    return null;
-  }
-}
-function redirectMessage(status, location) {
-  let to = location.slice(0, 200);
-  return `HTTP ${status}: the server redirects${to ? ` to ${to}` : ""}, and tokenbench does not follow redirects; point --base-url at where it leads (http vs https, a trailing slash, another host?)`;
-}
-function noEventError(status, body) {
-  let text2 = body.trim();
-  if (text2 === "") return null;
-  let said = serverErrorIn(text2);
-  return said !== null ? {
-    code: ErrorCode.serverErrorEvent,
-    message: `HTTP ${status} with a JSON error and no stream: ${said}`.slice(0, 1e3)
-  } : {
-    code: ErrorCode.missingDone,
-    message: `the body held no SSE event (no "data:" line); it began: ${text2.slice(0, 200)}`
-  };
-}
-function withBody(error62, status, body) {
-  let said = serverErrorIn(body);
-  return said !== null && error62.code === ErrorCode.notSse ? {
-    code: ErrorCode.serverErrorEvent,
-    message: `HTTP ${status} with an error instead of a stream: ${said}`
-  } : { code: error62.code, message: `${error62.message}; body: ${body.slice(0, 300)}` };
-}
-
-// src/core/client/chunk.ts
-var isObj = (v) => v !== null && typeof v == "object" && !Array.isArray(v), strLen = (v) => typeof v == "string" ? v.length : 0;
-function count2(v, name, bad) {
-  return v == null ? null : typeof v == "number" && Number.isInteger(v) && v >= 0 ? v : (bad.push(`usage.${name} is ${JSON.stringify(v)?.slice(0, 40)}, not a non-negative integer`), null);
-}
-function emptyInfo() {
-  return resetInfo({});
-}
-function resetInfo(info) {
-  return info.answerChars = 0, info.reasoningChars = 0, info.toolChars = 0, info.toolCalls = 0, info.toolCallsAreNew = !1, info.toolIndexes ? info.toolIndexes.length = 0 : info.toolIndexes = [], info.text = "", info.finishReason = null, info.maxChoiceIndex = 0, info.usage = null, info.errorMessage = null, info.errorType = null, info.responseId = null, info.terminal = !1, info.serverTsMs = null, info.serverArrivalTsMs = null, info.timings = null, info.usageRaw = null, info;
-}
-function errorText(e) {
-  return typeof e == "string" ? e : isObj(e) && typeof e.message == "string" ? e.message : JSON.stringify(e)?.slice(0, 500) ?? String(e);
-}
-function readUsage(info, us, responses) {
-  let [p, c, pd, cd] = responses ? ["input_tokens", "output_tokens", "input_tokens_details", "output_tokens_details"] : ["prompt_tokens", "completion_tokens", "prompt_tokens_details", "completion_tokens_details"], bad = [], pDetails = us[pd], cDetails = us[cd];
-  info.usage = {
-    prompt: count2(us[p], p, bad),
-    completion: count2(us[c], c, bad),
-    cached: isObj(pDetails) ? count2(pDetails.cached_tokens, `${pd}.cached_tokens`, bad) : null,
-    reasoning: isObj(cDetails) ? count2(cDetails.reasoning_tokens, `${cd}.reasoning_tokens`, bad) : null,
-    invalid: bad.length > 0 ? bad.join("; ") : null
-  }, Object.keys(us).some((k) => k !== p && k !== c && k !== "total_tokens") && (info.usageRaw = us);
-}
-function readCommon(info, o) {
-  isObj(o.timings) && (info.timings = o.timings), typeof o.tokenbench_server_ts_ms == "number" && (info.serverTsMs = o.tokenbench_server_ts_ms), typeof o.tokenbench_server_arrival_ts_ms == "number" && (info.serverArrivalTsMs = o.tokenbench_server_arrival_ts_ms);
-}
-function interpretChunk(obj2, into) {
-  let info = into ? resetInfo(into) : emptyInfo();
-  if (!isObj(obj2))
-    return info.errorMessage = "chunk is not a JSON object", info;
-  obj2.error !== void 0 && obj2.error !== null && (info.errorMessage = errorText(obj2.error));
-  let choices = obj2.choices;
-  if (Array.isArray(choices))
-    for (let ch of choices) {
-      if (!isObj(ch)) continue;
-      typeof ch.index == "number" && ch.index > info.maxChoiceIndex && (info.maxChoiceIndex = ch.index);
-      let delta = ch.delta;
-      if (isObj(delta)) {
-        let content = delta.content;
-        typeof content == "string" && content.length > 0 && (info.answerChars += content.length, info.text += content), info.reasoningChars += strLen(delta.reasoning_content) + strLen(delta.reasoning);
-        let calls = delta.tool_calls;
-        if (Array.isArray(calls))
-          for (let call of calls) {
-            if (!isObj(call)) continue;
-            let fn = call.function;
-            typeof call.index == "number" && Number.isFinite(call.index) ? info.toolIndexes.includes(call.index) || info.toolIndexes.push(call.index) : typeof call.id == "string" && call.id !== "" && (info.toolCalls++, info.toolCallsAreNew = !0), isObj(fn) && (info.toolChars += strLen(fn.name) + strLen(fn.arguments));
-          }
-      }
-      typeof ch.text == "string" && ch.text.length > 0 && (info.answerChars += ch.text.length, info.text += ch.text), typeof ch.finish_reason == "string" && (info.finishReason = ch.finish_reason);
-    }
-  return isObj(obj2.usage) && readUsage(info, obj2.usage, !1), readCommon(info, obj2), info;
-}
-function interpretResponsesEvent(obj2, into) {
-  let info = into ? resetInfo(into) : emptyInfo();
-  if (!isObj(obj2))
-    return info.errorMessage = "event is not a JSON object", info;
-  let type = obj2.type;
-  switch (type) {
-    case "response.output_text.delta":
-      typeof obj2.delta == "string" && (info.answerChars = obj2.delta.length, info.text = obj2.delta);
-      break;
-    case "response.reasoning_text.delta":
-    case "response.reasoning_summary_text.delta":
-      info.reasoningChars = strLen(obj2.delta);
-      break;
-    case "response.function_call_arguments.delta":
-      info.toolChars = strLen(obj2.delta);
-      break;
-    case "response.output_item.added": {
-      let item = obj2.item;
-      isObj(item) && item.type === "function_call" && (info.toolCalls = 1, info.toolCallsAreNew = !0, info.toolChars = strLen(item.arguments));
-      break;
-    }
-    case "response.created": {
-      let r = obj2.response;
-      isObj(r) && typeof r.id == "string" && (info.responseId = r.id);
-      break;
-    }
-    case "response.completed":
-    case "response.incomplete": {
-      info.terminal = !0;
-      let r = obj2.response;
-      if (isObj(r)) {
-        typeof r.id == "string" && (info.responseId = r.id), isObj(r.usage) && readUsage(info, r.usage, !0);
-        let why = isObj(r.incomplete_details) ? r.incomplete_details.reason : null;
-        info.finishReason = type === "response.completed" ? "stop" : why === "max_output_tokens" ? "length" : String(why);
-      }
-      break;
-    }
-    case "response.failed": {
-      let r = obj2.response;
-      info.errorMessage = isObj(r) && r.error != null ? errorText(r.error) : "response.failed";
-      break;
-    }
-    case "error":
-      info.errorMessage = typeof obj2.message == "string" ? obj2.message : errorText(obj2.error ?? obj2);
-      break;
-    default:
-      obj2.error !== void 0 && obj2.error !== null && (info.errorMessage = errorText(obj2.error));
-  }
-  return readCommon(info, obj2), info;
-}
-var STOP_REASONS = {
-  end_turn: "stop",
-  stop_sequence: "stop",
-  max_tokens: "length",
-  tool_use: "tool_calls"
-};
-function readMessagesUsage(info, us) {
-  let bad = [], input2 = count2(us.input_tokens, "input_tokens", bad), read = count2(us.cache_read_input_tokens, "cache_read_input_tokens", bad), created = count2(us.cache_creation_input_tokens, "cache_creation_input_tokens", bad);
-  info.usage = {
-    prompt: input2 === null ? null : input2 + (read ?? 0) + (created ?? 0),
-    completion: count2(us.output_tokens, "output_tokens", bad),
-    cached: input2 === null ? null : read ?? 0,
-    reasoning: null,
-    invalid: bad.length > 0 ? bad.join("; ") : null
-  }, Object.keys(us).some((k) => k !== "input_tokens" && k !== "output_tokens") && (info.usageRaw = us);
-}
-function interpretMessagesEvent(obj2, into) {
-  let info = into ? resetInfo(into) : emptyInfo();
-  if (!isObj(obj2))
-    return info.errorMessage = "event is not a JSON object", info;
-  switch (obj2.type) {
-    case "message_start": {
-      let m = obj2.message;
-      isObj(m) && (typeof m.id == "string" && (info.responseId = m.id), isObj(m.usage) && readMessagesUsage(info, m.usage));
-      break;
-    }
-    case "content_block_start": {
-      let b = obj2.content_block;
-      if (!isObj(b)) break;
-      b.type === "tool_use" ? (info.toolCalls = 1, info.toolCallsAreNew = !0) : b.type === "text" && typeof b.text == "string" && b.text !== "" ? (info.answerChars = b.text.length, info.text = b.text) : b.type === "thinking" && (info.reasoningChars = strLen(b.thinking));
-      break;
-    }
-    case "content_block_delta": {
-      let d = obj2.delta;
-      if (!isObj(d)) break;
-      d.type === "text_delta" && typeof d.text == "string" ? (info.answerChars = d.text.length, info.text = d.text) : d.type === "thinking_delta" ? info.reasoningChars = strLen(d.thinking) : d.type === "input_json_delta" && (info.toolChars = strLen(d.partial_json));
-      break;
-    }
-    case "message_delta": {
-      let d = obj2.delta;
-      isObj(d) && typeof d.stop_reason == "string" && (info.finishReason = STOP_REASONS[d.stop_reason] ?? d.stop_reason), isObj(obj2.usage) && readMessagesUsage(info, obj2.usage);
-      break;
-    }
-    case "message_stop":
-      info.terminal = !0;
-      break;
-    case "error": {
-      let e = obj2.error;
-      info.errorType = isObj(e) && typeof e.type == "string" ? e.type : null, info.errorMessage = `${info.errorType !== null ? `${info.errorType}: ` : ""}${errorText(e ?? obj2)}`;
-      break;
-    }
-    default:
-      obj2.error !== void 0 && obj2.error !== null && (info.errorMessage = errorText(obj2.error));
-  }
-  return readCommon(info, obj2), info;
-}
-
-// src/core/client/think-tags.ts
-var OPEN = "<think>", CLOSE = "</think>", CARRY = CLOSE.length - 1, ThinkTags = class {
-  /** 0: no text yet or only a prefix of `<think>`; 1: inside the block; 2: after it; 3: no block opened. */
-  phase = 0;
-  head = "";
-  carry = "";
-  /** Events with text, counted up to and including the one that closed the block. */
-  textEvents = 0;
-  reasoningEvents = 0;
-  firstReasoningMs = null;
-  /** The first answer text: after the block, or the first text when there is none. */
-  firstAnswerMs = null;
-  firstTextMs = null;
-  feed(text2, tMs) {
-    if (text2.length === 0) return;
-    if (this.phase === 2) {
-      this.firstAnswerMs === null && text2.trim() !== "" && (this.firstAnswerMs = tMs);
-      return;
-    }
-    this.textEvents++, this.firstTextMs ??= tMs;
-    let rest = text2;
-    if (this.phase === 0) {
-      this.head += text2;
-      let h = this.head.trimStart();
-      if (h.length === 0 || h.length < OPEN.length && OPEN.startsWith(h)) return;
-      h.startsWith(OPEN) ? (this.phase = 1, this.firstReasoningMs = this.firstTextMs, rest = h.slice(OPEN.length), this.carry = "") : (this.phase = 3, this.firstAnswerMs = this.firstTextMs, rest = this.head, this.carry = ""), this.head = "";
-    }
-    let hay = this.carry + rest, at = hay.indexOf(CLOSE);
-    if (at === -1) {
-      this.carry = hay.slice(-CARRY);
-      return;
-    }
-    this.phase = 2, this.reasoningEvents = this.textEvents, this.firstReasoningMs = this.firstTextMs, this.firstAnswerMs = hay.slice(at + CLOSE.length).trim() !== "" ? tMs : null;
-  }
-  /** At the end of the stream: a block opened and never closed is all reasoning. */
-  finish() {
-    this.phase === 1 ? (this.reasoningEvents = this.textEvents, this.firstAnswerMs = null) : this.phase === 0 && this.firstTextMs !== null && (this.firstAnswerMs = this.head.trim() !== "" ? this.firstTextMs : null);
-  }
-};
-
-// src/core/client/response-state.ts
-var USAGE_BOUNDS = { perMaxTokens: 2, perContentEvent: 64 }, SHORT_OUTPUT_SHARE = 0.9, ResponseState = class {
-  constructor(o) {
-    this.o = o;
-    this.text = o.keepText ? [] : null, this.think = o.reasoningTags === "think" ? new ThinkTags() : null, this.interpret = o.api === "responses" ? interpretResponsesEvent : o.api === "messages" ? interpretMessagesEvent : interpretChunk;
-  }
-  o;
-  eventTimes = [];
-  eventChars = [];
-  serverTimes;
-  serverArrival;
-  eventCount = 0;
-  /** `data: [DONE]` came (Responses, Messages: the terminal event). */
-  done = !1;
-  /** Events after the end of the stream: never counted. */
-  afterDone = 0;
-  finishReason = null;
-  usage = null;
-  usageReasoning = null;
-  timings = null;
-  usageRaw = null;
-  responseId = null;
-  text;
-  firstReasoningMs = null;
-  firstAnswerMs = null;
-  firstToolMs = null;
-  reasoningEvents = 0;
-  /** Tool calls without an index (counted as they start), and the indexes indexed calls used. */
-  toolCalls = 0;
-  toolIndexes = /* @__PURE__ */ new Set();
-  multipleChoices = !1;
-  think;
-  interpret;
-  scratch = emptyInfo();
-  /** One SSE event, received at `tMs` on the run's clock. */
-  event(ev, tMs) {
-    if (this.done) {
-      ev.data !== "[DONE]" && this.afterDone++;
-      return;
-    }
-    if (ev.data === "[DONE]") {
-      this.done = !0;
-      return;
-    }
-    this.eventCount++;
-    let obj2;
-    try {
-      obj2 = JSON.parse(ev.data);
-    } catch {
-      ev.event === "error" ? this.o.setError(ErrorCode.serverErrorEvent, ev.data.slice(0, 500)) : this.o.setError(
-        ErrorCode.malformedChunk,
-        `invalid JSON in data event #${this.eventCount}: ${ev.data.slice(0, 200)}`
-      );
-      return;
-    }
-    let info = this.interpret(obj2, this.scratch);
-    if ((info.errorMessage !== null || ev.event === "error") && this.o.setError(
-      info.errorType === "overloaded_error" ? ErrorCode.serverOverloaded : ErrorCode.serverErrorEvent,
-      info.errorMessage ?? ev.data.slice(0, 500)
-    ), info.maxChoiceIndex > 0 && !this.multipleChoices && (this.multipleChoices = !0, this.o.setError(
-      ErrorCode.multipleChoices,
-      `the stream carries choice index ${info.maxChoiceIndex}: several choices (n > 1) share one stream, so no per-token figure is one answer's; send n = 1`
-    )), info.usage !== null) {
-      info.usage.invalid !== null && this.o.setError(ErrorCode.invalidUsage, info.usage.invalid);
-      let was = this.usage;
-      this.usage = {
-        prompt_tokens: info.usage.prompt ?? was?.prompt_tokens ?? null,
-        completion_tokens: info.usage.completion ?? was?.completion_tokens ?? null,
-        cached_tokens: info.usage.cached ?? was?.cached_tokens ?? null
-      }, this.usageReasoning = info.usage.reasoning ?? this.usageReasoning;
-    }
-    info.finishReason !== null && (this.finishReason = info.finishReason), info.timings !== null && (this.timings = info.timings), info.usageRaw !== null && (this.usageRaw = info.usageRaw), info.responseId !== null && (this.responseId = info.responseId), this.toolCalls += info.toolCalls;
-    for (let i of info.toolIndexes) this.toolIndexes.add(i);
-    let chars = info.answerChars + info.reasoningChars + info.toolChars;
-    chars > 0 && (this.eventTimes.push(tMs), this.eventChars.push(chars), info.reasoningChars > 0 && (this.reasoningEvents++, this.firstReasoningMs ??= tMs), info.toolChars > 0 && (this.firstToolMs ??= tMs), this.think !== null ? (this.think.feed(info.text, tMs), info.toolChars > 0 && (this.firstAnswerMs ??= tMs)) : (info.answerChars > 0 || info.toolChars > 0) && (this.firstAnswerMs ??= tMs), this.text !== null && info.text !== "" && this.text.push(info.text), info.serverTsMs !== null && (this.serverTimes ??= [], this.serverTimes.push(info.serverTsMs - this.o.serverOffsetMs)), info.serverArrivalTsMs !== null && (this.serverArrival = info.serverArrivalTsMs - this.o.serverOffsetMs)), info.terminal && (this.done = !0);
-  }
-  /** The checks only the whole stream allows, then what the record keeps of reasoning and tools. */
-  finish(rec, ignoreEos) {
-    let t = this.think, firstReasoning = this.firstReasoningMs, firstAnswer = this.firstAnswerMs, reasoningEvents = this.reasoningEvents;
-    t !== null && (t.finish(), reasoningEvents += t.reasoningEvents, firstReasoning = min(firstReasoning, t.firstReasoningMs), firstAnswer = min(firstAnswer, t.firstAnswerMs));
-    let completion = rec.usage?.completion_tokens ?? null, events = this.eventTimes.length;
-    if (rec.error === null && completion !== null) {
-      let cap = rec.max_tokens !== null ? rec.max_tokens * USAGE_BOUNDS.perMaxTokens : Number.POSITIVE_INFINITY;
-      (completion > cap || completion > events * USAGE_BOUNDS.perContentEvent) && (rec.error = {
-        code: ErrorCode.invalidUsage,
-        message: `usage.completion_tokens ${completion} cannot be true: max_tokens was ${rec.max_tokens} and ${events} content events came; the stream's own figures are kept, its usage is not counted`
-      });
-    }
-    if (completion !== null && this.usageReasoning !== null && this.usageReasoning > completion && (rec.reasoning_usage_ignored = this.usageReasoning, this.usageReasoning = null), reasoningEvents > 0) {
-      if (rec.first_reasoning_ms = firstReasoning, rec.first_answer_ms = firstAnswer, rec.reasoning_events = reasoningEvents, completion !== null) {
-        let fromUsage = this.usageReasoning, perEvent = completion - events <= 1, counted = fromUsage ?? (events > 0 ? Math.min(
-          completion,
-          perEvent ? reasoningEvents : Math.round(reasoningEvents * completion / events)
-        ) : 0);
-        rec.reasoning_tokens = counted, rec.reasoning_tokens_source = fromUsage !== null ? "usage" : "events", rec.answer_tokens = Math.max(0, completion - counted);
-      }
-    } else this.usageReasoning !== null && this.usageReasoning > 0 && completion !== null && (rec.reasoning_tokens = this.usageReasoning, rec.reasoning_tokens_source = "usage", rec.answer_tokens = Math.max(0, completion - this.usageReasoning));
-    this.firstToolMs !== null && (rec.first_tool_call_ms = this.firstToolMs, rec.tool_calls = this.toolCalls + this.toolIndexes.size), this.afterDone > 0 && (rec.events_after_done = this.afterDone), ignoreEos && rec.error === null && completion !== null && rec.max_tokens !== null && completion < rec.max_tokens && (rec.finish_reason === "stop" || completion < SHORT_OUTPUT_SHARE * rec.max_tokens) && (rec.short_output = !0);
-  }
-}, min = (a, b) => a === null ? b : b === null ? a : Math.min(a, b);
-
-// src/core/client/socket-writes.ts
-import diagnostics from "node:diagnostics_channel";
-import { performance as performance2 } from "node:perf_hooks";
-var REQUEST_ID_HEADER = "x-tokenbench-request-id", socketWrites = /* @__PURE__ */ new Map(), socketUses = /* @__PURE__ */ new WeakMap(), socketConnected = /* @__PURE__ */ new WeakMap(), sendHeadersSubscribed = !1;
-function watchSocketWrites() {
-  sendHeadersSubscribed || (sendHeadersSubscribed = !0, diagnostics.subscribe("undici:client:connected", (msg) => {
-    let socket = msg.socket;
-    socket && socketConnected.set(socket, performance2.now());
-  }), diagnostics.subscribe("undici:client:sendHeaders", (msg) => {
-    let t = performance2.now(), { headers: headers2, socket } = msg;
-    if (typeof headers2 != "string") return;
-    let i = headers2.indexOf(`${REQUEST_ID_HEADER}: `);
-    if (i === -1) return;
-    let start2 = i + REQUEST_ID_HEADER.length + 2, end = headers2.indexOf(`\r
-`, start2), uses = socket ? socketUses.get(socket) ?? 0 : 0;
-    socket && socketUses.set(socket, uses + 1);
-    let connectedAt = socket !== void 0 && uses === 0 ? socketConnected.get(socket) ?? null : null;
-    socketWrites.set(headers2.slice(start2, end === -1 ? void 0 : end), {
-      t,
-      reused: uses > 0,
-      connectedAt
-    });
-  }));
-}
-
-// src/core/client/sse.ts
-var SseParser = class {
-  constructor(onEvent) {
-    this.onEvent = onEvent;
-  }
-  onEvent;
-  pending = null;
-  dataParts = [];
-  eventName = null;
-  hasData = !1;
-  /** The last read ended in CR: an LF that starts the next read belongs to that line end. */
-  skipLf = !1;
-  /** Nothing read yet: a byte-order mark may still come. */
-  atStart = !0;
-  /** Bytes seen in total; useful to tell "empty body" from "no events". */
-  bytes = 0;
-  /** Characters of `data` gathered for the event not yet dispatched. */
-  dataChars = 0;
-  /** What is held waiting for the end of a line or of an event: the bound a hostile stream pushes. */
-  get bufferedBytes() {
-    return (this.pending?.length ?? 0) + this.dataChars;
-  }
-  push(chunk) {
-    this.bytes += chunk.length;
-    let buf = chunk;
-    this.pending !== null && (buf = Buffer.concat([this.pending, chunk]), this.pending = null);
-    let start2 = 0;
-    if (this.atStart) {
-      if (buf.length < 3 && isBomPrefix(buf)) {
-        this.pending = buf;
-        return;
-      }
-      this.atStart = !1, buf[0] === 239 && buf[1] === 187 && buf[2] === 191 && (start2 = 3);
-    }
-    this.skipLf && (this.skipLf = !1, start2 < buf.length && buf[start2] === 10 && start2++);
-    let len = buf.length;
-    if (buf.indexOf(13, start2) === -1) {
-      for (; start2 < len; ) {
-        let nl = buf.indexOf(10, start2);
-        if (nl === -1) {
-          this.pending = buf.subarray(start2);
-          return;
-        }
-        this.line(buf, start2, nl), start2 = nl + 1;
-      }
-      return;
-    }
-    let i = start2;
-    for (; i < len; ) {
-      let b = buf[i];
-      if (b === 10 || b === 13) {
-        if (this.line(buf, start2, i), b === 13) {
-          if (i + 1 === len) {
-            this.skipLf = !0;
-            return;
-          }
-          buf[i + 1] === 10 && i++;
-        }
-        start2 = i + 1;
-      }
-      i++;
-    }
-    start2 < len && (this.pending = buf.subarray(start2));
-  }
-  /** End of body: an event without its terminating blank line is still delivered. */
-  end() {
-    if (this.pending !== null && this.pending.length > 0) {
-      let buf = this.pending;
-      this.pending = null;
-      let start2 = this.atStart && buf[0] === 239 && buf[1] === 187 && buf[2] === 191 ? 3 : 0;
-      this.line(buf, start2, buf.length);
-    }
-    this.dispatch();
-  }
-  line(buf, start2, end) {
-    if (end === start2) {
-      this.dispatch();
-      return;
-    }
-    if (buf[start2] === 58) return;
-    let colon = buf.indexOf(58, start2);
-    (colon === -1 || colon > end) && (colon = end);
-    let kind = fieldKind(buf, start2, colon);
-    if (kind === NONE2) return;
-    let vs = colon + 1;
-    vs < end && buf[vs] === 32 && vs++;
-    let value = vs < end ? buf.toString("utf8", vs, end) : "";
-    kind === DATA ? (this.dataParts.push(value), this.dataChars += value.length, this.hasData = !0) : this.eventName = value;
-  }
-  dispatch() {
-    if (this.hasData) {
-      let parts = this.dataParts, data = parts.length === 1 ? parts[0] : parts.join(`
-`);
-      this.dataParts = [], this.dataChars = 0, this.hasData = !1;
-      let event2 = this.eventName;
-      this.eventName = null, this.onEvent({ data, event: event2 === "" ? null : event2 });
-    } else
-      this.eventName = null;
-  }
-}, NONE2 = 0, DATA = 1, EVENT = 2;
-function fieldKind(buf, start2, colon) {
-  let n = colon - start2;
-  return n === 4 ? buf[start2] === 100 && buf[start2 + 1] === 97 && buf[start2 + 2] === 116 && buf[start2 + 3] === 97 ? DATA : NONE2 : n === 5 && buf[start2] === 101 && buf[start2 + 1] === 118 && buf[start2 + 2] === 101 && buf[start2 + 3] === 110 && buf[start2 + 4] === 116 ? EVENT : NONE2;
-}
-function isBomPrefix(buf) {
-  let bom = [239, 187, 191];
-  for (let i = 0; i < buf.length; i++) if (buf[i] !== bom[i]) return !1;
-  return !0;
-}
-
 // src/core/client/tool-calls.ts
 function toolSettingsOf(cfg) {
   return cfg.tools ? { tools: cfg.tools.definitions, choice: cfg.tools.choice } : null;
@@ -38716,18 +38206,7 @@ function toolsBody(api, t) {
   };
 }
 
-// src/core/client/stream-client.ts
-var STALE_CONNECTION = /* @__PURE__ */ new Set(["UND_ERR_SOCKET", "ECONNRESET", "EPIPE"]), MAX_STALE_RETRIES = 3;
-function clientOptionsOf(cfg) {
-  return {
-    timeoutS: cfg.timeout_s,
-    ignoreEos: cfg.ignore_eos,
-    extraBody: cfg.extra_body,
-    reasoningTags: cfg.reasoning_tags ?? null,
-    tools: toolSettingsOf(cfg),
-    responsesChain: cfg.responses_chain === !0
-  };
-}
+// src/core/client/request-body.ts
 function buildRequestBody(cfg, spec) {
   let api = cfg.target.api, chained = api === "responses" && cfg.responsesChain === !0 && spec.previousResponseId !== void 0, messages = chained && spec.messages ? spec.messages.slice(-1) : spec.messages, body = generationBody(
     api,
@@ -38738,175 +38217,6 @@ function buildRequestBody(cfg, spec) {
   );
   return body.temperature = 0, api === "responses" && cfg.responsesChain === !0 && (body.store = !0, chained && (body.previous_response_id = spec.previousResponseId)), cfg.ignoreEos && (body.ignore_eos = !0), cfg.tools && Object.assign(body, toolsBody(api, cfg.tools)), Object.assign(body, cfg.extraBody, spec.bodyOverrides ?? {}), body;
 }
-var StreamClient = class {
-  constructor(cfg) {
-    this.cfg = cfg;
-    this.agent = new import_undici.Agent({
-      connections: null,
-      pipelining: 1,
-      keepAliveTimeout: 3e4,
-      headersTimeout: 0,
-      bodyTimeout: 0,
-      connect: { timeout: 1e4 }
-    }), this.headers = { "content-type": "application/json", accept: "text/event-stream", ...cfg.target.headers }, this.secrets = secretsIn(cfg.target.headers);
-    let hr = Number(process.hrtime.bigint()) / 1e6;
-    this.hrtimeOffsetMs = hr - performance3.now(), watchSocketWrites();
-  }
-  cfg;
-  agent;
-  headers;
-  /** The request's credentials, masked in every error message a record keeps. */
-  secrets;
-  /** process.hrtime (system CLOCK_MONOTONIC) minus performance.now(), to align server timestamps. */
-  hrtimeOffsetMs;
-  /** Distinguishes this client's request ids from another client's in the same process. */
-  tag = randomBytes(4).toString("hex");
-  /** False once the server was seen closing a kept-alive connection: every request then asks to close. */
-  reuseConnections = !0;
-  /** Requests sent again because their kept-alive connection was already closed. */
-  staleRetries = 0;
-  /** Stream one request; always resolves with a record (errors are data, not exceptions). */
-  stream(spec) {
-    let body = spec.body ?? JSON.stringify(buildRequestBody(this.cfg, spec));
-    return new Promise((resolve2) => this.attempt(spec, body, 0, resolve2));
-  }
-  /**
-   * One send of a request. A request that went out on a kept-alive connection the server had
-   * already closed (no response byte came back) is sent again on a fresh connection; from then
-   * on this client stops reusing connections (`connection: close`), since such a server closes
-   * after every response. Nothing else is retried.
-   */
-  attempt(spec, body, retries, resolve2) {
-    let cfg = this.cfg, origin = cfg.originMs, now = 0, headersMs = null, status = null, error62 = null, errBody = "", sse = !0, timedOut = !1, finished = !1, controller = null, received = 0, maxResponseBytes = cfg.limits?.maxResponseBytes ?? STREAM_LIMITS.maxResponseBytes, maxLineBytes = cfg.limits?.maxLineBytes ?? STREAM_LIMITS.maxLineBytes, secrets = this.secrets, setError = (code, message) => {
-      error62 === null && (error62 = { code, message: redacted(message, secrets).slice(0, 1e3) });
-    }, state = new ResponseState({
-      api: cfg.target.api,
-      reasoningTags: cfg.reasoningTags ?? null,
-      keepText: spec.keepText === !0,
-      serverOffsetMs: this.hrtimeOffsetMs + origin,
-      setError
-    }), sseEvents = 0, parser = new SseParser((ev) => {
-      sseEvents++, state.event(ev, now - origin);
-    }), dispatchAbs = performance3.now(), wireId = `${this.tag}-${spec.id}${retries > 0 ? `-r${retries}` : ""}`, timer = setTimeout(() => {
-      timedOut = !0, controller?.abort(new Error(`request exceeded --timeout-s ${cfg.timeoutS}`));
-    }, cfg.timeoutS * 1e3), finish = () => {
-      if (finished) return;
-      finished = !0, clearTimeout(timer);
-      let endMs = performance3.now() - origin, written = socketWrites.get(wireId);
-      socketWrites.delete(wireId);
-      let sendAbs = written?.t ?? dispatchAbs, eventTimes = state.eventTimes, usage = state.usage;
-      if (error62 === null && status !== null && status < 400 && sse) {
-        let none = sseEvents === 0 ? noEventError(status, errBody) : null;
-        none !== null ? setError(none.code, none.message) : state.done ? usage === null || usage.completion_tokens === null ? setError(ErrorCode.missingUsage, "stream finished without usage.completion_tokens") : eventTimes.length === 0 && setError(
-          ErrorCode.emptyStream,
-          `no content-bearing event: the server answered with no token (finish_reason ${state.finishReason ?? "none"}, ${usage.completion_tokens} completion tokens in its usage); a prompt that fills the context, a stop sequence or a filter that ends it at once?`
-        ) : setError(
-          ErrorCode.missingDone,
-          cfg.target.api === "responses" ? "stream ended without response.completed" : cfg.target.api === "messages" ? "stream ended without message_stop" : "stream ended without data: [DONE]"
-        );
-      }
-      let rec = {
-        id: spec.id,
-        level: spec.level,
-        warmup: spec.warmup,
-        intended_send_ms: spec.intendedSendAbsMs === null ? null : spec.intendedSendAbsMs - origin,
-        send_ms: sendAbs - origin,
-        dispatch_ms: dispatchAbs - origin,
-        headers_ms: headersMs,
-        first_token_ms: eventTimes.length > 0 ? eventTimes[0] : null,
-        last_token_ms: eventTimes.length > 0 ? eventTimes[eventTimes.length - 1] : null,
-        end_ms: endMs,
-        event_times_ms: eventTimes,
-        event_text_chars: state.eventChars,
-        event_count: state.eventCount,
-        prompt_tokens_requested: spec.promptTokensRequested,
-        max_tokens: spec.maxTokens,
-        usage,
-        finish_reason: state.finishReason,
-        http_status: status,
-        error: error62
-      };
-      state.serverTimes !== void 0 && (rec.server_event_times_ms = state.serverTimes), state.serverArrival !== void 0 && (rec.server_arrival_ms = state.serverArrival), retries > 0 && (rec.retries = retries), spec.session !== void 0 && (rec.session = spec.session), spec.turn !== void 0 && (rec.turn = spec.turn), spec.promptReuse !== void 0 && (rec.prompt_reuse = spec.promptReuse), state.text !== null && (spec.responseText = state.text.join("")), state.text !== null && state.responseId !== null && (spec.responseId = state.responseId), written?.connectedAt != null && written.connectedAt >= dispatchAbs && (rec.connected_ms = written.connectedAt - origin), state.timings !== null && (rec.server_timings = state.timings), state.usageRaw !== null && (rec.usage_raw = state.usageRaw), state.finish(rec, cfg.ignoreEos), resolve2(rec);
-    }, handler = {
-      onRequestStart(c) {
-        controller = c;
-      },
-      onResponseStart(_c, statusCode, headers2) {
-        if (statusCode < 200) return;
-        if (now = performance3.now(), headersMs = now - origin, status = statusCode, statusCode >= 400) {
-          sse = !1;
-          return;
-        }
-        if (statusCode >= 300) {
-          sse = !1, setError(
-            ErrorCode.httpError,
-            redirectMessage(statusCode, redacted(String(headers2.location ?? ""), secrets))
-          );
-          return;
-        }
-        let ct = String(headers2["content-type"] ?? ""), enc = String(headers2["content-encoding"] ?? "identity").toLowerCase();
-        enc !== "identity" ? (sse = !1, setError(
-          ErrorCode.unsupportedEncoding,
-          `the stream came with content-encoding "${enc.slice(0, 40)}" though none was asked for; turn compression off for the completions endpoint (a proxy?)`
-        )) : ct.includes("text/event-stream") || (sse = !1, setError(ErrorCode.notSse, `expected text/event-stream, got content-type "${ct}"`));
-      },
-      onResponseData(c, chunk) {
-        if (now = performance3.now(), received += chunk.length, received > maxResponseBytes) {
-          setError(
-            ErrorCode.responseTooLarge,
-            `response passed ${maxResponseBytes} bytes without ending; cut there (an endless stream?)`
-          ), c.abort(new Error("response_too_large"));
-          return;
-        }
-        sse && (parser.push(chunk), parser.bufferedBytes > maxLineBytes && (setError(
-          ErrorCode.lineTooLong,
-          `one SSE line or event passed ${maxLineBytes} bytes without ending`
-        ), c.abort(new Error("line_too_long")))), errBody.length < 2e3 && (errBody += chunk.toString("utf8"));
-      },
-      onResponseEnd() {
-        if (now = performance3.now(), sse && parser.end(), status !== null && status >= 400)
-          setError(ErrorCode.httpError, `HTTP ${status}: ${errBody.slice(0, 500)}`);
-        else if (!sse && error62 !== null && errBody) {
-          let e = withBody(error62, status, errBody);
-          error62 = { code: e.code, message: redacted(e.message, secrets).slice(0, 1e3) };
-        }
-        finish();
-      },
-      onResponseError: (_c, err) => {
-        now = performance3.now();
-        let code = err.code ?? "", written = socketWrites.get(wireId);
-        if (status === null && !timedOut && written?.reused === !0 && STALE_CONNECTION.has(code) && retries < MAX_STALE_RETRIES) {
-          finished = !0, clearTimeout(timer), socketWrites.delete(wireId), this.staleRetries++, this.reuseConnections = !1, this.attempt(spec, body, retries + 1, resolve2);
-          return;
-        }
-        sse && status !== null && parser.end();
-        let cls = classifyNetworkError(err, timedOut);
-        error62 = error62 !== null && error62.code !== ErrorCode.missingDone ? error62 : cls, timedOut && (error62 = cls), finish();
-      }
-    };
-    this.agent.dispatch(
-      {
-        origin: cfg.target.origin,
-        path: cfg.target.basePath + completionsPath(cfg.target.api),
-        method: "POST",
-        headers: {
-          ...this.headers,
-          [REQUEST_ID_HEADER]: wireId,
-          ...this.reuseConnections ? {} : { connection: "close" }
-        },
-        body
-      },
-      handler
-    );
-  }
-  close() {
-    return this.agent.close();
-  }
-  /** Abort everything in flight (used on SIGINT). */
-  destroy() {
-    return this.agent.destroy();
-  }
-};
 
 // src/core/workload/arrivals.ts
 function normal(r) {
@@ -38958,7 +38268,7 @@ var ID_STRIDE = 1e7, WARMUP_ID_OFFSET = 5e6;
 // src/core/load/loops.ts
 var MAX_TIMER_MS = 2 ** 31 - 1;
 function slotStart(notBeforeEpochMs) {
-  let earliest = performance4.timeOrigin + performance4.now() + 50;
+  let earliest = performance2.timeOrigin + performance2.now() + 50;
   return notBeforeEpochMs === null ? { startEpochMs: earliest, lateMs: null } : {
     startEpochMs: Math.max(earliest, notBeforeEpochMs),
     lateMs: Math.max(0, earliest - notBeforeEpochMs)
@@ -38970,10 +38280,10 @@ function sleepUntil(tAbsMs, stop) {
       finished || (finished = !0, clearTimeout(timer), stop?.removeEventListener("abort", finish), resolve2());
     }, spin = () => {
       if (finished) return;
-      let d = tAbsMs - performance4.now();
+      let d = tAbsMs - performance2.now();
       d <= 0 || stop?.aborted ? finish() : d > 3 ? timer = setTimeout(spin, Math.min(d - 2, MAX_TIMER_MS)) : setImmediate(spin);
     };
-    stop && tAbsMs - performance4.now() > 3 && stop.addEventListener("abort", finish, { once: !0 }), spin();
+    stop && tAbsMs - performance2.now() > 3 && stop.addEventListener("abort", finish, { once: !0 }), spin();
   });
 }
 var RAMP_INDEX = 1e6;
@@ -38983,15 +38293,15 @@ function markRamp(rec) {
 async function runClosedLoop(client, makeSpec, opts) {
   let records2 = [], next = 0, rampNext = 0;
   opts.startAtAbsMs !== void 0 && await sleepUntil(opts.startAtAbsMs, opts.stop);
-  let rampMs = (opts.rampUpS ?? 0) * 1e3, t0 = performance4.now(), measureFrom = t0 + rampMs, deadline = opts.durationS !== null ? measureFrom + opts.durationS * 1e3 : Number.POSITIVE_INFINITY, limit = opts.requests ?? Number.POSITIVE_INFINITY, user = async (k) => {
+  let rampMs = (opts.rampUpS ?? 0) * 1e3, t0 = performance2.now(), measureFrom = t0 + rampMs, deadline = opts.durationS !== null ? measureFrom + opts.durationS * 1e3 : Number.POSITIVE_INFINITY, limit = opts.requests ?? Number.POSITIVE_INFINITY, user = async (k) => {
     if (rampMs > 0)
-      for (await sleepUntil(t0 + rampMs * k / opts.concurrency, opts.stop); performance4.now() < measureFrom && !opts.stop?.aborted; ) {
+      for (await sleepUntil(t0 + rampMs * k / opts.concurrency, opts.stop); performance2.now() < measureFrom && !opts.stop?.aborted; ) {
         let rec = markRamp(await client.stream(makeSpec(RAMP_INDEX + rampNext++, !0, null)));
         records2.push(rec), await yieldImmediate();
       }
     let sessions = opts.sessions ?? null, conversation = null;
     for (; ; ) {
-      if (conversation !== null && sessions.thinkTimeMs > 0 && await sleepUntil(performance4.now() + sessions.thinkTimeMs, opts.stop), next >= limit || performance4.now() >= deadline || opts.stop?.aborted) return;
+      if (conversation !== null && sessions.thinkTimeMs > 0 && await sleepUntil(performance2.now() + sessions.thinkTimeMs, opts.stop), next >= limit || performance2.now() >= deadline || opts.stop?.aborted) return;
       let i = next++, spec = sessions ? makeSpec(i, !1, null, conversation ?? { session: 0, turn: 1, history: [] }) : makeSpec(i, !1, null), rec = await client.stream(spec);
       records2.push(rec), opts.onRecord?.(rec), sessions && (conversation = nextTurn(spec, rec, sessions.turns)), await yieldImmediate();
     }
@@ -39018,7 +38328,7 @@ async function runOpenLoop(client, makeSpec, opts) {
   }), records2 = [], pending = [], inFlight = 0, slotWaiters = [], dropped = 0, mine = offsets.map((_, j) => j).filter((j) => opts.shard === void 0 || ownsArrival(j, opts.shard)), specs = mine.map((j) => {
     let spec = makeSpec(j, !1, 0);
     return spec.body = JSON.stringify(buildRequestBody(client.cfg, spec)), spec;
-  }), t0 = opts.startAtAbsMs ?? performance4.now() + 5, rampMs = (opts.rampUpS ?? 0) * 1e3;
+  }), t0 = opts.startAtAbsMs ?? performance2.now() + 5, rampMs = (opts.rampUpS ?? 0) * 1e3;
   if (rampMs > 0) {
     let n = Math.floor(opts.rateRps * rampMs / 2e3);
     for (let k = 0; k < n; k++) {
@@ -39071,7 +38381,7 @@ async function runWarmup(client, makeSpec, count3, concurrency) {
 }
 
 // src/core/load/self-check.ts
-import { createHistogram, performance as performance5 } from "node:perf_hooks";
+import { createHistogram, performance as performance3 } from "node:perf_hooks";
 var SELF_CHECK_LIMITS = { lateMs: 2, cpuPctOfOneCore: 85, sendQueueP99Ms: 5 }, SATURATED_ELU = 0.5, MIN_CPU_WINDOW_MS = 500;
 function backlogEvidenceMs(records2) {
   let worst = null;
@@ -39109,14 +38419,14 @@ var UNSEEN_MS = 1, RESOLUTION_MS = 10, SelfCheck = class {
    * waking the process late; lateness with a busy loop is the client's own work.
    */
   sample = () => {
-    let now = performance5.now(), idleMs = performance5.eventLoopUtilization().idle, lateMs = Math.max(0, now - this.lastMs - RESOLUTION_MS), busyMs = Math.max(0, now - this.lastMs - (idleMs - this.lastIdleMs));
+    let now = performance3.now(), idleMs = performance3.eventLoopUtilization().idle, lateMs = Math.max(0, now - this.lastMs - RESOLUTION_MS), busyMs = Math.max(0, now - this.lastMs - (idleMs - this.lastIdleMs));
     this.h.record(Math.max(1, Math.round(lateMs * 1e6))), this.own.record(Math.max(1, Math.round(Math.min(lateMs, busyMs) * 1e6))), this.lastMs = now, this.lastIdleMs = idleMs, this.timer?.refresh();
   };
   cpu0 = process.cpuUsage();
-  elu0 = performance5.eventLoopUtilization();
-  t0 = performance5.now();
+  elu0 = performance3.eventLoopUtilization();
+  t0 = performance3.now();
   start() {
-    this.h.reset(), this.own.reset(), this.lastMs = performance5.now(), this.lastIdleMs = performance5.eventLoopUtilization().idle, this.timer && clearTimeout(this.timer), this.timer = setTimeout(this.sample, RESOLUTION_MS), this.timer.unref(), this.cpu0 = process.cpuUsage(), this.elu0 = performance5.eventLoopUtilization(), this.t0 = performance5.now();
+    this.h.reset(), this.own.reset(), this.lastMs = performance3.now(), this.lastIdleMs = performance3.eventLoopUtilization().idle, this.timer && clearTimeout(this.timer), this.timer = setTimeout(this.sample, RESOLUTION_MS), this.timer.unref(), this.cpu0 = process.cpuUsage(), this.elu0 = performance3.eventLoopUtilization(), this.t0 = performance3.now();
   }
   /**
    * `sendQueueMs`: per request, the wait in the client before its headers reached the socket.
@@ -39124,7 +38434,7 @@ var UNSEEN_MS = 1, RESOLUTION_MS = 10, SelfCheck = class {
    */
   stop(sendQueueMs = [], records2 = []) {
     this.timer && clearTimeout(this.timer), this.timer = null;
-    let cpu = process.cpuUsage(this.cpu0), wallMs = performance5.now() - this.t0, ms2 = (ns) => Number.isFinite(ns) && ns > 0 ? ns / 1e6 : 0, figures = (h) => this.h.count > 0 ? { p50: ms2(h.percentile(50)), p99: ms2(h.percentile(99)), max: ms2(h.max) } : { p50: null, p99: null, max: null }, { p50, p99, max } = figures(this.h), ownDelay = figures(this.own), elu = performance5.eventLoopUtilization(this.elu0), user = this.thread ? elu.active / 1e3 : cpu.user / 1e6, system = this.thread ? 0 : cpu.system / 1e6, pct = wallMs > 0 ? 100 * (user + system) * 1e3 / wallMs : 0, cpuKnown = wallMs >= MIN_CPU_WINDOW_MS, saturated = cpuKnown && (pct > SELF_CHECK_LIMITS.cpuPctOfOneCore || elu.utilization > SATURATED_ELU), bound = max !== null ? 2 * max + UNSEEN_MS : null;
+    let cpu = process.cpuUsage(this.cpu0), wallMs = performance3.now() - this.t0, ms2 = (ns) => Number.isFinite(ns) && ns > 0 ? ns / 1e6 : 0, figures = (h) => this.h.count > 0 ? { p50: ms2(h.percentile(50)), p99: ms2(h.percentile(99)), max: ms2(h.max) } : { p50: null, p99: null, max: null }, { p50, p99, max } = figures(this.h), ownDelay = figures(this.own), elu = performance3.eventLoopUtilization(this.elu0), user = this.thread ? elu.active / 1e3 : cpu.user / 1e6, system = this.thread ? 0 : cpu.system / 1e6, pct = wallMs > 0 ? 100 * (user + system) * 1e3 / wallMs : 0, cpuKnown = wallMs >= MIN_CPU_WINDOW_MS, saturated = cpuKnown && (pct > SELF_CHECK_LIMITS.cpuPctOfOneCore || elu.utilization > SATURATED_ELU), bound = max !== null ? 2 * max + UNSEEN_MS : null;
     if (saturated) {
       let backlog = backlogEvidenceMs(records2);
       backlog !== null && (bound = Math.max(bound ?? 0, backlog + 2 * (p99 ?? 0) + UNSEEN_MS));
@@ -39744,7 +39054,14 @@ function datasetOrder(n, seed) {
 }
 function specFactory(cfg, plan, ids, calibration = null, dataset = null) {
   let order = dataset ? orderOf(dataset, cfg.seed) : null, idOf = "next" in ids ? () => ids.next++ : (i, warmup) => ids.base + (warmup ? WARMUP_ID_OFFSET : 0) + i;
-  return (i, warmup, intended, turn) => buildSpec(cfg, plan, idOf(i, warmup), i, warmup, intended, calibration, dataset, order, turn);
+  return (i, warmup, intended, turn) => {
+    let id = idOf(i, warmup), spec = buildSpec(cfg, plan, id, i, warmup, intended, calibration, dataset, order, turn);
+    return cfg.cancel && !warmup && cancelled(id, cfg.seed, cfg.cancel.share) && (spec.cancelAfterTokens = cfg.cancel.after_tokens), spec;
+  };
+}
+function cancelled(id, seed, share) {
+  let h = Math.imul(id ^ Math.imul(seed, 2654435761), 2246822507) ^ id >>> 13;
+  return (Math.imul(h ^ h >>> 16, 3266489909) >>> 0) / 2 ** 32 < share;
 }
 function orderOf(dataset, seed) {
   return dataset.offsetsMs ? dataset.entries.map((_, i) => i) : datasetOrder(dataset.entries.length, seed);
@@ -39856,9 +39173,9 @@ function runShare(client, job, o) {
 
 // src/core/load/level-run.ts
 function progressReporter(ctx, plan, done) {
-  let t0 = performance6.now();
+  let t0 = performance4.now();
   return () => {
-    let elapsedS = (performance6.now() - t0) / 1e3, total = plan.requests, n = done(), etaS = total !== null && n > 0 ? elapsedS / n * (total - n) : plan.durationS !== null ? Math.max(0, plan.durationS - elapsedS) : null;
+    let elapsedS = (performance4.now() - t0) / 1e3, total = plan.requests, n = done(), etaS = total !== null && n > 0 ? elapsedS / n * (total - n) : plan.durationS !== null ? Math.max(0, plan.durationS - elapsedS) : null;
     ctx.onProgress?.({
       level: plan.level,
       levelIndex: plan.index,
@@ -39888,11 +39205,11 @@ async function runLevel(ctx, plan, where) {
       ({ results, startLateMs } = await ctx.pool.runLevel(jobs, where.startEpochMs, begin, ctx.stop));
     else {
       let warmup = await runShareWarmup(ctx.client, jobs[0]), slot = slotStart(where.startEpochMs), startEpochMs = slot.startEpochMs;
-      startLateMs = slot.lateMs, await sleepUntil(startEpochMs - performance6.timeOrigin, ctx.stop), begin();
+      startLateMs = slot.lateMs, await sleepUntil(startEpochMs - performance4.timeOrigin, ctx.stop), begin();
       let check2 = new SelfCheck();
       check2.start();
       let run2 = await runShare(ctx.client, jobs[0], {
-        startAtAbsMs: startEpochMs - performance6.timeOrigin,
+        startAtAbsMs: startEpochMs - performance4.timeOrigin,
         ...ctx.stop ? { stop: ctx.stop } : {},
         onRecord: () => {
           localDone++;
@@ -40668,7 +39985,240 @@ function windowRates(records2, w, slo, openLoop) {
   };
 }
 
+// src/core/server/http.ts
+var import_undici = __toESM(require_undici(), 1);
+var MAX_HTTP_BYTES = 8 * 1024 * 1024;
+async function httpCall(url3, opts = {}) {
+  let t0 = performance.now(), timeoutMs = opts.timeoutMs ?? 1e4, maxBytes = opts.maxBytes ?? MAX_HTTP_BYTES, signal = AbortSignal.timeout(timeoutMs), fail = (error62) => ({
+    status: null,
+    text: null,
+    json: null,
+    error: error62,
+    elapsedMs: performance.now() - t0
+  }), status = null;
+  try {
+    let res = await (0, import_undici.request)(url3, {
+      method: opts.method ?? "GET",
+      headers: {
+        ...opts.body !== void 0 ? { "content-type": "application/json" } : {},
+        ...opts.headers
+      },
+      ...opts.body !== void 0 ? { body: JSON.stringify(opts.body) } : {},
+      headersTimeout: timeoutMs,
+      bodyTimeout: timeoutMs,
+      signal
+    });
+    status = res.statusCode;
+    let chunks = [], bytes = 0;
+    for await (let chunk of res.body) {
+      if (bytes += chunk.length, bytes > maxBytes)
+        return res.body.destroy(), fail(`response_too_large: the answer (HTTP ${status}) passed ${maxBytes} bytes`);
+      chunks.push(chunk);
+    }
+    let text2 = redacted(Buffer.concat(chunks).toString("utf8"), secretsIn(opts.headers ?? {})), json2 = null;
+    try {
+      json2 = JSON.parse(text2);
+    } catch {
+      json2 = null;
+    }
+    return { status, text: text2, json: json2, error: null, elapsedMs: performance.now() - t0 };
+  } catch (err) {
+    let e = err;
+    return signal.aborted ? fail(
+      `deadline: no complete answer within ${(timeoutMs / 1e3).toFixed(1)} s${status !== null ? ` (HTTP ${status} headers came, the body did not finish)` : ""}`
+    ) : fail(redacted(`${e.code ?? e.name}: ${e.message}`, secretsIn(opts.headers ?? {})));
+  }
+}
+function oneTokenRequest(target, model, timeoutMs = 3e4) {
+  return httpCall(url2(target, completionsPath(target.api)), {
+    method: "POST",
+    headers: { ...target.headers },
+    body: generationBody(target.api, model, { prompt: "ping" }, 1, !1),
+    timeoutMs
+  });
+}
+
+// src/core/server/prometheus.ts
+function parseValue(s) {
+  return s === "+Inf" ? Number.POSITIVE_INFINITY : s === "-Inf" ? Number.NEGATIVE_INFINITY : s === "NaN" ? Number.NaN : Number(s);
+}
+function parsePrometheus(text2) {
+  let out = [];
+  for (let raw of text2.split(`
+`)) {
+    let line = raw.trim();
+    if (line === "" || line.startsWith("#")) continue;
+    let i = 0;
+    for (; i < line.length && /[a-zA-Z0-9_:]/.test(line[i]); ) i++;
+    let name = line.slice(0, i);
+    if (name === "") continue;
+    let labels = {};
+    if (line[i] === "{") {
+      for (i++; i < line.length && line[i] !== "}"; ) {
+        for (; line[i] === " " || line[i] === ","; ) i++;
+        if (line[i] === "}") break;
+        let eq = line.indexOf("=", i);
+        if (eq === -1) break;
+        let key = line.slice(i, eq).trim();
+        if (i = eq + 1, line[i] !== '"') break;
+        i++;
+        let v = "";
+        for (; i < line.length && line[i] !== '"'; )
+          if (line[i] === "\\" && i + 1 < line.length) {
+            let n = line[i + 1];
+            v += n === "n" ? `
+` : n, i += 2;
+          } else v += line[i++];
+        i++, labels[key] = v;
+      }
+      i++;
+    }
+    let rest = line.slice(i).trim().split(/\s+/);
+    if (rest[0] === void 0 || rest[0] === "") continue;
+    let value = parseValue(rest[0]);
+    Number.isNaN(value) && rest[0] !== "NaN" || out.push({ name, labels, value });
+  }
+  return out;
+}
+
+// src/core/server/metrics-sampler.ts
+var METRIC_NAMES = {
+  running: [
+    "vllm:num_requests_running",
+    "sglang:num_running_reqs",
+    "freetoken:requests_running",
+    "llamacpp:requests_processing",
+    "tgi_batch_current_size"
+  ],
+  waiting: [
+    "vllm:num_requests_waiting",
+    "sglang:num_queue_reqs",
+    "freetoken:requests_waiting",
+    "llamacpp:requests_deferred",
+    "tgi_queue_size"
+  ],
+  kvFraction: [
+    "vllm:kv_cache_usage_perc",
+    "vllm:gpu_cache_usage_perc",
+    "sglang:token_usage",
+    "freetoken:kv_cache_usage_ratio",
+    "llamacpp:kv_cache_usage_ratio"
+  ],
+  queueTimeSeconds: [
+    "vllm:request_queue_time_seconds",
+    "sglang:queue_time_seconds",
+    "freetoken:request_queue_time_seconds",
+    "tgi_request_queue_duration"
+  ]
+}, KNOWN = /* @__PURE__ */ new Set([...METRIC_NAMES.running, ...METRIC_NAMES.waiting, ...METRIC_NAMES.kvFraction]);
+function pick2(samples, names) {
+  for (let n of names) {
+    let found = !1, sum = 0;
+    for (let s of samples)
+      s.name === n && (found = !0, sum += s.value);
+    if (found) return sum;
+  }
+  return null;
+}
+function queueHistogram(samples) {
+  for (let n of METRIC_NAMES.queueTimeSeconds) {
+    let sum = pick2(samples, [`${n}_sum`]), count3 = pick2(samples, [`${n}_count`]);
+    if (sum !== null && count3 !== null) return { sum, count: count3 };
+  }
+  return null;
+}
+function toSample(tMs, samples) {
+  let kv = pick2(samples, METRIC_NAMES.kvFraction), raw = {}, n = 0;
+  for (let s of samples) {
+    if (KNOWN.has(s.name) || /_(bucket|sum|count|created)$/.test(s.name) || !Number.isFinite(s.value))
+      continue;
+    let key = Object.keys(s.labels).length ? `${s.name}{${Object.entries(s.labels).map(([k, v]) => `${k}="${v}"`).join(",")}}` : s.name;
+    if (raw[key] = s.value, ++n >= 200) break;
+  }
+  return {
+    t_ms: tMs,
+    running: pick2(samples, METRIC_NAMES.running),
+    waiting: pick2(samples, METRIC_NAMES.waiting),
+    kv_cache_usage_pct: kv === null ? null : kv * 100,
+    raw
+  };
+}
+async function scrapeMetrics(target) {
+  let r = await httpCall(url2(target, "/metrics"), { headers: { ...target.headers }, timeoutMs: 5e3 });
+  if (r.status !== 200 || r.text === null)
+    return { ok: !1, samples: [], status: r.status, error: r.error ?? `HTTP ${r.status}` };
+  let samples = parsePrometheus(r.text);
+  return { ok: samples.length > 0, samples, status: r.status, error: null };
+}
+var MetricsSampler = class {
+  constructor(target, intervalMs, originMs) {
+    this.target = target;
+    this.intervalMs = intervalMs;
+    this.originMs = originMs;
+  }
+  target;
+  intervalMs;
+  originMs;
+  timer = null;
+  inflight = null;
+  samples = [];
+  queueStart = null;
+  queueEnd = null;
+  available = !1;
+  /** Scrapes this level, and how many got no answer (unreachable, or an HTTP error). */
+  scrapes = 0;
+  failures = 0;
+  lastError = null;
+  async once() {
+    let t = performance.now() - this.originMs, r = await scrapeMetrics(this.target);
+    if (this.scrapes++, r.error !== null && (this.failures++, this.lastError = r.error), !r.ok) return;
+    this.available = !0;
+    let s = toSample(t, r.samples);
+    this.samples.push(s);
+    let q = queueHistogram(r.samples);
+    q !== null && (this.queueStart === null && (this.queueStart = q), this.queueEnd = q);
+  }
+  start() {
+    this.samples = [], this.queueStart = null, this.queueEnd = null, this.available = !1, this.scrapes = 0, this.failures = 0, this.lastError = null;
+    let tick = () => {
+      this.inflight === null && (this.inflight = this.once().finally(() => {
+        this.inflight = null;
+      }));
+    };
+    tick(), this.timer = setInterval(tick, this.intervalMs);
+  }
+  async stop() {
+    this.timer && clearInterval(this.timer), this.timer = null, this.inflight && await this.inflight, await this.once();
+  }
+};
+
+// src/core/server/release-check.ts
+var RELEASE_BOUND_MS = 5e3, POLL_MS = 100;
+async function busyNow(target) {
+  let slots = await httpCall(url2(target, "/slots"), { headers: { ...target.headers }, timeoutMs: 5e3 });
+  if (slots.status === 200 && Array.isArray(slots.json))
+    return {
+      source: "slots",
+      busy: slots.json.filter((s2) => s2?.is_processing === !0).length
+    };
+  let m = await scrapeMetrics(target);
+  if (!m.ok) return null;
+  let s = toSample(0, m.samples);
+  return s.running === null && s.waiting === null ? null : { source: "metrics", busy: Math.round((s.running ?? 0) + (s.waiting ?? 0)) };
+}
+async function releaseCheck(target, boundMs = RELEASE_BOUND_MS) {
+  let t0 = performance.now(), last2 = null;
+  for (; ; ) {
+    if (last2 = await busyNow(target), last2 === null) return { source: null, freed_s: null, busy: null };
+    let s = (performance.now() - t0) / 1e3;
+    if (last2.busy === 0) return { source: last2.source, freed_s: s, busy: 0 };
+    if (performance.now() - t0 >= boundMs) return { source: last2.source, freed_s: null, busy: last2.busy };
+    await new Promise((r) => setTimeout(r, POLL_MS));
+  }
+}
+
 // src/core/results/validity.ts
+var CLIENT_LATE_FLOOR_MS = 20, CLIENT_LATE_ITL_SHARE = 0.5, CLIENT_LATE_TTFT_SHARE = 0.2, ERROR_SHARE_BOUND = 0.05, OUTPUT_SHARE_BOUND = 0.9, RATE_OFF_BOUND = 0.1;
 function samplesNeeded(q) {
   return Math.ceil(Math.log(0.05) / Math.log(q));
 }
@@ -40693,11 +40243,11 @@ var TIMING = ["latency", "rate", "slo"], FIGURES = ["latency", "rate", "slo", "t
 function levelReasons(l, cfg, cacheNote) {
   let out = [], add = (code, affects, figure, bound, text2) => out.push({ code, affects, figure, bound, text: text2 }), delay = l.client.event_loop_delay_ms.p99, itl = l.itl_ms.p50, ttft2 = l.ttft_ms.p50;
   if (delay !== null && (itl !== null || ttft2 !== null)) {
-    let late = 2 * delay + 1, floor = cfg.client_late_floor_ms ?? 20, bound = Math.max(
+    let late = 2 * delay + 1, floor = cfg.client_late_floor_ms ?? CLIENT_LATE_FLOOR_MS, bound = Math.max(
       floor,
       Math.min(
-        itl !== null ? 0.5 * itl : Number.POSITIVE_INFINITY,
-        ttft2 !== null ? 0.2 * ttft2 : Number.POSITIVE_INFINITY
+        itl !== null ? CLIENT_LATE_ITL_SHARE * itl : Number.POSITIVE_INFINITY,
+        ttft2 !== null ? CLIENT_LATE_TTFT_SHARE * ttft2 : Number.POSITIVE_INFINITY
       )
     );
     late > bound && add(
@@ -40709,8 +40259,8 @@ function levelReasons(l, cfg, cacheNote) {
     );
   }
   let queue = l.client.send_queue_ms?.p99 ?? null, queueBound = Math.max(
-    cfg.client_late_floor_ms ?? 20,
-    0.2 * (ttft2 ?? 0)
+    cfg.client_late_floor_ms ?? CLIENT_LATE_FLOOR_MS,
+    CLIENT_LATE_TTFT_SHARE * (ttft2 ?? 0)
   );
   queue !== null && ttft2 !== null && queue > queueBound && add(
     "client_bound",
@@ -40726,26 +40276,26 @@ function levelReasons(l, cfg, cacheNote) {
     s.completed_rps,
     l.level,
     `the server fell behind: ${s.reason.replace(/^the server fell behind: /, "")}`
-  ) : s && !s.steady && l.requests > 0 && add("no_steady_state", FIGURES, s.window_s, s.min_steady_s, `no steady state: ${s.reason}`), l.requests > 0 && l.errors / l.requests > 0.05 && add(
+  ) : s && !s.steady && l.requests > 0 && add("no_steady_state", FIGURES, s.window_s, s.min_steady_s, `no steady state: ${s.reason}`), l.requests > 0 && l.errors / l.requests > ERROR_SHARE_BOUND && add(
     "error_rate",
     [...FIGURES],
     l.errors / l.requests,
-    0.05,
-    `${l.errors} of ${l.requests} requests failed (over ${100 * 0.05} %): the rest are not the workload's figures`
+    ERROR_SHARE_BOUND,
+    `${l.errors} of ${l.requests} requests failed (over ${100 * ERROR_SHARE_BOUND} %): the rest are not the workload's figures`
   ), cfg.ignore_eos && l.ok > 0 && cfg.max_tokens > 0) {
     let mean2 = l.completion_tokens_total / l.ok;
-    mean2 < 0.9 * cfg.max_tokens && add(
+    mean2 < OUTPUT_SHARE_BOUND * cfg.max_tokens && add(
       "short_output",
       [...FIGURES],
       mean2,
-      0.9 * cfg.max_tokens,
+      OUTPUT_SHARE_BOUND * cfg.max_tokens,
       `outputs shorter than asked: ${fmt2(mean2)} tokens on average for ${cfg.max_tokens} with ignore_eos (the server stopped early)`
     );
   }
   cacheNote !== null && add("cache_unasked", ["latency", "rate", "slo"], null, null, cacheNote);
   let ol = l.open_loop;
   if (ol && ol.achieved_rate_rps !== null && ol.target_rate_rps > 0) {
-    let off = Math.abs(ol.achieved_rate_rps / ol.target_rate_rps - 1), bound = Math.max(0.1, 3 / Math.sqrt(Math.max(1, l.requests)));
+    let off = Math.abs(ol.achieved_rate_rps / ol.target_rate_rps - 1), bound = Math.max(RATE_OFF_BOUND, 3 / Math.sqrt(Math.max(1, l.requests)));
     off > bound && add(
       "load_shape",
       [...FIGURES],
@@ -40782,6 +40332,16 @@ function withGpuValidity(l) {
     figure: null,
     bound: null,
     text: `GPU figures unknown: ${l.gpu.unknown_reason}`
+  }), levelValidity(reasons);
+}
+function withLeakValidity(l) {
+  let reasons = (l.validity?.reasons ?? []).filter((r) => r.code !== "leak"), rel = l.cancelled?.release;
+  return rel && rel.busy !== null && rel.busy > 0 && reasons.push({
+    code: "leak",
+    affects: [...FIGURES],
+    figure: rel.busy,
+    bound: 0,
+    text: `leak: ${rel.busy} ${rel.source === "slots" ? "slots" : "requests"} still busy ${(RELEASE_BOUND_MS / 1e3).toFixed(0)} s after the level (${l.cancelled.requests} of its streams were cancelled by the client): the server did not free what they held, so every later level ran with less room than it has`
   }), levelValidity(reasons);
 }
 var ROWS_ONLY = /* @__PURE__ */ new Set(["too_few_samples", "telemetry_gap", "buffered_stream"]), SAME_READ_MS = 0.05;
@@ -40915,7 +40475,7 @@ function steadyFigures(whole, inside, rates) {
   return { ...whole, ...latency, ...rates };
 }
 function summariseLevel(input2) {
-  let { cfg, level, run } = input2, notices = [...input2.notices], aggOf = (records2) => aggregateLevel({
+  let { cfg, level } = input2, aborted2 = input2.run.records.filter((r) => !r.warmup && r.error?.code === "cancelled").length, run = aborted2 > 0 ? { ...input2.run, records: input2.run.records.filter((r) => r.error?.code !== "cancelled") } : input2.run, notices = [...input2.notices], aggOf = (records2) => aggregateLevel({
     level,
     mode: cfg.mode,
     concurrency: cfg.mode === "closed" ? level : null,
@@ -40988,6 +40548,7 @@ function summariseLevel(input2) {
       jobs: jobSummary(run.records, cfg.sessions.turns, level, whole.wall_time_s)
     } : {},
     finish_reasons: finishReasons(ok),
+    ...cfg.cancel ? { cancelled: { requests: aborted2, after_tokens: cfg.cancel.after_tokens, release: null } } : {},
     client: input2.client,
     notices: notices.map((n) => n.replace(`level ${level}: `, ""))
   }, lagP99 = result.open_loop?.schedule_lag_ms.p99 ?? null;
@@ -41129,6 +40690,22 @@ var SWEEP = {
     choices: ["off", "think"],
     default: "off",
     help: "think: the server leaves reasoning inline in the content as <think>...</think>; time the answer after it"
+  }),
+  cancelShare: number({
+    flag: "cancel-share",
+    metavar: "P",
+    default: null,
+    check: (n) => n > 0 && n <= 1,
+    what: "a share above 0 and at most 1",
+    help: "abort this share of streams (0.25: a quarter, chosen by request id) after --cancel-after-tokens tokens, as users who stop reading do; their figures are kept apart, and after each level the server must free what they held"
+  }),
+  cancelAfterTokens: number({
+    flag: "cancel-after-tokens",
+    metavar: "N",
+    default: 4,
+    check: (n) => Number.isInteger(n) && n >= 1,
+    what: "a positive integer",
+    help: "with --cancel-share: the content events a cancelled stream gets before the client aborts it"
   }),
   cacheReset: oneOf({
     flag: "cache-reset",
@@ -41968,6 +41545,7 @@ function sweepConfigOf(v, c) {
     ...v.minSteadyS !== null ? { min_steady_s: v.minSteadyS } : {},
     ...v.clientLateFloorMs !== null ? { client_late_floor_ms: v.clientLateFloorMs } : {},
     ...v.responsesChain ? { responses_chain: !0 } : {},
+    ...v.cancelShare !== null ? { cancel: { share: v.cancelShare, after_tokens: v.cancelAfterTokens } } : {},
     // the method is the server's, known after the preflight (sweep/prepare.ts)
     ...v.cacheReset !== "off" ? { cache_reset: { mode: v.cacheReset, method: null } } : {},
     ...v.repeats > 1 ? { repeats: v.repeats } : {},
@@ -42701,7 +42279,9 @@ var FLAVORS = ["vllm", "sglang", "freetoken", "llamacpp", "minimal"], FAULT_KIND
   // every content chunk carries a second choice (index 1), as n = 2 would
   "two_choices",
   // every prompt reported cached and its prefill skipped, as a response cache would (unasked)
-  "cache_all"
+  "cache_all",
+  // a request whose client went away keeps its slot: never freed, as a leaking server's
+  "leak"
 ], PROTOCOL_VARIANTS = [
   "cr",
   "crlf",
@@ -42767,13 +42347,13 @@ var DEFAULT_MOCK_OPTIONS = {
 
 // src/mock/server.ts
 import http from "node:http";
-import { performance as performance9 } from "node:perf_hooks";
+import { performance as performance7 } from "node:perf_hooks";
 
 // src/mock/engine.ts
-import { performance as performance8 } from "node:perf_hooks";
+import { performance as performance6 } from "node:perf_hooks";
 
 // src/mock/request.ts
-import { randomBytes as randomBytes2 } from "node:crypto";
+import { randomBytes } from "node:crypto";
 
 // src/mock/tokenizer.ts
 var TOKEN_RE = /[A-Za-z0-9]+|[^\sA-Za-z0-9]/g;
@@ -42912,7 +42492,7 @@ function newReq(a) {
   return {
     o: a.o,
     seq: a.seq,
-    id: `${prefix}-${randomBytes2(8).toString("hex")}`,
+    id: `${prefix}-${randomBytes(8).toString("hex")}`,
     res: a.res,
     api: a.api,
     chat,
@@ -43614,7 +43194,7 @@ function streamText(r, flavor2, st) {
 }
 
 // src/mock/timer-queue.ts
-import { performance as performance7 } from "node:perf_hooks";
+import { performance as performance5 } from "node:perf_hooks";
 var TimerQueue = class {
   heap = [];
   seq = 0;
@@ -43659,12 +43239,12 @@ var TimerQueue = class {
   }
   arm() {
     if (this.closed || this.heap.length === 0 || (this.timer && (clearTimeout(this.timer), this.timer = null), this.immediate)) return;
-    let d = this.heap[0].t - performance7.now();
+    let d = this.heap[0].t - performance5.now();
     d > 1.5 ? this.timer = setTimeout(() => this.fire(), d - 1) : this.immediate = setImmediate(() => this.fire());
   }
   fire() {
     this.timer = null, this.immediate = null;
-    let now = performance7.now(), h = this.heap;
+    let now = performance5.now(), h = this.heap;
     for (; h.length > 0 && h[0].t <= now; )
       this.pop().fn();
     this.arm();
@@ -43684,7 +43264,7 @@ var hrMs = () => Number(process.hrtime.bigint()) / 1e6, Engine = class {
   rand;
   faultRand;
   cache;
-  startedAtMs = performance8.now();
+  startedAtMs = performance6.now();
   seq = 0;
   admitPending = !1;
   promptTotal = 0;
@@ -43734,7 +43314,7 @@ var hrMs = () => Number(process.hrtime.bigint()) / 1e6, Engine = class {
     return this.seq;
   }
   loading() {
-    return performance8.now() - this.startedAtMs < this.o.loadTimeS * 1e3;
+    return performance6.now() - this.startedAtMs < this.o.loadTimeS * 1e3;
   }
   kvUsed() {
     let n = 0;
@@ -43761,7 +43341,7 @@ var hrMs = () => Number(process.hrtime.bigint()) / 1e6, Engine = class {
     if (httpFault) throw new HttpError(...httpFault);
     if (o.maxQueue !== null && this.active.size >= o.capacity && this.queue.length >= o.maxQueue)
       throw this.rejected++, new HttpError(o.rejectStatus, "server queue is full", "rate_limit_error");
-    let { target, textKey } = outputPlan(body, fault, promptTokens, maxTokens, o, this.rand), now = performance8.now(), r = newReq({
+    let { target, textKey } = outputPlan(body, fault, promptTokens, maxTokens, o, this.rand), now = performance6.now(), r = newReq({
       seq: textKey ?? seq,
       req,
       res,
@@ -43776,11 +43356,11 @@ var hrMs = () => Number(process.hrtime.bigint()) / 1e6, Engine = class {
       arrivalHr
     });
     this.promptTotal += promptTokens.length, res.on("close", () => {
-      r.state !== "done" && (this.cancelled++, this.finish(r, performance8.now(), !1));
+      r.state !== "done" && (this.cancelled++, r.fault === "leak" && r.state === "running" ? r.gen++ : this.finish(r, performance6.now(), !1));
     });
     let begin = () => {
       if (fault === "error_body")
-        return this.finish(r, performance8.now(), !1), sendJson(res, 200, {
+        return this.finish(r, performance6.now(), !1), sendJson(res, 200, {
           error: { message: "injected fault: the engine is overloaded", type: "internal_error" }
         });
       if (r.stream && o.protocol.includes("early-hints") && res.writeEarlyHints({ link: "</v1/models>; rel=preload" }), r.stream) {
@@ -43790,7 +43370,7 @@ var hrMs = () => Number(process.hrtime.bigint()) / 1e6, Engine = class {
         };
         res.writeHead(200, { ...headers2, ...this.flavor.streamHeaders }), res.flushHeaders();
       }
-      this.enqueue(r, performance8.now());
+      this.enqueue(r, performance6.now());
     };
     fault === "slow_first_byte" ? this.timers.at(now + o.slowFirstByteMs, begin) : begin();
   }
@@ -43848,7 +43428,7 @@ var hrMs = () => Number(process.hrtime.bigint()) / 1e6, Engine = class {
   emit(r, scheduled, gen) {
     let out = "", t = scheduled;
     for (; ; ) {
-      let now = performance8.now(), step = this.step(r, t, now);
+      let now = performance6.now(), step = this.step(r, t, now);
       if (out += step.out, step.reset) {
         let res = r.res;
         this.finish(r, now, !1), res.write(
@@ -43863,7 +43443,7 @@ var hrMs = () => Number(process.hrtime.bigint()) / 1e6, Engine = class {
       }
       this.enforceKv();
       let next = t + this.itl() + step.extraDelayMs;
-      if (r.state !== "running" || r.gen !== gen || next > performance8.now()) {
+      if (r.state !== "running" || r.gen !== gen || next > performance6.now()) {
         out && r.stream && this.write(r, out), r.state === "running" && r.gen === gen && this.timers.at(next, () => this.emit(r, next, gen));
         return;
       }
@@ -43976,7 +43556,7 @@ function metricsText(e) {
   ), x.text();
 }
 async function handle(engine, req, res) {
-  let arrival = performance9.now(), arrivalHr = Number(process.hrtime.bigint()) / 1e6, url3 = (req.url ?? "/").split("?")[0], method = req.method ?? "GET", flavor2 = engine.flavor;
+  let arrival = performance7.now(), arrivalHr = Number(process.hrtime.bigint()) / 1e6, url3 = (req.url ?? "/").split("?")[0], method = req.method ?? "GET", flavor2 = engine.flavor;
   try {
     let api = API_ROUTES[url3];
     if (method === "POST" && api !== void 0) {
@@ -44263,6 +43843,726 @@ import { randomBytes as randomBytes3 } from "node:crypto";
 // src/core/client/jit-warmup.ts
 import { createServer } from "node:http";
 import { performance as performance10 } from "node:perf_hooks";
+
+// src/core/client/stream-client.ts
+var import_undici2 = __toESM(require_undici(), 1);
+import { randomBytes as randomBytes2 } from "node:crypto";
+import { performance as performance9 } from "node:perf_hooks";
+
+// src/core/client/request-errors.ts
+var ErrorCode = {
+  /** TCP connect failed (refused, unreachable, DNS). */
+  connectFailed: "connect_failed",
+  /** The server answered with HTTP status >= 400. */
+  httpError: "http_error",
+  /** HTTP 200 but the body is not `text/event-stream`. */
+  notSse: "not_sse",
+  /** A `data:` payload that is not valid JSON. */
+  malformedChunk: "malformed_chunk",
+  /** A JSON `error` object (or `event: error`, Responses `response.failed`) in the stream, or a JSON error body with a 200. */
+  serverErrorEvent: "server_error_event",
+  /** The server said it is overloaded mid-stream (the Messages API's `overloaded_error` event). */
+  serverOverloaded: "server_overloaded",
+  /** The connection was reset or closed before the stream finished. */
+  connectionReset: "connection_reset",
+  /** The stream finished without a `usage` object (TPOT cannot be computed honestly). */
+  missingUsage: "missing_usage",
+  /** The stream ended without its end (`data: [DONE]`, `response.completed`, `message_stop`). */
+  missingDone: "missing_done",
+  /** The stream finished without a single content-bearing event. */
+  emptyStream: "empty_stream",
+  /** The request ran past `--timeout-s`. */
+  timeout: "timeout",
+  /** The response passed the byte cap for one response (an endless stream). */
+  responseTooLarge: "response_too_large",
+  /** One SSE line (or one event's data) passed the byte cap without ending. */
+  lineTooLong: "line_too_long",
+  /**
+   * A usage count that is not a non-negative integer (e.g. `completion_tokens: 8.5`), or one that
+   * cannot be true (more than twice max_tokens, or 64 tokens per content event received).
+   */
+  invalidUsage: "invalid_usage",
+  /** The stream carries several choices (`n > 1`): no per-token figure would be one answer's. */
+  multipleChoices: "multiple_choices",
+  /** The stream came compressed (`content-encoding`) though none was asked for: its timing is not the tokens'. */
+  unsupportedEncoding: "unsupported_encoding",
+  /** The client aborted the stream on purpose (`--cancel-share`): kept apart from every figure. */
+  cancelled: "cancelled",
+  /** Anything else the HTTP stack raised. */
+  clientError: "client_error"
+}, STREAM_LIMITS = {
+  /** 64 MiB: about 300,000 tokens of typical chunks; an endless stream is cut here. */
+  maxResponseBytes: 64 * 1024 * 1024,
+  /** 1 MiB for one line or one event's data. */
+  maxLineBytes: 1024 * 1024
+};
+function classifyNetworkError(err, timedOut) {
+  if (timedOut) return { code: ErrorCode.timeout, message: err.message };
+  let code = err.code ?? err.cause?.code ?? "";
+  return code === "UND_ERR_HEADERS_TIMEOUT" || code === "UND_ERR_BODY_TIMEOUT" ? { code: ErrorCode.timeout, message: err.message } : code === "ECONNREFUSED" || code === "ENOTFOUND" || code === "EHOSTUNREACH" || code === "ENETUNREACH" || code === "EAI_AGAIN" || code === "UND_ERR_CONNECT_TIMEOUT" ? { code: ErrorCode.connectFailed, message: `${code}: ${err.message}` } : code === "ECONNRESET" || code === "UND_ERR_SOCKET" || code === "EPIPE" || code === "UND_ERR_CLOSED" ? { code: ErrorCode.connectionReset, message: `${code}: ${err.message}` } : { code: ErrorCode.clientError, message: `${code || err.name}: ${err.message}` };
+}
+function serverErrorIn(body) {
+  try {
+    let j = JSON.parse(body);
+    if (j === null || typeof j != "object" || j.error === void 0 || j.error === null) return null;
+    let e = j.error;
+    return typeof e == "string" ? e : typeof e.message == "string" ? e.message : JSON.stringify(e).slice(0, 500);
+  } catch {
+    return null;
+  }
+}
+function redirectMessage(status, location) {
+  let to = location.slice(0, 200);
+  return `HTTP ${status}: the server redirects${to ? ` to ${to}` : ""}, and tokenbench does not follow redirects; point --base-url at where it leads (http vs https, a trailing slash, another host?)`;
+}
+function noEventError(status, body) {
+  let text2 = body.trim();
+  if (text2 === "") return null;
+  let said = serverErrorIn(text2);
+  return said !== null ? {
+    code: ErrorCode.serverErrorEvent,
+    message: `HTTP ${status} with a JSON error and no stream: ${said}`.slice(0, 1e3)
+  } : {
+    code: ErrorCode.missingDone,
+    message: `the body held no SSE event (no "data:" line); it began: ${text2.slice(0, 200)}`
+  };
+}
+function withBody(error62, status, body) {
+  let said = serverErrorIn(body);
+  return said !== null && error62.code === ErrorCode.notSse ? {
+    code: ErrorCode.serverErrorEvent,
+    message: `HTTP ${status} with an error instead of a stream: ${said}`
+  } : { code: error62.code, message: `${error62.message}; body: ${body.slice(0, 300)}` };
+}
+
+// src/core/client/chunk.ts
+var isObj = (v) => v !== null && typeof v == "object" && !Array.isArray(v), strLen = (v) => typeof v == "string" ? v.length : 0;
+function count2(v, name, bad) {
+  return v == null ? null : typeof v == "number" && Number.isInteger(v) && v >= 0 ? v : (bad.push(`usage.${name} is ${JSON.stringify(v)?.slice(0, 40)}, not a non-negative integer`), null);
+}
+function emptyInfo() {
+  return resetInfo({});
+}
+function resetInfo(info) {
+  return info.answerChars = 0, info.reasoningChars = 0, info.toolChars = 0, info.toolCalls = 0, info.toolCallsAreNew = !1, info.toolIndexes ? info.toolIndexes.length = 0 : info.toolIndexes = [], info.text = "", info.finishReason = null, info.maxChoiceIndex = 0, info.usage = null, info.errorMessage = null, info.errorType = null, info.responseId = null, info.terminal = !1, info.serverTsMs = null, info.serverArrivalTsMs = null, info.timings = null, info.usageRaw = null, info;
+}
+function errorText(e) {
+  return typeof e == "string" ? e : isObj(e) && typeof e.message == "string" ? e.message : JSON.stringify(e)?.slice(0, 500) ?? String(e);
+}
+function readUsage(info, us, responses) {
+  let [p, c, pd, cd] = responses ? ["input_tokens", "output_tokens", "input_tokens_details", "output_tokens_details"] : ["prompt_tokens", "completion_tokens", "prompt_tokens_details", "completion_tokens_details"], bad = [], pDetails = us[pd], cDetails = us[cd];
+  info.usage = {
+    prompt: count2(us[p], p, bad),
+    completion: count2(us[c], c, bad),
+    cached: isObj(pDetails) ? count2(pDetails.cached_tokens, `${pd}.cached_tokens`, bad) : null,
+    reasoning: isObj(cDetails) ? count2(cDetails.reasoning_tokens, `${cd}.reasoning_tokens`, bad) : null,
+    invalid: bad.length > 0 ? bad.join("; ") : null
+  }, Object.keys(us).some((k) => k !== p && k !== c && k !== "total_tokens") && (info.usageRaw = us);
+}
+function readCommon(info, o) {
+  isObj(o.timings) && (info.timings = o.timings), typeof o.tokenbench_server_ts_ms == "number" && (info.serverTsMs = o.tokenbench_server_ts_ms), typeof o.tokenbench_server_arrival_ts_ms == "number" && (info.serverArrivalTsMs = o.tokenbench_server_arrival_ts_ms);
+}
+function interpretChunk(obj2, into) {
+  let info = into ? resetInfo(into) : emptyInfo();
+  if (!isObj(obj2))
+    return info.errorMessage = "chunk is not a JSON object", info;
+  obj2.error !== void 0 && obj2.error !== null && (info.errorMessage = errorText(obj2.error));
+  let choices = obj2.choices;
+  if (Array.isArray(choices))
+    for (let ch of choices) {
+      if (!isObj(ch)) continue;
+      typeof ch.index == "number" && ch.index > info.maxChoiceIndex && (info.maxChoiceIndex = ch.index);
+      let delta = ch.delta;
+      if (isObj(delta)) {
+        let content = delta.content;
+        typeof content == "string" && content.length > 0 && (info.answerChars += content.length, info.text += content), info.reasoningChars += strLen(delta.reasoning_content) + strLen(delta.reasoning);
+        let calls = delta.tool_calls;
+        if (Array.isArray(calls))
+          for (let call of calls) {
+            if (!isObj(call)) continue;
+            let fn = call.function;
+            typeof call.index == "number" && Number.isFinite(call.index) ? info.toolIndexes.includes(call.index) || info.toolIndexes.push(call.index) : typeof call.id == "string" && call.id !== "" && (info.toolCalls++, info.toolCallsAreNew = !0), isObj(fn) && (info.toolChars += strLen(fn.name) + strLen(fn.arguments));
+          }
+      }
+      typeof ch.text == "string" && ch.text.length > 0 && (info.answerChars += ch.text.length, info.text += ch.text), typeof ch.finish_reason == "string" && (info.finishReason = ch.finish_reason);
+    }
+  return isObj(obj2.usage) && readUsage(info, obj2.usage, !1), readCommon(info, obj2), info;
+}
+function interpretResponsesEvent(obj2, into) {
+  let info = into ? resetInfo(into) : emptyInfo();
+  if (!isObj(obj2))
+    return info.errorMessage = "event is not a JSON object", info;
+  let type = obj2.type;
+  switch (type) {
+    case "response.output_text.delta":
+      typeof obj2.delta == "string" && (info.answerChars = obj2.delta.length, info.text = obj2.delta);
+      break;
+    case "response.reasoning_text.delta":
+    case "response.reasoning_summary_text.delta":
+      info.reasoningChars = strLen(obj2.delta);
+      break;
+    case "response.function_call_arguments.delta":
+      info.toolChars = strLen(obj2.delta);
+      break;
+    case "response.output_item.added": {
+      let item = obj2.item;
+      isObj(item) && item.type === "function_call" && (info.toolCalls = 1, info.toolCallsAreNew = !0, info.toolChars = strLen(item.arguments));
+      break;
+    }
+    case "response.created": {
+      let r = obj2.response;
+      isObj(r) && typeof r.id == "string" && (info.responseId = r.id);
+      break;
+    }
+    case "response.completed":
+    case "response.incomplete": {
+      info.terminal = !0;
+      let r = obj2.response;
+      if (isObj(r)) {
+        typeof r.id == "string" && (info.responseId = r.id), isObj(r.usage) && readUsage(info, r.usage, !0);
+        let why = isObj(r.incomplete_details) ? r.incomplete_details.reason : null;
+        info.finishReason = type === "response.completed" ? "stop" : why === "max_output_tokens" ? "length" : String(why);
+      }
+      break;
+    }
+    case "response.failed": {
+      let r = obj2.response;
+      info.errorMessage = isObj(r) && r.error != null ? errorText(r.error) : "response.failed";
+      break;
+    }
+    case "error":
+      info.errorMessage = typeof obj2.message == "string" ? obj2.message : errorText(obj2.error ?? obj2);
+      break;
+    default:
+      obj2.error !== void 0 && obj2.error !== null && (info.errorMessage = errorText(obj2.error));
+  }
+  return readCommon(info, obj2), info;
+}
+var STOP_REASONS = {
+  end_turn: "stop",
+  stop_sequence: "stop",
+  max_tokens: "length",
+  tool_use: "tool_calls"
+};
+function readMessagesUsage(info, us) {
+  let bad = [], input2 = count2(us.input_tokens, "input_tokens", bad), read = count2(us.cache_read_input_tokens, "cache_read_input_tokens", bad), created = count2(us.cache_creation_input_tokens, "cache_creation_input_tokens", bad);
+  info.usage = {
+    prompt: input2 === null ? null : input2 + (read ?? 0) + (created ?? 0),
+    completion: count2(us.output_tokens, "output_tokens", bad),
+    cached: input2 === null ? null : read ?? 0,
+    reasoning: null,
+    invalid: bad.length > 0 ? bad.join("; ") : null
+  }, Object.keys(us).some((k) => k !== "input_tokens" && k !== "output_tokens") && (info.usageRaw = us);
+}
+function interpretMessagesEvent(obj2, into) {
+  let info = into ? resetInfo(into) : emptyInfo();
+  if (!isObj(obj2))
+    return info.errorMessage = "event is not a JSON object", info;
+  switch (obj2.type) {
+    case "message_start": {
+      let m = obj2.message;
+      isObj(m) && (typeof m.id == "string" && (info.responseId = m.id), isObj(m.usage) && readMessagesUsage(info, m.usage));
+      break;
+    }
+    case "content_block_start": {
+      let b = obj2.content_block;
+      if (!isObj(b)) break;
+      b.type === "tool_use" ? (info.toolCalls = 1, info.toolCallsAreNew = !0) : b.type === "text" && typeof b.text == "string" && b.text !== "" ? (info.answerChars = b.text.length, info.text = b.text) : b.type === "thinking" && (info.reasoningChars = strLen(b.thinking));
+      break;
+    }
+    case "content_block_delta": {
+      let d = obj2.delta;
+      if (!isObj(d)) break;
+      d.type === "text_delta" && typeof d.text == "string" ? (info.answerChars = d.text.length, info.text = d.text) : d.type === "thinking_delta" ? info.reasoningChars = strLen(d.thinking) : d.type === "input_json_delta" && (info.toolChars = strLen(d.partial_json));
+      break;
+    }
+    case "message_delta": {
+      let d = obj2.delta;
+      isObj(d) && typeof d.stop_reason == "string" && (info.finishReason = STOP_REASONS[d.stop_reason] ?? d.stop_reason), isObj(obj2.usage) && readMessagesUsage(info, obj2.usage);
+      break;
+    }
+    case "message_stop":
+      info.terminal = !0;
+      break;
+    case "error": {
+      let e = obj2.error;
+      info.errorType = isObj(e) && typeof e.type == "string" ? e.type : null, info.errorMessage = `${info.errorType !== null ? `${info.errorType}: ` : ""}${errorText(e ?? obj2)}`;
+      break;
+    }
+    default:
+      obj2.error !== void 0 && obj2.error !== null && (info.errorMessage = errorText(obj2.error));
+  }
+  return readCommon(info, obj2), info;
+}
+
+// src/core/client/think-tags.ts
+var OPEN = "<think>", CLOSE = "</think>", CARRY = CLOSE.length - 1, ThinkTags = class {
+  /** 0: no text yet or only a prefix of `<think>`; 1: inside the block; 2: after it; 3: no block opened. */
+  phase = 0;
+  head = "";
+  carry = "";
+  /** Events with text, counted up to and including the one that closed the block. */
+  textEvents = 0;
+  reasoningEvents = 0;
+  firstReasoningMs = null;
+  /** The first answer text: after the block, or the first text when there is none. */
+  firstAnswerMs = null;
+  firstTextMs = null;
+  feed(text2, tMs) {
+    if (text2.length === 0) return;
+    if (this.phase === 2) {
+      this.firstAnswerMs === null && text2.trim() !== "" && (this.firstAnswerMs = tMs);
+      return;
+    }
+    this.textEvents++, this.firstTextMs ??= tMs;
+    let rest = text2;
+    if (this.phase === 0) {
+      this.head += text2;
+      let h = this.head.trimStart();
+      if (h.length === 0 || h.length < OPEN.length && OPEN.startsWith(h)) return;
+      h.startsWith(OPEN) ? (this.phase = 1, this.firstReasoningMs = this.firstTextMs, rest = h.slice(OPEN.length), this.carry = "") : (this.phase = 3, this.firstAnswerMs = this.firstTextMs, rest = this.head, this.carry = ""), this.head = "";
+    }
+    let hay = this.carry + rest, at = hay.indexOf(CLOSE);
+    if (at === -1) {
+      this.carry = hay.slice(-CARRY);
+      return;
+    }
+    this.phase = 2, this.reasoningEvents = this.textEvents, this.firstReasoningMs = this.firstTextMs, this.firstAnswerMs = hay.slice(at + CLOSE.length).trim() !== "" ? tMs : null;
+  }
+  /** At the end of the stream: a block opened and never closed is all reasoning. */
+  finish() {
+    this.phase === 1 ? (this.reasoningEvents = this.textEvents, this.firstAnswerMs = null) : this.phase === 0 && this.firstTextMs !== null && (this.firstAnswerMs = this.head.trim() !== "" ? this.firstTextMs : null);
+  }
+};
+
+// src/core/client/response-state.ts
+var USAGE_BOUNDS = { perMaxTokens: 2, perContentEvent: 64 }, SHORT_OUTPUT_SHARE = 0.9, ResponseState = class {
+  constructor(o) {
+    this.o = o;
+    this.text = o.keepText ? [] : null, this.think = o.reasoningTags === "think" ? new ThinkTags() : null, this.interpret = o.api === "responses" ? interpretResponsesEvent : o.api === "messages" ? interpretMessagesEvent : interpretChunk;
+  }
+  o;
+  eventTimes = [];
+  eventChars = [];
+  serverTimes;
+  serverArrival;
+  eventCount = 0;
+  /** `data: [DONE]` came (Responses, Messages: the terminal event). */
+  done = !1;
+  /** Events after the end of the stream: never counted. */
+  afterDone = 0;
+  finishReason = null;
+  usage = null;
+  usageReasoning = null;
+  timings = null;
+  usageRaw = null;
+  responseId = null;
+  text;
+  firstReasoningMs = null;
+  firstAnswerMs = null;
+  firstToolMs = null;
+  reasoningEvents = 0;
+  /** Tool calls without an index (counted as they start), and the indexes indexed calls used. */
+  toolCalls = 0;
+  toolIndexes = /* @__PURE__ */ new Set();
+  multipleChoices = !1;
+  think;
+  interpret;
+  scratch = emptyInfo();
+  /** One SSE event, received at `tMs` on the run's clock. */
+  event(ev, tMs) {
+    if (this.done) {
+      ev.data !== "[DONE]" && this.afterDone++;
+      return;
+    }
+    if (ev.data === "[DONE]") {
+      this.done = !0;
+      return;
+    }
+    this.eventCount++;
+    let obj2;
+    try {
+      obj2 = JSON.parse(ev.data);
+    } catch {
+      ev.event === "error" ? this.o.setError(ErrorCode.serverErrorEvent, ev.data.slice(0, 500)) : this.o.setError(
+        ErrorCode.malformedChunk,
+        `invalid JSON in data event #${this.eventCount}: ${ev.data.slice(0, 200)}`
+      );
+      return;
+    }
+    let info = this.interpret(obj2, this.scratch);
+    if ((info.errorMessage !== null || ev.event === "error") && this.o.setError(
+      info.errorType === "overloaded_error" ? ErrorCode.serverOverloaded : ErrorCode.serverErrorEvent,
+      info.errorMessage ?? ev.data.slice(0, 500)
+    ), info.maxChoiceIndex > 0 && !this.multipleChoices && (this.multipleChoices = !0, this.o.setError(
+      ErrorCode.multipleChoices,
+      `the stream carries choice index ${info.maxChoiceIndex}: several choices (n > 1) share one stream, so no per-token figure is one answer's; send n = 1`
+    )), info.usage !== null) {
+      info.usage.invalid !== null && this.o.setError(ErrorCode.invalidUsage, info.usage.invalid);
+      let was = this.usage;
+      this.usage = {
+        prompt_tokens: info.usage.prompt ?? was?.prompt_tokens ?? null,
+        completion_tokens: info.usage.completion ?? was?.completion_tokens ?? null,
+        cached_tokens: info.usage.cached ?? was?.cached_tokens ?? null
+      }, this.usageReasoning = info.usage.reasoning ?? this.usageReasoning;
+    }
+    info.finishReason !== null && (this.finishReason = info.finishReason), info.timings !== null && (this.timings = info.timings), info.usageRaw !== null && (this.usageRaw = info.usageRaw), info.responseId !== null && (this.responseId = info.responseId), this.toolCalls += info.toolCalls;
+    for (let i of info.toolIndexes) this.toolIndexes.add(i);
+    let chars = info.answerChars + info.reasoningChars + info.toolChars;
+    chars > 0 && (this.eventTimes.push(tMs), this.eventChars.push(chars), info.reasoningChars > 0 && (this.reasoningEvents++, this.firstReasoningMs ??= tMs), info.toolChars > 0 && (this.firstToolMs ??= tMs), this.think !== null ? (this.think.feed(info.text, tMs), info.toolChars > 0 && (this.firstAnswerMs ??= tMs)) : (info.answerChars > 0 || info.toolChars > 0) && (this.firstAnswerMs ??= tMs), this.text !== null && info.text !== "" && this.text.push(info.text), info.serverTsMs !== null && (this.serverTimes ??= [], this.serverTimes.push(info.serverTsMs - this.o.serverOffsetMs)), info.serverArrivalTsMs !== null && (this.serverArrival = info.serverArrivalTsMs - this.o.serverOffsetMs)), info.terminal && (this.done = !0);
+  }
+  /** The checks only the whole stream allows, then what the record keeps of reasoning and tools. */
+  finish(rec, ignoreEos) {
+    let t = this.think, firstReasoning = this.firstReasoningMs, firstAnswer = this.firstAnswerMs, reasoningEvents = this.reasoningEvents;
+    t !== null && (t.finish(), reasoningEvents += t.reasoningEvents, firstReasoning = min(firstReasoning, t.firstReasoningMs), firstAnswer = min(firstAnswer, t.firstAnswerMs));
+    let completion = rec.usage?.completion_tokens ?? null, events = this.eventTimes.length;
+    if (rec.error === null && completion !== null) {
+      let cap = rec.max_tokens !== null ? rec.max_tokens * USAGE_BOUNDS.perMaxTokens : Number.POSITIVE_INFINITY;
+      (completion > cap || completion > events * USAGE_BOUNDS.perContentEvent) && (rec.error = {
+        code: ErrorCode.invalidUsage,
+        message: `usage.completion_tokens ${completion} cannot be true: max_tokens was ${rec.max_tokens} and ${events} content events came; the stream's own figures are kept, its usage is not counted`
+      });
+    }
+    if (completion !== null && this.usageReasoning !== null && this.usageReasoning > completion && (rec.reasoning_usage_ignored = this.usageReasoning, this.usageReasoning = null), reasoningEvents > 0) {
+      if (rec.first_reasoning_ms = firstReasoning, rec.first_answer_ms = firstAnswer, rec.reasoning_events = reasoningEvents, completion !== null) {
+        let fromUsage = this.usageReasoning, perEvent = completion - events <= 1, counted = fromUsage ?? (events > 0 ? Math.min(
+          completion,
+          perEvent ? reasoningEvents : Math.round(reasoningEvents * completion / events)
+        ) : 0);
+        rec.reasoning_tokens = counted, rec.reasoning_tokens_source = fromUsage !== null ? "usage" : "events", rec.answer_tokens = Math.max(0, completion - counted);
+      }
+    } else this.usageReasoning !== null && this.usageReasoning > 0 && completion !== null && (rec.reasoning_tokens = this.usageReasoning, rec.reasoning_tokens_source = "usage", rec.answer_tokens = Math.max(0, completion - this.usageReasoning));
+    this.firstToolMs !== null && (rec.first_tool_call_ms = this.firstToolMs, rec.tool_calls = this.toolCalls + this.toolIndexes.size), this.afterDone > 0 && (rec.events_after_done = this.afterDone), ignoreEos && rec.error === null && completion !== null && rec.max_tokens !== null && completion < rec.max_tokens && (rec.finish_reason === "stop" || completion < SHORT_OUTPUT_SHARE * rec.max_tokens) && (rec.short_output = !0);
+  }
+}, min = (a, b) => a === null ? b : b === null ? a : Math.min(a, b);
+
+// src/core/client/socket-writes.ts
+import diagnostics from "node:diagnostics_channel";
+import { performance as performance8 } from "node:perf_hooks";
+var REQUEST_ID_HEADER = "x-tokenbench-request-id", socketWrites = /* @__PURE__ */ new Map(), socketUses = /* @__PURE__ */ new WeakMap(), socketConnected = /* @__PURE__ */ new WeakMap(), sendHeadersSubscribed = !1;
+function watchSocketWrites() {
+  sendHeadersSubscribed || (sendHeadersSubscribed = !0, diagnostics.subscribe("undici:client:connected", (msg) => {
+    let socket = msg.socket;
+    socket && socketConnected.set(socket, performance8.now());
+  }), diagnostics.subscribe("undici:client:sendHeaders", (msg) => {
+    let t = performance8.now(), { headers: headers2, socket } = msg;
+    if (typeof headers2 != "string") return;
+    let i = headers2.indexOf(`${REQUEST_ID_HEADER}: `);
+    if (i === -1) return;
+    let start2 = i + REQUEST_ID_HEADER.length + 2, end = headers2.indexOf(`\r
+`, start2), uses = socket ? socketUses.get(socket) ?? 0 : 0;
+    socket && socketUses.set(socket, uses + 1);
+    let connectedAt = socket !== void 0 && uses === 0 ? socketConnected.get(socket) ?? null : null;
+    socketWrites.set(headers2.slice(start2, end === -1 ? void 0 : end), {
+      t,
+      reused: uses > 0,
+      connectedAt
+    });
+  }));
+}
+
+// src/core/client/sse.ts
+var SseParser = class {
+  constructor(onEvent) {
+    this.onEvent = onEvent;
+  }
+  onEvent;
+  pending = null;
+  dataParts = [];
+  eventName = null;
+  hasData = !1;
+  /** The last read ended in CR: an LF that starts the next read belongs to that line end. */
+  skipLf = !1;
+  /** Nothing read yet: a byte-order mark may still come. */
+  atStart = !0;
+  /** Bytes seen in total; useful to tell "empty body" from "no events". */
+  bytes = 0;
+  /** Characters of `data` gathered for the event not yet dispatched. */
+  dataChars = 0;
+  /** What is held waiting for the end of a line or of an event: the bound a hostile stream pushes. */
+  get bufferedBytes() {
+    return (this.pending?.length ?? 0) + this.dataChars;
+  }
+  push(chunk) {
+    this.bytes += chunk.length;
+    let buf = chunk;
+    this.pending !== null && (buf = Buffer.concat([this.pending, chunk]), this.pending = null);
+    let start2 = 0;
+    if (this.atStart) {
+      if (buf.length < 3 && isBomPrefix(buf)) {
+        this.pending = buf;
+        return;
+      }
+      this.atStart = !1, buf[0] === 239 && buf[1] === 187 && buf[2] === 191 && (start2 = 3);
+    }
+    this.skipLf && (this.skipLf = !1, start2 < buf.length && buf[start2] === 10 && start2++);
+    let len = buf.length;
+    if (buf.indexOf(13, start2) === -1) {
+      for (; start2 < len; ) {
+        let nl = buf.indexOf(10, start2);
+        if (nl === -1) {
+          this.pending = buf.subarray(start2);
+          return;
+        }
+        this.line(buf, start2, nl), start2 = nl + 1;
+      }
+      return;
+    }
+    let i = start2;
+    for (; i < len; ) {
+      let b = buf[i];
+      if (b === 10 || b === 13) {
+        if (this.line(buf, start2, i), b === 13) {
+          if (i + 1 === len) {
+            this.skipLf = !0;
+            return;
+          }
+          buf[i + 1] === 10 && i++;
+        }
+        start2 = i + 1;
+      }
+      i++;
+    }
+    start2 < len && (this.pending = buf.subarray(start2));
+  }
+  /** End of body: an event without its terminating blank line is still delivered. */
+  end() {
+    if (this.pending !== null && this.pending.length > 0) {
+      let buf = this.pending;
+      this.pending = null;
+      let start2 = this.atStart && buf[0] === 239 && buf[1] === 187 && buf[2] === 191 ? 3 : 0;
+      this.line(buf, start2, buf.length);
+    }
+    this.dispatch();
+  }
+  line(buf, start2, end) {
+    if (end === start2) {
+      this.dispatch();
+      return;
+    }
+    if (buf[start2] === 58) return;
+    let colon = buf.indexOf(58, start2);
+    (colon === -1 || colon > end) && (colon = end);
+    let kind = fieldKind(buf, start2, colon);
+    if (kind === NONE2) return;
+    let vs = colon + 1;
+    vs < end && buf[vs] === 32 && vs++;
+    let value = vs < end ? buf.toString("utf8", vs, end) : "";
+    kind === DATA ? (this.dataParts.push(value), this.dataChars += value.length, this.hasData = !0) : this.eventName = value;
+  }
+  dispatch() {
+    if (this.hasData) {
+      let parts = this.dataParts, data = parts.length === 1 ? parts[0] : parts.join(`
+`);
+      this.dataParts = [], this.dataChars = 0, this.hasData = !1;
+      let event2 = this.eventName;
+      this.eventName = null, this.onEvent({ data, event: event2 === "" ? null : event2 });
+    } else
+      this.eventName = null;
+  }
+}, NONE2 = 0, DATA = 1, EVENT = 2;
+function fieldKind(buf, start2, colon) {
+  let n = colon - start2;
+  return n === 4 ? buf[start2] === 100 && buf[start2 + 1] === 97 && buf[start2 + 2] === 116 && buf[start2 + 3] === 97 ? DATA : NONE2 : n === 5 && buf[start2] === 101 && buf[start2 + 1] === 118 && buf[start2 + 2] === 101 && buf[start2 + 3] === 110 && buf[start2 + 4] === 116 ? EVENT : NONE2;
+}
+function isBomPrefix(buf) {
+  let bom = [239, 187, 191];
+  for (let i = 0; i < buf.length; i++) if (buf[i] !== bom[i]) return !1;
+  return !0;
+}
+
+// src/core/client/stream-client.ts
+var STALE_CONNECTION = /* @__PURE__ */ new Set(["UND_ERR_SOCKET", "ECONNRESET", "EPIPE"]), MAX_STALE_RETRIES = 3;
+function clientOptionsOf(cfg) {
+  return {
+    timeoutS: cfg.timeout_s,
+    ignoreEos: cfg.ignore_eos,
+    extraBody: cfg.extra_body,
+    reasoningTags: cfg.reasoning_tags ?? null,
+    tools: toolSettingsOf(cfg),
+    responsesChain: cfg.responses_chain === !0
+  };
+}
+var StreamClient = class {
+  constructor(cfg) {
+    this.cfg = cfg;
+    this.agent = new import_undici2.Agent({
+      connections: null,
+      pipelining: 1,
+      keepAliveTimeout: 3e4,
+      headersTimeout: 0,
+      bodyTimeout: 0,
+      connect: { timeout: 1e4 }
+    }), this.headers = { "content-type": "application/json", accept: "text/event-stream", ...cfg.target.headers }, this.secrets = secretsIn(cfg.target.headers);
+    let hr = Number(process.hrtime.bigint()) / 1e6;
+    this.hrtimeOffsetMs = hr - performance9.now(), watchSocketWrites();
+  }
+  cfg;
+  agent;
+  headers;
+  /** The request's credentials, masked in every error message a record keeps. */
+  secrets;
+  /** process.hrtime (system CLOCK_MONOTONIC) minus performance.now(), to align server timestamps. */
+  hrtimeOffsetMs;
+  /** Distinguishes this client's request ids from another client's in the same process. */
+  tag = randomBytes2(4).toString("hex");
+  /** False once the server was seen closing a kept-alive connection: every request then asks to close. */
+  reuseConnections = !0;
+  /** Requests sent again because their kept-alive connection was already closed. */
+  staleRetries = 0;
+  /** Stream one request; always resolves with a record (errors are data, not exceptions). */
+  stream(spec) {
+    let body = spec.body ?? JSON.stringify(buildRequestBody(this.cfg, spec));
+    return new Promise((resolve2) => this.attempt(spec, body, 0, resolve2));
+  }
+  /**
+   * One send of a request. A request that went out on a kept-alive connection the server had
+   * already closed (no response byte came back) is sent again on a fresh connection; from then
+   * on this client stops reusing connections (`connection: close`), since such a server closes
+   * after every response. Nothing else is retried.
+   */
+  attempt(spec, body, retries, resolve2) {
+    let cfg = this.cfg, origin = cfg.originMs, now = 0, headersMs = null, status = null, error62 = null, errBody = "", sse = !0, timedOut = !1, finished = !1, controller = null, received = 0, maxResponseBytes = cfg.limits?.maxResponseBytes ?? STREAM_LIMITS.maxResponseBytes, maxLineBytes = cfg.limits?.maxLineBytes ?? STREAM_LIMITS.maxLineBytes, secrets = this.secrets, setError = (code, message) => {
+      error62 === null && (error62 = { code, message: redacted(message, secrets).slice(0, 1e3) });
+    }, state = new ResponseState({
+      api: cfg.target.api,
+      reasoningTags: cfg.reasoningTags ?? null,
+      keepText: spec.keepText === !0,
+      serverOffsetMs: this.hrtimeOffsetMs + origin,
+      setError
+    }), sseEvents = 0, parser = new SseParser((ev) => {
+      sseEvents++, state.event(ev, now - origin);
+    }), dispatchAbs = performance9.now(), wireId = `${this.tag}-${spec.id}${retries > 0 ? `-r${retries}` : ""}`, timer = setTimeout(() => {
+      timedOut = !0, controller?.abort(new Error(`request exceeded --timeout-s ${cfg.timeoutS}`));
+    }, cfg.timeoutS * 1e3), finish = () => {
+      if (finished) return;
+      finished = !0, clearTimeout(timer);
+      let endMs = performance9.now() - origin, written = socketWrites.get(wireId);
+      socketWrites.delete(wireId);
+      let sendAbs = written?.t ?? dispatchAbs, eventTimes = state.eventTimes, usage = state.usage;
+      if (error62 === null && status !== null && status < 400 && sse) {
+        let none = sseEvents === 0 ? noEventError(status, errBody) : null;
+        none !== null ? setError(none.code, none.message) : state.done ? usage === null || usage.completion_tokens === null ? setError(ErrorCode.missingUsage, "stream finished without usage.completion_tokens") : eventTimes.length === 0 && setError(
+          ErrorCode.emptyStream,
+          `no content-bearing event: the server answered with no token (finish_reason ${state.finishReason ?? "none"}, ${usage.completion_tokens} completion tokens in its usage); a prompt that fills the context, a stop sequence or a filter that ends it at once?`
+        ) : setError(
+          ErrorCode.missingDone,
+          cfg.target.api === "responses" ? "stream ended without response.completed" : cfg.target.api === "messages" ? "stream ended without message_stop" : "stream ended without data: [DONE]"
+        );
+      }
+      let rec = {
+        id: spec.id,
+        level: spec.level,
+        warmup: spec.warmup,
+        intended_send_ms: spec.intendedSendAbsMs === null ? null : spec.intendedSendAbsMs - origin,
+        send_ms: sendAbs - origin,
+        dispatch_ms: dispatchAbs - origin,
+        headers_ms: headersMs,
+        first_token_ms: eventTimes.length > 0 ? eventTimes[0] : null,
+        last_token_ms: eventTimes.length > 0 ? eventTimes[eventTimes.length - 1] : null,
+        end_ms: endMs,
+        event_times_ms: eventTimes,
+        event_text_chars: state.eventChars,
+        event_count: state.eventCount,
+        prompt_tokens_requested: spec.promptTokensRequested,
+        max_tokens: spec.maxTokens,
+        usage,
+        finish_reason: state.finishReason,
+        http_status: status,
+        error: error62
+      };
+      state.serverTimes !== void 0 && (rec.server_event_times_ms = state.serverTimes), state.serverArrival !== void 0 && (rec.server_arrival_ms = state.serverArrival), retries > 0 && (rec.retries = retries), spec.session !== void 0 && (rec.session = spec.session), spec.turn !== void 0 && (rec.turn = spec.turn), spec.promptReuse !== void 0 && (rec.prompt_reuse = spec.promptReuse), state.text !== null && (spec.responseText = state.text.join("")), state.text !== null && state.responseId !== null && (spec.responseId = state.responseId), written?.connectedAt != null && written.connectedAt >= dispatchAbs && (rec.connected_ms = written.connectedAt - origin), state.timings !== null && (rec.server_timings = state.timings), state.usageRaw !== null && (rec.usage_raw = state.usageRaw), state.finish(rec, cfg.ignoreEos), resolve2(rec);
+    }, handler = {
+      onRequestStart(c) {
+        controller = c;
+      },
+      onResponseStart(_c, statusCode, headers2) {
+        if (statusCode < 200) return;
+        if (now = performance9.now(), headersMs = now - origin, status = statusCode, statusCode >= 400) {
+          sse = !1;
+          return;
+        }
+        if (statusCode >= 300) {
+          sse = !1, setError(
+            ErrorCode.httpError,
+            redirectMessage(statusCode, redacted(String(headers2.location ?? ""), secrets))
+          );
+          return;
+        }
+        let ct = String(headers2["content-type"] ?? ""), enc = String(headers2["content-encoding"] ?? "identity").toLowerCase();
+        enc !== "identity" ? (sse = !1, setError(
+          ErrorCode.unsupportedEncoding,
+          `the stream came with content-encoding "${enc.slice(0, 40)}" though none was asked for; turn compression off for the completions endpoint (a proxy?)`
+        )) : ct.includes("text/event-stream") || (sse = !1, setError(ErrorCode.notSse, `expected text/event-stream, got content-type "${ct}"`));
+      },
+      onResponseData(c, chunk) {
+        if (now = performance9.now(), received += chunk.length, received > maxResponseBytes) {
+          setError(
+            ErrorCode.responseTooLarge,
+            `response passed ${maxResponseBytes} bytes without ending; cut there (an endless stream?)`
+          ), c.abort(new Error("response_too_large"));
+          return;
+        }
+        if (sse) {
+          parser.push(chunk);
+          let cut = spec.cancelAfterTokens;
+          if (cut !== void 0 && error62 === null && state.eventTimes.length >= cut) {
+            setError(ErrorCode.cancelled, `cancelled by the client after ${cut} tokens (--cancel-share)`), c.abort(new Error("cancelled"));
+            return;
+          }
+          parser.bufferedBytes > maxLineBytes && (setError(
+            ErrorCode.lineTooLong,
+            `one SSE line or event passed ${maxLineBytes} bytes without ending`
+          ), c.abort(new Error("line_too_long")));
+        }
+        errBody.length < 2e3 && (errBody += chunk.toString("utf8"));
+      },
+      onResponseEnd() {
+        if (now = performance9.now(), sse && parser.end(), status !== null && status >= 400)
+          setError(ErrorCode.httpError, `HTTP ${status}: ${errBody.slice(0, 500)}`);
+        else if (!sse && error62 !== null && errBody) {
+          let e = withBody(error62, status, errBody);
+          error62 = { code: e.code, message: redacted(e.message, secrets).slice(0, 1e3) };
+        }
+        finish();
+      },
+      onResponseError: (_c, err) => {
+        now = performance9.now();
+        let code = err.code ?? "", written = socketWrites.get(wireId);
+        if (status === null && !timedOut && written?.reused === !0 && STALE_CONNECTION.has(code) && retries < MAX_STALE_RETRIES) {
+          finished = !0, clearTimeout(timer), socketWrites.delete(wireId), this.staleRetries++, this.reuseConnections = !1, this.attempt(spec, body, retries + 1, resolve2);
+          return;
+        }
+        sse && status !== null && parser.end();
+        let cls = classifyNetworkError(err, timedOut);
+        error62 = error62 !== null && error62.code !== ErrorCode.missingDone ? error62 : cls, timedOut && (error62 = cls), finish();
+      }
+    };
+    this.agent.dispatch(
+      {
+        origin: cfg.target.origin,
+        path: cfg.target.basePath + completionsPath(cfg.target.api),
+        method: "POST",
+        headers: {
+          ...this.headers,
+          [REQUEST_ID_HEADER]: wireId,
+          ...this.reuseConnections ? {} : { connection: "close" }
+        },
+        body
+      },
+      handler
+    );
+  }
+  close() {
+    return this.agent.close();
+  }
+  /** Abort everything in flight (used on SIGINT). */
+  destroy() {
+    return this.agent.destroy();
+  }
+};
+
+// src/core/client/jit-warmup.ts
 var WARMUP_CHUNKS = 8e4, REQUESTS = 4, BURST = 50;
 function chunkEvent(api, i) {
   let text2 = ` w${i % 97}`;
@@ -44425,61 +44725,6 @@ async function captureEnvironment() {
 
 // src/core/server/calibration.ts
 init_errors();
-
-// src/core/server/http.ts
-var import_undici2 = __toESM(require_undici(), 1);
-var MAX_HTTP_BYTES = 8 * 1024 * 1024;
-async function httpCall(url3, opts = {}) {
-  let t0 = performance.now(), timeoutMs = opts.timeoutMs ?? 1e4, maxBytes = opts.maxBytes ?? MAX_HTTP_BYTES, signal = AbortSignal.timeout(timeoutMs), fail = (error62) => ({
-    status: null,
-    text: null,
-    json: null,
-    error: error62,
-    elapsedMs: performance.now() - t0
-  }), status = null;
-  try {
-    let res = await (0, import_undici2.request)(url3, {
-      method: opts.method ?? "GET",
-      headers: {
-        ...opts.body !== void 0 ? { "content-type": "application/json" } : {},
-        ...opts.headers
-      },
-      ...opts.body !== void 0 ? { body: JSON.stringify(opts.body) } : {},
-      headersTimeout: timeoutMs,
-      bodyTimeout: timeoutMs,
-      signal
-    });
-    status = res.statusCode;
-    let chunks = [], bytes = 0;
-    for await (let chunk of res.body) {
-      if (bytes += chunk.length, bytes > maxBytes)
-        return res.body.destroy(), fail(`response_too_large: the answer (HTTP ${status}) passed ${maxBytes} bytes`);
-      chunks.push(chunk);
-    }
-    let text2 = redacted(Buffer.concat(chunks).toString("utf8"), secretsIn(opts.headers ?? {})), json2 = null;
-    try {
-      json2 = JSON.parse(text2);
-    } catch {
-      json2 = null;
-    }
-    return { status, text: text2, json: json2, error: null, elapsedMs: performance.now() - t0 };
-  } catch (err) {
-    let e = err;
-    return signal.aborted ? fail(
-      `deadline: no complete answer within ${(timeoutMs / 1e3).toFixed(1)} s${status !== null ? ` (HTTP ${status} headers came, the body did not finish)` : ""}`
-    ) : fail(redacted(`${e.code ?? e.name}: ${e.message}`, secretsIn(opts.headers ?? {})));
-  }
-}
-function oneTokenRequest(target, model, timeoutMs = 3e4) {
-  return httpCall(url2(target, completionsPath(target.api)), {
-    method: "POST",
-    headers: { ...target.headers },
-    body: generationBody(target.api, model, { prompt: "ping" }, 1, !1),
-    timeoutMs
-  });
-}
-
-// src/core/server/calibration.ts
 var CalibrationError = class extends TokenbenchError {
   constructor(message) {
     super("calibration_failed", message);
@@ -45406,160 +45651,6 @@ var ThreadHandle = class {
   }
 };
 
-// src/core/server/prometheus.ts
-function parseValue(s) {
-  return s === "+Inf" ? Number.POSITIVE_INFINITY : s === "-Inf" ? Number.NEGATIVE_INFINITY : s === "NaN" ? Number.NaN : Number(s);
-}
-function parsePrometheus(text2) {
-  let out = [];
-  for (let raw of text2.split(`
-`)) {
-    let line = raw.trim();
-    if (line === "" || line.startsWith("#")) continue;
-    let i = 0;
-    for (; i < line.length && /[a-zA-Z0-9_:]/.test(line[i]); ) i++;
-    let name = line.slice(0, i);
-    if (name === "") continue;
-    let labels = {};
-    if (line[i] === "{") {
-      for (i++; i < line.length && line[i] !== "}"; ) {
-        for (; line[i] === " " || line[i] === ","; ) i++;
-        if (line[i] === "}") break;
-        let eq = line.indexOf("=", i);
-        if (eq === -1) break;
-        let key = line.slice(i, eq).trim();
-        if (i = eq + 1, line[i] !== '"') break;
-        i++;
-        let v = "";
-        for (; i < line.length && line[i] !== '"'; )
-          if (line[i] === "\\" && i + 1 < line.length) {
-            let n = line[i + 1];
-            v += n === "n" ? `
-` : n, i += 2;
-          } else v += line[i++];
-        i++, labels[key] = v;
-      }
-      i++;
-    }
-    let rest = line.slice(i).trim().split(/\s+/);
-    if (rest[0] === void 0 || rest[0] === "") continue;
-    let value = parseValue(rest[0]);
-    Number.isNaN(value) && rest[0] !== "NaN" || out.push({ name, labels, value });
-  }
-  return out;
-}
-
-// src/core/server/metrics-sampler.ts
-var METRIC_NAMES = {
-  running: [
-    "vllm:num_requests_running",
-    "sglang:num_running_reqs",
-    "freetoken:requests_running",
-    "llamacpp:requests_processing",
-    "tgi_batch_current_size"
-  ],
-  waiting: [
-    "vllm:num_requests_waiting",
-    "sglang:num_queue_reqs",
-    "freetoken:requests_waiting",
-    "llamacpp:requests_deferred",
-    "tgi_queue_size"
-  ],
-  kvFraction: [
-    "vllm:kv_cache_usage_perc",
-    "vllm:gpu_cache_usage_perc",
-    "sglang:token_usage",
-    "freetoken:kv_cache_usage_ratio",
-    "llamacpp:kv_cache_usage_ratio"
-  ],
-  queueTimeSeconds: [
-    "vllm:request_queue_time_seconds",
-    "sglang:queue_time_seconds",
-    "freetoken:request_queue_time_seconds",
-    "tgi_request_queue_duration"
-  ]
-}, KNOWN = /* @__PURE__ */ new Set([...METRIC_NAMES.running, ...METRIC_NAMES.waiting, ...METRIC_NAMES.kvFraction]);
-function pick2(samples, names) {
-  for (let n of names) {
-    let found = !1, sum = 0;
-    for (let s of samples)
-      s.name === n && (found = !0, sum += s.value);
-    if (found) return sum;
-  }
-  return null;
-}
-function queueHistogram(samples) {
-  for (let n of METRIC_NAMES.queueTimeSeconds) {
-    let sum = pick2(samples, [`${n}_sum`]), count3 = pick2(samples, [`${n}_count`]);
-    if (sum !== null && count3 !== null) return { sum, count: count3 };
-  }
-  return null;
-}
-function toSample(tMs, samples) {
-  let kv = pick2(samples, METRIC_NAMES.kvFraction), raw = {}, n = 0;
-  for (let s of samples) {
-    if (KNOWN.has(s.name) || /_(bucket|sum|count|created)$/.test(s.name) || !Number.isFinite(s.value))
-      continue;
-    let key = Object.keys(s.labels).length ? `${s.name}{${Object.entries(s.labels).map(([k, v]) => `${k}="${v}"`).join(",")}}` : s.name;
-    if (raw[key] = s.value, ++n >= 200) break;
-  }
-  return {
-    t_ms: tMs,
-    running: pick2(samples, METRIC_NAMES.running),
-    waiting: pick2(samples, METRIC_NAMES.waiting),
-    kv_cache_usage_pct: kv === null ? null : kv * 100,
-    raw
-  };
-}
-async function scrapeMetrics(target) {
-  let r = await httpCall(url2(target, "/metrics"), { headers: { ...target.headers }, timeoutMs: 5e3 });
-  if (r.status !== 200 || r.text === null)
-    return { ok: !1, samples: [], status: r.status, error: r.error ?? `HTTP ${r.status}` };
-  let samples = parsePrometheus(r.text);
-  return { ok: samples.length > 0, samples, status: r.status, error: null };
-}
-var MetricsSampler = class {
-  constructor(target, intervalMs, originMs) {
-    this.target = target;
-    this.intervalMs = intervalMs;
-    this.originMs = originMs;
-  }
-  target;
-  intervalMs;
-  originMs;
-  timer = null;
-  inflight = null;
-  samples = [];
-  queueStart = null;
-  queueEnd = null;
-  available = !1;
-  /** Scrapes this level, and how many got no answer (unreachable, or an HTTP error). */
-  scrapes = 0;
-  failures = 0;
-  lastError = null;
-  async once() {
-    let t = performance.now() - this.originMs, r = await scrapeMetrics(this.target);
-    if (this.scrapes++, r.error !== null && (this.failures++, this.lastError = r.error), !r.ok) return;
-    this.available = !0;
-    let s = toSample(t, r.samples);
-    this.samples.push(s);
-    let q = queueHistogram(r.samples);
-    q !== null && (this.queueStart === null && (this.queueStart = q), this.queueEnd = q);
-  }
-  start() {
-    this.samples = [], this.queueStart = null, this.queueEnd = null, this.available = !1, this.scrapes = 0, this.failures = 0, this.lastError = null;
-    let tick = () => {
-      this.inflight === null && (this.inflight = this.once().finally(() => {
-        this.inflight = null;
-      }));
-    };
-    tick(), this.timer = setInterval(tick, this.intervalMs);
-  }
-  async stop() {
-    this.timer && clearInterval(this.timer), this.timer = null, this.inflight && await this.inflight, await this.once();
-  }
-};
-
 // src/core/sweep/gpu.ts
 import { performance as performance13 } from "node:perf_hooks";
 
@@ -46082,7 +46173,11 @@ async function runStep(arm, step, c) {
   parts.length > 0 && c.notice(levelNotice(plan.level, parts));
   for (let n of own2) n.startsWith(prefix) || c.notice(n);
   let level = c.hooks ? { ...result, ...await c.hooks.stop(result, measured.run.records) } : result;
-  c.gpu && (level.gpu = await c.gpu.figures(level), level.validity = withGpuValidity(level));
+  if (c.gpu && (level.gpu = await c.gpu.figures(level), level.validity = withGpuValidity(level)), level.cancelled) {
+    level.cancelled.release = await releaseCheck(arm.pre.target), level.validity = withLeakValidity(level);
+    let r = level.cancelled.release;
+    r.busy !== null && r.busy > 0 && c.notice(`level ${plan.level}: ${level.validity.reasons.at(-1).text}`);
+  }
   let records2 = [...measured.warmup, ...measured.run.records];
   if (c.tag) for (let r of records2) r[c.tag] = step.pass.index;
   return { level, records: records2 };

@@ -22,7 +22,9 @@ var FLAVORS = ["vllm", "sglang", "freetoken", "llamacpp", "minimal"], FAULT_KIND
   // every content chunk carries a second choice (index 1), as n = 2 would
   "two_choices",
   // every prompt reported cached and its prefill skipped, as a response cache would (unasked)
-  "cache_all"
+  "cache_all",
+  // a request whose client went away keeps its slot: never freed, as a leaking server's
+  "leak"
 ], PROTOCOL_VARIANTS = [
   "cr",
   "crlf",
@@ -1102,7 +1104,7 @@ var hrMs = () => Number(process.hrtime.bigint()) / 1e6, Engine = class {
       arrivalHr
     });
     this.promptTotal += promptTokens.length, res.on("close", () => {
-      r.state !== "done" && (this.cancelled++, this.finish(r, performance3.now(), !1));
+      r.state !== "done" && (this.cancelled++, r.fault === "leak" && r.state === "running" ? r.gen++ : this.finish(r, performance3.now(), !1));
     });
     let begin = () => {
       if (fault === "error_body")

@@ -19157,6 +19157,37 @@ var import_undici = __toESM(require_undici(), 1);
 import { randomBytes } from "node:crypto";
 import { performance as performance3 } from "node:perf_hooks";
 
+// src/core/client/tool-calls.ts
+function toolsBody(api, t) {
+  let forced = t.choice !== "auto" && t.choice !== "required" && t.choice !== "none";
+  return api === "messages" ? {
+    tools: t.tools.map((d) => ({
+      name: d.function.name,
+      ...d.function.description !== void 0 ? { description: d.function.description } : {},
+      input_schema: d.function.parameters ?? { type: "object", properties: {} }
+    })),
+    tool_choice: forced ? { type: "tool", name: t.choice } : { type: t.choice === "required" ? "any" : t.choice }
+  } : api === "responses" ? {
+    tools: t.tools.map((d) => ({ type: "function", ...d.function })),
+    tool_choice: forced ? { type: "function", name: t.choice } : t.choice
+  } : {
+    tools: t.tools,
+    tool_choice: forced ? { type: "function", function: { name: t.choice } } : t.choice
+  };
+}
+
+// src/core/client/request-body.ts
+function buildRequestBody(cfg, spec) {
+  let api = cfg.target.api, chained = api === "responses" && cfg.responsesChain === !0 && spec.previousResponseId !== void 0, messages = chained && spec.messages ? spec.messages.slice(-1) : spec.messages, body = generationBody(
+    api,
+    cfg.target.model,
+    messages ? { prompt: spec.prompt, messages } : { prompt: spec.prompt },
+    spec.maxTokens,
+    !0
+  );
+  return body.temperature = 0, api === "responses" && cfg.responsesChain === !0 && (body.store = !0, chained && (body.previous_response_id = spec.previousResponseId)), cfg.ignoreEos && (body.ignore_eos = !0), cfg.tools && Object.assign(body, toolsBody(api, cfg.tools)), Object.assign(body, cfg.extraBody, spec.bodyOverrides ?? {}), body;
+}
+
 // src/core/client/request-errors.ts
 var ErrorCode = {
   /** TCP connect failed (refused, unreachable, DNS). */
@@ -19194,6 +19225,8 @@ var ErrorCode = {
   multipleChoices: "multiple_choices",
   /** The stream came compressed (`content-encoding`) though none was asked for: its timing is not the tokens'. */
   unsupportedEncoding: "unsupported_encoding",
+  /** The client aborted the stream on purpose (`--cancel-share`): kept apart from every figure. */
+  cancelled: "cancelled",
   /** Anything else the HTTP stack raised. */
   clientError: "client_error"
 }, STREAM_LIMITS = {
@@ -19677,37 +19710,8 @@ function isBomPrefix(buf) {
   return !0;
 }
 
-// src/core/client/tool-calls.ts
-function toolsBody(api, t) {
-  let forced = t.choice !== "auto" && t.choice !== "required" && t.choice !== "none";
-  return api === "messages" ? {
-    tools: t.tools.map((d) => ({
-      name: d.function.name,
-      ...d.function.description !== void 0 ? { description: d.function.description } : {},
-      input_schema: d.function.parameters ?? { type: "object", properties: {} }
-    })),
-    tool_choice: forced ? { type: "tool", name: t.choice } : { type: t.choice === "required" ? "any" : t.choice }
-  } : api === "responses" ? {
-    tools: t.tools.map((d) => ({ type: "function", ...d.function })),
-    tool_choice: forced ? { type: "function", name: t.choice } : t.choice
-  } : {
-    tools: t.tools,
-    tool_choice: forced ? { type: "function", function: { name: t.choice } } : t.choice
-  };
-}
-
 // src/core/client/stream-client.ts
 var STALE_CONNECTION = /* @__PURE__ */ new Set(["UND_ERR_SOCKET", "ECONNRESET", "EPIPE"]), MAX_STALE_RETRIES = 3;
-function buildRequestBody(cfg, spec) {
-  let api = cfg.target.api, chained = api === "responses" && cfg.responsesChain === !0 && spec.previousResponseId !== void 0, messages = chained && spec.messages ? spec.messages.slice(-1) : spec.messages, body = generationBody(
-    api,
-    cfg.target.model,
-    messages ? { prompt: spec.prompt, messages } : { prompt: spec.prompt },
-    spec.maxTokens,
-    !0
-  );
-  return body.temperature = 0, api === "responses" && cfg.responsesChain === !0 && (body.store = !0, chained && (body.previous_response_id = spec.previousResponseId)), cfg.ignoreEos && (body.ignore_eos = !0), cfg.tools && Object.assign(body, toolsBody(api, cfg.tools)), Object.assign(body, cfg.extraBody, spec.bodyOverrides ?? {}), body;
-}
 var StreamClient = class {
   constructor(cfg) {
     this.cfg = cfg;
@@ -19828,10 +19832,19 @@ var StreamClient = class {
           ), c.abort(new Error("response_too_large"));
           return;
         }
-        sse && (parser.push(chunk), parser.bufferedBytes > maxLineBytes && (setError(
-          ErrorCode.lineTooLong,
-          `one SSE line or event passed ${maxLineBytes} bytes without ending`
-        ), c.abort(new Error("line_too_long")))), errBody.length < 2e3 && (errBody += chunk.toString("utf8"));
+        if (sse) {
+          parser.push(chunk);
+          let cut = spec.cancelAfterTokens;
+          if (cut !== void 0 && error === null && state.eventTimes.length >= cut) {
+            setError(ErrorCode.cancelled, `cancelled by the client after ${cut} tokens (--cancel-share)`), c.abort(new Error("cancelled"));
+            return;
+          }
+          parser.bufferedBytes > maxLineBytes && (setError(
+            ErrorCode.lineTooLong,
+            `one SSE line or event passed ${maxLineBytes} bytes without ending`
+          ), c.abort(new Error("line_too_long")));
+        }
+        errBody.length < 2e3 && (errBody += chunk.toString("utf8"));
       },
       onResponseEnd() {
         if (now = performance3.now(), sse && parser.end(), status !== null && status >= 400)
@@ -20626,7 +20639,14 @@ function datasetOrder(n, seed) {
 }
 function specFactory(cfg, plan, ids, calibration = null, dataset = null) {
   let order = dataset ? orderOf(dataset, cfg.seed) : null, idOf = "next" in ids ? () => ids.next++ : (i, warmup) => ids.base + (warmup ? WARMUP_ID_OFFSET : 0) + i;
-  return (i, warmup, intended, turn) => buildSpec(cfg, plan, idOf(i, warmup), i, warmup, intended, calibration, dataset, order, turn);
+  return (i, warmup, intended, turn) => {
+    let id = idOf(i, warmup), spec = buildSpec(cfg, plan, id, i, warmup, intended, calibration, dataset, order, turn);
+    return cfg.cancel && !warmup && cancelled(id, cfg.seed, cfg.cancel.share) && (spec.cancelAfterTokens = cfg.cancel.after_tokens), spec;
+  };
+}
+function cancelled(id, seed, share) {
+  let h = Math.imul(id ^ Math.imul(seed, 2654435761), 2246822507) ^ id >>> 13;
+  return (Math.imul(h ^ h >>> 16, 3266489909) >>> 0) / 2 ** 32 < share;
 }
 function orderOf(dataset, seed) {
   return dataset.offsetsMs ? dataset.entries.map((_, i) => i) : datasetOrder(dataset.entries.length, seed);

@@ -161,10 +161,11 @@ export class Engine implements EngineView {
     });
     this.promptTotal += promptTokens.length;
     res.on("close", () => {
-      if (r.state !== "done") {
-        this.cancelled++;
-        this.finish(r, performance.now(), false);
-      }
+      if (r.state === "done") return;
+      this.cancelled++;
+      // a leaking server keeps what the client let go: the slot stays taken, nothing more is sent
+      if (r.fault === "leak" && r.state === "running") r.gen++;
+      else this.finish(r, performance.now(), false);
     });
     const begin = () => {
       if (fault === "error_body") {

@@ -17,7 +17,8 @@ export type FaultKind =
   | "early_stop"
   | "huge_usage"
   | "two_choices"
-  | "cache_all";
+  | "cache_all"
+  | "leak";
 export const FAULT_KINDS: readonly FaultKind[] = [
   "http500",
   "http503",
@@ -40,6 +41,8 @@ export const FAULT_KINDS: readonly FaultKind[] = [
   "two_choices",
   // every prompt reported cached and its prefill skipped, as a response cache would (unasked)
   "cache_all",
+  // a request whose client went away keeps its slot: never freed, as a leaking server's
+  "leak",
 ];
 
 /** Ways of writing the event stream that the SSE standard allows and servers use. */

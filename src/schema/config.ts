@@ -101,6 +101,8 @@ export const SweepConfig = z.object({
   reasoning_tags: z.enum(["think"]).nullable().optional(),
   /** `--api responses --responses-chain`: later turns named the previous response instead of re-sending it. */
   responses_chain: z.boolean().optional(),
+  /** `--cancel-share P --cancel-after-tokens N`: that share of streams aborted by the client after N tokens. */
+  cancel: z.object({ share: z.number().gt(0).max(1), after_tokens: z.number().int().positive() }).optional(),
   /** `--cache-reset level|sweep`: the server's prefix cache emptied before each level or once, and how (absent: off). */
   cache_reset: z
     .object({

@@ -168,6 +168,7 @@ export const ValidityReason = z.object({
     "load_shape",
     "telemetry_gap",
     "buffered_stream",
+    "leak",
   ]),
   affects: z.array(z.string().max(64)).max(64),
   figure: z.number().nullable(),

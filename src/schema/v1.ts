@@ -144,6 +144,20 @@ export const LevelResult = z
     turns: z.array(TurnSummary).optional(),
     /** `--turns`: each conversation as a job (an agent's session): its time, calls, tokens, waits. */
     jobs: JobSummary.optional(),
+    /** `--cancel-share`: the streams the client aborted (in no figure) and whether the server freed them. */
+    cancelled: z
+      .object({
+        requests: z.number().int().nonnegative(),
+        after_tokens: z.number().int().positive(),
+        release: z
+          .object({
+            source: z.enum(["slots", "metrics"]).nullable(),
+            freed_s: nullableNonNeg,
+            busy: z.number().int().nonnegative().nullable(),
+          })
+          .nullable(),
+      })
+      .optional(),
     /** Prompt tokens as the server counted them (usage.prompt_tokens), successful requests. */
     prompt_tokens: MeasuredStats.optional(),
     /** Cached prompt tokens the server reported; with unique prompts, the prefix every prompt shares. */

@@ -124,6 +124,7 @@ export const REASON_LABEL: Readonly<Record<string, string>> = {
   too_few_samples: "too few samples for the percentile",
   telemetry_gap: "a telemetry gap",
   buffered_stream: "a stream that came in bursts",
+  leak: "a server that kept cancelled requests",
 };
 
 /** The short label of why a key cannot be judged on a side, or null. */

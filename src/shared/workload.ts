@@ -44,6 +44,7 @@ export function workloadSpec(doc: ResultDocument): Record<string, unknown> {
       ...(c.tools ? { tools: { sha256: c.tools.sha256, choice: c.tools.choice } } : {}),
       ...(c.reasoning_tags ? { reasoning_tags: c.reasoning_tags } : {}),
       ...(c.responses_chain ? { responses_chain: true } : {}),
+      ...(c.cancel ? { cancel: c.cancel } : {}),
       // a cold cache at every level is another workload than a warm one (only when asked)
       ...(c.cache_reset ? { cache_reset: c.cache_reset.mode } : {}),
       // What the server did with it (a server that ignored ignore_eos) is no part of what was asked:

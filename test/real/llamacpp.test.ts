@@ -281,6 +281,27 @@ describe("cache hygiene against llama.cpp's prompt cache", () => {
     }
   }, 240_000);
 
+  it("--cancel-share 0.25: streams aborted after 4 tokens leave no slot busy (its /slots) within 2 s of each level", async () => {
+    const out = join(tmp, "cancel.json");
+    const r = await tb(
+      "sweep --levels 1,4 --requests 16 --max-tokens 32 --prompt-tokens 64 --cancel-share 0.25 --cancel-after-tokens 4 --metrics-interval-ms 0 --records inline",
+      out,
+      180_000,
+    );
+    expect(r.code, r.stderr).toBe(0);
+    const d = read(out);
+    for (const l of d.levels) {
+      expect(l.cancelled!.requests, `level ${l.level}`).toBeGreaterThan(0);
+      expect(l.cancelled!.release).toMatchObject({ source: "slots", busy: 0 });
+      expect(l.cancelled!.release!.freed_s!).toBeLessThan(2);
+      expect(l.validity!.reasons.map((x) => x.code)).not.toContain("leak");
+      expect(l.ok + l.errors).toBe(l.requests);
+    }
+    // what /slots says now, from outside: nothing processing
+    const slots = (await (await fetch(`${server.url}/slots`)).json()) as { is_processing: boolean }[];
+    expect(slots.filter((s) => s.is_processing)).toEqual([]);
+  }, 200_000);
+
   it("lines with a system prompt of their own: no measured request finds more than the template cached; a second run of the same file names the warm cache", async () => {
     const file = join(tmp, "system.jsonl");
     writeFileSync(

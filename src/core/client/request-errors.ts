@@ -35,6 +35,8 @@ export const ErrorCode = {
   multipleChoices: "multiple_choices",
   /** The stream came compressed (`content-encoding`) though none was asked for: its timing is not the tokens'. */
   unsupportedEncoding: "unsupported_encoding",
+  /** The client aborted the stream on purpose (`--cancel-share`): kept apart from every figure. */
+  cancelled: "cancelled",
   /** Anything else the HTTP stack raised. */
   clientError: "client_error",
 } as const;

@@ -7,13 +7,8 @@ import { randomBytes } from "node:crypto";
 import { performance } from "node:perf_hooks";
 import { Agent, type Dispatcher } from "undici";
 import type { RequestRecord, SweepConfig } from "../../schema/v1.ts";
-import {
-  completionsPath,
-  generationBody,
-  type ResolvedTarget,
-  redacted,
-  secretsIn,
-} from "../server/target.ts";
+import { completionsPath, type ResolvedTarget, redacted, secretsIn } from "../server/target.ts";
+import { buildRequestBody, type RequestSpec } from "./request-body.ts";
 import {
   classifyNetworkError,
   ErrorCode,
@@ -25,7 +20,7 @@ import {
 import { ResponseState } from "./response-state.ts";
 import { REQUEST_ID_HEADER, socketWrites, watchSocketWrites } from "./socket-writes.ts";
 import { SseParser } from "./sse.ts";
-import { type ToolSettings, toolSettingsOf, toolsBody } from "./tool-calls.ts";
+import { type ToolSettings, toolSettingsOf } from "./tool-calls.ts";
 
 /** Errors that mean the connection was already closed when the request went out on it. */
 const STALE_CONNECTION = new Set(["UND_ERR_SOCKET", "ECONNRESET", "EPIPE"]);
@@ -65,58 +60,7 @@ export interface ClientConfig extends ClientOptions {
   limits?: Partial<typeof STREAM_LIMITS>;
 }
 
-export interface RequestSpec {
-  id: number;
-  level: number;
-  warmup: boolean;
-  prompt: string;
-  maxTokens: number;
-  promptTokensRequested: number | null;
-  /** Absolute performance.now() time the arrival process intended, or null (closed loop). */
-  intendedSendAbsMs: number | null;
-  /** Per-request body overrides (profile runs). */
-  bodyOverrides?: Record<string, unknown>;
-  /** Chat messages from a dataset, sent instead of one user message with `prompt`. */
-  messages?: { role: string; content: string }[];
-  /** The serialized body, built ahead of time (open loop: no work at send time). */
-  body?: string;
-  /** `--turns`: the conversation (id of its first turn) and this request's turn in it. */
-  session?: number;
-  turn?: number;
-  /** Keep the answer's text in `responseText` (a conversation's next turn re-sends it). */
-  keepText?: boolean;
-  /** The answer's content text, set when the stream ends (with `keepText`). */
-  responseText?: string;
-  /** Responses API: the id of this response (set when the stream ends, with `keepText`). */
-  responseId?: string;
-  /** Responses API, `--responses-chain`: the previous turn's response id. */
-  previousResponseId?: string;
-  /** A dataset entry drawn again after every entry was sent: with a unique tag, or exactly. */
-  promptReuse?: "tagged" | "exact";
-}
-
-export function buildRequestBody(cfg: ClientConfig, spec: RequestSpec): Record<string, unknown> {
-  const api = cfg.target.api;
-  const chained = api === "responses" && cfg.responsesChain === true && spec.previousResponseId !== undefined;
-  const messages = chained && spec.messages ? spec.messages.slice(-1) : spec.messages;
-  const body = generationBody(
-    api,
-    cfg.target.model,
-    messages ? { prompt: spec.prompt, messages } : { prompt: spec.prompt },
-    spec.maxTokens,
-    true,
-  );
-  body.temperature = 0;
-  if (api === "responses" && cfg.responsesChain === true) {
-    // the server keeps each response so the next turn can name it instead of re-sending it
-    body.store = true;
-    if (chained) body.previous_response_id = spec.previousResponseId;
-  }
-  if (cfg.ignoreEos) body.ignore_eos = true;
-  if (cfg.tools) Object.assign(body, toolsBody(api, cfg.tools));
-  Object.assign(body, cfg.extraBody, spec.bodyOverrides ?? {});
-  return body;
-}
+export type { RequestSpec } from "./request-body.ts";
 
 export class StreamClient {
   readonly agent: Agent;
@@ -319,6 +263,12 @@ export class StreamClient {
         }
         if (sse) {
           parser.push(chunk);
+          const cut = spec.cancelAfterTokens;
+          if (cut !== undefined && error === null && state.eventTimes.length >= cut) {
+            setError(ErrorCode.cancelled, `cancelled by the client after ${cut} tokens (--cancel-share)`);
+            c.abort(new Error("cancelled"));
+            return;
+          }
           if (parser.bufferedBytes > maxLineBytes) {
             setError(
               ErrorCode.lineTooLong,

@@ -7,7 +7,8 @@
 import { performance } from "node:perf_hooks";
 import { setImmediate as yieldImmediate } from "node:timers/promises";
 import type { RequestRecord } from "../../schema/v1.ts";
-import { buildRequestBody, type RequestSpec, type StreamClient } from "../client/stream-client.ts";
+import { buildRequestBody, type RequestSpec } from "../client/request-body.ts";
+import type { StreamClient } from "../client/stream-client.ts";
 import { type ArrivalKind, arrivalOffsetsMs } from "../workload/arrivals.ts";
 import { ownsArrival, type Placement } from "./shard.ts";
 

@@ -47,8 +47,19 @@ export function specFactory(
     "next" in ids
       ? () => ids.next++
       : (i: number, warmup: boolean) => ids.base + (warmup ? WARMUP_ID_OFFSET : 0) + i;
-  return (i, warmup, intended, turn) =>
-    buildSpec(cfg, plan, idOf(i, warmup), i, warmup, intended, calibration, dataset, order, turn);
+  return (i, warmup, intended, turn) => {
+    const id = idOf(i, warmup);
+    const spec = buildSpec(cfg, plan, id, i, warmup, intended, calibration, dataset, order, turn);
+    if (cfg.cancel && !warmup && cancelled(id, cfg.seed, cfg.cancel.share))
+      spec.cancelAfterTokens = cfg.cancel.after_tokens;
+    return spec;
+  };
+}
+
+/** `--cancel-share`: whether request `id` is one the client aborts (a seeded hash of its id). */
+export function cancelled(id: number, seed: number, share: number): boolean {
+  const h = Math.imul(id ^ Math.imul(seed, 0x9e3779b1), 0x85ebca6b) ^ (id >>> 13);
+  return (Math.imul(h ^ (h >>> 16), 0xc2b2ae35) >>> 0) / 2 ** 32 < share;
 }
 
 /** A dataset's prompts in a seeded shuffle; a trace's in its own (time) order. */

@@ -191,7 +191,13 @@ function steadyFigures(
 
 /** The level's result and the notices to show (each notice once, in the order they arose). */
 export function summariseLevel(input: LevelSummaryInput): { result: LevelResult; notices: string[] } {
-  const { cfg, level, run } = input;
+  const { cfg, level } = input;
+  // Streams the client aborted on purpose (--cancel-share) are in no figure: counted apart.
+  const aborted = input.run.records.filter((r) => !r.warmup && r.error?.code === "cancelled").length;
+  const run =
+    aborted > 0
+      ? { ...input.run, records: input.run.records.filter((r) => r.error?.code !== "cancelled") }
+      : input.run;
   const notices = [...input.notices];
   const aggOf = (records: readonly RequestRecord[]) =>
     aggregateLevel({
@@ -287,6 +293,9 @@ export function summariseLevel(input: LevelSummaryInput): { result: LevelResult;
         }
       : {}),
     finish_reasons: finishReasons(ok),
+    ...(cfg.cancel
+      ? { cancelled: { requests: aborted, after_tokens: cfg.cancel.after_tokens, release: null } }
+      : {}),
     client: input.client,
     notices: notices.map((n) => n.replace(`level ${level}: `, "")),
   };

@@ -5,6 +5,7 @@
  * reason but those of some rows only (too few samples for a percentile, a telemetry gap) is
  * invalid, and so is its run: an invalid run is never judged and never enters a base history.
  */
+
 import type {
   LevelResult,
   LevelValidity,
@@ -12,6 +13,7 @@ import type {
   SweepConfig,
   ValidityReason,
 } from "../../schema/v1.ts";
+import { RELEASE_BOUND_MS } from "../server/release-check.ts";
 
 /** Lateness a shared CI runner shows under ordinary load: below it the client is not the problem. */
 export const CLIENT_LATE_FLOOR_MS = 20;
@@ -186,6 +188,24 @@ export function withGpuValidity(l: LevelResult): LevelValidity {
       figure: null,
       bound: null,
       text: `GPU figures unknown: ${l.gpu.unknown_reason}`,
+    });
+  return levelValidity(reasons);
+}
+
+/**
+ * `--cancel-share`: the server still held requests the client had aborted, the bound after the
+ * level: whatever came after it ran on a server with less room than it says.
+ */
+export function withLeakValidity(l: LevelResult): LevelValidity {
+  const reasons = (l.validity?.reasons ?? []).filter((r) => r.code !== "leak");
+  const rel = l.cancelled?.release;
+  if (rel && rel.busy !== null && rel.busy > 0)
+    reasons.push({
+      code: "leak",
+      affects: [...FIGURES],
+      figure: rel.busy,
+      bound: 0,
+      text: `leak: ${rel.busy} ${rel.source === "slots" ? "slots" : "requests"} still busy ${(RELEASE_BOUND_MS / 1000).toFixed(0)} s after the level (${l.cancelled!.requests} of its streams were cancelled by the client): the server did not free what they held, so every later level ran with less room than it has`,
     });
   return levelValidity(reasons);
 }

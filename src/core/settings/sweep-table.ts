@@ -93,6 +93,22 @@ export const SWEEP = {
     default: "off",
     help: "think: the server leaves reasoning inline in the content as <think>...</think>; time the answer after it",
   }),
+  cancelShare: number<number | null>({
+    flag: "cancel-share",
+    metavar: "P",
+    default: null,
+    check: (n) => n > 0 && n <= 1,
+    what: "a share above 0 and at most 1",
+    help: "abort this share of streams (0.25: a quarter, chosen by request id) after --cancel-after-tokens tokens, as users who stop reading do; their figures are kept apart, and after each level the server must free what they held",
+  }),
+  cancelAfterTokens: number<number>({
+    flag: "cancel-after-tokens",
+    metavar: "N",
+    default: 4,
+    check: (n) => Number.isInteger(n) && n >= 1,
+    what: "a positive integer",
+    help: "with --cancel-share: the content events a cancelled stream gets before the client aborts it",
+  }),
   cacheReset: oneOf({
     flag: "cache-reset",
     choices: ["off", "level", "sweep"] as const,

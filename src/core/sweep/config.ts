@@ -182,6 +182,9 @@ export function sweepConfigOf(
     ...(v.minSteadyS !== null ? { min_steady_s: v.minSteadyS } : {}),
     ...(v.clientLateFloorMs !== null ? { client_late_floor_ms: v.clientLateFloorMs } : {}),
     ...(v.responsesChain ? { responses_chain: true } : {}),
+    ...(v.cancelShare !== null
+      ? { cancel: { share: v.cancelShare, after_tokens: v.cancelAfterTokens } }
+      : {}),
     // the method is the server's, known after the preflight (sweep/prepare.ts)
     ...(v.cacheReset !== "off" ? { cache_reset: { mode: v.cacheReset, method: null } } : {}),
     ...(v.repeats > 1 ? { repeats: v.repeats } : {}),

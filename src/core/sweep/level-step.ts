@@ -10,8 +10,9 @@ import { type LoadGenerator, lateStartNotice, levelStartEpochMs } from "../load/
 import { ID_STRIDE, SINGLE } from "../load/shard.ts";
 import { summariseLevel } from "../results/level-summary.ts";
 import { levelNotice } from "../results/notices.ts";
-import { withGpuValidity } from "../results/validity.ts";
+import { withGpuValidity, withLeakValidity } from "../results/validity.ts";
 import { resetCache } from "../server/cache-reset.ts";
+import { releaseCheck } from "../server/release-check.ts";
 import type { Dataset } from "../workload/dataset.ts";
 import type { Arm } from "./gear.ts";
 import type { GpuRun } from "./gpu.ts";
@@ -87,6 +88,14 @@ export async function runStep(
   if (c.gpu) {
     level.gpu = await c.gpu.figures(level);
     level.validity = withGpuValidity(level);
+  }
+  if (level.cancelled) {
+    // did the server free what the aborted streams held? (its slots or its running requests)
+    level.cancelled.release = await releaseCheck(arm.pre.target);
+    level.validity = withLeakValidity(level);
+    const r = level.cancelled.release;
+    if (r.busy !== null && r.busy > 0)
+      c.notice(`level ${plan.level}: ${level.validity.reasons.at(-1)!.text}`);
   }
   const records = [...measured.warmup, ...measured.run.records];
   if (c.tag) for (const r of records) r[c.tag] = step.pass.index;

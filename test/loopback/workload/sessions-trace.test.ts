@@ -372,3 +372,76 @@ describe("a run's prompts are its own", () => {
     }
   });
 });
+
+describe("--cancel-share: streams the client aborts", () => {
+  const cancelRun = async (name: string, o: Parameters<typeof startMock>[0]) => {
+    const m = await startMock(o);
+    try {
+      return await sweep(name, m.url, [
+        "--levels",
+        "1,2",
+        "--requests",
+        "16",
+        "--max-tokens",
+        "16",
+        "--cancel-share",
+        "0.25",
+        "--cancel-after-tokens",
+        "4",
+        "--records",
+        "inline",
+      ]);
+    } finally {
+      await m.close();
+    }
+  };
+
+  it("each aborted after 4 tokens, kept apart from every figure; a healthy server frees them at once", async () => {
+    const { doc, records } = await cancelRun("cancel-healthy", { ttftMs: 5, itlMs: 3, capacity: 32 });
+    const cut = records.filter((r) => r.error?.code === "cancelled");
+    expect(cut.length).toBeGreaterThan(0);
+    // aborted at the read that brought the fourth token (events of one read come together)
+    for (const r of cut) {
+      expect(r.event_times_ms.length).toBeGreaterThanOrEqual(4);
+      expect(r.event_times_ms.length).toBeLessThan(16);
+    }
+    expect(doc!.config!.cancel).toEqual({ share: 0.25, after_tokens: 4 });
+    for (const l of doc!.levels) {
+      const mine = cut.filter((r) => r.level === l.level && !r.warmup).length;
+      expect(l.cancelled).toMatchObject({
+        requests: mine,
+        after_tokens: 4,
+        release: { source: "metrics", busy: 0 },
+      });
+      // in no figure: not a request, not an error
+      expect(l.ok + l.errors).toBe(l.requests);
+      expect(l.errors_by_code).not.toHaveProperty("cancelled");
+      expect(l.validity!.reasons.map((x) => x.code)).not.toContain("leak");
+    }
+  });
+
+  it("a server that keeps what the client let go (the mock's leak fault): leak, with how many are still busy", async () => {
+    const { doc } = await cancelRun("cancel-leak", {
+      ttftMs: 5,
+      itlMs: 3,
+      capacity: 32,
+      faults: [{ kind: "leak", rate: 1, every: null }],
+    });
+    const l = doc!.levels[0]!;
+    expect(l.cancelled!.requests).toBeGreaterThan(0);
+    expect(l.cancelled!.release).toMatchObject({
+      source: "metrics",
+      freed_s: null,
+      busy: l.cancelled!.requests,
+    });
+    expect(l.validity!.status).toBe("invalid");
+    expect(l.validity!.reasons).toContainEqual(
+      expect.objectContaining({
+        code: "leak",
+        text: expect.stringMatching(
+          /^leak: \d+ requests still busy 5 s after the level \(\d+ of its streams were cancelled/,
+        ),
+      }),
+    );
+  }, 60_000);
+});

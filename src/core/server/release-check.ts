@@ -1,0 +1,49 @@
+/**
+ * `--cancel-share`: after a level whose client aborted streams, does the server free what they
+ * held? Read from the server's own account, polled until it says nothing is busy or the bound
+ * passes: llama.cpp's /slots (`is_processing`), else /metrics' running and waiting requests (each
+ * engine's names, metrics-sampler.ts). A server that says neither is not judged.
+ */
+import { httpCall } from "./http.ts";
+import { scrapeMetrics, toSample } from "./metrics-sampler.ts";
+import { type ResolvedTarget, url } from "./target.ts";
+
+/** How long a server may take to free a level's requests before they count as leaked. */
+export const RELEASE_BOUND_MS = 5000;
+const POLL_MS = 100;
+
+export interface Release {
+  /** How the server was read: its slots, its metrics, or nothing that says. */
+  source: "slots" | "metrics" | null;
+  /** Seconds after the level's end until nothing was busy, or null when it never was. */
+  freed_s: number | null;
+  /** Requests (or slots) still busy when the check ended; 0 when freed; null when unknown. */
+  busy: number | null;
+}
+
+async function busyNow(target: ResolvedTarget): Promise<{ source: Release["source"]; busy: number } | null> {
+  const slots = await httpCall(url(target, "/slots"), { headers: { ...target.headers }, timeoutMs: 5_000 });
+  if (slots.status === 200 && Array.isArray(slots.json))
+    return {
+      source: "slots",
+      busy: (slots.json as { is_processing?: unknown }[]).filter((s) => s?.is_processing === true).length,
+    };
+  const m = await scrapeMetrics(target);
+  if (!m.ok) return null;
+  const s = toSample(0, m.samples);
+  if (s.running === null && s.waiting === null) return null;
+  return { source: "metrics", busy: Math.round((s.running ?? 0) + (s.waiting ?? 0)) };
+}
+
+export async function releaseCheck(target: ResolvedTarget, boundMs = RELEASE_BOUND_MS): Promise<Release> {
+  const t0 = performance.now();
+  let last: Awaited<ReturnType<typeof busyNow>> = null;
+  for (;;) {
+    last = await busyNow(target);
+    if (last === null) return { source: null, freed_s: null, busy: null };
+    const s = (performance.now() - t0) / 1000;
+    if (last.busy === 0) return { source: last.source, freed_s: s, busy: 0 };
+    if (performance.now() - t0 >= boundMs) return { source: last.source, freed_s: null, busy: last.busy };
+    await new Promise((r) => setTimeout(r, POLL_MS));
+  }
+}
