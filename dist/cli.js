@@ -20252,6 +20252,17 @@ var lower = "lower", higher = "higher", CATALOGUE = [
       description: "complete jobs per user per hour at the level: complete jobs / (wall time x users) x 3600"
     },
     (l) => l.jobs?.jobs_per_hour_per_user ?? null
+  ],
+  [
+    {
+      name: "startup_s",
+      family: "latency",
+      unit: "s",
+      direction: lower,
+      label: "server startup",
+      description: "the Action's server-command: from its start to the server ready (its readiness check passing), cold"
+    },
+    null
   ]
 ];
 
@@ -20289,7 +20300,7 @@ function sweepLevelPoints(doc, levels) {
 function documentPoints(doc) {
   if (doc.kind === "profile") return profilePoints(doc);
   let out = sweepLevelPoints(doc, doc.levels);
-  return put(out, "search saturation", null, "saturation_rps", doc.saturation?.max_rate_rps ?? null), out;
+  return put(out, "search saturation", null, "saturation_rps", doc.saturation?.max_rate_rps ?? null), put(out, "server startup", null, "startup_s", doc.startup?.ready_s ?? null), out;
 }
 
 // src/shared/repeats.ts
@@ -21681,7 +21692,7 @@ function wherePhrase(benchmark) {
   let closed = /^closed (c=\d+)$/.exec(benchmark);
   if (closed) return `at ${closed[1]}`;
   let open2 = /^open (.+)$/.exec(benchmark);
-  return open2 ? `at ${open2[1]}` : benchmark === "search saturation" ? "" : benchmark === "all levels" ? "over all levels" : `in ${benchmark}`;
+  return open2 ? `at ${open2[1]}` : benchmark === "search saturation" || benchmark === "server startup" ? "" : benchmark === "all levels" ? "over all levels" : `in ${benchmark}`;
 }
 function formatValue(v) {
   if (v == null || !Number.isFinite(v)) return "\u2013";
@@ -37758,6 +37769,11 @@ var SCHEMA_VERSION = 1, Stats = external_exports.object({
   created_at: external_exports.iso.datetime({ offset: !0 }),
   repository: external_exports.string().regex(/^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/).nullable().optional(),
   git: GitInfo.nullable().optional(),
+  /**
+   * The Action's `server-command`: from starting it to its first HTTP answer (port open) and to
+   * ready (the readiness check passing), seconds, cold (a server started for this run).
+   */
+  startup: external_exports.object({ answered_s: nullableNum, ready_s: num.nonnegative() }).nullable().optional(),
   testbed: Testbed.nullable().optional(),
   target: Target,
   environment: Environment,
@@ -44682,7 +44698,7 @@ function buildDocument(p) {
     ...p.kind === "sweep" ? { validity: runValidity([...p.levels, ...p.ab?.blocks.flatMap((b) => b.levels) ?? []]) } : {},
     complete: p.complete
   };
-  return doc.workload_fingerprint = createHash3("sha256").update(canonicalJson(workloadSpec(doc))).digest("hex").slice(0, 16), pv !== null && (doc.repository = pv.repository, doc.git = pv.git, pv.testbed !== null && (doc.testbed = describeTestbed(doc, pv.testbed)), pv.verdictRules && (doc.verdict_rules = pv.verdictRules)), doc;
+  return doc.workload_fingerprint = createHash3("sha256").update(canonicalJson(workloadSpec(doc))).digest("hex").slice(0, 16), pv !== null && (doc.repository = pv.repository, doc.git = pv.git, pv.testbed !== null && (doc.testbed = describeTestbed(doc, pv.testbed)), pv.verdictRules && (doc.verdict_rules = pv.verdictRules), pv.startup && (doc.startup = pv.startup)), doc;
 }
 
 // src/core/results/environment.ts
@@ -45080,32 +45096,33 @@ function connectionCause(error62) {
   return /ECONNREFUSED/.test(error62) ? "connection refused: is the server running, and is the port right?" : /ENOTFOUND|EAI_AGAIN/.test(error62) ? "the host name does not resolve: check the host in the base URL" : /CERT|SSL|TLS/.test(error62) ? "TLS handshake failed: check https vs http and the certificate" : /TIMEOUT/i.test(error62) ? "no answer in time: is the host reachable from here?" : error62;
 }
 async function waitReady(target, opts) {
-  let headers2 = { ...target.headers }, t0 = performance.now(), lastWaitNotice = t0, probes = [], note = (s) => {
+  let headers2 = { ...target.headers }, t0 = performance.now(), lastWaitNotice = t0, probes = [], answered = null, note = (s) => {
     probes[probes.length - 1] !== s && probes.push(s);
   }, interval = opts.intervalMs ?? 250;
   for (; ; ) {
     let exited = opts.serverExited?.() ?? null;
     if (exited !== null) throw new TokenbenchError("server_exited", exited);
     let h = await httpCall(url2(target, "/health"), { headers: headers2, timeoutMs: 5e3 });
-    if (h.status === 200) {
+    if (h.status !== null && (answered ??= (performance.now() - t0) / 1e3), h.status === 200) {
       let j = h.json;
       if (j && typeof j == "object" && (j.status !== void 0 || j.maintenance !== void 0)) {
         let okStatus = j.status === "ok" || j.status === "healthy" || j.status === "ready", serving = j.maintenance === void 0 || j.maintenance === "serving";
         if (okStatus && serving)
-          return note(`GET /health -> 200 ${JSON.stringify(j).slice(0, 80)}`), { ready: !0, waited_s: (performance.now() - t0) / 1e3, probes };
+          return note(`GET /health -> 200 ${JSON.stringify(j).slice(0, 80)}`), { ready: !0, waited_s: (performance.now() - t0) / 1e3, probes, answered_s: answered };
         note(
           `GET /health -> 200 loading${typeof j.progress == "number" ? ` (progress ${j.progress.toFixed(2)})` : ""}`
         );
       } else
-        return note("GET /health -> 200"), { ready: !0, waited_s: (performance.now() - t0) / 1e3, probes };
+        return note("GET /health -> 200"), { ready: !0, waited_s: (performance.now() - t0) / 1e3, probes, answered_s: answered };
     } else if (h.status === 404 || h.status === 405) {
       note(`GET /health -> ${h.status}`);
       let m = await httpCall(url2(target, "/v1/models"), { headers: headers2, timeoutMs: 5e3 });
       if (m.status === 200)
-        return note("GET /v1/models -> 200"), { ready: !0, waited_s: (performance.now() - t0) / 1e3, probes };
+        return note("GET /v1/models -> 200"), { ready: !0, waited_s: (performance.now() - t0) / 1e3, probes, answered_s: answered };
       if (note(`GET /v1/models -> ${m.status ?? m.error}`), target.model !== null) {
         let c = await oneTokenRequest(target, target.model);
-        if (note(`POST ${completionsPath(target.api)} (max_tokens=1) -> ${c.status ?? c.error}`), c.status === 200) return { ready: !0, waited_s: (performance.now() - t0) / 1e3, probes };
+        if (note(`POST ${completionsPath(target.api)} (max_tokens=1) -> ${c.status ?? c.error}`), c.status === 200)
+          return { ready: !0, waited_s: (performance.now() - t0) / 1e3, probes, answered_s: answered };
       }
     } else if (note(`GET /health -> ${h.status ?? h.error}`), h.error !== null && HOPELESS.test(h.error))
       throw new ReadinessError(`cannot reach ${rootUrl(target)}: ${connectionCause(h.error)} (${h.error})`);

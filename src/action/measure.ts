@@ -90,6 +90,15 @@ export async function measure(inputs: ActionInputs, ctx: RunContext): Promise<Do
     runnerName: ctx.runnerName,
     // judged with these wherever it is shown (the service's badge, trend and pages too)
     verdictRules: verdictRulesOf(inputs),
+    // the readiness wait began as the server command was started: its times are the start's
+    ...(inputs.serverCommand
+      ? {
+          startup: {
+            answered_s: setup.pre.readiness.answered_s ?? null,
+            ready_s: setup.pre.readiness.waited_s,
+          },
+        }
+      : {}),
   };
   const docs: Docs = [];
   await core.group("sweep", async () => {

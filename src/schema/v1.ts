@@ -274,6 +274,11 @@ export const ResultDocument = z
       .nullable()
       .optional(),
     git: GitInfo.nullable().optional(),
+    /**
+     * The Action's `server-command`: from starting it to its first HTTP answer (port open) and to
+     * ready (the readiness check passing), seconds, cold (a server started for this run).
+     */
+    startup: z.object({ answered_s: nullableNum, ready_s: num.nonnegative() }).nullable().optional(),
     testbed: Testbed.nullable().optional(),
     target: Target,
     environment: Environment,

@@ -380,4 +380,16 @@ export const CATALOGUE: readonly [MeasureDef, LevelValue | null][] = [
     },
     (l) => l.jobs?.jobs_per_hour_per_user ?? null,
   ],
+  [
+    {
+      name: "startup_s",
+      family: "latency",
+      unit: "s",
+      direction: lower,
+      label: "server startup",
+      description:
+        "the Action's server-command: from its start to the server ready (its readiness check passing), cold",
+    },
+    null,
+  ],
 ];

@@ -29,7 +29,7 @@ export function wherePhrase(benchmark: string): string {
   if (closed) return `at ${closed[1]}`;
   const open = /^open (.+)$/.exec(benchmark);
   if (open) return `at ${open[1]}`;
-  if (benchmark === "search saturation") return "";
+  if (benchmark === "search saturation" || benchmark === "server startup") return "";
   if (benchmark === "all levels") return "over all levels";
   return `in ${benchmark}`;
 }

@@ -31,6 +31,8 @@ export interface Provenance {
   runnerName: string | null;
   /** The rules the run will be judged with (the Action's thresholds, gate, fail-on), stored with it. */
   verdictRules?: ResultDocument["verdict_rules"];
+  /** The Action started the server (`server-command`): how long it took to answer and to be ready. */
+  startup?: ResultDocument["startup"];
 }
 
 export interface DocumentParts {
@@ -98,6 +100,7 @@ export function buildDocument(p: DocumentParts): ResultDocument {
     doc.git = pv.git;
     if (pv.testbed !== null) doc.testbed = describeTestbed(doc, pv.testbed);
     if (pv.verdictRules) doc.verdict_rules = pv.verdictRules;
+    if (pv.startup) doc.startup = pv.startup;
   }
   return doc;
 }

@@ -16,6 +16,8 @@ export interface Readiness {
   ready: boolean;
   waited_s: number;
   probes: string[];
+  /** Seconds until the server first answered HTTP at all (its port open, loading or not), or null. */
+  answered_s?: number | null;
 }
 
 /** Errors that waiting will not cure: a name that does not resolve, a TLS failure. */
@@ -50,6 +52,7 @@ export async function waitReady(
   const t0 = performance.now();
   let lastWaitNotice = t0;
   const probes: string[] = [];
+  let answered: number | null = null;
   const note = (s: string) => {
     if (probes[probes.length - 1] !== s) probes.push(s);
   };
@@ -58,6 +61,7 @@ export async function waitReady(
     const exited = opts.serverExited?.() ?? null;
     if (exited !== null) throw new TokenbenchError("server_exited", exited);
     const h = await httpCall(url(target, "/health"), { headers, timeoutMs: 5000 });
+    if (h.status !== null) answered ??= (performance.now() - t0) / 1000;
     if (h.status === 200) {
       const j = h.json as { status?: unknown; maintenance?: unknown; progress?: unknown } | null;
       if (j && typeof j === "object" && (j.status !== undefined || j.maintenance !== undefined)) {
@@ -65,27 +69,28 @@ export async function waitReady(
         const serving = j.maintenance === undefined || j.maintenance === "serving";
         if (okStatus && serving) {
           note(`GET /health -> 200 ${JSON.stringify(j).slice(0, 80)}`);
-          return { ready: true, waited_s: (performance.now() - t0) / 1000, probes };
+          return { ready: true, waited_s: (performance.now() - t0) / 1000, probes, answered_s: answered };
         }
         note(
           `GET /health -> 200 loading${typeof j.progress === "number" ? ` (progress ${j.progress.toFixed(2)})` : ""}`,
         );
       } else {
         note("GET /health -> 200");
-        return { ready: true, waited_s: (performance.now() - t0) / 1000, probes };
+        return { ready: true, waited_s: (performance.now() - t0) / 1000, probes, answered_s: answered };
       }
     } else if (h.status === 404 || h.status === 405) {
       note(`GET /health -> ${h.status}`);
       const m = await httpCall(url(target, "/v1/models"), { headers, timeoutMs: 5000 });
       if (m.status === 200) {
         note("GET /v1/models -> 200");
-        return { ready: true, waited_s: (performance.now() - t0) / 1000, probes };
+        return { ready: true, waited_s: (performance.now() - t0) / 1000, probes, answered_s: answered };
       }
       note(`GET /v1/models -> ${m.status ?? m.error}`);
       if (target.model !== null) {
         const c = await oneTokenRequest(target, target.model);
         note(`POST ${completionsPath(target.api)} (max_tokens=1) -> ${c.status ?? c.error}`);
-        if (c.status === 200) return { ready: true, waited_s: (performance.now() - t0) / 1000, probes };
+        if (c.status === 200)
+          return { ready: true, waited_s: (performance.now() - t0) / 1000, probes, answered_s: answered };
       }
     } else {
       note(`GET /health -> ${h.status ?? h.error}`);

@@ -380,6 +380,13 @@ describe(`the Action (dist/index.js under node ${NODE24 ? "24 from npm" : proces
     expect(r.code, r.stdout).toBe(0);
     expect(r.stdout).toMatch(/started the inference server \(pid \d+\)/);
     expect(r.stdout).toMatch(/server ready after/);
+    // its start, measured: an answer (503 while loading) before ready, ready after the mock's own
+    // 0.5 s of loading (which begins after its process starts, so never sooner)
+    const doc = parseResultDocument(JSON.parse(readFileSync(join(r.dir, "results", "results.json"), "utf8")));
+    expect(doc.startup!.ready_s).toBeGreaterThanOrEqual(0.5);
+    expect(doc.startup!.answered_s!).toBeGreaterThan(0);
+    expect(doc.startup!.answered_s!).toBeLessThanOrEqual(doc.startup!.ready_s);
+    expect(doc.startup!.ready_s).toBeLessThan(30);
     const pid = /server-pid<<(\S+)\n(\d+)\n/.exec(r.state)![2]!;
     const post = await runAction(
       {},

@@ -124,3 +124,20 @@ describe("compare base.json head.json", () => {
     expect(bootstrapQuantileDiff(base, head, 0.5, { seed: 3 })).toEqual([lo, hi]);
   });
 });
+
+describe("the server's start, a run's measure", () => {
+  const example = () =>
+    parseResultDocument(
+      JSON.parse(
+        readFileSync(resolve(import.meta.dirname, "../../../schema/examples/closed-sweep.json"), "utf8"),
+      ),
+    );
+  it("a slower start (the Action's server-command) regresses the server startup row; none without a start", () => {
+    const at = (s: number): ResultDocument => ({ ...example(), startup: { answered_s: 1, ready_s: s } });
+    const c = compareDocuments([{ id: "base", doc: at(20) }], { id: "head", doc: at(45) });
+    const row = c.rows.find((r) => r.benchmark === "server startup" && r.measure === "startup_s")!;
+    expect(row).toMatchObject({ base: 20, head: 45, verdict: "regressed" });
+    const none = compareDocuments([{ id: "base", doc: example() }], { id: "head", doc: example() });
+    expect(none.rows.some((r) => r.measure === "startup_s")).toBe(false);
+  });
+});
