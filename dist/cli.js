@@ -40210,26 +40210,23 @@ var MetricsSampler = class {
 
 // src/core/server/release-check.ts
 var RELEASE_BOUND_MS = 5e3, POLL_MS = 100;
-async function busyNow(target) {
-  let slots = await httpCall(url2(target, "/slots"), { headers: { ...target.headers }, timeoutMs: 5e3 });
-  if (slots.status === 200 && Array.isArray(slots.json))
-    return {
-      source: "slots",
-      busy: slots.json.filter((s2) => s2?.is_processing === !0).length
-    };
+async function busyBy(target, source) {
+  if (source === "slots") {
+    let r = await httpCall(url2(target, "/slots"), { headers: { ...target.headers }, timeoutMs: 5e3 });
+    return r.status !== 200 || !Array.isArray(r.json) ? null : r.json.filter((s2) => s2?.is_processing === !0).length;
+  }
   let m = await scrapeMetrics(target);
   if (!m.ok) return null;
   let s = toSample(0, m.samples);
-  return s.running === null && s.waiting === null ? null : { source: "metrics", busy: Math.round((s.running ?? 0) + (s.waiting ?? 0)) };
+  return s.running === null && s.waiting === null ? null : Math.round((s.running ?? 0) + (s.waiting ?? 0));
 }
 async function releaseCheck(target, boundMs = RELEASE_BOUND_MS) {
-  let t0 = performance.now(), last2 = null;
-  for (; ; ) {
-    if (last2 = await busyNow(target), last2 === null) return { source: null, freed_s: null, busy: null };
-    let s = (performance.now() - t0) / 1e3;
-    if (last2.busy === 0) return { source: last2.source, freed_s: s, busy: 0 };
-    if (performance.now() - t0 >= boundMs) return { source: last2.source, freed_s: null, busy: last2.busy };
-    await new Promise((r) => setTimeout(r, POLL_MS));
+  let t0 = performance.now(), source = "slots", busy = await busyBy(target, source);
+  for (busy === null && (source = "metrics", busy = await busyBy(target, source)); ; ) {
+    if (busy === null) return { source: null, freed_s: null, busy: null };
+    if (busy === 0) return { source, freed_s: (performance.now() - t0) / 1e3, busy: 0 };
+    if (performance.now() - t0 >= boundMs) return { source, freed_s: null, busy };
+    await new Promise((r) => setTimeout(r, POLL_MS)), busy = await busyBy(target, source);
   }
 }
 
@@ -40512,7 +40509,7 @@ function summariseLevel(input2) {
   !window.steady && whole.requests > 0 && notices.push(
     `level ${level}: no steady state (${window.reason}): its figures include the ramp and the drain; more --requests or a --duration gives it one`
   );
-  let client = input2.client ? clientNotice(input2.client) : null;
+  let client = clientNotice(input2.client);
   client !== null && notices.push(`level ${level}: ${client}`);
   let measured = run.records.filter((r) => !r.warmup);
   agg.short_output && notices.push(`level ${level}: ${shortOutputText(measured, agg.short_output, agg.ok, cfg)}`);
@@ -46192,8 +46189,8 @@ async function runStep(arm, step, c) {
   let level = c.hooks ? { ...result, ...await c.hooks.stop(result, measured.run.records) } : result;
   if (c.gpu && (level.gpu = await c.gpu.figures(level), level.validity = withGpuValidity(level)), level.cancelled) {
     level.cancelled.release = await releaseCheck(arm.pre.target), level.validity = withLeakValidity(level);
-    let r = level.cancelled.release;
-    r.busy !== null && r.busy > 0 && c.notice(`level ${plan.level}: ${level.validity.reasons.at(-1).text}`);
+    let leak = level.validity.reasons.find((x) => x.code === "leak");
+    leak && c.notice(`level ${plan.level}: ${leak.text}`);
   }
   let records2 = [...measured.warmup, ...measured.run.records];
   if (c.tag) for (let r of records2) r[c.tag] = step.pass.index;

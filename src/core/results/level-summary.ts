@@ -227,7 +227,7 @@ export function summariseLevel(input: LevelSummaryInput): { result: LevelResult;
     notices.push(
       `level ${level}: no steady state (${window.reason}): its figures include the ramp and the drain; more --requests or a --duration gives it one`,
     );
-  const client = input.client ? clientNotice(input.client) : null;
+  const client = clientNotice(input.client);
   if (client !== null) notices.push(`level ${level}: ${client}`);
   const measured = run.records.filter((r) => !r.warmup);
   if (agg.short_output)

@@ -21,29 +21,34 @@ export interface Release {
   busy: number | null;
 }
 
-async function busyNow(target: ResolvedTarget): Promise<{ source: Release["source"]; busy: number } | null> {
-  const slots = await httpCall(url(target, "/slots"), { headers: { ...target.headers }, timeoutMs: 5_000 });
-  if (slots.status === 200 && Array.isArray(slots.json))
-    return {
-      source: "slots",
-      busy: (slots.json as { is_processing?: unknown }[]).filter((s) => s?.is_processing === true).length,
-    };
+/** What is busy now by one source, or null when that source does not say. */
+async function busyBy(target: ResolvedTarget, source: "slots" | "metrics"): Promise<number | null> {
+  if (source === "slots") {
+    const r = await httpCall(url(target, "/slots"), { headers: { ...target.headers }, timeoutMs: 5_000 });
+    if (r.status !== 200 || !Array.isArray(r.json)) return null;
+    return (r.json as { is_processing?: unknown }[]).filter((s) => s?.is_processing === true).length;
+  }
   const m = await scrapeMetrics(target);
   if (!m.ok) return null;
   const s = toSample(0, m.samples);
   if (s.running === null && s.waiting === null) return null;
-  return { source: "metrics", busy: Math.round((s.running ?? 0) + (s.waiting ?? 0)) };
+  return Math.round((s.running ?? 0) + (s.waiting ?? 0));
 }
 
 export async function releaseCheck(target: ResolvedTarget, boundMs = RELEASE_BOUND_MS): Promise<Release> {
   const t0 = performance.now();
-  let last: Awaited<ReturnType<typeof busyNow>> = null;
+  // the source that answers first is the one polled: a server without /slots is not asked again
+  let source: "slots" | "metrics" = "slots";
+  let busy = await busyBy(target, source);
+  if (busy === null) {
+    source = "metrics";
+    busy = await busyBy(target, source);
+  }
   for (;;) {
-    last = await busyNow(target);
-    if (last === null) return { source: null, freed_s: null, busy: null };
-    const s = (performance.now() - t0) / 1000;
-    if (last.busy === 0) return { source: last.source, freed_s: s, busy: 0 };
-    if (performance.now() - t0 >= boundMs) return { source: last.source, freed_s: null, busy: last.busy };
+    if (busy === null) return { source: null, freed_s: null, busy: null };
+    if (busy === 0) return { source, freed_s: (performance.now() - t0) / 1000, busy: 0 };
+    if (performance.now() - t0 >= boundMs) return { source, freed_s: null, busy };
     await new Promise((r) => setTimeout(r, POLL_MS));
+    busy = await busyBy(target, source);
   }
 }

@@ -93,9 +93,8 @@ export async function runStep(
     // did the server free what the aborted streams held? (its slots or its running requests)
     level.cancelled.release = await releaseCheck(arm.pre.target);
     level.validity = withLeakValidity(level);
-    const r = level.cancelled.release;
-    if (r.busy !== null && r.busy > 0)
-      c.notice(`level ${plan.level}: ${level.validity.reasons.at(-1)!.text}`);
+    const leak = level.validity.reasons.find((x) => x.code === "leak");
+    if (leak) c.notice(`level ${plan.level}: ${leak.text}`);
   }
   const records = [...measured.warmup, ...measured.run.records];
   if (c.tag) for (const r of records) r[c.tag] = step.pass.index;

@@ -98,20 +98,24 @@ describe("tool calls", () => {
 });
 
 describe("the Responses API", () => {
-  it("typed events: TTFT, ITL and usage agree with the mock's own record", async () => {
-    const m = await mock({});
-    const { r, late } = await one(m.url, { api: "responses" }, 24);
-    expect(r.error).toBeNull();
-    expect(r.usage?.completion_tokens).toBe(24);
-    expect(r.usage?.prompt_tokens).toBeGreaterThan(0);
-    expect(r.finish_reason).toBe("length"); // response.incomplete at max_output_tokens
-    expect(r.event_times_ms).toHaveLength(24);
-    expect(deriveRequest(r).ttftMs!).toBeGreaterThanOrEqual(serverTtftMs(r) - 0.5);
-    const gaps = r.event_times_ms.slice(1).map((t, i) => t - r.event_times_ms[i]!);
-    const own = r.server_event_times_ms!.slice(1).map((t, i) => t - r.server_event_times_ms![i]!);
-    const off = gaps.map((g, i) => Math.abs(g - own[i]!)).sort((a, b) => a - b);
-    expect(off[Math.floor(off.length / 2)]!).toBeLessThanOrEqual(late);
-  });
+  // (the Messages API's content-block events too: its max_tokens stop is "length" as well)
+  it.each(["responses", "messages"] as const)(
+    "%s: typed events: TTFT, ITL and usage agree with the mock's own record",
+    async (api) => {
+      const m = await mock({});
+      const { r, late } = await one(m.url, { api }, 24);
+      expect(r.error).toBeNull();
+      expect(r.usage?.completion_tokens).toBe(24);
+      expect(r.usage?.prompt_tokens).toBeGreaterThan(0);
+      expect(r.finish_reason).toBe("length"); // response.incomplete at max_output_tokens; stop_reason max_tokens
+      expect(r.event_times_ms).toHaveLength(24);
+      expect(deriveRequest(r).ttftMs!).toBeGreaterThanOrEqual(serverTtftMs(r) - 0.5);
+      const gaps = r.event_times_ms.slice(1).map((t, i) => t - r.event_times_ms[i]!);
+      const own = r.server_event_times_ms!.slice(1).map((t, i) => t - r.server_event_times_ms![i]!);
+      const off = gaps.map((g, i) => Math.abs(g - own[i]!)).sort((a, b) => a - b);
+      expect(off[Math.floor(off.length / 2)]!).toBeLessThanOrEqual(late);
+    },
+  );
 
   it("a stream without its terminal event is missing_done; response.failed is the server's error", async () => {
     const m = await mock({ faults: [{ kind: "no_done", rate: 1, every: null }] });
@@ -126,20 +130,6 @@ describe("the Responses API", () => {
 });
 
 describe("the Messages API", () => {
-  it("content-block events: TTFT, ITL and usage agree with the mock's own record", async () => {
-    const m = await mock({});
-    const { r, late } = await one(m.url, { api: "messages" }, 24);
-    expect(r.error).toBeNull();
-    expect(r.usage?.completion_tokens).toBe(24);
-    expect(r.finish_reason).toBe("length"); // stop_reason max_tokens
-    expect(r.event_times_ms).toHaveLength(24);
-    expect(deriveRequest(r).ttftMs!).toBeGreaterThanOrEqual(serverTtftMs(r) - 0.5);
-    const gaps = r.event_times_ms.slice(1).map((t, i) => t - r.event_times_ms[i]!);
-    const own = r.server_event_times_ms!.slice(1).map((t, i) => t - r.server_event_times_ms![i]!);
-    const off = gaps.map((g, i) => Math.abs(g - own[i]!)).sort((a, b) => a - b);
-    expect(off[Math.floor(off.length / 2)]!).toBeLessThanOrEqual(late);
-  });
-
   it("the prompt is input_tokens plus the cache's reads; the cached share is the reads; the system prompt counts", async () => {
     const m = await mock({ blockTokens: 4 });
     const prompt = Array.from({ length: 40 }, (_, i) => `word${i}`).join(" ");
