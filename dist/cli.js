@@ -92,6 +92,7 @@ function workloadSpec(doc) {
     ...c.ramp_up_s ? { ramp_up_s: c.ramp_up_s } : {},
     ...c.shared_prefix ? { shared_prefix: c.shared_prefix } : {},
     ...c.sessions ? { sessions: c.sessions } : {},
+    ...c.agent_sessions ? { agent_sessions: c.agent_sessions.sha256 } : {},
     ...c.trace ? { trace: { sha256: c.trace.sha256, speed: c.trace.speed } } : {},
     ...c.tools ? { tools: { sha256: c.tools.sha256, choice: c.tools.choice } } : {},
     ...c.reasoning_tags ? { reasoning_tags: c.reasoning_tags } : {},
@@ -4192,7 +4193,7 @@ var require_webidl = __commonJS({
 var require_util2 = __commonJS({
   "node_modules/undici/lib/web/fetch/util.js"(exports, module) {
     "use strict";
-    var { Transform } = __require("node:stream"), zlib = __require("node:zlib"), { redirectStatusSet, referrerPolicyTokens, badPortsSet } = require_constants3(), { getGlobalOrigin } = require_global(), { collectAnHTTPQuotedString, parseMIMEType } = require_data_url(), { performance: performance16 } = __require("node:perf_hooks"), { ReadableStreamFrom, isValidHTTPToken, normalizedMethodRecordsBase } = require_util(), assert2 = __require("node:assert"), { isUint8Array } = __require("node:util/types"), { webidl } = require_webidl(), { isomorphicEncode, collectASequenceOfCodePoints, removeChars } = require_infra();
+    var { Transform } = __require("node:stream"), zlib = __require("node:zlib"), { redirectStatusSet, referrerPolicyTokens, badPortsSet } = require_constants3(), { getGlobalOrigin } = require_global(), { collectAnHTTPQuotedString, parseMIMEType } = require_data_url(), { performance: performance17 } = __require("node:perf_hooks"), { ReadableStreamFrom, isValidHTTPToken, normalizedMethodRecordsBase } = require_util(), assert2 = __require("node:assert"), { isUint8Array } = __require("node:util/types"), { webidl } = require_webidl(), { isomorphicEncode, collectASequenceOfCodePoints, removeChars } = require_infra();
     function responseURL(response) {
       let urlList = response.urlList, length = urlList.length;
       return length === 0 ? null : urlList[length - 1].toString();
@@ -4314,7 +4315,7 @@ var require_util2 = __commonJS({
       };
     }
     function coarsenedSharedCurrentTime(crossOriginIsolatedCapability) {
-      return coarsenTime(performance16.now(), crossOriginIsolatedCapability);
+      return coarsenTime(performance17.now(), crossOriginIsolatedCapability);
     }
     function createOpaqueTimingInfo(timingInfo) {
       return {
@@ -20373,7 +20374,7 @@ function impossibleFigures(levels, config2 = null) {
         `levels[${i}].decode_tok_s.${stat}`,
         `${v} tok/s is beyond any one stream's decode (at most ${PHYSICS.decodeTokS})`
       );
-    let perRequest = config2 && !config2.dataset && !config2.trace ? config2.max_tokens : null;
+    let perRequest = config2 && !config2.dataset && !config2.trace && !config2.agent_sessions ? config2.max_tokens : null;
     perRequest !== null && perRequest > 0 && l.completion_tokens_total > l.ok * perRequest * SLACK + 1 && no(
       `levels[${i}].completion_tokens_total`,
       `${l.completion_tokens_total} tokens from ${l.ok} requests is more than their ${perRequest} max_tokens each`
@@ -37146,6 +37147,16 @@ var SloConfig = external_exports.object({
   }).nullable().optional(),
   /** `--turns T --think-time-ms MS`: each user holds conversations of T turns, re-sending the history. */
   sessions: external_exports.object({ turns: external_exports.number().int().min(2), think_time_ms: external_exports.number().nonnegative() }).nullable().optional(),
+  /** `--agent-sessions`: agents' sessions replayed (closed loop, a user per session), the file and what it holds. */
+  agent_sessions: external_exports.object({
+    name: external_exports.string(),
+    lines: external_exports.number().int().nonnegative(),
+    sha256: external_exports.string().regex(/^[0-9a-f]{64}$/),
+    format: external_exports.enum(["tokenbench", "weka"]),
+    sessions: external_exports.number().int().positive(),
+    /** Model calls in all the file's sessions, subagents' included. */
+    calls: external_exports.number().int().positive()
+  }).nullable().optional(),
   /** `--trace`: requests at a trace's times (Mooncake JSONL), its file and the time scale. */
   trace: external_exports.object({
     name: external_exports.string(),
@@ -37547,6 +37558,8 @@ var Usage = external_exports.object({
   session: external_exports.number().int().nonnegative().optional(),
   /** `--turns`: this request's turn in its conversation, from 1 (the history before it is re-sent). */
   turn: external_exports.number().int().positive().optional(),
+  /** `--agent-sessions`: the calls the job's session makes in all, its subagents' included (turn counts them in the order sent). */
+  job_calls: external_exports.number().int().positive().optional(),
   /** What the server reported of its own timing, kept as sent (llama.cpp `timings`: prompt_ms, predicted_ms, cache_n, ...). */
   server_timings: external_exports.record(external_exports.string(), external_exports.unknown()).optional(),
   /** The server's `usage` object as sent, when it carries more than the three counts (details). */
@@ -37620,6 +37633,7 @@ var SCHEMA_VERSION = 1, Stats = external_exports.object({
 }), JobSummary = external_exports.object({
   complete: external_exports.number().int().nonnegative(),
   incomplete: external_exports.number().int().nonnegative(),
+  /** The calls of a job (`--turns`: the turns; agent sessions: the most any complete job made). */
   turns: external_exports.number().int().positive(),
   /** First turn's send to last turn's end, seconds. */
   e2e_s: MeasuredStats,
@@ -38091,7 +38105,7 @@ function vllmResultsIn(text2, name) {
 init_errors();
 
 // src/core/load/level-run.ts
-import { performance as performance4 } from "node:perf_hooks";
+import { performance as performance5 } from "node:perf_hooks";
 
 // src/core/load/loops.ts
 import { performance as performance2 } from "node:perf_hooks";
@@ -38435,8 +38449,8 @@ var UNSEEN_MS = 1, RESOLUTION_MS = 10, SelfCheck = class {
    * waking the process late; lateness with a busy loop is the client's own work.
    */
   sample = () => {
-    let now = performance3.now(), idleMs = performance3.eventLoopUtilization().idle, lateMs = Math.max(0, now - this.lastMs - RESOLUTION_MS), busyMs = Math.max(0, now - this.lastMs - (idleMs - this.lastIdleMs));
-    this.h.record(Math.max(1, Math.round(lateMs * 1e6))), this.own.record(Math.max(1, Math.round(Math.min(lateMs, busyMs) * 1e6))), this.lastMs = now, this.lastIdleMs = idleMs, this.timer?.refresh();
+    let now = performance3.now(), idleMs = performance3.eventLoopUtilization().idle, lateMs = Math.max(0, now - this.lastMs - RESOLUTION_MS), busyMs2 = Math.max(0, now - this.lastMs - (idleMs - this.lastIdleMs));
+    this.h.record(Math.max(1, Math.round(lateMs * 1e6))), this.own.record(Math.max(1, Math.round(Math.min(lateMs, busyMs2) * 1e6))), this.lastMs = now, this.lastIdleMs = idleMs, this.timer?.refresh();
   };
   cpu0 = process.cpuUsage();
   elu0 = performance3.eventLoopUtilization();
@@ -38513,41 +38527,14 @@ function mergeChecks(threads, processWide) {
   };
 }
 
-// src/core/load/level-plan.ts
-var DEFAULT_REQUESTS = 64, MIN_REQUESTS_PER_USER = 2, DEFAULT_REQUESTS_PER_USER = 4, WINDOW_EDGE_PER_USER = 2;
-function effectiveRequests(cfg, level) {
-  let requests = cfg.requests_per_level;
-  return requests === null ? null : cfg.mode !== "closed" ? requests : cfg.requests_default !== !0 ? Math.max(requests, MIN_REQUESTS_PER_USER * level) : Math.max(requests + WINDOW_EDGE_PER_USER * level, DEFAULT_REQUESTS_PER_USER * level);
-}
-function sessionsOf(cfg) {
-  return cfg.sessions ? { turns: cfg.sessions.turns, thinkTimeMs: cfg.sessions.think_time_ms } : null;
-}
-var MIN_PROBE_S = 4;
-function datasetStartOf(cfg, index) {
-  let start2 = 0;
-  for (let k = 0; k < index; k++) {
-    let r = effectiveRequests(cfg, cfg.levels[k]);
-    if (r === null) return index * ID_STRIDE;
-    start2 += r;
-  }
-  return start2;
-}
-function planLevel(cfg, index, salt = 0, repeat = 0) {
-  let level = cfg.levels[index], requests = effectiveRequests(cfg, level), durationS = cfg.duration_s, notices = [];
-  return cfg.search && (durationS !== null && (durationS = Math.max(durationS, MIN_PROBE_S)), requests !== null && (requests = Math.max(requests, Math.ceil(level * MIN_PROBE_S)))), cfg.mode === "closed" && requests !== null && cfg.requests_per_level !== null && requests > cfg.requests_per_level && cfg.requests_default !== !0 && notices.push(
-    `level ${level}: raised --requests from ${cfg.requests_per_level} to ${requests} (at least 2x the ${level} users, so every user sends at least twice)`
-  ), {
-    level,
-    index,
-    requests,
-    durationS,
-    arrival: cfg.arrival,
-    seed: cfg.seed + 7919 * (index + 1) >>> 0,
-    salt,
-    notices,
-    datasetStart: datasetStartOf(cfg, index) + repeat * datasetStartOf(cfg, cfg.levels.length)
-  };
-}
+// src/core/load/agent-loop.ts
+import { performance as performance4 } from "node:perf_hooks";
+import { setImmediate as yieldImmediate2 } from "node:timers/promises";
+
+// src/core/workload/agent-sessions.ts
+init_errors();
+import { createHash as createHash2 } from "node:crypto";
+import { basename as basename2 } from "node:path";
 
 // src/core/workload/dataset.ts
 init_errors();
@@ -38714,6 +38701,210 @@ function readWorkloadFile(path, fail) {
 function loadDataset(path) {
   let file2 = readWorkloadFile(path, (m) => new DatasetError(m));
   return parseDataset(file2.text, basename(path), file2.sha256);
+}
+
+// src/core/workload/agent-sessions.ts
+var AgentSessionsError = class extends TokenbenchError {
+  constructor(message) {
+    super("agent_sessions_invalid", message);
+  }
+}, MAX_DEPTH = 8;
+function callsOf(s) {
+  return s.steps.reduce(
+    (a, st) => a + (st.kind === "call" ? 1 : st.agents.reduce((b, x) => b + callsOf(x), 0)),
+    0
+  );
+}
+function longestContext(s) {
+  let context = s.system.tokens, best = { promptTokens: 0, outputTokens: 1 }, joined = 0;
+  for (let st of s.steps) {
+    if (st.kind === "subagents") {
+      for (let a of st.agents) {
+        let l = longestContext(a);
+        l.promptTokens + l.outputTokens > best.promptTokens + best.outputTokens && (best = l), joined += finalAnswerTokens(a);
+      }
+      continue;
+    }
+    st.compactTokens !== null && (context = s.system.tokens + st.compactTokens), context += (st.add?.tokens ?? 0) + joined, joined = 0, context + st.outputTokens > best.promptTokens + best.outputTokens && (best = { promptTokens: context, outputTokens: st.outputTokens }), context += st.outputTokens;
+  }
+  return best;
+}
+var isObj = (v) => v !== null && typeof v == "object" && !Array.isArray(v), posInt = (v) => typeof v == "number" && Number.isInteger(v) && v > 0, nonNeg3 = (v) => typeof v == "number" && Number.isFinite(v) && v >= 0;
+function sized(o, key, where) {
+  let text2 = o[key], tokens = o[`${key}_tokens`];
+  if (text2 !== void 0 && tokens !== void 0)
+    throw new AgentSessionsError(`${where}: "${key}" or "${key}_tokens", not both`);
+  if (text2 !== void 0) {
+    if (typeof text2 != "string" || text2 === "")
+      throw new AgentSessionsError(`${where}: "${key}" must be a non-empty string`);
+    return { text: text2, tokens: Math.max(1, Math.round(text2.length / 4)) };
+  }
+  if (tokens !== void 0) {
+    if (!posInt(tokens)) throw new AgentSessionsError(`${where}: "${key}_tokens" must be a positive integer`);
+    return { text: null, tokens };
+  }
+  return null;
+}
+function nativeSession(o, where, depth, fallbackId) {
+  if (!isObj(o)) throw new AgentSessionsError(`${where}: not a JSON object`);
+  if (depth > MAX_DEPTH) throw new AgentSessionsError(`${where}: subagents nested deeper than ${MAX_DEPTH}`);
+  let id = o.id === void 0 ? fallbackId : o.id;
+  if (typeof id != "string" || id === "")
+    throw new AgentSessionsError(`${where}: "id" must be a non-empty string`);
+  if (!Array.isArray(o.calls) || o.calls.length === 0)
+    throw new AgentSessionsError(`${where}: "calls" must be a non-empty array`);
+  let steps = o.calls.map((c, i) => {
+    let at = `${where}, calls[${i}]`;
+    if (!isObj(c)) throw new AgentSessionsError(`${at}: not a JSON object`);
+    if (c.subagents !== void 0) {
+      if (!Array.isArray(c.subagents) || c.subagents.length === 0)
+        throw new AgentSessionsError(`${at}: "subagents" must be a non-empty array of sessions`);
+      return {
+        kind: "subagents",
+        agents: c.subagents.map(
+          (a, k) => nativeSession(a, `${at}.subagents[${k}]`, depth + 1, `${id}.${i}.${k}`)
+        )
+      };
+    }
+    let user = sized(c, "user", at), tool = sized(c, "tool_result", at);
+    if (user && tool)
+      throw new AgentSessionsError(`${at}: a call adds a user turn or a tool result, not both`);
+    if (!posInt(c.output_tokens))
+      throw new AgentSessionsError(`${at}: "output_tokens" must be a positive integer`);
+    let wait = c.tool_wait_ms ?? 0;
+    if (!nonNeg3(wait) || wait > 36e5)
+      throw new AgentSessionsError(`${at}: "tool_wait_ms" must be milliseconds from 0 to 3600000`);
+    if (c.compact_tokens !== void 0 && !posInt(c.compact_tokens))
+      throw new AgentSessionsError(`${at}: "compact_tokens" must be a positive integer`);
+    return {
+      kind: "call",
+      add: user ? { role: "user", ...user } : tool ? { role: "tool", ...tool } : null,
+      waitMs: wait,
+      compactTokens: c.compact_tokens ?? null,
+      outputTokens: c.output_tokens
+    };
+  });
+  checkOrder(steps, where);
+  let system = sized(o, "system", where) ?? { text: null, tokens: 0 };
+  return { id, system, steps };
+}
+function checkOrder(steps, where) {
+  let first = steps[0];
+  if (first.kind !== "call" || first.add === null)
+    throw new AgentSessionsError(
+      `${where}: the first call must add a user turn or a tool result ("user", "user_tokens", "tool_result" or "tool_result_tokens")`
+    );
+  for (let [i, st] of steps.entries()) {
+    let before = steps[i - 1];
+    if (st.kind === "subagents" && steps[i + 1]?.kind !== "call")
+      throw new AgentSessionsError(
+        `${where}, calls[${i}]: subagents must be followed by a call of the parent (it joins their answers)`
+      );
+    if (st.kind === "call" && st.add === null && before?.kind !== "subagents" && st.compactTokens === null)
+      throw new AgentSessionsError(
+        `${where}, calls[${i}]: a call adds a user turn or a tool result, unless it joins subagents or follows a compaction`
+      );
+  }
+}
+var S_TO_MS = 1e3;
+function wekaSession(o, where, depth, fallbackId) {
+  if (!isObj(o)) throw new AgentSessionsError(`${where}: not a JSON object`);
+  if (depth > MAX_DEPTH) throw new AgentSessionsError(`${where}: subagents nested deeper than ${MAX_DEPTH}`);
+  let id = typeof o.id == "string" && o.id !== "" ? o.id : typeof o.agent_id == "string" ? o.agent_id : fallbackId, block = o.block_size === void 0 ? 0 : o.block_size;
+  if (!nonNeg3(block)) throw new AgentSessionsError(`${where}: "block_size" must be a non-negative integer`);
+  if (!Array.isArray(o.requests) || o.requests.length === 0)
+    throw new AgentSessionsError(`${where}: "requests" must be a non-empty array`);
+  let systemTokens = (nonNeg3(o.system_tokens) ? o.system_tokens : 0) + (nonNeg3(o.tool_tokens) ? o.tool_tokens : 0), steps = [], context = 0, prevHashes = [];
+  for (let [i, r] of o.requests.entries()) {
+    let at = `${where}, requests[${i}]`;
+    if (!isObj(r)) throw new AgentSessionsError(`${at}: not a JSON object`);
+    if (r.type === "subagent") {
+      let sub = wekaSession({ ...r, block_size: r.block_size ?? block }, at, depth + 1, `${id}.${i}`), last2 = steps[steps.length - 1];
+      last2?.kind === "subagents" ? last2.agents.push(sub) : steps.length > 0 && steps.push({ kind: "subagents", agents: [sub] });
+      continue;
+    }
+    if (r.type !== "n" && r.type !== "s")
+      throw new AgentSessionsError(`${at}: "type" must be "n", "s" or "subagent"`);
+    if (!posInt(r.in) || !posInt(r.out))
+      throw new AgentSessionsError(`${at}: "in" and "out" must be positive integers (tokens)`);
+    let hashes = Array.isArray(r.hash_ids) ? r.hash_ids.filter(nonNeg3) : [], think = r.think_time === void 0 || r.think_time === null ? 0 : r.think_time;
+    if (!nonNeg3(think)) throw new AgentSessionsError(`${at}: "think_time" must be non-negative seconds`);
+    let common = 0;
+    for (; common < hashes.length && common < prevHashes.length && hashes[common] === prevHashes[common]; )
+      common++;
+    let rewritten = steps.length > 0 && prevHashes.length > 0 && hashes.length > 0 && common < prevHashes.length - 1, add = r.in - context, compactTokens = null;
+    steps.length === 0 ? add = r.in - systemTokens : (rewritten || add < 1) && (compactTokens = Math.max(1, Math.min(r.in - systemTokens - 1, common * block - systemTokens)), add = r.in - systemTokens - compactTokens);
+    let before = steps[steps.length - 1];
+    before?.kind === "subagents" && (add -= before.agents.reduce((a, x) => a + finalAnswerTokens(x), 0)), steps.push({
+      kind: "call",
+      add: add >= 1 ? { role: steps.length === 0 ? "user" : "tool", text: null, tokens: add } : null,
+      waitMs: steps.length === 0 ? 0 : think * S_TO_MS,
+      compactTokens,
+      outputTokens: r.out
+    }), context = r.in + r.out, prevHashes = hashes;
+  }
+  if (steps[steps.length - 1]?.kind === "subagents" && steps.push(joinCall()), steps.length === 0) throw new AgentSessionsError(`${where}: no call of the parent agent`);
+  let first = steps[0];
+  return first.add === null && (first.add = { role: "user", text: null, tokens: 1 }), { id, system: { text: null, tokens: Math.max(0, systemTokens) }, steps };
+}
+function finalAnswerTokens(s) {
+  for (let i = s.steps.length - 1; i >= 0; i--) {
+    let st = s.steps[i];
+    if (st.kind === "call") return st.outputTokens;
+  }
+  return 0;
+}
+var joinCall = () => ({
+  kind: "call",
+  add: null,
+  waitMs: 0,
+  compactTokens: null,
+  outputTokens: 1
+});
+function parseAgentSessions(input2, name, sha256 = createHash2("sha256").update(input2).digest("hex")) {
+  let text2 = withoutBom(input2).trim(), objects = [], lines = text2.split(`
+`).filter((l) => l.trim() !== "").length, whole;
+  try {
+    whole = text2.startsWith("{") ? JSON.parse(text2) : void 0;
+  } catch {
+    whole = void 0;
+  }
+  if (whole !== void 0) objects.push({ o: whole, where: text2.includes(`
+`) ? name : `${name}:1` });
+  else
+    for (let [i, line] of text2.split(`
+`).entries())
+      if (line.trim() !== "")
+        try {
+          objects.push({ o: JSON.parse(line), where: `${name}:${i + 1}` });
+        } catch (e) {
+          throw new AgentSessionsError(`${name}:${i + 1}: not JSON (${e.message})`);
+        }
+  if (objects.length === 0) throw new AgentSessionsError(`${name}: no sessions in the file`);
+  let weka = isObj(objects[0].o) && Array.isArray(objects[0].o.requests), sessions = objects.map(
+    ({ o, where }, k) => weka ? wekaSession(o, where, 0, `trace${k + 1}`) : nativeSession(o, where, 0, `session${k + 1}`)
+  );
+  return { name, lines, sha256, format: weka ? "weka" : "tokenbench", sessions };
+}
+function loadAgentSessions(path) {
+  let file2 = readWorkloadFile(path, (m) => new AgentSessionsError(m));
+  return parseAgentSessions(file2.text, basename2(path), file2.sha256);
+}
+function agentSessionsRecord(a) {
+  return {
+    name: a.name,
+    lines: a.lines,
+    sha256: a.sha256,
+    format: a.format,
+    sessions: a.sessions.length,
+    calls: a.sessions.reduce((n, s) => n + callsOf(s), 0)
+  };
+}
+function agentsLongest(a) {
+  return a.sessions.map(longestContext).reduce((b, l) => l.promptTokens + l.outputTokens > b.promptTokens + b.outputTokens ? l : b);
+}
+function agentDataset(a) {
+  return { name: a.name, lines: a.lines, sha256: a.sha256, entries: [], agents: a };
 }
 
 // src/core/workload/prompts.ts
@@ -39142,9 +39333,102 @@ function inConversation(spec, turn, userContent) {
   };
 }
 
+// src/core/load/agent-loop.ts
+var wordsOf = (cal, tokens) => Math.max(1, Math.round(cal ? tokens / cal.tokens_per_word : tokens)), seedOf = (job, part, salt) => Math.imul(job ^ 2654435761, 2246822507) + Math.imul(part + 1, 3266489909) + salt >>> 0, JOIN = `
+
+`;
+async function runAgentLoop(client, w, opts) {
+  let { plan } = w, records2 = [], sessions = w.agents.sessions, order = datasetOrder(sessions.length, plan.seed), nextCall = 0, nextPlay = 0;
+  opts.startAtAbsMs !== void 0 && await sleepUntil(opts.startAtAbsMs, opts.stop);
+  let deadline = opts.durationS !== null ? performance4.now() + opts.durationS * 1e3 : Number.POSITIVE_INFINITY, limit = opts.requests ?? Number.POSITIVE_INFINITY, over = () => nextCall >= limit || performance4.now() >= deadline || opts.stop?.aborted === !0, idOf = (local) => {
+    let i = closedIndex(local, w.placement);
+    return "next" in w.ids ? w.ids.next++ : w.ids.base + i;
+  }, words = (tokens, seed) => promptWords(wordsOf(w.calibration, tokens), seed), play = async (s, job) => {
+    let context = job.contexts++, system = null, messages = [], joined = [], last2 = null;
+    for (let step of s.steps) {
+      if (step.kind === "subagents") {
+        let answers = await Promise.all(step.agents.map((a) => play(a, job)));
+        if (answers.some((a) => a === null)) return null;
+        joined = answers;
+        continue;
+      }
+      if (step.waitMs > 0 && await sleepUntil(performance4.now() + step.waitMs, opts.stop), over()) return null;
+      let id = idOf(nextCall++);
+      job.id ??= id;
+      let turn = ++job.calls;
+      system ??= {
+        role: "system",
+        content: `${uniqueTag(job.id * 1e3 + context, plan.salt)}${s.system.text !== null ? `
+${s.system.text}` : s.system.tokens > 0 ? ` ${words(s.system.tokens, seedOf(job.id, -context - 1, plan.salt))}` : ""}`
+      };
+      let parts = [];
+      step.compactTokens !== null && (messages = [], parts.push(words(step.compactTokens, seedOf(job.id, turn * 2, plan.salt)))), parts.push(...joined), joined = [], step.add !== null && parts.push(step.add.text ?? words(step.add.tokens, seedOf(job.id, turn * 2 + 1, plan.salt))), messages.push({ role: "user", content: parts.join(JOIN) });
+      let spec = {
+        id,
+        level: plan.level,
+        warmup: !1,
+        prompt: messages[messages.length - 1].content,
+        messages: [system, ...messages],
+        maxTokens: step.outputTokens,
+        promptTokensRequested: null,
+        intendedSendAbsMs: null,
+        session: job.id,
+        turn,
+        jobCalls: job.total,
+        keepText: !0
+      }, rec = await client.stream(spec);
+      if (records2.push(rec), opts.onRecord?.(rec), rec.error !== null || spec.responseText === void 0) return null;
+      last2 = spec.responseText, messages.push({ role: "assistant", content: last2 }), await yieldImmediate2();
+    }
+    return last2;
+  }, user = async () => {
+    for (; !over(); ) {
+      let s = sessions[order[closedIndex(nextPlay++, w.placement) % sessions.length]];
+      await play(s, { id: null, calls: 0, total: callsOf(s), contexts: 0 });
+    }
+  };
+  return await Promise.all(Array.from({ length: opts.concurrency }, user)), { records: records2, droppedArrivals: 0, drainTimeS: null };
+}
+
+// src/core/load/level-plan.ts
+var DEFAULT_REQUESTS = 64, MIN_REQUESTS_PER_USER = 2, DEFAULT_REQUESTS_PER_USER = 4, WINDOW_EDGE_PER_USER = 2;
+function effectiveRequests(cfg, level) {
+  let requests = cfg.requests_per_level;
+  return requests === null ? null : cfg.mode !== "closed" ? requests : cfg.requests_default !== !0 ? Math.max(requests, MIN_REQUESTS_PER_USER * level) : Math.max(requests + WINDOW_EDGE_PER_USER * level, DEFAULT_REQUESTS_PER_USER * level);
+}
+function sessionsOf(cfg) {
+  return cfg.sessions ? { turns: cfg.sessions.turns, thinkTimeMs: cfg.sessions.think_time_ms } : null;
+}
+var MIN_PROBE_S = 4;
+function datasetStartOf(cfg, index) {
+  let start2 = 0;
+  for (let k = 0; k < index; k++) {
+    let r = effectiveRequests(cfg, cfg.levels[k]);
+    if (r === null) return index * ID_STRIDE;
+    start2 += r;
+  }
+  return start2;
+}
+function planLevel(cfg, index, salt = 0, repeat = 0) {
+  let level = cfg.levels[index], requests = effectiveRequests(cfg, level), durationS = cfg.duration_s, notices = [];
+  return cfg.search && (durationS !== null && (durationS = Math.max(durationS, MIN_PROBE_S)), requests !== null && (requests = Math.max(requests, Math.ceil(level * MIN_PROBE_S)))), cfg.mode === "closed" && requests !== null && cfg.requests_per_level !== null && requests > cfg.requests_per_level && cfg.requests_default !== !0 && notices.push(
+    `level ${level}: raised --requests from ${cfg.requests_per_level} to ${requests} (at least 2x the ${level} users, so every user sends at least twice)`
+  ), {
+    level,
+    index,
+    requests,
+    durationS,
+    arrival: cfg.arrival,
+    seed: cfg.seed + 7919 * (index + 1) >>> 0,
+    salt,
+    notices,
+    datasetStart: datasetStartOf(cfg, index) + repeat * datasetStartOf(cfg, cfg.levels.length)
+  };
+}
+
 // src/core/load/shard-run.ts
 function factories(job) {
-  let all = specFactory(job.cfg, job.plan, job.ids, job.calibration, job.dataset ?? null);
+  let prompts = job.dataset?.agents ? null : job.dataset ?? null, all = specFactory(job.cfg, job.plan, job.ids, job.calibration, prompts);
   return { all, closed: (j, w, t, turn) => all(closedIndex(j, job.placement), w, t, turn) };
 }
 function runShareWarmup(client, job) {
@@ -39166,7 +39450,17 @@ function runShare(client, job, o) {
   };
   if (cfg.mode === "closed") {
     let users = shareOf(plan.level, placement);
-    return users === 0 ? Promise.resolve({ records: [], droppedArrivals: 0, drainTimeS: null }) : runClosedLoop(client, f.closed, {
+    if (users === 0) return Promise.resolve({ records: [], droppedArrivals: 0, drainTimeS: null });
+    let agents = job.dataset?.agents;
+    return agents ? runAgentLoop(
+      client,
+      { plan, ids: job.ids, calibration: job.calibration, placement, agents },
+      {
+        ...common,
+        requests: plan.requests === null ? null : shareOf(plan.requests, placement),
+        concurrency: users
+      }
+    ) : runClosedLoop(client, f.closed, {
       ...common,
       requests: plan.requests === null ? null : shareOf(plan.requests, placement),
       concurrency: users,
@@ -39189,9 +39483,9 @@ function runShare(client, job, o) {
 
 // src/core/load/level-run.ts
 function progressReporter(ctx, plan, done) {
-  let t0 = performance4.now();
+  let t0 = performance5.now();
   return () => {
-    let elapsedS = (performance4.now() - t0) / 1e3, total = plan.requests, n = done(), etaS = total !== null && n > 0 ? elapsedS / n * (total - n) : plan.durationS !== null ? Math.max(0, plan.durationS - elapsedS) : null;
+    let elapsedS = (performance5.now() - t0) / 1e3, total = plan.requests, n = done(), etaS = total !== null && n > 0 ? elapsedS / n * (total - n) : plan.durationS !== null ? Math.max(0, plan.durationS - elapsedS) : null;
     ctx.onProgress?.({
       level: plan.level,
       levelIndex: plan.index,
@@ -39221,11 +39515,11 @@ async function runLevel(ctx, plan, where) {
       ({ results, startLateMs } = await ctx.pool.runLevel(jobs, where.startEpochMs, begin, ctx.stop));
     else {
       let warmup = await runShareWarmup(ctx.client, jobs[0]), slot = slotStart(where.startEpochMs), startEpochMs = slot.startEpochMs;
-      startLateMs = slot.lateMs, await sleepUntil(startEpochMs - performance4.timeOrigin, ctx.stop), begin();
+      startLateMs = slot.lateMs, await sleepUntil(startEpochMs - performance5.timeOrigin, ctx.stop), begin();
       let check2 = new SelfCheck();
       check2.start();
       let run2 = await runShare(ctx.client, jobs[0], {
-        startAtAbsMs: startEpochMs - performance4.timeOrigin,
+        startAtAbsMs: startEpochMs - performance5.timeOrigin,
         ...ctx.stop ? { stop: ctx.stop } : {},
         onRecord: () => {
           localDone++;
@@ -39264,21 +39558,21 @@ function mergeRuns(runs) {
 
 // src/core/workload/trace.ts
 init_errors();
-import { createHash as createHash2 } from "node:crypto";
-import { basename as basename2 } from "node:path";
+import { createHash as createHash3 } from "node:crypto";
+import { basename as basename3 } from "node:path";
 var TRACE_BLOCK_TOKENS = 512, REPLAY_LAG_WARN_MS = 50, TraceError = class extends TokenbenchError {
   constructor(message) {
     super("trace_invalid", message);
   }
-}, posInt = (v) => typeof v == "number" && Number.isInteger(v) && v > 0;
+}, posInt2 = (v) => typeof v == "number" && Number.isInteger(v) && v > 0;
 function rowOf(o, where) {
   if (o === null || typeof o != "object" || Array.isArray(o))
     throw new TraceError(`${where}: not a JSON object`);
   let r = o;
   if (typeof r.timestamp != "number" || !Number.isFinite(r.timestamp) || r.timestamp < 0)
     throw new TraceError(`${where}: "timestamp" must be a non-negative number of milliseconds`);
-  if (!posInt(r.input_length)) throw new TraceError(`${where}: "input_length" must be a positive integer`);
-  if (!posInt(r.output_length)) throw new TraceError(`${where}: "output_length" must be a positive integer`);
+  if (!posInt2(r.input_length)) throw new TraceError(`${where}: "input_length" must be a positive integer`);
+  if (!posInt2(r.output_length)) throw new TraceError(`${where}: "output_length" must be a positive integer`);
   let ids = r.hash_ids ?? [];
   if (!Array.isArray(ids) || !ids.every((h) => typeof h == "number" && Number.isInteger(h) && h >= 0))
     throw new TraceError(`${where}: "hash_ids" must be an array of non-negative integers`);
@@ -39293,7 +39587,7 @@ function rowOf(o, where) {
     hashIds: ids
   };
 }
-function parseTrace(input2, name, sha256 = createHash2("sha256").update(input2).digest("hex")) {
+function parseTrace(input2, name, sha256 = createHash3("sha256").update(input2).digest("hex")) {
   let text2 = withoutBom(input2), rows = [], lines = 0;
   for (let [i, line] of text2.split(`
 `).entries()) {
@@ -39316,7 +39610,7 @@ function parseTrace(input2, name, sha256 = createHash2("sha256").update(input2).
 }
 function loadTrace(path) {
   let file2 = readWorkloadFile(path, (m) => new TraceError(m));
-  return parseTrace(file2.text, basename2(path), file2.sha256);
+  return parseTrace(file2.text, basename3(path), file2.sha256);
 }
 function traceRows(trace, speed, requests, durationS) {
   let t0 = trace.rows[0].timestampMs, rows = trace.rows.map((r) => ({ row: r, offsetMs: (r.timestampMs - t0) / speed }));
@@ -39452,6 +39746,12 @@ function admissionSummary(input2) {
 }
 
 // src/core/results/jobs.ts
+function busyMs(calls) {
+  let spans = calls.map((r) => [r.send_ms, r.end_ms]).sort((a, b) => a[0] - b[0]), total = 0, from = Number.NEGATIVE_INFINITY, to = Number.NEGATIVE_INFINITY;
+  for (let [s, e] of spans)
+    s > to ? (to > from && (total += to - from), from = s, to = e) : to = Math.max(to, e);
+  return to > from ? total + (to - from) : total;
+}
 var jobOf = (r) => r.turn === void 0 || r.turn === 1 ? r.id : r.session ?? r.id;
 function jobSummary(records2, turns, users, wallS) {
   let byJob = /* @__PURE__ */ new Map();
@@ -39460,15 +39760,15 @@ function jobSummary(records2, turns, users, wallS) {
     let k = jobOf(r), rs = byJob.get(k);
     rs ? rs.push(r) : byJob.set(k, [r]);
   }
-  let e2eS = [], calls = [], outputTokens = [], waitShares = [], prompt = 0, cached2 = 0, cacheKnown = !1, incomplete = 0;
+  let e2eS = [], calls = [], outputTokens = [], waitShares = [], prompt = 0, cached2 = 0, cacheKnown = !1, incomplete = 0, most = 0;
   for (let rs of byJob.values()) {
-    let ok = rs.filter((r) => r.error === null && r.end_ms !== null), seen = new Set(ok.map((r) => r.turn));
-    if (ok.length !== rs.length || seen.size !== turns || !seen.has(1)) {
+    let ok = rs.filter((r) => r.error === null && r.end_ms !== null), seen = new Set(ok.map((r) => r.turn)), expected = turns ?? rs[0].job_calls ?? 0;
+    if (ok.length !== rs.length || seen.size !== expected || !seen.has(1)) {
       incomplete++;
       continue;
     }
-    let start2 = minOf(ok.map((r) => r.send_ms)), jobMs = maxOf(ok.map((r) => r.end_ms)) - start2, modelMs = ok.reduce((a, r) => a + (r.end_ms - r.send_ms), 0);
-    e2eS.push(jobMs / 1e3), calls.push(ok.length), outputTokens.push(ok.reduce((a, r) => a + (r.usage?.completion_tokens ?? 0), 0)), waitShares.push(jobMs > 0 ? Math.max(0, jobMs - modelMs) / jobMs : 0);
+    let start2 = minOf(ok.map((r) => r.send_ms)), jobMs = maxOf(ok.map((r) => r.end_ms)) - start2, modelMs = busyMs(ok);
+    e2eS.push(jobMs / 1e3), calls.push(ok.length), most = Math.max(most, ok.length), outputTokens.push(ok.reduce((a, r) => a + (r.usage?.completion_tokens ?? 0), 0)), waitShares.push(jobMs > 0 ? Math.max(0, jobMs - modelMs) / jobMs : 0);
     for (let r of ok) {
       let u = r.usage;
       !u || u.prompt_tokens === null || u.cached_tokens === null || (cacheKnown = !0, prompt += u.prompt_tokens, cached2 += u.cached_tokens);
@@ -39478,7 +39778,7 @@ function jobSummary(records2, turns, users, wallS) {
   return {
     complete,
     incomplete,
-    turns,
+    turns: turns ?? Math.max(1, most),
     e2e_s: summarize(e2eS),
     calls_per_job: mean2(calls),
     output_tokens_per_job: mean2(outputTokens),
@@ -39657,7 +39957,7 @@ function markdownTable(levels, slo = !0) {
 function reportHeader(doc) {
   let c = doc.config, workload = doc.kind === "profile" ? "single-stream serving profile" : c ? [
     c.search ? "search for the saturation rate" : `${c.mode} loop at ${c.mode === "closed" ? "concurrency" : "req/s"} ${c.levels.join(", ")}`,
-    c.dataset ? `dataset ${c.dataset.name}` : c.trace ? `trace ${c.trace.name}` : `${c.prompt_tokens} prompt tokens`,
+    c.dataset ? `dataset ${c.dataset.name}` : c.agent_sessions ? `agent sessions ${c.agent_sessions.name} (${c.agent_sessions.sessions} sessions, ${c.agent_sessions.calls} calls)` : c.trace ? `trace ${c.trace.name}` : `${c.prompt_tokens} prompt tokens`,
     `${c.max_tokens} max tokens${c.ignore_eos ? " (ignore_eos)" : ""}`,
     c.requests_per_level !== null ? `${c.requests_per_level} requests per level` : `${c.duration_s} s per level`,
     ...doc.repeats && doc.repeats.length > 1 ? [`${doc.repeats.length} repeats (each figure their median)`] : []
@@ -40455,7 +40755,7 @@ function turnSummaries(ok) {
 }
 function cacheBeyondWorkload(input2, ok) {
   let cfg = input2.cfg;
-  if (cfg.trace || cfg.sessions) return null;
+  if (cfg.trace || cfg.sessions || cfg.agent_sessions) return null;
   let rows = ok.filter((r) => r.usage?.cached_tokens != null && r.usage.prompt_tokens != null);
   if (rows.length === 0) return null;
   let mean2 = (f) => rows.reduce((a, r) => a + f(r), 0) / rows.length, cached2 = mean2((r) => r.usage.cached_tokens), prompt = mean2((r) => r.usage.prompt_tokens), fromDataset = (cfg.dataset?.shared_share ?? 0) * prompt, implied = Math.round(
@@ -40559,7 +40859,7 @@ function summariseLevel(input2) {
     ...cfg.sessions ? {
       turns: turnSummaries(ok),
       jobs: jobSummary(run.records, cfg.sessions.turns, level, whole.wall_time_s)
-    } : {},
+    } : cfg.agent_sessions ? { jobs: jobSummary(run.records, null, level, whole.wall_time_s) } : {},
     finish_reasons: finishReasons(ok),
     ...cfg.cancel ? { cancelled: { requests: aborted2, after_tokens: cfg.cancel.after_tokens, release: null } } : {},
     client: input2.client,
@@ -40759,6 +41059,12 @@ var SWEEP = {
     metavar: "FILE",
     default: null,
     help: "replay a trace (Mooncake JSONL: timestamp ms, input_length, output_length, optional hash_ids of shared 512-token blocks): one open-loop level at the trace's own times"
+  }),
+  agentSessions: text({
+    flag: "agent-sessions",
+    metavar: "FILE",
+    default: null,
+    help: "closed loop of agents: each user plays a session of the file (tokenbench JSON Lines, or Weka agent traces), re-sending the whole context with each call, waiting each tool's time and forking subagents; a session is a job (docs/agent-sessions.md)"
   }),
   traceSpeed: number({
     flag: "trace-speed",
@@ -41460,6 +41766,17 @@ function checkBounds(v, levels) {
         "brings its own prompts (lengths and shared blocks): it does not combine with --dataset, --turns or --shared-prefix-tokens"
       );
   }
+  if (v.agentSessions !== null) {
+    if (v.mode !== "closed")
+      throw new BoundError("agentSessions", "needs --mode closed: each user plays one session at a time");
+    if (v.dataset !== null || v.trace !== null || v.turns > 1 || v.sharedPrefixTokens !== null)
+      throw new BoundError(
+        "agentSessions",
+        "brings its own prompts and turns: it does not combine with --dataset, --trace, --turns or --shared-prefix-tokens"
+      );
+    if (v.rampUpS !== null)
+      throw new BoundError("agentSessions", "starts every session at the level's start: drop --ramp-up-s");
+  }
   if (v.datasetReuse !== "tagged" && v.dataset === null)
     throw new BoundError("datasetReuse", "goes with --dataset FILE (how its prompts are reused)");
   if (v.toolChoice !== "auto" && v.tools === null)
@@ -41825,7 +42142,7 @@ import {
   writeFileSync
 } from "node:fs";
 import { tmpdir } from "node:os";
-import { basename as basename3, dirname, isAbsolute, join, relative, resolve } from "node:path";
+import { basename as basename4, dirname, isAbsolute, join, relative, resolve } from "node:path";
 var ResultsFileError = class extends TokenbenchError {
   constructor(path, message) {
     super("results_file_invalid", `${path}: ${message}`);
@@ -41881,7 +42198,7 @@ function atomicWrite(path, data) {
 function unwritten(failed, doc, written) {
   let [cause, remedy] = WRITE_CAUSES[failed.errno] ?? ["the write failed", PATH], kept = written.length > 0 ? `written before it: ${written.join(", ")}` : "nothing was written there";
   if (doc !== null) {
-    let spare = join(tmpdir(), `tokenbench-${process.pid}-${basename3(failed.path)}`);
+    let spare = join(tmpdir(), `tokenbench-${process.pid}-${basename4(failed.path)}`);
     try {
       atomicWrite(spare, `${JSON.stringify(doc, null, 1)}
 `), kept += `; the whole document (every request inline) is in ${spare}`;
@@ -41927,7 +42244,7 @@ function insideOrRefuse(folder, path, what) {
 }
 function writeResults(doc, jsonPath, records2, recordsMode) {
   let paths = outputPaths(jsonPath), out = { ...doc, requests: null, requests_file: null };
-  recordsMode === "inline" ? out.requests = [...records2] : recordsMode === "file" && (out.requests_file = basename3(paths.requestsFile));
+  recordsMode === "inline" ? out.requests = [...records2] : recordsMode === "file" && (out.requests_file = basename4(paths.requestsFile));
   try {
     parseResultDocument(out);
   } catch (err) {
@@ -42360,10 +42677,10 @@ var DEFAULT_MOCK_OPTIONS = {
 
 // src/mock/server.ts
 import http from "node:http";
-import { performance as performance7 } from "node:perf_hooks";
+import { performance as performance8 } from "node:perf_hooks";
 
 // src/mock/engine.ts
-import { performance as performance6 } from "node:perf_hooks";
+import { performance as performance7 } from "node:perf_hooks";
 
 // src/mock/request.ts
 import { randomBytes } from "node:crypto";
@@ -43207,7 +43524,7 @@ function streamText(r, flavor2, st) {
 }
 
 // src/mock/timer-queue.ts
-import { performance as performance5 } from "node:perf_hooks";
+import { performance as performance6 } from "node:perf_hooks";
 var TimerQueue = class {
   heap = [];
   seq = 0;
@@ -43252,12 +43569,12 @@ var TimerQueue = class {
   }
   arm() {
     if (this.closed || this.heap.length === 0 || (this.timer && (clearTimeout(this.timer), this.timer = null), this.immediate)) return;
-    let d = this.heap[0].t - performance5.now();
+    let d = this.heap[0].t - performance6.now();
     d > 1.5 ? this.timer = setTimeout(() => this.fire(), d - 1) : this.immediate = setImmediate(() => this.fire());
   }
   fire() {
     this.timer = null, this.immediate = null;
-    let now = performance5.now(), h = this.heap;
+    let now = performance6.now(), h = this.heap;
     for (; h.length > 0 && h[0].t <= now; )
       this.pop().fn();
     this.arm();
@@ -43277,7 +43594,7 @@ var hrMs = () => Number(process.hrtime.bigint()) / 1e6, Engine = class {
   rand;
   faultRand;
   cache;
-  startedAtMs = performance6.now();
+  startedAtMs = performance7.now();
   seq = 0;
   admitPending = !1;
   promptTotal = 0;
@@ -43327,7 +43644,7 @@ var hrMs = () => Number(process.hrtime.bigint()) / 1e6, Engine = class {
     return this.seq;
   }
   loading() {
-    return performance6.now() - this.startedAtMs < this.o.loadTimeS * 1e3;
+    return performance7.now() - this.startedAtMs < this.o.loadTimeS * 1e3;
   }
   kvUsed() {
     let n = 0;
@@ -43354,7 +43671,7 @@ var hrMs = () => Number(process.hrtime.bigint()) / 1e6, Engine = class {
     if (httpFault) throw new HttpError(...httpFault);
     if (o.maxQueue !== null && this.active.size >= o.capacity && this.queue.length >= o.maxQueue)
       throw this.rejected++, new HttpError(o.rejectStatus, "server queue is full", "rate_limit_error");
-    let { target, textKey } = outputPlan(body, fault, promptTokens, maxTokens, o, this.rand), now = performance6.now(), r = newReq({
+    let { target, textKey } = outputPlan(body, fault, promptTokens, maxTokens, o, this.rand), now = performance7.now(), r = newReq({
       seq: textKey ?? seq,
       req,
       res,
@@ -43369,11 +43686,11 @@ var hrMs = () => Number(process.hrtime.bigint()) / 1e6, Engine = class {
       arrivalHr
     });
     this.promptTotal += promptTokens.length, res.on("close", () => {
-      r.state !== "done" && (this.cancelled++, r.fault === "leak" && r.state === "running" ? r.gen++ : this.finish(r, performance6.now(), !1));
+      r.state !== "done" && (this.cancelled++, r.fault === "leak" && r.state === "running" ? r.gen++ : this.finish(r, performance7.now(), !1));
     });
     let begin = () => {
       if (fault === "error_body")
-        return this.finish(r, performance6.now(), !1), sendJson(res, 200, {
+        return this.finish(r, performance7.now(), !1), sendJson(res, 200, {
           error: { message: "injected fault: the engine is overloaded", type: "internal_error" }
         });
       if (r.stream && o.protocol.includes("early-hints") && res.writeEarlyHints({ link: "</v1/models>; rel=preload" }), r.stream) {
@@ -43383,7 +43700,7 @@ var hrMs = () => Number(process.hrtime.bigint()) / 1e6, Engine = class {
         };
         res.writeHead(200, { ...headers2, ...this.flavor.streamHeaders }), res.flushHeaders();
       }
-      this.enqueue(r, performance6.now());
+      this.enqueue(r, performance7.now());
     };
     fault === "slow_first_byte" ? this.timers.at(now + o.slowFirstByteMs, begin) : begin();
   }
@@ -43441,7 +43758,7 @@ var hrMs = () => Number(process.hrtime.bigint()) / 1e6, Engine = class {
   emit(r, scheduled, gen) {
     let out = "", t = scheduled;
     for (; ; ) {
-      let now = performance6.now(), step = this.step(r, t, now);
+      let now = performance7.now(), step = this.step(r, t, now);
       if (out += step.out, step.reset) {
         let res = r.res;
         this.finish(r, now, !1), res.write(
@@ -43456,7 +43773,7 @@ var hrMs = () => Number(process.hrtime.bigint()) / 1e6, Engine = class {
       }
       this.enforceKv();
       let next = t + this.itl() + step.extraDelayMs;
-      if (r.state !== "running" || r.gen !== gen || next > performance6.now()) {
+      if (r.state !== "running" || r.gen !== gen || next > performance7.now()) {
         out && r.stream && this.write(r, out), r.state === "running" && r.gen === gen && this.timers.at(next, () => this.emit(r, next, gen));
         return;
       }
@@ -43569,7 +43886,7 @@ function metricsText(e) {
   ), x.text();
 }
 async function handle(engine, req, res) {
-  let arrival = performance7.now(), arrivalHr = Number(process.hrtime.bigint()) / 1e6, url3 = (req.url ?? "/").split("?")[0], method = req.method ?? "GET", flavor2 = engine.flavor;
+  let arrival = performance8.now(), arrivalHr = Number(process.hrtime.bigint()) / 1e6, url3 = (req.url ?? "/").split("?")[0], method = req.method ?? "GET", flavor2 = engine.flavor;
   try {
     let api = API_ROUTES[url3];
     if (method === "POST" && api !== void 0) {
@@ -43855,12 +44172,12 @@ import { randomBytes as randomBytes3 } from "node:crypto";
 
 // src/core/client/jit-warmup.ts
 import { createServer } from "node:http";
-import { performance as performance10 } from "node:perf_hooks";
+import { performance as performance11 } from "node:perf_hooks";
 
 // src/core/client/stream-client.ts
 var import_undici2 = __toESM(require_undici(), 1);
 import { randomBytes as randomBytes2 } from "node:crypto";
-import { performance as performance9 } from "node:perf_hooks";
+import { performance as performance10 } from "node:perf_hooks";
 
 // src/core/client/request-errors.ts
 var ErrorCode = {
@@ -43949,7 +44266,7 @@ function withBody(error62, status, body) {
 }
 
 // src/core/client/chunk.ts
-var isObj = (v) => v !== null && typeof v == "object" && !Array.isArray(v), strLen = (v) => typeof v == "string" ? v.length : 0;
+var isObj2 = (v) => v !== null && typeof v == "object" && !Array.isArray(v), strLen = (v) => typeof v == "string" ? v.length : 0;
 function count2(v, name, bad) {
   return v == null ? null : typeof v == "number" && Number.isInteger(v) && v >= 0 ? v : (bad.push(`usage.${name} is ${JSON.stringify(v)?.slice(0, 40)}, not a non-negative integer`), null);
 }
@@ -43960,50 +44277,50 @@ function resetInfo(info) {
   return info.answerChars = 0, info.reasoningChars = 0, info.toolChars = 0, info.toolCalls = 0, info.toolCallsAreNew = !1, info.toolIndexes ? info.toolIndexes.length = 0 : info.toolIndexes = [], info.text = "", info.finishReason = null, info.maxChoiceIndex = 0, info.usage = null, info.errorMessage = null, info.errorType = null, info.responseId = null, info.terminal = !1, info.serverTsMs = null, info.serverArrivalTsMs = null, info.timings = null, info.usageRaw = null, info;
 }
 function errorText(e) {
-  return typeof e == "string" ? e : isObj(e) && typeof e.message == "string" ? e.message : JSON.stringify(e)?.slice(0, 500) ?? String(e);
+  return typeof e == "string" ? e : isObj2(e) && typeof e.message == "string" ? e.message : JSON.stringify(e)?.slice(0, 500) ?? String(e);
 }
 function readUsage(info, us, responses) {
   let [p, c, pd, cd] = responses ? ["input_tokens", "output_tokens", "input_tokens_details", "output_tokens_details"] : ["prompt_tokens", "completion_tokens", "prompt_tokens_details", "completion_tokens_details"], bad = [], pDetails = us[pd], cDetails = us[cd];
   info.usage = {
     prompt: count2(us[p], p, bad),
     completion: count2(us[c], c, bad),
-    cached: isObj(pDetails) ? count2(pDetails.cached_tokens, `${pd}.cached_tokens`, bad) : null,
-    reasoning: isObj(cDetails) ? count2(cDetails.reasoning_tokens, `${cd}.reasoning_tokens`, bad) : null,
+    cached: isObj2(pDetails) ? count2(pDetails.cached_tokens, `${pd}.cached_tokens`, bad) : null,
+    reasoning: isObj2(cDetails) ? count2(cDetails.reasoning_tokens, `${cd}.reasoning_tokens`, bad) : null,
     invalid: bad.length > 0 ? bad.join("; ") : null
   }, Object.keys(us).some((k) => k !== p && k !== c && k !== "total_tokens") && (info.usageRaw = us);
 }
 function readCommon(info, o) {
-  isObj(o.timings) && (info.timings = o.timings), typeof o.tokenbench_server_ts_ms == "number" && (info.serverTsMs = o.tokenbench_server_ts_ms), typeof o.tokenbench_server_arrival_ts_ms == "number" && (info.serverArrivalTsMs = o.tokenbench_server_arrival_ts_ms);
+  isObj2(o.timings) && (info.timings = o.timings), typeof o.tokenbench_server_ts_ms == "number" && (info.serverTsMs = o.tokenbench_server_ts_ms), typeof o.tokenbench_server_arrival_ts_ms == "number" && (info.serverArrivalTsMs = o.tokenbench_server_arrival_ts_ms);
 }
 function interpretChunk(obj2, into) {
   let info = into ? resetInfo(into) : emptyInfo();
-  if (!isObj(obj2))
+  if (!isObj2(obj2))
     return info.errorMessage = "chunk is not a JSON object", info;
   obj2.error !== void 0 && obj2.error !== null && (info.errorMessage = errorText(obj2.error));
   let choices = obj2.choices;
   if (Array.isArray(choices))
     for (let ch of choices) {
-      if (!isObj(ch)) continue;
+      if (!isObj2(ch)) continue;
       typeof ch.index == "number" && ch.index > info.maxChoiceIndex && (info.maxChoiceIndex = ch.index);
       let delta = ch.delta;
-      if (isObj(delta)) {
+      if (isObj2(delta)) {
         let content = delta.content;
         typeof content == "string" && content.length > 0 && (info.answerChars += content.length, info.text += content), info.reasoningChars += strLen(delta.reasoning_content) + strLen(delta.reasoning);
         let calls = delta.tool_calls;
         if (Array.isArray(calls))
           for (let call of calls) {
-            if (!isObj(call)) continue;
+            if (!isObj2(call)) continue;
             let fn = call.function;
-            typeof call.index == "number" && Number.isFinite(call.index) ? info.toolIndexes.includes(call.index) || info.toolIndexes.push(call.index) : typeof call.id == "string" && call.id !== "" && (info.toolCalls++, info.toolCallsAreNew = !0), isObj(fn) && (info.toolChars += strLen(fn.name) + strLen(fn.arguments));
+            typeof call.index == "number" && Number.isFinite(call.index) ? info.toolIndexes.includes(call.index) || info.toolIndexes.push(call.index) : typeof call.id == "string" && call.id !== "" && (info.toolCalls++, info.toolCallsAreNew = !0), isObj2(fn) && (info.toolChars += strLen(fn.name) + strLen(fn.arguments));
           }
       }
       typeof ch.text == "string" && ch.text.length > 0 && (info.answerChars += ch.text.length, info.text += ch.text), typeof ch.finish_reason == "string" && (info.finishReason = ch.finish_reason);
     }
-  return isObj(obj2.usage) && readUsage(info, obj2.usage, !1), readCommon(info, obj2), info;
+  return isObj2(obj2.usage) && readUsage(info, obj2.usage, !1), readCommon(info, obj2), info;
 }
 function interpretResponsesEvent(obj2, into) {
   let info = into ? resetInfo(into) : emptyInfo();
-  if (!isObj(obj2))
+  if (!isObj2(obj2))
     return info.errorMessage = "event is not a JSON object", info;
   let type = obj2.type;
   switch (type) {
@@ -44019,28 +44336,28 @@ function interpretResponsesEvent(obj2, into) {
       break;
     case "response.output_item.added": {
       let item = obj2.item;
-      isObj(item) && item.type === "function_call" && (info.toolCalls = 1, info.toolCallsAreNew = !0, info.toolChars = strLen(item.arguments));
+      isObj2(item) && item.type === "function_call" && (info.toolCalls = 1, info.toolCallsAreNew = !0, info.toolChars = strLen(item.arguments));
       break;
     }
     case "response.created": {
       let r = obj2.response;
-      isObj(r) && typeof r.id == "string" && (info.responseId = r.id);
+      isObj2(r) && typeof r.id == "string" && (info.responseId = r.id);
       break;
     }
     case "response.completed":
     case "response.incomplete": {
       info.terminal = !0;
       let r = obj2.response;
-      if (isObj(r)) {
-        typeof r.id == "string" && (info.responseId = r.id), isObj(r.usage) && readUsage(info, r.usage, !0);
-        let why = isObj(r.incomplete_details) ? r.incomplete_details.reason : null;
+      if (isObj2(r)) {
+        typeof r.id == "string" && (info.responseId = r.id), isObj2(r.usage) && readUsage(info, r.usage, !0);
+        let why = isObj2(r.incomplete_details) ? r.incomplete_details.reason : null;
         info.finishReason = type === "response.completed" ? "stop" : why === "max_output_tokens" ? "length" : String(why);
       }
       break;
     }
     case "response.failed": {
       let r = obj2.response;
-      info.errorMessage = isObj(r) && r.error != null ? errorText(r.error) : "response.failed";
+      info.errorMessage = isObj2(r) && r.error != null ? errorText(r.error) : "response.failed";
       break;
     }
     case "error":
@@ -44069,29 +44386,29 @@ function readMessagesUsage(info, us) {
 }
 function interpretMessagesEvent(obj2, into) {
   let info = into ? resetInfo(into) : emptyInfo();
-  if (!isObj(obj2))
+  if (!isObj2(obj2))
     return info.errorMessage = "event is not a JSON object", info;
   switch (obj2.type) {
     case "message_start": {
       let m = obj2.message;
-      isObj(m) && (typeof m.id == "string" && (info.responseId = m.id), isObj(m.usage) && readMessagesUsage(info, m.usage));
+      isObj2(m) && (typeof m.id == "string" && (info.responseId = m.id), isObj2(m.usage) && readMessagesUsage(info, m.usage));
       break;
     }
     case "content_block_start": {
       let b = obj2.content_block;
-      if (!isObj(b)) break;
+      if (!isObj2(b)) break;
       b.type === "tool_use" ? (info.toolCalls = 1, info.toolCallsAreNew = !0) : b.type === "text" && typeof b.text == "string" && b.text !== "" ? (info.answerChars = b.text.length, info.text = b.text) : b.type === "thinking" && (info.reasoningChars = strLen(b.thinking));
       break;
     }
     case "content_block_delta": {
       let d = obj2.delta;
-      if (!isObj(d)) break;
+      if (!isObj2(d)) break;
       d.type === "text_delta" && typeof d.text == "string" ? (info.answerChars = d.text.length, info.text = d.text) : d.type === "thinking_delta" ? info.reasoningChars = strLen(d.thinking) : d.type === "input_json_delta" && (info.toolChars = strLen(d.partial_json));
       break;
     }
     case "message_delta": {
       let d = obj2.delta;
-      isObj(d) && typeof d.stop_reason == "string" && (info.finishReason = STOP_REASONS[d.stop_reason] ?? d.stop_reason), isObj(obj2.usage) && readMessagesUsage(info, obj2.usage);
+      isObj2(d) && typeof d.stop_reason == "string" && (info.finishReason = STOP_REASONS[d.stop_reason] ?? d.stop_reason), isObj2(obj2.usage) && readMessagesUsage(info, obj2.usage);
       break;
     }
     case "message_stop":
@@ -44099,7 +44416,7 @@ function interpretMessagesEvent(obj2, into) {
       break;
     case "error": {
       let e = obj2.error;
-      info.errorType = isObj(e) && typeof e.type == "string" ? e.type : null, info.errorMessage = `${info.errorType !== null ? `${info.errorType}: ` : ""}${errorText(e ?? obj2)}`;
+      info.errorType = isObj2(e) && typeof e.type == "string" ? e.type : null, info.errorMessage = `${info.errorType !== null ? `${info.errorType}: ` : ""}${errorText(e ?? obj2)}`;
       break;
     }
     default:
@@ -44251,14 +44568,14 @@ var USAGE_BOUNDS = { perMaxTokens: 2, perContentEvent: 64 }, SHORT_OUTPUT_SHARE 
 
 // src/core/client/socket-writes.ts
 import diagnostics from "node:diagnostics_channel";
-import { performance as performance8 } from "node:perf_hooks";
+import { performance as performance9 } from "node:perf_hooks";
 var REQUEST_ID_HEADER = "x-tokenbench-request-id", socketWrites = /* @__PURE__ */ new Map(), socketUses = /* @__PURE__ */ new WeakMap(), socketConnected = /* @__PURE__ */ new WeakMap(), sendHeadersSubscribed = !1;
 function watchSocketWrites() {
   sendHeadersSubscribed || (sendHeadersSubscribed = !0, diagnostics.subscribe("undici:client:connected", (msg) => {
     let socket = msg.socket;
-    socket && socketConnected.set(socket, performance8.now());
+    socket && socketConnected.set(socket, performance9.now());
   }), diagnostics.subscribe("undici:client:sendHeaders", (msg) => {
-    let t = performance8.now(), { headers: headers2, socket } = msg;
+    let t = performance9.now(), { headers: headers2, socket } = msg;
     if (typeof headers2 != "string") return;
     let i = headers2.indexOf(`${REQUEST_ID_HEADER}: `);
     if (i === -1) return;
@@ -44408,7 +44725,7 @@ var StreamClient = class {
       connect: { timeout: 1e4 }
     }), this.headers = { "content-type": "application/json", accept: "text/event-stream", ...cfg.target.headers }, this.secrets = secretsIn(cfg.target.headers);
     let hr = Number(process.hrtime.bigint()) / 1e6;
-    this.hrtimeOffsetMs = hr - performance9.now(), watchSocketWrites();
+    this.hrtimeOffsetMs = hr - performance10.now(), watchSocketWrites();
   }
   cfg;
   agent;
@@ -44445,12 +44762,12 @@ var StreamClient = class {
       setError
     }), sseEvents = 0, parser = new SseParser((ev) => {
       sseEvents++, state.event(ev, now - origin);
-    }), dispatchAbs = performance9.now(), wireId = `${this.tag}-${spec.id}${retries > 0 ? `-r${retries}` : ""}`, timer = setTimeout(() => {
+    }), dispatchAbs = performance10.now(), wireId = `${this.tag}-${spec.id}${retries > 0 ? `-r${retries}` : ""}`, timer = setTimeout(() => {
       timedOut = !0, controller?.abort(new Error(`request exceeded --timeout-s ${cfg.timeoutS}`));
     }, cfg.timeoutS * 1e3), finish = () => {
       if (finished) return;
       finished = !0, clearTimeout(timer);
-      let endMs = performance9.now() - origin, written = socketWrites.get(wireId);
+      let endMs = performance10.now() - origin, written = socketWrites.get(wireId);
       socketWrites.delete(wireId);
       let sendAbs = written?.t ?? dispatchAbs, eventTimes = state.eventTimes, usage = state.usage;
       if (error62 === null && status !== null && status < 400 && sse) {
@@ -44484,14 +44801,14 @@ var StreamClient = class {
         http_status: status,
         error: error62
       };
-      state.serverTimes !== void 0 && (rec.server_event_times_ms = state.serverTimes), state.serverArrival !== void 0 && (rec.server_arrival_ms = state.serverArrival), retries > 0 && (rec.retries = retries), spec.session !== void 0 && (rec.session = spec.session), spec.turn !== void 0 && (rec.turn = spec.turn), spec.promptReuse !== void 0 && (rec.prompt_reuse = spec.promptReuse), state.text !== null && (spec.responseText = state.text.join("")), state.text !== null && state.responseId !== null && (spec.responseId = state.responseId), written?.connectedAt != null && written.connectedAt >= dispatchAbs && (rec.connected_ms = written.connectedAt - origin), state.timings !== null && (rec.server_timings = state.timings), state.usageRaw !== null && (rec.usage_raw = state.usageRaw), state.finish(rec, cfg.ignoreEos), resolve2(rec);
+      state.serverTimes !== void 0 && (rec.server_event_times_ms = state.serverTimes), state.serverArrival !== void 0 && (rec.server_arrival_ms = state.serverArrival), retries > 0 && (rec.retries = retries), spec.session !== void 0 && (rec.session = spec.session), spec.turn !== void 0 && (rec.turn = spec.turn), spec.jobCalls !== void 0 && (rec.job_calls = spec.jobCalls), spec.promptReuse !== void 0 && (rec.prompt_reuse = spec.promptReuse), state.text !== null && (spec.responseText = state.text.join("")), state.text !== null && state.responseId !== null && (spec.responseId = state.responseId), written?.connectedAt != null && written.connectedAt >= dispatchAbs && (rec.connected_ms = written.connectedAt - origin), state.timings !== null && (rec.server_timings = state.timings), state.usageRaw !== null && (rec.usage_raw = state.usageRaw), state.finish(rec, cfg.ignoreEos), resolve2(rec);
     }, handler = {
       onRequestStart(c) {
         controller = c;
       },
       onResponseStart(_c, statusCode, headers2) {
         if (statusCode < 200) return;
-        if (now = performance9.now(), headersMs = now - origin, status = statusCode, statusCode >= 400) {
+        if (now = performance10.now(), headersMs = now - origin, status = statusCode, statusCode >= 400) {
           sse = !1;
           return;
         }
@@ -44509,7 +44826,7 @@ var StreamClient = class {
         )) : ct.includes("text/event-stream") || (sse = !1, setError(ErrorCode.notSse, `expected text/event-stream, got content-type "${ct}"`));
       },
       onResponseData(c, chunk) {
-        if (now = performance9.now(), received += chunk.length, received > maxResponseBytes) {
+        if (now = performance10.now(), received += chunk.length, received > maxResponseBytes) {
           setError(
             ErrorCode.responseTooLarge,
             `response passed ${maxResponseBytes} bytes without ending; cut there (an endless stream?)`
@@ -44531,7 +44848,7 @@ var StreamClient = class {
         errBody.length < 2e3 && (errBody += chunk.toString("utf8"));
       },
       onResponseEnd() {
-        if (now = performance9.now(), sse && parser.end(), status !== null && status >= 400)
+        if (now = performance10.now(), sse && parser.end(), status !== null && status >= 400)
           setError(ErrorCode.httpError, `HTTP ${status}: ${errBody.slice(0, 500)}`);
         else if (!sse && error62 !== null && errBody) {
           let e = withBody(error62, status, errBody);
@@ -44540,7 +44857,7 @@ var StreamClient = class {
         finish();
       },
       onResponseError: (_c, err) => {
-        now = performance9.now();
+        now = performance10.now();
         let code = err.code ?? "", written = socketWrites.get(wireId);
         if (status === null && !timedOut && written?.reused === !0 && STALE_CONNECTION.has(code) && retries < MAX_STALE_RETRIES) {
           finished = !0, clearTimeout(timer), socketWrites.delete(wireId), this.staleRetries++, this.reuseConnections = !1, this.attempt(spec, body, retries + 1, resolve2);
@@ -44624,7 +44941,7 @@ function serve(perRequest) {
   };
 }
 async function warmUpClientPath(cfg, chunks = WARMUP_CHUNKS) {
-  let t0 = performance10.now(), server = createServer(serve(Math.ceil(chunks / REQUESTS)));
+  let t0 = performance11.now(), server = createServer(serve(Math.ceil(chunks / REQUESTS)));
   try {
     await new Promise((res, rej) => {
       server.once("error", rej), server.listen(0, "127.0.0.1", () => res());
@@ -44638,7 +44955,7 @@ async function warmUpClientPath(cfg, chunks = WARMUP_CHUNKS) {
         apiKey: null,
         headers: {}
       }),
-      originMs: performance10.now()
+      originMs: performance11.now()
     }), read = 0;
     try {
       for (let i = 0; i < REQUESTS; i++) {
@@ -44658,7 +44975,7 @@ async function warmUpClientPath(cfg, chunks = WARMUP_CHUNKS) {
     } finally {
       await client.close();
     }
-    return { chunks: read, ms: performance10.now() - t0 };
+    return { chunks: read, ms: performance11.now() - t0 };
   } catch {
     return null;
   } finally {
@@ -44667,7 +44984,7 @@ async function warmUpClientPath(cfg, chunks = WARMUP_CHUNKS) {
 }
 
 // src/core/results/document.ts
-import { createHash as createHash3 } from "node:crypto";
+import { createHash as createHash4 } from "node:crypto";
 init_workload();
 var CLOCK_SOURCE = "performance.now() (monotonic), ms from origin";
 function buildDocument(p) {
@@ -44695,7 +45012,7 @@ function buildDocument(p) {
     ...p.kind === "sweep" ? { validity: runValidity([...p.levels, ...p.ab?.blocks.flatMap((b) => b.levels) ?? []]) } : {},
     complete: p.complete
   };
-  return doc.workload_fingerprint = createHash3("sha256").update(canonicalJson(workloadSpec(doc))).digest("hex").slice(0, 16), pv !== null && (doc.repository = pv.repository, doc.git = pv.git, pv.testbed !== null && (doc.testbed = describeTestbed(doc, pv.testbed)), pv.verdictRules && (doc.verdict_rules = pv.verdictRules), pv.startup && (doc.startup = pv.startup)), doc;
+  return doc.workload_fingerprint = createHash4("sha256").update(canonicalJson(workloadSpec(doc))).digest("hex").slice(0, 16), pv !== null && (doc.repository = pv.repository, doc.git = pv.git, pv.testbed !== null && (doc.testbed = describeTestbed(doc, pv.testbed)), pv.verdictRules && (doc.verdict_rules = pv.verdictRules), pv.startup && (doc.startup = pv.startup)), doc;
 }
 
 // src/core/results/environment.ts
@@ -45250,7 +45567,7 @@ function checkContext(target, server, cfg, calibration, longest) {
   if (prompt + output2 > context)
     throw new TokenbenchError(
       "prompt_too_long",
-      `a prompt of ${prompt} tokens plus ${output2} output tokens does not fit the server's context of ${context} tokens (${rootUrl(target)}): ${longest ? "the trace's longest request needs a server with a longer context" : `lower ${cfg.sessions ? "--turns, " : ""}--prompt-tokens or --max-tokens, or start the server with a longer context`}`
+      `a prompt of ${prompt} tokens plus ${output2} output tokens does not fit the server's context of ${context} tokens (${rootUrl(target)}): ${longest ? "the workload file's longest request needs a server with a longer context" : `lower ${cfg.sessions ? "--turns, " : ""}--prompt-tokens or --max-tokens, or start the server with a longer context`}`
     );
 }
 async function checkApiServed(target) {
@@ -45403,7 +45720,7 @@ async function resetCache(target, method) {
 
 // src/core/workload/tool-definitions.ts
 init_errors();
-import { basename as basename4 } from "node:path";
+import { basename as basename5 } from "node:path";
 var ToolsError = class extends TokenbenchError {
   constructor(message) {
     super("tools_invalid", message);
@@ -45413,7 +45730,7 @@ function loadTools(path, choice) {
   let file2 = readWorkloadFile(path, (m) => new ToolsError(m)), t = parseTools(file2.text, path, choice);
   if (typeof t == "string") throw new ToolsError(t);
   return {
-    name: basename4(path),
+    name: basename5(path),
     sha256: file2.sha256,
     count: t.length,
     choice,
@@ -45474,7 +45791,8 @@ async function prepareSweep(v, config2, o) {
     sha256: file2.sha256,
     shared_share: Number(sharedSystemShare(file2).toFixed(4))
   }), v.tools !== null && (config2.tools = loadTools(v.tools, v.toolChoice));
-  let trace = v.trace !== null ? loadTrace(v.trace) : null;
+  let trace = v.trace !== null ? loadTrace(v.trace) : null, agents = v.agentSessions !== null ? loadAgentSessions(v.agentSessions) : null;
+  agents && (config2.agent_sessions = agentSessionsRecord(agents));
   for (let n of [...file2?.notices ?? [], ...trace?.notices ?? []]) o.onNotice(n);
   let replay = trace ? traceReplay(trace, config2, v.traceSpeed, v.requests, v.maxDurationS) : null, target = makeTarget(v), load = loadGeneratorOf(v, config2, target);
   checkCombination(config2, load, { resume: v.resume ?? !1, ab: v.abBaseUrl !== null });
@@ -45484,7 +45802,7 @@ async function prepareSweep(v, config2, o) {
     calibrate: calibrate2,
     onNotice: o.onNotice,
     ...started?.serverExited ? { serverExited: started.serverExited } : {},
-    ...replay ? { longest: replay.longest } : {}
+    ...replay ? { longest: replay.longest } : agents ? { longest: agentsLongest(agents) } : {}
   }), pre = await contact(target, v.calibratePrompts), basePre = v.abBaseUrl !== null ? await contact(makeTarget({ ...v, baseUrl: v.abBaseUrl }), !1) : null;
   if (config2.cache_reset) {
     for (let p of basePre ? [pre, basePre] : [pre]) {
@@ -45500,7 +45818,7 @@ async function prepareSweep(v, config2, o) {
       `cache reset: ${CACHE_RESET_TEXT[config2.cache_reset.method]}, ${config2.cache_reset.mode === "level" ? "before each level" : "once, before the first level"}`
     );
   }
-  let salt = runSaltOf(load), dataset = replay ? replay.build(pre.calibration, salt) : file2;
+  let salt = runSaltOf(load), dataset = replay ? replay.build(pre.calibration, salt) : agents ? agentDataset(agents) : file2;
   return {
     config: config2,
     pre,
@@ -45514,7 +45832,7 @@ async function prepareSweep(v, config2, o) {
 }
 
 // src/core/server/consistency.ts
-import { createHash as createHash4 } from "node:crypto";
+import { createHash as createHash5 } from "node:crypto";
 var CONSISTENCY_TOKENS = 32, KEPT_CHARS = 400, TOPICS = [
   "the boiling point of water at sea level",
   "how a bicycle stays upright",
@@ -45568,7 +45886,7 @@ async function checkConsistency(target, n) {
         error: r.error ?? `HTTP ${r.status}${r.status === 200 ? ": no answer text in the response" : ""}`
       } : {
         prompt: k,
-        sha256: createHash4("sha256").update(text2).digest("hex"),
+        sha256: createHash5("sha256").update(text2).digest("hex"),
         text: text2.slice(0, KEPT_CHARS),
         error: null
       }
@@ -45578,12 +45896,12 @@ async function checkConsistency(target, n) {
 }
 
 // src/core/sweep/gear.ts
-import { performance as performance14 } from "node:perf_hooks";
+import { performance as performance15 } from "node:perf_hooks";
 
 // src/core/load/thread-pool.ts
 init_errors();
 import { existsSync as existsSync3 } from "node:fs";
-import { performance as performance11 } from "node:perf_hooks";
+import { performance as performance12 } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
 function workerFile() {
@@ -45641,7 +45959,7 @@ var ThreadHandle = class {
     let used = this.threads.slice(0, jobs.length);
     for (let t of used) t.done = 0;
     let warm = await Promise.all(used.map((t, k) => t.call({ op: "warmup", job: jobs[k] }, "warmed"))), { startEpochMs, lateMs } = slotStart(notBeforeEpochMs), pending = Promise.all(used.map((t) => t.call({ op: "run", startEpochMs }, "done")));
-    return await sleepUntil(startEpochMs - performance11.timeOrigin, stop), onStart?.(), {
+    return await sleepUntil(startEpochMs - performance12.timeOrigin, stop), onStart?.(), {
       results: (await pending).map((r, k) => ({ warmup: warm[k].records, run: r.run, check: r.check })),
       startLateMs: lateMs
     };
@@ -45666,7 +45984,7 @@ var ThreadHandle = class {
 };
 
 // src/core/sweep/gpu.ts
-import { performance as performance13 } from "node:perf_hooks";
+import { performance as performance14 } from "node:perf_hooks";
 
 // src/core/results/energy.ts
 var COUNTER_AGREES = 2, COUNTER_CEILING = 1.5, MIN_WINDOW_SAMPLES = 5, meanOf2 = (xs) => xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : null;
@@ -45758,7 +46076,7 @@ function idlePower(samples, windowMs) {
 init_errors();
 import { execFile as execFile2, spawn } from "node:child_process";
 import { existsSync as existsSync4 } from "node:fs";
-import { performance as performance12 } from "node:perf_hooks";
+import { performance as performance13 } from "node:perf_hooks";
 import { fileURLToPath as fileURLToPath2 } from "node:url";
 import { Worker as Worker2 } from "node:worker_threads";
 
@@ -45925,7 +46243,7 @@ var MAX_LINE = 4096, CLOCK_SLACK_MS = 5e3, STOP_GRACE_MS = 2e3, DCGM_FAILURES = 
   worker = null;
   stopping = !1;
   now() {
-    return performance12.now() - this.o.originMs;
+    return performance13.now() - this.o.originMs;
   }
   /** The sampler, or why there is none (no tool on this runner). Unknown GPU indices are an error. */
   static async open(o) {
@@ -46018,14 +46336,14 @@ var MAX_LINE = 4096, CLOCK_SLACK_MS = 5e3, STOP_GRACE_MS = 2e3, DCGM_FAILURES = 
   }
   /** Until at least `n` reads have come (the idle window), or `maxMs` passed. */
   async waitForSamples(n, maxMs) {
-    let t0 = performance12.now(), per = Math.max(1, this.gpus.length);
-    for (; this.samples.length < n * per && performance12.now() - t0 < maxMs && this.died === null; )
+    let t0 = performance13.now(), per = Math.max(1, this.gpus.length);
+    for (; this.samples.length < n * per && performance13.now() - t0 < maxMs && this.died === null; )
       await new Promise((r) => setTimeout(r, Math.min(50, this.o.sampleMs)));
   }
   /** Until every GPU has a read at or after `tMs` (a window's end needs one on each side), or `maxMs` passed. */
   async waitPast(tMs, maxMs) {
-    let t0 = performance12.now(), past = () => this.gpus.length > 0 && this.gpus.every((g) => this.samples.some((x) => x.index === g.index && x.t_ms >= tMs));
-    for (; !past() && performance12.now() - t0 < maxMs && this.died === null; )
+    let t0 = performance13.now(), past = () => this.gpus.length > 0 && this.gpus.every((g) => this.samples.some((x) => x.index === g.index && x.t_ms >= tMs));
+    for (; !past() && performance13.now() - t0 < maxMs && this.died === null; )
       await new Promise((r) => setTimeout(r, Math.min(50, this.o.sampleMs)));
   }
   /** A read kept: its time checked against this machine's clock, impossible values dropped. */
@@ -46071,9 +46389,9 @@ async function openGpu(cfg, origin, notice, metricsUrl = null) {
   });
   if ("absent" in opened)
     return notice(opened.absent), null;
-  let s = opened, idleStart = performance13.now() - origin.originMs;
+  let s = opened, idleStart = performance14.now() - origin.originMs;
   await s.waitForSamples(MIN_WINDOW_SAMPLES, Math.max(2e3, 10 * g.sample_ms));
-  let idleWindow = [idleStart, performance13.now() - origin.originMs];
+  let idleWindow = [idleStart, performance14.now() - origin.originMs];
   s.died && notice(`GPU telemetry stopped before the first level (${s.died.reason}): energy is unknown`);
   let idle = idlePower(s.samples, idleWindow);
   return {
@@ -46116,7 +46434,7 @@ async function openGear(o) {
   let { cfg, load } = o, environment = await captureEnvironment(), gpu = await openGpu(cfg, o.origin, o.notice, o.gpuMetricsUrl ?? null), poolFor = (pre) => load.workers > 1 ? new ThreadPool(load.workers, {
     target: pre.target,
     ...clientOptionsOf(cfg),
-    originEpochMs: performance14.timeOrigin + o.origin.originMs
+    originEpochMs: performance15.timeOrigin + o.origin.originMs
   }) : null, pools = [], arm = (pre) => {
     let pool = poolFor(pre);
     return pool && pools.push(pool), armOf(pre, pool);
@@ -46200,7 +46518,7 @@ async function runStep(arm, step, c) {
 // src/core/sweep/run-state.ts
 init_errors();
 import { existsSync as existsSync5 } from "node:fs";
-import { performance as performance15 } from "node:perf_hooks";
+import { performance as performance16 } from "node:perf_hooks";
 
 // src/core/sweep/errors.ts
 init_errors();
@@ -46214,7 +46532,7 @@ function startState(o, notice) {
     records: [],
     createdAt: (/* @__PURE__ */ new Date()).toISOString(),
     originWall: Date.now(),
-    originMs: performance15.now(),
+    originMs: performance16.now(),
     ids: { next: 0 }
   };
   if (!o.resume) return fresh;
@@ -46236,7 +46554,7 @@ function startState(o, notice) {
     createdAt: prev.created_at,
     originWall,
     // Same timeline as the first part: map the old origin onto this process's monotonic clock.
-    originMs: performance15.now() - (Date.now() - originWall),
+    originMs: performance16.now() - (Date.now() - originWall),
     ids: { next: records2.reduce((m, r) => Math.max(m, r.id + 1), 0) }
   };
 }

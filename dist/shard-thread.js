@@ -4100,7 +4100,7 @@ var require_webidl = __commonJS({
 var require_util2 = __commonJS({
   "node_modules/undici/lib/web/fetch/util.js"(exports, module) {
     "use strict";
-    var { Transform } = __require("node:stream"), zlib = __require("node:zlib"), { redirectStatusSet, referrerPolicyTokens, badPortsSet } = require_constants3(), { getGlobalOrigin } = require_global(), { collectAnHTTPQuotedString, parseMIMEType } = require_data_url(), { performance: performance8 } = __require("node:perf_hooks"), { ReadableStreamFrom, isValidHTTPToken, normalizedMethodRecordsBase } = require_util(), assert = __require("node:assert"), { isUint8Array } = __require("node:util/types"), { webidl } = require_webidl(), { isomorphicEncode, collectASequenceOfCodePoints, removeChars } = require_infra();
+    var { Transform } = __require("node:stream"), zlib = __require("node:zlib"), { redirectStatusSet, referrerPolicyTokens, badPortsSet } = require_constants3(), { getGlobalOrigin } = require_global(), { collectAnHTTPQuotedString, parseMIMEType } = require_data_url(), { performance: performance9 } = __require("node:perf_hooks"), { ReadableStreamFrom, isValidHTTPToken, normalizedMethodRecordsBase } = require_util(), assert = __require("node:assert"), { isUint8Array } = __require("node:util/types"), { webidl } = require_webidl(), { isomorphicEncode, collectASequenceOfCodePoints, removeChars } = require_infra();
     function responseURL(response) {
       let urlList = response.urlList, length = urlList.length;
       return length === 0 ? null : urlList[length - 1].toString();
@@ -4222,7 +4222,7 @@ var require_util2 = __commonJS({
       };
     }
     function coarsenedSharedCurrentTime(crossOriginIsolatedCapability) {
-      return coarsenTime(performance8.now(), crossOriginIsolatedCapability);
+      return coarsenTime(performance9.now(), crossOriginIsolatedCapability);
     }
     function createOpaqueTimingInfo(timingInfo) {
       return {
@@ -19054,7 +19054,7 @@ ${captureLines}` : capture.stack;
 });
 
 // src/core/load/shard-thread.ts
-import { performance as performance7 } from "node:perf_hooks";
+import { performance as performance8 } from "node:perf_hooks";
 import { parentPort, workerData } from "node:worker_threads";
 
 // src/core/client/jit-warmup.ts
@@ -19800,7 +19800,7 @@ var StreamClient = class {
         http_status: status,
         error
       };
-      state.serverTimes !== void 0 && (rec.server_event_times_ms = state.serverTimes), state.serverArrival !== void 0 && (rec.server_arrival_ms = state.serverArrival), retries > 0 && (rec.retries = retries), spec.session !== void 0 && (rec.session = spec.session), spec.turn !== void 0 && (rec.turn = spec.turn), spec.promptReuse !== void 0 && (rec.prompt_reuse = spec.promptReuse), state.text !== null && (spec.responseText = state.text.join("")), state.text !== null && state.responseId !== null && (spec.responseId = state.responseId), written?.connectedAt != null && written.connectedAt >= dispatchAbs && (rec.connected_ms = written.connectedAt - origin), state.timings !== null && (rec.server_timings = state.timings), state.usageRaw !== null && (rec.usage_raw = state.usageRaw), state.finish(rec, cfg.ignoreEos), resolve(rec);
+      state.serverTimes !== void 0 && (rec.server_event_times_ms = state.serverTimes), state.serverArrival !== void 0 && (rec.server_arrival_ms = state.serverArrival), retries > 0 && (rec.retries = retries), spec.session !== void 0 && (rec.session = spec.session), spec.turn !== void 0 && (rec.turn = spec.turn), spec.jobCalls !== void 0 && (rec.job_calls = spec.jobCalls), spec.promptReuse !== void 0 && (rec.prompt_reuse = spec.promptReuse), state.text !== null && (spec.responseText = state.text.join("")), state.text !== null && state.responseId !== null && (spec.responseId = state.responseId), written?.connectedAt != null && written.connectedAt >= dispatchAbs && (rec.connected_ms = written.connectedAt - origin), state.timings !== null && (rec.server_timings = state.timings), state.usageRaw !== null && (rec.usage_raw = state.usageRaw), state.finish(rec, cfg.ignoreEos), resolve(rec);
     }, handler = {
       onRequestStart(c) {
         controller = c;
@@ -20112,22 +20112,40 @@ function sendQueueOf(records) {
   return records.filter((r) => r.dispatch_ms !== void 0).map((r) => r.send_ms - Math.max(r.dispatch_ms, r.connected_ms ?? 0));
 }
 
-// src/core/load/shard.ts
-function splitEven(total, n) {
-  let base = Math.floor(total / n), extra = total - base * n;
-  return Array.from({ length: n }, (_, k) => base + (k < extra ? 1 : 0));
-}
-var shareOf = (total, p) => splitEven(splitEven(total, p.runner.count)[p.runner.index], p.thread.count)[p.thread.index], closedIndex = (local, p) => (local * p.thread.count + p.thread.index) * p.runner.count + p.runner.index, ownsArrival = (j, p) => j % p.runner.count === p.runner.index && Math.floor(j / p.runner.count) % p.thread.count === p.thread.index;
-var WARMUP_ID_OFFSET = 5e6;
+// src/core/load/agent-loop.ts
+import { performance as performance7 } from "node:perf_hooks";
+import { setImmediate as yieldImmediate2 } from "node:timers/promises";
 
-// src/core/load/level-plan.ts
-function sessionsOf(cfg) {
-  return cfg.sessions ? { turns: cfg.sessions.turns, thinkTimeMs: cfg.sessions.think_time_ms } : null;
+// src/core/workload/dataset.ts
+function taggedEntry(e, tag, keepSystem = !1) {
+  if (e.messages === null) return { ...e, prompt: `${tag}
+${e.prompt ?? ""}` };
+  let first = keepSystem ? e.messages.findIndex((m) => m.role !== "system") : 0, i = first === -1 ? 0 : first, messages = e.messages.map((m, k) => k === i ? { ...m, content: `${tag}
+${m.content}` } : m);
+  return { ...e, messages };
 }
+var SHARED_SYSTEM = /* @__PURE__ */ new WeakMap();
+function sharedSystemPrompts(d) {
+  let out = SHARED_SYSTEM.get(d);
+  if (!out) {
+    let seen = /* @__PURE__ */ new Set(), shared = /* @__PURE__ */ new Set();
+    for (let e of d.entries) {
+      let m = e.messages?.[0];
+      m?.role === "system" && (seen.has(m.content) && shared.add(m.content), seen.add(m.content));
+    }
+    out = shared, SHARED_SYSTEM.set(d, out);
+  }
+  return out;
+}
+var UTF8 = new TextDecoder("utf-8", { fatal: !0, ignoreBOM: !0 });
 
-// src/core/load/loops.ts
-import { performance as performance6 } from "node:perf_hooks";
-import { setImmediate as yieldImmediate } from "node:timers/promises";
+// src/core/workload/agent-sessions.ts
+function callsOf(s) {
+  return s.steps.reduce(
+    (a, st) => a + (st.kind === "call" ? 1 : st.agents.reduce((b, x) => b + callsOf(x), 0)),
+    0
+  );
+}
 
 // src/core/workload/arrivals.ts
 function normal(r) {
@@ -20159,137 +20177,6 @@ function arrivalOffsetsMs(opts) {
   }
   return out;
 }
-
-// src/core/load/loops.ts
-var MAX_TIMER_MS = 2 ** 31 - 1;
-function sleepUntil(tAbsMs, stop) {
-  return new Promise((resolve) => {
-    let timer, finished = !1, finish = () => {
-      finished || (finished = !0, clearTimeout(timer), stop?.removeEventListener("abort", finish), resolve());
-    }, spin = () => {
-      if (finished) return;
-      let d = tAbsMs - performance6.now();
-      d <= 0 || stop?.aborted ? finish() : d > 3 ? timer = setTimeout(spin, Math.min(d - 2, MAX_TIMER_MS)) : setImmediate(spin);
-    };
-    stop && tAbsMs - performance6.now() > 3 && stop.addEventListener("abort", finish, { once: !0 }), spin();
-  });
-}
-var RAMP_INDEX = 1e6;
-function markRamp(rec) {
-  return rec.warmup = !0, rec.ramp = !0, rec;
-}
-async function runClosedLoop(client2, makeSpec, opts) {
-  let records = [], next = 0, rampNext = 0;
-  opts.startAtAbsMs !== void 0 && await sleepUntil(opts.startAtAbsMs, opts.stop);
-  let rampMs = (opts.rampUpS ?? 0) * 1e3, t0 = performance6.now(), measureFrom = t0 + rampMs, deadline = opts.durationS !== null ? measureFrom + opts.durationS * 1e3 : Number.POSITIVE_INFINITY, limit = opts.requests ?? Number.POSITIVE_INFINITY, user = async (k) => {
-    if (rampMs > 0)
-      for (await sleepUntil(t0 + rampMs * k / opts.concurrency, opts.stop); performance6.now() < measureFrom && !opts.stop?.aborted; ) {
-        let rec = markRamp(await client2.stream(makeSpec(RAMP_INDEX + rampNext++, !0, null)));
-        records.push(rec), await yieldImmediate();
-      }
-    let sessions = opts.sessions ?? null, conversation = null;
-    for (; ; ) {
-      if (conversation !== null && sessions.thinkTimeMs > 0 && await sleepUntil(performance6.now() + sessions.thinkTimeMs, opts.stop), next >= limit || performance6.now() >= deadline || opts.stop?.aborted) return;
-      let i = next++, spec = sessions ? makeSpec(i, !1, null, conversation ?? { session: 0, turn: 1, history: [] }) : makeSpec(i, !1, null), rec = await client2.stream(spec);
-      records.push(rec), opts.onRecord?.(rec), sessions && (conversation = nextTurn(spec, rec, sessions.turns)), await yieldImmediate();
-    }
-  };
-  return await Promise.all(Array.from({ length: opts.concurrency }, (_, k) => user(k))), { records, droppedArrivals: 0, drainTimeS: null };
-}
-function nextTurn(spec, rec, turns) {
-  let turn = spec.turn ?? 1;
-  return rec.error !== null || turn >= turns || spec.responseText === void 0 ? null : {
-    session: spec.session ?? spec.id,
-    turn: turn + 1,
-    history: [...spec.messages ?? [], { role: "assistant", content: spec.responseText }],
-    ...spec.responseId !== void 0 ? { previousResponseId: spec.responseId } : {}
-  };
-}
-async function runOpenLoop(client2, makeSpec, opts) {
-  let offsets = opts.offsetsMs ? opts.offsetsMs : arrivalOffsetsMs({
-    kind: opts.arrival,
-    rateRps: opts.rateRps,
-    burstiness: opts.burstiness,
-    seed: opts.seed,
-    ...opts.requests !== null ? { count: opts.requests } : {},
-    ...opts.durationS !== null ? { durationS: opts.durationS } : {}
-  }), records = [], pending = [], inFlight = 0, slotWaiters = [], dropped = 0, mine = offsets.map((_, j) => j).filter((j) => opts.shard === void 0 || ownsArrival(j, opts.shard)), specs = mine.map((j) => {
-    let spec = makeSpec(j, !1, 0);
-    return spec.body = JSON.stringify(buildRequestBody(client2.cfg, spec)), spec;
-  }), t0 = opts.startAtAbsMs ?? performance6.now() + 5, rampMs = (opts.rampUpS ?? 0) * 1e3;
-  if (rampMs > 0) {
-    let n = Math.floor(opts.rateRps * rampMs / 2e3);
-    for (let k = 0; k < n; k++) {
-      if (opts.shard !== void 0 && !ownsArrival(k, opts.shard)) continue;
-      let due = t0 + Math.sqrt(2 * k * rampMs / (opts.rateRps / 1e3));
-      if (await sleepUntil(due, opts.stop), opts.stop?.aborted) break;
-      pending.push(
-        // its intended time kept, as for measured arrivals: the ramp's schedule can be checked
-        client2.stream(makeSpec(RAMP_INDEX + k, !0, due)).then((rec) => {
-          records.push(markRamp(rec));
-        })
-      );
-    }
-  }
-  let start = t0 + rampMs;
-  for (let i = 0; i < mine.length; i++) {
-    let intended = start + offsets[mine[i]], spec = specs[i];
-    if (spec.intendedSendAbsMs = intended, await sleepUntil(intended, opts.stop), opts.maxInFlight !== null)
-      for (; inFlight >= opts.maxInFlight && !opts.stop?.aborted; )
-        await new Promise((res) => slotWaiters.push(res));
-    if (opts.stop?.aborted) {
-      dropped = mine.length - i;
-      break;
-    }
-    inFlight++;
-    let p = client2.stream(spec).then((rec) => {
-      if (inFlight--, records.push(rec), opts.onRecord?.(rec), slotWaiters.length > 0) {
-        let w = slotWaiters;
-        slotWaiters = [];
-        for (let f of w) f();
-      }
-    });
-    pending.push(p);
-  }
-  await Promise.all(pending);
-  let lastIntended = mine.length > 0 ? start + offsets[mine[mine.length - 1]] : start, lastEnd = Number.NEGATIVE_INFINITY;
-  for (let r of records) r.end_ms !== null && r.end_ms > lastEnd && (lastEnd = r.end_ms);
-  let origin = client2.cfg.originMs, drain = Number.isFinite(lastEnd) ? Math.max(0, lastEnd - (lastIntended - origin)) / 1e3 : null;
-  return { records, droppedArrivals: dropped, drainTimeS: drain, lastIntendedMs: lastIntended - origin };
-}
-async function runWarmup(client2, makeSpec, count2, concurrency) {
-  if (count2 <= 0) return [];
-  let out = [], next = 0, user = async () => {
-    for (; next < count2; ) {
-      let i = next++;
-      out.push(await client2.stream(makeSpec(i, !0, null)));
-    }
-  };
-  return await Promise.all(Array.from({ length: Math.max(1, Math.min(concurrency, count2)) }, user)), out;
-}
-
-// src/core/workload/dataset.ts
-function taggedEntry(e, tag, keepSystem = !1) {
-  if (e.messages === null) return { ...e, prompt: `${tag}
-${e.prompt ?? ""}` };
-  let first = keepSystem ? e.messages.findIndex((m) => m.role !== "system") : 0, i = first === -1 ? 0 : first, messages = e.messages.map((m, k) => k === i ? { ...m, content: `${tag}
-${m.content}` } : m);
-  return { ...e, messages };
-}
-var SHARED_SYSTEM = /* @__PURE__ */ new WeakMap();
-function sharedSystemPrompts(d) {
-  let out = SHARED_SYSTEM.get(d);
-  if (!out) {
-    let seen = /* @__PURE__ */ new Set(), shared = /* @__PURE__ */ new Set();
-    for (let e of d.entries) {
-      let m = e.messages?.[0];
-      m?.role === "system" && (seen.has(m.content) && shared.add(m.content), seen.add(m.content));
-    }
-    out = shared, SHARED_SYSTEM.set(d, out);
-  }
-  return out;
-}
-var UTF8 = new TextDecoder("utf-8", { fatal: !0, ignoreBOM: !0 });
 
 // src/core/workload/sample-lengths.ts
 var SAMPLE_LENGTHS = [
@@ -20628,6 +20515,126 @@ function wordsFor(cal, tokens) {
   return tokens === cal.target_tokens ? cal.words : Math.max(1, cal.words + Math.round((tokens - cal.target_tokens) / cal.tokens_per_word));
 }
 
+// src/core/load/loops.ts
+import { performance as performance6 } from "node:perf_hooks";
+import { setImmediate as yieldImmediate } from "node:timers/promises";
+
+// src/core/load/shard.ts
+function splitEven(total, n) {
+  let base = Math.floor(total / n), extra = total - base * n;
+  return Array.from({ length: n }, (_, k) => base + (k < extra ? 1 : 0));
+}
+var shareOf = (total, p) => splitEven(splitEven(total, p.runner.count)[p.runner.index], p.thread.count)[p.thread.index], closedIndex = (local, p) => (local * p.thread.count + p.thread.index) * p.runner.count + p.runner.index, ownsArrival = (j, p) => j % p.runner.count === p.runner.index && Math.floor(j / p.runner.count) % p.thread.count === p.thread.index;
+var WARMUP_ID_OFFSET = 5e6;
+
+// src/core/load/loops.ts
+var MAX_TIMER_MS = 2 ** 31 - 1;
+function sleepUntil(tAbsMs, stop) {
+  return new Promise((resolve) => {
+    let timer, finished = !1, finish = () => {
+      finished || (finished = !0, clearTimeout(timer), stop?.removeEventListener("abort", finish), resolve());
+    }, spin = () => {
+      if (finished) return;
+      let d = tAbsMs - performance6.now();
+      d <= 0 || stop?.aborted ? finish() : d > 3 ? timer = setTimeout(spin, Math.min(d - 2, MAX_TIMER_MS)) : setImmediate(spin);
+    };
+    stop && tAbsMs - performance6.now() > 3 && stop.addEventListener("abort", finish, { once: !0 }), spin();
+  });
+}
+var RAMP_INDEX = 1e6;
+function markRamp(rec) {
+  return rec.warmup = !0, rec.ramp = !0, rec;
+}
+async function runClosedLoop(client2, makeSpec, opts) {
+  let records = [], next = 0, rampNext = 0;
+  opts.startAtAbsMs !== void 0 && await sleepUntil(opts.startAtAbsMs, opts.stop);
+  let rampMs = (opts.rampUpS ?? 0) * 1e3, t0 = performance6.now(), measureFrom = t0 + rampMs, deadline = opts.durationS !== null ? measureFrom + opts.durationS * 1e3 : Number.POSITIVE_INFINITY, limit = opts.requests ?? Number.POSITIVE_INFINITY, user = async (k) => {
+    if (rampMs > 0)
+      for (await sleepUntil(t0 + rampMs * k / opts.concurrency, opts.stop); performance6.now() < measureFrom && !opts.stop?.aborted; ) {
+        let rec = markRamp(await client2.stream(makeSpec(RAMP_INDEX + rampNext++, !0, null)));
+        records.push(rec), await yieldImmediate();
+      }
+    let sessions = opts.sessions ?? null, conversation = null;
+    for (; ; ) {
+      if (conversation !== null && sessions.thinkTimeMs > 0 && await sleepUntil(performance6.now() + sessions.thinkTimeMs, opts.stop), next >= limit || performance6.now() >= deadline || opts.stop?.aborted) return;
+      let i = next++, spec = sessions ? makeSpec(i, !1, null, conversation ?? { session: 0, turn: 1, history: [] }) : makeSpec(i, !1, null), rec = await client2.stream(spec);
+      records.push(rec), opts.onRecord?.(rec), sessions && (conversation = nextTurn(spec, rec, sessions.turns)), await yieldImmediate();
+    }
+  };
+  return await Promise.all(Array.from({ length: opts.concurrency }, (_, k) => user(k))), { records, droppedArrivals: 0, drainTimeS: null };
+}
+function nextTurn(spec, rec, turns) {
+  let turn = spec.turn ?? 1;
+  return rec.error !== null || turn >= turns || spec.responseText === void 0 ? null : {
+    session: spec.session ?? spec.id,
+    turn: turn + 1,
+    history: [...spec.messages ?? [], { role: "assistant", content: spec.responseText }],
+    ...spec.responseId !== void 0 ? { previousResponseId: spec.responseId } : {}
+  };
+}
+async function runOpenLoop(client2, makeSpec, opts) {
+  let offsets = opts.offsetsMs ? opts.offsetsMs : arrivalOffsetsMs({
+    kind: opts.arrival,
+    rateRps: opts.rateRps,
+    burstiness: opts.burstiness,
+    seed: opts.seed,
+    ...opts.requests !== null ? { count: opts.requests } : {},
+    ...opts.durationS !== null ? { durationS: opts.durationS } : {}
+  }), records = [], pending = [], inFlight = 0, slotWaiters = [], dropped = 0, mine = offsets.map((_, j) => j).filter((j) => opts.shard === void 0 || ownsArrival(j, opts.shard)), specs = mine.map((j) => {
+    let spec = makeSpec(j, !1, 0);
+    return spec.body = JSON.stringify(buildRequestBody(client2.cfg, spec)), spec;
+  }), t0 = opts.startAtAbsMs ?? performance6.now() + 5, rampMs = (opts.rampUpS ?? 0) * 1e3;
+  if (rampMs > 0) {
+    let n = Math.floor(opts.rateRps * rampMs / 2e3);
+    for (let k = 0; k < n; k++) {
+      if (opts.shard !== void 0 && !ownsArrival(k, opts.shard)) continue;
+      let due = t0 + Math.sqrt(2 * k * rampMs / (opts.rateRps / 1e3));
+      if (await sleepUntil(due, opts.stop), opts.stop?.aborted) break;
+      pending.push(
+        // its intended time kept, as for measured arrivals: the ramp's schedule can be checked
+        client2.stream(makeSpec(RAMP_INDEX + k, !0, due)).then((rec) => {
+          records.push(markRamp(rec));
+        })
+      );
+    }
+  }
+  let start = t0 + rampMs;
+  for (let i = 0; i < mine.length; i++) {
+    let intended = start + offsets[mine[i]], spec = specs[i];
+    if (spec.intendedSendAbsMs = intended, await sleepUntil(intended, opts.stop), opts.maxInFlight !== null)
+      for (; inFlight >= opts.maxInFlight && !opts.stop?.aborted; )
+        await new Promise((res) => slotWaiters.push(res));
+    if (opts.stop?.aborted) {
+      dropped = mine.length - i;
+      break;
+    }
+    inFlight++;
+    let p = client2.stream(spec).then((rec) => {
+      if (inFlight--, records.push(rec), opts.onRecord?.(rec), slotWaiters.length > 0) {
+        let w = slotWaiters;
+        slotWaiters = [];
+        for (let f of w) f();
+      }
+    });
+    pending.push(p);
+  }
+  await Promise.all(pending);
+  let lastIntended = mine.length > 0 ? start + offsets[mine[mine.length - 1]] : start, lastEnd = Number.NEGATIVE_INFINITY;
+  for (let r of records) r.end_ms !== null && r.end_ms > lastEnd && (lastEnd = r.end_ms);
+  let origin = client2.cfg.originMs, drain = Number.isFinite(lastEnd) ? Math.max(0, lastEnd - (lastIntended - origin)) / 1e3 : null;
+  return { records, droppedArrivals: dropped, drainTimeS: drain, lastIntendedMs: lastIntended - origin };
+}
+async function runWarmup(client2, makeSpec, count2, concurrency) {
+  if (count2 <= 0) return [];
+  let out = [], next = 0, user = async () => {
+    for (; next < count2; ) {
+      let i = next++;
+      out.push(await client2.stream(makeSpec(i, !0, null)));
+    }
+  };
+  return await Promise.all(Array.from({ length: Math.max(1, Math.min(concurrency, count2)) }, user)), out;
+}
+
 // src/core/load/requests.ts
 function datasetOrder(n, seed) {
   let order = Array.from({ length: n }, (_, i) => i), r = rng(seed >>> 0);
@@ -20711,9 +20718,71 @@ function inConversation(spec, turn, userContent) {
   };
 }
 
+// src/core/load/agent-loop.ts
+var wordsOf = (cal, tokens) => Math.max(1, Math.round(cal ? tokens / cal.tokens_per_word : tokens)), seedOf = (job2, part, salt) => Math.imul(job2 ^ 2654435761, 2246822507) + Math.imul(part + 1, 3266489909) + salt >>> 0, JOIN = `
+
+`;
+async function runAgentLoop(client2, w, opts) {
+  let { plan } = w, records = [], sessions = w.agents.sessions, order = datasetOrder(sessions.length, plan.seed), nextCall = 0, nextPlay = 0;
+  opts.startAtAbsMs !== void 0 && await sleepUntil(opts.startAtAbsMs, opts.stop);
+  let deadline = opts.durationS !== null ? performance7.now() + opts.durationS * 1e3 : Number.POSITIVE_INFINITY, limit = opts.requests ?? Number.POSITIVE_INFINITY, over = () => nextCall >= limit || performance7.now() >= deadline || opts.stop?.aborted === !0, idOf = (local) => {
+    let i = closedIndex(local, w.placement);
+    return "next" in w.ids ? w.ids.next++ : w.ids.base + i;
+  }, words = (tokens, seed) => promptWords(wordsOf(w.calibration, tokens), seed), play = async (s, job2) => {
+    let context = job2.contexts++, system = null, messages = [], joined = [], last = null;
+    for (let step of s.steps) {
+      if (step.kind === "subagents") {
+        let answers = await Promise.all(step.agents.map((a) => play(a, job2)));
+        if (answers.some((a) => a === null)) return null;
+        joined = answers;
+        continue;
+      }
+      if (step.waitMs > 0 && await sleepUntil(performance7.now() + step.waitMs, opts.stop), over()) return null;
+      let id = idOf(nextCall++);
+      job2.id ??= id;
+      let turn = ++job2.calls;
+      system ??= {
+        role: "system",
+        content: `${uniqueTag(job2.id * 1e3 + context, plan.salt)}${s.system.text !== null ? `
+${s.system.text}` : s.system.tokens > 0 ? ` ${words(s.system.tokens, seedOf(job2.id, -context - 1, plan.salt))}` : ""}`
+      };
+      let parts = [];
+      step.compactTokens !== null && (messages = [], parts.push(words(step.compactTokens, seedOf(job2.id, turn * 2, plan.salt)))), parts.push(...joined), joined = [], step.add !== null && parts.push(step.add.text ?? words(step.add.tokens, seedOf(job2.id, turn * 2 + 1, plan.salt))), messages.push({ role: "user", content: parts.join(JOIN) });
+      let spec = {
+        id,
+        level: plan.level,
+        warmup: !1,
+        prompt: messages[messages.length - 1].content,
+        messages: [system, ...messages],
+        maxTokens: step.outputTokens,
+        promptTokensRequested: null,
+        intendedSendAbsMs: null,
+        session: job2.id,
+        turn,
+        jobCalls: job2.total,
+        keepText: !0
+      }, rec = await client2.stream(spec);
+      if (records.push(rec), opts.onRecord?.(rec), rec.error !== null || spec.responseText === void 0) return null;
+      last = spec.responseText, messages.push({ role: "assistant", content: last }), await yieldImmediate2();
+    }
+    return last;
+  }, user = async () => {
+    for (; !over(); ) {
+      let s = sessions[order[closedIndex(nextPlay++, w.placement) % sessions.length]];
+      await play(s, { id: null, calls: 0, total: callsOf(s), contexts: 0 });
+    }
+  };
+  return await Promise.all(Array.from({ length: opts.concurrency }, user)), { records, droppedArrivals: 0, drainTimeS: null };
+}
+
+// src/core/load/level-plan.ts
+function sessionsOf(cfg) {
+  return cfg.sessions ? { turns: cfg.sessions.turns, thinkTimeMs: cfg.sessions.think_time_ms } : null;
+}
+
 // src/core/load/shard-run.ts
 function factories(job2) {
-  let all = specFactory(job2.cfg, job2.plan, job2.ids, job2.calibration, job2.dataset ?? null);
+  let prompts = job2.dataset?.agents ? null : job2.dataset ?? null, all = specFactory(job2.cfg, job2.plan, job2.ids, job2.calibration, prompts);
   return { all, closed: (j, w, t, turn) => all(closedIndex(j, job2.placement), w, t, turn) };
 }
 function runShareWarmup(client2, job2) {
@@ -20735,7 +20804,17 @@ function runShare(client2, job2, o) {
   };
   if (cfg.mode === "closed") {
     let users = shareOf(plan.level, placement);
-    return users === 0 ? Promise.resolve({ records: [], droppedArrivals: 0, drainTimeS: null }) : runClosedLoop(client2, f.closed, {
+    if (users === 0) return Promise.resolve({ records: [], droppedArrivals: 0, drainTimeS: null });
+    let agents = job2.dataset?.agents;
+    return agents ? runAgentLoop(
+      client2,
+      { plan, ids: job2.ids, calibration: job2.calibration, placement, agents },
+      {
+        ...common,
+        requests: plan.requests === null ? null : shareOf(plan.requests, placement),
+        concurrency: users
+      }
+    ) : runClosedLoop(client2, f.closed, {
       ...common,
       requests: plan.requests === null ? null : shareOf(plan.requests, placement),
       concurrency: users,
@@ -20757,7 +20836,7 @@ function runShare(client2, job2, o) {
 }
 
 // src/core/load/shard-thread.ts
-var port = parentPort, data = workerData, { originEpochMs, ...options } = data, client = new StreamClient({ ...options, originMs: originEpochMs - performance7.timeOrigin }), job = null, stopping = new AbortController(), post = (m) => port.postMessage(m);
+var port = parentPort, data = workerData, { originEpochMs, ...options } = data, client = new StreamClient({ ...options, originMs: originEpochMs - performance8.timeOrigin }), job = null, stopping = new AbortController(), post = (m) => port.postMessage(m);
 port.on("message", (m) => {
   (async () => {
     try {
@@ -20768,7 +20847,7 @@ port.on("message", (m) => {
         let check = new SelfCheck(!0), done = 0, ticker = setInterval(() => post({ op: "progress", done }), 500);
         check.start();
         let run = await runShare(client, job, {
-          startAtAbsMs: m.startEpochMs - performance7.timeOrigin,
+          startAtAbsMs: m.startEpochMs - performance8.timeOrigin,
           stop: stopping.signal,
           onRecord: () => {
             done++;

@@ -25,6 +25,7 @@ import { logTail, startServer } from "./server-process.ts";
 const FILE_INPUT: Record<string, string> = {
   dataset_invalid: "dataset",
   trace_invalid: "trace",
+  agent_sessions_invalid: "agent-sessions",
   tools_invalid: "tools",
 };
 
@@ -38,6 +39,7 @@ async function setUp(inputs: ActionInputs): Promise<SweepSetup> {
     for (const [input, path] of [
       ["dataset", inputs.dataset],
       ["trace", inputs.trace],
+      ["agent-sessions", inputs.agentSessions],
       ["tools", inputs.tools],
     ] as const)
       if (path !== null) insideOrRefuse(workspace(), path, `input "${input}":`);

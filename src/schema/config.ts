@@ -69,6 +69,19 @@ export const SweepConfig = z.object({
     .object({ turns: z.number().int().min(2), think_time_ms: z.number().nonnegative() })
     .nullable()
     .optional(),
+  /** `--agent-sessions`: agents' sessions replayed (closed loop, a user per session), the file and what it holds. */
+  agent_sessions: z
+    .object({
+      name: z.string(),
+      lines: z.number().int().nonnegative(),
+      sha256: z.string().regex(/^[0-9a-f]{64}$/),
+      format: z.enum(["tokenbench", "weka"]),
+      sessions: z.number().int().positive(),
+      /** Model calls in all the file's sessions, subagents' included. */
+      calls: z.number().int().positive(),
+    })
+    .nullable()
+    .optional(),
   /** `--trace`: requests at a trace's times (Mooncake JSONL), its file and the time scale. */
   trace: z
     .object({

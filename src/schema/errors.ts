@@ -66,6 +66,10 @@ export const RUN_ERRORS = {
   },
   dataset_invalid: { exit: 1, meaning: "`--dataset` cannot be read or a line of it is not a request" },
   trace_invalid: { exit: 1, meaning: "`--trace` cannot be read or a line of it is not a trace row" },
+  agent_sessions_invalid: {
+    exit: 1,
+    meaning: "`--agent-sessions` cannot be read or a session in it is not one (docs/agent-sessions.md)",
+  },
   tools_invalid: {
     exit: 1,
     meaning:

@@ -58,6 +58,8 @@ export const RequestRecord = z.object({
   session: z.number().int().nonnegative().optional(),
   /** `--turns`: this request's turn in its conversation, from 1 (the history before it is re-sent). */
   turn: z.number().int().positive().optional(),
+  /** `--agent-sessions`: the calls the job's session makes in all, its subagents' included (turn counts them in the order sent). */
+  job_calls: z.number().int().positive().optional(),
   /** What the server reported of its own timing, kept as sent (llama.cpp `timings`: prompt_ms, predicted_ms, cache_n, ...). */
   server_timings: z.record(z.string(), z.unknown()).optional(),
   /** The server's `usage` object as sent, when it carries more than the three counts (details). */

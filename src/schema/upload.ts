@@ -107,7 +107,8 @@ export function impossibleFigures(
           `levels[${i}].decode_tok_s.${stat}`,
           `${v} tok/s is beyond any one stream's decode (at most ${PHYSICS.decodeTokS})`,
         );
-    const perRequest = config && !config.dataset && !config.trace ? config.max_tokens : null;
+    const perRequest =
+      config && !config.dataset && !config.trace && !config.agent_sessions ? config.max_tokens : null;
     if (perRequest !== null && perRequest > 0 && l.completion_tokens_total > l.ok * perRequest * SLACK + 1)
       no(
         `levels[${i}].completion_tokens_total`,

@@ -89,12 +89,14 @@ export const TurnSummary = z.object({
 });
 
 /**
- * `--turns`: the level's conversations as jobs. Complete jobs (every turn measured and answered)
- * give the figures; jobs the level's end cut short or with a failed turn are counted apart.
+ * `--turns`, `--agent-sessions`: the level's conversations (an agent's sessions) as jobs. Complete
+ * jobs (every call measured and answered) give the figures; jobs the level's end cut short or
+ * with a failed call are counted apart.
  */
 export const JobSummary = z.object({
   complete: z.number().int().nonnegative(),
   incomplete: z.number().int().nonnegative(),
+  /** The calls of a job (`--turns`: the turns; agent sessions: the most any complete job made). */
   turns: z.number().int().positive(),
   /** First turn's send to last turn's end, seconds. */
   e2e_s: MeasuredStats,

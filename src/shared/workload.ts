@@ -40,6 +40,7 @@ export function workloadSpec(doc: ResultDocument): Record<string, unknown> {
       ...(c.ramp_up_s ? { ramp_up_s: c.ramp_up_s } : {}),
       ...(c.shared_prefix ? { shared_prefix: c.shared_prefix } : {}),
       ...(c.sessions ? { sessions: c.sessions } : {}),
+      ...(c.agent_sessions ? { agent_sessions: c.agent_sessions.sha256 } : {}),
       ...(c.trace ? { trace: { sha256: c.trace.sha256, speed: c.trace.speed } } : {}),
       ...(c.tools ? { tools: { sha256: c.tools.sha256, choice: c.tools.choice } } : {}),
       ...(c.reasoning_tags ? { reasoning_tags: c.reasoning_tags } : {}),

@@ -24,6 +24,8 @@ export interface RequestSpec {
   /** `--turns`: the conversation (id of its first turn) and this request's turn in it. */
   session?: number;
   turn?: number;
+  /** `--agent-sessions`: the calls the job's session makes in all. */
+  jobCalls?: number;
   /** Keep the answer's text in `responseText` (a conversation's next turn re-sends it). */
   keepText?: boolean;
   /** The answer's content text, set when the stream ends (with `keepText`). */

@@ -204,6 +204,7 @@ export class StreamClient {
       if (retries > 0) rec.retries = retries;
       if (spec.session !== undefined) rec.session = spec.session;
       if (spec.turn !== undefined) rec.turn = spec.turn;
+      if (spec.jobCalls !== undefined) rec.job_calls = spec.jobCalls;
       if (spec.promptReuse !== undefined) rec.prompt_reuse = spec.promptReuse;
       if (state.text !== null) spec.responseText = state.text.join("");
       if (state.text !== null && state.responseId !== null) spec.responseId = state.responseId;

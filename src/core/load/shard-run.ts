@@ -6,6 +6,7 @@
 import type { PromptCalibration, RequestRecord, SweepConfig } from "../../schema/v1.ts";
 import type { StreamClient } from "../client/stream-client.ts";
 import type { Dataset } from "../workload/dataset.ts";
+import { runAgentLoop } from "./agent-loop.ts";
 import { type LevelPlan, sessionsOf } from "./level-plan.ts";
 import { type LevelRun, runClosedLoop, runOpenLoop, runWarmup, type SpecFactory } from "./loops.ts";
 import { type IdScheme, specFactory } from "./requests.ts";
@@ -22,7 +23,9 @@ export interface ShareJob {
 }
 
 function factories(job: ShareJob): { all: SpecFactory; closed: SpecFactory } {
-  const all = specFactory(job.cfg, job.plan, job.ids, job.calibration, job.dataset ?? null);
+  // agent sessions warm up with synthetic prompts: a session is played by the agent loop only
+  const prompts = job.dataset?.agents ? null : (job.dataset ?? null);
+  const all = specFactory(job.cfg, job.plan, job.ids, job.calibration, prompts);
   return { all, closed: (j, w, t, turn) => all(closedIndex(j, job.placement), w, t, turn) };
 }
 
@@ -54,6 +57,17 @@ export function runShare(
   if (cfg.mode === "closed") {
     const users = shareOf(plan.level, placement);
     if (users === 0) return Promise.resolve({ records: [], droppedArrivals: 0, drainTimeS: null });
+    const agents = job.dataset?.agents;
+    if (agents)
+      return runAgentLoop(
+        client,
+        { plan, ids: job.ids, calibration: job.calibration, placement, agents },
+        {
+          ...common,
+          requests: plan.requests === null ? null : shareOf(plan.requests, placement),
+          concurrency: users,
+        },
+      );
     return runClosedLoop(client, f.closed, {
       ...common,
       requests: plan.requests === null ? null : shareOf(plan.requests, placement),

@@ -9,17 +9,34 @@ import type { LevelResult, RequestRecord } from "../../schema/v1.ts";
 import { maxOf, minOf } from "../../shared/extremes.ts";
 import { summarize } from "./stats.ts";
 
+/** The time at least one of the calls was in flight (the union of their send-to-end spans), ms. */
+function busyMs(calls: readonly RequestRecord[]): number {
+  const spans = calls.map((r) => [r.send_ms, r.end_ms!] as const).sort((a, b) => a[0] - b[0]);
+  let total = 0;
+  let from = Number.NEGATIVE_INFINITY;
+  let to = Number.NEGATIVE_INFINITY;
+  for (const [s, e] of spans) {
+    if (s > to) {
+      if (to > from) total += to - from;
+      from = s;
+      to = e;
+    } else to = Math.max(to, e);
+  }
+  return to > from ? total + (to - from) : total;
+}
+
 /** The job a record belongs to: its first turn's id (a first turn is its own). */
 const jobOf = (r: RequestRecord): number =>
   r.turn === undefined || r.turn === 1 ? r.id : (r.session ?? r.id);
 
 /**
- * The level's jobs: complete ones (every one of `turns` turns measured and answered) give the
- * figures; a job the level's end cut short, or one with a failed turn, is counted apart.
+ * The level's jobs: complete ones (every one of `turns` turns measured and answered; an agent's
+ * session: each of its `job_calls` calls) give the figures; a job the level's end cut short, or
+ * one with a failed call, is counted apart. `turns` null: agent sessions, whose jobs differ in size.
  */
 export function jobSummary(
   records: readonly RequestRecord[],
-  turns: number,
+  turns: number | null,
   users: number,
   wallS: number,
 ): NonNullable<LevelResult["jobs"]> {
@@ -39,21 +56,25 @@ export function jobSummary(
   let cached = 0;
   let cacheKnown = false;
   let incomplete = 0;
+  let most = 0;
   for (const rs of byJob.values()) {
     const ok = rs.filter((r) => r.error === null && r.end_ms !== null);
     const seen = new Set(ok.map((r) => r.turn));
-    if (ok.length !== rs.length || seen.size !== turns || !seen.has(1)) {
+    const expected = turns ?? rs[0]!.job_calls ?? 0;
+    if (ok.length !== rs.length || seen.size !== expected || !seen.has(1)) {
       incomplete++;
       continue;
     }
     const start = minOf(ok.map((r) => r.send_ms));
     const end = maxOf(ok.map((r) => r.end_ms!));
     const jobMs = end - start;
-    const modelMs = ok.reduce((a, r) => a + (r.end_ms! - r.send_ms), 0);
+    const modelMs = busyMs(ok);
     e2eS.push(jobMs / 1000);
     calls.push(ok.length);
+    most = Math.max(most, ok.length);
     outputTokens.push(ok.reduce((a, r) => a + (r.usage?.completion_tokens ?? 0), 0));
-    // the job's time between its calls: the waits (think time, tool runs) and the client's own gaps
+    // the job's time with none of its calls in flight: the waits (think time, tool runs) and the
+    // client's own gaps; subagents' calls at once count once
     waitShares.push(jobMs > 0 ? Math.max(0, jobMs - modelMs) / jobMs : 0);
     for (const r of ok) {
       const u = r.usage;
@@ -68,7 +89,7 @@ export function jobSummary(
   return {
     complete,
     incomplete,
-    turns,
+    turns: turns ?? Math.max(1, most),
     e2e_s: summarize(e2eS),
     calls_per_job: mean(calls),
     output_tokens_per_job: mean(outputTokens),

@@ -131,11 +131,12 @@ export interface LevelSummaryInput {
  * the system prompts several of its lines open with (its `shared_share` of the prompt): a level
  * whose cached prompt tokens pass that by more than 10 % of its prompts (16 tokens at least, a
  * cache block) was served by a cache the workload did not imply (another run's prompts, a
- * warmup). A trace and a conversation share by design (their blocks, their history): not judged.
+ * warmup). A trace, a conversation and an agent's session share by design (their blocks, their
+ * history): not judged.
  */
 function cacheBeyondWorkload(input: LevelSummaryInput, ok: readonly RequestRecord[]): string | null {
   const cfg = input.cfg;
-  if (cfg.trace || cfg.sessions) return null;
+  if (cfg.trace || cfg.sessions || cfg.agent_sessions) return null;
   const rows = ok.filter((r) => r.usage?.cached_tokens != null && r.usage.prompt_tokens != null);
   if (rows.length === 0) return null;
   const mean = (f: (r: RequestRecord) => number) => rows.reduce((a, r) => a + f(r), 0) / rows.length;
@@ -291,7 +292,9 @@ export function summariseLevel(input: LevelSummaryInput): { result: LevelResult;
           turns: turnSummaries(ok),
           jobs: jobSummary(run.records, cfg.sessions.turns, level, whole.wall_time_s),
         }
-      : {}),
+      : cfg.agent_sessions
+        ? { jobs: jobSummary(run.records, null, level, whole.wall_time_s) }
+        : {}),
     finish_reasons: finishReasons(ok),
     ...(cfg.cancel
       ? { cancelled: { requests: aborted, after_tokens: cfg.cancel.after_tokens, release: null } }

@@ -110,9 +110,11 @@ export function reportHeader(doc: Described): string {
               : `${c.mode} loop at ${c.mode === "closed" ? "concurrency" : "req/s"} ${c.levels.join(", ")}`,
             c.dataset
               ? `dataset ${c.dataset.name}`
-              : c.trace
-                ? `trace ${c.trace.name}`
-                : `${c.prompt_tokens} prompt tokens`,
+              : c.agent_sessions
+                ? `agent sessions ${c.agent_sessions.name} (${c.agent_sessions.sessions} sessions, ${c.agent_sessions.calls} calls)`
+                : c.trace
+                  ? `trace ${c.trace.name}`
+                  : `${c.prompt_tokens} prompt tokens`,
             `${c.max_tokens} max tokens${c.ignore_eos ? " (ignore_eos)" : ""}`,
             c.requests_per_level !== null
               ? `${c.requests_per_level} requests per level`

@@ -32,7 +32,7 @@ export interface PreflightOptions {
   onNotice: (m: string) => void;
   /** The Action's started server: why it is gone, or null while it runs. */
   serverExited?: () => string | null;
-  /** `--trace`: its longest request (prompt and output tokens), checked against the context. */
+  /** `--trace`, `--agent-sessions`: the longest request (prompt and output tokens), checked against the context. */
   longest?: { promptTokens: number; outputTokens: number };
 }
 
@@ -97,7 +97,7 @@ function checkContext(
   if (prompt + output > context) {
     throw new TokenbenchError(
       "prompt_too_long",
-      `a prompt of ${prompt} tokens plus ${output} output tokens does not fit the server's context of ${context} tokens (${rootUrl(target)}): ${longest ? "the trace's longest request needs a server with a longer context" : `lower ${cfg.sessions ? "--turns, " : ""}--prompt-tokens or --max-tokens, or start the server with a longer context`}`,
+      `a prompt of ${prompt} tokens plus ${output} output tokens does not fit the server's context of ${context} tokens (${rootUrl(target)}): ${longest ? "the workload file's longest request needs a server with a longer context" : `lower ${cfg.sessions ? "--turns, " : ""}--prompt-tokens or --max-tokens, or start the server with a longer context`}`,
     );
   }
 }

@@ -149,6 +149,12 @@ export const SWEEP = {
     default: null,
     help: "replay a trace (Mooncake JSONL: timestamp ms, input_length, output_length, optional hash_ids of shared 512-token blocks): one open-loop level at the trace's own times",
   }),
+  agentSessions: text<string | null>({
+    flag: "agent-sessions",
+    metavar: "FILE",
+    default: null,
+    help: "closed loop of agents: each user plays a session of the file (tokenbench JSON Lines, or Weka agent traces), re-sending the whole context with each call, waiting each tool's time and forking subagents; a session is a job (docs/agent-sessions.md)",
+  }),
   traceSpeed: number<number>({
     flag: "trace-speed",
     metavar: "X",

@@ -63,6 +63,17 @@ function checkBounds(v: Values<typeof SWEEP> & { api: string }, levels: number[]
         "brings its own prompts (lengths and shared blocks): it does not combine with --dataset, --turns or --shared-prefix-tokens",
       );
   }
+  if (v.agentSessions !== null) {
+    if (v.mode !== "closed")
+      throw new BoundError("agentSessions", "needs --mode closed: each user plays one session at a time");
+    if (v.dataset !== null || v.trace !== null || v.turns > 1 || v.sharedPrefixTokens !== null)
+      throw new BoundError(
+        "agentSessions",
+        "brings its own prompts and turns: it does not combine with --dataset, --trace, --turns or --shared-prefix-tokens",
+      );
+    if (v.rampUpS !== null)
+      throw new BoundError("agentSessions", "starts every session at the level's start: drop --ramp-up-s");
+  }
   if (v.datasetReuse !== "tagged" && v.dataset === null)
     throw new BoundError("datasetReuse", "goes with --dataset FILE (how its prompts are reused)");
   if (v.toolChoice !== "auto" && v.tools === null)

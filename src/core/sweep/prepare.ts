@@ -14,6 +14,12 @@ import { makeTarget } from "../server/target.ts";
 import type { Values } from "../settings/setting.ts";
 import type { SWEEP } from "../settings/sweep-table.ts";
 import type { CONNECTION, LOAD } from "../settings/table.ts";
+import {
+  agentDataset,
+  agentSessionsRecord,
+  agentsLongest,
+  loadAgentSessions,
+} from "../workload/agent-sessions.ts";
 import { type Dataset, loadDataset, sharedSystemShare } from "../workload/dataset.ts";
 import { loadTools } from "../workload/tool-definitions.ts";
 import { loadTrace, traceReplay } from "../workload/trace.ts";
@@ -66,6 +72,8 @@ export async function prepareSweep(
     };
   if (v.tools !== null) config.tools = loadTools(v.tools, v.toolChoice);
   const trace = v.trace !== null ? loadTrace(v.trace) : null;
+  const agents = v.agentSessions !== null ? loadAgentSessions(v.agentSessions) : null;
+  if (agents) config.agent_sessions = agentSessionsRecord(agents);
   for (const n of [...(file?.notices ?? []), ...(trace?.notices ?? [])]) o.onNotice(n);
   const replay = trace ? traceReplay(trace, config, v.traceSpeed, v.requests, v.maxDurationS) : null;
   const target = makeTarget(v);
@@ -80,7 +88,7 @@ export async function prepareSweep(
       calibrate,
       onNotice: o.onNotice,
       ...(started?.serverExited ? { serverExited: started.serverExited } : {}),
-      ...(replay ? { longest: replay.longest } : {}),
+      ...(replay ? { longest: replay.longest } : agents ? { longest: agentsLongest(agents) } : {}),
     });
   const pre = await contact(target, v.calibratePrompts);
   // The base's server: its own readiness and model; the head's prompt sizing serves both.
@@ -105,7 +113,7 @@ export async function prepareSweep(
   }
   const salt = runSaltOf(load);
   // A trace's prompts are sized once the server's token count is known.
-  const dataset = replay ? replay.build(pre.calibration, salt) : file;
+  const dataset = replay ? replay.build(pre.calibration, salt) : agents ? agentDataset(agents) : file;
   return {
     config,
     pre,

@@ -9,6 +9,7 @@
 import { createHash } from "node:crypto";
 import { basename } from "node:path";
 import { TokenbenchError } from "../../schema/errors.ts";
+import type { AgentSessions } from "./agent-types.ts";
 import { readRegularFile } from "./regular-file.ts";
 
 export interface ChatMessage {
@@ -29,6 +30,8 @@ export interface Dataset {
   lines: number;
   sha256: string;
   entries: DatasetEntry[];
+  /** `--agent-sessions` (agent-sessions.ts): sessions played by the agent loop instead of entries (none). */
+  agents?: AgentSessions;
   /** A trace (trace.ts): entries are sent in file order, each at this offset (ms) from the level's start. */
   offsetsMs?: number[];
   /** What was read but is not used, named once (the sweep prints each as a notice). */
