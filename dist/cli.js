@@ -93,6 +93,8 @@ function workloadSpec(doc) {
     ...c.shared_prefix ? { shared_prefix: c.shared_prefix } : {},
     ...c.sessions ? { sessions: c.sessions } : {},
     ...c.agent_sessions ? { agent_sessions: c.agent_sessions.sha256 } : {},
+    // an agent-capacity search's tier: its thresholds are what "capacity" means
+    ...c.search?.tier ? { agent_tier: c.search.tier } : {},
     ...c.trace ? { trace: { sha256: c.trace.sha256, speed: c.trace.speed } } : {},
     ...c.tools ? { tools: { sha256: c.tools.sha256, choice: c.tools.choice } } : {},
     ...c.reasoning_tags ? { reasoning_tags: c.reasoning_tags } : {},
@@ -19893,6 +19895,32 @@ function environmentText(changes) {
   return changes.map((c) => `${c.field} ${c.base} \u2192 ${c.head}`).join(", ");
 }
 
+// src/shared/run-measures.ts
+var RUN_MEASURES = [
+  [
+    {
+      name: "startup_s",
+      family: "latency",
+      unit: "s",
+      direction: "lower",
+      label: "server startup",
+      description: "the Action's server-command: from its start to the server ready (its readiness check passing), cold"
+    },
+    null
+  ],
+  [
+    {
+      name: "agent_sessions",
+      family: "search",
+      unit: "sessions",
+      direction: "higher",
+      label: "agent capacity",
+      description: "--agent-tier: the most concurrent agent sessions whose calls met the tier (TTFT p95 and output speed per user)"
+    },
+    null
+  ]
+];
+
 // src/shared/measure-types.ts
 function isShare(def) {
   return def.name === "error_rate" || def.name === "slo_pass_pct";
@@ -20254,17 +20282,8 @@ var lower = "lower", higher = "higher", CATALOGUE = [
     },
     (l) => l.jobs?.jobs_per_hour_per_user ?? null
   ],
-  [
-    {
-      name: "startup_s",
-      family: "latency",
-      unit: "s",
-      direction: lower,
-      label: "server startup",
-      description: "the Action's server-command: from its start to the server ready (its readiness check passing), cold"
-    },
-    null
-  ]
+  // run-wide measures that came later (the server's start, agent capacity), in catalogue order
+  ...RUN_MEASURES
 ];
 
 // src/shared/measures.ts
@@ -20301,7 +20320,9 @@ function sweepLevelPoints(doc, levels) {
 function documentPoints(doc) {
   if (doc.kind === "profile") return profilePoints(doc);
   let out = sweepLevelPoints(doc, doc.levels);
-  return put(out, "search saturation", null, "saturation_rps", doc.saturation?.max_rate_rps ?? null), put(out, "server startup", null, "startup_s", doc.startup?.ready_s ?? null), out;
+  put(out, "search saturation", null, "saturation_rps", doc.saturation?.max_rate_rps ?? null);
+  let agents = doc.saturation?.agents;
+  return agents && put(out, `agent capacity ${agents.tier.name}`, null, "agent_sessions", agents.max_sessions), put(out, "server startup", null, "startup_s", doc.startup?.ready_s ?? null), out;
 }
 
 // src/shared/repeats.ts
@@ -21693,7 +21714,10 @@ function wherePhrase(benchmark) {
   let closed = /^closed (c=\d+)$/.exec(benchmark);
   if (closed) return `at ${closed[1]}`;
   let open2 = /^open (.+)$/.exec(benchmark);
-  return open2 ? `at ${open2[1]}` : benchmark === "search saturation" || benchmark === "server startup" ? "" : benchmark === "all levels" ? "over all levels" : `in ${benchmark}`;
+  if (open2) return `at ${open2[1]}`;
+  if (benchmark === "search saturation" || benchmark === "server startup") return "";
+  let tier = /^agent capacity (.+)$/.exec(benchmark);
+  return tier ? `@ ${tier[1]}` : benchmark === "all levels" ? "over all levels" : `in ${benchmark}`;
 }
 function formatValue(v) {
   if (v == null || !Number.isFinite(v)) return "\u2013";
@@ -37130,7 +37154,16 @@ var SloConfig = external_exports.object({
   /** `--shared-prefix-tokens N --prefix-groups G`: request i's prompt starts with group (i mod G)'s N tokens. */
   shared_prefix: external_exports.object({ tokens: external_exports.number().int().positive(), groups: external_exports.number().int().positive() }).nullable().optional(),
   /** `--mode search`: the pass rate to find the highest rate for, and the probes allowed. */
-  search: external_exports.object({ target_pass_pct: external_exports.number().min(0).max(100), max_probes: external_exports.number().int().min(2).max(100) }).nullable().optional(),
+  search: external_exports.object({
+    target_pass_pct: external_exports.number().min(0).max(100),
+    max_probes: external_exports.number().int().min(2).max(100),
+    /** `--agent-tier`: an agent-capacity search (closed loop of `--agent-sessions`) for this tier. */
+    tier: external_exports.object({
+      name: external_exports.string(),
+      ttft_p95_ms: external_exports.number().positive(),
+      tok_s_per_user: external_exports.number().positive()
+    }).optional()
+  }).nullable().optional(),
   /** `--ramp-up-s`: users (or the rate) rose to the level over this long before measurement. */
   ramp_up_s: external_exports.number().positive().nullable().optional(),
   /** `--dataset`: the prompts' file, its line count and SHA-256 (absent: synthetic prompts). */
@@ -37223,7 +37256,21 @@ var Saturation = external_exports.object({
   probes: external_exports.number().int().nonnegative(),
   /** The probes the search was allowed (--search-max-probes). */
   max_probes: external_exports.number().int().nonnegative().optional(),
-  method: external_exports.string()
+  method: external_exports.string(),
+  /**
+   * `--agent-tier`: agent capacity, the most concurrent sessions whose calls met the tier (the
+   * rate fields above are null: the probes were closed-loop levels of sessions).
+   */
+  agents: external_exports.object({
+    tier: external_exports.object({ name: external_exports.string(), ttft_p95_ms: num, tok_s_per_user: num }),
+    max_sessions: external_exports.number().int().nonnegative(),
+    bracket_sessions: external_exports.tuple([nullableNum, nullableNum]),
+    ttft_p95_ms_at_max: nullableNum,
+    tok_s_per_user_at_max: nullableNum,
+    /** Sessions per GPU (the GPU count from the telemetry or `--gpus`), per kW of the level's mean GPU power. */
+    per_gpu: nullableNum,
+    per_kw: nullableNum
+  }).optional()
 }), LoadGenerator = external_exports.object({
   workers: external_exports.number().int().positive(),
   shard: external_exports.string().regex(/^[1-9][0-9]{0,3}\/[1-9][0-9]{0,3}$/, "must be i/n with 1 <= i <= n (e.g. 2/4)").refine((s) => {
@@ -39956,7 +40003,7 @@ function markdownTable(levels, slo = !0) {
 }
 function reportHeader(doc) {
   let c = doc.config, workload = doc.kind === "profile" ? "single-stream serving profile" : c ? [
-    c.search ? "search for the saturation rate" : `${c.mode} loop at ${c.mode === "closed" ? "concurrency" : "req/s"} ${c.levels.join(", ")}`,
+    c.search?.tier ? `search for the agent capacity @ ${c.search.tier.name}` : c.search ? "search for the saturation rate" : `${c.mode} loop at ${c.mode === "closed" ? "concurrency" : "req/s"} ${c.levels.join(", ")}`,
     c.dataset ? `dataset ${c.dataset.name}` : c.agent_sessions ? `agent sessions ${c.agent_sessions.name} (${c.agent_sessions.sessions} sessions, ${c.agent_sessions.calls} calls)` : c.trace ? `trace ${c.trace.name}` : `${c.prompt_tokens} prompt tokens`,
     `${c.max_tokens} max tokens${c.ignore_eos ? " (ignore_eos)" : ""}`,
     c.requests_per_level !== null ? `${c.requests_per_level} requests per level` : `${c.duration_s} s per level`,
@@ -39995,7 +40042,11 @@ function markdownReport(doc) {
     `**No steady state** at ${unsteady.length === doc.levels.length ? "any level" : `level${unsteady.length > 1 ? "s" : ""} ${unsteady.map((l) => l.level).join(", ")}`}: their figures are the whole level's, ramp and drain included (${unsteady[0].steady_state.reason}). Steady levels report their window (the steady column).`
   );
   let s = doc.saturation;
-  s && parts.push(
+  s?.agents ? parts.push(
+    `**Agent capacity:** ${agentCapacityHeadline(s.agents, s.probes)}.
+
+How it was found: ${s.method}.`
+  ) : s && parts.push(
     `**Saturation:** ${saturationHeadline(s)}.
 
 How it was found: ${s.method}; a probe passes when at least ${s.target_pass_pct}% of its requests meet every SLO.`
@@ -40136,6 +40187,15 @@ function csvTable(levels) {
   return `${lines.join(`
 `)}
 `;
+}
+function agentCapacityHeadline(a, probes) {
+  let t = a.tier, tier = `@ ${t.name} (TTFT p95 \u2264 ${t.ttft_p95_ms} ms, \u2265 ${t.tok_s_per_user} tok/s per user)`, [lo, hi] = a.bracket_sessions;
+  if (lo === null) return `no probed session count met the tier ${tier}: lower the starting --levels`;
+  let per = [
+    a.per_gpu !== null ? `${a.per_gpu.toPrecision(3)} per GPU` : null,
+    a.per_kw !== null ? `${a.per_kw.toPrecision(3)} per kW` : null
+  ].filter((x) => x !== null), fail = hi === null ? `no probe failed in ${probes}: raise --search-max-probes or the starting --levels` : `${hi} failed`;
+  return `${a.max_sessions} concurrent sessions ${tier}; ${fail}${per.length > 0 ? `; ${per.join(", ")}` : ""}`;
 }
 function saturationHeadline(s) {
   let f = (x) => x === null ? "?" : x.toPrecision(3), [lo, hi] = s.bracket_rps;
@@ -40553,7 +40613,7 @@ var TIMING = ["latency", "rate", "slo"], FIGURES = ["latency", "rate", "slo", "t
     ]
   }
 ], fmt2 = (x) => x >= 100 ? x.toFixed(0) : x >= 10 ? x.toFixed(1) : x.toFixed(2);
-function levelReasons(l, cfg, cacheNote) {
+function levelReasons(l, cfg, cacheNote, askedTokens = cfg.max_tokens) {
   let out = [], add = (code, affects, figure, bound, text2) => out.push({ code, affects, figure, bound, text: text2 }), delay = l.client.event_loop_delay_ms.p99, itl = l.itl_ms.p50, ttft2 = l.ttft_ms.p50;
   if (delay !== null && (itl !== null || ttft2 !== null)) {
     let late = 2 * delay + 1, floor = cfg.client_late_floor_ms ?? CLIENT_LATE_FLOOR_MS, bound = Math.max(
@@ -40595,14 +40655,14 @@ function levelReasons(l, cfg, cacheNote) {
     l.errors / l.requests,
     ERROR_SHARE_BOUND,
     `${l.errors} of ${l.requests} requests failed (over ${100 * ERROR_SHARE_BOUND} %): the rest are not the workload's figures`
-  ), cfg.ignore_eos && l.ok > 0 && cfg.max_tokens > 0) {
+  ), cfg.ignore_eos && l.ok > 0 && askedTokens > 0) {
     let mean2 = l.completion_tokens_total / l.ok;
-    mean2 < OUTPUT_SHARE_BOUND * cfg.max_tokens && add(
+    mean2 < OUTPUT_SHARE_BOUND * askedTokens && add(
       "short_output",
       [...FIGURES],
       mean2,
-      OUTPUT_SHARE_BOUND * cfg.max_tokens,
-      `outputs shorter than asked: ${fmt2(mean2)} tokens on average for ${cfg.max_tokens} with ignore_eos (the server stopped early)`
+      OUTPUT_SHARE_BOUND * askedTokens,
+      `outputs shorter than asked: ${fmt2(mean2)} tokens on average for ${fmt2(askedTokens)} asked with ignore_eos (the server stopped early)`
     );
   }
   cacheNote !== null && add("cache_unasked", ["latency", "rate", "slo"], null, null, cacheNote);
@@ -40753,6 +40813,10 @@ function turnSummaries(ok) {
     cached_tokens_pct: cachedShare(rs).cached_tokens_pct ?? null
   }));
 }
+function askedMean(ok) {
+  let asked = ok.map((r) => r.max_tokens).filter((t) => t !== null);
+  return asked.length > 0 ? asked.reduce((a, t) => a + t, 0) / asked.length : null;
+}
 function cacheBeyondWorkload(input2, ok) {
   let cfg = input2.cfg;
   if (cfg.trace || cfg.sessions || cfg.agent_sessions) return null;
@@ -40901,7 +40965,7 @@ function summariseLevel(input2) {
     );
   }
   return result.validity = levelValidity([
-    ...levelReasons(result, cfg, beyond),
+    ...levelReasons(result, cfg, beyond, askedMean(ok) ?? cfg.max_tokens),
     ...buffered ? [buffered.reason] : []
   ]), { result, notices };
 }
@@ -41065,6 +41129,12 @@ var SWEEP = {
     metavar: "FILE",
     default: null,
     help: "closed loop of agents: each user plays a session of the file (tokenbench JSON Lines, or Weka agent traces), re-sending the whole context with each call, waiting each tool's time and forking subagents; a session is a job (docs/agent-sessions.md)"
+  }),
+  agentTier: text({
+    flag: "agent-tier",
+    metavar: "NAME:TTFT_P95_MS:TOK_S",
+    default: null,
+    help: "--mode search with --agent-sessions: find the most concurrent sessions whose calls meet this tier: TTFT p95 at most TTFT_P95_MS and a median output speed per user of at least TOK_S (e.g. interactive:2000:60; tiers are per model)"
   }),
   traceSpeed: number({
     flag: "trace-speed",
@@ -41728,6 +41798,51 @@ var CONNECTION = {
   ...ACTION
 };
 
+// src/core/sweep/agent-capacity.ts
+init_errors();
+function parseTier(s) {
+  let m = /^([a-z][a-z0-9_-]{0,31}):(\d+(?:\.\d+)?):(\d+(?:\.\d+)?)$/i.exec(s.trim()), ttft2 = m ? Number(m[2]) : Number.NaN, speed = m ? Number(m[3]) : Number.NaN;
+  if (!m || !(ttft2 > 0) || !(speed > 0))
+    throw new UsageError(
+      `--agent-tier must be NAME:TTFT_P95_MS:TOK_S_PER_USER (e.g. interactive:2000:60: TTFT p95 at most 2,000 ms and at least 60 output tok/s per user), got "${s}"`,
+      "--agent-tier"
+    );
+  return { name: m[1].toLowerCase(), ttft_p95_ms: ttft2, tok_s_per_user: speed };
+}
+var MAX_ERROR_SHARE = 0.01, PRECISION = 0.03;
+function tierProbe(l, tier) {
+  let valid = l.validity === void 0 || l.validity.status === "valid", steady = l.steady_state === void 0 || l.steady_state.steady, ttft2 = l.ttft_ms.p95, speed = l.decode_tok_s.p50, failed = l.errors / Math.max(1, l.ok + l.errors), pass = valid && steady && ttft2 !== null && ttft2 <= tier.ttft_p95_ms && speed !== null && speed >= tier.tok_s_per_user && failed <= MAX_ERROR_SHARE;
+  return { sessions: l.level, pass };
+}
+function bracket(probes) {
+  let fails2 = probes.filter((p) => !p.pass).map((p) => p.sessions), hi = fails2.length > 0 ? minOf(fails2) : null, passes = probes.filter((p) => p.pass && (hi === null || p.sessions < hi)).map((p) => p.sessions);
+  return { lo: passes.length > 0 ? maxOf(passes) : null, hi };
+}
+function nextSessions(probes, o) {
+  if (probes.length >= o.maxProbes) return null;
+  if (probes.length === 0) return Math.max(1, Math.round(o.start));
+  let { lo, hi } = bracket(probes);
+  if (hi === null) return maxOf(probes.map((p) => p.sessions)) * 2;
+  if (lo === null) {
+    let least = minOf(probes.map((p) => p.sessions));
+    return least <= 1 ? null : Math.floor(least / 2);
+  }
+  return hi - lo <= 1 || (hi - lo) / hi <= PRECISION ? null : Math.floor((lo + hi) / 2);
+}
+function agentCapacityOf(levels, tier) {
+  let { lo, hi } = bracket(levels.map((l) => tierProbe(l, tier))), at = lo === null ? void 0 : levels.find((l) => l.level === lo), gpus = at?.gpu?.per_gpu.length ?? null, watts = at?.gpu?.mean_power_w ?? null;
+  return {
+    tier,
+    max_sessions: lo ?? 0,
+    bracket_sessions: [lo, hi],
+    ttft_p95_ms_at_max: at?.ttft_ms.p95 ?? null,
+    tok_s_per_user_at_max: at?.decode_tok_s.p50 ?? null,
+    per_gpu: lo !== null && gpus !== null && gpus > 0 ? lo / gpus : null,
+    per_kw: lo !== null && watts !== null && watts > 0 ? lo / (watts / 1e3) : null
+  };
+}
+var AGENT_SEARCH_METHOD = `closed-loop probes of agents' sessions (a probe's level is its concurrent sessions): the count doubles from the start until a probe fails (or halves until one passes), then the bracket between the most sessions that passed and the fewest that failed is bisected until it is one session or ${PRECISION * 100} % wide, or the probes run out; a probe passes when it is valid (a steady window, the client not the bottleneck), its TTFT p95 is at most the tier's, its median output speed per user (decode tok/s) at least the tier's, and at most ${MAX_ERROR_SHARE * 100} % of its calls failed; the answer is the most sessions that passed under the fewest that failed`;
+
 // src/core/sweep/config.ts
 var DEFAULT_CLOSED_LEVELS = [1, 2, 4, 8], DEFAULT_OPEN_LEVELS = [1, 2, 4];
 var SWEEP_BOUNDS = {
@@ -41767,8 +41882,16 @@ function checkBounds(v, levels) {
       );
   }
   if (v.agentSessions !== null) {
-    if (v.mode !== "closed")
-      throw new BoundError("agentSessions", "needs --mode closed: each user plays one session at a time");
+    if (v.mode === "open")
+      throw new BoundError(
+        "agentSessions",
+        "needs --mode closed (or search with --agent-tier): each user plays one session at a time"
+      );
+    if (v.mode === "search" && v.agentTier === null)
+      throw new BoundError(
+        "agentSessions",
+        "with --mode search needs --agent-tier NAME:TTFT_P95_MS:TOK_S (what each session's calls must get)"
+      );
     if (v.dataset !== null || v.trace !== null || v.turns > 1 || v.sharedPrefixTokens !== null)
       throw new BoundError(
         "agentSessions",
@@ -41777,6 +41900,11 @@ function checkBounds(v, levels) {
     if (v.rampUpS !== null)
       throw new BoundError("agentSessions", "starts every session at the level's start: drop --ramp-up-s");
   }
+  if (v.agentTier !== null && (v.mode !== "search" || v.agentSessions === null))
+    throw new BoundError(
+      "agentTier",
+      "goes with --mode search and --agent-sessions FILE (the sessions whose capacity is searched)"
+    );
   if (v.datasetReuse !== "tagged" && v.dataset === null)
     throw new BoundError("datasetReuse", "goes with --dataset FILE (how its prompts are reused)");
   if (v.toolChoice !== "auto" && v.tools === null)
@@ -41826,14 +41954,21 @@ function checkBounds(v, levels) {
 function sweepConfigOf(v, c) {
   checkChoices(c.extraBody);
   let levels = v.levels.length > 0 ? v.levels : v.mode === "closed" ? DEFAULT_CLOSED_LEVELS : v.mode === "search" ? [1] : DEFAULT_OPEN_LEVELS;
-  if (checkBounds({ ...v, api: c.api }, levels), v.mode === "search") {
-    if (v.sloTtftMs === null && v.sloTpotMs === null && v.sloE2eMs === null && v.sloTtfatMs === null)
+  checkBounds({ ...v, api: c.api }, levels);
+  let tier = v.agentTier !== null ? parseTier(v.agentTier) : null;
+  if (v.mode === "search") {
+    if (tier === null && v.sloTtftMs === null && v.sloTpotMs === null && v.sloE2eMs === null && v.sloTtfatMs === null)
       throw new BoundError(
         "mode",
         "search needs an SLO to search under: --slo-ttft-ms, --slo-ttfat-ms, --slo-tpot-ms or --slo-e2e-ms"
       );
     if (v.levels.length > 1)
       throw new BoundError("levels", "with --mode search is one starting rate (the search picks the others)");
+    if (tier !== null && v.duration === null)
+      throw new BoundError(
+        "agentTier",
+        "needs --duration S: an agent-capacity probe runs its sessions for a time (a request count would cut them short)"
+      );
   }
   if (v.repeats > 1 && v.mode === "search")
     throw new BoundError(
@@ -41842,8 +41977,15 @@ function sweepConfigOf(v, c) {
     );
   return {
     // a trace is replayed open loop, at its own times (the level: its mean rate, set when it is read)
-    mode: v.mode === "search" || v.trace !== null ? "open" : v.mode,
-    ...v.mode === "search" ? { search: { target_pass_pct: v.searchSloPassPct, max_probes: v.searchMaxProbes } } : {},
+    // an agent-capacity search probes closed-loop levels of sessions
+    mode: tier !== null ? "closed" : v.mode === "search" || v.trace !== null ? "open" : v.mode,
+    ...v.mode === "search" ? {
+      search: {
+        target_pass_pct: v.searchSloPassPct,
+        max_probes: v.searchMaxProbes,
+        ...tier !== null ? { tier } : {}
+      }
+    } : {},
     levels,
     requests_per_level: v.requests ?? (v.duration === null ? DEFAULT_REQUESTS : null),
     ...v.requests === null && v.duration === null ? { requests_default: !0 } : {},
@@ -46666,6 +46808,18 @@ function deliveredRps(l) {
   return Math.min(l.level, done);
 }
 function saturationOf(levels, search) {
+  if (search.tier)
+    return {
+      max_rate_rps: null,
+      bracket_rps: [null, null],
+      pass_pct_at_max: null,
+      goodput_at_max_rps: null,
+      target_pass_pct: search.target_pass_pct,
+      probes: levels.length,
+      max_probes: search.max_probes,
+      method: AGENT_SEARCH_METHOD,
+      agents: agentCapacityOf(levels, search.tier)
+    };
   let probes = levels.map(probeOf), { lo: loRate, hi } = bracketOf(probes, search.target_pass_pct), atMax = loRate === null ? [] : levels.filter((l) => Math.abs(l.level / loRate - 1) < 1e-3), mean2 = (xs) => xs.length > 0 ? xs.reduce((a, b) => a + b, 0) / xs.length : null, delivered = mean2(atMax.map(deliveredRps)), lo = loRate === null ? null : Math.min(loRate, delivered ?? loRate);
   return {
     max_rate_rps: lo,
@@ -46694,11 +46848,23 @@ function passesOf(cfg, ab) {
     pair: null
   }));
 }
+function nextLevel(levels, search) {
+  let tier = search.tier;
+  return tier ? nextSessions(
+    levels.map((l) => tierProbe(l, tier)),
+    search
+  ) : nextProbe(levels.map(probeOf), search);
+}
 function searchPlan(given) {
   let s = given.search ?? null;
   return s ? {
     cfg: { ...given, levels: [] },
-    probes: { start: given.levels[0] ?? 1, targetPassPct: s.target_pass_pct, maxProbes: s.max_probes }
+    probes: {
+      start: given.levels[0] ?? 1,
+      targetPassPct: s.target_pass_pct,
+      maxProbes: s.max_probes,
+      ...s.tier ? { tier: s.tier } : {}
+    }
   } : { cfg: given, probes: null };
 }
 function stepNotices(step, o, notice) {
@@ -46711,16 +46877,16 @@ function* schedule(cfg, passes, done, salt, search) {
     for (let li = 0; ; li++) {
       let evened = !1;
       if (search) {
-        let probes = done(pass).map(probeOf), next = nextProbe(probes, search);
+        let next = nextLevel(done(pass), search);
         if (next === null) break;
-        cfg.levels.push(Number(next.toPrecision(6))), evened = cfg.arrival !== "constant" && bracketOf(probes, search.targetPassPct).hi !== null;
+        cfg.levels.push(Number(next.toPrecision(6))), evened = cfg.mode === "open" && cfg.arrival !== "constant" && bracketOf(done(pass).map(probeOf), search.targetPassPct).hi !== null;
       } else if (li >= cfg.levels.length) break;
       let plan = planLevel(cfg, li, salt, pass.index);
       evened && (plan.arrival = "constant"), !done(pass).some((l) => l.level === plan.level) && (yield { pass, plan, slot: pass.index * cfg.levels.length + li, evened });
     }
 }
 function scheduleComplete(cfg, passes, done, search) {
-  return search ? nextProbe(done(passes[0]).map(probeOf), search) === null : passes.every((p) => cfg.levels.every((l) => done(p).some((x) => x.level === l)));
+  return search ? nextLevel(done(passes[0]), search) === null : passes.every((p) => cfg.levels.every((l) => done(p).some((x) => x.level === l)));
 }
 
 // src/core/sweep/sweep.ts

@@ -43,6 +43,8 @@ export const KEY_MEASURES = [
   "itl_p50_ms",
   "output_tok_per_j",
 ];
+/** A run's own answers, shown above the fold first where the run has them. */
+const RUN_KEY_MEASURES = ["agent_sessions", "saturation_rps", "startup_s"];
 /** At most this many rows above the fold. */
 export const MAX_VISIBLE_ROWS = 20;
 
@@ -149,9 +151,15 @@ export function renderComment(input: CommentInput, limit = BUDGET): string {
   const isVisible = (l: VerdictRow) =>
     doc.kind === "profile"
       ? all.indexOf(l) < MAX_VISIBLE_ROWS
-      : KEY_MEASURES.includes(l.measure) &&
-        (l.benchmark === ALL_LEVELS || (l.level !== null && chosen.includes(l.level)));
-  const rank = (l: VerdictRow) => (l.benchmark === ALL_LEVELS ? -1 : (l.level ?? 0));
+      : (l.level === null && RUN_KEY_MEASURES.includes(l.measure)) ||
+        (KEY_MEASURES.includes(l.measure) &&
+          (l.benchmark === ALL_LEVELS || (l.level !== null && chosen.includes(l.level))));
+  const rank = (l: VerdictRow) =>
+    l.level === null && RUN_KEY_MEASURES.includes(l.measure)
+      ? -2
+      : l.benchmark === ALL_LEVELS
+        ? -1
+        : (l.level ?? 0);
   const shownRows = all
     .filter(isVisible)
     .sort((a, b) =>

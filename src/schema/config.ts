@@ -44,7 +44,18 @@ export const SweepConfig = z.object({
     .optional(),
   /** `--mode search`: the pass rate to find the highest rate for, and the probes allowed. */
   search: z
-    .object({ target_pass_pct: z.number().min(0).max(100), max_probes: z.number().int().min(2).max(100) })
+    .object({
+      target_pass_pct: z.number().min(0).max(100),
+      max_probes: z.number().int().min(2).max(100),
+      /** `--agent-tier`: an agent-capacity search (closed loop of `--agent-sessions`) for this tier. */
+      tier: z
+        .object({
+          name: z.string(),
+          ttft_p95_ms: z.number().positive(),
+          tok_s_per_user: z.number().positive(),
+        })
+        .optional(),
+    })
     .nullable()
     .optional(),
   /** `--ramp-up-s`: users (or the rate) rose to the level over this long before measurement. */

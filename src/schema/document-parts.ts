@@ -13,6 +13,22 @@ export const Saturation = z.object({
   /** The probes the search was allowed (--search-max-probes). */
   max_probes: z.number().int().nonnegative().optional(),
   method: z.string(),
+  /**
+   * `--agent-tier`: agent capacity, the most concurrent sessions whose calls met the tier (the
+   * rate fields above are null: the probes were closed-loop levels of sessions).
+   */
+  agents: z
+    .object({
+      tier: z.object({ name: z.string(), ttft_p95_ms: num, tok_s_per_user: num }),
+      max_sessions: z.number().int().nonnegative(),
+      bracket_sessions: z.tuple([nullableNum, nullableNum]),
+      ttft_p95_ms_at_max: nullableNum,
+      tok_s_per_user_at_max: nullableNum,
+      /** Sessions per GPU (the GPU count from the telemetry or `--gpus`), per kW of the level's mean GPU power. */
+      per_gpu: nullableNum,
+      per_kw: nullableNum,
+    })
+    .optional(),
 });
 
 /**

@@ -4,6 +4,7 @@
  * headline all come from here (through shared/measures.ts). Pure.
  */
 import type { LevelValue, MeasureDef } from "./measure-types.ts";
+import { RUN_MEASURES } from "./run-measures.ts";
 
 export {
   type Direction,
@@ -380,16 +381,6 @@ export const CATALOGUE: readonly [MeasureDef, LevelValue | null][] = [
     },
     (l) => l.jobs?.jobs_per_hour_per_user ?? null,
   ],
-  [
-    {
-      name: "startup_s",
-      family: "latency",
-      unit: "s",
-      direction: lower,
-      label: "server startup",
-      description:
-        "the Action's server-command: from its start to the server ready (its readiness check passing), cold",
-    },
-    null,
-  ],
+  // run-wide measures that came later (the server's start, agent capacity), in catalogue order
+  ...RUN_MEASURES,
 ];

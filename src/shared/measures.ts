@@ -80,6 +80,9 @@ export function documentPoints(doc: ResultDocument): Point[] {
   const out = sweepLevelPoints(doc, doc.levels);
   // A search's answer is a measure of its own, on a benchmark of its own (compared, badged).
   put(out, "search saturation", null, "saturation_rps", doc.saturation?.max_rate_rps ?? null);
+  // Agent capacity, on a benchmark per tier (a tier's thresholds are in the workload's identity).
+  const agents = doc.saturation?.agents;
+  if (agents) put(out, `agent capacity ${agents.tier.name}`, null, "agent_sessions", agents.max_sessions);
   // The server's start (the Action's server-command), a measure of the run, compared and trended.
   put(out, "server startup", null, "startup_s", doc.startup?.ready_s ?? null);
   return out;

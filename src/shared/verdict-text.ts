@@ -30,6 +30,8 @@ export function wherePhrase(benchmark: string): string {
   const open = /^open (.+)$/.exec(benchmark);
   if (open) return `at ${open[1]}`;
   if (benchmark === "search saturation" || benchmark === "server startup") return "";
+  const tier = /^agent capacity (.+)$/.exec(benchmark);
+  if (tier) return `@ ${tier[1]}`;
   if (benchmark === "all levels") return "over all levels";
   return `in ${benchmark}`;
 }

@@ -41,6 +41,8 @@ export function workloadSpec(doc: ResultDocument): Record<string, unknown> {
       ...(c.shared_prefix ? { shared_prefix: c.shared_prefix } : {}),
       ...(c.sessions ? { sessions: c.sessions } : {}),
       ...(c.agent_sessions ? { agent_sessions: c.agent_sessions.sha256 } : {}),
+      // an agent-capacity search's tier: its thresholds are what "capacity" means
+      ...(c.search?.tier ? { agent_tier: c.search.tier } : {}),
       ...(c.trace ? { trace: { sha256: c.trace.sha256, speed: c.trace.speed } } : {}),
       ...(c.tools ? { tools: { sha256: c.tools.sha256, choice: c.tools.choice } } : {}),
       ...(c.reasoning_tags ? { reasoning_tags: c.reasoning_tags } : {}),

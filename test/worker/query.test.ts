@@ -227,6 +227,40 @@ describe("badges", () => {
     expect(spark).toContain("<polyline");
   });
 
+  it("agent capacity: its own benchmark per tier, badged as 'agent capacity @ TIER' with its value, red when the newest run lost sessions", async () => {
+    const repo = "acme/agents";
+    const t = await apiToken(repo);
+    const withCapacity = (sessions: number, branch = "main") => {
+      const d = sweepDoc(repo, { branch });
+      d.saturation = {
+        max_rate_rps: null,
+        bracket_rps: [null, null],
+        pass_pct_at_max: null,
+        goodput_at_max_rps: null,
+        target_pass_pct: 95,
+        probes: 4,
+        method: "closed-loop probes of agents' sessions",
+        agents: {
+          tier: { name: "fast", ttft_p95_ms: 60, tok_s_per_user: 100 },
+          max_sessions: sessions,
+          bracket_sessions: [sessions, sessions + 1],
+          ttft_p95_ms_at_max: 20,
+          tok_s_per_user_at_max: 250,
+          per_gpu: null,
+          per_kw: null,
+        },
+      };
+      return d;
+    };
+    for (const s of [12, 12, 13, 12, 12, 8]) expect((await upload(withCapacity(s), t)).status).toBe(201);
+    const j = await json(
+      call(`/badge/${repo}.json?measure=agent_sessions&benchmark=agent%20capacity%20fast`),
+    );
+    expect(j.label).toBe("agent capacity @ fast");
+    expect(j.message).toMatch(/^8(\.0+)? sessions$/);
+    expect(j.color).toBe("critical"); // regressed: a third of the sessions gone
+  });
+
   it("the sparkline's scale is honest: a 0.4 % wobble stays flat, a 30 % drop reaches the edge", async () => {
     const ys = async (repo: string, scales: number[]) => {
       await seedHistory(repo, scales);

@@ -126,6 +126,12 @@ export interface LevelSummaryInput {
   calibration?: PromptCalibration | null;
 }
 
+/** The mean max_tokens the successful requests asked (null: none succeeded). */
+function askedMean(ok: readonly RequestRecord[]): number | null {
+  const asked = ok.map((r) => r.max_tokens).filter((t): t is number => t !== null);
+  return asked.length > 0 ? asked.reduce((a, t) => a + t, 0) / asked.length : null;
+}
+
 /**
  * What a workload shares is the server's template, any --shared-prefix-tokens, and for a dataset
  * the system prompts several of its lines open with (its `shared_share` of the prompt): a level
@@ -349,7 +355,7 @@ export function summariseLevel(input: LevelSummaryInput): { result: LevelResult;
     );
   }
   result.validity = levelValidity([
-    ...levelReasons(result, cfg, beyond),
+    ...levelReasons(result, cfg, beyond, askedMean(ok) ?? cfg.max_tokens),
     ...(buffered ? [buffered.reason] : []),
   ]);
   return { result, notices };

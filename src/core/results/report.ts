@@ -105,9 +105,11 @@ export function reportHeader(doc: Described): string {
       ? "single-stream serving profile"
       : c
         ? [
-            c.search
-              ? "search for the saturation rate"
-              : `${c.mode} loop at ${c.mode === "closed" ? "concurrency" : "req/s"} ${c.levels.join(", ")}`,
+            c.search?.tier
+              ? `search for the agent capacity @ ${c.search.tier.name}`
+              : c.search
+                ? "search for the saturation rate"
+                : `${c.mode} loop at ${c.mode === "closed" ? "concurrency" : "req/s"} ${c.levels.join(", ")}`,
             c.dataset
               ? `dataset ${c.dataset.name}`
               : c.agent_sessions
@@ -175,7 +177,11 @@ export function markdownReport(doc: Described): string {
       `**No steady state** at ${unsteady.length === doc.levels.length ? "any level" : `level${unsteady.length > 1 ? "s" : ""} ${unsteady.map((l) => l.level).join(", ")}`}: their figures are the whole level's, ramp and drain included (${unsteady[0]!.steady_state!.reason}). Steady levels report their window (the steady column).`,
     );
   const s = doc.saturation;
-  if (s)
+  if (s?.agents)
+    parts.push(
+      `**Agent capacity:** ${agentCapacityHeadline(s.agents, s.probes)}.\n\nHow it was found: ${s.method}.`,
+    );
+  else if (s)
     parts.push(
       `**Saturation:** ${saturationHeadline(s)}.\n\nHow it was found: ${s.method}; a probe passes when at least ${s.target_pass_pct}% of its requests meet every SLO.`,
     );
@@ -329,6 +335,23 @@ export function csvTable(levels: readonly LevelResult[]): string {
     lines.push(row.map(cell).join(","));
   }
   return `${lines.join("\n")}\n`;
+}
+
+/** "12 sessions @ interactive (TTFT p95 ≤ 2000 ms, ≥ 60 tok/s per user; 13 failed)", or why not. */
+export function agentCapacityHeadline(a: NonNullable<Saturation["agents"]>, probes: number): string {
+  const t = a.tier;
+  const tier = `@ ${t.name} (TTFT p95 ≤ ${t.ttft_p95_ms} ms, ≥ ${t.tok_s_per_user} tok/s per user)`;
+  const [lo, hi] = a.bracket_sessions;
+  if (lo === null) return `no probed session count met the tier ${tier}: lower the starting --levels`;
+  const per = [
+    a.per_gpu !== null ? `${a.per_gpu.toPrecision(3)} per GPU` : null,
+    a.per_kw !== null ? `${a.per_kw.toPrecision(3)} per kW` : null,
+  ].filter((x) => x !== null);
+  const fail =
+    hi === null
+      ? `no probe failed in ${probes}: raise --search-max-probes or the starting --levels`
+      : `${hi} failed`;
+  return `${a.max_sessions} concurrent sessions ${tier}; ${fail}${per.length > 0 ? `; ${per.join(", ")}` : ""}`;
 }
 
 /** "sustains 31.5 req/s under SLO (bracket 30.8–32.3)", or why not. */

@@ -62,7 +62,16 @@ const PERCENTILES: { stats: keyof LevelResult; of: [string, number][] }[] = [
 const fmt = (x: number) => (x >= 100 ? x.toFixed(0) : x >= 10 ? x.toFixed(1) : x.toFixed(2));
 
 /** The level's reasons, in the order the rules are listed in CONCEPTS.md. */
-export function levelReasons(l: LevelResult, cfg: SweepConfig, cacheNote: string | null): ValidityReason[] {
+/**
+ * `askedTokens`: the mean output its successful requests asked for (each its own max_tokens: a
+ * dataset's, a trace's or an agent session's lengths differ); absent: --max-tokens.
+ */
+export function levelReasons(
+  l: LevelResult,
+  cfg: SweepConfig,
+  cacheNote: string | null,
+  askedTokens: number = cfg.max_tokens,
+): ValidityReason[] {
   const out: ValidityReason[] = [];
   const add = (
     code: ValidityReason["code"],
@@ -126,15 +135,15 @@ export function levelReasons(l: LevelResult, cfg: SweepConfig, cacheNote: string
       ERROR_SHARE_BOUND,
       `${l.errors} of ${l.requests} requests failed (over ${100 * ERROR_SHARE_BOUND} %): the rest are not the workload's figures`,
     );
-  if (cfg.ignore_eos && l.ok > 0 && cfg.max_tokens > 0) {
+  if (cfg.ignore_eos && l.ok > 0 && askedTokens > 0) {
     const mean = l.completion_tokens_total / l.ok;
-    if (mean < OUTPUT_SHARE_BOUND * cfg.max_tokens)
+    if (mean < OUTPUT_SHARE_BOUND * askedTokens)
       add(
         "short_output",
         [...FIGURES],
         mean,
-        OUTPUT_SHARE_BOUND * cfg.max_tokens,
-        `outputs shorter than asked: ${fmt(mean)} tokens on average for ${cfg.max_tokens} with ignore_eos (the server stopped early)`,
+        OUTPUT_SHARE_BOUND * askedTokens,
+        `outputs shorter than asked: ${fmt(mean)} tokens on average for ${fmt(askedTokens)} asked with ignore_eos (the server stopped early)`,
       );
   }
   if (cacheNote !== null) add("cache_unasked", ["latency", "rate", "slo"], null, null, cacheNote);

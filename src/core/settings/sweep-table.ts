@@ -155,6 +155,12 @@ export const SWEEP = {
     default: null,
     help: "closed loop of agents: each user plays a session of the file (tokenbench JSON Lines, or Weka agent traces), re-sending the whole context with each call, waiting each tool's time and forking subagents; a session is a job (docs/agent-sessions.md)",
   }),
+  agentTier: text<string | null>({
+    flag: "agent-tier",
+    metavar: "NAME:TTFT_P95_MS:TOK_S",
+    default: null,
+    help: "--mode search with --agent-sessions: find the most concurrent sessions whose calls meet this tier: TTFT p95 at most TTFT_P95_MS and a median output speed per user of at least TOK_S (e.g. interactive:2000:60; tiers are per model)",
+  }),
   traceSpeed: number<number>({
     flag: "trace-speed",
     metavar: "X",

@@ -3,11 +3,13 @@
  * every bound checked (a usage error naming the flag or input, never a clamp). The CLI and the
  * Action both build their `SweepConfig` here.
  */
+
 import { UsageError } from "../../schema/errors.ts";
 import type { SweepConfig } from "../../schema/v1.ts";
 import { defaultsOf, type Values } from "../settings/setting.ts";
 import { SWEEP } from "../settings/sweep-table.ts";
 import { CONNECTION } from "../settings/table.ts";
+import { parseTier } from "./agent-capacity.ts";
 
 export const DEFAULT_CLOSED_LEVELS = [1, 2, 4, 8];
 export const DEFAULT_OPEN_LEVELS = [1, 2, 4];
@@ -64,8 +66,16 @@ function checkBounds(v: Values<typeof SWEEP> & { api: string }, levels: number[]
       );
   }
   if (v.agentSessions !== null) {
-    if (v.mode !== "closed")
-      throw new BoundError("agentSessions", "needs --mode closed: each user plays one session at a time");
+    if (v.mode === "open")
+      throw new BoundError(
+        "agentSessions",
+        "needs --mode closed (or search with --agent-tier): each user plays one session at a time",
+      );
+    if (v.mode === "search" && v.agentTier === null)
+      throw new BoundError(
+        "agentSessions",
+        "with --mode search needs --agent-tier NAME:TTFT_P95_MS:TOK_S (what each session's calls must get)",
+      );
     if (v.dataset !== null || v.trace !== null || v.turns > 1 || v.sharedPrefixTokens !== null)
       throw new BoundError(
         "agentSessions",
@@ -74,6 +84,11 @@ function checkBounds(v: Values<typeof SWEEP> & { api: string }, levels: number[]
     if (v.rampUpS !== null)
       throw new BoundError("agentSessions", "starts every session at the level's start: drop --ramp-up-s");
   }
+  if (v.agentTier !== null && (v.mode !== "search" || v.agentSessions === null))
+    throw new BoundError(
+      "agentTier",
+      "goes with --mode search and --agent-sessions FILE (the sessions whose capacity is searched)",
+    );
   if (v.datasetReuse !== "tagged" && v.dataset === null)
     throw new BoundError("datasetReuse", "goes with --dataset FILE (how its prompts are reused)");
   if (v.toolChoice !== "auto" && v.tools === null)
@@ -140,14 +155,26 @@ export function sweepConfigOf(
           ? [1]
           : DEFAULT_OPEN_LEVELS;
   checkBounds({ ...v, api: c.api }, levels);
+  const tier = v.agentTier !== null ? parseTier(v.agentTier) : null;
   if (v.mode === "search") {
-    if (v.sloTtftMs === null && v.sloTpotMs === null && v.sloE2eMs === null && v.sloTtfatMs === null)
+    if (
+      tier === null &&
+      v.sloTtftMs === null &&
+      v.sloTpotMs === null &&
+      v.sloE2eMs === null &&
+      v.sloTtfatMs === null
+    )
       throw new BoundError(
         "mode",
         "search needs an SLO to search under: --slo-ttft-ms, --slo-ttfat-ms, --slo-tpot-ms or --slo-e2e-ms",
       );
     if (v.levels.length > 1)
       throw new BoundError("levels", "with --mode search is one starting rate (the search picks the others)");
+    if (tier !== null && v.duration === null)
+      throw new BoundError(
+        "agentTier",
+        "needs --duration S: an agent-capacity probe runs its sessions for a time (a request count would cut them short)",
+      );
   }
   if (v.repeats > 1 && v.mode === "search")
     throw new BoundError(
@@ -156,9 +183,16 @@ export function sweepConfigOf(
     );
   return {
     // a trace is replayed open loop, at its own times (the level: its mean rate, set when it is read)
-    mode: v.mode === "search" || v.trace !== null ? "open" : v.mode,
+    // an agent-capacity search probes closed-loop levels of sessions
+    mode: tier !== null ? "closed" : v.mode === "search" || v.trace !== null ? "open" : v.mode,
     ...(v.mode === "search"
-      ? { search: { target_pass_pct: v.searchSloPassPct, max_probes: v.searchMaxProbes } }
+      ? {
+          search: {
+            target_pass_pct: v.searchSloPassPct,
+            max_probes: v.searchMaxProbes,
+            ...(tier !== null ? { tier } : {}),
+          },
+        }
       : {}),
     levels,
     requests_per_level: v.requests ?? (v.duration === null ? DEFAULT_REQUESTS : null),

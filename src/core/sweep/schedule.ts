@@ -6,6 +6,7 @@
 import type { LevelResult, SweepConfig } from "../../schema/v1.ts";
 import { rng } from "../../shared/random.ts";
 import { type LevelPlan, planLevel } from "../load/level-plan.ts";
+import { nextSessions, type Tier, tierProbe } from "./agent-capacity.ts";
 import { bracketOf, nextProbe, probeOf } from "./search.ts";
 
 /** One pass over the levels: a repeat, or an A/B block of one arm (`pair`: its pair, null without --ab). */
@@ -32,8 +33,19 @@ export function passesOf(cfg: SweepConfig, ab: { pairs: number; seed: number } |
   }));
 }
 
-/** A search's probes' settings (null for a list of levels). */
-export type Probes = { start: number; targetPassPct: number; maxProbes: number } | null;
+/** A search's probes' settings (null for a list of levels); `tier`: an agent-capacity search. */
+export type Probes = { start: number; targetPassPct: number; maxProbes: number; tier?: Tier } | null;
+
+/** The search's next level from the levels it ran: a rate, or an agent-capacity search's sessions. */
+function nextLevel(levels: readonly LevelResult[], search: NonNullable<Probes>): number | null {
+  const tier = search.tier;
+  if (tier)
+    return nextSessions(
+      levels.map((l) => tierProbe(l, tier)),
+      search,
+    );
+  return nextProbe(levels.map(probeOf), search);
+}
 
 /**
  * The config a sweep runs and its search, if any: a search decides its levels as it goes, so its
@@ -44,7 +56,12 @@ export function searchPlan(given: SweepConfig): { cfg: SweepConfig; probes: Prob
   if (!s) return { cfg: given, probes: null };
   return {
     cfg: { ...given, levels: [] },
-    probes: { start: given.levels[0] ?? 1, targetPassPct: s.target_pass_pct, maxProbes: s.max_probes },
+    probes: {
+      start: given.levels[0] ?? 1,
+      targetPassPct: s.target_pass_pct,
+      maxProbes: s.max_probes,
+      ...(s.tier ? { tier: s.tier } : {}),
+    },
   };
 }
 
@@ -91,13 +108,15 @@ export function* schedule(
     for (let li = 0; ; li++) {
       let evened = false;
       if (search) {
-        const probes = done(pass).map(probeOf);
-        const next = nextProbe(probes, search);
+        const next = nextLevel(done(pass), search);
         if (next === null) break;
         cfg.levels.push(Number(next.toPrecision(6)));
         // Inside the bracket the rates differ by a few %: a Poisson probe's own count noise
         // (1/sqrt(arrivals), 8 % at 150) is wider than that, so these probes arrive evenly.
-        evened = cfg.arrival !== "constant" && bracketOf(probes, search.targetPassPct).hi !== null;
+        evened =
+          cfg.mode === "open" &&
+          cfg.arrival !== "constant" &&
+          bracketOf(done(pass).map(probeOf), search.targetPassPct).hi !== null;
       } else if (li >= cfg.levels.length) break;
       const plan = planLevel(cfg, li, salt, pass.index);
       if (evened) plan.arrival = "constant";
@@ -114,6 +133,6 @@ export function scheduleComplete(
   done: (pass: Pass) => readonly LevelResult[],
   search: Probes,
 ): boolean {
-  if (search) return nextProbe(done(passes[0]!).map(probeOf), search) === null;
+  if (search) return nextLevel(done(passes[0]!), search) === null;
   return passes.every((p) => cfg.levels.every((l) => done(p).some((x) => x.level === l)));
 }

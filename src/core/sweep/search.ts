@@ -15,6 +15,7 @@
 import type { LevelResult, ResultDocument, SweepConfig } from "../../schema/v1.ts";
 import { maxOf, minOf } from "../../shared/extremes.ts";
 import { MIN_PROBE_S } from "../load/level-plan.ts";
+import { AGENT_SEARCH_METHOD, agentCapacityOf } from "./agent-capacity.ts";
 
 type Saturation = NonNullable<ResultDocument["saturation"]>;
 
@@ -158,6 +159,18 @@ export function saturationOf(
   levels: readonly LevelResult[],
   search: NonNullable<SweepConfig["search"]>,
 ): Saturation {
+  if (search.tier)
+    return {
+      max_rate_rps: null,
+      bracket_rps: [null, null],
+      pass_pct_at_max: null,
+      goodput_at_max_rps: null,
+      target_pass_pct: search.target_pass_pct,
+      probes: levels.length,
+      max_probes: search.max_probes,
+      method: AGENT_SEARCH_METHOD,
+      agents: agentCapacityOf(levels, search.tier),
+    };
   const probes = levels.map(probeOf);
   const { lo: loRate, hi } = bracketOf(probes, search.target_pass_pct);
   const atMax = loRate === null ? [] : levels.filter((l) => Math.abs(l.level / loRate - 1) < 0.001);

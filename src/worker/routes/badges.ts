@@ -46,7 +46,8 @@ async function badgeData(c: Ctx, repo: string, q: Values<typeof QUERIES.badge>) 
 export function badgeLabel(measureLabel: string, benchmark: string): string {
   const closed = /^closed c=(\S+)$/.exec(benchmark);
   const open = /^open (\S+ req\/s)$/.exec(benchmark);
-  return `${measureLabel} @ ${closed ? `c${closed[1]}` : open ? open[1] : benchmark}`;
+  const tier = /^agent capacity (\S+)$/.exec(benchmark);
+  return `${measureLabel} @ ${closed ? `c${closed[1]}` : open ? open[1] : tier ? tier[1] : benchmark}`;
 }
 
 function cached(c: Ctx, body: string, type: string): Response {

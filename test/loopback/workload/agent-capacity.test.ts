@@ -1,0 +1,102 @@
+/**
+ * Agent capacity under a tier (`--mode search --agent-sessions --agent-tier`) against mocks of a
+ * stated capacity: sessions that never wait keep one call each in flight, so the most sessions a
+ * mock of N slots serves without queueing (the tier's TTFT p95 is under one queued call's wait)
+ * is N. A head whose mock has a slot fewer shows the capacity row regressed, above the fold.
+ */
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { renderComment } from "../../../src/action/comment.ts";
+import { readResults } from "../../../src/core/results/files.ts";
+import { documentPoints } from "../../../src/shared/measures.ts";
+import { runCli } from "../../helpers/cli.ts";
+import { type MockProcess, startMock } from "../../helpers/mock-process.ts";
+import { pairVerdict } from "../../helpers/verdict.ts";
+
+const dir = mkdtempSync(join(tmpdir(), "tb-capacity-"));
+const SESSIONS = join(dir, "sessions.jsonl");
+/** 32 tokens at 4 ms: a call holds its slot about 130 ms; a queued call waits up to that long. */
+const MOCK = { ttftMs: 5, itlMs: 4 };
+const TIER = "fast:60:100";
+const mocks: Record<number, MockProcess> = {};
+
+beforeAll(async () => {
+  const call = (k: number) => (k === 0 ? { user_tokens: 20 } : { tool_result_tokens: 20 });
+  writeFileSync(
+    SESSIONS,
+    `${JSON.stringify({ id: "steady", system_tokens: 40, calls: [0, 1, 2, 3].map((k) => ({ ...call(k), output_tokens: 32 })) })}\n`,
+  );
+  for (const capacity of [3, 4]) mocks[capacity] = await startMock({ ...MOCK, capacity });
+});
+afterAll(async () => {
+  for (const m of Object.values(mocks)) await m.close();
+});
+
+async function capacitySearch(capacity: number) {
+  const out = join(dir, `capacity-${capacity}.json`);
+  const r = await runCli(
+    [
+      ...`sweep --mode search --agent-sessions ${SESSIONS} --agent-tier ${TIER} --levels 4 --duration 6 --warmup 4 --metrics-interval-ms 0 --calibrate-prompts false --out ${out}`.split(
+        " ",
+      ),
+      "--base-url",
+      mocks[capacity]!.url,
+    ],
+    { timeoutMs: 180_000 },
+  );
+  expect(r.code, r.stderr).toBe(0);
+  return { ...readResults(out), stdout: r.stdout };
+}
+
+describe("agent capacity under a tier", () => {
+  it("is the mock's slots: the most sessions whose calls meet the tier; a slot fewer regresses the capacity row in the comment", async () => {
+    const base = await capacitySearch(4);
+    const head = await capacitySearch(3);
+    for (const [capacity, run] of [
+      [4, base],
+      [3, head],
+    ] as const) {
+      const agents = run.doc.saturation!.agents!;
+      // within -10 % / +3 % of what the mock serves: one session per slot, never more
+      expect(agents.max_sessions, `mock of ${capacity} slots`).toBe(capacity);
+      expect(agents.bracket_sessions).toEqual([capacity, capacity + 1]);
+      expect(agents.tier).toEqual({ name: "fast", ttft_p95_ms: 60, tok_s_per_user: 100 });
+      expect(agents.ttft_p95_ms_at_max!).toBeLessThanOrEqual(60);
+      expect(run.doc.config!.mode).toBe("closed");
+      expect(run.stdout).toContain(`**Agent capacity:** ${capacity} concurrent sessions @ fast`);
+    }
+    const verdict = pairVerdict(documentPoints(head.doc), documentPoints(base.doc));
+    const row = verdict.summary.rows.find((r) => r.measure === "agent_sessions")!;
+    expect(row).toMatchObject({ benchmark: "agent capacity fast", verdict: "regressed" });
+    const md = renderComment({ doc: head.doc, testbed: "tb", verdict, baseBranch: "main", links: {} });
+    const visible = md.split("<details>")[0]!;
+    expect(visible).toMatch(
+      /\| agent capacity fast \| agent capacity \(sessions\) \| 4\.00 \| 3\.00 \| −25\.0 % \|/,
+    );
+  }, 240_000);
+
+  it("refuses a tier without a search of agent sessions, and a search of sessions without a tier or a duration", async () => {
+    const bad = [
+      [["--agent-tier", TIER], /--agent-tier goes with --mode search and --agent-sessions/],
+      [
+        ["--mode", "search", "--agent-sessions", SESSIONS, "--duration", "2"],
+        /needs --agent-tier NAME:TTFT_P95_MS:TOK_S/,
+      ],
+      [
+        ["--mode", "search", "--agent-sessions", SESSIONS, "--agent-tier", TIER],
+        /--agent-tier needs --duration S/,
+      ],
+      [
+        ["--mode", "search", "--agent-sessions", SESSIONS, "--agent-tier", "fast", "--duration", "2"],
+        /--agent-tier must be NAME/,
+      ],
+    ] as const;
+    for (const [args, why] of bad) {
+      const r = await runCli(["sweep", "--base-url", "http://127.0.0.1:9", ...args]);
+      expect(r.code, args.join(" ")).toBe(2);
+      expect(r.stderr).toMatch(why);
+    }
+  });
+});
