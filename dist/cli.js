@@ -19918,6 +19918,17 @@ var RUN_MEASURES = [
       description: "--agent-tier: the most concurrent agent sessions whose calls met the tier (TTFT p95 and output speed per user)"
     },
     null
+  ],
+  [
+    {
+      name: "jobs_per_hour_per_gpu",
+      family: "rate",
+      unit: "jobs/h",
+      direction: "higher",
+      label: "jobs per hour per GPU",
+      description: "complete jobs per GPU per hour at the level: jobs per hour / the GPUs the telemetry read"
+    },
+    (l) => l.jobs?.jobs_per_hour_per_gpu ?? null
   ]
 ];
 
@@ -37690,7 +37701,9 @@ var SCHEMA_VERSION = 1, Stats = external_exports.object({
   wait_share: external_exports.number().min(0).max(1).nullable(),
   cached_tokens_pct: external_exports.number().min(0).max(100).nullable(),
   /** Complete jobs per hour per user: complete jobs / (wall time x users) x 3600. */
-  jobs_per_hour_per_user: nullableNonNeg
+  jobs_per_hour_per_user: nullableNonNeg,
+  /** Complete jobs per GPU per hour: jobs per hour over the GPUs the telemetry read (absent without it). */
+  jobs_per_hour_per_gpu: nullableNonNeg.optional()
 }), LevelResult = external_exports.object({
   level: external_exports.number().positive(),
   mode: external_exports.enum(["closed", "open"]),
@@ -40069,16 +40082,16 @@ How it was found: ${s.method}; a probe passes when at least ${s.target_pass_pct}
 `)
     );
   }
-  let jobbed = doc.levels.filter((l) => l.jobs);
+  let jobbed = doc.levels.filter((l) => l.jobs), perGpu = jobbed.some((l) => l.jobs.jobs_per_hour_per_gpu != null);
   jobbed.length > 0 && parts.push(
     [
       "**Jobs** (a conversation is one job, as an agent's session: first send to last answer, waits included)",
       "",
-      "| level | jobs | cut short | job p50 (s) | job p95 (s) | jobs/h per user | calls per job | output tokens per job | waiting | cached |",
-      "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+      `| level | jobs | cut short | job p50 (s) | job p95 (s) | jobs/h per user |${perGpu ? " jobs/h per GPU |" : ""} calls per job | output tokens per job | waiting | cached |`,
+      `|---:|---:|---:|---:|---:|---:|${perGpu ? "---:|" : ""}---:|---:|---:|---:|`,
       ...jobbed.map((l) => {
-        let j = l.jobs;
-        return `| ${l.level} | ${j.complete} | ${j.incomplete} | ${fmt(j.e2e_s.p50, 2)} | ${fmt(j.e2e_s.p95, 2)} | ${fmt(j.jobs_per_hour_per_user, 1)} | ${fmt(j.calls_per_job, 1)} | ${fmt(j.output_tokens_per_job, 0)} | ${j.wait_share === null ? "-" : `${(100 * j.wait_share).toFixed(0)}%`} | ${pct0(j.cached_tokens_pct)} |`;
+        let j = l.jobs, gpu = perGpu ? ` ${fmt(j.jobs_per_hour_per_gpu ?? null, 1)} |` : "";
+        return `| ${l.level} | ${j.complete} | ${j.incomplete} | ${fmt(j.e2e_s.p50, 2)} | ${fmt(j.e2e_s.p95, 2)} | ${fmt(j.jobs_per_hour_per_user, 1)} |${gpu} ${fmt(j.calls_per_job, 1)} | ${fmt(j.output_tokens_per_job, 0)} | ${j.wait_share === null ? "-" : `${(100 * j.wait_share).toFixed(0)}%`} | ${pct0(j.cached_tokens_pct)} |`;
       })
     ].join(`
 `)
@@ -46647,7 +46660,12 @@ async function runStep(arm, step, c) {
   parts.length > 0 && c.notice(levelNotice(plan.level, parts));
   for (let n of own2) n.startsWith(prefix) || c.notice(n);
   let level = c.hooks ? { ...result, ...await c.hooks.stop(result, measured.run.records) } : result;
-  if (c.gpu && (level.gpu = await c.gpu.figures(level), level.validity = withGpuValidity(level)), level.cancelled) {
+  if (c.gpu) {
+    level.gpu = await c.gpu.figures(level), level.validity = withGpuValidity(level);
+    let gpus = level.gpu.per_gpu.length;
+    level.jobs && gpus > 0 && level.jobs.jobs_per_hour_per_user !== null && (level.jobs.jobs_per_hour_per_gpu = level.jobs.jobs_per_hour_per_user * level.level / gpus);
+  }
+  if (level.cancelled) {
     level.cancelled.release = await releaseCheck(arm.pre.target), level.validity = withLeakValidity(level);
     let leak = level.validity.reasons.find((x) => x.code === "leak");
     leak && c.notice(`level ${plan.level}: ${leak.text}`);

@@ -107,6 +107,8 @@ export const JobSummary = z.object({
   cached_tokens_pct: z.number().min(0).max(100).nullable(),
   /** Complete jobs per hour per user: complete jobs / (wall time x users) x 3600. */
   jobs_per_hour_per_user: nullableNonNeg,
+  /** Complete jobs per GPU per hour: jobs per hour over the GPUs the telemetry read (absent without it). */
+  jobs_per_hour_per_gpu: nullableNonNeg.optional(),
 });
 
 export const LevelResult = z

@@ -1,6 +1,6 @@
 /**
- * Measures of a whole run rather than of a level, the later ones of the catalogue (in its order:
- * a measure's id is its place): the server's start and agent capacity. Pure.
+ * The later measures of the catalogue, in its order (a measure's id is its place): the server's
+ * start and agent capacity (of a whole run), jobs per GPU (of a level). Pure.
  */
 import type { LevelValue, MeasureDef } from "./measure-types.ts";
 
@@ -28,5 +28,16 @@ export const RUN_MEASURES: readonly [MeasureDef, LevelValue | null][] = [
         "--agent-tier: the most concurrent agent sessions whose calls met the tier (TTFT p95 and output speed per user)",
     },
     null,
+  ],
+  [
+    {
+      name: "jobs_per_hour_per_gpu",
+      family: "rate",
+      unit: "jobs/h",
+      direction: "higher",
+      label: "jobs per hour per GPU",
+      description: "complete jobs per GPU per hour at the level: jobs per hour / the GPUs the telemetry read",
+    },
+    (l) => l.jobs?.jobs_per_hour_per_gpu ?? null,
   ],
 ];

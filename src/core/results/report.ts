@@ -205,16 +205,19 @@ export function markdownReport(doc: Described): string {
     );
   }
   const jobbed = doc.levels.filter((l) => l.jobs);
+  // per GPU only where the GPU telemetry counted the GPUs
+  const perGpu = jobbed.some((l) => l.jobs!.jobs_per_hour_per_gpu != null);
   if (jobbed.length > 0)
     parts.push(
       [
         "**Jobs** (a conversation is one job, as an agent's session: first send to last answer, waits included)",
         "",
-        "| level | jobs | cut short | job p50 (s) | job p95 (s) | jobs/h per user | calls per job | output tokens per job | waiting | cached |",
-        "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+        `| level | jobs | cut short | job p50 (s) | job p95 (s) | jobs/h per user |${perGpu ? " jobs/h per GPU |" : ""} calls per job | output tokens per job | waiting | cached |`,
+        `|---:|---:|---:|---:|---:|---:|${perGpu ? "---:|" : ""}---:|---:|---:|---:|`,
         ...jobbed.map((l) => {
           const j = l.jobs!;
-          return `| ${l.level} | ${j.complete} | ${j.incomplete} | ${fmt(j.e2e_s.p50, 2)} | ${fmt(j.e2e_s.p95, 2)} | ${fmt(j.jobs_per_hour_per_user, 1)} | ${fmt(j.calls_per_job, 1)} | ${fmt(j.output_tokens_per_job, 0)} | ${j.wait_share === null ? "-" : `${(100 * j.wait_share).toFixed(0)}%`} | ${pct0(j.cached_tokens_pct)} |`;
+          const gpu = perGpu ? ` ${fmt(j.jobs_per_hour_per_gpu ?? null, 1)} |` : "";
+          return `| ${l.level} | ${j.complete} | ${j.incomplete} | ${fmt(j.e2e_s.p50, 2)} | ${fmt(j.e2e_s.p95, 2)} | ${fmt(j.jobs_per_hour_per_user, 1)} |${gpu} ${fmt(j.calls_per_job, 1)} | ${fmt(j.output_tokens_per_job, 0)} | ${j.wait_share === null ? "-" : `${(100 * j.wait_share).toFixed(0)}%`} | ${pct0(j.cached_tokens_pct)} |`;
         }),
       ].join("\n"),
     );

@@ -88,6 +88,9 @@ export async function runStep(
   if (c.gpu) {
     level.gpu = await c.gpu.figures(level);
     level.validity = withGpuValidity(level);
+    const gpus = level.gpu.per_gpu.length;
+    if (level.jobs && gpus > 0 && level.jobs.jobs_per_hour_per_user !== null)
+      level.jobs.jobs_per_hour_per_gpu = (level.jobs.jobs_per_hour_per_user * level.level) / gpus;
   }
   if (level.cancelled) {
     // did the server free what the aborted streams held? (its slots or its running requests)

@@ -8,6 +8,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { fakeNvidiaSmiPath } from "../../../scripts/fake-gpu.ts";
 import { renderComment } from "../../../src/action/comment.ts";
 import { readResults } from "../../../src/core/results/files.ts";
 import { documentPoints } from "../../../src/shared/measures.ts";
@@ -34,7 +35,7 @@ afterAll(async () => {
   for (const m of Object.values(mocks)) await m.close();
 });
 
-async function capacitySearch(capacity: number) {
+async function capacitySearch(capacity: number, gpu: string[] = [], env: Record<string, string> = {}) {
   const out = join(dir, `capacity-${capacity}.json`);
   const r = await runCli(
     [
@@ -43,8 +44,9 @@ async function capacitySearch(capacity: number) {
       ),
       "--base-url",
       mocks[capacity]!.url,
+      ...gpu,
     ],
-    { timeoutMs: 180_000 },
+    { timeoutMs: 180_000, env },
   );
   expect(r.code, r.stderr).toBe(0);
   return { ...readResults(out), stdout: r.stdout };
@@ -52,7 +54,11 @@ async function capacitySearch(capacity: number) {
 
 describe("agent capacity under a tier", () => {
   it("is the mock's slots: the most sessions whose calls meet the tier; a slot fewer regresses the capacity row in the comment", async () => {
-    const base = await capacitySearch(4);
+    // the base with a fake nvidia-smi of two GPUs (300 W and 150 W): per GPU and per kW
+    const base = await capacitySearch(4, ["--gpu-sample-ms", "100"], {
+      PATH: fakeNvidiaSmiPath(),
+      FAKE_SMI_GPUS: "0:300,1:150",
+    });
     const head = await capacitySearch(3);
     for (const [capacity, run] of [
       [4, base],
@@ -67,6 +73,16 @@ describe("agent capacity under a tier", () => {
       expect(run.doc.config!.mode).toBe("closed");
       expect(run.stdout).toContain(`**Agent capacity:** ${capacity} concurrent sessions @ fast`);
     }
+    const agents = base.doc.saturation!.agents!;
+    expect(agents.per_gpu).toBe(4 / 2);
+    expect(agents.per_kw! / (4 / 0.45)).toBeCloseTo(1, 3);
+    for (const l of base.doc.levels) {
+      const j = l.jobs!;
+      expect(j.jobs_per_hour_per_gpu! / ((j.jobs_per_hour_per_user! * l.level) / 2)).toBeCloseTo(1, 9);
+    }
+    expect(head.doc.levels.every((l) => l.jobs!.jobs_per_hour_per_gpu === undefined)).toBe(true);
+    expect(base.stdout).toMatch(/; 2\.00 per GPU, 8\.89 per kW\./);
+    expect(base.stdout).toMatch(/\| jobs\/h per user \| jobs\/h per GPU \|/);
     const verdict = pairVerdict(documentPoints(head.doc), documentPoints(base.doc));
     const row = verdict.summary.rows.find((r) => r.measure === "agent_sessions")!;
     expect(row).toMatchObject({ benchmark: "agent capacity fast", verdict: "regressed" });
