@@ -101,6 +101,7 @@ describe("agents' sessions against llama.cpp", () => {
     expect(rs.every((x) => x.error === null)).toBe(true);
     expect(d.levels[0]!.jobs!.complete).toBe(2);
     const byId = new Map(exchanges.map((e) => [Number(e.requestId.split("-").pop()), e]));
+    let checked = 0;
     for (const x of rs) {
       expect(x.usage!.cached_tokens, `call ${x.turn} of job ${x.session}`).toBe(x.server_timings?.cache_n);
       const e = byId.get(x.id)!;
@@ -117,7 +118,11 @@ describe("agents' sessions against llama.cpp", () => {
         `call ${x.turn} of job ${x.session}: its history's prefix was sent before`,
       ).toBeDefined();
       expect(history[history.length - 1]).toEqual({ role: "assistant", content: earlier!.answer });
+      expect(earlier!.answer.length).toBeGreaterThan(0);
+      checked++;
     }
+    // calls 2, 6, 7 of the first session and its explorer's second; calls 2, 3, 5 of the second
+    expect(checked).toBe(7);
     // the second session (one context, a compaction at its fourth call): each call finds the
     // context so far in the server's cache; the compacted call only the system prompt
     const edit = rs.filter((x) => x.job_calls === 5).sort((a, b) => a.turn! - b.turn!);
