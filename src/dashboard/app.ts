@@ -36,6 +36,13 @@ const TREND_MEASURES = [
   "goodput_req_s",
   "error_rate",
 ];
+/** A run-wide benchmark's own measure (a search's answer, the server's start): its one trend. */
+function trendMeasures(benchmark: string): string[] {
+  if (benchmark.startsWith("agent capacity ")) return ["agent_sessions"];
+  if (benchmark === "search saturation") return ["saturation_rps"];
+  if (benchmark === "server startup") return ["startup_s"];
+  return TREND_MEASURES;
+}
 const BASELINE_N = 10;
 
 const app = document.getElementById("app")!;
@@ -179,7 +186,7 @@ async function repoPage(repo: string): Promise<void> {
       `/api/v1/repos/${repo}/series?${new URLSearchParams({ benchmark, measure: m, testbed, branch: b, limit: "100" })}`,
     );
   await Promise.all(
-    TREND_MEASURES.map(async (m) => {
+    trendMeasures(benchmark).map(async (m) => {
       const div = document.createElement("div");
       div.className = "card trend";
       div.dataset.measure = m;

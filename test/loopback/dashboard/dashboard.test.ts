@@ -212,6 +212,65 @@ describe.skipIf(process.env.TOKENBENCH_SKIP_BROWSER === "1")("dashboard in headl
     }
   });
 
+  it("agent capacity: its benchmark's trend is its own measure, and a run that lost sessions shows the row regressed", {
+    timeout: 150_000,
+  }, async () => {
+    const agentsRepo = "acme/agents";
+    const token = await service.apiToken(agentsRepo);
+    const withCapacity = (i: number, sessions: number, branch = "main") => {
+      const d = doc(100 + i, 1, branch);
+      d.repository = agentsRepo;
+      d.saturation = {
+        max_rate_rps: null,
+        bracket_rps: [null, null],
+        pass_pct_at_max: null,
+        goodput_at_max_rps: null,
+        target_pass_pct: 95,
+        probes: 4,
+        method: "closed-loop probes of agents' sessions",
+        agents: {
+          tier: { name: "fast", ttft_p95_ms: 60, tok_s_per_user: 100 },
+          max_sessions: sessions,
+          bracket_sessions: [sessions, sessions + 1],
+          ttft_p95_ms_at_max: 20,
+          tok_s_per_user_at_max: 250,
+          per_gpu: null,
+          per_kw: null,
+        },
+      };
+      return d;
+    };
+    const seeds = [12, 12, 13, 12, 12, 12].map((s, i) => withCapacity(i, s));
+    for (const d of [...seeds, withCapacity(6, 8, "feature")]) {
+      const r = await fetch(`${service.url}/api/v1/runs`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+        body: JSON.stringify(d),
+      });
+      expect(r.status, await r.text()).toBe(201);
+    }
+    const page = await open(
+      `/r/${agentsRepo}?benchmark=${encodeURIComponent("agent capacity fast")}&branch=feature`,
+    );
+    await page.waitForSelector(".trend[data-measure='agent_sessions'] svg .mark-line path");
+    expect(await page.$$eval(".trend", (els) => els.map((e) => (e as HTMLElement).dataset.measure))).toEqual([
+      "agent_sessions",
+    ]);
+    const titles = await page.$$eval(".trend svg .role-title-text", (els) => els.map((e) => e.textContent));
+    expect(titles).toEqual(["agent capacity"]);
+    await page.screenshot({ path: resolve(OUT, "dashboard-agent-capacity.png"), fullPage: true });
+    await page.click("table.runs a.run >> nth=0");
+    await page.waitForURL(/\/runs\/[0-9a-f]{16}$/);
+    await page.waitForSelector("body[data-ready='true']");
+    const row = await page.$$eval("table.verdicts tbody tr", (trs) =>
+      trs.map((tr) => tr.textContent ?? "").find((t) => t.includes("agent capacity fast")),
+    );
+    // against the history of six runs of main (mean 12.2): a third fewer sessions, an interval, regressed
+    expect(row).toMatch(/agent capacity fast.*agent capacity \(sessions\).*−34\.2 %.*history-t.*regressed/);
+    await page.close();
+    expect(errors, errors.join("\n")).toEqual([]);
+  });
+
   it("is readable on a phone: no horizontal overflow", { timeout: 150_000 }, async () => {
     const page = await open(`/r/${repo}`, 375);
     await page.waitForSelector(".trend svg .mark-line path", { timeout: 90_000 });
