@@ -93,6 +93,7 @@ function workloadSpec(doc) {
     ...c.shared_prefix ? { shared_prefix: c.shared_prefix } : {},
     ...c.sessions ? { sessions: c.sessions } : {},
     ...c.agent_sessions ? { agent_sessions: c.agent_sessions.sha256 } : {},
+    ...c.agent_sessions?.tool_wait ? { tool_wait: c.agent_sessions.tool_wait } : {},
     // an agent-capacity search's tier: its thresholds are what "capacity" means
     ...c.search?.tier ? { agent_tier: c.search.tier } : {},
     ...c.trace ? { trace: { sha256: c.trace.sha256, speed: c.trace.speed } } : {},
@@ -37199,7 +37200,9 @@ var SloConfig = external_exports.object({
     format: external_exports.enum(["tokenbench", "weka"]),
     sessions: external_exports.number().int().positive(),
     /** Model calls in all the file's sessions, subagents' included. */
-    calls: external_exports.number().int().positive()
+    calls: external_exports.number().int().positive(),
+    /** `--tool-wait`: the tools' waits as the file gives them (file), or the distribution drawn from. */
+    tool_wait: external_exports.string().optional()
   }).nullable().optional(),
   /** `--trace`: requests at a trace's times (Mooncake JSONL), its file and the time scale. */
   trace: external_exports.object({
@@ -37618,6 +37621,8 @@ var Usage = external_exports.object({
   turn: external_exports.number().int().positive().optional(),
   /** `--agent-sessions`: the calls the job's session makes in all, its subagents' included (turn counts them in the order sent). */
   job_calls: external_exports.number().int().positive().optional(),
+  /** `--agent-sessions`: the tool's run this call waited after the previous call of its context ended, ms. */
+  tool_wait_ms: external_exports.number().nonnegative().optional(),
   /** What the server reported of its own timing, kept as sent (llama.cpp `timings`: prompt_ms, predicted_ms, cache_n, ...). */
   server_timings: external_exports.record(external_exports.string(), external_exports.unknown()).optional(),
   /** The server's `usage` object as sent, when it carries more than the three counts (details). */
@@ -38587,6 +38592,31 @@ function mergeChecks(threads, processWide) {
   };
 }
 
+// src/core/workload/tool-waits.ts
+init_errors();
+var MAX_TOOL_WAIT_MS = 36e5;
+function parseToolWait(s) {
+  let t = s.trim();
+  if (t === "file") return { kind: "file" };
+  let [kind, a, b] = t.split(":"), x = Number(a), y = Number(b), ok = (v) => Number.isFinite(v) && v >= 0 && v <= MAX_TOOL_WAIT_MS;
+  if (kind === "fixed" && b === void 0 && ok(x)) return { kind, ms: x };
+  if (kind === "exp" && b === void 0 && ok(x) && x > 0) return { kind, meanMs: x };
+  if (kind === "lognormal" && ok(x) && x > 0 && Number.isFinite(y) && y > 0 && y <= 4)
+    return { kind, medianMs: x, sigma: y };
+  throw new UsageError(
+    `--tool-wait must be file, fixed:MS, exp:MEAN_MS or lognormal:MEDIAN_MS:SIGMA (SIGMA up to 4; e.g. lognormal:1000:1 for a median of 1 s), got "${s}"`,
+    "--tool-wait"
+  );
+}
+function toolWaitMs(w, fileMs, seed, job, turn) {
+  if (w.kind === "file") return fileMs;
+  if (w.kind === "fixed") return w.ms;
+  let r = rng(
+    (Math.imul(seed ^ 28673, 2654435761) ^ Math.imul(job + 1, 2246822507) ^ turn * 3266489909) >>> 0
+  ), draw = w.kind === "exp" ? -w.meanMs * Math.log(1 - r()) : w.medianMs * Math.exp(w.sigma * normal(r));
+  return Math.min(MAX_TOOL_WAIT_MS, draw);
+}
+
 // src/core/load/agent-loop.ts
 import { performance as performance4 } from "node:perf_hooks";
 import { setImmediate as yieldImmediate2 } from "node:timers/promises";
@@ -39405,14 +39435,15 @@ async function runAgentLoop(client, w, opts) {
     return "next" in w.ids ? w.ids.next++ : w.ids.base + i;
   }, words = (tokens, seed) => promptWords(wordsOf(w.calibration, tokens), seed), play = async (s, job) => {
     let context = job.contexts++, system = null, messages = [], joined = [], last2 = null;
-    for (let step of s.steps) {
+    for (let [k, step] of s.steps.entries()) {
       if (step.kind === "subagents") {
         let answers = await Promise.all(step.agents.map((a) => play(a, job)));
         if (answers.some((a) => a === null)) return null;
         joined = answers;
         continue;
       }
-      if (step.waitMs > 0 && await sleepUntil(performance4.now() + step.waitMs, opts.stop), over()) return null;
+      let waitMs = job.id === null || system === null ? step.waitMs : toolWaitMs(w.toolWait, step.waitMs, w.seed, job.id, context * 1e3 + k);
+      if (waitMs > 0 && await sleepUntil(performance4.now() + waitMs, opts.stop), over()) return null;
       let id = idOf(nextCall++);
       job.id ??= id;
       let turn = ++job.calls;
@@ -39435,7 +39466,8 @@ ${s.system.text}` : s.system.tokens > 0 ? ` ${words(s.system.tokens, seedOf(job.
         session: job.id,
         turn,
         jobCalls: job.total,
-        keepText: !0
+        keepText: !0,
+        ...waitMs > 0 ? { toolWaitMs: waitMs } : {}
       }, rec = await client.stream(spec);
       if (records2.push(rec), opts.onRecord?.(rec), rec.error !== null || spec.responseText === void 0) return null;
       last2 = spec.responseText, messages.push({ role: "assistant", content: last2 }), await yieldImmediate2();
@@ -39514,7 +39546,15 @@ function runShare(client, job, o) {
     let agents = job.dataset?.agents;
     return agents ? runAgentLoop(
       client,
-      { plan, ids: job.ids, calibration: job.calibration, placement, agents },
+      {
+        plan,
+        ids: job.ids,
+        calibration: job.calibration,
+        placement,
+        agents,
+        toolWait: parseToolWait(cfg.agent_sessions?.tool_wait ?? "file"),
+        seed: cfg.seed
+      },
       {
         ...common,
         requests: plan.requests === null ? null : shareOf(plan.requests, placement),
@@ -41143,6 +41183,12 @@ var SWEEP = {
     default: null,
     help: "closed loop of agents: each user plays a session of the file (tokenbench JSON Lines, or Weka agent traces), re-sending the whole context with each call, waiting each tool's time and forking subagents; a session is a job (docs/agent-sessions.md)"
   }),
+  toolWait: text({
+    flag: "tool-wait",
+    metavar: "DIST",
+    default: "file",
+    help: "with --agent-sessions: the tools' waits between calls as the file gives them (file), or drawn, seeded, from fixed:MS, exp:MEAN_MS or lognormal:MEDIAN_MS:SIGMA"
+  }),
   agentTier: text({
     flag: "agent-tier",
     metavar: "NAME:TTFT_P95_MS:TOK_S",
@@ -41913,7 +41959,9 @@ function checkBounds(v, levels) {
     if (v.rampUpS !== null)
       throw new BoundError("agentSessions", "starts every session at the level's start: drop --ramp-up-s");
   }
-  if (v.agentTier !== null && (v.mode !== "search" || v.agentSessions === null))
+  if (v.toolWait !== "file" && v.agentSessions === null)
+    throw new BoundError("toolWait", "goes with --agent-sessions FILE (the waits between its calls)");
+  if (parseToolWait(v.toolWait), v.agentTier !== null && (v.mode !== "search" || v.agentSessions === null))
     throw new BoundError(
       "agentTier",
       "goes with --mode search and --agent-sessions FILE (the sessions whose capacity is searched)"
@@ -44956,7 +45004,7 @@ var StreamClient = class {
         http_status: status,
         error: error62
       };
-      state.serverTimes !== void 0 && (rec.server_event_times_ms = state.serverTimes), state.serverArrival !== void 0 && (rec.server_arrival_ms = state.serverArrival), retries > 0 && (rec.retries = retries), spec.session !== void 0 && (rec.session = spec.session), spec.turn !== void 0 && (rec.turn = spec.turn), spec.jobCalls !== void 0 && (rec.job_calls = spec.jobCalls), spec.promptReuse !== void 0 && (rec.prompt_reuse = spec.promptReuse), state.text !== null && (spec.responseText = state.text.join("")), state.text !== null && state.responseId !== null && (spec.responseId = state.responseId), written?.connectedAt != null && written.connectedAt >= dispatchAbs && (rec.connected_ms = written.connectedAt - origin), state.timings !== null && (rec.server_timings = state.timings), state.usageRaw !== null && (rec.usage_raw = state.usageRaw), state.finish(rec, cfg.ignoreEos), resolve2(rec);
+      state.serverTimes !== void 0 && (rec.server_event_times_ms = state.serverTimes), state.serverArrival !== void 0 && (rec.server_arrival_ms = state.serverArrival), retries > 0 && (rec.retries = retries), spec.session !== void 0 && (rec.session = spec.session), spec.turn !== void 0 && (rec.turn = spec.turn), spec.jobCalls !== void 0 && (rec.job_calls = spec.jobCalls), spec.toolWaitMs !== void 0 && (rec.tool_wait_ms = spec.toolWaitMs), spec.promptReuse !== void 0 && (rec.prompt_reuse = spec.promptReuse), state.text !== null && (spec.responseText = state.text.join("")), state.text !== null && state.responseId !== null && (spec.responseId = state.responseId), written?.connectedAt != null && written.connectedAt >= dispatchAbs && (rec.connected_ms = written.connectedAt - origin), state.timings !== null && (rec.server_timings = state.timings), state.usageRaw !== null && (rec.usage_raw = state.usageRaw), state.finish(rec, cfg.ignoreEos), resolve2(rec);
     }, handler = {
       onRequestStart(c) {
         controller = c;
@@ -45947,7 +45995,10 @@ async function prepareSweep(v, config2, o) {
     shared_share: Number(sharedSystemShare(file2).toFixed(4))
   }), v.tools !== null && (config2.tools = loadTools(v.tools, v.toolChoice));
   let trace = v.trace !== null ? loadTrace(v.trace) : null, agents = v.agentSessions !== null ? loadAgentSessions(v.agentSessions) : null;
-  agents && (config2.agent_sessions = agentSessionsRecord(agents));
+  agents && (config2.agent_sessions = {
+    ...agentSessionsRecord(agents),
+    ...v.toolWait !== "file" ? { tool_wait: v.toolWait } : {}
+  });
   for (let n of [...file2?.notices ?? [], ...trace?.notices ?? []]) o.onNotice(n);
   let replay = trace ? traceReplay(trace, config2, v.traceSpeed, v.requests, v.maxDurationS) : null, target = makeTarget(v), load = loadGeneratorOf(v, config2, target);
   checkCombination(config2, load, { resume: v.resume ?? !1, ab: v.abBaseUrl !== null });

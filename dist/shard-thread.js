@@ -19800,7 +19800,7 @@ var StreamClient = class {
         http_status: status,
         error
       };
-      state.serverTimes !== void 0 && (rec.server_event_times_ms = state.serverTimes), state.serverArrival !== void 0 && (rec.server_arrival_ms = state.serverArrival), retries > 0 && (rec.retries = retries), spec.session !== void 0 && (rec.session = spec.session), spec.turn !== void 0 && (rec.turn = spec.turn), spec.jobCalls !== void 0 && (rec.job_calls = spec.jobCalls), spec.promptReuse !== void 0 && (rec.prompt_reuse = spec.promptReuse), state.text !== null && (spec.responseText = state.text.join("")), state.text !== null && state.responseId !== null && (spec.responseId = state.responseId), written?.connectedAt != null && written.connectedAt >= dispatchAbs && (rec.connected_ms = written.connectedAt - origin), state.timings !== null && (rec.server_timings = state.timings), state.usageRaw !== null && (rec.usage_raw = state.usageRaw), state.finish(rec, cfg.ignoreEos), resolve(rec);
+      state.serverTimes !== void 0 && (rec.server_event_times_ms = state.serverTimes), state.serverArrival !== void 0 && (rec.server_arrival_ms = state.serverArrival), retries > 0 && (rec.retries = retries), spec.session !== void 0 && (rec.session = spec.session), spec.turn !== void 0 && (rec.turn = spec.turn), spec.jobCalls !== void 0 && (rec.job_calls = spec.jobCalls), spec.toolWaitMs !== void 0 && (rec.tool_wait_ms = spec.toolWaitMs), spec.promptReuse !== void 0 && (rec.prompt_reuse = spec.promptReuse), state.text !== null && (spec.responseText = state.text.join("")), state.text !== null && state.responseId !== null && (spec.responseId = state.responseId), written?.connectedAt != null && written.connectedAt >= dispatchAbs && (rec.connected_ms = written.connectedAt - origin), state.timings !== null && (rec.server_timings = state.timings), state.usageRaw !== null && (rec.usage_raw = state.usageRaw), state.finish(rec, cfg.ignoreEos), resolve(rec);
     }, handler = {
       onRequestStart(c) {
         controller = c;
@@ -20112,6 +20112,77 @@ function sendQueueOf(records) {
   return records.filter((r) => r.dispatch_ms !== void 0).map((r) => r.send_ms - Math.max(r.dispatch_ms, r.connected_ms ?? 0));
 }
 
+// src/schema/errors.ts
+var TokenbenchError = class extends Error {
+  constructor(code, message, options2) {
+    super(message, options2);
+    this.code = code;
+    this.name = new.target.name;
+  }
+  code;
+}, UsageError = class extends TokenbenchError {
+  constructor(message, setting = null) {
+    super("usage", message);
+    this.setting = setting;
+  }
+  setting;
+};
+
+// src/core/workload/arrivals.ts
+function normal(r) {
+  let u = 1 - r(), v = r();
+  return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * v);
+}
+function gamma(r, k, theta) {
+  if (k < 1) {
+    let u = r();
+    return gamma(r, k + 1, theta) * u ** (1 / k);
+  }
+  let d = k - 1 / 3, c = 1 / Math.sqrt(9 * d);
+  for (; ; ) {
+    let x, v;
+    do
+      x = normal(r), v = 1 + c * x;
+    while (v <= 0);
+    v = v * v * v;
+    let u = r();
+    if (u < 1 - 0.0331 * x * x * x * x || Math.log(u) < 0.5 * x * x + d * (1 - v + Math.log(v))) return d * v * theta;
+  }
+}
+function arrivalOffsetsMs(opts) {
+  let r = rng(opts.seed), meanGapMs = 1e3 / opts.rateRps, out = [], t = 0, limitMs = opts.durationS !== void 0 ? opts.durationS * 1e3 : Number.POSITIVE_INFINITY, maxCount = opts.count ?? Number.POSITIVE_INFINITY;
+  for (; out.length < maxCount && !(t >= limitMs); ) {
+    out.push(t);
+    let gap;
+    opts.kind === "constant" ? gap = meanGapMs : opts.kind === "poisson" ? gap = -Math.log(1 - r()) * meanGapMs : gap = gamma(r, opts.burstiness, meanGapMs / opts.burstiness), t += gap;
+  }
+  return out;
+}
+
+// src/core/workload/tool-waits.ts
+var MAX_TOOL_WAIT_MS = 36e5;
+function parseToolWait(s) {
+  let t = s.trim();
+  if (t === "file") return { kind: "file" };
+  let [kind, a, b] = t.split(":"), x = Number(a), y = Number(b), ok = (v) => Number.isFinite(v) && v >= 0 && v <= MAX_TOOL_WAIT_MS;
+  if (kind === "fixed" && b === void 0 && ok(x)) return { kind, ms: x };
+  if (kind === "exp" && b === void 0 && ok(x) && x > 0) return { kind, meanMs: x };
+  if (kind === "lognormal" && ok(x) && x > 0 && Number.isFinite(y) && y > 0 && y <= 4)
+    return { kind, medianMs: x, sigma: y };
+  throw new UsageError(
+    `--tool-wait must be file, fixed:MS, exp:MEAN_MS or lognormal:MEDIAN_MS:SIGMA (SIGMA up to 4; e.g. lognormal:1000:1 for a median of 1 s), got "${s}"`,
+    "--tool-wait"
+  );
+}
+function toolWaitMs(w, fileMs, seed, job2, turn) {
+  if (w.kind === "file") return fileMs;
+  if (w.kind === "fixed") return w.ms;
+  let r = rng(
+    (Math.imul(seed ^ 28673, 2654435761) ^ Math.imul(job2 + 1, 2246822507) ^ turn * 3266489909) >>> 0
+  ), draw = w.kind === "exp" ? -w.meanMs * Math.log(1 - r()) : w.medianMs * Math.exp(w.sigma * normal(r));
+  return Math.min(MAX_TOOL_WAIT_MS, draw);
+}
+
 // src/core/load/agent-loop.ts
 import { performance as performance7 } from "node:perf_hooks";
 import { setImmediate as yieldImmediate2 } from "node:timers/promises";
@@ -20145,37 +20216,6 @@ function callsOf(s) {
     (a, st) => a + (st.kind === "call" ? 1 : st.agents.reduce((b, x) => b + callsOf(x), 0)),
     0
   );
-}
-
-// src/core/workload/arrivals.ts
-function normal(r) {
-  let u = 1 - r(), v = r();
-  return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * v);
-}
-function gamma(r, k, theta) {
-  if (k < 1) {
-    let u = r();
-    return gamma(r, k + 1, theta) * u ** (1 / k);
-  }
-  let d = k - 1 / 3, c = 1 / Math.sqrt(9 * d);
-  for (; ; ) {
-    let x, v;
-    do
-      x = normal(r), v = 1 + c * x;
-    while (v <= 0);
-    v = v * v * v;
-    let u = r();
-    if (u < 1 - 0.0331 * x * x * x * x || Math.log(u) < 0.5 * x * x + d * (1 - v + Math.log(v))) return d * v * theta;
-  }
-}
-function arrivalOffsetsMs(opts) {
-  let r = rng(opts.seed), meanGapMs = 1e3 / opts.rateRps, out = [], t = 0, limitMs = opts.durationS !== void 0 ? opts.durationS * 1e3 : Number.POSITIVE_INFINITY, maxCount = opts.count ?? Number.POSITIVE_INFINITY;
-  for (; out.length < maxCount && !(t >= limitMs); ) {
-    out.push(t);
-    let gap;
-    opts.kind === "constant" ? gap = meanGapMs : opts.kind === "poisson" ? gap = -Math.log(1 - r()) * meanGapMs : gap = gamma(r, opts.burstiness, meanGapMs / opts.burstiness), t += gap;
-  }
-  return out;
 }
 
 // src/core/workload/sample-lengths.ts
@@ -20730,14 +20770,15 @@ async function runAgentLoop(client2, w, opts) {
     return "next" in w.ids ? w.ids.next++ : w.ids.base + i;
   }, words = (tokens, seed) => promptWords(wordsOf(w.calibration, tokens), seed), play = async (s, job2) => {
     let context = job2.contexts++, system = null, messages = [], joined = [], last = null;
-    for (let step of s.steps) {
+    for (let [k, step] of s.steps.entries()) {
       if (step.kind === "subagents") {
         let answers = await Promise.all(step.agents.map((a) => play(a, job2)));
         if (answers.some((a) => a === null)) return null;
         joined = answers;
         continue;
       }
-      if (step.waitMs > 0 && await sleepUntil(performance7.now() + step.waitMs, opts.stop), over()) return null;
+      let waitMs = job2.id === null || system === null ? step.waitMs : toolWaitMs(w.toolWait, step.waitMs, w.seed, job2.id, context * 1e3 + k);
+      if (waitMs > 0 && await sleepUntil(performance7.now() + waitMs, opts.stop), over()) return null;
       let id = idOf(nextCall++);
       job2.id ??= id;
       let turn = ++job2.calls;
@@ -20760,7 +20801,8 @@ ${s.system.text}` : s.system.tokens > 0 ? ` ${words(s.system.tokens, seedOf(job2
         session: job2.id,
         turn,
         jobCalls: job2.total,
-        keepText: !0
+        keepText: !0,
+        ...waitMs > 0 ? { toolWaitMs: waitMs } : {}
       }, rec = await client2.stream(spec);
       if (records.push(rec), opts.onRecord?.(rec), rec.error !== null || spec.responseText === void 0) return null;
       last = spec.responseText, messages.push({ role: "assistant", content: last }), await yieldImmediate2();
@@ -20808,7 +20850,15 @@ function runShare(client2, job2, o) {
     let agents = job2.dataset?.agents;
     return agents ? runAgentLoop(
       client2,
-      { plan, ids: job2.ids, calibration: job2.calibration, placement, agents },
+      {
+        plan,
+        ids: job2.ids,
+        calibration: job2.calibration,
+        placement,
+        agents,
+        toolWait: parseToolWait(cfg.agent_sessions?.tool_wait ?? "file"),
+        seed: cfg.seed
+      },
       {
         ...common,
         requests: plan.requests === null ? null : shareOf(plan.requests, placement),

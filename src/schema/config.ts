@@ -90,6 +90,8 @@ export const SweepConfig = z.object({
       sessions: z.number().int().positive(),
       /** Model calls in all the file's sessions, subagents' included. */
       calls: z.number().int().positive(),
+      /** `--tool-wait`: the tools' waits as the file gives them (file), or the distribution drawn from. */
+      tool_wait: z.string().optional(),
     })
     .nullable()
     .optional(),

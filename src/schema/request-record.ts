@@ -60,6 +60,8 @@ export const RequestRecord = z.object({
   turn: z.number().int().positive().optional(),
   /** `--agent-sessions`: the calls the job's session makes in all, its subagents' included (turn counts them in the order sent). */
   job_calls: z.number().int().positive().optional(),
+  /** `--agent-sessions`: the tool's run this call waited after the previous call of its context ended, ms. */
+  tool_wait_ms: z.number().nonnegative().optional(),
   /** What the server reported of its own timing, kept as sent (llama.cpp `timings`: prompt_ms, predicted_ms, cache_n, ...). */
   server_timings: z.record(z.string(), z.unknown()).optional(),
   /** The server's `usage` object as sent, when it carries more than the three counts (details). */

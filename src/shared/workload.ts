@@ -41,6 +41,7 @@ export function workloadSpec(doc: ResultDocument): Record<string, unknown> {
       ...(c.shared_prefix ? { shared_prefix: c.shared_prefix } : {}),
       ...(c.sessions ? { sessions: c.sessions } : {}),
       ...(c.agent_sessions ? { agent_sessions: c.agent_sessions.sha256 } : {}),
+      ...(c.agent_sessions?.tool_wait ? { tool_wait: c.agent_sessions.tool_wait } : {}),
       // an agent-capacity search's tier: its thresholds are what "capacity" means
       ...(c.search?.tier ? { agent_tier: c.search.tier } : {}),
       ...(c.trace ? { trace: { sha256: c.trace.sha256, speed: c.trace.speed } } : {}),

@@ -26,6 +26,8 @@ export interface RequestSpec {
   turn?: number;
   /** `--agent-sessions`: the calls the job's session makes in all. */
   jobCalls?: number;
+  /** `--agent-sessions`: the tool's run the call waited before it was sent, ms. */
+  toolWaitMs?: number;
   /** Keep the answer's text in `responseText` (a conversation's next turn re-sends it). */
   keepText?: boolean;
   /** The answer's content text, set when the stream ends (with `keepText`). */

@@ -205,6 +205,7 @@ export class StreamClient {
       if (spec.session !== undefined) rec.session = spec.session;
       if (spec.turn !== undefined) rec.turn = spec.turn;
       if (spec.jobCalls !== undefined) rec.job_calls = spec.jobCalls;
+      if (spec.toolWaitMs !== undefined) rec.tool_wait_ms = spec.toolWaitMs;
       if (spec.promptReuse !== undefined) rec.prompt_reuse = spec.promptReuse;
       if (state.text !== null) spec.responseText = state.text.join("");
       if (state.text !== null && state.responseId !== null) spec.responseId = state.responseId;

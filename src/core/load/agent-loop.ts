@@ -14,6 +14,7 @@ import type { StreamClient } from "../client/stream-client.ts";
 import { type AgentSession, type AgentSessions, callsOf } from "../workload/agent-sessions.ts";
 import type { ChatMessage } from "../workload/dataset.ts";
 import { promptWords, uniqueTag } from "../workload/prompts.ts";
+import { type ToolWait, toolWaitMs } from "../workload/tool-waits.ts";
 import type { LevelPlan } from "./level-plan.ts";
 import { type LevelRun, sleepUntil } from "./loops.ts";
 import { datasetOrder, type IdScheme } from "./requests.ts";
@@ -35,6 +36,9 @@ export interface AgentWriter {
   calibration: PromptCalibration | null;
   placement: Placement;
   agents: AgentSessions;
+  /** `--tool-wait`: the file's waits, or draws from a distribution seeded by `seed`. */
+  toolWait: ToolWait;
+  seed: number;
 }
 
 /** Words for `tokens` of a context's part: the calibration's rate (a part has no template of its own). */
@@ -84,14 +88,19 @@ export async function runAgentLoop(
     let messages: ChatMessage[] = [];
     let joined: string[] = [];
     let last: string | null = null;
-    for (const step of s.steps) {
+    for (const [k, step] of s.steps.entries()) {
       if (step.kind === "subagents") {
         const answers = await Promise.all(step.agents.map((a) => play(a, job)));
         if (answers.some((a) => a === null)) return null;
         joined = answers as string[];
         continue;
       }
-      if (step.waitMs > 0) await sleepUntil(performance.now() + step.waitMs, opts.stop);
+      // a context's first call waits only what the file says; later ones a tool's run
+      const waitMs =
+        job.id === null || system === null
+          ? step.waitMs
+          : toolWaitMs(w.toolWait, step.waitMs, w.seed, job.id, context * 1000 + k);
+      if (waitMs > 0) await sleepUntil(performance.now() + waitMs, opts.stop);
       if (over()) return null;
       const id = idOf(nextCall++);
       job.id ??= id;
@@ -125,6 +134,7 @@ export async function runAgentLoop(
         turn,
         jobCalls: job.total,
         keepText: true,
+        ...(waitMs > 0 ? { toolWaitMs: waitMs } : {}),
       };
       const rec = await client.stream(spec);
       records.push(rec);

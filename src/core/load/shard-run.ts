@@ -6,6 +6,7 @@
 import type { PromptCalibration, RequestRecord, SweepConfig } from "../../schema/v1.ts";
 import type { StreamClient } from "../client/stream-client.ts";
 import type { Dataset } from "../workload/dataset.ts";
+import { parseToolWait } from "../workload/tool-waits.ts";
 import { runAgentLoop } from "./agent-loop.ts";
 import { type LevelPlan, sessionsOf } from "./level-plan.ts";
 import { type LevelRun, runClosedLoop, runOpenLoop, runWarmup, type SpecFactory } from "./loops.ts";
@@ -61,7 +62,15 @@ export function runShare(
     if (agents)
       return runAgentLoop(
         client,
-        { plan, ids: job.ids, calibration: job.calibration, placement, agents },
+        {
+          plan,
+          ids: job.ids,
+          calibration: job.calibration,
+          placement,
+          agents,
+          toolWait: parseToolWait(cfg.agent_sessions?.tool_wait ?? "file"),
+          seed: cfg.seed,
+        },
         {
           ...common,
           requests: plan.requests === null ? null : shareOf(plan.requests, placement),

@@ -155,6 +155,12 @@ export const SWEEP = {
     default: null,
     help: "closed loop of agents: each user plays a session of the file (tokenbench JSON Lines, or Weka agent traces), re-sending the whole context with each call, waiting each tool's time and forking subagents; a session is a job (docs/agent-sessions.md)",
   }),
+  toolWait: text<string>({
+    flag: "tool-wait",
+    metavar: "DIST",
+    default: "file",
+    help: "with --agent-sessions: the tools' waits between calls as the file gives them (file), or drawn, seeded, from fixed:MS, exp:MEAN_MS or lognormal:MEDIAN_MS:SIGMA",
+  }),
   agentTier: text<string | null>({
     flag: "agent-tier",
     metavar: "NAME:TTFT_P95_MS:TOK_S",

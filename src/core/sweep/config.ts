@@ -9,6 +9,7 @@ import type { SweepConfig } from "../../schema/v1.ts";
 import { defaultsOf, type Values } from "../settings/setting.ts";
 import { SWEEP } from "../settings/sweep-table.ts";
 import { CONNECTION } from "../settings/table.ts";
+import { parseToolWait } from "../workload/tool-waits.ts";
 import { parseTier } from "./agent-capacity.ts";
 
 export const DEFAULT_CLOSED_LEVELS = [1, 2, 4, 8];
@@ -84,6 +85,9 @@ function checkBounds(v: Values<typeof SWEEP> & { api: string }, levels: number[]
     if (v.rampUpS !== null)
       throw new BoundError("agentSessions", "starts every session at the level's start: drop --ramp-up-s");
   }
+  if (v.toolWait !== "file" && v.agentSessions === null)
+    throw new BoundError("toolWait", "goes with --agent-sessions FILE (the waits between its calls)");
+  parseToolWait(v.toolWait);
   if (v.agentTier !== null && (v.mode !== "search" || v.agentSessions === null))
     throw new BoundError(
       "agentTier",

@@ -73,7 +73,11 @@ export async function prepareSweep(
   if (v.tools !== null) config.tools = loadTools(v.tools, v.toolChoice);
   const trace = v.trace !== null ? loadTrace(v.trace) : null;
   const agents = v.agentSessions !== null ? loadAgentSessions(v.agentSessions) : null;
-  if (agents) config.agent_sessions = agentSessionsRecord(agents);
+  if (agents)
+    config.agent_sessions = {
+      ...agentSessionsRecord(agents),
+      ...(v.toolWait !== "file" ? { tool_wait: v.toolWait } : {}),
+    };
   for (const n of [...(file?.notices ?? []), ...(trace?.notices ?? [])]) o.onNotice(n);
   const replay = trace ? traceReplay(trace, config, v.traceSpeed, v.requests, v.maxDurationS) : null;
   const target = makeTarget(v);

@@ -8,7 +8,7 @@ import { rng } from "../../shared/random.ts";
 
 export { rng };
 
-function normal(r: () => number): number {
+export function normal(r: () => number): number {
   const u = 1 - r();
   const v = r();
   return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * v);

@@ -183,6 +183,34 @@ describe("--agent-sessions: an agent's session as it is sent", () => {
     expect(doc.config!.agent_sessions).toMatchObject({ format: "tokenbench", sessions: 2, calls: 12 });
   });
 
+  it("--tool-wait exp:60: each later call of a context waits its seeded draw (recorded), the same on a rerun", async () => {
+    const run = async (name: string) =>
+      (
+        await sweep(name, mock.url, [
+          "--levels",
+          "1",
+          "--requests",
+          "12",
+          "--tool-wait",
+          "exp:60",
+          "--seed",
+          "9",
+        ])
+      ).records;
+    const [a, b] = [await run("wait-a"), await run("wait-b")];
+    const edit = jobsOf(a).find((j) => j[0]!.job_calls === 5 && j.length === 5)!;
+    expect(edit).toBeDefined();
+    // the first call waits nothing; the later ones their draws, kept after the previous call's end
+    expect(edit[0]!.tool_wait_ms).toBeUndefined();
+    const waits = edit.slice(1).map((r) => r.tool_wait_ms!);
+    expect(new Set(waits).size).toBe(4);
+    for (let k = 1; k < edit.length; k++)
+      expect(edit[k]!.send_ms - edit[k - 1]!.end_ms!).toBeGreaterThanOrEqual(edit[k]!.tool_wait_ms! - 0.5);
+    // seeded by the run's seed, the job and the call: the same draws again
+    const again = jobsOf(b).find((j) => j[0]!.job_calls === 5 && j.length === 5)!;
+    expect(again.slice(1).map((r) => r.tool_wait_ms)).toEqual(waits);
+  });
+
   it("a Weka agent trace replays its recorded sizes: every call's prompt is the trace's `in` (and the unique tag)", async () => {
     const { doc, records } = await sweep("weka", mock.url, ["--levels", "1", "--duration", "3"], WEKA);
     const trace = JSON.parse(readFileSync(WEKA, "utf8")) as {
