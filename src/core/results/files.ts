@@ -23,7 +23,8 @@ import {
   SchemaError,
 } from "../../schema/v1.ts";
 import { readRegularFile } from "../workload/regular-file.ts";
-import { csvTable, markdownReport } from "./report.ts";
+import { csvTable } from "./csv.ts";
+import { markdownReport } from "./report.ts";
 
 export type RecordsMode = "inline" | "file" | "none";
 

@@ -181,6 +181,14 @@ describe("--agent-sessions: an agent's session as it is sent", () => {
     expect(j.wait_share!).toBeGreaterThan(0);
     expect(j.cached_tokens_pct!).toBeGreaterThan(0);
     expect(doc.config!.agent_sessions).toMatchObject({ format: "tokenbench", sessions: 2, calls: 12 });
+    // the CSV carries the job figures, a column each
+    const [head, row] = readFileSync(join(dir, "mock.csv"), "utf8").trim().split("\n") as [string, string];
+    // quoted cells (a notice with commas in it) are one cell
+    const cells = [...row.matchAll(/("(?:[^"]|"")*"|[^,]*)(?:,|$)/g)].map((m) => m[1]!);
+    const cell = (name: string) => cells[head.split(",").indexOf(name)];
+    expect(cell("jobs_complete")).toBe(String(j.complete));
+    expect(Number(cell("jobs_per_hour_per_user"))).toBeCloseTo(j.jobs_per_hour_per_user!, 6);
+    expect(Number(cell("job_wait_share"))).toBeCloseTo(j.wait_share!, 9);
   });
 
   it("--tool-wait exp:60: each later call of a context waits its seeded draw (recorded), the same on a rerun", async () => {
