@@ -4196,7 +4196,7 @@ var require_webidl = __commonJS({
 var require_util2 = __commonJS({
   "node_modules/undici/lib/web/fetch/util.js"(exports, module) {
     "use strict";
-    var { Transform } = __require("node:stream"), zlib = __require("node:zlib"), { redirectStatusSet, referrerPolicyTokens, badPortsSet } = require_constants3(), { getGlobalOrigin } = require_global(), { collectAnHTTPQuotedString, parseMIMEType } = require_data_url(), { performance: performance17 } = __require("node:perf_hooks"), { ReadableStreamFrom, isValidHTTPToken, normalizedMethodRecordsBase } = require_util(), assert2 = __require("node:assert"), { isUint8Array } = __require("node:util/types"), { webidl } = require_webidl(), { isomorphicEncode, collectASequenceOfCodePoints, removeChars } = require_infra();
+    var { Transform } = __require("node:stream"), zlib = __require("node:zlib"), { redirectStatusSet, referrerPolicyTokens, badPortsSet } = require_constants3(), { getGlobalOrigin } = require_global(), { collectAnHTTPQuotedString, parseMIMEType } = require_data_url(), { performance: performance18 } = __require("node:perf_hooks"), { ReadableStreamFrom, isValidHTTPToken, normalizedMethodRecordsBase } = require_util(), assert2 = __require("node:assert"), { isUint8Array } = __require("node:util/types"), { webidl } = require_webidl(), { isomorphicEncode, collectASequenceOfCodePoints, removeChars } = require_infra();
     function responseURL(response) {
       let urlList = response.urlList, length = urlList.length;
       return length === 0 ? null : urlList[length - 1].toString();
@@ -4318,7 +4318,7 @@ var require_util2 = __commonJS({
       };
     }
     function coarsenedSharedCurrentTime(crossOriginIsolatedCapability) {
-      return coarsenTime(performance17.now(), crossOriginIsolatedCapability);
+      return coarsenTime(performance18.now(), crossOriginIsolatedCapability);
     }
     function createOpaqueTimingInfo(timingInfo) {
       return {
@@ -10040,7 +10040,7 @@ var require_snapshot_utils = __commonJS({
 var require_snapshot_recorder = __commonJS({
   "node_modules/undici/lib/mock/snapshot-recorder.js"(exports, module) {
     "use strict";
-    var { writeFile, readFile, mkdir } = __require("node:fs/promises"), { dirname: dirname3, resolve: resolve2 } = __require("node:path"), { setTimeout: setTimeout2, clearTimeout: clearTimeout2 } = __require("node:timers"), { InvalidArgumentError, UndiciError } = require_errors(), { hashId, isUrlExcludedFactory, normalizeHeaders, createHeaderFilters } = require_snapshot_utils();
+    var { writeFile, readFile, mkdir } = __require("node:fs/promises"), { dirname: dirname4, resolve: resolve2 } = __require("node:path"), { setTimeout: setTimeout2, clearTimeout: clearTimeout2 } = __require("node:timers"), { InvalidArgumentError, UndiciError } = require_errors(), { hashId, isUrlExcludedFactory, normalizeHeaders, createHeaderFilters } = require_snapshot_utils();
     function formatRequestKey(opts, headerFilters, matchOptions = {}) {
       let url3 = new URL(opts.path, opts.origin), normalized = opts._normalizedHeaders || normalizeHeaders(opts.headers);
       return opts._normalizedHeaders || (opts._normalizedHeaders = normalized), {
@@ -10212,7 +10212,7 @@ var require_snapshot_recorder = __commonJS({
         if (!path)
           throw new InvalidArgumentError("Snapshot path is required");
         let resolvedPath = resolve2(path);
-        await mkdir(dirname3(resolvedPath), { recursive: !0 });
+        await mkdir(dirname4(resolvedPath), { recursive: !0 });
         let data = Array.from(this.#snapshots.entries()).map(([hash2, snapshot]) => ({
           hash: hash2,
           snapshot
@@ -19930,6 +19930,28 @@ var RUN_MEASURES = [
       description: "complete jobs per GPU per hour at the level: jobs per hour / the GPUs the telemetry read"
     },
     (l) => l.jobs?.jobs_per_hour_per_gpu ?? null
+  ],
+  [
+    {
+      name: "startup_first_token_s",
+      family: "latency",
+      unit: "s",
+      direction: "lower",
+      label: "server start to first token",
+      description: "--server-command: from its start to the first token of a one-token request just after ready, cold"
+    },
+    null
+  ],
+  [
+    {
+      name: "startup_warm_s",
+      family: "latency",
+      unit: "s",
+      direction: "lower",
+      label: "server warm start",
+      description: "--startup both: the server stopped and started again, from that start to ready"
+    },
+    null
   ]
 ];
 
@@ -20334,7 +20356,7 @@ function documentPoints(doc) {
   let out = sweepLevelPoints(doc, doc.levels);
   put(out, "search saturation", null, "saturation_rps", doc.saturation?.max_rate_rps ?? null);
   let agents = doc.saturation?.agents;
-  return agents && put(out, `agent capacity ${agents.tier.name}`, null, "agent_sessions", agents.max_sessions), put(out, "server startup", null, "startup_s", doc.startup?.ready_s ?? null), out;
+  return agents && put(out, `agent capacity ${agents.tier.name}`, null, "agent_sessions", agents.max_sessions), put(out, "server startup", null, "startup_s", doc.startup?.ready_s ?? null), put(out, "server startup", null, "startup_first_token_s", doc.startup?.first_token_s ?? null), put(out, "server startup", null, "startup_warm_s", doc.startup?.warm?.ready_s ?? null), out;
 }
 
 // src/shared/repeats.ts
@@ -37347,7 +37369,17 @@ var Saturation = external_exports.object({
       error: external_exports.string().max(500).nullable()
     })
   ).max(100)
-});
+}), StartupPhase = external_exports.object({
+  engine: external_exports.string(),
+  phase: external_exports.string(),
+  at_s: num,
+  line: external_exports.string().max(200)
+}), StartFigures = external_exports.object({
+  answered_s: nullableNum,
+  ready_s: num.nonnegative(),
+  first_token_s: nullableNum.optional(),
+  phases: external_exports.array(StartupPhase).max(32).optional()
+}), Startup = StartFigures.extend({ warm: StartFigures.optional() });
 
 // src/schema/v1.ts
 init_errors();
@@ -37849,10 +37881,12 @@ var SCHEMA_VERSION = 1, Stats = external_exports.object({
   repository: external_exports.string().regex(/^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/).nullable().optional(),
   git: GitInfo.nullable().optional(),
   /**
-   * The Action's `server-command`: from starting it to its first HTTP answer (port open) and to
-   * ready (the readiness check passing), seconds, cold (a server started for this run).
+   * `--server-command` (the Action's server-command): from starting it to its first HTTP answer
+   * (port open), to ready (the readiness check passing) and to the first token of a one-token
+   * request, seconds, cold (a server started for this run); the phases its log stated; and with
+   * `--startup both` the same for a warm restart (core/server/startup.ts).
    */
-  startup: external_exports.object({ answered_s: nullableNum, ready_s: num.nonnegative() }).nullable().optional(),
+  startup: Startup.nullable().optional(),
   testbed: Testbed.nullable().optional(),
   target: Target,
   environment: Environment,
@@ -40148,13 +40182,24 @@ How it was found: ${s.method}; a probe passes when at least ${s.target_pass_pct}
       )
     ].join(`
 `)
-  );
+  ), doc.startup && parts.push(`**Server start:** ${startupText(doc.startup)}.`);
   let trace = doc.config?.trace, ol = doc.levels[0]?.open_loop;
   return trace && ol && parts.push(
     `**Trace replay:** ${trace.name} at ${trace.speed}x, ${doc.levels[0].requests} requests; replay lag (actual \u2212 scheduled send) p50 ${fmt(ol.schedule_lag_ms.p50, 2)} ms, p99 ${fmt(ol.schedule_lag_ms.p99, 2)} ms, max ${fmt(ol.schedule_lag_ms.max, 2)} ms.`
   ), parts.join(`
 
 `);
+}
+function startupText(s) {
+  let one2 = (x) => {
+    let parts = [
+      x.answered_s != null ? `first answer ${x.answered_s.toFixed(2)} s` : null,
+      x.first_token_s != null ? `first token ${x.first_token_s.toFixed(2)} s` : null,
+      ...(x.phases ?? []).map((p) => `${p.phase} ${p.at_s.toFixed(2)} s`)
+    ].filter((p) => p !== null);
+    return `ready in ${x.ready_s.toFixed(2)} s${parts.length > 0 ? ` (${parts.join(", ")})` : ""}`;
+  };
+  return `${one2(s)} from the command's start${s.warm ? `; warm restart: ${one2(s.warm)}` : ""}`;
 }
 function agentCapacityHeadline(a, probes) {
   let t = a.tier, tier = `@ ${t.name} (TTFT p95 \u2264 ${t.ttft_p95_ms} ms, \u2265 ${t.tok_s_per_user} tok/s per user)`, [lo, hi] = a.bracket_sessions;
@@ -41343,12 +41388,6 @@ var ACTION = {
     what: "a number of milliseconds from 0 to 60000",
     help: "Merge mode: how far apart the shards' level starts may be (the runners' clock skew plus their scheduling)"
   }),
-  serverCommand: text({
-    flag: null,
-    input: "server-command",
-    default: null,
-    help: "Command that starts the inference server in the background (stopped in the post step; its log is attached to the artifact)"
-  }),
   profile: boolean({
     flag: null,
     input: "profile",
@@ -41446,6 +41485,18 @@ var CONNECTION = {
     flag: "base-url",
     default: "http://127.0.0.1:8000",
     help: "server root, e.g. http://127.0.0.1:8000 (a trailing /v1 is accepted)"
+  }),
+  serverCommand: text({
+    flag: "server-command",
+    metavar: "CMD",
+    default: null,
+    help: "the command that starts the inference server: tokenbench starts it (bash -c), waits until it is ready, measures its start (to its first answer, ready and the first token, and the phases its log states; see --startup), and stops it when done (the Action: in its post step); its output goes to the server log beside the results"
+  }),
+  startup: oneOf({
+    flag: "startup",
+    choices: ["cold", "both"],
+    default: "cold",
+    help: "with --server-command: measure its start once (cold), or then stop it and start it again and measure that warm start too (both; the sweep runs against the warm server)"
   }),
   abBaseUrl: httpUrl({
     flag: "ab-base-url",
@@ -45227,10 +45278,11 @@ function buildDocument(p) {
     ...p.gpuTelemetry ? { gpu_telemetry: p.gpuTelemetry } : {},
     ...p.ab ? { ab: p.ab } : {},
     ...p.consistency ? { consistency: p.consistency } : {},
+    ...p.startup ? { startup: p.startup } : {},
     ...p.kind === "sweep" ? { validity: runValidity([...p.levels, ...p.ab?.blocks.flatMap((b) => b.levels) ?? []]) } : {},
     complete: p.complete
   };
-  return doc.workload_fingerprint = createHash4("sha256").update(canonicalJson(workloadSpec(doc))).digest("hex").slice(0, 16), pv !== null && (doc.repository = pv.repository, doc.git = pv.git, pv.testbed !== null && (doc.testbed = describeTestbed(doc, pv.testbed)), pv.verdictRules && (doc.verdict_rules = pv.verdictRules), pv.startup && (doc.startup = pv.startup)), doc;
+  return doc.workload_fingerprint = createHash4("sha256").update(canonicalJson(workloadSpec(doc))).digest("hex").slice(0, 16), pv !== null && (doc.repository = pv.repository, doc.git = pv.git, pv.testbed !== null && (doc.testbed = describeTestbed(doc, pv.testbed)), pv.verdictRules && (doc.verdict_rules = pv.verdictRules)), doc;
 }
 
 // src/core/results/environment.ts
@@ -45802,7 +45854,7 @@ async function preflight(target0, cfg, o) {
     onWait: o.onNotice,
     ...o.serverExited ? { serverExited: o.serverExited } : {}
   }), server = await snapshotServer(target0, o.serverLimits), target = await checkModel(target0, server, o.onNotice);
-  if ((target.api === "responses" || target.api === "messages") && await checkApiServed(target), cfg === null) return { target, readiness, server, calibration: null };
+  if ((target.api === "responses" || target.api === "messages") && await checkApiServed(target), await o.afterReady?.(target, readiness), cfg === null) return { target, readiness, server, calibration: null };
   let calibration = await sweepCalibration(target, cfg, o);
   return checkContext(target, server, cfg, calibration, o.longest), { target, readiness, server, calibration };
 }
@@ -45834,6 +45886,53 @@ async function profileCommand(argv) {
 
 // src/cli/sweep-command.ts
 import { existsSync as existsSync6 } from "node:fs";
+
+// src/core/server/server-process.ts
+import { spawn } from "node:child_process";
+import { closeSync, mkdirSync as mkdirSync4, openSync, readFileSync as readFileSync2 } from "node:fs";
+import { dirname as dirname3 } from "node:path";
+function startServer(command, logPath) {
+  mkdirSync4(dirname3(logPath), { recursive: !0 });
+  let fd = openSync(logPath, "a"), child = spawn("bash", ["-c", command], {
+    detached: !0,
+    stdio: ["ignore", fd, fd],
+    env: process.env
+  });
+  closeSync(fd);
+  let gone = null;
+  if (child.on("exit", (code, signal) => {
+    signal !== null ? gone = `the server command was ended by ${signal} before the server was ready` : code !== 0 && (gone = `the server command exited with code ${code} before the server was ready (see the log below)`);
+  }), child.on("error", (err) => {
+    gone = `the server command could not be started: ${err.message}`;
+  }), child.unref(), child.pid === void 0) throw new Error(`could not start: ${command}`);
+  return { pid: child.pid, exited: () => gone };
+}
+var alive = (pid) => {
+  try {
+    return process.kill(pid, 0), !0;
+  } catch {
+    return !1;
+  }
+};
+async function stopServer(pid, graceMs = 1e4) {
+  if (!alive(pid)) return "gone";
+  try {
+    process.kill(-pid, "SIGTERM");
+  } catch {
+    process.kill(pid, "SIGTERM");
+  }
+  let t0 = Date.now();
+  for (; Date.now() - t0 < graceMs; ) {
+    if (!alive(pid)) return "stopped";
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  try {
+    process.kill(-pid, "SIGKILL");
+  } catch {
+    process.kill(pid, "SIGKILL");
+  }
+  return "killed";
+}
 
 // src/core/sweep/prepare.ts
 init_errors();
@@ -45936,6 +46035,90 @@ async function resetCache(target, method) {
   }
 }
 
+// src/core/server/startup.ts
+import { closeSync as closeSync2, openSync as openSync2, readSync, statSync as statSync3 } from "node:fs";
+import { performance as performance12 } from "node:perf_hooks";
+var LOG_PHASES = [
+  { engine: "llama.cpp", phase: "loading model", pattern: /load_model: loading model/ },
+  { engine: "llama.cpp", phase: "slots and KV cache sized", pattern: /load_model: initializing, n_slots/ },
+  { engine: "llama.cpp", phase: "model loaded", pattern: /llama_server: model loaded|main: model loaded/ },
+  { engine: "llama.cpp", phase: "listening", pattern: /llama_server: listening on|server is listening on/ },
+  { engine: "vLLM", phase: "weights loaded", pattern: /Loading weights took|Model loading took/ },
+  { engine: "vLLM", phase: "KV cache sized", pattern: /GPU KV cache size:/ },
+  { engine: "vLLM", phase: "CUDA graphs captured", pattern: /Graph capturing finished in/ },
+  { engine: "vLLM", phase: "engine initialized", pattern: /init engine .* took/ },
+  { engine: "vLLM", phase: "API ready", pattern: /Application startup complete/ },
+  { engine: "SGLang", phase: "weights loaded", pattern: /Load weight end/ },
+  { engine: "SGLang", phase: "KV cache sized", pattern: /KV Cache is allocated/ },
+  { engine: "SGLang", phase: "CUDA graphs captured", pattern: /Capture cuda graph end/ },
+  { engine: "SGLang", phase: "API ready", pattern: /The server is fired up and ready to roll/ }
+], POLL_MS2 = 50;
+function watchPhases(logPath, t0) {
+  let offset = 0;
+  try {
+    offset = statSync3(logPath).size;
+  } catch {
+  }
+  let carry = "", seen = [], read = () => {
+    let fd;
+    try {
+      fd = openSync2(logPath, "r");
+    } catch {
+      return;
+    }
+    try {
+      let buf = Buffer.alloc(65536);
+      for (; ; ) {
+        let n = readSync(fd, buf, 0, buf.length, offset);
+        if (n <= 0) break;
+        offset += n;
+        let lines = (carry + buf.subarray(0, n).toString("utf8")).split(`
+`);
+        carry = lines.pop() ?? "";
+        let at = (performance12.now() - t0) / 1e3;
+        for (let line of lines)
+          for (let p of LOG_PHASES)
+            p.pattern.test(line) && !seen.some((s) => s.engine === p.engine && s.phase === p.phase) && seen.push({ engine: p.engine, phase: p.phase, at_s: at, line: line.trim().slice(0, 200) });
+      }
+    } finally {
+      closeSync2(fd);
+    }
+  }, timer = setInterval(read, POLL_MS2).unref();
+  return {
+    stop() {
+      return clearInterval(timer), read(), seen;
+    }
+  };
+}
+async function firstTokenS(target, t0) {
+  return (await oneTokenRequest(target, target.model)).status === 200 ? (performance12.now() - t0) / 1e3 : null;
+}
+function launch(command, logPath) {
+  let t0 = performance12.now(), watch = watchPhases(logPath, t0), s = startServer(command, logPath);
+  return { pid: s.pid, exited: s.exited, t0, stopWatching: watch.stop };
+}
+async function coldFigures(run, target, readiness) {
+  let first = await firstTokenS(target, run.t0);
+  return {
+    answered_s: readiness.answered_s ?? null,
+    ready_s: readiness.waited_s,
+    first_token_s: first,
+    phases: run.stopWatching()
+  };
+}
+async function warmRestart(command, logPath, previousPid, target, readyTimeoutS) {
+  await stopServer(previousPid), await portClosed(target);
+  let run = launch(command, logPath), readiness = await waitReady(target, { timeoutS: readyTimeoutS, serverExited: run.exited });
+  return { figures: await coldFigures(run, target, readiness), run };
+}
+async function portClosed(target) {
+  let until = performance12.now() + 1e4;
+  for (; performance12.now() < until; ) {
+    if ((await httpCall(`${target.origin}/`, { method: "GET", timeoutMs: 500 })).status === null) return;
+    await new Promise((res) => setTimeout(res, 100));
+  }
+}
+
 // src/core/workload/tool-definitions.ts
 init_errors();
 import { basename as basename5 } from "node:path";
@@ -46002,6 +46185,19 @@ function checkCombination(cfg, load, o) {
 
 // src/core/sweep/prepare.ts
 async function prepareSweep(v, config2, o) {
+  let pid = null;
+  try {
+    return await prepare(v, config2, {
+      ...o,
+      onServerStarted: (p, log) => {
+        pid = p, o.onServerStarted?.(p, log);
+      }
+    });
+  } catch (err) {
+    throw pid !== null && await stopServer(pid), err;
+  }
+}
+async function prepare(v, config2, o) {
   let file2 = v.dataset !== null ? loadDataset(v.dataset) : null;
   file2 && (config2.dataset = {
     name: file2.name,
@@ -46017,14 +46213,26 @@ async function prepareSweep(v, config2, o) {
   for (let n of [...file2?.notices ?? [], ...trace?.notices ?? []]) o.onNotice(n);
   let replay = trace ? traceReplay(trace, config2, v.traceSpeed, v.requests, v.maxDurationS) : null, target = makeTarget(v), load = loadGeneratorOf(v, config2, target);
   checkCombination(config2, load, { resume: v.resume ?? !1, ab: v.abBaseUrl !== null });
-  let started = o.beforeContact?.(), contact = (t, calibrate2) => preflight(t, config2, {
+  let log = o.serverLog ?? "server.log", started = v.serverCommand !== null ? launch(v.serverCommand, log) : null;
+  started && o.onServerStarted?.(started.pid, log);
+  let startup = null, contact = (t, calibrate2, own2) => preflight(t, config2, {
     readyTimeoutS: v.readyTimeoutS,
     serverLimits: v.serverLimits,
     calibrate: calibrate2,
     onNotice: o.onNotice,
-    ...started?.serverExited ? { serverExited: started.serverExited } : {},
+    ...started && own2 ? {
+      serverExited: started.exited,
+      afterReady: async (ready, readiness) => {
+        startup = await coldFigures(started, ready, readiness);
+      }
+    } : {},
     ...replay ? { longest: replay.longest } : agents ? { longest: agentsLongest(agents) } : {}
-  }), pre = await contact(target, v.calibratePrompts), basePre = v.abBaseUrl !== null ? await contact(makeTarget({ ...v, baseUrl: v.abBaseUrl }), !1) : null;
+  }), pre = await contact(target, v.calibratePrompts, !0);
+  if (started && startup !== null && v.startup === "both") {
+    let warm = await warmRestart(v.serverCommand, log, started.pid, pre.target, v.readyTimeoutS);
+    started = warm.run, o.onServerStarted?.(started.pid, log), startup = { ...startup, warm: warm.figures };
+  }
+  let basePre = v.abBaseUrl !== null ? await contact(makeTarget({ ...v, baseUrl: v.abBaseUrl }), !1, !1) : null;
   if (config2.cache_reset) {
     for (let p of basePre ? [pre, basePre] : [pre]) {
       let method = cacheResetMethod(p.server) ?? refuseWithoutReset(p.target);
@@ -46048,7 +46256,9 @@ async function prepareSweep(v, config2, o) {
     dataset,
     ab: basePre ? { pre: { ...basePre, calibration: pre.calibration }, pairs: v.abPairs } : null,
     consistency: v.consistency,
-    gpuMetricsUrl: v.gpuMetricsUrl
+    gpuMetricsUrl: v.gpuMetricsUrl,
+    server: started ? { pid: started.pid, log } : null,
+    startup
   };
 }
 
@@ -46117,12 +46327,12 @@ async function checkConsistency(target, n) {
 }
 
 // src/core/sweep/gear.ts
-import { performance as performance15 } from "node:perf_hooks";
+import { performance as performance16 } from "node:perf_hooks";
 
 // src/core/load/thread-pool.ts
 init_errors();
 import { existsSync as existsSync3 } from "node:fs";
-import { performance as performance12 } from "node:perf_hooks";
+import { performance as performance13 } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
 function workerFile() {
@@ -46180,7 +46390,7 @@ var ThreadHandle = class {
     let used = this.threads.slice(0, jobs.length);
     for (let t of used) t.done = 0;
     let warm = await Promise.all(used.map((t, k) => t.call({ op: "warmup", job: jobs[k] }, "warmed"))), { startEpochMs, lateMs } = slotStart(notBeforeEpochMs), pending = Promise.all(used.map((t) => t.call({ op: "run", startEpochMs }, "done")));
-    return await sleepUntil(startEpochMs - performance12.timeOrigin, stop), onStart?.(), {
+    return await sleepUntil(startEpochMs - performance13.timeOrigin, stop), onStart?.(), {
       results: (await pending).map((r, k) => ({ warmup: warm[k].records, run: r.run, check: r.check })),
       startLateMs: lateMs
     };
@@ -46205,7 +46415,7 @@ var ThreadHandle = class {
 };
 
 // src/core/sweep/gpu.ts
-import { performance as performance14 } from "node:perf_hooks";
+import { performance as performance15 } from "node:perf_hooks";
 
 // src/core/results/energy.ts
 var COUNTER_AGREES = 2, COUNTER_CEILING = 1.5, MIN_WINDOW_SAMPLES = 5, meanOf2 = (xs) => xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : null;
@@ -46295,9 +46505,9 @@ function idlePower(samples, windowMs) {
 
 // src/core/server/gpu-sampler.ts
 init_errors();
-import { execFile as execFile2, spawn } from "node:child_process";
+import { execFile as execFile2, spawn as spawn2 } from "node:child_process";
 import { existsSync as existsSync4 } from "node:fs";
-import { performance as performance13 } from "node:perf_hooks";
+import { performance as performance14 } from "node:perf_hooks";
 import { fileURLToPath as fileURLToPath2 } from "node:url";
 import { Worker as Worker2 } from "node:worker_threads";
 
@@ -46464,7 +46674,7 @@ var MAX_LINE = 4096, CLOCK_SLACK_MS = 5e3, STOP_GRACE_MS = 2e3, DCGM_FAILURES = 
   worker = null;
   stopping = !1;
   now() {
-    return performance13.now() - this.o.originMs;
+    return performance14.now() - this.o.originMs;
   }
   /** The sampler, or why there is none (no tool on this runner). Unknown GPU indices are an error. */
   static async open(o) {
@@ -46491,7 +46701,7 @@ var MAX_LINE = 4096, CLOCK_SLACK_MS = 5e3, STOP_GRACE_MS = 2e3, DCGM_FAILURES = 
     return s.startSmi(want), s;
   }
   startSmi(indices) {
-    let p = spawn(
+    let p = spawn2(
       "nvidia-smi",
       [
         `--query-gpu=${NVIDIA_SMI_FIELDS.join(",")}`,
@@ -46557,14 +46767,14 @@ var MAX_LINE = 4096, CLOCK_SLACK_MS = 5e3, STOP_GRACE_MS = 2e3, DCGM_FAILURES = 
   }
   /** Until at least `n` reads have come (the idle window), or `maxMs` passed. */
   async waitForSamples(n, maxMs) {
-    let t0 = performance13.now(), per = Math.max(1, this.gpus.length);
-    for (; this.samples.length < n * per && performance13.now() - t0 < maxMs && this.died === null; )
+    let t0 = performance14.now(), per = Math.max(1, this.gpus.length);
+    for (; this.samples.length < n * per && performance14.now() - t0 < maxMs && this.died === null; )
       await new Promise((r) => setTimeout(r, Math.min(50, this.o.sampleMs)));
   }
   /** Until every GPU has a read at or after `tMs` (a window's end needs one on each side), or `maxMs` passed. */
   async waitPast(tMs, maxMs) {
-    let t0 = performance13.now(), past = () => this.gpus.length > 0 && this.gpus.every((g) => this.samples.some((x) => x.index === g.index && x.t_ms >= tMs));
-    for (; !past() && performance13.now() - t0 < maxMs && this.died === null; )
+    let t0 = performance14.now(), past = () => this.gpus.length > 0 && this.gpus.every((g) => this.samples.some((x) => x.index === g.index && x.t_ms >= tMs));
+    for (; !past() && performance14.now() - t0 < maxMs && this.died === null; )
       await new Promise((r) => setTimeout(r, Math.min(50, this.o.sampleMs)));
   }
   /** A read kept: its time checked against this machine's clock, impossible values dropped. */
@@ -46610,9 +46820,9 @@ async function openGpu(cfg, origin, notice, metricsUrl = null) {
   });
   if ("absent" in opened)
     return notice(opened.absent), null;
-  let s = opened, idleStart = performance14.now() - origin.originMs;
+  let s = opened, idleStart = performance15.now() - origin.originMs;
   await s.waitForSamples(MIN_WINDOW_SAMPLES, Math.max(2e3, 10 * g.sample_ms));
-  let idleWindow = [idleStart, performance14.now() - origin.originMs];
+  let idleWindow = [idleStart, performance15.now() - origin.originMs];
   s.died && notice(`GPU telemetry stopped before the first level (${s.died.reason}): energy is unknown`);
   let idle = idlePower(s.samples, idleWindow);
   return {
@@ -46655,7 +46865,7 @@ async function openGear(o) {
   let { cfg, load } = o, environment = await captureEnvironment(), gpu = await openGpu(cfg, o.origin, o.notice, o.gpuMetricsUrl ?? null), poolFor = (pre) => load.workers > 1 ? new ThreadPool(load.workers, {
     target: pre.target,
     ...clientOptionsOf(cfg),
-    originEpochMs: performance15.timeOrigin + o.origin.originMs
+    originEpochMs: performance16.timeOrigin + o.origin.originMs
   }) : null, pools = [], arm = (pre) => {
     let pool = poolFor(pre);
     return pool && pools.push(pool), armOf(pre, pool);
@@ -46744,7 +46954,7 @@ async function runStep(arm, step, c) {
 // src/core/sweep/run-state.ts
 init_errors();
 import { existsSync as existsSync5 } from "node:fs";
-import { performance as performance16 } from "node:perf_hooks";
+import { performance as performance17 } from "node:perf_hooks";
 
 // src/core/sweep/errors.ts
 init_errors();
@@ -46758,7 +46968,7 @@ function startState(o, notice) {
     records: [],
     createdAt: (/* @__PURE__ */ new Date()).toISOString(),
     originWall: Date.now(),
-    originMs: performance16.now(),
+    originMs: performance17.now(),
     ids: { next: 0 }
   };
   if (!o.resume) return fresh;
@@ -46780,7 +46990,7 @@ function startState(o, notice) {
     createdAt: prev.created_at,
     originWall,
     // Same timeline as the first part: map the old origin onto this process's monotonic clock.
-    originMs: performance16.now() - (Date.now() - originWall),
+    originMs: performance17.now() - (Date.now() - originWall),
     ids: { next: records2.reduce((m, r) => Math.max(m, r.id + 1), 0) }
   };
 }
@@ -46809,6 +47019,7 @@ function stateDocument(state, d, complete, requests) {
     requests,
     complete,
     provenance: d.provenance,
+    ...d.startup ? { startup: d.startup } : {},
     promptCalibration: d.pre.calibration,
     loadGenerator: d.loadGenerator,
     ...d.saturation() ? { saturation: d.saturation() } : {},
@@ -46994,6 +47205,7 @@ async function runSweep(opts) {
     config: cfg,
     environment: gear.environment,
     provenance: opts.provenance ?? null,
+    startup: opts.startup ?? null,
     loadGenerator: loadGeneratorRecord(load),
     saturation: () => cfg.search ? saturationOf(done(passes[0]), cfg.search) : void 0,
     gpuTelemetry: () => gear.gpu?.record(),
@@ -47093,20 +47305,29 @@ async function sweepCommand(argv) {
   if (settings === null) return 0;
   let { values: v, config: config2 } = settings, notice = noticePrinter(v.quiet);
   assertWritable(v.out), v.resume && existsSync6(v.out) && readResults(v.out);
-  let signals = watchSignals(), setup = await prepareSweep(v, config2, { onNotice: notice });
-  signals.sweeping();
-  let progress = progressPrinter(v.quiet), doc = await runSweep({
-    ...setup,
-    out: v.out,
-    records: v.records,
-    resume: v.resume,
+  let signals = watchSignals(), serverLog = `${v.out.replace(/\.json$/i, "")}.server.log`, setup = await prepareSweep(v, config2, {
     onNotice: notice,
-    ...progress ? { onProgress: progress } : {},
-    onLevel: () => {
-      process.stderr.isTTY && !v.quiet && process.stderr.write("\r\x1B[K");
-    },
-    stop: signals.stop
+    serverLog,
+    onServerStarted: (pid) => notice(`started the server (pid ${pid}); its output: ${serverLog}`)
   });
+  signals.sweeping();
+  let progress = progressPrinter(v.quiet), doc;
+  try {
+    doc = await runSweep({
+      ...setup,
+      out: v.out,
+      records: v.records,
+      resume: v.resume,
+      onNotice: notice,
+      ...progress ? { onProgress: progress } : {},
+      onLevel: () => {
+        process.stderr.isTTY && !v.quiet && process.stderr.write("\r\x1B[K");
+      },
+      stop: signals.stop
+    });
+  } finally {
+    setup.server && await stopServer(setup.server.pid);
+  }
   signals.release(), process.stdout.write(`${markdownReport(doc)}
 `);
   let p = outputPaths(v.out);

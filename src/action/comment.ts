@@ -44,7 +44,7 @@ export const KEY_MEASURES = [
   "output_tok_per_j",
 ];
 /** A run's own answers, shown above the fold first where the run has them. */
-const RUN_KEY_MEASURES = ["agent_sessions", "saturation_rps", "startup_s"];
+const RUN_KEY_MEASURES = ["agent_sessions", "saturation_rps", "startup_s", "startup_warm_s"];
 /** At most this many rows above the fold. */
 export const MAX_VISIBLE_ROWS = 20;
 

@@ -7,6 +7,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import * as core from "@actions/core";
 import { recentChangePoints } from "../core/documents/publish.ts";
+import { logTail, stopServer } from "../core/server/server-process.ts";
 import type { ResultDocument } from "../schema/v1.ts";
 import { benchmarkName } from "../shared/measures.ts";
 import { DEFAULT_FAIL_ON, type FailOn } from "../shared/rules.ts";
@@ -21,7 +22,6 @@ import { type ActionInputs, readInputs, verdictRulesOf } from "./inputs.ts";
 import { measure } from "./measure.ts";
 import { type Docs, mergedDocs, publishedDocs } from "./modes.ts";
 import { masked, maskSecrets, secretInputs } from "./secrets.ts";
-import { logTail, stopServer } from "./server-process.ts";
 import { fileVerdict, serviceVerdict, type Verdict } from "./verdicts.ts";
 
 type Artifact = { id: number | null; url: string | null };

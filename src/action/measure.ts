@@ -12,6 +12,7 @@ import { probeGpu } from "../core/results/environment.ts";
 import { assertWritable, insideOrRefuse, writeResults } from "../core/results/files.ts";
 import { noticeWriter } from "../core/results/notices.ts";
 import { markdownReport } from "../core/results/report.ts";
+import { logTail } from "../core/server/server-process.ts";
 import { prepareSweep, type SweepSetup } from "../core/sweep/prepare.ts";
 import { runSweep } from "../core/sweep/sweep.ts";
 import { TokenbenchError, UsageError } from "../schema/errors.ts";
@@ -19,7 +20,6 @@ import { type RunContext, workspace } from "./context.ts";
 import { fail } from "./failure.ts";
 import { type ActionInputs, verdictRulesOf } from "./inputs.ts";
 import type { Docs } from "./modes.ts";
-import { logTail, startServer } from "./server-process.ts";
 
 /** The input a workload file's error belongs to, so the message names it. */
 const FILE_INPUT: Record<string, string> = {
@@ -45,14 +45,11 @@ async function setUp(inputs: ActionInputs): Promise<SweepSetup> {
       if (path !== null) insideOrRefuse(workspace(), path, `input "${input}":`);
     const setup = await prepareSweep(inputs, inputs.sweep, {
       onNotice: notice,
-      beforeContact: () => {
-        if (!inputs.serverCommand) return undefined;
-        const log = resolve(dir, "server.log");
-        const started = startServer(inputs.serverCommand, log);
-        core.saveState("server-pid", String(started.pid));
+      serverLog: resolve(dir, "server.log"),
+      onServerStarted: (pid, log) => {
+        core.saveState("server-pid", String(pid));
         core.saveState("server-log", log);
-        core.info(`started the inference server (pid ${started.pid}); log: ${log}`);
-        return { serverExited: started.exited };
+        core.info(`started the inference server (pid ${pid}); log: ${log}`);
       },
     });
     const r = setup.pre.readiness;
@@ -92,15 +89,6 @@ export async function measure(inputs: ActionInputs, ctx: RunContext): Promise<Do
     runnerName: ctx.runnerName,
     // judged with these wherever it is shown (the service's badge, trend and pages too)
     verdictRules: verdictRulesOf(inputs),
-    // the readiness wait began as the server command was started: its times are the start's
-    ...(inputs.serverCommand
-      ? {
-          startup: {
-            answered_s: setup.pre.readiness.answered_s ?? null,
-            ready_s: setup.pre.readiness.waited_s,
-          },
-        }
-      : {}),
   };
   const docs: Docs = [];
   await core.group("sweep", async () => {

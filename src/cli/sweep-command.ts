@@ -3,6 +3,7 @@
 import { existsSync } from "node:fs";
 import { assertWritable, outputPaths, readResults } from "../core/results/files.ts";
 import { markdownReport } from "../core/results/report.ts";
+import { stopServer } from "../core/server/server-process.ts";
 import { SWEEP } from "../core/settings/sweep-table.ts";
 import { CLI_OUTPUT, CONNECTION, LOAD, SWEEP_OUT } from "../core/settings/table.ts";
 import { sweepConfigOf } from "../core/sweep/config.ts";
@@ -123,21 +124,32 @@ export async function sweepCommand(argv: string[]): Promise<number> {
   // A checkpoint that cannot be resumed is found before any load is sent.
   if (v.resume && existsSync(v.out)) readResults(v.out);
   const signals = watchSignals();
-  const setup = await prepareSweep(v, config, { onNotice: notice });
+  // --server-command: its output beside the results, the server stopped when the sweep ends
+  const serverLog = `${v.out.replace(/\.json$/i, "")}.server.log`;
+  const setup = await prepareSweep(v, config, {
+    onNotice: notice,
+    serverLog,
+    onServerStarted: (pid) => notice(`started the server (pid ${pid}); its output: ${serverLog}`),
+  });
   signals.sweeping();
   const progress = progressPrinter(v.quiet);
-  const doc = await runSweep({
-    ...setup,
-    out: v.out,
-    records: v.records,
-    resume: v.resume,
-    onNotice: notice,
-    ...(progress ? { onProgress: progress } : {}),
-    onLevel: () => {
-      if (process.stderr.isTTY && !v.quiet) process.stderr.write("\r\x1b[K");
-    },
-    stop: signals.stop,
-  });
+  let doc: ResultDocument;
+  try {
+    doc = await runSweep({
+      ...setup,
+      out: v.out,
+      records: v.records,
+      resume: v.resume,
+      onNotice: notice,
+      ...(progress ? { onProgress: progress } : {}),
+      onLevel: () => {
+        if (process.stderr.isTTY && !v.quiet) process.stderr.write("\r\x1b[K");
+      },
+      stop: signals.stop,
+    });
+  } finally {
+    if (setup.server) await stopServer(setup.server.pid);
+  }
   signals.release();
   // (with --mode search, the report's saturation paragraph is the headline line)
   process.stdout.write(`${markdownReport(doc)}\n`);

@@ -40,7 +40,7 @@ const TREND_MEASURES = [
 function trendMeasures(benchmark: string): string[] {
   if (benchmark.startsWith("agent capacity ")) return ["agent_sessions"];
   if (benchmark === "search saturation") return ["saturation_rps"];
-  if (benchmark === "server startup") return ["startup_s"];
+  if (benchmark === "server startup") return ["startup_s", "startup_first_token_s", "startup_warm_s"];
   return TREND_MEASURES;
 }
 const BASELINE_N = 10;

@@ -138,3 +138,22 @@ export const ConsistencyRecord = z.object({
     .max(100),
 });
 export type ConsistencyRecord = z.infer<typeof ConsistencyRecord>;
+
+/** A phase of the server's start its log stated: the first line that matched, and when it was read. */
+const StartupPhase = z.object({
+  engine: z.string(),
+  phase: z.string(),
+  at_s: num,
+  line: z.string().max(200),
+});
+
+/** One start of the server: from the command's start to its first answer, ready and a first token, s. */
+const StartFigures = z.object({
+  answered_s: nullableNum,
+  ready_s: num.nonnegative(),
+  first_token_s: nullableNum.optional(),
+  phases: z.array(StartupPhase).max(32).optional(),
+});
+
+/** `--server-command`: its cold start, and with `--startup both` a warm restart (core/server/startup.ts). */
+export const Startup = StartFigures.extend({ warm: StartFigures.optional() });

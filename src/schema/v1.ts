@@ -14,6 +14,7 @@ import {
   LoadGenerator,
   Saturation,
   SentSamples,
+  Startup,
   VerdictRules,
 } from "./document-parts.ts";
 import { TokenbenchError } from "./errors.ts";
@@ -279,10 +280,12 @@ export const ResultDocument = z
       .optional(),
     git: GitInfo.nullable().optional(),
     /**
-     * The Action's `server-command`: from starting it to its first HTTP answer (port open) and to
-     * ready (the readiness check passing), seconds, cold (a server started for this run).
+     * `--server-command` (the Action's server-command): from starting it to its first HTTP answer
+     * (port open), to ready (the readiness check passing) and to the first token of a one-token
+     * request, seconds, cold (a server started for this run); the phases its log stated; and with
+     * `--startup both` the same for a warm restart (core/server/startup.ts).
      */
-    startup: z.object({ answered_s: nullableNum, ready_s: num.nonnegative() }).nullable().optional(),
+    startup: Startup.nullable().optional(),
     testbed: Testbed.nullable().optional(),
     target: Target,
     environment: Environment,

@@ -85,6 +85,8 @@ export function documentPoints(doc: ResultDocument): Point[] {
   if (agents) put(out, `agent capacity ${agents.tier.name}`, null, "agent_sessions", agents.max_sessions);
   // The server's start (the Action's server-command), a measure of the run, compared and trended.
   put(out, "server startup", null, "startup_s", doc.startup?.ready_s ?? null);
+  put(out, "server startup", null, "startup_first_token_s", doc.startup?.first_token_s ?? null);
+  put(out, "server startup", null, "startup_warm_s", doc.startup?.warm?.ready_s ?? null);
   return out;
 }
 

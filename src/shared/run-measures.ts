@@ -40,4 +40,27 @@ export const RUN_MEASURES: readonly [MeasureDef, LevelValue | null][] = [
     },
     (l) => l.jobs?.jobs_per_hour_per_gpu ?? null,
   ],
+  [
+    {
+      name: "startup_first_token_s",
+      family: "latency",
+      unit: "s",
+      direction: "lower",
+      label: "server start to first token",
+      description:
+        "--server-command: from its start to the first token of a one-token request just after ready, cold",
+    },
+    null,
+  ],
+  [
+    {
+      name: "startup_warm_s",
+      family: "latency",
+      unit: "s",
+      direction: "lower",
+      label: "server warm start",
+      description: "--startup both: the server stopped and started again, from that start to ready",
+    },
+    null,
+  ],
 ];

@@ -1,12 +1,19 @@
-// Agents' sessions (`--agent-sessions`) against llama.cpp's llama-server, through a recording
-// proxy: every call re-sends its context verbatim (the earlier call's messages, then the answer
-// exactly as the server streamed it), and the cached tokens are the server's own cache_n.
+// Against llama.cpp's llama-server: agents' sessions (`--agent-sessions`) through a recording
+// proxy (every call re-sends its context verbatim: the earlier call's messages, then the answer
+// exactly as the server streamed it; cached tokens are the server's own cache_n), and the
+// server's start when tokenbench starts it (`--server-command`), cold and warm.
 import { mkdtempSync, readFileSync } from "node:fs";
 import { createServer, request, type Server } from "node:http";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type RealServer, startRealServer } from "../../scripts/real-server/index.ts";
+import {
+  ensureLlamaServer,
+  ensureModel,
+  MODEL_ALIAS,
+  type RealServer,
+  startRealServer,
+} from "../../scripts/real-server/index.ts";
 import { parseResultDocument, type RequestRecord } from "../../src/schema/v1.ts";
 import { runCli } from "../helpers/cli.ts";
 
@@ -53,7 +60,11 @@ beforeAll(async () => {
             got.push(d);
             res.write(d);
           });
-          ur.on("end", () => {
+          // recorded once the upstream answer is over, whether it ended or its socket closed first
+          let over = false;
+          const finish = () => {
+            if (over) return;
+            over = true;
             res.end();
             if (req.url !== "/v1/chat/completions") return;
             const sent = JSON.parse(Buffer.concat(body).toString("utf8")) as { messages: Message[] };
@@ -62,7 +73,9 @@ beforeAll(async () => {
               messages: sent.messages,
               answer: streamedText(Buffer.concat(got).toString("utf8")),
             });
-          });
+          };
+          ur.on("end", finish);
+          ur.on("close", finish);
         },
       );
       up.on("error", () => res.destroy());
@@ -100,7 +113,11 @@ describe("agents' sessions against llama.cpp", () => {
     expect(rs).toHaveLength(12);
     expect(rs.every((x) => x.error === null)).toBe(true);
     expect(d.levels[0]!.jobs!.complete).toBe(2);
-    const byId = new Map(exchanges.map((e) => [Number(e.requestId.split("-").pop()), e]));
+    // "<client>-<id>", and "-r<n>" on a resend (a kept-alive connection found closed): the last one answered
+    // (the preflight's probes carry none)
+    const measured = exchanges.filter((e) => /-\d+(?:-r\d+)?$/.test(e.requestId));
+    const idOf = (e: Exchange) => Number(/-(\d+)(?:-r\d+)?$/.exec(e.requestId)![1]);
+    const byId = new Map(measured.map((e) => [idOf(e), e]));
     let checked = 0;
     for (const x of rs) {
       expect(x.usage!.cached_tokens, `call ${x.turn} of job ${x.session}`).toBe(x.server_timings?.cache_n);
@@ -136,4 +153,44 @@ describe("agents' sessions against llama.cpp", () => {
     expect(edit[3]!.usage!.cached_tokens!).toBeLessThan(prompt(edit[3]!) - 50);
     expect(d.levels[0]!.jobs!.cached_tokens_pct!).toBeGreaterThan(40);
   }, 300_000);
+});
+
+describe("llama.cpp's start, measured (--server-command --startup both)", () => {
+  it("cold and warm: its load phases from its own log, ready, then a first token; the server stopped after", async () => {
+    const bin = await ensureLlamaServer();
+    const model = ensureModel();
+    const port = 18_000 + Math.floor(Math.random() * 2000);
+    const out = join(tmp, "startup.json");
+    const command = `exec ${bin} -m ${model} --alias ${MODEL_ALIAS} -t 1 -tb 1 --host 127.0.0.1 --port ${port} -np 2 -c 4096 --no-webui`;
+    const r = await runCli(
+      [
+        ...`sweep --levels 1 --requests 4 --max-tokens 8 --warmup 0 --metrics-interval-ms 0 --startup both --out ${out}`.split(
+          " ",
+        ),
+        "--base-url",
+        `http://127.0.0.1:${port}`,
+        "--server-command",
+        command,
+      ],
+      { timeoutMs: 180_000 },
+    );
+    expect(r.code, r.stderr).toBe(0);
+    const d = parseResultDocument(JSON.parse(readFileSync(out, "utf8")));
+    for (const s of [d.startup!, d.startup!.warm!]) {
+      const phases = s.phases!.map((p) => p.phase);
+      // the lines llama-server prints as it loads, in the order it prints them
+      expect(phases).toEqual(["loading model", "slots and KV cache sized", "model loaded", "listening"]);
+      const at = (name: string) => s.phases!.find((p) => p.phase === name)!.at_s;
+      expect(at("model loaded")).toBeGreaterThanOrEqual(at("loading model"));
+      // ready after the model loaded (its /health says 503 until then), a first token after ready
+      expect(s.ready_s).toBeGreaterThanOrEqual(at("model loaded") - 0.06);
+      expect(s.first_token_s!).toBeGreaterThan(s.ready_s);
+    }
+    expect(d.levels[0]!.ok).toBe(4);
+    const gone = await fetch(`http://127.0.0.1:${port}/health`).then(
+      () => false,
+      () => true,
+    );
+    expect(gone).toBe(true);
+  }, 240_000);
 });

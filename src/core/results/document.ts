@@ -31,8 +31,6 @@ export interface Provenance {
   runnerName: string | null;
   /** The rules the run will be judged with (the Action's thresholds, gate, fail-on), stored with it. */
   verdictRules?: ResultDocument["verdict_rules"];
-  /** The Action started the server (`server-command`): how long it took to answer and to be ready. */
-  startup?: ResultDocument["startup"];
 }
 
 export interface DocumentParts {
@@ -57,6 +55,8 @@ export interface DocumentParts {
   gpuTelemetry?: ResultDocument["gpu_telemetry"];
   ab?: ResultDocument["ab"];
   consistency?: ResultDocument["consistency"];
+  /** `--server-command`: the server's start as measured (core/server/startup.ts). */
+  startup?: ResultDocument["startup"];
 }
 
 export function buildDocument(p: DocumentParts): ResultDocument {
@@ -86,6 +86,7 @@ export function buildDocument(p: DocumentParts): ResultDocument {
     ...(p.gpuTelemetry ? { gpu_telemetry: p.gpuTelemetry } : {}),
     ...(p.ab ? { ab: p.ab } : {}),
     ...(p.consistency ? { consistency: p.consistency } : {}),
+    ...(p.startup ? { startup: p.startup } : {}),
     ...(p.kind === "sweep"
       ? { validity: runValidity([...p.levels, ...(p.ab?.blocks.flatMap((b) => b.levels) ?? [])]) }
       : {}),
@@ -100,7 +101,6 @@ export function buildDocument(p: DocumentParts): ResultDocument {
     doc.git = pv.git;
     if (pv.testbed !== null) doc.testbed = describeTestbed(doc, pv.testbed);
     if (pv.verdictRules) doc.verdict_rules = pv.verdictRules;
-    if (pv.startup) doc.startup = pv.startup;
   }
   return doc;
 }

@@ -93,7 +93,7 @@ export function markdownTable(levels: readonly LevelResult[], slo = true): strin
 
 type Described = Pick<
   ResultDocument,
-  "kind" | "levels" | "config" | "saturation" | "target" | "created_at" | "tool"
+  "kind" | "levels" | "config" | "saturation" | "target" | "created_at" | "tool" | "startup"
 > &
   Partial<Pick<ResultDocument, "repeats" | "profile" | "gpu_telemetry">>;
 
@@ -235,6 +235,7 @@ export function markdownReport(doc: Described): string {
         ),
       ].join("\n"),
     );
+  if (doc.startup) parts.push(`**Server start:** ${startupText(doc.startup)}.`);
   const trace = doc.config?.trace;
   const ol = doc.levels[0]?.open_loop;
   if (trace && ol)
@@ -242,6 +243,19 @@ export function markdownReport(doc: Described): string {
       `**Trace replay:** ${trace.name} at ${trace.speed}x, ${doc.levels[0]!.requests} requests; replay lag (actual − scheduled send) p50 ${fmt(ol.schedule_lag_ms.p50, 2)} ms, p99 ${fmt(ol.schedule_lag_ms.p99, 2)} ms, max ${fmt(ol.schedule_lag_ms.max, 2)} ms.`,
     );
   return parts.join("\n\n");
+}
+
+/** "ready in 4.21 s (first answer 0.02 s, first token 4.40 s; model loaded 4.19 s); warm: ..." */
+function startupText(s: NonNullable<ResultDocument["startup"]>): string {
+  const one = (x: Omit<typeof s, "warm">) => {
+    const parts = [
+      x.answered_s != null ? `first answer ${x.answered_s.toFixed(2)} s` : null,
+      x.first_token_s != null ? `first token ${x.first_token_s.toFixed(2)} s` : null,
+      ...(x.phases ?? []).map((p) => `${p.phase} ${p.at_s.toFixed(2)} s`),
+    ].filter((p) => p !== null);
+    return `ready in ${x.ready_s.toFixed(2)} s${parts.length > 0 ? ` (${parts.join(", ")})` : ""}`;
+  };
+  return `${one(s)} from the command's start${s.warm ? `; warm restart: ${one(s.warm)}` : ""}`;
 }
 
 /** "12 sessions @ interactive (TTFT p95 ≤ 2000 ms, ≥ 60 tok/s per user; 13 failed)", or why not. */

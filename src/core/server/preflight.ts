@@ -32,6 +32,8 @@ export interface PreflightOptions {
   onNotice: (m: string) => void;
   /** The Action's started server: why it is gone, or null while it runs. */
   serverExited?: () => string | null;
+  /** Called once the server is ready and its model known, before any calibration (the start's first token). */
+  afterReady?: (target: ResolvedTarget, readiness: Readiness) => Promise<void>;
   /** `--trace`, `--agent-sessions`: the longest request (prompt and output tokens), checked against the context. */
   longest?: { promptTokens: number; outputTokens: number };
 }
@@ -135,6 +137,7 @@ export async function preflight(
   const server = await snapshotServer(target0, o.serverLimits);
   const target = await checkModel(target0, server, o.onNotice);
   if (target.api === "responses" || target.api === "messages") await checkApiServed(target);
+  await o.afterReady?.(target, readiness);
   if (cfg === null) return { target, readiness, server, calibration: null };
   const calibration = await sweepCalibration(target, cfg, o);
   checkContext(target, server, cfg, calibration, o.longest);

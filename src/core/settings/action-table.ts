@@ -23,12 +23,6 @@ export const ACTION = {
     what: "a number of milliseconds from 0 to 60000",
     help: "Merge mode: how far apart the shards' level starts may be (the runners' clock skew plus their scheduling)",
   }),
-  serverCommand: text<string | null>({
-    flag: null,
-    input: "server-command",
-    default: null,
-    help: "Command that starts the inference server in the background (stopped in the post step; its log is attached to the artifact)",
-  }),
   profile: boolean({
     flag: null,
     input: "profile",

@@ -32,6 +32,18 @@ export const CONNECTION = {
     default: "http://127.0.0.1:8000",
     help: "server root, e.g. http://127.0.0.1:8000 (a trailing /v1 is accepted)",
   }),
+  serverCommand: text<string | null>({
+    flag: "server-command",
+    metavar: "CMD",
+    default: null,
+    help: "the command that starts the inference server: tokenbench starts it (bash -c), waits until it is ready, measures its start (to its first answer, ready and the first token, and the phases its log states; see --startup), and stops it when done (the Action: in its post step); its output goes to the server log beside the results",
+  }),
+  startup: oneOf({
+    flag: "startup",
+    choices: ["cold", "both"] as const,
+    default: "cold",
+    help: "with --server-command: measure its start once (cold), or then stop it and start it again and measure that warm start too (both; the sweep runs against the warm server)",
+  }),
   abBaseUrl: httpUrl<string | null>({
     flag: "ab-base-url",
     default: null,

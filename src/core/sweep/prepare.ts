@@ -10,6 +10,8 @@ import type { SweepConfig } from "../../schema/v1.ts";
 import { type LoadGenerator, loadGeneratorOf, runSaltOf } from "../load/load-generator.ts";
 import { CACHE_RESET_TEXT, cacheResetMethod, refuseWithoutReset, resetCache } from "../server/cache-reset.ts";
 import { type Preflight, preflight } from "../server/preflight.ts";
+import { stopServer } from "../server/server-process.ts";
+import { coldFigures, launch, type Startup, warmRestart } from "../server/startup.ts";
 import { makeTarget } from "../server/target.ts";
 import type { Values } from "../settings/setting.ts";
 import type { SWEEP } from "../settings/sweep-table.ts";
@@ -44,24 +46,44 @@ export interface SweepSetup {
   consistency: number;
   /** `--gpu-metrics-url` as given, credentials and all (the configuration records its public form). */
   gpuMetricsUrl: string | null;
+  /** `--server-command`: the server started (its pid and log, to stop it when done) and its start's figures. */
+  server: { pid: number; log: string } | null;
+  startup: Startup | null;
 }
 
 export interface PrepareOptions {
   onNotice: (m: string) => void;
-  /**
-   * Called once the workload files are read and before the server is contacted (the Action
-   * starts its `server-command` here, so a bad file fails before a server is started). It may
-   * return why the started server is gone, checked while waiting for readiness.
-   */
-  beforeContact?: () => { serverExited?: () => string | null } | undefined;
+  /** `--server-command`: where its output goes (default server.log here). */
+  serverLog?: string;
+  /** `--server-command`: each process started (the Action keeps its pid to stop it in the post step). */
+  onServerStarted?: (pid: number, log: string) => void;
 }
 
-/** `config` is the one `sweepConfigOf` made from the same settings; it is completed here, in place. */
+/**
+ * `config` is the one `sweepConfigOf` made from the same settings; it is completed here, in place.
+ * A server started for a sweep that then cannot run (not ready, a refused combination) is stopped.
+ */
 export async function prepareSweep(
   v: SweepSettings,
   config: SweepConfig,
   o: PrepareOptions,
 ): Promise<SweepSetup> {
+  let pid: number | null = null;
+  try {
+    return await prepare(v, config, {
+      ...o,
+      onServerStarted: (p, log) => {
+        pid = p;
+        o.onServerStarted?.(p, log);
+      },
+    });
+  } catch (err) {
+    if (pid !== null) await stopServer(pid);
+    throw err;
+  }
+}
+
+async function prepare(v: SweepSettings, config: SweepConfig, o: PrepareOptions): Promise<SweepSetup> {
   const file = v.dataset !== null ? loadDataset(v.dataset) : null;
   if (file)
     config.dataset = {
@@ -84,20 +106,38 @@ export async function prepareSweep(
   const load = loadGeneratorOf(v, config, target);
   // A combination the sweep refuses is refused before any server is started or contacted.
   checkCombination(config, load, { resume: v.resume ?? false, ab: v.abBaseUrl !== null });
-  const started = o.beforeContact?.();
-  const contact = (t: typeof target, calibrate: boolean) =>
+  // The server is started only now: a bad file or combination fails before it is.
+  const log = o.serverLog ?? "server.log";
+  let started = v.serverCommand !== null ? launch(v.serverCommand, log) : null;
+  if (started) o.onServerStarted?.(started.pid, log);
+  let startup: Startup | null = null;
+  const contact = (t: typeof target, calibrate: boolean, own: boolean) =>
     preflight(t, config, {
       readyTimeoutS: v.readyTimeoutS,
       serverLimits: v.serverLimits,
       calibrate,
       onNotice: o.onNotice,
-      ...(started?.serverExited ? { serverExited: started.serverExited } : {}),
+      ...(started && own
+        ? {
+            serverExited: started.exited,
+            afterReady: async (ready, readiness) => {
+              startup = await coldFigures(started!, ready, readiness);
+            },
+          }
+        : {}),
       ...(replay ? { longest: replay.longest } : agents ? { longest: agentsLongest(agents) } : {}),
     });
-  const pre = await contact(target, v.calibratePrompts);
+  const pre = await contact(target, v.calibratePrompts, true);
+  if (started && startup !== null && v.startup === "both") {
+    // a warm start: the same command again, the machine's caches now filled
+    const warm = await warmRestart(v.serverCommand!, log, started.pid, pre.target, v.readyTimeoutS);
+    started = warm.run;
+    o.onServerStarted?.(started.pid, log);
+    startup = { ...(startup as Startup), warm: warm.figures };
+  }
   // The base's server: its own readiness and model; the head's prompt sizing serves both.
   const basePre =
-    v.abBaseUrl !== null ? await contact(makeTarget({ ...v, baseUrl: v.abBaseUrl }), false) : null;
+    v.abBaseUrl !== null ? await contact(makeTarget({ ...v, baseUrl: v.abBaseUrl }), false, false) : null;
   if (config.cache_reset) {
     // The server's own reset, found from what it serves and tried once now: a server without one
     // (or started without what it needs) is refused before any load, and the sweep starts cold.
@@ -127,5 +167,7 @@ export async function prepareSweep(
     ab: basePre ? { pre: { ...basePre, calibration: pre.calibration }, pairs: v.abPairs } : null,
     consistency: v.consistency,
     gpuMetricsUrl: v.gpuMetricsUrl,
+    server: started ? { pid: started.pid, log } : null,
+    startup,
   };
 }

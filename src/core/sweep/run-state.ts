@@ -94,6 +94,7 @@ export interface DocumentInputs {
   config: SweepConfig;
   environment: ResultDocument["environment"];
   provenance: Provenance | null;
+  startup: ResultDocument["startup"];
   loadGenerator: ResultDocument["load_generator"];
   saturation: () => ResultDocument["saturation"] | undefined;
   gpuTelemetry: () => ResultDocument["gpu_telemetry"] | undefined;
@@ -127,6 +128,7 @@ export function stateDocument(
     requests,
     complete,
     provenance: d.provenance,
+    ...(d.startup ? { startup: d.startup } : {}),
     promptCalibration: d.pre.calibration,
     loadGenerator: d.loadGenerator,
     ...(d.saturation() ? { saturation: d.saturation()! } : {}),

@@ -39,6 +39,8 @@ export interface SweepOptions {
   records: RecordsMode;
   resume: boolean;
   provenance?: Provenance | null;
+  /** `--server-command`: the server's start as measured (SweepSetup.startup). */
+  startup?: ResultDocument["startup"];
   onNotice?: (msg: string) => void;
   onProgress?: (p: Progress) => void;
   onLevel?: (l: LevelResult) => void;
@@ -88,6 +90,7 @@ export async function runSweep(opts: SweepOptions): Promise<ResultDocument> {
     config: cfg,
     environment: gear.environment,
     provenance: opts.provenance ?? null,
+    startup: opts.startup ?? null,
     loadGenerator: loadGeneratorRecord(load),
     saturation: () => (cfg.search ? saturationOf(done(passes[0]!), cfg.search) : undefined),
     gpuTelemetry: () => gear.gpu?.record(),

@@ -1,4 +1,4 @@
-/** The inference server the Action may start (`server-command`) and stop in its post step. */
+/** The inference server tokenbench may start (`--server-command`, the Action's server-command) and stop. */
 import { spawn } from "node:child_process";
 import { closeSync, mkdirSync, openSync, readFileSync } from "node:fs";
 import { dirname } from "node:path";
