@@ -166,7 +166,10 @@ async function repoPage(repo: string): Promise<void> {
   const q = new URLSearchParams(location.search);
   const benchmarks = [...cat.benchmarks].sort((a, b) => a.localeCompare(b, undefined, { numeric: true }));
   const testbed = q.get("testbed") ?? cat.testbeds[0]?.fingerprint ?? "";
-  const benchmark = q.get("benchmark") ?? benchmarks[0] ?? "";
+  // opens on the highest closed-loop level (where a server change shows most), else the first
+  const closed = benchmarks.filter((b) => /^closed c=\d+$/.test(b));
+  const benchmark = q.get("benchmark") ?? closed[closed.length - 1] ?? benchmarks[0] ?? "";
+  const baseBranch = cat.branches.includes("main") ? "main" : (cat.branches[0] ?? "main");
   const branch = q.get("branch") ?? (cat.branches.includes("main") ? "main" : (cat.branches[0] ?? "main"));
   body.innerHTML = `<form class="pick" method="get">${select(
     "testbed",
@@ -174,13 +177,12 @@ async function repoPage(repo: string): Promise<void> {
     testbed,
     cat.testbeds.map((t) => t.name),
   )}${select("benchmark", benchmarks, benchmark)}${select("branch", cat.branches, branch)}<button type="submit">show</button></form>
-    <p class="muted">Band: where the next run is expected if nothing changed (Student-t prediction interval over the last ${BASELINE_N} runs of ${esc(branch === "main" ? "main" : `the base branch, under this branch's points in colour`)}); ▼ a regression against the runs before it; dashed orange: a change point of the base branch (E-divisive means, t-test).</p>
+    <p class="muted">Band: where the next run is expected if nothing changed (Student-t prediction interval over up to the last ${BASELINE_N} valid runs of ${esc(branch === baseBranch ? baseBranch : `the base branch, under this branch's points in colour`)}; each chart says how many); ○ a point the band does not hold (${esc(branch === baseBranch ? "the newest run" : "each of this branch's runs")}); ▼ a regression against the runs before it; dashed orange: a change point of the base branch (E-divisive means, t-test).</p>
     <div class="grid" id="trends"></div><h2>Recent runs</h2><div id="runs"></div>`;
   for (const sel of body.querySelectorAll("select")) {
     sel.addEventListener("change", () => (sel.form as HTMLFormElement).submit());
   }
   const grid = document.getElementById("trends")!;
-  const baseBranch = cat.branches.includes("main") ? "main" : (cat.branches[0] ?? "main");
   const seriesOf = (m: string, b: string) =>
     api<SeriesResp>(
       `/api/v1/repos/${repo}/series?${new URLSearchParams({ benchmark, measure: m, testbed, branch: b, limit: "100" })}`,
@@ -216,7 +218,11 @@ async function repoPage(repo: string): Promise<void> {
             .slice(-BASELINE_N)
             .map((p) => p.value);
       const band =
-        last.length > 0 ? (([lo, hi]) => ({ lo, hi, mean: mean(last) }))(predictionInterval(last)) : null;
+        last.length > 0
+          ? (([lo, hi]) => ({ lo, hi, mean: mean(last), runs: last.length, of: baseBranch }))(
+              predictionInterval(last),
+            )
+          : null;
       const cps = await api<ChangePointsResponse>(
         `/api/v1/repos/${repo}/change-points?${new URLSearchParams({ benchmark, measure: m, testbed, branch: baseBranch })}`,
       ).catch(() => null);

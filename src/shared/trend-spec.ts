@@ -11,15 +11,17 @@ export interface TrendPoint {
 }
 
 /**
- * Dashboard trend: points over time (dates on the axis), the baseline band compare uses, the base
- * branch's points under a PR branch's, regressions (▼) and change points (dashed rules) marked.
+ * Dashboard trend: points over time (dates on the axis), the baseline band compare uses (its
+ * subtitle says from how many runs of which branch), the base branch's points under a PR
+ * branch's, regressions (▼), points the band does not hold (a ring: every PR point is judged
+ * against the band; on the base branch, the newest run) and change points (dashed rules).
  * A layer is drawn only when it has data (an empty layer makes Vega warn "Infinite extent").
  */
 export function trendSpec(
   title: string,
   unit: string,
   points: TrendPoint[],
-  band: { lo: number; hi: number; mean: number } | null,
+  band: { lo: number; hi: number; mean: number; runs: number; of: string } | null,
   extra: { base?: TrendPoint[]; baseName?: string; changes?: { created_at: string; label: string }[] } = {},
 ): Spec {
   const layers: Spec[] = [];
@@ -119,6 +121,14 @@ export function trendSpec(
       href: { field: "href", type: "nominal" },
     },
   });
+  const judged = extra.base ? points : points.slice(-1);
+  const outside = band ? judged.filter((p) => p.value < band.lo || p.value > band.hi) : [];
+  if (outside.length > 0)
+    layers.push({
+      data: { values: outside.map((p) => ({ ...p, note: "outside the band" })) },
+      mark: { type: "point", shape: "circle", size: 260, filled: false, color: "#e36209", strokeWidth: 2 },
+      encoding: { x, y: { field: "value", type: "quantitative" }, tooltip: { field: "note" } },
+    });
   const regressed = points.filter((p) => p.verdict === "regressed");
   if (regressed.length > 0)
     layers.push({
@@ -126,5 +136,8 @@ export function trendSpec(
       mark: { type: "point", shape: "triangle-down", size: 160, color: "#d73a49", filled: true },
       encoding: { x, y: { field: "value", type: "quantitative" } },
     });
-  return { ...BASE, width: "container", height: 220, title, layer: layers };
+  const subtitle = band
+    ? `band: ${band.runs} run${band.runs === 1 ? "" : "s"} of ${band.of}${outside.length > 0 ? `; ○ ${outside.length} outside it` : ""}`
+    : "no band: no earlier runs";
+  return { ...BASE, width: "container", height: 220, title: { text: title, subtitle }, layer: layers };
 }

@@ -118,7 +118,8 @@ export async function storeRun(
   );
   const verdictOf = new Map(judged.summary.rows.map((r) => [`${r.benchmark}\u0000${r.measure}`, r.verdict]));
   // A run enters base histories when a level of it is valid; each point says whether its own is.
-  const figures = runFigures(doc, doc.levels, "stored");
+  // (every point of the run, its run-wide ones too: a search's answer, the server's start)
+  const figures = runFigures(doc, doc.levels, "stored", points);
   const valid = figures.invalid === null ? 1 : 0;
   const validKeys = indexValidRuns([figures], (m) => MEASURE_BY_NAME.get(m))[0]!;
   const d1 = db.d1;

@@ -259,6 +259,13 @@ describe("badges", () => {
     expect(j.label).toBe("agent capacity @ fast");
     expect(j.message).toMatch(/^8(\.0+)? sessions$/);
     expect(j.color).toBe("critical"); // regressed: a third of the sessions gone
+    // a run-wide point is valid when its run is (no level's reason covers it): main's draw a band
+    const s = await json(
+      call(
+        `/api/v1/repos/${repo}/series?benchmark=agent%20capacity%20fast&measure=agent_sessions&branch=main`,
+      ),
+    );
+    expect(s.points.map((p: { valid: number }) => p.valid)).toEqual([1, 1, 1, 1, 1, 1]);
   });
 
   it("the sparkline's scale is honest: a 0.4 % wobble stays flat, a 30 % drop reaches the edge", async () => {

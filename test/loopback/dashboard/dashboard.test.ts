@@ -113,6 +113,10 @@ describe.skipIf(process.env.TOKENBENCH_SKIP_BROWSER === "1")("dashboard in headl
     await home.click(`a.repo:has-text("${repo}")`);
     await home.waitForURL(`**/r/${repo}`);
     await home.waitForSelector("body[data-ready='true']");
+    // it opens on the highest closed-loop level, where a change shows most
+    expect(await home.$eval("select[name='benchmark']", (s) => (s as HTMLSelectElement).value)).toBe(
+      "closed c=4",
+    );
     await home.waitForSelector(".trend[data-measure='output_tok_s'] svg .mark-line path");
     const symbols = await home.$$eval(
       ".trend[data-measure='output_tok_s'] svg .mark-symbol path",
@@ -140,9 +144,15 @@ describe.skipIf(process.env.TOKENBENCH_SKIP_BROWSER === "1")("dashboard in headl
     expect(new Set(times[0]).size).toBe(times[0]!.length);
     await home.screenshot({ path: resolve(OUT, "dashboard-repo.png"), fullPage: true });
 
+    // each chart says what its band is drawn from: the last 10 of main's 12 runs (the newest judged)
+    const subtitles = await home.$$eval(
+      ".trend[data-measure='output_tok_s'] svg .role-title-subtitle",
+      (els) => els.map((e) => e.textContent),
+    );
+    expect(subtitles).toEqual(["band: 10 runs of main"]);
     // choose another benchmark through the form: the page reloads with it
-    await home.selectOption("select[name='benchmark']", "closed c=4");
-    await home.waitForURL(/benchmark=closed\+c%3D4|benchmark=closed%20c%3D4/);
+    await home.selectOption("select[name='benchmark']", "closed c=1");
+    await home.waitForURL(/benchmark=closed\+c%3D1|benchmark=closed%20c%3D1/);
     await home.waitForSelector("body[data-ready='true']");
     await home.waitForSelector(".trend[data-measure='ttft_p95_ms'] svg .mark-line path");
 
@@ -154,6 +164,12 @@ describe.skipIf(process.env.TOKENBENCH_SKIP_BROWSER === "1")("dashboard in headl
       (els) => els.length,
     );
     expect(lines).toBeGreaterThanOrEqual(2); // main's line under the branch's
+    // main's last 10 runs span its 30 % drop: the band is wide, and the PR's run inside it
+    expect(
+      await pr.$$eval(".trend[data-measure='output_tok_s'] svg .role-title-subtitle", (els) =>
+        els.map((e) => e.textContent),
+      ),
+    ).toEqual(["band: 10 runs of main"]);
     expect(
       await pr.$$eval(".trend[data-measure='output_tok_s'] svg .mark-rect path", (els) => els.length),
     ).toBeGreaterThan(0);
@@ -258,6 +274,11 @@ describe.skipIf(process.env.TOKENBENCH_SKIP_BROWSER === "1")("dashboard in headl
     ]);
     const titles = await page.$$eval(".trend svg .role-title-text", (els) => els.map((e) => e.textContent));
     expect(titles).toEqual(["agent capacity"]);
+    // the PR's 8 sessions, far under the band of main's 6 runs (12 or 13), ringed as outside it
+    const subtitle = await page.$$eval(".trend svg .role-title-subtitle", (els) =>
+      els.map((e) => e.textContent),
+    );
+    expect(subtitle).toEqual(["band: 6 runs of main; ○ 1 outside it"]);
     await page.screenshot({ path: resolve(OUT, "dashboard-agent-capacity.png"), fullPage: true });
     await page.click("table.runs a.run >> nth=0");
     await page.waitForURL(/\/runs\/[0-9a-f]{16}$/);
