@@ -39629,7 +39629,8 @@ function progressReporter(ctx, plan, done) {
       elapsedS,
       etaS,
       durationS: plan.durationS,
-      maxProbes: ctx.cfg.search?.max_probes ?? null
+      maxProbes: ctx.cfg.search?.max_probes ?? null,
+      unit: ctx.cfg.mode === "open" ? "req/s" : ctx.cfg.agent_sessions ? "sessions" : "users"
     });
   };
 }
@@ -47253,7 +47254,7 @@ function progressPrinter(quiet3) {
   if (quiet3) return;
   let tty = process.stderr.isTTY === !0, lastLine = Number.NEGATIVE_INFINITY;
   return (p) => {
-    let eta = p.etaS === null ? "" : `, ETA ${p.etaS.toFixed(0)}s`, which = p.maxProbes !== null ? `probe ${p.levelIndex + 1} (at most ${p.maxProbes}) at ${Number(p.level.toPrecision(4))} req/s` : `level ${p.level} [${p.levelIndex + 1}/${p.levelCount}]`, done = p.total !== null ? `${p.done}/${p.total} requests` : `${p.done} requests${p.durationS !== null ? ` of a ${p.durationS} s level` : ""}`, line = `${which} ${done}, ${p.elapsedS.toFixed(1)}s elapsed${eta}`;
+    let eta = p.etaS === null ? "" : `, ETA ${p.etaS.toFixed(0)}s`, which = p.maxProbes !== null ? `probe ${p.levelIndex + 1} (at most ${p.maxProbes}) at ${Number(p.level.toPrecision(4))} ${p.unit}` : `level ${p.level} [${p.levelIndex + 1}/${p.levelCount}]`, done = p.total !== null ? `${p.done}/${p.total} requests` : `${p.done} requests${p.durationS !== null ? ` of a ${p.durationS} s level` : ""}`, line = `${which} ${done}, ${p.elapsedS.toFixed(1)}s elapsed${eta}`;
     tty ? process.stderr.write(`\r\x1B[K${line}`) : (performance.now() - lastLine > 1e4 || p.total !== null && p.done === p.total) && (lastLine = performance.now(), process.stderr.write(`${line}
 `));
   };

@@ -32,7 +32,7 @@ export function progressPrinter(quiet: boolean): ((p: Progress) => void) | undef
     // a search's probes are found as it goes: their count is a most, not a total
     const which =
       p.maxProbes !== null
-        ? `probe ${p.levelIndex + 1} (at most ${p.maxProbes}) at ${Number(p.level.toPrecision(4))} req/s`
+        ? `probe ${p.levelIndex + 1} (at most ${p.maxProbes}) at ${Number(p.level.toPrecision(4))} ${p.unit}`
         : `level ${p.level} [${p.levelIndex + 1}/${p.levelCount}]`;
     const done =
       p.total !== null

@@ -29,6 +29,8 @@ export interface Progress {
   durationS: number | null;
   /** A saturation search: the most probes it may send (its levels are probes, their count not known). */
   maxProbes: number | null;
+  /** What a level counts: concurrent users (an agent search's: sessions) or arrivals per second. */
+  unit: "users" | "sessions" | "req/s";
 }
 
 export interface LevelRunContext {
@@ -74,6 +76,7 @@ function progressReporter(ctx: LevelRunContext, plan: LevelPlan, done: () => num
       etaS,
       durationS: plan.durationS,
       maxProbes: ctx.cfg.search?.max_probes ?? null,
+      unit: ctx.cfg.mode === "open" ? "req/s" : ctx.cfg.agent_sessions ? "sessions" : "users",
     });
   };
 }

@@ -249,8 +249,11 @@ describe("every reason a level is not valid, on every surface", () => {
       "open",
       "--levels",
       "200",
+      // 256 requests, a 1.28 s schedule: the rate may be off by 3/sqrt(256) = 19 %, so a stall of
+      // the unstarved client's under a quarter of a second (the suite's other files share both
+      // cores) keeps its load the one asked (64 requests in 0.32 s read off the rate from 190 ms)
       "--requests",
-      "64",
+      "256",
       "--max-tokens",
       "8",
       "--quiet",
@@ -260,9 +263,10 @@ describe("every reason a level is not valid, on every surface", () => {
     const starved = await sweep("shape-starved", mock, [], {
       workload,
       nodeArgs: BUSY,
-      // Blocked 1 s of every 1.01 s: the 0.32 s schedule's sends leave in one burst (far above the
-      // rate) or two bursts a second apart (far below it), never near the rate asked. A client
-      // blocked for short stretches catches up in bursts whose mean rate can still be the one asked.
+      // Blocked 1 s of every 1.01 s: the schedule's sends leave only in the 10 ms between blocks, so
+      // they span one block (256 in 1.01 s: 27 % over the rate) or two (37 % under it), never near
+      // the rate asked. A client blocked for short stretches catches up in bursts whose mean rate
+      // can still be the one asked.
       env: { TB_BUSY_MS: "1000", TB_BUSY_EVERY_MS: "1010" },
     });
     expect(ok.doc.levels[0]!.validity!.reasons.map((r) => r.code)).not.toContain("load_shape");

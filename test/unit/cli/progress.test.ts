@@ -15,6 +15,7 @@ const base: Progress = {
   etaS: 0,
   durationS: null,
   maxProbes: null,
+  unit: "users",
 };
 const printed = (p: Partial<Progress>) => {
   const out: string[] = [];
@@ -33,8 +34,13 @@ describe("the progress line", () => {
     expect(printed({})).toBe("level 4 [2/3] 10/10 requests, 2.5s elapsed, ETA 0s\n");
   });
   it("a search: the probe out of the most it may send, at its rate", () => {
-    expect(printed({ level: 37.1109, levelIndex: 2, levelCount: 3, maxProbes: 8 })).toBe(
+    expect(printed({ level: 37.1109, levelIndex: 2, levelCount: 3, maxProbes: 8, unit: "req/s" })).toBe(
       "probe 3 (at most 8) at 37.11 req/s 10/10 requests, 2.5s elapsed, ETA 0s\n",
+    );
+  });
+  it("an agent-capacity search: its probes are session counts", () => {
+    expect(printed({ level: 6, levelIndex: 2, levelCount: 3, maxProbes: 8, unit: "sessions" })).toBe(
+      "probe 3 (at most 8) at 6 sessions 10/10 requests, 2.5s elapsed, ETA 0s\n",
     );
   });
   it("a duration level: the requests so far and the level's length, no '?'", () => {
