@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { agentCapacitySaturation } from "../helpers/agent-capacity.ts";
 import { apiToken, call, json, sweepDoc, upload } from "./helpers.ts";
 
 const seedHistory = async (repo: string, scales: number[], branch = "main") => {
@@ -232,24 +233,7 @@ describe("badges", () => {
     const t = await apiToken(repo);
     const withCapacity = (sessions: number, branch = "main") => {
       const d = sweepDoc(repo, { branch });
-      d.saturation = {
-        max_rate_rps: null,
-        bracket_rps: [null, null],
-        pass_pct_at_max: null,
-        goodput_at_max_rps: null,
-        target_pass_pct: 95,
-        probes: 4,
-        method: "closed-loop probes of agents' sessions",
-        agents: {
-          tier: { name: "fast", ttft_p95_ms: 60, tok_s_per_user: 100 },
-          max_sessions: sessions,
-          bracket_sessions: [sessions, sessions + 1],
-          ttft_p95_ms_at_max: 20,
-          tok_s_per_user_at_max: 250,
-          per_gpu: null,
-          per_kw: null,
-        },
-      };
+      d.saturation = agentCapacitySaturation(sessions);
       return d;
     };
     for (const s of [12, 12, 13, 12, 12, 8]) expect((await upload(withCapacity(s), t)).status).toBe(201);
@@ -378,6 +362,8 @@ describe("a search's saturation point is a measure the service stores and serves
       call("/api/v1/repos/acme/search/series?benchmark=search%20saturation&measure=saturation_rps"),
     );
     expect(s.points.map((p: { value: number }) => p.value)).toEqual([37.5, 38.1]);
+    // valid as its run is: a run-wide point no level's reason covers
+    expect(s.points.map((p: { valid: number }) => p.valid)).toEqual([1, 1]);
     expect(s.measure.label).toBe("max rate under SLO");
   });
 });

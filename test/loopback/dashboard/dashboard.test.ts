@@ -9,6 +9,7 @@ import { type Browser, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type LocalService, startService } from "../../../scripts/local-service.ts";
 import type { ResultDocument } from "../../../src/schema/v1.ts";
+import { agentCapacitySaturation } from "../../helpers/agent-capacity.ts";
 import { fasterBy } from "../../helpers/scale.ts";
 
 const ROOT = resolve(import.meta.dirname, "../../..");
@@ -236,24 +237,7 @@ describe.skipIf(process.env.TOKENBENCH_SKIP_BROWSER === "1")("dashboard in headl
     const withCapacity = (i: number, sessions: number, branch = "main") => {
       const d = doc(100 + i, 1, branch);
       d.repository = agentsRepo;
-      d.saturation = {
-        max_rate_rps: null,
-        bracket_rps: [null, null],
-        pass_pct_at_max: null,
-        goodput_at_max_rps: null,
-        target_pass_pct: 95,
-        probes: 4,
-        method: "closed-loop probes of agents' sessions",
-        agents: {
-          tier: { name: "fast", ttft_p95_ms: 60, tok_s_per_user: 100 },
-          max_sessions: sessions,
-          bracket_sessions: [sessions, sessions + 1],
-          ttft_p95_ms_at_max: 20,
-          tok_s_per_user_at_max: 250,
-          per_gpu: null,
-          per_kw: null,
-        },
-      };
+      d.saturation = agentCapacitySaturation(sessions);
       return d;
     };
     const seeds = [12, 12, 13, 12, 12, 12].map((s, i) => withCapacity(i, s));
