@@ -39476,7 +39476,7 @@ async function runAgentLoop(client, w, opts) {
         joined = answers;
         continue;
       }
-      let waitMs = job.id === null || system === null ? step.waitMs : toolWaitMs(w.toolWait, step.waitMs, w.seed, job.id, context * 1e3 + k);
+      let key = context * 1e3 + k, waitMs = job.id === null || system === null ? step.waitMs : toolWaitMs(w.toolWait, step.waitMs, w.seed, job.id, key);
       if (waitMs > 0 && await sleepUntil(performance4.now() + waitMs, opts.stop), over()) return null;
       let id = idOf(nextCall++);
       job.id ??= id;
@@ -39487,7 +39487,7 @@ async function runAgentLoop(client, w, opts) {
 ${s.system.text}` : s.system.tokens > 0 ? ` ${words(s.system.tokens, seedOf(job.id, -context - 1, plan.salt))}` : ""}`
       };
       let parts = [];
-      step.compactTokens !== null && (messages = [], parts.push(words(step.compactTokens, seedOf(job.id, turn * 2, plan.salt)))), parts.push(...joined), joined = [], step.add !== null && parts.push(step.add.text ?? words(step.add.tokens, seedOf(job.id, turn * 2 + 1, plan.salt))), messages.push({ role: "user", content: parts.join(JOIN) });
+      step.compactTokens !== null && (messages = [], parts.push(words(step.compactTokens, seedOf(job.id, key * 2, plan.salt)))), parts.push(...joined), joined = [], step.add !== null && parts.push(step.add.text ?? words(step.add.tokens, seedOf(job.id, key * 2 + 1, plan.salt))), messages.push({ role: "user", content: parts.join(JOIN) });
       let spec = {
         id,
         level: plan.level,
@@ -39895,7 +39895,7 @@ function jobSummary(records2, turns, users, wallS) {
     let k = jobOf(r), rs = byJob.get(k);
     rs ? rs.push(r) : byJob.set(k, [r]);
   }
-  let e2eS = [], calls = [], outputTokens = [], waitShares = [], prompt = 0, cached2 = 0, cacheKnown = !1, incomplete = 0, most = 0;
+  let e2eS = [], calls = [], outputTokens = [], waitShares = [], prompt = 0, cached2 = 0, cacheKnown = !1, incomplete = 0;
   for (let rs of byJob.values()) {
     let ok = rs.filter((r) => r.error === null && r.end_ms !== null), seen = new Set(ok.map((r) => r.turn)), expected = turns ?? rs[0].job_calls ?? 0;
     if (ok.length !== rs.length || seen.size !== expected || !seen.has(1)) {
@@ -39903,7 +39903,7 @@ function jobSummary(records2, turns, users, wallS) {
       continue;
     }
     let start2 = minOf(ok.map((r) => r.send_ms)), jobMs = maxOf(ok.map((r) => r.end_ms)) - start2, modelMs = busyMs(ok);
-    e2eS.push(jobMs / 1e3), calls.push(ok.length), most = Math.max(most, ok.length), outputTokens.push(ok.reduce((a, r) => a + (r.usage?.completion_tokens ?? 0), 0)), waitShares.push(jobMs > 0 ? Math.max(0, jobMs - modelMs) / jobMs : 0);
+    e2eS.push(jobMs / 1e3), calls.push(ok.length), outputTokens.push(ok.reduce((a, r) => a + (r.usage?.completion_tokens ?? 0), 0)), waitShares.push(jobMs > 0 ? Math.max(0, jobMs - modelMs) / jobMs : 0);
     for (let r of ok) {
       let u = r.usage;
       !u || u.prompt_tokens === null || u.cached_tokens === null || (cacheKnown = !0, prompt += u.prompt_tokens, cached2 += u.cached_tokens);
@@ -39913,7 +39913,7 @@ function jobSummary(records2, turns, users, wallS) {
   return {
     complete,
     incomplete,
-    turns: turns ?? Math.max(1, most),
+    turns: turns ?? (calls.length > 0 ? maxOf(calls) : 1),
     e2e_s: summarize(e2eS),
     calls_per_job: mean2(calls),
     output_tokens_per_job: mean2(outputTokens),
@@ -46107,9 +46107,11 @@ async function coldFigures(run, target, readiness) {
     phases: run.stopWatching()
   };
 }
-async function warmRestart(command, logPath, previousPid, target, readyTimeoutS) {
+async function warmRestart(command, logPath, previousPid, target, readyTimeoutS, onStarted) {
   await stopServer(previousPid), await portClosed(target);
-  let run = launch(command, logPath), readiness = await waitReady(target, { timeoutS: readyTimeoutS, serverExited: run.exited });
+  let run = launch(command, logPath);
+  onStarted(run.pid);
+  let readiness = await waitReady(target, { timeoutS: readyTimeoutS, serverExited: run.exited });
   return { figures: await coldFigures(run, target, readiness), run };
 }
 async function portClosed(target) {
@@ -46230,8 +46232,15 @@ async function prepare(v, config2, o) {
     ...replay ? { longest: replay.longest } : agents ? { longest: agentsLongest(agents) } : {}
   }), pre = await contact(target, v.calibratePrompts, !0);
   if (started && startup !== null && v.startup === "both") {
-    let warm = await warmRestart(v.serverCommand, log, started.pid, pre.target, v.readyTimeoutS);
-    started = warm.run, o.onServerStarted?.(started.pid, log), startup = { ...startup, warm: warm.figures };
+    let warm = await warmRestart(
+      v.serverCommand,
+      log,
+      started.pid,
+      pre.target,
+      v.readyTimeoutS,
+      (pid) => o.onServerStarted?.(pid, log)
+    );
+    started = warm.run, startup = { ...startup, warm: warm.figures };
   }
   let basePre = v.abBaseUrl !== null ? await contact(makeTarget({ ...v, baseUrl: v.abBaseUrl }), !1, !1) : null;
   if (config2.cache_reset) {

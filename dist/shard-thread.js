@@ -20777,7 +20777,7 @@ async function runAgentLoop(client2, w, opts) {
         joined = answers;
         continue;
       }
-      let waitMs = job2.id === null || system === null ? step.waitMs : toolWaitMs(w.toolWait, step.waitMs, w.seed, job2.id, context * 1e3 + k);
+      let key = context * 1e3 + k, waitMs = job2.id === null || system === null ? step.waitMs : toolWaitMs(w.toolWait, step.waitMs, w.seed, job2.id, key);
       if (waitMs > 0 && await sleepUntil(performance7.now() + waitMs, opts.stop), over()) return null;
       let id = idOf(nextCall++);
       job2.id ??= id;
@@ -20788,7 +20788,7 @@ async function runAgentLoop(client2, w, opts) {
 ${s.system.text}` : s.system.tokens > 0 ? ` ${words(s.system.tokens, seedOf(job2.id, -context - 1, plan.salt))}` : ""}`
       };
       let parts = [];
-      step.compactTokens !== null && (messages = [], parts.push(words(step.compactTokens, seedOf(job2.id, turn * 2, plan.salt)))), parts.push(...joined), joined = [], step.add !== null && parts.push(step.add.text ?? words(step.add.tokens, seedOf(job2.id, turn * 2 + 1, plan.salt))), messages.push({ role: "user", content: parts.join(JOIN) });
+      step.compactTokens !== null && (messages = [], parts.push(words(step.compactTokens, seedOf(job2.id, key * 2, plan.salt)))), parts.push(...joined), joined = [], step.add !== null && parts.push(step.add.text ?? words(step.add.tokens, seedOf(job2.id, key * 2 + 1, plan.salt))), messages.push({ role: "user", content: parts.join(JOIN) });
       let spec = {
         id,
         level: plan.level,

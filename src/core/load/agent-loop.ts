@@ -95,11 +95,14 @@ export async function runAgentLoop(
         joined = answers as string[];
         continue;
       }
+      // Each step's own key (its context and its place there), never the order calls were sent
+      // in: subagents' calls interleave as timing has it, their text and waits stay the same.
+      const key = context * 1000 + k;
       // a context's first call waits only what the file says; later ones a tool's run
       const waitMs =
         job.id === null || system === null
           ? step.waitMs
-          : toolWaitMs(w.toolWait, step.waitMs, w.seed, job.id, context * 1000 + k);
+          : toolWaitMs(w.toolWait, step.waitMs, w.seed, job.id, key);
       if (waitMs > 0) await sleepUntil(performance.now() + waitMs, opts.stop);
       if (over()) return null;
       const id = idOf(nextCall++);
@@ -114,12 +117,12 @@ export async function runAgentLoop(
       const parts: string[] = [];
       if (step.compactTokens !== null) {
         messages = [];
-        parts.push(words(step.compactTokens, seedOf(job.id, turn * 2, plan.salt)));
+        parts.push(words(step.compactTokens, seedOf(job.id, key * 2, plan.salt)));
       }
       parts.push(...joined);
       joined = [];
       if (step.add !== null)
-        parts.push(step.add.text ?? words(step.add.tokens, seedOf(job.id, turn * 2 + 1, plan.salt)));
+        parts.push(step.add.text ?? words(step.add.tokens, seedOf(job.id, key * 2 + 1, plan.salt)));
       messages.push({ role: "user", content: parts.join(JOIN) });
       const spec: RequestSpec = {
         id,

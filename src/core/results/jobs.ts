@@ -56,7 +56,6 @@ export function jobSummary(
   let cached = 0;
   let cacheKnown = false;
   let incomplete = 0;
-  let most = 0;
   for (const rs of byJob.values()) {
     const ok = rs.filter((r) => r.error === null && r.end_ms !== null);
     const seen = new Set(ok.map((r) => r.turn));
@@ -71,7 +70,6 @@ export function jobSummary(
     const modelMs = busyMs(ok);
     e2eS.push(jobMs / 1000);
     calls.push(ok.length);
-    most = Math.max(most, ok.length);
     outputTokens.push(ok.reduce((a, r) => a + (r.usage?.completion_tokens ?? 0), 0));
     // the job's time with none of its calls in flight: the waits (think time, tool runs) and the
     // client's own gaps; subagents' calls at once count once
@@ -89,7 +87,7 @@ export function jobSummary(
   return {
     complete,
     incomplete,
-    turns: turns ?? Math.max(1, most),
+    turns: turns ?? (calls.length > 0 ? maxOf(calls) : 1),
     e2e_s: summarize(e2eS),
     calls_per_job: mean(calls),
     output_tokens_per_job: mean(outputTokens),

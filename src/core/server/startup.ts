@@ -133,10 +133,13 @@ export async function warmRestart(
   previousPid: number,
   target: ResolvedTarget,
   readyTimeoutS: number,
+  onStarted: (pid: number) => void,
 ): Promise<{ figures: StartFigures; run: StartedServerRun }> {
   await stopServer(previousPid);
   await portClosed(target);
   const run = launch(command, logPath);
+  // said at once: a restart that never becomes ready is stopped by whoever started it
+  onStarted(run.pid);
   const readiness = await waitReady(target, { timeoutS: readyTimeoutS, serverExited: run.exited });
   return { figures: await coldFigures(run, target, readiness), run };
 }

@@ -130,9 +130,10 @@ async function prepare(v: SweepSettings, config: SweepConfig, o: PrepareOptions)
   const pre = await contact(target, v.calibratePrompts, true);
   if (started && startup !== null && v.startup === "both") {
     // a warm start: the same command again, the machine's caches now filled
-    const warm = await warmRestart(v.serverCommand!, log, started.pid, pre.target, v.readyTimeoutS);
+    const warm = await warmRestart(v.serverCommand!, log, started.pid, pre.target, v.readyTimeoutS, (pid) =>
+      o.onServerStarted?.(pid, log),
+    );
     started = warm.run;
-    o.onServerStarted?.(started.pid, log);
     startup = { ...(startup as Startup), warm: warm.figures };
   }
   // The base's server: its own readiness and model; the head's prompt sizing serves both.
