@@ -4196,7 +4196,7 @@ var require_webidl = __commonJS({
 var require_util2 = __commonJS({
   "node_modules/undici/lib/web/fetch/util.js"(exports, module) {
     "use strict";
-    var { Transform } = __require("node:stream"), zlib = __require("node:zlib"), { redirectStatusSet, referrerPolicyTokens, badPortsSet } = require_constants3(), { getGlobalOrigin } = require_global(), { collectAnHTTPQuotedString, parseMIMEType } = require_data_url(), { performance: performance18 } = __require("node:perf_hooks"), { ReadableStreamFrom, isValidHTTPToken, normalizedMethodRecordsBase } = require_util(), assert2 = __require("node:assert"), { isUint8Array } = __require("node:util/types"), { webidl } = require_webidl(), { isomorphicEncode, collectASequenceOfCodePoints, removeChars } = require_infra();
+    var { Transform } = __require("node:stream"), zlib = __require("node:zlib"), { redirectStatusSet, referrerPolicyTokens, badPortsSet } = require_constants3(), { getGlobalOrigin } = require_global(), { collectAnHTTPQuotedString, parseMIMEType } = require_data_url(), { performance: performance19 } = __require("node:perf_hooks"), { ReadableStreamFrom, isValidHTTPToken, normalizedMethodRecordsBase } = require_util(), assert2 = __require("node:assert"), { isUint8Array } = __require("node:util/types"), { webidl } = require_webidl(), { isomorphicEncode, collectASequenceOfCodePoints, removeChars } = require_infra();
     function responseURL(response) {
       let urlList = response.urlList, length = urlList.length;
       return length === 0 ? null : urlList[length - 1].toString();
@@ -4318,7 +4318,7 @@ var require_util2 = __commonJS({
       };
     }
     function coarsenedSharedCurrentTime(crossOriginIsolatedCapability) {
-      return coarsenTime(performance18.now(), crossOriginIsolatedCapability);
+      return coarsenTime(performance19.now(), crossOriginIsolatedCapability);
     }
     function createOpaqueTimingInfo(timingInfo) {
       return {
@@ -19672,17 +19672,26 @@ function jsonObject(o) {
     return p;
   });
 }
+function checkedUrl(v, label) {
+  let u;
+  try {
+    u = new URL(v);
+  } catch {
+    throw problem(label, `must be an http(s) URL, got "${v}"`);
+  }
+  if (u.protocol !== "http:" && u.protocol !== "https:") throw problem(label, `must be http(s), got "${v}"`);
+  return v.replace(/\/+$/, "");
+}
 function httpUrl(o) {
-  return setting(o, "URL", (raw, label) => {
-    let v = last(raw), u;
-    try {
-      u = new URL(v);
-    } catch {
-      throw problem(label, `must be an http(s) URL, got "${v}"`);
-    }
-    if (u.protocol !== "http:" && u.protocol !== "https:")
-      throw problem(label, `must be http(s), got "${v}"`);
-    return v.replace(/\/+$/, "");
+  return setting(o, "URL", (raw, label) => checkedUrl(last(raw), label));
+}
+function httpUrls(o) {
+  return setting(o, "URL[,URL...]", (raw, label) => {
+    let urls = last(raw).split(",").map((u) => u.trim()).filter((u) => u !== "").map((u) => checkedUrl(u, label));
+    if (urls.length === 0) throw problem(label, "must name at least one http(s) URL");
+    let twice = urls.find((u, i) => urls.indexOf(u) !== i);
+    if (twice !== void 0) throw problem(label, `names the same server twice ("${twice}")`);
+    return urls.join(",");
   });
 }
 function headers(o) {
@@ -37266,6 +37275,11 @@ var SloConfig = external_exports.object({
     hour_cost_usd: external_exports.number().positive().nullable(),
     metrics_url: external_exports.string().nullable()
   }).optional(),
+  /** `--base-url A,B`: the servers the load was spread over, and how (absent: one server). */
+  endpoints: external_exports.object({
+    base_urls: external_exports.array(external_exports.string()).min(2),
+    strategy: external_exports.enum(["round-robin", "least-in-flight"])
+  }).optional(),
   /** `--repeats N`: the sweep ran N times back to back (the document's `repeats`); absent: once. */
   repeats: external_exports.number().int().min(2).max(50).optional()
 }), PromptCalibration = external_exports.object({
@@ -37528,6 +37542,35 @@ var ClientSelfCheck = external_exports.object({
 }), RunValidity = external_exports.object({
   status: external_exports.enum(["valid", "invalid"]),
   reasons: external_exports.array(external_exports.object({ level: external_exports.number(), code: ValidityReason.shape.code, text: external_exports.string().max(1e3) })).max(256)
+}), nullableMs = external_exports.number().nonnegative().nullable(), EndpointFigures = external_exports.object({
+  base_url: external_exports.string(),
+  requests: external_exports.number().int().nonnegative(),
+  errors: external_exports.number().int().nonnegative(),
+  /** Of the level's measured requests, the share sent to this server, %. */
+  requests_pct: external_exports.number().min(0).max(100),
+  output_tokens: external_exports.number().int().nonnegative(),
+  /** Its output tokens per second, taken as the level's (its steady window, else its wall time): the servers' sum is the level's. */
+  output_tok_s: external_exports.number().nonnegative(),
+  ttft_p50_ms: nullableMs,
+  ttft_p95_ms: nullableMs,
+  e2e_p50_ms: nullableMs,
+  e2e_p95_ms: nullableMs,
+  /** Its own /metrics over the level: mean requests running and waiting, mean KV usage (null: it said none). */
+  metrics: external_exports.object({
+    running_mean: nullableNum,
+    waiting_mean: nullableNum,
+    kv_cache_usage_pct_mean: nullableNum
+  }).nullable()
+}), LevelEndpoints = external_exports.object({
+  strategy: external_exports.enum(["round-robin", "least-in-flight"]),
+  /** The busiest server's output tokens over an even share, minus 1 (0: even; 0.5: 1.5 times an even share); null without tokens. */
+  imbalance: external_exports.number().nonnegative().nullable(),
+  by_endpoint: external_exports.array(EndpointFigures).min(2)
+}), CancelProbe = external_exports.object({
+  before_ms: external_exports.number().nonnegative().nullable(),
+  after_ms: external_exports.number().nonnegative().nullable(),
+  /** How much slower after may be: the before probe's interquartile range or a tenth of its median, whichever is more, plus the client's lateness bound. */
+  bound_ms: external_exports.number().nonnegative().nullable()
 });
 
 // src/schema/profile.ts
@@ -37647,6 +37690,8 @@ var Usage = external_exports.object({
   retries: external_exports.number().int().positive().optional(),
   /** Sent during `--ramp-up-s`, before measurement: excluded from every figure (also marked warmup). */
   ramp: external_exports.literal(!0).optional(),
+  /** `--base-url A,B`: the server it went to, by its place in the configuration's `endpoints.base_urls` (absent: one server). */
+  endpoint: external_exports.number().int().nonnegative().optional(),
   /** `--turns`: the conversation this request belongs to (the id of its first turn). */
   session: external_exports.number().int().nonnegative().optional(),
   /** `--turns`: this request's turn in its conversation, from 1 (the history before it is re-sent). */
@@ -37785,7 +37830,8 @@ var SCHEMA_VERSION = 1, Stats = external_exports.object({
       source: external_exports.enum(["slots", "metrics"]).nullable(),
       freed_s: nullableNonNeg,
       busy: external_exports.number().int().nonnegative().nullable()
-    }).nullable()
+    }).nullable(),
+    probe: CancelProbe.nullable().optional()
   }).optional(),
   /** Prompt tokens as the server counted them (usage.prompt_tokens), successful requests. */
   prompt_tokens: MeasuredStats.optional(),
@@ -37801,6 +37847,8 @@ var SCHEMA_VERSION = 1, Stats = external_exports.object({
   tool_calls_total: external_exports.number().int().nonnegative().optional(),
   /** The level's steady-state window: whose requests the headline figures are (level-parts.ts). */
   steady_state: SteadyState.optional(),
+  /** `--base-url A,B`: the level per server and its imbalance. */
+  endpoints: LevelEndpoints.optional(),
   /** GPU energy and cost over the level's window (`--gpu-sample-ms`); absent without GPU telemetry. */
   gpu: LevelGpu.optional(),
   /** Successful requests that stopped short of the output asked (ignore_eos ignored): not the workload asked for. */
@@ -37970,6 +38018,9 @@ function parseResultDocument(input2) {
 }
 
 // src/core/results/stats.ts
+function percentile(values, q) {
+  return percentileSorted(Float64Array.from(values).sort(), q);
+}
 function summarize(values) {
   let n = values.length;
   if (n === 0) return { n: 0, mean: null, min: null, max: null, p50: null, p90: null, p95: null, p99: null };
@@ -38213,11 +38264,22 @@ import { setImmediate as yieldImmediate } from "node:timers/promises";
 // src/core/server/target.ts
 var ANTHROPIC_VERSION = "2023-06-01";
 function makeTarget(o) {
-  let u = new URL(o.baseUrl), basic = urlBasicAuth(o.baseUrl);
+  let endpoints = splitBaseUrls(o.baseUrl).map((raw) => endpointOf(raw, o)), first = endpoints[0];
   return {
-    baseUrl: publicUrl(o.baseUrl).replace(/\/+$/, ""),
+    baseUrl: endpoints.map((e) => e.baseUrl).join(","),
     api: o.api,
     model: o.model,
+    headers: first.headers,
+    origin: first.origin,
+    basePath: first.basePath,
+    endpoints
+  };
+}
+var splitBaseUrls = (raw) => raw.split(",").map((u) => u.trim()).filter((u) => u !== "");
+function endpointOf(raw, o) {
+  let u = new URL(raw), basic = urlBasicAuth(raw);
+  return {
+    baseUrl: publicUrl(raw).replace(/\/+$/, ""),
     headers: {
       ...basic ? { authorization: basic } : {},
       // the Messages API names its version and takes the key as x-api-key (servers that speak it
@@ -38231,8 +38293,13 @@ function makeTarget(o) {
     basePath: u.pathname.replace(/\/+$/, "").replace(/\/v1$/, "")
   };
 }
+function endpointTargets(t) {
+  return t.endpoints.length === 1 ? [t] : t.endpoints.map((e) => ({ ...t, ...e, endpoints: [e] }));
+}
 var SECRET_PARAM = /^(api[-_]?key|key|token|access[-_]?token|auth|password|passwd|secret|sig|signature)$/i;
 function publicUrl(raw) {
+  if (/,\s*https?:\/\//i.test(raw))
+    return raw.split(/,(?=\s*https?:\/\/)/i).map(publicUrl).join(",");
   let u;
   try {
     u = new URL(raw);
@@ -40183,12 +40250,28 @@ How it was found: ${s.method}; a probe passes when at least ${s.target_pass_pct}
       )
     ].join(`
 `)
-  ), doc.startup && parts.push(`**Server start:** ${startupText(doc.startup)}.`);
+  );
+  let spread = doc.levels.filter((l) => l.endpoints);
+  spread.length > 0 && parts.push(endpointsTable(spread)), doc.startup && parts.push(`**Server start:** ${startupText(doc.startup)}.`);
   let trace = doc.config?.trace, ol = doc.levels[0]?.open_loop;
   return trace && ol && parts.push(
     `**Trace replay:** ${trace.name} at ${trace.speed}x, ${doc.levels[0].requests} requests; replay lag (actual \u2212 scheduled send) p50 ${fmt(ol.schedule_lag_ms.p50, 2)} ms, p99 ${fmt(ol.schedule_lag_ms.p99, 2)} ms, max ${fmt(ol.schedule_lag_ms.max, 2)} ms.`
   ), parts.join(`
 
+`);
+}
+function endpointsTable(levels) {
+  return [
+    `**Servers** (${levels[0].endpoints.strategy}; imbalance: the busiest server's output tokens over an even share, minus 1)`,
+    "",
+    "| level | server | requests | share | errors | output tok/s | TTFT p50 (ms) | TTFT p95 (ms) | E2E p50 (ms) | running (mean) | imbalance |",
+    "|---:|:---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ...levels.flatMap(
+      (l) => l.endpoints.by_endpoint.map(
+        (e, i) => `| ${l.level} | ${e.base_url} | ${e.requests} | ${e.requests_pct.toFixed(0)}% | ${e.errors} | ${fmt(e.output_tok_s, 1)} | ${fmt(e.ttft_p50_ms, 1)} | ${fmt(e.ttft_p95_ms, 1)} | ${fmt(e.e2e_p50_ms, 1)} | ${fmt(e.metrics?.running_mean ?? null, 1)} | ${i === 0 ? fmt(l.endpoints.imbalance, 2) : ""} |`
+      )
+    )
+  ].join(`
 `);
 }
 function startupText(s) {
@@ -40353,16 +40436,18 @@ function steadyWindow(records2, o) {
   }
   return { ...w, steady: !0, reason: "steady" };
 }
+function tokensInWindow(r, startMs, endMs) {
+  let ev = r.event_times_ms;
+  if (ev.length === 0) return 0;
+  let n = 0;
+  for (let t of ev) t >= startMs && t <= endMs && n++;
+  return n * (r.usage?.completion_tokens ?? 0) / ev.length;
+}
 function windowRates(records2, w, slo, openLoop) {
   let start2 = w.startMs, end = w.endMs, tokens = 0, prompt = 0, done = 0, good = 0, anySlo = slo.ttft_ms !== null || slo.tpot_ms !== null || slo.e2e_ms !== null || slo.ttfat_ms != null;
   for (let r of records2) {
     if (r.warmup || r.error !== null) continue;
-    let ct = r.usage?.completion_tokens ?? 0, ev = r.event_times_ms;
-    if (ev.length > 0) {
-      let n = 0;
-      for (let t of ev) t >= start2 && t <= end && n++;
-      tokens += n * ct / ev.length;
-    }
+    tokens += tokensInWindow(r, start2, end);
     let e = r.end_ms ?? r.send_ms;
     e > start2 && e <= end && (done++, prompt += r.usage?.prompt_tokens ?? 0, (!anySlo || meetsSlo(deriveRequest(r), slo, openLoop)) && good++);
   }
@@ -40540,18 +40625,33 @@ async function scrapeMetrics(target) {
   let samples = parsePrometheus(r.text);
   return { ok: samples.length > 0, samples, status: r.status, error: null };
 }
+function combineSamples(tMs, each) {
+  let sum = (f) => {
+    let vs = each.map(f).filter((v) => v !== null);
+    return vs.length === 0 ? null : vs.reduce((a, b) => a + b, 0);
+  }, kvs = each.map((s) => s.kv_cache_usage_pct).filter((v) => v !== null);
+  return {
+    t_ms: tMs,
+    running: sum((s) => s.running),
+    waiting: sum((s) => s.waiting),
+    kv_cache_usage_pct: kvs.length === 0 ? null : kvs.reduce((a, b) => a + b, 0) / kvs.length,
+    raw: each[0]?.raw ?? {}
+  };
+}
 var MetricsSampler = class {
   constructor(target, intervalMs, originMs) {
-    this.target = target;
     this.intervalMs = intervalMs;
     this.originMs = originMs;
+    this.targets = endpointTargets(target);
   }
-  target;
   intervalMs;
   originMs;
   timer = null;
   inflight = null;
+  targets;
   samples = [];
+  /** `--base-url A,B`: each server's own samples (empty with one server). */
+  perEndpoint = [];
   queueStart = null;
   queueEnd = null;
   available = !1;
@@ -40560,16 +40660,19 @@ var MetricsSampler = class {
   failures = 0;
   lastError = null;
   async once() {
-    let t = performance.now() - this.originMs, r = await scrapeMetrics(this.target);
-    if (this.scrapes++, r.error !== null && (this.failures++, this.lastError = r.error), !r.ok) return;
-    this.available = !0;
-    let s = toSample(t, r.samples);
-    this.samples.push(s);
-    let q = queueHistogram(r.samples);
+    let t = performance.now() - this.originMs, several = this.targets.length > 1, results = await Promise.all(this.targets.map((target) => scrapeMetrics(target))), each = [], queues = [];
+    for (let [i, r] of results.entries()) {
+      if (this.scrapes++, r.error !== null && (this.failures++, this.lastError = several ? `${rootUrl(this.targets[i])}: ${r.error}` : r.error), !r.ok) continue;
+      let s = toSample(t, r.samples);
+      each.push(s), several && this.perEndpoint[i].push(s), queues.push(queueHistogram(r.samples));
+    }
+    if (each.length === 0) return;
+    this.available = !0, this.samples.push(several ? combineSamples(t, each) : each[0]);
+    let q = queues.length === this.targets.length && queues.every((x) => x !== null) ? { sum: queues.reduce((a, x) => a + x.sum, 0), count: queues.reduce((a, x) => a + x.count, 0) } : null;
     q !== null && (this.queueStart === null && (this.queueStart = q), this.queueEnd = q);
   }
   start() {
-    this.samples = [], this.queueStart = null, this.queueEnd = null, this.available = !1, this.scrapes = 0, this.failures = 0, this.lastError = null;
+    this.samples = [], this.perEndpoint = this.targets.length > 1 ? this.targets.map(() => []) : [], this.queueStart = null, this.queueEnd = null, this.available = !1, this.scrapes = 0, this.failures = 0, this.lastError = null;
     let tick = () => {
       this.inflight === null && (this.inflight = this.once().finally(() => {
         this.inflight = null;
@@ -40595,6 +40698,18 @@ async function busyBy(target, source) {
   return s.running === null && s.waiting === null ? null : Math.round((s.running ?? 0) + (s.waiting ?? 0));
 }
 async function releaseCheck(target, boundMs = RELEASE_BOUND_MS) {
+  let each = await Promise.all(endpointTargets(target).map((t) => releaseOne(t, boundMs)));
+  if (each.length === 1) return each[0];
+  let known = each.filter((r) => r.source !== null);
+  if (known.length === 0) return { source: null, freed_s: null, busy: null };
+  let busy = known.reduce((a, r) => a + (r.busy ?? 0), 0);
+  return {
+    source: known[0].source,
+    freed_s: busy === 0 ? maxOf(known.map((r) => r.freed_s ?? 0)) : null,
+    busy
+  };
+}
+async function releaseOne(target, boundMs) {
   let t0 = performance.now(), source = "slots", busy = await busyBy(target, source);
   for (busy === null && (source = "metrics", busy = await busyBy(target, source)); ; ) {
     if (busy === null) return { source: null, freed_s: null, busy: null };
@@ -40723,13 +40838,25 @@ function withGpuValidity(l) {
 }
 function withLeakValidity(l) {
   let reasons = (l.validity?.reasons ?? []).filter((r) => r.code !== "leak"), rel = l.cancelled?.release;
-  return rel && rel.busy !== null && rel.busy > 0 && reasons.push({
+  rel && rel.busy !== null && rel.busy > 0 && reasons.push({
     code: "leak",
     affects: [...FIGURES],
     figure: rel.busy,
     bound: 0,
     text: `leak: ${rel.busy} ${rel.source === "slots" ? "slots" : "requests"} still busy ${(RELEASE_BOUND_MS / 1e3).toFixed(0)} s after the level (${l.cancelled.requests} of its streams were cancelled by the client): the server did not free what they held, so every later level ran with less room than it has`
-  }), levelValidity(reasons);
+  });
+  let p = l.cancelled?.probe;
+  if (p && p.before_ms !== null && p.bound_ms !== null) {
+    let slower = p.after_ms === null ? null : p.after_ms - p.before_ms;
+    (slower === null || slower > p.bound_ms) && reasons.push({
+      code: "leak",
+      affects: [...FIGURES],
+      figure: slower,
+      bound: p.bound_ms,
+      text: `leak: ${p.after_ms === null ? "a probe after the level got no first token" : `an idle request's time to first token was ${p.after_ms.toFixed(1)} ms after the level, ${p.before_ms.toFixed(1)} ms before it (more than the ${p.bound_ms.toFixed(1)} ms its noise allows)`}: the server is slower for what the ${l.cancelled.requests} cancelled streams left behind${rel?.busy === 0 ? ", though it says nothing is busy" : ""}, so every later level ran on a slower server`
+    });
+  }
+  return levelValidity(reasons);
 }
 var ROWS_ONLY = /* @__PURE__ */ new Set(["too_few_samples", "telemetry_gap", "buffered_stream"]), SAME_READ_MS = 0.05;
 function streamBuffering(records2) {
@@ -41480,12 +41607,18 @@ var ACTION = {
   })
 };
 
-// src/core/settings/table.ts
+// src/core/settings/connection-table.ts
 var CONNECTION = {
-  baseUrl: httpUrl({
+  baseUrl: httpUrls({
     flag: "base-url",
     default: "http://127.0.0.1:8000",
-    help: "server root, e.g. http://127.0.0.1:8000 (a trailing /v1 is accepted)"
+    help: "server root, e.g. http://127.0.0.1:8000 (a trailing /v1 is accepted); several comma-separated (replicas, data-parallel ranks serving one model) share the load by --endpoint-strategy, with figures per server"
+  }),
+  endpointStrategy: oneOf({
+    flag: "endpoint-strategy",
+    choices: ["round-robin", "least-in-flight"],
+    default: "round-robin",
+    help: "with several --base-url servers, where each request goes: in turn by request number (round-robin), or to the server with the fewest of this client's requests in flight (least-in-flight); a conversation's or agent session's calls stay on the server of its first"
   }),
   serverCommand: text({
     flag: "server-command",
@@ -41560,7 +41693,10 @@ var CONNECTION = {
     default: {},
     help: "a limit the server does not expose, e.g. max_running_requests=8"
   })
-}, PROFILE = {
+};
+
+// src/core/settings/table.ts
+var PROFILE = {
   targets: numbers({
     flag: "targets",
     input: "profile-targets",
@@ -41981,6 +42117,12 @@ function checkBounds(v, levels) {
 }
 function sweepConfigOf(v, c) {
   checkChoices(c.extraBody);
+  let endpoints = splitBaseUrls(c.baseUrl);
+  if (endpoints.length === 1 && c.endpointStrategy !== "round-robin")
+    throw new UsageError(
+      `--endpoint-strategy ${c.endpointStrategy} needs several servers: name them in --base-url, comma-separated`,
+      "--endpoint-strategy"
+    );
   let levels = v.levels.length > 0 ? v.levels : v.mode === "closed" ? DEFAULT_CLOSED_LEVELS : v.mode === "search" ? [1] : DEFAULT_OPEN_LEVELS;
   checkBounds({ ...v, api: c.api }, levels);
   let tier = v.agentTier !== null ? parseTier(v.agentTier) : null;
@@ -42049,6 +42191,7 @@ function sweepConfigOf(v, c) {
     // the method is the server's, known after the preflight (sweep/prepare.ts)
     ...v.cacheReset !== "off" ? { cache_reset: { mode: v.cacheReset, method: null } } : {},
     ...v.repeats > 1 ? { repeats: v.repeats } : {},
+    ...endpoints.length > 1 ? { endpoints: { base_urls: endpoints.map(publicUrl), strategy: c.endpointStrategy } } : {},
     ...v.gpuSampleMs > 0 ? {
       gpu_telemetry: {
         sample_ms: v.gpuSampleMs,
@@ -42881,7 +43024,10 @@ var FLAVORS = ["vllm", "sglang", "freetoken", "llamacpp", "minimal"], FAULT_KIND
   // every prompt reported cached and its prefill skipped, as a response cache would (unasked)
   "cache_all",
   // a request whose client went away keeps its slot: never freed, as a leaking server's
-  "leak"
+  "leak",
+  // a request whose client went away is freed in the server's account but decodes on out of sight:
+  // every later request's time to first token grows by half the base TTFT per such zombie
+  "zombie"
 ], PROTOCOL_VARIANTS = [
   "cr",
   "crlf",
@@ -43872,6 +44018,8 @@ var hrMs = () => Number(process.hrtime.bigint()) / 1e6, Engine = class {
   completed = 0;
   rejected = 0;
   cancelled = 0;
+  zombies = 0;
+  // requests the zombie fault freed in the account, still loading every prefill
   preemptions = 0;
   events = 0;
   faultCounts = {};
@@ -43956,7 +44104,7 @@ var hrMs = () => Number(process.hrtime.bigint()) / 1e6, Engine = class {
       arrivalHr
     });
     this.promptTotal += promptTokens.length, res.on("close", () => {
-      r.state !== "done" && (this.cancelled++, r.fault === "leak" && r.state === "running" ? r.gen++ : this.finish(r, performance7.now(), !1));
+      r.state !== "done" && (this.cancelled++, r.fault === "zombie" && r.state === "running" && this.zombies++, r.fault === "leak" && r.state === "running" ? r.gen++ : this.finish(r, performance7.now(), !1));
     });
     let begin = () => {
       if (fault === "error_body")
@@ -44009,7 +44157,7 @@ var hrMs = () => Number(process.hrtime.bigint()) / 1e6, Engine = class {
       let hit = this.cache.lookupAndInsert(r.promptTokens);
       r.cachedTokens = r.fault === "cache_all" ? r.promptTokens.length : hit;
     }
-    let uncached = resumed ? r.promptTokens.length + r.emitted : r.promptTokens.length - r.cachedTokens, prefill = o.ttftMs + o.prefillMsPer1k * uncached / 1e3;
+    let uncached = resumed ? r.promptTokens.length + r.emitted : r.promptTokens.length - r.cachedTokens, prefill = o.ttftMs * (1 + 0.5 * this.zombies) + o.prefillMsPer1k * uncached / 1e3;
     !resumed && o.ttftJitterMs > 0 && (prefill += -Math.log(1 - this.rand()) * o.ttftJitterMs), resumed || this.h.prefill.observe(prefill / 1e3), this.flavor.roleChunkAtAdmission && r.stream && !r.roleSent && (r.roleSent = !0, this.write(r, openingEvents(r)));
     let gen = r.gen;
     this.timers.at(t + prefill, () => this.emit(r, t + prefill, gen));
@@ -44438,6 +44586,7 @@ async function mockCommand(argv) {
 }
 
 // src/core/profile/profile.ts
+init_errors();
 import { randomBytes as randomBytes3 } from "node:crypto";
 
 // src/core/client/jit-warmup.ts
@@ -44980,7 +45129,8 @@ function clientOptionsOf(cfg) {
     extraBody: cfg.extra_body,
     reasoningTags: cfg.reasoning_tags ?? null,
     tools: toolSettingsOf(cfg),
-    responsesChain: cfg.responses_chain === !0
+    responsesChain: cfg.responses_chain === !0,
+    endpointStrategy: cfg.endpoints?.strategy ?? "round-robin"
   };
 }
 var StreamClient = class {
@@ -44993,13 +45143,24 @@ var StreamClient = class {
       headersTimeout: 0,
       bodyTimeout: 0,
       connect: { timeout: 1e4 }
-    }), this.headers = { "content-type": "application/json", accept: "text/event-stream", ...cfg.target.headers }, this.secrets = secretsIn(cfg.target.headers);
+    });
+    let endpoints = cfg.target.endpoints;
+    this.headers = endpoints.map((e) => ({
+      "content-type": "application/json",
+      accept: "text/event-stream",
+      ...e.headers
+    })), this.inFlight = endpoints.map(() => 0), this.secrets = [...new Set(endpoints.flatMap((e) => secretsIn(e.headers)))];
     let hr = Number(process.hrtime.bigint()) / 1e6;
     this.hrtimeOffsetMs = hr - performance10.now(), watchSocketWrites();
   }
   cfg;
   agent;
+  /** Per server (`target.endpoints`): the headers every request to it carries. */
   headers;
+  /** Per server: this client's requests in flight to it (`--endpoint-strategy least-in-flight`). */
+  inFlight;
+  /** A conversation's (agent session's) server: the one its first call went to. */
+  sessionEndpoint = /* @__PURE__ */ new Map();
   /** The request's credentials, masked in every error message a record keeps. */
   secrets;
   /** process.hrtime (system CLOCK_MONOTONIC) minus performance.now(), to align server timestamps. */
@@ -45012,8 +45173,30 @@ var StreamClient = class {
   staleRetries = 0;
   /** Stream one request; always resolves with a record (errors are data, not exceptions). */
   stream(spec) {
-    let body = spec.body ?? JSON.stringify(buildRequestBody(this.cfg, spec));
-    return new Promise((resolve2) => this.attempt(spec, body, 0, resolve2));
+    let body = spec.body ?? JSON.stringify(buildRequestBody(this.cfg, spec)), endpoint = this.route(spec);
+    return this.inFlight[endpoint]++, new Promise(
+      (resolve2) => this.attempt(spec, body, 0, endpoint, (rec) => {
+        this.inFlight[endpoint]--, this.inFlight.length > 1 && (rec.endpoint = endpoint), resolve2(rec);
+      })
+    );
+  }
+  /**
+   * The server a request goes to: round-robin by its number (the same in every thread and runner:
+   * ids are level-wide), or the one with the fewest of this client's streams in flight (ties: by
+   * number). A conversation's later calls follow its first: its history is cached there.
+   */
+  route(spec) {
+    let n = this.inFlight.length;
+    if (n === 1) return 0;
+    let session = spec.session, held = session === void 0 ? void 0 : this.sessionEndpoint.get(session);
+    if (held !== void 0) return held;
+    let start2 = (session ?? spec.id) % n, e = start2;
+    if (this.cfg.endpointStrategy === "least-in-flight")
+      for (let k = 1; k < n; k++) {
+        let i = (start2 + k) % n;
+        this.inFlight[i] < this.inFlight[e] && (e = i);
+      }
+    return session !== void 0 && this.sessionEndpoint.set(session, e), e;
   }
   /**
    * One send of a request. A request that went out on a kept-alive connection the server had
@@ -45021,8 +45204,8 @@ var StreamClient = class {
    * on this client stops reusing connections (`connection: close`), since such a server closes
    * after every response. Nothing else is retried.
    */
-  attempt(spec, body, retries, resolve2) {
-    let cfg = this.cfg, origin = cfg.originMs, now = 0, headersMs = null, status = null, error62 = null, errBody = "", sse = !0, timedOut = !1, finished = !1, controller = null, received = 0, maxResponseBytes = cfg.limits?.maxResponseBytes ?? STREAM_LIMITS.maxResponseBytes, maxLineBytes = cfg.limits?.maxLineBytes ?? STREAM_LIMITS.maxLineBytes, secrets = this.secrets, setError = (code, message) => {
+  attempt(spec, body, retries, endpoint, resolve2) {
+    let cfg = this.cfg, server = cfg.target.endpoints[endpoint], origin = cfg.originMs, now = 0, headersMs = null, status = null, error62 = null, errBody = "", sse = !0, timedOut = !1, finished = !1, controller = null, received = 0, maxResponseBytes = cfg.limits?.maxResponseBytes ?? STREAM_LIMITS.maxResponseBytes, maxLineBytes = cfg.limits?.maxLineBytes ?? STREAM_LIMITS.maxLineBytes, secrets = this.secrets, setError = (code, message) => {
       error62 === null && (error62 = { code, message: redacted(message, secrets).slice(0, 1e3) });
     }, state = new ResponseState({
       api: cfg.target.api,
@@ -45130,7 +45313,7 @@ var StreamClient = class {
         now = performance10.now();
         let code = err.code ?? "", written = socketWrites.get(wireId);
         if (status === null && !timedOut && written?.reused === !0 && STALE_CONNECTION.has(code) && retries < MAX_STALE_RETRIES) {
-          finished = !0, clearTimeout(timer), socketWrites.delete(wireId), this.staleRetries++, this.reuseConnections = !1, this.attempt(spec, body, retries + 1, resolve2);
+          finished = !0, clearTimeout(timer), socketWrites.delete(wireId), this.staleRetries++, this.reuseConnections = !1, this.attempt(spec, body, retries + 1, endpoint, resolve2);
           return;
         }
         sse && status !== null && parser.end();
@@ -45140,11 +45323,11 @@ var StreamClient = class {
     };
     this.agent.dispatch(
       {
-        origin: cfg.target.origin,
-        path: cfg.target.basePath + completionsPath(cfg.target.api),
+        origin: server.origin,
+        path: server.basePath + completionsPath(cfg.target.api),
         method: "POST",
         headers: {
-          ...this.headers,
+          ...this.headers[endpoint],
           [REQUEST_ID_HEADER]: wireId,
           ...this.reuseConnections ? {} : { connection: "close" }
         },
@@ -45626,6 +45809,11 @@ async function runProfile(opts) {
   }
 }
 function profileConfigOf(v, c) {
+  if (splitBaseUrls(c.baseUrl).length > 1)
+    throw new UsageError(
+      "--base-url names several servers: a profile measures one server alone (a single stream); profile each of them",
+      "--base-url"
+    );
   return {
     targets: v.targets,
     repetitions: v.repetitions,
@@ -45849,13 +46037,24 @@ async function checkApiServed(target) {
       `${rootUrl(target)} does not serve the ${name} (POST ${completionsPath(target.api)} answered HTTP ${r.status}: ${(r.text ?? "").slice(0, 120)}): use --api chat, or a server version that has ${version2}`
     );
 }
+async function checkReplica(other, first, o) {
+  await waitReady(other, { timeoutS: o.readyTimeoutS, onWait: o.onNotice });
+  let refusal2 = await probeModel(other, other.model);
+  if (refusal2 !== null)
+    throw new TokenbenchError(
+      "model_not_served",
+      `${rootUrl(other)} (one of the --base-url servers) does not answer model "${other.model}", which ${first} serves (it said: ${refusal2.slice(0, 200)}): every server named must serve the same model; check that each was started with it`
+    );
+}
 async function preflight(target0, cfg, o) {
   let readiness = await waitReady(target0, {
     timeoutS: o.readyTimeoutS,
     onWait: o.onNotice,
     ...o.serverExited ? { serverExited: o.serverExited } : {}
   }), server = await snapshotServer(target0, o.serverLimits), target = await checkModel(target0, server, o.onNotice);
-  if ((target.api === "responses" || target.api === "messages") && await checkApiServed(target), await o.afterReady?.(target, readiness), cfg === null) return { target, readiness, server, calibration: null };
+  (target.api === "responses" || target.api === "messages") && await checkApiServed(target);
+  for (let other of endpointTargets(target).slice(1)) await checkReplica(other, rootUrl(target), o);
+  if (await o.afterReady?.(target, readiness), cfg === null) return { target, readiness, server, calibration: null };
   let calibration = await sweepCalibration(target, cfg, o);
   return checkContext(target, server, cfg, calibration, o.longest), { target, readiness, server, calibration };
 }
@@ -46016,6 +46215,9 @@ async function slotIds(target) {
   return (Array.isArray(r.json) ? r.json : []).map((s) => s.id).filter((id) => Number.isInteger(id));
 }
 async function resetCache(target, method) {
+  for (let t of endpointTargets(target)) await resetOne(t, method);
+}
+async function resetOne(target, method) {
   let calls = method === "llamacpp_erase_slots" ? (await slotIds(target)).map((id) => `/slots/${id}?action=erase`) : [method === "sglang_flush_cache" ? "/flush_cache" : "/reset_prefix_cache"];
   if (calls.length === 0)
     throw new TokenbenchError(
@@ -46031,7 +46233,7 @@ async function resetCache(target, method) {
     if (r.status === null || r.status >= 300)
       throw new TokenbenchError(
         "cache_reset_failed",
-        `the cache reset (${CACHE_RESET_TEXT[method]}) failed at POST ${path}: ${r.status === null ? r.error : `HTTP ${r.status} ${(r.text ?? "").slice(0, 160)}`}: ${NEEDS[method]}, or run without --cache-reset`
+        `the cache reset (${CACHE_RESET_TEXT[method]}) failed at POST ${rootUrl(target)}${path}: ${r.status === null ? r.error : `HTTP ${r.status} ${(r.text ?? "").slice(0, 160)}`}: ${NEEDS[method]}, or run without --cache-reset`
       );
   }
 }
@@ -46177,6 +46379,12 @@ function checkCombination(cfg, load, o) {
   ), cfg.cache_reset?.mode === "level" && load.shard !== null && no(
     "--cache-reset level with --shard: each runner would empty the cache while the others warm it up; use --cache-reset sweep, or one runner",
     "--cache-reset"
+  ), cfg.endpoints && o.serverCommand && no(
+    "--server-command with several --base-url servers: tokenbench starts one server; start the replicas yourself, or measure the one it starts",
+    "--server-command"
+  ), cfg.endpoints && o.ab && no(
+    "--ab-base-url with several --base-url servers: an A/B pair compares one server with one; measure the replicas in a sweep of their own",
+    "--ab-base-url"
   ), o.ab && (cfg.search && no(
     "--ab-base-url with --mode search: a search decides its levels as it goes, A/B needs the same levels on both servers",
     "--ab-base-url"
@@ -46215,7 +46423,11 @@ async function prepare(v, config2, o) {
   });
   for (let n of [...file2?.notices ?? [], ...trace?.notices ?? []]) o.onNotice(n);
   let replay = trace ? traceReplay(trace, config2, v.traceSpeed, v.requests, v.maxDurationS) : null, target = makeTarget(v), load = loadGeneratorOf(v, config2, target);
-  checkCombination(config2, load, { resume: v.resume ?? !1, ab: v.abBaseUrl !== null });
+  checkCombination(config2, load, {
+    resume: v.resume ?? !1,
+    ab: v.abBaseUrl !== null,
+    serverCommand: v.serverCommand !== null
+  });
   let log = o.serverLog ?? "server.log", started = v.serverCommand !== null ? launch(v.serverCommand, log) : null;
   started && o.onServerStarted?.(started.pid, log);
   let startup = null, contact = (t, calibrate2, own2) => preflight(t, config2, {
@@ -46916,12 +47128,78 @@ async function openGear(o) {
   };
 }
 
+// src/core/load/ttft-probe.ts
+import { performance as performance17 } from "node:perf_hooks";
+var PROBE_REQUESTS = 9, PROBE_WORDS = 16, PROBE_ID_BASE = 2e9, nextProbe = 0;
+async function ttftProbe(client, level, seed) {
+  let ttfts = [], failed = 0;
+  for (let k = 0; k < PROBE_REQUESTS; k++) {
+    let id = PROBE_ID_BASE + nextProbe++, r = await client.stream({
+      id,
+      level,
+      warmup: !0,
+      // a unique tag first: nothing of it is cached, before the level or after it
+      prompt: makePrompt(PROBE_WORDS, seed, id + Math.floor(performance17.timeOrigin), 0),
+      maxTokens: 1,
+      promptTokensRequested: null,
+      intendedSendAbsMs: null
+    });
+    r.error === null && r.first_token_ms !== null ? ttfts.push(r.first_token_ms - r.send_ms) : failed++;
+  }
+  if (ttfts.length === 0) return { median_ms: null, spread_ms: null, failed };
+  let sorted = Float64Array.from(ttfts).sort(), q = (p) => percentileSorted(sorted, p);
+  return { median_ms: q(0.5), spread_ms: q(0.75) - q(0.25), failed };
+}
+function probeBoundMs(before, latenessBoundMs) {
+  return before.median_ms === null || before.spread_ms === null ? null : Math.max(before.spread_ms, 0.1 * before.median_ms) + (latenessBoundMs ?? 0);
+}
+
+// src/core/results/endpoints.ts
+var meanOf3 = (xs) => xs.length === 0 ? null : xs.reduce((a, b) => a + b, 0) / xs.length;
+function metricsMeans(all, w) {
+  if (all === void 0 || all.length === 0) return null;
+  let inside = w?.steady && w.window_start_ms !== null && w.window_end_ms !== null ? all.filter((s) => s.t_ms >= w.window_start_ms && s.t_ms <= w.window_end_ms) : [], samples = inside.length > 0 ? inside : all, of = (f) => meanOf3(samples.map(f).filter((v) => v !== null));
+  return {
+    running_mean: of((s) => s.running),
+    waiting_mean: of((s) => s.waiting),
+    kv_cache_usage_pct_mean: of((s) => s.kv_cache_usage_pct)
+  };
+}
+function endpointFigures(endpoints, records2, level, perEndpointMetrics) {
+  let w = level.steady_state, rate = (rs, tokens) => w?.steady && w.window_start_ms !== null && w.window_end_ms !== null && w.window_s > 0 ? rs.reduce(
+    (a, r) => a + (r.error === null ? tokensInWindow(r, w.window_start_ms, w.window_end_ms) : 0),
+    0
+  ) / w.window_s : level.wall_time_s > 0 ? tokens / level.wall_time_s : 0, measured = records2.filter((r) => !r.warmup && !r.ramp && r.error?.code !== "cancelled"), by_endpoint = endpoints.base_urls.map((base_url, i) => {
+    let rs = measured.filter((r) => (r.endpoint ?? 0) === i), ok = rs.filter((r) => r.error === null).map(deriveRequest), ttft2 = ok.map((d) => d.ttftMs).filter((v) => v !== null), e2e2 = ok.map((d) => d.e2eMs).filter((v) => v !== null), tokens = rs.reduce((a, r) => a + (r.error === null ? r.usage?.completion_tokens ?? 0 : 0), 0);
+    return {
+      base_url,
+      requests: rs.length,
+      errors: rs.filter((r) => r.error !== null).length,
+      requests_pct: measured.length === 0 ? 0 : 100 * rs.length / measured.length,
+      output_tokens: tokens,
+      output_tok_s: rate(rs, tokens),
+      ttft_p50_ms: percentile(ttft2, 0.5),
+      ttft_p95_ms: percentile(ttft2, 0.95),
+      e2e_p50_ms: percentile(e2e2, 0.5),
+      e2e_p95_ms: percentile(e2e2, 0.95),
+      metrics: metricsMeans(perEndpointMetrics[i], w)
+    };
+  }), total = by_endpoint.reduce((a, e) => a + e.output_tokens, 0), busiest = maxOf(by_endpoint.map((e) => e.output_tokens));
+  return {
+    strategy: endpoints.strategy,
+    imbalance: total === 0 ? null : busiest / (total / by_endpoint.length) - 1,
+    by_endpoint
+  };
+}
+
 // src/core/sweep/level-step.ts
 async function runStep(arm, step, c) {
   let { plan, slot } = step, cfg = arm.ctx.cfg;
   for (let n of plan.notices) c.notice(n);
   let reset = cfg.cache_reset;
-  reset?.mode === "level" && reset.method !== null && await resetCache(arm.pre.target, reset.method), c.hooks?.start(plan.level, c.originMs);
+  reset?.mode === "level" && reset.method !== null && await resetCache(arm.pre.target, reset.method);
+  let probeBefore = cfg.cancel ? await ttftProbe(arm.ctx.client, plan.level, cfg.seed) : null;
+  c.hooks?.start(plan.level, c.originMs);
   let placed = c.load.workers > 1 || c.load.shard !== null, measured = await runLevel(arm.ctx, plan, {
     runner: c.load.shard ?? SINGLE,
     ids: placed ? { base: slot * ID_STRIDE } : c.ids,
@@ -46946,13 +47224,26 @@ async function runStep(arm, step, c) {
   parts.length > 0 && c.notice(levelNotice(plan.level, parts));
   for (let n of own2) n.startsWith(prefix) || c.notice(n);
   let level = c.hooks ? { ...result, ...await c.hooks.stop(result, measured.run.records) } : result;
-  if (c.gpu) {
+  if (cfg.endpoints && (level.endpoints = endpointFigures(
+    cfg.endpoints,
+    measured.run.records,
+    level,
+    arm.ctx.sampler?.perEndpoint ?? []
+  )), c.gpu) {
     level.gpu = await c.gpu.figures(level), level.validity = withGpuValidity(level);
     let gpus = level.gpu.per_gpu.length;
     level.jobs && gpus > 0 && level.jobs.jobs_per_hour_per_user !== null && (level.jobs.jobs_per_hour_per_gpu = level.jobs.jobs_per_hour_per_user * level.level / gpus);
   }
   if (level.cancelled) {
-    level.cancelled.release = await releaseCheck(arm.pre.target), level.validity = withLeakValidity(level);
+    if (level.cancelled.release = await releaseCheck(arm.pre.target), probeBefore) {
+      let after = await ttftProbe(arm.ctx.client, plan.level, cfg.seed);
+      level.cancelled.probe = {
+        before_ms: probeBefore.median_ms,
+        after_ms: after.median_ms,
+        bound_ms: probeBoundMs(probeBefore, level.client.lateness_bound_ms ?? null)
+      };
+    }
+    level.validity = withLeakValidity(level);
     let leak = level.validity.reasons.find((x) => x.code === "leak");
     leak && c.notice(`level ${plan.level}: ${leak.text}`);
   }
@@ -46964,7 +47255,7 @@ async function runStep(arm, step, c) {
 // src/core/sweep/run-state.ts
 init_errors();
 import { existsSync as existsSync5 } from "node:fs";
-import { performance as performance17 } from "node:perf_hooks";
+import { performance as performance18 } from "node:perf_hooks";
 
 // src/core/sweep/errors.ts
 init_errors();
@@ -46978,7 +47269,7 @@ function startState(o, notice) {
     records: [],
     createdAt: (/* @__PURE__ */ new Date()).toISOString(),
     originWall: Date.now(),
-    originMs: performance17.now(),
+    originMs: performance18.now(),
     ids: { next: 0 }
   };
   if (!o.resume) return fresh;
@@ -47000,7 +47291,7 @@ function startState(o, notice) {
     createdAt: prev.created_at,
     originWall,
     // Same timeline as the first part: map the old origin onto this process's monotonic clock.
-    originMs: performance17.now() - (Date.now() - originWall),
+    originMs: performance18.now() - (Date.now() - originWall),
     ids: { next: records2.reduce((m, r) => Math.max(m, r.id + 1), 0) }
   };
 }
@@ -47070,7 +47361,7 @@ function bracketOf(probes, target) {
   let rates = byRate(probes), fails2 = rates.filter((p) => p.passPct < target).map((p) => p.rate), hi = fails2.length > 0 ? minOf(fails2) : null, passes = rates.filter((p) => p.passPct >= target && (hi === null || p.rate < hi)).map((p) => Math.min(p.rate, p.passedRps ?? p.rate));
   return { lo: passes.length > 0 ? maxOf(passes) : null, hi };
 }
-function nextProbe(probes, o) {
+function nextProbe2(probes, o) {
   if (probes.length >= o.maxProbes) return null;
   if (probes.length === 0) return o.start;
   let margin = o.margin ?? 2, last2 = probes[probes.length - 1];
@@ -47158,7 +47449,7 @@ function nextLevel(levels, search) {
   return tier ? nextSessions(
     levels.map((l) => tierProbe(l, tier)),
     search
-  ) : nextProbe(levels.map(probeOf), search);
+  ) : nextProbe2(levels.map(probeOf), search);
 }
 function searchPlan(given) {
   let s = given.search ?? null;

@@ -24,7 +24,10 @@ var FLAVORS = ["vllm", "sglang", "freetoken", "llamacpp", "minimal"], FAULT_KIND
   // every prompt reported cached and its prefill skipped, as a response cache would (unasked)
   "cache_all",
   // a request whose client went away keeps its slot: never freed, as a leaking server's
-  "leak"
+  "leak",
+  // a request whose client went away is freed in the server's account but decodes on out of sight:
+  // every later request's time to first token grows by half the base TTFT per such zombie
+  "zombie"
 ], PROTOCOL_VARIANTS = [
   "cr",
   "crlf",
@@ -1020,6 +1023,8 @@ var hrMs = () => Number(process.hrtime.bigint()) / 1e6, Engine = class {
   completed = 0;
   rejected = 0;
   cancelled = 0;
+  zombies = 0;
+  // requests the zombie fault freed in the account, still loading every prefill
   preemptions = 0;
   events = 0;
   faultCounts = {};
@@ -1104,7 +1109,7 @@ var hrMs = () => Number(process.hrtime.bigint()) / 1e6, Engine = class {
       arrivalHr
     });
     this.promptTotal += promptTokens.length, res.on("close", () => {
-      r.state !== "done" && (this.cancelled++, r.fault === "leak" && r.state === "running" ? r.gen++ : this.finish(r, performance3.now(), !1));
+      r.state !== "done" && (this.cancelled++, r.fault === "zombie" && r.state === "running" && this.zombies++, r.fault === "leak" && r.state === "running" ? r.gen++ : this.finish(r, performance3.now(), !1));
     });
     let begin = () => {
       if (fault === "error_body")
@@ -1157,7 +1162,7 @@ var hrMs = () => Number(process.hrtime.bigint()) / 1e6, Engine = class {
       let hit = this.cache.lookupAndInsert(r.promptTokens);
       r.cachedTokens = r.fault === "cache_all" ? r.promptTokens.length : hit;
     }
-    let uncached = resumed ? r.promptTokens.length + r.emitted : r.promptTokens.length - r.cachedTokens, prefill = o.ttftMs + o.prefillMsPer1k * uncached / 1e3;
+    let uncached = resumed ? r.promptTokens.length + r.emitted : r.promptTokens.length - r.cachedTokens, prefill = o.ttftMs * (1 + 0.5 * this.zombies) + o.prefillMsPer1k * uncached / 1e3;
     !resumed && o.ttftJitterMs > 0 && (prefill += -Math.log(1 - this.rand()) * o.ttftJitterMs), resumed || this.h.prefill.observe(prefill / 1e3), this.flavor.roleChunkAtAdmission && r.stream && !r.roleSent && (r.roleSent = !0, this.write(r, openingEvents(r)));
     let gen = r.gen;
     this.timers.at(t + prefill, () => this.emit(r, t + prefill, gen));

@@ -19064,11 +19064,22 @@ import { performance as performance4 } from "node:perf_hooks";
 // src/core/server/target.ts
 var ANTHROPIC_VERSION = "2023-06-01";
 function makeTarget(o) {
-  let u = new URL(o.baseUrl), basic = urlBasicAuth(o.baseUrl);
+  let endpoints = splitBaseUrls(o.baseUrl).map((raw) => endpointOf(raw, o)), first = endpoints[0];
   return {
-    baseUrl: publicUrl(o.baseUrl).replace(/\/+$/, ""),
+    baseUrl: endpoints.map((e) => e.baseUrl).join(","),
     api: o.api,
     model: o.model,
+    headers: first.headers,
+    origin: first.origin,
+    basePath: first.basePath,
+    endpoints
+  };
+}
+var splitBaseUrls = (raw) => raw.split(",").map((u) => u.trim()).filter((u) => u !== "");
+function endpointOf(raw, o) {
+  let u = new URL(raw), basic = urlBasicAuth(raw);
+  return {
+    baseUrl: publicUrl(raw).replace(/\/+$/, ""),
     headers: {
       ...basic ? { authorization: basic } : {},
       // the Messages API names its version and takes the key as x-api-key (servers that speak it
@@ -19084,6 +19095,8 @@ function makeTarget(o) {
 }
 var SECRET_PARAM = /^(api[-_]?key|key|token|access[-_]?token|auth|password|passwd|secret|sig|signature)$/i;
 function publicUrl(raw) {
+  if (/,\s*https?:\/\//i.test(raw))
+    return raw.split(/,(?=\s*https?:\/\/)/i).map(publicUrl).join(",");
   let u;
   try {
     u = new URL(raw);
@@ -19722,13 +19735,24 @@ var StreamClient = class {
       headersTimeout: 0,
       bodyTimeout: 0,
       connect: { timeout: 1e4 }
-    }), this.headers = { "content-type": "application/json", accept: "text/event-stream", ...cfg.target.headers }, this.secrets = secretsIn(cfg.target.headers);
+    });
+    let endpoints = cfg.target.endpoints;
+    this.headers = endpoints.map((e) => ({
+      "content-type": "application/json",
+      accept: "text/event-stream",
+      ...e.headers
+    })), this.inFlight = endpoints.map(() => 0), this.secrets = [...new Set(endpoints.flatMap((e) => secretsIn(e.headers)))];
     let hr = Number(process.hrtime.bigint()) / 1e6;
     this.hrtimeOffsetMs = hr - performance3.now(), watchSocketWrites();
   }
   cfg;
   agent;
+  /** Per server (`target.endpoints`): the headers every request to it carries. */
   headers;
+  /** Per server: this client's requests in flight to it (`--endpoint-strategy least-in-flight`). */
+  inFlight;
+  /** A conversation's (agent session's) server: the one its first call went to. */
+  sessionEndpoint = /* @__PURE__ */ new Map();
   /** The request's credentials, masked in every error message a record keeps. */
   secrets;
   /** process.hrtime (system CLOCK_MONOTONIC) minus performance.now(), to align server timestamps. */
@@ -19741,8 +19765,30 @@ var StreamClient = class {
   staleRetries = 0;
   /** Stream one request; always resolves with a record (errors are data, not exceptions). */
   stream(spec) {
-    let body = spec.body ?? JSON.stringify(buildRequestBody(this.cfg, spec));
-    return new Promise((resolve) => this.attempt(spec, body, 0, resolve));
+    let body = spec.body ?? JSON.stringify(buildRequestBody(this.cfg, spec)), endpoint = this.route(spec);
+    return this.inFlight[endpoint]++, new Promise(
+      (resolve) => this.attempt(spec, body, 0, endpoint, (rec) => {
+        this.inFlight[endpoint]--, this.inFlight.length > 1 && (rec.endpoint = endpoint), resolve(rec);
+      })
+    );
+  }
+  /**
+   * The server a request goes to: round-robin by its number (the same in every thread and runner:
+   * ids are level-wide), or the one with the fewest of this client's streams in flight (ties: by
+   * number). A conversation's later calls follow its first: its history is cached there.
+   */
+  route(spec) {
+    let n = this.inFlight.length;
+    if (n === 1) return 0;
+    let session = spec.session, held = session === void 0 ? void 0 : this.sessionEndpoint.get(session);
+    if (held !== void 0) return held;
+    let start = (session ?? spec.id) % n, e = start;
+    if (this.cfg.endpointStrategy === "least-in-flight")
+      for (let k = 1; k < n; k++) {
+        let i = (start + k) % n;
+        this.inFlight[i] < this.inFlight[e] && (e = i);
+      }
+    return session !== void 0 && this.sessionEndpoint.set(session, e), e;
   }
   /**
    * One send of a request. A request that went out on a kept-alive connection the server had
@@ -19750,8 +19796,8 @@ var StreamClient = class {
    * on this client stops reusing connections (`connection: close`), since such a server closes
    * after every response. Nothing else is retried.
    */
-  attempt(spec, body, retries, resolve) {
-    let cfg = this.cfg, origin = cfg.originMs, now = 0, headersMs = null, status = null, error = null, errBody = "", sse = !0, timedOut = !1, finished = !1, controller = null, received = 0, maxResponseBytes = cfg.limits?.maxResponseBytes ?? STREAM_LIMITS.maxResponseBytes, maxLineBytes = cfg.limits?.maxLineBytes ?? STREAM_LIMITS.maxLineBytes, secrets = this.secrets, setError = (code, message) => {
+  attempt(spec, body, retries, endpoint, resolve) {
+    let cfg = this.cfg, server = cfg.target.endpoints[endpoint], origin = cfg.originMs, now = 0, headersMs = null, status = null, error = null, errBody = "", sse = !0, timedOut = !1, finished = !1, controller = null, received = 0, maxResponseBytes = cfg.limits?.maxResponseBytes ?? STREAM_LIMITS.maxResponseBytes, maxLineBytes = cfg.limits?.maxLineBytes ?? STREAM_LIMITS.maxLineBytes, secrets = this.secrets, setError = (code, message) => {
       error === null && (error = { code, message: redacted(message, secrets).slice(0, 1e3) });
     }, state = new ResponseState({
       api: cfg.target.api,
@@ -19859,7 +19905,7 @@ var StreamClient = class {
         now = performance3.now();
         let code = err.code ?? "", written = socketWrites.get(wireId);
         if (status === null && !timedOut && written?.reused === !0 && STALE_CONNECTION.has(code) && retries < MAX_STALE_RETRIES) {
-          finished = !0, clearTimeout(timer), socketWrites.delete(wireId), this.staleRetries++, this.reuseConnections = !1, this.attempt(spec, body, retries + 1, resolve);
+          finished = !0, clearTimeout(timer), socketWrites.delete(wireId), this.staleRetries++, this.reuseConnections = !1, this.attempt(spec, body, retries + 1, endpoint, resolve);
           return;
         }
         sse && status !== null && parser.end();
@@ -19869,11 +19915,11 @@ var StreamClient = class {
     };
     this.agent.dispatch(
       {
-        origin: cfg.target.origin,
-        path: cfg.target.basePath + completionsPath(cfg.target.api),
+        origin: server.origin,
+        path: server.basePath + completionsPath(cfg.target.api),
         method: "POST",
         headers: {
-          ...this.headers,
+          ...this.headers[endpoint],
           [REQUEST_ID_HEADER]: wireId,
           ...this.reuseConnections ? {} : { connection: "close" }
         },

@@ -44,6 +44,7 @@ export class Engine implements EngineView {
   private completed = 0;
   rejected = 0;
   private cancelled = 0;
+  private zombies = 0; // requests the zombie fault freed in the account, still loading every prefill
   preemptions = 0;
   private events = 0;
   readonly faultCounts: Record<string, number> = {};
@@ -164,6 +165,7 @@ export class Engine implements EngineView {
       if (r.state === "done") return;
       this.cancelled++;
       // a leaking server keeps what the client let go: the slot stays taken, nothing more is sent
+      if (r.fault === "zombie" && r.state === "running") this.zombies++; // freed below, decodes on
       if (r.fault === "leak" && r.state === "running") r.gen++;
       else this.finish(r, performance.now(), false);
     });
@@ -243,7 +245,8 @@ export class Engine implements EngineView {
       r.cachedTokens = r.fault === "cache_all" ? r.promptTokens.length : hit;
     }
     const uncached = resumed ? r.promptTokens.length + r.emitted : r.promptTokens.length - r.cachedTokens;
-    let prefill = o.ttftMs + (o.prefillMsPer1k * uncached) / 1000;
+    // (each zombie's decode, never stopped, shares the batch every later prefill runs in)
+    let prefill = o.ttftMs * (1 + 0.5 * this.zombies) + (o.prefillMsPer1k * uncached) / 1000;
     if (!resumed && o.ttftJitterMs > 0) prefill += -Math.log(1 - this.rand()) * o.ttftJitterMs;
     if (!resumed) this.h.prefill.observe(prefill / 1000);
     if (this.flavor.roleChunkAtAdmission && r.stream && !r.roleSent) {

@@ -18,7 +18,8 @@ export type FaultKind =
   | "huge_usage"
   | "two_choices"
   | "cache_all"
-  | "leak";
+  | "leak"
+  | "zombie";
 export const FAULT_KINDS: readonly FaultKind[] = [
   "http500",
   "http503",
@@ -43,6 +44,9 @@ export const FAULT_KINDS: readonly FaultKind[] = [
   "cache_all",
   // a request whose client went away keeps its slot: never freed, as a leaking server's
   "leak",
+  // a request whose client went away is freed in the server's account but decodes on out of sight:
+  // every later request's time to first token grows by half the base TTFT per such zombie
+  "zombie",
 ];
 
 /** Ways of writing the event stream that the SSE standard allows and servers use. */

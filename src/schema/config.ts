@@ -145,6 +145,13 @@ export const SweepConfig = z.object({
       metrics_url: z.string().nullable(),
     })
     .optional(),
+  /** `--base-url A,B`: the servers the load was spread over, and how (absent: one server). */
+  endpoints: z
+    .object({
+      base_urls: z.array(z.string()).min(2),
+      strategy: z.enum(["round-robin", "least-in-flight"]),
+    })
+    .optional(),
   /** `--repeats N`: the sweep ran N times back to back (the document's `repeats`); absent: once. */
   repeats: z.number().int().min(2).max(50).optional(),
 });

@@ -191,3 +191,48 @@ export const RunValidity = z.object({
     .array(z.object({ level: z.number(), code: ValidityReason.shape.code, text: z.string().max(1000) }))
     .max(256),
 });
+
+const nullableMs = z.number().nonnegative().nullable();
+
+/** `--base-url A,B`: one server's part of a level (its measured requests, not the warmup). */
+export const EndpointFigures = z.object({
+  base_url: z.string(),
+  requests: z.number().int().nonnegative(),
+  errors: z.number().int().nonnegative(),
+  /** Of the level's measured requests, the share sent to this server, %. */
+  requests_pct: z.number().min(0).max(100),
+  output_tokens: z.number().int().nonnegative(),
+  /** Its output tokens per second, taken as the level's (its steady window, else its wall time): the servers' sum is the level's. */
+  output_tok_s: z.number().nonnegative(),
+  ttft_p50_ms: nullableMs,
+  ttft_p95_ms: nullableMs,
+  e2e_p50_ms: nullableMs,
+  e2e_p95_ms: nullableMs,
+  /** Its own /metrics over the level: mean requests running and waiting, mean KV usage (null: it said none). */
+  metrics: z
+    .object({
+      running_mean: nullableNum,
+      waiting_mean: nullableNum,
+      kv_cache_usage_pct_mean: nullableNum,
+    })
+    .nullable(),
+});
+export type EndpointFigures = z.infer<typeof EndpointFigures>;
+
+/** `--base-url A,B`: the level per server, and how evenly the work was spread. */
+export const LevelEndpoints = z.object({
+  strategy: z.enum(["round-robin", "least-in-flight"]),
+  /** The busiest server's output tokens over an even share, minus 1 (0: even; 0.5: 1.5 times an even share); null without tokens. */
+  imbalance: z.number().nonnegative().nullable(),
+  by_endpoint: z.array(EndpointFigures).min(2),
+});
+export type LevelEndpoints = z.infer<typeof LevelEndpoints>;
+
+/** `--cancel-share`: a probe's TTFT (the median of a few idle requests) before the level and after its release check. */
+export const CancelProbe = z.object({
+  before_ms: z.number().nonnegative().nullable(),
+  after_ms: z.number().nonnegative().nullable(),
+  /** How much slower after may be: the before probe's interquartile range or a tenth of its median, whichever is more, plus the client's lateness bound. */
+  bound_ms: z.number().nonnegative().nullable(),
+});
+export type CancelProbe = z.infer<typeof CancelProbe>;

@@ -54,6 +54,8 @@ export const RequestRecord = z.object({
   retries: z.number().int().positive().optional(),
   /** Sent during `--ramp-up-s`, before measurement: excluded from every figure (also marked warmup). */
   ramp: z.literal(true).optional(),
+  /** `--base-url A,B`: the server it went to, by its place in the configuration's `endpoints.base_urls` (absent: one server). */
+  endpoint: z.number().int().nonnegative().optional(),
   /** `--turns`: the conversation this request belongs to (the id of its first turn). */
   session: z.number().int().nonnegative().optional(),
   /** `--turns`: this request's turn in its conversation, from 1 (the history before it is re-sent). */

@@ -20,7 +20,9 @@ import {
 import { TokenbenchError } from "./errors.ts";
 import {
   AdmissionSummary,
+  CancelProbe,
   ClientSelfCheck,
+  LevelEndpoints,
   LevelGpu,
   LevelValidity,
   MetricsSample,
@@ -161,6 +163,7 @@ export const LevelResult = z
             busy: z.number().int().nonnegative().nullable(),
           })
           .nullable(),
+        probe: CancelProbe.nullable().optional(),
       })
       .optional(),
     /** Prompt tokens as the server counted them (usage.prompt_tokens), successful requests. */
@@ -177,6 +180,8 @@ export const LevelResult = z
     tool_calls_total: z.number().int().nonnegative().optional(),
     /** The level's steady-state window: whose requests the headline figures are (level-parts.ts). */
     steady_state: SteadyState.optional(),
+    /** `--base-url A,B`: the level per server and its imbalance. */
+    endpoints: LevelEndpoints.optional(),
     /** GPU energy and cost over the level's window (`--gpu-sample-ms`); absent without GPU telemetry. */
     gpu: LevelGpu.optional(),
     /** Successful requests that stopped short of the output asked (ignore_eos ignored): not the workload asked for. */

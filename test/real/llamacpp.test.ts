@@ -295,6 +295,10 @@ describe("cache hygiene against llama.cpp's prompt cache", () => {
       expect(l.cancelled!.release).toMatchObject({ source: "slots", busy: 0 });
       expect(l.cancelled!.release!.freed_s!).toBeLessThan(2);
       expect(l.validity!.reasons.map((x) => x.code)).not.toContain("leak");
+      // an idle request's TTFT after the level within the noise of the one before it
+      const p = l.cancelled!.probe!;
+      expect(p.before_ms!, `level ${l.level}`).toBeGreaterThan(0);
+      expect(p.after_ms! - p.before_ms!, `level ${l.level}`).toBeLessThanOrEqual(p.bound_ms!);
       expect(l.ok + l.errors).toBe(l.requests);
     }
     // what /slots says now, from outside: nothing processing

@@ -38,7 +38,11 @@ export interface ClientOptions {
   tools?: ToolSettings | null;
   /** `--responses-chain`: a conversation's later turns name the previous response instead of re-sending it. */
   responsesChain?: boolean;
+  /** `--endpoint-strategy`: how requests are spread over several servers (`target.endpoints`). */
+  endpointStrategy?: EndpointStrategy;
 }
+
+export type EndpointStrategy = "round-robin" | "least-in-flight";
 
 export function clientOptionsOf(cfg: SweepConfig): ClientOptions {
   return {
@@ -48,6 +52,7 @@ export function clientOptionsOf(cfg: SweepConfig): ClientOptions {
     reasoningTags: cfg.reasoning_tags ?? null,
     tools: toolSettingsOf(cfg),
     responsesChain: cfg.responses_chain === true,
+    endpointStrategy: cfg.endpoints?.strategy ?? "round-robin",
   };
 }
 
@@ -64,7 +69,12 @@ export type { RequestSpec } from "./request-body.ts";
 
 export class StreamClient {
   readonly agent: Agent;
-  private readonly headers: Record<string, string>;
+  /** Per server (`target.endpoints`): the headers every request to it carries. */
+  private readonly headers: Record<string, string>[];
+  /** Per server: this client's requests in flight to it (`--endpoint-strategy least-in-flight`). */
+  private readonly inFlight: number[];
+  /** A conversation's (agent session's) server: the one its first call went to. */
+  private readonly sessionEndpoint = new Map<number, number>();
   /** The request's credentials, masked in every error message a record keeps. */
   private readonly secrets: string[];
   /** process.hrtime (system CLOCK_MONOTONIC) minus performance.now(), to align server timestamps. */
@@ -85,8 +95,14 @@ export class StreamClient {
       bodyTimeout: 0,
       connect: { timeout: 10_000 },
     });
-    this.headers = { "content-type": "application/json", accept: "text/event-stream", ...cfg.target.headers };
-    this.secrets = secretsIn(cfg.target.headers);
+    const endpoints = cfg.target.endpoints;
+    this.headers = endpoints.map((e) => ({
+      "content-type": "application/json",
+      accept: "text/event-stream",
+      ...e.headers,
+    }));
+    this.inFlight = endpoints.map(() => 0);
+    this.secrets = [...new Set(endpoints.flatMap((e) => secretsIn(e.headers)))];
     const hr = Number(process.hrtime.bigint()) / 1e6;
     this.hrtimeOffsetMs = hr - performance.now();
     watchSocketWrites();
@@ -95,7 +111,37 @@ export class StreamClient {
   /** Stream one request; always resolves with a record (errors are data, not exceptions). */
   stream(spec: RequestSpec): Promise<RequestRecord> {
     const body = spec.body ?? JSON.stringify(buildRequestBody(this.cfg, spec));
-    return new Promise<RequestRecord>((resolve) => this.attempt(spec, body, 0, resolve));
+    const endpoint = this.route(spec);
+    this.inFlight[endpoint]!++;
+    return new Promise<RequestRecord>((resolve) =>
+      this.attempt(spec, body, 0, endpoint, (rec) => {
+        this.inFlight[endpoint]!--;
+        if (this.inFlight.length > 1) rec.endpoint = endpoint;
+        resolve(rec);
+      }),
+    );
+  }
+
+  /**
+   * The server a request goes to: round-robin by its number (the same in every thread and runner:
+   * ids are level-wide), or the one with the fewest of this client's streams in flight (ties: by
+   * number). A conversation's later calls follow its first: its history is cached there.
+   */
+  private route(spec: RequestSpec): number {
+    const n = this.inFlight.length;
+    if (n === 1) return 0;
+    const session = spec.session;
+    const held = session === undefined ? undefined : this.sessionEndpoint.get(session);
+    if (held !== undefined) return held;
+    const start = (session ?? spec.id) % n;
+    let e = start;
+    if (this.cfg.endpointStrategy === "least-in-flight")
+      for (let k = 1; k < n; k++) {
+        const i = (start + k) % n;
+        if (this.inFlight[i]! < this.inFlight[e]!) e = i;
+      }
+    if (session !== undefined) this.sessionEndpoint.set(session, e);
+    return e;
   }
 
   /**
@@ -108,9 +154,11 @@ export class StreamClient {
     spec: RequestSpec,
     body: string,
     retries: number,
+    endpoint: number,
     resolve: (r: RequestRecord) => void,
   ): void {
     const cfg = this.cfg;
+    const server = cfg.target.endpoints[endpoint]!;
     const origin = cfg.originMs;
     let now = 0;
     let headersMs: number | null = null;
@@ -310,7 +358,7 @@ export class StreamClient {
           socketWrites.delete(wireId);
           this.staleRetries++;
           this.reuseConnections = false;
-          this.attempt(spec, body, retries + 1, resolve);
+          this.attempt(spec, body, retries + 1, endpoint, resolve);
           return;
         }
         if (sse && status !== null) parser.end();
@@ -323,11 +371,11 @@ export class StreamClient {
     };
     this.agent.dispatch(
       {
-        origin: cfg.target.origin,
-        path: cfg.target.basePath + completionsPath(cfg.target.api),
+        origin: server.origin,
+        path: server.basePath + completionsPath(cfg.target.api),
         method: "POST",
         headers: {
-          ...this.headers,
+          ...this.headers[endpoint],
           [REQUEST_ID_HEADER]: wireId,
           ...(this.reuseConnections ? {} : { connection: "close" }),
         },

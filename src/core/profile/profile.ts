@@ -5,6 +5,7 @@
  * client-wall: it includes queueing, prefill, scheduling, detokenization and SSE delivery.
  */
 import { randomBytes } from "node:crypto";
+import { UsageError } from "../../schema/errors.ts";
 import type {
   ProfileConfig,
   ProfileSample,
@@ -26,6 +27,7 @@ import {
   TOLERANCE_RULE,
 } from "../server/calibration.ts";
 import type { Preflight } from "../server/preflight.ts";
+import { splitBaseUrls } from "../server/target.ts";
 import { defaultsOf, type Values } from "../settings/setting.ts";
 import { CONNECTION, PROFILE } from "../settings/table.ts";
 import { summarizeProfile } from "./summary.ts";
@@ -251,8 +253,13 @@ export async function runProfile(opts: ProfileOptions): Promise<ResultDocument> 
 
 export function profileConfigOf(
   v: Values<typeof PROFILE>,
-  c: Pick<Values<typeof CONNECTION>, "readyTimeoutS" | "extraBody" | "headers">,
+  c: Pick<Values<typeof CONNECTION>, "readyTimeoutS" | "extraBody" | "headers" | "baseUrl">,
 ): ProfileConfig {
+  if (splitBaseUrls(c.baseUrl).length > 1)
+    throw new UsageError(
+      "--base-url names several servers: a profile measures one server alone (a single stream); profile each of them",
+      "--base-url",
+    );
   return {
     targets: v.targets,
     repetitions: v.repetitions,

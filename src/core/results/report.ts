@@ -235,6 +235,8 @@ export function markdownReport(doc: Described): string {
         ),
       ].join("\n"),
     );
+  const spread = doc.levels.filter((l) => l.endpoints);
+  if (spread.length > 0) parts.push(endpointsTable(spread));
   if (doc.startup) parts.push(`**Server start:** ${startupText(doc.startup)}.`);
   const trace = doc.config?.trace;
   const ol = doc.levels[0]?.open_loop;
@@ -243,6 +245,23 @@ export function markdownReport(doc: Described): string {
       `**Trace replay:** ${trace.name} at ${trace.speed}x, ${doc.levels[0]!.requests} requests; replay lag (actual − scheduled send) p50 ${fmt(ol.schedule_lag_ms.p50, 2)} ms, p99 ${fmt(ol.schedule_lag_ms.p99, 2)} ms, max ${fmt(ol.schedule_lag_ms.max, 2)} ms.`,
     );
   return parts.join("\n\n");
+}
+
+/** `--base-url A,B`: each level per server, and how unevenly the work went. */
+function endpointsTable(levels: readonly ResultDocument["levels"][number][]): string {
+  const strategy = levels[0]!.endpoints!.strategy;
+  return [
+    `**Servers** (${strategy}; imbalance: the busiest server's output tokens over an even share, minus 1)`,
+    "",
+    "| level | server | requests | share | errors | output tok/s | TTFT p50 (ms) | TTFT p95 (ms) | E2E p50 (ms) | running (mean) | imbalance |",
+    "|---:|:---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ...levels.flatMap((l) =>
+      l.endpoints!.by_endpoint.map(
+        (e, i) =>
+          `| ${l.level} | ${e.base_url} | ${e.requests} | ${e.requests_pct.toFixed(0)}% | ${e.errors} | ${fmt(e.output_tok_s, 1)} | ${fmt(e.ttft_p50_ms, 1)} | ${fmt(e.ttft_p95_ms, 1)} | ${fmt(e.e2e_p50_ms, 1)} | ${fmt(e.metrics?.running_mean ?? null, 1)} | ${i === 0 ? fmt(l.endpoints!.imbalance, 2) : ""} |`,
+      ),
+    ),
+  ].join("\n");
 }
 
 /** "ready in 4.21 s (first answer 0.02 s, first token 4.40 s; model loaded 4.19 s); warm: ..." */

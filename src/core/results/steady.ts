@@ -199,6 +199,15 @@ export function steadyWindow(
   return { ...w, steady: true, reason: "steady" };
 }
 
+/** A successful request's output tokens received in [startMs, endMs]: each content event carries completion_tokens / events. */
+export function tokensInWindow(r: RequestRecord, startMs: number, endMs: number): number {
+  const ev = r.event_times_ms;
+  if (ev.length === 0) return 0;
+  let n = 0;
+  for (const t of ev) if (t >= startMs && t <= endMs) n++;
+  return (n * (r.usage?.completion_tokens ?? 0)) / ev.length;
+}
+
 /**
  * A steady level's rates, from what happened inside its window over its length: tokens received
  * in it (each content event carries its request's completion_tokens / events), successful
@@ -220,13 +229,7 @@ export function windowRates(
   const anySlo = slo.ttft_ms !== null || slo.tpot_ms !== null || slo.e2e_ms !== null || slo.ttfat_ms != null;
   for (const r of records) {
     if (r.warmup || r.error !== null) continue;
-    const ct = r.usage?.completion_tokens ?? 0;
-    const ev = r.event_times_ms;
-    if (ev.length > 0) {
-      let n = 0;
-      for (const t of ev) if (t >= start && t <= end) n++;
-      tokens += (n * ct) / ev.length;
-    }
+    tokens += tokensInWindow(r, start, end);
     const e = r.end_ms ?? r.send_ms;
     if (e > start && e <= end) {
       done++;

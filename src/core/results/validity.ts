@@ -216,6 +216,18 @@ export function withLeakValidity(l: LevelResult): LevelValidity {
       bound: 0,
       text: `leak: ${rel.busy} ${rel.source === "slots" ? "slots" : "requests"} still busy ${(RELEASE_BOUND_MS / 1000).toFixed(0)} s after the level (${l.cancelled!.requests} of its streams were cancelled by the client): the server did not free what they held, so every later level ran with less room than it has`,
     });
+  const p = l.cancelled?.probe;
+  if (p && p.before_ms !== null && p.bound_ms !== null) {
+    const slower = p.after_ms === null ? null : p.after_ms - p.before_ms;
+    if (slower === null || slower > p.bound_ms)
+      reasons.push({
+        code: "leak",
+        affects: [...FIGURES],
+        figure: slower,
+        bound: p.bound_ms,
+        text: `leak: ${p.after_ms === null ? "a probe after the level got no first token" : `an idle request's time to first token was ${p.after_ms.toFixed(1)} ms after the level, ${p.before_ms.toFixed(1)} ms before it (more than the ${p.bound_ms.toFixed(1)} ms its noise allows)`}: the server is slower for what the ${l.cancelled!.requests} cancelled streams left behind${rel?.busy === 0 ? ", though it says nothing is busy" : ""}, so every later level ran on a slower server`,
+      });
+  }
   return levelValidity(reasons);
 }
 

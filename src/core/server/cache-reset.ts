@@ -11,7 +11,7 @@
 import { TokenbenchError } from "../../schema/errors.ts";
 import type { ServerSnapshot } from "../../schema/v1.ts";
 import { httpCall } from "./http.ts";
-import { type ResolvedTarget, rootUrl, url } from "./target.ts";
+import { endpointTargets, type ResolvedTarget, rootUrl, url } from "./target.ts";
 
 export type CacheResetMethod = "llamacpp_erase_slots" | "sglang_flush_cache" | "vllm_reset_prefix_cache";
 
@@ -54,7 +54,12 @@ async function slotIds(target: ResolvedTarget): Promise<number[]> {
 }
 
 /** Empty the server's prefix cache; throws cache_reset_failed with the server's answer and the remedy. */
+/** The reset on every server of the target (`--base-url A,B`: each of them, one after the other). */
 export async function resetCache(target: ResolvedTarget, method: CacheResetMethod): Promise<void> {
+  for (const t of endpointTargets(target)) await resetOne(t, method);
+}
+
+async function resetOne(target: ResolvedTarget, method: CacheResetMethod): Promise<void> {
   const calls =
     method === "llamacpp_erase_slots"
       ? (await slotIds(target)).map((id) => `/slots/${id}?action=erase`)
@@ -73,7 +78,7 @@ export async function resetCache(target: ResolvedTarget, method: CacheResetMetho
     if (r.status === null || r.status >= 300)
       throw new TokenbenchError(
         "cache_reset_failed",
-        `the cache reset (${CACHE_RESET_TEXT[method]}) failed at POST ${path}: ${r.status === null ? r.error : `HTTP ${r.status} ${(r.text ?? "").slice(0, 160)}`}: ${NEEDS[method]}, or run without --cache-reset`,
+        `the cache reset (${CACHE_RESET_TEXT[method]}) failed at POST ${rootUrl(target)}${path}: ${r.status === null ? r.error : `HTTP ${r.status} ${(r.text ?? "").slice(0, 160)}`}: ${NEEDS[method]}, or run without --cache-reset`,
       );
   }
 }

@@ -7,7 +7,7 @@
 import type { MetricsSample } from "../../schema/v1.ts";
 import { httpCall } from "./http.ts";
 import { type PromSample, parsePrometheus } from "./prometheus.ts";
-import { type Target, url } from "./target.ts";
+import { endpointTargets, rootUrl, type Target, url } from "./target.ts";
 
 /** Known names per engine. KV usage gauges are fractions (0..1) in every engine listed here. */
 export const METRIC_NAMES = {
@@ -106,11 +106,33 @@ export async function scrapeMetrics(target: Target): Promise<ScrapeResult> {
   return { ok: samples.length > 0, samples, status: r.status, error: null };
 }
 
-/** Samples `/metrics` at a fixed interval while a level runs. */
+/**
+ * Several servers' samples at one instant as one: requests running and waiting summed (the
+ * system's), KV usage their mean (each server's own fraction), the raw gauges the first's.
+ */
+export function combineSamples(tMs: number, each: readonly MetricsSample[]): MetricsSample {
+  const sum = (f: (s: MetricsSample) => number | null) => {
+    const vs = each.map(f).filter((v): v is number => v !== null);
+    return vs.length === 0 ? null : vs.reduce((a, b) => a + b, 0);
+  };
+  const kvs = each.map((s) => s.kv_cache_usage_pct).filter((v): v is number => v !== null);
+  return {
+    t_ms: tMs,
+    running: sum((s) => s.running),
+    waiting: sum((s) => s.waiting),
+    kv_cache_usage_pct: kvs.length === 0 ? null : kvs.reduce((a, b) => a + b, 0) / kvs.length,
+    raw: each[0]?.raw ?? {},
+  };
+}
+
+/** Samples `/metrics` at a fixed interval while a level runs (every server of the target, at once). */
 export class MetricsSampler {
   private timer: NodeJS.Timeout | null = null;
   private inflight: Promise<void> | null = null;
+  private readonly targets: Target[];
   samples: MetricsSample[] = [];
+  /** `--base-url A,B`: each server's own samples (empty with one server). */
+  perEndpoint: MetricsSample[][] = [];
   queueStart: { sum: number; count: number } | null = null;
   queueEnd: { sum: number; count: number } | null = null;
   available = false;
@@ -120,24 +142,39 @@ export class MetricsSampler {
   lastError: string | null = null;
 
   constructor(
-    private readonly target: Target,
+    target: Target,
     private readonly intervalMs: number,
     private readonly originMs: number,
-  ) {}
+  ) {
+    this.targets = endpointTargets(target);
+  }
 
   private async once(): Promise<void> {
     const t = performance.now() - this.originMs;
-    const r = await scrapeMetrics(this.target);
-    this.scrapes++;
-    if (r.error !== null) {
-      this.failures++;
-      this.lastError = r.error;
+    const several = this.targets.length > 1;
+    const results = await Promise.all(this.targets.map((target) => scrapeMetrics(target)));
+    const each: MetricsSample[] = [];
+    const queues: ({ sum: number; count: number } | null)[] = [];
+    for (const [i, r] of results.entries()) {
+      this.scrapes++;
+      if (r.error !== null) {
+        this.failures++;
+        this.lastError = several ? `${rootUrl(this.targets[i]!)}: ${r.error}` : r.error;
+      }
+      if (!r.ok) continue;
+      const s = toSample(t, r.samples);
+      each.push(s);
+      if (several) this.perEndpoint[i]!.push(s);
+      queues.push(queueHistogram(r.samples));
     }
-    if (!r.ok) return;
+    if (each.length === 0) return;
     this.available = true;
-    const s = toSample(t, r.samples);
-    this.samples.push(s);
-    const q = queueHistogram(r.samples);
+    this.samples.push(several ? combineSamples(t, each) : each[0]!);
+    // a queue histogram summed over the servers, only when every one of them has it
+    const q =
+      queues.length === this.targets.length && queues.every((x) => x !== null)
+        ? { sum: queues.reduce((a, x) => a + x!.sum, 0), count: queues.reduce((a, x) => a + x!.count, 0) }
+        : null;
     if (q !== null) {
       if (this.queueStart === null) this.queueStart = q;
       this.queueEnd = q;
@@ -146,6 +183,7 @@ export class MetricsSampler {
 
   start(): void {
     this.samples = [];
+    this.perEndpoint = this.targets.length > 1 ? this.targets.map(() => []) : [];
     this.queueStart = null;
     this.queueEnd = null;
     this.available = false;

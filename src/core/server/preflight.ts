@@ -13,7 +13,14 @@ import { oneTokenRequest } from "./http.ts";
 import { probeModel, resolveModel, servedModels } from "./model.ts";
 import { type Readiness, waitReady } from "./readiness.ts";
 import { snapshotServer } from "./snapshot.ts";
-import { completionsPath, type ResolvedTarget, rootUrl, type Target, withModel } from "./target.ts";
+import {
+  completionsPath,
+  endpointTargets,
+  type ResolvedTarget,
+  rootUrl,
+  type Target,
+  withModel,
+} from "./target.ts";
 
 export interface Preflight {
   target: ResolvedTarget;
@@ -120,6 +127,17 @@ async function checkApiServed(target: ResolvedTarget): Promise<void> {
     );
 }
 
+/** `--base-url A,B`: each other server ready and serving the model the first one does. */
+async function checkReplica(other: ResolvedTarget, first: string, o: PreflightOptions): Promise<void> {
+  await waitReady(other, { timeoutS: o.readyTimeoutS, onWait: o.onNotice });
+  const refusal = await probeModel(other, other.model);
+  if (refusal !== null)
+    throw new TokenbenchError(
+      "model_not_served",
+      `${rootUrl(other)} (one of the --base-url servers) does not answer model "${other.model}", which ${first} serves (it said: ${refusal.slice(0, 200)}): every server named must serve the same model; check that each was started with it`,
+    );
+}
+
 /**
  * Readiness, snapshot and the model check; then, for a sweep (`cfg` not null), the prompt
  * calibration and the context check. The profile passes null: it calibrates its own targets.
@@ -137,6 +155,7 @@ export async function preflight(
   const server = await snapshotServer(target0, o.serverLimits);
   const target = await checkModel(target0, server, o.onNotice);
   if (target.api === "responses" || target.api === "messages") await checkApiServed(target);
+  for (const other of endpointTargets(target).slice(1)) await checkReplica(other, rootUrl(target), o);
   await o.afterReady?.(target, readiness);
   if (cfg === null) return { target, readiness, server, calibration: null };
   const calibration = await sweepCalibration(target, cfg, o);

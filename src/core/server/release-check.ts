@@ -4,9 +4,10 @@
  * passes: llama.cpp's /slots (`is_processing`), else /metrics' running and waiting requests (each
  * engine's names, metrics-sampler.ts). A server that says neither is not judged.
  */
+import { maxOf } from "../../shared/extremes.ts";
 import { httpCall } from "./http.ts";
 import { scrapeMetrics, toSample } from "./metrics-sampler.ts";
-import { type ResolvedTarget, url } from "./target.ts";
+import { endpointTargets, type ResolvedTarget, url } from "./target.ts";
 
 /** How long a server may take to free a level's requests before they count as leaked. */
 export const RELEASE_BOUND_MS = 5000;
@@ -35,7 +36,24 @@ async function busyBy(target: ResolvedTarget, source: "slots" | "metrics"): Prom
   return Math.round((s.running ?? 0) + (s.waiting ?? 0));
 }
 
+/**
+ * Every server of the target at once (`--base-url A,B`): busy is their sum, freed the slowest's
+ * time, and the source the first that says (servers of one engine say the same way).
+ */
 export async function releaseCheck(target: ResolvedTarget, boundMs = RELEASE_BOUND_MS): Promise<Release> {
+  const each = await Promise.all(endpointTargets(target).map((t) => releaseOne(t, boundMs)));
+  if (each.length === 1) return each[0]!;
+  const known = each.filter((r) => r.source !== null);
+  if (known.length === 0) return { source: null, freed_s: null, busy: null };
+  const busy = known.reduce((a, r) => a + (r.busy ?? 0), 0);
+  return {
+    source: known[0]!.source,
+    freed_s: busy === 0 ? maxOf(known.map((r) => r.freed_s ?? 0)) : null,
+    busy,
+  };
+}
+
+async function releaseOne(target: ResolvedTarget, boundMs: number): Promise<Release> {
   const t0 = performance.now();
   // the source that answers first is the one polled: a server without /slots is not asked again
   let source: "slots" | "metrics" = "slots";

@@ -10,8 +10,18 @@ export const API_KINDS: readonly ApiKind[] = ["chat", "completions", "responses"
 /** The Messages API's version header: the one every server that speaks it (vLLM, SGLang, llama.cpp) accepts. */
 export const ANTHROPIC_VERSION = "2023-06-01";
 
+/** One server of the run: `--base-url A,B` names several (replicas, data-parallel ranks). */
+export interface Endpoint {
+  /** Its base URL as it may be shown, without a trailing slash. */
+  readonly baseUrl: string;
+  readonly origin: string;
+  readonly basePath: string;
+  /** Every request's headers for this server (its own URL's credentials among them). */
+  readonly headers: Readonly<Record<string, string>>;
+}
+
 export interface Target {
-  /** The base URL as given, without a trailing slash (recorded in documents). */
+  /** The base URL as given, without a trailing slash (recorded in documents); several joined by commas. */
   readonly baseUrl: string;
   readonly api: ApiKind;
   /** The model to request; null until the preflight discovers it (`ResolvedTarget`). */
@@ -22,6 +32,12 @@ export interface Target {
   readonly origin: string;
   /** Path prefix before /v1 (a server mounted under a sub-path), without a trailing slash. */
   readonly basePath: string;
+  /**
+   * Every server the load goes to, the first being the one above (origin, basePath, headers):
+   * the preflight, calibration and snapshot talk to it, each other one is checked to serve the
+   * same model, and the client spreads requests over all (`--endpoint-strategy`).
+   */
+  readonly endpoints: readonly Endpoint[];
 }
 
 /** A target whose model is known: what the preflight hands on, and all that sends a request needs. */
@@ -40,14 +56,33 @@ export interface TargetOptions {
 export function makeTarget(o: TargetOptions & { model: string }): ResolvedTarget;
 export function makeTarget(o: TargetOptions): Target;
 export function makeTarget(o: TargetOptions): Target {
-  const u = new URL(o.baseUrl);
-  // Credentials in the URL (http://user:pw@host) travel as a Basic authorization header (fetch and
-  // undici refuse them in a URL) and never as part of the URL a document or a message shows.
-  const basic = urlBasicAuth(o.baseUrl);
+  const endpoints = splitBaseUrls(o.baseUrl).map((raw) => endpointOf(raw, o));
+  const first = endpoints[0]!;
   return {
-    baseUrl: publicUrl(o.baseUrl).replace(/\/+$/, ""),
+    baseUrl: endpoints.map((e) => e.baseUrl).join(","),
     api: o.api,
     model: o.model,
+    headers: first.headers,
+    origin: first.origin,
+    basePath: first.basePath,
+    endpoints,
+  };
+}
+
+/** `--base-url A,B`: the servers, each as typed (a single URL: itself). */
+export const splitBaseUrls = (raw: string): string[] =>
+  raw
+    .split(",")
+    .map((u) => u.trim())
+    .filter((u) => u !== "");
+
+function endpointOf(raw: string, o: TargetOptions): Endpoint {
+  const u = new URL(raw);
+  // Credentials in the URL (http://user:pw@host) travel as a Basic authorization header (fetch and
+  // undici refuse them in a URL) and never as part of the URL a document or a message shows.
+  const basic = urlBasicAuth(raw);
+  return {
+    baseUrl: publicUrl(raw).replace(/\/+$/, ""),
     headers: {
       ...(basic ? { authorization: basic } : {}),
       // the Messages API names its version and takes the key as x-api-key (servers that speak it
@@ -62,6 +97,12 @@ export function makeTarget(o: TargetOptions): Target {
   };
 }
 
+/** Each server of a target as a target of its own (one endpoint): what is checked, reset or sampled per server. */
+export function endpointTargets<T extends Target>(t: T): T[] {
+  if (t.endpoints.length === 1) return [t];
+  return t.endpoints.map((e) => ({ ...t, ...e, endpoints: [e] }));
+}
+
 /** Query parameters that carry a credential (`?api_key=…`, `?token=…`). */
 const SECRET_PARAM = /^(api[-_]?key|key|token|access[-_]?token|auth|password|passwd|secret|sig|signature)$/i;
 
@@ -70,6 +111,11 @@ const SECRET_PARAM = /^(api[-_]?key|key|token|access[-_]?token|auth|password|pas
  * parameter replaced by `***`. Not a URL (or one that does not parse): returned as it is.
  */
 export function publicUrl(raw: string): string {
+  if (/,\s*https?:\/\//i.test(raw))
+    return raw
+      .split(/,(?=\s*https?:\/\/)/i)
+      .map(publicUrl)
+      .join(",");
   let u: URL;
   try {
     u = new URL(raw);
@@ -94,6 +140,9 @@ export function publicUrl(raw: string): string {
 
 /** The credentials a URL carries, each as typed and decoded (to be masked wherever they could appear). */
 export function urlSecrets(raw: string): string[] {
+  // `--base-url A,B`: each server's URL
+  if (/,\s*https?:\/\//i.test(raw))
+    return [...new Set(raw.split(/,(?=\s*https?:\/\/)/i).flatMap(urlSecrets))];
   let u: URL;
   try {
     u = new URL(raw);

@@ -170,18 +170,33 @@ export function jsonObject(
   });
 }
 
+function checkedUrl(v: string, label: string): string {
+  let u: URL;
+  try {
+    u = new URL(v);
+  } catch {
+    throw problem(label, `must be an http(s) URL, got "${v}"`);
+  }
+  if (u.protocol !== "http:" && u.protocol !== "https:") throw problem(label, `must be http(s), got "${v}"`);
+  return v.replace(/\/+$/, "");
+}
+
 export function httpUrl<T extends string | null>(o: Common<T> & { flag: string | null }): Setting<T> {
-  return setting(o, "URL", (raw, label) => {
-    const v = last(raw);
-    let u: URL;
-    try {
-      u = new URL(v);
-    } catch {
-      throw problem(label, `must be an http(s) URL, got "${v}"`);
-    }
-    if (u.protocol !== "http:" && u.protocol !== "https:")
-      throw problem(label, `must be http(s), got "${v}"`);
-    return v.replace(/\/+$/, "") as T;
+  return setting(o, "URL", (raw, label) => checkedUrl(last(raw), label) as T);
+}
+
+/** One http(s) URL or several, comma-separated (each checked; the same one twice is refused). */
+export function httpUrls(o: Common<string> & { flag: string | null }): Setting<string> {
+  return setting(o, "URL[,URL...]", (raw, label) => {
+    const urls = last(raw)
+      .split(",")
+      .map((u) => u.trim())
+      .filter((u) => u !== "")
+      .map((u) => checkedUrl(u, label));
+    if (urls.length === 0) throw problem(label, "must name at least one http(s) URL");
+    const twice = urls.find((u, i) => urls.indexOf(u) !== i);
+    if (twice !== undefined) throw problem(label, `names the same server twice ("${twice}")`);
+    return urls.join(",");
   });
 }
 

@@ -9,7 +9,7 @@ import type { LoadGenerator } from "../load/load-generator.ts";
 export function checkCombination(
   cfg: SweepConfig,
   load: LoadGenerator,
-  o: { resume: boolean; ab: boolean },
+  o: { resume: boolean; ab: boolean; serverCommand?: boolean },
 ): void {
   const repeats = cfg.repeats ?? 1;
   const no = (msg: string, flag: string): never => {
@@ -26,6 +26,16 @@ export function checkCombination(
     no(
       "--cache-reset level with --shard: each runner would empty the cache while the others warm it up; use --cache-reset sweep, or one runner",
       "--cache-reset",
+    );
+  if (cfg.endpoints && o.serverCommand)
+    no(
+      "--server-command with several --base-url servers: tokenbench starts one server; start the replicas yourself, or measure the one it starts",
+      "--server-command",
+    );
+  if (cfg.endpoints && o.ab)
+    no(
+      "--ab-base-url with several --base-url servers: an A/B pair compares one server with one; measure the replicas in a sweep of their own",
+      "--ab-base-url",
     );
   if (!o.ab) return;
   if (cfg.search)

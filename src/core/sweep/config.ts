@@ -17,7 +17,7 @@ export const DEFAULT_OPEN_LEVELS = [1, 2, 4];
 
 import { minOf } from "../../shared/extremes.ts";
 import { DEFAULT_REQUESTS } from "../load/level-plan.ts";
-import { publicUrl } from "../server/target.ts";
+import { publicUrl, splitBaseUrls } from "../server/target.ts";
 
 export { DEFAULT_REQUESTS };
 
@@ -147,9 +147,15 @@ function checkBounds(v: Values<typeof SWEEP> & { api: string }, levels: number[]
 /** The sweep's recorded configuration from settings values (mode-dependent defaults resolved). */
 export function sweepConfigOf(
   v: Values<typeof SWEEP>,
-  c: Pick<ConnectionValues, "timeoutS" | "extraBody" | "headers" | "api">,
+  c: Pick<ConnectionValues, "timeoutS" | "extraBody" | "headers" | "api" | "baseUrl" | "endpointStrategy">,
 ): SweepConfig {
   checkChoices(c.extraBody);
+  const endpoints = splitBaseUrls(c.baseUrl);
+  if (endpoints.length === 1 && c.endpointStrategy !== "round-robin")
+    throw new UsageError(
+      `--endpoint-strategy ${c.endpointStrategy} needs several servers: name them in --base-url, comma-separated`,
+      "--endpoint-strategy",
+    );
   const levels =
     v.levels.length > 0
       ? v.levels
@@ -237,6 +243,9 @@ export function sweepConfigOf(
     // the method is the server's, known after the preflight (sweep/prepare.ts)
     ...(v.cacheReset !== "off" ? { cache_reset: { mode: v.cacheReset, method: null } } : {}),
     ...(v.repeats > 1 ? { repeats: v.repeats } : {}),
+    ...(endpoints.length > 1
+      ? { endpoints: { base_urls: endpoints.map(publicUrl), strategy: c.endpointStrategy } }
+      : {}),
     ...(v.gpuSampleMs > 0
       ? {
           gpu_telemetry: {

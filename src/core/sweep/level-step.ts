@@ -8,6 +8,8 @@ import type { LevelResult, PromptCalibration, RequestRecord } from "../../schema
 import { runLevel } from "../load/level-run.ts";
 import { type LoadGenerator, lateStartNotice, levelStartEpochMs } from "../load/load-generator.ts";
 import { ID_STRIDE, SINGLE } from "../load/shard.ts";
+import { probeBoundMs, ttftProbe } from "../load/ttft-probe.ts";
+import { endpointFigures } from "../results/endpoints.ts";
 import { summariseLevel } from "../results/level-summary.ts";
 import { levelNotice } from "../results/notices.ts";
 import { withGpuValidity, withLeakValidity } from "../results/validity.ts";
@@ -52,6 +54,8 @@ export async function runStep(
   // a cold cache before the level's warmup, on this arm's server
   const reset = cfg.cache_reset;
   if (reset?.mode === "level" && reset.method !== null) await resetCache(arm.pre.target, reset.method);
+  // the server's TTFT idle, before the level whose streams are cancelled (compared after it)
+  const probeBefore = cfg.cancel ? await ttftProbe(arm.ctx.client, plan.level, cfg.seed) : null;
   c.hooks?.start(plan.level, c.originMs);
   const placed = c.load.workers > 1 || c.load.shard !== null;
   const measured = await runLevel(arm.ctx, plan, {
@@ -85,6 +89,13 @@ export async function runStep(
   if (parts.length > 0) c.notice(levelNotice(plan.level, parts));
   for (const n of own) if (!n.startsWith(prefix)) c.notice(n);
   const level = c.hooks ? { ...result, ...(await c.hooks.stop(result, measured.run.records)) } : result;
+  if (cfg.endpoints)
+    level.endpoints = endpointFigures(
+      cfg.endpoints,
+      measured.run.records,
+      level,
+      arm.ctx.sampler?.perEndpoint ?? [],
+    );
   if (c.gpu) {
     level.gpu = await c.gpu.figures(level);
     level.validity = withGpuValidity(level);
@@ -95,6 +106,14 @@ export async function runStep(
   if (level.cancelled) {
     // did the server free what the aborted streams held? (its slots or its running requests)
     level.cancelled.release = await releaseCheck(arm.pre.target);
+    if (probeBefore) {
+      const after = await ttftProbe(arm.ctx.client, plan.level, cfg.seed);
+      level.cancelled.probe = {
+        before_ms: probeBefore.median_ms,
+        after_ms: after.median_ms,
+        bound_ms: probeBoundMs(probeBefore, level.client.lateness_bound_ms ?? null),
+      };
+    }
     level.validity = withLeakValidity(level);
     const leak = level.validity.reasons.find((x) => x.code === "leak");
     if (leak) c.notice(`level ${plan.level}: ${leak.text}`);

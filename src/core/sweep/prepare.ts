@@ -105,7 +105,11 @@ async function prepare(v: SweepSettings, config: SweepConfig, o: PrepareOptions)
   const target = makeTarget(v);
   const load = loadGeneratorOf(v, config, target);
   // A combination the sweep refuses is refused before any server is started or contacted.
-  checkCombination(config, load, { resume: v.resume ?? false, ab: v.abBaseUrl !== null });
+  checkCombination(config, load, {
+    resume: v.resume ?? false,
+    ab: v.abBaseUrl !== null,
+    serverCommand: v.serverCommand !== null,
+  });
   // The server is started only now: a bad file or combination fails before it is.
   const log = o.serverLog ?? "server.log";
   let started = v.serverCommand !== null ? launch(v.serverCommand, log) : null;

@@ -424,8 +424,38 @@ describe("--cancel-share: streams the client aborts", () => {
       expect(l.ok + l.errors).toBe(l.requests);
       expect(l.errors_by_code).not.toHaveProperty("cancelled");
       expect(l.validity!.reasons.map((x) => x.code)).not.toContain("leak");
+      // an idle request's TTFT before the level and after it: within the probe's own noise
+      const p = l.cancelled!.probe!;
+      expect(p.before_ms).toBeGreaterThan(0);
+      expect(p.after_ms! - p.before_ms!).toBeLessThanOrEqual(p.bound_ms!);
     }
   });
+
+  it("a server that frees them in its account but decodes on (the mock's zombie fault): leak, by the probe", async () => {
+    const { doc } = await cancelRun("cancel-zombie", {
+      ttftMs: 20,
+      itlMs: 3,
+      capacity: 32,
+      faults: [{ kind: "zombie", rate: 1, every: null }],
+    });
+    const l = doc!.levels[0]!;
+    // its /metrics says nothing is busy
+    expect(l.cancelled!.release).toMatchObject({ source: "metrics", busy: 0 });
+    // each zombie adds half the base TTFT (10 ms) to every later prefill
+    const p = l.cancelled!.probe!;
+    const zombies = l.cancelled!.requests;
+    expect(zombies).toBeGreaterThan(0);
+    expect(p.after_ms! - p.before_ms!).toBeGreaterThan(p.bound_ms!);
+    expect(l.validity!.status).toBe("invalid");
+    expect(l.validity!.reasons).toContainEqual(
+      expect.objectContaining({
+        code: "leak",
+        text: expect.stringMatching(
+          /^leak: an idle request's time to first token was [\d.]+ ms after the level, [\d.]+ ms before it .*though it says nothing is busy/,
+        ),
+      }),
+    );
+  }, 60_000);
 
   it("a server that keeps what the client let go (the mock's leak fault): leak, with how many are still busy", async () => {
     const { doc } = await cancelRun("cancel-leak", {
