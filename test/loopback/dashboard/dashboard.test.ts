@@ -276,6 +276,102 @@ describe.skipIf(process.env.TOKENBENCH_SKIP_BROWSER === "1")("dashboard in headl
     expect(errors, errors.join("\n")).toEqual([]);
   });
 
+  it("the server's start: its benchmark's trends are the start's measures, and a slower start shows the row regressed", {
+    timeout: 150_000,
+  }, async () => {
+    const startRepo = "acme/startup";
+    const token = await service.apiToken(startRepo);
+    const started = (i: number, readyS: number, branch = "main") => {
+      const d = doc(200 + i, 1, branch);
+      d.repository = startRepo;
+      d.startup = { answered_s: 1, ready_s: readyS };
+      return d;
+    };
+    const seeds = [40, 41, 40, 42, 40, 41].map((s, i) => started(i, s));
+    for (const d of [...seeds, started(6, 52, "feature")]) {
+      const r = await fetch(`${service.url}/api/v1/runs`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+        body: JSON.stringify(d),
+      });
+      expect(r.status, await r.text()).toBe(201);
+    }
+    const page = await open(
+      `/r/${startRepo}?benchmark=${encodeURIComponent("server startup")}&branch=feature`,
+    );
+    await page.waitForSelector(".trend[data-measure='startup_s'] svg .mark-line path");
+    expect(await page.$$eval(".trend", (els) => els.map((e) => (e as HTMLElement).dataset.measure))).toEqual([
+      "startup_s",
+      "startup_first_token_s",
+      "startup_warm_s",
+    ]);
+    // the start the runs measured is drawn; the ones they did not measure say so
+    const empty = await page.$$eval(".trend p.empty", (els) => els.map((e) => e.textContent));
+    expect(empty).toEqual(["no data", "no data"]);
+    // the PR's 52 s start, far over the band of main's six (40 to 42 s), ringed as outside it
+    const subtitle = await page.$$eval(".trend svg .role-title-subtitle", (els) =>
+      els.map((e) => e.textContent),
+    );
+    expect(subtitle).toEqual(["band: 6 runs of main; ○ 1 outside it"]);
+    await page.screenshot({ path: resolve(OUT, "dashboard-startup.png"), fullPage: true });
+    await page.click("table.runs a.run >> nth=0");
+    await page.waitForURL(/\/runs\/[0-9a-f]{16}$/);
+    await page.waitForSelector("body[data-ready='true']");
+    const row = await page.$$eval("table.verdicts tbody tr", (trs) =>
+      trs.map((tr) => tr.textContent ?? "").find((t) => t.includes("server startup")),
+    );
+    // against six runs of main (mean 40.7 s): +27.9 %, an interval, regressed
+    expect(row).toMatch(/server startup.*\+27\.9 %.*history-t.*regressed/);
+    await page.close();
+    expect(errors, errors.join("\n")).toEqual([]);
+  });
+
+  it("a pull request's own page: its verdict, its runs on main's trends of throughput and TTFT p95 with main's band, its runs", {
+    timeout: 150_000,
+  }, async () => {
+    const prRepo = "acme/pr";
+    const token = await service.apiToken(prRepo);
+    const run = (i: number, scale: number, branch = "main") => ({
+      ...doc(300 + i, scale, branch),
+      repository: prRepo,
+    });
+    const seeds = [1, 1.02, 0.98, 1.01, 0.99, 1.0].map((x, i) => run(i, x));
+    for (const d of [...seeds, run(6, 0.8, "feature"), run(7, 0.79, "feature")]) {
+      const r = await fetch(`${service.url}/api/v1/runs`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+        body: JSON.stringify(d),
+      });
+      expect(r.status, await r.text()).toBe(201);
+    }
+    const page = await open(`/r/${prRepo}/pull/9`);
+    await page.waitForSelector("body[data-ready='true']");
+    await page.waitForSelector(".trend[data-measure='ttft_p95_ms'] svg .mark-line path");
+    expect(await page.textContent("h1")).toBe("PR #9");
+    // the newest run's verdict first, regressed against main
+    expect(Number(await page.getAttribute("section.verdict", "data-regressed"))).toBeGreaterThan(0);
+    // the key measures at the highest closed level, the PR's two runs outside main's band
+    const top = Math.max(...seeds[0]!.levels.map((l) => l.level));
+    expect(await page.textContent("#body > h2")).toBe(`On main's trend: closed c=${top}`);
+    expect(await page.$$eval(".trend", (els) => els.map((e) => (e as HTMLElement).dataset.measure))).toEqual([
+      "output_tok_s",
+      "ttft_p95_ms",
+    ]);
+    const subtitles = await page.$$eval(".trend svg .role-title-subtitle", (els) =>
+      els.map((e) => e.textContent),
+    );
+    expect(subtitles).toEqual([
+      "band: 6 runs of main; ○ 2 outside it",
+      "band: 6 runs of main; ○ 2 outside it",
+    ]);
+    expect(await page.$$eval("ul.pr-runs li", (els) => els.length)).toBe(2);
+    // a page of its own, not the newest run's page
+    expect(await page.$("#curves")).toBeNull();
+    await page.screenshot({ path: resolve(OUT, "dashboard-pull.png"), fullPage: true });
+    await page.close();
+    expect(errors, errors.join("\n")).toEqual([]);
+  });
+
   it("is readable on a phone: no horizontal overflow", { timeout: 150_000 }, async () => {
     const page = await open(`/r/${repo}`, 375);
     await page.waitForSelector(".trend svg .mark-line path", { timeout: 90_000 });

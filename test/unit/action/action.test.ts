@@ -167,6 +167,18 @@ describe("PR comment", () => {
     const plain = documentPoints(example());
     expect(plain.some((p) => p.measure.startsWith("ttfat"))).toBe(false);
   });
+  it("a slower server start (--server-command) is a row above the fold, regressed", () => {
+    const at = (readyS: number): ResultDocument => ({
+      ...example(),
+      startup: { answered_s: 1, ready_s: readyS },
+    });
+    const verdict = pairVerdict(documentPoints(at(52)), documentPoints(at(40))); // (head, base)
+    const md = renderComment({ doc: at(52), testbed: "tb", verdict, baseBranch: "main", links: {} });
+    const visible = md.split("<details>")[0]!;
+    expect(visible).toMatch(
+      /\| server startup \| server startup \| 40\.00 \| 52\.00 \| \+30\.0 % \| 🔴 regressed/,
+    );
+  });
   it("stays under GitHub's 65,536-character limit, regressions first", () => {
     const doc = example();
     const big: ResultDocument = {

@@ -1,0 +1,74 @@
+/**
+ * What every page of the dashboard shares: the root element, escaping, the API (with the read
+ * token when the service needs one), charts and the page title.
+ */
+import embed from "vega-embed";
+import type { Spec } from "../shared/charts.ts";
+import { visible } from "../shared/visible.ts";
+
+export const app = document.getElementById("app")!;
+/** An attribute value (a link, an option's value): HTML-escaped, otherwise exactly as given. */
+export const attr = (s: unknown) =>
+  String(s ?? "").replace(
+    /[&<>"']/g,
+    (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!,
+  );
+/** Shown text: HTML-escaped, invisible format characters written out (shared/visible.ts). */
+export const esc = (s: unknown) => attr(visible(String(s ?? "")));
+export const fmt = (v: unknown, d = 1) => (typeof v === "number" && Number.isFinite(v) ? v.toFixed(d) : "–");
+
+/**
+ * A service with a READ_TOKEN answers reads only with it. The dashboard asks for it once (or takes
+ * it from a `#read-token=...` link, removed from the address bar at once) and keeps it for this
+ * browser tab only (sessionStorage), sending it as `Authorization: Bearer`.
+ */
+const TOKEN_KEY = "tokenbench-read-token";
+const fromHash = /^#read-token=(.+)$/.exec(location.hash);
+if (fromHash) {
+  sessionStorage.setItem(TOKEN_KEY, decodeURIComponent(fromHash[1]!));
+  history.replaceState(null, "", location.pathname + location.search);
+}
+
+export class NeedsReadToken extends Error {}
+
+export async function api<T>(path: string): Promise<T> {
+  const token = sessionStorage.getItem(TOKEN_KEY);
+  const res = await fetch(path, {
+    headers: { accept: "application/json", ...(token ? { authorization: `Bearer ${token}` } : {}) },
+  });
+  const body = (await res.json()) as T & { error?: { code: string; message: string } };
+  if (res.status === 401 && body.error?.code === "read_token_required") throw new NeedsReadToken();
+  if (!res.ok)
+    throw new Error(body.error ? `${body.error.code}: ${body.error.message}` : `HTTP ${res.status}`);
+  return body;
+}
+
+export function askForReadToken(): void {
+  const had = sessionStorage.getItem(TOKEN_KEY) !== null;
+  app.innerHTML = `<h1>Read token needed</h1><p>This results service shows its data only with its read token (the operator's <code>READ_TOKEN</code>). It is kept for this tab only.</p>${had ? '<p class="error">That token was not accepted.</p>' : ""}<form id="read-token-form"><label>Read token <input id="read-token" type="password" autocomplete="off" required></label> <button type="submit">Show</button></form>`;
+  document.getElementById("read-token-form")!.addEventListener("submit", (ev) => {
+    ev.preventDefault();
+    sessionStorage.setItem(TOKEN_KEY, (document.getElementById("read-token") as HTMLInputElement).value);
+    location.reload();
+  });
+}
+
+/** An SVG of this service as an object URL (fetched with the read token when there is one). */
+export async function svgUrl(path: string): Promise<string | null> {
+  const token = sessionStorage.getItem(TOKEN_KEY);
+  const res = await fetch(path, { headers: token ? { authorization: `Bearer ${token}` } : {} }).catch(
+    () => null,
+  );
+  if (!res?.ok) return null;
+  return URL.createObjectURL(new Blob([await res.text()], { type: "image/svg+xml" }));
+}
+
+export async function chart(el: HTMLElement, spec: Spec): Promise<void> {
+  await embed(el, spec as never, { renderer: "svg", actions: false });
+}
+
+export function setTitle(t: string, crumbs: string) {
+  document.title = `${visible(t)} · tokenbench`;
+  app.innerHTML = `<nav class="crumbs">${crumbs}</nav><h1>${esc(t)}</h1><div id="body"></div>`;
+  return document.getElementById("body")!;
+}
