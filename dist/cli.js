@@ -21834,12 +21834,14 @@ function gatedInOrder(rows, gateText) {
   let order = gateText.split(",").map((x) => x.trim().split("@")[0]), rank = (m) => order.indexOf(m) < 0 ? order.length : order.indexOf(m);
   return rows.filter((r) => r.gated).sort((a, b) => rank(a.measure) - rank(b.measure) || (a.level ?? 0) - (b.level ?? 0));
 }
-var plural = (n, one2, many = `${one2}s`) => `${n} ${n === 1 ? one2 : many}`, list2 = (xs, named = 3) => xs.length <= named ? xs.join(", ") : `${xs.slice(0, named).join(", ")} and ${xs.length - named} more`;
+var plural = (n, one2, many = `${one2}s`) => `${n} ${n === 1 ? one2 : many}`, list2 = (xs, named = 3) => xs.length <= named ? xs.join(", ") : `${xs.slice(0, named).join(", ")} and ${xs.length - named} more`, firstPerMeasure = (rows) => rows.filter((r, i) => rows.findIndex((x) => x.measure === r.measure) === i);
 function headline(s, named = 3) {
   let rows = s.rows;
   if (rows.length > 0 && s.counts.no_baseline === rows.length)
     return `No baseline: ${s.baseline_note ?? `none of the ${rows.length} measures has one`}.`;
-  let gated = gatedInOrder(rows, s.gate.text || DEFAULT_GATE_TEXT), others = rows.length - gated.length, tail = others > 0 ? `; ${plural(others, "other row")} in the details.` : ".", failedKeys = new Set(s.gate.failed), regressed = gated.filter((r) => r.verdict === "regressed" && failedKeys.has(`${r.benchmark}\0${r.measure}`)).map(rowPhrase);
+  let gated = gatedInOrder(rows, s.gate.text || DEFAULT_GATE_TEXT), others = rows.length - gated.length, tail = others > 0 ? `; ${plural(others, "other row")} in the details.` : ".", failedKeys = new Set(s.gate.failed), regressed = firstPerMeasure(
+    gated.filter((r) => r.verdict === "regressed" && failedKeys.has(`${r.benchmark}\0${r.measure}`))
+  ).map(rowPhrase);
   switch (s.gate.status) {
     case "failed":
       return `Gate failed: ${list2(regressed, named)} ${regressed.length === 1, "regressed"}${tail}`;
@@ -21850,7 +21852,7 @@ function headline(s, named = 3) {
     case "cannot_judge":
       return `Gate cannot judge: ${s.gate.reason}${tail}`;
     case "not_gated": {
-      let words = gated.filter((r) => r.verdict === "regressed" || r.verdict === "improved").map((r) => `${rowPhrase(r)} ${r.verdict}`);
+      let words = firstPerMeasure(gated.filter((r) => r.verdict === "regressed" || r.verdict === "improved")).map((r) => `${rowPhrase(r)} ${r.verdict}`);
       return `Not gated (${s.gate.reason})${words.length ? `: ${list2(words, named)}` : ": no gated row moved beyond its interval"}${tail}`;
     }
     case "no_baseline":

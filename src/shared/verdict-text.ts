@@ -186,8 +186,17 @@ const list = (xs: readonly string[], named = 3) =>
   xs.length <= named ? xs.join(", ") : `${xs.slice(0, named).join(", ")} and ${xs.length - named} more`;
 
 /**
- * The one headline, led by the gate: its decision, then its rows that decided it in the gate's
- * order, then how many other rows the details hold (a count that does not wobble with noise).
+ * Each measure once, by its first row in the gate's order (all levels before any one level): a
+ * change names its measures, and the same change names the same ones whichever single-level rows
+ * of them noise tipped over their interval this time (the details have every row).
+ */
+const firstPerMeasure = (rows: readonly VerdictRow[]) =>
+  rows.filter((r, i) => rows.findIndex((x) => x.measure === r.measure) === i);
+
+/**
+ * The one headline, led by the gate: its decision, then the measures that decided it in the
+ * gate's order (each by its first row), then how many other rows the details hold (counts that do
+ * not wobble with noise).
  */
 export function headline(s: VerdictSummary, named = 3): string {
   const rows = s.rows;
@@ -199,9 +208,9 @@ export function headline(s: VerdictSummary, named = 3): string {
   // The rows that failed the gate (a gated row can read "regressed" by its own interval on evidence
   // that cannot gate it: that is not why the gate failed).
   const failedKeys = new Set(s.gate.failed);
-  const regressed = gated
-    .filter((r) => r.verdict === "regressed" && failedKeys.has(`${r.benchmark}\u0000${r.measure}`))
-    .map(rowPhrase);
+  const regressed = firstPerMeasure(
+    gated.filter((r) => r.verdict === "regressed" && failedKeys.has(`${r.benchmark}\u0000${r.measure}`)),
+  ).map(rowPhrase);
   switch (s.gate.status) {
     case "failed":
       return `Gate failed: ${list(regressed, named)} ${regressed.length === 1 ? "regressed" : "regressed"}${tail}`;
@@ -213,7 +222,7 @@ export function headline(s: VerdictSummary, named = 3): string {
     case "cannot_judge":
       return `Gate cannot judge: ${s.gate.reason}${tail}`;
     case "not_gated": {
-      const moved = gated.filter((r) => r.verdict === "regressed" || r.verdict === "improved");
+      const moved = firstPerMeasure(gated.filter((r) => r.verdict === "regressed" || r.verdict === "improved"));
       const words = moved.map((r) => `${rowPhrase(r)} ${r.verdict}`);
       return `Not gated (${s.gate.reason})${words.length ? `: ${list(words, named)}` : ": no gated row moved beyond its interval"}${tail}`;
     }

@@ -230,7 +230,7 @@ describe("PR comment", () => {
     // the headline is the engine's, word for word (the terminal prints the same line)
     expect(above).toContain(`**${mdText(headline(verdict.summary), 1000)}**`);
     expect(headline(verdict.summary)).toMatch(
-      /^Not gated \(one run each side cannot see run-to-run noise: .*\): output tok\/s over all levels −10\.9 % regressed, output tok\/s at c=8 −50\.0 % regressed; \d+ other rows in the details\.$/,
+      /^Not gated \(one run each side cannot see run-to-run noise: .*\): output tok\/s over all levels −10\.9 % regressed; \d+ other rows in the details\.$/,
     );
     // and its counts are the counts of the rows in the details
     const details = md.slice(md.indexOf("<details><summary>every measure"));

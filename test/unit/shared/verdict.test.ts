@@ -261,15 +261,26 @@ describe("one identity: another workload is no baseline, a level on one side has
 });
 
 describe("words", () => {
-  it("the headline leads with the gate's rows in the gate's order, then counts the others", () => {
+  it("the headline names each gated measure that failed once, in the gate's order, then counts the others", () => {
     const r = rng(17);
     const s = compareDocuments(
       historyDocuments(r, QUIET, 10),
       side("head", runDocument(r, QUIET, 0, { ttft: 0.3, tput: 0.2 })),
     );
     const h = headline(s);
-    expect(h).toMatch(/^Gate failed: output tok\/s over all levels −\d+\.\d % \[−\d+\.\d, −\d+\.\d\], /);
-    expect(h).toMatch(/ and \d+ more regressed; \d+ other rows in the details\.$/);
+    // throughput, then TTFT p95, then TTFT p50: each by its all-levels row, never by a level's too
+    expect(h).toMatch(
+      /^Gate failed: output tok\/s over all levels −\d+\.\d % \[−\d+\.\d, −\d+\.\d\], TTFT p95 \(ms\) over all levels \+\d+\.\d % \[[^\]]+\], TTFT p50 \(ms\) over all levels \+\d+\.\d % \[[^\]]+\] regressed; \d+ other rows in the details\.$/,
+    );
+    // the same change measured again names the same measures in the same words
+    const again = headline(
+      compareDocuments(
+        historyDocuments(rng(18), QUIET, 10),
+        side("head", runDocument(rng(18), QUIET, 0, { ttft: 0.3, tput: 0.2 })),
+      ),
+    );
+    const names = (x: string) => x.replace(/[−+]\d+\.\d %|\[[^\]]+\]|\d+ other/g, "");
+    expect(names(again)).toBe(names(h));
     expect(rowPhrase({ ...s.rows[0]!, interval_pct: [11, 25], delta_pct: 20, delta_pp: null })).toMatch(
       /^TTFT p50 \(ms\) at c=1 \+20\.0 % \[\+11\.0, \+25\.0\]$/,
     );
