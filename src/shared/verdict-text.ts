@@ -222,7 +222,9 @@ export function headline(s: VerdictSummary, named = 3): string {
     case "cannot_judge":
       return `Gate cannot judge: ${s.gate.reason}${tail}`;
     case "not_gated": {
-      const moved = firstPerMeasure(gated.filter((r) => r.verdict === "regressed" || r.verdict === "improved"));
+      const moved = firstPerMeasure(
+        gated.filter((r) => r.verdict === "regressed" || r.verdict === "improved"),
+      );
       const words = moved.map((r) => `${rowPhrase(r)} ${r.verdict}`);
       return `Not gated (${s.gate.reason})${words.length ? `: ${list(words, named)}` : ": no gated row moved beyond its interval"}${tail}`;
     }
