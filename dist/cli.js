@@ -21852,7 +21852,9 @@ function headline(s, named = 3) {
     case "cannot_judge":
       return `Gate cannot judge: ${s.gate.reason}${tail}`;
     case "not_gated": {
-      let words = firstPerMeasure(gated.filter((r) => r.verdict === "regressed" || r.verdict === "improved")).map((r) => `${rowPhrase(r)} ${r.verdict}`);
+      let words = firstPerMeasure(
+        gated.filter((r) => r.verdict === "regressed" || r.verdict === "improved")
+      ).map((r) => `${rowPhrase(r)} ${r.verdict}`);
       return `Not gated (${s.gate.reason})${words.length ? `: ${list2(words, named)}` : ": no gated row moved beyond its interval"}${tail}`;
     }
     case "no_baseline":
@@ -37277,6 +37279,8 @@ var SloConfig = external_exports.object({
     hour_cost_usd: external_exports.number().positive().nullable(),
     metrics_url: external_exports.string().nullable()
   }).optional(),
+  /** `--target-tok-s-per-user`: speeds per user the frontier is read at (its throughput, cost and energy there). */
+  target_tok_s_per_user: external_exports.array(external_exports.number().positive()).optional(),
   /** `--base-url A,B`: the servers the load was spread over, and how (absent: one server). */
   endpoints: external_exports.object({
     base_urls: external_exports.array(external_exports.string()).min(2),
@@ -37395,7 +37399,33 @@ var Saturation = external_exports.object({
   ready_s: num.nonnegative(),
   first_token_s: nullableNum.optional(),
   phases: external_exports.array(StartupPhase).max(32).optional()
-}), Startup = StartFigures.extend({ warm: StartFigures.optional() });
+}), Startup = StartFigures.extend({ warm: StartFigures.optional() }), frontierNum = external_exports.number().nonnegative().nullable(), Frontier = external_exports.object({
+  gpus: external_exports.number().int().positive().nullable(),
+  points: external_exports.array(
+    external_exports.object({
+      level: external_exports.number().positive(),
+      tok_s_per_user: external_exports.number().positive(),
+      output_tok_s: external_exports.number().nonnegative(),
+      output_tok_s_per_gpu: frontierNum,
+      ttft_p90_ms: frontierNum,
+      power_w: frontierNum,
+      pareto: external_exports.boolean()
+    })
+  ),
+  /** `--target-tok-s-per-user`: the frontier at each speed per user (interpolated; not reached outside it). */
+  targets: external_exports.array(
+    external_exports.object({
+      tok_s_per_user: external_exports.number().positive(),
+      reached: external_exports.boolean(),
+      between: external_exports.array(external_exports.number().positive()).max(2),
+      output_tok_s: frontierNum,
+      output_tok_s_per_gpu: frontierNum,
+      usd_per_m_output_tok: frontierNum,
+      j_per_output_tok: frontierNum,
+      output_tok_per_kwh: frontierNum
+    })
+  )
+});
 
 // src/schema/v1.ts
 init_errors();
@@ -37961,6 +37991,8 @@ var SCHEMA_VERSION = 1, Stats = external_exports.object({
   gpu_telemetry: GpuTelemetry.optional(),
   /** `--mode search`: the highest rate that kept the target share of requests within every SLO. */
   saturation: Saturation.nullable().optional(),
+  /** A sweep's throughput-interactivity frontier, derived from its levels (shared/frontier.ts). */
+  frontier: Frontier.nullable().optional(),
   /** Hash (16 hex) of the workload: API, model, mode, levels, lengths, arrivals, SLOs, ignore_eos, body (shared/workload.ts). */
   workload_fingerprint: external_exports.string().regex(/^[0-9a-f]{16}$/).optional(),
   /** How the load was generated, when not by one thread of one runner (document-parts.ts). */
@@ -40252,7 +40284,7 @@ How it was found: ${s.method}; a probe passes when at least ${s.target_pass_pct}
       )
     ].join(`
 `)
-  );
+  ), doc.frontier && parts.push(frontierText(doc.frontier));
   let spread = doc.levels.filter((l) => l.endpoints);
   spread.length > 0 && parts.push(endpointsTable(spread)), doc.startup && parts.push(`**Server start:** ${startupText(doc.startup)}.`);
   let trace = doc.config?.trace, ol = doc.levels[0]?.open_loop;
@@ -40260,6 +40292,22 @@ How it was found: ${s.method}; a probe passes when at least ${s.target_pass_pct}
     `**Trace replay:** ${trace.name} at ${trace.speed}x, ${doc.levels[0].requests} requests; replay lag (actual \u2212 scheduled send) p50 ${fmt(ol.schedule_lag_ms.p50, 2)} ms, p99 ${fmt(ol.schedule_lag_ms.p99, 2)} ms, max ${fmt(ol.schedule_lag_ms.max, 2)} ms.`
   ), parts.join(`
 
+`);
+}
+function frontierText(f) {
+  let perGpu = f.gpus !== null, rows = f.points.map(
+    (p) => `| ${p.level} | ${fmt(p.tok_s_per_user, 1)} | ${fmt(p.output_tok_s, 1)} |${perGpu ? ` ${fmt(p.output_tok_s_per_gpu, 1)} |` : ""} ${fmt(p.ttft_p90_ms, 1)} | ${p.pareto ? "yes" : ""} |`
+  ), targets = f.targets.map(
+    (t) => t.reached ? `- at ${fmt(t.tok_s_per_user, 1)} tok/s per user (between levels ${t.between.join(" and ")}): ${fmt(t.output_tok_s, 1)} output tok/s${perGpu ? ` (${fmt(t.output_tok_s_per_gpu, 1)} per GPU)` : ""}${t.usd_per_m_output_tok !== null ? `, $${fmt(t.usd_per_m_output_tok, 3)} per million output tokens` : ""}${t.j_per_output_tok !== null ? `, ${fmt(t.j_per_output_tok, 3)} J per output token (${fmt(t.output_tok_per_kwh, 0)} tokens per kWh)` : ""}` : `- at ${fmt(t.tok_s_per_user, 1)} tok/s per user: not reached (the frontier spans ${fmt(f.points.filter((p) => p.pareto)[0]?.tok_s_per_user ?? null, 1)} to ${fmt(f.points.filter((p) => p.pareto).at(-1)?.tok_s_per_user ?? null, 1)}; never extrapolated)`
+  );
+  return [
+    "**Frontier** (output tok/s against tok/s per user = 1000 / TPOT p50; Pareto: no other level is faster in both)",
+    "",
+    `| level | tok/s per user | output tok/s |${perGpu ? " per GPU |" : ""} TTFT p90 (ms) | Pareto |`,
+    `|---:|---:|---:|${perGpu ? "---:|" : ""}---:|:---:|`,
+    ...rows,
+    ...targets.length > 0 ? ["", ...targets] : []
+  ].join(`
 `);
 }
 function endpointsTable(levels) {
@@ -41480,6 +41528,14 @@ var SWEEP = {
     what: "a price per GPU-hour above 0 and at most 1000 (dollars)",
     help: "the price of one GPU for an hour: adds dollars per million output (and total) tokens at each level's throughput"
   }),
+  targetTokSPerUser: numbers({
+    flag: "target-tok-s-per-user",
+    default: [],
+    defaultText: null,
+    check: (n) => n > 0,
+    what: "speeds per user in tok/s above 0",
+    help: "read the throughput-interactivity frontier at these speeds per user, e.g. 20,50: output tok/s (per GPU), $ per million output tokens and J per token there, interpolated between the levels around it (never beyond the levels run)"
+  }),
   gpuMetricsUrl: text({
     flag: "gpu-metrics-url",
     metavar: "URL",
@@ -42193,6 +42249,7 @@ function sweepConfigOf(v, c) {
     // the method is the server's, known after the preflight (sweep/prepare.ts)
     ...v.cacheReset !== "off" ? { cache_reset: { mode: v.cacheReset, method: null } } : {},
     ...v.repeats > 1 ? { repeats: v.repeats } : {},
+    ...v.targetTokSPerUser.length > 0 ? { target_tok_s_per_user: v.targetTokSPerUser } : {},
     ...endpoints.length > 1 ? { endpoints: { base_urls: endpoints.map(publicUrl), strategy: c.endpointStrategy } } : {},
     ...v.gpuSampleMs > 0 ? {
       gpu_telemetry: {
@@ -45440,8 +45497,64 @@ async function warmUpClientPath(cfg, chunks = WARMUP_CHUNKS) {
 
 // src/core/results/document.ts
 import { createHash as createHash4 } from "node:crypto";
+
+// src/shared/frontier.ts
+var usable = (l) => l.validity?.status !== "invalid" && l.steady_state?.steady !== !1 && l.ok > 0 && l.tpot_ms.p50 !== null && l.tpot_ms.p50 > 0, gpusOf = (levels) => levels.find((l) => (l.gpu?.per_gpu.length ?? 0) > 0)?.gpu?.per_gpu.length ?? null;
+function frontierPoints(levels) {
+  let gpus = gpusOf(levels), pts = levels.filter(usable).map((l) => ({
+    level: l.level,
+    tok_s_per_user: 1e3 / l.tpot_ms.p50,
+    output_tok_s: l.output_tok_s,
+    output_tok_s_per_gpu: gpus ? l.output_tok_s / gpus : null,
+    ttft_p90_ms: l.ttft_ms.p90,
+    power_w: l.gpu?.mean_power_w ?? null,
+    pareto: !1
+  }));
+  for (let p of pts)
+    p.pareto = !pts.some(
+      (q) => q !== p && q.tok_s_per_user >= p.tok_s_per_user && q.output_tok_s >= p.output_tok_s && (q.tok_s_per_user > p.tok_s_per_user || q.output_tok_s > p.output_tok_s)
+    );
+  return pts.sort((a, b) => a.tok_s_per_user - b.tok_s_per_user || a.level - b.level), { gpus, points: pts };
+}
+function atTarget(f, x, hourCostUsd) {
+  let front = f.points.filter((p) => p.pareto), none = {
+    tok_s_per_user: x,
+    reached: !1,
+    between: [],
+    output_tok_s: null,
+    output_tok_s_per_gpu: null,
+    usd_per_m_output_tok: null,
+    j_per_output_tok: null,
+    output_tok_per_kwh: null
+  };
+  if (front.length === 0 || x < front[0].tok_s_per_user || x > front[front.length - 1].tok_s_per_user)
+    return none;
+  let i = front.findIndex((p) => p.tok_s_per_user >= x), b = front[i], a = b.tok_s_per_user === x || i === 0 ? b : front[i - 1], t = a === b ? 0 : (x - a.tok_s_per_user) / (b.tok_s_per_user - a.tok_s_per_user), lerp = (u, v) => u + t * (v - u), y = lerp(a.output_tok_s, b.output_tok_s), power = a.power_w !== null && b.power_w !== null ? lerp(a.power_w, b.power_w) : null, j = power !== null && y > 0 ? power / y : null;
+  return {
+    tok_s_per_user: x,
+    reached: !0,
+    between: a === b ? [a.level] : [a.level, b.level],
+    output_tok_s: y,
+    output_tok_s_per_gpu: f.gpus ? y / f.gpus : null,
+    usd_per_m_output_tok: hourCostUsd !== null && f.gpus && y > 0 ? hourCostUsd * f.gpus / (y * 3600) * 1e6 : null,
+    j_per_output_tok: j,
+    output_tok_per_kwh: j !== null && j > 0 ? 36e5 / j : null
+  };
+}
+function frontierOf(doc) {
+  let f = frontierPoints(doc.levels);
+  if (f.points.length < 2) return null;
+  let hourCost = doc.config?.gpu_telemetry?.hour_cost_usd ?? null, targets = (doc.config?.target_tok_s_per_user ?? []).map((x) => atTarget(f, x, hourCost));
+  return { ...f, targets };
+}
+
+// src/core/results/document.ts
 init_workload();
 var CLOCK_SOURCE = "performance.now() (monotonic), ms from origin";
+function frontierPart(p) {
+  let f = frontierOf({ levels: p.levels, config: p.config });
+  return f ? { frontier: f } : {};
+}
 function buildDocument(p) {
   let origin = new Date(p.originWallMs).toISOString(), target = targetRecord(p.target), pv = p.provenance ?? null, environment = pv?.runnerName != null ? { ...p.environment, runner_name: pv.runnerName } : p.environment, doc = {
     schema_version: SCHEMA_VERSION,
@@ -45460,6 +45573,7 @@ function buildDocument(p) {
     requests: p.requests,
     ...p.loadGenerator ? { load_generator: p.loadGenerator } : {},
     ...p.saturation ? { saturation: p.saturation } : {},
+    ...p.kind === "sweep" ? frontierPart(p) : {},
     ...p.repeats ? { repeats: p.repeats } : {},
     ...p.gpuTelemetry ? { gpu_telemetry: p.gpuTelemetry } : {},
     ...p.ab ? { ab: p.ab } : {},

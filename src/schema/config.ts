@@ -145,6 +145,8 @@ export const SweepConfig = z.object({
       metrics_url: z.string().nullable(),
     })
     .optional(),
+  /** `--target-tok-s-per-user`: speeds per user the frontier is read at (its throughput, cost and energy there). */
+  target_tok_s_per_user: z.array(z.number().positive()).optional(),
   /** `--base-url A,B`: the servers the load was spread over, and how (absent: one server). */
   endpoints: z
     .object({

@@ -157,3 +157,34 @@ const StartFigures = z.object({
 
 /** `--server-command`: its cold start, and with `--startup both` a warm restart (core/server/startup.ts). */
 export const Startup = StartFigures.extend({ warm: StartFigures.optional() });
+
+const frontierNum = z.number().nonnegative().nullable();
+
+/** The throughput-interactivity frontier of a sweep (shared/frontier.ts): derived from its levels. */
+export const Frontier = z.object({
+  gpus: z.number().int().positive().nullable(),
+  points: z.array(
+    z.object({
+      level: z.number().positive(),
+      tok_s_per_user: z.number().positive(),
+      output_tok_s: z.number().nonnegative(),
+      output_tok_s_per_gpu: frontierNum,
+      ttft_p90_ms: frontierNum,
+      power_w: frontierNum,
+      pareto: z.boolean(),
+    }),
+  ),
+  /** `--target-tok-s-per-user`: the frontier at each speed per user (interpolated; not reached outside it). */
+  targets: z.array(
+    z.object({
+      tok_s_per_user: z.number().positive(),
+      reached: z.boolean(),
+      between: z.array(z.number().positive()).max(2),
+      output_tok_s: frontierNum,
+      output_tok_s_per_gpu: frontierNum,
+      usd_per_m_output_tok: frontierNum,
+      j_per_output_tok: frontierNum,
+      output_tok_per_kwh: frontierNum,
+    }),
+  ),
+});

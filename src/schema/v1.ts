@@ -10,6 +10,7 @@ import { nullableNum, num } from "./common.ts";
 import { PromptCalibration, SweepConfig } from "./config.ts";
 import {
   ConsistencyRecord,
+  Frontier,
   GpuTelemetry,
   LoadGenerator,
   Saturation,
@@ -315,6 +316,8 @@ export const ResultDocument = z
     gpu_telemetry: GpuTelemetry.optional(),
     /** `--mode search`: the highest rate that kept the target share of requests within every SLO. */
     saturation: Saturation.nullable().optional(),
+    /** A sweep's throughput-interactivity frontier, derived from its levels (shared/frontier.ts). */
+    frontier: Frontier.nullable().optional(),
     /** Hash (16 hex) of the workload: API, model, mode, levels, lengths, arrivals, SLOs, ignore_eos, body (shared/workload.ts). */
     workload_fingerprint: z
       .string()

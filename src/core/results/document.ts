@@ -3,6 +3,7 @@
  * the run happened: repository, commit, testbed name) is passed in by the caller, so a document
  * is written once, whole, and never rewritten to add it.
  */
+
 import { createHash } from "node:crypto";
 import {
   type LevelResult,
@@ -14,6 +15,7 @@ import {
   type ServerSnapshot,
   type SweepConfig,
 } from "../../schema/v1.ts";
+import { frontierOf } from "../../shared/frontier.ts";
 import { canonicalJson, describeTestbed } from "../../shared/testbed.ts";
 import { workloadSpec } from "../../shared/workload.ts";
 import { type ResolvedTarget, targetRecord } from "../server/target.ts";
@@ -59,6 +61,12 @@ export interface DocumentParts {
   startup?: ResultDocument["startup"];
 }
 
+/** A sweep's frontier when two of its levels are usable (shared/frontier.ts). */
+function frontierPart(p: DocumentParts): { frontier?: ResultDocument["frontier"] } {
+  const f = frontierOf({ levels: p.levels, config: p.config });
+  return f ? { frontier: f } : {};
+}
+
 export function buildDocument(p: DocumentParts): ResultDocument {
   const origin = new Date(p.originWallMs).toISOString();
   const target = targetRecord(p.target);
@@ -82,6 +90,7 @@ export function buildDocument(p: DocumentParts): ResultDocument {
     requests: p.requests,
     ...(p.loadGenerator ? { load_generator: p.loadGenerator } : {}),
     ...(p.saturation ? { saturation: p.saturation } : {}),
+    ...(p.kind === "sweep" ? frontierPart(p) : {}),
     ...(p.repeats ? { repeats: p.repeats } : {}),
     ...(p.gpuTelemetry ? { gpu_telemetry: p.gpuTelemetry } : {}),
     ...(p.ab ? { ab: p.ab } : {}),

@@ -95,7 +95,7 @@ type Described = Pick<
   ResultDocument,
   "kind" | "levels" | "config" | "saturation" | "target" | "created_at" | "tool" | "startup"
 > &
-  Partial<Pick<ResultDocument, "repeats" | "profile" | "gpu_telemetry">>;
+  Partial<Pick<ResultDocument, "repeats" | "profile" | "gpu_telemetry" | "frontier">>;
 
 /** What was measured, before any figure: target, model, workload, date, version, notices. */
 export function reportHeader(doc: Described): string {
@@ -235,6 +235,7 @@ export function markdownReport(doc: Described): string {
         ),
       ].join("\n"),
     );
+  if (doc.frontier) parts.push(frontierText(doc.frontier));
   const spread = doc.levels.filter((l) => l.endpoints);
   if (spread.length > 0) parts.push(endpointsTable(spread));
   if (doc.startup) parts.push(`**Server start:** ${startupText(doc.startup)}.`);
@@ -245,6 +246,28 @@ export function markdownReport(doc: Described): string {
       `**Trace replay:** ${trace.name} at ${trace.speed}x, ${doc.levels[0]!.requests} requests; replay lag (actual − scheduled send) p50 ${fmt(ol.schedule_lag_ms.p50, 2)} ms, p99 ${fmt(ol.schedule_lag_ms.p99, 2)} ms, max ${fmt(ol.schedule_lag_ms.max, 2)} ms.`,
     );
   return parts.join("\n\n");
+}
+
+/** The throughput-interactivity frontier: its points (Pareto ones marked) and its figures at each target speed. */
+function frontierText(f: NonNullable<ResultDocument["frontier"]>): string {
+  const perGpu = f.gpus !== null;
+  const rows = f.points.map(
+    (p) =>
+      `| ${p.level} | ${fmt(p.tok_s_per_user, 1)} | ${fmt(p.output_tok_s, 1)} |${perGpu ? ` ${fmt(p.output_tok_s_per_gpu, 1)} |` : ""} ${fmt(p.ttft_p90_ms, 1)} | ${p.pareto ? "yes" : ""} |`,
+  );
+  const targets = f.targets.map((t) =>
+    t.reached
+      ? `- at ${fmt(t.tok_s_per_user, 1)} tok/s per user (between levels ${t.between.join(" and ")}): ${fmt(t.output_tok_s, 1)} output tok/s${perGpu ? ` (${fmt(t.output_tok_s_per_gpu, 1)} per GPU)` : ""}${t.usd_per_m_output_tok !== null ? `, $${fmt(t.usd_per_m_output_tok, 3)} per million output tokens` : ""}${t.j_per_output_tok !== null ? `, ${fmt(t.j_per_output_tok, 3)} J per output token (${fmt(t.output_tok_per_kwh, 0)} tokens per kWh)` : ""}`
+      : `- at ${fmt(t.tok_s_per_user, 1)} tok/s per user: not reached (the frontier spans ${fmt(f.points.filter((p) => p.pareto)[0]?.tok_s_per_user ?? null, 1)} to ${fmt(f.points.filter((p) => p.pareto).at(-1)?.tok_s_per_user ?? null, 1)}; never extrapolated)`,
+  );
+  return [
+    "**Frontier** (output tok/s against tok/s per user = 1000 / TPOT p50; Pareto: no other level is faster in both)",
+    "",
+    `| level | tok/s per user | output tok/s |${perGpu ? " per GPU |" : ""} TTFT p90 (ms) | Pareto |`,
+    `|---:|---:|---:|${perGpu ? "---:|" : ""}---:|:---:|`,
+    ...rows,
+    ...(targets.length > 0 ? ["", ...targets] : []),
+  ].join("\n");
 }
 
 /** `--base-url A,B`: each level per server, and how unevenly the work went. */

@@ -362,6 +362,14 @@ export const SWEEP = {
     what: "a price per GPU-hour above 0 and at most 1000 (dollars)",
     help: "the price of one GPU for an hour: adds dollars per million output (and total) tokens at each level's throughput",
   }),
+  targetTokSPerUser: numbers({
+    flag: "target-tok-s-per-user",
+    default: [],
+    defaultText: null,
+    check: (n) => n > 0,
+    what: "speeds per user in tok/s above 0",
+    help: "read the throughput-interactivity frontier at these speeds per user, e.g. 20,50: output tok/s (per GPU), $ per million output tokens and J per token there, interpolated between the levels around it (never beyond the levels run)",
+  }),
   gpuMetricsUrl: text<string | null>({
     flag: "gpu-metrics-url",
     metavar: "URL",

@@ -243,6 +243,7 @@ export function sweepConfigOf(
     // the method is the server's, known after the preflight (sweep/prepare.ts)
     ...(v.cacheReset !== "off" ? { cache_reset: { mode: v.cacheReset, method: null } } : {}),
     ...(v.repeats > 1 ? { repeats: v.repeats } : {}),
+    ...(v.targetTokSPerUser.length > 0 ? { target_tok_s_per_user: v.targetTokSPerUser } : {}),
     ...(endpoints.length > 1
       ? { endpoints: { base_urls: endpoints.map(publicUrl), strategy: c.endpointStrategy } }
       : {}),

@@ -85,6 +85,65 @@ describe("GPU energy and cost per level", () => {
     expect(csv.split("\n")[0]).toContain("gpu_output_tok_per_j");
   });
 
+  it("the frontier at a target speed per user: throughput, dollars and joules as the levels around it give them, by hand", {
+    timeout: 60_000,
+  }, async () => {
+    // a server whose decode slows 30 % per running request: more users, less speed each
+    const slowing = await start({ port: 0, ttftMs: 30, itlMs: 5, itlGrowthPerRunning: 0.3 });
+    try {
+      const out = join(tmp, "frontier.json");
+      const r = await runCli(
+        [
+          "sweep",
+          "--base-url",
+          slowing.url,
+          ...SWEEP,
+          "--gpu-hour-cost",
+          "2.5",
+          "--target-tok-s-per-user",
+          "1,150,1000",
+          "--out",
+          out,
+        ],
+        { env: { PATH: path, FAKE_SMI_GPUS: "0:300,1:150" } },
+      );
+      expect(r.code, r.stderr).toBe(0);
+      const doc = parseResultDocument(JSON.parse(readFileSync(out, "utf8"))) as ResultDocument;
+      const [one, four] = doc.levels;
+      const x1 = 1000 / one!.tpot_ms.p50!;
+      const x4 = 1000 / four!.tpot_ms.p50!;
+      expect(x4).toBeLessThan(x1);
+      const f = doc.frontier!;
+      expect(f.gpus).toBe(2);
+      expect(f.points.map((p) => [p.level, p.pareto])).toEqual([
+        [4, true],
+        [1, true],
+      ]);
+      const [below, inside, above] = f.targets;
+      expect(below!.reached).toBe(false);
+      expect(above!.reached).toBe(false);
+      // 150 tok/s per user lies between the two levels' speeds (about 105 and 200)
+      expect(x4).toBeLessThan(150);
+      expect(x1).toBeGreaterThan(150);
+      const t = (150 - x4) / (x1 - x4);
+      const y = four!.output_tok_s + t * (one!.output_tok_s - four!.output_tok_s);
+      const power = four!.gpu!.mean_power_w! + t * (one!.gpu!.mean_power_w! - four!.gpu!.mean_power_w!);
+      expect(inside).toMatchObject({ reached: true, between: [4, 1] });
+      expect(inside!.output_tok_s! / y).toBeCloseTo(1, 9);
+      expect(inside!.output_tok_s_per_gpu! / (y / 2)).toBeCloseTo(1, 9);
+      expect(inside!.usd_per_m_output_tok! / (((2.5 * 2) / (y * 3600)) * 1e6)).toBeCloseTo(1, 9);
+      expect(inside!.j_per_output_tok! / (power / y)).toBeCloseTo(1, 9);
+      const md = readFileSync(out.replace(/\.json$/, ".md"), "utf8");
+      expect(md).toContain("**Frontier**");
+      expect(md).toMatch(
+        /- at 150\.0 tok\/s per user \(between levels 4 and 1\): [\d.]+ output tok\/s \([\d.]+ per GPU\), \$[\d.]+ per million output tokens/,
+      );
+      expect(md).toMatch(/- at 1000\.0 tok\/s per user: not reached .*never extrapolated/);
+    } finally {
+      await slowing.close();
+    }
+  });
+
   it("a sampler that dies mid-sweep: the levels after are unknown with the reason, never zero", {
     timeout: 60_000,
   }, async () => {

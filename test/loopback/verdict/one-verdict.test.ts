@@ -243,11 +243,11 @@ describe.skipIf(process.env.TOKENBENCH_SKIP_BROWSER === "1")("one verdict on eve
       );
       expect(shown, path).toEqual(expected);
       expect(await page.textContent("section.verdict .headline")).toBe(fromCli.headline);
-      // verdict first: the summary comes before the charts and the tables in the page
+      // verdict first: the summary comes before the charts (the run's curves; the PR's trends) and the tables
       const order = await page.evaluate(() => {
         const at = (sel: string) =>
           [...document.querySelectorAll("#body > *")].findIndex((e) => e.matches(sel));
-        return [at("section.verdict"), at("#curves"), at(".scroll")];
+        return [at("section.verdict"), at("#curves, #pr-trends"), at(".scroll")];
       });
       expect(order[0]).toBeLessThan(order[1]!);
       expect(order[1]).toBeLessThan(order[2]!);
