@@ -128,6 +128,61 @@ var init_workload = __esm({
   }
 });
 
+// src/shared/frontier.ts
+function frontierPoints(levels) {
+  let gpus = gpusOf(levels), pts = levels.filter(usable).map((l) => ({
+    level: l.level,
+    tok_s_per_user: 1e3 / l.tpot_ms.p50,
+    output_tok_s: l.output_tok_s,
+    output_tok_s_per_gpu: gpus ? l.output_tok_s / gpus : null,
+    ttft_p90_ms: l.ttft_ms.p90,
+    power_w: l.gpu?.mean_power_w ?? null,
+    pareto: !1
+  }));
+  for (let p of pts)
+    p.pareto = !pts.some(
+      (q) => q !== p && q.tok_s_per_user >= p.tok_s_per_user && q.output_tok_s >= p.output_tok_s && (q.tok_s_per_user > p.tok_s_per_user || q.output_tok_s > p.output_tok_s)
+    );
+  return pts.sort((a, b) => a.tok_s_per_user - b.tok_s_per_user || a.level - b.level), { gpus, points: pts };
+}
+function atTarget(f, x, hourCostUsd) {
+  let front = f.points.filter((p) => p.pareto), none = {
+    tok_s_per_user: x,
+    reached: !1,
+    between: [],
+    output_tok_s: null,
+    output_tok_s_per_gpu: null,
+    usd_per_m_output_tok: null,
+    j_per_output_tok: null,
+    output_tok_per_kwh: null
+  };
+  if (front.length === 0 || x < front[0].tok_s_per_user || x > front[front.length - 1].tok_s_per_user)
+    return none;
+  let i = front.findIndex((p) => p.tok_s_per_user >= x), b = front[i], a = b.tok_s_per_user === x || i === 0 ? b : front[i - 1], t = a === b ? 0 : (x - a.tok_s_per_user) / (b.tok_s_per_user - a.tok_s_per_user), lerp = (u, v) => u + t * (v - u), y = lerp(a.output_tok_s, b.output_tok_s), power = a.power_w !== null && b.power_w !== null ? lerp(a.power_w, b.power_w) : null, j = power !== null && y > 0 ? power / y : null;
+  return {
+    tok_s_per_user: x,
+    reached: !0,
+    between: a === b ? [a.level] : [a.level, b.level],
+    output_tok_s: y,
+    output_tok_s_per_gpu: f.gpus ? y / f.gpus : null,
+    usd_per_m_output_tok: hourCostUsd !== null && f.gpus && y > 0 ? hourCostUsd * f.gpus / (y * 3600) * 1e6 : null,
+    j_per_output_tok: j,
+    output_tok_per_kwh: j !== null && j > 0 ? 36e5 / j : null
+  };
+}
+function frontierOf(doc) {
+  let f = frontierPoints(doc.levels);
+  if (f.points.length < 2) return null;
+  let hourCost = doc.config?.gpu_telemetry?.hour_cost_usd ?? null, targets = (doc.config?.target_tok_s_per_user ?? []).map((x) => atTarget(f, x, hourCost));
+  return { ...f, targets };
+}
+var usable, gpusOf, init_frontier = __esm({
+  "src/shared/frontier.ts"() {
+    "use strict";
+    usable = (l) => l.validity?.status !== "invalid" && l.steady_state?.steady !== !1 && l.ok > 0 && l.tpot_ms.p50 !== null && l.tpot_ms.p50 > 0, gpusOf = (levels) => levels.find((l) => (l.gpu?.per_gpu.length ?? 0) > 0)?.gpu?.per_gpu.length ?? null;
+  }
+});
+
 // node_modules/undici/lib/core/symbols.js
 var require_symbols = __commonJS({
   "node_modules/undici/lib/core/symbols.js"(exports, module) {
@@ -19149,6 +19204,70 @@ ${captureLines}` : capture.stack;
   }
 });
 
+// src/shared/chart-base.ts
+var BASE, init_chart_base = __esm({
+  "src/shared/chart-base.ts"() {
+    "use strict";
+    BASE = {
+      $schema: "https://vega.github.io/schema/vega-lite/v6.json",
+      width: 420,
+      height: 240,
+      config: {
+        font: "DejaVu Sans, Verdana, sans-serif",
+        view: { stroke: "#ddd" },
+        axis: { labelFontSize: 11, titleFontSize: 12, gridColor: "#eee" },
+        legend: { orient: "bottom", labelFontSize: 11 }
+      }
+    };
+  }
+});
+
+// src/shared/frontier-chart.ts
+function frontierSpec(doc, baseline) {
+  let head = frontierOf(doc);
+  if (!head) return null;
+  let base = baseline ? frontierOf(baseline) : null, perGpu = head.gpus !== null && (base === null || base.gpus !== null), rows = (f, series) => f.points.map((p) => ({
+    series,
+    level: p.level,
+    tok_s_per_user: p.tok_s_per_user,
+    y: perGpu ? p.output_tok_s_per_gpu : p.output_tok_s,
+    pareto: p.pareto
+  })), values = [...base ? rows(base, "base") : [], ...rows(head, base ? "head" : "run")], title = perGpu ? "output tok/s per GPU" : "output tok/s", x = { field: "tok_s_per_user", type: "quantitative", title: "tok/s per user (1000 / TPOT p50)" }, y = { field: "y", type: "quantitative", title }, color = {
+    field: "series",
+    type: "nominal",
+    title: null,
+    scale: { domain: base ? ["base", "head"] : ["run"], range: base ? ["#aaa", "#1f77b4"] : ["#1f77b4"] },
+    ...base ? {} : { legend: null }
+  };
+  return {
+    ...BASE,
+    title: {
+      text: "Frontier: throughput against speed per user",
+      subtitle: "line: the Pareto levels; labels: the level"
+    },
+    data: { values },
+    layer: [
+      {
+        transform: [{ filter: "datum.pareto" }],
+        mark: { type: "line", interpolate: "linear" },
+        encoding: { x, y, color, order: { field: "tok_s_per_user", type: "quantitative" } }
+      },
+      { mark: { type: "point", filled: !0, tooltip: !0 }, encoding: { x, y, color } },
+      {
+        mark: { type: "text", dy: -9, fontSize: 10 },
+        encoding: { x, y, text: { field: "level", type: "nominal" }, color }
+      }
+    ]
+  };
+}
+var init_frontier_chart = __esm({
+  "src/shared/frontier-chart.ts"() {
+    "use strict";
+    init_chart_base();
+    init_frontier();
+  }
+});
+
 // src/shared/charts.ts
 function levelRows(levels, series = "run") {
   return levels.map((l) => ({
@@ -19381,7 +19500,9 @@ function documentSpecs(doc, baseline) {
     knee: kneeSpec(rows, slo?.ttft_ms ?? null),
     // Goodput and SLO pass say something only under an SLO: without one every request passes.
     ...anySlo ? { goodput: goodputSpec(rows, mode) } : {}
-  }, timeline = metricsTimelineSpec(doc);
+  }, frontier = frontierSpec(doc, baseline);
+  frontier && (out.frontier = frontier);
+  let timeline = metricsTimelineSpec(doc);
   return timeline && (out["metrics-timeline"] = timeline), Object.assign(out, energySpecs(doc)), out;
 }
 function energySpecs(doc) {
@@ -19424,21 +19545,12 @@ function energySpecs(doc) {
     } : {}
   };
 }
-var BASE, colorOf, init_charts = __esm({
+var colorOf, init_charts = __esm({
   "src/shared/charts.ts"() {
     "use strict";
+    init_chart_base();
+    init_frontier_chart();
     init_workload();
-    BASE = {
-      $schema: "https://vega.github.io/schema/vega-lite/v6.json",
-      width: 420,
-      height: 240,
-      config: {
-        font: "DejaVu Sans, Verdana, sans-serif",
-        view: { stroke: "#ddd" },
-        axis: { labelFontSize: 11, titleFontSize: 12, gridColor: "#eee" },
-        legend: { orient: "bottom", labelFontSize: 11 }
-      }
-    };
     colorOf = (rows) => ({
       field: "series",
       type: "nominal",
@@ -38287,6 +38399,7 @@ function vllmResultsIn(text2, name) {
 
 // src/core/documents/merge.ts
 init_errors();
+init_frontier();
 
 // src/core/load/level-run.ts
 import { performance as performance5 } from "node:perf_hooks";
@@ -42408,8 +42521,7 @@ function mergeShards(input2, o = {}) {
       ]
     };
     return l0.admission !== void 0 && (merged.admission = l0.admission), l0.metrics_timeline !== void 0 && (merged.metrics_timeline = l0.metrics_timeline), merged;
-  });
-  return { doc: {
+  }), doc = {
     ...base,
     levels,
     requests: null,
@@ -42421,7 +42533,8 @@ function mergeShards(input2, o = {}) {
       merged_from: files.map((f) => f.path)
     },
     complete: files.every((f) => f.doc.complete)
-  }, records: all.sort((a, b) => a.id - b.id) };
+  }, frontier = frontierOf(doc);
+  return frontier ? doc.frontier = frontier : delete doc.frontier, { doc, records: all.sort((a, b) => a.id - b.id) };
 }
 
 // src/core/documents/plan.ts
@@ -45497,58 +45610,7 @@ async function warmUpClientPath(cfg, chunks = WARMUP_CHUNKS) {
 
 // src/core/results/document.ts
 import { createHash as createHash4 } from "node:crypto";
-
-// src/shared/frontier.ts
-var usable = (l) => l.validity?.status !== "invalid" && l.steady_state?.steady !== !1 && l.ok > 0 && l.tpot_ms.p50 !== null && l.tpot_ms.p50 > 0, gpusOf = (levels) => levels.find((l) => (l.gpu?.per_gpu.length ?? 0) > 0)?.gpu?.per_gpu.length ?? null;
-function frontierPoints(levels) {
-  let gpus = gpusOf(levels), pts = levels.filter(usable).map((l) => ({
-    level: l.level,
-    tok_s_per_user: 1e3 / l.tpot_ms.p50,
-    output_tok_s: l.output_tok_s,
-    output_tok_s_per_gpu: gpus ? l.output_tok_s / gpus : null,
-    ttft_p90_ms: l.ttft_ms.p90,
-    power_w: l.gpu?.mean_power_w ?? null,
-    pareto: !1
-  }));
-  for (let p of pts)
-    p.pareto = !pts.some(
-      (q) => q !== p && q.tok_s_per_user >= p.tok_s_per_user && q.output_tok_s >= p.output_tok_s && (q.tok_s_per_user > p.tok_s_per_user || q.output_tok_s > p.output_tok_s)
-    );
-  return pts.sort((a, b) => a.tok_s_per_user - b.tok_s_per_user || a.level - b.level), { gpus, points: pts };
-}
-function atTarget(f, x, hourCostUsd) {
-  let front = f.points.filter((p) => p.pareto), none = {
-    tok_s_per_user: x,
-    reached: !1,
-    between: [],
-    output_tok_s: null,
-    output_tok_s_per_gpu: null,
-    usd_per_m_output_tok: null,
-    j_per_output_tok: null,
-    output_tok_per_kwh: null
-  };
-  if (front.length === 0 || x < front[0].tok_s_per_user || x > front[front.length - 1].tok_s_per_user)
-    return none;
-  let i = front.findIndex((p) => p.tok_s_per_user >= x), b = front[i], a = b.tok_s_per_user === x || i === 0 ? b : front[i - 1], t = a === b ? 0 : (x - a.tok_s_per_user) / (b.tok_s_per_user - a.tok_s_per_user), lerp = (u, v) => u + t * (v - u), y = lerp(a.output_tok_s, b.output_tok_s), power = a.power_w !== null && b.power_w !== null ? lerp(a.power_w, b.power_w) : null, j = power !== null && y > 0 ? power / y : null;
-  return {
-    tok_s_per_user: x,
-    reached: !0,
-    between: a === b ? [a.level] : [a.level, b.level],
-    output_tok_s: y,
-    output_tok_s_per_gpu: f.gpus ? y / f.gpus : null,
-    usd_per_m_output_tok: hourCostUsd !== null && f.gpus && y > 0 ? hourCostUsd * f.gpus / (y * 3600) * 1e6 : null,
-    j_per_output_tok: j,
-    output_tok_per_kwh: j !== null && j > 0 ? 36e5 / j : null
-  };
-}
-function frontierOf(doc) {
-  let f = frontierPoints(doc.levels);
-  if (f.points.length < 2) return null;
-  let hourCost = doc.config?.gpu_telemetry?.hour_cost_usd ?? null, targets = (doc.config?.target_tok_s_per_user ?? []).map((x) => atTarget(f, x, hourCost));
-  return { ...f, targets };
-}
-
-// src/core/results/document.ts
+init_frontier();
 init_workload();
 var CLOCK_SOURCE = "performance.now() (monotonic), ms from origin";
 function frontierPart(p) {
@@ -46349,7 +46411,7 @@ async function resetOne(target, method) {
     if (r.status === null || r.status >= 300)
       throw new TokenbenchError(
         "cache_reset_failed",
-        `the cache reset (${CACHE_RESET_TEXT[method]}) failed at POST ${rootUrl(target)}${path}: ${r.status === null ? r.error : `HTTP ${r.status} ${(r.text ?? "").slice(0, 160)}`}: ${NEEDS[method]}, or run without --cache-reset`
+        `the cache reset (${CACHE_RESET_TEXT[method]}) failed at ${rootUrl(target)}: POST ${path}: ${r.status === null ? r.error : `HTTP ${r.status} ${(r.text ?? "").slice(0, 160)}`}: ${NEEDS[method]}, or run without --cache-reset`
       );
   }
 }

@@ -4,21 +4,11 @@
  * spec out.
  */
 import type { LevelResult, ResultDocument } from "../schema/v1.ts";
+import { BASE, type Spec } from "./chart-base.ts";
+import { frontierSpec } from "./frontier-chart.ts";
 import { sloGiven } from "./workload.ts";
 
-export type Spec = Record<string, unknown>;
-
-export const BASE: Spec = {
-  $schema: "https://vega.github.io/schema/vega-lite/v6.json",
-  width: 420,
-  height: 240,
-  config: {
-    font: "DejaVu Sans, Verdana, sans-serif",
-    view: { stroke: "#ddd" },
-    axis: { labelFontSize: 11, titleFontSize: 12, gridColor: "#eee" },
-    legend: { orient: "bottom", labelFontSize: 11 },
-  },
-};
+export { BASE, type Spec };
 
 export interface LevelRow {
   series: string; // "head", "base", or a run label
@@ -310,6 +300,8 @@ export function documentSpecs(doc: ResultDocument, baseline?: ResultDocument): R
     // Goodput and SLO pass say something only under an SLO: without one every request passes.
     ...(anySlo ? { goodput: goodputSpec(rows, mode) } : {}),
   };
+  const frontier = frontierSpec(doc, baseline);
+  if (frontier) out.frontier = frontier;
   const timeline = metricsTimelineSpec(doc);
   if (timeline) out["metrics-timeline"] = timeline;
   Object.assign(out, energySpecs(doc));

@@ -91,6 +91,14 @@ export function openApiDocument(origin: string): Record<string, unknown> {
           responses: { ...ok("run"), ...errors },
         },
       },
+      "/api/v1/runs/{id}/frontier": {
+        get: {
+          summary:
+            "One run's throughput-interactivity frontier from its stored levels (null under two valid steady levels), and its figures at the run's target speeds per user",
+          parameters: [path("id")],
+          responses: { ...ok("frontier"), ...errors },
+        },
+      },
       "/api/v1/repos/{owner}/{repo}/series": {
         get: {
           summary: "Points of one benchmark/measure/testbed/branch over time",

@@ -28,6 +28,25 @@ describe("query API", () => {
     expect((await call("/api/v1/repos/acme/list/runs?limit=1000")).status).toBe(400);
   });
 
+  it("a run's frontier, derived from its stored levels: the same points as the document's own", async () => {
+    const repo = "acme/frontier";
+    const t = await apiToken(repo);
+    const doc = sweepDoc(repo, { branch: "main", scale: 1 });
+    const up = await json(upload(doc, t));
+    const r = await json(call(`/api/v1/runs/${up.run.id}/frontier`));
+    expect(r.run_id).toBe(up.run.id);
+    const levels = doc.levels.filter((l) => l.tpot_ms.p50 !== null);
+    expect(r.frontier.points.map((p: { level: number }) => p.level).sort()).toEqual(
+      levels.map((l) => l.level).sort(),
+    );
+    for (const p of r.frontier.points as { level: number; tok_s_per_user: number; output_tok_s: number }[]) {
+      const l = doc.levels.find((x) => x.level === p.level)!;
+      expect(p.tok_s_per_user).toBeCloseTo(1000 / l.tpot_ms.p50!, 9);
+      expect(p.output_tok_s).toBeCloseTo(l.output_tok_s, 9);
+    }
+    expect((await call("/api/v1/runs/0000000000000000/frontier")).status).toBe(404);
+  });
+
   it("series: points of one benchmark/measure/testbed/branch, oldest first", async () => {
     await seedHistory("acme/series", [1, 1.1, 1.2]);
     const s = await json(

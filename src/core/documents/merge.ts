@@ -8,6 +8,7 @@
 import { TokenbenchError } from "../../schema/errors.ts";
 import type { LevelResult, RequestRecord, ResultDocument } from "../../schema/v1.ts";
 import { maxOf, minOf } from "../../shared/extremes.ts";
+import { frontierOf } from "../../shared/frontier.ts";
 import { mergeRuns } from "../load/level-run.ts";
 import { worstOf } from "../load/self-check.ts";
 import { summariseLevel } from "../results/level-summary.ts";
@@ -217,5 +218,9 @@ export function mergeShards(
     },
     complete: files.every((f) => f.doc.complete),
   };
+  // the frontier of the merged levels, not shard 1's
+  const frontier = frontierOf(doc);
+  if (frontier) doc.frontier = frontier;
+  else delete doc.frontier;
   return { doc, records: all.sort((a, b) => a.id - b.id) };
 }

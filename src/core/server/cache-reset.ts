@@ -78,7 +78,7 @@ async function resetOne(target: ResolvedTarget, method: CacheResetMethod): Promi
     if (r.status === null || r.status >= 300)
       throw new TokenbenchError(
         "cache_reset_failed",
-        `the cache reset (${CACHE_RESET_TEXT[method]}) failed at POST ${rootUrl(target)}${path}: ${r.status === null ? r.error : `HTTP ${r.status} ${(r.text ?? "").slice(0, 160)}`}: ${NEEDS[method]}, or run without --cache-reset`,
+        `the cache reset (${CACHE_RESET_TEXT[method]}) failed at ${rootUrl(target)}: POST ${path}: ${r.status === null ? r.error : `HTTP ${r.status} ${(r.text ?? "").slice(0, 160)}`}: ${NEEDS[method]}, or run without --cache-reset`,
       );
   }
 }

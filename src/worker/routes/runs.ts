@@ -1,5 +1,6 @@
 /** Repositories, their catalog, runs (cursor pagination) and one run with its points. */
 import { Hono } from "hono";
+import { frontierOf } from "../../shared/frontier.ts";
 import { MEASURE_BY_NAME } from "../../shared/measures.ts";
 import { repositoryAllowed } from "../auth.ts";
 import { type AppEnv, allowed, routeRepo, runJson } from "../context.ts";
@@ -72,4 +73,14 @@ runs.get("/runs/:id", async (c) => {
     points: await runPoints(db, row.id),
     document: JSON.parse(row.document_json),
   });
+});
+
+/** A run's throughput-interactivity frontier, derived from its stored levels (so older runs have one too). */
+runs.get("/runs/:id/frontier", async (c) => {
+  readQuery(c, QUERIES.none);
+  const row = await runDocument(c.get("db"), c.req.param("id"));
+  if (!row) throw new ApiError(404, "run_not_found", `no run ${c.req.param("id")}`);
+  allowed(c, row.repository);
+  const doc = JSON.parse(row.document_json);
+  return c.json({ run_id: row.public_id, frontier: doc.kind === "sweep" ? frontierOf(doc) : null });
 });

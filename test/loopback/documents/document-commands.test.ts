@@ -64,6 +64,8 @@ describe("plots", () => {
       expect(m2, `level ${l.level} point`).not.toBeNull();
       expect(Number(m2![1])).toBeCloseTo(l.output_tok_s, 3);
     }
+    // the frontier chart when the run has a frontier (two valid steady levels; its points: the frontier test)
+    expect(existsSync(join(dir, "frontier.svg"))).toBe(doc.frontier != null);
     const rep = await runCli(["report", out, "--out-dir", join(tmp, "again"), "--png", "false"]);
     expect(rep.code).toBe(0);
     // what was measured first, then the table

@@ -139,6 +139,24 @@ describe("GPU energy and cost per level", () => {
         /- at 150\.0 tok\/s per user \(between levels 4 and 1\): [\d.]+ output tok\/s \([\d.]+ per GPU\), \$[\d.]+ per million output tokens/,
       );
       expect(md).toMatch(/- at 1000\.0 tok\/s per user: not reached .*never extrapolated/);
+      // the chart: each level a point at its speed per user and its throughput per GPU
+      const rep = await runCli(["report", out, "--out-dir", join(tmp, "frontier-plots"), "--png", "false"]);
+      expect(rep.code, rep.stderr).toBe(0);
+      const svg = readFileSync(join(tmp, "frontier-plots", "frontier.svg"), "utf8");
+      expect(svg).toContain("Frontier: throughput against speed per user");
+      const shown = [
+        ...svg.matchAll(
+          /tok\/s per user \(1000 \/ TPOT p50\): ([0-9.,]+); output tok\/s per GPU: ([0-9.,]+)/g,
+        ),
+      ].map((m) => [Number(m[1]!.replace(/,/g, "")), Number(m[2]!.replace(/,/g, ""))]);
+      for (const p of f.points)
+        expect(
+          shown.some(
+            ([u, y]) =>
+              Math.abs(u! - p.tok_s_per_user) < 0.01 && Math.abs(y! - p.output_tok_s_per_gpu!) < 0.01,
+          ),
+          `level ${p.level} in ${JSON.stringify(shown)}`,
+        ).toBe(true);
     } finally {
       await slowing.close();
     }
