@@ -40408,10 +40408,10 @@ How it was found: ${s.method}; a probe passes when at least ${s.target_pass_pct}
 `);
 }
 function frontierText(f) {
-  let perGpu = f.gpus !== null, rows = f.points.map(
+  let perGpu = f.gpus !== null, front = f.points.filter((p) => p.pareto), rows = f.points.map(
     (p) => `| ${p.level} | ${fmt(p.tok_s_per_user, 1)} | ${fmt(p.output_tok_s, 1)} |${perGpu ? ` ${fmt(p.output_tok_s_per_gpu, 1)} |` : ""} ${fmt(p.ttft_p90_ms, 1)} | ${p.pareto ? "yes" : ""} |`
   ), targets = f.targets.map(
-    (t) => t.reached ? `- at ${fmt(t.tok_s_per_user, 1)} tok/s per user (between levels ${t.between.join(" and ")}): ${fmt(t.output_tok_s, 1)} output tok/s${perGpu ? ` (${fmt(t.output_tok_s_per_gpu, 1)} per GPU)` : ""}${t.usd_per_m_output_tok !== null ? `, $${fmt(t.usd_per_m_output_tok, 3)} per million output tokens` : ""}${t.j_per_output_tok !== null ? `, ${fmt(t.j_per_output_tok, 3)} J per output token (${fmt(t.output_tok_per_kwh, 0)} tokens per kWh)` : ""}` : `- at ${fmt(t.tok_s_per_user, 1)} tok/s per user: not reached (the frontier spans ${fmt(f.points.filter((p) => p.pareto)[0]?.tok_s_per_user ?? null, 1)} to ${fmt(f.points.filter((p) => p.pareto).at(-1)?.tok_s_per_user ?? null, 1)}; never extrapolated)`
+    (t) => t.reached ? `- at ${fmt(t.tok_s_per_user, 1)} tok/s per user (between levels ${t.between.join(" and ")}): ${fmt(t.output_tok_s, 1)} output tok/s${perGpu ? ` (${fmt(t.output_tok_s_per_gpu, 1)} per GPU)` : ""}${t.usd_per_m_output_tok !== null ? `, $${fmt(t.usd_per_m_output_tok, 3)} per million output tokens` : ""}${t.j_per_output_tok !== null ? `, ${fmt(t.j_per_output_tok, 3)} J per output token (${fmt(t.output_tok_per_kwh, 0)} tokens per kWh)` : ""}` : `- at ${fmt(t.tok_s_per_user, 1)} tok/s per user: not reached (the frontier spans ${fmt(front[0]?.tok_s_per_user ?? null, 1)} to ${fmt(front.at(-1)?.tok_s_per_user ?? null, 1)}; never extrapolated)`
   );
   return [
     "**Frontier** (output tok/s against tok/s per user = 1000 / TPOT p50; Pareto: no other level is faster in both)",

@@ -251,6 +251,7 @@ export function markdownReport(doc: Described): string {
 /** The throughput-interactivity frontier: its points (Pareto ones marked) and its figures at each target speed. */
 function frontierText(f: NonNullable<ResultDocument["frontier"]>): string {
   const perGpu = f.gpus !== null;
+  const front = f.points.filter((p) => p.pareto);
   const rows = f.points.map(
     (p) =>
       `| ${p.level} | ${fmt(p.tok_s_per_user, 1)} | ${fmt(p.output_tok_s, 1)} |${perGpu ? ` ${fmt(p.output_tok_s_per_gpu, 1)} |` : ""} ${fmt(p.ttft_p90_ms, 1)} | ${p.pareto ? "yes" : ""} |`,
@@ -258,7 +259,7 @@ function frontierText(f: NonNullable<ResultDocument["frontier"]>): string {
   const targets = f.targets.map((t) =>
     t.reached
       ? `- at ${fmt(t.tok_s_per_user, 1)} tok/s per user (between levels ${t.between.join(" and ")}): ${fmt(t.output_tok_s, 1)} output tok/s${perGpu ? ` (${fmt(t.output_tok_s_per_gpu, 1)} per GPU)` : ""}${t.usd_per_m_output_tok !== null ? `, $${fmt(t.usd_per_m_output_tok, 3)} per million output tokens` : ""}${t.j_per_output_tok !== null ? `, ${fmt(t.j_per_output_tok, 3)} J per output token (${fmt(t.output_tok_per_kwh, 0)} tokens per kWh)` : ""}`
-      : `- at ${fmt(t.tok_s_per_user, 1)} tok/s per user: not reached (the frontier spans ${fmt(f.points.filter((p) => p.pareto)[0]?.tok_s_per_user ?? null, 1)} to ${fmt(f.points.filter((p) => p.pareto).at(-1)?.tok_s_per_user ?? null, 1)}; never extrapolated)`,
+      : `- at ${fmt(t.tok_s_per_user, 1)} tok/s per user: not reached (the frontier spans ${fmt(front[0]?.tok_s_per_user ?? null, 1)} to ${fmt(front.at(-1)?.tok_s_per_user ?? null, 1)}; never extrapolated)`,
   );
   return [
     "**Frontier** (output tok/s against tok/s per user = 1000 / TPOT p50; Pareto: no other level is faster in both)",

@@ -48,6 +48,18 @@ function doc(i: number, scale: number, branch = "main"): ResultDocument {
   return d;
 }
 
+/** Store each document in the service, in order (each must be accepted: 201). */
+async function uploadAll(url: string, token: string, docs: readonly ResultDocument[]): Promise<void> {
+  for (const d of docs) {
+    const r = await fetch(`${url}/api/v1/runs`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+      body: JSON.stringify(d),
+    });
+    if (r.status !== 201) throw new Error(`upload refused: ${r.status} ${await r.text()}`);
+  }
+}
+
 describe.skipIf(process.env.TOKENBENCH_SKIP_BROWSER === "1")("dashboard in headless Chromium", () => {
   let service: LocalService;
   let browser: Browser;
@@ -63,14 +75,7 @@ describe.skipIf(process.env.TOKENBENCH_SKIP_BROWSER === "1")("dashboard in headl
     // 8 stable runs of main, then a 30 % drop that stays (a change point), then one PR run
     const scales = [1, 1.02, 0.98, 1.01, 0.99, 1.0, 1.03, 0.97, 0.7, 0.71, 0.69, 0.7];
     const seeds = [...scales.map((s, i) => doc(i, s)), doc(scales.length, 0.72, "feature")];
-    for (const d of seeds) {
-      const r = await fetch(`${service.url}/api/v1/runs`, {
-        method: "POST",
-        headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-        body: JSON.stringify(d),
-      });
-      if (r.status !== 201) throw new Error(`seed failed: ${r.status} ${await r.text()}`);
-    }
+    await uploadAll(service.url, token, seeds);
     browser = await chromium.launch({
       executablePath: CHROMIUM,
       args: [
@@ -241,14 +246,7 @@ describe.skipIf(process.env.TOKENBENCH_SKIP_BROWSER === "1")("dashboard in headl
       return d;
     };
     const seeds = [12, 12, 13, 12, 12, 12].map((s, i) => withCapacity(i, s));
-    for (const d of [...seeds, withCapacity(6, 8, "feature")]) {
-      const r = await fetch(`${service.url}/api/v1/runs`, {
-        method: "POST",
-        headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-        body: JSON.stringify(d),
-      });
-      expect(r.status, await r.text()).toBe(201);
-    }
+    await uploadAll(service.url, token, [...seeds, withCapacity(6, 8, "feature")]);
     const page = await open(
       `/r/${agentsRepo}?benchmark=${encodeURIComponent("agent capacity fast")}&branch=feature`,
     );
@@ -288,14 +286,7 @@ describe.skipIf(process.env.TOKENBENCH_SKIP_BROWSER === "1")("dashboard in headl
       return d;
     };
     const seeds = [40, 41, 40, 42, 40, 41].map((s, i) => started(i, s));
-    for (const d of [...seeds, started(6, 52, "feature")]) {
-      const r = await fetch(`${service.url}/api/v1/runs`, {
-        method: "POST",
-        headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-        body: JSON.stringify(d),
-      });
-      expect(r.status, await r.text()).toBe(201);
-    }
+    await uploadAll(service.url, token, [...seeds, started(6, 52, "feature")]);
     const page = await open(
       `/r/${startRepo}?benchmark=${encodeURIComponent("server startup")}&branch=feature`,
     );
@@ -336,14 +327,7 @@ describe.skipIf(process.env.TOKENBENCH_SKIP_BROWSER === "1")("dashboard in headl
       repository: prRepo,
     });
     const seeds = [1, 1.02, 0.98, 1.01, 0.99, 1.0].map((x, i) => run(i, x));
-    for (const d of [...seeds, run(6, 0.8, "feature"), run(7, 0.79, "feature")]) {
-      const r = await fetch(`${service.url}/api/v1/runs`, {
-        method: "POST",
-        headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-        body: JSON.stringify(d),
-      });
-      expect(r.status, await r.text()).toBe(201);
-    }
+    await uploadAll(service.url, token, [...seeds, run(6, 0.8, "feature"), run(7, 0.79, "feature")]);
     const page = await open(`/r/${prRepo}/pull/9`);
     await page.waitForSelector("body[data-ready='true']");
     await page.waitForSelector(".trend[data-measure='ttft_p95_ms'] svg .mark-line path");
