@@ -44763,12 +44763,24 @@ import { randomBytes as randomBytes3 } from "node:crypto";
 
 // src/core/client/jit-warmup.ts
 import { createServer } from "node:http";
-import { performance as performance11 } from "node:perf_hooks";
+import { performance as performance12 } from "node:perf_hooks";
 
 // src/core/client/stream-client.ts
 var import_undici2 = __toESM(require_undici(), 1);
 import { randomBytes as randomBytes2 } from "node:crypto";
-import { performance as performance10 } from "node:perf_hooks";
+import { performance as performance11 } from "node:perf_hooks";
+
+// src/core/client/clock.ts
+import { performance as performance9 } from "node:perf_hooks";
+var hrMs2 = () => Number(process.hrtime.bigint()) / 1e6;
+function monotonicOriginMs(samples = 7) {
+  let best = { spreadMs: Number.POSITIVE_INFINITY, originMs: 0 };
+  for (let i = 0; i < samples; i++) {
+    let before = hrMs2(), now = performance9.now(), after = hrMs2();
+    after - before < best.spreadMs && (best = { spreadMs: after - before, originMs: (before + after) / 2 - now });
+  }
+  return best.originMs;
+}
 
 // src/core/client/request-errors.ts
 var ErrorCode = {
@@ -45159,14 +45171,14 @@ var USAGE_BOUNDS = { perMaxTokens: 2, perContentEvent: 64 }, SHORT_OUTPUT_SHARE 
 
 // src/core/client/socket-writes.ts
 import diagnostics from "node:diagnostics_channel";
-import { performance as performance9 } from "node:perf_hooks";
+import { performance as performance10 } from "node:perf_hooks";
 var REQUEST_ID_HEADER = "x-tokenbench-request-id", socketWrites = /* @__PURE__ */ new Map(), socketUses = /* @__PURE__ */ new WeakMap(), socketConnected = /* @__PURE__ */ new WeakMap(), sendHeadersSubscribed = !1;
 function watchSocketWrites() {
   sendHeadersSubscribed || (sendHeadersSubscribed = !0, diagnostics.subscribe("undici:client:connected", (msg) => {
     let socket = msg.socket;
-    socket && socketConnected.set(socket, performance9.now());
+    socket && socketConnected.set(socket, performance10.now());
   }), diagnostics.subscribe("undici:client:sendHeaders", (msg) => {
-    let t = performance9.now(), { headers: headers2, socket } = msg;
+    let t = performance10.now(), { headers: headers2, socket } = msg;
     if (typeof headers2 != "string") return;
     let i = headers2.indexOf(`${REQUEST_ID_HEADER}: `);
     if (i === -1) return;
@@ -45321,9 +45333,7 @@ var StreamClient = class {
       "content-type": "application/json",
       accept: "text/event-stream",
       ...e.headers
-    })), this.inFlight = endpoints.map(() => 0), this.secrets = [...new Set(endpoints.flatMap((e) => secretsIn(e.headers)))];
-    let hr = Number(process.hrtime.bigint()) / 1e6;
-    this.hrtimeOffsetMs = hr - performance10.now(), watchSocketWrites();
+    })), this.inFlight = endpoints.map(() => 0), this.secrets = [...new Set(endpoints.flatMap((e) => secretsIn(e.headers)))], this.hrtimeOffsetMs = monotonicOriginMs(), watchSocketWrites();
   }
   cfg;
   agent;
@@ -45387,12 +45397,12 @@ var StreamClient = class {
       setError
     }), sseEvents = 0, parser = new SseParser((ev) => {
       sseEvents++, state.event(ev, now - origin);
-    }), dispatchAbs = performance10.now(), wireId = `${this.tag}-${spec.id}${retries > 0 ? `-r${retries}` : ""}`, timer = setTimeout(() => {
+    }), dispatchAbs = performance11.now(), wireId = `${this.tag}-${spec.id}${retries > 0 ? `-r${retries}` : ""}`, timer = setTimeout(() => {
       timedOut = !0, controller?.abort(new Error(`request exceeded --timeout-s ${cfg.timeoutS}`));
     }, cfg.timeoutS * 1e3), finish = () => {
       if (finished) return;
       finished = !0, clearTimeout(timer);
-      let endMs = performance10.now() - origin, written = socketWrites.get(wireId);
+      let endMs = performance11.now() - origin, written = socketWrites.get(wireId);
       socketWrites.delete(wireId);
       let sendAbs = written?.t ?? dispatchAbs, eventTimes = state.eventTimes, usage = state.usage;
       if (error62 === null && status !== null && status < 400 && sse) {
@@ -45433,7 +45443,7 @@ var StreamClient = class {
       },
       onResponseStart(_c, statusCode, headers2) {
         if (statusCode < 200) return;
-        if (now = performance10.now(), headersMs = now - origin, status = statusCode, statusCode >= 400) {
+        if (now = performance11.now(), headersMs = now - origin, status = statusCode, statusCode >= 400) {
           sse = !1;
           return;
         }
@@ -45451,7 +45461,7 @@ var StreamClient = class {
         )) : ct.includes("text/event-stream") || (sse = !1, setError(ErrorCode.notSse, `expected text/event-stream, got content-type "${ct}"`));
       },
       onResponseData(c, chunk) {
-        if (now = performance10.now(), received += chunk.length, received > maxResponseBytes) {
+        if (now = performance11.now(), received += chunk.length, received > maxResponseBytes) {
           setError(
             ErrorCode.responseTooLarge,
             `response passed ${maxResponseBytes} bytes without ending; cut there (an endless stream?)`
@@ -45473,7 +45483,7 @@ var StreamClient = class {
         errBody.length < 2e3 && (errBody += chunk.toString("utf8"));
       },
       onResponseEnd() {
-        if (now = performance10.now(), sse && parser.end(), status !== null && status >= 400)
+        if (now = performance11.now(), sse && parser.end(), status !== null && status >= 400)
           setError(ErrorCode.httpError, `HTTP ${status}: ${errBody.slice(0, 500)}`);
         else if (!sse && error62 !== null && errBody) {
           let e = withBody(error62, status, errBody);
@@ -45482,7 +45492,7 @@ var StreamClient = class {
         finish();
       },
       onResponseError: (_c, err) => {
-        now = performance10.now();
+        now = performance11.now();
         let code = err.code ?? "", written = socketWrites.get(wireId);
         if (status === null && !timedOut && written?.reused === !0 && STALE_CONNECTION.has(code) && retries < MAX_STALE_RETRIES) {
           finished = !0, clearTimeout(timer), socketWrites.delete(wireId), this.staleRetries++, this.reuseConnections = !1, this.attempt(spec, body, retries + 1, endpoint, resolve2);
@@ -45566,7 +45576,7 @@ function serve(perRequest) {
   };
 }
 async function warmUpClientPath(cfg, chunks = WARMUP_CHUNKS) {
-  let t0 = performance11.now(), server = createServer(serve(Math.ceil(chunks / REQUESTS)));
+  let t0 = performance12.now(), server = createServer(serve(Math.ceil(chunks / REQUESTS)));
   try {
     await new Promise((res, rej) => {
       server.once("error", rej), server.listen(0, "127.0.0.1", () => res());
@@ -45580,7 +45590,7 @@ async function warmUpClientPath(cfg, chunks = WARMUP_CHUNKS) {
         apiKey: null,
         headers: {}
       }),
-      originMs: performance11.now()
+      originMs: performance12.now()
     }), read = 0;
     try {
       for (let i = 0; i < REQUESTS; i++) {
@@ -45600,7 +45610,7 @@ async function warmUpClientPath(cfg, chunks = WARMUP_CHUNKS) {
     } finally {
       await client.close();
     }
-    return { chunks: read, ms: performance11.now() - t0 };
+    return { chunks: read, ms: performance12.now() - t0 };
   } catch {
     return null;
   } finally {
@@ -46418,7 +46428,7 @@ async function resetOne(target, method) {
 
 // src/core/server/startup.ts
 import { closeSync as closeSync2, openSync as openSync2, readSync, statSync as statSync3 } from "node:fs";
-import { performance as performance12 } from "node:perf_hooks";
+import { performance as performance13 } from "node:perf_hooks";
 var LOG_PHASES = [
   { engine: "llama.cpp", phase: "loading model", pattern: /load_model: loading model/ },
   { engine: "llama.cpp", phase: "slots and KV cache sized", pattern: /load_model: initializing, n_slots/ },
@@ -46456,7 +46466,7 @@ function watchPhases(logPath, t0) {
         let lines = (carry + buf.subarray(0, n).toString("utf8")).split(`
 `);
         carry = lines.pop() ?? "";
-        let at = (performance12.now() - t0) / 1e3;
+        let at = (performance13.now() - t0) / 1e3;
         for (let line of lines)
           for (let p of LOG_PHASES)
             p.pattern.test(line) && !seen.some((s) => s.engine === p.engine && s.phase === p.phase) && seen.push({ engine: p.engine, phase: p.phase, at_s: at, line: line.trim().slice(0, 200) });
@@ -46472,10 +46482,10 @@ function watchPhases(logPath, t0) {
   };
 }
 async function firstTokenS(target, t0) {
-  return (await oneTokenRequest(target, target.model)).status === 200 ? (performance12.now() - t0) / 1e3 : null;
+  return (await oneTokenRequest(target, target.model)).status === 200 ? (performance13.now() - t0) / 1e3 : null;
 }
 function launch(command, logPath) {
-  let t0 = performance12.now(), watch = watchPhases(logPath, t0), s = startServer(command, logPath);
+  let t0 = performance13.now(), watch = watchPhases(logPath, t0), s = startServer(command, logPath);
   return { pid: s.pid, exited: s.exited, t0, stopWatching: watch.stop };
 }
 async function coldFigures(run, target, readiness) {
@@ -46495,8 +46505,8 @@ async function warmRestart(command, logPath, previousPid, target, readyTimeoutS,
   return { figures: await coldFigures(run, target, readiness), run };
 }
 async function portClosed(target) {
-  let until = performance12.now() + 1e4;
-  for (; performance12.now() < until; ) {
+  let until = performance13.now() + 1e4;
+  for (; performance13.now() < until; ) {
     if ((await httpCall(`${target.origin}/`, { method: "GET", timeoutMs: 500 })).status === null) return;
     await new Promise((res) => setTimeout(res, 100));
   }
@@ -46726,13 +46736,10 @@ async function checkConsistency(target, n) {
   return { prompts: n, max_tokens: CONSISTENCY_TOKENS, temperature: 0, seed: 0, outputs };
 }
 
-// src/core/sweep/gear.ts
-import { performance as performance16 } from "node:perf_hooks";
-
 // src/core/load/thread-pool.ts
 init_errors();
 import { existsSync as existsSync3 } from "node:fs";
-import { performance as performance13 } from "node:perf_hooks";
+import { performance as performance14 } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
 function workerFile() {
@@ -46790,7 +46797,7 @@ var ThreadHandle = class {
     let used = this.threads.slice(0, jobs.length);
     for (let t of used) t.done = 0;
     let warm = await Promise.all(used.map((t, k) => t.call({ op: "warmup", job: jobs[k] }, "warmed"))), { startEpochMs, lateMs } = slotStart(notBeforeEpochMs), pending = Promise.all(used.map((t) => t.call({ op: "run", startEpochMs }, "done")));
-    return await sleepUntil(startEpochMs - performance13.timeOrigin, stop), onStart?.(), {
+    return await sleepUntil(startEpochMs - performance14.timeOrigin, stop), onStart?.(), {
       results: (await pending).map((r, k) => ({ warmup: warm[k].records, run: r.run, check: r.check })),
       startLateMs: lateMs
     };
@@ -46815,7 +46822,7 @@ var ThreadHandle = class {
 };
 
 // src/core/sweep/gpu.ts
-import { performance as performance15 } from "node:perf_hooks";
+import { performance as performance16 } from "node:perf_hooks";
 
 // src/core/results/energy.ts
 var COUNTER_AGREES = 2, COUNTER_CEILING = 1.5, MIN_WINDOW_SAMPLES = 5, meanOf2 = (xs) => xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : null;
@@ -46907,7 +46914,7 @@ function idlePower(samples, windowMs) {
 init_errors();
 import { execFile as execFile2, spawn as spawn2 } from "node:child_process";
 import { existsSync as existsSync4 } from "node:fs";
-import { performance as performance14 } from "node:perf_hooks";
+import { performance as performance15 } from "node:perf_hooks";
 import { fileURLToPath as fileURLToPath2 } from "node:url";
 import { Worker as Worker2 } from "node:worker_threads";
 
@@ -47074,7 +47081,7 @@ var MAX_LINE = 4096, CLOCK_SLACK_MS = 5e3, STOP_GRACE_MS = 2e3, DCGM_FAILURES = 
   worker = null;
   stopping = !1;
   now() {
-    return performance14.now() - this.o.originMs;
+    return performance15.now() - this.o.originMs;
   }
   /** The sampler, or why there is none (no tool on this runner). Unknown GPU indices are an error. */
   static async open(o) {
@@ -47167,14 +47174,14 @@ var MAX_LINE = 4096, CLOCK_SLACK_MS = 5e3, STOP_GRACE_MS = 2e3, DCGM_FAILURES = 
   }
   /** Until at least `n` reads have come (the idle window), or `maxMs` passed. */
   async waitForSamples(n, maxMs) {
-    let t0 = performance14.now(), per = Math.max(1, this.gpus.length);
-    for (; this.samples.length < n * per && performance14.now() - t0 < maxMs && this.died === null; )
+    let t0 = performance15.now(), per = Math.max(1, this.gpus.length);
+    for (; this.samples.length < n * per && performance15.now() - t0 < maxMs && this.died === null; )
       await new Promise((r) => setTimeout(r, Math.min(50, this.o.sampleMs)));
   }
   /** Until every GPU has a read at or after `tMs` (a window's end needs one on each side), or `maxMs` passed. */
   async waitPast(tMs, maxMs) {
-    let t0 = performance14.now(), past = () => this.gpus.length > 0 && this.gpus.every((g) => this.samples.some((x) => x.index === g.index && x.t_ms >= tMs));
-    for (; !past() && performance14.now() - t0 < maxMs && this.died === null; )
+    let t0 = performance15.now(), past = () => this.gpus.length > 0 && this.gpus.every((g) => this.samples.some((x) => x.index === g.index && x.t_ms >= tMs));
+    for (; !past() && performance15.now() - t0 < maxMs && this.died === null; )
       await new Promise((r) => setTimeout(r, Math.min(50, this.o.sampleMs)));
   }
   /** A read kept: its time checked against this machine's clock, impossible values dropped. */
@@ -47220,9 +47227,9 @@ async function openGpu(cfg, origin, notice, metricsUrl = null) {
   });
   if ("absent" in opened)
     return notice(opened.absent), null;
-  let s = opened, idleStart = performance15.now() - origin.originMs;
+  let s = opened, idleStart = performance16.now() - origin.originMs;
   await s.waitForSamples(MIN_WINDOW_SAMPLES, Math.max(2e3, 10 * g.sample_ms));
-  let idleWindow = [idleStart, performance15.now() - origin.originMs];
+  let idleWindow = [idleStart, performance16.now() - origin.originMs];
   s.died && notice(`GPU telemetry stopped before the first level (${s.died.reason}): energy is unknown`);
   let idle = idlePower(s.samples, idleWindow);
   return {
@@ -47265,7 +47272,7 @@ async function openGear(o) {
   let { cfg, load } = o, environment = await captureEnvironment(), gpu = await openGpu(cfg, o.origin, o.notice, o.gpuMetricsUrl ?? null), poolFor = (pre) => load.workers > 1 ? new ThreadPool(load.workers, {
     target: pre.target,
     ...clientOptionsOf(cfg),
-    originEpochMs: performance16.timeOrigin + o.origin.originMs
+    originMonotonicMs: monotonicOriginMs() + o.origin.originMs
   }) : null, pools = [], arm = (pre) => {
     let pool = poolFor(pre);
     return pool && pools.push(pool), armOf(pre, pool);

@@ -4100,7 +4100,7 @@ var require_webidl = __commonJS({
 var require_util2 = __commonJS({
   "node_modules/undici/lib/web/fetch/util.js"(exports, module) {
     "use strict";
-    var { Transform } = __require("node:stream"), zlib = __require("node:zlib"), { redirectStatusSet, referrerPolicyTokens, badPortsSet } = require_constants3(), { getGlobalOrigin } = require_global(), { collectAnHTTPQuotedString, parseMIMEType } = require_data_url(), { performance: performance9 } = __require("node:perf_hooks"), { ReadableStreamFrom, isValidHTTPToken, normalizedMethodRecordsBase } = require_util(), assert = __require("node:assert"), { isUint8Array } = __require("node:util/types"), { webidl } = require_webidl(), { isomorphicEncode, collectASequenceOfCodePoints, removeChars } = require_infra();
+    var { Transform } = __require("node:stream"), zlib = __require("node:zlib"), { redirectStatusSet, referrerPolicyTokens, badPortsSet } = require_constants3(), { getGlobalOrigin } = require_global(), { collectAnHTTPQuotedString, parseMIMEType } = require_data_url(), { performance: performance10 } = __require("node:perf_hooks"), { ReadableStreamFrom, isValidHTTPToken, normalizedMethodRecordsBase } = require_util(), assert = __require("node:assert"), { isUint8Array } = __require("node:util/types"), { webidl } = require_webidl(), { isomorphicEncode, collectASequenceOfCodePoints, removeChars } = require_infra();
     function responseURL(response) {
       let urlList = response.urlList, length = urlList.length;
       return length === 0 ? null : urlList[length - 1].toString();
@@ -4222,7 +4222,7 @@ var require_util2 = __commonJS({
       };
     }
     function coarsenedSharedCurrentTime(crossOriginIsolatedCapability) {
-      return coarsenTime(performance9.now(), crossOriginIsolatedCapability);
+      return coarsenTime(performance10.now(), crossOriginIsolatedCapability);
     }
     function createOpaqueTimingInfo(timingInfo) {
       return {
@@ -19054,12 +19054,24 @@ ${captureLines}` : capture.stack;
 });
 
 // src/core/load/shard-thread.ts
-import { performance as performance8 } from "node:perf_hooks";
+import { performance as performance9 } from "node:perf_hooks";
 import { parentPort, workerData } from "node:worker_threads";
+
+// src/core/client/clock.ts
+import { performance as performance2 } from "node:perf_hooks";
+var hrMs = () => Number(process.hrtime.bigint()) / 1e6;
+function monotonicOriginMs(samples = 7) {
+  let best = { spreadMs: Number.POSITIVE_INFINITY, originMs: 0 };
+  for (let i = 0; i < samples; i++) {
+    let before = hrMs(), now = performance2.now(), after = hrMs();
+    after - before < best.spreadMs && (best = { spreadMs: after - before, originMs: (before + after) / 2 - now });
+  }
+  return best.originMs;
+}
 
 // src/core/client/jit-warmup.ts
 import { createServer } from "node:http";
-import { performance as performance4 } from "node:perf_hooks";
+import { performance as performance5 } from "node:perf_hooks";
 
 // src/core/server/target.ts
 var ANTHROPIC_VERSION = "2023-06-01";
@@ -19168,7 +19180,7 @@ function redacted(text, secrets) {
 // src/core/client/stream-client.ts
 var import_undici = __toESM(require_undici(), 1);
 import { randomBytes } from "node:crypto";
-import { performance as performance3 } from "node:perf_hooks";
+import { performance as performance4 } from "node:perf_hooks";
 
 // src/core/client/tool-calls.ts
 function toolsBody(api, t) {
@@ -19590,14 +19602,14 @@ var USAGE_BOUNDS = { perMaxTokens: 2, perContentEvent: 64 }, SHORT_OUTPUT_SHARE 
 
 // src/core/client/socket-writes.ts
 import diagnostics from "node:diagnostics_channel";
-import { performance as performance2 } from "node:perf_hooks";
+import { performance as performance3 } from "node:perf_hooks";
 var REQUEST_ID_HEADER = "x-tokenbench-request-id", socketWrites = /* @__PURE__ */ new Map(), socketUses = /* @__PURE__ */ new WeakMap(), socketConnected = /* @__PURE__ */ new WeakMap(), sendHeadersSubscribed = !1;
 function watchSocketWrites() {
   sendHeadersSubscribed || (sendHeadersSubscribed = !0, diagnostics.subscribe("undici:client:connected", (msg) => {
     let socket = msg.socket;
-    socket && socketConnected.set(socket, performance2.now());
+    socket && socketConnected.set(socket, performance3.now());
   }), diagnostics.subscribe("undici:client:sendHeaders", (msg) => {
-    let t = performance2.now(), { headers, socket } = msg;
+    let t = performance3.now(), { headers, socket } = msg;
     if (typeof headers != "string") return;
     let i = headers.indexOf(`${REQUEST_ID_HEADER}: `);
     if (i === -1) return;
@@ -19741,9 +19753,7 @@ var StreamClient = class {
       "content-type": "application/json",
       accept: "text/event-stream",
       ...e.headers
-    })), this.inFlight = endpoints.map(() => 0), this.secrets = [...new Set(endpoints.flatMap((e) => secretsIn(e.headers)))];
-    let hr = Number(process.hrtime.bigint()) / 1e6;
-    this.hrtimeOffsetMs = hr - performance3.now(), watchSocketWrites();
+    })), this.inFlight = endpoints.map(() => 0), this.secrets = [...new Set(endpoints.flatMap((e) => secretsIn(e.headers)))], this.hrtimeOffsetMs = monotonicOriginMs(), watchSocketWrites();
   }
   cfg;
   agent;
@@ -19807,12 +19817,12 @@ var StreamClient = class {
       setError
     }), sseEvents = 0, parser = new SseParser((ev) => {
       sseEvents++, state.event(ev, now - origin);
-    }), dispatchAbs = performance3.now(), wireId = `${this.tag}-${spec.id}${retries > 0 ? `-r${retries}` : ""}`, timer = setTimeout(() => {
+    }), dispatchAbs = performance4.now(), wireId = `${this.tag}-${spec.id}${retries > 0 ? `-r${retries}` : ""}`, timer = setTimeout(() => {
       timedOut = !0, controller?.abort(new Error(`request exceeded --timeout-s ${cfg.timeoutS}`));
     }, cfg.timeoutS * 1e3), finish = () => {
       if (finished) return;
       finished = !0, clearTimeout(timer);
-      let endMs = performance3.now() - origin, written = socketWrites.get(wireId);
+      let endMs = performance4.now() - origin, written = socketWrites.get(wireId);
       socketWrites.delete(wireId);
       let sendAbs = written?.t ?? dispatchAbs, eventTimes = state.eventTimes, usage = state.usage;
       if (error === null && status !== null && status < 400 && sse) {
@@ -19853,7 +19863,7 @@ var StreamClient = class {
       },
       onResponseStart(_c, statusCode, headers) {
         if (statusCode < 200) return;
-        if (now = performance3.now(), headersMs = now - origin, status = statusCode, statusCode >= 400) {
+        if (now = performance4.now(), headersMs = now - origin, status = statusCode, statusCode >= 400) {
           sse = !1;
           return;
         }
@@ -19871,7 +19881,7 @@ var StreamClient = class {
         )) : ct.includes("text/event-stream") || (sse = !1, setError(ErrorCode.notSse, `expected text/event-stream, got content-type "${ct}"`));
       },
       onResponseData(c, chunk) {
-        if (now = performance3.now(), received += chunk.length, received > maxResponseBytes) {
+        if (now = performance4.now(), received += chunk.length, received > maxResponseBytes) {
           setError(
             ErrorCode.responseTooLarge,
             `response passed ${maxResponseBytes} bytes without ending; cut there (an endless stream?)`
@@ -19893,7 +19903,7 @@ var StreamClient = class {
         errBody.length < 2e3 && (errBody += chunk.toString("utf8"));
       },
       onResponseEnd() {
-        if (now = performance3.now(), sse && parser.end(), status !== null && status >= 400)
+        if (now = performance4.now(), sse && parser.end(), status !== null && status >= 400)
           setError(ErrorCode.httpError, `HTTP ${status}: ${errBody.slice(0, 500)}`);
         else if (!sse && error !== null && errBody) {
           let e = withBody(error, status, errBody);
@@ -19902,7 +19912,7 @@ var StreamClient = class {
         finish();
       },
       onResponseError: (_c, err) => {
-        now = performance3.now();
+        now = performance4.now();
         let code = err.code ?? "", written = socketWrites.get(wireId);
         if (status === null && !timedOut && written?.reused === !0 && STALE_CONNECTION.has(code) && retries < MAX_STALE_RETRIES) {
           finished = !0, clearTimeout(timer), socketWrites.delete(wireId), this.staleRetries++, this.reuseConnections = !1, this.attempt(spec, body, retries + 1, endpoint, resolve);
@@ -19986,7 +19996,7 @@ function serve(perRequest) {
   };
 }
 async function warmUpClientPath(cfg, chunks = WARMUP_CHUNKS) {
-  let t0 = performance4.now(), server = createServer(serve(Math.ceil(chunks / REQUESTS)));
+  let t0 = performance5.now(), server = createServer(serve(Math.ceil(chunks / REQUESTS)));
   try {
     await new Promise((res, rej) => {
       server.once("error", rej), server.listen(0, "127.0.0.1", () => res());
@@ -20000,7 +20010,7 @@ async function warmUpClientPath(cfg, chunks = WARMUP_CHUNKS) {
         apiKey: null,
         headers: {}
       }),
-      originMs: performance4.now()
+      originMs: performance5.now()
     }), read = 0;
     try {
       for (let i = 0; i < REQUESTS; i++) {
@@ -20020,7 +20030,7 @@ async function warmUpClientPath(cfg, chunks = WARMUP_CHUNKS) {
     } finally {
       await client2.close();
     }
-    return { chunks: read, ms: performance4.now() - t0 };
+    return { chunks: read, ms: performance5.now() - t0 };
   } catch {
     return null;
   } finally {
@@ -20029,7 +20039,7 @@ async function warmUpClientPath(cfg, chunks = WARMUP_CHUNKS) {
 }
 
 // src/core/load/self-check.ts
-import { createHistogram, performance as performance5 } from "node:perf_hooks";
+import { createHistogram, performance as performance6 } from "node:perf_hooks";
 
 // src/shared/extremes.ts
 function maxOf(xs) {
@@ -20114,14 +20124,14 @@ var UNSEEN_MS = 1, RESOLUTION_MS = 10, SelfCheck = class {
    * waking the process late; lateness with a busy loop is the client's own work.
    */
   sample = () => {
-    let now = performance5.now(), idleMs = performance5.eventLoopUtilization().idle, lateMs = Math.max(0, now - this.lastMs - RESOLUTION_MS), busyMs = Math.max(0, now - this.lastMs - (idleMs - this.lastIdleMs));
+    let now = performance6.now(), idleMs = performance6.eventLoopUtilization().idle, lateMs = Math.max(0, now - this.lastMs - RESOLUTION_MS), busyMs = Math.max(0, now - this.lastMs - (idleMs - this.lastIdleMs));
     this.h.record(Math.max(1, Math.round(lateMs * 1e6))), this.own.record(Math.max(1, Math.round(Math.min(lateMs, busyMs) * 1e6))), this.lastMs = now, this.lastIdleMs = idleMs, this.timer?.refresh();
   };
   cpu0 = process.cpuUsage();
-  elu0 = performance5.eventLoopUtilization();
-  t0 = performance5.now();
+  elu0 = performance6.eventLoopUtilization();
+  t0 = performance6.now();
   start() {
-    this.h.reset(), this.own.reset(), this.lastMs = performance5.now(), this.lastIdleMs = performance5.eventLoopUtilization().idle, this.timer && clearTimeout(this.timer), this.timer = setTimeout(this.sample, RESOLUTION_MS), this.timer.unref(), this.cpu0 = process.cpuUsage(), this.elu0 = performance5.eventLoopUtilization(), this.t0 = performance5.now();
+    this.h.reset(), this.own.reset(), this.lastMs = performance6.now(), this.lastIdleMs = performance6.eventLoopUtilization().idle, this.timer && clearTimeout(this.timer), this.timer = setTimeout(this.sample, RESOLUTION_MS), this.timer.unref(), this.cpu0 = process.cpuUsage(), this.elu0 = performance6.eventLoopUtilization(), this.t0 = performance6.now();
   }
   /**
    * `sendQueueMs`: per request, the wait in the client before its headers reached the socket.
@@ -20129,7 +20139,7 @@ var UNSEEN_MS = 1, RESOLUTION_MS = 10, SelfCheck = class {
    */
   stop(sendQueueMs = [], records = []) {
     this.timer && clearTimeout(this.timer), this.timer = null;
-    let cpu = process.cpuUsage(this.cpu0), wallMs = performance5.now() - this.t0, ms = (ns) => Number.isFinite(ns) && ns > 0 ? ns / 1e6 : 0, figures = (h) => this.h.count > 0 ? { p50: ms(h.percentile(50)), p99: ms(h.percentile(99)), max: ms(h.max) } : { p50: null, p99: null, max: null }, { p50, p99, max } = figures(this.h), ownDelay = figures(this.own), elu = performance5.eventLoopUtilization(this.elu0), user = this.thread ? elu.active / 1e3 : cpu.user / 1e6, system = this.thread ? 0 : cpu.system / 1e6, pct = wallMs > 0 ? 100 * (user + system) * 1e3 / wallMs : 0, cpuKnown = wallMs >= MIN_CPU_WINDOW_MS, saturated = cpuKnown && (pct > SELF_CHECK_LIMITS.cpuPctOfOneCore || elu.utilization > SATURATED_ELU), bound = max !== null ? 2 * max + UNSEEN_MS : null;
+    let cpu = process.cpuUsage(this.cpu0), wallMs = performance6.now() - this.t0, ms = (ns) => Number.isFinite(ns) && ns > 0 ? ns / 1e6 : 0, figures = (h) => this.h.count > 0 ? { p50: ms(h.percentile(50)), p99: ms(h.percentile(99)), max: ms(h.max) } : { p50: null, p99: null, max: null }, { p50, p99, max } = figures(this.h), ownDelay = figures(this.own), elu = performance6.eventLoopUtilization(this.elu0), user = this.thread ? elu.active / 1e3 : cpu.user / 1e6, system = this.thread ? 0 : cpu.system / 1e6, pct = wallMs > 0 ? 100 * (user + system) * 1e3 / wallMs : 0, cpuKnown = wallMs >= MIN_CPU_WINDOW_MS, saturated = cpuKnown && (pct > SELF_CHECK_LIMITS.cpuPctOfOneCore || elu.utilization > SATURATED_ELU), bound = max !== null ? 2 * max + UNSEEN_MS : null;
     if (saturated) {
       let backlog = backlogEvidenceMs(records);
       backlog !== null && (bound = Math.max(bound ?? 0, backlog + 2 * (p99 ?? 0) + UNSEEN_MS));
@@ -20230,7 +20240,7 @@ function toolWaitMs(w, fileMs, seed, job2, turn) {
 }
 
 // src/core/load/agent-loop.ts
-import { performance as performance7 } from "node:perf_hooks";
+import { performance as performance8 } from "node:perf_hooks";
 import { setImmediate as yieldImmediate2 } from "node:timers/promises";
 
 // src/core/workload/dataset.ts
@@ -20602,7 +20612,7 @@ function wordsFor(cal, tokens) {
 }
 
 // src/core/load/loops.ts
-import { performance as performance6 } from "node:perf_hooks";
+import { performance as performance7 } from "node:perf_hooks";
 import { setImmediate as yieldImmediate } from "node:timers/promises";
 
 // src/core/load/shard.ts
@@ -20621,10 +20631,10 @@ function sleepUntil(tAbsMs, stop) {
       finished || (finished = !0, clearTimeout(timer), stop?.removeEventListener("abort", finish), resolve());
     }, spin = () => {
       if (finished) return;
-      let d = tAbsMs - performance6.now();
+      let d = tAbsMs - performance7.now();
       d <= 0 || stop?.aborted ? finish() : d > 3 ? timer = setTimeout(spin, Math.min(d - 2, MAX_TIMER_MS)) : setImmediate(spin);
     };
-    stop && tAbsMs - performance6.now() > 3 && stop.addEventListener("abort", finish, { once: !0 }), spin();
+    stop && tAbsMs - performance7.now() > 3 && stop.addEventListener("abort", finish, { once: !0 }), spin();
   });
 }
 var RAMP_INDEX = 1e6;
@@ -20634,15 +20644,15 @@ function markRamp(rec) {
 async function runClosedLoop(client2, makeSpec, opts) {
   let records = [], next = 0, rampNext = 0;
   opts.startAtAbsMs !== void 0 && await sleepUntil(opts.startAtAbsMs, opts.stop);
-  let rampMs = (opts.rampUpS ?? 0) * 1e3, t0 = performance6.now(), measureFrom = t0 + rampMs, deadline = opts.durationS !== null ? measureFrom + opts.durationS * 1e3 : Number.POSITIVE_INFINITY, limit = opts.requests ?? Number.POSITIVE_INFINITY, user = async (k) => {
+  let rampMs = (opts.rampUpS ?? 0) * 1e3, t0 = performance7.now(), measureFrom = t0 + rampMs, deadline = opts.durationS !== null ? measureFrom + opts.durationS * 1e3 : Number.POSITIVE_INFINITY, limit = opts.requests ?? Number.POSITIVE_INFINITY, user = async (k) => {
     if (rampMs > 0)
-      for (await sleepUntil(t0 + rampMs * k / opts.concurrency, opts.stop); performance6.now() < measureFrom && !opts.stop?.aborted; ) {
+      for (await sleepUntil(t0 + rampMs * k / opts.concurrency, opts.stop); performance7.now() < measureFrom && !opts.stop?.aborted; ) {
         let rec = markRamp(await client2.stream(makeSpec(RAMP_INDEX + rampNext++, !0, null)));
         records.push(rec), await yieldImmediate();
       }
     let sessions = opts.sessions ?? null, conversation = null;
     for (; ; ) {
-      if (conversation !== null && sessions.thinkTimeMs > 0 && await sleepUntil(performance6.now() + sessions.thinkTimeMs, opts.stop), next >= limit || performance6.now() >= deadline || opts.stop?.aborted) return;
+      if (conversation !== null && sessions.thinkTimeMs > 0 && await sleepUntil(performance7.now() + sessions.thinkTimeMs, opts.stop), next >= limit || performance7.now() >= deadline || opts.stop?.aborted) return;
       let i = next++, spec = sessions ? makeSpec(i, !1, null, conversation ?? { session: 0, turn: 1, history: [] }) : makeSpec(i, !1, null), rec = await client2.stream(spec);
       records.push(rec), opts.onRecord?.(rec), sessions && (conversation = nextTurn(spec, rec, sessions.turns)), await yieldImmediate();
     }
@@ -20669,7 +20679,7 @@ async function runOpenLoop(client2, makeSpec, opts) {
   }), records = [], pending = [], inFlight = 0, slotWaiters = [], dropped = 0, mine = offsets.map((_, j) => j).filter((j) => opts.shard === void 0 || ownsArrival(j, opts.shard)), specs = mine.map((j) => {
     let spec = makeSpec(j, !1, 0);
     return spec.body = JSON.stringify(buildRequestBody(client2.cfg, spec)), spec;
-  }), t0 = opts.startAtAbsMs ?? performance6.now() + 5, rampMs = (opts.rampUpS ?? 0) * 1e3;
+  }), t0 = opts.startAtAbsMs ?? performance7.now() + 5, rampMs = (opts.rampUpS ?? 0) * 1e3;
   if (rampMs > 0) {
     let n = Math.floor(opts.rateRps * rampMs / 2e3);
     for (let k = 0; k < n; k++) {
@@ -20811,7 +20821,7 @@ var wordsOf = (cal, tokens) => Math.max(1, Math.round(cal ? tokens / cal.tokens_
 async function runAgentLoop(client2, w, opts) {
   let { plan } = w, records = [], sessions = w.agents.sessions, order = datasetOrder(sessions.length, plan.seed), nextCall = 0, nextPlay = 0;
   opts.startAtAbsMs !== void 0 && await sleepUntil(opts.startAtAbsMs, opts.stop);
-  let deadline = opts.durationS !== null ? performance7.now() + opts.durationS * 1e3 : Number.POSITIVE_INFINITY, limit = opts.requests ?? Number.POSITIVE_INFINITY, over = () => nextCall >= limit || performance7.now() >= deadline || opts.stop?.aborted === !0, idOf = (local) => {
+  let deadline = opts.durationS !== null ? performance8.now() + opts.durationS * 1e3 : Number.POSITIVE_INFINITY, limit = opts.requests ?? Number.POSITIVE_INFINITY, over = () => nextCall >= limit || performance8.now() >= deadline || opts.stop?.aborted === !0, idOf = (local) => {
     let i = closedIndex(local, w.placement);
     return "next" in w.ids ? w.ids.next++ : w.ids.base + i;
   }, words = (tokens, seed) => promptWords(wordsOf(w.calibration, tokens), seed), play = async (s, job2) => {
@@ -20824,7 +20834,7 @@ async function runAgentLoop(client2, w, opts) {
         continue;
       }
       let key = context * 1e3 + k, waitMs = job2.id === null || system === null ? step.waitMs : toolWaitMs(w.toolWait, step.waitMs, w.seed, job2.id, key);
-      if (waitMs > 0 && await sleepUntil(performance7.now() + waitMs, opts.stop), over()) return null;
+      if (waitMs > 0 && await sleepUntil(performance8.now() + waitMs, opts.stop), over()) return null;
       let id = idOf(nextCall++);
       job2.id ??= id;
       let turn = ++job2.calls;
@@ -20932,7 +20942,7 @@ function runShare(client2, job2, o) {
 }
 
 // src/core/load/shard-thread.ts
-var port = parentPort, data = workerData, { originEpochMs, ...options } = data, client = new StreamClient({ ...options, originMs: originEpochMs - performance8.timeOrigin }), job = null, stopping = new AbortController(), post = (m) => port.postMessage(m);
+var port = parentPort, data = workerData, { originMonotonicMs, ...options } = data, client = new StreamClient({ ...options, originMs: originMonotonicMs - monotonicOriginMs() }), job = null, stopping = new AbortController(), post = (m) => port.postMessage(m);
 port.on("message", (m) => {
   (async () => {
     try {
@@ -20943,7 +20953,7 @@ port.on("message", (m) => {
         let check = new SelfCheck(!0), done = 0, ticker = setInterval(() => post({ op: "progress", done }), 500);
         check.start();
         let run = await runShare(client, job, {
-          startAtAbsMs: m.startEpochMs - performance8.timeOrigin,
+          startAtAbsMs: m.startEpochMs - performance9.timeOrigin,
           stop: stopping.signal,
           onRecord: () => {
             done++;

@@ -3,11 +3,13 @@
  * read is timestamped the moment it arrives (no async-iterator or stream buffering in between).
  * One connection per in-flight stream: the Agent has no connection cap.
  */
+
 import { randomBytes } from "node:crypto";
 import { performance } from "node:perf_hooks";
 import { Agent, type Dispatcher } from "undici";
 import type { RequestRecord, SweepConfig } from "../../schema/v1.ts";
 import { completionsPath, type ResolvedTarget, redacted, secretsIn } from "../server/target.ts";
+import { monotonicOriginMs } from "./clock.ts";
 import { buildRequestBody, type RequestSpec } from "./request-body.ts";
 import {
   classifyNetworkError,
@@ -103,8 +105,7 @@ export class StreamClient {
     }));
     this.inFlight = endpoints.map(() => 0);
     this.secrets = [...new Set(endpoints.flatMap((e) => secretsIn(e.headers)))];
-    const hr = Number(process.hrtime.bigint()) / 1e6;
-    this.hrtimeOffsetMs = hr - performance.now();
+    this.hrtimeOffsetMs = monotonicOriginMs();
     watchSocketWrites();
   }
 

@@ -1,12 +1,14 @@
 /**
  * A worker thread of `--workers N` (built to dist/shard-thread.js): its own client and
  * connections, its own event loop and self-check. Every timestamp is put on the run's one clock:
- * the main thread sends the run's origin as an epoch time, and this thread, whose
- * `performance.timeOrigin` differs, converts it to its own `performance.now()` scale.
+ * the main thread sends the run's origin on the machine's monotonic clock, and this thread, whose
+ * `performance.now()` starts elsewhere, converts it to its own scale. The start time stays an epoch
+ * time: runners on other machines share only that.
  */
 import { performance } from "node:perf_hooks";
 import { parentPort, workerData } from "node:worker_threads";
 import type { LevelResult, RequestRecord } from "../../schema/v1.ts";
+import { monotonicOriginMs } from "../client/clock.ts";
 import { warmUpClientPath } from "../client/jit-warmup.ts";
 import { type ClientOptions, StreamClient } from "../client/stream-client.ts";
 import type { ResolvedTarget } from "../server/target.ts";
@@ -16,8 +18,8 @@ import { runShare, runShareWarmup, type ShareJob } from "./shard-run.ts";
 
 export interface ShardWorkerData extends ClientOptions {
   target: ResolvedTarget;
-  /** The run's origin, as epoch ms (performance.timeOrigin + performance.now() of the main thread). */
-  originEpochMs: number;
+  /** The run's origin on the machine's monotonic clock, ms (see client/clock.ts). */
+  originMonotonicMs: number;
 }
 
 export type ToWorker =
@@ -35,8 +37,8 @@ export type FromWorker =
 
 const port = parentPort!;
 const data = workerData as ShardWorkerData;
-const { originEpochMs, ...options } = data;
-const client = new StreamClient({ ...options, originMs: originEpochMs - performance.timeOrigin });
+const { originMonotonicMs, ...options } = data;
+const client = new StreamClient({ ...options, originMs: originMonotonicMs - monotonicOriginMs() });
 let job: ShareJob | null = null;
 const stopping = new AbortController();
 const post = (m: FromWorker) => port.postMessage(m);

@@ -4,8 +4,8 @@
  * GPU telemetry (its idle window before any load), the environment and the server's limits.
  * Stopping (SIGINT/SIGTERM) ends the requests in flight at once.
  */
-import { performance } from "node:perf_hooks";
 import type { ResultDocument, SweepConfig } from "../../schema/v1.ts";
+import { monotonicOriginMs } from "../client/clock.ts";
 import { warmUpClientPath } from "../client/jit-warmup.ts";
 import { clientOptionsOf, StreamClient } from "../client/stream-client.ts";
 import type { LevelRunContext, Progress } from "../load/level-run.ts";
@@ -56,7 +56,7 @@ export async function openGear(o: {
       ? new ThreadPool(load.workers, {
           target: pre.target,
           ...clientOptionsOf(cfg),
-          originEpochMs: performance.timeOrigin + o.origin.originMs,
+          originMonotonicMs: monotonicOriginMs() + o.origin.originMs,
         })
       : null;
   const pools: ThreadPool[] = [];
