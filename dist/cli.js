@@ -129,6 +129,14 @@ var init_workload = __esm({
 });
 
 // src/shared/frontier.ts
+function paretoFlags(pts) {
+  return pts.map((p) => !pts.some((q) => q !== p && q.x >= p.x && q.y >= p.y && (q.x > p.x || q.y > p.y)));
+}
+function bracket(xs, x) {
+  if (xs.length === 0 || x < xs[0] || x > xs[xs.length - 1]) return null;
+  let b = xs.findIndex((v) => v >= x), a = xs[b] === x || b === 0 ? b : b - 1;
+  return { a, b, t: a === b ? 0 : (x - xs[a]) / (xs[b] - xs[a]) };
+}
 function frontierPoints(levels) {
   let gpus = gpusOf(levels), pts = levels.filter(usable).map((l) => ({
     level: l.level,
@@ -138,12 +146,10 @@ function frontierPoints(levels) {
     ttft_p90_ms: l.ttft_ms.p90,
     power_w: l.gpu?.mean_power_w ?? null,
     pareto: !1
-  }));
-  for (let p of pts)
-    p.pareto = !pts.some(
-      (q) => q !== p && q.tok_s_per_user >= p.tok_s_per_user && q.output_tok_s >= p.output_tok_s && (q.tok_s_per_user > p.tok_s_per_user || q.output_tok_s > p.output_tok_s)
-    );
-  return pts.sort((a, b) => a.tok_s_per_user - b.tok_s_per_user || a.level - b.level), { gpus, points: pts };
+  })), flags = paretoFlags(pts.map((p) => ({ x: p.tok_s_per_user, y: p.output_tok_s })));
+  return pts.forEach((p, i) => {
+    p.pareto = flags[i];
+  }), pts.sort((a, b) => a.tok_s_per_user - b.tok_s_per_user || a.level - b.level), { gpus, points: pts };
 }
 function atTarget(f, x, hourCostUsd) {
   let front = f.points.filter((p) => p.pareto), none = {
@@ -155,10 +161,12 @@ function atTarget(f, x, hourCostUsd) {
     usd_per_m_output_tok: null,
     j_per_output_tok: null,
     output_tok_per_kwh: null
-  };
-  if (front.length === 0 || x < front[0].tok_s_per_user || x > front[front.length - 1].tok_s_per_user)
-    return none;
-  let i = front.findIndex((p) => p.tok_s_per_user >= x), b = front[i], a = b.tok_s_per_user === x || i === 0 ? b : front[i - 1], t = a === b ? 0 : (x - a.tok_s_per_user) / (b.tok_s_per_user - a.tok_s_per_user), lerp = (u, v) => u + t * (v - u), y = lerp(a.output_tok_s, b.output_tok_s), power = a.power_w !== null && b.power_w !== null ? lerp(a.power_w, b.power_w) : null, j = power !== null && y > 0 ? power / y : null;
+  }, at = bracket(
+    front.map((p) => p.tok_s_per_user),
+    x
+  );
+  if (at === null) return none;
+  let a = front[at.a], b = front[at.b], t = at.t, lerp = (u, v) => u + t * (v - u), y = lerp(a.output_tok_s, b.output_tok_s), power = a.power_w !== null && b.power_w !== null ? lerp(a.power_w, b.power_w) : null, j = power !== null && y > 0 ? power / y : null;
   return {
     tok_s_per_user: x,
     reached: !0,
@@ -20472,12 +20480,25 @@ function sweepLevelPoints(doc, levels) {
   let pts = levels.flatMap(levelPoints);
   return sloGiven(doc.config) ? pts : pts.filter((p) => !UNDER_SLO.has(p.measure));
 }
+var targetBenchmark = (tokSPerUser) => `at ${Number(tokSPerUser.toPrecision(6))} tok/s per user`, isTargetBenchmark = (benchmark) => /^at [\d.]+ tok\/s per user$/.test(benchmark);
 function documentPoints(doc) {
   if (doc.kind === "profile") return profilePoints(doc);
   let out = sweepLevelPoints(doc, doc.levels);
   put(out, "search saturation", null, "saturation_rps", doc.saturation?.max_rate_rps ?? null);
   let agents = doc.saturation?.agents;
-  return agents && put(out, `agent capacity ${agents.tier.name}`, null, "agent_sessions", agents.max_sessions), put(out, "server startup", null, "startup_s", doc.startup?.ready_s ?? null), put(out, "server startup", null, "startup_first_token_s", doc.startup?.first_token_s ?? null), put(out, "server startup", null, "startup_warm_s", doc.startup?.warm?.ready_s ?? null), out;
+  agents && put(out, `agent capacity ${agents.tier.name}`, null, "agent_sessions", agents.max_sessions);
+  for (let t of doc.frontier?.targets ?? []) {
+    if (!t.reached) continue;
+    let b = targetBenchmark(t.tok_s_per_user);
+    put(out, b, null, "output_tok_s", t.output_tok_s), put(out, b, null, "usd_per_m_output_tok", t.usd_per_m_output_tok), put(out, b, null, "j_per_output_tok", t.j_per_output_tok), put(
+      out,
+      b,
+      null,
+      "output_tok_per_j",
+      t.j_per_output_tok !== null && t.j_per_output_tok > 0 ? 1 / t.j_per_output_tok : null
+    );
+  }
+  return put(out, "server startup", null, "startup_s", doc.startup?.ready_s ?? null), put(out, "server startup", null, "startup_first_token_s", doc.startup?.first_token_s ?? null), put(out, "server startup", null, "startup_warm_s", doc.startup?.warm?.ready_s ?? null), out;
 }
 
 // src/shared/repeats.ts
@@ -21314,6 +21335,85 @@ function maxOrNull(xs) {
   return m;
 }
 
+// src/shared/frontier-rows.ts
+init_frontier();
+var GRID = 9, MIN_SPAN = 1.05, FRONTIER = "frontier", isFrontierRow = (benchmark) => benchmark.startsWith(FRONTIER), ungated = (benchmark) => / point /.test(benchmark) && isFrontierRow(benchmark) || isTargetBenchmark(benchmark), speed = (x) => x >= 100 ? x.toFixed(0) : x.toPrecision(2);
+function curveOf(run) {
+  let tpot2 = MEASURE_BY_NAME.get("tpot_p50_ms"), out = MEASURE_BY_NAME.get("output_tok_s"), byLevel = /* @__PURE__ */ new Map();
+  for (let p of run.points) {
+    if (p.level === null || !(p.value > 0) || p.measure !== tpot2.name && p.measure !== out.name || (run.facts.get(p.benchmark)?.reasons ?? []).some((r) => covers(r, tpot2) || covers(r, out))) continue;
+    let e = byLevel.get(p.benchmark) ?? {};
+    p.measure === tpot2.name ? e.x = 1e3 / p.value : e.y = p.value, byLevel.set(p.benchmark, e);
+  }
+  let pts = [...byLevel.values()].filter(
+    (e) => e.x !== void 0 && e.y !== void 0
+  ), flags = paretoFlags(pts), front = pts.filter((_, i) => flags[i]).sort((a, b) => a.x - b.x);
+  return front.length >= 2 ? { xs: front.map((p) => p.x), ys: front.map((p) => p.y) } : null;
+}
+function readAt(c, x) {
+  let at = bracket(c.xs, x);
+  return at === null ? null : c.ys[at.a] + at.t * (c.ys[at.b] - c.ys[at.a]);
+}
+function withFrontier(head, base) {
+  let none = { head: [...head], base: [...base], span: null }, hc = head.map(curveOf), bc = base.map(curveOf);
+  if (hc.length === 0 || hc.some((c) => c === null)) return none;
+  let heads = hc, bases = bc.filter((c) => c !== null), lows = heads.map((c) => c.xs[0]), highs = heads.map((c) => c.xs[c.xs.length - 1]);
+  if (bases.length > 0) {
+    let at = (xs, q) => xs.sort((a, b) => a - b)[Math.round(q * (xs.length - 1))];
+    lows.push(
+      at(
+        bases.map((c) => c.xs[0]),
+        0.9
+      )
+    ), highs.push(
+      at(
+        bases.map((c) => c.xs[c.xs.length - 1]),
+        0.1
+      )
+    );
+  }
+  let lo = maxOf(lows), hi = minOf(highs);
+  if (!(hi >= lo * MIN_SPAN)) return none;
+  let grid = Array.from({ length: GRID }, (_, i) => lo * (hi / lo) ** (i / (GRID - 1))), along = (c) => {
+    let ys = c ? grid.map((x) => readAt(c, x)) : [];
+    return ys.length === GRID && ys.every((y) => y !== null && y > 0) ? ys : null;
+  }, hy = heads.map(along), by = bc.map(along), centre = (rows) => {
+    let ok = rows.filter((r) => r !== null);
+    return ok.length === 0 ? null : grid.map((_, i) => medianOf(ok.map((r) => r[i])));
+  }, hMid = centre(hy), bMid = centre(by), worst = null, best = null;
+  if (hMid && bMid) {
+    let ratio = grid.map((_, i) => hMid[i] / bMid[i]);
+    worst = ratio.indexOf(minOf(ratio)), best = ratio.indexOf(maxOf(ratio));
+  }
+  let range = `${speed(lo)}\u2013${speed(hi)} tok/s per user`, names = {
+    mean: `${FRONTIER} ${range}`,
+    worst: worst === null ? null : `${FRONTIER} point ${speed(grid[worst])} tok/s per user (worst)`,
+    best: best === null || best === worst ? null : `${FRONTIER} point ${speed(grid[best])} tok/s per user (best)`
+  }, extend2 = (r, ys) => {
+    if (ys === null) return r;
+    let gm = Math.exp(ys.reduce((a, y) => a + Math.log(y), 0) / ys.length), pt = (benchmark, value) => ({
+      benchmark,
+      measure: "output_tok_s",
+      value,
+      level: null
+    });
+    return {
+      ...r,
+      points: [
+        ...r.points,
+        pt(names.mean, gm),
+        ...names.worst !== null ? [pt(names.worst, ys[worst])] : [],
+        ...names.best !== null ? [pt(names.best, ys[best])] : []
+      ]
+    };
+  };
+  return {
+    head: head.map((r, i) => extend2(r, hy[i])),
+    base: base.map((r, i) => extend2(r, by[i])),
+    span: { lo, hi, worst: worst === null ? null : grid[worst], best: best === null ? null : grid[best] }
+  };
+}
+
 // src/shared/gate.ts
 var POWER = 0.8, CURVE_SHARE = 0.95, SHARE_PART = 1 / 20;
 function tierCritical(tier, d, alpha) {
@@ -21708,7 +21808,7 @@ function judgeRatio(c, row, k, bv, hv, minPct) {
     df: stat.df,
     unit,
     residuals: stat.residuals ? stat.residuals.map((x) => bad * x) : null,
-    group: k.level === null ? `${def.name} ${ALL_LEVELS}` : def.name,
+    group: k.level === null ? isFrontierRow(k.benchmark) ? k.key : `${def.name} ${ALL_LEVELS}` : def.name,
     tier: k.level === null ? "curve" : "level",
     minLog: Math.log1p(minPct / 100),
     higher: def.direction === "higher"
@@ -21745,7 +21845,7 @@ function judgeRuns(base, head, opts = {}) {
         !def || seen.has(key) || !headLevels.has(p.benchmark) || (seen.add(key), out.push({ key, benchmark: p.benchmark, level: p.level, def }));
       }
     return out;
-  }, gatedKeys = keysOf([...runsOf(head), ...runsOf(baseEv)], runsOf(head)).filter((k) => isGated(gate, k.def.name, k.level)), kept = baseEv.kind === "history" ? keptHistory(baseEv.runs, gatedKeys, excluded) : runsOf(baseEv), { head: headRuns, base: baseRuns } = withAllLevels(runsOf(head), kept), ab = abIn ? { kind: "ab", pairs: abIn.pairs.map((_, i) => ({ base: baseRuns[i], head: headRuns[i] })) } : null, keys = keysOf([...headRuns, ...baseRuns], headRuns), headIdx = indexRuns(headRuns), history = baseEv.kind === "history", evidenceKind = ab ? "ab" : history && baseRuns.length >= o.minHistory ? "history" : history && baseRuns.length > 0 ? "short-history" : baseRuns.length === 0 ? "none" : head.kind === "repeats" || baseEv.kind === "repeats" ? "within-job" : "within-run", pooled = /* @__PURE__ */ new Map();
+  }, gatedKeys = keysOf([...runsOf(head), ...runsOf(baseEv)], runsOf(head)).filter((k) => isGated(gate, k.def.name, k.level) && !ungated(k.benchmark)), kept = baseEv.kind === "history" ? keptHistory(baseEv.runs, gatedKeys, excluded) : runsOf(baseEv), levelled = withAllLevels(runsOf(head), kept), { head: headRuns, base: baseRuns } = withFrontier(levelled.head, levelled.base), ab = abIn ? { kind: "ab", pairs: abIn.pairs.map((_, i) => ({ base: baseRuns[i], head: headRuns[i] })) } : null, keys = keysOf([...headRuns, ...baseRuns], headRuns), headIdx = indexRuns(headRuns), history = baseEv.kind === "history", evidenceKind = ab ? "ab" : history && baseRuns.length >= o.minHistory ? "history" : history && baseRuns.length > 0 ? "short-history" : baseRuns.length === 0 ? "none" : head.kind === "repeats" || baseEv.kind === "repeats" ? "within-job" : "within-run", pooled = /* @__PURE__ */ new Map();
   for (let k of ab ? keys : []) {
     if (isShare(k.def) || k.level === null || invalidOn(headRuns, k.benchmark, k.def) || invalidOn(baseRuns, k.benchmark, k.def))
       continue;
@@ -21760,7 +21860,7 @@ function judgeRuns(base, head, opts = {}) {
     let at = k.level === null ? [...headRuns[0]?.facts.keys() ?? []].find((b) => invalidOn(headRuns, b, def) !== null) : invalidOn(headRuns, k.benchmark, def) !== null ? k.benchmark : void 0;
     return at !== void 0 ? (row.reason = `head ${invalidOn(headRuns, at, def)}${at !== k.benchmark ? ` (${at})` : ""}`, row.verdict = "not_judged", done("not_judged", { why: `head ${invalidLabel(headRuns, at, def)}`, where: at })) : broke2 ? regress("the head has no value for it") : (row.reason = "no value in the head: the head has no value for it", row.verdict = "not_judged", done("not_judged", { why: "no value in the head", where: k.benchmark }));
   }, evaluate = (k) => {
-    let { def } = k, { rule, gating } = ruleFor(rules, def.name), gated = isGated(gate, def.name, k.level) && rule.kind !== "off", hv = headIdx.map((m) => m.get(k.key)).filter((v) => v !== void 0), bRuns = baseRuns.filter((r) => !(history && invalidOn([r], k.benchmark, def))), bv = bRuns.map((r) => runValue(r, k.key)).filter((v) => v !== void 0), row = {
+    let { def } = k, { rule, gating } = ruleFor(rules, def.name), gated = isGated(gate, def.name, k.level) && rule.kind !== "off" && !ungated(k.benchmark), hv = headIdx.map((m) => m.get(k.key)).filter((v) => v !== void 0), bRuns = baseRuns.filter((r) => !(history && invalidOn([r], k.benchmark, def))), bv = bRuns.map((r) => runValue(r, k.key)).filter((v) => v !== void 0), row = {
       benchmark: k.benchmark,
       level: k.level,
       measure: def.name,
@@ -21803,9 +21903,12 @@ function judgeRuns(base, head, opts = {}) {
     }
     let minPct = rule.kind === "percent" ? rule.pct : o.minEffectPct;
     return isShare(def) ? judgeShare(ctx, row, k, bRuns, minPct) : judgeRatio(ctx, row, k, bv, hv, minPct);
-  }, evaluated = keys.map(evaluate), gateRows = evaluated.map((e) => e.gate).filter((g) => g !== null), design = evidenceKind === "history" ? {
+  }, evaluated = keys.map(evaluate), gateRows = evaluated.map((e) => e.gate).filter((g) => g !== null), hasCurve = evaluated.some((e) => e.gate?.kind === "ratio" && e.gate.tier === "curve"), design = evidenceKind === "history" ? {
     kind: "history",
-    n: minOf(evaluated.filter((e) => e.gate?.kind === "ratio").map((e) => e.row.base_n))
+    // the max-t's simulation is of the all-levels rows' history (the level rows are Bonferroni's)
+    n: minOf(
+      evaluated.filter((e) => e.gate?.kind === "ratio" && (e.gate.tier === "curve" || !hasCurve)).map((e) => e.row.base_n)
+    )
   } : evidenceKind === "ab" ? { kind: "paired", blocks: ab.pairs.length } : null, outcome = decideGate(gateRows, evidenceKind, {
     fwerPct: o.fwerPct,
     off: gate.off,
@@ -21872,7 +21975,13 @@ function wherePhrase(benchmark) {
   if (open2) return `at ${open2[1]}`;
   if (benchmark === "search saturation" || benchmark === "server startup") return "";
   let tier = /^agent capacity (.+)$/.exec(benchmark);
-  return tier ? `@ ${tier[1]}` : benchmark === "all levels" ? "over all levels" : `in ${benchmark}`;
+  if (tier) return `@ ${tier[1]}`;
+  if (benchmark === "all levels") return "over all levels";
+  if (/^at [\d.]+ tok\/s per user$/.test(benchmark)) return `on the frontier ${benchmark}`;
+  let point = /^frontier point (.+)$/.exec(benchmark);
+  if (point) return `on the frontier at ${point[1]}`;
+  let span = /^frontier (.+)$/.exec(benchmark);
+  return span ? `along the frontier (${span[1]})` : `in ${benchmark}`;
 }
 function formatValue(v) {
   if (v == null || !Number.isFinite(v)) return "\u2013";
@@ -39961,8 +40070,8 @@ function loadTrace(path) {
   let file2 = readWorkloadFile(path, (m) => new TraceError(m));
   return parseTrace(file2.text, basename3(path), file2.sha256);
 }
-function traceRows(trace, speed, requests, durationS) {
-  let t0 = trace.rows[0].timestampMs, rows = trace.rows.map((r) => ({ row: r, offsetMs: (r.timestampMs - t0) / speed }));
+function traceRows(trace, speed2, requests, durationS) {
+  let t0 = trace.rows[0].timestampMs, rows = trace.rows.map((r) => ({ row: r, offsetMs: (r.timestampMs - t0) / speed2 }));
   return durationS !== null && (rows = rows.filter((r) => r.offsetMs < durationS * 1e3)), requests !== null && (rows = rows.slice(0, requests)), rows;
 }
 function traceRateRps(offsetsMs) {
@@ -39992,12 +40101,12 @@ function traceDataset(trace, o, calibration) {
     offsetsMs: rows.map((r) => r.offsetMs)
   };
 }
-function traceReplay(trace, config2, speed, requests, maxDurationS = Number.POSITIVE_INFINITY) {
+function traceReplay(trace, config2, speed2, requests, maxDurationS = Number.POSITIVE_INFINITY) {
   config2.requests_per_level = requests ?? (config2.duration_s === null ? trace.rows.length : null);
-  let rows = traceRows(trace, speed, config2.requests_per_level, config2.duration_s), spanS = (rows[rows.length - 1]?.offsetMs ?? 0) / 1e3;
+  let rows = traceRows(trace, speed2, config2.requests_per_level, config2.duration_s), spanS = (rows[rows.length - 1]?.offsetMs ?? 0) / 1e3;
   if (spanS > maxDurationS)
     throw new UsageError(
-      `--trace ${trace.name} spans ${spanS.toPrecision(3)} s at --trace-speed ${speed}, over --max-duration-s ${maxDurationS}: replay part of it (--requests, --duration), speed it up, or raise --max-duration-s`,
+      `--trace ${trace.name} spans ${spanS.toPrecision(3)} s at --trace-speed ${speed2}, over --max-duration-s ${maxDurationS}: replay part of it (--requests, --duration), speed it up, or raise --max-duration-s`,
       "--trace"
     );
   if (rows.length > 1 && spanS === 0)
@@ -40005,7 +40114,7 @@ function traceReplay(trace, config2, speed, requests, maxDurationS = Number.POSI
       `--trace ${trace.name}: its ${rows.length} replayed rows share one timestamp, so there is no rate to replay (a burst is sent at once, and a rate over no time means nothing): spread the timestamps, or send ${rows.length} requests at once with a closed-loop level (--levels ${rows.length})`,
       "--trace"
     );
-  config2.levels = [traceRateRps(rows.map((r) => r.offsetMs))], config2.max_tokens = maxOf(rows.map((r) => r.row.outputTokens)), config2.trace = { name: trace.name, lines: trace.lines, sha256: trace.sha256, speed };
+  config2.levels = [traceRateRps(rows.map((r) => r.offsetMs))], config2.max_tokens = maxOf(rows.map((r) => r.row.outputTokens)), config2.trace = { name: trace.name, lines: trace.lines, sha256: trace.sha256, speed: speed2 };
   let longest = rows.reduce(
     (a, r) => r.row.inputTokens + r.row.outputTokens > a.row.inputTokens + a.row.outputTokens ? r : a
   ).row;
@@ -40013,7 +40122,7 @@ function traceReplay(trace, config2, speed, requests, maxDurationS = Number.POSI
     longest: { promptTokens: longest.inputTokens, outputTokens: longest.outputTokens },
     build: (calibration, salt) => traceDataset(
       trace,
-      { speed, requests: config2.requests_per_level, durationS: config2.duration_s, seed: config2.seed, salt },
+      { speed: speed2, requests: config2.requests_per_level, durationS: config2.duration_s, seed: config2.seed, salt },
       calibration
     )
   };
@@ -42134,27 +42243,27 @@ var PROFILE = {
 // src/core/sweep/agent-capacity.ts
 init_errors();
 function parseTier(s) {
-  let m = /^([a-z][a-z0-9_-]{0,31}):(\d+(?:\.\d+)?):(\d+(?:\.\d+)?)$/i.exec(s.trim()), ttft2 = m ? Number(m[2]) : Number.NaN, speed = m ? Number(m[3]) : Number.NaN;
-  if (!m || !(ttft2 > 0) || !(speed > 0))
+  let m = /^([a-z][a-z0-9_-]{0,31}):(\d+(?:\.\d+)?):(\d+(?:\.\d+)?)$/i.exec(s.trim()), ttft2 = m ? Number(m[2]) : Number.NaN, speed2 = m ? Number(m[3]) : Number.NaN;
+  if (!m || !(ttft2 > 0) || !(speed2 > 0))
     throw new UsageError(
       `--agent-tier must be NAME:TTFT_P95_MS:TOK_S_PER_USER (e.g. interactive:2000:60: TTFT p95 at most 2,000 ms and at least 60 output tok/s per user), got "${s}"`,
       "--agent-tier"
     );
-  return { name: m[1].toLowerCase(), ttft_p95_ms: ttft2, tok_s_per_user: speed };
+  return { name: m[1].toLowerCase(), ttft_p95_ms: ttft2, tok_s_per_user: speed2 };
 }
 var MAX_ERROR_SHARE = 0.01, PRECISION = 0.03;
 function tierProbe(l, tier) {
-  let valid = l.validity === void 0 || l.validity.status === "valid", steady = l.steady_state === void 0 || l.steady_state.steady, ttft2 = l.ttft_ms.p95, speed = l.decode_tok_s.p50, failed = l.errors / Math.max(1, l.ok + l.errors), pass = valid && steady && ttft2 !== null && ttft2 <= tier.ttft_p95_ms && speed !== null && speed >= tier.tok_s_per_user && failed <= MAX_ERROR_SHARE;
+  let valid = l.validity === void 0 || l.validity.status === "valid", steady = l.steady_state === void 0 || l.steady_state.steady, ttft2 = l.ttft_ms.p95, speed2 = l.decode_tok_s.p50, failed = l.errors / Math.max(1, l.ok + l.errors), pass = valid && steady && ttft2 !== null && ttft2 <= tier.ttft_p95_ms && speed2 !== null && speed2 >= tier.tok_s_per_user && failed <= MAX_ERROR_SHARE;
   return { sessions: l.level, pass };
 }
-function bracket(probes) {
+function bracket2(probes) {
   let fails2 = probes.filter((p) => !p.pass).map((p) => p.sessions), hi = fails2.length > 0 ? minOf(fails2) : null, passes = probes.filter((p) => p.pass && (hi === null || p.sessions < hi)).map((p) => p.sessions);
   return { lo: passes.length > 0 ? maxOf(passes) : null, hi };
 }
 function nextSessions(probes, o) {
   if (probes.length >= o.maxProbes) return null;
   if (probes.length === 0) return Math.max(1, Math.round(o.start));
-  let { lo, hi } = bracket(probes);
+  let { lo, hi } = bracket2(probes);
   if (hi === null) return maxOf(probes.map((p) => p.sessions)) * 2;
   if (lo === null) {
     let least = minOf(probes.map((p) => p.sessions));
@@ -42163,7 +42272,7 @@ function nextSessions(probes, o) {
   return hi - lo <= 1 || (hi - lo) / hi <= PRECISION ? null : Math.floor((lo + hi) / 2);
 }
 function agentCapacityOf(levels, tier) {
-  let { lo, hi } = bracket(levels.map((l) => tierProbe(l, tier))), at = lo === null ? void 0 : levels.find((l) => l.level === lo), gpus = at?.gpu?.per_gpu.length ?? null, watts = at?.gpu?.mean_power_w ?? null;
+  let { lo, hi } = bracket2(levels.map((l) => tierProbe(l, tier))), at = lo === null ? void 0 : levels.find((l) => l.level === lo), gpus = at?.gpu?.per_gpu.length ?? null, watts = at?.gpu?.mean_power_w ?? null;
   return {
     tier,
     max_sessions: lo ?? 0,

@@ -6,6 +6,7 @@
 import { createHash } from "node:crypto";
 import type { ResultDocument } from "../schema/v1.ts";
 import { ALL_LEVELS } from "../shared/all-levels.ts";
+import { isFrontierRow } from "../shared/frontier-rows.ts";
 import { benchmarkName } from "../shared/measures.ts";
 import { gpuTelemetryText } from "../shared/testbed.ts";
 import { documentEvidence, judgeNothing, type VerdictRow, type VerdictSummary } from "../shared/verdict.ts";
@@ -93,7 +94,12 @@ export interface CommentInput {
   baseBranch: string | null;
   /** What the run was judged against when that is no branch's runs ("the file base.json"). */
   baseText?: string | null;
-  links: { run?: string | null; dashboard?: string | null; artifact?: string | null };
+  links: {
+    run?: string | null;
+    dashboard?: string | null;
+    artifact?: string | null;
+    frontier?: string | null;
+  };
 }
 
 /** The verdict in words with its emoji beside it (decoration: the word carries the meaning). */
@@ -152,14 +158,17 @@ export function renderComment(input: CommentInput, limit = BUDGET): string {
     doc.kind === "profile"
       ? all.indexOf(l) < MAX_VISIBLE_ROWS
       : (l.level === null && RUN_KEY_MEASURES.includes(l.measure)) ||
+        isFrontierRow(l.benchmark) ||
         (KEY_MEASURES.includes(l.measure) &&
           (l.benchmark === ALL_LEVELS || (l.level !== null && chosen.includes(l.level))));
   const rank = (l: VerdictRow) =>
     l.level === null && RUN_KEY_MEASURES.includes(l.measure)
-      ? -2
-      : l.benchmark === ALL_LEVELS
-        ? -1
-        : (l.level ?? 0);
+      ? -3
+      : isFrontierRow(l.benchmark)
+        ? -2
+        : l.benchmark === ALL_LEVELS
+          ? -1
+          : (l.level ?? 0);
   const shownRows = all
     .filter(isVisible)
     .sort((a, b) =>
@@ -223,6 +232,7 @@ export function renderComment(input: CommentInput, limit = BUDGET): string {
     "",
     ...verdictLines,
     "",
+    ...frontierLines(doc, input.links),
     ...steadyLine,
     ...tableOf(shownRows, withInterval),
   ];
@@ -349,3 +359,16 @@ export async function upsertStickyComment(
 }
 
 export { GitHubError } from "./github.ts";
+
+/**
+ * The frontier's picture: the service's image of this run's curve over the base branch's (GitHub
+ * shows an image only by its address), else where the Action kept it (the artifact's
+ * frontier.svg). Nothing for a run without a frontier.
+ */
+function frontierLines(doc: ResultDocument, links: CommentInput["links"]): string[] {
+  if (!doc.frontier) return [];
+  if (links.frontier) return [`![The frontier: this run over the base branch's runs](${links.frontier})`, ""];
+  return links.artifact
+    ? [`The frontier chart is frontier.svg in the [raw results](${links.artifact}).`, ""]
+    : [];
+}

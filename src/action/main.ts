@@ -4,11 +4,13 @@
  * branch, write the job summary and a sticky PR comment. `main` is the steps in order; a step
  * that fails the job throws why (failure.ts), and index.ts fails the step once.
  */
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { basename, join } from "node:path";
 import * as core from "@actions/core";
 import { recentChangePoints } from "../core/documents/publish.ts";
 import { logTail, stopServer } from "../core/server/server-process.ts";
 import type { ResultDocument } from "../schema/v1.ts";
+import { frontierSvg } from "../shared/frontier-svg.ts";
 import { benchmarkName } from "../shared/measures.ts";
 import { DEFAULT_FAIL_ON, type FailOn } from "../shared/rules.ts";
 import { testbedDisplayName, testbedSpec } from "../shared/testbed.ts";
@@ -45,6 +47,15 @@ function documents(inputs: ActionInputs, ctx: RunContext, payload: Payload | nul
       mergedDocs(inputs.mergeResults, ctx, inputs.resultsDir, rules, inputs.mergeClockToleranceMs),
     );
   return measure(inputs, ctx);
+}
+
+/** Each run's frontier as an image beside its results (the comment points to it without a service). */
+function keepFrontierImages(inputs: ActionInputs, docs: Docs): void {
+  for (const { doc, path } of docs) {
+    if (!doc.frontier) continue;
+    const name = docs.length === 1 ? "frontier.svg" : `${basename(path, ".json")}.frontier.svg`;
+    writeFileSync(join(inputs.resultsDir, name), frontierSvg({ label: "this run", frontier: doc.frontier }));
+  }
 }
 
 async function keepArtifact(inputs: ActionInputs): Promise<Artifact> {
@@ -163,7 +174,12 @@ async function judgeAll(
         noVerdict: verdict === null && why.length > 0 ? why.join("; ") : null,
         baseBranch: verdict?.baseBranch ?? doc.git?.base_branch ?? ctx.git.base_branch ?? "main",
         baseText: verdict?.baseText ?? null,
-        links: { run: ctx.runUrl, dashboard: runUrl ?? inputs.dashboardUrl, artifact: artifact.url },
+        links: {
+          run: ctx.runUrl,
+          dashboard: runUrl ?? inputs.dashboardUrl,
+          artifact: artifact.url,
+          frontier: service?.frontierUrl ?? null,
+        },
       }),
     );
     out.markdowns.push(md);
@@ -208,10 +224,9 @@ export async function main(): Promise<void> {
   const ctx = runContext(process.env, payload);
   const docs = await documents(inputs, ctx, payload);
   if (inputs.shard !== null) return keepShard(inputs, docs);
-  const artifact: Artifact =
-    inputs.publishResults !== null || inputs.mergeResults !== null
-      ? { id: null, url: null } // the measuring jobs already uploaded their artifacts
-      : await keepArtifact(inputs);
+  const measured = inputs.publishResults === null && inputs.mergeResults === null;
+  if (measured) keepFrontierImages(inputs, docs);
+  const artifact: Artifact = measured ? await keepArtifact(inputs) : { id: null, url: null }; // the measuring jobs already uploaded their artifacts
   const failOn: FailOn = inputs.failOn ?? (inputs.failOnRegression ? "warning" : DEFAULT_FAIL_ON);
   await finish(inputs, docs, await judgeAll(inputs, ctx, payload, docs, artifact, failOn), failOn);
 }

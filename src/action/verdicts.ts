@@ -29,6 +29,8 @@ export interface Verdict {
 export interface ServiceOutcome {
   /** The run's page on the service, when the upload went through. */
   runUrl: string | null;
+  /** The service's image of the run's frontier over the base branch's (a run with a frontier). */
+  frontierUrl?: string | null;
   verdict: Verdict | null;
   /** Why there is no verdict, in the words the log's warning used (for the comment and summary). */
   why: string | null;
@@ -110,6 +112,7 @@ export async function serviceVerdict(
   const cmp = res.compare;
   return {
     runUrl: up.runUrl,
+    frontierUrl: doc.frontier ? `${inputs.resultsUrl}/api/v1/runs/${up.runId}/frontier.svg` : null,
     verdict: {
       summary: cmp,
       baseBranch: cmp.base_branch,

@@ -2,7 +2,8 @@
  * `/r/{owner}/{repo}/pull/{n}`: a pull request on a page of its own. Its newest run's verdict
  * against the base branch first (the comment's words), then its runs drawn on the base branch's
  * trends of the key measures at the highest closed-loop level, with the band the base branch's
- * recent runs give, then every measure's row, then each of its runs.
+ * recent runs give, then its frontier over the base branch's recent ones, then every measure's row,
+ * then each of its runs.
  */
 import type { ResultDocument } from "../schema/v1.ts";
 import type { CompareResponse } from "../shared/api-types.ts";
@@ -57,13 +58,17 @@ export async function pullPage(repo: string, pr: number): Promise<void> {
   const trends = benchmark
     ? `<h2>On ${esc(baseBranch)}'s trend: ${esc(benchmark)}</h2><p class="muted">This pull request's runs in colour over ${esc(baseBranch)}'s in grey; the band is where ${esc(baseBranch)}'s next run is expected if nothing changed (up to its last ${BASELINE_N} valid runs; each chart says how many); ○ a run of this pull request the band does not hold.</p><div class="grid" id="pr-trends"></div>`
     : "";
+  // The service's picture: this run's frontier over the base runs its verdict read, older ones fainter.
+  const frontier = doc.frontier
+    ? `<h2>The frontier</h2><p class="muted">Throughput against speed per user: the newest run of this pull request in colour, ${esc(baseBranch)}'s runs its verdict read in grey (the newest darkest).</p><img class="frontier" alt="the frontier of run ${attr(newest.id)} over ${attr(baseBranch)}'s" src="/api/v1/runs/${attr(newest.id)}/frontier.svg">`
+    : "";
   const list = `<h2>Runs of PR #${pr}</h2><ul class="pr-runs">${runs
     .map(
       (r) =>
         `<li><a class="run" href="/runs/${attr(r.id)}">${esc(r.created_at.replace("T", " ").slice(0, 19))}</a> <code>${esc((r.commit_sha ?? "").slice(0, 7))}</code></li>`,
     )
     .join("")}</ul>`;
-  body.innerHTML = `${meta}${verdict.summary}${notValid ? `<p class="invalid">${esc(notValid)}</p>` : ""}${trends}${verdict.table}${list}`;
+  body.innerHTML = `${meta}${verdict.summary}${notValid ? `<p class="invalid">${esc(notValid)}</p>` : ""}${trends}${frontier}${verdict.table}${list}`;
   if (!benchmark) return;
   const grid = document.getElementById("pr-trends")!;
   await Promise.all(

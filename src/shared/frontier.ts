@@ -52,6 +52,22 @@ const gpusOf = (levels: readonly LevelResult[]): number | null => {
   return n ?? null;
 };
 
+/** Per point: no other point is at least as high on both axes and higher on one. */
+export function paretoFlags(pts: readonly { x: number; y: number }[]): boolean[] {
+  return pts.map((p) => !pts.some((q) => q !== p && q.x >= p.x && q.y >= p.y && (q.x > p.x || q.y > p.y)));
+}
+
+/**
+ * Where `x` falls along points sorted by x: the two around it (one when it falls on a point) and
+ * how far between them; null outside their span (never extrapolated).
+ */
+export function bracket(xs: readonly number[], x: number): { a: number; b: number; t: number } | null {
+  if (xs.length === 0 || x < xs[0]! || x > xs[xs.length - 1]!) return null;
+  const b = xs.findIndex((v) => v >= x);
+  const a = xs[b] === x || b === 0 ? b : b - 1;
+  return { a, b, t: a === b ? 0 : (x - xs[a]!) / (xs[b]! - xs[a]!) };
+}
+
 export function frontierPoints(levels: readonly LevelResult[]): {
   gpus: number | null;
   points: FrontierPoint[];
@@ -66,14 +82,10 @@ export function frontierPoints(levels: readonly LevelResult[]): {
     power_w: l.gpu?.mean_power_w ?? null,
     pareto: false,
   }));
-  for (const p of pts)
-    p.pareto = !pts.some(
-      (q) =>
-        q !== p &&
-        q.tok_s_per_user >= p.tok_s_per_user &&
-        q.output_tok_s >= p.output_tok_s &&
-        (q.tok_s_per_user > p.tok_s_per_user || q.output_tok_s > p.output_tok_s),
-    );
+  const flags = paretoFlags(pts.map((p) => ({ x: p.tok_s_per_user, y: p.output_tok_s })));
+  pts.forEach((p, i) => {
+    p.pareto = flags[i]!;
+  });
   pts.sort((a, b) => a.tok_s_per_user - b.tok_s_per_user || a.level - b.level);
   return { gpus, points: pts };
 }
@@ -100,12 +112,14 @@ export function atTarget(
     j_per_output_tok: null,
     output_tok_per_kwh: null,
   };
-  if (front.length === 0 || x < front[0]!.tok_s_per_user || x > front[front.length - 1]!.tok_s_per_user)
-    return none;
-  const i = front.findIndex((p) => p.tok_s_per_user >= x);
-  const b = front[i]!;
-  const a = b.tok_s_per_user === x || i === 0 ? b : front[i - 1]!;
-  const t = a === b ? 0 : (x - a.tok_s_per_user) / (b.tok_s_per_user - a.tok_s_per_user);
+  const at = bracket(
+    front.map((p) => p.tok_s_per_user),
+    x,
+  );
+  if (at === null) return none;
+  const a = front[at.a]!;
+  const b = front[at.b]!;
+  const t = at.t;
   const lerp = (u: number, v: number) => u + t * (v - u);
   const y = lerp(a.output_tok_s, b.output_tok_s);
   const power = a.power_w !== null && b.power_w !== null ? lerp(a.power_w, b.power_w) : null;

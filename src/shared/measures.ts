@@ -74,6 +74,11 @@ export function sweepLevelPoints(doc: ResultDocument, levels: readonly LevelResu
   return sloGiven(doc.config) ? pts : pts.filter((p) => !UNDER_SLO.has(p.measure));
 }
 
+/** The benchmark of the frontier read at a target speed per user ("at 30 tok/s per user"). */
+export const targetBenchmark = (tokSPerUser: number) =>
+  `at ${Number(tokSPerUser.toPrecision(6))} tok/s per user`;
+export const isTargetBenchmark = (benchmark: string) => /^at [\d.]+ tok\/s per user$/.test(benchmark);
+
 /** Every comparable point of a document. */
 export function documentPoints(doc: ResultDocument): Point[] {
   if (doc.kind === "profile") return profilePoints(doc);
@@ -83,6 +88,21 @@ export function documentPoints(doc: ResultDocument): Point[] {
   // Agent capacity, on a benchmark per tier (a tier's thresholds are in the workload's identity).
   const agents = doc.saturation?.agents;
   if (agents) put(out, `agent capacity ${agents.tier.name}`, null, "agent_sessions", agents.max_sessions);
+  // The frontier at each --target-tok-s-per-user it reaches: throughput, cost and energy there.
+  for (const t of doc.frontier?.targets ?? []) {
+    if (!t.reached) continue;
+    const b = targetBenchmark(t.tok_s_per_user);
+    put(out, b, null, "output_tok_s", t.output_tok_s);
+    put(out, b, null, "usd_per_m_output_tok", t.usd_per_m_output_tok);
+    put(out, b, null, "j_per_output_tok", t.j_per_output_tok);
+    put(
+      out,
+      b,
+      null,
+      "output_tok_per_j",
+      t.j_per_output_tok !== null && t.j_per_output_tok > 0 ? 1 / t.j_per_output_tok : null,
+    );
+  }
   // The server's start (the Action's server-command), a measure of the run, compared and trended.
   put(out, "server startup", null, "startup_s", doc.startup?.ready_s ?? null);
   put(out, "server startup", null, "startup_first_token_s", doc.startup?.first_token_s ?? null);

@@ -7,6 +7,7 @@
 
 import { ALL_LEVELS } from "./all-levels.ts";
 import type { Evidence, RunFigures } from "./evidence.ts";
+import { isFrontierRow } from "./frontier-rows.ts";
 import type { GateRow } from "./gate.ts";
 import type { MeasureDef } from "./measures.ts";
 import { medianOf } from "./repeats.ts";
@@ -216,7 +217,8 @@ export function judgeRatio(
           df: stat.df!,
           unit,
           residuals: stat.residuals ? stat.residuals.map((x) => bad * x) : null,
-          group: k.level === null ? `${def.name} ${ALL_LEVELS}` : def.name,
+          group:
+            k.level === null ? (isFrontierRow(k.benchmark) ? k.key : `${def.name} ${ALL_LEVELS}`) : def.name,
           tier: k.level === null ? "curve" : "level",
           minLog: Math.log1p(minPct / 100),
           higher: def.direction === "higher",

@@ -33,6 +33,11 @@ export function wherePhrase(benchmark: string): string {
   const tier = /^agent capacity (.+)$/.exec(benchmark);
   if (tier) return `@ ${tier[1]}`;
   if (benchmark === "all levels") return "over all levels";
+  if (/^at [\d.]+ tok\/s per user$/.test(benchmark)) return `on the frontier ${benchmark}`;
+  const point = /^frontier point (.+)$/.exec(benchmark);
+  if (point) return `on the frontier at ${point[1]}`;
+  const span = /^frontier (.+)$/.exec(benchmark);
+  if (span) return `along the frontier (${span[1]})`;
   return `in ${benchmark}`;
 }
 

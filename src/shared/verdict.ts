@@ -25,6 +25,7 @@ import { consistencyDiff } from "./consistency.ts";
 import { environmentChanges } from "./environment-diff.ts";
 import { type Evidence, NO_EVIDENCE, type RunFigures, runsOf } from "./evidence.ts";
 import { minOf } from "./extremes.ts";
+import { ungated, withFrontier } from "./frontier-rows.ts";
 import { decideGate, type GateOutcome, type GateRow } from "./gate.ts";
 import { isShare, MEASURE_BY_NAME } from "./measures.ts";
 import { medianOf } from "./repeats.ts";
@@ -82,10 +83,12 @@ export function judgeRuns(base: Evidence, head: Evidence, opts: VerdictOptions =
     return out;
   };
   const levelKeys = keysOf([...runsOf(head), ...runsOf(baseEv)], runsOf(head));
-  const gatedKeys = levelKeys.filter((k) => isGated(gate, k.def.name, k.level));
+  const gatedKeys = levelKeys.filter((k) => isGated(gate, k.def.name, k.level) && !ungated(k.benchmark));
   const kept = baseEv.kind === "history" ? keptHistory(baseEv.runs, gatedKeys, excluded) : runsOf(baseEv);
   // Each ratio measure over all levels, beside each level (all-levels.ts).
-  const { head: headRuns, base: baseRuns } = withAllLevels(runsOf(head), kept);
+  const levelled = withAllLevels(runsOf(head), kept);
+  // The frontier's rows: the curve read at the speeds per user both sides cover (frontier-rows.ts).
+  const { head: headRuns, base: baseRuns } = withFrontier(levelled.head, levelled.base);
   const ab = abIn
     ? { kind: "ab" as const, pairs: abIn.pairs.map((_, i) => ({ base: baseRuns[i]!, head: headRuns[i]! })) }
     : null;
@@ -164,7 +167,8 @@ export function judgeRuns(base: Evidence, head: Evidence, opts: VerdictOptions =
   const evaluate = (k: RowKey): Evaluated => {
     const { def } = k;
     const { rule, gating } = ruleFor(rules, def.name);
-    const gated = isGated(gate, def.name, k.level) && rule.kind !== "off";
+    // A frontier point chosen after looking, or read at a target speed, is not gated (frontier-rows.ts).
+    const gated = isGated(gate, def.name, k.level) && rule.kind !== "off" && !ungated(k.benchmark);
     const hv = headIdx.map((m) => m.get(k.key)).filter((v): v is number => v !== undefined);
     const bRuns = baseRuns.filter((r) => !(history && invalidOn([r], k.benchmark, def)));
     const bv = bRuns.map((r) => runValue(r, k.key)).filter((v): v is number => v !== undefined);
@@ -231,11 +235,17 @@ export function judgeRuns(base: Evidence, head: Evidence, opts: VerdictOptions =
 
   const evaluated = keys.map(evaluate);
   const gateRows = evaluated.map((e) => e.gate).filter((g): g is GateRow => g !== null);
+  const hasCurve = evaluated.some((e) => e.gate?.kind === "ratio" && e.gate.tier === "curve");
   const design =
     evidenceKind === "history"
       ? {
           kind: "history" as const,
-          n: minOf(evaluated.filter((e) => e.gate?.kind === "ratio").map((e) => e.row.base_n)),
+          // the max-t's simulation is of the all-levels rows' history (the level rows are Bonferroni's)
+          n: minOf(
+            evaluated
+              .filter((e) => e.gate?.kind === "ratio" && (e.gate.tier === "curve" || !hasCurve))
+              .map((e) => e.row.base_n),
+          ),
         }
       : evidenceKind === "ab"
         ? { kind: "paired" as const, blocks: ab!.pairs.length }

@@ -99,6 +99,17 @@ export function openApiDocument(origin: string): Record<string, unknown> {
           responses: { ...ok("frontier"), ...errors },
         },
       },
+      "/api/v1/runs/{id}/frontier.svg": {
+        get: {
+          summary:
+            "One run's frontier as an SVG image over the base runs its verdict read (the newest grey, older fainter): the pull-request comment's picture; 404 no_frontier under two valid steady levels",
+          parameters: [path("id")],
+          responses: {
+            "200": { description: "the image", content: { "image/svg+xml": { schema: { type: "string" } } } },
+            ...errors,
+          },
+        },
+      },
       "/api/v1/repos/{owner}/{repo}/series": {
         get: {
           summary: "Points of one benchmark/measure/testbed/branch over time",

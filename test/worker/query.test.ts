@@ -1,4 +1,6 @@
 import { describe, expect, it } from "vitest";
+import type { ResultDocument } from "../../src/schema/v1.ts";
+import { frontierOf } from "../../src/shared/frontier.ts";
 import { agentCapacitySaturation } from "../helpers/agent-capacity.ts";
 import { apiToken, call, json, sweepDoc, upload } from "./helpers.ts";
 
@@ -45,6 +47,47 @@ describe("query API", () => {
       expect(p.output_tok_s).toBeCloseTo(l.output_tok_s, 9);
     }
     expect((await call("/api/v1/runs/0000000000000000/frontier")).status).toBe(404);
+  });
+
+  it("a run's frontier as an image over the base runs its verdict read; the frontier at a target speed stored and badged", async () => {
+    const repo = "acme/frontier-svg";
+    const t = await apiToken(repo);
+    // the example's two levels: 1 user at about 201.9 tok/s each, 4 users at about 200.9
+    const withTarget = (d: ResultDocument) => {
+      d.config = { ...d.config!, target_tok_s_per_user: [201.4] };
+      d.frontier = frontierOf(d);
+      return d;
+    };
+    const mains = [];
+    for (let i = 0; i < 3; i++)
+      mains.push(await json(upload(withTarget(sweepDoc(repo, { branch: "main", scale: 1 })), t)));
+    const pr = await json(upload(withTarget(sweepDoc(repo, { branch: "feature", scale: 0.8, pr: 7 })), t));
+    const res = await call(`/api/v1/runs/${pr.run.id}/frontier.svg`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toContain("image/svg+xml");
+    const svg = await res.text();
+    expect(svg.match(/<polyline/g)).toHaveLength(4); // the head and the three base runs its verdict read
+    expect(svg).toContain("this run");
+    expect(svg).toContain("2 earlier runs of the base");
+    const missing = await call("/api/v1/runs/0000000000000000/frontier.svg");
+    expect(missing.status).toBe(404);
+    // the frontier at 201.4 tok/s per user: a benchmark of its own, with its throughput
+    const run = await json(call(`/api/v1/runs/${mains[2].run.id}`));
+    const at = run.points.filter((p: { benchmark: string }) => p.benchmark === "at 201.4 tok/s per user");
+    const doc = run.document as ResultDocument;
+    const target = doc.frontier!.targets[0]!;
+    expect(target.reached).toBe(true);
+    expect(at.find((p: { measure: string }) => p.measure === "output_tok_s").value).toBeCloseTo(
+      target.output_tok_s!,
+      6,
+    );
+    const badge = await json(
+      call(
+        `/badge/${repo}.json?benchmark=${encodeURIComponent("at 201.4 tok/s per user")}&measure=output_tok_s`,
+      ),
+    );
+    expect(badge.label).toBe("output tok/s @ 201.4 tok/s/user");
+    expect(badge.message).toMatch(/tok\/s$/);
   });
 
   it("series: points of one benchmark/measure/testbed/branch, oldest first", async () => {

@@ -42,12 +42,22 @@ async function badgeData(c: Ctx, repo: string, q: Values<typeof QUERIES.badge>) 
   };
 }
 
-/** `output tok/s @ c16`, `TTFT p95 @ 4 req/s`, `decode tok/s @ profile decode`: the measure and where. */
+/** `output tok/s @ c16`, `TTFT p95 @ 4 req/s`, `output tok/s @ 30 tok/s/user`, `decode tok/s @ profile decode`: the measure and where. */
 export function badgeLabel(measureLabel: string, benchmark: string): string {
   const closed = /^closed c=(\S+)$/.exec(benchmark);
   const open = /^open (\S+ req\/s)$/.exec(benchmark);
   const tier = /^agent capacity (\S+)$/.exec(benchmark);
-  return `${measureLabel} @ ${closed ? `c${closed[1]}` : open ? open[1] : tier ? tier[1] : benchmark}`;
+  const speed = /^at (\S+) tok\/s per user$/.exec(benchmark);
+  const where = closed
+    ? `c${closed[1]}`
+    : open
+      ? open[1]
+      : tier
+        ? tier[1]
+        : speed
+          ? `${speed[1]} tok/s/user`
+          : benchmark;
+  return `${measureLabel} @ ${where}`;
 }
 
 function cached(c: Ctx, body: string, type: string): Response {

@@ -3,12 +3,14 @@
 // The dashboard in real headless Chromium (Debian's, driven by playwright-core) against
 // `wrangler dev` with a seeded local D1: pages load without console errors, charts render with
 // data, navigation repository -> measure -> run works; screenshots go to test-output/.
+
 import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { type Browser, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type LocalService, startService } from "../../../scripts/local-service.ts";
 import type { ResultDocument } from "../../../src/schema/v1.ts";
+import { frontierOf } from "../../../src/shared/frontier.ts";
 import { agentCapacitySaturation } from "../../helpers/agent-capacity.ts";
 import { fasterBy } from "../../helpers/scale.ts";
 
@@ -322,10 +324,10 @@ describe.skipIf(process.env.TOKENBENCH_SKIP_BROWSER === "1")("dashboard in headl
   }, async () => {
     const prRepo = "acme/pr";
     const token = await service.apiToken(prRepo);
-    const run = (i: number, scale: number, branch = "main") => ({
-      ...doc(300 + i, scale, branch),
-      repository: prRepo,
-    });
+    const run = (i: number, scale: number, branch = "main") => {
+      const d = { ...doc(300 + i, scale, branch), repository: prRepo };
+      return { ...d, frontier: frontierOf(d) };
+    };
     const seeds = [1, 1.02, 0.98, 1.01, 0.99, 1.0].map((x, i) => run(i, x));
     await uploadAll(service.url, token, [...seeds, run(6, 0.8, "feature"), run(7, 0.79, "feature")]);
     const page = await open(`/r/${prRepo}/pull/9`);
@@ -349,6 +351,13 @@ describe.skipIf(process.env.TOKENBENCH_SKIP_BROWSER === "1")("dashboard in headl
       "band: 6 runs of main; ○ 2 outside it",
     ]);
     expect(await page.$$eval("ul.pr-runs li", (els) => els.length)).toBe(2);
+    // the newest run's frontier over main's runs its verdict read, drawn by the service
+    await page.waitForFunction(
+      () => (document.querySelector("img.frontier") as HTMLImageElement | null)?.complete,
+    );
+    expect(await page.$eval("img.frontier", (img) => (img as HTMLImageElement).naturalWidth)).toBe(640);
+    const svg = await (await fetch(`${service.url}${await page.getAttribute("img.frontier", "src")}`)).text();
+    expect(svg.match(/<polyline/g)).toHaveLength(7); // the PR's newest run and main's six
     // a page of its own, not the newest run's page
     expect(await page.$("#curves")).toBeNull();
     await page.screenshot({ path: resolve(OUT, "dashboard-pull.png"), fullPage: true });

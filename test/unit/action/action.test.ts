@@ -7,6 +7,7 @@ import { runContext } from "../../../src/action/context.ts";
 import { ACTION_INPUTS, InputError, readInputs } from "../../../src/action/inputs.ts";
 import { uploadResults } from "../../../src/core/documents/publish.ts";
 import { parseResultDocument, type ResultDocument } from "../../../src/schema/v1.ts";
+import { frontierOf } from "../../../src/shared/frontier.ts";
 import { documentPoints } from "../../../src/shared/measures.ts";
 import { headline, VERDICT_EMOJI } from "../../../src/shared/verdict-text.ts";
 import { pairVerdict } from "../../helpers/verdict.ts";
@@ -179,6 +180,52 @@ describe("PR comment", () => {
       /\| server startup \| server startup \| 40\.00 \| 52\.00 \| \+30\.0 % \| 🔴 regressed/,
     );
   });
+  it("the curve verdict above the rows: the frontier's change, where it is worst, and its picture", () => {
+    const doc = example();
+    // a curve: one user decodes at 200 tok/s, four at 100 tok/s each
+    doc.levels[0]!.tpot_ms = { ...doc.levels[0]!.tpot_ms, p50: 5 };
+    doc.levels[1]!.tpot_ms = { ...doc.levels[1]!.tpot_ms, p50: 10 };
+    doc.frontier = frontierOf(doc);
+    const base = documentPoints(doc);
+    // 10 % less throughput at every level, the same speed per user: 10 % less along the whole curve
+    const head = base.map((p) => (p.measure === "output_tok_s" ? { ...p, value: p.value * 0.9 } : p));
+    const verdict = pairVerdict(head, base);
+    const frontier = verdict.summary.rows.find(
+      (r) => r.benchmark.startsWith("frontier ") && !r.benchmark.includes(" point "),
+    )!;
+    expect(frontier.benchmark).toBe("frontier 100–200 tok/s per user");
+    expect(frontier.delta_pct!).toBeCloseTo(-10, 6);
+    const worst = verdict.summary.rows.find((r) => r.benchmark.endsWith("(worst)"))!;
+    expect(worst.delta_pct!).toBeCloseTo(-10, 6);
+    expect(worst.gated).toBe(false);
+    const md = renderComment({
+      doc,
+      testbed: "tb",
+      verdict,
+      baseBranch: "main",
+      links: { frontier: "https://svc/api/v1/runs/abc/frontier.svg", artifact: "https://a" },
+    });
+    const visible = md.split("<details>")[0]!;
+    expect(visible).toContain(
+      "![The frontier: this run over the base branch's runs](https://svc/api/v1/runs/abc/frontier.svg)",
+    );
+    const lines = visible.split("\n").filter((l) => l.startsWith("| "));
+    const at = (re: RegExp) => lines.findIndex((l) => re.test(l));
+    expect(at(/^\| frontier 100–200 tok\/s per user \| output tok\/s \|.*−10\.0 %/)).toBeGreaterThan(-1);
+    // first among the rows: above the all-levels rows and every level's
+    expect(at(/^\| frontier 100/)).toBeLessThan(at(/^\| all levels/));
+    expect(at(/^\| frontier 100/)).toBeLessThan(at(/^\| closed c=/));
+    // without the service's image: where the Action kept it
+    const noService = renderComment({
+      doc,
+      testbed: "tb",
+      verdict,
+      baseBranch: "main",
+      links: { artifact: "https://a" },
+    });
+    expect(noService).toContain("The frontier chart is frontier.svg in the [raw results](https://a).");
+  });
+
   it("stays under GitHub's 65,536-character limit, regressions first", () => {
     const doc = example();
     const big: ResultDocument = {
