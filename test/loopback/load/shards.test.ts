@@ -99,6 +99,24 @@ describe("worker threads on one runner", () => {
   }, 180_000);
 });
 
+/**
+ * The merge's clock tolerance these shards' own records allow: its 50 ms, plus how late each said
+ * it started a level after its slot (its notice) and its event loop's longest stall. Two runners
+ * on a machine busy enough to wake hundreds of ms late start their levels that far apart.
+ */
+function toleranceFor(...shards: { doc: ResultDocument }[]): string {
+  const late = (d: ResultDocument) =>
+    Math.max(
+      0,
+      ...d.levels.flatMap((l) =>
+        l.notices.map((n) => Number(/started (\d+) ms after its slot/.exec(n)?.[1] ?? 0)),
+      ),
+    );
+  const stall = (d: ResultDocument) =>
+    Math.max(0, ...d.levels.map((l) => l.client.event_loop_delay_ms.max ?? 0));
+  return String(Math.ceil(50 + shards.reduce((a, s) => a + late(s.doc) + stall(s.doc), 0)));
+}
+
 describe("shards across runners, merged", () => {
   let shard1: Awaited<ReturnType<typeof sweep>>;
   let shard2: Awaited<ReturnType<typeof sweep>>;
@@ -116,7 +134,17 @@ describe("shards across runners, merged", () => {
     expect(shard1.doc.load_generator?.shard).toBe("1/2");
     expect(shard1.doc.levels.map((l) => l.requests)).toEqual([9, 9]);
     const out = join(dir, "merged.json");
-    const m = await runCli(["merge", shard2.out, shard1.out, "--out", out, "--records", "file"]);
+    const m = await runCli([
+      "merge",
+      shard2.out,
+      shard1.out,
+      "--out",
+      out,
+      "--records",
+      "file",
+      "--clock-tolerance-ms",
+      toleranceFor(shard1, shard2),
+    ]);
     expect(m.code, m.stderr).toBe(0);
     const merged = readResults(out);
     expect(merged.doc.load_generator?.merged_from).toEqual([shard1.out, shard2.out]);
@@ -220,7 +248,15 @@ describe("shards across runners, merged", () => {
       ),
     );
     const out = join(dir, "open-merged.json");
-    const m = await runCli(["merge", a!.out, b!.out, "--out", out]);
+    const m = await runCli([
+      "merge",
+      a!.out,
+      b!.out,
+      "--out",
+      out,
+      "--clock-tolerance-ms",
+      toleranceFor(a!, b!),
+    ]);
     expect(m.code, m.stderr).toBe(0);
     const merged = readResults(out);
     const measured = merged.records.filter((r) => !r.warmup).sort((x, y) => x.id - y.id);

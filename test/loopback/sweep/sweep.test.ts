@@ -51,7 +51,9 @@ describe("sweeps against the mock", () => {
     expect(l6!.ttft_ms.p50!).toBeGreaterThan(2 * l2!.ttft_ms.p50!);
     expect(l6!.output_tok_s).toBeLessThan(l2!.output_tok_s * 1.3);
     expect(l6!.peak_in_flight).toBe(6);
-    expect(l6!.itl_ms.p50!).toBeLessThan(l2!.itl_ms.p50! * 1.5);
+    // decode is not slowed by the queue (the slots cap the running requests): each request's mean
+    // gap, not the median single gap, which a busy machine's bursts of reads can make near zero
+    expect(l6!.tpot_ms.p50!).toBeLessThan(l2!.tpot_ms.p50! * 1.5);
   });
 
   it("closed loop raises requests to 2x the users, with a notice", async () => {

@@ -61,9 +61,16 @@ describe("interleaved A/B in one job", () => {
     // Where it is judged, a TTFT 15 % slower never reads unchanged. On a machine so busy that the
     // client read late, those levels are client-bound and not judged (said on the row); the gate
     // then may not fail, and that is all this run can show.
+    // Or the gate could not see 15 % there: a busy machine widens the blocks' spread, and the row's
+    // own detectable change (at the gate's family-wise bound) then says so, above what it measured.
     const ttftRows = s.rows.filter((r) => r.gated && r.measure === "ttft_p50_ms");
     for (const r of ttftRows)
-      expect(r.verdict === "regressed" || /client-bound/.test(r.reason ?? ""), JSON.stringify(r)).toBe(true);
+      expect(
+        r.verdict === "regressed" ||
+          /client-bound/.test(r.reason ?? "") ||
+          (r.interval_pct !== null && r.interval_pct[0] > 0 && (r.detectable ?? 0) > (r.delta_pct ?? 0)),
+        JSON.stringify(r),
+      ).toBe(true);
     const busy = (doc.validity?.reasons ?? []).some((r) => r.code === "client_bound");
     if (busy && s.gate.status !== "failed") {
       expect(c.code).toBe(0);

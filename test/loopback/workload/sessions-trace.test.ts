@@ -381,7 +381,7 @@ describe("a run's prompts are its own", () => {
 });
 
 describe("--cancel-share: streams the client aborts", () => {
-  const cancelRun = async (name: string, o: Parameters<typeof startMock>[0]) => {
+  const cancelRun = async (name: string, o: Parameters<typeof startMock>[0], share = "0.25") => {
     const m = await startMock(o);
     try {
       return await sweep(name, m.url, [
@@ -392,7 +392,7 @@ describe("--cancel-share: streams the client aborts", () => {
         "--max-tokens",
         "16",
         "--cancel-share",
-        "0.25",
+        share,
         "--cancel-after-tokens",
         "4",
         "--records",
@@ -432,16 +432,16 @@ describe("--cancel-share: streams the client aborts", () => {
   });
 
   it("a server that frees them in its account but decodes on (the mock's zombie fault): leak, by the probe", async () => {
-    const { doc } = await cancelRun("cancel-zombie", {
-      ttftMs: 20,
-      itlMs: 3,
-      capacity: 32,
-      faults: [{ kind: "zombie", rate: 1, every: null }],
-    });
+    // Each zombie adds half the base TTFT to every later prefill: 8 of them at 60 ms, +240 ms, far
+    // beyond the probe's bound even where a busy machine makes the client read 100 ms late.
+    const { doc } = await cancelRun(
+      "cancel-zombie",
+      { ttftMs: 60, itlMs: 3, capacity: 32, faults: [{ kind: "zombie", rate: 1, every: null }] },
+      "0.5",
+    );
     const l = doc!.levels[0]!;
     // its /metrics says nothing is busy
     expect(l.cancelled!.release).toMatchObject({ source: "metrics", busy: 0 });
-    // each zombie adds half the base TTFT (10 ms) to every later prefill
     const p = l.cancelled!.probe!;
     const zombies = l.cancelled!.requests;
     expect(zombies).toBeGreaterThan(0);
