@@ -269,11 +269,13 @@ describe("every reason a level is not valid, on every surface", () => {
     const starved = await sweep("shape-starved", mock, [], {
       workload,
       nodeArgs: BUSY,
-      // Blocked 1 s of every 1.01 s: the schedule's sends leave only in the 10 ms between blocks, so
-      // they span one block (256 in 1.01 s: 27 % over the rate) or two (37 % under it), never near
-      // the rate asked. A client blocked for short stretches catches up in bursts whose mean rate
-      // can still be the one asked.
-      env: { TB_BUSY_MS: "1000", TB_BUSY_EVERY_MS: "1010" },
+      // Blocked 2 s of every 2.01 s, longer than the 1.28 s schedule: its sends leave only in the
+      // 10 ms between blocks, so they lie in one gap (thousands of req/s) or span a block (256 in
+      // 2 s or more: 37 % under the rate or further), never near the rate asked. (At 1 s of 1.01 s
+      // a busy machine's late timers once stretched the span to within 19 % of the schedule's.) A
+      // client blocked for short stretches catches up in bursts whose mean rate can still be the
+      // one asked.
+      env: { TB_BUSY_MS: "2000", TB_BUSY_EVERY_MS: "2010" },
       // every step of the run (start, checks, warm-up) gets 1 % of a core, less on a busy machine
       timeoutMs: 300_000,
     });
