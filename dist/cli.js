@@ -40454,7 +40454,7 @@ function markdownReport(doc) {
   );
   let s = doc.saturation;
   s?.agents ? parts.push(
-    `**Agent capacity:** ${agentCapacityHeadline(s.agents, s.probes)}.
+    `**Agent capacity:** ${agentCapacityHeadline(s.agents, s.probes, doc.levels)}.
 
 How it was found: ${s.method}.`
   ) : s && parts.push(
@@ -40557,14 +40557,17 @@ function startupText(s) {
   };
   return `${one2(s)} from the command's start${s.warm ? `; warm restart: ${one2(s.warm)}` : ""}`;
 }
-function agentCapacityHeadline(a, probes) {
+function agentCapacityHeadline(a, probes, levels = []) {
   let t = a.tier, tier = `@ ${t.name} (TTFT p95 \u2264 ${t.ttft_p95_ms} ms, \u2265 ${t.tok_s_per_user} tok/s per user)`, [lo, hi] = a.bracket_sessions;
   if (lo === null) return `no probed session count met the tier ${tier}: lower the starting --levels`;
   let per = [
     a.per_gpu !== null ? `${a.per_gpu.toPrecision(3)} per GPU` : null,
     a.per_kw !== null ? `${a.per_kw.toPrecision(3)} per kW` : null
-  ].filter((x) => x !== null), fail = hi === null ? `no probe failed in ${probes}: raise --search-max-probes or the starting --levels` : `${hi} failed`;
+  ].filter((x) => x !== null), fail = hi === null ? `no probe failed in ${probes}: raise --search-max-probes or the starting --levels` : `${hi} failed${clientBoundAt(levels, hi) ? " while the client was the bottleneck (the capacity may be higher: more --workers, or a quieter runner)" : ""}`;
   return `${a.max_sessions} concurrent sessions ${tier}; ${fail}${per.length > 0 ? `; ${per.join(", ")}` : ""}`;
+}
+function clientBoundAt(levels, level) {
+  return levels.find((x) => x.level === level)?.validity?.reasons.some((r) => r.code === "client_bound") ?? !1;
 }
 function saturationHeadline(s) {
   let f = (x) => x === null ? "?" : x.toPrecision(3), [lo, hi] = s.bracket_rps;
@@ -41130,7 +41133,11 @@ function withLeakValidity(l) {
   }
   return levelValidity(reasons);
 }
-var ROWS_ONLY = /* @__PURE__ */ new Set(["too_few_samples", "telemetry_gap", "buffered_stream"]), SAME_READ_MS = 0.05;
+var ROWS_ONLY = /* @__PURE__ */ new Set([
+  "too_few_samples",
+  "telemetry_gap",
+  "buffered_stream"
+]), SAME_READ_MS = 0.05;
 function streamBuffering(records2) {
   let ok = records2.filter((r) => !r.warmup && r.error === null && r.event_times_ms.length > 0);
   if (ok.length === 0) return null;
@@ -42253,8 +42260,8 @@ function parseTier(s) {
 }
 var MAX_ERROR_SHARE = 0.01, PRECISION = 0.03;
 function tierProbe(l, tier) {
-  let valid = l.validity === void 0 || l.validity.status === "valid", steady = l.steady_state === void 0 || l.steady_state.steady, ttft2 = l.ttft_ms.p95, speed2 = l.decode_tok_s.p50, failed = l.errors / Math.max(1, l.ok + l.errors), pass = valid && steady && ttft2 !== null && ttft2 <= tier.ttft_p95_ms && speed2 !== null && speed2 >= tier.tok_s_per_user && failed <= MAX_ERROR_SHARE;
-  return { sessions: l.level, pass };
+  let blocking = (l.validity?.reasons ?? []).filter((r) => !ROWS_ONLY.has(r.code)), clientOnly = blocking.length > 0 && blocking.every((r) => r.code === "client_bound"), valid = l.validity?.status !== "invalid" || clientOnly, lateMs = clientOnly ? maxOf(blocking.map((r) => r.figure ?? Number.POSITIVE_INFINITY)) : 0, steady = l.steady_state === void 0 || l.steady_state.steady, ttft2 = l.ttft_ms.p95, decodeTokens = l.ok > 0 ? l.completion_tokens_total / l.ok - 1 : 0, measured = l.decode_tok_s.p50, speed2 = measured === null || lateMs === 0 ? measured : decodeTokens > 0 ? 1 / (1 / measured + lateMs / (1e3 * decodeTokens)) : 0, failed = l.errors / Math.max(1, l.ok + l.errors), pass = valid && steady && ttft2 !== null && ttft2 <= tier.ttft_p95_ms && speed2 !== null && speed2 >= tier.tok_s_per_user && failed <= MAX_ERROR_SHARE;
+  return { sessions: l.level, pass, ...clientOnly && !pass ? { clientBound: !0 } : {} };
 }
 function bracket2(probes) {
   let fails2 = probes.filter((p) => !p.pass).map((p) => p.sessions), hi = fails2.length > 0 ? minOf(fails2) : null, passes = probes.filter((p) => p.pass && (hi === null || p.sessions < hi)).map((p) => p.sessions);
@@ -42283,7 +42290,7 @@ function agentCapacityOf(levels, tier) {
     per_kw: lo !== null && watts !== null && watts > 0 ? lo / (watts / 1e3) : null
   };
 }
-var AGENT_SEARCH_METHOD = `closed-loop probes of agents' sessions (a probe's level is its concurrent sessions): the count doubles from the start until a probe fails (or halves until one passes), then the bracket between the most sessions that passed and the fewest that failed is bisected until it is one session or ${PRECISION * 100} % wide, or the probes run out; a probe passes when it is valid (a steady window, the client not the bottleneck), its TTFT p95 is at most the tier's, its median output speed per user (decode tok/s) at least the tier's, and at most ${MAX_ERROR_SHARE * 100} % of its calls failed; the answer is the most sessions that passed under the fewest that failed`;
+var AGENT_SEARCH_METHOD = `closed-loop probes of agents' sessions (a probe's level is its concurrent sessions): the count doubles from the start until a probe fails (or halves until one passes), then the bracket between the most sessions that passed and the fewest that failed is bisected until it is one session or ${PRECISION * 100} % wide, or the probes run out; a probe passes when it is valid (a steady window, the client not the bottleneck, or only the client late by L ms and the tier met with L charged: TTFT as read, decode speed as (n \u2212 1) / (span + L)), its TTFT p95 is at most the tier's, its median output speed per user (decode tok/s) at least the tier's, and at most ${MAX_ERROR_SHARE * 100} % of its calls failed; the answer is the most sessions that passed under the fewest that failed`;
 
 // src/core/sweep/config.ts
 var DEFAULT_CLOSED_LEVELS = [1, 2, 4, 8], DEFAULT_OPEN_LEVELS = [1, 2, 4];

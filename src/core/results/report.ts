@@ -179,7 +179,7 @@ export function markdownReport(doc: Described): string {
   const s = doc.saturation;
   if (s?.agents)
     parts.push(
-      `**Agent capacity:** ${agentCapacityHeadline(s.agents, s.probes)}.\n\nHow it was found: ${s.method}.`,
+      `**Agent capacity:** ${agentCapacityHeadline(s.agents, s.probes, doc.levels)}.\n\nHow it was found: ${s.method}.`,
     );
   else if (s)
     parts.push(
@@ -302,7 +302,11 @@ function startupText(s: NonNullable<ResultDocument["startup"]>): string {
 }
 
 /** "12 sessions @ interactive (TTFT p95 ≤ 2000 ms, ≥ 60 tok/s per user; 13 failed)", or why not. */
-export function agentCapacityHeadline(a: NonNullable<Saturation["agents"]>, probes: number): string {
+export function agentCapacityHeadline(
+  a: NonNullable<Saturation["agents"]>,
+  probes: number,
+  levels: readonly LevelResult[] = [],
+): string {
   const t = a.tier;
   const tier = `@ ${t.name} (TTFT p95 ≤ ${t.ttft_p95_ms} ms, ≥ ${t.tok_s_per_user} tok/s per user)`;
   const [lo, hi] = a.bracket_sessions;
@@ -314,8 +318,14 @@ export function agentCapacityHeadline(a: NonNullable<Saturation["agents"]>, prob
   const fail =
     hi === null
       ? `no probe failed in ${probes}: raise --search-max-probes or the starting --levels`
-      : `${hi} failed`;
+      : `${hi} failed${clientBoundAt(levels, hi) ? " while the client was the bottleneck (the capacity may be higher: more --workers, or a quieter runner)" : ""}`;
   return `${a.max_sessions} concurrent sessions ${tier}; ${fail}${per.length > 0 ? `; ${per.join(", ")}` : ""}`;
+}
+
+/** Whether the probe at `level` was invalid for its client's lateness (what failed it may be the client's). */
+function clientBoundAt(levels: readonly LevelResult[], level: number): boolean {
+  const l = levels.find((x) => x.level === level);
+  return l?.validity?.reasons.some((r) => r.code === "client_bound") ?? false;
 }
 
 /** "sustains 31.5 req/s under SLO (bracket 30.8–32.3)", or why not. */

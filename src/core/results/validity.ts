@@ -232,7 +232,11 @@ export function withLeakValidity(l: LevelResult): LevelValidity {
 }
 
 /** Reasons of some rows only: the level stays valid for the rest. */
-const ROWS_ONLY = new Set<ValidityReason["code"]>(["too_few_samples", "telemetry_gap", "buffered_stream"]);
+export const ROWS_ONLY = new Set<ValidityReason["code"]>([
+  "too_few_samples",
+  "telemetry_gap",
+  "buffered_stream",
+]);
 
 /** A gap under this is two events of one read (the client stamps each read once). */
 const SAME_READ_MS = 0.05;

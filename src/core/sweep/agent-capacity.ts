@@ -10,6 +10,7 @@
 import { UsageError } from "../../schema/errors.ts";
 import type { LevelResult, ResultDocument, SweepConfig } from "../../schema/v1.ts";
 import { maxOf, minOf } from "../../shared/extremes.ts";
+import { ROWS_ONLY } from "../results/validity.ts";
 
 export type Tier = NonNullable<NonNullable<SweepConfig["search"]>["tier"]>;
 type AgentCapacity = NonNullable<NonNullable<ResultDocument["saturation"]>["agents"]>;
@@ -35,18 +36,36 @@ const PRECISION = 0.03;
 export interface SessionsProbe {
   sessions: number;
   pass: boolean;
+  /** Failed while its client was the bottleneck: the server may have met the tier. */
+  clientBound?: boolean;
 }
 
 /**
  * A probe as the tier judges it, by what it delivered: a valid level (steady, the client not the
  * bottleneck) whose TTFT p95 and median output speed per user meet the tier, with at most 1 %
- * of its calls failed.
+ * of its calls failed. A level invalid only because its client read late still passes when the
+ * tier holds with that lateness charged against it: lateness only adds to a TTFT, and a first
+ * token read up to L ms late shortens a request's decode span by at most L, so its speed is at
+ * least (n − 1) / (span + L). A pass so charged is a pass on the server; a client-bound probe
+ * that misses the tier fails (the answer is never above what was shown) and says so
+ * (`clientBound`).
  */
 export function tierProbe(l: LevelResult, tier: Tier): SessionsProbe {
-  const valid = l.validity === undefined || l.validity.status === "valid";
+  const reasons = l.validity?.reasons ?? [];
+  const blocking = reasons.filter((r) => !ROWS_ONLY.has(r.code));
+  const clientOnly = blocking.length > 0 && blocking.every((r) => r.code === "client_bound");
+  const valid = l.validity?.status !== "invalid" || clientOnly;
+  const lateMs = clientOnly ? maxOf(blocking.map((r) => r.figure ?? Number.POSITIVE_INFINITY)) : 0;
   const steady = l.steady_state === undefined || l.steady_state.steady;
   const ttft = l.ttft_ms.p95;
-  const speed = l.decode_tok_s.p50;
+  const decodeTokens = l.ok > 0 ? l.completion_tokens_total / l.ok - 1 : 0;
+  const measured = l.decode_tok_s.p50;
+  const speed =
+    measured === null || lateMs === 0
+      ? measured
+      : decodeTokens > 0
+        ? 1 / (1 / measured + lateMs / (1000 * decodeTokens))
+        : 0;
   const failed = l.errors / Math.max(1, l.ok + l.errors);
   const pass =
     valid &&
@@ -56,7 +75,7 @@ export function tierProbe(l: LevelResult, tier: Tier): SessionsProbe {
     speed !== null &&
     speed >= tier.tok_s_per_user &&
     failed <= MAX_ERROR_SHARE;
-  return { sessions: l.level, pass };
+  return { sessions: l.level, pass, ...(clientOnly && !pass ? { clientBound: true } : {}) };
 }
 
 function bracket(probes: readonly SessionsProbe[]): { lo: number | null; hi: number | null } {
@@ -101,4 +120,4 @@ export function agentCapacityOf(levels: readonly LevelResult[], tier: Tier): Age
   };
 }
 
-export const AGENT_SEARCH_METHOD = `closed-loop probes of agents' sessions (a probe's level is its concurrent sessions): the count doubles from the start until a probe fails (or halves until one passes), then the bracket between the most sessions that passed and the fewest that failed is bisected until it is one session or ${PRECISION * 100} % wide, or the probes run out; a probe passes when it is valid (a steady window, the client not the bottleneck), its TTFT p95 is at most the tier's, its median output speed per user (decode tok/s) at least the tier's, and at most ${MAX_ERROR_SHARE * 100} % of its calls failed; the answer is the most sessions that passed under the fewest that failed`;
+export const AGENT_SEARCH_METHOD = `closed-loop probes of agents' sessions (a probe's level is its concurrent sessions): the count doubles from the start until a probe fails (or halves until one passes), then the bracket between the most sessions that passed and the fewest that failed is bisected until it is one session or ${PRECISION * 100} % wide, or the probes run out; a probe passes when it is valid (a steady window, the client not the bottleneck, or only the client late by L ms and the tier met with L charged: TTFT as read, decode speed as (n − 1) / (span + L)), its TTFT p95 is at most the tier's, its median output speed per user (decode tok/s) at least the tier's, and at most ${MAX_ERROR_SHARE * 100} % of its calls failed; the answer is the most sessions that passed under the fewest that failed`;

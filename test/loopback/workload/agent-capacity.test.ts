@@ -66,7 +66,11 @@ describe("agent capacity under a tier", () => {
     ] as const) {
       const agents = run.doc.saturation!.agents!;
       // within -10 % / +3 % of what the mock serves: one session per slot, never more
-      expect(agents.max_sessions, `mock of ${capacity} slots`).toBe(capacity);
+      const probes = run.doc.levels.map(
+        (l) =>
+          `${l.level}: ttft p95 ${l.ttft_ms.p95} decode p50 ${l.decode_tok_s.p50} ${l.validity?.status} ${l.validity?.reasons.map((r) => r.text).join("; ")} steady ${l.steady_state?.steady}`,
+      );
+      expect(agents.max_sessions, `mock of ${capacity} slots:\n${probes.join("\n")}`).toBe(capacity);
       expect(agents.bracket_sessions).toEqual([capacity, capacity + 1]);
       expect(agents.tier).toEqual({ name: "fast", ttft_p95_ms: 60, tok_s_per_user: 100 });
       expect(agents.ttft_p95_ms_at_max!).toBeLessThanOrEqual(60);

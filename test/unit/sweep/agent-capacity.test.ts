@@ -4,6 +4,7 @@
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { describe, expect, it } from "vitest";
+import { agentCapacityHeadline } from "../../../src/core/results/report.ts";
 import {
   agentCapacityOf,
   nextSessions,
@@ -96,6 +97,45 @@ describe("a probe as the tier judges it", () => {
     const invalid = good();
     invalid.validity = { status: "invalid", reasons: [] };
     for (const l of [slow, crawl, failing, invalid]) expect(tierProbe(l, tier).pass).toBe(false);
+  });
+
+  it("a level invalid only for its client's lateness passes when the tier holds with the lateness charged, else fails and says the client was the bottleneck", () => {
+    const late = (l: LevelResult, lateMs: number, also: LevelResult["validity"] = undefined) => {
+      l.validity = {
+        status: "invalid",
+        reasons: [
+          { code: "client_bound", affects: ["latency"], figure: lateMs, bound: 20, text: "client-bound" },
+          { code: "too_few_samples", affects: ["ttft_p99_ms"], figure: 86, bound: 299, text: "p99" },
+          ...(also?.reasons ?? []),
+        ],
+      };
+      return l;
+    };
+    // 31 decode tokens at 80 tok/s span 387.5 ms; 29 ms more is 74.5 tok/s, still over 60
+    const ok = good();
+    ok.completion_tokens_total = 32 * ok.ok;
+    expect(tierProbe(late(ok, 29), tier)).toEqual({ sessions: 6, pass: true });
+    // 150 ms more: 31 / 0.5375 s = 57.7 tok/s, under 60: the server may be as fast, not shown
+    const near = good();
+    near.completion_tokens_total = 32 * near.ok;
+    expect(tierProbe(late(near, 150), tier)).toEqual({ sessions: 6, pass: false, clientBound: true });
+    // a reason of the server's beside the client's: a plain failure
+    const behind = good();
+    behind.completion_tokens_total = 32 * behind.ok;
+    const fell = {
+      status: "invalid" as const,
+      reasons: [
+        { code: "fell_behind" as const, affects: ["latency"], figure: 5, bound: 6, text: "fell behind" },
+      ],
+    };
+    expect(tierProbe(late(behind, 29, fell), tier)).toEqual({ sessions: 6, pass: false });
+    // the headline names a failing count the client was the bottleneck of
+    const c = agentCapacityOf([good(), { ...near, level: 7 }], tier);
+    expect(c.bracket_sessions).toEqual([6, 7]);
+    expect(agentCapacityHeadline(c, 2, [good(), { ...near, level: 7 }])).toMatch(
+      /^6 concurrent sessions @ interactive .*; 7 failed while the client was the bottleneck \(the capacity may be higher: more --workers, or a quieter runner\)$/,
+    );
+    expect(agentCapacityHeadline(c, 2, [])).toMatch(/; 7 failed$/);
   });
 
   it("the capacity is the most sessions that passed, with per GPU and per kW where the telemetry read them", () => {
