@@ -20081,6 +20081,78 @@ var RUN_MEASURES = [
       description: "--startup both: the server stopped and started again, from that start to ready"
     },
     null
+  ],
+  [
+    {
+      name: "ttft_p50_queue_ms",
+      family: "latency",
+      unit: "ms",
+      direction: "lower",
+      label: "TTFT p50 queue",
+      description: "TTFT p50's queue part: the time before the server began the prompt, less the client's part: queue and transport (from the server's per-request timings)",
+      part_of: "ttft_p50_ms"
+    },
+    (l) => l.ttft_split?.p50.queue_ms ?? null
+  ],
+  [
+    {
+      name: "ttft_p50_prefill_ms",
+      family: "latency",
+      unit: "ms",
+      direction: "lower",
+      label: "TTFT p50 prefill",
+      description: "TTFT p50's prefill part: the server's own prompt time (prefill and first token) (from the server's per-request timings)",
+      part_of: "ttft_p50_ms"
+    },
+    (l) => l.ttft_split?.p50.prefill_ms ?? null
+  ],
+  [
+    {
+      name: "ttft_p50_client_ms",
+      family: "latency",
+      unit: "ms",
+      direction: "lower",
+      label: "TTFT p50 client",
+      description: "TTFT p50's client part: the client's median lateness in reading what arrived (from the server's per-request timings)",
+      part_of: "ttft_p50_ms"
+    },
+    (l) => l.ttft_split?.p50.client_ms ?? null
+  ],
+  [
+    {
+      name: "ttft_p95_queue_ms",
+      family: "latency",
+      unit: "ms",
+      direction: "lower",
+      label: "TTFT p95 queue",
+      description: "TTFT p95's queue part: the time before the server began the prompt, less the client's part: queue and transport (from the server's per-request timings)",
+      part_of: "ttft_p95_ms"
+    },
+    (l) => l.ttft_split?.p95.queue_ms ?? null
+  ],
+  [
+    {
+      name: "ttft_p95_prefill_ms",
+      family: "latency",
+      unit: "ms",
+      direction: "lower",
+      label: "TTFT p95 prefill",
+      description: "TTFT p95's prefill part: the server's own prompt time (prefill and first token) (from the server's per-request timings)",
+      part_of: "ttft_p95_ms"
+    },
+    (l) => l.ttft_split?.p95.prefill_ms ?? null
+  ],
+  [
+    {
+      name: "ttft_p95_client_ms",
+      family: "latency",
+      unit: "ms",
+      direction: "lower",
+      label: "TTFT p95 client",
+      description: "TTFT p95's client part: the client's median lateness in reading what arrived (from the server's per-request timings)",
+      part_of: "ttft_p95_ms"
+    },
+    (l) => l.ttft_split?.p95.client_ms ?? null
   ]
 ];
 
@@ -21496,6 +21568,42 @@ function decideGate(rows, evidence, o) {
   return out;
 }
 
+// src/shared/row-splits.ts
+var PARTS = MEASURES.filter((m) => m.part_of !== void 0), mean2 = (xs) => xs.reduce((a, x) => a + x, 0) / xs.length;
+function withSplits(rows, head, baseFor) {
+  for (let r of rows) {
+    let mine = PARTS.filter((p) => p.part_of === r.measure);
+    if (mine.length === 0 || r.level === null) continue;
+    let base = baseFor(r), split = [];
+    for (let p of mine) {
+      let key = keyOf(r.benchmark, p.name), hv = head.map((x) => runValue(x, key)).filter((v) => v !== void 0), bv = base.map((x) => runValue(x, key)).filter((v) => v !== void 0);
+      if (hv.length === 0 || bv.length === 0) break;
+      split.push({ part: p.name, base: mean2(bv), head: mean2(hv) });
+    }
+    split.length === mine.length && (r.split = split);
+  }
+}
+var partName = (measure) => /_([a-z]+)_ms$/.exec(measure)?.[1] ?? measure, signed = (x) => `${x >= 0 ? "+" : "\u2212"}${Math.abs(x).toFixed(1)}`;
+function splitText(r, label) {
+  if (!r.split || r.base === null || r.head === null) return null;
+  let total = r.head - r.base, parts = r.split.map((p) => ({ name: partName(p.part), d: p.head - p.base })), rest = total - parts.reduce((a, p) => a + p.d, 0), along = parts.filter((p) => Math.sign(p.d) === Math.sign(total) && p.d !== 0), top = along.length > 0 ? along.reduce((a, p) => Math.abs(p.d) > Math.abs(a.d) ? p : a) : null, mostly = top !== null && Math.abs(top.d) >= 0.5 * Math.abs(total) ? ` (mostly ${top.name})` : "", restText = Math.abs(rest) >= 0.05 ? `, rest ${signed(rest)}` : "";
+  return `${label} ${signed(total)} ms: ${parts.map((p) => `${p.name} ${signed(p.d)}`).join(", ")}${restText}${mostly}`;
+}
+var SPLIT_SOURCE = "ms, from the server's own prompt time per request: queue = before the server began the prompt, its queue and the transport; prefill = its prompt time; client = the client's lateness", MAX_WHY = 6;
+function whyLines(rows, nameOf) {
+  let moved = rows.filter(
+    (r) => PARTS.some((p) => p.part_of === r.measure) && (r.verdict === "regressed" || r.verdict === "improved")
+  );
+  if (moved.length === 0) return [];
+  let split = moved.filter((r) => r.split).sort((a, b) => Number(b.gated) - Number(a.gated));
+  if (split.length === 0)
+    return [
+      "cannot split: the server's streams carried no prompt time of its own (llama.cpp's `timings` do), so queue, prefill and client cannot be told apart"
+    ];
+  let out = split.slice(0, MAX_WHY).map((r) => splitText(r, nameOf(r)));
+  return split.length > MAX_WHY && out.push(`and ${split.length - MAX_WHY} more rows split in the JSON`), out;
+}
+
 // src/shared/row-stats.ts
 var logs = (xs) => xs.map((x) => Math.log(x)), floorLog = (resolution, value) => value > 0 && resolution > 0 ? Math.log1p(resolution / value) / 2 : 0;
 function historyStat(base, head, floor, confidence) {
@@ -21842,7 +21950,7 @@ function judgeRuns(base, head, opts = {}) {
     for (let r of runs)
       for (let p of r.points) {
         let key = keyOf(p.benchmark, p.measure), def = MEASURE_BY_NAME.get(p.measure);
-        !def || seen.has(key) || !headLevels.has(p.benchmark) || (seen.add(key), out.push({ key, benchmark: p.benchmark, level: p.level, def }));
+        !def || def.part_of || seen.has(key) || !headLevels.has(p.benchmark) || (seen.add(key), out.push({ key, benchmark: p.benchmark, level: p.level, def }));
       }
     return out;
   }, gatedKeys = keysOf([...runsOf(head), ...runsOf(baseEv)], runsOf(head)).filter((k) => isGated(gate, k.def.name, k.level) && !ungated(k.benchmark)), kept = baseEv.kind === "history" ? keptHistory(baseEv.runs, gatedKeys, excluded) : runsOf(baseEv), levelled = withAllLevels(runsOf(head), kept), { head: headRuns, base: baseRuns } = withFrontier(levelled.head, levelled.base), ab = abIn ? { kind: "ab", pairs: abIn.pairs.map((_, i) => ({ base: baseRuns[i], head: headRuns[i] })) } : null, keys = keysOf([...headRuns, ...baseRuns], headRuns), headIdx = indexRuns(headRuns), history = baseEv.kind === "history", evidenceKind = ab ? "ab" : history && baseRuns.length >= o.minHistory ? "history" : history && baseRuns.length > 0 ? "short-history" : baseRuns.length === 0 ? "none" : head.kind === "repeats" || baseEv.kind === "repeats" ? "within-job" : "within-run", pooled = /* @__PURE__ */ new Map();
@@ -21926,7 +22034,13 @@ function judgeRuns(base, head, opts = {}) {
     let judgedByGate = e.gate?.kind === "share" || e.gate?.kind === "ratio" && (evidenceKind === "history" || evidenceKind === "ab");
     judgedByGate && (outcome.regressed[key] ? r.verdict = "regressed" : r.verdict === "regressed" && (r.verdict = "unchanged")), r.decided = judgedByGate || e.gate?.kind === "missing", r.severity = r.verdict === "regressed" && (judgedByGate || e.gate?.kind === "missing") ? "regression" : severityOf(r.verdict, !1);
   }
-  let rows = evaluated.map((e) => e.row), counts = Object.fromEntries(VERDICTS.map((v) => [v, 0]));
+  let rows = evaluated.map((e) => e.row);
+  withSplits(
+    rows,
+    headRuns,
+    (r) => history ? baseRuns.filter((b) => !invalidOn([b], r.benchmark, MEASURE_BY_NAME.get(r.measure))) : baseRuns
+  );
+  let counts = Object.fromEntries(VERDICTS.map((v) => [v, 0]));
   for (let r of rows) counts[r.verdict]++;
   let chanceRows = evaluated.filter(
     (e) => e.chance && e.row.interval_pct !== null || e.chance && e.row.method === "exact"
@@ -21983,18 +22097,19 @@ function wherePhrase(benchmark) {
   let span = /^frontier (.+)$/.exec(benchmark);
   return span ? `along the frontier (${span[1]})` : `in ${benchmark}`;
 }
+var rowLabel = (r) => `${MEASURE_BY_NAME.get(r.measure)?.label ?? r.measure} ${wherePhrase(r.benchmark)}`.trim();
 function formatValue(v) {
   if (v == null || !Number.isFinite(v)) return "\u2013";
   let a = Math.abs(v);
   return a >= 1e3 ? v.toFixed(0) : a >= 100 ? v.toFixed(1) : a >= 1 ? v.toFixed(2) : v.toFixed(3);
 }
-var signed = (x, digits) => `${x > 0 ? "+" : x < 0 ? "\u2212" : "\xB1"}${Math.abs(x).toFixed(digits)}`;
+var signed2 = (x, digits) => `${x > 0 ? "+" : x < 0 ? "\u2212" : "\xB1"}${Math.abs(x).toFixed(digits)}`;
 function deltaText(d, pp = null) {
-  return pp !== null ? `${signed(pp, 1)} pp` : d === null ? "\u2013" : `${signed(d, 1)} %`;
+  return pp !== null ? `${signed2(pp, 1)} pp` : d === null ? "\u2013" : `${signed2(d, 1)} %`;
 }
 var rowDelta = (r) => deltaText(r.delta_pct, r.delta_pp);
 function intervalText(i) {
-  return i === null ? "" : `[${signed(i[0], 1)}, ${signed(i[1], 1)}]`;
+  return i === null ? "" : `[${signed2(i[0], 1)}, ${signed2(i[1], 1)}]`;
 }
 var rowInterval = (r) => r.interval_pp ?? r.interval_pct, METHOD_TEXT = {
   "ab-paired": "A/B paired",
@@ -22136,7 +22251,7 @@ function gateLine(s) {
 
 // src/core/documents/compare.ts
 function compareMarkdown(s, baseName, head = null) {
-  let withInterval = s.rows.some((r) => r.interval_pct !== null || r.interval_pp !== null), env = environmentLine(s), answers = consistencyLine(s), others = othersLine(s), notValid = head ? invalidLine(head) : null, lines = [
+  let withInterval = s.rows.some((r) => r.interval_pct !== null || r.interval_pp !== null), env = environmentLine(s), answers = consistencyLine(s), others = othersLine(s), notValid = head ? invalidLine(head) : null, why = whyLines(s.rows, rowLabel), lines = [
     headline(s),
     ...answers ? ["", answers] : [],
     ...env ? ["", env] : [],
@@ -22144,6 +22259,7 @@ function compareMarkdown(s, baseName, head = null) {
     "",
     `Judged ${evidenceLine(s, baseName)} (rules ${s.rules}). ${gateLine(s)}${others ? ` ${others}` : ""}`,
     "",
+    ...why.length > 0 ? [`Why TTFT moved (${SPLIT_SOURCE}):`, ...why.map((w) => `- ${w}`), ""] : [],
     `| benchmark | measure | base | head | \u0394 |${withInterval ? " interval |" : ""} method | verdict |`,
     `|---|---|---:|---:|---:|${withInterval ? "---|" : ""}---|---|`
   ];
@@ -37824,6 +37940,23 @@ var ClientSelfCheck = external_exports.object({
   after_ms: external_exports.number().nonnegative().nullable(),
   /** How much slower after may be: the before probe's interquartile range or a tenth of its median, whichever is more, plus the client's lateness bound. */
   bound_ms: external_exports.number().nonnegative().nullable()
+}), TtftParts = external_exports.object({
+  /** Requests in the band the parts are read from (ranks 40–60 % for p50, 90–100 % for p95). */
+  n: external_exports.number().int().nonnegative(),
+  /** The time before the server began the prompt, less the client's part: its queue and the transport. */
+  queue_ms: nullableNum,
+  /** The server's own prompt time (llama.cpp `timings.prompt_ms`): prefill and the first token. */
+  prefill_ms: nullableNum,
+  /** The client's median lateness in reading what arrived (its self-check), at most what was left. */
+  client_ms: nullableNum,
+  /** The band's mean prompt tokens the server processed (not served from its cache), where it said. */
+  uncached_tokens: nullableNum
+}), TtftSplit = external_exports.object({
+  source: external_exports.literal("server_timings"),
+  /** Successful requests of the level's window whose stream carried the server's prompt time. */
+  requests: external_exports.number().int().nonnegative(),
+  p50: TtftParts,
+  p95: TtftParts
 });
 
 // src/schema/profile.ts
@@ -38113,6 +38246,8 @@ var SCHEMA_VERSION = 1, Stats = external_exports.object({
   open_loop: OpenLoopSummary.nullable(),
   client: ClientSelfCheck,
   admission: AdmissionSummary.nullable().optional(),
+  /** TTFT split into queue, prefill and client from the server's per-request timings (level-parts.ts). */
+  ttft_split: TtftSplit.optional(),
   metrics_timeline: external_exports.array(MetricsSample).optional(),
   notices: external_exports.array(external_exports.string())
 }).superRefine((l, ctx) => {
@@ -38320,10 +38455,10 @@ function fieldsOf(v, source) {
   } };
 }
 function fromSummary(f, key, n) {
-  let ms2 = (name) => f.value(name, "a number of milliseconds \u2265 0", nonNegative), mean2 = ms2(`mean_${key}_ms`);
+  let ms2 = (name) => f.value(name, "a number of milliseconds \u2265 0", nonNegative), mean3 = ms2(`mean_${key}_ms`);
   return {
-    n: mean2 === null ? 0 : n,
-    mean: mean2,
+    n: mean3 === null ? 0 : n,
+    mean: mean3,
     min: null,
     max: null,
     p50: ms2(`median_${key}_ms`) ?? ms2(`p50_${key}_ms`),
@@ -40232,15 +40367,15 @@ function jobSummary(records2, turns, users, wallS) {
       !u || u.prompt_tokens === null || u.cached_tokens === null || (cacheKnown = !0, prompt += u.prompt_tokens, cached2 += u.cached_tokens);
     }
   }
-  let complete = e2eS.length, mean2 = (xs) => xs.length > 0 ? xs.reduce((a, b) => a + b, 0) / xs.length : null;
+  let complete = e2eS.length, mean3 = (xs) => xs.length > 0 ? xs.reduce((a, b) => a + b, 0) / xs.length : null;
   return {
     complete,
     incomplete,
     turns: turns ?? (calls.length > 0 ? maxOf(calls) : 1),
     e2e_s: summarize(e2eS),
-    calls_per_job: mean2(calls),
-    output_tokens_per_job: mean2(outputTokens),
-    wait_share: mean2(waitShares),
+    calls_per_job: mean3(calls),
+    output_tokens_per_job: mean3(outputTokens),
+    wait_share: mean3(waitShares),
     cached_tokens_pct: cacheKnown && prompt > 0 ? 100 * cached2 / prompt : null,
     jobs_per_hour_per_user: wallS > 0 && users > 0 ? 3600 * complete / (wallS * users) : null
   };
@@ -40480,6 +40615,20 @@ How it was found: ${s.method}; a probe passes when at least ${s.target_pass_pct}
 `)
     );
   }
+  let split = doc.levels.filter((l) => l.ttft_split);
+  split.length > 0 && parts.push(
+    [
+      "**TTFT split** (ms; from the server's own prompt time per request: queue = before the server began the prompt, its queue and the transport; prefill = its prompt time; client = the client's median lateness)",
+      "",
+      "| level | TTFT p50 | queue | prefill | client | TTFT p95 | queue | prefill | client | uncached prompt tokens (p95 band) |",
+      "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+      ...split.map((l) => {
+        let x = l.ttft_split, q = (p) => `${fmt(p.queue_ms, 1)} | ${fmt(p.prefill_ms, 1)} | ${fmt(p.client_ms, 1)}`;
+        return `| ${l.level} | ${fmt(l.ttft_ms.p50, 1)} | ${q(x.p50)} | ${fmt(l.ttft_ms.p95, 1)} | ${q(x.p95)} | ${fmt(x.p95.uncached_tokens, 0)} |`;
+      })
+    ].join(`
+`)
+  );
   let jobbed = doc.levels.filter((l) => l.jobs), perGpu = jobbed.some((l) => l.jobs.jobs_per_hour_per_gpu != null);
   jobbed.length > 0 && parts.push(
     [
@@ -40618,6 +40767,18 @@ function noticeWriter(write, silent = !1) {
     parts.length > 0 && write(`level ${lv[1]}: ${parts.join("; ")}`);
   };
 }
+function shortOutputText(measured, short, ok, cfg) {
+  let empty = measured.filter((r) => r.short_output === !0 && r.usage?.completion_tokens === 0), parts = [];
+  if (short > empty.length && parts.push(
+    `${short - empty.length} of ${ok} answers stopped short of the ${cfg.max_tokens} tokens asked with ignore_eos (the server ignored it; check that it honours ignore_eos: vLLM, SGLang and llama.cpp do)`
+  ), empty.length > 0) {
+    let reasons = [...new Set(empty.map((r) => r.finish_reason ?? "none"))].slice(0, 3).join(", ");
+    parts.push(
+      `${empty.length} of ${ok} answers counted 0 output tokens in their usage (finish_reason ${reasons}; request ${empty[0].id}), which ignore_eos does not explain (a server that ignores it still writes until it stops): check that server's usage counts and what ended those answers`
+    );
+  }
+  return `${parts.join("; ")}: this is not the workload asked for, so the level is not valid and compare judges none of its rows`;
+}
 
 // src/core/results/steady.ts
 var DEFAULT_MIN_STEADY_S = 5, FLOOR_MIN_STEADY_S = 1;
@@ -40732,6 +40893,44 @@ function windowRates(records2, w, slo, openLoop) {
     total_tok_s: per(tokens + prompt),
     req_s: per(done),
     goodput_req_s: per(good)
+  };
+}
+
+// src/core/results/ttft-split.ts
+function serverPrompt(r) {
+  let t = r.server_timings, ms2 = t?.prompt_ms;
+  if (typeof ms2 != "number" || !Number.isFinite(ms2) || ms2 < 0) return null;
+  let n = t?.prompt_n;
+  return { promptMs: ms2, uncached: typeof n == "number" && Number.isFinite(n) && n >= 0 ? n : null };
+}
+function partsOf(band, value, clientLateMs) {
+  let mean3 = (f) => band.reduce((a, r) => a + f(r), 0) / band.length, ttft2 = mean3((r) => r.ttftMs), prompt = mean3((r) => r.promptMs), client = Math.min(Math.max(0, ttft2 - prompt), clientLateMs), scale = value !== null && ttft2 > 0 ? value / ttft2 : 1, known = band.filter((r) => r.uncached !== null);
+  return {
+    n: band.length,
+    queue_ms: (ttft2 - prompt - client) * scale,
+    prefill_ms: prompt * scale,
+    client_ms: client * scale,
+    uncached_tokens: known.length > 0 ? known.reduce((a, r) => a + r.uncached, 0) / known.length : null
+  };
+}
+function ttftSplit(records2, ttft2, clientLateMs) {
+  let rows = [];
+  for (let r of records2) {
+    if (r.warmup || r.error !== null) continue;
+    let t = deriveRequest(r).ttftMs, s = serverPrompt(r);
+    t === null || s === null || rows.push({ ttftMs: t, promptMs: Math.min(s.promptMs, t), uncached: s.uncached });
+  }
+  if (rows.length === 0) return;
+  rows.sort((a, b) => a.ttftMs - b.ttftMs);
+  let band = (lo, hi) => {
+    let from = Math.min(rows.length - 1, Math.floor(lo * rows.length));
+    return rows.slice(from, Math.max(from + 1, Math.ceil(hi * rows.length)));
+  }, late = Math.max(0, clientLateMs ?? 0);
+  return {
+    source: "server_timings",
+    requests: rows.length,
+    p50: partsOf(band(0.4, 0.6), ttft2.p50, late),
+    p95: partsOf(band(0.9, 1), ttft2.p95, late)
   };
 }
 
@@ -41060,13 +41259,13 @@ function levelReasons(l, cfg, cacheNote, askedTokens = cfg.max_tokens) {
     ERROR_SHARE_BOUND,
     `${l.errors} of ${l.requests} requests failed (over ${100 * ERROR_SHARE_BOUND} %): the rest are not the workload's figures`
   ), cfg.ignore_eos && l.ok > 0 && askedTokens > 0) {
-    let mean2 = l.completion_tokens_total / l.ok;
-    mean2 < OUTPUT_SHARE_BOUND * askedTokens && add(
+    let mean3 = l.completion_tokens_total / l.ok;
+    mean3 < OUTPUT_SHARE_BOUND * askedTokens && add(
       "short_output",
       [...FIGURES],
-      mean2,
+      mean3,
       OUTPUT_SHARE_BOUND * askedTokens,
-      `outputs shorter than asked: ${fmt2(mean2)} tokens on average for ${fmt2(askedTokens)} asked with ignore_eos (the server stopped early)`
+      `outputs shorter than asked: ${fmt2(mean3)} tokens on average for ${fmt2(askedTokens)} asked with ignore_eos (the server stopped early)`
     );
   }
   cacheNote !== null && add("cache_unasked", ["latency", "rate", "slo"], null, null, cacheNote);
@@ -41242,7 +41441,7 @@ function cacheBeyondWorkload(input2, ok) {
   if (cfg.trace || cfg.sessions || cfg.agent_sessions) return null;
   let rows = ok.filter((r) => r.usage?.cached_tokens != null && r.usage.prompt_tokens != null);
   if (rows.length === 0) return null;
-  let mean2 = (f) => rows.reduce((a, r) => a + f(r), 0) / rows.length, cached2 = mean2((r) => r.usage.cached_tokens), prompt = mean2((r) => r.usage.prompt_tokens), fromDataset = (cfg.dataset?.shared_share ?? 0) * prompt, implied = Math.round(
+  let mean3 = (f) => rows.reduce((a, r) => a + f(r), 0) / rows.length, cached2 = mean3((r) => r.usage.cached_tokens), prompt = mean3((r) => r.usage.prompt_tokens), fromDataset = (cfg.dataset?.shared_share ?? 0) * prompt, implied = Math.round(
     (cfg.shared_prefix?.tokens ?? 0) + Math.max(0, input2.calibration?.template_overhead_tokens ?? 0) + fromDataset
   );
   if (cached2 <= implied + Math.max(16, 0.1 * prompt)) return null;
@@ -41377,6 +41576,12 @@ function summariseLevel(input2) {
     result = { ...result, admission, metrics_timeline: s.samples };
     for (let n of admission.notes) notices.push(`level ${level}: ${n}`);
   }
+  let split = ttftSplit(
+    window.steady ? window.inside : run.records,
+    result.ttft_ms,
+    input2.client.event_loop_delay_ms.p50
+  );
+  split && (result.ttft_split = split);
   let buffered = streamBuffering(run.records);
   if (buffered !== null) {
     for (let k of buffered.withhold) result[k] = withheld(result[k]);
@@ -41393,18 +41598,6 @@ function withheld(s) {
   let out = { ...s };
   for (let k of Object.keys(out)) k !== "n" && (out[k] = null);
   return out;
-}
-function shortOutputText(measured, short, ok, cfg) {
-  let empty = measured.filter((r) => r.short_output === !0 && r.usage?.completion_tokens === 0), parts = [];
-  if (short > empty.length && parts.push(
-    `${short - empty.length} of ${ok} answers stopped short of the ${cfg.max_tokens} tokens asked with ignore_eos (the server ignored it; check that it honours ignore_eos: vLLM, SGLang and llama.cpp do)`
-  ), empty.length > 0) {
-    let reasons = [...new Set(empty.map((r) => r.finish_reason ?? "none"))].slice(0, 3).join(", ");
-    parts.push(
-      `${empty.length} of ${ok} answers counted 0 output tokens in their usage (finish_reason ${reasons}; request ${empty[0].id}), which ignore_eos does not explain (a server that ignores it still writes until it stops): check that server's usage counts and what ended those answers`
-    );
-  }
-  return `${parts.join("; ")}: this is not the workload asked for, so the level is not valid and compare judges none of its rows`;
 }
 
 // src/core/sweep/config.ts
@@ -43889,6 +44082,7 @@ var llamacpp = flavor({
   },
   lastEvents(c, s, piece, finish) {
     let timings = JSON.stringify({
+      cache_n: s.cachedTokens,
       prompt_n: s.promptTokens - s.cachedTokens,
       prompt_ms: s.tFirst - s.tAdmit,
       predicted_n: s.emitted,
@@ -47717,12 +47911,12 @@ function saturationOf(levels, search) {
       method: AGENT_SEARCH_METHOD,
       agents: agentCapacityOf(levels, search.tier)
     };
-  let probes = levels.map(probeOf), { lo: loRate, hi } = bracketOf(probes, search.target_pass_pct), atMax = loRate === null ? [] : levels.filter((l) => Math.abs(l.level / loRate - 1) < 1e-3), mean2 = (xs) => xs.length > 0 ? xs.reduce((a, b) => a + b, 0) / xs.length : null, delivered = mean2(atMax.map(deliveredRps)), lo = loRate === null ? null : Math.min(loRate, delivered ?? loRate);
+  let probes = levels.map(probeOf), { lo: loRate, hi } = bracketOf(probes, search.target_pass_pct), atMax = loRate === null ? [] : levels.filter((l) => Math.abs(l.level / loRate - 1) < 1e-3), mean3 = (xs) => xs.length > 0 ? xs.reduce((a, b) => a + b, 0) / xs.length : null, delivered = mean3(atMax.map(deliveredRps)), lo = loRate === null ? null : Math.min(loRate, delivered ?? loRate);
   return {
     max_rate_rps: lo,
     bracket_rps: [lo, hi],
-    pass_pct_at_max: mean2(atMax.map((l) => l.slo_pass_pct ?? 0)),
-    goodput_at_max_rps: mean2(atMax.map((l) => l.goodput_req_s)),
+    pass_pct_at_max: mean3(atMax.map((l) => l.slo_pass_pct ?? 0)),
+    goodput_at_max_rps: mean3(atMax.map((l) => l.goodput_req_s)),
     target_pass_pct: search.target_pass_pct,
     probes: levels.length,
     max_probes: search.max_probes,

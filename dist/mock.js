@@ -606,6 +606,7 @@ var llamacpp = flavor({
   },
   lastEvents(c, s, piece, finish) {
     let timings = JSON.stringify({
+      cache_n: s.cachedTokens,
       prompt_n: s.promptTokens - s.cachedTokens,
       prompt_ms: s.tFirst - s.tAdmit,
       predicted_n: s.emitted,

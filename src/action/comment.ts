@@ -8,6 +8,7 @@ import type { ResultDocument } from "../schema/v1.ts";
 import { ALL_LEVELS } from "../shared/all-levels.ts";
 import { isFrontierRow } from "../shared/frontier-rows.ts";
 import { benchmarkName } from "../shared/measures.ts";
+import { SPLIT_SOURCE, whyLines } from "../shared/row-splits.ts";
 import { gpuTelemetryText } from "../shared/testbed.ts";
 import { documentEvidence, judgeNothing, type VerdictRow, type VerdictSummary } from "../shared/verdict.ts";
 import {
@@ -21,6 +22,7 @@ import {
   methodText,
   othersLine,
   rowCells,
+  rowLabel,
   VERDICT_EMOJI,
   verdictWord,
 } from "../shared/verdict-text.ts";
@@ -235,6 +237,7 @@ export function renderComment(input: CommentInput, limit = BUDGET): string {
     ...frontierLines(doc, input.links),
     ...steadyLine,
     ...tableOf(shownRows, withInterval),
+    ...whyBlock(summary === null ? [] : all),
   ];
 
   // Curves per level, as a table: a legend needs no image, and a missing value stays missing.
@@ -371,4 +374,17 @@ function frontierLines(doc: ResultDocument, links: CommentInput["links"]): strin
   return links.artifact
     ? [`The frontier chart is frontier.svg in the [raw results](${links.artifact}).`, ""]
     : [];
+}
+
+/** Why TTFT moved, under the table: one line per moved row the server's timings split. */
+function whyBlock(rows: readonly VerdictRow[]): string[] {
+  const why = whyLines(rows, rowLabel);
+  return why.length === 0
+    ? []
+    : [
+        "",
+        `**Why TTFT moved** <sub>${mdText(SPLIT_SOURCE, 300)}</sub>`,
+        "",
+        ...why.map((w) => `- ${mdText(w, 300)}`),
+      ];
 }

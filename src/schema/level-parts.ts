@@ -236,3 +236,29 @@ export const CancelProbe = z.object({
   bound_ms: z.number().nonnegative().nullable(),
 });
 export type CancelProbe = z.infer<typeof CancelProbe>;
+
+/** One TTFT percentile's parts (their sum is the percentile): its band's mean shares, scaled to it. */
+const TtftParts = z.object({
+  /** Requests in the band the parts are read from (ranks 40–60 % for p50, 90–100 % for p95). */
+  n: z.number().int().nonnegative(),
+  /** The time before the server began the prompt, less the client's part: its queue and the transport. */
+  queue_ms: nullableNum,
+  /** The server's own prompt time (llama.cpp `timings.prompt_ms`): prefill and the first token. */
+  prefill_ms: nullableNum,
+  /** The client's median lateness in reading what arrived (its self-check), at most what was left. */
+  client_ms: nullableNum,
+  /** The band's mean prompt tokens the server processed (not served from its cache), where it said. */
+  uncached_tokens: nullableNum,
+});
+
+/**
+ * TTFT split into queue, prefill and client (core/results/ttft-split.ts), from the server's own
+ * per-request prefill time where its stream carries one: absent where it says nothing.
+ */
+export const TtftSplit = z.object({
+  source: z.literal("server_timings"),
+  /** Successful requests of the level's window whose stream carried the server's prompt time. */
+  requests: z.number().int().nonnegative(),
+  p50: TtftParts,
+  p95: TtftParts,
+});

@@ -29,6 +29,7 @@ import {
   MetricsSample,
   RunValidity,
   SteadyState,
+  TtftSplit,
 } from "./level-parts.ts";
 import { Profile } from "./profile.ts";
 import { RequestRecord } from "./request-record.ts";
@@ -194,6 +195,8 @@ export const LevelResult = z
     open_loop: OpenLoopSummary.nullable(),
     client: ClientSelfCheck,
     admission: AdmissionSummary.nullable().optional(),
+    /** TTFT split into queue, prefill and client from the server's per-request timings (level-parts.ts). */
+    ttft_split: TtftSplit.optional(),
     metrics_timeline: z.array(MetricsSample).optional(),
     notices: z.array(z.string()),
   })

@@ -27,6 +27,11 @@ export interface MeasureDef {
   /** Human name for comments, charts and badges, e.g. "TTFT p95". */
   label: string;
   description: string;
+  /**
+   * A part of another measure (TTFT p95's queue, prefill, client): stored and trended, never a row
+   * of its own; the verdict engine hangs it on that measure's row as the change's split.
+   */
+  part_of?: string;
 }
 
 /**

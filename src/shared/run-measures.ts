@@ -1,6 +1,6 @@
 /**
  * The later measures of the catalogue, in its order (a measure's id is its place): the server's
- * start and agent capacity (of a whole run), jobs per GPU (of a level). Pure.
+ * start and agent capacity (of a whole run), jobs per GPU and the parts of TTFT (of a level). Pure.
  */
 import type { LevelValue, MeasureDef } from "./measure-types.ts";
 
@@ -62,5 +62,83 @@ export const RUN_MEASURES: readonly [MeasureDef, LevelValue | null][] = [
       description: "--startup both: the server stopped and started again, from that start to ready",
     },
     null,
+  ],
+  [
+    {
+      name: "ttft_p50_queue_ms",
+      family: "latency",
+      unit: "ms",
+      direction: "lower",
+      label: "TTFT p50 queue",
+      description:
+        "TTFT p50's queue part: the time before the server began the prompt, less the client's part: queue and transport (from the server's per-request timings)",
+      part_of: "ttft_p50_ms",
+    },
+    (l) => l.ttft_split?.p50.queue_ms ?? null,
+  ],
+  [
+    {
+      name: "ttft_p50_prefill_ms",
+      family: "latency",
+      unit: "ms",
+      direction: "lower",
+      label: "TTFT p50 prefill",
+      description:
+        "TTFT p50's prefill part: the server's own prompt time (prefill and first token) (from the server's per-request timings)",
+      part_of: "ttft_p50_ms",
+    },
+    (l) => l.ttft_split?.p50.prefill_ms ?? null,
+  ],
+  [
+    {
+      name: "ttft_p50_client_ms",
+      family: "latency",
+      unit: "ms",
+      direction: "lower",
+      label: "TTFT p50 client",
+      description:
+        "TTFT p50's client part: the client's median lateness in reading what arrived (from the server's per-request timings)",
+      part_of: "ttft_p50_ms",
+    },
+    (l) => l.ttft_split?.p50.client_ms ?? null,
+  ],
+  [
+    {
+      name: "ttft_p95_queue_ms",
+      family: "latency",
+      unit: "ms",
+      direction: "lower",
+      label: "TTFT p95 queue",
+      description:
+        "TTFT p95's queue part: the time before the server began the prompt, less the client's part: queue and transport (from the server's per-request timings)",
+      part_of: "ttft_p95_ms",
+    },
+    (l) => l.ttft_split?.p95.queue_ms ?? null,
+  ],
+  [
+    {
+      name: "ttft_p95_prefill_ms",
+      family: "latency",
+      unit: "ms",
+      direction: "lower",
+      label: "TTFT p95 prefill",
+      description:
+        "TTFT p95's prefill part: the server's own prompt time (prefill and first token) (from the server's per-request timings)",
+      part_of: "ttft_p95_ms",
+    },
+    (l) => l.ttft_split?.p95.prefill_ms ?? null,
+  ],
+  [
+    {
+      name: "ttft_p95_client_ms",
+      family: "latency",
+      unit: "ms",
+      direction: "lower",
+      label: "TTFT p95 client",
+      description:
+        "TTFT p95's client part: the client's median lateness in reading what arrived (from the server's per-request timings)",
+      part_of: "ttft_p95_ms",
+    },
+    (l) => l.ttft_split?.p95.client_ms ?? null,
   ],
 ];

@@ -41,6 +41,10 @@ export function wherePhrase(benchmark: string): string {
   return `in ${benchmark}`;
 }
 
+/** "TTFT p95 at c=16": the measure's label and where. */
+export const rowLabel = (r: { measure: string; benchmark: string }) =>
+  `${MEASURE_BY_NAME.get(r.measure)?.label ?? r.measure} ${wherePhrase(r.benchmark)}`.trim();
+
 export function formatValue(v: number | null | undefined): string {
   if (v === null || v === undefined || !Number.isFinite(v)) return "–";
   const a = Math.abs(v);

@@ -98,6 +98,8 @@ export interface VerdictRow {
   /** The rule that judged the row (`+10%`, `t-test`, `off`). */
   rule: string;
   severity: Severity;
+  /** Its parts (TTFT's queue, prefill, client) on each side, where both have them (row-splits.ts). */
+  split?: { part: string; base: number; head: number }[];
 }
 
 export interface VerdictSummary {

@@ -30,6 +30,7 @@ import { decideGate, type GateOutcome, type GateRow } from "./gate.ts";
 import { isShare, MEASURE_BY_NAME } from "./measures.ts";
 import { medianOf } from "./repeats.ts";
 import { finishDiffers, indexRuns, invalidLabel, invalidOn, keyOf, runValue } from "./row-facts.ts";
+import { withSplits } from "./row-splits.ts";
 import { pairedSs } from "./row-stats.ts";
 import { type FailOn, fails, isGated, parseGate, parseRules, ruleFor, severityOf } from "./rules.ts";
 import {
@@ -76,7 +77,8 @@ export function judgeRuns(base: Evidence, head: Evidence, opts: VerdictOptions =
       for (const p of r.points) {
         const key = keyOf(p.benchmark, p.measure);
         const def = MEASURE_BY_NAME.get(p.measure);
-        if (!def || seen.has(key) || !headLevels.has(p.benchmark)) continue;
+        // a part of another measure is no row of its own: it splits that measure's row (row-splits.ts)
+        if (!def || def.part_of || seen.has(key) || !headLevels.has(p.benchmark)) continue;
         seen.add(key);
         out.push({ key, benchmark: p.benchmark, level: p.level, def });
       }
@@ -280,6 +282,11 @@ export function judgeRuns(base: Evidence, head: Evidence, opts: VerdictOptions =
         : severityOf(r.verdict, false);
   }
   const rows = evaluated.map((e) => e.row);
+  withSplits(rows, headRuns, (r) =>
+    history
+      ? baseRuns.filter((b) => !invalidOn([b], r.benchmark, MEASURE_BY_NAME.get(r.measure)!))
+      : baseRuns,
+  );
   const counts = Object.fromEntries(VERDICTS.map((v) => [v, 0])) as Record<Verdict, number>;
   for (const r of rows) counts[r.verdict]++;
   const chanceRows = evaluated.filter(

@@ -89,6 +89,31 @@ describe("tokenbench against llama.cpp's llama-server", () => {
     const l2 = doc.levels.find((l) => l.level === 2)!;
     expect(l2.admission!.queued_requests_max ?? 0).toBe(0);
   });
+
+  it("the TTFT split: its prefill part is the server's own prompt time; 8 users on 4 slots wait for a slot most of their TTFT p95", () => {
+    for (const l of doc.levels) {
+      const s = l.ttft_split!;
+      expect(s.source).toBe("server_timings");
+      for (const q of ["p50", "p95"] as const)
+        expect(s[q].queue_ms! + s[q].prefill_ms! + s[q].client_ms!).toBeCloseTo(l.ttft_ms[q]!, 6);
+    }
+    for (const level of [1, 2]) {
+      // no queue: the p50 band's prefill is the server's median prompt time, as its timings say
+      const l = doc.levels.find((x) => x.level === level)!;
+      const own = doc
+        .requests!.filter((r) => r.level === level && !r.warmup)
+        .map((r) => timing(r, "prompt_ms"))
+        .sort((a, b) => a - b);
+      const median = own[Math.floor(own.length / 2)]!;
+      expect(Math.abs(l.ttft_split!.p50.prefill_ms! - median), `level ${level}`).toBeLessThanOrEqual(
+        Math.max(2, 0.25 * median),
+      );
+    }
+    const l8 = doc.levels.find((l) => l.level === 8)!.ttft_split!.p95;
+    const ttft8 = doc.levels.find((l) => l.level === 8)!.ttft_ms.p95!;
+    expect(l8.queue_ms!, JSON.stringify(l8)).toBeGreaterThan(0.5 * ttft8);
+    expect(l8.queue_ms!).toBeGreaterThan(l8.prefill_ms!);
+  });
 });
 
 describe("connections llama.cpp closes after every stream", () => {

@@ -5,6 +5,7 @@
  */
 import type { ResultDocument } from "../../schema/v1.ts";
 import { type Comparison, compareDocuments } from "../../shared/comparison.ts";
+import { SPLIT_SOURCE, whyLines } from "../../shared/row-splits.ts";
 import {
   consistencyLine,
   environmentLine,
@@ -15,6 +16,7 @@ import {
   methodText,
   othersLine,
   rowCells,
+  rowLabel,
   verdictWord,
 } from "../../shared/verdict-text.ts";
 
@@ -30,6 +32,7 @@ export function compareMarkdown(s: Comparison, baseName: string, head: ResultDoc
   const answers = consistencyLine(s);
   const others = othersLine(s);
   const notValid = head ? invalidLine(head) : null;
+  const why = whyLines(s.rows, rowLabel);
   const lines = [
     headline(s),
     ...(answers ? ["", answers] : []),
@@ -38,6 +41,7 @@ export function compareMarkdown(s: Comparison, baseName: string, head: ResultDoc
     "",
     `Judged ${evidenceLine(s, baseName)} (rules ${s.rules}). ${gateLine(s)}${others ? ` ${others}` : ""}`,
     "",
+    ...(why.length > 0 ? [`Why TTFT moved (${SPLIT_SOURCE}):`, ...why.map((w) => `- ${w}`), ""] : []),
     `| benchmark | measure | base | head | Δ |${withInterval ? " interval |" : ""} method | verdict |`,
     `|---|---|---:|---:|---:|${withInterval ? "---|" : ""}---|---|`,
   ];

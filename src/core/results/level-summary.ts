@@ -16,9 +16,10 @@ import { REPLAY_LAG_WARN_MS } from "../workload/trace.ts";
 import { admissionSummary } from "./admission.ts";
 import { jobSummary } from "./jobs.ts";
 import { aggregateLevel, deriveRequest, type LevelAggregate, openLoopStats } from "./metrics.ts";
-import { clientNotice } from "./notices.ts";
+import { clientNotice, shortOutputText } from "./notices.ts";
 import { summarize } from "./stats.ts";
 import { steadyWindow, windowRates } from "./steady.ts";
+import { ttftSplit } from "./ttft-split.ts";
 import { levelReasons, levelValidity, streamBuffering } from "./validity.ts";
 
 /** What a level's loop measured (load/loops.ts's LevelRun), as this summary reads it. */
@@ -346,6 +347,12 @@ export function summariseLevel(input: LevelSummaryInput): { result: LevelResult;
     result = { ...result, admission, metrics_timeline: s.samples };
     for (const n of admission.notes) notices.push(`level ${level}: ${n}`);
   }
+  const split = ttftSplit(
+    window.steady ? window.inside : run.records,
+    result.ttft_ms,
+    input.client.event_loop_delay_ms.p50,
+  );
+  if (split) result.ttft_split = split;
   // Streams that came in one piece or in bursts: their per-token figures withheld, said once.
   const buffered = streamBuffering(run.records as RequestRecord[]);
   if (buffered !== null) {
@@ -366,30 +373,4 @@ function withheld<T extends { n: number }>(s: T): T {
   const out = { ...s } as Record<string, unknown>;
   for (const k of Object.keys(out)) if (k !== "n") out[k] = null;
   return out as T;
-}
-
-/**
- * Answers shorter than asked with ignore_eos. One with no token at all is not ignore_eos at work
- * (a server that ignores it still writes until it stops): it is named apart, with its finish
- * reason and a request to look at.
- */
-function shortOutputText(
-  measured: readonly RequestRecord[],
-  short: number,
-  ok: number,
-  cfg: SweepConfig,
-): string {
-  const empty = measured.filter((r) => r.short_output === true && r.usage?.completion_tokens === 0);
-  const parts: string[] = [];
-  if (short > empty.length)
-    parts.push(
-      `${short - empty.length} of ${ok} answers stopped short of the ${cfg.max_tokens} tokens asked with ignore_eos (the server ignored it; check that it honours ignore_eos: vLLM, SGLang and llama.cpp do)`,
-    );
-  if (empty.length > 0) {
-    const reasons = [...new Set(empty.map((r) => r.finish_reason ?? "none"))].slice(0, 3).join(", ");
-    parts.push(
-      `${empty.length} of ${ok} answers counted 0 output tokens in their usage (finish_reason ${reasons}; request ${empty[0]!.id}), which ignore_eos does not explain (a server that ignores it still writes until it stops): check that server's usage counts and what ended those answers`,
-    );
-  }
-  return `${parts.join("; ")}: this is not the workload asked for, so the level is not valid and compare judges none of its rows`;
 }

@@ -4,7 +4,7 @@
  * in full once per run and afterwards only when it moved by more than half. The full texts stay
  * in the JSON (levels[].client); the CLI and the Action print through this one writer.
  */
-import type { LevelResult } from "../../schema/v1.ts";
+import type { LevelResult, RequestRecord, SweepConfig } from "../../schema/v1.ts";
 import { timingNoteMs } from "./report.ts";
 
 /** Between the parts of one level's notice: a mark no notice's own text uses. */
@@ -64,4 +64,30 @@ export function noticeWriter(write: (line: string) => void, silent = false): (m:
       .filter((p): p is string => p !== null);
     if (parts.length > 0) write(`level ${lv[1]}: ${parts.join("; ")}`);
   };
+}
+
+/**
+ * Answers shorter than asked with ignore_eos. One with no token at all is not ignore_eos at work
+ * (a server that ignores it still writes until it stops): it is named apart, with its finish
+ * reason and a request to look at.
+ */
+export function shortOutputText(
+  measured: readonly RequestRecord[],
+  short: number,
+  ok: number,
+  cfg: SweepConfig,
+): string {
+  const empty = measured.filter((r) => r.short_output === true && r.usage?.completion_tokens === 0);
+  const parts: string[] = [];
+  if (short > empty.length)
+    parts.push(
+      `${short - empty.length} of ${ok} answers stopped short of the ${cfg.max_tokens} tokens asked with ignore_eos (the server ignored it; check that it honours ignore_eos: vLLM, SGLang and llama.cpp do)`,
+    );
+  if (empty.length > 0) {
+    const reasons = [...new Set(empty.map((r) => r.finish_reason ?? "none"))].slice(0, 3).join(", ");
+    parts.push(
+      `${empty.length} of ${ok} answers counted 0 output tokens in their usage (finish_reason ${reasons}; request ${empty[0]!.id}), which ignore_eos does not explain (a server that ignores it still writes until it stops): check that server's usage counts and what ended those answers`,
+    );
+  }
+  return `${parts.join("; ")}: this is not the workload asked for, so the level is not valid and compare judges none of its rows`;
 }

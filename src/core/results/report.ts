@@ -204,6 +204,22 @@ export function markdownReport(doc: Described): string {
       ].join("\n"),
     );
   }
+  const split = doc.levels.filter((l) => l.ttft_split);
+  if (split.length > 0)
+    parts.push(
+      [
+        "**TTFT split** (ms; from the server's own prompt time per request: queue = before the server began the prompt, its queue and the transport; prefill = its prompt time; client = the client's median lateness)",
+        "",
+        "| level | TTFT p50 | queue | prefill | client | TTFT p95 | queue | prefill | client | uncached prompt tokens (p95 band) |",
+        "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+        ...split.map((l) => {
+          const x = l.ttft_split!;
+          const q = (p: typeof x.p50) =>
+            `${fmt(p.queue_ms, 1)} | ${fmt(p.prefill_ms, 1)} | ${fmt(p.client_ms, 1)}`;
+          return `| ${l.level} | ${fmt(l.ttft_ms.p50, 1)} | ${q(x.p50)} | ${fmt(l.ttft_ms.p95, 1)} | ${q(x.p95)} | ${fmt(x.p95.uncached_tokens, 0)} |`;
+        }),
+      ].join("\n"),
+    );
   const jobbed = doc.levels.filter((l) => l.jobs);
   // per GPU only where the GPU telemetry counted the GPUs
   const perGpu = jobbed.some((l) => l.jobs!.jobs_per_hour_per_gpu != null);

@@ -42,6 +42,7 @@ export const llamacpp = flavor({
   },
   lastEvents(c, s, piece, finish) {
     const timings = JSON.stringify({
+      cache_n: s.cachedTokens,
       prompt_n: s.promptTokens - s.cachedTokens,
       prompt_ms: s.tFirst - s.tAdmit,
       predicted_n: s.emitted,

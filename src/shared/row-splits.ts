@@ -1,0 +1,89 @@
+/**
+ * Why a row moved: a measure with parts (TTFT p50 and p95: queue, prefill, client; measures whose
+ * `part_of` names it) gets each part's mean over the base runs and over the head runs at its level,
+ * from the same runs its own figures came from. The parts of one run sum to its figure; means over
+ * runs need not sum to the row's figures (a history's is a geometric mean), and the difference is
+ * said as the rest, never spread over the parts. Pure.
+ */
+import type { RunFigures } from "./evidence.ts";
+import { MEASURES } from "./measures.ts";
+import { keyOf, runValue } from "./row-facts.ts";
+import type { VerdictRow } from "./verdict-types.ts";
+
+const PARTS = MEASURES.filter((m) => m.part_of !== undefined);
+
+const mean = (xs: readonly number[]) => xs.reduce((a, x) => a + x, 0) / xs.length;
+
+/**
+ * Each row of a measure with parts gets its `split` where every part has a value on both sides
+ * (`baseFor`: the base runs the row's own base figure came from).
+ */
+export function withSplits(
+  rows: VerdictRow[],
+  head: readonly RunFigures[],
+  baseFor: (row: VerdictRow) => readonly RunFigures[],
+): void {
+  for (const r of rows) {
+    const mine = PARTS.filter((p) => p.part_of === r.measure);
+    if (mine.length === 0 || r.level === null) continue;
+    const base = baseFor(r);
+    const split: NonNullable<VerdictRow["split"]> = [];
+    for (const p of mine) {
+      const key = keyOf(r.benchmark, p.name);
+      const hv = head.map((x) => runValue(x, key)).filter((v): v is number => v !== undefined);
+      const bv = base.map((x) => runValue(x, key)).filter((v): v is number => v !== undefined);
+      if (hv.length === 0 || bv.length === 0) break;
+      split.push({ part: p.name, base: mean(bv), head: mean(hv) });
+    }
+    if (split.length === mine.length) r.split = split;
+  }
+}
+
+/** A part's short name: `ttft_p95_queue_ms` → `queue`. */
+export const partName = (measure: string) => /_([a-z]+)_ms$/.exec(measure)?.[1] ?? measure;
+
+const signed = (x: number) => `${x >= 0 ? "+" : "−"}${Math.abs(x).toFixed(1)}`;
+
+/**
+ * A row's change in its parts: "TTFT p95 +34.0 ms: queue +29.1, prefill +4.0, client +0.9 (mostly
+ * queue)"; the rest where the parts' means do not sum to the row's figures. Null without a split
+ * or a change in ms.
+ */
+export function splitText(r: Pick<VerdictRow, "split" | "base" | "head">, label: string): string | null {
+  if (!r.split || r.base === null || r.head === null) return null;
+  const total = r.head - r.base;
+  const parts = r.split.map((p) => ({ name: partName(p.part), d: p.head - p.base }));
+  const rest = total - parts.reduce((a, p) => a + p.d, 0);
+  const along = parts.filter((p) => Math.sign(p.d) === Math.sign(total) && p.d !== 0);
+  const top = along.length > 0 ? along.reduce((a, p) => (Math.abs(p.d) > Math.abs(a.d) ? p : a)) : null;
+  const mostly = top !== null && Math.abs(top.d) >= 0.5 * Math.abs(total) ? ` (mostly ${top.name})` : "";
+  const restText = Math.abs(rest) >= 0.05 ? `, rest ${signed(rest)}` : "";
+  return `${label} ${signed(total)} ms: ${parts.map((p) => `${p.name} ${signed(p.d)}`).join(", ")}${restText}${mostly}`;
+}
+
+/** Where the parts come from, in words (said once above the lines). */
+export const SPLIT_SOURCE =
+  "ms, from the server's own prompt time per request: queue = before the server began the prompt, its queue and the transport; prefill = its prompt time; client = the client's lateness";
+
+/** The most rows a reader is given reasons for (the rest are in the JSON). */
+const MAX_WHY = 6;
+
+/**
+ * Why the measures with parts moved, one line per row that regressed or improved (the gated first),
+ * or one line saying nothing could split them when the server gave no parts. Empty when none moved.
+ */
+export function whyLines(rows: readonly VerdictRow[], nameOf: (r: VerdictRow) => string): string[] {
+  const moved = rows.filter(
+    (r) =>
+      PARTS.some((p) => p.part_of === r.measure) && (r.verdict === "regressed" || r.verdict === "improved"),
+  );
+  if (moved.length === 0) return [];
+  const split = moved.filter((r) => r.split).sort((a, b) => Number(b.gated) - Number(a.gated));
+  if (split.length === 0)
+    return [
+      "cannot split: the server's streams carried no prompt time of its own (llama.cpp's `timings` do), so queue, prefill and client cannot be told apart",
+    ];
+  const out = split.slice(0, MAX_WHY).map((r) => splitText(r, nameOf(r))!);
+  if (split.length > MAX_WHY) out.push(`and ${split.length - MAX_WHY} more rows split in the JSON`);
+  return out;
+}

@@ -1,0 +1,124 @@
+/**
+ * Why TTFT moved, against mocks of one injected cause each (llama.cpp's flavour: its stream
+ * carries the server's prompt time): fewer slots than users moves the queue part, a slower prefill
+ * and a disabled prefix cache move the prefill part (the latter with the uncached tokens), a client
+ * starved by its own work moves the client part. The verdict's rows carry each side's parts from
+ * the same runs; `compare` names the dominant one, and the parts' changes sum to the row's.
+ */
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { readResults } from "../../../src/core/results/files.ts";
+import type { MockOptions } from "../../../src/mock/index.ts";
+import type { LevelResult } from "../../../src/schema/v1.ts";
+import { ROOT, runCli } from "../../helpers/cli.ts";
+import { type MockProcess, startMock } from "../../helpers/mock-process.ts";
+
+const dir = mkdtempSync(join(tmpdir(), "tb-why-"));
+const mocks: MockProcess[] = [];
+afterAll(async () => {
+  for (const m of mocks) await m.close();
+});
+
+/** 20 ms to first token, 16 tokens at 5 ms: a call holds its slot about 95 ms. */
+const BASE: Partial<MockOptions> = { flavor: "llamacpp", ttftMs: 20, itlMs: 5, capacity: 4 };
+
+async function sweep(
+  name: string,
+  mock: Partial<MockOptions>,
+  extra: string[] = [],
+  nodeArgs: string[] = [],
+) {
+  const m = await startMock({ ...BASE, ...mock });
+  mocks.push(m);
+  const out = join(dir, `${name}.json`);
+  const r = await runCli(
+    [
+      ...`sweep --levels 4 --requests 96 --max-tokens 16 --prompt-tokens 256 --metrics-interval-ms 0 --calibrate-prompts false --out ${out} --base-url ${m.url}`.split(
+        " ",
+      ),
+      ...extra,
+    ],
+    { timeoutMs: 90_000, nodeArgs },
+  );
+  expect(r.code, r.stderr).toBe(0);
+  await m.close();
+  return { out, level: readResults(out).doc.levels[0]! };
+}
+
+async function compare(base: string, head: string) {
+  const r = await runCli(["compare", base, head], { timeoutMs: 60_000 });
+  expect([0, 1]).toContain(r.code);
+  return r.stdout;
+}
+
+/** The TTFT p95 line under "Why TTFT moved", and its figures. */
+function why(stdout: string) {
+  const line = stdout.split("\n").find((l) => l.startsWith("- TTFT p95 at c=4 "));
+  expect(line, stdout).toBeDefined();
+  const num = (s: string) => Number(s.replace("−", "-"));
+  const total = num(/^- TTFT p95 at c=4 ([+−][\d.]+) ms/.exec(line!)![1]!);
+  const parts = Object.fromEntries(
+    [...line!.matchAll(/(queue|prefill|client|rest) ([+−][\d.]+)/g)].map((m) => [m[1]!, num(m[2]!)]),
+  );
+  return { line: line!, total, parts };
+}
+
+const parts = (l: LevelResult) => l.ttft_split!.p95;
+
+describe("why TTFT moved", () => {
+  it("half the slots for as many users: the queue part, and the parts sum to the change", async () => {
+    const base = await sweep("slots-base", {});
+    const head = await sweep("slots-head", { capacity: 2 });
+    const w = why(await compare(base.out, head.out));
+    // two calls wait a whole call (about 95 ms) at c=4 on 2 slots
+    expect(w.total).toBeGreaterThan(50);
+    expect(w.line).toMatch(/\(mostly queue\)$/);
+    expect(w.parts.queue!).toBeGreaterThan(0.8 * w.total);
+    expect(Math.abs(w.parts.prefill!)).toBeLessThan(0.1 * w.total);
+    // one run each side: each side's parts sum to its percentile, so no rest beyond rounding
+    const sum = w.parts.queue! + w.parts.prefill! + w.parts.client! + (w.parts.rest ?? 0);
+    expect(Math.abs(sum - w.total)).toBeLessThanOrEqual(0.2);
+    expect(w.parts.rest ?? 0).toBe(0);
+    // each side's parts are its own percentile's
+    for (const l of [base.level, head.level]) {
+      const p = parts(l);
+      expect(p.queue_ms! + p.prefill_ms! + p.client_ms!).toBeCloseTo(l.ttft_ms.p95!, 6);
+    }
+  }, 120_000);
+
+  it("a slower prefill: the prefill part", async () => {
+    const base = await sweep("prefill-base", {});
+    const head = await sweep("prefill-head", { ttftMs: 60 });
+    const w = why(await compare(base.out, head.out));
+    expect(w.total).toBeGreaterThan(30);
+    expect(w.line).toMatch(/\(mostly prefill\)$/);
+    expect(w.parts.prefill!).toBeGreaterThan(0.8 * w.total);
+    // the server's own prompt time is what the mock spent: 20 ms, then 60
+    expect(parts(base.level).prefill_ms! / base.level.ttft_ms.p95!).toBeGreaterThan(0.5);
+    expect(parts(head.level).prefill_ms!).toBeGreaterThanOrEqual(60);
+  }, 120_000);
+
+  it("the prefix cache switched off: the prefill part, with the uncached tokens the server processed", async () => {
+    const cached = ["--shared-prefix-tokens", "192"];
+    const base = await sweep("cache-base", { prefillMsPer1k: 200 }, cached);
+    const head = await sweep("cache-head", { prefillMsPer1k: 200, prefixCacheTokens: 0 }, cached);
+    const w = why(await compare(base.out, head.out));
+    expect(w.line).toMatch(/\(mostly prefill\)$/);
+    // 192 of 256 prompt tokens from the cache, then none: about 38 ms more prefill at 200 ms per 1k
+    expect(w.parts.prefill!).toBeGreaterThan(25);
+    expect(parts(head.level).uncached_tokens! - parts(base.level).uncached_tokens!).toBeGreaterThan(150);
+  }, 120_000);
+
+  it("a client starved by its own work: the client part, where the server's parts stay", async () => {
+    const base = await sweep("client-base", {});
+    const busy = ["--import", join(ROOT, "test/helpers/busy-client.mjs")];
+    const head = await sweep("client-head", {}, [], busy);
+    const [b, h] = [parts(base.level), parts(head.level)];
+    const moved = head.level.ttft_ms.p95! - base.level.ttft_ms.p95!;
+    expect(moved).toBeGreaterThan(5);
+    expect(h.client_ms! - b.client_ms!).toBeGreaterThan(Math.abs(h.prefill_ms! - b.prefill_ms!));
+    expect(h.client_ms!).toBeGreaterThan(5 * Math.max(1, b.client_ms!));
+  }, 120_000);
+});

@@ -1,0 +1,52 @@
+// TTFT split into queue, prefill and client from the server's own prompt time per request: the
+// parts of a percentile are its band's mean shares scaled to it, no part is negative, and nothing
+// is split where the server said nothing. Pure.
+import { describe, expect, it } from "vitest";
+import { ttftSplit } from "../../../src/core/results/ttft-split.ts";
+import { rec } from "../../helpers/records.ts";
+
+/** A request sent at 0 whose first token came at `ttft`, the server saying it spent `prompt` on the prompt. */
+const req = (id: number, ttft: number, prompt: number | null, extra: Record<string, unknown> = {}) => ({
+  ...rec({ id, send_ms: 0, events: [ttft, ttft + 5] }),
+  ...(prompt === null ? {} : { server_timings: { prompt_ms: prompt, prompt_n: 200, ...extra } }),
+});
+
+describe("the TTFT split", () => {
+  // 100 requests: TTFT 20 + i ms, of which 20 the prompt and i waiting for a slot
+  const records = Array.from({ length: 100 }, (_, i) => req(i, 20 + i, 20));
+
+  it("reads each percentile's band (40–60 %, 90–100 %), scaled to the percentile, the client's lateness apart", () => {
+    const s = ttftSplit(records, { p50: 69.5, p95: 114 }, 1.5)!;
+    expect(s.requests).toBe(100);
+    // the p50 band is ranks 40..59: TTFT mean 69.5, prompt 20, wait 49.5 of which 1.5 the client's
+    expect(s.p50.n).toBe(20);
+    expect(s.p50.prefill_ms).toBeCloseTo(20, 9);
+    expect(s.p50.client_ms).toBeCloseTo(1.5, 9);
+    expect(s.p50.queue_ms).toBeCloseTo(48, 9);
+    // the p95 band is ranks 90..99 (mean 114.5), scaled to the p95 given
+    expect(s.p95.n).toBe(10);
+    const k = 114 / 114.5;
+    expect(s.p95.prefill_ms).toBeCloseTo(20 * k, 9);
+    expect(s.p95.queue_ms! + s.p95.prefill_ms! + s.p95.client_ms!).toBeCloseTo(114, 9);
+    expect(s.p95.uncached_tokens).toBe(200);
+  });
+
+  it("never makes a part negative: a prompt time over the measured TTFT is the whole TTFT, the client at most what was left", () => {
+    const s = ttftSplit([req(0, 30, 45), req(1, 30, 45)], { p50: 30, p95: 30 }, 4)!;
+    expect(s.p50).toMatchObject({ queue_ms: 0, prefill_ms: 30, client_ms: 0 });
+  });
+
+  it("is absent where no stream carried the server's prompt time; failures and warmups are not read", () => {
+    expect(ttftSplit([req(0, 30, null), req(1, 40, null)], { p50: 35, p95: 40 }, 1)).toBeUndefined();
+    const failed = {
+      ...req(0, 30, 10),
+      error: { code: "http_500", message: "x", phase: "headers" as const },
+    };
+    const warm = { ...req(1, 30, 10), warmup: true };
+    expect(ttftSplit([failed, warm], { p50: 30, p95: 30 }, 1)).toBeUndefined();
+    // a prompt time that is not a number is no prompt time
+    expect(
+      ttftSplit([{ ...req(0, 30, null), server_timings: { prompt_ms: "12" } }], { p50: 30, p95: 30 }, 0),
+    ).toBeUndefined();
+  });
+});
