@@ -21583,7 +21583,7 @@ function withSplits(rows, head, baseFor) {
     split.length === mine.length && (r.split = split);
   }
 }
-var partName = (measure) => /_([a-z]+)_ms$/.exec(measure)?.[1] ?? measure, signed = (x) => `${x >= 0 ? "+" : "\u2212"}${Math.abs(x).toFixed(1)}`;
+var partName = (measure) => /_([a-z]+)_ms$/.exec(measure)?.[1] ?? measure, signed = (x) => Math.abs(x) < 0.05 ? "\xB10.0" : `${x > 0 ? "+" : "\u2212"}${Math.abs(x).toFixed(1)}`;
 function splitText(r, label) {
   if (!r.split || r.base === null || r.head === null) return null;
   let total = r.head - r.base, parts = r.split.map((p) => ({ name: partName(p.part), d: p.head - p.base })), rest = total - parts.reduce((a, p) => a + p.d, 0), along = parts.filter((p) => Math.sign(p.d) === Math.sign(total) && p.d !== 0), top = along.length > 0 ? along.reduce((a, p) => Math.abs(p.d) > Math.abs(a.d) ? p : a) : null, mostly = top !== null && Math.abs(top.d) >= 0.5 * Math.abs(total) ? ` (mostly ${top.name})` : "", restText = Math.abs(rest) >= 0.05 ? `, rest ${signed(rest)}` : "";

@@ -1,5 +1,6 @@
 /** The engine's verdict as the run and pull request pages show it (the comment's words, shared/verdict-text.ts). */
 import type { CompareResponse } from "../shared/api-types.ts";
+import { partName, SPLIT_SOURCE, whyLines } from "../shared/row-splits.ts";
 import {
   consistencyLine,
   environmentLine,
@@ -8,8 +9,10 @@ import {
   methodText,
   othersLine,
   rowCells,
+  rowLabel,
   verdictWord,
 } from "../shared/verdict-text.ts";
+import type { VerdictRow } from "../shared/verdict-types.ts";
 import { attr, esc } from "./common.ts";
 
 /** The engine's summary as the run and PR pages show it: headline and evidence, then every row. */
@@ -30,5 +33,26 @@ export function verdictSection(cmp: CompareResponse | null): { summary: string; 
         `<tr data-verdict="${attr(row.verdict)}"${row.gated ? ' data-gated="true"' : ""}>${[...rowCells(row, withInterval), methodText(row)].map((c) => `<td>${esc(c)}</td>`).join("")}<td class="v v-${attr(row.verdict)}">${row.decided ? "<b>gate</b>: " : ""}${esc(verdictWord(row))}</td></tr>`,
     )
     .join("")}</tbody></table></div>`;
-  return { summary, table };
+  return { summary: summary + whySection(cmp.rows), table };
+}
+
+/** The most rows drawn as bars (the lines say the rest). */
+const MAX_BARS = 4;
+
+/**
+ * Why TTFT moved: the lines every surface says, then per moved row a stacked bar of its parts for
+ * the baseline and this run on one scale (widths in % of the larger total).
+ */
+function whySection(rows: readonly VerdictRow[]): string {
+  const lines = whyLines(rows, rowLabel);
+  if (lines.length === 0) return "";
+  const moved = rows.filter((r) => r.split && (r.verdict === "regressed" || r.verdict === "improved"));
+  const bars = moved.slice(0, MAX_BARS).map((r) => {
+    const total = (side: "base" | "head") => r.split!.reduce((a, p) => a + p[side], 0);
+    const scale = Math.max(total("base"), total("head"), 1e-9);
+    const bar = (side: "base" | "head") =>
+      `<div class="split-bar" data-side="${side}"><span class="split-side">${side === "base" ? "baseline" : "this run"}</span><span class="split-track">${r.split!.map((p) => `<span class="part part-${attr(partName(p.part))}" style="width:${((100 * p[side]) / scale).toFixed(2)}%" title="${attr(`${partName(p.part)} ${p[side].toFixed(1)} ms`)}"></span>`).join("")}</span><span class="split-total">${total(side).toFixed(1)} ms</span></div>`;
+    return `<figure class="split" data-measure="${attr(r.measure)}" data-benchmark="${attr(r.benchmark)}"><figcaption>${esc(rowLabel(r))}</figcaption>${bar("base")}${bar("head")}</figure>`;
+  });
+  return `<section class="why"><h2>Why TTFT moved</h2><p class="muted">${esc(SPLIT_SOURCE)}. <span class="part part-queue legend"></span> queue <span class="part part-prefill legend"></span> prefill <span class="part part-client legend"></span> client</p><ul>${lines.map((l) => `<li>${esc(l)}</li>`).join("")}</ul>${bars.join("")}</section>`;
 }

@@ -42,7 +42,8 @@ export function withSplits(
 /** A part's short name: `ttft_p95_queue_ms` → `queue`. */
 export const partName = (measure: string) => /_([a-z]+)_ms$/.exec(measure)?.[1] ?? measure;
 
-const signed = (x: number) => `${x >= 0 ? "+" : "−"}${Math.abs(x).toFixed(1)}`;
+/** "+4.0", "−1.2", and "±0.0" for what rounds to nothing (never "−0.0"). */
+const signed = (x: number) => (Math.abs(x) < 0.05 ? "±0.0" : `${x > 0 ? "+" : "−"}${Math.abs(x).toFixed(1)}`);
 
 /**
  * A row's change in its parts: "TTFT p95 +34.0 ms: queue +29.1, prefill +4.0, client +0.9 (mostly

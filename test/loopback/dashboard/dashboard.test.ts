@@ -276,6 +276,63 @@ describe.skipIf(process.env.TOKENBENCH_SKIP_BROWSER === "1")("dashboard in headl
     expect(errors, errors.join("\n")).toEqual([]);
   });
 
+  it("why TTFT moved: a run whose requests queued longer shows the lines and a bar of its parts per side", {
+    timeout: 150_000,
+  }, async () => {
+    const whyRepo = "acme/why";
+    const token = await service.apiToken(whyRepo);
+    /** Each level's TTFT `queued` ms longer, all of it in the queue part (30 % queue, 65 % prefill, 5 % client before). */
+    const split = (i: number, queued: number, branch = "main") => {
+      const d = doc(200 + i, 1, branch);
+      d.repository = whyRepo;
+      for (const l of d.levels) {
+        const parts = (t: number) => ({
+          n: 10,
+          queue_ms: 0.3 * t + queued,
+          prefill_ms: 0.65 * t,
+          client_ms: 0.05 * t,
+          uncached_tokens: 256,
+        });
+        const [p50, p95] = [l.ttft_ms.p50!, l.ttft_ms.p95!];
+        for (const k of ["mean", "min", "max", "p50", "p90", "p95", "p99"] as const)
+          l.ttft_ms[k] = l.ttft_ms[k]! + queued;
+        l.ttft_split = { source: "server_timings", requests: 100, p50: parts(p50), p95: parts(p95) };
+      }
+      return d;
+    };
+    const seeds = [0, 0.4, -0.3, 0.2, -0.1, 0.1].map((q, i) => split(i, q));
+    await uploadAll(service.url, token, [...seeds, split(6, 60, "feature")]);
+    const page = await open(`/r/${whyRepo}?branch=feature`);
+    await page.click("table.runs a.run >> nth=0");
+    await page.waitForURL(/\/runs\/[0-9a-f]{16}$/);
+    await page.waitForSelector("body[data-ready='true']");
+    const lines = await page.$$eval("section.why li", (lis) => lis.map((li) => li.textContent ?? ""));
+    expect(lines.length).toBeGreaterThan(0);
+    for (const l of lines)
+      expect(l).toMatch(
+        /^TTFT p(50|95) at c=\d+ \+60\.\d ms: queue \+(59\.9|60\.0), prefill ±0\.0, client ±0\.0.*\(mostly queue\)$/,
+      );
+    // per figure: the baseline's bar and this run's, on one scale; this run's queue part the wider
+    const bars = await page.$$eval("section.why figure.split", (figs) =>
+      figs.map((f) =>
+        [...f.querySelectorAll(".split-bar")].map((b) => ({
+          side: (b as HTMLElement).dataset.side,
+          queuePx: (b.querySelector(".part-queue") as HTMLElement).getBoundingClientRect().width,
+          prefillPx: (b.querySelector(".part-prefill") as HTMLElement).getBoundingClientRect().width,
+        })),
+      ),
+    );
+    expect(bars.length).toBeGreaterThan(0);
+    for (const [base, head] of bars) {
+      expect([base!.side, head!.side]).toEqual(["base", "head"]);
+      expect(head!.queuePx).toBeGreaterThan(base!.queuePx + 20);
+      expect(Math.abs(head!.prefillPx - base!.prefillPx)).toBeLessThanOrEqual(1);
+    }
+    await page.screenshot({ path: resolve(OUT, "dashboard-why.png"), fullPage: true });
+    await page.close();
+    expect(errors, errors.join("\n")).toEqual([]);
+  });
+
   it("the server's start: its benchmark's trends are the start's measures, and a slower start shows the row regressed", {
     timeout: 150_000,
   }, async () => {

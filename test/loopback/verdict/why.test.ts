@@ -57,10 +57,10 @@ async function compare(base: string, head: string) {
 function why(stdout: string) {
   const line = stdout.split("\n").find((l) => l.startsWith("- TTFT p95 at c=4 "));
   expect(line, stdout).toBeDefined();
-  const num = (s: string) => Number(s.replace("−", "-"));
+  const num = (s: string) => Number(s.replace("−", "-").replace("±", ""));
   const total = num(/^- TTFT p95 at c=4 ([+−][\d.]+) ms/.exec(line!)![1]!);
   const parts = Object.fromEntries(
-    [...line!.matchAll(/(queue|prefill|client|rest) ([+−][\d.]+)/g)].map((m) => [m[1]!, num(m[2]!)]),
+    [...line!.matchAll(/(queue|prefill|client|rest) ([+−±][\d.]+)/g)].map((m) => [m[1]!, num(m[2]!)]),
   );
   return { line: line!, total, parts };
 }

@@ -56,7 +56,7 @@ describe("the split of a row", () => {
       ],
     };
     expect(splitText(row, "TTFT p95 at c=16")).toBe(
-      "TTFT p95 at c=16 +10.0 ms: queue +4.0, prefill +3.0, client +0.0, rest +3.0",
+      "TTFT p95 at c=16 +10.0 ms: queue +4.0, prefill +3.0, client ±0.0, rest +3.0",
     );
   });
 
@@ -76,7 +76,7 @@ describe("the split of a row", () => {
     expect(row.verdict).toBe("regressed");
     expect(row.split![0]).toEqual({ part: "ttft_p95_queue_ms", base: 70, head: 130 });
     expect(whyLines(s.rows, rowLabel)[0]).toMatch(
-      /^TTFT p95 at c=16 \+60\.\d ms: queue \+60\.0, prefill \+0\.0, client \+0\.0.*\(mostly queue\)$/,
+      /^TTFT p95 at c=16 \+60\.\d ms: queue \+60\.0, prefill ±0\.0, client ±0\.0.*\(mostly queue\)$/,
     );
   });
 
