@@ -17,6 +17,8 @@ export default defineConfig({
           // server's own record and allow the lateness the client measured on itself, so a second
           // file beside them is load they are built to hold.
           maxWorkers: 2,
+          // projects of different maxWorkers run as groups, in turn: this one first, then workerd's
+          sequence: { groupOrder: 0 },
         },
       },
       {
@@ -29,6 +31,7 @@ export default defineConfig({
           hookTimeout: 300_000,
           pool: "forks",
           fileParallelism: false,
+          sequence: { groupOrder: 2 },
         },
       },
       {
@@ -47,6 +50,7 @@ export default defineConfig({
         test: {
           name: "worker",
           include: ["test/worker/**/*.test.ts"],
+          sequence: { groupOrder: 1 },
           setupFiles: ["test/worker/setup.ts"],
           testTimeout: 30_000,
         },
