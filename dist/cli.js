@@ -21409,7 +21409,7 @@ function maxOrNull(xs) {
 
 // src/shared/frontier-rows.ts
 init_frontier();
-var GRID = 9, MIN_SPAN = 1.05, FRONTIER = "frontier", isFrontierRow = (benchmark) => benchmark.startsWith(FRONTIER), ungated = (benchmark) => / point /.test(benchmark) && isFrontierRow(benchmark) || isTargetBenchmark(benchmark), speed = (x) => x >= 100 ? x.toFixed(0) : x.toPrecision(2);
+var GRID = 9, MIN_SPAN = 1.05, FRONTIER = "frontier", isFrontierRow = (benchmark) => benchmark.startsWith(FRONTIER), ungated = (benchmark) => / point /.test(benchmark) && isFrontierRow(benchmark) || isTargetBenchmark(benchmark), replacedByFrontier = (benchmark, measure) => benchmark === ALL_LEVELS && measure === "output_tok_s", speed = (x) => x >= 100 ? x.toFixed(0) : x.toPrecision(2);
 function curveOf(run) {
   let tpot2 = MEASURE_BY_NAME.get("tpot_p50_ms"), out = MEASURE_BY_NAME.get("output_tok_s"), byLevel = /* @__PURE__ */ new Map();
   for (let p of run.points) {
@@ -21953,7 +21953,7 @@ function judgeRuns(base, head, opts = {}) {
         !def || def.part_of || seen.has(key) || !headLevels.has(p.benchmark) || (seen.add(key), out.push({ key, benchmark: p.benchmark, level: p.level, def }));
       }
     return out;
-  }, gatedKeys = keysOf([...runsOf(head), ...runsOf(baseEv)], runsOf(head)).filter((k) => isGated(gate, k.def.name, k.level) && !ungated(k.benchmark)), kept = baseEv.kind === "history" ? keptHistory(baseEv.runs, gatedKeys, excluded) : runsOf(baseEv), levelled = withAllLevels(runsOf(head), kept), { head: headRuns, base: baseRuns } = withFrontier(levelled.head, levelled.base), ab = abIn ? { kind: "ab", pairs: abIn.pairs.map((_, i) => ({ base: baseRuns[i], head: headRuns[i] })) } : null, keys = keysOf([...headRuns, ...baseRuns], headRuns), headIdx = indexRuns(headRuns), history = baseEv.kind === "history", evidenceKind = ab ? "ab" : history && baseRuns.length >= o.minHistory ? "history" : history && baseRuns.length > 0 ? "short-history" : baseRuns.length === 0 ? "none" : head.kind === "repeats" || baseEv.kind === "repeats" ? "within-job" : "within-run", pooled = /* @__PURE__ */ new Map();
+  }, gatedKeys = keysOf([...runsOf(head), ...runsOf(baseEv)], runsOf(head)).filter((k) => isGated(gate, k.def.name, k.level) && !ungated(k.benchmark)), kept = baseEv.kind === "history" ? keptHistory(baseEv.runs, gatedKeys, excluded) : runsOf(baseEv), levelled = withAllLevels(runsOf(head), kept), { head: headRuns, base: baseRuns, span } = withFrontier(levelled.head, levelled.base), ab = abIn ? { kind: "ab", pairs: abIn.pairs.map((_, i) => ({ base: baseRuns[i], head: headRuns[i] })) } : null, keys = keysOf([...headRuns, ...baseRuns], headRuns), headIdx = indexRuns(headRuns), history = baseEv.kind === "history", evidenceKind = ab ? "ab" : history && baseRuns.length >= o.minHistory ? "history" : history && baseRuns.length > 0 ? "short-history" : baseRuns.length === 0 ? "none" : head.kind === "repeats" || baseEv.kind === "repeats" ? "within-job" : "within-run", pooled = /* @__PURE__ */ new Map();
   for (let k of ab ? keys : []) {
     if (isShare(k.def) || k.level === null || invalidOn(headRuns, k.benchmark, k.def) || invalidOn(baseRuns, k.benchmark, k.def))
       continue;
@@ -21968,7 +21968,7 @@ function judgeRuns(base, head, opts = {}) {
     let at = k.level === null ? [...headRuns[0]?.facts.keys() ?? []].find((b) => invalidOn(headRuns, b, def) !== null) : invalidOn(headRuns, k.benchmark, def) !== null ? k.benchmark : void 0;
     return at !== void 0 ? (row.reason = `head ${invalidOn(headRuns, at, def)}${at !== k.benchmark ? ` (${at})` : ""}`, row.verdict = "not_judged", done("not_judged", { why: `head ${invalidLabel(headRuns, at, def)}`, where: at })) : broke2 ? regress("the head has no value for it") : (row.reason = "no value in the head: the head has no value for it", row.verdict = "not_judged", done("not_judged", { why: "no value in the head", where: k.benchmark }));
   }, evaluate = (k) => {
-    let { def } = k, { rule, gating } = ruleFor(rules, def.name), gated = isGated(gate, def.name, k.level) && rule.kind !== "off" && !ungated(k.benchmark), hv = headIdx.map((m) => m.get(k.key)).filter((v) => v !== void 0), bRuns = baseRuns.filter((r) => !(history && invalidOn([r], k.benchmark, def))), bv = bRuns.map((r) => runValue(r, k.key)).filter((v) => v !== void 0), row = {
+    let { def } = k, { rule, gating } = ruleFor(rules, def.name), gated = isGated(gate, def.name, k.level) && rule.kind !== "off" && !ungated(k.benchmark) && !(span !== null && replacedByFrontier(k.benchmark, def.name)), hv = headIdx.map((m) => m.get(k.key)).filter((v) => v !== void 0), bRuns = baseRuns.filter((r) => !(history && invalidOn([r], k.benchmark, def))), bv = bRuns.map((r) => runValue(r, k.key)).filter((v) => v !== void 0), row = {
       benchmark: k.benchmark,
       level: k.level,
       measure: def.name,

@@ -25,7 +25,7 @@ import { consistencyDiff } from "./consistency.ts";
 import { environmentChanges } from "./environment-diff.ts";
 import { type Evidence, NO_EVIDENCE, type RunFigures, runsOf } from "./evidence.ts";
 import { minOf } from "./extremes.ts";
-import { ungated, withFrontier } from "./frontier-rows.ts";
+import { replacedByFrontier, ungated, withFrontier } from "./frontier-rows.ts";
 import { decideGate, type GateOutcome, type GateRow } from "./gate.ts";
 import { isShare, MEASURE_BY_NAME } from "./measures.ts";
 import { medianOf } from "./repeats.ts";
@@ -90,7 +90,7 @@ export function judgeRuns(base: Evidence, head: Evidence, opts: VerdictOptions =
   // Each ratio measure over all levels, beside each level (all-levels.ts).
   const levelled = withAllLevels(runsOf(head), kept);
   // The frontier's rows: the curve read at the speeds per user both sides cover (frontier-rows.ts).
-  const { head: headRuns, base: baseRuns } = withFrontier(levelled.head, levelled.base);
+  const { head: headRuns, base: baseRuns, span } = withFrontier(levelled.head, levelled.base);
   const ab = abIn
     ? { kind: "ab" as const, pairs: abIn.pairs.map((_, i) => ({ base: baseRuns[i]!, head: headRuns[i]! })) }
     : null;
@@ -170,7 +170,11 @@ export function judgeRuns(base: Evidence, head: Evidence, opts: VerdictOptions =
     const { def } = k;
     const { rule, gating } = ruleFor(rules, def.name);
     // A frontier point chosen after looking, or read at a target speed, is not gated (frontier-rows.ts).
-    const gated = isGated(gate, def.name, k.level) && rule.kind !== "off" && !ungated(k.benchmark);
+    const gated =
+      isGated(gate, def.name, k.level) &&
+      rule.kind !== "off" &&
+      !ungated(k.benchmark) &&
+      !(span !== null && replacedByFrontier(k.benchmark, def.name));
     const hv = headIdx.map((m) => m.get(k.key)).filter((v): v is number => v !== undefined);
     const bRuns = baseRuns.filter((r) => !(history && invalidOn([r], k.benchmark, def)));
     const bv = bRuns.map((r) => runValue(r, k.key)).filter((v): v is number => v !== undefined);
