@@ -15,9 +15,11 @@ import { freePort, type LocalService, startService } from "../../../scripts/loca
 import { node24, runAction as runActionBundle } from "../../../scripts/run-action.ts";
 import { stickyMarker } from "../../../src/action/comment.ts";
 import { compareDocuments } from "../../../src/core/documents/compare.ts";
+import { readResults } from "../../../src/core/results/files.ts";
 import { type MockServer, start } from "../../../src/mock/index.ts";
 import { parseResultDocument } from "../../../src/schema/v1.ts";
 import { startGitHubApi } from "../../helpers/github-api.ts";
+import { toleranceFor } from "../../helpers/shard-tolerance.ts";
 import { zip } from "../../helpers/zip.ts";
 
 const ROOT = resolve(import.meta.dirname, "../../..");
@@ -458,8 +460,16 @@ describe(`the Action (dist/index.js under node ${NODE24 ? "24 from npm" : proces
     const merged = await runAction(
       {
         "merge-results": "shard-1/results.json,shard-2/results.json",
-        // two shard processes on one loaded 2-core machine: their first sends can be 50+ ms apart
-        "clock-tolerance-ms": "500",
+        // two shard processes on one loaded 2-core machine: their first sends can be 50+ ms apart,
+        // and as far apart as their own records say they started late or stalled
+        "clock-tolerance-ms": String(
+          Math.max(
+            500,
+            Number(
+              toleranceFor(...[s1!, s2!].map((s) => ({ doc: readResults(s.outputs["results-path"]!).doc }))),
+            ),
+          ),
+        ),
         "results-url": service.url,
         "api-token": apiToken,
         testbed: "ci-mock",
