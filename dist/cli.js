@@ -21589,13 +21589,12 @@ function splitText(r, label) {
   let total = r.head - r.base, parts = r.split.map((p) => ({ name: partName(p.part), d: p.head - p.base })), rest = total - parts.reduce((a, p) => a + p.d, 0), along = parts.filter((p) => Math.sign(p.d) === Math.sign(total) && p.d !== 0), top = along.length > 0 ? along.reduce((a, p) => Math.abs(p.d) > Math.abs(a.d) ? p : a) : null, mostly = top !== null && Math.abs(top.d) >= 0.5 * Math.abs(total) ? ` (mostly ${top.name})` : "", restText = Math.abs(rest) >= 0.05 ? `, rest ${signed(rest)}` : "";
   return `${label} ${signed(total)} ms: ${parts.map((p) => `${p.name} ${signed(p.d)}`).join(", ")}${restText}${mostly}`;
 }
-var SPLIT_SOURCE = "ms, from the server's own prompt time per request: queue = before the server began the prompt, its queue and the transport; prefill = its prompt time; client = the client's lateness", MAX_WHY = 6;
+var SPLIT_SOURCE = "ms, from the server's own prompt time per request: queue = before the server began the prompt, its queue and the transport; prefill = its prompt time; client = the client's lateness", movedWithParts = (rows) => rows.filter(
+  (r) => PARTS.some((p) => p.part_of === r.measure) && (r.verdict === "regressed" || r.verdict === "improved")
+), splitRows = (rows) => movedWithParts(rows).filter((r) => r.split).sort((a, b) => Number(b.gated) - Number(a.gated)), MAX_WHY = 6;
 function whyLines(rows, nameOf) {
-  let moved = rows.filter(
-    (r) => PARTS.some((p) => p.part_of === r.measure) && (r.verdict === "regressed" || r.verdict === "improved")
-  );
-  if (moved.length === 0) return [];
-  let split = moved.filter((r) => r.split).sort((a, b) => Number(b.gated) - Number(a.gated));
+  if (movedWithParts(rows).length === 0) return [];
+  let split = splitRows(rows);
   if (split.length === 0)
     return [
       "cannot split: the server's streams carried no prompt time of its own (llama.cpp's `timings` do), so queue, prefill and client cannot be told apart"
@@ -40506,433 +40505,6 @@ function gpuTelemetryText(t) {
 
 // src/core/results/report.ts
 init_workload();
-var fmt = (v, digits) => v == null || !Number.isFinite(v) ? "-" : v.toFixed(digits), steadyCell = (l) => l.steady_state === void 0 ? "-" : l.steady_state.steady ? `${l.steady_state.window_s.toFixed(1)} s` : "no", gpuCell = (l, v, d) => l.gpu ? v == null ? "?" : fmt(v, d) : "-";
-function timingNoteMs(notice) {
-  let m = /^timing noise: the client read about ([\d.]+) ms late/.exec(notice);
-  return m ? Number(m[1]) : null;
-}
-var pct0 = (v) => v == null ? "-" : `${v.toFixed(0)}%`;
-function markdownColumns(levels, hasSlo) {
-  let open2 = levels.some((l) => l.mode === "open");
-  return [
-    { title: "level", cell: (l) => String(l.level) },
-    ...open2 ? [
-      { title: "offered req/s", cell: (l) => fmt(l.open_loop?.target_rate_rps, 2) },
-      { title: "achieved req/s", cell: (l) => fmt(l.open_loop?.achieved_rate_rps, 2) }
-    ] : [],
-    { title: "req", cell: (l) => String(l.requests) },
-    { title: "err", cell: (l) => String(l.errors) },
-    { title: "out tok/s", cell: (l) => fmt(l.output_tok_s, 0) },
-    { title: "TTFT p50 (ms)", cell: (l) => fmt(l.ttft_ms.p50, 1) },
-    { title: "TTFT p95 (ms)", cell: (l) => fmt(l.ttft_ms.p95, 1) },
-    { title: "ITL p50 (ms)", cell: (l) => fmt(l.itl_ms.p50, 2) },
-    { title: "ITL p95 (ms)", cell: (l) => fmt(l.itl_ms.p95, 2) },
-    { title: "TPOT p50 (ms)", cell: (l) => fmt(l.tpot_ms.p50, 2) },
-    ...hasSlo ? [
-      { title: "SLO pass", cell: (l) => pct0(l.slo_pass_pct) },
-      { title: "goodput req/s", cell: (l) => fmt(l.goodput_req_s, 2) }
-    ] : [],
-    { title: "cached", cell: (l) => pct0(l.cached_tokens_pct) },
-    { title: "steady", cell: steadyCell },
-    // GPU energy where telemetry was taken ("?" where the level's energy is unknown: see its reason)
-    ...levels.some((l) => l.gpu) ? [
-      { title: "GPU W", cell: (l) => gpuCell(l, l.gpu?.mean_power_w, 0) },
-      { title: "tok/J", cell: (l) => gpuCell(l, l.gpu?.output_tok_per_j, 3) }
-    ] : [],
-    ...levels.some((l) => l.gpu?.usd_per_m_output_tok != null) ? [{ title: "$/M out tok", cell: (l) => gpuCell(l, l.gpu?.usd_per_m_output_tok, 3) }] : []
-  ];
-}
-function markdownTable(levels, slo = !0) {
-  let cols = markdownColumns(levels, slo), head = `| ${cols.map((c) => c.title).join(" | ")} |`, sep = `|${cols.map(() => "---:").join("|")}|`, rows = levels.map((l) => `| ${cols.map((c) => c.cell(l)).join(" | ")} |`);
-  return [head, sep, ...rows].join(`
-`);
-}
-function reportHeader(doc) {
-  let c = doc.config, workload = doc.kind === "profile" ? "single-stream serving profile" : c ? [
-    c.search?.tier ? `search for the agent capacity @ ${c.search.tier.name}` : c.search ? "search for the saturation rate" : `${c.mode} loop at ${c.mode === "closed" ? "concurrency" : "req/s"} ${c.levels.join(", ")}`,
-    c.dataset ? `dataset ${c.dataset.name}` : c.agent_sessions ? `agent sessions ${c.agent_sessions.name} (${c.agent_sessions.sessions} sessions, ${c.agent_sessions.calls} calls)` : c.trace ? `trace ${c.trace.name}` : `${c.prompt_tokens} prompt tokens`,
-    `${c.max_tokens} max tokens${c.ignore_eos ? " (ignore_eos)" : ""}`,
-    c.requests_per_level !== null ? `${c.requests_per_level} requests per level` : `${c.duration_s} s per level`,
-    ...doc.repeats && doc.repeats.length > 1 ? [`${doc.repeats.length} repeats (each figure their median)`] : []
-  ].join("; ") : "", timing = doc.levels.flatMap(
-    (l) => l.notices.map(timingNoteMs).filter((ms2) => ms2 !== null).map((ms2) => ({ level: l.level, ms: ms2 }))
-  ), notices = [
-    ...timing.length > 0 ? [
-      `timing noise at level${timing.length > 1 ? "s" : ""} ${timing.map((t) => t.level).join(", ")}: the machine woke the client up to ${maxOf(timing.map((t) => t.ms)).toFixed(1)} ms late (p99 estimate), not client load; TTFT and ITL carry up to that much of it`
-    ] : [],
-    ...new Set(
-      doc.levels.flatMap(
-        (l) => l.notices.filter((n) => timingNoteMs(n) === null).map((n) => n.startsWith("level ") ? n : `level ${l.level}: ${n}`)
-      )
-    )
-  ], shown2 = notices.slice(0, 5), gpuLine = doc.gpu_telemetry ? ` GPU telemetry: ${gpuTelemetryText(doc.gpu_telemetry)}.` : "";
-  return [
-    `# tokenbench ${doc.kind}: ${doc.target.model}`,
-    "",
-    `${doc.target.base_url} (${doc.target.api} API); ${workload}. Measured ${doc.created_at} by tokenbench ${doc.tool.version}.${gpuLine}`,
-    ...shown2.length > 0 ? [
-      "",
-      `Notices (${notices.length}${notices.length > shown2.length ? "; the JSON has all of them" : ""}):`,
-      "",
-      ...shown2.map((n) => `- ${n}`)
-    ] : []
-  ].join(`
-`);
-}
-function markdownReport(doc) {
-  if (doc.kind === "profile") return [reportHeader(doc), profileTable(doc)].join(`
-
-`);
-  let parts = [reportHeader(doc), markdownTable(doc.levels, sloGiven(doc.config))], unsteady = doc.levels.filter((l) => l.steady_state && !l.steady_state.steady);
-  unsteady.length > 0 && parts.push(
-    `**No steady state** at ${unsteady.length === doc.levels.length ? "any level" : `level${unsteady.length > 1 ? "s" : ""} ${unsteady.map((l) => l.level).join(", ")}`}: their figures are the whole level's, ramp and drain included (${unsteady[0].steady_state.reason}). Steady levels report their window (the steady column).`
-  );
-  let s = doc.saturation;
-  s?.agents ? parts.push(
-    `**Agent capacity:** ${agentCapacityHeadline(s.agents, s.probes, doc.levels)}.
-
-How it was found: ${s.method}.`
-  ) : s && parts.push(
-    `**Saturation:** ${saturationHeadline(s)}.
-
-How it was found: ${s.method}; a probe passes when at least ${s.target_pass_pct}% of its requests meet every SLO.`
-  );
-  let turned = doc.levels.filter((l) => l.turns && l.turns.length > 0);
-  if (turned.length > 0) {
-    let sessions = doc.config?.sessions, rows = turned.flatMap(
-      (l) => l.turns.map(
-        (t) => `| ${l.level} | ${t.turn} | ${t.ok} | ${fmt(t.ttft_ms.p50, 1)} | ${fmt(t.ttft_ms.p95, 1)} | ${fmt(t.prompt_tokens.p50, 0)} | ${t.cached_tokens_pct === null ? "-" : `${t.cached_tokens_pct.toFixed(0)}%`} |`
-      )
-    );
-    parts.push(
-      [
-        `**Conversations** (${sessions?.turns ?? "?"} turns, ${sessions?.think_time_ms ?? 0} ms think time): TTFT per turn`,
-        "",
-        "| level | turn | ok | TTFT p50 (ms) | TTFT p95 (ms) | prompt tokens p50 | cached |",
-        "|---:|---:|---:|---:|---:|---:|---:|",
-        ...rows
-      ].join(`
-`)
-    );
-  }
-  let split = doc.levels.filter((l) => l.ttft_split);
-  split.length > 0 && parts.push(
-    [
-      "**TTFT split** (ms; from the server's own prompt time per request: queue = before the server began the prompt, its queue and the transport; prefill = its prompt time; client = the client's median lateness)",
-      "",
-      "| level | TTFT p50 | queue | prefill | client | TTFT p95 | queue | prefill | client | uncached prompt tokens (p95 band) |",
-      "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
-      ...split.map((l) => {
-        let x = l.ttft_split, q = (p) => `${fmt(p.queue_ms, 1)} | ${fmt(p.prefill_ms, 1)} | ${fmt(p.client_ms, 1)}`;
-        return `| ${l.level} | ${fmt(l.ttft_ms.p50, 1)} | ${q(x.p50)} | ${fmt(l.ttft_ms.p95, 1)} | ${q(x.p95)} | ${fmt(x.p95.uncached_tokens, 0)} |`;
-      })
-    ].join(`
-`)
-  );
-  let jobbed = doc.levels.filter((l) => l.jobs), perGpu = jobbed.some((l) => l.jobs.jobs_per_hour_per_gpu != null);
-  jobbed.length > 0 && parts.push(
-    [
-      "**Jobs** (a conversation is one job, as an agent's session: first send to last answer, waits included)",
-      "",
-      `| level | jobs | cut short | job p50 (s) | job p95 (s) | jobs/h per user |${perGpu ? " jobs/h per GPU |" : ""} calls per job | output tokens per job | waiting | cached |`,
-      `|---:|---:|---:|---:|---:|---:|${perGpu ? "---:|" : ""}---:|---:|---:|---:|`,
-      ...jobbed.map((l) => {
-        let j = l.jobs, gpu = perGpu ? ` ${fmt(j.jobs_per_hour_per_gpu ?? null, 1)} |` : "";
-        return `| ${l.level} | ${j.complete} | ${j.incomplete} | ${fmt(j.e2e_s.p50, 2)} | ${fmt(j.e2e_s.p95, 2)} | ${fmt(j.jobs_per_hour_per_user, 1)} |${gpu} ${fmt(j.calls_per_job, 1)} | ${fmt(j.output_tokens_per_job, 0)} | ${j.wait_share === null ? "-" : `${(100 * j.wait_share).toFixed(0)}%`} | ${pct0(j.cached_tokens_pct)} |`;
-      })
-    ].join(`
-`)
-  );
-  let shaped = doc.levels.filter((l) => l.ttfat_ms || l.tt_first_tool_call_ms);
-  shaped.length > 0 && parts.push(
-    [
-      "**Reasoning and tool calls:** TTFT is the first token of any kind; TTFAT the first answer token after any reasoning",
-      "",
-      "| level | TTFT p50 (ms) | TTFAT p50 (ms) | TTFAT p95 (ms) | TTFAT p99 (ms) | reasoning p50 (ms) | reasoning tokens p50 | answer tokens p50 | first tool call p50 (ms) | tool calls |",
-      "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
-      ...shaped.map(
-        (l) => `| ${l.level} | ${fmt(l.ttft_ms.p50, 1)} | ${fmt(l.ttfat_ms?.p50, 1)} | ${fmt(l.ttfat_ms?.p95, 1)} | ${fmt(l.ttfat_ms?.p99, 1)} | ${fmt(l.reasoning_ms?.p50, 1)} | ${fmt(l.reasoning_tokens?.p50, 0)} | ${fmt(l.answer_tokens?.p50, 0)} | ${fmt(l.tt_first_tool_call_ms?.p50, 1)} | ${l.tool_calls_total ?? "-"} |`
-      )
-    ].join(`
-`)
-  ), doc.frontier && parts.push(frontierText(doc.frontier));
-  let spread = doc.levels.filter((l) => l.endpoints);
-  spread.length > 0 && parts.push(endpointsTable(spread)), doc.startup && parts.push(`**Server start:** ${startupText(doc.startup)}.`);
-  let trace = doc.config?.trace, ol = doc.levels[0]?.open_loop;
-  return trace && ol && parts.push(
-    `**Trace replay:** ${trace.name} at ${trace.speed}x, ${doc.levels[0].requests} requests; replay lag (actual \u2212 scheduled send) p50 ${fmt(ol.schedule_lag_ms.p50, 2)} ms, p99 ${fmt(ol.schedule_lag_ms.p99, 2)} ms, max ${fmt(ol.schedule_lag_ms.max, 2)} ms.`
-  ), parts.join(`
-
-`);
-}
-function frontierText(f) {
-  let perGpu = f.gpus !== null, front = f.points.filter((p) => p.pareto), rows = f.points.map(
-    (p) => `| ${p.level} | ${fmt(p.tok_s_per_user, 1)} | ${fmt(p.output_tok_s, 1)} |${perGpu ? ` ${fmt(p.output_tok_s_per_gpu, 1)} |` : ""} ${fmt(p.ttft_p90_ms, 1)} | ${p.pareto ? "yes" : ""} |`
-  ), targets = f.targets.map(
-    (t) => t.reached ? `- at ${fmt(t.tok_s_per_user, 1)} tok/s per user (between levels ${t.between.join(" and ")}): ${fmt(t.output_tok_s, 1)} output tok/s${perGpu ? ` (${fmt(t.output_tok_s_per_gpu, 1)} per GPU)` : ""}${t.usd_per_m_output_tok !== null ? `, $${fmt(t.usd_per_m_output_tok, 3)} per million output tokens` : ""}${t.j_per_output_tok !== null ? `, ${fmt(t.j_per_output_tok, 3)} J per output token (${fmt(t.output_tok_per_kwh, 0)} tokens per kWh)` : ""}` : `- at ${fmt(t.tok_s_per_user, 1)} tok/s per user: not reached (the frontier spans ${fmt(front[0]?.tok_s_per_user ?? null, 1)} to ${fmt(front.at(-1)?.tok_s_per_user ?? null, 1)}; never extrapolated)`
-  );
-  return [
-    "**Frontier** (output tok/s against tok/s per user = 1000 / TPOT p50; Pareto: no other level is faster in both)",
-    "",
-    `| level | tok/s per user | output tok/s |${perGpu ? " per GPU |" : ""} TTFT p90 (ms) | Pareto |`,
-    `|---:|---:|---:|${perGpu ? "---:|" : ""}---:|:---:|`,
-    ...rows,
-    ...targets.length > 0 ? ["", ...targets] : []
-  ].join(`
-`);
-}
-function endpointsTable(levels) {
-  return [
-    `**Servers** (${levels[0].endpoints.strategy}; imbalance: the busiest server's output tokens over an even share, minus 1)`,
-    "",
-    "| level | server | requests | share | errors | output tok/s | TTFT p50 (ms) | TTFT p95 (ms) | E2E p50 (ms) | running (mean) | imbalance |",
-    "|---:|:---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
-    ...levels.flatMap(
-      (l) => l.endpoints.by_endpoint.map(
-        (e, i) => `| ${l.level} | ${e.base_url} | ${e.requests} | ${e.requests_pct.toFixed(0)}% | ${e.errors} | ${fmt(e.output_tok_s, 1)} | ${fmt(e.ttft_p50_ms, 1)} | ${fmt(e.ttft_p95_ms, 1)} | ${fmt(e.e2e_p50_ms, 1)} | ${fmt(e.metrics?.running_mean ?? null, 1)} | ${i === 0 ? fmt(l.endpoints.imbalance, 2) : ""} |`
-      )
-    )
-  ].join(`
-`);
-}
-function startupText(s) {
-  let one2 = (x) => {
-    let parts = [
-      x.answered_s != null ? `first answer ${x.answered_s.toFixed(2)} s` : null,
-      x.first_token_s != null ? `first token ${x.first_token_s.toFixed(2)} s` : null,
-      ...(x.phases ?? []).map((p) => `${p.phase} ${p.at_s.toFixed(2)} s`)
-    ].filter((p) => p !== null);
-    return `ready in ${x.ready_s.toFixed(2)} s${parts.length > 0 ? ` (${parts.join(", ")})` : ""}`;
-  };
-  return `${one2(s)} from the command's start${s.warm ? `; warm restart: ${one2(s.warm)}` : ""}`;
-}
-function agentCapacityHeadline(a, probes, levels = []) {
-  let t = a.tier, tier = `@ ${t.name} (TTFT p95 \u2264 ${t.ttft_p95_ms} ms, \u2265 ${t.tok_s_per_user} tok/s per user)`, [lo, hi] = a.bracket_sessions;
-  if (lo === null) return `no probed session count met the tier ${tier}: lower the starting --levels`;
-  let per = [
-    a.per_gpu !== null ? `${a.per_gpu.toPrecision(3)} per GPU` : null,
-    a.per_kw !== null ? `${a.per_kw.toPrecision(3)} per kW` : null
-  ].filter((x) => x !== null), fail = hi === null ? `no probe failed in ${probes}: raise --search-max-probes or the starting --levels` : `${hi} failed${clientBoundAt(levels, hi) ? " while the client was the bottleneck (the capacity may be higher: more --workers, or a quieter runner)" : ""}`;
-  return `${a.max_sessions} concurrent sessions ${tier}; ${fail}${per.length > 0 ? `; ${per.join(", ")}` : ""}`;
-}
-function clientBoundAt(levels, level) {
-  return levels.find((x) => x.level === level)?.validity?.reasons.some((r) => r.code === "client_bound") ?? !1;
-}
-function saturationHeadline(s) {
-  let f = (x) => x === null ? "?" : x.toPrecision(3), [lo, hi] = s.bracket_rps;
-  if (lo === null)
-    return `no probed rate kept ${s.target_pass_pct}% of requests within the SLOs (lowest probe failed): lower the starting --levels`;
-  if (hi === null)
-    return `sustains at least ${f(lo)} req/s under SLO (no probe failed in ${s.probes}: raise --search-max-probes or the starting rate)`;
-  let widePct = 100 * (hi - lo) / hi, ranOut = s.max_probes !== void 0 ? s.probes >= s.max_probes : !0, of = s.max_probes !== void 0 ? ` of ${s.max_probes}` : "", why = widePct <= 3 ? "" : ranOut ? `; the bracket is ${widePct.toFixed(0)} % wide: the probes ran out before 3 %, raise --search-max-probes` : `; the bracket is ${widePct.toFixed(0)} % wide below: the highest passing probe delivered ${f(lo)} req/s of the rate it was offered`;
-  return `sustains ${f(s.max_rate_rps)} req/s under SLO (bracket ${f(lo)}\u2013${f(hi)}; ${f(s.pass_pct_at_max)}% of requests within SLO there, goodput ${f(s.goodput_at_max_rps)} req/s; ${s.probes}${of} probes${why})`;
-}
-function profileTable(doc) {
-  return [
-    "| benchmark | measure | value |",
-    "|---|---|---:|",
-    ...profilePoints(doc).map((p) => `| ${p.benchmark} | ${measureName(p.measure)} | ${fmt(p.value, 2)} |`)
-  ].join(`
-`);
-}
-
-// src/core/results/notices.ts
-var PART_SEPARATOR = " \xB7 ", levelNotice = (level, parts) => `level ${level}: ${parts.join(PART_SEPARATOR)}`;
-function clientNotice(c) {
-  let bound = c.lateness_bound_ms ?? null, late = bound !== null && bound > 0 ? `up to ${bound.toFixed(1)} ms late` : "late by an amount the level was too short to tell";
-  if (c.bottleneck_warning)
-    return `the client may be the bottleneck: busy with its own work, it read the stream ${late}, so TTFT and ITL may be that much high (more --workers; the figures are under levels[].client)`;
-  if (c.timing_note) {
-    let ms2 = timingNoteMs(c.timing_note);
-    return ms2 === null ? c.timing_note : `timing noise: the client read about ${ms2.toFixed(1)} ms late (p99) because the machine woke it late, not from its own work (--workers would not help); TTFT and ITL carry up to that much`;
-  }
-  return null;
-}
-function noticeWriter(write, silent = !1) {
-  let seen = /* @__PURE__ */ new Set(), timingMs = null, shown2 = (part) => {
-    let ms2 = timingNoteMs(part);
-    if (ms2 === null) return part;
-    if (timingMs === null)
-      return timingMs = ms2, `${part} (said once; each level's reading is in the JSON)`;
-    if (Math.abs(ms2 - timingMs) <= timingMs / 2) return null;
-    let was = timingMs;
-    return timingMs = ms2, `timing noise now about ${ms2.toFixed(1)} ms (was ${was.toFixed(1)} ms)`;
-  };
-  return (m) => {
-    if (silent || seen.has(m)) return;
-    seen.add(m);
-    let lv = /^level (\S+): /.exec(m);
-    if (lv === null) return write(m);
-    let parts = m.slice(lv[0].length).split(PART_SEPARATOR).map(shown2).filter((p) => p !== null);
-    parts.length > 0 && write(`level ${lv[1]}: ${parts.join("; ")}`);
-  };
-}
-function shortOutputText(measured, short, ok, cfg) {
-  let empty = measured.filter((r) => r.short_output === !0 && r.usage?.completion_tokens === 0), parts = [];
-  if (short > empty.length && parts.push(
-    `${short - empty.length} of ${ok} answers stopped short of the ${cfg.max_tokens} tokens asked with ignore_eos (the server ignored it; check that it honours ignore_eos: vLLM, SGLang and llama.cpp do)`
-  ), empty.length > 0) {
-    let reasons = [...new Set(empty.map((r) => r.finish_reason ?? "none"))].slice(0, 3).join(", ");
-    parts.push(
-      `${empty.length} of ${ok} answers counted 0 output tokens in their usage (finish_reason ${reasons}; request ${empty[0].id}), which ignore_eos does not explain (a server that ignores it still writes until it stops): check that server's usage counts and what ended those answers`
-    );
-  }
-  return `${parts.join("; ")}: this is not the workload asked for, so the level is not valid and compare judges none of its rows`;
-}
-
-// src/core/results/steady.ts
-var DEFAULT_MIN_STEADY_S = 5, FLOOR_MIN_STEADY_S = 1;
-function arrivalNoise(arrived, arrival, burstiness) {
-  return arrival === "constant" ? Math.max(2, 0.02 * arrived) : Math.max(2, 2 * Math.sqrt(arrived / (arrival === "gamma" ? burstiness : 1)));
-}
-var median = (xs) => {
-  if (xs.length === 0) return null;
-  let s = [...xs].sort((a, b) => a - b), m = s.length >> 1;
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
-};
-function steadyWindow(records2, o) {
-  let recs = records2.filter((r) => !r.warmup).sort((a, b) => a.send_ms - b.send_ms), ends = recs.map((r) => r.end_ms ?? r.send_ms), first = recs[0]?.send_ms ?? 0, lastEnd = maxOf(ends), levelS = recs.length > 0 ? (lastEnd - first) / 1e3 : 0, minSteadyS = o.minSteadyS ?? Math.max(
-    FLOOR_MIN_STEADY_S,
-    Math.min(DEFAULT_MIN_STEADY_S, levelS < 10 ? levelS / 2 : DEFAULT_MIN_STEADY_S)
-  ), none = (reason) => ({
-    steady: !1,
-    startMs: null,
-    endMs: null,
-    windowS: 0,
-    minSteadyS,
-    inside: [],
-    ramp: 0,
-    drain: 0,
-    completedRps: null,
-    fellBehind: !1,
-    reason
-  });
-  if (recs.length < 2) return none("fewer than two requests");
-  let e2e2 = median(
-    recs.filter((r) => r.error === null && r.end_ms !== null).map((r) => r.end_ms - r.send_ms)
-  );
-  if (e2e2 === null) return none("no request succeeded");
-  let lastSend = recs[recs.length - 1].send_ms, start2, end;
-  if (o.mode === "closed") {
-    let users = Math.min(o.level, recs.length);
-    start2 = recs[users - 1].send_ms;
-    let firstStop = Number.POSITIVE_INFINITY;
-    for (let t of ends) t > lastSend && t < firstStop && (firstStop = t);
-    end = Number.isFinite(firstStop) ? firstStop : lastEnd;
-  } else
-    start2 = first + e2e2, end = maxOf(recs.map((r) => r.intended_send_ms ?? r.send_ms));
-  let windowS = Math.max(0, end - start2) / 1e3, inside = recs.filter((r) => r.send_ms >= start2 && (r.end_ms ?? r.send_ms) <= end), ramp = recs.filter((r) => r.send_ms < start2).length, drain = recs.filter((r) => r.send_ms >= start2 && (r.end_ms ?? r.send_ms) > end).length, finished = ends.filter((t) => t > start2 && t <= end).length, completedRps = o.mode === "open" && windowS > 0 ? finished / windowS : null, w = {
-    startMs: start2,
-    endMs: end,
-    windowS,
-    minSteadyS,
-    inside,
-    ramp,
-    drain,
-    completedRps,
-    fellBehind: !1
-  }, fmt4 = (x) => x.toFixed(x < 10 ? 2 : 1);
-  if (o.mode === "open") {
-    let spanEnd = maxOf(recs.map((r) => r.intended_send_ms ?? r.send_ms)), doneAt = ends.filter((t) => t > first && t <= spanEnd).sort((a, b) => a - b), done = doneAt.length, paceS = done >= 3 ? (doneAt[done - 1] - doneAt[0]) / 1e3 : 0, q = Math.max(2, Math.floor(recs.length / 4)), e2eOf = (xs) => median(xs.filter((r) => r.error === null && r.end_ms !== null).map((r) => r.end_ms - r.send_ms)), early = e2eOf(recs.slice(0, q)), late = e2eOf(recs.slice(-q)), spanS = (spanEnd - first) / 1e3;
-    if (early !== null && late !== null && late >= 1.5 * early && recs.length - done > arrivalNoise(recs.length, o.arrival ?? "poisson", o.burstiness ?? 1))
-      return {
-        ...w,
-        steady: !1,
-        fellBehind: !0,
-        completedRps: paceS > 0 ? (done - 1) / paceS : spanS > 0 ? done / spanS : null,
-        reason: `the server fell behind: ${done} requests finished in the ${fmt4(spanS)} s they arrived over while ${recs.length} arrived, and E2E rose from ${fmt4(early / 1e3)} s to ${fmt4(late / 1e3)} s (its queue grew all level)`
-      };
-  }
-  if (windowS < minSteadyS)
-    return {
-      ...w,
-      steady: !1,
-      reason: `the window lasted ${fmt4(windowS)} s, under the ${fmt4(minSteadyS)} s asked (--min-steady-s)`
-    };
-  if (windowS < 2 * e2e2 / 1e3)
-    return {
-      ...w,
-      steady: !1,
-      reason: `the window lasted ${fmt4(windowS)} s, under two request lifetimes (median E2E ${fmt4(e2e2 / 1e3)} s): the level filled and drained without a steady stretch between`
-    };
-  if (inside.length === 0)
-    return { ...w, steady: !1, reason: "no request started and ended inside the window" };
-  if (o.mode === "open") {
-    let arrived = recs.filter((r) => {
-      let t = r.intended_send_ms ?? r.send_ms;
-      return t >= start2 && t <= end;
-    }).length;
-    if (arrived - finished > arrivalNoise(arrived, o.arrival ?? "poisson", o.burstiness ?? 1))
-      return {
-        ...w,
-        steady: !1,
-        fellBehind: !0,
-        reason: `the server fell behind: ${finished} requests finished in the ${fmt4(windowS)} s window while ${arrived} arrived (its queue grew all level)`
-      };
-  }
-  return { ...w, steady: !0, reason: "steady" };
-}
-function tokensInWindow(r, startMs, endMs) {
-  let ev = r.event_times_ms;
-  if (ev.length === 0) return 0;
-  let n = 0;
-  for (let t of ev) t >= startMs && t <= endMs && n++;
-  return n * (r.usage?.completion_tokens ?? 0) / ev.length;
-}
-function windowRates(records2, w, slo, openLoop) {
-  let start2 = w.startMs, end = w.endMs, tokens = 0, prompt = 0, done = 0, good = 0, anySlo = slo.ttft_ms !== null || slo.tpot_ms !== null || slo.e2e_ms !== null || slo.ttfat_ms != null;
-  for (let r of records2) {
-    if (r.warmup || r.error !== null) continue;
-    tokens += tokensInWindow(r, start2, end);
-    let e = r.end_ms ?? r.send_ms;
-    e > start2 && e <= end && (done++, prompt += r.usage?.prompt_tokens ?? 0, (!anySlo || meetsSlo(deriveRequest(r), slo, openLoop)) && good++);
-  }
-  let per = (x) => w.windowS > 0 ? x / w.windowS : 0;
-  return {
-    output_tok_s: per(tokens),
-    total_tok_s: per(tokens + prompt),
-    req_s: per(done),
-    goodput_req_s: per(good)
-  };
-}
-
-// src/core/results/ttft-split.ts
-function serverPrompt(r) {
-  let t = r.server_timings, ms2 = t?.prompt_ms;
-  if (typeof ms2 != "number" || !Number.isFinite(ms2) || ms2 < 0) return null;
-  let n = t?.prompt_n;
-  return { promptMs: ms2, uncached: typeof n == "number" && Number.isFinite(n) && n >= 0 ? n : null };
-}
-function partsOf(band, value, clientLateMs) {
-  let mean3 = (f) => band.reduce((a, r) => a + f(r), 0) / band.length, ttft2 = mean3((r) => r.ttftMs), prompt = mean3((r) => r.promptMs), client = Math.min(Math.max(0, ttft2 - prompt), clientLateMs), scale = value !== null && ttft2 > 0 ? value / ttft2 : 1, known = band.filter((r) => r.uncached !== null);
-  return {
-    n: band.length,
-    queue_ms: (ttft2 - prompt - client) * scale,
-    prefill_ms: prompt * scale,
-    client_ms: client * scale,
-    uncached_tokens: known.length > 0 ? known.reduce((a, r) => a + r.uncached, 0) / known.length : null
-  };
-}
-function ttftSplit(records2, ttft2, clientLateMs) {
-  let rows = [];
-  for (let r of records2) {
-    if (r.warmup || r.error !== null) continue;
-    let t = deriveRequest(r).ttftMs, s = serverPrompt(r);
-    t === null || s === null || rows.push({ ttftMs: t, promptMs: Math.min(s.promptMs, t), uncached: s.uncached });
-  }
-  if (rows.length === 0) return;
-  rows.sort((a, b) => a.ttftMs - b.ttftMs);
-  let band = (lo, hi) => {
-    let from = Math.min(rows.length - 1, Math.floor(lo * rows.length));
-    return rows.slice(from, Math.max(from + 1, Math.ceil(hi * rows.length)));
-  }, late = Math.max(0, clientLateMs ?? 0);
-  return {
-    source: "server_timings",
-    requests: rows.length,
-    p50: partsOf(band(0.4, 0.6), ttft2.p50, late),
-    p95: partsOf(band(0.9, 1), ttft2.p95, late)
-  };
-}
 
 // src/core/server/http.ts
 var import_undici = __toESM(require_undici(), 1);
@@ -41215,7 +40787,7 @@ var TIMING = ["latency", "rate", "slo"], FIGURES = ["latency", "rate", "slo", "t
       ["ttfat_p99_ms", 0.99]
     ]
   }
-], fmt2 = (x) => x >= 100 ? x.toFixed(0) : x >= 10 ? x.toFixed(1) : x.toFixed(2);
+], fmt = (x) => x >= 100 ? x.toFixed(0) : x >= 10 ? x.toFixed(1) : x.toFixed(2);
 function levelReasons(l, cfg, cacheNote, askedTokens = cfg.max_tokens) {
   let out = [], add = (code, affects, figure, bound, text2) => out.push({ code, affects, figure, bound, text: text2 }), delay = l.client.event_loop_delay_ms.p99, itl = l.itl_ms.p50, ttft2 = l.ttft_ms.p50;
   if (delay !== null && (itl !== null || ttft2 !== null)) {
@@ -41231,7 +40803,7 @@ function levelReasons(l, cfg, cacheNote, askedTokens = cfg.max_tokens) {
       TIMING,
       late,
       bound,
-      `client-bound: it read what the server sent up to about ${fmt2(late)} ms late (p99), over ${fmt2(bound)} ms (half the ITL p50 or a fifth of the TTFT p50, at least ${floor} ms)${l.client.bottleneck_warning ? "; its own work was the cause (more --workers)" : "; the machine woke it late (a quieter runner)"}`
+      `client-bound: it read what the server sent up to about ${fmt(late)} ms late (p99), over ${fmt(bound)} ms (half the ITL p50 or a fifth of the TTFT p50, at least ${floor} ms)${l.client.bottleneck_warning ? "; its own work was the cause (more --workers)" : "; the machine woke it late (a quieter runner)"}`
     );
   }
   let queue = l.client.send_queue_ms?.p99 ?? null, queueBound = Math.max(
@@ -41243,7 +40815,7 @@ function levelReasons(l, cfg, cacheNote, askedTokens = cfg.max_tokens) {
     TIMING,
     queue,
     queueBound,
-    `client-bound: requests waited ${fmt2(queue)} ms (p99) in the client before their socket write, over a fifth of the TTFT p50 (more --workers)`
+    `client-bound: requests waited ${fmt(queue)} ms (p99) in the client before their socket write, over a fifth of the TTFT p50 (more --workers)`
   );
   let s = l.steady_state;
   if (s?.fell_behind ? add(
@@ -41265,7 +40837,7 @@ function levelReasons(l, cfg, cacheNote, askedTokens = cfg.max_tokens) {
       [...FIGURES],
       mean3,
       OUTPUT_SHARE_BOUND * askedTokens,
-      `outputs shorter than asked: ${fmt2(mean3)} tokens on average for ${fmt2(askedTokens)} asked with ignore_eos (the server stopped early)`
+      `outputs shorter than asked: ${fmt(mean3)} tokens on average for ${fmt(askedTokens)} asked with ignore_eos (the server stopped early)`
     );
   }
   cacheNote !== null && add("cache_unasked", ["latency", "rate", "slo"], null, null, cacheNote);
@@ -41277,7 +40849,7 @@ function levelReasons(l, cfg, cacheNote, askedTokens = cfg.max_tokens) {
       [...FIGURES],
       ol.achieved_rate_rps,
       ol.target_rate_rps,
-      `the load was not the one asked: ${fmt2(ol.achieved_rate_rps)} req/s sent for ${fmt2(ol.target_rate_rps)} (off by ${(100 * off).toFixed(0)} %, over ${(100 * bound).toFixed(0)} %)`
+      `the load was not the one asked: ${fmt(ol.achieved_rate_rps)} req/s sent for ${fmt(ol.target_rate_rps)} (off by ${(100 * off).toFixed(0)} %, over ${(100 * bound).toFixed(0)} %)`
     );
   } else l.mode === "closed" && l.requests >= l.level && l.peak_in_flight < l.level && add(
     "load_shape",
@@ -41332,11 +40904,7 @@ function withLeakValidity(l) {
   }
   return levelValidity(reasons);
 }
-var ROWS_ONLY = /* @__PURE__ */ new Set([
-  "too_few_samples",
-  "telemetry_gap",
-  "buffered_stream"
-]), SAME_READ_MS = 0.05;
+var ROWS_ONLY = /* @__PURE__ */ new Set(["too_few_samples", "telemetry_gap", "buffered_stream"]), SAME_READ_MS = 0.05;
 function streamBuffering(records2) {
   let ok = records2.filter((r) => !r.warmup && r.error === null && r.event_times_ms.length > 0);
   if (ok.length === 0) return null;
@@ -41372,6 +40940,10 @@ function streamBuffering(records2) {
     withhold: spanZero * 2 > ok.length ? ["itl_ms", "tpot_ms", "decode_tok_s"] : ["itl_ms"]
   };
 }
+function clientOnlyLateMs(l) {
+  let blocking = (l.validity?.reasons ?? []).filter((r) => !ROWS_ONLY.has(r.code));
+  return blocking.length === 0 || !blocking.every((r) => r.code === "client_bound") ? null : maxOf(blocking.map((r) => r.figure ?? Number.POSITIVE_INFINITY));
+}
 function levelValidity(reasons) {
   return { status: reasons.some((r) => !ROWS_ONLY.has(r.code)) ? "invalid" : "valid", reasons: [...reasons] };
 }
@@ -41380,6 +40952,436 @@ function runValidity(levels) {
     (l) => (l.validity?.reasons ?? []).filter((r) => !ROWS_ONLY.has(r.code)).map((r) => ({ level: l.level, code: r.code, text: r.text }))
   );
   return { status: reasons.length > 0 ? "invalid" : "valid", reasons };
+}
+
+// src/core/results/report.ts
+var fmt2 = (v, digits) => v == null || !Number.isFinite(v) ? "-" : v.toFixed(digits), steadyCell = (l) => l.steady_state === void 0 ? "-" : l.steady_state.steady ? `${l.steady_state.window_s.toFixed(1)} s` : "no", gpuCell = (l, v, d) => l.gpu ? v == null ? "?" : fmt2(v, d) : "-";
+function timingNoteMs(notice) {
+  let m = /^timing noise: the client read about ([\d.]+) ms late/.exec(notice);
+  return m ? Number(m[1]) : null;
+}
+var pct0 = (v) => v == null ? "-" : `${v.toFixed(0)}%`;
+function markdownColumns(levels, hasSlo) {
+  let open2 = levels.some((l) => l.mode === "open");
+  return [
+    { title: "level", cell: (l) => String(l.level) },
+    ...open2 ? [
+      { title: "offered req/s", cell: (l) => fmt2(l.open_loop?.target_rate_rps, 2) },
+      { title: "achieved req/s", cell: (l) => fmt2(l.open_loop?.achieved_rate_rps, 2) }
+    ] : [],
+    { title: "req", cell: (l) => String(l.requests) },
+    { title: "err", cell: (l) => String(l.errors) },
+    { title: "out tok/s", cell: (l) => fmt2(l.output_tok_s, 0) },
+    { title: "TTFT p50 (ms)", cell: (l) => fmt2(l.ttft_ms.p50, 1) },
+    { title: "TTFT p95 (ms)", cell: (l) => fmt2(l.ttft_ms.p95, 1) },
+    { title: "ITL p50 (ms)", cell: (l) => fmt2(l.itl_ms.p50, 2) },
+    { title: "ITL p95 (ms)", cell: (l) => fmt2(l.itl_ms.p95, 2) },
+    { title: "TPOT p50 (ms)", cell: (l) => fmt2(l.tpot_ms.p50, 2) },
+    ...hasSlo ? [
+      { title: "SLO pass", cell: (l) => pct0(l.slo_pass_pct) },
+      { title: "goodput req/s", cell: (l) => fmt2(l.goodput_req_s, 2) }
+    ] : [],
+    { title: "cached", cell: (l) => pct0(l.cached_tokens_pct) },
+    { title: "steady", cell: steadyCell },
+    // GPU energy where telemetry was taken ("?" where the level's energy is unknown: see its reason)
+    ...levels.some((l) => l.gpu) ? [
+      { title: "GPU W", cell: (l) => gpuCell(l, l.gpu?.mean_power_w, 0) },
+      { title: "tok/J", cell: (l) => gpuCell(l, l.gpu?.output_tok_per_j, 3) }
+    ] : [],
+    ...levels.some((l) => l.gpu?.usd_per_m_output_tok != null) ? [{ title: "$/M out tok", cell: (l) => gpuCell(l, l.gpu?.usd_per_m_output_tok, 3) }] : []
+  ];
+}
+function markdownTable(levels, slo = !0) {
+  let cols = markdownColumns(levels, slo), head = `| ${cols.map((c) => c.title).join(" | ")} |`, sep = `|${cols.map(() => "---:").join("|")}|`, rows = levels.map((l) => `| ${cols.map((c) => c.cell(l)).join(" | ")} |`);
+  return [head, sep, ...rows].join(`
+`);
+}
+function reportHeader(doc) {
+  let c = doc.config, workload = doc.kind === "profile" ? "single-stream serving profile" : c ? [
+    c.search?.tier ? `search for the agent capacity @ ${c.search.tier.name}` : c.search ? "search for the saturation rate" : `${c.mode} loop at ${c.mode === "closed" ? "concurrency" : "req/s"} ${c.levels.join(", ")}`,
+    c.dataset ? `dataset ${c.dataset.name}` : c.agent_sessions ? `agent sessions ${c.agent_sessions.name} (${c.agent_sessions.sessions} sessions, ${c.agent_sessions.calls} calls)` : c.trace ? `trace ${c.trace.name}` : `${c.prompt_tokens} prompt tokens`,
+    `${c.max_tokens} max tokens${c.ignore_eos ? " (ignore_eos)" : ""}`,
+    c.requests_per_level !== null ? `${c.requests_per_level} requests per level` : `${c.duration_s} s per level`,
+    ...doc.repeats && doc.repeats.length > 1 ? [`${doc.repeats.length} repeats (each figure their median)`] : []
+  ].join("; ") : "", timing = doc.levels.flatMap(
+    (l) => l.notices.map(timingNoteMs).filter((ms2) => ms2 !== null).map((ms2) => ({ level: l.level, ms: ms2 }))
+  ), notices = [
+    ...timing.length > 0 ? [
+      `timing noise at level${timing.length > 1 ? "s" : ""} ${timing.map((t) => t.level).join(", ")}: the machine woke the client up to ${maxOf(timing.map((t) => t.ms)).toFixed(1)} ms late (p99 estimate), not client load; TTFT and ITL carry up to that much of it`
+    ] : [],
+    ...new Set(
+      doc.levels.flatMap(
+        (l) => l.notices.filter((n) => timingNoteMs(n) === null).map((n) => n.startsWith("level ") ? n : `level ${l.level}: ${n}`)
+      )
+    )
+  ], shown2 = notices.slice(0, 5), gpuLine = doc.gpu_telemetry ? ` GPU telemetry: ${gpuTelemetryText(doc.gpu_telemetry)}.` : "";
+  return [
+    `# tokenbench ${doc.kind}: ${doc.target.model}`,
+    "",
+    `${doc.target.base_url} (${doc.target.api} API); ${workload}. Measured ${doc.created_at} by tokenbench ${doc.tool.version}.${gpuLine}`,
+    ...shown2.length > 0 ? [
+      "",
+      `Notices (${notices.length}${notices.length > shown2.length ? "; the JSON has all of them" : ""}):`,
+      "",
+      ...shown2.map((n) => `- ${n}`)
+    ] : []
+  ].join(`
+`);
+}
+function markdownReport(doc) {
+  if (doc.kind === "profile") return [reportHeader(doc), profileTable(doc)].join(`
+
+`);
+  let parts = [reportHeader(doc), markdownTable(doc.levels, sloGiven(doc.config))], unsteady = doc.levels.filter((l) => l.steady_state && !l.steady_state.steady);
+  unsteady.length > 0 && parts.push(
+    `**No steady state** at ${unsteady.length === doc.levels.length ? "any level" : `level${unsteady.length > 1 ? "s" : ""} ${unsteady.map((l) => l.level).join(", ")}`}: their figures are the whole level's, ramp and drain included (${unsteady[0].steady_state.reason}). Steady levels report their window (the steady column).`
+  );
+  let s = doc.saturation;
+  s?.agents ? parts.push(
+    `**Agent capacity:** ${agentCapacityHeadline(s.agents, s.probes, doc.levels)}.
+
+How it was found: ${s.method}.`
+  ) : s && parts.push(
+    `**Saturation:** ${saturationHeadline(s)}.
+
+How it was found: ${s.method}; a probe passes when at least ${s.target_pass_pct}% of its requests meet every SLO.`
+  );
+  let turned = doc.levels.filter((l) => l.turns && l.turns.length > 0);
+  if (turned.length > 0) {
+    let sessions = doc.config?.sessions, rows = turned.flatMap(
+      (l) => l.turns.map(
+        (t) => `| ${l.level} | ${t.turn} | ${t.ok} | ${fmt2(t.ttft_ms.p50, 1)} | ${fmt2(t.ttft_ms.p95, 1)} | ${fmt2(t.prompt_tokens.p50, 0)} | ${t.cached_tokens_pct === null ? "-" : `${t.cached_tokens_pct.toFixed(0)}%`} |`
+      )
+    );
+    parts.push(
+      [
+        `**Conversations** (${sessions?.turns ?? "?"} turns, ${sessions?.think_time_ms ?? 0} ms think time): TTFT per turn`,
+        "",
+        "| level | turn | ok | TTFT p50 (ms) | TTFT p95 (ms) | prompt tokens p50 | cached |",
+        "|---:|---:|---:|---:|---:|---:|---:|",
+        ...rows
+      ].join(`
+`)
+    );
+  }
+  let split = doc.levels.filter((l) => l.ttft_split);
+  split.length > 0 && parts.push(
+    [
+      "**TTFT split** (ms; from the server's own prompt time per request: queue = before the server began the prompt, its queue and the transport; prefill = its prompt time; client = the client's median lateness)",
+      "",
+      "| level | TTFT p50 | queue | prefill | client | TTFT p95 | queue | prefill | client | uncached prompt tokens (p95 band) |",
+      "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+      ...split.map((l) => {
+        let x = l.ttft_split, q = (p) => `${fmt2(p.queue_ms, 1)} | ${fmt2(p.prefill_ms, 1)} | ${fmt2(p.client_ms, 1)}`;
+        return `| ${l.level} | ${fmt2(l.ttft_ms.p50, 1)} | ${q(x.p50)} | ${fmt2(l.ttft_ms.p95, 1)} | ${q(x.p95)} | ${fmt2(x.p95.uncached_tokens, 0)} |`;
+      })
+    ].join(`
+`)
+  );
+  let jobbed = doc.levels.filter((l) => l.jobs), perGpu = jobbed.some((l) => l.jobs.jobs_per_hour_per_gpu != null);
+  jobbed.length > 0 && parts.push(
+    [
+      "**Jobs** (a conversation is one job, as an agent's session: first send to last answer, waits included)",
+      "",
+      `| level | jobs | cut short | job p50 (s) | job p95 (s) | jobs/h per user |${perGpu ? " jobs/h per GPU |" : ""} calls per job | output tokens per job | waiting | cached |`,
+      `|---:|---:|---:|---:|---:|---:|${perGpu ? "---:|" : ""}---:|---:|---:|---:|`,
+      ...jobbed.map((l) => {
+        let j = l.jobs, gpu = perGpu ? ` ${fmt2(j.jobs_per_hour_per_gpu ?? null, 1)} |` : "";
+        return `| ${l.level} | ${j.complete} | ${j.incomplete} | ${fmt2(j.e2e_s.p50, 2)} | ${fmt2(j.e2e_s.p95, 2)} | ${fmt2(j.jobs_per_hour_per_user, 1)} |${gpu} ${fmt2(j.calls_per_job, 1)} | ${fmt2(j.output_tokens_per_job, 0)} | ${j.wait_share === null ? "-" : `${(100 * j.wait_share).toFixed(0)}%`} | ${pct0(j.cached_tokens_pct)} |`;
+      })
+    ].join(`
+`)
+  );
+  let shaped = doc.levels.filter((l) => l.ttfat_ms || l.tt_first_tool_call_ms);
+  shaped.length > 0 && parts.push(
+    [
+      "**Reasoning and tool calls:** TTFT is the first token of any kind; TTFAT the first answer token after any reasoning",
+      "",
+      "| level | TTFT p50 (ms) | TTFAT p50 (ms) | TTFAT p95 (ms) | TTFAT p99 (ms) | reasoning p50 (ms) | reasoning tokens p50 | answer tokens p50 | first tool call p50 (ms) | tool calls |",
+      "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+      ...shaped.map(
+        (l) => `| ${l.level} | ${fmt2(l.ttft_ms.p50, 1)} | ${fmt2(l.ttfat_ms?.p50, 1)} | ${fmt2(l.ttfat_ms?.p95, 1)} | ${fmt2(l.ttfat_ms?.p99, 1)} | ${fmt2(l.reasoning_ms?.p50, 1)} | ${fmt2(l.reasoning_tokens?.p50, 0)} | ${fmt2(l.answer_tokens?.p50, 0)} | ${fmt2(l.tt_first_tool_call_ms?.p50, 1)} | ${l.tool_calls_total ?? "-"} |`
+      )
+    ].join(`
+`)
+  ), doc.frontier && parts.push(frontierText(doc.frontier));
+  let spread = doc.levels.filter((l) => l.endpoints);
+  spread.length > 0 && parts.push(endpointsTable(spread)), doc.startup && parts.push(`**Server start:** ${startupText(doc.startup)}.`);
+  let trace = doc.config?.trace, ol = doc.levels[0]?.open_loop;
+  return trace && ol && parts.push(
+    `**Trace replay:** ${trace.name} at ${trace.speed}x, ${doc.levels[0].requests} requests; replay lag (actual \u2212 scheduled send) p50 ${fmt2(ol.schedule_lag_ms.p50, 2)} ms, p99 ${fmt2(ol.schedule_lag_ms.p99, 2)} ms, max ${fmt2(ol.schedule_lag_ms.max, 2)} ms.`
+  ), parts.join(`
+
+`);
+}
+function frontierText(f) {
+  let perGpu = f.gpus !== null, front = f.points.filter((p) => p.pareto), rows = f.points.map(
+    (p) => `| ${p.level} | ${fmt2(p.tok_s_per_user, 1)} | ${fmt2(p.output_tok_s, 1)} |${perGpu ? ` ${fmt2(p.output_tok_s_per_gpu, 1)} |` : ""} ${fmt2(p.ttft_p90_ms, 1)} | ${p.pareto ? "yes" : ""} |`
+  ), targets = f.targets.map(
+    (t) => t.reached ? `- at ${fmt2(t.tok_s_per_user, 1)} tok/s per user (between levels ${t.between.join(" and ")}): ${fmt2(t.output_tok_s, 1)} output tok/s${perGpu ? ` (${fmt2(t.output_tok_s_per_gpu, 1)} per GPU)` : ""}${t.usd_per_m_output_tok !== null ? `, $${fmt2(t.usd_per_m_output_tok, 3)} per million output tokens` : ""}${t.j_per_output_tok !== null ? `, ${fmt2(t.j_per_output_tok, 3)} J per output token (${fmt2(t.output_tok_per_kwh, 0)} tokens per kWh)` : ""}` : `- at ${fmt2(t.tok_s_per_user, 1)} tok/s per user: not reached (the frontier spans ${fmt2(front[0]?.tok_s_per_user ?? null, 1)} to ${fmt2(front.at(-1)?.tok_s_per_user ?? null, 1)}; never extrapolated)`
+  );
+  return [
+    "**Frontier** (output tok/s against tok/s per user = 1000 / TPOT p50; Pareto: no other level is faster in both)",
+    "",
+    `| level | tok/s per user | output tok/s |${perGpu ? " per GPU |" : ""} TTFT p90 (ms) | Pareto |`,
+    `|---:|---:|---:|${perGpu ? "---:|" : ""}---:|:---:|`,
+    ...rows,
+    ...targets.length > 0 ? ["", ...targets] : []
+  ].join(`
+`);
+}
+function endpointsTable(levels) {
+  return [
+    `**Servers** (${levels[0].endpoints.strategy}; imbalance: the busiest server's output tokens over an even share, minus 1)`,
+    "",
+    "| level | server | requests | share | errors | output tok/s | TTFT p50 (ms) | TTFT p95 (ms) | E2E p50 (ms) | running (mean) | imbalance |",
+    "|---:|:---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ...levels.flatMap(
+      (l) => l.endpoints.by_endpoint.map(
+        (e, i) => `| ${l.level} | ${e.base_url} | ${e.requests} | ${e.requests_pct.toFixed(0)}% | ${e.errors} | ${fmt2(e.output_tok_s, 1)} | ${fmt2(e.ttft_p50_ms, 1)} | ${fmt2(e.ttft_p95_ms, 1)} | ${fmt2(e.e2e_p50_ms, 1)} | ${fmt2(e.metrics?.running_mean ?? null, 1)} | ${i === 0 ? fmt2(l.endpoints.imbalance, 2) : ""} |`
+      )
+    )
+  ].join(`
+`);
+}
+function startupText(s) {
+  let one2 = (x) => {
+    let parts = [
+      x.answered_s != null ? `first answer ${x.answered_s.toFixed(2)} s` : null,
+      x.first_token_s != null ? `first token ${x.first_token_s.toFixed(2)} s` : null,
+      ...(x.phases ?? []).map((p) => `${p.phase} ${p.at_s.toFixed(2)} s`)
+    ].filter((p) => p !== null);
+    return `ready in ${x.ready_s.toFixed(2)} s${parts.length > 0 ? ` (${parts.join(", ")})` : ""}`;
+  };
+  return `${one2(s)} from the command's start${s.warm ? `; warm restart: ${one2(s.warm)}` : ""}`;
+}
+function agentCapacityHeadline(a, probes, levels = []) {
+  let t = a.tier, tier = `@ ${t.name} (TTFT p95 \u2264 ${t.ttft_p95_ms} ms, \u2265 ${t.tok_s_per_user} tok/s per user)`, [lo, hi] = a.bracket_sessions;
+  if (lo === null) return `no probed session count met the tier ${tier}: lower the starting --levels`;
+  let per = [
+    a.per_gpu !== null ? `${a.per_gpu.toPrecision(3)} per GPU` : null,
+    a.per_kw !== null ? `${a.per_kw.toPrecision(3)} per kW` : null
+  ].filter((x) => x !== null), fail = hi === null ? `no probe failed in ${probes}: raise --search-max-probes or the starting --levels` : `${hi} failed${clientBoundAt(levels, hi) ? " while the client was the bottleneck (the capacity may be higher: more --workers, or a quieter runner)" : ""}`;
+  return `${a.max_sessions} concurrent sessions ${tier}; ${fail}${per.length > 0 ? `; ${per.join(", ")}` : ""}`;
+}
+function clientBoundAt(levels, level) {
+  let l = levels.find((x) => x.level === level);
+  return l !== void 0 && clientOnlyLateMs(l) !== null;
+}
+function saturationHeadline(s) {
+  let f = (x) => x === null ? "?" : x.toPrecision(3), [lo, hi] = s.bracket_rps;
+  if (lo === null)
+    return `no probed rate kept ${s.target_pass_pct}% of requests within the SLOs (lowest probe failed): lower the starting --levels`;
+  if (hi === null)
+    return `sustains at least ${f(lo)} req/s under SLO (no probe failed in ${s.probes}: raise --search-max-probes or the starting rate)`;
+  let widePct = 100 * (hi - lo) / hi, ranOut = s.max_probes !== void 0 ? s.probes >= s.max_probes : !0, of = s.max_probes !== void 0 ? ` of ${s.max_probes}` : "", why = widePct <= 3 ? "" : ranOut ? `; the bracket is ${widePct.toFixed(0)} % wide: the probes ran out before 3 %, raise --search-max-probes` : `; the bracket is ${widePct.toFixed(0)} % wide below: the highest passing probe delivered ${f(lo)} req/s of the rate it was offered`;
+  return `sustains ${f(s.max_rate_rps)} req/s under SLO (bracket ${f(lo)}\u2013${f(hi)}; ${f(s.pass_pct_at_max)}% of requests within SLO there, goodput ${f(s.goodput_at_max_rps)} req/s; ${s.probes}${of} probes${why})`;
+}
+function profileTable(doc) {
+  return [
+    "| benchmark | measure | value |",
+    "|---|---|---:|",
+    ...profilePoints(doc).map((p) => `| ${p.benchmark} | ${measureName(p.measure)} | ${fmt2(p.value, 2)} |`)
+  ].join(`
+`);
+}
+
+// src/core/results/notices.ts
+var PART_SEPARATOR = " \xB7 ", levelNotice = (level, parts) => `level ${level}: ${parts.join(PART_SEPARATOR)}`;
+function clientNotice(c) {
+  let bound = c.lateness_bound_ms ?? null, late = bound !== null && bound > 0 ? `up to ${bound.toFixed(1)} ms late` : "late by an amount the level was too short to tell";
+  if (c.bottleneck_warning)
+    return `the client may be the bottleneck: busy with its own work, it read the stream ${late}, so TTFT and ITL may be that much high (more --workers; the figures are under levels[].client)`;
+  if (c.timing_note) {
+    let ms2 = timingNoteMs(c.timing_note);
+    return ms2 === null ? c.timing_note : `timing noise: the client read about ${ms2.toFixed(1)} ms late (p99) because the machine woke it late, not from its own work (--workers would not help); TTFT and ITL carry up to that much`;
+  }
+  return null;
+}
+function noticeWriter(write, silent = !1) {
+  let seen = /* @__PURE__ */ new Set(), timingMs = null, shown2 = (part) => {
+    let ms2 = timingNoteMs(part);
+    if (ms2 === null) return part;
+    if (timingMs === null)
+      return timingMs = ms2, `${part} (said once; each level's reading is in the JSON)`;
+    if (Math.abs(ms2 - timingMs) <= timingMs / 2) return null;
+    let was = timingMs;
+    return timingMs = ms2, `timing noise now about ${ms2.toFixed(1)} ms (was ${was.toFixed(1)} ms)`;
+  };
+  return (m) => {
+    if (silent || seen.has(m)) return;
+    seen.add(m);
+    let lv = /^level (\S+): /.exec(m);
+    if (lv === null) return write(m);
+    let parts = m.slice(lv[0].length).split(PART_SEPARATOR).map(shown2).filter((p) => p !== null);
+    parts.length > 0 && write(`level ${lv[1]}: ${parts.join("; ")}`);
+  };
+}
+function shortOutputText(measured, short, ok, cfg) {
+  let empty = measured.filter((r) => r.short_output === !0 && r.usage?.completion_tokens === 0), parts = [];
+  if (short > empty.length && parts.push(
+    `${short - empty.length} of ${ok} answers stopped short of the ${cfg.max_tokens} tokens asked with ignore_eos (the server ignored it; check that it honours ignore_eos: vLLM, SGLang and llama.cpp do)`
+  ), empty.length > 0) {
+    let reasons = [...new Set(empty.map((r) => r.finish_reason ?? "none"))].slice(0, 3).join(", ");
+    parts.push(
+      `${empty.length} of ${ok} answers counted 0 output tokens in their usage (finish_reason ${reasons}; request ${empty[0].id}), which ignore_eos does not explain (a server that ignores it still writes until it stops): check that server's usage counts and what ended those answers`
+    );
+  }
+  return `${parts.join("; ")}: this is not the workload asked for, so the level is not valid and compare judges none of its rows`;
+}
+
+// src/core/results/steady.ts
+var DEFAULT_MIN_STEADY_S = 5, FLOOR_MIN_STEADY_S = 1;
+function arrivalNoise(arrived, arrival, burstiness) {
+  return arrival === "constant" ? Math.max(2, 0.02 * arrived) : Math.max(2, 2 * Math.sqrt(arrived / (arrival === "gamma" ? burstiness : 1)));
+}
+var median = (xs) => {
+  if (xs.length === 0) return null;
+  let s = [...xs].sort((a, b) => a - b), m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+};
+function steadyWindow(records2, o) {
+  let recs = records2.filter((r) => !r.warmup).sort((a, b) => a.send_ms - b.send_ms), ends = recs.map((r) => r.end_ms ?? r.send_ms), first = recs[0]?.send_ms ?? 0, lastEnd = maxOf(ends), levelS = recs.length > 0 ? (lastEnd - first) / 1e3 : 0, minSteadyS = o.minSteadyS ?? Math.max(
+    FLOOR_MIN_STEADY_S,
+    Math.min(DEFAULT_MIN_STEADY_S, levelS < 10 ? levelS / 2 : DEFAULT_MIN_STEADY_S)
+  ), none = (reason) => ({
+    steady: !1,
+    startMs: null,
+    endMs: null,
+    windowS: 0,
+    minSteadyS,
+    inside: [],
+    ramp: 0,
+    drain: 0,
+    completedRps: null,
+    fellBehind: !1,
+    reason
+  });
+  if (recs.length < 2) return none("fewer than two requests");
+  let e2e2 = median(
+    recs.filter((r) => r.error === null && r.end_ms !== null).map((r) => r.end_ms - r.send_ms)
+  );
+  if (e2e2 === null) return none("no request succeeded");
+  let lastSend = recs[recs.length - 1].send_ms, start2, end;
+  if (o.mode === "closed") {
+    let users = Math.min(o.level, recs.length);
+    start2 = recs[users - 1].send_ms;
+    let firstStop = Number.POSITIVE_INFINITY;
+    for (let t of ends) t > lastSend && t < firstStop && (firstStop = t);
+    end = Number.isFinite(firstStop) ? firstStop : lastEnd;
+  } else
+    start2 = first + e2e2, end = maxOf(recs.map((r) => r.intended_send_ms ?? r.send_ms));
+  let windowS = Math.max(0, end - start2) / 1e3, inside = recs.filter((r) => r.send_ms >= start2 && (r.end_ms ?? r.send_ms) <= end), ramp = recs.filter((r) => r.send_ms < start2).length, drain = recs.filter((r) => r.send_ms >= start2 && (r.end_ms ?? r.send_ms) > end).length, finished = ends.filter((t) => t > start2 && t <= end).length, completedRps = o.mode === "open" && windowS > 0 ? finished / windowS : null, w = {
+    startMs: start2,
+    endMs: end,
+    windowS,
+    minSteadyS,
+    inside,
+    ramp,
+    drain,
+    completedRps,
+    fellBehind: !1
+  }, fmt4 = (x) => x.toFixed(x < 10 ? 2 : 1);
+  if (o.mode === "open") {
+    let spanEnd = maxOf(recs.map((r) => r.intended_send_ms ?? r.send_ms)), doneAt = ends.filter((t) => t > first && t <= spanEnd).sort((a, b) => a - b), done = doneAt.length, paceS = done >= 3 ? (doneAt[done - 1] - doneAt[0]) / 1e3 : 0, q = Math.max(2, Math.floor(recs.length / 4)), e2eOf = (xs) => median(xs.filter((r) => r.error === null && r.end_ms !== null).map((r) => r.end_ms - r.send_ms)), early = e2eOf(recs.slice(0, q)), late = e2eOf(recs.slice(-q)), spanS = (spanEnd - first) / 1e3;
+    if (early !== null && late !== null && late >= 1.5 * early && recs.length - done > arrivalNoise(recs.length, o.arrival ?? "poisson", o.burstiness ?? 1))
+      return {
+        ...w,
+        steady: !1,
+        fellBehind: !0,
+        completedRps: paceS > 0 ? (done - 1) / paceS : spanS > 0 ? done / spanS : null,
+        reason: `the server fell behind: ${done} requests finished in the ${fmt4(spanS)} s they arrived over while ${recs.length} arrived, and E2E rose from ${fmt4(early / 1e3)} s to ${fmt4(late / 1e3)} s (its queue grew all level)`
+      };
+  }
+  if (windowS < minSteadyS)
+    return {
+      ...w,
+      steady: !1,
+      reason: `the window lasted ${fmt4(windowS)} s, under the ${fmt4(minSteadyS)} s asked (--min-steady-s)`
+    };
+  if (windowS < 2 * e2e2 / 1e3)
+    return {
+      ...w,
+      steady: !1,
+      reason: `the window lasted ${fmt4(windowS)} s, under two request lifetimes (median E2E ${fmt4(e2e2 / 1e3)} s): the level filled and drained without a steady stretch between`
+    };
+  if (inside.length === 0)
+    return { ...w, steady: !1, reason: "no request started and ended inside the window" };
+  if (o.mode === "open") {
+    let arrived = recs.filter((r) => {
+      let t = r.intended_send_ms ?? r.send_ms;
+      return t >= start2 && t <= end;
+    }).length;
+    if (arrived - finished > arrivalNoise(arrived, o.arrival ?? "poisson", o.burstiness ?? 1))
+      return {
+        ...w,
+        steady: !1,
+        fellBehind: !0,
+        reason: `the server fell behind: ${finished} requests finished in the ${fmt4(windowS)} s window while ${arrived} arrived (its queue grew all level)`
+      };
+  }
+  return { ...w, steady: !0, reason: "steady" };
+}
+function tokensInWindow(r, startMs, endMs) {
+  let ev = r.event_times_ms;
+  if (ev.length === 0) return 0;
+  let n = 0;
+  for (let t of ev) t >= startMs && t <= endMs && n++;
+  return n * (r.usage?.completion_tokens ?? 0) / ev.length;
+}
+function windowRates(records2, w, slo, openLoop) {
+  let start2 = w.startMs, end = w.endMs, tokens = 0, prompt = 0, done = 0, good = 0, anySlo = slo.ttft_ms !== null || slo.tpot_ms !== null || slo.e2e_ms !== null || slo.ttfat_ms != null;
+  for (let r of records2) {
+    if (r.warmup || r.error !== null) continue;
+    tokens += tokensInWindow(r, start2, end);
+    let e = r.end_ms ?? r.send_ms;
+    e > start2 && e <= end && (done++, prompt += r.usage?.prompt_tokens ?? 0, (!anySlo || meetsSlo(deriveRequest(r), slo, openLoop)) && good++);
+  }
+  let per = (x) => w.windowS > 0 ? x / w.windowS : 0;
+  return {
+    output_tok_s: per(tokens),
+    total_tok_s: per(tokens + prompt),
+    req_s: per(done),
+    goodput_req_s: per(good)
+  };
+}
+
+// src/core/results/ttft-split.ts
+function serverPrompt(r) {
+  let t = r.server_timings, ms2 = t?.prompt_ms;
+  if (typeof ms2 != "number" || !Number.isFinite(ms2) || ms2 < 0) return null;
+  let n = t?.prompt_n;
+  return { promptMs: ms2, uncached: typeof n == "number" && Number.isFinite(n) && n >= 0 ? n : null };
+}
+function partsOf(band, value, clientLateMs) {
+  let mean3 = (f) => band.reduce((a, r) => a + f(r), 0) / band.length, ttft2 = mean3((r) => r.ttftMs), prompt = mean3((r) => r.promptMs), client = Math.min(Math.max(0, ttft2 - prompt), clientLateMs), scale = value !== null && ttft2 > 0 ? value / ttft2 : 1, known = band.filter((r) => r.uncached !== null);
+  return {
+    n: band.length,
+    queue_ms: (ttft2 - prompt - client) * scale,
+    prefill_ms: prompt * scale,
+    client_ms: client * scale,
+    uncached_tokens: known.length > 0 ? known.reduce((a, r) => a + r.uncached, 0) / known.length : null
+  };
+}
+function ttftSplit(records2, ttft2, clientLateMs) {
+  let rows = [];
+  for (let r of records2) {
+    if (r.warmup || r.error !== null) continue;
+    let t = deriveRequest(r).ttftMs, s = serverPrompt(r);
+    t === null || s === null || rows.push({ ttftMs: t, promptMs: Math.min(s.promptMs, t), uncached: s.uncached });
+  }
+  if (rows.length === 0) return;
+  rows.sort((a, b) => a.ttftMs - b.ttftMs);
+  let band = (lo, hi) => {
+    let from = Math.min(rows.length - 1, Math.floor(lo * rows.length));
+    return rows.slice(from, Math.max(from + 1, Math.ceil(hi * rows.length)));
+  }, late = Math.max(0, clientLateMs ?? 0);
+  return {
+    source: "server_timings",
+    requests: rows.length,
+    p50: partsOf(band(0.4, 0.6), ttft2.p50, late),
+    p95: partsOf(band(0.9, 1), ttft2.p95, late)
+  };
 }
 
 // src/core/results/level-summary.ts
@@ -42453,7 +42455,7 @@ function parseTier(s) {
 }
 var MAX_ERROR_SHARE = 0.01, PRECISION = 0.03;
 function tierProbe(l, tier) {
-  let blocking = (l.validity?.reasons ?? []).filter((r) => !ROWS_ONLY.has(r.code)), clientOnly = blocking.length > 0 && blocking.every((r) => r.code === "client_bound"), valid = l.validity?.status !== "invalid" || clientOnly, lateMs = clientOnly ? maxOf(blocking.map((r) => r.figure ?? Number.POSITIVE_INFINITY)) : 0, steady = l.steady_state === void 0 || l.steady_state.steady, ttft2 = l.ttft_ms.p95, decodeTokens = l.ok > 0 ? l.completion_tokens_total / l.ok - 1 : 0, measured = l.decode_tok_s.p50, speed2 = measured === null || lateMs === 0 ? measured : decodeTokens > 0 ? 1 / (1 / measured + lateMs / (1e3 * decodeTokens)) : 0, failed = l.errors / Math.max(1, l.ok + l.errors), pass = valid && steady && ttft2 !== null && ttft2 <= tier.ttft_p95_ms && speed2 !== null && speed2 >= tier.tok_s_per_user && failed <= MAX_ERROR_SHARE;
+  let late = clientOnlyLateMs(l), clientOnly = late !== null, valid = l.validity?.status !== "invalid" || clientOnly, lateMs = late ?? 0, steady = l.steady_state === void 0 || l.steady_state.steady, ttft2 = l.ttft_ms.p95, decodeTokens = l.ok > 0 ? l.completion_tokens_total / l.ok - 1 : 0, measured = l.decode_tok_s.p50, speed2 = measured === null || lateMs === 0 ? measured : decodeTokens > 0 ? 1 / (1 / measured + lateMs / (1e3 * decodeTokens)) : 0, failed = l.errors / Math.max(1, l.ok + l.errors), pass = valid && steady && ttft2 !== null && ttft2 <= tier.ttft_p95_ms && speed2 !== null && speed2 >= tier.tok_s_per_user && failed <= MAX_ERROR_SHARE;
   return { sessions: l.level, pass, ...clientOnly && !pass ? { clientBound: !0 } : {} };
 }
 function bracket2(probes) {

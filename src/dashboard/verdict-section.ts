@@ -1,6 +1,6 @@
 /** The engine's verdict as the run and pull request pages show it (the comment's words, shared/verdict-text.ts). */
 import type { CompareResponse } from "../shared/api-types.ts";
-import { partName, SPLIT_SOURCE, whyLines } from "../shared/row-splits.ts";
+import { partName, SPLIT_SOURCE, splitRows, whyLines } from "../shared/row-splits.ts";
 import {
   consistencyLine,
   environmentLine,
@@ -46,13 +46,14 @@ const MAX_BARS = 4;
 function whySection(rows: readonly VerdictRow[]): string {
   const lines = whyLines(rows, rowLabel);
   if (lines.length === 0) return "";
-  const moved = rows.filter((r) => r.split && (r.verdict === "regressed" || r.verdict === "improved"));
-  const bars = moved.slice(0, MAX_BARS).map((r) => {
-    const total = (side: "base" | "head") => r.split!.reduce((a, p) => a + p[side], 0);
-    const scale = Math.max(total("base"), total("head"), 1e-9);
-    const bar = (side: "base" | "head") =>
-      `<div class="split-bar" data-side="${side}"><span class="split-side">${side === "base" ? "baseline" : "this run"}</span><span class="split-track">${r.split!.map((p) => `<span class="part part-${attr(partName(p.part))}" style="width:${((100 * p[side]) / scale).toFixed(2)}%" title="${attr(`${partName(p.part)} ${p[side].toFixed(1)} ms`)}"></span>`).join("")}</span><span class="split-total">${total(side).toFixed(1)} ms</span></div>`;
-    return `<figure class="split" data-measure="${attr(r.measure)}" data-benchmark="${attr(r.benchmark)}"><figcaption>${esc(rowLabel(r))}</figcaption>${bar("base")}${bar("head")}</figure>`;
-  });
+  const bars = splitRows(rows)
+    .slice(0, MAX_BARS)
+    .map((r) => {
+      const total = (side: "base" | "head") => r.split!.reduce((a, p) => a + p[side], 0);
+      const scale = Math.max(total("base"), total("head"), 1e-9);
+      const bar = (side: "base" | "head") =>
+        `<div class="split-bar" data-side="${side}"><span class="split-side">${side === "base" ? "baseline" : "this run"}</span><span class="split-track">${r.split!.map((p) => `<span class="part part-${attr(partName(p.part))}" style="width:${((100 * p[side]) / scale).toFixed(2)}%" title="${attr(`${partName(p.part)} ${p[side].toFixed(1)} ms`)}"></span>`).join("")}</span><span class="split-total">${total(side).toFixed(1)} ms</span></div>`;
+      return `<figure class="split" data-measure="${attr(r.measure)}" data-benchmark="${attr(r.benchmark)}"><figcaption>${esc(rowLabel(r))}</figcaption>${bar("base")}${bar("head")}</figure>`;
+    });
   return `<section class="why"><h2>Why TTFT moved</h2><p class="muted">${esc(SPLIT_SOURCE)}. <span class="part part-queue legend"></span> queue <span class="part part-prefill legend"></span> prefill <span class="part part-client legend"></span> client</p><ul>${lines.map((l) => `<li>${esc(l)}</li>`).join("")}</ul>${bars.join("")}</section>`;
 }

@@ -66,6 +66,19 @@ export function splitText(r: Pick<VerdictRow, "split" | "base" | "head">, label:
 export const SPLIT_SOURCE =
   "ms, from the server's own prompt time per request: queue = before the server began the prompt, its queue and the transport; prefill = its prompt time; client = the client's lateness";
 
+/** Rows of a measure with parts that regressed or improved. */
+const movedWithParts = (rows: readonly VerdictRow[]) =>
+  rows.filter(
+    (r) =>
+      PARTS.some((p) => p.part_of === r.measure) && (r.verdict === "regressed" || r.verdict === "improved"),
+  );
+
+/** The moved rows that carry a split, the gated first: the rows `whyLines` says and the dashboard draws. */
+export const splitRows = (rows: readonly VerdictRow[]): VerdictRow[] =>
+  movedWithParts(rows)
+    .filter((r) => r.split)
+    .sort((a, b) => Number(b.gated) - Number(a.gated));
+
 /** The most rows a reader is given reasons for (the rest are in the JSON). */
 const MAX_WHY = 6;
 
@@ -74,12 +87,8 @@ const MAX_WHY = 6;
  * or one line saying nothing could split them when the server gave no parts. Empty when none moved.
  */
 export function whyLines(rows: readonly VerdictRow[], nameOf: (r: VerdictRow) => string): string[] {
-  const moved = rows.filter(
-    (r) =>
-      PARTS.some((p) => p.part_of === r.measure) && (r.verdict === "regressed" || r.verdict === "improved"),
-  );
-  if (moved.length === 0) return [];
-  const split = moved.filter((r) => r.split).sort((a, b) => Number(b.gated) - Number(a.gated));
+  if (movedWithParts(rows).length === 0) return [];
+  const split = splitRows(rows);
   if (split.length === 0)
     return [
       "cannot split: the server's streams carried no prompt time of its own (llama.cpp's `timings` do), so queue, prefill and client cannot be told apart",

@@ -5,6 +5,7 @@ import { profilePoints } from "../../shared/measures.ts";
 import { gpuTelemetryText } from "../../shared/testbed.ts";
 import { measureName } from "../../shared/verdict-text.ts";
 import { sloGiven } from "../../shared/workload.ts";
+import { clientOnlyLateMs } from "./validity.ts";
 
 type Saturation = NonNullable<ResultDocument["saturation"]>;
 
@@ -338,10 +339,10 @@ export function agentCapacityHeadline(
   return `${a.max_sessions} concurrent sessions ${tier}; ${fail}${per.length > 0 ? `; ${per.join(", ")}` : ""}`;
 }
 
-/** Whether the probe at `level` was invalid for its client's lateness (what failed it may be the client's). */
+/** Whether the probe at `level` was invalid only for its client's lateness (what failed it may be the client's). */
 function clientBoundAt(levels: readonly LevelResult[], level: number): boolean {
   const l = levels.find((x) => x.level === level);
-  return l?.validity?.reasons.some((r) => r.code === "client_bound") ?? false;
+  return l !== undefined && clientOnlyLateMs(l) !== null;
 }
 
 /** "sustains 31.5 req/s under SLO (bracket 30.8–32.3)", or why not. */

@@ -13,6 +13,7 @@ import type {
   SweepConfig,
   ValidityReason,
 } from "../../schema/v1.ts";
+import { maxOf } from "../../shared/extremes.ts";
 import { RELEASE_BOUND_MS } from "../server/release-check.ts";
 
 /** Lateness a shared CI runner shows under ordinary load: below it the client is not the problem. */
@@ -232,11 +233,7 @@ export function withLeakValidity(l: LevelResult): LevelValidity {
 }
 
 /** Reasons of some rows only: the level stays valid for the rest. */
-export const ROWS_ONLY = new Set<ValidityReason["code"]>([
-  "too_few_samples",
-  "telemetry_gap",
-  "buffered_stream",
-]);
+const ROWS_ONLY = new Set<ValidityReason["code"]>(["too_few_samples", "telemetry_gap", "buffered_stream"]);
 
 /** A gap under this is two events of one read (the client stamps each read once). */
 const SAME_READ_MS = 0.05;
@@ -293,6 +290,17 @@ export function streamBuffering(
     },
     withhold: spanZero * 2 > ok.length ? ["itl_ms", "tpot_ms", "decode_tok_s"] : ["itl_ms"],
   };
+}
+
+/**
+ * A level invalid only because its client read late: that lateness (ms, the largest figure of its
+ * client-bound reasons), else null. What the client's lateness can and cannot have done to a figure
+ * is the reader's to charge (the agent-capacity search charges it; its headline names it).
+ */
+export function clientOnlyLateMs(l: LevelResult): number | null {
+  const blocking = (l.validity?.reasons ?? []).filter((r) => !ROWS_ONLY.has(r.code));
+  if (blocking.length === 0 || !blocking.every((r) => r.code === "client_bound")) return null;
+  return maxOf(blocking.map((r) => r.figure ?? Number.POSITIVE_INFINITY));
 }
 
 export function levelValidity(reasons: readonly ValidityReason[]): LevelValidity {

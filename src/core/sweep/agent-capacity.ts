@@ -10,7 +10,7 @@
 import { UsageError } from "../../schema/errors.ts";
 import type { LevelResult, ResultDocument, SweepConfig } from "../../schema/v1.ts";
 import { maxOf, minOf } from "../../shared/extremes.ts";
-import { ROWS_ONLY } from "../results/validity.ts";
+import { clientOnlyLateMs } from "../results/validity.ts";
 
 export type Tier = NonNullable<NonNullable<SweepConfig["search"]>["tier"]>;
 type AgentCapacity = NonNullable<NonNullable<ResultDocument["saturation"]>["agents"]>;
@@ -51,11 +51,10 @@ export interface SessionsProbe {
  * (`clientBound`).
  */
 export function tierProbe(l: LevelResult, tier: Tier): SessionsProbe {
-  const reasons = l.validity?.reasons ?? [];
-  const blocking = reasons.filter((r) => !ROWS_ONLY.has(r.code));
-  const clientOnly = blocking.length > 0 && blocking.every((r) => r.code === "client_bound");
+  const late = clientOnlyLateMs(l);
+  const clientOnly = late !== null;
   const valid = l.validity?.status !== "invalid" || clientOnly;
-  const lateMs = clientOnly ? maxOf(blocking.map((r) => r.figure ?? Number.POSITIVE_INFINITY)) : 0;
+  const lateMs = late ?? 0;
   const steady = l.steady_state === undefined || l.steady_state.steady;
   const ttft = l.ttft_ms.p95;
   const decodeTokens = l.ok > 0 ? l.completion_tokens_total / l.ok - 1 : 0;
