@@ -10,6 +10,7 @@
 import type { ResultDocument } from "../schema/v1.ts";
 import type { CompareResponse } from "../shared/api-types.ts";
 import { documentSpecs, type Spec } from "../shared/charts.ts";
+import { frontierOf } from "../shared/frontier.ts";
 import { gpuTelemetryText } from "../shared/testbed.ts";
 import { invalidLine } from "../shared/verdict-text.ts";
 import { sloGiven } from "../shared/workload.ts";
@@ -21,6 +22,7 @@ import {
   chart,
   esc,
   fmt,
+  frontierImage,
   NeedsReadToken,
   setTitle,
   svgUrl,
@@ -181,9 +183,12 @@ async function runPage(id: string): Promise<void> {
       .join("")}</tbody></table></div><p class="muted">Times in ms.</p>`;
   }
   const notValid = invalidLine(doc);
-  body.innerHTML = `${meta}${verdict.summary}${notValid ? `<p class="invalid">${esc(notValid)}</p>` : ""}<div class="grid" id="curves"></div>${verdict.table}${table ? `<h2>This run, per level</h2>${table}` : ""}`;
+  // The frontier as the service draws it, over the base branch's recent runs (not only the newest).
+  const frontier = frontierOf(doc) ? frontierImage(id, "this run", cmp?.base_branch ?? r.run.branch) : "";
+  body.innerHTML = `${meta}${verdict.summary}${notValid ? `<p class="invalid">${esc(notValid)}</p>` : ""}<div class="grid" id="curves"></div>${frontier}${verdict.table}${table ? `<h2>This run, per level</h2>${table}` : ""}`;
   const grid = document.getElementById("curves")!;
   for (const [name, spec] of Object.entries(documentSpecs(doc, baselineDoc))) {
+    if (name === "frontier" && frontier) continue;
     const div = document.createElement("div");
     const faceted = "facet" in spec; // small multiples keep their own widths and scroll on a phone
     div.className = faceted ? "card curve wide" : "card curve";

@@ -72,3 +72,12 @@ export function setTitle(t: string, crumbs: string) {
   app.innerHTML = `<nav class="crumbs">${crumbs}</nav><h1>${esc(t)}</h1><div id="body"></div>`;
   return document.getElementById("body")!;
 }
+
+/**
+ * A run's frontier as the service draws it (GET /api/v1/runs/{id}/frontier.svg): the run in
+ * colour over the base runs its verdict read, the newest darkest. One picture for the run page and
+ * the pull request's page, the same one the comment shows.
+ */
+export function frontierImage(runId: string, runName: string, baseBranch: string): string {
+  return `<h2>The frontier</h2><p class="muted">Throughput against speed per user: ${esc(runName)} in colour, ${esc(baseBranch)}'s runs its verdict read in grey (the newest darkest).</p><img class="frontier" alt="the frontier of run ${attr(runId)} over ${attr(baseBranch)}'s" src="/api/v1/runs/${attr(runId)}/frontier.svg">`;
+}

@@ -7,9 +7,10 @@
  */
 import type { ResultDocument } from "../schema/v1.ts";
 import type { CompareResponse } from "../shared/api-types.ts";
+import { frontierOf } from "../shared/frontier.ts";
 import { benchmarkName } from "../shared/measures.ts";
 import { invalidLine } from "../shared/verdict-text.ts";
-import { api, attr, esc, setTitle } from "./common.ts";
+import { api, attr, esc, frontierImage, setTitle } from "./common.ts";
 import { BASELINE_N, drawTrend } from "./trends.ts";
 import { verdictSection } from "./verdict-section.ts";
 
@@ -58,9 +59,8 @@ export async function pullPage(repo: string, pr: number): Promise<void> {
   const trends = benchmark
     ? `<h2>On ${esc(baseBranch)}'s trend: ${esc(benchmark)}</h2><p class="muted">This pull request's runs in colour over ${esc(baseBranch)}'s in grey; the band is where ${esc(baseBranch)}'s next run is expected if nothing changed (up to its last ${BASELINE_N} valid runs; each chart says how many); ○ a run of this pull request the band does not hold.</p><div class="grid" id="pr-trends"></div>`
     : "";
-  // The service's picture: this run's frontier over the base runs its verdict read, older ones fainter.
-  const frontier = doc.frontier
-    ? `<h2>The frontier</h2><p class="muted">Throughput against speed per user: the newest run of this pull request in colour, ${esc(baseBranch)}'s runs its verdict read in grey (the newest darkest).</p><img class="frontier" alt="the frontier of run ${attr(newest.id)} over ${attr(baseBranch)}'s" src="/api/v1/runs/${attr(newest.id)}/frontier.svg">`
+  const frontier = frontierOf(doc)
+    ? frontierImage(newest.id, "the newest run of this pull request", baseBranch)
     : "";
   const list = `<h2>Runs of PR #${pr}</h2><ul class="pr-runs">${runs
     .map(

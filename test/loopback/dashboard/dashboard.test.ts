@@ -197,6 +197,15 @@ describe.skipIf(process.env.TOKENBENCH_SKIP_BROWSER === "1")("dashboard in headl
     await home.waitForSelector(".curve[data-chart='throughput'] svg .mark-line path");
     const curves = await home.$$eval(".curve svg", (els) => els.length);
     expect(curves).toBeGreaterThanOrEqual(4);
+    // the frontier as the service draws it: this run over main's recent runs, not only the newest
+    expect(await home.$(".curve[data-chart='frontier']")).toBeNull();
+    await home.waitForFunction(
+      () => (document.querySelector("img.frontier") as HTMLImageElement | null)?.complete,
+    );
+    const frontierSvg = await (
+      await fetch(`${service.url}${await home.getAttribute("img.frontier", "src")}`)
+    ).text();
+    expect(frontierSvg.match(/<polyline/g)).toHaveLength(7); // this run and six of main's before it
     await home.screenshot({ path: resolve(OUT, "dashboard-run.png"), fullPage: true });
     await home.close();
     expect(errors, errors.join("\n")).toEqual([]);
