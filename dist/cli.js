@@ -14079,8 +14079,8 @@ var require_sqlite_cache_store = __commonJS({
        * @returns {Number}
        */
       get size() {
-        let { total } = this.#countEntriesQuery.get();
-        return total;
+        let { total: total2 } = this.#countEntriesQuery.get();
+        return total2;
       }
       /**
        * @param {import('../../types/cache-interceptor.d.ts').default.CacheKey} key
@@ -20026,6 +20026,36 @@ function environmentText(changes) {
 }
 
 // src/shared/run-measures.ts
+function requestPart(q, part, what) {
+  return [
+    {
+      name: `ttft_${q}_${part}_ms`,
+      family: "latency",
+      unit: "ms",
+      direction: "lower",
+      label: `TTFT ${q} ${part}`,
+      description: `TTFT ${q}'s ${part} part: ${what} (from the server's per-request timings)`,
+      part_of: [`ttft_${q}_ms`]
+    },
+    (l) => l.ttft_split?.[q][`${part}_ms`] ?? null
+  ];
+}
+var TTFT_ROWS = ["ttft_p50_ms", "ttft_p95_ms"], E2E_ROWS = ["e2e_p50_ms", "e2e_p95_ms"];
+function meanPart(part, what, of) {
+  return [
+    {
+      name: `server_mean_${part}_ms`,
+      family: "latency",
+      unit: "ms",
+      direction: "lower",
+      label: `server mean ${part}`,
+      description: `the server's own mean ${what} over the level's window (its /metrics histograms)`,
+      part_of: of,
+      split_source: "metrics"
+    },
+    (l) => l.server_means?.[`${part}_ms`] ?? null
+  ];
+}
 var RUN_MEASURES = [
   [
     {
@@ -20082,78 +20112,18 @@ var RUN_MEASURES = [
     },
     null
   ],
-  [
-    {
-      name: "ttft_p50_queue_ms",
-      family: "latency",
-      unit: "ms",
-      direction: "lower",
-      label: "TTFT p50 queue",
-      description: "TTFT p50's queue part: the time before the server began the prompt, less the client's part: queue and transport (from the server's per-request timings)",
-      part_of: "ttft_p50_ms"
-    },
-    (l) => l.ttft_split?.p50.queue_ms ?? null
-  ],
-  [
-    {
-      name: "ttft_p50_prefill_ms",
-      family: "latency",
-      unit: "ms",
-      direction: "lower",
-      label: "TTFT p50 prefill",
-      description: "TTFT p50's prefill part: the server's own prompt time (prefill and first token) (from the server's per-request timings)",
-      part_of: "ttft_p50_ms"
-    },
-    (l) => l.ttft_split?.p50.prefill_ms ?? null
-  ],
-  [
-    {
-      name: "ttft_p50_client_ms",
-      family: "latency",
-      unit: "ms",
-      direction: "lower",
-      label: "TTFT p50 client",
-      description: "TTFT p50's client part: the client's median lateness in reading what arrived (from the server's per-request timings)",
-      part_of: "ttft_p50_ms"
-    },
-    (l) => l.ttft_split?.p50.client_ms ?? null
-  ],
-  [
-    {
-      name: "ttft_p95_queue_ms",
-      family: "latency",
-      unit: "ms",
-      direction: "lower",
-      label: "TTFT p95 queue",
-      description: "TTFT p95's queue part: the time before the server began the prompt, less the client's part: queue and transport (from the server's per-request timings)",
-      part_of: "ttft_p95_ms"
-    },
-    (l) => l.ttft_split?.p95.queue_ms ?? null
-  ],
-  [
-    {
-      name: "ttft_p95_prefill_ms",
-      family: "latency",
-      unit: "ms",
-      direction: "lower",
-      label: "TTFT p95 prefill",
-      description: "TTFT p95's prefill part: the server's own prompt time (prefill and first token) (from the server's per-request timings)",
-      part_of: "ttft_p95_ms"
-    },
-    (l) => l.ttft_split?.p95.prefill_ms ?? null
-  ],
-  [
-    {
-      name: "ttft_p95_client_ms",
-      family: "latency",
-      unit: "ms",
-      direction: "lower",
-      label: "TTFT p95 client",
-      description: "TTFT p95's client part: the client's median lateness in reading what arrived (from the server's per-request timings)",
-      part_of: "ttft_p95_ms"
-    },
-    (l) => l.ttft_split?.p95.client_ms ?? null
-  ]
+  ...["p50", "p95"].flatMap((q) => [
+    requestPart(
+      q,
+      "queue",
+      "the time before the server began the prompt, less the client's part: queue and transport"
+    ),
+    requestPart(q, "prefill", "the server's own prompt time (prefill and first token)"),
+    requestPart(q, "client", "the client's median lateness in reading what arrived")
+  ]),
+  meanPart("queue", "time waiting for a slot", [...TTFT_ROWS, ...E2E_ROWS]),
+  meanPart("prefill", "time from scheduled to first token", [...TTFT_ROWS, ...E2E_ROWS]),
+  meanPart("decode", "time from first token to last", E2E_ROWS)
 ];
 
 // src/shared/measure-types.ts
@@ -21569,35 +21539,50 @@ function decideGate(rows, evidence, o) {
 }
 
 // src/shared/row-splits.ts
-var PARTS = MEASURES.filter((m) => m.part_of !== void 0), mean2 = (xs) => xs.reduce((a, x) => a + x, 0) / xs.length;
+var PARTS = MEASURES.filter((m) => m.part_of !== void 0), sourceOf = (m) => m.split_source ?? "server_timings", partsOf = (measure, source) => PARTS.filter((p) => p.part_of.includes(measure) && sourceOf(p) === source), SOURCES = ["server_timings", "metrics"], mean2 = (xs) => xs.reduce((a, x) => a + x, 0) / xs.length;
 function withSplits(rows, head, baseFor) {
-  for (let r of rows) {
-    let mine = PARTS.filter((p) => p.part_of === r.measure);
-    if (mine.length === 0 || r.level === null) continue;
-    let base = baseFor(r), split = [];
-    for (let p of mine) {
-      let key = keyOf(r.benchmark, p.name), hv = head.map((x) => runValue(x, key)).filter((v) => v !== void 0), bv = base.map((x) => runValue(x, key)).filter((v) => v !== void 0);
-      if (hv.length === 0 || bv.length === 0) break;
-      split.push({ part: p.name, base: mean2(bv), head: mean2(hv) });
-    }
-    split.length === mine.length && (r.split = split);
-  }
+  for (let r of rows)
+    if (r.level !== null)
+      for (let source of SOURCES) {
+        let mine = partsOf(r.measure, source);
+        if (mine.length === 0) continue;
+        let base = baseFor(r), split = [];
+        for (let p of mine) {
+          let key = keyOf(r.benchmark, p.name), hv = head.map((x) => runValue(x, key)).filter((v) => v !== void 0), bv = base.map((x) => runValue(x, key)).filter((v) => v !== void 0);
+          if (hv.length === 0 || bv.length === 0) break;
+          split.push({ part: p.name, base: mean2(bv), head: mean2(hv) });
+        }
+        if (split.length === mine.length) {
+          r.split = split, r.split_source = source;
+          break;
+        }
+      }
 }
 var partName = (measure) => /_([a-z]+)_ms$/.exec(measure)?.[1] ?? measure, signed = (x) => Math.abs(x) < 0.05 ? "\xB10.0" : `${x > 0 ? "+" : "\u2212"}${Math.abs(x).toFixed(1)}`;
 function splitText(r, label) {
   if (!r.split || r.base === null || r.head === null) return null;
-  let total = r.head - r.base, parts = r.split.map((p) => ({ name: partName(p.part), d: p.head - p.base })), rest = total - parts.reduce((a, p) => a + p.d, 0), along = parts.filter((p) => Math.sign(p.d) === Math.sign(total) && p.d !== 0), top = along.length > 0 ? along.reduce((a, p) => Math.abs(p.d) > Math.abs(a.d) ? p : a) : null, mostly = top !== null && Math.abs(top.d) >= 0.5 * Math.abs(total) ? ` (mostly ${top.name})` : "", restText = Math.abs(rest) >= 0.05 ? `, rest ${signed(rest)}` : "";
-  return `${label} ${signed(total)} ms: ${parts.map((p) => `${p.name} ${signed(p.d)}`).join(", ")}${restText}${mostly}`;
+  let total2 = r.head - r.base, parts = r.split.map((p) => ({ name: partName(p.part), d: p.head - p.base })), rest = total2 - parts.reduce((a, p) => a + p.d, 0), along = parts.filter((p) => Math.sign(p.d) === Math.sign(total2) && p.d !== 0), top = along.length > 0 ? along.reduce((a, p) => Math.abs(p.d) > Math.abs(a.d) ? p : a) : null, whole = r.split_source === "metrics" ? along.reduce((a, p) => a + Math.abs(p.d), 0) : Math.abs(total2), mostly = top !== null && Math.abs(top.d) >= 0.5 * whole ? ` (mostly ${top.name})` : "", restText = Math.abs(rest) >= 0.05 ? `, rest ${signed(rest)}` : "";
+  return `${r.split_source === "metrics" ? `${label} ${signed(total2)} ms; the server's means:` : `${label} ${signed(total2)} ms:`} ${parts.map((p) => `${p.name} ${signed(p.d)}`).join(", ")}${restText}${mostly}`;
 }
-var SPLIT_SOURCE = "ms, from the server's own prompt time per request: queue = before the server began the prompt, its queue and the transport; prefill = its prompt time; client = the client's lateness", movedWithParts = (rows) => rows.filter(
-  (r) => PARTS.some((p) => p.part_of === r.measure) && (r.verdict === "regressed" || r.verdict === "improved")
+function dominantPart(r) {
+  return /\(mostly ([a-z]+)\)$/.exec(splitText(r, "") ?? "")?.[1] ?? null;
+}
+function splitSource(rows) {
+  let used = new Set(splitRows(rows).map((r) => r.split_source ?? "server_timings"));
+  return [
+    used.has("server_timings") ? "ms, from the server's own prompt time per request: queue = before the server began the prompt, its queue and the transport; prefill = its prompt time; client = the client's lateness" : null,
+    used.has("metrics") ? "the server's means: its own mean time per phase over the level's window from its /metrics histograms (queue = waiting for a slot, prefill = scheduled to first token, decode = first token to last), not this percentile's; rest = what they do not explain (client, transport, the percentile's own)" : null
+  ].filter(Boolean).join("; ");
+}
+var movedWithParts = (rows) => rows.filter(
+  (r) => PARTS.some((p) => p.part_of.includes(r.measure)) && (r.verdict === "regressed" || r.verdict === "improved")
 ), splitRows = (rows) => movedWithParts(rows).filter((r) => r.split).sort((a, b) => Number(b.gated) - Number(a.gated)), MAX_WHY = 6;
 function whyLines(rows, nameOf) {
   if (movedWithParts(rows).length === 0) return [];
   let split = splitRows(rows);
   if (split.length === 0)
     return [
-      "cannot split: the server's streams carried no prompt time of its own (llama.cpp's `timings` do), so queue, prefill and client cannot be told apart"
+      "cannot split: the server gave no prompt time of its own in its streams (llama.cpp's `timings`) and no phase histograms on /metrics (vLLM's queue, prefill and decode times) on both sides, so queue, prefill, decode and client cannot be told apart"
     ];
   let out = split.slice(0, MAX_WHY).map((r) => splitText(r, nameOf(r)));
   return split.length > MAX_WHY && out.push(`and ${split.length - MAX_WHY} more rows split in the JSON`), out;
@@ -22165,6 +22150,10 @@ function rowPhrase(r) {
   let where = wherePhrase(r.benchmark), i = intervalText(rowInterval(r)), what = `${measureName(r.measure)}${where ? ` ${where}` : ""}`;
   return r.head === null ? `${what}: ${r.reason ?? "no value"}` : `${what} ${rowDelta(r)}${i ? ` ${i}` : ""}`;
 }
+function causePhrase(r) {
+  let part = dominantPart(r);
+  return part ? `${rowPhrase(r)} (mostly ${part})` : rowPhrase(r);
+}
 function gatedInOrder(rows, gateText) {
   let order = gateText.split(",").map((x) => x.trim().split("@")[0]), rank = (m) => order.indexOf(m) < 0 ? order.length : order.indexOf(m);
   return rows.filter((r) => r.gated).sort((a, b) => rank(a.measure) - rank(b.measure) || (a.level ?? 0) - (b.level ?? 0));
@@ -22176,7 +22165,7 @@ function headline(s, named = 3) {
     return `No baseline: ${s.baseline_note ?? `none of the ${rows.length} measures has one`}.`;
   let gated = gatedInOrder(rows, s.gate.text || DEFAULT_GATE_TEXT), others = rows.length - gated.length, tail = others > 0 ? `; ${plural(others, "other row")} in the details.` : ".", failedKeys = new Set(s.gate.failed), regressed = firstPerMeasure(
     gated.filter((r) => r.verdict === "regressed" && failedKeys.has(`${r.benchmark}\0${r.measure}`))
-  ).map(rowPhrase);
+  ).map(causePhrase);
   switch (s.gate.status) {
     case "failed":
       return `Gate failed: ${list2(regressed, named)} ${regressed.length === 1, "regressed"}${tail}`;
@@ -22189,7 +22178,7 @@ function headline(s, named = 3) {
     case "not_gated": {
       let words = firstPerMeasure(
         gated.filter((r) => r.verdict === "regressed" || r.verdict === "improved")
-      ).map((r) => `${rowPhrase(r)} ${r.verdict}`);
+      ).map((r) => `${causePhrase(r)} ${r.verdict}`);
       return `Not gated (${s.gate.reason})${words.length ? `: ${list2(words, named)}` : ": no gated row moved beyond its interval"}${tail}`;
     }
     case "no_baseline":
@@ -22258,7 +22247,7 @@ function compareMarkdown(s, baseName, head = null) {
     "",
     `Judged ${evidenceLine(s, baseName)} (rules ${s.rules}). ${gateLine(s)}${others ? ` ${others}` : ""}`,
     "",
-    ...why.length > 0 ? [`Why TTFT moved (${SPLIT_SOURCE}):`, ...why.map((w) => `- ${w}`), ""] : [],
+    ...why.length > 0 ? [`Why it moved (${splitSource(s.rows)}):`, ...why.map((w) => `- ${w}`), ""] : [],
     `| benchmark | measure | base | head | \u0394 |${withInterval ? " interval |" : ""} method | verdict |`,
     `|---|---|---:|---:|---:|${withInterval ? "---|" : ""}---|---|`
   ];
@@ -37956,6 +37945,35 @@ var ClientSelfCheck = external_exports.object({
   requests: external_exports.number().int().nonnegative(),
   p50: TtftParts,
   p95: TtftParts
+}), LevelCancelled = external_exports.object({
+  requests: external_exports.number().int().nonnegative(),
+  after_tokens: external_exports.number().int().positive(),
+  release: external_exports.object({
+    source: external_exports.enum(["slots", "metrics"]).nullable(),
+    freed_s: external_exports.number().nonnegative().nullable(),
+    busy: external_exports.number().int().nonnegative().nullable()
+  }).nullable(),
+  probe: CancelProbe.nullable().optional()
+}), ServerMeans = external_exports.object({
+  source: external_exports.literal("metrics"),
+  /** "steady": the scrapes around the steady window; "level": the level's first and last scrape. */
+  window: external_exports.enum(["steady", "level"]),
+  /** The scrapes the difference is taken between, ms on the run's clock (as the timeline's `t_ms`). */
+  from_ms: external_exports.number(),
+  to_ms: external_exports.number(),
+  /** Requests the server counted between them (its end-to-end, else TTFT, else queue histogram). */
+  requests: external_exports.number().nonnegative(),
+  /** Waiting for a slot (vLLM's WAITING phase, SGLang's queue time). */
+  queue_ms: nullableNum,
+  /** Scheduled to first token (vLLM's PREFILL phase). */
+  prefill_ms: nullableNum,
+  /** First token to last (vLLM's DECODE phase). */
+  decode_ms: nullableNum,
+  /** The server's own time to first token and end to end, as its histograms say. */
+  ttft_ms: nullableNum,
+  e2e_ms: nullableNum,
+  /** Prompt tokens its prefix cache served of those it looked up between the scrapes (vLLM's counters). */
+  prefix_cache_hit_pct: external_exports.number().min(0).max(100).nullable()
 });
 
 // src/schema/profile.ts
@@ -38208,16 +38226,7 @@ var SCHEMA_VERSION = 1, Stats = external_exports.object({
   /** `--turns`: each conversation as a job (an agent's session): its time, calls, tokens, waits. */
   jobs: JobSummary.optional(),
   /** `--cancel-share`: the streams the client aborted (in no figure) and whether the server freed them. */
-  cancelled: external_exports.object({
-    requests: external_exports.number().int().nonnegative(),
-    after_tokens: external_exports.number().int().positive(),
-    release: external_exports.object({
-      source: external_exports.enum(["slots", "metrics"]).nullable(),
-      freed_s: nullableNonNeg,
-      busy: external_exports.number().int().nonnegative().nullable()
-    }).nullable(),
-    probe: CancelProbe.nullable().optional()
-  }).optional(),
+  cancelled: LevelCancelled.optional(),
   /** Prompt tokens as the server counted them (usage.prompt_tokens), successful requests. */
   prompt_tokens: MeasuredStats.optional(),
   /** Cached prompt tokens the server reported; with unique prompts, the prefix every prompt shares. */
@@ -38247,6 +38256,8 @@ var SCHEMA_VERSION = 1, Stats = external_exports.object({
   admission: AdmissionSummary.nullable().optional(),
   /** TTFT split into queue, prefill and client from the server's per-request timings (level-parts.ts). */
   ttft_split: TtftSplit.optional(),
+  /** The server's own mean time per phase over the level's window, from its /metrics histograms. */
+  server_means: ServerMeans.optional(),
   metrics_timeline: external_exports.array(MetricsSample).optional(),
   notices: external_exports.array(external_exports.string())
 }).superRefine((l, ctx) => {
@@ -38844,11 +38855,11 @@ function parseShard(s) {
     throw new UsageError(`--shard must be i/n with 1 <= i <= n <= 1024 (e.g. 1/4), got "${s}"`, "--shard");
   return { index: i - 1, count: n };
 }
-function splitEven(total, n) {
-  let base = Math.floor(total / n), extra = total - base * n;
+function splitEven(total2, n) {
+  let base = Math.floor(total2 / n), extra = total2 - base * n;
   return Array.from({ length: n }, (_, k) => base + (k < extra ? 1 : 0));
 }
-var shareOf = (total, p) => splitEven(splitEven(total, p.runner.count)[p.runner.index], p.thread.count)[p.thread.index], closedIndex = (local, p) => (local * p.thread.count + p.thread.index) * p.runner.count + p.runner.index, ownsArrival = (j, p) => j % p.runner.count === p.runner.index && Math.floor(j / p.runner.count) % p.thread.count === p.thread.index;
+var shareOf = (total2, p) => splitEven(splitEven(total2, p.runner.count)[p.runner.index], p.thread.count)[p.thread.index], closedIndex = (local, p) => (local * p.thread.count + p.thread.index) * p.runner.count + p.runner.index, ownsArrival = (j, p) => j % p.runner.count === p.runner.index && Math.floor(j / p.runner.count) % p.thread.count === p.thread.index;
 var ID_STRIDE = 1e7, WARMUP_ID_OFFSET = 5e6;
 
 // src/core/load/loops.ts
@@ -40076,13 +40087,13 @@ function runShare(client, job, o) {
 function progressReporter(ctx, plan, done) {
   let t0 = performance5.now();
   return () => {
-    let elapsedS = (performance5.now() - t0) / 1e3, total = plan.requests, n = done(), etaS = total !== null && n > 0 ? elapsedS / n * (total - n) : plan.durationS !== null ? Math.max(0, plan.durationS - elapsedS) : null;
+    let elapsedS = (performance5.now() - t0) / 1e3, total2 = plan.requests, n = done(), etaS = total2 !== null && n > 0 ? elapsedS / n * (total2 - n) : plan.durationS !== null ? Math.max(0, plan.durationS - elapsedS) : null;
     ctx.onProgress?.({
       level: plan.level,
       levelIndex: plan.index,
       levelCount: ctx.cfg.levels.length,
       done: n,
-      total,
+      total: total2,
       elapsedS,
       etaS,
       durationS: plan.durationS,
@@ -40339,10 +40350,10 @@ function admissionSummary(input2) {
 
 // src/core/results/jobs.ts
 function busyMs(calls) {
-  let spans = calls.map((r) => [r.send_ms, r.end_ms]).sort((a, b) => a[0] - b[0]), total = 0, from = Number.NEGATIVE_INFINITY, to = Number.NEGATIVE_INFINITY;
+  let spans = calls.map((r) => [r.send_ms, r.end_ms]).sort((a, b) => a[0] - b[0]), total2 = 0, from = Number.NEGATIVE_INFINITY, to = Number.NEGATIVE_INFINITY;
   for (let [s, e] of spans)
-    s > to ? (to > from && (total += to - from), from = s, to = e) : to = Math.max(to, e);
-  return to > from ? total + (to - from) : total;
+    s > to ? (to > from && (total2 += to - from), from = s, to = e) : to = Math.max(to, e);
+  return to > from ? total2 + (to - from) : total2;
 }
 var jobOf = (r) => r.turn === void 0 || r.turn === 1 ? r.id : r.session ?? r.id;
 function jobSummary(records2, turns, users, wallS) {
@@ -40602,6 +40613,63 @@ function parsePrometheus(text2) {
   return out;
 }
 
+// src/core/server/server-histograms.ts
+var PHASE_HISTOGRAMS = {
+  queue: [
+    "vllm:request_queue_time_seconds",
+    "sglang:queue_time_seconds",
+    "freetoken:request_queue_time_seconds",
+    "tgi_request_queue_duration"
+  ],
+  // vLLM's PREFILL phase: scheduled to first token
+  prefill: ["vllm:request_prefill_time_seconds"],
+  // vLLM's DECODE phase: first token to last
+  decode: ["vllm:request_decode_time_seconds"],
+  ttft: [
+    "vllm:time_to_first_token_seconds",
+    "sglang:time_to_first_token_seconds",
+    "freetoken:time_to_first_token_seconds"
+  ],
+  e2e: ["vllm:e2e_request_latency_seconds", "sglang:e2e_request_latency_seconds", "tgi_request_duration"]
+}, CACHE_COUNTERS = {
+  queries: ["vllm:prefix_cache_queries_total", "vllm:prefix_cache_queries"],
+  hits: ["vllm:prefix_cache_hits_total", "vllm:prefix_cache_hits"]
+};
+function total(samples, names) {
+  for (let n of names) {
+    let found = !1, sum = 0;
+    for (let s of samples)
+      s.name === n && Number.isFinite(s.value) && (found = !0, sum += s.value);
+    if (found) return sum;
+  }
+  return null;
+}
+function histogramSnapshot(tMs, samples) {
+  let phases = {};
+  for (let [phase, names] of Object.entries(PHASE_HISTOGRAMS))
+    for (let n of names) {
+      let sum = total(samples, [`${n}_sum`]), count3 = total(samples, [`${n}_count`]);
+      if (!(sum === null || count3 === null)) {
+        phases[phase] = { sum, count: count3 };
+        break;
+      }
+    }
+  let queries = total(samples, CACHE_COUNTERS.queries), hits = total(samples, CACHE_COUNTERS.hits);
+  return { t_ms: tMs, phases, cache: queries !== null && hits !== null ? { queries, hits } : null };
+}
+function combineSnapshots(tMs, each) {
+  let phases = {};
+  for (let phase of Object.keys(PHASE_HISTOGRAMS)) {
+    let xs = each.map((s) => s.phases[phase]);
+    xs.length > 0 && xs.every((x) => x !== void 0) && (phases[phase] = {
+      sum: xs.reduce((a, x) => a + x.sum, 0),
+      count: xs.reduce((a, x) => a + x.count, 0)
+    });
+  }
+  let cs = each.map((s) => s.cache), cache = cs.length > 0 && cs.every((c) => c !== null) ? { queries: cs.reduce((a, c) => a + c.queries, 0), hits: cs.reduce((a, c) => a + c.hits, 0) } : null;
+  return { t_ms: tMs, phases, cache };
+}
+
 // src/core/server/metrics-sampler.ts
 var METRIC_NAMES = {
   running: [
@@ -40624,12 +40692,6 @@ var METRIC_NAMES = {
     "sglang:token_usage",
     "freetoken:kv_cache_usage_ratio",
     "llamacpp:kv_cache_usage_ratio"
-  ],
-  queueTimeSeconds: [
-    "vllm:request_queue_time_seconds",
-    "sglang:queue_time_seconds",
-    "freetoken:request_queue_time_seconds",
-    "tgi_request_queue_duration"
   ]
 }, KNOWN = /* @__PURE__ */ new Set([...METRIC_NAMES.running, ...METRIC_NAMES.waiting, ...METRIC_NAMES.kvFraction]);
 function pick2(samples, names) {
@@ -40638,13 +40700,6 @@ function pick2(samples, names) {
     for (let s of samples)
       s.name === n && (found = !0, sum += s.value);
     if (found) return sum;
-  }
-  return null;
-}
-function queueHistogram(samples) {
-  for (let n of METRIC_NAMES.queueTimeSeconds) {
-    let sum = pick2(samples, [`${n}_sum`]), count3 = pick2(samples, [`${n}_count`]);
-    if (sum !== null && count3 !== null) return { sum, count: count3 };
   }
   return null;
 }
@@ -40698,27 +40753,24 @@ var MetricsSampler = class {
   samples = [];
   /** `--base-url A,B`: each server's own samples (empty with one server). */
   perEndpoint = [];
-  queueStart = null;
-  queueEnd = null;
+  /** Each scrape's per-request histograms and cache counters (server-histograms.ts). */
+  snapshots = [];
   available = !1;
   /** Scrapes this level, and how many got no answer (unreachable, or an HTTP error). */
   scrapes = 0;
   failures = 0;
   lastError = null;
   async once() {
-    let t = performance.now() - this.originMs, several = this.targets.length > 1, results = await Promise.all(this.targets.map((target) => scrapeMetrics(target))), each = [], queues = [];
+    let t = performance.now() - this.originMs, several = this.targets.length > 1, results = await Promise.all(this.targets.map((target) => scrapeMetrics(target))), each = [], histograms2 = [];
     for (let [i, r] of results.entries()) {
       if (this.scrapes++, r.error !== null && (this.failures++, this.lastError = several ? `${rootUrl(this.targets[i])}: ${r.error}` : r.error), !r.ok) continue;
       let s = toSample(t, r.samples);
-      each.push(s), several && this.perEndpoint[i].push(s), queues.push(queueHistogram(r.samples));
+      each.push(s), several && this.perEndpoint[i].push(s), histograms2.push(histogramSnapshot(t, r.samples));
     }
-    if (each.length === 0) return;
-    this.available = !0, this.samples.push(several ? combineSamples(t, each) : each[0]);
-    let q = queues.length === this.targets.length && queues.every((x) => x !== null) ? { sum: queues.reduce((a, x) => a + x.sum, 0), count: queues.reduce((a, x) => a + x.count, 0) } : null;
-    q !== null && (this.queueStart === null && (this.queueStart = q), this.queueEnd = q);
+    each.length !== 0 && (this.available = !0, this.samples.push(several ? combineSamples(t, each) : each[0]), histograms2.length === this.targets.length && this.snapshots.push(several ? combineSnapshots(t, histograms2) : histograms2[0]));
   }
   start() {
-    this.samples = [], this.perEndpoint = this.targets.length > 1 ? this.targets.map(() => []) : [], this.queueStart = null, this.queueEnd = null, this.available = !1, this.scrapes = 0, this.failures = 0, this.lastError = null;
+    this.samples = [], this.perEndpoint = this.targets.length > 1 ? this.targets.map(() => []) : [], this.snapshots = [], this.available = !1, this.scrapes = 0, this.failures = 0, this.lastError = null;
     let tick = () => {
       this.inflight === null && (this.inflight = this.once().finally(() => {
         this.inflight = null;
@@ -41078,6 +41130,20 @@ How it was found: ${s.method}; a probe passes when at least ${s.target_pass_pct}
     ].join(`
 `)
   );
+  let means = doc.levels.filter((l) => l.server_means);
+  means.length > 0 && parts.push(
+    [
+      "**The server's means** (ms; its own /metrics histograms over the steady window: the mean time the requests it finished there spent in each phase, beside the client's TTFT and E2E p50)",
+      "",
+      "| level | requests | queue | prefill | decode | server TTFT | client TTFT p50 | server E2E | client E2E p50 | prefix cache hits |",
+      "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+      ...means.map((l) => {
+        let m = l.server_means;
+        return `| ${l.level} | ${m.requests} | ${fmt2(m.queue_ms, 1)} | ${fmt2(m.prefill_ms, 1)} | ${fmt2(m.decode_ms, 1)} | ${fmt2(m.ttft_ms, 1)} | ${fmt2(l.ttft_ms.p50, 1)} | ${fmt2(m.e2e_ms, 1)} | ${fmt2(l.e2e_ms.p50, 1)} | ${pct0(m.prefix_cache_hit_pct)} |`;
+      })
+    ].join(`
+`)
+  );
   let jobbed = doc.levels.filter((l) => l.jobs), perGpu = jobbed.some((l) => l.jobs.jobs_per_hour_per_gpu != null);
   jobbed.length > 0 && parts.push(
     [
@@ -41230,6 +41296,48 @@ function shortOutputText(measured, short, ok, cfg) {
   return `${parts.join("; ")}: this is not the workload asked for, so the level is not valid and compare judges none of its rows`;
 }
 
+// src/core/results/server-means.ts
+function around(snaps, window) {
+  if (snaps.length < 2) return null;
+  if (window === null) return { a: snaps[0], b: snaps[snaps.length - 1] };
+  let a = snaps[0];
+  for (let s of snaps) s.t_ms <= window.startMs && (a = s);
+  let b = snaps.find((s) => s.t_ms >= window.endMs) ?? snaps[snaps.length - 1];
+  return b.t_ms > a.t_ms ? { a, b } : null;
+}
+function delta(a, b) {
+  if (a === void 0 || b === void 0) return null;
+  let d = { sum: b.sum - a.sum, count: b.count - a.count };
+  return d.count < 0 || d.sum < 0 ? null : d;
+}
+function serverMeans(snaps, window) {
+  let pair = around(snaps, window);
+  if (pair === null) return;
+  let d = (p) => delta(pair.a.phases[p], pair.b.phases[p]), mean3 = (p) => {
+    let x = d(p);
+    return x !== null && x.count > 0 ? 1e3 * x.sum / x.count : null;
+  }, counted = d("e2e") ?? d("ttft") ?? d("queue");
+  if (counted === null || counted.count === 0) return;
+  let ca = pair.a.cache, cb = pair.b.cache, queries = ca && cb ? cb.queries - ca.queries : 0, hits = ca && cb ? cb.hits - ca.hits : 0;
+  return {
+    source: "metrics",
+    window: window === null ? "level" : "steady",
+    from_ms: pair.a.t_ms,
+    to_ms: pair.b.t_ms,
+    requests: counted.count,
+    queue_ms: mean3("queue"),
+    prefill_ms: mean3("prefill"),
+    decode_ms: mean3("decode"),
+    ttft_ms: mean3("ttft"),
+    e2e_ms: mean3("e2e"),
+    prefix_cache_hit_pct: queries > 0 && hits >= 0 && hits <= queries ? 100 * hits / queries : null
+  };
+}
+function levelQueueDelta(snaps) {
+  let with_ = snaps.filter((s) => s.phases.queue !== void 0);
+  return with_.length < 2 ? null : delta(with_[0].phases.queue, with_[with_.length - 1].phases.queue);
+}
+
 // src/core/results/steady.ts
 var DEFAULT_MIN_STEADY_S = 5, FLOOR_MIN_STEADY_S = 1;
 function arrivalNoise(arrived, arrival, burstiness) {
@@ -41353,7 +41461,7 @@ function serverPrompt(r) {
   let n = t?.prompt_n;
   return { promptMs: ms2, uncached: typeof n == "number" && Number.isFinite(n) && n >= 0 ? n : null };
 }
-function partsOf(band, value, clientLateMs) {
+function partsOf2(band, value, clientLateMs) {
   let mean3 = (f) => band.reduce((a, r) => a + f(r), 0) / band.length, ttft2 = mean3((r) => r.ttftMs), prompt = mean3((r) => r.promptMs), client = Math.min(Math.max(0, ttft2 - prompt), clientLateMs), scale = value !== null && ttft2 > 0 ? value / ttft2 : 1, known = band.filter((r) => r.uncached !== null);
   return {
     n: band.length,
@@ -41379,8 +41487,8 @@ function ttftSplit(records2, ttft2, clientLateMs) {
   return {
     source: "server_timings",
     requests: rows.length,
-    p50: partsOf(band(0.4, 0.6), ttft2.p50, late),
-    p95: partsOf(band(0.9, 1), ttft2.p95, late)
+    p50: partsOf2(band(0.4, 0.6), ttft2.p50, late),
+    p95: partsOf2(band(0.9, 1), ttft2.p95, late)
   };
 }
 
@@ -41565,7 +41673,7 @@ function summariseLevel(input2) {
   }
   let s = input2.sampler;
   if (s !== null) {
-    let queueDelta = s.queueStart && s.queueEnd ? { sum: s.queueEnd.sum - s.queueStart.sum, count: s.queueEnd.count - s.queueStart.count } : null, admission = admissionSummary({
+    let queueDelta = levelQueueDelta(s.snapshots), admission = admissionSummary({
       level: result,
       records: run.records,
       samples: s.samples,
@@ -41574,8 +41682,11 @@ function summariseLevel(input2) {
       queueDelta,
       limits: input2.limits,
       window: window.steady ? { startMs: window.startMs, endMs: window.endMs } : null
-    });
-    result = { ...result, admission, metrics_timeline: s.samples };
+    }), means = serverMeans(
+      s.snapshots,
+      window.steady ? { startMs: window.startMs, endMs: window.endMs } : null
+    );
+    result = { ...result, admission, ...means ? { server_means: means } : {}, metrics_timeline: s.samples };
     for (let n of admission.notes) notices.push(`level ${level}: ${n}`);
   }
   let split = ttftSplit(
@@ -42876,7 +42987,7 @@ function planRun(docs, opts = {}) {
     for (let benchmark of benchmarks) {
       let values = runs.map((r) => r.points.find((p) => p.benchmark === benchmark && p.measure === measure)?.value).filter((v) => v !== void 0 && v > 0);
       if (values.length < 2) continue;
-      let curve = benchmark === ALL_LEVELS, level = levelOf.get(benchmark) ?? null, atLevels = curve ? levels : [level], gated = isGated(gate, measure, level), total = stddev(values.map(Math.log)), lv = sweeps.flatMap((d) => d.levels.filter((l) => atLevels.includes(l.level))), requests = Math.round(medianOf(lv.map((l) => l.ok))), secPerRequest = medianOf(sweeps.map((d) => d.levels.reduce((a, l) => a + l.wall_time_s / Math.max(1, l.ok), 0))) || 0, q = sampledQuantile(measure), samp = null;
+      let curve = benchmark === ALL_LEVELS, level = levelOf.get(benchmark) ?? null, atLevels = curve ? levels : [level], gated = isGated(gate, measure, level), total2 = stddev(values.map(Math.log)), lv = sweeps.flatMap((d) => d.levels.filter((l) => atLevels.includes(l.level))), requests = Math.round(medianOf(lv.map((l) => l.ok))), secPerRequest = medianOf(sweeps.map((d) => d.levels.reduce((a, l) => a + l.wall_time_s / Math.max(1, l.ok), 0))) || 0, q = sampledQuantile(measure), samp = null;
       if (q !== null) {
         let per = atLevels.map((lvl) => {
           let ses = sweeps.map((d) => levelSamples(d, lvl, measure)).filter((g) => g !== null && g.values.length >= 5).map((g) => samplingSe(g, { iterations: 200, seed: 1 })).filter((x) => x !== null);
@@ -42884,7 +42995,7 @@ function planRun(docs, opts = {}) {
         });
         per.every((x) => x !== null) && (samp = Math.sqrt(per.reduce((a, x) => a + x ** 2, 0)) / per.length);
       }
-      let noise = Math.max(total, samp ?? 0), between = Math.sqrt(Math.max(0, noise ** 2 - (samp ?? 0) ** 2)), sigmaAt = (r) => Math.sqrt(between ** 2 + (samp ?? 0) ** 2 * (requests / r)), crit = (df) => criticalOf(gated, curve, gatedCount(curve), o.fwerPct, df), detects = (se, df) => (crit(df) + tQuantile(POWER2, df)) * se, n = values.length, historyAt = (r, runsN) => detects(sigmaAt(r) * Math.sqrt(1 + 1 / runsN), runsN - 1), pairsAt = (b) => detects(Math.sqrt(2 * sigmaAt(requests) ** 2 / b), curve ? b - 1 : levels.length * (b - 1)), floor = q === null ? 1 : samplesNeeded(q), grid = [...Array(48)].map((_, i) => Math.ceil(Math.max(floor, 8) * 1.25 ** i)), needR = samp === null ? null : grid.filter((r) => r <= o.maxRequests).find((r) => historyAt(r, n) <= target) ?? null, needRuns = smallest(
+      let noise = Math.max(total2, samp ?? 0), between = Math.sqrt(Math.max(0, noise ** 2 - (samp ?? 0) ** 2)), sigmaAt = (r) => Math.sqrt(between ** 2 + (samp ?? 0) ** 2 * (requests / r)), crit = (df) => criticalOf(gated, curve, gatedCount(curve), o.fwerPct, df), detects = (se, df) => (crit(df) + tQuantile(POWER2, df)) * se, n = values.length, historyAt = (r, runsN) => detects(sigmaAt(r) * Math.sqrt(1 + 1 / runsN), runsN - 1), pairsAt = (b) => detects(Math.sqrt(2 * sigmaAt(requests) ** 2 / b), curve ? b - 1 : levels.length * (b - 1)), floor = q === null ? 1 : samplesNeeded(q), grid = [...Array(48)].map((_, i) => Math.ceil(Math.max(floor, 8) * 1.25 ** i)), needR = samp === null ? null : grid.filter((r) => r <= o.maxRequests).find((r) => historyAt(r, n) <= target) ?? null, needRuns = smallest(
         VERDICT_DEFAULTS.minHistory,
         o.maxRuns,
         (k) => historyAt(requests, k) <= target
@@ -44173,7 +44284,8 @@ var vllm = flavor({
       itl: ["inter_token_latency_seconds", "Histogram of inter-token latency in seconds."],
       e2e: ["e2e_request_latency_seconds", "Histogram of e2e request latency in seconds."],
       queue: ["request_queue_time_seconds", "Histogram of time spent in WAITING phase."],
-      prefill: ["request_prefill_time_seconds", "Histogram of time spent in PREFILL phase."]
+      prefill: ["request_prefill_time_seconds", "Histogram of time spent in PREFILL phase."],
+      decode: ["request_decode_time_seconds", "Histogram of time spent in DECODE phase."]
     });
   }
 });
@@ -44370,8 +44482,8 @@ function messagesDelta(r, o, p, ts) {
       let block = r.tool !== null ? `{"type":"tool_use","id":"toolu_${r.id.slice(-8)}","name":${JSON.stringify(r.tool)},"input":{}}` : '{"type":"text","text":""}';
       out += event("content_block_start", `"index":${index},"content_block":${block}`);
     }
-    let delta = r.tool !== null ? `{"type":"input_json_delta","partial_json":${JSON.stringify(argumentsOf(r, p))}}` : `{"type":"text_delta","text":${JSON.stringify(p.answer)}}`;
-    out += event("content_block_delta", `"index":${index},"delta":${delta}${stamp}`);
+    let delta2 = r.tool !== null ? `{"type":"input_json_delta","partial_json":${JSON.stringify(argumentsOf(r, p))}}` : `{"type":"text_delta","text":${JSON.stringify(p.answer)}}`;
+    out += event("content_block_delta", `"index":${index},"delta":${delta2}${stamp}`);
   }
   return out;
 }
@@ -44515,7 +44627,9 @@ var hrMs = () => Number(process.hrtime.bigint()) / 1e6, Engine = class {
     itl: new Histogram(ITL_BUCKETS_S),
     e2e: new Histogram(LATENCY_BUCKETS_S),
     queue: new Histogram(LATENCY_BUCKETS_S),
-    prefill: new Histogram(LATENCY_BUCKETS_S)
+    prefill: new Histogram(LATENCY_BUCKETS_S),
+    decode: new Histogram(LATENCY_BUCKETS_S)
+    // first token to last (vLLM's DECODE phase)
   };
   flavor;
   close() {
@@ -44724,7 +44838,7 @@ var hrMs = () => Number(process.hrtime.bigint()) / 1e6, Engine = class {
     if (ok) {
       this.completed++;
       let conversation = [...r.promptTokens, ...generatedTokens(r)];
-      this.cache.insert(conversation), r.store && this.keep(r.id, conversation), this.h.e2e.observe((t - r.tArrive) / 1e3), r.stream ? (r.res.end(), this.flavor.closeAfterStream && r.res.once("finish", () => r.res.socket?.destroy())) : sendJson(r.res, 200, completionBody(r, JSON.parse(this.usageJson(r))));
+      this.cache.insert(conversation), r.store && this.keep(r.id, conversation), this.h.e2e.observe((t - r.tArrive) / 1e3), r.tFirst > 0 && this.h.decode.observe((t - r.tFirst) / 1e3), r.stream ? (r.res.end(), this.flavor.closeAfterStream && r.res.once("finish", () => r.res.socket?.destroy())) : sendJson(r.res, 200, completionBody(r, JSON.parse(this.usageJson(r))));
     }
     this.scheduleAdmission(t);
   }
@@ -45217,11 +45331,11 @@ function interpretChunk(obj2, into) {
     for (let ch of choices) {
       if (!isObj2(ch)) continue;
       typeof ch.index == "number" && ch.index > info.maxChoiceIndex && (info.maxChoiceIndex = ch.index);
-      let delta = ch.delta;
-      if (isObj2(delta)) {
-        let content = delta.content;
-        typeof content == "string" && content.length > 0 && (info.answerChars += content.length, info.text += content), info.reasoningChars += strLen(delta.reasoning_content) + strLen(delta.reasoning);
-        let calls = delta.tool_calls;
+      let delta2 = ch.delta;
+      if (isObj2(delta2)) {
+        let content = delta2.content;
+        typeof content == "string" && content.length > 0 && (info.answerChars += content.length, info.text += content), info.reasoningChars += strLen(delta2.reasoning_content) + strLen(delta2.reasoning);
+        let calls = delta2.tool_calls;
         if (Array.isArray(calls))
           for (let call of calls) {
             if (!isObj2(call)) continue;
@@ -46186,7 +46300,7 @@ function thinkingBody(mode) {
   return (mode === "kwargs" || mode === "both") && (b.chat_template_kwargs = { enable_thinking: !1 }), (mode === "thinking" || mode === "both") && (b.thinking = { type: "disabled" }), b;
 }
 function sampleFrom(phase, target, repetition, r, cachedReporting) {
-  let ttft2 = r.first_token_ms !== null ? r.first_token_ms - r.send_ms : null, total = r.end_ms !== null ? r.end_ms - r.send_ms : null, prompt = r.usage?.prompt_tokens ?? null, ct = r.usage?.completion_tokens ?? null, cached2 = r.usage?.cached_tokens ?? null;
+  let ttft2 = r.first_token_ms !== null ? r.first_token_ms - r.send_ms : null, total2 = r.end_ms !== null ? r.end_ms - r.send_ms : null, prompt = r.usage?.prompt_tokens ?? null, ct = r.usage?.completion_tokens ?? null, cached2 = r.usage?.cached_tokens ?? null;
   cached2 === null && cachedReporting.known && r.usage !== null && (cached2 = 0);
   let span = r.first_token_ms !== null && r.last_token_ms !== null ? r.last_token_ms - r.first_token_ms : null;
   return {
@@ -46197,7 +46311,7 @@ function sampleFrom(phase, target, repetition, r, cachedReporting) {
     cached_tokens: cached2,
     completion_tokens: ct,
     client_wall_ttft_ms: ttft2,
-    client_wall_total_ms: total,
+    client_wall_total_ms: total2,
     client_wall_decode_tps: ct !== null && ct >= 2 && span !== null && span > 0 ? (ct - 1) / (span / 1e3) : null,
     client_wall_effective_prefill_tps: ttft2 !== null && ttft2 > 0 && prompt !== null ? (prompt - (cached2 ?? 0)) / (ttft2 / 1e3) : null,
     error: r.error
@@ -47681,10 +47795,10 @@ function endpointFigures(endpoints, records2, level, perEndpointMetrics) {
       e2e_p95_ms: percentile(e2e2, 0.95),
       metrics: metricsMeans(perEndpointMetrics[i], w)
     };
-  }), total = by_endpoint.reduce((a, e) => a + e.output_tokens, 0), busiest = maxOf(by_endpoint.map((e) => e.output_tokens));
+  }), total2 = by_endpoint.reduce((a, e) => a + e.output_tokens, 0), busiest = maxOf(by_endpoint.map((e) => e.output_tokens));
   return {
     strategy: endpoints.strategy,
-    imbalance: total === 0 ? null : busiest / (total / by_endpoint.length) - 1,
+    imbalance: total2 === 0 ? null : busiest / (total2 / by_endpoint.length) - 1,
     by_endpoint
   };
 }
@@ -48198,9 +48312,9 @@ async function uploadResults(resultsUrl, doc, token, retry = DEFAULT_RETRY, fetc
     ...samples.length > 0 ? { samples } : {},
     // the raw GPU reads stay in the artifact too; each level's energy figures go
     ...doc.gpu_telemetry ? { gpu_telemetry: { ...doc.gpu_telemetry, samples: null } } : {}
-  }), lastErr = null, status = null, sleep = retry.sleep ?? defaultSleep, t0 = Date.now(), total = retry.totalTimeoutMs ?? Number.POSITIVE_INFINITY, i = 1;
+  }), lastErr = null, status = null, sleep = retry.sleep ?? defaultSleep, t0 = Date.now(), total2 = retry.totalTimeoutMs ?? Number.POSITIVE_INFINITY, i = 1;
   for (; i <= retry.attempts; i++) {
-    let left = total - (Date.now() - t0), attemptMs = Math.min(retry.attemptTimeoutMs ?? Number.POSITIVE_INFINITY, left);
+    let left = total2 - (Date.now() - t0), attemptMs = Math.min(retry.attemptTimeoutMs ?? Number.POSITIVE_INFINITY, left);
     try {
       let res = await fetchImpl(`${resultsUrl}/api/v1/runs`, {
         ...Number.isFinite(attemptMs) ? { signal: AbortSignal.timeout(attemptMs) } : {},
@@ -48234,8 +48348,8 @@ async function uploadResults(resultsUrl, doc, token, retry = DEFAULT_RETRY, fetc
       lastErr = fetchError(err, attemptMs), status = null;
     }
     let delay = retry.baseDelayMs * 2 ** (i - 1);
-    if (i < retry.attempts && Date.now() - t0 + delay >= total) {
-      lastErr = `${lastErr}; gave up: the upload's total deadline of ${secs(total)} would pass before another attempt`;
+    if (i < retry.attempts && Date.now() - t0 + delay >= total2) {
+      lastErr = `${lastErr}; gave up: the upload's total deadline of ${secs(total2)} would pass before another attempt`;
       break;
     }
     i < retry.attempts && await sleep(delay);

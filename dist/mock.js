@@ -695,7 +695,8 @@ var vllm = flavor({
       itl: ["inter_token_latency_seconds", "Histogram of inter-token latency in seconds."],
       e2e: ["e2e_request_latency_seconds", "Histogram of e2e request latency in seconds."],
       queue: ["request_queue_time_seconds", "Histogram of time spent in WAITING phase."],
-      prefill: ["request_prefill_time_seconds", "Histogram of time spent in PREFILL phase."]
+      prefill: ["request_prefill_time_seconds", "Histogram of time spent in PREFILL phase."],
+      decode: ["request_decode_time_seconds", "Histogram of time spent in DECODE phase."]
     });
   }
 });
@@ -1037,7 +1038,9 @@ var hrMs = () => Number(process.hrtime.bigint()) / 1e6, Engine = class {
     itl: new Histogram(ITL_BUCKETS_S),
     e2e: new Histogram(LATENCY_BUCKETS_S),
     queue: new Histogram(LATENCY_BUCKETS_S),
-    prefill: new Histogram(LATENCY_BUCKETS_S)
+    prefill: new Histogram(LATENCY_BUCKETS_S),
+    decode: new Histogram(LATENCY_BUCKETS_S)
+    // first token to last (vLLM's DECODE phase)
   };
   flavor;
   close() {
@@ -1246,7 +1249,7 @@ var hrMs = () => Number(process.hrtime.bigint()) / 1e6, Engine = class {
     if (ok) {
       this.completed++;
       let conversation = [...r.promptTokens, ...generatedTokens(r)];
-      this.cache.insert(conversation), r.store && this.keep(r.id, conversation), this.h.e2e.observe((t - r.tArrive) / 1e3), r.stream ? (r.res.end(), this.flavor.closeAfterStream && r.res.once("finish", () => r.res.socket?.destroy())) : sendJson(r.res, 200, completionBody(r, JSON.parse(this.usageJson(r))));
+      this.cache.insert(conversation), r.store && this.keep(r.id, conversation), this.h.e2e.observe((t - r.tArrive) / 1e3), r.tFirst > 0 && this.h.decode.observe((t - r.tFirst) / 1e3), r.stream ? (r.res.end(), this.flavor.closeAfterStream && r.res.once("finish", () => r.res.socket?.destroy())) : sendJson(r.res, 200, completionBody(r, JSON.parse(this.usageJson(r))));
     }
     this.scheduleAdmission(t);
   }

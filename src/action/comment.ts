@@ -8,7 +8,7 @@ import type { ResultDocument } from "../schema/v1.ts";
 import { ALL_LEVELS } from "../shared/all-levels.ts";
 import { isFrontierRow } from "../shared/frontier-rows.ts";
 import { benchmarkName } from "../shared/measures.ts";
-import { SPLIT_SOURCE, whyLines } from "../shared/row-splits.ts";
+import { splitSource, whyLines } from "../shared/row-splits.ts";
 import { gpuTelemetryText } from "../shared/testbed.ts";
 import { documentEvidence, judgeNothing, type VerdictRow, type VerdictSummary } from "../shared/verdict.ts";
 import {
@@ -376,14 +376,14 @@ function frontierLines(doc: ResultDocument, links: CommentInput["links"]): strin
     : [];
 }
 
-/** Why TTFT moved, under the table: one line per moved row the server's timings split. */
+/** Why it moved, under the table: one line per moved row the server's timings or means split. */
 function whyBlock(rows: readonly VerdictRow[]): string[] {
   const why = whyLines(rows, rowLabel);
   return why.length === 0
     ? []
     : [
         "",
-        `**Why TTFT moved** <sub>${mdText(SPLIT_SOURCE, 300)}</sub>`,
+        `**Why it moved** <sub>${mdText(splitSource(rows), 500)}</sub>`,
         "",
         ...why.map((w) => `- ${mdText(w, 300)}`),
       ];

@@ -1,6 +1,6 @@
 /** The engine's verdict as the run and pull request pages show it (the comment's words, shared/verdict-text.ts). */
 import type { CompareResponse } from "../shared/api-types.ts";
-import { partName, SPLIT_SOURCE, splitRows, whyLines } from "../shared/row-splits.ts";
+import { partName, splitRows, splitSource, whyLines } from "../shared/row-splits.ts";
 import {
   consistencyLine,
   environmentLine,
@@ -40,7 +40,7 @@ export function verdictSection(cmp: CompareResponse | null): { summary: string; 
 const MAX_BARS = 4;
 
 /**
- * Why TTFT moved: the lines every surface says, then per moved row a stacked bar of its parts for
+ * Why it moved: the lines every surface says, then per moved row a stacked bar of its parts for
  * the baseline and this run on one scale (widths in % of the larger total).
  */
 function whySection(rows: readonly VerdictRow[]): string {
@@ -55,5 +55,7 @@ function whySection(rows: readonly VerdictRow[]): string {
         `<div class="split-bar" data-side="${side}"><span class="split-side">${side === "base" ? "baseline" : "this run"}</span><span class="split-track">${r.split!.map((p) => `<span class="part part-${attr(partName(p.part))}" style="width:${((100 * p[side]) / scale).toFixed(2)}%" title="${attr(`${partName(p.part)} ${p[side].toFixed(1)} ms`)}"></span>`).join("")}</span><span class="split-total">${total(side).toFixed(1)} ms</span></div>`;
       return `<figure class="split" data-measure="${attr(r.measure)}" data-benchmark="${attr(r.benchmark)}"><figcaption>${esc(rowLabel(r))}</figcaption>${bar("base")}${bar("head")}</figure>`;
     });
-  return `<section class="why"><h2>Why TTFT moved</h2><p class="muted">${esc(SPLIT_SOURCE)}. <span class="part part-queue legend"></span> queue <span class="part part-prefill legend"></span> prefill <span class="part part-client legend"></span> client</p><ul>${lines.map((l) => `<li>${esc(l)}</li>`).join("")}</ul>${bars.join("")}</section>`;
+  const names = [...new Set(splitRows(rows).flatMap((r) => r.split!.map((p) => partName(p.part))))];
+  const legend = names.map((n) => `<span class="part part-${attr(n)} legend"></span> ${esc(n)}`).join(" ");
+  return `<section class="why"><h2>Why it moved</h2><p class="muted">${esc(splitSource(rows))}. ${legend}</p><ul>${lines.map((l) => `<li>${esc(l)}</li>`).join("")}</ul>${bars.join("")}</section>`;
 }

@@ -57,6 +57,7 @@ export class Engine implements EngineView {
     e2e: new Histogram(LATENCY_BUCKETS_S),
     queue: new Histogram(LATENCY_BUCKETS_S),
     prefill: new Histogram(LATENCY_BUCKETS_S),
+    decode: new Histogram(LATENCY_BUCKETS_S), // first token to last (vLLM's DECODE phase)
   };
   readonly flavor: FlavorModule;
 
@@ -386,6 +387,7 @@ export class Engine implements EngineView {
       this.cache.insert(conversation);
       if (r.store) this.keep(r.id, conversation);
       this.h.e2e.observe((t - r.tArrive) / 1000);
+      if (r.tFirst > 0) this.h.decode.observe((t - r.tFirst) / 1000);
       if (r.stream) {
         r.res.end();
         if (this.flavor.closeAfterStream) r.res.once("finish", () => r.res.socket?.destroy());

@@ -23,7 +23,14 @@ export interface EngineView {
   /** KV usage 0..1 (0 without a KV budget). */
   kvRatio(): number;
   loading(): boolean;
-  readonly h: { ttft: Histogram; itl: Histogram; e2e: Histogram; queue: Histogram; prefill: Histogram };
+  readonly h: {
+    ttft: Histogram;
+    itl: Histogram;
+    e2e: Histogram;
+    queue: Histogram;
+    prefill: Histogram;
+    decode: Histogram;
+  };
 }
 
 /** One stream's state as flavours see it when they write its last event. */

@@ -262,3 +262,46 @@ export const TtftSplit = z.object({
   p50: TtftParts,
   p95: TtftParts,
 });
+
+/** `--cancel-share`: the streams the client aborted (in no figure) and whether the server freed them. */
+export const LevelCancelled = z.object({
+  requests: z.number().int().nonnegative(),
+  after_tokens: z.number().int().positive(),
+  release: z
+    .object({
+      source: z.enum(["slots", "metrics"]).nullable(),
+      freed_s: z.number().nonnegative().nullable(),
+      busy: z.number().int().nonnegative().nullable(),
+    })
+    .nullable(),
+  probe: CancelProbe.nullable().optional(),
+});
+
+/**
+ * The server's own mean time per phase of the requests it finished over the level's window
+ * (core/results/server-means.ts), from its `/metrics` histograms: the difference of their sums
+ * and counts between the scrapes around the window. A mean split, not per request; a phase the
+ * server exports no histogram for is null.
+ */
+export const ServerMeans = z.object({
+  source: z.literal("metrics"),
+  /** "steady": the scrapes around the steady window; "level": the level's first and last scrape. */
+  window: z.enum(["steady", "level"]),
+  /** The scrapes the difference is taken between, ms on the run's clock (as the timeline's `t_ms`). */
+  from_ms: z.number(),
+  to_ms: z.number(),
+  /** Requests the server counted between them (its end-to-end, else TTFT, else queue histogram). */
+  requests: z.number().nonnegative(),
+  /** Waiting for a slot (vLLM's WAITING phase, SGLang's queue time). */
+  queue_ms: nullableNum,
+  /** Scheduled to first token (vLLM's PREFILL phase). */
+  prefill_ms: nullableNum,
+  /** First token to last (vLLM's DECODE phase). */
+  decode_ms: nullableNum,
+  /** The server's own time to first token and end to end, as its histograms say. */
+  ttft_ms: nullableNum,
+  e2e_ms: nullableNum,
+  /** Prompt tokens its prefix cache served of those it looked up between the scrapes (vLLM's counters). */
+  prefix_cache_hit_pct: z.number().min(0).max(100).nullable(),
+});
+export type ServerMeans = z.infer<typeof ServerMeans>;

@@ -21,13 +21,14 @@ import {
 import { TokenbenchError } from "./errors.ts";
 import {
   AdmissionSummary,
-  CancelProbe,
   ClientSelfCheck,
+  LevelCancelled,
   LevelEndpoints,
   LevelGpu,
   LevelValidity,
   MetricsSample,
   RunValidity,
+  ServerMeans,
   SteadyState,
   TtftSplit,
 } from "./level-parts.ts";
@@ -154,20 +155,7 @@ export const LevelResult = z
     /** `--turns`: each conversation as a job (an agent's session): its time, calls, tokens, waits. */
     jobs: JobSummary.optional(),
     /** `--cancel-share`: the streams the client aborted (in no figure) and whether the server freed them. */
-    cancelled: z
-      .object({
-        requests: z.number().int().nonnegative(),
-        after_tokens: z.number().int().positive(),
-        release: z
-          .object({
-            source: z.enum(["slots", "metrics"]).nullable(),
-            freed_s: nullableNonNeg,
-            busy: z.number().int().nonnegative().nullable(),
-          })
-          .nullable(),
-        probe: CancelProbe.nullable().optional(),
-      })
-      .optional(),
+    cancelled: LevelCancelled.optional(),
     /** Prompt tokens as the server counted them (usage.prompt_tokens), successful requests. */
     prompt_tokens: MeasuredStats.optional(),
     /** Cached prompt tokens the server reported; with unique prompts, the prefix every prompt shares. */
@@ -197,6 +185,8 @@ export const LevelResult = z
     admission: AdmissionSummary.nullable().optional(),
     /** TTFT split into queue, prefill and client from the server's per-request timings (level-parts.ts). */
     ttft_split: TtftSplit.optional(),
+    /** The server's own mean time per phase over the level's window, from its /metrics histograms. */
+    server_means: ServerMeans.optional(),
     metrics_timeline: z.array(MetricsSample).optional(),
     notices: z.array(z.string()),
   })

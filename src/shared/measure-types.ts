@@ -3,6 +3,8 @@ import type { LevelResult } from "../schema/v1.ts";
 
 export type Direction = "lower" | "higher";
 
+export type SplitSource = "server_timings" | "metrics";
+
 /**
  * What a measure is made of, so a reason a level is not valid names the measures it leaves
  * without a verdict: client timings (latency), rates over the level's window (rate), errors,
@@ -28,10 +30,17 @@ export interface MeasureDef {
   label: string;
   description: string;
   /**
-   * A part of another measure (TTFT p95's queue, prefill, client): stored and trended, never a row
-   * of its own; the verdict engine hangs it on that measure's row as the change's split.
+   * A part of other measures' changes (TTFT p95's queue, prefill, client): stored and trended,
+   * never a row of its own; the verdict engine hangs it on those measures' rows as the change's
+   * split (row-splits.ts).
    */
-  part_of?: string;
+  part_of?: readonly string[];
+  /**
+   * Where a part comes from: the server's per-request timings (the default: parts that sum to the
+   * row's own figure) or its /metrics histograms (means over the window: they explain the row's
+   * change, they do not sum to it). A row takes the per-request parts where both sides have them.
+   */
+  split_source?: SplitSource;
 }
 
 /**

@@ -1,8 +1,53 @@
 /**
  * The later measures of the catalogue, in its order (a measure's id is its place): the server's
- * start and agent capacity (of a whole run), jobs per GPU and the parts of TTFT (of a level). Pure.
+ * start and agent capacity (of a whole run), jobs per GPU, the parts of TTFT and the server's
+ * mean phases (of a level). Pure.
  */
 import type { LevelValue, MeasureDef } from "./measure-types.ts";
+
+/** One TTFT percentile's part, from the server's per-request timings (level's `ttft_split`). */
+function requestPart(
+  q: "p50" | "p95",
+  part: "queue" | "prefill" | "client",
+  what: string,
+): [MeasureDef, LevelValue] {
+  return [
+    {
+      name: `ttft_${q}_${part}_ms`,
+      family: "latency",
+      unit: "ms",
+      direction: "lower",
+      label: `TTFT ${q} ${part}`,
+      description: `TTFT ${q}'s ${part} part: ${what} (from the server's per-request timings)`,
+      part_of: [`ttft_${q}_ms`],
+    },
+    (l) => l.ttft_split?.[q][`${part}_ms`] ?? null,
+  ];
+}
+
+const TTFT_ROWS = ["ttft_p50_ms", "ttft_p95_ms"];
+const E2E_ROWS = ["e2e_p50_ms", "e2e_p95_ms"];
+
+/** A phase's mean over the level's window, from the server's /metrics histograms (`server_means`). */
+function meanPart(
+  part: "queue" | "prefill" | "decode",
+  what: string,
+  of: string[],
+): [MeasureDef, LevelValue] {
+  return [
+    {
+      name: `server_mean_${part}_ms`,
+      family: "latency",
+      unit: "ms",
+      direction: "lower",
+      label: `server mean ${part}`,
+      description: `the server's own mean ${what} over the level's window (its /metrics histograms)`,
+      part_of: of,
+      split_source: "metrics",
+    },
+    (l) => l.server_means?.[`${part}_ms`] ?? null,
+  ];
+}
 
 export const RUN_MEASURES: readonly [MeasureDef, LevelValue | null][] = [
   [
@@ -63,82 +108,16 @@ export const RUN_MEASURES: readonly [MeasureDef, LevelValue | null][] = [
     },
     null,
   ],
-  [
-    {
-      name: "ttft_p50_queue_ms",
-      family: "latency",
-      unit: "ms",
-      direction: "lower",
-      label: "TTFT p50 queue",
-      description:
-        "TTFT p50's queue part: the time before the server began the prompt, less the client's part: queue and transport (from the server's per-request timings)",
-      part_of: "ttft_p50_ms",
-    },
-    (l) => l.ttft_split?.p50.queue_ms ?? null,
-  ],
-  [
-    {
-      name: "ttft_p50_prefill_ms",
-      family: "latency",
-      unit: "ms",
-      direction: "lower",
-      label: "TTFT p50 prefill",
-      description:
-        "TTFT p50's prefill part: the server's own prompt time (prefill and first token) (from the server's per-request timings)",
-      part_of: "ttft_p50_ms",
-    },
-    (l) => l.ttft_split?.p50.prefill_ms ?? null,
-  ],
-  [
-    {
-      name: "ttft_p50_client_ms",
-      family: "latency",
-      unit: "ms",
-      direction: "lower",
-      label: "TTFT p50 client",
-      description:
-        "TTFT p50's client part: the client's median lateness in reading what arrived (from the server's per-request timings)",
-      part_of: "ttft_p50_ms",
-    },
-    (l) => l.ttft_split?.p50.client_ms ?? null,
-  ],
-  [
-    {
-      name: "ttft_p95_queue_ms",
-      family: "latency",
-      unit: "ms",
-      direction: "lower",
-      label: "TTFT p95 queue",
-      description:
-        "TTFT p95's queue part: the time before the server began the prompt, less the client's part: queue and transport (from the server's per-request timings)",
-      part_of: "ttft_p95_ms",
-    },
-    (l) => l.ttft_split?.p95.queue_ms ?? null,
-  ],
-  [
-    {
-      name: "ttft_p95_prefill_ms",
-      family: "latency",
-      unit: "ms",
-      direction: "lower",
-      label: "TTFT p95 prefill",
-      description:
-        "TTFT p95's prefill part: the server's own prompt time (prefill and first token) (from the server's per-request timings)",
-      part_of: "ttft_p95_ms",
-    },
-    (l) => l.ttft_split?.p95.prefill_ms ?? null,
-  ],
-  [
-    {
-      name: "ttft_p95_client_ms",
-      family: "latency",
-      unit: "ms",
-      direction: "lower",
-      label: "TTFT p95 client",
-      description:
-        "TTFT p95's client part: the client's median lateness in reading what arrived (from the server's per-request timings)",
-      part_of: "ttft_p95_ms",
-    },
-    (l) => l.ttft_split?.p95.client_ms ?? null,
-  ],
+  ...(["p50", "p95"] as const).flatMap((q) => [
+    requestPart(
+      q,
+      "queue",
+      "the time before the server began the prompt, less the client's part: queue and transport",
+    ),
+    requestPart(q, "prefill", "the server's own prompt time (prefill and first token)"),
+    requestPart(q, "client", "the client's median lateness in reading what arrived"),
+  ]),
+  meanPart("queue", "time waiting for a slot", [...TTFT_ROWS, ...E2E_ROWS]),
+  meanPart("prefill", "time from scheduled to first token", [...TTFT_ROWS, ...E2E_ROWS]),
+  meanPart("decode", "time from first token to last", E2E_ROWS),
 ];

@@ -8,6 +8,7 @@ import type { ResultDocument } from "../schema/v1.ts";
 import { environmentText } from "./environment-diff.ts";
 import { maxOf, minOf } from "./extremes.ts";
 import { MEASURE_BY_NAME } from "./measures.ts";
+import { dominantPart } from "./row-splits.ts";
 import { DEFAULT_GATE_TEXT } from "./rules.ts";
 import type { Method, Verdict, VerdictRow, VerdictSummary } from "./verdict-types.ts";
 
@@ -181,6 +182,12 @@ export function rowPhrase(r: VerdictRow): string {
   return `${what} ${rowDelta(r)}${i ? ` ${i}` : ""}`;
 }
 
+/** A row's phrase with the part its change is mostly in, where its split names one: "… (mostly queue)". */
+function causePhrase(r: VerdictRow): string {
+  const part = dominantPart(r);
+  return part ? `${rowPhrase(r)} (mostly ${part})` : rowPhrase(r);
+}
+
 /** The gate's rows in a fixed order: the gate's measures as declared, then by level. */
 export function gatedInOrder(rows: readonly VerdictRow[], gateText: string): VerdictRow[] {
   const order = gateText.split(",").map((x) => x.trim().split("@")[0]!);
@@ -219,7 +226,7 @@ export function headline(s: VerdictSummary, named = 3): string {
   const failedKeys = new Set(s.gate.failed);
   const regressed = firstPerMeasure(
     gated.filter((r) => r.verdict === "regressed" && failedKeys.has(`${r.benchmark}\u0000${r.measure}`)),
-  ).map(rowPhrase);
+  ).map(causePhrase);
   switch (s.gate.status) {
     case "failed":
       return `Gate failed: ${list(regressed, named)} ${regressed.length === 1 ? "regressed" : "regressed"}${tail}`;
@@ -234,7 +241,7 @@ export function headline(s: VerdictSummary, named = 3): string {
       const moved = firstPerMeasure(
         gated.filter((r) => r.verdict === "regressed" || r.verdict === "improved"),
       );
-      const words = moved.map((r) => `${rowPhrase(r)} ${r.verdict}`);
+      const words = moved.map((r) => `${causePhrase(r)} ${r.verdict}`);
       return `Not gated (${s.gate.reason})${words.length ? `: ${list(words, named)}` : ": no gated row moved beyond its interval"}${tail}`;
     }
     case "no_baseline":

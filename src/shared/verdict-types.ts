@@ -7,6 +7,7 @@ import type { ConsistencyDiff } from "./consistency.ts";
 import type { EnvChange } from "./environment-diff.ts";
 import type { Evidence } from "./evidence.ts";
 import type { GateOutcome } from "./gate.ts";
+import type { SplitSource } from "./measure-types.ts";
 import type { Direction } from "./measures.ts";
 import type { Unit } from "./row-stats.ts";
 import type { Rules, Severity } from "./rules.ts";
@@ -98,8 +99,13 @@ export interface VerdictRow {
   /** The rule that judged the row (`+10%`, `t-test`, `off`). */
   rule: string;
   severity: Severity;
-  /** Its parts (TTFT's queue, prefill, client) on each side, where both have them (row-splits.ts). */
+  /**
+   * Its parts on each side, where both have them (row-splits.ts): TTFT's queue, prefill and
+   * client from the server's per-request timings, else the server's mean phases from /metrics.
+   */
   split?: { part: string; base: number; head: number }[];
+  /** Where `split` comes from. */
+  split_source?: SplitSource;
 }
 
 export interface VerdictSummary {

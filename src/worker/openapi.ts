@@ -121,7 +121,7 @@ export function openApiDocument(origin: string): Record<string, unknown> {
         get: {
           summary: "Head run against the last n runs of the base branch on the same testbed",
           description:
-            "The run judged against its base branch by the one verdict engine (as `tokenbench compare` and the PR comment judge it): a row per benchmark and measure with the method its evidence allows (history-t from the base branch's last valid runs, invalid runs, outliers and runs before its last change point left out), and the gate: its rows judged one-sided with the false-fail rate per pull request held at `fwer`; a TTFT row carries its `split` (each side's queue, prefill and client parts, from the server's per-request timings) where both sides have them; the kept verdict unless the query asks for other rules.",
+            "The run judged against its base branch by the one verdict engine (as `tokenbench compare` and the PR comment judge it): a row per benchmark and measure with the method its evidence allows (history-t from the base branch's last valid runs, invalid runs, outliers and runs before its last change point left out), and the gate: its rows judged one-sided with the false-fail rate per pull request held at `fwer`; a TTFT row carries its `split` (each side's queue, prefill and client parts, from the server's per-request timings) where both sides have them, else a TTFT or E2E row the server's mean phases from its /metrics histograms (`split_source: metrics`); the kept verdict unless the query asks for other rules.",
           parameters: [path("owner"), path("repo"), ...queryParameters(QUERIES.compare)],
           responses: { ...ok("compare"), ...errors },
         },

@@ -5,7 +5,7 @@
  */
 import type { ResultDocument } from "../../schema/v1.ts";
 import { type Comparison, compareDocuments } from "../../shared/comparison.ts";
-import { SPLIT_SOURCE, whyLines } from "../../shared/row-splits.ts";
+import { splitSource, whyLines } from "../../shared/row-splits.ts";
 import {
   consistencyLine,
   environmentLine,
@@ -41,7 +41,7 @@ export function compareMarkdown(s: Comparison, baseName: string, head: ResultDoc
     "",
     `Judged ${evidenceLine(s, baseName)} (rules ${s.rules}). ${gateLine(s)}${others ? ` ${others}` : ""}`,
     "",
-    ...(why.length > 0 ? [`Why TTFT moved (${SPLIT_SOURCE}):`, ...why.map((w) => `- ${w}`), ""] : []),
+    ...(why.length > 0 ? [`Why it moved (${splitSource(s.rows)}):`, ...why.map((w) => `- ${w}`), ""] : []),
     `| benchmark | measure | base | head | Δ |${withInterval ? " interval |" : ""} method | verdict |`,
     `|---|---|---:|---:|---:|${withInterval ? "---|" : ""}---|---|`,
   ];

@@ -12,11 +12,13 @@ import type {
   SweepConfig,
 } from "../../schema/v1.ts";
 import { maxOf, minOf } from "../../shared/extremes.ts";
+import type { HistogramSnapshot } from "../server/server-histograms.ts";
 import { REPLAY_LAG_WARN_MS } from "../workload/trace.ts";
 import { admissionSummary } from "./admission.ts";
 import { jobSummary } from "./jobs.ts";
 import { aggregateLevel, deriveRequest, type LevelAggregate, openLoopStats } from "./metrics.ts";
 import { clientNotice, shortOutputText } from "./notices.ts";
+import { levelQueueDelta, serverMeans } from "./server-means.ts";
 import { summarize } from "./stats.ts";
 import { steadyWindow, windowRates } from "./steady.ts";
 import { ttftSplit } from "./ttft-split.ts";
@@ -36,8 +38,8 @@ export interface MetricsReading {
   scrapes: number;
   failures: number;
   lastError: string | null;
-  queueStart: { sum: number; count: number } | null;
-  queueEnd: { sum: number; count: number } | null;
+  /** Each scrape's per-request histograms and cache counters. */
+  snapshots: HistogramSnapshot[];
 }
 
 export function openLoopSummary(
@@ -330,10 +332,7 @@ export function summariseLevel(input: LevelSummaryInput): { result: LevelResult;
   }
   const s = input.sampler;
   if (s !== null) {
-    const queueDelta =
-      s.queueStart && s.queueEnd
-        ? { sum: s.queueEnd.sum - s.queueStart.sum, count: s.queueEnd.count - s.queueStart.count }
-        : null;
+    const queueDelta = levelQueueDelta(s.snapshots);
     const admission = admissionSummary({
       level: result,
       records: run.records as RequestRecord[],
@@ -344,7 +343,11 @@ export function summariseLevel(input: LevelSummaryInput): { result: LevelResult;
       limits: input.limits,
       window: window.steady ? { startMs: window.startMs!, endMs: window.endMs! } : null,
     });
-    result = { ...result, admission, metrics_timeline: s.samples };
+    const means = serverMeans(
+      s.snapshots,
+      window.steady ? { startMs: window.startMs!, endMs: window.endMs! } : null,
+    );
+    result = { ...result, admission, ...(means ? { server_means: means } : {}), metrics_timeline: s.samples };
     for (const n of admission.notes) notices.push(`level ${level}: ${n}`);
   }
   const split = ttftSplit(

@@ -221,6 +221,20 @@ export function markdownReport(doc: Described): string {
         }),
       ].join("\n"),
     );
+  const means = doc.levels.filter((l) => l.server_means);
+  if (means.length > 0)
+    parts.push(
+      [
+        "**The server's means** (ms; its own /metrics histograms over the steady window: the mean time the requests it finished there spent in each phase, beside the client's TTFT and E2E p50)",
+        "",
+        "| level | requests | queue | prefill | decode | server TTFT | client TTFT p50 | server E2E | client E2E p50 | prefix cache hits |",
+        "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+        ...means.map((l) => {
+          const m = l.server_means!;
+          return `| ${l.level} | ${m.requests} | ${fmt(m.queue_ms, 1)} | ${fmt(m.prefill_ms, 1)} | ${fmt(m.decode_ms, 1)} | ${fmt(m.ttft_ms, 1)} | ${fmt(l.ttft_ms.p50, 1)} | ${fmt(m.e2e_ms, 1)} | ${fmt(l.e2e_ms.p50, 1)} | ${pct0(m.prefix_cache_hit_pct)} |`;
+        }),
+      ].join("\n"),
+    );
   const jobbed = doc.levels.filter((l) => l.jobs);
   // per GPU only where the GPU telemetry counted the GPUs
   const perGpu = jobbed.some((l) => l.jobs!.jobs_per_hour_per_gpu != null);

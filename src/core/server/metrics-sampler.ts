@@ -7,6 +7,7 @@
 import type { MetricsSample } from "../../schema/v1.ts";
 import { httpCall } from "./http.ts";
 import { type PromSample, parsePrometheus } from "./prometheus.ts";
+import { combineSnapshots, type HistogramSnapshot, histogramSnapshot } from "./server-histograms.ts";
 import { endpointTargets, rootUrl, type Target, url } from "./target.ts";
 
 /** Known names per engine. KV usage gauges are fractions (0..1) in every engine listed here. */
@@ -32,12 +33,6 @@ export const METRIC_NAMES = {
     "freetoken:kv_cache_usage_ratio",
     "llamacpp:kv_cache_usage_ratio",
   ],
-  queueTimeSeconds: [
-    "vllm:request_queue_time_seconds",
-    "sglang:queue_time_seconds",
-    "freetoken:request_queue_time_seconds",
-    "tgi_request_queue_duration",
-  ],
 } as const;
 
 const KNOWN = new Set<string>([...METRIC_NAMES.running, ...METRIC_NAMES.waiting, ...METRIC_NAMES.kvFraction]);
@@ -53,15 +48,6 @@ function pick(samples: PromSample[], names: readonly string[]): number | null {
       }
     }
     if (found) return sum;
-  }
-  return null;
-}
-
-export function queueHistogram(samples: PromSample[]): { sum: number; count: number } | null {
-  for (const n of METRIC_NAMES.queueTimeSeconds) {
-    const sum = pick(samples, [`${n}_sum`]);
-    const count = pick(samples, [`${n}_count`]);
-    if (sum !== null && count !== null) return { sum, count };
   }
   return null;
 }
@@ -133,8 +119,8 @@ export class MetricsSampler {
   samples: MetricsSample[] = [];
   /** `--base-url A,B`: each server's own samples (empty with one server). */
   perEndpoint: MetricsSample[][] = [];
-  queueStart: { sum: number; count: number } | null = null;
-  queueEnd: { sum: number; count: number } | null = null;
+  /** Each scrape's per-request histograms and cache counters (server-histograms.ts). */
+  snapshots: HistogramSnapshot[] = [];
   available = false;
   /** Scrapes this level, and how many got no answer (unreachable, or an HTTP error). */
   scrapes = 0;
@@ -154,7 +140,7 @@ export class MetricsSampler {
     const several = this.targets.length > 1;
     const results = await Promise.all(this.targets.map((target) => scrapeMetrics(target)));
     const each: MetricsSample[] = [];
-    const queues: ({ sum: number; count: number } | null)[] = [];
+    const histograms: HistogramSnapshot[] = [];
     for (const [i, r] of results.entries()) {
       this.scrapes++;
       if (r.error !== null) {
@@ -165,27 +151,20 @@ export class MetricsSampler {
       const s = toSample(t, r.samples);
       each.push(s);
       if (several) this.perEndpoint[i]!.push(s);
-      queues.push(queueHistogram(r.samples));
+      histograms.push(histogramSnapshot(t, r.samples));
     }
     if (each.length === 0) return;
     this.available = true;
     this.samples.push(several ? combineSamples(t, each) : each[0]!);
-    // a queue histogram summed over the servers, only when every one of them has it
-    const q =
-      queues.length === this.targets.length && queues.every((x) => x !== null)
-        ? { sum: queues.reduce((a, x) => a + x!.sum, 0), count: queues.reduce((a, x) => a + x!.count, 0) }
-        : null;
-    if (q !== null) {
-      if (this.queueStart === null) this.queueStart = q;
-      this.queueEnd = q;
-    }
+    // a phase summed over the servers only when every one of them answered and has it
+    if (histograms.length === this.targets.length)
+      this.snapshots.push(several ? combineSnapshots(t, histograms) : histograms[0]!);
   }
 
   start(): void {
     this.samples = [];
     this.perEndpoint = this.targets.length > 1 ? this.targets.map(() => []) : [];
-    this.queueStart = null;
-    this.queueEnd = null;
+    this.snapshots = [];
     this.available = false;
     this.scrapes = 0;
     this.failures = 0;

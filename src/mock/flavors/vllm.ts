@@ -39,6 +39,7 @@ export const vllm = flavor({
       e2e: ["e2e_request_latency_seconds", "Histogram of e2e request latency in seconds."],
       queue: ["request_queue_time_seconds", "Histogram of time spent in WAITING phase."],
       prefill: ["request_prefill_time_seconds", "Histogram of time spent in PREFILL phase."],
+      decode: ["request_decode_time_seconds", "Histogram of time spent in DECODE phase."],
     });
   },
 });

@@ -1,7 +1,8 @@
 // The /metrics text: the Prometheus parser and what the sampler takes from a scrape.
 import { describe, expect, it } from "vitest";
-import { queueHistogram, toSample } from "../../../src/core/server/metrics-sampler.ts";
+import { toSample } from "../../../src/core/server/metrics-sampler.ts";
 import { parsePrometheus } from "../../../src/core/server/prometheus.ts";
+import { combineSnapshots, histogramSnapshot } from "../../../src/core/server/server-histograms.ts";
 
 describe("Prometheus text parser", () => {
   const text = [
@@ -34,7 +35,50 @@ describe("Prometheus text parser", () => {
     expect(m).toMatchObject({ t_ms: 10, running: 5, waiting: 1, kv_cache_usage_pct: 50 });
     expect(m.raw).toMatchObject({ custom_total: 12 });
     expect(Object.keys(m.raw!).some((k) => k.includes("queue_time_seconds"))).toBe(false);
-    expect(queueHistogram(s)).toEqual({ sum: 1.5, count: 3 });
+    expect(histogramSnapshot(10, s).phases.queue).toEqual({ sum: 1.5, count: 3 });
+  });
+
+  it("reads each phase's histogram and vLLM's prefix-cache counters; several servers sum only what all have", () => {
+    const scrape = (queue: number, extra = "") =>
+      parsePrometheus(
+        [
+          `vllm:request_queue_time_seconds_sum{engine="0"} ${queue}`,
+          'vllm:request_queue_time_seconds_count{engine="0"} 4',
+          `vllm:request_queue_time_seconds_sum{engine="1"} ${queue}`,
+          'vllm:request_queue_time_seconds_count{engine="1"} 4',
+          "vllm:request_prefill_time_seconds_sum 0.8",
+          "vllm:request_prefill_time_seconds_count 8",
+          "vllm:prefix_cache_queries_total 1000",
+          "vllm:prefix_cache_hits_total 250",
+          extra,
+        ].join("\n"),
+      );
+    const a = histogramSnapshot(
+      5,
+      scrape(0.5, "vllm:request_decode_time_seconds_sum 2\nvllm:request_decode_time_seconds_count 8"),
+    );
+    // label sets summed (two engines), each phase where its histogram is, the rest absent
+    expect(a).toEqual({
+      t_ms: 5,
+      phases: { queue: { sum: 1, count: 8 }, prefill: { sum: 0.8, count: 8 }, decode: { sum: 2, count: 8 } },
+      cache: { queries: 1000, hits: 250 },
+    });
+    const b = histogramSnapshot(5, scrape(1));
+    const both = combineSnapshots(5, [a, b]);
+    expect(both.phases).toEqual({ queue: { sum: 3, count: 16 }, prefill: { sum: 1.6, count: 16 } });
+    expect(both.cache).toEqual({ queries: 2000, hits: 500 });
+    // SGLang's TTFT and queue, no cache counters
+    const sg = histogramSnapshot(
+      0,
+      parsePrometheus(
+        "sglang:queue_time_seconds_sum 3\nsglang:queue_time_seconds_count 6\nsglang:time_to_first_token_seconds_sum 1.2\nsglang:time_to_first_token_seconds_count 6\n",
+      ),
+    );
+    expect(sg).toEqual({
+      t_ms: 0,
+      phases: { queue: { sum: 3, count: 6 }, ttft: { sum: 1.2, count: 6 } },
+      cache: null,
+    });
   });
 
   it("knows SGLang, llama.cpp, FreeToken and TGI names", () => {

@@ -7,9 +7,9 @@ import { renderComment } from "../../../src/action/comment.ts";
 import type { ResultDocument } from "../../../src/schema/v1.ts";
 import { pointsRun } from "../../../src/shared/evidence.ts";
 import type { Point } from "../../../src/shared/measures.ts";
-import { splitText, whyLines } from "../../../src/shared/row-splits.ts";
+import { dominantPart, splitSource, splitText, whyLines } from "../../../src/shared/row-splits.ts";
 import { judgeRuns } from "../../../src/shared/verdict.ts";
-import { rowLabel } from "../../../src/shared/verdict-text.ts";
+import { headline, rowLabel } from "../../../src/shared/verdict-text.ts";
 import { pairVerdict } from "../../helpers/verdict.ts";
 
 const GOLDEN = resolve(import.meta.dirname, "../../../schema/examples/closed-sweep.json");
@@ -83,7 +83,9 @@ describe("the split of a row", () => {
   it("a moved TTFT with no parts on either side: one line that it cannot be split; none when nothing moved", () => {
     const moved = pairVerdict(pts(150, null), pts(100, null));
     expect(whyLines(moved.summary.rows, rowLabel)).toEqual([
-      expect.stringMatching(/^cannot split: the server's streams carried no prompt time of its own/),
+      expect.stringMatching(
+        /^cannot split: the server gave no prompt time of its own in its streams .* and no phase histograms on \/metrics/,
+      ),
     ]);
     const still = pairVerdict(pts(100, [70, 27, 3]), pts(100, [70, 27, 3]));
     expect(whyLines(still.summary.rows, rowLabel)).toEqual([]);
@@ -98,9 +100,83 @@ describe("the split of a row", () => {
       baseBranch: "main",
       links: {},
     });
-    expect(md).toContain("**Why TTFT moved**");
+    expect(md).toContain("**Why it moved**");
+    expect(md).toContain("from the server's own prompt time per request");
+    expect(md).not.toContain("the server's means");
     expect(md).toContain(
       "- TTFT p95 at c=16 &#43;34.0 ms: queue &#43;29.0, prefill &#43;4.0, client &#43;1.0 &#40;mostly queue&#41;",
     );
+  });
+
+  /** TTFT and E2E p95 with the server's /metrics means (queue, prefill, decode), optionally its per-request parts too. */
+  const withMeans = (
+    ttft: number,
+    e2e: number,
+    means: [number, number, number],
+    parts: [number, number, number] | null,
+  ) => [
+    ...pts(ttft, parts),
+    { benchmark: B, measure: "e2e_p95_ms", value: e2e, level: 16 },
+    ...(["queue", "prefill", "decode"] as const).map((p, i) => ({
+      benchmark: B,
+      measure: `server_mean_${p}_ms`,
+      value: means[i]!,
+      level: 16,
+    })),
+  ];
+
+  it("without per-request timings: TTFT and E2E rows explained by the server's /metrics means, said as means with the rest", () => {
+    const v = pairVerdict(withMeans(140, 700, [60, 30, 500], null), withMeans(100, 600, [25, 30, 420], null));
+    for (const m of ["server_mean_queue_ms", "server_mean_prefill_ms", "server_mean_decode_ms"])
+      expect(v.summary.rows.some((r) => r.measure === m)).toBe(false);
+    const ttft = v.summary.rows.find((r) => r.measure === "ttft_p95_ms")!;
+    expect(ttft.split_source).toBe("metrics");
+    // the headline's gated TTFT row carries its dominant part
+    expect(headline(v.summary)).toMatch(/TTFT p95 \(ms\) at c=16 \+40\.0 % \(mostly queue\) regressed/);
+    expect(ttft.split).toEqual([
+      { part: "server_mean_queue_ms", base: 25, head: 60 },
+      { part: "server_mean_prefill_ms", base: 30, head: 30 },
+    ]);
+    expect(splitText(ttft, rowLabel(ttft))).toBe(
+      "TTFT p95 at c=16 +40.0 ms; the server's means: queue +35.0, prefill ±0.0, rest +5.0 (mostly queue)",
+    );
+    const e2e = v.summary.rows.find((r) => r.measure === "e2e_p95_ms")!;
+    expect(e2e.split!.map((p) => p.part)).toEqual([
+      "server_mean_queue_ms",
+      "server_mean_prefill_ms",
+      "server_mean_decode_ms",
+    ]);
+    expect(dominantPart(e2e)).toBe("decode");
+    expect(splitSource(v.summary.rows)).toMatch(/^the server's means: its own mean time per phase/);
+  });
+
+  it("means name the part that holds most of what they explain, though a percentile moves more than a mean", () => {
+    const row = {
+      base: 100,
+      head: 200,
+      split_source: "metrics" as const,
+      split: [
+        { part: "server_mean_queue_ms", base: 2, head: 50 },
+        { part: "server_mean_prefill_ms", base: 20, head: 22 },
+      ],
+    };
+    expect(splitText(row, "TTFT p95 at c=4")).toBe(
+      "TTFT p95 at c=4 +100.0 ms; the server's means: queue +48.0, prefill +2.0, rest +50.0 (mostly queue)",
+    );
+    // the same figures as per-request parts: the queue holds under half the change, so none is named
+    expect(dominantPart({ ...row, split_source: "server_timings" })).toBeNull();
+  });
+
+  it("per-request parts come first where both sides have them; the E2E row still takes the means", () => {
+    const v = pairVerdict(
+      withMeans(134, 700, [60, 30, 500], [100, 30, 4]),
+      withMeans(100, 600, [25, 30, 420], [71, 26, 3]),
+    );
+    const ttft = v.summary.rows.find((r) => r.measure === "ttft_p95_ms")!;
+    expect(ttft.split_source).toBe("server_timings");
+    expect(ttft.split![0]!.part).toBe("ttft_p95_queue_ms");
+    expect(v.summary.rows.find((r) => r.measure === "e2e_p95_ms")!.split_source).toBe("metrics");
+    // both sources said once each above the lines
+    expect(splitSource(v.summary.rows).split("; the server's means").length).toBe(2);
   });
 });
