@@ -20026,21 +20026,22 @@ function environmentText(changes) {
 }
 
 // src/shared/run-measures.ts
-function requestPart(q, part, what) {
+function requestPart(of, q, part, what) {
+  let name = of === "ttft" ? "TTFT" : "E2E";
   return [
     {
-      name: `ttft_${q}_${part}_ms`,
+      name: `${of}_${q}_${part}_ms`,
       family: "latency",
       unit: "ms",
       direction: "lower",
-      label: `TTFT ${q} ${part}`,
-      description: `TTFT ${q}'s ${part} part: ${what} (from the server's per-request timings)`,
-      part_of: [`ttft_${q}_ms`]
+      label: `${name} ${q} ${part}`,
+      description: `${name} ${q}'s ${part} part: ${what} (from the server's per-request timings)`,
+      part_of: [`${of}_${q}_ms`]
     },
-    (l) => l.ttft_split?.[q][`${part}_ms`] ?? null
+    of === "ttft" ? (l) => part === "decode" ? null : l.ttft_split?.[q][`${part}_ms`] ?? null : (l) => l.e2e_split?.[q][`${part}_ms`] ?? null
   ];
 }
-var TTFT_ROWS = ["ttft_p50_ms", "ttft_p95_ms"], E2E_ROWS = ["e2e_p50_ms", "e2e_p95_ms"];
+var QUEUE = "the time before the server began the prompt, less the client's part: queue and transport", PREFILL = "the server's own prompt time (prefill and first token)", TTFT_ROWS = ["ttft_p50_ms", "ttft_p95_ms"], E2E_ROWS = ["e2e_p50_ms", "e2e_p95_ms"];
 function meanPart(part, what, of) {
   return [
     {
@@ -20113,17 +20114,24 @@ var RUN_MEASURES = [
     null
   ],
   ...["p50", "p95"].flatMap((q) => [
-    requestPart(
-      q,
-      "queue",
-      "the time before the server began the prompt, less the client's part: queue and transport"
-    ),
-    requestPart(q, "prefill", "the server's own prompt time (prefill and first token)"),
-    requestPart(q, "client", "the client's median lateness in reading what arrived")
+    requestPart("ttft", q, "queue", QUEUE),
+    requestPart("ttft", q, "prefill", PREFILL),
+    requestPart("ttft", q, "client", "the client's median lateness in reading what arrived")
   ]),
   meanPart("queue", "time waiting for a slot", [...TTFT_ROWS, ...E2E_ROWS]),
   meanPart("prefill", "time from scheduled to first token", [...TTFT_ROWS, ...E2E_ROWS]),
-  meanPart("decode", "time from first token to last", E2E_ROWS)
+  meanPart("decode", "time from first token to last", E2E_ROWS),
+  ...["p50", "p95"].flatMap((q) => [
+    requestPart("e2e", q, "queue", QUEUE),
+    requestPart("e2e", q, "prefill", PREFILL),
+    requestPart("e2e", q, "decode", "the server's own decode time (first token to last)"),
+    requestPart(
+      "e2e",
+      q,
+      "client",
+      "the client's lateness at the first token and the stream's time beyond the server's decode"
+    )
+  ])
 ];
 
 // src/shared/measure-types.ts
@@ -37945,7 +37953,12 @@ var ClientSelfCheck = external_exports.object({
   requests: external_exports.number().int().nonnegative(),
   p50: TtftParts,
   p95: TtftParts
-}), LevelCancelled = external_exports.object({
+}), E2eParts = TtftParts.extend({
+  /** The server's own decode time (llama.cpp `timings.predicted_ms`): first token to last. */
+  decode_ms: nullableNum,
+  /** The client's lateness at the first token, plus the stream's time beyond the server's decode. */
+  client_ms: nullableNum
+}), E2eSplit = TtftSplit.extend({ p50: E2eParts, p95: E2eParts }), LevelCancelled = external_exports.object({
   requests: external_exports.number().int().nonnegative(),
   after_tokens: external_exports.number().int().positive(),
   release: external_exports.object({
@@ -38254,8 +38267,9 @@ var SCHEMA_VERSION = 1, Stats = external_exports.object({
   open_loop: OpenLoopSummary.nullable(),
   client: ClientSelfCheck,
   admission: AdmissionSummary.nullable().optional(),
-  /** TTFT split into queue, prefill and client from the server's per-request timings (level-parts.ts). */
+  /** TTFT (and E2E) split into queue, prefill (decode) and client from the server's per-request timings. */
   ttft_split: TtftSplit.optional(),
+  e2e_split: E2eSplit.optional(),
   /** The server's own mean time per phase over the level's window, from its /metrics histograms. */
   server_means: ServerMeans.optional(),
   metrics_timeline: external_exports.array(MetricsSample).optional(),
@@ -41133,7 +41147,7 @@ How it was found: ${s.method}; a probe passes when at least ${s.target_pass_pct}
   let means = doc.levels.filter((l) => l.server_means);
   means.length > 0 && parts.push(
     [
-      "**The server's means** (ms; its own /metrics histograms over the steady window: the mean time the requests it finished there spent in each phase, beside the client's TTFT and E2E p50)",
+      "**The server's means** (ms; its own /metrics histograms over the steady window, the whole level without one: the mean time the requests it finished there spent in each phase, beside the client's TTFT and E2E p50)",
       "",
       "| level | requests | queue | prefill | decode | server TTFT | client TTFT p50 | server E2E | client E2E p50 | prefix cache hits |",
       "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
@@ -41295,6 +41309,16 @@ function shortOutputText(measured, short, ok, cfg) {
   }
   return `${parts.join("; ")}: this is not the workload asked for, so the level is not valid and compare judges none of its rows`;
 }
+function splitNotice(levels, metricsSampled) {
+  if (levels.length === 0) return null;
+  if (levels.some((l) => l.ttft_split))
+    return levels.some((l) => l.e2e_split) ? null : "why it moved: the server's streams carry its prompt time but no decode time (llama.cpp's timings.predicted_ms): an E2E change is split only by /metrics, if at all";
+  let m = levels.find((l) => l.server_means)?.server_means;
+  if (!m)
+    return `why it moved: the server said nothing of its own times: its streams carry no per-request timings (llama.cpp's \`timings\`) and ${metricsSampled ? "its /metrics export no phase histograms (vLLM's queue, prefill and decode times)" : "its /metrics were not sampled (--metrics-interval-ms 0)"}, so a TTFT or E2E change will read "cannot split"`;
+  let missing = ["queue", "prefill", "decode"].filter((p) => m[`${p}_ms`] === null);
+  return missing.length > 0 ? `why it moved: the server's /metrics have no ${missing.join(" or ")} time histogram, so a TTFT or E2E change is split only where both sides have every part (none is guessed)` : null;
+}
 
 // src/core/results/server-means.ts
 function around(snaps, window) {
@@ -41455,40 +41479,82 @@ function windowRates(records2, w, slo, openLoop) {
 }
 
 // src/core/results/ttft-split.ts
+var finite = (x) => typeof x == "number" && Number.isFinite(x) && x >= 0;
 function serverPrompt(r) {
-  let t = r.server_timings, ms2 = t?.prompt_ms;
-  if (typeof ms2 != "number" || !Number.isFinite(ms2) || ms2 < 0) return null;
-  let n = t?.prompt_n;
-  return { promptMs: ms2, uncached: typeof n == "number" && Number.isFinite(n) && n >= 0 ? n : null };
+  let t = r.server_timings;
+  return finite(t?.prompt_ms) ? { promptMs: t.prompt_ms, uncached: finite(t?.prompt_n) ? t.prompt_n : null } : null;
+}
+var meanOf2 = (band, f) => band.reduce((a, r) => a + f(r), 0) / band.length;
+function uncachedOf(band) {
+  let known = band.filter((r) => r.uncached !== null);
+  return known.length > 0 ? known.reduce((a, r) => a + r.uncached, 0) / known.length : null;
 }
 function partsOf2(band, value, clientLateMs) {
-  let mean3 = (f) => band.reduce((a, r) => a + f(r), 0) / band.length, ttft2 = mean3((r) => r.ttftMs), prompt = mean3((r) => r.promptMs), client = Math.min(Math.max(0, ttft2 - prompt), clientLateMs), scale = value !== null && ttft2 > 0 ? value / ttft2 : 1, known = band.filter((r) => r.uncached !== null);
+  let ttft2 = meanOf2(band, (r) => r.ttftMs), prompt = meanOf2(band, (r) => r.promptMs), client = Math.min(Math.max(0, ttft2 - prompt), clientLateMs), scale = value !== null && ttft2 > 0 ? value / ttft2 : 1;
   return {
     n: band.length,
     queue_ms: (ttft2 - prompt - client) * scale,
     prefill_ms: prompt * scale,
     client_ms: client * scale,
-    uncached_tokens: known.length > 0 ? known.reduce((a, r) => a + r.uncached, 0) / known.length : null
+    uncached_tokens: uncachedOf(band)
   };
 }
-function ttftSplit(records2, ttft2, clientLateMs) {
+function e2ePartsOf(band, value, clientLateMs) {
+  let t = partsOf2(band, null, clientLateMs), e2e2 = meanOf2(band, (r) => r.e2eMs), decode4 = meanOf2(band, (r) => r.decodeMs), tail = Math.max(0, e2e2 - meanOf2(band, (r) => r.ttftMs) - decode4), scale = value !== null && e2e2 > 0 ? value / e2e2 : 1;
+  return {
+    n: band.length,
+    queue_ms: t.queue_ms * scale,
+    prefill_ms: t.prefill_ms * scale,
+    decode_ms: decode4 * scale,
+    client_ms: (t.client_ms + tail) * scale,
+    uncached_tokens: t.uncached_tokens
+  };
+}
+function rowsOf(records2) {
   let rows = [];
   for (let r of records2) {
     if (r.warmup || r.error !== null) continue;
-    let t = deriveRequest(r).ttftMs, s = serverPrompt(r);
-    t === null || s === null || rows.push({ ttftMs: t, promptMs: Math.min(s.promptMs, t), uncached: s.uncached });
+    let d = deriveRequest(r), s = serverPrompt(r);
+    if (d.ttftMs === null || s === null) continue;
+    let predicted = r.server_timings?.predicted_ms, decodeMs = finite(predicted) && d.e2eMs !== null ? Math.min(predicted, Math.max(0, d.e2eMs - d.ttftMs)) : null;
+    rows.push({
+      ttftMs: d.ttftMs,
+      e2eMs: d.e2eMs,
+      promptMs: Math.min(s.promptMs, d.ttftMs),
+      decodeMs,
+      uncached: s.uncached
+    });
   }
-  if (rows.length === 0) return;
-  rows.sort((a, b) => a.ttftMs - b.ttftMs);
+  return rows;
+}
+function bands(rows, key) {
+  rows.sort((a, b) => key(a) - key(b));
   let band = (lo, hi) => {
     let from = Math.min(rows.length - 1, Math.floor(lo * rows.length));
     return rows.slice(from, Math.max(from + 1, Math.ceil(hi * rows.length)));
-  }, late = Math.max(0, clientLateMs ?? 0);
+  };
+  return { p50: band(0.4, 0.6), p95: band(0.9, 1) };
+}
+function ttftSplit(records2, ttft2, clientLateMs) {
+  let rows = rowsOf(records2);
+  if (rows.length === 0) return;
+  let late = Math.max(0, clientLateMs ?? 0), b = bands(rows, (r) => r.ttftMs);
   return {
     source: "server_timings",
     requests: rows.length,
-    p50: partsOf2(band(0.4, 0.6), ttft2.p50, late),
-    p95: partsOf2(band(0.9, 1), ttft2.p95, late)
+    p50: partsOf2(b.p50, ttft2.p50, late),
+    p95: partsOf2(b.p95, ttft2.p95, late)
+  };
+}
+function e2eSplit(records2, e2e2, clientLateMs) {
+  let rows = rowsOf(records2).filter((r) => r.e2eMs !== null && r.decodeMs !== null);
+  if (rows.length === 0) return;
+  let late = Math.max(0, clientLateMs ?? 0), b = bands(rows, (r) => r.e2eMs);
+  return {
+    source: "server_timings",
+    requests: rows.length,
+    p50: e2ePartsOf(b.p50, e2e2.p50, late),
+    p95: e2ePartsOf(b.p95, e2e2.p95, late)
   };
 }
 
@@ -41689,12 +41755,10 @@ function summariseLevel(input2) {
     result = { ...result, admission, ...means ? { server_means: means } : {}, metrics_timeline: s.samples };
     for (let n of admission.notes) notices.push(`level ${level}: ${n}`);
   }
-  let split = ttftSplit(
-    window.steady ? window.inside : run.records,
-    result.ttft_ms,
-    input2.client.event_loop_delay_ms.p50
-  );
+  let inside = window.steady ? window.inside : run.records, late = input2.client.event_loop_delay_ms.p50, split = ttftSplit(inside, result.ttft_ms, late);
   split && (result.ttft_split = split);
+  let e2e2 = e2eSplit(inside, result.e2e_ms, late);
+  e2e2 && (result.e2e_split = e2e2);
   let buffered = streamBuffering(run.records);
   if (buffered !== null) {
     for (let k of buffered.withhold) result[k] = withheld(result[k]);
@@ -47251,7 +47315,7 @@ var ThreadHandle = class {
 import { performance as performance16 } from "node:perf_hooks";
 
 // src/core/results/energy.ts
-var COUNTER_AGREES = 2, COUNTER_CEILING = 1.5, MIN_WINDOW_SAMPLES = 5, meanOf2 = (xs) => xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : null;
+var COUNTER_AGREES = 2, COUNTER_CEILING = 1.5, MIN_WINDOW_SAMPLES = 5, meanOf3 = (xs) => xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : null;
 function counterAt(s, t) {
   for (let i = 1; i < s.length; i++) {
     let a = s[i - 1], b = s[i];
@@ -47297,9 +47361,9 @@ function levelGpu(i) {
       mean_power_w: energy2 !== null && windowS > 0 ? energy2 / windowS : null,
       peak_power_w: maxOrNull(num3((s) => s.power_w)),
       idle_power_w: i.idle.get(index) ?? null,
-      util_pct_mean: meanOf2(num3((s) => s.util_pct)),
+      util_pct_mean: meanOf3(num3((s) => s.util_pct)),
       mem_used_max_mib: maxOrNull(num3((s) => s.mem_used_mib)),
-      sm_clock_mhz_mean: meanOf2(num3((s) => s.sm_clock_mhz)),
+      sm_clock_mhz_mean: meanOf3(num3((s) => s.sm_clock_mhz)),
       temp_max_c: maxOrNull(num3((s) => s.temp_c))
     };
   });
@@ -47331,7 +47395,7 @@ function idlePower(samples, windowMs) {
   for (let s of samples) out.has(s.index) || out.set(s.index, null);
   for (let idx of out.keys()) {
     let p = samples.filter((s) => s.index === idx && s.t_ms >= windowMs[0] && s.t_ms <= windowMs[1] && s.power_w !== null).map((s) => s.power_w);
-    out.set(idx, meanOf2(p));
+    out.set(idx, meanOf3(p));
   }
   return out;
 }
@@ -47766,10 +47830,10 @@ function probeBoundMs(before, latenessBoundMs) {
 }
 
 // src/core/results/endpoints.ts
-var meanOf3 = (xs) => xs.length === 0 ? null : xs.reduce((a, b) => a + b, 0) / xs.length;
+var meanOf4 = (xs) => xs.length === 0 ? null : xs.reduce((a, b) => a + b, 0) / xs.length;
 function metricsMeans(all, w) {
   if (all === void 0 || all.length === 0) return null;
-  let inside = w?.steady && w.window_start_ms !== null && w.window_end_ms !== null ? all.filter((s) => s.t_ms >= w.window_start_ms && s.t_ms <= w.window_end_ms) : [], samples = inside.length > 0 ? inside : all, of = (f) => meanOf3(samples.map(f).filter((v) => v !== null));
+  let inside = w?.steady && w.window_start_ms !== null && w.window_end_ms !== null ? all.filter((s) => s.t_ms >= w.window_start_ms && s.t_ms <= w.window_end_ms) : [], samples = inside.length > 0 ? inside : all, of = (f) => meanOf4(samples.map(f).filter((v) => v !== null));
   return {
     running_mean: of((s) => s.running),
     waiting_mean: of((s) => s.waiting),
@@ -48150,7 +48214,8 @@ async function runSweep(opts) {
   } finally {
     await gear.close();
   }
-  return finalDocument(state, d, out, scheduleComplete(cfg, passes, done, probes));
+  let lacked = splitNotice(done(passes[0]), cfg.metrics_interval_ms !== null);
+  return lacked !== null && notice(lacked), finalDocument(state, d, out, scheduleComplete(cfg, passes, done, probes));
 }
 
 // src/cli/sweep-command.ts

@@ -263,6 +263,17 @@ export const TtftSplit = z.object({
   p95: TtftParts,
 });
 
+/** One E2E percentile's parts (their sum is the percentile): TTFT's, and the server's decode. */
+const E2eParts = TtftParts.extend({
+  /** The server's own decode time (llama.cpp `timings.predicted_ms`): first token to last. */
+  decode_ms: nullableNum,
+  /** The client's lateness at the first token, plus the stream's time beyond the server's decode. */
+  client_ms: nullableNum,
+});
+
+/** E2E split into queue, prefill, decode and client, from the server's per-request timings. */
+export const E2eSplit = TtftSplit.extend({ p50: E2eParts, p95: E2eParts });
+
 /** `--cancel-share`: the streams the client aborted (in no figure) and whether the server freed them. */
 export const LevelCancelled = z.object({
   requests: z.number().int().nonnegative(),

@@ -22,6 +22,7 @@ import { TokenbenchError } from "./errors.ts";
 import {
   AdmissionSummary,
   ClientSelfCheck,
+  E2eSplit,
   LevelCancelled,
   LevelEndpoints,
   LevelGpu,
@@ -183,8 +184,9 @@ export const LevelResult = z
     open_loop: OpenLoopSummary.nullable(),
     client: ClientSelfCheck,
     admission: AdmissionSummary.nullable().optional(),
-    /** TTFT split into queue, prefill and client from the server's per-request timings (level-parts.ts). */
+    /** TTFT (and E2E) split into queue, prefill (decode) and client from the server's per-request timings. */
     ttft_split: TtftSplit.optional(),
+    e2e_split: E2eSplit.optional(),
     /** The server's own mean time per phase over the level's window, from its /metrics histograms. */
     server_means: ServerMeans.optional(),
     metrics_timeline: z.array(MetricsSample).optional(),

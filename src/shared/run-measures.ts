@@ -5,26 +5,32 @@
  */
 import type { LevelValue, MeasureDef } from "./measure-types.ts";
 
-/** One TTFT percentile's part, from the server's per-request timings (level's `ttft_split`). */
+/** One TTFT or E2E percentile's part, from the server's per-request timings (`ttft_split`, `e2e_split`). */
 function requestPart(
+  of: "ttft" | "e2e",
   q: "p50" | "p95",
-  part: "queue" | "prefill" | "client",
+  part: "queue" | "prefill" | "decode" | "client",
   what: string,
 ): [MeasureDef, LevelValue] {
+  const name = of === "ttft" ? "TTFT" : "E2E";
   return [
     {
-      name: `ttft_${q}_${part}_ms`,
+      name: `${of}_${q}_${part}_ms`,
       family: "latency",
       unit: "ms",
       direction: "lower",
-      label: `TTFT ${q} ${part}`,
-      description: `TTFT ${q}'s ${part} part: ${what} (from the server's per-request timings)`,
-      part_of: [`ttft_${q}_ms`],
+      label: `${name} ${q} ${part}`,
+      description: `${name} ${q}'s ${part} part: ${what} (from the server's per-request timings)`,
+      part_of: [`${of}_${q}_ms`],
     },
-    (l) => l.ttft_split?.[q][`${part}_ms`] ?? null,
+    of === "ttft"
+      ? (l) => (part === "decode" ? null : (l.ttft_split?.[q][`${part}_ms`] ?? null))
+      : (l) => l.e2e_split?.[q][`${part}_ms`] ?? null,
   ];
 }
 
+const QUEUE = "the time before the server began the prompt, less the client's part: queue and transport";
+const PREFILL = "the server's own prompt time (prefill and first token)";
 const TTFT_ROWS = ["ttft_p50_ms", "ttft_p95_ms"];
 const E2E_ROWS = ["e2e_p50_ms", "e2e_p95_ms"];
 
@@ -109,15 +115,22 @@ export const RUN_MEASURES: readonly [MeasureDef, LevelValue | null][] = [
     null,
   ],
   ...(["p50", "p95"] as const).flatMap((q) => [
-    requestPart(
-      q,
-      "queue",
-      "the time before the server began the prompt, less the client's part: queue and transport",
-    ),
-    requestPart(q, "prefill", "the server's own prompt time (prefill and first token)"),
-    requestPart(q, "client", "the client's median lateness in reading what arrived"),
+    requestPart("ttft", q, "queue", QUEUE),
+    requestPart("ttft", q, "prefill", PREFILL),
+    requestPart("ttft", q, "client", "the client's median lateness in reading what arrived"),
   ]),
   meanPart("queue", "time waiting for a slot", [...TTFT_ROWS, ...E2E_ROWS]),
   meanPart("prefill", "time from scheduled to first token", [...TTFT_ROWS, ...E2E_ROWS]),
   meanPart("decode", "time from first token to last", E2E_ROWS),
+  ...(["p50", "p95"] as const).flatMap((q) => [
+    requestPart("e2e", q, "queue", QUEUE),
+    requestPart("e2e", q, "prefill", PREFILL),
+    requestPart("e2e", q, "decode", "the server's own decode time (first token to last)"),
+    requestPart(
+      "e2e",
+      q,
+      "client",
+      "the client's lateness at the first token and the stream's time beyond the server's decode",
+    ),
+  ]),
 ];

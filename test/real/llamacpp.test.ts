@@ -90,7 +90,7 @@ describe("tokenbench against llama.cpp's llama-server", () => {
     expect(l2.admission!.queued_requests_max ?? 0).toBe(0);
   });
 
-  it("the TTFT split: its prefill part is the server's own prompt time; 8 users on 4 slots wait for a slot most of their TTFT p95", () => {
+  it("the TTFT and E2E split: prefill and decode parts are the server's own times; 8 users on 4 slots wait for a slot most of their TTFT p95", () => {
     for (const l of doc.levels) {
       const s = l.ttft_split!;
       expect(s.source).toBe("server_timings");
@@ -108,6 +108,20 @@ describe("tokenbench against llama.cpp's llama-server", () => {
       expect(Math.abs(l.ttft_split!.p50.prefill_ms! - median), `level ${level}`).toBeLessThanOrEqual(
         Math.max(2, 0.25 * median),
       );
+    }
+    for (const level of [1, 2]) {
+      // the E2E split's decode part at p50 is the server's own decode time (its predicted_ms)
+      const l = doc.levels.find((x) => x.level === level)!;
+      const own = doc
+        .requests!.filter((r) => r.level === level && !r.warmup)
+        .map((r) => timing(r, "predicted_ms"))
+        .sort((a, b) => a - b);
+      const median = own[Math.floor(own.length / 2)]!;
+      const e = l.e2e_split!.p50;
+      expect(Math.abs(e.decode_ms! - median), `level ${level}`).toBeLessThanOrEqual(
+        Math.max(2, 0.25 * median),
+      );
+      expect(e.queue_ms! + e.prefill_ms! + e.decode_ms! + e.client_ms!).toBeCloseTo(l.e2e_ms.p50!, 6);
     }
     const l8 = doc.levels.find((l) => l.level === 8)!.ttft_split!.p95;
     const ttft8 = doc.levels.find((l) => l.level === 8)!.ttft_ms.p95!;

@@ -21,7 +21,7 @@ import { clientNotice, shortOutputText } from "./notices.ts";
 import { levelQueueDelta, serverMeans } from "./server-means.ts";
 import { summarize } from "./stats.ts";
 import { steadyWindow, windowRates } from "./steady.ts";
-import { ttftSplit } from "./ttft-split.ts";
+import { e2eSplit, ttftSplit } from "./ttft-split.ts";
 import { levelReasons, levelValidity, streamBuffering } from "./validity.ts";
 
 /** What a level's loop measured (load/loops.ts's LevelRun), as this summary reads it. */
@@ -350,12 +350,12 @@ export function summariseLevel(input: LevelSummaryInput): { result: LevelResult;
     result = { ...result, admission, ...(means ? { server_means: means } : {}), metrics_timeline: s.samples };
     for (const n of admission.notes) notices.push(`level ${level}: ${n}`);
   }
-  const split = ttftSplit(
-    window.steady ? window.inside : run.records,
-    result.ttft_ms,
-    input.client.event_loop_delay_ms.p50,
-  );
+  const inside = window.steady ? window.inside : run.records;
+  const late = input.client.event_loop_delay_ms.p50;
+  const split = ttftSplit(inside, result.ttft_ms, late);
   if (split) result.ttft_split = split;
+  const e2e = e2eSplit(inside, result.e2e_ms, late);
+  if (e2e) result.e2e_split = e2e;
   // Streams that came in one piece or in bursts: their per-token figures withheld, said once.
   const buffered = streamBuffering(run.records as RequestRecord[]);
   if (buffered !== null) {

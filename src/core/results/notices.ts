@@ -91,3 +91,22 @@ export function shortOutputText(
   }
   return `${parts.join("; ")}: this is not the workload asked for, so the level is not valid and compare judges none of its rows`;
 }
+
+/**
+ * What the server did not say of its own times across a run, in one line (null: it said enough):
+ * a TTFT or E2E change can be split only from what it said (ttft-split.ts, server-means.ts).
+ */
+export function splitNotice(levels: readonly LevelResult[], metricsSampled: boolean): string | null {
+  if (levels.length === 0) return null;
+  if (levels.some((l) => l.ttft_split))
+    return levels.some((l) => l.e2e_split)
+      ? null
+      : "why it moved: the server's streams carry its prompt time but no decode time (llama.cpp's timings.predicted_ms): an E2E change is split only by /metrics, if at all";
+  const m = levels.find((l) => l.server_means)?.server_means;
+  if (!m)
+    return `why it moved: the server said nothing of its own times: its streams carry no per-request timings (llama.cpp's \`timings\`) and ${metricsSampled ? "its /metrics export no phase histograms (vLLM's queue, prefill and decode times)" : "its /metrics were not sampled (--metrics-interval-ms 0)"}, so a TTFT or E2E change will read "cannot split"`;
+  const missing = (["queue", "prefill", "decode"] as const).filter((p) => m[`${p}_ms`] === null);
+  return missing.length > 0
+    ? `why it moved: the server's /metrics have no ${missing.join(" or ")} time histogram, so a TTFT or E2E change is split only where both sides have every part (none is guessed)`
+    : null;
+}

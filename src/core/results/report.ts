@@ -225,7 +225,7 @@ export function markdownReport(doc: Described): string {
   if (means.length > 0)
     parts.push(
       [
-        "**The server's means** (ms; its own /metrics histograms over the steady window: the mean time the requests it finished there spent in each phase, beside the client's TTFT and E2E p50)",
+        "**The server's means** (ms; its own /metrics histograms over the steady window, the whole level without one: the mean time the requests it finished there spent in each phase, beside the client's TTFT and E2E p50)",
         "",
         "| level | requests | queue | prefill | decode | server TTFT | client TTFT p50 | server E2E | client E2E p50 | prefix cache hits |",
         "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",

@@ -9,6 +9,7 @@ import type { Progress } from "../load/level-run.ts";
 import { type LoadGenerator, loadGeneratorRecord, ONE_THREAD, runSaltOf } from "../load/load-generator.ts";
 import type { Provenance } from "../results/document.ts";
 import type { RecordsMode } from "../results/files.ts";
+import { splitNotice } from "../results/notices.ts";
 import { checkConsistency } from "../server/consistency.ts";
 import type { Preflight } from "../server/preflight.ts";
 import type { Dataset } from "../workload/dataset.ts";
@@ -129,5 +130,7 @@ export async function runSweep(opts: SweepOptions): Promise<ResultDocument> {
   } finally {
     await gear.close();
   }
+  const lacked = splitNotice(done(passes[0]!), cfg.metrics_interval_ms !== null);
+  if (lacked !== null) notice(lacked);
   return finalDocument(state, d, out, scheduleComplete(cfg, passes, done, probes));
 }

@@ -200,8 +200,13 @@ describe("the CLI", () => {
     // the table (head, separator, two levels), then, for levels this short, the note that they
     // had no steady state (their figures are the whole level's)
     expect(lines.slice(at, at + 4).every((l) => l.startsWith("|"))).toBe(true);
-    expect(lines.slice(at + 4).filter((l) => l !== "")).toEqual(
-      lines.length > at + 4 ? [expect.stringMatching(/^\*\*No steady state\*\*/)] : [],
+    const after = lines.slice(at + 4).filter((l) => l !== "");
+    // then the server's own mean phases from its /metrics histograms (the mock's are vLLM's): a row per level
+    const means = after.findIndex((l) => l.startsWith("**The server's means**"));
+    expect(means).toBeGreaterThanOrEqual(0);
+    expect(after.slice(means + 1).map((l) => l.slice(0, 4))).toEqual(["| le", "|---", "| 1 ", "| 2 "]);
+    expect(after.slice(0, means)).toEqual(
+      means > 0 ? [expect.stringMatching(/^\*\*No steady state\*\*/)] : [],
     );
     const doc = parseResultDocument(JSON.parse(readFileSync(out, "utf8")));
     expect(doc.target.model).toBe("mock-model"); // discovered from /v1/models

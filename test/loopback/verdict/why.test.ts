@@ -113,6 +113,22 @@ describe("why TTFT moved", () => {
     expect(parts(head.level).uncached_tokens! - parts(base.level).uncached_tokens!).toBeGreaterThan(150);
   }, 120_000);
 
+  it("a slower decode: E2E's decode part, the server's own decode time per request", async () => {
+    const base = await sweep("decode-base", {});
+    const head = await sweep("decode-head", { itlMs: 10 });
+    const out = await compare(base.out, head.out);
+    const line = out.split("\n").find((l) => l.startsWith("- E2E p95 at c=4 "));
+    expect(line, out).toMatch(
+      /^- E2E p95 at c=4 \+[\d.]+ ms: queue [+−±][\d.]+, prefill [+−±][\d.]+, decode \+[\d.]+, client [+−±][\d.]+.*\(mostly decode\)$/,
+    );
+    for (const l of [base.level, head.level]) {
+      const e = l.e2e_split!.p95;
+      expect(e.queue_ms! + e.prefill_ms! + e.decode_ms! + e.client_ms!).toBeCloseTo(l.e2e_ms.p95!, 6);
+    }
+    // 15 gaps of 5 ms, then of 10: the server's decode at the p50 about 75 ms more
+    expect(head.level.e2e_split!.p50.decode_ms! - base.level.e2e_split!.p50.decode_ms!).toBeGreaterThan(60);
+  }, 120_000);
+
   it("a client starved by its own work: the client part, where the server's parts stay", async () => {
     const base = await sweep("client-base", {});
     const busy = ["--import", join(ROOT, "test/helpers/busy-client.mjs")];

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { clientNotice, levelNotice, noticeWriter } from "../../../src/core/results/notices.ts";
+import { clientNotice, levelNotice, noticeWriter, splitNotice } from "../../../src/core/results/notices.ts";
+import type { LevelResult } from "../../../src/schema/v1.ts";
 
 const client = (over: Record<string, unknown>) =>
   ({
@@ -60,5 +61,51 @@ describe("notices as printed", () => {
     const silent: string[] = [];
     noticeWriter((l) => silent.push(l), true)("level 1: anything");
     expect(silent).toEqual([]);
+  });
+});
+
+describe("what the server did not say of its own times: one line per run", () => {
+  const parts = { n: 1, queue_ms: 1, prefill_ms: 1, client_ms: 1, uncached_tokens: null };
+  const timed = { ttft_split: { source: "server_timings", requests: 1, p50: parts, p95: parts } };
+  const means = (prefill: number | null, decode: number | null) => ({
+    server_means: {
+      source: "metrics",
+      window: "steady",
+      from_ms: 0,
+      to_ms: 1,
+      requests: 4,
+      queue_ms: 1,
+      prefill_ms: prefill,
+      decode_ms: decode,
+      ttft_ms: 2,
+      e2e_ms: 3,
+      prefix_cache_hit_pct: null,
+    },
+  });
+  const lv = (x: object) => [x as unknown as LevelResult];
+
+  it("nothing to say where it gave what every split needs", () => {
+    expect(
+      splitNotice(
+        lv({
+          ...timed,
+          e2e_split: {
+            ...timed.ttft_split,
+            p50: { ...parts, decode_ms: 1 },
+            p95: { ...parts, decode_ms: 1 },
+          },
+        }),
+        false,
+      ),
+    ).toBeNull();
+    expect(splitNotice(lv(means(1, 1)), true)).toBeNull();
+    expect(splitNotice([], true)).toBeNull();
+  });
+
+  it("names what it lacked: no decode time, no histograms (or no scrapes), a phase missing", () => {
+    expect(splitNotice(lv(timed), false)).toMatch(/prompt time but no decode time/);
+    expect(splitNotice(lv({}), true)).toMatch(/no per-request timings .* no phase histograms/);
+    expect(splitNotice(lv({}), false)).toMatch(/were not sampled \(--metrics-interval-ms 0\)/);
+    expect(splitNotice(lv(means(null, null)), true)).toMatch(/have no prefill or decode time histogram/);
   });
 });

@@ -2,7 +2,7 @@
 // parts of a percentile are its band's mean shares scaled to it, no part is negative, and nothing
 // is split where the server said nothing. Pure.
 import { describe, expect, it } from "vitest";
-import { ttftSplit } from "../../../src/core/results/ttft-split.ts";
+import { e2eSplit, ttftSplit } from "../../../src/core/results/ttft-split.ts";
 import { rec } from "../../helpers/records.ts";
 
 /** A request sent at 0 whose first token came at `ttft`, the server saying it spent `prompt` on the prompt. */
@@ -48,5 +48,35 @@ describe("the TTFT split", () => {
     expect(
       ttftSplit([{ ...req(0, 30, null), server_timings: { prompt_ms: "12" } }], { p50: 30, p95: 30 }, 0),
     ).toBeUndefined();
+  });
+});
+
+describe("the E2E split", () => {
+  /** TTFT 20 + i ms (prompt 20), then 50 ms to the last token, of which the server says `decode` was its decode. */
+  const withDecode = (decode: number | null) =>
+    Array.from({ length: 100 }, (_, i) => ({
+      ...rec({ id: i, send_ms: 0, events: [20 + i, 70 + i] }),
+      server_timings: { prompt_ms: 20, prompt_n: 200, ...(decode === null ? {} : { predicted_ms: decode }) },
+    }));
+
+  it("TTFT's parts, the server's decode, and the stream beyond it added to the client's: they sum to the percentile", () => {
+    const s = e2eSplit(withDecode(48), { p50: 119.5, p95: 164 }, 1.5)!;
+    expect(s.requests).toBe(100);
+    // the p50 band (ranks 40..59): E2E mean 119.5 = queue 48 + prefill 20 + decode 48 + client 1.5 + 2
+    expect(s.p50.queue_ms).toBeCloseTo(48, 9);
+    expect(s.p50.prefill_ms).toBeCloseTo(20, 9);
+    expect(s.p50.decode_ms).toBeCloseTo(48, 9);
+    expect(s.p50.client_ms).toBeCloseTo(3.5, 9);
+    const p = s.p95;
+    expect(p.queue_ms! + p.prefill_ms! + p.decode_ms! + p.client_ms!).toBeCloseTo(164, 9);
+  });
+
+  it("a decode time over what the client saw between first token and last is capped there; none without one", () => {
+    const s = e2eSplit(withDecode(60), { p50: 119.5, p95: 164 }, 0)!;
+    expect(s.p50.decode_ms).toBeCloseTo(50, 9);
+    expect(s.p50.client_ms).toBeCloseTo(0, 9);
+    expect(e2eSplit(withDecode(null), { p50: 119.5, p95: 164 }, 0)).toBeUndefined();
+    // the TTFT split needs only the prompt time
+    expect(ttftSplit(withDecode(null), { p50: 69.5, p95: 114 }, 0)).toBeDefined();
   });
 });
