@@ -20041,7 +20041,22 @@ function requestPart(of, q, part, what) {
     of === "ttft" ? (l) => part === "decode" ? null : l.ttft_split?.[q][`${part}_ms`] ?? null : (l) => l.e2e_split?.[q][`${part}_ms`] ?? null
   ];
 }
-var QUEUE = "the time before the server began the prompt, less the client's part: queue and transport", PREFILL = "the server's own prompt time (prefill and first token)", TTFT_ROWS = ["ttft_p50_ms", "ttft_p95_ms"], E2E_ROWS = ["e2e_p50_ms", "e2e_p95_ms"];
+var QUEUE = "the time before the server began the prompt, less the client's part: queue and transport", PREFILL = "the server's own prompt time (prefill and first token)";
+function tpotPart(part, what) {
+  return [
+    {
+      name: `tpot_p50_${part}_ms`,
+      family: "latency",
+      unit: "ms",
+      direction: "lower",
+      label: `TPOT p50 ${part}`,
+      description: `TPOT p50's ${part} part: ${what} (from the server's per-request timings)`,
+      part_of: ["tpot_p50_ms"]
+    },
+    (l) => l.tpot_split?.p50[`${part}_ms`] ?? null
+  ];
+}
+var TTFT_ROWS = ["ttft_p50_ms", "ttft_p95_ms"], E2E_ROWS = ["e2e_p50_ms", "e2e_p95_ms"];
 function meanPart(part, what, of) {
   return [
     {
@@ -20131,7 +20146,9 @@ var RUN_MEASURES = [
       "client",
       "the client's lateness at the first token and the stream's time beyond the server's decode"
     )
-  ])
+  ]),
+  tpotPart("decode", "the server's own decode time over the output tokens after the first"),
+  tpotPart("client", "TPOT less the server's per-token time: the client reading late and the transport")
 ];
 
 // src/shared/measure-types.ts
@@ -37958,7 +37975,17 @@ var ClientSelfCheck = external_exports.object({
   decode_ms: nullableNum,
   /** The client's lateness at the first token, plus the stream's time beyond the server's decode. */
   client_ms: nullableNum
-}), E2eSplit = TtftSplit.extend({ p50: E2eParts, p95: E2eParts }), LevelCancelled = external_exports.object({
+}), E2eSplit = TtftSplit.extend({ p50: E2eParts, p95: E2eParts }), TpotSplit = external_exports.object({
+  source: external_exports.literal("server_timings"),
+  requests: external_exports.number().int().nonnegative(),
+  p50: external_exports.object({
+    n: external_exports.number().int().nonnegative(),
+    /** The server's decode time (llama.cpp `timings.predicted_ms`) over the output tokens after the first. */
+    decode_ms: nullableNum,
+    /** TPOT less that: the client reading late and the transport. */
+    client_ms: nullableNum
+  })
+}), LevelCancelled = external_exports.object({
   requests: external_exports.number().int().nonnegative(),
   after_tokens: external_exports.number().int().positive(),
   release: external_exports.object({
@@ -38270,6 +38297,7 @@ var SCHEMA_VERSION = 1, Stats = external_exports.object({
   /** TTFT (and E2E) split into queue, prefill (decode) and client from the server's per-request timings. */
   ttft_split: TtftSplit.optional(),
   e2e_split: E2eSplit.optional(),
+  tpot_split: TpotSplit.optional(),
   /** The server's own mean time per phase over the level's window, from its /metrics histograms. */
   server_means: ServerMeans.optional(),
   metrics_timeline: external_exports.array(MetricsSample).optional(),
@@ -41520,6 +41548,8 @@ function rowsOf(records2) {
     rows.push({
       ttftMs: d.ttftMs,
       e2eMs: d.e2eMs,
+      tpotMs: d.tpotMs,
+      gaps: r.usage?.completion_tokens != null ? r.usage.completion_tokens - 1 : null,
       promptMs: Math.min(s.promptMs, d.ttftMs),
       decodeMs,
       uncached: s.uncached
@@ -41555,6 +41585,19 @@ function e2eSplit(records2, e2e2, clientLateMs) {
     requests: rows.length,
     p50: e2ePartsOf(b.p50, e2e2.p50, late),
     p95: e2ePartsOf(b.p95, e2e2.p95, late)
+  };
+}
+function tpotSplit(records2, tpot2) {
+  let rows = rowsOf(records2).filter((r) => r.tpotMs !== null && r.decodeMs !== null && (r.gaps ?? 0) >= 1);
+  if (rows.length === 0) return;
+  let band = bands(rows, (r) => r.tpotMs).p50, mean3 = meanOf2(band, (r) => r.tpotMs), server = Math.min(
+    mean3,
+    meanOf2(band, (r) => r.decodeMs / r.gaps)
+  ), scale = tpot2.p50 !== null && mean3 > 0 ? tpot2.p50 / mean3 : 1;
+  return {
+    source: "server_timings",
+    requests: rows.length,
+    p50: { n: band.length, decode_ms: server * scale, client_ms: (mean3 - server) * scale }
   };
 }
 
@@ -41759,6 +41802,8 @@ function summariseLevel(input2) {
   split && (result.ttft_split = split);
   let e2e2 = e2eSplit(inside, result.e2e_ms, late);
   e2e2 && (result.e2e_split = e2e2);
+  let tpot2 = tpotSplit(inside, result.tpot_ms);
+  tpot2 && (result.tpot_split = tpot2);
   let buffered = streamBuffering(run.records);
   if (buffered !== null) {
     for (let k of buffered.withhold) result[k] = withheld(result[k]);

@@ -274,6 +274,19 @@ const E2eParts = TtftParts.extend({
 /** E2E split into queue, prefill, decode and client, from the server's per-request timings. */
 export const E2eSplit = TtftSplit.extend({ p50: E2eParts, p95: E2eParts });
 
+/** TPOT p50 split into the server's own time per output token and the client's (the rest). */
+export const TpotSplit = z.object({
+  source: z.literal("server_timings"),
+  requests: z.number().int().nonnegative(),
+  p50: z.object({
+    n: z.number().int().nonnegative(),
+    /** The server's decode time (llama.cpp `timings.predicted_ms`) over the output tokens after the first. */
+    decode_ms: nullableNum,
+    /** TPOT less that: the client reading late and the transport. */
+    client_ms: nullableNum,
+  }),
+});
+
 /** `--cancel-share`: the streams the client aborted (in no figure) and whether the server freed them. */
 export const LevelCancelled = z.object({
   requests: z.number().int().nonnegative(),

@@ -31,6 +31,7 @@ import {
   RunValidity,
   ServerMeans,
   SteadyState,
+  TpotSplit,
   TtftSplit,
 } from "./level-parts.ts";
 import { Profile } from "./profile.ts";
@@ -187,6 +188,7 @@ export const LevelResult = z
     /** TTFT (and E2E) split into queue, prefill (decode) and client from the server's per-request timings. */
     ttft_split: TtftSplit.optional(),
     e2e_split: E2eSplit.optional(),
+    tpot_split: TpotSplit.optional(),
     /** The server's own mean time per phase over the level's window, from its /metrics histograms. */
     server_means: ServerMeans.optional(),
     metrics_timeline: z.array(MetricsSample).optional(),

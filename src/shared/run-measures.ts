@@ -31,6 +31,22 @@ function requestPart(
 
 const QUEUE = "the time before the server began the prompt, less the client's part: queue and transport";
 const PREFILL = "the server's own prompt time (prefill and first token)";
+/** TPOT p50's part, from the server's per-request decode time (`tpot_split`). */
+function tpotPart(part: "decode" | "client", what: string): [MeasureDef, LevelValue] {
+  return [
+    {
+      name: `tpot_p50_${part}_ms`,
+      family: "latency",
+      unit: "ms",
+      direction: "lower",
+      label: `TPOT p50 ${part}`,
+      description: `TPOT p50's ${part} part: ${what} (from the server's per-request timings)`,
+      part_of: ["tpot_p50_ms"],
+    },
+    (l) => l.tpot_split?.p50[`${part}_ms`] ?? null,
+  ];
+}
+
 const TTFT_ROWS = ["ttft_p50_ms", "ttft_p95_ms"];
 const E2E_ROWS = ["e2e_p50_ms", "e2e_p95_ms"];
 
@@ -133,4 +149,6 @@ export const RUN_MEASURES: readonly [MeasureDef, LevelValue | null][] = [
       "the client's lateness at the first token and the stream's time beyond the server's decode",
     ),
   ]),
+  tpotPart("decode", "the server's own decode time over the output tokens after the first"),
+  tpotPart("client", "TPOT less the server's per-token time: the client reading late and the transport"),
 ];

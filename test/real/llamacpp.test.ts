@@ -122,6 +122,15 @@ describe("tokenbench against llama.cpp's llama-server", () => {
         Math.max(2, 0.25 * median),
       );
       expect(e.queue_ms! + e.prefill_ms! + e.decode_ms! + e.client_ms!).toBeCloseTo(l.e2e_ms.p50!, 6);
+      // TPOT's decode part: the server's own time per output token after the first
+      const perToken = doc
+        .requests!.filter((r) => r.level === level && !r.warmup && (r.usage?.completion_tokens ?? 0) > 1)
+        .map((r) => timing(r, "predicted_ms") / (r.usage!.completion_tokens! - 1))
+        .sort((a, b) => a - b);
+      const mid = perToken[Math.floor(perToken.length / 2)]!;
+      const t = l.tpot_split!.p50;
+      expect(Math.abs(t.decode_ms! - mid), `level ${level}`).toBeLessThanOrEqual(Math.max(0.5, 0.25 * mid));
+      expect(t.decode_ms! + t.client_ms!).toBeCloseTo(l.tpot_ms.p50!, 6);
     }
     const l8 = doc.levels.find((l) => l.level === 8)!.ttft_split!.p95;
     const ttft8 = doc.levels.find((l) => l.level === 8)!.ttft_ms.p95!;

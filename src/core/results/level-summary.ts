@@ -21,7 +21,7 @@ import { clientNotice, shortOutputText } from "./notices.ts";
 import { levelQueueDelta, serverMeans } from "./server-means.ts";
 import { summarize } from "./stats.ts";
 import { steadyWindow, windowRates } from "./steady.ts";
-import { e2eSplit, ttftSplit } from "./ttft-split.ts";
+import { e2eSplit, tpotSplit, ttftSplit } from "./ttft-split.ts";
 import { levelReasons, levelValidity, streamBuffering } from "./validity.ts";
 
 /** What a level's loop measured (load/loops.ts's LevelRun), as this summary reads it. */
@@ -356,6 +356,8 @@ export function summariseLevel(input: LevelSummaryInput): { result: LevelResult;
   if (split) result.ttft_split = split;
   const e2e = e2eSplit(inside, result.e2e_ms, late);
   if (e2e) result.e2e_split = e2e;
+  const tpot = tpotSplit(inside, result.tpot_ms);
+  if (tpot) result.tpot_split = tpot;
   // Streams that came in one piece or in bursts: their per-token figures withheld, said once.
   const buffered = streamBuffering(run.records as RequestRecord[]);
   if (buffered !== null) {

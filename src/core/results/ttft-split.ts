@@ -13,6 +13,7 @@ import { deriveRequest } from "./metrics.ts";
 type Split = NonNullable<LevelResult["ttft_split"]>;
 type Parts = Split["p50"];
 type E2eSplit = NonNullable<LevelResult["e2e_split"]>;
+type TpotSplit = NonNullable<LevelResult["tpot_split"]>;
 type E2eParts = E2eSplit["p50"];
 
 const finite = (x: unknown): x is number => typeof x === "number" && Number.isFinite(x) && x >= 0;
@@ -27,6 +28,9 @@ export function serverPrompt(r: RequestRecord): { promptMs: number; uncached: nu
 interface Row {
   ttftMs: number;
   e2eMs: number | null;
+  tpotMs: number | null;
+  /** Output tokens after the first (TPOT's divisor). */
+  gaps: number | null;
   promptMs: number;
   /** The server's decode time, capped at what the client saw between first token and last. */
   decodeMs: number | null;
@@ -91,6 +95,8 @@ function rowsOf(records: readonly RequestRecord[]): Row[] {
     rows.push({
       ttftMs: d.ttftMs,
       e2eMs: d.e2eMs,
+      tpotMs: d.tpotMs,
+      gaps: r.usage?.completion_tokens != null ? r.usage.completion_tokens - 1 : null,
       promptMs: Math.min(s.promptMs, d.ttftMs),
       decodeMs,
       uncached: s.uncached,
@@ -149,5 +155,30 @@ export function e2eSplit(
     requests: rows.length,
     p50: e2ePartsOf(b.p50, e2e.p50, late),
     p95: e2ePartsOf(b.p95, e2e.p95, late),
+  };
+}
+
+/**
+ * The split of a level's TPOT p50 into the server's own time per output token (its decode time
+ * over the tokens after the first) and the client's (the rest: reading late, the transport), from
+ * the requests whose stream carried the server's decode time, or undefined when none did.
+ */
+export function tpotSplit(
+  records: readonly RequestRecord[],
+  tpot: Pick<LevelResult["tpot_ms"], "p50">,
+): TpotSplit | undefined {
+  const rows = rowsOf(records).filter((r) => r.tpotMs !== null && r.decodeMs !== null && (r.gaps ?? 0) >= 1);
+  if (rows.length === 0) return undefined;
+  const band = bands(rows, (r) => r.tpotMs!).p50;
+  const mean = meanOf(band, (r) => r.tpotMs!);
+  const server = Math.min(
+    mean,
+    meanOf(band, (r) => r.decodeMs! / r.gaps!),
+  );
+  const scale = tpot.p50 !== null && mean > 0 ? tpot.p50 / mean : 1;
+  return {
+    source: "server_timings",
+    requests: rows.length,
+    p50: { n: band.length, decode_ms: server * scale, client_ms: (mean - server) * scale },
   };
 }

@@ -125,6 +125,11 @@ describe("why TTFT moved", () => {
       const e = l.e2e_split!.p95;
       expect(e.queue_ms! + e.prefill_ms! + e.decode_ms! + e.client_ms!).toBeCloseTo(l.e2e_ms.p95!, 6);
     }
+    // TPOT: the server's own per-token time moved, the client's did not
+    const tpot = out.split("\n").find((l) => l.startsWith("- TPOT p50 at c=4 "));
+    expect(tpot, out).toMatch(
+      /^- TPOT p50 at c=4 \+[\d.]+ ms: decode \+[\d.]+, client [+−±][\d.]+.*\(mostly decode\)$/,
+    );
     // 15 gaps of 5 ms, then of 10: the server's decode at the p50 about 75 ms more
     expect(head.level.e2e_split!.p50.decode_ms! - base.level.e2e_split!.p50.decode_ms!).toBeGreaterThan(60);
   }, 120_000);

@@ -2,7 +2,7 @@
 // parts of a percentile are its band's mean shares scaled to it, no part is negative, and nothing
 // is split where the server said nothing. Pure.
 import { describe, expect, it } from "vitest";
-import { e2eSplit, ttftSplit } from "../../../src/core/results/ttft-split.ts";
+import { e2eSplit, tpotSplit, ttftSplit } from "../../../src/core/results/ttft-split.ts";
 import { rec } from "../../helpers/records.ts";
 
 /** A request sent at 0 whose first token came at `ttft`, the server saying it spent `prompt` on the prompt. */
@@ -78,5 +78,21 @@ describe("the E2E split", () => {
     expect(e2eSplit(withDecode(null), { p50: 119.5, p95: 164 }, 0)).toBeUndefined();
     // the TTFT split needs only the prompt time
     expect(ttftSplit(withDecode(null), { p50: 69.5, p95: 114 }, 0)).toBeDefined();
+  });
+});
+
+describe("the TPOT split", () => {
+  it("the server's decode over the tokens after the first, the rest the client's; none without a decode time", () => {
+    // 11 tokens over 50 ms after the first (TPOT 5 ms), the server's decode 40 ms of it (4 ms a token)
+    const rs = Array.from({ length: 20 }, (_, i) => ({
+      ...rec({ id: i, send_ms: 0, events: [20, 70], completion: 11 }),
+      server_timings: { prompt_ms: 20, predicted_ms: 40 },
+    }));
+    const s = tpotSplit(rs, { p50: 5 })!;
+    expect(s.requests).toBe(20);
+    expect(s.p50.decode_ms).toBeCloseTo(4, 9);
+    expect(s.p50.client_ms).toBeCloseTo(1, 9);
+    const bare = rs.map((r) => ({ ...r, server_timings: { prompt_ms: 20 } }));
+    expect(tpotSplit(bare, { p50: 5 })).toBeUndefined();
   });
 });
