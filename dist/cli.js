@@ -38933,11 +38933,15 @@ async function runClosedLoop(client, makeSpec, opts) {
   let records2 = [], next = 0, rampNext = 0;
   opts.startAtAbsMs !== void 0 && await sleepUntil(opts.startAtAbsMs, opts.stop);
   let rampMs = (opts.rampUpS ?? 0) * 1e3, t0 = performance2.now(), measureFrom = t0 + rampMs, deadline = opts.durationS !== null ? measureFrom + opts.durationS * 1e3 : Number.POSITIVE_INFINITY, limit = opts.requests ?? Number.POSITIVE_INFINITY, user = async (k) => {
-    if (rampMs > 0)
-      for (await sleepUntil(t0 + rampMs * k / opts.concurrency, opts.stop); performance2.now() < measureFrom && !opts.stop?.aborted; ) {
-        let rec = markRamp(await client.stream(makeSpec(RAMP_INDEX + rampNext++, !0, null)));
-        records2.push(rec), await yieldImmediate();
+    if (rampMs > 0) {
+      let joinAt = t0 + rampMs * k / opts.concurrency;
+      await sleepUntil(joinAt, opts.stop);
+      let due = joinAt;
+      for (; performance2.now() < measureFrom && !opts.stop?.aborted; ) {
+        let rec = markRamp(await client.stream(makeSpec(RAMP_INDEX + rampNext++, !0, due)));
+        due = null, records2.push(rec), await yieldImmediate();
       }
+    }
     let sessions = opts.sessions ?? null, conversation = null;
     for (; ; ) {
       if (conversation !== null && sessions.thinkTimeMs > 0 && await sleepUntil(performance2.now() + sessions.thinkTimeMs, opts.stop), next >= limit || performance2.now() >= deadline || opts.stop?.aborted) return;

@@ -135,10 +135,14 @@ export async function runClosedLoop(
   const limit = opts.requests ?? Number.POSITIVE_INFINITY;
   const user = async (k: number) => {
     if (rampMs > 0) {
-      // user k of n joins at k/n of the ramp; until it ends, what it sends is ramp load
-      await sleepUntil(t0 + (rampMs * k) / opts.concurrency, opts.stop);
+      // user k of n joins at k/n of the ramp; until it ends, what it sends is ramp load (its
+      // first send keeps the time it was due: the ramp's schedule can be checked)
+      const joinAt = t0 + (rampMs * k) / opts.concurrency;
+      await sleepUntil(joinAt, opts.stop);
+      let due: number | null = joinAt;
       while (performance.now() < measureFrom && !opts.stop?.aborted) {
-        const rec = markRamp(await client.stream(makeSpec(RAMP_INDEX + rampNext++, true, null)));
+        const rec = markRamp(await client.stream(makeSpec(RAMP_INDEX + rampNext++, true, due)));
+        due = null;
         records.push(rec);
         await yieldImmediate();
       }

@@ -144,9 +144,16 @@ describe("--ramp-up-s", () => {
     expect(level.ramp_requests).toBe(ramp.length);
     expect(level.requests).toBe(8);
     expect(measured).toHaveLength(8);
-    const t0 = Math.min(...ramp.map((r) => r.send_ms));
+    // the ramp's origin: when its first user was due (each user's first ramp send keeps its due time)
+    const due = ramp.map((r) => r.intended_send_ms).filter((t): t is number => t !== null);
+    expect(due).toHaveLength(4);
+    const t0 = Math.min(...due);
+    for (const r of ramp)
+      if (r.intended_send_ms !== null) expect(r.send_ms).toBeGreaterThanOrEqual(r.intended_send_ms);
+    // users due a quarter of the ramp apart
+    expect([...due].sort((a, b) => a - b).map((t) => Math.round(t - t0))).toEqual([0, 250, 500, 750]);
     // every measured request went out after the ramp; the ramp's first quarter has fewer users than its last
-    for (const r of measured) expect(r.send_ms - t0).toBeGreaterThanOrEqual(990);
+    for (const r of measured) expect(r.send_ms - t0).toBeGreaterThanOrEqual(1000 - 1e-6);
     const inQuarter = (a: number, b: number) =>
       ramp.filter((r) => r.send_ms - t0 >= a && r.send_ms - t0 < b).length;
     expect(inQuarter(0, 250)).toBeLessThan(inQuarter(750, 1000));
