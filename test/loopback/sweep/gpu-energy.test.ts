@@ -113,6 +113,11 @@ describe("GPU energy and cost per level", () => {
       const x1 = 1000 / one!.tpot_ms.p50!;
       const x4 = 1000 / four!.tpot_ms.p50!;
       expect(x4).toBeLessThan(x1);
+      // a frontier needs two valid, steady levels: say why not where it is missing
+      expect(
+        doc.frontier,
+        JSON.stringify(doc.levels.map((l) => [l.level, l.validity, l.steady_state?.reason])),
+      ).toBeDefined();
       const f = doc.frontier!;
       expect(f.gpus).toBe(2);
       expect(f.points.map((p) => [p.level, p.pareto])).toEqual([
