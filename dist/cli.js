@@ -41140,7 +41140,7 @@ function markdownReport(doc) {
 
 How it was found: ${s.method}.`
   ) : s && parts.push(
-    `**Saturation:** ${saturationHeadline(s)}.
+    `**Saturation:** ${saturationHeadline(s, doc.levels)}.
 
 How it was found: ${s.method}; a probe passes when at least ${s.target_pass_pct}% of its requests meet every SLO.`
   );
@@ -41280,14 +41280,14 @@ function clientBoundAt(levels, level) {
   let l = levels.find((x) => x.level === level);
   return l !== void 0 && clientOnlyLateMs(l) !== null;
 }
-function saturationHeadline(s) {
+function saturationHeadline(s, levels = []) {
   let f = (x) => x === null ? "?" : x.toPrecision(3), [lo, hi] = s.bracket_rps;
   if (lo === null)
     return `no probed rate kept ${s.target_pass_pct}% of requests within the SLOs (lowest probe failed): lower the starting --levels`;
   if (hi === null)
     return `sustains at least ${f(lo)} req/s under SLO (no probe failed in ${s.probes}: raise --search-max-probes or the starting rate)`;
-  let widePct = 100 * (hi - lo) / hi, ranOut = s.max_probes !== void 0 ? s.probes >= s.max_probes : !0, of = s.max_probes !== void 0 ? ` of ${s.max_probes}` : "", why = widePct <= 3 ? "" : ranOut ? `; the bracket is ${widePct.toFixed(0)} % wide: the probes ran out before 3 %, raise --search-max-probes` : `; the bracket is ${widePct.toFixed(0)} % wide below: the highest passing probe delivered ${f(lo)} req/s of the rate it was offered`;
-  return `sustains ${f(s.max_rate_rps)} req/s under SLO (bracket ${f(lo)}\u2013${f(hi)}; ${f(s.pass_pct_at_max)}% of requests within SLO there, goodput ${f(s.goodput_at_max_rps)} req/s; ${s.probes}${of} probes${why})`;
+  let widePct = 100 * (hi - lo) / hi, ranOut = s.max_probes !== void 0 ? s.probes >= s.max_probes : !0, of = s.max_probes !== void 0 ? ` of ${s.max_probes}` : "", why = widePct <= 3 ? "" : ranOut ? `; the bracket is ${widePct.toFixed(0)} % wide: the probes ran out before 3 %, raise --search-max-probes` : `; the bracket is ${widePct.toFixed(0)} % wide below: the highest passing probe delivered ${f(lo)} req/s of the rate it was offered`, client = clientBoundAt(levels, hi) ? `; the probe at ${f(hi)} req/s failed while the client was the bottleneck (the rate may be higher: more --workers, or a quieter runner)` : "";
+  return `sustains ${f(s.max_rate_rps)} req/s under SLO (bracket ${f(lo)}\u2013${f(hi)}; ${f(s.pass_pct_at_max)}% of requests within SLO there, goodput ${f(s.goodput_at_max_rps)} req/s; ${s.probes}${of} probes${why}${client})`;
 }
 function profileTable(doc) {
   return [

@@ -184,7 +184,7 @@ export function markdownReport(doc: Described): string {
     );
   else if (s)
     parts.push(
-      `**Saturation:** ${saturationHeadline(s)}.\n\nHow it was found: ${s.method}; a probe passes when at least ${s.target_pass_pct}% of its requests meet every SLO.`,
+      `**Saturation:** ${saturationHeadline(s, doc.levels)}.\n\nHow it was found: ${s.method}; a probe passes when at least ${s.target_pass_pct}% of its requests meet every SLO.`,
     );
   const turned = doc.levels.filter((l) => l.turns && l.turns.length > 0);
   if (turned.length > 0) {
@@ -360,7 +360,7 @@ function clientBoundAt(levels: readonly LevelResult[], level: number): boolean {
 }
 
 /** "sustains 31.5 req/s under SLO (bracket 30.8–32.3)", or why not. */
-export function saturationHeadline(s: Saturation): string {
+export function saturationHeadline(s: Saturation, levels: readonly LevelResult[] = []): string {
   const f = (x: number | null) => (x === null ? "?" : x.toPrecision(3));
   const [lo, hi] = s.bracket_rps;
   if (lo === null)
@@ -378,7 +378,12 @@ export function saturationHeadline(s: Saturation): string {
       : ranOut
         ? `; the bracket is ${widePct.toFixed(0)} % wide: the probes ran out before 3 %, raise --search-max-probes`
         : `; the bracket is ${widePct.toFixed(0)} % wide below: the highest passing probe delivered ${f(lo)} req/s of the rate it was offered`;
-  return `sustains ${f(s.max_rate_rps)} req/s under SLO (bracket ${f(lo)}–${f(hi)}; ${f(s.pass_pct_at_max)}% of requests within SLO there, goodput ${f(s.goodput_at_max_rps)} req/s; ${s.probes}${of} probes${why})`;
+  // a failing probe read late by its own client: lateness only adds to TTFT, so what passed is the
+  // server's, but what failed there may have been the client's
+  const client = clientBoundAt(levels, hi)
+    ? `; the probe at ${f(hi)} req/s failed while the client was the bottleneck (the rate may be higher: more --workers, or a quieter runner)`
+    : "";
+  return `sustains ${f(s.max_rate_rps)} req/s under SLO (bracket ${f(lo)}–${f(hi)}; ${f(s.pass_pct_at_max)}% of requests within SLO there, goodput ${f(s.goodput_at_max_rps)} req/s; ${s.probes}${of} probes${why}${client})`;
 }
 
 /** A profile's comparable figures, one row each (the JSON has the whole profile). */

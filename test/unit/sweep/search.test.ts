@@ -1,7 +1,11 @@
 // The saturation search's next probe: doubling to a failure, then the bracket closed just under and
 // just over the capacity a probe the server fell behind on showed, else bisected; pure.
+import { readFileSync } from "node:fs";
+import { resolve } from "node:path";
 import { describe, expect, it } from "vitest";
+import { saturationHeadline } from "../../../src/core/results/report.ts";
 import { bracketOf, nextProbe, type Probe } from "../../../src/core/sweep/search.ts";
+import type { LevelResult, ResultDocument } from "../../../src/schema/v1.ts";
 
 const o = { start: 1, targetPassPct: 95, maxProbes: 8 };
 /** A server of capacity 36 req/s: probes at or under it pass; over it, it falls behind at 36. */
@@ -88,5 +92,49 @@ describe("the saturation search", () => {
     ];
     expect(bracketOf(probes, 95)).toEqual({ lo: 36.03, hi: 64 });
     expect(nextProbe(probes, o)).toBeCloseTo(36.03 * 1.03, 6);
+  });
+});
+
+describe("the saturation headline", () => {
+  const sat: NonNullable<ResultDocument["saturation"]> = {
+    max_rate_rps: 30.8,
+    bracket_rps: [30.8, 31.7],
+    pass_pct_at_max: 99,
+    goodput_at_max_rps: 30.5,
+    target_pass_pct: 95,
+    probes: 8,
+    max_probes: 12,
+    method: "m",
+  };
+  const golden = JSON.parse(
+    readFileSync(resolve(import.meta.dirname, "../../fixtures/golden/closed.json"), "utf8"),
+  ).levels[0] as LevelResult;
+  const probe = (level: number, reasons: NonNullable<LevelResult["validity"]>["reasons"]): LevelResult => ({
+    ...golden,
+    level,
+    validity: { status: reasons.length > 0 ? "invalid" : "valid", reasons },
+  });
+  const late = {
+    code: "client_bound" as const,
+    affects: ["latency"],
+    text: "client-bound: read 40 ms late",
+    figure: 40,
+    bound: 20,
+  };
+
+  it("says when the failing probe was read late by its own client (what failed there may be the client's)", () => {
+    expect(saturationHeadline(sat, [probe(30.8, []), probe(31.7, [late])])).toMatch(
+      /; the probe at 31\.7 req\/s failed while the client was the bottleneck \(the rate may be higher: more --workers, or a quieter runner\)\)$/,
+    );
+    // a failing probe the client kept up with, or one also invalid for the server's own reason: nothing said
+    expect(saturationHeadline(sat, [probe(30.8, []), probe(31.7, [])])).not.toMatch(/bottleneck/);
+    const behind = {
+      code: "fell_behind" as const,
+      affects: ["rate"],
+      text: "the server fell behind",
+      figure: null,
+      bound: null,
+    };
+    expect(saturationHeadline(sat, [probe(31.7, [late, behind])])).not.toMatch(/bottleneck/);
   });
 });
