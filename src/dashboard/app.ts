@@ -184,7 +184,9 @@ async function runPage(id: string): Promise<void> {
   }
   const notValid = invalidLine(doc);
   // The frontier as the service draws it, over the base branch's recent runs (not only the newest).
-  const frontier = frontierOf(doc) ? frontierImage(id, "this run", cmp?.base_branch ?? r.run.branch) : "";
+  const frontier = frontierOf(doc)
+    ? frontierImage(id, "this run", cmp?.base_branch ?? r.run.branch ?? "main")
+    : "";
   body.innerHTML = `${meta}${verdict.summary}${notValid ? `<p class="invalid">${esc(notValid)}</p>` : ""}<div class="grid" id="curves"></div>${frontier}${verdict.table}${table ? `<h2>This run, per level</h2>${table}` : ""}`;
   const grid = document.getElementById("curves")!;
   for (const [name, spec] of Object.entries(documentSpecs(doc, baselineDoc))) {

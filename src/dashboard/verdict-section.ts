@@ -53,7 +53,7 @@ function whySection(rows: readonly VerdictRow[]): string {
       const scale = Math.max(total("base"), total("head"), 1e-9);
       const bar = (side: "base" | "head") =>
         `<div class="split-bar" data-side="${side}"><span class="split-side">${side === "base" ? "baseline" : "this run"}</span><span class="split-track">${r.split!.map((p) => `<span class="part part-${attr(partName(p.part))}" style="width:${((100 * p[side]) / scale).toFixed(2)}%" title="${attr(`${partName(p.part)} ${p[side].toFixed(1)} ms`)}"></span>`).join("")}</span><span class="split-total">${total(side).toFixed(1)} ms</span></div>`;
-      return `<figure class="split" data-measure="${attr(r.measure)}" data-benchmark="${attr(r.benchmark)}"><figcaption>${esc(rowLabel(r))}</figcaption>${bar("base")}${bar("head")}</figure>`;
+      return `<figure class="split" data-measure="${attr(r.measure)}" data-benchmark="${attr(r.benchmark)}"><figcaption>${esc(rowLabel(r))}${r.split_source === "metrics" ? " (the server's means)" : ""}</figcaption>${bar("base")}${bar("head")}</figure>`;
     });
   const names = [...new Set(splitRows(rows).flatMap((r) => r.split!.map((p) => partName(p.part))))];
   const legend = names.map((n) => `<span class="part part-${attr(n)} legend"></span> ${esc(n)}`).join(" ");
