@@ -21564,7 +21564,11 @@ function decideGate(rows, evidence, o) {
 }
 
 // src/shared/row-splits.ts
-var PARTS = MEASURES.filter((m) => m.part_of !== void 0), sourceOf = (m) => m.split_source ?? "server_timings", partsOf = (measure, source) => PARTS.filter((p) => p.part_of.includes(measure) && sourceOf(p) === source), SOURCES = ["server_timings", "metrics"], mean2 = (xs) => xs.reduce((a, x) => a + x, 0) / xs.length;
+var PARTS = MEASURES.filter((m) => m.part_of !== void 0), sourceOf = (m) => m.split_source ?? "server_timings", partsOf = (measure, source) => PARTS.filter((p) => p.part_of.includes(measure) && sourceOf(p) === source), SOURCES = ["server_timings", "metrics"], mean2 = (xs) => xs.reduce((a, x) => a + x, 0) / xs.length, INDEX = /* @__PURE__ */ new WeakMap();
+function partValue(run, key) {
+  let m = INDEX.get(run);
+  return m === void 0 && (m = indexRuns([run])[0], INDEX.set(run, m)), m.get(key);
+}
 function withSplits(rows, head, baseFor) {
   for (let r of rows)
     if (r.level !== null)
@@ -21573,7 +21577,7 @@ function withSplits(rows, head, baseFor) {
         if (mine.length === 0) continue;
         let base = baseFor(r), split = [];
         for (let p of mine) {
-          let key = keyOf(r.benchmark, p.name), hv = head.map((x) => runValue(x, key)).filter((v) => v !== void 0), bv = base.map((x) => runValue(x, key)).filter((v) => v !== void 0);
+          let key = keyOf(r.benchmark, p.name), hv = head.map((x) => partValue(x, key)).filter((v) => v !== void 0), bv = base.map((x) => partValue(x, key)).filter((v) => v !== void 0);
           if (hv.length === 0 || bv.length === 0) break;
           split.push({ part: p.name, base: mean2(bv), head: mean2(hv) });
         }

@@ -10,7 +10,7 @@
 import type { RunFigures } from "./evidence.ts";
 import type { MeasureDef, SplitSource } from "./measure-types.ts";
 import { MEASURES } from "./measures.ts";
-import { keyOf, runValue } from "./row-facts.ts";
+import { indexRuns, keyOf } from "./row-facts.ts";
 import type { VerdictRow } from "./verdict-types.ts";
 
 const PARTS = MEASURES.filter((m) => m.part_of !== undefined);
@@ -22,6 +22,17 @@ const partsOf = (measure: string, source: SplitSource) =>
 const SOURCES: readonly SplitSource[] = ["server_timings", "metrics"];
 
 const mean = (xs: readonly number[]) => xs.reduce((a, x) => a + x, 0) / xs.length;
+
+/** Each run's values by key, indexed once: a comparison reads every part of every row of it. */
+const INDEX = new WeakMap<RunFigures, Map<string, number>>();
+function partValue(run: RunFigures, key: string): number | undefined {
+  let m = INDEX.get(run);
+  if (m === undefined) {
+    m = indexRuns([run])[0]!;
+    INDEX.set(run, m);
+  }
+  return m.get(key);
+}
 
 /**
  * Each row of a measure with parts gets its `split` from the first source whose every part has a
@@ -41,8 +52,8 @@ export function withSplits(
       const split: NonNullable<VerdictRow["split"]> = [];
       for (const p of mine) {
         const key = keyOf(r.benchmark, p.name);
-        const hv = head.map((x) => runValue(x, key)).filter((v): v is number => v !== undefined);
-        const bv = base.map((x) => runValue(x, key)).filter((v): v is number => v !== undefined);
+        const hv = head.map((x) => partValue(x, key)).filter((v): v is number => v !== undefined);
+        const bv = base.map((x) => partValue(x, key)).filter((v): v is number => v !== undefined);
         if (hv.length === 0 || bv.length === 0) break;
         split.push({ part: p.name, base: mean(bv), head: mean(hv) });
       }
