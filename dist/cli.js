@@ -20021,58 +20021,52 @@ function environmentChanges(base, head) {
     head: h[field] ?? null
   }));
 }
-function environmentText(changes) {
-  return changes.map((c) => `${c.field} ${c.base} \u2192 ${c.head}`).join(", ");
+function environmentText(changes2) {
+  return changes2.map((c) => `${c.field} ${c.base} \u2192 ${c.head}`).join(", ");
 }
 
 // src/shared/run-measures.ts
-function requestPart(of, q, part, what) {
-  let name = of === "ttft" ? "TTFT" : "E2E";
+function partMeasure(name, label, description, partOf, value, source) {
   return [
     {
-      name: `${of}_${q}_${part}_ms`,
+      name,
       family: "latency",
       unit: "ms",
       direction: "lower",
-      label: `${name} ${q} ${part}`,
-      description: `${name} ${q}'s ${part} part: ${what} (from the server's per-request timings)`,
-      part_of: [`${of}_${q}_ms`]
+      label,
+      description,
+      part_of: partOf,
+      ...source ? { split_source: source } : {}
     },
-    of === "ttft" ? (l) => part === "decode" ? null : l.ttft_split?.[q][`${part}_ms`] ?? null : (l) => l.e2e_split?.[q][`${part}_ms`] ?? null
+    value
   ];
 }
-var QUEUE = "the time before the server began the prompt, less the client's part: queue and transport", PREFILL = "the server's own prompt time (prefill and first token)";
-function tpotPart(part, what) {
-  return [
-    {
-      name: `tpot_p50_${part}_ms`,
-      family: "latency",
-      unit: "ms",
-      direction: "lower",
-      label: `TPOT p50 ${part}`,
-      description: `TPOT p50's ${part} part: ${what} (from the server's per-request timings)`,
-      part_of: ["tpot_p50_ms"]
-    },
-    (l) => l.tpot_split?.p50[`${part}_ms`] ?? null
-  ];
-}
-var TTFT_ROWS = ["ttft_p50_ms", "ttft_p95_ms"], E2E_ROWS = ["e2e_p50_ms", "e2e_p95_ms"];
-function meanPart(part, what, of) {
-  return [
-    {
-      name: `server_mean_${part}_ms`,
-      family: "latency",
-      unit: "ms",
-      direction: "lower",
-      label: `server mean ${part}`,
-      description: `the server's own mean ${what} over the level's window (its /metrics histograms)`,
-      part_of: of,
-      split_source: "metrics"
-    },
-    (l) => l.server_means?.[`${part}_ms`] ?? null
-  ];
-}
-var RUN_MEASURES = [
+var PER_REQUEST = "(from the server's per-request timings)", QUEUE = "the time before the server began the prompt, less the client's part: queue and transport", PREFILL = "the server's own prompt time (prefill and first token)", ttftPart = (q, part, what) => partMeasure(
+  `ttft_${q}_${part}_ms`,
+  `TTFT ${q} ${part}`,
+  `TTFT ${q}'s ${part} part: ${what} ${PER_REQUEST}`,
+  [`ttft_${q}_ms`],
+  (l) => l.ttft_split?.[q][`${part}_ms`] ?? null
+), e2ePart = (q, part, what) => partMeasure(
+  `e2e_${q}_${part}_ms`,
+  `E2E ${q} ${part}`,
+  `E2E ${q}'s ${part} part: ${what} ${PER_REQUEST}`,
+  [`e2e_${q}_ms`],
+  (l) => l.e2e_split?.[q][`${part}_ms`] ?? null
+), tpotPart = (part, what) => partMeasure(
+  `tpot_p50_${part}_ms`,
+  `TPOT p50 ${part}`,
+  `TPOT p50's ${part} part: ${what} ${PER_REQUEST}`,
+  ["tpot_p50_ms"],
+  (l) => l.tpot_split?.p50[`${part}_ms`] ?? null
+), TTFT_ROWS = ["ttft_p50_ms", "ttft_p95_ms"], E2E_ROWS = ["e2e_p50_ms", "e2e_p95_ms"], meanPart = (part, what, of) => partMeasure(
+  `server_mean_${part}_ms`,
+  `server mean ${part}`,
+  `the server's own mean ${what} over the level's window (its /metrics histograms)`,
+  of,
+  (l) => l.server_means?.[`${part}_ms`] ?? null,
+  "metrics"
+), RUN_MEASURES = [
   [
     {
       name: "startup_s",
@@ -20129,19 +20123,18 @@ var RUN_MEASURES = [
     null
   ],
   ...["p50", "p95"].flatMap((q) => [
-    requestPart("ttft", q, "queue", QUEUE),
-    requestPart("ttft", q, "prefill", PREFILL),
-    requestPart("ttft", q, "client", "the client's median lateness in reading what arrived")
+    ttftPart(q, "queue", QUEUE),
+    ttftPart(q, "prefill", PREFILL),
+    ttftPart(q, "client", "the client's median lateness in reading what arrived")
   ]),
   meanPart("queue", "time waiting for a slot", [...TTFT_ROWS, ...E2E_ROWS]),
   meanPart("prefill", "time from scheduled to first token", [...TTFT_ROWS, ...E2E_ROWS]),
   meanPart("decode", "time from first token to last", E2E_ROWS),
   ...["p50", "p95"].flatMap((q) => [
-    requestPart("e2e", q, "queue", QUEUE),
-    requestPart("e2e", q, "prefill", PREFILL),
-    requestPart("e2e", q, "decode", "the server's own decode time (first token to last)"),
-    requestPart(
-      "e2e",
+    e2ePart(q, "queue", QUEUE),
+    e2ePart(q, "prefill", PREFILL),
+    e2ePart(q, "decode", "the server's own decode time (first token to last)"),
+    e2ePart(
       q,
       "client",
       "the client's lateness at the first token and the stream's time beyond the server's decode"
@@ -21588,13 +21581,25 @@ function withSplits(rows, head, baseFor) {
       }
 }
 var partName = (measure) => /_([a-z]+)_ms$/.exec(measure)?.[1] ?? measure, signed = (x) => Math.abs(x) < 0.05 ? "\xB10.0" : `${x > 0 ? "+" : "\u2212"}${Math.abs(x).toFixed(1)}`;
-function splitText(r, label) {
-  if (!r.split || r.base === null || r.head === null) return null;
-  let total2 = r.head - r.base, parts = r.split.map((p) => ({ name: partName(p.part), d: p.head - p.base })), rest = total2 - parts.reduce((a, p) => a + p.d, 0), along = parts.filter((p) => Math.sign(p.d) === Math.sign(total2) && p.d !== 0), top = along.length > 0 ? along.reduce((a, p) => Math.abs(p.d) > Math.abs(a.d) ? p : a) : null, whole = r.split_source === "metrics" ? along.reduce((a, p) => a + Math.abs(p.d), 0) : Math.abs(total2), mostly = top !== null && Math.abs(top.d) >= 0.5 * whole ? ` (mostly ${top.name})` : "", restText = Math.abs(rest) >= 0.05 ? `, rest ${signed(rest)}` : "";
-  return `${r.split_source === "metrics" ? `${label} ${signed(total2)} ms; the server's means:` : `${label} ${signed(total2)} ms:`} ${parts.map((p) => `${p.name} ${signed(p.d)}`).join(", ")}${restText}${mostly}`;
+function changes(r) {
+  return !r.split || r.base === null || r.head === null ? null : {
+    total: r.head - r.base,
+    parts: r.split.map((p) => ({ name: partName(p.part), d: p.head - p.base }))
+  };
 }
 function dominantPart(r) {
-  return /\(mostly ([a-z]+)\)$/.exec(splitText(r, "") ?? "")?.[1] ?? null;
+  let c = changes(r);
+  if (c === null) return null;
+  let along = c.parts.filter((p) => Math.sign(p.d) === Math.sign(c.total) && p.d !== 0);
+  if (along.length === 0) return null;
+  let top = along.reduce((a, p) => Math.abs(p.d) > Math.abs(a.d) ? p : a), whole = r.split_source === "metrics" ? along.reduce((a, p) => a + Math.abs(p.d), 0) : Math.abs(c.total);
+  return Math.abs(top.d) >= 0.5 * whole ? top.name : null;
+}
+function splitText(r, label) {
+  let c = changes(r);
+  if (c === null) return null;
+  let rest = c.total - c.parts.reduce((a, p) => a + p.d, 0), top = dominantPart(r), restText = Math.abs(rest) >= 0.05 ? `, rest ${signed(rest)}` : "";
+  return `${`${label} ${signed(c.total)} ms${r.split_source === "metrics" ? "; the server's means:" : ":"}`} ${c.parts.map((p) => `${p.name} ${signed(p.d)}`).join(", ")}${restText}${top ? ` (mostly ${top})` : ""}`;
 }
 function splitSource(rows) {
   let used = new Set(splitRows(rows).map((r) => r.split_source ?? "server_timings"));

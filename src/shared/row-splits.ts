@@ -72,36 +72,47 @@ export const partName = (measure: string) => /_([a-z]+)_ms$/.exec(measure)?.[1] 
 /** "+4.0", "−1.2", and "±0.0" for what rounds to nothing (never "−0.0"). */
 const signed = (x: number) => (Math.abs(x) < 0.05 ? "±0.0" : `${x > 0 ? "+" : "−"}${Math.abs(x).toFixed(1)}`);
 
+type Splittable = Pick<VerdictRow, "split" | "split_source" | "base" | "head">;
+
+/** A row's change and each part's, or null without a split or a change in ms. */
+function changes(r: Splittable): { total: number; parts: { name: string; d: number }[] } | null {
+  if (!r.split || r.base === null || r.head === null) return null;
+  return {
+    total: r.head - r.base,
+    parts: r.split.map((p) => ({ name: partName(p.part), d: p.head - p.base })),
+  };
+}
+
+/**
+ * The part a row's change is mostly in: of the same sign as the change, holding at least half of
+ * it (parts that sum to the row's change are weighed against it; means, which need not, against
+ * each other); null where none does.
+ */
+export function dominantPart(r: Splittable): string | null {
+  const c = changes(r);
+  if (c === null) return null;
+  const along = c.parts.filter((p) => Math.sign(p.d) === Math.sign(c.total) && p.d !== 0);
+  if (along.length === 0) return null;
+  const top = along.reduce((a, p) => (Math.abs(p.d) > Math.abs(a.d) ? p : a));
+  const whole =
+    r.split_source === "metrics" ? along.reduce((a, p) => a + Math.abs(p.d), 0) : Math.abs(c.total);
+  return Math.abs(top.d) >= 0.5 * whole ? top.name : null;
+}
+
 /**
  * A row's change in its parts: "TTFT p95 +34.0 ms: queue +29.1, prefill +4.0, client +0.9 (mostly
  * queue)", or from the server's means "E2E p95 +120.0 ms; the server's means: queue +2.0, prefill
  * +1.0, decode +110.0, rest +7.0 (mostly decode)"; the rest where the parts do not sum to the
  * row's change. Null without a split or a change in ms.
  */
-export function splitText(
-  r: Pick<VerdictRow, "split" | "split_source" | "base" | "head">,
-  label: string,
-): string | null {
-  if (!r.split || r.base === null || r.head === null) return null;
-  const total = r.head - r.base;
-  const parts = r.split.map((p) => ({ name: partName(p.part), d: p.head - p.base }));
-  const rest = total - parts.reduce((a, p) => a + p.d, 0);
-  const along = parts.filter((p) => Math.sign(p.d) === Math.sign(total) && p.d !== 0);
-  const top = along.length > 0 ? along.reduce((a, p) => (Math.abs(p.d) > Math.abs(a.d) ? p : a)) : null;
-  // Parts that sum to the row's change are weighed against it; means (which need not) against each other.
-  const whole = r.split_source === "metrics" ? along.reduce((a, p) => a + Math.abs(p.d), 0) : Math.abs(total);
-  const mostly = top !== null && Math.abs(top.d) >= 0.5 * whole ? ` (mostly ${top.name})` : "";
+export function splitText(r: Splittable, label: string): string | null {
+  const c = changes(r);
+  if (c === null) return null;
+  const rest = c.total - c.parts.reduce((a, p) => a + p.d, 0);
+  const top = dominantPart(r);
   const restText = Math.abs(rest) >= 0.05 ? `, rest ${signed(rest)}` : "";
-  const lead =
-    r.split_source === "metrics"
-      ? `${label} ${signed(total)} ms; the server's means:`
-      : `${label} ${signed(total)} ms:`;
-  return `${lead} ${parts.map((p) => `${p.name} ${signed(p.d)}`).join(", ")}${restText}${mostly}`;
-}
-
-/** The part a row's change is mostly in, or null where none holds half of it. */
-export function dominantPart(r: Pick<VerdictRow, "split" | "split_source" | "base" | "head">): string | null {
-  return /\(mostly ([a-z]+)\)$/.exec(splitText(r, "") ?? "")?.[1] ?? null;
+  const lead = `${label} ${signed(c.total)} ms${r.split_source === "metrics" ? "; the server's means:" : ":"}`;
+  return `${lead} ${c.parts.map((p) => `${p.name} ${signed(p.d)}`).join(", ")}${restText}${top ? ` (mostly ${top})` : ""}`;
 }
 
 /** Where the parts come from, in words (said once above the lines), for the sources the rows use. */

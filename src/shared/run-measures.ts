@@ -5,71 +5,77 @@
  */
 import type { LevelValue, MeasureDef } from "./measure-types.ts";
 
-/** One TTFT or E2E percentile's part, from the server's per-request timings (`ttft_split`, `e2e_split`). */
-function requestPart(
-  of: "ttft" | "e2e",
-  q: "p50" | "p95",
-  part: "queue" | "prefill" | "decode" | "client",
-  what: string,
+/** A part of other rows' changes (row-splits.ts): a latency in ms, stored and trended, never a row. */
+function partMeasure(
+  name: string,
+  label: string,
+  description: string,
+  partOf: readonly string[],
+  value: LevelValue,
+  source?: "metrics",
 ): [MeasureDef, LevelValue] {
-  const name = of === "ttft" ? "TTFT" : "E2E";
   return [
     {
-      name: `${of}_${q}_${part}_ms`,
+      name,
       family: "latency",
       unit: "ms",
       direction: "lower",
-      label: `${name} ${q} ${part}`,
-      description: `${name} ${q}'s ${part} part: ${what} (from the server's per-request timings)`,
-      part_of: [`${of}_${q}_ms`],
+      label,
+      description,
+      part_of: partOf,
+      ...(source ? { split_source: source } : {}),
     },
-    of === "ttft"
-      ? (l) => (part === "decode" ? null : (l.ttft_split?.[q][`${part}_ms`] ?? null))
-      : (l) => l.e2e_split?.[q][`${part}_ms`] ?? null,
+    value,
   ];
 }
 
+const PER_REQUEST = "(from the server's per-request timings)";
 const QUEUE = "the time before the server began the prompt, less the client's part: queue and transport";
 const PREFILL = "the server's own prompt time (prefill and first token)";
-/** TPOT p50's part, from the server's per-request decode time (`tpot_split`). */
-function tpotPart(part: "decode" | "client", what: string): [MeasureDef, LevelValue] {
-  return [
-    {
-      name: `tpot_p50_${part}_ms`,
-      family: "latency",
-      unit: "ms",
-      direction: "lower",
-      label: `TPOT p50 ${part}`,
-      description: `TPOT p50's ${part} part: ${what} (from the server's per-request timings)`,
-      part_of: ["tpot_p50_ms"],
-    },
+
+/** One TTFT percentile's part (`ttft_split`). */
+const ttftPart = (q: "p50" | "p95", part: "queue" | "prefill" | "client", what: string) =>
+  partMeasure(
+    `ttft_${q}_${part}_ms`,
+    `TTFT ${q} ${part}`,
+    `TTFT ${q}'s ${part} part: ${what} ${PER_REQUEST}`,
+    [`ttft_${q}_ms`],
+    (l) => l.ttft_split?.[q][`${part}_ms`] ?? null,
+  );
+
+/** One E2E percentile's part (`e2e_split`). */
+const e2ePart = (q: "p50" | "p95", part: "queue" | "prefill" | "decode" | "client", what: string) =>
+  partMeasure(
+    `e2e_${q}_${part}_ms`,
+    `E2E ${q} ${part}`,
+    `E2E ${q}'s ${part} part: ${what} ${PER_REQUEST}`,
+    [`e2e_${q}_ms`],
+    (l) => l.e2e_split?.[q][`${part}_ms`] ?? null,
+  );
+
+/** TPOT p50's part (`tpot_split`). */
+const tpotPart = (part: "decode" | "client", what: string) =>
+  partMeasure(
+    `tpot_p50_${part}_ms`,
+    `TPOT p50 ${part}`,
+    `TPOT p50's ${part} part: ${what} ${PER_REQUEST}`,
+    ["tpot_p50_ms"],
     (l) => l.tpot_split?.p50[`${part}_ms`] ?? null,
-  ];
-}
+  );
 
 const TTFT_ROWS = ["ttft_p50_ms", "ttft_p95_ms"];
 const E2E_ROWS = ["e2e_p50_ms", "e2e_p95_ms"];
 
 /** A phase's mean over the level's window, from the server's /metrics histograms (`server_means`). */
-function meanPart(
-  part: "queue" | "prefill" | "decode",
-  what: string,
-  of: string[],
-): [MeasureDef, LevelValue] {
-  return [
-    {
-      name: `server_mean_${part}_ms`,
-      family: "latency",
-      unit: "ms",
-      direction: "lower",
-      label: `server mean ${part}`,
-      description: `the server's own mean ${what} over the level's window (its /metrics histograms)`,
-      part_of: of,
-      split_source: "metrics",
-    },
+const meanPart = (part: "queue" | "prefill" | "decode", what: string, of: string[]) =>
+  partMeasure(
+    `server_mean_${part}_ms`,
+    `server mean ${part}`,
+    `the server's own mean ${what} over the level's window (its /metrics histograms)`,
+    of,
     (l) => l.server_means?.[`${part}_ms`] ?? null,
-  ];
-}
+    "metrics",
+  );
 
 export const RUN_MEASURES: readonly [MeasureDef, LevelValue | null][] = [
   [
@@ -131,19 +137,18 @@ export const RUN_MEASURES: readonly [MeasureDef, LevelValue | null][] = [
     null,
   ],
   ...(["p50", "p95"] as const).flatMap((q) => [
-    requestPart("ttft", q, "queue", QUEUE),
-    requestPart("ttft", q, "prefill", PREFILL),
-    requestPart("ttft", q, "client", "the client's median lateness in reading what arrived"),
+    ttftPart(q, "queue", QUEUE),
+    ttftPart(q, "prefill", PREFILL),
+    ttftPart(q, "client", "the client's median lateness in reading what arrived"),
   ]),
   meanPart("queue", "time waiting for a slot", [...TTFT_ROWS, ...E2E_ROWS]),
   meanPart("prefill", "time from scheduled to first token", [...TTFT_ROWS, ...E2E_ROWS]),
   meanPart("decode", "time from first token to last", E2E_ROWS),
   ...(["p50", "p95"] as const).flatMap((q) => [
-    requestPart("e2e", q, "queue", QUEUE),
-    requestPart("e2e", q, "prefill", PREFILL),
-    requestPart("e2e", q, "decode", "the server's own decode time (first token to last)"),
-    requestPart(
-      "e2e",
+    e2ePart(q, "queue", QUEUE),
+    e2ePart(q, "prefill", PREFILL),
+    e2ePart(q, "decode", "the server's own decode time (first token to last)"),
+    e2ePart(
       q,
       "client",
       "the client's lateness at the first token and the stream's time beyond the server's decode",
