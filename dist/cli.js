@@ -38234,6 +38234,8 @@ var SCHEMA_VERSION = 1, Stats = external_exports.object({
   /** Of a job's time, the share between its calls (think time, tool waits), 0 to 1. */
   wait_share: external_exports.number().min(0).max(1).nullable(),
   cached_tokens_pct: external_exports.number().min(0).max(100).nullable(),
+  /** Each complete job's own cached share of its prompt tokens, percent, over the jobs whose every call's count is known. */
+  cached_pct_per_job: MeasuredStats.optional(),
   /** Complete jobs per hour per user: complete jobs / (wall time x users) x 3600. */
   jobs_per_hour_per_user: nullableNonNeg,
   /** Complete jobs per GPU per hour: jobs per hour over the GPUs the telemetry read (absent without it). */
@@ -39433,7 +39435,12 @@ function nativeSession(o, where, depth, fallbackId) {
   });
   checkOrder(steps, where);
   let system = sized(o, "system", where) ?? { text: null, tokens: 0 };
-  return { id, system, steps };
+  if (o.shared_system !== void 0 && typeof o.shared_system != "boolean")
+    throw new AgentSessionsError(`${where}: "shared_system" must be true or false`);
+  if (o.shared_system === !0 && system.tokens === 0)
+    throw new AgentSessionsError(`${where}: "shared_system" needs a "system" or "system_tokens" to share`);
+  let shared = o.shared_system === !0 ? [{ key: system.text ?? `system:${system.tokens}`, ...system }] : [];
+  return { id, system: { ...system, shared }, steps };
 }
 function checkOrder(steps, where) {
   let first = steps[0];
@@ -39461,12 +39468,20 @@ function wekaSession(o, where, depth, fallbackId) {
   if (!nonNeg3(block)) throw new AgentSessionsError(`${where}: "block_size" must be a non-negative integer`);
   if (!Array.isArray(o.requests) || o.requests.length === 0)
     throw new AgentSessionsError(`${where}: "requests" must be a non-empty array`);
-  let systemTokens = (nonNeg3(o.system_tokens) ? o.system_tokens : 0) + (nonNeg3(o.tool_tokens) ? o.tool_tokens : 0), steps = [], context = 0, prevHashes = [];
+  let systemTokens = (nonNeg3(o.system_tokens) ? o.system_tokens : 0) + (nonNeg3(o.tool_tokens) ? o.tool_tokens : 0), scope = o.hash_id_scope ?? "local";
+  if (scope !== "local" && scope !== "global")
+    throw new AgentSessionsError(`${where}: "hash_id_scope" must be "local" or "global"`);
+  let steps = [], context = 0, prevHashes = [], shared = [];
   for (let [i, r] of o.requests.entries()) {
     let at = `${where}, requests[${i}]`;
     if (!isObj(r)) throw new AgentSessionsError(`${at}: not a JSON object`);
     if (r.type === "subagent") {
-      let sub = wekaSession({ ...r, block_size: r.block_size ?? block }, at, depth + 1, `${id}.${i}`), last2 = steps[steps.length - 1];
+      let sub = wekaSession(
+        { ...r, block_size: r.block_size ?? block, hash_id_scope: r.hash_id_scope ?? scope },
+        at,
+        depth + 1,
+        `${id}.${i}`
+      ), last2 = steps[steps.length - 1];
       last2?.kind === "subagents" ? last2.agents.push(sub) : steps.length > 0 && steps.push({ kind: "subagents", agents: [sub] });
       continue;
     }
@@ -39479,7 +39494,9 @@ function wekaSession(o, where, depth, fallbackId) {
     let common = 0;
     for (; common < hashes.length && common < prevHashes.length && hashes[common] === prevHashes[common]; )
       common++;
-    let rewritten = steps.length > 0 && prevHashes.length > 0 && hashes.length > 0 && common < prevHashes.length - 1, add = r.in - context, compactTokens = null;
+    let rewritten = steps.length > 0 && prevHashes.length > 0 && hashes.length > 0 && common < prevHashes.length - 1;
+    steps.length === 0 && scope === "global" && block > 0 && (shared = hashes.slice(0, Math.floor(systemTokens / block)).map((h) => ({ key: `block:${block}:${h}`, text: null, tokens: block })));
+    let add = r.in - context, compactTokens = null;
     steps.length === 0 ? add = r.in - systemTokens : (rewritten || add < 1) && (compactTokens = Math.max(1, Math.min(r.in - systemTokens - 1, common * block - systemTokens)), add = r.in - systemTokens - compactTokens);
     let before = steps[steps.length - 1];
     before?.kind === "subagents" && (add -= before.agents.reduce((a, x) => a + finalAnswerTokens(x), 0)), steps.push({
@@ -39492,7 +39509,7 @@ function wekaSession(o, where, depth, fallbackId) {
   }
   if (steps[steps.length - 1]?.kind === "subagents" && steps.push(joinCall()), steps.length === 0) throw new AgentSessionsError(`${where}: no call of the parent agent`);
   let first = steps[0];
-  return first.add === null && (first.add = { role: "user", text: null, tokens: 1 }), { id, system: { text: null, tokens: Math.max(0, systemTokens) }, steps };
+  return first.add === null && (first.add = { role: "user", text: null, tokens: 1 }), { id, system: { text: null, tokens: Math.max(0, systemTokens), shared }, steps };
 }
 function finalAnswerTokens(s) {
   for (let i = s.steps.length - 1; i >= 0; i--) {
@@ -39880,6 +39897,9 @@ function fnv(s, basis) {
   for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 16777619) >>> 0;
   return h;
 }
+function keyedWords(words, key, salt = 0) {
+  return promptWords(words, fnv(`${salt}:${key}`, 2166136261));
+}
 var TAG_ALPHABET = WORDS.slice(0, 32), TAG_WORDS = 8, MIN_TAGGED_WORDS = TAG_WORDS + 1;
 function uniqueTag(nonce, salt = 0) {
   let key = `${salt}:${nonce}`, words = (h) => [0, 5, 10, 15].map((b) => TAG_ALPHABET[h >>> b & 31]);
@@ -39990,7 +40010,12 @@ async function runAgentLoop(client, w, opts) {
   let deadline = opts.durationS !== null ? performance4.now() + opts.durationS * 1e3 : Number.POSITIVE_INFINITY, limit = opts.requests ?? Number.POSITIVE_INFINITY, over = () => nextCall >= limit || performance4.now() >= deadline || opts.stop?.aborted === !0, idOf = (local) => {
     let i = closedIndex(local, w.placement);
     return "next" in w.ids ? w.ids.next++ : w.ids.base + i;
-  }, words = (tokens, seed) => promptWords(wordsOf(w.calibration, tokens), seed), play = async (s, job) => {
+  }, words = (tokens, seed) => promptWords(wordsOf(w.calibration, tokens), seed), systemPrompt = (s, job, context) => {
+    let tag = uniqueTag(job * 1e3 + context, plan.salt), { text: text2, tokens, shared } = s.system, own2 = (n) => n > 0 ? ` ${words(n, seedOf(job, -context - 1, plan.salt))}` : "";
+    return shared.length === 0 ? `${tag}${text2 !== null ? `
+${text2}` : own2(tokens)}` : `${shared.map((b) => b.text ?? keyedWords(wordsOf(w.calibration, b.tokens), b.key, plan.salt)).join(" ")}
+${tag}${own2(tokens - shared.reduce((a, b) => a + b.tokens, 0))}`;
+  }, play = async (s, job) => {
     let context = job.contexts++, system = null, messages = [], joined = [], last2 = null;
     for (let [k, step] of s.steps.entries()) {
       if (step.kind === "subagents") {
@@ -40004,11 +40029,7 @@ async function runAgentLoop(client, w, opts) {
       let id = idOf(nextCall++);
       job.id ??= id;
       let turn = ++job.calls;
-      system ??= {
-        role: "system",
-        content: `${uniqueTag(job.id * 1e3 + context, plan.salt)}${s.system.text !== null ? `
-${s.system.text}` : s.system.tokens > 0 ? ` ${words(s.system.tokens, seedOf(job.id, -context - 1, plan.salt))}` : ""}`
-      };
+      system ??= { role: "system", content: systemPrompt(s, job.id, context) };
       let parts = [];
       step.compactTokens !== null && (messages = [], parts.push(words(step.compactTokens, seedOf(job.id, key * 2, plan.salt)))), parts.push(...joined), joined = [], step.add !== null && parts.push(step.add.text ?? words(step.add.tokens, seedOf(job.id, key * 2 + 1, plan.salt))), messages.push({ role: "user", content: parts.join(JOIN) });
       let spec = {
@@ -40418,7 +40439,7 @@ function jobSummary(records2, turns, users, wallS) {
     let k = jobOf(r), rs = byJob.get(k);
     rs ? rs.push(r) : byJob.set(k, [r]);
   }
-  let e2eS = [], calls = [], outputTokens = [], waitShares = [], prompt = 0, cached2 = 0, cacheKnown = !1, incomplete = 0;
+  let e2eS = [], calls = [], outputTokens = [], waitShares = [], jobCachedPct = [], prompt = 0, cached2 = 0, cacheKnown = !1, incomplete = 0;
   for (let rs of byJob.values()) {
     let ok = rs.filter((r) => r.error === null && r.end_ms !== null), seen = new Set(ok.map((r) => r.turn)), expected = turns ?? rs[0].job_calls ?? 0;
     if (ok.length !== rs.length || seen.size !== expected || !seen.has(1)) {
@@ -40427,10 +40448,12 @@ function jobSummary(records2, turns, users, wallS) {
     }
     let start2 = minOf(ok.map((r) => r.send_ms)), jobMs = maxOf(ok.map((r) => r.end_ms)) - start2, modelMs = busyMs(ok);
     e2eS.push(jobMs / 1e3), calls.push(ok.length), outputTokens.push(ok.reduce((a, r) => a + (r.usage?.completion_tokens ?? 0), 0)), waitShares.push(jobMs > 0 ? Math.max(0, jobMs - modelMs) / jobMs : 0);
+    let jobPrompt = 0, jobCached = 0, known = 0;
     for (let r of ok) {
       let u = r.usage;
-      !u || u.prompt_tokens === null || u.cached_tokens === null || (cacheKnown = !0, prompt += u.prompt_tokens, cached2 += u.cached_tokens);
+      !u || u.prompt_tokens === null || u.cached_tokens === null || (cacheKnown = !0, known++, jobPrompt += u.prompt_tokens, jobCached += u.cached_tokens);
     }
+    prompt += jobPrompt, cached2 += jobCached, known === ok.length && jobPrompt > 0 && jobCachedPct.push(100 * jobCached / jobPrompt);
   }
   let complete = e2eS.length, mean3 = (xs) => xs.length > 0 ? xs.reduce((a, b) => a + b, 0) / xs.length : null;
   return {
@@ -40442,6 +40465,7 @@ function jobSummary(records2, turns, users, wallS) {
     output_tokens_per_job: mean3(outputTokens),
     wait_share: mean3(waitShares),
     cached_tokens_pct: cacheKnown && prompt > 0 ? 100 * cached2 / prompt : null,
+    cached_pct_per_job: summarize(jobCachedPct),
     jobs_per_hour_per_user: wallS > 0 && users > 0 ? 3600 * complete / (wallS * users) : null
   };
 }
@@ -41204,11 +41228,11 @@ How it was found: ${s.method}; a probe passes when at least ${s.target_pass_pct}
     [
       "**Jobs** (a conversation is one job, as an agent's session: first send to last answer, waits included)",
       "",
-      `| level | jobs | cut short | job p50 (s) | job p95 (s) | jobs/h per user |${perGpu ? " jobs/h per GPU |" : ""} calls per job | output tokens per job | waiting | cached |`,
-      `|---:|---:|---:|---:|---:|---:|${perGpu ? "---:|" : ""}---:|---:|---:|---:|`,
+      `| level | jobs | cut short | job p50 (s) | job p95 (s) | jobs/h per user |${perGpu ? " jobs/h per GPU |" : ""} calls per job | output tokens per job | waiting | cached | cached per job p50 / min |`,
+      `|---:|---:|---:|---:|---:|---:|${perGpu ? "---:|" : ""}---:|---:|---:|---:|---:|`,
       ...jobbed.map((l) => {
         let j = l.jobs, gpu = perGpu ? ` ${fmt2(j.jobs_per_hour_per_gpu ?? null, 1)} |` : "";
-        return `| ${l.level} | ${j.complete} | ${j.incomplete} | ${fmt2(j.e2e_s.p50, 2)} | ${fmt2(j.e2e_s.p95, 2)} | ${fmt2(j.jobs_per_hour_per_user, 1)} |${gpu} ${fmt2(j.calls_per_job, 1)} | ${fmt2(j.output_tokens_per_job, 0)} | ${j.wait_share === null ? "-" : `${(100 * j.wait_share).toFixed(0)}%`} | ${pct0(j.cached_tokens_pct)} |`;
+        return `| ${l.level} | ${j.complete} | ${j.incomplete} | ${fmt2(j.e2e_s.p50, 2)} | ${fmt2(j.e2e_s.p95, 2)} | ${fmt2(j.jobs_per_hour_per_user, 1)} |${gpu} ${fmt2(j.calls_per_job, 1)} | ${fmt2(j.output_tokens_per_job, 0)} | ${j.wait_share === null ? "-" : `${(100 * j.wait_share).toFixed(0)}%`} | ${pct0(j.cached_tokens_pct)} | ${j.cached_pct_per_job?.n ? `${pct0(j.cached_pct_per_job.p50)} / ${pct0(j.cached_pct_per_job.min)}` : "-"} |`;
       })
     ].join(`
 `)
@@ -43202,7 +43226,9 @@ var STAT_KEYS = ["n", "mean", "p50", "p90", "p95", "p99", "min", "max"], STAT_FI
   ["calls_per_job", (j) => j.calls_per_job],
   ["output_tokens_per_job", (j) => j.output_tokens_per_job],
   ["job_wait_share", (j) => j.wait_share],
-  ["job_cached_tokens_pct", (j) => j.cached_tokens_pct]
+  ["job_cached_tokens_pct", (j) => j.cached_tokens_pct],
+  ["job_cached_pct_p50", (j) => j.cached_pct_per_job?.p50 ?? null],
+  ["job_cached_pct_min", (j) => j.cached_pct_per_job?.min ?? null]
 ];
 function csvTable(levels) {
   let cols = [

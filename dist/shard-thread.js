@@ -20594,6 +20594,9 @@ function fnv(s, basis) {
   for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 16777619) >>> 0;
   return h;
 }
+function keyedWords(words, key, salt = 0) {
+  return promptWords(words, fnv(`${salt}:${key}`, 2166136261));
+}
 var TAG_ALPHABET = WORDS.slice(0, 32), TAG_WORDS = 8, MIN_TAGGED_WORDS = TAG_WORDS + 1;
 function uniqueTag(nonce, salt = 0) {
   let key = `${salt}:${nonce}`, words = (h) => [0, 5, 10, 15].map((b) => TAG_ALPHABET[h >>> b & 31]);
@@ -20828,7 +20831,12 @@ async function runAgentLoop(client2, w, opts) {
   let deadline = opts.durationS !== null ? performance8.now() + opts.durationS * 1e3 : Number.POSITIVE_INFINITY, limit = opts.requests ?? Number.POSITIVE_INFINITY, over = () => nextCall >= limit || performance8.now() >= deadline || opts.stop?.aborted === !0, idOf = (local) => {
     let i = closedIndex(local, w.placement);
     return "next" in w.ids ? w.ids.next++ : w.ids.base + i;
-  }, words = (tokens, seed) => promptWords(wordsOf(w.calibration, tokens), seed), play = async (s, job2) => {
+  }, words = (tokens, seed) => promptWords(wordsOf(w.calibration, tokens), seed), systemPrompt = (s, job2, context) => {
+    let tag = uniqueTag(job2 * 1e3 + context, plan.salt), { text, tokens, shared } = s.system, own = (n) => n > 0 ? ` ${words(n, seedOf(job2, -context - 1, plan.salt))}` : "";
+    return shared.length === 0 ? `${tag}${text !== null ? `
+${text}` : own(tokens)}` : `${shared.map((b) => b.text ?? keyedWords(wordsOf(w.calibration, b.tokens), b.key, plan.salt)).join(" ")}
+${tag}${own(tokens - shared.reduce((a, b) => a + b.tokens, 0))}`;
+  }, play = async (s, job2) => {
     let context = job2.contexts++, system = null, messages = [], joined = [], last = null;
     for (let [k, step] of s.steps.entries()) {
       if (step.kind === "subagents") {
@@ -20842,11 +20850,7 @@ async function runAgentLoop(client2, w, opts) {
       let id = idOf(nextCall++);
       job2.id ??= id;
       let turn = ++job2.calls;
-      system ??= {
-        role: "system",
-        content: `${uniqueTag(job2.id * 1e3 + context, plan.salt)}${s.system.text !== null ? `
-${s.system.text}` : s.system.tokens > 0 ? ` ${words(s.system.tokens, seedOf(job2.id, -context - 1, plan.salt))}` : ""}`
-      };
+      system ??= { role: "system", content: systemPrompt(s, job2.id, context) };
       let parts = [];
       step.compactTokens !== null && (messages = [], parts.push(words(step.compactTokens, seedOf(job2.id, key * 2, plan.salt)))), parts.push(...joined), joined = [], step.add !== null && parts.push(step.add.text ?? words(step.add.tokens, seedOf(job2.id, key * 2 + 1, plan.salt))), messages.push({ role: "user", content: parts.join(JOIN) });
       let spec = {

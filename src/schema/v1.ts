@@ -113,6 +113,8 @@ export const JobSummary = z.object({
   /** Of a job's time, the share between its calls (think time, tool waits), 0 to 1. */
   wait_share: z.number().min(0).max(1).nullable(),
   cached_tokens_pct: z.number().min(0).max(100).nullable(),
+  /** Each complete job's own cached share of its prompt tokens, percent, over the jobs whose every call's count is known. */
+  cached_pct_per_job: MeasuredStats.optional(),
   /** Complete jobs per hour per user: complete jobs / (wall time x users) x 3600. */
   jobs_per_hour_per_user: nullableNonNeg,
   /** Complete jobs per GPU per hour: jobs per hour over the GPUs the telemetry read (absent without it). */

@@ -13,7 +13,7 @@ import type { RequestSpec } from "../client/request-body.ts";
 import type { StreamClient } from "../client/stream-client.ts";
 import { type AgentSession, type AgentSessions, callsOf } from "../workload/agent-sessions.ts";
 import type { ChatMessage } from "../workload/dataset.ts";
-import { promptWords, uniqueTag } from "../workload/prompts.ts";
+import { keyedWords, promptWords, uniqueTag } from "../workload/prompts.ts";
 import { type ToolWait, toolWaitMs } from "../workload/tool-waits.ts";
 import type { LevelPlan } from "./level-plan.ts";
 import { type LevelRun, sleepUntil } from "./loops.ts";
@@ -80,6 +80,20 @@ export async function runAgentLoop(
     return "next" in w.ids ? w.ids.next++ : w.ids.base + i;
   };
   const words = (tokens: number, seed: number) => promptWords(wordsOf(w.calibration, tokens), seed);
+  /**
+   * A context's system prompt. It opens with a unique tag (its job's id and its place in the
+   * job), so no two plays of a session share a cached prefix, except for the part the session
+   * shares with others (a fleet of the same agent), which goes first, the same words in every
+   * session that shares it; within a play the whole prefix is re-sent verbatim.
+   */
+  const systemPrompt = (s: AgentSession, job: number, context: number): string => {
+    const tag = uniqueTag(job * 1000 + context, plan.salt);
+    const { text, tokens, shared } = s.system;
+    const own = (n: number) => (n > 0 ? ` ${words(n, seedOf(job, -context - 1, plan.salt))}` : "");
+    if (shared.length === 0) return `${tag}${text !== null ? `\n${text}` : own(tokens)}`;
+    const lead = shared.map((b) => b.text ?? keyedWords(wordsOf(w.calibration, b.tokens), b.key, plan.salt));
+    return `${lead.join(" ")}\n${tag}${own(tokens - shared.reduce((a, b) => a + b.tokens, 0))}`;
+  };
 
   /** One context (the session's or a subagent's): its final answer, or null when it was cut or failed. */
   const play = async (s: AgentSession, job: Job): Promise<string | null> => {
@@ -108,12 +122,7 @@ export async function runAgentLoop(
       const id = idOf(nextCall++);
       job.id ??= id;
       const turn = ++job.calls;
-      // The context opens with a unique tag (its job's id and its place in the job), so no two
-      // plays of a session share a cached prefix; within a play the prefix is re-sent verbatim.
-      system ??= {
-        role: "system",
-        content: `${uniqueTag(job.id * 1000 + context, plan.salt)}${s.system.text !== null ? `\n${s.system.text}` : s.system.tokens > 0 ? ` ${words(s.system.tokens, seedOf(job.id, -context - 1, plan.salt))}` : ""}`,
-      };
+      system ??= { role: "system", content: systemPrompt(s, job.id, context) };
       const parts: string[] = [];
       if (step.compactTokens !== null) {
         messages = [];

@@ -42,6 +42,8 @@ const JOB_COLUMNS: [string, (j: Jobs) => number | null | undefined][] = [
   ["output_tokens_per_job", (j) => j.output_tokens_per_job],
   ["job_wait_share", (j) => j.wait_share],
   ["job_cached_tokens_pct", (j) => j.cached_tokens_pct],
+  ["job_cached_pct_p50", (j) => j.cached_pct_per_job?.p50 ?? null],
+  ["job_cached_pct_min", (j) => j.cached_pct_per_job?.min ?? null],
 ];
 
 /** One row per level, every figure a column (a stat's as field_stat); empty where a level has none. */

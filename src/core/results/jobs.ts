@@ -52,6 +52,7 @@ export function jobSummary(
   const calls: number[] = [];
   const outputTokens: number[] = [];
   const waitShares: number[] = [];
+  const jobCachedPct: number[] = [];
   let prompt = 0;
   let cached = 0;
   let cacheKnown = false;
@@ -74,13 +75,22 @@ export function jobSummary(
     // the job's time with none of its calls in flight: the waits (think time, tool runs) and the
     // client's own gaps; subagents' calls at once count once
     waitShares.push(jobMs > 0 ? Math.max(0, jobMs - modelMs) / jobMs : 0);
+    // a job's own share (every call's count known): one job whose prefix the cache dropped is
+    // hidden in the level's share, which the long jobs dominate
+    let jobPrompt = 0;
+    let jobCached = 0;
+    let known = 0;
     for (const r of ok) {
       const u = r.usage;
       if (!u || u.prompt_tokens === null || u.cached_tokens === null) continue;
       cacheKnown = true;
-      prompt += u.prompt_tokens;
-      cached += u.cached_tokens;
+      known++;
+      jobPrompt += u.prompt_tokens;
+      jobCached += u.cached_tokens;
     }
+    prompt += jobPrompt;
+    cached += jobCached;
+    if (known === ok.length && jobPrompt > 0) jobCachedPct.push((100 * jobCached) / jobPrompt);
   }
   const complete = e2eS.length;
   const mean = (xs: number[]) => (xs.length > 0 ? xs.reduce((a, b) => a + b, 0) / xs.length : null);
@@ -93,6 +103,7 @@ export function jobSummary(
     output_tokens_per_job: mean(outputTokens),
     wait_share: mean(waitShares),
     cached_tokens_pct: cacheKnown && prompt > 0 ? (100 * cached) / prompt : null,
+    cached_pct_per_job: summarize(jobCachedPct),
     jobs_per_hour_per_user: wallS > 0 && users > 0 ? (3600 * complete) / (wallS * users) : null,
   };
 }

@@ -243,12 +243,12 @@ export function markdownReport(doc: Described): string {
       [
         "**Jobs** (a conversation is one job, as an agent's session: first send to last answer, waits included)",
         "",
-        `| level | jobs | cut short | job p50 (s) | job p95 (s) | jobs/h per user |${perGpu ? " jobs/h per GPU |" : ""} calls per job | output tokens per job | waiting | cached |`,
-        `|---:|---:|---:|---:|---:|---:|${perGpu ? "---:|" : ""}---:|---:|---:|---:|`,
+        `| level | jobs | cut short | job p50 (s) | job p95 (s) | jobs/h per user |${perGpu ? " jobs/h per GPU |" : ""} calls per job | output tokens per job | waiting | cached | cached per job p50 / min |`,
+        `|---:|---:|---:|---:|---:|---:|${perGpu ? "---:|" : ""}---:|---:|---:|---:|---:|`,
         ...jobbed.map((l) => {
           const j = l.jobs!;
           const gpu = perGpu ? ` ${fmt(j.jobs_per_hour_per_gpu ?? null, 1)} |` : "";
-          return `| ${l.level} | ${j.complete} | ${j.incomplete} | ${fmt(j.e2e_s.p50, 2)} | ${fmt(j.e2e_s.p95, 2)} | ${fmt(j.jobs_per_hour_per_user, 1)} |${gpu} ${fmt(j.calls_per_job, 1)} | ${fmt(j.output_tokens_per_job, 0)} | ${j.wait_share === null ? "-" : `${(100 * j.wait_share).toFixed(0)}%`} | ${pct0(j.cached_tokens_pct)} |`;
+          return `| ${l.level} | ${j.complete} | ${j.incomplete} | ${fmt(j.e2e_s.p50, 2)} | ${fmt(j.e2e_s.p95, 2)} | ${fmt(j.jobs_per_hour_per_user, 1)} |${gpu} ${fmt(j.calls_per_job, 1)} | ${fmt(j.output_tokens_per_job, 0)} | ${j.wait_share === null ? "-" : `${(100 * j.wait_share).toFixed(0)}%`} | ${pct0(j.cached_tokens_pct)} | ${j.cached_pct_per_job?.n ? `${pct0(j.cached_pct_per_job.p50)} / ${pct0(j.cached_pct_per_job.min)}` : "-"} |`;
         }),
       ].join("\n"),
     );

@@ -13,10 +13,10 @@ import { createHash } from "node:crypto";
 import { basename } from "node:path";
 import { TokenbenchError } from "../../schema/errors.ts";
 import type { SweepConfig } from "../../schema/v1.ts";
-import type { AgentCall, AgentSession, AgentSessions, AgentStep } from "./agent-types.ts";
+import type { AgentCall, AgentSession, AgentSessions, AgentStep, SharedBlock } from "./agent-types.ts";
 import { type Dataset, readWorkloadFile, withoutBom } from "./dataset.ts";
 
-export type { AgentCall, AgentSession, AgentSessions, AgentStep } from "./agent-types.ts";
+export type { AgentCall, AgentSession, AgentSessions, AgentStep, SharedBlock } from "./agent-types.ts";
 
 export class AgentSessionsError extends TokenbenchError {
   constructor(message: string) {
@@ -129,7 +129,14 @@ function nativeSession(o: unknown, where: string, depth: number, fallbackId: str
   });
   checkOrder(steps, where);
   const system = sized(o, "system", where) ?? { text: null, tokens: 0 };
-  return { id, system, steps };
+  if (o.shared_system !== undefined && typeof o.shared_system !== "boolean")
+    throw new AgentSessionsError(`${where}: "shared_system" must be true or false`);
+  if (o.shared_system === true && system.tokens === 0)
+    throw new AgentSessionsError(`${where}: "shared_system" needs a "system" or "system_tokens" to share`);
+  // sessions with the same system prompt (its text, or its size) send the same words
+  const shared =
+    o.shared_system === true ? [{ key: system.text ?? `system:${system.tokens}`, ...system }] : [];
+  return { id, system: { ...system, shared }, steps };
 }
 
 /** A session opens with a call that adds something; every call adds something or joins subagents; subagents are joined. */
@@ -174,14 +181,23 @@ function wekaSession(o: unknown, where: string, depth: number, fallbackId: strin
     throw new AgentSessionsError(`${where}: "requests" must be a non-empty array`);
   const systemTokens =
     (nonNeg(o.system_tokens) ? o.system_tokens : 0) + (nonNeg(o.tool_tokens) ? o.tool_tokens : 0);
+  const scope = o.hash_id_scope ?? "local";
+  if (scope !== "local" && scope !== "global")
+    throw new AgentSessionsError(`${where}: "hash_id_scope" must be "local" or "global"`);
   const steps: AgentStep[] = [];
   let context = 0;
   let prevHashes: number[] = [];
+  let shared: SharedBlock[] = [];
   for (const [i, r] of o.requests.entries()) {
     const at = `${where}, requests[${i}]`;
     if (!isObj(r)) throw new AgentSessionsError(`${at}: not a JSON object`);
     if (r.type === "subagent") {
-      const sub = wekaSession({ ...r, block_size: r.block_size ?? block }, at, depth + 1, `${id}.${i}`);
+      const sub = wekaSession(
+        { ...r, block_size: r.block_size ?? block, hash_id_scope: r.hash_id_scope ?? scope },
+        at,
+        depth + 1,
+        `${id}.${i}`,
+      );
       const last = steps[steps.length - 1];
       if (last?.kind === "subagents") last.agents.push(sub);
       else if (steps.length > 0) steps.push({ kind: "subagents", agents: [sub] });
@@ -201,6 +217,12 @@ function wekaSession(o: unknown, where: string, depth: number, fallbackId: strin
     // the previous call's last block may be partial, so leaving it is growth, not a rewrite
     const rewritten =
       steps.length > 0 && prevHashes.length > 0 && hashes.length > 0 && common < prevHashes.length - 1;
+    // hash ids of the global scope name the same blocks in every trace: the system prompt's whole
+    // blocks, the part a fleet of the same agent shares, lead the context as those blocks' words
+    if (steps.length === 0 && scope === "global" && block > 0)
+      shared = hashes
+        .slice(0, Math.floor(systemTokens / block))
+        .map((h) => ({ key: `block:${block}:${h}`, text: null, tokens: block }));
     let add = r.in - context;
     let compactTokens: number | null = null;
     if (steps.length === 0) add = r.in - systemTokens;
@@ -226,7 +248,7 @@ function wekaSession(o: unknown, where: string, depth: number, fallbackId: strin
   if (steps.length === 0) throw new AgentSessionsError(`${where}: no call of the parent agent`);
   const first = steps[0] as AgentCall;
   if (first.add === null) first.add = { role: "user", text: null, tokens: 1 };
-  return { id, system: { text: null, tokens: Math.max(0, systemTokens) }, steps };
+  return { id, system: { text: null, tokens: Math.max(0, systemTokens), shared }, steps };
 }
 
 /** The tokens a session's last call asks for: its final answer, as the parent's join receives it. */

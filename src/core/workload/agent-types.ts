@@ -21,9 +21,23 @@ export interface AgentFork {
 
 export type AgentStep = AgentCall | AgentFork;
 
+/**
+ * A part of a system prompt other sessions send too (a fleet of the same agent: its instructions
+ * and tools), the same text wherever its key recurs: a given text, or words drawn from the key.
+ */
+export interface SharedBlock {
+  key: string;
+  text: string | null;
+  tokens: number;
+}
+
 export interface AgentSession {
   id: string;
-  system: { text: string | null; tokens: number };
+  /**
+   * `shared`: the leading part other sessions send too, sent before the play's unique tag so the
+   * prefix cache serves it across sessions; the rest (tokens beyond it) is the play's own.
+   */
+  system: { text: string | null; tokens: number; shared: SharedBlock[] };
   steps: AgentStep[];
 }
 

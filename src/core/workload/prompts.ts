@@ -50,6 +50,14 @@ function fnv(s: string, basis: number): number {
 }
 
 /**
+ * `words` words that are the same wherever `key` recurs in a run (a system prompt a fleet of
+ * agents shares, a trace's block): the run's salt keeps another run's cache from serving them.
+ */
+export function keyedWords(words: number, key: string, salt = 0): string {
+  return promptWords(words, fnv(`${salt}:${key}`, 0x811c9dc5));
+}
+
+/**
  * The tag's alphabet: the 32 most common English words, one token (with its leading space) in any
  * modern BPE vocabulary; rarer words are not everywhere (the test model split some into two).
  */

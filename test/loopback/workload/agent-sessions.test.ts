@@ -5,7 +5,7 @@
  * compaction keeps only the system prompt), and what it measures against the mock, whose
  * prefix cache makes each call's prompt and cached tokens exact; the tools' waits are kept.
  */
-import { mkdtempSync, readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -153,6 +153,7 @@ describe("--agent-sessions: an agent's session as it is sent", () => {
     const jobs = jobsOf(records);
     let complete = 0;
     const excess: number[] = [];
+    const shares: number[] = [];
     for (const job of jobs) {
       const session = SESSIONS.find((s) => expected(s).calls.length === job[0]!.job_calls)!;
       expect(session, `job of ${job[0]!.job_calls} calls`).toBeDefined();
@@ -161,6 +162,8 @@ describe("--agent-sessions: an agent's session as it is sent", () => {
       const got = job.map((r) => [r.usage!.prompt_tokens!, r.usage!.cached_tokens!] as [number, number]);
       const want = expected(session).calls;
       expect([...got].sort(), session.id).toEqual([...want].sort());
+      const sum = (k: 0 | 1) => want.reduce((a, c) => a + c[k], 0);
+      shares.push((100 * sum(1)) / sum(0));
       if (session.id === "long-edit") {
         // one context: each call waits its tool's time after the previous call's end
         const waits = session.steps.map((s) => (s.kind === "call" ? s.waitMs : 0));
@@ -181,6 +184,10 @@ describe("--agent-sessions: an agent's session as it is sent", () => {
     expect(j.turns).toBe(Math.max(...jobs.filter((x) => x.length === x[0]!.job_calls).map((x) => x.length)));
     expect(j.wait_share!).toBeGreaterThan(0);
     expect(j.cached_tokens_pct!).toBeGreaterThan(0);
+    // each job's own share, from what its context implies
+    expect(j.cached_pct_per_job!.n).toBe(complete);
+    expect(j.cached_pct_per_job!.min!).toBeCloseTo(Math.min(...shares), 9);
+    expect(j.cached_pct_per_job!.max!).toBeCloseTo(Math.max(...shares), 9);
     expect(doc.config!.agent_sessions).toMatchObject({ format: "tokenbench", sessions: 2, calls: 12 });
     // the CSV carries the job figures, a column each
     const [head, row] = readFileSync(join(dir, "mock.csv"), "utf8").trim().split("\n") as [string, string];
@@ -190,6 +197,7 @@ describe("--agent-sessions: an agent's session as it is sent", () => {
     expect(cell("jobs_complete")).toBe(String(j.complete));
     expect(Number(cell("jobs_per_hour_per_user"))).toBeCloseTo(j.jobs_per_hour_per_user!, 6);
     expect(Number(cell("job_wait_share"))).toBeCloseTo(j.wait_share!, 9);
+    expect(Number(cell("job_cached_pct_min"))).toBeCloseTo(Math.min(...shares), 9);
   });
 
   it("--tool-wait exp:60: each later call of a context waits its seeded draw (recorded), the same on a rerun", async () => {
@@ -240,6 +248,67 @@ describe("--agent-sessions: an agent's session as it is sent", () => {
     }
     expect(doc.config!.agent_sessions).toMatchObject({ format: "weka", sessions: 1, calls: ins.length });
     expect(doc.levels[0]!.jobs!.complete).toBe(done.length);
+  });
+
+  it("a system prompt shared across sessions is served from the cache across them (shared_system, a Weka trace's global hash ids); a play's own part never is", async () => {
+    const native = join(dir, "shared.jsonl");
+    // "solo" asks 4 more tokens: its calls are told apart by their prompt's size
+    const session = (id: string, shared: boolean, user: number) => ({
+      id,
+      system_tokens: 160,
+      ...(shared ? { shared_system: true } : {}),
+      calls: [
+        { user_tokens: user, output_tokens: 4 },
+        { tool_result_tokens: 20, output_tokens: 4 },
+      ],
+    });
+    writeFileSync(
+      native,
+      [session("a", true, 20), session("b", true, 20), session("solo", false, 24)]
+        .map((o) => JSON.stringify(o))
+        .join("\n"),
+    );
+    const soloPrompt = 160 + TAG_WORDS + 24;
+    const weka = join(dir, "global.jsonl");
+    const base = JSON.parse(readFileSync(WEKA, "utf8")) as Record<string, unknown>;
+    // two traces of the same agent: the same 400-token system prompt (6 whole 64-token blocks), then their own
+    const traceOf = (id: string, own: number) => ({
+      ...base,
+      id,
+      hash_id_scope: "global",
+      requests: [{ type: "s", in: 500, out: 4, hash_ids: [1, 2, 3, 4, 5, 6, own, own + 1] }],
+    });
+    writeFileSync(weka, `${JSON.stringify(traceOf("w1", 100))}\n${JSON.stringify(traceOf("w2", 200))}\n`);
+    for (const [file, sharedTokens] of [
+      [native, 160],
+      [weka, 384],
+    ] as const) {
+      const { records } = await sweep(
+        `shared-${sharedTokens}`,
+        mock.url,
+        ["--levels", "2", "--requests", "30"],
+        file,
+      );
+      const firsts = jobsOf(records)
+        .map((j) => j[0]!)
+        .filter((r) => r.turn === 1 && r.error === null);
+      expect(firsts.length).toBeGreaterThanOrEqual(8);
+      const cachedOf = (r: RequestRecord) => r.usage!.cached_tokens!;
+      const solo = firsts.filter((r) => r.usage!.prompt_tokens === soloPrompt);
+      const sharing = firsts.filter((r) => r.usage!.prompt_tokens !== soloPrompt);
+      // a play's first call finds the shared prompt cached once another play sent it: only the
+      // level's first plays (one per user, at once) find it cold; the tag after it keeps the rest apart
+      const got = JSON.stringify(sharing.map(cachedOf));
+      expect(
+        sharing.every((r) => [0, sharedTokens].includes(cachedOf(r))),
+        got,
+      ).toBe(true);
+      expect(sharing.filter((r) => cachedOf(r) === 0).length, got).toBeLessThanOrEqual(2);
+      expect(sharing.length).toBeGreaterThanOrEqual(6);
+      // a session that does not share: its first call is never served from the cache
+      expect(solo.every((r) => cachedOf(r) === 0)).toBe(true);
+      expect(solo.length > 0).toBe(file === native);
+    }
   });
 
   it("refuses an open loop and a dataset with it, before anything opens", async () => {

@@ -53,8 +53,35 @@ describe("tokenbench's session lines", () => {
     expect((a.sessions[0]!.steps[0] as AgentCall).add).toMatchObject({ role: "user", text: "Fix it" });
   });
 
+  it("shared_system: the whole system prompt is shared, keyed by its text or its size; not shared by default", () => {
+    const a = parseAgentSessions(
+      line({ system_tokens: 400, shared_system: true, calls: [{ user_tokens: 5, output_tokens: 5 }] }) +
+        line({
+          system: "You fix bugs.",
+          shared_system: true,
+          calls: [{ user: "Fix it", output_tokens: 5 }],
+        }) +
+        line({ system_tokens: 400, calls: [{ user_tokens: 5, output_tokens: 5 }] }),
+      "f.jsonl",
+    );
+    const [sized, texted, own] = a.sessions;
+    expect(sized!.system.shared).toEqual([{ key: "system:400", text: null, tokens: 400 }]);
+    expect(texted!.system.shared).toEqual([
+      { key: "You fix bugs.", text: "You fix bugs.", tokens: texted!.system.tokens },
+    ]);
+    expect(own!.system.shared).toEqual([]);
+  });
+
   it.each([
     [{ calls: [] }, /f.jsonl:1: "calls" must be a non-empty array/],
+    [
+      { shared_system: "yes", system_tokens: 5, calls: [{ user_tokens: 1, output_tokens: 1 }] },
+      /"shared_system" must be true or false/,
+    ],
+    [
+      { shared_system: true, calls: [{ user_tokens: 1, output_tokens: 1 }] },
+      /"shared_system" needs a "system" or "system_tokens" to share/,
+    ],
     [{ calls: [{ user_tokens: 5 }] }, /calls\[0\]: "output_tokens" must be a positive integer/],
     [{ calls: [{ user: "a", user_tokens: 3, output_tokens: 1 }] }, /"user" or "user_tokens", not both/],
     [{ calls: [{ output_tokens: 4 }] }, /the first call must add a user turn or a tool result/],
@@ -156,6 +183,32 @@ describe("Weka agent traces (kv-cache-tester; AIPerf's and AgentX's corpora)", (
     const calls = parseAgentSessions(JSON.stringify(t), "t.json").sessions[0]!.steps as AgentCall[];
     expect(calls[1]!.compactTokens).toBe(3 * 64 - 10);
     expect(calls[1]!.add?.tokens).toBe(300 - 10 - (3 * 64 - 10));
+  });
+
+  it("hash_id_scope global: the system prompt's whole blocks are shared by their hash ids (subagents inherit the scope); local shares nothing", () => {
+    const global = { ...trace, hash_id_scope: "global" };
+    const s = parseAgentSessions(JSON.stringify(global), "g.json").sessions[0]!;
+    // 128 system tokens in 64-token blocks: the first call's first two blocks
+    expect(s.system.shared).toEqual([
+      { key: "block:64:1", text: null, tokens: 64 },
+      { key: "block:64:2", text: null, tokens: 64 },
+    ]);
+    const fork = s.steps[2]!;
+    // the subagent's 50 system tokens hold no whole block: nothing of it is shared
+    expect(fork.kind === "subagents" && fork.agents[0]!.system.shared).toEqual([]);
+    const wide = { ...global, requests: [{ ...global.requests[2], system_tokens: 130 }] };
+    const sub = parseAgentSessions(
+      JSON.stringify({ ...global, requests: [global.requests[0], wide.requests[0]] }),
+      "g.json",
+    ).sessions[0]!.steps[1]!;
+    expect(sub.kind === "subagents" && sub.agents[0]!.system.shared.map((b) => b.key)).toEqual([
+      "block:64:9",
+      "block:64:10",
+    ]);
+    expect(parseAgentSessions(JSON.stringify(trace), "l.json").sessions[0]!.system.shared).toEqual([]);
+    expect(refused(JSON.stringify({ ...trace, hash_id_scope: "world" }))?.message).toMatch(
+      /"hash_id_scope" must be "local" or "global"/,
+    );
   });
 
   it("one trace per line is read as JSON Lines; a bad request names its place", () => {
