@@ -40471,9 +40471,9 @@ function jobSummary(records2, turns, users, wallS) {
 }
 
 // src/core/results/metrics.ts
-function peakInFlight(records2) {
+function peakInFlight(records2, waitBefore = () => 0) {
   let pairs = records2.flatMap((r) => [
-    { t: r.send_ms, d: 1 },
+    { t: r.send_ms - waitBefore(r), d: 1 },
     { t: r.end_ms ?? r.send_ms, d: -1 }
   ]);
   pairs.sort((a, b) => a.t - b.t || a.d - b.d);
@@ -40919,7 +40919,7 @@ var TIMING = ["latency", "rate", "slo"], FIGURES = ["latency", "rate", "slo", "t
     ]
   }
 ], fmt = (x) => x >= 100 ? x.toFixed(0) : x >= 10 ? x.toFixed(1) : x.toFixed(2);
-function levelReasons(l, cfg, cacheNote, askedTokens = cfg.max_tokens) {
+function levelReasons(l, cfg, cacheNote, askedTokens = cfg.max_tokens, busyUsers = l.peak_in_flight) {
   let out = [], add = (code, affects, figure, bound, text2) => out.push({ code, affects, figure, bound, text: text2 }), delay = l.client.event_loop_delay_ms.p99, itl = l.itl_ms.p50, ttft2 = l.ttft_ms.p50;
   if (delay !== null && (itl !== null || ttft2 !== null)) {
     let late = 2 * delay + 1, floor = cfg.client_late_floor_ms ?? CLIENT_LATE_FLOOR_MS, bound = Math.max(
@@ -40982,12 +40982,12 @@ function levelReasons(l, cfg, cacheNote, askedTokens = cfg.max_tokens) {
       ol.target_rate_rps,
       `the load was not the one asked: ${fmt(ol.achieved_rate_rps)} req/s sent for ${fmt(ol.target_rate_rps)} (off by ${(100 * off).toFixed(0)} %, over ${(100 * bound).toFixed(0)} %)`
     );
-  } else l.mode === "closed" && l.requests >= l.level && l.peak_in_flight < l.level && add(
+  } else l.mode === "closed" && l.requests >= l.level && busyUsers < l.level && add(
     "load_shape",
     [...FIGURES],
-    l.peak_in_flight,
+    busyUsers,
     l.level,
-    `the load was not the one asked: at most ${l.peak_in_flight} of ${l.level} users had a request in flight`
+    `the load was not the one asked: at most ${busyUsers} of ${l.level} users had a request in flight${busyUsers > l.peak_in_flight ? " or waited before one (a tool's run, think time)" : ""}`
   );
   for (let p of PERCENTILES) {
     let st = l[p.stats];
@@ -41848,8 +41848,9 @@ function summariseLevel(input2) {
       `level ${level}: ${buffered.reason.text}: ${buffered.withhold.join(", ").replace(/_ms|_tok_s/g, "")} withheld`
     );
   }
+  let think = cfg.sessions?.think_time_ms ?? 0, busy = peakInFlight(measured, (r) => r.tool_wait_ms ?? ((r.turn ?? 1) > 1 ? think : 0));
   return result.validity = levelValidity([
-    ...levelReasons(result, cfg, beyond, askedMean(ok) ?? cfg.max_tokens),
+    ...levelReasons(result, cfg, beyond, askedMean(ok) ?? cfg.max_tokens, busy),
     ...buffered ? [buffered.reason] : []
   ]), { result, notices };
 }

@@ -16,7 +16,13 @@ import type { HistogramSnapshot } from "../server/server-histograms.ts";
 import { REPLAY_LAG_WARN_MS } from "../workload/trace.ts";
 import { admissionSummary } from "./admission.ts";
 import { jobSummary } from "./jobs.ts";
-import { aggregateLevel, deriveRequest, type LevelAggregate, openLoopStats } from "./metrics.ts";
+import {
+  aggregateLevel,
+  deriveRequest,
+  type LevelAggregate,
+  openLoopStats,
+  peakInFlight,
+} from "./metrics.ts";
 import { clientNotice, shortOutputText } from "./notices.ts";
 import { levelQueueDelta, serverMeans } from "./server-means.ts";
 import { summarize } from "./stats.ts";
@@ -366,8 +372,12 @@ export function summariseLevel(input: LevelSummaryInput): { result: LevelResult;
       `level ${level}: ${buffered.reason.text}: ${buffered.withhold.join(", ").replace(/_ms|_tok_s/g, "")} withheld`,
     );
   }
+  // users busy: in flight, or in the wait the workload puts before a call (a tool's run, a later
+  // turn's think time), so waiting agents are not read as users the client failed to run
+  const think = cfg.sessions?.think_time_ms ?? 0;
+  const busy = peakInFlight(measured, (r) => r.tool_wait_ms ?? ((r.turn ?? 1) > 1 ? think : 0));
   result.validity = levelValidity([
-    ...levelReasons(result, cfg, beyond, askedMean(ok) ?? cfg.max_tokens),
+    ...levelReasons(result, cfg, beyond, askedMean(ok) ?? cfg.max_tokens, busy),
     ...(buffered ? [buffered.reason] : []),
   ]);
   return { result, notices };

@@ -8,10 +8,17 @@ import { summarize } from "./stats.ts";
 
 export { type Derived, deriveRequest, FORMULAS, meetsSlo } from "../../shared/formulas.ts";
 
-export function peakInFlight(records: readonly RequestRecord[]): number {
+/**
+ * The most measured requests between send and end at any instant; with `waitBefore`, each from
+ * the start of the deliberate wait before it (a tool's run, a user's think time): the users busy.
+ */
+export function peakInFlight(
+  records: readonly RequestRecord[],
+  waitBefore: (r: RequestRecord) => number = () => 0,
+): number {
   // Sort by time; ties: end before start, so back-to-back requests do not overlap.
   const pairs = records.flatMap((r) => [
-    { t: r.send_ms, d: 1 },
+    { t: r.send_ms - waitBefore(r), d: 1 },
     { t: r.end_ms ?? r.send_ms, d: -1 },
   ]);
   pairs.sort((a, b) => a.t - b.t || a.d - b.d);

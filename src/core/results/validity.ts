@@ -72,6 +72,7 @@ export function levelReasons(
   cfg: SweepConfig,
   cacheNote: string | null,
   askedTokens: number = cfg.max_tokens,
+  busyUsers: number = l.peak_in_flight,
 ): ValidityReason[] {
   const out: ValidityReason[] = [];
   const add = (
@@ -160,13 +161,14 @@ export function levelReasons(
         ol.target_rate_rps,
         `the load was not the one asked: ${fmt(ol.achieved_rate_rps)} req/s sent for ${fmt(ol.target_rate_rps)} (off by ${(100 * off).toFixed(0)} %, over ${(100 * bound).toFixed(0)} %)`,
       );
-  } else if (l.mode === "closed" && l.requests >= l.level && l.peak_in_flight < l.level)
+  } else if (l.mode === "closed" && l.requests >= l.level && busyUsers < l.level)
+    // a user waiting on a tool or thinking before its next call is one of the load's users
     add(
       "load_shape",
       [...FIGURES],
-      l.peak_in_flight,
+      busyUsers,
       l.level,
-      `the load was not the one asked: at most ${l.peak_in_flight} of ${l.level} users had a request in flight`,
+      `the load was not the one asked: at most ${busyUsers} of ${l.level} users had a request in flight${busyUsers > l.peak_in_flight ? " or waited before one (a tool's run, think time)" : ""}`,
     );
   for (const p of PERCENTILES) {
     const st = l[p.stats] as { n: number } | undefined;

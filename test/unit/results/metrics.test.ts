@@ -152,6 +152,12 @@ describe("peak in flight", () => {
     expect(peakInFlight([rec({ send_ms: 0, end_ms: 10 }), rec({ send_ms: 10, end_ms: 20 })])).toBe(1);
     expect(peakInFlight([rec({ send_ms: 0, end_ms: 10 }), rec({ send_ms: 9, end_ms: 20 })])).toBe(2);
   });
+  it("users busy: a request counts from the start of the wait before it (a tool's run), not only in flight", () => {
+    // one user calls 0-10, the other waits 5-15 for its tool and calls 15-25
+    const rs = [rec({ send_ms: 0, end_ms: 10 }), { ...rec({ send_ms: 15, end_ms: 25 }), tool_wait_ms: 10 }];
+    expect(peakInFlight(rs)).toBe(1);
+    expect(peakInFlight(rs, (r) => r.tool_wait_ms ?? 0)).toBe(2);
+  });
 });
 
 describe("open-loop stats", () => {
