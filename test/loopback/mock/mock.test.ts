@@ -135,15 +135,25 @@ describe("mock protocol", () => {
   it("prefix cache: a repeated prompt reports cached tokens in block multiples and skips prefill", async () => {
     const m = await mock({ ttftMs: 5, prefillMsPer1k: 200 });
     const prompt = Array.from({ length: 500 }, (_, i) => `w${i}`).join(" ");
+    // the server's own record of each prefill: its histogram's sum, in seconds
+    const prefillSumMs = async () => {
+      const text = await (await fetch(`${m.url}/metrics`)).text();
+      return 1000 * Number(/^vllm:request_prefill_time_seconds_sum(?:{[^}]*})? (\S+)$/m.exec(text)![1]);
+    };
     const t0 = performance.now();
     const first = await sse(`${m.url}/v1/chat/completions`, chat(prompt, { max_tokens: 1 }));
     const t1 = performance.now();
-    const second = await sse(`${m.url}/v1/chat/completions`, chat(prompt, { max_tokens: 1 }));
-    const t2 = performance.now();
+    const afterFirst = await prefillSumMs();
+    await sse(`${m.url}/v1/chat/completions`, chat(prompt, { max_tokens: 1 })).then((second) =>
+      expect(second.json.at(-1).usage.prompt_tokens_details.cached_tokens).toBe(496),
+    );
     expect(first.json.at(-1).usage.prompt_tokens_details.cached_tokens).toBe(0);
-    expect(second.json.at(-1).usage.prompt_tokens_details.cached_tokens).toBe(496);
-    expect(t1 - t0).toBeGreaterThan(100); // 5 + 0.2 * 500
-    expect(t2 - t1).toBeLessThan(60);
+    // 5 ms + 0.2 ms for each of 500 uncached tokens, then for the 4 past the last whole block
+    expect(afterFirst).toBeCloseTo(5 + 0.2 * 500, 6);
+    expect((await prefillSumMs()) - afterFirst).toBeCloseTo(5 + 0.2 * 4, 6);
+    // a timer never fires early: the first answer took at least its prefill (how much later the
+    // second came is the machine's, not the mock's: a busy machine stalled it past 60 ms)
+    expect(t1 - t0).toBeGreaterThan(105);
   });
 
   it("FreeToken and SGLang omit prompt_tokens_details when nothing was cached", async () => {
