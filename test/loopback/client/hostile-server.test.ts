@@ -272,6 +272,9 @@ describe("SIGTERM ends the run promptly and writes what was finished", () => {
   for (const workers of ["1", "2"])
     it(`mid-level, --workers ${workers}: exits 130 within seconds; the finished level is in the document`, async () => {
       const out = join(dir, `sigterm-${workers}.json`);
+      // level 1 sends 2 streams (--requests is raised to twice the users), level 2 then 4
+      const slow = async () => (await stats())["slow POST /v1/chat/completions"] ?? 0;
+      const before = await slow();
       const p = spawnCli([
         "sweep",
         "--base-url",
@@ -306,7 +309,10 @@ describe("SIGTERM ends the run promptly and writes what was finished", () => {
           }
         }, 100);
       });
-      await new Promise((r) => setTimeout(r, 1000));
+      // then until level 2's stream has reached the server: on a busy machine starting the
+      // level (two shard threads) took longer than the second this test once waited
+      while ((await slow()) < before + 3) await new Promise((r) => setTimeout(r, 100));
+      await new Promise((r) => setTimeout(r, 500));
       const t0 = performance.now();
       p.kill("SIGTERM");
       const code = await new Promise<number | null>((res) => p.on("close", (c) => res(c)));

@@ -138,9 +138,17 @@ describe("every reason a level is not valid, on every surface", () => {
       verdict: "not_judged",
       reason: expect.stringMatching(/p99 needs ≥ 299 samples/),
     });
-    // the same pair, both healthy: every latency row is judged (no busy loop, nothing invalid)
-    for (const m of ["ttft_p50_ms", "ttft_p95_ms", "itl_p50_ms", "output_tok_s"])
-      expect(pick(c.rows, "closed c=4", m).verdict, m).not.toBe("not_judged");
+    // the same pair, both healthy: every latency row is judged (no busy loop, nothing invalid),
+    // unless the machine itself made a run's client read late past the floor (a suite beside six
+    // busy loops did): then only for that measured reason, said on the row
+    const clientLate = [base.doc, healthy.doc].some((d) =>
+      reasonsOf(d, 4).some((r) => r.code === "client_bound"),
+    );
+    for (const m of ["ttft_p50_ms", "ttft_p95_ms", "itl_p50_ms", "output_tok_s"]) {
+      const row = pick(c.rows, "closed c=4", m);
+      if (row.verdict === "not_judged" && clientLate) expect(row.reason, m).toMatch(/client-bound/);
+      else expect(row.verdict, `${m}: ${row.reason}`).not.toBe("not_judged");
+    }
   }, 180_000);
 
   const cases: {

@@ -51,8 +51,10 @@ async function sweep(
     { timeoutMs: 90_000, nodeArgs },
   );
   expect(r.code, r.stderr).toBe(0);
+  // how late the mock's own timers fired (a busy machine's): its phases' times carry that much
+  const mockLateMs = (await m.stats()).lateness.max ?? 0;
   await m.close();
-  return { out, level: readResults(out).doc.levels[0]! };
+  return { out, level: readResults(out).doc.levels[0]!, mockLateMs };
 }
 
 async function compare(base: string, head: string) {
@@ -83,8 +85,10 @@ describe("why TTFT moved", () => {
     // two calls wait a whole call (about 95 ms) at c=4 on 2 slots
     expect(w.total).toBeGreaterThan(50);
     expect(w.line).toMatch(/\(mostly queue\)$/);
-    expect(w.parts.queue!).toBeGreaterThan(0.8 * w.total);
-    expect(Math.abs(w.parts.prefill!)).toBeLessThan(0.1 * w.total);
+    // the mock's prompt time is its first event's write less the admission: a late timer is in it
+    const late = Math.max(base.mockLateMs, head.mockLateMs);
+    expect(w.parts.queue!).toBeGreaterThan(0.8 * w.total - late);
+    expect(Math.abs(w.parts.prefill!)).toBeLessThan(0.1 * w.total + late);
     // one run each side: each side's parts sum to its percentile, so no rest beyond rounding
     const sum = w.parts.queue! + w.parts.prefill! + w.parts.client! + (w.parts.rest ?? 0);
     expect(Math.abs(sum - w.total)).toBeLessThanOrEqual(0.2);
@@ -180,7 +184,7 @@ describe("why it moved, from the server's /metrics (vLLM's flavour: no timings i
       expect(l.server_means!.requests).toBeGreaterThan(20);
     }
     // the mock's own record: 20 ms prefill, 15 × 5 ms decode; no queue on 4 slots for 4 users
-    expect(base.level.server_means!.queue_ms!).toBeLessThan(5);
+    expect(base.level.server_means!.queue_ms!).toBeLessThan(5 + base.mockLateMs);
     expect(base.level.server_means!.prefill_ms!).toBeGreaterThanOrEqual(20);
     // decode as the mock timed it: its token clock keeps to schedule, so a late first token shortens it a little
     expect(base.level.server_means!.decode_ms!).toBeGreaterThan(0.9 * 75);
@@ -212,6 +216,6 @@ describe("why it moved, from the server's /metrics (vLLM's flavour: no timings i
     const w = means(await compare(base.out, head.out), "E2E p95");
     expect(w.line).toMatch(/\(mostly decode\)$/);
     expect(w.parts.decode!).toBeGreaterThan(0.5 * (w.parts.decode! + Math.abs(w.parts.rest ?? 0)));
-    expect(Math.abs(w.parts.queue!)).toBeLessThan(5);
+    expect(Math.abs(w.parts.queue!)).toBeLessThan(5 + Math.max(base.mockLateMs, head.mockLateMs));
   }, 120_000);
 });
