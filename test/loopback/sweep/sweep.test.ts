@@ -47,13 +47,17 @@ describe("sweeps against the mock", () => {
     const [l2, l6] = doc.levels;
     expect(l2!.errors).toBe(0);
     expect(l6!.errors).toBe(0);
-    // 6 users on 2 slots: two thirds of requests wait roughly one or two full requests (~58 ms each)
-    expect(l6!.ttft_ms.p50!).toBeGreaterThan(2 * l2!.ttft_ms.p50!);
+    // 6 users on 2 slots: two thirds of requests wait one or two whole requests (30 + 7 x 4 =
+    // 58 ms each by the mock's schedule), so the median TTFT rises by at least half of one, less
+    // what level 2's own late reads added to it (a busy machine's: they only raise a TTFT)
+    const late = (l: typeof l2) => l!.client.lateness_bound_ms ?? 1;
+    expect(l6!.ttft_ms.p50! - l2!.ttft_ms.p50!).toBeGreaterThan(29 - late(l2));
     expect(l6!.output_tok_s).toBeLessThan(l2!.output_tok_s * 1.3);
     expect(l6!.peak_in_flight).toBe(6);
     // decode is not slowed by the queue (the slots cap the running requests): each request's mean
-    // gap, not the median single gap, which a busy machine's bursts of reads can make near zero
-    expect(l6!.tpot_ms.p50!).toBeLessThan(l2!.tpot_ms.p50! * 1.5);
+    // gap, not the median single gap, which a busy machine's bursts of reads can make near zero;
+    // a last token read late lengthens a request's 7 gaps by that lateness over 7
+    expect(l6!.tpot_ms.p50!).toBeLessThan(l2!.tpot_ms.p50! * 1.5 + (2 * late(l6)) / 7);
   });
 
   it("closed loop raises requests to 2x the users, with a notice", async () => {

@@ -283,8 +283,10 @@ describe("every reason a level is not valid, on every surface", () => {
       // a busy machine's late timers once stretched the span to within 19 % of the schedule's.) A
       // client blocked for short stretches catches up in bursts whose mean rate can still be the
       // one asked.
-      // from its first completions request on (the warm-up's): its start and checks run at full speed
-      env: { TB_BUSY_MS: "2000", TB_BUSY_EVERY_MS: "2010", TB_BUSY_FROM: "chat" },
+      // from its first completions request on to its 263rd (5 before the level: the prompt
+      // calibration's and the client's warm path; its 2 warm-ups; the level's 256): its start,
+      // checks, summary and writing run at full speed
+      env: { TB_BUSY_MS: "2000", TB_BUSY_EVERY_MS: "2010", TB_BUSY_FROM: "chat", TB_BUSY_REQUESTS: "263" },
       timeoutMs: 300_000,
     });
     expect(ok.doc.levels[0]!.validity!.reasons.map((r) => r.code)).not.toContain("load_shape");
