@@ -92,7 +92,8 @@ describe("GPU energy and cost per level", () => {
     // a server whose decode slows 60 % per running request (in its own process): 200 tok/s per
     // user alone, 71 at 4 users (yet more throughput: 267 tok/s against 152); the target 100
     // between them stays between on a busy machine, whose late timers only slow both (at 30 %
-    // per request the two were 200 and 105, and a late level 1 once read under a target of 150)
+    // per request they were 200 and 105 about a target of 150, an in-process mock's timers in
+    // the test's own loop, and the test failed once beside six busy loops)
     const slowing = await startMock({ ttftMs: 30, itlMs: 5, itlGrowthPerRunning: 0.6 });
     try {
       const out = join(tmp, "frontier.json");
