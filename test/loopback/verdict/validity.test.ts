@@ -283,10 +283,17 @@ describe("every reason a level is not valid, on every surface", () => {
       // a busy machine's late timers once stretched the span to within 19 % of the schedule's.) A
       // client blocked for short stretches catches up in bursts whose mean rate can still be the
       // one asked.
-      // from its first completions request on to its 263rd (5 before the level: the prompt
-      // calibration's and the client's warm path; its 2 warm-ups; the level's 256): its start,
-      // checks, summary and writing run at full speed
-      env: { TB_BUSY_MS: "2000", TB_BUSY_EVERY_MS: "2010", TB_BUSY_FROM: "chat", TB_BUSY_REQUESTS: "263" },
+      // from the level's first send (past 5 completions requests of the prompt calibration and
+      // the client's warm path, and 2 warm-ups) for 6 s: its sends span at least 2 s, or 6 s
+      // where a busy machine leaves it no time in the gaps (256 at 43 req/s or under), never the
+      // rate asked; its start, summary and writing run at full speed
+      env: {
+        TB_BUSY_MS: "2000",
+        TB_BUSY_EVERY_MS: "2010",
+        TB_BUSY_FROM: "chat",
+        TB_BUSY_SKIP: "7",
+        TB_BUSY_FOR_MS: "6000",
+      },
       timeoutMs: 300_000,
     });
     expect(ok.doc.levels[0]!.validity!.reasons.map((r) => r.code)).not.toContain("load_shape");
