@@ -71,9 +71,16 @@ describe("interleaved A/B in one job", () => {
           (r.interval_pct !== null && r.interval_pct[0] > 0 && (r.detectable ?? 0) > (r.delta_pct ?? 0)),
         JSON.stringify(r),
       ).toBe(true);
-    const busy = (doc.validity?.reasons ?? []).some((r) => r.code === "client_bound");
-    if (busy && s.gate.status !== "failed") {
-      expect(c.code).toBe(0);
+    // a level whose client read late is not judged: with TTFT then judged at the other level
+    // alone (or nowhere), the gate may pass, or fail on another row that did regress (E2E carries
+    // the TTFT's 6 ms): seen beside six busy loops, the head's c=2 read 105 ms late
+    const busy = [doc.validity, ...doc.levels.map((l) => l.validity)].some((v) =>
+      (v?.reasons ?? []).some((r) => r.code === "client_bound"),
+    );
+    if (busy && !ttftRows.some((r) => r.verdict === "regressed")) {
+      expect(c.code).toBe(s.gate.status === "failed" ? 1 : 0);
+      for (const k of s.gate.failed)
+        expect(s.rows.find((r) => `${r.benchmark}\u0000${r.measure}` === k)?.verdict, k).toBe("regressed");
       return;
     }
     expect(c.code, `${c.stderr}${c.stdout.slice(0, 4000)}`).toBe(1); // the gate failed
