@@ -20041,25 +20041,16 @@ function partMeasure(name, label, description, partOf, value, source) {
     value
   ];
 }
-var PER_REQUEST = "(from the server's per-request timings)", QUEUE = "the time before the server began the prompt, less the client's part: queue and transport", PREFILL = "the server's own prompt time (prefill and first token)", ttftPart = (q, part, what) => partMeasure(
-  `ttft_${q}_${part}_ms`,
-  `TTFT ${q} ${part}`,
-  `TTFT ${q}'s ${part} part: ${what} ${PER_REQUEST}`,
-  [`ttft_${q}_ms`],
-  (l) => l.ttft_split?.[q][`${part}_ms`] ?? null
-), e2ePart = (q, part, what) => partMeasure(
-  `e2e_${q}_${part}_ms`,
-  `E2E ${q} ${part}`,
-  `E2E ${q}'s ${part} part: ${what} ${PER_REQUEST}`,
-  [`e2e_${q}_ms`],
-  (l) => l.e2e_split?.[q][`${part}_ms`] ?? null
-), tpotPart = (part, what) => partMeasure(
-  `tpot_p50_${part}_ms`,
-  `TPOT p50 ${part}`,
-  `TPOT p50's ${part} part: ${what} ${PER_REQUEST}`,
-  ["tpot_p50_ms"],
-  (l) => l.tpot_split?.p50[`${part}_ms`] ?? null
-), TTFT_ROWS = ["ttft_p50_ms", "ttft_p95_ms"], E2E_ROWS = ["e2e_p50_ms", "e2e_p95_ms"], meanPart = (part, what, of) => partMeasure(
+var PER_REQUEST = "(from the server's per-request timings)", QUEUE = "the time before the server began the prompt, less the client's part: queue and transport", PREFILL = "the server's own prompt time (prefill and first token)", splitPart = (of, q, part, what) => {
+  let row = of.toUpperCase();
+  return partMeasure(
+    `${of}_${q}_${part}_ms`,
+    `${row} ${q} ${part}`,
+    `${row} ${q}'s ${part} part: ${what} ${PER_REQUEST}`,
+    [`${of}_${q}_ms`],
+    (l) => l[`${of}_split`]?.[q]?.[`${part}_ms`] ?? null
+  );
+}, TTFT_ROWS = ["ttft_p50_ms", "ttft_p95_ms"], E2E_ROWS = ["e2e_p50_ms", "e2e_p95_ms"], meanPart = (part, what, of) => partMeasure(
   `server_mean_${part}_ms`,
   `server mean ${part}`,
   `the server's own mean ${what} over the level's window (its /metrics histograms)`,
@@ -20123,25 +20114,31 @@ var PER_REQUEST = "(from the server's per-request timings)", QUEUE = "the time b
     null
   ],
   ...["p50", "p95"].flatMap((q) => [
-    ttftPart(q, "queue", QUEUE),
-    ttftPart(q, "prefill", PREFILL),
-    ttftPart(q, "client", "the client's median lateness in reading what arrived")
+    splitPart("ttft", q, "queue", QUEUE),
+    splitPart("ttft", q, "prefill", PREFILL),
+    splitPart("ttft", q, "client", "the client's median lateness in reading what arrived")
   ]),
   meanPart("queue", "time waiting for a slot", [...TTFT_ROWS, ...E2E_ROWS]),
   meanPart("prefill", "time from scheduled to first token", [...TTFT_ROWS, ...E2E_ROWS]),
   meanPart("decode", "time from first token to last", E2E_ROWS),
   ...["p50", "p95"].flatMap((q) => [
-    e2ePart(q, "queue", QUEUE),
-    e2ePart(q, "prefill", PREFILL),
-    e2ePart(q, "decode", "the server's own decode time (first token to last)"),
-    e2ePart(
+    splitPart("e2e", q, "queue", QUEUE),
+    splitPart("e2e", q, "prefill", PREFILL),
+    splitPart("e2e", q, "decode", "the server's own decode time (first token to last)"),
+    splitPart(
+      "e2e",
       q,
       "client",
       "the client's lateness at the first token and the stream's time beyond the server's decode"
     )
   ]),
-  tpotPart("decode", "the server's own decode time over the output tokens after the first"),
-  tpotPart("client", "TPOT less the server's per-token time: the client reading late and the transport")
+  splitPart("tpot", "p50", "decode", "the server's own decode time over the output tokens after the first"),
+  splitPart(
+    "tpot",
+    "p50",
+    "client",
+    "TPOT less the server's per-token time: the client reading late and the transport"
+  )
 ];
 
 // src/shared/measure-types.ts
@@ -21557,12 +21554,12 @@ function decideGate(rows, evidence, o) {
 }
 
 // src/shared/row-splits.ts
-var PARTS = MEASURES.filter((m) => m.part_of !== void 0), sourceOf = (m) => m.split_source ?? "server_timings", partsOf = (measure, source) => PARTS.filter((p) => p.part_of.includes(measure) && sourceOf(p) === source), SOURCES = ["server_timings", "metrics"], mean2 = (xs) => xs.reduce((a, x) => a + x, 0) / xs.length, INDEX = /* @__PURE__ */ new WeakMap();
-function partValue(run, key) {
-  let m = INDEX.get(run);
-  return m === void 0 && (m = indexRuns([run])[0], INDEX.set(run, m)), m.get(key);
-}
+var PARTS = MEASURES.filter((m) => m.part_of !== void 0), sourceOf = (m) => m.split_source ?? "server_timings", partsOf = (measure, source) => PARTS.filter((p) => p.part_of.includes(measure) && sourceOf(p) === source), SOURCES = ["server_timings", "metrics"], mean2 = (xs) => xs.reduce((a, x) => a + x, 0) / xs.length;
 function withSplits(rows, head, baseFor) {
+  let index = /* @__PURE__ */ new Map(), partValue = (run, key) => {
+    let m = index.get(run);
+    return m === void 0 && (m = indexRuns([run])[0], index.set(run, m)), m.get(key);
+  };
   for (let r of rows)
     if (r.level !== null)
       for (let source of SOURCES) {

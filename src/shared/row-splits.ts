@@ -23,17 +23,6 @@ const SOURCES: readonly SplitSource[] = ["server_timings", "metrics"];
 
 const mean = (xs: readonly number[]) => xs.reduce((a, x) => a + x, 0) / xs.length;
 
-/** Each run's values by key, indexed once: a comparison reads every part of every row of it. */
-const INDEX = new WeakMap<RunFigures, Map<string, number>>();
-function partValue(run: RunFigures, key: string): number | undefined {
-  let m = INDEX.get(run);
-  if (m === undefined) {
-    m = indexRuns([run])[0]!;
-    INDEX.set(run, m);
-  }
-  return m.get(key);
-}
-
 /**
  * Each row of a measure with parts gets its `split` from the first source whose every part has a
  * value on both sides (`baseFor`: the base runs the row's own base figure came from).
@@ -43,6 +32,16 @@ export function withSplits(
   head: readonly RunFigures[],
   baseFor: (row: VerdictRow) => readonly RunFigures[],
 ): void {
+  // each run's values by key, indexed once for this comparison: it reads every part of every row
+  const index = new Map<RunFigures, Map<string, number>>();
+  const partValue = (run: RunFigures, key: string): number | undefined => {
+    let m = index.get(run);
+    if (m === undefined) {
+      m = indexRuns([run])[0]!;
+      index.set(run, m);
+    }
+    return m.get(key);
+  };
   for (const r of rows) {
     if (r.level === null) continue;
     for (const source of SOURCES) {

@@ -33,35 +33,26 @@ const PER_REQUEST = "(from the server's per-request timings)";
 const QUEUE = "the time before the server began the prompt, less the client's part: queue and transport";
 const PREFILL = "the server's own prompt time (prefill and first token)";
 
-/** One TTFT percentile's part (`ttft_split`). */
-const ttftPart = (q: "p50" | "p95", part: "queue" | "prefill" | "client", what: string) =>
-  partMeasure(
-    `ttft_${q}_${part}_ms`,
-    `TTFT ${q} ${part}`,
-    `TTFT ${q}'s ${part} part: ${what} ${PER_REQUEST}`,
-    [`ttft_${q}_ms`],
-    (l) => l.ttft_split?.[q][`${part}_ms`] ?? null,
+/**
+ * One part of a row split per request (`ttft_split`, `e2e_split`, `tpot_split`): a part the
+ * level's split lacks (TTFT has no decode, TPOT no p95) reads null.
+ */
+const splitPart = (
+  of: "ttft" | "e2e" | "tpot",
+  q: "p50" | "p95",
+  part: "queue" | "prefill" | "decode" | "client",
+  what: string,
+) => {
+  const row = of.toUpperCase();
+  return partMeasure(
+    `${of}_${q}_${part}_ms`,
+    `${row} ${q} ${part}`,
+    `${row} ${q}'s ${part} part: ${what} ${PER_REQUEST}`,
+    [`${of}_${q}_ms`],
+    (l) =>
+      (l[`${of}_split`]?.[q as "p50"] as Record<string, number | null> | undefined)?.[`${part}_ms`] ?? null,
   );
-
-/** One E2E percentile's part (`e2e_split`). */
-const e2ePart = (q: "p50" | "p95", part: "queue" | "prefill" | "decode" | "client", what: string) =>
-  partMeasure(
-    `e2e_${q}_${part}_ms`,
-    `E2E ${q} ${part}`,
-    `E2E ${q}'s ${part} part: ${what} ${PER_REQUEST}`,
-    [`e2e_${q}_ms`],
-    (l) => l.e2e_split?.[q][`${part}_ms`] ?? null,
-  );
-
-/** TPOT p50's part (`tpot_split`). */
-const tpotPart = (part: "decode" | "client", what: string) =>
-  partMeasure(
-    `tpot_p50_${part}_ms`,
-    `TPOT p50 ${part}`,
-    `TPOT p50's ${part} part: ${what} ${PER_REQUEST}`,
-    ["tpot_p50_ms"],
-    (l) => l.tpot_split?.p50[`${part}_ms`] ?? null,
-  );
+};
 
 const TTFT_ROWS = ["ttft_p50_ms", "ttft_p95_ms"];
 const E2E_ROWS = ["e2e_p50_ms", "e2e_p95_ms"];
@@ -137,23 +128,29 @@ export const RUN_MEASURES: readonly [MeasureDef, LevelValue | null][] = [
     null,
   ],
   ...(["p50", "p95"] as const).flatMap((q) => [
-    ttftPart(q, "queue", QUEUE),
-    ttftPart(q, "prefill", PREFILL),
-    ttftPart(q, "client", "the client's median lateness in reading what arrived"),
+    splitPart("ttft", q, "queue", QUEUE),
+    splitPart("ttft", q, "prefill", PREFILL),
+    splitPart("ttft", q, "client", "the client's median lateness in reading what arrived"),
   ]),
   meanPart("queue", "time waiting for a slot", [...TTFT_ROWS, ...E2E_ROWS]),
   meanPart("prefill", "time from scheduled to first token", [...TTFT_ROWS, ...E2E_ROWS]),
   meanPart("decode", "time from first token to last", E2E_ROWS),
   ...(["p50", "p95"] as const).flatMap((q) => [
-    e2ePart(q, "queue", QUEUE),
-    e2ePart(q, "prefill", PREFILL),
-    e2ePart(q, "decode", "the server's own decode time (first token to last)"),
-    e2ePart(
+    splitPart("e2e", q, "queue", QUEUE),
+    splitPart("e2e", q, "prefill", PREFILL),
+    splitPart("e2e", q, "decode", "the server's own decode time (first token to last)"),
+    splitPart(
+      "e2e",
       q,
       "client",
       "the client's lateness at the first token and the stream's time beyond the server's decode",
     ),
   ]),
-  tpotPart("decode", "the server's own decode time over the output tokens after the first"),
-  tpotPart("client", "TPOT less the server's per-token time: the client reading late and the transport"),
+  splitPart("tpot", "p50", "decode", "the server's own decode time over the output tokens after the first"),
+  splitPart(
+    "tpot",
+    "p50",
+    "client",
+    "TPOT less the server's per-token time: the client reading late and the transport",
+  ),
 ];
