@@ -80,6 +80,12 @@ for (const arrival of ["poisson", "constant"]) {
     console.log(
       `${arrival.padEnd(8)} seed ${seed}: ${f(answer, 2)} req/s (${off >= 0 ? "+" : ""}${f(100 * off, 1)} % of ${f(CAPACITY, 2)}), bracket ${f(lo ?? Number.NaN, 2)}-${f(hi ?? Number.NaN, 2)} (${f(100 * width, 1)} %), highest delivered by a passing probe ${f(delivered, 2)}, ${s.probes} probes [${pass ? "PASS" : "MISS"}]`,
     );
+    // a miss names its probes in order: the rate, the pass share, steady or not, what finished per second
+    if (!pass)
+      for (const l of doc.levels)
+        console.log(
+          `    probe ${f(l.level, 2)} req/s: ${f(l.slo_pass_pct ?? 0, 1)} % passed, ${l.steady_state?.steady ? "steady" : "not steady"}${l.steady_state?.fell_behind ? ", fell behind" : ""}, finished ${f(l.steady_state?.completed_rps ?? Number.NaN, 2)} req/s`,
+        );
     results.push({
       arrival,
       seed,

@@ -41477,13 +41477,13 @@ function steadyWindow(records2, o) {
     fellBehind: !1
   }, fmt4 = (x) => x.toFixed(x < 10 ? 2 : 1);
   if (o.mode === "open") {
-    let spanEnd = maxOf(recs.map((r) => r.intended_send_ms ?? r.send_ms)), doneAt = ends.filter((t) => t > first && t <= spanEnd).sort((a, b) => a - b), done = doneAt.length, paceS = done >= 3 ? (doneAt[done - 1] - doneAt[0]) / 1e3 : 0, q = Math.max(2, Math.floor(recs.length / 4)), e2eOf = (xs) => median(xs.filter((r) => r.error === null && r.end_ms !== null).map((r) => r.end_ms - r.send_ms)), early = e2eOf(recs.slice(0, q)), late = e2eOf(recs.slice(-q)), spanS = (spanEnd - first) / 1e3;
+    let spanEnd = maxOf(recs.map((r) => r.intended_send_ms ?? r.send_ms)), doneAt = ends.filter((t) => t > first && t <= spanEnd).sort((a, b) => a - b), done = doneAt.length, pace = done >= 3 ? paceRps(doneAt) : null, q = Math.max(2, Math.floor(recs.length / 4)), e2eOf = (xs) => median(xs.filter((r) => r.error === null && r.end_ms !== null).map((r) => r.end_ms - r.send_ms)), early = e2eOf(recs.slice(0, q)), late = e2eOf(recs.slice(-q)), spanS = (spanEnd - first) / 1e3;
     if (early !== null && late !== null && late >= 1.5 * early && recs.length - done > arrivalNoise(recs.length, o.arrival ?? "poisson", o.burstiness ?? 1))
       return {
         ...w,
         steady: !1,
         fellBehind: !0,
-        completedRps: paceS > 0 ? (done - 1) / paceS : spanS > 0 ? done / spanS : null,
+        completedRps: pace ?? (spanS > 0 ? done / spanS : null),
         reason: `the server fell behind: ${done} requests finished in the ${fmt4(spanS)} s they arrived over while ${recs.length} arrived, and E2E rose from ${fmt4(early / 1e3)} s to ${fmt4(late / 1e3)} s (its queue grew all level)`
       };
   }
@@ -41538,6 +41538,14 @@ function windowRates(records2, w, slo, openLoop) {
     req_s: per(done),
     goodput_req_s: per(good)
   };
+}
+function paceRps(doneAtMs) {
+  let n = doneAtMs.length, meanT = doneAtMs.reduce((a, b) => a + b, 0) / n, meanI = (n - 1) / 2, sty = 0, stt = 0;
+  for (let i = 0; i < n; i++) {
+    let dt = doneAtMs[i] - meanT;
+    sty += dt * (i - meanI), stt += dt * dt;
+  }
+  return stt > 0 ? 1e3 * sty / stt : null;
 }
 
 // src/core/results/ttft-split.ts

@@ -146,9 +146,9 @@ export function steadyWindow(
     const spanEnd = maxOf(recs.map((r) => r.intended_send_ms ?? r.send_ms));
     const doneAt = ends.filter((t) => t > first && t <= spanEnd).sort((a, b) => a - b);
     const done = doneAt.length;
-    // What it finished per second while saturated: between its first and last completion in the
-    // span (the first lifetime, before anything could finish, is not the server's pace).
-    const paceS = done >= 3 ? (doneAt[done - 1]! - doneAt[0]!) / 1000 : 0;
+    // What it finished per second while saturated: the slope of completions over time in the span
+    // (the first lifetime, before anything could finish, is not the server's pace).
+    const pace = done >= 3 ? paceRps(doneAt) : null;
     const q = Math.max(2, Math.floor(recs.length / 4));
     const e2eOf = (xs: readonly RequestRecord[]) =>
       median(xs.filter((r) => r.error === null && r.end_ms !== null).map((r) => r.end_ms! - r.send_ms));
@@ -165,7 +165,7 @@ export function steadyWindow(
         ...w,
         steady: false,
         fellBehind: true,
-        completedRps: paceS > 0 ? (done - 1) / paceS : spanS > 0 ? done / spanS : null,
+        completedRps: pace ?? (spanS > 0 ? done / spanS : null),
         reason: `the server fell behind: ${done} requests finished in the ${fmt(spanS)} s they arrived over while ${recs.length} arrived, and E2E rose from ${fmt(early / 1000)} s to ${fmt(late / 1000)} s (its queue grew all level)`,
       };
   }
@@ -244,4 +244,25 @@ export function windowRates(
     req_s: per(done),
     goodput_req_s: per(good),
   };
+}
+
+/**
+ * Completions per second from their times (ms, sorted): the least-squares slope of the count over
+ * time. A server whose slots were filled at once finishes in batches; counting from the first
+ * completion to the last, (n - 1) / span, counts the first batch's other members as done inside
+ * the span, so 16 slots over 8 batches read 7 % fast; the slope of a staircase is its step height
+ * over its step width whatever its phase. Null when the completions share one instant.
+ */
+export function paceRps(doneAtMs: readonly number[]): number | null {
+  const n = doneAtMs.length;
+  const meanT = doneAtMs.reduce((a, b) => a + b, 0) / n;
+  const meanI = (n - 1) / 2;
+  let sty = 0;
+  let stt = 0;
+  for (let i = 0; i < n; i++) {
+    const dt = doneAtMs[i]! - meanT;
+    sty += dt * (i - meanI);
+    stt += dt * dt;
+  }
+  return stt > 0 ? (1000 * sty) / stt : null;
 }

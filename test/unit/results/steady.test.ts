@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { steadyWindow } from "../../../src/core/results/steady.ts";
+import { paceRps, steadyWindow } from "../../../src/core/results/steady.ts";
 import { rec } from "../../helpers/records.ts";
 
 describe("steadyWindow", () => {
@@ -43,5 +43,24 @@ describe("steadyWindow", () => {
     expect(w.reason).toMatch(
       /^the server fell behind: 13 requests finished in the 3\.90 s they arrived over while 40 arrived, and E2E rose/,
     );
+  });
+
+  it("a server far behind that finishes in batches: its pace is batch size over batch period, whatever the phase", () => {
+    // 16 slots filled at once, each held 444 ms, offered 64 req/s for 4 s: completions come 16 at a
+    // time every 444 ms (36.04 req/s); counting from the first to the last reads (8 x 16 - 1) / 3.1 s
+    const period = 444;
+    const records = Array.from({ length: 256 }, (_, i) => {
+      const send = (i * 1000) / 64;
+      const batch = Math.floor(i / 16) + 1;
+      const end = batch * period + (i % 16) * 0.2;
+      return { ...rec({ id: i, send_ms: send, events: [end - 10], end_ms: end }), intended_send_ms: send };
+    });
+    const w = steadyWindow(records, { mode: "open", level: 64, minSteadyS: null, arrival: "constant" });
+    expect(w.fellBehind).toBe(true);
+    expect(w.completedRps! / (16000 / period) - 1).toBeGreaterThan(-0.01);
+    expect(w.completedRps! / (16000 / period) - 1).toBeLessThan(0.01);
+    // evenly spaced completions: the slope is one over the gap; one instant has no slope
+    expect(paceRps([0, 25, 50, 75, 100])).toBeCloseTo(40, 9);
+    expect(paceRps([7, 7, 7])).toBeNull();
   });
 });
