@@ -26,6 +26,8 @@ export interface LocalService {
   adminToken: string;
   persistDir: string;
   proc: ChildProcess;
+  /** The last `chars` of what wrangler dev printed (its request lines among them). */
+  log(chars?: number): string;
   stop(): Promise<void>;
   apiToken(repo: string): Promise<string>;
 }
@@ -102,6 +104,7 @@ export async function startService(
     adminToken,
     persistDir: dir,
     proc,
+    log: (chars = 4000) => log.slice(-chars),
     async stop() {
       if (proc.exitCode !== null) return;
       await new Promise<void>((r) => {

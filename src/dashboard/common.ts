@@ -31,12 +31,29 @@ if (fromHash) {
 
 export class NeedsReadToken extends Error {}
 
+/**
+ * How long a page waits for one answer of the service: past it the page says which call went
+ * unanswered instead of staying blank. A page's calls take well under a second on an idle service
+ * and a few on a busy 2-core machine; a minute is a service that is not answering.
+ */
+const API_WAIT_MS = 60_000;
+
 export async function api<T>(path: string): Promise<T> {
   const token = sessionStorage.getItem(TOKEN_KEY);
-  const res = await fetch(path, {
-    headers: { accept: "application/json", ...(token ? { authorization: `Bearer ${token}` } : {}) },
-  });
-  const body = (await res.json()) as T & { error?: { code: string; message: string } };
+  let res: Response;
+  let body: T & { error?: { code: string; message: string } };
+  try {
+    res = await fetch(path, {
+      headers: { accept: "application/json", ...(token ? { authorization: `Bearer ${token}` } : {}) },
+      signal: AbortSignal.timeout(API_WAIT_MS),
+    });
+    body = await res.json();
+  } catch (err) {
+    if ((err as Error).name !== "TimeoutError") throw err;
+    throw new Error(
+      `the results service did not answer ${path.split("?")[0]} within ${API_WAIT_MS / 1000} s: check that it is running (its log names each request it served), then reload the page`,
+    );
+  }
   if (res.status === 401 && body.error?.code === "read_token_required") throw new NeedsReadToken();
   if (!res.ok)
     throw new Error(body.error ? `${body.error.code}: ${body.error.message}` : `HTTP ${res.status}`);
@@ -56,11 +73,12 @@ export function askForReadToken(): void {
 /** An SVG of this service as an object URL (fetched with the read token when there is one). */
 export async function svgUrl(path: string): Promise<string | null> {
   const token = sessionStorage.getItem(TOKEN_KEY);
-  const res = await fetch(path, { headers: token ? { authorization: `Bearer ${token}` } : {} }).catch(
-    () => null,
-  );
-  if (!res?.ok) return null;
-  return URL.createObjectURL(new Blob([await res.text()], { type: "image/svg+xml" }));
+  const res = await fetch(path, {
+    headers: token ? { authorization: `Bearer ${token}` } : {},
+    signal: AbortSignal.timeout(API_WAIT_MS),
+  }).catch(() => null);
+  const text = res?.ok ? await res.text().catch(() => null) : null;
+  return text === null ? null : URL.createObjectURL(new Blob([text], { type: "image/svg+xml" }));
 }
 
 export async function chart(el: HTMLElement, spec: Spec): Promise<void> {

@@ -4,21 +4,19 @@
 // `wrangler dev` with a seeded local D1: pages load without console errors, charts render with
 // data, navigation repository -> measure -> run works; screenshots go to test-output/.
 
-import { existsSync, mkdirSync, readFileSync } from "node:fs";
+import { mkdirSync, readFileSync } from "node:fs";
 import { resolve } from "node:path";
-import { type Browser, chromium, type Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type LocalService, startService } from "../../../scripts/local-service.ts";
 import type { ResultDocument } from "../../../src/schema/v1.ts";
 import { frontierOf } from "../../../src/shared/frontier.ts";
 import { agentCapacitySaturation } from "../../helpers/agent-capacity.ts";
+import { launchChromium, newPage, waitReady } from "../../helpers/browser.ts";
 import { fasterBy } from "../../helpers/scale.ts";
 
 const ROOT = resolve(import.meta.dirname, "../../..");
 const OUT = resolve(ROOT, "test-output");
-const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
-// `npm test` stops at once when Chromium is missing (scripts/test-prerequisites.mjs), unless
-// TOKENBENCH_SKIP_BROWSER=1 leaves these tests out on purpose.
 const repo = "acme/dash";
 
 function doc(i: number, scale: number, branch = "main"): ResultDocument {
@@ -68,28 +66,13 @@ describe.skipIf(process.env.TOKENBENCH_SKIP_BROWSER === "1")("dashboard in headl
   const errors: string[] = [];
 
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM))
-      throw new Error(
-        `no Chromium at ${CHROMIUM}: install it (Debian: apt-get install chromium) or set CHROMIUM_PATH; TOKENBENCH_SKIP_BROWSER=1 skips these tests`,
-      );
     service = await startService();
     const token = await service.apiToken(repo);
     // 8 stable runs of main, then a 30 % drop that stays (a change point), then one PR run
     const scales = [1, 1.02, 0.98, 1.01, 0.99, 1.0, 1.03, 0.97, 0.7, 0.71, 0.69, 0.7];
     const seeds = [...scales.map((s, i) => doc(i, s)), doc(scales.length, 0.72, "feature")];
     await uploadAll(service.url, token, seeds);
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-quic",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-      ],
-    });
+    browser = await launchChromium();
     mkdirSync(OUT, { recursive: true });
   }, 120_000);
   afterAll(async () => {
@@ -98,14 +81,13 @@ describe.skipIf(process.env.TOKENBENCH_SKIP_BROWSER === "1")("dashboard in headl
   });
 
   async function open(path: string, width = 1280): Promise<Page> {
-    const page = await browser.newPage({ viewport: { width, height: 900 } });
+    const page = await newPage(browser, width);
     page.on("console", (m) => {
       if (m.type() === "error" || m.type() === "warning") errors.push(`${path}: ${m.type()}: ${m.text()}`);
     });
     page.on("pageerror", (e) => errors.push(`${path}: ${e.message}`));
     await page.goto(`${service.url}${path}`);
-    // Generous: on a busy 2-core CI machine the page, workerd and other test files share the CPU.
-    await page.waitForSelector("body[data-ready]", { timeout: 90_000 });
+    await waitReady(page, service.log, "any");
     return page;
   }
 
@@ -120,7 +102,7 @@ describe.skipIf(process.env.TOKENBENCH_SKIP_BROWSER === "1")("dashboard in headl
     await home.screenshot({ path: resolve(OUT, "dashboard-home.png"), fullPage: true });
     await home.click(`a.repo:has-text("${repo}")`);
     await home.waitForURL(`**/r/${repo}`);
-    await home.waitForSelector("body[data-ready='true']");
+    await waitReady(home, service.log);
     // it opens on the highest closed-loop level, where a change shows most
     expect(await home.$eval("select[name='benchmark']", (s) => (s as HTMLSelectElement).value)).toBe(
       "closed c=4",
@@ -161,7 +143,7 @@ describe.skipIf(process.env.TOKENBENCH_SKIP_BROWSER === "1")("dashboard in headl
     // choose another benchmark through the form: the page reloads with it
     await home.selectOption("select[name='benchmark']", "closed c=1");
     await home.waitForURL(/benchmark=closed\+c%3D1|benchmark=closed%20c%3D1/);
-    await home.waitForSelector("body[data-ready='true']");
+    await waitReady(home, service.log);
     await home.waitForSelector(".trend[data-measure='ttft_p95_ms'] svg .mark-line path");
 
     // a PR branch: its point over the base branch's band and points
@@ -186,7 +168,7 @@ describe.skipIf(process.env.TOKENBENCH_SKIP_BROWSER === "1")("dashboard in headl
 
     await home.click("table.runs a.run >> nth=0");
     await home.waitForURL(/\/runs\/[0-9a-f]{16}$/);
-    await home.waitForSelector("body[data-ready='true']");
+    await waitReady(home, service.log);
     expect(await home.$$eval("table.levels tbody tr", (els) => els.length)).toBe(2);
     // the run page: verdicts against its baseline, links to the commit, PR and workflow run
     expect(await home.$$eval("table.verdicts tbody tr", (els) => els.length)).toBeGreaterThan(0);
@@ -223,21 +205,21 @@ describe.skipIf(process.env.TOKENBENCH_SKIP_BROWSER === "1")("dashboard in headl
         body: JSON.stringify(doc(0, 1)),
       });
       expect(up.status).toBe(201);
-      const page = await browser.newPage();
+      const page = await newPage(browser);
       await page.goto(`${guarded.url}/`);
-      await page.waitForSelector("body[data-ready='token']", { timeout: 90_000 });
+      await page.waitForSelector("body[data-ready='token']");
       await page.fill("#read-token", "wrong");
       await page.click("#read-token-form button");
       await page.waitForSelector("body[data-ready='token'] p.error");
       await page.fill("#read-token", "rt-secret");
       await page.click("#read-token-form button");
-      await page.waitForSelector("body[data-ready='true']", { timeout: 90_000 });
+      await waitReady(page, guarded.log);
       expect(await page.textContent(`a.repo:has-text("${repo}")`)).toContain(repo);
       await page.close();
       // a link that carries the token: used, then removed from the address bar
-      const linked = await browser.newPage();
+      const linked = await newPage(browser);
       await linked.goto(`${guarded.url}/r/${repo}#read-token=rt-secret`);
-      await linked.waitForSelector("body[data-ready='true']", { timeout: 90_000 });
+      await waitReady(linked, guarded.log);
       expect(linked.url()).not.toContain("rt-secret");
       await linked.close();
     } finally {
@@ -275,7 +257,7 @@ describe.skipIf(process.env.TOKENBENCH_SKIP_BROWSER === "1")("dashboard in headl
     await page.screenshot({ path: resolve(OUT, "dashboard-agent-capacity.png"), fullPage: true });
     await page.click("table.runs a.run >> nth=0");
     await page.waitForURL(/\/runs\/[0-9a-f]{16}$/);
-    await page.waitForSelector("body[data-ready='true']");
+    await waitReady(page, service.log);
     const row = await page.$$eval("table.verdicts tbody tr", (trs) =>
       trs.map((tr) => tr.textContent ?? "").find((t) => t.includes("agent capacity fast")),
     );
@@ -314,7 +296,7 @@ describe.skipIf(process.env.TOKENBENCH_SKIP_BROWSER === "1")("dashboard in headl
     const page = await open(`/r/${whyRepo}?branch=feature`);
     await page.click("table.runs a.run >> nth=0");
     await page.waitForURL(/\/runs\/[0-9a-f]{16}$/);
-    await page.waitForSelector("body[data-ready='true']");
+    await waitReady(page, service.log);
     const lines = await page.$$eval("section.why li", (lis) => lis.map((li) => li.textContent ?? ""));
     expect(lines.length).toBeGreaterThan(0);
     for (const l of lines)
@@ -375,7 +357,7 @@ describe.skipIf(process.env.TOKENBENCH_SKIP_BROWSER === "1")("dashboard in headl
     await page.screenshot({ path: resolve(OUT, "dashboard-startup.png"), fullPage: true });
     await page.click("table.runs a.run >> nth=0");
     await page.waitForURL(/\/runs\/[0-9a-f]{16}$/);
-    await page.waitForSelector("body[data-ready='true']");
+    await waitReady(page, service.log);
     const row = await page.$$eval("table.verdicts tbody tr", (trs) =>
       trs.map((tr) => tr.textContent ?? "").find((t) => t.includes("server startup")),
     );
@@ -397,7 +379,7 @@ describe.skipIf(process.env.TOKENBENCH_SKIP_BROWSER === "1")("dashboard in headl
     const seeds = [1, 1.02, 0.98, 1.01, 0.99, 1.0].map((x, i) => run(i, x));
     await uploadAll(service.url, token, [...seeds, run(6, 0.8, "feature"), run(7, 0.79, "feature")]);
     const page = await open(`/r/${prRepo}/pull/9`);
-    await page.waitForSelector("body[data-ready='true']");
+    await waitReady(page, service.log);
     await page.waitForSelector(".trend[data-measure='ttft_p95_ms'] svg .mark-line path");
     expect(await page.textContent("h1")).toBe("PR #9");
     // the newest run's verdict first, regressed against main
@@ -433,7 +415,7 @@ describe.skipIf(process.env.TOKENBENCH_SKIP_BROWSER === "1")("dashboard in headl
 
   it("is readable on a phone: no horizontal overflow", { timeout: 150_000 }, async () => {
     const page = await open(`/r/${repo}`, 375);
-    await page.waitForSelector(".trend svg .mark-line path", { timeout: 90_000 });
+    await page.waitForSelector(".trend svg .mark-line path");
     await page.screenshot({ path: resolve(OUT, "dashboard-phone.png"), fullPage: true });
     const overflow = await page.evaluate(() => {
       const w = document.documentElement.clientWidth;
@@ -487,5 +469,22 @@ describe.skipIf(process.env.TOKENBENCH_SKIP_BROWSER === "1")("dashboard in headl
     expect(await page.textContent(".error")).toContain("run_not_found");
     await page.close();
     errors.length = 0; // the failed fetch logs a console error by design
+  });
+
+  it("a service that never answers one call: after a minute the page names the call, not a blank page", {
+    timeout: 150_000,
+  }, async () => {
+    const page = await newPage(browser);
+    // the run's own document never comes back; everything else is the real service
+    await page.route(/\/api\/v1\/runs\/[0-9a-f]{16}$/, () => {});
+    const t0 = Date.now();
+    await page.goto(`${service.url}/runs/0000000000000001`);
+    await waitReady(page, service.log, "error");
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(60_000);
+    expect(await page.textContent(".error")).toBe(
+      "the results service did not answer /api/v1/runs/0000000000000001 within 60 s: check that it is running (its log names each request it served), then reload the page",
+    );
+    await page.close();
+    errors.length = 0;
   });
 });

@@ -6,10 +6,10 @@
 // figures, change, interval, method, verdict) and the same counts, with the same `thresholds`
 // (the publishing job's: rules planted in the head's artifact are not believed) and a level only
 // the head ran (a row without a baseline everywhere, never a refusal).
-import { copyFileSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type Browser, chromium } from "playwright-core";
+import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type LocalService, startService } from "../../../scripts/local-service.ts";
 import { runAction } from "../../../scripts/run-action.ts";
@@ -25,10 +25,10 @@ import {
   verdictWord,
 } from "../../../src/shared/verdict-text.ts";
 import { SHIELDS_COLORS } from "../../../src/worker/badge.ts";
+import { launchChromium, newPage, waitReady } from "../../helpers/browser.ts";
 import { runCli } from "../../helpers/cli.ts";
 import { startGitHubApi } from "../../helpers/github-api.ts";
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 const repo = "acme/one-verdict";
 /** The rules every surface is given (the Action's `thresholds`, the CLI's `--thresholds`). */
 const RULES = "ttft_p95_ms=+10%, *=t-test";
@@ -74,7 +74,6 @@ describe.skipIf(process.env.TOKENBENCH_SKIP_BROWSER === "1")("one verdict on eve
   const headPath = join(dir, "head.json");
 
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM)) throw new Error(`no Chromium at ${CHROMIUM}: install it or set CHROMIUM_PATH`);
     [service, gh] = await Promise.all([startService(), startGitHubApi({ runs: [], pulls: [] })]);
     // The head's server is 15 % slower to first token: some rows regress, most do not. The head
     // also ran a level the base did not (c=8).
@@ -100,7 +99,7 @@ describe.skipIf(process.env.TOKENBENCH_SKIP_BROWSER === "1")("one verdict on eve
     const head = JSON.parse(readFileSync(headPath, "utf8"));
     head.verdict_rules = { thresholds: "*=off", gate: "off", fwer_pct: 5, fail_on: "never" };
     writeFileSync(headPath, JSON.stringify(head));
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox", "--disable-gpu"] });
+    browser = await launchChromium();
   }, 180_000);
   afterAll(async () => {
     await browser?.close();
@@ -235,9 +234,9 @@ describe.skipIf(process.env.TOKENBENCH_SKIP_BROWSER === "1")("one verdict on eve
 
     // 6. the dashboard's run page, and the PR page that leads to the same run
     for (const path of [`/runs/${headId}`, `/r/${repo}/pull/3`]) {
-      const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+      const page = await newPage(browser);
       await page.goto(`${service.url}${path}`);
-      await page.waitForSelector("body[data-ready='true']", { timeout: 90_000 });
+      await waitReady(page, service.log);
       const shown = await page.$$eval("table.verdicts tbody tr", (trs) =>
         trs.map((tr) => [...tr.querySelectorAll("td")].map((td) => td.textContent ?? "").join(" | ")),
       );

@@ -11,10 +11,10 @@
 // goes through the results service: its API rows and the dashboard's run page. The same pair
 // without the busy loop is judged as before; another driver and server version are named in the
 // comment's first lines; a server that answers differently at temperature 0 is named.
-import { copyFileSync, existsSync, mkdtempSync, readFileSync } from "node:fs";
+import { copyFileSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type Browser, chromium } from "playwright-core";
+import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fakeNvidiaSmiPath } from "../../../scripts/fake-gpu.ts";
 import { type LocalService, startService } from "../../../scripts/local-service.ts";
@@ -23,11 +23,11 @@ import type { MockOptions } from "../../../src/mock/index.ts";
 import { parseResultDocument, type ResultDocument } from "../../../src/schema/v1.ts";
 import type { CompareResponse } from "../../../src/shared/api-types.ts";
 import type { VerdictRow } from "../../../src/shared/verdict.ts";
+import { launchChromium, newPage, waitReady } from "../../helpers/browser.ts";
 import { ROOT, runCli } from "../../helpers/cli.ts";
 import { startGitHubApi } from "../../helpers/github-api.ts";
 import { type MockProcess, startMock } from "../../helpers/mock-process.ts";
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 const dir = mkdtempSync(join(tmpdir(), "tokenbench-validity-"));
 // The suite's other files load this 2-core machine beside these sweeps: a client-late floor of
 // 60 ms keeps an ordinary run valid there, and a client starved by its own busy loop (about 80 ms
@@ -371,10 +371,8 @@ describe.skipIf(process.env.TOKENBENCH_SKIP_BROWSER === "1")(
     let gh: Awaited<ReturnType<typeof startGitHubApi>>;
     let browser: Browser;
     beforeAll(async () => {
-      if (!existsSync(CHROMIUM))
-        throw new Error(`no Chromium at ${CHROMIUM}: install it or set CHROMIUM_PATH`);
       [service, gh] = await Promise.all([startService(), startGitHubApi({ runs: [], pulls: [] })]);
-      browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox", "--disable-gpu"] });
+      browser = await launchChromium();
     }, 180_000);
     afterAll(async () => {
       await browser?.close();
@@ -449,9 +447,9 @@ describe.skipIf(process.env.TOKENBENCH_SKIP_BROWSER === "1")(
       });
       expect(api.gate.status).not.toBe("failed");
       expect(api.failed).toBe(false);
-      const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+      const page = await newPage(browser);
       await page.goto(`${service.url}/runs/${id}`);
-      await page.waitForSelector("body[data-ready='true']", { timeout: 90_000 });
+      await waitReady(page, service.log);
       expect(await page.textContent("p.invalid")).toMatch(
         /^Not valid \(rows at these levels are not judged\): c=1: client-bound/,
       );
