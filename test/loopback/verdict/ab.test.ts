@@ -1,7 +1,10 @@
 // Interleaved A/B in one job, end to end: `sweep --ab-base-url` alternates the base's server and
 // the head's (each mock in its own process) in pairs of blocks, a seeded order per pair, and the
 // one document it writes is judged on its own by `tokenbench compare` (ab-paired, per block): a
-// head 15 % slower to first token fails the gate on TTFT; the same server on both sides passes.
+// head 50 % slower to prefill fails the gate on TTFT; the same server on both sides passes.
+// How small a change 3 pairs catch, and how often, is bench/verdict.ts's to say (a 10 % TTFT p50
+// change at 3 % noise: about half of PRs); this suite shows the path end to end with a change 3
+// pairs catch whatever the machine's load adds to a block (a few ms against 20).
 import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -22,7 +25,7 @@ describe("interleaved A/B in one job", () => {
   beforeAll(async () => {
     [base, slower] = await Promise.all([
       startMock({ ttftMs: 40, itlMs: 4, capacity: 16 }),
-      startMock({ ttftMs: 46, itlMs: 4, capacity: 16 }),
+      startMock({ ttftMs: 60, itlMs: 4, capacity: 16 }),
     ]);
   }, 60_000);
   afterAll(async () => {
@@ -50,7 +53,7 @@ describe("interleaved A/B in one job", () => {
     return { out, doc: parseResultDocument(JSON.parse(readFileSync(out, "utf8"))) };
   };
 
-  it("a head 15 % slower to first token: blocks alternate, the gate fails on TTFT from the one file", async () => {
+  it("a head 50 % slower to prefill: blocks alternate, the gate fails on TTFT from the one file", async () => {
     const { out, doc } = await abSweep("slower", slower);
     expect(doc.ab!.blocks.map((b) => b.arm).sort()).toEqual(["base", "base", "base", "head", "head", "head"]);
     expect(doc.ab!.pairs).toHaveLength(3);
@@ -58,22 +61,15 @@ describe("interleaved A/B in one job", () => {
     expect(doc.ab!.base_target.base_url).toBe(base.url);
     const c = await runCli(["compare", out, "--format", "json"]);
     const s = JSON.parse(c.stdout) as { rows: VerdictRow[]; gate: { status: string; failed: string[] } };
-    // Where it is judged, a TTFT 15 % slower never reads unchanged. On a machine so busy that the
+    // Where it is judged, a TTFT 20 ms slower reads regressed. On a machine so busy that the
     // client read late, those levels are client-bound and not judged (said on the row); the gate
     // then may not fail, and that is all this run can show.
-    // Or the gate could not see 15 % there: a busy machine widens the blocks' spread, and the row's
-    // own detectable change (at the gate's family-wise bound) then says so, above what it measured.
     const ttftRows = s.rows.filter((r) => r.gated && r.measure === "ttft_p50_ms");
     for (const r of ttftRows)
-      expect(
-        r.verdict === "regressed" ||
-          /client-bound/.test(r.reason ?? "") ||
-          (r.interval_pct !== null && r.interval_pct[0] > 0 && (r.detectable ?? 0) > (r.delta_pct ?? 0)),
-        JSON.stringify(r),
-      ).toBe(true);
+      expect(r.verdict === "regressed" || /client-bound/.test(r.reason ?? ""), JSON.stringify(r)).toBe(true);
     // a level whose client read late is not judged: with TTFT then judged at the other level
     // alone (or nowhere), the gate may pass, or fail on another row that did regress (E2E carries
-    // the TTFT's 6 ms): seen beside six busy loops, the head's c=2 read 105 ms late
+    // the TTFT's 20 ms): seen beside six busy loops, the head's c=2 read 105 ms late
     const busy = [doc.validity, ...doc.levels.map((l) => l.validity)].some((v) =>
       (v?.reasons ?? []).some((r) => r.code === "client_bound"),
     );
@@ -99,8 +95,10 @@ describe("interleaved A/B in one job", () => {
       independent: "block",
       verdict: "regressed",
     });
-    expect(ttft.delta_pct!).toBeGreaterThan(8);
-    expect(ttft.delta_pct!).toBeLessThan(25);
+    // 20 ms over the base's TTFT: its 40 ms prefill and what the client and the stream add (more
+    // on a busy machine), so at most +50 % with nothing added, give or take the blocks' noise
+    expect(ttft.delta_pct!).toBeGreaterThan(15);
+    expect(ttft.delta_pct!).toBeLessThan(60);
     expect(s.gate.status).toBe("failed");
     expect(s.gate.failed.some((k) => k.includes("ttft_p"))).toBe(true);
   }, 300_000);
