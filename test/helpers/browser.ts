@@ -3,7 +3,7 @@
  * launch and one way to open a page, so every wait allows a busy machine the same.
  */
 import { existsSync } from "node:fs";
-import { type Browser, chromium, type Page } from "playwright-core";
+import { type Browser, chromium, type Page, type Request } from "playwright-core";
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 
@@ -35,18 +35,18 @@ export async function launchChromium(): Promise<Browser> {
   });
 }
 
-const PENDING = new WeakMap<Page, Set<string>>();
+const PENDING = new WeakMap<Page, Set<Request>>();
 
 /** A new page whose every wait allows PAGE_WAIT_MS, and which keeps its unanswered requests. */
 export async function newPage(browser: Browser, width = 1280): Promise<Page> {
   const page = await browser.newPage({ viewport: { width, height: 900 } });
   page.setDefaultTimeout(PAGE_WAIT_MS);
-  const pending = new Set<string>();
+  // kept by the request itself: two calls of one URL in flight at once are two entries
+  const pending = new Set<Request>();
   PENDING.set(page, pending);
-  page.on("request", (r) => pending.add(`${r.method()} ${r.url()}`));
-  const done = (r: { method(): string; url(): string }) => pending.delete(`${r.method()} ${r.url()}`);
-  page.on("requestfinished", done);
-  page.on("requestfailed", done);
+  page.on("request", (r) => pending.add(r));
+  page.on("requestfinished", (r) => pending.delete(r));
+  page.on("requestfailed", (r) => pending.delete(r));
   return page;
 }
 
@@ -60,7 +60,7 @@ export async function waitReady(page: Page, serviceLog: () => string, want = "tr
     const shown = await page
       .$$eval("p.error", (els) => els.map((e) => e.textContent ?? "").join(" / "))
       .catch(() => "");
-    const pending = [...(PENDING.get(page) ?? [])];
+    const pending = [...(PENDING.get(page) ?? [])].map((r) => `${r.method()} ${r.url()}`);
     return new Error(
       `${page.url()}: ${what}${shown ? `; it shows: ${shown}` : ""}; requests unanswered: ${pending.length > 0 ? pending.join(", ") : "none"}\nthe service's log (its end):\n${serviceLog()}`,
     );
