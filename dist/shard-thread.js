@@ -20117,6 +20117,8 @@ var UNSEEN_MS = 1, RESOLUTION_MS = 10, SelfCheck = class {
   timer = null;
   lastMs = 0;
   lastIdleMs = 0;
+  /** The process's CPU (user + system, µs) at the last sample: this thread's work is at most its share. */
+  lastCpuUs = 0;
   /**
    * One sample every RESOLUTION_MS: the timer's lateness, as `monitorEventLoopDelay` records it,
    * and the share of it the loop spent busy (event-loop utilization between two samples: time in
@@ -20124,14 +20126,16 @@ var UNSEEN_MS = 1, RESOLUTION_MS = 10, SelfCheck = class {
    * waking the process late; lateness with a busy loop is the client's own work.
    */
   sample = () => {
-    let now = performance6.now(), idleMs = performance6.eventLoopUtilization().idle, lateMs = Math.max(0, now - this.lastMs - RESOLUTION_MS), busyMs = Math.max(0, now - this.lastMs - (idleMs - this.lastIdleMs));
-    this.h.record(Math.max(1, Math.round(lateMs * 1e6))), this.own.record(Math.max(1, Math.round(Math.min(lateMs, busyMs) * 1e6))), this.lastMs = now, this.lastIdleMs = idleMs, this.timer?.refresh();
+    let now = performance6.now(), idleMs = performance6.eventLoopUtilization().idle, cpu = process.cpuUsage(), cpuUs = cpu.user + cpu.system, lateMs = Math.max(0, now - this.lastMs - RESOLUTION_MS), busyMs = Math.max(0, now - this.lastMs - (idleMs - this.lastIdleMs)), workMs = Math.min(busyMs, Math.max(0, (cpuUs - this.lastCpuUs) / 1e3));
+    this.h.record(Math.max(1, Math.round(lateMs * 1e6))), this.own.record(Math.max(1, Math.round(Math.min(lateMs, workMs) * 1e6))), this.lastMs = now, this.lastIdleMs = idleMs, this.lastCpuUs = cpuUs, this.timer?.refresh();
   };
   cpu0 = process.cpuUsage();
   elu0 = performance6.eventLoopUtilization();
   t0 = performance6.now();
   start() {
-    this.h.reset(), this.own.reset(), this.lastMs = performance6.now(), this.lastIdleMs = performance6.eventLoopUtilization().idle, this.timer && clearTimeout(this.timer), this.timer = setTimeout(this.sample, RESOLUTION_MS), this.timer.unref(), this.cpu0 = process.cpuUsage(), this.elu0 = performance6.eventLoopUtilization(), this.t0 = performance6.now();
+    this.h.reset(), this.own.reset(), this.lastMs = performance6.now(), this.lastIdleMs = performance6.eventLoopUtilization().idle;
+    let cpu = process.cpuUsage();
+    this.lastCpuUs = cpu.user + cpu.system, this.timer && clearTimeout(this.timer), this.timer = setTimeout(this.sample, RESOLUTION_MS), this.timer.unref(), this.cpu0 = process.cpuUsage(), this.elu0 = performance6.eventLoopUtilization(), this.t0 = performance6.now();
   }
   /**
    * `sendQueueMs`: per request, the wait in the client before its headers reached the socket.

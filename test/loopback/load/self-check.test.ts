@@ -7,7 +7,7 @@ import { spawn } from "node:child_process";
 import { resolve } from "node:path";
 import { performance } from "node:perf_hooks";
 import { describe, expect, it } from "vitest";
-import { SelfCheck } from "../../../src/core/load/self-check.ts";
+import { SELF_CHECK_LIMITS, SelfCheck } from "../../../src/core/load/self-check.ts";
 import type { LevelResult } from "../../../src/schema/v1.ts";
 
 const CHILD = resolve(import.meta.dirname, "../../helpers/self-check-child.ts");
@@ -56,7 +56,8 @@ describe("self-check: whose lateness", () => {
     await new Promise((r) => child.once("exit", r));
     const v = JSON.parse(out.trim().split("\n").pop()!) as LevelResult["client"];
     expect(v.event_loop_delay_ms.p99).toBeGreaterThan(10);
-    expect(v.own_delay_ms!.p99).toBeLessThan(2);
+    // its own work alone makes it no later than the limit a warning starts from
+    expect(v.own_delay_ms!.p99).toBeLessThanOrEqual(SELF_CHECK_LIMITS.lateMs);
     expect(v.bottleneck_warning).toBeNull();
     expect(v.timing_note).toMatch(/timing noise: .* the machine woke it late/);
     expect(v.lateness_bound_ms).toBeGreaterThanOrEqual(20);
