@@ -22013,8 +22013,10 @@ function judgeRuns(base, head, opts = {}) {
       stat: null,
       chance: !1
     });
-    if (bv.length === 0)
-      return row.reason = baseRuns.length === 0 ? null : "the base did not measure it", done("no_baseline");
+    if (bv.length === 0) {
+      let invalid = baseRuns.some((r) => runValue(r, k.key) !== void 0) ? invalidLabel(baseRuns, k.benchmark, def) : null;
+      return row.reason = baseRuns.length === 0 ? null : invalid ? `no valid base run: ${invalid}` : "the base did not measure it", done("no_baseline");
+    }
     if (row.base !== null && row.head !== null && row.base !== 0 && (row.delta_pct = 100 * (row.head - row.base) / Math.abs(row.base)), hv.length === 0) return missingInHead(k, row, done, gated || gating);
     if (rule.kind === "off")
       return row.method = "off", row.verdict = "unchanged", done(null);
@@ -22163,7 +22165,7 @@ function verdictWord(r) {
     case "not_judged":
       return `not judged: ${r.reason ?? "?"}`;
     case "no_baseline":
-      return NO_BASELINE;
+      return r.reason?.startsWith("no valid base run") ? `${NO_BASELINE} (${r.reason})` : NO_BASELINE;
   }
   return r.verdict;
 }
@@ -22221,6 +22223,10 @@ function headline(s, named = 3) {
   }
 }
 var r0 = (x) => Number.isFinite(x);
+function failureLine(s, failOn, named = 3) {
+  let gate = s.gate.status === "failed" ? "" : `; gate ${s.gate.status.replace("_", " ")}`, byGate = s.gate.status === "failed" || s.gate.status === "cannot_judge" && failOn !== "regression", warned = s.rows.filter((r) => r.severity === "warning").sort((a, b) => +(a.level !== null) - +(b.level !== null)), measures = firstPerMeasure(warned), why = byGate || warned.length === 0 ? "" : ` It fails on warnings: ${plural(warned.length, "row")} of ${plural(measures.length, "measure")} regressed: ${list2(measures.map(rowPhrase), named)}.`;
+  return `${headline(s, named)}${why} (fail-on: ${failOn}${gate})`;
+}
 function othersLine(s) {
   let others = s.rows.filter((r) => !r.gated);
   if (others.length === 0) return null;
@@ -39063,6 +39069,8 @@ var UNSEEN_MS = 1, RESOLUTION_MS = 10, SelfCheck = class {
   timer = null;
   lastMs = 0;
   lastIdleMs = 0;
+  /** The process's CPU (user + system, µs) at the last sample: this thread's work is at most its share. */
+  lastCpuUs = 0;
   /**
    * One sample every RESOLUTION_MS: the timer's lateness, as `monitorEventLoopDelay` records it,
    * and the share of it the loop spent busy (event-loop utilization between two samples: time in
@@ -39070,14 +39078,16 @@ var UNSEEN_MS = 1, RESOLUTION_MS = 10, SelfCheck = class {
    * waking the process late; lateness with a busy loop is the client's own work.
    */
   sample = () => {
-    let now = performance3.now(), idleMs = performance3.eventLoopUtilization().idle, lateMs = Math.max(0, now - this.lastMs - RESOLUTION_MS), busyMs2 = Math.max(0, now - this.lastMs - (idleMs - this.lastIdleMs));
-    this.h.record(Math.max(1, Math.round(lateMs * 1e6))), this.own.record(Math.max(1, Math.round(Math.min(lateMs, busyMs2) * 1e6))), this.lastMs = now, this.lastIdleMs = idleMs, this.timer?.refresh();
+    let now = performance3.now(), idleMs = performance3.eventLoopUtilization().idle, cpu = process.cpuUsage(), cpuUs = cpu.user + cpu.system, lateMs = Math.max(0, now - this.lastMs - RESOLUTION_MS), busyMs2 = Math.max(0, now - this.lastMs - (idleMs - this.lastIdleMs)), workMs = Math.min(busyMs2, Math.max(0, (cpuUs - this.lastCpuUs) / 1e3));
+    this.h.record(Math.max(1, Math.round(lateMs * 1e6))), this.own.record(Math.max(1, Math.round(Math.min(lateMs, workMs) * 1e6))), this.lastMs = now, this.lastIdleMs = idleMs, this.lastCpuUs = cpuUs, this.timer?.refresh();
   };
   cpu0 = process.cpuUsage();
   elu0 = performance3.eventLoopUtilization();
   t0 = performance3.now();
   start() {
-    this.h.reset(), this.own.reset(), this.lastMs = performance3.now(), this.lastIdleMs = performance3.eventLoopUtilization().idle, this.timer && clearTimeout(this.timer), this.timer = setTimeout(this.sample, RESOLUTION_MS), this.timer.unref(), this.cpu0 = process.cpuUsage(), this.elu0 = performance3.eventLoopUtilization(), this.t0 = performance3.now();
+    this.h.reset(), this.own.reset(), this.lastMs = performance3.now(), this.lastIdleMs = performance3.eventLoopUtilization().idle;
+    let cpu = process.cpuUsage();
+    this.lastCpuUs = cpu.user + cpu.system, this.timer && clearTimeout(this.timer), this.timer = setTimeout(this.sample, RESOLUTION_MS), this.timer.unref(), this.cpu0 = process.cpuUsage(), this.elu0 = performance3.eventLoopUtilization(), this.t0 = performance3.now();
   }
   /**
    * `sendQueueMs`: per request, the wait in the client before its headers reached the socket.
@@ -43660,7 +43670,8 @@ async function compareCommand(argv) {
 ` : `${compareMarkdown(summary, baseName, head.doc)}
 `, outFile = v.out;
   return outFile ? (mkdirSync3(dirname2(outFile), { recursive: !0 }), writeFileSync3(outFile, text2), process.stdout.write(`${headline(summary)}
-`)) : process.stdout.write(text2), failed ? 1 : 0;
+`)) : process.stdout.write(text2), failed && process.stderr.write(`error: ${failureLine(summary, failOn)}
+`), failed ? 1 : 0;
 }
 function parseKind(argv, table, kind, usage, what) {
   let p = parseCommand(argv, table, `${usage}

@@ -15,7 +15,7 @@ import { benchmarkName } from "../shared/measures.ts";
 import { DEFAULT_FAIL_ON, type FailOn } from "../shared/rules.ts";
 import { testbedDisplayName, testbedSpec } from "../shared/testbed.ts";
 import { summaryFails, type VerdictSummary } from "../shared/verdict.ts";
-import { headline } from "../shared/verdict-text.ts";
+import { failureLine } from "../shared/verdict-text.ts";
 import { uploadArtifact } from "./artifact.ts";
 import { benchmarkSet, GitHubError, renderComment, stickyMarker, upsertStickyComment } from "./comment.ts";
 import { type Payload, type RunContext, runContext } from "./context.ts";
@@ -199,10 +199,7 @@ async function finish(inputs: ActionInputs, docs: Docs, out: Outcome, failOn: Fa
   const failures: string[] = [];
   const failing = out.summaries.filter((s) => summaryFails(s, failOn));
   if (failing.length > 0) {
-    const s = failing[0]!;
-    failures.push(
-      `${headline(s)} (fail-on: ${failOn}${s.gate.status === "failed" ? "" : `; gate ${s.gate.status.replace("_", " ")}`})`,
-    );
+    failures.push(failureLine(failing[0]!, failOn));
   }
   const over = docs.flatMap(({ doc }) =>
     doc.levels.filter((l) => l.requests > 0 && (100 * l.errors) / l.requests > inputs.maxErrorRate),

@@ -23,7 +23,7 @@ import {
   RulesError,
 } from "../shared/rules.ts";
 import { summaryFails } from "../shared/verdict.ts";
-import { headline } from "../shared/verdict-text.ts";
+import { failureLine, headline } from "../shared/verdict-text.ts";
 import { sloGiven, workloadDiff } from "../shared/workload.ts";
 import { parseCommand, plotsDir } from "./command.ts";
 
@@ -214,6 +214,8 @@ export async function compareCommand(argv: string[]): Promise<number> {
     writeFileSync(outFile, text);
     process.stdout.write(`${headline(summary)}\n`);
   } else process.stdout.write(text);
+  // the exit status's reason where a script's log shows it (the report may be in a file)
+  if (failed) process.stderr.write(`error: ${failureLine(summary, failOn)}\n`);
   return failed ? 1 : 0;
 }
 

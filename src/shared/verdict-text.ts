@@ -9,7 +9,7 @@ import { environmentText } from "./environment-diff.ts";
 import { maxOf, minOf } from "./extremes.ts";
 import { MEASURE_BY_NAME } from "./measures.ts";
 import { dominantPart } from "./row-splits.ts";
-import { DEFAULT_GATE_TEXT } from "./rules.ts";
+import { DEFAULT_GATE_TEXT, type FailOn } from "./rules.ts";
 import type { Method, Verdict, VerdictRow, VerdictSummary } from "./verdict-types.ts";
 
 /** The one phrase for a row or a run without a baseline, on every surface. */
@@ -143,7 +143,7 @@ export function verdictWord(
     case "not_judged":
       return `not judged: ${r.reason ?? "?"}`;
     case "no_baseline":
-      return NO_BASELINE;
+      return r.reason?.startsWith("no valid base run") ? `${NO_BASELINE} (${r.reason})` : NO_BASELINE;
   }
   return r.verdict;
 }
@@ -253,6 +253,26 @@ export function headline(s: VerdictSummary, named = 3): string {
   }
 }
 const r0 = (x: number) => Number.isFinite(x);
+
+/**
+ * Why a check fails under `failOn`, in one line: the headline, and where the gate is not what
+ * fails it (`warning`: a row outside the gate regressed, or a gated row by its own interval on
+ * evidence that cannot gate), the rows that do, so a failed step never reads "nothing moved".
+ */
+export function failureLine(s: VerdictSummary, failOn: FailOn, named = 3): string {
+  const gate = s.gate.status === "failed" ? "" : `; gate ${s.gate.status.replace("_", " ")}`;
+  const byGate = s.gate.status === "failed" || (s.gate.status === "cannot_judge" && failOn !== "regression");
+  // all-levels rows first: one row per measure, the one that averages its levels' noise
+  const warned = s.rows
+    .filter((r) => r.severity === "warning")
+    .sort((a, b) => Number(a.level !== null) - Number(b.level !== null));
+  const measures = firstPerMeasure(warned);
+  const why =
+    byGate || warned.length === 0
+      ? ""
+      : ` It fails on warnings: ${plural(warned.length, "row")} of ${plural(measures.length, "measure")} regressed: ${list(measures.map(rowPhrase), named)}.`;
+  return `${headline(s, named)}${why} (fail-on: ${failOn}${gate})`;
+}
 
 /** The informational rows in one sentence: "Of 40 other rows: 3 regressed, 1 improved (chance alone flags about 1)." */
 export function othersLine(s: VerdictSummary): string | null {

@@ -210,7 +210,16 @@ export function judgeRuns(base: Evidence, head: Evidence, opts: VerdictOptions =
       chance: false,
     });
     if (bv.length === 0) {
-      row.reason = baseRuns.length === 0 ? null : "the base did not measure it";
+      // measured, but on no base run valid for it: say why, not that nothing was measured
+      const invalid = baseRuns.some((r) => runValue(r, k.key) !== undefined)
+        ? invalidLabel(baseRuns, k.benchmark, def)
+        : null;
+      row.reason =
+        baseRuns.length === 0
+          ? null
+          : invalid
+            ? `no valid base run: ${invalid}`
+            : "the base did not measure it";
       return done("no_baseline");
     }
     if (row.base !== null && row.head !== null && row.base !== 0)

@@ -10,7 +10,13 @@ import { medianLevels, medianOf } from "../../../src/shared/repeats.ts";
 import { parseRules } from "../../../src/shared/rules.ts";
 import { MAX_SAMPLES, thinned, thinnedGroups } from "../../../src/shared/samples.ts";
 import { judgeRuns, type VerdictRow, type VerdictSummary } from "../../../src/shared/verdict.ts";
-import { headline, measureName, rowPhrase, verdictWord } from "../../../src/shared/verdict-text.ts";
+import {
+  failureLine,
+  headline,
+  measureName,
+  rowPhrase,
+  verdictWord,
+} from "../../../src/shared/verdict-text.ts";
 import {
   abDocument,
   DEFAULT_MODEL,
@@ -286,6 +292,32 @@ describe("words", () => {
     );
     expect(measureName("output_tok_s")).toBe("output tok/s");
     expect(measureName("error_rate")).toBe("error rate");
+  });
+  it("a check failed by warnings names the rows that failed it, not only a gate that held", () => {
+    const r = rng(23);
+    // the gate on the error rate alone: a slower head moves every other row, which only warn
+    const s = compareDocuments(
+      historyDocuments(r, QUIET, 10),
+      side("head", runDocument(r, QUIET, 0, { ttft: 0.5, tput: 0.3 })),
+      { gate: "error_rate" },
+    );
+    expect(s.gate.status).toBe("passed");
+    const warned = s.rows.filter((x) => x.severity === "warning");
+    expect(warned.length).toBeGreaterThan(3);
+    const line = failureLine(s, "warning");
+    expect(line).toMatch(
+      /^Gate passed: no gated row regressed .* It fails on warnings: \d+ rows of \d+ measures regressed: /,
+    );
+    expect(line).toContain(`${warned.length} rows of`);
+    // each named by its all-levels row, the one that averages its levels
+    expect(line).toMatch(/regressed: [^:]+ over all levels [−+]\d/);
+    expect(line).toMatch(/\(fail-on: warning; gate passed\)$/);
+    // a failed gate is its own reason: its headline, nothing added
+    const failed = compareDocuments(
+      historyDocuments(rng(17), QUIET, 10),
+      side("head", runDocument(rng(17), QUIET, 0, { ttft: 0.3, tput: 0.2 })),
+    );
+    expect(failureLine(failed, "warning")).toBe(`${headline(failed)} (fail-on: warning)`);
   });
   it("a percentage rule on a gated measure is its smallest change; off takes it out of the gate", () => {
     const r = rng(19);
