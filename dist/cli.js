@@ -22203,7 +22203,12 @@ function headline(s, named = 3) {
     case "failed":
       return `Gate failed: ${list2(regressed, named)} ${regressed.length === 1, "regressed"}${tail}`;
     case "passed": {
-      let d = gated.map((r) => r.detectable).filter((x) => x !== null && r0(x)), range = d.length ? `; each could detect \u2265 ${minOf(d).toFixed(1)}\u2013${maxOf(d).toFixed(1)} %` : "";
+      let span = (share, unit) => {
+        let d = gated.filter((r) => isShare({ name: r.measure }) === share).map((r) => r.detectable).filter((x) => x !== null && r0(x));
+        if (d.length === 0) return null;
+        let [lo, hi] = [minOf(d).toFixed(1), maxOf(d).toFixed(1)];
+        return `${lo === hi ? lo : `${lo}\u2013${hi}`} ${unit}`;
+      }, spans = [span(!1, "%"), span(!0, "pp")].filter((x) => x !== null), range = spans.length ? `; each could detect \u2265 ${spans.join(", ")}` : "";
       return `Gate passed: no gated row regressed (${plural(gated.length, "row")}${range})${tail}`;
     }
     case "cannot_judge":

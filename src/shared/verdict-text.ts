@@ -7,6 +7,7 @@
 import type { ResultDocument } from "../schema/v1.ts";
 import { environmentText } from "./environment-diff.ts";
 import { maxOf, minOf } from "./extremes.ts";
+import { isShare } from "./measure-types.ts";
 import { MEASURE_BY_NAME } from "./measures.ts";
 import { dominantPart } from "./row-splits.ts";
 import { DEFAULT_GATE_TEXT, type FailOn } from "./rules.ts";
@@ -231,8 +232,18 @@ export function headline(s: VerdictSummary, named = 3): string {
     case "failed":
       return `Gate failed: ${list(regressed, named)} ${regressed.length === 1 ? "regressed" : "regressed"}${tail}`;
     case "passed": {
-      const d = gated.map((r) => r.detectable).filter((x): x is number => x !== null && r0(x));
-      const range = d.length ? `; each could detect ≥ ${minOf(d).toFixed(1)}–${maxOf(d).toFixed(1)} %` : "";
+      // percent for the ratio rows, points for the share rows: one range per unit
+      const span = (share: boolean, unit: string) => {
+        const d = gated
+          .filter((r) => isShare({ name: r.measure }) === share)
+          .map((r) => r.detectable)
+          .filter((x): x is number => x !== null && r0(x));
+        if (d.length === 0) return null;
+        const [lo, hi] = [minOf(d).toFixed(1), maxOf(d).toFixed(1)];
+        return `${lo === hi ? lo : `${lo}–${hi}`} ${unit}`;
+      };
+      const spans = [span(false, "%"), span(true, "pp")].filter((x) => x !== null);
+      const range = spans.length ? `; each could detect ≥ ${spans.join(", ")}` : "";
       return `Gate passed: no gated row regressed (${plural(gated.length, "row")}${range})${tail}`;
     }
     case "cannot_judge":

@@ -309,6 +309,8 @@ describe("words", () => {
       /^Gate passed: no gated row regressed .* It fails on warnings: \d+ rows of \d+ measures regressed: /,
     );
     expect(line).toContain(`${warned.length} rows of`);
+    // a gate of share rows only: what it could detect in points, not in percent
+    expect(line).toMatch(/\(3 rows; each could detect ≥ \d+\.\d(–\d+\.\d)? pp\)/);
     // each named by its all-levels row, the one that averages its levels
     expect(line).toMatch(/regressed: [^:]+ over all levels [−+]\d/);
     expect(line).toMatch(/\(fail-on: warning; gate passed\)$/);
