@@ -61,12 +61,19 @@ describe("interleaved A/B in one job", () => {
     expect(doc.ab!.base_target.base_url).toBe(base.url);
     const c = await runCli(["compare", out, "--format", "json"]);
     const s = JSON.parse(c.stdout) as { rows: VerdictRow[]; gate: { status: string; failed: string[] } };
-    // Where it is judged, a TTFT 20 ms slower reads regressed. On a machine so busy that the
-    // client read late, those levels are client-bound and not judged (said on the row); the gate
-    // then may not fail, and that is all this run can show.
+    // Where it is judged, a TTFT 20 ms slower is seen: regressed, or (a level's row, 3 pairs on a
+    // busy machine, where the family's bound is wider than its own) an interval wholly above zero
+    // that says what it could detect. On a machine so busy that the client read late, those
+    // levels are client-bound and not judged (said on the row); the gate then may not fail, and
+    // that is all this run can show.
     const ttftRows = s.rows.filter((r) => r.gated && r.measure === "ttft_p50_ms");
     for (const r of ttftRows)
-      expect(r.verdict === "regressed" || /client-bound/.test(r.reason ?? ""), JSON.stringify(r)).toBe(true);
+      expect(
+        r.verdict === "regressed" ||
+          (r.verdict === "unchanged" && r.interval_pct![0] > 0 && r.detectable !== null) ||
+          /client-bound/.test(r.reason ?? ""),
+        JSON.stringify(r),
+      ).toBe(true);
     // a level whose client read late is not judged: with TTFT then judged at the other level
     // alone (or nowhere), the gate may pass, or fail on another row that did regress (E2E carries
     // the TTFT's 20 ms): seen beside six busy loops, the head's c=2 read 105 ms late
