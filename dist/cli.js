@@ -21956,7 +21956,7 @@ var VERDICTS = [
   minEffectPct: 1,
   iterations: 1e3,
   seed: 1
-};
+}, NO_VALID_BASE = "no valid base run";
 
 // src/shared/verdict.ts
 function judgeRuns(base, head, opts = {}) {
@@ -22015,7 +22015,7 @@ function judgeRuns(base, head, opts = {}) {
     });
     if (bv.length === 0) {
       let invalid = baseRuns.some((r) => runValue(r, k.key) !== void 0) ? invalidLabel(baseRuns, k.benchmark, def) : null;
-      return row.reason = baseRuns.length === 0 ? null : invalid ? `no valid base run: ${invalid}` : "the base did not measure it", done("no_baseline");
+      return row.reason = baseRuns.length === 0 ? null : invalid ? `${NO_VALID_BASE}: ${invalid}` : "the base did not measure it", done("no_baseline");
     }
     if (row.base !== null && row.head !== null && row.base !== 0 && (row.delta_pct = 100 * (row.head - row.base) / Math.abs(row.base)), hv.length === 0) return missingInHead(k, row, done, gated || gating);
     if (rule.kind === "off")
@@ -22165,7 +22165,7 @@ function verdictWord(r) {
     case "not_judged":
       return `not judged: ${r.reason ?? "?"}`;
     case "no_baseline":
-      return r.reason?.startsWith("no valid base run") ? `${NO_BASELINE} (${r.reason})` : NO_BASELINE;
+      return r.reason?.startsWith(NO_VALID_BASE) ? `${NO_BASELINE} (${r.reason})` : NO_BASELINE;
   }
   return r.verdict;
 }
@@ -22201,7 +22201,7 @@ function headline(s, named = 3) {
   ).map(causePhrase);
   switch (s.gate.status) {
     case "failed":
-      return `Gate failed: ${list2(regressed, named)} ${regressed.length === 1, "regressed"}${tail}`;
+      return `Gate failed: ${list2(regressed, named)} regressed${tail}`;
     case "passed": {
       let span = (share, unit) => {
         let d = gated.filter((r) => isShare({ name: r.measure }) === share).map((r) => r.detectable).filter((x) => x !== null && r0(x));
@@ -39058,7 +39058,12 @@ function backlogEvidenceMs(records2) {
   }
   return worst;
 }
-var UNSEEN_MS = 1, RESOLUTION_MS = 10, SelfCheck = class {
+var UNSEEN_MS = 1, RESOLUTION_MS = 10;
+function processCpuUs() {
+  let c = process.cpuUsage();
+  return c.user + c.system;
+}
+var SelfCheck = class {
   /**
    * `thread`: this is a worker thread among others, where process CPU is everyone's; its "CPU"
    * is then the time its own event loop was busy (event-loop utilization), which is what bounds it.
@@ -39083,16 +39088,14 @@ var UNSEEN_MS = 1, RESOLUTION_MS = 10, SelfCheck = class {
    * waking the process late; lateness with a busy loop is the client's own work.
    */
   sample = () => {
-    let now = performance3.now(), idleMs = performance3.eventLoopUtilization().idle, cpu = process.cpuUsage(), cpuUs = cpu.user + cpu.system, lateMs = Math.max(0, now - this.lastMs - RESOLUTION_MS), busyMs2 = Math.max(0, now - this.lastMs - (idleMs - this.lastIdleMs)), workMs = Math.min(busyMs2, Math.max(0, (cpuUs - this.lastCpuUs) / 1e3));
+    let now = performance3.now(), idleMs = performance3.eventLoopUtilization().idle, cpuUs = processCpuUs(), lateMs = Math.max(0, now - this.lastMs - RESOLUTION_MS), busyMs2 = Math.max(0, now - this.lastMs - (idleMs - this.lastIdleMs)), workMs = Math.min(busyMs2, Math.max(0, (cpuUs - this.lastCpuUs) / 1e3));
     this.h.record(Math.max(1, Math.round(lateMs * 1e6))), this.own.record(Math.max(1, Math.round(Math.min(lateMs, workMs) * 1e6))), this.lastMs = now, this.lastIdleMs = idleMs, this.lastCpuUs = cpuUs, this.timer?.refresh();
   };
   cpu0 = process.cpuUsage();
   elu0 = performance3.eventLoopUtilization();
   t0 = performance3.now();
   start() {
-    this.h.reset(), this.own.reset(), this.lastMs = performance3.now(), this.lastIdleMs = performance3.eventLoopUtilization().idle;
-    let cpu = process.cpuUsage();
-    this.lastCpuUs = cpu.user + cpu.system, this.timer && clearTimeout(this.timer), this.timer = setTimeout(this.sample, RESOLUTION_MS), this.timer.unref(), this.cpu0 = process.cpuUsage(), this.elu0 = performance3.eventLoopUtilization(), this.t0 = performance3.now();
+    this.h.reset(), this.own.reset(), this.lastMs = performance3.now(), this.lastIdleMs = performance3.eventLoopUtilization().idle, this.lastCpuUs = processCpuUs(), this.timer && clearTimeout(this.timer), this.timer = setTimeout(this.sample, RESOLUTION_MS), this.timer.unref(), this.cpu0 = process.cpuUsage(), this.elu0 = performance3.eventLoopUtilization(), this.t0 = performance3.now();
   }
   /**
    * `sendQueueMs`: per request, the wait in the client before its headers reached the socket.

@@ -20101,7 +20101,12 @@ function backlogEvidenceMs(records) {
   }
   return worst;
 }
-var UNSEEN_MS = 1, RESOLUTION_MS = 10, SelfCheck = class {
+var UNSEEN_MS = 1, RESOLUTION_MS = 10;
+function processCpuUs() {
+  let c = process.cpuUsage();
+  return c.user + c.system;
+}
+var SelfCheck = class {
   /**
    * `thread`: this is a worker thread among others, where process CPU is everyone's; its "CPU"
    * is then the time its own event loop was busy (event-loop utilization), which is what bounds it.
@@ -20126,16 +20131,14 @@ var UNSEEN_MS = 1, RESOLUTION_MS = 10, SelfCheck = class {
    * waking the process late; lateness with a busy loop is the client's own work.
    */
   sample = () => {
-    let now = performance6.now(), idleMs = performance6.eventLoopUtilization().idle, cpu = process.cpuUsage(), cpuUs = cpu.user + cpu.system, lateMs = Math.max(0, now - this.lastMs - RESOLUTION_MS), busyMs = Math.max(0, now - this.lastMs - (idleMs - this.lastIdleMs)), workMs = Math.min(busyMs, Math.max(0, (cpuUs - this.lastCpuUs) / 1e3));
+    let now = performance6.now(), idleMs = performance6.eventLoopUtilization().idle, cpuUs = processCpuUs(), lateMs = Math.max(0, now - this.lastMs - RESOLUTION_MS), busyMs = Math.max(0, now - this.lastMs - (idleMs - this.lastIdleMs)), workMs = Math.min(busyMs, Math.max(0, (cpuUs - this.lastCpuUs) / 1e3));
     this.h.record(Math.max(1, Math.round(lateMs * 1e6))), this.own.record(Math.max(1, Math.round(Math.min(lateMs, workMs) * 1e6))), this.lastMs = now, this.lastIdleMs = idleMs, this.lastCpuUs = cpuUs, this.timer?.refresh();
   };
   cpu0 = process.cpuUsage();
   elu0 = performance6.eventLoopUtilization();
   t0 = performance6.now();
   start() {
-    this.h.reset(), this.own.reset(), this.lastMs = performance6.now(), this.lastIdleMs = performance6.eventLoopUtilization().idle;
-    let cpu = process.cpuUsage();
-    this.lastCpuUs = cpu.user + cpu.system, this.timer && clearTimeout(this.timer), this.timer = setTimeout(this.sample, RESOLUTION_MS), this.timer.unref(), this.cpu0 = process.cpuUsage(), this.elu0 = performance6.eventLoopUtilization(), this.t0 = performance6.now();
+    this.h.reset(), this.own.reset(), this.lastMs = performance6.now(), this.lastIdleMs = performance6.eventLoopUtilization().idle, this.lastCpuUs = processCpuUs(), this.timer && clearTimeout(this.timer), this.timer = setTimeout(this.sample, RESOLUTION_MS), this.timer.unref(), this.cpu0 = process.cpuUsage(), this.elu0 = performance6.eventLoopUtilization(), this.t0 = performance6.now();
   }
   /**
    * `sendQueueMs`: per request, the wait in the client before its headers reached the socket.

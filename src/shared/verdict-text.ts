@@ -11,7 +11,13 @@ import { isShare } from "./measure-types.ts";
 import { MEASURE_BY_NAME } from "./measures.ts";
 import { dominantPart } from "./row-splits.ts";
 import { DEFAULT_GATE_TEXT, type FailOn } from "./rules.ts";
-import type { Method, Verdict, VerdictRow, VerdictSummary } from "./verdict-types.ts";
+import {
+  type Method,
+  NO_VALID_BASE,
+  type Verdict,
+  type VerdictRow,
+  type VerdictSummary,
+} from "./verdict-types.ts";
 
 /** The one phrase for a row or a run without a baseline, on every surface. */
 export const NO_BASELINE = "no baseline";
@@ -144,7 +150,7 @@ export function verdictWord(
     case "not_judged":
       return `not judged: ${r.reason ?? "?"}`;
     case "no_baseline":
-      return r.reason?.startsWith("no valid base run") ? `${NO_BASELINE} (${r.reason})` : NO_BASELINE;
+      return r.reason?.startsWith(NO_VALID_BASE) ? `${NO_BASELINE} (${r.reason})` : NO_BASELINE;
   }
   return r.verdict;
 }
@@ -230,7 +236,7 @@ export function headline(s: VerdictSummary, named = 3): string {
   ).map(causePhrase);
   switch (s.gate.status) {
     case "failed":
-      return `Gate failed: ${list(regressed, named)} ${regressed.length === 1 ? "regressed" : "regressed"}${tail}`;
+      return `Gate failed: ${list(regressed, named)} regressed${tail}`;
     case "passed": {
       // percent for the ratio rows, points for the share rows: one range per unit
       const span = (share: boolean, unit: string) => {

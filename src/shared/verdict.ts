@@ -43,6 +43,7 @@ import {
   type RowKey,
 } from "./verdict-rows.ts";
 import {
+  NO_VALID_BASE,
   type Opts,
   VERDICT_DEFAULTS,
   VERDICTS,
@@ -218,7 +219,7 @@ export function judgeRuns(base: Evidence, head: Evidence, opts: VerdictOptions =
         baseRuns.length === 0
           ? null
           : invalid
-            ? `no valid base run: ${invalid}`
+            ? `${NO_VALID_BASE}: ${invalid}`
             : "the base did not measure it";
       return done("no_baseline");
     }

@@ -62,6 +62,12 @@ const UNSEEN_MS = 1;
 /** Sampling interval, ms: coarse enough to cost little at idle (1 ms cost 2 % of a core). */
 const RESOLUTION_MS = 10;
 
+/** The process's CPU so far, user + system, µs. */
+function processCpuUs(): number {
+  const c = process.cpuUsage();
+  return c.user + c.system;
+}
+
 export class SelfCheck {
   /** Per sample: how late the sampling timer fired (ns, at least 1). */
   private readonly h = createHistogram();
@@ -82,8 +88,7 @@ export class SelfCheck {
   private sample = (): void => {
     const now = performance.now();
     const idleMs = performance.eventLoopUtilization().idle;
-    const cpu = process.cpuUsage();
-    const cpuUs = cpu.user + cpu.system;
+    const cpuUs = processCpuUs();
     const lateMs = Math.max(0, now - this.lastMs - RESOLUTION_MS);
     const busyMs = Math.max(0, now - this.lastMs - (idleMs - this.lastIdleMs));
     // A loop taken off its core while out of its poll wait reads busy for as long as the machine
@@ -111,8 +116,7 @@ export class SelfCheck {
     this.own.reset();
     this.lastMs = performance.now();
     this.lastIdleMs = performance.eventLoopUtilization().idle;
-    const cpu = process.cpuUsage();
-    this.lastCpuUs = cpu.user + cpu.system;
+    this.lastCpuUs = processCpuUs();
     if (this.timer) clearTimeout(this.timer);
     this.timer = setTimeout(this.sample, RESOLUTION_MS);
     this.timer.unref();
