@@ -21325,6 +21325,7 @@ function outlierRuns(rows, runs, limit = 6) {
 
 // src/shared/base-history.ts
 function keptHistory(runs, gatedKeys, excluded) {
+  if (runs.every((r) => r.invalid !== null)) return [...runs];
   let kept = runs.filter((r) => (r.invalid !== null && excluded.push({ run: r.id, reason: `invalid: ${r.invalid}` }), r.invalid === null)), byMeasure = /* @__PURE__ */ new Map();
   for (let g of gatedKeys) byMeasure.set(g.def.name, [...byMeasure.get(g.def.name) ?? [], g.key]);
   let cut = 0;
@@ -21956,7 +21957,7 @@ var VERDICTS = [
   minEffectPct: 1,
   iterations: 1e3,
   seed: 1
-}, NO_VALID_BASE = "no valid base run";
+};
 
 // src/shared/verdict.ts
 function judgeRuns(base, head, opts = {}) {
@@ -22014,8 +22015,13 @@ function judgeRuns(base, head, opts = {}) {
       chance: !1
     });
     if (bv.length === 0) {
-      let invalid = baseRuns.some((r) => runValue(r, k.key) !== void 0) ? invalidLabel(baseRuns, k.benchmark, def) : null;
-      return row.reason = baseRuns.length === 0 ? null : invalid ? `${NO_VALID_BASE}: ${invalid}` : "the base did not measure it", done("no_baseline");
+      let invalid = baseRuns.some((r) => runValue(r, k.key) !== void 0) ? invalidOn(baseRuns, k.benchmark, def) : null;
+      if (invalid !== null) {
+        row.verdict = "not_judged", row.reason = `base ${invalid} (${baseRuns.length === 1 ? "its one run" : `all ${baseRuns.length} runs`})`;
+        let label = invalidLabel(baseRuns, k.benchmark, def);
+        return done("not_judged", { why: `base ${label}`, where: k.benchmark });
+      }
+      return row.reason = baseRuns.length === 0 ? null : "the base did not measure it", done("no_baseline");
     }
     if (row.base !== null && row.head !== null && row.base !== 0 && (row.delta_pct = 100 * (row.head - row.base) / Math.abs(row.base)), hv.length === 0) return missingInHead(k, row, done, gated || gating);
     if (rule.kind === "off")
@@ -22165,7 +22171,7 @@ function verdictWord(r) {
     case "not_judged":
       return `not judged: ${r.reason ?? "?"}`;
     case "no_baseline":
-      return r.reason?.startsWith(NO_VALID_BASE) ? `${NO_BASELINE} (${r.reason})` : NO_BASELINE;
+      return NO_BASELINE;
   }
   return r.verdict;
 }

@@ -17,6 +17,10 @@ function keptHistory(
   gatedKeys: readonly { key: string; def: MeasureDef }[],
   excluded: { run: string; reason: string }[],
 ): RunFigures[] {
+  // A history none of whose runs has a valid level is still the base: each row is then judged,
+  // or not, on the runs as one invalid base run is (its level's reasons), where leaving every
+  // run out would read as no baseline at all and let the gate pass what it cannot see.
+  if (runs.every((r) => r.invalid !== null)) return [...runs];
   let kept = runs.filter((r) => {
     if (r.invalid !== null) excluded.push({ run: r.id, reason: `invalid: ${r.invalid}` });
     return r.invalid === null;

@@ -11,13 +11,7 @@ import { isShare } from "./measure-types.ts";
 import { MEASURE_BY_NAME } from "./measures.ts";
 import { dominantPart } from "./row-splits.ts";
 import { DEFAULT_GATE_TEXT, type FailOn } from "./rules.ts";
-import {
-  type Method,
-  NO_VALID_BASE,
-  type Verdict,
-  type VerdictRow,
-  type VerdictSummary,
-} from "./verdict-types.ts";
+import type { Method, Verdict, VerdictRow, VerdictSummary } from "./verdict-types.ts";
 
 /** The one phrase for a row or a run without a baseline, on every surface. */
 export const NO_BASELINE = "no baseline";
@@ -150,7 +144,7 @@ export function verdictWord(
     case "not_judged":
       return `not judged: ${r.reason ?? "?"}`;
     case "no_baseline":
-      return r.reason?.startsWith(NO_VALID_BASE) ? `${NO_BASELINE} (${r.reason})` : NO_BASELINE;
+      return NO_BASELINE;
   }
   return r.verdict;
 }

@@ -129,6 +129,3 @@ export interface VerdictSummary {
 }
 
 export type Opts = Required<Omit<VerdictOptions, "rules" | "gate">>;
-
-/** The reason's opening on a row whose base measured it on no level valid for it (shown with "no baseline"). */
-export const NO_VALID_BASE = "no valid base run";

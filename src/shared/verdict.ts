@@ -43,7 +43,6 @@ import {
   type RowKey,
 } from "./verdict-rows.ts";
 import {
-  NO_VALID_BASE,
   type Opts,
   VERDICT_DEFAULTS,
   VERDICTS,
@@ -211,16 +210,18 @@ export function judgeRuns(base: Evidence, head: Evidence, opts: VerdictOptions =
       chance: false,
     });
     if (bv.length === 0) {
-      // measured, but on no base run valid for it: say why, not that nothing was measured
+      // Measured, but on no base run valid for it: not judged, as one invalid base run is (a
+      // history of invalid runs is no weaker evidence than one, and the gate cannot pass it).
       const invalid = baseRuns.some((r) => runValue(r, k.key) !== undefined)
-        ? invalidLabel(baseRuns, k.benchmark, def)
+        ? invalidOn(baseRuns, k.benchmark, def)
         : null;
-      row.reason =
-        baseRuns.length === 0
-          ? null
-          : invalid
-            ? `${NO_VALID_BASE}: ${invalid}`
-            : "the base did not measure it";
+      if (invalid !== null) {
+        row.verdict = "not_judged";
+        row.reason = `base ${invalid} (${baseRuns.length === 1 ? "its one run" : `all ${baseRuns.length} runs`})`;
+        const label = invalidLabel(baseRuns, k.benchmark, def);
+        return done("not_judged", { why: `base ${label}`, where: k.benchmark });
+      }
+      row.reason = baseRuns.length === 0 ? null : "the base did not measure it";
       return done("no_baseline");
     }
     if (row.base !== null && row.head !== null && row.base !== 0)

@@ -128,51 +128,32 @@ export async function runPoints(db: Db, runId: number): Promise<RunPoint[]> {
 }
 
 /**
- * The base history of a run: the last `n` runs of `branch` on its testbed with a valid level,
- * received no later than `before` (the run itself excluded), newest first, with their stored
- * documents (each row judges with the runs whose own level is valid).
+ * The base history of a run: the last `n` runs of `branch` on its testbed with a valid level
+ * (`valid`, else those with none), received no later than `before` (the run itself excluded),
+ * newest first, with their stored documents (each row judges with the runs whose own level is valid).
  */
 export async function baseRuns(
   db: Db,
   head: { id: number | null; repository: string; testbedFingerprint: string; before: string },
   branch: string,
   n: number,
+  valid = true,
 ): Promise<{ id: number; public_id: string; document_json: string }[]> {
   return db.all(
     `WITH repo AS (SELECT id FROM repositories WHERE name = ?)
      SELECT r.id, r.public_id, r.document_json FROM repo JOIN runs r ON r.repository_id = repo.id
        AND r.testbed_id = (SELECT id FROM testbeds WHERE repository_id = repo.id AND fingerprint = ?)
        AND r.branch_id = (SELECT id FROM branches WHERE repository_id = repo.id AND name = ?)
-     WHERE r.id != ? AND r.created_at <= ? AND r.valid = 1
+     WHERE r.id != ? AND r.created_at <= ? AND r.valid = ?
      ORDER BY r.created_at DESC, r.id DESC LIMIT ?`,
     head.repository,
     head.testbedFingerprint,
     branch,
     head.id ?? -1,
     head.before,
+    valid ? 1 : 0,
     n,
   );
-}
-
-/** How many runs of `branch` on the head's testbed, before it, have no valid level (left out of its history). */
-export async function runsWithoutValidLevel(
-  db: Db,
-  head: { id: number | null; repository: string; testbedFingerprint: string; before: string },
-  branch: string,
-): Promise<number> {
-  const row = await db.first<{ n: number }>(
-    `WITH repo AS (SELECT id FROM repositories WHERE name = ?)
-     SELECT COUNT(*) AS n FROM repo JOIN runs r ON r.repository_id = repo.id
-       AND r.testbed_id = (SELECT id FROM testbeds WHERE repository_id = repo.id AND fingerprint = ?)
-       AND r.branch_id = (SELECT id FROM branches WHERE repository_id = repo.id AND name = ?)
-     WHERE r.id != ? AND r.created_at <= ? AND r.valid = 0`,
-    head.repository,
-    head.testbedFingerprint,
-    branch,
-    head.id ?? -1,
-    head.before,
-  );
-  return row?.n ?? 0;
 }
 
 export async function latestRun(db: Db, repo: string, branch: string | null): Promise<RunRow | null> {

@@ -1,7 +1,8 @@
 /**
  * A stored run judged against its base branch by the one engine (shared/comparison.ts), as the
- * CLI judges files: its base history is the last valid runs of the base branch on its testbed,
- * as stored documents (each with its stored samples), and its rules are the ones stored with it
+ * CLI judges files: its base history is the last valid runs of the base branch on its testbed
+ * (with none, its last runs without a valid level, whose rows are then not judged, as an invalid
+ * base file's are: the gate cannot judge, where "no runs yet" would let it pass), as stored documents (each with its stored samples), and its rules are the ones stored with it
  * unless a query names others. Ingest judges a run once and keeps the verdict; the compare
  * endpoint, the badges and the trend points read what was kept.
  */
@@ -11,7 +12,7 @@ import { compareDocuments } from "../shared/comparison.ts";
 import { type FailOn, parseRules } from "../shared/rules.ts";
 import { summaryFails, VERDICT_DEFAULTS, type VerdictSummary } from "../shared/verdict.ts";
 import { headline } from "../shared/verdict-text.ts";
-import { baseRuns, type Db, runSamples, runsWithoutValidLevel } from "./db.ts";
+import { baseRuns, type Db, runSamples } from "./db.ts";
 
 /** What the verdict may be asked to differ by (the compare endpoint's query). */
 export interface JudgeOptions {
@@ -61,8 +62,6 @@ export interface Judged {
   summary: VerdictSummary;
   baseBranch: string;
   baseline: string[];
-  /** With no base run: how many runs of the branch were left out for having no valid level. */
-  withoutValidLevel: number;
   judgedWith: CompareResponse["judged_with"];
 }
 
@@ -77,7 +76,8 @@ export async function judgeStoredRun(
   q: JudgeOptions = DEFAULT_JUDGE,
 ): Promise<Judged> {
   const baseBranch = q.baseBranch ?? judgedAgainst(doc);
-  const rows = await baseRuns(db, head, baseBranch, q.n);
+  const valid = await baseRuns(db, head, baseBranch, q.n);
+  const rows = valid.length > 0 ? valid : await baseRuns(db, head, baseBranch, q.n, false);
   const one = rows.length === 1;
   const bases = await Promise.all(
     rows.map(async (r) => {
@@ -106,7 +106,6 @@ export async function judgeStoredRun(
     summary,
     baseBranch,
     baseline: rows.map((r) => r.public_id),
-    withoutValidLevel: rows.length === 0 ? await runsWithoutValidLevel(db, head, baseBranch) : 0,
     judgedWith: { thresholds, gate, fwer_pct: fwerPct },
   };
 }
@@ -122,9 +121,7 @@ export function compareBody(run: RunSummary, j: Judged, failOn: FailOn): Compare
     base_name: j.baseline.length === 1 ? `the last run of ${j.baseBranch}` : j.baseBranch,
     headline: !none
       ? headline(j.summary)
-      : j.withoutValidLevel > 0
-        ? `No valid runs of ${j.baseBranch} on this testbed: its ${j.withoutValidLevel} run${j.withoutValidLevel === 1 ? "" : "s"} here had no valid level (each run's page says why): nothing to compare against.`
-        : `No runs of ${j.baseBranch} on this testbed yet: nothing to compare against.`,
+      : `No runs of ${j.baseBranch} on this testbed yet: nothing to compare against.`,
     fail_on: failOn,
     failed: summaryFails(j.summary, failOn),
     judged_with: j.judgedWith,

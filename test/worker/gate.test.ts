@@ -142,7 +142,7 @@ describe("the gate through the service", () => {
     expect(c.gate.status).toBe("failed");
   });
 
-  it("a run's invalid level leaves its own rows, not the run: a run with no valid level is never in the base history", async () => {
+  it("a run's invalid level leaves its own rows, not the run: a run with no valid level is not in a history that has valid runs", async () => {
     const r = rng(34);
     const repo = "acme/gate-invalid";
     const docs = Array.from({ length: 7 }, () => runDocument(r, QUIET, 0, NO_CHANGE));
@@ -187,7 +187,7 @@ describe("the gate through the service", () => {
     expect(await changes("closed c=4")).toMatchObject({ points: 5, invalid_left_out: 2 });
     expect(await changes("closed c=1")).toMatchObject({ points: 6, invalid_left_out: 1 });
   });
-  it("a base branch whose runs have no valid level: the headline says so, not that it has no runs", async () => {
+  it("a base branch whose runs have no valid level: judged on them and not judged, as an invalid base file is; the gate cannot judge", async () => {
     const r = rng(35);
     const repo = "acme/gate-none-valid";
     const docs = Array.from({ length: 2 }, () => runDocument(r, QUIET, 0, NO_CHANGE));
@@ -212,9 +212,13 @@ describe("the gate through the service", () => {
     }
     const { token } = await history(repo, docs);
     const c = await judgeHead(repo, token, runDocument(r, QUIET, 0, NO_CHANGE));
-    expect(c.baseline_runs).toEqual([]);
-    expect(c.headline).toBe(
-      "No valid runs of main on this testbed: its 2 runs here had no valid level (each run's page says why): nothing to compare against.",
-    );
+    expect(c.baseline_runs).toHaveLength(2);
+    expect(c.gate.status).toBe("cannot_judge");
+    expect(c.headline).toMatch(/^Gate cannot judge: .*base no steady state at c=1/);
+    expect(pick(c, "closed c=1", "ttft_p95_ms")).toMatchObject({
+      verdict: "not_judged",
+      reason: "base no steady state (all 2 runs)",
+    });
+    expect(c.counts.no_baseline).toBe(0);
   });
 });

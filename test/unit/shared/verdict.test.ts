@@ -226,6 +226,61 @@ describe("not judged: what a level's validity leaves without a verdict", () => {
     expect(row(s, "closed c=4", "ttft_p95_ms").verdict).not.toBe("not_judged");
     expect(s.gate.status).toBe("cannot_judge");
   });
+  it("a level invalid in every base run: not judged as an invalid head is, so the gate cannot pass it", () => {
+    const bound = (doc: ResultDocument): ResultDocument => {
+      doc.levels[2]!.validity = {
+        status: "invalid",
+        reasons: [
+          {
+            code: "client_bound",
+            affects: ["latency", "rate", "slo"],
+            figure: 31,
+            bound: 4.1,
+            text: "client-bound: it read late by 31 ms at p99, over 10 % of TTFT p50 (41 ms)",
+          },
+        ],
+      };
+      return doc;
+    };
+    const history = historyDocuments(r, QUIET, 10).map((d) => ({ ...d, doc: bound(d.doc) }));
+    const s = compareDocuments(history, side("head", runDocument(r, QUIET, 0, NO_CHANGE)));
+    const t = row(s, "closed c=16", "ttft_p95_ms");
+    expect(t.verdict).toBe("not_judged");
+    expect(verdictWord(t)).toBe(
+      "not judged: base client-bound: it read late by 31 ms at p99, over 10 % of TTFT p50 (41 ms) (all 10 runs)",
+    );
+    expect(row(s, "closed c=4", "ttft_p95_ms").verdict).not.toBe("not_judged");
+    expect(s.gate.status).toBe("cannot_judge");
+    expect(s.gate.reason).toMatch(/base client-bound at c=16/);
+    // one valid base run is a baseline again: the level is judged on it
+    history[0] = { ...history[0]!, doc: runDocument(r, QUIET, 0, NO_CHANGE) };
+    const one = compareDocuments(history, side("head", runDocument(r, QUIET, 0, NO_CHANGE)));
+    expect(row(one, "closed c=16", "ttft_p95_ms")).toMatchObject({ base_n: 1 });
+    expect(row(one, "closed c=16", "ttft_p95_ms").verdict).not.toBe("not_judged");
+  });
+  it("a history with no valid level at all: not judged on it, not 'no baseline', and its errors still count", () => {
+    const history = historyDocuments(r, QUIET, 10).map((d) => {
+      for (const l of d.doc.levels)
+        l.validity = {
+          status: "invalid",
+          reasons: [
+            {
+              code: "no_steady_state",
+              affects: ["latency", "rate", "slo"],
+              figure: 0.2,
+              bound: 1,
+              text: "no steady state: 0.2 s",
+            },
+          ],
+        };
+      return d;
+    });
+    const s = compareDocuments(history, side("head", runDocument(r, QUIET, 0, NO_CHANGE)));
+    expect(s.counts.no_baseline).toBe(0);
+    expect(row(s, "closed c=1", "ttft_p95_ms").reason).toBe("base no steady state: 0.2 s (all 10 runs)");
+    expect(row(s, "closed c=1", "error_rate").verdict).not.toBe("not_judged");
+    expect(s.gate.status).toBe("cannot_judge");
+  });
   it("finish reasons that moved by more than 10 points: the level's rows are not judged", () => {
     const base = runDocument(r, QUIET, 0, NO_CHANGE);
     const head = runDocument(r, QUIET, 0, NO_CHANGE);
