@@ -22013,20 +22013,13 @@ function judgeRuns(base, head, opts = {}) {
       gate: gated && g ? { key: k.key, kind: g, ...extra } : null,
       stat: null,
       chance: !1
-    });
-    if (bv.length === 0) {
-      let invalid = baseRuns.some((r) => runValue(r, k.key) !== void 0) ? invalidOn(baseRuns, k.benchmark, def) : null;
-      if (invalid !== null) {
-        row.verdict = "not_judged", row.reason = `base ${invalid} (${baseRuns.length === 1 ? "its one run" : `all ${baseRuns.length} runs`})`;
-        let label = invalidLabel(baseRuns, k.benchmark, def);
-        return done("not_judged", { why: `base ${label}`, where: k.benchmark });
-      }
+    }), allInvalid = bv.length > 0 || !baseRuns.some((r) => runValue(r, k.key) !== void 0) ? null : invalidOn(baseRuns, k.benchmark, def);
+    if (bv.length === 0 && allInvalid === null)
       return row.reason = baseRuns.length === 0 ? null : "the base did not measure it", done("no_baseline");
-    }
     if (row.base !== null && row.head !== null && row.base !== 0 && (row.delta_pct = 100 * (row.head - row.base) / Math.abs(row.base)), hv.length === 0) return missingInHead(k, row, done, gated || gating);
     if (rule.kind === "off")
       return row.method = "off", row.verdict = "unchanged", done(null);
-    let headBad = invalidOn(headRuns, k.benchmark, def), baseBad = history ? null : invalidOn(baseRuns, k.benchmark, def), finish = def.family === "errors" ? null : finishDiffers(baseRuns, headRuns, k.benchmark), notJudged = headBad ? `head ${headBad}` : baseBad ? `base ${baseBad}` : finish;
+    let headBad = invalidOn(headRuns, k.benchmark, def), baseBad = allInvalid !== null ? `${allInvalid} (${baseRuns.length === 1 ? "its one run" : `all ${baseRuns.length} runs`})` : history ? null : invalidOn(baseRuns, k.benchmark, def), finish = def.family === "errors" ? null : finishDiffers(baseRuns, headRuns, k.benchmark), notJudged = headBad ? `head ${headBad}` : baseBad ? `base ${baseBad}` : finish;
     if (notJudged !== null) {
       row.verdict = "not_judged", row.reason = notJudged;
       let label = headBad ? `head ${invalidLabel(headRuns, k.benchmark, def)}` : baseBad ? `base ${invalidLabel(baseRuns, k.benchmark, def)}` : "finish reasons moved";

@@ -209,18 +209,13 @@ export function judgeRuns(base: Evidence, head: Evidence, opts: VerdictOptions =
       stat: null,
       chance: false,
     });
-    if (bv.length === 0) {
-      // Measured, but on no base run valid for it: not judged, as one invalid base run is (a
-      // history of invalid runs is no weaker evidence than one, and the gate cannot pass it).
-      const invalid = baseRuns.some((r) => runValue(r, k.key) !== undefined)
-        ? invalidOn(baseRuns, k.benchmark, def)
-        : null;
-      if (invalid !== null) {
-        row.verdict = "not_judged";
-        row.reason = `base ${invalid} (${baseRuns.length === 1 ? "its one run" : `all ${baseRuns.length} runs`})`;
-        const label = invalidLabel(baseRuns, k.benchmark, def);
-        return done("not_judged", { why: `base ${label}`, where: k.benchmark });
-      }
+    // Measured, but on no base run valid for it: not judged below, as one invalid base run is (a
+    // history of invalid runs is no weaker evidence than one, and the gate cannot pass it).
+    const allInvalid =
+      bv.length > 0 || !baseRuns.some((r) => runValue(r, k.key) !== undefined)
+        ? null
+        : invalidOn(baseRuns, k.benchmark, def);
+    if (bv.length === 0 && allInvalid === null) {
       row.reason = baseRuns.length === 0 ? null : "the base did not measure it";
       return done("no_baseline");
     }
@@ -233,7 +228,12 @@ export function judgeRuns(base: Evidence, head: Evidence, opts: VerdictOptions =
       return done(null);
     }
     const headBad = invalidOn(headRuns, k.benchmark, def);
-    const baseBad = history ? null : invalidOn(baseRuns, k.benchmark, def);
+    const baseBad =
+      allInvalid !== null
+        ? `${allInvalid} (${baseRuns.length === 1 ? "its one run" : `all ${baseRuns.length} runs`})`
+        : history
+          ? null
+          : invalidOn(baseRuns, k.benchmark, def);
     const finish = def.family === "errors" ? null : finishDiffers(baseRuns, headRuns, k.benchmark);
     const notJudged = headBad ? `head ${headBad}` : baseBad ? `base ${baseBad}` : finish;
     if (notJudged !== null) {
