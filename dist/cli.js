@@ -21415,7 +21415,9 @@ function readAt(c, x) {
 function withFrontier(head, base) {
   let none = { head: [...head], base: [...base], span: null }, hc = head.map(curveOf), bc = base.map(curveOf);
   if (hc.length === 0 || hc.some((c) => c === null)) return none;
-  let heads = hc, bases = bc.filter((c) => c !== null), lows = heads.map((c) => c.xs[0]), highs = heads.map((c) => c.xs[c.xs.length - 1]);
+  let heads = hc, bases = bc.filter((c) => c !== null);
+  if (base.length > 0 && bases.length === 0) return none;
+  let lows = heads.map((c) => c.xs[0]), highs = heads.map((c) => c.xs[c.xs.length - 1]);
   if (bases.length > 0) {
     let at = (xs, q) => xs.sort((a, b) => a - b)[Math.round(q * (xs.length - 1))];
     lows.push(

@@ -104,6 +104,9 @@ export function withFrontier(
   if (hc.length === 0 || hc.some((c) => c === null)) return none;
   const heads = hc as Curve[];
   const bases = bc.filter((c): c is Curve => c !== null);
+  // A base with no curve (no run with two valid Pareto points): the frontier would be a gated row
+  // with no baseline standing in for throughput's all-levels row, which stays gated instead.
+  if (base.length > 0 && bases.length === 0) return none;
   const lows = heads.map((c) => c.xs[0]!);
   const highs = heads.map((c) => c.xs[c.xs.length - 1]!);
   if (bases.length > 0) {

@@ -94,4 +94,18 @@ describe("the curve verdict", () => {
     const s = judgeRuns({ kind: "history", runs: history }, { kind: "run", run: far, samples: null });
     expect(s.rows.filter((x) => isFrontierRow(x.benchmark))).toEqual([]);
   });
+
+  it("a base with no curve (no TPOT in any run): no frontier rows, and throughput over all levels stays gated", () => {
+    const r = gauss(rng(4));
+    const history = Array.from({ length: 10 }, (_, i) => {
+      const run = modelRun(`b${i}`.padEnd(i + 2, "x"), base, r);
+      return { ...run, points: run.points.filter((p) => p.measure !== "tpot_p50_ms") };
+    });
+    const head = modelRun("head", tenPercentLess, r);
+    const s = judgeRuns({ kind: "history", runs: history }, { kind: "run", run: head, samples: null });
+    expect(s.rows.filter((x) => isFrontierRow(x.benchmark))).toEqual([]);
+    const all = s.rows.find((x) => x.benchmark === "all levels" && x.measure === "output_tok_s")!;
+    expect(all).toMatchObject({ gated: true, verdict: "regressed" });
+    expect(s.gate.status).toBe("failed");
+  });
 });
