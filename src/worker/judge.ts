@@ -2,8 +2,9 @@
  * A stored run judged against its base branch by the one engine (shared/comparison.ts), as the
  * CLI judges files: its base history is the last valid runs of the base branch on its testbed
  * (with none, its last runs without a valid level, whose rows are then not judged, as an invalid
- * base file's are: the gate cannot judge, where "no runs yet" would let it pass), as stored documents (each with its stored samples), and its rules are the ones stored with it
- * unless a query names others. Ingest judges a run once and keeps the verdict; the compare
+ * base file's are: the gate cannot judge, where "no runs yet" would let it pass), as stored
+ * documents (each with its stored samples), and its rules are the ones stored with it unless a
+ * query names others. Ingest judges a run once and keeps the verdict; the compare
  * endpoint, the badges and the trend points read what was kept.
  */
 import type { ResultDocument } from "../schema/v1.ts";
