@@ -22021,7 +22021,7 @@ function judgeRuns(base, head, opts = {}) {
     if (row.base !== null && row.head !== null && row.base !== 0 && (row.delta_pct = 100 * (row.head - row.base) / Math.abs(row.base)), hv.length === 0) return missingInHead(k, row, done, gated || gating);
     if (rule.kind === "off")
       return row.method = "off", row.verdict = "unchanged", done(null);
-    let headBad = invalidOn(headRuns, k.benchmark, def), baseBad = allInvalid !== null ? `${allInvalid} (${baseRuns.length === 1 ? "its one run" : `all ${baseRuns.length} runs`})` : history ? null : invalidOn(baseRuns, k.benchmark, def), finish = def.family === "errors" ? null : finishDiffers(baseRuns, headRuns, k.benchmark), notJudged = headBad ? `head ${headBad}` : baseBad ? `base ${baseBad}` : finish;
+    let headBad = invalidOn(headRuns, k.benchmark, def), baseBad = history ? allInvalid && `${allInvalid} (all ${baseRuns.length} runs)` : invalidOn(baseRuns, k.benchmark, def), finish = def.family === "errors" ? null : finishDiffers(baseRuns, headRuns, k.benchmark), notJudged = headBad ? `head ${headBad}` : baseBad ? `base ${baseBad}` : finish;
     if (notJudged !== null) {
       row.verdict = "not_judged", row.reason = notJudged;
       let label = headBad ? `head ${invalidLabel(headRuns, k.benchmark, def)}` : baseBad ? `base ${invalidLabel(baseRuns, k.benchmark, def)}` : "finish reasons moved";

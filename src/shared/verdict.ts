@@ -228,12 +228,10 @@ export function judgeRuns(base: Evidence, head: Evidence, opts: VerdictOptions =
       return done(null);
     }
     const headBad = invalidOn(headRuns, k.benchmark, def);
-    const baseBad =
-      allInvalid !== null
-        ? `${allInvalid} (${baseRuns.length === 1 ? "its one run" : `all ${baseRuns.length} runs`})`
-        : history
-          ? null
-          : invalidOn(baseRuns, k.benchmark, def);
+    // a history's invalid runs are left out row by row, so only all of them invalid says so
+    const baseBad = history
+      ? allInvalid && `${allInvalid} (all ${baseRuns.length} runs)`
+      : invalidOn(baseRuns, k.benchmark, def);
     const finish = def.family === "errors" ? null : finishDiffers(baseRuns, headRuns, k.benchmark);
     const notJudged = headBad ? `head ${headBad}` : baseBad ? `base ${baseBad}` : finish;
     if (notJudged !== null) {

@@ -253,4 +253,14 @@ export function historyDocuments(
   }));
 }
 
+/** A level's validity when a reason voids its latency, rate and SLO rows (its errors still count). */
+export function invalidLevel(
+  code: "client_bound" | "no_steady_state",
+  text: string,
+  figure: number,
+  bound: number,
+): NonNullable<LevelResult["validity"]> {
+  return { status: "invalid", reasons: [{ code, affects: ["latency", "rate", "slo"], figure, bound, text }] };
+}
+
 export { benchmarkName, documentSamples, rng };

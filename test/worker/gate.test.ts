@@ -4,7 +4,14 @@
 // averaging it in; a run with an invalid level never enters a base history.
 import { describe, expect, it } from "vitest";
 import type { ResultDocument } from "../../src/schema/v1.ts";
-import { DEFAULT_MODEL, NO_CHANGE, type NoiseModel, rng, runDocument } from "../helpers/ci-noise.ts";
+import {
+  DEFAULT_MODEL,
+  invalidLevel,
+  NO_CHANGE,
+  type NoiseModel,
+  rng,
+  runDocument,
+} from "../helpers/ci-noise.ts";
 import { apiToken, call, json, upload } from "./helpers.ts";
 
 const QUIET: NoiseModel = { ...DEFAULT_MODEL, noisePct: 1, jobShare: 0.5, errorRate: 0 };
@@ -192,19 +199,7 @@ describe("the gate through the service", () => {
     const repo = "acme/gate-none-valid";
     const docs = Array.from({ length: 2 }, () => runDocument(r, QUIET, 0, NO_CHANGE));
     for (const d of docs) {
-      for (const l of d.levels)
-        l.validity = {
-          status: "invalid",
-          reasons: [
-            {
-              code: "no_steady_state",
-              affects: ["latency", "rate", "slo"],
-              figure: 0.5,
-              bound: 1,
-              text: "no steady state",
-            },
-          ],
-        };
+      for (const l of d.levels) l.validity = invalidLevel("no_steady_state", "no steady state", 0.5, 1);
       d.validity = {
         status: "invalid",
         reasons: [{ level: 1, code: "no_steady_state", text: "no steady state" }],

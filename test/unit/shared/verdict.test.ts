@@ -21,6 +21,7 @@ import {
   abDocument,
   DEFAULT_MODEL,
   historyDocuments,
+  invalidLevel,
   NO_CHANGE,
   type NoiseModel,
   repeatsDocument,
@@ -202,20 +203,15 @@ describe("a robust base history", () => {
 
 describe("not judged: what a level's validity leaves without a verdict", () => {
   const r = rng(11);
+  const CLIENT_BOUND = invalidLevel(
+    "client_bound",
+    "client-bound: it read late by 31 ms at p99, over 10 % of TTFT p50 (41 ms)",
+    31,
+    4.1,
+  );
   it("a head level that was client-bound: its latency and rate rows are not judged, its errors are; the gate cannot judge", () => {
     const head = runDocument(r, QUIET, 0, NO_CHANGE);
-    head.levels[2]!.validity = {
-      status: "invalid",
-      reasons: [
-        {
-          code: "client_bound",
-          affects: ["latency", "rate", "slo"],
-          figure: 31,
-          bound: 4.1,
-          text: "client-bound: it read late by 31 ms at p99, over 10 % of TTFT p50 (41 ms)",
-        },
-      ],
-    };
+    head.levels[2]!.validity = CLIENT_BOUND;
     const s = compareDocuments(historyDocuments(r, QUIET, 10), side("head", head));
     const t = row(s, "closed c=16", "ttft_p95_ms");
     expect(t.verdict).toBe("not_judged");
@@ -228,18 +224,7 @@ describe("not judged: what a level's validity leaves without a verdict", () => {
   });
   it("a level invalid in every base run: not judged as an invalid head is, so the gate cannot pass it", () => {
     const bound = (doc: ResultDocument): ResultDocument => {
-      doc.levels[2]!.validity = {
-        status: "invalid",
-        reasons: [
-          {
-            code: "client_bound",
-            affects: ["latency", "rate", "slo"],
-            figure: 31,
-            bound: 4.1,
-            text: "client-bound: it read late by 31 ms at p99, over 10 % of TTFT p50 (41 ms)",
-          },
-        ],
-      };
+      doc.levels[2]!.validity = CLIENT_BOUND;
       return doc;
     };
     const history = historyDocuments(r, QUIET, 10).map((d) => ({ ...d, doc: bound(d.doc) }));
@@ -264,18 +249,7 @@ describe("not judged: what a level's validity leaves without a verdict", () => {
   it("a history with no valid level at all: not judged on it, not 'no baseline', and its errors still count", () => {
     const history = historyDocuments(r, QUIET, 10).map((d) => {
       for (const l of d.doc.levels)
-        l.validity = {
-          status: "invalid",
-          reasons: [
-            {
-              code: "no_steady_state",
-              affects: ["latency", "rate", "slo"],
-              figure: 0.2,
-              bound: 1,
-              text: "no steady state: 0.2 s",
-            },
-          ],
-        };
+        l.validity = invalidLevel("no_steady_state", "no steady state: 0.2 s", 0.2, 1);
       return d;
     });
     const s = compareDocuments(history, side("head", runDocument(r, QUIET, 0, NO_CHANGE)));
